@@ -1,0 +1,170 @@
+/**
+ * The public JSON contract of the relay: what `GET /api/v1/...` answers and what
+ * `POST /api/v1/enquiries` accepts. Types only, so the widget can import it at no bundle cost;
+ * the server's zod schemas are checked against these types.
+ */
+
+export type ListingType = 'sale' | 'lease';
+export type ListingStatus = 'available' | 'sold' | 'leased';
+/** Shown as a badge on a card: derived from the CRM's status and method of sale. */
+export type ListingBadge = 'under-offer' | 'sold' | 'leased' | null;
+export type ListingSort = 'price' | '-price' | 'newest' | 'suburb' | 'landArea';
+
+export interface ImageVariant {
+  /** Absolute or relay-relative URL of this rendition. */
+  url: string;
+  width: number;
+  format: 'webp' | 'jpeg';
+}
+
+export interface Photo {
+  id: number;
+  caption: string | null;
+  width: number;
+  height: number;
+  /** JPEG fallback URL at a medium width. */
+  url: string;
+  /** `srcset` strings ready to use, one per format. */
+  srcset: { webp: string; jpeg: string };
+  variants: ImageVariant[];
+}
+
+export interface Area {
+  value: number;
+  units: string;
+}
+
+export interface Address {
+  /** As the agency wants it shown ("33 Example Street, Kew VIC"); may hide the street number. */
+  display: string;
+  suburb: string | null;
+  postcode: string | null;
+  state: string | null;
+}
+
+/** One card in a listings grid. */
+export interface ListingSummary {
+  id: number;
+  type: ListingType;
+  status: ListingStatus;
+  badge: ListingBadge;
+  heading: string | null;
+  address: Address;
+  /** Price text exactly as the agency wrote it ("Contact Agent", "$1,350,000"). Never a number. */
+  displayPrice: string | null;
+  propertyType: string | null;
+  bed: number | null;
+  bath: number | null;
+  /** Garages + carports + open spaces. */
+  cars: number | null;
+  landArea: Area | null;
+  floorArea: Area | null;
+  methodOfSale: string | null;
+  auctionDateTime: string | null;
+  /** First published photograph, if any. */
+  photo: Photo | null;
+  photoCount: number;
+  modified: string;
+}
+
+export interface Agent {
+  id: number;
+  name: string;
+  position: string | null;
+  phone: string | null;
+  email: string | null;
+  photo: Photo | null;
+}
+
+export interface OpenHome {
+  id: number;
+  start: string;
+  end: string;
+}
+
+export interface AuctionDetails {
+  dateTime: string | null;
+  venue: string | null;
+  auctioneer: string | null;
+}
+
+export interface ExternalLink {
+  url: string;
+  kind: string;
+}
+
+/** `GET /api/v1/listings/{id}`. */
+export interface ListingDetail extends ListingSummary {
+  /** Plain text with line breaks; render as text, never as HTML. */
+  description: string | null;
+  photos: Photo[];
+  floorplans: Photo[];
+  links: ExternalLink[];
+  openHomes: OpenHome[];
+  auction: AuctionDetails | null;
+  agents: Agent[];
+  features: string[];
+  ensuites: number | null;
+  toilets: number | null;
+  geolocation: { latitude: number; longitude: number } | null;
+  inserted: string | null;
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+  page: number;
+  pageSize: number;
+}
+
+export interface ListingsQuery {
+  type?: ListingType;
+  status?: ListingStatus;
+  suburb?: string;
+  minPrice?: number;
+  maxPrice?: number;
+  minBeds?: number;
+  minBaths?: number;
+  minCars?: number;
+  propertyType?: string;
+  agentId?: number;
+  sort?: ListingSort;
+  page?: number;
+  pageSize?: number;
+}
+
+/** `POST /api/v1/enquiries` body. Exactly one of listingId and agentId. */
+export interface EnquiryRequest {
+  originalId: string;
+  listingId?: number;
+  agentId?: number;
+  fullName: string;
+  email: string;
+  mobile?: string;
+  subject?: string;
+  message: string;
+  consent?: boolean;
+  /** Honeypot: people never see it, so it must stay empty. */
+  website?: string;
+  /** Milliseconds between the form being shown and sent. */
+  elapsedMs: number;
+}
+
+export type EnquiryStatus = 'queued' | 'delivered' | 'failed';
+
+export interface EnquiryAccepted {
+  originalId: string;
+  status: 'queued';
+}
+
+export interface EnquiryStatusResponse {
+  originalId: string;
+  status: EnquiryStatus;
+}
+
+/** Every 4xx/5xx body from the relay. `fields` names each bad input with its message. */
+export interface ErrorBody {
+  error: string;
+  message: string;
+  fields?: Record<string, string>;
+}

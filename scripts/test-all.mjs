@@ -1,0 +1,70 @@
+// `npm test`: type-check, then the server suites (vitest), then the element suites in headless
+// Chromium (@web/test-runner). Ends with one line totalling every runner: `N passed, N failed`.
+import { spawn } from 'node:child_process';
+import { readFileSync, mkdirSync, rmSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { findChromium } from './find-chromium.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bin = (name) => join(root, 'node_modules', '.bin', name);
+const reportDir = join(root, '.tmp', 'test-reports');
+rmSync(reportDir, { recursive: true, force: true });
+mkdirSync(reportDir, { recursive: true });
+
+function run(command, args, env = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+let passed = 0;
+let failed = 0;
+const problems = [];
+
+const typecheck = await run(bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']);
+if (typecheck === 0) passed += 1;
+else { failed += 1; problems.push('type-check (tsc --noEmit)'); }
+
+// vitest writes a JSON report whose counts we add up; its own summary still prints.
+const vitestJson = join(reportDir, 'vitest.json');
+const vitestCode = await run(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`]);
+try {
+  const report = JSON.parse(readFileSync(vitestJson, 'utf8'));
+  passed += report.numPassedTests;
+  failed += report.numFailedTests;
+  if (report.numFailedTests > 0 || vitestCode !== 0) problems.push('server suites (vitest)');
+  if (vitestCode !== 0 && report.numFailedTests === 0) failed += 1; // a suite that failed to load
+} catch {
+  failed += 1;
+  problems.push('server suites (vitest): no report');
+}
+
+let chromePath;
+try {
+  chromePath = findChromium();
+} catch (error) {
+  console.error(error.message);
+}
+if (chromePath) {
+  const wtrJson = join(reportDir, 'wtr.json');
+  const wtrCode = await run(bin('web-test-runner'), [], { CHROME_PATH: chromePath, WTR_JSON_REPORT: wtrJson });
+  try {
+    const report = JSON.parse(readFileSync(wtrJson, 'utf8'));
+    passed += report.passed;
+    failed += report.failed;
+    if (report.failed > 0 || wtrCode !== 0) problems.push('element suites (web-test-runner)');
+    if (wtrCode !== 0 && report.failed === 0) failed += 1;
+  } catch {
+    failed += 1;
+    problems.push('element suites (web-test-runner): no report');
+  }
+} else {
+  failed += 1;
+  problems.push('element suites: no Chromium');
+}
+
+if (problems.length) console.log(`\nFailed: ${problems.join('; ')}`);
+console.log(`\n${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

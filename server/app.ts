@@ -1,0 +1,91 @@
+import express, { type Express, type RequestHandler } from 'express';
+import helmet from 'helmet';
+import { join } from 'node:path';
+import type { Config } from './config.ts';
+import { errorHandler, notFoundHandler } from './errors.ts';
+import type { Logger } from './log.ts';
+import type { Store } from './store/store.ts';
+import { widgetRouter } from './widget-assets.ts';
+
+export const projectRoot = join(import.meta.dirname, '..');
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  log: Logger;
+  /** Folder of the built widget bundle (default dist/widget). */
+  widgetDir?: string;
+  /** Folder of the demo site (default demo/). Null: no demo. */
+  demoDir?: string | null;
+  /** Extra readiness checks for /readyz (a name and a check that throws or returns false). */
+  readiness?: Record<string, () => boolean | Promise<boolean>>;
+}
+
+/**
+ * Photos and the widget bundle are loaded by agency sites on other origins; helmet's default
+ * Cross-Origin-Resource-Policy (same-origin) would block them, so these few routes opt out.
+ */
+export const servedCrossOrigin: RequestHandler = (_req, res, next) => {
+  res.set('Cross-Origin-Resource-Policy', 'cross-origin');
+  res.set('Access-Control-Allow-Origin', '*');
+  next();
+};
+
+/** Builds the relay's HTTP app. Never listens: main.ts and the tests do that. */
+export function createApp(deps: AppDeps): Express {
+  const { config, store, log } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', parseTrustProxy(config.TRUST_PROXY));
+  app.set('etag', 'strong');
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        directives: {
+          // The demo pages load the widget from this origin and photos from the mirror.
+          'img-src': ["'self'", 'data:', 'blob:'],
+          'connect-src': ["'self'"],
+        },
+      },
+    }),
+  );
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const checks: Record<string, boolean> = {};
+    try {
+      store.db.prepare('SELECT 1').get();
+      checks.store = true;
+    } catch {
+      checks.store = false;
+    }
+    for (const [name, check] of Object.entries(deps.readiness ?? {})) {
+      try {
+        checks[name] = Boolean(await check());
+      } catch {
+        checks[name] = false;
+      }
+    }
+    const ready = Object.values(checks).every(Boolean);
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not-ready', checks });
+  });
+
+  app.use(servedCrossOrigin, widgetRouter(deps.widgetDir ?? join(projectRoot, 'dist', 'widget')));
+
+  const demoDir = deps.demoDir === undefined ? join(projectRoot, 'demo') : deps.demoDir;
+  if (demoDir) app.use(express.static(demoDir, { extensions: ['html'], maxAge: '5m' }));
+
+  app.use(notFoundHandler);
+  app.use(errorHandler(log));
+  return app;
+}
+
+/** TRUST_PROXY accepts what Express accepts: true/false, a hop count, or a list of subnets. */
+export function parseTrustProxy(value: string): boolean | number | string {
+  if (value === 'true') return true;
+  if (value === 'false' || value === '') return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
+}

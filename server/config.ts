@@ -1,0 +1,79 @@
+import { z } from 'zod';
+
+/** Comma-separated list → trimmed, non-empty entries. */
+const csv = z
+  .string()
+  .transform((value) => value.split(',').map((part) => part.trim()).filter(Boolean));
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/**
+ * The relay's whole configuration, read once from the environment. Variable names are a public
+ * contract: deployments depend on them. Every entry has a description: the README's configuration
+ * table is generated from this schema.
+ */
+export const configSchema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(8787).describe('TCP port the relay listens on.'),
+    HOST: z.string().min(1).default('0.0.0.0').describe('Interface the relay binds to.'),
+    DATA_DIR: z.string().min(1).default('./data').describe('Folder for the SQLite store and the photo mirror.'),
+    CRM_BASE_URL: z
+      .url()
+      .refine((value) => /\/api\/v1\.3\/?$/.test(value), 'must end in /api/v1.3')
+      .optional()
+      .describe('Base URL of the CRM API, ending in /api/v1.3. Unset with no credentials: demo mode.'),
+    CRM_API_KEY: z.string().min(1).optional().describe('The integrator API key (X-Api-Key). Secret.'),
+    CRM_ACCESS_TOKEN: z.string().min(1).optional().describe("The agency account's access token (Bearer). Secret."),
+    CRM_REQUESTS_PER_SECOND: positiveInt(10).describe('Upstream request rate limit per API key.'),
+    CRM_DAILY_LIMIT: positiveInt(10_000).describe('Upstream requests per UTC day per API key.'),
+    CRM_TIMEOUT_MS: positiveInt(15_000).describe('Timeout of one upstream request, in milliseconds.'),
+    ALLOWED_ORIGINS: csv
+      .pipe(z.array(z.url({ message: 'each entry must be an origin such as https://agency.example' })))
+      .default([])
+      .describe('Comma-separated origins of the agency sites allowed to call the relay API.'),
+    PUBLIC_URL: z.url().optional().describe('URL at which browsers reach the relay (for printed script tags).'),
+    TRUST_PROXY: z.string().default('false').describe('Express trust proxy setting: false, true, a hop count or subnets.'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Log level.'),
+    SIM_LISTINGS: positiveInt(40).describe('Demo mode: number of listings the embedded simulator seeds.'),
+  })
+  .superRefine((config, ctx) => {
+    const credentials = [config.CRM_BASE_URL, config.CRM_API_KEY, config.CRM_ACCESS_TOKEN];
+    const given = credentials.filter((value) => value !== undefined).length;
+    if (given > 0 && given < credentials.length) {
+      for (const name of ['CRM_BASE_URL', 'CRM_API_KEY', 'CRM_ACCESS_TOKEN'] as const) {
+        if (config[name] === undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [name],
+            message: 'is required when any CRM setting is given (set all three, or none for demo mode)',
+          });
+        }
+      }
+    }
+  });
+
+export type Config = z.infer<typeof configSchema> & { demoMode: boolean };
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment; throws a ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Empty strings mean "unset", as in most deployment tools.
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const result = configSchema.safeParse(present);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => {
+      const name = issue.path.length ? String(issue.path[0]) : '(environment)';
+      const value = present[name];
+      const shown = value === undefined || /KEY|TOKEN|SECRET/.test(name) ? '' : ` (got "${value}")`;
+      return `${name}: ${issue.message}${shown}`;
+    });
+    throw new ConfigError(problems);
+  }
+  return { ...result.data, demoMode: result.data.CRM_API_KEY === undefined };
+}

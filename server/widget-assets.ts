@@ -1,0 +1,58 @@
+import { Router } from 'express';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { HttpError } from './errors.ts';
+
+export const WIDGET_FILE = 'widget.js';
+
+export interface WidgetBundle {
+  /** The bundle's bytes. */
+  source: Buffer;
+  /** First 10 hex digits of its SHA-256: the versioned name is widget.<hash>.js. */
+  hash: string;
+  /** Subresource Integrity value (sha384) for the versioned script tag. */
+  integrity: string;
+  versionedName: string;
+}
+
+/** Reads the built bundle once per change of its file (mtime), hashing it for the versioned URL. */
+export function widgetBundleReader(widgetDir: string): () => WidgetBundle | undefined {
+  const file = join(widgetDir, WIDGET_FILE);
+  let cached: { mtimeMs: number; bundle: WidgetBundle } | undefined;
+  return () => {
+    if (!existsSync(file)) return undefined;
+    const { mtimeMs } = statSync(file);
+    if (cached?.mtimeMs !== mtimeMs) {
+      const source = readFileSync(file);
+      const hash = createHash('sha256').update(source).digest('hex').slice(0, 10);
+      const integrity = `sha384-${createHash('sha384').update(source).digest('base64')}`;
+      cached = { mtimeMs, bundle: { source, hash, integrity, versionedName: `widget.${hash}.js` } };
+    }
+    return cached.bundle;
+  };
+}
+
+/**
+ * `/widget.js` (short cache, so a new release reaches pages within minutes) and
+ * `/widget.<hash>.js` (immutable, for pages that pin a version with SRI).
+ */
+export function widgetRouter(widgetDir: string): Router {
+  const read = widgetBundleReader(widgetDir);
+  const router = Router();
+  router.get(/^\/widget(?:\.([0-9a-f]{10}))?\.js$/, (req, res) => {
+    const bundle = read();
+    if (!bundle) throw new HttpError(503, 'widget_not_built', 'The widget bundle is not built: run `npm run build:widget`.');
+    const requestedHash = (req.params as Record<string, string | undefined>)[0];
+    if (requestedHash && requestedHash !== bundle.hash) {
+      throw new HttpError(404, 'not_found', 'No widget bundle with that version on this relay.');
+    }
+    res.type('text/javascript; charset=utf-8');
+    res.set(
+      'Cache-Control',
+      requestedHash ? 'public, max-age=31536000, immutable' : 'public, max-age=300, stale-while-revalidate=86400',
+    );
+    res.send(bundle.source);
+  });
+  return router;
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    environment: 'node',
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Suites start real HTTP servers and SQLite files; two cores are shared, so keep it modest.
+    maxWorkers: 2,
+  },
+});
