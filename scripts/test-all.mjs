@@ -49,7 +49,7 @@ try {
 }
 if (chromePath) {
   const wtrJson = join(reportDir, 'wtr.json');
-  const wtrCode = await run(bin('web-test-runner'), [], { CHROME_PATH: chromePath, WTR_JSON_REPORT: wtrJson });
+  const wtrCode = await run(process.execPath, ['--import', 'tsx', join(root, 'node_modules/@web/test-runner/dist/bin.js')], { CHROME_PATH: chromePath, WTR_JSON_REPORT: wtrJson });
   try {
     const report = JSON.parse(readFileSync(wtrJson, 'utf8'));
     passed += report.passed;

@@ -1,4 +1,4 @@
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { join } from 'node:path';
 import type { Config } from './config.ts';
@@ -20,16 +20,6 @@ export interface AppDeps {
   /** Extra readiness checks for /readyz (a name and a check that throws or returns false). */
   readiness?: Record<string, () => boolean | Promise<boolean>>;
 }
-
-/**
- * Photos and the widget bundle are loaded by agency sites on other origins; helmet's default
- * Cross-Origin-Resource-Policy (same-origin) would block them, so these few routes opt out.
- */
-export const servedCrossOrigin: RequestHandler = (_req, res, next) => {
-  res.set('Cross-Origin-Resource-Policy', 'cross-origin');
-  res.set('Access-Control-Allow-Origin', '*');
-  next();
-};
 
 /** Builds the relay's HTTP app. Never listens: main.ts and the tests do that. */
 export function createApp(deps: AppDeps): Express {
@@ -72,7 +62,7 @@ export function createApp(deps: AppDeps): Express {
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not-ready', checks });
   });
 
-  app.use(servedCrossOrigin, widgetRouter(deps.widgetDir ?? join(projectRoot, 'dist', 'widget')));
+  app.use(widgetRouter(deps.widgetDir ?? join(projectRoot, 'dist', 'widget')));
 
   const demoDir = deps.demoDir === undefined ? join(projectRoot, 'demo') : deps.demoDir;
   if (demoDir) app.use(express.static(demoDir, { extensions: ['html'], maxAge: '5m' }));

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { HttpError } from './errors.ts';
+import { servedCrossOrigin } from './cross-origin.ts';
 
 export const WIDGET_FILE = 'widget.js';
 
@@ -40,7 +41,7 @@ export function widgetBundleReader(widgetDir: string): () => WidgetBundle | unde
 export function widgetRouter(widgetDir: string): Router {
   const read = widgetBundleReader(widgetDir);
   const router = Router();
-  router.get(/^\/widget(?:\.([0-9a-f]{10}))?\.js$/, (req, res) => {
+  router.get(/^\/widget(?:\.([0-9a-f]{10}))?\.js$/, servedCrossOrigin, (req, res) => {
     const bundle = read();
     if (!bundle) throw new HttpError(503, 'widget_not_built', 'The widget bundle is not built: run `npm run build:widget`.');
     const requestedHash = (req.params as Record<string, string | undefined>)[0];

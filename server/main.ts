@@ -1,0 +1,41 @@
+import { ConfigError, loadConfig } from './config.ts';
+import { createLogger } from './log.ts';
+import { startRelay } from './relay.ts';
+
+const SHUTDOWN_GRACE_MS = 10_000;
+
+let config;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (error instanceof ConfigError) {
+    console.error(error.message);
+    process.exit(1);
+  }
+  throw error;
+}
+
+const log = createLogger({ level: config.LOG_LEVEL });
+const relay = await startRelay(config, { log });
+log.info({ url: relay.url, dataDir: relay.store.dataDir }, `estate-embed relay listening on ${relay.url}`);
+if (process.stdout.isTTY || config.demoMode) {
+  console.log(`\n  Demo site and relay: ${relay.url}/\n  Widget script:       <script type="module" src="${relay.url}/widget.js"></script>\n`);
+}
+
+function shutdown(signal: string) {
+  log.info({ signal }, 'shutting down');
+  // If something hangs, exit anyway; unref so the timer itself never keeps the process alive.
+  setTimeout(() => {
+    log.error('shutdown took too long; exiting');
+    process.exit(1);
+  }, SHUTDOWN_GRACE_MS).unref();
+  relay.close().then(
+    () => process.exit(0),
+    (error) => {
+      log.error({ err: error }, 'error during shutdown');
+      process.exit(1);
+    },
+  );
+}
+process.once('SIGTERM', () => shutdown('SIGTERM'));
+process.once('SIGINT', () => shutdown('SIGINT'));

@@ -1,0 +1,82 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp, type AppDeps } from './app.ts';
+import type { Config } from './config.ts';
+import type { Logger } from './log.ts';
+import { openStore, type Store } from './store/store.ts';
+
+/** A background job the relay runs (sync, outbox delivery, …); stopped before the store closes. */
+export interface Worker {
+  name: string;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export interface RunningRelay {
+  url: string;
+  port: number;
+  config: Config;
+  store: Store;
+  /** The embedded simulator in demo mode. */
+  simulator?: { baseUrl: string; origin: string; close(): Promise<void> };
+  close(): Promise<void>;
+}
+
+export interface StartRelayOptions {
+  log: Logger;
+  /** Start the background workers (default true; tests may drive them by hand). */
+  workers?: boolean;
+  /** Overrides for createApp (demo folder, widget folder). */
+  app?: Partial<Pick<AppDeps, 'widgetDir' | 'demoDir'>>;
+}
+
+/**
+ * Wires the whole relay: (in demo mode) the embedded CRM simulator, the store, the CRM client,
+ * the workers and the HTTP server. main.ts, the end-to-end tests and the benchmarks all start
+ * the relay through here, so they run the same thing.
+ */
+export async function startRelay(config: Config, options: StartRelayOptions): Promise<RunningRelay> {
+  const { log } = options;
+  let simulator: RunningRelay['simulator'];
+  if (config.demoMode) {
+    const { startSimulator } = await import('./sim/simulator.ts');
+    const sim = await startSimulator({ listings: config.SIM_LISTINGS });
+    simulator = sim;
+    config = { ...config, CRM_BASE_URL: sim.baseUrl, CRM_API_KEY: sim.apiKey, CRM_ACCESS_TOKEN: sim.accessToken };
+    log.warn(
+      { crm: sim.baseUrl, listings: config.SIM_LISTINGS },
+      'DEMO MODE: no CRM credentials set, so the relay runs against its embedded CRM simulator. ' +
+        'Set CRM_BASE_URL, CRM_API_KEY and CRM_ACCESS_TOKEN to use a real CRM account.',
+    );
+  }
+
+  const store = openStore(config.DATA_DIR);
+  const workers: Worker[] = [];
+
+  const app = createApp({ config, store, log, ...options.app });
+  const server: Server = await new Promise((resolve, reject) => {
+    const listening = app.listen(config.PORT, config.HOST, () => resolve(listening));
+    listening.once('error', reject);
+  });
+  // Keep-alive sockets from browsers must not hold a shutdown open.
+  server.keepAliveTimeout = 5_000;
+  const port = (server.address() as AddressInfo).port;
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
+  const url = `http://${host}:${port}`;
+
+  if (options.workers !== false) for (const worker of workers) worker.start();
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await Promise.all(workers.map((worker) => worker.stop()));
+      store.close();
+      await simulator?.close();
+    })());
+
+  return { url, port, config, store, simulator, close };
+}

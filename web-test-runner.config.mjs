@@ -1,0 +1,74 @@
+// Element tests in headless Chromium. Run through tsx (see package.json) so this config can start
+// a real relay (TypeScript) before the browsers: the elements talk to it over real HTTP.
+import { esbuildPlugin } from '@web/dev-server-esbuild';
+import { chromeLauncher } from '@web/test-runner-chrome';
+import { defaultReporter, summaryReporter } from '@web/test-runner';
+import { writeFileSync } from 'node:fs';
+import { findChromium, chromiumArgs } from './scripts/find-chromium.mjs';
+
+const WTR_PORT = Number(process.env.WTR_PORT ?? 8765);
+const pageOrigins = [`http://localhost:${WTR_PORT}`, `http://127.0.0.1:${WTR_PORT}`];
+
+let relay;
+
+/** Starts the relay (demo mode, embedded simulator) and hands its URL to the test pages. */
+function relayPlugin() {
+  return {
+    name: 'estate-relay',
+    async serverStart() {
+      const { startTestRelay } = await import('./test/support/relay-fixture.ts');
+      relay = await startTestRelay({ ALLOWED_ORIGINS: pageOrigins.join(',') });
+    },
+    async serverStop() {
+      await relay?.close();
+    },
+    transform(context) {
+      if (context.path === '/__relay.js') {
+        return { body: `export const RELAY = ${JSON.stringify(relay.url)};`, type: 'js' };
+      }
+    },
+    serve(context) {
+      if (context.path === '/__relay.js') return { body: '', type: 'js' };
+    },
+  };
+}
+
+/** Writes pass/fail counts for scripts/test-all.mjs to add up. */
+function jsonCountReporter(file) {
+  const count = (suite, totals) => {
+    for (const test of suite?.tests ?? []) {
+      if (test.skipped) continue;
+      if (test.passed) totals.passed += 1;
+      else totals.failed += 1;
+    }
+    for (const child of suite?.suites ?? []) count(child, totals);
+  };
+  return {
+    onTestRunFinished({ sessions }) {
+      if (!file) return;
+      const totals = { passed: 0, failed: 0 };
+      for (const session of sessions) {
+        count(session.testResults, totals);
+        // A file that fails to load counts as one failure.
+        if (!session.passed && (session.errors?.length ?? 0) > 0) totals.failed += 1;
+      }
+      writeFileSync(file, JSON.stringify(totals));
+    },
+  };
+}
+
+export default {
+  files: ['test/elements/**/*.test.ts', 'widget/**/*.test.ts'],
+  nodeResolve: { exportConditions: ['production'] },
+  port: WTR_PORT,
+  concurrency: 2,
+  testFramework: { config: { timeout: 20000 } },
+  testsFinishTimeout: 300000,
+  browsers: [
+    chromeLauncher({
+      launchOptions: { executablePath: findChromium(), headless: true, args: chromiumArgs },
+    }),
+  ],
+  plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: './tsconfig.json' }), relayPlugin()],
+  reporters: [defaultReporter(), summaryReporter(), jsonCountReporter(process.env.WTR_JSON_REPORT)],
+};
