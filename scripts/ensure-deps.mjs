@@ -1,7 +1,7 @@
 // Runs before `npm start`, `npm test` and `npm run bench`: installs dependencies when they are
 // missing or older than package-lock.json, so either command works first after a clone.
 // Dependency-free on purpose: it runs before anything is installed.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -21,8 +21,12 @@ if (major < 20 || (major === 20 && minor < 19)) {
   process.exit(1);
 }
 
-const installed = existsSync(stampPath) && existsSync(join(root, 'node_modules', '.package-lock.json'));
-const upToDate = installed && readFileSync(stampPath, 'utf8').trim() === lockHash();
+const hiddenLock = join(root, 'node_modules', '.package-lock.json');
+const installed = existsSync(hiddenLock);
+// Up to date when our stamp records this very lockfile, or when npm's own hidden lockfile is newer
+// than package-lock.json (a plain `npm ci` or `npm install` ran since the lockfile last changed).
+const stampMatches = existsSync(stampPath) && readFileSync(stampPath, 'utf8').trim() === lockHash();
+const upToDate = installed && (stampMatches || statSync(hiddenLock).mtimeMs >= statSync(lockPath).mtimeMs);
 if (!upToDate) {
   console.log(installed ? 'Dependencies changed: running npm ci…' : 'First run: installing dependencies with npm ci (about a minute)…');
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -31,5 +35,5 @@ if (!upToDate) {
     console.error('npm ci failed; see the output above.');
     process.exit(result.status ?? 1);
   }
-  writeFileSync(stampPath, lockHash() + '\n');
 }
+writeFileSync(stampPath, lockHash() + '\n');
