@@ -1,0 +1,582 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { z } from 'zod';
+import type { Logger } from '../log.ts';
+import type { Store } from '../store/store.ts';
+import { CrmError, type CrmErrorCode } from './errors.ts';
+import { RequestLimiter, type BudgetStatus } from './limiter.ts';
+import {
+  addEnquirySchema,
+  crmEnquirySchema,
+  crmEnquirySourceSchema,
+  crmErrorBodySchema,
+  crmHoldingAreaTypeSchema,
+  crmListEnvelopeSchema,
+  crmOpenHomeSchema,
+  crmPhotoSchema,
+  crmPropertySchema,
+  crmScopesSchema,
+  crmUsageSchema,
+  crmUserSchema,
+  issuePaths,
+  parseList,
+  type AddEnquiry,
+  type CrmEnquiry,
+  type CrmEnquirySource,
+  type CrmHoldingAreaType,
+  type CrmList,
+  type CrmOpenHome,
+  type CrmPhoto,
+  type CrmProperty,
+  type CrmUsage,
+  type CrmUser,
+} from './schemas.ts';
+
+export { CrmError, isCrmError, type CrmErrorCode } from './errors.ts';
+export type { BudgetStatus } from './limiter.ts';
+
+/*
+ * Transport: the global fetch (undici). Its default dispatcher speaks HTTP/1.1 only (HTTP/2 is
+ * opt-in through `allowH2`), which is what the CRM documents, keeps connections alive between
+ * requests, and takes an AbortSignal for the whole exchange, body included. node:http would need
+ * the same signal plumbing by hand for no gain at 10 requests per second.
+ */
+
+export interface CrmClientOptions {
+  /** Base URL of the API, ending in /api/v1.3. */
+  baseUrl: string;
+  apiKey: string;
+  accessToken: string;
+  /** The daily budget count is persisted in its table crm_budget. */
+  store: Store;
+  log: Logger;
+  /** Default 10: the CRM's limit per API key. */
+  requestsPerSecond?: number;
+  /** Default 10,000: the CRM's limit per API key and UTC day. */
+  dailyLimit?: number;
+  /** Timeout of one attempt, body included. Default 15,000 ms. */
+  timeoutMs?: number;
+  /** Retries after a 429. Default 3. */
+  maxRetries?: number;
+  /** Retries of a GET after a 5xx, a timeout or a network error. Default 2. POSTs are never retried this way. */
+  getRetries?: number;
+  /** A 429 whose Retry-After asks for longer than this is not waited for: it fails with retryAt. Default 60 s. */
+  maxRetryWaitMs?: number;
+  /** First step of the exponential backoff (full jitter). Default 500 ms. */
+  backoffBaseMs?: number;
+  /** See RequestLimiter. Default 100 ms. */
+  safetyMarginMs?: number;
+  now?: () => Date;
+}
+
+export type PropertyClass = 'residential' | 'commercial' | 'land' | 'rural';
+export type SaleOrLease = 'sale' | 'lease';
+
+export interface CallOptions {
+  /** Cancels the call (waiting for a slot, backing off, or in flight). */
+  signal?: AbortSignal;
+}
+
+export interface PageParams {
+  /** 1-based. */
+  page?: number;
+  /** Sent as `pagesize` (the CRM's default is 50). */
+  pageSize?: number;
+}
+
+export interface ListPropertiesParams extends PageParams {
+  class: PropertyClass;
+  saleOrLease: SaleOrLease;
+  /** The `/available` list: current listings only. */
+  available?: boolean;
+  /** The `/sold` list (residential sale only). */
+  sold?: boolean;
+  modifiedSince?: Date | string;
+  modifiedBefore?: Date | string;
+  published?: boolean;
+  /** One status or several (sent comma-separated), e.g. 'listingOrConditional'. */
+  status?: string | string[];
+  sort?: 'inserted' | 'modified' | 'suburb' | 'searchPrice' | 'landArea' | 'floorArea';
+  sortOrder?: 'asc' | 'desc';
+}
+
+export interface ListOpenHomesParams extends PageParams {
+  /** Date, YYYY-MM-DD (or a Date). */
+  startingAfter?: Date | string;
+  startingBefore?: Date | string;
+  userId?: number;
+  propertyIds?: number[];
+}
+
+export interface ListEnquiriesParams extends PageParams {
+  enquiryDateSince?: Date | string;
+  enquiryDateBefore?: Date | string;
+  saleLifeId?: number;
+  leaseLifeId?: number;
+  userId?: number;
+  /** A holding area type API code (GET /types/holdingArea). */
+  source?: string;
+  processed?: boolean;
+  sort?: 'enquiryDate';
+  sortOrder?: 'asc' | 'desc';
+}
+
+type QueryValue = string | number | boolean | Date | null | undefined | Array<string | number>;
+
+export interface CrmRequest<S extends z.ZodType> {
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Path below the base URL, starting with '/'. */
+  path: string;
+  query?: Record<string, QueryValue>;
+  /** JSON body. */
+  body?: unknown;
+  /** Schema of a 2xx answer's body. */
+  schema: S;
+  signal?: AbortSignal;
+  /**
+   * May a 5xx, timeout or network failure be retried blindly? Default: GET only. A POST that may
+   * have reached the CRM is reported (outcomeUnknown) and left to the caller.
+   */
+  idempotent?: boolean;
+}
+
+export interface CrmClient {
+  request<S extends z.ZodType>(request: CrmRequest<S>): Promise<z.infer<S>>;
+  /** A list endpoint: items checked one by one (invalid ones left out, counted and logged). */
+  requestList<S extends z.ZodType>(itemSchema: S, request: Omit<CrmRequest<S>, 'schema'>): Promise<CrmList<z.infer<S>>>;
+
+  listProperties(params: ListPropertiesParams, options?: CallOptions): Promise<CrmList<CrmProperty>>;
+  getProperty(propertyClass: PropertyClass, saleOrLease: SaleOrLease, id: number, options?: CallOptions): Promise<CrmProperty>;
+  listPhotos(propertyId: number, params?: PageParams, options?: CallOptions): Promise<CrmList<CrmPhoto>>;
+  listOpenHomes(params?: ListOpenHomesParams, options?: CallOptions): Promise<CrmList<CrmOpenHome>>;
+  listUsers(params?: PageParams, options?: CallOptions): Promise<CrmList<CrmUser>>;
+  getScopes(options?: CallOptions): Promise<string[]>;
+  getUsage(options?: CallOptions): Promise<CrmUsage>;
+  /** Not idempotent: the CRM stores a second enquiry if this is sent twice. Never retried after it may have arrived. */
+  addEnquiry(body: AddEnquiry, options?: CallOptions): Promise<CrmEnquiry>;
+  listEnquiries(params?: ListEnquiriesParams, options?: CallOptions): Promise<CrmList<CrmEnquiry>>;
+  getEnquiry(id: number, options?: CallOptions): Promise<CrmEnquiry>;
+  listHoldingAreaTypes(params?: PageParams, options?: CallOptions): Promise<CrmList<CrmHoldingAreaType>>;
+  listEnquirySources(options?: CallOptions): Promise<CrmList<CrmEnquirySource>>;
+
+  /** Today's spending against the daily budget (read from the store). */
+  budget(): BudgetStatus;
+  /** Callers waiting for a rate-limit slot. */
+  readonly queued: number;
+  /** Fails every waiting call and every later one. In-flight requests finish. */
+  close(): void;
+}
+
+/** Where each failing status points the operator. */
+const SETTING_BY_STATUS: Record<number, string> = { 401: 'CRM_ACCESS_TOKEN', 403: 'CRM_API_KEY' };
+
+/** Connection errors that prove nothing was sent. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+export function createCrmClient(options: CrmClientOptions): CrmClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const log = options.log.child({ component: 'crm' });
+  const now = options.now ?? (() => new Date());
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const maxRetries = options.maxRetries ?? 3;
+  const getRetries = options.getRetries ?? 2;
+  const maxRetryWaitMs = options.maxRetryWaitMs ?? 60_000;
+  const backoffBaseMs = options.backoffBaseMs ?? 500;
+  const limiter = new RequestLimiter({
+    store: options.store,
+    requestsPerSecond: options.requestsPerSecond ?? 10,
+    dailyLimit: options.dailyLimit ?? 10_000,
+    safetyMarginMs: options.safetyMarginMs,
+    now,
+  });
+  // Built once; never logged (the logger would redact them anyway).
+  const authHeaders = {
+    'X-Api-Key': options.apiKey,
+    Authorization: `Bearer ${options.accessToken}`,
+    Accept: 'application/json',
+    'User-Agent': 'estate-embed-relay',
+  };
+
+  async function request<S extends z.ZodType>(req: CrmRequest<S>): Promise<z.infer<S>> {
+    const method = req.method ?? 'GET';
+    const idempotent = req.idempotent ?? method === 'GET';
+    const url = buildUrl(baseUrl, req.path, req.query);
+    const body = req.body === undefined ? undefined : JSON.stringify(req.body);
+    const where = { method, path: req.path };
+    let rateLimitedRetries = 0;
+    let failureRetries = 0;
+
+    for (let attempt = 1; ; attempt++) {
+      await limiter.acquire(req.signal);
+      const timeout = AbortSignal.timeout(timeoutMs);
+      const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+      const started = performance.now();
+      let status: number | undefined;
+      let text: string;
+      let retryAfterHeader: string | null = null;
+      try {
+        const response = await fetch(url, {
+          method,
+          headers: body === undefined ? authHeaders : { ...authHeaders, 'Content-Type': 'application/json' },
+          body,
+          signal,
+        });
+        status = response.status;
+        retryAfterHeader = response.headers.get('retry-after');
+        text = await response.text();
+      } catch (cause) {
+        const failure = transportFailure(cause, { status, callerSignal: req.signal, timeout, timeoutMs, ...where });
+        const ms = Math.round(performance.now() - started);
+        if (failure.code !== 'aborted' && idempotent && failureRetries < getRetries) {
+          failureRetries++;
+          const delay = fullJitter(backoffBaseMs, failureRetries);
+          log.warn({ ...where, attempt, ms, reason: failure.code, retryInMs: Math.round(delay) }, 'CRM request failed; retrying');
+          await pause(delay, req.signal);
+          continue;
+        }
+        log.warn({ ...where, attempt, ms, reason: failure.code, outcomeUnknown: failure.outcomeUnknown }, 'CRM request failed');
+        throw failure;
+      }
+      const ms = Math.round(performance.now() - started);
+
+      if (status >= 200 && status < 300) {
+        log.debug({ ...where, status, attempt, ms }, 'CRM request');
+        return parseBody(req.schema, text, where);
+      }
+
+      const crmMessage = errorMessage(text);
+      if (status === 429) {
+        const retryAfterMs = parseRetryAfter(retryAfterHeader, now());
+        const waitMs = retryAfterMs ?? fullJitter(backoffBaseMs, rateLimitedRetries + 1);
+        if (rateLimitedRetries < maxRetries && waitMs <= maxRetryWaitMs) {
+          rateLimitedRetries++;
+          log.warn({ ...where, status, attempt, retryInMs: Math.round(waitMs), retryAfter: retryAfterMs !== undefined }, 'CRM rate limit hit; retrying');
+          if (retryAfterMs !== undefined) {
+            // The CRM said when: hold back every caller of this key, not just this one.
+            limiter.pauseFor(retryAfterMs);
+          } else {
+            await pause(waitMs, req.signal);
+          }
+          continue;
+        }
+        const retryAt = new Date(now().getTime() + waitMs);
+        log.warn({ ...where, status, attempt, retryAt }, 'CRM rate limit hit; giving up');
+        throw new CrmError(
+          `The CRM refused ${method} ${req.path} with 429 (rate limit) ${rateLimitedRetries + 1} time(s); retry after ${retryAt.toISOString()}.`,
+          { code: 'rate_limited', status, retryable: true, retryAt, crmMessage, ...where },
+        );
+      }
+
+      if (status >= 500) {
+        if (idempotent && failureRetries < getRetries) {
+          failureRetries++;
+          const delay = fullJitter(backoffBaseMs, failureRetries);
+          log.warn({ ...where, status, attempt, ms, retryInMs: Math.round(delay) }, 'CRM server error; retrying');
+          await pause(delay, req.signal);
+          continue;
+        }
+        log.warn({ ...where, status, attempt, ms }, 'CRM server error');
+        throw new CrmError(`The CRM answered ${method} ${req.path} with ${status}${crmMessage ? `: ${crmMessage}` : ''}.`, {
+          code: 'server_error',
+          status,
+          retryable: true,
+          // A 5xx to a request with effects does not prove the effect did not happen.
+          outcomeUnknown: !idempotent,
+          crmMessage,
+          ...where,
+        });
+      }
+
+      log.warn({ ...where, status, attempt, ms }, 'CRM refused the request');
+      throw clientError(status, crmMessage, where);
+    }
+  }
+
+  async function pause(ms: number, signal?: AbortSignal): Promise<void> {
+    try {
+      await sleep(ms, undefined, { signal });
+    } catch (cause) {
+      throw new CrmError('The CRM request was cancelled while waiting to retry.', { code: 'aborted', cause });
+    }
+  }
+
+  async function requestList<S extends z.ZodType>(itemSchema: S, req: Omit<CrmRequest<S>, 'schema'>): Promise<CrmList<z.infer<S>>> {
+    const envelope = await request({ ...req, schema: crmListEnvelopeSchema });
+    const { list, issues } = parseList(itemSchema, envelope);
+    if (issues.length > 0) {
+      log.warn(
+        { path: req.path, invalidItems: issues.length, fields: [...new Set(issues.flatMap((issue) => issue.paths))].slice(0, 20) },
+        'CRM list items did not match the schema and were left out',
+      );
+    }
+    return list;
+  }
+
+  const client: CrmClient = {
+    request,
+    requestList,
+
+    listProperties(params, callOptions) {
+      if (params.sold && !(params.class === 'residential' && params.saleOrLease === 'sale')) {
+        throw new TypeError('The sold list exists for residential sale properties only');
+      }
+      const suffix = params.sold ? '/sold' : params.available ? '/available' : '';
+      return requestList(crmPropertySchema, {
+        path: `/properties/${params.class}/${params.saleOrLease}${suffix}`,
+        query: {
+          ...pageQuery(params),
+          modifiedSince: params.modifiedSince,
+          modifiedBefore: params.modifiedBefore,
+          published: params.published,
+          status: params.status === undefined ? undefined : [params.status].flat(),
+          sort: params.sort,
+          sortOrder: params.sortOrder,
+        },
+        signal: callOptions?.signal,
+      });
+    },
+
+    getProperty(propertyClass, saleOrLease, id, callOptions) {
+      return request({ path: `/properties/${propertyClass}/${saleOrLease}/${positiveId(id, 'id')}`, schema: crmPropertySchema, signal: callOptions?.signal });
+    },
+
+    listPhotos(propertyId, params, callOptions) {
+      return requestList(crmPhotoSchema, {
+        path: `/properties/${positiveId(propertyId, 'propertyId')}/photos`,
+        query: pageQuery(params),
+        signal: callOptions?.signal,
+      });
+    },
+
+    listOpenHomes(params = {}, callOptions) {
+      return requestList(crmOpenHomeSchema, {
+        path: '/openHomes',
+        query: {
+          ...pageQuery(params),
+          startingAfter: crmDate(params.startingAfter),
+          startingBefore: crmDate(params.startingBefore),
+          userid: params.userId,
+          properties: params.propertyIds,
+        },
+        signal: callOptions?.signal,
+      });
+    },
+
+    listUsers(params, callOptions) {
+      return requestList(crmUserSchema, { path: '/account/users', query: pageQuery(params), signal: callOptions?.signal });
+    },
+
+    getScopes(callOptions) {
+      return request({ path: '/scopes', schema: crmScopesSchema, signal: callOptions?.signal });
+    },
+
+    getUsage(callOptions) {
+      return request({ path: '/integrator/usage', schema: crmUsageSchema, signal: callOptions?.signal });
+    },
+
+    async addEnquiry(body, callOptions) {
+      const parsed = addEnquirySchema.safeParse(body);
+      if (!parsed.success) {
+        // Our own bug, caught before spending a request: say which fields, not their values.
+        throw new CrmError(`The enquiry to send is malformed (fields: ${issuePaths(parsed.error).join(', ')}); nothing was sent.`, {
+          code: 'bad_request',
+          method: 'POST',
+          path: '/enquiries',
+        });
+      }
+      return request({ method: 'POST', path: '/enquiries', body: parsed.data, schema: crmEnquirySchema, signal: callOptions?.signal });
+    },
+
+    listEnquiries(params = {}, callOptions) {
+      return requestList(crmEnquirySchema, {
+        path: '/enquiries',
+        query: {
+          ...pageQuery(params),
+          enquiryDateSince: params.enquiryDateSince,
+          enquiryDateBefore: params.enquiryDateBefore,
+          saleLifeId: params.saleLifeId,
+          leaseLifeId: params.leaseLifeId,
+          userId: params.userId,
+          source: params.source,
+          processed: params.processed,
+          sort: params.sort,
+          sortOrder: params.sortOrder,
+        },
+        signal: callOptions?.signal,
+      });
+    },
+
+    getEnquiry(id, callOptions) {
+      return request({ path: `/enquiries/${positiveId(id, 'id')}`, schema: crmEnquirySchema, signal: callOptions?.signal });
+    },
+
+    listHoldingAreaTypes(params, callOptions) {
+      return requestList(crmHoldingAreaTypeSchema, { path: '/types/holdingArea', query: pageQuery(params), signal: callOptions?.signal });
+    },
+
+    listEnquirySources(callOptions) {
+      return requestList(crmEnquirySourceSchema, { path: '/account/enquirySources', signal: callOptions?.signal });
+    },
+
+    budget: () => limiter.budget(),
+    get queued() {
+      return limiter.queued;
+    },
+    close: () => limiter.close(),
+  };
+  return client;
+}
+
+/**
+ * Pages through a list operation until the last page, e.g.
+ * `for await (const page of allPages((p) => crm.listProperties({ ...filters, ...p }), 100))`.
+ * Every page is one request against the budget.
+ */
+export async function* allPages<T>(
+  fetchPage: (page: { page: number; pageSize: number }) => Promise<CrmList<T>>,
+  pageSize = 100,
+): AsyncGenerator<CrmList<T>> {
+  for (let page = 1; ; page++) {
+    const result = await fetchPage({ page, pageSize });
+    yield result;
+    if (page >= result.totalPages || result.items.length + result.invalidItems === 0) return;
+  }
+}
+
+/** DateTime as the CRM writes it: '2024-05-01T10:00:00+00:00' (UTC, no milliseconds). */
+export function toCrmDateTime(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, '+00:00');
+}
+
+/**
+ * Retry-After as delta-seconds or an HTTP date, in ms from `now`. Undefined when absent or
+ * unreadable (the caller then backs off on its own).
+ */
+export function parseRetryAfter(value: string | null | undefined, now: Date): number | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.ceil(Number(text) * 1000);
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - now.getTime());
+}
+
+/** Exponential backoff with full jitter: uniform in [0, min(cap, base·2^(retry-1))]. */
+export function fullJitter(baseMs: number, retry: number, capMs = 10_000): number {
+  return Math.random() * Math.min(capMs, baseMs * 2 ** Math.max(0, retry - 1));
+}
+
+function buildUrl(baseUrl: string, path: string, query?: Record<string, QueryValue>): string {
+  const url = new URL(`${baseUrl}${path.startsWith('/') ? path : `/${path}`}`);
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value === undefined || value === null) continue;
+    if (Array.isArray(value)) {
+      // The CRM's array parameters are `style: form, explode: false`: one comma-separated value.
+      if (value.length > 0) url.searchParams.set(name, value.join(','));
+    } else if (value instanceof Date) {
+      url.searchParams.set(name, toCrmDateTime(value));
+    } else {
+      url.searchParams.set(name, String(value));
+    }
+  }
+  return url.toString();
+}
+
+function pageQuery(params?: PageParams): Record<string, QueryValue> {
+  return {
+    page: params?.page === undefined ? undefined : positiveId(params.page, 'page'),
+    pagesize: params?.pageSize === undefined ? undefined : positiveId(params.pageSize, 'pageSize'),
+  };
+}
+
+function positiveId(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`${name} must be a positive integer`);
+  return value;
+}
+
+/** A Date parameter (open homes): YYYY-MM-DD. */
+function crmDate(value: Date | string | undefined): string | undefined {
+  return value instanceof Date ? value.toISOString().slice(0, 10) : value;
+}
+
+function parseBody<S extends z.ZodType>(schema: S, text: string, where: { method: string; path: string }): z.infer<S> {
+  let json: unknown;
+  try {
+    json = text === '' ? undefined : JSON.parse(text);
+  } catch (cause) {
+    throw new CrmError(`The CRM answered ${where.method} ${where.path} with a body that is not JSON.`, { code: 'invalid_response', cause, ...where });
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    throw new CrmError(
+      `The CRM answered ${where.method} ${where.path} with an unexpected shape (fields: ${issuePaths(parsed.error).slice(0, 10).join(', ')}).`,
+      { code: 'invalid_response', ...where },
+    );
+  }
+  return parsed.data;
+}
+
+/** The `msg` of a CRM error body `{ success: false, msg, code }`, if there is one. */
+function errorMessage(text: string): string | undefined {
+  try {
+    const parsed = crmErrorBodySchema.safeParse(JSON.parse(text));
+    if (parsed.success && parsed.data.msg) return parsed.data.msg.slice(0, 500);
+  } catch {
+    // Not JSON (a proxy's HTML page, say): no CRM message to pass on.
+  }
+  return undefined;
+}
+
+function clientError(status: number, crmMessage: string | undefined, where: { method: string; path: string }): CrmError {
+  const setting = SETTING_BY_STATUS[status];
+  const detail = crmMessage ? ` (CRM says: ${crmMessage})` : '';
+  if (status === 401) {
+    return new CrmError(
+      `The CRM rejected the access token (401)${detail}. Check CRM_ACCESS_TOKEN: it must be a current token of the agency's account.`,
+      { code: 'unauthorized', status, setting, crmMessage, ...where },
+    );
+  }
+  if (status === 403) {
+    return new CrmError(
+      `The CRM rejected the API key (403)${detail}. Check CRM_API_KEY: it must be the integrator key issued for this relay.`,
+      { code: 'forbidden', status, setting, crmMessage, ...where },
+    );
+  }
+  const code: CrmErrorCode = status === 400 ? 'bad_request' : status === 404 ? 'not_found' : 'http_error';
+  return new CrmError(`The CRM answered ${where.method} ${where.path} with ${status}${detail}.`, { code, status, crmMessage, ...where });
+}
+
+function transportFailure(
+  cause: unknown,
+  context: { status?: number; callerSignal?: AbortSignal; timeout: AbortSignal; timeoutMs: number; method: string; path: string },
+): CrmError {
+  const where = { method: context.method, path: context.path };
+  if (context.callerSignal?.aborted) {
+    return new CrmError(`The CRM request ${context.method} ${context.path} was cancelled.`, { code: 'aborted', outcomeUnknown: true, cause, ...where });
+  }
+  if (context.timeout.aborted) {
+    return new CrmError(`The CRM did not answer ${context.method} ${context.path} within ${context.timeoutMs} ms; it may have acted on it.`, {
+      code: 'timeout',
+      status: context.status,
+      retryable: true,
+      outcomeUnknown: true,
+      cause,
+      ...where,
+    });
+  }
+  const code = errorCode(cause);
+  const notSent = context.status === undefined && code !== undefined && NOT_SENT_CODES.has(code);
+  return new CrmError(
+    `Could not reach the CRM for ${context.method} ${context.path} (${code ?? 'connection failed'})${notSent ? '; nothing was sent' : '; it may have acted on it'}.`,
+    { code: 'network', status: context.status, retryable: true, outcomeUnknown: !notSent, cause, ...where },
+  );
+}
+
+/** undici wraps the socket error: `TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } })`. */
+function errorCode(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current && depth < 4; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
