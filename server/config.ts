@@ -35,21 +35,6 @@ export const configSchema = z
     TRUST_PROXY: z.string().default('false').describe('Express trust proxy setting: false, true, a hop count or subnets.'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Log level.'),
     SIM_LISTINGS: positiveInt(40).describe('Demo mode: number of listings the embedded simulator seeds.'),
-  })
-  .superRefine((config, ctx) => {
-    const credentials = [config.CRM_BASE_URL, config.CRM_API_KEY, config.CRM_ACCESS_TOKEN];
-    const given = credentials.filter((value) => value !== undefined).length;
-    if (given > 0 && given < credentials.length) {
-      for (const name of ['CRM_BASE_URL', 'CRM_API_KEY', 'CRM_ACCESS_TOKEN'] as const) {
-        if (config[name] === undefined) {
-          ctx.addIssue({
-            code: 'custom',
-            path: [name],
-            message: 'is required when any CRM setting is given (set all three, or none for demo mode)',
-          });
-        }
-      }
-    }
   });
 
 export type Config = z.infer<typeof configSchema> & { demoMode: boolean };
@@ -61,19 +46,29 @@ export class ConfigError extends Error {
   }
 }
 
+const credentialNames = ['CRM_BASE_URL', 'CRM_API_KEY', 'CRM_ACCESS_TOKEN'] as const;
+
+/** The three CRM settings go together: all of them (a real CRM) or none (demo mode). */
+function missingCredentials(env: Record<string, string | undefined>): string[] {
+  const missing = credentialNames.filter((name) => env[name] === undefined);
+  if (missing.length === 0 || missing.length === credentialNames.length) return [];
+  return missing.map((name) => `${name}: is required when any CRM setting is given (set all three, or none for demo mode)`);
+}
+
 /** Parses the environment; throws a ConfigError naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Empty strings mean "unset", as in most deployment tools.
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
   const result = configSchema.safeParse(present);
+  const problems = missingCredentials(present);
   if (!result.success) {
-    const problems = result.error.issues.map((issue) => {
+    problems.unshift(...result.error.issues.map((issue) => {
       const name = issue.path.length ? String(issue.path[0]) : '(environment)';
       const value = present[name];
       const shown = value === undefined || /KEY|TOKEN|SECRET/.test(name) ? '' : ` (got "${value}")`;
       return `${name}: ${issue.message}${shown}`;
-    });
-    throw new ConfigError(problems);
+    }));
   }
+  if (!result.success || problems.length) throw new ConfigError(problems);
   return { ...result.data, demoMode: result.data.CRM_API_KEY === undefined };
 }

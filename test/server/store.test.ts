@@ -1,0 +1,54 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openStore, type Store } from '../../server/store/store.ts';
+
+const dirs: string[] = [];
+const stores: Store[] = [];
+function tempDir() {
+  const dir = mkdtempSync(join(tmpdir(), 'estate-store-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const store of stores.splice(0)) store.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('store', () => {
+  it('opens a WAL database with full sync in DATA_DIR', () => {
+    const dir = tempDir();
+    const store = openStore(join(dir, 'nested'));
+    stores.push(store);
+    expect(store.file).toBe(join(dir, 'nested', 'relay.db'));
+    expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(store.db.pragma('synchronous', { simple: true })).toBe(2); // FULL
+  });
+
+  it('applies each migration once, in order, and only new ones on reopen', () => {
+    const dir = tempDir();
+    const first = openStore(dir, [{ id: '001-a', sql: 'CREATE TABLE a (x INTEGER) STRICT' }]);
+    first.db.prepare('INSERT INTO a VALUES (1)').run();
+    first.close();
+    const second = openStore(dir, [
+      { id: '001-a', sql: 'CREATE TABLE a (x INTEGER) STRICT' },
+      { id: '002-b', sql: 'ALTER TABLE a ADD COLUMN y TEXT' },
+    ]);
+    stores.push(second);
+    const ids = second.db.prepare('SELECT id FROM schema_migrations ORDER BY id').pluck().all();
+    expect(ids).toEqual(['001-a', '002-b']);
+    expect(second.db.prepare('SELECT x, y FROM a').get()).toEqual({ x: 1, y: null });
+  });
+
+  it('rolls a failing migration back whole', () => {
+    const dir = tempDir();
+    expect(() =>
+      openStore(dir, [{ id: '001-bad', sql: 'CREATE TABLE t (x INTEGER); INSERT INTO nowhere VALUES (1);' }]),
+    ).toThrow(/nowhere/);
+    const store = openStore(dir, []);
+    stores.push(store);
+    const tables = store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 't'").all();
+    expect(tables).toEqual([]);
+  });
+});
