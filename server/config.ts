@@ -35,6 +35,52 @@ export const configSchema = z
     TRUST_PROXY: z.string().default('false').describe('Express trust proxy setting: false, true, a hop count or subnets.'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Log level.'),
     SIM_LISTINGS: positiveInt(40).describe('Demo mode: number of listings the embedded simulator seeds.'),
+    SYNC_INTERVAL_MINUTES: positiveInt(10).describe('Minutes between incremental listing syncs (modifiedSince).'),
+    FULL_SWEEP_HOURS: positiveInt(6).describe(
+      'Hours between full listing sweeps; a listing that leaves the CRM available list disappears within one sweep.',
+    ),
+    LISTING_CLASSES: csv
+      .pipe(z.array(z.enum(['residential', 'commercial', 'land', 'rural'])).min(1))
+      .default(['residential'])
+      .describe('Comma-separated property classes to sync: residential, commercial, land, rural.'),
+    SOLD_DAYS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(3650)
+      .default(90)
+      .describe('Days of sold and leased residential listings kept for a showcase; 0 turns it off.'),
+    WEBHOOK_SECRET: z
+      .string()
+      .min(16, 'must be at least 16 characters')
+      .optional()
+      .describe('Shared secret of POST /hooks/crm signatures (HMAC-SHA256). Unset: the webhook is off. Secret.'),
+    WEBHOOK_TOLERANCE_SECONDS: positiveInt(300).describe('Largest accepted age (or clock skew) of a webhook timestamp.'),
+    WEBHOOK_DAILY_REFRESHES: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(200)
+      .describe('Most webhook-triggered listing refreshes per UTC day; later webhooks wait for the next sync.'),
+    PHOTO_HOSTS: csv
+      .pipe(z.array(z.string().regex(/^[a-z0-9.-]+(:\d+)?$/i, 'each entry must be a host name, with an optional :port')))
+      .optional()
+      .describe('Comma-separated hosts photos may be downloaded from. Default: the host of CRM_BASE_URL (and the demo simulator).'),
+    PHOTO_WIDTHS: csv
+      .pipe(
+        z
+          .array(z.string().regex(/^\d+$/, 'each entry must be a whole number of pixels').transform(Number).pipe(z.number().int().min(64).max(4096)))
+          .min(1),
+      )
+      .default([480, 960, 1600])
+      .describe('Comma-separated widths (pixels) of the WebP and JPEG variants made of each photo.'),
+    PHOTO_MAX_BYTES: positiveInt(15_000_000).describe('Largest photo file the mirror downloads, in bytes.'),
+    CRM_BUDGET_SHARE: z.coerce
+      .number()
+      .gt(0)
+      .max(1)
+      .default(0.5)
+      .describe('Largest share of CRM_DAILY_LIMIT the listing sync may plan to use; the relay refuses to start above it.'),
   });
 
 export type Config = z.infer<typeof configSchema> & { demoMode: boolean };
