@@ -77,9 +77,9 @@ export class RequestLimiter {
     this.now = options.now ?? (() => new Date());
     this.monotonicNow = options.monotonicNow ?? (() => performance.now());
     // RETURNING gives no row when the WHERE refuses the update: that is "budget spent".
-    this.spendStatement = this.store.db.prepare<[string, number], { used: number }>(
-      `INSERT INTO crm_budget (day, used) VALUES (?1, 1)
-       ON CONFLICT (day) DO UPDATE SET used = used + 1 WHERE used < ?2
+    this.spendStatement = this.store.db.prepare<[{ day: string; limit: number }], { used: number }>(
+      `INSERT INTO crm_budget (day, used) VALUES (@day, 1)
+       ON CONFLICT (day) DO UPDATE SET used = used + 1 WHERE used < @limit
        RETURNING used`,
     );
     this.readStatement = this.store.db.prepare<[string], { used: number }>('SELECT used FROM crm_budget WHERE day = ?');
@@ -144,7 +144,7 @@ export class RequestLimiter {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.closed) return;
-    const now = this.monotonicNow();
+    let now = this.monotonicNow();
     while (this.sent.length > 0 && this.sent[0]! <= now - this.spanMs) this.sent.shift();
     while (this.waiters.length > 0 && now >= this.pausedUntil && this.sent.length < this.requestsPerSecond) {
       const waiter = this.waiters.shift()!;
@@ -152,7 +152,7 @@ export class RequestLimiter {
       const day = utcDay(wallNow);
       let spent: { used: number } | undefined;
       try {
-        spent = this.spendStatement.get(day, this.dailyLimit);
+        spent = this.spendStatement.get({ day, limit: this.dailyLimit });
       } catch (error) {
         this.settle(waiter, error);
         continue;
@@ -161,6 +161,8 @@ export class RequestLimiter {
         this.settle(waiter, budgetError({ day, used: this.dailyLimit, limit: this.dailyLimit, remaining: 0, resetsAt: nextUtcMidnight(wallNow) }));
         continue;
       }
+      // Stamped after the (synchronous, fsync'ed) write, as close as we get to the send itself.
+      now = this.monotonicNow();
       this.sent.push(now);
       this.settle(waiter);
     }

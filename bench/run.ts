@@ -1,0 +1,43 @@
+/**
+ * `npm run bench [name ...]`: runs the benchmarks in order (or only the named ones) and prints
+ * each figure as one JSON line on stdout. Progress goes to stderr.
+ *
+ * To add a benchmark: write `bench/<name>.ts` exporting `run(context): Promise<BenchFigure[]>`
+ * (see types.ts) and add one line to `benchmarks` below. They run one after another, never in
+ * parallel: they would measure each other.
+ */
+import type { BenchContext, BenchModule } from './types.ts';
+
+const benchmarks: Array<{ name: string; load: () => Promise<BenchModule> }> = [
+  { name: 'relay-overhead', load: () => import('./relay-overhead.ts') },
+];
+
+const wanted = process.argv.slice(2);
+const durationSeconds = Number(process.env.BENCH_DURATION ?? 5);
+if (!(durationSeconds > 0)) {
+  console.error(`BENCH_DURATION must be a positive number of seconds (got "${process.env.BENCH_DURATION}")`);
+  process.exit(2);
+}
+const unknown = wanted.filter((name) => !benchmarks.some((benchmark) => benchmark.name === name));
+if (unknown.length > 0) {
+  console.error(`Unknown benchmark(s): ${unknown.join(', ')}. Known: ${benchmarks.map((b) => b.name).join(', ')}`);
+  process.exit(2);
+}
+
+let failed = 0;
+for (const benchmark of benchmarks) {
+  if (wanted.length > 0 && !wanted.includes(benchmark.name)) continue;
+  const context: BenchContext = {
+    durationSeconds,
+    note: (message) => console.error(`[bench ${benchmark.name}] ${message}`),
+  };
+  try {
+    context.note('starting');
+    const module = await benchmark.load();
+    for (const figure of await module.run(context)) console.log(JSON.stringify(figure));
+  } catch (error) {
+    failed++;
+    console.error(`[bench ${benchmark.name}] failed:`, error);
+  }
+}
+process.exit(failed > 0 ? 1 : 0);

@@ -1,0 +1,24 @@
+/**
+ * The contract between bench/run.ts and each benchmark module.
+ *
+ * A benchmark is a module `bench/<name>.ts` exporting `run(context)`, which resolves to one or
+ * more figures. Each figure is printed as one JSON line. Because the machines are shared and
+ * noisy, a figure should compare against a baseline measured in the same run (a ratio), not stand
+ * alone as an absolute number.
+ */
+export interface BenchFigure {
+  /** Stable identifier of the figure, e.g. 'relay-json-throughput'. */
+  name: string;
+  [measure: string]: string | number | boolean | null;
+}
+
+export interface BenchContext {
+  /** Seconds each measured phase should last (BENCH_DURATION, default 5). */
+  durationSeconds: number;
+  /** Progress notes: go to stderr so stdout stays pure JSON lines. */
+  note(message: string): void;
+}
+
+export interface BenchModule {
+  run(context: BenchContext): Promise<BenchFigure[]>;
+}
