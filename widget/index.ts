@@ -2,4 +2,4 @@
  * The widget bundle's entry: registers every `estate-*` element. Agency sites load it with one
  * `<script type="module" src="https://relay.example/widget.js"></script>`.
  */
-export {};
+import './enquiry/enquiry.ts';

@@ -1,0 +1,167 @@
+import { css } from 'lit';
+
+/**
+ * Built for a phone first: every control is at least 44 px high (WCAG 2.2 target size, with room
+ * to spare), inputs use a 16 px font so mobile browsers do not zoom on focus, and states are told
+ * by text and shape as well as colour.
+ */
+export const styles = css`
+  :host {
+    display: block;
+    max-width: var(--estate-enquiry-max-width, 36rem);
+    --_gap: var(--estate-enquiry-gap, calc(var(--_estate-space) * 1));
+    --_target: var(--estate-enquiry-target-size, 2.75rem);
+  }
+
+  form {
+    display: grid;
+    gap: var(--_gap);
+    margin: 0;
+  }
+
+  .heading {
+    margin: 0;
+    font-size: var(--estate-enquiry-heading-size, 1.25rem);
+    font-weight: 600;
+    line-height: 1.3;
+  }
+
+  .field {
+    display: grid;
+    gap: 0.25rem;
+  }
+
+  label {
+    font-weight: 600;
+  }
+
+  .optional {
+    font-weight: 400;
+    color: var(--_estate-muted);
+  }
+
+  .hint {
+    margin: 0;
+    font-size: 0.875rem;
+    color: var(--_estate-muted);
+  }
+
+  input,
+  textarea {
+    width: 100%;
+    min-height: var(--_target);
+    padding: 0.5rem 0.75rem;
+    font: inherit;
+    font-size: max(1rem, 16px);
+    color: inherit;
+    background: var(--_estate-surface);
+    border: 1px solid var(--_estate-border);
+    border-radius: var(--_estate-radius);
+  }
+
+  textarea {
+    min-height: 8rem;
+    resize: vertical;
+  }
+
+  input[aria-invalid='true'],
+  textarea[aria-invalid='true'] {
+    border: 2px solid var(--_estate-danger);
+  }
+
+  .error {
+    margin: 0;
+    font-size: 0.875rem;
+    font-weight: 600;
+    color: var(--_estate-danger);
+  }
+
+  .error::before {
+    content: '! ';
+  }
+
+  .consent {
+    display: grid;
+    grid-template-columns: auto 1fr;
+    align-items: start;
+    gap: 0.25rem 0.75rem;
+  }
+
+  .consent label {
+    font-weight: 400;
+    min-height: var(--_target);
+    padding-block: 0.5rem;
+    cursor: pointer;
+  }
+
+  .consent .error {
+    grid-column: 1 / -1;
+  }
+
+  input[type='checkbox'] {
+    width: 1.5rem;
+    min-height: 1.5rem;
+    height: 1.5rem;
+    margin: 0.625rem 0;
+    padding: 0;
+    accent-color: var(--_estate-accent);
+  }
+
+  /* The spam trap: out of sight and out of the tab order; the markup also hides it from assistive
+     technology (aria-hidden, inert). Not display:none, which simple bots skip. */
+  .trap {
+    position: absolute;
+    left: -10000px;
+    top: auto;
+    width: 1px;
+    height: 1px;
+    overflow: hidden;
+  }
+
+  button {
+    justify-self: start;
+    min-height: var(--_target);
+    min-width: var(--_target);
+    padding: 0.5rem 1.5rem;
+    font: inherit;
+    font-weight: 600;
+    color: var(--_estate-accent-contrast);
+    background: var(--_estate-accent);
+    border: 2px solid transparent;
+    border-radius: var(--_estate-radius);
+    cursor: pointer;
+  }
+
+  button[aria-disabled='true'] {
+    cursor: progress;
+    opacity: 0.7;
+  }
+
+  .status {
+    margin-top: var(--_gap);
+  }
+
+  .status:empty {
+    margin: 0;
+  }
+
+  .status:focus {
+    outline: none;
+  }
+
+  .status:focus-visible {
+    outline: 3px solid var(--_estate-focus);
+  }
+
+  .status[data-state='sent'] {
+    padding: var(--_gap);
+    border-left: 4px solid var(--_estate-success);
+    background: var(--_estate-surface);
+  }
+
+  .status[data-state='failed'] {
+    padding: var(--_gap);
+    border-left: 4px solid var(--_estate-danger);
+    background: var(--_estate-surface);
+  }
+`;

@@ -1,0 +1,800 @@
+import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { live } from 'lit/directives/live.js';
+import { ifDefined } from 'lit/directives/if-defined.js';
+import { Task, TaskStatus } from '@lit/task';
+import type { EnquiryAccepted, EnquiryRequest } from '../../contract/relay-api.ts';
+import { RelayError, fetchJson, relayUrl } from '../shared/relay.ts';
+import { resetStyles } from '../shared/reset.styles.ts';
+import { styles } from './enquiry.styles.ts';
+import { isPhoneNumber } from './phone.ts';
+import { clearPending, loadPending, newOriginalId, pendingKey, savePending, type PendingEnquiry } from './pending-store.ts';
+
+export const ENQUIRY_TAG = 'estate-enquiry';
+
+/** The visible fields; their names are the request's, so the relay's `fields` map onto them. */
+export type EnquiryField = 'fullName' | 'email' | 'mobile' | 'message' | 'consent';
+const FIELD_ORDER: readonly EnquiryField[] = ['fullName', 'email', 'mobile', 'message', 'consent'];
+
+/**
+ * Detail of `estate-enquiry-submit`. Deliberately without the visitor's name, email, phone or
+ * message: the event bubbles out of the shadow root to every listener on the page (analytics
+ * tags included), and a host deciding whether to veto a send does not need them.
+ */
+export interface EnquirySubmitDetail {
+  originalId: string;
+  listingId?: number;
+  agentId?: number;
+  subject?: string;
+  consent?: boolean;
+}
+
+export interface EnquirySuccessDetail {
+  originalId: string;
+}
+
+export interface EnquiryErrorDetail {
+  /** HTTP status of the relay's answer; 0 when no answer came (offline, timeout, CORS). */
+  status: number;
+  message: string;
+  /** The relay's per-field messages (field name → message), empty when it gave none. */
+  fields: Record<string, string>;
+  originalId: string;
+  /** True when the submission is kept on this device and will be retried with the same originalId. */
+  pending: boolean;
+}
+
+interface FieldValues {
+  fullName: string;
+  email: string;
+  mobile: string;
+  message: string;
+  consent: boolean;
+}
+
+/** What the send task resolves to: accepted now, or accepted earlier under the same originalId. */
+interface SendOutcome extends EnquiryAccepted {
+  alreadyReceived: boolean;
+}
+
+/** A relay answer that will never change on retry: the submission is dropped, not kept. */
+function isDefinitive(error: unknown): boolean {
+  return error instanceof RelayError && error.status >= 400 && error.status < 500 && error.status !== 429 && error.status !== 408;
+}
+
+// Chromium's type=email accepts "name@host"; the relay (and every real mailbox) wants a domain with a dot.
+const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const SEND_TIMEOUT_MS = 30_000;
+const RETRY_BASE_MS = 5_000;
+const RETRY_MAX_MS = 5 * 60_000;
+const RETRY_AFTER_MAX_MS = 10 * 60_000;
+
+function timeoutSignal(signal: AbortSignal, ms: number): AbortSignal {
+  const timeout = AbortSignal.timeout(ms);
+  if (typeof AbortSignal.any === 'function') return AbortSignal.any([signal, timeout]);
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  signal.addEventListener('abort', abort, { once: true });
+  timeout.addEventListener('abort', abort, { once: true });
+  return controller.signal;
+}
+
+/** Seconds from a Retry-After header (seconds or an HTTP date), or undefined. */
+function retryAfterMs(header: string | null): number | undefined {
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/**
+ * An enquiry form: a home buyer asks about a property (`listing-id`) or contacts an agent
+ * (`agent-id`, a "contact me" form). The relay queues it for the agency's CRM.
+ *
+ * Each submission gets an `originalId` (a UUID) when first sent and keeps it across retries,
+ * double clicks and reloads: until the relay has accepted or definitively refused it, the
+ * submission is kept in `localStorage` (per listing or agent) and retried with the same id when
+ * the page comes back, when the browser comes back online, and with backoff while the page stays
+ * open. A spam trap field and the time since the form was shown go with it.
+ *
+ * @summary Enquiry / contact-me form that reaches the agency's CRM exactly once.
+ *
+ * @attr {number} listing-id - Property mode: the listing (`id` from `GET /api/v1/listings`) the enquiry is about.
+ * @attr {number} agent-id - Contact-me mode: the agent (`id` from `GET /api/v1/agents`) to contact. Used when no `listing-id` is set.
+ * @attr {string} relay - Base URL of the relay. Default: where the widget script was loaded from.
+ * @attr {string} subject - Subject sent with the enquiry (not shown to the visitor).
+ * @attr {string} message - Initial text of the message field.
+ * @attr {boolean} require-phone - Makes the mobile number required.
+ * @attr {string} consent-text - When set, shows a required consent checkbox with this label.
+ * @attr {string} heading - Heading of the form. Default: "Enquire about this property" / "Send a message".
+ * @attr {number} heading-level - Level of the heading for the page's outline (1-6, default 2).
+ * @attr {string} label-name - Label of the full name field. Default "Full name".
+ * @attr {string} label-email - Label of the email field. Default "Email".
+ * @attr {string} label-mobile - Label of the mobile field. Default "Mobile".
+ * @attr {string} label-message - Label of the message field. Default "Message".
+ * @attr {string} label-optional - Marker after optional labels. Default "(optional)".
+ * @attr {string} label-submit - Text of the send button. Default "Send enquiry".
+ * @attr {string} hint-mobile - Hint under the mobile field. Default "An Australian, New Zealand or UK number".
+ * @attr {string} error-required - Message for an empty required field.
+ * @attr {string} error-email - Message for an email address that is not one.
+ * @attr {string} error-mobile - Message for a phone number of the wrong form.
+ * @attr {string} error-too-long - Message for a field over its length limit.
+ * @attr {string} error-consent - Message for the unticked consent box.
+ * @attr {string} invalid-message - Announced after a send is refused for invalid fields.
+ * @attr {string} sending-message - Announced while sending. Default "Sending your enquiry…".
+ * @attr {string} success-message - Shown and announced when the relay has accepted the enquiry.
+ * @attr {string} error-message - Shown when the enquiry could not be sent yet (kept and retried).
+ * @attr {string} rate-limited-message - Shown on a 429; `{seconds}` is replaced by the wait.
+ * @attr {string} refused-message - Shown when the relay refuses the enquiry for good (not retried).
+ *
+ * @slot heading - Replaces the heading text.
+ * @slot consent - Replaces the consent checkbox's label text (e.g. to add a link to a privacy policy).
+ * @slot success - Replaces the success message.
+ *
+ * @csspart form - The form.
+ * @csspart heading - The heading.
+ * @csspart field - Each field's wrapper; also `field-name`, `field-email`, `field-mobile`, `field-message`, `field-consent`.
+ * @csspart label - Each field's label.
+ * @csspart optional - The "(optional)" marker.
+ * @csspart hint - The hint under the mobile field.
+ * @csspart input - Each input, the textarea and the checkbox; also `input-name`, `input-email`, … by field.
+ * @csspart error - Each field's error message.
+ * @csspart submit - The send button.
+ * @csspart status - The live region telling sending, sent and failed.
+ *
+ * @cssprop --estate-enquiry-max-width - Maximum width of the form (default 36rem).
+ * @cssprop --estate-enquiry-gap - Space between fields (default `--estate-space`).
+ * @cssprop --estate-enquiry-target-size - Minimum height of inputs and the button (default 2.75rem).
+ * @cssprop --estate-enquiry-heading-size - Font size of the heading (default 1.25rem).
+ * @cssprop --estate-color-accent - Button colour (global token; also --estate-color-accent-contrast).
+ * @cssprop --estate-color-danger - Error colour (global token).
+ * @cssprop --estate-color-success - Success colour (global token).
+ * @cssprop --estate-font-family - Font (global token; also --estate-color-text, --estate-color-border, --estate-color-surface, --estate-color-muted, --estate-radius, --estate-space).
+ *
+ * @fires {CustomEvent<EnquirySubmitDetail>} estate-enquiry-submit - Before the first send of a submission; cancelable (`preventDefault()` vetoes the send). No personal data in the detail.
+ * @fires {CustomEvent<EnquirySuccessDetail>} estate-enquiry-success - The relay has accepted the enquiry (it is queued for the CRM).
+ * @fires {CustomEvent<EnquiryErrorDetail>} estate-enquiry-error - A send failed; `detail.pending` tells whether it will be retried.
+ */
+export class EstateEnquiry extends LitElement {
+  static override styles = [resetStyles, styles];
+
+  static override properties = {
+    listingId: { type: Number, attribute: 'listing-id' },
+    agentId: { type: Number, attribute: 'agent-id' },
+    relay: { type: String },
+    subject: { type: String },
+    message: { type: String },
+    requirePhone: { type: Boolean, attribute: 'require-phone' },
+    consentText: { type: String, attribute: 'consent-text' },
+    heading: { type: String },
+    headingLevel: { type: Number, attribute: 'heading-level' },
+    labelName: { type: String, attribute: 'label-name' },
+    labelEmail: { type: String, attribute: 'label-email' },
+    labelMobile: { type: String, attribute: 'label-mobile' },
+    labelMessage: { type: String, attribute: 'label-message' },
+    labelOptional: { type: String, attribute: 'label-optional' },
+    labelSubmit: { type: String, attribute: 'label-submit' },
+    hintMobile: { type: String, attribute: 'hint-mobile' },
+    errorRequired: { type: String, attribute: 'error-required' },
+    errorEmail: { type: String, attribute: 'error-email' },
+    errorMobile: { type: String, attribute: 'error-mobile' },
+    errorTooLong: { type: String, attribute: 'error-too-long' },
+    errorConsent: { type: String, attribute: 'error-consent' },
+    invalidMessage: { type: String, attribute: 'invalid-message' },
+    sendingMessage: { type: String, attribute: 'sending-message' },
+    successMessage: { type: String, attribute: 'success-message' },
+    errorMessage: { type: String, attribute: 'error-message' },
+    rateLimitedMessage: { type: String, attribute: 'rate-limited-message' },
+    refusedMessage: { type: String, attribute: 'refused-message' },
+    values: { state: true },
+    errors: { state: true },
+    notice: { state: true },
+  };
+
+  declare listingId: number | undefined;
+  declare agentId: number | undefined;
+  declare relay: string | undefined;
+  declare subject: string | undefined;
+  declare message: string;
+  declare requirePhone: boolean;
+  declare consentText: string | undefined;
+  declare heading: string | undefined;
+  declare headingLevel: number;
+  declare labelName: string;
+  declare labelEmail: string;
+  declare labelMobile: string;
+  declare labelMessage: string;
+  declare labelOptional: string;
+  declare labelSubmit: string;
+  declare hintMobile: string;
+  declare errorRequired: string;
+  declare errorEmail: string;
+  declare errorMobile: string;
+  declare errorTooLong: string;
+  declare errorConsent: string;
+  declare invalidMessage: string;
+  declare sendingMessage: string;
+  declare successMessage: string;
+  declare errorMessage: string;
+  declare rateLimitedMessage: string;
+  declare refusedMessage: string;
+
+  /** Current field values (the inputs are bound to these). */
+  declare protected values: FieldValues;
+  /** Messages currently shown under fields. */
+  declare protected errors: Partial<Record<EnquiryField, string>>;
+  /** A client-side message for the live region (e.g. "2 fields need attention"); overrides the task's. */
+  declare protected notice: string;
+
+  /** Blurred at least once. */
+  #touched = new Set<EnquiryField>();
+  /** Changed from the initial value. */
+  #dirty = new Set<EnquiryField>();
+  /** Messages from the relay's last 400, per field, until the visitor edits that field. */
+  #serverErrors: Partial<Record<EnquiryField, string>> = {};
+  /** A send was attempted: every invalid field shows its message from now on. */
+  #submitted = false;
+  /** When the form was first shown (performance.now()). */
+  #shownAt = 0;
+  /** The submission being sent or waiting for a retry. */
+  #pending: PendingEnquiry | undefined;
+  /** Storage key the pending submission was last looked up under. */
+  #checkedKey: string | undefined;
+  /** A pending submission found in storage, to resume once rendered. */
+  #resume: PendingEnquiry | undefined;
+  #retryTimer: ReturnType<typeof setTimeout> | undefined;
+  #failures = 0;
+  /** Wait announced with a 429, in seconds. */
+  #retryAfterSeconds = 0;
+  /** Set between a submit event and the task starting, so a double click cannot slip in. */
+  #submitting = false;
+  /** reset() was called after the last send: the status region is empty again. */
+  #statusCleared = false;
+
+  /** The send: a task run by hand (a submit), never by a property change. */
+  #send = new Task<[PendingEnquiry], SendOutcome>(this, {
+    autoRun: false,
+    task: async ([pending], { signal }) => this.#post(pending, signal),
+    onComplete: (outcome) => void this.#afterSuccess(outcome),
+    onError: (error) => void this.#afterFailure(error),
+  });
+
+  constructor() {
+    super();
+    this.message = '';
+    this.requirePhone = false;
+    this.headingLevel = 2;
+    this.labelName = 'Full name';
+    this.labelEmail = 'Email';
+    this.labelMobile = 'Mobile';
+    this.labelMessage = 'Message';
+    this.labelOptional = '(optional)';
+    this.labelSubmit = 'Send enquiry';
+    this.hintMobile = 'An Australian, New Zealand or UK number';
+    this.errorRequired = 'Please fill in this field.';
+    this.errorEmail = 'Please enter an email address such as name@example.com.';
+    this.errorMobile = 'Please enter an Australian, New Zealand or UK phone number, such as 0412 345 678.';
+    this.errorTooLong = 'This is too long; please shorten it.';
+    this.errorConsent = 'Please tick this box to send your enquiry.';
+    this.invalidMessage = 'Your enquiry was not sent: please correct the fields marked with a message.';
+    this.sendingMessage = 'Sending your enquiry…';
+    this.successMessage = 'Thank you. Your enquiry has been sent and the agent will be in touch.';
+    this.errorMessage =
+      'Your enquiry could not be sent yet. It is kept on this device and will be sent again automatically; you can also press the button to try now.';
+    this.rateLimitedMessage =
+      'Too many enquiries were sent from this connection. Yours is kept and will be sent again in {seconds} seconds.';
+    this.refusedMessage = 'Sorry, this enquiry could not be accepted. Please contact the agency directly.';
+    this.values = { fullName: '', email: '', mobile: '', message: '', consent: false };
+    this.errors = {};
+    this.notice = '';
+  }
+
+  /** Where the submission is kept between attempts: one slot per listing or agent. */
+  get storageKey(): string | undefined {
+    return pendingKey(this.#target());
+  }
+
+  /** The originalId of the submission being sent or awaiting a retry, if any. */
+  get pendingOriginalId(): string | undefined {
+    return this.#pending?.request.originalId;
+  }
+
+  /** True while a send is in flight. */
+  get sending(): boolean {
+    return this.#send.status === TaskStatus.PENDING;
+  }
+
+  /** Empties the form for a new enquiry (e.g. after a success). Does not touch a pending submission. */
+  reset(): void {
+    this.values = { fullName: '', email: '', mobile: '', message: this.message, consent: false };
+    this.errors = {};
+    this.notice = '';
+    this.#serverErrors = {};
+    this.#touched.clear();
+    this.#dirty.clear();
+    this.#submitted = false;
+    this.#shownAt = performance.now();
+    if (!this.sending && !this.#pending) this.#statusCleared = true;
+    this.requestUpdate();
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    window.addEventListener('online', this.#onOnline);
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    window.removeEventListener('online', this.#onOnline);
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    // Next connection looks in storage again (a re-attached element resumes its submission).
+    this.#checkedKey = undefined;
+  }
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    if (changed.has('message') && !this.#dirty.has('message') && !this.#pending) {
+      this.values = { ...this.values, message: this.message ?? '' };
+    }
+    const key = this.storageKey;
+    if (key && key !== this.#checkedKey && !this.sending) {
+      this.#checkedKey = key;
+      const stored = loadPending(key);
+      if (stored) {
+        this.#pending = stored;
+        this.#resume = stored;
+        const { request } = stored;
+        this.values = {
+          fullName: request.fullName,
+          email: request.email,
+          mobile: request.mobile ?? '',
+          message: request.message,
+          consent: request.consent ?? false,
+        };
+      }
+    }
+  }
+
+  protected override firstUpdated(): void {
+    this.#shownAt = performance.now();
+    if (!this.storageKey) {
+      console.warn(`<${ENQUIRY_TAG}> needs a listing-id or an agent-id to send enquiries.`);
+    }
+  }
+
+  protected override updated(): void {
+    const resume = this.#resume;
+    if (resume) {
+      this.#resume = undefined;
+      void this.#send.run([resume]);
+    }
+  }
+
+  override render(): TemplateResult {
+    const sent = this.#phase() === 'sent';
+    const level = Math.min(6, Math.max(1, Math.trunc(this.headingLevel) || 2));
+    const heading = this.heading ?? (this.listingId === undefined && this.agentId !== undefined ? 'Send a message' : 'Enquire about this property');
+    return html`
+      <form part="form" novalidate aria-labelledby="heading" ?hidden=${sent} @submit=${this.#onSubmit}>
+        <div part="heading" class="heading" id="heading" role="heading" aria-level=${level}>
+          <slot name="heading">${heading}</slot>
+        </div>
+        ${this.#textField('fullName', 'name', this.labelName, {
+          type: 'text',
+          autocomplete: 'name',
+          required: true,
+          maxlength: 100,
+        })}
+        ${this.#textField('email', 'email', this.labelEmail, {
+          type: 'email',
+          autocomplete: 'email',
+          inputmode: 'email',
+          required: true,
+          maxlength: 254,
+        })}
+        ${this.#textField('mobile', 'mobile', this.labelMobile, {
+          type: 'tel',
+          autocomplete: 'tel',
+          inputmode: 'tel',
+          required: this.requirePhone,
+          maxlength: 24,
+          hint: this.hintMobile,
+        })}
+        ${this.#messageField()} ${this.consentText !== undefined ? this.#consentField() : nothing}
+        <div class="trap" aria-hidden="true" inert>
+          <label for="website">Website (leave empty)</label>
+          <input id="website" name="website" type="text" tabindex="-1" autocomplete="off" />
+        </div>
+        <button part="submit" type="submit" aria-disabled=${this.sending ? 'true' : 'false'}>${this.labelSubmit}</button>
+      </form>
+      <div part="status" class="status" id="status" role="status" tabindex="-1" data-state=${this.#phase()}>${this.#statusContent()}</div>
+    `;
+  }
+
+  #textField(
+    field: 'fullName' | 'email' | 'mobile',
+    partName: string,
+    label: string,
+    options: {
+      type: string;
+      autocomplete: string;
+      inputmode?: string;
+      required: boolean;
+      maxlength: number;
+      hint?: string;
+    },
+  ): TemplateResult {
+    const error = this.errors[field];
+    const describedBy = [options.hint ? `${field}-hint` : '', error ? `${field}-error` : ''].filter(Boolean).join(' ');
+    return html`
+      <div part="field field-${partName}" class="field">
+        <label part="label" for=${field}>
+          ${label}${options.required ? nothing : html` <span part="optional" class="optional">${this.labelOptional}</span>`}
+        </label>
+        ${options.hint ? html`<p part="hint" class="hint" id="${field}-hint">${options.hint}</p>` : nothing}
+        <input
+          part="input input-${partName}"
+          id=${field}
+          name=${field}
+          type=${options.type}
+          autocomplete=${options.autocomplete}
+          inputmode=${ifDefined(options.inputmode)}
+          maxlength=${options.maxlength}
+          ?required=${options.required}
+          aria-invalid=${error ? 'true' : 'false'}
+          aria-describedby=${ifDefined(describedBy || undefined)}
+          .value=${live(this.values[field])}
+          @input=${this.#onInput}
+          @blur=${this.#onBlur}
+        />
+        ${this.#errorNode(field)}
+      </div>
+    `;
+  }
+
+  #messageField(): TemplateResult {
+    const error = this.errors.message;
+    return html`
+      <div part="field field-message" class="field">
+        <label part="label" for="message">${this.labelMessage}</label>
+        <textarea
+          part="input input-message"
+          id="message"
+          name="message"
+          rows="5"
+          maxlength="5000"
+          required
+          aria-invalid=${error ? 'true' : 'false'}
+          aria-describedby=${ifDefined(error ? 'message-error' : undefined)}
+          .value=${live(this.values.message)}
+          @input=${this.#onInput}
+          @blur=${this.#onBlur}
+        ></textarea>
+        ${this.#errorNode('message')}
+      </div>
+    `;
+  }
+
+  #consentField(): TemplateResult {
+    const error = this.errors.consent;
+    return html`
+      <div part="field field-consent" class="field consent">
+        <input
+          part="input input-consent"
+          id="consent"
+          name="consent"
+          type="checkbox"
+          required
+          aria-invalid=${error ? 'true' : 'false'}
+          aria-describedby=${ifDefined(error ? 'consent-error' : undefined)}
+          .checked=${live(this.values.consent)}
+          @change=${this.#onInput}
+          @blur=${this.#onBlur}
+        />
+        <label part="label" for="consent"><slot name="consent">${this.consentText}</slot></label>
+        ${this.#errorNode('consent')}
+      </div>
+    `;
+  }
+
+  #errorNode(field: EnquiryField): TemplateResult {
+    const error = this.errors[field];
+    return html`<p part="error" class="error" id="${field}-error" ?hidden=${!error}>${error ?? ''}</p>`;
+  }
+
+  #phase(): 'idle' | 'invalid' | 'sending' | 'sent' | 'failed' {
+    if (this.notice) return 'invalid';
+    if (this.#statusCleared) return 'idle';
+    switch (this.#send.status) {
+      case TaskStatus.PENDING:
+        return 'sending';
+      case TaskStatus.COMPLETE:
+        return 'sent';
+      case TaskStatus.ERROR:
+        return 'failed';
+      default:
+        return 'idle';
+    }
+  }
+
+  #statusContent(): unknown {
+    if (this.notice) return this.notice;
+    if (this.#statusCleared) return nothing;
+    return this.#send.render({
+      pending: () => this.sendingMessage,
+      complete: () => html`<slot name="success">${this.successMessage}</slot>`,
+      error: (error) => this.#failureText(error),
+    });
+  }
+
+  #failureText(error: unknown): string {
+    if (error instanceof RelayError) {
+      if (error.status === 429) return this.rateLimitedMessage.replace('{seconds}', String(this.#retryAfterSeconds));
+      if (error.status === 400) {
+        const mapped = FIELD_ORDER.some((field) => error.fields[field] && this.#fieldShown(field));
+        return mapped ? this.invalidMessage : `${this.refusedMessage} ${error.message}`;
+      }
+      if (isDefinitive(error)) return this.refusedMessage;
+    }
+    return this.errorMessage;
+  }
+
+  /** The consent box only exists when consent-text is set. */
+  #fieldShown(field: EnquiryField): boolean {
+    return field !== 'consent' || this.consentText !== undefined;
+  }
+
+  #control(field: EnquiryField): HTMLInputElement | HTMLTextAreaElement | null {
+    return this.renderRoot.querySelector<HTMLInputElement | HTMLTextAreaElement>(`#${field}`);
+  }
+
+  #onInput = (event: Event): void => {
+    const control = event.target as HTMLInputElement | HTMLTextAreaElement;
+    const field = control.name as EnquiryField;
+    const value = control instanceof HTMLInputElement && control.type === 'checkbox' ? control.checked : control.value;
+    this.values = { ...this.values, [field]: value };
+    this.#dirty.add(field);
+    delete this.#serverErrors[field];
+    this.notice = '';
+    // Lion's rule: a message appears once the field was touched and changed (or after a submit),
+    // and is updated as the visitor types from then on.
+    if (this.#submitted || this.#touched.has(field) || this.errors[field]) this.#validate(field, control);
+  };
+
+  #onBlur = (event: Event): void => {
+    const control = event.target as HTMLInputElement | HTMLTextAreaElement;
+    const field = control.name as EnquiryField;
+    this.#touched.add(field);
+    if (this.#dirty.has(field) || this.#submitted) this.#validate(field, control);
+  };
+
+  #onOnline = (): void => {
+    if (this.#pending && !this.sending && this.isConnected) void this.#send.run([this.#pending]);
+  };
+
+  /** Sets the browser's validity for our extra rules, then shows (or clears) the field's message. */
+  #validate(field: EnquiryField, control = this.#control(field)): boolean {
+    if (!control) return true;
+    control.setCustomValidity('');
+    const value = control.value.trim();
+    const server = this.#serverErrors[field];
+    if (server) {
+      control.setCustomValidity(server);
+    } else if (field === 'email' && value && !control.validity.typeMismatch && !EMAIL_SHAPE.test(value)) {
+      control.setCustomValidity(this.errorEmail);
+    } else if (field === 'mobile' && value && !isPhoneNumber(value)) {
+      control.setCustomValidity(this.errorMobile);
+    } else if (control.required && control.type !== 'checkbox' && !value && control.value) {
+      // Only spaces: the browser counts that as filled in, the relay does not.
+      control.setCustomValidity(this.errorRequired);
+    }
+    const validity = control.validity;
+    let message: string | undefined;
+    if (validity.valid) message = undefined;
+    else if (validity.customError) message = control.validationMessage;
+    else if (validity.valueMissing) message = field === 'consent' ? this.errorConsent : this.errorRequired;
+    else if (validity.typeMismatch) message = this.errorEmail;
+    else if (validity.tooLong) message = this.errorTooLong;
+    else message = control.validationMessage;
+    if (message !== this.errors[field]) this.errors = { ...this.errors, [field]: message };
+    return validity.valid;
+  }
+
+  #target(): { listingId?: number; agentId?: number } {
+    if (this.listingId !== undefined && Number.isFinite(this.listingId)) return { listingId: this.listingId };
+    if (this.agentId !== undefined && Number.isFinite(this.agentId)) return { agentId: this.agentId };
+    return {};
+  }
+
+  #onSubmit = async (event: SubmitEvent): Promise<void> => {
+    event.preventDefault();
+    // A double click or a second Enter while a send is in flight: the first send stands.
+    if (this.sending || this.#submitting) return;
+    this.#submitting = true;
+    try {
+      await this.#submit();
+    } finally {
+      this.#submitting = false;
+    }
+  };
+
+  async #submit(): Promise<void> {
+    this.#submitted = true;
+    this.notice = '';
+    await this.updateComplete;
+
+    const invalid = FIELD_ORDER.filter((field) => !this.#validate(field));
+    if (invalid.length > 0) {
+      this.notice = this.invalidMessage;
+      await this.updateComplete;
+      this.#control(invalid[0]!)?.focus();
+      return;
+    }
+
+    const target = this.#target();
+    const key = this.storageKey;
+    if (!key) {
+      this.notice = this.refusedMessage;
+      return;
+    }
+
+    // A retry keeps the originalId (and the timing) of the first send; an edited retry of a
+    // submission that in fact arrived gets a 409, which we treat as "already received".
+    const previous = this.#pending?.request;
+    const request: EnquiryRequest = {
+      originalId: previous?.originalId ?? newOriginalId(),
+      ...target,
+      fullName: this.values.fullName.trim(),
+      email: this.values.email.trim(),
+      ...(this.values.mobile.trim() ? { mobile: this.values.mobile.trim() } : {}),
+      ...(this.subject ? { subject: this.subject } : {}),
+      message: this.values.message.trim(),
+      ...(this.consentText !== undefined ? { consent: this.values.consent } : {}),
+      website: this.renderRoot.querySelector<HTMLInputElement>('#website')?.value ?? '',
+      elapsedMs: previous?.elapsedMs ?? Math.round(performance.now() - this.#shownAt),
+    };
+
+    if (!previous) {
+      const proceed = this.dispatchEvent(
+        new CustomEvent<EnquirySubmitDetail>('estate-enquiry-submit', {
+          bubbles: true,
+          composed: true,
+          cancelable: true,
+          detail: {
+            originalId: request.originalId,
+            ...target,
+            ...(request.subject ? { subject: request.subject } : {}),
+            ...(request.consent !== undefined ? { consent: request.consent } : {}),
+          },
+        }),
+      );
+      if (!proceed) return;
+    }
+
+    this.#pending = { request, savedAt: this.#pending?.savedAt ?? Date.now() };
+    savePending(key, this.#pending);
+    void this.#send.run([this.#pending]);
+  }
+
+  async #post(pending: PendingEnquiry, signal: AbortSignal): Promise<SendOutcome> {
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    this.notice = '';
+    this.#statusCleared = false;
+    const url = relayUrl(this.relay, 'api/v1/enquiries');
+    try {
+      const accepted = await fetchJson<EnquiryAccepted>(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(pending.request),
+        signal: timeoutSignal(signal, SEND_TIMEOUT_MS),
+        credentials: 'omit',
+      });
+      return { originalId: accepted?.originalId ?? pending.request.originalId, status: 'queued', alreadyReceived: false };
+    } catch (error) {
+      // 409: this originalId was accepted before with other details (an edited retry of a send
+      // whose answer was lost). The first version is the lead; do not create a second one.
+      if (error instanceof RelayError && error.status === 409) {
+        return { originalId: pending.request.originalId, status: 'queued', alreadyReceived: true };
+      }
+      throw error;
+    }
+  }
+
+  async #afterSuccess(outcome: SendOutcome): Promise<void> {
+    // Called before the form is hidden: is the visitor's focus in it (they pressed the button)?
+    const focusWasInside = (this.renderRoot as ShadowRoot).activeElement !== null;
+    const key = pendingKey(this.#pending?.request ?? this.#target());
+    if (key) clearPending(key);
+    this.#pending = undefined;
+    this.#failures = 0;
+    this.values = { fullName: '', email: '', mobile: '', message: this.message, consent: false };
+    this.#serverErrors = {};
+    this.errors = {};
+    this.#touched.clear();
+    this.#dirty.clear();
+    this.#submitted = false;
+    this.dispatchEvent(
+      new CustomEvent<EnquirySuccessDetail>('estate-enquiry-success', {
+        bubbles: true,
+        composed: true,
+        detail: { originalId: outcome.originalId },
+      }),
+    );
+    await this.updateComplete;
+    // The form is gone: keep keyboard and screen-reader users where the result is.
+    if (focusWasInside) this.renderRoot.querySelector<HTMLElement>('#status')?.focus();
+  }
+
+  async #afterFailure(error: unknown): Promise<void> {
+    const pending = this.#pending;
+    if (!pending) return;
+    const definitive = isDefinitive(error);
+    const status = error instanceof RelayError ? error.status : 0;
+    const fields = error instanceof RelayError ? error.fields : {};
+    if (definitive) {
+      const key = pendingKey(pending.request);
+      if (key) clearPending(key);
+      this.#pending = undefined;
+      this.#failures = 0;
+    } else {
+      this.#failures += 1;
+      const wait =
+        status === 429
+          ? Math.min(RETRY_AFTER_MAX_MS, retryAfterMs((error as RelayError).retryAfter) ?? 60_000)
+          : Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 3 ** (this.#failures - 1)) * (0.8 + Math.random() * 0.4);
+      this.#retryAfterSeconds = Math.ceil(wait / 1000);
+      this.#scheduleRetry(wait);
+    }
+
+    if (status === 400) {
+      this.#serverErrors = {};
+      for (const field of FIELD_ORDER) {
+        const message = fields[field];
+        if (message && this.#fieldShown(field)) this.#serverErrors[field] = message;
+      }
+      this.#submitted = true;
+      await this.updateComplete;
+      const invalid = FIELD_ORDER.filter((field) => !this.#validate(field));
+      await this.updateComplete;
+      if (invalid.length > 0) this.#control(invalid[0]!)?.focus();
+    }
+
+    this.dispatchEvent(
+      new CustomEvent<EnquiryErrorDetail>('estate-enquiry-error', {
+        bubbles: true,
+        composed: true,
+        detail: {
+          status,
+          message: error instanceof Error ? error.message : String(error),
+          fields,
+          originalId: pending.request.originalId,
+          pending: !definitive,
+        },
+      }),
+    );
+    this.requestUpdate();
+  }
+
+  #scheduleRetry(ms: number): void {
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      if (this.#pending && !this.sending && this.isConnected) void this.#send.run([this.#pending]);
+    }, ms);
+  }
+
+}
+
+if (!customElements.get(ENQUIRY_TAG)) customElements.define(ENQUIRY_TAG, EstateEnquiry);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'estate-enquiry': EstateEnquiry;
+  }
+  interface GlobalEventHandlersEventMap {
+    'estate-enquiry-submit': CustomEvent<EnquirySubmitDetail>;
+    'estate-enquiry-success': CustomEvent<EnquirySuccessDetail>;
+    'estate-enquiry-error': CustomEvent<EnquiryErrorDetail>;
+  }
+}
