@@ -3,6 +3,9 @@ import helmet from 'helmet';
 import { join } from 'node:path';
 import type { Config } from './config.ts';
 import { errorHandler, notFoundHandler } from './errors.ts';
+import { PROMETHEUS_CONTENT_TYPE } from './enquiries/metrics.ts';
+import { enquiryRouter } from './enquiries/router.ts';
+import type { EnquiryService } from './enquiries/service.ts';
 import type { Logger } from './log.ts';
 import type { Store } from './store/store.ts';
 import { widgetRouter } from './widget-assets.ts';
@@ -19,6 +22,10 @@ export interface AppDeps {
   demoDir?: string | null;
   /** Extra readiness checks for /readyz (a name and a check that throws or returns false). */
   readiness?: Record<string, () => boolean | Promise<boolean>>;
+  /** The enquiry outbox, worker and metrics: mounts /api/v1/enquiries when given. */
+  enquiries?: EnquiryService;
+  /** Sources of Prometheus text for /metrics (the enquiry metrics are added by themselves). */
+  metrics?: Array<{ render(): string }>;
 }
 
 /** Builds the relay's HTTP app. Never listens: main.ts and the tests do that. */
@@ -66,6 +73,17 @@ export function createApp(deps: AppDeps): Express {
 
   const demoDir = deps.demoDir === undefined ? join(projectRoot, 'demo') : deps.demoDir;
   if (demoDir) app.use(express.static(demoDir, { extensions: ['html'], maxAge: '5m' }));
+
+  if (deps.enquiries) {
+    app.use('/api/v1/enquiries', enquiryRouter(deps.enquiries, { allowedOrigins: config.ALLOWED_ORIGINS }));
+  }
+  const metricSources = [...(deps.enquiries ? [deps.enquiries.metrics] : []), ...(deps.metrics ?? [])];
+  if (metricSources.length > 0) {
+    app.get('/metrics', (_req, res) => {
+      res.set('Content-Type', PROMETHEUS_CONTENT_TYPE).set('Cache-Control', 'no-store');
+      res.send(metricSources.map((source) => source.render()).join(''));
+    });
+  }
 
   app.use(notFoundHandler);
   app.use(errorHandler(log));

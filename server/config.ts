@@ -35,6 +35,36 @@ export const configSchema = z
     TRUST_PROXY: z.string().default('false').describe('Express trust proxy setting: false, true, a hop count or subnets.'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Log level.'),
     SIM_LISTINGS: positiveInt(40).describe('Demo mode: number of listings the embedded simulator seeds.'),
+    ENQUIRY_RATE_LIMIT_PER_MINUTE: positiveInt(5).describe(
+      'Enquiries one client (IP address) may send per minute; more get 429 with Retry-After. Repeats of an accepted originalId do not count.',
+    ),
+    ENQUIRY_SOURCE: z.string().min(1).default('OFFICEWEBSITE').describe("The CRM holding-area `source` of forwarded enquiries ('OFFICEWEBSITE' for an agency's own site)."),
+    ENQUIRY_MAX_AGE_HOURS: z.coerce
+      .number()
+      .positive()
+      .default(72)
+      .describe('Hours an enquiry is retried (CRM 429, 5xx, timeouts) before it is dead-lettered.'),
+    ENQUIRY_ERASE_AFTER_DAYS: z.coerce
+      .number()
+      .min(0)
+      .default(7)
+      .describe("Days after delivery when an enquiry's personal data is erased from the relay's outbox."),
+    ENQUIRY_MIN_FILL_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(3000)
+      .describe('A form sent sooner than this after it was shown (elapsedMs) is taken for a bot: answered 202, not forwarded. 0 turns the check off.'),
+    ENQUIRY_RETRY_BASE_MS: positiveInt(10_000).describe('First delivery retry delay in ms; doubles per attempt, with jitter.'),
+    ENQUIRY_RETRY_MAX_MS: positiveInt(30 * 60_000).describe('Longest delay between two delivery attempts, in ms.'),
+    ENQUIRY_RECONCILE_DELAY_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(30_000)
+      .describe('After a POST with an unknown outcome, wait this long (ms) before looking the enquiry up in the CRM, so a slow request can land first.'),
+    ENQUIRY_DELIVERY_CONCURRENCY: positiveInt(2).describe('Enquiries sent to the CRM at the same time (oldest first; the CRM rate limit still applies).'),
+    ENQUIRY_POLL_MS: positiveInt(2000).describe('How often (ms) the delivery worker looks for work queued by other processes (the outbox CLI).'),
     SYNC_INTERVAL_MINUTES: positiveInt(10).describe('Minutes between incremental listing syncs (modifiedSince).'),
     FULL_SWEEP_HOURS: positiveInt(6).describe(
       'Hours between full listing sweeps; a listing that leaves the CRM available list disappears within one sweep.',

@@ -2,6 +2,9 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, type AppDeps } from './app.ts';
 import type { Config } from './config.ts';
+import { createCrmClient, type CrmClient } from './crm/client.ts';
+import { createEnquiryService, type EnquiryService } from './enquiries/service.ts';
+import type { EnquiryTargets } from './enquiries/targets.ts';
 import type { Logger } from './log.ts';
 import { openStore, type Store } from './store/store.ts';
 
@@ -17,6 +20,9 @@ export interface RunningRelay {
   port: number;
   config: Config;
   store: Store;
+  /** The one CRM client (one rate limiter and daily budget) every worker shares. */
+  crm: CrmClient;
+  enquiries: EnquiryService;
   /** The embedded simulator in demo mode. */
   simulator?: { baseUrl: string; origin: string; close(): Promise<void> };
   close(): Promise<void>;
@@ -28,6 +34,8 @@ export interface StartRelayOptions {
   workers?: boolean;
   /** Overrides for createApp (demo folder, widget folder). */
   app?: Partial<Pick<AppDeps, 'widgetDir' | 'demoDir'>>;
+  /** Listing and agent look-ups for enquiries (default: cached CRM lists, see enquiries/targets.ts). */
+  enquiryTargets?: EnquiryTargets;
 }
 
 /**
@@ -52,8 +60,20 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
 
   const store = openStore(config.DATA_DIR);
   const workers: Worker[] = [];
+  const crm = createCrmClient({
+    baseUrl: config.CRM_BASE_URL!,
+    apiKey: config.CRM_API_KEY!,
+    accessToken: config.CRM_ACCESS_TOKEN!,
+    store,
+    log,
+    requestsPerSecond: config.CRM_REQUESTS_PER_SECOND,
+    dailyLimit: config.CRM_DAILY_LIMIT,
+    timeoutMs: config.CRM_TIMEOUT_MS,
+  });
+  const enquiries = createEnquiryService({ config, store, log, crm, targets: options.enquiryTargets });
+  workers.push(enquiries.worker);
 
-  const app = createApp({ config, store, log, ...options.app });
+  const app = createApp({ config, store, log, enquiries, ...options.app });
   const server: Server = await new Promise((resolve, reject) => {
     const listening = app.listen(config.PORT, config.HOST, () => resolve(listening));
     listening.once('error', reject);
@@ -74,9 +94,10 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
         server.closeIdleConnections();
       });
       await Promise.all(workers.map((worker) => worker.stop()));
+      crm.close();
       store.close();
       await simulator?.close();
     })());
 
-  return { url, port, config, store, simulator, close };
+  return { url, port, config, store, crm, enquiries, simulator, close };
 }

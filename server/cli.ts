@@ -1,0 +1,73 @@
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { outboxCommand } from './enquiries/cli.ts';
+
+/**
+ * The operator's command line: `npm run relay -- <command> [arguments]`. It reads the same
+ * environment as the relay (DATA_DIR above all) and works on the store beside a running relay.
+ *
+ * To add a command, write a CliCommand in its concern's folder and add it to `commands`.
+ */
+export interface CliContext {
+  config: Config;
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export interface CliCommand {
+  name: string;
+  /** One line for the command list. */
+  summary: string;
+  usage: string;
+  /** Returns the exit code. */
+  run(args: string[], context: CliContext): number | Promise<number>;
+}
+
+export const commands: CliCommand[] = [outboxCommand];
+
+export interface RunCliOptions {
+  env?: NodeJS.ProcessEnv;
+  out?: (text: string) => void;
+  err?: (text: string) => void;
+}
+
+export async function runCli(argv: string[], options: RunCliOptions = {}): Promise<number> {
+  const out = options.out ?? ((text: string) => console.log(text));
+  const err = options.err ?? ((text: string) => console.error(text));
+  const [name, ...args] = argv;
+  const help = () =>
+    [
+      'Usage: npm run relay -- <command> [arguments]',
+      '',
+      'Commands:',
+      ...commands.map((command) => `  ${command.name.padEnd(10)} ${command.summary}`),
+      '',
+      'Run `npm run relay -- <command> help` for a command\'s arguments.',
+    ].join('\n');
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    (name === undefined ? err : out)(help());
+    return name === undefined ? 2 : 0;
+  }
+  const command = commands.find((candidate) => candidate.name === name);
+  if (!command) {
+    err(`Unknown command "${name}".\n\n${help()}`);
+    return 2;
+  }
+  let config: Config;
+  try {
+    config = loadConfig(options.env ?? process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      err(error.message);
+      return 1;
+    }
+    throw error;
+  }
+  return command.run(args, { config, out, err });
+}
+
+const invokedDirectly = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (invokedDirectly) {
+  process.exitCode = await runCli(process.argv.slice(2));
+}

@@ -1,0 +1,169 @@
+import type { CliCommand, CliContext } from '../cli.ts';
+import { openStore } from '../store/store.ts';
+import { EnquiryOutbox, type OutboxEntry, type OutboxStatus } from './outbox.ts';
+
+const STATUSES = ['queued', 'delivered', 'dead', 'spam', 'all'] as const;
+
+const USAGE = `Usage:
+  npm run relay -- outbox list [--status dead|queued|delivered|spam|all] [--limit N] [--json]
+      Enquiries in the outbox, newest first (default: dead letters). No personal data is shown.
+  npm run relay -- outbox retry <originalId>
+      Queue a dead letter again with a fresh retry window; the running relay sends it within seconds.
+  npm run relay -- outbox purge <originalId>
+  npm run relay -- outbox purge --dead [--older-than-days N]
+      Delete dead letters (and the personal data they hold) for good.`;
+
+/** `outbox list | retry | purge`: the operator's view of the enquiry outbox (same DATA_DIR as the relay). */
+export const outboxCommand: CliCommand = {
+  name: 'outbox',
+  summary: 'List, retry and purge enquiries in the delivery outbox (dead letters first).',
+  usage: USAGE,
+  run(args, context) {
+    const [sub, ...rest] = args;
+    if (sub === undefined || sub === 'help' || sub === '--help') {
+      context.out(USAGE);
+      return sub === undefined ? 2 : 0;
+    }
+    const store = openStore(context.config.DATA_DIR);
+    try {
+      const outbox = new EnquiryOutbox(store);
+      switch (sub) {
+        case 'list':
+          return list(outbox, rest, context);
+        case 'retry':
+          return retry(outbox, rest, context);
+        case 'purge':
+          return purge(outbox, rest, context);
+        default:
+          context.err(`Unknown outbox command "${sub}".\n${USAGE}`);
+          return 2;
+      }
+    } finally {
+      store.close();
+    }
+  },
+};
+
+function list(outbox: EnquiryOutbox, args: string[], context: CliContext): number {
+  const options = parseFlags(args, ['status', 'limit'], ['json']);
+  if (typeof options === 'string') return usageError(options, context);
+  const status = (options.values.status ?? 'dead') as (typeof STATUSES)[number];
+  if (!STATUSES.includes(status)) return usageError(`--status must be one of ${STATUSES.join(', ')}`, context);
+  const limit = options.values.limit === undefined ? 100 : Number(options.values.limit);
+  if (!Number.isInteger(limit) || limit < 1) return usageError('--limit must be a positive whole number', context);
+  const entries = outbox.list({ status, limit });
+  if (options.flags.has('json')) {
+    context.out(JSON.stringify(entries.map(publicView), null, 2));
+    return 0;
+  }
+  const counts = outbox.counts();
+  context.out(`Outbox: ${(Object.keys(counts) as OutboxStatus[]).map((key) => `${counts[key]} ${key}`).join(', ')}`);
+  if (entries.length === 0) {
+    context.out(status === 'all' ? 'The outbox is empty.' : `No ${status} enquiries.`);
+    return 0;
+  }
+  const rows = entries.map((entry) => {
+    const view = publicView(entry);
+    return [view.originalId, view.status, view.acceptedAt, String(view.attempts), view.target, view.lastError ?? ''];
+  });
+  context.out(table(['originalId', 'status', 'accepted (UTC)', 'attempts', 'target', 'last error'], rows));
+  return 0;
+}
+
+function retry(outbox: EnquiryOutbox, args: string[], context: CliContext): number {
+  const [originalId, ...extra] = args;
+  if (!originalId || extra.length > 0) return usageError('retry takes one originalId', context);
+  const id = originalId.toLowerCase();
+  const entry = outbox.get(id);
+  if (!entry) {
+    context.err(`No enquiry ${id} in the outbox.`);
+    return 1;
+  }
+  if (entry.status !== 'dead') {
+    context.err(`Enquiry ${id} is ${entry.status}, not dead: only dead letters are retried.`);
+    return 1;
+  }
+  if (!outbox.requeue(id, Date.now())) {
+    context.err(`Enquiry ${id} could not be queued again (its content is gone).`);
+    return 1;
+  }
+  context.out(`Enquiry ${id} is queued again; the running relay sends it on its next poll.`);
+  return 0;
+}
+
+function purge(outbox: EnquiryOutbox, args: string[], context: CliContext): number {
+  const options = parseFlags(args, ['older-than-days'], ['dead']);
+  if (typeof options === 'string') return usageError(options, context);
+  if (options.flags.has('dead')) {
+    if (options.positional.length > 0) return usageError('give either --dead or one originalId', context);
+    const days = options.values['older-than-days'] === undefined ? 0 : Number(options.values['older-than-days']);
+    if (!Number.isFinite(days) || days < 0) return usageError('--older-than-days must be a number of days', context);
+    const removed = outbox.purgeDead(Date.now() - days * 24 * 60 * 60_000);
+    context.out(`Purged ${removed} dead letter(s).`);
+    return 0;
+  }
+  const [originalId, ...extra] = options.positional;
+  if (!originalId || extra.length > 0) return usageError('purge takes one originalId, or --dead', context);
+  const id = originalId.toLowerCase();
+  if (!outbox.purge(id)) {
+    const entry = outbox.get(id);
+    context.err(entry ? `Enquiry ${id} is ${entry.status}: only dead letters are purged.` : `No enquiry ${id} in the outbox.`);
+    return 1;
+  }
+  context.out(`Purged dead letter ${id}.`);
+  return 0;
+}
+
+/** What the CLI shows of an entry: ids, state and errors; never the person's details or message. */
+function publicView(entry: OutboxEntry) {
+  const target = entry.listingId !== null ? `listing ${entry.listingId}` : entry.agentId !== null ? `agent ${entry.agentId}` : '-';
+  return {
+    originalId: entry.originalId,
+    status: entry.status,
+    acceptedAt: new Date(entry.acceptedAt).toISOString(),
+    attempts: entry.attempts,
+    target,
+    spamReason: entry.spamReason,
+    lastError: entry.lastError,
+    deliveredAt: entry.deliveredAt === null ? null : new Date(entry.deliveredAt).toISOString(),
+    crmEnquiryId: entry.crmEnquiryId,
+    deadAt: entry.deadAt === null ? null : new Date(entry.deadAt).toISOString(),
+    personalDataErased: entry.payload === null,
+  };
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
+}
+
+interface ParsedFlags {
+  values: Record<string, string>;
+  flags: Set<string>;
+  positional: string[];
+}
+
+function parseFlags(args: string[], valueNames: string[], flagNames: string[]): ParsedFlags | string {
+  const parsed: ParsedFlags = { values: {}, flags: new Set(), positional: [] };
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index]!;
+    if (!arg.startsWith('--')) {
+      parsed.positional.push(arg);
+      continue;
+    }
+    const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
+    if (flagNames.includes(name)) parsed.flags.add(name);
+    else if (valueNames.includes(name)) {
+      const value = inline ?? args[++index];
+      if (value === undefined) return `--${name} needs a value`;
+      parsed.values[name] = value;
+    } else return `unknown option --${name}`;
+  }
+  return parsed;
+}
+
+function usageError(message: string, context: CliContext): number {
+  context.err(`${message}\n\n${USAGE}`);
+  return 2;
+}

@@ -1,0 +1,155 @@
+import type { EnquiryOutbox, OutboxStatus, SpamReason } from './outbox.ts';
+
+/**
+ * Enquiry metrics, kept by hand rather than with prom-client: five series do not need a
+ * dependency, and the text format (version 0.0.4) is a few lines.
+ *
+ * Counters count events in this process (they restart at 0, as Prometheus expects); the outbox
+ * gauges are read from SQLite at scrape time, so they are right after a restart and include what
+ * an operator did with the CLI.
+ */
+export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+/** Delivery latency buckets in seconds: from a healthy CRM (under a second) to a long outage. */
+const LATENCY_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 21600, 86400];
+
+export type AttemptResult = 'delivered' | 'reconciled' | 'retry' | 'dead' | 'unknown_outcome';
+
+export interface MetricsSnapshot {
+  accepted: number;
+  duplicates: number;
+  conflicts: number;
+  rejected: number;
+  rateLimited: number;
+  spam: Record<SpamReason, number>;
+  delivered: number;
+  dead: number;
+  attempts: Record<AttemptResult, number>;
+  reconciliations: { found: number; notFound: number };
+  erased: number;
+  latency: { count: number; sumSeconds: number; p50Seconds: number | null; maxSeconds: number | null };
+  outbox: Record<OutboxStatus, number>;
+}
+
+export class EnquiryMetrics {
+  accepted = 0;
+  duplicates = 0;
+  conflicts = 0;
+  rejected = 0;
+  rateLimited = 0;
+  readonly spam: Record<SpamReason, number> = { honeypot: 0, too_fast: 0 };
+  delivered = 0;
+  dead = 0;
+  readonly attempts: Record<AttemptResult, number> = { delivered: 0, reconciled: 0, retry: 0, dead: 0, unknown_outcome: 0 };
+  readonly reconciliations = { found: 0, notFound: 0 };
+  erased = 0;
+  private readonly bucketCounts = LATENCY_BUCKETS.map(() => 0);
+  private latencyCount = 0;
+  private latencySum = 0;
+  private latencyMax: number | null = null;
+  /** The last few hundred latencies, for a median in the log line (the histogram is for Prometheus). */
+  private readonly recentLatencies: number[] = [];
+
+  constructor(private readonly outbox: EnquiryOutbox) {}
+
+  observeDeliveryLatency(seconds: number): void {
+    const value = Math.max(0, seconds);
+    this.latencyCount++;
+    this.latencySum += value;
+    this.latencyMax = Math.max(this.latencyMax ?? 0, value);
+    LATENCY_BUCKETS.forEach((bound, index) => {
+      if (value <= bound) this.bucketCounts[index]!++;
+    });
+    this.recentLatencies.push(value);
+    if (this.recentLatencies.length > 500) this.recentLatencies.shift();
+  }
+
+  snapshot(): MetricsSnapshot {
+    const sorted = [...this.recentLatencies].sort((a, b) => a - b);
+    return {
+      accepted: this.accepted,
+      duplicates: this.duplicates,
+      conflicts: this.conflicts,
+      rejected: this.rejected,
+      rateLimited: this.rateLimited,
+      spam: { ...this.spam },
+      delivered: this.delivered,
+      dead: this.dead,
+      attempts: { ...this.attempts },
+      reconciliations: { ...this.reconciliations },
+      erased: this.erased,
+      latency: {
+        count: this.latencyCount,
+        sumSeconds: round(this.latencySum),
+        p50Seconds: sorted.length ? round(sorted[Math.floor((sorted.length - 1) / 2)]!) : null,
+        maxSeconds: this.latencyMax === null ? null : round(this.latencyMax),
+      },
+      outbox: this.outbox.counts(),
+    };
+  }
+
+  /** The Prometheus text exposition of these metrics. */
+  render(now = Date.now()): string {
+    const lines: string[] = [];
+    const metric = (name: string, type: 'counter' | 'gauge' | 'histogram', help: string, samples: Array<[string, number]>) => {
+      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+      for (const [labels, value] of samples) lines.push(`${name}${labels} ${formatNumber(value)}`);
+    };
+    const counts = this.outbox.counts();
+    const oldest = this.outbox.oldestQueuedAt();
+
+    metric('estate_enquiries_accepted_total', 'counter', 'Enquiries accepted (202) and committed to the outbox, spam included.', [['', this.accepted]]);
+    metric('estate_enquiries_duplicate_total', 'counter', 'Repeats of an already accepted originalId with the same body (answered, not stored again).', [['', this.duplicates]]);
+    metric('estate_enquiries_conflict_total', 'counter', 'Repeats of an accepted originalId with a different body (409).', [['', this.conflicts]]);
+    metric('estate_enquiries_rejected_total', 'counter', 'Enquiries refused with 400 (validation or unknown listing or agent).', [['', this.rejected]]);
+    metric('estate_enquiries_rate_limited_total', 'counter', 'Enquiry requests refused with 429 by the per-client rate limit.', [['', this.rateLimited]]);
+    metric(
+      'estate_enquiries_spam_total',
+      'counter',
+      'Enquiries answered 202 but not forwarded: honeypot filled in, or sent faster than a person could.',
+      Object.entries(this.spam).map(([reason, value]) => [`{reason="${reason}"}`, value]),
+    );
+    metric('estate_enquiries_delivered_total', 'counter', 'Enquiries the CRM holds (posted, or found by reconciliation).', [['', this.delivered]]);
+    metric('estate_enquiries_dead_total', 'counter', 'Enquiries dead-lettered (CRM 400, unknown target, or retry window over).', [['', this.dead]]);
+    metric(
+      'estate_enquiry_delivery_attempts_total',
+      'counter',
+      'Delivery attempts by result.',
+      Object.entries(this.attempts).map(([result, value]) => [`{result="${result}"}`, value]),
+    );
+    metric('estate_enquiry_reconciliations_total', 'counter', 'Look-ups of an enquiry whose earlier POST had an unknown outcome.', [
+      ['{found="true"}', this.reconciliations.found],
+      ['{found="false"}', this.reconciliations.notFound],
+    ]);
+    metric('estate_enquiries_erased_total', 'counter', 'Delivered enquiries whose personal data was erased.', [['', this.erased]]);
+    metric(
+      'estate_enquiry_outbox',
+      'gauge',
+      'Enquiries in the outbox by status (read from the store).',
+      (Object.keys(counts) as OutboxStatus[]).map((status) => [`{status="${status}"}`, counts[status]]),
+    );
+    metric('estate_enquiry_outbox_oldest_queued_seconds', 'gauge', 'Age of the oldest queued enquiry (0 when none).', [
+      ['', oldest === undefined ? 0 : Math.max(0, (now - oldest) / 1000)],
+    ]);
+
+    lines.push(
+      '# HELP estate_enquiry_delivery_latency_seconds Time from acceptance (202) to the CRM holding the enquiry.',
+      '# TYPE estate_enquiry_delivery_latency_seconds histogram',
+    );
+    LATENCY_BUCKETS.forEach((bound, index) => {
+      lines.push(`estate_enquiry_delivery_latency_seconds_bucket{le="${bound}"} ${this.bucketCounts[index]}`);
+    });
+    lines.push(`estate_enquiry_delivery_latency_seconds_bucket{le="+Inf"} ${this.latencyCount}`);
+    lines.push(`estate_enquiry_delivery_latency_seconds_sum ${formatNumber(this.latencySum)}`);
+    lines.push(`estate_enquiry_delivery_latency_seconds_count ${this.latencyCount}`);
+    return `${lines.join('\n')}\n`;
+  }
+}
+
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
+
+function formatNumber(value: number): string {
+  return Number.isInteger(value) ? String(value) : value.toFixed(6).replace(/0+$/, '').replace(/\.$/, '');
+}

@@ -1,0 +1,311 @@
+import type { Store } from '../store/store.ts';
+import type { ParsedEnquiry } from './schema.ts';
+
+export type OutboxStatus = 'queued' | 'delivered' | 'dead' | 'spam';
+export type SpamReason = 'honeypot' | 'too_fast';
+
+/** Where an enquiry goes in the CRM: a listing's life (property mode) or a user (contact-me mode). */
+export interface ResolvedTarget {
+  saleLifeId?: number | null;
+  leaseLifeId?: number | null;
+  propertyReference?: string | null;
+  userId?: number | null;
+}
+
+/** One outbox row as the code sees it (the table is enquiry_outbox, migration 010). */
+export interface OutboxEntry {
+  seq: number;
+  originalId: string;
+  fingerprint: string;
+  status: OutboxStatus;
+  spamReason: SpamReason | null;
+  acceptedAt: number;
+  listingId: number | null;
+  agentId: number | null;
+  target: ResolvedTarget;
+  /** The validated enquiry; null for spam and once erased. */
+  payload: ParsedEnquiry | null;
+  attempts: number;
+  nextAttemptAt: number;
+  windowStart: number;
+  /** Set while a POST may be (or may have been) in the CRM's hands: reconcile before re-posting. */
+  sendingSince: number | null;
+  lastError: string | null;
+  deliveredAt: number | null;
+  crmEnquiryId: number | null;
+  foundByReconcile: boolean;
+  deadAt: number | null;
+  erasedAt: number | null;
+}
+
+interface Row {
+  seq: number;
+  original_id: string;
+  fingerprint: string;
+  status: OutboxStatus;
+  spam_reason: SpamReason | null;
+  accepted_at: number;
+  listing_id: number | null;
+  agent_id: number | null;
+  sale_life_id: number | null;
+  lease_life_id: number | null;
+  user_id: number | null;
+  property_reference: string | null;
+  payload: string | null;
+  attempts: number;
+  next_attempt_at: number;
+  window_start: number;
+  sending_since: number | null;
+  last_error: string | null;
+  delivered_at: number | null;
+  crm_enquiry_id: number | null;
+  found_by_reconcile: number;
+  dead_at: number | null;
+  erased_at: number | null;
+}
+
+function fromRow(row: Row): OutboxEntry {
+  return {
+    seq: row.seq,
+    originalId: row.original_id,
+    fingerprint: row.fingerprint,
+    status: row.status,
+    spamReason: row.spam_reason,
+    acceptedAt: row.accepted_at,
+    listingId: row.listing_id,
+    agentId: row.agent_id,
+    target: {
+      saleLifeId: row.sale_life_id,
+      leaseLifeId: row.lease_life_id,
+      propertyReference: row.property_reference,
+      userId: row.user_id,
+    },
+    payload: row.payload === null ? null : (JSON.parse(row.payload) as ParsedEnquiry),
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at,
+    windowStart: row.window_start,
+    sendingSince: row.sending_since,
+    lastError: row.last_error,
+    deliveredAt: row.delivered_at,
+    crmEnquiryId: row.crm_enquiry_id,
+    foundByReconcile: row.found_by_reconcile === 1,
+    deadAt: row.dead_at,
+    erasedAt: row.erased_at,
+  };
+}
+
+export interface NewEnquiry {
+  enquiry: ParsedEnquiry;
+  fingerprint: string;
+  acceptedAt: number;
+  /** Known at acceptance when the listing or agent lookup answered; else resolved before delivery. */
+  target?: ResolvedTarget;
+  /** Set for a tripped spam trap: stored (so a repeat gets the same answer) without personal data. */
+  spamReason?: SpamReason;
+}
+
+interface InsertParams {
+  originalId: string;
+  fingerprint: string;
+  status: OutboxStatus;
+  spamReason: SpamReason | null;
+  acceptedAt: number;
+  listingId: number | null;
+  agentId: number | null;
+  saleLifeId: number | null;
+  leaseLifeId: number | null;
+  userId: number | null;
+  propertyReference: string | null;
+  payload: string | null;
+}
+
+export type AcceptOutcome =
+  | { outcome: 'created'; entry: OutboxEntry }
+  | { outcome: 'duplicate'; entry: OutboxEntry }
+  | { outcome: 'conflict'; entry: OutboxEntry };
+
+export interface ListOptions {
+  status?: OutboxStatus | 'all';
+  limit?: number;
+}
+
+/**
+ * The durable outbox of enquiries. Every write is one SQLite statement or transaction on a store
+ * opened with synchronous=FULL, so when a method returns, the change survives a kill -9 or a power
+ * cut: the 202 is sent only after `accept` returns.
+ */
+export class EnquiryOutbox {
+  private readonly statements;
+
+  constructor(readonly store: Store) {
+    const db = store.db;
+    this.statements = {
+      insert: db.prepare<[InsertParams]>(
+        `INSERT INTO enquiry_outbox (original_id, fingerprint, status, spam_reason, accepted_at, listing_id, agent_id,
+           sale_life_id, lease_life_id, user_id, property_reference, payload, next_attempt_at, window_start)
+         VALUES (@originalId, @fingerprint, @status, @spamReason, @acceptedAt, @listingId, @agentId,
+           @saleLifeId, @leaseLifeId, @userId, @propertyReference, @payload, @acceptedAt, @acceptedAt)
+         ON CONFLICT (original_id) DO NOTHING`,
+      ),
+      byId: db.prepare<[string], Row>('SELECT * FROM enquiry_outbox WHERE original_id = ?'),
+      due: db.prepare<[number, number], Row>(
+        `SELECT * FROM enquiry_outbox WHERE status = 'queued' AND next_attempt_at <= ? ORDER BY seq LIMIT ?`,
+      ),
+      nextDueAt: db.prepare<[], { at: number | null }>(`SELECT MIN(next_attempt_at) AS at FROM enquiry_outbox WHERE status = 'queued'`),
+      resolveTarget: db.prepare<[number | null, number | null, number | null, string | null, string]>(
+        `UPDATE enquiry_outbox SET sale_life_id = ?, lease_life_id = ?, user_id = ?, property_reference = ?
+         WHERE original_id = ? AND status = 'queued'`,
+      ),
+      startSending: db.prepare<[number, string]>(
+        `UPDATE enquiry_outbox SET sending_since = ?, attempts = attempts + 1 WHERE original_id = ? AND status = 'queued'`,
+      ),
+      clearSending: db.prepare<[string]>(`UPDATE enquiry_outbox SET sending_since = NULL WHERE original_id = ?`),
+      delivered: db.prepare<[number, number | null, number, string]>(
+        `UPDATE enquiry_outbox SET status = 'delivered', delivered_at = ?, crm_enquiry_id = ?, found_by_reconcile = ?,
+           sending_since = NULL, last_error = NULL
+         WHERE original_id = ? AND status = 'queued'`,
+      ),
+      retryLater: db.prepare<[{ nextAttemptAt: number; error: string; keepSending: number; originalId: string }]>(
+        `UPDATE enquiry_outbox SET next_attempt_at = @nextAttemptAt, last_error = @error,
+           sending_since = CASE WHEN @keepSending = 1 THEN sending_since ELSE NULL END
+         WHERE original_id = @originalId AND status = 'queued'`,
+      ),
+      dead: db.prepare<[number, string, string]>(
+        `UPDATE enquiry_outbox SET status = 'dead', dead_at = ?, last_error = ?, sending_since = NULL
+         WHERE original_id = ? AND status = 'queued'`,
+      ),
+      requeue: db.prepare<[{ now: number; originalId: string }]>(
+        `UPDATE enquiry_outbox SET status = 'queued', dead_at = NULL, attempts = 0, next_attempt_at = @now, window_start = @now
+         WHERE original_id = @originalId AND status = 'dead' AND payload IS NOT NULL`,
+      ),
+      erase: db.prepare<[number, number]>(
+        `UPDATE enquiry_outbox SET payload = NULL, erased_at = ? WHERE status = 'delivered' AND payload IS NOT NULL AND delivered_at <= ?`,
+      ),
+      purgeOne: db.prepare<[string]>(`DELETE FROM enquiry_outbox WHERE original_id = ? AND status = 'dead'`),
+      purgeDead: db.prepare<[number]>(`DELETE FROM enquiry_outbox WHERE status = 'dead' AND dead_at <= ?`),
+      counts: db.prepare<[], { status: OutboxStatus; count: number }>(
+        'SELECT status, COUNT(*) AS count FROM enquiry_outbox GROUP BY status',
+      ),
+      oldestQueued: db.prepare<[], { at: number | null }>(`SELECT MIN(accepted_at) AS at FROM enquiry_outbox WHERE status = 'queued'`),
+    };
+  }
+
+  /**
+   * Stores a new enquiry, or finds the one already stored under its originalId. The UNIQUE
+   * constraint decides between two submissions racing with the same id (in one process or
+   * several): exactly one insert wins, the other reads the winner and compares fingerprints.
+   */
+  accept(input: NewEnquiry): AcceptOutcome {
+    const { enquiry, target } = input;
+    const spam = input.spamReason !== undefined;
+    const result = this.statements.insert.run({
+      originalId: enquiry.originalId,
+      fingerprint: input.fingerprint,
+      status: spam ? 'spam' : 'queued',
+      spamReason: input.spamReason ?? null,
+      acceptedAt: input.acceptedAt,
+      listingId: enquiry.listingId ?? null,
+      agentId: enquiry.agentId ?? null,
+      saleLifeId: target?.saleLifeId ?? null,
+      leaseLifeId: target?.leaseLifeId ?? null,
+      userId: target?.userId ?? null,
+      propertyReference: target?.propertyReference ?? null,
+      payload: spam ? null : JSON.stringify(enquiry),
+    });
+    const entry = this.get(enquiry.originalId);
+    if (!entry) throw new Error('outbox row vanished right after insert');
+    if (result.changes === 1) return { outcome: 'created', entry };
+    return { outcome: entry.fingerprint === input.fingerprint ? 'duplicate' : 'conflict', entry };
+  }
+
+  get(originalId: string): OutboxEntry | undefined {
+    const row = this.statements.byId.get(originalId);
+    return row ? fromRow(row) : undefined;
+  }
+
+  /** Queued entries whose next attempt is due, oldest acceptance first. */
+  due(now: number, limit: number): OutboxEntry[] {
+    return this.statements.due.all(now, limit).map(fromRow);
+  }
+
+  /** When the earliest queued entry is due (ms), or undefined when nothing is queued. */
+  nextDueAt(): number | undefined {
+    return this.statements.nextDueAt.get()?.at ?? undefined;
+  }
+
+  resolveTarget(originalId: string, target: ResolvedTarget): void {
+    this.statements.resolveTarget.run(
+      target.saleLifeId ?? null,
+      target.leaseLifeId ?? null,
+      target.userId ?? null,
+      target.propertyReference ?? null,
+      originalId,
+    );
+  }
+
+  /** Committed before the POST leaves: after a crash, the row says "this may have reached the CRM". */
+  startSending(originalId: string, now: number): void {
+    this.statements.startSending.run(now, originalId);
+  }
+
+  /** The POST (or a reconciliation) proved the CRM does not hold it. */
+  clearSending(originalId: string): void {
+    this.statements.clearSending.run(originalId);
+  }
+
+  markDelivered(originalId: string, at: number, crmEnquiryId: number | null, foundByReconcile: boolean): boolean {
+    return this.statements.delivered.run(at, crmEnquiryId, foundByReconcile ? 1 : 0, originalId).changes === 1;
+  }
+
+  /** Schedules another attempt. `outcomeUnknown` keeps the "may have reached the CRM" mark. */
+  retryLater(originalId: string, nextAttemptAt: number, error: string, outcomeUnknown: boolean): void {
+    this.statements.retryLater.run({ nextAttemptAt: Math.round(nextAttemptAt), error, keepSending: outcomeUnknown ? 1 : 0, originalId });
+  }
+
+  markDead(originalId: string, at: number, error: string): boolean {
+    return this.statements.dead.run(at, error, originalId).changes === 1;
+  }
+
+  /** An operator's replay of a dead letter: queued again with a fresh retry window. */
+  requeue(originalId: string, now: number): boolean {
+    return this.statements.requeue.run({ now, originalId }).changes === 1;
+  }
+
+  /** Drops the personal data of enquiries delivered at or before `deliveredBefore`. Returns how many. */
+  eraseDelivered(deliveredBefore: number, now: number): number {
+    return this.statements.erase.run(now, deliveredBefore).changes;
+  }
+
+  /** Deletes one dead letter. */
+  purge(originalId: string): boolean {
+    return this.statements.purgeOne.run(originalId).changes === 1;
+  }
+
+  /** Deletes every dead letter that died at or before `deadBefore`. */
+  purgeDead(deadBefore: number): number {
+    return this.statements.purgeDead.run(deadBefore).changes;
+  }
+
+  counts(): Record<OutboxStatus, number> {
+    const counts: Record<OutboxStatus, number> = { queued: 0, delivered: 0, dead: 0, spam: 0 };
+    for (const { status, count } of this.statements.counts.all()) counts[status] = count;
+    return counts;
+  }
+
+  /** Acceptance time of the oldest queued enquiry (ms), for the "oldest queued age" metric. */
+  oldestQueuedAt(): number | undefined {
+    return this.statements.oldestQueued.get()?.at ?? undefined;
+  }
+
+  list(options: ListOptions = {}): OutboxEntry[] {
+    const status = options.status ?? 'all';
+    const limit = Math.max(1, Math.min(options.limit ?? 100, 10_000));
+    const rows =
+      status === 'all'
+        ? this.store.db.prepare<[number], Row>('SELECT * FROM enquiry_outbox ORDER BY seq DESC LIMIT ?').all(limit)
+        : this.store.db
+            .prepare<[string, number], Row>('SELECT * FROM enquiry_outbox WHERE status = ? ORDER BY seq DESC LIMIT ?')
+            .all(status, limit);
+    return rows.map(fromRow);
+  }
+}

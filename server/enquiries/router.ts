@@ -1,0 +1,163 @@
+import express, { type ErrorRequestHandler, type Request, type Response, type Router } from 'express';
+import { rateLimit } from 'express-rate-limit';
+import type { EnquiryAccepted, EnquiryStatus, EnquiryStatusResponse } from '../../contract/relay-api.ts';
+import { corsPolicy } from '../cors.ts';
+import { HttpError } from '../errors.ts';
+import type { OutboxStatus, ResolvedTarget, SpamReason } from './outbox.ts';
+import { ENQUIRY_LIMITS, enquiryFingerprint, enquiryRequestSchema, fieldErrors, type ParsedEnquiry } from './schema.ts';
+import type { EnquiryService } from './service.ts';
+
+export interface EnquiryRouterOptions {
+  /** Origins allowed to post enquiries (ALLOWED_ORIGINS); the relay's own pages always may. */
+  allowedOrigins: readonly string[];
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** What a browser may learn about an enquiry. Spam reads as delivered: a bot learns nothing from it. */
+const PUBLIC_STATUS: Record<OutboxStatus, EnquiryStatus> = { queued: 'queued', delivered: 'delivered', dead: 'failed', spam: 'delivered' };
+
+/**
+ * `POST /api/v1/enquiries` and `GET /api/v1/enquiries/:originalId`, mounted by createApp.
+ * Order matters: CORS first (a refused origin stores nothing), then the body parser (16 KB), then
+ * the rate limit (after the parser, so a repeat of an accepted originalId can be let through).
+ */
+export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOptions): Router {
+  const { outbox, metrics, settings, log } = service;
+  const router = express.Router();
+
+  router.use(corsPolicy({ allowedOrigins: options.allowedOrigins, methods: ['GET', 'POST', 'OPTIONS'] }));
+
+  const limiter = rateLimit({
+    windowMs: 60_000,
+    limit: settings.rateLimitPerMinute,
+    standardHeaders: 'draft-7',
+    legacyHeaders: false,
+    // A widget re-sending an enquiry the relay already holds (its 202 was lost) must get its
+    // answer, not a 429: repeats of a known originalId are free.
+    skip: (req) => typeof req.body?.originalId === 'string' && outbox.get(req.body.originalId.trim().toLowerCase()) !== undefined,
+    handler: (_req, _res, next) => {
+      metrics.rateLimited++;
+      // express-rate-limit has already set Retry-After (seconds until the window frees a slot).
+      next(new HttpError(429, 'rate_limited', 'Too many enquiries from this address; try again shortly.'));
+    },
+  });
+
+  router.post('/', express.json({ limit: ENQUIRY_LIMITS.bodyBytes, strict: true }), bodyErrors, limiter, async (req: Request, res: Response) => {
+    if (!req.is('application/json')) {
+      metrics.rejected++;
+      throw new HttpError(415, 'unsupported_media_type', 'Send the enquiry as JSON (Content-Type: application/json).', {
+        body: 'must be JSON',
+      });
+    }
+    const parsed = enquiryRequestSchema.safeParse(req.body);
+    if (!parsed.success) {
+      metrics.rejected++;
+      throw new HttpError(400, 'invalid_enquiry', 'Some fields need attention.', fieldErrors(parsed.error));
+    }
+    const enquiry = parsed.data;
+    const fingerprint = enquiryFingerprint(enquiry);
+    const accepted: EnquiryAccepted = { originalId: enquiry.originalId, status: 'queued' };
+
+    // A repeat answers from the outbox alone: the listing may have gone since, the answer may not change.
+    const existing = outbox.get(enquiry.originalId);
+    if (existing) {
+      answerRepeat(existing.fingerprint === fingerprint, enquiry.originalId);
+      res.status(202).json(accepted);
+      return;
+    }
+
+    const spamReason: SpamReason | undefined =
+      enquiry.website !== undefined && enquiry.website.trim() !== ''
+        ? 'honeypot'
+        : enquiry.elapsedMs < settings.minFillMs
+          ? 'too_fast'
+          : undefined;
+    const target = spamReason ? undefined : await resolveTarget(enquiry);
+
+    let result;
+    try {
+      result = outbox.accept({ enquiry, fingerprint, acceptedAt: service.now(), target, spamReason });
+    } catch (error) {
+      log.error({ err: error, originalId: enquiry.originalId }, 'could not store an enquiry');
+      throw new HttpError(503, 'unavailable', 'The enquiry could not be stored just now; please try again.', undefined, {
+        'Retry-After': '30',
+      });
+    }
+    if (result.outcome !== 'created') {
+      // Lost a race with a concurrent submission of the same originalId.
+      answerRepeat(result.outcome === 'duplicate', enquiry.originalId);
+      res.status(202).json(accepted);
+      return;
+    }
+    metrics.accepted++;
+    if (spamReason) {
+      metrics.spam[spamReason]++;
+      log.info({ originalId: enquiry.originalId, reason: spamReason }, 'enquiry taken for spam: answered, not forwarded');
+    } else {
+      log.info({ originalId: enquiry.originalId, resolved: target !== undefined }, 'enquiry accepted');
+      service.worker.wake();
+    }
+    res.status(202).json(accepted);
+  });
+
+  router.get('/:originalId', (req, res) => {
+    const originalId = req.params.originalId;
+    const entry = typeof originalId === 'string' && UUID.test(originalId) ? outbox.get(originalId.toLowerCase()) : undefined;
+    if (!entry) throw new HttpError(404, 'not_found', 'No enquiry with this originalId was accepted here.');
+    res.set('Cache-Control', 'no-store');
+    res.json({ originalId: entry.originalId, status: PUBLIC_STATUS[entry.status] } satisfies EnquiryStatusResponse);
+  });
+
+  function answerRepeat(sameBody: boolean, originalId: string): void {
+    if (sameBody) {
+      metrics.duplicates++;
+      return;
+    }
+    metrics.conflicts++;
+    throw new HttpError(409, 'conflict', 'An enquiry with this originalId but different content was already accepted.', {
+      originalId: 'already used for a different enquiry; a new enquiry needs a new originalId',
+    });
+  }
+
+  /**
+   * The CRM life or user the enquiry goes to. An id the look-up does not know is the sender's
+   * mistake (400). A look-up that fails (CRM unreachable) must not lose the lead: the enquiry is
+   * accepted unresolved and the worker resolves it before delivery.
+   */
+  async function resolveTarget(enquiry: ParsedEnquiry): Promise<ResolvedTarget | undefined> {
+    try {
+      if (enquiry.agentId !== undefined) {
+        const agent = await service.targets.agent(enquiry.agentId);
+        if (!agent) throw unknownTarget('agentId', 'No agent with this id takes enquiries here');
+        return { userId: agent.userId };
+      }
+      const listing = await service.targets.listing(enquiry.listingId!);
+      if (!listing) throw unknownTarget('listingId', 'No listing with this id');
+      return { saleLifeId: listing.saleLifeId, leaseLifeId: listing.leaseLifeId, propertyReference: listing.reference };
+    } catch (error) {
+      if (error instanceof HttpError) throw error;
+      log.warn({ err: error, originalId: enquiry.originalId }, 'listing or agent look-up failed; accepting the enquiry unresolved');
+      return undefined;
+    }
+  }
+
+  function unknownTarget(field: 'listingId' | 'agentId', message: string): HttpError {
+    metrics.rejected++;
+    return new HttpError(400, 'invalid_enquiry', 'Some fields need attention.', { [field]: message });
+  }
+
+  return router;
+}
+
+/** Body-parser failures, answered in the enquiry error shape (naming the body as the bad field). */
+const bodyErrors: ErrorRequestHandler = (error, _req: Request, _res, next) => {
+  const type = (error as { type?: string }).type;
+  if (type === 'entity.too.large') {
+    return next(new HttpError(413, 'payload_too_large', `The enquiry is larger than ${ENQUIRY_LIMITS.bodyBytes / 1024} KB.`, { body: 'too large' }));
+  }
+  if (type === 'entity.parse.failed') {
+    return next(new HttpError(400, 'invalid_json', 'The request body is not valid JSON.', { body: 'must be a JSON object' }));
+  }
+  next(error);
+};

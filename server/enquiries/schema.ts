@@ -1,0 +1,169 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { EnquiryRequest } from '../../contract/relay-api.ts';
+
+/** Limits of `POST /api/v1/enquiries` (issue 3). The JSON body limit is enforced by the body parser. */
+export const ENQUIRY_LIMITS = {
+  bodyBytes: 16 * 1024,
+  fullName: 100,
+  email: 254,
+  subject: 200,
+  message: 5_000,
+  website: 500,
+  /** A week: a form left open longer than that is still a person, but the number is nonsense. */
+  elapsedMs: 7 * 24 * 60 * 60 * 1000,
+} as const;
+
+/** C0 controls and DEL; a name or subject has no business holding them (header-injection shapes). */
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
+/** The message may hold line breaks and tabs, nothing else below space. */
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARS_EXCEPT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
+/**
+ * Australian, New Zealand and UK numbers, local or international (+61/+64/+44 or 0061/0064/0044),
+ * after spaces, dashes, dots, brackets and a "(0)" trunk marker are removed.
+ */
+const PHONE_PATTERNS = [
+  /^(?:\+|00)61[2-478]\d{8}$/, // AU international
+  /^0[2-478]\d{8}$/, // AU local (mobiles 04, landlines 02/03/07/08)
+  /^1[38]00\d{6}$/, // AU 1300 / 1800
+  /^13\d{4}$/, // AU 13 xx xx
+  /^(?:\+|00)64[2-9]\d{7,9}$/, // NZ international
+  /^0[2-9]\d{7,9}$/, // NZ local (and UK local below overlaps)
+  /^(?:\+|00)44[1-9]\d{8,9}$/, // UK international
+  /^0[1-9]\d{8,9}$/, // UK local
+];
+
+export function compactPhone(value: string): string {
+  return value.replace(/\(0\)/g, '').replace(/[\s\-().]/g, '');
+}
+
+export function isAuNzUkPhone(value: string): boolean {
+  const compact = compactPhone(value);
+  return PHONE_PATTERNS.some((pattern) => pattern.test(compact));
+}
+
+const text = (label: string, max: number, controls: RegExp) =>
+  z
+    .string({ error: `${label} must be text` })
+    .transform((value) => value.trim())
+    .pipe(
+      z
+        .string()
+        .min(1, { error: `${label} is required` })
+        .max(max, { error: `${label} must be at most ${max} characters` })
+        .refine((value) => !controls.test(value), { error: `${label} contains characters that are not allowed` }),
+    );
+
+/** An optional text field where an empty string (an untouched form input) means "not given". */
+const optionalText = (label: string, max: number, controls: RegExp) =>
+  z
+    .string({ error: `${label} must be text` })
+    .transform((value) => value.trim())
+    .pipe(
+      z
+        .string()
+        .max(max, { error: `${label} must be at most ${max} characters` })
+        .refine((value) => !controls.test(value), { error: `${label} contains characters that are not allowed` }),
+    )
+    .transform((value) => (value === '' ? undefined : value))
+    .optional();
+
+const id = (label: string) =>
+  z
+    .number({ error: `${label} must be a number` })
+    .int({ error: `${label} must be a whole number` })
+    .positive({ error: `${label} must be positive` })
+    .max(Number.MAX_SAFE_INTEGER, { error: `${label} is too large` })
+    .optional();
+
+/**
+ * The body of `POST /api/v1/enquiries`. Unknown fields are dropped (a newer widget may send more);
+ * every known field is checked, and the parsed value is what the handler and the outbox use.
+ */
+export const enquiryRequestSchema = z
+  .object(
+    {
+      originalId: z
+        .string({ error: 'originalId is required (a UUID)' })
+        .trim()
+        .pipe(z.uuid({ error: 'originalId must be a UUID' }))
+        .transform((value) => value.toLowerCase()),
+      listingId: id('listingId'),
+      agentId: id('agentId'),
+      fullName: text('Full name', ENQUIRY_LIMITS.fullName, CONTROL_CHARS),
+      email: z
+        .string({ error: 'Email is required' })
+        .trim()
+        .min(1, { error: 'Email is required' })
+        .max(ENQUIRY_LIMITS.email, { error: `Email must be at most ${ENQUIRY_LIMITS.email} characters` })
+        .pipe(z.email({ error: 'Email must be an email address such as name@example.com' })),
+      mobile: z
+        .string({ error: 'Mobile must be text' })
+        .trim()
+        .max(40, { error: 'Mobile is too long to be a phone number' })
+        .refine((value) => value === '' || isAuNzUkPhone(value), {
+          error: 'Mobile must be an Australian, New Zealand or UK phone number',
+        })
+        .transform((value) => (value === '' ? undefined : value))
+        .optional(),
+      subject: optionalText('Subject', ENQUIRY_LIMITS.subject, CONTROL_CHARS),
+      message: text('Message', ENQUIRY_LIMITS.message, CONTROL_CHARS_EXCEPT_LINES),
+      consent: z.boolean({ error: 'consent must be true or false' }).optional(),
+      website: z
+        .string({ error: 'website must be text' })
+        .max(ENQUIRY_LIMITS.website, { error: 'website is too long' })
+        .optional(),
+      elapsedMs: z
+        .number({ error: 'elapsedMs is required (milliseconds the form was shown)' })
+        .int({ error: 'elapsedMs must be a whole number' })
+        .min(0, { error: 'elapsedMs must not be negative' })
+        .max(ENQUIRY_LIMITS.elapsedMs, { error: 'elapsedMs is too large' }),
+    },
+    { error: 'The body must be a JSON object' },
+  )
+  .superRefine((value, ctx) => {
+    const given = [value.listingId, value.agentId].filter((target) => target !== undefined).length;
+    if (given === 1) return;
+    const message = given === 0 ? 'Give listingId or agentId' : 'Give listingId or agentId, not both';
+    ctx.addIssue({ code: 'custom', path: ['listingId'], message });
+    ctx.addIssue({ code: 'custom', path: ['agentId'], message });
+  });
+
+export type ParsedEnquiry = z.output<typeof enquiryRequestSchema>;
+
+// The schema and the public contract must not drift apart: both directions are checked.
+enquiryRequestSchema satisfies z.ZodType<EnquiryRequest, EnquiryRequest>;
+export const contractMatchesSchema = (request: EnquiryRequest): z.input<typeof enquiryRequestSchema> => request;
+
+/** Field → message for every issue (the first message per field), for the 400 body. */
+export function fieldErrors(error: z.ZodError): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const name = issue.path.length > 0 ? String(issue.path[0]) : 'body';
+    fields[name] ??= issue.message;
+  }
+  return fields;
+}
+
+/**
+ * What makes two submissions "the same enquiry": every field a person typed or chose, in a fixed
+ * order, after normalisation. The honeypot and the timing are left out: a widget retrying a lost
+ * response re-measures elapsedMs, and that must not turn its retry into a 409.
+ */
+export function enquiryFingerprint(enquiry: ParsedEnquiry): string {
+  const canonical = JSON.stringify([
+    enquiry.originalId,
+    enquiry.listingId ?? null,
+    enquiry.agentId ?? null,
+    enquiry.fullName,
+    enquiry.email.toLowerCase(),
+    enquiry.mobile === undefined ? null : compactPhone(enquiry.mobile),
+    enquiry.subject ?? null,
+    enquiry.message,
+    enquiry.consent ?? null,
+  ]);
+  return createHash('sha256').update(canonical).digest('hex');
+}

@@ -1,0 +1,365 @@
+import { isCrmError, type CrmClient, type CrmError } from '../crm/client.ts';
+import type { Logger } from '../log.ts';
+import type { Worker } from '../relay.ts';
+import { isResolved, toAddEnquiry } from './mapping.ts';
+import type { EnquiryMetrics } from './metrics.ts';
+import type { EnquiryOutbox, OutboxEntry, ResolvedTarget } from './outbox.ts';
+import type { EnquiryTargets } from './targets.ts';
+
+export interface DeliverySettings {
+  source: string;
+  maxAgeMs: number;
+  eraseAfterMs: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  reconcileDelayMs: number;
+  concurrency: number;
+  pollMs: number;
+  /** How often a metrics summary goes to the log (only when something changed). Default 60 s. */
+  metricsLogMs?: number;
+  /** How long stop() lets in-flight deliveries finish before cancelling them. Default 5 s. */
+  stopGraceMs?: number;
+}
+
+export interface DeliveryWorkerDeps {
+  outbox: EnquiryOutbox;
+  crm: CrmClient;
+  targets: EnquiryTargets;
+  metrics: EnquiryMetrics;
+  log: Logger;
+  settings: DeliverySettings;
+  now?: () => number;
+  random?: () => number;
+}
+
+export interface DeliveryWorker extends Worker {
+  /** Look for work now (called when an enquiry is accepted). */
+  wake(): void;
+  /** Deliver everything due now and wait for it (tests drive the worker with this). */
+  drain(): Promise<void>;
+}
+
+/** Credentials problems are the operator's to fix; the lead waits for them rather than dying. */
+const CONFIG_ERROR_CODES = new Set(['unauthorized', 'forbidden']);
+const CONFIG_RETRY_MS = 5 * 60_000;
+/** Pages of GET /enquiries read when looking for one enquiry (100 each). */
+const RECONCILE_MAX_PAGES = 20;
+
+/**
+ * Delivers queued enquiries to the CRM, oldest first.
+ *
+ * - At most `concurrency` deliveries in flight; each takes the oldest due row.
+ * - Before a POST the row is marked "sending" (committed); once the outcome is known the mark is
+ *   cleared. A row still marked when picked up (a timeout, a dropped connection, a 5xx, or a
+ *   kill -9 mid-request) is first looked up in GET /enquiries by its originalId, and posted again
+ *   only if the CRM does not hold it: the CRM does not deduplicate.
+ * - 429, 5xx, timeouts: retried with exponential backoff and jitter until the retry window
+ *   (ENQUIRY_MAX_AGE_HOURS) is over, then dead-lettered. A retryable failure also pauses the
+ *   whole worker for a short breather, so during an outage the queue waits in order instead of
+ *   every row spending a request.
+ * - A 400 from the CRM dead-letters at once, with the CRM's message.
+ */
+export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
+  const { outbox, crm, targets, metrics, settings } = deps;
+  const log = deps.log.child({ component: 'enquiry-delivery' });
+  const now = deps.now ?? Date.now;
+  const random = deps.random ?? Math.random;
+  const metricsLogMs = settings.metricsLogMs ?? 60_000;
+  const stopGraceMs = settings.stopGraceMs ?? 5_000;
+
+  const inFlight = new Map<string, Promise<void>>();
+  let running = false;
+  let timer: NodeJS.Timeout | undefined;
+  let pausedUntil = 0;
+  let lastErasure = 0;
+  let lastMetricsLog = 0;
+  let lastMetricsLine = '';
+  let abort = new AbortController();
+
+  function schedule(delayMs: number): void {
+    if (!running) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(tick, Math.max(0, Math.min(delayMs, settings.pollMs)));
+    timer.unref?.();
+  }
+
+  function tick(): void {
+    timer = undefined;
+    if (!running) return;
+    const current = now();
+    housekeeping(current);
+    dispatch(current);
+    const nextDue = outbox.nextDueAt();
+    const wakeAt = Math.max(pausedUntil, nextDue ?? Number.POSITIVE_INFINITY);
+    schedule(Number.isFinite(wakeAt) ? wakeAt - current : settings.pollMs);
+  }
+
+  /** Starts deliveries for the oldest due rows, up to the concurrency limit. Returns what it started. */
+  function dispatch(current: number): Promise<void>[] {
+    const started: Promise<void>[] = [];
+    if (current < pausedUntil) return started;
+    const free = settings.concurrency - inFlight.size;
+    if (free <= 0) return started;
+    for (const entry of outbox.due(current, free + inFlight.size)) {
+      if (inFlight.size >= settings.concurrency) break;
+      if (inFlight.has(entry.originalId)) continue;
+      const delivery = deliver(entry)
+        .catch((error: unknown) => {
+          // deliver() handles CRM errors itself; this is a bug or the store failing.
+          log.error({ err: error, originalId: entry.originalId }, 'enquiry delivery failed unexpectedly');
+          try {
+            outbox.retryLater(entry.originalId, now() + settings.retryBaseMs, 'internal error (see the relay log)', entry.sendingSince !== null);
+          } catch {
+            // The store itself is failing; the row keeps its state and is tried on the next tick.
+          }
+        })
+        .finally(() => {
+          inFlight.delete(entry.originalId);
+          if (running) schedule(0);
+        });
+      inFlight.set(entry.originalId, delivery);
+      started.push(delivery);
+    }
+    return started;
+  }
+
+  function housekeeping(current: number): void {
+    if (current - lastErasure >= 60_000) {
+      lastErasure = current;
+      const erased = outbox.eraseDelivered(current - settings.eraseAfterMs, current);
+      if (erased > 0) {
+        metrics.erased += erased;
+        log.info({ erased }, 'personal data of delivered enquiries erased');
+      }
+    }
+    if (current - lastMetricsLog >= metricsLogMs) {
+      lastMetricsLog = current;
+      const snapshot = metrics.snapshot();
+      const line = JSON.stringify(snapshot);
+      if (line !== lastMetricsLine) {
+        lastMetricsLine = line;
+        log.info({ metrics: snapshot }, 'enquiry metrics');
+      }
+    }
+  }
+
+  function backoff(attempts: number): number {
+    const ceiling = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.max(0, attempts - 1));
+    // Equal jitter: never sooner than half the step, so a retry storm cannot form.
+    return ceiling / 2 + random() * (ceiling / 2);
+  }
+
+  function windowEnd(entry: OutboxEntry): number {
+    return entry.windowStart + settings.maxAgeMs;
+  }
+
+  function die(entry: OutboxEntry, reason: string): void {
+    if (outbox.markDead(entry.originalId, now(), reason)) {
+      metrics.dead++;
+      metrics.attempts.dead++;
+      log.error({ originalId: entry.originalId, attempts: entry.attempts, reason }, 'enquiry dead-lettered');
+    }
+  }
+
+  function delivered(entry: OutboxEntry, crmEnquiryId: number | null, foundByReconcile: boolean): void {
+    const at = now();
+    if (!outbox.markDelivered(entry.originalId, at, crmEnquiryId, foundByReconcile)) return;
+    const latencySeconds = (at - entry.acceptedAt) / 1000;
+    metrics.delivered++;
+    metrics.attempts[foundByReconcile ? 'reconciled' : 'delivered']++;
+    metrics.observeDeliveryLatency(latencySeconds);
+    log.info(
+      { originalId: entry.originalId, crmEnquiryId, attempts: entry.attempts, latencyMs: Math.round(latencySeconds * 1000), foundByReconcile },
+      'enquiry delivered',
+    );
+  }
+
+  /**
+   * A retryable failure: try again later, or dead-letter once the window is over. A POST with an
+   * unknown outcome is always looked up once more before that; a failed look-up (`stage`
+   * 'reconcile') past the window dead-letters with a note that the CRM may hold it.
+   */
+  function retry(
+    entry: OutboxEntry,
+    error: CrmError | Error,
+    outcomeUnknown: boolean,
+    attempts: number,
+    stage: 'resolve' | 'reconcile' | 'post',
+  ): void {
+    const current = now();
+    const reason = describe(error);
+    let nextAt = current + backoff(attempts);
+    if (isCrmError(error) && error.retryAt) nextAt = Math.max(nextAt, error.retryAt.getTime());
+    if (isCrmError(error) && CONFIG_ERROR_CODES.has(error.code)) nextAt = Math.max(nextAt, current + CONFIG_RETRY_MS);
+    if (outcomeUnknown) nextAt = Math.max(nextAt, current + settings.reconcileDelayMs);
+    if (current >= windowEnd(entry) && !(outcomeUnknown && stage === 'post')) {
+      const unsure = outcomeUnknown ? ' (an earlier attempt may have reached the CRM: check its holding area)' : '';
+      die(entry, `retry window over (${attempts} attempts)${unsure}; last error: ${reason}`);
+      return;
+    }
+    // Past the window's end the next pick-up reconciles (if needed) and then dead-letters.
+    outbox.retryLater(entry.originalId, Math.min(nextAt, Math.max(windowEnd(entry), current)), reason, outcomeUnknown);
+    metrics.attempts[outcomeUnknown ? 'unknown_outcome' : 'retry']++;
+    pausedUntil = Math.max(pausedUntil, current + Math.min(nextAt - current, settings.retryBaseMs));
+    const fields = { originalId: entry.originalId, attempts, reason, outcomeUnknown, retryInMs: Math.round(nextAt - current) };
+    if (isCrmError(error) && error.setting) log.error({ ...fields, setting: error.setting }, 'enquiry delivery blocked by the CRM credentials');
+    else log.warn(fields, 'enquiry delivery failed; will retry');
+  }
+
+  async function resolveTarget(entry: OutboxEntry): Promise<ResolvedTarget | undefined | 'unknown'> {
+    const payload = entry.payload!;
+    if (isResolved(payload, entry.target)) return entry.target;
+    let target: ResolvedTarget | undefined;
+    if (payload.agentId !== undefined) {
+      const agent = await targets.agent(payload.agentId);
+      target = agent && { userId: agent.userId };
+    } else if (payload.listingId !== undefined) {
+      const listing = await targets.listing(payload.listingId);
+      target = listing && { saleLifeId: listing.saleLifeId, leaseLifeId: listing.leaseLifeId, propertyReference: listing.reference };
+    }
+    if (!target || !isResolved(payload, target)) return 'unknown';
+    outbox.resolveTarget(entry.originalId, target);
+    return target;
+  }
+
+  /** Does the CRM already hold this enquiry? Looks through GET /enquiries filtered by date and life or user. */
+  async function findInCrm(entry: OutboxEntry, target: ResolvedTarget): Promise<number | null | undefined> {
+    // A little before acceptance, in case the CRM files the date in another zone or clock.
+    const since = new Date(entry.acceptedAt - 60 * 60_000);
+    const filter =
+      target.userId != null
+        ? { userId: target.userId }
+        : target.saleLifeId != null
+          ? { saleLifeId: target.saleLifeId }
+          : { leaseLifeId: target.leaseLifeId ?? undefined };
+    for (let page = 1; page <= RECONCILE_MAX_PAGES; page++) {
+      const list = await crm.listEnquiries(
+        { ...filter, enquiryDateSince: since, sort: 'enquiryDate', sortOrder: 'asc', page, pageSize: 100 },
+        { signal: abort.signal },
+      );
+      const match = list.items.find((item) => item.originalId === entry.originalId);
+      if (match) return match.id;
+      if (page >= list.totalPages || list.items.length + list.invalidItems === 0) return undefined;
+    }
+    // Not seen in the pages read: too many enquiries since for one life. Posting again risks a
+    // duplicate, waiting risks nothing but time; take it as not found only after the window.
+    throw new Error(`more than ${RECONCILE_MAX_PAGES * 100} enquiries to search for this life since acceptance`);
+  }
+
+  async function deliver(entry: OutboxEntry): Promise<void> {
+    if (!entry.payload) {
+      die(entry, 'no personal data left to send');
+      return;
+    }
+    const current = now();
+    let target: ResolvedTarget;
+    try {
+      const resolved = await resolveTarget(entry);
+      if (resolved === 'unknown') {
+        die(entry, entry.agentId !== null ? `agent ${entry.agentId} not found (or not shown on the web)` : `listing ${entry.listingId} not found`);
+        return;
+      }
+      target = resolved!;
+    } catch (error) {
+      retry(entry, error as Error, entry.sendingSince !== null, entry.attempts, 'resolve');
+      return;
+    }
+
+    if (entry.sendingSince !== null) {
+      if (current < entry.sendingSince + settings.reconcileDelayMs) {
+        // Too soon after the unknown outcome (e.g. right after a restart): give a slow request time to land.
+        outbox.retryLater(entry.originalId, entry.sendingSince + settings.reconcileDelayMs, entry.lastError ?? 'outcome unknown', true);
+        return;
+      }
+      let found: number | null | undefined;
+      try {
+        found = await findInCrm(entry, target);
+      } catch (error) {
+        retry(entry, error as Error, true, entry.attempts, 'reconcile');
+        return;
+      }
+      if (found !== undefined) {
+        metrics.reconciliations.found++;
+        delivered(entry, found, true);
+        return;
+      }
+      metrics.reconciliations.notFound++;
+      log.info({ originalId: entry.originalId }, 'enquiry with an unknown outcome is not in the CRM; sending it again');
+      outbox.clearSending(entry.originalId);
+    }
+
+    if (current >= windowEnd(entry)) {
+      die(entry, `retry window over (${entry.attempts} attempts); last error: ${entry.lastError ?? 'none'}`);
+      return;
+    }
+
+    const body = toAddEnquiry(entry.payload, target, { source: settings.source, acceptedAt: new Date(entry.acceptedAt) });
+    outbox.startSending(entry.originalId, now());
+    const attempts = entry.attempts + 1;
+    try {
+      const stored = await crm.addEnquiry(body, { signal: abort.signal });
+      delivered({ ...entry, attempts }, stored.id, false);
+    } catch (error) {
+      if (!isCrmError(error)) {
+        // Not from the CRM client: we cannot tell whether anything was sent.
+        retry(entry, error as Error, true, attempts, 'post');
+        return;
+      }
+      if (!error.outcomeUnknown) outbox.clearSending(entry.originalId);
+      if (error.code === 'invalid_response') {
+        // A 2xx the client could not read: the CRM took it.
+        delivered({ ...entry, attempts }, null, false);
+      } else if (error.code === 'aborted' || error.code === 'closed') {
+        // Stopping. The row stays queued; "sending" stays set if the POST may have left.
+        outbox.retryLater(entry.originalId, now(), describe(error), error.outcomeUnknown);
+      } else if (error.retryable || CONFIG_ERROR_CODES.has(error.code)) {
+        retry(entry, error, error.outcomeUnknown, attempts, 'post');
+      } else {
+        // 400 and any other definite refusal: sending it again will not change the answer.
+        die({ ...entry, attempts }, error.crmMessage ? `CRM ${error.status ?? ''} ${error.crmMessage}`.replace(/\s+/g, ' ') : describe(error));
+      }
+    }
+  }
+
+  return {
+    name: 'enquiry-delivery',
+    start() {
+      if (running) return;
+      running = true;
+      abort = new AbortController();
+      schedule(0);
+    },
+    async stop() {
+      running = false;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      const pending = Promise.allSettled([...inFlight.values()]);
+      const grace = new Promise<void>((resolve) => setTimeout(resolve, stopGraceMs).unref());
+      await Promise.race([pending, grace]);
+      abort.abort();
+      await pending;
+    },
+    wake() {
+      if (running) schedule(0);
+    },
+    async drain() {
+      // Repeats until nothing due is left: one delivery can make the next one due (backoff 0 in tests).
+      for (let round = 0; round < 1000; round++) {
+        const current = now();
+        housekeeping(current);
+        const started = dispatch(current);
+        if (started.length === 0 && inFlight.size === 0) return;
+        await Promise.allSettled(started.length ? started : [...inFlight.values()]);
+      }
+    },
+  };
+}
+
+/** An error for the outbox and the log: codes, statuses and the CRM's message, never request data. */
+function describe(error: unknown): string {
+  if (isCrmError(error)) {
+    const parts = [error.code, error.status === undefined ? undefined : String(error.status), error.crmMessage].filter(Boolean);
+    return parts.join(' ').slice(0, 500);
+  }
+  return error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 500) : 'unknown error';
+}

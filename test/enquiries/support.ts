@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Express } from 'express';
+import type { EnquiryRequest } from '../../contract/relay-api.ts';
+import { createApp } from '../../server/app.ts';
+import { loadConfig } from '../../server/config.ts';
+import { createCrmClient, type CrmClient } from '../../server/crm/client.ts';
+import { createEnquiryService, type EnquiryService, type EnquirySettings } from '../../server/enquiries/service.ts';
+import { staticEnquiryTargets, type EnquiryTargets } from '../../server/enquiries/targets.ts';
+import { silentLogger, type Logger } from '../../server/log.ts';
+import { openStore, type Store } from '../../server/store/store.ts';
+
+/** Listings and agents the fixed look-up knows (ids as GET /api/v1/listings and /agents give them). */
+export const LISTINGS = {
+  101: { saleLifeId: 5101, leaseLifeId: null, reference: 'REF-101' },
+  102: { saleLifeId: null, leaseLifeId: 7102, reference: 'L-102' },
+};
+export const AGENTS = { 7: { userId: 7 } };
+
+export function validEnquiry(overrides: Partial<EnquiryRequest> = {}): EnquiryRequest {
+  return {
+    originalId: randomUUID(),
+    listingId: 101,
+    fullName: 'Jane Citizen',
+    email: 'jane@example.com',
+    mobile: '0412 345 678',
+    message: 'Is the house still available for inspection on Saturday?',
+    consent: true,
+    website: '',
+    elapsedMs: 25_000,
+    ...overrides,
+  };
+}
+
+export interface EnquiryHarness {
+  app: Express;
+  service: EnquiryService;
+  store: Store;
+  crm: CrmClient;
+  dataDir: string;
+  close(): void;
+}
+
+export interface HarnessOptions {
+  env?: Record<string, string>;
+  /** The CRM the worker talks to; default: nothing listens there (tests that never deliver). */
+  crm?: { baseUrl: string; apiKey: string; accessToken: string };
+  targets?: EnquiryTargets;
+  settings?: Partial<EnquirySettings>;
+  now?: () => number;
+  log?: Logger;
+  crmTimeoutMs?: number;
+}
+
+/**
+ * createApp with a real enquiry service on a real SQLite file in a temp folder. The delivery
+ * worker is not started: tests call `service.worker.drain()` to deliver.
+ */
+export function enquiryHarness(options: HarnessOptions = {}): EnquiryHarness {
+  const dataDir = mkdtempSync(join(tmpdir(), 'estate-enquiries-'));
+  const config = loadConfig({ DATA_DIR: dataDir, ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000', ...options.env });
+  const store = openStore(dataDir);
+  const log = options.log ?? silentLogger;
+  const crmTarget = options.crm ?? { baseUrl: 'http://127.0.0.1:9/api/v1.3', apiKey: 'unused', accessToken: 'unused' };
+  const crm = createCrmClient({ ...crmTarget, store, log, timeoutMs: options.crmTimeoutMs ?? 2000, backoffBaseMs: 20 });
+  const service = createEnquiryService({
+    config,
+    store,
+    log,
+    crm,
+    targets: options.targets ?? staticEnquiryTargets(LISTINGS, AGENTS),
+    settings: options.settings,
+    now: options.now,
+  });
+  const app = createApp({ config, store, log, enquiries: service, demoDir: null });
+  return {
+    app,
+    service,
+    store,
+    crm,
+    dataDir,
+    close() {
+      crm.close();
+      store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
