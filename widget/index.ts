@@ -3,3 +3,5 @@
  * `<script type="module" src="https://relay.example/widget.js"></script>`.
  */
 import './enquiry/enquiry.ts';
+import './listings/listings.ts';
+import './listing/listing.ts';

@@ -1,0 +1,406 @@
+import { css } from 'lit';
+import { resetStyles } from '../shared/reset.styles.ts';
+import { controlStyles } from '../listings/controls.styles.ts';
+
+export const styles = [
+  resetStyles,
+  controlStyles,
+  css`
+    :host {
+      display: block;
+      container-type: inline-size;
+      --_bone: var(--estate-skeleton-color, color-mix(in srgb, currentColor 12%, transparent));
+      --_gallery-ratio: var(--estate-listing-gallery-ratio, 3 / 2);
+    }
+
+    .base {
+      display: grid;
+      gap: 1.75rem;
+    }
+
+    .header {
+      display: grid;
+      gap: 0.375rem;
+      justify-items: start;
+    }
+
+    .title {
+      margin: 0;
+      font-size: clamp(1.5rem, 1.2rem + 1.5cqi, 2.25rem);
+      line-height: 1.2;
+    }
+
+    .title:focus {
+      outline: none;
+    }
+
+    .title:focus-visible {
+      outline: 3px solid var(--_estate-focus);
+      outline-offset: 2px;
+    }
+
+    .price {
+      margin: 0;
+      font-size: 1.375rem;
+      font-weight: 700;
+    }
+
+    .tagline,
+    .muted {
+      margin: 0;
+      color: var(--_estate-muted);
+    }
+
+    .badge {
+      padding: 0.125rem 0.625rem;
+      border-radius: 999px;
+      background: var(--estate-badge-color, #24292f);
+      color: var(--estate-badge-text, #ffffff);
+      font-size: 0.8125rem;
+      font-weight: 700;
+      line-height: 1.5rem;
+      letter-spacing: 0.02em;
+      text-transform: uppercase;
+    }
+
+    .badge[part~='badge-sold'] {
+      background: var(--estate-badge-color, #a40e26);
+    }
+
+    .badge[part~='badge-leased'] {
+      background: var(--estate-badge-color, #116329);
+    }
+
+    .badge[part~='badge-under-offer'] {
+      background: var(--estate-badge-color, #7d4e00);
+    }
+
+    .features {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 0.5rem 1.5rem;
+      margin: 0.25rem 0 0;
+      padding: 0;
+      list-style: none;
+      font-weight: 600;
+    }
+
+    .feature {
+      display: inline-flex;
+      align-items: center;
+      gap: 0.375rem;
+    }
+
+    .icon {
+      flex: none;
+      width: 1.25rem;
+      height: 1.25rem;
+      fill: none;
+      stroke: currentColor;
+      stroke-width: 1.75;
+      stroke-linecap: round;
+      stroke-linejoin: round;
+    }
+
+    /* Gallery: one photo on phones, a mosaic of five once there is room. */
+    .gallery {
+      position: relative;
+      display: grid;
+      gap: 0.5rem;
+      aspect-ratio: var(--_gallery-ratio);
+      overflow: hidden;
+      border-radius: var(--_estate-radius);
+    }
+
+    .gallery.empty {
+      place-items: center;
+      background: var(--_bone);
+      color: var(--_estate-muted);
+    }
+
+    .tile {
+      display: block;
+      width: 100%;
+      height: 100%;
+      min-height: 0;
+      padding: 0;
+      border: 0;
+      border-radius: 0;
+      background: var(--_bone);
+      overflow: hidden;
+      cursor: zoom-in;
+    }
+
+    .tile picture {
+      display: block;
+      height: 100%;
+    }
+
+    .tile img {
+      display: block;
+      width: 100%;
+      height: 100%;
+      object-fit: cover;
+    }
+
+    .tile:focus-visible {
+      outline-offset: -3px;
+    }
+
+    .gallery .thumb {
+      display: none;
+    }
+
+    @container (min-width: 40rem) {
+      .gallery.mosaic {
+        grid-template-columns: 2fr 1fr 1fr;
+        grid-template-rows: 1fr 1fr;
+        aspect-ratio: var(--estate-listing-gallery-ratio, 2 / 1);
+      }
+
+      .gallery.mosaic .main {
+        grid-row: 1 / 3;
+      }
+
+      .gallery.mosaic .thumb {
+        display: block;
+      }
+    }
+
+    .all {
+      position: absolute;
+      right: 0.75rem;
+      bottom: 0.75rem;
+      box-shadow: 0 1px 4px rgb(0 0 0 / 0.25);
+    }
+
+    .columns {
+      display: grid;
+      gap: 2rem;
+    }
+
+    .main,
+    .side {
+      display: grid;
+      gap: 2rem;
+      align-content: start;
+      min-width: 0;
+    }
+
+    @container (min-width: 56rem) {
+      .columns {
+        grid-template-columns: minmax(0, 2fr) minmax(17rem, 1fr);
+        gap: 3rem;
+      }
+    }
+
+    .section {
+      display: grid;
+      gap: 0.75rem;
+      align-content: start;
+    }
+
+    .section-title {
+      margin: 0;
+      font-size: 1.25rem;
+      line-height: 1.3;
+    }
+
+    .prose {
+      max-width: 70ch;
+    }
+
+    .prose p {
+      margin: 0 0 1em;
+      overflow-wrap: anywhere;
+    }
+
+    .prose p:last-child {
+      margin-bottom: 0;
+    }
+
+    .facts {
+      display: grid;
+      grid-template-columns: repeat(auto-fill, minmax(9rem, 1fr));
+      gap: 0.75rem 1.5rem;
+      margin: 0;
+    }
+
+    .facts dt {
+      font-size: 0.875rem;
+      color: var(--_estate-muted);
+    }
+
+    .facts dd {
+      margin: 0;
+      font-weight: 600;
+    }
+
+    .side .facts {
+      grid-template-columns: 1fr;
+    }
+
+    .ticks {
+      margin: 0;
+      padding-left: 1.25rem;
+      columns: 2 14rem;
+      column-gap: 2rem;
+    }
+
+    .plans,
+    .link-list,
+    .open-homes,
+    .agents {
+      display: grid;
+      gap: 0.75rem;
+      margin: 0;
+      padding: 0;
+      list-style: none;
+    }
+
+    .plans {
+      grid-template-columns: repeat(auto-fill, minmax(min(100%, 14rem), 1fr));
+    }
+
+    .tile.plan {
+      aspect-ratio: 4 / 3;
+      background: #ffffff;
+      border: 1px solid var(--_estate-border);
+      border-radius: var(--_estate-radius);
+    }
+
+    .tile.plan img {
+      object-fit: contain;
+    }
+
+    .link-list {
+      display: flex;
+      flex-wrap: wrap;
+    }
+
+    .open-home {
+      display: flex;
+      flex-wrap: wrap;
+      align-items: center;
+      justify-content: space-between;
+      gap: 0.5rem 1rem;
+      padding-bottom: 0.75rem;
+      border-bottom: 1px solid var(--_estate-border);
+      font-weight: 600;
+    }
+
+    .agent {
+      display: grid;
+      grid-template-columns: 4.5rem minmax(0, 1fr);
+      gap: 1rem;
+      align-items: start;
+      padding: 1rem;
+      background: var(--_estate-surface);
+      border: 1px solid var(--_estate-border);
+      border-radius: var(--_estate-radius);
+    }
+
+    .agent picture {
+      display: block;
+    }
+
+    .agent-photo {
+      display: block;
+      width: 4.5rem;
+      height: 4.5rem;
+      border-radius: 50%;
+      object-fit: cover;
+    }
+
+    .initials {
+      display: grid;
+      place-items: center;
+      background: var(--_estate-accent);
+      color: var(--_estate-accent-contrast);
+      font-weight: 700;
+      font-size: 1.25rem;
+    }
+
+    .agent-text p {
+      margin: 0;
+    }
+
+    .agent-name {
+      font-weight: 700;
+    }
+
+    .agent-actions {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 0.5rem;
+      margin-top: 0.625rem;
+    }
+
+    .agent-actions .button {
+      padding-inline: 0.75rem;
+      overflow-wrap: anywhere;
+    }
+
+    /* Loading and error */
+    .skeleton {
+      display: grid;
+      gap: 0.75rem;
+    }
+
+    .skeleton .bone {
+      border-radius: 0.375rem;
+      background: var(--_bone);
+      animation: estate-pulse 1.4s ease-in-out infinite;
+    }
+
+    .bone.title {
+      width: 60%;
+      height: 2.25rem;
+    }
+
+    .bone.price {
+      width: 30%;
+      height: 1.75rem;
+      margin-bottom: 0.75rem;
+    }
+
+    .bone.gallery {
+      aspect-ratio: var(--_gallery-ratio);
+      border-radius: var(--_estate-radius);
+    }
+
+    .bone.text {
+      height: 1rem;
+    }
+
+    .bone.short {
+      width: 70%;
+    }
+
+    @keyframes estate-pulse {
+      50% {
+        opacity: 0.45;
+      }
+    }
+
+    .panel {
+      display: grid;
+      justify-items: center;
+      gap: 0.5rem;
+      padding: 2.5rem 1.25rem;
+      text-align: center;
+      background: var(--_estate-surface);
+      border: 1px dashed var(--_estate-border);
+      border-radius: var(--_estate-radius);
+    }
+
+    .panel p {
+      margin: 0;
+    }
+
+    .panel-title {
+      font-size: 1.125rem;
+      font-weight: 700;
+    }
+  `,
+];

@@ -1,0 +1,625 @@
+import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { Task } from '@lit/task';
+import { ifDefined } from 'lit/directives/if-defined.js';
+import type { Agent, ExternalLink, ListingDetail, OpenHome, Photo } from '../../contract/relay-api.ts';
+import { fetchJson, relayUrl, RelayError } from '../shared/relay.ts';
+import { fill, formatArea, formatDateTime, formatNumber, formatTimeRange, isoOrEmpty, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
+import { mergeStrings } from '../listings/strings.ts';
+import { largestPhotoUrl, renderPicture } from '../listings/picture.ts';
+import { heading, headingLevel } from '../listings/heading.ts';
+import { bathIcon, bedIcon, calendarIcon, carIcon, expandIcon, mailIcon, phoneIcon, playIcon } from '../listings/icons.ts';
+import { defaultListingStrings, type ListingStrings } from './strings.ts';
+import { descriptionParagraphs, safeHttpUrl } from './text.ts';
+import { buildIcs, icsDataUrl } from './ics.ts';
+import { jsonLdText, listingJsonLd } from './json-ld.ts';
+import { styles } from './listing.styles.ts';
+import './lightbox.ts';
+import type { EstateLightbox } from './lightbox.ts';
+
+export interface ListingLoadedDetail {
+  listing: ListingDetail;
+}
+
+export interface ListingErrorDetail {
+  status: number | null;
+  message: string;
+}
+
+/** A listing id from the relay's 404, or none given at all. */
+class MissingListing extends Error {
+  constructor(readonly reason: 'not-found' | 'no-id') {
+    super(reason);
+  }
+}
+
+/**
+ * One listing in full: photo gallery with a lightbox, description, details, floorplans, video
+ * links, open homes with "add to calendar", auction, agents, the enquiry form, and schema.org
+ * JSON-LD for search engines, placed in the page's light DOM next to the element.
+ *
+ * @summary Full property detail with gallery, open homes, agents and enquiry form.
+ *
+ * @attr listing-id - The listing to show (an `id` from the listings API).
+ * @attr listing-id-param - Read the id from this query parameter of the page URL instead (`listing.html?id=42` with `listing-id-param="id"`).
+ * @attr relay - Base URL of the relay. Default: where the widget script was loaded from.
+ * @attr heading-level - Level of the address heading (default 2); section headings are one below.
+ * @attr locale - BCP 47 locale for numbers, areas and dates (default en-AU).
+ * @attr currency - ISO 4217 code for structured data. Default: the locale's.
+ * @attr time-zone - IANA zone for open home and auction times. Default: the visitor's.
+ * @attr no-enquiry - Leaves out the embedded enquiry form.
+ * @attr no-json-ld - Leaves out the schema.org structured data.
+ * @attr strings - JSON object overriding any of the element's words (see ListingStrings).
+ *
+ * @slot after-description - Content after the description (a host's own note or map).
+ *
+ * @csspart base - The article.
+ * @csspart header - Title, price and key facts.
+ * @csspart badge - Status badge; also `badge-under-offer`, `badge-sold`, `badge-leased`.
+ * @csspart title - The address heading.
+ * @csspart price - The price as the agency wrote it.
+ * @csspart tagline - The agency's heading for the listing.
+ * @csspart features - Beds, baths and cars.
+ * @csspart feature - One of them.
+ * @csspart gallery - The photo mosaic.
+ * @csspart gallery-item - A photo button that opens the lightbox.
+ * @csspart gallery-all - The "show all photos" button.
+ * @csspart section - Each content section; also `description`, `facts`, `feature-list`, `floorplans`, `links`, `open-homes`, `auction`, `agents`, `enquiry`.
+ * @csspart section-title - Each section's heading.
+ * @csspart calendar-link - An open home's "add to calendar" link.
+ * @csspart agent - One agent card.
+ * @csspart agent-photo - The agent's photo.
+ * @csspart agent-name - The agent's name.
+ * @csspart agent-phone - Call link.
+ * @csspart agent-email - Email link.
+ * @csspart external-link - A video or tour link.
+ * @csspart button - Every button and button-like link.
+ * @csspart skeleton - The loading placeholder.
+ * @csspart error - The error panel.
+ * @csspart retry-button - Its retry button.
+ * @csspart lightbox - The photo viewer dialog (and `lightbox-*` parts inside it).
+ *
+ * @cssprop --estate-listing-gallery-ratio - Shape of the gallery (default 3 / 2; 2 / 1 on wide screens).
+ * @cssprop --estate-skeleton-color - Placeholder colour while loading.
+ * @cssprop --estate-lightbox-backdrop - Lightbox background.
+ *
+ * @fires estate-listing-loaded - The listing rendered. `detail`: ListingLoadedDetail.
+ * @fires estate-listing-error - It could not be loaded. `detail`: ListingErrorDetail.
+ * @fires estate-lightbox-change - The lightbox opened, closed or moved (from the inner lightbox).
+ */
+export class EstateListing extends LitElement {
+  static override styles = styles;
+
+  static override properties = {
+    listingId: { type: Number, attribute: 'listing-id' },
+    listingIdParam: { type: String, attribute: 'listing-id-param' },
+    relay: { type: String },
+    headingLevel: { type: Number, attribute: 'heading-level' },
+    locale: { type: String },
+    currency: { type: String },
+    timeZone: { type: String, attribute: 'time-zone' },
+    noEnquiry: { type: Boolean, attribute: 'no-enquiry' },
+    noJsonLd: { type: Boolean, attribute: 'no-json-ld' },
+    strings: { type: Object },
+    listing: { attribute: false },
+  };
+
+  declare listingId: number | null;
+  declare listingIdParam: string | null;
+  declare relay: string | null;
+  declare headingLevel: number;
+  declare locale: string | null;
+  declare currency: string | null;
+  declare timeZone: string | null;
+  declare noEnquiry: boolean;
+  declare noJsonLd: boolean;
+  declare strings: Partial<ListingStrings> | null;
+  /** A listing the host already has: rendered as given, no request made. */
+  declare listing: ListingDetail | null;
+
+  private retryCount = 0;
+  private jsonLdScript: HTMLScriptElement | null = null;
+
+  private readonly listingTask = new Task(this, {
+    task: async ([relay, id, hostListing], { signal }) => {
+      if (hostListing) return hostListing;
+      if (!id) throw new MissingListing('no-id');
+      try {
+        return await fetchJson<ListingDetail>(relayUrl(relay, `api/v1/listings/${encodeURIComponent(String(id))}`), { signal });
+      } catch (error) {
+        if (error instanceof RelayError && error.status === 404) throw new MissingListing('not-found');
+        throw error;
+      }
+    },
+    args: () => [this.relay, this.effectiveId, this.listing, this.retryCount] as const,
+    onComplete: (listing) => void this.afterLoad(listing),
+    onError: (error) => void this.afterError(error),
+  });
+
+  constructor() {
+    super();
+    this.listingId = null;
+    this.listingIdParam = null;
+    this.relay = null;
+    this.headingLevel = 2;
+    this.locale = null;
+    this.currency = null;
+    this.timeZone = null;
+    this.noEnquiry = false;
+    this.noJsonLd = false;
+    this.strings = null;
+    this.listing = null;
+  }
+
+  /** The id shown: `listing-id`, else the page URL's `listing-id-param` parameter. */
+  get effectiveId(): number | null {
+    if (typeof this.listingId === 'number' && Number.isInteger(this.listingId) && this.listingId > 0) return this.listingId;
+    if (this.listingIdParam) {
+      const value = Number(new URLSearchParams(window.location.search).get(this.listingIdParam));
+      if (Number.isInteger(value) && value > 0) return value;
+    }
+    return null;
+  }
+
+  reload(): void {
+    this.retryCount += 1;
+    this.requestUpdate();
+  }
+
+  /** Moves focus to the listing's heading (for hosts that show the element after a click). */
+  focusHeading(): void {
+    this.renderRoot.querySelector<HTMLElement>('[part~="title"]')?.focus();
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.removeJsonLd();
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    // Re-attached (moved in the page): put the structured data back beside it.
+    const listing = this.listingTask.value;
+    if (listing && this.hasUpdated) this.placeJsonLd(listing);
+  }
+
+  protected override updated(changed: PropertyValues<this>): void {
+    if (changed.has('noJsonLd') && this.noJsonLd) this.removeJsonLd();
+  }
+
+  private get text(): ListingStrings {
+    return mergeStrings(defaultListingStrings, this.strings);
+  }
+
+  private get resolvedLocale(): string {
+    return resolveLocale(this.locale);
+  }
+
+  private get zone(): string | undefined {
+    return this.timeZone ?? undefined;
+  }
+
+  private async afterLoad(listing: ListingDetail): Promise<void> {
+    await this.updateComplete;
+    this.placeJsonLd(listing);
+    this.dispatchEvent(new CustomEvent<ListingLoadedDetail>('estate-listing-loaded', { detail: { listing }, bubbles: true, composed: true }));
+  }
+
+  private async afterError(error: unknown): Promise<void> {
+    if (error instanceof DOMException && error.name === 'AbortError') return;
+    this.removeJsonLd();
+    await this.updateComplete;
+    this.dispatchEvent(
+      new CustomEvent<ListingErrorDetail>('estate-listing-error', {
+        detail: {
+          status: error instanceof RelayError ? error.status : error instanceof MissingListing && error.reason === 'not-found' ? 404 : null,
+          message: error instanceof Error ? error.message : String(error),
+        },
+        bubbles: true,
+        composed: true,
+      }),
+    );
+  }
+
+  // ---- structured data -------------------------------------------------------------------
+
+  /**
+   * Search engines read JSON-LD from the document, not from shadow roots, so the script goes into
+   * the light DOM right after the outermost host (this element, or the element whose shadow
+   * root holds it). Set through textContent: the data is never parsed as HTML.
+   */
+  private placeJsonLd(listing: ListingDetail): void {
+    if (this.noJsonLd || !this.isConnected) return;
+    const locale = this.resolvedLocale;
+    const photos = listing.photos?.length ? listing.photos : listing.photo ? [listing.photo] : [];
+    const data = listingJsonLd(listing, {
+      pageUrl: window.location.href,
+      currency: resolveCurrency(locale, this.currency),
+      imageUrls: photos.slice(0, 6).map((photo) => largestPhotoUrl(this.relay, photo)),
+    });
+    const script = this.jsonLdScript ?? document.createElement('script');
+    script.type = 'application/ld+json';
+    script.dataset.estateListing = String(listing.id);
+    script.textContent = jsonLdText(data);
+    const anchor = outermostHost(this);
+    if (script.previousElementSibling !== anchor || !script.isConnected) anchor.after(script);
+    this.jsonLdScript = script;
+  }
+
+  private removeJsonLd(): void {
+    this.jsonLdScript?.remove();
+    this.jsonLdScript = null;
+  }
+
+  // ---- lightbox --------------------------------------------------------------------------
+
+  private openLightbox(photos: Photo[], index: number, event: Event, label: string): void {
+    const lightbox = this.renderRoot.querySelector<EstateLightbox>('estate-lightbox');
+    if (!lightbox) return;
+    lightbox.label = label;
+    void lightbox.show(photos, index, event.currentTarget as HTMLElement);
+  }
+
+  // ---- rendering -------------------------------------------------------------------------
+
+  override render(): TemplateResult {
+    return this.listingTask.render({
+      initial: () => this.renderSkeleton(),
+      pending: () => this.renderSkeleton(),
+      complete: (listing) => this.renderListing(listing),
+      error: (error) => this.renderError(error),
+    }) as TemplateResult;
+  }
+
+  private renderSkeleton(): TemplateResult {
+    return html`<div part="skeleton" class="skeleton" aria-busy="true">
+      <p class="visually-hidden" role="status">${this.text.loading}</p>
+      <div class="bone title"></div>
+      <div class="bone price"></div>
+      <div class="bone gallery"></div>
+      <div class="bone text"></div>
+      <div class="bone text"></div>
+      <div class="bone text short"></div>
+    </div>`;
+  }
+
+  private renderError(error: unknown): TemplateResult {
+    const text = this.text;
+    const missing = error instanceof MissingListing;
+    const message = missing ? (error.reason === 'no-id' ? text.noListingId : text.notFound) : text.errorTitle;
+    return html`<div part="error" class="panel" role="alert">
+      <p class="panel-title">${message}</p>
+      ${missing
+        ? nothing
+        : html`<p>${text.errorRetryLater}</p>
+            <button type="button" part="button retry-button" class="primary" @click=${this.reload}>${text.retry}</button>`}
+    </div>`;
+  }
+
+  private renderListing(listing: ListingDetail): TemplateResult {
+    const text = this.text;
+    const level = headingLevel(this.headingLevel, 2);
+    const photos = listing.photos?.length ? listing.photos : listing.photo ? [listing.photo] : [];
+    const address = listing.address?.display || listing.heading || '';
+    return html`<article part="base" class="base">
+        ${this.renderHeader(listing, level, address)} ${this.renderGallery(photos, address)}
+        <div class="columns">
+          <div class="main">
+            ${this.renderDescription(listing, level)} ${this.renderFacts(listing, level)} ${this.renderFeatureList(listing, level)}
+            ${this.renderFloorplans(listing, level, address)} ${this.renderLinks(listing.links ?? [], level)}
+            <slot name="after-description"></slot>
+          </div>
+          <div class="side">
+            ${this.renderOpenHomes(listing, level, address)} ${this.renderAuction(listing, level)} ${this.renderAgents(listing, level, address)}
+          </div>
+        </div>
+        ${this.noEnquiry
+          ? nothing
+          : html`<section part="section enquiry" class="section enquiry">
+              <estate-enquiry
+                listing-id=${listing.id}
+                relay=${ifDefined(this.relay ?? undefined)}
+                heading=${text.enquire}
+                heading-level=${Math.min(6, level + 1)}
+                subject=${address}
+              ></estate-enquiry>
+            </section>`}
+      </article>
+      <estate-lightbox
+        relay=${ifDefined(this.relay ?? undefined)}
+        locale=${this.resolvedLocale}
+        .strings=${text}
+        exportparts="lightbox, lightbox-counter, lightbox-close, lightbox-stage, lightbox-image, lightbox-previous, lightbox-next"
+      ></estate-lightbox>`;
+  }
+
+  private badge(listing: ListingDetail): TemplateResult | typeof nothing {
+    const text = this.text;
+    const label = listing.badge === 'under-offer' ? text.badgeUnderOffer : listing.badge === 'sold' ? text.badgeSold : listing.badge === 'leased' ? text.badgeLeased : null;
+    return label ? html`<span part="badge badge-${listing.badge}" class="badge">${label}</span>` : nothing;
+  }
+
+  private renderHeader(listing: ListingDetail, level: number, address: string): TemplateResult {
+    const text = this.text;
+    const locale = this.resolvedLocale;
+    const price = listing.displayPrice?.trim() ? listing.displayPrice : text.priceFallback;
+    const feature = (count: number | null, forms: ListingStrings['bedrooms'], icon: typeof bedIcon) =>
+      typeof count === 'number' && count > 0
+        ? html`<li part="feature" class="feature">
+            <svg class="icon" viewBox="0 0 24 24" aria-hidden="true">${icon}</svg>
+            <span aria-hidden="true">${formatNumber(locale, count)}</span>
+            <span class="visually-hidden">${plural(locale, count, forms)}</span>
+          </li>`
+        : nothing;
+    const land = formatArea(locale, listing.landArea);
+    return html`<header part="header" class="header">
+      ${this.badge(listing)} ${heading(level, address, { part: 'title', className: 'title', focusable: true })}
+      <p part="price" class="price">${price}</p>
+      ${listing.heading && listing.heading !== address ? html`<p part="tagline" class="tagline">${listing.heading}</p>` : nothing}
+      <ul part="features" class="features">
+        ${feature(listing.bed, text.bedrooms, bedIcon)} ${feature(listing.bath, text.bathrooms, bathIcon)}
+        ${feature(listing.cars, text.carSpaces, carIcon)}
+        ${land ? html`<li part="feature" class="feature"><span class="visually-hidden">${text.factLandArea}: </span>${land}</li>` : nothing}
+      </ul>
+    </header>`;
+  }
+
+  private renderGallery(photos: Photo[], address: string): TemplateResult {
+    const text = this.text;
+    const locale = this.resolvedLocale;
+    const label = fill(text.lightboxLabel, { address });
+    if (!photos.length) return html`<div part="gallery" class="gallery empty"><p>${text.noPhotos}</p></div>`;
+    const mosaic = photos.length >= 5;
+    const tile = (photo: Photo, index: number) => html`<button
+      type="button"
+      part="gallery-item"
+      class=${index === 0 ? 'tile main' : 'tile thumb'}
+      aria-label=${fill(text.openPhoto, { index: formatNumber(locale, index + 1), total: formatNumber(locale, photos.length) }) + (photo.caption ? `: ${photo.caption}` : '')}
+      @click=${(event: Event) => this.openLightbox(photos, index, event, label)}
+    >
+      ${renderPicture(photo, {
+        relay: this.relay,
+        sizes: index === 0 ? '(min-width: 64rem) 44rem, 100vw' : '(min-width: 40rem) 22vw, 50vw',
+        alt: '',
+        loading: index === 0 ? 'eager' : 'lazy',
+        fetchPriority: index === 0 ? 'high' : 'auto',
+      })}
+    </button>`;
+    return html`<section part="gallery" class=${mosaic ? 'gallery mosaic' : 'gallery'} aria-label=${text.photos}>
+      ${(mosaic ? photos.slice(0, 5) : photos.slice(0, 1)).map(tile)}
+      ${photos.length > 1
+        ? html`<button type="button" part="button gallery-all" class="all" @click=${(event: Event) => this.openLightbox(photos, 0, event, label)}>
+            <svg class="icon" viewBox="0 0 24 24" aria-hidden="true">${expandIcon}</svg>${plural(locale, photos.length, text.showAllPhotos)}
+          </button>`
+        : nothing}
+    </section>`;
+  }
+
+  private section(kind: string, level: number, title: string, body: unknown): TemplateResult {
+    return html`<section part="section ${kind}" class="section ${kind}">
+      ${heading(Math.min(6, level + 1), title, { part: 'section-title', className: 'section-title' })} ${body}
+    </section>`;
+  }
+
+  private renderDescription(listing: ListingDetail, level: number): TemplateResult | typeof nothing {
+    const paragraphs = descriptionParagraphs(listing.description);
+    if (!paragraphs.length) return nothing;
+    // Each line is bound as text: Lit creates text nodes, so markup in the copy stays visible characters.
+    return this.section(
+      'description',
+      level,
+      this.text.description,
+      html`<div class="prose">
+        ${paragraphs.map((lines) => html`<p>${lines.map((line, index) => html`${index ? html`<br />` : nothing}${line}`)}</p>`)}
+      </div>`,
+    );
+  }
+
+  private renderFacts(listing: ListingDetail, level: number): TemplateResult | typeof nothing {
+    const text = this.text;
+    const locale = this.resolvedLocale;
+    const number = (value: number | null) => (typeof value === 'number' && value > 0 ? formatNumber(locale, value) : null);
+    const rows: Array<[string, string | null]> = [
+      [text.factPropertyType, listing.propertyType],
+      [text.factBedrooms, number(listing.bed)],
+      [text.factBathrooms, number(listing.bath)],
+      [text.factEnsuites, number(listing.ensuites)],
+      [text.factToilets, number(listing.toilets)],
+      [text.factCarSpaces, number(listing.cars)],
+      [text.factLandArea, formatArea(locale, listing.landArea)],
+      [text.factFloorArea, formatArea(locale, listing.floorArea)],
+      [text.factMethodOfSale, listing.methodOfSale],
+    ];
+    const shown = rows.filter((row): row is [string, string] => Boolean(row[1]));
+    if (!shown.length) return nothing;
+    return this.section(
+      'facts',
+      level,
+      text.facts,
+      html`<dl class="facts">${shown.map(([term, value]) => html`<div><dt>${term}</dt><dd>${value}</dd></div>`)}</dl>`,
+    );
+  }
+
+  private renderFeatureList(listing: ListingDetail, level: number): TemplateResult | typeof nothing {
+    if (!listing.features?.length) return nothing;
+    return this.section('feature-list', level, this.text.features, html`<ul class="ticks">${listing.features.map((feature) => html`<li>${feature}</li>`)}</ul>`);
+  }
+
+  private renderFloorplans(listing: ListingDetail, level: number, address: string): TemplateResult | typeof nothing {
+    const plans = listing.floorplans ?? [];
+    if (!plans.length) return nothing;
+    const text = this.text;
+    const locale = this.resolvedLocale;
+    const label = `${text.floorplans}: ${address}`;
+    return this.section(
+      'floorplans',
+      level,
+      text.floorplans,
+      html`<ul class="plans">
+        ${plans.map(
+          (plan, index) => html`<li>
+            <button
+              type="button"
+              part="gallery-item"
+              class="tile plan"
+              aria-label=${fill(text.openFloorplan, { index: formatNumber(locale, index + 1), total: formatNumber(locale, plans.length) })}
+              @click=${(event: Event) => this.openLightbox(plans, index, event, label)}
+            >
+              ${renderPicture(plan, { relay: this.relay, sizes: '(min-width: 40rem) 20rem, 90vw', alt: '', loading: 'lazy' })}
+            </button>
+          </li>`,
+        )}
+      </ul>`,
+    );
+  }
+
+  private renderLinks(links: ExternalLink[], level: number): TemplateResult | typeof nothing {
+    const text = this.text;
+    const safe = links.map((link) => ({ ...link, url: safeHttpUrl(link.url) })).filter((link): link is ExternalLink => link.url !== null);
+    if (!safe.length) return nothing;
+    const label = (kind: string) => (/video/i.test(kind) ? text.linkVideo : /tour|3d|virtual/i.test(kind) ? text.linkTour : fill(text.linkOther, { kind }));
+    return this.section(
+      'links',
+      level,
+      text.links,
+      html`<ul class="link-list">
+        ${safe.map(
+          (link) => html`<li>
+            <a part="external-link button" class="button" href=${link.url} target="_blank" rel="noopener noreferrer">
+              <svg class="icon" viewBox="0 0 24 24" aria-hidden="true">${playIcon}</svg>${label(link.kind)}
+              <span class="visually-hidden">${text.opensInNewTab}</span>
+            </a>
+          </li>`,
+        )}
+      </ul>`,
+    );
+  }
+
+  private renderOpenHomes(listing: ListingDetail, level: number, address: string): TemplateResult | typeof nothing {
+    const text = this.text;
+    const locale = this.resolvedLocale;
+    const now = Date.now();
+    const upcoming = (listing.openHomes ?? []).filter((openHome) => new Date(openHome.end).getTime() > now);
+    if (listing.status !== 'available') return nothing;
+    const host = (() => {
+      try {
+        return new URL(relayUrl(this.relay, '')).host || 'estate-embed';
+      } catch {
+        return 'estate-embed';
+      }
+    })();
+    const item = (openHome: OpenHome) => {
+      const when = formatTimeRange(locale, openHome.start, openHome.end, this.zone) ?? '';
+      const start = new Date(openHome.start);
+      const end = new Date(openHome.end);
+      if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime())) return nothing;
+      const ics = buildIcs([
+        {
+          uid: `open-home-${listing.id}-${openHome.id}@${host}`,
+          start,
+          end,
+          summary: fill(text.calendarSummary, { address }),
+          location: address,
+          url: safeHttpUrl(window.location.href),
+        },
+      ]);
+      return html`<li class="open-home">
+        <time datetime=${isoOrEmpty(openHome.start)}>${when}</time>
+        <a part="calendar-link button" class="button" href=${icsDataUrl(ics)} download=${`open-home-${listing.id}-${openHome.id}.ics`}>
+          <svg class="icon" viewBox="0 0 24 24" aria-hidden="true">${calendarIcon}</svg>${text.addToCalendar}<span class="visually-hidden">: ${when}</span>
+        </a>
+      </li>`;
+    };
+    return this.section(
+      'open-homes',
+      level,
+      text.openHomes,
+      upcoming.length ? html`<ul class="open-homes">${upcoming.map(item)}</ul>` : html`<p class="muted">${text.noOpenHomes}</p>`,
+    );
+  }
+
+  private renderAuction(listing: ListingDetail, level: number): TemplateResult | typeof nothing {
+    const auction = listing.auction;
+    if (!auction?.dateTime && !auction?.venue) return nothing;
+    const text = this.text;
+    const when = formatDateTime(this.resolvedLocale, auction.dateTime, this.zone);
+    return this.section(
+      'auction',
+      level,
+      text.auction,
+      html`<dl class="facts">
+        ${when ? html`<div><dt>${text.auctionDate}</dt><dd><time datetime=${isoOrEmpty(auction.dateTime)}>${when}</time></dd></div>` : nothing}
+        ${auction.venue ? html`<div><dt>${text.auctionVenue}</dt><dd>${auction.venue}</dd></div>` : nothing}
+        ${auction.auctioneer ? html`<div><dt>${text.auctionAuctioneer}</dt><dd>${auction.auctioneer}</dd></div>` : nothing}
+      </dl>`,
+    );
+  }
+
+  private renderAgents(listing: ListingDetail, level: number, address: string): TemplateResult | typeof nothing {
+    const agents = listing.agents ?? [];
+    if (!agents.length) return nothing;
+    return this.section('agents', level, this.text.agents, html`<ul class="agents">${agents.map((agent) => this.renderAgent(agent, address))}</ul>`);
+  }
+
+  private renderAgent(agent: Agent, address: string): TemplateResult {
+    const text = this.text;
+    const tel = agent.phone ? telHref(agent.phone) : null;
+    const email = agent.email && /^[^\s@<>]+@[^\s@<>]+$/.test(agent.email) ? agent.email : null;
+    const initials = agent.name
+      .split(/\s+/)
+      .map((part) => part[0] ?? '')
+      .join('')
+      .slice(0, 2)
+      .toUpperCase();
+    return html`<li part="agent" class="agent">
+      ${agent.photo
+        ? renderPicture(agent.photo, { relay: this.relay, sizes: '4.5rem', alt: '', loading: 'lazy', part: 'agent-photo', className: 'agent-photo' })
+        : html`<span part="agent-photo" class="agent-photo initials" aria-hidden="true">${initials}</span>`}
+      <div class="agent-text">
+        <p part="agent-name" class="agent-name">${agent.name}</p>
+        ${agent.position ? html`<p class="muted">${agent.position}</p>` : nothing}
+        <div class="agent-actions">
+          ${tel
+            ? html`<a part="agent-phone button" class="button" href=${tel}>
+                <svg class="icon" viewBox="0 0 24 24" aria-hidden="true">${phoneIcon}</svg><span class="visually-hidden"
+                  >${fill(text.callAgent, { name: agent.name })}, </span
+                >${agent.phone}
+              </a>`
+            : nothing}
+          ${email
+            ? html`<a part="agent-email button" class="button" href=${`mailto:${email}?subject=${encodeURIComponent(address)}`}>
+                <svg class="icon" viewBox="0 0 24 24" aria-hidden="true">${mailIcon}</svg>${fill(text.emailAgent, { name: agent.name.split(/\s+/)[0] ?? agent.name })}
+              </a>`
+            : nothing}
+        </div>
+      </div>
+    </li>`;
+  }
+}
+
+/** `tel:` URL from a number as the agency typed it ("0412 345 678", "+61 3 9000 0000"). */
+export function telHref(phone: string): string | null {
+  const digits = phone.replace(/(?!^\+)[^\d]/g, '');
+  return /^\+?\d{3,20}$/.test(digits) ? `tel:${digits}` : null;
+}
+
+/** The element whose light DOM is the document's: this one, or the host of the shadow root holding it. */
+function outermostHost(element: Element): Element {
+  let current: Element = element;
+  for (;;) {
+    const root = current.getRootNode();
+    if (root instanceof ShadowRoot) current = root.host;
+    else return current;
+  }
+}
+
+if (!customElements.get('estate-listing')) customElements.define('estate-listing', EstateListing);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'estate-listing': EstateListing;
+  }
+  interface GlobalEventHandlersEventMap {
+    'estate-listing-loaded': CustomEvent<ListingLoadedDetail>;
+    'estate-listing-error': CustomEvent<ListingErrorDetail>;
+  }
+}

@@ -1,0 +1,114 @@
+import type { PluralForms } from '../shared/format.ts';
+
+/** Every word `<estate-listing>` and its lightbox show; override any through `strings`. */
+export interface ListingStrings {
+  loading: string;
+  notFound: string;
+  noListingId: string;
+  errorTitle: string;
+  errorRetryLater: string;
+  retry: string;
+  priceFallback: string;
+  badgeUnderOffer: string;
+  badgeSold: string;
+  badgeLeased: string;
+  bedrooms: PluralForms;
+  bathrooms: PluralForms;
+  carSpaces: PluralForms;
+  photos: string;
+  openPhoto: string;
+  showAllPhotos: PluralForms;
+  noPhotos: string;
+  description: string;
+  facts: string;
+  factBedrooms: string;
+  factBathrooms: string;
+  factEnsuites: string;
+  factToilets: string;
+  factCarSpaces: string;
+  factLandArea: string;
+  factFloorArea: string;
+  factPropertyType: string;
+  factMethodOfSale: string;
+  features: string;
+  floorplans: string;
+  openFloorplan: string;
+  links: string;
+  linkVideo: string;
+  linkTour: string;
+  linkOther: string;
+  opensInNewTab: string;
+  openHomes: string;
+  noOpenHomes: string;
+  addToCalendar: string;
+  calendarSummary: string;
+  auction: string;
+  auctionDate: string;
+  auctionVenue: string;
+  auctionAuctioneer: string;
+  agents: string;
+  callAgent: string;
+  emailAgent: string;
+  enquire: string;
+  lightboxLabel: string;
+  lightboxCounter: string;
+  close: string;
+  previous: string;
+  next: string;
+}
+
+export const defaultListingStrings: ListingStrings = {
+  loading: 'Loading property…',
+  notFound: 'This property is no longer listed.',
+  noListingId: 'No property was chosen.',
+  errorTitle: 'We could not load this property.',
+  errorRetryLater: 'Please try again in a moment.',
+  retry: 'Try again',
+  priceFallback: 'Contact agent',
+  badgeUnderOffer: 'Under offer',
+  badgeSold: 'Sold',
+  badgeLeased: 'Leased',
+  bedrooms: { one: '{count} bedroom', other: '{count} bedrooms' },
+  bathrooms: { one: '{count} bathroom', other: '{count} bathrooms' },
+  carSpaces: { one: '{count} car space', other: '{count} car spaces' },
+  photos: 'Photos',
+  openPhoto: 'Open photo {index} of {total}',
+  showAllPhotos: { one: 'Show {count} photo', other: 'Show all {count} photos' },
+  noPhotos: 'No photos yet',
+  description: 'About this property',
+  facts: 'Property details',
+  factBedrooms: 'Bedrooms',
+  factBathrooms: 'Bathrooms',
+  factEnsuites: 'Ensuites',
+  factToilets: 'Toilets',
+  factCarSpaces: 'Car spaces',
+  factLandArea: 'Land',
+  factFloorArea: 'Floor area',
+  factPropertyType: 'Property type',
+  factMethodOfSale: 'Method of sale',
+  features: 'Features',
+  floorplans: 'Floorplans',
+  openFloorplan: 'Open floorplan {index} of {total}',
+  links: 'Video and virtual tours',
+  linkVideo: 'Watch the video',
+  linkTour: 'Take the virtual tour',
+  linkOther: 'View {kind}',
+  opensInNewTab: '(opens in a new tab)',
+  openHomes: 'Open homes',
+  noOpenHomes: 'No open homes are scheduled. Contact the agent to arrange an inspection.',
+  addToCalendar: 'Add to calendar',
+  calendarSummary: 'Open home: {address}',
+  auction: 'Auction',
+  auctionDate: 'Date',
+  auctionVenue: 'Venue',
+  auctionAuctioneer: 'Auctioneer',
+  agents: 'Contact the agent',
+  callAgent: 'Call {name}',
+  emailAgent: 'Email {name}',
+  enquire: 'Enquire about this property',
+  lightboxLabel: 'Photos of {address}',
+  lightboxCounter: '{index} of {total}',
+  close: 'Close',
+  previous: 'Previous photo',
+  next: 'Next photo',
+};

@@ -1,0 +1,382 @@
+import { css } from 'lit';
+import { resetStyles } from '../shared/reset.styles.ts';
+import { controlStyles } from './controls.styles.ts';
+
+/**
+ * Cards have a fixed geometry (photo box by aspect ratio, every text row one fixed line height,
+ * the address clamped to two lines), so a skeleton card and a loaded card are the same size and
+ * nothing below the element moves when the data arrives.
+ */
+export const styles = [
+  resetStyles,
+  controlStyles,
+  css`
+    :host {
+      display: block;
+      container-type: inline-size;
+      --_min-card: var(--estate-listings-min-card, 17rem);
+      --_gap: var(--estate-listings-gap, 1.25rem);
+      --_ratio: var(--estate-card-ratio, 3 / 2);
+      --_bone: var(--estate-skeleton-color, color-mix(in srgb, currentColor 12%, transparent));
+    }
+
+    .status {
+      margin: 0 0 0.75rem;
+      height: 1.5rem;
+      line-height: 1.5rem;
+      overflow: hidden;
+      white-space: nowrap;
+      text-overflow: ellipsis;
+      font-weight: 600;
+      color: var(--_estate-muted);
+    }
+
+    .status:focus {
+      outline: none;
+    }
+
+    .status:focus-visible {
+      outline: 3px solid var(--_estate-focus);
+    }
+
+    .list {
+      display: grid;
+      gap: var(--_gap);
+      margin: 0;
+      padding: 0;
+      list-style: none;
+    }
+
+    .list.grid {
+      grid-template-columns: repeat(auto-fill, minmax(min(100%, var(--_min-card)), 1fr));
+    }
+
+    .card {
+      position: relative;
+      display: flex;
+      flex-direction: column;
+      min-width: 0;
+      overflow: hidden;
+      background: var(--_estate-surface);
+      border: 1px solid var(--_estate-border);
+      border-radius: var(--_estate-radius);
+    }
+
+    .card:hover .card-link {
+      text-decoration: underline;
+    }
+
+    .media {
+      position: relative;
+      flex: none;
+      aspect-ratio: var(--_ratio);
+      overflow: hidden;
+      background: var(--_bone);
+    }
+
+    .media picture {
+      display: block;
+      height: 100%;
+    }
+
+    .media img {
+      display: block;
+      width: 100%;
+      height: 100%;
+      object-fit: cover;
+    }
+
+    .badge {
+      position: absolute;
+      top: 0.75rem;
+      left: 0.75rem;
+      padding: 0.125rem 0.625rem;
+      border-radius: 999px;
+      background: var(--estate-badge-color, #24292f);
+      color: var(--estate-badge-text, #ffffff);
+      font-size: 0.8125rem;
+      font-weight: 700;
+      line-height: 1.5rem;
+      letter-spacing: 0.02em;
+      text-transform: uppercase;
+    }
+
+    .badge[part~='badge-sold'] {
+      background: var(--estate-badge-color, #a40e26);
+    }
+
+    .badge[part~='badge-leased'] {
+      background: var(--estate-badge-color, #116329);
+    }
+
+    .badge[part~='badge-under-offer'] {
+      background: var(--estate-badge-color, #7d4e00);
+    }
+
+    .body {
+      display: grid;
+      gap: 0.25rem;
+      padding: 0.875rem 1rem 1rem;
+    }
+
+    .line {
+      display: block;
+      margin: 0;
+      overflow: hidden;
+      white-space: nowrap;
+      text-overflow: ellipsis;
+    }
+
+    .price-line {
+      height: 1.75rem;
+      font-size: 1.125rem;
+      font-weight: 700;
+      line-height: 1.75rem;
+    }
+
+    .title-line {
+      display: -webkit-box;
+      height: 3rem;
+      font-size: 1rem;
+      font-weight: 600;
+      line-height: 1.5rem;
+      white-space: normal;
+      -webkit-line-clamp: 2;
+      -webkit-box-orient: vertical;
+    }
+
+    .meta-line {
+      height: 1.25rem;
+      font-size: 0.875rem;
+      line-height: 1.25rem;
+      color: var(--_estate-muted);
+    }
+
+    .features-line {
+      display: flex;
+      gap: 1.25rem;
+      height: 1.5rem;
+      margin-top: 0.25rem;
+      padding: 0;
+      list-style: none;
+      line-height: 1.5rem;
+    }
+
+    .feature {
+      display: inline-flex;
+      align-items: center;
+      gap: 0.375rem;
+      font-weight: 600;
+    }
+
+    .icon {
+      flex: none;
+      width: 1.25rem;
+      height: 1.25rem;
+      fill: none;
+      stroke: currentColor;
+      stroke-width: 1.75;
+      stroke-linecap: round;
+      stroke-linejoin: round;
+    }
+
+    .feature .icon {
+      color: var(--_estate-muted);
+    }
+
+    .card-link {
+      color: inherit;
+      text-decoration: none;
+    }
+
+    /* The whole card is the link's target; its outline is drawn around the card. */
+    .card-link::after {
+      content: '';
+      position: absolute;
+      inset: 0;
+      border-radius: var(--_estate-radius);
+    }
+
+    .card-link:focus-visible {
+      outline: none;
+      text-decoration: underline;
+    }
+
+    .card-link:focus-visible::after {
+      outline: 3px solid var(--_estate-focus);
+      outline-offset: -3px;
+    }
+
+    /* Skeleton: the same boxes, filled with placeholder bars. */
+    .skeleton .bone {
+      display: block;
+      height: 0.875rem;
+      margin-block: 0.3125rem;
+      border-radius: 0.25rem;
+      background: var(--_bone);
+      animation: estate-pulse 1.4s ease-in-out infinite;
+    }
+
+    .skeleton .price-line .bone {
+      width: 45%;
+      height: 1rem;
+      margin-block: 0.375rem;
+    }
+
+    .skeleton .title-line {
+      display: block;
+    }
+
+    .skeleton .title-line .bone {
+      width: 85%;
+    }
+
+    .skeleton .title-line .bone + .bone {
+      width: 60%;
+      margin-top: 0.625rem;
+    }
+
+    .skeleton .meta-line .bone {
+      width: 35%;
+      margin-block: 0.1875rem;
+    }
+
+    .skeleton .features-line .bone {
+      width: 55%;
+    }
+
+    @keyframes estate-pulse {
+      50% {
+        opacity: 0.45;
+      }
+    }
+
+    /* List layout: photo beside the text once there is room. */
+    @container (min-width: 40rem) {
+      .list.list .card {
+        flex-direction: row;
+      }
+
+      .list.list .media {
+        width: clamp(14rem, 35%, 20rem);
+      }
+
+      .list.list .body {
+        flex: 1;
+        align-content: center;
+        min-width: 0;
+        padding: 1rem 1.25rem;
+      }
+    }
+
+    /* Footer and pagination: one row of fixed height, present from the skeleton on. */
+    .footer {
+      display: flex;
+      justify-content: center;
+      min-height: 2.75rem;
+      margin-top: 1.5rem;
+    }
+
+    .pagination ul {
+      display: flex;
+      flex-wrap: wrap;
+      align-items: center;
+      justify-content: center;
+      gap: 0.375rem;
+      margin: 0;
+      padding: 0;
+      list-style: none;
+    }
+
+    .pagination button {
+      min-width: 2.75rem;
+      padding-inline: 0.625rem;
+    }
+
+    .pagination button[aria-current='page'] {
+      background: var(--_estate-accent);
+      border-color: var(--_estate-accent);
+      color: var(--_estate-accent-contrast);
+    }
+
+    .pagination .page-step {
+      gap: 0.25rem;
+    }
+
+    .pagination .gap {
+      min-width: 1.5rem;
+      text-align: center;
+      color: var(--_estate-muted);
+    }
+
+    /* Narrow: previous, the current page, next. */
+    @container (max-width: 30rem) {
+      .pagination li:has(> button:not(.page-step):not([aria-current])),
+      .pagination .gap {
+        display: none;
+      }
+    }
+
+    .panel {
+      display: grid;
+      justify-items: center;
+      gap: 0.5rem;
+      padding: 2.5rem 1.25rem;
+      text-align: center;
+      background: var(--_estate-surface);
+      border: 1px dashed var(--_estate-border);
+      border-radius: var(--_estate-radius);
+    }
+
+    .panel p {
+      margin: 0;
+    }
+
+    .panel-title {
+      font-size: 1.125rem;
+      font-weight: 700;
+    }
+
+    .panel button {
+      margin-top: 0.75rem;
+    }
+
+    /* Filter bar */
+    .filters {
+      display: grid;
+      gap: 1rem;
+      margin-bottom: 1.5rem;
+      padding: 1rem;
+      background: var(--_estate-surface);
+      border: 1px solid var(--_estate-border);
+      border-radius: var(--_estate-radius);
+    }
+
+    .fields {
+      display: grid;
+      grid-template-columns: repeat(auto-fill, minmax(min(100%, 9.5rem), 1fr));
+      gap: 0.75rem 1rem;
+    }
+
+    .field {
+      display: grid;
+      gap: 0.25rem;
+      align-content: start;
+    }
+
+    .field label {
+      font-size: 0.875rem;
+      font-weight: 600;
+    }
+
+    .actions {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 0.75rem;
+    }
+
+    .detail .back {
+      margin-bottom: 1rem;
+    }
+  `,
+];

@@ -1,0 +1,758 @@
+import { LitElement, html, nothing, svg, type PropertyValues, type TemplateResult } from 'lit';
+import { Task } from '@lit/task';
+import { ifDefined } from 'lit/directives/if-defined.js';
+import { live } from 'lit/directives/live.js';
+import type { ListingSort, ListingSummary, ListingsQuery, ListingStatus, ListingType, Page } from '../../contract/relay-api.ts';
+import { fetchJson, relayUrl, RelayError } from '../shared/relay.ts';
+import { fill, formatDateTime, formatMoney, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
+import { styles } from './listings.styles.ts';
+import { defaultListingsStrings, mergeStrings, type ListingsStrings } from './strings.ts';
+import { BAR_FILTERS, buildQuery, cleanCount, cleanValue, parseBarFilters, SORTS, toSearchParams, type BarFilter, type QueryKey } from './query.ts';
+import { renderPicture } from './picture.ts';
+import { heading, headingLevel } from './heading.ts';
+import { bathIcon, bedIcon, carIcon, chevronLeft, chevronRight } from './icons.ts';
+import '../listing/listing.ts';
+
+export interface ListingsLoadedDetail {
+  items: ListingSummary[];
+  total: number;
+  page: number;
+  pageSize: number;
+  query: ListingsQuery;
+}
+
+export interface ListingsErrorDetail {
+  status: number | null;
+  message: string;
+}
+
+export interface ListingSelectDetail {
+  id: number;
+  listing: ListingSummary;
+  /** The detail page URL when `detail-href` is set; null when the detail opens in place. */
+  href: string | null;
+}
+
+export interface ListingsQueryChangeDetail {
+  query: ListingsQuery;
+}
+
+const SALE_PRICES = [200_000, 300_000, 400_000, 500_000, 600_000, 700_000, 800_000, 900_000, 1_000_000, 1_250_000, 1_500_000, 1_750_000, 2_000_000, 2_500_000, 3_000_000, 4_000_000, 5_000_000, 7_500_000, 10_000_000];
+const WEEKLY_RENTS = [200, 300, 400, 500, 600, 700, 800, 900, 1_000, 1_250, 1_500, 2_000, 3_000, 5_000];
+const DEFAULT_PROPERTY_TYPES = ['House', 'Apartment', 'Unit', 'Townhouse', 'Villa', 'Land'];
+/** Cards at the top of the first page load eagerly; the rest wait until they near the viewport. */
+const EAGER_CARDS = 3;
+
+/**
+ * A grid or list of an agency's listings from its relay, with an optional filter bar, paging and
+ * either links to a detail page or the detail shown in place.
+ *
+ * @summary Property listings: cards, filters, paging, in-page or linked detail.
+ *
+ * @attr relay - Base URL of the relay. Default: where the widget script was loaded from.
+ * @attr type - `sale` or `lease`. Default: both.
+ * @attr status - `available` (default), `sold` or `leased`.
+ * @attr suburb - Only this suburb.
+ * @attr min-price - Lowest price (number; the relay filters on the agency's search price).
+ * @attr max-price - Highest price.
+ * @attr min-beds - At least this many bedrooms.
+ * @attr min-baths - At least this many bathrooms.
+ * @attr min-cars - At least this many car spaces.
+ * @attr property-type - House, Unit, Apartment, …
+ * @attr agent-id - Only this agent's listings.
+ * @attr sort - `newest`, `price`, `-price`, `suburb` or `landArea`.
+ * @attr page - Page number, from 1.
+ * @attr page-size - Cards per page (1–100, default 12).
+ * @attr layout - `grid` (default) or `list`.
+ * @attr filters - Shows the filter bar. Empty for the usual set, or names: `suburb property-type min-price max-price min-beds min-baths min-cars sort type`. With a filter bar, the filters and page live in the page URL.
+ * @attr detail-href - URL template for a card's link, `{id}` replaced by the listing id (`/listing.html?id={id}`). Without it the detail opens in place.
+ * @attr query-prefix - Prefix for this element's URL parameters, when a page holds two of them.
+ * @attr property-types - Comma-separated property types offered in the filter bar.
+ * @attr sizes - `sizes` for card photos. Default suits the layout.
+ * @attr heading-level - Level of each card's heading (default 3).
+ * @attr locale - BCP 47 locale for numbers and dates (default en-AU).
+ * @attr currency - ISO 4217 code for prices in the filter bar. Default: the locale's.
+ * @attr time-zone - IANA zone for auction times. Default: the visitor's.
+ * @attr strings - JSON object overriding any of the element's words (see ListingsStrings).
+ *
+ * @slot empty - Replaces the "no results" message.
+ * @slot error - Replaces the error message (the retry button stays).
+ *
+ * @csspart base - The element's wrapper.
+ * @csspart filters - The filter bar form.
+ * @csspart filter-field - One label and control.
+ * @csspart filter-label - A filter's label.
+ * @csspart filter-control - A filter's input or select.
+ * @csspart filter-actions - The search and reset buttons' row.
+ * @csspart button - Every button.
+ * @csspart button-primary - The search button.
+ * @csspart status - The result count line (a live region).
+ * @csspart list - The grid or list of cards.
+ * @csspart card - One listing.
+ * @csspart skeleton - A placeholder card while loading.
+ * @csspart card-media - The photo box.
+ * @csspart card-image - The photo.
+ * @csspart badge - A status badge; also `badge-under-offer`, `badge-sold`, `badge-leased`.
+ * @csspart card-body - The text under the photo.
+ * @csspart price - The price text, as the agency wrote it.
+ * @csspart card-title - The address heading.
+ * @csspart card-link - The link over the card.
+ * @csspart meta - Property type and auction line.
+ * @csspart features - Beds, baths and cars.
+ * @csspart feature - One of them.
+ * @csspart feature-icon - Its icon.
+ * @csspart empty - The "no results" panel.
+ * @csspart error - The error panel.
+ * @csspart retry-button - The retry button.
+ * @csspart footer - Range text and pagination.
+ * @csspart range - "Showing 1–12 of 40".
+ * @csspart pagination - The pagination nav.
+ * @csspart page-button - Previous, next and page number buttons; the current one also has `page-current`.
+ * @csspart detail - The in-place detail view.
+ * @csspart back-button - Its back control.
+ *
+ * @cssprop --estate-listings-min-card - Narrowest card in the grid (default 17rem).
+ * @cssprop --estate-listings-gap - Space between cards (default 1.25rem).
+ * @cssprop --estate-card-ratio - Photo aspect ratio (default 3 / 2).
+ * @cssprop --estate-skeleton-color - Placeholder colour while loading.
+ * @cssprop --estate-badge-color - Badge background.
+ * @cssprop --estate-badge-text - Badge text colour.
+ *
+ * @fires estate-listings-loaded - A page of listings rendered. `detail`: ListingsLoadedDetail.
+ * @fires estate-listings-error - Loading failed. `detail`: ListingsErrorDetail.
+ * @fires estate-listings-query-change - A visitor changed the filters or the page. `detail`: ListingsQueryChangeDetail.
+ * @fires estate-listing-select - A card was chosen; cancelable (cancel to handle navigation yourself). `detail`: ListingSelectDetail.
+ */
+export class EstateListings extends LitElement {
+  static override styles = styles;
+
+  static override properties = {
+    relay: { type: String },
+    type: { type: String },
+    status: { type: String },
+    suburb: { type: String },
+    minPrice: { type: Number, attribute: 'min-price' },
+    maxPrice: { type: Number, attribute: 'max-price' },
+    minBeds: { type: Number, attribute: 'min-beds' },
+    minBaths: { type: Number, attribute: 'min-baths' },
+    minCars: { type: Number, attribute: 'min-cars' },
+    propertyType: { type: String, attribute: 'property-type' },
+    agentId: { type: Number, attribute: 'agent-id' },
+    sort: { type: String },
+    page: { type: Number },
+    pageSize: { type: Number, attribute: 'page-size' },
+    layout: { type: String, reflect: true },
+    filters: { type: String },
+    detailHref: { type: String, attribute: 'detail-href' },
+    queryPrefix: { type: String, attribute: 'query-prefix' },
+    propertyTypes: { type: String, attribute: 'property-types' },
+    sizes: { type: String },
+    headingLevel: { type: Number, attribute: 'heading-level' },
+    locale: { type: String },
+    currency: { type: String },
+    timeZone: { type: String, attribute: 'time-zone' },
+    strings: { type: Object },
+    listings: { attribute: false },
+    detailId: { state: true },
+  };
+
+  declare relay: string | null;
+  declare type: ListingType | null;
+  declare status: ListingStatus | null;
+  declare suburb: string | null;
+  declare minPrice: number | null;
+  declare maxPrice: number | null;
+  declare minBeds: number | null;
+  declare minBaths: number | null;
+  declare minCars: number | null;
+  declare propertyType: string | null;
+  declare agentId: number | null;
+  declare sort: ListingSort | null;
+  declare page: number;
+  declare pageSize: number;
+  declare layout: 'grid' | 'list';
+  declare filters: string | null;
+  declare detailHref: string | null;
+  declare queryPrefix: string;
+  declare propertyTypes: string | null;
+  declare sizes: string | null;
+  declare headingLevel: number;
+  declare locale: string | null;
+  declare currency: string | null;
+  declare timeZone: string | null;
+  /** Overrides for any of the element's words. */
+  declare strings: Partial<ListingsStrings> | null;
+  /**
+   * Listings the host already has. When set, they are rendered as given (no request, no paging):
+   * for pages that fetched the data themselves or render on the server.
+   */
+  declare listings: ListingSummary[] | null;
+  declare protected detailId: number | null;
+
+  /** The filters as the page's attributes set them, before the URL or a visitor changed them. */
+  private baseFilters: Partial<Record<QueryKey, unknown>> | null = null;
+  private retryCount = 0;
+  private focusResultsAfterLoad = false;
+  /** True when we pushed the detail's history entry (so "back" can pop it). */
+  private pushedDetailEntry = false;
+
+  private readonly listingsTask = new Task(this, {
+    task: async ([relay, queryString, hostListings], { signal }) => {
+      if (hostListings) {
+        return { items: hostListings, total: hostListings.length, page: 1, pageSize: hostListings.length } satisfies Page<ListingSummary>;
+      }
+      const url = `${relayUrl(relay, 'api/v1/listings')}?${queryString}`;
+      return fetchJson<Page<ListingSummary>>(url, { signal });
+    },
+    args: () => [this.relay, toSearchParams(this.query).toString(), this.listings, this.retryCount] as const,
+    onComplete: (page) => void this.afterLoad(page),
+    onError: (error) => void this.afterError(error),
+  });
+
+  constructor() {
+    super();
+    this.relay = null;
+    this.type = null;
+    this.status = null;
+    this.suburb = null;
+    this.minPrice = null;
+    this.maxPrice = null;
+    this.minBeds = null;
+    this.minBaths = null;
+    this.minCars = null;
+    this.propertyType = null;
+    this.agentId = null;
+    this.sort = null;
+    this.page = 1;
+    this.pageSize = 12;
+    this.layout = 'grid';
+    this.filters = null;
+    this.detailHref = null;
+    this.queryPrefix = '';
+    this.propertyTypes = null;
+    this.sizes = null;
+    this.headingLevel = 3;
+    this.locale = null;
+    this.currency = null;
+    this.timeZone = null;
+    this.strings = null;
+    this.listings = null;
+    this.detailId = null;
+  }
+
+  /** The relay query the element is showing (validated). */
+  get query(): ListingsQuery {
+    return buildQuery(this.filterValues(), this.page, this.pageSize);
+  }
+
+  /** Loads the current query again (after an error, or to pick up fresh data). */
+  reload(): void {
+    this.retryCount += 1;
+    this.requestUpdate();
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    this.baseFilters ??= this.filterValues();
+    this.readUrl();
+    window.addEventListener('popstate', this.onPopState);
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    window.removeEventListener('popstate', this.onPopState);
+  }
+
+  private get text(): ListingsStrings {
+    return mergeStrings(defaultListingsStrings, this.strings);
+  }
+
+  private get resolvedLocale(): string {
+    return resolveLocale(this.locale);
+  }
+
+  private get barFilters(): BarFilter[] {
+    return parseBarFilters(this.filters);
+  }
+
+  /** With a filter bar, the filters and page live in the page's URL. */
+  private get syncsUrl(): boolean {
+    return this.filters !== null && this.filters !== undefined;
+  }
+
+  private filterValues(): Partial<Record<QueryKey, unknown>> {
+    return {
+      type: this.type,
+      status: this.status,
+      suburb: this.suburb,
+      minPrice: this.minPrice,
+      maxPrice: this.maxPrice,
+      minBeds: this.minBeds,
+      minBaths: this.minBaths,
+      minCars: this.minCars,
+      propertyType: this.propertyType,
+      agentId: this.agentId,
+      sort: this.sort,
+    };
+  }
+
+  private setFilterValues(values: Partial<Record<QueryKey, unknown>>): void {
+    const self = this as unknown as Record<QueryKey, unknown>;
+    for (const key of Object.keys(values) as QueryKey[]) self[key] = cleanValue(key, values[key]) ?? null;
+  }
+
+  private param(name: string): string {
+    return `${this.queryPrefix ?? ''}${name}`;
+  }
+
+  // ---- URL state -------------------------------------------------------------------------
+
+  /** Applies the page URL: the bar's filters and page (when there is a bar) and an open detail. */
+  private readUrl(): void {
+    const params = new URLSearchParams(window.location.search);
+    if (this.syncsUrl) {
+      const values: Partial<Record<QueryKey, unknown>> = {};
+      for (const name of this.barFilters) {
+        const fromUrl = params.get(this.param(name));
+        values[name] = fromUrl !== null ? fromUrl : this.baseFilters?.[name];
+      }
+      this.setFilterValues(values);
+      this.page = Math.max(1, cleanCount(params.get(this.param('page'))) ?? 1);
+    }
+    if (!this.detailHref) {
+      const id = cleanCount(params.get(this.param('listing')));
+      this.detailId = id ? id : null;
+    }
+  }
+
+  private urlFor(changes: { filters?: boolean; page?: number; listing?: number | null }): string {
+    const url = new URL(window.location.href);
+    if (changes.filters) {
+      for (const name of BAR_FILTERS) url.searchParams.delete(this.param(name));
+      const query = this.query;
+      for (const name of this.barFilters) {
+        const value = query[name];
+        if (value !== undefined && value !== cleanValue(name, this.baseFilters?.[name])) url.searchParams.set(this.param(name), String(value));
+      }
+    }
+    if (changes.page !== undefined) {
+      if (changes.page > 1) url.searchParams.set(this.param('page'), String(changes.page));
+      else url.searchParams.delete(this.param('page'));
+    }
+    if (changes.listing !== undefined) {
+      if (changes.listing) url.searchParams.set(this.param('listing'), String(changes.listing));
+      else url.searchParams.delete(this.param('listing'));
+    }
+    return url.href;
+  }
+
+  private readonly onPopState = (): void => {
+    const openBefore = this.detailId;
+    this.pushedDetailEntry = false;
+    this.readUrl();
+    if (openBefore && !this.detailId) void this.restoreCardFocus(openBefore);
+  };
+
+  // ---- loading outcomes ------------------------------------------------------------------
+
+  private async afterLoad(page: Page<ListingSummary>): Promise<void> {
+    await this.updateComplete;
+    if (this.focusResultsAfterLoad) {
+      this.focusResultsAfterLoad = false;
+      const status = this.renderRoot.querySelector<HTMLElement>('[part~="status"]');
+      status?.focus({ preventScroll: true });
+      this.scrollIntoView?.({ block: 'start', behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth' });
+    }
+    this.emit<ListingsLoadedDetail>('estate-listings-loaded', {
+      items: page.items,
+      total: page.total,
+      page: page.page,
+      pageSize: page.pageSize,
+      query: this.query,
+    });
+  }
+
+  private async afterError(error: unknown): Promise<void> {
+    if (error instanceof DOMException && error.name === 'AbortError') return;
+    await this.updateComplete;
+    this.emit<ListingsErrorDetail>('estate-listings-error', {
+      status: error instanceof RelayError ? error.status : null,
+      message: error instanceof Error ? error.message : String(error),
+    });
+  }
+
+  private emit<T>(name: string, detail: T, cancelable = false): boolean {
+    return this.dispatchEvent(new CustomEvent<T>(name, { detail, bubbles: true, composed: true, cancelable }));
+  }
+
+  // ---- visitor actions -------------------------------------------------------------------
+
+  private onFilterSubmit(event: SubmitEvent): void {
+    event.preventDefault();
+    const data = new FormData(event.target as HTMLFormElement);
+    const values: Partial<Record<QueryKey, unknown>> = {};
+    for (const name of this.barFilters) values[name] = data.get(name) ?? undefined;
+    this.applyFilters(values);
+  }
+
+  private onFilterReset(): void {
+    const values: Partial<Record<QueryKey, unknown>> = {};
+    for (const name of this.barFilters) values[name] = this.baseFilters?.[name];
+    this.applyFilters(values);
+  }
+
+  private applyFilters(values: Partial<Record<QueryKey, unknown>>): void {
+    this.setFilterValues(values);
+    this.page = 1;
+    if (this.syncsUrl) history.pushState(history.state, '', this.urlFor({ filters: true, page: 1 }));
+    this.emit<ListingsQueryChangeDetail>('estate-listings-query-change', { query: this.query });
+  }
+
+  private goToPage(page: number): void {
+    this.page = page;
+    this.focusResultsAfterLoad = true;
+    if (this.syncsUrl) history.pushState(history.state, '', this.urlFor({ page }));
+    this.emit<ListingsQueryChangeDetail>('estate-listings-query-change', { query: this.query });
+  }
+
+  private detailLink(listing: ListingSummary): string {
+    if (this.detailHref) return this.detailHref.replace(/\{id\}/g, encodeURIComponent(String(listing.id)));
+    return this.urlFor({ listing: listing.id });
+  }
+
+  private onCardClick(event: MouseEvent, listing: ListingSummary): void {
+    // Let the browser handle new-tab and download gestures.
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    const href = this.detailHref ? this.detailLink(listing) : null;
+    const proceed = this.emit<ListingSelectDetail>('estate-listing-select', { id: listing.id, listing, href }, true);
+    if (!proceed) {
+      event.preventDefault();
+      return;
+    }
+    if (href) return;
+    event.preventDefault();
+    this.openDetail(listing.id);
+  }
+
+  private openDetail(id: number): void {
+    history.pushState(history.state, '', this.urlFor({ listing: id }));
+    this.pushedDetailEntry = true;
+    this.detailId = id;
+    void this.updateComplete.then(() => {
+      this.renderRoot.querySelector<HTMLElement>('[part~="back-button"]')?.focus();
+      this.scrollIntoView?.({ block: 'start' });
+    });
+  }
+
+  private closeDetail(): void {
+    const id = this.detailId;
+    if (this.pushedDetailEntry) {
+      // Our own entry: going back restores the results URL, and popstate closes the detail.
+      history.back();
+      return;
+    }
+    history.replaceState(history.state, '', this.urlFor({ listing: null }));
+    this.detailId = null;
+    if (id) void this.restoreCardFocus(id);
+  }
+
+  private async restoreCardFocus(id: number): Promise<void> {
+    await this.updateComplete;
+    const link = this.renderRoot.querySelector<HTMLElement>(`[part~="card-link"][data-id="${id}"]`);
+    if (link) {
+      link.focus({ preventScroll: true });
+      link.scrollIntoView({ block: 'center' });
+    }
+  }
+
+  // ---- rendering -------------------------------------------------------------------------
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    if (changed.has('layout') && this.layout !== 'grid' && this.layout !== 'list') this.layout = 'grid';
+  }
+
+  override render(): TemplateResult {
+    if (this.detailId) return this.renderDetail(this.detailId);
+    return html`<div part="base" class="base">
+      ${this.barFilters.length ? this.renderFilters() : nothing}
+      ${this.listingsTask.render({
+        initial: () => this.renderSkeleton(),
+        pending: () => this.renderSkeleton(),
+        complete: (page) => (page.items.length ? this.renderResults(page) : this.renderEmpty()),
+        error: () => this.renderError(),
+      })}
+    </div>`;
+  }
+
+  private renderDetail(id: number): TemplateResult {
+    const text = this.text;
+    return html`<section part="detail" class="detail">
+      <button type="button" part="button back-button" class="back" @click=${this.closeDetail}>
+        <svg viewBox="0 0 24 24" aria-hidden="true" class="icon">${chevronLeft}</svg>
+        ${text.backToResults}
+      </button>
+      <estate-listing
+        listing-id=${id}
+        relay=${ifDefined(this.relay ?? undefined)}
+        locale=${ifDefined(this.locale ?? undefined)}
+        currency=${ifDefined(this.currency ?? undefined)}
+        time-zone=${ifDefined(this.timeZone ?? undefined)}
+        heading-level=${Math.max(1, headingLevel(this.headingLevel, 3) - 1)}
+        exportparts="base: listing-base, title: listing-title, price: listing-price, gallery: listing-gallery"
+      ></estate-listing>
+    </section>`;
+  }
+
+  private renderStatus(message: string, focusable = false): TemplateResult {
+    return html`<p part="status" class="status" role="status" tabindex=${ifDefined(focusable ? '-1' : undefined)}>${message}</p>`;
+  }
+
+  private renderSkeleton(): TemplateResult {
+    const text = this.text;
+    const count = this.query.pageSize ?? 12;
+    return html`${this.renderStatus(text.loading)}
+      <ul part="list" class="list ${this.layout}" aria-busy="true">
+        ${Array.from({ length: count }, () => html`<li part="card skeleton" class="card skeleton" aria-hidden="true">
+          <div part="card-media" class="media"></div>
+          <div part="card-body" class="body">
+            <span class="line price-line"><span class="bone"></span></span>
+            <span class="line title-line"><span class="bone"></span><span class="bone"></span></span>
+            <span class="line meta-line"><span class="bone"></span></span>
+            <span class="line features-line"><span class="bone"></span></span>
+          </div>
+        </li>`)}
+      </ul>
+      <div part="footer" class="footer" aria-hidden="true"></div>`;
+  }
+
+  private renderResults(page: Page<ListingSummary>): TemplateResult {
+    const text = this.text;
+    const locale = this.resolvedLocale;
+    const pages = Math.max(1, Math.ceil(page.total / Math.max(1, page.pageSize)));
+    const from = (page.page - 1) * page.pageSize + 1;
+    const to = from + page.items.length - 1;
+    const sizes =
+      this.sizes ??
+      (this.layout === 'list' ? '(min-width: 40rem) 18rem, 100vw' : '(min-width: 72rem) 22rem, (min-width: 40rem) 45vw, 100vw');
+    return html`${this.renderStatus(plural(locale, page.total, text.resultCount), true)}
+      <ul part="list" class="list ${this.layout}">
+        ${page.items.map((listing, index) => this.renderCard(listing, index, page.page, sizes))}
+      </ul>
+      <div part="footer" class="footer">
+        <p part="range" class="range">
+          ${fill(text.range, {
+            from: page.items.length ? new Intl.NumberFormat(locale).format(from) : 0,
+            to: new Intl.NumberFormat(locale).format(Math.max(from, to)),
+            total: new Intl.NumberFormat(locale).format(page.total),
+          })}
+        </p>
+        ${pages > 1 && !this.listings ? this.renderPagination(page.page, pages) : nothing}
+      </div>`;
+  }
+
+  private renderCard(listing: ListingSummary, index: number, pageNumber: number, sizes: string): TemplateResult {
+    const text = this.text;
+    const locale = this.resolvedLocale;
+    const address = listing.address?.display || listing.heading || '';
+    const price = listing.displayPrice?.trim() ? listing.displayPrice : text.priceFallback;
+    const first = pageNumber === 1 && index === 0;
+    const eager = pageNumber === 1 && index < EAGER_CARDS;
+    const badge = this.badgeText(listing);
+    const auction = listing.auctionDateTime ? formatDateTime(locale, listing.auctionDateTime, this.timeZone ?? undefined) : null;
+    const meta = [listing.propertyType, auction ? fill(text.auction, { date: auction }) : null].filter(Boolean).join(' · ');
+    const level = headingLevel(this.headingLevel, 3);
+    return html`<li part="card" class="card">
+      <div part="card-media" class="media">
+        ${listing.photo
+          ? renderPicture(listing.photo, {
+              relay: this.relay,
+              sizes,
+              alt: listing.photo.caption ?? '',
+              loading: eager ? 'eager' : 'lazy',
+              fetchPriority: first ? 'high' : 'auto',
+              part: 'card-image',
+            })
+          : nothing}
+        ${badge ? html`<span part="badge badge-${listing.badge}" class="badge">${badge}</span>` : nothing}
+      </div>
+      <div part="card-body" class="body">
+        <p part="price" class="line price-line">${price}</p>
+        ${heading(
+          level,
+          html`<a part="card-link" class="card-link" href=${this.detailLink(listing)} data-id=${listing.id} @click=${(event: MouseEvent) => this.onCardClick(event, listing)}
+            >${address}</a
+          >`,
+          { part: 'card-title', className: 'line title-line' },
+        )}
+        <p part="meta" class="line meta-line">${meta}</p>
+        ${this.renderFeatures(listing)}
+      </div>
+    </li>`;
+  }
+
+  private badgeText(listing: ListingSummary): string | null {
+    const text = this.text;
+    switch (listing.badge) {
+      case 'under-offer':
+        return text.badgeUnderOffer;
+      case 'sold':
+        return text.badgeSold;
+      case 'leased':
+        return text.badgeLeased;
+      default:
+        return null;
+    }
+  }
+
+  private renderFeatures(listing: ListingSummary): TemplateResult {
+    const text = this.text;
+    const locale = this.resolvedLocale;
+    const feature = (count: number | null, forms: ListingsStrings['bedrooms'], icon: ReturnType<typeof svg>) =>
+      typeof count === 'number' && count > 0
+        ? html`<li part="feature" class="feature">
+            <svg part="feature-icon" class="icon" viewBox="0 0 24 24" aria-hidden="true">${icon}</svg>
+            <span aria-hidden="true">${new Intl.NumberFormat(locale).format(count)}</span>
+            <span class="visually-hidden">${plural(locale, count, forms)}</span>
+          </li>`
+        : nothing;
+    return html`<ul part="features" class="line features-line">
+      ${feature(listing.bed, text.bedrooms, bedIcon)} ${feature(listing.bath, text.bathrooms, bathIcon)}
+      ${feature(listing.cars, text.carSpaces, carIcon)}
+    </ul>`;
+  }
+
+  private renderPagination(current: number, pages: number): TemplateResult {
+    const text = this.text;
+    const locale = this.resolvedLocale;
+    const numbers = pageWindow(current, pages);
+    return html`<nav part="pagination" class="pagination" aria-label=${text.pagination}>
+      <ul>
+        <li>
+          <button type="button" part="button page-button page-previous" class="page-step" ?disabled=${current <= 1} @click=${() => this.goToPage(current - 1)}>
+            <svg viewBox="0 0 24 24" class="icon" aria-hidden="true">${chevronLeft}</svg>${text.previousPage}
+          </button>
+        </li>
+        ${numbers.map((number) =>
+          number === null
+            ? html`<li class="gap" aria-hidden="true">…</li>`
+            : html`<li>
+                <button
+                  type="button"
+                  part=${number === current ? 'button page-button page-current' : 'button page-button'}
+                  aria-label=${fill(text.pageLabel, { page: new Intl.NumberFormat(locale).format(number) })}
+                  aria-current=${ifDefined(number === current ? 'page' : undefined)}
+                  @click=${() => number !== current && this.goToPage(number)}
+                >
+                  ${new Intl.NumberFormat(locale).format(number)}
+                </button>
+              </li>`,
+        )}
+        <li>
+          <button type="button" part="button page-button page-next" class="page-step" ?disabled=${current >= pages} @click=${() => this.goToPage(current + 1)}>
+            ${text.nextPage}<svg viewBox="0 0 24 24" class="icon" aria-hidden="true">${chevronRight}</svg>
+          </button>
+        </li>
+      </ul>
+    </nav>`;
+  }
+
+  private renderEmpty(): TemplateResult {
+    const text = this.text;
+    const filtered = this.barFilters.some((name) => cleanValue(name, this.filterValues()[name]) !== cleanValue(name, this.baseFilters?.[name]));
+    return html`${this.renderStatus(plural(this.resolvedLocale, 0, text.resultCount))}
+      <div part="empty" class="panel empty">
+        <slot name="empty">
+          <p class="panel-title">${text.emptyTitle}</p>
+          <p>${text.emptyHint}</p>
+        </slot>
+        ${filtered ? html`<button type="button" part="button" class="secondary" @click=${this.onFilterReset}>${text.clearFilters}</button>` : nothing}
+      </div>`;
+  }
+
+  private renderError(): TemplateResult {
+    const text = this.text;
+    return html`${this.renderStatus('')}
+      <div part="error" class="panel error" role="alert">
+        <slot name="error">
+          <p class="panel-title">${text.errorTitle}</p>
+          <p>${text.errorRetryLater}</p>
+        </slot>
+        <button type="button" part="button retry-button" class="primary" @click=${this.reload}>${text.retry}</button>
+      </div>`;
+  }
+
+  private renderFilters(): TemplateResult {
+    const text = this.text;
+    const locale = this.resolvedLocale;
+    const currency = resolveCurrency(locale, this.currency);
+    const query = this.query;
+    const id = (name: string) => `estate-filter-${name}`;
+    const select = (name: BarFilter, label: string, options: Array<[string, string]>, current: string) => html`<div part="filter-field" class="field">
+      <label part="filter-label" for=${id(name)}>${label}</label>
+      <select part="filter-control" id=${id(name)} name=${name} .value=${live(current)}>
+        ${options.map(([value, optionLabel]) => html`<option value=${value} ?selected=${value === current}>${optionLabel}</option>`)}
+      </select>
+    </div>`;
+    const lease = query.type === 'lease';
+    const prices = (lease ? WEEKLY_RENTS : SALE_PRICES).map((value): [string, string] => {
+      const money = formatMoney(locale, currency, value);
+      return [String(value), lease ? fill(text.perWeek, { price: money }) : money];
+    });
+    const counts = (max: number): Array<[string, string]> => [
+      ['', text.any],
+      ...Array.from({ length: max }, (_unused, index): [string, string] => [String(index + 1), fill(text.atLeast, { count: new Intl.NumberFormat(locale).format(index + 1) })]),
+    ];
+    const types = (this.propertyTypes ? this.propertyTypes.split(',') : DEFAULT_PROPERTY_TYPES).map((name) => name.trim()).filter(Boolean);
+    const value = (name: QueryKey) => (query[name] === undefined ? '' : String(query[name]));
+
+    const fields: Record<BarFilter, () => TemplateResult> = {
+      type: () => select('type', text.type, [['', text.any], ['sale', text.typeSale], ['lease', text.typeLease]], value('type')),
+      suburb: () => html`<div part="filter-field" class="field">
+        <label part="filter-label" for=${id('suburb')}>${text.suburb}</label>
+        <input part="filter-control" id=${id('suburb')} name="suburb" type="text" autocomplete="address-level2" .value=${live(value('suburb'))} />
+      </div>`,
+      propertyType: () => select('propertyType', text.propertyType, [['', text.any], ...types.map((name): [string, string] => [name, name])], value('propertyType')),
+      minPrice: () => select('minPrice', text.minPrice, [['', text.any], ...prices], value('minPrice')),
+      maxPrice: () => select('maxPrice', text.maxPrice, [['', text.any], ...prices], value('maxPrice')),
+      minBeds: () => select('minBeds', text.minBeds, counts(5), value('minBeds')),
+      minBaths: () => select('minBaths', text.minBaths, counts(4), value('minBaths')),
+      minCars: () => select('minCars', text.minCars, counts(4), value('minCars')),
+      sort: () => select('sort', text.sort, SORTS.map((sort): [string, string] => [sort, text.sortOptions[sort]]), value('sort') || 'newest'),
+    };
+    return html`<form part="filters" class="filters" role="search" aria-label=${text.filtersLabel} @submit=${this.onFilterSubmit}>
+      <div class="fields">${this.barFilters.map((name) => fields[name]())}</div>
+      <div part="filter-actions" class="actions">
+        <button type="submit" part="button button-primary" class="primary">${text.search}</button>
+        <button type="button" part="button" class="secondary" @click=${this.onFilterReset}>${text.reset}</button>
+      </div>
+    </form>`;
+  }
+}
+
+/** Page numbers to show: first, last, and one either side of the current one; null marks a gap. */
+export function pageWindow(current: number, pages: number): Array<number | null> {
+  const wanted = new Set([1, pages, current - 1, current, current + 1]);
+  const numbers = [...wanted].filter((number) => number >= 1 && number <= pages).sort((a, b) => a - b);
+  const result: Array<number | null> = [];
+  for (const number of numbers) {
+    const previous = result[result.length - 1];
+    if (typeof previous === 'number' && number - previous === 2) result.push(previous + 1);
+    else if (typeof previous === 'number' && number - previous > 2) result.push(null);
+    result.push(number);
+  }
+  return result;
+}
+
+if (!customElements.get('estate-listings')) customElements.define('estate-listings', EstateListings);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'estate-listings': EstateListings;
+  }
+  interface GlobalEventHandlersEventMap {
+    'estate-listings-loaded': CustomEvent<ListingsLoadedDetail>;
+    'estate-listings-error': CustomEvent<ListingsErrorDetail>;
+    'estate-listings-query-change': CustomEvent<ListingsQueryChangeDetail>;
+    'estate-listing-select': CustomEvent<ListingSelectDetail>;
+  }
+}

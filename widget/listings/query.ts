@@ -1,0 +1,76 @@
+import type { ListingSort, ListingsQuery, ListingStatus, ListingType } from '../../contract/relay-api.ts';
+
+/**
+ * The listings query in its three shapes: element properties (from attributes), the relay's
+ * query string, and the host page's URL (so a filtered, paged view is a link that works and the
+ * back button restores it). Everything is validated here; a hand-edited URL cannot make the
+ * element send nonsense to the relay.
+ */
+
+export const SORTS: readonly ListingSort[] = ['newest', 'price', '-price', 'suburb', 'landArea'];
+const TYPES: readonly ListingType[] = ['sale', 'lease'];
+const STATUSES: readonly ListingStatus[] = ['available', 'sold', 'leased'];
+
+/** Filters a visitor can set in the filter bar, in the bar's order. */
+export const BAR_FILTERS = ['type', 'suburb', 'propertyType', 'minPrice', 'maxPrice', 'minBeds', 'minBaths', 'minCars', 'sort'] as const;
+export type BarFilter = (typeof BAR_FILTERS)[number];
+/** What an empty `filters` attribute shows: the page usually fixes buy or rent. */
+export const DEFAULT_BAR_FILTERS: readonly BarFilter[] = ['suburb', 'propertyType', 'minPrice', 'maxPrice', 'minBeds', 'minBaths', 'minCars', 'sort'];
+
+export type QueryKey = Exclude<keyof ListingsQuery, 'page' | 'pageSize'>;
+export const QUERY_KEYS: readonly QueryKey[] = [
+  'type', 'status', 'suburb', 'minPrice', 'maxPrice', 'minBeds', 'minBaths', 'minCars', 'propertyType', 'agentId', 'sort',
+];
+const NUMERIC_KEYS = new Set<QueryKey>(['minPrice', 'maxPrice', 'minBeds', 'minBaths', 'minCars', 'agentId']);
+
+/** Parses the `filters` attribute: empty means the default set; names may be camelCase or kebab-case. */
+export function parseBarFilters(attribute: string | null | undefined): BarFilter[] {
+  if (attribute === null || attribute === undefined) return [];
+  const tokens = attribute
+    .split(/[\s,]+/)
+    .map((token) => token.trim().replace(/-([a-z])/g, (_whole, letter: string) => letter.toUpperCase()))
+    .filter(Boolean);
+  if (tokens.length === 0 || tokens.includes('all')) return [...DEFAULT_BAR_FILTERS];
+  return BAR_FILTERS.filter((name) => tokens.includes(name));
+}
+
+/** A whole number ≥ 0, or undefined for anything else (NaN, negatives, "abc", ""). */
+export function cleanCount(value: unknown): number | undefined {
+  if (value === null || value === undefined || value === '') return undefined;
+  const number = typeof value === 'number' ? value : Number(value);
+  return Number.isFinite(number) && number >= 0 ? Math.floor(number) : undefined;
+}
+
+/** One query value, cleaned: undefined when it is not valid for that key. */
+export function cleanValue(key: QueryKey, value: unknown): string | number | undefined {
+  if (NUMERIC_KEYS.has(key)) {
+    const number = cleanCount(value);
+    // A zero minimum is "any"; an agent id of 0 does not exist.
+    return number ? number : undefined;
+  }
+  if (typeof value !== 'string') return undefined;
+  const text = value.trim();
+  if (!text) return undefined;
+  if (key === 'type') return (TYPES as readonly string[]).includes(text) ? text : undefined;
+  if (key === 'status') return (STATUSES as readonly string[]).includes(text) ? text : undefined;
+  if (key === 'sort') return (SORTS as readonly string[]).includes(text) ? text : undefined;
+  return text.slice(0, 100);
+}
+
+/** The relay query from loose values (element properties), with only valid entries. */
+export function buildQuery(values: Partial<Record<QueryKey, unknown>>, page: unknown, pageSize: unknown): ListingsQuery {
+  const query: Record<string, string | number> = {};
+  for (const key of QUERY_KEYS) {
+    const value = cleanValue(key, values[key]);
+    if (value !== undefined) query[key] = value;
+  }
+  query.page = Math.max(1, cleanCount(page) ?? 1);
+  query.pageSize = Math.min(100, Math.max(1, cleanCount(pageSize) ?? 12));
+  return query as ListingsQuery;
+}
+
+export function toSearchParams(query: ListingsQuery): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+  return params;
+}

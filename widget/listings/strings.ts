@@ -1,0 +1,117 @@
+import type { PluralForms } from '../shared/format.ts';
+import type { ListingSort } from '../../contract/relay-api.ts';
+
+/**
+ * Every word `<estate-listings>` shows. Hosts override any of them with the `strings` property or
+ * a JSON `strings` attribute; `{name}` placeholders are filled in, plural forms go through
+ * Intl.PluralRules for the element's locale.
+ */
+export interface ListingsStrings {
+  bedrooms: PluralForms;
+  bathrooms: PluralForms;
+  carSpaces: PluralForms;
+  badgeUnderOffer: string;
+  badgeSold: string;
+  badgeLeased: string;
+  /** Shown when the agency left the price empty. */
+  priceFallback: string;
+  auction: string;
+  resultCount: PluralForms;
+  range: string;
+  loading: string;
+  emptyTitle: string;
+  emptyHint: string;
+  clearFilters: string;
+  errorTitle: string;
+  errorRetryLater: string;
+  retry: string;
+  pagination: string;
+  previousPage: string;
+  nextPage: string;
+  pageLabel: string;
+  filtersLabel: string;
+  type: string;
+  typeSale: string;
+  typeLease: string;
+  suburb: string;
+  propertyType: string;
+  any: string;
+  minPrice: string;
+  maxPrice: string;
+  perWeek: string;
+  minBeds: string;
+  minBaths: string;
+  minCars: string;
+  atLeast: string;
+  sort: string;
+  sortOptions: Record<ListingSort, string>;
+  search: string;
+  reset: string;
+  backToResults: string;
+  photoCount: PluralForms;
+}
+
+export const defaultListingsStrings: ListingsStrings = {
+  bedrooms: { one: '{count} bedroom', other: '{count} bedrooms' },
+  bathrooms: { one: '{count} bathroom', other: '{count} bathrooms' },
+  carSpaces: { one: '{count} car space', other: '{count} car spaces' },
+  badgeUnderOffer: 'Under offer',
+  badgeSold: 'Sold',
+  badgeLeased: 'Leased',
+  priceFallback: 'Contact agent',
+  auction: 'Auction {date}',
+  resultCount: { one: '{count} property', other: '{count} properties' },
+  range: 'Showing {from}–{to} of {total}',
+  loading: 'Loading properties…',
+  emptyTitle: 'No properties match your search.',
+  emptyHint: 'Try a wider price range, fewer bedrooms or another suburb.',
+  clearFilters: 'Clear filters',
+  errorTitle: 'We could not load the properties.',
+  errorRetryLater: 'Please try again in a moment.',
+  retry: 'Try again',
+  pagination: 'Pages of results',
+  previousPage: 'Previous',
+  nextPage: 'Next',
+  pageLabel: 'Page {page}',
+  filtersLabel: 'Search properties',
+  type: 'Buy or rent',
+  typeSale: 'Buy',
+  typeLease: 'Rent',
+  suburb: 'Suburb',
+  propertyType: 'Property type',
+  any: 'Any',
+  minPrice: 'Min price',
+  maxPrice: 'Max price',
+  perWeek: '{price} pw',
+  minBeds: 'Bedrooms',
+  minBaths: 'Bathrooms',
+  minCars: 'Car spaces',
+  atLeast: '{count}+',
+  sort: 'Sort by',
+  sortOptions: {
+    newest: 'Newest',
+    price: 'Price (low to high)',
+    '-price': 'Price (high to low)',
+    suburb: 'Suburb (A–Z)',
+    landArea: 'Land size',
+  },
+  search: 'Search',
+  reset: 'Reset',
+  backToResults: 'Back to results',
+  photoCount: { one: '{count} photo', other: '{count} photos' },
+};
+
+/** Merges host overrides (property or JSON attribute) over the defaults, one level deep for maps. */
+export function mergeStrings<T extends object>(defaults: T, overrides: unknown): T {
+  if (!overrides || typeof overrides !== 'object') return defaults;
+  const merged: Record<string, unknown> = { ...(defaults as Record<string, unknown>) };
+  for (const [key, value] of Object.entries(overrides as Record<string, unknown>)) {
+    if (!(key in defaults)) continue;
+    const base = (defaults as Record<string, unknown>)[key];
+    if (typeof base === 'string' && typeof value === 'string') merged[key] = value;
+    else if (base && typeof base === 'object' && value && typeof value === 'object') merged[key] = { ...base, ...value };
+    // A plain string where plural forms are expected applies to every count.
+    else if (base && typeof base === 'object' && typeof value === 'string') merged[key] = { other: value };
+  }
+  return merged as T;
+}
