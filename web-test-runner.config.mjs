@@ -3,8 +3,10 @@
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { chromeLauncher } from '@web/test-runner-chrome';
 import { defaultReporter, summaryReporter } from '@web/test-runner';
+import { a11ySnapshotPlugin } from '@web/test-runner-commands/plugins';
 import { writeFileSync } from 'node:fs';
 import { findChromium, chromiumArgs } from './scripts/find-chromium.mjs';
+import { faultPathsMiddleware } from './test/support/fault-paths.mjs';
 
 const WTR_PORT = Number(process.env.WTR_PORT ?? 8765);
 const pageOrigins = [`http://localhost:${WTR_PORT}`, `http://127.0.0.1:${WTR_PORT}`];
@@ -17,7 +19,8 @@ function relayPlugin() {
     name: 'estate-relay',
     async serverStart() {
       const { startTestRelay } = await import('./test/support/relay-fixture.ts');
-      relay = await startTestRelay({ ALLOWED_ORIGINS: pageOrigins.join(',') });
+      // The enquiry suites send many enquiries from one address within a minute.
+      relay = await startTestRelay({ ALLOWED_ORIGINS: pageOrigins.join(','), ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000' });
     },
     async serverStop() {
       await relay?.close();
@@ -69,6 +72,13 @@ export default {
       launchOptions: { executablePath: findChromium(), headless: true, args: chromiumArgs },
     }),
   ],
-  plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: './tsconfig.json' }), relayPlugin()],
+  // Failing relay paths (/__faults/...) for the enquiry form's offline, 5xx, 429 and in-flight states.
+  middleware: [faultPathsMiddleware()],
+  plugins: [
+    esbuildPlugin({ ts: true, target: 'es2022', tsconfig: './tsconfig.json' }),
+    relayPlugin(),
+    // The accessibility tree as Chromium builds it (the honeypot must not be in it).
+    a11ySnapshotPlugin(),
+  ],
   reporters: [defaultReporter(), summaryReporter(), jsonCountReporter(process.env.WTR_JSON_REPORT)],
 };
