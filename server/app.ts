@@ -1,4 +1,4 @@
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import { join } from 'node:path';
 import type { Config } from './config.ts';
@@ -26,6 +26,11 @@ export interface AppDeps {
   enquiries?: EnquiryService;
   /** Sources of Prometheus text for /metrics (the enquiry metrics are added by themselves). */
   metrics?: Array<{ render(): string }>;
+  /**
+   * The listing API, agents, photo mirror and CRM webhook (server/listings): mounted when given.
+   * Mounted before any body parser: POST /hooks/crm checks its signature over the raw body.
+   */
+  listings?: { router: RequestHandler };
 }
 
 /** Builds the relay's HTTP app. Never listens: main.ts and the tests do that. */
@@ -68,6 +73,8 @@ export function createApp(deps: AppDeps): Express {
     const ready = Object.values(checks).every(Boolean);
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not-ready', checks });
   });
+
+  if (deps.listings) app.use(deps.listings.router);
 
   app.use(widgetRouter(deps.widgetDir ?? join(projectRoot, 'dist', 'widget')));
 

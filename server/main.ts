@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './log.ts';
-import { startRelay } from './relay.ts';
+import { startRelay, type RunningRelay } from './relay.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -16,7 +16,17 @@ try {
 }
 
 const log = createLogger({ level: config.LOG_LEVEL });
-const relay = await startRelay(config, { log });
+let relay: RunningRelay;
+try {
+  relay = await startRelay(config, { log });
+} catch (error) {
+  // Settings refused at start (e.g. a sync that would spend too much of the CRM's daily limit).
+  if (error instanceof ConfigError) {
+    console.error(error.message);
+    process.exit(1);
+  }
+  throw error;
+}
 log.info({ url: relay.url, dataDir: relay.store.dataDir }, `estate-embed relay listening on ${relay.url}`);
 if (process.stdout.isTTY || config.demoMode) {
   console.log(`\n  Demo site and relay: ${relay.url}/\n  Widget script:       <script type="module" src="${relay.url}/widget.js"></script>\n`);

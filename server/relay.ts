@@ -5,6 +5,7 @@ import type { Config } from './config.ts';
 import { createCrmClient, type CrmClient } from './crm/client.ts';
 import { createEnquiryService, type EnquiryService } from './enquiries/service.ts';
 import type { EnquiryTargets } from './enquiries/targets.ts';
+import { createListingsService, type ListingsService } from './listings/index.ts';
 import type { Logger } from './log.ts';
 import { openStore, type Store } from './store/store.ts';
 
@@ -23,6 +24,8 @@ export interface RunningRelay {
   /** The one CRM client (one rate limiter and daily budget) every worker shares. */
   crm: CrmClient;
   enquiries: EnquiryService;
+  /** Listing cache, sync worker and photo mirror. */
+  listings: ListingsService;
   /** The embedded simulator in demo mode. */
   simulator?: { baseUrl: string; origin: string; close(): Promise<void> };
   close(): Promise<void>;
@@ -70,10 +73,21 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     dailyLimit: config.CRM_DAILY_LIMIT,
     timeoutMs: config.CRM_TIMEOUT_MS,
   });
-  const enquiries = createEnquiryService({ config, store, log, crm, targets: options.enquiryTargets });
+  let listings: ListingsService;
+  try {
+    listings = createListingsService({ config, store, log, client: crm, defaultPhotoSources: [config.CRM_BASE_URL, simulator?.origin] });
+  } catch (error) {
+    // Refused settings (CRM budget): release what was opened, then let main.ts report and exit.
+    crm.close();
+    store.close();
+    await simulator?.close();
+    throw error;
+  }
+  workers.push(listings.sync);
+  const enquiries = createEnquiryService({ config, store, log, crm, targets: options.enquiryTargets ?? listings.enquiryTargets });
   workers.push(enquiries.worker);
 
-  const app = createApp({ config, store, log, enquiries, ...options.app });
+  const app = createApp({ config, store, log, enquiries, listings, ...options.app });
   const server: Server = await new Promise((resolve, reject) => {
     const listening = app.listen(config.PORT, config.HOST, () => resolve(listening));
     listening.once('error', reject);
@@ -99,5 +113,5 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
       await simulator?.close();
     })());
 
-  return { url, port, config, store, crm, enquiries, simulator, close };
+  return { url, port, config, store, crm, enquiries, listings, simulator, close };
 }

@@ -53,4 +53,91 @@ export const migrations: Migration[] = [
       CREATE INDEX enquiry_outbox_delivered ON enquiry_outbox (delivered_at) WHERE payload IS NOT NULL;
     `,
   },
+  {
+    id: '020-listings-cache',
+    sql: `
+      -- The listing cache the public API answers from (server/listings/). Times are ms since the epoch.
+      CREATE TABLE listings (
+        id INTEGER PRIMARY KEY,                  -- the CRM property id: the public listing id
+        source TEXT NOT NULL,                    -- the CRM list it came from, e.g. residential/sale/available
+        type TEXT NOT NULL CHECK (type IN ('sale', 'lease')),
+        status TEXT NOT NULL CHECK (status IN ('available', 'sold', 'leased')),
+        sale_life_id INTEGER,
+        lease_life_id INTEGER,
+        reference TEXT,
+        crm_modified TEXT,                       -- the CRM's modified as sent: the change marker
+        inserted_at INTEGER,
+        modified_at INTEGER,
+        suburb TEXT COLLATE NOCASE,
+        property_type TEXT COLLATE NOCASE,
+        search_price REAL,                       -- filters and sorting only: never leaves the relay
+        bed INTEGER,
+        bath INTEGER,
+        cars INTEGER,
+        land_area_sqm REAL,
+        public_json TEXT NOT NULL,               -- allow-listed public fields, built field by field
+        seen_sweep INTEGER NOT NULL DEFAULT 0,   -- the last full sweep that saw it in its list
+        synced_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX listings_status_type ON listings (status, type, inserted_at);
+      CREATE INDEX listings_source_sweep ON listings (source, seen_sweep);
+      CREATE TABLE listing_agents (
+        listing_id INTEGER NOT NULL REFERENCES listings (id) ON DELETE CASCADE,
+        agent_id INTEGER NOT NULL,
+        position INTEGER NOT NULL,
+        PRIMARY KEY (listing_id, agent_id)
+      ) STRICT;
+      CREATE INDEX listing_agents_agent ON listing_agents (agent_id);
+      -- Staff. Only show_on_web = 1 rows are ever answered.
+      CREATE TABLE agents (
+        id INTEGER PRIMARY KEY,
+        show_on_web INTEGER NOT NULL,
+        public_json TEXT NOT NULL,
+        synced_at INTEGER NOT NULL
+      ) STRICT;
+      -- Upcoming open homes; no foreign key: they may arrive before their listing.
+      CREATE TABLE open_homes (
+        id INTEGER PRIMARY KEY,
+        listing_id INTEGER NOT NULL,
+        starts_at TEXT NOT NULL,
+        ends_at TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX open_homes_listing ON open_homes (listing_id, starts_at);
+      -- Sync bookkeeping: last runs, sweep counter, last error.
+      CREATE TABLE listing_sync_state (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
+  {
+    id: '030-photos-mirror',
+    sql: `
+      -- Downloaded images, by content hash (server/photos/). Variant files live in DATA_DIR/photos.
+      CREATE TABLE photo_files (
+        hash TEXT PRIMARY KEY,                   -- sha256 of the downloaded bytes (hex, 32 chars)
+        width INTEGER NOT NULL,
+        height INTEGER NOT NULL,
+        widths TEXT NOT NULL,                    -- JSON array of the variant widths made
+        created_at INTEGER NOT NULL
+      ) STRICT;
+      -- Which image each listing photo, floorplan and agent portrait shows.
+      CREATE TABLE photos (
+        owner_kind TEXT NOT NULL CHECK (owner_kind IN ('listing', 'agent')),
+        owner_id INTEGER NOT NULL,
+        photo_id INTEGER NOT NULL,               -- the CRM photo id (0 for an agent portrait)
+        kind TEXT NOT NULL CHECK (kind IN ('photograph', 'floorplan', 'portrait')),
+        position INTEGER NOT NULL,
+        caption TEXT,
+        source_url TEXT NOT NULL,
+        source_modified TEXT,                    -- the CRM's modified: a new value means download again
+        hash TEXT REFERENCES photo_files (hash), -- null until downloaded
+        error TEXT,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (owner_kind, owner_id, photo_id)
+      ) STRICT;
+      CREATE INDEX photos_hash ON photos (hash);
+    `,
+  },
 ];

@@ -1,0 +1,104 @@
+import type { Config } from '../config.ts';
+import { ConfigError } from '../config.ts';
+import { listSpecs } from './lists.ts';
+
+export const CRM_PAGE_SIZE = 100;
+
+export type BudgetSettings = Pick<
+  Config,
+  | 'SYNC_INTERVAL_MINUTES'
+  | 'FULL_SWEEP_HOURS'
+  | 'LISTING_CLASSES'
+  | 'SOLD_DAYS'
+  | 'WEBHOOK_SECRET'
+  | 'WEBHOOK_DAILY_REFRESHES'
+  | 'CRM_DAILY_LIMIT'
+  | 'CRM_BUDGET_SHARE'
+>;
+
+export interface BudgetLine {
+  what: string;
+  perDay: number;
+  /** The setting that scales this line. */
+  setting: string;
+}
+
+export interface BudgetPlan {
+  perDay: number;
+  /** CRM_BUDGET_SHARE × CRM_DAILY_LIMIT. */
+  allowed: number;
+  lines: BudgetLine[];
+  fits: boolean;
+  /** When it does not fit: the setting spending most, and what to change. */
+  setting?: string;
+  advice?: string;
+}
+
+export interface KnownSizes {
+  /** Listings per CRM list (from the cache; unknown lists count as one page). */
+  listingsBySource: ReadonlyMap<string, number>;
+  agents: number;
+  openHomes: number;
+}
+
+const pages = (items: number) => Math.max(1, Math.ceil(items / CRM_PAGE_SIZE));
+
+/**
+ * How many CRM requests a day the listing sync will spend with these settings:
+ * - each incremental sync reads one page of every list (modifiedSince keeps it short) and one
+ *   page of open homes;
+ * - each full sweep reads every page of every list, of the staff and of open homes;
+ * - each webhook refresh reads one record, up to WEBHOOK_DAILY_REFRESHES a day.
+ * Photo files come from the file host and do not count. Page views cost nothing (served from the cache).
+ */
+export function planBudget(settings: BudgetSettings, sizes: KnownSizes): BudgetPlan {
+  const specs = listSpecs(settings);
+  const sweepsPerDay = Math.ceil(24 / settings.FULL_SWEEP_HOURS);
+  const runsPerDay = Math.ceil((24 * 60) / settings.SYNC_INTERVAL_MINUTES);
+  const incrementalRuns = Math.max(0, runsPerDay - sweepsPerDay);
+  const incrementalCost = specs.length + 1;
+  const sweepCost =
+    specs.reduce((sum, spec) => sum + pages(sizes.listingsBySource.get(spec.source) ?? 0), 0) + pages(sizes.agents) + pages(sizes.openHomes);
+  const webhookCost = settings.WEBHOOK_SECRET ? settings.WEBHOOK_DAILY_REFRESHES : 0;
+
+  const lines: BudgetLine[] = [
+    {
+      what: `${incrementalRuns} incremental syncs × ${incrementalCost} requests (${specs.length} lists + open homes)`,
+      perDay: incrementalRuns * incrementalCost,
+      setting: 'SYNC_INTERVAL_MINUTES',
+    },
+    { what: `${sweepsPerDay} full sweeps × ${sweepCost} requests`, perDay: sweepsPerDay * sweepCost, setting: 'FULL_SWEEP_HOURS' },
+    { what: `up to ${webhookCost} webhook refreshes`, perDay: webhookCost, setting: 'WEBHOOK_DAILY_REFRESHES' },
+  ];
+  const perDay = lines.reduce((sum, line) => sum + line.perDay, 0);
+  const allowed = Math.floor(settings.CRM_DAILY_LIMIT * settings.CRM_BUDGET_SHARE);
+  if (perDay <= allowed) return { perDay, allowed, lines, fits: true };
+
+  // Name the biggest spender, and for the sync interval the smallest value that fits.
+  const biggest = [...lines].sort((a, b) => b.perDay - a.perDay)[0];
+  let advice = `raise ${biggest.setting} (now ${String(settings[biggest.setting as keyof BudgetSettings])})`;
+  if (biggest.setting === 'SYNC_INTERVAL_MINUTES') {
+    const left = allowed - lines[1].perDay - lines[2].perDay;
+    const affordableRuns = Math.floor(left / incrementalCost) + sweepsPerDay;
+    if (left > 0 && affordableRuns > 0) advice = `raise SYNC_INTERVAL_MINUTES to at least ${Math.ceil((24 * 60) / affordableRuns)} (now ${settings.SYNC_INTERVAL_MINUTES})`;
+  } else if (biggest.setting === 'WEBHOOK_DAILY_REFRESHES') {
+    advice = `lower WEBHOOK_DAILY_REFRESHES (now ${settings.WEBHOOK_DAILY_REFRESHES})`;
+  }
+  advice += `, sync fewer LISTING_CLASSES, or raise CRM_BUDGET_SHARE (now ${settings.CRM_BUDGET_SHARE})`;
+  return { perDay, allowed, lines, fits: false, setting: biggest.setting, advice };
+}
+
+/** The relay refuses to start on settings that would spend more than its share of the CRM's daily limit. */
+export class BudgetRefusedError extends ConfigError {
+  constructor(readonly plan: BudgetPlan) {
+    super([
+      `${plan.setting}: the listing sync would use about ${plan.perDay} CRM requests a day, more than ` +
+        `CRM_BUDGET_SHARE × CRM_DAILY_LIMIT = ${plan.allowed}; ${plan.advice}.`,
+    ]);
+    this.name = 'BudgetRefusedError';
+  }
+}
+
+export function assertBudget(plan: BudgetPlan): void {
+  if (!plan.fits) throw new BudgetRefusedError(plan);
+}

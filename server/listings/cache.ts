@@ -1,0 +1,287 @@
+import type { ListingStatus, ListingType } from '../../contract/relay-api.ts';
+import type { Store } from '../store/store.ts';
+import type { CrmUser } from '../crm/schemas.ts';
+import { agentFromCrm, isFullUserRecord, type ListingFacts, type MappedAgent, type MappedListing, type PublicListingFields } from './public-fields.ts';
+
+/** A cached listing as the API reads it. */
+export interface CachedListing {
+  id: number;
+  type: ListingType;
+  status: ListingStatus;
+  fields: PublicListingFields;
+  agentIds: number[];
+}
+
+export interface CachedAgent {
+  id: number;
+  fields: MappedAgent['fields'];
+}
+
+export interface OpenHomeRow {
+  id: number;
+  listingId: number;
+  start: string;
+  end: string;
+}
+
+/** Sync bookkeeping kept in listing_sync_state. */
+export interface SyncState {
+  /** When the last successful sync (of either kind) started: the cache is at least this fresh. */
+  lastSuccessAt: number | null;
+  /** Start of the last successful full sweep. */
+  lastFullSweepAt: number | null;
+  /** modifiedSince for the next incremental sync. */
+  modifiedSince: number | null;
+  /** Number of the last full sweep started (listings.seen_sweep refers to it). */
+  sweep: number;
+  lastError: string | null;
+  lastErrorAt: number | null;
+}
+
+/**
+ * The listing cache in SQLite: what the public API answers from, and what the sync writes. Every
+ * write bumps `generation`, which lets the API drop its rendered responses.
+ */
+export class ListingCache {
+  generation = 0;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(private readonly store: Store) {}
+
+  private get db() {
+    return this.store.db;
+  }
+
+  /** Called after every change (the API clears its response cache). */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  changed(): void {
+    this.generation++;
+    for (const listener of this.listeners) listener();
+  }
+
+  /** The CRM's `modified` of each cached listing: what decides whether a record changed. */
+  modifiedMarkers(): Map<number, { modified: string | null; source: string }> {
+    const rows = this.db.prepare('SELECT id, crm_modified AS modified, source FROM listings').all() as Array<{ id: number; modified: string | null; source: string }>;
+    return new Map(rows.map((row) => [row.id, { modified: row.modified, source: row.source }]));
+  }
+
+  has(id: number): boolean {
+    return this.db.prepare('SELECT 1 FROM listings WHERE id = ?').get(id) !== undefined;
+  }
+
+  /** Where a cached listing came from, to fetch it again on its own. */
+  placement(id: number): { source: string; type: ListingType; status: ListingStatus } | undefined {
+    return this.db.prepare('SELECT source, type, status FROM listings WHERE id = ?').get(id) as
+      | { source: string; type: ListingType; status: ListingStatus }
+      | undefined;
+  }
+
+  /** Writes one listing (facts, public fields, agents). `sweep` marks it seen by that full sweep. */
+  upsertListing(mapped: MappedListing, sweep: number | null, now: number): void {
+    const { facts } = mapped;
+    let fields = mapped.fields;
+    if (!mapped.hasHighlights) {
+      // List items may lack the highlights a single-record fetch brought: keep those rather than blank them.
+      const previous = this.db.prepare('SELECT public_json FROM listings WHERE id = ?').pluck().get(facts.id) as string | undefined;
+      if (previous) fields = { ...fields, features: (JSON.parse(previous) as PublicListingFields).features };
+    }
+    const agentIds = mapped.staff.filter((user) => !isFullUserRecord(user) || user.showOnWeb === true).map((user) => user.id);
+    const write = this.db.transaction(() => {
+      this.db
+        .prepare(
+          `INSERT INTO listings (id, source, type, status, sale_life_id, lease_life_id, reference, crm_modified, inserted_at, modified_at,
+             suburb, property_type, search_price, bed, bath, cars, land_area_sqm, public_json, seen_sweep, synced_at)
+           VALUES (@id, @source, @type, @status, @saleLifeId, @leaseLifeId, @reference, @crmModified, @insertedAt, @modifiedAt,
+             @suburb, @propertyType, @searchPrice, @bed, @bath, @cars, @landAreaSqm, @publicJson, COALESCE(@sweep, 0), @now)
+           ON CONFLICT (id) DO UPDATE SET
+             source = excluded.source, type = excluded.type, status = excluded.status, sale_life_id = excluded.sale_life_id,
+             lease_life_id = excluded.lease_life_id, reference = excluded.reference, crm_modified = excluded.crm_modified,
+             inserted_at = excluded.inserted_at, modified_at = excluded.modified_at, suburb = excluded.suburb,
+             property_type = excluded.property_type, search_price = excluded.search_price, bed = excluded.bed, bath = excluded.bath,
+             cars = excluded.cars, land_area_sqm = excluded.land_area_sqm, public_json = excluded.public_json,
+             seen_sweep = COALESCE(@sweep, listings.seen_sweep), synced_at = excluded.synced_at`,
+        )
+        .run({ ...facts, publicJson: JSON.stringify(fields), sweep, now } satisfies ListingFacts & Record<string, unknown>);
+      this.db.prepare('DELETE FROM listing_agents WHERE listing_id = ?').run(facts.id);
+      const link = this.db.prepare('INSERT OR IGNORE INTO listing_agents (listing_id, agent_id, position) VALUES (?, ?, ?)');
+      agentIds.forEach((agentId, position) => link.run(facts.id, agentId, position));
+      // Staff records on residential lists are complete: keep them, so agents show before the next user sweep.
+      for (const user of mapped.staff) {
+        if (isFullUserRecord(user)) this.writeAgent(user, now);
+      }
+    });
+    write();
+  }
+
+  /** Marks listings (unchanged, so not rewritten) as seen by a full sweep. */
+  markSeen(ids: readonly number[], sweep: number): void {
+    const mark = this.db.prepare('UPDATE listings SET seen_sweep = ? WHERE id = ?');
+    this.db.transaction(() => ids.forEach((id) => mark.run(sweep, id)))();
+  }
+
+  /** Listings of `source` the sweep did not see: they left the CRM's list. */
+  unseen(source: string, sweep: number): number[] {
+    return this.db.prepare('SELECT id FROM listings WHERE source = ? AND seen_sweep <> ?').pluck().all(source, sweep) as number[];
+  }
+
+  removeListings(ids: readonly number[]): void {
+    if (ids.length === 0) return;
+    const remove = this.db.prepare('DELETE FROM listings WHERE id = ?');
+    const removeOpenHomes = this.db.prepare('DELETE FROM open_homes WHERE listing_id = ?');
+    this.db.transaction(() => {
+      for (const id of ids) {
+        remove.run(id);
+        removeOpenHomes.run(id);
+      }
+    })();
+  }
+
+  /** Agents from GET /account/users (authoritative) or from a listing's contactStaff. */
+  upsertAgents(users: readonly CrmUser[], now: number): void {
+    this.db.transaction(() => users.forEach((user) => this.writeAgent(user, now)))();
+  }
+
+  private writeAgent(user: CrmUser, now: number): void {
+    const mapped = agentFromCrm(user);
+    this.db
+      .prepare(
+        `INSERT INTO agents (id, show_on_web, public_json, synced_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET show_on_web = excluded.show_on_web, public_json = excluded.public_json, synced_at = excluded.synced_at`,
+      )
+      .run(mapped.id, mapped.showOnWeb ? 1 : 0, JSON.stringify(mapped.fields), now);
+  }
+
+  /** Agents no longer in the account (after a complete user list). */
+  removeAgentsExcept(ids: readonly number[]): number[] {
+    const keep = new Set(ids);
+    const gone = (this.db.prepare('SELECT id FROM agents').pluck().all() as number[]).filter((id) => !keep.has(id));
+    const remove = this.db.prepare('DELETE FROM agents WHERE id = ?');
+    this.db.transaction(() => gone.forEach((id) => remove.run(id)))();
+    return gone;
+  }
+
+  /** Replaces every upcoming open home (after a complete open-home list). */
+  replaceOpenHomes(rows: readonly OpenHomeRow[]): void {
+    const insert = this.db.prepare('INSERT OR REPLACE INTO open_homes (id, listing_id, starts_at, ends_at) VALUES (?, ?, ?, ?)');
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM open_homes').run();
+      for (const row of rows) insert.run(row.id, row.listingId, row.start, row.end);
+    })();
+  }
+
+  counts(): { available: number; sold: number; leased: number; agents: number } {
+    const byStatus = Object.fromEntries(
+      (this.db.prepare('SELECT status, COUNT(*) AS n FROM listings GROUP BY status').all() as Array<{ status: string; n: number }>).map((row) => [row.status, row.n]),
+    );
+    const agents = this.db.prepare('SELECT COUNT(*) FROM agents WHERE show_on_web = 1').pluck().get() as number;
+    return { available: byStatus.available ?? 0, sold: byStatus.sold ?? 0, leased: byStatus.leased ?? 0, agents };
+  }
+
+  /** Listing count per CRM list, for the budget planner's page estimate. */
+  countsBySource(): Map<string, number> {
+    const rows = this.db.prepare('SELECT source, COUNT(*) AS n FROM listings GROUP BY source').all() as Array<{ source: string; n: number }>;
+    return new Map(rows.map((row) => [row.source, row.n]));
+  }
+
+  readState(): SyncState {
+    const rows = this.db.prepare('SELECT key, value FROM listing_sync_state').all() as Array<{ key: string; value: string }>;
+    const map = new Map(rows.map((row) => [row.key, row.value]));
+    const number = (key: string) => (map.has(key) ? Number(map.get(key)) : null);
+    return {
+      lastSuccessAt: number('lastSuccessAt'),
+      lastFullSweepAt: number('lastFullSweepAt'),
+      modifiedSince: number('modifiedSince'),
+      sweep: number('sweep') ?? 0,
+      lastError: map.get('lastError') ?? null,
+      lastErrorAt: number('lastErrorAt'),
+    };
+  }
+
+  writeState(patch: Partial<SyncState>): void {
+    const upsert = this.db.prepare('INSERT INTO listing_sync_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+    const remove = this.db.prepare('DELETE FROM listing_sync_state WHERE key = ?');
+    this.db.transaction(() => {
+      for (const [key, value] of Object.entries(patch)) {
+        if (value === null || value === undefined) remove.run(key);
+        else upsert.run(key, String(value));
+      }
+    })();
+  }
+
+  // Reads for the API -------------------------------------------------------------------------
+
+  getListing(id: number): CachedListing | undefined {
+    const row = this.db.prepare('SELECT id, type, status, public_json FROM listings WHERE id = ?').get(id) as ListingRow | undefined;
+    return row ? this.toCached([row])[0] : undefined;
+  }
+
+  /** Runs a prepared listing query (see query.ts) and returns the page with the total. */
+  findListings(where: string, params: unknown[], orderBy: string, limit: number, offset: number): { rows: CachedListing[]; total: number } {
+    const total = this.db.prepare(`SELECT COUNT(*) FROM listings WHERE ${where}`).pluck().get(...params) as number;
+    const rows = this.db
+      .prepare(`SELECT id, type, status, public_json FROM listings WHERE ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`)
+      .all(...params, limit, offset) as ListingRow[];
+    return { rows: this.toCached(rows), total };
+  }
+
+  private toCached(rows: ListingRow[]): CachedListing[] {
+    if (rows.length === 0) return [];
+    const links = this.db
+      .prepare(
+        `SELECT listing_id AS listingId, agent_id AS agentId FROM listing_agents
+         WHERE listing_id IN (SELECT value FROM json_each(?)) ORDER BY listing_id, position`,
+      )
+      .all(JSON.stringify(rows.map((row) => row.id))) as Array<{ listingId: number; agentId: number }>;
+    const agentsOf = new Map<number, number[]>();
+    for (const link of links) agentsOf.set(link.listingId, [...(agentsOf.get(link.listingId) ?? []), link.agentId]);
+    return rows.map((row) => ({
+      id: row.id,
+      type: row.type,
+      status: row.status,
+      fields: JSON.parse(row.public_json) as PublicListingFields,
+      agentIds: agentsOf.get(row.id) ?? [],
+    }));
+  }
+
+  /** Agents shown on the web, by id (those not shown are never returned). */
+  visibleAgents(ids?: readonly number[]): CachedAgent[] {
+    const rows = (
+      ids === undefined
+        ? this.db.prepare('SELECT id, public_json FROM agents WHERE show_on_web = 1 ORDER BY id').all()
+        : this.db
+            .prepare('SELECT id, public_json FROM agents WHERE show_on_web = 1 AND id IN (SELECT value FROM json_each(?))')
+            .all(JSON.stringify(ids))
+    ) as Array<{ id: number; public_json: string }>;
+    return rows.map((row) => ({ id: row.id, fields: JSON.parse(row.public_json) as CachedAgent['fields'] }));
+  }
+
+  openHomesOf(listingId: number, after: string): OpenHomeRow[] {
+    return this.db
+      .prepare('SELECT id, listing_id AS listingId, starts_at AS start, ends_at AS end FROM open_homes WHERE listing_id = ? AND ends_at > ? ORDER BY starts_at')
+      .all(listingId, after) as OpenHomeRow[];
+  }
+
+  /** For the enquiry relay: the CRM ids an enquiry about this listing must carry. */
+  listingTarget(id: number): { saleLifeId: number | null; leaseLifeId: number | null; reference: string | null } | undefined {
+    return this.db
+      .prepare('SELECT sale_life_id AS saleLifeId, lease_life_id AS leaseLifeId, reference FROM listings WHERE id = ?')
+      .get(id) as { saleLifeId: number | null; leaseLifeId: number | null; reference: string | null } | undefined;
+  }
+
+  /** For the enquiry relay: a "contact me" enquiry goes to this CRM user, if shown on the web. */
+  agentTarget(id: number): { userId: number } | undefined {
+    const found = this.db.prepare('SELECT id FROM agents WHERE id = ? AND show_on_web = 1').pluck().get(id) as number | undefined;
+    return found === undefined ? undefined : { userId: found };
+  }
+}
+
+interface ListingRow {
+  id: number;
+  type: ListingType;
+  status: ListingStatus;
+  public_json: string;
+}

@@ -1,0 +1,105 @@
+import { Router } from 'express';
+import type { Config } from '../config.ts';
+import type { CrmClient } from '../crm/client.ts';
+import type { EnquiryTargets } from '../enquiries/targets.ts';
+import type { Logger } from '../log.ts';
+import { photoHosts, PhotoHostAllowList } from '../photos/hosts.ts';
+import { PhotoMirror } from '../photos/mirror.ts';
+import { photosRouter } from '../photos/routes.ts';
+import type { Store } from '../store/store.ts';
+import { assertBudget, planBudget, type BudgetPlan } from './budget.ts';
+import { ListingCache } from './cache.ts';
+import { listingsRouter } from './routes.ts';
+import { ListingSync } from './sync.ts';
+import { webhookRouter } from './webhook.ts';
+
+export { BudgetRefusedError, planBudget, type BudgetPlan } from './budget.ts';
+export { ListingCache } from './cache.ts';
+export { ListingSync, type SyncReport } from './sync.ts';
+export { signWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './webhook.ts';
+
+export interface ListingTarget {
+  saleLifeId: number | null;
+  leaseLifeId: number | null;
+  reference: string | null;
+}
+
+export interface ListingsService {
+  cache: ListingCache;
+  mirror: PhotoMirror;
+  /** The background worker (start/stop); tests call `sync.run('full' | 'incremental')` directly. */
+  sync: ListingSync;
+  plan: BudgetPlan;
+  allowList: PhotoHostAllowList;
+  /** GET /api/v1/listings[/:id], GET /api/v1/agents, GET /photos/:file, POST /hooks/crm. */
+  router: Router;
+  /** For the enquiry relay: the CRM ids of a cached listing (undefined: not a listing we show). */
+  listingTarget(id: number): ListingTarget | undefined;
+  /** For the enquiry relay: the CRM user of an agent shown on the web (undefined otherwise). */
+  agentTarget(id: number): { userId: number } | undefined;
+  /** The same look-ups as the enquiry service's EnquiryTargets (they throw while the cache has never been filled). */
+  enquiryTargets: EnquiryTargets;
+}
+
+export interface ListingsServiceOptions {
+  config: Config;
+  store: Store;
+  log: Logger;
+  client: CrmClient;
+  /** Hosts photos may come from when PHOTO_HOSTS is unset (the CRM's, the demo simulator's). */
+  defaultPhotoSources?: Array<string | undefined>;
+  now?: () => number;
+}
+
+/**
+ * The listings side of the relay: cache, sync worker, photo mirror and public routes. Checks the
+ * CRM budget first: settings that would spend more than CRM_BUDGET_SHARE of the daily limit throw
+ * a BudgetRefusedError (a ConfigError) naming the setting to change.
+ */
+export function createListingsService(options: ListingsServiceOptions): ListingsService {
+  const { config, store, log, client } = options;
+  const cache = new ListingCache(store);
+
+  const plan = planBudget(config, {
+    listingsBySource: cache.countsBySource(),
+    agents: cache.counts().agents,
+    openHomes: store.db.prepare('SELECT COUNT(*) FROM open_homes').pluck().get() as number,
+  });
+  log.info(
+    { crmRequestsPerDay: plan.perDay, allowed: plan.allowed, dailyLimit: config.CRM_DAILY_LIMIT, lines: plan.lines.map((line) => `${line.what}: ${line.perDay}`) },
+    `listing sync budget: about ${plan.perDay} CRM requests a day of ${config.CRM_DAILY_LIMIT} ` +
+      `(${Math.round((plan.perDay / config.CRM_DAILY_LIMIT) * 100)}%; allowed ${plan.allowed} by CRM_BUDGET_SHARE=${config.CRM_BUDGET_SHARE})`,
+  );
+  assertBudget(plan);
+
+  const allowList = new PhotoHostAllowList(photoHosts(config.PHOTO_HOSTS, options.defaultPhotoSources ?? [config.CRM_BASE_URL]));
+  log.info({ photoHosts: allowList.hosts }, 'photo mirror fetches only from these hosts (PHOTO_HOSTS)');
+  const mirror = new PhotoMirror({ store, log, allowList, widths: config.PHOTO_WIDTHS, maxBytes: config.PHOTO_MAX_BYTES, now: options.now });
+  const sync = new ListingSync({ client, cache, mirror, log, config, now: options.now });
+
+  const router = Router();
+  router.use(webhookRouter({ secret: config.WEBHOOK_SECRET, toleranceSeconds: config.WEBHOOK_TOLERANCE_SECONDS, refreshListing: (id) => sync.refreshListing(id), log, now: options.now }));
+  router.use(listingsRouter({ config, cache, mirror, now: options.now }));
+  router.use(photosRouter(mirror.photoDir));
+
+  return {
+    cache,
+    mirror,
+    sync,
+    plan,
+    allowList,
+    router,
+    listingTarget: (id) => cache.listingTarget(id),
+    agentTarget: (id) => cache.agentTarget(id),
+    enquiryTargets: {
+      listing: async (id) => cache.listingTarget(id) ?? unlessNeverSynced(cache),
+      agent: async (id) => cache.agentTarget(id) ?? unlessNeverSynced(cache),
+    },
+  };
+}
+
+/** Before the first successful sync "not in the cache" proves nothing: say so (the enquiry is then resolved later). */
+function unlessNeverSynced(cache: ListingCache): undefined {
+  if (cache.readState().lastSuccessAt === null) throw new Error('The listing cache has not been filled from the CRM yet.');
+  return undefined;
+}

@@ -1,0 +1,316 @@
+import type { Address, Agent, Area, AuctionDetails, ExternalLink, ListingBadge, ListingDetail, ListingStatus, ListingType } from '../../contract/relay-api.ts';
+import type { CrmPhoto, CrmProperty, CrmUser } from '../crm/schemas.ts';
+import type { SourcePhoto } from '../photos/mirror.ts';
+
+/*
+ * The allow-list. Everything the relay publishes about a listing or an agent is built here, one
+ * named field at a time, from the CRM record. Nothing is spread or copied wholesale, so a field
+ * the CRM adds tomorrow (or a confidential one it sends today: internal remarks, tenant details,
+ * fees, vendor and commission data, price opinions, staff logins) can never reach a website.
+ * `searchPrice` is read into the internal facts for filtering and sorting only.
+ */
+
+/** The public fields of a listing that come from its CRM record (photos, agents and open homes are joined in later). */
+export type PublicListingFields = Omit<ListingDetail, 'photo' | 'photoCount' | 'photos' | 'floorplans' | 'agents' | 'openHomes'>;
+
+/** What the cache keeps beside the public fields, for lookups, filters and sorting. Never published as is. */
+export interface ListingFacts {
+  id: number;
+  source: string;
+  type: ListingType;
+  status: ListingStatus;
+  saleLifeId: number | null;
+  leaseLifeId: number | null;
+  reference: string | null;
+  crmModified: string | null;
+  insertedAt: number | null;
+  modifiedAt: number | null;
+  suburb: string | null;
+  propertyType: string | null;
+  /** Internal only: price filters and sorting. */
+  searchPrice: number | null;
+  bed: number | null;
+  bath: number | null;
+  cars: number | null;
+  landAreaSqm: number | null;
+}
+
+export interface MappedListing {
+  facts: ListingFacts;
+  fields: PublicListingFields;
+  /** Published photos and floorplans, in the CRM's order. */
+  photos: SourcePhoto[];
+  /** Staff on the listing (only those shown on the web are kept by the cache). */
+  staff: CrmUser[];
+  /** Whether the record carried `highlights` (single records do, list items may not). */
+  hasHighlights: boolean;
+}
+
+export interface ListPlacement {
+  /** The CRM list the record came from, e.g. 'residential/sale/available'. */
+  source: string;
+  type: ListingType;
+  status: ListingStatus;
+}
+
+/** CRM statuses of a current sale listing that has accepted an offer. */
+const UNDER_OFFER_STATUSES = new Set(['conditional', 'underoffer', 'under offer', 'undercontract']);
+
+export function listingFromCrm(property: CrmProperty, placement: ListPlacement): MappedListing {
+  const suburbName = titleCase(property.address?.suburb?.name ?? null);
+  const state = property.address?.suburb?.state?.abbreviation ?? property.address?.state?.abbreviation ?? null;
+  const postcode = property.address?.suburb?.postcode ?? null;
+  const fullAddressShown = (property.addressVisibility ?? 'fullAddress') === 'fullAddress';
+  const address: Address = {
+    display: nonEmpty(property.displayAddress) ?? composeAddress(property, fullAddressShown, suburbName, state),
+    suburb: suburbName,
+    postcode,
+    state,
+  };
+  const cars = sumOrNull(property.garages, property.carports, property.openSpaces) ?? property.carSpaces ?? null;
+  const landArea = area(property.landArea);
+  const methodOfSale = nonEmpty(property.methodOfSale?.name) ?? nonEmpty(property.methodOfsale?.name);
+  const auction = auctionDetails(property.auctionDetails);
+  const latitude = property.geolocation?.latitude;
+  const longitude = property.geolocation?.longitude;
+  const highlights = (property as Record<string, unknown>).highlights;
+
+  const fields: PublicListingFields = {
+    id: property.id,
+    type: placement.type,
+    status: placement.status,
+    badge: badge(placement, property.status),
+    heading: nonEmpty(property.heading),
+    address,
+    displayPrice: nonEmpty(property.displayPrice),
+    propertyType: nonEmpty(property.type?.name),
+    bed: count(property.bed),
+    bath: count(property.bath),
+    cars,
+    landArea,
+    floorArea: area(property.floorArea),
+    methodOfSale,
+    auctionDateTime: auction?.dateTime ?? null,
+    modified: isoOrNull(property.modified) ?? new Date(0).toISOString(),
+    description: plainText(property.description),
+    links: links(property),
+    auction,
+    features: stringList(highlights),
+    ensuites: count(property.ensuites),
+    toilets: count(property.toilets),
+    // A hidden street address must not be given away by a map pin.
+    geolocation:
+      fullAddressShown && typeof latitude === 'number' && typeof longitude === 'number' ? { latitude, longitude } : null,
+    inserted: isoOrNull(property.inserted),
+  };
+
+  const facts: ListingFacts = {
+    id: property.id,
+    source: placement.source,
+    type: placement.type,
+    status: placement.status,
+    saleLifeId: property.saleLifeId ?? null,
+    leaseLifeId: property.leaseLifeId ?? null,
+    reference: nonEmpty(property.referenceID),
+    crmModified: property.modified ?? null,
+    insertedAt: epochOrNull(property.inserted),
+    modifiedAt: epochOrNull(property.modified),
+    suburb: suburbName,
+    propertyType: fields.propertyType,
+    searchPrice: typeof property.searchPrice === 'number' && Number.isFinite(property.searchPrice) ? property.searchPrice : null,
+    bed: fields.bed,
+    bath: fields.bath,
+    cars,
+    landAreaSqm: landArea ? squareMetres(landArea) : null,
+  };
+
+  const photos = publishedPhotos(property.photos);
+
+  return { facts, fields, photos, staff: property.contactStaff, hasHighlights: Array.isArray(highlights) };
+}
+
+/** Published photos and floorplans, in the CRM's order (a list item's `photos` or GET /properties/{id}/photos). */
+export function publishedPhotos(photos: readonly CrmPhoto[]): SourcePhoto[] {
+  const result: SourcePhoto[] = [];
+  for (const photo of photos) {
+    // Unpublished photos (vendor use, drafts) never leave the CRM through us.
+    if (photo.published !== true || !photo.url) continue;
+    result.push({
+      photoId: photo.id,
+      kind: /floor/i.test(photo.type ?? '') ? 'floorplan' : 'photograph',
+      position: result.length,
+      caption: nonEmpty(photo.caption),
+      url: photo.url,
+      modified: photo.modified ?? null,
+    });
+  }
+  return result;
+}
+
+export interface MappedAgent {
+  id: number;
+  showOnWeb: boolean;
+  fields: Omit<Agent, 'photo'>;
+  photo: SourcePhoto | null;
+}
+
+/** A staff member, public part only. Callers publish only those with showOnWeb true. */
+export function agentFromCrm(user: CrmUser): MappedAgent {
+  const name = [user.firstName, user.lastName].map((part) => part?.trim()).filter(Boolean).join(' ');
+  const photoUrl = nonEmpty(user.photo?.original) ?? nonEmpty(user.photo?.thumb_360);
+  return {
+    id: user.id,
+    showOnWeb: user.showOnWeb === true,
+    fields: {
+      id: user.id,
+      name: name || 'Our team',
+      position: nonEmpty(user.position),
+      phone: publicPhone(user),
+      email: user.email && /^[^\s@]+@[^\s@]+$/.test(user.email) ? user.email : null,
+    },
+    // Portraits have no change marker of their own: a new URL is a new portrait.
+    photo: photoUrl ? { photoId: 0, kind: 'portrait', position: 0, caption: name || null, url: photoUrl, modified: null } : null,
+  };
+}
+
+/** A record carrying only `{ id }` (commercial and land lists) cannot say whether to show the person. */
+export function isFullUserRecord(user: CrmUser): boolean {
+  return user.showOnWeb !== undefined && user.showOnWeb !== null;
+}
+
+/** The mobile unless the agent hides it from portals (then the office line), else any number. */
+function publicPhone(user: CrmUser): string | null {
+  const numbers = user.phoneNumbers.filter((phone) => nonEmpty(phone.number));
+  const isMobile = (phone: (typeof numbers)[number]) => phone.typeCode === 'M' || /mobile/i.test(phone.type ?? '');
+  const preferred = user.hideMobileFromPortal ? numbers.find((phone) => !isMobile(phone)) : (numbers.find(isMobile) ?? numbers[0]);
+  return nonEmpty(preferred?.number);
+}
+
+function badge(placement: ListPlacement, crmStatus: string | null | undefined): ListingBadge {
+  if (placement.status === 'sold') return 'sold';
+  if (placement.status === 'leased') return 'leased';
+  if (placement.type === 'sale' && UNDER_OFFER_STATUSES.has((crmStatus ?? '').toLowerCase())) return 'under-offer';
+  return null;
+}
+
+function composeAddress(property: CrmProperty, fullAddressShown: boolean, suburb: string | null, state: string | null): string {
+  const place = [suburb, state].filter(Boolean).join(' ');
+  const street = nonEmpty(property.address?.street);
+  if (!street || (property.addressVisibility ?? 'fullAddress') === 'suburb') return place;
+  const unit = nonEmpty(property.address?.unitNumber);
+  const number = nonEmpty(property.address?.streetNumber);
+  const numbered = fullAddressShown ? [unit && number ? `${unit}/${number}` : (number ?? unit), street].filter(Boolean).join(' ') : street;
+  return [numbered, place].filter(Boolean).join(', ');
+}
+
+function links(property: CrmProperty): ExternalLink[] {
+  const result: ExternalLink[] = [];
+  for (const link of property.externalLinks) {
+    const url = httpUrl(link.url);
+    if (url) result.push({ url, kind: nonEmpty(link.type?.name) ?? 'Link' });
+  }
+  // Victoria requires the Statement of Information to be available to buyers: it is public.
+  const statement = httpUrl(property.soiUrl);
+  if (statement) result.push({ url: statement, kind: 'Statement of Information' });
+  return result;
+}
+
+function auctionDetails(details: CrmProperty['auctionDetails']): AuctionDetails | null {
+  const dateTime = isoOrNull(details?.dateTime);
+  if (!dateTime) return null;
+  return { dateTime, venue: nonEmpty(details?.venue), auctioneer: nonEmpty(details?.auctioneer) };
+}
+
+function area(value: CrmProperty['landArea']): Area | null {
+  if (!value || typeof value.value !== 'number' || !Number.isFinite(value.value) || value.value <= 0) return null;
+  return { value: value.value, units: nonEmpty(value.units) ?? 'sqm' };
+}
+
+const SQUARE_METRES_PER_UNIT: Record<string, number> = {
+  sqm: 1, m2: 1, squaremeter: 1, squaremetre: 1, squaremeters: 1, squaremetres: 1,
+  hectare: 10_000, hectares: 10_000, ha: 10_000,
+  acre: 4_046.856, acres: 4_046.856,
+  sqft: 0.092_903, squarefeet: 0.092_903, squarefoot: 0.092_903,
+};
+
+/** Land area in square metres, for sorting across units; null when the unit is unknown. */
+export function squareMetres(value: Area): number | null {
+  const factor = SQUARE_METRES_PER_UNIT[value.units.toLowerCase().replace(/[\s_.-]/g, '')];
+  return factor === undefined ? null : value.value * factor;
+}
+
+/** Only web links: a `javascript:` or `data:` URL in a CRM field must not become a link on a site. */
+function httpUrl(value: string | null | undefined): string | null {
+  if (!value) return null;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.toString() : null;
+  } catch {
+    return null;
+  }
+}
+
+const NAMED_ENTITIES: Record<string, string> = {
+  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', ndash: '\u2013', mdash: '\u2014',
+  lsquo: '\u2018', rsquo: '\u2019', ldquo: '\u201c', rdquo: '\u201d', hellip: '\u2026', bull: '\u2022',
+  deg: '\u00b0', sup2: '\u00b2', copy: '\u00a9', reg: '\u00ae', trade: '\u2122', euro: '\u20ac', pound: '\u00a3',
+};
+
+/**
+ * CRM descriptions are plain text with Windows line breaks and HTML entities (`&#x2022;`,
+ * `&amp;`). Decoded here into plain text with `\n` line breaks, which the elements render as
+ * text, never as HTML.
+ */
+export function plainText(value: string | null | undefined): string | null {
+  const text = nonEmpty(value);
+  if (!text) return null;
+  return text
+    .replace(/\r\n?/g, '\n')
+    .replace(/&(#x[0-9a-f]{1,6}|#\d{1,7}|[a-z][a-z0-9]{1,8});/gi, (entity, body: string) => {
+      if (body[0] === '#') {
+        const code = body[1] === 'x' || body[1] === 'X' ? Number.parseInt(body.slice(2), 16) : Number.parseInt(body.slice(1), 10);
+        return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) ? String.fromCodePoint(code) : entity;
+      }
+      return NAMED_ENTITIES[body.toLowerCase()] ?? entity;
+    });
+}
+
+function stringList(value: unknown): string[] {
+  if (!Array.isArray(value)) return [];
+  return value
+    .map((item) => (typeof item === 'string' ? plainText(item) : null))
+    .filter((item): item is string => item !== null);
+}
+
+function nonEmpty(value: string | null | undefined): string | null {
+  if (typeof value !== 'string') return null;
+  const trimmed = value.trim();
+  return trimmed === '' ? null : trimmed;
+}
+
+/** "KEW" → "Kew", "ST KILDA" → "St Kilda"; mixed case is left as the agency wrote it. */
+function titleCase(value: string | null): string | null {
+  const text = nonEmpty(value);
+  if (!text || text !== text.toUpperCase()) return text;
+  return text.toLowerCase().replace(/(^|[\s'-])(\p{L})/gu, (_match, lead: string, letter: string) => lead + letter.toUpperCase());
+}
+
+function count(value: number | null | undefined): number | null {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
+}
+
+function sumOrNull(...values: Array<number | null | undefined>): number | null {
+  const known = values.filter((value): value is number => typeof value === 'number' && Number.isFinite(value));
+  return known.length === 0 ? null : known.reduce((sum, value) => sum + value, 0);
+}
+
+function epochOrNull(value: string | null | undefined): number | null {
+  if (!value) return null;
+  const time = Date.parse(value);
+  return Number.isNaN(time) ? null : time;
+}
+
+function isoOrNull(value: string | null | undefined): string | null {
+  const time = epochOrNull(value);
+  return time === null ? null : new Date(time).toISOString();
+}

@@ -1,0 +1,173 @@
+import { createHash } from 'node:crypto';
+import { Router, type Request, type Response } from 'express';
+import type { Agent, ListingDetail, ListingSummary, Page, Photo } from '../../contract/relay-api.ts';
+import type { Config } from '../config.ts';
+import { corsPolicy } from '../cors.ts';
+import { HttpError } from '../errors.ts';
+import type { PhotoMirror } from '../photos/mirror.ts';
+import { publicPhoto } from '../photos/public.ts';
+import type { CachedListing, ListingCache } from './cache.ts';
+import { listingsSql, parseListingsQuery, queryKey } from './query.ts';
+
+export interface ListingsRouterDeps {
+  config: Pick<Config, 'ALLOWED_ORIGINS' | 'PUBLIC_URL' | 'demoMode'>;
+  cache: ListingCache;
+  mirror: PhotoMirror;
+  now?: () => number;
+}
+
+/** Browsers and CDNs may reuse an answer for a minute and serve it stale while they revalidate. */
+const LIST_CACHE_CONTROL = 'public, max-age=60, stale-while-revalidate=600, stale-if-error=86400';
+const AGENTS_CACHE_CONTROL = 'public, max-age=300, stale-while-revalidate=3600, stale-if-error=86400';
+const RESPONSE_CACHE_ENTRIES = 1_000;
+
+interface Rendered {
+  body: string;
+  etag: string;
+}
+
+/**
+ * The public listing API: GET /api/v1/listings, /api/v1/listings/:id and /api/v1/agents. Every
+ * answer comes from the cache in SQLite; no request here ever reaches the CRM. Rendered bodies are
+ * kept in memory with their strong ETag until the sync changes something.
+ */
+export function listingsRouter(deps: ListingsRouterDeps): Router {
+  const { cache, mirror } = deps;
+  const now = deps.now ?? Date.now;
+  const rendered = new Map<string, Rendered>();
+  cache.onChange(() => rendered.clear());
+
+  const router = Router();
+  const cors = corsPolicy({ allowedOrigins: deps.config.ALLOWED_ORIGINS, allowAnyOrigin: deps.config.demoMode });
+  router.use(['/api/v1/listings', '/api/v1/agents'], cors);
+
+  router.get('/api/v1/listings', (req, res) => {
+    const query = parseListingsQuery(req.query as Record<string, unknown>);
+    const base = publicBase(req);
+    send(req, res, `list|${base}|${queryKey(query)}`, LIST_CACHE_CONTROL, () => {
+      const sql = listingsSql(query);
+      const { rows, total } = cache.findListings(sql.where, sql.params, sql.orderBy, query.pageSize, (query.page - 1) * query.pageSize);
+      const photos = mirror.photosOf('listing', rows.map((row) => row.id));
+      const page: Page<ListingSummary> = {
+        items: rows.map((row) => summary(row, (photos.get(row.id) ?? []).map((photo) => ({ kind: photo.kind, photo: publicPhoto(photo, base) })))),
+        total,
+        page: query.page,
+        pageSize: query.pageSize,
+      };
+      return page;
+    });
+  });
+
+  router.get('/api/v1/listings/:id', (req, res) => {
+    const raw = String(req.params.id);
+    if (!/^\d{1,15}$/.test(raw)) throw new HttpError(400, 'invalid_id', 'The listing id must be a number.', { id: 'must be a whole number' });
+    const id = Number(raw);
+    const base = publicBase(req);
+    send(req, res, `detail|${base}|${id}|${Math.floor(now() / 60_000)}`, LIST_CACHE_CONTROL, () => {
+      const listing = cache.getListing(id);
+      if (!listing) throw new HttpError(404, 'listing_not_found', 'No such listing (it may have been sold, leased or withdrawn).');
+      const photos = (mirror.photosOf('listing', [id]).get(id) ?? []).map((photo) => ({ kind: photo.kind, photo: publicPhoto(photo, base) }));
+      const agents = agentsById(listing.agentIds, base);
+      // Open homes that have not finished; the response cache is short enough for this to stay right.
+      const openHomes = cache.openHomesOf(id, new Date(now()).toISOString()).map((row) => ({ id: row.id, start: row.start, end: row.end }));
+      return detail(listing, photos, agents, openHomes);
+    });
+  });
+
+  router.get('/api/v1/agents', (req, res) => {
+    const base = publicBase(req);
+    send(req, res, `agents|${base}`, AGENTS_CACHE_CONTROL, () => ({ items: agentsById(undefined, base) }));
+  });
+
+  function agentsById(ids: readonly number[] | undefined, base: string): Agent[] {
+    const agents = cache.visibleAgents(ids);
+    const portraits = mirror.photosOf('agent', agents.map((agent) => agent.id));
+    const byId = new Map(
+      agents.map((agent): [number, Agent] => {
+        const portrait = portraits.get(agent.id)?.[0];
+        const { id, name, position, phone, email } = agent.fields;
+        return [agent.id, { id, name, position, phone, email, photo: portrait ? publicPhoto(portrait, base) : null }];
+      }),
+    );
+    // Keep the listing's own order of agents.
+    return ids === undefined ? [...byId.values()] : ids.map((id) => byId.get(id)).filter((agent): agent is Agent => agent !== undefined);
+  }
+
+  /** Answers from the response cache (rendering once), with a strong ETag and 304s. */
+  function send(req: Request, res: Response, key: string, cacheControl: string, render: () => unknown): void {
+    let entry = rendered.get(key);
+    if (!entry) {
+      const body = JSON.stringify(render());
+      entry = { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+      if (rendered.size >= RESPONSE_CACHE_ENTRIES) rendered.delete(rendered.keys().next().value!);
+      rendered.set(key, entry);
+    }
+    res.set('Cache-Control', cacheControl);
+    res.set('ETag', entry.etag);
+    const { lastSuccessAt } = cache.readState();
+    if (lastSuccessAt !== null) res.set('X-Listings-Age', String(Math.max(0, Math.round((now() - lastSuccessAt) / 1000))));
+    if (res.get('Access-Control-Allow-Origin')) res.set('Access-Control-Expose-Headers', 'ETag, Retry-After, X-Listings-Age');
+    if (req.fresh) {
+      res.status(304).end();
+      return;
+    }
+    res.type('application/json').send(entry.body);
+  }
+
+  function publicBase(req: Request): string {
+    if (deps.config.PUBLIC_URL) return deps.config.PUBLIC_URL.replace(/\/+$/, '');
+    return `${req.protocol}://${req.get('host')}`;
+  }
+
+  return router;
+}
+
+interface KindedPhoto {
+  kind: string;
+  photo: Photo;
+}
+
+/** One card: picked field by field from the cached public fields. */
+function summary(listing: CachedListing, photos: KindedPhoto[]): ListingSummary {
+  const f = listing.fields;
+  const photographs = photos.filter((entry) => entry.kind === 'photograph');
+  return {
+    id: f.id,
+    type: f.type,
+    status: f.status,
+    badge: f.badge,
+    heading: f.heading,
+    address: f.address,
+    displayPrice: f.displayPrice,
+    propertyType: f.propertyType,
+    bed: f.bed,
+    bath: f.bath,
+    cars: f.cars,
+    landArea: f.landArea,
+    floorArea: f.floorArea,
+    methodOfSale: f.methodOfSale,
+    auctionDateTime: f.auctionDateTime,
+    photo: photographs[0]?.photo ?? null,
+    photoCount: photographs.length,
+    modified: f.modified,
+  };
+}
+
+function detail(listing: CachedListing, photos: KindedPhoto[], agents: Agent[], openHomes: ListingDetail['openHomes']): ListingDetail {
+  const f = listing.fields;
+  return {
+    ...summary(listing, photos),
+    description: f.description,
+    photos: photos.filter((entry) => entry.kind === 'photograph').map((entry) => entry.photo),
+    floorplans: photos.filter((entry) => entry.kind === 'floorplan').map((entry) => entry.photo),
+    links: f.links,
+    openHomes,
+    auction: f.auction,
+    agents,
+    features: f.features,
+    ensuites: f.ensuites,
+    toilets: f.toilets,
+    geolocation: f.geolocation,
+    inserted: f.inserted,
+  };
+}

@@ -1,0 +1,446 @@
+import { z } from 'zod';
+import type { Config } from '../config.ts';
+import { isCrmError, type CrmClient } from '../crm/client.ts';
+import { crmPhotoSchema, crmPropertySchema, type CrmPhoto, type CrmProperty } from '../crm/schemas.ts';
+import type { Logger } from '../log.ts';
+import { createLimit } from '../photos/limit.ts';
+import type { MirrorCounts, PhotoMirror } from '../photos/mirror.ts';
+import type { ListingCache, OpenHomeRow } from './cache.ts';
+import { CRM_PAGE_SIZE } from './budget.ts';
+import { listSpecs, type ListSpec } from './lists.ts';
+import { agentFromCrm, listingFromCrm } from './public-fields.ts';
+
+/**
+ * A list item as the sync reads it: the shared property schema, except that `photos` stays
+ * undefined when the CRM left it out (then the photos are asked for separately), instead of
+ * reading as an empty list (which would delete every mirrored photo).
+ */
+const listItemSchema = crmPropertySchema.extend({ photos: z.array(crmPhotoSchema).nullish() });
+type ListItem = z.infer<typeof listItemSchema>;
+
+export type SyncKind = 'incremental' | 'full';
+
+export interface SyncReport {
+  kind: SyncKind;
+  /** True when every list, page and step succeeded. */
+  complete: boolean;
+  pages: number;
+  /** Records read from the CRM lists. */
+  listings: number;
+  /** Listings written (new or changed). */
+  changed: number;
+  removed: number;
+  photos: MirrorCounts;
+  /** CRM requests this run spent (from the shared budget counter). */
+  crmRequests: number;
+  seconds: number;
+  error?: string;
+}
+
+export type RefreshOutcome = 'refreshed' | 'removed' | 'sync-scheduled' | 'over-daily-cap' | 'not-configured';
+
+export type ListingSyncConfig = Pick<Config, 'SYNC_INTERVAL_MINUTES' | 'FULL_SWEEP_HOURS' | 'LISTING_CLASSES' | 'SOLD_DAYS' | 'WEBHOOK_DAILY_REFRESHES'>;
+
+export interface ListingSyncOptions {
+  client: CrmClient;
+  cache: ListingCache;
+  mirror: PhotoMirror;
+  log: Logger;
+  config: ListingSyncConfig;
+  now?: () => number;
+  /** Listings processed (photos mirrored) at once. Default 4. */
+  listingConcurrency?: number;
+}
+
+/** modifiedSince reaches this far before the previous run's start: clocks differ, and a record saved mid-run must not slip through. */
+const MODIFIED_SINCE_OVERLAP_MS = 5 * 60_000;
+/** Listings written between two invalidations of the API's rendered responses during a long run. */
+const PUBLISH_EVERY = 50;
+
+/**
+ * Keeps the listing cache in step with the CRM: incremental runs (modifiedSince) every
+ * SYNC_INTERVAL_MINUTES, a full sweep every FULL_SWEEP_HOURS (the only time listings that left a
+ * list are removed), and single-listing refreshes from the webhook. Runs never overlap. A run that
+ * fails changes nothing it did not finish, and never removes anything.
+ */
+export class ListingSync {
+  readonly name = 'listing-sync';
+  readonly specs: ListSpec[];
+  private readonly now: () => number;
+  private readonly log: Logger;
+  private queue: Promise<unknown> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = true;
+  private readonly abort = new AbortController();
+  private pendingSyncRequest: Promise<SyncReport> | undefined;
+  private webhookDay = '';
+  private webhookRefreshes = 0;
+
+  constructor(private readonly options: ListingSyncOptions) {
+    this.specs = listSpecs(options.config);
+    this.now = options.now ?? Date.now;
+    this.log = options.log.child({ component: 'listing-sync' });
+  }
+
+  // Worker -------------------------------------------------------------------------------------
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.abort.abort();
+    await this.queue.catch(() => undefined);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      void this.run(this.dueKind()).then((report) => {
+        this.schedule(this.options.config.SYNC_INTERVAL_MINUTES * 60_000);
+        return report;
+      });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  /** A full sweep when none ever completed or the last is FULL_SWEEP_HOURS old; else incremental. */
+  dueKind(): SyncKind {
+    const state = this.options.cache.readState();
+    if (state.lastFullSweepAt === null || state.modifiedSince === null) return 'full';
+    return this.now() - state.lastFullSweepAt >= this.options.config.FULL_SWEEP_HOURS * 3_600_000 ? 'full' : 'incremental';
+  }
+
+  // Runs ---------------------------------------------------------------------------------------
+
+  /** Runs one sync after any run in progress. Never throws: failures are in the report. */
+  run(kind: SyncKind): Promise<SyncReport> {
+    const next = this.queue.then(() => this.runNow(kind));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async runNow(kind: SyncKind): Promise<SyncReport> {
+    const { cache, client, mirror } = this.options;
+    const started = this.now();
+    const startedClock = performance.now();
+    const requestsBefore = client.budget().used;
+    const photosBefore = { ...mirror.totals };
+    const state = cache.readState();
+    const sweep = kind === 'full' ? state.sweep + 1 : null;
+    if (sweep !== null) cache.writeState({ sweep });
+    const signal = this.abort.signal;
+    const report: SyncReport = {
+      kind,
+      complete: false,
+      pages: 0,
+      listings: 0,
+      changed: 0,
+      removed: 0,
+      photos: { downloaded: 0, reused: 0, unchanged: 0, failed: 0, removed: 0 },
+      crmRequests: 0,
+      seconds: 0,
+    };
+    const modifiedSince = kind === 'incremental' && state.modifiedSince !== null ? new Date(state.modifiedSince - MODIFIED_SINCE_OVERLAP_MS) : undefined;
+    this.log.info({ kind, modifiedSince, cacheAgeSeconds: ageSeconds(state.lastSuccessAt, started) }, `listing sync started (${kind})`);
+
+    try {
+      // 1. Read every list first (a few quick requests), so pages are read close together in time.
+      const markers = cache.modifiedMarkers();
+      const toWrite: Array<{ item: ListItem; spec: ListSpec }> = [];
+      const unchangedSeen: number[] = [];
+      const hidden: number[] = [];
+      const completeSources = new Set<string>();
+      for (const spec of this.specs) {
+        const { items, complete } = await this.readList(spec, modifiedSince, started, report, signal);
+        for (const item of items) {
+          report.listings++;
+          if (!isOnTheWeb(item)) {
+            if (markers.has(item.id)) hidden.push(item.id);
+            continue;
+          }
+          const marker = markers.get(item.id);
+          if (marker && marker.modified === (item.modified ?? null) && marker.source === spec.source) unchangedSeen.push(item.id);
+          else toWrite.push({ item, spec });
+        }
+        if (complete) completeSources.add(spec.source);
+      }
+
+      // 2. New and changed listings: photos first, then the record, so a listing appears with its photos.
+      const limit = createLimit(this.options.listingConcurrency ?? 4);
+      let sincePublish = 0;
+      await Promise.all(
+        toWrite.map(({ item, spec }) =>
+          limit(async () => {
+            signal.throwIfAborted();
+            await this.writeListing(item, spec, sweep, signal);
+            report.changed++;
+            if (++sincePublish >= PUBLISH_EVERY) {
+              sincePublish = 0;
+              cache.changed();
+            }
+          }),
+        ),
+      );
+      if (sweep !== null) cache.markSeen(unchangedSeen, sweep);
+
+      // 3. Listings that stopped being on the web are removed at once; those that left a list, only
+      //    after a complete sweep of that list.
+      const removals = new Set(hidden);
+      if (sweep !== null) {
+        for (const spec of this.specs) {
+          if (completeSources.has(spec.source)) for (const id of cache.unseen(spec.source, sweep)) removals.add(id);
+        }
+      }
+      this.removeListings([...removals]);
+      report.removed = removals.size;
+
+      // 4. Staff on full sweeps (or when none are known yet); open homes on every run.
+      if (kind === 'full' || cache.counts().agents === 0) await this.syncAgents(report, signal);
+      await this.syncOpenHomes(report, signal);
+      for (const id of mirror.ownersToRetry('listing')) await this.retryPhotos(id, signal);
+
+      if (kind === 'full') await mirror.collectGarbage();
+      report.complete = kind === 'incremental' || this.specs.every((spec) => completeSources.has(spec.source));
+      cache.writeState({
+        lastSuccessAt: started,
+        modifiedSince: started,
+        // Even an incomplete sweep counts: sweeping again at once would spend the budget on a list that keeps moving.
+        ...(kind === 'full' ? { lastFullSweepAt: started } : {}),
+        lastError: null,
+        lastErrorAt: null,
+      });
+    } catch (error) {
+      report.error = describeError(error);
+      cache.writeState({ lastError: report.error, lastErrorAt: started });
+    } finally {
+      cache.changed();
+      report.crmRequests = client.budget().used - requestsBefore;
+      for (const key of Object.keys(report.photos) as Array<keyof MirrorCounts>) report.photos[key] = mirror.totals[key] - photosBefore[key];
+      report.seconds = Math.round(performance.now() - startedClock) / 1000;
+    }
+
+    const after = cache.readState();
+    const counts = cache.counts();
+    const summary = {
+      kind,
+      complete: report.complete,
+      pages: report.pages,
+      listings: report.listings,
+      changed: report.changed,
+      removed: report.removed,
+      photos: report.photos,
+      crmRequests: report.crmRequests,
+      seconds: report.seconds,
+      cached: counts,
+      cacheAgeSeconds: ageSeconds(after.lastSuccessAt, this.now()),
+    };
+    if (report.error) {
+      this.log.warn({ ...summary, error: report.error }, `listing sync failed; still serving the cache (${summary.cacheAgeSeconds ?? 'no'} s old)`);
+    } else {
+      this.log.info(summary, `listing sync done (${kind}): ${report.changed} changed, ${report.removed} removed, ${report.photos.downloaded} photos downloaded`);
+    }
+    return report;
+  }
+
+  /** Reads every page of one list. `complete` is false when the list changed size while being read (a record may have been skipped). */
+  private async readList(
+    spec: ListSpec,
+    modifiedSince: Date | undefined,
+    now: number,
+    report: SyncReport,
+    signal: AbortSignal,
+  ): Promise<{ items: ListItem[]; complete: boolean }> {
+    const items: ListItem[] = [];
+    let firstTotal: number | undefined;
+    let lastTotal = 0;
+    for (let page = 1; ; page++) {
+      const list = await this.options.client.requestList(listItemSchema, {
+        path: spec.path,
+        query: { ...spec.query(now), modifiedSince, page, pagesize: CRM_PAGE_SIZE, sort: 'inserted', sortOrder: 'asc' },
+        signal,
+      });
+      report.pages++;
+      items.push(...list.items);
+      firstTotal ??= list.totalItems;
+      lastTotal = list.totalItems;
+      this.log.debug({ list: spec.source, page, totalPages: list.totalPages, items: list.items.length }, 'listing page read');
+      if (page >= list.totalPages || list.items.length + list.invalidItems === 0) break;
+    }
+    // Records that failed the schema are not "gone": a list with any is not complete, so nothing is removed for it.
+    const complete = firstTotal === lastTotal && items.length >= lastTotal;
+    if (!complete) this.log.warn({ list: spec.source, read: items.length, total: lastTotal }, 'list changed while being read; no removals from it this sweep');
+    this.log.info({ list: spec.source, listings: items.length, modifiedSince }, 'list read');
+    return { items, complete };
+  }
+
+  private async writeListing(item: ListItem, spec: ListSpec, sweep: number | null, signal: AbortSignal): Promise<void> {
+    const photos: CrmPhoto[] = item.photos ?? (await this.fetchPhotos(item.id, signal));
+    const property: CrmProperty = { ...item, photos };
+    const mapped = listingFromCrm(property, { source: spec.source, type: spec.type, status: spec.status });
+    await this.options.mirror.syncOwner('listing', item.id, mapped.photos, signal);
+    this.options.cache.upsertListing(mapped, sweep, this.now());
+  }
+
+  private async fetchPhotos(propertyId: number, signal: AbortSignal): Promise<CrmPhoto[]> {
+    const photos: CrmPhoto[] = [];
+    for (let page = 1; ; page++) {
+      const list = await this.options.client.listPhotos(propertyId, { page, pageSize: CRM_PAGE_SIZE }, { signal });
+      photos.push(...list.items);
+      if (page >= list.totalPages || list.items.length === 0) return photos;
+    }
+  }
+
+  /** Photos whose download failed for a passing reason: tried again from the cached sources (no CRM call). */
+  private async retryPhotos(listingId: number, signal: AbortSignal): Promise<void> {
+    const rows = this.options.mirror.sourcesOf('listing', listingId);
+    await this.options.mirror.syncOwner('listing', listingId, rows, signal);
+  }
+
+  private removeListings(ids: readonly number[]): void {
+    if (ids.length === 0) return;
+    this.options.cache.removeListings(ids);
+    this.options.mirror.removeOwners('listing', ids);
+    this.log.info({ removed: ids.length }, 'listings left the CRM lists and were removed');
+  }
+
+  private async syncAgents(report: SyncReport, signal: AbortSignal): Promise<void> {
+    const { client, cache, mirror } = this.options;
+    const users = [];
+    for (let page = 1; ; page++) {
+      const list = await client.listUsers({ page, pageSize: CRM_PAGE_SIZE }, { signal });
+      report.pages++;
+      users.push(...list.items);
+      if (page >= list.totalPages || list.items.length === 0) break;
+    }
+    cache.upsertAgents(users, this.now());
+    const gone = cache.removeAgentsExcept(users.map((user) => user.id));
+    const hidden = users.filter((user) => user.showOnWeb !== true).map((user) => user.id);
+    // Portraits only of staff shown on the web; others are never downloaded (or are forgotten).
+    mirror.removeOwners('agent', [...gone, ...hidden]);
+    for (const user of users) {
+      if (user.showOnWeb !== true) continue;
+      const portrait = agentFromCrm(user).photo;
+      await mirror.syncOwner('agent', user.id, portrait ? [portrait] : [], signal);
+    }
+  }
+
+  private async syncOpenHomes(report: SyncReport, signal: AbortSignal): Promise<void> {
+    const rows: OpenHomeRow[] = [];
+    // From yesterday (UTC): today's local open homes in Australia may start on the previous UTC day.
+    const from = new Date(this.now() - 86_400_000);
+    for (let page = 1; ; page++) {
+      const list = await this.options.client.listOpenHomes({ startingAfter: from, page, pageSize: CRM_PAGE_SIZE }, { signal });
+      report.pages++;
+      for (const openHome of list.items) {
+        const start = isoOrNull(openHome.start);
+        const end = isoOrNull(openHome.end);
+        const listingId = openHome.property?.id;
+        if (start && end && typeof listingId === 'number') rows.push({ id: openHome.id, listingId, start, end });
+      }
+      if (page >= list.totalPages || list.items.length === 0) break;
+    }
+    this.options.cache.replaceOpenHomes(rows);
+  }
+
+  // Webhook ------------------------------------------------------------------------------------
+
+  /**
+   * Refreshes one listing now (the CRM announced a change): one request for its record. A listing
+   * the cache does not know yet is picked up by an incremental sync started at once. At most
+   * WEBHOOK_DAILY_REFRESHES a day, so a noisy webhook cannot spend the CRM budget; past that, the
+   * change waits for the next scheduled sync.
+   */
+  refreshListing(id: number): Promise<RefreshOutcome> {
+    const day = new Date(this.now()).toISOString().slice(0, 10);
+    if (day !== this.webhookDay) {
+      this.webhookDay = day;
+      this.webhookRefreshes = 0;
+    }
+    if (this.webhookRefreshes >= this.options.config.WEBHOOK_DAILY_REFRESHES) return Promise.resolve('over-daily-cap');
+    this.webhookRefreshes++;
+
+    const placement = this.options.cache.placement(id);
+    const spec = placement && this.specs.find((candidate) => candidate.source === placement.source);
+    if (!spec) {
+      // Unknown listing: one incremental run finds it (and anything else that changed). Coalesced.
+      this.pendingSyncRequest ??= this.run('incremental').finally(() => (this.pendingSyncRequest = undefined));
+      return Promise.resolve('sync-scheduled');
+    }
+    const next = this.queue.then(() => this.refreshNow(id, spec));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async refreshNow(id: number, spec: ListSpec): Promise<RefreshOutcome> {
+    const { client, cache } = this.options;
+    const signal = this.abort.signal;
+    let record: ListItem;
+    try {
+      record = await client.request({ path: `/properties/${spec.propertyClass}/${spec.type}/${id}`, schema: listItemSchema, signal });
+    } catch (error) {
+      if (isCrmError(error) && error.code === 'not_found') {
+        this.removeListings([id]);
+        cache.changed();
+        return 'removed';
+      }
+      throw error;
+    }
+    const target = isOnTheWeb(record) ? this.placementFor(spec, record.status) : undefined;
+    if (!target) {
+      this.removeListings([id]);
+      cache.changed();
+      return 'removed';
+    }
+    await this.writeListing(record, target, null, signal);
+    cache.changed();
+    this.log.info({ listingId: id, list: target.source }, 'listing refreshed by webhook');
+    return 'refreshed';
+  }
+
+  /** Which synced list a record belongs in now, from its CRM status; undefined: in none (withdrawn, or sold without a showcase). */
+  private placementFor(current: ListSpec, crmStatus: string | null | undefined): ListSpec | undefined {
+    const status = (crmStatus ?? '').toLowerCase();
+    const wanted =
+      current.type === 'sale'
+        ? ['listing', 'conditional', 'available', 'underoffer'].includes(status)
+          ? 'available'
+          : ['unconditional', 'settled', 'sold'].includes(status)
+            ? 'sold'
+            : undefined
+        : ['listing', 'available'].includes(status)
+          ? 'available'
+          : ['management', 'leased'].includes(status)
+            ? 'leased'
+            : undefined;
+    if (!wanted) return undefined;
+    return this.specs.find((spec) => spec.propertyClass === current.propertyClass && spec.type === current.type && spec.status === wanted);
+  }
+}
+
+/** Records the CRM marks as not published to the web (off-market) stay off the website. */
+function isOnTheWeb(item: ListItem): boolean {
+  // Absent (undefined) means the CRM does not say: then the /available list's own filter decides.
+  return item.publishedToWeb !== null;
+}
+
+function ageSeconds(since: number | null, now: number): number | null {
+  return since === null ? null : Math.max(0, Math.round((now - since) / 1000));
+}
+
+function isoOrNull(value: string | null | undefined): string | null {
+  if (!value) return null;
+  const time = Date.parse(value);
+  return Number.isNaN(time) ? null : new Date(time).toISOString();
+}
+
+function describeError(error: unknown): string {
+  if (isCrmError(error)) return `${error.code}${error.status ? ` ${error.status}` : ''}: ${error.message}`;
+  if (error instanceof Error && error.name === 'AbortError') return 'stopped';
+  return error instanceof Error ? error.message : String(error);
+}

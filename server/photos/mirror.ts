@@ -1,0 +1,280 @@
+import { createHash } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from '../log.ts';
+import type { Store } from '../store/store.ts';
+import { downloadPhoto, PhotoDownloadError } from './download.ts';
+import type { PhotoHostAllowList } from './hosts.ts';
+import { createLimit } from './limit.ts';
+import { makeVariants, variantPath } from './variants.ts';
+
+export type PhotoOwnerKind = 'listing' | 'agent';
+export type PhotoKind = 'photograph' | 'floorplan' | 'portrait';
+
+/** A photo as the CRM describes it, reduced to what the mirror needs. */
+export interface SourcePhoto {
+  /** The CRM photo id (0 for an agent portrait, which has none). */
+  photoId: number;
+  kind: PhotoKind;
+  position: number;
+  caption: string | null;
+  url: string;
+  /** The CRM's change marker; null when it has none (portraits: the URL is the marker then). */
+  modified: string | null;
+}
+
+/** A mirrored photo ready to be described publicly. */
+export interface MirroredPhoto {
+  ownerId: number;
+  photoId: number;
+  kind: PhotoKind;
+  position: number;
+  caption: string | null;
+  hash: string;
+  width: number;
+  height: number;
+  widths: number[];
+}
+
+export interface MirrorCounts {
+  downloaded: number;
+  /** Downloaded, but the same bytes were already mirrored (no new variants). */
+  reused: number;
+  unchanged: number;
+  failed: number;
+  removed: number;
+}
+
+export interface PhotoMirrorOptions {
+  store: Store;
+  log: Logger;
+  allowList: PhotoHostAllowList;
+  /** PHOTO_WIDTHS. */
+  widths: readonly number[];
+  /** PHOTO_MAX_BYTES. */
+  maxBytes: number;
+  /** Parallel image encodings; default: the number of cores. */
+  cpuConcurrency?: number;
+  /** Parallel downloads; default 6. */
+  downloadConcurrency?: number;
+  downloadTimeoutMs?: number;
+  now?: () => number;
+}
+
+/** Failures worth another try on a later sync even though the photo did not change. */
+const RETRYABLE_REASONS = new Set(['http_error', 'network', 'timeout']);
+const MAX_ATTEMPTS = 5;
+
+interface PhotoRow {
+  photo_id: number;
+  kind: PhotoKind;
+  position: number;
+  caption: string | null;
+  source_url: string;
+  source_modified: string | null;
+  hash: string | null;
+  error: string | null;
+  attempts: number;
+}
+
+/**
+ * Keeps a local copy of every published listing photo, floorplan and agent portrait, stored once
+ * per content hash with WebP and JPEG variants. A photo is downloaded again only when the CRM's
+ * `modified` (or its URL) changes; files no row refers to any more are deleted by collectGarbage.
+ */
+export class PhotoMirror {
+  readonly photoDir: string;
+  /** Running totals since start (logs, benchmarks). */
+  readonly totals: MirrorCounts = { downloaded: 0, reused: 0, unchanged: 0, failed: 0, removed: 0 };
+  private readonly cpuLimit: <T>(task: () => Promise<T>) => Promise<T>;
+  private readonly downloadLimit: <T>(task: () => Promise<T>) => Promise<T>;
+  private readonly now: () => number;
+  private readonly log: Logger;
+
+  constructor(private readonly options: PhotoMirrorOptions) {
+    this.photoDir = join(options.store.dataDir, 'photos');
+    this.cpuLimit = createLimit(options.cpuConcurrency ?? availableParallelism());
+    this.downloadLimit = createLimit(options.downloadConcurrency ?? 6);
+    this.now = options.now ?? Date.now;
+    this.log = options.log.child({ component: 'photos' });
+  }
+
+  private get db() {
+    return this.options.store.db;
+  }
+
+  /**
+   * Brings one owner's photos in line with `photos` (its published photos, in order): new and
+   * changed ones are downloaded, gone ones forgotten. A failed download keeps the previous file,
+   * if any, so a listing never loses a photo because the file host had a bad minute.
+   */
+  async syncOwner(kind: PhotoOwnerKind, ownerId: number, photos: readonly SourcePhoto[], signal?: AbortSignal): Promise<MirrorCounts> {
+    const counts: MirrorCounts = { downloaded: 0, reused: 0, unchanged: 0, failed: 0, removed: 0 };
+    const existing = new Map(
+      (
+        this.db
+          .prepare('SELECT photo_id, kind, position, caption, source_url, source_modified, hash, error, attempts FROM photos WHERE owner_kind = ? AND owner_id = ?')
+          .all(kind, ownerId) as PhotoRow[]
+      ).map((row) => [row.photo_id, row]),
+    );
+    const wanted = new Set(photos.map((photo) => photo.photoId));
+    const gone = [...existing.keys()].filter((photoId) => !wanted.has(photoId));
+    if (gone.length > 0) {
+      const remove = this.db.prepare('DELETE FROM photos WHERE owner_kind = ? AND owner_id = ? AND photo_id = ?');
+      this.db.transaction(() => gone.forEach((photoId) => remove.run(kind, ownerId, photoId)))();
+      counts.removed += gone.length;
+    }
+
+    const updateMeta = this.db.prepare(
+      'UPDATE photos SET kind = ?, position = ?, caption = ?, updated_at = ? WHERE owner_kind = ? AND owner_id = ? AND photo_id = ?',
+    );
+    const work: Promise<void>[] = [];
+    for (const photo of photos) {
+      const row = existing.get(photo.photoId);
+      const sameSource = row !== undefined && row.source_url === photo.url && row.source_modified === photo.modified;
+      const needsFetch =
+        !sameSource || (row.hash === null && row.error !== null && RETRYABLE_REASONS.has(row.error) && row.attempts < MAX_ATTEMPTS);
+      if (!needsFetch) {
+        if (row.kind !== photo.kind || row.position !== photo.position || row.caption !== photo.caption) {
+          updateMeta.run(photo.kind, photo.position, photo.caption, this.now(), kind, ownerId, photo.photoId);
+        }
+        counts.unchanged++;
+        continue;
+      }
+      work.push(this.fetchOne(kind, ownerId, photo, row, counts, signal));
+    }
+    await Promise.all(work);
+    for (const key of Object.keys(counts) as Array<keyof MirrorCounts>) this.totals[key] += counts[key];
+    return counts;
+  }
+
+  private async fetchOne(
+    kind: PhotoOwnerKind,
+    ownerId: number,
+    photo: SourcePhoto,
+    previous: PhotoRow | undefined,
+    counts: MirrorCounts,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const upsert = this.db.prepare(
+      `INSERT INTO photos (owner_kind, owner_id, photo_id, kind, position, caption, source_url, source_modified, hash, error, attempts, updated_at)
+       VALUES (@ownerKind, @ownerId, @photoId, @kind, @position, @caption, @url, @modified, @hash, @error, @attempts, @now)
+       ON CONFLICT (owner_kind, owner_id, photo_id) DO UPDATE SET
+         kind = excluded.kind, position = excluded.position, caption = excluded.caption, source_url = excluded.source_url,
+         source_modified = excluded.source_modified, hash = excluded.hash, error = excluded.error,
+         attempts = excluded.attempts, updated_at = excluded.updated_at`,
+    );
+    const row = { ownerKind: kind, ownerId, photoId: photo.photoId, kind: photo.kind, position: photo.position, caption: photo.caption, url: photo.url, modified: photo.modified, now: this.now() };
+    try {
+      const hash = await this.mirrorFile(photo.url, signal);
+      upsert.run({ ...row, hash: hash.hash, error: null, attempts: 0 });
+      counts.downloaded++;
+      if (hash.reused) counts.reused++;
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      const reason = error instanceof PhotoDownloadError ? (error.permanent && error.reason === 'http_error' ? 'gone' : error.reason) : 'internal';
+      const sameSource = previous && previous.source_url === photo.url && previous.source_modified === photo.modified;
+      upsert.run({ ...row, hash: previous?.hash ?? null, error: reason, attempts: sameSource ? previous.attempts + 1 : 1 });
+      counts.failed++;
+      const level = reason === 'host_not_allowed' ? 'warn' : 'info';
+      this.log[level](
+        { owner: kind, ownerId, photoId: photo.photoId, reason, host: safeHost(photo.url) },
+        reason === 'host_not_allowed'
+          ? 'photo host not in PHOTO_HOSTS: photo refused (add the host to PHOTO_HOSTS if it is the CRM file host)'
+          : `photo not mirrored: ${(error as Error).message}`,
+      );
+    }
+  }
+
+  /** Downloads a file and makes its variants unless the same bytes are already mirrored. */
+  private async mirrorFile(url: string, signal?: AbortSignal): Promise<{ hash: string; reused: boolean }> {
+    const { bytes } = await this.downloadLimit(() =>
+      downloadPhoto(url, { allowList: this.options.allowList, maxBytes: this.options.maxBytes, timeoutMs: this.options.downloadTimeoutMs, signal }),
+    );
+    const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 32);
+    if (this.db.prepare('SELECT 1 FROM photo_files WHERE hash = ?').get(hash)) return { hash, reused: true };
+    const made = await this.cpuLimit(() => makeVariants(bytes, hash, this.photoDir, this.options.widths));
+    this.db
+      .prepare('INSERT OR IGNORE INTO photo_files (hash, width, height, widths, created_at) VALUES (?, ?, ?, ?, ?)')
+      .run(hash, made.width, made.height, JSON.stringify(made.widths), this.now());
+    return { hash, reused: false };
+  }
+
+  /** Forgets every photo of these owners (listings that left); files go at the next collectGarbage. */
+  removeOwners(kind: PhotoOwnerKind, ownerIds: readonly number[]): number {
+    const remove = this.db.prepare('DELETE FROM photos WHERE owner_kind = ? AND owner_id = ?');
+    let removed = 0;
+    this.db.transaction(() => {
+      for (const id of ownerIds) removed += remove.run(kind, id).changes;
+    })();
+    this.totals.removed += removed;
+    return removed;
+  }
+
+  /** Owners with a photo whose last download failed for a reason that may pass. */
+  ownersToRetry(kind: PhotoOwnerKind): number[] {
+    return this.db
+      .prepare(
+        `SELECT DISTINCT owner_id FROM photos WHERE owner_kind = ? AND error IN (${[...RETRYABLE_REASONS].map(() => '?').join(', ')}) AND attempts < ?`,
+      )
+      .pluck()
+      .all(kind, ...RETRYABLE_REASONS, MAX_ATTEMPTS) as number[];
+  }
+
+  /** The photos of one owner as last described by the CRM (to retry failed downloads without asking the CRM again). */
+  sourcesOf(kind: PhotoOwnerKind, ownerId: number): SourcePhoto[] {
+    return this.db
+      .prepare(
+        `SELECT photo_id AS photoId, kind, position, caption, source_url AS url, source_modified AS modified
+         FROM photos WHERE owner_kind = ? AND owner_id = ? ORDER BY position, photo_id`,
+      )
+      .all(kind, ownerId) as SourcePhoto[];
+  }
+
+  /** Deletes the files of images no photo refers to any more. Call when no sync is running. */
+  async collectGarbage(): Promise<number> {
+    const orphans = this.db
+      .prepare('SELECT hash, widths FROM photo_files WHERE hash NOT IN (SELECT hash FROM photos WHERE hash IS NOT NULL)')
+      .all() as Array<{ hash: string; widths: string }>;
+    if (orphans.length === 0) return 0;
+    const remove = this.db.prepare('DELETE FROM photo_files WHERE hash = ?');
+    this.db.transaction(() => orphans.forEach((orphan) => remove.run(orphan.hash)))();
+    await Promise.all(
+      orphans.flatMap((orphan) =>
+        (JSON.parse(orphan.widths) as number[]).flatMap((width) =>
+          (['webp', 'jpeg'] as const).map((format) => rm(variantPath(this.photoDir, orphan.hash, width, format), { force: true })),
+        ),
+      ),
+    );
+    return orphans.length;
+  }
+
+  /** The mirrored photos of these owners, in order, grouped by owner. Photos never downloaded are left out. */
+  photosOf(kind: PhotoOwnerKind, ownerIds: readonly number[]): Map<number, MirroredPhoto[]> {
+    const result = new Map<number, MirroredPhoto[]>();
+    if (ownerIds.length === 0) return result;
+    const rows = this.db
+      .prepare(
+        `SELECT p.owner_id AS ownerId, p.photo_id AS photoId, p.kind, p.position, p.caption, p.hash, f.width, f.height, f.widths
+         FROM photos p JOIN photo_files f ON f.hash = p.hash
+         WHERE p.owner_kind = ? AND p.owner_id IN (SELECT value FROM json_each(?))
+         ORDER BY p.owner_id, p.position, p.photo_id`,
+      )
+      .all(kind, JSON.stringify(ownerIds)) as Array<Omit<MirroredPhoto, 'widths'> & { widths: string }>;
+    for (const row of rows) {
+      const list = result.get(row.ownerId) ?? [];
+      list.push({ ...row, widths: JSON.parse(row.widths) as number[] });
+      result.set(row.ownerId, list);
+    }
+    return result;
+  }
+}
+
+function safeHost(url: string): string | undefined {
+  try {
+    return new URL(url).host;
+  } catch {
+    return undefined;
+  }
+}
