@@ -1,0 +1,56 @@
+import { renderImage } from './photos.ts';
+import { DEFAULT_ACCESS_TOKEN, DEFAULT_API_KEY, startSimulator } from './simulator.ts';
+
+/**
+ * `npm run crm-sim`: the CRM simulator on its own, for the demo and for pointing a relay at it.
+ * SIM_PORT (default 8788), SIM_HOST (default 127.0.0.1), SIM_API_KEY, SIM_ACCESS_TOKEN,
+ * SIM_LISTINGS (default 40), SIM_SEED (default 1).
+ */
+
+function positiveInt(name: string, fallback: number, min = 1): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    console.error(`${name} must be a whole number of at least ${min} (got "${raw}")`);
+    process.exit(2);
+  }
+  return value;
+}
+
+const port = positiveInt('SIM_PORT', 8788, 0);
+const sim = await startSimulator({
+  port,
+  host: process.env.SIM_HOST || '127.0.0.1',
+  apiKey: process.env.SIM_API_KEY || DEFAULT_API_KEY,
+  accessToken: process.env.SIM_ACCESS_TOKEN || DEFAULT_ACCESS_TOKEN,
+  listings: positiveInt('SIM_LISTINGS', 40),
+  seed: positiveInt('SIM_SEED', 1, 0),
+});
+
+console.log(`CRM simulator listening
+  base URL      ${sim.baseUrl}
+  API key       ${sim.apiKey}      (header X-Api-Key)
+  access token  ${sim.accessToken}      (header Authorization: Bearer ...)
+  control       ${sim.origin}/__sim/counters
+  listings      ${sim.state.listings.length}
+
+Point the relay at it:
+  CRM_BASE_URL=${sim.baseUrl} CRM_API_KEY=${sim.apiKey} CRM_ACCESS_TOKEN=${sim.accessToken} npm start`);
+
+// Warm the photo pool in the background so the first photo requests answer quickly.
+void (async () => {
+  const scenes = new Set(sim.state.listings.flatMap((listing) => listing.photos.map((photo) => JSON.stringify(photo.image))));
+  for (const scene of scenes) await renderImage(JSON.parse(scene)).catch(() => undefined);
+})();
+
+let closing = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (closing) return;
+    closing = true;
+    const force = setTimeout(() => process.exit(1), 5000);
+    force.unref();
+    void sim.close().then(() => process.exit(0));
+  });
+}

@@ -1,0 +1,194 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { FaultRuleError, parseFaultRule } from '../faults.ts';
+import type { SimListing } from '../model.ts';
+import { requestOrigin } from '../query.ts';
+import { CATEGORY_SHAPE, type Category } from '../seed.ts';
+import { SimulatorError, type ListingChange, type SimulatorState } from '../state.ts';
+import { formatDateTime } from '../time.ts';
+import { renderEnquiry, renderListing, renderPhoto } from '../views.ts';
+
+/**
+ * The control surface for tests and demos, outside the API path and without API auth. Every route
+ * calls the same SimulatorState method an in-process test would call.
+ *
+ *   GET    /__sim/counters                    requests by endpoint, peak requests/second per key...
+ *   POST   /__sim/counters/reset
+ *   POST   /__sim/reset                       back to the seeded account (data, faults, quota)
+ *   GET    /__sim/listings                    a summary of every listing
+ *   POST   /__sim/listings                    add one: {category?, status?, published?, fields?}
+ *   PATCH  /__sim/listings/:id                change one: {status?, published?, fields?}
+ *   POST   /__sim/listings/:id/withdraw
+ *   POST   /__sim/photos/:id/replace          new bytes, photo (and listing) modified bumped
+ *   PATCH  /__sim/photos/:id                  {published?, caption?}
+ *   GET|PUT|POST|DELETE /__sim/faults         list, replace ({rules}), add (a rule), clear
+ *   GET    /__sim/enquiries                   enquiries received through the API
+ *   POST   /__sim/tokens                      {scopes} → a new access token
+ *   PUT    /__sim/limits                      {requestsPerSecond?, dailyLimit?}
+ */
+
+class ControlInputError extends Error {}
+
+function parseListingChange(body: unknown): ListingChange & { category?: Category } {
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw new ControlInputError('the body must be a JSON object');
+  const raw = body as Record<string, unknown>;
+  const change: ListingChange & { category?: Category } = {};
+  if (raw.category !== undefined) {
+    if (typeof raw.category !== 'string' || !(raw.category in CATEGORY_SHAPE)) {
+      throw new ControlInputError(`category must be one of ${Object.keys(CATEGORY_SHAPE).join(', ')}`);
+    }
+    change.category = raw.category as Category;
+  }
+  if (raw.status !== undefined) {
+    if (typeof raw.status !== 'string') throw new ControlInputError('status must be a string');
+    change.status = raw.status;
+  }
+  if (raw.published !== undefined) {
+    if (typeof raw.published !== 'boolean') throw new ControlInputError('published must be true or false');
+    change.published = raw.published;
+  }
+  if (raw.fields !== undefined) {
+    if (typeof raw.fields !== 'object' || raw.fields === null || Array.isArray(raw.fields)) throw new ControlInputError('fields must be an object');
+    change.fields = raw.fields as Record<string, unknown>;
+  }
+  return change;
+}
+
+function idParam(req: Request): number {
+  const value = String(req.params.id);
+  if (!/^\d+$/.test(value)) throw new SimulatorError(404, `no record ${value}`);
+  return Number(value);
+}
+
+function summary(listing: SimListing) {
+  return {
+    id: listing.id,
+    class: listing.propertyClass,
+    market: listing.market,
+    lifeId: listing.lifeId,
+    status: listing.status,
+    published: listing.publishedToWeb !== null,
+    modified: formatDateTime(listing.modified),
+    displayAddress: listing.fields.displayAddress,
+    photos: listing.photos.map((photo) => ({ id: photo.id, type: photo.type, published: photo.published, modified: formatDateTime(photo.modified) })),
+  };
+}
+
+/** API keys appear masked: the control surface is unauthenticated. */
+function maskKey(key: string): string {
+  return key.length <= 8 ? '****' : `${key.slice(0, 4)}…${key.slice(-4)}`;
+}
+
+export function controlRouter(state: SimulatorState): Router {
+  const router = express.Router();
+  router.use(express.json({ limit: '256kb' }));
+
+  router.get('/counters', (_req, res) => {
+    const counters = state.getCounters();
+    res.json({ ...counters, perKey: Object.fromEntries(Object.entries(counters.perKey).map(([key, value]) => [maskKey(key), value])) });
+  });
+  router.post('/counters/reset', (_req, res) => {
+    state.resetCounters();
+    res.json({ ok: true });
+  });
+  router.post('/reset', (_req, res) => {
+    state.reset();
+    res.json({ ok: true, listings: state.listings.length });
+  });
+
+  router.get('/listings', (_req, res) => {
+    res.json({ items: state.listings.map(summary) });
+  });
+  router.post('/listings', (req, res) => {
+    const listing = state.addListing(parseListingChange(req.body));
+    res.status(201).json(renderListing(listing, state, requestOrigin(req), 'single'));
+  });
+  router.patch('/listings/:id', (req, res) => {
+    const { category: _ignored, ...change } = parseListingChange(req.body);
+    const listing = state.changeListing(idParam(req), change);
+    res.json(renderListing(listing, state, requestOrigin(req), 'single'));
+  });
+  router.post('/listings/:id/withdraw', (req, res) => {
+    const listing = state.withdrawListing(idParam(req));
+    res.json(renderListing(listing, state, requestOrigin(req), 'single'));
+  });
+
+  router.post('/photos/:id/replace', async (req, res) => {
+    const bumpListing = (req.body as { bumpListing?: unknown } | undefined)?.bumpListing !== false;
+    const photo = await state.replacePhoto(idParam(req), { bumpListing });
+    res.json(await renderPhoto(photo, requestOrigin(req)));
+  });
+  router.patch('/photos/:id', async (req, res) => {
+    const body = (req.body ?? {}) as { published?: unknown; caption?: unknown };
+    if (body.published !== undefined && typeof body.published !== 'boolean') throw new ControlInputError('published must be true or false');
+    if (body.caption !== undefined && body.caption !== null && typeof body.caption !== 'string') throw new ControlInputError('caption must be a string or null');
+    const photo = state.changePhoto(idParam(req), body as { published?: boolean; caption?: string | null });
+    res.json(await renderPhoto(photo, requestOrigin(req)));
+  });
+
+  router.get('/faults', (_req, res) => {
+    res.json({ rules: state.faults.list() });
+  });
+  router.put('/faults', (req, res) => {
+    const rules = (req.body as { rules?: unknown } | undefined)?.rules;
+    if (!Array.isArray(rules)) throw new ControlInputError('the body must be {"rules": [...]}');
+    state.setFaults(rules.map(parseFaultRule));
+    res.json({ rules: state.faults.list() });
+  });
+  router.post('/faults', (req, res) => {
+    state.addFault(parseFaultRule(req.body));
+    res.status(201).json({ rules: state.faults.list() });
+  });
+  router.delete('/faults', (_req, res) => {
+    state.clearFaults();
+    res.json({ rules: [] });
+  });
+
+  router.get('/enquiries', (req, res) => {
+    const origin = requestOrigin(req);
+    res.json({
+      items: state.postedEnquiries().map((enquiry) => ({
+        ...renderEnquiry(enquiry, state, origin),
+        // What was posted, beyond what the Enquiry shape echoes back.
+        received: {
+          propertyReference: enquiry.propertyReference,
+          fullName: enquiry.fullName,
+          firstName: enquiry.firstName,
+          lastName: enquiry.lastName,
+          email: enquiry.email,
+          mobile: enquiry.mobile,
+          telephone: enquiry.telephone,
+          userId: enquiry.userId,
+          metaData: enquiry.metaData,
+        },
+      })),
+    });
+  });
+
+  router.post('/tokens', (req, res) => {
+    const scopes = (req.body as { scopes?: unknown } | undefined)?.scopes;
+    if (!Array.isArray(scopes) || !scopes.every((scope) => typeof scope === 'string')) throw new ControlInputError('scopes must be a list of strings');
+    res.status(201).json(state.addToken(scopes as string[]));
+  });
+
+  router.put('/limits', (req, res) => {
+    const body = (req.body ?? {}) as { requestsPerSecond?: unknown; dailyLimit?: unknown };
+    for (const name of ['requestsPerSecond', 'dailyLimit'] as const) {
+      const value = body[name];
+      if (value !== undefined && (!Number.isInteger(value) || (value as number) < 1)) throw new ControlInputError(`${name} must be a positive whole number`);
+    }
+    res.json(state.setLimits(body as { requestsPerSecond?: number; dailyLimit?: number }));
+  });
+
+  router.use((req, res) => {
+    res.status(404).json({ error: `No control route ${req.method} ${req.baseUrl}${req.path}` });
+  });
+  router.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    if (error instanceof ControlInputError || error instanceof FaultRuleError) return void res.status(400).json({ error: error.message });
+    if (error instanceof SimulatorError) return void res.status(error.status).json({ error: error.message });
+    if ((error as { type?: string }).type === 'entity.parse.failed') return void res.status(400).json({ error: 'the body is not valid JSON' });
+    console.error('[crm-sim] control error', error);
+    res.status(500).json({ error: 'internal error' });
+  });
+  return router;
+}

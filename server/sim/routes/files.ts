@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import express, { type Request, type Response, type Router } from 'express';
+import { renderImage, thumbnailSizes, type ImageSize } from '../photos.ts';
+import type { ImageRef } from '../model.ts';
+import type { SimulatorState } from '../state.ts';
+import { countRequests, injectFaults } from './api.ts';
+
+/**
+ * The file host: photo and staff-portrait JPEGs, fetched without the API key or token, as from the
+ * CRM's CDN. Conditional requests work (Last-Modified / If-Modified-Since, ETag / If-None-Match)
+ * so a mirror can revalidate cheaply. Unpublished photos are served too: hiding them is the
+ * client's job, as with the real host.
+ */
+export function filesRouter(state: SimulatorState): Router {
+  const router = express.Router();
+  router.use(countRequests(state, '/files'));
+  router.use(injectFaults(state, '/files'));
+
+  async function send(req: Request, res: Response, image: ImageRef, size: ImageSize, modified: number): Promise<void> {
+    const rendered = await renderImage(image);
+    const file = rendered[size];
+    if (!file) {
+      res.status(404).type('text/plain').send('Not found');
+      return;
+    }
+    const etag = `"${createHash('sha1').update(file.data).digest('hex').slice(0, 27)}"`;
+    const lastModified = new Date(Math.floor(modified / 1000) * 1000);
+    res.set({
+      'Content-Type': 'image/jpeg',
+      'Last-Modified': lastModified.toUTCString(),
+      ETag: etag,
+      'Cache-Control': 'public, max-age=86400',
+      'Accept-Ranges': 'none',
+    });
+    const ifNoneMatch = req.get('if-none-match');
+    const ifModifiedSince = Date.parse(req.get('if-modified-since') ?? '');
+    const fresh = ifNoneMatch
+      ? ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)
+      : !Number.isNaN(ifModifiedSince) && lastModified.getTime() <= ifModifiedSince;
+    if (fresh) {
+      state.counters.photoNotModified++;
+      res.status(304).end();
+      return;
+    }
+    state.counters.photoDownloads++;
+    res.set('Content-Length', String(file.data.length));
+    res.status(200).end(req.method === 'HEAD' ? undefined : file.data);
+  }
+
+  const notFound = (res: Response) => res.status(404).type('text/plain').send('Not found');
+
+  router.get('/photos/:propertyId/:filename', async (req, res) => {
+    const photo = state.photoByFile(req.params.filename);
+    if (!photo || String(photo.propertyId) !== req.params.propertyId) return notFound(res);
+    await send(req, res, photo.image, 'original', photo.modified);
+  });
+
+  router.get('/photos/:propertyId/:size/:filename', async (req, res) => {
+    const photo = state.photoByFile(req.params.filename);
+    const size = req.params.size as ImageSize;
+    if (!photo || String(photo.propertyId) !== req.params.propertyId || !thumbnailSizes(photo.image.pool).includes(size)) {
+      return notFound(res);
+    }
+    await send(req, res, photo.image, size, photo.modified);
+  });
+
+  router.get('/users/:userId/:filename', async (req, res) => {
+    const user = state.userByPhotoFile(req.params.filename);
+    if (!user?.photo || String(user.id) !== req.params.userId) return notFound(res);
+    await send(req, res, user.photo.image, 'original', user.photo.modified);
+  });
+
+  router.get('/users/:userId/thumb_360/:filename', async (req, res) => {
+    const user = state.userByPhotoFile(req.params.filename);
+    if (!user?.photo || String(user.id) !== req.params.userId) return notFound(res);
+    await send(req, res, user.photo.image, 'thumb_360', user.photo.modified);
+  });
+
+  router.use((_req, res) => {
+    notFound(res);
+  });
+  return router;
+}

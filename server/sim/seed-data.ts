@@ -1,0 +1,215 @@
+/**
+ * Fixed tables the seed draws from: real suburbs with their postcodes and approximate centres,
+ * street names, staff, property types. Contact details are fictional on purpose: phone numbers
+ * come from the ranges ACMA reserves for drama (0491 570 xxx, (0x) 5550 xxxx) and e-mail
+ * addresses use example.com/.net/.org, so seeded data can never reach a real person.
+ */
+
+export interface SuburbInfo {
+  id: number;
+  name: string;
+  postcode: string;
+  state: 'VIC' | 'NSW';
+  latitude: number;
+  longitude: number;
+  /** Median house price in dollars, to keep prices plausible per suburb. */
+  medianHouse: number;
+  /** Median weekly rent of a house. */
+  medianRent: number;
+  kind: 'inner' | 'growth' | 'rural';
+}
+
+export const STATES = {
+  VIC: { id: 7, name: 'Victoria', abbreviation: 'VIC', timeZone: 'Australia/Melbourne' },
+  NSW: { id: 2, name: 'New South Wales', abbreviation: 'NSW', timeZone: 'Australia/Sydney' },
+} as const;
+
+export const COUNTRY = { id: 1, name: 'Australia', isocode: 'AU', gstRate: 10 } as const;
+
+export const SUBURBS: readonly SuburbInfo[] = [
+  { id: 3101, name: 'Kew', postcode: '3101', state: 'VIC', latitude: -37.8064, longitude: 145.0311, medianHouse: 2_600_000, medianRent: 780, kind: 'inner' },
+  { id: 3122, name: 'Hawthorn', postcode: '3122', state: 'VIC', latitude: -37.8226, longitude: 145.0354, medianHouse: 2_450_000, medianRent: 760, kind: 'inner' },
+  { id: 3121, name: 'Richmond', postcode: '3121', state: 'VIC', latitude: -37.8182, longitude: 144.9981, medianHouse: 1_550_000, medianRent: 690, kind: 'inner' },
+  { id: 3065, name: 'Fitzroy', postcode: '3065', state: 'VIC', latitude: -37.7984, longitude: 144.9784, medianHouse: 1_650_000, medianRent: 720, kind: 'inner' },
+  { id: 3056, name: 'Brunswick', postcode: '3056', state: 'VIC', latitude: -37.7667, longitude: 144.9601, medianHouse: 1_350_000, medianRent: 640, kind: 'inner' },
+  { id: 3070, name: 'Northcote', postcode: '3070', state: 'VIC', latitude: -37.7699, longitude: 144.9993, medianHouse: 1_500_000, medianRent: 660, kind: 'inner' },
+  { id: 3182, name: 'St Kilda', postcode: '3182', state: 'VIC', latitude: -37.8676, longitude: 144.9809, medianHouse: 1_750_000, medianRent: 650, kind: 'inner' },
+  { id: 3141, name: 'South Yarra', postcode: '3141', state: 'VIC', latitude: -37.8383, longitude: 144.9925, medianHouse: 2_300_000, medianRent: 740, kind: 'inner' },
+  { id: 3124, name: 'Camberwell', postcode: '3124', state: 'VIC', latitude: -37.8421, longitude: 145.0730, medianHouse: 2_500_000, medianRent: 750, kind: 'inner' },
+  { id: 3011, name: 'Footscray', postcode: '3011', state: 'VIC', latitude: -37.7997, longitude: 144.8998, medianHouse: 1_050_000, medianRent: 560, kind: 'inner' },
+  { id: 3128, name: 'Box Hill', postcode: '3128', state: 'VIC', latitude: -37.8189, longitude: 145.1218, medianHouse: 1_600_000, medianRent: 620, kind: 'inner' },
+  { id: 3186, name: 'Brighton', postcode: '3186', state: 'VIC', latitude: -37.9056, longitude: 145.0016, medianHouse: 3_100_000, medianRent: 950, kind: 'inner' },
+  { id: 3016, name: 'Williamstown', postcode: '3016', state: 'VIC', latitude: -37.8573, longitude: 144.8972, medianHouse: 1_450_000, medianRent: 640, kind: 'inner' },
+  { id: 3146, name: 'Glen Iris', postcode: '3146', state: 'VIC', latitude: -37.8578, longitude: 145.0660, medianHouse: 2_250_000, medianRent: 720, kind: 'inner' },
+  { id: 2021, name: 'Paddington', postcode: '2021', state: 'NSW', latitude: -33.8842, longitude: 151.2268, medianHouse: 3_000_000, medianRent: 1_100, kind: 'inner' },
+  { id: 2010, name: 'Surry Hills', postcode: '2010', state: 'NSW', latitude: -33.8861, longitude: 151.2111, medianHouse: 2_100_000, medianRent: 950, kind: 'inner' },
+  { id: 2042, name: 'Newtown', postcode: '2042', state: 'NSW', latitude: -33.8968, longitude: 151.1793, medianHouse: 1_900_000, medianRent: 900, kind: 'inner' },
+  { id: 2026, name: 'Bondi', postcode: '2026', state: 'NSW', latitude: -33.8910, longitude: 151.2620, medianHouse: 3_400_000, medianRent: 1_250, kind: 'inner' },
+  { id: 2095, name: 'Manly', postcode: '2095', state: 'NSW', latitude: -33.7969, longitude: 151.2850, medianHouse: 4_000_000, medianRent: 1_300, kind: 'inner' },
+  { id: 2041, name: 'Balmain', postcode: '2041', state: 'NSW', latitude: -33.8580, longitude: 151.1790, medianHouse: 2_700_000, medianRent: 1_050, kind: 'inner' },
+  { id: 2067, name: 'Chatswood', postcode: '2067', state: 'NSW', latitude: -33.7969, longitude: 151.1830, medianHouse: 2_900_000, medianRent: 950, kind: 'inner' },
+  { id: 2150, name: 'Parramatta', postcode: '2150', state: 'NSW', latitude: -33.8150, longitude: 151.0011, medianHouse: 1_400_000, medianRent: 650, kind: 'inner' },
+  { id: 2031, name: 'Randwick', postcode: '2031', state: 'NSW', latitude: -33.9140, longitude: 151.2420, medianHouse: 3_100_000, medianRent: 1_050, kind: 'inner' },
+  { id: 2204, name: 'Marrickville', postcode: '2204', state: 'NSW', latitude: -33.9110, longitude: 151.1550, medianHouse: 1_800_000, medianRent: 850, kind: 'inner' },
+  { id: 3030, name: 'Werribee', postcode: '3030', state: 'VIC', latitude: -37.9000, longitude: 144.6600, medianHouse: 620_000, medianRent: 470, kind: 'growth' },
+  { id: 3029, name: 'Tarneit', postcode: '3029', state: 'VIC', latitude: -37.8330, longitude: 144.6940, medianHouse: 640_000, medianRent: 480, kind: 'growth' },
+  { id: 3978, name: 'Clyde North', postcode: '3978', state: 'VIC', latitude: -38.1170, longitude: 145.3330, medianHouse: 720_000, medianRent: 500, kind: 'growth' },
+  { id: 2765, name: 'Marsden Park', postcode: '2765', state: 'NSW', latitude: -33.6960, longitude: 150.8380, medianHouse: 1_050_000, medianRent: 650, kind: 'growth' },
+  { id: 2570, name: 'Oran Park', postcode: '2570', state: 'NSW', latitude: -34.0050, longitude: 150.7400, medianHouse: 1_000_000, medianRent: 630, kind: 'growth' },
+  { id: 3437, name: 'Gisborne', postcode: '3437', state: 'VIC', latitude: -37.4900, longitude: 144.5890, medianHouse: 1_000_000, medianRent: 520, kind: 'rural' },
+  { id: 3444, name: 'Kyneton', postcode: '3444', state: 'VIC', latitude: -37.2470, longitude: 144.4550, medianHouse: 800_000, medianRent: 480, kind: 'rural' },
+  { id: 2576, name: 'Bowral', postcode: '2576', state: 'NSW', latitude: -34.4780, longitude: 150.4180, medianHouse: 1_600_000, medianRent: 650, kind: 'rural' },
+  { id: 2850, name: 'Mudgee', postcode: '2850', state: 'NSW', latitude: -32.5940, longitude: 149.5870, medianHouse: 650_000, medianRent: 470, kind: 'rural' },
+];
+
+export const STREETS: readonly string[] = [
+  'Cotham Road', 'High Street', 'Glenferrie Road', 'Church Street', 'Bridge Road', 'Smith Street',
+  'Station Street', 'Victoria Parade', 'Albert Street', 'Wellington Street', 'Park Road', 'Grange Road',
+  'Barkers Road', 'Stanhope Grove', 'Rowland Street', 'Walpole Street', "O'Connell Street", 'Normanby Road',
+  'Elizabeth Street', 'Oxford Street', 'King Street', 'Darling Street', 'Glebe Point Road', 'Hall Street',
+  'Military Road', 'Pittwater Road', 'Ferry Street', 'Mitchell Avenue', 'Bay Street', 'Fitzroy Street',
+  'Lygon Street', 'Rathdowne Street', 'Mont Albert Road', 'Burke Road', 'Toorak Road', 'Union Road',
+  'Marion Street', 'Ann Street', 'Hope Street', 'Percy Street',
+];
+
+export const GROWTH_STREETS: readonly string[] = [
+  'Banksia Crescent', 'Wattle Way', 'Ironbark Drive', 'Saltbush Circuit', 'Kookaburra Street',
+  'Bottlebrush Boulevard', 'Grevillea Avenue', 'Lilly Pilly Lane', 'Currawong Road', 'Bluegum Rise',
+];
+
+export const RURAL_ROADS: readonly string[] = [
+  'Mount Macedon Road', 'Blackhill Road', 'Burke and Wills Track', 'Range Road', 'Old Hume Highway',
+  'Ulan Road', 'Bowenfels Lane', 'Redhill Road',
+];
+
+/** Property classes as the CRM names them. */
+export const CLASSES = {
+  residential: { id: 1, name: 'Residential', internalName: 'residential' },
+  commercial: { id: 2, name: 'Commercial', internalName: 'commercial' },
+  land: { id: 3, name: 'Land', internalName: 'land' },
+  rural: { id: 4, name: 'Rural', internalName: 'rural' },
+} as const;
+
+export type PropertyClassName = keyof typeof CLASSES;
+
+export const TYPES = {
+  House: { id: 1, name: 'House', class: 'residential' },
+  Unit: { id: 2, name: 'Unit', class: 'residential' },
+  Townhouse: { id: 3, name: 'Townhouse', class: 'residential' },
+  Apartment: { id: 4, name: 'Apartment', class: 'residential' },
+  Villa: { id: 5, name: 'Villa', class: 'residential' },
+  Land: { id: 20, name: 'Land', class: 'land' },
+  Office: { id: 31, name: 'Offices', class: 'commercial' },
+  Retail: { id: 32, name: 'Retail', class: 'commercial' },
+  Industrial: { id: 33, name: 'Industrial/Warehouse', class: 'commercial' },
+  Farm: { id: 41, name: 'Farm', class: 'rural' },
+  Lifestyle: { id: 42, name: 'Lifestyle', class: 'rural' },
+} as const;
+
+export type TypeKey = keyof typeof TYPES;
+
+export const METHODS_OF_SALE = {
+  auction: { id: 1, name: 'Auction' },
+  privateTreaty: { id: 2, name: 'Private Treaty' },
+  eoi: { id: 3, name: 'Expressions of Interest' },
+  tender: { id: 4, name: 'Tender' },
+} as const;
+
+export const AUTHORITY_TYPES = [
+  { id: 1, name: 'Exclusive' },
+  { id: 2, name: 'Auction' },
+  { id: 3, name: 'Open' },
+] as const;
+
+export const ACCOUNT = { id: 5129, name: 'Harbour & Yarra Property' } as const;
+
+export const BRANCHES = {
+  VIC: {
+    id: 811,
+    name: 'Harbour & Yarra Property Richmond',
+    shortName: 'Richmond',
+    websiteUrl: 'https://harbourandyarra.example.com/richmond',
+    address: { streetNumber: '212', street: 'Swan Street', suburb: 'RICHMOND', postcode: '3121', state: 'VIC' },
+  },
+  NSW: {
+    id: 812,
+    name: 'Harbour & Yarra Property Surry Hills',
+    shortName: 'Surry Hills',
+    websiteUrl: 'https://harbourandyarra.example.com/surry-hills',
+    address: { streetNumber: '88', street: 'Crown Street', suburb: 'SURRY HILLS', postcode: '2010', state: 'NSW' },
+  },
+} as const;
+
+/** Numbers ACMA sets aside for fiction: they never ring a real phone. */
+export const FICTIONAL_MOBILES: readonly string[] = [
+  '0491 570 006', '0491 570 156', '0491 570 157', '0491 570 158', '0491 570 159', '0491 570 110',
+  '0491 570 313', '0491 570 737', '0491 571 266', '0491 571 491', '0491 571 804', '0491 572 549',
+  '0491 572 665', '0491 572 983', '0491 573 087', '0491 573 770', '0491 574 118', '0491 574 632',
+  '0491 575 254', '0491 575 789', '0491 576 398', '0491 576 801', '0491 577 426', '0491 577 644',
+  '0491 578 148', '0491 578 888', '0491 579 212', '0491 579 760', '0491 579 947',
+];
+
+export interface StaffSeed {
+  firstName: string;
+  lastName: string;
+  position: string;
+  role: 'residentialSales' | 'propertyManagement' | 'commercialSalesAndLeasing';
+  state: 'VIC' | 'NSW';
+  showOnWeb: boolean;
+  adminAccess: boolean;
+  hasPhoto: boolean;
+  listsProperties: boolean;
+  profile: string | null;
+}
+
+export const STAFF: readonly StaffSeed[] = [
+  { firstName: 'Margaret', lastName: 'Kowalski', position: 'Principal & Licensed Estate Agent', role: 'residentialSales', state: 'VIC', showOnWeb: true, adminAccess: true, listsProperties: true, hasPhoto: true, profile: 'Margaret founded Harbour & Yarra in 2004 after fifteen years selling homes across the inner east.' },
+  { firstName: 'Sarah', lastName: 'Nguyen', position: 'Senior Sales Consultant', role: 'residentialSales', state: 'VIC', showOnWeb: true, adminAccess: false, listsProperties: true, hasPhoto: true, profile: 'Sarah has sold more than 400 homes in Kew, Hawthorn and Camberwell.' },
+  { firstName: 'James', lastName: "O'Brien", position: 'Sales Associate', role: 'residentialSales', state: 'VIC', showOnWeb: true, adminAccess: false, listsProperties: true, hasPhoto: true, profile: null },
+  { firstName: 'Tom', lastName: 'Caruso', position: 'Director of Sales', role: 'residentialSales', state: 'NSW', showOnWeb: true, adminAccess: false, listsProperties: true, hasPhoto: true, profile: 'Tom leads the Surry Hills office and its inner-west sales team.' },
+  { firstName: 'Mei Lin', lastName: 'Chen', position: 'Sales Consultant', role: 'residentialSales', state: 'NSW', showOnWeb: true, adminAccess: false, listsProperties: true, hasPhoto: true, profile: null },
+  { firstName: 'Olivia', lastName: 'Bennett', position: 'Senior Property Manager', role: 'propertyManagement', state: 'VIC', showOnWeb: true, adminAccess: false, listsProperties: true, hasPhoto: true, profile: 'Olivia looks after a portfolio of 180 rentals across Richmond and Fitzroy.' },
+  { firstName: 'Daniel', lastName: 'Fitzgerald', position: 'Leasing Consultant', role: 'propertyManagement', state: 'NSW', showOnWeb: true, adminAccess: false, listsProperties: true, hasPhoto: true, profile: null },
+  { firstName: 'Aisha', lastName: 'Rahman', position: 'Commercial Sales & Leasing', role: 'commercialSalesAndLeasing', state: 'VIC', showOnWeb: true, adminAccess: false, listsProperties: true, hasPhoto: true, profile: null },
+  { firstName: 'Ben', lastName: 'Walsh', position: 'Sales Associate', role: 'residentialSales', state: 'NSW', showOnWeb: false, adminAccess: false, listsProperties: true, hasPhoto: true, profile: null },
+  { firstName: 'Rachel', lastName: 'Hughes', position: 'Office Administrator', role: 'residentialSales', state: 'VIC', showOnWeb: false, adminAccess: true, listsProperties: false, hasPhoto: false, profile: null },
+];
+
+export const FIRST_NAMES: readonly string[] = [
+  'Liam', 'Olivia', 'Noah', 'Charlotte', 'Jack', 'Amelia', 'William', 'Isla', 'Oliver', 'Mia',
+  'Lucas', 'Grace', 'Ethan', 'Chloe', 'Harper', 'Zoe', 'Arjun', 'Ananya', 'Wei', 'Hannah',
+  'Mohammed', 'Fatima', 'Luca', 'Sofia', 'Nikos', 'Eleni', 'Tran', 'Linh', 'Connor', 'Siobhan',
+];
+
+export const LAST_NAMES: readonly string[] = [
+  'Smith', 'Jones', 'Williams', 'Brown', 'Wilson', 'Taylor', 'Nguyen', 'Johnson', 'Martin', 'White',
+  'Anderson', 'Thompson', 'Patel', 'Singh', 'Wang', 'Li', 'Kelly', 'Ryan', 'Papadopoulos', 'Rossi',
+  'Murphy', 'Walker', 'Harris', 'Lee', 'Clarke', 'Tran', 'Khan', 'Campbell', 'Robinson', 'Young',
+];
+
+export const HOLDING_AREA_TYPES = [
+  { id: 1, source: 'Office Website', apiCode: 'OFFICEWEBSITE' },
+  { id: 2, source: 'realestate.com.au', apiCode: 'REA' },
+  { id: 3, source: 'Domain', apiCode: 'DOMAIN' },
+  { id: 4, source: 'Franchise Website', apiCode: 'FRANCHISEWEBSITE' },
+  { id: 5, source: 'Homely', apiCode: 'HOMELY' },
+  { id: 6, source: 'Other', apiCode: 'OTHER' },
+] as const;
+
+export const ENQUIRY_SOURCES = [
+  { id: 101, name: 'realestate.com.au' },
+  { id: 102, name: 'Domain' },
+  { id: 103, name: 'Office Website' },
+  { id: 104, name: 'Signboard' },
+  { id: 105, name: 'Walk-in' },
+  { id: 106, name: 'Referral' },
+  { id: 107, name: 'Social Media' },
+  { id: 108, name: 'Newspaper' },
+] as const;
+
+export const ENQUIRY_CATEGORIES = [
+  { id: 51, name: 'Buyer' },
+  { id: 52, name: 'Tenant' },
+  { id: 53, name: 'Investor' },
+  { id: 54, name: 'Appraisal request' },
+] as const;

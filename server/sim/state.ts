@@ -1,0 +1,332 @@
+import { FaultInjector, type FaultRule } from './faults.ts';
+import { RateLimiter, type KeyUsageSnapshot, type LimitSettings } from './limits.ts';
+import type { SimEnquiry, SimListing, SimPhoto, SimToken, SimUser } from './model.ts';
+import { renderImage } from './photos.ts';
+import { Prng } from './prng.ts';
+import { buildListing, type Category, CATEGORY_SHAPE, generateSeed, type SeedData } from './seed.ts';
+import { SECOND, startOfUtcDay } from './time.ts';
+
+/** Scope names: the real service does not publish its vocabulary, so these are the simulator's own. */
+export const SCOPES = {
+  propertiesRead: 'properties:read',
+  enquiriesRead: 'enquiries:read',
+  enquiriesWrite: 'enquiries:write',
+  usersRead: 'users:read',
+  accountRead: 'account:read',
+} as const;
+
+export const ALL_SCOPES: string[] = Object.values(SCOPES);
+
+export interface ResolvedOptions {
+  listings: number;
+  seed: number;
+  apiKey: string;
+  accessToken: string;
+  requestsPerSecond: number;
+  dailyLimit: number;
+  now: () => Date;
+}
+
+export interface Counters {
+  /** API requests by "METHOD /path" with ids replaced by {id}, including refused ones. */
+  requestsByEndpoint: Record<string, number>;
+  /** Final HTTP status counts by endpoint ("dropped" for cut connections). */
+  statusByEndpoint: Record<string, Record<string, number>>;
+  enquiriesStored: number;
+  photoDownloads: number;
+  photoNotModified: number;
+  injectedErrors: number;
+  injected429s: number;
+  droppedResponses: number;
+}
+
+export interface CountersSnapshot extends Counters {
+  /** Per API key: the highest number of requests seen in any one-second window, refusals, day's use. */
+  perKey: Record<string, KeyUsageSnapshot>;
+  totalRequests: number;
+}
+
+export interface ListingChange {
+  status?: string;
+  /** false takes the listing off the web (publishedToWeb null); true publishes it now. */
+  published?: boolean;
+  /** API fields to overwrite, by their API names (displayPrice, heading, searchPrice...). */
+  fields?: Record<string, unknown>;
+}
+
+export interface NewListing extends ListingChange {
+  category?: Category;
+}
+
+export class SimulatorError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const emptyCounters = (): Counters => ({
+  requestsByEndpoint: {},
+  statusByEndpoint: {},
+  enquiriesStored: 0,
+  photoDownloads: 0,
+  photoNotModified: 0,
+  injectedErrors: 0,
+  injected429s: 0,
+  droppedResponses: 0,
+});
+
+/**
+ * Everything the simulated CRM account holds, plus its counters, limits and faults. Tests running the
+ * simulator in-process use these methods directly; the /__sim/ control surface calls the same ones.
+ */
+export class SimulatorState {
+  readonly options: ResolvedOptions;
+  users: SimUser[] = [];
+  listings: SimListing[] = [];
+  enquiries: SimEnquiry[] = [];
+  readonly tokens = new Map<string, SimToken>();
+  readonly apiKeys = new Set<string>();
+  readonly limiter: RateLimiter;
+  readonly faults: FaultInjector;
+  counters: Counters = emptyCounters();
+  /** Set by startSimulator once listening; request handlers use the Host they were called on. */
+  origin: string | null = null;
+
+  private listingById = new Map<number, SimListing>();
+  private photoByFilename = new Map<string, SimPhoto>();
+  private photoById = new Map<number, SimPhoto>();
+  private nextIds!: SeedData['nextIds'];
+  private addedCount = 0;
+
+  constructor(options: ResolvedOptions) {
+    this.options = options;
+    this.limiter = new RateLimiter({ requestsPerSecond: options.requestsPerSecond, dailyLimit: options.dailyLimit });
+    this.faults = new FaultInjector(options.seed);
+    this.apiKeys.add(options.apiKey);
+    this.tokens.set(options.accessToken, { token: options.accessToken, scopes: [...ALL_SCOPES] });
+    this.seed();
+  }
+
+  /** The clock, in epoch milliseconds. */
+  now(): number {
+    return this.options.now().getTime();
+  }
+
+  private seed(): void {
+    const data = generateSeed({ listings: this.options.listings, seed: this.options.seed, now: this.now() });
+    this.users = data.users;
+    this.listings = data.listings;
+    this.enquiries = data.enquiries;
+    this.nextIds = data.nextIds;
+    this.addedCount = 0;
+    this.reindex();
+  }
+
+  private reindex(): void {
+    this.listingById = new Map(this.listings.map((listing) => [listing.id, listing]));
+    this.photoByFilename.clear();
+    this.photoById.clear();
+    for (const listing of this.listings) {
+      for (const photo of listing.photos) {
+        this.photoByFilename.set(photo.filename, photo);
+        this.photoById.set(photo.id, photo);
+      }
+    }
+  }
+
+  // -- Lookups ----------------------------------------------------------------------------------
+
+  listing(id: number): SimListing | undefined {
+    return this.listingById.get(id);
+  }
+
+  listingByLife(market: 'sale' | 'lease', lifeId: number): SimListing | undefined {
+    return this.listings.find((listing) => listing.market === market && listing.lifeId === lifeId);
+  }
+
+  user(id: number): SimUser | undefined {
+    return this.users.find((user) => user.id === id);
+  }
+
+  photo(id: number): SimPhoto | undefined {
+    return this.photoById.get(id);
+  }
+
+  photoByFile(filename: string): SimPhoto | undefined {
+    return this.photoByFilename.get(filename);
+  }
+
+  userByPhotoFile(filename: string): SimUser | undefined {
+    return this.users.find((user) => user.photo?.filename === filename);
+  }
+
+  /** The enquiries that came in through POST /enquiries, oldest first. */
+  postedEnquiries(): SimEnquiry[] {
+    return this.enquiries.filter((enquiry) => enquiry.origin === 'api');
+  }
+
+  // -- Changes (each bumps `modified`, as the CRM does) -----------------------------------------
+
+  /** A new modified time: now, but always later than the previous one even with a frozen clock. */
+  private bump(previous: number): number {
+    const now = Math.floor(this.now() / SECOND) * SECOND;
+    return Math.max(now, previous + SECOND);
+  }
+
+  changeListing(id: number, change: ListingChange = {}): SimListing {
+    const listing = this.requireListing(id);
+    if (change.fields) {
+      for (const [name, value] of Object.entries(change.fields)) {
+        if (['id', 'inserted', 'modified', 'saleLifeId', 'leaseLifeId'].includes(name)) {
+          throw new SimulatorError(400, `${name} cannot be changed`);
+        }
+        listing.fields[name] = value;
+      }
+    }
+    if (change.status !== undefined) listing.status = change.status;
+    if (change.published !== undefined) {
+      listing.publishedToWeb = change.published ? (listing.publishedToWeb ?? this.now()) : null;
+    }
+    if (!['listing', 'conditional'].includes(listing.status)) listing.openHomeSlots = [];
+    listing.modified = this.bump(listing.modified);
+    return listing;
+  }
+
+  /** Takes a listing off the market: status withdrawn, no more open homes, modified bumped. */
+  withdrawListing(id: number): SimListing {
+    return this.changeListing(id, { status: 'withdrawn' });
+  }
+
+  addListing(input: NewListing = {}): SimListing {
+    const category = input.category ?? 'residentialSale';
+    if (!(category in CATEGORY_SHAPE)) throw new SimulatorError(400, `category must be one of ${Object.keys(CATEGORY_SHAPE).join(', ')}`);
+    this.addedCount++;
+    const rng = new Prng(this.options.seed * 7919 + this.addedCount);
+    const listing = buildListing(rng, { category, today: startOfUtcDay(this.now()), users: this.users, ids: this.nextIds });
+    const now = Math.floor(this.now() / SECOND) * SECOND;
+    listing.inserted = now;
+    listing.modified = now;
+    listing.status = 'listing';
+    listing.publishedToWeb = now;
+    for (const photo of listing.photos) {
+      photo.inserted = now;
+      photo.modified = now;
+    }
+    this.listings.push(listing);
+    this.reindex();
+    if (input.fields || input.status !== undefined || input.published !== undefined) {
+      this.changeListing(listing.id, input);
+      listing.modified = now;
+    }
+    return listing;
+  }
+
+  /** New bytes for a photo (same URL), with its `modified` bumped; by default the listing's too. */
+  async replacePhoto(photoId: number, options: { bumpListing?: boolean } = {}): Promise<SimPhoto> {
+    const photo = this.photo(photoId);
+    if (!photo) throw new SimulatorError(404, `no photo ${photoId}`);
+    const image = { ...photo.image, revision: photo.image.revision + 1 };
+    await renderImage(image);
+    photo.image = image;
+    photo.modified = this.bump(photo.modified);
+    if (options.bumpListing !== false) {
+      const listing = this.requireListing(photo.propertyId);
+      listing.modified = this.bump(listing.modified);
+    }
+    return photo;
+  }
+
+  changePhoto(photoId: number, change: { published?: boolean; caption?: string | null }): SimPhoto {
+    const photo = this.photo(photoId);
+    if (!photo) throw new SimulatorError(404, `no photo ${photoId}`);
+    if (change.published !== undefined) photo.published = change.published;
+    if (change.caption !== undefined) photo.caption = change.caption;
+    photo.modified = this.bump(photo.modified);
+    const listing = this.requireListing(photo.propertyId);
+    listing.modified = this.bump(listing.modified);
+    return photo;
+  }
+
+  private requireListing(id: number): SimListing {
+    const listing = this.listing(id);
+    if (!listing) throw new SimulatorError(404, `no listing ${id}`);
+    return listing;
+  }
+
+  // -- Enquiries --------------------------------------------------------------------------------
+
+  nextEnquiryId(): number {
+    return this.nextIds.enquiry++;
+  }
+
+  storeEnquiry(enquiry: SimEnquiry): void {
+    this.enquiries.push(enquiry);
+    if (enquiry.origin === 'api') this.counters.enquiriesStored++;
+  }
+
+  // -- Credentials, limits, faults ---------------------------------------------------------------
+
+  /** Another access token for the same account, e.g. one with fewer scopes. */
+  addToken(scopes: string[], token = `sim-token-${new Prng(this.tokens.size + this.options.seed).hex(24)}`): SimToken {
+    const entry = { token, scopes: [...scopes] };
+    this.tokens.set(token, entry);
+    return entry;
+  }
+
+  setLimits(limits: Partial<LimitSettings>): LimitSettings {
+    if (limits.requestsPerSecond !== undefined) this.limiter.settings.requestsPerSecond = limits.requestsPerSecond;
+    if (limits.dailyLimit !== undefined) this.limiter.settings.dailyLimit = limits.dailyLimit;
+    return { ...this.limiter.settings };
+  }
+
+  setFaults(rules: FaultRule[]): void {
+    this.faults.set(rules);
+  }
+
+  addFault(rule: FaultRule): void {
+    this.faults.add(rule);
+  }
+
+  clearFaults(): void {
+    this.faults.clear();
+  }
+
+  // -- Counters ---------------------------------------------------------------------------------
+
+  countRequest(endpoint: string): void {
+    this.counters.requestsByEndpoint[endpoint] = (this.counters.requestsByEndpoint[endpoint] ?? 0) + 1;
+  }
+
+  countStatus(endpoint: string, status: number | 'dropped'): void {
+    const byStatus = (this.counters.statusByEndpoint[endpoint] ??= {});
+    byStatus[status] = (byStatus[status] ?? 0) + 1;
+  }
+
+  getCounters(): CountersSnapshot {
+    const totalRequests = Object.values(this.counters.requestsByEndpoint).reduce((sum, count) => sum + count, 0);
+    return { ...structuredClone(this.counters), perKey: this.limiter.snapshot(), totalRequests };
+  }
+
+  /** The highest number of requests the key sent in any one second (refused ones included). */
+  peakRequestsPerSecond(apiKey = this.options.apiKey): number {
+    return this.limiter.snapshot()[apiKey]?.peakRequestsPerSecond ?? 0;
+  }
+
+  resetCounters(): void {
+    this.counters = emptyCounters();
+    this.limiter.resetCounters();
+  }
+
+  /** Back to the seeded account: data, enquiries, faults, counters, quota and limits. */
+  reset(): void {
+    this.seed();
+    this.counters = emptyCounters();
+    this.limiter.resetAll();
+    this.limiter.settings = { requestsPerSecond: this.options.requestsPerSecond, dailyLimit: this.options.dailyLimit };
+    this.faults.clear();
+    for (const token of [...this.tokens.keys()]) if (token !== this.options.accessToken) this.tokens.delete(token);
+  }
+}
