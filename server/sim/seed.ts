@@ -477,7 +477,7 @@ function leasePriceDisplay(rng: Prng, rent: number): string {
   ]);
 }
 
-function photoSet(rng: Prng, ctx: BuildContext, propertyId: number, inserted: number, typeKey: TypeKey): SimPhoto[] {
+function photoSet(rng: Prng, ctx: BuildContext, propertyId: number, inserted: number, modified: number, typeKey: TypeKey): SimPhoto[] {
   const { category, ids } = ctx;
   const scenes = photoScenesFor(category, typeKey);
   const count =
@@ -491,13 +491,14 @@ function photoSet(rng: Prng, ctx: BuildContext, propertyId: number, inserted: nu
     const scene = isFloorplan
       ? scenes.floorplans[(offset + index) % scenes.floorplans.length]!
       : scenes.photographs[(offset + index) % scenes.photographs.length]!;
-    const uploaded = inserted + rng.int(1, 5) * DAY + rng.int(0, 86_399) * 1000;
+    // Photo times never pass the listing's own modified time: a photo change bumps the listing.
+    const uploaded = Math.min(modified, inserted + rng.int(1, 5) * DAY + rng.int(0, 86_399) * 1000);
     const published = isFloorplan || index < count - floorplans - unpublished;
     photos.push({
       id: ids.photo++,
       propertyId,
       inserted: uploaded,
-      modified: uploaded + (rng.chance(0.2) ? rng.int(1, 20) * DAY : 0),
+      modified: Math.min(modified, uploaded + (rng.chance(0.2) ? rng.int(1, 20) * DAY : 0)),
       type: isFloorplan ? 'Floorplan' : 'Photograph',
       caption: isFloorplan ? rng.pick(['Floorplan', 'Floor plan', '']) : published ? rng.pick(ROOM_CAPTIONS) : 'Vendor use only',
       published,
@@ -975,7 +976,7 @@ export function buildListing(rng: Prng, ctx: BuildContext): SimListing {
     fields: base,
     extendedFields,
     saleDetails,
-    photos: photoSet(rng, ctx, id, inserted, typeKey),
+    photos: photoSet(rng, ctx, id, inserted, modified, typeKey),
     openHomeSlots: listed && publishedToWeb !== null && propertyClass !== 'commercial' ? openHomeSlots(rng, market, staff) : [],
   };
 }

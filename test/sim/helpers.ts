@@ -1,0 +1,46 @@
+import type { RunningSimulator } from '../../server/sim/simulator.ts';
+
+/** A frozen, steerable clock for the simulator: tests move time by hand. */
+export function manualClock(start: string) {
+  let now = Date.parse(start);
+  return {
+    now: () => new Date(now),
+    set: (iso: string) => {
+      now = Date.parse(iso);
+    },
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** Calls the simulator's API as an integrator would, with its key and token unless told otherwise. */
+export function apiClient(sim: RunningSimulator) {
+  return async function call<T = any>(
+    path: string,
+    init: { method?: string; body?: unknown; apiKey?: string | null; token?: string | null; headers?: Record<string, string> } = {},
+  ): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { Accept: 'application/json', ...init.headers };
+    const apiKey = init.apiKey === undefined ? sim.apiKey : init.apiKey;
+    const token = init.token === undefined ? sim.accessToken : init.token;
+    if (apiKey !== null) headers['X-Api-Key'] = apiKey;
+    if (token !== null) headers.Authorization = `Bearer ${token}`;
+    if (init.body !== undefined) headers['Content-Type'] = 'application/json';
+    const response = await fetch(`${sim.baseUrl}${path}`, {
+      method: init.method ?? 'GET',
+      headers,
+      body: init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
+    });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+  };
+}
+
+/** The CRM's DateTime format: 2022-03-25T01:40:27+00:00. */
+export const CRM_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/;
