@@ -1,7 +1,7 @@
 import { toCrmDateTime } from '../crm/client.ts';
 import type { AddEnquiry } from '../crm/schemas.ts';
 import type { ResolvedTarget } from './outbox.ts';
-import type { ParsedEnquiry } from './schema.ts';
+import { compactPhone, type ParsedEnquiry } from './schema.ts';
 
 export interface MappingOptions {
   /** The holding-area source ('OFFICEWEBSITE' for an agency's own site; ENQUIRY_SOURCE). */
@@ -44,13 +44,15 @@ export function toAddEnquiry(enquiry: ParsedEnquiry, target: ResolvedTarget, opt
     firstName: name.firstName,
     ...(name.lastName === undefined ? {} : { lastName: name.lastName }),
     email: enquiry.email,
-    ...(enquiry.mobile === undefined ? {} : { mobile: enquiry.mobile }),
+    // Digits and a leading +: the form a CRM's phone field takes whatever separators were typed.
+    ...(enquiry.mobile === undefined ? {} : { mobile: compactPhone(enquiry.mobile) }),
   };
   if (enquiry.agentId !== undefined) {
     if (target.userId != null) body.userId = target.userId;
   } else {
+    // One life only: an enquiry is about the sale or the lease (a listing shows one of them).
     if (target.saleLifeId != null) body.saleLifeId = target.saleLifeId;
-    if (target.leaseLifeId != null) body.leaseLifeId = target.leaseLifeId;
+    else if (target.leaseLifeId != null) body.leaseLifeId = target.leaseLifeId;
     if (target.propertyReference) body.propertyReference = target.propertyReference;
   }
   // The CRM has no consent field; metaData keeps what the person agreed to next to the lead.

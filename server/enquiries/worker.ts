@@ -75,6 +75,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   let lastMetricsLog = 0;
   let lastMetricsLine = '';
   let abort = new AbortController();
+  let startedAt = now();
 
   function schedule(delayMs: number): void {
     if (!running) return;
@@ -266,9 +267,12 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     }
 
     if (entry.sendingSince !== null) {
-      if (current < entry.sendingSince + settings.reconcileDelayMs) {
-        // Too soon after the unknown outcome (e.g. right after a restart): give a slow request time to land.
-        outbox.retryLater(entry.originalId, entry.sendingSince + settings.reconcileDelayMs, entry.lastError ?? 'outcome unknown', true);
+      // Give a slow request time to land before looking. The POST left at or after sendingSince
+      // (it may have waited for a rate-limit slot), and if it was left behind by a crash, before
+      // this worker started: the later of the two bounds it.
+      const lookAt = Math.max(entry.sendingSince, startedAt) + settings.reconcileDelayMs;
+      if (current < lookAt) {
+        outbox.retryLater(entry.originalId, lookAt, entry.lastError ?? 'outcome unknown', true);
         return;
       }
       let found: number | null | undefined;
@@ -326,6 +330,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     start() {
       if (running) return;
       running = true;
+      startedAt = now();
       abort = new AbortController();
       schedule(0);
     },

@@ -8,7 +8,7 @@ import { createApp } from '../../server/app.ts';
 import { loadConfig } from '../../server/config.ts';
 import { createCrmClient, type CrmClient } from '../../server/crm/client.ts';
 import { createEnquiryService, type EnquiryService, type EnquirySettings } from '../../server/enquiries/service.ts';
-import { staticEnquiryTargets, type EnquiryTargets } from '../../server/enquiries/targets.ts';
+import { crmEnquiryTargets, staticEnquiryTargets, type EnquiryTargets } from '../../server/enquiries/targets.ts';
 import { silentLogger, type Logger } from '../../server/log.ts';
 import { openStore, type Store } from '../../server/store/store.ts';
 
@@ -47,7 +47,8 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** The CRM the worker talks to; default: nothing listens there (tests that never deliver). */
   crm?: { baseUrl: string; apiKey: string; accessToken: string };
-  targets?: EnquiryTargets;
+  /** Listing and agent look-ups; 'crm' asks the CRM (cached lists), as a relay without a listing cache does. */
+  targets?: EnquiryTargets | 'crm';
   settings?: Partial<EnquirySettings>;
   now?: () => number;
   log?: Logger;
@@ -70,7 +71,10 @@ export function enquiryHarness(options: HarnessOptions = {}): EnquiryHarness {
     store,
     log,
     crm,
-    targets: options.targets ?? staticEnquiryTargets(LISTINGS, AGENTS),
+    targets:
+      options.targets === 'crm'
+        ? crmEnquiryTargets(crm, { log })
+        : (options.targets ?? staticEnquiryTargets(LISTINGS, AGENTS)),
     settings: options.settings,
     now: options.now,
   });

@@ -1,0 +1,381 @@
+import request from 'supertest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../server/cli.ts';
+import { toCrmDateTime } from '../../server/crm/client.ts';
+import { toAddEnquiry } from '../../server/enquiries/mapping.ts';
+import type { EnquiryTargets } from '../../server/enquiries/targets.ts';
+import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
+import { enquiryHarness, validEnquiry, type EnquiryHarness, type HarnessOptions } from './support.ts';
+
+let sim: RunningSimulator;
+beforeAll(async () => {
+  sim = await startSimulator({ listings: 12, seed: 3 });
+});
+afterAll(async () => {
+  await sim.close();
+});
+
+const harnesses: EnquiryHarness[] = [];
+afterEach(() => {
+  for (const harness of harnesses.splice(0)) harness.close();
+  sim.state.reset();
+});
+
+/** A test clock for the worker (scheduling, backoff, windows, erasure); the CRM client runs in real time. */
+let clock = Date.now();
+const advance = (ms: number) => {
+  clock += ms;
+};
+
+function setup(options: HarnessOptions = {}): EnquiryHarness {
+  clock = Date.now();
+  const harness = enquiryHarness({
+    crm: { baseUrl: sim.baseUrl, apiKey: sim.apiKey, accessToken: sim.accessToken },
+    targets: 'crm',
+    now: () => clock,
+    ...options,
+    settings: { retryBaseMs: 1_000, retryMaxMs: 4_000, reconcileDelayMs: 0, concurrency: 2, ...options.settings },
+  });
+  harnesses.push(harness);
+  return harness;
+}
+
+async function saleListing(harness: EnquiryHarness) {
+  const page = await harness.crm.listProperties({ class: 'residential', saleOrLease: 'sale', available: true, pageSize: 5 });
+  const listing = page.items.find((item) => item.saleLifeId != null)!;
+  expect(listing).toBeDefined();
+  return listing;
+}
+
+async function webAgent(harness: EnquiryHarness) {
+  const users = await harness.crm.listUsers({ pageSize: 100 });
+  return users.items.find((user) => user.showOnWeb === true)!;
+}
+
+async function post(harness: EnquiryHarness, body: object, status = 202) {
+  return request(harness.app).post('/api/v1/enquiries').send(body).expect(status);
+}
+
+const posted = () => sim.state.postedEnquiries();
+
+describe('mapping to AddEnquiry, as the CRM receives it', () => {
+  it('property mode: life id, reference, names, source, date, consent', async () => {
+    const harness = setup();
+    const listing = await saleListing(harness);
+    const body = validEnquiry({ listingId: listing.id, fullName: 'Mary Jane Citizen', mobile: '+61 412-345-678', subject: undefined });
+    const before = clock;
+    await post(harness, body);
+    await harness.service.worker.drain();
+
+    expect(posted()).toHaveLength(1);
+    const stored = posted()[0]!;
+    expect(stored).toMatchObject({
+      originalId: body.originalId,
+      source: 'OFFICEWEBSITE',
+      saleLifeId: listing.saleLifeId,
+      leaseLifeId: null,
+      userId: null,
+      propertyReference: listing.referenceID ?? null,
+      subject: listing.referenceID ? `Website enquiry: ${listing.referenceID}` : 'Website enquiry about a listing',
+      body: body.message,
+      fullName: 'Mary Jane Citizen',
+      firstName: 'Mary Jane',
+      lastName: 'Citizen',
+      email: 'jane@example.com',
+      mobile: '+61412345678',
+    });
+    // enquiryDate: the acceptance time, to the second, sent as 'YYYY-MM-DDThh:mm:ss+00:00'.
+    expect(stored.enquiryDate).toBe(Math.floor(before / 1000) * 1000);
+    expect(stored.metaData).toContainEqual({ key: 'consent', value: 'given' });
+
+    const entry = harness.service.outbox.get(body.originalId)!;
+    expect(entry.status).toBe('delivered');
+    expect(entry.crmEnquiryId).toBe(stored.id);
+    expect((await request(harness.app).get(`/api/v1/enquiries/${body.originalId}`).expect(200)).body.status).toBe('delivered');
+  });
+
+  it('contact-me mode: userId, no property fields', async () => {
+    const harness = setup();
+    const agent = await webAgent(harness);
+    const body = validEnquiry({ listingId: undefined, agentId: agent.id, consent: undefined, subject: 'Appraisal please' });
+    await post(harness, body);
+    await harness.service.worker.drain();
+    expect(posted()).toHaveLength(1);
+    expect(posted()[0]).toMatchObject({ userId: agent.id, saleLifeId: null, leaseLifeId: null, propertyReference: null, subject: 'Appraisal please' });
+    expect(posted()[0]!.metaData).toContainEqual({ key: 'consent', value: 'not asked' });
+  });
+
+  it('builds the date in the spec format and never sends the honeypot or timing fields', () => {
+    const body = toAddEnquiry(
+      { ...validEnquiry({ listingId: 5 }), fullName: 'Cher', website: undefined, mobile: undefined } as never,
+      { saleLifeId: 9, leaseLifeId: 11, propertyReference: 'R1' },
+      { source: 'OFFICEWEBSITE', acceptedAt: new Date('2024-05-01T10:00:00.123Z') },
+    );
+    expect(body.enquiryDate).toBe('2024-05-01T10:00:00+00:00');
+    expect(body.enquiryDate).toBe(toCrmDateTime(new Date('2024-05-01T10:00:00Z')));
+    expect(body).toMatchObject({ firstName: 'Cher', saleLifeId: 9, propertyReference: 'R1' });
+    expect(body).not.toHaveProperty('lastName');
+    expect(body).not.toHaveProperty('leaseLifeId');
+    expect(body).not.toHaveProperty('mobile');
+    expect(Object.keys(body)).not.toEqual(expect.arrayContaining(['website', 'elapsedMs', 'listingId', 'consent']));
+  });
+
+  it('an enquiry accepted while the listing look-up failed is resolved and delivered later', async () => {
+    let lookupsWork = false;
+    const real = setup();
+    const listing = await saleListing(real);
+    // A look-up that fails until the listing cache is filled, then answers from the CRM.
+    const flaky: EnquiryTargets = {
+      listing: async (id) => {
+        if (!lookupsWork) throw new Error('cache not filled yet');
+        return real.service.targets.listing(id);
+      },
+      agent: (id) => real.service.targets.agent(id),
+    };
+    const body = validEnquiry({ listingId: listing.id });
+    const flakyHarness = setup({ targets: flaky });
+    await post(flakyHarness, body);
+    expect(flakyHarness.service.outbox.get(body.originalId)!.target.saleLifeId).toBeNull();
+    await flakyHarness.service.worker.drain();
+    expect(posted()).toHaveLength(0);
+    lookupsWork = true;
+    advance(5_000);
+    await flakyHarness.service.worker.drain();
+    expect(posted()).toHaveLength(1);
+    expect(posted()[0]!.saleLifeId).toBe(listing.saleLifeId);
+  });
+});
+
+describe('retries, order and dead letters', () => {
+  it('5xx: the POST may have landed, so it is looked up before each re-post; delivered once', async () => {
+    const harness = setup();
+    const listing = await saleListing(harness);
+    const body = validEnquiry({ listingId: listing.id });
+    await post(harness, body);
+    sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, times: 2 }]);
+    await harness.service.worker.drain();
+    expect(harness.service.outbox.get(body.originalId)!.sendingSince).not.toBeNull();
+    for (let round = 0; round < 2; round++) {
+      advance(5_000);
+      await harness.service.worker.drain();
+    }
+    const entry = harness.service.outbox.get(body.originalId)!;
+    expect(entry.status).toBe('delivered');
+    expect(entry.attempts).toBe(3);
+    expect(posted()).toHaveLength(1);
+    expect(harness.service.metrics.reconciliations).toEqual({ found: 0, notFound: 2 });
+    expect(sim.state.counters.requestsByEndpoint['GET /enquiries']).toBe(2);
+  });
+
+  it('429s past the client\'s own retries: retried later without a look-up (a 429 proves nothing was stored)', async () => {
+    const harness = setup();
+    const listing = await saleListing(harness);
+    const body = validEnquiry({ listingId: listing.id });
+    await post(harness, body);
+    sim.state.faults.set([{ match: 'POST /enquiries', rate429: 1, retryAfterSeconds: null, times: 4 }]);
+    await harness.service.worker.drain();
+    const waiting = harness.service.outbox.get(body.originalId)!;
+    expect(waiting.status).toBe('queued');
+    expect(waiting.sendingSince).toBeNull();
+    expect(waiting.lastError).toContain('rate_limited');
+    advance(5_000);
+    await harness.service.worker.drain();
+    expect(harness.service.outbox.get(body.originalId)!.status).toBe('delivered');
+    expect(posted()).toHaveLength(1);
+    expect(sim.state.counters.requestsByEndpoint['GET /enquiries'] ?? 0).toBe(0);
+  });
+
+  it('delivers in acceptance order, a failed head first once it is due', async () => {
+    const harness = setup({ settings: { concurrency: 1 } });
+    const listing = await saleListing(harness);
+    const bodies = [0, 1, 2].map((index) => validEnquiry({ listingId: listing.id, message: `Enquiry ${index}` }));
+    for (const body of bodies) {
+      await post(harness, body);
+      advance(1);
+    }
+    sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 503, times: 1 }]);
+    await harness.service.worker.drain();
+    expect(posted()).toHaveLength(0);
+    for (let round = 0; round < 3; round++) {
+      advance(2_000);
+      await harness.service.worker.drain();
+    }
+    expect(posted().map((enquiry) => enquiry.originalId)).toEqual(bodies.map((body) => body.originalId));
+  });
+
+  it('a CRM 400 dead-letters at once with the CRM message, visible to the operator', async () => {
+    const harness = setup();
+    const listing = await saleListing(harness);
+    const body = validEnquiry({ listingId: listing.id });
+    await post(harness, body);
+    sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 400, times: 1 }]);
+    await harness.service.worker.drain();
+    const entry = harness.service.outbox.get(body.originalId)!;
+    expect(entry.status).toBe('dead');
+    expect(entry.attempts).toBe(1);
+    expect(entry.lastError).toMatch(/^CRM 400 .+/);
+    expect(posted()).toHaveLength(0);
+    expect((await request(harness.app).get(`/api/v1/enquiries/${body.originalId}`).expect(200)).body.status).toBe('failed');
+    expect(harness.service.metrics.dead).toBe(1);
+
+    // The operator replays it once the cause is fixed.
+    const out: string[] = [];
+    expect(await runCli(['outbox', 'list'], { env: { DATA_DIR: harness.dataDir }, out: (text) => out.push(text), err: () => {} })).toBe(0);
+    expect(out.join('\n')).toContain(body.originalId);
+    expect(await runCli(['outbox', 'retry', body.originalId], { env: { DATA_DIR: harness.dataDir }, out: () => {}, err: () => {} })).toBe(0);
+    clock = Date.now(); // the CLI queued it on the wall clock
+    await harness.service.worker.drain();
+    expect(harness.service.outbox.get(body.originalId)!.status).toBe('delivered');
+    expect(posted()).toHaveLength(1);
+  });
+
+  it('retryable failures past the retry window: looked up one last time, then dead-lettered', async () => {
+    const harness = setup({ settings: { maxAgeMs: 10_000 } });
+    const listing = await saleListing(harness);
+    const body = validEnquiry({ listingId: listing.id });
+    await post(harness, body);
+    sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 502 }]);
+    for (let round = 0; round < 8 && harness.service.outbox.get(body.originalId)!.status === 'queued'; round++) {
+      await harness.service.worker.drain();
+      advance(3_000);
+    }
+    const entry = harness.service.outbox.get(body.originalId)!;
+    expect(entry.status).toBe('dead');
+    expect(entry.lastError).toContain('retry window over');
+    expect(posted()).toHaveLength(0);
+    // The last act before dying was a look-up, not a post.
+    expect(harness.service.metrics.reconciliations.notFound).toBeGreaterThanOrEqual(entry.attempts);
+  });
+
+  it('bad credentials (401) never dead-letter: the lead waits for the operator', async () => {
+    const harness = setup({ crm: { baseUrl: sim.baseUrl, apiKey: sim.apiKey, accessToken: 'wrong-token' }, targets: undefined });
+    const body = validEnquiry();
+    await post(harness, body);
+    await harness.service.worker.drain();
+    const entry = harness.service.outbox.get(body.originalId)!;
+    expect(entry.status).toBe('queued');
+    expect(entry.lastError).toContain('unauthorized');
+    expect(entry.nextAttemptAt - clock).toBeGreaterThanOrEqual(5 * 60_000);
+  });
+});
+
+describe('reconciliation before re-posting', () => {
+  it('a dropped response (stored, connection cut) is found by originalId, not posted again', async () => {
+    const harness = setup();
+    const listing = await saleListing(harness);
+    const body = validEnquiry({ listingId: listing.id });
+    await post(harness, body);
+    sim.state.faults.set([{ match: 'POST /enquiries', dropResponseRate: 1, times: 1 }]);
+    await harness.service.worker.drain();
+    expect(sim.state.counters.droppedResponses).toBe(1);
+    expect(harness.service.outbox.get(body.originalId)!.status).toBe('queued');
+    advance(5_000);
+    await harness.service.worker.drain();
+    const entry = harness.service.outbox.get(body.originalId)!;
+    expect(entry.status).toBe('delivered');
+    expect(entry.foundByReconcile).toBe(true);
+    expect(entry.crmEnquiryId).toBe(posted()[0]!.id);
+    expect(posted()).toHaveLength(1);
+    expect(sim.state.counters.requestsByEndpoint['POST /enquiries']).toBe(1);
+  });
+
+  it('a timeout: no look-up before the reconcile delay, then a look-up, then exactly one enquiry in the CRM', async () => {
+    const harness = setup({ crmTimeoutMs: 300, settings: { reconcileDelayMs: 2_000 } });
+    const listing = await saleListing(harness);
+    const body = validEnquiry({ listingId: listing.id });
+    await post(harness, body);
+    sim.state.faults.set([{ match: 'POST /enquiries', latencyMs: 700, times: 1 }]);
+    await harness.service.worker.drain();
+    const waiting = harness.service.outbox.get(body.originalId)!;
+    expect(waiting.lastError).toContain('timeout');
+    expect(waiting.nextAttemptAt - clock).toBeGreaterThanOrEqual(2_000);
+    advance(1_000);
+    await harness.service.worker.drain(); // not due yet: no look-up while the request may still land
+    expect(sim.state.counters.requestsByEndpoint['GET /enquiries'] ?? 0).toBe(0);
+    await sleep(600); // the slow request has been handled (or dropped) by the CRM by now
+    advance(1_500);
+    await harness.service.worker.drain();
+    expect(harness.service.outbox.get(body.originalId)!.status).toBe('delivered');
+    expect(harness.service.metrics.reconciliations.found + harness.service.metrics.reconciliations.notFound).toBe(1);
+    expect(posted()).toHaveLength(1);
+  });
+
+  it('after a crash mid-POST (row still marked sending), a restarted worker looks first: found → no second POST', async () => {
+    const first = setup();
+    const listing = await saleListing(first);
+    const landed = validEnquiry({ listingId: listing.id });
+    const lost = validEnquiry({ listingId: listing.id, message: 'This one never reached the CRM' });
+    await post(first, landed);
+    await post(first, lost);
+    // As the worker does just before sending, and then the process dies: one POST landed, one never left.
+    for (const body of [landed, lost]) first.service.outbox.startSending(body.originalId, clock);
+    const entry = first.service.outbox.get(landed.originalId)!;
+    await first.crm.addEnquiry(toAddEnquiry(entry.payload!, entry.target, { source: 'OFFICEWEBSITE', acceptedAt: new Date(entry.acceptedAt) }));
+    expect(posted()).toHaveLength(1);
+
+    // The restarted relay: a new service on the same store.
+    advance(1_000);
+    const { createEnquiryService } = await import('../../server/enquiries/service.ts');
+    const { loadConfig } = await import('../../server/config.ts');
+    const { silentLogger } = await import('../../server/log.ts');
+    const restarted = createEnquiryService({
+      config: loadConfig({ DATA_DIR: first.dataDir }),
+      store: first.store,
+      log: silentLogger,
+      crm: first.crm,
+      now: () => clock,
+      settings: { reconcileDelayMs: 0 },
+    });
+    await restarted.worker.drain();
+    expect(restarted.outbox.get(landed.originalId)).toMatchObject({ status: 'delivered', foundByReconcile: true });
+    expect(restarted.outbox.get(lost.originalId)).toMatchObject({ status: 'delivered', foundByReconcile: false });
+    expect(posted().map((enquiry) => enquiry.originalId).sort()).toEqual([landed.originalId, lost.originalId].sort());
+    expect(sim.state.counters.requestsByEndpoint['POST /enquiries']).toBe(2);
+  });
+});
+
+describe('erasure and metrics', () => {
+  it('erases personal data N days after delivery, keeping the status', async () => {
+    const harness = setup({ settings: { eraseAfterMs: 7 * 24 * 60 * 60_000 } });
+    const listing = await saleListing(harness);
+    const body = validEnquiry({ listingId: listing.id });
+    await post(harness, body);
+    await harness.service.worker.drain();
+    expect(harness.service.outbox.get(body.originalId)!.payload).not.toBeNull();
+    advance(6 * 24 * 60 * 60_000);
+    await harness.service.worker.drain();
+    expect(harness.service.outbox.get(body.originalId)!.payload).not.toBeNull();
+    advance(2 * 24 * 60 * 60_000);
+    await harness.service.worker.drain();
+    const entry = harness.service.outbox.get(body.originalId)!;
+    expect(entry.payload).toBeNull();
+    expect(entry.erasedAt).toBe(clock);
+    const raw = harness.store.db.prepare('SELECT * FROM enquiry_outbox').all();
+    expect(JSON.stringify(raw)).not.toMatch(/Jane|jane@example\.com|0412/);
+    expect((await request(harness.app).get(`/api/v1/enquiries/${body.originalId}`).expect(200)).body.status).toBe('delivered');
+    // The same submission again still gets its answer (the fingerprint stays).
+    await post(harness, body);
+  });
+
+  it('/metrics reports queued, delivered, dead, spam and the delivery latency histogram', async () => {
+    const harness = setup();
+    const listing = await saleListing(harness);
+    await post(harness, validEnquiry({ listingId: listing.id }));
+    await post(harness, validEnquiry({ listingId: listing.id, website: 'bot' }));
+    advance(1_500);
+    await harness.service.worker.drain();
+    await post(harness, validEnquiry({ listingId: listing.id }));
+    const metrics = await request(harness.app).get('/metrics').expect(200);
+    expect(metrics.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(metrics.text).toContain('estate_enquiries_delivered_total 1');
+    expect(metrics.text).toContain('estate_enquiry_outbox{status="queued"} 1');
+    expect(metrics.text).toContain('estate_enquiry_outbox{status="delivered"} 1');
+    expect(metrics.text).toContain('estate_enquiry_outbox{status="spam"} 1');
+    expect(metrics.text).toContain('estate_enquiries_dead_total 0');
+    expect(metrics.text).toContain('estate_enquiry_delivery_latency_seconds_count 1');
+    expect(metrics.text).toContain('estate_enquiry_delivery_latency_seconds_bucket{le="1"} 0');
+    expect(metrics.text).toContain('estate_enquiry_delivery_latency_seconds_bucket{le="2.5"} 1');
+    expect(metrics.text).not.toMatch(/jane|0412/i);
+  });
+});
