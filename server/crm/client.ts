@@ -63,7 +63,7 @@ export interface CrmClientOptions {
   maxRetryWaitMs?: number;
   /** First step of the exponential backoff (full jitter). Default 500 ms. */
   backoffBaseMs?: number;
-  /** See RequestLimiter. Default 100 ms. */
+  /** See RequestLimiter. Default 25 ms. */
   safetyMarginMs?: number;
   now?: () => Date;
 }
@@ -160,6 +160,11 @@ export interface CrmClient {
 
   /** Today's spending against the daily budget (read from the store). */
   budget(): BudgetStatus;
+  /**
+   * Asks the CRM for the day's usage of this API key (one request) and raises our count to it if
+   * it is higher: other processes or integrations may share the key. Worth doing at start-up.
+   */
+  reconcileBudget(options?: CallOptions): Promise<BudgetStatus>;
   /** Callers waiting for a rate-limit slot. */
   readonly queued: number;
   /** Fails every waiting call and every later one. In-flight requests finish. */
@@ -206,7 +211,7 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
     let failureRetries = 0;
 
     for (let attempt = 1; ; attempt++) {
-      await limiter.acquire(req.signal);
+      const releaseSlot = await limiter.acquire(req.signal);
       const timeout = AbortSignal.timeout(timeoutMs);
       const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
       const started = performance.now();
@@ -223,7 +228,9 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
         status = response.status;
         retryAfterHeader = response.headers.get('retry-after');
         text = await response.text();
+        releaseSlot();
       } catch (cause) {
+        releaseSlot();
         const failure = transportFailure(cause, { status, callerSignal: req.signal, timeout, timeoutMs, ...where });
         const ms = Math.round(performance.now() - started);
         if (failure.code !== 'aborted' && idempotent && failureRetries < getRetries) {
@@ -243,7 +250,7 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
         return parseBody(req.schema, text, where);
       }
 
-      const crmMessage = errorMessage(text);
+      const { crmMessage, crmCode } = errorBody(text);
       if (status === 429) {
         const retryAfterMs = parseRetryAfter(retryAfterHeader, now());
         const waitMs = retryAfterMs ?? fullJitter(backoffBaseMs, rateLimitedRetries + 1);
@@ -287,7 +294,7 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
       }
 
       log.warn({ ...where, status, attempt, ms }, 'CRM refused the request');
-      throw clientError(status, crmMessage, where);
+      throw clientError(status, crmMessage, crmCode, where);
     }
   }
 
@@ -418,6 +425,10 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
     },
 
     budget: () => limiter.budget(),
+    async reconcileBudget(callOptions) {
+      const usage = await client.getUsage(callOptions);
+      return usage.used == null ? limiter.budget() : limiter.raiseUsedTo(usage.used);
+    },
     get queued() {
       return limiter.queued;
     },
@@ -515,20 +526,29 @@ function parseBody<S extends z.ZodType>(schema: S, text: string, where: { method
   return parsed.data;
 }
 
-/** The `msg` of a CRM error body `{ success: false, msg, code }`, if there is one. */
-function errorMessage(text: string): string | undefined {
+/** `msg` and `code` of a CRM error body `{ success: false, msg, code }`, when there is one. */
+function errorBody(text: string): { crmMessage?: string; crmCode?: string } {
   try {
     const parsed = crmErrorBodySchema.safeParse(JSON.parse(text));
-    if (parsed.success && parsed.data.msg) return parsed.data.msg.slice(0, 500);
+    if (parsed.success) {
+      return { crmMessage: parsed.data.msg?.slice(0, 500) || undefined, crmCode: parsed.data.code == null ? undefined : String(parsed.data.code) };
+    }
   } catch {
     // Not JSON (a proxy's HTML page, say): no CRM message to pass on.
   }
-  return undefined;
+  return {};
 }
 
-function clientError(status: number, crmMessage: string | undefined, where: { method: string; path: string }): CrmError {
-  const setting = SETTING_BY_STATUS[status];
+function clientError(status: number, crmMessage: string | undefined, crmCode: string | undefined, where: { method: string; path: string }): CrmError {
   const detail = crmMessage ? ` (CRM says: ${crmMessage})` : '';
+  if (status === 403 && /scope/i.test(`${crmCode ?? ''} ${crmMessage ?? ''}`)) {
+    // A valid key, but the token was not granted this scope: the token is what must change.
+    return new CrmError(
+      `The access token lacks a scope needed for ${where.method} ${where.path} (403)${detail}. Ask the agency to grant it, or set CRM_ACCESS_TOKEN to a token that has it.`,
+      { code: 'forbidden', status, setting: 'CRM_ACCESS_TOKEN', crmMessage, ...where },
+    );
+  }
+  const setting = SETTING_BY_STATUS[status];
   if (status === 401) {
     return new CrmError(
       `The CRM rejected the access token (401)${detail}. Check CRM_ACCESS_TOKEN: it must be a current token of the agency's account.`,

@@ -8,12 +8,7 @@ export interface LimiterOptions {
   requestsPerSecond: number;
   /** Requests allowed per UTC day (the CRM allows 10,000 per API key). */
   dailyLimit: number;
-  /**
-   * Added to the one-second window. The CRM counts arrivals on its own clock; our send times
-   * differ from its arrival times by a latency that varies (event loop, connection set-up), so we
-   * keep every (1 s + margin) window under the limit, which keeps every 1 s window of arrivals
-   * under it as long as the latency varies by less than the margin.
-   */
+  /** Added to the one second a slot is held after its answer: covers clock granularity. */
   safetyMarginMs?: number;
   /** Wall clock, for the UTC day of the budget. */
   now?: () => Date;
@@ -32,20 +27,38 @@ export interface BudgetStatus {
 }
 
 interface Waiter {
-  resolve: () => void;
+  resolve: (release: ReleaseSlot) => void;
   reject: (error: unknown) => void;
   signal?: AbortSignal;
   onAbort?: () => void;
 }
 
-export const DEFAULT_SAFETY_MARGIN_MS = 100;
+export const DEFAULT_SAFETY_MARGIN_MS = 25;
+
+/** Ends a request's hold on its rate slot; call it once the response has arrived or the request failed. */
+export type ReleaseSlot = () => void;
+
+interface Slot {
+  /** When the request was let through (monotonic ms). */
+  sentAt: number;
+  /** When its answer (or failure) came back; undefined while in flight. */
+  doneAt?: number;
+}
 
 /**
  * The one gate every CRM request passes through, shared by all callers of a client.
  *
- * Rate: a sliding window of send timestamps; a request is let through only when fewer than
- * `requestsPerSecond` were let through in the last (1 s + margin). Waiters are served first come,
- * first served, by one timer.
+ * Rate: each request holds a slot from the moment it is sent until one second (+ a small margin)
+ * after its answer came back, and at most `requestsPerSecond` slots are held at a time. Why not
+ * just a sliding window of send times: the CRM counts ARRIVALS on its clock, and a request's
+ * arrival can be delayed by anything from connection set-up to a stalled event loop, so sends
+ * spread over more than a second can arrive inside one (measured against the simulator on a busy
+ * machine: 88 arrivals in one second under a 50/s send-time window; 52 with a 100 ms margin and
+ * spaced sends). Holding the slot until answer + 1 s makes the bound hold whatever the latency:
+ * a request arrives before its answer leaves, so any N+1 requests arriving within one second
+ * would have had to overlap in their slots, which the gate forbids. The margin only covers clock
+ * granularity. The cost is throughput, N per (1 s + latency), which is the safe side.
+ * Waiters are served first come, first served, by one timer.
  *
  * Daily budget: counted in SQLite (table crm_budget, one row per UTC day) by an atomic
  * "increment if below the limit", so the count survives a restart and is shared by every process
@@ -54,12 +67,12 @@ export const DEFAULT_SAFETY_MARGIN_MS = 100;
 export class RequestLimiter {
   readonly requestsPerSecond: number;
   readonly dailyLimit: number;
-  private readonly spanMs: number;
+  private readonly holdMs: number;
   private readonly store: Store;
   private readonly now: () => Date;
   private readonly monotonicNow: () => number;
-  /** Send times (monotonic ms) inside the current span, oldest first. */
-  private readonly sent: number[] = [];
+  /** Slots in flight or released less than holdMs ago. */
+  private slots: Slot[] = [];
   private readonly waiters: Waiter[] = [];
   private timer: NodeJS.Timeout | undefined;
   private pausedUntil = 0;
@@ -68,11 +81,11 @@ export class RequestLimiter {
   private readonly readStatement;
 
   constructor(options: LimiterOptions) {
-    if (!(options.requestsPerSecond > 0)) throw new RangeError('requestsPerSecond must be positive');
-    if (!(options.dailyLimit > 0)) throw new RangeError('dailyLimit must be positive');
+    if (!(options.requestsPerSecond >= 1)) throw new RangeError('requestsPerSecond must be at least 1');
+    if (!(options.dailyLimit >= 1)) throw new RangeError('dailyLimit must be at least 1');
     this.requestsPerSecond = Math.floor(options.requestsPerSecond);
     this.dailyLimit = Math.floor(options.dailyLimit);
-    this.spanMs = 1000 + (options.safetyMarginMs ?? DEFAULT_SAFETY_MARGIN_MS);
+    this.holdMs = 1000 + (options.safetyMarginMs ?? DEFAULT_SAFETY_MARGIN_MS);
     this.store = options.store;
     this.now = options.now ?? (() => new Date());
     this.monotonicNow = options.monotonicNow ?? (() => performance.now());
@@ -94,16 +107,17 @@ export class RequestLimiter {
   }
 
   /**
-   * Resolves when this caller may send one request (and counts it against the day's budget).
-   * Rejects at once with a CrmError `budget_exhausted` when the day's budget is spent, or with
-   * `aborted` when the signal fires while waiting.
+   * Resolves when this caller may send one request (counted against the day's budget), with the
+   * function to call when its answer has come back. Rejects at once with a CrmError
+   * `budget_exhausted` when the day's budget is spent, or with `aborted` when the signal fires
+   * while waiting.
    */
-  acquire(signal?: AbortSignal): Promise<void> {
+  acquire(signal?: AbortSignal): Promise<ReleaseSlot> {
     if (this.closed) return Promise.reject(closedError());
     if (signal?.aborted) return Promise.reject(abortedError(signal));
     const status = this.budget();
     if (status.remaining <= 0) return Promise.reject(budgetError(status));
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<ReleaseSlot>((resolve, reject) => {
       const waiter: Waiter = { resolve, reject, signal };
       if (signal) {
         waiter.onAbort = () => {
@@ -116,6 +130,18 @@ export class RequestLimiter {
       this.waiters.push(waiter);
       this.pump();
     });
+  }
+
+  /**
+   * Raises today's count to `used` if that is higher (never lowers it): for when the CRM, which
+   * counts per API key across every process and integration using it, reports more than we know of.
+   */
+  raiseUsedTo(used: number): BudgetStatus {
+    const day = utcDay(this.now());
+    this.store.db
+      .prepare('INSERT INTO crm_budget (day, used) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET used = max(used, excluded.used)')
+      .run(day, Math.max(0, Math.floor(used)));
+    return this.budget();
   }
 
   /**
@@ -132,6 +158,11 @@ export class RequestLimiter {
     return this.waiters.length;
   }
 
+  /** Requests sent whose answer has not come back yet. */
+  get inFlight(): number {
+    return this.slots.filter((slot) => slot.doneAt === undefined).length;
+  }
+
   /** Rejects every waiting caller; later acquires fail. */
   close(): void {
     this.closed = true;
@@ -144,9 +175,9 @@ export class RequestLimiter {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.closed) return;
-    let now = this.monotonicNow();
-    while (this.sent.length > 0 && this.sent[0]! <= now - this.spanMs) this.sent.shift();
-    while (this.waiters.length > 0 && now >= this.pausedUntil && this.sent.length < this.requestsPerSecond) {
+    const now = this.monotonicNow();
+    this.slots = this.slots.filter((slot) => slot.doneAt === undefined || slot.doneAt > now - this.holdMs);
+    while (this.waiters.length > 0 && now >= this.pausedUntil && this.slots.length < this.requestsPerSecond) {
       const waiter = this.waiters.shift()!;
       const wallNow = this.now();
       const day = utcDay(wallNow);
@@ -161,21 +192,27 @@ export class RequestLimiter {
         this.settle(waiter, budgetError({ day, used: this.dailyLimit, limit: this.dailyLimit, remaining: 0, resetsAt: nextUtcMidnight(wallNow) }));
         continue;
       }
-      // Stamped after the (synchronous, fsync'ed) write, as close as we get to the send itself.
-      now = this.monotonicNow();
-      this.sent.push(now);
-      this.settle(waiter);
+      const slot: Slot = { sentAt: this.monotonicNow() };
+      this.slots.push(slot);
+      this.settle(waiter, undefined, () => {
+        if (slot.doneAt !== undefined) return;
+        slot.doneAt = this.monotonicNow();
+        this.pump();
+      });
     }
     if (this.waiters.length === 0) return;
-    const nextSlot = this.sent.length < this.requestsPerSecond ? now : this.sent[0]! + this.spanMs;
-    const wakeAt = Math.max(nextSlot, this.pausedUntil);
+    // Wake when a released slot expires or a pause ends; a slot still in flight wakes us on release.
+    const releases = this.slots.flatMap((slot) => (slot.doneAt === undefined ? [] : [slot.doneAt + this.holdMs]));
+    const slotFreeAt = this.slots.length < this.requestsPerSecond ? now : releases.length > 0 ? Math.min(...releases) : undefined;
+    if (slotFreeAt === undefined) return;
+    const wakeAt = Math.max(slotFreeAt, this.pausedUntil);
     // +1: timers may fire a fraction of a millisecond early relative to performance.now().
     this.timer = setTimeout(() => this.pump(), Math.max(0, Math.ceil(wakeAt - now)) + 1);
   }
 
-  private settle(waiter: Waiter, error?: unknown): void {
+  private settle(waiter: Waiter, error?: unknown, release?: ReleaseSlot): void {
     if (waiter.signal && waiter.onAbort) waiter.signal.removeEventListener('abort', waiter.onAbort);
-    if (error === undefined) waiter.resolve();
+    if (error === undefined) waiter.resolve(release!);
     else waiter.reject(error);
   }
 }

@@ -1,6 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { createCrmClient, type CrmClient, type CrmClientOptions } from '../../server/crm/client.ts';
+import { redactedPaths, silentLogger, type Logger } from '../../server/log.ts';
+import { startSimulator, type FaultRule, type RunningSimulator } from '../../server/sim/simulator.ts';
 import { openStore, type Store } from '../../server/store/store.ts';
 
 /** A real SQLite store in a fresh temp folder; `reopen()` opens the same file again (a restart). */
@@ -32,4 +37,65 @@ export function maxInAnyWindow(timestamps: number[], windowMs: number): number {
     max = Math.max(max, end - start + 1);
   }
   return max;
+}
+
+
+export type SimOptions = Parameters<typeof startSimulator>[0];
+
+/** The CRM simulator on a free port, plus its control surface (/__sim/) over real HTTP. */
+export async function startSim(options: SimOptions = {}) {
+  const sim = await startSimulator({ listings: 12, ...options });
+  const control = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${sim.origin}/__sim${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = await response.json();
+    if (!response.ok) throw new Error(`control ${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  return {
+    sim,
+    control,
+    addFault: (rule: FaultRule) => control('POST', '/faults', rule),
+    /** Counters as the simulator saw them; `key` is the one API key's usage (peak per second...). */
+    async counters() {
+      const counters = await control('GET', '/counters');
+      const keys = Object.values(counters.perKey) as Array<{ peakRequestsPerSecond: number; refusedPerSecond: number; usedToday: number }>;
+      return { ...counters, key: keys[0] ?? { peakRequestsPerSecond: 0, refusedPerSecond: 0, usedToday: 0 } } as {
+        requestsByEndpoint: Record<string, number>;
+        statusByEndpoint: Record<string, Record<string, number>>;
+        totalRequests: number;
+        enquiriesStored: number;
+        key: { peakRequestsPerSecond: number; refusedPerSecond: number; usedToday: number };
+      };
+    },
+  };
+}
+
+/** A client of `sim` on `store`, with test-friendly backoff; any option can be overridden. */
+export function clientFor(sim: RunningSimulator, store: Store, options: Partial<CrmClientOptions> = {}): CrmClient {
+  return createCrmClient({
+    baseUrl: sim.baseUrl,
+    apiKey: sim.apiKey,
+    accessToken: sim.accessToken,
+    store,
+    log: silentLogger,
+    backoffBaseMs: 50,
+    ...options,
+  });
+}
+
+/** A logger (with the production redaction) whose lines are kept in memory, to check what gets logged. */
+export function memoryLogger(): { log: Logger; text(): string } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, callback) {
+      chunks.push(String(chunk));
+      callback();
+    },
+  });
+  const log = pino({ level: 'debug', redact: { paths: redactedPaths, censor: '[redacted]' } }, stream);
+  return { log, text: () => chunks.join('') };
 }
