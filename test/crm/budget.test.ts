@@ -1,0 +1,87 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { CrmError } from '../../server/crm/client.ts';
+import { clientFor, startSim, tempStore } from './support.ts';
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+describe('CRM client daily budget', () => {
+  it('stops at the budget, fails fast saying when it resets, and remembers the spending across a restart', async () => {
+    const { sim, counters } = await startSim({ requestsPerSecond: 50 });
+    const temp = tempStore();
+    cleanups.push(() => sim.close(), temp.cleanup);
+
+    const first = clientFor(sim, temp.store, { requestsPerSecond: 50, dailyLimit: 5 });
+    const results = await Promise.allSettled(Array.from({ length: 8 }, () => first.getScopes()));
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(5);
+    const refusal = results.find((result) => result.status === 'rejected')?.reason as CrmError;
+    expect(refusal).toBeInstanceOf(CrmError);
+    expect(refusal.code).toBe('budget_exhausted');
+    expect(refusal.retryable).toBe(true);
+    const midnight = new Date();
+    midnight.setUTCHours(24, 0, 0, 0);
+    expect(refusal.retryAt?.getTime()).toBe(midnight.getTime());
+    expect(refusal.message).toContain(midnight.toISOString());
+    expect((await counters()).totalRequests).toBe(5);
+
+    // Restart: the store closes, a new client opens the same file.
+    first.close();
+    temp.store.close();
+    const reopened = temp.reopen();
+    const second = clientFor(sim, reopened, { requestsPerSecond: 50, dailyLimit: 5 });
+    cleanups.push(() => second.close());
+    expect(second.budget()).toMatchObject({ used: 5, limit: 5, remaining: 0 });
+    const started = performance.now();
+    await expect(second.listUsers()).rejects.toMatchObject({ code: 'budget_exhausted' });
+    expect(performance.now() - started).toBeLessThan(100); // fails fast, no waiting
+    expect((await counters()).totalRequests).toBe(5); // nothing more reached the CRM
+  });
+
+  it('counts requests the CRM refused', async () => {
+    const { sim, addFault } = await startSim();
+    const temp = tempStore();
+    cleanups.push(() => sim.close(), temp.cleanup);
+    const crm = clientFor(sim, temp.store, { accessToken: 'wrong-token' });
+    cleanups.push(() => crm.close());
+    await expect(crm.getScopes()).rejects.toMatchObject({ status: 401 });
+    await addFault({ match: 'GET /account/users', errorRate: 1, errorStatus: 500 });
+    const good = clientFor(sim, temp.store, { getRetries: 1 });
+    cleanups.push(() => good.close());
+    await expect(good.listUsers()).rejects.toMatchObject({ status: 500 });
+    expect(good.budget().used).toBe(3); // one 401, a 500 and its retry
+  });
+
+  it('starts a new count at 00:00 UTC', async () => {
+    let now = new Date('2030-01-01T23:59:59.500Z');
+    const { sim } = await startSim({ now: () => now });
+    const temp = tempStore();
+    cleanups.push(() => sim.close(), temp.cleanup);
+    const crm = clientFor(sim, temp.store, { dailyLimit: 1, now: () => now });
+    cleanups.push(() => crm.close());
+    await crm.getScopes();
+    await expect(crm.getScopes()).rejects.toMatchObject({ code: 'budget_exhausted', retryAt: new Date('2030-01-02T00:00:00Z') });
+    now = new Date('2030-01-02T00:00:00.100Z');
+    await expect(crm.getScopes()).resolves.toBeInstanceOf(Array);
+    expect(crm.budget()).toMatchObject({ day: '2030-01-02', used: 1 });
+  });
+
+  it('raises its count to what the CRM reports for the key (reconcileBudget)', async () => {
+    const { sim } = await startSim({ requestsPerSecond: 50 });
+    const elsewhere = tempStore();
+    const here = tempStore();
+    cleanups.push(() => sim.close(), elsewhere.cleanup, here.cleanup);
+    // Another process on the same API key spends 6 requests.
+    const other = clientFor(sim, elsewhere.store, { requestsPerSecond: 50 });
+    cleanups.push(() => other.close());
+    await Promise.all(Array.from({ length: 6 }, () => other.getScopes()));
+
+    const crm = clientFor(sim, here.store, { requestsPerSecond: 50 });
+    cleanups.push(() => crm.close());
+    expect(crm.budget().used).toBe(0);
+    const status = await crm.reconcileBudget();
+    expect(status.used).toBe(7); // the 6 and the usage request itself
+    expect(crm.budget().used).toBe(7);
+  });
+});
