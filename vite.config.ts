@@ -12,8 +12,10 @@ export default defineConfig({
       formats: ['es'],
       fileName: () => 'widget.js',
     },
-    rollupOptions: {
-      output: { inlineDynamicImports: true },
+    // One file: agency sites load one script, and an SRI hash covers all of it.
+    rolldownOptions: {
+      output: { codeSplitting: false },
     },
+    minify: true,
   },
 });

@@ -3,7 +3,7 @@
  * the widget script itself was loaded from (the relay serves /widget.js), so pasting one script
  * tag is enough.
  */
-const scriptBase = new URL('.', import.meta.url).href;
+const scriptBase = new URL(/* @vite-ignore */ '.', import.meta.url).href;
 
 export function relayBase(relayAttribute: string | null | undefined): string {
   const base = relayAttribute && relayAttribute.trim() ? relayAttribute.trim() : scriptBase;

@@ -1,0 +1,59 @@
+// `npm run lighthouse`: audits every demo page with Lighthouse (mobile, its default) against a
+// relay in demo mode, printing one JSON line per page. Exits non-zero when any category of any page
+// scores below 0.9, the bar the demo site is held to.
+import lighthouse from 'lighthouse';
+import * as chromeLauncher from 'chrome-launcher';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { findChromium, chromiumArgs } from './find-chromium.mjs';
+import { startTestRelay } from '../test/support/relay-fixture.ts';
+
+const MIN_SCORE = 0.9;
+const root = join(import.meta.dirname, '..');
+const pages = (process.argv.slice(2).length ? process.argv.slice(2) : readdirSync(join(root, 'demo')).filter((f) => f.endsWith('.html')));
+
+const build = spawnSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
+if (build.status !== 0) process.exit(1);
+
+const relay = await startTestRelay();
+// Wait for the first sync, so the pages show listings as a visitor would see them.
+for (let tries = 0; tries < 120; tries++) {
+  const response = await fetch(`${relay.url}/api/v1/listings?pageSize=1`).catch(() => undefined);
+  if (response?.ok && ((await response.json()) as { total: number }).total > 0) break;
+  await new Promise((resolve) => setTimeout(resolve, 500));
+}
+
+const chrome = await chromeLauncher.launch({
+  chromePath: findChromium(),
+  chromeFlags: chromiumArgs,
+});
+let failed = false;
+try {
+  for (const page of pages) {
+    const url = `${relay.url}/${page}${page === 'listing.html' ? '?id=' + (await firstListingId(relay.url)) : ''}`;
+    const result = await lighthouse(url, { port: chrome.port, output: 'json', logLevel: 'error' });
+    if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
+    const scores = Object.fromEntries(
+      Object.entries(result.lhr.categories).map(([name, category]) => [name, category.score]),
+    );
+    const below = Object.entries(scores).filter(([, score]) => score === null || score < MIN_SCORE);
+    if (below.length) failed = true;
+    const failing = below.length
+      ? Object.values(result.lhr.audits)
+          .filter((audit) => audit.score !== null && audit.score < 0.9 && audit.scoreDisplayMode !== 'informative')
+          .map((audit) => audit.id)
+      : [];
+    console.log(JSON.stringify({ name: 'lighthouse', page, ...scores, ...(failing.length ? { failing } : {}) }));
+  }
+} finally {
+  chrome.kill();
+  await relay.close();
+}
+process.exit(failed ? 1 : 0);
+
+async function firstListingId(base: string): Promise<number> {
+  const response = await fetch(`${base}/api/v1/listings?pageSize=1`);
+  const body = (await response.json()) as { items: { id: number }[] };
+  return body.items[0]?.id ?? 0;
+}
