@@ -89,11 +89,13 @@ export function parseEnquiry(input: unknown, state: SimulatorState): SimEnquiry 
   }
   if (userId !== null && !state.user(userId)) throw new EnquiryInputError('userId', `userId ${userId} does not match a user`);
 
-  let enquiryDate = state.now();
+  // The API keeps whole seconds, as its DateTime format shows.
+  const wholeSeconds = (ms: number) => Math.floor(ms / 1000) * 1000;
+  let enquiryDate = wholeSeconds(state.now());
   if (text.enquiryDate) {
     const parsed = parseDateTime(text.enquiryDate);
     if (parsed === undefined) throw new EnquiryInputError('enquiryDate', 'enquiryDate must be a DateTime such as 2024-03-25T01:40:27+00:00');
-    enquiryDate = parsed;
+    enquiryDate = wholeSeconds(parsed);
   }
 
   const categories: SimEnquiry['categories'] = [];
@@ -121,7 +123,7 @@ export function parseEnquiry(input: unknown, state: SimulatorState): SimEnquiry 
 
   return {
     id: 0,
-    inserted: state.now(),
+    inserted: wholeSeconds(state.now()),
     enquiryDate,
     subject: text.subject ?? null,
     body: text.body ?? null,

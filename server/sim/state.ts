@@ -30,7 +30,10 @@ export interface ResolvedOptions {
 export interface Counters {
   /** API requests by "METHOD /path" with ids replaced by {id}, including refused ones. */
   requestsByEndpoint: Record<string, number>;
-  /** Final HTTP status counts by endpoint ("dropped" for cut connections). */
+  /**
+   * Final HTTP status counts by endpoint; "dropped" when an injected fault cut the connection,
+   * "client-closed" when the client gave up (timed out) before the answer.
+   */
   statusByEndpoint: Record<string, Record<string, number>>;
   enquiriesStored: number;
   photoDownloads: number;
@@ -188,7 +191,7 @@ export class SimulatorState {
     }
     if (change.status !== undefined) listing.status = change.status;
     if (change.published !== undefined) {
-      listing.publishedToWeb = change.published ? (listing.publishedToWeb ?? this.now()) : null;
+      listing.publishedToWeb = change.published ? (listing.publishedToWeb ?? Math.floor(this.now() / SECOND) * SECOND) : null;
     }
     if (!['listing', 'conditional'].includes(listing.status)) listing.openHomeSlots = [];
     listing.modified = this.bump(listing.modified);
@@ -300,7 +303,7 @@ export class SimulatorState {
     this.counters.requestsByEndpoint[endpoint] = (this.counters.requestsByEndpoint[endpoint] ?? 0) + 1;
   }
 
-  countStatus(endpoint: string, status: number | 'dropped'): void {
+  countStatus(endpoint: string, status: number | 'dropped' | 'client-closed'): void {
     const byStatus = (this.counters.statusByEndpoint[endpoint] ??= {});
     byStatus[status] = (byStatus[status] ?? 0) + 1;
   }

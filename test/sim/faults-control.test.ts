@@ -61,6 +61,15 @@ describe('CRM simulator: fault injection', () => {
     expect(sim.state.faults.list()).toEqual([]);
   });
 
+  it('counts a request the client gave up on as client-closed, not as dropped', async () => {
+    sim.state.setFaults([{ match: 'GET /scopes', latencyMs: 400 }]);
+    const headers = { 'X-Api-Key': sim.apiKey, Authorization: `Bearer ${sim.accessToken}` };
+    await expect(fetch(`${sim.baseUrl}/scopes`, { headers, signal: AbortSignal.timeout(100) })).rejects.toThrow();
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(sim.state.getCounters().statusByEndpoint['GET /scopes']).toEqual({ 'client-closed': 1 });
+    expect(sim.state.counters.droppedResponses).toBe(0);
+  });
+
   it('applies faults to the file host too', async () => {
     const listing = sim.state.listings[0]!;
     const photo = (await call(`/properties/${listing.id}/photos`)).body.items[0];

@@ -40,7 +40,8 @@ export function countRequests(state: SimulatorState, prefix = ''): RequestHandle
     state.countRequest(endpoint);
     res.on('finish', () => state.countStatus(endpoint, res.statusCode));
     res.on('close', () => {
-      if (!res.writableFinished) state.countStatus(endpoint, 'dropped');
+      // Cut by an injected fault, or abandoned by the client (its timeout) before the answer.
+      if (!res.writableFinished) state.countStatus(endpoint, res.locals.simDropped ? 'dropped' : 'client-closed');
     });
     next();
   };
@@ -67,6 +68,7 @@ export function injectFaults(state: SimulatorState, prefix = ''): RequestHandler
     }
     if (decision.kind === 'drop') {
       // Let the handler do its work, then destroy the socket instead of sending the response.
+      res.locals.simDropped = true;
       res.end = function dropInsteadOfEnd(this: Response) {
         state.counters.droppedResponses++;
         req.socket.destroy();
@@ -237,7 +239,6 @@ export function apiRouter(state: SimulatorState): Router {
       }
       return;
     }
-    res.set('X-RateLimit-Daily-Remaining', String(decision.remainingToday));
     const match = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
     const token = match ? state.tokens.get(match[1]!) : undefined;
     if (!token) {
