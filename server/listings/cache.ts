@@ -1,6 +1,7 @@
 import type { ListingStatus, ListingType } from '../../contract/relay-api.ts';
 import type { Store } from '../store/store.ts';
 import type { CrmUser } from '../crm/schemas.ts';
+import { writeRebuildable } from '../photos/rebuildable.ts';
 import { agentFromCrm, isFullUserRecord, type ListingFacts, type MappedAgent, type MappedListing, type PublicListingFields } from './public-fields.ts';
 
 /** A cached listing as the API reads it. */
@@ -90,7 +91,7 @@ export class ListingCache {
       if (previous) fields = { ...fields, features: (JSON.parse(previous) as PublicListingFields).features };
     }
     const agentIds = mapped.staff.filter((user) => !isFullUserRecord(user) || user.showOnWeb === true).map((user) => user.id);
-    const write = this.db.transaction(() => {
+    writeRebuildable(this.db, () => {
       this.db
         .prepare(
           `INSERT INTO listings (id, source, type, status, sale_life_id, lease_life_id, reference, crm_modified, inserted_at, modified_at,
@@ -114,13 +115,12 @@ export class ListingCache {
         if (isFullUserRecord(user)) this.writeAgent(user, now);
       }
     });
-    write();
   }
 
   /** Marks listings (unchanged, so not rewritten) as seen by a full sweep. */
   markSeen(ids: readonly number[], sweep: number): void {
     const mark = this.db.prepare('UPDATE listings SET seen_sweep = ? WHERE id = ?');
-    this.db.transaction(() => ids.forEach((id) => mark.run(sweep, id)))();
+    writeRebuildable(this.db, () => ids.forEach((id) => mark.run(sweep, id)));
   }
 
   /** Listings of `source` the sweep did not see: they left the CRM's list. */
@@ -132,17 +132,17 @@ export class ListingCache {
     if (ids.length === 0) return;
     const remove = this.db.prepare('DELETE FROM listings WHERE id = ?');
     const removeOpenHomes = this.db.prepare('DELETE FROM open_homes WHERE listing_id = ?');
-    this.db.transaction(() => {
+    writeRebuildable(this.db, () => {
       for (const id of ids) {
         remove.run(id);
         removeOpenHomes.run(id);
       }
-    })();
+    });
   }
 
   /** Agents from GET /account/users (authoritative) or from a listing's contactStaff. */
   upsertAgents(users: readonly CrmUser[], now: number): void {
-    this.db.transaction(() => users.forEach((user) => this.writeAgent(user, now)))();
+    writeRebuildable(this.db, () => users.forEach((user) => this.writeAgent(user, now)));
   }
 
   private writeAgent(user: CrmUser, now: number): void {
@@ -160,17 +160,17 @@ export class ListingCache {
     const keep = new Set(ids);
     const gone = (this.db.prepare('SELECT id FROM agents').pluck().all() as number[]).filter((id) => !keep.has(id));
     const remove = this.db.prepare('DELETE FROM agents WHERE id = ?');
-    this.db.transaction(() => gone.forEach((id) => remove.run(id)))();
+    writeRebuildable(this.db, () => gone.forEach((id) => remove.run(id)));
     return gone;
   }
 
   /** Replaces every upcoming open home (after a complete open-home list). */
   replaceOpenHomes(rows: readonly OpenHomeRow[]): void {
     const insert = this.db.prepare('INSERT OR REPLACE INTO open_homes (id, listing_id, starts_at, ends_at) VALUES (?, ?, ?, ?)');
-    this.db.transaction(() => {
+    writeRebuildable(this.db, () => {
       this.db.prepare('DELETE FROM open_homes').run();
       for (const row of rows) insert.run(row.id, row.listingId, row.start, row.end);
-    })();
+    });
   }
 
   counts(): { available: number; sold: number; leased: number; agents: number } {
@@ -204,12 +204,12 @@ export class ListingCache {
   writeState(patch: Partial<SyncState>): void {
     const upsert = this.db.prepare('INSERT INTO listing_sync_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
     const remove = this.db.prepare('DELETE FROM listing_sync_state WHERE key = ?');
-    this.db.transaction(() => {
+    writeRebuildable(this.db, () => {
       for (const [key, value] of Object.entries(patch)) {
         if (value === null || value === undefined) remove.run(key);
         else upsert.run(key, String(value));
       }
-    })();
+    });
   }
 
   // Reads for the API -------------------------------------------------------------------------

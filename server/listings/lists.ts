@@ -11,12 +11,13 @@ export interface ListSpec {
   status: ListingStatus;
   /** Path below the API base. */
   path: string;
-  /** Filters beyond paging and modifiedSince, computed at run time (date windows). */
-  query(now: number): Record<string, string | number | boolean>;
+  /** Filters beyond paging and modifiedSince. */
+  query: Record<string, string | number | boolean>;
+  /** Only records modified since then (the sold showcase window), whatever the kind of run. */
+  windowStart?(now: number): number;
 }
 
 const DAY_MS = 86_400_000;
-const crmDay = (time: number) => new Date(time).toISOString().slice(0, 10);
 
 /**
  * The lists to sync for these settings: the `/available` sale and lease lists of each class
@@ -25,7 +26,7 @@ const crmDay = (time: number) => new Date(time).toISOString().slice(0, 10);
  */
 export function listSpecs(config: Pick<Config, 'LISTING_CLASSES' | 'SOLD_DAYS'>): ListSpec[] {
   const specs: ListSpec[] = [];
-  const none = () => ({});
+  const none = {};
   for (const propertyClass of config.LISTING_CLASSES) {
     specs.push({
       source: `${propertyClass}/sale/available`,
@@ -53,17 +54,21 @@ export function listSpecs(config: Pick<Config, 'LISTING_CLASSES' | 'SOLD_DAYS'>)
       propertyClass: 'residential',
       type: 'sale',
       status: 'sold',
+      // The CRM's default: unconditional and settled sales (conditional ones are still "under offer").
       path: '/properties/residential/sale/sold',
-      // Sold = contracts gone unconditional (exchanged) in the window; conditional ones are still "under offer".
-      query: (now) => ({ unconditionalSince: crmDay(now - config.SOLD_DAYS * DAY_MS), published: true }),
+      query: { published: true },
+      // A sale's record stops changing soon after settlement, so `modified` dates the sale closely enough.
+      windowStart: (now) => now - config.SOLD_DAYS * DAY_MS,
     });
     specs.push({
       source: 'residential/lease/leased',
       propertyClass: 'residential',
       type: 'lease',
       status: 'leased',
+      // Leased = under management (a tenancy began), and once advertised on the web.
       path: '/properties/residential/lease',
-      query: (now) => ({ leasedOnly: true, leasedSince: crmDay(now - config.SOLD_DAYS * DAY_MS), published: true }),
+      query: { status: 'management', published: true },
+      windowStart: (now) => now - config.SOLD_DAYS * DAY_MS,
     });
   }
   return specs;

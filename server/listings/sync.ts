@@ -50,6 +50,8 @@ export interface ListingSyncOptions {
   now?: () => number;
   /** Listings processed (photos mirrored) at once. Default 4. */
   listingConcurrency?: number;
+  /** Records per CRM page (`pagesize`). Default 100, the most the CRM gives. */
+  pageSize?: number;
 }
 
 /** modifiedSince reaches this far before the previous run's start: clocks differ, and a record saved mid-run must not slip through. */
@@ -259,10 +261,13 @@ export class ListingSync {
     const items: ListItem[] = [];
     let firstTotal: number | undefined;
     let lastTotal = 0;
+    const windowStart = spec.windowStart?.(now);
+    const since =
+      windowStart === undefined ? modifiedSince : new Date(Math.max(windowStart, modifiedSince?.getTime() ?? Number.NEGATIVE_INFINITY));
     for (let page = 1; ; page++) {
       const list = await this.options.client.requestList(listItemSchema, {
         path: spec.path,
-        query: { ...spec.query(now), modifiedSince, page, pagesize: CRM_PAGE_SIZE, sort: 'inserted', sortOrder: 'asc' },
+        query: { ...spec.query, modifiedSince: since, page, pagesize: this.options.pageSize ?? CRM_PAGE_SIZE, sort: 'inserted', sortOrder: 'asc' },
         signal,
       });
       report.pages++;

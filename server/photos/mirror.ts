@@ -7,6 +7,7 @@ import type { Store } from '../store/store.ts';
 import { downloadPhoto, PhotoDownloadError } from './download.ts';
 import type { PhotoHostAllowList } from './hosts.ts';
 import { createLimit } from './limit.ts';
+import { writeRebuildable } from './rebuildable.ts';
 import { makeVariants, variantPath } from './variants.ts';
 
 export type PhotoOwnerKind = 'listing' | 'agent';
@@ -66,6 +67,32 @@ export interface PhotoMirrorOptions {
 const RETRYABLE_REASONS = new Set(['http_error', 'network', 'timeout']);
 const MAX_ATTEMPTS = 5;
 
+interface MadeFile {
+  hash: string;
+  width: number;
+  height: number;
+  widths: number[];
+}
+
+interface FetchResult {
+  row: {
+    ownerKind: PhotoOwnerKind;
+    ownerId: number;
+    photoId: number;
+    kind: PhotoKind;
+    position: number;
+    caption: string | null;
+    url: string;
+    modified: string | null;
+    hash: string | null;
+    error: string | null;
+    attempts: number;
+  };
+  /** Variants made (or shared) for this download: their photo_files row is written with the photo. */
+  file?: MadeFile;
+  reused: boolean;
+}
+
 interface PhotoRow {
   photo_id: number;
   kind: PhotoKind;
@@ -91,6 +118,7 @@ export class PhotoMirror {
   private readonly downloadLimit: <T>(task: () => Promise<T>) => Promise<T>;
   private readonly now: () => number;
   private readonly log: Logger;
+  private readonly inFlight = new Map<string, Promise<MadeFile>>();
 
   constructor(private readonly options: PhotoMirrorOptions) {
     this.photoDir = join(options.store.dataDir, 'photos');
@@ -106,8 +134,9 @@ export class PhotoMirror {
 
   /**
    * Brings one owner's photos in line with `photos` (its published photos, in order): new and
-   * changed ones are downloaded, gone ones forgotten. A failed download keeps the previous file,
-   * if any, so a listing never loses a photo because the file host had a bad minute.
+   * changed ones are downloaded, gone ones forgotten, all rows written in one transaction. A failed
+   * download keeps the previous file, if any, so a listing never loses a photo because the file
+   * host had a bad minute.
    */
   async syncOwner(kind: PhotoOwnerKind, ownerId: number, photos: readonly SourcePhoto[], signal?: AbortSignal): Promise<MirrorCounts> {
     const counts: MirrorCounts = { downloaded: 0, reused: 0, unchanged: 0, failed: 0, removed: 0 };
@@ -120,63 +149,69 @@ export class PhotoMirror {
     );
     const wanted = new Set(photos.map((photo) => photo.photoId));
     const gone = [...existing.keys()].filter((photoId) => !wanted.has(photoId));
-    if (gone.length > 0) {
-      const remove = this.db.prepare('DELETE FROM photos WHERE owner_kind = ? AND owner_id = ? AND photo_id = ?');
-      this.db.transaction(() => gone.forEach((photoId) => remove.run(kind, ownerId, photoId)))();
-      counts.removed += gone.length;
-    }
-
-    const updateMeta = this.db.prepare(
-      'UPDATE photos SET kind = ?, position = ?, caption = ?, updated_at = ? WHERE owner_kind = ? AND owner_id = ? AND photo_id = ?',
-    );
-    const work: Promise<void>[] = [];
+    const metaChanges: SourcePhoto[] = [];
+    const fetches: Array<Promise<FetchResult>> = [];
     for (const photo of photos) {
       const row = existing.get(photo.photoId);
-      const sameSource = row !== undefined && row.source_url === photo.url && row.source_modified === photo.modified;
-      const needsFetch =
-        !sameSource || (row.hash === null && row.error !== null && RETRYABLE_REASONS.has(row.error) && row.attempts < MAX_ATTEMPTS);
-      if (!needsFetch) {
-        if (row.kind !== photo.kind || row.position !== photo.position || row.caption !== photo.caption) {
-          updateMeta.run(photo.kind, photo.position, photo.caption, this.now(), kind, ownerId, photo.photoId);
-        }
+      if (row && !this.needsFetch(row, photo)) {
+        if (row.kind !== photo.kind || row.position !== photo.position || row.caption !== photo.caption) metaChanges.push(photo);
         counts.unchanged++;
         continue;
       }
-      work.push(this.fetchOne(kind, ownerId, photo, row, counts, signal));
+      fetches.push(this.fetchOne(kind, ownerId, photo, row, signal));
     }
-    await Promise.all(work);
+    const fetched = await Promise.all(fetches);
+
+    writeRebuildable(this.db, () => {
+      const remove = this.db.prepare('DELETE FROM photos WHERE owner_kind = ? AND owner_id = ? AND photo_id = ?');
+      for (const photoId of gone) remove.run(kind, ownerId, photoId);
+      const updateMeta = this.db.prepare(
+        'UPDATE photos SET kind = ?, position = ?, caption = ?, updated_at = ? WHERE owner_kind = ? AND owner_id = ? AND photo_id = ?',
+      );
+      for (const photo of metaChanges) updateMeta.run(photo.kind, photo.position, photo.caption, this.now(), kind, ownerId, photo.photoId);
+      const insertFile = this.db.prepare('INSERT OR IGNORE INTO photo_files (hash, width, height, widths, created_at) VALUES (?, ?, ?, ?, ?)');
+      const upsert = this.db.prepare(
+        `INSERT INTO photos (owner_kind, owner_id, photo_id, kind, position, caption, source_url, source_modified, hash, error, attempts, updated_at)
+         VALUES (@ownerKind, @ownerId, @photoId, @kind, @position, @caption, @url, @modified, @hash, @error, @attempts, @now)
+         ON CONFLICT (owner_kind, owner_id, photo_id) DO UPDATE SET
+           kind = excluded.kind, position = excluded.position, caption = excluded.caption, source_url = excluded.source_url,
+           source_modified = excluded.source_modified, hash = excluded.hash, error = excluded.error,
+           attempts = excluded.attempts, updated_at = excluded.updated_at`,
+      );
+      for (const result of fetched) {
+        if (result.file) insertFile.run(result.file.hash, result.file.width, result.file.height, JSON.stringify(result.file.widths), this.now());
+        upsert.run({ ...result.row, now: this.now() });
+      }
+    });
+
+    counts.removed += gone.length;
+    for (const result of fetched) {
+      if (result.row.error === null) {
+        counts.downloaded++;
+        if (result.reused) counts.reused++;
+      } else {
+        counts.failed++;
+      }
+    }
     for (const key of Object.keys(counts) as Array<keyof MirrorCounts>) this.totals[key] += counts[key];
     return counts;
   }
 
-  private async fetchOne(
-    kind: PhotoOwnerKind,
-    ownerId: number,
-    photo: SourcePhoto,
-    previous: PhotoRow | undefined,
-    counts: MirrorCounts,
-    signal?: AbortSignal,
-  ): Promise<void> {
-    const upsert = this.db.prepare(
-      `INSERT INTO photos (owner_kind, owner_id, photo_id, kind, position, caption, source_url, source_modified, hash, error, attempts, updated_at)
-       VALUES (@ownerKind, @ownerId, @photoId, @kind, @position, @caption, @url, @modified, @hash, @error, @attempts, @now)
-       ON CONFLICT (owner_kind, owner_id, photo_id) DO UPDATE SET
-         kind = excluded.kind, position = excluded.position, caption = excluded.caption, source_url = excluded.source_url,
-         source_modified = excluded.source_modified, hash = excluded.hash, error = excluded.error,
-         attempts = excluded.attempts, updated_at = excluded.updated_at`,
-    );
-    const row = { ownerKind: kind, ownerId, photoId: photo.photoId, kind: photo.kind, position: photo.position, caption: photo.caption, url: photo.url, modified: photo.modified, now: this.now() };
+  /** A photo is fetched again when the CRM changed it (modified or URL), or when its last download failed for a passing reason. */
+  private needsFetch(row: PhotoRow, photo: SourcePhoto): boolean {
+    if (row.source_url !== photo.url || row.source_modified !== photo.modified) return true;
+    return row.hash === null && row.error !== null && RETRYABLE_REASONS.has(row.error) && row.attempts < MAX_ATTEMPTS;
+  }
+
+  private async fetchOne(kind: PhotoOwnerKind, ownerId: number, photo: SourcePhoto, previous: PhotoRow | undefined, signal?: AbortSignal): Promise<FetchResult> {
+    const row = { ownerKind: kind, ownerId, photoId: photo.photoId, kind: photo.kind, position: photo.position, caption: photo.caption, url: photo.url, modified: photo.modified };
     try {
-      const hash = await this.mirrorFile(photo.url, signal);
-      upsert.run({ ...row, hash: hash.hash, error: null, attempts: 0 });
-      counts.downloaded++;
-      if (hash.reused) counts.reused++;
+      const file = await this.mirrorFile(photo.url, signal);
+      return { row: { ...row, hash: file.hash, error: null, attempts: 0 }, file: file.made, reused: file.reused };
     } catch (error) {
       if (signal?.aborted) throw error;
       const reason = error instanceof PhotoDownloadError ? (error.permanent && error.reason === 'http_error' ? 'gone' : error.reason) : 'internal';
-      const sameSource = previous && previous.source_url === photo.url && previous.source_modified === photo.modified;
-      upsert.run({ ...row, hash: previous?.hash ?? null, error: reason, attempts: sameSource ? previous.attempts + 1 : 1 });
-      counts.failed++;
+      const sameSource = previous !== undefined && previous.source_url === photo.url && previous.source_modified === photo.modified;
       const level = reason === 'host_not_allowed' ? 'warn' : 'info';
       this.log[level](
         { owner: kind, ownerId, photoId: photo.photoId, reason, host: safeHost(photo.url) },
@@ -184,30 +219,38 @@ export class PhotoMirror {
           ? 'photo host not in PHOTO_HOSTS: photo refused (add the host to PHOTO_HOSTS if it is the CRM file host)'
           : `photo not mirrored: ${(error as Error).message}`,
       );
+      // The previous file (if any) stays on show until a download succeeds.
+      return { row: { ...row, hash: previous?.hash ?? null, error: reason, attempts: sameSource ? previous.attempts + 1 : 1 }, reused: false };
     }
   }
 
-  /** Downloads a file and makes its variants unless the same bytes are already mirrored. */
-  private async mirrorFile(url: string, signal?: AbortSignal): Promise<{ hash: string; reused: boolean }> {
+  /**
+   * Downloads a file and makes its variants unless the same bytes are already mirrored (or being
+   * mirrored for another photo right now: the work is shared).
+   */
+  private async mirrorFile(url: string, signal?: AbortSignal): Promise<{ hash: string; made?: MadeFile; reused: boolean }> {
     const { bytes } = await this.downloadLimit(() =>
       downloadPhoto(url, { allowList: this.options.allowList, maxBytes: this.options.maxBytes, timeoutMs: this.options.downloadTimeoutMs, signal }),
     );
     const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 32);
     if (this.db.prepare('SELECT 1 FROM photo_files WHERE hash = ?').get(hash)) return { hash, reused: true };
-    const made = await this.cpuLimit(() => makeVariants(bytes, hash, this.photoDir, this.options.widths));
-    this.db
-      .prepare('INSERT OR IGNORE INTO photo_files (hash, width, height, widths, created_at) VALUES (?, ?, ?, ?, ?)')
-      .run(hash, made.width, made.height, JSON.stringify(made.widths), this.now());
-    return { hash, reused: false };
+    let making = this.inFlight.get(hash);
+    const reused = making !== undefined;
+    if (!making) {
+      making = this.cpuLimit(() => makeVariants(bytes, hash, this.photoDir, this.options.widths)).then((made) => ({ hash, ...made }));
+      this.inFlight.set(hash, making);
+      void making.finally(() => this.inFlight.delete(hash)).catch(() => undefined);
+    }
+    return { hash, made: await making, reused };
   }
 
   /** Forgets every photo of these owners (listings that left); files go at the next collectGarbage. */
   removeOwners(kind: PhotoOwnerKind, ownerIds: readonly number[]): number {
     const remove = this.db.prepare('DELETE FROM photos WHERE owner_kind = ? AND owner_id = ?');
     let removed = 0;
-    this.db.transaction(() => {
+    writeRebuildable(this.db, () => {
       for (const id of ownerIds) removed += remove.run(kind, id).changes;
-    })();
+    });
     this.totals.removed += removed;
     return removed;
   }
@@ -239,7 +282,7 @@ export class PhotoMirror {
       .all() as Array<{ hash: string; widths: string }>;
     if (orphans.length === 0) return 0;
     const remove = this.db.prepare('DELETE FROM photo_files WHERE hash = ?');
-    this.db.transaction(() => orphans.forEach((orphan) => remove.run(orphan.hash)))();
+    writeRebuildable(this.db, () => orphans.forEach((orphan) => remove.run(orphan.hash)));
     await Promise.all(
       orphans.flatMap((orphan) =>
         (JSON.parse(orphan.widths) as number[]).flatMap((width) =>

@@ -1,0 +1,90 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../server/config.ts';
+import { silentLogger } from '../../server/log.ts';
+import { startRelay, type RunningRelay } from '../../server/relay.ts';
+import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
+
+export interface ListingRig {
+  sim: RunningSimulator;
+  relay: RunningRelay;
+  dataDir: string;
+  /** GET on the relay (real HTTP), parsed JSON. */
+  get<T = any>(path: string, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: T; text: string }>;
+  /** Listings the simulator would show on the web right now, by list. */
+  expectedIds(kind: 'sale' | 'lease' | 'sold'): number[];
+  /** API requests the simulator has received so far (all endpoints). */
+  crmRequests(): number;
+  close(): Promise<void>;
+}
+
+/**
+ * The CRM simulator (in-process, real HTTP on port 0) and a whole relay pointed at it as at a
+ * real CRM, workers stopped so each test drives the sync itself. Fast settings: 2 photo widths and
+ * a relaxed rate limit on both sides.
+ */
+export async function startListingRig(options: { listings?: number; env?: Record<string, string>; seed?: number } = {}): Promise<ListingRig> {
+  const sim = await startSimulator({ listings: options.listings ?? 24, seed: options.seed ?? 7, requestsPerSecond: 200 });
+  const dataDir = mkdtempSync(join(tmpdir(), 'estate-listings-'));
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    CRM_BASE_URL: sim.baseUrl,
+    CRM_API_KEY: sim.apiKey,
+    CRM_ACCESS_TOKEN: sim.accessToken,
+    CRM_REQUESTS_PER_SECOND: '200',
+    PHOTO_WIDTHS: '240,480',
+    LOG_LEVEL: 'silent',
+    ...options.env,
+  });
+  const relay = await startRelay(config, { log: silentLogger, workers: false, app: { demoDir: null } });
+
+  return {
+    sim,
+    relay,
+    dataDir,
+    async get(path, headers = {}) {
+      const response = await fetch(`${relay.url}${path}`, { headers });
+      const text = await response.text();
+      let body: any;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        body = undefined;
+      }
+      return { status: response.status, headers: response.headers, body, text };
+    },
+    expectedIds(kind) {
+      return sim.state.listings
+        .filter((listing) => listing.propertyClass === 'residential' && listing.publishedToWeb !== null)
+        .filter((listing) =>
+          kind === 'sold'
+            ? listing.market === 'sale' &&
+              ['unconditional', 'settled'].includes(listing.status) &&
+              listing.modified >= Date.now() - relay.config.SOLD_DAYS * 86_400_000
+            : listing.market === kind && (kind === 'sale' ? ['listing', 'conditional'] : ['listing']).includes(listing.status),
+        )
+        .map((listing) => listing.id)
+        .sort((a, b) => a - b);
+    },
+    crmRequests: () => sim.state.getCounters().totalRequests,
+    async close() {
+      await relay.close();
+      await sim.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Every listing id the API lists for a query (all pages). */
+export async function allListingIds(rig: ListingRig, query = ''): Promise<number[]> {
+  const ids: number[] = [];
+  for (let page = 1; ; page++) {
+    const { status, body } = await rig.get(`/api/v1/listings?pageSize=100&page=${page}${query ? `&${query}` : ''}`);
+    if (status !== 200) throw new Error(`listings answered ${status}`);
+    ids.push(...body.items.map((item: { id: number }) => item.id));
+    if (page * body.pageSize >= body.total) return ids.sort((a, b) => a - b);
+  }
+}
