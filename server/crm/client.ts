@@ -177,6 +177,11 @@ const SETTING_BY_STATUS: Record<number, string> = { 401: 'CRM_ACCESS_TOKEN', 403
 /** Connection errors that prove nothing was sent. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
+/**
+ * The CRM client. Create ONE per process and share it: its limiter is what keeps every caller
+ * together under the per-second limit (the daily budget is shared through the store even across
+ * processes; the per-second limit is not).
+ */
 export function createCrmClient(options: CrmClientOptions): CrmClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const log = options.log.child({ component: 'crm' });

@@ -57,7 +57,8 @@ interface Slot {
  * spaced sends). Holding the slot until answer + 1 s makes the bound hold whatever the latency:
  * a request arrives before its answer leaves, so any N+1 requests arriving within one second
  * would have had to overlap in their slots, which the gate forbids. The margin only covers clock
- * granularity. The cost is throughput, N per (1 s + latency), which is the safe side.
+ * granularity. The cost is throughput, N per (1 s + latency), which is the safe side. (A request
+ * that timed out counts as answered at its timeout: by then it has long arrived, if ever.)
  * Waiters are served first come, first served, by one timer.
  *
  * Daily budget: counted in SQLite (table crm_budget, one row per UTC day) by an atomic

@@ -62,10 +62,10 @@ describe('CRM client rate limit, counted by the CRM', () => {
     const crm = clientFor(sim, store, { maxRetries: 0 }); // default requestsPerSecond: 10
     cleanups.push(() => crm.close());
 
-    await Promise.all(Array.from({ length: 35 }, (_, index) => mixedCall(crm, index)));
+    await Promise.all(Array.from({ length: 25 }, (_, index) => mixedCall(crm, index)));
 
     const seen = await counters();
-    expect(seen.totalRequests).toBe(35);
+    expect(seen.totalRequests).toBe(25);
     expect(seen.key.peakRequestsPerSecond).toBeLessThanOrEqual(10);
     expect(seen.key.refusedPerSecond).toBe(0);
   });
