@@ -33,6 +33,7 @@ import {
 
 export { CrmError, isCrmError, type CrmErrorCode } from './errors.ts';
 export type { BudgetStatus } from './limiter.ts';
+export type { AddEnquiry, CrmEnquiry, CrmEnquirySource, CrmHoldingAreaType, CrmList, CrmOpenHome, CrmPhoto, CrmProperty, CrmUsage, CrmUser } from './schemas.ts';
 
 /*
  * Transport: the global fetch (undici). Its default dispatcher speaks HTTP/1.1 only (HTTP/2 is
