@@ -62,7 +62,10 @@ export function listingFromCrm(property: CrmProperty, placement: ListPlacement):
   const postcode = property.address?.suburb?.postcode ?? null;
   const fullAddressShown = (property.addressVisibility ?? 'fullAddress') === 'fullAddress';
   const address: Address = {
-    display: nonEmpty(property.displayAddress) ?? composeAddress(property, fullAddressShown, suburbName, state),
+    // displayAddress is trusted only when the whole address may be shown: whether the CRM already
+    // trimmed it to addressVisibility is not promised, so a partial address is composed here.
+    display:
+      (fullAddressShown ? nonEmpty(property.displayAddress) : null) ?? composeAddress(property, fullAddressShown, suburbName, state),
     suburb: suburbName,
     postcode,
     state,
@@ -196,7 +199,9 @@ function badge(placement: ListPlacement, crmStatus: string | null | undefined): 
 function composeAddress(property: CrmProperty, fullAddressShown: boolean, suburb: string | null, state: string | null): string {
   const place = [suburb, state].filter(Boolean).join(' ');
   const street = nonEmpty(property.address?.street);
-  if (!street || (property.addressVisibility ?? 'fullAddress') === 'suburb') return place;
+  // Only the values known to allow a street show one; any other (new) value shows the suburb alone.
+  const streetShown = fullAddressShown || property.addressVisibility === 'streetAndSuburb';
+  if (!street || !streetShown) return place;
   const unit = nonEmpty(property.address?.unitNumber);
   const number = nonEmpty(property.address?.streetNumber);
   const numbered = fullAddressShown ? [unit && number ? `${unit}/${number}` : (number ?? unit), street].filter(Boolean).join(' ') : street;

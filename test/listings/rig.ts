@@ -46,7 +46,8 @@ export async function startListingRig(options: { listings?: number; env?: Record
     relay,
     dataDir,
     async get(path, headers = {}) {
-      const response = await fetch(`${relay.url}${path}`, { headers });
+      // A kept-alive socket the server closed while the test was busy elsewhere: try a fresh one once.
+      const response = await fetch(`${relay.url}${path}`, { headers }).catch(() => fetch(`${relay.url}${path}`, { headers }));
       const text = await response.text();
       let body: any;
       try {

@@ -1,0 +1,187 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allListingIds, startListingRig, type ListingRig } from './rig.ts';
+
+/**
+ * Every confidential field real CRM records carry (../shared/reference/README.md) gets a value
+ * found nowhere else; after a sync, no response and no served file may contain any of them.
+ */
+const CONFIDENTIAL_LISTING_TEXT = [
+  'internalRemarks', 'tenantName', 'tenantEmail', 'tenantPhone', 'tenancyDetails', 'legalDescription', 'folioNumber',
+  'volumeNumber', 'lotNumber', 'certificateOfTitle', 'contractNumber', 'zoning', 'corelogicId',
+] as const;
+const CONFIDENTIAL_LISTING_NUMBERS = [
+  'sellingFeePercent', 'sellingFeeFixed', 'agentPriceOpinion', 'agentPriceOpinionUpper', 'vpa', 'bondPrice', 'landValue',
+  'outgoingsPerAnnum', 'expenditureLimit',
+] as const;
+const CONFIDENTIAL_SALE_DETAILS = ['grossCommissionExcGST', 'netIncomeIntoOfficeExcGST', 'netIncomeLessOfficeDeductionsExcGST', 'salePrice'] as const;
+const CONFIDENTIAL_USER_TEXT = ['username', 'lastLogin', 'role', 'signature'] as const;
+
+describe('public fields only', () => {
+  let rig: ListingRig;
+  const planted: string[] = [];
+  const hiddenStaff: Array<{ id: number; name: string }> = [];
+  let contactAgentId = 0;
+  let partialAddressId = 0;
+  let hiddenStreet = '';
+  const unpublishedPhotoIds: number[] = [];
+  const SECRET_PRICE = 98_765_432;
+
+  beforeAll(async () => {
+    rig = await startListingRig({ listings: 30, env: { SOLD_DAYS: '3650' } });
+    const { state } = rig.sim;
+    let serial = 0;
+    const unique = () => 7_300_000 + ++serial * 7;
+    for (const listing of state.listings) {
+      const fields: Record<string, unknown> = {};
+      for (const name of CONFIDENTIAL_LISTING_TEXT) {
+        fields[name] = `zqx-${name}-${listing.id}`;
+        planted.push(fields[name] as string);
+      }
+      for (const name of CONFIDENTIAL_LISTING_NUMBERS) {
+        fields[name] = unique() + 0.25;
+        planted.push(String(fields[name]));
+      }
+      fields.currentTenancy = { rent: unique(), tenantNote: `zqx-tenancy-${listing.id}` };
+      fields.rates = { council: { value: unique(), period: `zqx-rates-${listing.id}` } };
+      fields.keys = [{ id: 1, name: `zqx-key-${listing.id}`, details: `zqx-keydetails-${listing.id}` }];
+      planted.push(`zqx-tenancy-${listing.id}`, `zqx-rates-${listing.id}`, `zqx-key-${listing.id}`, `zqx-keydetails-${listing.id}`);
+      if (listing.saleDetails) {
+        for (const name of CONFIDENTIAL_SALE_DETAILS) {
+          listing.saleDetails[name] = unique();
+          planted.push(String(listing.saleDetails[name]));
+        }
+        listing.saleDetails.commissionSplits = [{ details: `zqx-split-${listing.id}` }];
+        planted.push(`zqx-split-${listing.id}`);
+      }
+      state.changeListing(listing.id, { fields });
+      for (const photo of listing.photos) if (!photo.published) unpublishedPhotoIds.push(photo.id);
+    }
+    for (const user of state.users) {
+      for (const name of CONFIDENTIAL_USER_TEXT) {
+        user.fields[name] = `zqx-${name}-${user.id}`;
+        planted.push(user.fields[name] as string);
+      }
+      user.fields.permissions = { zqxPermission: `zqx-permission-${user.id}` };
+      planted.push(`zqx-permission-${user.id}`);
+      if (!user.showOnWeb) hiddenStaff.push({ id: user.id, name: `${user.fields.firstName} ${user.fields.lastName}` });
+    }
+
+    const [withheld, partial] = rig.expectedIds('sale');
+    contactAgentId = withheld;
+    state.changeListing(withheld, { fields: { displayPrice: 'Contact Agent', searchPrice: SECRET_PRICE } });
+    partialAddressId = partial;
+    const address = state.listing(partial)!.fields.address as { streetNumber: string; street: string; unitNumber: string | null };
+    hiddenStreet = `${address.streetNumber} ${address.street}`;
+    // The CRM keeps the full displayAddress; the visibility setting must still be honoured.
+    state.changeListing(partial, { fields: { addressVisibility: 'suburb' } });
+
+    const report = await rig.relay.listings.sync.run('full');
+    expect(report.error).toBeUndefined();
+  });
+  afterAll(async () => {
+    await rig?.close();
+  });
+
+  async function everyResponse(): Promise<Array<{ path: string; text: string }>> {
+    const responses: Array<{ path: string; text: string }> = [];
+    const ids = new Set<number>();
+    for (const status of ['available', 'sold', 'leased']) {
+      for (let page = 1; ; page++) {
+        const path = `/api/v1/listings?status=${status}&pageSize=100&page=${page}`;
+        const response = await rig.get(path);
+        expect(response.status).toBe(200);
+        responses.push({ path, text: response.text });
+        for (const item of response.body.items) ids.add(item.id);
+        if (page * 100 >= response.body.total) break;
+      }
+    }
+    for (const id of ids) {
+      const path = `/api/v1/listings/${id}`;
+      responses.push({ path, text: (await rig.get(path)).text });
+    }
+    responses.push({ path: '/api/v1/agents', text: (await rig.get('/api/v1/agents')).text });
+    return responses;
+  }
+
+  it('no planted confidential value appears in any listing, detail or agent response', async () => {
+    const responses = await everyResponse();
+    expect(responses.length).toBeGreaterThan(10);
+    expect(planted.length).toBeGreaterThan(500);
+    for (const { path, text } of responses) {
+      for (const value of planted) {
+        if (text.includes(value)) throw new Error(`${path} contains the planted confidential value ${value}`);
+      }
+      // Nor the field names themselves (nothing was copied wholesale).
+      for (const name of ['internalRemarks', 'tenant', 'sellingFee', 'vpa', 'agentPriceOpinion', 'saleDetails', 'commission', 'username', 'permissions', 'lastLogin', 'adminAccess', 'searchPrice', 'folioNumber']) {
+        expect(text, `${path} names ${name}`).not.toContain(name);
+      }
+    }
+  });
+
+  it('no served photo file contains a planted value', () => {
+    const dir = rig.relay.listings.mirror.photoDir;
+    const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+    expect(files.length).toBeGreaterThan(10);
+    // Every planted text starts "zqx-"; planted numbers are found by their digit runs.
+    const plantedNumbers = new Set(planted.filter((value) => /^\d/.test(value)));
+    for (const file of files) {
+      const bytes = readFileSync(join(file.parentPath, file.name)).toString('latin1');
+      expect(bytes.includes('zqx-')).toBe(false);
+      for (const digits of bytes.match(/\d{7,}(\.\d+)?/g) ?? []) expect(plantedNumbers.has(digits)).toBe(false);
+    }
+  });
+
+  it('searchPrice never leaves the relay, but still filters and sorts', async () => {
+    const detail = await rig.get(`/api/v1/listings/${contactAgentId}`);
+    expect(detail.body.displayPrice).toBe('Contact Agent');
+    for (const { text } of await everyResponse()) expect(text).not.toContain(String(SECRET_PRICE));
+    const filtered = await rig.get(`/api/v1/listings?minPrice=${SECRET_PRICE - 1}`);
+    expect(filtered.body.items.map((item: { id: number }) => item.id)).toEqual([contactAgentId]);
+    const dearest = await rig.get('/api/v1/listings?type=sale&sort=-price&pageSize=1');
+    expect(dearest.body.items[0].id).toBe(contactAgentId);
+  });
+
+  it('only staff shown on the web appear, and their portraits alone are mirrored', async () => {
+    expect(hiddenStaff.length).toBeGreaterThan(0);
+    const agents = (await rig.get('/api/v1/agents')).body.items as Array<{ id: number; name: string }>;
+    expect(agents.length).toBe(rig.sim.state.users.filter((user) => user.showOnWeb).length);
+    for (const { text } of await everyResponse()) {
+      for (const staff of hiddenStaff) {
+        expect(text).not.toContain(staff.name);
+        expect(text).not.toContain(`"id":${staff.id}`);
+      }
+    }
+    const mirroredPortraits = rig.relay.listings.mirror.photosOf('agent', hiddenStaff.map((staff) => staff.id));
+    expect(mirroredPortraits.size).toBe(0);
+    expect(rig.relay.listings.agentTarget(hiddenStaff[0].id)).toBeUndefined();
+    expect(rig.relay.listings.agentTarget(agents[0].id)).toEqual({ userId: agents[0].id });
+  });
+
+  it('unpublished photos are neither listed nor downloaded', async () => {
+    expect(unpublishedPhotoIds.length).toBeGreaterThan(0);
+    const texts = (await everyResponse()).map((response) => response.text).join('\n');
+    for (const id of unpublishedPhotoIds) expect(texts).not.toContain(`"id":${id},`);
+    expect(texts).not.toContain('Vendor use only');
+  });
+
+  it('a hidden street address is not given away by the address or a map pin', async () => {
+    const detail = (await rig.get(`/api/v1/listings/${partialAddressId}`)).body;
+    expect(detail.address.display).not.toContain(hiddenStreet);
+    expect(detail.address.suburb).toBeTruthy();
+    expect(detail.geolocation).toBeNull();
+    expect(JSON.stringify(detail)).not.toContain(hiddenStreet);
+    expect(await allListingIds(rig)).toContain(partialAddressId);
+  });
+
+  it('gives the enquiry relay the CRM ids of a listing', () => {
+    const listing = rig.sim.state.listing(contactAgentId)!;
+    expect(rig.relay.listings.listingTarget(contactAgentId)).toEqual({
+      saleLifeId: listing.lifeId,
+      leaseLifeId: null,
+      reference: listing.fields.referenceID,
+    });
+    expect(rig.relay.listings.listingTarget(1)).toBeUndefined();
+  });
+});
