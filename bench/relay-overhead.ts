@@ -10,6 +10,7 @@
 import autocannon from 'autocannon';
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { BenchContext, BenchFigure } from './types.ts';
 
@@ -47,9 +48,13 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
     const half = context.durationSeconds / 2;
     const baseline: Phase = { requests: 0, seconds: 0, p99Ms: [] };
     const relay: Phase = { requests: 0, seconds: 0, p99Ms: [] };
+    const roundRatios: number[] = [];
     for (let round = 0; round < 2; round++) {
-      add(baseline, await measure(targets.baselineUrl, half));
-      add(relay, await measure(targets.relayUrl, half));
+      const baselineRound = await measure(targets.baselineUrl, half);
+      const relayRound = await measure(targets.relayUrl, half);
+      add(baseline, baselineRound);
+      add(relay, relayRound);
+      roundRatios.push(relayRound.requests.total / relayRound.duration / (baselineRound.requests.total / baselineRound.duration));
     }
     const baselineRps = baseline.requests / baseline.seconds;
     const relayRps = relay.requests / relay.seconds;
@@ -60,6 +65,10 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
         relayRps: Math.round(relayRps),
         baselineRps: Math.round(baselineRps),
         ratio: Number((relayRps / baselineRps).toFixed(3)),
+        // How far the two rounds disagree: a large spread means the machine was too busy to trust the ratio.
+        ratioSpread: Number((Math.max(...roundRatios) - Math.min(...roundRatios)).toFixed(3)),
+        loadAverage1m: Number(loadavg()[0]!.toFixed(2)),
+        cpus: availableParallelism(),
         relayP99Ms: Math.max(...relay.p99Ms),
         baselineP99Ms: Math.max(...baseline.p99Ms),
         bodyBytes: targets.bodyBytes,

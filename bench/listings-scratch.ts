@@ -1,0 +1,11 @@
+import { startListingRig } from '../test/listings/rig.ts';
+import { PhotoMirror } from '../server/photos/mirror.ts';
+const rig = await startListingRig({ listings: Number(process.env.N ?? 30) });
+const m = rig.relay.listings.mirror as any;
+let dl = 0, cpu = 0;
+const origMirrorFile = m.mirrorFile.bind(m);
+const { downloadPhoto } = await import('../server/photos/download.ts');
+const t = performance.now();
+const report = await rig.relay.listings.sync.run('full');
+console.log('full', ((performance.now() - t) / 1000).toFixed(2), JSON.stringify(report));
+await rig.close();
