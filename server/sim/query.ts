@@ -51,7 +51,11 @@ export function dateParam(query: Query, name: string): number | undefined {
   const value = single(query, name);
   if (value === undefined || value === '') return undefined;
   const ms = parseDateTime(value);
-  if (ms === undefined) throw new QueryError(name, `${name} must be a DateTime such as 2024-03-25T01:40:27+00:00`);
+  if (ms === undefined) {
+    // A '+' left unencoded in the query string arrives as a space.
+    const hint = /\d \d{2}:?\d{2}$/.test(value) ? ' (encode "+" in the offset as %2B)' : '';
+    throw new QueryError(name, `${name} must be a DateTime such as 2024-03-25T01:40:27+00:00${hint}`);
+  }
   return ms;
 }
 

@@ -74,7 +74,7 @@ const CATEGORY_WEIGHTS: [Category, number][] = [
 ];
 
 export function money(value: number): string {
-  return `$${Math.round(value).toLocaleString('en-US')}`;
+  return `$${String(Math.round(value)).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}`;
 }
 
 function roundTo(value: number, step: number): number {

@@ -183,7 +183,7 @@ export class SimulatorState {
     const listing = this.requireListing(id);
     if (change.fields) {
       for (const [name, value] of Object.entries(change.fields)) {
-        if (['id', 'inserted', 'modified', 'saleLifeId', 'leaseLifeId'].includes(name)) {
+        if (['id', 'inserted', 'modified', 'saleLifeId', 'leaseLifeId', '__proto__', 'constructor', 'prototype'].includes(name)) {
           throw new SimulatorError(400, `${name} cannot be changed`);
         }
         listing.fields[name] = value;
@@ -205,7 +205,7 @@ export class SimulatorState {
 
   addListing(input: NewListing = {}): SimListing {
     const category = input.category ?? 'residentialSale';
-    if (!(category in CATEGORY_SHAPE)) throw new SimulatorError(400, `category must be one of ${Object.keys(CATEGORY_SHAPE).join(', ')}`);
+    if (!Object.hasOwn(CATEGORY_SHAPE, category)) throw new SimulatorError(400, `category must be one of ${Object.keys(CATEGORY_SHAPE).join(', ')}`);
     this.addedCount++;
     const rng = new Prng(this.options.seed * 7919 + this.addedCount);
     const listing = buildListing(rng, { category, today: startOfUtcDay(this.now()), users: this.users, ids: this.nextIds });

@@ -54,8 +54,15 @@ export function parseDateTime(value: string): number | undefined {
 
 const offsetFormatters = new Map<string, Intl.DateTimeFormat>();
 
+const offsetCache = new Map<string, number>();
+
 /** Offset of a time zone from UTC at an instant, in milliseconds (Melbourne: +10h or +11h). */
 function zoneOffset(at: number, timeZone: string): number {
+  // Offsets change on whole hours (daylight saving), so one look-up per zone and hour is exact.
+  const cacheKey = `${timeZone}@${Math.floor(at / HOUR)}`;
+  const cached = offsetCache.get(cacheKey);
+  if (cached !== undefined) return cached;
+  if (offsetCache.size > 50_000) offsetCache.clear();
   let formatter = offsetFormatters.get(timeZone);
   if (!formatter) {
     formatter = new Intl.DateTimeFormat('en-AU', {
@@ -79,7 +86,9 @@ function zoneOffset(at: number, timeZone: string): number {
     Number(parts.minute),
     Number(parts.second),
   );
-  return asUtc - Math.floor(at / SECOND) * SECOND;
+  const offset = asUtc - Math.floor(at / SECOND) * SECOND;
+  offsetCache.set(cacheKey, offset);
+  return offset;
 }
 
 /**

@@ -34,7 +34,7 @@ function parseListingChange(body: unknown): ListingChange & { category?: Categor
   const raw = body as Record<string, unknown>;
   const change: ListingChange & { category?: Category } = {};
   if (raw.category !== undefined) {
-    if (typeof raw.category !== 'string' || !(raw.category in CATEGORY_SHAPE)) {
+    if (typeof raw.category !== 'string' || !Object.hasOwn(CATEGORY_SHAPE, raw.category)) {
       throw new ControlInputError(`category must be one of ${Object.keys(CATEGORY_SHAPE).join(', ')}`);
     }
     change.category = raw.category as Category;
