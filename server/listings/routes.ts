@@ -107,7 +107,7 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     const { lastSuccessAt } = cache.readState();
     if (lastSuccessAt !== null) res.set('X-Listings-Age', String(Math.max(0, Math.round((now() - lastSuccessAt) / 1000))));
     if (res.get('Access-Control-Allow-Origin')) res.set('Access-Control-Expose-Headers', 'ETag, Retry-After, X-Listings-Age');
-    if (req.fresh) {
+    if (matchesIfNoneMatch(req.get('If-None-Match'), entry.etag)) {
       res.status(304).end();
       return;
     }
@@ -120,6 +120,16 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   }
 
   return router;
+}
+
+/**
+ * RFC 9110 If-None-Match at the origin (weak comparison). Unlike Express's req.fresh this ignores a
+ * request's `Cache-Control: no-cache`, which fetch() adds to every conditional request it is given.
+ */
+function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
 }
 
 interface KindedPhoto {

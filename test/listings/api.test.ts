@@ -1,0 +1,243 @@
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ListingDetail, ListingSummary, Page } from '../../contract/relay-api.ts';
+import { startListingRig, type ListingRig } from './rig.ts';
+
+const ALLOWED = 'https://agency.example';
+
+describe('listing API (answers from the cache only)', () => {
+  let rig: ListingRig;
+  let all: ListingSummary[];
+
+  beforeAll(async () => {
+    rig = await startListingRig({ listings: 40, env: { ALLOWED_ORIGINS: ALLOWED, LISTING_CLASSES: 'residential,land,commercial,rural' } });
+    const report = await rig.relay.listings.sync.run('full');
+    expect(report.error).toBeUndefined();
+    all = (await rig.get<Page<ListingSummary>>('/api/v1/listings?pageSize=100')).body.items;
+    expect(all.length).toBeGreaterThan(10);
+  });
+  afterAll(async () => {
+    await rig?.close();
+  });
+
+  const ids = (page: Page<ListingSummary>) => page.items.map((item) => item.id);
+  const list = async (query: string) => {
+    const response = await rig.get<Page<ListingSummary>>(`/api/v1/listings?${query}`);
+    expect(response.status, response.text).toBe(200);
+    return response.body;
+  };
+
+  it('answers { items, total, page, pageSize }, current listings by default, and pages through them', async () => {
+    const first = await list('pageSize=5');
+    expect(first).toMatchObject({ total: all.length, page: 1, pageSize: 5 });
+    expect(first.items).toHaveLength(5);
+    expect(first.items.every((item) => item.status === 'available')).toBe(true);
+    const second = await list('pageSize=5&page=2');
+    expect(ids(second)).toEqual(all.slice(5, 10).map((item) => item.id));
+    const beyond = await list('pageSize=5&page=999');
+    expect(beyond.items).toEqual([]);
+    expect(beyond.total).toBe(all.length);
+  });
+
+  it('filters by type, suburb, property type, rooms, cars, agent and price', async () => {
+    const sale = await list('type=sale&pageSize=100');
+    expect(sale.items.length).toBeGreaterThan(0);
+    expect(sale.items.every((item) => item.type === 'sale')).toBe(true);
+    const lease = await list('type=lease&pageSize=100');
+    expect(sale.total + lease.total).toBe(all.length);
+
+    const suburb = all[0].address.suburb!;
+    const bySuburb = await list(`suburb=${encodeURIComponent(suburb.toUpperCase())}&pageSize=100`);
+    expect(bySuburb.items.length).toBeGreaterThan(0);
+    expect(bySuburb.items.every((item) => item.address.suburb === suburb)).toBe(true);
+
+    const houses = await list('propertyType=house&pageSize=100');
+    expect(houses.items.length).toBeGreaterThan(0);
+    expect(houses.items.every((item) => item.propertyType === 'House')).toBe(true);
+
+    const big = await list('minBeds=4&minBaths=2&minCars=1&pageSize=100');
+    expect(big.items.every((item) => item.bed! >= 4 && item.bath! >= 2 && item.cars! >= 1)).toBe(true);
+    expect(big.total).toBe(all.filter((item) => item.bed! >= 4 && item.bath! >= 2 && item.cars! >= 1).length);
+
+    const detail = (await rig.get<ListingDetail>(`/api/v1/listings/${all[0].id}`)).body;
+    const agentId = detail.agents[0].id;
+    const byAgent = await list(`agentId=${agentId}&pageSize=100`);
+    expect(ids(byAgent)).toContain(all[0].id);
+    for (const item of byAgent.items) {
+      expect((await rig.get<ListingDetail>(`/api/v1/listings/${item.id}`)).body.agents.map((agent) => agent.id)).toContain(agentId);
+    }
+
+    // Prices are filtered on the CRM's searchPrice, which the answers never show: compare with the simulator.
+    const searchPrice = (id: number) => rig.sim.state.listing(id)!.fields.searchPrice as number;
+    const range = await list('type=sale&minPrice=900000&maxPrice=2000000&pageSize=100');
+    expect(range.items.length).toBeGreaterThan(0);
+    for (const item of range.items) expect(searchPrice(item.id)).toBeGreaterThanOrEqual(900_000);
+    for (const item of range.items) expect(searchPrice(item.id)).toBeLessThanOrEqual(2_000_000);
+    const outside = sale.items.filter((item) => !ids(range).includes(item.id));
+    for (const item of outside) expect(searchPrice(item.id) < 900_000 || searchPrice(item.id) > 2_000_000).toBe(true);
+  });
+
+  it('sorts by price both ways, newest, suburb and land area', async () => {
+    const searchPrice = (id: number) => rig.sim.state.listing(id)!.fields.searchPrice as number;
+    const ascending = ids(await list('type=sale&sort=price&pageSize=100')).map(searchPrice);
+    expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
+    const descending = ids(await list('type=sale&sort=-price&pageSize=100')).map(searchPrice);
+    expect(descending).toEqual([...descending].sort((a, b) => b - a));
+    const inserted = ids(await list('sort=newest&pageSize=100')).map((id) => rig.sim.state.listing(id)!.inserted);
+    expect(inserted).toEqual([...inserted].sort((a, b) => b - a));
+    const suburbs = (await list('sort=suburb&pageSize=100')).items.map((item) => item.address.suburb ?? '');
+    expect(suburbs).toEqual([...suburbs].sort((a, b) => a.localeCompare(b, 'en', { sensitivity: 'base' })));
+    const land = (await list('sort=landArea&pageSize=100')).items;
+    const withArea = land.filter((item) => item.landArea);
+    // Largest first (hectares counted as 10,000 m²), listings without a land area last.
+    expect(land.slice(withArea.length).every((item) => item.landArea === null)).toBe(true);
+    const squareMetres = withArea.map((item) => item.landArea!.value * (item.landArea!.units.startsWith('hect') ? 10_000 : 1));
+    expect(squareMetres).toEqual([...squareMetres].sort((a, b) => b - a));
+  });
+
+  it('refuses bad parameters with a 400 naming each one', async () => {
+    const cases: Array<[string, string[]]> = [
+      ['pageSize=101', ['pageSize']],
+      ['pageSize=0&page=0', ['pageSize', 'page']],
+      ['type=rent', ['type']],
+      ['status=gone', ['status']],
+      ['sort=cheapest', ['sort']],
+      ['minPrice=abc&minBeds=-1', ['minPrice', 'minBeds']],
+      ['minPrice=500&maxPrice=100', ['maxPrice']],
+      ['agentId=1.5', ['agentId']],
+      ['minBed=3', ['minBed']],
+      ['type=sale&type=lease', ['type']],
+      [`suburb=${'x'.repeat(200)}`, ['suburb']],
+    ];
+    for (const [query, names] of cases) {
+      const response = await rig.get(`/api/v1/listings?${query}`);
+      expect(response.status, query).toBe(400);
+      expect(Object.keys(response.body.fields).sort(), query).toEqual([...names].sort());
+      expect(response.body.error).toBe('invalid_query');
+    }
+    expect((await rig.get('/api/v1/listings/abc')).status).toBe(400);
+    expect((await rig.get('/api/v1/listings/999999999')).status).toBe(404);
+  });
+
+  it('answers the full detail: photos with srcsets, floorplans, links, open homes, auction, agents, features, areas', async () => {
+    const withEverything = rig.sim.state.listings.find(
+      (listing) =>
+        listing.propertyClass === 'residential' &&
+        listing.status === 'listing' &&
+        listing.publishedToWeb !== null &&
+        listing.openHomeSlots.length > 0 &&
+        listing.photos.some((photo) => photo.type === 'Floorplan' && photo.published),
+    )!;
+    const { body: detail, status } = await rig.get<ListingDetail>(`/api/v1/listings/${withEverything.id}`);
+    expect(status).toBe(200);
+    expect(detail.photos.length).toBe(withEverything.photos.filter((photo) => photo.published && photo.type === 'Photograph').length);
+    expect(detail.floorplans.length).toBe(withEverything.photos.filter((photo) => photo.published && photo.type === 'Floorplan').length);
+    const photo = detail.photos[0];
+    expect(photo.width).toBeGreaterThan(0);
+    expect(photo.height).toBeGreaterThan(0);
+    expect(photo.srcset.webp).toMatch(/\/photos\/[0-9a-f]{32}-240\.webp 240w, .*-480\.webp 480w$/);
+    expect(photo.srcset.jpeg).toMatch(/-240\.jpg 240w, .*-480\.jpg 480w$/);
+    expect(photo.variants).toHaveLength(4);
+    expect(detail.photo).toEqual(photo);
+    expect(detail.photoCount).toBe(detail.photos.length);
+    expect(detail.openHomes.length).toBeGreaterThan(0);
+    expect(Date.parse(detail.openHomes[0].end)).toBeGreaterThan(Date.now());
+    expect(detail.agents.length).toBeGreaterThan(0);
+    expect(detail.agents[0]).toEqual({
+      id: expect.any(Number),
+      name: expect.any(String),
+      position: expect.any(String),
+      phone: expect.any(String),
+      email: expect.stringContaining('@'),
+      photo: expect.objectContaining({ srcset: expect.any(Object) }),
+    });
+    expect(detail.description).toContain('\n');
+    expect(detail.description).not.toMatch(/&#x2022;|&amp;|\r/);
+    expect(detail.landArea ?? detail.floorArea).toMatchObject({ value: expect.any(Number), units: expect.any(String) });
+    expect(detail.features).toEqual(expect.any(Array));
+
+    const auctioned = rig.sim.state.listings.find(
+      (listing) => listing.publishedToWeb !== null && listing.status === 'listing' && listing.propertyClass === 'residential' && listing.fields.auctionDetails,
+    );
+    if (auctioned) {
+      const auction = (await rig.get<ListingDetail>(`/api/v1/listings/${auctioned.id}`)).body;
+      expect(auction.auction).toMatchObject({ dateTime: expect.any(String), venue: expect.any(String) });
+      expect(auction.auctionDateTime).toBe(auction.auction!.dateTime);
+    }
+    const linked = rig.sim.state.listings.find(
+      (listing) => listing.publishedToWeb !== null && listing.status === 'listing' && (listing.fields.externalLinks as unknown[]).length > 0,
+    );
+    if (linked) {
+      const links = (await rig.get<ListingDetail>(`/api/v1/listings/${linked.id}`)).body.links;
+      expect(links[0]).toEqual({ url: expect.stringMatching(/^https:\/\//), kind: expect.any(String) });
+    }
+  });
+
+  it('lists the agents shown on the web with their portraits', async () => {
+    const { body } = await rig.get('/api/v1/agents');
+    expect(body.items.length).toBe(rig.sim.state.users.filter((user) => user.showOnWeb).length);
+    const withPortrait = body.items.find((agent: { photo: unknown }) => agent.photo);
+    expect(withPortrait.photo.url).toMatch(/\/photos\/[0-9a-f]{32}-\d+\.jpg$/);
+  });
+
+  it('sends strong ETags, answers 304 to a matching If-None-Match, and lets caches serve stale while revalidating', async () => {
+    for (const path of ['/api/v1/listings?type=sale', `/api/v1/listings/${all[0].id}`, '/api/v1/agents']) {
+      const first = await rig.get(path);
+      const etag = first.headers.get('etag')!;
+      expect(etag).toMatch(/^"[^"]+"$/);
+      expect(first.headers.get('cache-control')).toMatch(/public, max-age=\d+, stale-while-revalidate=\d+/);
+      const again = await rig.get(path);
+      expect(again.headers.get('etag')).toBe(etag);
+      const revalidated = await rig.get(path, { 'If-None-Match': etag });
+      expect(revalidated.status).toBe(304);
+      expect(revalidated.text).toBe('');
+      expect((await rig.get(path, { 'If-None-Match': '"other"' })).status).toBe(200);
+    }
+  });
+
+  it('a change in the CRM changes the ETag after the next sync', async () => {
+    const id = all[0].id;
+    const before = (await rig.get(`/api/v1/listings/${id}`)).headers.get('etag');
+    rig.sim.state.changeListing(id, { fields: { heading: 'Price reduced' } });
+    await rig.relay.listings.sync.run('incremental');
+    const after = await rig.get(`/api/v1/listings/${id}`, { 'If-None-Match': before! });
+    expect(after.status).toBe(200);
+    expect(after.body.heading).toBe('Price reduced');
+  });
+
+  it('makes no CRM request to answer any of these', async () => {
+    const before = rig.crmRequests();
+    for (let round = 0; round < 3; round++) {
+      await rig.get('/api/v1/listings?sort=price&minBeds=2');
+      await rig.get(`/api/v1/listings/${all[round].id}`);
+      await rig.get('/api/v1/agents');
+      await rig.get('/api/v1/listings/123');
+    }
+    expect(rig.crmRequests()).toBe(before);
+  });
+
+  it('answers the origins in ALLOWED_ORIGINS and refuses others', async () => {
+    const allowed = await rig.get('/api/v1/listings', { Origin: ALLOWED });
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe(ALLOWED);
+    expect(allowed.headers.get('access-control-expose-headers')).toContain('ETag');
+    expect((await rig.get('/api/v1/agents', { Origin: 'https://elsewhere.example' })).status).toBe(403);
+  });
+
+  it('serves photos to any origin, immutable for a year', async () => {
+    const detail = (await rig.get<ListingDetail>(`/api/v1/listings/${all[0].id}`)).body;
+    for (const variant of detail.photos[0].variants) {
+      const response = await fetch(variant.url, { headers: { Origin: 'https://any-site.example' } });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe(variant.format === 'webp' ? 'image/webp' : 'image/jpeg');
+      expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(response.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
+      expect(response.headers.get('access-control-allow-origin')).toBe('*');
+      const metadata = await sharp(Buffer.from(await response.arrayBuffer())).metadata();
+      expect(metadata.format).toBe(variant.format);
+      expect(metadata.width).toBe(variant.width);
+    }
+    expect((await fetch(`${rig.relay.url}/photos/..%2F..%2Frelay.db`)).status).toBe(404);
+    expect((await fetch(`${rig.relay.url}/photos/${'a'.repeat(32)}-480.webp`)).status).toBe(404);
+  });
+});
