@@ -4,7 +4,7 @@ import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import { EnquiryMetrics } from './metrics.ts';
 import { EnquiryOutbox } from './outbox.ts';
-import { crmEnquiryTargets, type EnquiryTargets } from './targets.ts';
+import { crmEnquiryTargets, withFallback, type EnquiryTargets } from './targets.ts';
 import { createDeliveryWorker, type DeliverySettings, type DeliveryWorker } from './worker.ts';
 
 /** Everything the enquiry routes and the delivery worker share; built once by startRelay. */
@@ -58,7 +58,10 @@ export function createEnquiryService(options: EnquiryServiceOptions): EnquirySer
   const now = options.now ?? Date.now;
   const outbox = new EnquiryOutbox(store);
   const metrics = new EnquiryMetrics(outbox);
+  // Acceptance asks only the given look-up (a 202 must not wait for the CRM); delivery may also
+  // ask the CRM itself while that look-up cannot tell (a cold listing cache).
   const targets = options.targets ?? crmEnquiryTargets(crm, { log });
-  const worker = createDeliveryWorker({ outbox, crm, targets, metrics, log, settings, now, random: options.random });
+  const deliveryTargets = options.targets ? withFallback(options.targets, crmEnquiryTargets(crm, { log })) : targets;
+  const worker = createDeliveryWorker({ outbox, crm, targets: deliveryTargets, metrics, log, settings, now, random: options.random });
   return { outbox, metrics, targets, worker, settings, log, now };
 }

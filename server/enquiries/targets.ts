@@ -123,3 +123,28 @@ export function staticEnquiryTargets(listings: Record<number, ListingTarget>, ag
     agent: async (id) => agents[id],
   };
 }
+
+/**
+ * Asks `primary` first and `fallback` only when `primary` cannot tell (throws): the delivery
+ * worker's look-up, so that an enquiry accepted while the listing cache was still cold is delivered
+ * as soon as the CRM answers, not when the first full sync ends. An `undefined` from `primary`
+ * (a definite "no such id") is final.
+ */
+export function withFallback(primary: EnquiryTargets, fallback: EnquiryTargets): EnquiryTargets {
+  return {
+    listing: async (id) => {
+      try {
+        return await primary.listing(id);
+      } catch {
+        return fallback.listing(id);
+      }
+    },
+    agent: async (id) => {
+      try {
+        return await primary.agent(id);
+      } catch {
+        return fallback.agent(id);
+      }
+    },
+  };
+}

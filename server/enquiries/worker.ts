@@ -204,6 +204,8 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     pausedUntil = Math.max(pausedUntil, current + Math.min(nextAt - current, settings.retryBaseMs));
     const fields = { originalId: entry.originalId, attempts, reason, outcomeUnknown, retryInMs: Math.round(nextAt - current) };
     if (isCrmError(error) && error.setting) log.error({ ...fields, setting: error.setting }, 'enquiry delivery blocked by the CRM credentials');
+    // An unresolved listing waits quietly: acceptance already warned, and the cache logs its own trouble.
+    else if (stage === 'resolve') log.debug(fields, 'enquiry target not resolvable yet; will retry');
     else log.warn(fields, 'enquiry delivery failed; will retry');
   }
 

@@ -1,0 +1,408 @@
+/**
+ * The enquiry chaos run: N enquiries sent to a relay running as a separate process (so SIGKILL is
+ * real), while the CRM simulator (in this process) injects 500s, 429s, latency beyond the relay's
+ * CRM timeout and dropped responses (enquiry stored, connection cut), and the relay is killed with
+ * SIGKILL and restarted on the same DATA_DIR several times, while accepting and while delivering.
+ *
+ * The sender behaves like the widget: one originalId per enquiry, the same body re-sent on a lost
+ * connection, 429 or 5xx until it gets its 202.
+ *
+ * The verdict: every originalId that got a 202 is in the simulator's holding area exactly once,
+ * and nothing else is (no duplicates, no strays), and the outbox holds no queued or dead entry.
+ *
+ * Used by `npm run test:chaos` (test/chaos/run.ts, N = CHAOS_N, default 1000) and by a small
+ * version inside `npm test` (test/chaos/chaos.test.ts).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { EnquiryRequest } from '../../contract/relay-api.ts';
+import { EnquiryOutbox } from '../../server/enquiries/outbox.ts';
+import type { FaultRule } from '../../server/sim/faults.ts';
+import { startSimulator } from '../../server/sim/simulator.ts';
+import { openStore } from '../../server/store/store.ts';
+
+const projectRoot = join(import.meta.dirname, '..', '..');
+
+export interface ChaosOptions {
+  /** Enquiries to send. */
+  n: number;
+  /** SIGKILLs of the relay (about half while accepting, half while delivering). */
+  kills: number;
+  /** Enquiries in flight from the sender at once. */
+  senders?: number;
+  /** Give up (and fail) after this long. */
+  timeoutMs?: number;
+  note?: (message: string) => void;
+  /** Keep DATA_DIR and the relay's log (for a post-mortem). */
+  keepDataDir?: boolean;
+}
+
+export interface ChaosReport {
+  n: number;
+  accepted: number;
+  notAccepted: number;
+  /** Distinct accepted originalIds found in the simulator. */
+  delivered: number;
+  missing: string[];
+  duplicates: string[];
+  strays: number;
+  kills: number;
+  restarts: number;
+  /** Client-side retries of POST /api/v1/enquiries (lost connections, 5xx, 429). */
+  senderRetries: number;
+  outbox: Record<string, number>;
+  foundByReconcile: number;
+  simulator: { postsSeen: number; injectedErrors: number; injected429s: number; droppedResponses: number; stored: number };
+  faults: FaultRule[];
+  seconds: number;
+  dataDir: string;
+  ok: boolean;
+}
+
+/** The relay's CRM timeout in the run; the "slow" fault phases answer later than this. */
+const CRM_TIMEOUT_MS = 1_000;
+
+/** The faults while the run lasts: two profiles that alternate every few seconds. */
+export const FAULT_PROFILES: Record<'rough' | 'slow', FaultRule[]> = {
+  rough: [
+    { match: 'POST /enquiries', errorRate: 0.1, rate429: 0.05, retryAfterSeconds: 1, latencyMs: 40, dropResponseRate: 0.12 },
+    { match: 'GET /enquiries', errorRate: 0.1, rate429: 0.05, retryAfterSeconds: 1, latencyMs: 30 },
+  ],
+  // Latency beyond the relay's CRM timeout: the relay gives up, the CRM stores the enquiry anyway.
+  slow: [
+    { match: 'POST /enquiries', latencyMs: CRM_TIMEOUT_MS + 400, dropResponseRate: 0.1 },
+    { match: 'GET /enquiries', errorRate: 0.05, latencyMs: 50 },
+  ],
+};
+
+export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
+  const started = Date.now();
+  const note = options.note ?? (() => {});
+  const senders = options.senders ?? 8;
+  const timeoutMs = options.timeoutMs ?? 15 * 60_000;
+  const deadline = started + timeoutMs;
+  const dataDir = mkdtempSync(join(tmpdir(), 'estate-chaos-'));
+  const logFile = join(dataDir, 'relay.log');
+
+  // Requests per second as the real CRM; the daily limit out of the way (N = 1000 with retries).
+  const sim = await startSimulator({ listings: 24, seed: 20_250_101, requestsPerSecond: 10, dailyLimit: 1_000_000 });
+  const targets = await loadTargets(sim.baseUrl, sim.apiKey, sim.accessToken);
+  const port = await freePort();
+  const relay = new RelayProcess(
+    {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      CRM_BASE_URL: sim.baseUrl,
+      CRM_API_KEY: sim.apiKey,
+      CRM_ACCESS_TOKEN: sim.accessToken,
+      CRM_TIMEOUT_MS: String(CRM_TIMEOUT_MS),
+      CRM_DAILY_LIMIT: '1000000',
+      LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
+      ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000000',
+      ENQUIRY_MIN_FILL_MS: '0',
+      ENQUIRY_RETRY_BASE_MS: '200',
+      ENQUIRY_RETRY_MAX_MS: '2000',
+      // Longer than the slow profile's latency beyond the timeout: a slow POST lands before the look-up.
+      ENQUIRY_RECONCILE_DELAY_MS: '1500',
+      ENQUIRY_DELIVERY_CONCURRENCY: '4',
+      ENQUIRY_POLL_MS: '250',
+    },
+    logFile,
+  );
+  const url = `http://127.0.0.1:${port}`;
+
+  // Mostly rough, with short slow spells (every POST then times out at the relay).
+  let faultTimer: NodeJS.Timeout | undefined;
+  const applyProfile = (profile: keyof typeof FAULT_PROFILES) => {
+    sim.state.faults.set(FAULT_PROFILES[profile]);
+    faultTimer = setTimeout(() => applyProfile(profile === 'rough' ? 'slow' : 'rough'), profile === 'rough' ? 4_000 : 1_500);
+  };
+  applyProfile('rough');
+
+  const accepted = new Set<string>();
+  let notAccepted = 0;
+  let senderRetries = 0;
+  let kills = 0;
+  let restarts = 0;
+  const sendKills = Math.ceil(options.kills / 2);
+  const drainKills = options.kills - sendKills;
+  let restarting: Promise<void> | undefined;
+
+  const killAndRestart = (why: string) =>
+    (restarting ??= (async () => {
+      kills++;
+      note(`kill -9 #${kills} (${why})`);
+      await relay.kill();
+      await sleep(100);
+      const restartedAt = Date.now();
+      await relay.start();
+      restarts++;
+      note(`relay back after ${Date.now() - restartedAt} ms`);
+    })().finally(() => {
+      restarting = undefined;
+    }));
+
+  const storedIds = () => new Set(sim.state.postedEnquiries().map((enquiry) => enquiry.originalId));
+
+  let report: ChaosReport | undefined;
+  try {
+    await relay.start();
+    note(`relay pid ${relay.pid} on ${url}; sim ${sim.baseUrl}; ${targets.listings.length} listings, ${targets.agents.length} agents`);
+
+    // Phase 1: send, killing the relay at even steps of acceptance.
+    const killAt = Array.from({ length: sendKills }, (_, index) => Math.floor((options.n * (index + 1)) / (sendKills + 1)));
+    let nextIndex = 0;
+    const sendOne = async (index: number) => {
+      const body = enquiryBody(index, targets);
+      for (;;) {
+        if (Date.now() > deadline) {
+          notAccepted++;
+          return;
+        }
+        try {
+          const response = await fetch(`${url}/api/v1/enquiries`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify(body),
+            signal: AbortSignal.timeout(5_000),
+          });
+          if (response.status === 202) {
+            await response.arrayBuffer();
+            accepted.add(body.originalId);
+            if (killAt.length > 0 && accepted.size >= killAt[0]!) {
+              killAt.shift();
+              void killAndRestart(`after ${accepted.size} accepted`);
+            }
+            return;
+          }
+          const text = await response.text();
+          if (response.status !== 429 && response.status < 500) {
+            // 400/409/413 would be a relay bug for these bodies: count it, do not retry.
+            note(`enquiry ${index} refused with ${response.status}: ${text.slice(0, 200)}`);
+            notAccepted++;
+            return;
+          }
+        } catch {
+          // Connection refused or cut: the relay is down or was killed mid-request.
+        }
+        senderRetries++;
+        await sleep(100 + Math.random() * 200);
+      }
+    };
+    await Promise.all(
+      Array.from({ length: senders }, async () => {
+        while (nextIndex < options.n) await sendOne(nextIndex++);
+      }),
+    );
+    note(`sent: ${accepted.size} accepted, ${notAccepted} not, ${senderRetries} sender retries, ${storedIds().size} already in the CRM`);
+
+    // Phase 2: delivery, killing the relay at even steps of what is left.
+    const atDrainStart = storedIds().size;
+    const drainKillAt = Array.from({ length: drainKills }, (_, index) =>
+      atDrainStart + Math.floor(((accepted.size - atDrainStart) * (index + 1)) / (drainKills + 1)),
+    );
+    let lastProgress = '';
+    for (;;) {
+      if (Date.now() > deadline) throw new Error(`chaos run timed out after ${Math.round(timeoutMs / 1000)} s`);
+      const stored = storedIds();
+      if (drainKillAt.length > 0 && stored.size >= drainKillAt[0]!) {
+        drainKillAt.shift();
+        await killAndRestart(`while delivering, ${stored.size} in the CRM`);
+      }
+      await restarting;
+      const queued = await queuedInRelay(url);
+      const progress = `${stored.size}/${accepted.size} in the CRM, ${queued ?? '?'} queued`;
+      if (progress !== lastProgress && Math.random() < 0.2) note(progress);
+      lastProgress = progress;
+      if (queued === 0 && drainKillAt.length === 0) break;
+      await sleep(250);
+    }
+    clearTimeout(faultTimer);
+    await relay.stop();
+
+    // The verdict, from the simulator's holding area and the relay's outbox.
+    const counts = new Map<string, number>();
+    for (const enquiry of sim.state.postedEnquiries()) {
+      const id = enquiry.originalId ?? '(none)';
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+    }
+    const missing = [...accepted].filter((id) => !counts.has(id));
+    const duplicates = [...counts].filter(([, count]) => count > 1).map(([id]) => id);
+    const strays = [...counts.keys()].filter((id) => !accepted.has(id)).length;
+    const store = openStore(dataDir);
+    let outbox: Record<string, number>;
+    let foundByReconcile: number;
+    try {
+      outbox = new EnquiryOutbox(store).counts();
+      foundByReconcile = store.db.prepare('SELECT COUNT(*) FROM enquiry_outbox WHERE found_by_reconcile = 1').pluck().get() as number;
+    } finally {
+      store.close();
+    }
+    const counters = sim.state.counters;
+    report = {
+      n: options.n,
+      accepted: accepted.size,
+      notAccepted,
+      delivered: [...accepted].filter((id) => counts.has(id)).length,
+      missing,
+      duplicates,
+      strays,
+      kills,
+      restarts,
+      senderRetries,
+      outbox,
+      foundByReconcile,
+      simulator: {
+        postsSeen: counters.requestsByEndpoint['POST /enquiries'] ?? 0,
+        injectedErrors: counters.injectedErrors,
+        injected429s: counters.injected429s,
+        droppedResponses: counters.droppedResponses,
+        stored: counters.enquiriesStored,
+      },
+      faults: [...FAULT_PROFILES.rough, ...FAULT_PROFILES.slow],
+      seconds: Math.round((Date.now() - started) / 100) / 10,
+      dataDir,
+      ok:
+        notAccepted === 0 &&
+        accepted.size === options.n &&
+        missing.length === 0 &&
+        duplicates.length === 0 &&
+        strays === 0 &&
+        outbox.queued === 0 &&
+        outbox.dead === 0,
+    };
+    return report;
+  } finally {
+    clearTimeout(faultTimer);
+    await relay.kill().catch(() => {});
+    await sim.close();
+    if (!report?.ok) {
+      try {
+        note(`relay log tail:\n${readFileSync(logFile, 'utf8').split('\n').slice(-40).join('\n')}`);
+      } catch {
+        // No log yet.
+      }
+    }
+    if (!options.keepDataDir && report?.ok) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+interface Targets {
+  listings: number[];
+  agents: number[];
+}
+
+function enquiryBody(index: number, targets: Targets): EnquiryRequest {
+  // One in five is a contact-me enquiry, the rest spread over the listings.
+  const agent = index % 5 === 4 && targets.agents.length > 0;
+  return {
+    originalId: randomUUID(),
+    ...(agent
+      ? { agentId: targets.agents[index % targets.agents.length]! }
+      : { listingId: targets.listings[index % targets.listings.length]! }),
+    fullName: `Chaos Tester ${index}`,
+    email: `chaos.${index}@example.com`,
+    mobile: '0412 345 678',
+    message: `Enquiry number ${index} of the chaos run.`,
+    consent: index % 2 === 0,
+    website: '',
+    elapsedMs: 20_000 + index,
+  };
+}
+
+/** Listing and agent ids the relay will accept, read from the simulator as the relay reads them. */
+async function loadTargets(baseUrl: string, apiKey: string, accessToken: string): Promise<Targets> {
+  const get = async (path: string) => {
+    const response = await fetch(`${baseUrl}${path}`, { headers: { 'X-Api-Key': apiKey, Authorization: `Bearer ${accessToken}`, Accept: 'application/json' } });
+    if (!response.ok) throw new Error(`simulator ${path}: ${response.status}`);
+    return (await response.json()) as { items: Array<Record<string, unknown>> };
+  };
+  const listings: number[] = [];
+  for (const list of ['sale', 'lease']) {
+    const page = await get(`/properties/residential/${list}/available?pagesize=100`);
+    for (const item of page.items) if (item.saleLifeId != null || item.leaseLifeId != null) listings.push(item.id as number);
+  }
+  const users = await get('/account/users?pagesize=100');
+  const agents = users.items.filter((user) => user.showOnWeb === true).map((user) => user.id as number);
+  if (listings.length === 0) throw new Error('the simulator has no available residential listings');
+  return { listings, agents };
+}
+
+async function queuedInRelay(url: string): Promise<number | undefined> {
+  try {
+    const response = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(2_000) });
+    const text = await response.text();
+    const match = /^estate_enquiry_outbox\{status="queued"\} (\d+)$/m.exec(text);
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** The relay as `npm start` runs it, in its own process: `node --import tsx server/main.ts`. */
+class RelayProcess {
+  private child: ChildProcess | undefined;
+  private exited: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly env: Record<string, string>,
+    private readonly logFile: string,
+  ) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  async start(): Promise<void> {
+    const log = openSync(this.logFile, 'a');
+    // node itself, not the tsx wrapper: the signal must reach the process that holds the store.
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+      cwd: projectRoot,
+      env: { ...process.env, ...this.env, NODE_ENV: 'production' },
+      stdio: ['ignore', log, log],
+    });
+    closeSync(log);
+    this.child = child;
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    const url = `http://127.0.0.1:${this.env.PORT}/healthz`;
+    const until = Date.now() + 30_000;
+    while (Date.now() < until) {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`relay exited during start (${child.exitCode ?? child.signalCode}); see ${this.logFile}`);
+      try {
+        if ((await fetch(url, { signal: AbortSignal.timeout(1_000) })).ok) return;
+      } catch {
+        // Not listening yet.
+      }
+      await sleep(50);
+    }
+    throw new Error(`relay did not start within 30 s; see ${this.logFile}`);
+  }
+
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGKILL');
+    await this.exited;
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    await Promise.race([this.exited, sleep(15_000).then(() => this.kill())]);
+  }
+}
