@@ -425,15 +425,23 @@ describe('<estate-enquiry> sending', () => {
     expect(accepted.originalId).to.not.equal(detail.originalId, 'a refused submission is over; the next is new');
   });
 
-  it('says so when the relay refuses the listing itself (real 400 on listingId) and keeps nothing', async () => {
-    const el = await fixture<EstateEnquiry>(html`<estate-enquiry listing-id="987654321" relay=${RELAY}></estate-enquiry>`);
+  it('says so when the relay refuses something the visitor cannot fix (real 400 on the subject) and keeps nothing', async () => {
+    // A page author's mistake: a subject over the relay's limit. No field to mark; the status says it.
+    const el = await fixture<EstateEnquiry>(
+      html`<estate-enquiry listing-id=${listingIds[1]!} relay=${RELAY} subject=${'Inspection '.repeat(30)}></estate-enquiry>`,
+    );
     await fill(el, visitor);
     const detail = await expectFailure(el, () => submitButton(el).click());
     expect(detail.status).to.equal(400);
-    expect(detail.fields).to.have.property('listingId');
+    expect(Object.keys(detail.fields)).to.deep.equal(['subject']);
     await el.updateComplete;
     expect(statusRegion(el).textContent).to.contain('could not be accepted');
+    expect(statusRegion(el).textContent).to.contain(detail.fields.subject);
+    for (const name of ['fullName', 'email', 'mobile', 'message']) {
+      expect(control(el, name).getAttribute('aria-invalid'), name).to.equal('false');
+    }
     expect(storedKeys()).to.deep.equal([]);
+    await expect(el).to.be.accessible();
   });
 
   it('is accessible while sending, and ignores a second click', async () => {

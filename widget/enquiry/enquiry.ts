@@ -531,8 +531,15 @@ export class EstateEnquiry extends LitElement {
     if (error instanceof RelayError) {
       if (error.status === 429) return this.rateLimitedMessage.replace('{seconds}', String(this.#retryAfterSeconds));
       if (error.status === 400) {
-        const mapped = FIELD_ORDER.some((field) => error.fields[field] && this.#fieldShown(field));
-        return mapped ? this.invalidMessage : `${this.refusedMessage} ${error.message}`;
+        // Messages on visible fields are shown there; the rest (a page author's mistake such as a
+        // too-long subject attribute) can only be told here.
+        const shown = (field: string) => (FIELD_ORDER as readonly string[]).includes(field) && this.#fieldShown(field as EnquiryField);
+        const mapped = Object.keys(error.fields).some(shown);
+        const unmapped = Object.entries(error.fields)
+          .filter(([field]) => !shown(field))
+          .map(([, message]) => message);
+        if (mapped && unmapped.length === 0) return this.invalidMessage;
+        return [mapped ? this.invalidMessage : this.refusedMessage, ...(unmapped.length > 0 ? unmapped : [error.message])].join(' ');
       }
       if (isDefinitive(error)) return this.refusedMessage;
     }
