@@ -121,29 +121,53 @@ describe('mapping to AddEnquiry, as the CRM receives it', () => {
     expect(Object.keys(body)).not.toEqual(expect.arrayContaining(['website', 'elapsedMs', 'listingId', 'consent']));
   });
 
-  it('an enquiry accepted while the listing look-up failed is resolved and delivered later', async () => {
-    let lookupsWork = false;
+  it('an enquiry accepted while the listing cache was cold is resolved from the CRM before delivery', async () => {
     const real = setup();
     const listing = await saleListing(real);
-    // A look-up that fails until the listing cache is filled, then answers from the CRM.
-    const flaky: EnquiryTargets = {
-      listing: async (id) => {
-        if (!lookupsWork) throw new Error('cache not filled yet');
-        return real.service.targets.listing(id);
+    // The listing cache before its first sync: it cannot tell.
+    const cold: EnquiryTargets = {
+      listing: async () => {
+        throw new Error('The listing cache has not been filled from the CRM yet.');
       },
-      agent: (id) => real.service.targets.agent(id),
+      agent: async () => {
+        throw new Error('The listing cache has not been filled from the CRM yet.');
+      },
     };
+    const harness = setup({ targets: cold });
     const body = validEnquiry({ listingId: listing.id });
-    const flakyHarness = setup({ targets: flaky });
-    await post(flakyHarness, body);
-    expect(flakyHarness.service.outbox.get(body.originalId)!.target.saleLifeId).toBeNull();
-    await flakyHarness.service.worker.drain();
+    await post(harness, body);
+    expect(harness.service.outbox.get(body.originalId)!.target.saleLifeId).toBeNull();
+
+    // The CRM's lists are failing too: nothing is sent, the enquiry waits.
+    sim.state.faults.set([{ match: 'GET /properties/**', errorRate: 1 }]);
+    await harness.service.worker.drain();
+    expect(harness.service.outbox.get(body.originalId)!.status).toBe('queued');
     expect(posted()).toHaveLength(0);
-    lookupsWork = true;
+
+    sim.state.faults.clear();
     advance(5_000);
-    await flakyHarness.service.worker.drain();
+    await harness.service.worker.drain();
     expect(posted()).toHaveLength(1);
     expect(posted()[0]!.saleLifeId).toBe(listing.saleLifeId);
+    expect(harness.service.outbox.get(body.originalId)!.target.saleLifeId).toBe(listing.saleLifeId);
+  });
+
+  it('an unknown listing found only at delivery is dead-lettered, not sent', async () => {
+    const harness = setup({
+      targets: {
+        listing: async () => {
+          throw new Error('cold');
+        },
+        agent: async () => undefined,
+      },
+    });
+    const body = validEnquiry({ listingId: 987_654 });
+    await post(harness, body);
+    await harness.service.worker.drain();
+    const entry = harness.service.outbox.get(body.originalId)!;
+    expect(entry.status).toBe('dead');
+    expect(entry.lastError).toContain('listing 987654 not found');
+    expect(posted()).toHaveLength(0);
   });
 });
 
