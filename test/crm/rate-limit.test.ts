@@ -75,7 +75,7 @@ describe('CRM client rate limit, counted by the CRM', () => {
     const crm = clientFor(sim, store, { requestsPerSecond: 1000, maxRetries: 0 });
     cleanups.push(() => crm.close());
 
-    const results = await Promise.allSettled(Array.from({ length: 120 }, () => crm.getScopes()));
+    const results = await Promise.allSettled(Array.from({ length: 80 }, () => crm.getScopes()));
 
     const seen = await counters();
     expect(seen.key.peakRequestsPerSecond).toBeGreaterThan(50);
