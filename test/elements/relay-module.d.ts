@@ -1,4 +1,3 @@
 // Served by the relay plugin in web-test-runner.config.mjs: the URL of the relay started for the run.
-declare module '/__relay.js' {
-  export const RELAY: string;
-}
+// (tsconfig `paths` maps the import '/__relay.js' here for the type-checker.)
+export declare const RELAY: string;
