@@ -272,7 +272,11 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
           continue;
         }
         const retryAt = new Date(now().getTime() + waitMs);
-        log.warn({ ...where, status, attempt, retryAt }, 'CRM rate limit hit; giving up');
+        log.warn({ ...where, status, attempt, retryAt, crmCode }, 'CRM rate limit hit; giving up');
+        if (retryAfterMs !== undefined && retryAfterMs > maxRetryWaitMs) {
+          // A long wait the CRM asked for (its daily quota, say) applies to every caller of the key.
+          limiter.refuseUntil(retryAt, `The CRM refused requests with 429${crmMessage ? ` (${crmMessage})` : ''}.`);
+        }
         throw new CrmError(
           `The CRM refused ${method} ${req.path} with 429 (rate limit) ${rateLimitedRetries + 1} time(s); retry after ${retryAt.toISOString()}.`,
           { code: 'rate_limited', status, retryable: true, retryAt, crmMessage, ...where },

@@ -13,7 +13,7 @@ export type CrmErrorCode =
   | 'forbidden' // 403
   | 'bad_request' // 400
   | 'not_found' // 404
-  | 'rate_limited' // 429 after the allowed retries
+  | 'rate_limited' // 429 after the allowed retries, or while a long Retry-After (daily quota) runs
   | 'server_error' // 5xx
   | 'http_error' // any other non-2xx
   | 'timeout'

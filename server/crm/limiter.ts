@@ -77,6 +77,7 @@ export class RequestLimiter {
   private readonly waiters: Waiter[] = [];
   private timer: NodeJS.Timeout | undefined;
   private pausedUntil = 0;
+  private refusedUntil: { date: Date; reason: string } | undefined;
   private closed = false;
   private readonly spendStatement;
   private readonly readStatement;
@@ -118,6 +119,7 @@ export class RequestLimiter {
     if (signal?.aborted) return Promise.reject(abortedError(signal));
     const status = this.budget();
     if (status.remaining <= 0) return Promise.reject(budgetError(status));
+    if (this.refusedUntil && this.now() < this.refusedUntil.date) return Promise.reject(refusedError(this.refusedUntil));
     return new Promise<ReleaseSlot>((resolve, reject) => {
       const waiter: Waiter = { resolve, reject, signal };
       if (signal) {
@@ -152,6 +154,14 @@ export class RequestLimiter {
   pauseFor(delayMs: number): void {
     this.pausedUntil = Math.max(this.pausedUntil, this.monotonicNow() + delayMs);
     this.pump();
+  }
+
+  /**
+   * Makes every call fail fast until `date`: the CRM asked for a wait too long to queue callers
+   * through (its daily quota, say), so they hear it at once, with when to come back.
+   */
+  refuseUntil(date: Date, reason: string): void {
+    if (!this.refusedUntil || date > this.refusedUntil.date) this.refusedUntil = { date, reason };
   }
 
   /** Number of callers waiting for a slot. */
@@ -233,6 +243,15 @@ function budgetError(status: BudgetStatus): CrmError {
     // Retryable, but only from retryAt: an outbox keeps its work and tries again after the reset.
     { code: 'budget_exhausted', retryable: true, retryAt: status.resetsAt },
   );
+}
+
+function refusedError(refused: { date: Date; reason: string }): CrmError {
+  return new CrmError(`${refused.reason} Requests resume at ${refused.date.toISOString()}. Nothing was sent.`, {
+    code: 'rate_limited',
+    status: 429,
+    retryable: true,
+    retryAt: refused.date,
+  });
 }
 
 function abortedError(signal: AbortSignal): CrmError {

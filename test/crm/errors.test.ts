@@ -98,6 +98,26 @@ describe('CRM client: 429', () => {
     expect(error.code).toBe('rate_limited');
     expect(error.retryAt!.getTime() - Date.now()).toBeGreaterThan(3_500_000);
     expect((await counters()).requestsByEndpoint['GET /scopes']).toBe(1);
+    // Every other caller hears it at once too, without spending a request.
+    const other = await failure(crm.listUsers());
+    expect(other).toMatchObject({ code: 'rate_limited', retryable: true, retryAt: error.retryAt });
+    expect((await counters()).totalRequests).toBe(1);
+  });
+
+  it("fails fast for every caller once the CRM's daily quota is spent", async () => {
+    const { client, control, counters } = await setup();
+    await control('PUT', '/limits', { dailyLimit: 2 });
+    const crm = client();
+    await crm.getScopes();
+    await crm.getScopes();
+    const error = await failure(crm.getScopes());
+    expect(error).toMatchObject({ code: 'rate_limited', status: 429, retryable: true });
+    expect(error.crmMessage).toMatch(/quota/i);
+    const midnight = new Date();
+    midnight.setUTCHours(24, 0, 0, 0);
+    expect(Math.abs(error.retryAt!.getTime() - midnight.getTime())).toBeLessThan(2000);
+    await expect(crm.listUsers()).rejects.toMatchObject({ code: 'rate_limited' });
+    expect((await counters()).totalRequests).toBe(3);
   });
 
   it("recovers from the CRM's own per-second limit when configured above it", async () => {
