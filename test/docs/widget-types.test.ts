@@ -1,0 +1,72 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectRoot } from '../../scripts/docs-build.ts';
+import { buildWidgetTypes } from '../../scripts/docs-types.ts';
+
+// A host project's file, as a TypeScript user of the package writes it. The @ts-expect-error
+// lines prove the types are real: each fails to compile if the type behind it were `any`.
+const CONSUMER = `
+import 'estate-embed/widget';
+import type { EstateListings, EnquirySuccessDetail, ListingSummary, ListingSelectDetail } from 'estate-embed/widget';
+
+const listings = document.createElement('estate-listings');
+const same: EstateListings = listings;
+const pageSize: number = same.pageSize;
+const shown: ListingSummary[] | null = listings.listings;
+const form = document.querySelector('estate-enquiry');
+form?.addEventListener('estate-enquiry-success', (event) => {
+  const detail: EnquirySuccessDetail = event.detail;
+  const id: string = detail.originalId;
+  void id;
+});
+listings.addEventListener('estate-listing-select', (event) => {
+  const detail: ListingSelectDetail = event.detail;
+  void detail;
+  event.preventDefault();
+});
+const detailElement = document.createElement('estate-listing');
+detailElement.listingId = 42;
+// @ts-expect-error pageSize is a number
+listings.pageSize = 'twelve';
+// @ts-expect-error no such property
+detailElement.notAProperty = true;
+form?.addEventListener('estate-enquiry-success', (event) => {
+  // @ts-expect-error the success detail has no email (no personal data in events)
+  void event.detail.email;
+});
+void pageSize; void shown;
+`;
+
+describe('estate-embed/widget types', () => {
+  let dir: string;
+  beforeAll(() => {
+    // Inside the project so 'lit' resolves from its node_modules, as it would in a host project.
+    mkdirSync(join(projectRoot, '.tmp'), { recursive: true });
+    dir = mkdtempSync(join(projectRoot, '.tmp', 'types-'));
+    const pkg = join(dir, 'node_modules', 'estate-embed');
+    mkdirSync(pkg, { recursive: true });
+    // The real package.json (its `exports` is what is under test) and freshly built declarations.
+    copyFileSync(join(projectRoot, 'package.json'), join(pkg, 'package.json'));
+    buildWidgetTypes(join(pkg, 'dist', 'types'));
+    writeFileSync(join(dir, 'consumer.ts'), CONSUMER);
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', strict: true, noEmit: true,
+          lib: ['ES2022', 'DOM', 'DOM.Iterable'], types: [], skipLibCheck: false,
+        },
+        files: ['consumer.ts'],
+      }),
+    );
+  }, 60_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a host project type-checks against the package exports: tag map, properties and typed events', () => {
+    const result = spawnSync(join(projectRoot, 'node_modules', '.bin', 'tsc'), ['-p', dir], { encoding: 'utf8' });
+    expect(result.stdout + result.stderr).toBe('');
+    expect(result.status).toBe(0);
+  }, 60_000);
+});
