@@ -200,7 +200,8 @@ export class PhotoMirror {
   /** A photo is fetched again when the CRM changed it (modified or URL), or when its last download failed for a passing reason. */
   private needsFetch(row: PhotoRow, photo: SourcePhoto): boolean {
     if (row.source_url !== photo.url || row.source_modified !== photo.modified) return true;
-    return row.hash === null && row.error !== null && RETRYABLE_REASONS.has(row.error) && row.attempts < MAX_ATTEMPTS;
+    // (The row may still show the previous file: the new one is what is retried.)
+    return row.error !== null && RETRYABLE_REASONS.has(row.error) && row.attempts < MAX_ATTEMPTS;
   }
 
   private async fetchOne(kind: PhotoOwnerKind, ownerId: number, photo: SourcePhoto, previous: PhotoRow | undefined, signal?: AbortSignal): Promise<FetchResult> {
