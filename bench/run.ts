@@ -10,6 +10,7 @@ import type { BenchContext, BenchModule } from './types.ts';
 
 const benchmarks: Array<{ name: string; load: () => Promise<BenchModule> }> = [
   { name: 'relay-overhead', load: () => import('./relay-overhead.ts') },
+  { name: 'enquiry-latency', load: () => import('./enquiry-latency.ts') },
 ];
 
 const wanted = process.argv.slice(2);
