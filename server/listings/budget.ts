@@ -45,9 +45,9 @@ const pages = (items: number) => Math.max(1, Math.ceil(items / CRM_PAGE_SIZE));
 
 /**
  * How many CRM requests a day the listing sync will spend with these settings:
- * - each incremental sync reads one page of every list (modifiedSince keeps it short) and one
- *   page of open homes;
- * - each full sweep reads every page of every list, of the staff and of open homes;
+ * - each incremental sync reads one page of every list (modifiedSince keeps it short);
+ * - each full sweep reads every page of every list and of the staff;
+ * - open homes (every page) are read hourly and with each sweep;
  * - each webhook refresh reads one record, up to WEBHOOK_DAILY_REFRESHES a day.
  * Photo files come from the file host and do not count. Page views cost nothing (served from the cache).
  */
@@ -56,18 +56,20 @@ export function planBudget(settings: BudgetSettings, sizes: KnownSizes): BudgetP
   const sweepsPerDay = Math.ceil(24 / settings.FULL_SWEEP_HOURS);
   const runsPerDay = Math.ceil((24 * 60) / settings.SYNC_INTERVAL_MINUTES);
   const incrementalRuns = Math.max(0, runsPerDay - sweepsPerDay);
-  const incrementalCost = specs.length + 1;
-  const sweepCost =
-    specs.reduce((sum, spec) => sum + pages(sizes.listingsBySource.get(spec.source) ?? 0), 0) + pages(sizes.agents) + pages(sizes.openHomes);
+  const incrementalCost = specs.length;
+  const sweepCost = specs.reduce((sum, spec) => sum + pages(sizes.listingsBySource.get(spec.source) ?? 0), 0) + pages(sizes.agents);
+  // Hourly, and with each sweep; never more than once per run.
+  const openHomeReads = Math.min(runsPerDay, 24 + sweepsPerDay);
   const webhookCost = settings.WEBHOOK_SECRET ? settings.WEBHOOK_DAILY_REFRESHES : 0;
 
   const lines: BudgetLine[] = [
     {
-      what: `${incrementalRuns} incremental syncs × ${incrementalCost} requests (${specs.length} lists + open homes)`,
+      what: `${incrementalRuns} incremental syncs × ${incrementalCost} requests (one page of each list)`,
       perDay: incrementalRuns * incrementalCost,
       setting: 'SYNC_INTERVAL_MINUTES',
     },
-    { what: `${sweepsPerDay} full sweeps × ${sweepCost} requests`, perDay: sweepsPerDay * sweepCost, setting: 'FULL_SWEEP_HOURS' },
+    { what: `${sweepsPerDay} full sweeps × ${sweepCost} requests (every page, and the staff)`, perDay: sweepsPerDay * sweepCost, setting: 'FULL_SWEEP_HOURS' },
+    { what: `${openHomeReads} open-home reads × ${pages(sizes.openHomes)} pages`, perDay: openHomeReads * pages(sizes.openHomes), setting: 'CRM_BUDGET_SHARE' },
     { what: `up to ${webhookCost} webhook refreshes`, perDay: webhookCost, setting: 'WEBHOOK_DAILY_REFRESHES' },
   ];
   const perDay = lines.reduce((sum, line) => sum + line.perDay, 0);
@@ -78,7 +80,7 @@ export function planBudget(settings: BudgetSettings, sizes: KnownSizes): BudgetP
   const biggest = [...lines].sort((a, b) => b.perDay - a.perDay)[0];
   let advice = `raise ${biggest.setting} (now ${String(settings[biggest.setting as keyof BudgetSettings])})`;
   if (biggest.setting === 'SYNC_INTERVAL_MINUTES') {
-    const left = allowed - lines[1].perDay - lines[2].perDay;
+    const left = allowed - lines[1].perDay - lines[2].perDay - lines[3].perDay;
     const affordableRuns = Math.floor(left / incrementalCost) + sweepsPerDay;
     if (left > 0 && affordableRuns > 0) advice = `raise SYNC_INTERVAL_MINUTES to at least ${Math.ceil((24 * 60) / affordableRuns)} (now ${settings.SYNC_INTERVAL_MINUTES})`;
   } else if (biggest.setting === 'WEBHOOK_DAILY_REFRESHES') {

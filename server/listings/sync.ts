@@ -56,6 +56,10 @@ export interface ListingSyncOptions {
 
 /** modifiedSince reaches this far before the previous run's start: clocks differ, and a record saved mid-run must not slip through. */
 const MODIFIED_SINCE_OVERLAP_MS = 5 * 60_000;
+/** Open homes are read at most this often (and on every full sweep): enough for a weekend's schedule, cheap on the budget. */
+export const OPEN_HOMES_EVERY_MS = 60 * 60_000;
+/** How far ahead open homes are read. */
+const OPEN_HOMES_AHEAD_MS = 28 * 86_400_000;
 /** Listings written between two invalidations of the API's rendered responses during a long run. */
 const PUBLISH_EVERY = 50;
 
@@ -76,6 +80,7 @@ export class ListingSync {
   private readonly abort = new AbortController();
   private pendingSyncRequest: Promise<SyncReport> | undefined;
   private webhookDay = '';
+  private openHomesAt: number | undefined;
   private webhookRefreshes = 0;
 
   constructor(private readonly options: ListingSyncOptions) {
@@ -204,7 +209,10 @@ export class ListingSync {
 
       // 4. Staff on full sweeps (or when none are known yet); open homes on every run.
       if (kind === 'full' || cache.counts().agents === 0) await this.syncAgents(report, signal);
-      await this.syncOpenHomes(report, signal);
+      if (kind === 'full' || this.openHomesAt === undefined || started - this.openHomesAt >= OPEN_HOMES_EVERY_MS) {
+        await this.syncOpenHomes(report, signal);
+        this.openHomesAt = started;
+      }
       for (const id of mirror.ownersToRetry('listing')) await this.retryPhotos(id, signal);
 
       if (kind === 'full') await mirror.collectGarbage();
@@ -340,7 +348,10 @@ export class ListingSync {
     // From yesterday (UTC): today's local open homes in Australia may start on the previous UTC day.
     const from = new Date(this.now() - 86_400_000);
     for (let page = 1; ; page++) {
-      const list = await this.options.client.listOpenHomes({ startingAfter: from, page, pageSize: CRM_PAGE_SIZE }, { signal });
+      const list = await this.options.client.listOpenHomes(
+        { startingAfter: from, startingBefore: new Date(this.now() + OPEN_HOMES_AHEAD_MS), page, pageSize: CRM_PAGE_SIZE },
+        { signal },
+      );
       report.pages++;
       for (const openHome of list.items) {
         const start = isoOrNull(openHome.start);

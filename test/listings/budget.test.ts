@@ -16,8 +16,8 @@ describe('CRM budget planner', () => {
   it('counts incremental syncs, full sweeps and webhook refreshes per day', () => {
     const plan = planBudget(loadConfig({ ...CRM }), noSizes);
     // Defaults: residential (sale, lease, sold, leased lists), every 10 minutes, a sweep every 6 hours.
-    // 144 runs a day, 4 of them sweeps: 140 × (4 lists + open homes) + 4 × (4 lists + staff + open homes).
-    expect(plan.perDay).toBe(140 * 5 + 4 * 6);
+    // 144 runs a day, 4 of them sweeps: 140 × 4 lists + 4 × (4 lists + staff) + open homes (hourly + sweeps) × 1 page.
+    expect(plan.perDay).toBe(140 * 4 + 4 * 5 + 28);
     expect(plan.allowed).toBe(5_000);
     expect(plan.fits).toBe(true);
   });
@@ -25,7 +25,8 @@ describe('CRM budget planner', () => {
   it('counts every page of a full sweep from the cached listing counts', () => {
     const sizes = { listingsBySource: new Map([['residential/sale/available', 1_250]]), agents: 30, openHomes: 250 };
     const plan = planBudget(loadConfig({ ...CRM }), sizes);
-    expect(plan.lines[1].perDay).toBe(4 * (13 + 1 + 1 + 1 + 1 + 3));
+    expect(plan.lines[1].perDay).toBe(4 * (13 + 1 + 1 + 1 + 1));
+    expect(plan.lines[2].perDay).toBe(28 * 3);
   });
 
   it('counts webhook refreshes only when the webhook is on', () => {

@@ -56,7 +56,7 @@ describe('listing sync against the CRM simulator', () => {
     expect(report.removed).toBe(0);
   });
 
-  it('an unchanged incremental sync reads one page per list plus open homes, and downloads nothing', async () => {
+  it('an unchanged incremental sync reads one page per list, and downloads nothing', async () => {
     rig.sim.state.resetCounters();
     const report = await rig.relay.listings.sync.run('incremental');
     expect(report.error).toBeUndefined();
@@ -64,7 +64,8 @@ describe('listing sync against the CRM simulator', () => {
     const counters = rig.sim.state.getCounters();
     expect(counters.photoDownloads).toBe(0);
     expect(counters.requestsByEndpoint['GET /properties/{id}/photos'] ?? 0).toBe(0);
-    expect(counters.totalRequests).toBe(rig.relay.listings.sync.specs.length + 1);
+    // Open homes were read by the sweep less than an hour ago: not again.
+    expect(counters.totalRequests).toBe(rig.relay.listings.sync.specs.length);
   });
 
   it('an incremental sync picks up changed and new listings; a photo is downloaded again only when it changed', async () => {
