@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './log.ts';
 import { startRelay, type RunningRelay } from './relay.ts';
+import { scriptTagBanner, widgetScriptTags } from './ops/script-tags.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -28,8 +29,13 @@ try {
   throw error;
 }
 log.info({ url: relay.url, dataDir: relay.store.dataDir }, `estate-embed relay listening on ${relay.url}`);
+const scriptTags = widgetScriptTags(config.PUBLIC_URL ?? relay.url);
+log.info(
+  { latest: scriptTags.latest, pinned: scriptTags.pinned?.url, integrity: scriptTags.pinned?.integrity },
+  'widget script tags',
+);
 if (process.stdout.isTTY || config.demoMode) {
-  console.log(`\n  Demo site and relay: ${relay.url}/\n  Widget script:       <script type="module" src="${relay.url}/widget.js"></script>\n`);
+  console.log(`\n  Demo site and relay: ${relay.url}/\n${scriptTagBanner(scriptTags)}\n`);
 }
 
 function shutdown(signal: string) {

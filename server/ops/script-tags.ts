@@ -1,0 +1,42 @@
+import { join } from 'node:path';
+import { projectRoot } from '../app.ts';
+import { widgetBundleReader } from '../widget-assets.ts';
+
+export interface WidgetScriptTags {
+  /** `/widget.js`: short cache, follows every upgrade of the relay. */
+  latest: string;
+  /** `/widget.<hash>.js` with its Subresource Integrity hash: this exact build, cached for a year. */
+  pinned?: { url: string; integrity: string; tag: string };
+}
+
+/**
+ * The two script tags an agency can paste, for the relay reachable at `baseUrl` (PUBLIC_URL when
+ * set: behind a proxy the relay cannot know its public address). `pinned` is missing when the
+ * bundle has not been built.
+ */
+export function widgetScriptTags(baseUrl: string, widgetDir = join(projectRoot, 'dist', 'widget')): WidgetScriptTags {
+  const base = baseUrl.replace(/\/+$/, '');
+  const latest = `<script type="module" src="${base}/widget.js"></script>`;
+  const bundle = widgetBundleReader(widgetDir)();
+  if (!bundle) return { latest };
+  const url = `${base}/${bundle.versionedName}`;
+  return {
+    latest,
+    pinned: {
+      url,
+      integrity: bundle.integrity,
+      tag: `<script type="module" src="${url}" integrity="${bundle.integrity}" crossorigin="anonymous"></script>`,
+    },
+  };
+}
+
+/** The lines main.ts prints at start. */
+export function scriptTagBanner(tags: WidgetScriptTags): string {
+  const lines = ['  Widget script, always the relay\'s current version (5-minute cache):', `    ${tags.latest}`];
+  if (tags.pinned) {
+    lines.push('  Widget script pinned to this version (immutable, Subresource Integrity):', `    ${tags.pinned.tag}`);
+  } else {
+    lines.push('  (The widget bundle is not built: run `npm run build:widget` for the pinned tag.)');
+  }
+  return lines.join('\n');
+}

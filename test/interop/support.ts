@@ -1,0 +1,130 @@
+// Shared by the framework interop and strict-CSP suites: a release build of the widget, a relay
+// serving it, a static server for the host pages (another origin, as an agency site is), and
+// Chromium through playwright-core.
+import { createReadStream, existsSync, mkdtempSync, statSync } from 'node:fs';
+import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { extname, join, normalize } from 'node:path';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { build, type InlineConfig, type Plugin } from 'vite';
+import { projectRoot } from '../../server/app.ts';
+import type { ListingSummary, Page as ListingsPage } from '../../contract/relay-api.ts';
+
+// scripts/find-chromium.mjs is plain JS shared with the runner configs; typed here by hand.
+const { findChromium, chromiumArgs } = (await import(join(projectRoot, 'scripts', 'find-chromium.mjs'))) as {
+  findChromium(): string;
+  chromiumArgs: string[];
+};
+
+/** Builds with Vite's JS API, quietly, and throws with Vite's message when the build fails. */
+export async function viteBuild(config: InlineConfig): Promise<void> {
+  await build({ logLevel: 'error', ...config });
+}
+
+/** Puts the relay's address into a host page's script tag (`%RELAY%/widget.js`) before Vite reads it. */
+export function relayAddressPlugin(relayUrl: string): Plugin {
+  return {
+    name: 'relay-address',
+    transformIndexHtml: { order: 'pre', handler: (html: string) => html.replaceAll('%RELAY%', relayUrl) },
+  };
+}
+
+/**
+ * The widget bundle exactly as `npm run build:widget` makes it, in a folder of our own, so a
+ * parallel build elsewhere can never hand us a half-written file.
+ */
+export async function buildWidgetBundle(): Promise<string> {
+  const outDir = mkdtempSync(join(tmpdir(), 'estate-widget-'));
+  await viteBuild({ configFile: join(projectRoot, 'vite.config.ts'), root: projectRoot, build: { outDir, emptyOutDir: true } });
+  return outDir;
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: findChromium(), args: chromiumArgs, headless: true });
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+};
+
+export interface StaticSite {
+  origin: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves a folder on 127.0.0.1 (a free port): the "agency site". `headers` may add a CSP and
+ * the like to HTML answers.
+ */
+export async function serveFolder(dir: string, htmlHeaders: OutgoingHttpHeaders = {}): Promise<StaticSite> {
+  const server: Server = createServer((req: IncomingMessage, res) => {
+    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    const file = normalize(join(dir, path.endsWith('/') ? `${path}index.html` : path));
+    if (!file.startsWith(dir) || !existsSync(file) || !statSync(file).isFile()) {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
+      return;
+    }
+    const type = TYPES[extname(file)] ?? 'application/octet-stream';
+    res.writeHead(200, { 'Content-Type': type, 'Cache-Control': 'no-store', ...(type.startsWith('text/html') ? htmlHeaders : {}) });
+    createReadStream(file).pipe(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** Collects what should never happen on a host page: console errors, page errors, failed requests. */
+export function watchProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  page.on('response', (response) => {
+    if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
+  });
+  page.on('requestfailed', (request) => problems.push(`failed: ${request.url()} ${request.failure()?.errorText ?? ''}`));
+  return problems;
+}
+
+/** Waits until the relay's listing cache holds listings (the first sync runs at start). */
+export async function waitForListings(relayUrl: string, timeoutMs = 20_000): Promise<ListingsPage<ListingSummary>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const response = await fetch(`${relayUrl}/api/v1/listings?pageSize=50`);
+    if (response.ok) {
+      const page = (await response.json()) as ListingsPage<ListingSummary>;
+      if (page.total > 0) return page;
+    }
+    if (Date.now() > deadline) throw new Error('The relay never had listings to show.');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Fills an `<estate-enquiry>` as a visitor would (Playwright's locators pierce its shadow root). */
+export async function fillEnquiry(form: Locator, message: string): Promise<void> {
+  await form.getByRole('textbox', { name: 'Full name' }).fill('Priya Raman');
+  await form.getByRole('textbox', { name: 'Email' }).fill('priya.raman@example.com');
+  await form.getByRole('textbox', { name: 'Message', exact: true }).fill(message);
+}
+
+/** The cards an `<estate-listings>` shows, by listing id. */
+export function cardIds(listings: Locator): Promise<number[]> {
+  return listings.evaluate((element) =>
+    [...element.shadowRoot!.querySelectorAll('[part~="card-link"]')].map((link) => Number(link.getAttribute('data-id'))),
+  );
+}
+
+export { projectRoot };
