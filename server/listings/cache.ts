@@ -187,7 +187,14 @@ export class ListingCache {
     return new Map(rows.map((row) => [row.source, row.n]));
   }
 
+  /** Read on every API answer (the cache's age): kept in memory, refreshed by writeState. */
+  private state: SyncState | undefined;
+
   readState(): SyncState {
+    return (this.state ??= this.loadState());
+  }
+
+  private loadState(): SyncState {
     const rows = this.db.prepare('SELECT key, value FROM listing_sync_state').all() as Array<{ key: string; value: string }>;
     const map = new Map(rows.map((row) => [row.key, row.value]));
     const number = (key: string) => (map.has(key) ? Number(map.get(key)) : null);
@@ -202,6 +209,7 @@ export class ListingCache {
   }
 
   writeState(patch: Partial<SyncState>): void {
+    this.state = undefined;
     const upsert = this.db.prepare('INSERT INTO listing_sync_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
     const remove = this.db.prepare('DELETE FROM listing_sync_state WHERE key = ?');
     writeRebuildable(this.db, () => {

@@ -42,8 +42,12 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   router.use(['/api/v1/listings', '/api/v1/agents'], cors);
 
   router.get('/api/v1/listings', (req, res) => {
-    const query = parseListingsQuery(req.query as Record<string, unknown>);
     const base = publicBase(req);
+    // The exact URL seen before skips parsing; a new one is parsed (400 if bad) and keyed by meaning.
+    const seen = `url|${base}|${req.originalUrl}`;
+    const known = rendered.get(seen);
+    if (known) return respond(req, res, known, LIST_CACHE_CONTROL);
+    const query = parseListingsQuery(req.query as Record<string, unknown>);
     send(req, res, `list|${base}|${queryKey(query)}`, LIST_CACHE_CONTROL, () => {
       const sql = listingsSql(query);
       const { rows, total } = cache.findListings(sql.where, sql.params, sql.orderBy, query.pageSize, (query.page - 1) * query.pageSize);
@@ -56,6 +60,7 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
       };
       return page;
     });
+    remember(seen, rendered.get(`list|${base}|${queryKey(query)}`));
   });
 
   router.get('/api/v1/listings/:id', (req, res) => {
@@ -93,15 +98,24 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     return ids === undefined ? [...byId.values()] : ids.map((id) => byId.get(id)).filter((agent): agent is Agent => agent !== undefined);
   }
 
+  function remember(key: string, entry: Rendered | undefined): void {
+    if (!entry) return;
+    if (rendered.size >= RESPONSE_CACHE_ENTRIES) rendered.delete(rendered.keys().next().value!);
+    rendered.set(key, entry);
+  }
+
   /** Answers from the response cache (rendering once), with a strong ETag and 304s. */
   function send(req: Request, res: Response, key: string, cacheControl: string, render: () => unknown): void {
     let entry = rendered.get(key);
     if (!entry) {
       const body = JSON.stringify(render());
       entry = { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
-      if (rendered.size >= RESPONSE_CACHE_ENTRIES) rendered.delete(rendered.keys().next().value!);
-      rendered.set(key, entry);
+      remember(key, entry);
     }
+    respond(req, res, entry, cacheControl);
+  }
+
+  function respond(req: Request, res: Response, entry: Rendered, cacheControl: string): void {
     res.set('Cache-Control', cacheControl);
     res.set('ETag', entry.etag);
     const { lastSuccessAt } = cache.readState();
