@@ -58,19 +58,25 @@ export interface StaticSite {
 }
 
 /**
- * Serves a folder on 127.0.0.1 (a free port): the "agency site". `headers` may add a CSP and
- * the like to HTML answers.
+ * Serves a folder on 127.0.0.1 (a free port): the "agency site". `htmlHeaders` may add a CSP
+ * to HTML answers (a function: the relay's address is known only once the relay runs, and the
+ * relay needs this site's origin first).
  */
-export async function serveFolder(dir: string, htmlHeaders: OutgoingHttpHeaders = {}): Promise<StaticSite> {
+export async function serveFolder(dir: string, htmlHeaders: () => OutgoingHttpHeaders = () => ({})): Promise<StaticSite> {
   const server: Server = createServer((req: IncomingMessage, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    // Chromium asks every site for one; a 404 would show as a console error.
+    if (path === '/favicon.ico') {
+      res.writeHead(204).end();
+      return;
+    }
     const file = normalize(join(dir, path.endsWith('/') ? `${path}index.html` : path));
     if (!file.startsWith(dir) || !existsSync(file) || !statSync(file).isFile()) {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
       return;
     }
     const type = TYPES[extname(file)] ?? 'application/octet-stream';
-    res.writeHead(200, { 'Content-Type': type, 'Cache-Control': 'no-store', ...(type.startsWith('text/html') ? htmlHeaders : {}) });
+    res.writeHead(200, { 'Content-Type': type, 'Cache-Control': 'no-store', ...(type.startsWith('text/html') ? htmlHeaders() : {}) });
     createReadStream(file).pipe(res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

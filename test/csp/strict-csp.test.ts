@@ -1,0 +1,126 @@
+// The elements on an agency page served with a strict Content-Security-Policy: no inline script
+// or style, scripts only from the site and the relay, Trusted Types enforced with Lit's policy
+// allowed. Every element is exercised (list, in-place detail, lightbox, enquiry) and any
+// `securitypolicyviolation` or CSP console error fails the test.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { widgetScriptTags } from '../../server/ops/script-tags.ts';
+import { startTestRelay, type TestRelay } from '../support/relay-fixture.ts';
+import { buildWidgetBundle, fillEnquiry, launchChromium, projectRoot, serveFolder, waitForListings, watchProblems, type StaticSite } from '../interop/support.ts';
+import { policyHeader, readmePolicyLines } from './policy.ts';
+
+interface Violation {
+  directive: string;
+  blocked: string;
+  sample: string;
+}
+
+let widgetDir: string;
+let pageDir: string;
+let site: StaticSite;
+let relay: TestRelay;
+let browser: Browser;
+let context: BrowserContext;
+
+beforeAll(async () => {
+  widgetDir = await buildWidgetBundle();
+  pageDir = mkdtempSync(join(tmpdir(), 'estate-csp-'));
+  site = await serveFolder(pageDir, () => ({ 'Content-Security-Policy': policyHeader(new URL(relay.url).origin) }));
+  relay = await startTestRelay({ ALLOWED_ORIGINS: site.origin, ENQUIRY_MIN_FILL_MS: '0' }, { app: { widgetDir } });
+  const pinned = widgetScriptTags(relay.url, widgetDir).pinned!;
+  const template = readFileSync(join(projectRoot, 'test', 'csp', 'page.html'), 'utf8');
+  writeFileSync(join(pageDir, 'index.html'), template.replace('%SCRIPT_TAG%', pinned.tag));
+  await waitForListings(relay.url);
+  browser = await launchChromium();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await relay?.close();
+  await site?.close();
+  for (const dir of [widgetDir, pageDir]) if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A page whose CSP violations (from any shadow root) and console errors are collected. */
+async function strictPage(): Promise<{ page: Page; violations: Violation[]; problems: string[] }> {
+  context = await browser.newContext();
+  context.setDefaultTimeout(10_000);
+  const violations: Violation[] = [];
+  await context.exposeBinding('__reportViolation', (_source, violation: Violation) => {
+    violations.push(violation);
+  });
+  await context.addInitScript(() => {
+    // Capture on window: the event is composed, so violations inside shadow roots arrive too.
+    window.addEventListener(
+      'securitypolicyviolation',
+      (event) => {
+        (window as unknown as { __reportViolation(v: unknown): void }).__reportViolation({
+          directive: event.effectiveDirective,
+          blocked: event.blockedURI,
+          sample: event.sample,
+        });
+      },
+      true,
+    );
+  });
+  const page = await context.newPage();
+  const problems = watchProblems(page);
+  return { page, violations, problems };
+}
+
+describe('strict Content-Security-Policy with Trusted Types', () => {
+  it('lists, opens a listing in place, shows its photos and sends an enquiry without a single violation', async () => {
+    const { page, violations, problems } = await strictPage();
+    const response = await page.goto(`${site.origin}/index.html`);
+    expect(response?.headers()['content-security-policy']).toContain("require-trusted-types-for 'script'");
+
+    const listings = page.locator('estate-listings');
+    await listings.locator('[part~="card-link"]').first().waitFor();
+    expect(await listings.locator('[part~="card-link"]').count()).toBe(4);
+    // Photos come from the relay's mirror (img-src).
+    await page.waitForFunction(() =>
+      [...document.querySelector('estate-listings')!.shadowRoot!.querySelectorAll('img')].some((img) => img.complete && img.naturalWidth > 0),
+    );
+
+    await listings.locator('[part~="card-link"]').first().click();
+    const detail = page.locator('estate-listings estate-listing');
+    await detail.locator('[part~="title"]').waitFor();
+    await detail.locator('[part~="gallery-item"]').first().click();
+    await detail.locator('estate-lightbox [part~="lightbox-image"]').waitFor();
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('Escape');
+
+    const form = detail.locator('estate-enquiry');
+    await fillEnquiry(form, 'Is there parking for two cars?');
+    await form.getByRole('button', { name: 'Send enquiry' }).click();
+    await form.getByRole('status').filter({ hasText: 'Your enquiry has been sent' }).waitFor();
+
+    expect(violations).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it('would notice a violation: the same page refuses an HTML string outside Lit', async () => {
+    const { page, violations } = await strictPage();
+    await page.goto(`${site.origin}/index.html`);
+    const refused = await page.evaluate(() => {
+      try {
+        document.body.insertAdjacentHTML('beforeend', '<b>raw</b>');
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    expect(refused).toBe(true);
+    await expect.poll(() => violations.map((violation) => violation.directive)).toContain('require-trusted-types-for');
+    await context.close();
+  });
+
+  it('the README quotes the CSP lines this test uses', () => {
+    const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
+    for (const line of readmePolicyLines()) expect(readme).toContain(line);
+  });
+});
