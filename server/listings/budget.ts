@@ -48,7 +48,7 @@ const pages = (items: number) => Math.max(1, Math.ceil(items / CRM_PAGE_SIZE));
  * - each incremental sync reads one page of every list (modifiedSince keeps it short);
  * - each full sweep reads every page of every list and of the staff;
  * - open homes (every page) are read hourly and with each sweep;
- * - each webhook refresh reads one record, up to WEBHOOK_DAILY_REFRESHES a day.
+ * - each webhook refresh reads one record and its photos, up to WEBHOOK_DAILY_REFRESHES a day.
  * Photo files come from the file host and do not count. Page views cost nothing (served from the cache).
  */
 export function planBudget(settings: BudgetSettings, sizes: KnownSizes): BudgetPlan {
@@ -60,7 +60,8 @@ export function planBudget(settings: BudgetSettings, sizes: KnownSizes): BudgetP
   const sweepCost = specs.reduce((sum, spec) => sum + pages(sizes.listingsBySource.get(spec.source) ?? 0), 0) + pages(sizes.agents);
   // Hourly, and with each sweep; never more than once per run.
   const openHomeReads = Math.min(runsPerDay, 24 + sweepsPerDay);
-  const webhookCost = settings.WEBHOOK_SECRET ? settings.WEBHOOK_DAILY_REFRESHES : 0;
+  // A refresh reads the record and its photo list.
+  const webhookCost = settings.WEBHOOK_SECRET ? settings.WEBHOOK_DAILY_REFRESHES * 2 : 0;
 
   const lines: BudgetLine[] = [
     {
@@ -70,7 +71,7 @@ export function planBudget(settings: BudgetSettings, sizes: KnownSizes): BudgetP
     },
     { what: `${sweepsPerDay} full sweeps × ${sweepCost} requests (every page, and the staff)`, perDay: sweepsPerDay * sweepCost, setting: 'FULL_SWEEP_HOURS' },
     { what: `${openHomeReads} open-home reads × ${pages(sizes.openHomes)} pages`, perDay: openHomeReads * pages(sizes.openHomes), setting: 'CRM_BUDGET_SHARE' },
-    { what: `up to ${webhookCost} webhook refreshes`, perDay: webhookCost, setting: 'WEBHOOK_DAILY_REFRESHES' },
+    { what: `up to ${settings.WEBHOOK_SECRET ? settings.WEBHOOK_DAILY_REFRESHES : 0} webhook refreshes × 2 requests (record, photos)`, perDay: webhookCost, setting: 'WEBHOOK_DAILY_REFRESHES' },
   ];
   const perDay = lines.reduce((sum, line) => sum + line.perDay, 0);
   const allowed = Math.floor(settings.CRM_DAILY_LIMIT * settings.CRM_BUDGET_SHARE);

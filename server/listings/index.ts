@@ -60,11 +60,12 @@ export function createListingsService(options: ListingsServiceOptions): Listings
   const { config, store, log, client } = options;
   const cache = new ListingCache(store);
 
-  const plan = planBudget(config, {
+  const sizes = () => ({
     listingsBySource: cache.countsBySource(),
     agents: cache.counts().agents,
     openHomes: store.db.prepare('SELECT COUNT(*) FROM open_homes').pluck().get() as number,
   });
+  const plan = planBudget(config, sizes());
   log.info(
     { crmRequestsPerDay: plan.perDay, allowed: plan.allowed, dailyLimit: config.CRM_DAILY_LIMIT, lines: plan.lines.map((line) => `${line.what}: ${line.perDay}`) },
     `listing sync budget: about ${plan.perDay} CRM requests a day of ${config.CRM_DAILY_LIMIT} ` +
@@ -75,7 +76,14 @@ export function createListingsService(options: ListingsServiceOptions): Listings
   const allowList = new PhotoHostAllowList(photoHosts(config.PHOTO_HOSTS, options.defaultPhotoSources ?? [config.CRM_BASE_URL]));
   log.info({ photoHosts: allowList.hosts }, 'photo mirror fetches only from these hosts (PHOTO_HOSTS)');
   const mirror = new PhotoMirror({ store, log, allowList, widths: config.PHOTO_WIDTHS, maxBytes: config.PHOTO_MAX_BYTES, now: options.now });
-  const sync = new ListingSync({ client, cache, mirror, log, config, now: options.now });
+  // The plan at start knows list sizes only from the cache; after each sweep it is made again with
+  // the real ones, and a plan that no longer fits is reported with the setting to change.
+  const replan = () => {
+    const current = planBudget(config, sizes());
+    if (current.fits) log.info({ crmRequestsPerDay: current.perDay, allowed: current.allowed }, 'listing sync budget re-planned after a full sweep');
+    else log.error({ crmRequestsPerDay: current.perDay, allowed: current.allowed }, `listing sync budget exceeded with the real list sizes: ${current.advice}`);
+  };
+  const sync = new ListingSync({ client, cache, mirror, log, config, now: options.now, afterSweep: replan });
 
   const router = Router();
   router.use(webhookRouter({ secret: config.WEBHOOK_SECRET, toleranceSeconds: config.WEBHOOK_TOLERANCE_SECONDS, refreshListing: (id) => sync.refreshListing(id), log, now: options.now }));

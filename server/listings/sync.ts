@@ -52,6 +52,8 @@ export interface ListingSyncOptions {
   listingConcurrency?: number;
   /** Records per CRM page (`pagesize`). Default 100, the most the CRM gives. */
   pageSize?: number;
+  /** Called after each successful full sweep (the budget is planned again with the real list sizes). */
+  afterSweep?: () => void;
 }
 
 /** modifiedSince reaches this far before the previous run's start: clocks differ, and a record saved mid-run must not slip through. */
@@ -61,7 +63,7 @@ export const OPEN_HOMES_EVERY_MS = 60 * 60_000;
 /** How far ahead open homes are read. */
 const OPEN_HOMES_AHEAD_MS = 28 * 86_400_000;
 /** Listings written between two invalidations of the API's rendered responses during a long run. */
-const PUBLISH_EVERY = 50;
+const PUBLISH_EVERY = 10;
 
 /**
  * Keeps the listing cache in step with the CRM: incremental runs (modifiedSince) every
@@ -114,6 +116,14 @@ export class ListingSync {
       });
     }, delayMs);
     this.timer.unref();
+  }
+
+  /** Resolves once the cache holds a successful sync (at once after a restart with a filled cache). */
+  async whenLoaded(): Promise<void> {
+    while (this.options.cache.readState().lastSuccessAt === null) {
+      if (this.abort.signal.aborted) throw new Error('The listing sync was stopped before it first succeeded.');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 
   /** A full sweep when none ever completed or the last is FULL_SWEEP_HOURS old; else incremental. */
@@ -225,6 +235,7 @@ export class ListingSync {
         lastError: null,
         lastErrorAt: null,
       });
+      if (kind === 'full') this.options.afterSweep?.();
     } catch (error) {
       report.error = describeError(error);
       cache.writeState({ lastError: report.error, lastErrorAt: started });

@@ -32,7 +32,8 @@ describe('CRM budget planner', () => {
   it('counts webhook refreshes only when the webhook is on', () => {
     const on = planBudget(loadConfig({ ...CRM, WEBHOOK_SECRET: 'x'.repeat(32), WEBHOOK_DAILY_REFRESHES: '300' }), noSizes);
     const off = planBudget(loadConfig({ ...CRM, WEBHOOK_DAILY_REFRESHES: '300' }), noSizes);
-    expect(on.perDay - off.perDay).toBe(300);
+    // Each refresh reads the record and its photo list.
+    expect(on.perDay - off.perDay).toBe(600);
   });
 
   it('refuses settings over CRM_BUDGET_SHARE of the daily limit, naming the setting and a value that fits', () => {
@@ -44,7 +45,7 @@ describe('CRM budget planner', () => {
     expect(planBudget({ ...config, SYNC_INTERVAL_MINUTES: suggested }, noSizes).fits).toBe(true);
     expect(planBudget({ ...config, SYNC_INTERVAL_MINUTES: suggested - 1 }, noSizes).fits).toBe(false);
 
-    const webhooks = planBudget(loadConfig({ ...CRM, WEBHOOK_SECRET: 'x'.repeat(32), WEBHOOK_DAILY_REFRESHES: '6000' }), noSizes);
+    const webhooks = planBudget(loadConfig({ ...CRM, WEBHOOK_SECRET: 'x'.repeat(32), WEBHOOK_DAILY_REFRESHES: '3000' }), noSizes);
     expect(webhooks.setting).toBe('WEBHOOK_DAILY_REFRESHES');
     const share = planBudget(loadConfig({ ...CRM, CRM_BUDGET_SHARE: '0.05' }), noSizes);
     expect(share.fits).toBe(false);

@@ -44,10 +44,12 @@ describe('POST /hooks/crm', () => {
       .filter(([label]) => /^GET \/properties\/\w+\/(sale|lease)\/\{id\}$/.test(label))
       .reduce((sum, [, count]) => sum + count, 0);
 
-  it('with a good signature, refreshes the listing at once with one CRM request', async () => {
+  it('with a good signature, refreshes the listing at once (its record and photo list)', async () => {
     const [id] = rig.expectedIds('sale');
     rig.sim.state.changeListing(id, { fields: { heading: 'Just reduced' } });
     const before = singleRecordRequests();
+    const photoLists = () => rig.sim.state.getCounters().requestsByEndpoint['GET /properties/{id}/photos'] ?? 0;
+    const photoListsBefore = photoLists();
     const body = JSON.stringify({ event: 'property.updated', propertyId: id });
     const response = await post(body, signed(body));
     expect(response.status).toBe(202);
@@ -55,6 +57,7 @@ describe('POST /hooks/crm', () => {
     const detail = await until(() => rig.get(`/api/v1/listings/${id}`), (answer) => answer.body.heading === 'Just reduced');
     expect(detail.body.heading).toBe('Just reduced');
     expect(singleRecordRequests() - before).toBe(1);
+    expect(photoLists() - photoListsBefore).toBe(1);
   });
 
   it('refuses a wrong, tampered, missing or stale signature before doing anything', async () => {
