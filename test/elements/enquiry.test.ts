@@ -1,5 +1,5 @@
 import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
-import { a11ySnapshot, sendKeys } from '@web/test-runner-commands';
+import { a11ySnapshot, emulateMedia, sendKeys, setViewport } from '@web/test-runner-commands';
 import '../../widget/enquiry/enquiry.ts';
 import type { EstateEnquiry, EnquiryErrorDetail, EnquirySuccessDetail } from '../../widget/enquiry/enquiry.ts';
 import type { Agent, EnquiryStatusResponse, ListingSummary, Page } from '../../contract/relay-api.ts';
@@ -216,6 +216,39 @@ describe('<estate-enquiry> rendering', () => {
     expect(slotText('consent')).to.equal('I accept the privacy policy');
     expect(shadow(el).querySelector('slot[name="success"]'), 'the success slot is only rendered once sent').to.equal(null);
     await expect(el).to.be.accessible();
+  });
+
+  it('gives every control a large touch target on a phone', async () => {
+    await setViewport({ width: 360, height: 740 });
+    try {
+      const el = await fixture<EstateEnquiry>(html`<estate-enquiry listing-id="1" consent-text="I agree"></estate-enquiry>`);
+      for (const name of ['fullName', 'email', 'mobile', 'message']) {
+        expect(control(el, name).getBoundingClientRect().height, name).to.be.at.least(44);
+      }
+      const button = submitButton(el).getBoundingClientRect();
+      expect(Math.min(button.width, button.height)).to.be.at.least(44);
+      // The checkbox itself is at least 24 px (WCAG 2.2 target size) and its label, 44 px high, ticks it too.
+      const box = control(el, 'consent').getBoundingClientRect();
+      expect(Math.min(box.width, box.height)).to.be.at.least(24);
+      const label = shadow(el).querySelector('label[for="consent"]')!;
+      expect(label.getBoundingClientRect().height).to.be.at.least(44);
+      // Mobile browsers zoom into inputs with text under 16 px.
+      expect(parseFloat(getComputedStyle(control(el, 'email')).fontSize)).to.be.at.least(16);
+    } finally {
+      await setViewport({ width: 800, height: 600 });
+    }
+  });
+
+  it('is accessible in dark mode, with its error messages showing', async () => {
+    await emulateMedia({ colorScheme: 'dark' });
+    try {
+      const el = await fixture<EstateEnquiry>(html`<estate-enquiry listing-id="1" consent-text="I agree"></estate-enquiry>`);
+      submitButton(el).click();
+      await waitUntil(() => control(el, 'fullName').getAttribute('aria-invalid') === 'true');
+      await expect(el).to.be.accessible();
+    } finally {
+      await emulateMedia({ colorScheme: 'light' });
+    }
   });
 
   it('puts a part on every meaningful node', async () => {

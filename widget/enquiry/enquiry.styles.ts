@@ -6,9 +6,13 @@ import { css } from 'lit';
  * by text and shape as well as colour.
  */
 export const styles = css`
+  /* The form paints its own surface: the shared tokens switch to light text in dark mode, and a
+     host page that stays white would otherwise show light text on white. */
   :host {
     display: block;
     max-width: var(--estate-enquiry-max-width, 36rem);
+    padding: var(--estate-enquiry-padding, 0);
+    background: var(--_estate-surface);
     --_gap: var(--estate-enquiry-gap, calc(var(--_estate-space) * 1));
     --_target: var(--estate-enquiry-target-size, 2.75rem);
   }

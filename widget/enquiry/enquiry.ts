@@ -143,6 +143,7 @@ function retryAfterMs(header: string | null): number | undefined {
  * @csspart status - The live region telling sending, sent and failed.
  *
  * @cssprop --estate-enquiry-max-width - Maximum width of the form (default 36rem).
+ * @cssprop --estate-enquiry-padding - Padding inside the form's surface (default 0).
  * @cssprop --estate-enquiry-gap - Space between fields (default `--estate-space`).
  * @cssprop --estate-enquiry-target-size - Minimum height of inputs and the button (default 2.75rem).
  * @cssprop --estate-enquiry-heading-size - Font size of the heading (default 1.25rem).
