@@ -467,7 +467,10 @@ function isoOrNull(value: string | null | undefined): string | null {
 }
 
 function describeError(error: unknown): string {
-  if (isCrmError(error)) return `${error.code}${error.status ? ` ${error.status}` : ''}: ${error.message}`;
+  if (isCrmError(error)) {
+    const fix = error.setting ? ` (check ${error.setting})` : '';
+    return `${error.code}${error.status ? ` ${error.status}` : ''}: ${error.message}${fix}`;
+  }
   if (error instanceof Error && error.name === 'AbortError') return 'stopped';
   return error instanceof Error ? error.message : String(error);
 }
