@@ -492,6 +492,7 @@ describe('<estate-enquiry> sending', () => {
 
     expect(submitButton(el).getAttribute('aria-disabled')).to.equal('true');
     expect(statusRegion(el).textContent!.trim()).to.equal('Sending your enquiry…');
+    expect(control(el, 'message').readOnly, 'what is being sent cannot change under the visitor').to.equal(true);
     await expect(el).to.be.accessible();
 
     await expectFailure(el, () => releaseFault(token));

@@ -442,6 +442,7 @@ export class EstateEnquiry extends LitElement {
           inputmode=${ifDefined(options.inputmode)}
           maxlength=${options.maxlength}
           ?required=${options.required}
+          ?readonly=${this.sending}
           aria-invalid=${error ? 'true' : 'false'}
           aria-describedby=${ifDefined(describedBy || undefined)}
           .value=${live(this.values[field])}
@@ -465,6 +466,7 @@ export class EstateEnquiry extends LitElement {
           rows="5"
           maxlength="5000"
           required
+          ?readonly=${this.sending}
           aria-invalid=${error ? 'true' : 'false'}
           aria-describedby=${ifDefined(error ? 'message-error' : undefined)}
           .value=${live(this.values.message)}
@@ -762,6 +764,9 @@ export class EstateEnquiry extends LitElement {
         if (message && this.#fieldShown(field)) this.#serverErrors[field] = message;
       }
       this.#submitted = true;
+      // Render the settled state first: while sending the inputs are read-only, and the browser
+      // does not validate read-only inputs.
+      this.requestUpdate();
       await this.updateComplete;
       const invalid = FIELD_ORDER.filter((field) => !this.#validate(field));
       await this.updateComplete;
