@@ -1,0 +1,49 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startTestRelay, type TestRelay } from '../support/relay-fixture.ts';
+
+// The whole relay as `npm start` runs it in demo mode (embedded simulator, listing sync, delivery
+// worker): an enquiry posted from the relay's own demo origin reaches the simulator's holding area.
+let relay: TestRelay;
+beforeAll(async () => {
+  relay = await startTestRelay({ ENQUIRY_POLL_MS: '100', ENQUIRY_RATE_LIMIT_PER_MINUTE: '100' });
+});
+afterAll(async () => {
+  await relay?.close();
+});
+
+it('accepts an enquiry from the demo page origin and delivers it to the CRM in the background', { timeout: 60_000 }, async () => {
+  const crm = relay.simulator!;
+  const listings = (await (await fetch(`${crm.baseUrl}/properties/residential/sale/available?pagesize=5`, {
+    headers: { 'X-Api-Key': relay.config.CRM_API_KEY!, Authorization: `Bearer ${relay.config.CRM_ACCESS_TOKEN}` },
+  })).json()) as { items: Array<{ id: number; saleLifeId: number }> };
+  const listing = listings.items[0]!;
+  const originalId = randomUUID();
+  const response = await fetch(`${relay.url}/api/v1/enquiries`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Origin: relay.url },
+    body: JSON.stringify({
+      originalId,
+      listingId: listing.id,
+      fullName: 'Demo Visitor',
+      email: 'demo@example.com',
+      message: 'Hello from the demo page',
+      website: '',
+      elapsedMs: 12_000,
+    }),
+  });
+  expect(response.status).toBe(202);
+  expect(response.headers.get('access-control-allow-origin')).toBe(relay.url);
+
+  let status = '';
+  for (let waited = 0; waited < 45_000 && status !== 'delivered'; waited += 200) {
+    status = ((await (await fetch(`${relay.url}/api/v1/enquiries/${originalId}`)).json()) as { status: string }).status;
+    if (status !== 'delivered') await sleep(200);
+  }
+  expect(status).toBe('delivered');
+  const held = (await (await fetch(`${crm.origin}/__sim/enquiries`)).json()) as { items: Array<{ originalId: string; saleLifeId: number }> };
+  expect(held.items.filter((item) => item.originalId === originalId)).toEqual([expect.objectContaining({ saleLifeId: listing.saleLifeId })]);
+  const metrics = await (await fetch(`${relay.url}/metrics`)).text();
+  expect(metrics).toContain('estate_enquiries_delivered_total 1');
+});
