@@ -22,7 +22,8 @@ const AGENTS_CACHE_CONTROL = 'public, max-age=300, stale-while-revalidate=3600, 
 const RESPONSE_CACHE_ENTRIES = 1_000;
 
 interface Rendered {
-  body: string;
+  /** Encoded once: a busy page is sent many times. */
+  body: Buffer;
   etag: string;
 }
 
@@ -108,7 +109,7 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   function send(req: Request, res: Response, key: string, cacheControl: string, render: () => unknown): void {
     let entry = rendered.get(key);
     if (!entry) {
-      const body = JSON.stringify(render());
+      const body = Buffer.from(JSON.stringify(render()));
       entry = { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
       remember(key, entry);
     }
