@@ -1,5 +1,5 @@
 import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
-import { Task } from '@lit/task';
+import { Task, initialState } from '@lit/task';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import type { Agent, ExternalLink, ListingDetail, OpenHome, Photo } from '../../contract/relay-api.ts';
 import { fetchJson, relayUrl, RelayError } from '../shared/relay.ts';
@@ -122,6 +122,8 @@ export class EstateListing extends LitElement {
   private readonly listingTask = new Task(this, {
     task: async ([relay, id, hostListing], { signal }) => {
       if (hostListing) return hostListing;
+      // Neither an id nor a URL parameter to read one from: the host will set one (or `listing`).
+      if (!id && !this.listingIdParam) return initialState;
       if (!id) throw new MissingListing('no-id');
       try {
         return await fetchJson<ListingDetail>(relayUrl(relay, `api/v1/listings/${encodeURIComponent(String(id))}`), { signal });
@@ -158,6 +160,11 @@ export class EstateListing extends LitElement {
       if (Number.isInteger(value) && value > 0) return value;
     }
     return null;
+  }
+
+  /** Settles when the current load does (resolves with the listing, rejects with its error). */
+  get loadComplete(): Promise<ListingDetail> {
+    return this.updateComplete.then(() => this.listingTask.taskComplete);
   }
 
   reload(): void {
@@ -198,8 +205,17 @@ export class EstateListing extends LitElement {
     return this.timeZone ?? undefined;
   }
 
-  private async afterLoad(listing: ListingDetail): Promise<void> {
+  /**
+   * Task calls onComplete/onError before it requests the render of the new state, so wait a
+   * microtask for that request and then for the render itself.
+   */
+  private async rendered(): Promise<void> {
+    await Promise.resolve();
     await this.updateComplete;
+  }
+
+  private async afterLoad(listing: ListingDetail): Promise<void> {
+    await this.rendered();
     this.placeJsonLd(listing);
     this.dispatchEvent(new CustomEvent<ListingLoadedDetail>('estate-listing-loaded', { detail: { listing }, bubbles: true, composed: true }));
   }
@@ -207,7 +223,7 @@ export class EstateListing extends LitElement {
   private async afterError(error: unknown): Promise<void> {
     if (error instanceof DOMException && error.name === 'AbortError') return;
     this.removeJsonLd();
-    await this.updateComplete;
+    await this.rendered();
     this.dispatchEvent(
       new CustomEvent<ListingErrorDetail>('estate-listing-error', {
         detail: {

@@ -2,6 +2,17 @@ import { css } from 'lit';
 
 /** Buttons, inputs and selects shared by the listing elements: 44px targets, visible focus, tokens. */
 export const controlStyles = css`
+  /*
+   * In dark mode the text turns light, so the element paints its own background: on a page that
+   * stays light it must not leave light text on white. A dark site sets
+   * --estate-color-background: transparent to let its own background show.
+   */
+  @media (prefers-color-scheme: dark) {
+    :host {
+      background: var(--estate-color-background, var(--_estate-surface));
+    }
+  }
+
   button,
   input,
   select {
@@ -20,6 +31,7 @@ export const controlStyles = css`
     border: 1px solid var(--_estate-border);
     border-radius: var(--_estate-radius);
     background: var(--_estate-surface);
+    color: inherit;
     font-weight: 600;
     text-decoration: none;
     cursor: pointer;

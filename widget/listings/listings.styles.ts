@@ -47,7 +47,7 @@ export const styles = [
       list-style: none;
     }
 
-    .list.grid {
+    .list.layout-grid {
       grid-template-columns: repeat(auto-fill, minmax(min(100%, var(--_min-card)), 1fr));
     }
 
@@ -253,15 +253,15 @@ export const styles = [
 
     /* List layout: photo beside the text once there is room. */
     @container (min-width: 40rem) {
-      .list.list .card {
+      .list.layout-list .card {
         flex-direction: row;
       }
 
-      .list.list .media {
+      .list.layout-list .media {
         width: clamp(14rem, 35%, 20rem);
       }
 
-      .list.list .body {
+      .list.layout-list .body {
         flex: 1;
         align-content: center;
         min-width: 0;

@@ -104,8 +104,7 @@ const EAGER_CARDS = 3;
  * @csspart empty - The "no results" panel.
  * @csspart error - The error panel.
  * @csspart retry-button - The retry button.
- * @csspart footer - Range text and pagination.
- * @csspart range - "Showing 1–12 of 40".
+ * @csspart footer - The row under the cards holding the pagination (its height is reserved while loading).
  * @csspart pagination - The pagination nav.
  * @csspart page-button - Previous, next and page number buttons; the current one also has `page-current`.
  * @csspart detail - The in-place detail view.
@@ -245,6 +244,14 @@ export class EstateListings extends LitElement {
     return buildQuery(this.filterValues(), this.page, this.pageSize);
   }
 
+  /**
+   * Settles when the current load does (resolves with the page shown, rejects with its error).
+   * For hosts and tests that need to wait for data without racing the loaded event.
+   */
+  get loadComplete(): Promise<Page<ListingSummary>> {
+    return this.updateComplete.then(() => this.listingsTask.taskComplete);
+  }
+
   /** Loads the current query again (after an error, or to pick up fresh data). */
   reload(): void {
     this.retryCount += 1;
@@ -355,8 +362,17 @@ export class EstateListings extends LitElement {
 
   // ---- loading outcomes ------------------------------------------------------------------
 
-  private async afterLoad(page: Page<ListingSummary>): Promise<void> {
+  /**
+   * Task calls onComplete/onError before it requests the render of the new state, so wait a
+   * microtask for that request and then for the render itself.
+   */
+  private async rendered(): Promise<void> {
+    await Promise.resolve();
     await this.updateComplete;
+  }
+
+  private async afterLoad(page: Page<ListingSummary>): Promise<void> {
+    await this.rendered();
     if (this.focusResultsAfterLoad) {
       this.focusResultsAfterLoad = false;
       const status = this.renderRoot.querySelector<HTMLElement>('[part~="status"]');
@@ -374,7 +390,7 @@ export class EstateListings extends LitElement {
 
   private async afterError(error: unknown): Promise<void> {
     if (error instanceof DOMException && error.name === 'AbortError') return;
-    await this.updateComplete;
+    await this.rendered();
     this.emit<ListingsErrorDetail>('estate-listings-error', {
       status: error instanceof RelayError ? error.status : null,
       message: error instanceof Error ? error.message : String(error),
@@ -511,7 +527,7 @@ export class EstateListings extends LitElement {
     const text = this.text;
     const count = this.query.pageSize ?? 12;
     return html`${this.renderStatus(text.loading)}
-      <ul part="list" class="list ${this.layout}" aria-busy="true">
+      <ul part="list" class="list layout-${this.layout}" aria-busy="true">
         ${Array.from({ length: count }, () => html`<li part="card skeleton" class="card skeleton" aria-hidden="true">
           <div part="card-media" class="media"></div>
           <div part="card-body" class="body">
@@ -529,23 +545,14 @@ export class EstateListings extends LitElement {
     const text = this.text;
     const locale = this.resolvedLocale;
     const pages = Math.max(1, Math.ceil(page.total / Math.max(1, page.pageSize)));
-    const from = (page.page - 1) * page.pageSize + 1;
-    const to = from + page.items.length - 1;
     const sizes =
       this.sizes ??
       (this.layout === 'list' ? '(min-width: 40rem) 18rem, 100vw' : '(min-width: 72rem) 22rem, (min-width: 40rem) 45vw, 100vw');
     return html`${this.renderStatus(plural(locale, page.total, text.resultCount), true)}
-      <ul part="list" class="list ${this.layout}">
+      <ul part="list" class="list layout-${this.layout}">
         ${page.items.map((listing, index) => this.renderCard(listing, index, page.page, sizes))}
       </ul>
       <div part="footer" class="footer">
-        <p part="range" class="range">
-          ${fill(text.range, {
-            from: page.items.length ? new Intl.NumberFormat(locale).format(from) : 0,
-            to: new Intl.NumberFormat(locale).format(Math.max(from, to)),
-            total: new Intl.NumberFormat(locale).format(page.total),
-          })}
-        </p>
         ${pages > 1 && !this.listings ? this.renderPagination(page.page, pages) : nothing}
       </div>`;
   }

@@ -17,7 +17,6 @@ export interface ListingsStrings {
   priceFallback: string;
   auction: string;
   resultCount: PluralForms;
-  range: string;
   loading: string;
   emptyTitle: string;
   emptyHint: string;
@@ -61,7 +60,6 @@ export const defaultListingsStrings: ListingsStrings = {
   priceFallback: 'Contact agent',
   auction: 'Auction {date}',
   resultCount: { one: '{count} property', other: '{count} properties' },
-  range: 'Showing {from}–{to} of {total}',
   loading: 'Loading properties…',
   emptyTitle: 'No properties match your search.',
   emptyHint: 'Try a wider price range, fewer bedrooms or another suburb.',
