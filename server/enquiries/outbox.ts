@@ -151,7 +151,9 @@ export class EnquiryOutbox {
       due: db.prepare<[number, number], Row>(
         `SELECT * FROM enquiry_outbox WHERE status = 'queued' AND next_attempt_at <= ? ORDER BY seq LIMIT ?`,
       ),
-      nextDueAt: db.prepare<[], { at: number | null }>(`SELECT MIN(next_attempt_at) AS at FROM enquiry_outbox WHERE status = 'queued'`),
+      nextDueAfter: db.prepare<[number], { at: number | null }>(
+        `SELECT MIN(next_attempt_at) AS at FROM enquiry_outbox WHERE status = 'queued' AND next_attempt_at > ?`,
+      ),
       resolveTarget: db.prepare<[number | null, number | null, number | null, string | null, string]>(
         `UPDATE enquiry_outbox SET sale_life_id = ?, lease_life_id = ?, user_id = ?, property_reference = ?
          WHERE original_id = ? AND status = 'queued'`,
@@ -228,9 +230,9 @@ export class EnquiryOutbox {
     return this.statements.due.all(now, limit).map(fromRow);
   }
 
-  /** When the earliest queued entry is due (ms), or undefined when nothing is queued. */
-  nextDueAt(): number | undefined {
-    return this.statements.nextDueAt.get()?.at ?? undefined;
+  /** When the earliest queued entry not yet due at `now` falls due (ms), or undefined when none. */
+  nextDueAfter(now: number): number | undefined {
+    return this.statements.nextDueAfter.get(now)?.at ?? undefined;
   }
 
   resolveTarget(originalId: string, target: ResolvedTarget): void {

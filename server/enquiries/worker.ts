@@ -90,9 +90,12 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     const current = now();
     housekeeping(current);
     dispatch(current);
-    const nextDue = outbox.nextDueAt();
-    const wakeAt = Math.max(pausedUntil, nextDue ?? Number.POSITIVE_INFINITY);
-    schedule(Number.isFinite(wakeAt) ? wakeAt - current : settings.pollMs);
+    // Every slot busy: a finishing delivery reschedules. Otherwise every row due now is in flight,
+    // so wake for the next row that falls due later (or the poll, for work another process queues).
+    if (inFlight.size >= settings.concurrency) return schedule(settings.pollMs);
+    if (current < pausedUntil) return schedule(pausedUntil - current);
+    const nextDue = outbox.nextDueAfter(current);
+    schedule(nextDue === undefined ? settings.pollMs : nextDue - current);
   }
 
   /** Starts deliveries for the oldest due rows, up to the concurrency limit. Returns what it started. */

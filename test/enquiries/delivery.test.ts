@@ -284,6 +284,32 @@ describe('retries, order and dead letters', () => {
   });
 });
 
+describe('the running worker', () => {
+  it('delivers on its own, waiting on in-flight requests instead of polling the store in a loop', async () => {
+    const harness = setup({ now: Date.now, settings: { concurrency: 1, pollMs: 1_000 } });
+    const listing = await saleListing(harness);
+    const bodies = [validEnquiry({ listingId: listing.id }), validEnquiry({ listingId: listing.id })];
+    for (const body of bodies) await post(harness, body);
+    sim.state.faults.set([{ match: 'POST /enquiries', latencyMs: 300 }]);
+    const outbox = harness.service.outbox;
+    let storeReads = 0;
+    const due = outbox.due.bind(outbox);
+    outbox.due = (...args) => {
+      storeReads++;
+      return due(...args);
+    };
+    harness.service.worker.start();
+    try {
+      for (let waited = 0; waited < 10_000 && posted().length < 2; waited += 50) await sleep(50);
+    } finally {
+      await harness.service.worker.stop();
+    }
+    expect(posted().map((enquiry) => enquiry.originalId)).toEqual(bodies.map((body) => body.originalId));
+    // About one read per delivery and a few wake-ups; a busy loop would make thousands in 600 ms.
+    expect(storeReads).toBeLessThan(20);
+  });
+});
+
 describe('reconciliation before re-posting', () => {
   it('a dropped response (stored, connection cut) is found by originalId, not posted again', async () => {
     const harness = setup();
