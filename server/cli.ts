@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { outboxCommand } from './enquiries/cli.ts';
+import { operatorCommands } from './ops/cli.ts';
 
 /**
  * The operator's command line: `npm run relay -- <command> [arguments]`. It reads the same
@@ -24,7 +25,7 @@ export interface CliCommand {
   run(args: string[], context: CliContext): number | Promise<number>;
 }
 
-export const commands: CliCommand[] = [outboxCommand];
+export const commands: CliCommand[] = [...operatorCommands, outboxCommand];
 
 export interface RunCliOptions {
   env?: NodeJS.ProcessEnv;

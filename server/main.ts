@@ -2,6 +2,9 @@ import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './log.ts';
 import { startRelay, type RunningRelay } from './relay.ts';
 import { scriptTagBanner, widgetScriptTags } from './ops/script-tags.ts';
+import { claimInstance } from './ops/instance.ts';
+import { SYNC_SIGNAL, takeSyncRequest } from './ops/cli.ts';
+import { watchSyncProgress } from './ops/sync-progress.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -38,6 +41,22 @@ if (process.stdout.isTTY || config.demoMode) {
   console.log(`\n  Demo site and relay: ${relay.url}/\n${scriptTagBanner(scriptTags)}\n`);
 }
 
+// The operator CLI: `restore` refuses while this file names a live process; `sync` signals it.
+const releaseInstance = claimInstance(relay.store.dataDir);
+process.on(SYNC_SIGNAL, () => {
+  const kind = takeSyncRequest(relay.store.dataDir);
+  log.info({ kind }, 'sync requested by the operator CLI');
+  void relay.listings.sync.run(kind);
+});
+// The first sync (empty cache) can take minutes: counts and rates on a terminal, one log line per step.
+if (relay.listings.cache.readState().lastSuccessAt === null) {
+  const stopProgress = watchSyncProgress(relay.store.db, { log });
+  relay.listings.sync.whenLoaded().then(
+    () => stopProgress(),
+    (error: Error) => stopProgress({ error: error.message }),
+  );
+}
+
 function shutdown(signal: string) {
   log.info({ signal }, 'shutting down');
   // If something hangs, exit anyway; unref so the timer itself never keeps the process alive.
@@ -46,7 +65,10 @@ function shutdown(signal: string) {
     process.exit(1);
   }, SHUTDOWN_GRACE_MS).unref();
   relay.close().then(
-    () => process.exit(0),
+    () => {
+      releaseInstance();
+      process.exit(0);
+    },
     (error) => {
       log.error({ err: error }, 'error during shutdown');
       process.exit(1);

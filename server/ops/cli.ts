@@ -1,0 +1,251 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { CliCommand, CliContext } from '../cli.ts';
+import { createCrmClient } from '../crm/client.ts';
+import { createLogger } from '../log.ts';
+import { createListingsService, type SyncReport } from '../listings/index.ts';
+import { createProgress } from '../progress.ts';
+import { openStore } from '../store/store.ts';
+import { backupStore, restoreStore } from './backup.ts';
+import { runningRelay } from './instance.ts';
+import { collectStatus, formatBytes, formatStatus, openStoreReadOnly } from './status.ts';
+import { watchSyncProgress } from './sync-progress.ts';
+
+/** Asks a running relay for a sync: the kind goes in this file, then SIGUSR2 (see main.ts). */
+export const SYNC_REQUEST_FILE = 'sync-request.json';
+export const SYNC_SIGNAL = 'SIGUSR2';
+
+function wantsHelp(args: string[]): boolean {
+  return args.includes('help') || args.includes('--help') || args.includes('-h');
+}
+
+function parseOptions(args: string[], flags: string[], values: string[] = []): { flags: Set<string>; values: Record<string, string>; positional: string[] } | string {
+  const parsed = { flags: new Set<string>(), values: {} as Record<string, string>, positional: [] as string[] };
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index]!;
+    if (!arg.startsWith('--')) {
+      parsed.positional.push(arg);
+      continue;
+    }
+    const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
+    if (flags.includes(name)) parsed.flags.add(name);
+    else if (values.includes(name)) {
+      const value = inline ?? args[++index];
+      if (value === undefined) return `--${name} needs a value`;
+      parsed.values[name] = value;
+    } else return `unknown option --${name}`;
+  }
+  return parsed;
+}
+
+function usageError(command: CliCommand, message: string, context: CliContext): number {
+  context.err(`${message}\n\n${command.usage}`);
+  return 2;
+}
+
+export const statusCommand: CliCommand = {
+  name: 'status',
+  summary: 'Cache age, listings, photos and disk, outbox depth, CRM requests today, last sync.',
+  usage: `Usage:
+  npm run relay -- status [--json]
+      What the relay's store holds now (read-only; safe while the relay runs).`,
+  run(args, context) {
+    if (wantsHelp(args)) return context.out(this.usage), 0;
+    const options = parseOptions(args, ['json']);
+    if (typeof options === 'string' || options.positional.length) return usageError(this, typeof options === 'string' ? options : 'status takes no arguments', context);
+    let status;
+    try {
+      status = collectStatus(context.config.DATA_DIR, context.config.CRM_DAILY_LIMIT);
+    } catch (error) {
+      context.err((error as Error).message);
+      return 1;
+    }
+    const relay = runningRelay(context.config.DATA_DIR);
+    if (options.flags.has('json')) context.out(JSON.stringify({ ...status, relay: relay ?? null }, null, 2));
+    else context.out(`${formatStatus(status)}\nRelay process   ${relay ? `running (pid ${relay.pid}, since ${relay.startedAt})` : 'not running on this DATA_DIR'}`);
+    return 0;
+  },
+};
+
+function describeReport(report: Pick<SyncReport, 'kind' | 'changed' | 'removed' | 'photos' | 'crmRequests' | 'seconds' | 'error'>): string {
+  const line =
+    `${report.kind} sync: ${report.changed} listings written, ${report.removed} removed, ` +
+    `${report.photos.downloaded} photos downloaded (${report.photos.failed} failed), ${report.crmRequests} CRM requests, ${report.seconds} s`;
+  return report.error ? `${line}\nFAILED: ${report.error}` : line;
+}
+
+export const syncCommand: CliCommand = {
+  name: 'sync',
+  summary: 'Run one listing sync now (in the running relay if there is one).',
+  usage: `Usage:
+  npm run relay -- sync [--full] [--timeout SECONDS]
+      One listing sync now: incremental (records the CRM changed lately), or with --full a full
+      sweep (every list; also removes listings that left the CRM). With a relay running on this
+      DATA_DIR, the relay runs it (signal ${SYNC_SIGNAL}) and this command waits for the outcome
+      (default up to 600 s); otherwise this process runs it against the CRM in the environment.`,
+  async run(args, context) {
+    if (wantsHelp(args)) return context.out(this.usage), 0;
+    const options = parseOptions(args, ['full'], ['timeout']);
+    if (typeof options === 'string' || options.positional.length) return usageError(this, typeof options === 'string' ? options : 'sync takes no arguments', context);
+    const timeoutSeconds = options.values.timeout === undefined ? 600 : Number(options.values.timeout);
+    if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) return usageError(this, '--timeout must be a positive number of seconds', context);
+    const kind = options.flags.has('full') ? 'full' : 'incremental';
+    const relay = runningRelay(context.config.DATA_DIR);
+    if (relay) return syncInRunningRelay(relay.pid, kind, timeoutSeconds, context);
+    if (context.config.demoMode) {
+      context.err(
+        'Demo mode (no CRM credentials set) and no relay running on this DATA_DIR: the demo CRM simulator lives inside ' +
+          'the relay. Start it (npm start), then run this again; or set CRM_BASE_URL, CRM_API_KEY and CRM_ACCESS_TOKEN.',
+      );
+      return 1;
+    }
+    return syncHere(kind, context);
+  },
+};
+
+/** Runs the sync in this process, with the relay's own code and settings, against the store. */
+async function syncHere(kind: 'full' | 'incremental', context: CliContext): Promise<number> {
+  const { config } = context;
+  const log = createLogger({ level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL });
+  const store = openStore(config.DATA_DIR);
+  const crm = createCrmClient({
+    baseUrl: config.CRM_BASE_URL!,
+    apiKey: config.CRM_API_KEY!,
+    accessToken: config.CRM_ACCESS_TOKEN!,
+    store,
+    log,
+    requestsPerSecond: config.CRM_REQUESTS_PER_SECOND,
+    dailyLimit: config.CRM_DAILY_LIMIT,
+    timeoutMs: config.CRM_TIMEOUT_MS,
+  });
+  const stopProgress = watchSyncProgress(store.db, { log });
+  try {
+    const listings = createListingsService({ config, store, log, client: crm });
+    const report = await listings.sync.run(kind);
+    stopProgress(report.error ? { error: report.error } : {});
+    context.out(describeReport(report));
+    return report.error ? 1 : 0;
+  } catch (error) {
+    stopProgress({ error: (error as Error).message });
+    context.err((error as Error).message);
+    return 1;
+  } finally {
+    crm.close();
+    store.close();
+  }
+}
+
+/** Asks the running relay for a sync and waits until its outcome is in the store. */
+async function syncInRunningRelay(pid: number, kind: 'full' | 'incremental', timeoutSeconds: number, context: CliContext): Promise<number> {
+  const dataDir = resolve(context.config.DATA_DIR);
+  const requestedAt = Date.now();
+  writeFileSync(join(dataDir, SYNC_REQUEST_FILE), JSON.stringify({ kind, requestedAt }));
+  process.kill(pid, SYNC_SIGNAL);
+  context.out(`Asked the running relay (pid ${pid}) for a${kind === 'full' ? ' full' : 'n incremental'} sync; waiting for it…`);
+  const db = openStoreReadOnly(dataDir);
+  const stopProgress = watchSyncProgress(db);
+  try {
+    const state = db.prepare("SELECT key, value FROM listing_sync_state WHERE key IN ('lastSuccessAt', 'lastErrorAt', 'lastError')");
+    const deadline = requestedAt + timeoutSeconds * 1000;
+    while (Date.now() < deadline) {
+      const values = new Map((state.all() as Array<{ key: string; value: string }>).map((row) => [row.key, row.value]));
+      // A run stamps the time it started: one that started after our request is ours (or later).
+      if (Number(values.get('lastErrorAt') ?? 0) >= requestedAt - 1000 && values.has('lastError')) {
+        stopProgress({ error: values.get('lastError') });
+        context.err(`The sync failed: ${values.get('lastError')}`);
+        return 1;
+      }
+      if (Number(values.get('lastSuccessAt') ?? 0) >= requestedAt - 1000) {
+        stopProgress();
+        context.out('The sync is done: see `npm run relay -- status`, and the relay log for its figures.');
+        return 0;
+      }
+      await new Promise((resolveWait) => setTimeout(resolveWait, 250));
+    }
+    stopProgress({ error: 'timed out' });
+    context.err(`No outcome within ${timeoutSeconds} s; the relay may still be syncing (a sync already running finishes first).`);
+    return 1;
+  } finally {
+    db.close();
+  }
+}
+
+/** Read by main.ts on SIGUSR2: the sync kind the CLI asked for (incremental when unsure). */
+export function takeSyncRequest(dataDir: string): 'full' | 'incremental' {
+  const file = join(resolve(dataDir), SYNC_REQUEST_FILE);
+  if (!existsSync(file)) return 'incremental';
+  try {
+    const request = JSON.parse(readFileSync(file, 'utf8')) as { kind?: string };
+    return request.kind === 'full' ? 'full' : 'incremental';
+  } catch {
+    return 'incremental';
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+export const backupCommand: CliCommand = {
+  name: 'backup',
+  summary: 'Online backup of the store to a file (safe while the relay runs).',
+  usage: `Usage:
+  npm run relay -- backup <file> [--force]
+      A consistent copy of the SQLite store (listings, outbox, budget, sync state), taken with
+      SQLite's online backup while the relay keeps running, then verified. --force replaces an
+      existing file. Photo files are not included: they are downloaded again after a restore.`,
+  async run(args, context) {
+    if (wantsHelp(args)) return context.out(this.usage), 0;
+    const options = parseOptions(args, ['force']);
+    if (typeof options === 'string') return usageError(this, options, context);
+    if (options.positional.length !== 1) return usageError(this, 'backup takes one file name', context);
+    const progress = createProgress('Backup', { unit: 'pages' });
+    try {
+      const summary = await backupStore(context.config.DATA_DIR, options.positional[0]!, { force: options.flags.has('force'), progress });
+      context.out(
+        `Backed up to ${summary.file} (${formatBytes(summary.bytes)}, ${summary.listings} listings, ${summary.outbox} outbox entries) in ${summary.seconds} s; integrity check ok.`,
+      );
+      return 0;
+    } catch (error) {
+      context.err((error as Error).message);
+      return 1;
+    }
+  },
+};
+
+export const restoreCommand: CliCommand = {
+  name: 'restore',
+  summary: 'Replace the store with a backup (the relay must be stopped).',
+  usage: `Usage:
+  npm run relay -- restore <file>
+      Verifies the backup (SQLite integrity check, a schema this relay knows), then puts it in
+      place of the store. Refused while a relay runs on this DATA_DIR. The replaced store is kept
+      as relay.db.before-restore-<time>. Photos missing from DATA_DIR/photos are fetched again by
+      the first sync after the relay starts.`,
+  run(args, context) {
+    if (wantsHelp(args)) return context.out(this.usage), 0;
+    const options = parseOptions(args, []);
+    if (typeof options === 'string') return usageError(this, options, context);
+    if (options.positional.length !== 1) return usageError(this, 'restore takes one file name', context);
+    try {
+      const summary = restoreStore(context.config.DATA_DIR, options.positional[0]!);
+      context.out(
+        [
+          `Restored ${summary.listings} listings and ${summary.outbox} outbox entries into ${resolve(context.config.DATA_DIR)}.`,
+          summary.previous ? `The store it replaced is kept as ${summary.previous} (delete it when satisfied).` : 'There was no store before.',
+          summary.photosToFetch ? `${summary.photosToFetch} images are not in DATA_DIR/photos: the next sync (a full sweep) downloads them.` : '',
+          summary.enquiriesToReconcile
+            ? `${summary.enquiriesToReconcile} queued enquiries may have been delivered after the backup was taken: the relay asks the CRM about each before sending it.`
+            : '',
+          'Enquiries accepted after the backup was taken are only in the replaced store.',
+        ]
+          .filter(Boolean)
+          .join('\n'),
+      );
+      return 0;
+    } catch (error) {
+      context.err((error as Error).message);
+      return 1;
+    }
+  },
+};
+
+export const operatorCommands: CliCommand[] = [statusCommand, syncCommand, backupCommand, restoreCommand];
