@@ -50,7 +50,10 @@ export const statusCommand: CliCommand = {
   npm run relay -- status [--json]
       What the relay's store holds now (read-only; safe while the relay runs).`,
   run(args, context) {
-    if (wantsHelp(args)) return context.out(this.usage), 0;
+    if (wantsHelp(args)) {
+      context.out(this.usage);
+      return 0;
+    }
     const options = parseOptions(args, ['json']);
     if (typeof options === 'string' || options.positional.length) return usageError(this, typeof options === 'string' ? options : 'status takes no arguments', context);
     let status;
@@ -84,7 +87,10 @@ export const syncCommand: CliCommand = {
       DATA_DIR, the relay runs it (signal ${SYNC_SIGNAL}) and this command waits for the outcome
       (default up to 600 s); otherwise this process runs it against the CRM in the environment.`,
   async run(args, context) {
-    if (wantsHelp(args)) return context.out(this.usage), 0;
+    if (wantsHelp(args)) {
+      context.out(this.usage);
+      return 0;
+    }
     const options = parseOptions(args, ['full'], ['timeout']);
     if (typeof options === 'string' || options.positional.length) return usageError(this, typeof options === 'string' ? options : 'sync takes no arguments', context);
     const timeoutSeconds = options.values.timeout === undefined ? 600 : Number(options.values.timeout);
@@ -193,7 +199,10 @@ export const backupCommand: CliCommand = {
       SQLite's online backup while the relay keeps running, then verified. --force replaces an
       existing file. Photo files are not included: they are downloaded again after a restore.`,
   async run(args, context) {
-    if (wantsHelp(args)) return context.out(this.usage), 0;
+    if (wantsHelp(args)) {
+      context.out(this.usage);
+      return 0;
+    }
     const options = parseOptions(args, ['force']);
     if (typeof options === 'string') return usageError(this, options, context);
     if (options.positional.length !== 1) return usageError(this, 'backup takes one file name', context);
@@ -221,7 +230,10 @@ export const restoreCommand: CliCommand = {
       as relay.db.before-restore-<time>. Photos missing from DATA_DIR/photos are fetched again by
       the first sync after the relay starts.`,
   run(args, context) {
-    if (wantsHelp(args)) return context.out(this.usage), 0;
+    if (wantsHelp(args)) {
+      context.out(this.usage);
+      return 0;
+    }
     const options = parseOptions(args, []);
     if (typeof options === 'string') return usageError(this, options, context);
     if (options.positional.length !== 1) return usageError(this, 'restore takes one file name', context);
