@@ -119,6 +119,7 @@ export const styles = [
     }
 
     .tile {
+      position: relative;
       display: block;
       width: 100%;
       height: 100%;
@@ -131,12 +132,14 @@ export const styles = [
       cursor: zoom-in;
     }
 
+    /* The photo fills its cell whatever the grid decides the cell's height is. */
     .tile picture {
-      display: block;
-      height: 100%;
+      display: contents;
     }
 
     .tile img {
+      position: absolute;
+      inset: 0;
       display: block;
       width: 100%;
       height: 100%;
@@ -219,24 +222,24 @@ export const styles = [
       margin-bottom: 0;
     }
 
-    .facts {
+    .fact-list {
       display: grid;
       grid-template-columns: repeat(auto-fill, minmax(9rem, 1fr));
       gap: 0.75rem 1.5rem;
       margin: 0;
     }
 
-    .facts dt {
+    .fact-list dt {
       font-size: 0.875rem;
       color: var(--_estate-muted);
     }
 
-    .facts dd {
+    .fact-list dd {
       margin: 0;
       font-weight: 600;
     }
 
-    .side .facts {
+    .side .fact-list {
       grid-template-columns: 1fr;
     }
 
@@ -342,9 +345,12 @@ export const styles = [
     }
 
     /* Loading and error */
+    /* Taller than any viewport: a page's footer stays out of sight until the listing arrives. */
     .skeleton {
       display: grid;
       gap: 0.75rem;
+      align-content: start;
+      min-height: var(--estate-listing-reserve, 60rem);
     }
 
     .skeleton .bone {

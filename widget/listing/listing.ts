@@ -81,6 +81,7 @@ class MissingListing extends Error {
  * @cssprop --estate-listing-gallery-ratio - Shape of the gallery (default 3 / 2; 2 / 1 on wide screens).
  * @cssprop --estate-skeleton-color - Placeholder colour while loading.
  * @cssprop --estate-lightbox-backdrop - Lightbox background.
+ * @cssprop --estate-listing-reserve - Height the loading placeholder keeps (default 60rem), so a page's footer does not jump.
  *
  * @fires estate-listing-loaded - The listing rendered. `detail`: ListingLoadedDetail.
  * @fires estate-listing-error - It could not be loaded. `detail`: ListingErrorDetail.
@@ -289,9 +290,9 @@ export class EstateListing extends LitElement {
   private renderSkeleton(): TemplateResult {
     return html`<div part="skeleton" class="skeleton" aria-busy="true">
       <p class="visually-hidden" role="status">${this.text.loading}</p>
+      <div class="bone gallery"></div>
       <div class="bone title"></div>
       <div class="bone price"></div>
-      <div class="bone gallery"></div>
       <div class="bone text"></div>
       <div class="bone text"></div>
       <div class="bone text short"></div>
@@ -317,7 +318,7 @@ export class EstateListing extends LitElement {
     const photos = listing.photos?.length ? listing.photos : listing.photo ? [listing.photo] : [];
     const address = listing.address?.display || listing.heading || '';
     return html`<article part="base" class="base">
-        ${this.renderHeader(listing, level, address)} ${this.renderGallery(photos, address)}
+        ${this.renderGallery(photos, address)} ${this.renderHeader(listing, level, address)}
         <div class="columns">
           <div class="main">
             ${this.renderDescription(listing, level)} ${this.renderFacts(listing, level)} ${this.renderFeatureList(listing, level)}
@@ -326,19 +327,19 @@ export class EstateListing extends LitElement {
           </div>
           <div class="side">
             ${this.renderOpenHomes(listing, level, address)} ${this.renderAuction(listing, level)} ${this.renderAgents(listing, level, address)}
+            ${this.noEnquiry
+              ? nothing
+              : html`<section part="section enquiry" class="section enquiry">
+                  <estate-enquiry
+                    listing-id=${listing.id}
+                    relay=${ifDefined(this.relay ?? undefined)}
+                    heading=${text.enquire}
+                    heading-level=${Math.min(6, level + 1)}
+                    subject=${address}
+                  ></estate-enquiry>
+                </section>`}
           </div>
         </div>
-        ${this.noEnquiry
-          ? nothing
-          : html`<section part="section enquiry" class="section enquiry">
-              <estate-enquiry
-                listing-id=${listing.id}
-                relay=${ifDefined(this.relay ?? undefined)}
-                heading=${text.enquire}
-                heading-level=${Math.min(6, level + 1)}
-                subject=${address}
-              ></estate-enquiry>
-            </section>`}
       </article>
       <estate-lightbox
         relay=${ifDefined(this.relay ?? undefined)}
@@ -451,7 +452,7 @@ export class EstateListing extends LitElement {
       'facts',
       level,
       text.facts,
-      html`<dl class="facts">${shown.map(([term, value]) => html`<div><dt>${term}</dt><dd>${value}</dd></div>`)}</dl>`,
+      html`<dl class="fact-list">${shown.map(([term, value]) => html`<div><dt>${term}</dt><dd>${value}</dd></div>`)}</dl>`,
     );
   }
 
@@ -562,7 +563,7 @@ export class EstateListing extends LitElement {
       'auction',
       level,
       text.auction,
-      html`<dl class="facts">
+      html`<dl class="fact-list">
         ${when ? html`<div><dt>${text.auctionDate}</dt><dd><time datetime=${isoOrEmpty(auction.dateTime)}>${when}</time></dd></div>` : nothing}
         ${auction.venue ? html`<div><dt>${text.auctionVenue}</dt><dd>${auction.venue}</dd></div>` : nothing}
         ${auction.auctioneer ? html`<div><dt>${text.auctionAuctioneer}</dt><dd>${auction.auctioneer}</dd></div>` : nothing}

@@ -4,7 +4,7 @@ import { ifDefined } from 'lit/directives/if-defined.js';
 import { live } from 'lit/directives/live.js';
 import type { ListingSort, ListingSummary, ListingsQuery, ListingStatus, ListingType, Page } from '../../contract/relay-api.ts';
 import { fetchJson, relayUrl, RelayError } from '../shared/relay.ts';
-import { fill, formatDateTime, formatMoney, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
+import { fill, formatMoney, formatShortDateTime, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
 import { styles } from './listings.styles.ts';
 import { defaultListingsStrings, mergeStrings, type ListingsStrings } from './strings.ts';
 import { BAR_FILTERS, buildQuery, cleanCount, cleanValue, parseBarFilters, SORTS, toSearchParams, type BarFilter, type QueryKey } from './query.ts';
@@ -565,7 +565,8 @@ export class EstateListings extends LitElement {
     const first = pageNumber === 1 && index === 0;
     const eager = pageNumber === 1 && index < EAGER_CARDS;
     const badge = this.badgeText(listing);
-    const auction = listing.auctionDateTime ? formatDateTime(locale, listing.auctionDateTime, this.timeZone ?? undefined) : null;
+    // A past auction says nothing useful on a sold card.
+    const auction = listing.auctionDateTime && listing.status === 'available' ? formatShortDateTime(locale, listing.auctionDateTime, this.timeZone ?? undefined) : null;
     const meta = [listing.propertyType, auction ? fill(text.auction, { date: auction }) : null].filter(Boolean).join(' · ');
     const level = headingLevel(this.headingLevel, 3);
     return html`<li part="card" class="card">

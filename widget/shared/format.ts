@@ -98,6 +98,13 @@ export function formatDateTime(locale: string, iso: string | null | undefined, t
   return dateFormat(locale, { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: 'numeric', minute: '2-digit', timeZone: safeZone(timeZone) }).format(date);
 }
 
+/** "Sat 4 May, 10:00 am": for one line on a card, where the year goes without saying. */
+export function formatShortDateTime(locale: string, iso: string | null | undefined, timeZone?: string): string | null {
+  const date = validDate(iso);
+  if (!date) return null;
+  return dateFormat(locale, { weekday: 'short', day: 'numeric', month: 'short', hour: 'numeric', minute: '2-digit', timeZone: safeZone(timeZone) }).format(date);
+}
+
 /** "Sat 4 May, 10:00 – 10:30 am": one date, a time range, as Intl writes ranges in that locale. */
 export function formatTimeRange(locale: string, startIso: string, endIso: string, timeZone?: string): string | null {
   const start = validDate(startIso);

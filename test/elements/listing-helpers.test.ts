@@ -1,0 +1,120 @@
+import { expect } from '@open-wc/testing';
+import { buildIcs, icsEscape, icsFold, icsUtc } from '../../widget/listing/ics.ts';
+import { decodeEntities, descriptionParagraphs, safeHttpUrl } from '../../widget/listing/text.ts';
+import { jsonLdText } from '../../widget/listing/json-ld.ts';
+import { telHref } from '../../widget/listing/listing.ts';
+import { pageWindow } from '../../widget/listings/listings.ts';
+import { buildQuery, parseBarFilters } from '../../widget/listings/query.ts';
+import { resolveSrcset } from '../../widget/listings/picture.ts';
+import { formatArea, formatMoney, plural, resolveCurrency, resolveLocale } from '../../widget/shared/format.ts';
+
+describe('listing helpers', () => {
+  describe('ics', () => {
+    it('writes UTC times and escapes text values', () => {
+      expect(icsUtc(new Date('2024-05-04T10:00:00+10:00'))).to.equal('20240504T000000Z');
+      expect(icsEscape('Open home: 1/2 Main St, Kew; back\\door\nnote')).to.equal('Open home: 1/2 Main St\\, Kew\\; back\\\\door\\nnote');
+    });
+
+    it('folds long lines at 75 octets without splitting a UTF-8 character', () => {
+      const line = `SUMMARY:${'é'.repeat(60)}`;
+      const folded = icsFold(line);
+      const parts = folded.split('\r\n');
+      expect(parts.length).to.be.greaterThan(1);
+      for (const part of parts) expect(new TextEncoder().encode(part).length).to.be.at.most(75);
+      expect(parts.slice(1).every((part) => part.startsWith(' '))).to.equal(true);
+      expect(parts.map((part, index) => (index ? part.slice(1) : part)).join('')).to.equal(line);
+    });
+
+    it('builds a calendar with CRLF line ends', () => {
+      const ics = buildIcs([
+        { uid: 'a@b', start: new Date('2099-01-01T00:00:00Z'), end: new Date('2099-01-01T00:30:00Z'), summary: 'S', stamp: new Date('2098-01-01T00:00:00Z') },
+      ]);
+      expect(ics).to.equal(
+        'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//estate-embed//listing//EN\r\nCALSCALE:GREGORIAN\r\nMETHOD:PUBLISH\r\n' +
+          'BEGIN:VEVENT\r\nUID:a@b\r\nDTSTAMP:20980101T000000Z\r\nDTSTART:20990101T000000Z\r\nDTEND:20990101T003000Z\r\nSUMMARY:S\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n',
+      );
+    });
+  });
+
+  describe('text', () => {
+    it('decodes numeric and named entities once, and leaves unknown ones alone', () => {
+      expect(decodeEntities('&#x2022; &#8211; &amp;lt; &eacute; &bogus; &#0; &#xD800;')).to.equal('\u2022 \u2013 &lt; \u00e9 &bogus; \ufffd \ufffd');
+    });
+
+    it('splits paragraphs on blank lines and keeps single breaks', () => {
+      expect(descriptionParagraphs('a\r\nb\r\n\r\n\r\nc  \n \n d')).to.deep.equal([['a', 'b'], ['c'], ['d']]);
+      expect(descriptionParagraphs(null)).to.deep.equal([]);
+    });
+
+    it('allows only http(s) links', () => {
+      expect(safeHttpUrl('https://x.example/a')).to.equal('https://x.example/a');
+      expect(safeHttpUrl('javascript:alert(1)')).to.equal(null);
+      expect(safeHttpUrl('data:text/html,hi')).to.equal(null);
+      expect(safeHttpUrl('not a url')).to.equal(null);
+    });
+
+    it('escapes < in JSON-LD so it can never close its script', () => {
+      expect(jsonLdText({ a: '</script><b>' })).to.equal('{"a":"\\u003c/script>\\u003cb>"}');
+    });
+
+    it('makes tel: links from numbers as typed', () => {
+      expect(telHref('0412 345 678')).to.equal('tel:0412345678');
+      expect(telHref('+61 (3) 9000-0000')).to.equal('tel:+61390000000');
+      expect(telHref('call me')).to.equal(null);
+    });
+  });
+
+  describe('query', () => {
+    it('keeps only valid values', () => {
+      expect(buildQuery({ type: 'sale', minBeds: '3', sort: 'bogus', suburb: '  Kew ', minPrice: -5, agentId: 0 }, '2', 500)).to.deep.equal({
+        type: 'sale',
+        suburb: 'Kew',
+        minBeds: 3,
+        page: 2,
+        pageSize: 100,
+      });
+    });
+
+    it('reads the filters attribute', () => {
+      expect(parseBarFilters(null)).to.deep.equal([]);
+      expect(parseBarFilters('')).to.include('suburb').and.not.include('type');
+      expect(parseBarFilters('min-beds, sort type nonsense')).to.deep.equal(['type', 'minBeds', 'sort']);
+    });
+
+    it('windows page numbers with gaps', () => {
+      expect(pageWindow(1, 1)).to.deep.equal([1]);
+      expect(pageWindow(5, 10)).to.deep.equal([1, null, 4, 5, 6, null, 10]);
+      expect(pageWindow(3, 5)).to.deep.equal([1, 2, 3, 4, 5]);
+    });
+
+    it('resolves relay-relative srcset candidates', () => {
+      expect(resolveSrcset('https://relay.example/estate/', '/photos/a-480.webp 480w, https://cdn.example/b.webp 960w')).to.equal(
+        'https://relay.example/estate/photos/a-480.webp 480w, https://cdn.example/b.webp 960w',
+      );
+    });
+  });
+
+  describe('format', () => {
+    it('picks locale and currency', () => {
+      expect(resolveLocale(undefined)).to.equal('en-AU');
+      expect(resolveLocale('not a locale!!')).to.equal('en-AU');
+      expect(resolveCurrency('en-NZ', null)).to.equal('NZD');
+      expect(resolveCurrency('en-GB', '')).to.equal('GBP');
+      expect(resolveCurrency('en-AU', 'usd')).to.equal('USD');
+      expect(formatMoney('en-GB', 'GBP', 750000)).to.equal('£750,000');
+    });
+
+    it('formats areas in the units the CRM gave', () => {
+      expect(formatArea('en-AU', { value: 650, units: 'sqm' })).to.equal('650 m²');
+      expect(formatArea('en-AU', { value: 2.5, units: 'hectare' })).to.equal('2.5 ha');
+      expect(formatArea('en-GB', { value: 3, units: 'acres' })).to.equal('3 ac');
+      expect(formatArea('en-AU', null)).to.equal(null);
+    });
+
+    it('pluralises with Intl.PluralRules', () => {
+      const forms = { one: '{count} bedroom', other: '{count} bedrooms' };
+      expect(plural('en-AU', 1, forms)).to.equal('1 bedroom');
+      expect(plural('en-AU', 1200, forms)).to.equal('1,200 bedrooms');
+    });
+  });
+});
