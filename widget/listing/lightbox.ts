@@ -275,7 +275,7 @@ export class EstateLightbox extends LitElement {
 
       dialog[open] {
         display: grid;
-        grid-template-rows: auto 1fr;
+        grid-template-rows: auto minmax(0, 1fr);
       }
 
       .top {
@@ -300,17 +300,19 @@ export class EstateLightbox extends LitElement {
 
       .stage {
         position: relative;
-        display: grid;
-        place-items: center;
         min-height: 0;
-        padding: 0 0.5rem 1rem;
         /* Horizontal gestures are ours (swipe); vertical ones still scroll and pinch still zooms. */
         touch-action: pan-y pinch-zoom;
         user-select: none;
       }
 
+      /* Absolutely placed, so the photo's limits resolve against a definite box. */
       .stage picture {
-        display: contents;
+        position: absolute;
+        inset: 0 0.5rem 1rem;
+        display: flex;
+        align-items: center;
+        justify-content: center;
       }
 
       .photo {

@@ -556,7 +556,8 @@ export class EstateListing extends LitElement {
 
   private renderAuction(listing: ListingDetail, level: number): TemplateResult | typeof nothing {
     const auction = listing.auction;
-    if (!auction?.dateTime && !auction?.venue) return nothing;
+    // A sold or leased listing's auction is history, not something to attend.
+    if (listing.status !== 'available' || (!auction?.dateTime && !auction?.venue)) return nothing;
     const text = this.text;
     const when = formatDateTime(this.resolvedLocale, auction.dateTime, this.zone);
     return this.section(
