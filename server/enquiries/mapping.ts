@@ -1,7 +1,8 @@
 import { toCrmDateTime } from '../crm/client.ts';
 import type { AddEnquiry } from '../crm/schemas.ts';
 import type { ResolvedTarget } from './outbox.ts';
-import { compactPhone, type ParsedEnquiry } from './schema.ts';
+import { compactPhone } from '../../contract/phone.ts';
+import type { ParsedEnquiry } from './schema.ts';
 
 export interface MappingOptions {
   /** The holding-area source ('OFFICEWEBSITE' for an agency's own site; ENQUIRY_SOURCE). */

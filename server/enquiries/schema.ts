@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { EnquiryRequest } from '../../contract/relay-api.ts';
+import { compactPhone, isPhoneNumber } from '../../contract/phone.ts';
 
 /** Limits of `POST /api/v1/enquiries` (issue 3). The JSON body limit is enforced by the body parser. */
 export const ENQUIRY_LIMITS = {
@@ -20,30 +21,6 @@ const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 /** The message may hold line breaks and tabs, nothing else below space. */
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARS_EXCEPT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
-
-/**
- * Australian, New Zealand and UK numbers, local or international (+61/+64/+44 or 0061/0064/0044),
- * after spaces, dashes, dots, brackets and a "(0)" trunk marker are removed.
- */
-const PHONE_PATTERNS = [
-  /^(?:\+|00)61[2-478]\d{8}$/, // AU international
-  /^0[2-478]\d{8}$/, // AU local (mobiles 04, landlines 02/03/07/08)
-  /^1[38]00\d{6}$/, // AU 1300 / 1800
-  /^13\d{4}$/, // AU 13 xx xx
-  /^(?:\+|00)64[2-9]\d{7,9}$/, // NZ international
-  /^0[2-9]\d{7,9}$/, // NZ local (and UK local below overlaps)
-  /^(?:\+|00)44[1-9]\d{8,9}$/, // UK international
-  /^0[1-9]\d{8,9}$/, // UK local
-];
-
-export function compactPhone(value: string): string {
-  return value.replace(/\(0\)/g, '').replace(/[\s\-().]/g, '');
-}
-
-export function isAuNzUkPhone(value: string): boolean {
-  const compact = compactPhone(value);
-  return PHONE_PATTERNS.some((pattern) => pattern.test(compact));
-}
 
 const text = (label: string, max: number, controls: RegExp) =>
   z
@@ -104,7 +81,7 @@ export const enquiryRequestSchema = z
         .string({ error: 'Mobile must be text' })
         .trim()
         .max(40, { error: 'Mobile is too long to be a phone number' })
-        .refine((value) => value === '' || isAuNzUkPhone(value), {
+        .refine((value) => value === '' || isPhoneNumber(value), {
           error: 'Mobile must be an Australian, New Zealand or UK phone number',
         })
         .transform((value) => (value === '' ? undefined : value))

@@ -6,7 +6,7 @@ import type { EnquiryAccepted, EnquiryRequest } from '../../contract/relay-api.t
 import { RelayError, fetchJson, relayUrl } from '../shared/relay.ts';
 import { resetStyles } from '../shared/reset.styles.ts';
 import { styles } from './enquiry.styles.ts';
-import { isPhoneNumber } from './phone.ts';
+import { isPhoneNumber } from '../../contract/phone.ts';
 import { clearPending, loadPending, newOriginalId, pendingKey, savePending, type PendingEnquiry } from './pending-store.ts';
 
 export const ENQUIRY_TAG = 'estate-enquiry';

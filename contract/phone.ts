@@ -2,9 +2,9 @@
  * Phone numbers the agencies' CRM can dial: Australian, New Zealand and UK numbers, written the
  * way people write them (spaces, dashes, dots, brackets, a "+61 (0)4…" trunk marker).
  *
- * The same forms as the relay's check (server/enquiries/schema.ts), so the form never refuses a
- * number the relay would take, nor lets through one it would refuse. The widget cannot import the
- * server module (zod stays out of the bundle), hence the copy; keep the two in step.
+ * One check for both sides: the relay's schema and the form's constraint validation use it, so the
+ * form never refuses a number the relay would take, nor lets through one it would refuse.
+ * Plain functions, no validator library, so the widget bundle stays small.
  */
 const PHONE_PATTERNS = [
   /^(?:\+|00)61[2-478]\d{8}$/, // AU international
