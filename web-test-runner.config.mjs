@@ -70,6 +70,14 @@ export default {
   browsers: [
     chromeLauncher({
       launchOptions: { executablePath: findChromium(), headless: true, args: chromiumArgs },
+      // Two test files run at once in two tabs, and only the front tab has focus: without this,
+      // focus/blur and Tab navigation silently stop working in the other one (keyboard tests time out).
+      async createPage({ browser }) {
+        const page = await browser.newPage();
+        const session = await page.createCDPSession();
+        await session.send('Emulation.setFocusEmulationEnabled', { enabled: true });
+        return page;
+      },
     }),
   ],
   // Failing relay paths (/__faults/...) for the enquiry form's offline, 5xx, 429 and in-flight states.

@@ -326,12 +326,16 @@ window.__result = (async () => {
       await waitUntil(() => deepActive()?.getAttribute('part')?.includes('back-button'), 'focus moves to the back control');
       await inner.loadComplete;
       await inner.updateComplete;
+      // Structured data goes beside the outermost host, in the document's light DOM.
+      await waitUntil(() => el.nextElementSibling?.matches('script[type="application/ld+json"]'), 'JSON-LD next to <estate-listings>');
+      expect(JSON.parse(el.nextElementSibling!.textContent!).offers.itemOffered['@type']).to.equal('Place');
       await expect(el).to.be.accessible();
 
       await sendKeys({ press: 'Enter' });
       await waitUntil(() => !shadow(el).querySelector('estate-listing') && cards(el).length === 4, 'back shows the results');
       await waitUntil(() => deepActive()?.getAttribute('data-id') === String(target.id), 'focus returns to the card that opened it');
       expect(new URL(window.location.href).searchParams.get('listing')).to.equal(null);
+      expect(document.querySelector('script[type="application/ld+json"]'), 'the detail took its JSON-LD with it').to.equal(null);
     });
 
     it('opens the detail named in the URL on load', async () => {
