@@ -10,6 +10,9 @@
  *   public attribute; Lit never observes an attribute for it, so it is dropped from the docs.
  * - `new CustomEvent(name, …)` inside a helper is recorded as an event literally called `name`;
  *   our events all carry the `estate-` prefix (house rule), so other names are dropped.
+ * And one choice: only modules that define an element are kept. Helper modules (formatting,
+ * phone numbers, icons) are not public API, and listing them would make every internal refactor
+ * a "stale manifest".
  */
 function estateConventionsPlugin() {
   /** module path → (constant name → string value) */
@@ -43,6 +46,9 @@ function estateConventionsPlugin() {
       }
     },
     packageLinkPhase({ customElementsManifest }) {
+      customElementsManifest.modules = customElementsManifest.modules.filter((module) =>
+        (module.declarations ?? []).some((declaration) => declaration.customElement),
+      );
       for (const module of customElementsManifest.modules) {
         const moduleConstants = constants.get(module.path) ?? new Map();
         for (const declaration of module.declarations ?? []) {
