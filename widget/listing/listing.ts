@@ -194,8 +194,12 @@ export class EstateListing extends LitElement {
     if (changed.has('noJsonLd') && this.noJsonLd) this.removeJsonLd();
   }
 
+  private mergedStrings: { from: unknown; value: ListingStrings } | null = null;
+
+  /** The words in use: defaults with the host's overrides, merged once per `strings` value. */
   private get text(): ListingStrings {
-    return mergeStrings(defaultListingStrings, this.strings);
+    if (this.mergedStrings?.from !== this.strings) this.mergedStrings = { from: this.strings, value: mergeStrings(defaultListingStrings, this.strings) };
+    return this.mergedStrings.value;
   }
 
   private get resolvedLocale(): string {

@@ -4,7 +4,7 @@ import { ifDefined } from 'lit/directives/if-defined.js';
 import { live } from 'lit/directives/live.js';
 import type { ListingSort, ListingSummary, ListingsQuery, ListingStatus, ListingType, Page } from '../../contract/relay-api.ts';
 import { fetchJson, relayUrl, RelayError } from '../shared/relay.ts';
-import { fill, formatMoney, formatShortDateTime, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
+import { fill, formatMoney, formatNumber, formatShortDateTime, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
 import { styles } from './listings.styles.ts';
 import { defaultListingsStrings, mergeStrings, type ListingsStrings } from './strings.ts';
 import { BAR_FILTERS, buildQuery, cleanCount, cleanValue, parseBarFilters, SORTS, toSearchParams, type BarFilter, type QueryKey } from './query.ts';
@@ -270,8 +270,12 @@ export class EstateListings extends LitElement {
     window.removeEventListener('popstate', this.onPopState);
   }
 
+  private mergedStrings: { from: unknown; value: ListingsStrings } | null = null;
+
+  /** The words in use: defaults with the host's overrides, merged once per `strings` value. */
   private get text(): ListingsStrings {
-    return mergeStrings(defaultListingsStrings, this.strings);
+    if (this.mergedStrings?.from !== this.strings) this.mergedStrings = { from: this.strings, value: mergeStrings(defaultListingsStrings, this.strings) };
+    return this.mergedStrings.value;
   }
 
   private get resolvedLocale(): string {
@@ -619,7 +623,7 @@ export class EstateListings extends LitElement {
       typeof count === 'number' && count > 0
         ? html`<li part="feature" class="feature">
             <svg part="feature-icon" class="icon" viewBox="0 0 24 24" aria-hidden="true">${icon}</svg>
-            <span aria-hidden="true">${new Intl.NumberFormat(locale).format(count)}</span>
+            <span aria-hidden="true">${formatNumber(locale, count)}</span>
             <span class="visually-hidden">${plural(locale, count, forms)}</span>
           </li>`
         : nothing;
@@ -647,11 +651,11 @@ export class EstateListings extends LitElement {
                 <button
                   type="button"
                   part=${number === current ? 'button page-button page-current' : 'button page-button'}
-                  aria-label=${fill(text.pageLabel, { page: new Intl.NumberFormat(locale).format(number) })}
+                  aria-label=${fill(text.pageLabel, { page: formatNumber(locale, number) })}
                   aria-current=${ifDefined(number === current ? 'page' : undefined)}
                   @click=${() => number !== current && this.goToPage(number)}
                 >
-                  ${new Intl.NumberFormat(locale).format(number)}
+                  ${formatNumber(locale, number)}
                 </button>
               </li>`,
         )}
@@ -708,7 +712,7 @@ export class EstateListings extends LitElement {
     });
     const counts = (max: number): Array<[string, string]> => [
       ['', text.any],
-      ...Array.from({ length: max }, (_unused, index): [string, string] => [String(index + 1), fill(text.atLeast, { count: new Intl.NumberFormat(locale).format(index + 1) })]),
+      ...Array.from({ length: max }, (_unused, index): [string, string] => [String(index + 1), fill(text.atLeast, { count: formatNumber(locale, index + 1) })]),
     ];
     const types = (this.propertyTypes ? this.propertyTypes.split(',') : DEFAULT_PROPERTY_TYPES).map((name) => name.trim()).filter(Boolean);
     const value = (name: QueryKey) => (query[name] === undefined ? '' : String(query[name]));
