@@ -114,3 +114,18 @@ describe('CORS policy', () => {
     await request(corsApp).get('/thing').expect(200);
   });
 });
+
+describe('compression', () => {
+  it('compresses the widget bundle for browsers that accept it', async () => {
+    const dir2 = mkdtempSync(join(tmpdir(), 'estate-app-gzip-'));
+    const widgetDir = join(dir2, 'widget');
+    mkdirSync(widgetDir);
+    const big = `export const text = ${JSON.stringify('listing '.repeat(5000))};\n`;
+    writeFileSync(join(widgetDir, 'widget.js'), big);
+    const gzipApp = createApp({ config: loadConfig({}), store, log: silentLogger, widgetDir, demoDir: null });
+    const response = await request(gzipApp).get('/widget.js').set('Accept-Encoding', 'gzip').expect(200);
+    expect(response.headers['content-encoding']).toBe('gzip');
+    expect(response.text).toBe(big);
+    rmSync(dir2, { recursive: true, force: true });
+  });
+});
