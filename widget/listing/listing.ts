@@ -11,7 +11,7 @@ import { bathIcon, bedIcon, calendarIcon, carIcon, expandIcon, mailIcon, phoneIc
 import { defaultListingStrings, type ListingStrings } from './strings.ts';
 import { descriptionParagraphs, safeHttpUrl } from './text.ts';
 import { buildIcs, icsDataUrl } from './ics.ts';
-import { jsonLdText, listingJsonLd } from './json-ld.ts';
+import { jsonLdText, trustedJsonLd, listingJsonLd } from './json-ld.ts';
 import { styles } from './listing.styles.ts';
 import './lightbox.ts';
 import type { EstateLightbox } from './lightbox.ts';
@@ -260,7 +260,11 @@ export class EstateListing extends LitElement {
     const script = this.jsonLdScript ?? document.createElement('script');
     script.type = 'application/ld+json';
     script.dataset.estateListing = String(listing.id);
-    script.textContent = jsonLdText(data);
+    try {
+      script.textContent = trustedJsonLd(jsonLdText(data));
+    } catch {
+      return; // Trusted Types enforced without our policy: leave the structured data out, keep the page working
+    }
     const anchor = outermostHost(this);
     if (script.previousElementSibling !== anchor || !script.isConnected) anchor.after(script);
     this.jsonLdScript = script;
