@@ -87,7 +87,17 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   const enquiries = createEnquiryService({ config, store, log, crm, targets: options.enquiryTargets ?? listings.enquiryTargets });
   workers.push(enquiries.worker);
 
-  const app = createApp({ config, store, log, enquiries, listings, ...options.app });
+  const app = createApp({
+    config,
+    store,
+    log,
+    enquiries,
+    listings,
+    // Not ready until the listing cache has been filled once: before that, pages would show no
+    // listings. Afterwards a CRM outage does not make the relay unready: it serves its cache.
+    readiness: { listingCache: () => listings.cache.readState().lastSuccessAt !== null },
+    ...options.app,
+  });
   const server: Server = await new Promise((resolve, reject) => {
     const listening = app.listen(config.PORT, config.HOST, () => resolve(listening));
     listening.once('error', reject);
