@@ -23,6 +23,16 @@ let passed = 0;
 let failed = 0;
 const problems = [];
 
+// First, so that a fresh machine gets its Chromium (installed when missing) before any suite:
+// the end-to-end, interop and CSP suites under vitest drive it too.
+let chromePath;
+try {
+  chromePath = findChromium();
+  process.env.CHROME_PATH = chromePath;
+} catch (error) {
+  console.error(error.message);
+}
+
 const typecheck = await run(bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']);
 if (typecheck === 0) passed += 1;
 else { failed += 1; problems.push('type-check (tsc --noEmit)'); }
@@ -41,12 +51,6 @@ try {
   problems.push('server suites (vitest): no report');
 }
 
-let chromePath;
-try {
-  chromePath = findChromium();
-} catch (error) {
-  console.error(error.message);
-}
 if (chromePath) {
   const wtrJson = join(reportDir, 'wtr.json');
   const wtrCode = await run(process.execPath, ['--import', 'tsx', join(root, 'node_modules/@web/test-runner/dist/bin.js')], { CHROME_PATH: chromePath, WTR_JSON_REPORT: wtrJson });
