@@ -2,14 +2,12 @@
 // or style, scripts only from the site and the relay, Trusted Types enforced with Lit's policy
 // allowed. Every element is exercised (list, in-place detail, lightbox, enquiry) and any
 // `securitypolicyviolation` or CSP console error fails the test.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { widgetScriptTags } from '../../server/ops/script-tags.ts';
-import { startTestRelay, type TestRelay } from '../support/relay-fixture.ts';
-import { buildWidgetBundle, fillEnquiry, launchChromium, projectRoot, serveFolder, waitForListings, watchProblems, type StaticSite } from '../interop/support.ts';
+import { fillEnquiry, projectRoot, startHostSiteRig, watchProblems, type HostSiteRig } from '../support/browser.ts';
 import { policyHeader, readmePolicyLines } from './policy.ts';
 
 interface Violation {
@@ -18,35 +16,26 @@ interface Violation {
   sample: string;
 }
 
-let widgetDir: string;
-let pageDir: string;
-let site: StaticSite;
-let relay: TestRelay;
-let browser: Browser;
+let rig: HostSiteRig;
 let context: BrowserContext;
 
 beforeAll(async () => {
-  widgetDir = await buildWidgetBundle();
-  pageDir = mkdtempSync(join(tmpdir(), 'estate-csp-'));
-  site = await serveFolder(pageDir, () => ({ 'Content-Security-Policy': policyHeader(new URL(relay.url).origin) }));
-  relay = await startTestRelay({ ALLOWED_ORIGINS: site.origin, ENQUIRY_MIN_FILL_MS: '0' }, { app: { widgetDir } });
-  const pinned = widgetScriptTags(relay.url, widgetDir).pinned!;
+  rig = await startHostSiteRig({
+    pageDirPrefix: 'estate-csp-',
+    htmlHeaders: (relayUrl) => ({ 'Content-Security-Policy': policyHeader(new URL(relayUrl).origin) }),
+  });
+  const pinned = widgetScriptTags(rig.relay.url, rig.widgetDir).pinned!;
   const template = readFileSync(join(projectRoot, 'test', 'csp', 'page.html'), 'utf8');
-  writeFileSync(join(pageDir, 'index.html'), template.replace('%SCRIPT_TAG%', pinned.tag));
-  await waitForListings(relay.url);
-  browser = await launchChromium();
+  writeFileSync(join(rig.pageDir, 'index.html'), template.replace('%SCRIPT_TAG%', pinned.tag));
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await relay?.close();
-  await site?.close();
-  for (const dir of [widgetDir, pageDir]) if (dir) rmSync(dir, { recursive: true, force: true });
+  await rig?.close();
 });
 
 /** A page whose CSP violations (from any shadow root) and console errors are collected. */
 async function strictPage(): Promise<{ page: Page; violations: Violation[]; problems: string[] }> {
-  context = await browser.newContext();
+  context = await rig.browser.newContext();
   context.setDefaultTimeout(10_000);
   const violations: Violation[] = [];
   await context.exposeBinding('__reportViolation', (_source, violation: Violation) => {
@@ -74,7 +63,7 @@ async function strictPage(): Promise<{ page: Page; violations: Violation[]; prob
 describe('strict Content-Security-Policy with Trusted Types', () => {
   it('lists, opens a listing in place, shows its photos and sends an enquiry without a single violation', async () => {
     const { page, violations, problems } = await strictPage();
-    const response = await page.goto(`${site.origin}/index.html`);
+    const response = await page.goto(`${rig.site.origin}/index.html`);
     expect(response?.headers()['content-security-policy']).toContain("require-trusted-types-for 'script'");
 
     const listings = page.locator('estate-listings');
@@ -105,7 +94,7 @@ describe('strict Content-Security-Policy with Trusted Types', () => {
 
   it('would notice a violation: the same page refuses an HTML string outside Lit', async () => {
     const { page, violations } = await strictPage();
-    await page.goto(`${site.origin}/index.html`);
+    await page.goto(`${rig.site.origin}/index.html`);
     const refused = await page.evaluate(() => {
       try {
         document.body.insertAdjacentHTML('beforeend', '<b>raw</b>');

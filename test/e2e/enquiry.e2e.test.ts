@@ -2,13 +2,10 @@
 // as built for release, served by a whole relay (demo mode, embedded CRM simulator, real SQLite
 // file, delivery worker running) under its strict Content-Security-Policy, driven by Chromium
 // through playwright-core. Asserts what the simulator's holding area received.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { rmSync } from 'node:fs';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { projectRoot } from '../../server/app.ts';
+import { buildWidgetBundle, launchChromium, watchProblems } from '../support/browser.ts';
 import { startTestRelay, type TestRelay } from '../support/relay-fixture.ts';
 
 interface SimHoldingItem {
@@ -24,12 +21,6 @@ interface SimHoldingItem {
   received: { fullName: string | null; email: string | null; mobile: string | null; userId: number | null };
 }
 
-// scripts/find-chromium.mjs is plain JS shared with the runner configs; typed here by hand.
-const { findChromium, chromiumArgs } = (await import(join(projectRoot, 'scripts', 'find-chromium.mjs'))) as {
-  findChromium(): string;
-  chromiumArgs: string[];
-};
-
 const SARAH = { id: 450102, card: 'Sarah Nguyen', opener: 'Message Sarah' };
 const TOM = { id: 450104, card: 'Tom Caruso', opener: 'Message Tom' };
 
@@ -43,20 +34,12 @@ let page: Page;
 let pageProblems: string[];
 
 beforeAll(async () => {
-  // Build the bundle exactly as `npm run build:widget` does, into a folder of our own, so a
-  // parallel build elsewhere can never hand us a half-written file.
-  widgetDir = mkdtempSync(join(tmpdir(), 'estate-widget-'));
-  const build = spawnSync(
-    process.execPath,
-    [join(projectRoot, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--outDir', widgetDir, '--emptyOutDir', '--logLevel', 'error'],
-    { cwd: projectRoot, encoding: 'utf8' },
-  );
-  if (build.status !== 0) throw new Error(`vite build failed:\n${build.stdout}\n${build.stderr}`);
+  widgetDir = await buildWidgetBundle();
 
   // The page is filled by a robot, not a person: lower the "too fast to be human" bar so the
   // enquiry is forwarded, but keep it on (fillIn waits at least this long).
   relay = await startTestRelay({ ENQUIRY_MIN_FILL_MS: String(MIN_FILL_MS) }, { app: { widgetDir } });
-  browser = await chromium.launch({ executablePath: findChromium(), args: chromiumArgs, headless: true });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
@@ -69,15 +52,8 @@ beforeEach(async () => {
   context = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
   context.setDefaultTimeout(10_000);
   page = await context.newPage();
-  pageProblems = [];
   // CSP refusals and script errors surface as console errors and page errors.
-  page.on('console', (message) => {
-    if (message.type() === 'error') pageProblems.push(message.text());
-  });
-  page.on('pageerror', (error) => pageProblems.push(error.message));
-  page.on('response', (response) => {
-    if (response.status() >= 400) pageProblems.push(`${response.status()} ${response.url()}`);
-  });
+  pageProblems = watchProblems(page);
 });
 
 afterEach(async () => {

@@ -1,53 +1,36 @@
 // The elements from a React 19 page built by Vite inside the test run, in Chromium: attributes,
 // properties and events through React's custom-element support, against a whole relay.
 import react from '@vitejs/plugin-react';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListingSummary, Page as ListingsPage } from '../../contract/relay-api.ts';
-import { startTestRelay, type TestRelay } from '../support/relay-fixture.ts';
+import type { TestRelay } from '../support/relay-fixture.ts';
 import {
-  buildWidgetBundle, cardIds, relayAddressPlugin, fillEnquiry, launchChromium, projectRoot, serveFolder, viteBuild, waitForListings, watchProblems,
-  type StaticSite,
-} from './support.ts';
+  cardIds, relayAddressPlugin, fillEnquiry, projectRoot, startHostSiteRig, viteBuild, watchedPage, type HostSiteRig,
+} from '../support/browser.ts';
 
-let widgetDir: string;
-let pageDir: string;
-let site: StaticSite;
+let rig: HostSiteRig;
 let relay: TestRelay;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let problems: string[];
 
 beforeAll(async () => {
-  widgetDir = await buildWidgetBundle();
-  pageDir = mkdtempSync(join(tmpdir(), 'estate-react-'));
-  site = await serveFolder(pageDir);
-  relay = await startTestRelay({ ALLOWED_ORIGINS: site.origin, ENQUIRY_MIN_FILL_MS: '0' }, { app: { widgetDir } });
+  rig = await startHostSiteRig({ pageDirPrefix: 'estate-react-' });
+  relay = rig.relay;
   await viteBuild({
     root: join(projectRoot, 'test', 'interop', 'react'),
     configFile: false,
     base: './',
     plugins: [react(), relayAddressPlugin(relay.url)],
-    build: { outDir: pageDir, emptyOutDir: true, target: 'es2022' },
+    build: { outDir: rig.pageDir, emptyOutDir: true, target: 'es2022' },
   });
-  await waitForListings(relay.url);
-  browser = await launchChromium();
-  context = await browser.newContext();
-  context.setDefaultTimeout(10_000);
-  page = await context.newPage();
-  problems = watchProblems(page);
-  await page.goto(`${site.origin}/index.html`);
+  ({ page, problems } = await watchedPage(rig.browser));
+  await page.goto(`${rig.site.origin}/index.html`);
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await relay?.close();
-  await site?.close();
-  for (const dir of [widgetDir, pageDir]) if (dir) rmSync(dir, { recursive: true, force: true });
+  await rig?.close();
 });
 
 async function relayPage(query: string): Promise<ListingsPage<ListingSummary>> {

@@ -2,55 +2,37 @@
 // bundled into the app (no script tag, so a `relay` attribute), attribute and `.prop` bindings,
 // `@estate-…` listeners, against a whole relay.
 import vue from '@vitejs/plugin-vue';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListingSummary, Page as ListingsPage } from '../../contract/relay-api.ts';
-import { startTestRelay, type TestRelay } from '../support/relay-fixture.ts';
-import {
-  buildWidgetBundle, cardIds, fillEnquiry, launchChromium, projectRoot, serveFolder, viteBuild, waitForListings, watchProblems,
-  type StaticSite,
-} from './support.ts';
+import type { TestRelay } from '../support/relay-fixture.ts';
+import { cardIds, fillEnquiry, projectRoot, startHostSiteRig, viteBuild, watchedPage, type HostSiteRig } from '../support/browser.ts';
 
-let widgetDir: string;
-let pageDir: string;
-let site: StaticSite;
+let rig: HostSiteRig;
 let relay: TestRelay;
-let browser: Browser;
 let page: Page;
 let problems: string[];
 
 beforeAll(async () => {
-  widgetDir = await buildWidgetBundle();
-  pageDir = mkdtempSync(join(tmpdir(), 'estate-vue-'));
-  site = await serveFolder(pageDir);
-  relay = await startTestRelay({ ALLOWED_ORIGINS: site.origin, ENQUIRY_MIN_FILL_MS: '0' }, { app: { widgetDir } });
+  rig = await startHostSiteRig({ pageDirPrefix: 'estate-vue-' });
+  relay = rig.relay;
   await viteBuild({
     root: join(projectRoot, 'test', 'interop', 'vue'),
     configFile: false,
     base: './',
     define: { __RELAY__: JSON.stringify(relay.url) },
     // What the package export `estate-embed/widget` points at: the release bundle.
-    resolve: { alias: { 'estate-embed/widget': join(widgetDir, 'widget.js') } },
+    resolve: { alias: { 'estate-embed/widget': join(rig.widgetDir, 'widget.js') } },
     plugins: [vue({ template: { compilerOptions: { isCustomElement: (tag: string) => tag.startsWith('estate-') } } })],
-    build: { outDir: pageDir, emptyOutDir: true, target: 'es2022' },
+    build: { outDir: rig.pageDir, emptyOutDir: true, target: 'es2022' },
   });
-  await waitForListings(relay.url);
-  browser = await launchChromium();
-  const context = await browser.newContext();
-  context.setDefaultTimeout(10_000);
-  page = await context.newPage();
-  problems = watchProblems(page);
-  await page.goto(`${site.origin}/index.html`);
+  ({ page, problems } = await watchedPage(rig.browser));
+  await page.goto(`${rig.site.origin}/index.html`);
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await relay?.close();
-  await site?.close();
-  for (const dir of [widgetDir, pageDir]) if (dir) rmSync(dir, { recursive: true, force: true });
+  await rig?.close();
 });
 
 async function relayPage(query: string): Promise<ListingsPage<ListingSummary>> {

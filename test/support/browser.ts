@@ -1,15 +1,16 @@
-// Shared by the framework interop and strict-CSP suites: a release build of the widget, a relay
-// serving it, a static server for the host pages (another origin, as an agency site is), and
-// Chromium through playwright-core.
-import { createReadStream, existsSync, mkdtempSync, statSync } from 'node:fs';
+// Shared by the browser suites (framework interop, strict CSP, end to end): a release build of the
+// widget, a relay serving it, a static server for the host pages (another origin, as an agency
+// site is), and Chromium through playwright-core.
+import { createReadStream, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { build, type InlineConfig, type Plugin } from 'vite';
 import { projectRoot } from '../../server/app.ts';
 import type { ListingSummary, Page as ListingsPage } from '../../contract/relay-api.ts';
+import { startTestRelay, type TestRelay } from './relay-fixture.ts';
 
 // scripts/find-chromium.mjs is plain JS shared with the runner configs; typed here by hand.
 const { findChromium, chromiumArgs } = (await import(join(projectRoot, 'scripts', 'find-chromium.mjs'))) as {
@@ -92,8 +93,7 @@ export async function serveFolder(dir: string, htmlHeaders: () => OutgoingHttpHe
 }
 
 /** Collects what should never happen on a host page: console errors, page errors, failed requests. */
-export function watchProblems(page: Page): string[] {
-  const problems: string[] = [];
+export function watchProblems(page: Page, problems: string[] = []): string[] {
   page.on('console', (message) => {
     if (message.type() === 'error') problems.push(`console: ${message.text()}`);
   });
@@ -131,6 +131,60 @@ export function cardIds(listings: Locator): Promise<number[]> {
   return listings.evaluate((element) =>
     [...element.shadowRoot!.querySelectorAll('[part~="card-link"]')].map((link) => Number(link.getAttribute('data-id'))),
   );
+}
+
+/** A page in a fresh context (10 s default timeout) whose problems are collected. */
+export async function watchedPage(browser: Browser): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+  const context = await browser.newContext();
+  context.setDefaultTimeout(10_000);
+  const page = await context.newPage();
+  return { context, page, problems: watchProblems(page) };
+}
+
+export interface HostSiteRig {
+  /** The release widget bundle the relay serves. */
+  widgetDir: string;
+  /** The agency site's folder (empty): the suite writes or builds its pages into it. */
+  pageDir: string;
+  site: StaticSite;
+  relay: TestRelay;
+  browser: Browser;
+  close(): Promise<void>;
+}
+
+/**
+ * Everything a host-page suite needs before its first page: the widget bundle, an agency site on
+ * its own origin, a relay that allows that origin (and has listings), and Chromium. Enquiries are
+ * accepted however fast the robot fills the form.
+ */
+export async function startHostSiteRig(options: {
+  /** Prefix of the temp folder for the site's pages, e.g. 'estate-react-'. */
+  pageDirPrefix: string;
+  /** Extra headers on the site's HTML answers, given the relay's address. */
+  htmlHeaders?: (relayUrl: string) => OutgoingHttpHeaders;
+}): Promise<HostSiteRig> {
+  const widgetDir = await buildWidgetBundle();
+  const pageDir = mkdtempSync(join(tmpdir(), options.pageDirPrefix));
+  const { htmlHeaders } = options;
+  let relay: TestRelay | undefined;
+  const site = await serveFolder(pageDir, htmlHeaders ? () => htmlHeaders(relay!.url) : undefined);
+  relay = await startTestRelay({ ALLOWED_ORIGINS: site.origin, ENQUIRY_MIN_FILL_MS: '0' }, { app: { widgetDir } });
+  await waitForListings(relay.url);
+  const browser = await launchChromium();
+  const started = relay;
+  return {
+    widgetDir,
+    pageDir,
+    site,
+    relay: started,
+    browser,
+    close: async () => {
+      await browser.close();
+      await started.close();
+      await site.close();
+      for (const dir of [widgetDir, pageDir]) rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 export { projectRoot };
