@@ -1,10 +1,15 @@
 import { css } from 'lit';
 import { resetStyles } from '../shared/reset.styles.ts';
 import { controlStyles } from '../listings/controls.styles.ts';
+import { badgeStyles, featureStyles, iconStyles, panelStyles } from '../shared/listing-parts.styles.ts';
 
 export const styles = [
   resetStyles,
   controlStyles,
+  badgeStyles,
+  featureStyles,
+  iconStyles,
+  panelStyles,
   css`
     :host {
       display: block;
@@ -51,30 +56,6 @@ export const styles = [
       color: var(--_estate-muted);
     }
 
-    .badge {
-      padding: 0.125rem 0.625rem;
-      border-radius: 999px;
-      background: var(--estate-badge-color, #24292f);
-      color: var(--estate-badge-text, #ffffff);
-      font-size: 0.8125rem;
-      font-weight: 700;
-      line-height: 1.5rem;
-      letter-spacing: 0.02em;
-      text-transform: uppercase;
-    }
-
-    .badge[part~='badge-sold'] {
-      background: var(--estate-badge-color, #a40e26);
-    }
-
-    .badge[part~='badge-leased'] {
-      background: var(--estate-badge-color, #116329);
-    }
-
-    .badge[part~='badge-under-offer'] {
-      background: var(--estate-badge-color, #7d4e00);
-    }
-
     .features {
       display: flex;
       flex-wrap: wrap;
@@ -83,23 +64,6 @@ export const styles = [
       padding: 0;
       list-style: none;
       font-weight: 600;
-    }
-
-    .feature {
-      display: inline-flex;
-      align-items: center;
-      gap: 0.375rem;
-    }
-
-    .icon {
-      flex: none;
-      width: 1.25rem;
-      height: 1.25rem;
-      fill: none;
-      stroke: currentColor;
-      stroke-width: 1.75;
-      stroke-linecap: round;
-      stroke-linejoin: round;
     }
 
     /* Gallery: one photo on phones, a mosaic of five once there is room. */
@@ -387,26 +351,6 @@ export const styles = [
       50% {
         opacity: 0.45;
       }
-    }
-
-    .panel {
-      display: grid;
-      justify-items: center;
-      gap: 0.5rem;
-      padding: 2.5rem 1.25rem;
-      text-align: center;
-      background: var(--_estate-surface);
-      border: 1px dashed var(--_estate-border);
-      border-radius: var(--_estate-radius);
-    }
-
-    .panel p {
-      margin: 0;
-    }
-
-    .panel-title {
-      font-size: 1.125rem;
-      font-weight: 700;
     }
   `,
 ];

@@ -4,7 +4,7 @@ import { ifDefined } from 'lit/directives/if-defined.js';
 import type { Agent, ExternalLink, ListingDetail, OpenHome, Photo } from '../../contract/relay-api.ts';
 import { fetchJson, relayUrl, RelayError } from '../shared/relay.ts';
 import { fill, formatArea, formatDateTime, formatNumber, formatTimeRange, isoOrEmpty, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
-import { mergeStrings } from '../listings/strings.ts';
+import { cachedMergeStrings } from '../shared/strings.ts';
 import { largestPhotoUrl, renderPicture } from '../listings/picture.ts';
 import { heading, headingLevel } from '../listings/heading.ts';
 import { bathIcon, bedIcon, calendarIcon, carIcon, expandIcon, mailIcon, phoneIcon, playIcon } from '../listings/icons.ts';
@@ -194,12 +194,11 @@ export class EstateListing extends LitElement {
     if (changed.has('noJsonLd') && this.noJsonLd) this.removeJsonLd();
   }
 
-  private mergedStrings: { from: unknown; value: ListingStrings } | null = null;
+  private readonly mergeText = cachedMergeStrings(defaultListingStrings);
 
   /** The words in use: defaults with the host's overrides, merged once per `strings` value. */
   private get text(): ListingStrings {
-    if (this.mergedStrings?.from !== this.strings) this.mergedStrings = { from: this.strings, value: mergeStrings(defaultListingStrings, this.strings) };
-    return this.mergedStrings.value;
+    return this.mergeText(this.strings);
   }
 
   private get resolvedLocale(): string {

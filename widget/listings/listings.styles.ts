@@ -1,6 +1,7 @@
 import { css } from 'lit';
 import { resetStyles } from '../shared/reset.styles.ts';
 import { controlStyles } from './controls.styles.ts';
+import { badgeStyles, featureStyles, iconStyles, panelStyles } from '../shared/listing-parts.styles.ts';
 
 /**
  * Cards have a fixed geometry (photo box by aspect ratio, every text row one fixed line height,
@@ -10,6 +11,10 @@ import { controlStyles } from './controls.styles.ts';
 export const styles = [
   resetStyles,
   controlStyles,
+  badgeStyles,
+  featureStyles,
+  iconStyles,
+  panelStyles,
   css`
     :host {
       display: block;
@@ -90,27 +95,6 @@ export const styles = [
       position: absolute;
       top: 0.75rem;
       left: 0.75rem;
-      padding: 0.125rem 0.625rem;
-      border-radius: 999px;
-      background: var(--estate-badge-color, #24292f);
-      color: var(--estate-badge-text, #ffffff);
-      font-size: 0.8125rem;
-      font-weight: 700;
-      line-height: 1.5rem;
-      letter-spacing: 0.02em;
-      text-transform: uppercase;
-    }
-
-    .badge[part~='badge-sold'] {
-      background: var(--estate-badge-color, #a40e26);
-    }
-
-    .badge[part~='badge-leased'] {
-      background: var(--estate-badge-color, #116329);
-    }
-
-    .badge[part~='badge-under-offer'] {
-      background: var(--estate-badge-color, #7d4e00);
     }
 
     .body {
@@ -163,21 +147,7 @@ export const styles = [
     }
 
     .feature {
-      display: inline-flex;
-      align-items: center;
-      gap: 0.375rem;
       font-weight: 600;
-    }
-
-    .icon {
-      flex: none;
-      width: 1.25rem;
-      height: 1.25rem;
-      fill: none;
-      stroke: currentColor;
-      stroke-width: 1.75;
-      stroke-linecap: round;
-      stroke-linejoin: round;
     }
 
     .feature .icon {
@@ -315,26 +285,6 @@ export const styles = [
       .pagination .gap {
         display: none;
       }
-    }
-
-    .panel {
-      display: grid;
-      justify-items: center;
-      gap: 0.5rem;
-      padding: 2.5rem 1.25rem;
-      text-align: center;
-      background: var(--_estate-surface);
-      border: 1px dashed var(--_estate-border);
-      border-radius: var(--_estate-radius);
-    }
-
-    .panel p {
-      margin: 0;
-    }
-
-    .panel-title {
-      font-size: 1.125rem;
-      font-weight: 700;
     }
 
     .panel button {

@@ -6,7 +6,8 @@ import type { ListingSort, ListingSummary, ListingsQuery, ListingStatus, Listing
 import { fetchJson, relayUrl, RelayError } from '../shared/relay.ts';
 import { fill, formatMoney, formatNumber, formatShortDateTime, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
 import { styles } from './listings.styles.ts';
-import { defaultListingsStrings, mergeStrings, type ListingsStrings } from './strings.ts';
+import { cachedMergeStrings } from '../shared/strings.ts';
+import { defaultListingsStrings, type ListingsStrings } from './strings.ts';
 import { BAR_FILTERS, buildQuery, cleanCount, cleanValue, parseBarFilters, SORTS, toSearchParams, type BarFilter, type QueryKey } from './query.ts';
 import { renderPicture } from './picture.ts';
 import { heading, headingLevel } from './heading.ts';
@@ -270,12 +271,11 @@ export class EstateListings extends LitElement {
     window.removeEventListener('popstate', this.onPopState);
   }
 
-  private mergedStrings: { from: unknown; value: ListingsStrings } | null = null;
+  private readonly mergeText = cachedMergeStrings(defaultListingsStrings);
 
   /** The words in use: defaults with the host's overrides, merged once per `strings` value. */
   private get text(): ListingsStrings {
-    if (this.mergedStrings?.from !== this.strings) this.mergedStrings = { from: this.strings, value: mergeStrings(defaultListingsStrings, this.strings) };
-    return this.mergedStrings.value;
+    return this.mergeText(this.strings);
   }
 
   private get resolvedLocale(): string {
