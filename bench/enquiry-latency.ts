@@ -7,12 +7,11 @@
  * The figure is the ratio of the baseline's p50 to the relay's: how much sooner a visitor hears
  * "sent" because the relay commits to its outbox and delivers in the background.
  */
-import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { availableParallelism, loadavg } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { withTarget } from './support.ts';
 import type { BenchContext, BenchFigure } from './types.ts';
 
 const CONCURRENCY = 10;
@@ -32,55 +31,46 @@ interface Sample {
   seconds: number;
 }
 
-export async function run(context: BenchContext): Promise<BenchFigure[]> {
-  const child = fork(join(import.meta.dirname, 'enquiry-latency.target.ts'), [], {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  try {
-    const [targets] = (await Promise.race([
-      once(child, 'message'),
-      once(child, 'exit').then(([code]) => Promise.reject(new Error(`target process exited (${code}) before it was ready`))),
-    ])) as [Targets];
-    context.note(`relay ${targets.relayUrl}, baseline ${targets.baselineUrl}, CRM answers POST /enquiries in ${targets.crmLatencyMs} ms`);
+export function run(context: BenchContext): Promise<BenchFigure[]> {
+  return withTarget(
+    'enquiry-latency.target.ts',
+    async (targets: Targets, child) => {
+      context.note(`relay ${targets.relayUrl}, baseline ${targets.baselineUrl}, CRM answers POST /enquiries in ${targets.crmLatencyMs} ms`);
 
-    await load(targets.relayUrl, targets.listingIds, 1); // warm-up: JIT, connections, SQLite pages
-    const relay = await load(targets.relayUrl, targets.listingIds, context.durationSeconds);
-    child.send('relay-done');
-    const [done] = (await once(child, 'message')) as [{ outbox: Record<string, number> }];
-    const baseline = await load(targets.baselineUrl, targets.listingIds, Math.max(context.durationSeconds, MIN_BASELINE_SECONDS));
+      await load(targets.relayUrl, targets.listingIds, 1); // warm-up: JIT, connections, SQLite pages
+      const relay = await load(targets.relayUrl, targets.listingIds, context.durationSeconds);
+      child.send('relay-done');
+      const [done] = (await once(child, 'message')) as [{ outbox: Record<string, number> }];
+      const baseline = await load(targets.baselineUrl, targets.listingIds, Math.max(context.durationSeconds, MIN_BASELINE_SECONDS));
 
-    const relayP50 = percentile(relay.latenciesMs, 0.5);
-    const baselineP50 = percentile(baseline.latenciesMs, 0.5);
-    return [
-      {
-        name: 'enquiry-202-latency',
-        crmLatencyMs: targets.crmLatencyMs,
-        relayP50Ms: round(relayP50),
-        relayP99Ms: round(percentile(relay.latenciesMs, 0.99)),
-        relayRequests: relay.latenciesMs.length,
-        relayRps: Math.round(relay.latenciesMs.length / relay.seconds),
-        relayFailures: relay.failures,
-        baselineP50Ms: round(baselineP50),
-        baselineP99Ms: round(percentile(baseline.latenciesMs, 0.99)),
-        baselineRequests: baseline.latenciesMs.length,
-        baselineRps: Number((baseline.latenciesMs.length / baseline.seconds).toFixed(1)),
-        baselineFailures: baseline.failures,
-        // How many times sooner the visitor hears back from the relay than from a pass-through.
-        p50Ratio: Number((baselineP50 / relayP50).toFixed(1)),
-        relayQueuedAfterPhase: done.outbox.queued ?? 0,
-        concurrency: CONCURRENCY,
-        loadAverage1m: Number(loadavg()[0]!.toFixed(2)),
-        cpus: availableParallelism(),
-      },
-    ];
-  } finally {
-    child.send('stop');
-    const exited = once(child, 'exit');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
-  }
+      const relayP50 = percentile(relay.latenciesMs, 0.5);
+      const baselineP50 = percentile(baseline.latenciesMs, 0.5);
+      return [
+        {
+          name: 'enquiry-202-latency',
+          crmLatencyMs: targets.crmLatencyMs,
+          relayP50Ms: round(relayP50),
+          relayP99Ms: round(percentile(relay.latenciesMs, 0.99)),
+          relayRequests: relay.latenciesMs.length,
+          relayRps: Math.round(relay.latenciesMs.length / relay.seconds),
+          relayFailures: relay.failures,
+          baselineP50Ms: round(baselineP50),
+          baselineP99Ms: round(percentile(baseline.latenciesMs, 0.99)),
+          baselineRequests: baseline.latenciesMs.length,
+          baselineRps: Number((baseline.latenciesMs.length / baseline.seconds).toFixed(1)),
+          baselineFailures: baseline.failures,
+          // How many times sooner the visitor hears back from the relay than from a pass-through.
+          p50Ratio: Number((baselineP50 / relayP50).toFixed(1)),
+          relayQueuedAfterPhase: done.outbox.queued ?? 0,
+          concurrency: CONCURRENCY,
+          loadAverage1m: Number(loadavg()[0]!.toFixed(2)),
+          cpus: availableParallelism(),
+        },
+      ];
+    },
+    // The pass-through baseline may still be waiting on 2 s CRM answers when asked to stop.
+    10_000,
+  );
 }
 
 /** CONCURRENCY clients posting unique enquiries back to back for `seconds`; latency of each answer. */

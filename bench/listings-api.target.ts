@@ -3,30 +3,16 @@
  * workers off afterwards so no sync runs during the measurement) and a bare node:http server that
  * answers, for the same paths, the very bytes the relay answers. Reports URLs over IPC; stops on 'stop'.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadConfig } from '../server/config.ts';
-import { silentLogger } from '../server/log.ts';
-import { startRelay } from '../server/relay.ts';
-import { startSimulator } from '../server/sim/simulator.ts';
+import { startListingRig } from '../test/listings/rig.ts';
+import { headerBytes, listenBaseline } from './support.ts';
 
-const sim = await startSimulator({ listings: 200, requestsPerSecond: 100 });
-const dataDir = mkdtempSync(join(tmpdir(), 'estate-bench-listings-'));
-const config = loadConfig({
-  PORT: '0',
-  HOST: '127.0.0.1',
-  DATA_DIR: dataDir,
-  CRM_BASE_URL: sim.baseUrl,
-  CRM_API_KEY: sim.apiKey,
-  CRM_ACCESS_TOKEN: sim.accessToken,
-  CRM_REQUESTS_PER_SECOND: '100',
-  PHOTO_WIDTHS: '480,960',
-  LOG_LEVEL: 'silent',
+const { sim, relay, close } = await startListingRig({
+  listings: 200,
+  seed: 1,
+  requestsPerSecond: 100,
+  env: { PHOTO_WIDTHS: '480,960' },
+  dataDirPrefix: 'estate-bench-listings-',
 });
-const relay = await startRelay(config, { log: silentLogger, workers: false, app: { demoDir: null } });
 const report = await relay.listings.sync.run('full');
 if (report.error) throw new Error(`sync failed: ${report.error}`);
 
@@ -42,22 +28,20 @@ for (const path of Object.values(paths)) {
   bodies.set(path, {
     body: Buffer.from(await response.arrayBuffer()),
     type: response.headers.get('content-type') ?? 'application/json',
-    headerBytes: [...response.headers].reduce((sum, [name, value]) => sum + name.length + value.length + 4, 0),
+    headerBytes: headerBytes(response.headers),
   });
 }
 
-const baseline = createServer((req, res) => {
+const baseline = await listenBaseline((req, res) => {
   const entry = bodies.get(req.url ?? '');
   if (!entry) return void res.writeHead(404).end();
   res.writeHead(200, { 'Content-Type': entry.type, 'Content-Length': entry.body.length });
   res.end(entry.body);
 });
-await new Promise<void>((resolve) => baseline.listen(0, '127.0.0.1', resolve));
-const baselineOrigin = `http://127.0.0.1:${(baseline.address() as AddressInfo).port}`;
 
 process.send!({
   relayOrigin: relay.url,
-  baselineOrigin,
+  baselineOrigin: baseline.origin,
   paths,
   listings: report.changed,
   bodyBytes: Object.fromEntries([...bodies].map(([path, entry]) => [path, entry.body.length])),
@@ -71,10 +55,7 @@ process.on('message', async (message) => {
     return;
   }
   if (message !== 'stop') return;
-  baseline.closeAllConnections();
-  await Promise.all([new Promise((resolve) => baseline.close(resolve)), relay.close()]);
-  await sim.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  await Promise.all([baseline.close(), close()]);
   process.exit(0);
 });
 process.on('disconnect', () => process.exit(0));

@@ -6,13 +6,12 @@
  * Prints nothing; reports its URLs over IPC and stops on the message 'stop'.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../server/config.ts';
 import { silentLogger } from '../server/log.ts';
 import { startRelay } from '../server/relay.ts';
+import { headerBytes, listenBaseline } from './support.ts';
 
 const ENDPOINT = '/healthz';
 
@@ -27,24 +26,21 @@ if (!probe.ok) throw new Error(`relay ${ENDPOINT} answered ${probe.status}`);
 const body = Buffer.from(await probe.arrayBuffer());
 const contentType = probe.headers.get('content-type') ?? 'application/json';
 
-const baseline = createServer((_req, res) => {
+const baseline = await listenBaseline((_req, res) => {
   res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': body.length });
   res.end(body);
 });
-await new Promise<void>((resolve) => baseline.listen(0, '127.0.0.1', resolve));
-const baselinePort = (baseline.address() as AddressInfo).port;
 
 process.send!({
   relayUrl: `${relay.url}${ENDPOINT}`,
-  baselineUrl: `http://127.0.0.1:${baselinePort}${ENDPOINT}`,
+  baselineUrl: `${baseline.origin}${ENDPOINT}`,
   bodyBytes: body.length,
-  relayHeaderBytes: [...probe.headers].reduce((sum, [name, value]) => sum + name.length + value.length + 4, 0),
+  relayHeaderBytes: headerBytes(probe.headers),
 });
 
 process.on('message', async (message) => {
   if (message !== 'stop') return;
-  baseline.closeAllConnections();
-  await Promise.all([new Promise((resolve) => baseline.close(resolve)), relay.close()]);
+  await Promise.all([baseline.close(), relay.close()]);
   rmSync(dataDir, { recursive: true, force: true });
   process.exit(0);
 });

@@ -11,13 +11,10 @@
  * Env: BENCH_SYNC_LISTINGS (default 2000), BENCH_CRM_RPS (default 10, the CRM's real limit),
  * BENCH_PHOTO_WIDTHS (default "480,960": two widths keep the run short; production uses three).
  */
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { readdirSync, statSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../server/config.ts';
-import { silentLogger } from '../server/log.ts';
-import { startRelay } from '../server/relay.ts';
-import { startSimulator } from '../server/sim/simulator.ts';
+import { startListingRig } from '../test/listings/rig.ts';
 import type { BenchContext, BenchFigure } from './types.ts';
 
 const PAGE = 100;
@@ -26,22 +23,14 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
   const listings = Number(process.env.BENCH_SYNC_LISTINGS ?? 2_000);
   const rps = Number(process.env.BENCH_CRM_RPS ?? 10);
   const widths = process.env.BENCH_PHOTO_WIDTHS ?? '480,960';
-  const sim = await startSimulator({ listings, requestsPerSecond: rps, dailyLimit: 100_000 });
-  const dataDir = mkdtempSync(join(tmpdir(), 'estate-bench-sync-'));
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    CRM_BASE_URL: sim.baseUrl,
-    CRM_API_KEY: sim.apiKey,
-    CRM_ACCESS_TOKEN: sim.accessToken,
-    CRM_REQUESTS_PER_SECOND: String(rps),
-    CRM_DAILY_LIMIT: '100000',
-    LISTING_CLASSES: 'residential,commercial,land,rural',
-    PHOTO_WIDTHS: widths,
-    LOG_LEVEL: 'silent',
+  const { sim, relay, close } = await startListingRig({
+    listings,
+    seed: 1,
+    requestsPerSecond: rps,
+    dailyLimit: 100_000,
+    env: { CRM_DAILY_LIMIT: '100000', LISTING_CLASSES: 'residential,commercial,land,rural', PHOTO_WIDTHS: widths },
+    dataDirPrefix: 'estate-bench-sync-',
   });
-  const relay = await startRelay(config, { log: silentLogger, workers: false, app: { demoDir: null } });
   try {
     context.note(`${listings} listings seeded; CRM limit ${rps} requests/s; photo widths ${widths}`);
     const measure = async (kind: 'full' | 'incremental') => {
@@ -105,9 +94,7 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
       },
     ];
   } finally {
-    await relay.close();
-    await sim.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await close();
   }
 }
 

@@ -22,11 +22,28 @@ export interface ListingRig {
 /**
  * The CRM simulator (in-process, real HTTP on port 0) and a whole relay pointed at it as at a
  * real CRM, workers stopped so each test drives the sync itself. Fast settings: 2 photo widths and
- * a relaxed rate limit on both sides.
+ * a relaxed rate limit on both sides. The benchmarks use it too, with their own limits.
  */
-export async function startListingRig(options: { listings?: number; env?: Record<string, string>; seed?: number } = {}): Promise<ListingRig> {
-  const sim = await startSimulator({ listings: options.listings ?? 24, seed: options.seed ?? 7, requestsPerSecond: 200 });
-  const dataDir = mkdtempSync(join(tmpdir(), 'estate-listings-'));
+export async function startListingRig(
+  options: {
+    listings?: number;
+    env?: Record<string, string>;
+    seed?: number;
+    /** The simulator's rate limit, and the relay's CRM_REQUESTS_PER_SECOND. */
+    requestsPerSecond?: number;
+    /** The simulator's daily request limit (its own default when absent). */
+    dailyLimit?: number;
+    dataDirPrefix?: string;
+  } = {},
+): Promise<ListingRig> {
+  const requestsPerSecond = options.requestsPerSecond ?? 200;
+  const sim = await startSimulator({
+    listings: options.listings ?? 24,
+    seed: options.seed ?? 7,
+    requestsPerSecond,
+    ...(options.dailyLimit === undefined ? {} : { dailyLimit: options.dailyLimit }),
+  });
+  const dataDir = mkdtempSync(join(tmpdir(), options.dataDirPrefix ?? 'estate-listings-'));
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -34,7 +51,7 @@ export async function startListingRig(options: { listings?: number; env?: Record
     CRM_BASE_URL: sim.baseUrl,
     CRM_API_KEY: sim.apiKey,
     CRM_ACCESS_TOKEN: sim.accessToken,
-    CRM_REQUESTS_PER_SECOND: '200',
+    CRM_REQUESTS_PER_SECOND: String(requestsPerSecond),
     PHOTO_WIDTHS: '240,480',
     LOG_LEVEL: 'silent',
     ...options.env,
