@@ -1,4 +1,5 @@
 import type { CliCommand, CliContext } from '../cli.ts';
+import { parseOptions } from '../cli-options.ts';
 import { openStore } from '../store/store.ts';
 import { EnquiryOutbox, type OutboxEntry, type OutboxStatus } from './outbox.ts';
 
@@ -45,7 +46,7 @@ export const outboxCommand: CliCommand = {
 };
 
 function list(outbox: EnquiryOutbox, args: string[], context: CliContext): number {
-  const options = parseFlags(args, ['status', 'limit'], ['json']);
+  const options = parseOptions(args, ['json'], ['status', 'limit']);
   if (typeof options === 'string') return usageError(options, context);
   const status = (options.values.status ?? 'dead') as (typeof STATUSES)[number];
   if (!STATUSES.includes(status)) return usageError(`--status must be one of ${STATUSES.join(', ')}`, context);
@@ -92,7 +93,7 @@ function retry(outbox: EnquiryOutbox, args: string[], context: CliContext): numb
 }
 
 function purge(outbox: EnquiryOutbox, args: string[], context: CliContext): number {
-  const options = parseFlags(args, ['older-than-days'], ['dead']);
+  const options = parseOptions(args, ['dead'], ['older-than-days']);
   if (typeof options === 'string') return usageError(options, context);
   if (options.flags.has('dead')) {
     if (options.positional.length > 0) return usageError('give either --dead or one originalId', context);
@@ -136,31 +137,6 @@ function table(header: string[], rows: string[][]): string {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
-}
-
-interface ParsedFlags {
-  values: Record<string, string>;
-  flags: Set<string>;
-  positional: string[];
-}
-
-function parseFlags(args: string[], valueNames: string[], flagNames: string[]): ParsedFlags | string {
-  const parsed: ParsedFlags = { values: {}, flags: new Set(), positional: [] };
-  for (let index = 0; index < args.length; index++) {
-    const arg = args[index]!;
-    if (!arg.startsWith('--')) {
-      parsed.positional.push(arg);
-      continue;
-    }
-    const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
-    if (flagNames.includes(name)) parsed.flags.add(name);
-    else if (valueNames.includes(name)) {
-      const value = inline ?? args[++index];
-      if (value === undefined) return `--${name} needs a value`;
-      parsed.values[name] = value;
-    } else return `unknown option --${name}`;
-  }
-  return parsed;
 }
 
 function usageError(message: string, context: CliContext): number {

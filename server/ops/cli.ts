@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { CliCommand, CliContext } from '../cli.ts';
-import { createCrmClient } from '../crm/client.ts';
+import { parseOptions } from '../cli-options.ts';
+import { createCrmClientFromConfig } from '../crm/client.ts';
 import { createLogger } from '../log.ts';
 import { createListingsService, type SyncReport } from '../listings/index.ts';
 import { createProgress } from '../progress.ts';
@@ -17,25 +18,6 @@ export const SYNC_SIGNAL = 'SIGUSR2';
 
 function wantsHelp(args: string[]): boolean {
   return args.includes('help') || args.includes('--help') || args.includes('-h');
-}
-
-function parseOptions(args: string[], flags: string[], values: string[] = []): { flags: Set<string>; values: Record<string, string>; positional: string[] } | string {
-  const parsed = { flags: new Set<string>(), values: {} as Record<string, string>, positional: [] as string[] };
-  for (let index = 0; index < args.length; index++) {
-    const arg = args[index]!;
-    if (!arg.startsWith('--')) {
-      parsed.positional.push(arg);
-      continue;
-    }
-    const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
-    if (flags.includes(name)) parsed.flags.add(name);
-    else if (values.includes(name)) {
-      const value = inline ?? args[++index];
-      if (value === undefined) return `--${name} needs a value`;
-      parsed.values[name] = value;
-    } else return `unknown option --${name}`;
-  }
-  return parsed;
 }
 
 function usageError(command: CliCommand, message: string, context: CliContext): number {
@@ -114,16 +96,7 @@ async function syncHere(kind: 'full' | 'incremental', context: CliContext): Prom
   const { config } = context;
   const log = createLogger({ level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL });
   const store = openStore(config.DATA_DIR);
-  const crm = createCrmClient({
-    baseUrl: config.CRM_BASE_URL!,
-    apiKey: config.CRM_API_KEY!,
-    accessToken: config.CRM_ACCESS_TOKEN!,
-    store,
-    log,
-    requestsPerSecond: config.CRM_REQUESTS_PER_SECOND,
-    dailyLimit: config.CRM_DAILY_LIMIT,
-    timeoutMs: config.CRM_TIMEOUT_MS,
-  });
+  const crm = createCrmClientFromConfig(config, store, log);
   const stopProgress = watchSyncProgress(store.db, { log });
   try {
     const listings = createListingsService({ config, store, log, client: crm });
