@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, type AppDeps } from './app.ts';
 import type { Config } from './config.ts';
-import { createCrmClient, type CrmClient } from './crm/client.ts';
+import { createCrmClientFromConfig, type CrmClient } from './crm/client.ts';
 import { createEnquiryService, type EnquiryService } from './enquiries/service.ts';
 import type { EnquiryTargets } from './enquiries/targets.ts';
 import { createListingsService, type ListingsService } from './listings/index.ts';
@@ -63,16 +63,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
 
   const store = openStore(config.DATA_DIR);
   const workers: Worker[] = [];
-  const crm = createCrmClient({
-    baseUrl: config.CRM_BASE_URL!,
-    apiKey: config.CRM_API_KEY!,
-    accessToken: config.CRM_ACCESS_TOKEN!,
-    store,
-    log,
-    requestsPerSecond: config.CRM_REQUESTS_PER_SECOND,
-    dailyLimit: config.CRM_DAILY_LIMIT,
-    timeoutMs: config.CRM_TIMEOUT_MS,
-  });
+  const crm = createCrmClientFromConfig(config, store, log);
   let listings: ListingsService;
   try {
     listings = createListingsService({ config, store, log, client: crm, defaultPhotoSources: [config.CRM_BASE_URL, simulator?.origin] });

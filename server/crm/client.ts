@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
+import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import { CrmError, type CrmErrorCode } from './errors.ts';
@@ -183,6 +184,23 @@ const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOST
  * together under the per-second limit (the daily budget is shared through the store even across
  * processes; the per-second limit is not).
  */
+/**
+ * The client with the relay's CRM settings (the CRM_* variables; the credentials must be set, as
+ * they are once demo mode has filled them in), as the relay and the operator CLI's sync use it.
+ */
+export function createCrmClientFromConfig(config: Config, store: Store, log: Logger): CrmClient {
+  return createCrmClient({
+    baseUrl: config.CRM_BASE_URL!,
+    apiKey: config.CRM_API_KEY!,
+    accessToken: config.CRM_ACCESS_TOKEN!,
+    store,
+    log,
+    requestsPerSecond: config.CRM_REQUESTS_PER_SECOND,
+    dailyLimit: config.CRM_DAILY_LIMIT,
+    timeoutMs: config.CRM_TIMEOUT_MS,
+  });
+}
+
 export function createCrmClient(options: CrmClientOptions): CrmClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const log = options.log.child({ component: 'crm' });
