@@ -4,7 +4,6 @@ import react from '@vitejs/plugin-react';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ListingSummary, Page as ListingsPage } from '../../contract/relay-api.ts';
 import type { TestRelay } from '../support/relay-fixture.ts';
 import {
   cardIds, relayAddressPlugin, fillEnquiry, projectRoot, startHostSiteRig, viteBuild, watchedPage, type HostSiteRig,
@@ -33,13 +32,9 @@ afterAll(async () => {
   await rig?.close();
 });
 
-async function relayPage(query: string): Promise<ListingsPage<ListingSummary>> {
-  return (await fetch(`${relay.url}/api/v1/listings?${query}`)).json() as Promise<ListingsPage<ListingSummary>>;
-}
-
 describe('React 19', () => {
   it('passes attributes and properties, and hears events through onestate-… props', async () => {
-    const sale = await relayPage('type=sale&pageSize=3');
+    const sale = await rig.listingsPage('type=sale&pageSize=3');
     await page.getByTestId('loaded').filter({ hasText: `3 of ${sale.total}` }).waitFor();
     const listings = page.locator('#by-attributes estate-listings');
     expect(await cardIds(listings)).toEqual(sale.items.map((item) => item.id));
@@ -57,7 +52,7 @@ describe('React 19', () => {
   });
 
   it('lets the host cancel the select event and show the detail with a property-bound id', async () => {
-    const first = (await relayPage('type=sale&pageSize=3')).items[0]!;
+    const first = (await rig.listingsPage('type=sale&pageSize=3')).items[0]!;
     await page.locator('#by-attributes estate-listings [part~="card-link"]').first().click();
     await page.getByTestId('detail-loaded').filter({ hasText: first.address.display }).waitFor();
     // preventDefault() was honoured: the list did not open its own in-place detail.
@@ -78,7 +73,7 @@ describe('React 19', () => {
   });
 
   it('renders listings the host passed as an array property, without stringifying it', async () => {
-    const lease = await relayPage('type=lease&pageSize=2');
+    const lease = await rig.listingsPage('type=lease&pageSize=2');
     const listings = page.locator('#by-property estate-listings');
     await listings.locator('[part~="card-link"]').first().waitFor();
     expect(await cardIds(listings)).toEqual(lease.items.map((item) => item.id));

@@ -5,7 +5,6 @@ import vue from '@vitejs/plugin-vue';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ListingSummary, Page as ListingsPage } from '../../contract/relay-api.ts';
 import type { TestRelay } from '../support/relay-fixture.ts';
 import { cardIds, fillEnquiry, projectRoot, startHostSiteRig, viteBuild, watchedPage, type HostSiteRig } from '../support/browser.ts';
 
@@ -35,13 +34,9 @@ afterAll(async () => {
   await rig?.close();
 });
 
-async function relayPage(query: string): Promise<ListingsPage<ListingSummary>> {
-  return (await fetch(`${relay.url}/api/v1/listings?${query}`)).json() as Promise<ListingsPage<ListingSummary>>;
-}
-
 describe('Vue 3', () => {
   it('binds attributes and properties, and hears events through @estate-… listeners', async () => {
-    const sale = await relayPage('type=sale&pageSize=3');
+    const sale = await rig.listingsPage('type=sale&pageSize=3');
     await page.getByTestId('loaded').filter({ hasText: `3 of ${sale.total}` }).waitFor();
     const listings = page.locator('#by-attributes estate-listings');
     expect(await cardIds(listings)).toEqual(sale.items.map((item) => item.id));
@@ -57,7 +52,7 @@ describe('Vue 3', () => {
   });
 
   it('cancels the select event with .prevent and shows the detail through a .prop binding', async () => {
-    const first = (await relayPage('type=sale&pageSize=3')).items[0]!;
+    const first = (await rig.listingsPage('type=sale&pageSize=3')).items[0]!;
     await page.locator('#by-attributes estate-listings [part~="card-link"]').first().click();
     await page.getByTestId('detail-loaded').filter({ hasText: first.address.display }).waitFor();
     expect(await page.locator('#by-attributes estate-listings [part~="detail"]').count()).toBe(0);
@@ -77,7 +72,7 @@ describe('Vue 3', () => {
   });
 
   it('renders listings the app passed with :listings.prop', async () => {
-    const lease = await relayPage('type=lease&pageSize=2');
+    const lease = await rig.listingsPage('type=lease&pageSize=2');
     const listings = page.locator('#by-property estate-listings');
     await listings.locator('[part~="card-link"]').first().waitFor();
     expect(await cardIds(listings)).toEqual(lease.items.map((item) => item.id));

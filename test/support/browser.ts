@@ -149,6 +149,8 @@ export interface HostSiteRig {
   site: StaticSite;
   relay: TestRelay;
   browser: Browser;
+  /** A page of the relay's listing API, e.g. `type=sale&pageSize=3`: what the elements should show. */
+  listingsPage(query: string): Promise<ListingsPage<ListingSummary>>;
   close(): Promise<void>;
 }
 
@@ -178,6 +180,7 @@ export async function startHostSiteRig(options: {
     site,
     relay: started,
     browser,
+    listingsPage: async (query) => (await fetch(`${started.url}/api/v1/listings?${query}`)).json() as Promise<ListingsPage<ListingSummary>>,
     close: async () => {
       await browser.close();
       await started.close();
