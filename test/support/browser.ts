@@ -106,7 +106,7 @@ export function watchProblems(page: Page, problems: string[] = []): string[] {
 }
 
 /** Waits until the relay's listing cache holds listings (the first sync runs at start). */
-export async function waitForListings(relayUrl: string, timeoutMs = 20_000): Promise<ListingsPage<ListingSummary>> {
+export async function waitForListings(relayUrl: string, timeoutMs = 60_000): Promise<ListingsPage<ListingSummary>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const response = await fetch(`${relayUrl}/api/v1/listings?pageSize=50`);
