@@ -49,6 +49,11 @@ export const configSchema = z
       .min(0)
       .default(7)
       .describe("Days after delivery when an enquiry's personal data is erased from the relay's outbox."),
+    ENQUIRY_DEAD_ERASE_AFTER_DAYS: z.coerce
+      .number()
+      .min(0)
+      .default(30)
+      .describe("Days after an enquiry is dead-lettered when its personal data is erased (it can no longer be retried then)."),
     ENQUIRY_MIN_FILL_MS: z.coerce
       .number()
       .int()

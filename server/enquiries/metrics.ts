@@ -121,7 +121,7 @@ export class EnquiryMetrics {
       ['{found="true"}', this.reconciliations.found],
       ['{found="false"}', this.reconciliations.notFound],
     ]);
-    metric('estate_enquiries_erased_total', 'counter', 'Delivered enquiries whose personal data was erased.', [['', this.erased]]);
+    metric('estate_enquiries_erased_total', 'counter', 'Enquiries whose personal data was erased (delivered ones, and dead letters past their retention).', [['', this.erased]]);
     metric(
       'estate_enquiry_outbox',
       'gauge',

@@ -183,6 +183,9 @@ export class EnquiryOutbox {
       erase: db.prepare<[number, number]>(
         `UPDATE enquiry_outbox SET payload = NULL, erased_at = ? WHERE status = 'delivered' AND payload IS NOT NULL AND delivered_at <= ?`,
       ),
+      eraseDead: db.prepare<[number, number]>(
+        `UPDATE enquiry_outbox SET payload = NULL, erased_at = ? WHERE status = 'dead' AND payload IS NOT NULL AND dead_at <= ?`,
+      ),
       purgeOne: db.prepare<[string]>(`DELETE FROM enquiry_outbox WHERE original_id = ? AND status = 'dead'`),
       purgeDead: db.prepare<[number]>(`DELETE FROM enquiry_outbox WHERE status = 'dead' AND dead_at <= ?`),
       counts: db.prepare<[], { status: OutboxStatus; count: number }>(
@@ -276,6 +279,15 @@ export class EnquiryOutbox {
   /** Drops the personal data of enquiries delivered at or before `deliveredBefore`. Returns how many. */
   eraseDelivered(deliveredBefore: number, now: number): number {
     return this.statements.erase.run(now, deliveredBefore).changes;
+  }
+
+  /**
+   * Drops the personal data of dead letters that died at or before `deadBefore`: a lead nobody
+   * replayed in that time is not kept for ever. The row stays (status, fingerprint), so the widget's
+   * status check and a repeat of the same submission still get their answers. Returns how many.
+   */
+  eraseDead(deadBefore: number, now: number): number {
+    return this.statements.eraseDead.run(now, deadBefore).changes;
   }
 
   /** Deletes one dead letter. */

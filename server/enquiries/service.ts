@@ -28,6 +28,7 @@ export function enquirySettings(config: Config): EnquirySettings {
     source: config.ENQUIRY_SOURCE,
     maxAgeMs: config.ENQUIRY_MAX_AGE_HOURS * 60 * 60_000,
     eraseAfterMs: config.ENQUIRY_ERASE_AFTER_DAYS * 24 * 60 * 60_000,
+    deadEraseAfterMs: config.ENQUIRY_DEAD_ERASE_AFTER_DAYS * 24 * 60 * 60_000,
     retryBaseMs: config.ENQUIRY_RETRY_BASE_MS,
     retryMaxMs: config.ENQUIRY_RETRY_MAX_MS,
     reconcileDelayMs: config.ENQUIRY_RECONCILE_DELAY_MS,

@@ -10,6 +10,8 @@ export interface DeliverySettings {
   source: string;
   maxAgeMs: number;
   eraseAfterMs: number;
+  /** Erase the personal data of dead letters this long after they died. */
+  deadEraseAfterMs: number;
   retryBaseMs: number;
   retryMaxMs: number;
   reconcileDelayMs: number;
@@ -134,6 +136,11 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       if (erased > 0) {
         metrics.erased += erased;
         log.info({ erased }, 'personal data of delivered enquiries erased');
+      }
+      const erasedDead = outbox.eraseDead(current - settings.deadEraseAfterMs, current);
+      if (erasedDead > 0) {
+        metrics.erased += erasedDead;
+        log.warn({ erased: erasedDead }, 'personal data of dead letters erased: they were never replayed and can no longer be');
       }
     }
     if (current - lastMetricsLog >= metricsLogMs) {

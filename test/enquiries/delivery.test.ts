@@ -408,6 +408,31 @@ describe('erasure and metrics', () => {
     await post(harness, body);
   });
 
+  it('erases the personal data of a dead letter nobody replayed within its retention, keeping its status', async () => {
+    const harness = setup({ settings: { deadEraseAfterMs: 30 * 24 * 60 * 60_000 } });
+    const listing = await saleListing(harness);
+    const body = validEnquiry({ listingId: listing.id });
+    await post(harness, body);
+    sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 400, times: 1 }]);
+    await harness.service.worker.drain();
+    expect(harness.service.outbox.get(body.originalId)).toMatchObject({ status: 'dead' });
+    advance(29 * 24 * 60 * 60_000);
+    await harness.service.worker.drain();
+    expect(harness.service.outbox.get(body.originalId)!.payload).not.toBeNull();
+    advance(2 * 24 * 60 * 60_000);
+    await harness.service.worker.drain();
+    const entry = harness.service.outbox.get(body.originalId)!;
+    expect(entry).toMatchObject({ status: 'dead', payload: null, erasedAt: clock });
+    const raw = harness.store.db.prepare('SELECT * FROM enquiry_outbox').all();
+    expect(JSON.stringify(raw)).not.toMatch(/Jane|jane@example\.com|0412/);
+    expect((await request(harness.app).get(`/api/v1/enquiries/${body.originalId}`).expect(200)).body.status).toBe('failed');
+    // Nothing left to send: the operator's replay is refused, and nothing reaches the CRM.
+    const errors: string[] = [];
+    expect(await runCli(['outbox', 'retry', body.originalId], { env: { DATA_DIR: harness.dataDir }, out: () => {}, err: (text) => errors.push(text) })).toBe(1);
+    expect(errors.join('\n')).toContain('content is gone');
+    expect(posted()).toHaveLength(0);
+  });
+
   it('/metrics reports queued, delivered, dead, spam and the delivery latency histogram', async () => {
     const harness = setup();
     const listing = await saleListing(harness);
