@@ -52,7 +52,10 @@ export async function analyzeElements(cwd: string): Promise<Manifest> {
 
 /** The serialised form the analyzer writes, so the committed file and a fresh run compare byte for byte. */
 export function serialiseManifest(manifest: Manifest): string {
-  return `${JSON.stringify(manifest, null, 2)}\n`;
+  // The analyzer lists modules in the order its file globbing finished, which varies from run to
+  // run on a busy machine: sort by path so the committed file and a fresh run compare stably.
+  const modules = [...manifest.modules].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return `${JSON.stringify({ ...manifest, modules }, null, 2)}\n`;
 }
 
 /** Every declared custom element with a tag, sorted by tag so the README order is stable. */
