@@ -37,7 +37,7 @@ describe('RequestLimiter', () => {
     // 25 = 20 + 5: the second batch goes after about 1.025 s; not much later.
     const elapsed = performance.now() - started;
     expect(elapsed).toBeGreaterThanOrEqual(1025);
-    expect(elapsed).toBeLessThan(3000); // loose: the machine is shared
+    expect(elapsed).toBeLessThan(6000); // loose: the machine is shared
     expect(limiter.budget().used).toBe(25);
   });
 
@@ -61,7 +61,7 @@ describe('RequestLimiter', () => {
     releases[1]!();
     await third;
     expect(thirdAt - answeredAt).toBeGreaterThanOrEqual(1000);
-    expect(thirdAt - answeredAt).toBeLessThan(2000); // loose: the machine is shared
+    expect(thirdAt - answeredAt).toBeLessThan(5000); // loose: the machine is shared
   });
 
   it('drops a waiter whose signal fires, without counting it', async () => {
