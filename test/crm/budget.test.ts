@@ -35,7 +35,7 @@ describe('CRM client daily budget', () => {
     expect(second.budget()).toMatchObject({ used: 5, limit: 5, remaining: 0 });
     const started = performance.now();
     await expect(second.listUsers()).rejects.toMatchObject({ code: 'budget_exhausted' });
-    expect(performance.now() - started).toBeLessThan(100); // fails fast, no waiting
+    expect(performance.now() - started).toBeLessThan(1000); // fails fast, not after a wait (the next slot is hours away)
     expect((await counters()).totalRequests).toBe(5); // nothing more reached the CRM
   });
 

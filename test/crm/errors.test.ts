@@ -219,10 +219,10 @@ describe('CRM client: server errors, timeouts and lost connections', () => {
     const { client, addFault, counters } = await setup();
     const crm = client({ timeoutMs: 300 });
     const enquiry = await enquiryFor(crm, 'slow-one');
-    await addFault({ match: 'POST /enquiries', latencyMs: 800 });
+    await addFault({ match: 'POST /enquiries', latencyMs: 3000 });
     const started = performance.now();
     const error = await failure(crm.addEnquiry(enquiry));
-    expect(performance.now() - started).toBeLessThan(800);
+    expect(performance.now() - started).toBeLessThan(2500); // gave up at its timeout, not at the answer
     expect(error).toMatchObject({ code: 'timeout', retryable: true, outcomeUnknown: true });
     expect(error.message).toContain('300 ms');
     // The CRM received it (whether it stored it is exactly what the caller cannot know).
