@@ -1,9 +1,21 @@
 import { createHash } from 'node:crypto';
 import express, { type Request, type Response, type Router } from 'express';
-import { renderImage, thumbnailSizes, type ImageSize } from '../photos.ts';
+import { renderImage, thumbnailSizes, type ImageSize, type RenderedFile } from '../photos.ts';
 import type { ImageRef } from '../model.ts';
 import type { SimulatorState } from '../state.ts';
 import { countRequests, injectFaults } from './api.ts';
+
+// Rendered files are memoised and never change, so each is hashed once, not on every download.
+const etags = new WeakMap<RenderedFile, string>();
+
+function etagOf(file: RenderedFile): string {
+  let etag = etags.get(file);
+  if (etag === undefined) {
+    etag = `"${createHash('sha1').update(file.data).digest('hex').slice(0, 27)}"`;
+    etags.set(file, etag);
+  }
+  return etag;
+}
 
 /**
  * The file host: photo and staff-portrait JPEGs, fetched without the API key or token, as from the
@@ -23,7 +35,7 @@ export function filesRouter(state: SimulatorState): Router {
       res.status(404).type('text/plain').send('Not found');
       return;
     }
-    const etag = `"${createHash('sha1').update(file.data).digest('hex').slice(0, 27)}"`;
+    const etag = etagOf(file);
     const lastModified = new Date(Math.floor(modified / 1000) * 1000);
     res.set({
       'Content-Type': 'image/jpeg',
