@@ -6,6 +6,7 @@ import { HttpError } from '../errors.ts';
 import type { OutboxStatus, ResolvedTarget, SpamReason } from './outbox.ts';
 import { ENQUIRY_LIMITS, enquiryFingerprint, enquiryRequestSchema, fieldErrors, type ParsedEnquiry } from './schema.ts';
 import type { EnquiryService } from './service.ts';
+import { findTarget } from './targets.ts';
 
 export interface EnquiryRouterOptions {
   /** Origins allowed to post enquiries (ALLOWED_ORIGINS); the relay's own pages always may. */
@@ -127,14 +128,11 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
    */
   async function resolveTarget(enquiry: ParsedEnquiry): Promise<ResolvedTarget | undefined> {
     try {
-      if (enquiry.agentId !== undefined) {
-        const agent = await service.targets.agent(enquiry.agentId);
-        if (!agent) throw unknownTarget('agentId', 'No agent with this id takes enquiries here');
-        return { userId: agent.userId };
-      }
-      const listing = await service.targets.listing(enquiry.listingId!);
-      if (!listing) throw unknownTarget('listingId', 'No listing with this id');
-      return { saleLifeId: listing.saleLifeId, leaseLifeId: listing.leaseLifeId, propertyReference: listing.reference };
+      const target = await findTarget(service.targets, enquiry);
+      if (target) return target;
+      throw enquiry.agentId !== undefined
+        ? unknownTarget('agentId', 'No agent with this id takes enquiries here')
+        : unknownTarget('listingId', 'No listing with this id');
     } catch (error) {
       if (error instanceof HttpError) throw error;
       log.warn({ err: error, originalId: enquiry.originalId }, 'listing or agent look-up failed; accepting the enquiry unresolved');

@@ -1,5 +1,7 @@
 import { allPages, type CrmClient, type PropertyClass, type SaleOrLease } from '../crm/client.ts';
 import type { Logger } from '../log.ts';
+import type { ResolvedTarget } from './outbox.ts';
+import type { ParsedEnquiry } from './schema.ts';
 
 /** A listing as an enquiry needs it: the life to attach the enquiry to, and the agency's reference. */
 export interface ListingTarget {
@@ -114,6 +116,23 @@ export function crmEnquiryTargets(crm: CrmClient, options: CrmEnquiryTargetsOpti
   });
 
   return { listing, agent };
+}
+
+/**
+ * The CRM life (property mode) or user (contact-me mode) an enquiry goes to, looked up by its
+ * listingId or agentId (the schema guarantees exactly one). Undefined for an id the look-up does
+ * not know; throws when the look-up cannot tell right now.
+ */
+export async function findTarget(
+  targets: EnquiryTargets,
+  enquiry: Pick<ParsedEnquiry, 'listingId' | 'agentId'>,
+): Promise<ResolvedTarget | undefined> {
+  if (enquiry.agentId !== undefined) {
+    const agent = await targets.agent(enquiry.agentId);
+    return agent && { userId: agent.userId };
+  }
+  const listing = await targets.listing(enquiry.listingId!);
+  return listing && { saleLifeId: listing.saleLifeId, leaseLifeId: listing.leaseLifeId, propertyReference: listing.reference };
 }
 
 /** Fixed targets: for tests and benchmarks that need no CRM look-ups. */

@@ -4,7 +4,7 @@ import type { Worker } from '../relay.ts';
 import { isResolved, toAddEnquiry } from './mapping.ts';
 import type { EnquiryMetrics } from './metrics.ts';
 import type { EnquiryOutbox, OutboxEntry, ResolvedTarget } from './outbox.ts';
-import type { EnquiryTargets } from './targets.ts';
+import { findTarget, type EnquiryTargets } from './targets.ts';
 
 export interface DeliverySettings {
   source: string;
@@ -222,14 +222,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   async function resolveTarget(entry: OutboxEntry): Promise<ResolvedTarget | undefined | 'unknown'> {
     const payload = entry.payload!;
     if (isResolved(payload, entry.target)) return entry.target;
-    let target: ResolvedTarget | undefined;
-    if (payload.agentId !== undefined) {
-      const agent = await targets.agent(payload.agentId);
-      target = agent && { userId: agent.userId };
-    } else if (payload.listingId !== undefined) {
-      const listing = await targets.listing(payload.listingId);
-      target = listing && { saleLifeId: listing.saleLifeId, leaseLifeId: listing.leaseLifeId, propertyReference: listing.reference };
-    }
+    const target = await findTarget(targets, payload);
     if (!target || !isResolved(payload, target)) return 'unknown';
     outbox.resolveTarget(entry.originalId, target);
     return target;
