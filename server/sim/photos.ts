@@ -38,12 +38,8 @@ const JPEG = { quality: 82, chromaSubsampling: '4:2:0' } as const;
 // Bump when the pipeline (not the drawings, which are hashed) changes.
 const PIPELINE_VERSION = 2;
 
-let cacheDir: string | null = join(tmpdir(), 'estate-embed-sim-photos');
-
-/** Where rendered pool images are kept between runs; null turns the disk cache off. */
-export function setPhotoCacheDir(dir: string | null): void {
-  cacheDir = dir;
-}
+/** Where rendered pool images are kept between runs. */
+const cacheDir = join(tmpdir(), 'estate-embed-sim-photos');
 
 const memo = new Map<string, Promise<RenderedImage>>();
 
@@ -131,11 +127,10 @@ function grainLayer(width: number, height: number): Buffer {
 }
 
 function cachePath(image: ImageRef, hash: string, size: ImageSize): string {
-  return join(cacheDir!, `${image.scene}-${hash}-${size}.jpg`);
+  return join(cacheDir, `${image.scene}-${hash}-${size}.jpg`);
 }
 
 async function readCached(image: ImageRef, hash: string): Promise<RenderedImage | undefined> {
-  if (!cacheDir) return undefined;
   try {
     const sizes: ImageSize[] = ['original', ...thumbnailSizes(image.pool)];
     const files = await Promise.all(sizes.map((size) => readFile(cachePath(image, hash, size))));
@@ -154,7 +149,6 @@ async function readCached(image: ImageRef, hash: string): Promise<RenderedImage 
 }
 
 async function writeCached(image: ImageRef, hash: string, rendered: RenderedImage): Promise<void> {
-  if (!cacheDir) return;
   try {
     await mkdir(cacheDir, { recursive: true });
     await Promise.all(

@@ -345,7 +345,3 @@ export function sceneSvg(name: string): string {
   if (!factory) throw new Error(`unknown scene ${name}`);
   return factory();
 }
-
-export function sceneNames(): string[] {
-  return [...scenes.keys()];
-}
