@@ -40,11 +40,10 @@ export interface SyncState {
 }
 
 /**
- * The listing cache in SQLite: what the public API answers from, and what the sync writes. Every
- * write bumps `generation`, which lets the API drop its rendered responses.
+ * The listing cache in SQLite: what the public API answers from, and what the sync writes. After
+ * every write the sync calls `changed()`, which lets the API drop its rendered responses.
  */
 export class ListingCache {
-  generation = 0;
   private readonly listeners = new Set<() => void>();
 
   constructor(private readonly store: Store) {}
@@ -60,7 +59,6 @@ export class ListingCache {
   }
 
   changed(): void {
-    this.generation++;
     for (const listener of this.listeners) listener();
   }
 
@@ -68,10 +66,6 @@ export class ListingCache {
   modifiedMarkers(): Map<number, { modified: string | null; source: string }> {
     const rows = this.db.prepare('SELECT id, crm_modified AS modified, source FROM listings').all() as Array<{ id: number; modified: string | null; source: string }>;
     return new Map(rows.map((row) => [row.id, { modified: row.modified, source: row.source }]));
-  }
-
-  has(id: number): boolean {
-    return this.db.prepare('SELECT 1 FROM listings WHERE id = ?').get(id) !== undefined;
   }
 
   /** Where a cached listing came from, to fetch it again on its own. */
