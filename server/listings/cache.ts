@@ -1,6 +1,7 @@
 import type { ListingStatus, ListingType } from '../../contract/relay-api.ts';
 import type { Store } from '../store/store.ts';
 import type { CrmUser } from '../crm/schemas.ts';
+import type { AgentTarget, ListingTarget } from '../enquiries/targets.ts';
 import { writeRebuildable } from '../photos/rebuildable.ts';
 import { agentFromCrm, isFullUserRecord, type ListingFacts, type MappedAgent, type MappedListing, type PublicListingFields } from './public-fields.ts';
 
@@ -268,14 +269,14 @@ export class ListingCache {
   }
 
   /** For the enquiry relay: the CRM ids an enquiry about this listing must carry. */
-  listingTarget(id: number): { saleLifeId: number | null; leaseLifeId: number | null; reference: string | null } | undefined {
+  listingTarget(id: number): ListingTarget | undefined {
     return this.db
       .prepare('SELECT sale_life_id AS saleLifeId, lease_life_id AS leaseLifeId, reference FROM listings WHERE id = ?')
-      .get(id) as { saleLifeId: number | null; leaseLifeId: number | null; reference: string | null } | undefined;
+      .get(id) as ListingTarget | undefined;
   }
 
   /** For the enquiry relay: a "contact me" enquiry goes to this CRM user, if shown on the web. */
-  agentTarget(id: number): { userId: number } | undefined {
+  agentTarget(id: number): AgentTarget | undefined {
     const found = this.db.prepare('SELECT id FROM agents WHERE id = ? AND show_on_web = 1').pluck().get(id) as number | undefined;
     return found === undefined ? undefined : { userId: found };
   }

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { Config } from '../config.ts';
 import type { CrmClient } from '../crm/client.ts';
-import type { EnquiryTargets } from '../enquiries/targets.ts';
+import type { AgentTarget, EnquiryTargets, ListingTarget } from '../enquiries/targets.ts';
 import type { Logger } from '../log.ts';
 import { photoHosts, PhotoHostAllowList } from '../photos/hosts.ts';
 import { PhotoMirror } from '../photos/mirror.ts';
@@ -18,12 +18,6 @@ export { ListingCache } from './cache.ts';
 export { ListingSync, type SyncReport } from './sync.ts';
 export { signWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './webhook.ts';
 
-export interface ListingTarget {
-  saleLifeId: number | null;
-  leaseLifeId: number | null;
-  reference: string | null;
-}
-
 export interface ListingsService {
   cache: ListingCache;
   mirror: PhotoMirror;
@@ -36,7 +30,7 @@ export interface ListingsService {
   /** For the enquiry relay: the CRM ids of a cached listing (undefined: not a listing we show). */
   listingTarget(id: number): ListingTarget | undefined;
   /** For the enquiry relay: the CRM user of an agent shown on the web (undefined otherwise). */
-  agentTarget(id: number): { userId: number } | undefined;
+  agentTarget(id: number): AgentTarget | undefined;
   /** The same look-ups as the enquiry service's EnquiryTargets (they throw while the cache has never been filled). */
   enquiryTargets: EnquiryTargets;
 }
