@@ -5,6 +5,7 @@ import type { Agent, ExternalLink, ListingDetail, OpenHome, Photo } from '../../
 import { fetchJson, relayUrl, RelayError } from '../shared/relay.ts';
 import { fill, formatArea, formatDateTime, formatNumber, formatTimeRange, isoOrEmpty, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
 import { cachedMergeStrings } from '../shared/strings.ts';
+import { badgeLabel, renderFeature } from '../shared/listing-parts.ts';
 import { largestPhotoUrl, renderPicture } from '../listings/picture.ts';
 import { heading, headingLevel } from '../listings/heading.ts';
 import { bathIcon, bedIcon, calendarIcon, carIcon, expandIcon, mailIcon, phoneIcon, playIcon } from '../listings/icons.ts';
@@ -357,8 +358,7 @@ export class EstateListing extends LitElement {
   }
 
   private badge(listing: ListingDetail): TemplateResult | typeof nothing {
-    const text = this.text;
-    const label = listing.badge === 'under-offer' ? text.badgeUnderOffer : listing.badge === 'sold' ? text.badgeSold : listing.badge === 'leased' ? text.badgeLeased : null;
+    const label = badgeLabel(listing.badge, this.text);
     return label ? html`<span part="badge badge-${listing.badge}" class="badge">${label}</span>` : nothing;
   }
 
@@ -366,14 +366,7 @@ export class EstateListing extends LitElement {
     const text = this.text;
     const locale = this.resolvedLocale;
     const price = listing.displayPrice?.trim() ? listing.displayPrice : text.priceFallback;
-    const feature = (count: number | null, forms: ListingStrings['bedrooms'], icon: typeof bedIcon) =>
-      typeof count === 'number' && count > 0
-        ? html`<li part="feature" class="feature">
-            <svg class="icon" viewBox="0 0 24 24" aria-hidden="true">${icon}</svg>
-            <span aria-hidden="true">${formatNumber(locale, count)}</span>
-            <span class="visually-hidden">${plural(locale, count, forms)}</span>
-          </li>`
-        : nothing;
+    const feature = (count: number | null, forms: ListingStrings['bedrooms'], icon: typeof bedIcon) => renderFeature(locale, count, forms, icon);
     const land = formatArea(locale, listing.landArea);
     return html`<header part="header" class="header">
       ${this.badge(listing)} ${heading(level, address, { part: 'title', className: 'title', focusable: true })}

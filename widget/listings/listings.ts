@@ -1,4 +1,4 @@
-import { LitElement, html, nothing, svg, type PropertyValues, type TemplateResult } from 'lit';
+import { LitElement, html, nothing, type PropertyValues, type SVGTemplateResult, type TemplateResult } from 'lit';
 import { Task } from '@lit/task';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import { live } from 'lit/directives/live.js';
@@ -7,6 +7,7 @@ import { fetchJson, relayUrl, RelayError } from '../shared/relay.ts';
 import { fill, formatMoney, formatNumber, formatShortDateTime, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
 import { styles } from './listings.styles.ts';
 import { cachedMergeStrings } from '../shared/strings.ts';
+import { badgeLabel, renderFeature } from '../shared/listing-parts.ts';
 import { defaultListingsStrings, type ListingsStrings } from './strings.ts';
 import { BAR_FILTERS, buildQuery, cleanCount, cleanValue, parseBarFilters, SORTS, toSearchParams, type BarFilter, type QueryKey } from './query.ts';
 import { renderPicture } from './picture.ts';
@@ -568,7 +569,7 @@ export class EstateListings extends LitElement {
     const price = listing.displayPrice?.trim() ? listing.displayPrice : text.priceFallback;
     const first = pageNumber === 1 && index === 0;
     const eager = pageNumber === 1 && index < EAGER_CARDS;
-    const badge = this.badgeText(listing);
+    const badge = badgeLabel(listing.badge, text);
     // A past auction says nothing useful on a sold card.
     const auction = listing.auctionDateTime && listing.status === 'available' ? formatShortDateTime(locale, listing.auctionDateTime, this.timeZone ?? undefined) : null;
     const meta = [listing.propertyType, auction ? fill(text.auction, { date: auction }) : null].filter(Boolean).join(' · ');
@@ -602,31 +603,11 @@ export class EstateListings extends LitElement {
     </li>`;
   }
 
-  private badgeText(listing: ListingSummary): string | null {
-    const text = this.text;
-    switch (listing.badge) {
-      case 'under-offer':
-        return text.badgeUnderOffer;
-      case 'sold':
-        return text.badgeSold;
-      case 'leased':
-        return text.badgeLeased;
-      default:
-        return null;
-    }
-  }
-
   private renderFeatures(listing: ListingSummary): TemplateResult {
     const text = this.text;
     const locale = this.resolvedLocale;
-    const feature = (count: number | null, forms: ListingsStrings['bedrooms'], icon: ReturnType<typeof svg>) =>
-      typeof count === 'number' && count > 0
-        ? html`<li part="feature" class="feature">
-            <svg part="feature-icon" class="icon" viewBox="0 0 24 24" aria-hidden="true">${icon}</svg>
-            <span aria-hidden="true">${formatNumber(locale, count)}</span>
-            <span class="visually-hidden">${plural(locale, count, forms)}</span>
-          </li>`
-        : nothing;
+    const feature = (count: number | null, forms: ListingsStrings['bedrooms'], icon: SVGTemplateResult) =>
+      renderFeature(locale, count, forms, icon, 'feature-icon');
     return html`<ul part="features" class="line features-line">
       ${feature(listing.bed, text.bedrooms, bedIcon)} ${feature(listing.bath, text.bathrooms, bathIcon)}
       ${feature(listing.cars, text.carSpaces, carIcon)}
