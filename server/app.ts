@@ -25,8 +25,6 @@ export interface AppDeps {
   readiness?: Record<string, () => boolean | Promise<boolean>>;
   /** The enquiry outbox, worker and metrics: mounts /api/v1/enquiries when given. */
   enquiries?: EnquiryService;
-  /** Sources of Prometheus text for /metrics (the enquiry metrics are added by themselves). */
-  metrics?: Array<{ render(): string }>;
   /**
    * The listing API, agents, photo mirror and CRM webhook (server/listings): mounted when given.
    * Mounted before any body parser: POST /hooks/crm checks its signature over the raw body.
@@ -88,12 +86,10 @@ export function createApp(deps: AppDeps): Express {
 
   if (deps.enquiries) {
     app.use('/api/v1/enquiries', enquiryRouter(deps.enquiries, { allowedOrigins: config.ALLOWED_ORIGINS }));
-  }
-  const metricSources = [...(deps.enquiries ? [deps.enquiries.metrics] : []), ...(deps.metrics ?? [])];
-  if (metricSources.length > 0) {
+    const { metrics } = deps.enquiries;
     app.get('/metrics', (_req, res) => {
       res.set('Content-Type', PROMETHEUS_CONTENT_TYPE).set('Cache-Control', 'no-store');
-      res.send(metricSources.map((source) => source.render()).join(''));
+      res.send(metrics.render());
     });
   }
 
