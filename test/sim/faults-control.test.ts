@@ -155,9 +155,17 @@ describe('CRM simulator: /__sim control surface', () => {
     const originalCount = sim.state.listings.length;
     sim.state.addListing();
     await call('/enquiries', { method: 'POST', body: enquiry('gone') });
+    const extraToken = sim.state.addToken(['enquiries:read']).token;
+    sim.state.setFaults([{ match: 'GET /scopes', errorRate: 1 }]);
+    sim.state.setLimits({ requestsPerSecond: 3, dailyLimit: 50 });
     const response = await control('POST', '/reset');
     expect(response.body).toEqual({ ok: true, listings: originalCount });
     expect(sim.state.postedEnquiries()).toHaveLength(0);
+    // Faults, extra tokens, limits and counters go too, as the route promises.
+    expect(sim.state.faults.list()).toEqual([]);
+    expect(sim.state.tokens.has(extraToken)).toBe(false);
+    expect(sim.state.limiter.settings).toEqual({ requestsPerSecond: 10_000, dailyLimit: 10_000 });
+    expect(sim.state.getCounters().totalRequests).toBe(0);
   });
 
   it('issues tokens with chosen scopes and changes limits', async () => {
