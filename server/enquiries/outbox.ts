@@ -148,6 +148,9 @@ export class EnquiryOutbox {
          ON CONFLICT (original_id) DO NOTHING`,
       ),
       byId: db.prepare<[string], Row>('SELECT * FROM enquiry_outbox WHERE original_id = ?'),
+      stateById: db.prepare<[string], { status: OutboxStatus; fingerprint: string }>(
+        'SELECT status, fingerprint FROM enquiry_outbox WHERE original_id = ?',
+      ),
       due: db.prepare<[number, number], Row>(
         `SELECT * FROM enquiry_outbox WHERE status = 'queued' AND next_attempt_at <= ? ORDER BY seq LIMIT ?`,
       ),
@@ -226,6 +229,11 @@ export class EnquiryOutbox {
   get(originalId: string): OutboxEntry | undefined {
     const row = this.statements.byId.get(originalId);
     return row ? fromRow(row) : undefined;
+  }
+
+  /** Status and fingerprint only: what the per-request checks need, without reading the payload. */
+  state(originalId: string): { status: OutboxStatus; fingerprint: string } | undefined {
+    return this.statements.stateById.get(originalId);
   }
 
   /** Queued entries whose next attempt is due, oldest acceptance first. */

@@ -36,7 +36,7 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     legacyHeaders: false,
     // A widget re-sending an enquiry the relay already holds (its 202 was lost) must get its
     // answer, not a 429: repeats of a known originalId are free.
-    skip: (req) => typeof req.body?.originalId === 'string' && outbox.get(req.body.originalId.trim().toLowerCase()) !== undefined,
+    skip: (req) => typeof req.body?.originalId === 'string' && outbox.state(req.body.originalId.trim().toLowerCase()) !== undefined,
     handler: (_req, _res, next) => {
       metrics.rateLimited++;
       // express-rate-limit has already set Retry-After (seconds until the window frees a slot).
@@ -61,7 +61,7 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     const accepted: EnquiryAccepted = { originalId: enquiry.originalId, status: 'queued' };
 
     // A repeat answers from the outbox alone: the listing may have gone since, the answer may not change.
-    const existing = outbox.get(enquiry.originalId);
+    const existing = outbox.state(enquiry.originalId);
     if (existing) {
       answerRepeat(existing.fingerprint === fingerprint, enquiry.originalId);
       res.status(202).json(accepted);
@@ -103,11 +103,11 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
   });
 
   router.get('/:originalId', (req, res) => {
-    const originalId = req.params.originalId;
-    const entry = typeof originalId === 'string' && UUID.test(originalId) ? outbox.get(originalId.toLowerCase()) : undefined;
-    if (!entry) throw new HttpError(404, 'not_found', 'No enquiry with this originalId was accepted here.');
+    const originalId = typeof req.params.originalId === 'string' && UUID.test(req.params.originalId) ? req.params.originalId.toLowerCase() : undefined;
+    const entry = originalId === undefined ? undefined : outbox.state(originalId);
+    if (!originalId || !entry) throw new HttpError(404, 'not_found', 'No enquiry with this originalId was accepted here.');
     res.set('Cache-Control', 'no-store');
-    res.json({ originalId: entry.originalId, status: PUBLIC_STATUS[entry.status] } satisfies EnquiryStatusResponse);
+    res.json({ originalId, status: PUBLIC_STATUS[entry.status] } satisfies EnquiryStatusResponse);
   });
 
   function answerRepeat(sameBody: boolean, originalId: string): void {
