@@ -341,13 +341,26 @@ window.__result = (async () => {
     it('opens the detail named in the URL on load', async () => {
       const page = await relayPage('pageSize=1');
       history.replaceState(null, '', withQuery(`listing=${page.items[0]!.id}`));
-      const el = await fixture<EstateListings>(html`<estate-listings relay=${RELAY}></estate-listings>`);
-      const inner = shadow(el).querySelector<EstateListing>('estate-listing')!;
-      expect(inner.getAttribute('listing-id')).to.equal(String(page.items[0]!.id));
-      shadow(el).querySelector<HTMLButtonElement>('[part~="back-button"]')!.click();
-      // The results loaded behind the detail; closing it shows them without another request.
-      await waitUntil(() => cards(el).length > 0, 'the results show');
-      expect(window.location.href).to.equal(testPageUrl);
+      const resultRequests: string[] = [];
+      const restore = wrapFetch((real, input, init) => {
+        const url = String(input instanceof Request ? input.url : input);
+        if (new URL(url).pathname.endsWith('/api/v1/listings')) resultRequests.push(url);
+        return real(input, init);
+      });
+      try {
+        const el = await fixture<EstateListings>(html`<estate-listings relay=${RELAY}></estate-listings>`);
+        const inner = shadow(el).querySelector<EstateListing>('estate-listing')!;
+        expect(inner.getAttribute('listing-id')).to.equal(String(page.items[0]!.id));
+        await el.loadComplete;
+        expect(resultRequests.length, 'the results load behind the open detail').to.equal(1);
+        shadow(el).querySelector<HTMLButtonElement>('[part~="back-button"]')!.click();
+        // The results loaded behind the detail; closing it shows them without another request.
+        await waitUntil(() => cards(el).length > 0, 'the results show');
+        expect(resultRequests, 'closing the detail asks the relay for nothing').to.have.length(1);
+        expect(window.location.href).to.equal(testPageUrl);
+      } finally {
+        restore();
+      }
     });
   });
 
