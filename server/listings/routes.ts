@@ -49,7 +49,7 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     const known = rendered.get(seen);
     if (known) return respond(req, res, known, LIST_CACHE_CONTROL);
     const query = parseListingsQuery(req.query as Record<string, unknown>);
-    send(req, res, `list|${base}|${queryKey(query)}`, LIST_CACHE_CONTROL, () => {
+    const entry = send(req, res, `list|${base}|${queryKey(query)}`, LIST_CACHE_CONTROL, () => {
       const sql = listingsSql(query);
       const { rows, total } = cache.findListings(sql.where, sql.params, sql.orderBy, query.pageSize, (query.page - 1) * query.pageSize);
       const photos = mirror.photosOf('listing', rows.map((row) => row.id));
@@ -61,7 +61,7 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
       };
       return page;
     });
-    remember(seen, rendered.get(`list|${base}|${queryKey(query)}`));
+    remember(seen, entry);
   });
 
   router.get('/api/v1/listings/:id', (req, res) => {
@@ -99,14 +99,13 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     return ids === undefined ? [...byId.values()] : ids.map((id) => byId.get(id)).filter((agent): agent is Agent => agent !== undefined);
   }
 
-  function remember(key: string, entry: Rendered | undefined): void {
-    if (!entry) return;
+  function remember(key: string, entry: Rendered): void {
     if (rendered.size >= RESPONSE_CACHE_ENTRIES) rendered.delete(rendered.keys().next().value!);
     rendered.set(key, entry);
   }
 
-  /** Answers from the response cache (rendering once), with a strong ETag and 304s. */
-  function send(req: Request, res: Response, key: string, cacheControl: string, render: () => unknown): void {
+  /** Answers from the response cache (rendering once), with a strong ETag and 304s; returns the entry sent. */
+  function send(req: Request, res: Response, key: string, cacheControl: string, render: () => unknown): Rendered {
     let entry = rendered.get(key);
     if (!entry) {
       const body = Buffer.from(JSON.stringify(render()));
@@ -114,6 +113,7 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
       remember(key, entry);
     }
     respond(req, res, entry, cacheControl);
+    return entry;
   }
 
   function respond(req: Request, res: Response, entry: Rendered, cacheControl: string): void {
