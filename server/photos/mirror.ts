@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import { downloadPhoto, PhotoDownloadError } from './download.ts';
-import type { PhotoHostAllowList } from './hosts.ts';
+import { hostOf, type PhotoHostAllowList } from './hosts.ts';
 import { createLimit } from './limit.ts';
 import { writeRebuildable } from './rebuildable.ts';
 import { makeVariants, variantPath } from './variants.ts';
@@ -215,7 +215,7 @@ export class PhotoMirror {
       const sameSource = previous !== undefined && previous.source_url === photo.url && previous.source_modified === photo.modified;
       const level = reason === 'host_not_allowed' ? 'warn' : 'info';
       this.log[level](
-        { owner: kind, ownerId, photoId: photo.photoId, reason, host: safeHost(photo.url) },
+        { owner: kind, ownerId, photoId: photo.photoId, reason, host: hostOf(photo.url) },
         reason === 'host_not_allowed'
           ? 'photo host not in PHOTO_HOSTS: photo refused (add the host to PHOTO_HOSTS if it is the CRM file host)'
           : `photo not mirrored: ${(error as Error).message}`,
@@ -312,13 +312,5 @@ export class PhotoMirror {
       result.set(row.ownerId, list);
     }
     return result;
-  }
-}
-
-function safeHost(url: string): string | undefined {
-  try {
-    return new URL(url).host;
-  } catch {
-    return undefined;
   }
 }
