@@ -39,8 +39,6 @@ export const DEFAULT_SAFETY_MARGIN_MS = 25;
 export type ReleaseSlot = () => void;
 
 interface Slot {
-  /** When the request was let through (monotonic ms). */
-  sentAt: number;
   /** When its answer (or failure) came back; undefined while in flight. */
   doneAt?: number;
 }
@@ -203,7 +201,7 @@ export class RequestLimiter {
         this.settle(waiter, budgetError({ day, used: this.dailyLimit, limit: this.dailyLimit, remaining: 0, resetsAt: nextUtcMidnight(wallNow) }));
         continue;
       }
-      const slot: Slot = { sentAt: this.monotonicNow() };
+      const slot: Slot = {};
       this.slots.push(slot);
       this.settle(waiter, undefined, () => {
         if (slot.doneAt !== undefined) return;
