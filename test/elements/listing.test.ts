@@ -295,10 +295,12 @@ describe('<estate-listing>', () => {
   });
 
   describe('open homes, auction, agents and links', () => {
-    it('offers each open home as an .ics file with UTC times', async () => {
-      const el = await withHostData(detail(9));
+    it('offers each upcoming open home as an .ics file with UTC times', async () => {
+      // One that is over already: not worth a calendar entry.
+      const past = { id: 99, start: '2000-05-02T00:00:00.000Z', end: '2000-05-02T00:30:00.000Z' };
+      const el = await withHostData(detail(9, { openHomes: [past, ...detail(9).openHomes] }));
       const links = shadow(el).querySelectorAll<HTMLAnchorElement>('[part~="calendar-link"]');
-      expect(links.length).to.equal(2);
+      expect(links.length, 'the past open home is left out').to.equal(2);
       expect(links[0]!.download).to.equal('open-home-9-1.ics');
       const href = links[0]!.getAttribute('href')!;
       expect(href.startsWith('data:text/calendar;charset=utf-8,')).to.equal(true);
