@@ -251,7 +251,7 @@ export class EstateListing extends LitElement {
   private placeJsonLd(listing: ListingDetail): void {
     if (this.noJsonLd || !this.isConnected) return;
     const locale = this.resolvedLocale;
-    const photos = listing.photos?.length ? listing.photos : listing.photo ? [listing.photo] : [];
+    const photos = galleryPhotos(listing);
     const data = listingJsonLd(listing, {
       pageUrl: window.location.href,
       currency: resolveCurrency(locale, this.currency),
@@ -323,7 +323,7 @@ export class EstateListing extends LitElement {
   private renderListing(listing: ListingDetail): TemplateResult {
     const text = this.text;
     const level = headingLevel(this.headingLevel, 2);
-    const photos = listing.photos?.length ? listing.photos : listing.photo ? [listing.photo] : [];
+    const photos = galleryPhotos(listing);
     const address = listing.address?.display || listing.heading || '';
     return html`<article part="base" class="base">
         ${this.renderGallery(photos, address)} ${this.renderHeader(listing, level, address)}
@@ -618,6 +618,11 @@ export class EstateListing extends LitElement {
 export function telHref(phone: string): string | null {
   const digits = phone.replace(/(?!^\+)[^\d]/g, '');
   return /^\+?\d{3,20}$/.test(digits) ? `tel:${digits}` : null;
+}
+
+/** The listing's photos, or its one card photo when the CRM sent no gallery. */
+function galleryPhotos(listing: ListingDetail): Photo[] {
+  return listing.photos?.length ? listing.photos : listing.photo ? [listing.photo] : [];
 }
 
 /** The element whose light DOM is the document's: this one, or the host of the shadow root holding it. */
