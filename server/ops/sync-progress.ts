@@ -17,15 +17,20 @@ export interface SyncProgressOptions {
  */
 export function watchSyncProgress(db: Db, options: SyncProgressOptions = {}): (outcome?: { error?: string }) => void {
   const stream = options.stream ?? process.stderr;
-  const count = (sql: string) => {
-    try {
-      return db.prepare(sql).pluck().get() as number;
-    } catch {
-      return 0; // a table the store does not have yet
-    }
+  // Sampled a few times a second for minutes: each statement is prepared once, when it first can be.
+  const counter = (sql: string) => {
+    let statement: { get(): unknown } | undefined;
+    return () => {
+      try {
+        statement ??= db.prepare(sql).pluck();
+        return statement.get() as number;
+      } catch {
+        return 0; // a table the store does not have yet
+      }
+    };
   };
-  const readListings = () => count('SELECT COUNT(*) FROM listings');
-  const readPhotos = () => count('SELECT COUNT(*) FROM photos WHERE hash IS NOT NULL');
+  const readListings = counter('SELECT COUNT(*) FROM listings');
+  const readPhotos = counter('SELECT COUNT(*) FROM photos WHERE hash IS NOT NULL');
   const baseline = { listings: readListings(), photos: readPhotos() };
   // Each step logs its own line at the end; the live line on a TTY combines both.
   const quiet = { isTTY: false } as NodeJS.WriteStream;
