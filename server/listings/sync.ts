@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Config } from '../config.ts';
-import { isCrmError, type CrmClient } from '../crm/client.ts';
+import { allPages, isCrmError, type CrmClient } from '../crm/client.ts';
 import { crmPhotoSchema, crmPropertySchema, type CrmPhoto, type CrmProperty } from '../crm/schemas.ts';
 import type { Logger } from '../log.ts';
 import { createLimit } from '../photos/limit.ts';
@@ -283,18 +283,23 @@ export class ListingSync {
     const windowStart = spec.windowStart?.(now);
     const since =
       windowStart === undefined ? modifiedSince : new Date(Math.max(windowStart, modifiedSince?.getTime() ?? Number.NEGATIVE_INFINITY));
-    for (let page = 1; ; page++) {
-      const list = await this.options.client.requestList(listItemSchema, {
-        path: spec.path,
-        query: { ...spec.query, modifiedSince: since, page, pagesize: this.options.pageSize ?? CRM_PAGE_SIZE, sort: 'inserted', sortOrder: 'asc' },
-        signal,
-      });
+    const pages = allPages(
+      ({ page, pageSize }) =>
+        this.options.client.requestList(listItemSchema, {
+          path: spec.path,
+          query: { ...spec.query, modifiedSince: since, page, pagesize: pageSize, sort: 'inserted', sortOrder: 'asc' },
+          signal,
+        }),
+      this.options.pageSize ?? CRM_PAGE_SIZE,
+    );
+    let page = 0;
+    for await (const list of pages) {
+      page++;
       report.pages++;
       items.push(...list.items);
       firstTotal ??= list.totalItems;
       lastTotal = list.totalItems;
       this.log.debug({ list: spec.source, page, totalPages: list.totalPages, items: list.items.length }, 'listing page read');
-      if (page >= list.totalPages || list.items.length + list.invalidItems === 0) break;
     }
     // Records that failed the schema are not "gone": a list with any is not complete, so nothing is removed for it.
     const complete = firstTotal === lastTotal && items.length >= lastTotal;
@@ -313,11 +318,8 @@ export class ListingSync {
 
   private async fetchPhotos(propertyId: number, signal: AbortSignal): Promise<CrmPhoto[]> {
     const photos: CrmPhoto[] = [];
-    for (let page = 1; ; page++) {
-      const list = await this.options.client.listPhotos(propertyId, { page, pageSize: CRM_PAGE_SIZE }, { signal });
-      photos.push(...list.items);
-      if (page >= list.totalPages || list.items.length === 0) return photos;
-    }
+    for await (const list of allPages((paging) => this.options.client.listPhotos(propertyId, paging, { signal }), CRM_PAGE_SIZE)) photos.push(...list.items);
+    return photos;
   }
 
   /** Photos whose download failed for a passing reason: tried again from the cached sources (no CRM call). */
@@ -336,11 +338,9 @@ export class ListingSync {
   private async syncAgents(report: SyncReport, signal: AbortSignal): Promise<void> {
     const { client, cache, mirror } = this.options;
     const users = [];
-    for (let page = 1; ; page++) {
-      const list = await client.listUsers({ page, pageSize: CRM_PAGE_SIZE }, { signal });
+    for await (const list of allPages((paging) => client.listUsers(paging, { signal }), CRM_PAGE_SIZE)) {
       report.pages++;
       users.push(...list.items);
-      if (page >= list.totalPages || list.items.length === 0) break;
     }
     cache.upsertAgents(users, this.now());
     const gone = cache.removeAgentsExcept(users.map((user) => user.id));
@@ -358,11 +358,11 @@ export class ListingSync {
     const rows: OpenHomeRow[] = [];
     // From yesterday (UTC): today's local open homes in Australia may start on the previous UTC day.
     const from = new Date(this.now() - 86_400_000);
-    for (let page = 1; ; page++) {
-      const list = await this.options.client.listOpenHomes(
-        { startingAfter: from, startingBefore: new Date(this.now() + OPEN_HOMES_AHEAD_MS), page, pageSize: CRM_PAGE_SIZE },
-        { signal },
-      );
+    const pages = allPages(
+      (paging) => this.options.client.listOpenHomes({ startingAfter: from, startingBefore: new Date(this.now() + OPEN_HOMES_AHEAD_MS), ...paging }, { signal }),
+      CRM_PAGE_SIZE,
+    );
+    for await (const list of pages) {
       report.pages++;
       for (const openHome of list.items) {
         const start = isoOrNull(openHome.start);
@@ -370,7 +370,6 @@ export class ListingSync {
         const listingId = openHome.property?.id;
         if (start && end && typeof listingId === 'number') rows.push({ id: openHome.id, listingId, start, end });
       }
-      if (page >= list.totalPages || list.items.length === 0) break;
     }
     this.options.cache.replaceOpenHomes(rows);
   }
