@@ -4,6 +4,7 @@ import { ifDefined } from 'lit/directives/if-defined.js';
 import { Task, TaskStatus } from '@lit/task';
 import type { EnquiryAccepted, EnquiryRequest } from '../../contract/relay-api.ts';
 import { RelayError, fetchJson, relayUrl } from '../shared/relay.ts';
+import { fill } from '../shared/format.ts';
 import { resetStyles } from '../shared/reset.styles.ts';
 import { styles } from './enquiry.styles.ts';
 import { isPhoneNumber } from '../../contract/phone.ts';
@@ -532,7 +533,7 @@ export class EstateEnquiry extends LitElement {
 
   #failureText(error: unknown): string {
     if (error instanceof RelayError) {
-      if (error.status === 429) return this.rateLimitedMessage.replace('{seconds}', String(this.#retryAfterSeconds));
+      if (error.status === 429) return fill(this.rateLimitedMessage, { seconds: this.#retryAfterSeconds });
       if (error.status === 400) {
         // Messages on visible fields are shown there; the rest (a page author's mistake such as a
         // too-long subject attribute) can only be told here.
