@@ -84,12 +84,12 @@ describe('<estate-listing>', () => {
       await settled(el);
       const price = shadow(el).querySelector('[part~="price"]')!.textContent!.trim();
       expect(price).to.equal(expected.displayPrice?.trim() || 'Contact agent');
-      const first = shadow(el).querySelector<HTMLImageElement>('[part~="gallery-item"] img');
-      if (expected.photos.length) {
-        expect(first!.getAttribute('fetchpriority')).to.equal('high');
-        expect(first!.src.startsWith(RELAY)).to.equal(true, 'photo URLs resolve against the relay, not the page');
-        await waitUntil(() => first!.complete && first!.naturalWidth > 0, 'the mirrored photo loads from the relay');
-      }
+      // Unconditional: a listing without photos would let the photo checks pass by skipping them.
+      expect(expected.photos.length, 'the relay listing has photos').to.be.greaterThan(0);
+      const first = shadow(el).querySelector<HTMLImageElement>('[part~="gallery-item"] img')!;
+      expect(first.getAttribute('fetchpriority')).to.equal('high');
+      expect(first.src.startsWith(RELAY)).to.equal(true, 'photo URLs resolve against the relay, not the page');
+      await waitUntil(() => first.complete && first.naturalWidth > 0, 'the mirrored photo loads from the relay');
       expect(shadow(el).querySelectorAll('[part~="agent"]').length).to.equal(expected.agents.length);
     });
 
