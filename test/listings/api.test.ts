@@ -198,11 +198,16 @@ describe('listing API (answers from the cache only)', () => {
   it('a change in the CRM changes the ETag after the next sync', async () => {
     const id = all[0].id;
     const before = (await rig.get(`/api/v1/listings/${id}`)).headers.get('etag');
+    // The list's rendered answer has no time in its key: only the sync's invalidation can refresh it.
+    const listBefore = await rig.get<Page<ListingSummary>>('/api/v1/listings?pageSize=100');
     rig.sim.state.changeListing(id, { fields: { heading: 'Price reduced' } });
     await rig.relay.listings.sync.run('incremental');
     const after = await rig.get(`/api/v1/listings/${id}`, { 'If-None-Match': before! });
     expect(after.status).toBe(200);
     expect(after.body.heading).toBe('Price reduced');
+    const listAfter = await rig.get<Page<ListingSummary>>('/api/v1/listings?pageSize=100', { 'If-None-Match': listBefore.headers.get('etag')! });
+    expect(listAfter.status).toBe(200);
+    expect(listAfter.body.items.find((item) => item.id === id)?.heading).toBe('Price reduced');
   });
 
   it('makes no CRM request to answer any of these', async () => {
