@@ -37,13 +37,15 @@ export function corsPolicy(policy: CorsPolicy): RequestHandler {
     res.vary('Origin');
     const origin = req.get('Origin');
     if (!origin) return next();
-    const ok = policy.allowAnyOrigin || allowed.has(normalise(origin)) || normalise(origin) === ownOrigin(req);
+    const normalised = normalise(origin);
+    const listed = allowed.has(normalised);
+    const ok = policy.allowAnyOrigin || listed || normalised === ownOrigin(req);
     if (!ok) {
       return next(
         new HttpError(403, 'origin_not_allowed', `Origin ${origin} is not allowed to use this relay (ALLOWED_ORIGINS).`),
       );
     }
-    res.set('Access-Control-Allow-Origin', policy.allowAnyOrigin && !allowed.has(normalise(origin)) ? '*' : origin);
+    res.set('Access-Control-Allow-Origin', policy.allowAnyOrigin && !listed ? '*' : origin);
     if (req.method === 'OPTIONS') {
       res.set('Access-Control-Allow-Methods', methods);
       res.set('Access-Control-Allow-Headers', req.get('Access-Control-Request-Headers') ?? 'Content-Type');
