@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { utcDay } from '../crm/limiter.ts';
 import type { Db } from '../store/store.ts';
 import { STORE_FILE } from '../store/store.ts';
 
@@ -125,7 +126,7 @@ export function collectStatus(dataDir: string, dailyLimit: number, now = new Dat
       outbox.oldestQueuedAt = iso((db.prepare("SELECT MIN(accepted_at) FROM enquiry_outbox WHERE status = 'queued'").pluck().get() as number | null) ?? null);
     }
 
-    const day = now.toISOString().slice(0, 10);
+    const day = utcDay(now);
     const used = tableExists(db, 'crm_budget') ? ((db.prepare('SELECT used FROM crm_budget WHERE day = ?').pluck().get(day) as number | undefined) ?? 0) : 0;
 
     return {
