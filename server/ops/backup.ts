@@ -6,7 +6,7 @@ import { openStore, STORE_FILE, type Db } from '../store/store.ts';
 import { variantPath } from '../photos/variants.ts';
 import type { Progress } from '../progress.ts';
 import { runningRelay } from './instance.ts';
-import { openStoreReadOnly } from './status.ts';
+import { openStoreReadOnly, tableExists } from './status.ts';
 
 export interface BackupSummary {
   file: string;
@@ -18,10 +18,7 @@ export interface BackupSummary {
 
 /** Counts that tell a backup's contents at a glance. */
 function contents(db: Db): { listings: number; outbox: number } {
-  const count = (table: string) =>
-    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) === undefined
-      ? 0
-      : (db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number);
+  const count = (table: string) => (tableExists(db, table) ? (db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number) : 0);
   return { listings: count('listings'), outbox: count('enquiry_outbox') };
 }
 
@@ -42,8 +39,7 @@ export function verifyBackup(file: string): { listings: number; outbox: number; 
       throw new Error(`${file} is not a readable SQLite database: ${(error as Error).message}`);
     }
     if (check.length !== 1 || check[0] !== 'ok') throw new Error(`${file} failed SQLite's integrity check: ${check.slice(0, 5).join('; ')}`);
-    const hasMigrations = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !== undefined;
-    if (!hasMigrations) throw new Error(`${file} is a SQLite database, but not a relay store (no schema_migrations table).`);
+    if (!tableExists(db, 'schema_migrations')) throw new Error(`${file} is a SQLite database, but not a relay store (no schema_migrations table).`);
     const applied = db.prepare('SELECT id FROM schema_migrations ORDER BY id').pluck().all() as string[];
     const known = new Set(knownMigrations.map((migration) => migration.id));
     const unknown = applied.filter((id) => !known.has(id));

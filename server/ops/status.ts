@@ -46,7 +46,7 @@ export function openStoreReadOnly(dataDir: string): Db {
   return db;
 }
 
-function tableExists(db: Db, name: string): boolean {
+export function tableExists(db: Db, name: string): boolean {
   return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
 }
 
