@@ -61,8 +61,10 @@ export function createEnquiryService(options: EnquiryServiceOptions): EnquirySer
   const metrics = new EnquiryMetrics(outbox);
   // Acceptance asks only the given look-up (a 202 must not wait for the CRM); delivery may also
   // ask the CRM itself while that look-up cannot tell (a cold listing cache).
-  const targets = options.targets ?? crmEnquiryTargets(crm, { log });
-  const deliveryTargets = options.targets ? withFallback(options.targets, crmEnquiryTargets(crm, { log })) : targets;
-  const worker = createDeliveryWorker({ outbox, crm, targets: deliveryTargets, metrics, log, settings, now, random: options.random });
+  // The worker and the look-ups name their own component: hand them the parent logger, or every
+  // line of theirs would carry "component" twice.
+  const targets = options.targets ?? crmEnquiryTargets(crm, { log: options.log });
+  const deliveryTargets = options.targets ? withFallback(options.targets, crmEnquiryTargets(crm, { log: options.log })) : targets;
+  const worker = createDeliveryWorker({ outbox, crm, targets: deliveryTargets, metrics, log: options.log, settings, now, random: options.random });
   return { outbox, metrics, targets, worker, settings, log, now };
 }
