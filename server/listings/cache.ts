@@ -90,14 +90,15 @@ export class ListingCache {
       this.db
         .prepare(
           `INSERT INTO listings (id, source, type, status, sale_life_id, lease_life_id, reference, crm_modified, inserted_at, modified_at,
-             suburb, property_type, search_price, bed, bath, cars, land_area_sqm, public_json, seen_sweep, synced_at)
+             suburb, property_type, price_low_cents, price_high_cents, bed, bath, cars, land_area_sqm, public_json, seen_sweep, synced_at)
            VALUES (@id, @source, @type, @status, @saleLifeId, @leaseLifeId, @reference, @crmModified, @insertedAt, @modifiedAt,
-             @suburb, @propertyType, @searchPrice, @bed, @bath, @cars, @landAreaSqm, @publicJson, COALESCE(@sweep, 0), @now)
+             @suburb, @propertyType, @priceLowCents, @priceHighCents, @bed, @bath, @cars, @landAreaSqm, @publicJson, COALESCE(@sweep, 0), @now)
            ON CONFLICT (id) DO UPDATE SET
              source = excluded.source, type = excluded.type, status = excluded.status, sale_life_id = excluded.sale_life_id,
              lease_life_id = excluded.lease_life_id, reference = excluded.reference, crm_modified = excluded.crm_modified,
              inserted_at = excluded.inserted_at, modified_at = excluded.modified_at, suburb = excluded.suburb,
-             property_type = excluded.property_type, search_price = excluded.search_price, bed = excluded.bed, bath = excluded.bath,
+             property_type = excluded.property_type, price_low_cents = excluded.price_low_cents, price_high_cents = excluded.price_high_cents,
+             bed = excluded.bed, bath = excluded.bath,
              cars = excluded.cars, land_area_sqm = excluded.land_area_sqm, public_json = excluded.public_json,
              seen_sweep = COALESCE(@sweep, listings.seen_sweep), synced_at = excluded.synced_at`,
         )

@@ -1,13 +1,15 @@
 import type { Address, Agent, Area, AuctionDetails, ExternalLink, ListingBadge, ListingDetail, ListingStatus, ListingType } from '../../contract/relay-api.ts';
 import type { CrmPhoto, CrmProperty, CrmUser } from '../crm/schemas.ts';
 import type { SourcePhoto } from '../photos/mirror.ts';
+import { priceRange } from './price-range.ts';
 
 /*
  * The allow-list. Everything the relay publishes about a listing or an agent is built here, one
  * named field at a time, from the CRM record. Nothing is spread or copied wholesale, so a field
  * the CRM adds tomorrow (or a confidential one it sends today: internal remarks, tenant details,
  * fees, vendor and commission data, price opinions, staff logins) can never reach a website.
- * `searchPrice` is read into the internal facts for filtering and sorting only.
+ * `searchPrice` is read into the internal facts for filtering and sorting only, and only as the
+ * range a visitor may know it to be in (see price-range.ts): its band when the price is withheld.
  */
 
 /** The public fields of a listing that come from its CRM record (photos, agents and open homes are joined in later). */
@@ -27,8 +29,10 @@ export interface ListingFacts {
   modifiedAt: number | null;
   suburb: string | null;
   propertyType: string | null;
-  /** Internal only: price filters and sorting. */
-  searchPrice: number | null;
+  /** Internal only, for price filters and sorting: the searchPrice, or its band when the price is withheld (cents). */
+  priceLowCents: number | null;
+  /** Inclusive; null with a price: the open top band. */
+  priceHighCents: number | null;
   bed: number | null;
   bath: number | null;
   cars: number | null;
@@ -107,6 +111,7 @@ export function listingFromCrm(property: CrmProperty, placement: ListPlacement):
     inserted: isoOrNull(property.inserted),
   };
 
+  const price = priceRange(property.searchPrice, property.displayPrice, placement.type, property.priceOnApplication);
   const facts: ListingFacts = {
     id: property.id,
     source: placement.source,
@@ -120,7 +125,8 @@ export function listingFromCrm(property: CrmProperty, placement: ListPlacement):
     modifiedAt: epochOrNull(property.modified),
     suburb: suburbName,
     propertyType: fields.propertyType,
-    searchPrice: typeof property.searchPrice === 'number' && Number.isFinite(property.searchPrice) ? property.searchPrice : null,
+    priceLowCents: price?.lowCents ?? null,
+    priceHighCents: price?.highCents ?? null,
     bed: fields.bed,
     bath: fields.bath,
     cars,

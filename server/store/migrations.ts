@@ -140,4 +140,17 @@ export const migrations: Migration[] = [
       CREATE INDEX photos_hash ON photos (hash);
     `,
   },
+  {
+    id: '021-listings-price-bands',
+    sql: `
+      -- Price filters and sorting see a withheld price only as its band (server/listings/price-range.ts):
+      -- the exact searchPrice is no longer stored. Cents, inclusive; high NULL with a low: the open top band.
+      ALTER TABLE listings ADD COLUMN price_low_cents INTEGER;
+      ALTER TABLE listings ADD COLUMN price_high_cents INTEGER;
+      ALTER TABLE listings DROP COLUMN search_price;
+      -- Every listing is written again by the next sync, which is made a full sweep.
+      UPDATE listings SET crm_modified = NULL;
+      DELETE FROM listing_sync_state WHERE key = 'lastFullSweepAt';
+    `,
+  },
 ];
