@@ -1,7 +1,8 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, type AppDeps } from './app.ts';
 import type { Config } from './config.ts';
+import { publicOrigins } from './cors.ts';
 import { createCrmClientFromConfig, type CrmClient } from './crm/client.ts';
 import { createEnquiryService, type EnquiryService } from './enquiries/service.ts';
 import type { EnquiryTargets } from './enquiries/targets.ts';
@@ -78,6 +79,21 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   const enquiries = createEnquiryService({ config, store, log, crm, targets: options.enquiryTargets ?? listings.enquiryTargets });
   workers.push(enquiries.worker);
 
+  // Listen first: in demo mode the relay's own origin is the address it ends up on (PORT may be 0).
+  const server: Server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  // Keep-alive sockets from browsers must not hold a shutdown open.
+  server.keepAliveTimeout = 5_000;
+  const port = (server.address() as AddressInfo).port;
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
   const app = createApp({
     config,
     store,
@@ -87,17 +103,11 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     // Not ready until the listing cache has been filled once: before that, pages would show no
     // listings. Afterwards a CRM outage does not make the relay unready: it serves its cache.
     readiness: { listingCache: () => listings.cache.readState().lastSuccessAt !== null },
+    // The demo site is opened on this machine: its pages may post enquiries from these origins.
+    ownOrigins: config.demoMode ? [...publicOrigins(config), url, `http://localhost:${port}`] : publicOrigins(config),
     ...options.app,
   });
-  const server: Server = await new Promise((resolve, reject) => {
-    const listening = app.listen(config.PORT, config.HOST, () => resolve(listening));
-    listening.once('error', reject);
-  });
-  // Keep-alive sockets from browsers must not hold a shutdown open.
-  server.keepAliveTimeout = 5_000;
-  const port = (server.address() as AddressInfo).port;
-  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
-  const url = `http://${host}:${port}`;
+  server.on('request', app);
 
   if (options.workers !== false) for (const worker of workers) worker.start();
 

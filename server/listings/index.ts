@@ -79,7 +79,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
   };
   const sync = new ListingSync({ client, cache, mirror, log, config, now: options.now, afterSweep: replan });
 
-  const router = Router();
+  const router = Router({ caseSensitive: true, strict: true });
   router.use(webhookRouter({ secret: config.WEBHOOK_SECRET, toleranceSeconds: config.WEBHOOK_TOLERANCE_SECONDS, refreshListing: (id) => sync.refreshListing(id), log, now: options.now }));
   router.use(listingsRouter({ config, cache, mirror, now: options.now }));
   router.use(photosRouter(mirror.photoDir));

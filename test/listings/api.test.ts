@@ -241,7 +241,8 @@ describe('listing API (answers from the cache only)', () => {
   it('serves photos to any origin, immutable for a year', async () => {
     const detail = (await rig.get<ListingDetail>(`/api/v1/listings/${all[0].id}`)).body;
     for (const variant of detail.photos[0].variants) {
-      const response = await fetch(variant.url, { headers: { Origin: 'https://any-site.example' } });
+      expect(variant.url.startsWith(`${rig.publicUrl}/photos/`)).toBe(true);
+      const response = await fetch(rig.toRelay(variant.url), { headers: { Origin: 'https://any-site.example' } });
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe(variant.format === 'webp' ? 'image/webp' : 'image/jpeg');
       expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');

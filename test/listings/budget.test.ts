@@ -9,7 +9,7 @@ import { BudgetRefusedError, planBudget } from '../../server/listings/index.ts';
 import { silentLogger } from '../../server/log.ts';
 import { startRelay } from '../../server/relay.ts';
 
-const CRM = { CRM_BASE_URL: 'http://127.0.0.1:9/api/v1.3', CRM_API_KEY: 'key', CRM_ACCESS_TOKEN: 'token' };
+const CRM = { CRM_BASE_URL: 'http://127.0.0.1:9/api/v1.3', CRM_API_KEY: 'key', CRM_ACCESS_TOKEN: 'token', PUBLIC_URL: 'https://relay.agency.test' };
 const noSizes = { listingsBySource: new Map<string, number>(), agents: 0, openHomes: 0 };
 
 describe('CRM budget planner', () => {

@@ -6,10 +6,16 @@ import { silentLogger } from '../../server/log.ts';
 import { startRelay, type RunningRelay } from '../../server/relay.ts';
 import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
 
+const PUBLIC_URL = 'https://relay.agency.test';
+
 export interface ListingRig {
   sim: RunningSimulator;
   relay: RunningRelay;
   dataDir: string;
+  /** The relay's PUBLIC_URL: absolute URLs in answers start with it. */
+  publicUrl: string;
+  /** An absolute URL from an answer, made to reach this relay (its PUBLIC_URL names no real host). */
+  toRelay(url: string): string;
   /** GET on the relay (real HTTP), parsed JSON. */
   get<T = any>(path: string, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: T; text: string }>;
   /** Listings the simulator would show on the web right now, by list. */
@@ -54,6 +60,7 @@ export async function startListingRig(
     CRM_REQUESTS_PER_SECOND: String(requestsPerSecond),
     PHOTO_WIDTHS: '240,480',
     LOG_LEVEL: 'silent',
+    PUBLIC_URL: PUBLIC_URL,
     ...options.env,
   });
   const relay = await startRelay(config, { log: silentLogger, workers: false, app: { demoDir: null } });
@@ -62,6 +69,8 @@ export async function startListingRig(
     sim,
     relay,
     dataDir,
+    publicUrl: config.PUBLIC_URL!,
+    toRelay: (url) => (url.startsWith(config.PUBLIC_URL!) ? relay.url + url.slice(config.PUBLIC_URL!.length) : url),
     async get(path, headers = {}) {
       // A kept-alive socket the server closed while the test was busy elsewhere: try a fresh one once.
       const response = await fetch(`${relay.url}${path}`, { headers }).catch(() => fetch(`${relay.url}${path}`, { headers }));

@@ -112,7 +112,7 @@ describe('listing sync against the CRM simulator', () => {
     await rig.relay.listings.sync.run('incremental');
     const detail = await rig.get(`/api/v1/listings/${withdrawnId}`);
     const ownPhoto = detail.body.photos.find((photo: { id: number }) => photo.id === own.id);
-    const ownFile = ownPhoto.url as string;
+    const ownFile = rig.toRelay(ownPhoto.url as string);
     expect((await fetch(ownFile)).status).toBe(200);
 
     rig.sim.state.withdrawListing(withdrawnId);
