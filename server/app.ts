@@ -1,7 +1,8 @@
 import express, { type Express, type RequestHandler } from 'express';
 import compression from 'compression';
 import helmet from 'helmet';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Config } from './config.ts';
 import { publicOrigins } from './cors.ts';
 import { errorHandler, notFoundHandler } from './errors.ts';
@@ -13,7 +14,15 @@ import type { Logger } from './log.ts';
 import type { Store } from './store/store.ts';
 import { widgetRouter } from './widget-assets.ts';
 
-export const projectRoot = join(import.meta.dirname, '..');
+/** The checkout's root (where package.json is): from server/ when run from source, from dist/server when built. */
+export const projectRoot = findProjectRoot(import.meta.dirname);
+
+function findProjectRoot(start: string): string {
+  for (let dir = start; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) return join(start, '..');
+  }
+}
 
 export interface AppDeps {
   config: Config;
