@@ -94,7 +94,7 @@ export function crmEnquiryTargets(crm: CrmClient, options: CrmEnquiryTargetsOpti
   const listing = cached<ListingTarget>('listings', async () => {
     const byId = new Map<number, ListingTarget>();
     for (const list of lists) {
-      for await (const page of allPages((paging) => crm.listProperties({ ...list, available: true, ...paging }), 100)) {
+      for await (const page of allPages((paging) => crm.listProperties({ ...list, available: true, published: true, ...paging }), 100)) {
         for (const property of page.items) {
           const saleLifeId = property.saleLifeId ?? null;
           const leaseLifeId = property.leaseLifeId ?? null;

@@ -171,16 +171,12 @@ export class ListingSync {
       const markers = cache.modifiedMarkers();
       const toWrite: Array<{ item: ListItem; spec: ListSpec }> = [];
       const unchangedSeen: number[] = [];
-      const hidden: number[] = [];
       const completeSources = new Set<string>();
       for (const spec of this.specs) {
+        // Every list asks for published=true: what it returns is what belongs on the website.
         const { items, complete } = await this.readList(spec, modifiedSince, started, report, signal);
         for (const item of items) {
           report.listings++;
-          if (!isOnTheWeb(item)) {
-            if (markers.has(item.id)) hidden.push(item.id);
-            continue;
-          }
           const marker = markers.get(item.id);
           if (marker && marker.modified === (item.modified ?? null) && marker.source === spec.source) unchangedSeen.push(item.id);
           else toWrite.push({ item, spec });
@@ -206,9 +202,9 @@ export class ListingSync {
       );
       if (sweep !== null) cache.markSeen(unchangedSeen, sweep);
 
-      // 3. Listings that stopped being on the web are removed at once; those that left a list, only
-      //    after a complete sweep of that list.
-      const removals = new Set(hidden);
+      // 3. Listings that left a list (sold, withdrawn, taken off the web) are removed only after a
+      //    complete sweep of that list: an incremental read does not show what left.
+      const removals = new Set<number>();
       if (sweep !== null) {
         for (const spec of this.specs) {
           if (completeSources.has(spec.source)) for (const id of cache.unseen(spec.source, sweep)) removals.add(id);
@@ -417,7 +413,8 @@ export class ListingSync {
       }
       throw error;
     }
-    const target = isOnTheWeb(record) ? this.placementFor(spec, record.status) : undefined;
+    const placement = this.placementFor(spec, record.status);
+    const target = placement && (await this.isPublished(placement, id, signal)) ? placement : undefined;
     if (!target) {
       this.removeListings([id]);
       cache.changed();
@@ -427,6 +424,19 @@ export class ListingSync {
     cache.changed();
     this.log.info({ listingId: id, list: target.source }, 'listing refreshed by webhook');
     return 'refreshed';
+  }
+
+  /**
+   * Whether the CRM's own web filter still lists the property (one small list request): a single
+   * record does not say whether it belongs on the website, and publishedToWeb is no answer.
+   */
+  private async isPublished(spec: ListSpec, id: number, signal: AbortSignal): Promise<boolean> {
+    const list = await this.options.client.requestList(listItemSchema, {
+      path: spec.path,
+      query: { ...spec.query, propertyIds: id, page: 1, pagesize: 1 },
+      signal,
+    });
+    return list.items.some((item) => item.id === id);
   }
 
   /** Which synced list a record belongs in now, from its CRM status; undefined: in none (withdrawn, or sold without a showcase). */
@@ -447,12 +457,6 @@ export class ListingSync {
     if (!wanted) return undefined;
     return this.specs.find((spec) => spec.propertyClass === current.propertyClass && spec.type === current.type && spec.status === wanted);
   }
-}
-
-/** Records the CRM marks as not published to the web (off-market) stay off the website. */
-function isOnTheWeb(item: ListItem): boolean {
-  // Absent (undefined) means the CRM does not say: then the /available list's own filter decides.
-  return item.publishedToWeb !== null;
 }
 
 function ageSeconds(since: number | null, now: number): number | null {

@@ -130,6 +130,24 @@ describe('listing sync against the CRM simulator', () => {
     expect(rig.relay.listings.listingTarget(withdrawnId)).toBeUndefined();
   });
 
+  it('the web filter decides: an off-market listing never shows, one taken off the web leaves at the next full sweep', async () => {
+    const offMarket = rig.sim.state.addListing({ published: false });
+    const hiddenLater = rig.expectedIds('sale')[0]!;
+    await rig.relay.listings.sync.run('incremental');
+    // The CRM's answers carry publishedToWeb null on every current listing: that hides nothing.
+    expect(await allListingIds(rig, 'type=sale')).toEqual(rig.expectedIds('sale'));
+    expect(await allListingIds(rig, 'type=sale')).not.toContain(offMarket.id);
+    expect((await rig.get(`/api/v1/listings/${offMarket.id}`)).status).toBe(404);
+
+    rig.sim.state.changeListing(hiddenLater, { published: false });
+    await rig.relay.listings.sync.run('incremental');
+    // Gone from the published list, which an incremental read cannot prove: still shown until the sweep.
+    expect(await allListingIds(rig, 'type=sale')).toContain(hiddenLater);
+    await rig.relay.listings.sync.run('full');
+    expect(await allListingIds(rig, 'type=sale')).not.toContain(hiddenLater);
+    expect(await allListingIds(rig, 'type=sale')).toEqual(rig.expectedIds('sale'));
+  });
+
   it('keeps serving the whole cache, with its age, while the CRM answers 500', async () => {
     const before = await allListingIds(rig);
     const beforeSold = await allListingIds(rig, 'status=sold');

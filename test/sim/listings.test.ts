@@ -116,24 +116,21 @@ describe('CRM simulator: listing lists', () => {
     expect(body.items.some((item: { displayPrice: string }) => /^\$[\d,]+ (per week|pw)/.test(item.displayPrice))).toBe(true);
   });
 
-  it('/available keeps published current listings; the full list keeps everything', async () => {
-    const all = (await call('/properties/residential/sale?pagesize=100')).body.items as { id: number; status: string; publishedToWeb: string | null }[];
-    const available = (await call('/properties/residential/sale/available?pagesize=100')).body.items as { id: number; status: string; publishedToWeb: string | null }[];
-    expect(available.length).toBeGreaterThan(0);
-    expect(available.every((item) => ['listing', 'conditional'].includes(item.status) && item.publishedToWeb !== null)).toBe(true);
-    const expected = all.filter((item) => ['listing', 'conditional'].includes(item.status) && item.publishedToWeb !== null).map((item) => item.id);
-    expect(available.map((item) => item.id)).toEqual(expected);
-    expect(all.some((item) => item.status === 'settled')).toBe(true);
-    expect(all.some((item) => item.publishedToWeb === null)).toBe(true);
-  });
-
-  it('filters by published and status (listingOrConditional included)', async () => {
-    const unpublished = (await call('/properties/residential/sale?published=false&pagesize=100')).body.items;
-    expect(unpublished.length).toBeGreaterThan(0);
-    expect(unpublished.every((item: { publishedToWeb: string | null }) => item.publishedToWeb === null)).toBe(true);
-    const current = (await call('/properties/residential/sale?status=listingOrConditional&pagesize=100')).body.items;
-    expect(current.length).toBeGreaterThan(0);
-    expect(new Set(current.map((item: { status: string }) => item.status))).toEqual(new Set(['listing', 'conditional']));
+  it('/available keeps current listings, off-market ones too, with publishedToWeb null as in real answers; published=true leaves out the unpublished', async () => {
+    type Item = { id: number; status: string; publishedToWeb: string | null };
+    const all = (await call('/properties/residential/sale?pagesize=100')).body.items as Item[];
+    const available = (await call('/properties/residential/sale/available?pagesize=100')).body.items as Item[];
+    const published = (await call('/properties/residential/sale/available?published=true&pagesize=100')).body.items as Item[];
+    const current = all.filter((item) => ['listing', 'conditional'].includes(item.status)).map((item) => item.id);
+    expect(available.map((item) => item.id)).toEqual(current);
+    expect(available.every((item) => item.publishedToWeb === null)).toBe(true);
+    const onTheWeb = sim.state.listings
+      .filter((listing) => listing.propertyClass === 'residential' && listing.market === 'sale' && listing.publishedToWeb !== null)
+      .map((listing) => listing.id);
+    const offMarket = current.filter((id) => !onTheWeb.includes(id));
+    expect(offMarket.length).toBeGreaterThan(0);
+    expect(published.map((item) => item.id)).toEqual(current.filter((id) => onTheWeb.includes(id)));
+    expect(all.some((item) => item.status === 'settled' && item.publishedToWeb !== null)).toBe(true);
   });
 
   it('sorts by searchPrice in either order', async () => {

@@ -160,7 +160,8 @@ function listingsHandler(state: SimulatorState, propertyClass: PropertyClassName
 
     if (preset === 'available') {
       const current = market === 'sale' ? ['listing', 'conditional'] : ['listing'];
-      items = items.filter((listing) => current.includes(listing.status) && listing.publishedToWeb !== null);
+      // Current listings, on the web or not (off-market ones too): the caller's published=true filters those.
+      items = items.filter((listing) => current.includes(listing.status));
     } else {
       const allowed = preset === 'sold' ? SOLD_STATUSES : market === 'sale' ? SALE_STATUSES : LEASE_STATUSES;
       const statusList = listParam(query, 'status');
@@ -178,9 +179,9 @@ function listingsHandler(state: SimulatorState, propertyClass: PropertyClassName
         const wanted = expandStatuses(portalStatuses);
         items = items.filter((listing) => listing.publishedToWeb !== null && wanted.has(listing.status));
       }
-      const published = boolParam(query, 'published');
-      if (published !== undefined) items = items.filter((listing) => (listing.publishedToWeb !== null) === published);
     }
+    const published = boolParam(query, 'published');
+    if (published !== undefined) items = items.filter((listing) => (listing.publishedToWeb !== null) === published);
     if (market === 'lease' && boolParam(query, 'availableOnly')) items = items.filter((listing) => listing.status === 'listing');
 
     const modifiedSince = dateParam(query, 'modifiedSince');
