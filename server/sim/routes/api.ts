@@ -153,7 +153,7 @@ function sortListings(listings: SimListing[], sort: string | undefined, order: '
 }
 
 function listingsHandler(state: SimulatorState, propertyClass: PropertyClassName, market: Market, preset: Preset): RequestHandler {
-  return (req, res) => {
+  return async (req, res) => {
     const { query } = req;
     const paging = pagingParams(query);
     let items = state.listings.filter((listing) => listing.propertyClass === propertyClass && listing.market === market);
@@ -203,7 +203,15 @@ function listingsHandler(state: SimulatorState, propertyClass: PropertyClassName
     const order = enumParam(query, 'sortOrder', ['asc', 'desc'] as const) ?? 'asc';
     const origin = requestOrigin(req);
     const view: ListingView = preset === 'sold' ? 'sold' : 'list';
-    res.json(paginate(req, sortListings(items, sort, order), paging, (listing) => renderListing(listing, state, origin, view)));
+    const envelope = paginate(req, sortListings(items, sort, order), paging, (listing) => listing);
+    // Real list items carry their photos inline (every one, published or not), so a sync needs no photo call.
+    const rendered = await Promise.all(
+      envelope.items.map(async (listing) => ({
+        ...renderListing(listing, state, origin, view),
+        photos: await Promise.all(listing.photos.map((photo) => renderPhoto(photo, origin))),
+      })),
+    );
+    res.json({ ...envelope, items: rendered });
   };
 }
 
