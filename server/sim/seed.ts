@@ -98,8 +98,30 @@ export function generateSeed(options: SeedOptions): SeedData {
     const category = index < OPENING_CATEGORIES.length ? OPENING_CATEGORIES[index]! : rng.weighted(CATEGORY_WEIGHTS);
     listings.push(buildListing(rng, { category, today, users, ids }));
   }
+  offerForSaleAndLease(listings);
   const enquiries = buildSeedEnquiries(rng, today, listings, users, ids);
   return { users, listings, enquiries, nextIds: ids };
+}
+
+/** Fields that describe the property itself, the same in its sale and its lease record. */
+const PROPERTY_FIELDS = ['address', 'displayAddress', 'addressVisibility', 'type', 'bed', 'bath', 'garages', 'carports', 'openSpaces', 'ensuites', 'toilets', 'landArea', 'floorArea', 'geolocation', 'yearBuilt'];
+
+/**
+ * One property offered for sale and for lease at once, as agencies do with an investment home: the
+ * first current residential lease becomes the lease life of the first current residential sale's
+ * property (same property id, address, rooms and photos; its own lease life id, price and staff).
+ * No random draws, so the rest of the seed is unchanged.
+ */
+function offerForSaleAndLease(listings: SimListing[]): void {
+  const current = (market: Market) =>
+    listings.find((listing) => listing.propertyClass === 'residential' && listing.market === market && listing.status === 'listing' && listing.publishedToWeb !== null);
+  const sale = current('sale');
+  const lease = current('lease');
+  if (!sale || !lease) return;
+  lease.id = sale.id;
+  for (const field of PROPERTY_FIELDS) if (Object.hasOwn(sale.fields, field)) lease.fields[field] = sale.fields[field];
+  lease.timeZone = sale.timeZone;
+  lease.photos = sale.photos;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -68,7 +68,7 @@ describe('listing API (answers from the cache only)', () => {
     }
 
     // Prices are filtered on the CRM's searchPrice, which the answers never show: compare with the simulator.
-    const searchPrice = (id: number) => rig.sim.state.listing(id)!.fields.searchPrice as number;
+    const searchPrice = (id: number) => rig.simListing(id).fields.searchPrice as number;
     const range = await list('type=sale&minPrice=900000&maxPrice=2000000&pageSize=100');
     expect(range.items.length).toBeGreaterThan(0);
     for (const item of range.items) expect(searchPrice(item.id)).toBeGreaterThanOrEqual(900_000);
@@ -78,12 +78,12 @@ describe('listing API (answers from the cache only)', () => {
   });
 
   it('sorts by price both ways, newest, suburb and land area', async () => {
-    const searchPrice = (id: number) => rig.sim.state.listing(id)!.fields.searchPrice as number;
+    const searchPrice = (id: number) => rig.simListing(id).fields.searchPrice as number;
     const ascending = ids(await list('type=sale&sort=price&pageSize=100')).map(searchPrice);
     expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
     const descending = ids(await list('type=sale&sort=-price&pageSize=100')).map(searchPrice);
     expect(descending).toEqual([...descending].sort((a, b) => b - a));
-    const inserted = ids(await list('sort=newest&pageSize=100')).map((id) => rig.sim.state.listing(id)!.inserted);
+    const inserted = ids(await list('sort=newest&pageSize=100')).map((id) => rig.simListing(id).inserted);
     expect(inserted).toEqual([...inserted].sort((a, b) => b - a));
     const suburbs = (await list('sort=suburb&pageSize=100')).items.map((item) => item.address.suburb ?? '');
     expect(suburbs).toEqual([...suburbs].sort((a, b) => a.localeCompare(b, 'en', { sensitivity: 'base' })));
@@ -200,7 +200,7 @@ describe('listing API (answers from the cache only)', () => {
     const before = (await rig.get(`/api/v1/listings/${id}`)).headers.get('etag');
     // The list's rendered answer has no time in its key: only the sync's invalidation can refresh it.
     const listBefore = await rig.get<Page<ListingSummary>>('/api/v1/listings?pageSize=100');
-    rig.sim.state.changeListing(id, { fields: { heading: 'Price reduced' } });
+    rig.sim.state.changeListing(rig.simListing(id).id, { fields: { heading: 'Price reduced' } });
     await rig.relay.listings.sync.run('incremental');
     const after = await rig.get(`/api/v1/listings/${id}`, { 'If-None-Match': before! });
     expect(after.status).toBe(200);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../server/log.ts';
 import { ListingSync } from '../../server/listings/sync.ts';
 import { variantPath } from '../../server/photos/variants.ts';
-import { allListingIds, startListingRig, type ListingRig } from './rig.ts';
+import { allListingIds, publicListingId, startListingRig, type ListingRig } from './rig.ts';
 
 const endpoint = (rig: ListingRig, label: string) => rig.sim.state.getCounters().requestsByEndpoint[label] ?? 0;
 
@@ -71,7 +71,7 @@ describe('listing sync against the CRM simulator', () => {
 
   it('an incremental sync picks up changed and new listings; a photo is downloaded again only when it changed', async () => {
     const [changedId] = rig.expectedIds('sale');
-    rig.sim.state.changeListing(changedId, { fields: { heading: 'Renovated and ready' } });
+    rig.sim.state.changeListing(rig.simListing(changedId).id, { fields: { heading: 'Renovated and ready' } });
     const added = rig.sim.state.addListing({ category: 'residentialSale' });
     rig.sim.state.resetCounters();
 
@@ -84,7 +84,7 @@ describe('listing sync against the CRM simulator', () => {
     // The changed listing's photos did not change: only the new listing's were fetched.
     expect(rig.sim.state.getCounters().photoDownloads).toBe(publishedOfAdded);
 
-    const photo = rig.sim.state.listing(changedId)!.photos.find((candidate) => candidate.published)!;
+    const photo = rig.simListing(changedId).photos.find((candidate) => candidate.published)!;
     await rig.sim.state.replacePhoto(photo.id);
     rig.sim.state.resetCounters();
     report = await rig.relay.listings.sync.run('incremental');
@@ -95,7 +95,7 @@ describe('listing sync against the CRM simulator', () => {
 
   it('a sold listing moves to the sold list at the next incremental sync', async () => {
     const [, soldId] = rig.expectedIds('sale');
-    rig.sim.state.changeListing(soldId, { status: 'settled' });
+    rig.sim.state.changeListing(rig.simListing(soldId).id, { status: 'settled' });
     await rig.relay.listings.sync.run('incremental');
     expect(await allListingIds(rig, 'type=sale')).not.toContain(soldId);
     const detail = await rig.get(`/api/v1/listings/${soldId}`);
@@ -108,7 +108,7 @@ describe('listing sync against the CRM simulator', () => {
     const withdrawnId = rig.expectedIds('sale').at(-1)!;
     // Give it a photo no other listing shares (the simulator's replacements of one scene are alike
     // at the same revision: go past any revision used elsewhere), so its file must go with it.
-    const own = rig.sim.state.listing(withdrawnId)!.photos.find((photo) => photo.published)!;
+    const own = rig.simListing(withdrawnId).photos.find((photo) => photo.published)!;
     for (let times = 0; times < 5; times++) await rig.sim.state.replacePhoto(own.id);
     await rig.relay.listings.sync.run('incremental');
     const detail = await rig.get(`/api/v1/listings/${withdrawnId}`);
@@ -116,7 +116,7 @@ describe('listing sync against the CRM simulator', () => {
     const ownFile = ownPhoto.url as string;
     expect((await fetch(ownFile)).status).toBe(200);
 
-    rig.sim.state.withdrawListing(withdrawnId);
+    rig.sim.state.withdrawListing(rig.simListing(withdrawnId).id);
     await rig.relay.listings.sync.run('incremental');
     // Not in the available list any more, but an incremental read cannot prove it left: still shown.
     expect(await allListingIds(rig, 'type=sale')).toContain(withdrawnId);
@@ -137,10 +137,10 @@ describe('listing sync against the CRM simulator', () => {
     await rig.relay.listings.sync.run('incremental');
     // The CRM's answers carry publishedToWeb null on every current listing: that hides nothing.
     expect(await allListingIds(rig, 'type=sale')).toEqual(rig.expectedIds('sale'));
-    expect(await allListingIds(rig, 'type=sale')).not.toContain(offMarket.id);
+    expect(await allListingIds(rig, 'type=sale')).not.toContain(publicListingId(offMarket));
     expect((await rig.get(`/api/v1/listings/${offMarket.id}`)).status).toBe(404);
 
-    rig.sim.state.changeListing(hiddenLater, { published: false });
+    rig.sim.state.changeListing(rig.simListing(hiddenLater).id, { published: false });
     await rig.relay.listings.sync.run('incremental');
     // Gone from the published list, which an incremental read cannot prove: still shown until the sweep.
     expect(await allListingIds(rig, 'type=sale')).toContain(hiddenLater);

@@ -218,7 +218,7 @@ function listingsHandler(state: SimulatorState, propertyClass: PropertyClassName
 function singleListingHandler(state: SimulatorState, propertyClass: PropertyClassName, market: Market): RequestHandler {
   return (req, res) => {
     const id = Number(req.params.id);
-    const listing = /^\d+$/.test(String(req.params.id)) ? state.listing(id) : undefined;
+    const listing = /^\d+$/.test(String(req.params.id)) ? state.listing(id, market) : undefined;
     if (!listing || listing.propertyClass !== propertyClass || listing.market !== market) {
       sendError(res, 404, `No ${propertyClass} ${market} property with id ${String(req.params.id)}`, 'NOT_FOUND');
       return;
