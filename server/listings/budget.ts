@@ -25,8 +25,10 @@ export interface BudgetLine {
 
 export interface BudgetPlan {
   perDay: number;
-  /** CRM_BUDGET_SHARE × CRM_DAILY_LIMIT. */
+  /** CRM_BUDGET_SHARE × CRM_DAILY_LIMIT, or less when other tools on the same API key leave less. */
   allowed: number;
+  /** When other tools spend requests with the same API key (from GET /integrator/usage). */
+  sharedKey?: { othersToday: number; othersPerDay: number };
   lines: BudgetLine[];
   fits: boolean;
   /** When it does not fit: the setting spending most, and what to change. */
@@ -51,7 +53,13 @@ const pages = (items: number) => Math.max(1, Math.ceil(items / CRM_PAGE_SIZE));
  * - each webhook refresh reads one record and its photos, up to WEBHOOK_DAILY_REFRESHES a day.
  * Photo files come from the file host and do not count. Page views cost nothing (served from the cache).
  */
-export function planBudget(settings: BudgetSettings, sizes: KnownSizes): BudgetPlan {
+/** What other tools spent today with the same API key, and how much of the UTC day had passed then (0-1). */
+export interface SharedKeyUsage {
+  othersToday: number;
+  dayElapsed: number;
+}
+
+export function planBudget(settings: BudgetSettings, sizes: KnownSizes, shared?: SharedKeyUsage): BudgetPlan {
   const specs = listSpecs(settings);
   const sweepsPerDay = Math.ceil(24 / settings.FULL_SWEEP_HOURS);
   const runsPerDay = Math.ceil((24 * 60) / settings.SYNC_INTERVAL_MINUTES);
@@ -74,8 +82,16 @@ export function planBudget(settings: BudgetSettings, sizes: KnownSizes): BudgetP
     { what: `up to ${settings.WEBHOOK_SECRET ? settings.WEBHOOK_DAILY_REFRESHES : 0} webhook refreshes × 2 requests (record, photos)`, perDay: webhookCost, setting: 'WEBHOOK_DAILY_REFRESHES' },
   ];
   const perDay = lines.reduce((sum, line) => sum + line.perDay, 0);
-  const allowed = Math.floor(settings.CRM_DAILY_LIMIT * settings.CRM_BUDGET_SHARE);
-  if (perDay <= allowed) return { perDay, allowed, lines, fits: true };
+  // The daily limit is the key's, whoever spends it: what other tools spend at today's pace is not ours to plan.
+  const sharedKey =
+    shared && shared.othersToday > 0
+      ? { othersToday: shared.othersToday, othersPerDay: Math.ceil(shared.othersToday / Math.min(1, Math.max(shared.dayElapsed, 1 / 24))) }
+      : undefined;
+  const allowed = Math.max(
+    0,
+    Math.min(Math.floor(settings.CRM_DAILY_LIMIT * settings.CRM_BUDGET_SHARE), settings.CRM_DAILY_LIMIT - (sharedKey?.othersPerDay ?? 0)),
+  );
+  if (perDay <= allowed) return { perDay, allowed, lines, fits: true, ...(sharedKey ? { sharedKey } : {}) };
 
   // Name the biggest spender, and for the sync interval the smallest value that fits.
   const biggest = [...lines].sort((a, b) => b.perDay - a.perDay)[0];
@@ -88,7 +104,8 @@ export function planBudget(settings: BudgetSettings, sizes: KnownSizes): BudgetP
     advice = `lower WEBHOOK_DAILY_REFRESHES (now ${settings.WEBHOOK_DAILY_REFRESHES})`;
   }
   advice += `, sync fewer LISTING_CLASSES, or raise CRM_BUDGET_SHARE (now ${settings.CRM_BUDGET_SHARE})`;
-  return { perDay, allowed, lines, fits: false, setting: biggest.setting, advice };
+  if (sharedKey) advice += `; other tools on the same API key spend about ${sharedKey.othersPerDay} a day: give this relay a key of its own, or ask them to spend less`;
+  return { perDay, allowed, lines, fits: false, setting: biggest.setting, advice, ...(sharedKey ? { sharedKey } : {}) };
 }
 
 /** The relay refuses to start on settings that would spend more than its share of the CRM's daily limit. */

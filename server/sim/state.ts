@@ -283,6 +283,22 @@ export class SimulatorState {
     return entry;
   }
 
+  /**
+   * What the main access token may do: the scopes GET /scopes lists and every endpoint checks. A
+   * scope left out makes its endpoints answer 403, as an agency that did not grant it would.
+   */
+  setScopes(scopes: string[], token = this.options.accessToken): SimToken {
+    const entry = this.tokens.get(token);
+    if (!entry) throw new SimulatorError(404, 'no such access token');
+    entry.scopes = [...scopes];
+    return entry;
+  }
+
+  /** Another tool using the same API key spends `requests` of today's quota (GET /integrator/usage shows them). */
+  spendElsewhere(requests: number, apiKey = this.options.apiKey): void {
+    this.limiter.spendElsewhere(apiKey, requests, this.now());
+  }
+
   setLimits(limits: Partial<LimitSettings>): LimitSettings {
     if (limits.requestsPerSecond !== undefined) this.limiter.settings.requestsPerSecond = limits.requestsPerSecond;
     if (limits.dailyLimit !== undefined) this.limiter.settings.dailyLimit = limits.dailyLimit;
@@ -335,5 +351,6 @@ export class SimulatorState {
     this.limiter.settings = { requestsPerSecond: this.options.requestsPerSecond, dailyLimit: this.options.dailyLimit };
     this.faults.clear();
     for (const token of [...this.tokens.keys()]) if (token !== this.options.accessToken) this.tokens.delete(token);
+    this.setScopes(ALL_SCOPES);
   }
 }

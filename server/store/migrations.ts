@@ -210,4 +210,15 @@ export const migrations: Migration[] = [
       CREATE INDEX listing_agents_agent ON listing_agents (agent_id);
     `,
   },
+  {
+    id: '050-crm-access',
+    sql: `
+      -- What the CRM key and token allow, and the key's day's usage as the CRM counts it
+      -- (server/crm/access.ts): read by /readyz and the status CLI. One JSON value per key.
+      CREATE TABLE crm_access (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
 ];

@@ -24,6 +24,8 @@ import { renderEnquiry, renderListing, renderPhoto } from '../views.ts';
  *   GET|PUT|POST|DELETE /__sim/faults         list, replace ({rules}), add (a rule), clear
  *   GET    /__sim/enquiries                   enquiries received through the API
  *   POST   /__sim/tokens                      {scopes} → a new access token
+ *   PUT    /__sim/scopes                      {scopes} → what the main token may do (a scope left out: its endpoints answer 403)
+ *   POST   /__sim/usage                       {requests} → another tool spends that many of the key's daily requests
  *   PUT    /__sim/limits                      {requestsPerSecond?, dailyLimit?}
  */
 
@@ -178,6 +180,19 @@ export function controlRouter(state: SimulatorState): Router {
     const scopes = (req.body as { scopes?: unknown } | undefined)?.scopes;
     if (!Array.isArray(scopes) || !scopes.every((scope) => typeof scope === 'string')) throw new ControlInputError('scopes must be a list of strings');
     res.status(201).json(state.addToken(scopes as string[]));
+  });
+
+  router.put('/scopes', (req, res) => {
+    const scopes = (req.body as { scopes?: unknown } | undefined)?.scopes;
+    if (!Array.isArray(scopes) || !scopes.every((scope) => typeof scope === 'string')) throw new ControlInputError('scopes must be a list of strings');
+    res.json(state.setScopes(scopes as string[]));
+  });
+
+  router.post('/usage', (req, res) => {
+    const requests = (req.body as { requests?: unknown } | undefined)?.requests;
+    if (!Number.isInteger(requests) || (requests as number) < 1) throw new ControlInputError('requests must be a positive whole number');
+    state.spendElsewhere(requests as number);
+    res.json(state.limiter.dailyUsage(state.options.apiKey, state.now()));
   });
 
   router.put('/limits', (req, res) => {
