@@ -432,30 +432,33 @@ export class ListingSync {
     }
     const id = listingId(spec.type, record);
     const placement = this.placementFor(spec, record.status);
-    const target = placement && (await this.isPublished(placement, propertyId, signal)) ? placement : undefined;
-    if (!target) {
+    // The published list's entry: proof the listing is on the web, with its photos inline.
+    const published = placement && (await this.publishedEntry(placement, propertyId, signal));
+    const target = published ? placement : undefined;
+    if (!target || !published) {
       // Only the current life: an earlier one (sold before) leaves with its own list's sweep.
       this.removeListings(cachedIds.includes(id) ? [id] : []);
       cache.changed();
       return 'removed';
     }
-    await this.writeListing(record, target, null, signal);
+    await this.writeListing({ ...record, ...published, photos: published.photos ?? record.photos }, target, null, signal);
     cache.changed();
     this.log.info({ listingId: id, propertyId, list: target.source }, 'listing refreshed by webhook');
     return 'refreshed';
   }
 
   /**
-   * Whether the CRM's own web filter still lists the property (one small list request): a single
-   * record does not say whether it belongs on the website, and publishedToWeb is no answer.
+   * The property's entry in the list, asked with the CRM's own web filter (one small request):
+   * undefined when it is not on the web. A single record does not say whether it belongs on the
+   * website, and publishedToWeb is no answer.
    */
-  private async isPublished(spec: ListSpec, id: number, signal: AbortSignal): Promise<boolean> {
+  private async publishedEntry(spec: ListSpec, propertyId: number, signal: AbortSignal): Promise<ListItem | undefined> {
     const list = await this.options.client.requestList(listItemSchema, {
       path: spec.path,
-      query: { ...spec.query, propertyIds: id, page: 1, pagesize: 1 },
+      query: { ...spec.query, propertyIds: propertyId, page: 1, pagesize: 1 },
       signal,
     });
-    return list.items.some((item) => item.id === id);
+    return list.items.find((item) => item.id === propertyId);
   }
 
   /** Which synced list a record belongs in now, from its CRM status; undefined: in none (withdrawn, or sold without a showcase). */
