@@ -136,7 +136,11 @@ describe('POST /hooks/crm', () => {
       const body = JSON.stringify({ propertyId: rig.simListing(id).id, delivery: index });
       expect((await post(body, signed(body))).status).toBe(202);
     }
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Until the refreshes are done (two requests each; slower on a loaded machine than any fixed wait).
+    for (let last = -1; rig.crmRequests() !== last; ) {
+      last = rig.crmRequests();
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    }
     const before = rig.crmRequests();
     const body = JSON.stringify({ propertyId: rig.simListing(id).id, delivery: 'over the cap' });
     expect((await post(body, signed(body))).status).toBe(202);
