@@ -39,6 +39,8 @@ export interface AppDeps {
   ownOrigins?: readonly string[];
   /** Extra readiness checks for /readyz (a name and a check that throws or returns false). */
   readiness?: Record<string, () => boolean | Promise<boolean>>;
+  /** More for the /readyz body when a check fails (what is missing, what to do). */
+  readinessDetail?: () => Record<string, unknown>;
   /** The enquiry outbox, worker and metrics: mounts /api/v1/enquiries when given. */
   enquiries?: EnquiryService;
   /**
@@ -93,7 +95,7 @@ export function createApp(deps: AppDeps): Express {
       }
     }
     const ready = Object.values(checks).every(Boolean);
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not-ready', checks });
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not-ready', checks, ...deps.readinessDetail?.() });
   });
 
   if (deps.listings) app.use(deps.listings.router);

@@ -28,6 +28,9 @@ export const configSchema = z
     CRM_REQUESTS_PER_SECOND: positiveInt(10).describe('Upstream request rate limit per API key.'),
     CRM_DAILY_LIMIT: positiveInt(10_000).describe('Upstream requests per UTC day per API key.'),
     CRM_TIMEOUT_MS: positiveInt(15_000).describe('Timeout of one upstream request, in milliseconds.'),
+    CRM_USAGE_CHECK_MINUTES: positiveInt(60).describe(
+      "Minutes between reads of the CRM's GET /integrator/usage (one request each), so the day's budget counts what other tools spend with the same API key.",
+    ),
     ALLOWED_ORIGINS: csv
       .pipe(z.array(z.url({ message: 'each entry must be an origin such as https://agency.example' })))
       .default([])

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp, type AppDeps } from './app.ts';
 import type { Config } from './config.ts';
 import { publicOrigins } from './cors.ts';
+import { CrmAccess } from './crm/access.ts';
 import { createCrmClientFromConfig, type CrmClient } from './crm/client.ts';
 import { createEnquiryService, type EnquiryService } from './enquiries/service.ts';
 import type { EnquiryTargets } from './enquiries/targets.ts';
@@ -27,6 +28,8 @@ export interface RunningRelay {
   enquiries: EnquiryService;
   /** Listing cache, sync worker and photo mirror. */
   listings: ListingsService;
+  /** What the CRM key and token allow, and the key's usage by every tool. */
+  access: CrmAccess;
   /** The embedded simulator in demo mode. */
   simulator?: { baseUrl: string; origin: string; close(): Promise<void> };
   close(): Promise<void>;
@@ -76,6 +79,16 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     throw error;
   }
   workers.push(listings.sync);
+  // What the key and token allow (logged, and named by /readyz and the status CLI when refused), and the key's usage by every tool.
+  const access = new CrmAccess({
+    client: crm,
+    store,
+    log,
+    listingClass: config.LISTING_CLASSES[0]!,
+    usageCheckMinutes: config.CRM_USAGE_CHECK_MINUTES,
+    onUsage: (usage) => listings.replan(usage.others),
+  });
+  workers.push(access);
   const enquiries = createEnquiryService({ config, store, log, crm, targets: options.enquiryTargets ?? listings.enquiryTargets });
   workers.push(enquiries.worker);
 
@@ -102,7 +115,16 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     listings,
     // Not ready until the listing cache has been filled once: before that, pages would show no
     // listings. Afterwards a CRM outage does not make the relay unready: it serves its cache.
-    readiness: { listingCache: () => listings.cache.readState().lastSuccessAt !== null },
+    readiness: {
+      listingCache: () => listings.cache.readState().lastSuccessAt !== null,
+      // Listings refused: the relay cannot serve its pages. Other refused capabilities are named
+      // in `missing` but keep it ready: pulling it from a load balancer would take the pages down too.
+      crmListings: () => !access.missing().some((gap) => gap.capability === 'listings'),
+    },
+    readinessDetail: () => {
+      const missing = access.missing();
+      return missing.length === 0 ? {} : { missing: missing.map((gap) => `${gap.capability}: ask the agency to grant ${gap.grant} (needed for ${gap.serves})`) };
+    },
     // The demo site is opened on this machine: its pages may post enquiries from these origins.
     ownOrigins: config.demoMode ? [...publicOrigins(config), url, `http://localhost:${port}`] : publicOrigins(config),
     ...options.app,
@@ -124,5 +146,5 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
       await simulator?.close();
     })());
 
-  return { url, port, config, store, crm, enquiries, listings, simulator, close };
+  return { url, port, config, store, crm, enquiries, listings, access, simulator, close };
 }

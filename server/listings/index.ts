@@ -24,6 +24,11 @@ export interface ListingsService {
   /** The background worker (start/stop); tests call `sync.run('full' | 'incremental')` directly. */
   sync: ListingSync;
   plan: BudgetPlan;
+  /**
+   * Plans the budget again with the cached list sizes and, once known, what other tools spent today
+   * with the same API key (GET /integrator/usage); logs the plan, saying so when the key is shared.
+   */
+  replan(othersToday?: number): BudgetPlan;
   allowList: PhotoHostAllowList;
   /** GET /api/v1/listings[/:id], GET /api/v1/agents, GET /photos/:file, POST /hooks/crm. */
   router: Router;
@@ -72,12 +77,21 @@ export function createListingsService(options: ListingsServiceOptions): Listings
   const mirror = new PhotoMirror({ store, log, allowList, widths: config.PHOTO_WIDTHS, maxBytes: config.PHOTO_MAX_BYTES, now: options.now });
   // The plan at start knows list sizes only from the cache; after each sweep it is made again with
   // the real ones, and a plan that no longer fits is reported with the setting to change.
-  const replan = () => {
-    const current = planBudget(config, sizes());
-    if (current.fits) log.info({ crmRequestsPerDay: current.perDay, allowed: current.allowed }, 'listing sync budget re-planned after a full sweep');
-    else log.error({ crmRequestsPerDay: current.perDay, allowed: current.allowed }, `listing sync budget exceeded with the real list sizes: ${current.advice}`);
+  let othersKnown: number | undefined;
+  const replan = (othersToday?: number): BudgetPlan => {
+    if (othersToday !== undefined) othersKnown = othersToday;
+    const nowMs = options.now?.() ?? Date.now();
+    const dayElapsed = (nowMs % 86_400_000) / 86_400_000;
+    const current = planBudget(config, sizes(), othersKnown === undefined ? undefined : { othersToday: othersKnown, dayElapsed });
+    const shared = current.sharedKey
+      ? ` The API key is shared: other tools spent ${current.sharedKey.othersToday} requests so far today (about ${current.sharedKey.othersPerDay} a day at this pace), which leaves this relay ${current.allowed}.`
+      : '';
+    const fields = { crmRequestsPerDay: current.perDay, allowed: current.allowed, ...(current.sharedKey ? { sharedKey: current.sharedKey } : {}) };
+    if (current.fits) log.info(fields, `listing sync budget re-planned: about ${current.perDay} CRM requests a day, ${current.allowed} allowed.${shared}`);
+    else log.error(fields, `listing sync budget exceeded: ${current.advice}.${shared}`);
+    return current;
   };
-  const sync = new ListingSync({ client, cache, mirror, log, config, now: options.now, afterSweep: replan });
+  const sync = new ListingSync({ client, cache, mirror, log, config, now: options.now, afterSweep: () => replan() });
 
   const router = Router({ caseSensitive: true, strict: true });
   router.use(webhookRouter({ secret: config.WEBHOOK_SECRET, toleranceSeconds: config.WEBHOOK_TOLERANCE_SECONDS, refreshListing: (id) => sync.refreshListing(id), log, now: options.now }));
@@ -89,6 +103,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     mirror,
     sync,
     plan,
+    replan,
     allowList,
     router,
     listingTarget: (id) => cache.listingTarget(id),

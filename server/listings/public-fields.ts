@@ -17,7 +17,10 @@ export type PublicListingFields = Omit<ListingDetail, 'photo' | 'photoCount' | '
 
 /** What the cache keeps beside the public fields, for lookups, filters and sorting. Never published as is. */
 export interface ListingFacts {
+  /** The public listing id (see listingId). */
   id: number;
+  /** The CRM property: its photos, webhooks and links made before listings had ids of their own name it. */
+  propertyId: number;
   source: string;
   type: ListingType;
   status: ListingStatus;
@@ -60,7 +63,20 @@ export interface ListPlacement {
 /** CRM statuses of a current sale listing that has accepted an offer. */
 const UNDER_OFFER_STATUSES = new Set(['conditional', 'underoffer', 'under offer', 'undercontract']);
 
+/**
+ * The public id of a listing: one per sale or lease life of a property, so a property listed for
+ * sale and for lease at once, or sold twice within the showcase window, is two listings. Twice the
+ * life id, plus one for a lease: distinct across both kinds of life, stable while the life lasts
+ * (from available to sold or leased), and a number as before. A record without its life id (never
+ * seen in real lists) falls back to its property id.
+ */
+export function listingId(type: ListingType, property: Pick<CrmProperty, 'id' | 'saleLifeId' | 'leaseLifeId'>): number {
+  const lifeId = type === 'sale' ? property.saleLifeId : property.leaseLifeId;
+  return (typeof lifeId === 'number' ? lifeId : property.id) * 2 + (type === 'lease' ? 1 : 0);
+}
+
 export function listingFromCrm(property: CrmProperty, placement: ListPlacement): MappedListing {
+  const id = listingId(placement.type, property);
   const suburbName = titleCase(property.address?.suburb?.name ?? null);
   const state = property.address?.suburb?.state?.abbreviation ?? property.address?.state?.abbreviation ?? null;
   const postcode = property.address?.suburb?.postcode ?? null;
@@ -83,7 +99,7 @@ export function listingFromCrm(property: CrmProperty, placement: ListPlacement):
   const highlights = (property as Record<string, unknown>).highlights;
 
   const fields: PublicListingFields = {
-    id: property.id,
+    id,
     type: placement.type,
     status: placement.status,
     badge: badge(placement, property.status),
@@ -113,7 +129,8 @@ export function listingFromCrm(property: CrmProperty, placement: ListPlacement):
 
   const price = priceRange(property.searchPrice, property.displayPrice, placement.type, property.priceOnApplication);
   const facts: ListingFacts = {
-    id: property.id,
+    id,
+    propertyId: property.id,
     source: placement.source,
     type: placement.type,
     status: placement.status,

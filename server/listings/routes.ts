@@ -73,10 +73,11 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     send(req, res, `detail|${id}|${Math.floor(now() / 60_000)}`, LIST_CACHE_CONTROL, () => {
       const listing = cache.getListing(id);
       if (!listing) throw new HttpError(404, 'listing_not_found', 'No such listing (it may have been sold, leased or withdrawn).');
-      const photos = (mirror.photosOf('listing', [id]).get(id) ?? []).map((photo) => ({ kind: photo.kind, photo: publicPhoto(photo, base) }));
+      // listing.id, not id: an old link may name the CRM property (see ListingCache.getListing).
+      const photos = (mirror.photosOf('listing', [listing.id]).get(listing.id) ?? []).map((photo) => ({ kind: photo.kind, photo: publicPhoto(photo, base) }));
       const agents = agentsById(listing.agentIds, base);
       // Open homes that have not finished; the response cache is short enough for this to stay right.
-      const openHomes = cache.openHomesOf(id, new Date(now()).toISOString()).map((row) => ({ id: row.id, start: row.start, end: row.end }));
+      const openHomes = cache.openHomesOf(listing.id, new Date(now()).toISOString()).map((row) => ({ id: row.id, start: row.start, end: row.end }));
       return detail(listing, photos, agents, openHomes);
     });
   });

@@ -8,7 +8,7 @@ import type { MirrorCounts, PhotoMirror } from '../photos/mirror.ts';
 import type { ListingCache, OpenHomeRow } from './cache.ts';
 import { CRM_PAGE_SIZE } from './budget.ts';
 import { listSpecs, type ListSpec } from './lists.ts';
-import { agentFromCrm, listingFromCrm } from './public-fields.ts';
+import { agentFromCrm, listingFromCrm, listingId } from './public-fields.ts';
 
 /**
  * A list item as the sync reads it: the shared property schema, except that `photos` stays
@@ -171,18 +171,16 @@ export class ListingSync {
       const markers = cache.modifiedMarkers();
       const toWrite: Array<{ item: ListItem; spec: ListSpec }> = [];
       const unchangedSeen: number[] = [];
-      const hidden: number[] = [];
       const completeSources = new Set<string>();
       for (const spec of this.specs) {
+        // Every list asks for published=true: what it returns is what belongs on the website.
         const { items, complete } = await this.readList(spec, modifiedSince, started, report, signal);
         for (const item of items) {
           report.listings++;
-          if (!isOnTheWeb(item)) {
-            if (markers.has(item.id)) hidden.push(item.id);
-            continue;
-          }
-          const marker = markers.get(item.id);
-          if (marker && marker.modified === (item.modified ?? null) && marker.source === spec.source) unchangedSeen.push(item.id);
+          // One listing per sale or lease life: a property for sale and for lease, or sold twice, is several.
+          const id = listingId(spec.type, item);
+          const marker = markers.get(id);
+          if (marker && marker.modified === (item.modified ?? null) && marker.source === spec.source) unchangedSeen.push(id);
           else toWrite.push({ item, spec });
         }
         if (complete) completeSources.add(spec.source);
@@ -206,9 +204,9 @@ export class ListingSync {
       );
       if (sweep !== null) cache.markSeen(unchangedSeen, sweep);
 
-      // 3. Listings that stopped being on the web are removed at once; those that left a list, only
-      //    after a complete sweep of that list.
-      const removals = new Set(hidden);
+      // 3. Listings that left a list (sold, withdrawn, taken off the web) are removed only after a
+      //    complete sweep of that list: an incremental read does not show what left.
+      const removals = new Set<number>();
       if (sweep !== null) {
         for (const spec of this.specs) {
           if (completeSources.has(spec.source)) for (const id of cache.unseen(spec.source, sweep)) removals.add(id);
@@ -312,7 +310,7 @@ export class ListingSync {
     const photos: CrmPhoto[] = item.photos ?? (await this.fetchPhotos(item.id, signal));
     const property: CrmProperty = { ...item, photos };
     const mapped = listingFromCrm(property, { source: spec.source, type: spec.type, status: spec.status });
-    await this.options.mirror.syncOwner('listing', item.id, mapped.photos, signal);
+    await this.options.mirror.syncOwner('listing', mapped.facts.id, mapped.photos, signal);
     this.options.cache.upsertListing(mapped, sweep, this.now());
   }
 
@@ -367,8 +365,11 @@ export class ListingSync {
       for (const openHome of list.items) {
         const start = isoOrNull(openHome.start);
         const end = isoOrNull(openHome.end);
-        const listingId = openHome.property?.id;
-        if (start && end && typeof listingId === 'number') rows.push({ id: openHome.id, listingId, start, end });
+        const property = openHome.property;
+        if (!start || !end || typeof property?.id !== 'number') continue;
+        // An open home belongs to one life of the property: its lease when it is a rental inspection.
+        const type = openHome.isRental === true || (property.saleLifeId == null && property.leaseLifeId != null) ? 'lease' : 'sale';
+        rows.push({ id: openHome.id, listingId: listingId(type, { ...property, id: property.id }), start, end });
       }
     }
     this.options.cache.replaceOpenHomes(rows);
@@ -377,12 +378,13 @@ export class ListingSync {
   // Webhook ------------------------------------------------------------------------------------
 
   /**
-   * Refreshes one listing now (the CRM announced a change): one request for its record. A listing
-   * the cache does not know yet is picked up by an incremental sync started at once. At most
-   * WEBHOOK_DAILY_REFRESHES a day, so a noisy webhook cannot spend the CRM budget; past that, the
-   * change waits for the next scheduled sync.
+   * Refreshes a property's listings now (the CRM announced a change to the property): one request
+   * for its record per kind of life cached (sale, lease), one to ask whether it is still published.
+   * A property the cache does not know yet is picked up by an incremental sync started at once. At
+   * most WEBHOOK_DAILY_REFRESHES a day, so a noisy webhook cannot spend the CRM budget; past that,
+   * the change waits for the next scheduled sync.
    */
-  refreshListing(id: number): Promise<RefreshOutcome> {
+  refreshListing(propertyId: number): Promise<RefreshOutcome> {
     const day = new Date(this.now()).toISOString().slice(0, 10);
     if (day !== this.webhookDay) {
       this.webhookDay = day;
@@ -391,42 +393,72 @@ export class ListingSync {
     if (this.webhookRefreshes >= this.options.config.WEBHOOK_DAILY_REFRESHES) return Promise.resolve('over-daily-cap');
     this.webhookRefreshes++;
 
-    const placement = this.options.cache.placement(id);
-    const spec = placement && this.specs.find((candidate) => candidate.source === placement.source);
-    if (!spec) {
+    // A property for sale and for lease is two listings: each kind of life is fetched on its own path.
+    const byType = new Map<string, { spec: ListSpec; ids: number[] }>();
+    for (const placement of this.options.cache.placementsOfProperty(propertyId)) {
+      const spec = this.specs.find((candidate) => candidate.source === placement.source);
+      if (!spec) continue;
+      const entry = byType.get(spec.type) ?? { spec, ids: [] };
+      entry.ids.push(placement.id);
+      byType.set(spec.type, entry);
+    }
+    if (byType.size === 0) {
       // Unknown listing: one incremental run finds it (and anything else that changed). Coalesced.
       this.pendingSyncRequest ??= this.run('incremental').finally(() => (this.pendingSyncRequest = undefined));
       return Promise.resolve('sync-scheduled');
     }
-    const next = this.queue.then(() => this.refreshNow(id, spec));
+    const next = this.queue.then(async () => {
+      const outcomes: RefreshOutcome[] = [];
+      for (const { spec, ids } of byType.values()) outcomes.push(await this.refreshNow(propertyId, spec, ids));
+      return outcomes.includes('refreshed') ? 'refreshed' : 'removed';
+    });
     this.queue = next.catch(() => undefined);
     return next;
   }
 
-  private async refreshNow(id: number, spec: ListSpec): Promise<RefreshOutcome> {
+  private async refreshNow(propertyId: number, spec: ListSpec, cachedIds: number[]): Promise<RefreshOutcome> {
     const { client, cache } = this.options;
     const signal = this.abort.signal;
     let record: ListItem;
     try {
-      record = await client.request({ path: `/properties/${spec.propertyClass}/${spec.type}/${id}`, schema: listItemSchema, signal });
+      record = await client.request({ path: `/properties/${spec.propertyClass}/${spec.type}/${propertyId}`, schema: listItemSchema, signal });
     } catch (error) {
       if (isCrmError(error) && error.code === 'not_found') {
-        this.removeListings([id]);
+        this.removeListings(cachedIds);
         cache.changed();
         return 'removed';
       }
       throw error;
     }
-    const target = isOnTheWeb(record) ? this.placementFor(spec, record.status) : undefined;
-    if (!target) {
-      this.removeListings([id]);
+    const id = listingId(spec.type, record);
+    const placement = this.placementFor(spec, record.status);
+    // The published list's entry: proof the listing is on the web, with its photos inline.
+    const published = placement && (await this.publishedEntry(placement, propertyId, signal));
+    const target = published ? placement : undefined;
+    if (!target || !published) {
+      // Only the current life: an earlier one (sold before) leaves with its own list's sweep.
+      this.removeListings(cachedIds.includes(id) ? [id] : []);
       cache.changed();
       return 'removed';
     }
-    await this.writeListing(record, target, null, signal);
+    await this.writeListing({ ...record, ...published, photos: published.photos ?? record.photos }, target, null, signal);
     cache.changed();
-    this.log.info({ listingId: id, list: target.source }, 'listing refreshed by webhook');
+    this.log.info({ listingId: id, propertyId, list: target.source }, 'listing refreshed by webhook');
     return 'refreshed';
+  }
+
+  /**
+   * The property's entry in the list, asked with the CRM's own web filter (one small request):
+   * undefined when it is not on the web. A single record does not say whether it belongs on the
+   * website, and publishedToWeb is no answer.
+   */
+  private async publishedEntry(spec: ListSpec, propertyId: number, signal: AbortSignal): Promise<ListItem | undefined> {
+    const list = await this.options.client.requestList(listItemSchema, {
+      path: spec.path,
+      query: { ...spec.query, propertyIds: propertyId, page: 1, pagesize: 1 },
+      signal,
+    });
+    return list.items.find((item) => item.id === propertyId);
   }
 
   /** Which synced list a record belongs in now, from its CRM status; undefined: in none (withdrawn, or sold without a showcase). */
@@ -447,12 +479,6 @@ export class ListingSync {
     if (!wanted) return undefined;
     return this.specs.find((spec) => spec.propertyClass === current.propertyClass && spec.type === current.type && spec.status === wanted);
   }
-}
-
-/** Records the CRM marks as not published to the web (off-market) stay off the website. */
-function isOnTheWeb(item: ListItem): boolean {
-  // Absent (undefined) means the CRM does not say: then the /available list's own filter decides.
-  return item.publishedToWeb !== null;
 }
 
 function ageSeconds(since: number | null, now: number): number | null {

@@ -24,7 +24,7 @@ describe('listing API (answers from the cache only)', () => {
   const ids = (page: Page<ListingSummary>) => page.items.map((item) => item.id);
   /** What price filters know of a listing: its price, or its band when the price is withheld. */
   const knownPrice = (id: number) => {
-    const { fields, market } = rig.sim.state.listing(id)!;
+    const { fields, market } = rig.simListing(id);
     return priceRange(fields.searchPrice as number, fields.displayPrice as string, market, fields.priceOnApplication as boolean);
   };
   const list = async (query: string) => {
@@ -92,7 +92,7 @@ describe('listing API (answers from the cache only)', () => {
     expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
     const descending = ids(await list('type=sale&sort=-price&pageSize=100')).map(searchPrice);
     expect(descending).toEqual([...descending].sort((a, b) => b - a));
-    const inserted = ids(await list('sort=newest&pageSize=100')).map((id) => rig.sim.state.listing(id)!.inserted);
+    const inserted = ids(await list('sort=newest&pageSize=100')).map((id) => rig.simListing(id).inserted);
     expect(inserted).toEqual([...inserted].sort((a, b) => b - a));
     const suburbs = (await list('sort=suburb&pageSize=100')).items.map((item) => item.address.suburb ?? '');
     expect(suburbs).toEqual([...suburbs].sort((a, b) => a.localeCompare(b, 'en', { sensitivity: 'base' })));
@@ -166,7 +166,7 @@ describe('listing API (answers from the cache only)', () => {
     expect(detail.features).toEqual(expect.any(Array));
 
     const auctioned = rig.sim.state.listings.find(
-      (listing) => listing.publishedToWeb !== null && listing.status === 'listing' && listing.propertyClass === 'residential' && listing.fields.auctionDetails,
+      (listing) => listing.publishedToWeb !== null && listing.status === 'listing' && listing.propertyClass === 'residential' && (listing.fields.auctionDetails as { dateTime: string | null } | undefined)?.dateTime,
     );
     if (auctioned) {
       const auction = (await rig.get<ListingDetail>(`/api/v1/listings/${auctioned.id}`)).body;
@@ -209,7 +209,7 @@ describe('listing API (answers from the cache only)', () => {
     const before = (await rig.get(`/api/v1/listings/${id}`)).headers.get('etag');
     // The list's rendered answer has no time in its key: only the sync's invalidation can refresh it.
     const listBefore = await rig.get<Page<ListingSummary>>('/api/v1/listings?pageSize=100');
-    rig.sim.state.changeListing(id, { fields: { heading: 'Price reduced' } });
+    rig.sim.state.changeListing(rig.simListing(id).id, { fields: { heading: 'Price reduced' } });
     await rig.relay.listings.sync.run('incremental');
     const after = await rig.get(`/api/v1/listings/${id}`, { 'If-None-Match': before! });
     expect(after.status).toBe(200);

@@ -17,7 +17,8 @@ describe('CRM budget planner', () => {
     const plan = planBudget(loadConfig({ ...CRM }), noSizes);
     // Defaults: residential (sale, lease, sold, leased lists), every 10 minutes, a sweep every 6 hours.
     // 144 runs a day, 4 of them sweeps: 140 × 4 lists + 4 × (4 lists + staff) + open homes (hourly + sweeps) × 1 page.
-    expect(plan.perDay).toBe(140 * 4 + 4 * 5 + 28);
+    // …plus the key's usage, read hourly.
+    expect(plan.perDay).toBe(140 * 4 + 4 * 5 + 28 + 24);
     expect(plan.allowed).toBe(5_000);
     expect(plan.fits).toBe(true);
   });

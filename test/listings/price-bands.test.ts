@@ -27,14 +27,18 @@ describe('withheld prices are filtered and sorted by band only', () => {
     rig = await startListingRig({ listings: 30 });
     const sale = rig.expectedIds('sale');
     expect(sale.length).toBeGreaterThan(10);
-    const { state } = rig.sim;
+    // Listing ids are public (per sale or lease life); the simulator keys its records by property.
+    const change = (id: number, patch: Parameters<typeof rig.sim.state.changeListing>[1]) => {
+      const record = rig.simListing(id);
+      return rig.sim.state.changeListing(record.id, patch, record.market);
+    };
     const shown = (id: number, price: number) =>
-      state.changeListing(id, { fields: { displayPrice: `$${price.toLocaleString('en-AU')}`, searchPrice: price, priceOnApplication: false } });
+      change(id, { fields: { displayPrice: `$${price.toLocaleString('en-AU')}`, searchPrice: price, priceOnApplication: false } });
     for (const id of sale) shown(id, 300_000 + (id % 7) * 1000);
     [withheldId, shownId, offersOverId] = sale;
-    state.changeListing(withheldId, { fields: { displayPrice: 'Contact Agent', searchPrice: FIRST_PRICE } });
+    change(withheldId, { fields: { displayPrice: 'Contact Agent', searchPrice: FIRST_PRICE } });
     shown(shownId, 1_150_000);
-    state.changeListing(offersOverId, { fields: { displayPrice: 'Offers over $850,000', searchPrice: 912_345 } });
+    change(offersOverId, { fields: { displayPrice: 'Offers over $850,000', searchPrice: 912_345 } });
     // Shown prices around and inside the band: the rulers of the sort attack.
     for (const [index, price] of [990_000, 1_000_000, 1_100_000, 1_200_000, 1_249_999, 1_250_000, 1_300_000].entries()) shown(sale[3 + index]!, price);
     const report = await rig.relay.listings.sync.run('full');
@@ -80,7 +84,8 @@ describe('withheld prices are filtered and sorted by band only', () => {
     const first = await attack(withheldId);
     expect({ from: first.from, to: first.to }).toEqual({ from: 1_000_000, to: 1_249_999 });
 
-    rig.sim.state.changeListing(withheldId, { fields: { searchPrice: SECOND_PRICE } });
+    const withheld = rig.simListing(withheldId);
+    rig.sim.state.changeListing(withheld.id, { fields: { searchPrice: SECOND_PRICE } }, withheld.market);
     expect((await rig.relay.listings.sync.run('full')).error).toBeUndefined();
     // Another price in the same band answers every query alike.
     expect(await attack(withheldId)).toEqual(first);
