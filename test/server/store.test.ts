@@ -1,8 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { backupStore } from '../../server/ops/backup.ts';
 import { openStore, type Store } from '../../server/store/store.ts';
+
+const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8);
 
 const dirs: string[] = [];
 const stores: Store[] = [];
@@ -50,5 +53,43 @@ describe('store', () => {
     stores.push(store);
     const tables = store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 't'").all();
     expect(tables).toEqual([]);
+  });
+
+  describe('file modes (only the relay user may read personal data)', () => {
+    it('creates DATA_DIR 0700 and the store, its WAL and shared memory 0600', async () => {
+      const previous = process.umask(0o022);
+      try {
+        const dir = tempDir();
+        const dataDir = join(dir, 'data');
+        const store = openStore(dataDir);
+        stores.push(store);
+        store.db.prepare('INSERT INTO crm_budget (day, used) VALUES (?, ?)').run('2026-01-01', 1);
+        expect(modeOf(dataDir)).toBe('700');
+        for (const suffix of ['', '-wal', '-shm']) expect([suffix, modeOf(`${store.file}${suffix}`)]).toEqual([suffix, '600']);
+        const backup = join(dir, 'backup.db');
+        await backupStore(dataDir, backup);
+        expect(modeOf(backup)).toBe('600');
+      } finally {
+        process.umask(previous);
+      }
+    });
+
+    it('tightens a DATA_DIR and store that others could read, and says so', () => {
+      const dir = tempDir();
+      const dataDir = join(dir, 'data');
+      mkdirSync(dataDir);
+      chmodSync(dataDir, 0o755);
+      closeSync(openSync(join(dataDir, 'relay.db'), 'w'));
+      chmodSync(join(dataDir, 'relay.db'), 0o644);
+      const warnings: string[] = [];
+      const store = openStore(dataDir, undefined, { warn: (message) => warnings.push(message) });
+      stores.push(store);
+      expect(modeOf(dataDir)).toBe('700');
+      expect(modeOf(store.file)).toBe('600');
+      expect(warnings).toEqual([
+        'DATA_DIR was readable by others (mode 755); tightened to 700',
+        'store file was readable by others (mode 644); tightened to 600',
+      ]);
+    });
   });
 });
