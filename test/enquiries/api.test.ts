@@ -41,6 +41,15 @@ describe('POST /api/v1/enquiries: validation', () => {
     ['fullName 101 characters', { fullName: long(101) }, ['fullName']],
     ['fullName with a line break', { fullName: 'Jane\r\nBcc: x@y.z' }, ['fullName']],
     ['fullName an object', { fullName: { first: 'Jane' } }, ['fullName']],
+    // Issue 9 item 12: names that show nothing, or hide something.
+    ['fullName only zero-width spaces', { fullName: '\u200b\u200b\u200b' }, ['fullName']],
+    ['fullName only bidi overrides', { fullName: '\u202e\u202d\u2066\u2069' }, ['fullName']],
+    ['fullName only a line separator', { fullName: '\u2028' }, ['fullName']],
+    ['fullName only Hangul fillers', { fullName: '\u3164\u3164' }, ['fullName']],
+    ['fullName only punctuation and digits', { fullName: '.-- 42' }, ['fullName']],
+    ['fullName with a right-to-left override', { fullName: 'Jane \u202eenitsuA' }, ['fullName']],
+    ['fullName with a zero-width space', { fullName: 'Ja\u200bne' }, ['fullName']],
+    ['fullName with a soft hyphen', { fullName: 'Jane\u00ad' }, ['fullName']],
     ['email missing', { email: undefined }, ['email']],
     ['email without @', { email: 'jane.example.com' }, ['email']],
     ['email 255 characters', { email: `${long(243)}@example.com` }, ['email']],
@@ -81,6 +90,23 @@ describe('POST /api/v1/enquiries: validation', () => {
       await request(harness.app).post('/api/v1/enquiries').send(validEnquiry({ mobile })).expect(202);
     }
     expect(rowCount(harness)).toBe(phones.length);
+  });
+
+  it('names the problem with a name that has no letter, or hides characters', async () => {
+    const harness = setup();
+    const blank = await request(harness.app).post('/api/v1/enquiries').send(validEnquiry({ fullName: '\u200b\u2060' })).expect(400);
+    expect(blank.body.fields).toEqual({ fullName: 'Full name must contain at least one letter' });
+    const hidden = await request(harness.app).post('/api/v1/enquiries').send(validEnquiry({ fullName: 'Jane \u202eenitsuA' })).expect(400);
+    expect(hidden.body.fields.fullName).toMatch(/^Full name contains invisible or control characters/);
+  });
+
+  it('accepts names in any script, with marks, apostrophes and joiners between letters', async () => {
+    const harness = setup();
+    const names = ["Siobhán O'Connor-Nguyễn", '李小龙', 'محمد‌رضا', 'Zoë Ångström', 'Þórr', 'Ngāti Kahu', 'क्षत्रिय', 'Dr. J. R. R. Tolkien 3rd'];
+    for (const fullName of names) {
+      await request(harness.app).post('/api/v1/enquiries').send(validEnquiry({ fullName })).expect(202);
+    }
+    expect(rowCount(harness)).toBe(names.length);
   });
 
   it('accepts the limits exactly and drops unknown fields', async () => {
