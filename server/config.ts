@@ -38,6 +38,12 @@ export const configSchema = z
     ENQUIRY_RATE_LIMIT_PER_MINUTE: positiveInt(5).describe(
       'Enquiries one client (IP address) may send per minute; more get 429 with Retry-After. Repeats of an accepted originalId do not count.',
     ),
+    ENQUIRY_DAILY_LIMIT_PER_CLIENT: positiveInt(30).describe(
+      'Enquiries one client (IP address, keyed as the per-minute limit) may send per UTC day; more get 429 with Retry-After until 00:00 UTC. Repeats of an accepted originalId do not count.',
+    ),
+    ENQUIRY_DAILY_BUDGET: positiveInt(1000).describe(
+      'Enquiries the relay accepts for delivery per UTC day from all clients together (each spends CRM quota); more get 429 with Retry-After until 00:00 UTC. Spam and repeats do not count.',
+    ),
     ENQUIRY_SOURCE: z.string().min(1).default('OFFICEWEBSITE').describe("The CRM holding-area `source` of forwarded enquiries ('OFFICEWEBSITE' for an agency's own site)."),
     ENQUIRY_MAX_AGE_HOURS: z.coerce
       .number()

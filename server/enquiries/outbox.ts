@@ -194,6 +194,9 @@ export class EnquiryOutbox {
       counts: db.prepare<[], { status: OutboxStatus; count: number }>(
         'SELECT status, COUNT(*) AS count FROM enquiry_outbox GROUP BY status',
       ),
+      forwardableSince: db.prepare<[number], { count: number }>(
+        `SELECT COUNT(*) AS count FROM enquiry_outbox WHERE accepted_at >= ? AND status != 'spam'`,
+      ),
       oldestQueued: db.prepare<[], { at: number | null }>(`SELECT MIN(accepted_at) AS at FROM enquiry_outbox WHERE status = 'queued'`),
     };
   }
@@ -322,6 +325,11 @@ export class EnquiryOutbox {
     const counts: Record<OutboxStatus, number> = { queued: 0, delivered: 0, dead: 0, spam: 0 };
     for (const { status, count } of this.statements.counts.all()) counts[status] = count;
     return counts;
+  }
+
+  /** Enquiries accepted for delivery (spam left out) at or after `at` (ms): the daily budget's count. */
+  forwardableAcceptedSince(at: number): number {
+    return this.statements.forwardableSince.get(at)?.count ?? 0;
   }
 
   /** Acceptance time of the oldest queued enquiry (ms), for the "oldest queued age" metric. */

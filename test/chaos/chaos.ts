@@ -105,6 +105,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       CRM_DAILY_LIMIT: '1000000',
       LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
       ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000000',
+      ENQUIRY_DAILY_LIMIT_PER_CLIENT: '1000000',
+      ENQUIRY_DAILY_BUDGET: '1000000',
       ENQUIRY_MIN_FILL_MS: '0',
       ENQUIRY_RETRY_BASE_MS: '200',
       ENQUIRY_RETRY_MAX_MS: '2000',
