@@ -7,6 +7,8 @@ export type Db = Database.Database;
 
 export interface Store {
   db: Db;
+  /** Whether writes are failing (a lock held elsewhere, a full disk): callers back off instead of blocking. */
+  writes: WriteHealth;
   /** Absolute path of the SQLite file. */
   file: string;
   /** Absolute path of DATA_DIR. */
@@ -56,6 +58,7 @@ export function openStore(dataDir: string, migrations: Migration[] = defaultMigr
   return {
     db,
     file,
+    writes: new WriteHealth(),
     dataDir: absoluteDir,
     close: () => {
       if (db.open) db.close();
@@ -93,6 +96,48 @@ function tighten(path: string, mode: number, what: string, warn?: OpenStoreOptio
   } catch (error) {
     // Not ours to change (another owner): say so rather than refuse to start.
     warn?.(`${what} is readable by others (mode ${current.toString(8)}) and could not be tightened: ${(error as Error).message}`, { path });
+  }
+}
+
+/** SQLite failures that say "the store cannot take writes now" rather than "this statement is wrong". */
+const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|READONLY|CANTOPEN|PROTOCOL|NOMEM)/;
+
+export function isStoreUnavailable(error: unknown): boolean {
+  return error instanceof Database.SqliteError && UNAVAILABLE_CODES.test(error.code);
+}
+
+/**
+ * Tracks write failures of the store. A write under a lock held by another process waits
+ * busy_timeout (5 s) with the whole event loop stopped before it fails, so after one such failure
+ * writers stay away for a while (5 s, doubling to 60 s) and answer "try later" at once; listing
+ * reads (WAL readers) carry on meanwhile. One success clears it.
+ */
+export class WriteHealth {
+  private until = 0;
+  private backoffMs = 0;
+
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly firstBackoffMs = 5_000,
+    private readonly maxBackoffMs = 60_000,
+  ) {}
+
+  /** While writes are being held off: when the next attempt may be made (ms). */
+  heldUntil(): number | undefined {
+    return this.now() < this.until ? this.until : undefined;
+  }
+
+  /** Records a failed write. Returns true when it was the store being unavailable (then held off). */
+  failed(error: unknown): boolean {
+    if (!isStoreUnavailable(error)) return false;
+    this.backoffMs = this.backoffMs === 0 ? this.firstBackoffMs : Math.min(this.maxBackoffMs, this.backoffMs * 2);
+    this.until = this.now() + this.backoffMs;
+    return true;
+  }
+
+  succeeded(): void {
+    this.backoffMs = 0;
+    this.until = 0;
   }
 }
 
