@@ -127,14 +127,18 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
       throw dailyRefusal('daily_budget', 'The agency has taken all the enquiries it can through this form today', budgetSpentUntil);
     }
 
+    // The store refused writes a moment ago (a lock held by another process, a full disk): answer
+    // at once rather than stop the event loop for busy_timeout again. The widget keeps the enquiry.
+    const writes = outbox.store.writes;
+    if (writes.heldUntil() !== undefined) throw storeUnavailable();
     let result;
     try {
       result = outbox.accept({ enquiry, fingerprint, acceptedAt: service.now(), target, spamReason });
+      writes.succeeded();
     } catch (error) {
+      writes.failed(error);
       log.error({ err: error, originalId: enquiry.originalId }, 'could not store an enquiry');
-      throw new HttpError(503, 'unavailable', 'The enquiry could not be stored just now; please try again.', undefined, {
-        'Retry-After': '30',
-      });
+      throw storeUnavailable();
     }
     if (result.outcome !== 'created') {
       // Lost a race with a concurrent submission of the same originalId.
@@ -161,6 +165,14 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     res.set('Cache-Control', 'no-store');
     res.json({ originalId, status: PUBLIC_STATUS[entry.status] } satisfies EnquiryStatusResponse);
   });
+
+  function storeUnavailable(): HttpError {
+    const heldUntil = outbox.store.writes.heldUntil();
+    const seconds = heldUntil === undefined ? 30 : Math.max(1, Math.ceil((heldUntil - Date.now()) / 1000));
+    return new HttpError(503, 'unavailable', 'The enquiry could not be stored just now; it is kept in the form, please try again shortly.', undefined, {
+      'Retry-After': String(seconds),
+    });
+  }
 
   function answerRepeat(sameBody: boolean, originalId: string): void {
     if (sameBody) {

@@ -245,7 +245,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     let nextAt = current + backoff(attempts);
     if (isCrmError(error) && error.retryAt) nextAt = Math.max(nextAt, error.retryAt.getTime());
     if (isCrmError(error) && CONFIG_ERROR_CODES.has(error.code)) nextAt = Math.max(nextAt, current + CONFIG_RETRY_MS);
-    if (outcomeUnknown) nextAt = Math.max(nextAt, current + settings.reconcileDelayMs);
+    if (outcomeUnknown && mayStillLand(error)) nextAt = Math.max(nextAt, current + settings.reconcileDelayMs);
     if (current >= windowEnd(entry) && !(outcomeUnknown && stage === 'post')) {
       const unsure = outcomeUnknown ? ' (an earlier attempt may have reached the CRM: check its holding area)' : '';
       die(entry, `retry window over (${attempts} attempts)${unsure}; last error: ${reason}`);
@@ -328,11 +328,11 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     }
 
     if (entry.sendingSince !== null) {
-      // Give a slow request time to land before looking. The POST left at or after sendingSince
-      // (it may have waited for a rate-limit slot), and if it was left behind by a crash, before
-      // this worker started: the later of the two bounds it.
-      const lookAt = Math.max(entry.sendingSince, startedAt) + settings.reconcileDelayMs;
-      if (current < lookAt) {
+      // A POST left behind by an earlier process (a crash, a stop mid-request, a restore) may still
+      // be on its way: give it time to land before looking. It left before this worker started.
+      // A POST of this process that failed was given that time (or not, if the CRM answered) by retry().
+      const lookAt = startedAt + settings.reconcileDelayMs;
+      if (entry.sendingSince < startedAt && current < lookAt) {
         outbox.retryLater(entry.originalId, lookAt, entry.lastError ?? 'outcome unknown', true);
         return undefined;
       }
@@ -429,6 +429,16 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       }
     },
   };
+}
+
+/**
+ * Whether a POST with an unknown outcome may still be at work in the CRM: after a timeout, a cut
+ * connection or a gateway's 502/504 it may land later, so the look-up waits ENQUIRY_RECONCILE_DELAY_MS.
+ * A 5xx the CRM answered itself ends the request: look it up as soon as the row's backoff allows.
+ */
+function mayStillLand(error: unknown): boolean {
+  if (!isCrmError(error) || error.code !== 'server_error' || error.status === undefined) return true;
+  return error.status === 502 || error.status === 504;
 }
 
 /** An error for the outbox and the log: codes, statuses and the CRM's message, never request data. */
