@@ -66,7 +66,7 @@ export const configSchema = z
       .min(0)
       .default(3000)
       .describe('A form sent sooner than this after it was shown (elapsedMs) is taken for a bot: answered 202, not forwarded. 0 turns the check off.'),
-    ENQUIRY_RETRY_BASE_MS: positiveInt(10_000).describe('First delivery retry delay in ms; doubles per attempt, with jitter.'),
+    ENQUIRY_RETRY_BASE_MS: positiveInt(5_000).describe('First delivery retry delay of one enquiry in ms; doubles per attempt, with jitter. Also the first cooldown of the delivery circuit breaker.'),
     ENQUIRY_RETRY_MAX_MS: positiveInt(30 * 60_000).describe('Longest delay between two delivery attempts, in ms.'),
     ENQUIRY_RECONCILE_DELAY_MS: z.coerce
       .number()

@@ -231,6 +231,32 @@ describe('retries, order and dead letters', () => {
     expect(posted().map((enquiry) => enquiry.originalId)).toEqual([1, 2, 0].map((index) => bodies[index]!.originalId));
   });
 
+  it('a 5xx the CRM answered is looked up once the row backs off; only a request that may still land waits the reconcile delay', async () => {
+    const harness = setup({ settings: { reconcileDelayMs: 30_000 } });
+    const listing = await saleListing(harness);
+    const answered = validEnquiry({ listingId: listing.id });
+    await post(harness, answered);
+    sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 500, times: 1 }]);
+    await harness.service.worker.drain();
+    expect(harness.service.outbox.get(answered.originalId)!.sendingSince).not.toBeNull();
+    advance(4_000); // retryMaxMs: the row's own backoff is over, 26 s before the reconcile delay would be
+    await harness.service.worker.drain();
+    expect(harness.service.outbox.get(answered.originalId)!.status).toBe('delivered');
+    expect(posted().map((enquiry) => enquiry.originalId)).toEqual([answered.originalId]);
+
+    // A gateway's 504: the CRM may still be working on it, so the look-up waits.
+    const gateway = validEnquiry({ listingId: listing.id });
+    await post(harness, gateway);
+    sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 504, times: 1 }]);
+    await harness.service.worker.drain();
+    advance(4_000);
+    await harness.service.worker.drain();
+    expect(harness.service.outbox.get(gateway.originalId)!.status).toBe('queued');
+    advance(26_000);
+    await harness.service.worker.drain();
+    expect(harness.service.outbox.get(gateway.originalId)!.status).toBe('delivered');
+  });
+
   it('an outage opens the circuit: sending stops, one probe per cooldown, and the queue drains once the CRM is back', async () => {
     const harness = setup({ settings: { concurrency: 2, breaker: { consecutiveFailures: 4 } } });
     const listing = await saleListing(harness);
