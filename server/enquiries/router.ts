@@ -168,7 +168,8 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
 
   function storeUnavailable(): HttpError {
     const heldUntil = outbox.store.writes.heldUntil();
-    const seconds = heldUntil === undefined ? 30 : Math.max(1, Math.ceil((heldUntil - Date.now()) / 1000));
+    // At least 5 s: the store checks a lock every second, but a form need not ask that often.
+    const seconds = heldUntil === undefined ? 30 : Math.max(5, Math.ceil((heldUntil - Date.now()) / 1000));
     return new HttpError(503, 'unavailable', 'The enquiry could not be stored just now; it is kept in the form, please try again shortly.', undefined, {
       'Retry-After': String(seconds),
     });

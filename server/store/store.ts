@@ -58,7 +58,7 @@ export function openStore(dataDir: string, migrations: Migration[] = defaultMigr
   return {
     db,
     file,
-    writes: new WriteHealth(),
+    writes: new WriteHealth(() => writeLockFree(db)),
     dataDir: absoluteDir,
     close: () => {
       if (db.open) db.close();
@@ -109,35 +109,75 @@ export function isStoreUnavailable(error: unknown): boolean {
 /**
  * Tracks write failures of the store. A write under a lock held by another process waits
  * busy_timeout (5 s) with the whole event loop stopped before it fails, so after one such failure
- * writers stay away for a while (5 s, doubling to 60 s) and answer "try later" at once; listing
- * reads (WAL readers) carry on meanwhile. One success clears it.
+ * writers stay away and answer "try later" at once, while listing reads (WAL readers) carry on:
+ *
+ * - a lock (SQLITE_BUSY, SQLITE_LOCKED): a probe that takes the write lock without waiting runs
+ *   at most once a second, so writes resume within a second of the lock's release;
+ * - anything else (a full disk, an I/O error): held off 5 s, doubling to 60 s; the next real write
+ *   is the probe.
+ *
+ * One successful write clears it.
  */
 export class WriteHealth {
   private until = 0;
   private backoffMs = 0;
+  private locked = false;
 
   constructor(
+    private readonly probe: () => boolean = () => false,
     private readonly now: () => number = Date.now,
+    private readonly probeEveryMs = 1_000,
     private readonly firstBackoffMs = 5_000,
     private readonly maxBackoffMs = 60_000,
   ) {}
 
   /** While writes are being held off: when the next attempt may be made (ms). */
   heldUntil(): number | undefined {
-    return this.now() < this.until ? this.until : undefined;
+    const current = this.now();
+    if (current >= this.until) {
+      if (!this.locked) return undefined;
+      if (this.probe()) {
+        this.succeeded();
+        return undefined;
+      }
+      this.until = current + this.probeEveryMs;
+    }
+    return this.until;
   }
 
   /** Records a failed write. Returns true when it was the store being unavailable (then held off). */
   failed(error: unknown): boolean {
     if (!isStoreUnavailable(error)) return false;
-    this.backoffMs = this.backoffMs === 0 ? this.firstBackoffMs : Math.min(this.maxBackoffMs, this.backoffMs * 2);
-    this.until = this.now() + this.backoffMs;
+    this.locked = /^SQLITE_(BUSY|LOCKED)/.test((error as { code: string }).code);
+    if (this.locked) {
+      this.until = this.now() + this.probeEveryMs;
+    } else {
+      this.backoffMs = this.backoffMs === 0 ? this.firstBackoffMs : Math.min(this.maxBackoffMs, this.backoffMs * 2);
+      this.until = this.now() + this.backoffMs;
+    }
     return true;
   }
 
   succeeded(): void {
     this.backoffMs = 0;
     this.until = 0;
+    this.locked = false;
+  }
+}
+
+/** Takes the write lock and lets it go at once, without waiting for it: true when it was free. */
+export function writeLockFree(db: Db): boolean {
+  if (!db.open || db.inTransaction) return false;
+  const previous = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma('busy_timeout = 0');
+  try {
+    db.exec('BEGIN IMMEDIATE');
+    db.exec('ROLLBACK');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    db.pragma(`busy_timeout = ${previous}`);
   }
 }
 

@@ -3,7 +3,8 @@ import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { backupStore } from '../../server/ops/backup.ts';
-import { openStore, type Store } from '../../server/store/store.ts';
+import Database from 'better-sqlite3';
+import { openStore, writeLockFree, WriteHealth, type Store } from '../../server/store/store.ts';
 
 const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8);
 
@@ -90,6 +91,46 @@ describe('store', () => {
         'DATA_DIR was readable by others (mode 755); tightened to 700',
         'store file was readable by others (mode 644); tightened to 600',
       ]);
+    });
+  });
+
+  describe('write health (a lock held by another connection)', () => {
+    it('holds writers off after a lock failure and lets them back within a probe of the release, without waiting on the lock', () => {
+      const dir = tempDir();
+      const store = openStore(dir);
+      stores.push(store);
+      store.db.pragma('busy_timeout = 50'); // the relay waits 5 s; the test need not
+      let clock = 1_000;
+      const writes = new WriteHealth(() => writeLockFree(store.db), () => clock);
+      const other = new Database(store.file);
+      try {
+        other.exec('BEGIN IMMEDIATE');
+        let error: unknown;
+        try {
+          store.db.prepare('INSERT INTO crm_budget (day, used) VALUES (?, 1)').run('2026-01-01');
+        } catch (caught) {
+          error = caught;
+        }
+        expect(writes.failed(error)).toBe(true);
+        expect(writes.heldUntil()).toBe(2_000);
+        clock = 2_000;
+        const started = performance.now();
+        expect(writes.heldUntil(), 'still locked: held another second').toBe(3_000);
+        expect(performance.now() - started, 'the probe does not wait for the lock').toBeLessThan(40);
+        other.exec('ROLLBACK');
+        expect(writes.heldUntil(), 'not probed again before its time').toBe(3_000);
+        clock = 3_000;
+        expect(writes.heldUntil()).toBeUndefined();
+        store.db.prepare('INSERT INTO crm_budget (day, used) VALUES (?, 1)').run('2026-01-01');
+      } finally {
+        other.close();
+      }
+    });
+
+    it('ignores errors that are not the store being unavailable', () => {
+      const writes = new WriteHealth();
+      expect(writes.failed(new Error('a bug'))).toBe(false);
+      expect(writes.heldUntil()).toBeUndefined();
     });
   });
 });
