@@ -83,6 +83,8 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     { ...DEFAULT_BREAKER_SETTINGS, cooldownMs: settings.retryBaseMs, maxCooldownMs: Math.max(settings.retryBaseMs, Math.min(settings.retryMaxMs, DEFAULT_BREAKER_SETTINGS.maxCooldownMs)), ...settings.breaker },
     now,
     (change) => {
+      if (change.state === 'open' && !metrics.circuitOpen) metrics.circuitOpenings++;
+      metrics.circuitOpen = change.state !== 'closed';
       const fields = { breaker: change.state, reason: change.reason, ...(change.until ? { retryInMs: Math.round(change.until - now()) } : {}) };
       if (change.state === 'open') log.warn(fields, 'CRM looks down: enquiry deliveries paused');
       else log.info(fields, change.state === 'closed' ? 'CRM back: enquiry deliveries resumed' : 'probing the CRM with one enquiry');

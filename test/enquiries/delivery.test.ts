@@ -267,6 +267,9 @@ describe('retries, order and dead letters', () => {
 
     await harness.service.worker.drain();
     expect(harness.service.worker.breakerState).toBe('open');
+    const metrics = (await request(harness.app).get('/metrics').expect(200)).text;
+    expect(metrics).toMatch(/^estate_enquiry_delivery_circuit_open 1$/m);
+    expect(metrics).toMatch(/^estate_enquiry_delivery_circuit_opened_total 1$/m);
     // Four failures in a row opened it (two were in flight together): the other rows spent nothing.
     expect(posts()).toBeGreaterThanOrEqual(4);
     expect(posts()).toBeLessThanOrEqual(5);
@@ -287,6 +290,7 @@ describe('retries, order and dead letters', () => {
     advance(1_000);
     await harness.service.worker.drain();
     expect(harness.service.worker.breakerState).toBe('closed');
+    expect((await request(harness.app).get('/metrics').expect(200)).text).toMatch(/^estate_enquiry_delivery_circuit_open 0$/m);
     for (let round = 0; round < 4; round++) {
       advance(4_000);
       await harness.service.worker.drain();
