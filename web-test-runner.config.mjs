@@ -20,7 +20,7 @@ function relayPlugin() {
     async serverStart() {
       const { startTestRelay } = await import('./test/support/relay-fixture.ts');
       // The enquiry suites send many enquiries from one address within a minute.
-      relay = await startTestRelay({ ALLOWED_ORIGINS: pageOrigins.join(','), ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000' });
+      relay = await startTestRelay({ ALLOWED_ORIGINS: pageOrigins.join(','), ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000', ENQUIRY_DAILY_LIMIT_PER_CLIENT: '100000' });
     },
     async serverStop() {
       await relay?.close();

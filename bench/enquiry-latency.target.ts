@@ -46,6 +46,8 @@ const config = loadConfig({
   DATA_DIR: relayDir,
   LOG_LEVEL: 'silent',
   ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000000',
+  ENQUIRY_DAILY_LIMIT_PER_CLIENT: '1000000',
+  ENQUIRY_DAILY_BUDGET: '1000000',
   ENQUIRY_MIN_FILL_MS: '0',
   PUBLIC_URL: 'https://relay.bench.test',
   ...crmSettings,

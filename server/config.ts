@@ -69,6 +69,12 @@ export const configSchema = z
     ENQUIRY_RATE_LIMIT_PER_MINUTE: positiveInt(5).describe(
       'Enquiries one client (IP address) may send per minute; more get 429 with Retry-After. Repeats of an accepted originalId do not count.',
     ),
+    ENQUIRY_DAILY_LIMIT_PER_CLIENT: positiveInt(30).describe(
+      'Enquiries one client (IP address, keyed as the per-minute limit) may send per UTC day; more get 429 with Retry-After until 00:00 UTC. Repeats of an accepted originalId do not count.',
+    ),
+    ENQUIRY_DAILY_BUDGET: positiveInt(1000).describe(
+      'Enquiries the relay accepts for delivery per UTC day from all clients together (each spends CRM quota); more get 429 with Retry-After until 00:00 UTC. Spam and repeats do not count.',
+    ),
     ENQUIRY_SOURCE: z.string().min(1).default('OFFICEWEBSITE').describe("The CRM holding-area `source` of forwarded enquiries ('OFFICEWEBSITE' for an agency's own site)."),
     ENQUIRY_MAX_AGE_HOURS: z.coerce
       .number()
@@ -91,7 +97,7 @@ export const configSchema = z
       .min(0)
       .default(3000)
       .describe('A form sent sooner than this after it was shown (elapsedMs) is taken for a bot: answered 202, not forwarded. 0 turns the check off.'),
-    ENQUIRY_RETRY_BASE_MS: positiveInt(10_000).describe('First delivery retry delay in ms; doubles per attempt, with jitter.'),
+    ENQUIRY_RETRY_BASE_MS: positiveInt(5_000).describe('First delivery retry delay of one enquiry in ms; doubles per attempt, with jitter. Also the first cooldown of the delivery circuit breaker.'),
     ENQUIRY_RETRY_MAX_MS: positiveInt(30 * 60_000).describe('Longest delay between two delivery attempts, in ms.'),
     ENQUIRY_RECONCILE_DELAY_MS: z.coerce
       .number()

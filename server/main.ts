@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from './config.ts';
+import { installLastResortHandlers } from './last-resort.ts';
 import { createLogger } from './log.ts';
 import { startRelay, type RunningRelay } from './relay.ts';
 import { scriptTagBanner, widgetScriptTags } from './ops/script-tags.ts';
@@ -20,6 +21,7 @@ try {
 }
 
 const log = createLogger({ level: config.LOG_LEVEL });
+installLastResortHandlers(log);
 let relay: RunningRelay;
 try {
   relay = await startRelay(config, { log });
@@ -45,9 +47,13 @@ if (process.stdout.isTTY || config.demoMode) {
 // The operator CLI: `restore` refuses while this file names a live process; `sync` signals it.
 const releaseInstance = claimInstance(relay.store.dataDir);
 process.on(SYNC_SIGNAL, () => {
-  const kind = takeSyncRequest(relay.store.dataDir);
-  log.info({ kind }, 'sync requested by the operator CLI');
-  void relay.listings.sync.run(kind);
+  try {
+    const kind = takeSyncRequest(relay.store.dataDir);
+    log.info({ kind }, 'sync requested by the operator CLI');
+    void relay.listings.sync.run(kind);
+  } catch (error) {
+    log.error({ err: error }, 'could not take the sync request of the operator CLI');
+  }
 });
 // The first sync (empty cache) can take minutes: counts and rates on a terminal, one log line per step.
 if (relay.listings.cache.readState().lastSuccessAt === null) {

@@ -65,7 +65,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     );
   }
 
-  const store = openStore(config.DATA_DIR);
+  const store = openStore(config.DATA_DIR, undefined, { warn: (message, fields) => log.warn(fields, message) });
   const workers: Worker[] = [];
   const crm = createCrmClientFromConfig(config, store, log);
   let listings: ListingsService;

@@ -43,6 +43,9 @@ export class EnquiryMetrics {
   readonly attempts: Record<AttemptResult, number> = { delivered: 0, reconciled: 0, retry: 0, dead: 0, unknown_outcome: 0 };
   readonly reconciliations = { found: 0, notFound: 0 };
   erased = 0;
+  /** The delivery circuit breaker: open (deliveries paused for a CRM outage) or not, and how often it opened. */
+  circuitOpen = false;
+  circuitOpenings = 0;
   private readonly bucketCounts = LATENCY_BUCKETS.map(() => 0);
   private latencyCount = 0;
   private latencySum = 0;
@@ -102,7 +105,7 @@ export class EnquiryMetrics {
     metric('estate_enquiries_duplicate_total', 'counter', 'Repeats of an already accepted originalId with the same body (answered, not stored again).', [['', this.duplicates]]);
     metric('estate_enquiries_conflict_total', 'counter', 'Repeats of an accepted originalId with a different body (409).', [['', this.conflicts]]);
     metric('estate_enquiries_rejected_total', 'counter', 'Enquiries refused with 400 (validation or unknown listing or agent).', [['', this.rejected]]);
-    metric('estate_enquiries_rate_limited_total', 'counter', 'Enquiry requests refused with 429 by the per-client rate limit.', [['', this.rateLimited]]);
+    metric('estate_enquiries_rate_limited_total', 'counter', 'Enquiry requests refused with 429 by the per-minute or daily limits (per client, or the daily budget).', [['', this.rateLimited]]);
     metric(
       'estate_enquiries_spam_total',
       'counter',
@@ -121,6 +124,8 @@ export class EnquiryMetrics {
       ['{found="true"}', this.reconciliations.found],
       ['{found="false"}', this.reconciliations.notFound],
     ]);
+    metric('estate_enquiry_delivery_circuit_open', 'gauge', 'Deliveries paused by the circuit breaker for a CRM outage (1) or flowing (0).', [['', this.circuitOpen ? 1 : 0]]);
+    metric('estate_enquiry_delivery_circuit_opened_total', 'counter', 'Times the delivery circuit breaker opened.', [['', this.circuitOpenings]]);
     metric('estate_enquiries_erased_total', 'counter', 'Enquiries whose personal data was erased (delivered ones, and dead letters past their retention).', [['', this.erased]]);
     metric(
       'estate_enquiry_outbox',

@@ -1,4 +1,4 @@
-import type { Store } from '../store/store.ts';
+import { checkpoint, type Store } from '../store/store.ts';
 import type { ParsedEnquiry } from './schema.ts';
 
 export type OutboxStatus = 'queued' | 'delivered' | 'dead' | 'spam';
@@ -194,6 +194,9 @@ export class EnquiryOutbox {
       counts: db.prepare<[], { status: OutboxStatus; count: number }>(
         'SELECT status, COUNT(*) AS count FROM enquiry_outbox GROUP BY status',
       ),
+      forwardableSince: db.prepare<[number], { count: number }>(
+        `SELECT COUNT(*) AS count FROM enquiry_outbox WHERE accepted_at >= ? AND status != 'spam'`,
+      ),
       oldestQueued: db.prepare<[], { at: number | null }>(`SELECT MIN(accepted_at) AS at FROM enquiry_outbox WHERE status = 'queued'`),
     };
   }
@@ -286,7 +289,7 @@ export class EnquiryOutbox {
 
   /** Drops the personal data of enquiries delivered at or before `deliveredBefore`. Returns how many. */
   eraseDelivered(deliveredBefore: number, now: number): number {
-    return this.statements.erase.run(now, deliveredBefore).changes;
+    return this.removedFromDisk(this.statements.erase.run(now, deliveredBefore).changes);
   }
 
   /**
@@ -295,23 +298,38 @@ export class EnquiryOutbox {
    * status check and a repeat of the same submission still get their answers. Returns how many.
    */
   eraseDead(deadBefore: number, now: number): number {
-    return this.statements.eraseDead.run(now, deadBefore).changes;
+    return this.removedFromDisk(this.statements.eraseDead.run(now, deadBefore).changes);
   }
 
   /** Deletes one dead letter. */
   purge(originalId: string): boolean {
-    return this.statements.purgeOne.run(originalId).changes === 1;
+    return this.removedFromDisk(this.statements.purgeOne.run(originalId).changes) === 1;
   }
 
   /** Deletes every dead letter that died at or before `deadBefore`. */
   purgeDead(deadBefore: number): number {
-    return this.statements.purgeDead.run(deadBefore).changes;
+    return this.removedFromDisk(this.statements.purgeDead.run(deadBefore).changes);
+  }
+
+  /**
+   * After personal data was erased or deleted: secure_delete (store.ts) has zeroed it in the
+   * database pages, but the WAL still holds the pages as they were written. A TRUNCATE checkpoint
+   * copies the new pages home and empties the WAL, so the data is gone from disk, not only from SQL.
+   */
+  private removedFromDisk(rows: number): number {
+    if (rows > 0) checkpoint(this.store.db);
+    return rows;
   }
 
   counts(): Record<OutboxStatus, number> {
     const counts: Record<OutboxStatus, number> = { queued: 0, delivered: 0, dead: 0, spam: 0 };
     for (const { status, count } of this.statements.counts.all()) counts[status] = count;
     return counts;
+  }
+
+  /** Enquiries accepted for delivery (spam left out) at or after `at` (ms): the daily budget's count. */
+  forwardableAcceptedSince(at: number): number {
+    return this.statements.forwardableSince.get(at)?.count ?? 0;
   }
 
   /** Acceptance time of the oldest queued enquiry (ms), for the "oldest queued age" metric. */

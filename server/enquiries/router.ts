@@ -3,6 +3,7 @@ import { rateLimit } from 'express-rate-limit';
 import type { EnquiryAccepted, EnquiryStatus, EnquiryStatusResponse } from '../../contract/relay-api.ts';
 import { corsPolicy } from '../cors.ts';
 import { HttpError } from '../errors.ts';
+import { DailyEnquiryBudget, UtcDayStore } from './daily-limits.ts';
 import type { OutboxStatus, ResolvedTarget, SpamReason } from './outbox.ts';
 import { ENQUIRY_LIMITS, enquiryFingerprint, enquiryRequestSchema, fieldErrors, type ParsedEnquiry } from './schema.ts';
 import type { EnquiryService } from './service.ts';
@@ -31,14 +32,17 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
 
   router.use(corsPolicy({ allowedOrigins: options.allowedOrigins, ownOrigins: options.ownOrigins, methods: ['GET', 'POST', 'OPTIONS'] }));
 
+  // A widget re-sending an enquiry the relay already holds (its 202 was lost) must get its
+  // answer, not a 429: repeats of a known originalId are free, for every limit below.
+  const isRepeat = (req: Request) =>
+    typeof req.body?.originalId === 'string' && outbox.state(req.body.originalId.trim().toLowerCase()) !== undefined;
+
   const limiter = rateLimit({
     windowMs: 60_000,
     limit: settings.rateLimitPerMinute,
     standardHeaders: 'draft-7',
     legacyHeaders: false,
-    // A widget re-sending an enquiry the relay already holds (its 202 was lost) must get its
-    // answer, not a 429: repeats of a known originalId are free.
-    skip: (req) => typeof req.body?.originalId === 'string' && outbox.state(req.body.originalId.trim().toLowerCase()) !== undefined,
+    skip: isRepeat,
     handler: (_req, _res, next) => {
       metrics.rateLimited++;
       // express-rate-limit has already set Retry-After (seconds until the window frees a slot).
@@ -46,7 +50,43 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     },
   });
 
-  router.post('/', express.json({ limit: ENQUIRY_LIMITS.bodyBytes, strict: true }), bodyErrors, limiter, async (req: Request, res: Response) => {
+  // The same key as the per-minute limit (the client's address), counted per UTC day.
+  const dailyLimiter = rateLimit({
+    windowMs: 24 * 60 * 60_000,
+    limit: settings.dailyLimitPerClient,
+    store: new UtcDayStore(service.now),
+    // The per-minute limit's RateLimit headers stay; this one sets only Retry-After, in its handler.
+    standardHeaders: false,
+    legacyHeaders: false,
+    requestPropertyName: 'dailyRateLimit',
+    skip: isRepeat,
+    handler: (req, _res, next) => {
+      metrics.rateLimited++;
+      const resetsAt = (req as Request & { dailyRateLimit?: { resetTime?: Date } }).dailyRateLimit?.resetTime?.getTime();
+      next(dailyRefusal('daily_limit', `This address has sent ${settings.dailyLimitPerClient} enquiries today, the most taken from one connection in a day`, resetsAt));
+    },
+  });
+
+  const budget = new DailyEnquiryBudget(outbox, settings.dailyBudget, service.now);
+  let budgetWarnedUntil: number | undefined;
+
+  function dailyRefusal(code: string, what: string, resetsAt = nextMidnight()): HttpError {
+    const seconds = Math.max(1, Math.ceil((resetsAt - service.now()) / 1000));
+    return new HttpError(
+      429,
+      code,
+      `${what}; try again after 00:00 UTC (in ${formatWait(seconds)}), or contact the agency directly.`,
+      undefined,
+      { 'Retry-After': String(seconds) },
+    );
+  }
+
+  function nextMidnight(): number {
+    const now = new Date(service.now());
+    return Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+  }
+
+  router.post('/', express.json({ limit: ENQUIRY_LIMITS.bodyBytes, strict: true }), bodyErrors, limiter, dailyLimiter, async (req: Request, res: Response) => {
     if (!req.is('application/json')) {
       metrics.rejected++;
       throw new HttpError(415, 'unsupported_media_type', 'Send the enquiry as JSON (Content-Type: application/json).', {
@@ -78,14 +118,29 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
           : undefined;
     const target = spamReason ? undefined : await resolveTarget(enquiry);
 
+    // Spam is answered as usual (it costs the CRM nothing); a lead to forward needs budget left.
+    // No await between this check and the insert: concurrent requests cannot both take the last one.
+    const budgetSpentUntil = spamReason ? undefined : budget.spentUntil();
+    if (budgetSpentUntil !== undefined) {
+      metrics.rateLimited++;
+      // Once per day in the log, not once per refused request.
+      if (budgetWarnedUntil !== budgetSpentUntil) log.warn({ budget: budget.limit }, 'daily enquiry budget spent: refusing enquiries until 00:00 UTC (ENQUIRY_DAILY_BUDGET)');
+      budgetWarnedUntil = budgetSpentUntil;
+      throw dailyRefusal('daily_budget', 'The agency has taken all the enquiries it can through this form today', budgetSpentUntil);
+    }
+
+    // The store refused writes a moment ago (a lock held by another process, a full disk): answer
+    // at once rather than stop the event loop for busy_timeout again. The widget keeps the enquiry.
+    const writes = outbox.store.writes;
+    if (writes.heldUntil() !== undefined) throw storeUnavailable();
     let result;
     try {
       result = outbox.accept({ enquiry, fingerprint, acceptedAt: service.now(), target, spamReason });
+      writes.succeeded();
     } catch (error) {
+      writes.failed(error);
       log.error({ err: error, originalId: enquiry.originalId }, 'could not store an enquiry');
-      throw new HttpError(503, 'unavailable', 'The enquiry could not be stored just now; please try again.', undefined, {
-        'Retry-After': '30',
-      });
+      throw storeUnavailable();
     }
     if (result.outcome !== 'created') {
       // Lost a race with a concurrent submission of the same originalId.
@@ -94,6 +149,7 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
       return;
     }
     metrics.accepted++;
+    if (!spamReason) budget.record();
     if (spamReason) {
       metrics.spam[spamReason]++;
       log.info({ originalId: enquiry.originalId, reason: spamReason }, 'enquiry taken for spam: answered, not forwarded');
@@ -111,6 +167,15 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     res.set('Cache-Control', 'no-store');
     res.json({ originalId, status: PUBLIC_STATUS[entry.status] } satisfies EnquiryStatusResponse);
   });
+
+  function storeUnavailable(): HttpError {
+    const heldUntil = outbox.store.writes.heldUntil();
+    // At least 5 s: the store checks a lock every second, but a form need not ask that often.
+    const seconds = heldUntil === undefined ? 30 : Math.max(5, Math.ceil((heldUntil - Date.now()) / 1000));
+    return new HttpError(503, 'unavailable', 'The enquiry could not be stored just now; it is kept in the form, please try again shortly.', undefined, {
+      'Retry-After': String(seconds),
+    });
+  }
 
   function answerRepeat(sameBody: boolean, originalId: string): void {
     if (sameBody) {
@@ -161,3 +226,12 @@ const bodyErrors: ErrorRequestHandler = (error, _req: Request, _res, next) => {
   }
   next(error);
 };
+
+/** "3 h 20 min", "12 min", "40 s": a wait as the refusal message gives it. */
+function formatWait(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.ceil(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
+}

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { EnquiryRequest } from '../../contract/relay-api.ts';
+import { nameProblem } from '../../contract/name.ts';
 import { compactPhone, isPhoneNumber } from '../../contract/phone.ts';
 
 /** Limits of `POST /api/v1/enquiries` (issue 3). The JSON body limit is enforced by the body parser. */
@@ -70,7 +71,14 @@ export const enquiryRequestSchema = z
         .transform((value) => value.toLowerCase()),
       listingId: id('listingId'),
       agentId: id('agentId'),
-      fullName: text('Full name', ENQUIRY_LIMITS.fullName, CONTROL_CHARS),
+      fullName: text('Full name', ENQUIRY_LIMITS.fullName, CONTROL_CHARS).superRefine((value, ctx) => {
+        // Checked after trimming: spaces alone already fail "required".
+        const problem = nameProblem(value);
+        if (problem === 'no_letter') ctx.addIssue({ code: 'custom', message: 'Full name must contain at least one letter' });
+        else if (problem === 'hidden_characters') {
+          ctx.addIssue({ code: 'custom', message: 'Full name contains invisible or control characters (such as zero-width spaces or text-direction overrides)' });
+        }
+      }),
       email: z
         .string({ error: 'Email is required' })
         .trim()

@@ -20,6 +20,10 @@ export interface EnquiryService {
 
 export interface EnquirySettings extends DeliverySettings {
   rateLimitPerMinute: number;
+  /** Per client (IP) per UTC day. */
+  dailyLimitPerClient: number;
+  /** All clients together, per UTC day. */
+  dailyBudget: number;
   minFillMs: number;
 }
 
@@ -35,6 +39,8 @@ export function enquirySettings(config: Config): EnquirySettings {
     concurrency: config.ENQUIRY_DELIVERY_CONCURRENCY,
     pollMs: config.ENQUIRY_POLL_MS,
     rateLimitPerMinute: config.ENQUIRY_RATE_LIMIT_PER_MINUTE,
+    dailyLimitPerClient: config.ENQUIRY_DAILY_LIMIT_PER_CLIENT,
+    dailyBudget: config.ENQUIRY_DAILY_BUDGET,
     minFillMs: config.ENQUIRY_MIN_FILL_MS,
   };
 }

@@ -1,6 +1,8 @@
 import { isCrmError, type CrmClient, type CrmError } from '../crm/client.ts';
 import type { Logger } from '../log.ts';
 import type { Worker } from '../relay.ts';
+import { isStoreUnavailable, type WriteHealth } from '../store/store.ts';
+import { CircuitBreaker, DEFAULT_BREAKER_SETTINGS, type BreakerOutcome, type BreakerSettings, type BreakerState } from './breaker.ts';
 import { isResolved, toAddEnquiry } from './mapping.ts';
 import type { EnquiryMetrics } from './metrics.ts';
 import type { EnquiryOutbox, OutboxEntry, ResolvedTarget } from './outbox.ts';
@@ -21,6 +23,8 @@ export interface DeliverySettings {
   metricsLogMs?: number;
   /** How long stop() lets in-flight deliveries finish before cancelling them. Default 5 s. */
   stopGraceMs?: number;
+  /** Circuit breaker thresholds (breaker.ts); the cooldown defaults to retryBaseMs. */
+  breaker?: Partial<BreakerSettings>;
 }
 
 export interface DeliveryWorkerDeps {
@@ -39,6 +43,8 @@ export interface DeliveryWorker extends Worker {
   wake(): void;
   /** Deliver everything due now and wait for it (tests drive the worker with this). */
   drain(): Promise<void>;
+  /** The circuit breaker's state (closed: deliveries flow). */
+  readonly breakerState: BreakerState;
 }
 
 /** Credentials problems are the operator's to fix; the lead waits for them rather than dying. */
@@ -55,11 +61,14 @@ const RECONCILE_MAX_PAGES = 20;
  *   cleared. A row still marked when picked up (a timeout, a dropped connection, a 5xx, or a
  *   kill -9 mid-request) is first looked up in GET /enquiries by its originalId, and posted again
  *   only if the CRM does not hold it: the CRM does not deduplicate.
- * - 429, 5xx, timeouts: retried with exponential backoff and jitter until the retry window
- *   (ENQUIRY_MAX_AGE_HOURS) is over, then dead-lettered. A retryable failure also pauses the
- *   whole worker for a short breather, so during an outage the queue waits in order instead of
- *   every row spending a request.
+ * - 429, 5xx, timeouts: that enquiry alone is retried, with exponential backoff and jitter, until
+ *   the retry window (ENQUIRY_MAX_AGE_HOURS) is over, then dead-lettered; the others keep flowing.
+ * - A circuit breaker (breaker.ts) stops all sending during a real outage (many failures in a row
+ *   or in a short window, or the CRM naming a time to come back), so the queue waits in order
+ *   instead of every row spending a request; one probe delivery tells when the CRM is back.
  * - A 400 from the CRM dead-letters at once, with the CRM's message.
+ * - The store failing (a lock held by another process, a full disk) is logged and retried later;
+ *   it never ends the process, and a row's state only ever moves forward in committed steps.
  */
 export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   const { outbox, crm, targets, metrics, settings } = deps;
@@ -69,10 +78,21 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   const metricsLogMs = settings.metricsLogMs ?? 60_000;
   const stopGraceMs = settings.stopGraceMs ?? 5_000;
 
+  const writes: WriteHealth = outbox.store.writes;
+  const breaker = new CircuitBreaker(
+    { ...DEFAULT_BREAKER_SETTINGS, cooldownMs: settings.retryBaseMs, maxCooldownMs: Math.max(settings.retryBaseMs, Math.min(settings.retryMaxMs, DEFAULT_BREAKER_SETTINGS.maxCooldownMs)), ...settings.breaker },
+    now,
+    (change) => {
+      if (change.state === 'open' && !metrics.circuitOpen) metrics.circuitOpenings++;
+      metrics.circuitOpen = change.state !== 'closed';
+      const fields = { breaker: change.state, reason: change.reason, ...(change.until ? { retryInMs: Math.round(change.until - now()) } : {}) };
+      if (change.state === 'open') log.warn(fields, 'CRM looks down: enquiry deliveries paused');
+      else log.info(fields, change.state === 'closed' ? 'CRM back: enquiry deliveries resumed' : 'probing the CRM with one enquiry');
+    },
+  );
   const inFlight = new Map<string, Promise<void>>();
   let running = false;
   let timer: NodeJS.Timeout | undefined;
-  let pausedUntil = 0;
   let lastErasure = 0;
   let lastMetricsLog = 0;
   let lastMetricsLine = '';
@@ -89,34 +109,52 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   function tick(): void {
     timer = undefined;
     if (!running) return;
-    const current = now();
-    housekeeping(current);
-    dispatch(current);
-    // Every slot busy: a finishing delivery reschedules. Otherwise every row due now is in flight,
-    // so wake for the next row that falls due later (or the poll, for work another process queues).
-    if (inFlight.size >= settings.concurrency) return schedule(settings.pollMs);
-    if (current < pausedUntil) return schedule(pausedUntil - current);
-    const nextDue = outbox.nextDueAfter(current);
-    schedule(nextDue === undefined ? settings.pollMs : nextDue - current);
+    try {
+      const current = now();
+      housekeeping(current);
+      dispatch(current);
+      // Every slot busy: a finishing delivery reschedules. Otherwise every row due now is in flight,
+      // so wake for the next row that falls due later (or the poll, for work another process queues).
+      if (inFlight.size >= settings.concurrency) return schedule(settings.pollMs);
+      const waitUntil = Math.max(breaker.reopensAt ?? 0, writes.heldUntil() ?? 0);
+      if (waitUntil > current) return schedule(waitUntil - current);
+      const nextDue = outbox.nextDueAfter(current);
+      schedule(nextDue === undefined ? settings.pollMs : nextDue - current);
+    } catch (error) {
+      // Reading the queue failed (the store is unreadable): say so and look again later.
+      writes.failed(error);
+      log.error({ err: error }, 'enquiry worker could not read its queue; will retry');
+      schedule(settings.pollMs);
+    }
   }
 
   /** Starts deliveries for the oldest due rows, up to the concurrency limit. Returns what it started. */
   function dispatch(current: number): Promise<void>[] {
     const started: Promise<void>[] = [];
-    if (current < pausedUntil) return started;
+    // The store refusing writes: every delivery would stop the event loop for busy_timeout and fail.
+    if (writes.heldUntil() !== undefined) return started;
     const free = settings.concurrency - inFlight.size;
     if (free <= 0) return started;
     for (const entry of outbox.due(current, free + inFlight.size)) {
       if (inFlight.size >= settings.concurrency) break;
       if (inFlight.has(entry.originalId)) continue;
+      const ticket = breaker.tryAcquire();
+      if (!ticket) break;
       const delivery = deliver(entry)
+        .then((outcome) => (outcome ? breaker.record(ticket, outcome) : breaker.release(ticket)))
         .catch((error: unknown) => {
-          // deliver() handles CRM errors itself; this is a bug or the store failing.
+          breaker.release(ticket);
+          // deliver() handles CRM errors itself; this is the store failing, or a bug.
+          if (writes.failed(error)) {
+            log.error({ err: error, originalId: entry.originalId, retryInMs: Math.round((writes.heldUntil() ?? now()) - now()) }, 'enquiry delivery could not write to the store; will retry');
+            return;
+          }
           log.error({ err: error, originalId: entry.originalId }, 'enquiry delivery failed unexpectedly');
           try {
             outbox.retryLater(entry.originalId, now() + settings.retryBaseMs, 'internal error (see the relay log)', entry.sendingSince !== null);
-          } catch {
-            // The store itself is failing; the row keeps its state and is tried on the next tick.
+          } catch (storeError) {
+            // The row keeps its committed state and is tried again later.
+            writes.failed(storeError);
           }
         })
         .finally(() => {
@@ -130,17 +168,24 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   }
 
   function housekeeping(current: number): void {
-    if (current - lastErasure >= 60_000) {
+    if (current - lastErasure >= 60_000 && writes.heldUntil() === undefined) {
+      // Set first: a failing pass is tried again in a minute, not on every tick.
       lastErasure = current;
-      const erased = outbox.eraseDelivered(current - settings.eraseAfterMs, current);
-      if (erased > 0) {
-        metrics.erased += erased;
-        log.info({ erased }, 'personal data of delivered enquiries erased');
-      }
-      const erasedDead = outbox.eraseDead(current - settings.deadEraseAfterMs, current);
-      if (erasedDead > 0) {
-        metrics.erased += erasedDead;
-        log.warn({ erased: erasedDead }, 'personal data of dead letters erased: they were never replayed and can no longer be');
+      try {
+        const erased = outbox.eraseDelivered(current - settings.eraseAfterMs, current);
+        if (erased > 0) {
+          metrics.erased += erased;
+          log.info({ erased }, 'personal data of delivered enquiries erased');
+        }
+        const erasedDead = outbox.eraseDead(current - settings.deadEraseAfterMs, current);
+        if (erasedDead > 0) {
+          metrics.erased += erasedDead;
+          log.warn({ erased: erasedDead }, 'personal data of dead letters erased: they were never replayed and can no longer be');
+        }
+        writes.succeeded();
+      } catch (error) {
+        writes.failed(error);
+        log.error({ err: error }, 'erasing personal data of old enquiries failed; will retry in a minute');
       }
     }
     if (current - lastMetricsLog >= metricsLogMs) {
@@ -202,7 +247,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     let nextAt = current + backoff(attempts);
     if (isCrmError(error) && error.retryAt) nextAt = Math.max(nextAt, error.retryAt.getTime());
     if (isCrmError(error) && CONFIG_ERROR_CODES.has(error.code)) nextAt = Math.max(nextAt, current + CONFIG_RETRY_MS);
-    if (outcomeUnknown) nextAt = Math.max(nextAt, current + settings.reconcileDelayMs);
+    if (outcomeUnknown && mayStillLand(error)) nextAt = Math.max(nextAt, current + settings.reconcileDelayMs);
     if (current >= windowEnd(entry) && !(outcomeUnknown && stage === 'post')) {
       const unsure = outcomeUnknown ? ' (an earlier attempt may have reached the CRM: check its holding area)' : '';
       die(entry, `retry window over (${attempts} attempts)${unsure}; last error: ${reason}`);
@@ -211,7 +256,6 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     // Past the window's end the next pick-up reconciles (if needed) and then dead-letters.
     outbox.retryLater(entry.originalId, Math.min(nextAt, Math.max(windowEnd(entry), current)), reason, outcomeUnknown);
     metrics.attempts[outcomeUnknown ? 'unknown_outcome' : 'retry']++;
-    pausedUntil = Math.max(pausedUntil, current + Math.min(nextAt - current, settings.retryBaseMs));
     const fields = { originalId: entry.originalId, attempts, reason, outcomeUnknown, retryInMs: Math.round(nextAt - current) };
     if (isCrmError(error) && error.setting) log.error({ ...fields, setting: error.setting }, 'enquiry delivery blocked by the CRM credentials');
     // An unresolved listing waits quietly: acceptance already warned, and the cache logs its own trouble.
@@ -252,10 +296,23 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     throw new Error(`more than ${RECONCILE_MAX_PAGES * 100} enquiries to search for this life since acceptance`);
   }
 
-  async function deliver(entry: OutboxEntry): Promise<void> {
+  /**
+   * What one delivery says about the CRM, for the circuit breaker: undefined when nothing reached
+   * it (nothing to send yet, a cancel, the store failing).
+   */
+  function crmOutcome(error: unknown): BreakerOutcome | undefined {
+    if (!isCrmError(error)) return undefined;
+    if (error.code === 'aborted' || error.code === 'closed') return undefined;
+    if (CONFIG_ERROR_CODES.has(error.code)) return { ok: false, retryAt: now() + CONFIG_RETRY_MS };
+    if (error.retryable) return { ok: false, retryAt: error.retryAt?.getTime() };
+    // A definite refusal (400, 404, …) is the CRM answering: it is up.
+    return { ok: true };
+  }
+
+  async function deliver(entry: OutboxEntry): Promise<BreakerOutcome | undefined> {
     if (!entry.payload) {
       die(entry, 'no personal data left to send');
-      return;
+      return undefined;
     }
     const current = now();
     let target: ResolvedTarget;
@@ -263,34 +320,36 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       const resolved = await resolveTarget(entry);
       if (resolved === 'unknown') {
         die(entry, entry.agentId !== null ? `agent ${entry.agentId} not found (or not shown on the web)` : `listing ${entry.listingId} not found`);
-        return;
+        return undefined;
       }
       target = resolved!;
     } catch (error) {
+      if (isStoreUnavailable(error)) throw error;
       retry(entry, error as Error, entry.sendingSince !== null, entry.attempts, 'resolve');
-      return;
+      return crmOutcome(error);
     }
 
     if (entry.sendingSince !== null) {
-      // Give a slow request time to land before looking. The POST left at or after sendingSince
-      // (it may have waited for a rate-limit slot), and if it was left behind by a crash, before
-      // this worker started: the later of the two bounds it.
-      const lookAt = Math.max(entry.sendingSince, startedAt) + settings.reconcileDelayMs;
-      if (current < lookAt) {
+      // A POST left behind by an earlier process (a crash, a stop mid-request, a restore) may still
+      // be on its way: give it time to land before looking. It left before this worker started.
+      // A POST of this process that failed was given that time (or not, if the CRM answered) by retry().
+      const lookAt = startedAt + settings.reconcileDelayMs;
+      if (entry.sendingSince < startedAt && current < lookAt) {
         outbox.retryLater(entry.originalId, lookAt, entry.lastError ?? 'outcome unknown', true);
-        return;
+        return undefined;
       }
       let found: number | null | undefined;
       try {
         found = await findInCrm(entry, target);
       } catch (error) {
+        if (isStoreUnavailable(error)) throw error;
         retry(entry, error as Error, true, entry.attempts, 'reconcile');
-        return;
+        return crmOutcome(error);
       }
       if (found !== undefined) {
         metrics.reconciliations.found++;
         delivered(entry, found, true);
-        return;
+        return { ok: true };
       }
       metrics.reconciliations.notFound++;
       log.info({ originalId: entry.originalId }, 'enquiry with an unknown outcome is not in the CRM; sending it again');
@@ -299,20 +358,25 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
 
     if (current >= windowEnd(entry)) {
       die(entry, `retry window over (${entry.attempts} attempts); last error: ${entry.lastError ?? 'none'}`);
-      return;
+      return undefined;
     }
 
     const body = toAddEnquiry(entry.payload, target, { source: settings.source, acceptedAt: new Date(entry.acceptedAt) });
     outbox.startSending(entry.originalId, now());
+    writes.succeeded();
     const attempts = entry.attempts + 1;
     try {
       const stored = await crm.addEnquiry(body, { signal: abort.signal });
       delivered({ ...entry, attempts }, stored.id, false);
+      return { ok: true };
     } catch (error) {
+      // The store failing around the request (the CRM budget row, markDelivered): the row keeps
+      // "sending", so it is looked up in the CRM before any second POST.
+      if (isStoreUnavailable(error)) throw error;
       if (!isCrmError(error)) {
         // Not from the CRM client: we cannot tell whether anything was sent.
         retry(entry, error as Error, true, attempts, 'post');
-        return;
+        return undefined;
       }
       if (!error.outcomeUnknown) outbox.clearSending(entry.originalId);
       if (error.code === 'invalid_response') {
@@ -327,6 +391,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
         // 400 and any other definite refusal: sending it again will not change the answer.
         die({ ...entry, attempts }, error.crmMessage ? `CRM ${error.status ?? ''} ${error.crmMessage}`.replace(/\s+/g, ' ') : describe(error));
       }
+      return crmOutcome(error);
     }
   }
 
@@ -352,6 +417,9 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     wake() {
       if (running) schedule(0);
     },
+    get breakerState() {
+      return breaker.state;
+    },
     async drain() {
       // Repeats until nothing due is left: one delivery can make the next one due (backoff 0 in tests).
       for (let round = 0; round < 1000; round++) {
@@ -363,6 +431,16 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       }
     },
   };
+}
+
+/**
+ * Whether a POST with an unknown outcome may still be at work in the CRM: after a timeout, a cut
+ * connection or a gateway's 502/504 it may land later, so the look-up waits ENQUIRY_RECONCILE_DELAY_MS.
+ * A 5xx the CRM answered itself ends the request: look it up as soon as the row's backoff allows.
+ */
+function mayStillLand(error: unknown): boolean {
+  if (!isCrmError(error) || error.code !== 'server_error' || error.status === undefined) return true;
+  return error.status === 502 || error.status === 504;
 }
 
 /** An error for the outbox and the log: codes, statuses and the CRM's message, never request data. */

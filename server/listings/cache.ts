@@ -49,6 +49,11 @@ export class ListingCache {
 
   constructor(private readonly store: Store) {}
 
+  /** Whether the store is taking writes (store.ts): a sync waits while another process holds the lock. */
+  get writes() {
+    return this.store.writes;
+  }
+
   private get db() {
     return this.store.db;
   }

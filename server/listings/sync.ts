@@ -137,9 +137,19 @@ export class ListingSync {
 
   /** Runs one sync after any run in progress. Never throws: failures are in the report. */
   run(kind: SyncKind): Promise<SyncReport> {
-    const next = this.queue.then(() => this.runNow(kind));
+    const next = this.queue.then(() => this.runNow(kind)).catch((error: unknown) => this.unexpectedFailure(kind, error));
     this.queue = next.catch(() => undefined);
     return next;
+  }
+
+  /**
+   * Last line of defence for a run (the store failing outside the steps that report their own
+   * errors): logged, reported, and the schedule carries on; a rejection here would end the process.
+   */
+  private unexpectedFailure(kind: SyncKind, error: unknown): SyncReport {
+    this.log.error({ err: error, kind }, 'listing sync failed unexpectedly; will retry at the next run');
+    const photos = { downloaded: 0, reused: 0, unchanged: 0, failed: 0, removed: 0 };
+    return { kind, complete: false, pages: 0, listings: 0, changed: 0, removed: 0, photos, crmRequests: 0, seconds: 0, error: describeError(error) };
   }
 
   private async runNow(kind: SyncKind): Promise<SyncReport> {
@@ -150,7 +160,6 @@ export class ListingSync {
     const photosBefore = { ...mirror.totals };
     const state = cache.readState();
     const sweep = kind === 'full' ? state.sweep + 1 : null;
-    if (sweep !== null) cache.writeState({ sweep });
     const signal = this.abort.signal;
     const report: SyncReport = {
       kind,
@@ -167,6 +176,10 @@ export class ListingSync {
     this.log.info({ kind, modifiedSince, cacheAgeSeconds: ageSeconds(state.lastSuccessAt, started) }, `listing sync started (${kind})`);
 
     try {
+      // Another process holds the store's write lock (or the disk is full): every write would stop
+      // the event loop for busy_timeout and fail. Skip this run; the next one tries again.
+      if (cache.writes.heldUntil() !== undefined) throw new Error('the store is not taking writes just now (locked by another process, or the disk is full)');
+      if (sweep !== null) cache.writeState({ sweep });
       // 1. Read every list first (a few quick requests), so pages are read close together in time.
       const markers = cache.modifiedMarkers();
       const toWrite: Array<{ item: ListItem; spec: ListSpec }> = [];
@@ -236,7 +249,18 @@ export class ListingSync {
       if (kind === 'full') this.options.afterSweep?.();
     } catch (error) {
       report.error = describeError(error);
-      cache.writeState({ lastError: report.error, lastErrorAt: started });
+      // The store refusing writes (a lock held elsewhere, a full disk): recording that would be
+      // refused too. The run's report and the log say it; the schedule carries on.
+      if (cache.writes.failed(error) || cache.writes.heldUntil() !== undefined) {
+        this.log.error({ err: error }, 'listing sync could not write to the store; will retry at the next run');
+      } else {
+        try {
+          cache.writeState({ lastError: report.error, lastErrorAt: started });
+        } catch (stateError) {
+          cache.writes.failed(stateError);
+          this.log.error({ err: stateError }, 'could not record the failed sync in the store');
+        }
+      }
     } finally {
       cache.changed();
       report.crmRequests = client.budget().used - requestsBefore;

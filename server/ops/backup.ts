@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
-import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { migrations as knownMigrations } from '../store/migrations.ts';
-import { openStore, STORE_FILE, type Db } from '../store/store.ts';
+import { ensurePrivateDir, openStore, STORE_FILE, STORE_FILE_MODE, type Db } from '../store/store.ts';
 import { variantPath } from '../photos/variants.ts';
 import type { Progress } from '../progress.ts';
 import { runningRelay } from './instance.ts';
@@ -66,6 +66,9 @@ export async function backupStore(dataDir: string, file: string, options: { forc
   const partial = `${target}.partial-${process.pid}`;
   const source = openStoreReadOnly(dataDir);
   try {
+    // Owner-only from its first byte: a backup holds the same personal data as the store.
+    rmSync(partial, { force: true });
+    closeSync(openSync(partial, 'wx', STORE_FILE_MODE));
     await source.backup(partial, {
       progress({ totalPages, remainingPages }) {
         options.progress?.setTotal(totalPages);
@@ -115,7 +118,7 @@ export function restoreStore(dataDir: string, file: string, options: { now?: Dat
     throw new Error(`A relay (pid ${running.pid}, started ${running.startedAt}) is running on ${absoluteDir}: stop it first (systemctl stop estate-embed-relay).`);
   }
   const verified = verifyBackup(resolve(file));
-  mkdirSync(absoluteDir, { recursive: true });
+  ensurePrivateDir(absoluteDir);
   const storeFile = join(absoluteDir, STORE_FILE);
   let previous: string | undefined;
   if (existsSync(storeFile)) {
@@ -126,7 +129,9 @@ export function restoreStore(dataDir: string, file: string, options: { now?: Dat
       if (existsSync(`${storeFile}${suffix}`)) renameSync(`${storeFile}${suffix}`, `${previous}${suffix}`);
     }
   }
-  // Copy through SQLite (not a file copy) so the result is one consistent file in the store's place.
+  // Copy through SQLite (not a file copy) so the result is one consistent file in the store's place,
+  // into an empty owner-only file (VACUUM INTO would create it readable by all).
+  closeSync(openSync(storeFile, 'wx', STORE_FILE_MODE));
   const backup = new Database(resolve(file), { readonly: true, fileMustExist: true });
   try {
     backup.exec(`VACUUM INTO '${storeFile.replace(/'/g, "''")}'`);

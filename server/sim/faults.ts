@@ -19,6 +19,10 @@ export interface FaultRule {
   retryAfterSeconds?: number | null;
   /** Delay before handling, in milliseconds. */
   latencyMs?: number;
+  /** Share of requests delayed by `slowLatencyMs` instead of `latencyMs` (a slow tail). */
+  slowRate?: number;
+  /** The slow tail's delay, in milliseconds. */
+  slowLatencyMs?: number;
   /** Share of requests that are fully handled (an enquiry is stored) but whose connection is then cut. */
   dropResponseRate?: number;
   /** Apply to this many matching requests, then expire. Unset: until cleared. */
@@ -50,6 +54,8 @@ export function parseFaultRule(input: unknown): FaultRule {
   const errorRate = rate(raw.errorRate, 'errorRate');
   const rate429 = rate(raw.rate429, 'rate429');
   const dropResponseRate = rate(raw.dropResponseRate, 'dropResponseRate');
+  const slowRate = rate(raw.slowRate, 'slowRate');
+  if (slowRate !== undefined) rule.slowRate = slowRate;
   if (errorRate !== undefined) rule.errorRate = errorRate;
   if (rate429 !== undefined) rule.rate429 = rate429;
   if (dropResponseRate !== undefined) rule.dropResponseRate = dropResponseRate;
@@ -71,6 +77,12 @@ export function parseFaultRule(input: unknown): FaultRule {
       throw new FaultRuleError('latencyMs must be a number of milliseconds from 0 to 120000');
     }
     rule.latencyMs = raw.latencyMs;
+  }
+  if (raw.slowLatencyMs !== undefined) {
+    if (typeof raw.slowLatencyMs !== 'number' || !(raw.slowLatencyMs >= 0 && raw.slowLatencyMs <= 120_000)) {
+      throw new FaultRuleError('slowLatencyMs must be a number of milliseconds from 0 to 120000');
+    }
+    rule.slowLatencyMs = raw.slowLatencyMs;
   }
   if (raw.times !== undefined) {
     if (!Number.isInteger(raw.times) || (raw.times as number) < 1) throw new FaultRuleError('times must be a positive whole number');
@@ -134,7 +146,8 @@ export class FaultInjector {
     compiled.remaining--;
     if (compiled.remaining <= 0) this.rules.splice(index, 1);
     const { rule } = compiled;
-    const latencyMs = rule.latencyMs ?? 0;
+    const slow = rule.slowRate !== undefined && this.rng.next() < rule.slowRate;
+    const latencyMs = slow ? (rule.slowLatencyMs ?? 0) : (rule.latencyMs ?? 0);
     const roll = this.rng.next();
     const errorRate = rule.errorRate ?? 0;
     if (roll < errorRate) return { kind: 'error', status: rule.errorStatus ?? 500, latencyMs };

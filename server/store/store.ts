@@ -1,12 +1,14 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { migrations as defaultMigrations, type Migration } from './migrations.ts';
 
 export type Db = Database.Database;
 
 export interface Store {
   db: Db;
+  /** Whether writes are failing (a lock held elsewhere, a full disk): callers back off instead of blocking. */
+  writes: WriteHealth;
   /** Absolute path of the SQLite file. */
   file: string;
   /** Absolute path of DATA_DIR. */
@@ -14,31 +16,169 @@ export interface Store {
   close(): void;
 }
 
+export interface OpenStoreOptions {
+  /** Told when DATA_DIR or a store file had looser permissions than it should and was tightened. */
+  warn?: (message: string, fields: Record<string, unknown>) => void;
+}
+
 export const STORE_FILE = 'relay.db';
+/** DATA_DIR holds personal data (the outbox) and the CRM budget: its owner alone may enter it. */
+export const DATA_DIR_MODE = 0o700;
+/** The store, its WAL and shared-memory files, and backups: read and written by the owner alone. */
+export const STORE_FILE_MODE = 0o600;
+/** After a checkpoint the WAL is cut back to this size, so it cannot keep old pages around for long. */
+const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
+/** Pages in the WAL (4 KB each) that trigger an automatic checkpoint: SQLite's default, made explicit. */
+const WAL_AUTOCHECKPOINT_PAGES = 1000;
 
 /**
  * Opens (creating if needed) the relay's SQLite store in `dataDir` and brings its schema up to date.
  * WAL lets readers run beside the writer; synchronous=FULL makes every commit durable before it
  * returns, which the enquiry outbox relies on (a 202 is only sent after the commit).
+ * secure_delete zeroes the bytes of deleted or overwritten content, so erased personal data does
+ * not linger in free space of the file (see `checkpoint` for the WAL).
  */
-export function openStore(dataDir: string, migrations: Migration[] = defaultMigrations): Store {
+export function openStore(dataDir: string, migrations: Migration[] = defaultMigrations, options: OpenStoreOptions = {}): Store {
   const absoluteDir = resolve(dataDir);
   const file = join(absoluteDir, STORE_FILE);
-  mkdirSync(dirname(file), { recursive: true });
+  ensurePrivateDir(absoluteDir, options.warn);
+  // Created owner-only before SQLite opens it: SQLite gives the -wal and -shm files the mode of
+  // the database file, so they are private from their first byte too.
+  closeSync(openSync(file, 'a', STORE_FILE_MODE));
+  for (const suffix of ['', '-wal', '-shm']) tightenFile(`${file}${suffix}`, options.warn);
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
+  db.pragma('secure_delete = ON');
+  db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+  db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
   migrate(db, migrations);
   return {
     db,
     file,
+    writes: new WriteHealth(() => writeLockFree(db)),
     dataDir: absoluteDir,
     close: () => {
       if (db.open) db.close();
     },
   };
+}
+
+/**
+ * Copies every page of the WAL into the database file and truncates the WAL to zero bytes. Called
+ * after personal data is erased: until then the WAL still holds the pages as they were written.
+ * Returns false when a reader kept the checkpoint from finishing (the next one will).
+ */
+export function checkpoint(db: Db): boolean {
+  const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+  return result?.busy === 0;
+}
+
+/** Creates DATA_DIR owner-only, or tightens an existing one that others may read. */
+export function ensurePrivateDir(dir: string, warn?: OpenStoreOptions['warn']): void {
+  mkdirSync(dir, { recursive: true, mode: DATA_DIR_MODE });
+  tighten(dir, DATA_DIR_MODE, 'DATA_DIR', warn);
+}
+
+/** Makes an existing store file (or backup) owner-only. */
+export function tightenFile(file: string, warn?: OpenStoreOptions['warn']): void {
+  if (existsSync(file)) tighten(file, STORE_FILE_MODE, 'store file', warn);
+}
+
+function tighten(path: string, mode: number, what: string, warn?: OpenStoreOptions['warn']): void {
+  const current = statSync(path).mode & 0o777;
+  if ((current & ~mode) === 0) return;
+  try {
+    chmodSync(path, mode);
+    warn?.(`${what} was readable by others (mode ${current.toString(8)}); tightened to ${mode.toString(8)}`, { path, was: current.toString(8) });
+  } catch (error) {
+    // Not ours to change (another owner): say so rather than refuse to start.
+    warn?.(`${what} is readable by others (mode ${current.toString(8)}) and could not be tightened: ${(error as Error).message}`, { path });
+  }
+}
+
+/** SQLite failures that say "the store cannot take writes now" rather than "this statement is wrong". */
+const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|READONLY|CANTOPEN|PROTOCOL|NOMEM)/;
+
+export function isStoreUnavailable(error: unknown): boolean {
+  return error instanceof Database.SqliteError && UNAVAILABLE_CODES.test(error.code);
+}
+
+/**
+ * Tracks write failures of the store. A write under a lock held by another process waits
+ * busy_timeout (5 s) with the whole event loop stopped before it fails, so after one such failure
+ * writers stay away and answer "try later" at once, while listing reads (WAL readers) carry on:
+ *
+ * - a lock (SQLITE_BUSY, SQLITE_LOCKED): a probe that takes the write lock without waiting runs
+ *   at most once a second, so writes resume within a second of the lock's release;
+ * - anything else (a full disk, an I/O error): held off 5 s, doubling to 60 s; the next real write
+ *   is the probe.
+ *
+ * One successful write clears it.
+ */
+export class WriteHealth {
+  private until = 0;
+  private backoffMs = 0;
+  private locked = false;
+
+  constructor(
+    private readonly probe: () => boolean = () => false,
+    private readonly now: () => number = Date.now,
+    private readonly probeEveryMs = 1_000,
+    private readonly firstBackoffMs = 5_000,
+    private readonly maxBackoffMs = 60_000,
+  ) {}
+
+  /** While writes are being held off: when the next attempt may be made (ms). */
+  heldUntil(): number | undefined {
+    const current = this.now();
+    if (current >= this.until) {
+      if (!this.locked) return undefined;
+      if (this.probe()) {
+        this.succeeded();
+        return undefined;
+      }
+      this.until = current + this.probeEveryMs;
+    }
+    return this.until;
+  }
+
+  /** Records a failed write. Returns true when it was the store being unavailable (then held off). */
+  failed(error: unknown): boolean {
+    if (!isStoreUnavailable(error)) return false;
+    this.locked = /^SQLITE_(BUSY|LOCKED)/.test((error as { code: string }).code);
+    if (this.locked) {
+      this.until = this.now() + this.probeEveryMs;
+    } else {
+      this.backoffMs = this.backoffMs === 0 ? this.firstBackoffMs : Math.min(this.maxBackoffMs, this.backoffMs * 2);
+      this.until = this.now() + this.backoffMs;
+    }
+    return true;
+  }
+
+  succeeded(): void {
+    this.backoffMs = 0;
+    this.until = 0;
+    this.locked = false;
+  }
+}
+
+/** Takes the write lock and lets it go at once, without waiting for it: true when it was free. */
+export function writeLockFree(db: Db): boolean {
+  if (!db.open || db.inTransaction) return false;
+  const previous = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma('busy_timeout = 0');
+  try {
+    db.exec('BEGIN IMMEDIATE');
+    db.exec('ROLLBACK');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    db.pragma(`busy_timeout = ${previous}`);
+  }
 }
 
 export function migrate(db: Db, migrations: Migration[]): string[] {

@@ -10,8 +10,17 @@
  * The verdict: every originalId that got a 202 is in the simulator's holding area exactly once,
  * and nothing else is (no duplicates, no strays), and the outbox holds no queued or dead entry.
  *
- * Used by `npm run test:chaos` (test/chaos/run.ts, N = CHAOS_N, default 1000) and by a small
- * version inside `npm test` (test/chaos/chaos.test.ts).
+ * Two fault profiles: 'mixed' (rough and slow spells alternating, with short relay timeouts and
+ * retry delays so a large N runs quickly) and 'issue9' (the outside review's run: the relay with its
+ * production retry settings, the CRM failing 15 % of POSTs with 500, 10 % with 429, dropping 10 %
+ * of responses after storing and answering 5 % after 4 s; 150 enquiries, 3 SIGKILLs).
+ *
+ * Also measured: the wait of each enquiry from its 202 to its arrival in the CRM (p50, p95, max),
+ * and how long after the last 202 the last enquiry arrived.
+ *
+ * Used by `npm run test:chaos` (test/chaos/run.ts, N = CHAOS_N, default 1000;
+ * `npm run test:chaos -- --profile issue9` for the review's run) and by a small version inside
+ * `npm test` (test/chaos/chaos.test.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -40,6 +49,19 @@ export interface ChaosOptions {
   note?: (message: string) => void;
   /** Keep DATA_DIR and the relay's log (for a post-mortem). */
   keepDataDir?: boolean;
+  /** Fault profile and relay settings (default 'mixed'). */
+  profile?: ChaosProfile;
+}
+
+export type ChaosProfile = 'mixed' | 'issue9';
+
+/** Waits from a 202 to the CRM, in seconds. */
+export interface ChaosLatency {
+  p50: number;
+  p95: number;
+  max: number;
+  /** From the last 202 to the last accepted enquiry's arrival in the CRM. */
+  afterLastAccepted: number;
 }
 
 export interface ChaosReport {
@@ -59,6 +81,8 @@ export interface ChaosReport {
   foundByReconcile: number;
   simulator: { postsSeen: number; injectedErrors: number; injected429s: number; droppedResponses: number; stored: number };
   faults: FaultRule[];
+  profile: ChaosProfile;
+  latency: ChaosLatency;
   seconds: number;
   dataDir: string;
   ok: boolean;
@@ -80,7 +104,24 @@ export const FAULT_PROFILES: Record<'rough' | 'slow', FaultRule[]> = {
   ],
 };
 
+/**
+ * The outside review's fault profile (issue 9, item 5), as one rule: the 429s carry Retry-After: 1.
+ * The drop roll comes after the error roll, so "10 % dropped" is 10 % of the POSTs that got through.
+ */
+export const ISSUE9_FAULTS: FaultRule[] = [
+  { match: 'POST /enquiries', errorRate: 0.15, rate429: 0.1, retryAfterSeconds: 1, dropResponseRate: 0.1, slowRate: 0.05, slowLatencyMs: 4_000 },
+];
+
+/** The goals of issue 9 for the 'issue9' profile: all in within 2 min of the last 202, p95 <= 60 s. */
+export const ISSUE9_GOALS = { afterLastAcceptedSeconds: 120, p95Seconds: 60 };
+
+function percentile(sorted: number[], share: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)]!;
+}
+
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
+  const profile = options.profile ?? 'mixed';
   const started = Date.now();
   const note = options.note ?? (() => {});
   const senders = options.senders ?? 8;
@@ -93,40 +134,60 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const sim = await startSimulator({ listings: 24, seed: 20_250_101, requestsPerSecond: 10, dailyLimit: 1_000_000 });
   const targets = await loadTargets(sim.baseUrl, sim.apiKey, sim.accessToken);
   const port = await freePort();
+  // The sender is one address sending far more than a visitor would: the per-client limits are lifted.
+  const common = {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    DATA_DIR: dataDir,
+    CRM_BASE_URL: sim.baseUrl,
+    CRM_API_KEY: sim.apiKey,
+    CRM_ACCESS_TOKEN: sim.accessToken,
+    CRM_DAILY_LIMIT: '1000000',
+    LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
+    ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000000',
+    ENQUIRY_DAILY_LIMIT_PER_CLIENT: '1000000',
+    ENQUIRY_DAILY_BUDGET: '1000000',
+    ENQUIRY_MIN_FILL_MS: '0',
+  };
   const relay = new RelayProcess(
-    {
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
-      DATA_DIR: dataDir,
-      CRM_BASE_URL: sim.baseUrl,
-      CRM_API_KEY: sim.apiKey,
-      CRM_ACCESS_TOKEN: sim.accessToken,
-      CRM_TIMEOUT_MS: String(CRM_TIMEOUT_MS),
-      CRM_DAILY_LIMIT: '1000000',
-      LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
-      ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000000',
-      ENQUIRY_MIN_FILL_MS: '0',
-      ENQUIRY_RETRY_BASE_MS: '200',
-      ENQUIRY_RETRY_MAX_MS: '2000',
-      // Longer than the slow profile's latency beyond the timeout: a slow POST lands before the look-up.
-      ENQUIRY_RECONCILE_DELAY_MS: '1500',
-      ENQUIRY_DELIVERY_CONCURRENCY: '4',
-      ENQUIRY_POLL_MS: '250',
-    },
+    profile === 'issue9'
+      ? // The production defaults for timeouts, retries, reconciliation and concurrency.
+        common
+      : {
+          ...common,
+          CRM_TIMEOUT_MS: String(CRM_TIMEOUT_MS),
+          ENQUIRY_RETRY_BASE_MS: '200',
+          ENQUIRY_RETRY_MAX_MS: '2000',
+          // Longer than the slow profile's latency beyond the timeout: a slow POST lands before the look-up.
+          ENQUIRY_RECONCILE_DELAY_MS: '1500',
+          ENQUIRY_DELIVERY_CONCURRENCY: '4',
+          ENQUIRY_POLL_MS: '250',
+        },
     logFile,
   );
   const url = `http://127.0.0.1:${port}`;
 
   // Mostly rough, with short slow spells (every POST then times out at the relay).
   let faultTimer: NodeJS.Timeout | undefined;
-  const applyProfile = (profile: keyof typeof FAULT_PROFILES) => {
-    sim.state.faults.set(FAULT_PROFILES[profile]);
-    faultTimer = setTimeout(() => applyProfile(profile === 'rough' ? 'slow' : 'rough'), profile === 'rough' ? 4_000 : 1_500);
+  const applyProfile = (spell: keyof typeof FAULT_PROFILES) => {
+    sim.state.faults.set(FAULT_PROFILES[spell]);
+    faultTimer = setTimeout(() => applyProfile(spell === 'rough' ? 'slow' : 'rough'), spell === 'rough' ? 4_000 : 1_500);
   };
-  applyProfile('rough');
+  if (profile === 'issue9') sim.state.faults.set(ISSUE9_FAULTS);
+  else applyProfile('rough');
 
   const accepted = new Set<string>();
+  // When each enquiry got its 202, and when it was first seen in the CRM (sampled every 100 ms).
+  const acceptedAt = new Map<string, number>();
+  const arrivedAt = new Map<string, number>();
+  const sampleArrivals = () => {
+    const at = Date.now();
+    for (const enquiry of sim.state.postedEnquiries()) {
+      if (enquiry.originalId && !arrivedAt.has(enquiry.originalId)) arrivedAt.set(enquiry.originalId, at);
+    }
+  };
+  const arrivalTimer = setInterval(sampleArrivals, 100);
   let notAccepted = 0;
   let senderRetries = 0;
   let kills = 0;
@@ -176,6 +237,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           if (response.status === 202) {
             await response.arrayBuffer();
             accepted.add(body.originalId);
+            acceptedAt.set(body.originalId, Date.now());
             if (killAt.length > 0 && accepted.size >= killAt[0]!) {
               killAt.shift();
               void killAndRestart(`after ${accepted.size} accepted`);
@@ -225,6 +287,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       await sleep(250);
     }
     clearTimeout(faultTimer);
+    sampleArrivals();
+    clearInterval(arrivalTimer);
     await relay.stop();
 
     // The verdict, from the simulator's holding area and the relay's outbox.
@@ -266,7 +330,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         droppedResponses: counters.droppedResponses,
         stored: counters.enquiriesStored,
       },
-      faults: [...FAULT_PROFILES.rough, ...FAULT_PROFILES.slow],
+      faults: profile === 'issue9' ? ISSUE9_FAULTS : [...FAULT_PROFILES.rough, ...FAULT_PROFILES.slow],
+      profile,
+      latency: latencyOf(acceptedAt, arrivedAt),
       seconds: Math.round((Date.now() - started) / 100) / 10,
       dataDir,
       ok:
@@ -281,6 +347,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     return report;
   } finally {
     clearTimeout(faultTimer);
+    clearInterval(arrivalTimer);
     await relay.kill().catch(() => {});
     await sim.close();
     if (!report?.ok) {
@@ -292,6 +359,27 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }
     if (!options.keepDataDir && report?.ok) rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+function latencyOf(acceptedAt: Map<string, number>, arrivedAt: Map<string, number>): ChaosLatency {
+  const waits: number[] = [];
+  let lastArrival = 0;
+  for (const [id, at] of acceptedAt) {
+    const arrived = arrivedAt.get(id);
+    if (arrived === undefined) continue;
+    // An enquiry stored before its 202 reached the sender (a kill mid-answer) waited nothing.
+    waits.push(Math.max(0, arrived - at) / 1000);
+    lastArrival = Math.max(lastArrival, arrived);
+  }
+  waits.sort((a, b) => a - b);
+  const lastAccepted = Math.max(0, ...acceptedAt.values());
+  const round = (seconds: number) => Math.round(seconds * 10) / 10;
+  return {
+    p50: round(percentile(waits, 0.5)),
+    p95: round(percentile(waits, 0.95)),
+    max: round(waits.at(-1) ?? 0),
+    afterLastAccepted: round(Math.max(0, lastArrival - lastAccepted) / 1000),
+  };
 }
 
 interface Targets {

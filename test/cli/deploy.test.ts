@@ -63,4 +63,9 @@ describe('deploy/', () => {
     expect(unit).toContain(`ExecReload=/bin/kill -${SYNC_SIGNAL.replace(/^SIG/, '')} $MAINPID`);
     expect(unit).toMatch(/^EnvironmentFile=\/etc\/estate-embed\/relay\.env$/m);
   });
+
+  it('the unit creates DATA_DIR owner-only, as the relay wants it (else it tightens it and warns at every start)', () => {
+    expect(unit).toMatch(/^StateDirectoryMode=0700$/m);
+    expect(unit).toMatch(/^UMask=0077$/m);
+  });
 });

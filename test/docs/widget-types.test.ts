@@ -50,6 +50,9 @@ describe('estate-embed/widget types', () => {
     // The real package.json (its `exports` is what is under test) and freshly built declarations.
     copyFileSync(join(projectRoot, 'package.json'), join(pkg, 'package.json'));
     buildWidgetTypes(join(pkg, 'dist', 'types'));
+    // A host project has a package.json of its own. Without one, the nearest is estate-embed's, and
+    // TypeScript resolves 'estate-embed/widget' as a self-reference to this checkout's dist/ instead.
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'host-project', private: true, type: 'module' }));
     writeFileSync(join(dir, 'consumer.ts'), CONSUMER);
     writeFileSync(
       join(dir, 'tsconfig.json'),

@@ -383,6 +383,26 @@ describe('<estate-enquiry> validation', () => {
     expect(await verdict(''), 'required').to.equal(false);
   });
 
+  it('takes a name with no letter (only invisible characters or dots) for an empty one, as the relay does', async () => {
+    const el = await fixture<EstateEnquiry>(html`<estate-enquiry listing-id="1" relay=${RELAY}></estate-enquiry>`);
+    let sent = false;
+    el.addEventListener('estate-enquiry-submit', () => (sent = true));
+    const name = control(el, 'fullName');
+    for (const blank of ['\u200b\u200b', '\u202e\u2066', '\u3164', '. .']) {
+      await fill(el, { ...visitor, fullName: blank });
+      submitButton(el).click();
+      await waitUntil(() => name.getAttribute('aria-invalid') === 'true', `"${encodeURIComponent(blank)}" is refused`);
+      expect(shadow(el).getElementById('fullName-error')!.textContent).to.equal('Please fill in this field.');
+    }
+    expect(sent, 'nothing is sent').to.equal(false);
+    for (const good of ['李小龙', "Siobhán O'Connor"]) {
+      await fill(el, { fullName: good });
+      name.dispatchEvent(new Event('blur'));
+      await el.updateComplete;
+      expect(name.getAttribute('aria-invalid'), good).to.equal('false');
+    }
+  });
+
   it('requires the consent box when consent-text is set', async () => {
     const el = await fixture<EstateEnquiry>(html`<estate-enquiry listing-id="1" consent-text="I agree"></estate-enquiry>`);
     await fill(el, visitor);

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createApp } from '../../server/app.ts';
+import { loadConfig } from '../../server/config.ts';
 import { EnquiryOutbox } from '../../server/enquiries/outbox.ts';
 import { enquiryFingerprint, enquiryRequestSchema } from '../../server/enquiries/schema.ts';
+import { silentLogger } from '../../server/log.ts';
 import { openStore } from '../../server/store/store.ts';
 import { enquiryHarness, validEnquiry, type EnquiryHarness, type HarnessOptions } from './support.ts';
 
@@ -41,6 +44,15 @@ describe('POST /api/v1/enquiries: validation', () => {
     ['fullName 101 characters', { fullName: long(101) }, ['fullName']],
     ['fullName with a line break', { fullName: 'Jane\r\nBcc: x@y.z' }, ['fullName']],
     ['fullName an object', { fullName: { first: 'Jane' } }, ['fullName']],
+    // Issue 9 item 12: names that show nothing, or hide something.
+    ['fullName only zero-width spaces', { fullName: '\u200b\u200b\u200b' }, ['fullName']],
+    ['fullName only bidi overrides', { fullName: '\u202e\u202d\u2066\u2069' }, ['fullName']],
+    ['fullName only a line separator', { fullName: '\u2028' }, ['fullName']],
+    ['fullName only Hangul fillers', { fullName: '\u3164\u3164' }, ['fullName']],
+    ['fullName only punctuation and digits', { fullName: '.-- 42' }, ['fullName']],
+    ['fullName with a right-to-left override', { fullName: 'Jane \u202eenitsuA' }, ['fullName']],
+    ['fullName with a zero-width space', { fullName: 'Ja\u200bne' }, ['fullName']],
+    ['fullName with a soft hyphen', { fullName: 'Jane\u00ad' }, ['fullName']],
     ['email missing', { email: undefined }, ['email']],
     ['email without @', { email: 'jane.example.com' }, ['email']],
     ['email 255 characters', { email: `${long(243)}@example.com` }, ['email']],
@@ -81,6 +93,23 @@ describe('POST /api/v1/enquiries: validation', () => {
       await request(harness.app).post('/api/v1/enquiries').send(validEnquiry({ mobile })).expect(202);
     }
     expect(rowCount(harness)).toBe(phones.length);
+  });
+
+  it('names the problem with a name that has no letter, or hides characters', async () => {
+    const harness = setup();
+    const blank = await request(harness.app).post('/api/v1/enquiries').send(validEnquiry({ fullName: '\u200b\u2060' })).expect(400);
+    expect(blank.body.fields).toEqual({ fullName: 'Full name must contain at least one letter' });
+    const hidden = await request(harness.app).post('/api/v1/enquiries').send(validEnquiry({ fullName: 'Jane \u202eenitsuA' })).expect(400);
+    expect(hidden.body.fields.fullName).toMatch(/^Full name contains invisible or control characters/);
+  });
+
+  it('accepts names in any script, with marks, apostrophes and joiners between letters', async () => {
+    const harness = setup();
+    const names = ["Siobhán O'Connor-Nguyễn", '李小龙', 'محمد‌رضا', 'Zoë Ångström', 'Þórr', 'Ngāti Kahu', 'क्षत्रिय', 'Dr. J. R. R. Tolkien 3rd'];
+    for (const fullName of names) {
+      await request(harness.app).post('/api/v1/enquiries').send(validEnquiry({ fullName })).expect(202);
+    }
+    expect(rowCount(harness)).toBe(names.length);
   });
 
   it('accepts the limits exactly and drops unknown fields', async () => {
@@ -310,6 +339,71 @@ describe('rate limit', () => {
     await request(harness.app).get(`/api/v1/enquiries/${bodies[1]!.originalId}`).expect(200);
     expect(rowCount(harness)).toBe(3);
     expect(harness.service.metrics.rateLimited).toBe(1);
+  });
+});
+
+describe('daily limits (issue 9 item 13)', () => {
+  // 21:30 UTC: the day's limits renew in 2 h 30 min.
+  const evening = Date.UTC(2026, 10, 22, 21, 30, 0);
+
+  it('caps one client per UTC day, with Retry-After to 00:00 UTC and a message saying so; repeats are free', async () => {
+    let now = evening;
+    const harness = setup({ env: { ENQUIRY_DAILY_LIMIT_PER_CLIENT: '3' }, now: () => now });
+    const bodies = [validEnquiry(), validEnquiry(), validEnquiry()];
+    for (const body of bodies) await request(harness.app).post('/api/v1/enquiries').send(body).expect(202);
+    const limited = await request(harness.app).post('/api/v1/enquiries').send(validEnquiry()).expect(429);
+    expect(limited.body.error).toBe('daily_limit');
+    expect(limited.body.message).toBe(
+      'This address has sent 3 enquiries today, the most taken from one connection in a day; try again after 00:00 UTC (in 2 h 30 min), or contact the agency directly.',
+    );
+    expect(limited.headers['retry-after']).toBe(String(150 * 60));
+    // The per-minute limit's headers are still the ones a client reads for the short window.
+    expect(limited.headers['ratelimit-policy']).toMatch(/w=60/);
+    // A repeat of an accepted enquiry (its 202 was lost) is answered, and does not count.
+    await request(harness.app).post('/api/v1/enquiries').send(bodies[0]).expect(202);
+    expect(rowCount(harness)).toBe(3);
+    // The next UTC day starts afresh.
+    now = Date.UTC(2026, 10, 23, 0, 0, 1);
+    await request(harness.app).post('/api/v1/enquiries').send(validEnquiry()).expect(202);
+    expect(rowCount(harness)).toBe(4);
+  });
+
+  it('keys the daily cap per client address', async () => {
+    const harness = setup({ env: { ENQUIRY_DAILY_LIMIT_PER_CLIENT: '1', TRUST_PROXY: 'loopback' }, now: () => evening });
+    const from = (ip: string) => request(harness.app).post('/api/v1/enquiries').set('X-Forwarded-For', ip);
+    await from('203.0.113.7').send(validEnquiry()).expect(202);
+    await from('203.0.113.7').send(validEnquiry()).expect(429);
+    await from('198.51.100.20').send(validEnquiry()).expect(202);
+  });
+
+  it('stops forwarding past the overall daily budget, across restarts, while spam is still answered as usual', async () => {
+    let now = evening;
+    const harness = setup({ env: { ENQUIRY_DAILY_BUDGET: '2', TRUST_PROXY: 'loopback' }, now: () => now });
+    // Yesterday's enquiries do not count.
+    now = evening - 24 * 60 * 60_000;
+    await request(harness.app).post('/api/v1/enquiries').set('X-Forwarded-For', '192.0.2.1').send(validEnquiry()).expect(202);
+    now = evening;
+    // Two clients spend it; a third, new client is refused with the reason and the wait.
+    await request(harness.app).post('/api/v1/enquiries').set('X-Forwarded-For', '192.0.2.2').send(validEnquiry()).expect(202);
+    await request(harness.app).post('/api/v1/enquiries').set('X-Forwarded-For', '192.0.2.3').send(validEnquiry({ website: 'http://spam.example' })).expect(202);
+    await request(harness.app).post('/api/v1/enquiries').set('X-Forwarded-For', '192.0.2.3').send(validEnquiry()).expect(202);
+    const refused = await request(harness.app).post('/api/v1/enquiries').set('X-Forwarded-For', '192.0.2.4').send(validEnquiry()).expect(429);
+    expect(refused.body.error).toBe('daily_budget');
+    expect(refused.body.message).toMatch(/^The agency has taken all the enquiries it can through this form today; try again after 00:00 UTC \(in 2 h 30 min\)/);
+    expect(refused.headers['retry-after']).toBe(String(150 * 60));
+    expect(rowCount(harness)).toBe(4);
+
+    // A relay restarted on the same store still knows today's count.
+    const restarted = createApp({
+      config: loadConfig({ DATA_DIR: harness.dataDir, ENQUIRY_DAILY_BUDGET: '2' }),
+      store: harness.store,
+      log: silentLogger,
+      enquiries: harness.service,
+      demoDir: null,
+    });
+    await request(restarted).post('/api/v1/enquiries').send(validEnquiry()).expect(429);
+    now = Date.UTC(2026, 10, 23, 0, 0, 1);
+    await request(restarted).post('/api/v1/enquiries').send(validEnquiry()).expect(202);
   });
 });
 

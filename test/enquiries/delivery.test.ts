@@ -210,7 +210,7 @@ describe('retries, order and dead letters', () => {
     expect(sim.state.counters.requestsByEndpoint['GET /enquiries'] ?? 0).toBe(0);
   });
 
-  it('delivers in acceptance order, a failed head first once it is due', async () => {
+  it('delivers in acceptance order; a failing enquiry backs off alone while the others go through', async () => {
     const harness = setup({ settings: { concurrency: 1 } });
     const listing = await saleListing(harness);
     const bodies = [0, 1, 2].map((index) => validEnquiry({ listingId: listing.id, message: `Enquiry ${index}` }));
@@ -220,12 +220,85 @@ describe('retries, order and dead letters', () => {
     }
     sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 503, times: 1 }]);
     await harness.service.worker.drain();
-    expect(posted()).toHaveLength(0);
+    // The head failed; the two behind it did not wait for it (the old worker paused them all).
+    expect(posted().map((enquiry) => enquiry.originalId)).toEqual([bodies[1]!.originalId, bodies[2]!.originalId]);
+    expect(harness.service.outbox.get(bodies[0]!.originalId)!.status).toBe('queued');
+    expect(harness.service.worker.breakerState).toBe('closed');
     for (let round = 0; round < 3; round++) {
       advance(2_000);
       await harness.service.worker.drain();
     }
-    expect(posted().map((enquiry) => enquiry.originalId)).toEqual(bodies.map((body) => body.originalId));
+    expect(posted().map((enquiry) => enquiry.originalId)).toEqual([1, 2, 0].map((index) => bodies[index]!.originalId));
+  });
+
+  it('a 5xx the CRM answered is looked up once the row backs off; only a request that may still land waits the reconcile delay', async () => {
+    const harness = setup({ settings: { reconcileDelayMs: 30_000 } });
+    const listing = await saleListing(harness);
+    const answered = validEnquiry({ listingId: listing.id });
+    await post(harness, answered);
+    sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 500, times: 1 }]);
+    await harness.service.worker.drain();
+    expect(harness.service.outbox.get(answered.originalId)!.sendingSince).not.toBeNull();
+    advance(4_000); // retryMaxMs: the row's own backoff is over, 26 s before the reconcile delay would be
+    await harness.service.worker.drain();
+    expect(harness.service.outbox.get(answered.originalId)!.status).toBe('delivered');
+    expect(posted().map((enquiry) => enquiry.originalId)).toEqual([answered.originalId]);
+
+    // A gateway's 504: the CRM may still be working on it, so the look-up waits.
+    const gateway = validEnquiry({ listingId: listing.id });
+    await post(harness, gateway);
+    sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 504, times: 1 }]);
+    await harness.service.worker.drain();
+    advance(4_000);
+    await harness.service.worker.drain();
+    expect(harness.service.outbox.get(gateway.originalId)!.status).toBe('queued');
+    advance(26_000);
+    await harness.service.worker.drain();
+    expect(harness.service.outbox.get(gateway.originalId)!.status).toBe('delivered');
+  });
+
+  it('an outage opens the circuit: sending stops, one probe per cooldown, and the queue drains once the CRM is back', async () => {
+    const harness = setup({ settings: { concurrency: 2, breaker: { consecutiveFailures: 4 } } });
+    const listing = await saleListing(harness);
+    const bodies = Array.from({ length: 10 }, (_, index) => validEnquiry({ listingId: listing.id, message: `Enquiry ${index}` }));
+    for (const body of bodies) await post(harness, body);
+    const posts = () => sim.state.counters.requestsByEndpoint['POST /enquiries'] ?? 0;
+    sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 503 }]);
+
+    await harness.service.worker.drain();
+    expect(harness.service.worker.breakerState).toBe('open');
+    const metrics = (await request(harness.app).get('/metrics').expect(200)).text;
+    expect(metrics).toMatch(/^estate_enquiry_delivery_circuit_open 1$/m);
+    expect(metrics).toMatch(/^estate_enquiry_delivery_circuit_opened_total 1$/m);
+    // Four failures in a row opened it (two were in flight together): the other rows spent nothing.
+    expect(posts()).toBeGreaterThanOrEqual(4);
+    expect(posts()).toBeLessThanOrEqual(5);
+    const atOpen = posts();
+    advance(500); // rows' own backoff is over for some, but the circuit is still open
+    await harness.service.worker.drain();
+    expect(posts()).toBe(atOpen);
+
+    advance(1_000); // the cooldown (retryBaseMs) is over: one probe, which fails, so twice as long now
+    await harness.service.worker.drain();
+    expect(posts()).toBe(atOpen + 1);
+    expect(harness.service.worker.breakerState).toBe('open');
+    advance(1_500);
+    await harness.service.worker.drain();
+    expect(posts()).toBe(atOpen + 1);
+
+    sim.state.faults.clear();
+    advance(1_000);
+    await harness.service.worker.drain();
+    expect(harness.service.worker.breakerState).toBe('closed');
+    expect((await request(harness.app).get('/metrics').expect(200)).text).toMatch(/^estate_enquiry_delivery_circuit_open 0$/m);
+    for (let round = 0; round < 4; round++) {
+      advance(4_000);
+      await harness.service.worker.drain();
+    }
+    // Every one exactly once, though several POSTs got a 503 whose outcome was unknown.
+    const ids = posted().map((enquiry) => enquiry.originalId);
+    expect([...ids].sort()).toEqual(bodies.map((body) => body.originalId).sort());
+    expect(harness.service.outbox.counts()).toMatchObject({ queued: 0, delivered: 10, dead: 0 });
   });
 
   it('a CRM 400 dead-letters at once with the CRM message, visible to the operator', async () => {

@@ -61,7 +61,7 @@ export interface HarnessOptions {
  */
 export function enquiryHarness(options: HarnessOptions = {}): EnquiryHarness {
   const dataDir = mkdtempSync(join(tmpdir(), 'estate-enquiries-'));
-  const config = loadConfig({ DATA_DIR: dataDir, ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000', ...options.env });
+  const config = loadConfig({ DATA_DIR: dataDir, ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000', ENQUIRY_DAILY_LIMIT_PER_CLIENT: '100000', ...options.env });
   const store = openStore(dataDir);
   const log = options.log ?? silentLogger;
   const crmTarget = options.crm ?? { baseUrl: 'http://127.0.0.1:9/api/v1.3', apiKey: 'unused', accessToken: 'unused' };

@@ -7,6 +7,7 @@ import { RelayError, fetchJson, relayUrl } from '../shared/relay.ts';
 import { fill } from '../shared/format.ts';
 import { resetStyles } from '../shared/reset.styles.ts';
 import { styles } from './enquiry.styles.ts';
+import { nameProblem } from '../../contract/name.ts';
 import { isPhoneNumber } from '../../contract/phone.ts';
 import { clearPending, loadPending, newOriginalId, pendingKey, savePending, type PendingEnquiry } from './pending-store.ts';
 
@@ -597,6 +598,9 @@ export class EstateEnquiry extends LitElement {
       control.setCustomValidity(this.errorMobile);
     } else if (control.required && control.type !== 'checkbox' && !value && control.value) {
       // Only spaces: the browser counts that as filled in, the relay does not.
+      control.setCustomValidity(this.errorRequired);
+    } else if (field === 'fullName' && value && nameProblem(value) === 'no_letter') {
+      // Only invisible characters, dots or digits: as good as empty, and the relay refuses it.
       control.setCustomValidity(this.errorRequired);
     }
     const validity = control.validity;
