@@ -2,7 +2,7 @@ import { LitElement, html, nothing, type PropertyValues, type TemplateResult } f
 import { Task, initialState } from '@lit/task';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import type { Agent, ExternalLink, ListingDetail, OpenHome, Photo } from '../../contract/relay-api.ts';
-import { fetchJson, relayUrl, RelayError } from '../shared/relay.ts';
+import { fetchJsonOnceFilled, relayUrl, RelayError } from '../shared/relay.ts';
 import { fill, formatArea, formatDateTime, formatNumber, formatTimeRange, isoOrEmpty, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
 import { cachedMergeStrings } from '../shared/strings.ts';
 import { badgeLabel, renderFeature } from '../shared/listing-parts.ts';
@@ -103,6 +103,7 @@ export class EstateListing extends LitElement {
     noJsonLd: { type: Boolean, attribute: 'no-json-ld' },
     strings: { type: Object },
     listing: { attribute: false },
+    filling: { state: true },
   };
 
   declare listingId: number | null;
@@ -117,6 +118,8 @@ export class EstateListing extends LitElement {
   declare strings: Partial<ListingStrings> | null;
   /** A listing the host already has: rendered as given, no request made. */
   declare listing: ListingDetail | null;
+  /** The relay is filling its cache for the first time: the listing is on its way. */
+  declare protected filling: boolean;
 
   private retryCount = 0;
   private jsonLdScript: HTMLScriptElement | null = null;
@@ -128,7 +131,10 @@ export class EstateListing extends LitElement {
       if (!id && !this.listingIdParam) return initialState;
       if (!id) throw new MissingListing('no-id');
       try {
-        return await fetchJson<ListingDetail>(relayUrl(relay, `api/v1/listings/${encodeURIComponent(String(id))}`), { signal });
+        return await fetchJsonOnceFilled<ListingDetail>(relayUrl(relay, `api/v1/listings/${encodeURIComponent(String(id))}`), {
+          signal,
+          onFilling: (filling) => (this.filling = filling),
+        });
       } catch (error) {
         if (error instanceof RelayError && error.status === 404) throw new MissingListing('not-found');
         throw error;
@@ -152,6 +158,7 @@ export class EstateListing extends LitElement {
     this.noJsonLd = false;
     this.strings = null;
     this.listing = null;
+    this.filling = false;
   }
 
   /** The id shown: `listing-id`, else the page URL's `listing-id-param` parameter. */
@@ -297,7 +304,7 @@ export class EstateListing extends LitElement {
 
   private renderSkeleton(): TemplateResult {
     return html`<div part="skeleton" class="skeleton" aria-busy="true">
-      <p class="visually-hidden" role="status">${this.text.loading}</p>
+      <p class="visually-hidden" role="status">${this.filling ? this.text.filling : this.text.loading}</p>
       <div class="bone gallery"></div>
       <div class="bone title"></div>
       <div class="bone price"></div>

@@ -3,6 +3,8 @@ import type { PluralForms } from '../shared/format.ts';
 /** Every word `<estate-listing>` and its lightbox show; override any through `strings`. */
 export interface ListingStrings {
   loading: string;
+  /** While a freshly started relay loads the listings from the CRM for the first time. */
+  filling: string;
   notFound: string;
   noListingId: string;
   errorTitle: string;
@@ -59,6 +61,7 @@ export interface ListingStrings {
 
 export const defaultListingStrings: ListingStrings = {
   loading: 'Loading property…',
+  filling: 'This property is on its way: the agency’s listings are being loaded. This page updates by itself.',
   notFound: 'This property is no longer listed.',
   noListingId: 'No property was chosen.',
   errorTitle: 'We could not load this property.',

@@ -3,7 +3,7 @@ import { Task } from '@lit/task';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import { live } from 'lit/directives/live.js';
 import type { ListingSort, ListingSummary, ListingsQuery, ListingStatus, ListingType, Page } from '../../contract/relay-api.ts';
-import { fetchJson, relayUrl, RelayError } from '../shared/relay.ts';
+import { fetchJsonOnceFilled, relayUrl, RelayError } from '../shared/relay.ts';
 import { fill, formatMoney, formatNumber, formatShortDateTime, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
 import { styles } from './listings.styles.ts';
 import { cachedMergeStrings } from '../shared/strings.ts';
@@ -155,6 +155,7 @@ export class EstateListings extends LitElement {
     strings: { type: Object },
     listings: { attribute: false },
     detailId: { state: true },
+    filling: { state: true },
   };
 
   declare relay: string | null;
@@ -189,6 +190,8 @@ export class EstateListings extends LitElement {
    */
   declare listings: ListingSummary[] | null;
   declare protected detailId: number | null;
+  /** The relay is filling its cache for the first time: the listings are on their way. */
+  declare protected filling: boolean;
 
   /** The filters as the page's attributes set them, before the URL or a visitor changed them. */
   private baseFilters: Partial<Record<QueryKey, unknown>> | null = null;
@@ -203,7 +206,7 @@ export class EstateListings extends LitElement {
         return { items: hostListings, total: hostListings.length, page: 1, pageSize: hostListings.length } satisfies Page<ListingSummary>;
       }
       const url = `${relayUrl(relay, 'api/v1/listings')}?${queryString}`;
-      return fetchJson<Page<ListingSummary>>(url, { signal });
+      return fetchJsonOnceFilled<Page<ListingSummary>>(url, { signal, onFilling: (filling) => (this.filling = filling) });
     },
     args: () => [this.relay, toSearchParams(this.query).toString(), this.listings, this.retryCount] as const,
     onComplete: (page) => void this.afterLoad(page),
@@ -239,6 +242,7 @@ export class EstateListings extends LitElement {
     this.strings = null;
     this.listings = null;
     this.detailId = null;
+    this.filling = false;
   }
 
   /** The relay query the element is showing (validated). */
@@ -531,7 +535,7 @@ export class EstateListings extends LitElement {
   private renderSkeleton(): TemplateResult {
     const text = this.text;
     const count = this.query.pageSize ?? 12;
-    return html`${this.renderStatus(text.loading)}
+    return html`${this.renderStatus(this.filling ? text.filling : text.loading)}
       <ul part="list" class="list layout-${this.layout}" aria-busy="true">
         ${Array.from({ length: count }, () => html`<li part="card skeleton" class="card skeleton" aria-hidden="true">
           <div part="card-media" class="media"></div>

@@ -18,6 +18,8 @@ export interface ListingsStrings {
   auction: string;
   resultCount: PluralForms;
   loading: string;
+  /** While a freshly started relay loads the listings from the CRM for the first time. */
+  filling: string;
   emptyTitle: string;
   emptyHint: string;
   clearFilters: string;
@@ -61,6 +63,7 @@ export const defaultListingsStrings: ListingsStrings = {
   auction: 'Auction {date}',
   resultCount: { one: '{count} property', other: '{count} properties' },
   loading: 'Loading properties…',
+  filling: 'The listings are on their way: the agency’s properties are being loaded. This page updates by itself.',
   emptyTitle: 'No properties match your search.',
   emptyHint: 'Try a wider price range, fewer bedrooms or another suburb.',
   clearFilters: 'Clear filters',
