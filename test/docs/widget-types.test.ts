@@ -37,6 +37,17 @@ form?.addEventListener('estate-enquiry-success', (event) => {
   void event.detail.email;
 });
 void pageSize; void shown;
+
+// One element on its own, as a page that shows only a contact form imports it.
+import 'estate-embed/widget/enquiry';
+import type { EstateEnquiry as OnlyTheForm } from 'estate-embed/widget/enquiry';
+import type { EstateListings as OnlyTheList } from 'estate-embed/widget/listings';
+const contact: OnlyTheForm = document.createElement('estate-enquiry');
+const agentId: number | undefined = contact.agentId;
+const list: OnlyTheList | null = document.querySelector('estate-listings');
+// @ts-expect-error agentId is a number
+contact.agentId = 'forty-two';
+void agentId; void list;
 `;
 
 describe('estate-embed/widget types', () => {
@@ -51,6 +62,8 @@ describe('estate-embed/widget types', () => {
     copyFileSync(join(projectRoot, 'package.json'), join(pkg, 'package.json'));
     buildWidgetTypes(join(pkg, 'dist', 'types'));
     writeFileSync(join(dir, 'consumer.ts'), CONSUMER);
+    // A package of its own: without it, 'estate-embed' would resolve to this project (self-reference).
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'host-site', private: true, type: 'module' }));
     writeFileSync(
       join(dir, 'tsconfig.json'),
       JSON.stringify({

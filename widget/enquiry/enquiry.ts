@@ -800,8 +800,6 @@ export class EstateEnquiry extends LitElement {
 
 }
 
-if (!customElements.get(ENQUIRY_TAG)) customElements.define(ENQUIRY_TAG, EstateEnquiry);
-
 declare global {
   interface HTMLElementTagNameMap {
     'estate-enquiry': EstateEnquiry;

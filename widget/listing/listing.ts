@@ -6,16 +6,17 @@ import { fetchJsonOnceFilled, relayUrl, RelayError } from '../shared/relay.ts';
 import { fill, formatArea, formatDateTime, formatNumber, formatTimeRange, isoOrEmpty, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
 import { cachedMergeStrings } from '../shared/strings.ts';
 import { badgeLabel, renderFeature } from '../shared/listing-parts.ts';
-import { largestPhotoUrl, renderPicture } from '../listings/picture.ts';
-import { heading, headingLevel } from '../listings/heading.ts';
-import { bathIcon, bedIcon, calendarIcon, carIcon, expandIcon, mailIcon, phoneIcon, playIcon } from '../listings/icons.ts';
+import { largestPhotoUrl, renderPicture } from '../shared/picture.ts';
+import { heading, headingLevel } from '../shared/heading.ts';
+import { bathIcon, bedIcon, calendarIcon, carIcon, expandIcon, mailIcon, phoneIcon, playIcon } from '../shared/icons.ts';
 import { defaultListingStrings, type ListingStrings } from './strings.ts';
 import { descriptionParagraphs, safeHttpUrl } from './text.ts';
 import { buildIcs, icsDataUrl } from './ics.ts';
 import { jsonLdText, trustedJsonLd, listingJsonLd } from './json-ld.ts';
 import { styles } from './listing.styles.ts';
-import './lightbox.ts';
-import type { EstateLightbox } from './lightbox.ts';
+import type { EstateLightbox } from '../lightbox/lightbox.ts';
+import { loadElement } from '../shared/load-element.ts';
+import { EstateEnquiry } from '../enquiry/enquiry.ts';
 
 export interface ListingLoadedDetail {
   listing: ListingDetail;
@@ -90,6 +91,11 @@ class MissingListing extends Error {
  */
 export class EstateListing extends LitElement {
   static override styles = styles;
+  /**
+   * The elements it renders, registered with it (see define.ts). `<estate-lightbox>` is not one:
+   * its code is fetched when a visitor first opens a photo.
+   */
+  static readonly dependencies = { 'estate-enquiry': EstateEnquiry };
 
   static override properties = {
     listingId: { type: Number, attribute: 'listing-id' },
@@ -284,11 +290,19 @@ export class EstateListing extends LitElement {
 
   // ---- lightbox --------------------------------------------------------------------------
 
-  private openLightbox(photos: Photo[], index: number, event: Event, label: string): void {
+  private async openLightbox(photos: Photo[], index: number, event: Event, label: string): Promise<void> {
+    const opener = event.currentTarget as HTMLElement;
+    try {
+      await loadElement('estate-lightbox', () => import('../lightbox/define.ts'));
+    } catch (error) {
+      console.error('<estate-listing> could not load <estate-lightbox>:', error);
+      return;
+    }
     const lightbox = this.renderRoot.querySelector<EstateLightbox>('estate-lightbox');
-    if (!lightbox) return;
+    // Gone from the page while its code was on its way (then it was never upgraded): nothing to show.
+    if (!lightbox?.isConnected) return;
     lightbox.label = label;
-    void lightbox.show(photos, index, event.currentTarget as HTMLElement);
+    void lightbox.show(photos, index, opener);
   }
 
   // ---- rendering -------------------------------------------------------------------------
@@ -641,8 +655,6 @@ function outermostHost(element: Element): Element {
     else return current;
   }
 }
-
-if (!customElements.get('estate-listing')) customElements.define('estate-listing', EstateListing);
 
 declare global {
   interface HTMLElementTagNameMap {

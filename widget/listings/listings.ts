@@ -7,13 +7,13 @@ import { fetchJsonOnceFilled, relayUrl, RelayError } from '../shared/relay.ts';
 import { fill, formatMoney, formatNumber, formatShortDateTime, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
 import { styles } from './listings.styles.ts';
 import { cachedMergeStrings } from '../shared/strings.ts';
+import { loadElement } from '../shared/load-element.ts';
 import { badgeLabel, renderFeature } from '../shared/listing-parts.ts';
 import { defaultListingsStrings, type ListingsStrings } from './strings.ts';
 import { BAR_FILTERS, buildQuery, cleanCount, cleanValue, parseBarFilters, SORTS, toSearchParams, type BarFilter, type QueryKey } from './query.ts';
-import { renderPicture } from './picture.ts';
-import { heading, headingLevel } from './heading.ts';
-import { bathIcon, bedIcon, carIcon, chevronLeft, chevronRight } from './icons.ts';
-import '../listing/listing.ts';
+import { renderPicture } from '../shared/picture.ts';
+import { heading, headingLevel } from '../shared/heading.ts';
+import { bathIcon, bedIcon, carIcon, chevronLeft, chevronRight } from '../shared/icons.ts';
 
 export interface ListingsLoadedDetail {
   items: ListingSummary[];
@@ -492,6 +492,16 @@ export class EstateListings extends LitElement {
 
   // ---- rendering -------------------------------------------------------------------------
 
+  protected override updated(changed: PropertyValues<this>): void {
+    // The detail's code (with its gallery and enquiry form) is fetched when a detail first opens,
+    // so a page that only lists pays for the list alone.
+    if ((changed as Map<PropertyKey, unknown>).has('detailId') && this.detailId) {
+      loadElement('estate-listing', () => import('../listing/define.ts')).catch((error: unknown) => {
+        console.error('<estate-listings> could not load <estate-listing>:', error);
+      });
+    }
+  }
+
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('layout') && this.layout !== 'grid' && this.layout !== 'list') this.layout = 'grid';
   }
@@ -739,8 +749,6 @@ export function pageWindow(current: number, pages: number): Array<number | null>
   }
   return result;
 }
-
-if (!customElements.get('estate-listings')) customElements.define('estate-listings', EstateListings);
 
 declare global {
   interface HTMLElementTagNameMap {

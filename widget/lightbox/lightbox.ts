@@ -3,9 +3,9 @@ import { keyed } from 'lit/directives/keyed.js';
 import type { Photo } from '../../contract/relay-api.ts';
 import { resetStyles } from '../shared/reset.styles.ts';
 import { fill, formatNumber, resolveLocale } from '../shared/format.ts';
-import { renderPicture } from '../listings/picture.ts';
-import { chevronLeft, chevronRight, closeIcon } from '../listings/icons.ts';
-import { defaultListingStrings, type ListingStrings } from './strings.ts';
+import { renderPicture } from '../shared/picture.ts';
+import { chevronLeft, chevronRight, closeIcon } from '../shared/icons.ts';
+import { defaultListingStrings, type ListingStrings } from '../listing/strings.ts';
 
 /** A horizontal move this long (CSS px), and mostly sideways, is a swipe. */
 const SWIPE_DISTANCE = 40;
@@ -407,8 +407,6 @@ function deepActiveElement(): HTMLElement | null {
   while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
   return active instanceof HTMLElement ? active : null;
 }
-
-if (!customElements.get('estate-lightbox')) customElements.define('estate-lightbox', EstateLightbox);
 
 declare global {
   interface HTMLElementTagNameMap {
