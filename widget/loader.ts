@@ -73,8 +73,21 @@ function discover(root: Element | Document): void {
   for (const element of root.querySelectorAll(selector)) void loadElement(element.localName);
 }
 
+/**
+ * Tags the page asks for before they are in it: `<script type="module" src=".../widget.js"
+ * data-define="estate-listings estate-enquiry">`, for a framework (React) that must see the
+ * elements defined before it renders them.
+ */
+function requestedByScriptTag(): string[] {
+  for (const script of document.querySelectorAll<HTMLScriptElement>('script[type="module"][src][data-define]')) {
+    if (script.src === import.meta.url) return (script.dataset.define ?? '').split(/[\s,]+/).filter((tag) => tags.includes(tag));
+  }
+  return [];
+}
+
 if (!(globalThis as Record<symbol, unknown>)[LOAD_ELEMENT_HOOK]) {
   (globalThis as Record<symbol, unknown>)[LOAD_ELEMENT_HOOK] = loadElement;
+  for (const tag of requestedByScriptTag()) void loadElement(tag);
   discover(document);
   // Tags added later (a framework rendering, a host script) are registered when they appear.
   new MutationObserver((mutations) => {
