@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import minifyLiterals from '@lit-labs/rollup-plugin-minify-html-literals';
 import { defineConfig, type Plugin } from 'vite';
 
 /**
@@ -60,7 +61,12 @@ function chunkManifestPlugin(): Plugin {
  * when a page first shows that element.
  */
 export default defineConfig({
-  plugins: [chunkManifestPlugin()],
+  plugins: [
+    // Lit's own minifier for the markup and CSS inside html`` and css`` (a general minifier leaves
+    // template strings as they are). heading.ts builds a tag name (`<${tag}>`), which it cannot parse.
+    { ...minifyLiterals({ include: ['widget/**'], exclude: ['widget/shared/heading.ts'], failOnError: true }), apply: 'build' } as unknown as Plugin,
+    chunkManifestPlugin(),
+  ],
   build: {
     outDir: 'dist/widget',
     emptyOutDir: true,

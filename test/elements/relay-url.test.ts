@@ -1,5 +1,6 @@
 import { expect } from '@open-wc/testing';
-import { relayBase, relayUrl, fetchJson, RelayError, isFilling, retryDelayMs } from '../../widget/shared/relay.ts';
+import { relayBase, relayUrl, fetchJson, RelayError } from '../../widget/shared/relay.ts';
+import { isFilling, retryDelayMs } from '../../widget/shared/relay-filling.ts';
 
 describe('relay discovery', () => {
   it('uses the relay attribute when given, with or without a trailing slash', () => {

@@ -4,7 +4,7 @@ import { ifDefined } from 'lit/directives/if-defined.js';
 import { Task, TaskStatus } from '@lit/task';
 import type { EnquiryAccepted, EnquiryRequest } from '../../contract/relay-api.ts';
 import { RelayError, fetchJson, relayUrl } from '../shared/relay.ts';
-import { fill } from '../shared/format.ts';
+import { fill } from '../shared/fill.ts';
 import { resetStyles } from '../shared/reset.styles.ts';
 import { styles } from './enquiry.styles.ts';
 import { isPhoneNumber } from '../../contract/phone.ts';

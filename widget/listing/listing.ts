@@ -2,7 +2,8 @@ import { LitElement, html, nothing, type PropertyValues, type TemplateResult } f
 import { Task, initialState } from '@lit/task';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import type { Agent, ExternalLink, ListingDetail, OpenHome, Photo } from '../../contract/relay-api.ts';
-import { fetchJsonOnceFilled, relayUrl, RelayError } from '../shared/relay.ts';
+import { relayUrl, RelayError } from '../shared/relay.ts';
+import { fetchJsonOnceFilled } from '../shared/relay-filling.ts';
 import { fill, formatArea, formatDateTime, formatNumber, formatTimeRange, isoOrEmpty, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
 import { cachedMergeStrings } from '../shared/strings.ts';
 import { badgeLabel, renderFeature } from '../shared/listing-parts.ts';
