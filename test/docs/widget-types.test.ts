@@ -48,6 +48,12 @@ const list: OnlyTheList | null = document.querySelector('estate-listings');
 // @ts-expect-error agentId is a number
 contact.agentId = 'forty-two';
 void agentId; void list;
+
+import { registerTranslation, type Translation } from 'estate-embed/widget/localize';
+const fewWords: Translation = { $code: 'en-AU', enquiry: { labelSubmit: 'Ask the agent' } };
+registerTranslation(fewWords);
+// @ts-expect-error no such word
+registerTranslation({ $code: 'fr', enquiry: { labelNom: 'Nom' } });
 `;
 
 describe('estate-embed/widget types', () => {

@@ -7,10 +7,20 @@ import { RelayError, fetchJson, relayUrl } from '../shared/relay.ts';
 import { fill } from '../shared/fill.ts';
 import { resetStyles } from '../shared/reset.styles.ts';
 import { styles } from './enquiry.styles.ts';
+import { LocalizeController } from '../shared/localize.ts';
+import { type EnquiryStrings } from './strings.ts';
+import './strings.ts';
 import { isPhoneNumber } from '../../contract/phone.ts';
 import { clearPending, loadPending, newOriginalId, pendingKey, savePending, type PendingEnquiry } from './pending-store.ts';
 
 export const ENQUIRY_TAG = 'estate-enquiry';
+
+/** The words that also have an attribute of their own (`label-name` for labelName, …). */
+const SHORTHAND_KEYS = [
+  'labelName', 'labelEmail', 'labelMobile', 'labelMessage', 'labelOptional', 'labelSubmit', 'hintMobile',
+  'errorRequired', 'errorEmail', 'errorMobile', 'errorTooLong', 'errorConsent', 'invalidMessage',
+  'sendingMessage', 'successMessage', 'errorMessage', 'rateLimitedMessage', 'refusedMessage',
+] as const satisfies ReadonlyArray<keyof EnquiryStrings>;
 
 /** The visible fields; their names are the request's, so the relay's `fields` map onto them. */
 export type EnquiryField = 'fullName' | 'email' | 'mobile' | 'message' | 'consent';
@@ -127,6 +137,7 @@ function retryAfterMs(header: string | null): number | undefined {
  * @attr {string} error-message - Shown when the enquiry could not be sent yet (kept and retried).
  * @attr {string} rate-limited-message - Shown on a 429; `{seconds}` is replaced by the wait.
  * @attr {string} refused-message - Shown when the relay refuses the enquiry for good (not retried).
+ * @attr {string} strings - JSON object of words to override (EnquiryStrings keys); the label and message attributes above are shorthands for single keys and win over it. Defaults come from its language (`lang` on it or above it, else the page's; see "Words and languages").
  *
  * @slot heading - Replaces the heading text.
  * @slot consent - Replaces the consent checkbox's label text (e.g. to add a link to a privacy policy).
@@ -188,6 +199,7 @@ export class EstateEnquiry extends LitElement {
     errorMessage: { type: String, attribute: 'error-message' },
     rateLimitedMessage: { type: String, attribute: 'rate-limited-message' },
     refusedMessage: { type: String, attribute: 'refused-message' },
+    strings: { type: Object },
     values: { state: true },
     errors: { state: true },
     notice: { state: true },
@@ -202,24 +214,29 @@ export class EstateEnquiry extends LitElement {
   declare consentText: string | undefined;
   declare heading: string | undefined;
   declare headingLevel: number;
-  declare labelName: string;
-  declare labelEmail: string;
-  declare labelMobile: string;
-  declare labelMessage: string;
-  declare labelOptional: string;
-  declare labelSubmit: string;
-  declare hintMobile: string;
-  declare errorRequired: string;
-  declare errorEmail: string;
-  declare errorMobile: string;
-  declare errorTooLong: string;
-  declare errorConsent: string;
-  declare invalidMessage: string;
-  declare sendingMessage: string;
-  declare successMessage: string;
-  declare errorMessage: string;
-  declare rateLimitedMessage: string;
-  declare refusedMessage: string;
+  declare labelName: string | null;
+  declare labelEmail: string | null;
+  declare labelMobile: string | null;
+  declare labelMessage: string | null;
+  declare labelOptional: string | null;
+  declare labelSubmit: string | null;
+  declare hintMobile: string | null;
+  declare errorRequired: string | null;
+  declare errorEmail: string | null;
+  declare errorMobile: string | null;
+  declare errorTooLong: string | null;
+  declare errorConsent: string | null;
+  declare invalidMessage: string | null;
+  declare sendingMessage: string | null;
+  declare successMessage: string | null;
+  declare errorMessage: string | null;
+  declare rateLimitedMessage: string | null;
+  declare refusedMessage: string | null;
+  /**
+   * Overrides for any of the form's words (EnquiryStrings), over those of the page's language; a
+   * shorthand attribute (`label-name`, …) wins over both.
+   */
+  declare strings: Partial<EnquiryStrings> | null;
 
   /** Current field values (the inputs are bound to these). */
   declare protected values: FieldValues;
@@ -261,31 +278,43 @@ export class EstateEnquiry extends LitElement {
     onError: (error) => void this.#afterFailure(error),
   });
 
+  readonly #localize = new LocalizeController(this);
+
+  /** The words in use: the language's, then `strings`, then the shorthand attributes. */
+  private get text(): EnquiryStrings {
+    const words = this.#localize.words('enquiry', this.strings);
+    const shorthands: Partial<EnquiryStrings> = {};
+    for (const key of SHORTHAND_KEYS) {
+      const value = this[key];
+      if (typeof value === 'string') shorthands[key] = value;
+    }
+    return Object.keys(shorthands).length ? { ...words, ...shorthands } : words;
+  }
+
   constructor() {
     super();
     this.message = '';
     this.requirePhone = false;
     this.headingLevel = 2;
-    this.labelName = 'Full name';
-    this.labelEmail = 'Email';
-    this.labelMobile = 'Mobile';
-    this.labelMessage = 'Message';
-    this.labelOptional = '(optional)';
-    this.labelSubmit = 'Send enquiry';
-    this.hintMobile = 'An Australian, New Zealand or UK number';
-    this.errorRequired = 'Please fill in this field.';
-    this.errorEmail = 'Please enter an email address such as name@example.com.';
-    this.errorMobile = 'Please enter an Australian, New Zealand or UK phone number, such as 0412 345 678.';
-    this.errorTooLong = 'This is too long; please shorten it.';
-    this.errorConsent = 'Please tick this box to send your enquiry.';
-    this.invalidMessage = 'Your enquiry was not sent: please correct the fields marked with a message.';
-    this.sendingMessage = 'Sending your enquiry…';
-    this.successMessage = 'Thank you. Your enquiry has been sent and the agent will be in touch.';
-    this.errorMessage =
-      'Your enquiry could not be sent yet. It is kept on this device and will be sent again automatically; you can also press the button to try now.';
-    this.rateLimitedMessage =
-      'Too many enquiries were sent from this connection. Yours is kept and will be sent again in {seconds} seconds.';
-    this.refusedMessage = 'Sorry, this enquiry could not be accepted. Please contact the agency directly.';
+    this.labelName = null;
+    this.labelEmail = null;
+    this.labelMobile = null;
+    this.labelMessage = null;
+    this.labelOptional = null;
+    this.labelSubmit = null;
+    this.hintMobile = null;
+    this.errorRequired = null;
+    this.errorEmail = null;
+    this.errorMobile = null;
+    this.errorTooLong = null;
+    this.errorConsent = null;
+    this.invalidMessage = null;
+    this.sendingMessage = null;
+    this.successMessage = null;
+    this.errorMessage = null;
+    this.rateLimitedMessage = null;
+    this.refusedMessage = null;
+    this.strings = null;
     this.values = { fullName: '', email: '', mobile: '', message: '', consent: false };
     this.errors = {};
     this.notice = '';
@@ -375,39 +404,39 @@ export class EstateEnquiry extends LitElement {
   override render(): TemplateResult {
     const sent = this.#phase() === 'sent';
     const level = Math.min(6, Math.max(1, Math.trunc(this.headingLevel) || 2));
-    const heading = this.heading ?? (this.listingId === undefined && this.agentId !== undefined ? 'Send a message' : 'Enquire about this property');
+    const heading = this.heading ?? (this.listingId === undefined && this.agentId !== undefined ? this.text.headingAgent : this.text.headingListing);
     return html`
       <form part="form" novalidate aria-labelledby="heading" ?hidden=${sent} @submit=${this.#onSubmit}>
         <div part="heading" class="heading" id="heading" role="heading" aria-level=${level}>
           <slot name="heading">${heading}</slot>
         </div>
-        ${this.#textField('fullName', 'name', this.labelName, {
+        ${this.#textField('fullName', 'name', this.text.labelName, {
           type: 'text',
           autocomplete: 'name',
           required: true,
           maxlength: 100,
         })}
-        ${this.#textField('email', 'email', this.labelEmail, {
+        ${this.#textField('email', 'email', this.text.labelEmail, {
           type: 'email',
           autocomplete: 'email',
           inputmode: 'email',
           required: true,
           maxlength: 254,
         })}
-        ${this.#textField('mobile', 'mobile', this.labelMobile, {
+        ${this.#textField('mobile', 'mobile', this.text.labelMobile, {
           type: 'tel',
           autocomplete: 'tel',
           inputmode: 'tel',
           required: this.requirePhone,
           maxlength: 24,
-          hint: this.hintMobile,
+          hint: this.text.hintMobile,
         })}
         ${this.#messageField()} ${this.consentText !== undefined ? this.#consentField() : nothing}
         <div class="trap" aria-hidden="true" inert>
           <label for="website">Website (leave empty)</label>
           <input id="website" name="website" type="text" tabindex="-1" autocomplete="off" />
         </div>
-        <button part="submit" type="submit" aria-disabled=${this.sending ? 'true' : 'false'}>${this.labelSubmit}</button>
+        <button part="submit" type="submit" aria-disabled=${this.sending ? 'true' : 'false'}>${this.text.labelSubmit}</button>
       </form>
       <div part="status" class="status" id="status" role="status" tabindex="-1" data-state=${this.#phase()}>${this.#statusContent()}</div>
     `;
@@ -431,7 +460,7 @@ export class EstateEnquiry extends LitElement {
     return html`
       <div part="field field-${partName}" class="field">
         <label part="label" for=${field}>
-          ${label}${options.required ? nothing : html` <span part="optional" class="optional">${this.labelOptional}</span>`}
+          ${label}${options.required ? nothing : html` <span part="optional" class="optional">${this.text.labelOptional}</span>`}
         </label>
         ${options.hint ? html`<p part="hint" class="hint" id="${field}-hint">${options.hint}</p>` : nothing}
         <input
@@ -459,7 +488,7 @@ export class EstateEnquiry extends LitElement {
     const error = this.errors.message;
     return html`
       <div part="field field-message" class="field">
-        <label part="label" for="message">${this.labelMessage}</label>
+        <label part="label" for="message">${this.text.labelMessage}</label>
         <textarea
           part="input input-message"
           id="message"
@@ -525,15 +554,15 @@ export class EstateEnquiry extends LitElement {
     if (this.notice) return this.notice;
     if (this.#statusCleared) return nothing;
     return this.#send.render({
-      pending: () => this.sendingMessage,
-      complete: () => html`<slot name="success">${this.successMessage}</slot>`,
+      pending: () => this.text.sendingMessage,
+      complete: () => html`<slot name="success">${this.text.successMessage}</slot>`,
       error: (error) => this.#failureText(error),
     });
   }
 
   #failureText(error: unknown): string {
     if (error instanceof RelayError) {
-      if (error.status === 429) return fill(this.rateLimitedMessage, { seconds: this.#retryAfterSeconds });
+      if (error.status === 429) return fill(this.text.rateLimitedMessage, { seconds: this.#retryAfterSeconds });
       if (error.status === 400) {
         // Messages on visible fields are shown there; the rest (a page author's mistake such as a
         // too-long subject attribute) can only be told here.
@@ -542,12 +571,12 @@ export class EstateEnquiry extends LitElement {
         const unmapped = Object.entries(error.fields)
           .filter(([field]) => !shown(field))
           .map(([, message]) => message);
-        if (mapped && unmapped.length === 0) return this.invalidMessage;
-        return [mapped ? this.invalidMessage : this.refusedMessage, ...(unmapped.length > 0 ? unmapped : [error.message])].join(' ');
+        if (mapped && unmapped.length === 0) return this.text.invalidMessage;
+        return [mapped ? this.text.invalidMessage : this.text.refusedMessage, ...(unmapped.length > 0 ? unmapped : [error.message])].join(' ');
       }
-      if (isDefinitive(error)) return this.refusedMessage;
+      if (isDefinitive(error)) return this.text.refusedMessage;
     }
-    return this.errorMessage;
+    return this.text.errorMessage;
   }
 
   /** The consent box only exists when consent-text is set. */
@@ -592,20 +621,20 @@ export class EstateEnquiry extends LitElement {
     if (server) {
       control.setCustomValidity(server);
     } else if (field === 'email' && value && !control.validity.typeMismatch && !EMAIL_SHAPE.test(value)) {
-      control.setCustomValidity(this.errorEmail);
+      control.setCustomValidity(this.text.errorEmail);
     } else if (field === 'mobile' && value && !isPhoneNumber(value)) {
-      control.setCustomValidity(this.errorMobile);
+      control.setCustomValidity(this.text.errorMobile);
     } else if (control.required && control.type !== 'checkbox' && !value && control.value) {
       // Only spaces: the browser counts that as filled in, the relay does not.
-      control.setCustomValidity(this.errorRequired);
+      control.setCustomValidity(this.text.errorRequired);
     }
     const validity = control.validity;
     let message: string | undefined;
     if (validity.valid) message = undefined;
     else if (validity.customError) message = control.validationMessage;
-    else if (validity.valueMissing) message = field === 'consent' ? this.errorConsent : this.errorRequired;
-    else if (validity.typeMismatch) message = this.errorEmail;
-    else if (validity.tooLong) message = this.errorTooLong;
+    else if (validity.valueMissing) message = field === 'consent' ? this.text.errorConsent : this.text.errorRequired;
+    else if (validity.typeMismatch) message = this.text.errorEmail;
+    else if (validity.tooLong) message = this.text.errorTooLong;
     else message = control.validationMessage;
     if (message !== this.errors[field]) this.errors = { ...this.errors, [field]: message };
     return validity.valid;
@@ -636,7 +665,7 @@ export class EstateEnquiry extends LitElement {
 
     const invalid = FIELD_ORDER.filter((field) => !this.#validate(field));
     if (invalid.length > 0) {
-      this.notice = this.invalidMessage;
+      this.notice = this.text.invalidMessage;
       await this.updateComplete;
       this.#control(invalid[0]!)?.focus();
       return;
@@ -645,7 +674,7 @@ export class EstateEnquiry extends LitElement {
     const target = this.#target();
     const key = this.storageKey;
     if (!key) {
-      this.notice = this.refusedMessage;
+      this.notice = this.text.refusedMessage;
       return;
     }
 

@@ -5,7 +5,9 @@ import { resetStyles } from '../shared/reset.styles.ts';
 import { fill, formatNumber, resolveLocale } from '../shared/format.ts';
 import { renderPicture } from '../shared/picture.ts';
 import { chevronLeft, chevronRight, closeIcon } from '../shared/icons.ts';
-import { defaultListingStrings, type ListingStrings } from '../listing/strings.ts';
+import { type ListingStrings } from '../listing/strings.ts';
+import '../listing/strings.ts';
+import { LocalizeController } from '../shared/localize.ts';
 
 /** A horizontal move this long (CSS px), and mostly sideways, is a swipe. */
 const SWIPE_DISTANCE = 40;
@@ -53,8 +55,11 @@ export class EstateLightbox extends LitElement {
   declare relay: string | null;
   declare label: string;
   declare locale: string | null;
-  declare strings: ListingStrings;
+  /** Its words (the `listing` section); `<estate-listing>` hands down its own. Default: the page's language. */
+  declare strings: Partial<ListingStrings> | null;
   declare protected photos: Photo[];
+
+  private readonly localize = new LocalizeController(this);
   declare protected index: number;
   declare protected direction: 'next' | 'previous' | 'none';
 
@@ -66,7 +71,7 @@ export class EstateLightbox extends LitElement {
     this.relay = null;
     this.label = '';
     this.locale = null;
-    this.strings = defaultListingStrings;
+    this.strings = null;
     this.photos = [];
     this.index = 0;
     this.direction = 'none';
@@ -195,7 +200,7 @@ export class EstateLightbox extends LitElement {
   }
 
   override render(): TemplateResult {
-    const text = this.strings;
+    const text = this.localize.words('listing', this.strings);
     const locale = resolveLocale(this.locale);
     const photo = this.photos[this.index];
     const several = this.photos.length > 1;

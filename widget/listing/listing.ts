@@ -5,12 +5,13 @@ import type { Agent, ExternalLink, ListingDetail, OpenHome, Photo } from '../../
 import { relayUrl, RelayError } from '../shared/relay.ts';
 import { fetchJsonOnceFilled } from '../shared/relay-filling.ts';
 import { fill, formatArea, formatDateTime, formatNumber, formatTimeRange, isoOrEmpty, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
-import { cachedMergeStrings } from '../shared/strings.ts';
+import { LocalizeController } from '../shared/localize.ts';
 import { badgeLabel, renderFeature } from '../shared/listing-parts.ts';
 import { largestPhotoUrl, renderPicture } from '../shared/picture.ts';
 import { heading, headingLevel } from '../shared/heading.ts';
 import { bathIcon, bedIcon, calendarIcon, carIcon, expandIcon, mailIcon, phoneIcon, playIcon } from '../shared/icons.ts';
-import { defaultListingStrings, type ListingStrings } from './strings.ts';
+import { type ListingStrings } from './strings.ts';
+import './strings.ts';
 import { descriptionParagraphs, safeHttpUrl } from './text.ts';
 import { buildIcs, icsDataUrl } from './ics.ts';
 import { jsonLdText, trustedJsonLd, listingJsonLd } from './json-ld.ts';
@@ -51,7 +52,7 @@ class MissingListing extends Error {
  * @attr time-zone - IANA zone for open home and auction times. Default: the visitor's.
  * @attr no-enquiry - Leaves out the embedded enquiry form.
  * @attr no-json-ld - Leaves out the schema.org structured data.
- * @attr strings - JSON object overriding any of the element's words (see ListingStrings).
+ * @attr strings - JSON object overriding any of the element's words (see ListingStrings), over those of its language (`lang` on it or above it, else the page's; see "Words and languages").
  *
  * @slot after-description - Content after the description (a host's own note or map).
  *
@@ -209,11 +210,11 @@ export class EstateListing extends LitElement {
     if (changed.has('noJsonLd') && this.noJsonLd) this.removeJsonLd();
   }
 
-  private readonly mergeText = cachedMergeStrings(defaultListingStrings);
+  private readonly localize = new LocalizeController(this);
 
   /** The words in use: defaults with the host's overrides, merged once per `strings` value. */
   private get text(): ListingStrings {
-    return this.mergeText(this.strings);
+    return this.localize.words('listing', this.strings);
   }
 
   private get resolvedLocale(): string {

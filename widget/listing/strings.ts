@@ -1,4 +1,5 @@
 import type { PluralForms } from '../shared/format.ts';
+import { registerTranslation } from '../shared/localize.ts';
 
 /** Every word `<estate-listing>` and its lightbox show; override any through `strings`. */
 export interface ListingStrings {
@@ -115,3 +116,19 @@ export const defaultListingStrings: ListingStrings = {
   previous: 'Previous photo',
   next: 'Next photo',
 };
+
+registerTranslation(
+  { $code: 'en-AU', listing: defaultListingStrings },
+  { $code: 'en-NZ', listing: { noOpenHomes: 'No open homes are scheduled. Contact the agent to arrange a viewing.' } },
+  {
+    $code: 'en-GB',
+    listing: {
+      badgeLeased: 'Let',
+      carSpaces: { one: '{count} parking space', other: '{count} parking spaces' },
+      factCarSpaces: 'Parking spaces',
+      openHomes: 'Open house viewings',
+      noOpenHomes: 'No viewings are scheduled. Contact the agent to arrange one.',
+      factLandArea: 'Plot',
+    },
+  },
+);

@@ -7,10 +7,11 @@ import { relayUrl, RelayError } from '../shared/relay.ts';
 import { fetchJsonOnceFilled } from '../shared/relay-filling.ts';
 import { fill, formatMoney, formatNumber, formatShortDateTime, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
 import { styles } from './listings.styles.ts';
-import { cachedMergeStrings } from '../shared/strings.ts';
+import { LocalizeController } from '../shared/localize.ts';
 import { loadElement } from '../shared/load-element.ts';
 import { badgeLabel, renderFeature } from '../shared/listing-parts.ts';
-import { defaultListingsStrings, type ListingsStrings } from './strings.ts';
+import { type ListingsStrings } from './strings.ts';
+import './strings.ts';
 import { BAR_FILTERS, buildQuery, cleanCount, cleanValue, parseBarFilters, SORTS, toSearchParams, type BarFilter, type QueryKey } from './query.ts';
 import { renderPicture } from '../shared/picture.ts';
 import { heading, headingLevel } from '../shared/heading.ts';
@@ -76,7 +77,7 @@ const EAGER_CARDS = 3;
  * @attr locale - BCP 47 locale for numbers and dates (default en-AU).
  * @attr currency - ISO 4217 code for prices in the filter bar. Default: the locale's.
  * @attr time-zone - IANA zone for auction times. Default: the visitor's.
- * @attr strings - JSON object overriding any of the element's words (see ListingsStrings).
+ * @attr strings - JSON object overriding any of the element's words (see ListingsStrings), over those of its language (`lang` on it or above it, else the page's; see "Words and languages").
  *
  * @slot empty - Replaces the "no results" message.
  * @slot error - Replaces the error message (the retry button stays).
@@ -277,11 +278,11 @@ export class EstateListings extends LitElement {
     window.removeEventListener('popstate', this.onPopState);
   }
 
-  private readonly mergeText = cachedMergeStrings(defaultListingsStrings);
+  private readonly localize = new LocalizeController(this);
 
   /** The words in use: defaults with the host's overrides, merged once per `strings` value. */
   private get text(): ListingsStrings {
-    return this.mergeText(this.strings);
+    return this.localize.words('listings', this.strings);
   }
 
   private get resolvedLocale(): string {
