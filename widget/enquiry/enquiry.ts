@@ -8,10 +8,12 @@ import { fill } from '../shared/fill.ts';
 import { resetStyles } from '../shared/reset.styles.ts';
 import { styles } from './enquiry.styles.ts';
 import { LocalizeController } from '../shared/localize.ts';
+import { FieldInteractionController } from '../shared/field-interaction.ts';
 import { type EnquiryStrings } from './strings.ts';
 import './strings.ts';
 import { isPhoneNumber } from '../../contract/phone.ts';
-import { clearPending, loadPending, newOriginalId, pendingKey, savePending, type PendingEnquiry } from './pending-store.ts';
+import { newOriginalId, pendingKey, type PendingEnquiry } from './pending-store.ts';
+import { PendingSubmissionController } from './pending-submission.ts';
 
 export const ENQUIRY_TAG = 'estate-enquiry';
 
@@ -245,24 +247,24 @@ export class EstateEnquiry extends LitElement {
   /** A client-side message for the live region (e.g. "2 fields need attention"); overrides the task's. */
   declare protected notice: string;
 
-  /** Blurred at least once. */
-  #touched = new Set<EnquiryField>();
-  /** Changed from the initial value. */
-  #dirty = new Set<EnquiryField>();
+  /** When a field's message may show (Lion's rules: touched and changed, or submitted). */
+  readonly #interaction = new FieldInteractionController<EnquiryField>(this);
   /** Messages from the relay's last 400, per field, until the visitor edits that field. */
   #serverErrors: Partial<Record<EnquiryField, string>> = {};
-  /** A send was attempted: every invalid field shows its message from now on. */
-  #submitted = false;
   /** When the form was first shown (performance.now()). */
   #shownAt = 0;
-  /** The submission being sent or waiting for a retry. */
-  #pending: PendingEnquiry | undefined;
+  /** The submission being sent or waiting for a retry: kept, retried with backoff and when back online. */
+  readonly #submission = new PendingSubmissionController(this, {
+    resend: (pending) => void this.#send.run([pending]),
+    canResend: () => !this.sending && this.isConnected,
+    baseDelayMs: RETRY_BASE_MS,
+    maxDelayMs: RETRY_MAX_MS,
+    maxRetryAfterMs: RETRY_AFTER_MAX_MS,
+  });
   /** Storage key the pending submission was last looked up under. */
   #checkedKey: string | undefined;
   /** A pending submission found in storage, to resume once rendered. */
   #resume: PendingEnquiry | undefined;
-  #retryTimer: ReturnType<typeof setTimeout> | undefined;
-  #failures = 0;
   /** Wait announced with a 429, in seconds. */
   #retryAfterSeconds = 0;
   /** Set between a submit event and the task starting, so a double click cannot slip in. */
@@ -327,7 +329,7 @@ export class EstateEnquiry extends LitElement {
 
   /** The originalId of the submission being sent or awaiting a retry, if any. */
   get pendingOriginalId(): string | undefined {
-    return this.#pending?.request.originalId;
+    return this.#submission.current?.request.originalId;
   }
 
   /** True while a send is in flight. */
@@ -341,38 +343,27 @@ export class EstateEnquiry extends LitElement {
     this.errors = {};
     this.notice = '';
     this.#serverErrors = {};
-    this.#touched.clear();
-    this.#dirty.clear();
-    this.#submitted = false;
+    this.#interaction.reset();
     this.#shownAt = performance.now();
-    if (!this.sending && !this.#pending) this.#statusCleared = true;
+    if (!this.sending && !this.#submission.current) this.#statusCleared = true;
     this.requestUpdate();
-  }
-
-  override connectedCallback(): void {
-    super.connectedCallback();
-    window.addEventListener('online', this.#onOnline);
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    window.removeEventListener('online', this.#onOnline);
-    clearTimeout(this.#retryTimer);
-    this.#retryTimer = undefined;
     // Next connection looks in storage again (a re-attached element resumes its submission).
     this.#checkedKey = undefined;
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    if (changed.has('message') && !this.#dirty.has('message') && !this.#pending) {
+    if (changed.has('message') && !this.#interaction.isDirty('message') && !this.#submission.current) {
       this.values = { ...this.values, message: this.message ?? '' };
     }
     const key = this.storageKey;
     if (key && key !== this.#checkedKey && !this.sending) {
       this.#checkedKey = key;
-      const stored = loadPending(key);
+      const stored = this.#submission.restore(key);
       if (stored) {
-        this.#pending = stored;
         this.#resume = stored;
         const { request } = stored;
         this.values = {
@@ -593,23 +584,16 @@ export class EstateEnquiry extends LitElement {
     const field = control.name as EnquiryField;
     const value = control instanceof HTMLInputElement && control.type === 'checkbox' ? control.checked : control.value;
     this.values = { ...this.values, [field]: value };
-    this.#dirty.add(field);
     delete this.#serverErrors[field];
     this.notice = '';
-    // Lion's rule: a message appears once the field was touched and changed (or after a submit),
-    // and is updated as the visitor types from then on.
-    if (this.#submitted || this.#touched.has(field) || this.errors[field]) this.#validate(field, control);
+    // Once shown, a message follows what the visitor types.
+    if (this.#interaction.changed(field, Boolean(this.errors[field]))) this.#validate(field, control);
   };
 
   #onBlur = (event: Event): void => {
     const control = event.target as HTMLInputElement | HTMLTextAreaElement;
     const field = control.name as EnquiryField;
-    this.#touched.add(field);
-    if (this.#dirty.has(field) || this.#submitted) this.#validate(field, control);
-  };
-
-  #onOnline = (): void => {
-    if (this.#pending && !this.sending && this.isConnected) void this.#send.run([this.#pending]);
+    if (this.#interaction.left(field)) this.#validate(field, control);
   };
 
   /** Sets the browser's validity for our extra rules, then shows (or clears) the field's message. */
@@ -659,7 +643,7 @@ export class EstateEnquiry extends LitElement {
   };
 
   async #submit(): Promise<void> {
-    this.#submitted = true;
+    this.#interaction.submit();
     this.notice = '';
     await this.updateComplete;
 
@@ -680,7 +664,7 @@ export class EstateEnquiry extends LitElement {
 
     // A retry keeps the originalId (and the timing) of the first send; an edited retry of a
     // submission that in fact arrived gets a 409, which we treat as "already received".
-    const previous = this.#pending?.request;
+    const previous = this.#submission.current?.request;
     const request: EnquiryRequest = {
       originalId: previous?.originalId ?? newOriginalId(),
       ...target,
@@ -711,14 +695,13 @@ export class EstateEnquiry extends LitElement {
       if (!proceed) return;
     }
 
-    this.#pending = { request, savedAt: this.#pending?.savedAt ?? Date.now() };
-    savePending(key, this.#pending);
-    void this.#send.run([this.#pending]);
+    const pending = { request, savedAt: this.#submission.current?.savedAt ?? Date.now() };
+    this.#submission.keep(key, pending);
+    void this.#send.run([pending]);
   }
 
   async #post(pending: PendingEnquiry, signal: AbortSignal): Promise<SendOutcome> {
-    clearTimeout(this.#retryTimer);
-    this.#retryTimer = undefined;
+    this.#submission.sending();
     this.notice = '';
     this.#statusCleared = false;
     const url = relayUrl(this.relay, 'api/v1/enquiries');
@@ -744,16 +727,11 @@ export class EstateEnquiry extends LitElement {
   async #afterSuccess(outcome: SendOutcome): Promise<void> {
     // Called before the form is hidden: is the visitor's focus in it (they pressed the button)?
     const focusWasInside = (this.renderRoot as ShadowRoot).activeElement !== null;
-    const key = pendingKey(this.#pending?.request ?? this.#target());
-    if (key) clearPending(key);
-    this.#pending = undefined;
-    this.#failures = 0;
+    this.#submission.settle(pendingKey(this.#submission.current?.request ?? this.#target()));
     this.values = { fullName: '', email: '', mobile: '', message: this.message, consent: false };
     this.#serverErrors = {};
     this.errors = {};
-    this.#touched.clear();
-    this.#dirty.clear();
-    this.#submitted = false;
+    this.#interaction.reset();
     this.dispatchEvent(
       new CustomEvent<EnquirySuccessDetail>('estate-enquiry-success', {
         bubbles: true,
@@ -767,24 +745,16 @@ export class EstateEnquiry extends LitElement {
   }
 
   async #afterFailure(error: unknown): Promise<void> {
-    const pending = this.#pending;
+    const pending = this.#submission.current;
     if (!pending) return;
     const definitive = isDefinitive(error);
     const status = error instanceof RelayError ? error.status : 0;
     const fields = error instanceof RelayError ? error.fields : {};
     if (definitive) {
-      const key = pendingKey(pending.request);
-      if (key) clearPending(key);
-      this.#pending = undefined;
-      this.#failures = 0;
+      this.#submission.settle(pendingKey(pending.request));
     } else {
-      this.#failures += 1;
-      const wait =
-        status === 429
-          ? Math.min(RETRY_AFTER_MAX_MS, retryAfterMs((error as RelayError).retryAfter) ?? 60_000)
-          : Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 3 ** (this.#failures - 1)) * (0.8 + Math.random() * 0.4);
+      const wait = this.#submission.failed(status === 429 ? (retryAfterMs((error as RelayError).retryAfter) ?? 60_000) : undefined);
       this.#retryAfterSeconds = Math.ceil(wait / 1000);
-      this.#scheduleRetry(wait);
     }
 
     if (status === 400) {
@@ -793,7 +763,7 @@ export class EstateEnquiry extends LitElement {
         const message = fields[field];
         if (message && this.#fieldShown(field)) this.#serverErrors[field] = message;
       }
-      this.#submitted = true;
+      this.#interaction.submit();
       // Render the settled state first: while sending the inputs are read-only, and the browser
       // does not validate read-only inputs.
       this.requestUpdate();
@@ -818,15 +788,6 @@ export class EstateEnquiry extends LitElement {
     );
     this.requestUpdate();
   }
-
-  #scheduleRetry(ms: number): void {
-    clearTimeout(this.#retryTimer);
-    this.#retryTimer = setTimeout(() => {
-      this.#retryTimer = undefined;
-      if (this.#pending && !this.sending && this.isConnected) void this.#send.run([this.#pending]);
-    }, ms);
-  }
-
 }
 
 declare global {

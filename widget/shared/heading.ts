@@ -1,15 +1,7 @@
-import { nothing, type TemplateResult } from 'lit';
-import { html, literal, type StaticValue } from 'lit/static-html.js';
+import { html, nothing, type TemplateResult } from 'lit';
 import { ifDefined } from 'lit/directives/if-defined.js';
 
-const TAGS: Record<number, StaticValue> = {
-  1: literal`h1`,
-  2: literal`h2`,
-  3: literal`h3`,
-  4: literal`h4`,
-  5: literal`h5`,
-  6: literal`h6`,
-};
+type HeadingOptions = { part?: string; className?: string; id?: string; focusable?: boolean };
 
 /** Clamps a `heading-level` attribute to 1–6 (NaN or missing: the fallback). */
 export function headingLevel(value: number | null | undefined, fallback: number): number {
@@ -19,19 +11,26 @@ export function headingLevel(value: number | null | undefined, fallback: number)
 
 /**
  * A real `<hN>` whose level the host page chooses, so the elements fit the page's outline
- * (an h1 on a listing page, an h3 under a "Featured" h2 on a home page).
+ * (an h1 on a listing page, an h3 under a "Featured" h2 on a home page). Six plain templates
+ * rather than lit/static-html's tag interpolation: that module alone weighed more than these.
  */
-export function heading(
-  level: number,
-  content: unknown,
-  options: { part?: string; className?: string; id?: string; focusable?: boolean } = {},
-): TemplateResult {
-  const tag = TAGS[headingLevel(level, 2)]!;
-  return html`<${tag}
-    part=${ifDefined(options.part)}
-    class=${ifDefined(options.className)}
-    id=${ifDefined(options.id)}
-    tabindex=${options.focusable ? '-1' : nothing}
-    >${content}</${tag}
-  >`;
+export function heading(level: number, content: unknown, options: HeadingOptions = {}): TemplateResult {
+  const part = ifDefined(options.part);
+  const className = ifDefined(options.className);
+  const id = ifDefined(options.id);
+  const tabindex = options.focusable ? '-1' : nothing;
+  switch (headingLevel(level, 2)) {
+    case 1:
+      return html`<h1 part=${part} class=${className} id=${id} tabindex=${tabindex}>${content}</h1>`;
+    case 2:
+      return html`<h2 part=${part} class=${className} id=${id} tabindex=${tabindex}>${content}</h2>`;
+    case 3:
+      return html`<h3 part=${part} class=${className} id=${id} tabindex=${tabindex}>${content}</h3>`;
+    case 4:
+      return html`<h4 part=${part} class=${className} id=${id} tabindex=${tabindex}>${content}</h4>`;
+    case 5:
+      return html`<h5 part=${part} class=${className} id=${id} tabindex=${tabindex}>${content}</h5>`;
+    default:
+      return html`<h6 part=${part} class=${className} id=${id} tabindex=${tabindex}>${content}</h6>`;
+  }
 }
