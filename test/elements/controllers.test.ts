@@ -1,10 +1,12 @@
 // The reactive controllers on their own, each held by a bare Lit element: when a field's message
-// may show (Lion's rules), and the pending submission (storage, backoff, back online).
+// may show (Lion's rules), the pending submission (storage, backoff, back online), and the
+// element's state in the address bar (prefixed parameters, history entries, Back).
 import { aTimeout, expect, fixture, html } from '@open-wc/testing';
 import { LitElement } from 'lit';
 import { FieldInteractionController } from '../../widget/shared/field-interaction.ts';
 import { PendingSubmissionController } from '../../widget/enquiry/pending-submission.ts';
 import { loadPending, type PendingEnquiry } from '../../widget/enquiry/pending-store.ts';
+import { UrlQueryController } from '../../widget/shared/url-query.ts';
 
 class ControllerHost extends LitElement {}
 customElements.define('controller-host', ControllerHost);
@@ -103,5 +105,46 @@ describe('PendingSubmissionController', () => {
     host.remove();
     window.dispatchEvent(new Event('online'));
     expect(sent, 'not once the element left the page').to.deep.equal(['c3']);
+  });
+});
+
+describe('UrlQueryController', () => {
+  const start = window.location.href;
+  afterEach(() => history.replaceState(null, '', start));
+
+  it("reads and writes its own (prefixed) parameters, leaving the page's others alone", async () => {
+    history.replaceState(null, '', '?utm=mail&a.page=3&page=9');
+    const host = await fixture<ControllerHost>(html`<controller-host></controller-host>`);
+    let prefix = 'a.';
+    const query = new UrlQueryController(host, { prefix: () => prefix, onNavigate: () => {} });
+    expect(query.get('page')).to.equal('3');
+    expect(query.get('suburb')).to.equal(null);
+    const url = new URL(query.url({ page: null, suburb: 'Kew' }));
+    expect(url.searchParams.get('a.page')).to.equal(null);
+    expect(url.searchParams.get('a.suburb')).to.equal('Kew');
+    expect(url.searchParams.get('page'), 'another element’s parameter').to.equal('9');
+    expect(url.searchParams.get('utm')).to.equal('mail');
+    prefix = '';
+    expect(query.get('page')).to.equal('9');
+  });
+
+  it('pushes history entries, replaces in place, and hears Back while connected', async () => {
+    history.replaceState(null, '', '?');
+    const host = await fixture<ControllerHost>(html`<controller-host></controller-host>`);
+    const seen: Array<string | null> = [];
+    const query = new UrlQueryController(host, { prefix: () => '', onNavigate: () => seen.push(query.get('page')) });
+    const length = history.length;
+    query.push({ page: '2' });
+    expect(history.length).to.equal(length + 1);
+    expect(query.get('page')).to.equal('2');
+    query.replace({ page: '3' });
+    expect(history.length, 'replace adds no entry').to.equal(length + 1);
+    const back = new Promise((resolve) => window.addEventListener('popstate', resolve, { once: true }));
+    history.back();
+    await back;
+    expect(seen, 'Back tells the element, which reads the URL it came back to').to.deep.equal([null]);
+    host.remove();
+    window.dispatchEvent(new PopStateEvent('popstate'));
+    expect(seen.length, 'not once the element left the page').to.equal(1);
   });
 });

@@ -9,6 +9,7 @@ import { fill, formatMoney, formatNumber, formatShortDateTime, plural, resolveCu
 import { styles } from './listings.styles.ts';
 import { LocalizeController } from '../shared/localize.ts';
 import { loadElement } from '../shared/load-element.ts';
+import { UrlQueryController, type QueryChanges } from '../shared/url-query.ts';
 import { badgeLabel, renderFeature } from '../shared/listing-parts.ts';
 import { type ListingsStrings } from './strings.ts';
 import './strings.ts';
@@ -270,13 +271,13 @@ export class EstateListings extends LitElement {
     super.connectedCallback();
     this.baseFilters ??= this.filterValues();
     this.readUrl();
-    window.addEventListener('popstate', this.onPopState);
   }
 
-  override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    window.removeEventListener('popstate', this.onPopState);
-  }
+  /** The filters, page and open detail in the address bar, under `query-prefix`. */
+  private readonly urlQuery = new UrlQueryController(this, {
+    prefix: () => this.queryPrefix ?? '',
+    onNavigate: () => this.onPopState(),
+  });
 
   private readonly localize = new LocalizeController(this);
 
@@ -319,57 +320,51 @@ export class EstateListings extends LitElement {
     for (const key of Object.keys(values) as QueryKey[]) self[key] = cleanValue(key, values[key]) ?? null;
   }
 
-  private param(name: string): string {
-    return `${this.queryPrefix ?? ''}${name}`;
-  }
-
   // ---- URL state -------------------------------------------------------------------------
 
   /** Applies the page URL: the bar's filters and page (when there is a bar) and an open detail. */
   private readUrl(): void {
-    const params = new URLSearchParams(window.location.search);
     if (this.syncsUrl) {
       const values: Partial<Record<QueryKey, unknown>> = {};
       for (const name of this.barFilters) {
-        const fromUrl = params.get(this.param(name));
+        const fromUrl = this.urlQuery.get(name);
         values[name] = fromUrl !== null ? fromUrl : this.baseFilters?.[name];
       }
       this.setFilterValues(values);
-      this.page = Math.max(1, cleanCount(params.get(this.param('page'))) ?? 1);
+      this.page = Math.max(1, cleanCount(this.urlQuery.get('page')) ?? 1);
     }
     if (!this.detailHref) {
-      const id = cleanCount(params.get(this.param('listing')));
+      const id = cleanCount(this.urlQuery.get('listing'));
       this.detailId = id ? id : null;
     }
   }
 
-  private urlFor(changes: { filters?: boolean; page?: number; listing?: number | null }): string {
-    const url = new URL(window.location.href);
+  /** The URL parameters for a change of filters (only those differing from the page's), page or detail. */
+  private queryChanges(changes: { filters?: boolean; page?: number; listing?: number | null }): QueryChanges {
+    const params: QueryChanges = {};
     if (changes.filters) {
-      for (const name of BAR_FILTERS) url.searchParams.delete(this.param(name));
+      for (const name of BAR_FILTERS) params[name] = null;
       const query = this.query;
       for (const name of this.barFilters) {
         const value = query[name];
-        if (value !== undefined && value !== cleanValue(name, this.baseFilters?.[name])) url.searchParams.set(this.param(name), String(value));
+        if (value !== undefined && value !== cleanValue(name, this.baseFilters?.[name])) params[name] = String(value);
       }
     }
-    if (changes.page !== undefined) {
-      if (changes.page > 1) url.searchParams.set(this.param('page'), String(changes.page));
-      else url.searchParams.delete(this.param('page'));
-    }
-    if (changes.listing !== undefined) {
-      if (changes.listing) url.searchParams.set(this.param('listing'), String(changes.listing));
-      else url.searchParams.delete(this.param('listing'));
-    }
-    return url.href;
+    if (changes.page !== undefined) params.page = changes.page > 1 ? String(changes.page) : null;
+    if (changes.listing !== undefined) params.listing = changes.listing ? String(changes.listing) : null;
+    return params;
   }
 
-  private readonly onPopState = (): void => {
+  private urlFor(changes: { filters?: boolean; page?: number; listing?: number | null }): string {
+    return this.urlQuery.url(this.queryChanges(changes));
+  }
+
+  private onPopState(): void {
     const openBefore = this.detailId;
     this.pushedDetailEntry = false;
     this.readUrl();
     if (openBefore && !this.detailId) void this.restoreCardFocus(openBefore);
-  };
+  }
 
   // ---- loading outcomes ------------------------------------------------------------------
 
@@ -431,14 +426,14 @@ export class EstateListings extends LitElement {
   private applyFilters(values: Partial<Record<QueryKey, unknown>>): void {
     this.setFilterValues(values);
     this.page = 1;
-    if (this.syncsUrl) history.pushState(history.state, '', this.urlFor({ filters: true, page: 1 }));
+    if (this.syncsUrl) this.urlQuery.push(this.queryChanges({ filters: true, page: 1 }));
     this.emit<ListingsQueryChangeDetail>('estate-listings-query-change', { query: this.query });
   }
 
   private goToPage(page: number): void {
     this.page = page;
     this.focusResultsAfterLoad = true;
-    if (this.syncsUrl) history.pushState(history.state, '', this.urlFor({ page }));
+    if (this.syncsUrl) this.urlQuery.push(this.queryChanges({ page }));
     this.emit<ListingsQueryChangeDetail>('estate-listings-query-change', { query: this.query });
   }
 
@@ -462,7 +457,7 @@ export class EstateListings extends LitElement {
   }
 
   private openDetail(id: number): void {
-    history.pushState(history.state, '', this.urlFor({ listing: id }));
+    this.urlQuery.push(this.queryChanges({ listing: id }));
     this.pushedDetailEntry = true;
     this.detailId = id;
     void this.updateComplete.then(() => {
@@ -478,7 +473,7 @@ export class EstateListings extends LitElement {
       history.back();
       return;
     }
-    history.replaceState(history.state, '', this.urlFor({ listing: null }));
+    this.urlQuery.replace(this.queryChanges({ listing: null }));
     this.detailId = null;
     if (id) void this.restoreCardFocus(id);
   }
