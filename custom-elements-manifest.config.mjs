@@ -50,7 +50,7 @@ function estateConventionsPlugin() {
       customElementsManifest.modules = customElementsManifest.modules.filter(
         (module) =>
           (module.declarations ?? []).some((declaration) => declaration.customElement) ||
-          (module.exports ?? []).some((entry) => entry.kind === 'custom-element-definition'),
+          (module.exports ?? []).some((entry) => entry.kind === 'custom-element-definition' && /^estate-/.test(entry.name)),
       );
       for (const module of customElementsManifest.modules) {
         const moduleConstants = constants.get(module.path) ?? new Map();
@@ -81,7 +81,9 @@ function estateConventionsPlugin() {
 
 export default {
   globs: ['widget/**/*.ts'],
-  exclude: ['widget/shared/**', 'widget/**/*.test.ts', 'widget/**/*.styles.ts', 'widget/**/*.d.ts'],
+  // widget/shared/ is read for EstateElement (the elements inherit `relay` from it); the helper
+  // modules there declare no element and are dropped by the plugin above.
+  exclude: ['widget/**/*.test.ts', 'widget/**/*.styles.ts', 'widget/**/*.d.ts', 'widget/loader.ts'],
   outdir: '.',
   litelement: true,
   // The `customElements` field is already in package.json; do not let the analyzer rewrite it.

@@ -1,13 +1,13 @@
-import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { live } from 'lit/directives/live.js';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import { Task, TaskStatus } from '@lit/task';
 import type { EnquiryAccepted, EnquiryRequest } from '../../contract/relay-api.ts';
-import { RelayError, fetchJson, relayUrl } from '../shared/relay.ts';
+import { RelayError, fetchJson } from '../shared/relay.ts';
 import { fill } from '../shared/fill.ts';
 import { resetStyles } from '../shared/reset.styles.ts';
 import { styles } from './enquiry.styles.ts';
-import { LocalizeController } from '../shared/localize.ts';
+import { EstateElement } from '../shared/estate-element.ts';
 import { FieldInteractionController } from '../shared/field-interaction.ts';
 import { type EnquiryStrings } from './strings.ts';
 import './strings.ts';
@@ -170,13 +170,12 @@ function retryAfterMs(header: string | null): number | undefined {
  * @fires {CustomEvent<EnquirySuccessDetail>} estate-enquiry-success - The relay has accepted the enquiry (it is queued for the CRM).
  * @fires {CustomEvent<EnquiryErrorDetail>} estate-enquiry-error - A send failed; `detail.pending` tells whether it will be retried.
  */
-export class EstateEnquiry extends LitElement {
+export class EstateEnquiry extends EstateElement {
   static override styles = [resetStyles, styles];
 
   static override properties = {
     listingId: { type: Number, attribute: 'listing-id' },
     agentId: { type: Number, attribute: 'agent-id' },
-    relay: { type: String },
     subject: { type: String },
     message: { type: String },
     requirePhone: { type: Boolean, attribute: 'require-phone' },
@@ -209,7 +208,6 @@ export class EstateEnquiry extends LitElement {
 
   declare listingId: number | undefined;
   declare agentId: number | undefined;
-  declare relay: string | undefined;
   declare subject: string | undefined;
   declare message: string;
   declare requirePhone: boolean;
@@ -280,11 +278,9 @@ export class EstateEnquiry extends LitElement {
     onError: (error) => void this.#afterFailure(error),
   });
 
-  readonly #localize = new LocalizeController(this);
-
   /** The words in use: the language's, then `strings`, then the shorthand attributes. */
   private get text(): EnquiryStrings {
-    const words = this.#localize.words('enquiry', this.strings);
+    const words = this.localize.words('enquiry', this.strings);
     const shorthands: Partial<EnquiryStrings> = {};
     for (const key of SHORTHAND_KEYS) {
       const value = this[key];
@@ -679,18 +675,15 @@ export class EstateEnquiry extends LitElement {
     };
 
     if (!previous) {
-      const proceed = this.dispatchEvent(
-        new CustomEvent<EnquirySubmitDetail>('estate-enquiry-submit', {
-          bubbles: true,
-          composed: true,
-          cancelable: true,
-          detail: {
-            originalId: request.originalId,
-            ...target,
-            ...(request.subject ? { subject: request.subject } : {}),
-            ...(request.consent !== undefined ? { consent: request.consent } : {}),
-          },
-        }),
+      const proceed = this.emit<EnquirySubmitDetail>(
+        'estate-enquiry-submit',
+        {
+          originalId: request.originalId,
+          ...target,
+          ...(request.subject ? { subject: request.subject } : {}),
+          ...(request.consent !== undefined ? { consent: request.consent } : {}),
+        },
+        true,
       );
       if (!proceed) return;
     }
@@ -704,7 +697,7 @@ export class EstateEnquiry extends LitElement {
     this.#submission.sending();
     this.notice = '';
     this.#statusCleared = false;
-    const url = relayUrl(this.relay, 'api/v1/enquiries');
+    const url = this.relayUrl('api/v1/enquiries');
     try {
       const accepted = await fetchJson<EnquiryAccepted>(url, {
         method: 'POST',
@@ -732,13 +725,7 @@ export class EstateEnquiry extends LitElement {
     this.#serverErrors = {};
     this.errors = {};
     this.#interaction.reset();
-    this.dispatchEvent(
-      new CustomEvent<EnquirySuccessDetail>('estate-enquiry-success', {
-        bubbles: true,
-        composed: true,
-        detail: { originalId: outcome.originalId },
-      }),
-    );
+    this.emit<EnquirySuccessDetail>('estate-enquiry-success', { originalId: outcome.originalId });
     await this.updateComplete;
     // The form is gone: keep keyboard and screen-reader users where the result is.
     if (focusWasInside) this.renderRoot.querySelector<HTMLElement>('#status')?.focus();
@@ -773,19 +760,13 @@ export class EstateEnquiry extends LitElement {
       if (invalid.length > 0) this.#control(invalid[0]!)?.focus();
     }
 
-    this.dispatchEvent(
-      new CustomEvent<EnquiryErrorDetail>('estate-enquiry-error', {
-        bubbles: true,
-        composed: true,
-        detail: {
-          status,
-          message: error instanceof Error ? error.message : String(error),
-          fields,
-          originalId: pending.request.originalId,
-          pending: !definitive,
-        },
-      }),
-    );
+    this.emit<EnquiryErrorDetail>('estate-enquiry-error', {
+      status,
+      message: error instanceof Error ? error.message : String(error),
+      fields,
+      originalId: pending.request.originalId,
+      pending: !definitive,
+    });
     this.requestUpdate();
   }
 }

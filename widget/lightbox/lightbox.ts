@@ -1,4 +1,4 @@
-import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
+import { css, html, nothing, type TemplateResult } from 'lit';
 import { keyed } from 'lit/directives/keyed.js';
 import type { Photo } from '../../contract/relay-api.ts';
 import { resetStyles } from '../shared/reset.styles.ts';
@@ -7,7 +7,7 @@ import { renderPicture } from '../shared/picture.ts';
 import { chevronLeft, chevronRight, closeIcon } from '../shared/icons.ts';
 import { type ListingStrings } from '../listing/strings.ts';
 import '../listing/strings.ts';
-import { LocalizeController } from '../shared/localize.ts';
+import { EstateElement } from '../shared/estate-element.ts';
 
 /** A horizontal move this long (CSS px), and mostly sideways, is a swipe. */
 const SWIPE_DISTANCE = 40;
@@ -39,11 +39,10 @@ export interface LightboxChangeDetail {
  *
  * @cssprop --estate-lightbox-backdrop - Colour behind the photo (default near-black).
  *
- * @fires estate-lightbox-change - Opened, closed or moved. `detail`: LightboxChangeDetail.
+ * @fires {CustomEvent<LightboxChangeDetail>} estate-lightbox-change - Opened, closed or moved.
  */
-export class EstateLightbox extends LitElement {
+export class EstateLightbox extends EstateElement {
   static override properties = {
-    relay: { type: String },
     label: { type: String },
     locale: { type: String },
     strings: { attribute: false },
@@ -52,14 +51,12 @@ export class EstateLightbox extends LitElement {
     direction: { state: true },
   };
 
-  declare relay: string | null;
   declare label: string;
   declare locale: string | null;
   /** Its words (the `listing` section); `<estate-listing>` hands down its own. Default: the page's language. */
   declare strings: Partial<ListingStrings> | null;
   declare protected photos: Photo[];
 
-  private readonly localize = new LocalizeController(this);
   declare protected index: number;
   declare protected direction: 'next' | 'previous' | 'none';
 
@@ -68,7 +65,6 @@ export class EstateLightbox extends LitElement {
 
   constructor() {
     super();
-    this.relay = null;
     this.label = '';
     this.locale = null;
     this.strings = null;
@@ -123,13 +119,7 @@ export class EstateLightbox extends LitElement {
   }
 
   private emitChange(): void {
-    this.dispatchEvent(
-      new CustomEvent<LightboxChangeDetail>('estate-lightbox-change', {
-        detail: { index: this.index, open: this.open },
-        bubbles: true,
-        composed: true,
-      }),
-    );
+    this.emit<LightboxChangeDetail>('estate-lightbox-change', { index: this.index, open: this.open });
   }
 
   private onKeydown(event: KeyboardEvent): void {

@@ -1,11 +1,11 @@
-import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { Task, initialState } from '@lit/task';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import type { Agent, ExternalLink, ListingDetail, OpenHome, Photo } from '../../contract/relay-api.ts';
 import { relayUrl, RelayError } from '../shared/relay.ts';
 import { fetchJsonOnceFilled } from '../shared/relay-filling.ts';
 import { fill, formatArea, formatDateTime, formatNumber, formatTimeRange, isoOrEmpty, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
-import { LocalizeController } from '../shared/localize.ts';
+import { EstateElement } from '../shared/estate-element.ts';
 import { badgeLabel, renderFeature } from '../shared/listing-parts.ts';
 import { largestPhotoUrl, renderPicture } from '../shared/picture.ts';
 import { heading, headingLevel } from '../shared/heading.ts';
@@ -87,11 +87,11 @@ class MissingListing extends Error {
  * @cssprop --estate-lightbox-backdrop - Lightbox background.
  * @cssprop --estate-listing-reserve - Height the loading placeholder keeps (default 60rem), so a page's footer does not jump.
  *
- * @fires estate-listing-loaded - The listing rendered. `detail`: ListingLoadedDetail.
- * @fires estate-listing-error - It could not be loaded. `detail`: ListingErrorDetail.
- * @fires estate-lightbox-change - The lightbox opened, closed or moved (from the inner lightbox).
+ * @fires {CustomEvent<ListingLoadedDetail>} estate-listing-loaded - The listing rendered.
+ * @fires {CustomEvent<ListingErrorDetail>} estate-listing-error - It could not be loaded.
+ * @fires {CustomEvent<LightboxChangeDetail>} estate-lightbox-change - The lightbox opened, closed or moved (from the inner lightbox).
  */
-export class EstateListing extends LitElement {
+export class EstateListing extends EstateElement {
   static override styles = styles;
   /**
    * The elements it renders, registered with it (see define.ts). `<estate-lightbox>` is not one:
@@ -102,7 +102,6 @@ export class EstateListing extends LitElement {
   static override properties = {
     listingId: { type: Number, attribute: 'listing-id' },
     listingIdParam: { type: String, attribute: 'listing-id-param' },
-    relay: { type: String },
     headingLevel: { type: Number, attribute: 'heading-level' },
     locale: { type: String },
     currency: { type: String },
@@ -116,7 +115,6 @@ export class EstateListing extends LitElement {
 
   declare listingId: number | null;
   declare listingIdParam: string | null;
-  declare relay: string | null;
   declare headingLevel: number;
   declare locale: string | null;
   declare currency: string | null;
@@ -157,7 +155,6 @@ export class EstateListing extends LitElement {
     super();
     this.listingId = null;
     this.listingIdParam = null;
-    this.relay = null;
     this.headingLevel = 2;
     this.locale = null;
     this.currency = null;
@@ -210,7 +207,6 @@ export class EstateListing extends LitElement {
     if (changed.has('noJsonLd') && this.noJsonLd) this.removeJsonLd();
   }
 
-  private readonly localize = new LocalizeController(this);
 
   /** The words in use: defaults with the host's overrides, merged once per `strings` value. */
   private get text(): ListingStrings {
@@ -225,34 +221,20 @@ export class EstateListing extends LitElement {
     return this.timeZone ?? undefined;
   }
 
-  /**
-   * Task calls onComplete/onError before it requests the render of the new state, so wait a
-   * microtask for that request and then for the render itself.
-   */
-  private async rendered(): Promise<void> {
-    await Promise.resolve();
-    await this.updateComplete;
-  }
-
   private async afterLoad(listing: ListingDetail): Promise<void> {
     await this.rendered();
     this.placeJsonLd(listing);
-    this.dispatchEvent(new CustomEvent<ListingLoadedDetail>('estate-listing-loaded', { detail: { listing }, bubbles: true, composed: true }));
+    this.emit<ListingLoadedDetail>('estate-listing-loaded', { listing });
   }
 
   private async afterError(error: unknown): Promise<void> {
     if (error instanceof DOMException && error.name === 'AbortError') return;
     this.removeJsonLd();
     await this.rendered();
-    this.dispatchEvent(
-      new CustomEvent<ListingErrorDetail>('estate-listing-error', {
-        detail: {
-          status: error instanceof RelayError ? error.status : error instanceof MissingListing && error.reason === 'not-found' ? 404 : null,
-          message: error instanceof Error ? error.message : String(error),
-        },
-        bubbles: true,
-        composed: true,
-      }),
+    this.emit<ListingErrorDetail>('estate-listing-error', {
+      status: error instanceof RelayError ? error.status : error instanceof MissingListing && error.reason === 'not-found' ? 404 : null,
+      message: error instanceof Error ? error.message : String(error),
+    }
     );
   }
 

@@ -1,4 +1,4 @@
-import { LitElement, html, nothing, type PropertyValues, type SVGTemplateResult, type TemplateResult } from 'lit';
+import { html, nothing, type PropertyValues, type SVGTemplateResult, type TemplateResult } from 'lit';
 import { Task } from '@lit/task';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import { live } from 'lit/directives/live.js';
@@ -7,7 +7,7 @@ import { relayUrl, RelayError } from '../shared/relay.ts';
 import { fetchJsonOnceFilled } from '../shared/relay-filling.ts';
 import { fill, formatMoney, formatNumber, formatShortDateTime, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
 import { styles } from './listings.styles.ts';
-import { LocalizeController } from '../shared/localize.ts';
+import { EstateElement } from '../shared/estate-element.ts';
 import { loadElement } from '../shared/load-element.ts';
 import { UrlQueryController, type QueryChanges } from '../shared/url-query.ts';
 import { badgeLabel, renderFeature } from '../shared/listing-parts.ts';
@@ -122,16 +122,15 @@ const EAGER_CARDS = 3;
  * @cssprop --estate-badge-color - Badge background.
  * @cssprop --estate-badge-text - Badge text colour.
  *
- * @fires estate-listings-loaded - A page of listings rendered. `detail`: ListingsLoadedDetail.
- * @fires estate-listings-error - Loading failed. `detail`: ListingsErrorDetail.
- * @fires estate-listings-query-change - A visitor changed the filters or the page. `detail`: ListingsQueryChangeDetail.
- * @fires estate-listing-select - A card was chosen; cancelable (cancel to handle navigation yourself). `detail`: ListingSelectDetail.
+ * @fires {CustomEvent<ListingsLoadedDetail>} estate-listings-loaded - A page of listings rendered.
+ * @fires {CustomEvent<ListingsErrorDetail>} estate-listings-error - Loading failed.
+ * @fires {CustomEvent<ListingsQueryChangeDetail>} estate-listings-query-change - A visitor changed the filters or the page.
+ * @fires {CustomEvent<ListingSelectDetail>} estate-listing-select - A card was chosen; cancelable (cancel to handle navigation yourself).
  */
-export class EstateListings extends LitElement {
+export class EstateListings extends EstateElement {
   static override styles = styles;
 
   static override properties = {
-    relay: { type: String },
     type: { type: String },
     status: { type: String },
     suburb: { type: String },
@@ -161,7 +160,6 @@ export class EstateListings extends LitElement {
     filling: { state: true },
   };
 
-  declare relay: string | null;
   declare type: ListingType | null;
   declare status: ListingStatus | null;
   declare suburb: string | null;
@@ -218,7 +216,6 @@ export class EstateListings extends LitElement {
 
   constructor() {
     super();
-    this.relay = null;
     this.type = null;
     this.status = null;
     this.suburb = null;
@@ -279,7 +276,6 @@ export class EstateListings extends LitElement {
     onNavigate: () => this.onPopState(),
   });
 
-  private readonly localize = new LocalizeController(this);
 
   /** The words in use: defaults with the host's overrides, merged once per `strings` value. */
   private get text(): ListingsStrings {
@@ -368,15 +364,6 @@ export class EstateListings extends LitElement {
 
   // ---- loading outcomes ------------------------------------------------------------------
 
-  /**
-   * Task calls onComplete/onError before it requests the render of the new state, so wait a
-   * microtask for that request and then for the render itself.
-   */
-  private async rendered(): Promise<void> {
-    await Promise.resolve();
-    await this.updateComplete;
-  }
-
   private async afterLoad(page: Page<ListingSummary>): Promise<void> {
     await this.rendered();
     if (this.focusResultsAfterLoad) {
@@ -403,9 +390,6 @@ export class EstateListings extends LitElement {
     });
   }
 
-  private emit<T>(name: string, detail: T, cancelable = false): boolean {
-    return this.dispatchEvent(new CustomEvent<T>(name, { detail, bubbles: true, composed: true, cancelable }));
-  }
 
   // ---- visitor actions -------------------------------------------------------------------
 
