@@ -69,7 +69,9 @@ export default defineConfig({
   ],
   build: {
     outDir: 'dist/widget',
-    emptyOutDir: true,
+    // Chunks of earlier builds stay: a browser may still hold an older widget.js (5 minutes, or a
+    // pinned one for a year) that asks for them. Their names are hashed, so nothing is overwritten.
+    emptyOutDir: false,
     target: 'es2022',
     sourcemap: true,
     lib: {
