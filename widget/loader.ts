@@ -80,7 +80,11 @@ function discover(root: Element | Document): void {
  */
 function requestedByScriptTag(): string[] {
   for (const script of document.querySelectorAll<HTMLScriptElement>('script[type="module"][src][data-define]')) {
-    if (script.src === import.meta.url) return (script.dataset.define ?? '').split(/[\s,]+/).filter((tag) => tags.includes(tag));
+    if (script.src !== import.meta.url) continue;
+    const named = (script.dataset.define ?? '').split(/[\s,]+/).filter(Boolean);
+    const unknown = named.filter((tag) => !tags.includes(tag));
+    if (unknown.length) console.warn(`estate-embed: data-define names no element of this widget: ${unknown.join(', ')} (known: ${tags.join(', ')})`);
+    return named.filter((tag) => tags.includes(tag));
   }
   return [];
 }

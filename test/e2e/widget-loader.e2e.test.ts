@@ -35,6 +35,10 @@ beforeAll(async () => {
   manifest = chunkManifest(rig.widgetDir);
   const pinned = widgetScriptTags(rig.relay.url, rig.widgetDir).pinned!;
   writeFileSync(join(rig.pageDir, 'empty.html'), `<!doctype html><title>Later</title>${pinned.tag}<main></main>`);
+  writeFileSync(
+    join(rig.pageDir, 'define.html'),
+    `<!doctype html><title>Named</title>${pinned.tag.replace('<script ', '<script data-define="estate-listings estate-nope" ')}<main></main>`,
+  );
 
   // The same build on another host, one chunk changed: the one the enquiry form imports first
   // (Lit and the shared code), so the check must cover static imports, not just the entry.
@@ -81,6 +85,21 @@ describe('widget.js, the loader', () => {
     const fetched = scripts.filter((file) => file.startsWith('widget-')).sort();
     expect(fetched).toEqual([...manifest.elements['estate-enquiry']].sort());
     expect(await page.evaluate(() => customElements.get('estate-listings'))).toBeUndefined();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('fetches the elements named in data-define before their tags appear, and names an unknown one', async () => {
+    const { context, page, problems } = await watchedPage(rig.browser);
+    const warnings: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'warning') warnings.push(message.text());
+    });
+    await page.goto(`${rig.site.origin}/define.html`);
+    await page.waitForFunction(() => customElements.get('estate-listings') !== undefined);
+    expect(await page.evaluate(() => document.querySelector('estate-listings'))).toBeNull();
+    expect(await page.evaluate(() => customElements.get('estate-enquiry'))).toBeUndefined();
+    expect(warnings.some((text) => text.includes('estate-nope'))).toBe(true);
     expect(problems).toEqual([]);
     await context.close();
   });
