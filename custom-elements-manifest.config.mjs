@@ -10,7 +10,7 @@
  *   public attribute; Lit never observes an attribute for it, so it is dropped from the docs.
  * - `new CustomEvent(name, …)` inside a helper is recorded as an event literally called `name`;
  *   our events all carry the `estate-` prefix (house rule), so other names are dropped.
- * And one choice: only modules that define an element are kept. Helper modules (formatting,
+ * And one choice: only modules that declare or register an element are kept. Helper modules (formatting,
  * phone numbers, icons) are not public API, and listing them would make every internal refactor
  * a "stale manifest".
  */
@@ -46,8 +46,11 @@ function estateConventionsPlugin() {
       }
     },
     packageLinkPhase({ customElementsManifest }) {
-      customElementsManifest.modules = customElementsManifest.modules.filter((module) =>
-        (module.declarations ?? []).some((declaration) => declaration.customElement),
+      // Element classes, and the modules that register them (each element's define.ts).
+      customElementsManifest.modules = customElementsManifest.modules.filter(
+        (module) =>
+          (module.declarations ?? []).some((declaration) => declaration.customElement) ||
+          (module.exports ?? []).some((entry) => entry.kind === 'custom-element-definition' && /^estate-/.test(entry.name)),
       );
       for (const module of customElementsManifest.modules) {
         const moduleConstants = constants.get(module.path) ?? new Map();
@@ -66,6 +69,10 @@ function estateConventionsPlugin() {
           if (entry.kind === 'custom-element-definition' && moduleConstants.has(entry.name)) {
             entry.name = moduleConstants.get(entry.name);
           }
+          // A define() of an imported class names its module with a leading slash; the rest have none.
+          if (entry.kind === 'custom-element-definition' && entry.declaration?.module?.startsWith('/')) {
+            entry.declaration.module = entry.declaration.module.slice(1);
+          }
         }
       }
     },
@@ -74,7 +81,9 @@ function estateConventionsPlugin() {
 
 export default {
   globs: ['widget/**/*.ts'],
-  exclude: ['widget/shared/**', 'widget/**/*.test.ts', 'widget/**/*.styles.ts', 'widget/**/*.d.ts'],
+  // widget/shared/ is read for EstateElement (the elements inherit `relay` from it); the helper
+  // modules there declare no element and are dropped by the plugin above.
+  exclude: ['widget/**/*.test.ts', 'widget/**/*.styles.ts', 'widget/**/*.d.ts', 'widget/loader.ts'],
   outdir: '.',
   litelement: true,
   // The `customElements` field is already in package.json; do not let the analyzer rewrite it.

@@ -1,20 +1,88 @@
-import { defineConfig } from 'vite';
+import { createHash } from 'node:crypto';
+import minifyLiterals from '@lit-labs/rollup-plugin-minify-html-literals';
+import { defineConfig, type Plugin } from 'vite';
 
-/** Builds the widget into one ES module (lit bundled in), served by the relay at /widget.js. */
+/**
+ * The elements a page can use, each an entry of its own (its module registers the tag and what it
+ * renders). Their shared code (Lit, formatting, the relay client) becomes shared chunks.
+ */
+export const ELEMENT_ENTRIES = {
+  'estate-enquiry': 'widget/enquiry/define.ts',
+  'estate-lightbox': 'widget/lightbox/define.ts',
+  'estate-listing': 'widget/listing/define.ts',
+  'estate-listings': 'widget/listings/define.ts',
+};
+
+/** The loader's file: the name agency pages load (the relay also serves it as widget.<hash>.js). */
+const LOADER_FILE = 'widget.js';
+
+/**
+ * Writes into widget.js, for every element, the chunks it needs (its static imports, depth first,
+ * its own module last) and each chunk's SHA-384, so the loader can check every chunk it fetches
+ * and a pinned widget.js vouches for all of them. Runs on the final (minified) code.
+ */
+function chunkManifestPlugin(): Plugin {
+  return {
+    name: 'estate-chunk-manifest',
+    enforce: 'post',
+    generateBundle(_options, bundle) {
+      const chunks = Object.values(bundle).filter((output) => output.type === 'chunk');
+      const loader = chunks.find((chunk) => chunk.fileName === LOADER_FILE);
+      if (!loader) return this.error(`no ${LOADER_FILE} in the bundle`);
+      if (loader.imports.length || loader.dynamicImports.length) {
+        return this.error(`${LOADER_FILE} must import nothing (an import would be fetched unchecked): ${[...loader.imports, ...loader.dynamicImports].join(', ')}`);
+      }
+      const integrity: Record<string, string> = {};
+      for (const chunk of chunks) {
+        if (chunk !== loader) integrity[chunk.fileName] = `sha384-${createHash('sha384').update(chunk.code).digest('base64')}`;
+      }
+      const elements: Record<string, string[]> = {};
+      for (const chunk of chunks) {
+        if (!chunk.isEntry || !(chunk.name in ELEMENT_ENTRIES)) continue;
+        const files: string[] = [];
+        const visit = (fileName: string) => {
+          if (files.includes(fileName)) return;
+          const output = bundle[fileName];
+          if (output?.type === 'chunk') for (const imported of output.imports) visit(imported);
+          files.push(fileName);
+        };
+        visit(chunk.fileName);
+        elements[chunk.name] = files;
+      }
+      if (!loader.code.includes('__ESTATE_CHUNKS__')) return this.error(`${LOADER_FILE} has no __ESTATE_CHUNKS__ to fill in`);
+      loader.code = loader.code.replace('__ESTATE_CHUNKS__', JSON.stringify({ elements, integrity }));
+    },
+  };
+}
+
+/**
+ * Builds the widget served by the relay: widget.js, a small loader (widget/loader.ts), and one
+ * hashed, immutable chunk per element plus shared chunks (Lit bundled in), fetched by the loader
+ * when a page first shows that element.
+ */
 export default defineConfig({
+  plugins: [
+    // Lit's own minifier for the markup and CSS inside html`` and css`` (a general minifier leaves
+    // template strings as they are).
+    { ...minifyLiterals({ include: ['widget/**'], failOnError: true }), apply: 'build' } as unknown as Plugin,
+    chunkManifestPlugin(),
+  ],
   build: {
     outDir: 'dist/widget',
-    emptyOutDir: true,
+    // Chunks of earlier builds stay: a browser may still hold an older widget.js (5 minutes, or a
+    // pinned one for a year) that asks for them. Their names are hashed, so nothing is overwritten.
+    emptyOutDir: false,
     target: 'es2022',
     sourcemap: true,
     lib: {
-      entry: 'widget/index.ts',
+      entry: { widget: 'widget/loader.ts', ...ELEMENT_ENTRIES },
       formats: ['es'],
-      fileName: () => 'widget.js',
+      fileName: (_format, name) => (name === 'widget' ? LOADER_FILE : 'widget-[name].[hash].js'),
     },
-    // One file: agency sites load one script, and an SRI hash covers all of it.
     rolldownOptions: {
-      output: { codeSplitting: false },
+      // Vite leaves whitespace in a library's ES output (for a later bundler's tree shaking);
+      // these files go to browsers as they are, so minify them fully.
+      output: { chunkFileNames: 'widget-[name].[hash].js', minify: true },
     },
     minify: true,
   },

@@ -21,6 +21,12 @@ function relayPlugin() {
       const { startTestRelay } = await import('./test/support/relay-fixture.ts');
       // The enquiry suites send many enquiries from one address within a minute.
       relay = await startTestRelay({ ALLOWED_ORIGINS: pageOrigins.join(','), ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000', ENQUIRY_DAILY_LIMIT_PER_CLIENT: '100000' });
+      // Until the first sync has filled the cache the listing API answers 503 "filling": suites
+      // that read the listings first would start with nothing.
+      for (const deadline = Date.now() + 120_000; !(await fetch(`${relay.url}/readyz`)).ok; ) {
+        if (Date.now() > deadline) throw new Error('The test relay never became ready (first sync).');
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
     },
     async serverStop() {
       await relay?.close();

@@ -11,7 +11,8 @@ import type { BenchContext, BenchFigure } from './types.ts';
 
 const root = join(import.meta.dirname, '..');
 
-const oneElement = `
+/** The floor: one Lit element, nothing of ours. Shared with page-weight.ts. */
+export const oneElement = `
 import { LitElement, html, css } from 'lit';
 export class HelloCard extends LitElement {
   static styles = css\`:host { display: block; }\`;
@@ -23,7 +24,7 @@ export class HelloCard extends LitElement {
 if (!customElements.get('hello-card')) customElements.define('hello-card', HelloCard);
 `;
 
-async function buildBundle(entry: string, outDir: string): Promise<Buffer> {
+export async function buildBundle(entry: string, outDir: string): Promise<Buffer> {
   const config: InlineConfig = {
     configFile: false,
     root,

@@ -11,6 +11,7 @@ import type { BenchContext, BenchModule } from './types.ts';
 const benchmarks: Array<{ name: string; load: () => Promise<BenchModule> }> = [
   { name: 'relay-overhead', load: () => import('./relay-overhead.ts') },
   { name: 'bundle-size', load: () => import('./bundle-size.ts') },
+  { name: 'page-weight', load: () => import('./page-weight.ts') },
   { name: 'enquiry-latency', load: () => import('./enquiry-latency.ts') },
   { name: 'listings-api', load: () => import('./listings-api.ts') },
   { name: 'sync-2000', load: () => import('./sync-2000.ts') },

@@ -168,6 +168,17 @@ export interface EnquiryStatusResponse {
   status: EnquiryStatus;
 }
 
+/**
+ * 503 body of the listing API (`/api/v1/listings`, `/api/v1/listings/{id}`, `/api/v1/agents`)
+ * while a freshly started relay has not filled its listing cache yet: the listings are on their
+ * way, not missing. Sent with `Retry-After` (seconds) and `Cache-Control: no-store`.
+ */
+export interface ListingsFilling extends ErrorBody {
+  error: 'listings_filling';
+  state: 'filling';
+  retryAfterSeconds: number;
+}
+
 /** Every 4xx/5xx body from the relay. `fields` names each bad input with its message. */
 export interface ErrorBody {
   error: string;

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import express, { Router } from 'express';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -6,6 +6,9 @@ import { HttpError } from './errors.ts';
 import { servedCrossOrigin } from './cross-origin.ts';
 
 export const WIDGET_FILE = 'widget.js';
+
+/** An element's or a shared chunk's file, as vite.config.ts names them: widget-<name>.<hash>.js. */
+export const WIDGET_CHUNK_PATTERN = /^\/widget-[A-Za-z0-9_.-]+\.[A-Za-z0-9_-]{8}\.js$/;
 
 export interface WidgetBundle {
   /** The bundle's bytes. */
@@ -35,12 +38,18 @@ export function widgetBundleReader(widgetDir: string): () => WidgetBundle | unde
 }
 
 /**
- * `/widget.js` (short cache, so a new release reaches pages within minutes) and
- * `/widget.<hash>.js` (immutable, for pages that pin a version with SRI).
+ * `/widget.js`, the loader (short cache, so a new release reaches pages within minutes),
+ * `/widget.<hash>.js` (immutable, for pages that pin a version with SRI), and the elements' chunks
+ * the loader fetches, `/widget-<name>.<hash>.js` (immutable: a new build has new names; the loader
+ * checks each against the SHA-384 it carries).
  */
 export function widgetRouter(widgetDir: string): Router {
   const read = widgetBundleReader(widgetDir);
   const router = Router({ caseSensitive: true, strict: true });
+  const chunks = express.static(widgetDir, { index: false, immutable: true, maxAge: '365d', fallthrough: true });
+  router.get(WIDGET_CHUNK_PATTERN, servedCrossOrigin, chunks, () => {
+    throw new HttpError(404, 'not_found', 'No such widget chunk on this relay (a page may hold an older widget.js: reload it).');
+  });
   router.get(/^\/widget(?:\.([0-9a-f]{10}))?\.js$/, servedCrossOrigin, (req, res) => {
     const bundle = read();
     if (!bundle) throw new HttpError(503, 'widget_not_built', 'The widget bundle is not built: run `npm run build:widget`.');

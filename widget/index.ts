@@ -1,7 +1,9 @@
 /**
- * The widget bundle's entry: registers every `estate-*` element. Agency sites load it with one
- * `<script type="module" src="https://relay.example/widget.js"></script>`.
+ * Every `estate-*` element, registered: `import 'estate-embed/widget'` from a bundler. (Agency
+ * sites load widget.js instead, widget/loader.ts, which fetches each element's code when its tag
+ * first appears.)
  */
-import './enquiry/enquiry.ts';
-import './listings/listings.ts';
-import './listing/listing.ts';
+import './enquiry/define.ts';
+import './listings/define.ts';
+import './listing/define.ts';
+import './lightbox/define.ts';

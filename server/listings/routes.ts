@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
-import type { Agent, ListingDetail, ListingSummary, Page, Photo } from '../../contract/relay-api.ts';
+import type { Agent, ListingDetail, ListingsFilling, ListingSummary, Page, Photo } from '../../contract/relay-api.ts';
 import type { Config } from '../config.ts';
 import { corsPolicy, publicOrigins } from '../cors.ts';
 import { HttpError } from '../errors.ts';
@@ -20,6 +20,8 @@ export interface ListingsRouterDeps {
 const LIST_CACHE_CONTROL = 'public, max-age=60, stale-while-revalidate=600, stale-if-error=86400';
 const AGENTS_CACHE_CONTROL = 'public, max-age=300, stale-while-revalidate=3600, stale-if-error=86400';
 const RESPONSE_CACHE_ENTRIES = 1_000;
+/** How long a page should wait before asking again while the first sync fills the cache. */
+export const FILLING_RETRY_AFTER_SECONDS = 5;
 
 interface Rendered {
   /** Encoded once: a busy page is sent many times. */
@@ -44,6 +46,23 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   // the elements resolve against the relay. The Host header never enters an answer or a cache key.
   const base = deps.config.PUBLIC_URL ?? '';
   router.use(['/api/v1/listings', '/api/v1/agents'], cors);
+
+  // Until the first sync has filled the cache, an empty answer would be a false "no match": say
+  // the listings are on their way instead, and when to ask again. Once filled it stays filled.
+  let filled = false;
+  router.use(['/api/v1/listings', '/api/v1/agents'], (_req, res, next) => {
+    filled ||= cache.readState().lastSuccessAt !== null;
+    if (filled) return next();
+    res.set('Retry-After', String(FILLING_RETRY_AFTER_SECONDS));
+    res.set('Cache-Control', 'no-store');
+    const body: ListingsFilling = {
+      error: 'listings_filling',
+      message: 'The relay is loading the listings from the CRM for the first time. Ask again after Retry-After seconds.',
+      state: 'filling',
+      retryAfterSeconds: FILLING_RETRY_AFTER_SECONDS,
+    };
+    res.status(503).json(body);
+  });
 
   router.get('/api/v1/listings', (req, res) => {
     // The exact URL seen before skips parsing; a new one is parsed (400 if bad) and keyed by meaning.

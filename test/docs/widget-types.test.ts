@@ -37,6 +37,23 @@ form?.addEventListener('estate-enquiry-success', (event) => {
   void event.detail.email;
 });
 void pageSize; void shown;
+
+// One element on its own, as a page that shows only a contact form imports it.
+import 'estate-embed/widget/enquiry';
+import type { EstateEnquiry as OnlyTheForm } from 'estate-embed/widget/enquiry';
+import type { EstateListings as OnlyTheList } from 'estate-embed/widget/listings';
+const contact: OnlyTheForm = document.createElement('estate-enquiry');
+const agentId: number | undefined = contact.agentId;
+const list: OnlyTheList | null = document.querySelector('estate-listings');
+// @ts-expect-error agentId is a number
+contact.agentId = 'forty-two';
+void agentId; void list;
+
+import { registerTranslation, type Translation } from 'estate-embed/widget/localize';
+const fewWords: Translation = { $code: 'en-AU', enquiry: { labelSubmit: 'Ask the agent' } };
+registerTranslation(fewWords);
+// @ts-expect-error no such word
+registerTranslation({ $code: 'fr', enquiry: { labelNom: 'Nom' } });
 `;
 
 describe('estate-embed/widget types', () => {
@@ -54,6 +71,8 @@ describe('estate-embed/widget types', () => {
     // TypeScript resolves 'estate-embed/widget' as a self-reference to this checkout's dist/ instead.
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'host-project', private: true, type: 'module' }));
     writeFileSync(join(dir, 'consumer.ts'), CONSUMER);
+    // A package of its own: without it, 'estate-embed' would resolve to this project (self-reference).
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'host-site', private: true, type: 'module' }));
     writeFileSync(
       join(dir, 'tsconfig.json'),
       JSON.stringify({

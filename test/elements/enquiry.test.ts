@@ -1,6 +1,6 @@
 import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
 import { a11ySnapshot, emulateMedia, sendKeys, setViewport } from '@web/test-runner-commands';
-import '../../widget/enquiry/enquiry.ts';
+import '../../widget/enquiry/define.ts';
 import type { EstateEnquiry, EnquiryErrorDetail, EnquirySuccessDetail } from '../../widget/enquiry/enquiry.ts';
 import type { Agent, EnquiryStatusResponse, ListingSummary, Page } from '../../contract/relay-api.ts';
 

@@ -5,7 +5,7 @@ import { jsonLdText } from '../../widget/listing/json-ld.ts';
 import { telHref } from '../../widget/listing/listing.ts';
 import { pageWindow } from '../../widget/listings/listings.ts';
 import { buildQuery, parseBarFilters } from '../../widget/listings/query.ts';
-import { resolveSrcset } from '../../widget/listings/picture.ts';
+import { resolveSrcset } from '../../widget/shared/picture.ts';
 import { formatArea, formatMoney, plural, resolveCurrency, resolveLocale } from '../../widget/shared/format.ts';
 
 describe('listing helpers', () => {

@@ -1,9 +1,9 @@
 import { aTimeout, expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
 import { emulateMedia, sendKeys, setViewport } from '@web/test-runner-commands';
 import { RELAY } from '/__relay.js';
-import '../../widget/listing/listing.ts';
+import '../../widget/listing/define.ts';
 import type { EstateListing, ListingErrorDetail } from '../../widget/listing/listing.ts';
-import type { EstateLightbox } from '../../widget/listing/lightbox.ts';
+import type { EstateLightbox } from '../../widget/lightbox/lightbox.ts';
 import type { ListingDetail, ListingSummary, Page } from '../../contract/relay-api.ts';
 import { detail } from './listings-data.ts';
 
@@ -16,7 +16,8 @@ const withQuery = (query: string) => {
   return url.href;
 };
 const lightboxOf = (el: EstateListing) => shadow(el).querySelector<EstateLightbox>('estate-lightbox')!;
-const dialogOf = (el: EstateListing) => shadow(lightboxOf(el)).querySelector('dialog')!;
+// The lightbox's code is fetched on the first open: until then it has no shadow root.
+const dialogOf = (el: EstateListing) => lightboxOf(el).shadowRoot?.querySelector('dialog') ?? ({ open: false } as HTMLDialogElement);
 const counterText = (el: EstateListing) => shadow(lightboxOf(el)).querySelector('[part~="lightbox-counter"]')!.textContent!.replace(/\s+/g, ' ').trim();
 
 /** The focused element, through shadow roots. */

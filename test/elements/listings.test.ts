@@ -1,7 +1,7 @@
 import { aTimeout, expect, fixture, html, nextFrame, oneEvent, waitUntil } from '@open-wc/testing';
 import { emulateMedia, sendKeys, setViewport } from '@web/test-runner-commands';
 import { RELAY } from '/__relay.js';
-import '../../widget/listings/listings.ts';
+import '../../widget/listings/define.ts';
 import type { EstateListings, ListingsLoadedDetail } from '../../widget/listings/listings.ts';
 import type { EstateListing } from '../../widget/listing/listing.ts';
 import type { ListingSummary, Page } from '../../contract/relay-api.ts';
@@ -147,7 +147,7 @@ window.__result = (async () => {
   const shifts = [];
   const observer = new PerformanceObserver((list) => { for (const entry of list.getEntries()) if (!entry.hadRecentInput) shifts.push(entry.value); });
   observer.observe({ type: 'layout-shift', buffered: true });
-  await import('/widget/listings/listings.ts');
+  await import('/widget/listings/define.ts');
   const container = document.createElement('div');
   container.style.width = '1100px';
   container.innerHTML = '<estate-listings relay="${relay}" page-size="4"></estate-listings><p id="below">Content under the listings</p>';

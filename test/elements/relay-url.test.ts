@@ -1,5 +1,6 @@
 import { expect } from '@open-wc/testing';
 import { relayBase, relayUrl, fetchJson, RelayError } from '../../widget/shared/relay.ts';
+import { isFilling, retryDelayMs } from '../../widget/shared/relay-filling.ts';
 
 describe('relay discovery', () => {
   it('uses the relay attribute when given, with or without a trailing slash', () => {
@@ -23,5 +24,20 @@ describe('relay discovery', () => {
     }
     expect(error).to.be.instanceOf(RelayError);
     expect((error as RelayError).status).to.equal(404);
+  });
+
+  it('knows the "still filling" answer and waits as Retry-After says (seconds or a date), within 1 s..60 s', () => {
+    const filling = (retryAfter: string | null, body: unknown = { error: 'listings_filling', state: 'filling', retryAfterSeconds: 7 }) =>
+      new RelayError(503, body, retryAfter);
+    expect(isFilling(filling('5'))).to.equal(true);
+    expect(isFilling(new RelayError(503, { error: 'down' }, '5')), 'another 503 is an error').to.equal(false);
+    expect(isFilling(new RelayError(404, { state: 'filling' }, null))).to.equal(false);
+    expect(retryDelayMs(filling('5'))).to.equal(5000);
+    expect(retryDelayMs(filling(null)), 'the body says 7').to.equal(7000);
+    expect(retryDelayMs(filling('soon', {})), 'neither: 5 s').to.equal(5000);
+    expect(retryDelayMs(filling('3600'))).to.equal(60_000);
+    expect(retryDelayMs(filling('0'))).to.equal(1000);
+    const now = Date.parse('2026-11-22T10:00:00Z');
+    expect(retryDelayMs(filling('Sun, 22 Nov 2026 10:00:12 GMT'), now)).to.equal(12_000);
   });
 });

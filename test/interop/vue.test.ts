@@ -2,27 +2,30 @@
 // bundled into the app (no script tag, so a `relay` attribute), attribute and `.prop` bindings,
 // `@estate-…` listeners, against a whole relay.
 import vue from '@vitejs/plugin-vue';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestRelay } from '../support/relay-fixture.ts';
-import { cardIds, fillEnquiry, projectRoot, startHostSiteRig, viteBuild, watchedPage, type HostSiteRig } from '../support/browser.ts';
+import { buildWidgetModules, cardIds, fillEnquiry, projectRoot, startHostSiteRig, viteBuild, watchedPage, type HostSiteRig } from '../support/browser.ts';
 
 let rig: HostSiteRig;
 let relay: TestRelay;
 let page: Page;
 let problems: string[];
+let modulesDir: string | undefined;
 
 beforeAll(async () => {
   rig = await startHostSiteRig({ pageDirPrefix: 'estate-vue-' });
   relay = rig.relay;
+  modulesDir = await buildWidgetModules();
   await viteBuild({
     root: join(projectRoot, 'test', 'interop', 'vue'),
     configFile: false,
     base: './',
     define: { __RELAY__: JSON.stringify(relay.url) },
-    // What the package export `estate-embed/widget` points at: the release bundle.
-    resolve: { alias: { 'estate-embed/widget': join(rig.widgetDir, 'widget.js') } },
+    // What the package export `estate-embed/widget` points at: the bundler build.
+    resolve: { alias: { 'estate-embed/widget': join(modulesDir, 'index.js') } },
     plugins: [vue({ template: { compilerOptions: { isCustomElement: (tag: string) => tag.startsWith('estate-') } } })],
     build: { outDir: rig.pageDir, emptyOutDir: true, target: 'es2022' },
   });
@@ -32,6 +35,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await rig?.close();
+  if (modulesDir) rmSync(modulesDir, { recursive: true, force: true });
 });
 
 describe('Vue 3', () => {

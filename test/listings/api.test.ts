@@ -256,3 +256,31 @@ describe('listing API (answers from the cache only)', () => {
     expect((await fetch(`${rig.relay.url}/photos/${'a'.repeat(32)}-480.webp`)).status).toBe(404);
   });
 });
+
+describe('listing API before the first sync has filled the cache', () => {
+  let rig: ListingRig;
+  beforeAll(async () => {
+    rig = await startListingRig({ listings: 6, env: { ALLOWED_ORIGINS: ALLOWED } });
+  });
+  afterAll(async () => {
+    await rig?.close();
+  });
+
+  it('answers 503 with Retry-After and state "filling" (never an empty page), then the listings once filled', async () => {
+    for (const path of ['/api/v1/listings', '/api/v1/listings/1', '/api/v1/agents']) {
+      const waiting = await rig.get(path, { Origin: ALLOWED });
+      expect(waiting.status, path).toBe(503);
+      expect(waiting.body).toMatchObject({ error: 'listings_filling', state: 'filling', retryAfterSeconds: 5 });
+      expect(waiting.headers.get('retry-after')).toBe('5');
+      expect(waiting.headers.get('cache-control')).toBe('no-store');
+      // A page on another origin must be able to read when to ask again.
+      expect(waiting.headers.get('access-control-allow-origin')).toBe(ALLOWED);
+      expect(waiting.headers.get('access-control-expose-headers')).toContain('Retry-After');
+    }
+    const report = await rig.relay.listings.sync.run('full');
+    expect(report.error).toBeUndefined();
+    const filled = await rig.get<Page<ListingSummary>>('/api/v1/listings');
+    expect(filled.status).toBe(200);
+    expect(filled.body.items.length).toBeGreaterThan(0);
+  });
+});

@@ -16,6 +16,8 @@ let dir: string;
 let store: Store;
 let app: express.Express;
 const bundle = 'export const hello = "estate";\n';
+const CHUNK = 'widget-estate-enquiry.Ab3_x-9Z.js';
+const chunk = 'export const form = "enquiry";\n';
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'estate-app-'));
@@ -25,6 +27,8 @@ beforeAll(() => {
   mkdirSync(widgetDir);
   mkdirSync(demoDir);
   writeFileSync(join(widgetDir, 'widget.js'), bundle);
+  writeFileSync(join(widgetDir, CHUNK), chunk);
+  writeFileSync(join(widgetDir, 'secret.txt'), 'not for the web');
   writeFileSync(join(demoDir, 'index.html'), '<!doctype html><title>Demo</title>');
   app = createApp({ config: loadConfig({}), store, log: silentLogger, widgetDir, demoDir });
 });
@@ -68,6 +72,18 @@ describe('relay skeleton', () => {
     const response = await request(app).get(`/widget.${hash}.js`).expect(200);
     expect(response.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     await request(app).get('/widget.0123456789.js').expect(404);
+  });
+
+  it("serves the elements' chunks immutable and cross-origin, and nothing else from the widget folder", async () => {
+    const response = await request(app).get(`/${CHUNK}`).expect(200);
+    expect(response.text).toBe(chunk);
+    expect(response.headers['content-type']).toMatch(/^text\/javascript/);
+    expect(response.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(response.headers['cross-origin-resource-policy']).toBe('cross-origin');
+    expect(response.headers['access-control-allow-origin']).toBe('*');
+    expect((await request(app).get('/widget-estate-enquiry.Zz3_x-9Z.js').expect(404)).body).toMatchObject({ error: 'not_found' });
+    await request(app).get('/secret.txt').expect(404);
+    await request(app).get('/widget-..%2Fsecret.Ab3_x-9Z.js').expect(404);
   });
 
   it('serves the demo site at /', async () => {

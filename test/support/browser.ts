@@ -1,7 +1,7 @@
 // Shared by the browser suites (framework interop, strict CSP, end to end): a release build of the
 // widget, a relay serving it, a static server for the host pages (another origin, as an agency
 // site is), and Chromium through playwright-core.
-import { createReadStream, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -38,6 +38,17 @@ export function relayAddressPlugin(relayUrl: string): Plugin {
 export async function buildWidgetBundle(): Promise<string> {
   const outDir = mkdtempSync(join(tmpdir(), 'estate-widget-'));
   await viteBuild({ configFile: join(projectRoot, 'vite.config.ts'), root: projectRoot, build: { outDir, emptyOutDir: true } });
+  return outDir;
+}
+
+/**
+ * The bundler build (vite.module.config.ts: what `estate-embed/widget` and
+ * `estate-embed/widget/<element>` point at), inside the project so its `lit` imports resolve.
+ */
+export async function buildWidgetModules(): Promise<string> {
+  mkdirSync(join(projectRoot, '.tmp'), { recursive: true });
+  const outDir = mkdtempSync(join(projectRoot, '.tmp', 'widget-module-'));
+  await viteBuild({ configFile: join(projectRoot, 'vite.module.config.ts'), root: projectRoot, build: { outDir, emptyOutDir: true } });
   return outDir;
 }
 

@@ -1,17 +1,29 @@
-import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { live } from 'lit/directives/live.js';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import { Task, TaskStatus } from '@lit/task';
 import type { EnquiryAccepted, EnquiryRequest } from '../../contract/relay-api.ts';
-import { RelayError, fetchJson, relayUrl } from '../shared/relay.ts';
-import { fill } from '../shared/format.ts';
+import { RelayError, fetchJson } from '../shared/relay.ts';
+import { fill } from '../shared/fill.ts';
 import { resetStyles } from '../shared/reset.styles.ts';
 import { styles } from './enquiry.styles.ts';
 import { nameProblem } from '../../contract/name.ts';
+import { EstateElement } from '../shared/estate-element.ts';
+import { FieldInteractionController } from '../shared/field-interaction.ts';
+import { type EnquiryStrings } from './strings.ts';
+import './strings.ts';
 import { isPhoneNumber } from '../../contract/phone.ts';
-import { clearPending, loadPending, newOriginalId, pendingKey, savePending, type PendingEnquiry } from './pending-store.ts';
+import { newOriginalId, pendingKey, type PendingEnquiry } from './pending-store.ts';
+import { PendingSubmissionController } from './pending-submission.ts';
 
 export const ENQUIRY_TAG = 'estate-enquiry';
+
+/** The words that also have an attribute of their own (`label-name` for labelName, …). */
+const SHORTHAND_KEYS = [
+  'labelName', 'labelEmail', 'labelMobile', 'labelMessage', 'labelOptional', 'labelSubmit', 'hintMobile',
+  'errorRequired', 'errorEmail', 'errorMobile', 'errorTooLong', 'errorConsent', 'invalidMessage',
+  'sendingMessage', 'successMessage', 'errorMessage', 'rateLimitedMessage', 'refusedMessage',
+] as const satisfies ReadonlyArray<keyof EnquiryStrings>;
 
 /** The visible fields; their names are the request's, so the relay's `fields` map onto them. */
 export type EnquiryField = 'fullName' | 'email' | 'mobile' | 'message' | 'consent';
@@ -128,6 +140,7 @@ function retryAfterMs(header: string | null): number | undefined {
  * @attr {string} error-message - Shown when the enquiry could not be sent yet (kept and retried).
  * @attr {string} rate-limited-message - Shown on a 429; `{seconds}` is replaced by the wait.
  * @attr {string} refused-message - Shown when the relay refuses the enquiry for good (not retried).
+ * @attr {string} strings - JSON object of words to override (EnquiryStrings keys); the label and message attributes above are shorthands for single keys and win over it. Defaults come from its language (`lang` on it or above it, else the page's; see "Words and languages").
  *
  * @slot heading - Replaces the heading text.
  * @slot consent - Replaces the consent checkbox's label text (e.g. to add a link to a privacy policy).
@@ -158,13 +171,12 @@ function retryAfterMs(header: string | null): number | undefined {
  * @fires {CustomEvent<EnquirySuccessDetail>} estate-enquiry-success - The relay has accepted the enquiry (it is queued for the CRM).
  * @fires {CustomEvent<EnquiryErrorDetail>} estate-enquiry-error - A send failed; `detail.pending` tells whether it will be retried.
  */
-export class EstateEnquiry extends LitElement {
+export class EstateEnquiry extends EstateElement {
   static override styles = [resetStyles, styles];
 
   static override properties = {
     listingId: { type: Number, attribute: 'listing-id' },
     agentId: { type: Number, attribute: 'agent-id' },
-    relay: { type: String },
     subject: { type: String },
     message: { type: String },
     requirePhone: { type: Boolean, attribute: 'require-phone' },
@@ -189,6 +201,7 @@ export class EstateEnquiry extends LitElement {
     errorMessage: { type: String, attribute: 'error-message' },
     rateLimitedMessage: { type: String, attribute: 'rate-limited-message' },
     refusedMessage: { type: String, attribute: 'refused-message' },
+    strings: { type: Object },
     values: { state: true },
     errors: { state: true },
     notice: { state: true },
@@ -196,31 +209,35 @@ export class EstateEnquiry extends LitElement {
 
   declare listingId: number | undefined;
   declare agentId: number | undefined;
-  declare relay: string | undefined;
   declare subject: string | undefined;
   declare message: string;
   declare requirePhone: boolean;
   declare consentText: string | undefined;
   declare heading: string | undefined;
   declare headingLevel: number;
-  declare labelName: string;
-  declare labelEmail: string;
-  declare labelMobile: string;
-  declare labelMessage: string;
-  declare labelOptional: string;
-  declare labelSubmit: string;
-  declare hintMobile: string;
-  declare errorRequired: string;
-  declare errorEmail: string;
-  declare errorMobile: string;
-  declare errorTooLong: string;
-  declare errorConsent: string;
-  declare invalidMessage: string;
-  declare sendingMessage: string;
-  declare successMessage: string;
-  declare errorMessage: string;
-  declare rateLimitedMessage: string;
-  declare refusedMessage: string;
+  declare labelName: string | null;
+  declare labelEmail: string | null;
+  declare labelMobile: string | null;
+  declare labelMessage: string | null;
+  declare labelOptional: string | null;
+  declare labelSubmit: string | null;
+  declare hintMobile: string | null;
+  declare errorRequired: string | null;
+  declare errorEmail: string | null;
+  declare errorMobile: string | null;
+  declare errorTooLong: string | null;
+  declare errorConsent: string | null;
+  declare invalidMessage: string | null;
+  declare sendingMessage: string | null;
+  declare successMessage: string | null;
+  declare errorMessage: string | null;
+  declare rateLimitedMessage: string | null;
+  declare refusedMessage: string | null;
+  /**
+   * Overrides for any of the form's words (EnquiryStrings), over those of the page's language; a
+   * shorthand attribute (`label-name`, …) wins over both.
+   */
+  declare strings: Partial<EnquiryStrings> | null;
 
   /** Current field values (the inputs are bound to these). */
   declare protected values: FieldValues;
@@ -229,24 +246,24 @@ export class EstateEnquiry extends LitElement {
   /** A client-side message for the live region (e.g. "2 fields need attention"); overrides the task's. */
   declare protected notice: string;
 
-  /** Blurred at least once. */
-  #touched = new Set<EnquiryField>();
-  /** Changed from the initial value. */
-  #dirty = new Set<EnquiryField>();
+  /** When a field's message may show (Lion's rules: touched and changed, or submitted). */
+  readonly #interaction = new FieldInteractionController<EnquiryField>(this);
   /** Messages from the relay's last 400, per field, until the visitor edits that field. */
   #serverErrors: Partial<Record<EnquiryField, string>> = {};
-  /** A send was attempted: every invalid field shows its message from now on. */
-  #submitted = false;
   /** When the form was first shown (performance.now()). */
   #shownAt = 0;
-  /** The submission being sent or waiting for a retry. */
-  #pending: PendingEnquiry | undefined;
+  /** The submission being sent or waiting for a retry: kept, retried with backoff and when back online. */
+  readonly #submission = new PendingSubmissionController(this, {
+    resend: (pending) => void this.#send.run([pending]),
+    canResend: () => !this.sending && this.isConnected,
+    baseDelayMs: RETRY_BASE_MS,
+    maxDelayMs: RETRY_MAX_MS,
+    maxRetryAfterMs: RETRY_AFTER_MAX_MS,
+  });
   /** Storage key the pending submission was last looked up under. */
   #checkedKey: string | undefined;
   /** A pending submission found in storage, to resume once rendered. */
   #resume: PendingEnquiry | undefined;
-  #retryTimer: ReturnType<typeof setTimeout> | undefined;
-  #failures = 0;
   /** Wait announced with a 429, in seconds. */
   #retryAfterSeconds = 0;
   /** Set between a submit event and the task starting, so a double click cannot slip in. */
@@ -262,31 +279,41 @@ export class EstateEnquiry extends LitElement {
     onError: (error) => void this.#afterFailure(error),
   });
 
+  /** The words in use: the language's, then `strings`, then the shorthand attributes. */
+  private get text(): EnquiryStrings {
+    const words = this.localize.words('enquiry', this.strings);
+    const shorthands: Partial<EnquiryStrings> = {};
+    for (const key of SHORTHAND_KEYS) {
+      const value = this[key];
+      if (typeof value === 'string') shorthands[key] = value;
+    }
+    return Object.keys(shorthands).length ? { ...words, ...shorthands } : words;
+  }
+
   constructor() {
     super();
     this.message = '';
     this.requirePhone = false;
     this.headingLevel = 2;
-    this.labelName = 'Full name';
-    this.labelEmail = 'Email';
-    this.labelMobile = 'Mobile';
-    this.labelMessage = 'Message';
-    this.labelOptional = '(optional)';
-    this.labelSubmit = 'Send enquiry';
-    this.hintMobile = 'An Australian, New Zealand or UK number';
-    this.errorRequired = 'Please fill in this field.';
-    this.errorEmail = 'Please enter an email address such as name@example.com.';
-    this.errorMobile = 'Please enter an Australian, New Zealand or UK phone number, such as 0412 345 678.';
-    this.errorTooLong = 'This is too long; please shorten it.';
-    this.errorConsent = 'Please tick this box to send your enquiry.';
-    this.invalidMessage = 'Your enquiry was not sent: please correct the fields marked with a message.';
-    this.sendingMessage = 'Sending your enquiry…';
-    this.successMessage = 'Thank you. Your enquiry has been sent and the agent will be in touch.';
-    this.errorMessage =
-      'Your enquiry could not be sent yet. It is kept on this device and will be sent again automatically; you can also press the button to try now.';
-    this.rateLimitedMessage =
-      'Too many enquiries were sent from this connection. Yours is kept and will be sent again in {seconds} seconds.';
-    this.refusedMessage = 'Sorry, this enquiry could not be accepted. Please contact the agency directly.';
+    this.labelName = null;
+    this.labelEmail = null;
+    this.labelMobile = null;
+    this.labelMessage = null;
+    this.labelOptional = null;
+    this.labelSubmit = null;
+    this.hintMobile = null;
+    this.errorRequired = null;
+    this.errorEmail = null;
+    this.errorMobile = null;
+    this.errorTooLong = null;
+    this.errorConsent = null;
+    this.invalidMessage = null;
+    this.sendingMessage = null;
+    this.successMessage = null;
+    this.errorMessage = null;
+    this.rateLimitedMessage = null;
+    this.refusedMessage = null;
+    this.strings = null;
     this.values = { fullName: '', email: '', mobile: '', message: '', consent: false };
     this.errors = {};
     this.notice = '';
@@ -299,7 +326,7 @@ export class EstateEnquiry extends LitElement {
 
   /** The originalId of the submission being sent or awaiting a retry, if any. */
   get pendingOriginalId(): string | undefined {
-    return this.#pending?.request.originalId;
+    return this.#submission.current?.request.originalId;
   }
 
   /** True while a send is in flight. */
@@ -313,38 +340,27 @@ export class EstateEnquiry extends LitElement {
     this.errors = {};
     this.notice = '';
     this.#serverErrors = {};
-    this.#touched.clear();
-    this.#dirty.clear();
-    this.#submitted = false;
+    this.#interaction.reset();
     this.#shownAt = performance.now();
-    if (!this.sending && !this.#pending) this.#statusCleared = true;
+    if (!this.sending && !this.#submission.current) this.#statusCleared = true;
     this.requestUpdate();
-  }
-
-  override connectedCallback(): void {
-    super.connectedCallback();
-    window.addEventListener('online', this.#onOnline);
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    window.removeEventListener('online', this.#onOnline);
-    clearTimeout(this.#retryTimer);
-    this.#retryTimer = undefined;
     // Next connection looks in storage again (a re-attached element resumes its submission).
     this.#checkedKey = undefined;
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    if (changed.has('message') && !this.#dirty.has('message') && !this.#pending) {
+    if (changed.has('message') && !this.#interaction.isDirty('message') && !this.#submission.current) {
       this.values = { ...this.values, message: this.message ?? '' };
     }
     const key = this.storageKey;
     if (key && key !== this.#checkedKey && !this.sending) {
       this.#checkedKey = key;
-      const stored = loadPending(key);
+      const stored = this.#submission.restore(key);
       if (stored) {
-        this.#pending = stored;
         this.#resume = stored;
         const { request } = stored;
         this.values = {
@@ -376,39 +392,39 @@ export class EstateEnquiry extends LitElement {
   override render(): TemplateResult {
     const sent = this.#phase() === 'sent';
     const level = Math.min(6, Math.max(1, Math.trunc(this.headingLevel) || 2));
-    const heading = this.heading ?? (this.listingId === undefined && this.agentId !== undefined ? 'Send a message' : 'Enquire about this property');
+    const heading = this.heading ?? (this.listingId === undefined && this.agentId !== undefined ? this.text.headingAgent : this.text.headingListing);
     return html`
       <form part="form" novalidate aria-labelledby="heading" ?hidden=${sent} @submit=${this.#onSubmit}>
         <div part="heading" class="heading" id="heading" role="heading" aria-level=${level}>
           <slot name="heading">${heading}</slot>
         </div>
-        ${this.#textField('fullName', 'name', this.labelName, {
+        ${this.#textField('fullName', 'name', this.text.labelName, {
           type: 'text',
           autocomplete: 'name',
           required: true,
           maxlength: 100,
         })}
-        ${this.#textField('email', 'email', this.labelEmail, {
+        ${this.#textField('email', 'email', this.text.labelEmail, {
           type: 'email',
           autocomplete: 'email',
           inputmode: 'email',
           required: true,
           maxlength: 254,
         })}
-        ${this.#textField('mobile', 'mobile', this.labelMobile, {
+        ${this.#textField('mobile', 'mobile', this.text.labelMobile, {
           type: 'tel',
           autocomplete: 'tel',
           inputmode: 'tel',
           required: this.requirePhone,
           maxlength: 24,
-          hint: this.hintMobile,
+          hint: this.text.hintMobile,
         })}
         ${this.#messageField()} ${this.consentText !== undefined ? this.#consentField() : nothing}
         <div class="trap" aria-hidden="true" inert>
           <label for="website">Website (leave empty)</label>
           <input id="website" name="website" type="text" tabindex="-1" autocomplete="off" />
         </div>
-        <button part="submit" type="submit" aria-disabled=${this.sending ? 'true' : 'false'}>${this.labelSubmit}</button>
+        <button part="submit" type="submit" aria-disabled=${this.sending ? 'true' : 'false'}>${this.text.labelSubmit}</button>
       </form>
       <div part="status" class="status" id="status" role="status" tabindex="-1" data-state=${this.#phase()}>${this.#statusContent()}</div>
     `;
@@ -432,7 +448,7 @@ export class EstateEnquiry extends LitElement {
     return html`
       <div part="field field-${partName}" class="field">
         <label part="label" for=${field}>
-          ${label}${options.required ? nothing : html` <span part="optional" class="optional">${this.labelOptional}</span>`}
+          ${label}${options.required ? nothing : html` <span part="optional" class="optional">${this.text.labelOptional}</span>`}
         </label>
         ${options.hint ? html`<p part="hint" class="hint" id="${field}-hint">${options.hint}</p>` : nothing}
         <input
@@ -460,7 +476,7 @@ export class EstateEnquiry extends LitElement {
     const error = this.errors.message;
     return html`
       <div part="field field-message" class="field">
-        <label part="label" for="message">${this.labelMessage}</label>
+        <label part="label" for="message">${this.text.labelMessage}</label>
         <textarea
           part="input input-message"
           id="message"
@@ -526,15 +542,15 @@ export class EstateEnquiry extends LitElement {
     if (this.notice) return this.notice;
     if (this.#statusCleared) return nothing;
     return this.#send.render({
-      pending: () => this.sendingMessage,
-      complete: () => html`<slot name="success">${this.successMessage}</slot>`,
+      pending: () => this.text.sendingMessage,
+      complete: () => html`<slot name="success">${this.text.successMessage}</slot>`,
       error: (error) => this.#failureText(error),
     });
   }
 
   #failureText(error: unknown): string {
     if (error instanceof RelayError) {
-      if (error.status === 429) return fill(this.rateLimitedMessage, { seconds: this.#retryAfterSeconds });
+      if (error.status === 429) return fill(this.text.rateLimitedMessage, { seconds: this.#retryAfterSeconds });
       if (error.status === 400) {
         // Messages on visible fields are shown there; the rest (a page author's mistake such as a
         // too-long subject attribute) can only be told here.
@@ -543,12 +559,12 @@ export class EstateEnquiry extends LitElement {
         const unmapped = Object.entries(error.fields)
           .filter(([field]) => !shown(field))
           .map(([, message]) => message);
-        if (mapped && unmapped.length === 0) return this.invalidMessage;
-        return [mapped ? this.invalidMessage : this.refusedMessage, ...(unmapped.length > 0 ? unmapped : [error.message])].join(' ');
+        if (mapped && unmapped.length === 0) return this.text.invalidMessage;
+        return [mapped ? this.text.invalidMessage : this.text.refusedMessage, ...(unmapped.length > 0 ? unmapped : [error.message])].join(' ');
       }
-      if (isDefinitive(error)) return this.refusedMessage;
+      if (isDefinitive(error)) return this.text.refusedMessage;
     }
-    return this.errorMessage;
+    return this.text.errorMessage;
   }
 
   /** The consent box only exists when consent-text is set. */
@@ -565,23 +581,16 @@ export class EstateEnquiry extends LitElement {
     const field = control.name as EnquiryField;
     const value = control instanceof HTMLInputElement && control.type === 'checkbox' ? control.checked : control.value;
     this.values = { ...this.values, [field]: value };
-    this.#dirty.add(field);
     delete this.#serverErrors[field];
     this.notice = '';
-    // Lion's rule: a message appears once the field was touched and changed (or after a submit),
-    // and is updated as the visitor types from then on.
-    if (this.#submitted || this.#touched.has(field) || this.errors[field]) this.#validate(field, control);
+    // Once shown, a message follows what the visitor types.
+    if (this.#interaction.changed(field, Boolean(this.errors[field]))) this.#validate(field, control);
   };
 
   #onBlur = (event: Event): void => {
     const control = event.target as HTMLInputElement | HTMLTextAreaElement;
     const field = control.name as EnquiryField;
-    this.#touched.add(field);
-    if (this.#dirty.has(field) || this.#submitted) this.#validate(field, control);
-  };
-
-  #onOnline = (): void => {
-    if (this.#pending && !this.sending && this.isConnected) void this.#send.run([this.#pending]);
+    if (this.#interaction.left(field)) this.#validate(field, control);
   };
 
   /** Sets the browser's validity for our extra rules, then shows (or clears) the field's message. */
@@ -593,23 +602,23 @@ export class EstateEnquiry extends LitElement {
     if (server) {
       control.setCustomValidity(server);
     } else if (field === 'email' && value && !control.validity.typeMismatch && !EMAIL_SHAPE.test(value)) {
-      control.setCustomValidity(this.errorEmail);
+      control.setCustomValidity(this.text.errorEmail);
     } else if (field === 'mobile' && value && !isPhoneNumber(value)) {
-      control.setCustomValidity(this.errorMobile);
+      control.setCustomValidity(this.text.errorMobile);
     } else if (control.required && control.type !== 'checkbox' && !value && control.value) {
       // Only spaces: the browser counts that as filled in, the relay does not.
-      control.setCustomValidity(this.errorRequired);
+      control.setCustomValidity(this.text.errorRequired);
     } else if (field === 'fullName' && value && nameProblem(value) === 'no_letter') {
       // Only invisible characters, dots or digits: as good as empty, and the relay refuses it.
-      control.setCustomValidity(this.errorRequired);
+      control.setCustomValidity(this.text.errorRequired);
     }
     const validity = control.validity;
     let message: string | undefined;
     if (validity.valid) message = undefined;
     else if (validity.customError) message = control.validationMessage;
-    else if (validity.valueMissing) message = field === 'consent' ? this.errorConsent : this.errorRequired;
-    else if (validity.typeMismatch) message = this.errorEmail;
-    else if (validity.tooLong) message = this.errorTooLong;
+    else if (validity.valueMissing) message = field === 'consent' ? this.text.errorConsent : this.text.errorRequired;
+    else if (validity.typeMismatch) message = this.text.errorEmail;
+    else if (validity.tooLong) message = this.text.errorTooLong;
     else message = control.validationMessage;
     if (message !== this.errors[field]) this.errors = { ...this.errors, [field]: message };
     return validity.valid;
@@ -634,13 +643,13 @@ export class EstateEnquiry extends LitElement {
   };
 
   async #submit(): Promise<void> {
-    this.#submitted = true;
+    this.#interaction.submit();
     this.notice = '';
     await this.updateComplete;
 
     const invalid = FIELD_ORDER.filter((field) => !this.#validate(field));
     if (invalid.length > 0) {
-      this.notice = this.invalidMessage;
+      this.notice = this.text.invalidMessage;
       await this.updateComplete;
       this.#control(invalid[0]!)?.focus();
       return;
@@ -649,13 +658,13 @@ export class EstateEnquiry extends LitElement {
     const target = this.#target();
     const key = this.storageKey;
     if (!key) {
-      this.notice = this.refusedMessage;
+      this.notice = this.text.refusedMessage;
       return;
     }
 
     // A retry keeps the originalId (and the timing) of the first send; an edited retry of a
     // submission that in fact arrived gets a 409, which we treat as "already received".
-    const previous = this.#pending?.request;
+    const previous = this.#submission.current?.request;
     const request: EnquiryRequest = {
       originalId: previous?.originalId ?? newOriginalId(),
       ...target,
@@ -670,33 +679,29 @@ export class EstateEnquiry extends LitElement {
     };
 
     if (!previous) {
-      const proceed = this.dispatchEvent(
-        new CustomEvent<EnquirySubmitDetail>('estate-enquiry-submit', {
-          bubbles: true,
-          composed: true,
-          cancelable: true,
-          detail: {
-            originalId: request.originalId,
-            ...target,
-            ...(request.subject ? { subject: request.subject } : {}),
-            ...(request.consent !== undefined ? { consent: request.consent } : {}),
-          },
-        }),
+      const proceed = this.emit<EnquirySubmitDetail>(
+        'estate-enquiry-submit',
+        {
+          originalId: request.originalId,
+          ...target,
+          ...(request.subject ? { subject: request.subject } : {}),
+          ...(request.consent !== undefined ? { consent: request.consent } : {}),
+        },
+        true,
       );
       if (!proceed) return;
     }
 
-    this.#pending = { request, savedAt: this.#pending?.savedAt ?? Date.now() };
-    savePending(key, this.#pending);
-    void this.#send.run([this.#pending]);
+    const pending = { request, savedAt: this.#submission.current?.savedAt ?? Date.now() };
+    this.#submission.keep(key, pending);
+    void this.#send.run([pending]);
   }
 
   async #post(pending: PendingEnquiry, signal: AbortSignal): Promise<SendOutcome> {
-    clearTimeout(this.#retryTimer);
-    this.#retryTimer = undefined;
+    this.#submission.sending();
     this.notice = '';
     this.#statusCleared = false;
-    const url = relayUrl(this.relay, 'api/v1/enquiries');
+    const url = this.relayUrl('api/v1/enquiries');
     try {
       const accepted = await fetchJson<EnquiryAccepted>(url, {
         method: 'POST',
@@ -719,47 +724,28 @@ export class EstateEnquiry extends LitElement {
   async #afterSuccess(outcome: SendOutcome): Promise<void> {
     // Called before the form is hidden: is the visitor's focus in it (they pressed the button)?
     const focusWasInside = (this.renderRoot as ShadowRoot).activeElement !== null;
-    const key = pendingKey(this.#pending?.request ?? this.#target());
-    if (key) clearPending(key);
-    this.#pending = undefined;
-    this.#failures = 0;
+    this.#submission.settle(pendingKey(this.#submission.current?.request ?? this.#target()));
     this.values = { fullName: '', email: '', mobile: '', message: this.message, consent: false };
     this.#serverErrors = {};
     this.errors = {};
-    this.#touched.clear();
-    this.#dirty.clear();
-    this.#submitted = false;
-    this.dispatchEvent(
-      new CustomEvent<EnquirySuccessDetail>('estate-enquiry-success', {
-        bubbles: true,
-        composed: true,
-        detail: { originalId: outcome.originalId },
-      }),
-    );
+    this.#interaction.reset();
+    this.emit<EnquirySuccessDetail>('estate-enquiry-success', { originalId: outcome.originalId });
     await this.updateComplete;
     // The form is gone: keep keyboard and screen-reader users where the result is.
     if (focusWasInside) this.renderRoot.querySelector<HTMLElement>('#status')?.focus();
   }
 
   async #afterFailure(error: unknown): Promise<void> {
-    const pending = this.#pending;
+    const pending = this.#submission.current;
     if (!pending) return;
     const definitive = isDefinitive(error);
     const status = error instanceof RelayError ? error.status : 0;
     const fields = error instanceof RelayError ? error.fields : {};
     if (definitive) {
-      const key = pendingKey(pending.request);
-      if (key) clearPending(key);
-      this.#pending = undefined;
-      this.#failures = 0;
+      this.#submission.settle(pendingKey(pending.request));
     } else {
-      this.#failures += 1;
-      const wait =
-        status === 429
-          ? Math.min(RETRY_AFTER_MAX_MS, retryAfterMs((error as RelayError).retryAfter) ?? 60_000)
-          : Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 3 ** (this.#failures - 1)) * (0.8 + Math.random() * 0.4);
+      const wait = this.#submission.failed(status === 429 ? (retryAfterMs((error as RelayError).retryAfter) ?? 60_000) : undefined);
       this.#retryAfterSeconds = Math.ceil(wait / 1000);
-      this.#scheduleRetry(wait);
     }
 
     if (status === 400) {
@@ -768,7 +754,7 @@ export class EstateEnquiry extends LitElement {
         const message = fields[field];
         if (message && this.#fieldShown(field)) this.#serverErrors[field] = message;
       }
-      this.#submitted = true;
+      this.#interaction.submit();
       // Render the settled state first: while sending the inputs are read-only, and the browser
       // does not validate read-only inputs.
       this.requestUpdate();
@@ -778,33 +764,16 @@ export class EstateEnquiry extends LitElement {
       if (invalid.length > 0) this.#control(invalid[0]!)?.focus();
     }
 
-    this.dispatchEvent(
-      new CustomEvent<EnquiryErrorDetail>('estate-enquiry-error', {
-        bubbles: true,
-        composed: true,
-        detail: {
-          status,
-          message: error instanceof Error ? error.message : String(error),
-          fields,
-          originalId: pending.request.originalId,
-          pending: !definitive,
-        },
-      }),
-    );
+    this.emit<EnquiryErrorDetail>('estate-enquiry-error', {
+      status,
+      message: error instanceof Error ? error.message : String(error),
+      fields,
+      originalId: pending.request.originalId,
+      pending: !definitive,
+    });
     this.requestUpdate();
   }
-
-  #scheduleRetry(ms: number): void {
-    clearTimeout(this.#retryTimer);
-    this.#retryTimer = setTimeout(() => {
-      this.#retryTimer = undefined;
-      if (this.#pending && !this.sending && this.isConnected) void this.#send.run([this.#pending]);
-    }, ms);
-  }
-
 }
-
-if (!customElements.get(ENQUIRY_TAG)) customElements.define(ENQUIRY_TAG, EstateEnquiry);
 
 declare global {
   interface HTMLElementTagNameMap {

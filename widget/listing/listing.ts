@@ -1,21 +1,24 @@
-import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { Task, initialState } from '@lit/task';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import type { Agent, ExternalLink, ListingDetail, OpenHome, Photo } from '../../contract/relay-api.ts';
-import { fetchJson, relayUrl, RelayError } from '../shared/relay.ts';
+import { relayUrl, RelayError } from '../shared/relay.ts';
+import { fetchJsonOnceFilled } from '../shared/relay-filling.ts';
 import { fill, formatArea, formatDateTime, formatNumber, formatTimeRange, isoOrEmpty, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
-import { cachedMergeStrings } from '../shared/strings.ts';
+import { EstateElement } from '../shared/estate-element.ts';
 import { badgeLabel, renderFeature } from '../shared/listing-parts.ts';
-import { largestPhotoUrl, renderPicture } from '../listings/picture.ts';
-import { heading, headingLevel } from '../listings/heading.ts';
-import { bathIcon, bedIcon, calendarIcon, carIcon, expandIcon, mailIcon, phoneIcon, playIcon } from '../listings/icons.ts';
-import { defaultListingStrings, type ListingStrings } from './strings.ts';
+import { largestPhotoUrl, renderPicture } from '../shared/picture.ts';
+import { heading, headingLevel } from '../shared/heading.ts';
+import { bathIcon, bedIcon, calendarIcon, carIcon, expandIcon, mailIcon, phoneIcon, playIcon } from '../shared/icons.ts';
+import { type ListingStrings } from './strings.ts';
+import './strings.ts';
 import { descriptionParagraphs, safeHttpUrl } from './text.ts';
 import { buildIcs, icsDataUrl } from './ics.ts';
 import { jsonLdText, trustedJsonLd, listingJsonLd } from './json-ld.ts';
 import { styles } from './listing.styles.ts';
-import './lightbox.ts';
-import type { EstateLightbox } from './lightbox.ts';
+import type { EstateLightbox } from '../lightbox/lightbox.ts';
+import { loadElement } from '../shared/load-element.ts';
+import { EstateEnquiry } from '../enquiry/enquiry.ts';
 
 export interface ListingLoadedDetail {
   listing: ListingDetail;
@@ -49,7 +52,7 @@ class MissingListing extends Error {
  * @attr time-zone - IANA zone for open home and auction times. Default: the visitor's.
  * @attr no-enquiry - Leaves out the embedded enquiry form.
  * @attr no-json-ld - Leaves out the schema.org structured data.
- * @attr strings - JSON object overriding any of the element's words (see ListingStrings).
+ * @attr strings - JSON object overriding any of the element's words (see ListingStrings), over those of its language (`lang` on it or above it, else the page's; see "Words and languages").
  *
  * @slot after-description - Content after the description (a host's own note or map).
  *
@@ -84,17 +87,21 @@ class MissingListing extends Error {
  * @cssprop --estate-lightbox-backdrop - Lightbox background.
  * @cssprop --estate-listing-reserve - Height the loading placeholder keeps (default 60rem), so a page's footer does not jump.
  *
- * @fires estate-listing-loaded - The listing rendered. `detail`: ListingLoadedDetail.
- * @fires estate-listing-error - It could not be loaded. `detail`: ListingErrorDetail.
- * @fires estate-lightbox-change - The lightbox opened, closed or moved (from the inner lightbox).
+ * @fires {CustomEvent<ListingLoadedDetail>} estate-listing-loaded - The listing rendered.
+ * @fires {CustomEvent<ListingErrorDetail>} estate-listing-error - It could not be loaded.
+ * @fires {CustomEvent<LightboxChangeDetail>} estate-lightbox-change - The lightbox opened, closed or moved (from the inner lightbox).
  */
-export class EstateListing extends LitElement {
+export class EstateListing extends EstateElement {
   static override styles = styles;
+  /**
+   * The elements it renders, registered with it (see define.ts). `<estate-lightbox>` is not one:
+   * its code is fetched when a visitor first opens a photo.
+   */
+  static readonly dependencies = { 'estate-enquiry': EstateEnquiry };
 
   static override properties = {
     listingId: { type: Number, attribute: 'listing-id' },
     listingIdParam: { type: String, attribute: 'listing-id-param' },
-    relay: { type: String },
     headingLevel: { type: Number, attribute: 'heading-level' },
     locale: { type: String },
     currency: { type: String },
@@ -103,11 +110,11 @@ export class EstateListing extends LitElement {
     noJsonLd: { type: Boolean, attribute: 'no-json-ld' },
     strings: { type: Object },
     listing: { attribute: false },
+    filling: { state: true },
   };
 
   declare listingId: number | null;
   declare listingIdParam: string | null;
-  declare relay: string | null;
   declare headingLevel: number;
   declare locale: string | null;
   declare currency: string | null;
@@ -117,6 +124,8 @@ export class EstateListing extends LitElement {
   declare strings: Partial<ListingStrings> | null;
   /** A listing the host already has: rendered as given, no request made. */
   declare listing: ListingDetail | null;
+  /** The relay is filling its cache for the first time: the listing is on its way. */
+  declare protected filling: boolean;
 
   private retryCount = 0;
   private jsonLdScript: HTMLScriptElement | null = null;
@@ -128,7 +137,10 @@ export class EstateListing extends LitElement {
       if (!id && !this.listingIdParam) return initialState;
       if (!id) throw new MissingListing('no-id');
       try {
-        return await fetchJson<ListingDetail>(relayUrl(relay, `api/v1/listings/${encodeURIComponent(String(id))}`), { signal });
+        return await fetchJsonOnceFilled<ListingDetail>(relayUrl(relay, `api/v1/listings/${encodeURIComponent(String(id))}`), {
+          signal,
+          onFilling: (filling) => (this.filling = filling),
+        });
       } catch (error) {
         if (error instanceof RelayError && error.status === 404) throw new MissingListing('not-found');
         throw error;
@@ -143,7 +155,6 @@ export class EstateListing extends LitElement {
     super();
     this.listingId = null;
     this.listingIdParam = null;
-    this.relay = null;
     this.headingLevel = 2;
     this.locale = null;
     this.currency = null;
@@ -152,6 +163,7 @@ export class EstateListing extends LitElement {
     this.noJsonLd = false;
     this.strings = null;
     this.listing = null;
+    this.filling = false;
   }
 
   /** The id shown: `listing-id`, else the page URL's `listing-id-param` parameter. */
@@ -195,11 +207,10 @@ export class EstateListing extends LitElement {
     if (changed.has('noJsonLd') && this.noJsonLd) this.removeJsonLd();
   }
 
-  private readonly mergeText = cachedMergeStrings(defaultListingStrings);
 
   /** The words in use: defaults with the host's overrides, merged once per `strings` value. */
   private get text(): ListingStrings {
-    return this.mergeText(this.strings);
+    return this.localize.words('listing', this.strings);
   }
 
   private get resolvedLocale(): string {
@@ -210,34 +221,20 @@ export class EstateListing extends LitElement {
     return this.timeZone ?? undefined;
   }
 
-  /**
-   * Task calls onComplete/onError before it requests the render of the new state, so wait a
-   * microtask for that request and then for the render itself.
-   */
-  private async rendered(): Promise<void> {
-    await Promise.resolve();
-    await this.updateComplete;
-  }
-
   private async afterLoad(listing: ListingDetail): Promise<void> {
     await this.rendered();
     this.placeJsonLd(listing);
-    this.dispatchEvent(new CustomEvent<ListingLoadedDetail>('estate-listing-loaded', { detail: { listing }, bubbles: true, composed: true }));
+    this.emit<ListingLoadedDetail>('estate-listing-loaded', { listing });
   }
 
   private async afterError(error: unknown): Promise<void> {
     if (error instanceof DOMException && error.name === 'AbortError') return;
     this.removeJsonLd();
     await this.rendered();
-    this.dispatchEvent(
-      new CustomEvent<ListingErrorDetail>('estate-listing-error', {
-        detail: {
-          status: error instanceof RelayError ? error.status : error instanceof MissingListing && error.reason === 'not-found' ? 404 : null,
-          message: error instanceof Error ? error.message : String(error),
-        },
-        bubbles: true,
-        composed: true,
-      }),
+    this.emit<ListingErrorDetail>('estate-listing-error', {
+      status: error instanceof RelayError ? error.status : error instanceof MissingListing && error.reason === 'not-found' ? 404 : null,
+      message: error instanceof Error ? error.message : String(error),
+    }
     );
   }
 
@@ -277,11 +274,19 @@ export class EstateListing extends LitElement {
 
   // ---- lightbox --------------------------------------------------------------------------
 
-  private openLightbox(photos: Photo[], index: number, event: Event, label: string): void {
+  private async openLightbox(photos: Photo[], index: number, event: Event, label: string): Promise<void> {
+    const opener = event.currentTarget as HTMLElement;
+    try {
+      await loadElement('estate-lightbox', () => import('../lightbox/define.ts'));
+    } catch (error) {
+      console.error('<estate-listing> could not load <estate-lightbox>:', error);
+      return;
+    }
     const lightbox = this.renderRoot.querySelector<EstateLightbox>('estate-lightbox');
-    if (!lightbox) return;
+    // Gone from the page while its code was on its way (then it was never upgraded): nothing to show.
+    if (!lightbox?.isConnected) return;
     lightbox.label = label;
-    void lightbox.show(photos, index, event.currentTarget as HTMLElement);
+    void lightbox.show(photos, index, opener);
   }
 
   // ---- rendering -------------------------------------------------------------------------
@@ -297,7 +302,7 @@ export class EstateListing extends LitElement {
 
   private renderSkeleton(): TemplateResult {
     return html`<div part="skeleton" class="skeleton" aria-busy="true">
-      <p class="visually-hidden" role="status">${this.text.loading}</p>
+      <p class="visually-hidden" role="status">${this.filling ? this.text.filling : this.text.loading}</p>
       <div class="bone gallery"></div>
       <div class="bone title"></div>
       <div class="bone price"></div>
@@ -634,8 +639,6 @@ function outermostHost(element: Element): Element {
     else return current;
   }
 }
-
-if (!customElements.get('estate-listing')) customElements.define('estate-listing', EstateListing);
 
 declare global {
   interface HTMLElementTagNameMap {

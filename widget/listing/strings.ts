@@ -1,8 +1,11 @@
 import type { PluralForms } from '../shared/format.ts';
+import { registerTranslation } from '../shared/localize.ts';
 
 /** Every word `<estate-listing>` and its lightbox show; override any through `strings`. */
 export interface ListingStrings {
   loading: string;
+  /** While a freshly started relay loads the listings from the CRM for the first time. */
+  filling: string;
   notFound: string;
   noListingId: string;
   errorTitle: string;
@@ -59,6 +62,7 @@ export interface ListingStrings {
 
 export const defaultListingStrings: ListingStrings = {
   loading: 'Loading property…',
+  filling: 'This property is on its way: the agency’s listings are being loaded. This page updates by itself.',
   notFound: 'This property is no longer listed.',
   noListingId: 'No property was chosen.',
   errorTitle: 'We could not load this property.',
@@ -112,3 +116,19 @@ export const defaultListingStrings: ListingStrings = {
   previous: 'Previous photo',
   next: 'Next photo',
 };
+
+registerTranslation(
+  { $code: 'en-AU', listing: defaultListingStrings },
+  { $code: 'en-NZ', listing: { noOpenHomes: 'No open homes are scheduled. Contact the agent to arrange a viewing.' } },
+  {
+    $code: 'en-GB',
+    listing: {
+      badgeLeased: 'Let',
+      carSpaces: { one: '{count} parking space', other: '{count} parking spaces' },
+      factCarSpaces: 'Parking spaces',
+      openHomes: 'Open house viewings',
+      noOpenHomes: 'No viewings are scheduled. Contact the agent to arrange one.',
+      factLandArea: 'Plot',
+    },
+  },
+);

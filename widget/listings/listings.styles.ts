@@ -328,5 +328,11 @@ export const styles = [
     .detail .back {
       margin-bottom: 1rem;
     }
+
+    /* While the detail's code is on its way: keep the space its placeholder will take. */
+    estate-listing:not(:defined) {
+      display: block;
+      min-height: var(--estate-listing-reserve, 60rem);
+    }
   `,
 ];

@@ -1,20 +1,23 @@
-import { LitElement, html, nothing, type PropertyValues, type SVGTemplateResult, type TemplateResult } from 'lit';
+import { html, nothing, type PropertyValues, type SVGTemplateResult, type TemplateResult } from 'lit';
 import { Task } from '@lit/task';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import { live } from 'lit/directives/live.js';
 import type { ListingSort, ListingSummary, ListingsQuery, ListingStatus, ListingType, Page } from '../../contract/relay-api.ts';
 import { priceSteps } from '../../contract/price-bands.ts';
-import { fetchJson, relayUrl, RelayError } from '../shared/relay.ts';
+import { relayUrl, RelayError } from '../shared/relay.ts';
+import { fetchJsonOnceFilled } from '../shared/relay-filling.ts';
 import { fill, formatMoney, formatNumber, formatShortDateTime, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
 import { styles } from './listings.styles.ts';
-import { cachedMergeStrings } from '../shared/strings.ts';
+import { EstateElement } from '../shared/estate-element.ts';
+import { loadElement } from '../shared/load-element.ts';
+import { UrlQueryController, type QueryChanges } from '../shared/url-query.ts';
 import { badgeLabel, renderFeature } from '../shared/listing-parts.ts';
-import { defaultListingsStrings, type ListingsStrings } from './strings.ts';
+import { type ListingsStrings } from './strings.ts';
+import './strings.ts';
 import { BAR_FILTERS, buildQuery, cleanCount, cleanValue, parseBarFilters, SORTS, toSearchParams, type BarFilter, type QueryKey } from './query.ts';
-import { renderPicture } from './picture.ts';
-import { heading, headingLevel } from './heading.ts';
-import { bathIcon, bedIcon, carIcon, chevronLeft, chevronRight } from './icons.ts';
-import '../listing/listing.ts';
+import { renderPicture } from '../shared/picture.ts';
+import { heading, headingLevel } from '../shared/heading.ts';
+import { bathIcon, bedIcon, carIcon, chevronLeft, chevronRight } from '../shared/icons.ts';
 
 export interface ListingsLoadedDetail {
   items: ListingSummary[];
@@ -74,7 +77,7 @@ const EAGER_CARDS = 3;
  * @attr locale - BCP 47 locale for numbers and dates (default en-AU).
  * @attr currency - ISO 4217 code for prices in the filter bar. Default: the locale's.
  * @attr time-zone - IANA zone for auction times. Default: the visitor's.
- * @attr strings - JSON object overriding any of the element's words (see ListingsStrings).
+ * @attr strings - JSON object overriding any of the element's words (see ListingsStrings), over those of its language (`lang` on it or above it, else the page's; see "Words and languages").
  *
  * @slot empty - Replaces the "no results" message.
  * @slot error - Replaces the error message (the retry button stays).
@@ -118,16 +121,15 @@ const EAGER_CARDS = 3;
  * @cssprop --estate-badge-color - Badge background.
  * @cssprop --estate-badge-text - Badge text colour.
  *
- * @fires estate-listings-loaded - A page of listings rendered. `detail`: ListingsLoadedDetail.
- * @fires estate-listings-error - Loading failed. `detail`: ListingsErrorDetail.
- * @fires estate-listings-query-change - A visitor changed the filters or the page. `detail`: ListingsQueryChangeDetail.
- * @fires estate-listing-select - A card was chosen; cancelable (cancel to handle navigation yourself). `detail`: ListingSelectDetail.
+ * @fires {CustomEvent<ListingsLoadedDetail>} estate-listings-loaded - A page of listings rendered.
+ * @fires {CustomEvent<ListingsErrorDetail>} estate-listings-error - Loading failed.
+ * @fires {CustomEvent<ListingsQueryChangeDetail>} estate-listings-query-change - A visitor changed the filters or the page.
+ * @fires {CustomEvent<ListingSelectDetail>} estate-listing-select - A card was chosen; cancelable (cancel to handle navigation yourself).
  */
-export class EstateListings extends LitElement {
+export class EstateListings extends EstateElement {
   static override styles = styles;
 
   static override properties = {
-    relay: { type: String },
     type: { type: String },
     status: { type: String },
     suburb: { type: String },
@@ -154,9 +156,9 @@ export class EstateListings extends LitElement {
     strings: { type: Object },
     listings: { attribute: false },
     detailId: { state: true },
+    filling: { state: true },
   };
 
-  declare relay: string | null;
   declare type: ListingType | null;
   declare status: ListingStatus | null;
   declare suburb: string | null;
@@ -188,6 +190,8 @@ export class EstateListings extends LitElement {
    */
   declare listings: ListingSummary[] | null;
   declare protected detailId: number | null;
+  /** The relay is filling its cache for the first time: the listings are on their way. */
+  declare protected filling: boolean;
 
   /** The filters as the page's attributes set them, before the URL or a visitor changed them. */
   private baseFilters: Partial<Record<QueryKey, unknown>> | null = null;
@@ -202,7 +206,7 @@ export class EstateListings extends LitElement {
         return { items: hostListings, total: hostListings.length, page: 1, pageSize: hostListings.length } satisfies Page<ListingSummary>;
       }
       const url = `${relayUrl(relay, 'api/v1/listings')}?${queryString}`;
-      return fetchJson<Page<ListingSummary>>(url, { signal });
+      return fetchJsonOnceFilled<Page<ListingSummary>>(url, { signal, onFilling: (filling) => (this.filling = filling) });
     },
     args: () => [this.relay, toSearchParams(this.query).toString(), this.listings, this.retryCount] as const,
     onComplete: (page) => void this.afterLoad(page),
@@ -211,7 +215,6 @@ export class EstateListings extends LitElement {
 
   constructor() {
     super();
-    this.relay = null;
     this.type = null;
     this.status = null;
     this.suburb = null;
@@ -238,6 +241,7 @@ export class EstateListings extends LitElement {
     this.strings = null;
     this.listings = null;
     this.detailId = null;
+    this.filling = false;
   }
 
   /** The relay query the element is showing (validated). */
@@ -263,19 +267,18 @@ export class EstateListings extends LitElement {
     super.connectedCallback();
     this.baseFilters ??= this.filterValues();
     this.readUrl();
-    window.addEventListener('popstate', this.onPopState);
   }
 
-  override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    window.removeEventListener('popstate', this.onPopState);
-  }
+  /** The filters, page and open detail in the address bar, under `query-prefix`. */
+  private readonly urlQuery = new UrlQueryController(this, {
+    prefix: () => this.queryPrefix ?? '',
+    onNavigate: () => this.onPopState(),
+  });
 
-  private readonly mergeText = cachedMergeStrings(defaultListingsStrings);
 
   /** The words in use: defaults with the host's overrides, merged once per `strings` value. */
   private get text(): ListingsStrings {
-    return this.mergeText(this.strings);
+    return this.localize.words('listings', this.strings);
   }
 
   private get resolvedLocale(): string {
@@ -312,68 +315,53 @@ export class EstateListings extends LitElement {
     for (const key of Object.keys(values) as QueryKey[]) self[key] = cleanValue(key, values[key]) ?? null;
   }
 
-  private param(name: string): string {
-    return `${this.queryPrefix ?? ''}${name}`;
-  }
-
   // ---- URL state -------------------------------------------------------------------------
 
   /** Applies the page URL: the bar's filters and page (when there is a bar) and an open detail. */
   private readUrl(): void {
-    const params = new URLSearchParams(window.location.search);
     if (this.syncsUrl) {
       const values: Partial<Record<QueryKey, unknown>> = {};
       for (const name of this.barFilters) {
-        const fromUrl = params.get(this.param(name));
+        const fromUrl = this.urlQuery.get(name);
         values[name] = fromUrl !== null ? fromUrl : this.baseFilters?.[name];
       }
       this.setFilterValues(values);
-      this.page = Math.max(1, cleanCount(params.get(this.param('page'))) ?? 1);
+      this.page = Math.max(1, cleanCount(this.urlQuery.get('page')) ?? 1);
     }
     if (!this.detailHref) {
-      const id = cleanCount(params.get(this.param('listing')));
+      const id = cleanCount(this.urlQuery.get('listing'));
       this.detailId = id ? id : null;
     }
   }
 
-  private urlFor(changes: { filters?: boolean; page?: number; listing?: number | null }): string {
-    const url = new URL(window.location.href);
+  /** The URL parameters for a change of filters (only those differing from the page's), page or detail. */
+  private queryChanges(changes: { filters?: boolean; page?: number; listing?: number | null }): QueryChanges {
+    const params: QueryChanges = {};
     if (changes.filters) {
-      for (const name of BAR_FILTERS) url.searchParams.delete(this.param(name));
+      for (const name of BAR_FILTERS) params[name] = null;
       const query = this.query;
       for (const name of this.barFilters) {
         const value = query[name];
-        if (value !== undefined && value !== cleanValue(name, this.baseFilters?.[name])) url.searchParams.set(this.param(name), String(value));
+        if (value !== undefined && value !== cleanValue(name, this.baseFilters?.[name])) params[name] = String(value);
       }
     }
-    if (changes.page !== undefined) {
-      if (changes.page > 1) url.searchParams.set(this.param('page'), String(changes.page));
-      else url.searchParams.delete(this.param('page'));
-    }
-    if (changes.listing !== undefined) {
-      if (changes.listing) url.searchParams.set(this.param('listing'), String(changes.listing));
-      else url.searchParams.delete(this.param('listing'));
-    }
-    return url.href;
+    if (changes.page !== undefined) params.page = changes.page > 1 ? String(changes.page) : null;
+    if (changes.listing !== undefined) params.listing = changes.listing ? String(changes.listing) : null;
+    return params;
   }
 
-  private readonly onPopState = (): void => {
+  private urlFor(changes: { filters?: boolean; page?: number; listing?: number | null }): string {
+    return this.urlQuery.url(this.queryChanges(changes));
+  }
+
+  private onPopState(): void {
     const openBefore = this.detailId;
     this.pushedDetailEntry = false;
     this.readUrl();
     if (openBefore && !this.detailId) void this.restoreCardFocus(openBefore);
-  };
+  }
 
   // ---- loading outcomes ------------------------------------------------------------------
-
-  /**
-   * Task calls onComplete/onError before it requests the render of the new state, so wait a
-   * microtask for that request and then for the render itself.
-   */
-  private async rendered(): Promise<void> {
-    await Promise.resolve();
-    await this.updateComplete;
-  }
 
   private async afterLoad(page: Page<ListingSummary>): Promise<void> {
     await this.rendered();
@@ -401,9 +389,6 @@ export class EstateListings extends LitElement {
     });
   }
 
-  private emit<T>(name: string, detail: T, cancelable = false): boolean {
-    return this.dispatchEvent(new CustomEvent<T>(name, { detail, bubbles: true, composed: true, cancelable }));
-  }
 
   // ---- visitor actions -------------------------------------------------------------------
 
@@ -424,14 +409,14 @@ export class EstateListings extends LitElement {
   private applyFilters(values: Partial<Record<QueryKey, unknown>>): void {
     this.setFilterValues(values);
     this.page = 1;
-    if (this.syncsUrl) history.pushState(history.state, '', this.urlFor({ filters: true, page: 1 }));
+    if (this.syncsUrl) this.urlQuery.push(this.queryChanges({ filters: true, page: 1 }));
     this.emit<ListingsQueryChangeDetail>('estate-listings-query-change', { query: this.query });
   }
 
   private goToPage(page: number): void {
     this.page = page;
     this.focusResultsAfterLoad = true;
-    if (this.syncsUrl) history.pushState(history.state, '', this.urlFor({ page }));
+    if (this.syncsUrl) this.urlQuery.push(this.queryChanges({ page }));
     this.emit<ListingsQueryChangeDetail>('estate-listings-query-change', { query: this.query });
   }
 
@@ -455,7 +440,7 @@ export class EstateListings extends LitElement {
   }
 
   private openDetail(id: number): void {
-    history.pushState(history.state, '', this.urlFor({ listing: id }));
+    this.urlQuery.push(this.queryChanges({ listing: id }));
     this.pushedDetailEntry = true;
     this.detailId = id;
     void this.updateComplete.then(() => {
@@ -471,7 +456,7 @@ export class EstateListings extends LitElement {
       history.back();
       return;
     }
-    history.replaceState(history.state, '', this.urlFor({ listing: null }));
+    this.urlQuery.replace(this.queryChanges({ listing: null }));
     this.detailId = null;
     if (id) void this.restoreCardFocus(id);
   }
@@ -486,6 +471,16 @@ export class EstateListings extends LitElement {
   }
 
   // ---- rendering -------------------------------------------------------------------------
+
+  protected override updated(changed: PropertyValues<this>): void {
+    // The detail's code (with its gallery and enquiry form) is fetched when a detail first opens,
+    // so a page that only lists pays for the list alone.
+    if ((changed as Map<PropertyKey, unknown>).has('detailId') && this.detailId) {
+      loadElement('estate-listing', () => import('../listing/define.ts')).catch((error: unknown) => {
+        console.error('<estate-listings> could not load <estate-listing>:', error);
+      });
+    }
+  }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('layout') && this.layout !== 'grid' && this.layout !== 'list') this.layout = 'grid';
@@ -530,7 +525,7 @@ export class EstateListings extends LitElement {
   private renderSkeleton(): TemplateResult {
     const text = this.text;
     const count = this.query.pageSize ?? 12;
-    return html`${this.renderStatus(text.loading)}
+    return html`${this.renderStatus(this.filling ? text.filling : text.loading)}
       <ul part="list" class="list layout-${this.layout}" aria-busy="true">
         ${Array.from({ length: count }, () => html`<li part="card skeleton" class="card skeleton" aria-hidden="true">
           <div part="card-media" class="media"></div>
@@ -735,8 +730,6 @@ export function pageWindow(current: number, pages: number): Array<number | null>
   }
   return result;
 }
-
-if (!customElements.get('estate-listings')) customElements.define('estate-listings', EstateListings);
 
 declare global {
   interface HTMLElementTagNameMap {

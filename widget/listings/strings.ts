@@ -1,4 +1,5 @@
 import type { PluralForms } from '../shared/format.ts';
+import { registerTranslation } from '../shared/localize.ts';
 import type { ListingSort } from '../../contract/relay-api.ts';
 
 /**
@@ -18,6 +19,8 @@ export interface ListingsStrings {
   auction: string;
   resultCount: PluralForms;
   loading: string;
+  /** While a freshly started relay loads the listings from the CRM for the first time. */
+  filling: string;
   emptyTitle: string;
   emptyHint: string;
   clearFilters: string;
@@ -61,6 +64,7 @@ export const defaultListingsStrings: ListingsStrings = {
   auction: 'Auction {date}',
   resultCount: { one: '{count} property', other: '{count} properties' },
   loading: 'Loading properties…',
+  filling: 'The listings are on their way: the agency’s properties are being loaded. This page updates by itself.',
   emptyTitle: 'No properties match your search.',
   emptyHint: 'Try a wider price range, fewer bedrooms or another suburb.',
   clearFilters: 'Clear filters',
@@ -98,3 +102,22 @@ export const defaultListingsStrings: ListingsStrings = {
   backToResults: 'Back to results',
   photoCount: { one: '{count} photo', other: '{count} photos' },
 };
+
+registerTranslation(
+  { $code: 'en-AU', listings: defaultListingsStrings },
+  // New Zealand writes as Australia does; only the placeholder text of a search differs.
+  { $code: 'en-NZ', listings: { emptyHint: 'Try a wider price range, fewer bedrooms or another suburb or town.' } },
+  {
+    $code: 'en-GB',
+    listings: {
+      carSpaces: { one: '{count} parking space', other: '{count} parking spaces' },
+      badgeLeased: 'Let',
+      typeLease: 'Rent',
+      minCars: 'Parking spaces',
+      perWeek: '{price} pw',
+      emptyHint: 'Try a wider price range, fewer bedrooms or another area.',
+      suburb: 'Area',
+      sortOptions: { newest: 'Newest', price: 'Price (low to high)', '-price': 'Price (high to low)', suburb: 'Area (A–Z)', landArea: 'Land size' },
+    },
+  },
+);

@@ -3,6 +3,7 @@
  * default, en-NZ, en-GB, …) changes numbers, dates and areas with no string tables of our own.
  * Formatters are cached: Intl constructors are slow and cards render many times.
  */
+import { fill } from './fill.ts';
 import type { Area } from '../../contract/relay-api.ts';
 
 export const DEFAULT_LOCALE = 'en-AU';
@@ -133,10 +134,7 @@ function safeZone(timeZone: string | undefined): string | undefined {
 /** Plural forms a string can carry: Intl.PluralRules picks one, `other` is the fallback. */
 export type PluralForms = Partial<Record<Intl.LDMLPluralRule, string>> & { other: string };
 
-/** Replaces `{name}` placeholders; unknown names are left as written. */
-export function fill(template: string, values: Record<string, string | number>): string {
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
-}
+export { fill };
 
 /** Picks the plural form for `count` and fills `{count}` with the locale's number. */
 export function plural(locale: string, count: number, forms: PluralForms | string, values: Record<string, string | number> = {}): string {

@@ -1,5 +1,5 @@
-// The words of the listing elements: defaults in each element's strings module, overrides from
-// the host (the `strings` property or JSON attribute) merged over them here.
+// Words merged over words: a language over the base language (localize.ts), and the host's
+// overrides (the `strings` property or JSON attribute) over the language's.
 
 /** Merges host overrides (property or JSON attribute) over the defaults, one level deep for maps. */
 export function mergeStrings<T extends object>(defaults: T, overrides: unknown): T {
@@ -14,16 +14,4 @@ export function mergeStrings<T extends object>(defaults: T, overrides: unknown):
     else if (base && typeof base === 'object' && typeof value === 'string') merged[key] = { other: value };
   }
   return merged as T;
-}
-
-/**
- * mergeStrings for one element's defaults, remembering its last answer: a render reads the words
- * many times, and the host changes its overrides rarely (compared by identity).
- */
-export function cachedMergeStrings<T extends object>(defaults: T): (overrides: unknown) => T {
-  let last: { from: unknown; value: T } | undefined;
-  return (overrides) => {
-    if (!last || last.from !== overrides) last = { from: overrides, value: mergeStrings(defaults, overrides) };
-    return last.value;
-  };
 }

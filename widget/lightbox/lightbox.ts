@@ -1,11 +1,13 @@
-import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
+import { css, html, nothing, type TemplateResult } from 'lit';
 import { keyed } from 'lit/directives/keyed.js';
 import type { Photo } from '../../contract/relay-api.ts';
 import { resetStyles } from '../shared/reset.styles.ts';
 import { fill, formatNumber, resolveLocale } from '../shared/format.ts';
-import { renderPicture } from '../listings/picture.ts';
-import { chevronLeft, chevronRight, closeIcon } from '../listings/icons.ts';
-import { defaultListingStrings, type ListingStrings } from './strings.ts';
+import { renderPicture } from '../shared/picture.ts';
+import { chevronLeft, chevronRight, closeIcon } from '../shared/icons.ts';
+import { type ListingStrings } from '../listing/strings.ts';
+import '../listing/strings.ts';
+import { EstateElement } from '../shared/estate-element.ts';
 
 /** A horizontal move this long (CSS px), and mostly sideways, is a swipe. */
 const SWIPE_DISTANCE = 40;
@@ -37,11 +39,10 @@ export interface LightboxChangeDetail {
  *
  * @cssprop --estate-lightbox-backdrop - Colour behind the photo (default near-black).
  *
- * @fires estate-lightbox-change - Opened, closed or moved. `detail`: LightboxChangeDetail.
+ * @fires {CustomEvent<LightboxChangeDetail>} estate-lightbox-change - Opened, closed or moved.
  */
-export class EstateLightbox extends LitElement {
+export class EstateLightbox extends EstateElement {
   static override properties = {
-    relay: { type: String },
     label: { type: String },
     locale: { type: String },
     strings: { attribute: false },
@@ -50,11 +51,12 @@ export class EstateLightbox extends LitElement {
     direction: { state: true },
   };
 
-  declare relay: string | null;
   declare label: string;
   declare locale: string | null;
-  declare strings: ListingStrings;
+  /** Its words (the `listing` section); `<estate-listing>` hands down its own. Default: the page's language. */
+  declare strings: Partial<ListingStrings> | null;
   declare protected photos: Photo[];
+
   declare protected index: number;
   declare protected direction: 'next' | 'previous' | 'none';
 
@@ -63,10 +65,9 @@ export class EstateLightbox extends LitElement {
 
   constructor() {
     super();
-    this.relay = null;
     this.label = '';
     this.locale = null;
-    this.strings = defaultListingStrings;
+    this.strings = null;
     this.photos = [];
     this.index = 0;
     this.direction = 'none';
@@ -118,13 +119,7 @@ export class EstateLightbox extends LitElement {
   }
 
   private emitChange(): void {
-    this.dispatchEvent(
-      new CustomEvent<LightboxChangeDetail>('estate-lightbox-change', {
-        detail: { index: this.index, open: this.open },
-        bubbles: true,
-        composed: true,
-      }),
-    );
+    this.emit<LightboxChangeDetail>('estate-lightbox-change', { index: this.index, open: this.open });
   }
 
   private onKeydown(event: KeyboardEvent): void {
@@ -195,7 +190,7 @@ export class EstateLightbox extends LitElement {
   }
 
   override render(): TemplateResult {
-    const text = this.strings;
+    const text = this.localize.words('listing', this.strings);
     const locale = resolveLocale(this.locale);
     const photo = this.photos[this.index];
     const several = this.photos.length > 1;
@@ -407,8 +402,6 @@ function deepActiveElement(): HTMLElement | null {
   while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
   return active instanceof HTMLElement ? active : null;
 }
-
-if (!customElements.get('estate-lightbox')) customElements.define('estate-lightbox', EstateLightbox);
 
 declare global {
   interface HTMLElementTagNameMap {

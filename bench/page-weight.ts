@@ -1,0 +1,127 @@
+/**
+ * Script bytes each demo page makes a visitor download (gzip, as the relay sends them), against a
+ * one-element Lit bundle built in the same run and served by the same relay the same way. The
+ * pages load widget.js, the loader, which fetches only the elements the page shows (issue #12).
+ * Goals: home (listings grid) <= 20 KB, contact (enquiry forms) <= 16 KB, listing (detail,
+ * enquiry; the lightbox once a photo is opened) <= 26 KB.
+ *
+ * Chromium (playwright-core) with a fresh profile per page: nothing cached. Bytes are the encoded
+ * response bodies of every script the page fetched from the relay, once the page has shown its
+ * elements and the network is idle.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { buildWidgetBundle, launchChromium, waitForListings } from '../test/support/browser.ts';
+import { startTestRelay } from '../test/support/relay-fixture.ts';
+import { buildBundle, oneElement } from './bundle-size.ts';
+import type { BenchContext, BenchFigure } from './types.ts';
+
+const root = join(import.meta.dirname, '..');
+/** Named like a chunk, so the relay serves it exactly as it serves the widget's own. */
+const FLOOR_FILE = 'widget-lit-floor.AAAAAAAA.js';
+
+interface PageSpec {
+  name: string;
+  path: string;
+  /** True once the page has rendered what it is for (runs in the page). */
+  ready: () => boolean;
+  goalBytes: number;
+}
+
+async function scriptBytes(browser: Browser, url: string, ready: () => boolean): Promise<{ bytes: number; files: number }> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const scripts: Array<Promise<number>> = [];
+  page.on('requestfinished', (request) => {
+    if (request.resourceType() === 'script' || /\.js(\?|$)/.test(request.url())) {
+      scripts.push(request.sizes().then((sizes) => sizes.responseBodySize));
+    }
+  });
+  await page.goto(url);
+  await page.waitForFunction(ready, undefined, { timeout: 30_000 });
+  await page.waitForLoadState('networkidle');
+  const sizes = await Promise.all(scripts);
+  await context.close();
+  return { bytes: sizes.reduce((sum, size) => sum + size, 0), files: sizes.length };
+}
+
+/** The floor bundle, loaded as a page loads a module script, from the same relay. */
+async function floorBytes(browser: Browser, relayUrl: string): Promise<number> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  let bytes = 0;
+  page.on('requestfinished', (request) => {
+    if (request.url().endsWith(FLOOR_FILE)) void request.sizes().then((sizes) => (bytes = sizes.responseBodySize));
+  });
+  await page.goto(`${relayUrl}/robots.txt`);
+  await page.addScriptTag({ url: `${relayUrl}/${FLOOR_FILE}`, type: 'module' });
+  await page.waitForFunction(() => customElements.get('hello-card') !== undefined);
+  await page.waitForLoadState('networkidle');
+  await context.close();
+  return bytes;
+}
+
+export async function run(context: BenchContext): Promise<BenchFigure[]> {
+  mkdirSync(join(root, '.tmp'), { recursive: true });
+  const dir = mkdtempSync(join(root, '.tmp', 'bench-weight-'));
+  context.note('building the widget and a one-element Lit bundle');
+  const widgetDir = await buildWidgetBundle();
+  const floorEntry = join(dir, 'one-element.ts');
+  writeFileSync(floorEntry, oneElement);
+  writeFileSync(join(widgetDir, FLOOR_FILE), await buildBundle(floorEntry, join(dir, 'floor')));
+
+  const relay = await startTestRelay({}, { app: { widgetDir } });
+  const browser = await launchChromium();
+  try {
+    context.note('waiting for the first sync');
+    const listings = await waitForListings(relay.url);
+    const listingId = listings.items[0]!.id;
+    const floor = await floorBytes(browser, relay.url);
+    if (!floor) throw new Error('the Lit floor bundle was not measured');
+
+    const pages: PageSpec[] = [
+      {
+        name: 'home',
+        path: '/',
+        ready: () => document.querySelector('estate-listings')?.shadowRoot?.querySelector('[part~="card-link"]') != null,
+        goalBytes: 20 * 1024,
+      },
+      {
+        name: 'contact',
+        path: '/contact.html',
+        ready: () => document.querySelector('estate-enquiry')?.shadowRoot?.querySelector('form') != null,
+        goalBytes: 16 * 1024,
+      },
+      {
+        name: 'listing',
+        path: `/listing.html?id=${listingId}`,
+        ready: () => {
+          const detail = document.querySelector('estate-listing')?.shadowRoot;
+          return detail?.querySelector('[part~="title"]') != null && detail.querySelector('estate-enquiry')?.shadowRoot?.querySelector('form') != null;
+        },
+        goalBytes: 26 * 1024,
+      },
+    ];
+    const figures: BenchFigure[] = [];
+    for (const spec of pages) {
+      context.note(`loading ${spec.path}`);
+      const { bytes, files } = await scriptBytes(browser, `${relay.url}${spec.path}`, spec.ready);
+      figures.push({
+        name: `page-weight-${spec.name}`,
+        scriptGzipBytes: bytes,
+        scriptFiles: files,
+        litFloorGzipBytes: floor,
+        ratioToFloor: Number((bytes / floor).toFixed(2)),
+        goalBytes: spec.goalBytes,
+        withinGoal: bytes <= spec.goalBytes,
+      });
+    }
+    return figures;
+  } finally {
+    await browser.close();
+    await relay.close();
+    rmSync(widgetDir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

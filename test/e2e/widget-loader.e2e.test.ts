@@ -1,0 +1,125 @@
+// widget.js as a loader, in Chromium: it fetches an element's code only when the tag appears
+// (also when the tag is added after the page loaded), and under a pinned tag (SRI on widget.js)
+// it refuses a chunk whose bytes differ from the build's by even one statement, without running it.
+// The release build (vite.config.ts), served by a real relay or, for the tampered copy, by a
+// plain static server on the page's own origin.
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { widgetScriptTags } from '../../server/ops/script-tags.ts';
+import { widgetBundleReader } from '../../server/widget-assets.ts';
+import { serveFolder, startHostSiteRig, watchedPage, type HostSiteRig, type StaticSite } from '../support/browser.ts';
+
+interface ChunkManifest {
+  elements: Record<string, string[]>;
+  integrity: Record<string, string>;
+}
+
+/** The manifest the build wrote into widget.js (tag → chunks, chunk → SHA-384). */
+function chunkManifest(widgetDir: string): ChunkManifest {
+  const loader = readFileSync(join(widgetDir, 'widget.js'), 'utf8');
+  const start = loader.indexOf('{"elements":');
+  expect(start, 'widget.js carries the chunk manifest').toBeGreaterThanOrEqual(0);
+  return JSON.parse(loader.slice(start, loader.indexOf('"}}', start) + 3)) as ChunkManifest;
+}
+
+let rig: HostSiteRig;
+let tamperedDir: string;
+let tamperedSite: StaticSite;
+let manifest: ChunkManifest;
+let tamperedChunk: string;
+
+beforeAll(async () => {
+  rig = await startHostSiteRig({ pageDirPrefix: 'estate-loader-' });
+  manifest = chunkManifest(rig.widgetDir);
+  const pinned = widgetScriptTags(rig.relay.url, rig.widgetDir).pinned!;
+  writeFileSync(join(rig.pageDir, 'empty.html'), `<!doctype html><title>Later</title>${pinned.tag}<main></main>`);
+  writeFileSync(
+    join(rig.pageDir, 'define.html'),
+    `<!doctype html><title>Named</title>${pinned.tag.replace('<script ', '<script data-define="estate-listings estate-nope" ')}<main></main>`,
+  );
+
+  // The same build on another host, one chunk changed: the one the enquiry form imports first
+  // (Lit and the shared code), so the check must cover static imports, not just the entry.
+  tamperedDir = mkdtempSync(join(tmpdir(), 'estate-tampered-'));
+  cpSync(rig.widgetDir, tamperedDir, { recursive: true });
+  tamperedChunk = manifest.elements['estate-enquiry'][0];
+  const original = readFileSync(join(tamperedDir, tamperedChunk), 'utf8');
+  writeFileSync(join(tamperedDir, tamperedChunk), `${original}\nglobalThis.tamperedChunkRan = true;\n`);
+  const loaderIntegrity = widgetBundleReader(tamperedDir)()!.integrity;
+  writeFileSync(
+    join(tamperedDir, 'form.html'),
+    `<!doctype html><title>Form</title><script type="module" src="/widget.js" integrity="${loaderIntegrity}" crossorigin="anonymous"></script>` +
+      `<estate-enquiry agent-id="450102" relay="${rig.relay.url}"></estate-enquiry>`,
+  );
+  tamperedSite = await serveFolder(tamperedDir);
+}, 120_000);
+
+afterAll(async () => {
+  await tamperedSite?.close();
+  await rig?.close();
+  if (tamperedDir) rmSync(tamperedDir, { recursive: true, force: true });
+});
+
+describe('widget.js, the loader', () => {
+  it('fetches nothing until a tag appears, then upgrades an element added after load, fetching only its chunks', async () => {
+    const { context, page, problems } = await watchedPage(rig.browser);
+    const scripts: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().startsWith(rig.relay.url) && /\/widget[^/]*\.js$/.test(request.url())) scripts.push(new URL(request.url()).pathname.slice(1));
+    });
+    await page.goto(`${rig.site.origin}/empty.html`);
+    await page.waitForLoadState('networkidle');
+    expect(scripts.filter((file) => file.startsWith('widget-')), 'no element on the page yet').toEqual([]);
+
+    await page.evaluate((relay) => {
+      const form = document.createElement('estate-enquiry');
+      form.setAttribute('agent-id', '450102');
+      form.setAttribute('relay', relay);
+      document.querySelector('main')!.append(form);
+    }, rig.relay.url);
+    await page.waitForFunction(() => customElements.get('estate-enquiry') !== undefined);
+    await page.getByRole('textbox', { name: 'Full name' }).waitFor();
+
+    const fetched = scripts.filter((file) => file.startsWith('widget-')).sort();
+    expect(fetched).toEqual([...manifest.elements['estate-enquiry']].sort());
+    expect(await page.evaluate(() => customElements.get('estate-listings'))).toBeUndefined();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('fetches the elements named in data-define before their tags appear, and names an unknown one', async () => {
+    const { context, page, problems } = await watchedPage(rig.browser);
+    const warnings: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'warning') warnings.push(message.text());
+    });
+    await page.goto(`${rig.site.origin}/define.html`);
+    await page.waitForFunction(() => customElements.get('estate-listings') !== undefined);
+    expect(await page.evaluate(() => document.querySelector('estate-listings'))).toBeNull();
+    expect(await page.evaluate(() => customElements.get('estate-enquiry'))).toBeUndefined();
+    expect(warnings.some((text) => text.includes('estate-nope'))).toBe(true);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('under a pinned tag, refuses a tampered chunk and never runs it (the untampered build works)', async () => {
+    const { context, page, problems } = await watchedPage(rig.browser);
+    await page.goto(`${tamperedSite.origin}/form.html`);
+    await page.waitForLoadState('networkidle');
+    await page.waitForFunction(() => document.querySelector('link[rel="modulepreload"]') !== null);
+    await expect.poll(() => problems.some((problem) => problem.includes(tamperedChunk) && /integrity/i.test(problem)), { timeout: 10_000 }).toBe(true);
+    expect(await page.evaluate(() => customElements.get('estate-enquiry'))).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as { tamperedChunkRan?: boolean }).tamperedChunkRan)).toBeUndefined();
+    await context.close();
+
+    // The control: the same page over the untampered build gets its form.
+    writeFileSync(join(tamperedDir, tamperedChunk), readFileSync(join(rig.widgetDir, tamperedChunk)));
+    const control = await watchedPage(rig.browser);
+    await control.page.goto(`${tamperedSite.origin}/form.html`);
+    await control.page.getByRole('textbox', { name: 'Full name' }).waitFor();
+    expect(control.problems).toEqual([]);
+    await control.context.close();
+  });
+});

@@ -1,0 +1,102 @@
+/**
+ * widget.js, the one script tag agency sites paste. It holds no element code: it watches the page
+ * for `estate-*` tags and, when one first appears, fetches that element's code (immutable, hashed
+ * chunks beside widget.js) and registers it. A page with one enquiry form pays for the form only.
+ *
+ * Integrity: the build writes every chunk's SHA-384 into this file, so a pinned tag (`integrity`
+ * on widget.js) vouches for every chunk too. Each chunk an element needs is first fetched as
+ * `<link rel="modulepreload" integrity>`: the browser refuses it if one byte differs and, if it
+ * matches, keeps the module in its module map; only when every chunk has passed is the element's
+ * module imported, and then its imports are those already-checked modules. (An import map with
+ * `integrity` would do the same, but it is an inline script, which a strict CSP forbids.)
+ *
+ * This module must import nothing: an import would be a chunk fetched without a check.
+ */
+
+interface ChunkManifest {
+  /** Tag → the chunk files it needs, its own module last. */
+  elements: Record<string, string[]>;
+  /** Chunk file → its `sha384-…` Subresource Integrity value. */
+  integrity: Record<string, string>;
+}
+
+// Replaced by the build (vite.config.ts) with the manifest of the chunks it wrote.
+declare const __ESTATE_CHUNKS__: ChunkManifest;
+const manifest: ChunkManifest = __ESTATE_CHUNKS__;
+
+// Same key as widget/shared/load-element.ts (not imported: see above).
+const LOAD_ELEMENT_HOOK = Symbol.for('estate-embed.load-element');
+
+const loads = new Map<string, Promise<void>>();
+const checkedChunks = new Map<string, Promise<void>>();
+
+function checkChunk(file: string): Promise<void> {
+  let checked = checkedChunks.get(file);
+  if (!checked) {
+    checked = new Promise<void>((resolve, reject) => {
+      const link = document.createElement('link');
+      link.rel = 'modulepreload';
+      link.crossOrigin = 'anonymous';
+      link.integrity = manifest.integrity[file] ?? '';
+      link.href = new URL(file, import.meta.url).href;
+      link.onload = () => resolve();
+      link.onerror = () => reject(new Error(`estate-embed: ${file} could not be loaded or failed its integrity check`));
+      document.head.append(link);
+    });
+    checkedChunks.set(file, checked);
+  }
+  return checked;
+}
+
+/** Fetches (once) and registers the element for `tag`; resolves when it is defined. */
+function loadElement(tag: string): Promise<void> {
+  let load = loads.get(tag);
+  if (!load) {
+    const files = manifest.elements[tag];
+    load = customElements.get(tag) || !files
+      ? Promise.resolve()
+      : Promise.all(files.map(checkChunk)).then(async () => {
+          await import(/* @vite-ignore */ new URL(files[files.length - 1], import.meta.url).href);
+        });
+    load.catch((error: unknown) => console.error(error));
+    loads.set(tag, load);
+  }
+  return load;
+}
+
+const tags = Object.keys(manifest.elements);
+const selector = tags.join(',');
+
+function discover(root: Element | Document): void {
+  if (root instanceof Element && tags.includes(root.localName)) void loadElement(root.localName);
+  if (!selector) return;
+  for (const element of root.querySelectorAll(selector)) void loadElement(element.localName);
+}
+
+/**
+ * Tags the page asks for before they are in it: `<script type="module" src=".../widget.js"
+ * data-define="estate-listings estate-enquiry">`, for a framework (React) that must see the
+ * elements defined before it renders them.
+ */
+function requestedByScriptTag(): string[] {
+  for (const script of document.querySelectorAll<HTMLScriptElement>('script[type="module"][src][data-define]')) {
+    if (script.src !== import.meta.url) continue;
+    const named = (script.dataset.define ?? '').split(/[\s,]+/).filter(Boolean);
+    const unknown = named.filter((tag) => !tags.includes(tag));
+    if (unknown.length) console.warn(`estate-embed: data-define names no element of this widget: ${unknown.join(', ')} (known: ${tags.join(', ')})`);
+    return named.filter((tag) => tags.includes(tag));
+  }
+  return [];
+}
+
+if (!(globalThis as Record<symbol, unknown>)[LOAD_ELEMENT_HOOK]) {
+  (globalThis as Record<symbol, unknown>)[LOAD_ELEMENT_HOOK] = loadElement;
+  for (const tag of requestedByScriptTag()) void loadElement(tag);
+  discover(document);
+  // Tags added later (a framework rendering, a host script) are registered when they appear.
+  new MutationObserver((mutations) => {
+    for (const mutation of mutations) {
+      for (const node of mutation.addedNodes) if (node instanceof Element) discover(node);
+    }
+  }).observe(document, { childList: true, subtree: true });
+}

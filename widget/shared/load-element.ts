@@ -1,0 +1,15 @@
+/**
+ * Code for an element that is rendered only sometimes (the in-place detail of `<estate-listings>`)
+ * is fetched when it is first needed. Under the script tag, widget.js (widget/loader.ts) installs
+ * this hook: it fetches the element's chunks with their integrity checked, as it does for the
+ * page's own tags. Imported from a bundler, there is no hook and the bundler's own import runs.
+ */
+const LOAD_ELEMENT_HOOK = Symbol.for('estate-embed.load-element');
+
+type ElementLoader = (tag: string) => Promise<void>;
+
+export function loadElement(tag: string, importIt: () => Promise<unknown>): Promise<unknown> {
+  if (customElements.get(tag)) return Promise.resolve();
+  const hook = (globalThis as { [LOAD_ELEMENT_HOOK]?: ElementLoader })[LOAD_ELEMENT_HOOK];
+  return hook ? hook(tag) : importIt();
+}

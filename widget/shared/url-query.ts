@@ -1,0 +1,55 @@
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+
+/** Parameter changes: a string sets it, null removes it, a missing name leaves it as it is. */
+export type QueryChanges = Record<string, string | null>;
+
+/**
+ * An element's state in the page's address bar: its parameters (under a prefix, so two elements
+ * on one page keep apart) are read from and written to the URL, pushed as history entries so Back
+ * and Forward step through them, and the element hears when the visitor navigates.
+ */
+export class UrlQueryController implements ReactiveController {
+  readonly #prefix: () => string;
+  readonly #onNavigate: () => void;
+
+  constructor(host: ReactiveControllerHost, options: { prefix: () => string; onNavigate: () => void }) {
+    this.#prefix = options.prefix;
+    this.#onNavigate = options.onNavigate;
+    host.addController(this);
+  }
+
+  /** The parameter's value in the page URL now, or null. */
+  get(name: string): string | null {
+    return new URLSearchParams(window.location.search).get(this.#prefix() + name);
+  }
+
+  /** The page URL with `changes` applied (for links and history entries). */
+  url(changes: QueryChanges): string {
+    const url = new URL(window.location.href);
+    for (const [name, value] of Object.entries(changes)) {
+      if (value === null) url.searchParams.delete(this.#prefix() + name);
+      else url.searchParams.set(this.#prefix() + name, value);
+    }
+    return url.href;
+  }
+
+  /** A new history entry (Back returns to the current one). */
+  push(changes: QueryChanges): void {
+    history.pushState(history.state, '', this.url(changes));
+  }
+
+  /** The current history entry changed in place. */
+  replace(changes: QueryChanges): void {
+    history.replaceState(history.state, '', this.url(changes));
+  }
+
+  hostConnected(): void {
+    window.addEventListener('popstate', this.#popState);
+  }
+
+  hostDisconnected(): void {
+    window.removeEventListener('popstate', this.#popState);
+  }
+
+  readonly #popState = (): void => this.#onNavigate();
+}
