@@ -49,8 +49,10 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
 
   // Until the first sync has filled the cache, an empty answer would be a false "no match": say
   // the listings are on their way instead, and when to ask again. Once filled it stays filled.
+  // On the routes themselves, not a prefix `use`: that would answer 503 for /api/v1/listings/ too,
+  // which strict routing makes a 404.
   let filled = false;
-  router.use(['/api/v1/listings', '/api/v1/agents'], (_req, res, next) => {
+  router.get(['/api/v1/listings', '/api/v1/listings/:id', '/api/v1/agents'], (_req, res, next) => {
     filled ||= cache.readState().lastSuccessAt !== null;
     if (filled) return next();
     res.set('Retry-After', String(FILLING_RETRY_AFTER_SECONDS));
