@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, type AppDeps } from './app.ts';
-import type { Config } from './config.ts';
+import { ConfigError, type Config } from './config.ts';
 import { createCrmClientFromConfig, type CrmClient } from './crm/client.ts';
 import { createEnquiryService, type EnquiryService } from './enquiries/service.ts';
 import type { EnquiryTargets } from './enquiries/targets.ts';
@@ -27,7 +27,7 @@ export interface RunningRelay {
   /** Listing cache, sync worker and photo mirror. */
   listings: ListingsService;
   /** The embedded simulator in demo mode. */
-  simulator?: { baseUrl: string; origin: string; close(): Promise<void> };
+  simulator?: { baseUrl: string; origin: string; webhookUrlSet: boolean; setWebhookUrl(url: string): void; close(): Promise<void> };
   close(): Promise<void>;
 }
 
@@ -51,8 +51,14 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   let simulator: RunningRelay['simulator'];
   if (config.demoMode) {
     const { startSimulator } = await import('./sim/simulator.ts');
-    const sim = await startSimulator({ listings: config.SIM_LISTINGS });
-    simulator = sim;
+    const sim = await startSimulator({ listings: config.SIM_LISTINGS, webhookUrl: process.env.SIM_WEBHOOK_URL || undefined, webhookDropRate: simDropRate() });
+    simulator = {
+      baseUrl: sim.baseUrl,
+      origin: sim.origin,
+      webhookUrlSet: sim.state.webhooks.url !== null,
+      setWebhookUrl: (webhookUrl) => sim.state.webhooks.configure({ url: webhookUrl }),
+      close: () => sim.close(),
+    };
     config = { ...config, CRM_BASE_URL: sim.baseUrl, CRM_API_KEY: sim.apiKey, CRM_ACCESS_TOKEN: sim.accessToken };
     log.warn(
       { crm: sim.baseUrl, listings: config.SIM_LISTINGS },
@@ -74,7 +80,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     await simulator?.close();
     throw error;
   }
-  workers.push(listings.sync);
+  workers.push(listings.sync, listings.changes);
   const enquiries = createEnquiryService({ config, store, log, crm, targets: options.enquiryTargets ?? listings.enquiryTargets });
   workers.push(enquiries.worker);
 
@@ -99,6 +105,8 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
   const url = `http://${host}:${port}`;
 
+  // Demo mode: the simulator sends its webhooks to this relay, as a real CRM would to the registered URL.
+  if (simulator && !simulator.webhookUrlSet) simulator.setWebhookUrl(`${url}/hooks/crm`);
   if (options.workers !== false) for (const worker of workers) worker.start();
 
   let closing: Promise<void> | undefined;
@@ -115,4 +123,13 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     })());
 
   return { url, port, config, store, crm, enquiries, listings, simulator, close };
+}
+
+/** SIM_WEBHOOK_DROP_RATE (0-1): the share of demo webhooks the simulator drops, to watch the event stream catch up. */
+function simDropRate(): number | undefined {
+  const raw = process.env.SIM_WEBHOOK_DROP_RATE;
+  if (raw === undefined || raw === '') return undefined;
+  const rate = Number(raw);
+  if (!(rate >= 0 && rate <= 1)) throw new ConfigError([`SIM_WEBHOOK_DROP_RATE: must be a number from 0 to 1 (got "${raw}")`]);
+  return rate;
 }

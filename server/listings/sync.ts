@@ -37,9 +37,7 @@ export interface SyncReport {
   error?: string;
 }
 
-export type RefreshOutcome = 'refreshed' | 'removed' | 'sync-scheduled' | 'over-daily-cap' | 'not-configured';
-
-export type ListingSyncConfig = Pick<Config, 'SYNC_INTERVAL_MINUTES' | 'FULL_SWEEP_HOURS' | 'LISTING_CLASSES' | 'SOLD_DAYS' | 'WEBHOOK_DAILY_REFRESHES'>;
+export type ListingSyncConfig = Pick<Config, 'LIST_POLL_MINUTES' | 'FULL_SWEEP_HOURS' | 'LISTING_CLASSES' | 'SOLD_DAYS'>;
 
 export interface ListingSyncOptions {
   client: CrmClient;
@@ -67,8 +65,8 @@ const PUBLISH_EVERY = 10;
 
 /**
  * Keeps the listing cache in step with the CRM: incremental runs (modifiedSince) every
- * SYNC_INTERVAL_MINUTES, a full sweep every FULL_SWEEP_HOURS (the only time listings that left a
- * list are removed), and single-listing refreshes from the webhook. Runs never overlap. A run that
+ * LIST_POLL_MINUTES, a full sweep every FULL_SWEEP_HOURS (the only time listings that left a
+ * list are removed), and refreshes of the listings the CRM's push names (events.ts). Runs never overlap. A run that
  * fails changes nothing it did not finish, and never removes anything.
  */
 export class ListingSync {
@@ -80,10 +78,7 @@ export class ListingSync {
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
   private readonly abort = new AbortController();
-  private pendingSyncRequest: Promise<SyncReport> | undefined;
-  private webhookDay = '';
   private openHomesAt: number | undefined;
-  private webhookRefreshes = 0;
 
   constructor(private readonly options: ListingSyncOptions) {
     this.specs = listSpecs(options.config);
@@ -111,7 +106,7 @@ export class ListingSync {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       void this.run(this.dueKind()).then((report) => {
-        this.schedule(this.options.config.SYNC_INTERVAL_MINUTES * 60_000);
+        this.schedule(this.options.config.LIST_POLL_MINUTES * 60_000);
         return report;
       });
     }, delayMs);
@@ -374,59 +369,118 @@ export class ListingSync {
     this.options.cache.replaceOpenHomes(rows);
   }
 
-  // Webhook ------------------------------------------------------------------------------------
+  // Changes pushed by the CRM (webhooks, event stream) -------------------------------------------
 
   /**
-   * Refreshes one listing now (the CRM announced a change): one request for its record. A listing
-   * the cache does not know yet is picked up by an incremental sync started at once. At most
-   * WEBHOOK_DAILY_REFRESHES a day, so a noisy webhook cannot spend the CRM budget; past that, the
-   * change waits for the next scheduled sync.
+   * Applies records a webhook carried (`itemBodies`), with no CRM request when they suffice: a
+   * status that puts the record in none of the synced lists removes it; a record that stays in the
+   * list it is cached from is written as pushed (photos included when pushed inline; otherwise one
+   * photo-list request). Anything else ('needs-lists': a new listing, one moving lists, a record
+   * whose type or class is unclear) needs the list's own word on web visibility: refreshFromLists.
    */
-  refreshListing(id: number): Promise<RefreshOutcome> {
-    const day = new Date(this.now()).toISOString().slice(0, 10);
-    if (day !== this.webhookDay) {
-      this.webhookDay = day;
-      this.webhookRefreshes = 0;
-    }
-    if (this.webhookRefreshes >= this.options.config.WEBHOOK_DAILY_REFRESHES) return Promise.resolve('over-daily-cap');
-    this.webhookRefreshes++;
-
-    const placement = this.options.cache.placement(id);
-    const spec = placement && this.specs.find((candidate) => candidate.source === placement.source);
-    if (!spec) {
-      // Unknown listing: one incremental run finds it (and anything else that changed). Coalesced.
-      this.pendingSyncRequest ??= this.run('incremental').finally(() => (this.pendingSyncRequest = undefined));
-      return Promise.resolve('sync-scheduled');
-    }
-    const next = this.queue.then(() => this.refreshNow(id, spec));
+  applyPushedRecords(id: number, records: readonly ListItem[]): Promise<'refreshed' | 'removed' | 'needs-lists'> {
+    const next = this.queue.then(async () => {
+      const signal = this.abort.signal;
+      let outcome: 'refreshed' | 'removed' | 'needs-lists' = 'refreshed';
+      const placed = this.options.cache.placement(id);
+      for (const record of records) {
+        const type = record.saleLifeId != null ? 'sale' : record.leaseLifeId != null ? 'lease' : undefined;
+        const propertyClass = (record.class?.internalName ?? '').toLowerCase() || this.specs.find((spec) => spec.source === placed?.source)?.propertyClass;
+        const anySpec = this.specs.find((spec) => spec.type === type && spec.propertyClass === propertyClass);
+        if (!anySpec) return 'needs-lists' as const;
+        const target = this.placementFor(anySpec, record.status);
+        const cachedHere = placed?.type === type ? placed : undefined;
+        if (!target) {
+          if (cachedHere) this.removeListings([id]);
+          outcome = 'removed';
+          continue;
+        }
+        if (cachedHere?.source !== target.source) return 'needs-lists' as const;
+        await this.writeListing(record, target, null, signal);
+      }
+      this.options.cache.changed();
+      if (records.length) this.log.info({ listingId: id, outcome }, 'listing updated from a pushed record');
+      return outcome;
+    });
     this.queue = next.catch(() => undefined);
     return next;
   }
 
-  private async refreshNow(id: number, spec: ListSpec): Promise<RefreshOutcome> {
-    const { client, cache } = this.options;
-    const signal = this.abort.signal;
-    let record: ListItem;
-    try {
-      record = await client.request({ path: `/properties/${spec.propertyClass}/${spec.type}/${id}`, schema: listItemSchema, signal });
-    } catch (error) {
-      if (isCrmError(error) && error.code === 'not_found') {
-        this.removeListings([id]);
-        cache.changed();
-        return 'removed';
+  /**
+   * Brings the named listings up to date from the CRM's lists: one modifiedSince read (usually one
+   * page) of each list the ids may be in (their cached type's lists; every list for an id not
+   * cached), which also says what is on the website. A named listing absent from every list of its
+   * kind left the website and is removed. Other changes those pages carry are written too.
+   */
+  refreshFromLists(ids: readonly number[], changedSince: number): Promise<{ refreshed: number; removed: number }> {
+    const next = this.queue.then(async () => {
+      const { cache } = this.options;
+      const signal = this.abort.signal;
+      const placements = ids.map((id) => cache.placement(id));
+      const classOf = (source: string) => this.specs.find((spec) => spec.source === source)?.propertyClass;
+      // Only the lists a cached listing can be in now (its class and type: available, sold or leased).
+      const specs = placements.every(Boolean)
+        ? this.specs.filter((spec) => placements.some((placed) => placed!.type === spec.type && classOf(placed!.source) === spec.propertyClass))
+        : this.specs;
+      const report: SyncReport = { kind: 'incremental', complete: false, pages: 0, listings: 0, changed: 0, removed: 0, photos: { downloaded: 0, reused: 0, unchanged: 0, failed: 0, removed: 0 }, crmRequests: 0, seconds: 0 };
+      const since = new Date(changedSince - MODIFIED_SINCE_OVERLAP_MS);
+      const markers = cache.modifiedMarkers();
+      const seen = new Set<number>();
+      const removals = new Set<number>();
+      let refreshed = 0;
+      for (const spec of specs) {
+        const { items } = await this.readList(spec, since, this.now(), report, signal);
+        for (const item of items) {
+          if (!isOnTheWeb(item)) {
+            if (markers.has(item.id)) removals.add(item.id);
+            continue;
+          }
+          seen.add(item.id);
+          const marker = markers.get(item.id);
+          if (marker && marker.modified === (item.modified ?? null) && marker.source === spec.source) continue;
+          await this.writeListing(item, spec, null, signal);
+          refreshed++;
+        }
       }
+      // A named listing missing from its lists either changed in a way that took it off the website
+      // (its record's modified is then inside the window) or changed nothing the lists date (kept).
+      for (const id of ids) {
+        const placed = cache.placement(id);
+        const spec = placed && specs.find((candidate) => candidate.source === placed.source);
+        if (!spec || seen.has(id) || removals.has(id)) continue;
+        if (await this.changedSince(spec, id, since, signal)) removals.add(id);
+      }
+      for (const id of seen) removals.delete(id);
+      this.removeListings([...removals]);
+      cache.changed();
+      this.log.info({ listings: ids.length, lists: specs.length, refreshed, removed: removals.size }, 'listings refreshed from the CRM lists after change notices');
+      return { refreshed, removed: removals.size };
+    });
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** True when the record is gone, or its modified is at or after `since`. One request. */
+  private async changedSince(spec: ListSpec, id: number, since: Date, signal: AbortSignal): Promise<boolean> {
+    try {
+      const record = await this.options.client.request({ path: `/properties/${spec.propertyClass}/${spec.type}/${id}`, schema: listItemSchema, signal });
+      const modified = record.modified ? Date.parse(record.modified) : Number.NaN;
+      return Number.isNaN(modified) || modified >= since.getTime();
+    } catch (error) {
+      if (isCrmError(error) && error.code === 'not_found') return true;
       throw error;
     }
-    const target = isOnTheWeb(record) ? this.placementFor(spec, record.status) : undefined;
-    if (!target) {
-      this.removeListings([id]);
-      cache.changed();
-      return 'removed';
-    }
-    await this.writeListing(record, target, null, signal);
-    cache.changed();
-    this.log.info({ listingId: id, list: target.source }, 'listing refreshed by webhook');
-    return 'refreshed';
+  }
+
+  /** Reads the staff again (a user changed): every page of them, and the portraits that changed. */
+  refreshStaff(): Promise<void> {
+    const next = this.queue.then(async () => {
+      const report = { pages: 0 } as SyncReport;
+      await this.syncAgents(report, this.abort.signal);
+      this.options.cache.changed();
+    });
+    this.queue = next.catch(() => undefined);
+    return next;
   }
 
   /** Which synced list a record belongs in now, from its CRM status; undefined: in none (withdrawn, or sold without a showcase). */
