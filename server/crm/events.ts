@@ -143,10 +143,12 @@ export interface StreamRead {
 
 /** Events older than this are gone from the CRM's stream: a cursor or eventsSince further back has lost some. */
 export const EVENT_STREAM_RETENTION_MS = 30 * 86_400_000;
+/** The CRM's default page size (lists): a page this full may have more behind it. */
+const STREAM_FULL_PAGE = 50;
 
 /**
  * Reads `GET /eventStream` from `cursor` (or, without one, from `eventsSince`), following
- * `urls.next` while pages come back full, at most `maxPages` requests. Each page is one request of
+ * `urls.next` while pages come back full (50 items, the CRM's default page), at most `maxPages` requests. Each page is one request of
  * the daily budget.
  */
 export async function readEventStream(
@@ -179,7 +181,8 @@ export async function readEventStream(
     }
     const next = page.urls?.next ? cursorOf(page.urls.next) : undefined;
     if (next !== undefined) cursor = next;
-    if (next === undefined || page.items.length === 0 || next === query.cursor) break;
+    // A short page is the end for now; stopping early loses nothing (the cursor is where we stopped).
+    if (next === undefined || page.items.length < STREAM_FULL_PAGE || next === query.cursor) break;
     query = { cursor: next };
   }
   return { notices, cursor, pages };
