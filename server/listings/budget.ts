@@ -53,8 +53,6 @@ const pages = (items: number) => Math.max(1, Math.ceil(items / CRM_PAGE_SIZE));
 export const WEBHOOK_FRESHNESS_SECONDS = 5;
 /** Planned share of listings changing in a day, for the requests the stream's notices cost. */
 const DAILY_CHANGE_SHARE = 0.1;
-/** A notice without its record: the lists of the listing's type (available and sold/leased). */
-const REQUESTS_PER_STREAM_CHANGE = 2;
 
 /**
  * How many CRM requests a day the listing sync will spend with these settings:
@@ -78,6 +76,8 @@ export function planBudget(settings: BudgetSettings, sizes: KnownSizes): BudgetP
   const openHomeReads = Math.min(listRuns, 24 + sweepsPerDay);
   const listings = [...sizes.listingsBySource.values()].reduce((sum, count) => sum + count, 0);
   const streamChanges = Math.max(10, Math.ceil(listings * DAILY_CHANGE_SHARE));
+  // A notice without its record: one page of each list of the listing's class (sale and lease).
+  const requestsPerStreamChange = Math.max(...settings.LISTING_CLASSES.map((propertyClass) => specs.filter((spec) => spec.propertyClass === propertyClass).length));
 
   const lines: BudgetLine[] = [
     {
@@ -94,8 +94,8 @@ export function planBudget(settings: BudgetSettings, sizes: KnownSizes): BudgetP
       setting: 'LIST_POLL_MINUTES',
     },
     {
-      what: `~${streamChanges} changes named by the stream alone (webhook lost) × ${REQUESTS_PER_STREAM_CHANGE} requests`,
-      perDay: streamChanges * REQUESTS_PER_STREAM_CHANGE,
+      what: `~${streamChanges} changes named by the stream alone (webhook lost) × ${requestsPerStreamChange} requests`,
+      perDay: streamChanges * requestsPerStreamChange,
       setting: 'SYNC_INTERVAL_MINUTES',
     },
   ];

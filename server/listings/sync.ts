@@ -5,6 +5,7 @@ import { crmPhotoSchema, crmPropertySchema, type CrmPhoto, type CrmProperty } fr
 import type { Logger } from '../log.ts';
 import { createLimit } from '../photos/limit.ts';
 import type { MirrorCounts, PhotoMirror } from '../photos/mirror.ts';
+import type { ListingType } from '../../contract/relay-api.ts';
 import type { ListingCache, OpenHomeRow } from './cache.ts';
 import { CRM_PAGE_SIZE } from './budget.ts';
 import { listSpecs, type ListSpec } from './lists.ts';
@@ -382,14 +383,16 @@ export class ListingSync {
     const next = this.queue.then(async () => {
       const signal = this.abort.signal;
       let outcome: 'refreshed' | 'removed' | 'needs-lists' = 'refreshed';
-      const placed = this.options.cache.placement(id);
+      const placements = this.placementsOf(id);
+      const typesPushed = new Set<string>();
       for (const record of records) {
         const type = record.saleLifeId != null ? 'sale' : record.leaseLifeId != null ? 'lease' : undefined;
-        const propertyClass = (record.class?.internalName ?? '').toLowerCase() || this.specs.find((spec) => spec.source === placed?.source)?.propertyClass;
+        const cachedHere = placements.find((placed) => placed.type === type);
+        const propertyClass = (record.class?.internalName ?? '').toLowerCase() || this.specs.find((spec) => spec.source === cachedHere?.source)?.propertyClass;
         const anySpec = this.specs.find((spec) => spec.type === type && spec.propertyClass === propertyClass);
         if (!anySpec) return 'needs-lists' as const;
+        typesPushed.add(anySpec.type);
         const target = this.placementFor(anySpec, record.status);
-        const cachedHere = placed?.type === type ? placed : undefined;
         if (!target) {
           if (cachedHere) this.removeListings([id]);
           outcome = 'removed';
@@ -400,6 +403,8 @@ export class ListingSync {
       }
       this.options.cache.changed();
       if (records.length) this.log.info({ listingId: id, outcome }, 'listing updated from a pushed record');
+      // Also listed for the other of sale/lease, without its record pushed: the lists refresh that one.
+      if (placements.some((placed) => !typesPushed.has(placed.type))) return 'needs-lists' as const;
       return outcome;
     });
     this.queue = next.catch(() => undefined);
@@ -408,20 +413,19 @@ export class ListingSync {
 
   /**
    * Brings the named listings up to date from the CRM's lists: one modifiedSince read (usually one
-   * page) of each list the ids may be in (their cached type's lists; every list for an id not
-   * cached), which also says what is on the website. A named listing absent from every list of its
-   * kind left the website and is removed. Other changes those pages carry are written too.
+   * page) of each list the ids may be in (every list of their cached classes, sale and lease, as a
+   * property may be both; every list when one is not cached), which also says what is on the
+   * website. A named listing missing from its lists after its change left the website and is
+   * removed. Other changes those pages carry are written too.
    */
   refreshFromLists(ids: readonly number[], changedSince: number): Promise<{ refreshed: number; removed: number }> {
     const next = this.queue.then(async () => {
       const { cache } = this.options;
       const signal = this.abort.signal;
-      const placements = ids.map((id) => cache.placement(id));
+      const placements = ids.map((id) => this.placementsOf(id));
       const classOf = (source: string) => this.specs.find((spec) => spec.source === source)?.propertyClass;
-      // Only the lists a cached listing can be in now (its class and type: available, sold or leased).
-      const specs = placements.every(Boolean)
-        ? this.specs.filter((spec) => placements.some((placed) => placed!.type === spec.type && classOf(placed!.source) === spec.propertyClass))
-        : this.specs;
+      const classes = new Set(placements.flat().map((placed) => classOf(placed.source)));
+      const specs = placements.every((list) => list.length > 0) ? this.specs.filter((spec) => classes.has(spec.propertyClass)) : this.specs;
       const report: SyncReport = { kind: 'incremental', complete: false, pages: 0, listings: 0, changed: 0, removed: 0, photos: { downloaded: 0, reused: 0, unchanged: 0, failed: 0, removed: 0 }, crmRequests: 0, seconds: 0 };
       const since = new Date(changedSince - MODIFIED_SINCE_OVERLAP_MS);
       const markers = cache.modifiedMarkers();
@@ -445,10 +449,11 @@ export class ListingSync {
       // A named listing missing from its lists either changed in a way that took it off the website
       // (its record's modified is then inside the window) or changed nothing the lists date (kept).
       for (const id of ids) {
-        const placed = cache.placement(id);
-        const spec = placed && specs.find((candidate) => candidate.source === placed.source);
-        if (!spec || seen.has(id) || removals.has(id)) continue;
-        if (await this.changedSince(spec, id, since, signal)) removals.add(id);
+        for (const placed of this.placementsOf(id)) {
+          const spec = specs.find((candidate) => candidate.source === placed.source);
+          if (!spec || seen.has(id) || removals.has(id)) continue;
+          if (await this.changedSince(spec, id, since, signal)) removals.add(id);
+        }
       }
       for (const id of seen) removals.delete(id);
       this.removeListings([...removals]);
@@ -458,6 +463,12 @@ export class ListingSync {
     });
     this.queue = next.catch(() => undefined);
     return next;
+  }
+
+  /** Every cached listing of a CRM property (sale and lease are listed apart when a property is both). */
+  private placementsOf(id: number): Array<{ source: string; type: ListingType }> {
+    const placed = this.options.cache.placement(id);
+    return placed ? [placed] : [];
   }
 
   /** True when the record is gone, or its modified is at or after `since`. One request. */

@@ -17,8 +17,8 @@ describe('CRM budget planner', () => {
     const plan = planBudget(loadConfig({ ...CRM }), noSizes);
     // Defaults: residential (sale, lease, sold, leased lists); the stream every 5 minutes, lists hourly, a sweep every 6 hours.
     // 288 stream reads + 4 × (4 lists + staff) + open homes (hourly: 24) + up to 200 webhook requests
-    // + 20 list polls × 4 lists + 10 stream-only changes × 2.
-    expect(plan.perDay).toBe(288 + 4 * 5 + 24 + 200 + 20 * 4 + 20);
+    // + 20 list polls × 4 lists + 10 stream-only changes × 4 lists.
+    expect(plan.perDay).toBe(288 + 4 * 5 + 24 + 200 + 20 * 4 + 40);
     expect(plan.eventStreamReads).toBe(288);
     expect(plan.eventStreamIntervalMinutes).toBe(5);
     expect(plan.freshness).toEqual({ withWebhooksSeconds: 5, withoutWebhooksSeconds: 360 });
@@ -32,7 +32,7 @@ describe('CRM budget planner', () => {
     expect(plan.lines[1].perDay).toBe(4 * (13 + 1 + 1 + 1 + 1));
     expect(plan.lines[2].perDay).toBe(24 * 3);
     // 10% of 1,250 listings changing a day, read from the lists when no webhook carried them.
-    expect(plan.lines[5].perDay).toBe(125 * 2);
+    expect(plan.lines[5].perDay).toBe(125 * 4);
   });
 
   it('the event stream replaces most list polling: one request per read instead of one per list', () => {
