@@ -238,3 +238,24 @@ class NeedsLists extends Error {}
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** Prometheus lines for the CRM's push: webhooks by outcome, event-stream reads, notices applied and queued. */
+export function renderPushMetrics(webhooks: { accepted: number; duplicates: number; ignored: number; refused: number }, worker: ChangeWorkerCounts, queued: number): string {
+  const lines: string[] = [];
+  const metric = (name: string, type: 'counter' | 'gauge', help: string, samples: Array<[string, number]>) => {
+    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+    for (const [labels, value] of samples) lines.push(`${name}${labels} ${value}`);
+  };
+  metric('estate_crm_webhooks_total', 'counter', 'CRM webhooks by outcome: accepted (stored), duplicate (replayed digest), ignored (event not used), refused (4xx).', [
+    ['{outcome="accepted"}', webhooks.accepted],
+    ['{outcome="duplicate"}', webhooks.duplicates],
+    ['{outcome="ignored"}', webhooks.ignored],
+    ['{outcome="refused"}', webhooks.refused],
+  ]);
+  metric('estate_crm_event_stream_reads_total', 'counter', 'Requests to the CRM event stream.', [['', worker.streamReads]]);
+  metric('estate_crm_event_stream_events_total', 'counter', 'Events read from the CRM event stream.', [['', worker.streamEvents]]);
+  metric('estate_crm_changes_applied_total', 'counter', 'Change notices (webhook or stream) applied to the listing cache.', [['', worker.applied]]);
+  metric('estate_crm_changes_over_daily_cap_total', 'counter', 'Webhook notices left to the event stream by WEBHOOK_DAILY_REFRESHES.', [['', worker.overDailyCap]]);
+  metric('estate_crm_changes_queued', 'gauge', 'Change notices stored and not yet applied.', [['', queued]]);
+  return `${lines.join('\n')}\n`;
+}

@@ -11,7 +11,7 @@ import { assertBudget, planBudget, type BudgetPlan } from './budget.ts';
 import { ListingCache } from './cache.ts';
 import { listingsRouter } from './routes.ts';
 import { ChangeStore } from './event-store.ts';
-import { CrmChangeWorker } from './events.ts';
+import { CrmChangeWorker, renderPushMetrics } from './events.ts';
 import { ListingSync } from './sync.ts';
 import { webhookRouter, type WebhookCounts } from './webhook.ts';
 
@@ -29,6 +29,8 @@ export interface ListingsService {
   /** Applies the CRM's webhooks and reads its event stream (a worker, like sync). */
   changes: CrmChangeWorker;
   webhookCounts: WebhookCounts;
+  /** Prometheus lines for the CRM's push (appended to /metrics). */
+  metrics(): string;
   plan: BudgetPlan;
   allowList: PhotoHostAllowList;
   /** GET /api/v1/listings[/:id], GET /api/v1/agents, GET /photos/:file, POST /hooks/crm. */
@@ -120,6 +122,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     sync,
     changes,
     webhookCounts,
+    metrics: () => renderPushMetrics(webhookCounts, changes.counts, changeStore.pending()),
     plan,
     allowList,
     router,

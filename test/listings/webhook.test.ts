@@ -179,6 +179,9 @@ describe('POST /hooks/crm (the CRM\'s own webhook format)', () => {
     }
     expect(relay.listings.webhookCounts.ignored - ignoredBefore).toBe(2);
     expect(pending()).toBe(0);
+    const metrics = await (await fetch(`${relay.url}/metrics`)).text();
+    expect(metrics).toContain(`estate_crm_webhooks_total{outcome="ignored"} ${relay.listings.webhookCounts.ignored}`);
+    expect(metrics).toMatch(/estate_crm_webhooks_total\{outcome="refused"\} [1-9]/);
   });
 
   it('a withdrawn listing (status in the pushed record) is removed with zero CRM requests', async () => {
