@@ -80,8 +80,12 @@ export class ChangeStore {
     }));
   }
 
-  /** Applied: the notices leave the queue (with the records they carried) and the record is marked up to date. */
-  done(changes: readonly QueuedChange[], appliedAt: number): void {
+  /**
+   * Applied: the notices leave the queue (with the records they carried) and each record is marked
+   * up to date as of its latest change applied, in the CRM's own clock (the event times), so a
+   * skew between the CRM's clock and ours never hides a later change from the stream.
+   */
+  done(changes: readonly QueuedChange[]): void {
     this.db.transaction(() => {
       const remove = this.db.prepare('DELETE FROM crm_change_queue WHERE seq = ?');
       const mark = this.db.prepare(
@@ -89,7 +93,7 @@ export class ChangeStore {
       );
       for (const change of changes) {
         remove.run(change.seq);
-        mark.run(change.kind, change.id, appliedAt);
+        mark.run(change.kind, change.id, change.changedAt);
       }
     }).immediate();
   }

@@ -212,11 +212,9 @@ export class CrmChangeWorker {
   private async attempt(changes: QueuedChange[], work: () => Promise<unknown>): Promise<void> {
     if (changes.length === 0) return;
     const { store } = this.options;
-    const started = this.now();
     try {
       await work();
-      // Marked as of the start: a change made while we read is not taken as applied.
-      store.done(changes, started);
+      store.done(changes);
       this.counts.applied += changes.length;
     } catch (error) {
       if (error instanceof NeedsLists) return;

@@ -163,7 +163,7 @@ export const migrations: Migration[] = [
         attempts INTEGER NOT NULL DEFAULT 0,
         next_attempt_at INTEGER NOT NULL DEFAULT 0
       ) STRICT;
-      -- The last time each record was brought up to date from a notice: older notices for it are skipped.
+      -- The latest change (CRM event time) applied per record: stream events no later than it are skipped.
       CREATE TABLE crm_change_applied (
         kind TEXT NOT NULL,
         object_id INTEGER NOT NULL,
