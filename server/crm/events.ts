@@ -65,6 +65,12 @@ export interface ChangeNotice {
 /** A property record as pushed: the client's schema, `photos` left undefined when absent (not "no photos"). */
 export const pushedPropertySchema = crmPropertySchema.extend({ photos: z.array(crmPhotoSchema).nullish() });
 export type PushedProperty = z.infer<typeof pushedPropertySchema>;
+/**
+ * The same check, keeping only the schema's own fields: a pushed record is stored until applied, and
+ * the confidential extras it carries (internal remarks, tenant, vendor and fee fields, sale details)
+ * are dropped before it is, not later.
+ */
+const keptPropertySchema = z.object(pushedPropertySchema.shape);
 
 const KIND_BY_MODEL: Record<string, ChangedKind> = { property: 'listing', user: 'staff' };
 
@@ -116,7 +122,7 @@ export function parseCrmWebhook(rawBody: Buffer, receivedAt: number): ChangeNoti
     } catch {
       throw new MalformedPushError(`itemBodies.${index}.data`, `The webhook's itemBodies.${index}.data is not a JSON string.`);
     }
-    const checked = pushedPropertySchema.safeParse(record);
+    const checked = keptPropertySchema.safeParse(record);
     if (checked.success && checked.data.id === id) notice.records.push(checked.data);
     else notice.invalidRecords++;
   }

@@ -43,7 +43,7 @@ export function webhookRouter(deps: WebhookDeps): Router {
     const check = verifyCrmWebhook(deps.apiKey, req.get(WEBHOOK_SIGNATURE_HEADER), rawBody, received, deps.toleranceSeconds * 1000);
     if (!check.ok) {
       deps.counts.refused++;
-      log.warn({ reason: check.reason, ip: req.ip }, 'webhook refused');
+      log.warn({ reason: check.reason }, 'webhook refused');
       if (check.reason === 'stale') {
         throw new HttpError(401, 'stale_signature', `The webhook timestamp is more than WEBHOOK_TOLERANCE_SECONDS=${deps.toleranceSeconds} s from the relay's clock.`);
       }

@@ -263,3 +263,15 @@ describe('the simulator drops every other webhook; the event stream catches up',
     expect(rig.relay.listings.changes.counts.streamReads).toBeGreaterThan(0);
   });
 });
+
+describe('a pushed record waiting in the queue', () => {
+  it('keeps only the fields the CRM client reads: confidential extras are dropped before it is stored', async () => {
+    const { parseCrmWebhook } = await import('../../server/crm/events.ts');
+    const record = { id: 7, saleLifeId: 70, status: 'listing', heading: 'Kept', internalRemarks: 'CANARY-remarks', tenantName: 'CANARY-tenant', vpa: 'CANARY-vpa' };
+    const body = Buffer.from(JSON.stringify({ event: 'property.update', data: { id: 7 }, itemBodies: [{ dataModel: 'Property', data: JSON.stringify(record) }] }));
+    const notice = parseCrmWebhook(body, Date.now());
+    expect(notice.records).toHaveLength(1);
+    expect(notice.records[0]).toMatchObject({ id: 7, heading: 'Kept', status: 'listing' });
+    expect(JSON.stringify(notice.records)).not.toContain('CANARY');
+  });
+});
