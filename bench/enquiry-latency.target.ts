@@ -47,6 +47,7 @@ const config = loadConfig({
   LOG_LEVEL: 'silent',
   ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000000',
   ENQUIRY_MIN_FILL_MS: '0',
+  PUBLIC_URL: 'https://relay.bench.test',
   ...crmSettings,
 });
 // Workers off: no listing sync traffic; the enquiry worker alone is started below.

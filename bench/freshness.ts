@@ -28,7 +28,7 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
   // About 46% of the simulator's records are on the website (available, recent sold/leased).
   const listings = Math.round(onWeb / 0.464);
   const samples = Number(process.env.BENCH_FRESHNESS_SAMPLES ?? 20);
-  const defaults = loadConfig({ CRM_BASE_URL: 'http://127.0.0.1:9/api/v1.3', CRM_API_KEY: 'key', CRM_ACCESS_TOKEN: 'token' });
+  const defaults = loadConfig({ CRM_BASE_URL: 'http://127.0.0.1:9/api/v1.3', CRM_API_KEY: 'key', CRM_ACCESS_TOKEN: 'token', PUBLIC_URL: 'https://relay.agency.test' });
   const compressedInterval = defaults.SYNC_INTERVAL_MINUTES / COMPRESSION;
   const rig = await startListingRig({
     listings,
@@ -84,7 +84,9 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
     const listRuns = Math.ceil((24 * 60) / defaults.LIST_POLL_MINUTES);
     const openHomesPages = 1;
     // Open homes are read hourly: with each sweep (in sweepCost) and on the other hourly polls.
-    const base = streamReads * streamReadCost + sweeps * sweepCost + (listRuns - sweeps) * (pollCost + openHomesPages);
+    // The key's usage (GET /integrator/usage) is read every CRM_USAGE_CHECK_MINUTES: one request each.
+    const usageReads = Math.ceil((24 * 60) / defaults.CRM_USAGE_CHECK_MINUTES);
+    const base = streamReads * streamReadCost + sweeps * sweepCost + (listRuns - sweeps) * (pollCost + openHomesPages) + usageReads;
     const perDayDelivered = Math.round(base + changesPerDay * perChangeDelivered);
     const perDayLost = Math.round(base + changesPerDay * perChangeLost);
     const pollingEveryListAtStreamInterval = Math.round(streamReads * relay.listings.sync.specs.length + sweeps * sweepCost + 24 * openHomesPages);
@@ -102,6 +104,7 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
         sweepRequests: sweepCost,
         listPollRequests: pollCost,
         streamReadRequests: streamReadCost,
+        usageReadRequests: usageReads,
         requestsPerChangeDelivered: round(perChangeDelivered),
         requestsPerChangeLost: round(perChangeLost),
         aimUnder: 600,
@@ -137,7 +140,9 @@ async function measureChanges(rig: ListingRig, ids: number[], tag: string, spaci
       await new Promise((resolve) => setTimeout(resolve, index * spacingMs));
       const heading = `${tag} ${index} ${Date.now()}`;
       const changedAt = performance.now();
-      rig.sim.state.changeListing(id, { fields: { heading } });
+      // A listing is one sale or lease life of a CRM property: change that life.
+      const life = rig.simListing(id);
+      rig.sim.state.changeListing(life.id, { fields: { heading } }, life.market);
       for (;;) {
         const response = await fetch(`${rig.relay.url}/api/v1/listings/${id}`);
         const body = (await response.json()) as { heading?: string };

@@ -44,6 +44,12 @@ export interface Address {
 
 /** One card in a listings grid. */
 export interface ListingSummary {
+  /**
+   * The listing's own id, stable while it lasts (from available to sold or leased). One per sale or
+   * lease of a property: a home offered for sale and for lease at once is two listings, each with
+   * its id. `GET /api/v1/listings/{id}` also opens a listing by the CRM property id that older
+   * pages carry (the sale first), and so do enquiries.
+   */
   id: number;
   type: ListingType;
   status: ListingStatus;

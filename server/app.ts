@@ -1,9 +1,12 @@
 import express, { type Express, type RequestHandler } from 'express';
 import compression from 'compression';
 import helmet from 'helmet';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Config } from './config.ts';
+import { publicOrigins } from './cors.ts';
 import { errorHandler, notFoundHandler } from './errors.ts';
+import { metricsAccess } from './metrics-access.ts';
 import { PROMETHEUS_CONTENT_TYPE } from './enquiries/metrics.ts';
 import { enquiryRouter } from './enquiries/router.ts';
 import type { EnquiryService } from './enquiries/service.ts';
@@ -11,7 +14,15 @@ import type { Logger } from './log.ts';
 import type { Store } from './store/store.ts';
 import { widgetRouter } from './widget-assets.ts';
 
-export const projectRoot = join(import.meta.dirname, '..');
+/** The checkout's root (where package.json is): from server/ when run from source, from dist/server when built. */
+export const projectRoot = findProjectRoot(import.meta.dirname);
+
+function findProjectRoot(start: string): string {
+  for (let dir = start; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) return join(start, '..');
+  }
+}
 
 export interface AppDeps {
   config: Config;
@@ -19,10 +30,17 @@ export interface AppDeps {
   log: Logger;
   /** Folder of the built widget bundle (default dist/widget). */
   widgetDir?: string;
-  /** Folder of the demo site (default demo/). Null: no demo. */
+  /** Folder of the demo site (default demo/), mounted in demo mode only. Null: no demo. */
   demoDir?: string | null;
+  /**
+   * Origins of pages the relay serves itself, which may always call its API (default: PUBLIC_URL's
+   * origin). startRelay adds its loopback URLs in demo mode. Never taken from a request's Host.
+   */
+  ownOrigins?: readonly string[];
   /** Extra readiness checks for /readyz (a name and a check that throws or returns false). */
   readiness?: Record<string, () => boolean | Promise<boolean>>;
+  /** More for the /readyz body when a check fails (what is missing, what to do). */
+  readinessDetail?: () => Record<string, unknown>;
   /** The enquiry outbox, worker and metrics: mounts /api/v1/enquiries when given. */
   enquiries?: EnquiryService;
   /**
@@ -37,7 +55,10 @@ export function createApp(deps: AppDeps): Express {
   const { config, store, log } = deps;
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', parseTrustProxy(config.TRUST_PROXY));
+  // One spelling per resource: /METRICS or /metrics/ must not slip past a proxy rule for /metrics.
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
+  app.set('trust proxy', config.TRUST_PROXY);
   app.set('etag', 'strong');
   app.use(
     helmet({
@@ -74,7 +95,7 @@ export function createApp(deps: AppDeps): Express {
       }
     }
     const ready = Object.values(checks).every(Boolean);
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not-ready', checks });
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not-ready', checks, ...deps.readinessDetail?.() });
   });
 
   if (deps.listings) app.use(deps.listings.router);
@@ -82,12 +103,13 @@ export function createApp(deps: AppDeps): Express {
   app.use(widgetRouter(deps.widgetDir ?? join(projectRoot, 'dist', 'widget')));
 
   const demoDir = deps.demoDir === undefined ? join(projectRoot, 'demo') : deps.demoDir;
-  if (demoDir) app.use(express.static(demoDir, { extensions: ['html'], maxAge: '5m' }));
+  if (demoDir && config.demoMode) app.use(express.static(demoDir, { extensions: ['html'], maxAge: '5m', redirect: false }));
 
   if (deps.enquiries) {
-    app.use('/api/v1/enquiries', enquiryRouter(deps.enquiries, { allowedOrigins: config.ALLOWED_ORIGINS }));
+    const ownOrigins = deps.ownOrigins ?? publicOrigins(config);
+    app.use('/api/v1/enquiries', enquiryRouter(deps.enquiries, { allowedOrigins: config.ALLOWED_ORIGINS, ownOrigins }));
     const { metrics } = deps.enquiries;
-    app.get('/metrics', (_req, res) => {
+    app.get('/metrics', metricsAccess(config.METRICS_TOKEN), (_req, res) => {
       res.set('Content-Type', PROMETHEUS_CONTENT_TYPE).set('Cache-Control', 'no-store');
       res.send(metrics.render() + (deps.listings?.metrics?.() ?? ''));
     });
@@ -98,10 +120,3 @@ export function createApp(deps: AppDeps): Express {
   return app;
 }
 
-/** TRUST_PROXY accepts what Express accepts: true/false, a hop count, or a list of subnets. */
-export function parseTrustProxy(value: string): boolean | number | string {
-  if (value === 'true') return true;
-  if (value === 'false' || value === '') return false;
-  if (/^\d+$/.test(value)) return Number(value);
-  return value;
-}

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /** Comma-separated list → trimmed, non-empty entries. */
@@ -21,18 +22,48 @@ export const configSchema = z
       .url()
       .refine((value) => /\/api\/v1\.3\/?$/.test(value), 'must end in /api/v1.3')
       .optional()
-      .describe('Base URL of the CRM API, ending in /api/v1.3. Unset with no credentials: demo mode.'),
+      .describe('Base URL of the CRM API, ending in /api/v1.3. Required with CRM_API_KEY and CRM_ACCESS_TOKEN outside demo mode.'),
     CRM_API_KEY: z.string().min(1).optional().describe('The integrator API key (X-Api-Key). Secret.'),
     CRM_ACCESS_TOKEN: z.string().min(1).optional().describe("The agency account's access token (Bearer). Secret."),
     CRM_REQUESTS_PER_SECOND: positiveInt(10).describe('Upstream request rate limit per API key.'),
     CRM_DAILY_LIMIT: positiveInt(10_000).describe('Upstream requests per UTC day per API key.'),
     CRM_TIMEOUT_MS: positiveInt(15_000).describe('Timeout of one upstream request, in milliseconds.'),
+    CRM_USAGE_CHECK_MINUTES: positiveInt(60).describe(
+      "Minutes between reads of the CRM's GET /integrator/usage (one request each), so the day's budget counts what other tools spend with the same API key.",
+    ),
     ALLOWED_ORIGINS: csv
       .pipe(z.array(z.url({ message: 'each entry must be an origin such as https://agency.example' })))
       .default([])
       .describe('Comma-separated origins of the agency sites allowed to call the relay API.'),
-    PUBLIC_URL: z.url().optional().describe('URL at which browsers reach the relay (for printed script tags).'),
-    TRUST_PROXY: z.string().default('false').describe('Express trust proxy setting: false, true, a hop count or subnets.'),
+    NODE_ENV: z.string().optional().describe('`production` never falls back to demo mode: missing CRM settings are then an error.'),
+    DEMO_MODE: z
+      .enum(['0', '1'])
+      .optional()
+      .describe(
+        '1: run the demo (embedded CRM simulator and demo site) whatever NODE_ENV says; 0: never. Unset: demo mode only when no CRM_* variable is set and NODE_ENV is not production.',
+      ),
+    PUBLIC_URL: z
+      .url({ protocol: /^https?$/, message: 'must be an http(s) URL such as https://relay.agency.example' })
+      .refine((value) => !/[?#]/.test(value), 'must not have a query or fragment')
+      .transform((value) => value.replace(/\/+$/, ''))
+      .optional()
+      .describe(
+        "URL at which browsers reach the relay. Required outside demo mode: photo URLs, the printed script tags and the relay's own origin (CORS) come from it, never from a request's Host header.",
+      ),
+    TRUST_PROXY: z
+      .string()
+      .default('false')
+      .transform(parseTrustProxy)
+      .describe(
+        'Proxies whose X-Forwarded-For is believed: false, a hop count (1 = one proxy in front), or comma-separated subnets/addresses (loopback, linklocal, uniquelocal, 10.0.0.0/8, ...). `true` is refused: any client could then pick its own address.',
+      ),
+    METRICS_TOKEN: z
+      .string()
+      .min(32, 'must be at least 32 characters')
+      .optional()
+      .describe(
+        'Bearer token for GET /metrics (Authorization: Bearer …). Unset: /metrics answers only direct, unproxied requests from this host (loopback). Secret.',
+      ),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Log level.'),
     SIM_LISTINGS: positiveInt(40).describe('Demo mode: number of listings the embedded simulator seeds.'),
     ENQUIRY_RATE_LIMIT_PER_MINUTE: positiveInt(5).describe(
@@ -129,19 +160,83 @@ export class ConfigError extends Error {
 
 const credentialNames = ['CRM_BASE_URL', 'CRM_API_KEY', 'CRM_ACCESS_TOKEN'] as const;
 
-/** The three CRM settings go together: all of them (a real CRM) or none (demo mode). */
-function missingCredentials(env: Record<string, string | undefined>): string[] {
-  const missing = credentialNames.filter((name) => env[name] === undefined);
-  if (missing.length === 0 || missing.length === credentialNames.length) return [];
-  return missing.map((name) => `${name}: is required when any CRM setting is given (set all three, or none for demo mode)`);
+/** Names Express gives the usual private ranges (see proxy-addr). */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY → Express's `trust proxy`. `true` (trust every hop) is refused: X-Forwarded-For
+ * would then be whatever the client wrote, and with it its rate-limit key.
+ */
+function parseTrustProxy(value: string, context: z.RefinementCtx): false | number | string[] {
+  const text = value.trim();
+  if (text === 'false') return false;
+  if (text === 'true') {
+    context.addIssue({
+      code: 'custom',
+      message: 'true is refused (any client could pick its address with X-Forwarded-For): give the hop count (e.g. 1) or the proxy subnets (e.g. loopback)',
+    });
+    return z.NEVER;
+  }
+  if (/^\d{1,2}$/.test(text)) return Number(text);
+  const entries = text.split(',').map((entry) => entry.trim());
+  const bad = entries.filter((entry) => !PROXY_RANGE_NAMES.has(entry) && !isAddressOrSubnet(entry));
+  if (bad.length || entries.length === 0) {
+    context.addIssue({
+      code: 'custom',
+      message: `must be false, a hop count, or subnets/addresses such as loopback or 10.0.0.0/8 (not understood: ${bad.map((entry) => `"${entry}"`).join(', ')})`,
+    });
+    return z.NEVER;
+  }
+  return entries;
+}
+
+function isAddressOrSubnet(entry: string): boolean {
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || rest.length) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * Demo mode (embedded simulator, demo site, any origin) only by choice: DEMO_MODE=1, or nothing
+ * CRM-related set outside production. A half-filled template must fail, never quietly serve the demo.
+ */
+function decideDemoMode(env: Record<string, string>, problems: string[]): boolean {
+  const credentialsGiven = credentialNames.filter((name) => env[name] !== undefined);
+  if (env.DEMO_MODE === '1') {
+    if (credentialsGiven.length) {
+      problems.push(`DEMO_MODE: is 1 (the embedded CRM simulator) but ${credentialsGiven.join(', ')} ${credentialsGiven.length > 1 ? 'are' : 'is'} set: unset one or the other`);
+    }
+    return true;
+  }
+  const crmRelated = Object.keys(env).filter((name) => name.startsWith('CRM_'));
+  if (env.DEMO_MODE !== '0' && crmRelated.length === 0 && env.NODE_ENV !== 'production') return true;
+  const why =
+    env.DEMO_MODE === '0'
+      ? 'DEMO_MODE=0'
+      : crmRelated.length
+        ? `${crmRelated.join(', ')} ${crmRelated.length > 1 ? 'are' : 'is'} set`
+        : 'NODE_ENV=production never runs the demo (DEMO_MODE=1 does)';
+  for (const name of credentialNames) {
+    if (env[name] === undefined) problems.push(`${name}: is required to use a real CRM (${why}); set all three`);
+  }
+  return false;
 }
 
 /** Parses the environment; throws a ConfigError naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  // Empty strings mean "unset", as in most deployment tools.
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const problems: string[] = [];
+  const present: Record<string, string> = {};
+  for (const name of Object.keys(configSchema.shape)) {
+    const value = env[name];
+    if (value === undefined) continue;
+    // An unfilled template line (CRM_API_KEY=) is a mistake, not "unset": say so rather than guess.
+    if (value === '') problems.push(`${name}: is set but empty (give it a value, or remove the line)`);
+    else present[name] = value;
+  }
+  const demoMode = decideDemoMode(present, problems);
   const result = configSchema.safeParse(present);
-  const problems = missingCredentials(present);
   if (!result.success) {
     problems.unshift(...result.error.issues.map((issue) => {
       const name = issue.path.length ? String(issue.path[0]) : '(environment)';
@@ -150,6 +245,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       return `${name}: ${issue.message}${shown}`;
     }));
   }
+  if (!demoMode && present.PUBLIC_URL === undefined) {
+    problems.push("PUBLIC_URL: is required outside demo mode: the https URL browsers reach the relay at (photo URLs and the relay's own origin come from it)");
+  }
   if (!result.success || problems.length) throw new ConfigError(problems);
-  return { ...result.data, demoMode: result.data.CRM_API_KEY === undefined };
+  return { ...result.data, demoMode };
 }

@@ -1,19 +1,19 @@
-import type { Request, RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import { HttpError } from './errors.ts';
 
 export interface CorsPolicy {
   /** Origins allowed to call (ALLOWED_ORIGINS). */
   allowedOrigins: readonly string[];
+  /**
+   * The relay's own origins (from PUBLIC_URL; loopback in demo mode): pages the relay serves itself
+   * may always call it. Never derived from the request's Host header, which the client writes.
+   */
+  ownOrigins?: readonly string[];
   /** Allow every origin (the listing API in demo mode). */
   allowAnyOrigin?: boolean;
   methods?: readonly string[];
   /** Seconds a browser may cache a preflight answer. */
   maxAgeSeconds?: number;
-}
-
-/** The relay's own origin as the browser sees it: pages the relay serves itself (the demo) may always call it. */
-function ownOrigin(req: Request): string {
-  return `${req.protocol}://${req.get('host')}`;
 }
 
 function normalise(origin: string): string {
@@ -31,6 +31,7 @@ function normalise(origin: string): string {
  */
 export function corsPolicy(policy: CorsPolicy): RequestHandler {
   const allowed = new Set(policy.allowedOrigins.map(normalise));
+  const own = new Set((policy.ownOrigins ?? []).map(normalise));
   const methods = (policy.methods ?? ['GET', 'HEAD', 'OPTIONS']).join(', ');
   const maxAge = String(policy.maxAgeSeconds ?? 600);
   return (req, res, next) => {
@@ -39,7 +40,7 @@ export function corsPolicy(policy: CorsPolicy): RequestHandler {
     if (!origin) return next();
     const normalised = normalise(origin);
     const listed = allowed.has(normalised);
-    const ok = policy.allowAnyOrigin || listed || normalised === ownOrigin(req);
+    const ok = policy.allowAnyOrigin || listed || own.has(normalised);
     if (!ok) {
       return next(
         new HttpError(403, 'origin_not_allowed', `Origin ${origin} is not allowed to use this relay (ALLOWED_ORIGINS).`),
@@ -56,4 +57,9 @@ export function corsPolicy(policy: CorsPolicy): RequestHandler {
     res.set('Access-Control-Expose-Headers', 'ETag, Retry-After');
     next();
   };
+}
+
+/** The relay's own origin as browsers reach it: PUBLIC_URL's, when set. */
+export function publicOrigins(config: { PUBLIC_URL?: string | undefined }): string[] {
+  return config.PUBLIC_URL ? [new URL(config.PUBLIC_URL).origin] : [];
 }

@@ -38,7 +38,8 @@ log.info(
   'widget script tags',
 );
 if (process.stdout.isTTY || config.demoMode) {
-  console.log(`\n  Demo site and relay: ${relay.url}/\n${scriptTagBanner(scriptTags)}\n`);
+  const where = config.demoMode ? `Demo site and relay: ${relay.url}/` : `Relay: ${config.PUBLIC_URL}/ (listening on ${relay.url})`;
+  console.log(`\n  ${where}\n${scriptTagBanner(scriptTags)}\n`);
 }
 
 // The operator CLI: `restore` refuses while this file names a live process; `sync` signals it.

@@ -1,7 +1,9 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, type AppDeps } from './app.ts';
 import { ConfigError, type Config } from './config.ts';
+import { publicOrigins } from './cors.ts';
+import { CrmAccess } from './crm/access.ts';
 import { createCrmClientFromConfig, type CrmClient } from './crm/client.ts';
 import { createEnquiryService, type EnquiryService } from './enquiries/service.ts';
 import type { EnquiryTargets } from './enquiries/targets.ts';
@@ -26,6 +28,8 @@ export interface RunningRelay {
   enquiries: EnquiryService;
   /** Listing cache, sync worker and photo mirror. */
   listings: ListingsService;
+  /** What the CRM key and token allow, and the key's usage by every tool. */
+  access: CrmAccess;
   /** The embedded simulator in demo mode. */
   simulator?: { baseUrl: string; origin: string; webhookUrlSet: boolean; setWebhookUrl(url: string): void; close(): Promise<void> };
   close(): Promise<void>;
@@ -81,8 +85,33 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     throw error;
   }
   workers.push(listings.sync, listings.changes);
+  // What the key and token allow (logged, and named by /readyz and the status CLI when refused), and the key's usage by every tool.
+  const access = new CrmAccess({
+    client: crm,
+    store,
+    log,
+    listingClass: config.LISTING_CLASSES[0]!,
+    usageCheckMinutes: config.CRM_USAGE_CHECK_MINUTES,
+    onUsage: (usage) => listings.replan(usage.others),
+  });
+  workers.push(access);
   const enquiries = createEnquiryService({ config, store, log, crm, targets: options.enquiryTargets ?? listings.enquiryTargets });
   workers.push(enquiries.worker);
+
+  // Listen first: in demo mode the relay's own origin is the address it ends up on (PORT may be 0).
+  const server: Server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  // Keep-alive sockets from browsers must not hold a shutdown open.
+  server.keepAliveTimeout = 5_000;
+  const port = (server.address() as AddressInfo).port;
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
   const app = createApp({
     config,
@@ -92,18 +121,21 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     listings,
     // Not ready until the listing cache has been filled once: before that, pages would show no
     // listings. Afterwards a CRM outage does not make the relay unready: it serves its cache.
-    readiness: { listingCache: () => listings.cache.readState().lastSuccessAt !== null },
+    readiness: {
+      listingCache: () => listings.cache.readState().lastSuccessAt !== null,
+      // Listings refused: the relay cannot serve its pages. Other refused capabilities are named
+      // in `missing` but keep it ready: pulling it from a load balancer would take the pages down too.
+      crmListings: () => !access.missing().some((gap) => gap.capability === 'listings'),
+    },
+    readinessDetail: () => {
+      const missing = access.missing();
+      return missing.length === 0 ? {} : { missing: missing.map((gap) => `${gap.capability}: ask the agency to grant ${gap.grant} (needed for ${gap.serves})`) };
+    },
+    // The demo site is opened on this machine: its pages may post enquiries from these origins.
+    ownOrigins: config.demoMode ? [...publicOrigins(config), url, `http://localhost:${port}`] : publicOrigins(config),
     ...options.app,
   });
-  const server: Server = await new Promise((resolve, reject) => {
-    const listening = app.listen(config.PORT, config.HOST, () => resolve(listening));
-    listening.once('error', reject);
-  });
-  // Keep-alive sockets from browsers must not hold a shutdown open.
-  server.keepAliveTimeout = 5_000;
-  const port = (server.address() as AddressInfo).port;
-  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
-  const url = `http://${host}:${port}`;
+  server.on('request', app);
 
   // Demo mode: the simulator sends its webhooks to this relay, as a real CRM would to the registered URL.
   if (simulator && !simulator.webhookUrlSet) simulator.setWebhookUrl(`${url}/hooks/crm`);
@@ -122,7 +154,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
       await simulator?.close();
     })());
 
-  return { url, port, config, store, crm, enquiries, listings, simulator, close };
+  return { url, port, config, store, crm, enquiries, listings, access, simulator, close };
 }
 
 /** SIM_WEBHOOK_DROP_RATE (0-1): the share of demo webhooks the simulator drops, to watch the event stream catch up. */

@@ -40,7 +40,7 @@ export function widgetBundleReader(widgetDir: string): () => WidgetBundle | unde
  */
 export function widgetRouter(widgetDir: string): Router {
   const read = widgetBundleReader(widgetDir);
-  const router = Router();
+  const router = Router({ caseSensitive: true, strict: true });
   router.get(/^\/widget(?:\.([0-9a-f]{10}))?\.js$/, servedCrossOrigin, (req, res) => {
     const bundle = read();
     if (!bundle) throw new HttpError(503, 'widget_not_built', 'The widget bundle is not built: run `npm run build:widget`.');

@@ -167,6 +167,8 @@ export interface CrmClient {
    * it is higher: other processes or integrations may share the key. Worth doing at start-up.
    */
   reconcileBudget(options?: CallOptions): Promise<BudgetStatus>;
+  /** Raises today's count to `used` (the CRM's own count of the key's requests, from GET /integrator/usage) if that is higher. */
+  recordKeyUsage(used: number): BudgetStatus;
   /** Callers waiting for a rate-limit slot. */
   readonly queued: number;
   /** Fails every waiting call and every later one. In-flight requests finish. */
@@ -457,6 +459,7 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
       const usage = await client.getUsage(callOptions);
       return usage.used == null ? limiter.budget() : limiter.raiseUsedTo(usage.used);
     },
+    recordKeyUsage: (used) => limiter.raiseUsedTo(used),
     get queued() {
       return limiter.queued;
     },

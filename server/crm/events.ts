@@ -54,7 +54,7 @@ export interface ChangeNotice {
   /** The CRM's event name, e.g. `property.update` (for logs and counts). */
   name: string;
   id: number | undefined;
-  /** When the change happened (ms since the epoch). */
+  /** When the change happened (ms since the epoch, to the whole second: see toSecond). */
   at: number;
   /** Listing records carried by the webhook (`itemBodies`), checked like any CRM answer. */
   records: PushedProperty[];
@@ -112,7 +112,7 @@ export function parseCrmWebhook(rawBody: Buffer, receivedAt: number): ChangeNoti
   const id = body.data?.id ?? undefined;
   if (kind && id === undefined) throw new MalformedPushError('data.id', `The webhook body names no record (data.id) for ${body.event}.`);
   const eventTime = body.timestamp ? Date.parse(body.timestamp) : Number.NaN;
-  const notice: ChangeNotice = { kind, name: `${model}.${action}`, id, at: Number.isNaN(eventTime) ? receivedAt : eventTime, records: [], invalidRecords: 0 };
+  const notice: ChangeNotice = { kind, name: `${model}.${action}`, id, at: toSecond(Number.isNaN(eventTime) ? receivedAt : eventTime), records: [], invalidRecords: 0 };
   if (kind !== 'listing') return notice;
   for (const [index, item] of (body.itemBodies ?? []).entries()) {
     if (!item.dataModel || !/propert/i.test(item.dataModel) || typeof item.data !== 'string') continue;
@@ -180,7 +180,7 @@ export async function readEventStream(
         kind,
         name: `${item.data.type}.${item.data.action ?? ''}`,
         id: item.data.data?.id ?? undefined,
-        at: Number.isNaN(at) ? now : at,
+        at: toSecond(Number.isNaN(at) ? now : at),
         records: [],
         invalidRecords: 0,
       });
@@ -192,6 +192,14 @@ export async function readEventStream(
     query = { cursor: next };
   }
   return { notices, cursor, pages };
+}
+
+/**
+ * Event times to the whole second, as the CRM dates events on its stream: a webhook's time and its
+ * stream event's then compare equal, whatever precision either is written with.
+ */
+function toSecond(ms: number): number {
+  return Math.floor(ms / 1000) * 1000;
 }
 
 function cursorOf(nextUrl: string): string | undefined {

@@ -11,6 +11,8 @@ import { findTarget } from './targets.ts';
 export interface EnquiryRouterOptions {
   /** Origins allowed to post enquiries (ALLOWED_ORIGINS); the relay's own pages always may. */
   allowedOrigins: readonly string[];
+  /** The relay's own origins (see CorsPolicy.ownOrigins). */
+  ownOrigins?: readonly string[];
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -25,9 +27,9 @@ const PUBLIC_STATUS: Record<OutboxStatus, EnquiryStatus> = { queued: 'queued', d
  */
 export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOptions): Router {
   const { outbox, metrics, settings, log } = service;
-  const router = express.Router();
+  const router = express.Router({ caseSensitive: true, strict: true });
 
-  router.use(corsPolicy({ allowedOrigins: options.allowedOrigins, methods: ['GET', 'POST', 'OPTIONS'] }));
+  router.use(corsPolicy({ allowedOrigins: options.allowedOrigins, ownOrigins: options.ownOrigins, methods: ['GET', 'POST', 'OPTIONS'] }));
 
   const limiter = rateLimit({
     windowMs: 60_000,

@@ -1,4 +1,5 @@
 import { allPages, type CrmClient, type PropertyClass, type SaleOrLease } from '../crm/client.ts';
+import { listingId } from '../listings/public-fields.ts';
 import type { Logger } from '../log.ts';
 import type { ResolvedTarget } from './outbox.ts';
 import type { ParsedEnquiry } from './schema.ts';
@@ -93,16 +94,22 @@ export function crmEnquiryTargets(crm: CrmClient, options: CrmEnquiryTargetsOpti
 
   const listing = cached<ListingTarget>('listings', async () => {
     const byId = new Map<number, ListingTarget>();
+    const byProperty = new Map<number, ListingTarget>();
     for (const list of lists) {
-      for await (const page of allPages((paging) => crm.listProperties({ ...list, available: true, ...paging }), 100)) {
+      for await (const page of allPages((paging) => crm.listProperties({ ...list, available: true, published: true, ...paging }), 100)) {
         for (const property of page.items) {
-          const saleLifeId = property.saleLifeId ?? null;
-          const leaseLifeId = property.leaseLifeId ?? null;
+          // Only the life of this list: an enquiry about the sale must not land on the lease.
+          const saleLifeId = list.saleOrLease === 'sale' ? (property.saleLifeId ?? null) : null;
+          const leaseLifeId = list.saleOrLease === 'lease' ? (property.leaseLifeId ?? null) : null;
           if (saleLifeId === null && leaseLifeId === null) continue;
-          byId.set(property.id, { saleLifeId, leaseLifeId, reference: property.referenceID ?? null });
+          const target = { saleLifeId, leaseLifeId, reference: property.referenceID ?? null };
+          byId.set(listingId(list.saleOrLease, property), target);
+          // Pages made before listings had ids of their own name the property: its first list (sale) wins.
+          if (!byProperty.has(property.id)) byProperty.set(property.id, target);
         }
       }
     }
+    for (const [propertyId, target] of byProperty) if (!byId.has(propertyId)) byId.set(propertyId, target);
     return byId;
   });
 

@@ -14,6 +14,7 @@ export type BudgetSettings = Pick<
   | 'WEBHOOK_DAILY_REFRESHES'
   | 'CRM_DAILY_LIMIT'
   | 'CRM_BUDGET_SHARE'
+  | 'CRM_USAGE_CHECK_MINUTES'
 >;
 
 export interface BudgetLine {
@@ -25,8 +26,10 @@ export interface BudgetLine {
 
 export interface BudgetPlan {
   perDay: number;
-  /** CRM_BUDGET_SHARE × CRM_DAILY_LIMIT. */
+  /** CRM_BUDGET_SHARE × CRM_DAILY_LIMIT, or less when other tools on the same API key leave less. */
   allowed: number;
+  /** When other tools spend requests with the same API key (from GET /integrator/usage). */
+  sharedKey?: { othersToday: number; othersPerDay: number };
   lines: BudgetLine[];
   /** Event-stream reads a day (each one request). */
   eventStreamReads: number;
@@ -54,17 +57,26 @@ export const WEBHOOK_FRESHNESS_SECONDS = 5;
 /** Planned share of listings changing in a day, for the requests the stream's notices cost. */
 const DAILY_CHANGE_SHARE = 0.1;
 
+/** What other tools spent today with the same API key, and how much of the UTC day had passed then (0-1). */
+export interface SharedKeyUsage {
+  othersToday: number;
+  dayElapsed: number;
+}
+
 /**
  * How many CRM requests a day the listing sync will spend with these settings:
  * - the event stream is read every SYNC_INTERVAL_MINUTES (one request, one page on a normal day);
- *   each change it names that no webhook applied costs a modifiedSince read of the listing's lists;
+ *   each change it names that no webhook applied costs a modifiedSince read of the property's lists;
  * - every LIST_POLL_MINUTES one page of every list (modifiedSince), the net under the stream;
  * - each full sweep reads every page of every list and of the staff;
  * - open homes (every page) are read hourly and with each sweep;
- * - webhook-triggered requests, at most WEBHOOK_DAILY_REFRESHES a day (a pushed record costs none).
+ * - webhook-triggered requests, at most WEBHOOK_DAILY_REFRESHES a day (a pushed record costs none);
+ * - the key's usage (GET /integrator/usage) is read every CRM_USAGE_CHECK_MINUTES (and what the
+ *   key allows is checked once per start: four requests, not a daily cost).
  * Photo files come from the file host and do not count. Page views cost nothing (served from the cache).
+ * Other tools spending with the same API key (`shared`) leave less of the key's daily limit.
  */
-export function planBudget(settings: BudgetSettings, sizes: KnownSizes): BudgetPlan {
+export function planBudget(settings: BudgetSettings, sizes: KnownSizes, shared?: SharedKeyUsage): BudgetPlan {
   const specs = listSpecs(settings);
   const sweepsPerDay = Math.ceil(24 / settings.FULL_SWEEP_HOURS);
   const streamReads = Math.ceil((24 * 60) / settings.SYNC_INTERVAL_MINUTES);
@@ -76,15 +88,23 @@ export function planBudget(settings: BudgetSettings, sizes: KnownSizes): BudgetP
   const openHomeReads = Math.min(listRuns, 24 + sweepsPerDay);
   const listings = [...sizes.listingsBySource.values()].reduce((sum, count) => sum + count, 0);
   const streamChanges = Math.max(10, Math.ceil(listings * DAILY_CHANGE_SHARE));
-  // A notice without its record: one page of each list of the listing's class (sale and lease).
+  // A notice without its record: one page of each list of the property's class (sale and lease).
   const requestsPerStreamChange = Math.max(...settings.LISTING_CLASSES.map((propertyClass) => specs.filter((spec) => spec.propertyClass === propertyClass).length));
+  const usageReads = Math.ceil((24 * 60) / settings.CRM_USAGE_CHECK_MINUTES);
 
+  const streamReadLine: BudgetLine = {
+    what: `${streamReads} event-stream reads (every ${settings.SYNC_INTERVAL_MINUTES} min) × 1 request`,
+    perDay: streamReads,
+    setting: 'SYNC_INTERVAL_MINUTES',
+  };
+  // Scales with how much changes, not with the interval: left out when the interval is advised.
+  const streamChangeLine: BudgetLine = {
+    what: `~${streamChanges} changes named by the stream alone (webhook lost) × ${requestsPerStreamChange} requests`,
+    perDay: streamChanges * requestsPerStreamChange,
+    setting: 'SYNC_INTERVAL_MINUTES',
+  };
   const lines: BudgetLine[] = [
-    {
-      what: `${streamReads} event-stream reads (every ${settings.SYNC_INTERVAL_MINUTES} min) × 1 request`,
-      perDay: streamReads,
-      setting: 'SYNC_INTERVAL_MINUTES',
-    },
+    streamReadLine,
     { what: `${sweepsPerDay} full sweeps × ${sweepCost} requests (every page, and the staff)`, perDay: sweepsPerDay * sweepCost, setting: 'FULL_SWEEP_HOURS' },
     { what: `${openHomeReads} open-home reads × ${pages(sizes.openHomes)} pages`, perDay: openHomeReads * pages(sizes.openHomes), setting: 'CRM_BUDGET_SHARE' },
     { what: `up to ${settings.WEBHOOK_DAILY_REFRESHES} webhook-triggered requests`, perDay: settings.WEBHOOK_DAILY_REFRESHES, setting: 'WEBHOOK_DAILY_REFRESHES' },
@@ -93,18 +113,24 @@ export function planBudget(settings: BudgetSettings, sizes: KnownSizes): BudgetP
       perDay: incrementalRuns * incrementalCost,
       setting: 'LIST_POLL_MINUTES',
     },
-    {
-      what: `~${streamChanges} changes named by the stream alone (webhook lost) × ${requestsPerStreamChange} requests`,
-      perDay: streamChanges * requestsPerStreamChange,
-      setting: 'SYNC_INTERVAL_MINUTES',
-    },
+    streamChangeLine,
+    { what: `${usageReads} reads of the key's usage (GET /integrator/usage)`, perDay: usageReads, setting: 'CRM_USAGE_CHECK_MINUTES' },
   ];
   const perDay = lines.reduce((sum, line) => sum + line.perDay, 0);
-  const allowed = Math.floor(settings.CRM_DAILY_LIMIT * settings.CRM_BUDGET_SHARE);
+  // The daily limit is the key's, whoever spends it: what other tools spend at today's pace is not ours to plan.
+  const sharedKey =
+    shared && shared.othersToday > 0
+      ? { othersToday: shared.othersToday, othersPerDay: Math.ceil(shared.othersToday / Math.min(1, Math.max(shared.dayElapsed, 1 / 24))) }
+      : undefined;
+  const allowed = Math.max(
+    0,
+    Math.min(Math.floor(settings.CRM_DAILY_LIMIT * settings.CRM_BUDGET_SHARE), settings.CRM_DAILY_LIMIT - (sharedKey?.othersPerDay ?? 0)),
+  );
   const base = {
     perDay,
     allowed,
     lines,
+    ...(sharedKey ? { sharedKey } : {}),
     eventStreamReads: streamReads,
     eventStreamIntervalMinutes: settings.SYNC_INTERVAL_MINUTES,
     // Lost webhook: the next stream read, plus time to apply what it names (a minute, or one more interval when shorter).
@@ -115,7 +141,7 @@ export function planBudget(settings: BudgetSettings, sizes: KnownSizes): BudgetP
   // Name the biggest spender, and for an interval the smallest value that fits.
   const biggest = [...lines].sort((a, b) => b.perDay - a.perDay)[0]!;
   let advice = `raise ${biggest.setting} (now ${String(settings[biggest.setting as keyof BudgetSettings])})`;
-  const others = (setting: string) => lines.filter((line) => line.setting !== setting || line === lines[5]).reduce((sum, line) => sum + line.perDay, 0);
+  const others = (setting: string) => lines.filter((line) => line.setting !== setting || line === streamChangeLine).reduce((sum, line) => sum + line.perDay, 0);
   if (biggest.setting === 'SYNC_INTERVAL_MINUTES') {
     const left = allowed - others('SYNC_INTERVAL_MINUTES');
     if (left > 0) advice = `raise SYNC_INTERVAL_MINUTES to at least ${Math.ceil(((24 * 60) / left) * 100) / 100} (now ${settings.SYNC_INTERVAL_MINUTES})`;
@@ -127,6 +153,7 @@ export function planBudget(settings: BudgetSettings, sizes: KnownSizes): BudgetP
     advice = `lower WEBHOOK_DAILY_REFRESHES (now ${settings.WEBHOOK_DAILY_REFRESHES})`;
   }
   advice += `, sync fewer LISTING_CLASSES, or raise CRM_BUDGET_SHARE (now ${settings.CRM_BUDGET_SHARE})`;
+  if (sharedKey) advice += `; other tools on the same API key spend about ${sharedKey.othersPerDay} a day: give this relay a key of its own, or ask them to spend less`;
   return { ...base, fits: false, setting: biggest.setting, advice };
 }
 

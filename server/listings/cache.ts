@@ -69,11 +69,31 @@ export class ListingCache {
     return new Map(rows.map((row) => [row.id, { modified: row.modified, source: row.source }]));
   }
 
-  /** Where a cached listing came from, to fetch it again on its own. */
-  placement(id: number): { source: string; type: ListingType; status: ListingStatus } | undefined {
-    return this.db.prepare('SELECT source, type, status FROM listings WHERE id = ?').get(id) as
-      | { source: string; type: ListingType; status: ListingStatus }
-      | undefined;
+  /** The cached listings of one CRM property (one per sale or lease life) and where each came from, to fetch them again. */
+  placementsOfProperty(propertyId: number): Array<{ id: number; source: string; type: ListingType; status: ListingStatus }> {
+    return this.db.prepare('SELECT id, source, type, status FROM listings WHERE property_id = ? ORDER BY id').all(propertyId) as Array<{
+      id: number;
+      source: string;
+      type: ListingType;
+      status: ListingStatus;
+    }>;
+  }
+
+  /**
+   * The listing an id names: a listing id, else (links and enquiry forms made before listings had
+   * ids of their own carry the CRM property id) the property's current listing, for sale first.
+   */
+  private resolveId(id: number): number | undefined {
+    return this.db
+      .prepare(
+        `SELECT id FROM listings WHERE id = @id
+         UNION ALL
+         SELECT * FROM (SELECT id FROM listings WHERE property_id = @id
+           ORDER BY status = 'available' DESC, type = 'sale' DESC, modified_at DESC LIMIT 1)
+         LIMIT 1`,
+      )
+      .pluck()
+      .get({ id }) as number | undefined;
   }
 
   /** Writes one listing (facts, public fields, agents). `sweep` marks it seen by that full sweep. */
@@ -89,15 +109,16 @@ export class ListingCache {
     writeRebuildable(this.db, () => {
       this.db
         .prepare(
-          `INSERT INTO listings (id, source, type, status, sale_life_id, lease_life_id, reference, crm_modified, inserted_at, modified_at,
-             suburb, property_type, search_price, bed, bath, cars, land_area_sqm, public_json, seen_sweep, synced_at)
-           VALUES (@id, @source, @type, @status, @saleLifeId, @leaseLifeId, @reference, @crmModified, @insertedAt, @modifiedAt,
-             @suburb, @propertyType, @searchPrice, @bed, @bath, @cars, @landAreaSqm, @publicJson, COALESCE(@sweep, 0), @now)
+          `INSERT INTO listings (id, property_id, source, type, status, sale_life_id, lease_life_id, reference, crm_modified, inserted_at, modified_at,
+             suburb, property_type, price_low_cents, price_high_cents, bed, bath, cars, land_area_sqm, public_json, seen_sweep, synced_at)
+           VALUES (@id, @propertyId, @source, @type, @status, @saleLifeId, @leaseLifeId, @reference, @crmModified, @insertedAt, @modifiedAt,
+             @suburb, @propertyType, @priceLowCents, @priceHighCents, @bed, @bath, @cars, @landAreaSqm, @publicJson, COALESCE(@sweep, 0), @now)
            ON CONFLICT (id) DO UPDATE SET
-             source = excluded.source, type = excluded.type, status = excluded.status, sale_life_id = excluded.sale_life_id,
+             property_id = excluded.property_id, source = excluded.source, type = excluded.type, status = excluded.status, sale_life_id = excluded.sale_life_id,
              lease_life_id = excluded.lease_life_id, reference = excluded.reference, crm_modified = excluded.crm_modified,
              inserted_at = excluded.inserted_at, modified_at = excluded.modified_at, suburb = excluded.suburb,
-             property_type = excluded.property_type, search_price = excluded.search_price, bed = excluded.bed, bath = excluded.bath,
+             property_type = excluded.property_type, price_low_cents = excluded.price_low_cents, price_high_cents = excluded.price_high_cents,
+             bed = excluded.bed, bath = excluded.bath,
              cars = excluded.cars, land_area_sqm = excluded.land_area_sqm, public_json = excluded.public_json,
              seen_sweep = COALESCE(@sweep, listings.seen_sweep), synced_at = excluded.synced_at`,
         )
@@ -217,8 +238,11 @@ export class ListingCache {
 
   // Reads for the API -------------------------------------------------------------------------
 
+  /** A listing by its id (or, for old links, by its CRM property id: see resolveId). */
   getListing(id: number): CachedListing | undefined {
-    const row = this.db.prepare('SELECT id, type, status, public_json FROM listings WHERE id = ?').get(id) as ListingRow | undefined;
+    const resolved = this.resolveId(id);
+    if (resolved === undefined) return undefined;
+    const row = this.db.prepare('SELECT id, type, status, public_json FROM listings WHERE id = ?').get(resolved) as ListingRow | undefined;
     return row ? this.toCached([row])[0] : undefined;
   }
 
@@ -268,11 +292,22 @@ export class ListingCache {
       .all(listingId, after) as OpenHomeRow[];
   }
 
-  /** For the enquiry relay: the CRM ids an enquiry about this listing must carry. */
+  /**
+   * For the enquiry relay: the CRM ids an enquiry about this listing must carry, the life of this
+   * listing only (a sale enquiry must not land on the property's lease, or on a previous sale).
+   */
   listingTarget(id: number): ListingTarget | undefined {
-    return this.db
-      .prepare('SELECT sale_life_id AS saleLifeId, lease_life_id AS leaseLifeId, reference FROM listings WHERE id = ?')
-      .get(id) as ListingTarget | undefined;
+    const resolved = this.resolveId(id);
+    if (resolved === undefined) return undefined;
+    const row = this.db
+      .prepare('SELECT type, sale_life_id AS saleLifeId, lease_life_id AS leaseLifeId, reference FROM listings WHERE id = ?')
+      .get(resolved) as (ListingTarget & { type: ListingType }) | undefined;
+    if (!row) return undefined;
+    return {
+      saleLifeId: row.type === 'sale' ? row.saleLifeId : null,
+      leaseLifeId: row.type === 'lease' ? row.leaseLifeId : null,
+      reference: row.reference,
+    };
   }
 
   /** For the enquiry relay: a "contact me" enquiry goes to this CRM user, if shown on the web. */

@@ -14,7 +14,7 @@ export interface QueuedChange {
 }
 
 /**
- * The tables of the CRM's push (migration 040): replay guard, durable change queue, what was
+ * The tables of the CRM's push (migration 060): replay guard, durable change queue, what was
  * applied when, and the event stream's position. Every write is one synchronous SQLite
  * transaction (the store runs synchronous=FULL), so "stored" means on disk.
  */
@@ -43,11 +43,22 @@ export class ChangeStore {
   acceptStream(notices: readonly ChangeNotice[], position: { cursor: string | undefined; readAt: number }): number {
     return this.db.transaction(() => {
       let queued = 0;
+      const seen = this.db.prepare(
+        `INSERT INTO crm_stream_seen (kind, object_id, seen_at, events) VALUES (?, ?, ?, 1)
+         ON CONFLICT (kind, object_id) DO UPDATE SET
+           events = CASE WHEN excluded.seen_at > seen_at THEN 1 WHEN excluded.seen_at = seen_at THEN events + 1 ELSE events END,
+           seen_at = max(seen_at, excluded.seen_at)
+         RETURNING seen_at AS at, events`,
+      );
       for (const notice of notices) {
         if (!notice.kind || notice.id === undefined) continue;
-        // Already brought up to date after this change (by its webhook, usually): nothing to do.
-        const applied = this.appliedAt(notice.kind, notice.id);
-        if (applied !== undefined && applied >= notice.at) continue;
+        // The CRM dates events to the second: two changes of one property (its sale and its lease,
+        // say) in one second are told apart by count. The k-th event the stream names at a time is
+        // already applied only when k notices at that time were (a webhook's, usually).
+        const named = seen.get(notice.kind, notice.id, notice.at) as { at: number; events: number };
+        const applied = this.applied(notice.kind, notice.id);
+        if (applied && applied.at > notice.at) continue;
+        if (applied && applied.at === notice.at && named.at === notice.at && named.events <= applied.events) continue;
         this.insert('stream', notice, position.readAt);
         queued++;
       }
@@ -88,8 +99,12 @@ export class ChangeStore {
   done(changes: readonly QueuedChange[]): void {
     this.db.transaction(() => {
       const remove = this.db.prepare('DELETE FROM crm_change_queue WHERE seq = ?');
+      // A later time starts the count again; the same time adds one (SET reads the row as it was).
       const mark = this.db.prepare(
-        'INSERT INTO crm_change_applied (kind, object_id, applied_at) VALUES (?, ?, ?) ON CONFLICT (kind, object_id) DO UPDATE SET applied_at = max(applied_at, excluded.applied_at)',
+        `INSERT INTO crm_change_applied (kind, object_id, applied_at, events) VALUES (?, ?, ?, 1)
+         ON CONFLICT (kind, object_id) DO UPDATE SET
+           events = CASE WHEN excluded.applied_at > applied_at THEN 1 WHEN excluded.applied_at = applied_at THEN events + 1 ELSE events END,
+           applied_at = max(applied_at, excluded.applied_at)`,
       );
       for (const change of changes) {
         remove.run(change.seq);
@@ -118,12 +133,20 @@ export class ChangeStore {
   }
 
   appliedAt(kind: ChangedKind, id: number): number | undefined {
-    return (this.db.prepare('SELECT applied_at FROM crm_change_applied WHERE kind = ? AND object_id = ?').pluck().get(kind, id) as number | undefined) ?? undefined;
+    return this.applied(kind, id)?.at;
+  }
+
+  /** The time of the record's latest change applied, and how many notices at that time were. */
+  private applied(kind: ChangedKind, id: number): { at: number; events: number } | undefined {
+    return this.db.prepare('SELECT applied_at AS at, events FROM crm_change_applied WHERE kind = ? AND object_id = ?').get(kind, id) as
+      | { at: number; events: number }
+      | undefined;
   }
 
   /** Marks older than the stream keeps events are of no more use. */
   pruneApplied(before: number): void {
     this.db.prepare('DELETE FROM crm_change_applied WHERE applied_at < ?').run(before);
+    this.db.prepare('DELETE FROM crm_stream_seen WHERE seen_at < ?').run(before);
   }
 
   streamPosition(): { cursor: string | undefined; lastReadAt: number | undefined } {

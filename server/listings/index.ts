@@ -32,6 +32,11 @@ export interface ListingsService {
   /** Prometheus lines for the CRM's push (appended to /metrics). */
   metrics(): string;
   plan: BudgetPlan;
+  /**
+   * Plans the budget again with the cached list sizes and, once known, what other tools spent today
+   * with the same API key (GET /integrator/usage); logs the plan, saying so when the key is shared.
+   */
+  replan(othersToday?: number): BudgetPlan;
   allowList: PhotoHostAllowList;
   /** GET /api/v1/listings[/:id], GET /api/v1/agents, GET /photos/:file, POST /hooks/crm. */
   router: Router;
@@ -90,18 +95,27 @@ export function createListingsService(options: ListingsServiceOptions): Listings
   const mirror = new PhotoMirror({ store, log, allowList, widths: config.PHOTO_WIDTHS, maxBytes: config.PHOTO_MAX_BYTES, now: options.now });
   // The plan at start knows list sizes only from the cache; after each sweep it is made again with
   // the real ones, and a plan that no longer fits is reported with the setting to change.
-  const replan = () => {
-    const current = planBudget(config, sizes());
-    if (current.fits) log.info({ crmRequestsPerDay: current.perDay, allowed: current.allowed }, 'listing sync budget re-planned after a full sweep');
-    else log.error({ crmRequestsPerDay: current.perDay, allowed: current.allowed }, `listing sync budget exceeded with the real list sizes: ${current.advice}`);
+  let othersKnown: number | undefined;
+  const replan = (othersToday?: number): BudgetPlan => {
+    if (othersToday !== undefined) othersKnown = othersToday;
+    const nowMs = options.now?.() ?? Date.now();
+    const dayElapsed = (nowMs % 86_400_000) / 86_400_000;
+    const current = planBudget(config, sizes(), othersKnown === undefined ? undefined : { othersToday: othersKnown, dayElapsed });
+    const shared = current.sharedKey
+      ? ` The API key is shared: other tools spent ${current.sharedKey.othersToday} requests so far today (about ${current.sharedKey.othersPerDay} a day at this pace), which leaves this relay ${current.allowed}.`
+      : '';
+    const fields = { crmRequestsPerDay: current.perDay, allowed: current.allowed, ...(current.sharedKey ? { sharedKey: current.sharedKey } : {}) };
+    if (current.fits) log.info(fields, `listing sync budget re-planned: about ${current.perDay} CRM requests a day, ${current.allowed} allowed.${shared}`);
+    else log.error(fields, `listing sync budget exceeded: ${current.advice}.${shared}`);
+    return current;
   };
-  const sync = new ListingSync({ client, cache, mirror, log, config, now: options.now, afterSweep: replan });
+  const sync = new ListingSync({ client, cache, mirror, log, config, now: options.now, afterSweep: () => replan() });
 
   const changeStore = new ChangeStore(store);
   const changes = new CrmChangeWorker({ store: changeStore, sync, cache, client, log, config, now: options.now });
   const webhookCounts: WebhookCounts = { accepted: 0, duplicates: 0, ignored: 0, refused: 0 };
 
-  const router = Router();
+  const router = Router({ caseSensitive: true, strict: true });
   router.use(
     webhookRouter({
       apiKey: config.CRM_API_KEY,
@@ -124,6 +138,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     webhookCounts,
     metrics: () => renderPushMetrics(webhookCounts, changes.counts, changeStore.pending()),
     plan,
+    replan,
     allowList,
     router,
     listingTarget: (id) => cache.listingTarget(id),

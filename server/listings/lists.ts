@@ -20,13 +20,16 @@ export interface ListSpec {
 const DAY_MS = 86_400_000;
 
 /**
- * The lists to sync for these settings: the `/available` sale and lease lists of each class
- * (current listings, filters pre-applied by the CRM), and for residential, when SOLD_DAYS > 0, the
- * sales and leases of the last SOLD_DAYS days for a "sold" showcase.
+ * The lists to sync for these settings, each asked for `published=true`: the `/available` sale
+ * and lease lists of each class (current listings, filters pre-applied by the CRM), and for
+ * residential, when SOLD_DAYS > 0, the sales and leases of the last SOLD_DAYS days for a "sold"
+ * showcase.
  */
 export function listSpecs(config: Pick<Config, 'LISTING_CLASSES' | 'SOLD_DAYS'>): ListSpec[] {
   const specs: ListSpec[] = [];
-  const none = {};
+  // What belongs on the website is what the CRM's own filter says (spec, Properties): never an
+  // interpretation of a record's publishedToWeb, which real answers leave null on listings shown on the web.
+  const published = { published: true };
   for (const propertyClass of config.LISTING_CLASSES) {
     specs.push({
       source: `${propertyClass}/sale/available`,
@@ -34,7 +37,7 @@ export function listSpecs(config: Pick<Config, 'LISTING_CLASSES' | 'SOLD_DAYS'>)
       type: 'sale',
       status: 'available',
       path: `/properties/${propertyClass}/sale/available`,
-      query: none,
+      query: published,
     });
     // Land and rural listings are sold, not leased: the CRM has no lease list for them.
     if (propertyClass === 'residential' || propertyClass === 'commercial') {
@@ -44,7 +47,7 @@ export function listSpecs(config: Pick<Config, 'LISTING_CLASSES' | 'SOLD_DAYS'>)
         type: 'lease',
         status: 'available',
         path: `/properties/${propertyClass}/lease/available`,
-        query: none,
+        query: published,
       });
     }
   }
@@ -56,7 +59,7 @@ export function listSpecs(config: Pick<Config, 'LISTING_CLASSES' | 'SOLD_DAYS'>)
       status: 'sold',
       // The CRM's default: unconditional and settled sales (conditional ones are still "under offer").
       path: '/properties/residential/sale/sold',
-      query: { published: true },
+      query: published,
       // A sale's record stops changing soon after settlement, so `modified` dates the sale closely enough.
       windowStart: (now) => now - config.SOLD_DAYS * DAY_MS,
     });
@@ -67,7 +70,7 @@ export function listSpecs(config: Pick<Config, 'LISTING_CLASSES' | 'SOLD_DAYS'>)
       status: 'leased',
       // Leased = under management (a tenancy began), and once advertised on the web.
       path: '/properties/residential/lease',
-      query: { status: 'management', published: true },
+      query: { ...published, status: 'management' },
       windowStart: (now) => now - config.SOLD_DAYS * DAY_MS,
     });
   }

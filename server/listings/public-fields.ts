@@ -1,13 +1,15 @@
 import type { Address, Agent, Area, AuctionDetails, ExternalLink, ListingBadge, ListingDetail, ListingStatus, ListingType } from '../../contract/relay-api.ts';
 import type { CrmPhoto, CrmProperty, CrmUser } from '../crm/schemas.ts';
 import type { SourcePhoto } from '../photos/mirror.ts';
+import { priceRange } from './price-range.ts';
 
 /*
  * The allow-list. Everything the relay publishes about a listing or an agent is built here, one
  * named field at a time, from the CRM record. Nothing is spread or copied wholesale, so a field
  * the CRM adds tomorrow (or a confidential one it sends today: internal remarks, tenant details,
  * fees, vendor and commission data, price opinions, staff logins) can never reach a website.
- * `searchPrice` is read into the internal facts for filtering and sorting only.
+ * `searchPrice` is read into the internal facts for filtering and sorting only, and only as the
+ * range a visitor may know it to be in (see price-range.ts): its band when the price is withheld.
  */
 
 /** The public fields of a listing that come from its CRM record (photos, agents and open homes are joined in later). */
@@ -15,7 +17,10 @@ export type PublicListingFields = Omit<ListingDetail, 'photo' | 'photoCount' | '
 
 /** What the cache keeps beside the public fields, for lookups, filters and sorting. Never published as is. */
 export interface ListingFacts {
+  /** The public listing id (see listingId). */
   id: number;
+  /** The CRM property: its photos, webhooks and links made before listings had ids of their own name it. */
+  propertyId: number;
   source: string;
   type: ListingType;
   status: ListingStatus;
@@ -27,8 +32,10 @@ export interface ListingFacts {
   modifiedAt: number | null;
   suburb: string | null;
   propertyType: string | null;
-  /** Internal only: price filters and sorting. */
-  searchPrice: number | null;
+  /** Internal only, for price filters and sorting: the searchPrice, or its band when the price is withheld (cents). */
+  priceLowCents: number | null;
+  /** Inclusive; null with a price: the open top band. */
+  priceHighCents: number | null;
   bed: number | null;
   bath: number | null;
   cars: number | null;
@@ -56,7 +63,20 @@ export interface ListPlacement {
 /** CRM statuses of a current sale listing that has accepted an offer. */
 const UNDER_OFFER_STATUSES = new Set(['conditional', 'underoffer', 'under offer', 'undercontract']);
 
+/**
+ * The public id of a listing: one per sale or lease life of a property, so a property listed for
+ * sale and for lease at once, or sold twice within the showcase window, is two listings. Twice the
+ * life id, plus one for a lease: distinct across both kinds of life, stable while the life lasts
+ * (from available to sold or leased), and a number as before. A record without its life id (never
+ * seen in real lists) falls back to its property id.
+ */
+export function listingId(type: ListingType, property: Pick<CrmProperty, 'id' | 'saleLifeId' | 'leaseLifeId'>): number {
+  const lifeId = type === 'sale' ? property.saleLifeId : property.leaseLifeId;
+  return (typeof lifeId === 'number' ? lifeId : property.id) * 2 + (type === 'lease' ? 1 : 0);
+}
+
 export function listingFromCrm(property: CrmProperty, placement: ListPlacement): MappedListing {
+  const id = listingId(placement.type, property);
   const suburbName = titleCase(property.address?.suburb?.name ?? null);
   const state = property.address?.suburb?.state?.abbreviation ?? property.address?.state?.abbreviation ?? null;
   const postcode = property.address?.suburb?.postcode ?? null;
@@ -79,7 +99,7 @@ export function listingFromCrm(property: CrmProperty, placement: ListPlacement):
   const highlights = (property as Record<string, unknown>).highlights;
 
   const fields: PublicListingFields = {
-    id: property.id,
+    id,
     type: placement.type,
     status: placement.status,
     badge: badge(placement, property.status),
@@ -107,8 +127,10 @@ export function listingFromCrm(property: CrmProperty, placement: ListPlacement):
     inserted: isoOrNull(property.inserted),
   };
 
+  const price = priceRange(property.searchPrice, property.displayPrice, placement.type, property.priceOnApplication);
   const facts: ListingFacts = {
-    id: property.id,
+    id,
+    propertyId: property.id,
     source: placement.source,
     type: placement.type,
     status: placement.status,
@@ -120,7 +142,8 @@ export function listingFromCrm(property: CrmProperty, placement: ListPlacement):
     modifiedAt: epochOrNull(property.modified),
     suburb: suburbName,
     propertyType: fields.propertyType,
-    searchPrice: typeof property.searchPrice === 'number' && Number.isFinite(property.searchPrice) ? property.searchPrice : null,
+    priceLowCents: price?.lowCents ?? null,
+    priceHighCents: price?.highCents ?? null,
     bed: fields.bed,
     bath: fields.bath,
     cars,

@@ -63,12 +63,17 @@ export function parseListingsQuery(query: Record<string, unknown>): ParsedListin
   throw new HttpError(400, 'invalid_query', `Invalid listing query: ${Object.keys(fields).join(', ')}.`, fields);
 }
 
+/*
+ * Prices: price_low_cents/price_high_cents hold a shown price exactly and a withheld one as its band
+ * (price-range.ts). Sorting by the band's low edge, then id (which says nothing about price), and
+ * filtering on band overlap make every answer a function of the band alone.
+ */
 const ORDER_BY: Record<ListingSort, string> = {
   // Listings without a price (or area) go last whichever way the list runs.
-  price: 'search_price IS NULL, search_price ASC, id',
-  '-price': 'search_price IS NULL, search_price DESC, id',
+  price: 'price_low_cents IS NULL, price_low_cents ASC, id',
+  '-price': 'price_low_cents IS NULL, price_low_cents DESC, id',
   newest: 'inserted_at IS NULL, inserted_at DESC, id DESC',
-  suburb: 'suburb IS NULL, suburb ASC, search_price IS NULL, search_price ASC, id',
+  suburb: 'suburb IS NULL, suburb ASC, price_low_cents IS NULL, price_low_cents ASC, id',
   landArea: 'land_area_sqm IS NULL, land_area_sqm DESC, id',
 };
 
@@ -83,13 +88,18 @@ export function listingsSql(query: ParsedListingsQuery): { where: string; params
   if (query.type) add('type = ?', query.type);
   if (query.suburb) add('suburb = ?', query.suburb);
   if (query.propertyType) add('property_type = ?', query.propertyType);
-  if (query.minPrice !== undefined) add('search_price >= ?', query.minPrice);
-  if (query.maxPrice !== undefined) add('search_price <= ?', query.maxPrice);
+  // A listing matches when its price, or any part of its band, lies in [minPrice, maxPrice].
+  if (query.minPrice !== undefined) add('price_low_cents IS NOT NULL AND (price_high_cents IS NULL OR price_high_cents >= ?)', cents(query.minPrice));
+  if (query.maxPrice !== undefined) add('price_low_cents <= ?', cents(query.maxPrice));
   if (query.minBeds !== undefined) add('bed >= ?', query.minBeds);
   if (query.minBaths !== undefined) add('bath >= ?', query.minBaths);
   if (query.minCars !== undefined) add('cars >= ?', query.minCars);
   if (query.agentId !== undefined) add('id IN (SELECT listing_id FROM listing_agents WHERE agent_id = ?)', query.agentId);
   return { where: clauses.join(' AND '), params, orderBy: ORDER_BY[query.sort] };
+}
+
+function cents(dollars: number): number {
+  return Math.round(dollars * 100);
 }
 
 /** A stable key of a parsed query (the response cache's key). */

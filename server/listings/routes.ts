@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import type { Agent, ListingDetail, ListingSummary, Page, Photo } from '../../contract/relay-api.ts';
 import type { Config } from '../config.ts';
-import { corsPolicy } from '../cors.ts';
+import { corsPolicy, publicOrigins } from '../cors.ts';
 import { HttpError } from '../errors.ts';
 import type { PhotoMirror } from '../photos/mirror.ts';
 import { publicPhoto } from '../photos/public.ts';
@@ -38,18 +38,20 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   const rendered = new Map<string, Rendered>();
   cache.onChange(() => rendered.clear());
 
-  const router = Router();
-  const cors = corsPolicy({ allowedOrigins: deps.config.ALLOWED_ORIGINS, allowAnyOrigin: deps.config.demoMode });
+  const router = Router({ caseSensitive: true, strict: true });
+  const cors = corsPolicy({ allowedOrigins: deps.config.ALLOWED_ORIGINS, ownOrigins: publicOrigins(deps.config), allowAnyOrigin: deps.config.demoMode });
+  // Absolute URLs come from PUBLIC_URL only; without it (demo mode) they are relay-relative, which
+  // the elements resolve against the relay. The Host header never enters an answer or a cache key.
+  const base = deps.config.PUBLIC_URL ?? '';
   router.use(['/api/v1/listings', '/api/v1/agents'], cors);
 
   router.get('/api/v1/listings', (req, res) => {
-    const base = publicBase(req);
     // The exact URL seen before skips parsing; a new one is parsed (400 if bad) and keyed by meaning.
-    const seen = `url|${base}|${req.originalUrl}`;
+    const seen = `url|${req.originalUrl}`;
     const known = rendered.get(seen);
     if (known) return respond(req, res, known, LIST_CACHE_CONTROL);
     const query = parseListingsQuery(req.query as Record<string, unknown>);
-    const entry = send(req, res, `list|${base}|${queryKey(query)}`, LIST_CACHE_CONTROL, () => {
+    const entry = send(req, res, `list|${queryKey(query)}`, LIST_CACHE_CONTROL, () => {
       const sql = listingsSql(query);
       const { rows, total } = cache.findListings(sql.where, sql.params, sql.orderBy, query.pageSize, (query.page - 1) * query.pageSize);
       const photos = mirror.photosOf('listing', rows.map((row) => row.id));
@@ -68,21 +70,20 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     const raw = String(req.params.id);
     if (!/^\d{1,15}$/.test(raw)) throw new HttpError(400, 'invalid_id', 'The listing id must be a number.', { id: 'must be a whole number' });
     const id = Number(raw);
-    const base = publicBase(req);
-    send(req, res, `detail|${base}|${id}|${Math.floor(now() / 60_000)}`, LIST_CACHE_CONTROL, () => {
+    send(req, res, `detail|${id}|${Math.floor(now() / 60_000)}`, LIST_CACHE_CONTROL, () => {
       const listing = cache.getListing(id);
       if (!listing) throw new HttpError(404, 'listing_not_found', 'No such listing (it may have been sold, leased or withdrawn).');
-      const photos = (mirror.photosOf('listing', [id]).get(id) ?? []).map((photo) => ({ kind: photo.kind, photo: publicPhoto(photo, base) }));
+      // listing.id, not id: an old link may name the CRM property (see ListingCache.getListing).
+      const photos = (mirror.photosOf('listing', [listing.id]).get(listing.id) ?? []).map((photo) => ({ kind: photo.kind, photo: publicPhoto(photo, base) }));
       const agents = agentsById(listing.agentIds, base);
       // Open homes that have not finished; the response cache is short enough for this to stay right.
-      const openHomes = cache.openHomesOf(id, new Date(now()).toISOString()).map((row) => ({ id: row.id, start: row.start, end: row.end }));
+      const openHomes = cache.openHomesOf(listing.id, new Date(now()).toISOString()).map((row) => ({ id: row.id, start: row.start, end: row.end }));
       return detail(listing, photos, agents, openHomes);
     });
   });
 
   router.get('/api/v1/agents', (req, res) => {
-    const base = publicBase(req);
-    send(req, res, `agents|${base}`, AGENTS_CACHE_CONTROL, () => ({ items: agentsById(undefined, base) }));
+    send(req, res, 'agents', AGENTS_CACHE_CONTROL, () => ({ items: agentsById(undefined, base) }));
   });
 
   function agentsById(ids: readonly number[] | undefined, base: string): Agent[] {
@@ -127,11 +128,6 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
       return;
     }
     res.type('application/json').send(entry.body);
-  }
-
-  function publicBase(req: Request): string {
-    if (deps.config.PUBLIC_URL) return deps.config.PUBLIC_URL.replace(/\/+$/, '');
-    return `${req.protocol}://${req.get('host')}`;
   }
 
   return router;

@@ -9,7 +9,7 @@ import type { ListingType } from '../../contract/relay-api.ts';
 import type { ListingCache, OpenHomeRow } from './cache.ts';
 import { CRM_PAGE_SIZE } from './budget.ts';
 import { listSpecs, type ListSpec } from './lists.ts';
-import { agentFromCrm, listingFromCrm } from './public-fields.ts';
+import { agentFromCrm, listingFromCrm, listingId } from './public-fields.ts';
 
 /**
  * A list item as the sync reads it: the shared property schema, except that `photos` stays
@@ -167,18 +167,16 @@ export class ListingSync {
       const markers = cache.modifiedMarkers();
       const toWrite: Array<{ item: ListItem; spec: ListSpec }> = [];
       const unchangedSeen: number[] = [];
-      const hidden: number[] = [];
       const completeSources = new Set<string>();
       for (const spec of this.specs) {
+        // Every list asks for published=true: what it returns is what belongs on the website.
         const { items, complete } = await this.readList(spec, modifiedSince, started, report, signal);
         for (const item of items) {
           report.listings++;
-          if (!isOnTheWeb(item)) {
-            if (markers.has(item.id)) hidden.push(item.id);
-            continue;
-          }
-          const marker = markers.get(item.id);
-          if (marker && marker.modified === (item.modified ?? null) && marker.source === spec.source) unchangedSeen.push(item.id);
+          // One listing per sale or lease life: a property for sale and for lease, or sold twice, is several.
+          const id = listingId(spec.type, item);
+          const marker = markers.get(id);
+          if (marker && marker.modified === (item.modified ?? null) && marker.source === spec.source) unchangedSeen.push(id);
           else toWrite.push({ item, spec });
         }
         if (complete) completeSources.add(spec.source);
@@ -202,9 +200,9 @@ export class ListingSync {
       );
       if (sweep !== null) cache.markSeen(unchangedSeen, sweep);
 
-      // 3. Listings that stopped being on the web are removed at once; those that left a list, only
-      //    after a complete sweep of that list.
-      const removals = new Set(hidden);
+      // 3. Listings that left a list (sold, withdrawn, taken off the web) are removed only after a
+      //    complete sweep of that list: an incremental read does not show what left.
+      const removals = new Set<number>();
       if (sweep !== null) {
         for (const spec of this.specs) {
           if (completeSources.has(spec.source)) for (const id of cache.unseen(spec.source, sweep)) removals.add(id);
@@ -308,7 +306,7 @@ export class ListingSync {
     const photos: CrmPhoto[] = item.photos ?? (await this.fetchPhotos(item.id, signal));
     const property: CrmProperty = { ...item, photos };
     const mapped = listingFromCrm(property, { source: spec.source, type: spec.type, status: spec.status });
-    await this.options.mirror.syncOwner('listing', item.id, mapped.photos, signal);
+    await this.options.mirror.syncOwner('listing', mapped.facts.id, mapped.photos, signal);
     this.options.cache.upsertListing(mapped, sweep, this.now());
   }
 
@@ -363,122 +361,157 @@ export class ListingSync {
       for (const openHome of list.items) {
         const start = isoOrNull(openHome.start);
         const end = isoOrNull(openHome.end);
-        const listingId = openHome.property?.id;
-        if (start && end && typeof listingId === 'number') rows.push({ id: openHome.id, listingId, start, end });
+        const property = openHome.property;
+        if (!start || !end || typeof property?.id !== 'number') continue;
+        // An open home belongs to one life of the property: its lease when it is a rental inspection.
+        const type = openHome.isRental === true || (property.saleLifeId == null && property.leaseLifeId != null) ? 'lease' : 'sale';
+        rows.push({ id: openHome.id, listingId: listingId(type, { ...property, id: property.id }), start, end });
       }
     }
     this.options.cache.replaceOpenHomes(rows);
   }
 
   // Changes pushed by the CRM (webhooks, event stream) -------------------------------------------
+  //
+  // A notice names a CRM property; the cache holds one listing per sale or lease life of it (a
+  // property for sale and for lease at once is two listings, one sold before and listed again is
+  // two too). Every refresh below acts on each listing of the property, and removes only the life
+  // that left its list.
 
   /**
-   * Applies records a webhook carried (`itemBodies`), with no CRM request when they suffice: a
-   * status that puts the record in none of the synced lists removes it; a record that stays in the
-   * list it is cached from is written as pushed (photos included when pushed inline; otherwise one
-   * photo-list request). Anything else ('needs-lists': a new listing, one moving lists, a record
-   * whose type or class is unclear) needs the list's own word on web visibility: refreshFromLists.
+   * Applies records a webhook carried (`itemBodies`, one per life: sale and lease), with no CRM
+   * request when they suffice: a status that puts a record in none of the synced lists removes that
+   * life's listing; a record that stays in the list its life is cached from is written as pushed
+   * (photos as pushed inline, each with its own published flag; otherwise one photo-list request).
+   * Anything else ('needs-lists': a new listing or life, one moving lists, a record whose type or
+   * class is unclear, a cached life of the property without its record pushed) needs the published
+   * list's own word: refreshFromLists.
    */
-  applyPushedRecords(id: number, records: readonly ListItem[]): Promise<'refreshed' | 'removed' | 'needs-lists'> {
+  applyPushedRecords(propertyId: number, records: readonly ListItem[]): Promise<'refreshed' | 'removed' | 'needs-lists'> {
     const next = this.queue.then(async () => {
       const signal = this.abort.signal;
-      let outcome: 'refreshed' | 'removed' | 'needs-lists' = 'refreshed';
-      const placements = this.placementsOf(id);
-      const typesPushed = new Set<string>();
-      for (const record of records) {
-        const type = record.saleLifeId != null ? 'sale' : record.leaseLifeId != null ? 'lease' : undefined;
-        const cachedHere = placements.find((placed) => placed.type === type);
-        const propertyClass = (record.class?.internalName ?? '').toLowerCase() || this.specs.find((spec) => spec.source === cachedHere?.source)?.propertyClass;
-        const anySpec = this.specs.find((spec) => spec.type === type && spec.propertyClass === propertyClass);
-        if (!anySpec) return 'needs-lists' as const;
-        typesPushed.add(anySpec.type);
-        const target = this.placementFor(anySpec, record.status);
-        if (!target) {
-          if (cachedHere) this.removeListings([id]);
-          outcome = 'removed';
-          continue;
+      const placements = this.placementsOf(propertyId);
+      const typesPushed = new Set<ListingType>();
+      const written: number[] = [];
+      const removed: number[] = [];
+      let needsLists = false;
+      try {
+        for (const record of records) {
+          // A record is one life: its sale or its lease (the other life id is null).
+          const type: ListingType | undefined = record.saleLifeId != null ? 'sale' : record.leaseLifeId != null ? 'lease' : undefined;
+          if (!type) return 'needs-lists' as const;
+          const id = listingId(type, record);
+          const cachedHere = placements.find((placed) => placed.id === id);
+          const propertyClass =
+            (record.class?.internalName ?? '').toLowerCase() || this.specs.find((spec) => spec.source === (cachedHere ?? placements.find((placed) => placed.type === type))?.source)?.propertyClass;
+          const anySpec = this.specs.find((spec) => spec.type === type && spec.propertyClass === propertyClass);
+          if (!anySpec) return 'needs-lists' as const;
+          typesPushed.add(type);
+          const target = this.placementFor(anySpec, record.status);
+          if (!target) {
+            // This life left the website (withdrawn, or sold without a showcase): only its listing goes.
+            if (cachedHere) {
+              this.removeListings([id]);
+              removed.push(id);
+            }
+            continue;
+          }
+          if (cachedHere?.source !== target.source) {
+            needsLists = true;
+            continue;
+          }
+          await this.writeListing(record, target, null, signal);
+          written.push(id);
         }
-        if (cachedHere?.source !== target.source) return 'needs-lists' as const;
-        await this.writeListing(record, target, null, signal);
+      } finally {
+        if (written.length || removed.length) this.options.cache.changed();
       }
-      this.options.cache.changed();
-      if (records.length) this.log.info({ listingId: id, outcome }, 'listing updated from a pushed record');
-      // Also listed for the other of sale/lease, without its record pushed: the lists refresh that one.
-      if (placements.some((placed) => !typesPushed.has(placed.type))) return 'needs-lists' as const;
-      return outcome;
+      if (records.length) this.log.info({ propertyId, written, removed }, 'listings updated from pushed records');
+      // A new life, one moving lists, or a cached life without its record pushed: the lists refresh it.
+      if (needsLists || placements.some((placed) => !typesPushed.has(placed.type))) return 'needs-lists' as const;
+      return written.length ? 'refreshed' : 'removed';
     });
     this.queue = next.catch(() => undefined);
     return next;
   }
 
   /**
-   * Brings the named listings up to date from the CRM's lists: one modifiedSince read (usually one
-   * page) of each list the ids may be in (every list of their cached classes, sale and lease, as a
-   * property may be both; every list when one is not cached), which also says what is on the
-   * website. A named listing missing from its lists after its change left the website and is
-   * removed. Other changes those pages carry are written too.
+   * Brings the named properties' listings up to date from the CRM's lists: one modifiedSince read
+   * (usually one page) of each list their listings may be in (every list of their cached classes,
+   * sale and lease, as a property may be both; every list when one is not cached). The lists ask
+   * for published=true, so they also say what is on the website. A cached listing missing from its
+   * lists whose life changed inside the window left the website and is removed (that life only).
+   * Other changes those pages carry are written too.
    */
-  refreshFromLists(ids: readonly number[], changedSince: number): Promise<{ refreshed: number; removed: number }> {
+  refreshFromLists(propertyIds: readonly number[], changedSince: number): Promise<{ refreshed: number; removed: number }> {
     const next = this.queue.then(async () => {
       const { cache } = this.options;
       const signal = this.abort.signal;
-      const placements = ids.map((id) => this.placementsOf(id));
+      const placements = propertyIds.map((propertyId) => this.placementsOf(propertyId));
       const classOf = (source: string) => this.specs.find((spec) => spec.source === source)?.propertyClass;
       const classes = new Set(placements.flat().map((placed) => classOf(placed.source)));
       const specs = placements.every((list) => list.length > 0) ? this.specs.filter((spec) => classes.has(spec.propertyClass)) : this.specs;
       const report: SyncReport = { kind: 'incremental', complete: false, pages: 0, listings: 0, changed: 0, removed: 0, photos: { downloaded: 0, reused: 0, unchanged: 0, failed: 0, removed: 0 }, crmRequests: 0, seconds: 0 };
       const since = new Date(changedSince - MODIFIED_SINCE_OVERLAP_MS);
       const markers = cache.modifiedMarkers();
+      // Listing ids (one per life) the lists returned: on the website now.
       const seen = new Set<number>();
-      const removals = new Set<number>();
       let refreshed = 0;
       for (const spec of specs) {
         const { items } = await this.readList(spec, since, this.now(), report, signal);
         for (const item of items) {
-          if (!isOnTheWeb(item)) {
-            if (markers.has(item.id)) removals.add(item.id);
-            continue;
-          }
-          seen.add(item.id);
-          const marker = markers.get(item.id);
+          const id = listingId(spec.type, item);
+          seen.add(id);
+          const marker = markers.get(id);
           if (marker && marker.modified === (item.modified ?? null) && marker.source === spec.source) continue;
           await this.writeListing(item, spec, null, signal);
           refreshed++;
         }
       }
       // A named listing missing from its lists either changed in a way that took it off the website
-      // (its record's modified is then inside the window) or changed nothing the lists date (kept).
-      for (const id of ids) {
-        for (const placed of this.placementsOf(id)) {
+      // (its life's record then says so, or is gone) or changed nothing the lists date (kept).
+      const removals = new Set<number>();
+      for (const [index, propertyId] of propertyIds.entries()) {
+        const byType = new Map<ListingType, Array<{ id: number; spec: ListSpec }>>();
+        for (const placed of placements[index]!) {
           const spec = specs.find((candidate) => candidate.source === placed.source);
-          if (!spec || seen.has(id) || removals.has(id)) continue;
-          if (await this.changedSince(spec, id, since, signal)) removals.add(id);
+          if (!spec || seen.has(placed.id)) continue;
+          byType.set(placed.type, [...(byType.get(placed.type) ?? []), { id: placed.id, spec }]);
+        }
+        for (const missing of byType.values()) {
+          const current = await this.currentLife(missing[0]!.spec, propertyId, signal);
+          for (const { id } of missing) {
+            // Gone from the CRM: every life of that type goes. Otherwise only the current life, if it
+            // changed inside the window; an earlier one (sold before) leaves with its own list's sweep.
+            if (current === 'gone' || (current.id === id && current.changedSince(since))) removals.add(id);
+          }
         }
       }
-      for (const id of seen) removals.delete(id);
       this.removeListings([...removals]);
       cache.changed();
-      this.log.info({ listings: ids.length, lists: specs.length, refreshed, removed: removals.size }, 'listings refreshed from the CRM lists after change notices');
+      this.log.info({ properties: propertyIds.length, lists: specs.length, refreshed, removed: removals.size }, 'listings refreshed from the CRM lists after change notices');
       return { refreshed, removed: removals.size };
     });
     this.queue = next.catch(() => undefined);
     return next;
   }
 
-  /** Every cached listing of a CRM property (sale and lease are listed apart when a property is both). */
-  private placementsOf(id: number): Array<{ source: string; type: ListingType }> {
-    const placed = this.options.cache.placement(id);
-    return placed ? [placed] : [];
+  /** Every cached listing of a CRM property: one per sale or lease life, and where each came from. */
+  private placementsOf(propertyId: number): Array<{ id: number; source: string; type: ListingType }> {
+    return this.options.cache.placementsOfProperty(propertyId);
   }
 
-  /** True when the record is gone, or its modified is at or after `since`. One request. */
-  private async changedSince(spec: ListSpec, id: number, since: Date, signal: AbortSignal): Promise<boolean> {
+  /**
+   * The property's current sale or lease life (`spec.type`): its listing id and whether its record
+   * changed at or after a time; 'gone' when the CRM no longer has it. One request.
+   */
+  private async currentLife(spec: ListSpec, propertyId: number, signal: AbortSignal): Promise<'gone' | { id: number; changedSince(since: Date): boolean }> {
     try {
-      const record = await this.options.client.request({ path: `/properties/${spec.propertyClass}/${spec.type}/${id}`, schema: listItemSchema, signal });
+      const record = await this.options.client.request({ path: `/properties/${spec.propertyClass}/${spec.type}/${propertyId}`, schema: listItemSchema, signal });
       const modified = record.modified ? Date.parse(record.modified) : Number.NaN;
-      return Number.isNaN(modified) || modified >= since.getTime();
+      return { id: listingId(spec.type, record), changedSince: (since) => Number.isNaN(modified) || modified >= since.getTime() };
     } catch (error) {
-      if (isCrmError(error) && error.code === 'not_found') return true;
+      if (isCrmError(error) && error.code === 'not_found') return 'gone';
       throw error;
     }
   }
@@ -512,12 +545,6 @@ export class ListingSync {
     if (!wanted) return undefined;
     return this.specs.find((spec) => spec.propertyClass === current.propertyClass && spec.type === current.type && spec.status === wanted);
   }
-}
-
-/** Records the CRM marks as not published to the web (off-market) stay off the website. */
-function isOnTheWeb(item: ListItem): boolean {
-  // Absent (undefined) means the CRM does not say: then the /available list's own filter decides.
-  return item.publishedToWeb !== null;
 }
 
 function ageSeconds(since: number | null, now: number): number | null {

@@ -35,7 +35,8 @@ export interface WebhookDeps {
 export function webhookRouter(deps: WebhookDeps): Router {
   const now = deps.now ?? Date.now;
   const log = deps.log.child({ component: 'webhook' });
-  const router = Router();
+  // Strict and case-sensitive like every relay route: /hooks/crm/ or /HOOKS/crm are 404s.
+  const router = Router({ caseSensitive: true, strict: true });
   router.post('/hooks/crm', express.raw({ type: () => true, limit: WEBHOOK_MAX_BYTES }), (req, res) => {
     if (!deps.apiKey) throw new HttpError(404, 'not_found', 'The CRM webhook needs CRM_API_KEY, which the CRM signs with.');
     const rawBody: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);

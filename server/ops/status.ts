@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { CAPABILITIES, missingCapabilities, readKeyAccess, type KeyAccess, type MissingCapability } from '../crm/access.ts';
 import { utcDay } from '../crm/limiter.ts';
 import type { Db } from '../store/store.ts';
 import { STORE_FILE } from '../store/store.ts';
@@ -35,6 +36,8 @@ export interface RelayStatus {
   };
   outbox: Record<'queued' | 'delivered' | 'dead' | 'spam', number> & { oldestQueuedAt: string | null };
   crm: { day: string; used: number; limit: number; remaining: number };
+  /** What the CRM key and token allow (null: the relay has not checked yet), and what the agency must grant. */
+  crmAccess: (KeyAccess & { missing: MissingCapability[] }) | null;
 }
 
 /** Opens the store read-only: status never changes anything, and never creates a store that is not there. */
@@ -146,10 +149,35 @@ export function collectStatus(dataDir: string, dailyLimit: number, now = new Dat
       photos,
       outbox,
       crm: { day, used, limit: dailyLimit, remaining: Math.max(0, dailyLimit - used) },
+      crmAccess: accessOf(db),
     };
   } finally {
     db.close();
   }
+}
+
+function accessOf(db: Db): RelayStatus['crmAccess'] {
+  const access = readKeyAccess(db);
+  return access ? { ...access, missing: missingCapabilities(access) } : null;
+}
+
+/** The CRM access lines: each capability, what is missing and whom to ask, the scopes, the key's usage. */
+function formatAccess(access: RelayStatus['crmAccess']): string[] {
+  if (!access || access.checkedAt === null) return ['CRM access      not checked yet (the relay checks at start)'];
+  const states = Object.entries(access.capabilities).map(([name, state]) => `${name} ${state.available === true ? 'ok' : state.available === false ? `REFUSED (${state.status})` : 'unknown'}`);
+  const lines = [`CRM access      ${states.join(', ')} (checked ${access.checkedAt})`];
+  for (const gap of access.missing) {
+    lines.push(`  MISSING ${gap.capability}: ${gap.serves} cannot work. Ask the agency to grant this integration ${gap.grant} (${CAPABILITIES[gap.capability].proof} was refused).`);
+  }
+  lines.push(`CRM scopes      ${access.scopes === null ? 'could not be read' : access.scopes.length ? access.scopes.join(', ') : '(none listed)'}`);
+  if (access.usage) {
+    const { usage } = access;
+    lines.push(
+      `CRM key usage   ${usage.used} requests today by every tool on the key${usage.remaining === null ? '' : `, ${usage.remaining} left`} (at ${usage.checkedAt})` +
+        (usage.others > 0 ? `; SHARED: other tools spent ${usage.others}, this relay ${usage.ours}` : ''),
+    );
+  }
+  return lines;
 }
 
 export function formatBytes(bytes: number): string {
@@ -197,5 +225,6 @@ export function formatStatus(status: RelayStatus): string {
     `Enquiry outbox  ${status.outbox.queued} queued, ${status.outbox.delivered} delivered, ${status.outbox.dead} dead, ${status.outbox.spam} spam` +
       (status.outbox.oldestQueuedAt ? ` (oldest queued ${status.outbox.oldestQueuedAt})` : ''),
     `CRM requests    ${status.crm.used} of ${status.crm.limit} today (${status.crm.day} UTC, ${share}%), ${status.crm.remaining} left`,
+    ...formatAccess(status.crmAccess),
   ].join('\n');
 }

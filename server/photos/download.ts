@@ -4,7 +4,7 @@ import type { PhotoHostAllowList } from './hosts.ts';
 export class PhotoDownloadError extends Error {
   constructor(
     message: string,
-    readonly reason: 'host_not_allowed' | 'bad_url' | 'too_large' | 'bad_type' | 'http_error' | 'network' | 'timeout' | 'redirects',
+    readonly reason: 'host_not_allowed' | 'bad_url' | 'too_large' | 'bad_type' | 'bad_dimensions' | 'http_error' | 'network' | 'timeout' | 'redirects',
     readonly permanent: boolean,
   ) {
     super(message);

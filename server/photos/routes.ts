@@ -12,7 +12,7 @@ const VARIANT_FILE = /^([0-9a-f]{32})-(\d{1,5})\.(webp|jpg)$/;
  * origin load them (cross-origin resource policy relaxed for this route only).
  */
 export function photosRouter(photoDir: string): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true, strict: true });
   router.get('/photos/:file', servedCrossOrigin, (req, res, next) => {
     const match = VARIANT_FILE.exec(String(req.params.file));
     if (!match) return next(new HttpError(404, 'not_found', 'No such photo.'));

@@ -93,6 +93,12 @@ export class RateLimiter {
   }
 
   /** The day's use for GET /integrator/usage. */
+  /** Requests another tool made with the same API key today (they count against its daily limit, not its per-second window here). */
+  spendElsewhere(key: string, requests: number, now: number): void {
+    const usage = this.entry(key, now);
+    usage.usedToday = Math.min(this.settings.dailyLimit, usage.usedToday + requests);
+  }
+
   dailyUsage(key: string, now: number): { used: number; remaining: number } {
     const usage = this.entry(key, now);
     return { used: usage.usedToday, remaining: Math.max(0, this.settings.dailyLimit - usage.usedToday) };

@@ -57,7 +57,10 @@ export interface SimListing {
   inserted: number;
   modified: number;
   status: string;
-  /** When it went on the web; null means unpublished (off-market, prospect, appraisal). */
+  /**
+   * When it went on the web; null means unpublished (off-market, prospect, appraisal). This is what
+   * the `published` list filter reads; the rendered `publishedToWeb` is null on current listings, as in real answers.
+   */
   publishedToWeb: number | null;
   /** Staff ids in contactStaff order. */
   staffIds: number[];

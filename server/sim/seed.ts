@@ -98,8 +98,30 @@ export function generateSeed(options: SeedOptions): SeedData {
     const category = index < OPENING_CATEGORIES.length ? OPENING_CATEGORIES[index]! : rng.weighted(CATEGORY_WEIGHTS);
     listings.push(buildListing(rng, { category, today, users, ids }));
   }
+  offerForSaleAndLease(listings);
   const enquiries = buildSeedEnquiries(rng, today, listings, users, ids);
   return { users, listings, enquiries, nextIds: ids };
+}
+
+/** Fields that describe the property itself, the same in its sale and its lease record. */
+const PROPERTY_FIELDS = ['address', 'displayAddress', 'addressVisibility', 'type', 'bed', 'bath', 'garages', 'carports', 'openSpaces', 'ensuites', 'toilets', 'landArea', 'floorArea', 'geolocation', 'yearBuilt'];
+
+/**
+ * One property offered for sale and for lease at once, as agencies do with an investment home: the
+ * first current residential lease becomes the lease life of the first current residential sale's
+ * property (same property id, address, rooms and photos; its own lease life id, price and staff).
+ * No random draws, so the rest of the seed is unchanged.
+ */
+function offerForSaleAndLease(listings: SimListing[]): void {
+  const current = (market: Market) =>
+    listings.find((listing) => listing.propertyClass === 'residential' && listing.market === market && listing.status === 'listing' && listing.publishedToWeb !== null);
+  const sale = current('sale');
+  const lease = current('lease');
+  if (!sale || !lease) return;
+  lease.id = sale.id;
+  for (const field of PROPERTY_FIELDS) if (Object.hasOwn(sale.fields, field)) lease.fields[field] = sale.fields[field];
+  lease.timeZone = sale.timeZone;
+  lease.photos = sale.photos;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -547,7 +569,9 @@ export function buildListing(rng: Prng, ctx: BuildContext): SimListing {
   const modified = Math.min(today - rng.int(1, 3600) * 1000, inserted + rng.int(0, 60) * DAY + rng.int(0, 86_399) * 1000);
   const everAdvertised = !['prospect', 'appraisal'].includes(status) && status !== 'management';
   const offMarket = everAdvertised && rng.chance(0.06);
-  const publishedToWeb = everAdvertised && !offMarket ? inserted + rng.int(1, 6) * DAY : null;
+  // A lease under management was advertised before its tenancy began: it keeps its web date, so
+  // the "leased" showcase (published=true, status management) has records.
+  const publishedToWeb = everAdvertised && !offMarket ? inserted + rng.int(1, 6) * DAY : status === 'management' ? inserted + 2 * DAY : null;
 
   const address = buildAddress(rng, suburb, category, typeKey);
   const staffPool =
@@ -637,7 +661,8 @@ export function buildListing(rng: Prng, ctx: BuildContext): SimListing {
           venue: rng.pick(['On site', 'On site', 'In rooms']),
           auctioneer: rng.pick(['Gerard Holloway', 'Fiona McAlister', 'Peter Dimitriou']),
         }
-      : null;
+      : // Real records carry the object with nulls inside rather than a null.
+        { dateTime: null, venue: null, auctioneer: null };
 
   // Rooms and areas
   const residentialLike = propertyClass === 'residential' || propertyClass === 'rural';
@@ -649,7 +674,8 @@ export function buildListing(rng: Prng, ctx: BuildContext): SimListing {
         garages: typeKey === 'Apartment' ? rng.int(0, 1) : typeKey === 'Unit' ? 0 : rng.int(0, 2),
         carports: typeKey === 'Unit' ? rng.int(0, 1) : rng.chance(0.2) ? 1 : 0,
         openSpaces: propertyClass === 'rural' ? rng.int(2, 6) : rng.chance(0.3) ? rng.int(1, 2) : 0,
-        ensuites: bath !== null && bath > 1 ? 1 : 0,
+        // Some real records leave ensuites blank (null).
+        ensuites: id % 10 === 4 ? null : bath !== null && bath > 1 ? 1 : 0,
         toilets: bath === null ? null : bath + (rng.chance(0.4) ? 1 : 0),
         receptionRooms: null,
       }
@@ -750,7 +776,8 @@ export function buildListing(rng: Prng, ctx: BuildContext): SimListing {
           rateableValue: null,
           landValue: rng.chance(0.5) ? roundTo(salePrice * 0.6, 1000) : null,
           improvementValue: null,
-          methodOfSale: method ? { ...method } : null,
+          // Some real records have no method of sale set.
+          methodOfSale: method && id % 8 !== 5 ? { ...method } : null,
           auctionSaleType: null,
           authorityType: { ...(method === METHODS_OF_SALE.auction ? AUTHORITY_TYPES[1] : AUTHORITY_TYPES[0]) },
           webId: null,
@@ -763,8 +790,8 @@ export function buildListing(rng: Prng, ctx: BuildContext): SimListing {
           isUnitTitle: typeKey === 'Unit' || typeKey === 'Apartment',
           contractNumber: null,
           auctionDetails,
-          tenderDetails: null,
-          setSaleDateDetails: method === METHODS_OF_SALE.eoi ? { dateTime: formatDateTime(saturdayAfter(today, 3, timeZone, 17, 0) - 2 * DAY) } : null,
+          tenderDetails: { dateTime: null },
+          setSaleDateDetails: { dateTime: method === METHODS_OF_SALE.eoi ? formatDateTime(saturdayAfter(today, 3, timeZone, 17, 0) - 2 * DAY) : null },
         }
       : {};
 
@@ -830,7 +857,8 @@ export function buildListing(rng: Prng, ctx: BuildContext): SimListing {
     type: { id: type.id, name: type.name, propertyClass: { ...CLASSES[propertyClass] } },
     building: null,
     ...address,
-    referenceID: `HY${String(id).slice(-5)}`,
+    // Some real records have no agency reference.
+    referenceID: id % 9 === 0 ? null : `HY${String(id).slice(-5)}`,
     searchPrice,
     displayPrice,
     heading,
@@ -1011,7 +1039,7 @@ function buildSeedEnquiries(
         ? rng.pick(['Is the property still available? Could I get the contract of sale?', 'What are the body corporate fees?', 'Can I inspect this week after 5pm?'])
         : 'Thinking of selling in spring, could you give us an idea of value?',
       originalId: `${source.apiCode.toLowerCase()}-${rng.hex(12)}`,
-      propertyReference: listing ? String(listing.fields.referenceID) : null,
+      propertyReference: listing ? ((listing.fields.referenceID as string | null) ?? null) : null,
       source: source.apiCode,
       sourceName: source.source,
       saleLifeId: listing?.market === 'sale' ? listing.lifeId : null,

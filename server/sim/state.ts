@@ -1,7 +1,7 @@
 import { EventLog } from './events.ts';
 import { FaultInjector, type FaultRule } from './faults.ts';
 import { RateLimiter, type KeyUsageSnapshot, type LimitSettings } from './limits.ts';
-import type { SimEnquiry, SimListing, SimPhoto, SimToken, SimUser } from './model.ts';
+import type { Market, SimEnquiry, SimListing, SimPhoto, SimToken, SimUser } from './model.ts';
 import { renderImage } from './photos.ts';
 import { Prng } from './prng.ts';
 import { buildListing, type Category, CATEGORY_SHAPE, generateSeed, type SeedData } from './seed.ts';
@@ -135,7 +135,9 @@ export class SimulatorState {
   }
 
   private reindex(): void {
-    this.listingById = new Map(this.listings.map((listing) => [listing.id, listing]));
+    this.listingById = new Map();
+    // A property for sale and for lease has two records: by id alone, the first (the sale) answers.
+    for (const listing of this.listings) if (!this.listingById.has(listing.id)) this.listingById.set(listing.id, listing);
     this.photoByFilename.clear();
     this.photoById.clear();
     for (const listing of this.listings) {
@@ -148,8 +150,15 @@ export class SimulatorState {
 
   // -- Lookups ----------------------------------------------------------------------------------
 
-  listing(id: number): SimListing | undefined {
-    return this.listingById.get(id);
+  /** A property's record; for a property both for sale and for lease, give `market` to choose. */
+  listing(id: number, market?: Market): SimListing | undefined {
+    if (market === undefined) return this.listingById.get(id);
+    return this.listings.find((listing) => listing.id === id && listing.market === market);
+  }
+
+  /** Every record of a property: its sale and its lease when it is offered both ways. */
+  listingsOfProperty(id: number): SimListing[] {
+    return this.listings.filter((listing) => listing.id === id);
   }
 
   listingByLife(market: 'sale' | 'lease', lifeId: number): SimListing | undefined {
@@ -185,8 +194,8 @@ export class SimulatorState {
     return Math.max(now, previous + SECOND);
   }
 
-  changeListing(id: number, change: ListingChange = {}): SimListing {
-    const listing = this.requireListing(id);
+  changeListing(id: number, change: ListingChange = {}, market?: Market): SimListing {
+    const listing = this.requireListing(id, market);
     if (change.fields) {
       for (const [name, value] of Object.entries(change.fields)) {
         if (['id', 'inserted', 'modified', 'saleLifeId', 'leaseLifeId', '__proto__', 'constructor', 'prototype'].includes(name)) {
@@ -222,8 +231,8 @@ export class SimulatorState {
   }
 
   /** Takes a listing off the market: status withdrawn, no more open homes, modified bumped. */
-  withdrawListing(id: number): SimListing {
-    return this.changeListing(id, { status: 'withdrawn' });
+  withdrawListing(id: number, market?: Market): SimListing {
+    return this.changeListing(id, { status: 'withdrawn' }, market);
   }
 
   addListing(input: NewListing = {}): SimListing {
@@ -280,9 +289,9 @@ export class SimulatorState {
     return photo;
   }
 
-  private requireListing(id: number): SimListing {
-    const listing = this.listing(id);
-    if (!listing) throw new SimulatorError(404, `no listing ${id}`);
+  private requireListing(id: number, market?: Market): SimListing {
+    const listing = this.listing(id, market);
+    if (!listing) throw new SimulatorError(404, `no listing ${id}${market ? ` for ${market}` : ''}`);
     return listing;
   }
 
@@ -304,6 +313,22 @@ export class SimulatorState {
     const entry = { token, scopes: [...scopes] };
     this.tokens.set(token, entry);
     return entry;
+  }
+
+  /**
+   * What the main access token may do: the scopes GET /scopes lists and every endpoint checks. A
+   * scope left out makes its endpoints answer 403, as an agency that did not grant it would.
+   */
+  setScopes(scopes: string[], token = this.options.accessToken): SimToken {
+    const entry = this.tokens.get(token);
+    if (!entry) throw new SimulatorError(404, 'no such access token');
+    entry.scopes = [...scopes];
+    return entry;
+  }
+
+  /** Another tool using the same API key spends `requests` of today's quota (GET /integrator/usage shows them). */
+  spendElsewhere(requests: number, apiKey = this.options.apiKey): void {
+    this.limiter.spendElsewhere(apiKey, requests, this.now());
   }
 
   setLimits(limits: Partial<LimitSettings>): LimitSettings {
@@ -359,5 +384,6 @@ export class SimulatorState {
     this.limiter.settings = { requestsPerSecond: this.options.requestsPerSecond, dailyLimit: this.options.dailyLimit };
     this.faults.clear();
     for (const token of [...this.tokens.keys()]) if (token !== this.options.accessToken) this.tokens.delete(token);
+    this.setScopes(ALL_SCOPES);
   }
 }

@@ -32,6 +32,9 @@ export function renderListing(listing: SimListing, state: SimulatorState, origin
       ? staff.map((user) => ({ id: user.id }))
       : staff.map((user) => renderUser(user, origin));
   const published = listing.publishedToWeb === null ? null : formatDateTime(listing.publishedToWeb);
+  // Real answers leave publishedToWeb null on current listings the agency shows on its website (and
+  // set it on sold ones): only the list's published filter says what is on the web.
+  const current = listing.status === 'listing' || listing.status === 'conditional';
   const manager = listing.propertyManagerId === null ? undefined : state.user(listing.propertyManagerId);
   const record: Record<string, unknown> = {
     id: listing.id,
@@ -41,8 +44,9 @@ export function renderListing(listing: SimListing, state: SimulatorState, origin
     saleLifeId: listing.market === 'sale' ? listing.lifeId : null,
     leaseLifeId: listing.market === 'lease' ? listing.lifeId : null,
     status: listing.status,
-    portalStatus: published === null ? null : listing.status,
-    publishedToWeb: published,
+    // Real records sometimes lack a portal status even when published.
+    portalStatus: published === null || listing.id % 6 === 0 ? null : listing.status,
+    publishedToWeb: current ? null : published,
     contactStaff,
   };
   if (manager) record.propertyManager = renderUser(manager, origin);

@@ -88,8 +88,8 @@ export class WebhookSender {
     const itemBodies: Array<{ dataModel: string; data: string }> = [];
     if (this.settings.itemBodies) {
       if (event.type === 'property') {
-        const listing = this.state.listing(event.recordId);
-        if (listing) {
+        // One record per life of the property: a property for sale and for lease at once sends both.
+        for (const listing of this.state.listingsOfProperty(event.recordId)) {
           // The full record, photos inline (as real records carry them).
           const record = { ...renderListing(listing, this.state, origin, 'single'), photos: await Promise.all(listing.photos.map((photo) => renderPhoto(photo, origin))) };
           itemBodies.push({ dataModel: 'Property', data: JSON.stringify(record) });

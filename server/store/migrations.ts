@@ -141,7 +141,102 @@ export const migrations: Migration[] = [
     `,
   },
   {
-    id: '040-listings-crm-events',
+    id: '021-listings-price-bands',
+    sql: `
+      -- Price filters and sorting see a withheld price only as its band (server/listings/price-range.ts):
+      -- the exact searchPrice is no longer stored. Cents, inclusive; high NULL with a low: the open top band.
+      ALTER TABLE listings ADD COLUMN price_low_cents INTEGER;
+      ALTER TABLE listings ADD COLUMN price_high_cents INTEGER;
+      ALTER TABLE listings DROP COLUMN search_price;
+      -- Every listing is written again by the next sync, which is made a full sweep.
+      UPDATE listings SET crm_modified = NULL;
+      DELETE FROM listing_sync_state WHERE key = 'lastFullSweepAt';
+    `,
+  },
+  {
+    id: '040-listings-one-per-life',
+    sql: `
+      -- A property listed for sale and for lease at once, or sold twice within the showcase window,
+      -- is one listing per sale or lease life, not one row per property (server/listings/). The
+      -- cache is migrated in place, so no photo is fetched again: each row gets the id of its life
+      -- (see listingId in server/listings/public-fields.ts), and the rows keyed on it follow.
+      CREATE TABLE listings_by_life (
+        id INTEGER PRIMARY KEY,                  -- the public listing id: 2 × sale life id, or 2 × lease life id + 1
+        property_id INTEGER NOT NULL,            -- the CRM property: photos, webhooks and old links name it
+        source TEXT NOT NULL,
+        type TEXT NOT NULL CHECK (type IN ('sale', 'lease')),
+        status TEXT NOT NULL CHECK (status IN ('available', 'sold', 'leased')),
+        sale_life_id INTEGER,
+        lease_life_id INTEGER,
+        reference TEXT,
+        crm_modified TEXT,
+        inserted_at INTEGER,
+        modified_at INTEGER,
+        suburb TEXT COLLATE NOCASE,
+        property_type TEXT COLLATE NOCASE,
+        price_low_cents INTEGER,
+        price_high_cents INTEGER,
+        bed INTEGER,
+        bath INTEGER,
+        cars INTEGER,
+        land_area_sqm REAL,
+        public_json TEXT NOT NULL,
+        seen_sweep INTEGER NOT NULL DEFAULT 0,
+        synced_at INTEGER NOT NULL
+      ) STRICT;
+      INSERT INTO listings_by_life
+        SELECT CASE
+                 WHEN type = 'sale' AND sale_life_id IS NOT NULL THEN sale_life_id * 2
+                 WHEN type = 'lease' AND lease_life_id IS NOT NULL THEN lease_life_id * 2 + 1
+                 ELSE id * 2 + (type = 'lease')
+               END,
+               id, source, type, status, sale_life_id, lease_life_id, reference, crm_modified, inserted_at, modified_at,
+               suburb, property_type, price_low_cents, price_high_cents, bed, bath, cars, land_area_sqm,
+               json_set(public_json, '$.id', CASE
+                 WHEN type = 'sale' AND sale_life_id IS NOT NULL THEN sale_life_id * 2
+                 WHEN type = 'lease' AND lease_life_id IS NOT NULL THEN lease_life_id * 2 + 1
+                 ELSE id * 2 + (type = 'lease')
+               END),
+               seen_sweep, synced_at
+        FROM listings;
+      CREATE TABLE listing_agents_by_life (
+        listing_id INTEGER NOT NULL REFERENCES listings_by_life (id) ON DELETE CASCADE,
+        agent_id INTEGER NOT NULL,
+        position INTEGER NOT NULL,
+        PRIMARY KEY (listing_id, agent_id)
+      ) STRICT;
+      INSERT INTO listing_agents_by_life
+        SELECT l.id, a.agent_id, a.position FROM listing_agents a JOIN listings_by_life l ON l.property_id = a.listing_id;
+      -- Through negative ids, so an old owner id never meets a new one mid-update.
+      DELETE FROM photos WHERE owner_kind = 'listing' AND owner_id NOT IN (SELECT property_id FROM listings_by_life);
+      UPDATE photos SET owner_id = -owner_id WHERE owner_kind = 'listing';
+      UPDATE photos SET owner_id = (SELECT l.id FROM listings_by_life l WHERE l.property_id = -photos.owner_id)
+        WHERE owner_kind = 'listing';
+      -- Open homes name the listing's life now; they are read again at the next sync.
+      DELETE FROM open_homes;
+      DROP TABLE listing_agents;
+      DROP TABLE listings;
+      ALTER TABLE listings_by_life RENAME TO listings;
+      ALTER TABLE listing_agents_by_life RENAME TO listing_agents;
+      CREATE INDEX listings_status_type ON listings (status, type, inserted_at);
+      CREATE INDEX listings_source_sweep ON listings (source, seen_sweep);
+      CREATE INDEX listings_property ON listings (property_id);
+      CREATE INDEX listing_agents_agent ON listing_agents (agent_id);
+    `,
+  },
+  {
+    id: '050-crm-access',
+    sql: `
+      -- What the CRM key and token allow, and the key's day's usage as the CRM counts it
+      -- (server/crm/access.ts): read by /readyz and the status CLI. One JSON value per key.
+      CREATE TABLE crm_access (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
+  {
+    id: '060-listings-crm-events',
     sql: `
       -- The CRM's push (server/listings/event-store.ts). Times are ms since the epoch.
       -- Verified webhook digests, kept until their timestamp leaves the tolerance: a replay is refused.
@@ -163,11 +258,21 @@ export const migrations: Migration[] = [
         attempts INTEGER NOT NULL DEFAULT 0,
         next_attempt_at INTEGER NOT NULL DEFAULT 0
       ) STRICT;
-      -- The latest change (CRM event time) applied per record: stream events no later than it are skipped.
+      -- The latest change (CRM event time) applied per record: stream events before it are skipped,
+      -- and of those at that very time (the CRM dates events to the second) as many as were applied.
       CREATE TABLE crm_change_applied (
         kind TEXT NOT NULL,
         object_id INTEGER NOT NULL,
         applied_at INTEGER NOT NULL,
+        events INTEGER NOT NULL DEFAULT 1,       -- notices applied whose time is applied_at
+        PRIMARY KEY (kind, object_id)
+      ) STRICT;
+      -- The latest event time the stream named per record, and how many of its events had that time.
+      CREATE TABLE crm_stream_seen (
+        kind TEXT NOT NULL,
+        object_id INTEGER NOT NULL,
+        seen_at INTEGER NOT NULL,
+        events INTEGER NOT NULL,
         PRIMARY KEY (kind, object_id)
       ) STRICT;
       -- Event-stream position and counters: cursor, last read, the day's webhook-triggered requests.

@@ -97,6 +97,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     {
       PORT: String(port),
       HOST: '127.0.0.1',
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
       DATA_DIR: dataDir,
       CRM_BASE_URL: sim.baseUrl,
       CRM_API_KEY: sim.apiKey,

@@ -62,8 +62,11 @@ describe('deploy/', () => {
   });
 
   it('the unit runs the relay entry point, keeps the store writable, and reloads with the sync signal', () => {
-    const [, entry] = /^ExecStart=\/usr\/bin\/node --import tsx (\S+)$/m.exec(unit) ?? [];
-    expect(entry && existsSync(join(projectRoot, entry))).toBe(true);
+    // The unit runs the build (plain node, no tsx): the file `npm run build` makes from server/main.ts.
+    const [, entry] = /^ExecStart=\/usr\/bin\/node --enable-source-maps (\S+)$/m.exec(unit) ?? [];
+    expect(entry).toBe('dist/server/main.js');
+    expect(existsSync(join(projectRoot, 'server', 'main.ts'))).toBe(true);
+    expect(unit).not.toContain('tsx');
     expect(unit).toMatch(new RegExp(`^ReadWritePaths=${unitEnv.DATA_DIR}$`, 'm'));
     expect(unit).toContain(`ExecReload=/bin/kill -${SYNC_SIGNAL.replace(/^SIG/, '')} $MAINPID`);
     expect(unit).toMatch(/^EnvironmentFile=\/etc\/estate-embed\/relay\.env$/m);

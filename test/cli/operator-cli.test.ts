@@ -164,6 +164,7 @@ describe('npm run relay -- sync', () => {
       CRM_API_KEY: relay.config.CRM_API_KEY!,
       CRM_ACCESS_TOKEN: relay.config.CRM_ACCESS_TOKEN!,
       PHOTO_HOSTS: new URL(relay.simulator!.origin).host,
+      PUBLIC_URL: 'https://relay.agency.test',
       LOG_LEVEL: 'silent',
     };
     const result = await cli(['sync', '--full'], env);

@@ -25,8 +25,16 @@ describe('demo mode: a change in the simulator reaches the listing API by webhoo
     const { items } = (await (await fetch(`${relay.url}/api/v1/listings?pageSize=5`)).json()) as { items: Array<{ id: number }> };
     const [first, second] = items;
     const sim = relay.simulator!.origin;
+    // A listing is one sale or lease life of a CRM property: the control surface names the property
+    // (and, for one both for sale and for lease, the market).
+    const { items: records } = (await (await fetch(`${sim}/__sim/listings`)).json()) as { items: Array<{ id: number; market: 'sale' | 'lease'; lifeId: number }> };
+    const lifeOf = (listingId: number) => {
+      const record = records.find((candidate) => candidate.lifeId * 2 + (candidate.market === 'lease' ? 1 : 0) === listingId);
+      if (!record) throw new Error(`no simulated record behind listing ${listingId}`);
+      return `${record.id}?market=${record.market}`;
+    };
     const changedAt = Date.now();
-    const patch = await fetch(`${sim}/__sim/listings/${first!.id}`, {
+    const patch = await fetch(`${sim}/__sim/listings/${lifeOf(first!.id)}`, {
       method: 'PATCH',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ fields: { heading: 'Price reduced (demo)', displayPrice: '$1,150,000' } }),
@@ -40,7 +48,7 @@ describe('demo mode: a change in the simulator reaches the listing API by webhoo
     expect(answer.body).toMatchObject({ heading: 'Price reduced (demo)', displayPrice: '$1,150,000' });
     expect(Date.now() - changedAt).toBeLessThan(5_000);
 
-    await fetch(`${sim}/__sim/listings/${second!.id}/withdraw`, { method: 'POST' });
+    await fetch(`${sim}/__sim/listings/${lifeOf(second!.id).replace('?', '/withdraw?')}`, { method: 'POST' });
     let gone = await listing(second!.id);
     while (gone.status !== 404 && Date.now() - changedAt < 10_000) {
       await new Promise((resolve) => setTimeout(resolve, 100));

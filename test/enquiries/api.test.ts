@@ -264,7 +264,7 @@ describe('GET /api/v1/enquiries/:originalId', () => {
 
 describe('CORS', () => {
   it('lets allowed origins and the relay itself post; refuses others with 403 and stores nothing', async () => {
-    const harness = setup({ env: { ALLOWED_ORIGINS: 'https://agency.example' } });
+    const harness = setup({ env: { ALLOWED_ORIGINS: 'https://agency.example', PUBLIC_URL: 'http://relay.local:8787' } });
     const preflight = await request(harness.app)
       .options('/api/v1/enquiries')
       .set('Origin', 'https://agency.example')
@@ -277,9 +277,12 @@ describe('CORS', () => {
     const allowed = await request(harness.app).post('/api/v1/enquiries').set('Origin', 'https://agency.example').send(validEnquiry()).expect(202);
     expect(allowed.headers['access-control-allow-origin']).toBe('https://agency.example');
 
-    // The relay's own demo pages (same origin as the relay).
-    const own = await request(harness.app).post('/api/v1/enquiries').set('Host', 'relay.local:8787').set('Origin', 'http://relay.local:8787').send(validEnquiry());
+    // The relay's own pages (PUBLIC_URL's origin), whatever Host the request names.
+    const own = await request(harness.app).post('/api/v1/enquiries').set('Origin', 'http://relay.local:8787').send(validEnquiry());
     expect(own.status).toBe(202);
+    // A forged Host does not make the attacker's origin the relay's own.
+    const forged = await request(harness.app).post('/api/v1/enquiries').set('Host', 'evil.example').set('Origin', 'http://evil.example').send(validEnquiry());
+    expect(forged.status).toBe(403);
 
     for (const origin of ['https://evil.example', 'https://agency.example.evil.example', 'null']) {
       const refused = await request(harness.app).post('/api/v1/enquiries').set('Origin', origin).send(validEnquiry());

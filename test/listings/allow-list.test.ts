@@ -70,12 +70,12 @@ describe('public fields only', () => {
 
     const [withheld, partial] = rig.expectedIds('sale');
     contactAgentId = withheld;
-    state.changeListing(withheld, { fields: { displayPrice: 'Contact Agent', searchPrice: SECRET_PRICE } });
+    state.changeListing(rig.simListing(withheld).id, { fields: { displayPrice: 'Contact Agent', searchPrice: SECRET_PRICE } });
     partialAddressId = partial;
-    const address = state.listing(partial)!.fields.address as { streetNumber: string; street: string; unitNumber: string | null };
+    const address = rig.simListing(partial).fields.address as { streetNumber: string; street: string; unitNumber: string | null };
     hiddenStreet = `${address.streetNumber} ${address.street}`;
     // The CRM keeps the full displayAddress; the visibility setting must still be honoured.
-    state.changeListing(partial, { fields: { addressVisibility: 'suburb' } });
+    state.changeListing(rig.simListing(partial).id, { fields: { addressVisibility: 'suburb' } });
 
     const report = await rig.relay.listings.sync.run('full');
     expect(report.error).toBeUndefined();
@@ -176,7 +176,7 @@ describe('public fields only', () => {
   });
 
   it('gives the enquiry relay the CRM ids of a listing', () => {
-    const listing = rig.sim.state.listing(contactAgentId)!;
+    const listing = rig.simListing(contactAgentId);
     expect(rig.relay.listings.listingTarget(contactAgentId)).toEqual({
       saleLifeId: listing.lifeId,
       leaseLifeId: null,

@@ -9,7 +9,7 @@ import { BudgetRefusedError, planBudget } from '../../server/listings/index.ts';
 import { silentLogger } from '../../server/log.ts';
 import { startRelay } from '../../server/relay.ts';
 
-const CRM = { CRM_BASE_URL: 'http://127.0.0.1:9/api/v1.3', CRM_API_KEY: 'key', CRM_ACCESS_TOKEN: 'token' };
+const CRM = { CRM_BASE_URL: 'http://127.0.0.1:9/api/v1.3', CRM_API_KEY: 'key', CRM_ACCESS_TOKEN: 'token', PUBLIC_URL: 'https://relay.agency.test' };
 const noSizes = { listingsBySource: new Map<string, number>(), agents: 0, openHomes: 0 };
 
 describe('CRM budget planner', () => {
@@ -17,8 +17,9 @@ describe('CRM budget planner', () => {
     const plan = planBudget(loadConfig({ ...CRM }), noSizes);
     // Defaults: residential (sale, lease, sold, leased lists); the stream every 5 minutes, lists hourly, a sweep every 6 hours.
     // 288 stream reads + 4 × (4 lists + staff) + open homes (hourly: 24) + up to 200 webhook requests
-    // + 20 list polls × 4 lists + 10 stream-only changes × 4 lists.
-    expect(plan.perDay).toBe(288 + 4 * 5 + 24 + 200 + 20 * 4 + 40);
+    // + 20 list polls × 4 lists + 10 stream-only changes × 4 lists + the key's usage, read hourly (24).
+    expect(plan.perDay).toBe(288 + 4 * 5 + 24 + 200 + 20 * 4 + 40 + 24);
+    expect(plan.lines.at(-1)).toMatchObject({ perDay: 24, setting: 'CRM_USAGE_CHECK_MINUTES' });
     expect(plan.eventStreamReads).toBe(288);
     expect(plan.eventStreamIntervalMinutes).toBe(5);
     expect(plan.freshness).toEqual({ withWebhooksSeconds: 5, withoutWebhooksSeconds: 360 });

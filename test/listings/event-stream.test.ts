@@ -5,6 +5,9 @@ import { startRelay } from '../../server/relay.ts';
 import { startListingRig, type ListingRig } from './rig.ts';
 
 const streamReads = (rig: ListingRig) => rig.sim.state.getCounters().requestsByEndpoint['GET /eventStream'] ?? 0;
+/** A change to the life of a property behind a public listing id. */
+const change = (rig: ListingRig, listingId: number, what: Parameters<ListingRig['sim']['state']['changeListing']>[1]) =>
+  rig.sim.state.changeListing(rig.simListing(listingId).id, what, rig.simListing(listingId).market);
 const cursorIn = (rig: ListingRig) =>
   rig.relay.store.db.prepare("SELECT value FROM crm_event_stream_state WHERE key = 'cursor'").pluck().get() as string | undefined;
 
@@ -21,7 +24,7 @@ describe('the event stream as the safety net', () => {
 
   it('first read starts at the last sweep (eventsSince) and refreshes what no webhook announced', async () => {
     const [id] = rig.expectedIds('sale');
-    rig.sim.state.changeListing(id, { fields: { heading: 'Caught by the stream' } });
+    change(rig, id!, { fields: { heading: 'Caught by the stream' } });
     const reads = streamReads(rig);
     const result = await rig.relay.listings.changes.readStream();
     expect(result.events).toBe(1);
@@ -35,7 +38,7 @@ describe('the event stream as the safety net', () => {
     rig.sim.state.webhooks.configure({ url: `${rig.relay.url}/hooks/crm`, dropRate: 0 });
     try {
       const [, id] = rig.expectedIds('sale');
-      rig.sim.state.changeListing(id, { fields: { heading: 'Pushed first' } });
+      change(rig, id!, { fields: { heading: 'Pushed first' } });
       await rig.sim.state.webhooks.settled();
       await rig.relay.listings.changes.drain();
       expect((await rig.get(`/api/v1/listings/${id}`)).body.heading).toBe('Pushed first');
@@ -57,6 +60,7 @@ describe('the event stream as the safety net', () => {
       CRM_BASE_URL: rig.sim.baseUrl,
       CRM_API_KEY: rig.sim.apiKey,
       CRM_ACCESS_TOKEN: rig.sim.accessToken,
+      PUBLIC_URL: rig.publicUrl,
       CRM_REQUESTS_PER_SECOND: '200',
       PHOTO_WIDTHS: '240,480',
       LOG_LEVEL: 'silent',
@@ -65,7 +69,7 @@ describe('the event stream as the safety net', () => {
     try {
       expect(await restarted.listings.changes.readStream()).toMatchObject({ events: 0, queued: 0 });
       const id = rig.expectedIds('lease')[0]!;
-      rig.sim.state.changeListing(id, { fields: { heading: 'After the restart' } });
+      change(rig, id, { fields: { heading: 'After the restart' } });
       expect(await restarted.listings.changes.readStream()).toMatchObject({ events: 1, queued: 1 });
       const detail = await fetch(`${restarted.url}/api/v1/listings/${id}`);
       expect(((await detail.json()) as { heading: string }).heading).toBe('After the restart');
@@ -82,7 +86,7 @@ describe('the event stream as the safety net', () => {
     rig.relay.store.db
       .prepare("INSERT INTO crm_event_stream_state (key, value) VALUES ('cursor', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
       .run(Buffer.from(`1.${Date.now() - 40 * 86_400_000}`).toString('base64url'));
-    rig.sim.state.changeListing(id, { fields: { heading: 'Despite the expired cursor' } });
+    change(rig, id, { fields: { heading: 'Despite the expired cursor' } });
     const result = await rig.relay.listings.changes.readStream();
     expect(result.queued).toBeGreaterThanOrEqual(1);
     expect((await rig.get(`/api/v1/listings/${id}`)).body.heading).toBe('Despite the expired cursor');
@@ -91,7 +95,7 @@ describe('the event stream as the safety net', () => {
 
   it('a listing withdrawn in the CRM and named only by the stream leaves the API', async () => {
     const id = rig.expectedIds('sale').at(-1)!;
-    rig.sim.state.withdrawListing(id);
+    rig.sim.state.withdrawListing(rig.simListing(id).id, rig.simListing(id).market);
     await rig.relay.listings.changes.readStream();
     expect((await rig.get(`/api/v1/listings/${id}`)).status).toBe(404);
   });

@@ -4,16 +4,25 @@ import { join } from 'node:path';
 import { loadConfig } from '../../server/config.ts';
 import { silentLogger } from '../../server/log.ts';
 import { startRelay, type RunningRelay } from '../../server/relay.ts';
+import type { SimListing } from '../../server/sim/model.ts';
 import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
+
+const PUBLIC_URL = 'https://relay.agency.test';
 
 export interface ListingRig {
   sim: RunningSimulator;
   relay: RunningRelay;
   dataDir: string;
+  /** The relay's PUBLIC_URL: absolute URLs in answers start with it. */
+  publicUrl: string;
+  /** An absolute URL from an answer, made to reach this relay (its PUBLIC_URL names no real host). */
+  toRelay(url: string): string;
   /** GET on the relay (real HTTP), parsed JSON. */
   get<T = any>(path: string, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: T; text: string }>;
-  /** Listings the simulator would show on the web right now, by list. */
+  /** Listings the simulator would show on the web right now, by list: their public listing ids. */
   expectedIds(kind: 'sale' | 'lease' | 'sold'): number[];
+  /** The simulator's record behind a public listing id (one per sale or lease life). */
+  simListing(listingId: number): SimListing;
   /** API requests the simulator has received so far (all endpoints). */
   crmRequests(): number;
   close(): Promise<void>;
@@ -54,6 +63,7 @@ export async function startListingRig(
     CRM_REQUESTS_PER_SECOND: String(requestsPerSecond),
     PHOTO_WIDTHS: '240,480',
     LOG_LEVEL: 'silent',
+    PUBLIC_URL: PUBLIC_URL,
     ...options.env,
   });
   const relay = await startRelay(config, { log: silentLogger, workers: false, app: { demoDir: null } });
@@ -62,6 +72,8 @@ export async function startListingRig(
     sim,
     relay,
     dataDir,
+    publicUrl: config.PUBLIC_URL!,
+    toRelay: (url) => (url.startsWith(config.PUBLIC_URL!) ? relay.url + url.slice(config.PUBLIC_URL!.length) : url),
     async get(path, headers = {}) {
       // A kept-alive socket the server closed while the test was busy elsewhere: try a fresh one once.
       const response = await fetch(`${relay.url}${path}`, { headers }).catch(() => fetch(`${relay.url}${path}`, { headers }));
@@ -84,8 +96,13 @@ export async function startListingRig(
               listing.modified >= Date.now() - relay.config.SOLD_DAYS * 86_400_000
             : listing.market === kind && (kind === 'sale' ? ['listing', 'conditional'] : ['listing']).includes(listing.status),
         )
-        .map((listing) => listing.id)
+        .map(publicListingId)
         .sort((a, b) => a - b);
+    },
+    simListing(listingId) {
+      const found = sim.state.listings.find((listing) => publicListingId(listing) === listingId);
+      if (!found) throw new Error(`the simulator has no listing behind listing id ${listingId}`);
+      return found;
     },
     crmRequests: () => sim.state.getCounters().totalRequests,
     async close() {
@@ -105,4 +122,9 @@ export async function allListingIds(rig: ListingRig, query = ''): Promise<number
     ids.push(...body.items.map((item: { id: number }) => item.id));
     if (page * body.pageSize >= body.total) return ids.sort((a, b) => a - b);
   }
+}
+
+/** The relay's public id of a simulated listing: one per sale or lease life (server/listings/public-fields.ts listingId). */
+export function publicListingId(listing: SimListing): number {
+  return listing.lifeId * 2 + (listing.market === 'lease' ? 1 : 0);
 }

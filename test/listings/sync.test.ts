@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../server/log.ts';
 import { ListingSync } from '../../server/listings/sync.ts';
 import { variantPath } from '../../server/photos/variants.ts';
-import { allListingIds, startListingRig, type ListingRig } from './rig.ts';
+import { allListingIds, publicListingId, startListingRig, type ListingRig } from './rig.ts';
 
 const endpoint = (rig: ListingRig, label: string) => rig.sim.state.getCounters().requestsByEndpoint[label] ?? 0;
 
@@ -17,7 +17,7 @@ describe('listing sync against the CRM simulator', () => {
     await rig?.close();
   });
 
-  it('a first full sweep caches every current published listing, with one photo list per listing, pages of 100', async () => {
+  it('a first full sweep caches every current published listing, pages of 100, photos taken from the list items (no photo call)', async () => {
     const pageSizes: unknown[] = [];
     const requestList = rig.relay.crm.requestList.bind(rig.relay.crm);
     // Records what the sync asks for, then does the real request.
@@ -39,7 +39,8 @@ describe('listing sync against the CRM simulator', () => {
     expect(await allListingIds(rig, 'type=lease')).toEqual(rig.expectedIds('lease'));
     expect(await allListingIds(rig, 'status=sold')).toEqual(rig.expectedIds('sold'));
     const cached = rig.expectedIds('sale').length + rig.expectedIds('lease').length + rig.expectedIds('sold').length;
-    expect(endpoint(rig, 'GET /properties/{id}/photos')).toBe(cached);
+    // List items carry their photos, as real answers do: no per-listing photo request.
+    expect(endpoint(rig, 'GET /properties/{id}/photos')).toBe(0);
     expect(rig.sim.state.getCounters().photoDownloads).toBeGreaterThan(cached);
   });
 
@@ -70,7 +71,7 @@ describe('listing sync against the CRM simulator', () => {
 
   it('an incremental sync picks up changed and new listings; a photo is downloaded again only when it changed', async () => {
     const [changedId] = rig.expectedIds('sale');
-    rig.sim.state.changeListing(changedId, { fields: { heading: 'Renovated and ready' } });
+    rig.sim.state.changeListing(rig.simListing(changedId).id, { fields: { heading: 'Renovated and ready' } });
     const added = rig.sim.state.addListing({ category: 'residentialSale' });
     rig.sim.state.resetCounters();
 
@@ -83,7 +84,7 @@ describe('listing sync against the CRM simulator', () => {
     // The changed listing's photos did not change: only the new listing's were fetched.
     expect(rig.sim.state.getCounters().photoDownloads).toBe(publishedOfAdded);
 
-    const photo = rig.sim.state.listing(changedId)!.photos.find((candidate) => candidate.published)!;
+    const photo = rig.simListing(changedId).photos.find((candidate) => candidate.published)!;
     await rig.sim.state.replacePhoto(photo.id);
     rig.sim.state.resetCounters();
     report = await rig.relay.listings.sync.run('incremental');
@@ -94,7 +95,7 @@ describe('listing sync against the CRM simulator', () => {
 
   it('a sold listing moves to the sold list at the next incremental sync', async () => {
     const [, soldId] = rig.expectedIds('sale');
-    rig.sim.state.changeListing(soldId, { status: 'settled' });
+    rig.sim.state.changeListing(rig.simListing(soldId).id, { status: 'settled' });
     await rig.relay.listings.sync.run('incremental');
     expect(await allListingIds(rig, 'type=sale')).not.toContain(soldId);
     const detail = await rig.get(`/api/v1/listings/${soldId}`);
@@ -107,15 +108,15 @@ describe('listing sync against the CRM simulator', () => {
     const withdrawnId = rig.expectedIds('sale').at(-1)!;
     // Give it a photo no other listing shares (the simulator's replacements of one scene are alike
     // at the same revision: go past any revision used elsewhere), so its file must go with it.
-    const own = rig.sim.state.listing(withdrawnId)!.photos.find((photo) => photo.published)!;
+    const own = rig.simListing(withdrawnId).photos.find((photo) => photo.published)!;
     for (let times = 0; times < 5; times++) await rig.sim.state.replacePhoto(own.id);
     await rig.relay.listings.sync.run('incremental');
     const detail = await rig.get(`/api/v1/listings/${withdrawnId}`);
     const ownPhoto = detail.body.photos.find((photo: { id: number }) => photo.id === own.id);
-    const ownFile = ownPhoto.url as string;
+    const ownFile = rig.toRelay(ownPhoto.url as string);
     expect((await fetch(ownFile)).status).toBe(200);
 
-    rig.sim.state.withdrawListing(withdrawnId);
+    rig.sim.state.withdrawListing(rig.simListing(withdrawnId).id);
     await rig.relay.listings.sync.run('incremental');
     // Not in the available list any more, but an incremental read cannot prove it left: still shown.
     expect(await allListingIds(rig, 'type=sale')).toContain(withdrawnId);
@@ -128,6 +129,24 @@ describe('listing sync against the CRM simulator', () => {
     const [hash, width] = /photos\/([0-9a-f]{32})-(\d+)\.jpg$/.exec(ownFile)!.slice(1);
     expect(existsSync(variantPath(rig.relay.listings.mirror.photoDir, hash, Number(width), 'jpeg'))).toBe(false);
     expect(rig.relay.listings.listingTarget(withdrawnId)).toBeUndefined();
+  });
+
+  it('the web filter decides: an off-market listing never shows, one taken off the web leaves at the next full sweep', async () => {
+    const offMarket = rig.sim.state.addListing({ published: false });
+    const hiddenLater = rig.expectedIds('sale')[0]!;
+    await rig.relay.listings.sync.run('incremental');
+    // The CRM's answers carry publishedToWeb null on every current listing: that hides nothing.
+    expect(await allListingIds(rig, 'type=sale')).toEqual(rig.expectedIds('sale'));
+    expect(await allListingIds(rig, 'type=sale')).not.toContain(publicListingId(offMarket));
+    expect((await rig.get(`/api/v1/listings/${offMarket.id}`)).status).toBe(404);
+
+    rig.sim.state.changeListing(rig.simListing(hiddenLater).id, { published: false });
+    await rig.relay.listings.sync.run('incremental');
+    // Gone from the published list, which an incremental read cannot prove: still shown until the sweep.
+    expect(await allListingIds(rig, 'type=sale')).toContain(hiddenLater);
+    await rig.relay.listings.sync.run('full');
+    expect(await allListingIds(rig, 'type=sale')).not.toContain(hiddenLater);
+    expect(await allListingIds(rig, 'type=sale')).toEqual(rig.expectedIds('sale'));
   });
 
   it('keeps serving the whole cache, with its age, while the CRM answers 500', async () => {

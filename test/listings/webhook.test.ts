@@ -4,7 +4,7 @@ import { signCrmWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../server/listings/
 import { silentLogger } from '../../server/log.ts';
 import { startRelay, type RunningRelay } from '../../server/relay.ts';
 import { renderListing, renderPhoto } from '../../server/sim/views.ts';
-import { allListingIds, startListingRig, type ListingRig } from './rig.ts';
+import { allListingIds, publicListingId, startListingRig, type ListingRig } from './rig.ts';
 
 const TOLERANCE = 120;
 
@@ -40,33 +40,42 @@ describe('POST /hooks/crm (the CRM\'s own webhook format)', () => {
   function signed(body: string, t = Date.now(), key = apiKey()) {
     return { [WEBHOOK_SIGNATURE_HEADER]: signCrmWebhook(key, t, body) };
   }
-  /** The body the CRM sends for a property, with its record in itemBodies (photos inline) or not. */
-  async function propertyEvent(id: number, withRecord: boolean, event = 'property.update'): Promise<string> {
-    const listing = rig.sim.state.listing(id)!;
+  /**
+   * The body the CRM sends for a property, with its records in itemBodies (one per life, sale and
+   * lease; photos inline) or none. `lives` picks which records go (default: every life).
+   */
+  async function propertyEvent(propertyId: number, withRecord: boolean, event = 'property.update', lives?: Array<'sale' | 'lease'>): Promise<string> {
+    const records = rig.sim.state.listingsOfProperty(propertyId).filter((listing) => !lives || lives.includes(listing.market));
     const itemBodies = withRecord
-      ? [
-          {
+      ? await Promise.all(
+          records.map(async (listing) => ({
             dataModel: 'Property',
             data: JSON.stringify({
               ...renderListing(listing, rig.sim.state, rig.sim.origin, 'single'),
               photos: await Promise.all(listing.photos.map((photo) => renderPhoto(photo, rig.sim.origin))),
             }),
-          },
-        ]
+          })),
+        )
       : [];
-    return JSON.stringify({ event, data: { id }, accountid: 1, timestamp: new Date().toISOString(), itemBodies });
+    return JSON.stringify({ event, data: { id: propertyId }, accountid: 1, timestamp: new Date().toISOString(), itemBodies });
   }
+  /** The CRM property behind a public listing id, and a change to that life of it. */
+  const propertyOf = (listingId: number) => rig.simListing(listingId).id;
+  const change = (listingId: number, what: Parameters<ListingRig['sim']['state']['changeListing']>[1]) =>
+    rig.sim.state.changeListing(propertyOf(listingId), what, rig.simListing(listingId).market);
+  /** Listings of properties with one life only (the property both for sale and for lease has tests of its own). */
+  const single = (kind: 'sale' | 'lease') => rig.expectedIds(kind).filter((id) => rig.sim.state.listingsOfProperty(propertyOf(id)).length === 1);
   const applied = () => relay.listings.changes.drain();
   const pending = () => relay.store.db.prepare('SELECT COUNT(*) FROM crm_change_queue').pluck().get() as number;
 
   it('good signature, record in itemBodies: stored, then applied with zero CRM requests', async () => {
-    const [id] = rig.expectedIds('sale');
-    rig.sim.state.changeListing(id, { fields: { heading: 'Pushed heading', displayPrice: 'Offers over $990,000' } });
-    const body = await propertyEvent(id, true);
+    const [id] = single('sale');
+    change(id!, { fields: { heading: 'Pushed heading', displayPrice: 'Offers over $990,000' } });
+    const body = await propertyEvent(propertyOf(id!), true);
     const before = rig.crmRequests();
     const response = await post(body, signed(body));
     expect(response.status).toBe(202);
-    expect(await response.json()).toEqual({ status: 'accepted', event: 'property.update', id });
+    expect(await response.json()).toEqual({ status: 'accepted', event: 'property.update', id: propertyOf(id!) });
     const detail = await until(() => rig.get(`/api/v1/listings/${id}`), (answer) => answer.body.heading === 'Pushed heading');
     expect(detail.body.heading).toBe('Pushed heading');
     expect(detail.body.displayPrice).toContain('990,000');
@@ -76,9 +85,9 @@ describe('POST /hooks/crm (the CRM\'s own webhook format)', () => {
   });
 
   it('itemBodies without the record: refreshed from the CRM lists, few requests', async () => {
-    const [, id] = rig.expectedIds('sale');
-    rig.sim.state.changeListing(id, { fields: { heading: 'Read from the list' } });
-    const body = await propertyEvent(id, false);
+    const [, id] = single('sale');
+    change(id!, { fields: { heading: 'Read from the list' } });
+    const body = await propertyEvent(propertyOf(id!), false);
     const before = rig.crmRequests();
     expect((await post(body, signed(body))).status).toBe(202);
     const detail = await until(() => rig.get(`/api/v1/listings/${id}`), (answer) => answer.body.heading === 'Read from the list');
@@ -91,9 +100,9 @@ describe('POST /hooks/crm (the CRM\'s own webhook format)', () => {
   });
 
   it('refuses a bad, tampered (one whitespace byte), malformed-header or stale signature, changing nothing', async () => {
-    const [id] = rig.expectedIds('lease');
-    rig.sim.state.changeListing(id, { fields: { heading: 'Must not show' } });
-    const body = await propertyEvent(id, true);
+    const [id] = single('lease');
+    change(id!, { fields: { heading: 'Must not show' } });
+    const body = await propertyEvent(propertyOf(id!), true);
     const now = Date.now();
     const good = signCrmWebhook(apiKey(), now, body);
     const spaced = body.replace('{"event"', '{ "event"');
@@ -137,8 +146,8 @@ describe('POST /hooks/crm (the CRM\'s own webhook format)', () => {
   });
 
   it('a replay is refused by its digest, also after a restart of the relay', async () => {
-    const id = rig.expectedIds('sale')[2]!;
-    const body = await propertyEvent(id, true);
+    const id = single('sale')[2]!;
+    const body = await propertyEvent(propertyOf(id), true);
     const headers = signed(body);
     expect((await post(body, headers)).status).toBe(202);
     await applied();
@@ -155,6 +164,7 @@ describe('POST /hooks/crm (the CRM\'s own webhook format)', () => {
       CRM_BASE_URL: rig.sim.baseUrl,
       CRM_API_KEY: rig.sim.apiKey,
       CRM_ACCESS_TOKEN: rig.sim.accessToken,
+      PUBLIC_URL: rig.publicUrl,
       LOG_LEVEL: 'silent',
     });
     const restarted = await startRelay(config, { log: silentLogger, workers: false, app: { demoDir: null } });
@@ -185,9 +195,9 @@ describe('POST /hooks/crm (the CRM\'s own webhook format)', () => {
   });
 
   it('a withdrawn listing (status in the pushed record) is removed with zero CRM requests', async () => {
-    const id = rig.expectedIds('sale').at(-1)!;
-    rig.sim.state.withdrawListing(id);
-    const body = await propertyEvent(id, true);
+    const id = single('sale').at(-1)!;
+    rig.sim.state.withdrawListing(propertyOf(id), rig.simListing(id).market);
+    const body = await propertyEvent(propertyOf(id), true);
     const before = rig.crmRequests();
     expect((await post(body, signed(body))).status).toBe(202);
     const gone = await until(() => rig.get(`/api/v1/listings/${id}`), (answer) => answer.status === 404);
@@ -196,9 +206,9 @@ describe('POST /hooks/crm (the CRM\'s own webhook format)', () => {
   });
 
   it('a listing taken off the web, announced without its record, is removed', async () => {
-    const id = rig.expectedIds('lease').at(-1)!;
-    rig.sim.state.changeListing(id, { published: false });
-    const body = await propertyEvent(id, false);
+    const id = single('lease').at(-1)!;
+    change(id, { published: false });
+    const body = await propertyEvent(propertyOf(id), false);
     expect((await post(body, signed(body))).status).toBe(202);
     const gone = await until(() => rig.get(`/api/v1/listings/${id}`), (answer) => answer.status === 404);
     expect(gone.status).toBe(404);
@@ -208,8 +218,8 @@ describe('POST /hooks/crm (the CRM\'s own webhook format)', () => {
     const added = rig.sim.state.addListing({ category: 'residentialLease' });
     const body = await propertyEvent(added.id, true, 'property.create');
     expect((await post(body, signed(body))).status).toBe(202);
-    const ids = await until(() => allListingIds(rig, 'type=lease'), (list) => list.includes(added.id), 10_000);
-    expect(ids).toContain(added.id);
+    const ids = await until(() => allListingIds(rig, 'type=lease'), (list) => list.includes(publicListingId(added)), 10_000);
+    expect(ids).toContain(publicListingId(added));
   });
 
   it('user.update refreshes the staff', async () => {
@@ -223,6 +233,109 @@ describe('POST /hooks/crm (the CRM\'s own webhook format)', () => {
       (answer) => JSON.stringify(answer.body).includes('Head of Sales (pushed)'),
     );
     expect(JSON.stringify(after.body)).toContain('Head of Sales (pushed)');
+  });
+});
+
+describe('a property for sale and for lease at once: every listing of it follows the push', () => {
+  let rig: ListingRig;
+  let propertyId: number;
+  let saleId: number;
+  let leaseId: number;
+
+  beforeAll(async () => {
+    rig = await startListingRig({ listings: 30, env: { WEBHOOK_DAILY_REFRESHES: '1000' } });
+    const both = rig.sim.state.listings.find((listing) => rig.sim.state.listingsOfProperty(listing.id).length === 2)!;
+    expect(both).toBeDefined();
+    propertyId = both.id;
+    saleId = publicListingId(rig.sim.state.listing(propertyId, 'sale')!);
+    leaseId = publicListingId(rig.sim.state.listing(propertyId, 'lease')!);
+    expect((await rig.relay.listings.sync.run('full')).error).toBeUndefined();
+    rig.relay.listings.changes.start();
+  });
+  afterAll(async () => {
+    await rig?.close();
+  });
+
+  function post(body: string) {
+    return fetch(`${rig.relay.url}/hooks/crm`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', [WEBHOOK_SIGNATURE_HEADER]: signCrmWebhook(rig.sim.apiKey, Date.now(), body) },
+      body,
+    });
+  }
+  async function event(lives: Array<'sale' | 'lease'>): Promise<string> {
+    const itemBodies = await Promise.all(
+      lives.map(async (market) => {
+        const listing = rig.sim.state.listing(propertyId, market)!;
+        const record = { ...renderListing(listing, rig.sim.state, rig.sim.origin, 'single'), photos: await Promise.all(listing.photos.map((photo) => renderPhoto(photo, rig.sim.origin))) };
+        return { dataModel: 'Property', data: JSON.stringify(record) };
+      }),
+    );
+    return JSON.stringify({ event: 'property.update', data: { id: propertyId }, accountid: 1, timestamp: new Date().toISOString(), itemBodies });
+  }
+  const heading = async (id: number) => (await rig.get(`/api/v1/listings/${id}`)).body.heading as string;
+  const status = async (id: number) => (await rig.get(`/api/v1/listings/${id}`)).status;
+  const applied = () => rig.relay.listings.changes.drain();
+
+  it('itemBodies with both records update both listings, with zero CRM requests', async () => {
+    rig.sim.state.changeListing(propertyId, { fields: { heading: 'Sale, pushed' } }, 'sale');
+    rig.sim.state.changeListing(propertyId, { fields: { heading: 'Lease, pushed' } }, 'lease');
+    const before = rig.crmRequests();
+    expect((await post(await event(['sale', 'lease']))).status).toBe(202);
+    await until(() => heading(leaseId), (value) => value === 'Lease, pushed');
+    await applied();
+    expect(await heading(saleId)).toBe('Sale, pushed');
+    expect(await heading(leaseId)).toBe('Lease, pushed');
+    expect(rig.crmRequests()).toBe(before);
+  });
+
+  it('only the sale record pushed: the lease, changed too, is refreshed from the lists', async () => {
+    rig.sim.state.changeListing(propertyId, { fields: { heading: 'Sale, second push' } }, 'sale');
+    rig.sim.state.changeListing(propertyId, { fields: { heading: 'Lease, not pushed' } }, 'lease');
+    expect((await post(await event(['sale']))).status).toBe(202);
+    await until(() => heading(leaseId), (value) => value === 'Lease, not pushed');
+    await applied();
+    expect(await heading(saleId)).toBe('Sale, second push');
+    expect(await heading(leaseId)).toBe('Lease, not pushed');
+  });
+
+  it('an event without records refreshes every listing of the property from the lists', async () => {
+    rig.sim.state.changeListing(propertyId, { fields: { heading: 'Lease, read from the list' } }, 'lease');
+    expect((await post(await event([]))).status).toBe(202);
+    await until(() => heading(leaseId), (value) => value === 'Lease, read from the list');
+    await applied();
+    expect(await heading(leaseId)).toBe('Lease, read from the list');
+    expect(await heading(saleId)).toBe('Sale, second push');
+  });
+
+  it('the lease taken off the web, named only by the event stream: the lease goes, the sale stays', async () => {
+    // Within a second of the change pushed above (the CRM dates events to the second): this one
+    // must not be taken for that one.
+    rig.sim.state.changeListing(propertyId, { published: false }, 'lease');
+    // (The stream's first read also names the changes above: two lives changed per webhook sent.)
+    expect((await rig.relay.listings.changes.readStream()).queued).toBeGreaterThanOrEqual(1);
+    expect(await status(leaseId)).toBe(404);
+    expect(await status(saleId)).toBe(200);
+  });
+
+  it('the lease back on the web: a life not cached is confirmed by its list and appears again', async () => {
+    rig.sim.state.changeListing(propertyId, { published: true }, 'lease');
+    expect((await post(await event(['sale', 'lease']))).status).toBe(202);
+    await until(() => status(leaseId), (value) => value === 200);
+    expect(await status(leaseId)).toBe(200);
+  });
+
+  it('the lease record leaving its list (withdrawn) removes the lease listing only, with zero CRM requests', async () => {
+    await applied();
+    rig.sim.state.withdrawListing(propertyId, 'lease');
+    const before = rig.crmRequests();
+    expect((await post(await event(['sale', 'lease']))).status).toBe(202);
+    await until(() => status(leaseId), (value) => value === 404);
+    await applied();
+    expect(await status(leaseId)).toBe(404);
+    expect(await status(saleId)).toBe(200);
+    expect(await heading(saleId)).toBe('Sale, second push');
+    expect(rig.crmRequests()).toBe(before);
   });
 });
 
@@ -243,13 +356,14 @@ describe('the simulator drops every other webhook; the event stream catches up',
   it('every change reaches the listing API within the promised interval', async () => {
     const promisedMs = rig.relay.listings.plan.freshness.withoutWebhooksSeconds * 1000;
     const ids = [...rig.expectedIds('sale').slice(0, 3), ...rig.expectedIds('lease').slice(0, 1)];
+    const lifeOf = (id: number) => rig.simListing(id);
     const latencies: number[] = [];
     await Promise.all(
       ids.map(async (id, index) => {
         await pause(index * 150);
         const heading = `Changed ${index} at ${Date.now()}`;
         const changedAt = Date.now();
-        rig.sim.state.changeListing(id, { fields: { heading } });
+        rig.sim.state.changeListing(lifeOf(id).id, { fields: { heading } }, lifeOf(id).market);
         const detail = await until(() => rig.get(`/api/v1/listings/${id}`), (answer) => answer.body?.heading === heading, promisedMs + 2_000);
         expect(detail.body.heading).toBe(heading);
         latencies.push(Date.now() - changedAt);

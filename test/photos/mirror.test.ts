@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import { deflateSync } from 'node:zlib';
 import { join } from 'node:path';
 import express from 'express';
 import sharp from 'sharp';
@@ -50,6 +51,35 @@ async function startPhotoHost(): Promise<PhotoHost> {
 
 const jpeg = (width: number, height: number, colour: string) =>
   sharp({ create: { width, height, channels: 3, background: colour } }).jpeg({ quality: 85 }).toBuffer();
+
+/** CRC-32 of PNG chunks (zlib.crc32 is not in Node 20). */
+function crc32(bytes: Buffer): number {
+  let crc = 0xffffffff;
+  for (const byte of bytes) {
+    crc ^= byte;
+    for (let bit = 0; bit < 8; bit++) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+/** A valid 8-bit greyscale PNG of any size, all black: tiny on the wire, whatever its pixel count. */
+function grayPng(width: number, height: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const head = Buffer.alloc(4);
+    head.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([head, body, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 0, 0, 0, 0], 8);
+  // Each row: filter byte 0, then `width` zero pixels.
+  const rows = deflateSync(Buffer.alloc((width + 1) * height), { level: 9 });
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', rows), chunk('IEND', Buffer.alloc(0))]);
+}
 
 describe('photo mirror', () => {
   let allowed: PhotoHost;
@@ -187,6 +217,25 @@ describe('photo mirror', () => {
       { photo_id: 5, error: 'gone' },
     ]);
     expect(store.db.prepare('SELECT COUNT(*) FROM photo_files').pluck().get()).toBe(0);
+  });
+
+  it('refuses a hostile strip (1 x 30,000,000 px, a real PNG under the pixel cap) quickly, before decoding it', async () => {
+    open();
+    allowed.routes.set('/strip.png', { status: 200, type: 'image/png', body: grayPng(1, 30_000_000) });
+    allowed.routes.set('/sliver.png', { status: 200, type: 'image/png', body: grayPng(16_000, 2) });
+    allowed.routes.set('/panorama.jpg', { status: 200, body: await jpeg(4000, 500, '#4477aa') });
+    const started = performance.now();
+    const counts = await mirror.syncOwner('listing', 1, [photo(1, '/strip.png'), photo(2, '/sliver.png')]);
+    const seconds = (performance.now() - started) / 1000;
+    expect(counts).toMatchObject({ downloaded: 0, failed: 2 });
+    expect(store.db.prepare('SELECT photo_id, error FROM photos ORDER BY photo_id').all()).toEqual([
+      { photo_id: 1, error: 'bad_dimensions' },
+      { photo_id: 2, error: 'bad_dimensions' },
+    ]);
+    // Decoding the strip costs ~15 s of CPU; reading its header, milliseconds.
+    expect(seconds).toBeLessThan(3);
+    // A wide panorama (8:1) is still a photo.
+    expect(await mirror.syncOwner('listing', 2, [photo(3, '/panorama.jpg')])).toMatchObject({ downloaded: 1, failed: 0 });
   });
 
   it('keeps the previous file while a changed photo cannot be fetched, and retries passing failures', async () => {

@@ -83,7 +83,7 @@ describe('relay skeleton', () => {
 
 describe('CORS policy', () => {
   const corsApp = express();
-  corsApp.use(corsPolicy({ allowedOrigins: ['https://agency.example'], methods: ['GET', 'POST', 'OPTIONS'] }));
+  corsApp.use(corsPolicy({ allowedOrigins: ['https://agency.example'], ownOrigins: ['http://relay.local:8787'], methods: ['GET', 'POST', 'OPTIONS'] }));
   corsApp.all('/thing', (_req, res) => {
     res.json({ ok: true });
   });
@@ -109,8 +109,11 @@ describe('CORS policy', () => {
   });
 
   it("lets the relay's own pages and originless requests in", async () => {
-    const own = await request(corsApp).post('/thing').set('Host', 'relay.local:8787').set('Origin', 'http://relay.local:8787');
+    const own = await request(corsApp).post('/thing').set('Origin', 'http://relay.local:8787');
     expect(own.status).toBe(200);
+    // The own origin is configured, never read from the Host header the client writes.
+    const forged = await request(corsApp).post('/thing').set('Host', 'evil.example').set('Origin', 'http://evil.example');
+    expect(forged.status).toBe(403);
     await request(corsApp).get('/thing').expect(200);
   });
 });

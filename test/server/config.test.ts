@@ -5,6 +5,16 @@ import { ConfigError, loadConfig } from '../../server/config.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
 describe('config', () => {
   it('defaults to demo mode on port 8787 with ./data', () => {
     const config = loadConfig({});
@@ -20,9 +30,51 @@ describe('config', () => {
       CRM_API_KEY: 'key',
       CRM_ACCESS_TOKEN: 'token',
       ALLOWED_ORIGINS: 'https://agency.example, https://www.agency.example',
+      PUBLIC_URL: 'https://relay.agency.example/',
     });
     expect(config.demoMode).toBe(false);
+    expect(config.PUBLIC_URL).toBe('https://relay.agency.example');
     expect(config.ALLOWED_ORIGINS).toEqual(['https://agency.example', 'https://www.agency.example']);
+  });
+
+  it('never falls into demo mode by accident', () => {
+    // An unfilled template: each empty variable is named, and nothing runs.
+    expect(problemsOf({ CRM_BASE_URL: '', CRM_API_KEY: '', CRM_ACCESS_TOKEN: '', SIM_LISTINGS: '' })).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^CRM_BASE_URL: is set but empty/),
+        expect.stringMatching(/^CRM_API_KEY: is set but empty/),
+        expect.stringMatching(/^CRM_ACCESS_TOKEN: is set but empty/),
+        expect.stringMatching(/^SIM_LISTINGS: is set but empty/),
+      ]),
+    );
+    // Production with nothing set: the CRM settings are required, not the simulator started.
+    expect(problemsOf({ NODE_ENV: 'production' })).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^CRM_BASE_URL: is required .*NODE_ENV=production/), expect.stringMatching(/^PUBLIC_URL: is required/)]),
+    );
+    // Any CRM_* variable means a real CRM was meant.
+    expect(problemsOf({ CRM_DAILY_LIMIT: '5000' })).toEqual(expect.arrayContaining([expect.stringMatching(/^CRM_API_KEY: is required .*CRM_DAILY_LIMIT is set/)]));
+    expect(problemsOf({ DEMO_MODE: '0' })).toEqual(expect.arrayContaining([expect.stringMatching(/^CRM_ACCESS_TOKEN: is required .*DEMO_MODE=0/)]));
+    // Asked for explicitly, the demo runs anywhere; not together with credentials.
+    expect(loadConfig({ NODE_ENV: 'production', DEMO_MODE: '1' }).demoMode).toBe(true);
+    expect(problemsOf({ DEMO_MODE: '1', CRM_API_KEY: 'key' })).toEqual([expect.stringMatching(/^DEMO_MODE: .*CRM_API_KEY is set/)]);
+    expect(problemsOf({ DEMO_MODE: 'yes' })).toEqual([expect.stringMatching(/^DEMO_MODE: /)]);
+  });
+
+  it('requires PUBLIC_URL outside demo mode, as an http(s) URL', () => {
+    const crm = { CRM_BASE_URL: 'https://crm.example/api/v1.3', CRM_API_KEY: 'key', CRM_ACCESS_TOKEN: 'token' };
+    expect(problemsOf(crm)).toEqual([expect.stringMatching(/^PUBLIC_URL: is required outside demo mode/)]);
+    expect(problemsOf({ ...crm, PUBLIC_URL: 'ftp://relay.example' })).toEqual([expect.stringMatching(/^PUBLIC_URL: must be an http\(s\) URL/)]);
+    expect(problemsOf({ ...crm, PUBLIC_URL: 'https://relay.example/?x=1' })).toEqual([expect.stringMatching(/^PUBLIC_URL: must not have a query/)]);
+  });
+
+  it('refuses TRUST_PROXY=true, and takes a hop count or subnets', () => {
+    expect(problemsOf({ TRUST_PROXY: 'true' })).toEqual([expect.stringMatching(/^TRUST_PROXY: true is refused .*hop count/)]);
+    expect(problemsOf({ TRUST_PROXY: 'loopback, example.com, 10.0.0.0/33' })).toEqual([
+      expect.stringMatching(/^TRUST_PROXY: must be false, a hop count, or subnets.*"example.com", "10.0.0.0\/33"/),
+    ]);
+    expect(loadConfig({}).TRUST_PROXY).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '1' }).TRUST_PROXY).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8, ::1' }).TRUST_PROXY).toEqual(['loopback', '10.0.0.0/8', '::1']);
   });
 
   it('names every bad variable at once', () => {

@@ -8,6 +8,34 @@ afterEach(async () => {
   sim = undefined;
 });
 
+describe('CRM simulator: scopes and usage, and refusing a capability on request', () => {
+  it('serves GET /scopes as an array of strings and GET /integrator/usage as { used, remaining }; the control surface withdraws a scope and spends quota for "another tool"', async () => {
+    sim = await startSimulator({ listings: 5, dailyLimit: 1000 });
+    const call = apiClient(sim);
+    const control = (path: string, method: string, body: unknown) =>
+      fetch(`${sim!.origin}/__sim${path}`, { method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+
+    const scopes = await call('/scopes');
+    expect(scopes.body).toEqual(expect.any(Array));
+    expect(scopes.body.every((scope: unknown) => typeof scope === 'string')).toBe(true);
+    const usage = await call('/integrator/usage');
+    expect(usage.body).toEqual({ used: 2, remaining: 998 });
+
+    expect((await control('/scopes', 'PUT', { scopes: ['properties:read', 'users:read'] })).status).toBe(200);
+    expect((await call('/scopes')).body).toEqual(['properties:read', 'users:read']);
+    expect((await call('/enquiries')).status).toBe(403);
+    expect((await call('/account/users')).status).toBe(200);
+    expect((await control('/scopes', 'PUT', { scopes: 'all' })).status).toBe(400);
+
+    expect((await control('/usage', 'POST', { requests: 300 })).status).toBe(200);
+    expect((await call('/integrator/usage')).body).toEqual({ used: 306, remaining: 694 });
+    expect((await control('/usage', 'POST', { requests: -1 })).status).toBe(400);
+
+    await control('/reset', 'POST', {});
+    expect((await call('/enquiries')).status).toBe(200);
+  });
+});
+
 describe('CRM simulator: authentication', () => {
   it('answers 403 with the error body when the API key is missing or unknown', async () => {
     sim = await startSimulator({ listings: 5 });

@@ -84,7 +84,8 @@ describe('CRM simulator: webhooks', () => {
   it('POSTs each change signed as the CRM does, with the record in itemBodies', async () => {
     const { url, received } = await startReceiver();
     sim = await startSimulator({ listings: 6, webhookUrl: url });
-    const listing = sim.state.listings.find((candidate) => candidate.market === 'sale')!;
+    // A property with one life (one both for sale and for lease sends two records: next test).
+    const listing = sim.state.listings.find((candidate) => candidate.market === 'sale' && sim!.state.listingsOfProperty(candidate.id).length === 1)!;
     sim.state.changeListing(listing.id, { fields: { heading: 'Signed' } });
     await sim.state.webhooks.settled();
     expect(received).toHaveLength(1);
@@ -102,6 +103,29 @@ describe('CRM simulator: webhooks', () => {
     expect(notice).toMatchObject({ kind: 'listing', id: listing.id, invalidRecords: 0 });
     expect(notice.records[0]).toMatchObject({ id: listing.id, heading: 'Signed' });
     expect(notice.records[0]!.photos!.length).toBe(listing.photos.length);
+  });
+
+  it('a property for sale and for lease at once: itemBodies carry the record of each life', async () => {
+    const { url, received } = await startReceiver();
+    sim = await startSimulator({ listings: 30, webhookUrl: url });
+    const both = sim.state.listings.find((candidate) => sim!.state.listingsOfProperty(candidate.id).length === 2)!;
+    expect(both).toBeDefined();
+    sim.state.changeListing(both.id, { fields: { heading: 'Lease only changed' } }, 'lease');
+    await sim.state.webhooks.settled();
+    expect(received).toHaveLength(1);
+    const notice = parseCrmWebhook(received[0]!.body, Date.now());
+    expect(notice).toMatchObject({ kind: 'listing', id: both.id, invalidRecords: 0 });
+    expect(notice.records).toHaveLength(2);
+    const sale = notice.records.find((record) => record.saleLifeId != null)!;
+    const lease = notice.records.find((record) => record.leaseLifeId != null)!;
+    expect(sale).toMatchObject({ id: both.id, saleLifeId: sim.state.listing(both.id, 'sale')!.lifeId, leaseLifeId: null });
+    expect(lease).toMatchObject({ id: both.id, leaseLifeId: sim.state.listing(both.id, 'lease')!.lifeId, saleLifeId: null, heading: 'Lease only changed' });
+    expect(sale.heading).not.toBe('Lease only changed');
+
+    // A photo is the property's: a change to one goes out with both records too.
+    await sim.state.replacePhoto(both.photos[0]!.id);
+    await sim.state.webhooks.settled();
+    expect(parseCrmWebhook(received.at(-1)!.body, Date.now()).records).toHaveLength(2);
   });
 
   it('drops the injected share evenly (0.5: every other one), never retries, and can leave out itemBodies', async () => {

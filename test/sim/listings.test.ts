@@ -116,24 +116,21 @@ describe('CRM simulator: listing lists', () => {
     expect(body.items.some((item: { displayPrice: string }) => /^\$[\d,]+ (per week|pw)/.test(item.displayPrice))).toBe(true);
   });
 
-  it('/available keeps published current listings; the full list keeps everything', async () => {
-    const all = (await call('/properties/residential/sale?pagesize=100')).body.items as { id: number; status: string; publishedToWeb: string | null }[];
-    const available = (await call('/properties/residential/sale/available?pagesize=100')).body.items as { id: number; status: string; publishedToWeb: string | null }[];
-    expect(available.length).toBeGreaterThan(0);
-    expect(available.every((item) => ['listing', 'conditional'].includes(item.status) && item.publishedToWeb !== null)).toBe(true);
-    const expected = all.filter((item) => ['listing', 'conditional'].includes(item.status) && item.publishedToWeb !== null).map((item) => item.id);
-    expect(available.map((item) => item.id)).toEqual(expected);
-    expect(all.some((item) => item.status === 'settled')).toBe(true);
-    expect(all.some((item) => item.publishedToWeb === null)).toBe(true);
-  });
-
-  it('filters by published and status (listingOrConditional included)', async () => {
-    const unpublished = (await call('/properties/residential/sale?published=false&pagesize=100')).body.items;
-    expect(unpublished.length).toBeGreaterThan(0);
-    expect(unpublished.every((item: { publishedToWeb: string | null }) => item.publishedToWeb === null)).toBe(true);
-    const current = (await call('/properties/residential/sale?status=listingOrConditional&pagesize=100')).body.items;
-    expect(current.length).toBeGreaterThan(0);
-    expect(new Set(current.map((item: { status: string }) => item.status))).toEqual(new Set(['listing', 'conditional']));
+  it('/available keeps current listings, off-market ones too, with publishedToWeb null as in real answers; published=true leaves out the unpublished', async () => {
+    type Item = { id: number; status: string; publishedToWeb: string | null };
+    const all = (await call('/properties/residential/sale?pagesize=100')).body.items as Item[];
+    const available = (await call('/properties/residential/sale/available?pagesize=100')).body.items as Item[];
+    const published = (await call('/properties/residential/sale/available?published=true&pagesize=100')).body.items as Item[];
+    const current = all.filter((item) => ['listing', 'conditional'].includes(item.status)).map((item) => item.id);
+    expect(available.map((item) => item.id)).toEqual(current);
+    expect(available.every((item) => item.publishedToWeb === null)).toBe(true);
+    const onTheWeb = sim.state.listings
+      .filter((listing) => listing.propertyClass === 'residential' && listing.market === 'sale' && listing.publishedToWeb !== null)
+      .map((listing) => listing.id);
+    const offMarket = current.filter((id) => !onTheWeb.includes(id));
+    expect(offMarket.length).toBeGreaterThan(0);
+    expect(published.map((item) => item.id)).toEqual(current.filter((id) => onTheWeb.includes(id)));
+    expect(all.some((item) => item.status === 'settled' && item.publishedToWeb !== null)).toBe(true);
   });
 
   it('sorts by searchPrice in either order', async () => {
@@ -172,7 +169,9 @@ describe('CRM simulator: listing lists', () => {
   });
 
   it('answers single records with the extended fields, and 404 across classes or for unknown ids', async () => {
-    const listing = sim.state.listings.find((candidate) => candidate.propertyClass === 'residential' && candidate.market === 'sale')!;
+    // A property only for sale (one property is offered for sale and for lease: see the next test).
+    const forSaleOnly = (candidate: { id: number }) => sim.state.listings.filter((other) => other.id === candidate.id).length === 1;
+    const listing = sim.state.listings.find((candidate) => candidate.propertyClass === 'residential' && candidate.market === 'sale' && forSaleOnly(candidate))!;
     const single = await call(`/properties/residential/sale/${listing.id}`);
     expect(single.status).toBe(200);
     expect(single.body.id).toBe(listing.id);
@@ -182,6 +181,23 @@ describe('CRM simulator: listing lists', () => {
     const missing = await call('/properties/residential/sale/999');
     expect(missing.status).toBe(404);
     expect(missing.body).toMatchObject({ success: false, code: 'NOT_FOUND' });
+  });
+});
+
+describe('CRM simulator: a property for sale and for lease at once', () => {
+  it('lists it in both available lists, each with its own life id, and answers each single record by market', async () => {
+    const sale = (await call('/properties/residential/sale/available?published=true&pagesize=100')).body.items as Array<{ id: number; saleLifeId: number; leaseLifeId: number | null }>;
+    const lease = (await call('/properties/residential/lease/available?published=true&pagesize=100')).body.items as Array<{ id: number; saleLifeId: number | null; leaseLifeId: number }>;
+    const both = sale.filter((item) => lease.some((other) => other.id === item.id));
+    expect(both).toHaveLength(1);
+    const id = both[0]!.id;
+    const leased = lease.find((item) => item.id === id)!;
+    expect(both[0]!.saleLifeId).toEqual(expect.any(Number));
+    expect(both[0]!.leaseLifeId).toBeNull();
+    expect(leased.leaseLifeId).toEqual(expect.any(Number));
+    expect(leased.saleLifeId).toBeNull();
+    expect((await call(`/properties/residential/sale/${id}`)).body.saleLifeId).toBe(both[0]!.saleLifeId);
+    expect((await call(`/properties/residential/lease/${id}`)).body.leaseLifeId).toBe(leased.leaseLifeId);
   });
 });
 
@@ -264,6 +280,10 @@ describe('CRM simulator: deterministic seed', () => {
     expect(kinds).toEqual(new Set(['residential/sale', 'residential/lease', 'land/sale', 'commercial/sale', 'commercial/lease', 'rural/sale']));
     const big = createSimulatorApp({ listings: 2000 }).state;
     expect(big.listings).toHaveLength(2000);
-    expect(new Set(big.listings.map((listing) => listing.id)).size).toBe(2000);
+    // Ids are unique per market; one property is offered for sale and for lease at once.
+    expect(new Set(big.listings.map((listing) => `${listing.id}/${listing.market}`)).size).toBe(2000);
+    const both = big.listings.filter((listing) => big.listings.some((other) => other.id === listing.id && other.market !== listing.market));
+    expect(both.map((listing) => listing.market).sort()).toEqual(['lease', 'sale']);
+    expect(both[0]!.fields.displayAddress).toBe(both[1]!.fields.displayAddress);
   });
 });

@@ -3,6 +3,7 @@ import { Task } from '@lit/task';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import { live } from 'lit/directives/live.js';
 import type { ListingSort, ListingSummary, ListingsQuery, ListingStatus, ListingType, Page } from '../../contract/relay-api.ts';
+import { priceSteps } from '../../contract/price-bands.ts';
 import { fetchJson, relayUrl, RelayError } from '../shared/relay.ts';
 import { fill, formatMoney, formatNumber, formatShortDateTime, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
 import { styles } from './listings.styles.ts';
@@ -39,8 +40,6 @@ export interface ListingsQueryChangeDetail {
   query: ListingsQuery;
 }
 
-const SALE_PRICES = [200_000, 300_000, 400_000, 500_000, 600_000, 700_000, 800_000, 900_000, 1_000_000, 1_250_000, 1_500_000, 1_750_000, 2_000_000, 2_500_000, 3_000_000, 4_000_000, 5_000_000, 7_500_000, 10_000_000];
-const WEEKLY_RENTS = [200, 300, 400, 500, 600, 700, 800, 900, 1_000, 1_250, 1_500, 2_000, 3_000, 5_000];
 const DEFAULT_PROPERTY_TYPES = ['House', 'Apartment', 'Unit', 'Townhouse', 'Villa', 'Land'];
 /** Cards at the top of the first page load eagerly; the rest wait until they near the viewport. */
 const EAGER_CARDS = 3;
@@ -687,7 +686,8 @@ export class EstateListings extends LitElement {
       </select>
     </div>`;
     const lease = query.type === 'lease';
-    const prices = (lease ? WEEKLY_RENTS : SALE_PRICES).map((value): [string, string] => {
+    // The relay's band grid: a withheld price is found by exactly these steps.
+    const prices = priceSteps(lease ? 'lease' : 'sale').map((value): [string, string] => {
       const money = formatMoney(locale, currency, value);
       return [String(value), lease ? fill(text.perWeek, { price: money }) : money];
     });

@@ -154,14 +154,15 @@ function sortListings(listings: SimListing[], sort: string | undefined, order: '
 }
 
 function listingsHandler(state: SimulatorState, propertyClass: PropertyClassName, market: Market, preset: Preset): RequestHandler {
-  return (req, res) => {
+  return async (req, res) => {
     const { query } = req;
     const paging = pagingParams(query);
     let items = state.listings.filter((listing) => listing.propertyClass === propertyClass && listing.market === market);
 
     if (preset === 'available') {
       const current = market === 'sale' ? ['listing', 'conditional'] : ['listing'];
-      items = items.filter((listing) => current.includes(listing.status) && listing.publishedToWeb !== null);
+      // Current listings, on the web or not (off-market ones too): the caller's published=true filters those.
+      items = items.filter((listing) => current.includes(listing.status));
     } else {
       const allowed = preset === 'sold' ? SOLD_STATUSES : market === 'sale' ? SALE_STATUSES : LEASE_STATUSES;
       const statusList = listParam(query, 'status');
@@ -179,9 +180,9 @@ function listingsHandler(state: SimulatorState, propertyClass: PropertyClassName
         const wanted = expandStatuses(portalStatuses);
         items = items.filter((listing) => listing.publishedToWeb !== null && wanted.has(listing.status));
       }
-      const published = boolParam(query, 'published');
-      if (published !== undefined) items = items.filter((listing) => (listing.publishedToWeb !== null) === published);
     }
+    const published = boolParam(query, 'published');
+    if (published !== undefined) items = items.filter((listing) => (listing.publishedToWeb !== null) === published);
     if (market === 'lease' && boolParam(query, 'availableOnly')) items = items.filter((listing) => listing.status === 'listing');
 
     const modifiedSince = dateParam(query, 'modifiedSince');
@@ -203,14 +204,22 @@ function listingsHandler(state: SimulatorState, propertyClass: PropertyClassName
     const order = enumParam(query, 'sortOrder', ['asc', 'desc'] as const) ?? 'asc';
     const origin = requestOrigin(req);
     const view: ListingView = preset === 'sold' ? 'sold' : 'list';
-    res.json(paginate(req, sortListings(items, sort, order), paging, (listing) => renderListing(listing, state, origin, view)));
+    const envelope = paginate(req, sortListings(items, sort, order), paging, (listing) => listing);
+    // Real list items carry their photos inline (every one, published or not), so a sync needs no photo call.
+    const rendered = await Promise.all(
+      envelope.items.map(async (listing) => ({
+        ...renderListing(listing, state, origin, view),
+        photos: await Promise.all(listing.photos.map((photo) => renderPhoto(photo, origin))),
+      })),
+    );
+    res.json({ ...envelope, items: rendered });
   };
 }
 
 function singleListingHandler(state: SimulatorState, propertyClass: PropertyClassName, market: Market): RequestHandler {
   return (req, res) => {
     const id = Number(req.params.id);
-    const listing = /^\d+$/.test(String(req.params.id)) ? state.listing(id) : undefined;
+    const listing = /^\d+$/.test(String(req.params.id)) ? state.listing(id, market) : undefined;
     if (!listing || listing.propertyClass !== propertyClass || listing.market !== market) {
       sendError(res, 404, `No ${propertyClass} ${market} property with id ${String(req.params.id)}`, 'NOT_FOUND');
       return;

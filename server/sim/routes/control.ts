@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { FaultRuleError, parseFaultRule } from '../faults.ts';
-import type { SimListing } from '../model.ts';
+import type { Market, SimListing } from '../model.ts';
 import { requestOrigin } from '../query.ts';
 import { CATEGORY_SHAPE, type Category } from '../seed.ts';
 import { SimulatorError, type ListingChange, type SimulatorState } from '../state.ts';
@@ -17,13 +17,16 @@ import { renderEvent } from '../events.ts';
  *   POST   /__sim/reset                       back to the seeded account (data, faults, quota)
  *   GET    /__sim/listings                    a summary of every listing
  *   POST   /__sim/listings                    add one: {category?, status?, published?, fields?}
- *   PATCH  /__sim/listings/:id                change one: {status?, published?, fields?}
- *   POST   /__sim/listings/:id/withdraw
+ *   PATCH  /__sim/listings/:id                change one: {status?, published?, fields?}; ?market=sale|lease picks
+ *                                             one life of a property both for sale and for lease
+ *   POST   /__sim/listings/:id/withdraw      (?market= as above)
  *   POST   /__sim/photos/:id/replace          new bytes, photo (and listing) modified bumped
  *   PATCH  /__sim/photos/:id                  {published?, caption?}
  *   GET|PUT|POST|DELETE /__sim/faults         list, replace ({rules}), add (a rule), clear
  *   GET    /__sim/enquiries                   enquiries received through the API
  *   POST   /__sim/tokens                      {scopes} → a new access token
+ *   PUT    /__sim/scopes                      {scopes} → what the main token may do (a scope left out: its endpoints answer 403)
+ *   POST   /__sim/usage                       {requests} → another tool spends that many of the key's daily requests
  *   PUT    /__sim/limits                      {requestsPerSecond?, dailyLimit?}
  *   PATCH  /__sim/users/:id                   change a staff member: {fields?, showOnWeb?}
  *   GET|PUT /__sim/webhooks                   {url, dropRate, itemBodies} and counts (sent, dropped, failed)
@@ -86,6 +89,14 @@ function maskKey(key: string): string {
   return key.length <= 8 ? '****' : `${key.slice(0, 4)}…${key.slice(-4)}`;
 }
 
+/** `?market=sale|lease`: which life of a property both for sale and for lease; absent, the first (the sale). */
+function marketParam(req: Request): Market | undefined {
+  const market = req.query.market;
+  if (market === undefined) return undefined;
+  if (market !== 'sale' && market !== 'lease') throw new ControlInputError('market must be sale or lease');
+  return market;
+}
+
 export function controlRouter(state: SimulatorState): Router {
   const router = express.Router();
   router.use(express.json({ limit: '256kb' }));
@@ -112,11 +123,11 @@ export function controlRouter(state: SimulatorState): Router {
   });
   router.patch('/listings/:id', (req, res) => {
     const { category: _ignored, ...change } = parseListingChange(req.body);
-    const listing = state.changeListing(idParam(req), change);
+    const listing = state.changeListing(idParam(req), change, marketParam(req));
     res.json(renderListing(listing, state, requestOrigin(req), 'single'));
   });
   router.post('/listings/:id/withdraw', (req, res) => {
-    const listing = state.withdrawListing(idParam(req));
+    const listing = state.withdrawListing(idParam(req), marketParam(req));
     res.json(renderListing(listing, state, requestOrigin(req), 'single'));
   });
 
@@ -176,6 +187,19 @@ export function controlRouter(state: SimulatorState): Router {
     const scopes = (req.body as { scopes?: unknown } | undefined)?.scopes;
     if (!Array.isArray(scopes) || !scopes.every((scope) => typeof scope === 'string')) throw new ControlInputError('scopes must be a list of strings');
     res.status(201).json(state.addToken(scopes as string[]));
+  });
+
+  router.put('/scopes', (req, res) => {
+    const scopes = (req.body as { scopes?: unknown } | undefined)?.scopes;
+    if (!Array.isArray(scopes) || !scopes.every((scope) => typeof scope === 'string')) throw new ControlInputError('scopes must be a list of strings');
+    res.json(state.setScopes(scopes as string[]));
+  });
+
+  router.post('/usage', (req, res) => {
+    const requests = (req.body as { requests?: unknown } | undefined)?.requests;
+    if (!Number.isInteger(requests) || (requests as number) < 1) throw new ControlInputError('requests must be a positive whole number');
+    state.spendElsewhere(requests as number);
+    res.json(state.limiter.dailyUsage(state.options.apiKey, state.now()));
   });
 
   router.put('/limits', (req, res) => {
