@@ -15,6 +15,7 @@ const benchmarks: Array<{ name: string; load: () => Promise<BenchModule> }> = [
   { name: 'enquiry-latency', load: () => import('./enquiry-latency.ts') },
   { name: 'listings-api', load: () => import('./listings-api.ts') },
   { name: 'sync-2000', load: () => import('./sync-2000.ts') },
+  { name: 'freshness', load: () => import('./freshness.ts') },
 ];
 
 const wanted = process.argv.slice(2);

@@ -47,7 +47,7 @@ export interface AppDeps {
    * The listing API, agents, photo mirror and CRM webhook (server/listings): mounted when given.
    * Mounted before any body parser: POST /hooks/crm checks its signature over the raw body.
    */
-  listings?: { router: RequestHandler };
+  listings?: { router: RequestHandler; metrics?(): string };
 }
 
 /** Builds the relay's HTTP app. Never listens: main.ts and the tests do that. */
@@ -111,7 +111,7 @@ export function createApp(deps: AppDeps): Express {
     const { metrics } = deps.enquiries;
     app.get('/metrics', metricsAccess(config.METRICS_TOKEN), (_req, res) => {
       res.set('Content-Type', PROMETHEUS_CONTENT_TYPE).set('Cache-Control', 'no-store');
-      res.send(metrics.render());
+      res.send(metrics.render() + (deps.listings?.metrics?.() ?? ''));
     });
   }
 

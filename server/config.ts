@@ -107,7 +107,10 @@ export const configSchema = z
       .describe('After a POST with an unknown outcome, wait this long (ms) before looking the enquiry up in the CRM, so a slow request can land first.'),
     ENQUIRY_DELIVERY_CONCURRENCY: positiveInt(2).describe('Enquiries sent to the CRM at the same time (oldest first; the CRM rate limit still applies).'),
     ENQUIRY_POLL_MS: positiveInt(2000).describe('How often (ms) the delivery worker looks for work queued by other processes (the outbox CLI).'),
-    SYNC_INTERVAL_MINUTES: positiveInt(10).describe('Minutes between incremental listing syncs (modifiedSince).'),
+    SYNC_INTERVAL_MINUTES: z.coerce.number().positive().default(5).describe(
+      "Minutes between reads of the CRM's event stream (one request each), which refresh the listings webhooks missed: the catch-up promised when a webhook is lost.",
+    ),
+    LIST_POLL_MINUTES: z.coerce.number().positive().default(60).describe('Minutes between modifiedSince reads of every listing list, the net under the event stream.'),
     FULL_SWEEP_HOURS: positiveInt(6).describe(
       'Hours between full listing sweeps; a listing that leaves the CRM available list disappears within one sweep.',
     ),
@@ -122,18 +125,15 @@ export const configSchema = z
       .max(3650)
       .default(90)
       .describe('Days of sold and leased residential listings kept for a showcase; 0 turns it off.'),
-    WEBHOOK_SECRET: z
-      .string()
-      .min(16, 'must be at least 16 characters')
-      .optional()
-      .describe('Shared secret of POST /hooks/crm signatures (HMAC-SHA256). Unset: the webhook is off. Secret.'),
-    WEBHOOK_TOLERANCE_SECONDS: positiveInt(300).describe('Largest accepted age (or clock skew) of a webhook timestamp.'),
+    WEBHOOK_TOLERANCE_SECONDS: positiveInt(300).describe(
+      'Largest accepted age (or clock skew) of a CRM webhook signature timestamp (X-VaultRE-Signature t=); replays are refused by digest within it.',
+    ),
     WEBHOOK_DAILY_REFRESHES: z.coerce
       .number()
       .int()
       .min(0)
       .default(200)
-      .describe('Most webhook-triggered listing refreshes per UTC day; later webhooks wait for the next sync.'),
+      .describe('Most CRM requests webhook notices may trigger per UTC day; past it, changes wait for the next event-stream read.'),
     PHOTO_HOSTS: csv
       .pipe(z.array(z.string().regex(/^[a-z0-9.-]+(:\d+)?$/i, 'each entry must be a host name, with an optional :port')))
       .optional()

@@ -10,7 +10,7 @@ export const redactedPaths = [
   '*.apiKey', '*.accessToken', '*.token', '*.secret', '*.password',
   'req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie',
   'headers.authorization', 'headers["x-api-key"]',
-  'CRM_API_KEY', 'CRM_ACCESS_TOKEN', 'WEBHOOK_SECRET', '*.CRM_API_KEY', '*.CRM_ACCESS_TOKEN', '*.WEBHOOK_SECRET',
+  'CRM_API_KEY', 'CRM_ACCESS_TOKEN', '*.CRM_API_KEY', '*.CRM_ACCESS_TOKEN',
   'fullName', 'firstName', 'lastName', 'email', 'mobile', 'telephone', 'message', 'body',
   '*.fullName', '*.firstName', '*.lastName', '*.email', '*.mobile', '*.telephone', '*.message', '*.body',
 ];

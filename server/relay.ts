@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, type AppDeps } from './app.ts';
-import type { Config } from './config.ts';
+import { ConfigError, type Config } from './config.ts';
 import { publicOrigins } from './cors.ts';
 import { CrmAccess } from './crm/access.ts';
 import { createCrmClientFromConfig, type CrmClient } from './crm/client.ts';
@@ -31,7 +31,7 @@ export interface RunningRelay {
   /** What the CRM key and token allow, and the key's usage by every tool. */
   access: CrmAccess;
   /** The embedded simulator in demo mode. */
-  simulator?: { baseUrl: string; origin: string; close(): Promise<void> };
+  simulator?: { baseUrl: string; origin: string; webhookUrlSet: boolean; setWebhookUrl(url: string): void; close(): Promise<void> };
   close(): Promise<void>;
 }
 
@@ -55,8 +55,14 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   let simulator: RunningRelay['simulator'];
   if (config.demoMode) {
     const { startSimulator } = await import('./sim/simulator.ts');
-    const sim = await startSimulator({ listings: config.SIM_LISTINGS });
-    simulator = sim;
+    const sim = await startSimulator({ listings: config.SIM_LISTINGS, webhookUrl: process.env.SIM_WEBHOOK_URL || undefined, webhookDropRate: simDropRate() });
+    simulator = {
+      baseUrl: sim.baseUrl,
+      origin: sim.origin,
+      webhookUrlSet: sim.state.webhooks.url !== null,
+      setWebhookUrl: (webhookUrl) => sim.state.webhooks.configure({ url: webhookUrl }),
+      close: () => sim.close(),
+    };
     config = { ...config, CRM_BASE_URL: sim.baseUrl, CRM_API_KEY: sim.apiKey, CRM_ACCESS_TOKEN: sim.accessToken };
     log.warn(
       { crm: sim.baseUrl, listings: config.SIM_LISTINGS },
@@ -78,7 +84,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     await simulator?.close();
     throw error;
   }
-  workers.push(listings.sync);
+  workers.push(listings.sync, listings.changes);
   // What the key and token allow (logged, and named by /readyz and the status CLI when refused), and the key's usage by every tool.
   const access = new CrmAccess({
     client: crm,
@@ -131,6 +137,8 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   });
   server.on('request', app);
 
+  // Demo mode: the simulator sends its webhooks to this relay, as a real CRM would to the registered URL.
+  if (simulator && !simulator.webhookUrlSet) simulator.setWebhookUrl(`${url}/hooks/crm`);
   if (options.workers !== false) for (const worker of workers) worker.start();
 
   let closing: Promise<void> | undefined;
@@ -147,4 +155,13 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     })());
 
   return { url, port, config, store, crm, enquiries, listings, access, simulator, close };
+}
+
+/** SIM_WEBHOOK_DROP_RATE (0-1): the share of demo webhooks the simulator drops, to watch the event stream catch up. */
+function simDropRate(): number | undefined {
+  const raw = process.env.SIM_WEBHOOK_DROP_RATE;
+  if (raw === undefined || raw === '') return undefined;
+  const rate = Number(raw);
+  if (!(rate >= 0 && rate <= 1)) throw new ConfigError([`SIM_WEBHOOK_DROP_RATE: must be a number from 0 to 1 (got "${raw}")`]);
+  return rate;
 }

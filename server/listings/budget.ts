@@ -7,10 +7,10 @@ export const CRM_PAGE_SIZE = 100;
 export type BudgetSettings = Pick<
   Config,
   | 'SYNC_INTERVAL_MINUTES'
+  | 'LIST_POLL_MINUTES'
   | 'FULL_SWEEP_HOURS'
   | 'LISTING_CLASSES'
   | 'SOLD_DAYS'
-  | 'WEBHOOK_SECRET'
   | 'WEBHOOK_DAILY_REFRESHES'
   | 'CRM_DAILY_LIMIT'
   | 'CRM_BUDGET_SHARE'
@@ -31,6 +31,12 @@ export interface BudgetPlan {
   /** When other tools spend requests with the same API key (from GET /integrator/usage). */
   sharedKey?: { othersToday: number; othersPerDay: number };
   lines: BudgetLine[];
+  /** Event-stream reads a day (each one request). */
+  eventStreamReads: number;
+  /** The catch-up interval: how often the event stream is read (SYNC_INTERVAL_MINUTES). */
+  eventStreamIntervalMinutes: number;
+  /** Freshness promised: a change reaches the listing API within this many seconds. */
+  freshness: { withWebhooksSeconds: number; withoutWebhooksSeconds: number };
   fits: boolean;
   /** When it does not fit: the setting spending most, and what to change. */
   setting?: string;
@@ -46,44 +52,68 @@ export interface KnownSizes {
 
 const pages = (items: number) => Math.max(1, Math.ceil(items / CRM_PAGE_SIZE));
 
-/**
- * How many CRM requests a day the listing sync will spend with these settings:
- * - each incremental sync reads one page of every list (modifiedSince keeps it short);
- * - each full sweep reads every page of every list and of the staff;
- * - open homes (every page) are read hourly and with each sweep;
- * - each webhook refresh reads one record and its photos, up to WEBHOOK_DAILY_REFRESHES a day;
- * - the key's usage (GET /integrator/usage) is read every CRM_USAGE_CHECK_MINUTES (and what the
- *   key allows is checked once per start: four requests, not a daily cost).
- * Photo files come from the file host and do not count. Page views cost nothing (served from the cache).
- */
+/** A delivered webhook is applied within seconds: stored, then the pushed record written (or one list read). */
+export const WEBHOOK_FRESHNESS_SECONDS = 5;
+/** Planned share of listings changing in a day, for the requests the stream's notices cost. */
+const DAILY_CHANGE_SHARE = 0.1;
+
 /** What other tools spent today with the same API key, and how much of the UTC day had passed then (0-1). */
 export interface SharedKeyUsage {
   othersToday: number;
   dayElapsed: number;
 }
 
+/**
+ * How many CRM requests a day the listing sync will spend with these settings:
+ * - the event stream is read every SYNC_INTERVAL_MINUTES (one request, one page on a normal day);
+ *   each change it names that no webhook applied costs a modifiedSince read of the property's lists;
+ * - every LIST_POLL_MINUTES one page of every list (modifiedSince), the net under the stream;
+ * - each full sweep reads every page of every list and of the staff;
+ * - open homes (every page) are read hourly and with each sweep;
+ * - webhook-triggered requests, at most WEBHOOK_DAILY_REFRESHES a day (a pushed record costs none);
+ * - the key's usage (GET /integrator/usage) is read every CRM_USAGE_CHECK_MINUTES (and what the
+ *   key allows is checked once per start: four requests, not a daily cost).
+ * Photo files come from the file host and do not count. Page views cost nothing (served from the cache).
+ * Other tools spending with the same API key (`shared`) leave less of the key's daily limit.
+ */
 export function planBudget(settings: BudgetSettings, sizes: KnownSizes, shared?: SharedKeyUsage): BudgetPlan {
   const specs = listSpecs(settings);
   const sweepsPerDay = Math.ceil(24 / settings.FULL_SWEEP_HOURS);
-  const runsPerDay = Math.ceil((24 * 60) / settings.SYNC_INTERVAL_MINUTES);
-  const incrementalRuns = Math.max(0, runsPerDay - sweepsPerDay);
+  const streamReads = Math.ceil((24 * 60) / settings.SYNC_INTERVAL_MINUTES);
+  const listRuns = Math.ceil((24 * 60) / settings.LIST_POLL_MINUTES);
+  const incrementalRuns = Math.max(0, listRuns - sweepsPerDay);
   const incrementalCost = specs.length;
   const sweepCost = specs.reduce((sum, spec) => sum + pages(sizes.listingsBySource.get(spec.source) ?? 0), 0) + pages(sizes.agents);
-  // Hourly, and with each sweep; never more than once per run.
-  const openHomeReads = Math.min(runsPerDay, 24 + sweepsPerDay);
-  // A refresh reads the record and its entry in the published list (photos inline).
-  const webhookCost = settings.WEBHOOK_SECRET ? settings.WEBHOOK_DAILY_REFRESHES * 2 : 0;
+  // Hourly, and with each sweep; never more than once per list run.
+  const openHomeReads = Math.min(listRuns, 24 + sweepsPerDay);
+  const listings = [...sizes.listingsBySource.values()].reduce((sum, count) => sum + count, 0);
+  const streamChanges = Math.max(10, Math.ceil(listings * DAILY_CHANGE_SHARE));
+  // A notice without its record: one page of each list of the property's class (sale and lease).
+  const requestsPerStreamChange = Math.max(...settings.LISTING_CLASSES.map((propertyClass) => specs.filter((spec) => spec.propertyClass === propertyClass).length));
   const usageReads = Math.ceil((24 * 60) / settings.CRM_USAGE_CHECK_MINUTES);
 
+  const streamReadLine: BudgetLine = {
+    what: `${streamReads} event-stream reads (every ${settings.SYNC_INTERVAL_MINUTES} min) × 1 request`,
+    perDay: streamReads,
+    setting: 'SYNC_INTERVAL_MINUTES',
+  };
+  // Scales with how much changes, not with the interval: left out when the interval is advised.
+  const streamChangeLine: BudgetLine = {
+    what: `~${streamChanges} changes named by the stream alone (webhook lost) × ${requestsPerStreamChange} requests`,
+    perDay: streamChanges * requestsPerStreamChange,
+    setting: 'SYNC_INTERVAL_MINUTES',
+  };
   const lines: BudgetLine[] = [
-    {
-      what: `${incrementalRuns} incremental syncs × ${incrementalCost} requests (one page of each list)`,
-      perDay: incrementalRuns * incrementalCost,
-      setting: 'SYNC_INTERVAL_MINUTES',
-    },
+    streamReadLine,
     { what: `${sweepsPerDay} full sweeps × ${sweepCost} requests (every page, and the staff)`, perDay: sweepsPerDay * sweepCost, setting: 'FULL_SWEEP_HOURS' },
     { what: `${openHomeReads} open-home reads × ${pages(sizes.openHomes)} pages`, perDay: openHomeReads * pages(sizes.openHomes), setting: 'CRM_BUDGET_SHARE' },
-    { what: `up to ${settings.WEBHOOK_SECRET ? settings.WEBHOOK_DAILY_REFRESHES : 0} webhook refreshes × 2 requests (record, its published list entry with photos)`, perDay: webhookCost, setting: 'WEBHOOK_DAILY_REFRESHES' },
+    { what: `up to ${settings.WEBHOOK_DAILY_REFRESHES} webhook-triggered requests`, perDay: settings.WEBHOOK_DAILY_REFRESHES, setting: 'WEBHOOK_DAILY_REFRESHES' },
+    {
+      what: `${incrementalRuns} list polls (every ${settings.LIST_POLL_MINUTES} min) × ${incrementalCost} requests (one page of each list)`,
+      perDay: incrementalRuns * incrementalCost,
+      setting: 'LIST_POLL_MINUTES',
+    },
+    streamChangeLine,
     { what: `${usageReads} reads of the key's usage (GET /integrator/usage)`, perDay: usageReads, setting: 'CRM_USAGE_CHECK_MINUTES' },
   ];
   const perDay = lines.reduce((sum, line) => sum + line.perDay, 0);
@@ -96,21 +126,35 @@ export function planBudget(settings: BudgetSettings, sizes: KnownSizes, shared?:
     0,
     Math.min(Math.floor(settings.CRM_DAILY_LIMIT * settings.CRM_BUDGET_SHARE), settings.CRM_DAILY_LIMIT - (sharedKey?.othersPerDay ?? 0)),
   );
-  if (perDay <= allowed) return { perDay, allowed, lines, fits: true, ...(sharedKey ? { sharedKey } : {}) };
+  const base = {
+    perDay,
+    allowed,
+    lines,
+    ...(sharedKey ? { sharedKey } : {}),
+    eventStreamReads: streamReads,
+    eventStreamIntervalMinutes: settings.SYNC_INTERVAL_MINUTES,
+    // Lost webhook: the next stream read, plus time to apply what it names (a minute, or one more interval when shorter).
+    freshness: { withWebhooksSeconds: WEBHOOK_FRESHNESS_SECONDS, withoutWebhooksSeconds: Math.round(settings.SYNC_INTERVAL_MINUTES * 60 + Math.min(60, settings.SYNC_INTERVAL_MINUTES * 60)) },
+  };
+  if (perDay <= allowed) return { ...base, fits: true };
 
-  // Name the biggest spender, and for the sync interval the smallest value that fits.
-  const biggest = [...lines].sort((a, b) => b.perDay - a.perDay)[0];
+  // Name the biggest spender, and for an interval the smallest value that fits.
+  const biggest = [...lines].sort((a, b) => b.perDay - a.perDay)[0]!;
   let advice = `raise ${biggest.setting} (now ${String(settings[biggest.setting as keyof BudgetSettings])})`;
+  const others = (setting: string) => lines.filter((line) => line.setting !== setting || line === streamChangeLine).reduce((sum, line) => sum + line.perDay, 0);
   if (biggest.setting === 'SYNC_INTERVAL_MINUTES') {
-    const left = allowed - lines.slice(1).reduce((sum, line) => sum + line.perDay, 0);
+    const left = allowed - others('SYNC_INTERVAL_MINUTES');
+    if (left > 0) advice = `raise SYNC_INTERVAL_MINUTES to at least ${Math.ceil(((24 * 60) / left) * 100) / 100} (now ${settings.SYNC_INTERVAL_MINUTES})`;
+  } else if (biggest.setting === 'LIST_POLL_MINUTES') {
+    const left = allowed - others('LIST_POLL_MINUTES');
     const affordableRuns = Math.floor(left / incrementalCost) + sweepsPerDay;
-    if (left > 0 && affordableRuns > 0) advice = `raise SYNC_INTERVAL_MINUTES to at least ${Math.ceil((24 * 60) / affordableRuns)} (now ${settings.SYNC_INTERVAL_MINUTES})`;
+    if (left > 0 && affordableRuns > 0) advice = `raise LIST_POLL_MINUTES to at least ${Math.ceil((24 * 60) / affordableRuns)} (now ${settings.LIST_POLL_MINUTES})`;
   } else if (biggest.setting === 'WEBHOOK_DAILY_REFRESHES') {
     advice = `lower WEBHOOK_DAILY_REFRESHES (now ${settings.WEBHOOK_DAILY_REFRESHES})`;
   }
   advice += `, sync fewer LISTING_CLASSES, or raise CRM_BUDGET_SHARE (now ${settings.CRM_BUDGET_SHARE})`;
   if (sharedKey) advice += `; other tools on the same API key spend about ${sharedKey.othersPerDay} a day: give this relay a key of its own, or ask them to spend less`;
-  return { perDay, allowed, lines, fits: false, setting: biggest.setting, advice, ...(sharedKey ? { sharedKey } : {}) };
+  return { ...base, fits: false, setting: biggest.setting, advice };
 }
 
 /** The relay refuses to start on settings that would spend more than its share of the CRM's daily limit. */

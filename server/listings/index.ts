@@ -10,19 +10,27 @@ import type { Store } from '../store/store.ts';
 import { assertBudget, planBudget, type BudgetPlan } from './budget.ts';
 import { ListingCache } from './cache.ts';
 import { listingsRouter } from './routes.ts';
+import { ChangeStore } from './event-store.ts';
+import { CrmChangeWorker, renderPushMetrics } from './events.ts';
 import { ListingSync } from './sync.ts';
-import { webhookRouter } from './webhook.ts';
+import { webhookRouter, type WebhookCounts } from './webhook.ts';
 
 export { BudgetRefusedError, planBudget, type BudgetPlan } from './budget.ts';
 export { ListingCache } from './cache.ts';
 export { ListingSync, type SyncReport } from './sync.ts';
-export { signWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './webhook.ts';
+export { signCrmWebhook, WEBHOOK_SIGNATURE_HEADER } from '../crm/events.ts';
+export { CrmChangeWorker } from './events.ts';
 
 export interface ListingsService {
   cache: ListingCache;
   mirror: PhotoMirror;
   /** The background worker (start/stop); tests call `sync.run('full' | 'incremental')` directly. */
   sync: ListingSync;
+  /** Applies the CRM's webhooks and reads its event stream (a worker, like sync). */
+  changes: CrmChangeWorker;
+  webhookCounts: WebhookCounts;
+  /** Prometheus lines for the CRM's push (appended to /metrics). */
+  metrics(): string;
   plan: BudgetPlan;
   /**
    * Plans the budget again with the cached list sizes and, once known, what other tools spent today
@@ -66,9 +74,19 @@ export function createListingsService(options: ListingsServiceOptions): Listings
   });
   const plan = planBudget(config, sizes());
   log.info(
-    { crmRequestsPerDay: plan.perDay, allowed: plan.allowed, dailyLimit: config.CRM_DAILY_LIMIT, lines: plan.lines.map((line) => `${line.what}: ${line.perDay}`) },
+    {
+      crmRequestsPerDay: plan.perDay,
+      allowed: plan.allowed,
+      dailyLimit: config.CRM_DAILY_LIMIT,
+      eventStreamReads: plan.eventStreamReads,
+      eventStreamIntervalMinutes: plan.eventStreamIntervalMinutes,
+      freshness: plan.freshness,
+      lines: plan.lines.map((line) => `${line.what}: ${line.perDay}`),
+    },
     `listing sync budget: about ${plan.perDay} CRM requests a day of ${config.CRM_DAILY_LIMIT} ` +
-      `(${Math.round((plan.perDay / config.CRM_DAILY_LIMIT) * 100)}%; allowed ${plan.allowed} by CRM_BUDGET_SHARE=${config.CRM_BUDGET_SHARE})`,
+      `(${Math.round((plan.perDay / config.CRM_DAILY_LIMIT) * 100)}%; allowed ${plan.allowed} by CRM_BUDGET_SHARE=${config.CRM_BUDGET_SHARE}); ` +
+      `event stream read every ${plan.eventStreamIntervalMinutes} min (${plan.eventStreamReads} reads a day): a change reaches the listing API ` +
+      `within ~${plan.freshness.withWebhooksSeconds} s with webhooks, within ${plan.freshness.withoutWebhooksSeconds} s when a webhook is lost`,
   );
   assertBudget(plan);
 
@@ -93,8 +111,22 @@ export function createListingsService(options: ListingsServiceOptions): Listings
   };
   const sync = new ListingSync({ client, cache, mirror, log, config, now: options.now, afterSweep: () => replan() });
 
+  const changeStore = new ChangeStore(store);
+  const changes = new CrmChangeWorker({ store: changeStore, sync, cache, client, log, config, now: options.now });
+  const webhookCounts: WebhookCounts = { accepted: 0, duplicates: 0, ignored: 0, refused: 0 };
+
   const router = Router({ caseSensitive: true, strict: true });
-  router.use(webhookRouter({ secret: config.WEBHOOK_SECRET, toleranceSeconds: config.WEBHOOK_TOLERANCE_SECONDS, refreshListing: (id) => sync.refreshListing(id), log, now: options.now }));
+  router.use(
+    webhookRouter({
+      apiKey: config.CRM_API_KEY,
+      toleranceSeconds: config.WEBHOOK_TOLERANCE_SECONDS,
+      changes: changeStore,
+      onStored: () => changes.kick(),
+      counts: webhookCounts,
+      log,
+      now: options.now,
+    }),
+  );
   router.use(listingsRouter({ config, cache, mirror, now: options.now }));
   router.use(photosRouter(mirror.photoDir));
 
@@ -102,6 +134,9 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     cache,
     mirror,
     sync,
+    changes,
+    webhookCounts,
+    metrics: () => renderPushMetrics(webhookCounts, changes.counts, changeStore.pending()),
     plan,
     replan,
     allowList,

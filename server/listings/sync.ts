@@ -5,6 +5,7 @@ import { crmPhotoSchema, crmPropertySchema, type CrmPhoto, type CrmProperty } fr
 import type { Logger } from '../log.ts';
 import { createLimit } from '../photos/limit.ts';
 import type { MirrorCounts, PhotoMirror } from '../photos/mirror.ts';
+import type { ListingType } from '../../contract/relay-api.ts';
 import type { ListingCache, OpenHomeRow } from './cache.ts';
 import { CRM_PAGE_SIZE } from './budget.ts';
 import { listSpecs, type ListSpec } from './lists.ts';
@@ -37,9 +38,7 @@ export interface SyncReport {
   error?: string;
 }
 
-export type RefreshOutcome = 'refreshed' | 'removed' | 'sync-scheduled' | 'over-daily-cap' | 'not-configured';
-
-export type ListingSyncConfig = Pick<Config, 'SYNC_INTERVAL_MINUTES' | 'FULL_SWEEP_HOURS' | 'LISTING_CLASSES' | 'SOLD_DAYS' | 'WEBHOOK_DAILY_REFRESHES'>;
+export type ListingSyncConfig = Pick<Config, 'LIST_POLL_MINUTES' | 'FULL_SWEEP_HOURS' | 'LISTING_CLASSES' | 'SOLD_DAYS'>;
 
 export interface ListingSyncOptions {
   client: CrmClient;
@@ -67,8 +66,8 @@ const PUBLISH_EVERY = 10;
 
 /**
  * Keeps the listing cache in step with the CRM: incremental runs (modifiedSince) every
- * SYNC_INTERVAL_MINUTES, a full sweep every FULL_SWEEP_HOURS (the only time listings that left a
- * list are removed), and single-listing refreshes from the webhook. Runs never overlap. A run that
+ * LIST_POLL_MINUTES, a full sweep every FULL_SWEEP_HOURS (the only time listings that left a
+ * list are removed), and refreshes of the listings the CRM's push names (events.ts). Runs never overlap. A run that
  * fails changes nothing it did not finish, and never removes anything.
  */
 export class ListingSync {
@@ -80,10 +79,7 @@ export class ListingSync {
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
   private readonly abort = new AbortController();
-  private pendingSyncRequest: Promise<SyncReport> | undefined;
-  private webhookDay = '';
   private openHomesAt: number | undefined;
-  private webhookRefreshes = 0;
 
   constructor(private readonly options: ListingSyncOptions) {
     this.specs = listSpecs(options.config);
@@ -111,7 +107,7 @@ export class ListingSync {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       void this.run(this.dueKind()).then((report) => {
-        this.schedule(this.options.config.SYNC_INTERVAL_MINUTES * 60_000);
+        this.schedule(this.options.config.LIST_POLL_MINUTES * 60_000);
         return report;
       });
     }, delayMs);
@@ -399,90 +395,160 @@ export class ListingSync {
     this.options.cache.replaceOpenHomes(rows);
   }
 
-  // Webhook ------------------------------------------------------------------------------------
+  // Changes pushed by the CRM (webhooks, event stream) -------------------------------------------
+  //
+  // A notice names a CRM property; the cache holds one listing per sale or lease life of it (a
+  // property for sale and for lease at once is two listings, one sold before and listed again is
+  // two too). Every refresh below acts on each listing of the property, and removes only the life
+  // that left its list.
 
   /**
-   * Refreshes a property's listings now (the CRM announced a change to the property): one request
-   * for its record per kind of life cached (sale, lease), one to ask whether it is still published.
-   * A property the cache does not know yet is picked up by an incremental sync started at once. At
-   * most WEBHOOK_DAILY_REFRESHES a day, so a noisy webhook cannot spend the CRM budget; past that,
-   * the change waits for the next scheduled sync.
+   * Applies records a webhook carried (`itemBodies`, one per life: sale and lease), with no CRM
+   * request when they suffice: a status that puts a record in none of the synced lists removes that
+   * life's listing; a record that stays in the list its life is cached from is written as pushed
+   * (photos as pushed inline, each with its own published flag; otherwise one photo-list request).
+   * Anything else ('needs-lists': a new listing or life, one moving lists, a record whose type or
+   * class is unclear, a cached life of the property without its record pushed) needs the published
+   * list's own word: refreshFromLists.
    */
-  refreshListing(propertyId: number): Promise<RefreshOutcome> {
-    const day = new Date(this.now()).toISOString().slice(0, 10);
-    if (day !== this.webhookDay) {
-      this.webhookDay = day;
-      this.webhookRefreshes = 0;
-    }
-    if (this.webhookRefreshes >= this.options.config.WEBHOOK_DAILY_REFRESHES) return Promise.resolve('over-daily-cap');
-    this.webhookRefreshes++;
-
-    // A property for sale and for lease is two listings: each kind of life is fetched on its own path.
-    const byType = new Map<string, { spec: ListSpec; ids: number[] }>();
-    for (const placement of this.options.cache.placementsOfProperty(propertyId)) {
-      const spec = this.specs.find((candidate) => candidate.source === placement.source);
-      if (!spec) continue;
-      const entry = byType.get(spec.type) ?? { spec, ids: [] };
-      entry.ids.push(placement.id);
-      byType.set(spec.type, entry);
-    }
-    if (byType.size === 0) {
-      // Unknown listing: one incremental run finds it (and anything else that changed). Coalesced.
-      this.pendingSyncRequest ??= this.run('incremental').finally(() => (this.pendingSyncRequest = undefined));
-      return Promise.resolve('sync-scheduled');
-    }
+  applyPushedRecords(propertyId: number, records: readonly ListItem[]): Promise<'refreshed' | 'removed' | 'needs-lists'> {
     const next = this.queue.then(async () => {
-      const outcomes: RefreshOutcome[] = [];
-      for (const { spec, ids } of byType.values()) outcomes.push(await this.refreshNow(propertyId, spec, ids));
-      return outcomes.includes('refreshed') ? 'refreshed' : 'removed';
+      const signal = this.abort.signal;
+      const placements = this.placementsOf(propertyId);
+      const typesPushed = new Set<ListingType>();
+      const written: number[] = [];
+      const removed: number[] = [];
+      let needsLists = false;
+      try {
+        for (const record of records) {
+          // A record is one life: its sale or its lease (the other life id is null).
+          const type: ListingType | undefined = record.saleLifeId != null ? 'sale' : record.leaseLifeId != null ? 'lease' : undefined;
+          if (!type) return 'needs-lists' as const;
+          const id = listingId(type, record);
+          const cachedHere = placements.find((placed) => placed.id === id);
+          const propertyClass =
+            (record.class?.internalName ?? '').toLowerCase() || this.specs.find((spec) => spec.source === (cachedHere ?? placements.find((placed) => placed.type === type))?.source)?.propertyClass;
+          const anySpec = this.specs.find((spec) => spec.type === type && spec.propertyClass === propertyClass);
+          if (!anySpec) return 'needs-lists' as const;
+          typesPushed.add(type);
+          const target = this.placementFor(anySpec, record.status);
+          if (!target) {
+            // This life left the website (withdrawn, or sold without a showcase): only its listing goes.
+            if (cachedHere) {
+              this.removeListings([id]);
+              removed.push(id);
+            }
+            continue;
+          }
+          if (cachedHere?.source !== target.source) {
+            needsLists = true;
+            continue;
+          }
+          await this.writeListing(record, target, null, signal);
+          written.push(id);
+        }
+      } finally {
+        if (written.length || removed.length) this.options.cache.changed();
+      }
+      if (records.length) this.log.info({ propertyId, written, removed }, 'listings updated from pushed records');
+      // A new life, one moving lists, or a cached life without its record pushed: the lists refresh it.
+      if (needsLists || placements.some((placed) => !typesPushed.has(placed.type))) return 'needs-lists' as const;
+      return written.length ? 'refreshed' : 'removed';
     });
     this.queue = next.catch(() => undefined);
     return next;
   }
 
-  private async refreshNow(propertyId: number, spec: ListSpec, cachedIds: number[]): Promise<RefreshOutcome> {
-    const { client, cache } = this.options;
-    const signal = this.abort.signal;
-    let record: ListItem;
-    try {
-      record = await client.request({ path: `/properties/${spec.propertyClass}/${spec.type}/${propertyId}`, schema: listItemSchema, signal });
-    } catch (error) {
-      if (isCrmError(error) && error.code === 'not_found') {
-        this.removeListings(cachedIds);
-        cache.changed();
-        return 'removed';
+  /**
+   * Brings the named properties' listings up to date from the CRM's lists: one modifiedSince read
+   * (usually one page) of each list their listings may be in (every list of their cached classes,
+   * sale and lease, as a property may be both; every list when one is not cached). The lists ask
+   * for published=true, so they also say what is on the website. A cached listing missing from its
+   * lists whose life changed inside the window left the website and is removed (that life only).
+   * Other changes those pages carry are written too.
+   */
+  refreshFromLists(propertyIds: readonly number[], changedSince: number): Promise<{ refreshed: number; removed: number }> {
+    const next = this.queue.then(async () => {
+      const { cache } = this.options;
+      const signal = this.abort.signal;
+      const placements = propertyIds.map((propertyId) => this.placementsOf(propertyId));
+      const classOf = (source: string) => this.specs.find((spec) => spec.source === source)?.propertyClass;
+      const classes = new Set(placements.flat().map((placed) => classOf(placed.source)));
+      const specs = placements.every((list) => list.length > 0) ? this.specs.filter((spec) => classes.has(spec.propertyClass)) : this.specs;
+      const report: SyncReport = { kind: 'incremental', complete: false, pages: 0, listings: 0, changed: 0, removed: 0, photos: { downloaded: 0, reused: 0, unchanged: 0, failed: 0, removed: 0 }, crmRequests: 0, seconds: 0 };
+      const since = new Date(changedSince - MODIFIED_SINCE_OVERLAP_MS);
+      const markers = cache.modifiedMarkers();
+      // Listing ids (one per life) the lists returned: on the website now.
+      const seen = new Set<number>();
+      let refreshed = 0;
+      for (const spec of specs) {
+        const { items } = await this.readList(spec, since, this.now(), report, signal);
+        for (const item of items) {
+          const id = listingId(spec.type, item);
+          seen.add(id);
+          const marker = markers.get(id);
+          if (marker && marker.modified === (item.modified ?? null) && marker.source === spec.source) continue;
+          await this.writeListing(item, spec, null, signal);
+          refreshed++;
+        }
       }
-      throw error;
-    }
-    const id = listingId(spec.type, record);
-    const placement = this.placementFor(spec, record.status);
-    // The published list's entry: proof the listing is on the web, with its photos inline.
-    const published = placement && (await this.publishedEntry(placement, propertyId, signal));
-    const target = published ? placement : undefined;
-    if (!target || !published) {
-      // Only the current life: an earlier one (sold before) leaves with its own list's sweep.
-      this.removeListings(cachedIds.includes(id) ? [id] : []);
+      // A named listing missing from its lists either changed in a way that took it off the website
+      // (its life's record then says so, or is gone) or changed nothing the lists date (kept).
+      const removals = new Set<number>();
+      for (const [index, propertyId] of propertyIds.entries()) {
+        const byType = new Map<ListingType, Array<{ id: number; spec: ListSpec }>>();
+        for (const placed of placements[index]!) {
+          const spec = specs.find((candidate) => candidate.source === placed.source);
+          if (!spec || seen.has(placed.id)) continue;
+          byType.set(placed.type, [...(byType.get(placed.type) ?? []), { id: placed.id, spec }]);
+        }
+        for (const missing of byType.values()) {
+          const current = await this.currentLife(missing[0]!.spec, propertyId, signal);
+          for (const { id } of missing) {
+            // Gone from the CRM: every life of that type goes. Otherwise only the current life, if it
+            // changed inside the window; an earlier one (sold before) leaves with its own list's sweep.
+            if (current === 'gone' || (current.id === id && current.changedSince(since))) removals.add(id);
+          }
+        }
+      }
+      this.removeListings([...removals]);
       cache.changed();
-      return 'removed';
-    }
-    await this.writeListing({ ...record, ...published, photos: published.photos ?? record.photos }, target, null, signal);
-    cache.changed();
-    this.log.info({ listingId: id, propertyId, list: target.source }, 'listing refreshed by webhook');
-    return 'refreshed';
+      this.log.info({ properties: propertyIds.length, lists: specs.length, refreshed, removed: removals.size }, 'listings refreshed from the CRM lists after change notices');
+      return { refreshed, removed: removals.size };
+    });
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Every cached listing of a CRM property: one per sale or lease life, and where each came from. */
+  private placementsOf(propertyId: number): Array<{ id: number; source: string; type: ListingType }> {
+    return this.options.cache.placementsOfProperty(propertyId);
   }
 
   /**
-   * The property's entry in the list, asked with the CRM's own web filter (one small request):
-   * undefined when it is not on the web. A single record does not say whether it belongs on the
-   * website, and publishedToWeb is no answer.
+   * The property's current sale or lease life (`spec.type`): its listing id and whether its record
+   * changed at or after a time; 'gone' when the CRM no longer has it. One request.
    */
-  private async publishedEntry(spec: ListSpec, propertyId: number, signal: AbortSignal): Promise<ListItem | undefined> {
-    const list = await this.options.client.requestList(listItemSchema, {
-      path: spec.path,
-      query: { ...spec.query, propertyIds: propertyId, page: 1, pagesize: 1 },
-      signal,
+  private async currentLife(spec: ListSpec, propertyId: number, signal: AbortSignal): Promise<'gone' | { id: number; changedSince(since: Date): boolean }> {
+    try {
+      const record = await this.options.client.request({ path: `/properties/${spec.propertyClass}/${spec.type}/${propertyId}`, schema: listItemSchema, signal });
+      const modified = record.modified ? Date.parse(record.modified) : Number.NaN;
+      return { id: listingId(spec.type, record), changedSince: (since) => Number.isNaN(modified) || modified >= since.getTime() };
+    } catch (error) {
+      if (isCrmError(error) && error.code === 'not_found') return 'gone';
+      throw error;
+    }
+  }
+
+  /** Reads the staff again (a user changed): every page of them, and the portraits that changed. */
+  refreshStaff(): Promise<void> {
+    const next = this.queue.then(async () => {
+      const report = { pages: 0 } as SyncReport;
+      await this.syncAgents(report, this.abort.signal);
+      this.options.cache.changed();
     });
-    return list.items.find((item) => item.id === propertyId);
+    this.queue = next.catch(() => undefined);
+    return next;
   }
 
   /** Which synced list a record belongs in now, from its CRM status; undefined: in none (withdrawn, or sold without a showcase). */

@@ -4,8 +4,30 @@ import { DEFAULT_ACCESS_TOKEN, DEFAULT_API_KEY, startSimulator } from './simulat
 /**
  * `npm run crm-sim`: the CRM simulator on its own, for the demo and for pointing a relay at it.
  * SIM_PORT (default 8788), SIM_HOST (default 127.0.0.1), SIM_API_KEY, SIM_ACCESS_TOKEN,
- * SIM_LISTINGS (default 40), SIM_SEED (default 1).
+ * SIM_LISTINGS (default 40), SIM_SEED (default 1), SIM_WEBHOOK_URL (where signed webhooks go; unset:
+ * none), SIM_WEBHOOK_DROP_RATE (0-1, the share of webhooks lost on purpose).
  */
+
+function dropRate(): number {
+  const raw = process.env.SIM_WEBHOOK_DROP_RATE;
+  if (raw === undefined || raw === '') return 0;
+  const value = Number(raw);
+  if (!(value >= 0 && value <= 1)) {
+    console.error(`SIM_WEBHOOK_DROP_RATE must be a number from 0 to 1 (got "${raw}")`);
+    process.exit(2);
+  }
+  return value;
+}
+
+function webhookUrl(): string | undefined {
+  const raw = process.env.SIM_WEBHOOK_URL;
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^https?:\/\/[^\s]+$/.test(raw)) {
+    console.error(`SIM_WEBHOOK_URL must be an http(s) URL (got "${raw}")`);
+    process.exit(2);
+  }
+  return raw;
+}
 
 function positiveInt(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];
@@ -26,6 +48,8 @@ const sim = await startSimulator({
   accessToken: process.env.SIM_ACCESS_TOKEN || DEFAULT_ACCESS_TOKEN,
   listings: positiveInt('SIM_LISTINGS', 40),
   seed: positiveInt('SIM_SEED', 1, 0),
+  webhookUrl: webhookUrl(),
+  webhookDropRate: dropRate(),
 });
 
 console.log(`CRM simulator listening
@@ -34,6 +58,7 @@ console.log(`CRM simulator listening
   access token  ${sim.accessToken}      (header Authorization: Bearer ...)
   control       ${sim.origin}/__sim/counters
   listings      ${sim.state.listings.length}
+  webhooks      ${sim.state.webhooks.url ?? 'off (set SIM_WEBHOOK_URL)'}${sim.state.webhooks.settings.dropRate ? `, dropping ${sim.state.webhooks.settings.dropRate * 100}%` : ''}
 
 Point the relay at it:
   CRM_BASE_URL=${sim.baseUrl} CRM_API_KEY=${sim.apiKey} CRM_ACCESS_TOKEN=${sim.accessToken} npm start`);

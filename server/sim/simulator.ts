@@ -28,6 +28,10 @@ export interface SimulatorOptions {
   dailyLimit?: number;
   /** Clock for tests (the daily quota resets at 00:00 UTC of this clock). */
   now?: () => Date;
+  /** Where webhooks go (the integrator's registered URL); unset: none are sent. Also `/__sim/webhooks`. */
+  webhookUrl?: string;
+  /** Share of webhooks dropped, 0-1 (0.5: every other one). */
+  webhookDropRate?: number;
 }
 
 export interface RunningSimulator {
@@ -52,6 +56,7 @@ export function createSimulatorApp(options: SimulatorOptions = {}): { app: expre
     dailyLimit: options.dailyLimit ?? 10_000,
     now: options.now ?? (() => new Date()),
   });
+  state.webhooks.configure({ url: options.webhookUrl ?? null, dropRate: options.webhookDropRate ?? 0 });
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);

@@ -1,3 +1,4 @@
+import { EventLog } from './events.ts';
 import { FaultInjector, type FaultRule } from './faults.ts';
 import { RateLimiter, type KeyUsageSnapshot, type LimitSettings } from './limits.ts';
 import type { Market, SimEnquiry, SimListing, SimPhoto, SimToken, SimUser } from './model.ts';
@@ -5,6 +6,7 @@ import { renderImage } from './photos.ts';
 import { Prng } from './prng.ts';
 import { buildListing, type Category, CATEGORY_SHAPE, generateSeed, type SeedData } from './seed.ts';
 import { SECOND, startOfUtcDay } from './time.ts';
+import { WebhookSender } from './webhooks.ts';
 
 /** Scope names: the real service does not publish its vocabulary, so these are the simulator's own. */
 export const SCOPES = {
@@ -97,6 +99,9 @@ export class SimulatorState {
   counters: Counters = emptyCounters();
   /** Set by startSimulator once listening; request handlers use the Host they were called on. */
   origin: string | null = null;
+  /** Every change, for GET /eventStream; each also goes out as a webhook (webhooks.ts). */
+  readonly events = new EventLog(() => this.now());
+  readonly webhooks = new WebhookSender(this);
 
   private listingById = new Map<number, SimListing>();
   private photoByFilename = new Map<string, SimPhoto>();
@@ -111,6 +116,7 @@ export class SimulatorState {
     this.apiKeys.add(options.apiKey);
     this.tokens.set(options.accessToken, { token: options.accessToken, scopes: [...ALL_SCOPES] });
     this.seed();
+    this.events.onEvent((event) => this.webhooks.send(event));
   }
 
   /** The clock, in epoch milliseconds. */
@@ -148,6 +154,11 @@ export class SimulatorState {
   listing(id: number, market?: Market): SimListing | undefined {
     if (market === undefined) return this.listingById.get(id);
     return this.listings.find((listing) => listing.id === id && listing.market === market);
+  }
+
+  /** Every record of a property: its sale and its lease when it is offered both ways. */
+  listingsOfProperty(id: number): SimListing[] {
+    return this.listings.filter((listing) => listing.id === id);
   }
 
   listingByLife(market: 'sale' | 'lease', lifeId: number): SimListing | undefined {
@@ -199,7 +210,24 @@ export class SimulatorState {
     }
     if (!['listing', 'conditional'].includes(listing.status)) listing.openHomeSlots = [];
     listing.modified = this.bump(listing.modified);
+    this.events.append('property', 'update', listing.id);
     return listing;
+  }
+
+  /** Changes a staff member: API fields by name (firstName, position, phoneNumbers...) and/or showOnWeb. */
+  changeUser(id: number, change: { fields?: Record<string, unknown>; showOnWeb?: boolean }): SimUser {
+    const user = this.user(id);
+    if (!user) throw new SimulatorError(404, `no user ${id}`);
+    for (const [name, value] of Object.entries(change.fields ?? {})) {
+      if (['id', 'modified', '__proto__', 'constructor', 'prototype', 'photo'].includes(name)) throw new SimulatorError(400, `${name} cannot be changed`);
+      user.fields[name] = value;
+    }
+    if (change.showOnWeb !== undefined) {
+      user.showOnWeb = change.showOnWeb;
+      user.fields.showOnWeb = change.showOnWeb;
+    }
+    this.events.append('user', 'update', user.id);
+    return user;
   }
 
   /** Takes a listing off the market: status withdrawn, no more open homes, modified bumped. */
@@ -227,6 +255,8 @@ export class SimulatorState {
     if (input.fields || input.status !== undefined || input.published !== undefined) {
       this.changeListing(listing.id, input);
       listing.modified = now;
+    } else {
+      this.events.append('property', 'create', listing.id);
     }
     return listing;
   }
@@ -243,6 +273,7 @@ export class SimulatorState {
       const listing = this.requireListing(photo.propertyId);
       listing.modified = this.bump(listing.modified);
     }
+    this.events.append('property', 'update', photo.propertyId);
     return photo;
   }
 
@@ -254,6 +285,7 @@ export class SimulatorState {
     photo.modified = this.bump(photo.modified);
     const listing = this.requireListing(photo.propertyId);
     listing.modified = this.bump(listing.modified);
+    this.events.append('property', 'update', listing.id);
     return photo;
   }
 
@@ -346,6 +378,7 @@ export class SimulatorState {
   /** Back to the seeded account: data, enquiries, faults, counters, quota and limits. */
   reset(): void {
     this.seed();
+    this.events.clear();
     this.counters = emptyCounters();
     this.limiter.resetAll();
     this.limiter.settings = { requestsPerSecond: this.options.requestsPerSecond, dailyLimit: this.options.dailyLimit };

@@ -235,4 +235,51 @@ export const migrations: Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    id: '060-listings-crm-events',
+    sql: `
+      -- The CRM's push (server/listings/event-store.ts). Times are ms since the epoch.
+      -- Verified webhook digests, kept until their timestamp leaves the tolerance: a replay is refused.
+      CREATE TABLE crm_webhook_digests (
+        digest TEXT PRIMARY KEY,                 -- hex HMAC-SHA512 of the delivery, as verified
+        expires_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX crm_webhook_digests_expiry ON crm_webhook_digests (expires_at);
+      -- Change notices (webhook or event stream) stored before the webhook's 2xx, deleted once applied.
+      CREATE TABLE crm_change_queue (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        origin TEXT NOT NULL CHECK (origin IN ('webhook', 'stream')),
+        kind TEXT NOT NULL CHECK (kind IN ('listing', 'staff')),
+        object_id INTEGER NOT NULL,
+        name TEXT NOT NULL,                      -- the CRM's event name, e.g. property.update
+        changed_at INTEGER NOT NULL,
+        received_at INTEGER NOT NULL,
+        records TEXT,                            -- JSON records pushed with the event (checked); NULL when none
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL DEFAULT 0
+      ) STRICT;
+      -- The latest change (CRM event time) applied per record: stream events before it are skipped,
+      -- and of those at that very time (the CRM dates events to the second) as many as were applied.
+      CREATE TABLE crm_change_applied (
+        kind TEXT NOT NULL,
+        object_id INTEGER NOT NULL,
+        applied_at INTEGER NOT NULL,
+        events INTEGER NOT NULL DEFAULT 1,       -- notices applied whose time is applied_at
+        PRIMARY KEY (kind, object_id)
+      ) STRICT;
+      -- The latest event time the stream named per record, and how many of its events had that time.
+      CREATE TABLE crm_stream_seen (
+        kind TEXT NOT NULL,
+        object_id INTEGER NOT NULL,
+        seen_at INTEGER NOT NULL,
+        events INTEGER NOT NULL,
+        PRIMARY KEY (kind, object_id)
+      ) STRICT;
+      -- Event-stream position and counters: cursor, last read, the day's webhook-triggered requests.
+      CREATE TABLE crm_event_stream_state (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
 ];

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../server/app.ts';
+import { WEBHOOK_MAX_BYTES } from '../../server/listings/webhook.ts';
 import { SYNC_SIGNAL } from '../../server/ops/cli.ts';
 import { startTestRelay, type TestRelay } from '../support/relay-fixture.ts';
 
@@ -34,6 +35,13 @@ describe('deploy/', () => {
     expect(nginx).toMatch(/proxy_set_header X-Forwarded-For \$remote_addr;/);
     expect(nginx).toMatch(/proxy_set_header X-Forwarded-Proto \$scheme;/);
     expect(nginx).toMatch(/proxy_set_header Host \$host;/);
+  });
+
+  it('nginx lets the CRM webhook through at the size the relay accepts (the CRM sends whole records)', () => {
+    const block = /location = \/hooks\/crm \{([^}]*)\}/.exec(nginx)?.[1] ?? '';
+    const limit = /client_max_body_size (\d+)k;/.exec(block)?.[1];
+    expect(Number(limit) * 1024).toBe(WEBHOOK_MAX_BYTES);
+    expect(block).toContain(`proxy_pass http://${unitEnv.HOST}:${unitEnv.PORT};`);
   });
 
   it("with the unit's TRUST_PROXY, the per-client enquiry limit counts each visitor, not the proxy", async () => {

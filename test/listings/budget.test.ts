@@ -13,12 +13,16 @@ const CRM = { CRM_BASE_URL: 'http://127.0.0.1:9/api/v1.3', CRM_API_KEY: 'key', C
 const noSizes = { listingsBySource: new Map<string, number>(), agents: 0, openHomes: 0 };
 
 describe('CRM budget planner', () => {
-  it('counts incremental syncs, full sweeps and webhook refreshes per day', () => {
+  it('counts event-stream reads, list polls, full sweeps and webhook-triggered requests per day', () => {
     const plan = planBudget(loadConfig({ ...CRM }), noSizes);
-    // Defaults: residential (sale, lease, sold, leased lists), every 10 minutes, a sweep every 6 hours.
-    // 144 runs a day, 4 of them sweeps: 140 × 4 lists + 4 × (4 lists + staff) + open homes (hourly + sweeps) × 1 page.
-    // …plus the key's usage, read hourly.
-    expect(plan.perDay).toBe(140 * 4 + 4 * 5 + 28 + 24);
+    // Defaults: residential (sale, lease, sold, leased lists); the stream every 5 minutes, lists hourly, a sweep every 6 hours.
+    // 288 stream reads + 4 × (4 lists + staff) + open homes (hourly: 24) + up to 200 webhook requests
+    // + 20 list polls × 4 lists + 10 stream-only changes × 4 lists + the key's usage, read hourly (24).
+    expect(plan.perDay).toBe(288 + 4 * 5 + 24 + 200 + 20 * 4 + 40 + 24);
+    expect(plan.lines.at(-1)).toMatchObject({ perDay: 24, setting: 'CRM_USAGE_CHECK_MINUTES' });
+    expect(plan.eventStreamReads).toBe(288);
+    expect(plan.eventStreamIntervalMinutes).toBe(5);
+    expect(plan.freshness).toEqual({ withWebhooksSeconds: 5, withoutWebhooksSeconds: 360 });
     expect(plan.allowed).toBe(5_000);
     expect(plan.fits).toBe(true);
   });
@@ -27,26 +31,31 @@ describe('CRM budget planner', () => {
     const sizes = { listingsBySource: new Map([['residential/sale/available', 1_250]]), agents: 30, openHomes: 250 };
     const plan = planBudget(loadConfig({ ...CRM }), sizes);
     expect(plan.lines[1].perDay).toBe(4 * (13 + 1 + 1 + 1 + 1));
-    expect(plan.lines[2].perDay).toBe(28 * 3);
+    expect(plan.lines[2].perDay).toBe(24 * 3);
+    // 10% of 1,250 listings changing a day, read from the lists when no webhook carried them.
+    expect(plan.lines[5].perDay).toBe(125 * 4);
   });
 
-  it('counts webhook refreshes only when the webhook is on', () => {
-    const on = planBudget(loadConfig({ ...CRM, WEBHOOK_SECRET: 'x'.repeat(32), WEBHOOK_DAILY_REFRESHES: '300' }), noSizes);
-    const off = planBudget(loadConfig({ ...CRM, WEBHOOK_DAILY_REFRESHES: '300' }), noSizes);
-    // Each refresh reads the record and its photo list.
-    expect(on.perDay - off.perDay).toBe(600);
+  it('the event stream replaces most list polling: one request per read instead of one per list', () => {
+    const fourClasses = loadConfig({ ...CRM, LISTING_CLASSES: 'residential,commercial,land,rural' });
+    const plan = planBudget(fourClasses, noSizes);
+    expect(plan.lines[0].perDay).toBe(288);
+    // Polling every list at the stream's interval would cost 7 lists × 288 reads.
+    expect(plan.perDay).toBeLessThan(7 * 288);
   });
 
   it('refuses settings over CRM_BUDGET_SHARE of the daily limit, naming the setting and a value that fits', () => {
-    const config = loadConfig({ ...CRM, SYNC_INTERVAL_MINUTES: '1', LISTING_CLASSES: 'residential,commercial,land,rural' });
+    const config = loadConfig({ ...CRM, SYNC_INTERVAL_MINUTES: '0.2' });
     const plan = planBudget(config, noSizes);
     expect(plan.fits).toBe(false);
     expect(plan.setting).toBe('SYNC_INTERVAL_MINUTES');
-    const suggested = Number(/SYNC_INTERVAL_MINUTES to at least (\d+)/.exec(plan.advice!)![1]);
+    const suggested = Number(/SYNC_INTERVAL_MINUTES to at least ([\d.]+)/.exec(plan.advice!)![1]);
     expect(planBudget({ ...config, SYNC_INTERVAL_MINUTES: suggested }, noSizes).fits).toBe(true);
-    expect(planBudget({ ...config, SYNC_INTERVAL_MINUTES: suggested - 1 }, noSizes).fits).toBe(false);
+    expect(planBudget({ ...config, SYNC_INTERVAL_MINUTES: suggested - 0.02 }, noSizes).fits).toBe(false);
 
-    const webhooks = planBudget(loadConfig({ ...CRM, WEBHOOK_SECRET: 'x'.repeat(32), WEBHOOK_DAILY_REFRESHES: '3000' }), noSizes);
+    const polls = planBudget(loadConfig({ ...CRM, LIST_POLL_MINUTES: '1', LISTING_CLASSES: 'residential,commercial,land,rural' }), noSizes);
+    expect(polls.setting).toBe('LIST_POLL_MINUTES');
+    const webhooks = planBudget(loadConfig({ ...CRM, WEBHOOK_DAILY_REFRESHES: '6000' }), noSizes);
     expect(webhooks.setting).toBe('WEBHOOK_DAILY_REFRESHES');
     const share = planBudget(loadConfig({ ...CRM, CRM_BUDGET_SHARE: '0.05' }), noSizes);
     expect(share.fits).toBe(false);
@@ -56,7 +65,7 @@ describe('CRM budget planner', () => {
   it('startRelay refuses to start on such settings (a ConfigError)', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'estate-budget-'));
     try {
-      const config = loadConfig({ ...CRM, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, SYNC_INTERVAL_MINUTES: '1', CRM_BUDGET_SHARE: '0.1' });
+      const config = loadConfig({ ...CRM, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, SYNC_INTERVAL_MINUTES: '0.5', CRM_BUDGET_SHARE: '0.1' });
       const started = startRelay(config, { log: silentLogger, workers: false });
       await expect(started).rejects.toBeInstanceOf(BudgetRefusedError);
       await expect(started).rejects.toBeInstanceOf(ConfigError);
@@ -71,7 +80,7 @@ describe('CRM budget planner', () => {
     try {
       const child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'server/main.ts')], {
         cwd: projectRoot,
-        env: { ...process.env, ...CRM, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, SYNC_INTERVAL_MINUTES: '1', LOG_LEVEL: 'info' },
+        env: { ...process.env, ...CRM, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, SYNC_INTERVAL_MINUTES: '0.2', LOG_LEVEL: 'info' },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let stdout = '';

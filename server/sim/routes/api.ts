@@ -16,6 +16,7 @@ import {
 } from '../query.ts';
 import { openHomesBetween } from '../seed.ts';
 import { ACCOUNT, BRANCHES, CLASSES, ENQUIRY_SOURCES, HOLDING_AREA_TYPES, type PropertyClassName } from '../seed-data.ts';
+import { CursorExpiredError, renderEvent } from '../events.ts';
 import { SCOPES, SimulatorError, type SimulatorState } from '../state.ts';
 import { DAY, formatDateTime, startOfUtcDay } from '../time.ts';
 import { renderAccess, renderEnquiry, renderListing, renderPhoto, renderUser, type ListingView } from '../views.ts';
@@ -269,6 +270,29 @@ export function apiRouter(state: SimulatorState): Router {
 
   router.get('/integrator/usage', (_req, res) => {
     res.json(state.limiter.dailyUsage(res.locals.apiKey as string, state.now()));
+  });
+
+  // -- Event stream: `{ items: [{ id, timestamp, type, action, data }], urls: { next } }` ----------
+  router.get('/eventStream', (req, res) => {
+    const { query } = req;
+    const cursor = stringParam(query, 'cursor');
+    const since = dateParam(query, 'eventsSince');
+    if (cursor === undefined && since === undefined) {
+      sendError(res, 400, 'Give eventsSince (a DateTime) or the cursor from urls.next.', 'INVALID_PARAMETER');
+      return;
+    }
+    const pageSize = Math.min(100, intParam(query, 'pagesize') ?? 100);
+    let read;
+    try {
+      read = state.events.read(cursor !== undefined ? { cursor } : { since: since! }, pageSize);
+    } catch (error) {
+      if (!(error instanceof CursorExpiredError)) throw error;
+      sendError(res, 400, error.message, 'INVALID_CURSOR');
+      return;
+    }
+    const next = new URL(`${requestOrigin(req)}${req.baseUrl}/eventStream`);
+    next.searchParams.set('cursor', read.cursor);
+    res.json({ items: read.events.map(renderEvent), urls: { next: next.toString() } });
   });
 
   // -- Properties -------------------------------------------------------------------------------

@@ -5,7 +5,8 @@ import { requestOrigin } from '../query.ts';
 import { CATEGORY_SHAPE, type Category } from '../seed.ts';
 import { SimulatorError, type ListingChange, type SimulatorState } from '../state.ts';
 import { formatDateTime } from '../time.ts';
-import { renderEnquiry, renderListing, renderPhoto } from '../views.ts';
+import { renderEnquiry, renderListing, renderPhoto, renderUser } from '../views.ts';
+import { renderEvent } from '../events.ts';
 
 /**
  * The control surface for tests and demos, outside the API path and without API auth. Every route
@@ -27,6 +28,12 @@ import { renderEnquiry, renderListing, renderPhoto } from '../views.ts';
  *   PUT    /__sim/scopes                      {scopes} → what the main token may do (a scope left out: its endpoints answer 403)
  *   POST   /__sim/usage                       {requests} → another tool spends that many of the key's daily requests
  *   PUT    /__sim/limits                      {requestsPerSecond?, dailyLimit?}
+ *   PATCH  /__sim/users/:id                   change a staff member: {fields?, showOnWeb?}
+ *   GET|PUT /__sim/webhooks                   {url, dropRate, itemBodies} and counts (sent, dropped, failed)
+ *   GET    /__sim/events                      the event log as /eventStream serves it
+ *
+ * Every listing or staff change (here or through state) is an event: on /eventStream, and POSTed as a
+ * signed webhook to the webhook URL (SIM_WEBHOOK_URL) unless dropped (SIM_WEBHOOK_DROP_RATE).
  */
 
 class ControlInputError extends Error {}
@@ -202,6 +209,32 @@ export function controlRouter(state: SimulatorState): Router {
       if (value !== undefined && (!Number.isInteger(value) || (value as number) < 1)) throw new ControlInputError(`${name} must be a positive whole number`);
     }
     res.json(state.setLimits(body as { requestsPerSecond?: number; dailyLimit?: number }));
+  });
+
+  router.patch('/users/:id', (req, res) => {
+    const body = (req.body ?? {}) as { fields?: unknown; showOnWeb?: unknown };
+    if (body.fields !== undefined && (typeof body.fields !== 'object' || body.fields === null || Array.isArray(body.fields))) throw new ControlInputError('fields must be an object');
+    if (body.showOnWeb !== undefined && typeof body.showOnWeb !== 'boolean') throw new ControlInputError('showOnWeb must be true or false');
+    const user = state.changeUser(idParam(req), body as { fields?: Record<string, unknown>; showOnWeb?: boolean });
+    res.json(renderUser(user, requestOrigin(req)));
+  });
+
+  router.get('/webhooks', (_req, res) => {
+    res.json({ ...state.webhooks.settings, ...state.webhooks.counts });
+  });
+  router.put('/webhooks', (req, res) => {
+    const body = (req.body ?? {}) as { url?: unknown; dropRate?: unknown; itemBodies?: unknown };
+    if (body.url !== undefined && body.url !== null && typeof body.url !== 'string') throw new ControlInputError('url must be a string or null');
+    if (body.dropRate !== undefined && typeof body.dropRate !== 'number') throw new ControlInputError('dropRate must be a number from 0 to 1');
+    if (body.itemBodies !== undefined && typeof body.itemBodies !== 'boolean') throw new ControlInputError('itemBodies must be true or false');
+    try {
+      res.json(state.webhooks.configure(body as Parameters<typeof state.webhooks.configure>[0]));
+    } catch (error) {
+      throw new ControlInputError((error as Error).message);
+    }
+  });
+  router.get('/events', (_req, res) => {
+    res.json({ items: state.events.read({ since: 0 }, Number.MAX_SAFE_INTEGER).events.map(renderEvent) });
   });
 
   router.use((req, res) => {

@@ -1,0 +1,259 @@
+import type { Config } from '../config.ts';
+import { isCrmError, type CrmClient } from '../crm/client.ts';
+import { EVENT_STREAM_RETENTION_MS, readEventStream } from '../crm/events.ts';
+import type { Logger } from '../log.ts';
+import type { ChangeStore, QueuedChange } from './event-store.ts';
+import type { ListingCache } from './cache.ts';
+import type { ListingSync } from './sync.ts';
+
+/** A failed application is tried again after this, doubling, at most MAX_ATTEMPTS times (the stream and sweeps catch up after). */
+const RETRY_BASE_MS = 5_000;
+const MAX_ATTEMPTS = 5;
+/** Reads from the stream start this far before the last read: the CRM's clock and ours differ. */
+const STREAM_OVERLAP_MS = 60_000;
+/** Due notices are looked for this often (retries; notices queued while the cache was empty). */
+const POLL_MS = 2_000;
+
+export interface ChangeWorkerCounts {
+  streamReads: number;
+  streamEvents: number;
+  applied: number;
+  /** Webhook notices left to the stream because the day's cap on webhook-triggered requests was reached. */
+  overDailyCap: number;
+  failures: number;
+}
+
+export interface ChangeWorkerOptions {
+  store: ChangeStore;
+  sync: ListingSync;
+  cache: ListingCache;
+  client: CrmClient;
+  log: Logger;
+  config: Pick<Config, 'SYNC_INTERVAL_MINUTES' | 'WEBHOOK_DAILY_REFRESHES'>;
+  now?: () => number;
+}
+
+/**
+ * Applies the CRM's change notices (webhooks, stored by webhook.ts) and reads the CRM's event
+ * stream every SYNC_INTERVAL_MINUTES to catch the webhooks that never came (the CRM does not
+ * retry them). Nothing runs before the cache's first sync: that sync reads everything anyway.
+ */
+export class CrmChangeWorker {
+  readonly name = 'crm-changes';
+  readonly counts: ChangeWorkerCounts = { streamReads: 0, streamEvents: 0, applied: 0, overDailyCap: 0, failures: 0 };
+  private readonly now: () => number;
+  private readonly log: Logger;
+  private stopped = true;
+  private streamTimer: NodeJS.Timeout | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private draining: Promise<void> | undefined;
+  private drainAgain = false;
+  private readonly abort = new AbortController();
+
+  constructor(private readonly options: ChangeWorkerOptions) {
+    this.now = options.now ?? Date.now;
+    this.log = options.log.child({ component: 'crm-changes' });
+  }
+
+  get intervalMs(): number {
+    return this.options.config.SYNC_INTERVAL_MINUTES * 60_000;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.pollTimer = setInterval(() => this.kick(), POLL_MS);
+    this.pollTimer.unref();
+    this.scheduleStream(this.intervalMs);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.pollTimer);
+    clearTimeout(this.streamTimer);
+    this.abort.abort();
+    await this.draining?.catch(() => undefined);
+  }
+
+  private scheduleStream(delayMs: number): void {
+    if (this.stopped) return;
+    this.streamTimer = setTimeout(() => {
+      void this.readStream()
+        .catch((error: unknown) => this.log.warn({ error: describe(error) }, 'event stream read failed; trying again next interval'))
+        .finally(() => this.scheduleStream(this.intervalMs));
+    }, delayMs);
+    this.streamTimer.unref();
+  }
+
+  private get loaded(): boolean {
+    return this.options.cache.readState().lastSuccessAt !== null;
+  }
+
+  /** Applies what is due now, in the background (coalesced). */
+  kick(): void {
+    if (this.stopped) return;
+    void this.drain().catch((error: unknown) => this.log.warn({ error: describe(error) }, 'applying change notices failed'));
+  }
+
+  /** Applies every due notice; resolves when the queue holds nothing due. Runs one at a time. */
+  drain(): Promise<void> {
+    if (this.draining) {
+      this.drainAgain = true;
+      return this.draining;
+    }
+    const run = async () => {
+      do {
+        this.drainAgain = false;
+        if (!this.loaded) return;
+        for (;;) {
+          const due = this.options.store.due(this.now());
+          if (due.length === 0) break;
+          await this.apply(due);
+        }
+      } while (this.drainAgain);
+    };
+    // Cleared in a later tick: a run that finds nothing finishes before this assignment.
+    this.draining = run().finally(() => {
+      this.draining = undefined;
+    });
+    return this.draining;
+  }
+
+  /**
+   * Reads the event stream once (following `urls.next`), queues what it names that was not
+   * already applied, and applies it. The cursor is kept in SQLite; without one (first read, or
+   * after it expired) the read starts at the last read, or at the last full sweep.
+   */
+  async readStream(): Promise<{ events: number; queued: number; requests: number }> {
+    if (!this.loaded) return { events: 0, queued: 0, requests: 0 };
+    const { store, client, cache, sync } = this.options;
+    const now = this.now();
+    let position = store.streamPosition();
+    let requests = 0;
+    let read;
+    if (position.cursor !== undefined) {
+      try {
+        read = await readEventStream(client, { cursor: position.cursor }, { signal: this.abort.signal, now });
+      } catch (error) {
+        // A cursor the CRM no longer knows (expired after 30 days): start again from a time.
+        if (!isCrmError(error) || !(error.status === 400 || error.status === 404 || error.status === 410)) throw error;
+        requests++;
+        this.log.warn({ error: describe(error) }, 'event stream cursor refused; reading from the last read time instead');
+        store.forgetCursor();
+        position = { ...position, cursor: undefined };
+      }
+    }
+    if (!read) {
+      const from = position.lastReadAt ?? cache.readState().lastFullSweepAt ?? now;
+      if (now - from > EVENT_STREAM_RETENTION_MS - STREAM_OVERLAP_MS) {
+        // Events that old are gone: only a full sweep can say what changed since.
+        this.log.warn({ lastReadAt: position.lastReadAt }, 'event stream not read for 30 days; running a full sweep instead');
+        store.acceptStream([], { cursor: undefined, readAt: now });
+        await sync.run('full');
+        return { events: 0, queued: 0, requests };
+      }
+      read = await readEventStream(client, { eventsSince: new Date(from - STREAM_OVERLAP_MS) }, { signal: this.abort.signal, now });
+    }
+    requests += read.pages;
+    this.counts.streamReads += read.pages;
+    this.counts.streamEvents += read.notices.length;
+    const queued = store.acceptStream(read.notices, { cursor: read.cursor, readAt: now });
+    store.pruneApplied(now - EVENT_STREAM_RETENTION_MS);
+    if (read.notices.length) this.log.info({ events: read.notices.length, queued, requests: read.pages }, 'event stream read');
+    await this.drain();
+    return { events: read.notices.length, queued, requests };
+  }
+
+  private async apply(due: QueuedChange[]): Promise<void> {
+    const { store, sync, client } = this.options;
+    const staff = due.filter((change) => change.kind === 'staff');
+    const byListing = new Map<number, QueuedChange[]>();
+    for (const change of due) if (change.kind === 'listing') byListing.set(change.id, [...(byListing.get(change.id) ?? []), change]);
+
+    await this.attempt(staff, () => sync.refreshStaff());
+
+    // Pushed records first: usually no CRM request at all.
+    const needLists: QueuedChange[] = [];
+    for (const [id, changes] of byListing) {
+      const latestWithRecords = changes.filter((change) => change.records.length > 0).at(-1);
+      if (!latestWithRecords || changes.some((change) => change.seq > latestWithRecords.seq)) {
+        needLists.push(...changes);
+        continue;
+      }
+      let outcome: string | undefined;
+      await this.attempt(changes, async () => {
+        outcome = await sync.applyPushedRecords(id, latestWithRecords.records);
+        if (outcome === 'needs-lists') throw new NeedsLists();
+      });
+      if (outcome === 'needs-lists') needLists.push(...changes);
+    }
+    if (needLists.length === 0) return;
+
+    // The rest: the lists say what changed and what is on the website. Webhook-triggered requests are capped per day.
+    const day = new Date(this.now()).toISOString().slice(0, 10);
+    let batch = needLists;
+    if (store.webhookRequests(day) >= this.options.config.WEBHOOK_DAILY_REFRESHES) {
+      const fromWebhooks = needLists.filter((change) => change.origin === 'webhook');
+      if (fromWebhooks.length) {
+        this.counts.overDailyCap += fromWebhooks.length;
+        this.log.warn({ notices: fromWebhooks.length, cap: this.options.config.WEBHOOK_DAILY_REFRESHES }, 'daily cap on webhook-triggered CRM requests reached (WEBHOOK_DAILY_REFRESHES); left to the event stream');
+        store.drop(fromWebhooks);
+      }
+      batch = needLists.filter((change) => change.origin !== 'webhook');
+      if (batch.length === 0) return;
+    }
+    const before = client.budget().used;
+    const ids = [...new Set(batch.map((change) => change.id))];
+    await this.attempt(batch, () => sync.refreshFromLists(ids, Math.min(...batch.map((change) => change.changedAt))));
+    if (batch.some((change) => change.origin === 'webhook')) store.addWebhookRequests(day, client.budget().used - before);
+  }
+
+  /** Runs one application; on success the notices leave the queue, on failure they wait and retry. */
+  private async attempt(changes: QueuedChange[], work: () => Promise<unknown>): Promise<void> {
+    if (changes.length === 0) return;
+    const { store } = this.options;
+    try {
+      await work();
+      store.done(changes);
+      this.counts.applied += changes.length;
+    } catch (error) {
+      if (error instanceof NeedsLists) return;
+      this.counts.failures++;
+      const attempts = Math.max(...changes.map((change) => change.attempts)) + 1;
+      if (attempts >= MAX_ATTEMPTS || this.stopped) {
+        if (!this.stopped) store.drop(changes);
+        this.log.warn({ error: describe(error), notices: changes.length }, 'change notices could not be applied; the next sweep will catch up');
+        return;
+      }
+      store.retryLater(changes, this.now() + RETRY_BASE_MS * 2 ** (attempts - 1));
+      this.log.warn({ error: describe(error), notices: changes.length, attempts }, 'applying change notices failed; will retry');
+    }
+  }
+}
+
+class NeedsLists extends Error {}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Prometheus lines for the CRM's push: webhooks by outcome, event-stream reads, notices applied and queued. */
+export function renderPushMetrics(webhooks: { accepted: number; duplicates: number; ignored: number; refused: number }, worker: ChangeWorkerCounts, queued: number): string {
+  const lines: string[] = [];
+  const metric = (name: string, type: 'counter' | 'gauge', help: string, samples: Array<[string, number]>) => {
+    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+    for (const [labels, value] of samples) lines.push(`${name}${labels} ${value}`);
+  };
+  metric('estate_crm_webhooks_total', 'counter', 'CRM webhooks by outcome: accepted (stored), duplicate (replayed digest), ignored (event not used), refused (4xx).', [
+    ['{outcome="accepted"}', webhooks.accepted],
+    ['{outcome="duplicate"}', webhooks.duplicates],
+    ['{outcome="ignored"}', webhooks.ignored],
+    ['{outcome="refused"}', webhooks.refused],
+  ]);
+  metric('estate_crm_event_stream_reads_total', 'counter', 'Requests to the CRM event stream.', [['', worker.streamReads]]);
+  metric('estate_crm_event_stream_events_total', 'counter', 'Events read from the CRM event stream.', [['', worker.streamEvents]]);
+  metric('estate_crm_changes_applied_total', 'counter', 'Change notices (webhook or stream) applied to the listing cache.', [['', worker.applied]]);
+  metric('estate_crm_changes_over_daily_cap_total', 'counter', 'Webhook notices left to the event stream by WEBHOOK_DAILY_REFRESHES.', [['', worker.overDailyCap]]);
+  metric('estate_crm_changes_queued', 'gauge', 'Change notices stored and not yet applied.', [['', queued]]);
+  return `${lines.join('\n')}\n`;
+}
