@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { readRealRecords } from '../support/real-records.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crmPhotoSchema, crmPropertySchema } from '../../server/crm/schemas.ts';
