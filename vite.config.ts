@@ -13,8 +13,25 @@ export const ELEMENT_ENTRIES = {
   'estate-listings': 'widget/listings/define.ts',
 };
 
+/**
+ * Which modules share a chunk. Each file a page fetches is compressed on its own, so a few larger
+ * chunks weigh less than many small ones (gzip finds Lit's words again in our templates); the
+ * split follows what pages render: every element needs the core, the listing elements share their
+ * parts, and the enquiry form needs neither listing part nor listing formatting.
+ */
+const CHUNK_GROUPS = [
+  { name: 'core', test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/]|widget[\\/]shared[\\/](estate-element|localize|strings|relay|fill|reset\.styles|define|load-element)\.ts$/, priority: 3 },
+  { name: 'parts', test: /widget[\\/](shared[\\/](format|picture|icons|listing-parts|listing-parts\.styles|heading|relay-filling)|listings[\\/]controls\.styles)\.ts$/, priority: 2 },
+  { name: 'enquiry', test: /widget[\\/](enquiry[\\/]|shared[\\/]field-interaction)|contract[\\/](name|phone)\.ts$/, priority: 1 },
+];
+
 /** The loader's file: the name agency pages load (the relay also serves it as widget.<hash>.js). */
 const LOADER_FILE = 'widget.js';
+
+/** True for a chunk that is nothing but imports and re-exports of other chunks. */
+function isFacade(code: string): boolean {
+  return /^\s*((import|export\s*(\*|\{[^}]*\})\s*from)\s*["'][^"']+["'];?\s*)+$/.test(code.replace(/\/\/#\s*sourceMappingURL=\S+\s*$/, ''));
+}
 
 /**
  * Writes into widget.js, for every element, the chunks it needs (its static imports, depth first,
@@ -32,10 +49,6 @@ function chunkManifestPlugin(): Plugin {
       if (loader.imports.length || loader.dynamicImports.length) {
         return this.error(`${LOADER_FILE} must import nothing (an import would be fetched unchecked): ${[...loader.imports, ...loader.dynamicImports].join(', ')}`);
       }
-      const integrity: Record<string, string> = {};
-      for (const chunk of chunks) {
-        if (chunk !== loader) integrity[chunk.fileName] = `sha384-${createHash('sha384').update(chunk.code).digest('base64')}`;
-      }
       const elements: Record<string, string[]> = {};
       for (const chunk of chunks) {
         if (!chunk.isEntry || !(chunk.name in ELEMENT_ENTRIES)) continue;
@@ -44,10 +57,23 @@ function chunkManifestPlugin(): Plugin {
           if (files.includes(fileName)) return;
           const output = bundle[fileName];
           if (output?.type === 'chunk') for (const imported of output.imports) visit(imported);
-          files.push(fileName);
+          // An entry whose module went into a shared chunk (CHUNK_GROUPS) is only imports of
+          // that chunk: fetching it would cost a request and a hash for nothing.
+          if (!(output?.type === 'chunk' && output.imports.length && isFacade(output.code))) files.push(fileName);
         };
         visit(chunk.fileName);
         elements[chunk.name] = files;
+      }
+      const integrity: Record<string, string> = {};
+      for (const file of new Set(Object.values(elements).flat())) {
+        const chunk = bundle[file];
+        if (chunk?.type === 'chunk') integrity[file] = `sha384-${createHash('sha384').update(chunk.code).digest('base64')}`;
+      }
+      // Chunks only imported dynamically (none today) would be fetched unchecked: refuse them.
+      for (const chunk of chunks) {
+        if (chunk !== loader && !integrity[chunk.fileName] && !isFacade(chunk.code)) {
+          return this.error(`${chunk.fileName} is needed by no element in the manifest, so the loader could not check it`);
+        }
       }
       if (!loader.code.includes('__ESTATE_CHUNKS__')) return this.error(`${LOADER_FILE} has no __ESTATE_CHUNKS__ to fill in`);
       loader.code = loader.code.replace('__ESTATE_CHUNKS__', JSON.stringify({ elements, integrity }));
@@ -82,7 +108,11 @@ export default defineConfig({
     rolldownOptions: {
       // Vite leaves whitespace in a library's ES output (for a later bundler's tree shaking);
       // these files go to browsers as they are, so minify them fully.
-      output: { chunkFileNames: 'widget-[name].[hash].js', minify: true },
+      output: {
+        chunkFileNames: 'widget-[name].[hash].js',
+        minify: true,
+        codeSplitting: { groups: CHUNK_GROUPS },
+      },
     },
     minify: true,
   },
