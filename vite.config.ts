@@ -20,7 +20,7 @@ export const ELEMENT_ENTRIES = {
  * parts, and the enquiry form needs neither listing part nor listing formatting.
  */
 const CHUNK_GROUPS = [
-  { name: 'core', test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/]|widget[\\/]shared[\\/](estate-element|localize|strings|relay|fill|reset\.styles|define|load-element)\.ts$/, priority: 3 },
+  { name: 'core', test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/]|widget[\\/]shared[\\/](estate-element|localize|strings|relay|fill|reset\.styles|define|load-element|task)\.ts$/, priority: 3 },
   { name: 'parts', test: /widget[\\/](shared[\\/](format|picture|icons|listing-parts|listing-parts\.styles|heading|relay-filling)|listings[\\/]controls\.styles)\.ts$/, priority: 2 },
   { name: 'enquiry', test: /widget[\\/](enquiry[\\/]|shared[\\/]field-interaction)|contract[\\/](name|phone)\.ts$/, priority: 1 },
 ];

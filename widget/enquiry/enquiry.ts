@@ -1,7 +1,7 @@
 import { html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { live } from 'lit/directives/live.js';
 import { ifDefined } from 'lit/directives/if-defined.js';
-import { Task, TaskStatus } from '@lit/task';
+import { Task, TaskStatus } from '../shared/task.ts';
 import type { EnquiryAccepted, EnquiryRequest } from '../../contract/relay-api.ts';
 import { RelayError, fetchJson } from '../shared/relay.ts';
 import { fill } from '../shared/fill.ts';

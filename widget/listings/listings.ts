@@ -1,5 +1,5 @@
 import { html, nothing, type PropertyValues, type SVGTemplateResult, type TemplateResult } from 'lit';
-import { Task } from '@lit/task';
+import { Task } from '../shared/task.ts';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import { live } from 'lit/directives/live.js';
 import type { ListingSort, ListingSummary, ListingsQuery, ListingStatus, ListingType, Page } from '../../contract/relay-api.ts';
