@@ -16,14 +16,40 @@ export const ELEMENT_ENTRIES = {
 /**
  * Which modules share a chunk. Each file a page fetches is compressed on its own, so a few larger
  * chunks weigh less than many small ones (gzip finds Lit's words again in our templates); the
- * split follows what pages render: every element needs the core, the listing elements share their
- * parts, and the enquiry form needs neither listing part nor listing formatting.
+ * split follows what pages render: every element needs the core; the enquiry form needs no
+ * listing part or listing formatting. `<estate-listings>` carries its own copy of the listing
+ * parts (listingPartsCopyPlugin); what the detail shares with its lightbox is left to rolldown,
+ * which puts what only the detail uses into the detail's chunk (a group did worse: 400 bytes).
  */
 const CHUNK_GROUPS = [
   { name: 'core', test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/]|widget[\\/]shared[\\/](estate-element|localize|strings|relay|fill|reset\.styles|define|load-element|task)\.ts$/, priority: 3 },
-  { name: 'parts', test: /widget[\\/](shared[\\/](format|picture|icons|listing-parts|listing-parts\.styles|heading|relay-filling)|listings[\\/]controls\.styles)\.ts$/, priority: 2 },
   { name: 'enquiry', test: /widget[\\/](enquiry[\\/]|shared[\\/]field-interaction)|contract[\\/](name|phone)\.ts$/, priority: 1 },
 ];
+
+/** What the listing elements share: formatting, photos, icons, headings, card parts. */
+const LISTING_PARTS = /widget[\\/](shared[\\/](format|picture|icons|listing-parts|listing-parts\.styles|heading|relay-filling)|listings[\\/]controls\.styles)\.ts$/;
+const COPY_QUERY = '?estate-copy';
+
+/**
+ * `<estate-listings>` gets its own copy of the listing parts inside its chunk, rather than sharing
+ * a chunk with `<estate-listing>`: a grid page then fetches one file where it fetched two, and the
+ * one compresses better (the parts' markup and Lit's words meet in one gzip stream). The parts
+ * hold no state that must be one (formatter caches, icons, styles), so two copies on a page that
+ * opens a detail in place are only bytes. Files under widget/listings/ import the copies; the
+ * copies import each other.
+ */
+function listingPartsCopyPlugin(): Plugin {
+  return {
+    name: 'estate-listing-parts-copy',
+    enforce: 'pre',
+    apply: 'build',
+    async resolveId(source, importer, options) {
+      if (!importer || !(/widget[\\/]listings[\\/]/.test(importer) || importer.endsWith(COPY_QUERY))) return null;
+      const resolved = await this.resolve(source, importer.replace(COPY_QUERY, ''), { ...options, skipSelf: true });
+      return resolved && LISTING_PARTS.test(resolved.id) ? resolved.id + COPY_QUERY : null;
+    },
+  };
+}
 
 /** The loader's file: the name agency pages load (the relay also serves it as widget.<hash>.js). */
 const LOADER_FILE = 'widget.js';
@@ -91,6 +117,7 @@ export default defineConfig({
     // Lit's own minifier for the markup and CSS inside html`` and css`` (a general minifier leaves
     // template strings as they are).
     { ...minifyLiterals({ include: ['widget/**'], failOnError: true }), apply: 'build' } as unknown as Plugin,
+    listingPartsCopyPlugin(),
     chunkManifestPlugin(),
   ],
   build: {
