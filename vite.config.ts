@@ -13,40 +13,54 @@ export const ELEMENT_ENTRIES = {
   'estate-listings': 'widget/listings/define.ts',
 };
 
+/** What the listing elements share: formatting, photos, icons, headings, card parts. */
+const LISTING_PARTS = /widget[\\/](shared[\\/](format|picture|icons|listing-parts|listing-parts\.styles|heading|relay-filling)|listings[\\/]controls\.styles)\.ts$/;
+/** The enquiry form and what only it uses. */
+const ENQUIRY_MODULES = /widget[\\/](enquiry[\\/][\w.-]+|shared[\\/]field-interaction)\.ts$|contract[\\/](name|phone)\.ts$/;
+
 /**
- * Which modules share a chunk. Each file a page fetches is compressed on its own, so a few larger
- * chunks weigh less than many small ones (gzip finds Lit's words again in our templates); the
- * split follows what pages render: every element needs the core; the enquiry form needs no
- * listing part or listing formatting. `<estate-listings>` carries its own copy of the listing
- * parts (listingPartsCopyPlugin); what the detail shares with its lightbox is left to rolldown,
- * which puts what only the detail uses into the detail's chunk (a group did worse: 400 bytes).
+ * Which modules an element's chunk carries a copy of, rather than importing them from a shared
+ * chunk: `<estate-listings>` the listing parts (its detail and lightbox share the originals), and
+ * `<estate-listing>` the enquiry form it renders (a contact page imports the original). A page
+ * then fetches one file where it fetched two, and the one compresses better: each file is
+ * gzipped on its own, and gzip finds the parts' markup and Lit's words again in the element's.
+ * None of these modules holds state that must be one: formatter caches, icons, styles, classes
+ * (the tag goes to whichever registers first); the form's built-in words are registered beneath
+ * what is there (localize.ts), so a second copy changes none. The cost: a page holding a detail
+ * and a separate contact form, or a grid opening a detail in place, downloads that code twice.
+ */
+const COPIES: Array<{ importer: RegExp; modules: RegExp }> = [
+  { importer: /widget[\\/]listings[\\/]/, modules: LISTING_PARTS },
+  { importer: /widget[\\/]listing[\\/]/, modules: ENQUIRY_MODULES },
+  { importer: /widget[\\/]lightbox[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|widget[\\\\/]listing[\\\\/]strings\\.ts$`) },
+];
+/** Marks a copy's module id: `<file>?estate-copy=<rule index>`. */
+const COPY_QUERY = '?estate-copy=';
+
+/**
+ * Which modules share a chunk: every element needs the core (Lit, the base, the registry, the
+ * relay client); the enquiry form needs no listing part or listing formatting. What the detail
+ * shares with its lightbox is left to rolldown, which puts what only the detail uses into the
+ * detail's chunk (a group did worse by 400 bytes). Copies (COPIES) stay in their element's chunk.
  */
 const CHUNK_GROUPS = [
   { name: 'core', test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/]|widget[\\/]shared[\\/](estate-element|localize|strings|relay|fill|reset\.styles|define|load-element|task)\.ts$/, priority: 3 },
-  { name: 'enquiry', test: /widget[\\/](enquiry[\\/]|shared[\\/]field-interaction)|contract[\\/](name|phone)\.ts$/, priority: 1 },
+  { name: 'enquiry', test: ENQUIRY_MODULES, priority: 1 },
 ];
 
-/** What the listing elements share: formatting, photos, icons, headings, card parts. */
-const LISTING_PARTS = /widget[\\/](shared[\\/](format|picture|icons|listing-parts|listing-parts\.styles|heading|relay-filling)|listings[\\/]controls\.styles)\.ts$/;
-const COPY_QUERY = '?estate-copy';
-
-/**
- * `<estate-listings>` gets its own copy of the listing parts inside its chunk, rather than sharing
- * a chunk with `<estate-listing>`: a grid page then fetches one file where it fetched two, and the
- * one compresses better (the parts' markup and Lit's words meet in one gzip stream). The parts
- * hold no state that must be one (formatter caches, icons, styles), so two copies on a page that
- * opens a detail in place are only bytes. Files under widget/listings/ import the copies; the
- * copies import each other.
- */
-function listingPartsCopyPlugin(): Plugin {
+/** Resolves the imports of COPIES' importers (and of the copies themselves) to the copies. */
+function elementCopiesPlugin(): Plugin {
   return {
-    name: 'estate-listing-parts-copy',
+    name: 'estate-element-copies',
     enforce: 'pre',
     apply: 'build',
     async resolveId(source, importer, options) {
-      if (!importer || !(/widget[\\/]listings[\\/]/.test(importer) || importer.endsWith(COPY_QUERY))) return null;
-      const resolved = await this.resolve(source, importer.replace(COPY_QUERY, ''), { ...options, skipSelf: true });
-      return resolved && LISTING_PARTS.test(resolved.id) ? resolved.id + COPY_QUERY : null;
+      if (!importer) return null;
+      const [importerFile, copyOf] = importer.split(COPY_QUERY);
+      const rule = copyOf !== undefined ? Number(copyOf) : COPIES.findIndex((copy) => copy.importer.test(importerFile!));
+      if (rule < 0) return null;
+      const resolved = await this.resolve(source, importerFile, { ...options, skipSelf: true });
+      return resolved && COPIES[rule]!.modules.test(resolved.id) ? `${resolved.id}${COPY_QUERY}${rule}` : null;
     },
   };
 }
@@ -117,7 +131,7 @@ export default defineConfig({
     // Lit's own minifier for the markup and CSS inside html`` and css`` (a general minifier leaves
     // template strings as they are).
     { ...minifyLiterals({ include: ['widget/**'], failOnError: true }), apply: 'build' } as unknown as Plugin,
-    listingPartsCopyPlugin(),
+    elementCopiesPlugin(),
     chunkManifestPlugin(),
   ],
   build: {
@@ -126,7 +140,10 @@ export default defineConfig({
     // pinned one for a year) that asks for them. Their names are hashed, so nothing is overwritten.
     emptyOutDir: false,
     target: 'es2022',
-    sourcemap: true,
+    // Maps are written for the operator (to read a stack trace) but not announced in the files:
+    // the relay serves no .map (WIDGET_CHUNK_PATTERN), so a `sourceMappingURL` comment was ~60
+    // gzip bytes per chunk pointing a browser's devtools at a 404.
+    sourcemap: 'hidden',
     lib: {
       entry: { widget: 'widget/loader.ts', ...ELEMENT_ENTRIES },
       formats: ['es'],
