@@ -13,8 +13,11 @@ export const ELEMENT_ENTRIES = {
   'estate-listings': 'widget/listings/define.ts',
 };
 
-/** What the listing elements share: formatting, photos, icons, headings, card parts. */
-const LISTING_PARTS = /widget[\\/](shared[\\/](format|picture|icons|listing-parts|listing-parts\.styles|heading|relay-filling)|listings[\\/]controls\.styles)\.ts$/;
+/**
+ * What the listing elements share: formatting, photos, icons, headings, card parts, and the
+ * registering of elements they render or fetch later (the enquiry form needs none of it).
+ */
+const LISTING_PARTS = /widget[\\/](shared[\\/](format|picture|icons|listing-parts|listing-parts\.styles|heading|relay-filling|define|load-element)|listings[\\/]controls\.styles)\.ts$/;
 /** The enquiry form and what only it uses. */
 const ENQUIRY_MODULES = /widget[\\/](enquiry[\\/][\w.-]+|shared[\\/]field-interaction)\.ts$|contract[\\/](name|phone)\.ts$/;
 
@@ -44,7 +47,8 @@ const COPY_QUERY = '?estate-copy=';
  * detail's chunk (a group did worse by 400 bytes). Copies (COPIES) stay in their element's chunk.
  */
 const CHUNK_GROUPS = [
-  { name: 'core', test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/]|widget[\\/]shared[\\/](estate-element|localize|strings|relay|fill|reset\.styles|define|load-element|task)\.ts$/, priority: 3 },
+  // Lit's directives only the lightbox uses stay with it.
+  { name: 'core', test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*directives[\\/]keyed)|widget[\\/]shared[\\/](estate-element|localize|strings|relay|fill|reset\.styles|task)\.ts$/, priority: 3 },
   { name: 'enquiry', test: ENQUIRY_MODULES, priority: 1 },
 ];
 
