@@ -12,6 +12,7 @@ import { enquiryRouter } from './enquiries/router.ts';
 import type { EnquiryService } from './enquiries/service.ts';
 import type { Logger } from './log.ts';
 import type { Store } from './store/store.ts';
+import { precompressedStatic } from './precompressed.ts';
 import { widgetRouter } from './widget-assets.ts';
 
 /** The checkout's root (where package.json is): from server/ when run from source, from dist/server when built. */
@@ -72,10 +73,6 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
 
-  // gzip/brotli for text: the widget bundle shrinks from ~120 KB to ~35 KB on the wire, JSON pages
-  // by 80-90%. Images are already compressed and are skipped by compression's own filter.
-  app.use(compression({ threshold: 1024 }));
-
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -103,7 +100,16 @@ export function createApp(deps: AppDeps): Express {
   app.use(widgetRouter(deps.widgetDir ?? join(projectRoot, 'dist', 'widget')));
 
   const demoDir = deps.demoDir === undefined ? join(projectRoot, 'demo') : deps.demoDir;
-  if (demoDir && config.demoMode) app.use(express.static(demoDir, { extensions: ['html'], maxAge: '5m', redirect: false }));
+  if (demoDir && config.demoMode) {
+    // From memory, compressed once per change of a file; express.static for anything too big to hold.
+    app.use(precompressedStatic(demoDir, { cacheControl: 'public, max-age=300', extensions: ['html'] }));
+    app.use(express.static(demoDir, { extensions: ['html'], maxAge: '5m', redirect: false }));
+  }
+
+  // gzip/brotli on every request, for the rest (enquiries, metrics, error bodies). The listing API,
+  // the widget and the demo above send bytes they compressed once (server/precompressed.ts):
+  // mounted before them, this would compress the same answer again on every request.
+  app.use(compression({ threshold: 1024 }));
 
   if (deps.enquiries) {
     const ownOrigins = deps.ownOrigins ?? publicOrigins(config);

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import type { Agent, ListingDetail, ListingsFilling, ListingSummary, Page, Photo } from '../../contract/relay-api.ts';
 import type { Config } from '../config.ts';
@@ -6,6 +5,7 @@ import { corsPolicy, publicOrigins } from '../cors.ts';
 import { HttpError } from '../errors.ts';
 import type { PhotoMirror } from '../photos/mirror.ts';
 import { publicPhoto } from '../photos/public.ts';
+import { DYNAMIC_EFFORT, EncodedBody, sendEncoded } from '../precompressed.ts';
 import type { CachedListing, ListingCache } from './cache.ts';
 import { listingsSql, parseListingsQuery, queryKey } from './query.ts';
 
@@ -23,16 +23,13 @@ const RESPONSE_CACHE_ENTRIES = 1_000;
 /** How long a page should wait before asking again while the first sync fills the cache. */
 export const FILLING_RETRY_AFTER_SECONDS = 5;
 
-interface Rendered {
-  /** Encoded once: a busy page is sent many times. */
-  body: Buffer;
-  etag: string;
-}
+/** An answer's JSON, ETag and compressed forms, made once per cache change: a busy page is sent many times. */
+type Rendered = EncodedBody;
 
 /**
  * The public listing API: GET /api/v1/listings, /api/v1/listings/:id and /api/v1/agents. Every
  * answer comes from the cache in SQLite; no request here ever reaches the CRM. Rendered bodies are
- * kept in memory with their strong ETag until the sync changes something.
+ * kept in memory with their strong ETag and brotli/gzip forms until the sync changes something.
  */
 export function listingsRouter(deps: ListingsRouterDeps): Router {
   const { cache, mirror } = deps;
@@ -130,8 +127,7 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   function send(req: Request, res: Response, key: string, cacheControl: string, render: () => unknown): Rendered {
     let entry = rendered.get(key);
     if (!entry) {
-      const body = Buffer.from(JSON.stringify(render()));
-      entry = { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+      entry = new EncodedBody(Buffer.from(JSON.stringify(render())), DYNAMIC_EFFORT);
       remember(key, entry);
     }
     respond(req, res, entry, cacheControl);
@@ -140,28 +136,14 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
 
   function respond(req: Request, res: Response, entry: Rendered, cacheControl: string): void {
     res.set('Cache-Control', cacheControl);
-    res.set('ETag', entry.etag);
     const { lastSuccessAt } = cache.readState();
     if (lastSuccessAt !== null) res.set('X-Listings-Age', String(Math.max(0, Math.round((now() - lastSuccessAt) / 1000))));
     if (res.get('Access-Control-Allow-Origin')) res.set('Access-Control-Expose-Headers', 'ETag, Retry-After, X-Listings-Age');
-    if (matchesIfNoneMatch(req.get('If-None-Match'), entry.etag)) {
-      res.status(304).end();
-      return;
-    }
-    res.type('application/json').send(entry.body);
+    res.type('application/json');
+    sendEncoded(req, res, entry);
   }
 
   return router;
-}
-
-/**
- * RFC 9110 If-None-Match at the origin (weak comparison). Unlike Express's req.fresh this ignores a
- * request's `Cache-Control: no-cache`, which fetch() adds to every conditional request it is given.
- */
-function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
 }
 
 interface KindedPhoto {
