@@ -3,6 +3,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { extname, join, resolve, sep } from 'node:path';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import type { Request, RequestHandler, Response } from 'express';
+import Negotiator from 'negotiator';
 
 /**
  * Answers that change only when their source does (a cached listing page, the widget bundle, a
@@ -91,14 +92,22 @@ export class EncodedBody {
 const chosenCodings = new Map<string, ContentCoding>();
 const CHOSEN_CODINGS_KEPT = 64;
 
-/** The coding to send: brotli, else gzip, else none, as the request accepts (q-values honoured). */
+/** negotiator 1.x takes a server preference for ties; its type package predates the option. */
+type EncodingNegotiator = { encodings(available: readonly string[], options: { preferred: readonly string[] }): string[] };
+
+/**
+ * The coding to send: the one the request rates highest (q-values, `*`, `identity;q=0` honoured),
+ * brotli on a tie. Browsers list gzip first ("gzip, deflate, br, zstd") but mean no preference, so
+ * the request's order is not a preference; negotiator's `preferred`, as the compression middleware
+ * uses it, settles ties our way.
+ */
 export function chooseCoding(req: Request): ContentCoding {
   const header = req.headers['accept-encoding'];
   if (!header) return 'identity';
   let coding = chosenCodings.get(header);
   if (!coding) {
-    // Express's negotiator reads q-values, "*" and "identity;q=0"; ties go to the order given here.
-    const accepted = req.acceptsEncodings('br', 'gzip', 'identity');
+    const negotiator = new Negotiator(req) as unknown as EncodingNegotiator;
+    const accepted = negotiator.encodings(['br', 'gzip', 'identity'], { preferred: ['br', 'gzip'] })[0];
     coding = accepted === 'br' || accepted === 'gzip' ? accepted : 'identity';
     if (chosenCodings.size >= CHOSEN_CODINGS_KEPT) chosenCodings.clear();
     chosenCodings.set(header, coding);
