@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { extname, join, resolve, sep } from 'node:path';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
+import type { IncomingMessage } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import Negotiator from 'negotiator';
 
@@ -101,7 +102,7 @@ type EncodingNegotiator = { encodings(available: readonly string[], options: { p
  * the request's order is not a preference; negotiator's `preferred`, as the compression middleware
  * uses it, settles ties our way.
  */
-export function chooseCoding(req: Request): ContentCoding {
+export function chooseCoding(req: IncomingMessage): ContentCoding {
   const header = req.headers['accept-encoding'];
   if (!header) return 'identity';
   let coding = chosenCodings.get(header);
@@ -118,10 +119,11 @@ export function chooseCoding(req: Request): ContentCoding {
 /**
  * Sends `body` in the coding the request accepts, with Vary and a strong ETag, or 304 when
  * If-None-Match names it. Other headers (type, caching) are the caller's, set before.
+ * `beforeSend` sees a 200's bytes with every header set (to record the answer for replay).
  * Ignores a request's `Cache-Control: no-cache` (unlike Express's req.fresh): fetch() adds it to
  * every conditional request it is given.
  */
-export function sendEncoded(req: Request, res: Response, body: EncodedBody): void {
+export function sendEncoded(req: Request, res: Response, body: EncodedBody, beforeSend?: (bytes: Buffer) => void): void {
   res.vary('Accept-Encoding');
   const coding = body.compressible ? chooseCoding(req) : 'identity';
   res.setHeader('ETag', body.etagOf(coding));
@@ -132,6 +134,7 @@ export function sendEncoded(req: Request, res: Response, body: EncodedBody): voi
   const bytes = body.bytes(coding);
   if (coding !== 'identity') res.setHeader('Content-Encoding', coding);
   res.setHeader('Content-Length', bytes.length);
+  beforeSend?.(bytes);
   res.end(bytes);
 }
 

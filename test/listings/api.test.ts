@@ -245,6 +245,18 @@ describe('listing API (answers from the cache only)', () => {
       for (const etag of [plain.headers.etag, browser.headers.etag, gzip.headers.etag]) {
         expect((await raw(path, { 'Accept-Encoding': 'br, gzip', 'If-None-Match': etag! })).status, path).toBe(304);
       }
+      // Sent again from memory (server/replay.ts), an answer keeps every header Express gave it,
+      // helmet's and CORS's included; another origin is decided again.
+      const fromPage = await raw(path, { 'Accept-Encoding': 'br, gzip', Origin: ALLOWED });
+      const fromPageAgain = await raw(path, { 'Accept-Encoding': 'br, gzip', Origin: ALLOWED });
+      const { date: _date, 'x-listings-age': _age, ...pageHeaders } = fromPage.headers;
+      const { date: _dateAgain, 'x-listings-age': _ageAgain, ...pageHeadersAgain } = fromPageAgain.headers;
+      expect(pageHeadersAgain, path).toEqual(pageHeaders);
+      expect(pageHeadersAgain['access-control-allow-origin'], path).toBe(ALLOWED);
+      expect(pageHeadersAgain['content-security-policy'], path).toBeDefined();
+      expect(fromPageAgain.headers['x-listings-age'], path).toMatch(/^\d+$/);
+      expect(fromPageAgain.body.equals(browser.body), path).toBe(true);
+      expect((await raw(path, { 'Accept-Encoding': 'br, gzip', Origin: 'https://evil.example' })).status, path).toBe(403);
     }
   });
 
