@@ -2,6 +2,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import compression from 'compression';
 import helmet from 'helmet';
 import { existsSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import type { Config } from './config.ts';
 import { publicOrigins } from './cors.ts';
@@ -12,6 +13,8 @@ import { enquiryRouter } from './enquiries/router.ts';
 import type { EnquiryService } from './enquiries/service.ts';
 import type { Logger } from './log.ts';
 import type { Store } from './store/store.ts';
+import { precompressedStatic } from './precompressed.ts';
+import { ReplayCache } from './replay.ts';
 import { widgetRouter } from './widget-assets.ts';
 
 /** The checkout's root (where package.json is): from server/ when run from source, from dist/server when built. */
@@ -50,6 +53,17 @@ export interface AppDeps {
   listings?: { router: RequestHandler; metrics?(): string };
 }
 
+/**
+ * The HTTP server's request listener for `app`: an answer recorded for replay (a cached listing
+ * page, sent again as it went out) before Express, everything else to Express.
+ */
+export function requestListener(app: Express): (req: IncomingMessage, res: ServerResponse) => void {
+  const replay = app.locals.replay as ReplayCache;
+  return (req, res) => {
+    if (!replay.answer(req, res)) app(req, res);
+  };
+}
+
 /** Builds the relay's HTTP app. Never listens: main.ts and the tests do that. */
 export function createApp(deps: AppDeps): Express {
   const { config, store, log } = deps;
@@ -60,6 +74,14 @@ export function createApp(deps: AppDeps): Express {
   app.set('strict routing', true);
   app.set('trust proxy', config.TRUST_PROXY);
   app.set('etag', 'strong');
+  // Routes record answers for replay (server/replay.ts) through res.locals.replay, once every
+  // middleware has set its headers; requestListener() sends them again before Express runs.
+  const replay = new ReplayCache();
+  app.locals.replay = replay;
+  app.use((_req, res, next) => {
+    res.locals.replay = replay;
+    next();
+  });
   app.use(
     helmet({
       contentSecurityPolicy: {
@@ -71,10 +93,6 @@ export function createApp(deps: AppDeps): Express {
       },
     }),
   );
-
-  // gzip/brotli for text: the widget bundle shrinks from ~120 KB to ~35 KB on the wire, JSON pages
-  // by 80-90%. Images are already compressed and are skipped by compression's own filter.
-  app.use(compression({ threshold: 1024 }));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -103,7 +121,16 @@ export function createApp(deps: AppDeps): Express {
   app.use(widgetRouter(deps.widgetDir ?? join(projectRoot, 'dist', 'widget')));
 
   const demoDir = deps.demoDir === undefined ? join(projectRoot, 'demo') : deps.demoDir;
-  if (demoDir && config.demoMode) app.use(express.static(demoDir, { extensions: ['html'], maxAge: '5m', redirect: false }));
+  if (demoDir && config.demoMode) {
+    // From memory, compressed once per change of a file; express.static for anything too big to hold.
+    app.use(precompressedStatic(demoDir, { cacheControl: 'public, max-age=300', extensions: ['html'] }));
+    app.use(express.static(demoDir, { extensions: ['html'], maxAge: '5m', redirect: false }));
+  }
+
+  // gzip/brotli on every request, for the rest (enquiries, metrics, error bodies). The listing API,
+  // the widget and the demo above send bytes they compressed once (server/precompressed.ts):
+  // mounted before them, this would compress the same answer again on every request.
+  app.use(compression({ threshold: 1024 }));
 
   if (deps.enquiries) {
     const ownOrigins = deps.ownOrigins ?? publicOrigins(config);

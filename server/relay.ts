@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp, type AppDeps } from './app.ts';
+import { createApp, requestListener, type AppDeps } from './app.ts';
 import { ConfigError, type Config } from './config.ts';
 import { publicOrigins } from './cors.ts';
 import { CrmAccess } from './crm/access.ts';
@@ -135,7 +135,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     ownOrigins: config.demoMode ? [...publicOrigins(config), url, `http://localhost:${port}`] : publicOrigins(config),
     ...options.app,
   });
-  server.on('request', app);
+  server.on('request', requestListener(app));
 
   // Demo mode: the simulator sends its webhooks to this relay, as a real CRM would to the registered URL.
   if (simulator && !simulator.webhookUrlSet) simulator.setWebhookUrl(`${url}/hooks/crm`);

@@ -13,7 +13,19 @@ import { UrlQueryController, type QueryChanges } from '../shared/url-query.ts';
 import { badgeLabel, renderFeature } from '../shared/listing-parts.ts';
 import { type ListingsStrings } from './strings.ts';
 import './strings.ts';
-import { BAR_FILTERS, buildQuery, cleanCount, cleanValue, parseBarFilters, SORTS, toSearchParams, type BarFilter, type QueryKey } from './query.ts';
+import {
+  BAR_FILTERS,
+  buildQuery,
+  cleanCount,
+  cleanValue,
+  parseBarFilters,
+  QUERY_KEYS,
+  SORTS,
+  toSearchParams,
+  type BarFilter,
+  type FilterProperties,
+  type QueryKey,
+} from './query.ts';
 import { renderPicture } from '../shared/picture.ts';
 import { heading, headingLevel } from '../shared/heading.ts';
 import { bathIcon, bedIcon, carIcon, chevronLeft, chevronRight } from '../shared/icons.ts';
@@ -128,6 +140,9 @@ const EAGER_CARDS = 3;
 export class EstateListings extends EstateElement {
   static override styles = styles;
 
+  // The filters' properties and attributes are the relay's table (contract/listing-filters.ts),
+  // written out for the manifest's analyzer; the checks after the class and in the element test hold
+  // them to the table.
   static override properties = {
     type: { type: String },
     status: { type: String },
@@ -294,19 +309,7 @@ export class EstateListings extends EstateElement {
   }
 
   private filterValues(): Partial<Record<QueryKey, unknown>> {
-    return {
-      type: this.type,
-      status: this.status,
-      suburb: this.suburb,
-      minPrice: this.minPrice,
-      maxPrice: this.maxPrice,
-      minBeds: this.minBeds,
-      minBaths: this.minBaths,
-      minCars: this.minCars,
-      propertyType: this.propertyType,
-      agentId: this.agentId,
-      sort: this.sort,
-    };
+    return Object.fromEntries(QUERY_KEYS.map((name) => [name, this[name]]));
   }
 
   private setFilterValues(values: Partial<Record<QueryKey, unknown>>): void {
@@ -722,6 +725,12 @@ export class EstateListings extends EstateElement {
     </form>`;
   }
 }
+
+/** The element declares a typed property for every filter of the table: a missing one fails here. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Holds<Check extends true> = Check;
+export type ListingsDeclaresEveryFilter = Holds<Same<Pick<EstateListings, QueryKey>, FilterProperties>> &
+  Holds<QueryKey extends keyof typeof EstateListings.properties ? true : false>;
 
 /** Page numbers to show: first, last, and one either side of the current one; null marks a gap. */
 export function pageWindow(current: number, pages: number): Array<number | null> {
