@@ -4,7 +4,7 @@ import { createLogger } from './log.ts';
 import { startRelay, type RunningRelay } from './relay.ts';
 import { scriptTagBanner, widgetScriptTags } from './ops/script-tags.ts';
 import { claimInstance } from './ops/instance.ts';
-import { SYNC_SIGNAL, takeSyncRequest } from './ops/cli.ts';
+import { SYNC_SIGNAL, takeSyncRequest } from './ops/sync-request.ts';
 import { watchSyncProgress } from './ops/sync-progress.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;

@@ -10,13 +10,7 @@ import type { EnquiryTargets } from './enquiries/targets.ts';
 import { createListingsService, type ListingsService } from './listings/index.ts';
 import type { Logger } from './log.ts';
 import { openStore, type Store } from './store/store.ts';
-
-/** A background job the relay runs (sync, outbox delivery, …); stopped before the store closes. */
-export interface Worker {
-  name: string;
-  start(): void;
-  stop(): Promise<void>;
-}
+import type { Worker } from './worker.ts';
 
 export interface RunningRelay {
   url: string;

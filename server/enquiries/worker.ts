@@ -1,6 +1,6 @@
 import { isCrmError, type CrmClient, type CrmError } from '../crm/client.ts';
 import type { Logger } from '../log.ts';
-import type { Worker } from '../relay.ts';
+import type { Worker } from '../worker.ts';
 import { isStoreUnavailable, type WriteHealth } from '../store/store.ts';
 import { CircuitBreaker, DEFAULT_BREAKER_SETTINGS, type BreakerOutcome, type BreakerSettings, type BreakerState } from './breaker.ts';
 import { isResolved, toAddEnquiry } from './mapping.ts';

@@ -1,6 +1,6 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { CliCommand, CliContext } from '../cli.ts';
+import type { CliCommand, CliContext } from '../cli-command.ts';
 import { parseOptions } from '../cli-options.ts';
 import { createCrmClientFromConfig } from '../crm/client.ts';
 import { createLogger } from '../log.ts';
@@ -11,10 +11,9 @@ import { backupStore, restoreStore } from './backup.ts';
 import { runningRelay } from './instance.ts';
 import { collectStatus, formatBytes, formatStatus, openStoreReadOnly } from './status.ts';
 import { watchSyncProgress } from './sync-progress.ts';
+import { SYNC_REQUEST_FILE, SYNC_SIGNAL } from './sync-request.ts';
 
 /** Asks a running relay for a sync: the kind goes in this file, then SIGUSR2 (see main.ts). */
-export const SYNC_REQUEST_FILE = 'sync-request.json';
-export const SYNC_SIGNAL = 'SIGUSR2';
 
 function wantsHelp(args: string[]): boolean {
   return args.includes('help') || args.includes('--help') || args.includes('-h');
@@ -146,20 +145,6 @@ async function syncInRunningRelay(pid: number, kind: 'full' | 'incremental', tim
     return 1;
   } finally {
     db.close();
-  }
-}
-
-/** Read by main.ts on SIGUSR2: the sync kind the CLI asked for (incremental when unsure). */
-export function takeSyncRequest(dataDir: string): 'full' | 'incremental' {
-  const file = join(resolve(dataDir), SYNC_REQUEST_FILE);
-  if (!existsSync(file)) return 'incremental';
-  try {
-    const request = JSON.parse(readFileSync(file, 'utf8')) as { kind?: string };
-    return request.kind === 'full' ? 'full' : 'incremental';
-  } catch {
-    return 'incremental';
-  } finally {
-    rmSync(file, { force: true });
   }
 }
 
