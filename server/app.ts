@@ -11,7 +11,7 @@ import { PROMETHEUS_CONTENT_TYPE } from './enquiries/metrics.ts';
 import { enquiryRouter } from './enquiries/router.ts';
 import type { EnquiryService } from './enquiries/service.ts';
 import type { Logger } from './log.ts';
-import type { Store } from './store/store.ts';
+import { storeAnswers, type Store } from './store/store.ts';
 import { widgetRouter } from './widget-assets.ts';
 
 /** The checkout's root (where package.json is): from server/ when run from source, from dist/server when built. */
@@ -82,8 +82,7 @@ export function createApp(deps: AppDeps): Express {
   app.get('/readyz', async (_req, res) => {
     const checks: Record<string, boolean> = {};
     try {
-      store.db.prepare('SELECT 1').get();
-      checks.store = true;
+      checks.store = storeAnswers(store);
     } catch {
       checks.store = false;
     }

@@ -57,7 +57,7 @@ process.on(SYNC_SIGNAL, () => {
 });
 // The first sync (empty cache) can take minutes: counts and rates on a terminal, one log line per step.
 if (relay.listings.cache.readState().lastSuccessAt === null) {
-  const stopProgress = watchSyncProgress(relay.store.db, { log });
+  const stopProgress = watchSyncProgress(relay.store, { log });
   relay.listings.sync.whenLoaded().then(
     () => stopProgress(),
     (error: Error) => stopProgress({ error: error.message }),

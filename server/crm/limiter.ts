@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Store } from '../store/store.ts';
+import { hasTable, tablesOf } from '../store/tables.ts';
 import { CrmError } from './errors.ts';
 
 export interface LimiterOptions {
@@ -90,12 +91,12 @@ export class RequestLimiter {
     this.now = options.now ?? (() => new Date());
     this.monotonicNow = options.monotonicNow ?? (() => performance.now());
     // RETURNING gives no row when the WHERE refuses the update: that is "budget spent".
-    this.spendStatement = this.store.db.prepare<[{ day: string; limit: number }], { used: number }>(
+    this.spendStatement = tablesOf(this.store).prepare<[{ day: string; limit: number }], { used: number }>(
       `INSERT INTO crm_budget (day, used) VALUES (@day, 1)
        ON CONFLICT (day) DO UPDATE SET used = used + 1 WHERE used < @limit
        RETURNING used`,
     );
-    this.readStatement = this.store.db.prepare<[string], { used: number }>('SELECT used FROM crm_budget WHERE day = ?');
+    this.readStatement = tablesOf(this.store).prepare<[string], { used: number }>('SELECT used FROM crm_budget WHERE day = ?');
   }
 
   /** Today's budget, read from the store (so it includes what other processes spent). */
@@ -139,7 +140,7 @@ export class RequestLimiter {
    */
   raiseUsedTo(used: number): BudgetStatus {
     const day = utcDay(this.now());
-    this.store.db
+    tablesOf(this.store)
       .prepare('INSERT INTO crm_budget (day, used) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET used = max(used, excluded.used)')
       .run(day, Math.max(0, Math.floor(used)));
     return this.budget();
@@ -258,4 +259,10 @@ function abortedError(signal: AbortSignal): CrmError {
 
 function closedError(): CrmError {
   return new CrmError('The CRM client is closed.', { code: 'closed' });
+}
+
+/** Requests counted against the CRM's daily limit on `day` (YYYY-MM-DD, UTC), for `npm run relay -- status`. */
+export function budgetUsedOn(store: Store, day: string): number {
+  if (!hasTable(store, 'crm_budget')) return 0;
+  return (tablesOf(store).prepare('SELECT used FROM crm_budget WHERE day = ?').pluck().get(day) as number | undefined) ?? 0;
 }

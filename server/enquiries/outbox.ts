@@ -1,4 +1,5 @@
 import { checkpoint, type Store } from '../store/store.ts';
+import { hasTable, tablesOf } from '../store/tables.ts';
 import type { ParsedEnquiry } from './schema.ts';
 
 export type OutboxStatus = 'queued' | 'delivered' | 'dead' | 'spam';
@@ -138,7 +139,7 @@ export class EnquiryOutbox {
   private readonly statements;
 
   constructor(readonly store: Store) {
-    const db = store.db;
+    const db = tablesOf(store);
     this.statements = {
       insert: db.prepare<[InsertParams]>(
         `INSERT INTO enquiry_outbox (original_id, fingerprint, status, spam_reason, accepted_at, listing_id, agent_id,
@@ -317,7 +318,7 @@ export class EnquiryOutbox {
    * copies the new pages home and empties the WAL, so the data is gone from disk, not only from SQL.
    */
   private removedFromDisk(rows: number): number {
-    if (rows > 0) checkpoint(this.store.db);
+    if (rows > 0) checkpoint(this.store);
     return rows;
   }
 
@@ -342,10 +343,32 @@ export class EnquiryOutbox {
     const limit = Math.max(1, Math.min(options.limit ?? 100, 10_000));
     const rows =
       status === 'all'
-        ? this.store.db.prepare<[number], Row>('SELECT * FROM enquiry_outbox ORDER BY seq DESC LIMIT ?').all(limit)
-        : this.store.db
+        ? tablesOf(this.store).prepare<[number], Row>('SELECT * FROM enquiry_outbox ORDER BY seq DESC LIMIT ?').all(limit)
+        : tablesOf(this.store)
             .prepare<[string, number], Row>('SELECT * FROM enquiry_outbox WHERE status = ? ORDER BY seq DESC LIMIT ?')
             .all(status, limit);
     return rows.map(fromRow);
   }
+}
+
+/** The outbox's figures for `npm run relay -- status` (zeros in a store older than the outbox). */
+export function outboxStatus(store: Store): Record<OutboxStatus, number> & { oldestQueuedAt: number | null; total: number } {
+  const status = { queued: 0, delivered: 0, dead: 0, spam: 0, oldestQueuedAt: null as number | null, total: 0 };
+  if (!hasTable(store, 'enquiry_outbox')) return status;
+  const db = tablesOf(store);
+  for (const row of db.prepare('SELECT status, COUNT(*) AS n FROM enquiry_outbox GROUP BY status').all() as Array<{ status: OutboxStatus; n: number }>) {
+    status[row.status] = row.n;
+    status.total += row.n;
+  }
+  status.oldestQueuedAt = (db.prepare("SELECT MIN(accepted_at) FROM enquiry_outbox WHERE status = 'queued'").pluck().get() as number | null) ?? null;
+  return status;
+}
+
+/**
+ * After a restore: an enquiry queued when the backup was taken may have been delivered since. The
+ * CRM has no idempotency key, so each is marked "outcome unknown" and the delivery worker looks it
+ * up before it sends anything (the same path as after a crash mid-send). Returns how many.
+ */
+export function markQueuedForReconcile(store: Store, now: number): number {
+  return tablesOf(store).prepare(`UPDATE enquiry_outbox SET sending_since = COALESCE(sending_since, ?) WHERE status = 'queued'`).run(now).changes;
 }

@@ -70,7 +70,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
   const sizes = () => ({
     listingsBySource: cache.countsBySource(),
     agents: cache.counts().agents,
-    openHomes: store.db.prepare('SELECT COUNT(*) FROM open_homes').pluck().get() as number,
+    openHomes: cache.countOpenHomes(),
   });
   const plan = planBudget(config, sizes());
   log.info(

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CrmError } from '../../server/crm/errors.ts';
 import { RequestLimiter } from '../../server/crm/limiter.ts';
 import { maxInAnyWindow, tempStore } from './support.ts';
+import { tablesOf } from '../../server/store/tables.ts';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -113,7 +114,7 @@ describe('RequestLimiter', () => {
     now = new Date('2024-05-02T00:00:01Z');
     await second.acquire();
     expect(second.budget()).toMatchObject({ day: '2024-05-02', used: 1 });
-    const rows = reopened.db.prepare('SELECT day, used FROM crm_budget ORDER BY day').all();
+    const rows = tablesOf(reopened).prepare('SELECT day, used FROM crm_budget ORDER BY day').all();
     expect(rows).toEqual([
       { day: '2024-05-01', used: 3 },
       { day: '2024-05-02', used: 1 },

@@ -8,6 +8,7 @@ import { enquiryFingerprint, enquiryRequestSchema } from '../../server/enquiries
 import { silentLogger } from '../../server/log.ts';
 import { openStore } from '../../server/store/store.ts';
 import { enquiryHarness, validEnquiry, type EnquiryHarness, type HarnessOptions } from './support.ts';
+import { tablesOf } from '../../server/store/tables.ts';
 
 const harnesses: EnquiryHarness[] = [];
 afterEach(() => {
@@ -20,7 +21,7 @@ function setup(options: HarnessOptions = {}): EnquiryHarness {
 }
 
 function rowCount(harness: EnquiryHarness): number {
-  return harness.store.db.prepare('SELECT COUNT(*) FROM enquiry_outbox').pluck().get() as number;
+  return tablesOf(harness.store).prepare('SELECT COUNT(*) FROM enquiry_outbox').pluck().get() as number;
 }
 
 const long = (length: number) => 'x'.repeat(length);
@@ -185,7 +186,7 @@ describe('POST /api/v1/enquiries: acceptance and idempotency', () => {
     } finally {
       other.close();
     }
-    expect(harness.store.db.pragma('synchronous', { simple: true })).toBe(2); // FULL
+    expect(tablesOf(harness.store).pragma('synchronous', { simple: true })).toBe(2); // FULL
   });
 
   it('same originalId and body: same answer, one enquiry; elapsedMs may differ on a retry', async () => {

@@ -7,6 +7,7 @@ import { toAddEnquiry } from '../../server/enquiries/mapping.ts';
 import type { EnquiryTargets } from '../../server/enquiries/targets.ts';
 import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
 import { enquiryHarness, validEnquiry, type EnquiryHarness, type HarnessOptions } from './support.ts';
+import { tablesOf } from '../../server/store/tables.ts';
 
 let sim: RunningSimulator;
 beforeAll(async () => {
@@ -474,7 +475,7 @@ describe('erasure and metrics', () => {
     const entry = harness.service.outbox.get(body.originalId)!;
     expect(entry.payload).toBeNull();
     expect(entry.erasedAt).toBe(clock);
-    const raw = harness.store.db.prepare('SELECT * FROM enquiry_outbox').all();
+    const raw = tablesOf(harness.store).prepare('SELECT * FROM enquiry_outbox').all();
     expect(JSON.stringify(raw)).not.toMatch(/Jane|jane@example\.com|0412/);
     expect((await request(harness.app).get(`/api/v1/enquiries/${body.originalId}`).expect(200)).body.status).toBe('delivered');
     // The same submission again still gets its answer (the fingerprint stays).
@@ -496,7 +497,7 @@ describe('erasure and metrics', () => {
     await harness.service.worker.drain();
     const entry = harness.service.outbox.get(body.originalId)!;
     expect(entry).toMatchObject({ status: 'dead', payload: null, erasedAt: clock });
-    const raw = harness.store.db.prepare('SELECT * FROM enquiry_outbox').all();
+    const raw = tablesOf(harness.store).prepare('SELECT * FROM enquiry_outbox').all();
     expect(JSON.stringify(raw)).not.toMatch(/Jane|jane@example\.com|0412/);
     expect((await request(harness.app).get(`/api/v1/enquiries/${body.originalId}`).expect(200)).body.status).toBe('failed');
     // Nothing left to send: the operator's replay is refused, and nothing reaches the CRM.
