@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Store } from '../store/store.ts';
 import { hasTable, tablesOf } from '../store/tables.ts';
@@ -174,6 +175,10 @@ export class RequestLimiter {
   }
 
   /** Rejects every waiting caller; later acquires fail. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   close(): void {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
@@ -265,4 +270,21 @@ function closedError(): CrmError {
 export function budgetUsedOn(store: Store, day: string): number {
   if (!hasTable(store, 'crm_budget')) return 0;
   return (tablesOf(store).prepare('SELECT used FROM crm_budget WHERE day = ?').pluck().get(day) as number | undefined) ?? 0;
+}
+
+/** The open limiter of each API key (and store, which holds its budget), by a digest: the key itself is not kept. */
+const limitersByKey = new Map<string, RequestLimiter>();
+
+/**
+ * The one gate of an API key in this process: the CRM limits requests per key, so every client of
+ * the key (a second agency on the same key, a CLI sync in the relay's process) must pass the same
+ * one. A closed limiter is replaced by a new one.
+ */
+export function limiterForKey(apiKey: string, options: LimiterOptions): RequestLimiter {
+  const id = createHash('sha256').update(apiKey).update('\0').update(options.store.file).digest('hex');
+  const existing = limitersByKey.get(id);
+  if (existing && !existing.isClosed) return existing;
+  const limiter = new RequestLimiter(options);
+  limitersByKey.set(id, limiter);
+  return limiter;
 }

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CrmError } from '../../server/crm/errors.ts';
-import { RequestLimiter } from '../../server/crm/limiter.ts';
+import { limiterForKey, RequestLimiter } from '../../server/crm/limiter.ts';
 import { maxInAnyWindow, tempStore } from './support.ts';
 import { tablesOf } from '../../server/store/tables.ts';
 
@@ -131,5 +131,29 @@ describe('RequestLimiter', () => {
     expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(5);
     const reasons = results.flatMap((result) => (result.status === 'rejected' ? [result.reason] : []));
     expect(reasons.every((reason) => reason instanceof CrmError && reason.code === 'budget_exhausted')).toBe(true);
+  });
+});
+
+describe('limiterForKey', () => {
+  it('gives every client of one API key (on one store) the same gate, another key its own, and replaces a closed one', async () => {
+    const { store } = setup();
+    const settings = { store, requestsPerSecond: 2, dailyLimit: 1000 };
+    const first = limiterForKey('key-a', settings);
+    cleanups.push(() => first.close());
+    expect(limiterForKey('key-a', settings)).toBe(first);
+    const other = limiterForKey('key-b', settings);
+    cleanups.push(() => other.close());
+    expect(other).not.toBe(first);
+    // Two clients of key-a draw from one per-second allowance: the third slot waits a second.
+    const started = performance.now();
+    const releases = await Promise.all([first.acquire(), limiterForKey('key-a', settings).acquire()]);
+    releases.forEach((release) => release());
+    await limiterForKey('key-a', settings).acquire().then((release) => release());
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1000);
+    first.close();
+    const next = limiterForKey('key-a', settings);
+    cleanups.push(() => next.close());
+    expect(next).not.toBe(first);
+    expect(next.isClosed).toBe(false);
   });
 });

@@ -7,6 +7,7 @@ import type { EnquiryRequest } from '../../contract/relay-api.ts';
 import { createApp } from '../../server/app.ts';
 import { loadConfig } from '../../server/config.ts';
 import { createCrmClient, type CrmClient } from '../../server/crm/client.ts';
+import { RequestLimiter } from '../../server/crm/limiter.ts';
 import { createEnquiryService, type EnquiryService, type EnquirySettings } from '../../server/enquiries/service.ts';
 import { crmEnquiryTargets, staticEnquiryTargets, type EnquiryTargets } from '../../server/enquiries/targets.ts';
 import { silentLogger, type Logger } from '../../server/log.ts';
@@ -65,7 +66,7 @@ export function enquiryHarness(options: HarnessOptions = {}): EnquiryHarness {
   const store = openStore(dataDir);
   const log = options.log ?? silentLogger;
   const crmTarget = options.crm ?? { baseUrl: 'http://127.0.0.1:9/api/v1.3', apiKey: 'unused', accessToken: 'unused' };
-  const crm = createCrmClient({ ...crmTarget, store, log, timeoutMs: options.crmTimeoutMs ?? 2000, backoffBaseMs: 20 });
+  const crm = createCrmClient({ ...crmTarget, limiter: new RequestLimiter({ store, requestsPerSecond: 10, dailyLimit: 10_000 }), log, timeoutMs: options.crmTimeoutMs ?? 2000, backoffBaseMs: 20 });
   const service = createEnquiryService({
     config,
     store,
