@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../server/config.ts';
 import { createCrmClient } from '../server/crm/client.ts';
 import { limiterForKey } from '../server/crm/limiter.ts';
-import { toAddEnquiry } from '../server/enquiries/mapping.ts';
+import { toAddEnquiry } from '../server/crm/lead-sink.ts';
 import { enquiryRequestSchema, fieldErrors } from '../server/enquiries/schema.ts';
 import { staticEnquiryTargets, type ListingTarget } from '../server/enquiries/targets.ts';
 import { silentLogger } from '../server/log.ts';

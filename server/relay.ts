@@ -5,6 +5,8 @@ import { ConfigError, type Config } from './config.ts';
 import { publicOrigins } from './cors.ts';
 import { CrmAccess } from './crm/access.ts';
 import { createCrmClientFromConfig, type CrmClient } from './crm/client.ts';
+import { crmEnquiryTargets } from './crm/enquiry-targets.ts';
+import { crmLeadSink } from './crm/lead-sink.ts';
 import { createEnquiryService, type EnquiryService } from './enquiries/service.ts';
 import type { EnquiryTargets } from './enquiries/targets.ts';
 import { createListingsService, type ListingsService } from './listings/index.ts';
@@ -89,7 +91,14 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     onUsage: (usage) => listings.replan(usage.others),
   });
   workers.push(access);
-  const enquiries = createEnquiryService({ config, store, log, crm, targets: options.enquiryTargets ?? listings.enquiryTargets });
+  const enquiries = createEnquiryService({
+    config,
+    store,
+    log,
+    sink: crmLeadSink(crm, { source: config.ENQUIRY_SOURCE }),
+    sinkTargets: crmEnquiryTargets(crm, { log }),
+    targets: options.enquiryTargets ?? listings.enquiryTargets,
+  });
   workers.push(enquiries.worker);
 
   // Listen first: in demo mode the relay's own origin is the address it ends up on (PORT may be 0).

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../server/cli.ts';
 import { toCrmDateTime } from '../../server/crm/client.ts';
-import { toAddEnquiry } from '../../server/enquiries/mapping.ts';
+import { toAddEnquiry } from '../../server/crm/lead-sink.ts';
 import type { EnquiryTargets } from '../../server/enquiries/targets.ts';
 import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
 import { enquiryHarness, validEnquiry, type EnquiryHarness, type HarnessOptions } from './support.ts';
@@ -443,11 +443,15 @@ describe('reconciliation before re-posting', () => {
     const { createEnquiryService } = await import('../../server/enquiries/service.ts');
     const { loadConfig } = await import('../../server/config.ts');
     const { silentLogger } = await import('../../server/log.ts');
+    const { crmLeadSink } = await import('../../server/crm/lead-sink.ts');
+    const { crmEnquiryTargets } = await import('../../server/crm/enquiry-targets.ts');
+    const restartedConfig = loadConfig({ DATA_DIR: first.dataDir });
     const restarted = createEnquiryService({
-      config: loadConfig({ DATA_DIR: first.dataDir }),
+      config: restartedConfig,
       store: first.store,
       log: silentLogger,
-      crm: first.crm,
+      sink: crmLeadSink(first.crm, { source: restartedConfig.ENQUIRY_SOURCE }),
+      sinkTargets: crmEnquiryTargets(first.crm, { log: silentLogger }),
       now: () => clock,
       settings: { reconcileDelayMs: 0 },
     });

@@ -9,7 +9,9 @@ import { loadConfig } from '../../server/config.ts';
 import { createCrmClient, type CrmClient } from '../../server/crm/client.ts';
 import { RequestLimiter } from '../../server/crm/limiter.ts';
 import { createEnquiryService, type EnquiryService, type EnquirySettings } from '../../server/enquiries/service.ts';
-import { crmEnquiryTargets, staticEnquiryTargets, type EnquiryTargets } from '../../server/enquiries/targets.ts';
+import { staticEnquiryTargets, type EnquiryTargets } from '../../server/enquiries/targets.ts';
+import { crmEnquiryTargets } from '../../server/crm/enquiry-targets.ts';
+import { crmLeadSink } from '../../server/crm/lead-sink.ts';
 import { silentLogger, type Logger } from '../../server/log.ts';
 import { openStore, type Store } from '../../server/store/store.ts';
 
@@ -71,7 +73,8 @@ export function enquiryHarness(options: HarnessOptions = {}): EnquiryHarness {
     config,
     store,
     log,
-    crm,
+    sink: crmLeadSink(crm, { source: options.settings?.source ?? config.ENQUIRY_SOURCE }),
+    sinkTargets: crmEnquiryTargets(crm, { log }),
     targets:
       options.targets === 'crm'
         ? crmEnquiryTargets(crm, { log })
