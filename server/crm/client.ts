@@ -196,7 +196,7 @@ export function createCrmClientFromConfig(config: Config, store: Store, log: Log
 /**
  * The CRM client. Its limiter (one per API key) is what keeps every caller together under the
  * per-second limit (the daily budget is shared through the store even across processes; the
- * per-second limit is not). Closing the client closes its limiter.
+ * per-second limit is not). Closing the client releases its limiter (closed with the key's last client).
  */
 export function createCrmClient(options: CrmClientOptions): CrmClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -452,7 +452,8 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
     get queued() {
       return limiter.queued;
     },
-    close: () => limiter.close(),
+    // Its gate closes with the last client of the key (a second relay on the same store, in one process, keeps its own open).
+    close: () => limiter.release(),
   };
   return client;
 }

@@ -179,6 +179,20 @@ export class RequestLimiter {
     return this.closed;
   }
 
+  /** Holders that took this limiter from limiterForKey and have not released it. */
+  private holders = 0;
+
+  retain(): this {
+    this.holders++;
+    return this;
+  }
+
+  /** A client is done with it: closes it when no other holder is left (a limiter made directly has none). */
+  release(): void {
+    this.holders = Math.max(0, this.holders - 1);
+    if (this.holders === 0) this.close();
+  }
+
   close(): void {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
@@ -278,13 +292,14 @@ const limitersByKey = new Map<string, RequestLimiter>();
 /**
  * The one gate of an API key in this process: the CRM limits requests per key, so every client of
  * the key (a second agency on the same key, a CLI sync in the relay's process) must pass the same
- * one. A closed limiter is replaced by a new one.
+ * one. Each client releases it when it closes (the last one closes it); a closed limiter is
+ * replaced by a new one.
  */
 export function limiterForKey(apiKey: string, options: LimiterOptions): RequestLimiter {
   const id = createHash('sha256').update(apiKey).update('\0').update(options.store.file).digest('hex');
   const existing = limitersByKey.get(id);
-  if (existing && !existing.isClosed) return existing;
+  if (existing && !existing.isClosed) return existing.retain();
   const limiter = new RequestLimiter(options);
   limitersByKey.set(id, limiter);
-  return limiter;
+  return limiter.retain();
 }

@@ -150,7 +150,11 @@ describe('limiterForKey', () => {
     releases.forEach((release) => release());
     await limiterForKey('key-a', settings).acquire().then((release) => release());
     expect(performance.now() - started).toBeGreaterThanOrEqual(1000);
-    first.close();
+    // Four holders of key-a now (four limiterForKey calls): releasing three leaves the gate open for the last, whose release closes it.
+    for (let holder = 0; holder < 3; holder++) first.release();
+    expect(first.isClosed).toBe(false);
+    first.release();
+    expect(first.isClosed).toBe(true);
     const next = limiterForKey('key-a', settings);
     cleanups.push(() => next.close());
     expect(next).not.toBe(first);
