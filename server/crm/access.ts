@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Feature } from '../feature.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import { hasTable, tablesOf } from '../store/tables.ts';
@@ -252,4 +253,21 @@ export function readKeyAccess(store: Store): KeyAccess | undefined {
 
 function writeKeyAccess(store: Store, access: KeyAccess): void {
   tablesOf(store).prepare('INSERT INTO crm_access (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(STATE_KEY, JSON.stringify(access));
+}
+
+/**
+ * What the CRM key and token allow, as a feature: its check is a worker; the relay is unready while
+ * listings are refused (it cannot serve its pages). Other refused capabilities are named in
+ * /readyz's `missing` but keep it ready: pulling it from a load balancer would take the pages down too.
+ */
+export function crmAccessFeature(access: CrmAccess): Feature {
+  return {
+    name: 'crm-access',
+    workers: [access],
+    readiness: { crmListings: () => !access.missing().some((gap) => gap.capability === 'listings') },
+    readinessDetail: () => {
+      const missing = access.missing();
+      return missing.length === 0 ? {} : { missing: missing.map((gap) => `${gap.capability}: ask the agency to grant ${gap.grant} (needed for ${gap.serves})`) };
+    },
+  };
 }

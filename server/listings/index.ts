@@ -7,6 +7,7 @@ import { photoHosts, PhotoHostAllowList } from '../photos/hosts.ts';
 import { PhotoMirror } from '../photos/mirror.ts';
 import { photosRouter } from '../photos/routes.ts';
 import type { Store } from '../store/store.ts';
+import type { Feature } from '../feature.ts';
 import { assertBudget, planBudget, type BudgetPlan } from './budget.ts';
 import { ListingCache } from './cache.ts';
 import { listingsRouter } from './routes.ts';
@@ -154,4 +155,17 @@ export function createListingsService(options: ListingsServiceOptions): Listings
 function unlessNeverSynced(cache: ListingCache): undefined {
   if (cache.readState().lastSuccessAt === null) throw new Error('The listing cache has not been filled from the CRM yet.');
   return undefined;
+}
+
+/** The listings feature as the relay mounts it: its routes, its two workers, ready once the cache was filled, the push metrics. */
+export function listingsFeature(listings: ListingsService): Feature {
+  return {
+    name: 'listings',
+    router: listings.router,
+    workers: [listings.sync, listings.changes],
+    // Not ready until the listing cache has been filled once: before that, pages would show no
+    // listings. Afterwards a CRM outage does not make the relay unready: it serves its cache.
+    readiness: { listingCache: () => listings.cache.readState().lastSuccessAt !== null },
+    metrics: () => listings.metrics(),
+  };
 }

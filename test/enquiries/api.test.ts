@@ -9,6 +9,8 @@ import { silentLogger } from '../../server/log.ts';
 import { openStore } from '../../server/store/store.ts';
 import { enquiryHarness, validEnquiry, type EnquiryHarness, type HarnessOptions } from './support.ts';
 import { tablesOf } from '../../server/store/tables.ts';
+import { publicOrigins } from '../../server/cors.ts';
+import { enquiriesFeature } from '../../server/enquiries/feature.ts';
 
 const harnesses: EnquiryHarness[] = [];
 afterEach(() => {
@@ -395,11 +397,12 @@ describe('daily limits (issue 9 item 13)', () => {
     expect(rowCount(harness)).toBe(4);
 
     // A relay restarted on the same store still knows today's count.
+    const restartedConfig = loadConfig({ DATA_DIR: harness.dataDir, ENQUIRY_DAILY_BUDGET: '2' });
     const restarted = createApp({
-      config: loadConfig({ DATA_DIR: harness.dataDir, ENQUIRY_DAILY_BUDGET: '2' }),
+      config: restartedConfig,
       store: harness.store,
       log: silentLogger,
-      enquiries: harness.service,
+      features: [enquiriesFeature(harness.service, { allowedOrigins: restartedConfig.ALLOWED_ORIGINS, ownOrigins: publicOrigins(restartedConfig) })],
       demoDir: null,
     });
     await request(restarted).post('/api/v1/enquiries').send(validEnquiry()).expect(429);

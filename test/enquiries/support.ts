@@ -12,6 +12,8 @@ import { createEnquiryService, type EnquiryService, type EnquirySettings } from 
 import { staticEnquiryTargets, type EnquiryTargets } from '../../server/enquiries/targets.ts';
 import { crmEnquiryTargets } from '../../server/crm/enquiry-targets.ts';
 import { crmLeadSink } from '../../server/crm/lead-sink.ts';
+import { publicOrigins } from '../../server/cors.ts';
+import { enquiriesFeature } from '../../server/enquiries/feature.ts';
 import { silentLogger, type Logger } from '../../server/log.ts';
 import { openStore, type Store } from '../../server/store/store.ts';
 
@@ -82,7 +84,7 @@ export function enquiryHarness(options: HarnessOptions = {}): EnquiryHarness {
     settings: options.settings,
     now: options.now,
   });
-  const app = createApp({ config, store, log, enquiries: service, demoDir: null });
+  const app = createApp({ config, store, log, features: [enquiriesFeature(service, { allowedOrigins: config.ALLOWED_ORIGINS, ownOrigins: publicOrigins(config) })], demoDir: null });
   return {
     app,
     service,
