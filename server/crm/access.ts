@@ -5,6 +5,7 @@ import type { Store } from '../store/store.ts';
 import { hasTable, tablesOf } from '../store/tables.ts';
 import type { CrmClient, PropertyClass } from './client.ts';
 import { isCrmError } from './client.ts';
+import type { Clock } from '../clock.ts';
 
 /**
  * What the relay's API key and access token allow, found out rather than guessed. The CRM does not
@@ -86,14 +87,14 @@ export interface CrmAccessOptions {
   usageCheckMinutes: number;
   /** Called after each usage read (the listing budget is planned again with what others spend). */
   onUsage?: (usage: KeyUsage) => void;
-  now?: () => number;
+  now?: Clock;
 }
 
 /** Reads what the key allows and how much of it is spent; keeps the answer in the store for /readyz and the status CLI. */
 export class CrmAccess {
   readonly name = 'crm-access';
   private readonly log: Logger;
-  private readonly now: () => number;
+  private readonly now: Clock;
   private timer: NodeJS.Timeout | undefined;
   private readonly abort = new AbortController();
   private running: Promise<unknown> = Promise.resolve();

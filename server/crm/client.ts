@@ -31,6 +31,7 @@ import {
   type CrmUsage,
   type CrmUser,
 } from './schemas.ts';
+import { systemClock, type Clock } from '../clock.ts';
 
 export { CrmError, isCrmError, type CrmErrorCode } from './errors.ts';
 export type { BudgetStatus } from './limiter.ts';
@@ -64,7 +65,7 @@ export interface CrmClientOptions {
   maxRetryWaitMs?: number;
   /** First step of the exponential backoff (full jitter). Default 500 ms. */
   backoffBaseMs?: number;
-  now?: () => Date;
+  now?: Clock;
 }
 
 export type PropertyClass = 'residential' | 'commercial' | 'land' | 'rural';
@@ -201,7 +202,8 @@ export function createCrmClientFromConfig(config: Config, store: Store, log: Log
 export function createCrmClient(options: CrmClientOptions): CrmClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const log = options.log.child({ component: 'crm' });
-  const now = options.now ?? (() => new Date());
+  const clock = options.now ?? systemClock;
+  const now = () => new Date(clock());
   const timeoutMs = options.timeoutMs ?? 15_000;
   const maxRetries = options.maxRetries ?? 3;
   const getRetries = options.getRetries ?? 2;

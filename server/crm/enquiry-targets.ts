@@ -2,6 +2,7 @@ import type { AgentTarget, EnquiryTargets, ListingTarget } from '../enquiries/ta
 import { listingId } from '../listings/public-fields.ts';
 import type { Logger } from '../log.ts';
 import { allPages, type CrmClient, type PropertyClass, type SaleOrLease } from './client.ts';
+import type { Clock } from '../clock.ts';
 
 export interface CrmEnquiryTargetsOptions {
   log: Logger;
@@ -11,7 +12,7 @@ export interface CrmEnquiryTargetsOptions {
   missReloadMs?: number;
   /** Listing lists to load. Default: residential sale and lease, current listings. */
   lists?: Array<{ class: PropertyClass; saleOrLease: SaleOrLease }>;
-  now?: () => number;
+  now?: Clock;
 }
 
 interface Snapshot<T> {

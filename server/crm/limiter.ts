@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { Store } from '../store/store.ts';
 import { hasTable, tablesOf } from '../store/tables.ts';
 import { CrmError } from './errors.ts';
+import { systemClock, type Clock } from '../clock.ts';
 
 export interface LimiterOptions {
   store: Store;
@@ -13,7 +14,7 @@ export interface LimiterOptions {
   /** Added to the one second a slot is held after its answer: covers clock granularity. */
   safetyMarginMs?: number;
   /** Wall clock, for the UTC day of the budget. */
-  now?: () => Date;
+  now?: Clock;
   /** Monotonic clock in ms, for the window. */
   monotonicNow?: () => number;
 }
@@ -70,7 +71,7 @@ export class RequestLimiter {
   readonly dailyLimit: number;
   private readonly holdMs: number;
   private readonly store: Store;
-  private readonly now: () => Date;
+  private readonly clock: Clock;
   private readonly monotonicNow: () => number;
   /** Slots in flight or released less than holdMs ago. */
   private slots: Slot[] = [];
@@ -89,7 +90,7 @@ export class RequestLimiter {
     this.dailyLimit = Math.floor(options.dailyLimit);
     this.holdMs = 1000 + (options.safetyMarginMs ?? DEFAULT_SAFETY_MARGIN_MS);
     this.store = options.store;
-    this.now = options.now ?? (() => new Date());
+    this.clock = options.now ?? systemClock;
     this.monotonicNow = options.monotonicNow ?? (() => performance.now());
     // RETURNING gives no row when the WHERE refuses the update: that is "budget spent".
     this.spendStatement = tablesOf(this.store).prepare<[{ day: string; limit: number }], { used: number }>(
@@ -98,6 +99,10 @@ export class RequestLimiter {
        RETURNING used`,
     );
     this.readStatement = tablesOf(this.store).prepare<[string], { used: number }>('SELECT used FROM crm_budget WHERE day = ?');
+  }
+
+  private now(): Date {
+    return new Date(this.clock());
   }
 
   /** Today's budget, read from the store (so it includes what other processes spent). */

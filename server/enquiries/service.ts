@@ -6,6 +6,7 @@ import { EnquiryOutbox } from './outbox.ts';
 import type { LeadSink } from './sink.ts';
 import { withFallback, type EnquiryTargets } from './targets.ts';
 import { createDeliveryWorker, type DeliverySettings, type DeliveryWorker } from './worker.ts';
+import type { Clock } from '../clock.ts';
 
 /** Everything the enquiry routes and the delivery worker share; built once by startRelay. */
 export interface EnquiryService {
@@ -15,7 +16,7 @@ export interface EnquiryService {
   worker: DeliveryWorker;
   settings: EnquirySettings;
   log: Logger;
-  now: () => number;
+  now: Clock;
 }
 
 export interface EnquirySettings extends DeliverySettings {
@@ -60,7 +61,7 @@ export interface EnquiryServiceOptions {
   targets?: EnquiryTargets;
   /** Overrides of the settings read from config (tests). */
   settings?: Partial<EnquirySettings>;
-  now?: () => number;
+  now?: Clock;
   random?: () => number;
 }
 

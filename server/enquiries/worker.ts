@@ -6,6 +6,7 @@ import type { EnquiryMetrics } from './metrics.ts';
 import type { EnquiryOutbox, OutboxEntry } from './outbox.ts';
 import type { DeliveryFailure, Lead, LeadDestination, LeadSink } from './sink.ts';
 import { findTarget, type EnquiryTargets } from './targets.ts';
+import type { Clock } from '../clock.ts';
 
 export interface DeliverySettings {
   /** The lead's source in the sink (ENQUIRY_SOURCE): read by the composition root when it makes the sink. */
@@ -35,7 +36,7 @@ export interface DeliveryWorkerDeps {
   metrics: EnquiryMetrics;
   log: Logger;
   settings: DeliverySettings;
-  now?: () => number;
+  now?: Clock;
   random?: () => number;
 }
 

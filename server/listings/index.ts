@@ -15,6 +15,7 @@ import { ChangeStore } from './event-store.ts';
 import { CrmChangeWorker, renderPushMetrics } from './events.ts';
 import { ListingSync } from './sync.ts';
 import { webhookRouter, type WebhookCounts } from './webhook.ts';
+import type { Clock } from '../clock.ts';
 
 export { BudgetRefusedError, planBudget, type BudgetPlan } from './budget.ts';
 export { ListingCache } from './cache.ts';
@@ -56,7 +57,7 @@ export interface ListingsServiceOptions {
   client: CrmClient;
   /** Hosts photos may come from when PHOTO_HOSTS is unset (the CRM's, the demo simulator's). */
   defaultPhotoSources?: Array<string | undefined>;
-  now?: () => number;
+  now?: Clock;
 }
 
 /**

@@ -11,6 +11,7 @@ import { hostOf, type PhotoHostAllowList } from './hosts.ts';
 import { createLimit } from './limit.ts';
 import { writeRebuildable } from './rebuildable.ts';
 import { makeVariants, variantPath } from './variants.ts';
+import type { Clock } from '../clock.ts';
 
 export type PhotoOwnerKind = 'listing' | 'agent';
 export type PhotoKind = 'photograph' | 'floorplan' | 'portrait';
@@ -62,7 +63,7 @@ export interface PhotoMirrorOptions {
   /** Parallel downloads; default 6. */
   downloadConcurrency?: number;
   downloadTimeoutMs?: number;
-  now?: () => number;
+  now?: Clock;
 }
 
 /** Failures worth another try on a later sync even though the photo did not change. */
@@ -118,7 +119,7 @@ export class PhotoMirror {
   readonly totals: MirrorCounts = { downloaded: 0, reused: 0, unchanged: 0, failed: 0, removed: 0 };
   private readonly cpuLimit: <T>(task: () => Promise<T>) => Promise<T>;
   private readonly downloadLimit: <T>(task: () => Promise<T>) => Promise<T>;
-  private readonly now: () => number;
+  private readonly now: Clock;
   private readonly log: Logger;
   private readonly inFlight = new Map<string, Promise<MadeFile>>();
 

@@ -3,6 +3,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 
 import { join, resolve } from 'node:path';
 import { migrations as defaultMigrations, type Migration } from './migrations.ts';
 import { attachConnection, tablesOf, type Db } from './tables.ts';
+import { systemClock, type Clock } from '../clock.ts';
 
 export type { Db } from './tables.ts';
 
@@ -156,7 +157,7 @@ export class WriteHealth {
 
   constructor(
     private readonly probe: () => boolean = () => false,
-    private readonly now: () => number = Date.now,
+    private readonly now: Clock = systemClock,
     private readonly probeEveryMs = 1_000,
     private readonly firstBackoffMs = 5_000,
     private readonly maxBackoffMs = 60_000,

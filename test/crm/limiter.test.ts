@@ -92,7 +92,7 @@ describe('RequestLimiter', () => {
   it('persists the day budget, refuses when spent until 00:00 UTC, and starts afresh the next day', async () => {
     const { store, reopen } = setup();
     let now = new Date('2024-05-01T23:59:58Z');
-    const options = { requestsPerSecond: 50, dailyLimit: 3, now: () => now };
+    const options = { requestsPerSecond: 50, dailyLimit: 3, now: () => now.getTime() };
     const first = new RequestLimiter({ store, ...options });
     await Promise.all([first.acquire(), first.acquire()]);
     first.close();
