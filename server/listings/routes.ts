@@ -9,12 +9,13 @@ import { DYNAMIC_EFFORT, EncodedBody, sendEncoded } from '../precompressed.ts';
 import type { ReplayCache } from '../replay.ts';
 import type { CachedListing, ListingCache } from './cache.ts';
 import { listingsSql, parseListingsQuery, queryKey } from './query.ts';
+import type { Clock } from '../clock.ts';
 
 export interface ListingsRouterDeps {
   config: Pick<Config, 'ALLOWED_ORIGINS' | 'PUBLIC_URL' | 'demoMode'>;
   cache: ListingCache;
   mirror: PhotoMirror;
-  now?: () => number;
+  now?: Clock;
 }
 
 /** Browsers and CDNs may reuse an answer for a minute and serve it stale while they revalidate. */
