@@ -11,7 +11,7 @@ export const WALLED_FOLDERS = ['server', 'widget', 'contract', 'bench', 'scripts
 export function checkWalls(paths = WALLED_FOLDERS, { config = join(root, '.dependency-cruiser.cjs'), cwd = root, stdio = 'pipe' } = {}) {
   const result = spawnSync(
     join(root, 'node_modules', '.bin', 'depcruise'),
-    ['--config', config, '--ignore-known', '--output-type', 'err-long', ...paths],
+    ['--config', config, '--output-type', 'err-long', ...paths],
     { cwd, encoding: 'utf8', stdio },
   );
   return { code: result.status ?? 1, output: `${result.stdout ?? ''}${result.stderr ?? ''}` };

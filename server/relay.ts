@@ -7,6 +7,7 @@ import { crmAccessFeature, CrmAccess } from './crm/access.ts';
 import { createCrmClientFromConfig, type CrmClient } from './crm/client.ts';
 import { crmEnquiryTargets } from './crm/enquiry-targets.ts';
 import { crmLeadSink } from './crm/lead-sink.ts';
+import { crmListingSource } from './crm/listing-source.ts';
 import { enquiriesFeature } from './enquiries/feature.ts';
 import { createEnquiryService, type EnquiryService } from './enquiries/service.ts';
 import type { EnquiryTargets } from './enquiries/targets.ts';
@@ -73,7 +74,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   const crm = createCrmClientFromConfig(config, store, log);
   let listings: ListingsService;
   try {
-    listings = createListingsService({ config, store, log, client: crm, defaultPhotoSources: [config.CRM_BASE_URL, simulator?.origin] });
+    listings = createListingsService({ config, store, log, source: crmListingSource({ client: crm, config }), defaultPhotoSources: [config.CRM_BASE_URL, simulator?.origin] });
   } catch (error) {
     // Refused settings (CRM budget): release what was opened, then let main.ts report and exit.
     crm.close();

@@ -1,5 +1,5 @@
 import type { AgentTarget, EnquiryTargets, ListingTarget } from '../enquiries/targets.ts';
-import { listingId } from '../listings/public-fields.ts';
+import { listingId } from './public-fields.ts';
 import type { Logger } from '../log.ts';
 import { allPages, type CrmClient, type PropertyClass, type SaleOrLease } from './client.ts';
 import type { Clock } from '../clock.ts';

@@ -1,7 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
+import { MalformedPushError, type ChangedKind, type ChangeNotice, type SignatureCheck } from '../listings/source.ts';
 import type { CrmClient } from './client.ts';
 import { crmPhotoSchema, crmPropertySchema } from './schemas.ts';
+
+export { MalformedPushError, type ChangedKind, type ChangeNotice, type SignatureCheck } from '../listings/source.ts';
 
 /**
  * The CRM's push: signed webhooks and the `/eventStream` read, in the CRM's own format
@@ -24,10 +27,6 @@ function digestOf(apiKey: string, timestamp: string, rawBody: string | Buffer): 
   return createHmac('sha512', apiKey).update(`${timestamp}.`).update(rawBody).digest('hex');
 }
 
-export type SignatureCheck =
-  | { ok: true; timestampMs: number; /** The verified digest: the key replays are refused by. */ digest: string }
-  | { ok: false; reason: 'missing' | 'malformed' | 'mismatch' | 'stale' };
-
 /**
  * Checks the signature on the raw bytes, before anything parses them. The digest is compared in
  * constant time; the timestamp is checked only once the signature holds (so "stale" is said only
@@ -45,22 +44,8 @@ export function verifyCrmWebhook(apiKey: string, header: string | undefined, raw
   return { ok: true, timestampMs, digest: given };
 }
 
-/** What changed, in the relay's terms. `listing` = a CRM property, `staff` = a CRM user. */
-export type ChangedKind = 'listing' | 'staff';
-
-export interface ChangeNotice {
-  /** undefined: a model the relay does not use (acknowledged, counted, ignored). */
-  kind: ChangedKind | undefined;
-  /** The CRM's event name, e.g. `property.update` (for logs and counts). */
-  name: string;
-  id: number | undefined;
-  /** When the change happened (ms since the epoch, to the whole second: see toSecond). */
-  at: number;
-  /** Listing records carried by the webhook (`itemBodies`), checked like any CRM answer. */
-  records: PushedProperty[];
-  /** itemBodies that named the relay's model but failed its schema (the change is then read from the CRM). */
-  invalidRecords: number;
-}
+/** A notice as this CRM pushes it: its records are CRM properties. */
+export type CrmChangeNotice = ChangeNotice & { records: PushedProperty[] };
 
 /** A property record as pushed: the client's schema, `photos` left undefined when absent (not "no photos"). */
 export const pushedPropertySchema = crmPropertySchema.extend({ photos: z.array(crmPhotoSchema).nullish() });
@@ -82,18 +67,11 @@ const webhookBodySchema = z.looseObject({
   itemBodies: z.array(z.looseObject({ dataModel: z.string().nullish(), data: z.string().nullish() })).nullish(),
 });
 
-export class MalformedPushError extends Error {
-  constructor(readonly field: string, message: string) {
-    super(message);
-    this.name = 'MalformedPushError';
-  }
-}
-
 /**
  * Reads a verified webhook body. Throws MalformedPushError (naming the field) for a body that is
  * not the CRM's shape; an unknown event or model is a notice with `kind` undefined, not an error.
  */
-export function parseCrmWebhook(rawBody: Buffer, receivedAt: number): ChangeNotice {
+export function parseCrmWebhook(rawBody: Buffer, receivedAt: number): CrmChangeNotice {
   let json: unknown;
   try {
     json = JSON.parse(rawBody.toString('utf8'));
@@ -112,7 +90,7 @@ export function parseCrmWebhook(rawBody: Buffer, receivedAt: number): ChangeNoti
   const id = body.data?.id ?? undefined;
   if (kind && id === undefined) throw new MalformedPushError('data.id', `The webhook body names no record (data.id) for ${body.event}.`);
   const eventTime = body.timestamp ? Date.parse(body.timestamp) : Number.NaN;
-  const notice: ChangeNotice = { kind, name: `${model}.${action}`, id, at: toSecond(Number.isNaN(eventTime) ? receivedAt : eventTime), records: [], invalidRecords: 0 };
+  const notice: CrmChangeNotice = { kind, name: `${model}.${action}`, id, at: toSecond(Number.isNaN(eventTime) ? receivedAt : eventTime), records: [], invalidRecords: 0 };
   if (kind !== 'listing') return notice;
   for (const [index, item] of (body.itemBodies ?? []).entries()) {
     if (!item.dataModel || !/propert/i.test(item.dataModel) || typeof item.data !== 'string') continue;

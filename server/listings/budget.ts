@@ -1,16 +1,15 @@
 import type { Config } from '../config.ts';
 import { ConfigError } from '../config.ts';
-import { listSpecs } from './lists.ts';
+import type { ListingSource } from './source.ts';
 
-export const CRM_PAGE_SIZE = 100;
+/** What the plan needs of the listing source: its lists and how many records a page holds. */
+export type BudgetedLists = Pick<ListingSource, 'lists' | 'pageSize'>;
 
 export type BudgetSettings = Pick<
   Config,
   | 'SYNC_INTERVAL_MINUTES'
   | 'LIST_POLL_MINUTES'
   | 'FULL_SWEEP_HOURS'
-  | 'LISTING_CLASSES'
-  | 'SOLD_DAYS'
   | 'WEBHOOK_DAILY_REFRESHES'
   | 'CRM_DAILY_LIMIT'
   | 'CRM_BUDGET_SHARE'
@@ -50,7 +49,6 @@ export interface KnownSizes {
   openHomes: number;
 }
 
-const pages = (items: number) => Math.max(1, Math.ceil(items / CRM_PAGE_SIZE));
 
 /** A delivered webhook is applied within seconds: stored, then the pushed record written (or one list read). */
 export const WEBHOOK_FRESHNESS_SECONDS = 5;
@@ -76,8 +74,9 @@ export interface SharedKeyUsage {
  * Photo files come from the file host and do not count. Page views cost nothing (served from the cache).
  * Other tools spending with the same API key (`shared`) leave less of the key's daily limit.
  */
-export function planBudget(settings: BudgetSettings, sizes: KnownSizes, shared?: SharedKeyUsage): BudgetPlan {
-  const specs = listSpecs(settings);
+export function planBudget(settings: BudgetSettings, source: BudgetedLists, sizes: KnownSizes, shared?: SharedKeyUsage): BudgetPlan {
+  const specs = source.lists;
+  const pages = (items: number) => Math.max(1, Math.ceil(items / source.pageSize));
   const sweepsPerDay = Math.ceil(24 / settings.FULL_SWEEP_HOURS);
   const streamReads = Math.ceil((24 * 60) / settings.SYNC_INTERVAL_MINUTES);
   const listRuns = Math.ceil((24 * 60) / settings.LIST_POLL_MINUTES);
@@ -88,8 +87,9 @@ export function planBudget(settings: BudgetSettings, sizes: KnownSizes, shared?:
   const openHomeReads = Math.min(listRuns, 24 + sweepsPerDay);
   const listings = [...sizes.listingsBySource.values()].reduce((sum, count) => sum + count, 0);
   const streamChanges = Math.max(10, Math.ceil(listings * DAILY_CHANGE_SHARE));
-  // A notice without its record: one page of each list of the property's class (sale and lease).
-  const requestsPerStreamChange = Math.max(...settings.LISTING_CLASSES.map((propertyClass) => specs.filter((spec) => spec.propertyClass === propertyClass).length));
+  // A notice without its record: one page of each list of the property's group (its class: sale and lease).
+  const groups = [...new Set(specs.map((spec) => spec.group))];
+  const requestsPerStreamChange = Math.max(...groups.map((group) => specs.filter((spec) => spec.group === group).length));
   const usageReads = Math.ceil((24 * 60) / settings.CRM_USAGE_CHECK_MINUTES);
 
   const streamReadLine: BudgetLine = {

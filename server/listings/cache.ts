@@ -1,10 +1,9 @@
 import type { ListingStatus, ListingType } from '../../contract/relay-api.ts';
 import type { Store } from '../store/store.ts';
 import { hasTable, tablesOf } from '../store/tables.ts';
-import type { CrmUser } from '../crm/schemas.ts';
 import type { AgentTarget, ListingTarget } from '../enquiries/targets.ts';
 import { writeRebuildable } from '../photos/rebuildable.ts';
-import { agentFromCrm, isFullUserRecord, type ListingFacts, type MappedAgent, type MappedListing, type PublicListingFields } from './public-fields.ts';
+import type { ListingFacts, MappedAgent, MappedListing, OpenHome, PublicListingFields } from './source.ts';
 
 /** A cached listing as the API reads it. */
 export interface CachedListing {
@@ -20,12 +19,7 @@ export interface CachedAgent {
   fields: MappedAgent['fields'];
 }
 
-export interface OpenHomeRow {
-  id: number;
-  listingId: number;
-  start: string;
-  end: string;
-}
+export type OpenHomeRow = OpenHome;
 
 /** Sync bookkeeping kept in listing_sync_state: each field is a row, keyed by its name. */
 export interface SyncState {
@@ -111,7 +105,7 @@ export class ListingCache {
       const previous = this.db.prepare('SELECT public_json FROM listings WHERE id = ?').pluck().get(facts.id) as string | undefined;
       if (previous) fields = { ...fields, features: (JSON.parse(previous) as PublicListingFields).features };
     }
-    const agentIds = mapped.staff.filter((user) => !isFullUserRecord(user) || user.showOnWeb === true).map((user) => user.id);
+    const agentIds = mapped.staff.filter((member) => !member.agent || member.agent.showOnWeb).map((member) => member.id);
     writeRebuildable(this.db, () => {
       this.db
         .prepare(
@@ -133,8 +127,8 @@ export class ListingCache {
       const link = this.db.prepare('INSERT OR IGNORE INTO listing_agents (listing_id, agent_id, position) VALUES (?, ?, ?)');
       agentIds.forEach((agentId, position) => link.run(facts.id, agentId, position));
       // Staff records on residential lists are complete: keep them, so agents show before the next user sweep.
-      for (const user of mapped.staff) {
-        if (isFullUserRecord(user)) this.writeAgent(user, now);
+      for (const member of mapped.staff) {
+        if (member.agent) this.writeAgent(member.agent, now);
       }
     });
   }
@@ -162,13 +156,12 @@ export class ListingCache {
     });
   }
 
-  /** Agents from GET /account/users (authoritative) or from a listing's contactStaff. */
-  upsertAgents(users: readonly CrmUser[], now: number): void {
-    writeRebuildable(this.db, () => users.forEach((user) => this.writeAgent(user, now)));
+  /** Agents from the source's staff list (authoritative) or from a listing's staff. */
+  upsertAgents(agents: readonly MappedAgent[], now: number): void {
+    writeRebuildable(this.db, () => agents.forEach((agent) => this.writeAgent(agent, now)));
   }
 
-  private writeAgent(user: CrmUser, now: number): void {
-    const mapped = agentFromCrm(user);
+  private writeAgent(mapped: MappedAgent, now: number): void {
     this.db
       .prepare(
         `INSERT INTO agents (id, show_on_web, public_json, synced_at) VALUES (?, ?, ?, ?)

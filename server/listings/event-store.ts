@@ -1,4 +1,4 @@
-import type { ChangedKind, ChangeNotice, PushedProperty } from '../crm/events.ts';
+import type { ChangedKind, ChangeNotice, PushedRecord } from './source.ts';
 import type { Store } from '../store/store.ts';
 import { tablesOf, type Db } from '../store/tables.ts';
 
@@ -10,7 +10,7 @@ export interface QueuedChange {
   id: number;
   name: string;
   changedAt: number;
-  records: PushedProperty[];
+  records: PushedRecord[];
   attempts: number;
 }
 
@@ -87,7 +87,7 @@ export class ChangeStore {
       id: row.object_id,
       name: row.name,
       changedAt: row.changed_at,
-      records: row.records ? (JSON.parse(row.records) as PushedProperty[]) : [],
+      records: row.records ? (JSON.parse(row.records) as PushedRecord[]) : [],
       attempts: row.attempts,
     }));
   }

@@ -1,9 +1,8 @@
 import type { Config } from '../config.ts';
-import { isCrmError, type CrmClient } from '../crm/client.ts';
-import { EVENT_STREAM_RETENTION_MS, readEventStream } from '../crm/events.ts';
 import type { Logger } from '../log.ts';
 import type { ChangeStore, QueuedChange } from './event-store.ts';
 import type { ListingCache } from './cache.ts';
+import { ExpiredCursorError, type ListingSource } from './source.ts';
 import type { ListingSync } from './sync.ts';
 import type { Clock } from '../clock.ts';
 
@@ -28,7 +27,7 @@ export interface ChangeWorkerOptions {
   store: ChangeStore;
   sync: ListingSync;
   cache: ListingCache;
-  client: CrmClient;
+  source: Pick<ListingSource, 'changes' | 'requestsSpent'>;
   log: Logger;
   config: Pick<Config, 'SYNC_INTERVAL_MINUTES' | 'WEBHOOK_DAILY_REFRESHES'>;
   now?: Clock;
@@ -127,17 +126,18 @@ export class CrmChangeWorker {
    */
   async readStream(): Promise<{ events: number; queued: number; requests: number }> {
     if (!this.loaded) return { events: 0, queued: 0, requests: 0 };
-    const { store, client, cache, sync } = this.options;
+    const { store, source, cache, sync } = this.options;
+    const feed = source.changes;
     const now = this.now();
     let position = store.streamPosition();
     let requests = 0;
     let read;
     if (position.cursor !== undefined) {
       try {
-        read = await readEventStream(client, { cursor: position.cursor }, { signal: this.abort.signal, now });
+        read = await feed.read({ cursor: position.cursor }, { signal: this.abort.signal, now });
       } catch (error) {
-        // A cursor the CRM no longer knows (expired after 30 days): start again from a time.
-        if (!isCrmError(error) || !(error.status === 400 || error.status === 404 || error.status === 410)) throw error;
+        // A cursor the source no longer knows (expired after 30 days): start again from a time.
+        if (!(error instanceof ExpiredCursorError)) throw error;
         requests++;
         this.log.warn({ error: describe(error) }, 'event stream cursor refused; reading from the last read time instead');
         store.forgetCursor();
@@ -146,27 +146,27 @@ export class CrmChangeWorker {
     }
     if (!read) {
       const from = position.lastReadAt ?? cache.readState().lastFullSweepAt ?? now;
-      if (now - from > EVENT_STREAM_RETENTION_MS - STREAM_OVERLAP_MS) {
+      if (now - from > feed.retentionMs - STREAM_OVERLAP_MS) {
         // Events that old are gone: only a full sweep can say what changed since.
         this.log.warn({ lastReadAt: position.lastReadAt }, 'event stream not read for 30 days; running a full sweep instead');
         store.acceptStream([], { cursor: undefined, readAt: now });
         await sync.run('full');
         return { events: 0, queued: 0, requests };
       }
-      read = await readEventStream(client, { eventsSince: new Date(from - STREAM_OVERLAP_MS) }, { signal: this.abort.signal, now });
+      read = await feed.read({ since: new Date(from - STREAM_OVERLAP_MS) }, { signal: this.abort.signal, now });
     }
     requests += read.pages;
     this.counts.streamReads += read.pages;
     this.counts.streamEvents += read.notices.length;
     const queued = store.acceptStream(read.notices, { cursor: read.cursor, readAt: now });
-    store.pruneApplied(now - EVENT_STREAM_RETENTION_MS);
+    store.pruneApplied(now - feed.retentionMs);
     if (read.notices.length) this.log.info({ events: read.notices.length, queued, requests: read.pages }, 'event stream read');
     await this.drain();
     return { events: read.notices.length, queued, requests };
   }
 
   private async apply(due: QueuedChange[]): Promise<void> {
-    const { store, sync, client } = this.options;
+    const { store, sync, source } = this.options;
     const staff = due.filter((change) => change.kind === 'staff');
     const byListing = new Map<number, QueuedChange[]>();
     for (const change of due) if (change.kind === 'listing') byListing.set(change.id, [...(byListing.get(change.id) ?? []), change]);
@@ -203,10 +203,10 @@ export class CrmChangeWorker {
       batch = needLists.filter((change) => change.origin !== 'webhook');
       if (batch.length === 0) return;
     }
-    const before = client.budget().used;
+    const before = source.requestsSpent();
     const ids = [...new Set(batch.map((change) => change.id))];
     await this.attempt(batch, () => sync.refreshFromLists(ids, Math.min(...batch.map((change) => change.changedAt))));
-    if (batch.some((change) => change.origin === 'webhook')) store.addWebhookRequests(day, client.budget().used - before);
+    if (batch.some((change) => change.origin === 'webhook')) store.addWebhookRequests(day, source.requestsSpent() - before);
   }
 
   /** Runs one application; on success the notices leave the queue, on failure they wait and retry. */

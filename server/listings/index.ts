@@ -1,6 +1,5 @@
 import { Router } from 'express';
 import type { Config } from '../config.ts';
-import type { CrmClient } from '../crm/client.ts';
 import type { AgentTarget, EnquiryTargets, ListingTarget } from '../enquiries/targets.ts';
 import type { Logger } from '../log.ts';
 import { photoHosts, PhotoHostAllowList } from '../photos/hosts.ts';
@@ -14,13 +13,13 @@ import { listingsRouter } from './routes.ts';
 import { ChangeStore } from './event-store.ts';
 import { CrmChangeWorker, renderPushMetrics } from './events.ts';
 import { ListingSync } from './sync.ts';
+import type { ListingSource } from './source.ts';
 import { webhookRouter, type WebhookCounts } from './webhook.ts';
 import type { Clock } from '../clock.ts';
 
 export { BudgetRefusedError, planBudget, type BudgetPlan } from './budget.ts';
 export { ListingCache } from './cache.ts';
 export { ListingSync, type SyncReport } from './sync.ts';
-export { signCrmWebhook, WEBHOOK_SIGNATURE_HEADER } from '../crm/events.ts';
 export { CrmChangeWorker } from './events.ts';
 
 export interface ListingsService {
@@ -54,7 +53,8 @@ export interface ListingsServiceOptions {
   config: Config;
   store: Store;
   log: Logger;
-  client: CrmClient;
+  /** Where listings, staff, open homes and change notices come from (crm/listing-source.ts for this CRM). */
+  source: ListingSource;
   /** Hosts photos may come from when PHOTO_HOSTS is unset (the CRM's, the demo simulator's). */
   defaultPhotoSources?: Array<string | undefined>;
   now?: Clock;
@@ -66,7 +66,7 @@ export interface ListingsServiceOptions {
  * a BudgetRefusedError (a ConfigError) naming the setting to change.
  */
 export function createListingsService(options: ListingsServiceOptions): ListingsService {
-  const { config, store, log, client } = options;
+  const { config, store, log, source } = options;
   const cache = new ListingCache(store);
 
   const sizes = () => ({
@@ -74,7 +74,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     agents: cache.counts().agents,
     openHomes: cache.countOpenHomes(),
   });
-  const plan = planBudget(config, sizes());
+  const plan = planBudget(config, source, sizes());
   log.info(
     {
       crmRequestsPerDay: plan.perDay,
@@ -102,7 +102,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     if (othersToday !== undefined) othersKnown = othersToday;
     const nowMs = options.now?.() ?? Date.now();
     const dayElapsed = (nowMs % 86_400_000) / 86_400_000;
-    const current = planBudget(config, sizes(), othersKnown === undefined ? undefined : { othersToday: othersKnown, dayElapsed });
+    const current = planBudget(config, source, sizes(), othersKnown === undefined ? undefined : { othersToday: othersKnown, dayElapsed });
     const shared = current.sharedKey
       ? ` The API key is shared: other tools spent ${current.sharedKey.othersToday} requests so far today (about ${current.sharedKey.othersPerDay} a day at this pace), which leaves this relay ${current.allowed}.`
       : '';
@@ -111,16 +111,16 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     else log.error(fields, `listing sync budget exceeded: ${current.advice}.${shared}`);
     return current;
   };
-  const sync = new ListingSync({ client, cache, mirror, log, config, now: options.now, afterSweep: () => replan() });
+  const sync = new ListingSync({ source, cache, mirror, log, config, now: options.now, afterSweep: () => replan() });
 
   const changeStore = new ChangeStore(store);
-  const changes = new CrmChangeWorker({ store: changeStore, sync, cache, client, log, config, now: options.now });
+  const changes = new CrmChangeWorker({ store: changeStore, sync, cache, source, log, config, now: options.now });
   const webhookCounts: WebhookCounts = { accepted: 0, duplicates: 0, ignored: 0, refused: 0 };
 
   const router = Router({ caseSensitive: true, strict: true });
   router.use(
     webhookRouter({
-      apiKey: config.CRM_API_KEY,
+      feed: source.changes,
       toleranceSeconds: config.WEBHOOK_TOLERANCE_SECONDS,
       changes: changeStore,
       onStored: () => changes.kick(),

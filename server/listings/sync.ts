@@ -1,24 +1,11 @@
-import { z } from 'zod';
 import type { Config } from '../config.ts';
-import { allPages, isCrmError, type CrmClient } from '../crm/client.ts';
-import { crmPhotoSchema, crmPropertySchema, type CrmPhoto, type CrmProperty } from '../crm/schemas.ts';
 import type { Logger } from '../log.ts';
 import { createLimit } from '../photos/limit.ts';
 import type { MirrorCounts, PhotoMirror } from '../photos/mirror.ts';
 import type { ListingType } from '../../contract/relay-api.ts';
 import type { ListingCache, OpenHomeRow } from './cache.ts';
-import { CRM_PAGE_SIZE } from './budget.ts';
-import { listSpecs, type ListSpec } from './lists.ts';
-import { agentFromCrm, listingFromCrm, listingId } from './public-fields.ts';
+import type { ListedRecord, ListingSource, MappedAgent, PushedRecord, SourceList } from './source.ts';
 import type { Clock } from '../clock.ts';
-
-/**
- * A list item as the sync reads it: the shared property schema, except that `photos` stays
- * undefined when the CRM left it out (then the photos are asked for separately), instead of
- * reading as an empty list (which would delete every mirrored photo).
- */
-const listItemSchema = crmPropertySchema.extend({ photos: z.array(crmPhotoSchema).nullish() });
-type ListItem = z.infer<typeof listItemSchema>;
 
 export type SyncKind = 'incremental' | 'full';
 
@@ -27,22 +14,22 @@ export interface SyncReport {
   /** True when every list, page and step succeeded. */
   complete: boolean;
   pages: number;
-  /** Records read from the CRM lists. */
+  /** Records read from the source's lists. */
   listings: number;
   /** Listings written (new or changed). */
   changed: number;
   removed: number;
   photos: MirrorCounts;
-  /** CRM requests this run spent (from the shared budget counter). */
+  /** Source (CRM) requests this run spent (from the shared budget counter). */
   crmRequests: number;
   seconds: number;
   error?: string;
 }
 
-export type ListingSyncConfig = Pick<Config, 'LIST_POLL_MINUTES' | 'FULL_SWEEP_HOURS' | 'LISTING_CLASSES' | 'SOLD_DAYS'>;
+export type ListingSyncConfig = Pick<Config, 'LIST_POLL_MINUTES' | 'FULL_SWEEP_HOURS'>;
 
 export interface ListingSyncOptions {
-  client: CrmClient;
+  source: ListingSource;
   cache: ListingCache;
   mirror: PhotoMirror;
   log: Logger;
@@ -50,7 +37,7 @@ export interface ListingSyncOptions {
   now?: Clock;
   /** Listings processed (photos mirrored) at once. Default 4. */
   listingConcurrency?: number;
-  /** Records per CRM page (`pagesize`). Default 100, the most the CRM gives. */
+  /** Records per page of a list. Default: the source's. */
   pageSize?: number;
   /** Called after each successful full sweep (the budget is planned again with the real list sizes). */
   afterSweep?: () => void;
@@ -73,7 +60,7 @@ const PUBLISH_EVERY = 10;
  */
 export class ListingSync {
   readonly name = 'listing-sync';
-  readonly specs: ListSpec[];
+  readonly specs: readonly SourceList[];
   private readonly now: Clock;
   private readonly log: Logger;
   private queue: Promise<unknown> = Promise.resolve();
@@ -83,7 +70,7 @@ export class ListingSync {
   private openHomesAt: number | undefined;
 
   constructor(private readonly options: ListingSyncOptions) {
-    this.specs = listSpecs(options.config);
+    this.specs = options.source.lists;
     this.now = options.now ?? Date.now;
     this.log = options.log.child({ component: 'listing-sync' });
   }
@@ -146,14 +133,14 @@ export class ListingSync {
   private unexpectedFailure(kind: SyncKind, error: unknown): SyncReport {
     this.log.error({ err: error, kind }, 'listing sync failed unexpectedly; will retry at the next run');
     const photos = { downloaded: 0, reused: 0, unchanged: 0, failed: 0, removed: 0 };
-    return { kind, complete: false, pages: 0, listings: 0, changed: 0, removed: 0, photos, crmRequests: 0, seconds: 0, error: describeError(error) };
+    return { kind, complete: false, pages: 0, listings: 0, changed: 0, removed: 0, photos, crmRequests: 0, seconds: 0, error: this.describeError(error) };
   }
 
   private async runNow(kind: SyncKind): Promise<SyncReport> {
-    const { cache, client, mirror } = this.options;
+    const { cache, source, mirror } = this.options;
     const started = this.now();
     const startedClock = performance.now();
-    const requestsBefore = client.budget().used;
+    const requestsBefore = source.requestsSpent();
     const photosBefore = { ...mirror.totals };
     const state = cache.readState();
     const sweep = kind === 'full' ? state.sweep + 1 : null;
@@ -179,7 +166,7 @@ export class ListingSync {
       if (sweep !== null) cache.writeState({ sweep });
       // 1. Read every list first (a few quick requests), so pages are read close together in time.
       const markers = cache.modifiedMarkers();
-      const toWrite: Array<{ item: ListItem; spec: ListSpec }> = [];
+      const toWrite: Array<{ item: ListedRecord; spec: SourceList }> = [];
       const unchangedSeen: number[] = [];
       const completeSources = new Set<string>();
       for (const spec of this.specs) {
@@ -188,9 +175,9 @@ export class ListingSync {
         for (const item of items) {
           report.listings++;
           // One listing per sale or lease life: a property for sale and for lease, or sold twice, is several.
-          const id = listingId(spec.type, item);
+          const id = item.id;
           const marker = markers.get(id);
-          if (marker && marker.modified === (item.modified ?? null) && marker.source === spec.source) unchangedSeen.push(id);
+          if (marker && marker.modified === item.modified && marker.source === spec.source) unchangedSeen.push(id);
           else toWrite.push({ item, spec });
         }
         if (complete) completeSources.add(spec.source);
@@ -203,7 +190,7 @@ export class ListingSync {
         toWrite.map(({ item, spec }) =>
           limit(async () => {
             signal.throwIfAborted();
-            await this.writeListing(item, spec, sweep, signal);
+            await this.writeListing(item, sweep, signal);
             report.changed++;
             if (++sincePublish >= PUBLISH_EVERY) {
               sincePublish = 0;
@@ -245,7 +232,7 @@ export class ListingSync {
       });
       if (kind === 'full') this.options.afterSweep?.();
     } catch (error) {
-      report.error = describeError(error);
+      report.error = this.describeError(error);
       // The store refusing writes (a lock held elsewhere, a full disk): recording that would be
       // refused too. The run's report and the log say it; the schedule carries on.
       if (cache.writes.failed(error) || cache.writes.heldUntil() !== undefined) {
@@ -260,7 +247,7 @@ export class ListingSync {
       }
     } finally {
       cache.changed();
-      report.crmRequests = client.budget().used - requestsBefore;
+      report.crmRequests = source.requestsSpent() - requestsBefore;
       for (const key of Object.keys(report.photos) as Array<keyof MirrorCounts>) report.photos[key] = mirror.totals[key] - photosBefore[key];
       report.seconds = Math.round(performance.now() - startedClock) / 1000;
     }
@@ -290,34 +277,26 @@ export class ListingSync {
 
   /** Reads every page of one list. `complete` is false when the list changed size while being read (a record may have been skipped). */
   private async readList(
-    spec: ListSpec,
+    spec: SourceList,
     modifiedSince: Date | undefined,
     now: number,
     report: SyncReport,
     signal: AbortSignal,
-  ): Promise<{ items: ListItem[]; complete: boolean }> {
-    const items: ListItem[] = [];
+  ): Promise<{ items: ListedRecord[]; complete: boolean }> {
+    const items: ListedRecord[] = [];
     let firstTotal: number | undefined;
     let lastTotal = 0;
     const windowStart = spec.windowStart?.(now);
     const since =
       windowStart === undefined ? modifiedSince : new Date(Math.max(windowStart, modifiedSince?.getTime() ?? Number.NEGATIVE_INFINITY));
-    const pages = allPages(
-      ({ page, pageSize }) =>
-        this.options.client.requestList(listItemSchema, {
-          path: spec.path,
-          query: { ...spec.query, modifiedSince: since, page, pagesize: pageSize, sort: 'inserted', sortOrder: 'asc' },
-          signal,
-        }),
-      this.options.pageSize ?? CRM_PAGE_SIZE,
-    );
+    const pages = this.options.source.readList(spec, { changedSince: since, signal, pageSize: this.options.pageSize });
     let page = 0;
     for await (const list of pages) {
       page++;
       report.pages++;
       items.push(...list.items);
-      firstTotal ??= list.totalItems;
-      lastTotal = list.totalItems;
+      firstTotal ??= list.total;
+      lastTotal = list.total;
       this.log.debug({ list: spec.source, page, totalPages: list.totalPages, items: list.items.length }, 'listing page read');
     }
     // Records that failed the schema are not "gone": a list with any is not complete, so nothing is removed for it.
@@ -327,18 +306,10 @@ export class ListingSync {
     return { items, complete };
   }
 
-  private async writeListing(item: ListItem, spec: ListSpec, sweep: number | null, signal: AbortSignal): Promise<void> {
-    const photos: CrmPhoto[] = item.photos ?? (await this.fetchPhotos(item.id, signal));
-    const property: CrmProperty = { ...item, photos };
-    const mapped = listingFromCrm(property, { source: spec.source, type: spec.type, status: spec.status });
+  private async writeListing(item: Pick<ListedRecord, 'load'>, sweep: number | null, signal: AbortSignal): Promise<void> {
+    const mapped = await item.load(signal);
     await this.options.mirror.syncOwner('listing', mapped.facts.id, mapped.photos, signal);
     this.options.cache.upsertListing(mapped, sweep, this.now());
-  }
-
-  private async fetchPhotos(propertyId: number, signal: AbortSignal): Promise<CrmPhoto[]> {
-    const photos: CrmPhoto[] = [];
-    for await (const list of allPages((paging) => this.options.client.listPhotos(propertyId, paging, { signal }), CRM_PAGE_SIZE)) photos.push(...list.items);
-    return photos;
   }
 
   /** Photos whose download failed for a passing reason: tried again from the cached sources (no CRM call). */
@@ -355,21 +326,20 @@ export class ListingSync {
   }
 
   private async syncAgents(report: SyncReport, signal: AbortSignal): Promise<void> {
-    const { client, cache, mirror } = this.options;
-    const users = [];
-    for await (const list of allPages((paging) => client.listUsers(paging, { signal }), CRM_PAGE_SIZE)) {
+    const { source, cache, mirror } = this.options;
+    const agents: MappedAgent[] = [];
+    for await (const list of source.staff(signal)) {
       report.pages++;
-      users.push(...list.items);
+      agents.push(...list.items);
     }
-    cache.upsertAgents(users, this.now());
-    const gone = cache.removeAgentsExcept(users.map((user) => user.id));
-    const hidden = users.filter((user) => user.showOnWeb !== true).map((user) => user.id);
+    cache.upsertAgents(agents, this.now());
+    const gone = cache.removeAgentsExcept(agents.map((agent) => agent.id));
+    const hidden = agents.filter((agent) => !agent.showOnWeb).map((agent) => agent.id);
     // Portraits only of staff shown on the web; others are never downloaded (or are forgotten).
     mirror.removeOwners('agent', [...gone, ...hidden]);
-    for (const user of users) {
-      if (user.showOnWeb !== true) continue;
-      const portrait = agentFromCrm(user).photo;
-      await mirror.syncOwner('agent', user.id, portrait ? [portrait] : [], signal);
+    for (const agent of agents) {
+      if (!agent.showOnWeb) continue;
+      await mirror.syncOwner('agent', agent.id, agent.photo ? [agent.photo] : [], signal);
     }
   }
 
@@ -377,21 +347,9 @@ export class ListingSync {
     const rows: OpenHomeRow[] = [];
     // From yesterday (UTC): today's local open homes in Australia may start on the previous UTC day.
     const from = new Date(this.now() - 86_400_000);
-    const pages = allPages(
-      (paging) => this.options.client.listOpenHomes({ startingAfter: from, startingBefore: new Date(this.now() + OPEN_HOMES_AHEAD_MS), ...paging }, { signal }),
-      CRM_PAGE_SIZE,
-    );
-    for await (const list of pages) {
+    for await (const list of this.options.source.openHomes({ from, to: new Date(this.now() + OPEN_HOMES_AHEAD_MS) }, signal)) {
       report.pages++;
-      for (const openHome of list.items) {
-        const start = isoOrNull(openHome.start);
-        const end = isoOrNull(openHome.end);
-        const property = openHome.property;
-        if (!start || !end || typeof property?.id !== 'number') continue;
-        // An open home belongs to one life of the property: its lease when it is a rental inspection.
-        const type = openHome.isRental === true || (property.saleLifeId == null && property.leaseLifeId != null) ? 'lease' : 'sale';
-        rows.push({ id: openHome.id, listingId: listingId(type, { ...property, id: property.id }), start, end });
-      }
+      rows.push(...list.items);
     }
     this.options.cache.replaceOpenHomes(rows);
   }
@@ -404,7 +362,7 @@ export class ListingSync {
   // that left its list.
 
   /**
-   * Applies records a webhook carried (`itemBodies`, one per life: sale and lease), with no CRM
+   * Applies records a change notice carried (one per life: sale and lease; the source reads them), with no CRM
    * request when they suffice: a status that puts a record in none of the synced lists removes that
    * life's listing; a record that stays in the list its life is cached from is written as pushed
    * (photos as pushed inline, each with its own published flag; otherwise one photo-list request).
@@ -412,7 +370,7 @@ export class ListingSync {
    * class is unclear, a cached life of the property without its record pushed) needs the published
    * list's own word: refreshFromLists.
    */
-  applyPushedRecords(propertyId: number, records: readonly ListItem[]): Promise<'refreshed' | 'removed' | 'needs-lists'> {
+  applyPushedRecords(propertyId: number, records: readonly PushedRecord[]): Promise<'refreshed' | 'removed' | 'needs-lists'> {
     const next = this.queue.then(async () => {
       const signal = this.abort.signal;
       const placements = this.placementsOf(propertyId);
@@ -422,17 +380,16 @@ export class ListingSync {
       let needsLists = false;
       try {
         for (const record of records) {
-          // A record is one life: its sale or its lease (the other life id is null).
-          const type: ListingType | undefined = record.saleLifeId != null ? 'sale' : record.leaseLifeId != null ? 'lease' : undefined;
-          if (!type) return 'needs-lists' as const;
-          const id = listingId(type, record);
+          // A record is one listing: the sale or the lease of its property.
+          const pushed = this.options.source.pushedListing(record);
+          if (!pushed) return 'needs-lists' as const;
+          const { id, type } = pushed;
           const cachedHere = placements.find((placed) => placed.id === id);
-          const propertyClass =
-            (record.class?.internalName ?? '').toLowerCase() || this.specs.find((spec) => spec.source === (cachedHere ?? placements.find((placed) => placed.type === type))?.source)?.propertyClass;
-          const anySpec = this.specs.find((spec) => spec.type === type && spec.propertyClass === propertyClass);
+          const group = pushed.group ?? this.specs.find((spec) => spec.source === (cachedHere ?? placements.find((placed) => placed.type === type))?.source)?.group;
+          const anySpec = this.specs.find((spec) => spec.type === type && spec.group === group);
           if (!anySpec) return 'needs-lists' as const;
           typesPushed.add(type);
-          const target = this.placementFor(anySpec, record.status);
+          const target = pushed.status && this.specs.find((spec) => spec.group === anySpec.group && spec.type === type && spec.status === pushed.status);
           if (!target) {
             // This life left the website (withdrawn, or sold without a showcase): only its listing goes.
             if (cachedHere) {
@@ -445,7 +402,7 @@ export class ListingSync {
             needsLists = true;
             continue;
           }
-          await this.writeListing(record, target, null, signal);
+          await this.writeListing({ load: (loadSignal) => pushed.load(target, loadSignal) }, null, signal);
           written.push(id);
         }
       } finally {
@@ -473,9 +430,9 @@ export class ListingSync {
       const { cache } = this.options;
       const signal = this.abort.signal;
       const placements = propertyIds.map((propertyId) => this.placementsOf(propertyId));
-      const classOf = (source: string) => this.specs.find((spec) => spec.source === source)?.propertyClass;
-      const classes = new Set(placements.flat().map((placed) => classOf(placed.source)));
-      const specs = placements.every((list) => list.length > 0) ? this.specs.filter((spec) => classes.has(spec.propertyClass)) : this.specs;
+      const groupOf = (source: string) => this.specs.find((spec) => spec.source === source)?.group;
+      const groups = new Set(placements.flat().map((placed) => groupOf(placed.source)));
+      const specs = placements.every((list) => list.length > 0) ? this.specs.filter((spec) => groups.has(spec.group)) : this.specs;
       const report: SyncReport = { kind: 'incremental', complete: false, pages: 0, listings: 0, changed: 0, removed: 0, photos: { downloaded: 0, reused: 0, unchanged: 0, failed: 0, removed: 0 }, crmRequests: 0, seconds: 0 };
       const since = new Date(changedSince - MODIFIED_SINCE_OVERLAP_MS);
       const markers = cache.modifiedMarkers();
@@ -485,11 +442,11 @@ export class ListingSync {
       for (const spec of specs) {
         const { items } = await this.readList(spec, since, this.now(), report, signal);
         for (const item of items) {
-          const id = listingId(spec.type, item);
+          const id = item.id;
           seen.add(id);
           const marker = markers.get(id);
-          if (marker && marker.modified === (item.modified ?? null) && marker.source === spec.source) continue;
-          await this.writeListing(item, spec, null, signal);
+          if (marker && marker.modified === item.modified && marker.source === spec.source) continue;
+          await this.writeListing(item, null, signal);
           refreshed++;
         }
       }
@@ -497,14 +454,14 @@ export class ListingSync {
       // (its life's record then says so, or is gone) or changed nothing the lists date (kept).
       const removals = new Set<number>();
       for (const [index, propertyId] of propertyIds.entries()) {
-        const byType = new Map<ListingType, Array<{ id: number; spec: ListSpec }>>();
+        const byType = new Map<ListingType, Array<{ id: number; spec: SourceList }>>();
         for (const placed of placements[index]!) {
           const spec = specs.find((candidate) => candidate.source === placed.source);
           if (!spec || seen.has(placed.id)) continue;
           byType.set(placed.type, [...(byType.get(placed.type) ?? []), { id: placed.id, spec }]);
         }
         for (const missing of byType.values()) {
-          const current = await this.currentLife(missing[0]!.spec, propertyId, signal);
+          const current = await this.options.source.currentListing(missing[0]!.spec, propertyId, signal);
           for (const { id } of missing) {
             // Gone from the CRM: every life of that type goes. Otherwise only the current life, if it
             // changed inside the window; an earlier one (sold before) leaves with its own list's sweep.
@@ -526,21 +483,6 @@ export class ListingSync {
     return this.options.cache.placementsOfProperty(propertyId);
   }
 
-  /**
-   * The property's current sale or lease life (`spec.type`): its listing id and whether its record
-   * changed at or after a time; 'gone' when the CRM no longer has it. One request.
-   */
-  private async currentLife(spec: ListSpec, propertyId: number, signal: AbortSignal): Promise<'gone' | { id: number; changedSince(since: Date): boolean }> {
-    try {
-      const record = await this.options.client.request({ path: `/properties/${spec.propertyClass}/${spec.type}/${propertyId}`, schema: listItemSchema, signal });
-      const modified = record.modified ? Date.parse(record.modified) : Number.NaN;
-      return { id: listingId(spec.type, record), changedSince: (since) => Number.isNaN(modified) || modified >= since.getTime() };
-    } catch (error) {
-      if (isCrmError(error) && error.code === 'not_found') return 'gone';
-      throw error;
-    }
-  }
-
   /** Reads the staff again (a user changed): every page of them, and the portraits that changed. */
   refreshStaff(): Promise<void> {
     const next = this.queue.then(async () => {
@@ -552,41 +494,14 @@ export class ListingSync {
     return next;
   }
 
-  /** Which synced list a record belongs in now, from its CRM status; undefined: in none (withdrawn, or sold without a showcase). */
-  private placementFor(current: ListSpec, crmStatus: string | null | undefined): ListSpec | undefined {
-    const status = (crmStatus ?? '').toLowerCase();
-    const wanted =
-      current.type === 'sale'
-        ? ['listing', 'conditional', 'available', 'underoffer'].includes(status)
-          ? 'available'
-          : ['unconditional', 'settled', 'sold'].includes(status)
-            ? 'sold'
-            : undefined
-        : ['listing', 'available'].includes(status)
-          ? 'available'
-          : ['management', 'leased'].includes(status)
-            ? 'leased'
-            : undefined;
-    if (!wanted) return undefined;
-    return this.specs.find((spec) => spec.propertyClass === current.propertyClass && spec.type === current.type && spec.status === wanted);
+  private describeError(error: unknown): string {
+    const described = this.options.source.describeError(error);
+    if (described !== undefined) return described;
+    if (error instanceof Error && error.name === 'AbortError') return 'stopped';
+    return error instanceof Error ? error.message : String(error);
   }
 }
 
 function ageSeconds(since: number | null, now: number): number | null {
   return since === null ? null : Math.max(0, Math.round((now - since) / 1000));
-}
-
-function isoOrNull(value: string | null | undefined): string | null {
-  if (!value) return null;
-  const time = Date.parse(value);
-  return Number.isNaN(time) ? null : new Date(time).toISOString();
-}
-
-function describeError(error: unknown): string {
-  if (isCrmError(error)) {
-    const fix = error.setting ? ` (check ${error.setting})` : '';
-    return `${error.code}${error.status ? ` ${error.status}` : ''}: ${error.message}${fix}`;
-  }
-  if (error instanceof Error && error.name === 'AbortError') return 'stopped';
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,8 +1,8 @@
 import express, { Router } from 'express';
-import { MalformedPushError, parseCrmWebhook, verifyCrmWebhook, WEBHOOK_SIGNATURE_HEADER } from '../crm/events.ts';
 import { HttpError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { ChangeStore } from './event-store.ts';
+import { MalformedPushError, type ChangeFeed } from './source.ts';
 import type { Clock } from '../clock.ts';
 
 /** The CRM sends one small record (or two, sale and lease) per event; anything far bigger is not the CRM. */
@@ -17,8 +17,8 @@ export interface WebhookCounts {
 }
 
 export interface WebhookDeps {
-  /** The integrator API key: the CRM signs with it. */
-  apiKey: string | undefined;
+  /** The source's signed notices: how they are verified and read. */
+  feed: Pick<ChangeFeed, 'canVerify' | 'keySetting' | 'signatureHeader' | 'signatureForm' | 'verify' | 'parse'>;
   toleranceSeconds: number;
   changes: ChangeStore;
   /** Called after a notice is stored (the worker applies it). */
@@ -39,10 +39,11 @@ export function webhookRouter(deps: WebhookDeps): Router {
   // Strict and case-sensitive like every relay route: /hooks/crm/ or /HOOKS/crm are 404s.
   const router = Router({ caseSensitive: true, strict: true });
   router.post('/hooks/crm', express.raw({ type: () => true, limit: WEBHOOK_MAX_BYTES }), (req, res) => {
-    if (!deps.apiKey) throw new HttpError(404, 'not_found', 'The CRM webhook needs CRM_API_KEY, which the CRM signs with.');
+    const { feed } = deps;
+    if (!feed.canVerify) throw new HttpError(404, 'not_found', `The CRM webhook needs ${feed.keySetting}, which the CRM signs with.`);
     const rawBody: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const received = now();
-    const check = verifyCrmWebhook(deps.apiKey, req.get(WEBHOOK_SIGNATURE_HEADER), rawBody, received, deps.toleranceSeconds * 1000);
+    const check = feed.verify(req.get(feed.signatureHeader), rawBody, received, deps.toleranceSeconds * 1000);
     if (!check.ok) {
       deps.counts.refused++;
       log.warn({ reason: check.reason }, 'webhook refused');
@@ -52,13 +53,13 @@ export function webhookRouter(deps: WebhookDeps): Router {
       throw new HttpError(
         401,
         'bad_signature',
-        `The ${WEBHOOK_SIGNATURE_HEADER} header is ${check.reason === 'missing' ? 'missing' : check.reason === 'malformed' ? 'not of the form t=<ms>,sha512=<hex>' : 'not a valid signature of this body'}.`,
+        `The ${feed.signatureHeader} header is ${check.reason === 'missing' ? 'missing' : check.reason === 'malformed' ? `not of the form ${feed.signatureForm}` : 'not a valid signature of this body'}.`,
       );
     }
 
     let notice;
     try {
-      notice = parseCrmWebhook(rawBody, received);
+      notice = feed.parse(rawBody, received);
     } catch (error) {
       if (!(error instanceof MalformedPushError)) throw error;
       deps.counts.refused++;

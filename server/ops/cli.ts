@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import type { CliCommand, CliContext } from '../cli-command.ts';
 import { parseOptions } from '../cli-options.ts';
 import { createCrmClientFromConfig } from '../crm/client.ts';
+import { crmListingSource } from '../crm/listing-source.ts';
 import { createLogger } from '../log.ts';
 import { readSyncState } from '../listings/cache.ts';
 import { createListingsService, type SyncReport } from '../listings/index.ts';
@@ -99,7 +100,7 @@ async function syncHere(kind: 'full' | 'incremental', context: CliContext): Prom
   const crm = createCrmClientFromConfig(config, store, log);
   const stopProgress = watchSyncProgress(store, { log });
   try {
-    const listings = createListingsService({ config, store, log, client: crm });
+    const listings = createListingsService({ config, store, log, source: crmListingSource({ client: crm, config }) });
     const report = await listings.sync.run(kind);
     stopProgress(report.error ? { error: report.error } : {});
     context.out(describeReport(report));

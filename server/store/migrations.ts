@@ -159,7 +159,7 @@ export const migrations: Migration[] = [
       -- A property listed for sale and for lease at once, or sold twice within the showcase window,
       -- is one listing per sale or lease life, not one row per property (server/listings/). The
       -- cache is migrated in place, so no photo is fetched again: each row gets the id of its life
-      -- (see listingId in server/listings/public-fields.ts), and the rows keyed on it follow.
+      -- (see listingId in server/crm/public-fields.ts), and the rows keyed on it follow.
       CREATE TABLE listings_by_life (
         id INTEGER PRIMARY KEY,                  -- the public listing id: 2 × sale life id, or 2 × lease life id + 1
         property_id INTEGER NOT NULL,            -- the CRM property: photos, webhooks and old links name it

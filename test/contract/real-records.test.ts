@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListingDetail, ListingSummary, Page } from '../../contract/relay-api.ts';
 import { loadConfig } from '../../server/config.ts';
 import { crmPropertySchema, crmUserSchema } from '../../server/crm/schemas.ts';
-import { agentFromCrm, listingFromCrm } from '../../server/listings/public-fields.ts';
+import { agentFromCrm, listingFromCrm } from '../../server/crm/public-fields.ts';
 import { createLogger } from '../../server/log.ts';
 import { startRelay, type RunningRelay } from '../../server/relay.ts';
 import { buildWidgetBundle } from '../support/browser.ts';

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.ts';
+import { crmListShape } from '../../server/crm/listing-source.ts';
 import { planBudget } from '../../server/listings/budget.ts';
 import { createLogger } from '../../server/log.ts';
 import { collectStatus, formatStatus } from '../../server/ops/status.ts';
@@ -135,14 +136,14 @@ describe('budget planner on a shared key', () => {
   const sizes = { listingsBySource: new Map<string, number>(), agents: 10, openHomes: 5 };
 
   it('leaves other tools their pace of spending, and says so', () => {
-    const alone = planBudget(settings, sizes);
+    const alone = planBudget(settings, crmListShape(settings), sizes);
     expect(alone.sharedKey).toBeUndefined();
     // Half the day gone, 4,000 spent by others: about 8,000 a day, so only 2,000 are left for us.
-    const shared = planBudget(settings, sizes, { othersToday: 4000, dayElapsed: 0.5 });
+    const shared = planBudget(settings, crmListShape(settings), sizes, { othersToday: 4000, dayElapsed: 0.5 });
     expect(shared.sharedKey).toEqual({ othersToday: 4000, othersPerDay: 8000 });
     expect(shared.allowed).toBe(2000);
     expect(shared.allowed).toBeLessThan(alone.allowed);
-    const crowded = planBudget(settings, sizes, { othersToday: 9800, dayElapsed: 0.9 });
+    const crowded = planBudget(settings, crmListShape(settings), sizes, { othersToday: 9800, dayElapsed: 0.9 });
     expect(crowded.fits).toBe(false);
     expect(crowded.advice).toMatch(/other tools on the same API key spend about \d+ a day/);
   });

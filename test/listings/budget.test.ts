@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../server/app.ts';
 import { ConfigError, loadConfig } from '../../server/config.ts';
+import { crmListShape } from '../../server/crm/listing-source.ts';
 import { BudgetRefusedError, planBudget } from '../../server/listings/index.ts';
 import { silentLogger } from '../../server/log.ts';
 import { startRelay } from '../../server/relay.ts';
@@ -14,7 +15,7 @@ const noSizes = { listingsBySource: new Map<string, number>(), agents: 0, openHo
 
 describe('CRM budget planner', () => {
   it('counts event-stream reads, list polls, full sweeps and webhook-triggered requests per day', () => {
-    const plan = planBudget(loadConfig({ ...CRM }), noSizes);
+    const plan = planBudget(loadConfig({ ...CRM }), crmListShape(loadConfig({ ...CRM })), noSizes);
     // Defaults: residential (sale, lease, sold, leased lists); the stream every 5 minutes, lists hourly, a sweep every 6 hours.
     // 288 stream reads + 4 × (4 lists + staff) + open homes (hourly: 24) + up to 200 webhook requests
     // + 20 list polls × 4 lists + 10 stream-only changes × 4 lists + the key's usage, read hourly (24).
@@ -29,7 +30,7 @@ describe('CRM budget planner', () => {
 
   it('counts every page of a full sweep from the cached listing counts', () => {
     const sizes = { listingsBySource: new Map([['residential/sale/available', 1_250]]), agents: 30, openHomes: 250 };
-    const plan = planBudget(loadConfig({ ...CRM }), sizes);
+    const plan = planBudget(loadConfig({ ...CRM }), crmListShape(loadConfig({ ...CRM })), sizes);
     expect(plan.lines[1].perDay).toBe(4 * (13 + 1 + 1 + 1 + 1));
     expect(plan.lines[2].perDay).toBe(24 * 3);
     // 10% of 1,250 listings changing a day, read from the lists when no webhook carried them.
@@ -38,7 +39,7 @@ describe('CRM budget planner', () => {
 
   it('the event stream replaces most list polling: one request per read instead of one per list', () => {
     const fourClasses = loadConfig({ ...CRM, LISTING_CLASSES: 'residential,commercial,land,rural' });
-    const plan = planBudget(fourClasses, noSizes);
+    const plan = planBudget(fourClasses, crmListShape(fourClasses), noSizes);
     expect(plan.lines[0].perDay).toBe(288);
     // Polling every list at the stream's interval would cost 7 lists × 288 reads.
     expect(plan.perDay).toBeLessThan(7 * 288);
@@ -46,18 +47,18 @@ describe('CRM budget planner', () => {
 
   it('refuses settings over CRM_BUDGET_SHARE of the daily limit, naming the setting and a value that fits', () => {
     const config = loadConfig({ ...CRM, SYNC_INTERVAL_MINUTES: '0.2' });
-    const plan = planBudget(config, noSizes);
+    const plan = planBudget(config, crmListShape(config), noSizes);
     expect(plan.fits).toBe(false);
     expect(plan.setting).toBe('SYNC_INTERVAL_MINUTES');
     const suggested = Number(/SYNC_INTERVAL_MINUTES to at least ([\d.]+)/.exec(plan.advice!)![1]);
-    expect(planBudget({ ...config, SYNC_INTERVAL_MINUTES: suggested }, noSizes).fits).toBe(true);
-    expect(planBudget({ ...config, SYNC_INTERVAL_MINUTES: suggested - 0.02 }, noSizes).fits).toBe(false);
+    expect(planBudget({ ...config, SYNC_INTERVAL_MINUTES: suggested }, crmListShape(config), noSizes).fits).toBe(true);
+    expect(planBudget({ ...config, SYNC_INTERVAL_MINUTES: suggested - 0.02 }, crmListShape(config), noSizes).fits).toBe(false);
 
-    const polls = planBudget(loadConfig({ ...CRM, LIST_POLL_MINUTES: '1', LISTING_CLASSES: 'residential,commercial,land,rural' }), noSizes);
+    const polls = planBudget(loadConfig({ ...CRM, LIST_POLL_MINUTES: '1', LISTING_CLASSES: 'residential,commercial,land,rural' }), crmListShape(loadConfig({ ...CRM, LIST_POLL_MINUTES: '1', LISTING_CLASSES: 'residential,commercial,land,rural' })), noSizes);
     expect(polls.setting).toBe('LIST_POLL_MINUTES');
-    const webhooks = planBudget(loadConfig({ ...CRM, WEBHOOK_DAILY_REFRESHES: '6000' }), noSizes);
+    const webhooks = planBudget(loadConfig({ ...CRM, WEBHOOK_DAILY_REFRESHES: '6000' }), crmListShape(loadConfig({ ...CRM, WEBHOOK_DAILY_REFRESHES: '6000' })), noSizes);
     expect(webhooks.setting).toBe('WEBHOOK_DAILY_REFRESHES');
-    const share = planBudget(loadConfig({ ...CRM, CRM_BUDGET_SHARE: '0.05' }), noSizes);
+    const share = planBudget(loadConfig({ ...CRM, CRM_BUDGET_SHARE: '0.05' }), crmListShape(loadConfig({ ...CRM, CRM_BUDGET_SHARE: '0.05' })), noSizes);
     expect(share.fits).toBe(false);
     expect(share.advice).toContain('CRM_BUDGET_SHARE');
   });

@@ -124,7 +124,7 @@ export async function allListingIds(rig: ListingRig, query = ''): Promise<number
   }
 }
 
-/** The relay's public id of a simulated listing: one per sale or lease life (server/listings/public-fields.ts listingId). */
+/** The relay's public id of a simulated listing: one per sale or lease life (server/crm/public-fields.ts listingId). */
 export function publicListingId(listing: SimListing): number {
   return listing.lifeId * 2 + (listing.market === 'lease' ? 1 : 0);
 }

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../server/log.ts';
+import { crmListingSource } from '../../server/crm/listing-source.ts';
 import { ListingSync } from '../../server/listings/sync.ts';
 import { variantPath } from '../../server/photos/variants.ts';
 import { allListingIds, publicListingId, startListingRig, type ListingRig } from './rig.ts';
@@ -47,7 +48,7 @@ describe('listing sync against the CRM simulator', () => {
   it('reads every page when a list is longer than a page', async () => {
     const before = endpoint(rig, 'GET /properties/residential/sale/available');
     const { relay } = rig;
-    const smallPages = new ListingSync({ client: relay.crm, cache: relay.listings.cache, mirror: relay.listings.mirror, log: silentLogger, config: relay.config, pageSize: 3 });
+    const smallPages = new ListingSync({ source: crmListingSource({ client: relay.crm, config: relay.config }), cache: relay.listings.cache, mirror: relay.listings.mirror, log: silentLogger, config: relay.config, pageSize: 3 });
     const report = await smallPages.run('full');
     expect(report.error).toBeUndefined();
     const sale = rig.expectedIds('sale');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.ts';
-import { signCrmWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../server/listings/index.ts';
+import { signCrmWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../server/crm/events.ts';
 import { silentLogger } from '../../server/log.ts';
 import { startRelay, type RunningRelay } from '../../server/relay.ts';
 import { renderListing, renderPhoto } from '../../server/sim/views.ts';

@@ -1,20 +1,15 @@
-import type { ListingStatus, ListingType } from '../../contract/relay-api.ts';
 import type { Config } from '../config.ts';
-import type { PropertyClass } from '../crm/client.ts';
+import type { SourceList } from '../listings/source.ts';
+import type { PropertyClass } from './client.ts';
 
-/** One CRM list the sync reads, and what its records are on the public side. */
-export interface ListSpec {
-  /** Also the `source` column of cached listings: removals are decided per list. */
-  source: string;
+/** One CRM list the sync reads, and what its records are on the public side. Its group is its property class. */
+export interface ListSpec extends SourceList {
+  group: PropertyClass;
   propertyClass: PropertyClass;
-  type: ListingType;
-  status: ListingStatus;
   /** Path below the API base. */
   path: string;
   /** Filters beyond paging and modifiedSince. */
   query: Record<string, string | number | boolean>;
-  /** Only records modified since then (the sold showcase window), whatever the kind of run. */
-  windowStart?(now: number): number;
 }
 
 const DAY_MS = 86_400_000;
@@ -33,6 +28,7 @@ export function listSpecs(config: Pick<Config, 'LISTING_CLASSES' | 'SOLD_DAYS'>)
   for (const propertyClass of config.LISTING_CLASSES) {
     specs.push({
       source: `${propertyClass}/sale/available`,
+      group: propertyClass,
       propertyClass,
       type: 'sale',
       status: 'available',
@@ -43,7 +39,8 @@ export function listSpecs(config: Pick<Config, 'LISTING_CLASSES' | 'SOLD_DAYS'>)
     if (propertyClass === 'residential' || propertyClass === 'commercial') {
       specs.push({
         source: `${propertyClass}/lease/available`,
-        propertyClass,
+        group: propertyClass,
+      propertyClass,
         type: 'lease',
         status: 'available',
         path: `/properties/${propertyClass}/lease/available`,
@@ -54,6 +51,7 @@ export function listSpecs(config: Pick<Config, 'LISTING_CLASSES' | 'SOLD_DAYS'>)
   if (config.SOLD_DAYS > 0 && config.LISTING_CLASSES.includes('residential')) {
     specs.push({
       source: 'residential/sale/sold',
+      group: 'residential',
       propertyClass: 'residential',
       type: 'sale',
       status: 'sold',
@@ -65,6 +63,7 @@ export function listSpecs(config: Pick<Config, 'LISTING_CLASSES' | 'SOLD_DAYS'>)
     });
     specs.push({
       source: 'residential/lease/leased',
+      group: 'residential',
       propertyClass: 'residential',
       type: 'lease',
       status: 'leased',

@@ -1,7 +1,8 @@
-import type { Address, Agent, Area, AuctionDetails, ExternalLink, ListingBadge, ListingDetail, ListingStatus, ListingType } from '../../contract/relay-api.ts';
-import type { CrmPhoto, CrmProperty, CrmUser } from '../crm/schemas.ts';
+import type { Address, Area, AuctionDetails, ExternalLink, ListingBadge, ListingStatus, ListingType } from '../../contract/relay-api.ts';
+import type { ListingFacts, MappedAgent, MappedListing, PublicListingFields } from '../listings/source.ts';
+import { priceRange } from '../listings/price-range.ts';
 import type { SourcePhoto } from '../photos/mirror.ts';
-import { priceRange } from './price-range.ts';
+import type { CrmPhoto, CrmProperty, CrmUser } from './schemas.ts';
 
 /*
  * The allow-list. Everything the relay publishes about a listing or an agent is built here, one
@@ -11,47 +12,6 @@ import { priceRange } from './price-range.ts';
  * `searchPrice` is read into the internal facts for filtering and sorting only, and only as the
  * range a visitor may know it to be in (see price-range.ts): its band when the price is withheld.
  */
-
-/** The public fields of a listing that come from its CRM record (photos, agents and open homes are joined in later). */
-export type PublicListingFields = Omit<ListingDetail, 'photo' | 'photoCount' | 'photos' | 'floorplans' | 'agents' | 'openHomes'>;
-
-/** What the cache keeps beside the public fields, for lookups, filters and sorting. Never published as is. */
-export interface ListingFacts {
-  /** The public listing id (see listingId). */
-  id: number;
-  /** The CRM property: its photos, webhooks and links made before listings had ids of their own name it. */
-  propertyId: number;
-  source: string;
-  type: ListingType;
-  status: ListingStatus;
-  saleLifeId: number | null;
-  leaseLifeId: number | null;
-  reference: string | null;
-  crmModified: string | null;
-  insertedAt: number | null;
-  modifiedAt: number | null;
-  suburb: string | null;
-  propertyType: string | null;
-  /** Internal only, for price filters and sorting: the searchPrice, or its band when the price is withheld (cents). */
-  priceLowCents: number | null;
-  /** Inclusive; null with a price: the open top band. */
-  priceHighCents: number | null;
-  bed: number | null;
-  bath: number | null;
-  cars: number | null;
-  landAreaSqm: number | null;
-}
-
-export interface MappedListing {
-  facts: ListingFacts;
-  fields: PublicListingFields;
-  /** Published photos and floorplans, in the CRM's order. */
-  photos: SourcePhoto[];
-  /** Staff on the listing (only those shown on the web are kept by the cache). */
-  staff: CrmUser[];
-  /** Whether the record carried `highlights` (single records do, list items may not). */
-  hasHighlights: boolean;
-}
 
 export interface ListPlacement {
   /** The CRM list the record came from, e.g. 'residential/sale/available'. */
@@ -152,7 +112,9 @@ export function listingFromCrm(property: CrmProperty, placement: ListPlacement):
 
   const photos = publishedPhotos(property.photos);
 
-  return { facts, fields, photos, staff: property.contactStaff, hasHighlights: Array.isArray(highlights) };
+  // A record carrying only `{ id }` (commercial and land lists) cannot say whether to show the person.
+  const staff = property.contactStaff.map((user) => ({ id: user.id, agent: isFullUserRecord(user) ? agentFromCrm(user) : null }));
+  return { facts, fields, photos, staff, hasHighlights: Array.isArray(highlights) };
 }
 
 /** Published photos and floorplans, in the CRM's order (a list item's `photos` or GET /properties/{id}/photos). */
@@ -171,13 +133,6 @@ export function publishedPhotos(photos: readonly CrmPhoto[]): SourcePhoto[] {
     });
   }
   return result;
-}
-
-export interface MappedAgent {
-  id: number;
-  showOnWeb: boolean;
-  fields: Omit<Agent, 'photo'>;
-  photo: SourcePhoto | null;
 }
 
 /** A staff member, public part only. Callers publish only those with showOnWeb true. */
