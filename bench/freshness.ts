@@ -29,7 +29,7 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
   const listings = Math.round(onWeb / 0.464);
   const samples = Number(process.env.BENCH_FRESHNESS_SAMPLES ?? 20);
   const defaults = loadConfig({ CRM_BASE_URL: 'http://127.0.0.1:9/api/v1.3', CRM_API_KEY: 'key', CRM_ACCESS_TOKEN: 'token', PUBLIC_URL: 'https://relay.agency.test' });
-  const compressedInterval = defaults.SYNC_INTERVAL_MINUTES / COMPRESSION;
+  const compressedInterval = defaults.listings.syncIntervalMinutes / COMPRESSION;
   const rig = await startListingRig({
     listings,
     seed: 3,
@@ -79,18 +79,18 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
 
     // 4. A day at the default settings.
     const changesPerDay = Math.round(cached * 0.02);
-    const streamReads = Math.ceil((24 * 60) / defaults.SYNC_INTERVAL_MINUTES);
-    const sweeps = Math.ceil(24 / defaults.FULL_SWEEP_HOURS);
-    const listRuns = Math.ceil((24 * 60) / defaults.LIST_POLL_MINUTES);
+    const streamReads = Math.ceil((24 * 60) / defaults.listings.syncIntervalMinutes);
+    const sweeps = Math.ceil(24 / defaults.listings.fullSweepHours);
+    const listRuns = Math.ceil((24 * 60) / defaults.listings.listPollMinutes);
     const openHomesPages = 1;
     // Open homes are read hourly: with each sweep (in sweepCost) and on the other hourly polls.
     // The key's usage (GET /integrator/usage) is read every CRM_USAGE_CHECK_MINUTES: one request each.
-    const usageReads = Math.ceil((24 * 60) / defaults.CRM_USAGE_CHECK_MINUTES);
+    const usageReads = Math.ceil((24 * 60) / defaults.crm.usageCheckMinutes);
     const base = streamReads * streamReadCost + sweeps * sweepCost + (listRuns - sweeps) * (pollCost + openHomesPages) + usageReads;
     const perDayDelivered = Math.round(base + changesPerDay * perChangeDelivered);
     const perDayLost = Math.round(base + changesPerDay * perChangeLost);
     const pollingEveryListAtStreamInterval = Math.round(streamReads * relay.listings.sync.specs.length + sweeps * sweepCost + 24 * openHomesPages);
-    const promisedLostSeconds = defaults.SYNC_INTERVAL_MINUTES * 60 + Math.min(60, defaults.SYNC_INTERVAL_MINUTES * 60);
+    const promisedLostSeconds = defaults.listings.syncIntervalMinutes * 60 + Math.min(60, defaults.listings.syncIntervalMinutes * 60);
     return [
       {
         name: 'freshness-requests',

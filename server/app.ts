@@ -57,7 +57,7 @@ export function createApp(deps: AppDeps): Express {
   // One spelling per resource: /METRICS or /metrics/ must not slip past a proxy rule for /metrics.
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
-  app.set('trust proxy', config.TRUST_PROXY);
+  app.set('trust proxy', config.http.trustProxy);
   app.set('etag', 'strong');
   // Routes record answers for replay (server/replay.ts) through res.locals.replay, once every
   // middleware has set its headers; requestListener() sends them again before Express runs.
@@ -119,7 +119,7 @@ export function createApp(deps: AppDeps): Express {
 
   const metrics = features.flatMap((feature) => (feature.metrics ? [feature.metrics] : []));
   if (metrics.length > 0) {
-    app.get('/metrics', metricsAccess(config.METRICS_TOKEN), (_req, res) => {
+    app.get('/metrics', metricsAccess(config.http.metricsToken), (_req, res) => {
       res.set('Content-Type', PROMETHEUS_CONTENT_TYPE).set('Cache-Control', 'no-store');
       res.send(metrics.map((render) => render()).join(''));
     });

@@ -155,7 +155,142 @@ export const configSchema = z
       .describe('Largest share of CRM_DAILY_LIMIT the listing sync may plan to use; the relay refuses to start above it.'),
   });
 
-export type Config = z.infer<typeof configSchema> & { demoMode: boolean };
+/** The environment as parsed: one flat entry per variable (the public contract, and the README's table). */
+export type EnvSettings = z.infer<typeof configSchema>;
+
+/** The listener and what browsers see of the relay. */
+export interface HttpSettings {
+  port: number;
+  host: string;
+  /** Without a trailing slash; required outside demo mode. */
+  publicUrl: string | undefined;
+  trustProxy: EnvSettings['TRUST_PROXY'];
+  allowedOrigins: string[];
+  metricsToken: string | undefined;
+}
+
+/** The CRM account and what this relay may spend of its API key. */
+export interface CrmSettings {
+  baseUrl: string | undefined;
+  apiKey: string | undefined;
+  accessToken: string | undefined;
+  requestsPerSecond: number;
+  dailyLimit: number;
+  timeoutMs: number;
+  usageCheckMinutes: number;
+  /** Largest share of dailyLimit the listing sync may plan to use. */
+  budgetShare: number;
+}
+
+/** What the listing sync reads, and how often. */
+export interface ListingSettings {
+  syncIntervalMinutes: number;
+  listPollMinutes: number;
+  fullSweepHours: number;
+  classes: Array<'residential' | 'commercial' | 'land' | 'rural'>;
+  soldDays: number;
+  webhookToleranceSeconds: number;
+  webhookDailyRefreshes: number;
+}
+
+export interface PhotoSettings {
+  /** undefined: the CRM's host (and the demo simulator's). */
+  hosts: string[] | undefined;
+  widths: number[];
+  maxBytes: number;
+}
+
+/** Acceptance limits and delivery of enquiries, durations in ms. */
+export interface EnquirySettings {
+  /** The lead's source in the sink (ENQUIRY_SOURCE). */
+  source: string;
+  maxAgeMs: number;
+  eraseAfterMs: number;
+  deadEraseAfterMs: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  reconcileDelayMs: number;
+  concurrency: number;
+  pollMs: number;
+  rateLimitPerMinute: number;
+  /** Per client (IP) per UTC day. */
+  dailyLimitPerClient: number;
+  /** All clients together, per UTC day. */
+  dailyBudget: number;
+  minFillMs: number;
+}
+
+/** The relay's settings, grouped by concern: converted once from the flat environment (loadConfig). */
+export interface Config {
+  demoMode: boolean;
+  nodeEnv: string | undefined;
+  dataDir: string;
+  logLevel: EnvSettings['LOG_LEVEL'];
+  http: HttpSettings;
+  crm: CrmSettings;
+  listings: ListingSettings;
+  photos: PhotoSettings;
+  enquiries: EnquirySettings;
+  /** Demo mode: listings the embedded simulator seeds. */
+  simListings: number;
+}
+
+const HOUR_MS = 60 * 60_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** The flat environment, grouped by concern (and hours and days made ms where the relay counts in ms). */
+export function groupSettings(env: EnvSettings, demoMode: boolean): Config {
+  return {
+    demoMode,
+    nodeEnv: env.NODE_ENV,
+    dataDir: env.DATA_DIR,
+    logLevel: env.LOG_LEVEL,
+    http: {
+      port: env.PORT,
+      host: env.HOST,
+      publicUrl: env.PUBLIC_URL,
+      trustProxy: env.TRUST_PROXY,
+      allowedOrigins: env.ALLOWED_ORIGINS,
+      metricsToken: env.METRICS_TOKEN,
+    },
+    crm: {
+      baseUrl: env.CRM_BASE_URL,
+      apiKey: env.CRM_API_KEY,
+      accessToken: env.CRM_ACCESS_TOKEN,
+      requestsPerSecond: env.CRM_REQUESTS_PER_SECOND,
+      dailyLimit: env.CRM_DAILY_LIMIT,
+      timeoutMs: env.CRM_TIMEOUT_MS,
+      usageCheckMinutes: env.CRM_USAGE_CHECK_MINUTES,
+      budgetShare: env.CRM_BUDGET_SHARE,
+    },
+    listings: {
+      syncIntervalMinutes: env.SYNC_INTERVAL_MINUTES,
+      listPollMinutes: env.LIST_POLL_MINUTES,
+      fullSweepHours: env.FULL_SWEEP_HOURS,
+      classes: env.LISTING_CLASSES,
+      soldDays: env.SOLD_DAYS,
+      webhookToleranceSeconds: env.WEBHOOK_TOLERANCE_SECONDS,
+      webhookDailyRefreshes: env.WEBHOOK_DAILY_REFRESHES,
+    },
+    photos: { hosts: env.PHOTO_HOSTS, widths: env.PHOTO_WIDTHS, maxBytes: env.PHOTO_MAX_BYTES },
+    enquiries: {
+      source: env.ENQUIRY_SOURCE,
+      maxAgeMs: env.ENQUIRY_MAX_AGE_HOURS * HOUR_MS,
+      eraseAfterMs: env.ENQUIRY_ERASE_AFTER_DAYS * DAY_MS,
+      deadEraseAfterMs: env.ENQUIRY_DEAD_ERASE_AFTER_DAYS * DAY_MS,
+      retryBaseMs: env.ENQUIRY_RETRY_BASE_MS,
+      retryMaxMs: env.ENQUIRY_RETRY_MAX_MS,
+      reconcileDelayMs: env.ENQUIRY_RECONCILE_DELAY_MS,
+      concurrency: env.ENQUIRY_DELIVERY_CONCURRENCY,
+      pollMs: env.ENQUIRY_POLL_MS,
+      rateLimitPerMinute: env.ENQUIRY_RATE_LIMIT_PER_MINUTE,
+      dailyLimitPerClient: env.ENQUIRY_DAILY_LIMIT_PER_CLIENT,
+      dailyBudget: env.ENQUIRY_DAILY_BUDGET,
+      minFillMs: env.ENQUIRY_MIN_FILL_MS,
+    },
+    simListings: env.SIM_LISTINGS,
+  };
+}
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -255,5 +390,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push("PUBLIC_URL: is required outside demo mode: the https URL browsers reach the relay at (photo URLs and the relay's own origin come from it)");
   }
   if (!result.success || problems.length) throw new ConfigError(problems);
-  return { ...result.data, demoMode };
+  return groupSettings(result.data, demoMode);
 }

@@ -60,6 +60,6 @@ export function corsPolicy(policy: CorsPolicy): RequestHandler {
 }
 
 /** The relay's own origin as browsers reach it: PUBLIC_URL's, when set. */
-export function publicOrigins(config: { PUBLIC_URL?: string | undefined }): string[] {
-  return config.PUBLIC_URL ? [new URL(config.PUBLIC_URL).origin] : [];
+export function publicOrigins(config: { http: { publicUrl?: string | undefined } }): string[] {
+  return config.http.publicUrl ? [new URL(config.http.publicUrl).origin] : [];
 }

@@ -11,6 +11,8 @@ export const redactedPaths = [
   'req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie',
   'headers.authorization', 'headers["x-api-key"]',
   'CRM_API_KEY', 'CRM_ACCESS_TOKEN', '*.CRM_API_KEY', '*.CRM_ACCESS_TOKEN',
+  // The grouped settings (config.ts), should a settings object ever be logged.
+  'crm.apiKey', 'crm.accessToken', '*.crm.apiKey', '*.crm.accessToken', 'http.metricsToken', '*.http.metricsToken',
   'fullName', 'firstName', 'lastName', 'email', 'mobile', 'telephone', 'message', 'body',
   '*.fullName', '*.firstName', '*.lastName', '*.email', '*.mobile', '*.telephone', '*.message', '*.body',
 ];

@@ -20,7 +20,7 @@ try {
   throw error;
 }
 
-const log = createLogger({ level: config.LOG_LEVEL });
+const log = createLogger({ level: config.logLevel });
 installLastResortHandlers(log);
 let relay: RunningRelay;
 try {
@@ -34,13 +34,13 @@ try {
   throw error;
 }
 log.info({ url: relay.url, dataDir: relay.store.dataDir }, `estate-embed relay listening on ${relay.url}`);
-const scriptTags = widgetScriptTags(config.PUBLIC_URL ?? relay.url);
+const scriptTags = widgetScriptTags(config.http.publicUrl ?? relay.url);
 log.info(
   { latest: scriptTags.latest, pinned: scriptTags.pinned?.url, integrity: scriptTags.pinned?.integrity },
   'widget script tags',
 );
 if (process.stdout.isTTY || config.demoMode) {
-  const where = config.demoMode ? `Demo site and relay: ${relay.url}/` : `Relay: ${config.PUBLIC_URL}/ (listening on ${relay.url})`;
+  const where = config.demoMode ? `Demo site and relay: ${relay.url}/` : `Relay: ${config.http.publicUrl}/ (listening on ${relay.url})`;
   console.log(`\n  ${where}\n${scriptTagBanner(scriptTags)}\n`);
 }
 

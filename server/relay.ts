@@ -54,7 +54,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   let simulator: RunningRelay['simulator'];
   if (config.demoMode) {
     const { startSimulator } = await import('./sim/simulator.ts');
-    const sim = await startSimulator({ listings: config.SIM_LISTINGS, webhookUrl: process.env.SIM_WEBHOOK_URL || undefined, webhookDropRate: simDropRate() });
+    const sim = await startSimulator({ listings: config.simListings, webhookUrl: process.env.SIM_WEBHOOK_URL || undefined, webhookDropRate: simDropRate() });
     simulator = {
       baseUrl: sim.baseUrl,
       origin: sim.origin,
@@ -62,19 +62,19 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
       setWebhookUrl: (webhookUrl) => sim.state.webhooks.configure({ url: webhookUrl }),
       close: () => sim.close(),
     };
-    config = { ...config, CRM_BASE_URL: sim.baseUrl, CRM_API_KEY: sim.apiKey, CRM_ACCESS_TOKEN: sim.accessToken };
+    config = { ...config, crm: { ...config.crm, baseUrl: sim.baseUrl, apiKey: sim.apiKey, accessToken: sim.accessToken } };
     log.warn(
-      { crm: sim.baseUrl, listings: config.SIM_LISTINGS },
+      { crm: sim.baseUrl, listings: config.simListings },
       'DEMO MODE: no CRM credentials set, so the relay runs against its embedded CRM simulator. ' +
         'Set CRM_BASE_URL, CRM_API_KEY and CRM_ACCESS_TOKEN to use a real CRM account.',
     );
   }
 
-  const store = openStore(config.DATA_DIR, undefined, { warn: (message, fields) => log.warn(fields, message) });
+  const store = openStore(config.dataDir, undefined, { warn: (message, fields) => log.warn(fields, message) });
   const crm = createCrmClientFromConfig(config, store, log);
   let listings: ListingsService;
   try {
-    listings = createListingsService({ config, store, log, source: crmListingSource({ client: crm, config }), defaultPhotoSources: [config.CRM_BASE_URL, simulator?.origin] });
+    listings = createListingsService({ config, store, log, source: crmListingSource({ client: crm, config }), defaultPhotoSources: [config.crm.baseUrl, simulator?.origin] });
   } catch (error) {
     // Refused settings (CRM budget): release what was opened, then let main.ts report and exit.
     crm.close();
@@ -87,15 +87,15 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     client: crm,
     store,
     log,
-    listingClass: config.LISTING_CLASSES[0]!,
-    usageCheckMinutes: config.CRM_USAGE_CHECK_MINUTES,
+    listingClass: config.listings.classes[0]!,
+    usageCheckMinutes: config.crm.usageCheckMinutes,
     onUsage: (usage) => listings.replan(usage.others),
   });
   const enquiries = createEnquiryService({
-    config,
+    settings: config.enquiries,
     store,
     log,
-    sink: crmLeadSink(crm, { source: config.ENQUIRY_SOURCE }),
+    sink: crmLeadSink(crm, { source: config.enquiries.source }),
     sinkTargets: crmEnquiryTargets(crm, { log }),
     targets: options.enquiryTargets ?? listings.enquiryTargets,
   });
@@ -104,7 +104,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   const server: Server = createServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.PORT, config.HOST, () => {
+    server.listen(config.http.port, config.http.host, () => {
       server.off('error', reject);
       resolve();
     });
@@ -112,7 +112,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   // Keep-alive sockets from browsers must not hold a shutdown open.
   server.keepAliveTimeout = 5_000;
   const port = (server.address() as AddressInfo).port;
-  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
+  const host = config.http.host === '0.0.0.0' || config.http.host === '::' ? '127.0.0.1' : config.http.host;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
   // The demo site is opened on this machine: its pages may post enquiries from these origins.
@@ -120,7 +120,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   const features: Feature[] = [
     listingsFeature(listings),
     crmAccessFeature(access),
-    enquiriesFeature(enquiries, { allowedOrigins: config.ALLOWED_ORIGINS, ownOrigins }),
+    enquiriesFeature(enquiries, { allowedOrigins: config.http.allowedOrigins, ownOrigins, limits: config.enquiries, log }),
   ];
   const workers: Worker[] = features.flatMap((feature) => feature.workers);
   const app = createApp({ config, store, log, features, ...options.app });

@@ -185,12 +185,12 @@ const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOST
  */
 export function createCrmClientFromConfig(config: Config, store: Store, log: Logger): CrmClient {
   return createCrmClient({
-    baseUrl: config.CRM_BASE_URL!,
-    apiKey: config.CRM_API_KEY!,
-    accessToken: config.CRM_ACCESS_TOKEN!,
-    limiter: limiterForKey(config.CRM_API_KEY!, { store, requestsPerSecond: config.CRM_REQUESTS_PER_SECOND, dailyLimit: config.CRM_DAILY_LIMIT }),
+    baseUrl: config.crm.baseUrl!,
+    apiKey: config.crm.apiKey!,
+    accessToken: config.crm.accessToken!,
+    limiter: limiterForKey(config.crm.apiKey!, { store, requestsPerSecond: config.crm.requestsPerSecond, dailyLimit: config.crm.dailyLimit }),
     log,
-    timeoutMs: config.CRM_TIMEOUT_MS,
+    timeoutMs: config.crm.timeoutMs,
   });
 }
 

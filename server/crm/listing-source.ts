@@ -31,13 +31,13 @@ const listItemSchema = crmPropertySchema.extend({ photos: z.array(crmPhotoSchema
 type ListItem = z.infer<typeof listItemSchema>;
 
 /** The lists these settings sync and the CRM's page size: what the budget planner counts requests with. */
-export function crmListShape(config: Pick<Config, 'LISTING_CLASSES' | 'SOLD_DAYS'>): { lists: ListSpec[]; pageSize: number } {
+export function crmListShape(config: Pick<Config, 'listings'>): { lists: ListSpec[]; pageSize: number } {
   return { lists: listSpecs(config), pageSize: CRM_PAGE_SIZE };
 }
 
 export interface CrmListingSourceOptions {
   client: CrmClient;
-  config: Pick<Config, 'LISTING_CLASSES' | 'SOLD_DAYS' | 'CRM_API_KEY'>;
+  config: Pick<Config, 'listings' | 'crm'>;
   /** Records per CRM page. Default CRM_PAGE_SIZE. */
   pageSize?: number;
 }
@@ -81,11 +81,11 @@ export function crmListingSource(options: CrmListingSourceOptions): ListingSourc
   }
 
   const changes: ChangeFeed = {
-    canVerify: Boolean(options.config.CRM_API_KEY),
+    canVerify: Boolean(options.config.crm.apiKey),
     keySetting: 'CRM_API_KEY',
     signatureHeader: WEBHOOK_SIGNATURE_HEADER,
     signatureForm: 't=<ms>,sha512=<hex>',
-    verify: (header, rawBody, nowMs, toleranceMs) => verifyCrmWebhook(options.config.CRM_API_KEY ?? '', header, rawBody, nowMs, toleranceMs),
+    verify: (header, rawBody, nowMs, toleranceMs) => verifyCrmWebhook(options.config.crm.apiKey ?? '', header, rawBody, nowMs, toleranceMs),
     parse: parseCrmWebhook,
     retentionMs: EVENT_STREAM_RETENTION_MS,
     async read(from, readOptions) {

@@ -20,12 +20,12 @@ const DAY_MS = 86_400_000;
  * residential, when SOLD_DAYS > 0, the sales and leases of the last SOLD_DAYS days for a "sold"
  * showcase.
  */
-export function listSpecs(config: Pick<Config, 'LISTING_CLASSES' | 'SOLD_DAYS'>): ListSpec[] {
+export function listSpecs(config: Pick<Config, 'listings'>): ListSpec[] {
   const specs: ListSpec[] = [];
   // What belongs on the website is what the CRM's own filter says (spec, Properties): never an
   // interpretation of a record's publishedToWeb, which real answers leave null on listings shown on the web.
   const published = { published: true };
-  for (const propertyClass of config.LISTING_CLASSES) {
+  for (const propertyClass of config.listings.classes) {
     specs.push({
       source: `${propertyClass}/sale/available`,
       group: propertyClass,
@@ -48,7 +48,7 @@ export function listSpecs(config: Pick<Config, 'LISTING_CLASSES' | 'SOLD_DAYS'>)
       });
     }
   }
-  if (config.SOLD_DAYS > 0 && config.LISTING_CLASSES.includes('residential')) {
+  if (config.listings.soldDays > 0 && config.listings.classes.includes('residential')) {
     specs.push({
       source: 'residential/sale/sold',
       group: 'residential',
@@ -59,7 +59,7 @@ export function listSpecs(config: Pick<Config, 'LISTING_CLASSES' | 'SOLD_DAYS'>)
       path: '/properties/residential/sale/sold',
       query: published,
       // A sale's record stops changing soon after settlement, so `modified` dates the sale closely enough.
-      windowStart: (now) => now - config.SOLD_DAYS * DAY_MS,
+      windowStart: (now) => now - config.listings.soldDays * DAY_MS,
     });
     specs.push({
       source: 'residential/lease/leased',
@@ -70,7 +70,7 @@ export function listSpecs(config: Pick<Config, 'LISTING_CLASSES' | 'SOLD_DAYS'>)
       // Leased = under management (a tenancy began), and once advertised on the web.
       path: '/properties/residential/lease',
       query: { ...published, status: 'management' },
-      windowStart: (now) => now - config.SOLD_DAYS * DAY_MS,
+      windowStart: (now) => now - config.listings.soldDays * DAY_MS,
     });
   }
   return specs;

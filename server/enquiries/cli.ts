@@ -25,7 +25,7 @@ export const outboxCommand: CliCommand = {
       context.out(USAGE);
       return sub === undefined ? 2 : 0;
     }
-    const store = openStore(context.config.DATA_DIR);
+    const store = openStore(context.config.dataDir);
     try {
       const outbox = new EnquiryOutbox(store);
       switch (sub) {

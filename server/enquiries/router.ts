@@ -8,6 +8,9 @@ import type { OutboxStatus, SpamReason } from './outbox.ts';
 import type { LeadDestination } from './sink.ts';
 import { ENQUIRY_LIMITS, enquiryFingerprint, enquiryRequestSchema, fieldErrors, type ParsedEnquiry } from './schema.ts';
 import type { EnquiryService } from './service.ts';
+import type { EnquirySettings } from '../config.ts';
+import type { Logger } from '../log.ts';
+import type { Clock } from '../clock.ts';
 import { findTarget } from './targets.ts';
 
 export interface EnquiryRouterOptions {
@@ -15,6 +18,10 @@ export interface EnquiryRouterOptions {
   allowedOrigins: readonly string[];
   /** The relay's own origins (see CorsPolicy.ownOrigins). */
   ownOrigins?: readonly string[];
+  /** What one client, and all together, may send (config.enquiries). */
+  limits: Pick<EnquirySettings, 'rateLimitPerMinute' | 'dailyLimitPerClient' | 'dailyBudget' | 'minFillMs'>;
+  log: Logger;
+  now?: Clock;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -28,7 +35,10 @@ const PUBLIC_STATUS: Record<OutboxStatus, EnquiryStatus> = { queued: 'queued', d
  * the rate limit (after the parser, so a repeat of an accepted originalId can be let through).
  */
 export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOptions): Router {
-  const { outbox, metrics, settings, log } = service;
+  const { outbox, metrics } = service;
+  const settings = options.limits;
+  const log = options.log.child({ component: 'enquiries' });
+  const now = options.now ?? Date.now;
   const router = express.Router({ caseSensitive: true, strict: true });
 
   router.use(corsPolicy({ allowedOrigins: options.allowedOrigins, ownOrigins: options.ownOrigins, methods: ['GET', 'POST', 'OPTIONS'] }));
@@ -55,7 +65,7 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
   const dailyLimiter = rateLimit({
     windowMs: 24 * 60 * 60_000,
     limit: settings.dailyLimitPerClient,
-    store: new UtcDayStore(service.now),
+    store: new UtcDayStore(now),
     // The per-minute limit's RateLimit headers stay; this one sets only Retry-After, in its handler.
     standardHeaders: false,
     legacyHeaders: false,
@@ -68,11 +78,11 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     },
   });
 
-  const budget = new DailyEnquiryBudget(outbox, settings.dailyBudget, service.now);
+  const budget = new DailyEnquiryBudget(outbox, settings.dailyBudget, now);
   let budgetWarnedUntil: number | undefined;
 
   function dailyRefusal(code: string, what: string, resetsAt = nextMidnight()): HttpError {
-    const seconds = Math.max(1, Math.ceil((resetsAt - service.now()) / 1000));
+    const seconds = Math.max(1, Math.ceil((resetsAt - now()) / 1000));
     return new HttpError(
       429,
       code,
@@ -83,8 +93,8 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
   }
 
   function nextMidnight(): number {
-    const now = new Date(service.now());
-    return Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+    const today = new Date(now());
+    return Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() + 1);
   }
 
   router.post('/', express.json({ limit: ENQUIRY_LIMITS.bodyBytes, strict: true }), bodyErrors, limiter, dailyLimiter, async (req: Request, res: Response) => {
@@ -136,7 +146,7 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     if (writes.heldUntil() !== undefined) throw storeUnavailable();
     let result;
     try {
-      result = outbox.accept({ enquiry, fingerprint, acceptedAt: service.now(), target, spamReason });
+      result = outbox.accept({ enquiry, fingerprint, acceptedAt: now(), target, spamReason });
       writes.succeeded();
     } catch (error) {
       writes.failed(error);

@@ -5,16 +5,7 @@ import type { ListingSource } from './source.ts';
 /** What the plan needs of the listing source: its lists and how many records a page holds. */
 export type BudgetedLists = Pick<ListingSource, 'lists' | 'pageSize'>;
 
-export type BudgetSettings = Pick<
-  Config,
-  | 'SYNC_INTERVAL_MINUTES'
-  | 'LIST_POLL_MINUTES'
-  | 'FULL_SWEEP_HOURS'
-  | 'WEBHOOK_DAILY_REFRESHES'
-  | 'CRM_DAILY_LIMIT'
-  | 'CRM_BUDGET_SHARE'
-  | 'CRM_USAGE_CHECK_MINUTES'
->;
+export type BudgetSettings = Pick<Config, 'listings' | 'crm'>;
 
 export interface BudgetLine {
   what: string;
@@ -77,9 +68,9 @@ export interface SharedKeyUsage {
 export function planBudget(settings: BudgetSettings, source: BudgetedLists, sizes: KnownSizes, shared?: SharedKeyUsage): BudgetPlan {
   const specs = source.lists;
   const pages = (items: number) => Math.max(1, Math.ceil(items / source.pageSize));
-  const sweepsPerDay = Math.ceil(24 / settings.FULL_SWEEP_HOURS);
-  const streamReads = Math.ceil((24 * 60) / settings.SYNC_INTERVAL_MINUTES);
-  const listRuns = Math.ceil((24 * 60) / settings.LIST_POLL_MINUTES);
+  const sweepsPerDay = Math.ceil(24 / settings.listings.fullSweepHours);
+  const streamReads = Math.ceil((24 * 60) / settings.listings.syncIntervalMinutes);
+  const listRuns = Math.ceil((24 * 60) / settings.listings.listPollMinutes);
   const incrementalRuns = Math.max(0, listRuns - sweepsPerDay);
   const incrementalCost = specs.length;
   const sweepCost = specs.reduce((sum, spec) => sum + pages(sizes.listingsBySource.get(spec.source) ?? 0), 0) + pages(sizes.agents);
@@ -90,10 +81,10 @@ export function planBudget(settings: BudgetSettings, source: BudgetedLists, size
   // A notice without its record: one page of each list of the property's group (its class: sale and lease).
   const groups = [...new Set(specs.map((spec) => spec.group))];
   const requestsPerStreamChange = Math.max(...groups.map((group) => specs.filter((spec) => spec.group === group).length));
-  const usageReads = Math.ceil((24 * 60) / settings.CRM_USAGE_CHECK_MINUTES);
+  const usageReads = Math.ceil((24 * 60) / settings.crm.usageCheckMinutes);
 
   const streamReadLine: BudgetLine = {
-    what: `${streamReads} event-stream reads (every ${settings.SYNC_INTERVAL_MINUTES} min) × 1 request`,
+    what: `${streamReads} event-stream reads (every ${settings.listings.syncIntervalMinutes} min) × 1 request`,
     perDay: streamReads,
     setting: 'SYNC_INTERVAL_MINUTES',
   };
@@ -107,9 +98,9 @@ export function planBudget(settings: BudgetSettings, source: BudgetedLists, size
     streamReadLine,
     { what: `${sweepsPerDay} full sweeps × ${sweepCost} requests (every page, and the staff)`, perDay: sweepsPerDay * sweepCost, setting: 'FULL_SWEEP_HOURS' },
     { what: `${openHomeReads} open-home reads × ${pages(sizes.openHomes)} pages`, perDay: openHomeReads * pages(sizes.openHomes), setting: 'CRM_BUDGET_SHARE' },
-    { what: `up to ${settings.WEBHOOK_DAILY_REFRESHES} webhook-triggered requests`, perDay: settings.WEBHOOK_DAILY_REFRESHES, setting: 'WEBHOOK_DAILY_REFRESHES' },
+    { what: `up to ${settings.listings.webhookDailyRefreshes} webhook-triggered requests`, perDay: settings.listings.webhookDailyRefreshes, setting: 'WEBHOOK_DAILY_REFRESHES' },
     {
-      what: `${incrementalRuns} list polls (every ${settings.LIST_POLL_MINUTES} min) × ${incrementalCost} requests (one page of each list)`,
+      what: `${incrementalRuns} list polls (every ${settings.listings.listPollMinutes} min) × ${incrementalCost} requests (one page of each list)`,
       perDay: incrementalRuns * incrementalCost,
       setting: 'LIST_POLL_MINUTES',
     },
@@ -124,7 +115,7 @@ export function planBudget(settings: BudgetSettings, source: BudgetedLists, size
       : undefined;
   const allowed = Math.max(
     0,
-    Math.min(Math.floor(settings.CRM_DAILY_LIMIT * settings.CRM_BUDGET_SHARE), settings.CRM_DAILY_LIMIT - (sharedKey?.othersPerDay ?? 0)),
+    Math.min(Math.floor(settings.crm.dailyLimit * settings.crm.budgetShare), settings.crm.dailyLimit - (sharedKey?.othersPerDay ?? 0)),
   );
   const base = {
     perDay,
@@ -132,9 +123,9 @@ export function planBudget(settings: BudgetSettings, source: BudgetedLists, size
     lines,
     ...(sharedKey ? { sharedKey } : {}),
     eventStreamReads: streamReads,
-    eventStreamIntervalMinutes: settings.SYNC_INTERVAL_MINUTES,
+    eventStreamIntervalMinutes: settings.listings.syncIntervalMinutes,
     // Lost webhook: the next stream read, plus time to apply what it names (a minute, or one more interval when shorter).
-    freshness: { withWebhooksSeconds: WEBHOOK_FRESHNESS_SECONDS, withoutWebhooksSeconds: Math.round(settings.SYNC_INTERVAL_MINUTES * 60 + Math.min(60, settings.SYNC_INTERVAL_MINUTES * 60)) },
+    freshness: { withWebhooksSeconds: WEBHOOK_FRESHNESS_SECONDS, withoutWebhooksSeconds: Math.round(settings.listings.syncIntervalMinutes * 60 + Math.min(60, settings.listings.syncIntervalMinutes * 60)) },
   };
   if (perDay <= allowed) return { ...base, fits: true };
 
@@ -144,15 +135,15 @@ export function planBudget(settings: BudgetSettings, source: BudgetedLists, size
   const others = (setting: string) => lines.filter((line) => line.setting !== setting || line === streamChangeLine).reduce((sum, line) => sum + line.perDay, 0);
   if (biggest.setting === 'SYNC_INTERVAL_MINUTES') {
     const left = allowed - others('SYNC_INTERVAL_MINUTES');
-    if (left > 0) advice = `raise SYNC_INTERVAL_MINUTES to at least ${Math.ceil(((24 * 60) / left) * 100) / 100} (now ${settings.SYNC_INTERVAL_MINUTES})`;
+    if (left > 0) advice = `raise SYNC_INTERVAL_MINUTES to at least ${Math.ceil(((24 * 60) / left) * 100) / 100} (now ${settings.listings.syncIntervalMinutes})`;
   } else if (biggest.setting === 'LIST_POLL_MINUTES') {
     const left = allowed - others('LIST_POLL_MINUTES');
     const affordableRuns = Math.floor(left / incrementalCost) + sweepsPerDay;
-    if (left > 0 && affordableRuns > 0) advice = `raise LIST_POLL_MINUTES to at least ${Math.ceil((24 * 60) / affordableRuns)} (now ${settings.LIST_POLL_MINUTES})`;
+    if (left > 0 && affordableRuns > 0) advice = `raise LIST_POLL_MINUTES to at least ${Math.ceil((24 * 60) / affordableRuns)} (now ${settings.listings.listPollMinutes})`;
   } else if (biggest.setting === 'WEBHOOK_DAILY_REFRESHES') {
-    advice = `lower WEBHOOK_DAILY_REFRESHES (now ${settings.WEBHOOK_DAILY_REFRESHES})`;
+    advice = `lower WEBHOOK_DAILY_REFRESHES (now ${settings.listings.webhookDailyRefreshes})`;
   }
-  advice += `, sync fewer LISTING_CLASSES, or raise CRM_BUDGET_SHARE (now ${settings.CRM_BUDGET_SHARE})`;
+  advice += `, sync fewer LISTING_CLASSES, or raise CRM_BUDGET_SHARE (now ${settings.crm.budgetShare})`;
   if (sharedKey) advice += `; other tools on the same API key spend about ${sharedKey.othersPerDay} a day: give this relay a key of its own, or ask them to spend less`;
   return { ...base, fits: false, setting: biggest.setting, advice };
 }

@@ -29,7 +29,7 @@ export interface ChangeWorkerOptions {
   cache: ListingCache;
   source: Pick<ListingSource, 'changes' | 'requestsSpent'>;
   log: Logger;
-  config: Pick<Config, 'SYNC_INTERVAL_MINUTES' | 'WEBHOOK_DAILY_REFRESHES'>;
+  config: Pick<Config, 'listings'>;
   now?: Clock;
 }
 
@@ -56,7 +56,7 @@ export class CrmChangeWorker {
   }
 
   get intervalMs(): number {
-    return this.options.config.SYNC_INTERVAL_MINUTES * 60_000;
+    return this.options.config.listings.syncIntervalMinutes * 60_000;
   }
 
   start(): void {
@@ -193,11 +193,11 @@ export class CrmChangeWorker {
     // The rest: the lists say what changed and what is on the website. Webhook-triggered requests are capped per day.
     const day = new Date(this.now()).toISOString().slice(0, 10);
     let batch = needLists;
-    if (store.webhookRequests(day) >= this.options.config.WEBHOOK_DAILY_REFRESHES) {
+    if (store.webhookRequests(day) >= this.options.config.listings.webhookDailyRefreshes) {
       const fromWebhooks = needLists.filter((change) => change.origin === 'webhook');
       if (fromWebhooks.length) {
         this.counts.overDailyCap += fromWebhooks.length;
-        this.log.warn({ notices: fromWebhooks.length, cap: this.options.config.WEBHOOK_DAILY_REFRESHES }, 'daily cap on webhook-triggered CRM requests reached (WEBHOOK_DAILY_REFRESHES); left to the event stream');
+        this.log.warn({ notices: fromWebhooks.length, cap: this.options.config.listings.webhookDailyRefreshes }, 'daily cap on webhook-triggered CRM requests reached (WEBHOOK_DAILY_REFRESHES); left to the event stream');
         store.drop(fromWebhooks);
       }
       batch = needLists.filter((change) => change.origin !== 'webhook');

@@ -79,22 +79,22 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     {
       crmRequestsPerDay: plan.perDay,
       allowed: plan.allowed,
-      dailyLimit: config.CRM_DAILY_LIMIT,
+      dailyLimit: config.crm.dailyLimit,
       eventStreamReads: plan.eventStreamReads,
       eventStreamIntervalMinutes: plan.eventStreamIntervalMinutes,
       freshness: plan.freshness,
       lines: plan.lines.map((line) => `${line.what}: ${line.perDay}`),
     },
-    `listing sync budget: about ${plan.perDay} CRM requests a day of ${config.CRM_DAILY_LIMIT} ` +
-      `(${Math.round((plan.perDay / config.CRM_DAILY_LIMIT) * 100)}%; allowed ${plan.allowed} by CRM_BUDGET_SHARE=${config.CRM_BUDGET_SHARE}); ` +
+    `listing sync budget: about ${plan.perDay} CRM requests a day of ${config.crm.dailyLimit} ` +
+      `(${Math.round((plan.perDay / config.crm.dailyLimit) * 100)}%; allowed ${plan.allowed} by CRM_BUDGET_SHARE=${config.crm.budgetShare}); ` +
       `event stream read every ${plan.eventStreamIntervalMinutes} min (${plan.eventStreamReads} reads a day): a change reaches the listing API ` +
       `within ~${plan.freshness.withWebhooksSeconds} s with webhooks, within ${plan.freshness.withoutWebhooksSeconds} s when a webhook is lost`,
   );
   assertBudget(plan);
 
-  const allowList = new PhotoHostAllowList(photoHosts(config.PHOTO_HOSTS, options.defaultPhotoSources ?? [config.CRM_BASE_URL]));
+  const allowList = new PhotoHostAllowList(photoHosts(config.photos.hosts, options.defaultPhotoSources ?? [config.crm.baseUrl]));
   log.info({ photoHosts: allowList.hosts }, 'photo mirror fetches only from these hosts (PHOTO_HOSTS)');
-  const mirror = new PhotoMirror({ store, log, allowList, widths: config.PHOTO_WIDTHS, maxBytes: config.PHOTO_MAX_BYTES, now: options.now });
+  const mirror = new PhotoMirror({ store, log, allowList, widths: config.photos.widths, maxBytes: config.photos.maxBytes, now: options.now });
   // The plan at start knows list sizes only from the cache; after each sweep it is made again with
   // the real ones, and a plan that no longer fits is reported with the setting to change.
   let othersKnown: number | undefined;
@@ -121,7 +121,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
   router.use(
     webhookRouter({
       feed: source.changes,
-      toleranceSeconds: config.WEBHOOK_TOLERANCE_SECONDS,
+      toleranceSeconds: config.listings.webhookToleranceSeconds,
       changes: changeStore,
       onStored: () => changes.kick(),
       counts: webhookCounts,

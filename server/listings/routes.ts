@@ -12,7 +12,7 @@ import { listingsSql, parseListingsQuery, queryKey } from './query.ts';
 import type { Clock } from '../clock.ts';
 
 export interface ListingsRouterDeps {
-  config: Pick<Config, 'ALLOWED_ORIGINS' | 'PUBLIC_URL' | 'demoMode'>;
+  config: Pick<Config, 'http' | 'demoMode'>;
   cache: ListingCache;
   mirror: PhotoMirror;
   now?: Clock;
@@ -45,10 +45,10 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   });
 
   const router = Router({ caseSensitive: true, strict: true });
-  const cors = corsPolicy({ allowedOrigins: deps.config.ALLOWED_ORIGINS, ownOrigins: publicOrigins(deps.config), allowAnyOrigin: deps.config.demoMode });
+  const cors = corsPolicy({ allowedOrigins: deps.config.http.allowedOrigins, ownOrigins: publicOrigins(deps.config), allowAnyOrigin: deps.config.demoMode });
   // Absolute URLs come from PUBLIC_URL only; without it (demo mode) they are relay-relative, which
   // the elements resolve against the relay. The Host header never enters an answer or a cache key.
-  const base = deps.config.PUBLIC_URL ?? '';
+  const base = deps.config.http.publicUrl ?? '';
   router.use(['/api/v1/listings', '/api/v1/agents'], cors);
 
   // Until the first sync has filled the cache, an empty answer would be a false "no match": say

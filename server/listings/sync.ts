@@ -26,7 +26,7 @@ export interface SyncReport {
   error?: string;
 }
 
-export type ListingSyncConfig = Pick<Config, 'LIST_POLL_MINUTES' | 'FULL_SWEEP_HOURS'>;
+export type ListingSyncConfig = Pick<Config, 'listings'>;
 
 export interface ListingSyncOptions {
   source: ListingSource;
@@ -95,7 +95,7 @@ export class ListingSync {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       void this.run(this.dueKind()).then((report) => {
-        this.schedule(this.options.config.LIST_POLL_MINUTES * 60_000);
+        this.schedule(this.options.config.listings.listPollMinutes * 60_000);
         return report;
       });
     }, delayMs);
@@ -114,7 +114,7 @@ export class ListingSync {
   dueKind(): SyncKind {
     const state = this.options.cache.readState();
     if (state.lastFullSweepAt === null || state.modifiedSince === null) return 'full';
-    return this.now() - state.lastFullSweepAt >= this.options.config.FULL_SWEEP_HOURS * 3_600_000 ? 'full' : 'incremental';
+    return this.now() - state.lastFullSweepAt >= this.options.config.listings.fullSweepHours * 3_600_000 ? 'full' : 'incremental';
   }
 
   // Runs ---------------------------------------------------------------------------------------

@@ -41,12 +41,12 @@ export const statusCommand: CliCommand = {
     if (typeof options === 'string' || options.positional.length) return usageError(this, typeof options === 'string' ? options : 'status takes no arguments', context);
     let status;
     try {
-      status = collectStatus(context.config.DATA_DIR, context.config.CRM_DAILY_LIMIT);
+      status = collectStatus(context.config.dataDir, context.config.crm.dailyLimit);
     } catch (error) {
       context.err((error as Error).message);
       return 1;
     }
-    const relay = runningRelay(context.config.DATA_DIR);
+    const relay = runningRelay(context.config.dataDir);
     if (options.flags.has('json')) context.out(JSON.stringify({ ...status, relay: relay ?? null }, null, 2));
     else context.out(`${formatStatus(status)}\nRelay process   ${relay ? `running (pid ${relay.pid}, since ${relay.startedAt})` : 'not running on this DATA_DIR'}`);
     return 0;
@@ -79,7 +79,7 @@ export const syncCommand: CliCommand = {
     const timeoutSeconds = options.values.timeout === undefined ? 600 : Number(options.values.timeout);
     if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) return usageError(this, '--timeout must be a positive number of seconds', context);
     const kind = options.flags.has('full') ? 'full' : 'incremental';
-    const relay = runningRelay(context.config.DATA_DIR);
+    const relay = runningRelay(context.config.dataDir);
     if (relay) return syncInRunningRelay(relay.pid, kind, timeoutSeconds, context);
     if (context.config.demoMode) {
       context.err(
@@ -95,8 +95,8 @@ export const syncCommand: CliCommand = {
 /** Runs the sync in this process, with the relay's own code and settings, against the store. */
 async function syncHere(kind: 'full' | 'incremental', context: CliContext): Promise<number> {
   const { config } = context;
-  const log = createLogger({ level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL });
-  const store = openStore(config.DATA_DIR);
+  const log = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel });
+  const store = openStore(config.dataDir);
   const crm = createCrmClientFromConfig(config, store, log);
   const stopProgress = watchSyncProgress(store, { log });
   try {
@@ -117,7 +117,7 @@ async function syncHere(kind: 'full' | 'incremental', context: CliContext): Prom
 
 /** Asks the running relay for a sync and waits until its outcome is in the store. */
 async function syncInRunningRelay(pid: number, kind: 'full' | 'incremental', timeoutSeconds: number, context: CliContext): Promise<number> {
-  const dataDir = resolve(context.config.DATA_DIR);
+  const dataDir = resolve(context.config.dataDir);
   const requestedAt = Date.now();
   writeFileSync(join(dataDir, SYNC_REQUEST_FILE), JSON.stringify({ kind, requestedAt }));
   process.kill(pid, SYNC_SIGNAL);
@@ -167,7 +167,7 @@ export const backupCommand: CliCommand = {
     if (options.positional.length !== 1) return usageError(this, 'backup takes one file name', context);
     const progress = createProgress('Backup', { unit: 'pages' });
     try {
-      const summary = await backupStore(context.config.DATA_DIR, options.positional[0]!, { force: options.flags.has('force'), progress });
+      const summary = await backupStore(context.config.dataDir, options.positional[0]!, { force: options.flags.has('force'), progress });
       context.out(
         `Backed up to ${summary.file} (${formatBytes(summary.bytes)}, ${summary.listings} listings, ${summary.outbox} outbox entries) in ${summary.seconds} s; integrity check ok.`,
       );
@@ -197,10 +197,10 @@ export const restoreCommand: CliCommand = {
     if (typeof options === 'string') return usageError(this, options, context);
     if (options.positional.length !== 1) return usageError(this, 'restore takes one file name', context);
     try {
-      const summary = restoreStore(context.config.DATA_DIR, options.positional[0]!);
+      const summary = restoreStore(context.config.dataDir, options.positional[0]!);
       context.out(
         [
-          `Restored ${summary.listings} listings and ${summary.outbox} outbox entries into ${resolve(context.config.DATA_DIR)}.`,
+          `Restored ${summary.listings} listings and ${summary.outbox} outbox entries into ${resolve(context.config.dataDir)}.`,
           summary.previous ? `The store it replaced is kept as ${summary.previous} (delete it when satisfied).` : 'There was no store before.',
           summary.photosToFetch ? `${summary.photosToFetch} images are not in DATA_DIR/photos: the next sync (a full sweep) downloads them.` : '',
           summary.enquiriesToReconcile

@@ -112,8 +112,8 @@ describe('npm run relay -- status', () => {
     // The simulator counts what it received per key: the relay's daily budget must agree.
     const counters = (await (await fetch(`${relay.simulator!.origin}/__sim/counters`)).json()) as { perKey: Record<string, { usedToday: number }> };
     const [usage] = Object.values(counters.perKey);
-    expect(figures.crm).toMatchObject({ used: usage!.usedToday, limit: relay.config.CRM_DAILY_LIMIT });
-    expect(figures.crm.remaining).toBe(relay.config.CRM_DAILY_LIMIT - usage!.usedToday);
+    expect(figures.crm).toMatchObject({ used: usage!.usedToday, limit: relay.config.crm.dailyLimit });
+    expect(figures.crm.remaining).toBe(relay.config.crm.dailyLimit - usage!.usedToday);
 
     const disk = filesUnder(join(relay.dataDir, 'photos'));
     expect(figures.photos).toMatchObject({ files: disk.files, diskBytes: disk.bytes });
@@ -160,9 +160,9 @@ describe('npm run relay -- sync', () => {
     const dataDir = join(scratch, 'fresh');
     const env = {
       DATA_DIR: dataDir,
-      CRM_BASE_URL: relay.config.CRM_BASE_URL!,
-      CRM_API_KEY: relay.config.CRM_API_KEY!,
-      CRM_ACCESS_TOKEN: relay.config.CRM_ACCESS_TOKEN!,
+      CRM_BASE_URL: relay.config.crm.baseUrl!,
+      CRM_API_KEY: relay.config.crm.apiKey!,
+      CRM_ACCESS_TOKEN: relay.config.crm.accessToken!,
       PHOTO_HOSTS: new URL(relay.simulator!.origin).host,
       PUBLIC_URL: 'https://relay.agency.test',
       LOG_LEVEL: 'silent',

@@ -74,7 +74,7 @@ describe('what the CRM key allows', () => {
     expect(endpointCalls('GET /account/users')).toBe(1);
     expect(endpointCalls('GET /enquiries')).toBe(1);
     expect((await readyz()).status).toBe(200);
-    expect(formatStatus(collectStatus(dataDir, relay.config.CRM_DAILY_LIMIT))).toMatch(/CRM access\s+listings ok, staff ok, enquiries ok/);
+    expect(formatStatus(collectStatus(dataDir, relay.config.crm.dailyLimit))).toMatch(/CRM access\s+listings ok, staff ok, enquiries ok/);
   });
 
   it('a refused capability is named loudly: log, /readyz and the status report say what the agency must grant', async () => {
@@ -92,7 +92,7 @@ describe('what the CRM key allows', () => {
     expect(ready.body.checks.crmListings).toBe(true);
     expect(ready.body.missing).toEqual([expect.stringMatching(/^enquiries: ask the agency to grant access to enquiries/)]);
 
-    const report = formatStatus(collectStatus(dataDir, relay.config.CRM_DAILY_LIMIT));
+    const report = formatStatus(collectStatus(dataDir, relay.config.crm.dailyLimit));
     expect(report).toMatch(/enquiries REFUSED \(403\)/);
     expect(report).toMatch(/MISSING enquiries: .*Ask the agency to grant this integration access to enquiries/);
 
@@ -127,7 +127,7 @@ describe('what the CRM key allows', () => {
     // Later reads add what others spent since: the day's figure keeps growing, never double-counts.
     sim.state.spendElsewhere(50);
     expect((await relay.access.checkUsage())!.others).toBe(750);
-    expect(formatStatus(collectStatus(dataDir, relay.config.CRM_DAILY_LIMIT))).toMatch(/SHARED: other tools spent 750/);
+    expect(formatStatus(collectStatus(dataDir, relay.config.crm.dailyLimit))).toMatch(/SHARED: other tools spent 750/);
   });
 });
 

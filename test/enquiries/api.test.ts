@@ -402,7 +402,15 @@ describe('daily limits (issue 9 item 13)', () => {
       config: restartedConfig,
       store: harness.store,
       log: silentLogger,
-      features: [enquiriesFeature(harness.service, { allowedOrigins: restartedConfig.ALLOWED_ORIGINS, ownOrigins: publicOrigins(restartedConfig) })],
+      features: [
+        enquiriesFeature(harness.service, {
+          allowedOrigins: restartedConfig.http.allowedOrigins,
+          ownOrigins: publicOrigins(restartedConfig),
+          limits: restartedConfig.enquiries,
+          log: silentLogger,
+          now: () => now,
+        }),
+      ],
       demoDir: null,
     });
     await request(restarted).post('/api/v1/enquiries').send(validEnquiry()).expect(429);

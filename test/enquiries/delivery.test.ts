@@ -447,13 +447,12 @@ describe('reconciliation before re-posting', () => {
     const { crmEnquiryTargets } = await import('../../server/crm/enquiry-targets.ts');
     const restartedConfig = loadConfig({ DATA_DIR: first.dataDir });
     const restarted = createEnquiryService({
-      config: restartedConfig,
       store: first.store,
       log: silentLogger,
-      sink: crmLeadSink(first.crm, { source: restartedConfig.ENQUIRY_SOURCE }),
+      sink: crmLeadSink(first.crm, { source: restartedConfig.enquiries.source }),
       sinkTargets: crmEnquiryTargets(first.crm, { log: silentLogger }),
       now: () => clock,
-      settings: { reconcileDelayMs: 0 },
+      settings: { ...restartedConfig.enquiries, reconcileDelayMs: 0 },
     });
     await restarted.worker.drain();
     expect(restarted.outbox.get(landed.originalId)).toMatchObject({ status: 'delivered', foundByReconcile: true });

@@ -16,7 +16,7 @@ afterAll(async () => {
 it('accepts an enquiry from the demo page origin and delivers it to the CRM in the background', { timeout: 60_000 }, async () => {
   const crm = relay.simulator!;
   const listings = (await (await fetch(`${crm.baseUrl}/properties/residential/sale/available?pagesize=5`, {
-    headers: { 'X-Api-Key': relay.config.CRM_API_KEY!, Authorization: `Bearer ${relay.config.CRM_ACCESS_TOKEN}` },
+    headers: { 'X-Api-Key': relay.config.crm.apiKey!, Authorization: `Bearer ${relay.config.crm.accessToken}` },
   })).json()) as { items: Array<{ id: number; saleLifeId: number }> };
   const listing = listings.items[0]!;
   const originalId = randomUUID();

@@ -9,6 +9,7 @@ import { loadConfig } from '../../server/config.ts';
 import { createCrmClient, type CrmClient } from '../../server/crm/client.ts';
 import { RequestLimiter } from '../../server/crm/limiter.ts';
 import { createEnquiryService, type EnquiryService, type EnquirySettings } from '../../server/enquiries/service.ts';
+import type { DeliverySettings } from '../../server/enquiries/worker.ts';
 import { staticEnquiryTargets, type EnquiryTargets } from '../../server/enquiries/targets.ts';
 import { crmEnquiryTargets } from '../../server/crm/enquiry-targets.ts';
 import { crmLeadSink } from '../../server/crm/lead-sink.ts';
@@ -54,7 +55,8 @@ export interface HarnessOptions {
   crm?: { baseUrl: string; apiKey: string; accessToken: string };
   /** Listing and agent look-ups; 'crm' asks the CRM (cached lists), as a relay without a listing cache does. */
   targets?: EnquiryTargets | 'crm';
-  settings?: Partial<EnquirySettings>;
+  /** Overrides of config.enquiries (delivery and acceptance alike). */
+  settings?: Partial<EnquirySettings & DeliverySettings>;
   now?: () => number;
   log?: Logger;
   crmTimeoutMs?: number;
@@ -72,19 +74,26 @@ export function enquiryHarness(options: HarnessOptions = {}): EnquiryHarness {
   const crmTarget = options.crm ?? { baseUrl: 'http://127.0.0.1:9/api/v1.3', apiKey: 'unused', accessToken: 'unused' };
   const crm = createCrmClient({ ...crmTarget, limiter: new RequestLimiter({ store, requestsPerSecond: 10, dailyLimit: 10_000 }), log, timeoutMs: options.crmTimeoutMs ?? 2000, backoffBaseMs: 20 });
   const service = createEnquiryService({
-    config,
     store,
     log,
-    sink: crmLeadSink(crm, { source: options.settings?.source ?? config.ENQUIRY_SOURCE }),
+    sink: crmLeadSink(crm, { source: options.settings?.source ?? config.enquiries.source }),
     sinkTargets: crmEnquiryTargets(crm, { log }),
     targets:
       options.targets === 'crm'
         ? crmEnquiryTargets(crm, { log })
         : (options.targets ?? staticEnquiryTargets(LISTINGS, AGENTS)),
-    settings: options.settings,
+    settings: { ...config.enquiries, ...options.settings },
     now: options.now,
   });
-  const app = createApp({ config, store, log, features: [enquiriesFeature(service, { allowedOrigins: config.ALLOWED_ORIGINS, ownOrigins: publicOrigins(config) })], demoDir: null });
+  const app = createApp({ config, store, log, features: [
+      enquiriesFeature(service, {
+        allowedOrigins: config.http.allowedOrigins,
+        ownOrigins: publicOrigins(config),
+        limits: { ...config.enquiries, ...options.settings },
+        log,
+        now: options.now,
+      }),
+    ], demoDir: null });
   return {
     app,
     service,

@@ -51,8 +51,8 @@ describe('CRM budget planner', () => {
     expect(plan.fits).toBe(false);
     expect(plan.setting).toBe('SYNC_INTERVAL_MINUTES');
     const suggested = Number(/SYNC_INTERVAL_MINUTES to at least ([\d.]+)/.exec(plan.advice!)![1]);
-    expect(planBudget({ ...config, SYNC_INTERVAL_MINUTES: suggested }, crmListShape(config), noSizes).fits).toBe(true);
-    expect(planBudget({ ...config, SYNC_INTERVAL_MINUTES: suggested - 0.02 }, crmListShape(config), noSizes).fits).toBe(false);
+    expect(planBudget({ ...config, listings: { ...config.listings, syncIntervalMinutes: suggested } }, crmListShape(config), noSizes).fits).toBe(true);
+    expect(planBudget({ ...config, listings: { ...config.listings, syncIntervalMinutes: suggested - 0.02 } }, crmListShape(config), noSizes).fits).toBe(false);
 
     const polls = planBudget(loadConfig({ ...CRM, LIST_POLL_MINUTES: '1', LISTING_CLASSES: 'residential,commercial,land,rural' }), crmListShape(loadConfig({ ...CRM, LIST_POLL_MINUTES: '1', LISTING_CLASSES: 'residential,commercial,land,rural' })), noSizes);
     expect(polls.setting).toBe('LIST_POLL_MINUTES');

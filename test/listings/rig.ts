@@ -72,8 +72,8 @@ export async function startListingRig(
     sim,
     relay,
     dataDir,
-    publicUrl: config.PUBLIC_URL!,
-    toRelay: (url) => (url.startsWith(config.PUBLIC_URL!) ? relay.url + url.slice(config.PUBLIC_URL!.length) : url),
+    publicUrl: config.http.publicUrl!,
+    toRelay: (url) => (url.startsWith(config.http.publicUrl!) ? relay.url + url.slice(config.http.publicUrl!.length) : url),
     async get(path, headers = {}) {
       // A kept-alive socket the server closed while the test was busy elsewhere: try a fresh one once.
       const response = await fetch(`${relay.url}${path}`, { headers }).catch(() => fetch(`${relay.url}${path}`, { headers }));
@@ -93,7 +93,7 @@ export async function startListingRig(
           kind === 'sold'
             ? listing.market === 'sale' &&
               ['unconditional', 'settled'].includes(listing.status) &&
-              listing.modified >= Date.now() - relay.config.SOLD_DAYS * 86_400_000
+              listing.modified >= Date.now() - relay.config.listings.soldDays * 86_400_000
             : listing.market === kind && (kind === 'sale' ? ['listing', 'conditional'] : ['listing']).includes(listing.status),
         )
         .map(publicListingId)

@@ -19,9 +19,9 @@ describe('config', () => {
   it('defaults to demo mode on port 8787 with ./data', () => {
     const config = loadConfig({});
     expect(config.demoMode).toBe(true);
-    expect(config.PORT).toBe(8787);
-    expect(config.DATA_DIR).toBe('./data');
-    expect(config.ALLOWED_ORIGINS).toEqual([]);
+    expect(config.http.port).toBe(8787);
+    expect(config.dataDir).toBe('./data');
+    expect(config.http.allowedOrigins).toEqual([]);
   });
 
   it('leaves demo mode when all three CRM settings are given', () => {
@@ -33,8 +33,8 @@ describe('config', () => {
       PUBLIC_URL: 'https://relay.agency.example/',
     });
     expect(config.demoMode).toBe(false);
-    expect(config.PUBLIC_URL).toBe('https://relay.agency.example');
-    expect(config.ALLOWED_ORIGINS).toEqual(['https://agency.example', 'https://www.agency.example']);
+    expect(config.http.publicUrl).toBe('https://relay.agency.example');
+    expect(config.http.allowedOrigins).toEqual(['https://agency.example', 'https://www.agency.example']);
   });
 
   it('never falls into demo mode by accident', () => {
@@ -72,9 +72,9 @@ describe('config', () => {
     expect(problemsOf({ TRUST_PROXY: 'loopback, example.com, 10.0.0.0/33' })).toEqual([
       expect.stringMatching(/^TRUST_PROXY: must be false, a hop count, or subnets.*"example.com", "10.0.0.0\/33"/),
     ]);
-    expect(loadConfig({}).TRUST_PROXY).toBe(false);
-    expect(loadConfig({ TRUST_PROXY: '1' }).TRUST_PROXY).toBe(1);
-    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8, ::1' }).TRUST_PROXY).toEqual(['loopback', '10.0.0.0/8', '::1']);
+    expect(loadConfig({}).http.trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '1' }).http.trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8, ::1' }).http.trustProxy).toEqual(['loopback', '10.0.0.0/8', '::1']);
   });
 
   it('names every bad variable at once', () => {
