@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '../../server/config.ts';
+import { ConfigError, configSchema, loadConfig } from '../../server/config.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -110,5 +110,69 @@ describe('config', () => {
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('PORT');
     expect(result.stderr).toContain('LOG_LEVEL');
+  });
+});
+
+describe('settings grouped by concern', () => {
+  const real = { CRM_BASE_URL: 'https://crm.example/api/v1.3', CRM_API_KEY: 'key', CRM_ACCESS_TOKEN: 'token', PUBLIC_URL: 'https://relay.agency.example' };
+  /** A valid value, other than the default and the base above, for every variable. */
+  const samples: Record<string, string> = {
+    PORT: '9000',
+    HOST: '127.0.0.1',
+    DATA_DIR: '/srv/estate',
+    CRM_BASE_URL: 'https://other.example/api/v1.3',
+    CRM_API_KEY: 'other-key',
+    CRM_ACCESS_TOKEN: 'other-token',
+    CRM_REQUESTS_PER_SECOND: '3',
+    CRM_DAILY_LIMIT: '5000',
+    CRM_TIMEOUT_MS: '2000',
+    CRM_USAGE_CHECK_MINUTES: '30',
+    ALLOWED_ORIGINS: 'https://agency.example',
+    NODE_ENV: 'production',
+    PUBLIC_URL: 'https://relay2.agency.example',
+    TRUST_PROXY: '1',
+    METRICS_TOKEN: 'x'.repeat(32),
+    LOG_LEVEL: 'warn',
+    SIM_LISTINGS: '8',
+    ENQUIRY_RATE_LIMIT_PER_MINUTE: '9',
+    ENQUIRY_DAILY_LIMIT_PER_CLIENT: '9',
+    ENQUIRY_DAILY_BUDGET: '9',
+    ENQUIRY_SOURCE: 'PORTAL',
+    ENQUIRY_MAX_AGE_HOURS: '2',
+    ENQUIRY_ERASE_AFTER_DAYS: '2',
+    ENQUIRY_DEAD_ERASE_AFTER_DAYS: '2',
+    ENQUIRY_MIN_FILL_MS: '9',
+    ENQUIRY_RETRY_BASE_MS: '9',
+    ENQUIRY_RETRY_MAX_MS: '9',
+    ENQUIRY_RECONCILE_DELAY_MS: '9',
+    ENQUIRY_DELIVERY_CONCURRENCY: '9',
+    ENQUIRY_POLL_MS: '9',
+    SYNC_INTERVAL_MINUTES: '9',
+    LIST_POLL_MINUTES: '9',
+    FULL_SWEEP_HOURS: '9',
+    LISTING_CLASSES: 'residential,land',
+    SOLD_DAYS: '9',
+    WEBHOOK_TOLERANCE_SECONDS: '9',
+    WEBHOOK_DAILY_REFRESHES: '9',
+    PHOTO_HOSTS: 'photos.example',
+    PHOTO_WIDTHS: '640',
+    PHOTO_MAX_BYTES: '9',
+    CRM_BUDGET_SHARE: '0.25',
+  };
+
+  it('carries every variable into its group (DEMO_MODE decides demoMode, tested above)', () => {
+    const variables = Object.keys(configSchema.shape).filter((name) => name !== 'DEMO_MODE');
+    expect(Object.keys(samples).sort()).toEqual(variables.sort());
+    const base = JSON.stringify(loadConfig(real));
+    const dropped = variables.filter((name) => JSON.stringify(loadConfig({ ...real, [name]: samples[name]! })) === base);
+    expect(dropped).toEqual([]);
+  });
+
+  it('converts once: hours and days to ms for the enquiries, lists and numbers parsed', () => {
+    const config = loadConfig({ ...real, ENQUIRY_MAX_AGE_HOURS: '2', ENQUIRY_ERASE_AFTER_DAYS: '1', ENQUIRY_DEAD_ERASE_AFTER_DAYS: '0.5', LISTING_CLASSES: 'residential, rural' });
+    expect(config.enquiries).toMatchObject({ maxAgeMs: 7_200_000, eraseAfterMs: 86_400_000, deadEraseAfterMs: 43_200_000, source: 'OFFICEWEBSITE' });
+    expect(config.listings.classes).toEqual(['residential', 'rural']);
+    expect(config.crm).toMatchObject({ baseUrl: real.CRM_BASE_URL, apiKey: 'key', accessToken: 'token', dailyLimit: 10_000 });
+    expect(config.http).toMatchObject({ port: 8787, publicUrl: real.PUBLIC_URL, trustProxy: false });
   });
 });
