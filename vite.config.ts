@@ -13,6 +13,9 @@ export const ELEMENT_ENTRIES = {
   'estate-listings': 'widget/listings/define.ts',
 };
 
+/** Lit's hydration for pages the relay renders on the server (widget/hydrate.ts), loaded by the loader before any element there. */
+const HYDRATE_ENTRY = 'estate-hydrate';
+
 /** The loader's file: the name agency pages load (the relay also serves it as widget.<hash>.js). */
 const LOADER_FILE = 'widget.js';
 
@@ -36,21 +39,27 @@ function chunkManifestPlugin(): Plugin {
       for (const chunk of chunks) {
         if (chunk !== loader) integrity[chunk.fileName] = `sha384-${createHash('sha384').update(chunk.code).digest('base64')}`;
       }
+      /** A chunk's static imports, depth first, the chunk itself last. */
+      const filesOf = (fileName: string): string[] => {
+        const files: string[] = [];
+        const visit = (name: string) => {
+          if (files.includes(name)) return;
+          const output = bundle[name];
+          if (output?.type === 'chunk') for (const imported of output.imports) visit(imported);
+          files.push(name);
+        };
+        visit(fileName);
+        return files;
+      };
       const elements: Record<string, string[]> = {};
       for (const chunk of chunks) {
-        if (!chunk.isEntry || !(chunk.name in ELEMENT_ENTRIES)) continue;
-        const files: string[] = [];
-        const visit = (fileName: string) => {
-          if (files.includes(fileName)) return;
-          const output = bundle[fileName];
-          if (output?.type === 'chunk') for (const imported of output.imports) visit(imported);
-          files.push(fileName);
-        };
-        visit(chunk.fileName);
-        elements[chunk.name] = files;
+        if (chunk.isEntry && chunk.name in ELEMENT_ENTRIES) elements[chunk.name] = filesOf(chunk.fileName);
       }
+      const hydrateChunk = chunks.find((chunk) => chunk.isEntry && chunk.name === HYDRATE_ENTRY);
+      if (!hydrateChunk) return this.error(`no ${HYDRATE_ENTRY} entry in the bundle`);
+      const hydrate = filesOf(hydrateChunk.fileName);
       if (!loader.code.includes('__ESTATE_CHUNKS__')) return this.error(`${LOADER_FILE} has no __ESTATE_CHUNKS__ to fill in`);
-      loader.code = loader.code.replace('__ESTATE_CHUNKS__', JSON.stringify({ elements, integrity }));
+      loader.code = loader.code.replace('__ESTATE_CHUNKS__', JSON.stringify({ elements, integrity, hydrate }));
     },
   };
 }
@@ -75,7 +84,7 @@ export default defineConfig({
     target: 'es2022',
     sourcemap: true,
     lib: {
-      entry: { widget: 'widget/loader.ts', ...ELEMENT_ENTRIES },
+      entry: { widget: 'widget/loader.ts', ...ELEMENT_ENTRIES, [HYDRATE_ENTRY]: 'widget/hydrate.ts' },
       formats: ['es'],
       fileName: (_format, name) => (name === 'widget' ? LOADER_FILE : 'widget-[name].[hash].js'),
     },

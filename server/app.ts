@@ -48,6 +48,8 @@ export interface AppDeps {
    * Mounted before any body parser: POST /hooks/crm checks its signature over the raw body.
    */
   listings?: { router: RequestHandler; metrics?(): string };
+  /** Server-rendered listing pages, sitemaps and fragments (server/pages): mounted when given. */
+  pages?: { router: RequestHandler };
 }
 
 /** Builds the relay's HTTP app. Never listens: main.ts and the tests do that. */
@@ -99,6 +101,7 @@ export function createApp(deps: AppDeps): Express {
   });
 
   if (deps.listings) app.use(deps.listings.router);
+  if (deps.pages) app.use(deps.pages.router);
 
   app.use(widgetRouter(deps.widgetDir ?? join(projectRoot, 'dist', 'widget')));
 

@@ -153,6 +153,38 @@ export const configSchema = z
       .max(1)
       .default(0.5)
       .describe('Largest share of CRM_DAILY_LIMIT the listing sync may plan to use; the relay refuses to start above it.'),
+    SITE_URL: z
+      .url({ protocol: /^https?$/, message: "must be an http(s) URL such as https://agency.example (the agency's own site)" })
+      .refine((value) => !/[?#]/.test(value), 'must not have a query or fragment')
+      .transform((value) => value.replace(/\/+$/, ''))
+      .optional()
+      .describe(
+        "The agency's own site, where its reverse proxy serves the relay's listing pages: canonical URLs and sitemaps name it. Unset: PUBLIC_URL (demo mode: the relay's own address).",
+      ),
+    SITE_LISTING_PATH: z
+      .string()
+      .regex(/^(\/[A-Za-z0-9._~-]+)+$/, 'must be a path such as /listings (no trailing slash, no query)')
+      .default('/listings')
+      .describe("Where the agency's site maps the relay's /listings/ pages (e.g. /property): canonical URLs, sitemaps and page links use it."),
+    SITE_WRAPPER_URL: z
+      .url({ protocol: /^https?$/, message: 'must be an http(s) URL of a page of the agency site' })
+      .optional()
+      .describe(
+        'A page of the agency site holding `<!-- estate-embed -->` where listing pages go: fetched, cached and used as their shell (header, footer, styles). Unset: a plain shell (demo mode: the demo site\'s page).',
+      ),
+    SITE_WRAPPER_MINUTES: positiveInt(15).describe('Minutes a fetched SITE_WRAPPER_URL page is used before it is fetched again (the last good copy serves while the site is down).'),
+    SITE_TIME_ZONE: z
+      .string()
+      .refine(isTimeZone, 'must be an IANA time zone such as Australia/Sydney')
+      .default('Australia/Sydney')
+      .describe('Time zone of open home and auction times on server-rendered pages (the same for every visitor, and for the browser that takes the page over).'),
+    SITE_NAME: z
+      .string()
+      .trim()
+      .min(1)
+      .max(120)
+      .optional()
+      .describe("The agency's name, for page titles, Open Graph and schema.org. Unset: none (demo mode: the demo agency's)."),
   });
 
 export type Config = z.infer<typeof configSchema> & { demoMode: boolean };
@@ -228,6 +260,15 @@ function decideDemoMode(env: Record<string, string>, problems: string[]): boolea
     if (env[name] === undefined) problems.push(`${name}: is required to use a real CRM (${why}); set all three`);
   }
   return false;
+}
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Parses the environment; throws a ConfigError naming every bad variable. */

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp, type AppDeps } from './app.ts';
+import { join } from 'node:path';
+import { createApp, projectRoot, type AppDeps } from './app.ts';
 import { ConfigError, type Config } from './config.ts';
 import { publicOrigins } from './cors.ts';
 import { CrmAccess } from './crm/access.ts';
@@ -9,6 +10,7 @@ import { createEnquiryService, type EnquiryService } from './enquiries/service.t
 import type { EnquiryTargets } from './enquiries/targets.ts';
 import { createListingsService, type ListingsService } from './listings/index.ts';
 import type { Logger } from './log.ts';
+import { createPages } from './pages/index.ts';
 import { openStore, type Store } from './store/store.ts';
 
 /** A background job the relay runs (sync, outbox delivery, …); stopped before the store closes. */
@@ -113,12 +115,23 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
+  const pages = createPages({
+    config,
+    store,
+    log,
+    listings: listings.publicListings,
+    onListingsChange: (listener) => listings.cache.onChange(listener),
+    filled: () => listings.cache.readState().lastSuccessAt !== null,
+    ownUrl: url,
+    demoDir: options.app?.demoDir === undefined ? join(projectRoot, 'demo') : options.app.demoDir,
+  });
   const app = createApp({
     config,
     store,
     log,
     enquiries,
     listings,
+    pages,
     // Not ready until the listing cache has been filled once: before that, pages would show no
     // listings. Afterwards a CRM outage does not make the relay unready: it serves its cache.
     readiness: {

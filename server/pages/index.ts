@@ -1,0 +1,72 @@
+import { join } from 'node:path';
+import type { Router } from 'express';
+import type { Config } from '../config.ts';
+import type { PublicListings } from '../listings/index.ts';
+import type { Logger } from '../log.ts';
+import type { Store } from '../store/store.ts';
+import { SitePaths } from './paths.ts';
+import { PublishedPages } from './published.ts';
+import { pagesRouter } from './router.ts';
+import { WrapperCache, type WrapperSource } from './wrapper.ts';
+
+export { WRAPPER_MARKER } from './wrapper.ts';
+export { LIST_PAGE_SIZE } from './router.ts';
+
+/** The demo agency: the name its pages carry when SITE_NAME is unset. */
+const DEMO_SITE_NAME = 'Harbour & Yarra Property';
+
+export interface PagesOptions {
+  config: Config;
+  store: Store;
+  log: Logger;
+  listings: PublicListings;
+  /** The listing cache's change feed and fill state. */
+  onListingsChange(listener: () => void): unknown;
+  filled(): boolean;
+  /** Where this relay listens (demo mode: the site URL, and what share images are absolute against). */
+  ownUrl: string;
+  /** The demo site's folder (its wrapper.html is the demo's shell). */
+  demoDir?: string | null;
+  maxUrlsPerSitemap?: number;
+  now?: () => number;
+}
+
+export interface PagesFeature {
+  /** /listings/..., /sitemap.xml, /fragments/listings/... */
+  router: Router;
+}
+
+/** Server-rendered listing pages (issue #13), from the settings SITE_URL, SITE_LISTING_PATH, SITE_WRAPPER_URL, SITE_NAME. */
+export function createPages(options: PagesOptions): PagesFeature {
+  const { config, log } = options;
+  // Canonical URLs name the agency's site; without one, the relay's public address.
+  const siteUrl = config.SITE_URL ?? config.PUBLIC_URL ?? options.ownUrl;
+  const relayOrigin = config.PUBLIC_URL ?? options.ownUrl;
+  const demoWrapper = config.demoMode && options.demoDir ? join(options.demoDir, 'shell', 'wrapper.html') : null;
+  const source: WrapperSource = config.SITE_WRAPPER_URL
+    ? { url: config.SITE_WRAPPER_URL, refreshMinutes: config.SITE_WRAPPER_MINUTES }
+    : demoWrapper
+      ? { file: demoWrapper }
+      : null;
+  if (!config.demoMode && !config.SITE_URL) {
+    log.warn('SITE_URL is unset: listing pages name the relay (PUBLIC_URL) as their canonical address, not the agency site');
+  }
+  const wrapper = new WrapperCache(source, log, options.now);
+  const router = pagesRouter({
+    listings: options.listings,
+    onListingsChange: options.onListingsChange,
+    filled: options.filled,
+    published: new PublishedPages(options.store),
+    wrapper,
+    paths: new SitePaths(siteUrl, config.SITE_LISTING_PATH),
+    // Pages the relay serves itself in the demo use root-relative URLs: right on whichever address opened them.
+    element: { relay: config.PUBLIC_URL ?? '/', timeZone: config.SITE_TIME_ZONE, locale: 'en-AU' },
+    relayOrigin,
+    siteName: config.SITE_NAME ?? (config.demoMode ? DEMO_SITE_NAME : null),
+    currency: 'AUD',
+    maxUrlsPerSitemap: options.maxUrlsPerSitemap,
+    now: options.now,
+    onRecordError: (error) => log.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not record the published listing pages (store busy); the next change records them'),
+  });
+  return { router };
+}

@@ -1,0 +1,27 @@
+import type { Store } from '../store/store.ts';
+
+/** The pages_published table: which listing pages were ever published, and which have gone. */
+export class PublishedPages {
+  constructor(private readonly store: Store) {}
+
+  /** Records the current listings' pages; those no longer current are marked gone. */
+  record(current: ReadonlyArray<{ id: number; path: string }>, now: number): void {
+    const db = this.store.db;
+    const upsert = db.prepare(
+      `INSERT INTO pages_published (listing_id, path, first_seen_at, last_seen_at, gone_at) VALUES (?, ?, ?, ?, NULL)
+       ON CONFLICT (listing_id) DO UPDATE SET path = excluded.path, last_seen_at = excluded.last_seen_at, gone_at = NULL`,
+    );
+    db.transaction(() => {
+      for (const page of current) upsert.run(page.id, page.path, now, now);
+      db.prepare(`UPDATE pages_published SET gone_at = ? WHERE gone_at IS NULL AND listing_id NOT IN (SELECT value FROM json_each(?))`).run(
+        now,
+        JSON.stringify(current.map((page) => page.id)),
+      );
+    })();
+  }
+
+  /** Whether a listing page with this id was published once and has gone since. */
+  isGone(id: number): boolean {
+    return this.store.db.prepare('SELECT 1 FROM pages_published WHERE listing_id = ? AND gone_at IS NOT NULL').pluck().get(id) !== undefined;
+  }
+}
