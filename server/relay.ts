@@ -45,6 +45,8 @@ export interface StartRelayOptions {
   app?: Partial<Pick<AppDeps, 'widgetDir' | 'demoDir'>>;
   /** Listing and agent look-ups for enquiries (default: cached CRM lists, see enquiries/targets.ts). */
   enquiryTargets?: EnquiryTargets;
+  /** URLs per sitemap file before /sitemap.xml becomes an index (default 50,000; tests use fewer). */
+  maxUrlsPerSitemap?: number;
 }
 
 /**
@@ -123,6 +125,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     onListingsChange: (listener) => listings.cache.onChange(listener),
     filled: () => listings.cache.readState().lastSuccessAt !== null,
     ownUrl: url,
+    maxUrlsPerSitemap: options.maxUrlsPerSitemap,
     demoDir: options.app?.demoDir === undefined ? join(projectRoot, 'demo') : options.app.demoDir,
   });
   const app = createApp({

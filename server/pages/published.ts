@@ -20,8 +20,8 @@ export class PublishedPages {
     })();
   }
 
-  /** Whether a listing page with this id was published once and has gone since. */
-  isGone(id: number): boolean {
-    return this.store.db.prepare('SELECT 1 FROM pages_published WHERE listing_id = ? AND gone_at IS NOT NULL').pluck().get(id) !== undefined;
+  /** Whether a listing page with this id was ever published (asked about an id the cache no longer holds: it has gone). */
+  wasPublished(id: number): boolean {
+    return this.store.db.prepare('SELECT 1 FROM pages_published WHERE listing_id = ?').pluck().get(id) !== undefined;
   }
 }

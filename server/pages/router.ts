@@ -193,7 +193,7 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
 
   async function listingParts(id: number, slug: string | null, asFragment = false): Promise<PageParts> {
     const listing = listings.detail(id);
-    if (!listing) return gone(published.isGone(id) ? 410 : 404);
+    if (!listing) return gone(published.wasPublished(id) ? 410 : 404);
     const canonicalPath = paths.listing(listing.id, listing.address.display);
     // An old id (the CRM property's) or a missing or stale address in the path: one URL per listing.
     if (!asFragment && (listing.id !== id || slug !== addressSlug(listing.address.display))) {
