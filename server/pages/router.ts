@@ -376,7 +376,7 @@ const PAGE_STYLES = `<style>
 async function encode(status: number, type: string, text: string, cacheControl: string, location?: string): Promise<RenderedPage> {
   const body = Buffer.from(text);
   const [br, gz] = await Promise.all([
-    brotli(body, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 9, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: body.length } }),
+    brotli(body, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 6, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: body.length } }),
     gzipAsync(body, { level: 9 }),
   ]);
   return { status, type, body, br, gzip: gz, etag: `"${createHash('sha1').update(body).digest('base64url')}"`, cacheControl, ...(location ? { location } : {}) };
