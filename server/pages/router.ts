@@ -159,7 +159,8 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
 
   /** Answers from the page cache (rendering once per generation), with a strong ETag, 304s and the best encoding the client takes. */
   async function serve(req: Request, res: Response, key: string, make: () => Promise<RenderedPage>): Promise<void> {
-    const cacheKey = `${key}|${generation}`;
+    // Per cache generation, and per hour so that open homes that have finished drop out.
+    const cacheKey = `${key}|${generation}|${Math.floor(now() / 3_600_000)}`;
     let pending = cache.get(cacheKey);
     if (!pending) {
       if (cache.size >= CACHED_PAGES) cache.delete(cache.keys().next().value!);
@@ -170,6 +171,10 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
     }
     const page = await pending;
     res.status(page.status);
+    // A page in the agency's shell (served on its domain through its proxy) loads the agency's own
+    // scripts, styles and fonts, and the widget and photos from the relay: the relay's strict
+    // policy would break it. The agency's site sets its own.
+    if (deps.element.relay !== '/') res.removeHeader('Content-Security-Policy');
     res.set('Cache-Control', page.cacheControl);
     res.set('Vary', 'Accept-Encoding');
     if (page.location) res.set('Location', page.location);

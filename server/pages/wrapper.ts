@@ -42,6 +42,7 @@ const PLAIN_SHELL = `<!doctype html>
 export class WrapperCache {
   private current: Wrapper;
   private fetchedAt = 0;
+  private loaded = false;
   private refreshing: Promise<void> | null = null;
   private version = 0;
 
@@ -55,7 +56,7 @@ export class WrapperCache {
 
   /** The wrapper to use now; starts a refresh in the background when the copy is old. */
   async get(): Promise<Wrapper> {
-    if (this.fetchedAt === 0) await this.refresh();
+    if (!this.loaded) await this.refresh();
     else if (this.source && 'url' in this.source && this.now() - this.fetchedAt > this.source.refreshMinutes * 60_000) void this.refresh();
     return this.current;
   }
@@ -75,6 +76,7 @@ export class WrapperCache {
     }
     // Stamped after failures too: the site is asked again after SITE_WRAPPER_MINUTES, not on every page.
     this.fetchedAt = this.now();
+    this.loaded = true;
   }
 
   private parse(text: string, what: string): Wrapper | undefined {
