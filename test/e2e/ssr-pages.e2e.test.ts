@@ -114,7 +114,7 @@ describe('the demo listing page, server-rendered', () => {
     // The lightbox (its code fetched on first use) opens on a photo.
     const listing = page.locator('estate-listing');
     await listing.locator('[part~="gallery-item"]').first().click();
-    await expect(listing.locator('estate-lightbox dialog[open]').isVisible()).resolves.toBe(true);
+    await listing.locator('estate-lightbox dialog[open]').waitFor({ state: 'visible' });
     await page.keyboard.press('Escape');
 
     // The enquiry form, hydrated inside the listing, sends to the relay.
@@ -123,6 +123,30 @@ describe('the demo listing page, server-rendered', () => {
     const sent = page.waitForResponse((response) => response.url().endsWith('/api/v1/enquiries') && response.request().method() === 'POST');
     await form.getByRole('button', { name: /send/i }).click();
     expect((await sent).status()).toBe(202);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('the buy list hydrates without replacing a node, and its card links lead to the listing pages', async () => {
+    const context = await browser.newContext({ viewport: { width: 412, height: 915 } });
+    context.setDefaultTimeout(15_000);
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    await page.addInitScript(WATCH_SCRIPT);
+    await page.goto(`${relay.url}/listings/buy`);
+    await page.waitForFunction(() => (document.querySelector('estate-listings') as (HTMLElement & { hasUpdated?: boolean }) | null)?.hasUpdated === true);
+    await page.waitForTimeout(500);
+    const watched = await page.evaluate(() => {
+      const w = window as unknown as { __removed: number; __added: number; __shift: number };
+      return { removed: w.__removed, added: w.__added, shift: w.__shift };
+    });
+    expect(watched).toEqual({ removed: 0, added: 0, shift: 0 });
+    const link = page.locator('estate-listings [part~="card-link"]').first();
+    const href = await link.getAttribute('href');
+    expect(href).toMatch(/^\/listings\/\d+\/[a-z0-9-]+$/);
+    await link.click();
+    await page.waitForURL(`${relay.url}${href}`);
+    expect(await page.locator('estate-listing [part~="title"]').isVisible()).toBe(true);
     expect(problems).toEqual([]);
     await context.close();
   });
