@@ -51,6 +51,10 @@ export function createPages(options: PagesOptions): PagesFeature {
   if (!config.demoMode && !config.SITE_URL) {
     log.warn('SITE_URL is unset: listing pages name the relay (PUBLIC_URL) as their canonical address, not the agency site');
   }
+  // The pages' enquiry forms post from the agency's domain to the relay: that origin must be allowed.
+  if (!config.demoMode && config.SITE_URL && !config.ALLOWED_ORIGINS.includes(new URL(config.SITE_URL).origin)) {
+    log.warn({ siteOrigin: new URL(config.SITE_URL).origin }, "SITE_URL's origin is not in ALLOWED_ORIGINS: enquiries sent from the listing pages on the agency site would be refused");
+  }
   const wrapper = new WrapperCache(source, log, options.now);
   const router = pagesRouter({
     listings: options.listings,
