@@ -99,6 +99,12 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
     recordTimer.unref();
   });
   let recorded = false;
+  // Every current listing, read once per generation (sitemaps, suburb lists).
+  let indexed: { generation: number; listings: ReturnType<PublicListings['index']> } | undefined;
+  const currentListings = () => {
+    if (indexed?.generation !== generation) indexed = { generation, listings: listings.index() };
+    return indexed.listings;
+  };
 
   const router = Router({ caseSensitive: true, strict: true });
 
@@ -252,7 +258,7 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
 
   function suburbsOf(type: string, status: string): string[] {
     const names = new Set<string>();
-    for (const listing of listings.index()) if (listing.type === type && listing.status === status && listing.address.suburb) names.add(listing.address.suburb);
+    for (const listing of currentListings()) if (listing.type === type && listing.status === status && listing.address.suburb) names.add(listing.address.suburb);
     return [...names].sort((a, b) => a.localeCompare(b));
   }
 
@@ -312,7 +318,7 @@ ${suburbs.length ? `<nav class="estate-suburbs" aria-label="${escapeHtml(`${titl
   // ---- sitemaps -------------------------------------------------------------------------
 
   function sitemapEntries(): SitemapEntry[] {
-    const all = listings.index();
+    const all = currentListings();
     const entries: SitemapEntry[] = [];
     for (const kind of Object.keys(LIST_PAGES) as ListKind[]) {
       const { type, status } = LIST_PAGES[kind];
