@@ -167,6 +167,11 @@ beforeAll(async () => {
     expect((await get(`/fragments/listings/${detail.id}`)).status).toBe(200);
   }
   for (const path of ['/listings/sold', '/sitemap.xml', '/fragments/listings/sold']) expect((await get(path)).status, path).toBe(200);
+  // Outside demo mode the page's elements reach the relay at PUBLIC_URL, and the relay's own strict
+  // CSP stays off the page (it goes out in the agency's shell, on the agency's domain).
+  const shown = await fetch(`${relay.url}/listings/${details[0]!.id}/${addressSlug(details[0]!.address.display)}`);
+  expect(shown.headers.get('content-security-policy')).toBeNull();
+  expect(await shown.text()).toMatch(/<estate-listing[^>]*relay="https:\/\/relay\.agency\.test"/);
   // Every mirrored photo the API points at, as a browser would load it.
   const photoUrls = details.flatMap((detail) => [...detail.photos, ...detail.floorplans].flatMap((photo) => photo.variants.map((variant) => variant.url)));
   for (const url of new Set(photoUrls)) {
