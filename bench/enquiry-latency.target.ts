@@ -16,7 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../server/config.ts';
 import { createCrmClient } from '../server/crm/client.ts';
-import { toAddEnquiry } from '../server/enquiries/mapping.ts';
+import { limiterForKey } from '../server/crm/limiter.ts';
+import { toAddEnquiry } from '../server/crm/lead-sink.ts';
 import { enquiryRequestSchema, fieldErrors } from '../server/enquiries/schema.ts';
 import { staticEnquiryTargets, type ListingTarget } from '../server/enquiries/targets.ts';
 import { silentLogger } from '../server/log.ts';
@@ -62,7 +63,7 @@ const crm = createCrmClient({
   baseUrl: sim.baseUrl,
   apiKey: sim.apiKey,
   accessToken: sim.accessToken,
-  store: baselineStore,
+  limiter: limiterForKey(sim.apiKey, { store: baselineStore, requestsPerSecond: 10, dailyLimit: 10_000 }),
   log: silentLogger,
   timeoutMs: 15_000,
 });

@@ -1,10 +1,11 @@
 /**
  * Child process of listings-api.ts: the relay with a synced cache (simulator with 200 listings,
  * workers off afterwards so no sync runs during the measurement) and a bare node:http server that
- * answers, for the same paths, the very bytes the relay answers. Reports URLs over IPC; stops on 'stop'.
+ * answers, for the same paths, the very bytes the relay answers (brotli ones to a browser-like request). Reports URLs over IPC; stops on 'stop'.
  */
 import { startListingRig } from '../test/listings/rig.ts';
-import { headerBytes, listenBaseline } from './support.ts';
+import { get } from 'node:http';
+import { listenBaseline } from './support.ts';
 
 const { sim, relay, close } = await startListingRig({
   listings: 200,
@@ -21,21 +22,39 @@ const paths = {
   list: '/api/v1/listings?type=sale&sort=price&pageSize=24',
   detail: `/api/v1/listings/${firstId}`,
 };
-const bodies = new Map<string, { body: Buffer; type: string; headerBytes: number }>();
-for (const path of Object.values(paths)) {
-  const response = await fetch(`${relay.url}${path}`);
-  if (!response.ok) throw new Error(`${path} answered ${response.status}`);
-  bodies.set(path, {
-    body: Buffer.from(await response.arrayBuffer()),
-    type: response.headers.get('content-type') ?? 'application/json',
-    headerBytes: headerBytes(response.headers),
+/** How a browser asks: the bytes answered differ (brotli), so the baseline sends those bytes. */
+const BROWSER_HEADERS = { 'accept-encoding': 'br, gzip' };
+type Answer = { body: Buffer; headers: Record<string, string>; headerBytes: number };
+/** The raw bytes on the wire (fetch would decode them). */
+function rawGet(url: string, headers: Record<string, string>): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        if (response.statusCode !== 200) return reject(new Error(`${url} answered ${response.statusCode}`));
+        const kept: Record<string, string> = { 'content-type': String(response.headers['content-type'] ?? 'application/json') };
+        if (response.headers['content-encoding']) kept['content-encoding'] = String(response.headers['content-encoding']);
+        const headerBytes = Object.entries(response.headers).reduce((sum, [name, value]) => sum + name.length + String(value).length + 4, 0);
+        resolve({ body: Buffer.concat(chunks), headers: kept, headerBytes });
+      });
+    }).on('error', reject);
   });
+}
+const bodies = new Map<string, Answer>();
+const browserBodies = new Map<string, Answer>();
+for (const path of Object.values(paths)) {
+  bodies.set(path, await rawGet(`${relay.url}${path}`, {}));
+  const browser = await rawGet(`${relay.url}${path}`, BROWSER_HEADERS);
+  if (browser.headers['content-encoding'] !== 'br') throw new Error(`${path}: the relay did not answer brotli to a browser`);
+  browserBodies.set(path, browser);
 }
 
 const baseline = await listenBaseline((req, res) => {
-  const entry = bodies.get(req.url ?? '');
+  const browserLike = /\bbr\b/.test(String(req.headers['accept-encoding'] ?? ''));
+  const entry = (browserLike ? browserBodies : bodies).get(req.url ?? '');
   if (!entry) return void res.writeHead(404).end();
-  res.writeHead(200, { 'Content-Type': entry.type, 'Content-Length': entry.body.length });
+  res.writeHead(200, { ...entry.headers, 'Content-Length': entry.body.length });
   res.end(entry.body);
 });
 
@@ -44,7 +63,9 @@ process.send!({
   baselineOrigin: baseline.origin,
   paths,
   listings: report.changed,
+  browserHeaders: BROWSER_HEADERS,
   bodyBytes: Object.fromEntries([...bodies].map(([path, entry]) => [path, entry.body.length])),
+  brotliBytes: Object.fromEntries([...browserBodies].map(([path, entry]) => [path, entry.body.length])),
   relayHeaderBytes: Object.fromEntries([...bodies].map(([path, entry]) => [path, entry.headerBytes])),
   crmRequestsAfterSync: sim.state.getCounters().totalRequests,
 });

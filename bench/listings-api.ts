@@ -1,6 +1,7 @@
 /**
  * Throughput of the listing API (a filtered, sorted page of 24 cards, and a full listing detail)
- * against a bare node:http server answering the same bytes, measured with autocannon over loopback
+ * against a bare node:http server answering the same bytes, asked as a browser asks
+ * (`Accept-Encoding: br, gzip`: the baseline sends the relay's brotli bytes) and with no encoding, measured with autocannon over loopback
  * in the same run, phases alternating so background load weighs on both alike. Also checks that
  * the measured requests cost the CRM nothing.
  */
@@ -14,7 +15,9 @@ interface Targets {
   baselineOrigin: string;
   paths: Record<'list' | 'detail', string>;
   listings: number;
+  browserHeaders: Record<string, string>;
   bodyBytes: Record<string, number>;
+  brotliBytes: Record<string, number>;
   relayHeaderBytes: Record<string, number>;
   crmRequestsAfterSync: number;
 }
@@ -24,23 +27,31 @@ export function run(context: BenchContext): Promise<BenchFigure[]> {
     context.note(`relay ${targets.relayOrigin} (${targets.listings} listings cached), baseline ${targets.baselineOrigin}`);
 
     const figures: BenchFigure[] = [];
+    // As a browser asks (brotli accepted) and as a bare client does (identity).
+    const askings = [
+      { asked: 'browser', headers: targets.browserHeaders },
+      { asked: 'identity', headers: {} },
+    ];
     for (const [kind, path] of Object.entries(targets.paths)) {
-      const throughput = await compareThroughput(`${targets.baselineOrigin}${path}`, `${targets.relayOrigin}${path}`, context.durationSeconds);
-      figures.push({
-        name: `listings-api-${kind}-throughput`,
-        endpoint: `GET ${path.replace(/\/\d+$/, '/{id}')}`,
-        relayRps: throughput.relayRps,
-        baselineRps: throughput.baselineRps,
-        ratio: throughput.ratio,
-        ratioSpread: throughput.ratioSpread,
-        relayP99Ms: throughput.relayP99Ms,
-        bodyBytes: targets.bodyBytes[path],
-        relayHeaderBytes: targets.relayHeaderBytes[path],
-        connections: CONNECTIONS,
-        secondsEach: context.durationSeconds,
-        loadAverage1m: Number(loadavg()[0]!.toFixed(2)),
-        cpus: availableParallelism(),
-      });
+      for (const { asked, headers } of askings) {
+        const throughput = await compareThroughput(`${targets.baselineOrigin}${path}`, `${targets.relayOrigin}${path}`, context.durationSeconds, headers);
+        figures.push({
+          name: `listings-api-${kind}-throughput${asked === 'browser' ? '-browser' : ''}`,
+          endpoint: `GET ${path.replace(/\/\d+$/, '/{id}')}`,
+          acceptEncoding: headers['accept-encoding'] ?? null,
+          relayRps: throughput.relayRps,
+          baselineRps: throughput.baselineRps,
+          ratio: throughput.ratio,
+          ratioSpread: throughput.ratioSpread,
+          relayP99Ms: throughput.relayP99Ms,
+          bodyBytes: asked === 'browser' ? targets.brotliBytes[path]! : targets.bodyBytes[path]!,
+          relayHeaderBytes: targets.relayHeaderBytes[path],
+          connections: CONNECTIONS,
+          secondsEach: context.durationSeconds,
+          loadAverage1m: Number(loadavg()[0]!.toFixed(2)),
+          cpus: availableParallelism(),
+        });
+      }
     }
     child.send('crm-requests');
     const [{ crmRequests }] = (await once(child, 'message')) as [{ crmRequests: number }];

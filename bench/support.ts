@@ -43,8 +43,8 @@ export async function withTarget<Targets, Result>(
 }
 
 /** One autocannon phase; any error or non-2xx answer makes the figure meaningless, so it throws. */
-export async function measure(url: string, seconds: number): Promise<autocannon.Result> {
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds });
+export async function measure(url: string, seconds: number, headers: Record<string, string> = {}): Promise<autocannon.Result> {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
   if (result.errors > 0 || result.non2xx > 0) {
     throw new Error(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx answers: the figure would be meaningless`);
   }
@@ -63,18 +63,23 @@ export interface ThroughputComparison {
 }
 
 /**
- * Throughput of `relayUrl` against `baselineUrl`: a 1 s warm-up of each, then two rounds of
+ * Throughput of `relayUrl` against `baselineUrl` (both asked with `headers`): a 1 s warm-up of each, then two rounds of
  * baseline then relay, `durationSeconds / 2` each.
  */
-export async function compareThroughput(baselineUrl: string, relayUrl: string, durationSeconds: number): Promise<ThroughputComparison> {
-  await measure(baselineUrl, 1);
-  await measure(relayUrl, 1);
+export async function compareThroughput(
+  baselineUrl: string,
+  relayUrl: string,
+  durationSeconds: number,
+  headers: Record<string, string> = {},
+): Promise<ThroughputComparison> {
+  await measure(baselineUrl, 1, headers);
+  await measure(relayUrl, 1, headers);
   const baseline = { requests: 0, seconds: 0, p99Ms: [] as number[] };
   const relay = { requests: 0, seconds: 0, p99Ms: [] as number[] };
   const roundRatios: number[] = [];
   for (let round = 0; round < 2; round++) {
-    const baselineRound = await measure(baselineUrl, durationSeconds / 2);
-    const relayRound = await measure(relayUrl, durationSeconds / 2);
+    const baselineRound = await measure(baselineUrl, durationSeconds / 2, headers);
+    const relayRound = await measure(relayUrl, durationSeconds / 2, headers);
     for (const [phase, result] of [[baseline, baselineRound], [relay, relayRound]] as const) {
       phase.requests += result.requests.total;
       phase.seconds += result.duration;

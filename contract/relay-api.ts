@@ -4,11 +4,14 @@
  * the server's zod schemas are checked against these types.
  */
 
+import type { FilterValue, LISTING_FILTERS, ListingFilters } from './listing-filters.ts';
+
 export type ListingType = 'sale' | 'lease';
 export type ListingStatus = 'available' | 'sold' | 'leased';
 /** Shown as a badge on a card: derived from the CRM's status and method of sale. */
 export type ListingBadge = 'under-offer' | 'sold' | 'leased' | null;
-export type ListingSort = 'price' | '-price' | 'newest' | 'suburb' | 'landArea';
+/** The orders a list can have (the `sort` filter of contract/listing-filters.ts). */
+export type ListingSort = FilterValue<typeof LISTING_FILTERS.sort>;
 
 export interface ImageVariant {
   /** Absolute or relay-relative URL of this rendition. */
@@ -123,21 +126,17 @@ export interface Page<T> {
   pageSize: number;
 }
 
-export interface ListingsQuery {
-  type?: ListingType;
-  status?: ListingStatus;
-  suburb?: string;
-  minPrice?: number;
-  maxPrice?: number;
-  minBeds?: number;
-  minBaths?: number;
-  minCars?: number;
-  propertyType?: string;
-  agentId?: number;
-  sort?: ListingSort;
+/** `GET /api/v1/listings` query: the filters of contract/listing-filters.ts and the page. */
+export interface ListingsQuery extends ListingFilters {
   page?: number;
   pageSize?: number;
 }
+
+/** The filter table's words for a listing's type and status are the listing's own: checked here. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Holds<Check extends true> = Check;
+export type FilterWordsMatchListings = Holds<Same<ListingType, FilterValue<typeof LISTING_FILTERS.type>>> &
+  Holds<Same<ListingStatus, FilterValue<typeof LISTING_FILTERS.status>>>;
 
 /** `POST /api/v1/enquiries` body. Exactly one of listingId and agentId. */
 export interface EnquiryRequest {

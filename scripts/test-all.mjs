@@ -1,4 +1,4 @@
-// `npm test`: type-check, then the server suites (vitest), then the element suites in headless
+// `npm test`: type-check, the import walls (dependency-cruiser), then the server suites (vitest), then the element suites in headless
 // Chromium (@web/test-runner). Ends with one line totalling every runner: `N passed, N failed`.
 import { spawn } from 'node:child_process';
 import { readFileSync, mkdirSync, rmSync } from 'node:fs';
@@ -36,6 +36,11 @@ try {
 const typecheck = await run(bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']);
 if (typecheck === 0) passed += 1;
 else { failed += 1; problems.push('type-check (tsc --noEmit)'); }
+
+// The walls between modules (.dependency-cruiser.cjs): a broken rule prints the offending import.
+const walls = await run(process.execPath, [join(root, 'scripts', 'walls.mjs')]);
+if (walls === 0) passed += 1;
+else { failed += 1; problems.push('import walls (dependency-cruiser, .dependency-cruiser.cjs)'); }
 
 // vitest writes a JSON report whose counts we add up; its own summary still prints.
 const vitestJson = join(reportDir, 'vitest.json');

@@ -2,16 +2,17 @@ import express, { type Express, type RequestHandler } from 'express';
 import compression from 'compression';
 import helmet from 'helmet';
 import { existsSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import type { Config } from './config.ts';
-import { publicOrigins } from './cors.ts';
 import { errorHandler, notFoundHandler } from './errors.ts';
+import type { Feature } from './feature.ts';
 import { metricsAccess } from './metrics-access.ts';
 import { PROMETHEUS_CONTENT_TYPE } from './enquiries/metrics.ts';
-import { enquiryRouter } from './enquiries/router.ts';
-import type { EnquiryService } from './enquiries/service.ts';
 import type { Logger } from './log.ts';
-import type { Store } from './store/store.ts';
+import { storeAnswers, type Store } from './store/store.ts';
+import { precompressedStatic } from './precompressed.ts';
+import { ReplayCache } from './replay.ts';
 import { widgetRouter } from './widget-assets.ts';
 
 /** The checkout's root (where package.json is): from server/ when run from source, from dist/server when built. */
@@ -32,29 +33,25 @@ export interface AppDeps {
   widgetDir?: string;
   /** Folder of the demo site (default demo/), mounted in demo mode only. Null: no demo. */
   demoDir?: string | null;
-  /**
-   * Origins of pages the relay serves itself, which may always call its API (default: PUBLIC_URL's
-   * origin). startRelay adds its loopback URLs in demo mode. Never taken from a request's Host.
-   */
-  ownOrigins?: readonly string[];
-  /** Extra readiness checks for /readyz (a name and a check that throws or returns false). */
-  readiness?: Record<string, () => boolean | Promise<boolean>>;
-  /** More for the /readyz body when a check fails (what is missing, what to do). */
-  readinessDetail?: () => Record<string, unknown>;
-  /** The enquiry outbox, worker and metrics: mounts /api/v1/enquiries when given. */
-  enquiries?: EnquiryService;
-  /**
-   * The listing API, agents, photo mirror and CRM webhook (server/listings): mounted when given.
-   * Mounted before any body parser: POST /hooks/crm checks its signature over the raw body.
-   */
-  listings?: { router: RequestHandler; metrics?(): string };
-  /** Server-rendered listing pages, sitemaps and fragments (server/pages): mounted when given. */
-  pages?: { router: RequestHandler };
+  /** The relay's features (listings, enquiries, CRM access), mounted in this order. */
+  features?: readonly Feature[];
+}
+
+/**
+ * The HTTP server's request listener for `app`: an answer recorded for replay (a cached listing
+ * page, sent again as it went out) before Express, everything else to Express.
+ */
+export function requestListener(app: Express): (req: IncomingMessage, res: ServerResponse) => void {
+  const replay = app.locals.replay as ReplayCache;
+  return (req, res) => {
+    if (!replay.answer(req, res)) app(req, res);
+  };
 }
 
 /** Builds the relay's HTTP app. Never listens: main.ts and the tests do that. */
 export function createApp(deps: AppDeps): Express {
   const { config, store, log } = deps;
+  const features = deps.features ?? [];
   const app = express();
   app.disable('x-powered-by');
   // One spelling per resource: /METRICS or /metrics/ must not slip past a proxy rule for /metrics.
@@ -62,6 +59,14 @@ export function createApp(deps: AppDeps): Express {
   app.set('strict routing', true);
   app.set('trust proxy', config.TRUST_PROXY);
   app.set('etag', 'strong');
+  // Routes record answers for replay (server/replay.ts) through res.locals.replay, once every
+  // middleware has set its headers; requestListener() sends them again before Express runs.
+  const replay = new ReplayCache();
+  app.locals.replay = replay;
+  app.use((_req, res, next) => {
+    res.locals.replay = replay;
+    next();
+  });
   app.use(
     helmet({
       contentSecurityPolicy: {
@@ -74,22 +79,17 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
 
-  // gzip/brotli for text: the widget bundle shrinks from ~120 KB to ~35 KB on the wire, JSON pages
-  // by 80-90%. Images are already compressed and are skipped by compression's own filter.
-  app.use(compression({ threshold: 1024 }));
-
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
   app.get('/readyz', async (_req, res) => {
     const checks: Record<string, boolean> = {};
     try {
-      store.db.prepare('SELECT 1').get();
-      checks.store = true;
+      checks.store = storeAnswers(store);
     } catch {
       checks.store = false;
     }
-    for (const [name, check] of Object.entries(deps.readiness ?? {})) {
+    for (const [name, check] of features.flatMap((feature) => Object.entries(feature.readiness))) {
       try {
         checks[name] = Boolean(await check());
       } catch {
@@ -97,24 +97,31 @@ export function createApp(deps: AppDeps): Express {
       }
     }
     const ready = Object.values(checks).every(Boolean);
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not-ready', checks, ...deps.readinessDetail?.() });
+    const detail = Object.assign({}, ...features.map((feature) => feature.readinessDetail?.() ?? {})) as Record<string, unknown>;
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not-ready', checks, ...detail });
   });
 
-  if (deps.listings) app.use(deps.listings.router);
-  if (deps.pages) app.use(deps.pages.router);
+  for (const feature of features) if (feature.router) app.use(feature.router);
 
   app.use(widgetRouter(deps.widgetDir ?? join(projectRoot, 'dist', 'widget')));
 
   const demoDir = deps.demoDir === undefined ? join(projectRoot, 'demo') : deps.demoDir;
-  if (demoDir && config.demoMode) app.use(express.static(demoDir, { extensions: ['html'], maxAge: '5m', redirect: false }));
+  if (demoDir && config.demoMode) {
+    // From memory, compressed once per change of a file; express.static for anything too big to hold.
+    app.use(precompressedStatic(demoDir, { cacheControl: 'public, max-age=300', extensions: ['html'] }));
+    app.use(express.static(demoDir, { extensions: ['html'], maxAge: '5m', redirect: false }));
+  }
 
-  if (deps.enquiries) {
-    const ownOrigins = deps.ownOrigins ?? publicOrigins(config);
-    app.use('/api/v1/enquiries', enquiryRouter(deps.enquiries, { allowedOrigins: config.ALLOWED_ORIGINS, ownOrigins }));
-    const { metrics } = deps.enquiries;
+  // gzip/brotli on every request, for the rest (enquiries, metrics, error bodies). The listing API,
+  // the widget and the demo above send bytes they compressed once (server/precompressed.ts):
+  // mounted before them, this would compress the same answer again on every request.
+  app.use(compression({ threshold: 1024 }));
+
+  const metrics = features.flatMap((feature) => (feature.metrics ? [feature.metrics] : []));
+  if (metrics.length > 0) {
     app.get('/metrics', metricsAccess(config.METRICS_TOKEN), (_req, res) => {
       res.set('Content-Type', PROMETHEUS_CONTENT_TYPE).set('Cache-Control', 'no-store');
-      res.send(metrics.render() + (deps.listings?.metrics?.() ?? ''));
+      res.send(metrics.map((render) => render()).join(''));
     });
   }
 

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { CliCommand } from './cli-command.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { outboxCommand } from './enquiries/cli.ts';
 import { operatorCommands } from './ops/cli.ts';
@@ -8,23 +9,8 @@ import { operatorCommands } from './ops/cli.ts';
  * The operator's command line: `npm run relay -- <command> [arguments]`. It reads the same
  * environment as the relay (DATA_DIR above all) and works on the store beside a running relay.
  *
- * To add a command, write a CliCommand in its concern's folder and add it to `commands`.
+ * To add a command, write a CliCommand (cli-command.ts) in its concern's folder and add it to `commands`.
  */
-export interface CliContext {
-  config: Config;
-  out(text: string): void;
-  err(text: string): void;
-}
-
-export interface CliCommand {
-  name: string;
-  /** One line for the command list. */
-  summary: string;
-  usage: string;
-  /** Returns the exit code. */
-  run(args: string[], context: CliContext): number | Promise<number>;
-}
-
 export const commands: CliCommand[] = [...operatorCommands, outboxCommand];
 
 export interface RunCliOptions {

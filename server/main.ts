@@ -4,7 +4,7 @@ import { createLogger } from './log.ts';
 import { startRelay, type RunningRelay } from './relay.ts';
 import { scriptTagBanner, widgetScriptTags } from './ops/script-tags.ts';
 import { claimInstance } from './ops/instance.ts';
-import { SYNC_SIGNAL, takeSyncRequest } from './ops/cli.ts';
+import { SYNC_SIGNAL, takeSyncRequest } from './ops/sync-request.ts';
 import { watchSyncProgress } from './ops/sync-progress.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -59,7 +59,7 @@ process.on(SYNC_SIGNAL, () => {
 });
 // The first sync (empty cache) can take minutes: counts and rates on a terminal, one log line per step.
 if (relay.listings.cache.readState().lastSuccessAt === null) {
-  const stopProgress = watchSyncProgress(relay.store.db, { log });
+  const stopProgress = watchSyncProgress(relay.store, { log });
   relay.listings.sync.whenLoaded().then(
     () => stopProgress(),
     (error: Error) => stopProgress({ error: error.message }),

@@ -1,24 +1,22 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { createApp, projectRoot, type AppDeps } from './app.ts';
+import { createApp, projectRoot, requestListener, type AppDeps } from './app.ts';
 import { ConfigError, type Config } from './config.ts';
 import { publicOrigins } from './cors.ts';
-import { CrmAccess } from './crm/access.ts';
+import { crmAccessFeature, CrmAccess } from './crm/access.ts';
 import { createCrmClientFromConfig, type CrmClient } from './crm/client.ts';
+import { crmEnquiryTargets } from './crm/enquiry-targets.ts';
+import { crmLeadSink } from './crm/lead-sink.ts';
+import { enquiriesFeature } from './enquiries/feature.ts';
 import { createEnquiryService, type EnquiryService } from './enquiries/service.ts';
 import type { EnquiryTargets } from './enquiries/targets.ts';
-import { createListingsService, type ListingsService } from './listings/index.ts';
+import type { Feature } from './feature.ts';
+import { createListingsService, listingsFeature, type ListingsService } from './listings/index.ts';
 import type { Logger } from './log.ts';
-import { createPages } from './pages/index.ts';
+import { pagesFeature } from './pages/index.ts';
 import { openStore, type Store } from './store/store.ts';
-
-/** A background job the relay runs (sync, outbox delivery, …); stopped before the store closes. */
-export interface Worker {
-  name: string;
-  start(): void;
-  stop(): Promise<void>;
-}
+import type { Worker } from './worker.ts';
 
 export interface RunningRelay {
   url: string;
@@ -76,7 +74,6 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   }
 
   const store = openStore(config.DATA_DIR, undefined, { warn: (message, fields) => log.warn(fields, message) });
-  const workers: Worker[] = [];
   const crm = createCrmClientFromConfig(config, store, log);
   let listings: ListingsService;
   try {
@@ -88,7 +85,6 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     await simulator?.close();
     throw error;
   }
-  workers.push(listings.sync, listings.changes);
   // What the key and token allow (logged, and named by /readyz and the status CLI when refused), and the key's usage by every tool.
   const access = new CrmAccess({
     client: crm,
@@ -98,9 +94,14 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     usageCheckMinutes: config.CRM_USAGE_CHECK_MINUTES,
     onUsage: (usage) => listings.replan(usage.others),
   });
-  workers.push(access);
-  const enquiries = createEnquiryService({ config, store, log, crm, targets: options.enquiryTargets ?? listings.enquiryTargets });
-  workers.push(enquiries.worker);
+  const enquiries = createEnquiryService({
+    config,
+    store,
+    log,
+    sink: crmLeadSink(crm, { source: config.ENQUIRY_SOURCE }),
+    sinkTargets: crmEnquiryTargets(crm, { log }),
+    targets: options.enquiryTargets ?? listings.enquiryTargets,
+  });
 
   // Listen first: in demo mode the relay's own origin is the address it ends up on (PORT may be 0).
   const server: Server = createServer();
@@ -117,41 +118,28 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
-  const pages = createPages({
-    config,
-    store,
-    log,
-    listings: listings.publicListings,
-    onListingsChange: (listener) => listings.cache.onChange(listener),
-    filled: () => listings.cache.readState().lastSuccessAt !== null,
-    ownUrl: url,
-    maxUrlsPerSitemap: options.maxUrlsPerSitemap,
-    demoDir: options.app?.demoDir === undefined ? join(projectRoot, 'demo') : options.app.demoDir,
-  });
-  const app = createApp({
-    config,
-    store,
-    log,
-    enquiries,
-    listings,
-    pages,
-    // Not ready until the listing cache has been filled once: before that, pages would show no
-    // listings. Afterwards a CRM outage does not make the relay unready: it serves its cache.
-    readiness: {
-      listingCache: () => listings.cache.readState().lastSuccessAt !== null,
-      // Listings refused: the relay cannot serve its pages. Other refused capabilities are named
-      // in `missing` but keep it ready: pulling it from a load balancer would take the pages down too.
-      crmListings: () => !access.missing().some((gap) => gap.capability === 'listings'),
-    },
-    readinessDetail: () => {
-      const missing = access.missing();
-      return missing.length === 0 ? {} : { missing: missing.map((gap) => `${gap.capability}: ask the agency to grant ${gap.grant} (needed for ${gap.serves})`) };
-    },
-    // The demo site is opened on this machine: its pages may post enquiries from these origins.
-    ownOrigins: config.demoMode ? [...publicOrigins(config), url, `http://localhost:${port}`] : publicOrigins(config),
-    ...options.app,
-  });
-  server.on('request', app);
+  // The demo site is opened on this machine: its pages may post enquiries from these origins.
+  const ownOrigins = config.demoMode ? [...publicOrigins(config), url, `http://localhost:${port}`] : publicOrigins(config);
+  const features: Feature[] = [
+    listingsFeature(listings),
+    crmAccessFeature(access),
+    enquiriesFeature(enquiries, { allowedOrigins: config.ALLOWED_ORIGINS, ownOrigins }),
+    pagesFeature({
+      config,
+      store,
+      log,
+      listings: listings.publicListings,
+      onListingsChange: (listener) => listings.cache.onChange(listener),
+      filled: () => listings.cache.readState().lastSuccessAt !== null,
+      ownUrl: url,
+      widgetDir: options.app?.widgetDir ?? join(projectRoot, 'dist', 'widget'),
+      maxUrlsPerSitemap: options.maxUrlsPerSitemap,
+      demoDir: options.app?.demoDir === undefined ? join(projectRoot, 'demo') : options.app.demoDir,
+    }),
+  ];
+  const workers: Worker[] = features.flatMap((feature) => feature.workers);
+  const app = createApp({ config, store, log, features, ...options.app });
+  server.on('request', requestListener(app));
 
   // Demo mode: the simulator sends its webhooks to this relay, as a real CRM would to the registered URL.
   if (simulator && !simulator.webhookUrlSet) simulator.setWebhookUrl(`${url}/hooks/crm`);

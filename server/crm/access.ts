@@ -1,8 +1,11 @@
 import { z } from 'zod';
+import type { Feature } from '../feature.ts';
 import type { Logger } from '../log.ts';
-import type { Db, Store } from '../store/store.ts';
+import type { Store } from '../store/store.ts';
+import { hasTable, tablesOf } from '../store/tables.ts';
 import type { CrmClient, PropertyClass } from './client.ts';
 import { isCrmError } from './client.ts';
+import type { Clock } from '../clock.ts';
 
 /**
  * What the relay's API key and access token allow, found out rather than guessed. The CRM does not
@@ -84,14 +87,14 @@ export interface CrmAccessOptions {
   usageCheckMinutes: number;
   /** Called after each usage read (the listing budget is planned again with what others spend). */
   onUsage?: (usage: KeyUsage) => void;
-  now?: () => number;
+  now?: Clock;
 }
 
 /** Reads what the key allows and how much of it is spent; keeps the answer in the store for /readyz and the status CLI. */
 export class CrmAccess {
   readonly name = 'crm-access';
   private readonly log: Logger;
-  private readonly now: () => number;
+  private readonly now: Clock;
   private timer: NodeJS.Timeout | undefined;
   private readonly abort = new AbortController();
   private running: Promise<unknown> = Promise.resolve();
@@ -127,7 +130,7 @@ export class CrmAccess {
 
   /** The last answer (from the store: it survives a restart, and the status CLI reads the same). */
   current(): KeyAccess {
-    return readKeyAccess(this.options.store.db) ?? emptyAccess();
+    return readKeyAccess(this.options.store) ?? emptyAccess();
   }
 
   /** Capabilities the CRM refused, with what to ask the agency for. */
@@ -161,7 +164,7 @@ export class CrmAccess {
       access.capabilities[capability] = await prove(proofs[capability]);
     }
     access.checkedAt = new Date(this.now()).toISOString();
-    writeKeyAccess(this.options.store.db, access);
+    writeKeyAccess(this.options.store, access);
 
     const missing = missingCapabilities(access);
     for (const gap of missing) {
@@ -199,7 +202,7 @@ export class CrmAccess {
     const budget = client.recordKeyUsage(answer.used);
     const usage: KeyUsage = { used: answer.used, remaining: answer.remaining ?? null, ours: Math.max(0, answer.used - others), others, checkedAt };
     access.usage = usage;
-    writeKeyAccess(this.options.store.db, access);
+    writeKeyAccess(this.options.store, access);
     this.options.onUsage?.(usage);
     const line = { crmUsed: usage.used, crmRemaining: usage.remaining, ours: usage.ours, others, budgetUsed: budget.used };
     if (others > 0) {
@@ -239,8 +242,9 @@ export function missingCapabilities(access: KeyAccess): MissingCapability[] {
 }
 
 /** The last stored answer; undefined when never checked (or the table is not there, for a read-only status). */
-export function readKeyAccess(db: Db): KeyAccess | undefined {
-  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'crm_access'").get();
+export function readKeyAccess(store: Store): KeyAccess | undefined {
+  const table = hasTable(store, 'crm_access');
+  const db = tablesOf(store);
   if (!table) return undefined;
   const value = db.prepare('SELECT value FROM crm_access WHERE key = ?').pluck().get(STATE_KEY) as string | undefined;
   if (!value) return undefined;
@@ -248,6 +252,23 @@ export function readKeyAccess(db: Db): KeyAccess | undefined {
   return { ...emptyAccess(), ...stored, capabilities: { ...emptyAccess().capabilities, ...stored.capabilities } };
 }
 
-function writeKeyAccess(db: Db, access: KeyAccess): void {
-  db.prepare('INSERT INTO crm_access (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(STATE_KEY, JSON.stringify(access));
+function writeKeyAccess(store: Store, access: KeyAccess): void {
+  tablesOf(store).prepare('INSERT INTO crm_access (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(STATE_KEY, JSON.stringify(access));
+}
+
+/**
+ * What the CRM key and token allow, as a feature: its check is a worker; the relay is unready while
+ * listings are refused (it cannot serve its pages). Other refused capabilities are named in
+ * /readyz's `missing` but keep it ready: pulling it from a load balancer would take the pages down too.
+ */
+export function crmAccessFeature(access: CrmAccess): Feature {
+  return {
+    name: 'crm-access',
+    workers: [access],
+    readiness: { crmListings: () => !access.missing().some((gap) => gap.capability === 'listings') },
+    readinessDetail: () => {
+      const missing = access.missing();
+      return missing.length === 0 ? {} : { missing: missing.map((gap) => `${gap.capability}: ask the agency to grant ${gap.grant} (needed for ${gap.serves})`) };
+    },
+  };
 }

@@ -4,7 +4,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import { CrmError, type CrmErrorCode } from './errors.ts';
-import { RequestLimiter, type BudgetStatus } from './limiter.ts';
+import { limiterForKey, type BudgetStatus, type RequestLimiter } from './limiter.ts';
 import {
   addEnquirySchema,
   crmEnquirySchema,
@@ -31,6 +31,7 @@ import {
   type CrmUsage,
   type CrmUser,
 } from './schemas.ts';
+import { systemClock, type Clock } from '../clock.ts';
 
 export { CrmError, isCrmError, type CrmErrorCode } from './errors.ts';
 export type { BudgetStatus } from './limiter.ts';
@@ -48,13 +49,12 @@ export interface CrmClientOptions {
   baseUrl: string;
   apiKey: string;
   accessToken: string;
-  /** The daily budget count is persisted in its table crm_budget. */
-  store: Store;
+  /**
+   * The gate of this API key: its per-second limit and daily budget (limiterForKey). Handed in, not
+   * built here, because the CRM limits per key: every client of one key must pass the same gate.
+   */
+  limiter: RequestLimiter;
   log: Logger;
-  /** Default 10: the CRM's limit per API key. */
-  requestsPerSecond?: number;
-  /** Default 10,000: the CRM's limit per API key and UTC day. */
-  dailyLimit?: number;
   /** Timeout of one attempt, body included. Default 15,000 ms. */
   timeoutMs?: number;
   /** Retries after a 429. Default 3. */
@@ -65,9 +65,7 @@ export interface CrmClientOptions {
   maxRetryWaitMs?: number;
   /** First step of the exponential backoff (full jitter). Default 500 ms. */
   backoffBaseMs?: number;
-  /** See RequestLimiter. Default 25 ms. */
-  safetyMarginMs?: number;
-  now?: () => Date;
+  now?: Clock;
 }
 
 export type PropertyClass = 'residential' | 'commercial' | 'land' | 'rural';
@@ -182,11 +180,6 @@ const SETTING_BY_STATUS: Record<number, string> = { 401: 'CRM_ACCESS_TOKEN', 403
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /**
- * The CRM client. Create ONE per process and share it: its limiter is what keeps every caller
- * together under the per-second limit (the daily budget is shared through the store even across
- * processes; the per-second limit is not).
- */
-/**
  * The client with the relay's CRM settings (the CRM_* variables; the credentials must be set, as
  * they are once demo mode has filled them in), as the relay and the operator CLI's sync use it.
  */
@@ -195,30 +188,28 @@ export function createCrmClientFromConfig(config: Config, store: Store, log: Log
     baseUrl: config.CRM_BASE_URL!,
     apiKey: config.CRM_API_KEY!,
     accessToken: config.CRM_ACCESS_TOKEN!,
-    store,
+    limiter: limiterForKey(config.CRM_API_KEY!, { store, requestsPerSecond: config.CRM_REQUESTS_PER_SECOND, dailyLimit: config.CRM_DAILY_LIMIT }),
     log,
-    requestsPerSecond: config.CRM_REQUESTS_PER_SECOND,
-    dailyLimit: config.CRM_DAILY_LIMIT,
     timeoutMs: config.CRM_TIMEOUT_MS,
   });
 }
 
+/**
+ * The CRM client. Its limiter (one per API key) is what keeps every caller together under the
+ * per-second limit (the daily budget is shared through the store even across processes; the
+ * per-second limit is not). Closing the client releases its limiter (closed with the key's last client).
+ */
 export function createCrmClient(options: CrmClientOptions): CrmClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const log = options.log.child({ component: 'crm' });
-  const now = options.now ?? (() => new Date());
+  const clock = options.now ?? systemClock;
+  const now = () => new Date(clock());
   const timeoutMs = options.timeoutMs ?? 15_000;
   const maxRetries = options.maxRetries ?? 3;
   const getRetries = options.getRetries ?? 2;
   const maxRetryWaitMs = options.maxRetryWaitMs ?? 60_000;
   const backoffBaseMs = options.backoffBaseMs ?? 500;
-  const limiter = new RequestLimiter({
-    store: options.store,
-    requestsPerSecond: options.requestsPerSecond ?? 10,
-    dailyLimit: options.dailyLimit ?? 10_000,
-    safetyMarginMs: options.safetyMarginMs,
-    now,
-  });
+  const { limiter } = options;
   // Built once; never logged (the logger would redact them anyway).
   const authHeaders = {
     'X-Api-Key': options.apiKey,
@@ -463,7 +454,8 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
     get queued() {
       return limiter.queued;
     },
-    close: () => limiter.close(),
+    // Its gate closes with the last client of the key (a second relay on the same store, in one process, keeps its own open).
+    close: () => limiter.release(),
   };
   return client;
 }

@@ -1,6 +1,9 @@
+import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Store } from '../store/store.ts';
+import { hasTable, tablesOf } from '../store/tables.ts';
 import { CrmError } from './errors.ts';
+import { systemClock, type Clock } from '../clock.ts';
 
 export interface LimiterOptions {
   store: Store;
@@ -11,7 +14,7 @@ export interface LimiterOptions {
   /** Added to the one second a slot is held after its answer: covers clock granularity. */
   safetyMarginMs?: number;
   /** Wall clock, for the UTC day of the budget. */
-  now?: () => Date;
+  now?: Clock;
   /** Monotonic clock in ms, for the window. */
   monotonicNow?: () => number;
 }
@@ -68,7 +71,7 @@ export class RequestLimiter {
   readonly dailyLimit: number;
   private readonly holdMs: number;
   private readonly store: Store;
-  private readonly now: () => Date;
+  private readonly clock: Clock;
   private readonly monotonicNow: () => number;
   /** Slots in flight or released less than holdMs ago. */
   private slots: Slot[] = [];
@@ -87,15 +90,19 @@ export class RequestLimiter {
     this.dailyLimit = Math.floor(options.dailyLimit);
     this.holdMs = 1000 + (options.safetyMarginMs ?? DEFAULT_SAFETY_MARGIN_MS);
     this.store = options.store;
-    this.now = options.now ?? (() => new Date());
+    this.clock = options.now ?? systemClock;
     this.monotonicNow = options.monotonicNow ?? (() => performance.now());
     // RETURNING gives no row when the WHERE refuses the update: that is "budget spent".
-    this.spendStatement = this.store.db.prepare<[{ day: string; limit: number }], { used: number }>(
+    this.spendStatement = tablesOf(this.store).prepare<[{ day: string; limit: number }], { used: number }>(
       `INSERT INTO crm_budget (day, used) VALUES (@day, 1)
        ON CONFLICT (day) DO UPDATE SET used = used + 1 WHERE used < @limit
        RETURNING used`,
     );
-    this.readStatement = this.store.db.prepare<[string], { used: number }>('SELECT used FROM crm_budget WHERE day = ?');
+    this.readStatement = tablesOf(this.store).prepare<[string], { used: number }>('SELECT used FROM crm_budget WHERE day = ?');
+  }
+
+  private now(): Date {
+    return new Date(this.clock());
   }
 
   /** Today's budget, read from the store (so it includes what other processes spent). */
@@ -139,7 +146,7 @@ export class RequestLimiter {
    */
   raiseUsedTo(used: number): BudgetStatus {
     const day = utcDay(this.now());
-    this.store.db
+    tablesOf(this.store)
       .prepare('INSERT INTO crm_budget (day, used) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET used = max(used, excluded.used)')
       .run(day, Math.max(0, Math.floor(used)));
     return this.budget();
@@ -173,6 +180,24 @@ export class RequestLimiter {
   }
 
   /** Rejects every waiting caller; later acquires fail. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Holders that took this limiter from limiterForKey and have not released it. */
+  private holders = 0;
+
+  retain(): this {
+    this.holders++;
+    return this;
+  }
+
+  /** A client is done with it: closes it when no other holder is left (a limiter made directly has none). */
+  release(): void {
+    this.holders = Math.max(0, this.holders - 1);
+    if (this.holders === 0) this.close();
+  }
+
   close(): void {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
@@ -258,4 +283,28 @@ function abortedError(signal: AbortSignal): CrmError {
 
 function closedError(): CrmError {
   return new CrmError('The CRM client is closed.', { code: 'closed' });
+}
+
+/** Requests counted against the CRM's daily limit on `day` (YYYY-MM-DD, UTC), for `npm run relay -- status`. */
+export function budgetUsedOn(store: Store, day: string): number {
+  if (!hasTable(store, 'crm_budget')) return 0;
+  return (tablesOf(store).prepare('SELECT used FROM crm_budget WHERE day = ?').pluck().get(day) as number | undefined) ?? 0;
+}
+
+/** The open limiter of each API key (and store, which holds its budget), by a digest: the key itself is not kept. */
+const limitersByKey = new Map<string, RequestLimiter>();
+
+/**
+ * The one gate of an API key in this process: the CRM limits requests per key, so every client of
+ * the key (a second agency on the same key, a CLI sync in the relay's process) must pass the same
+ * one. Each client releases it when it closes (the last one closes it); a closed limiter is
+ * replaced by a new one.
+ */
+export function limiterForKey(apiKey: string, options: LimiterOptions): RequestLimiter {
+  const id = createHash('sha256').update(apiKey).update('\0').update(options.store.file).digest('hex');
+  const existing = limitersByKey.get(id);
+  if (existing && !existing.isClosed) return existing.retain();
+  const limiter = new RequestLimiter(options);
+  limitersByKey.set(id, limiter);
+  return limiter.retain();
 }

@@ -1,3 +1,5 @@
+import type { Clock } from '../clock.ts';
+
 /**
  * A circuit breaker for deliveries to the CRM. Closed, deliveries flow and a failing enquiry
  * backs off on its own (the worker's per-row backoff). It opens only on signs of a real outage:
@@ -60,7 +62,7 @@ export class CircuitBreaker {
 
   constructor(
     private readonly settings: BreakerSettings,
-    private readonly now: () => number,
+    private readonly now: Clock,
     private readonly onChange: (change: BreakerChange) => void = () => {},
   ) {
     this.cooldown = settings.cooldownMs;

@@ -1,4 +1,4 @@
-import type { CliCommand, CliContext } from '../cli.ts';
+import type { CliCommand, CliContext } from '../cli-command.ts';
 import { parseOptions } from '../cli-options.ts';
 import { openStore } from '../store/store.ts';
 import { EnquiryOutbox, type OutboxEntry, type OutboxStatus } from './outbox.ts';

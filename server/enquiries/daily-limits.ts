@@ -1,5 +1,6 @@
 import type { ClientRateLimitInfo, Store } from 'express-rate-limit';
 import type { EnquiryOutbox } from './outbox.ts';
+import { systemClock, type Clock } from '../clock.ts';
 
 const DAY_MS = 24 * 60 * 60_000;
 
@@ -23,7 +24,7 @@ export class UtcDayStore implements Store {
   private day = -1;
   private hits = new Map<string, number>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly now: Clock = systemClock) {}
 
   private roll(): number {
     const current = this.now();
@@ -76,7 +77,7 @@ export class DailyEnquiryBudget {
   constructor(
     private readonly outbox: EnquiryOutbox,
     readonly limit: number,
-    private readonly now: () => number = Date.now,
+    private readonly now: Clock = systemClock,
   ) {}
 
   private roll(): number {

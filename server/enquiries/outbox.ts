@@ -1,16 +1,10 @@
 import { checkpoint, type Store } from '../store/store.ts';
+import { hasTable, tablesOf } from '../store/tables.ts';
 import type { ParsedEnquiry } from './schema.ts';
+import type { LeadDestination } from './sink.ts';
 
 export type OutboxStatus = 'queued' | 'delivered' | 'dead' | 'spam';
 export type SpamReason = 'honeypot' | 'too_fast';
-
-/** Where an enquiry goes in the CRM: a listing's life (property mode) or a user (contact-me mode). */
-export interface ResolvedTarget {
-  saleLifeId?: number | null;
-  leaseLifeId?: number | null;
-  propertyReference?: string | null;
-  userId?: number | null;
-}
 
 /** One outbox row as the code sees it (the table is enquiry_outbox, migration 010). */
 export interface OutboxEntry {
@@ -22,7 +16,8 @@ export interface OutboxEntry {
   acceptedAt: number;
   listingId: number | null;
   agentId: number | null;
-  target: ResolvedTarget;
+  /** Where it goes, in the lead sink's form (sink.ts); the sink's `unresolved` until known. */
+  target: LeadDestination;
   /** The validated enquiry; null for spam and once erased. */
   payload: ParsedEnquiry | null;
   attempts: number;
@@ -47,10 +42,7 @@ interface Row {
   accepted_at: number;
   listing_id: number | null;
   agent_id: number | null;
-  sale_life_id: number | null;
-  lease_life_id: number | null;
-  user_id: number | null;
-  property_reference: string | null;
+  destination: string | null;
   payload: string | null;
   attempts: number;
   next_attempt_at: number;
@@ -64,7 +56,7 @@ interface Row {
   erased_at: number | null;
 }
 
-function fromRow(row: Row): OutboxEntry {
+function fromRow(row: Row, unresolved: LeadDestination): OutboxEntry {
   return {
     seq: row.seq,
     originalId: row.original_id,
@@ -74,12 +66,7 @@ function fromRow(row: Row): OutboxEntry {
     acceptedAt: row.accepted_at,
     listingId: row.listing_id,
     agentId: row.agent_id,
-    target: {
-      saleLifeId: row.sale_life_id,
-      leaseLifeId: row.lease_life_id,
-      propertyReference: row.property_reference,
-      userId: row.user_id,
-    },
+    target: row.destination === null ? unresolved : { ...unresolved, ...(JSON.parse(row.destination) as LeadDestination) },
     payload: row.payload === null ? null : (JSON.parse(row.payload) as ParsedEnquiry),
     attempts: row.attempts,
     nextAttemptAt: row.next_attempt_at,
@@ -99,7 +86,7 @@ export interface NewEnquiry {
   fingerprint: string;
   acceptedAt: number;
   /** Known at acceptance when the listing or agent lookup answered; else resolved before delivery. */
-  target?: ResolvedTarget;
+  target?: LeadDestination;
   /** Set for a tripped spam trap: stored (so a repeat gets the same answer) without personal data. */
   spamReason?: SpamReason;
 }
@@ -112,10 +99,7 @@ interface InsertParams {
   acceptedAt: number;
   listingId: number | null;
   agentId: number | null;
-  saleLifeId: number | null;
-  leaseLifeId: number | null;
-  userId: number | null;
-  propertyReference: string | null;
+  destination: string | null;
   payload: string | null;
 }
 
@@ -137,14 +121,21 @@ export interface ListOptions {
 export class EnquiryOutbox {
   private readonly statements;
 
-  constructor(readonly store: Store) {
-    const db = store.db;
+  /**
+   * @param unresolved what an entry's target reads as before it is resolved: the lead sink's
+   *   `unresolved` (default: empty).
+   */
+  constructor(
+    readonly store: Store,
+    private readonly unresolved: LeadDestination = {},
+  ) {
+    const db = tablesOf(store);
     this.statements = {
       insert: db.prepare<[InsertParams]>(
         `INSERT INTO enquiry_outbox (original_id, fingerprint, status, spam_reason, accepted_at, listing_id, agent_id,
-           sale_life_id, lease_life_id, user_id, property_reference, payload, next_attempt_at, window_start)
+           destination, payload, next_attempt_at, window_start)
          VALUES (@originalId, @fingerprint, @status, @spamReason, @acceptedAt, @listingId, @agentId,
-           @saleLifeId, @leaseLifeId, @userId, @propertyReference, @payload, @acceptedAt, @acceptedAt)
+           @destination, @payload, @acceptedAt, @acceptedAt)
          ON CONFLICT (original_id) DO NOTHING`,
       ),
       byId: db.prepare<[string], Row>('SELECT * FROM enquiry_outbox WHERE original_id = ?'),
@@ -157,9 +148,8 @@ export class EnquiryOutbox {
       nextDueAfter: db.prepare<[number], { at: number | null }>(
         `SELECT MIN(next_attempt_at) AS at FROM enquiry_outbox WHERE status = 'queued' AND next_attempt_at > ?`,
       ),
-      resolveTarget: db.prepare<[number | null, number | null, number | null, string | null, string]>(
-        `UPDATE enquiry_outbox SET sale_life_id = ?, lease_life_id = ?, user_id = ?, property_reference = ?
-         WHERE original_id = ? AND status = 'queued'`,
+      resolveTarget: db.prepare<[string, string]>(
+        `UPDATE enquiry_outbox SET destination = ? WHERE original_id = ? AND status = 'queued'`,
       ),
       startSending: db.prepare<[number, string]>(
         `UPDATE enquiry_outbox SET sending_since = ?, attempts = attempts + 1 WHERE original_id = ? AND status = 'queued'`,
@@ -217,10 +207,7 @@ export class EnquiryOutbox {
       acceptedAt: input.acceptedAt,
       listingId: enquiry.listingId ?? null,
       agentId: enquiry.agentId ?? null,
-      saleLifeId: target?.saleLifeId ?? null,
-      leaseLifeId: target?.leaseLifeId ?? null,
-      userId: target?.userId ?? null,
-      propertyReference: target?.propertyReference ?? null,
+      destination: target === undefined ? null : JSON.stringify(target),
       payload: spam ? null : JSON.stringify(enquiry),
     });
     const entry = this.get(enquiry.originalId);
@@ -231,7 +218,7 @@ export class EnquiryOutbox {
 
   get(originalId: string): OutboxEntry | undefined {
     const row = this.statements.byId.get(originalId);
-    return row ? fromRow(row) : undefined;
+    return row ? fromRow(row, this.unresolved) : undefined;
   }
 
   /** Status and fingerprint only: what the per-request checks need, without reading the payload. */
@@ -241,7 +228,7 @@ export class EnquiryOutbox {
 
   /** Queued entries whose next attempt is due, oldest acceptance first. */
   due(now: number, limit: number): OutboxEntry[] {
-    return this.statements.due.all(now, limit).map(fromRow);
+    return this.statements.due.all(now, limit).map((row) => fromRow(row, this.unresolved));
   }
 
   /** When the earliest queued entry not yet due at `now` falls due (ms), or undefined when none. */
@@ -249,14 +236,8 @@ export class EnquiryOutbox {
     return this.statements.nextDueAfter.get(now)?.at ?? undefined;
   }
 
-  resolveTarget(originalId: string, target: ResolvedTarget): void {
-    this.statements.resolveTarget.run(
-      target.saleLifeId ?? null,
-      target.leaseLifeId ?? null,
-      target.userId ?? null,
-      target.propertyReference ?? null,
-      originalId,
-    );
+  resolveTarget(originalId: string, target: LeadDestination): void {
+    this.statements.resolveTarget.run(JSON.stringify(target), originalId);
   }
 
   /** Committed before the POST leaves: after a crash, the row says "this may have reached the CRM". */
@@ -317,7 +298,7 @@ export class EnquiryOutbox {
    * copies the new pages home and empties the WAL, so the data is gone from disk, not only from SQL.
    */
   private removedFromDisk(rows: number): number {
-    if (rows > 0) checkpoint(this.store.db);
+    if (rows > 0) checkpoint(this.store);
     return rows;
   }
 
@@ -342,10 +323,32 @@ export class EnquiryOutbox {
     const limit = Math.max(1, Math.min(options.limit ?? 100, 10_000));
     const rows =
       status === 'all'
-        ? this.store.db.prepare<[number], Row>('SELECT * FROM enquiry_outbox ORDER BY seq DESC LIMIT ?').all(limit)
-        : this.store.db
+        ? tablesOf(this.store).prepare<[number], Row>('SELECT * FROM enquiry_outbox ORDER BY seq DESC LIMIT ?').all(limit)
+        : tablesOf(this.store)
             .prepare<[string, number], Row>('SELECT * FROM enquiry_outbox WHERE status = ? ORDER BY seq DESC LIMIT ?')
             .all(status, limit);
-    return rows.map(fromRow);
+    return rows.map((row) => fromRow(row, this.unresolved));
   }
+}
+
+/** The outbox's figures for `npm run relay -- status` (zeros in a store older than the outbox). */
+export function outboxStatus(store: Store): Record<OutboxStatus, number> & { oldestQueuedAt: number | null; total: number } {
+  const status = { queued: 0, delivered: 0, dead: 0, spam: 0, oldestQueuedAt: null as number | null, total: 0 };
+  if (!hasTable(store, 'enquiry_outbox')) return status;
+  const db = tablesOf(store);
+  for (const row of db.prepare('SELECT status, COUNT(*) AS n FROM enquiry_outbox GROUP BY status').all() as Array<{ status: OutboxStatus; n: number }>) {
+    status[row.status] = row.n;
+    status.total += row.n;
+  }
+  status.oldestQueuedAt = (db.prepare("SELECT MIN(accepted_at) FROM enquiry_outbox WHERE status = 'queued'").pluck().get() as number | null) ?? null;
+  return status;
+}
+
+/**
+ * After a restore: an enquiry queued when the backup was taken may have been delivered since. The
+ * CRM has no idempotency key, so each is marked "outcome unknown" and the delivery worker looks it
+ * up before it sends anything (the same path as after a crash mid-send). Returns how many.
+ */
+export function markQueuedForReconcile(store: Store, now: number): number {
+  return tablesOf(store).prepare(`UPDATE enquiry_outbox SET sending_since = COALESCE(sending_since, ?) WHERE status = 'queued'`).run(now).changes;
 }

@@ -4,7 +4,8 @@ import type { EnquiryAccepted, EnquiryStatus, EnquiryStatusResponse } from '../.
 import { corsPolicy } from '../cors.ts';
 import { HttpError } from '../errors.ts';
 import { DailyEnquiryBudget, UtcDayStore } from './daily-limits.ts';
-import type { OutboxStatus, ResolvedTarget, SpamReason } from './outbox.ts';
+import type { OutboxStatus, SpamReason } from './outbox.ts';
+import type { LeadDestination } from './sink.ts';
 import { ENQUIRY_LIMITS, enquiryFingerprint, enquiryRequestSchema, fieldErrors, type ParsedEnquiry } from './schema.ts';
 import type { EnquiryService } from './service.ts';
 import { findTarget } from './targets.ts';
@@ -193,7 +194,7 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
    * mistake (400). A look-up that fails (CRM unreachable) must not lose the lead: the enquiry is
    * accepted unresolved and the worker resolves it before delivery.
    */
-  async function resolveTarget(enquiry: ParsedEnquiry): Promise<ResolvedTarget | undefined> {
+  async function resolveTarget(enquiry: ParsedEnquiry): Promise<LeadDestination | undefined> {
     try {
       const target = await findTarget(service.targets, enquiry);
       if (target) return target;

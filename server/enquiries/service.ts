@@ -1,11 +1,12 @@
 import type { Config } from '../config.ts';
-import type { CrmClient } from '../crm/client.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import { EnquiryMetrics } from './metrics.ts';
 import { EnquiryOutbox } from './outbox.ts';
-import { crmEnquiryTargets, withFallback, type EnquiryTargets } from './targets.ts';
+import type { LeadSink } from './sink.ts';
+import { withFallback, type EnquiryTargets } from './targets.ts';
 import { createDeliveryWorker, type DeliverySettings, type DeliveryWorker } from './worker.ts';
+import type { Clock } from '../clock.ts';
 
 /** Everything the enquiry routes and the delivery worker share; built once by startRelay. */
 export interface EnquiryService {
@@ -15,7 +16,7 @@ export interface EnquiryService {
   worker: DeliveryWorker;
   settings: EnquirySettings;
   log: Logger;
-  now: () => number;
+  now: Clock;
 }
 
 export interface EnquirySettings extends DeliverySettings {
@@ -49,28 +50,34 @@ export interface EnquiryServiceOptions {
   config: Config;
   store: Store;
   log: Logger;
-  crm: CrmClient;
-  /** Listing and agent look-ups; default: cached lists from the CRM (see targets.ts). */
+  /** Where leads go (the composition root makes it: crmLeadSink for the CRM). */
+  sink: LeadSink;
+  /**
+   * Look-ups that ask the sink's system itself (crmEnquiryTargets): the look-up when `targets` is
+   * not given, and delivery's fallback while `targets` cannot tell (a cold listing cache).
+   */
+  sinkTargets: EnquiryTargets;
+  /** Listing and agent look-ups for acceptance (the listing cache's); default: `sinkTargets`. */
   targets?: EnquiryTargets;
   /** Overrides of the settings read from config (tests). */
   settings?: Partial<EnquirySettings>;
-  now?: () => number;
+  now?: Clock;
   random?: () => number;
 }
 
 export function createEnquiryService(options: EnquiryServiceOptions): EnquiryService {
-  const { store, crm } = options;
+  const { store, sink, sinkTargets } = options;
   const log = options.log.child({ component: 'enquiries' });
   const settings = { ...enquirySettings(options.config), ...options.settings };
   const now = options.now ?? Date.now;
-  const outbox = new EnquiryOutbox(store);
+  const outbox = new EnquiryOutbox(store, sink.unresolved);
   const metrics = new EnquiryMetrics(outbox);
   // Acceptance asks only the given look-up (a 202 must not wait for the CRM); delivery may also
   // ask the CRM itself while that look-up cannot tell (a cold listing cache).
-  // The worker and the look-ups name their own component: hand them the parent logger, or every
-  // line of theirs would carry "component" twice.
-  const targets = options.targets ?? crmEnquiryTargets(crm, { log: options.log });
-  const deliveryTargets = options.targets ? withFallback(options.targets, crmEnquiryTargets(crm, { log: options.log })) : targets;
-  const worker = createDeliveryWorker({ outbox, crm, targets: deliveryTargets, metrics, log: options.log, settings, now, random: options.random });
+  // The worker names its own component: hand it the parent logger, or every line of its would
+  // carry "component" twice.
+  const targets = options.targets ?? sinkTargets;
+  const deliveryTargets = options.targets ? withFallback(options.targets, sinkTargets) : targets;
+  const worker = createDeliveryWorker({ outbox, sink, targets: deliveryTargets, metrics, log: options.log, settings, now, random: options.random });
   return { outbox, metrics, targets, worker, settings, log, now };
 }

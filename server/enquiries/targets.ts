@@ -1,8 +1,5 @@
-import { allPages, type CrmClient, type PropertyClass, type SaleOrLease } from '../crm/client.ts';
-import { listingId } from '../listings/public-fields.ts';
-import type { Logger } from '../log.ts';
-import type { ResolvedTarget } from './outbox.ts';
 import type { ParsedEnquiry } from './schema.ts';
+import type { LeadDestination } from './sink.ts';
 
 /** A listing as an enquiry needs it: the life to attach the enquiry to, and the agency's reference. */
 export interface ListingTarget {
@@ -22,107 +19,12 @@ export interface AgentTarget {
  * gets a 400), and throws when it cannot tell right now (the enquiry is then accepted and resolved
  * again before delivery, so a CRM outage never loses a lead).
  *
- * The listings module's cache is the intended implementation; `crmEnquiryTargets` below is a
- * stand-alone one that asks the CRM and caches the answers.
+ * The listings module's cache is the intended implementation; `crmEnquiryTargets`
+ * (server/crm/enquiry-targets.ts) is a stand-alone one that asks the CRM and caches the answers.
  */
 export interface EnquiryTargets {
   listing(listingId: number): Promise<ListingTarget | undefined>;
   agent(agentId: number): Promise<AgentTarget | undefined>;
-}
-
-export interface CrmEnquiryTargetsOptions {
-  log: Logger;
-  /** How long a loaded list is trusted. Default 10 minutes. */
-  ttlMs?: number;
-  /** An id not in the lists triggers a reload at most this often. Default 60 s. */
-  missReloadMs?: number;
-  /** Listing lists to load. Default: residential sale and lease, current listings. */
-  lists?: Array<{ class: PropertyClass; saleOrLease: SaleOrLease }>;
-  now?: () => number;
-}
-
-interface Snapshot<T> {
-  byId: Map<number, T>;
-  loadedAt: number;
-}
-
-/**
- * Listing and agent lookups answered from whole lists fetched from the CRM and cached, so that an
- * enquiry costs no CRM request at acceptance (a random listingId costs at most one reload a
- * minute, whoever sends it).
- */
-export function crmEnquiryTargets(crm: CrmClient, options: CrmEnquiryTargetsOptions): EnquiryTargets {
-  const ttlMs = options.ttlMs ?? 10 * 60_000;
-  const missReloadMs = options.missReloadMs ?? 60_000;
-  const now = options.now ?? Date.now;
-  const lists = options.lists ?? [
-    { class: 'residential', saleOrLease: 'sale' },
-    { class: 'residential', saleOrLease: 'lease' },
-  ];
-  const log = options.log.child({ component: 'enquiry-targets' });
-
-  const cached = <T>(name: string, load: () => Promise<Map<number, T>>) => {
-    let snapshot: Snapshot<T> | undefined;
-    let loading: Promise<Snapshot<T>> | undefined;
-    const reload = () =>
-      (loading ??= load()
-        .then((byId) => {
-          snapshot = { byId, loadedAt: now() };
-          log.debug({ list: name, count: byId.size }, 'enquiry targets loaded');
-          return snapshot;
-        })
-        .finally(() => {
-          loading = undefined;
-        }));
-    return async (id: number): Promise<T | undefined> => {
-      let current = snapshot && now() - snapshot.loadedAt < ttlMs ? snapshot : await reloadOrStale();
-      const hit = current.byId.get(id);
-      if (hit !== undefined || now() - current.loadedAt < missReloadMs) return hit;
-      current = await reload();
-      return current.byId.get(id);
-    };
-    async function reloadOrStale(): Promise<Snapshot<T>> {
-      try {
-        return await reload();
-      } catch (error) {
-        // A stale list beats no answer: ids rarely disappear, and delivery checks again.
-        if (snapshot) return snapshot;
-        throw error;
-      }
-    }
-  };
-
-  const listing = cached<ListingTarget>('listings', async () => {
-    const byId = new Map<number, ListingTarget>();
-    const byProperty = new Map<number, ListingTarget>();
-    for (const list of lists) {
-      for await (const page of allPages((paging) => crm.listProperties({ ...list, available: true, published: true, ...paging }), 100)) {
-        for (const property of page.items) {
-          // Only the life of this list: an enquiry about the sale must not land on the lease.
-          const saleLifeId = list.saleOrLease === 'sale' ? (property.saleLifeId ?? null) : null;
-          const leaseLifeId = list.saleOrLease === 'lease' ? (property.leaseLifeId ?? null) : null;
-          if (saleLifeId === null && leaseLifeId === null) continue;
-          const target = { saleLifeId, leaseLifeId, reference: property.referenceID ?? null };
-          byId.set(listingId(list.saleOrLease, property), target);
-          // Pages made before listings had ids of their own name the property: its first list (sale) wins.
-          if (!byProperty.has(property.id)) byProperty.set(property.id, target);
-        }
-      }
-    }
-    for (const [propertyId, target] of byProperty) if (!byId.has(propertyId)) byId.set(propertyId, target);
-    return byId;
-  });
-
-  const agent = cached<AgentTarget>('agents', async () => {
-    const byId = new Map<number, AgentTarget>();
-    for await (const page of allPages((paging) => crm.listUsers(paging), 100)) {
-      // Only staff shown on the website can be enquired about from it.
-      for (const user of page.items) if (user.showOnWeb === true) byId.set(user.id, { userId: user.id });
-    }
-    return byId;
-  });
-
-  return { listing, agent };
 }
 
 /**
@@ -133,7 +35,7 @@ export function crmEnquiryTargets(crm: CrmClient, options: CrmEnquiryTargetsOpti
 export async function findTarget(
   targets: EnquiryTargets,
   enquiry: Pick<ParsedEnquiry, 'listingId' | 'agentId'>,
-): Promise<ResolvedTarget | undefined> {
+): Promise<LeadDestination | undefined> {
   if (enquiry.agentId !== undefined) {
     const agent = await targets.agent(enquiry.agentId);
     return agent && { userId: agent.userId };

@@ -1,14 +1,15 @@
-import { isCrmError, type CrmClient, type CrmError } from '../crm/client.ts';
 import type { Logger } from '../log.ts';
-import type { Worker } from '../relay.ts';
+import type { Worker } from '../worker.ts';
 import { isStoreUnavailable, type WriteHealth } from '../store/store.ts';
 import { CircuitBreaker, DEFAULT_BREAKER_SETTINGS, type BreakerOutcome, type BreakerSettings, type BreakerState } from './breaker.ts';
-import { isResolved, toAddEnquiry } from './mapping.ts';
 import type { EnquiryMetrics } from './metrics.ts';
-import type { EnquiryOutbox, OutboxEntry, ResolvedTarget } from './outbox.ts';
+import type { EnquiryOutbox, OutboxEntry } from './outbox.ts';
+import type { DeliveryFailure, Lead, LeadDestination, LeadSink } from './sink.ts';
 import { findTarget, type EnquiryTargets } from './targets.ts';
+import type { Clock } from '../clock.ts';
 
 export interface DeliverySettings {
+  /** The lead's source in the sink (ENQUIRY_SOURCE): read by the composition root when it makes the sink. */
   source: string;
   maxAgeMs: number;
   eraseAfterMs: number;
@@ -29,12 +30,13 @@ export interface DeliverySettings {
 
 export interface DeliveryWorkerDeps {
   outbox: EnquiryOutbox;
-  crm: CrmClient;
+  /** Where leads go (server/crm/lead-sink.ts for the CRM). */
+  sink: LeadSink;
   targets: EnquiryTargets;
   metrics: EnquiryMetrics;
   log: Logger;
   settings: DeliverySettings;
-  now?: () => number;
+  now?: Clock;
   random?: () => number;
 }
 
@@ -48,13 +50,10 @@ export interface DeliveryWorker extends Worker {
 }
 
 /** Credentials problems are the operator's to fix; the lead waits for them rather than dying. */
-const CONFIG_ERROR_CODES = new Set(['unauthorized', 'forbidden']);
 const CONFIG_RETRY_MS = 5 * 60_000;
-/** Pages of GET /enquiries read when looking for one enquiry (100 each). */
-const RECONCILE_MAX_PAGES = 20;
 
 /**
- * Delivers queued enquiries to the CRM, oldest first.
+ * Delivers queued enquiries to the lead sink (the CRM), oldest first.
  *
  * - At most `concurrency` deliveries in flight; each takes the oldest due row.
  * - Before a POST the row is marked "sending" (committed); once the outcome is known the mark is
@@ -71,7 +70,7 @@ const RECONCILE_MAX_PAGES = 20;
  *   it never ends the process, and a row's state only ever moves forward in committed steps.
  */
 export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
-  const { outbox, crm, targets, metrics, settings } = deps;
+  const { outbox, sink, targets, metrics, settings } = deps;
   const log = deps.log.child({ component: 'enquiry-delivery' });
   const now = deps.now ?? Date.now;
   const random = deps.random ?? Math.random;
@@ -237,17 +236,19 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
    */
   function retry(
     entry: OutboxEntry,
-    error: CrmError | Error,
+    error: unknown,
     outcomeUnknown: boolean,
     attempts: number,
     stage: 'resolve' | 'reconcile' | 'post',
   ): void {
     const current = now();
-    const reason = describe(error);
+    const failure = sink.failure(error);
+    const reason = describe(error, failure);
     let nextAt = current + backoff(attempts);
-    if (isCrmError(error) && error.retryAt) nextAt = Math.max(nextAt, error.retryAt.getTime());
-    if (isCrmError(error) && CONFIG_ERROR_CODES.has(error.code)) nextAt = Math.max(nextAt, current + CONFIG_RETRY_MS);
-    if (outcomeUnknown && mayStillLand(error)) nextAt = Math.max(nextAt, current + settings.reconcileDelayMs);
+    if (failure?.retryAt) nextAt = Math.max(nextAt, failure.retryAt);
+    if (failure?.reason === 'credentials') nextAt = Math.max(nextAt, current + CONFIG_RETRY_MS);
+    // Not the sink's error: we cannot tell whether the request may still land, so wait as if it may.
+    if (outcomeUnknown && (failure?.mayStillLand ?? true)) nextAt = Math.max(nextAt, current + settings.reconcileDelayMs);
     if (current >= windowEnd(entry) && !(outcomeUnknown && stage === 'post')) {
       const unsure = outcomeUnknown ? ' (an earlier attempt may have reached the CRM: check its holding area)' : '';
       die(entry, `retry window over (${attempts} attempts)${unsure}; last error: ${reason}`);
@@ -257,43 +258,24 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     outbox.retryLater(entry.originalId, Math.min(nextAt, Math.max(windowEnd(entry), current)), reason, outcomeUnknown);
     metrics.attempts[outcomeUnknown ? 'unknown_outcome' : 'retry']++;
     const fields = { originalId: entry.originalId, attempts, reason, outcomeUnknown, retryInMs: Math.round(nextAt - current) };
-    if (isCrmError(error) && error.setting) log.error({ ...fields, setting: error.setting }, 'enquiry delivery blocked by the CRM credentials');
+    if (failure?.setting) log.error({ ...fields, setting: failure.setting }, 'enquiry delivery blocked by the CRM credentials');
     // An unresolved listing waits quietly: acceptance already warned, and the cache logs its own trouble.
     else if (stage === 'resolve') log.debug(fields, 'enquiry target not resolvable yet; will retry');
     else log.warn(fields, 'enquiry delivery failed; will retry');
   }
 
-  async function resolveTarget(entry: OutboxEntry): Promise<ResolvedTarget | undefined | 'unknown'> {
+  async function resolveTarget(entry: OutboxEntry): Promise<LeadDestination | undefined | 'unknown'> {
     const payload = entry.payload!;
-    if (isResolved(payload, entry.target)) return entry.target;
+    const about = payload.agentId !== undefined ? 'agent' : 'listing';
+    if (sink.isComplete(entry.target, about)) return entry.target;
     const target = await findTarget(targets, payload);
-    if (!target || !isResolved(payload, target)) return 'unknown';
+    if (!target || !sink.isComplete(target, about)) return 'unknown';
     outbox.resolveTarget(entry.originalId, target);
     return target;
   }
 
-  /** Does the CRM already hold this enquiry? Looks through GET /enquiries filtered by date and life or user. */
-  async function findInCrm(entry: OutboxEntry, target: ResolvedTarget): Promise<number | null | undefined> {
-    // A little before acceptance, in case the CRM files the date in another zone or clock.
-    const since = new Date(entry.acceptedAt - 60 * 60_000);
-    const filter =
-      target.userId != null
-        ? { userId: target.userId }
-        : target.saleLifeId != null
-          ? { saleLifeId: target.saleLifeId }
-          : { leaseLifeId: target.leaseLifeId ?? undefined };
-    for (let page = 1; page <= RECONCILE_MAX_PAGES; page++) {
-      const list = await crm.listEnquiries(
-        { ...filter, enquiryDateSince: since, sort: 'enquiryDate', sortOrder: 'asc', page, pageSize: 100 },
-        { signal: abort.signal },
-      );
-      const match = list.items.find((item) => item.originalId === entry.originalId);
-      if (match) return match.id;
-      if (page >= list.totalPages || list.items.length + list.invalidItems === 0) return undefined;
-    }
-    // Not seen in the pages read: too many enquiries since for one life. Posting again risks a
-    // duplicate, waiting risks nothing but time; take it as not found only after the window.
-    throw new Error(`more than ${RECONCILE_MAX_PAGES * 100} enquiries to search for this life since acceptance`);
+  function leadOf(entry: OutboxEntry, destination: LeadDestination): Lead {
+    return { originalId: entry.originalId, enquiry: entry.payload!, acceptedAt: entry.acceptedAt, destination };
   }
 
   /**
@@ -301,10 +283,10 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
    * it (nothing to send yet, a cancel, the store failing).
    */
   function crmOutcome(error: unknown): BreakerOutcome | undefined {
-    if (!isCrmError(error)) return undefined;
-    if (error.code === 'aborted' || error.code === 'closed') return undefined;
-    if (CONFIG_ERROR_CODES.has(error.code)) return { ok: false, retryAt: now() + CONFIG_RETRY_MS };
-    if (error.retryable) return { ok: false, retryAt: error.retryAt?.getTime() };
+    const failure = sink.failure(error);
+    if (!failure || failure.reason === 'stopped') return undefined;
+    if (failure.reason === 'credentials') return { ok: false, retryAt: now() + CONFIG_RETRY_MS };
+    if (failure.retryable) return { ok: false, retryAt: failure.retryAt };
     // A definite refusal (400, 404, …) is the CRM answering: it is up.
     return { ok: true };
   }
@@ -315,7 +297,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       return undefined;
     }
     const current = now();
-    let target: ResolvedTarget;
+    let target: LeadDestination;
     try {
       const resolved = await resolveTarget(entry);
       if (resolved === 'unknown') {
@@ -325,7 +307,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       target = resolved!;
     } catch (error) {
       if (isStoreUnavailable(error)) throw error;
-      retry(entry, error as Error, entry.sendingSince !== null, entry.attempts, 'resolve');
+      retry(entry, error, entry.sendingSince !== null, entry.attempts, 'resolve');
       return crmOutcome(error);
     }
 
@@ -340,10 +322,10 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       }
       let found: number | null | undefined;
       try {
-        found = await findInCrm(entry, target);
+        found = await sink.findByOriginalId(leadOf(entry, target), { signal: abort.signal });
       } catch (error) {
         if (isStoreUnavailable(error)) throw error;
-        retry(entry, error as Error, true, entry.attempts, 'reconcile');
+        retry(entry, error, true, entry.attempts, 'reconcile');
         return crmOutcome(error);
       }
       if (found !== undefined) {
@@ -361,35 +343,35 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       return undefined;
     }
 
-    const body = toAddEnquiry(entry.payload, target, { source: settings.source, acceptedAt: new Date(entry.acceptedAt) });
     outbox.startSending(entry.originalId, now());
     writes.succeeded();
     const attempts = entry.attempts + 1;
     try {
-      const stored = await crm.addEnquiry(body, { signal: abort.signal });
+      const stored = await sink.deliver(leadOf(entry, target), { signal: abort.signal });
       delivered({ ...entry, attempts }, stored.id, false);
       return { ok: true };
     } catch (error) {
       // The store failing around the request (the CRM budget row, markDelivered): the row keeps
-      // "sending", so it is looked up in the CRM before any second POST.
+      // "sending", so it is looked up in the sink before any second delivery.
       if (isStoreUnavailable(error)) throw error;
-      if (!isCrmError(error)) {
-        // Not from the CRM client: we cannot tell whether anything was sent.
-        retry(entry, error as Error, true, attempts, 'post');
+      const failure = sink.failure(error);
+      if (!failure) {
+        // Not from the sink: we cannot tell whether anything was sent.
+        retry(entry, error, true, attempts, 'post');
         return undefined;
       }
-      if (!error.outcomeUnknown) outbox.clearSending(entry.originalId);
-      if (error.code === 'invalid_response') {
-        // A 2xx the client could not read: the CRM took it.
+      if (!failure.outcomeUnknown) outbox.clearSending(entry.originalId);
+      if (failure.reason === 'unreadable_answer') {
+        // A success the sink's client could not read: the sink took it.
         delivered({ ...entry, attempts }, null, false);
-      } else if (error.code === 'aborted' || error.code === 'closed') {
-        // Stopping. The row stays queued; "sending" stays set if the POST may have left.
-        outbox.retryLater(entry.originalId, now(), describe(error), error.outcomeUnknown);
-      } else if (error.retryable || CONFIG_ERROR_CODES.has(error.code)) {
-        retry(entry, error, error.outcomeUnknown, attempts, 'post');
+      } else if (failure.reason === 'stopped') {
+        // Stopping. The row stays queued; "sending" stays set if the request may have left.
+        outbox.retryLater(entry.originalId, now(), failure.description, failure.outcomeUnknown);
+      } else if (failure.retryable || failure.reason === 'credentials') {
+        retry(entry, error, failure.outcomeUnknown, attempts, 'post');
       } else {
-        // 400 and any other definite refusal: sending it again will not change the answer.
-        die({ ...entry, attempts }, error.crmMessage ? `CRM ${error.status ?? ''} ${error.crmMessage}`.replace(/\s+/g, ' ') : describe(error));
+        // A definite refusal (the CRM's 400, …): sending it again will not change the answer.
+        die({ ...entry, attempts }, failure.refusal ?? failure.description);
       }
       return crmOutcome(error);
     }
@@ -433,21 +415,8 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   };
 }
 
-/**
- * Whether a POST with an unknown outcome may still be at work in the CRM: after a timeout, a cut
- * connection or a gateway's 502/504 it may land later, so the look-up waits ENQUIRY_RECONCILE_DELAY_MS.
- * A 5xx the CRM answered itself ends the request: look it up as soon as the row's backoff allows.
- */
-function mayStillLand(error: unknown): boolean {
-  if (!isCrmError(error) || error.code !== 'server_error' || error.status === undefined) return true;
-  return error.status === 502 || error.status === 504;
-}
-
-/** An error for the outbox and the log: codes, statuses and the CRM's message, never request data. */
-function describe(error: unknown): string {
-  if (isCrmError(error)) {
-    const parts = [error.code, error.status === undefined ? undefined : String(error.status), error.crmMessage].filter(Boolean);
-    return parts.join(' ').slice(0, 500);
-  }
+/** An error for the outbox and the log: the sink's description (codes, statuses, its message), never request data. */
+function describe(error: unknown, failure: DeliveryFailure | undefined): string {
+  if (failure) return failure.description;
   return error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 500) : 'unknown error';
 }

@@ -1,5 +1,6 @@
 import type { ListingStatus, ListingType } from '../../contract/relay-api.ts';
 import type { Store } from '../store/store.ts';
+import { hasTable, tablesOf } from '../store/tables.ts';
 import type { CrmUser } from '../crm/schemas.ts';
 import type { AgentTarget, ListingTarget } from '../enquiries/targets.ts';
 import { writeRebuildable } from '../photos/rebuildable.ts';
@@ -26,7 +27,7 @@ export interface OpenHomeRow {
   end: string;
 }
 
-/** Sync bookkeeping kept in listing_sync_state. */
+/** Sync bookkeeping kept in listing_sync_state: each field is a row, keyed by its name. */
 export interface SyncState {
   /** When the last successful sync (of either kind) started: the cache is at least this fresh. */
   lastSuccessAt: number | null;
@@ -55,7 +56,7 @@ export class ListingCache {
   }
 
   private get db() {
-    return this.store.db;
+    return tablesOf(this.store);
   }
 
   /** Called after every change (the API clears its response cache). */
@@ -194,6 +195,11 @@ export class ListingCache {
     });
   }
 
+  /** Open homes cached, for the budget planner. */
+  countOpenHomes(): number {
+    return this.db.prepare('SELECT COUNT(*) FROM open_homes').pluck().get() as number;
+  }
+
   counts(): { available: number; sold: number; leased: number; agents: number } {
     const byStatus = Object.fromEntries(
       (this.db.prepare('SELECT status, COUNT(*) AS n FROM listings GROUP BY status').all() as Array<{ status: string; n: number }>).map((row) => [row.status, row.n]),
@@ -216,17 +222,7 @@ export class ListingCache {
   }
 
   private loadState(): SyncState {
-    const rows = this.db.prepare('SELECT key, value FROM listing_sync_state').all() as Array<{ key: string; value: string }>;
-    const map = new Map(rows.map((row) => [row.key, row.value]));
-    const number = (key: string) => (map.has(key) ? Number(map.get(key)) : null);
-    return {
-      lastSuccessAt: number('lastSuccessAt'),
-      lastFullSweepAt: number('lastFullSweepAt'),
-      modifiedSince: number('modifiedSince'),
-      sweep: number('sweep') ?? 0,
-      lastError: map.get('lastError') ?? null,
-      lastErrorAt: number('lastErrorAt'),
-    };
+    return readSyncState(this.store);
   }
 
   writeState(patch: Partial<SyncState>): void {
@@ -234,9 +230,9 @@ export class ListingCache {
     const upsert = this.db.prepare('INSERT INTO listing_sync_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
     const remove = this.db.prepare('DELETE FROM listing_sync_state WHERE key = ?');
     writeRebuildable(this.db, () => {
-      for (const [key, value] of Object.entries(patch)) {
-        if (value === null || value === undefined) remove.run(key);
-        else upsert.run(key, String(value));
+      for (const [field, value] of Object.entries(patch) as Array<[keyof SyncState, unknown]>) {
+        if (value === null || value === undefined) remove.run(SYNC_STATE_KEYS[field]);
+        else upsert.run(SYNC_STATE_KEYS[field], String(value));
       }
     });
   }
@@ -327,4 +323,64 @@ interface ListingRow {
   type: ListingType;
   status: ListingStatus;
   public_json: string;
+}
+
+/** The keys of listing_sync_state: SyncState's fields. */
+export const SYNC_STATE_KEYS = {
+  lastSuccessAt: 'lastSuccessAt',
+  lastFullSweepAt: 'lastFullSweepAt',
+  modifiedSince: 'modifiedSince',
+  sweep: 'sweep',
+  lastError: 'lastError',
+  lastErrorAt: 'lastErrorAt',
+} as const satisfies { [Key in keyof SyncState]: Key };
+
+/** The sync bookkeeping, read from any store (the running relay's, or read-only by the operator CLI). */
+export function readSyncState(store: Store): SyncState {
+  const rows = hasTable(store, 'listing_sync_state')
+    ? (tablesOf(store).prepare('SELECT key, value FROM listing_sync_state').all() as Array<{ key: string; value: string }>)
+    : [];
+  const map = new Map(rows.map((row) => [row.key, row.value]));
+  const number = (key: string) => (map.has(key) ? Number(map.get(key)) : null);
+  return {
+    lastSuccessAt: number(SYNC_STATE_KEYS.lastSuccessAt),
+    lastFullSweepAt: number(SYNC_STATE_KEYS.lastFullSweepAt),
+    modifiedSince: number(SYNC_STATE_KEYS.modifiedSince),
+    sweep: number(SYNC_STATE_KEYS.sweep) ?? 0,
+    lastError: map.get(SYNC_STATE_KEYS.lastError) ?? null,
+    lastErrorAt: number(SYNC_STATE_KEYS.lastErrorAt),
+  };
+}
+
+/** The cache's figures for `npm run relay -- status`: listings by type, then status; agents shown on the web. */
+export function listingStatus(store: Store): { byType: Record<string, Record<string, number>>; total: number; agents: number } {
+  const byType: Record<string, Record<string, number>> = {};
+  let total = 0;
+  if (!hasTable(store, 'listings')) return { byType, total, agents: 0 };
+  const db = tablesOf(store);
+  for (const row of db.prepare('SELECT type, status, COUNT(*) AS n FROM listings GROUP BY type, status ORDER BY type, status').all() as Array<{ type: string; status: string; n: number }>) {
+    (byType[row.type] ??= {})[row.status] = row.n;
+    total += row.n;
+  }
+  const agents = db.prepare('SELECT COUNT(*) FROM agents WHERE show_on_web = 1').pluck().get() as number;
+  return { byType, total, agents };
+}
+
+/** Listings cached (0 before the table exists): sampled by the sync progress display, counted in a backup. */
+export function countListings(store: Store): number {
+  return hasTable(store, 'listings') ? (tablesOf(store).prepare('SELECT COUNT(*) FROM listings').pluck().get() as number) : 0;
+}
+
+/**
+ * After a restore whose photo files are missing: these listings count as changed, and the next
+ * sync is a full sweep (an incremental one reads only what the CRM changed lately), so it fetches
+ * their photos again.
+ */
+export function refetchListings(store: Store, listingIds: Iterable<number>): void {
+  const db = tablesOf(store);
+  const mark = db.prepare('UPDATE listings SET crm_modified = NULL WHERE id = ?');
+  for (const id of listingIds) mark.run(id);
+  const forget = db.prepare('DELETE FROM listing_sync_state WHERE key = ?');
+  forget.run(SYNC_STATE_KEYS.lastFullSweepAt);
+  forget.run(SYNC_STATE_KEYS.modifiedSince);
 }

@@ -1,5 +1,6 @@
 import type { ChangedKind, ChangeNotice, PushedProperty } from '../crm/events.ts';
 import type { Store } from '../store/store.ts';
+import { tablesOf, type Db } from '../store/tables.ts';
 
 /** A stored notice waiting to be applied. */
 export interface QueuedChange {
@@ -19,10 +20,10 @@ export interface QueuedChange {
  * transaction (the store runs synchronous=FULL), so "stored" means on disk.
  */
 export class ChangeStore {
-  private readonly db: Store['db'];
+  private readonly db: Db;
 
   constructor(store: Store) {
-    this.db = store.db;
+    this.db = tablesOf(store);
   }
 
   /**

@@ -5,6 +5,7 @@ import type { Logger } from '../log.ts';
 import type { ChangeStore, QueuedChange } from './event-store.ts';
 import type { ListingCache } from './cache.ts';
 import type { ListingSync } from './sync.ts';
+import type { Clock } from '../clock.ts';
 
 /** A failed application is tried again after this, doubling, at most MAX_ATTEMPTS times (the stream and sweeps catch up after). */
 const RETRY_BASE_MS = 5_000;
@@ -30,7 +31,7 @@ export interface ChangeWorkerOptions {
   client: CrmClient;
   log: Logger;
   config: Pick<Config, 'SYNC_INTERVAL_MINUTES' | 'WEBHOOK_DAILY_REFRESHES'>;
-  now?: () => number;
+  now?: Clock;
 }
 
 /**
@@ -41,7 +42,7 @@ export interface ChangeWorkerOptions {
 export class CrmChangeWorker {
   readonly name = 'crm-changes';
   readonly counts: ChangeWorkerCounts = { streamReads: 0, streamEvents: 0, applied: 0, overDailyCap: 0, failures: 0 };
-  private readonly now: () => number;
+  private readonly now: Clock;
   private readonly log: Logger;
   private stopped = true;
   private streamTimer: NodeJS.Timeout | undefined;

@@ -7,6 +7,7 @@ import { photoHosts, PhotoHostAllowList } from '../photos/hosts.ts';
 import { PhotoMirror } from '../photos/mirror.ts';
 import { photosRouter } from '../photos/routes.ts';
 import type { Store } from '../store/store.ts';
+import type { Feature } from '../feature.ts';
 import { assertBudget, planBudget, type BudgetPlan } from './budget.ts';
 import { ListingCache } from './cache.ts';
 import { listingsRouter } from './routes.ts';
@@ -15,6 +16,7 @@ import { ChangeStore } from './event-store.ts';
 import { CrmChangeWorker, renderPushMetrics } from './events.ts';
 import { ListingSync } from './sync.ts';
 import { webhookRouter, type WebhookCounts } from './webhook.ts';
+import type { Clock } from '../clock.ts';
 
 export { BudgetRefusedError, planBudget, type BudgetPlan } from './budget.ts';
 export { ListingCache } from './cache.ts';
@@ -59,7 +61,7 @@ export interface ListingsServiceOptions {
   client: CrmClient;
   /** Hosts photos may come from when PHOTO_HOSTS is unset (the CRM's, the demo simulator's). */
   defaultPhotoSources?: Array<string | undefined>;
-  now?: () => number;
+  now?: Clock;
 }
 
 /**
@@ -74,7 +76,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
   const sizes = () => ({
     listingsBySource: cache.countsBySource(),
     agents: cache.counts().agents,
-    openHomes: store.db.prepare('SELECT COUNT(*) FROM open_homes').pluck().get() as number,
+    openHomes: cache.countOpenHomes(),
   });
   const plan = planBudget(config, sizes());
   log.info(
@@ -160,4 +162,17 @@ export function createListingsService(options: ListingsServiceOptions): Listings
 function unlessNeverSynced(cache: ListingCache): undefined {
   if (cache.readState().lastSuccessAt === null) throw new Error('The listing cache has not been filled from the CRM yet.');
   return undefined;
+}
+
+/** The listings feature as the relay mounts it: its routes, its two workers, ready once the cache was filled, the push metrics. */
+export function listingsFeature(listings: ListingsService): Feature {
+  return {
+    name: 'listings',
+    router: listings.router,
+    workers: [listings.sync, listings.changes],
+    // Not ready until the listing cache has been filled once: before that, pages would show no
+    // listings. Afterwards a CRM outage does not make the relay unready: it serves its cache.
+    readiness: { listingCache: () => listings.cache.readState().lastSuccessAt !== null },
+    metrics: () => listings.metrics(),
+  };
 }

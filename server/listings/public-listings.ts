@@ -3,6 +3,7 @@ import type { PhotoMirror } from '../photos/mirror.ts';
 import { publicPhoto } from '../photos/public.ts';
 import type { CachedListing, ListingCache } from './cache.ts';
 import { listingsSql, parseListingsQuery, type ParsedListingsQuery } from './query.ts';
+import type { Clock } from '../clock.ts';
 
 /**
  * The public listing shape, read from the cache: what GET /api/v1/listings[/:id] answers and what
@@ -26,7 +27,7 @@ export interface PublicListingsDeps {
   mirror: PhotoMirror;
   /** Absolute URL prefix of photos (PUBLIC_URL), or '' for relay-relative ones. */
   base: string;
-  now?: () => number;
+  now?: Clock;
 }
 
 export function publicListings(deps: PublicListingsDeps): PublicListings {

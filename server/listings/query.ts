@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LISTING_FILTERS, LISTING_FILTER_NAMES, type FilterSpec, type ListingFilterName } from '../../contract/listing-filters.ts';
 import type { ListingSort, ListingsQuery } from '../../contract/relay-api.ts';
 import { HttpError } from '../errors.ts';
 
@@ -16,31 +17,43 @@ const money = z
   .string()
   .regex(/^\d{1,12}(\.\d{1,2})?$/, 'must be an amount such as 650000')
   .transform(Number);
-const text = z.string().trim().min(1, 'must not be empty').max(80, 'must be at most 80 characters');
+const text = (maxLength: number) => z.string().trim().min(1, 'must not be empty').max(maxLength, `must be at most ${maxLength} characters`);
+
+/** The query-string schema of one filter of the table (contract/listing-filters.ts). */
+function filterSchema(spec: FilterSpec): z.ZodType<unknown, string | undefined> {
+  switch (spec.kind) {
+    case 'choice': {
+      const choice = z.enum(spec.values as [string, ...string[]]);
+      return spec.fallback === undefined ? choice.optional() : choice.default(spec.fallback);
+    }
+    case 'text':
+      return text(spec.maxLength).optional();
+    case 'whole':
+      return wholeNumber(spec.max).optional();
+    case 'money':
+      return money.optional();
+  }
+}
+
+const filterSchemas = Object.fromEntries(LISTING_FILTER_NAMES.map((name) => [name, filterSchema(LISTING_FILTERS[name])])) as Record<
+  ListingFilterName,
+  z.ZodType<unknown, string | undefined>
+>;
 
 /** GET /api/v1/listings query: every parameter a single string; unknown parameters refused. */
 export const listingsQuerySchema = z
   .strictObject({
-    type: z.enum(['sale', 'lease']).optional(),
-    status: z.enum(['available', 'sold', 'leased']).default('available'),
-    suburb: text.optional(),
-    minPrice: money.optional(),
-    maxPrice: money.optional(),
-    minBeds: wholeNumber(50).optional(),
-    minBaths: wholeNumber(50).optional(),
-    minCars: wholeNumber(50).optional(),
-    propertyType: text.optional(),
-    agentId: wholeNumber(Number.MAX_SAFE_INTEGER).optional(),
-    sort: z.enum(['price', '-price', 'newest', 'suburb', 'landArea'] satisfies ListingSort[]).default('newest'),
+    ...filterSchemas,
     page: wholeNumber(100_000).pipe(z.number().min(1, 'must be 1 or more')).default(1),
     pageSize: wholeNumber(MAX_PAGE_SIZE).pipe(z.number().min(1, 'must be 1 or more')).default(DEFAULT_PAGE_SIZE),
   })
-  .refine((query) => query.minPrice === undefined || query.maxPrice === undefined || query.minPrice <= query.maxPrice, {
+  .refine((query) => query.minPrice === undefined || query.maxPrice === undefined || (query.minPrice as number) <= (query.maxPrice as number), {
     message: 'must not be below minPrice',
     path: ['maxPrice'],
   });
 
-export type ParsedListingsQuery = z.infer<typeof listingsQuerySchema> & Required<Pick<ListingsQuery, 'status' | 'sort' | 'page' | 'pageSize'>>;
+/** A parsed query: the filters of the table as their values, the ones with a fallback always set. */
+export type ParsedListingsQuery = ListingsQuery & Required<Pick<ListingsQuery, 'status' | 'sort' | 'page' | 'pageSize'>>;
 
 /** Parses `req.query`; a bad or unknown parameter is a 400 naming each one. */
 export function parseListingsQuery(query: Record<string, unknown>): ParsedListingsQuery {
@@ -50,7 +63,8 @@ export function parseListingsQuery(query: Record<string, unknown>): ParsedListin
   }
   if (Object.keys(fields).length === 0) {
     const result = listingsQuerySchema.safeParse(query);
-    if (result.success) return result.data;
+    // The table made the schema, so its output is the table's values (filterSchema's cases).
+    if (result.success) return result.data as ParsedListingsQuery;
     for (const issue of result.error.issues) {
       if (issue.code === 'unrecognized_keys') {
         for (const key of issue.keys) fields[key] = 'is not a listing filter';
@@ -77,25 +91,38 @@ const ORDER_BY: Record<ListingSort, string> = {
   landArea: 'land_area_sqm IS NULL, land_area_sqm DESC, id',
 };
 
+type FilterWithClause = Exclude<ListingFilterName, 'sort'>;
+
+/**
+ * Each filter's SQL (sort is ORDER_BY's): one entry per filter of the table, no more, no less, or
+ * the compiler refuses. Placeholders only, never interpolated input.
+ */
+const FILTER_CLAUSES: { [Name in FilterWithClause]: (value: NonNullable<ParsedListingsQuery[Name]>) => [clause: string, param: unknown] } = {
+  status: (status) => ['status = ?', status],
+  type: (type) => ['type = ?', type],
+  suburb: (suburb) => ['suburb = ?', suburb],
+  propertyType: (propertyType) => ['property_type = ?', propertyType],
+  // A listing matches when its price, or any part of its band, lies in [minPrice, maxPrice].
+  minPrice: (minPrice) => ['price_low_cents IS NOT NULL AND (price_high_cents IS NULL OR price_high_cents >= ?)', cents(minPrice)],
+  maxPrice: (maxPrice) => ['price_low_cents <= ?', cents(maxPrice)],
+  minBeds: (minBeds) => ['bed >= ?', minBeds],
+  minBaths: (minBaths) => ['bath >= ?', minBaths],
+  minCars: (minCars) => ['cars >= ?', minCars],
+  agentId: (agentId) => ['id IN (SELECT listing_id FROM listing_agents WHERE agent_id = ?)', agentId],
+};
+
 /** The SQL of a parsed query: placeholders only, never interpolated input. */
 export function listingsSql(query: ParsedListingsQuery): { where: string; params: unknown[]; orderBy: string } {
-  const clauses = ['status = ?'];
-  const params: unknown[] = [query.status];
-  const add = (clause: string, value: unknown) => {
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  for (const name of Object.keys(FILTER_CLAUSES) as FilterWithClause[]) {
+    const value = query[name];
+    if (value === undefined) continue;
+    const [clause, param] = (FILTER_CLAUSES[name] as (value: unknown) => [string, unknown])(value);
     clauses.push(clause);
-    params.push(value);
-  };
-  if (query.type) add('type = ?', query.type);
-  if (query.suburb) add('suburb = ?', query.suburb);
-  if (query.propertyType) add('property_type = ?', query.propertyType);
-  // A listing matches when its price, or any part of its band, lies in [minPrice, maxPrice].
-  if (query.minPrice !== undefined) add('price_low_cents IS NOT NULL AND (price_high_cents IS NULL OR price_high_cents >= ?)', cents(query.minPrice));
-  if (query.maxPrice !== undefined) add('price_low_cents <= ?', cents(query.maxPrice));
-  if (query.minBeds !== undefined) add('bed >= ?', query.minBeds);
-  if (query.minBaths !== undefined) add('bath >= ?', query.minBaths);
-  if (query.minCars !== undefined) add('cars >= ?', query.minCars);
-  if (query.agentId !== undefined) add('id IN (SELECT listing_id FROM listing_agents WHERE agent_id = ?)', query.agentId);
-  return { where: clauses.join(' AND '), params, orderBy: ORDER_BY[query.sort] };
+    params.push(param);
+  }
+  return { where: clauses.join(' AND ') || '1 = 1', params, orderBy: ORDER_BY[query.sort] };
 }
 
 function cents(dollars: number): number {

@@ -1,13 +1,15 @@
-import { createHash } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import type { ListingsFilling } from '../../contract/relay-api.ts';
 import type { Config } from '../config.ts';
 import { corsPolicy, publicOrigins } from '../cors.ts';
 import { HttpError } from '../errors.ts';
 import type { PhotoMirror } from '../photos/mirror.ts';
+import { DYNAMIC_EFFORT, EncodedBody, sendEncoded } from '../precompressed.ts';
+import type { ReplayCache } from '../replay.ts';
 import type { ListingCache } from './cache.ts';
 import { publicListings, type PublicListings } from './public-listings.ts';
 import { parseListingsQuery, queryKey } from './query.ts';
+import type { Clock } from '../clock.ts';
 
 export interface ListingsRouterDeps {
   config: Pick<Config, 'ALLOWED_ORIGINS' | 'PUBLIC_URL' | 'demoMode'>;
@@ -15,7 +17,7 @@ export interface ListingsRouterDeps {
   mirror: PhotoMirror;
   /** The public listing shape (shared with the server-rendered pages); built from cache and mirror when not given. */
   listings?: PublicListings;
-  now?: () => number;
+  now?: Clock;
 }
 
 /** Browsers and CDNs may reuse an answer for a minute and serve it stale while they revalidate. */
@@ -25,22 +27,24 @@ const RESPONSE_CACHE_ENTRIES = 1_000;
 /** How long a page should wait before asking again while the first sync fills the cache. */
 export const FILLING_RETRY_AFTER_SECONDS = 5;
 
-interface Rendered {
-  /** Encoded once: a busy page is sent many times. */
-  body: Buffer;
-  etag: string;
-}
+/** An answer's JSON, ETag and compressed forms, made once per cache change: a busy page is sent many times. */
+type Rendered = EncodedBody;
 
 /**
  * The public listing API: GET /api/v1/listings, /api/v1/listings/:id and /api/v1/agents. Every
  * answer comes from the cache in SQLite; no request here ever reaches the CRM. Rendered bodies are
- * kept in memory with their strong ETag until the sync changes something.
+ * kept in memory with their strong ETag and brotli/gzip forms until the sync changes something.
  */
 export function listingsRouter(deps: ListingsRouterDeps): Router {
   const { cache, mirror } = deps;
   const now = deps.now ?? Date.now;
   const rendered = new Map<string, Rendered>();
-  cache.onChange(() => rendered.clear());
+  // Answers recorded for replay (server/replay.ts) are current while this stays the same.
+  let cacheGeneration = 0;
+  cache.onChange(() => {
+    rendered.clear();
+    cacheGeneration++;
+  });
 
   const router = Router({ caseSensitive: true, strict: true });
   const cors = corsPolicy({ allowedOrigins: deps.config.ALLOWED_ORIGINS, ownOrigins: publicOrigins(deps.config), allowAnyOrigin: deps.config.demoMode });
@@ -73,9 +77,9 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     // The exact URL seen before skips parsing; a new one is parsed (400 if bad) and keyed by meaning.
     const seen = `url|${req.originalUrl}`;
     const known = rendered.get(seen);
-    if (known) return respond(req, res, known, LIST_CACHE_CONTROL);
+    if (known) return respond(req, res, known, LIST_CACHE_CONTROL, Infinity);
     const query = parseListingsQuery(req.query as Record<string, unknown>);
-    const entry = send(req, res, `list|${queryKey(query)}`, LIST_CACHE_CONTROL, () => listings.page(query));
+    const entry = send(req, res, `list|${queryKey(query)}`, LIST_CACHE_CONTROL, Infinity, () => listings.page(query));
     remember(seen, entry);
   });
 
@@ -83,8 +87,9 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     const raw = String(req.params.id);
     if (!/^\d{1,15}$/.test(raw)) throw new HttpError(400, 'invalid_id', 'The listing id must be a number.', { id: 'must be a whole number' });
     const id = Number(raw);
-    // The minute in the key: open homes that have finished drop out.
-    send(req, res, `detail|${id}|${Math.floor(now() / 60_000)}`, LIST_CACHE_CONTROL, () => {
+    // Open homes end: a detail is rendered again each minute.
+    const minute = Math.floor(now() / 60_000);
+    send(req, res, `detail|${id}|${minute}`, LIST_CACHE_CONTROL, (minute + 1) * 60_000, () => {
       const listing = listings.detail(id);
       if (!listing) throw new HttpError(404, 'listing_not_found', 'No such listing (it may have been sold, leased or withdrawn).');
       return listing;
@@ -92,7 +97,7 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   });
 
   router.get('/api/v1/agents', (req, res) => {
-    send(req, res, 'agents', AGENTS_CACHE_CONTROL, () => ({ items: listings.agents() }));
+    send(req, res, 'agents', AGENTS_CACHE_CONTROL, Infinity, () => ({ items: listings.agents() }));
   });
 
   function remember(key: string, entry: Rendered): void {
@@ -100,40 +105,40 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     rendered.set(key, entry);
   }
 
-  /** Answers from the response cache (rendering once), with a strong ETag and 304s; returns the entry sent. */
-  function send(req: Request, res: Response, key: string, cacheControl: string, render: () => unknown): Rendered {
+  /**
+   * Answers from the response cache (rendering once), with a strong ETag and 304s; returns the entry
+   * sent. `validUntil` (epoch ms) bounds how long a replay of the answer may be sent.
+   */
+  function send(req: Request, res: Response, key: string, cacheControl: string, validUntil: number, render: () => unknown): Rendered {
     let entry = rendered.get(key);
     if (!entry) {
-      const body = Buffer.from(JSON.stringify(render()));
-      entry = { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+      entry = new EncodedBody(Buffer.from(JSON.stringify(render())), DYNAMIC_EFFORT);
       remember(key, entry);
     }
-    respond(req, res, entry, cacheControl);
+    respond(req, res, entry, cacheControl, validUntil);
     return entry;
   }
 
-  function respond(req: Request, res: Response, entry: Rendered, cacheControl: string): void {
+  function respond(req: Request, res: Response, entry: Rendered, cacheControl: string, validUntil: number): void {
     res.set('Cache-Control', cacheControl);
-    res.set('ETag', entry.etag);
-    const { lastSuccessAt } = cache.readState();
-    if (lastSuccessAt !== null) res.set('X-Listings-Age', String(Math.max(0, Math.round((now() - lastSuccessAt) / 1000))));
+    res.set('X-Listings-Age', listingsAge());
     if (res.get('Access-Control-Allow-Origin')) res.set('Access-Control-Expose-Headers', 'ETag, Retry-After, X-Listings-Age');
-    if (matchesIfNoneMatch(req.get('If-None-Match'), entry.etag)) {
-      res.status(304).end();
-      return;
-    }
-    res.type('application/json').send(entry.body);
+    res.type('application/json');
+    const replay = res.locals.replay as ReplayCache | undefined;
+    const generation = cacheGeneration;
+    sendEncoded(req, res, entry, (bytes) =>
+      replay?.remember(req, res, entry, bytes, {
+        isCurrent: () => generation === cacheGeneration && now() < validUntil,
+        refresh: () => ({ 'x-listings-age': listingsAge() }),
+      }),
+    );
+  }
+
+  /** Seconds since the last successful sync (the guard above makes sure there was one). */
+  function listingsAge(): string {
+    const { lastSuccessAt } = cache.readState();
+    return String(Math.max(0, Math.round((now() - (lastSuccessAt ?? now())) / 1000)));
   }
 
   return router;
-}
-
-/**
- * RFC 9110 If-None-Match at the origin (weak comparison). Unlike Express's req.fresh this ignores a
- * request's `Cache-Control: no-cache`, which fetch() adds to every conditional request it is given.
- */
-function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
 }

@@ -10,6 +10,7 @@ import type { ListingCache, OpenHomeRow } from './cache.ts';
 import { CRM_PAGE_SIZE } from './budget.ts';
 import { listSpecs, type ListSpec } from './lists.ts';
 import { agentFromCrm, listingFromCrm, listingId } from './public-fields.ts';
+import type { Clock } from '../clock.ts';
 
 /**
  * A list item as the sync reads it: the shared property schema, except that `photos` stays
@@ -46,7 +47,7 @@ export interface ListingSyncOptions {
   mirror: PhotoMirror;
   log: Logger;
   config: ListingSyncConfig;
-  now?: () => number;
+  now?: Clock;
   /** Listings processed (photos mirrored) at once. Default 4. */
   listingConcurrency?: number;
   /** Records per CRM page (`pagesize`). Default 100, the most the CRM gives. */
@@ -73,7 +74,7 @@ const PUBLISH_EVERY = 10;
 export class ListingSync {
   readonly name = 'listing-sync';
   readonly specs: ListSpec[];
-  private readonly now: () => number;
+  private readonly now: Clock;
   private readonly log: Logger;
   private queue: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;

@@ -3,6 +3,7 @@ import { MalformedPushError, parseCrmWebhook, verifyCrmWebhook, WEBHOOK_SIGNATUR
 import { HttpError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { ChangeStore } from './event-store.ts';
+import type { Clock } from '../clock.ts';
 
 /** The CRM sends one small record (or two, sale and lease) per event; anything far bigger is not the CRM. */
 export const WEBHOOK_MAX_BYTES = 512 * 1024;
@@ -24,7 +25,7 @@ export interface WebhookDeps {
   onStored(): void;
   counts: WebhookCounts;
   log: Logger;
-  now?: () => number;
+  now?: Clock;
 }
 
 /**

@@ -1,20 +1,20 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { CliCommand, CliContext } from '../cli.ts';
+import type { CliCommand, CliContext } from '../cli-command.ts';
 import { parseOptions } from '../cli-options.ts';
 import { createCrmClientFromConfig } from '../crm/client.ts';
 import { createLogger } from '../log.ts';
+import { readSyncState } from '../listings/cache.ts';
 import { createListingsService, type SyncReport } from '../listings/index.ts';
 import { createProgress } from '../progress.ts';
-import { openStore } from '../store/store.ts';
+import { openStore, openStoreReadOnly } from '../store/store.ts';
 import { backupStore, restoreStore } from './backup.ts';
 import { runningRelay } from './instance.ts';
-import { collectStatus, formatBytes, formatStatus, openStoreReadOnly } from './status.ts';
+import { collectStatus, formatBytes, formatStatus } from './status.ts';
 import { watchSyncProgress } from './sync-progress.ts';
+import { SYNC_REQUEST_FILE, SYNC_SIGNAL } from './sync-request.ts';
 
 /** Asks a running relay for a sync: the kind goes in this file, then SIGUSR2 (see main.ts). */
-export const SYNC_REQUEST_FILE = 'sync-request.json';
-export const SYNC_SIGNAL = 'SIGUSR2';
 
 function wantsHelp(args: string[]): boolean {
   return args.includes('help') || args.includes('--help') || args.includes('-h');
@@ -97,7 +97,7 @@ async function syncHere(kind: 'full' | 'incremental', context: CliContext): Prom
   const log = createLogger({ level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL });
   const store = openStore(config.DATA_DIR);
   const crm = createCrmClientFromConfig(config, store, log);
-  const stopProgress = watchSyncProgress(store.db, { log });
+  const stopProgress = watchSyncProgress(store, { log });
   try {
     const listings = createListingsService({ config, store, log, client: crm });
     const report = await listings.sync.run(kind);
@@ -121,20 +121,19 @@ async function syncInRunningRelay(pid: number, kind: 'full' | 'incremental', tim
   writeFileSync(join(dataDir, SYNC_REQUEST_FILE), JSON.stringify({ kind, requestedAt }));
   process.kill(pid, SYNC_SIGNAL);
   context.out(`Asked the running relay (pid ${pid}) for a${kind === 'full' ? ' full' : 'n incremental'} sync; waiting for it…`);
-  const db = openStoreReadOnly(dataDir);
-  const stopProgress = watchSyncProgress(db);
+  const store = openStoreReadOnly(dataDir);
+  const stopProgress = watchSyncProgress(store);
   try {
-    const state = db.prepare("SELECT key, value FROM listing_sync_state WHERE key IN ('lastSuccessAt', 'lastErrorAt', 'lastError')");
     const deadline = requestedAt + timeoutSeconds * 1000;
     while (Date.now() < deadline) {
-      const values = new Map((state.all() as Array<{ key: string; value: string }>).map((row) => [row.key, row.value]));
+      const state = readSyncState(store);
       // A run stamps the time it started: one that started after our request is ours (or later).
-      if (Number(values.get('lastErrorAt') ?? 0) >= requestedAt - 1000 && values.has('lastError')) {
-        stopProgress({ error: values.get('lastError') });
-        context.err(`The sync failed: ${values.get('lastError')}`);
+      if ((state.lastErrorAt ?? 0) >= requestedAt - 1000 && state.lastError !== null) {
+        stopProgress({ error: state.lastError });
+        context.err(`The sync failed: ${state.lastError}`);
         return 1;
       }
-      if (Number(values.get('lastSuccessAt') ?? 0) >= requestedAt - 1000) {
+      if ((state.lastSuccessAt ?? 0) >= requestedAt - 1000) {
         stopProgress();
         context.out('The sync is done: see `npm run relay -- status`, and the relay log for its figures.');
         return 0;
@@ -145,21 +144,7 @@ async function syncInRunningRelay(pid: number, kind: 'full' | 'incremental', tim
     context.err(`No outcome within ${timeoutSeconds} s; the relay may still be syncing (a sync already running finishes first).`);
     return 1;
   } finally {
-    db.close();
-  }
-}
-
-/** Read by main.ts on SIGUSR2: the sync kind the CLI asked for (incremental when unsure). */
-export function takeSyncRequest(dataDir: string): 'full' | 'incremental' {
-  const file = join(resolve(dataDir), SYNC_REQUEST_FILE);
-  if (!existsSync(file)) return 'incremental';
-  try {
-    const request = JSON.parse(readFileSync(file, 'utf8')) as { kind?: string };
-    return request.kind === 'full' ? 'full' : 'incremental';
-  } catch {
-    return 'incremental';
-  } finally {
-    rmSync(file, { force: true });
+    store.close();
   }
 }
 

@@ -1,10 +1,11 @@
-import Database from 'better-sqlite3';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CAPABILITIES, missingCapabilities, readKeyAccess, type KeyAccess, type MissingCapability } from '../crm/access.ts';
-import { utcDay } from '../crm/limiter.ts';
-import type { Db } from '../store/store.ts';
-import { STORE_FILE } from '../store/store.ts';
+import { budgetUsedOn, utcDay } from '../crm/limiter.ts';
+import { outboxStatus } from '../enquiries/outbox.ts';
+import { listingStatus, readSyncState } from '../listings/cache.ts';
+import { photoStatus } from '../photos/mirror.ts';
+import { openStoreReadOnly, STORE_FILE, type Store } from '../store/store.ts';
 
 /** What `npm run relay -- status` reports; every figure read from the store and DATA_DIR. */
 export interface RelayStatus {
@@ -40,19 +41,6 @@ export interface RelayStatus {
   crmAccess: (KeyAccess & { missing: MissingCapability[] }) | null;
 }
 
-/** Opens the store read-only: status never changes anything, and never creates a store that is not there. */
-export function openStoreReadOnly(dataDir: string): Db {
-  const file = join(resolve(dataDir), STORE_FILE);
-  if (!existsSync(file)) throw new Error(`No relay store at ${file}. Is DATA_DIR right? (The relay creates it at its first start.)`);
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  db.pragma('busy_timeout = 5000');
-  return db;
-}
-
-export function tableExists(db: Db, name: string): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
-}
-
 function iso(ms: number | null): string | null {
   return ms === null || !Number.isFinite(ms) ? null : new Date(ms).toISOString();
 }
@@ -78,59 +66,20 @@ export function folderSize(dir: string): { files: number; bytes: number } {
 
 export function collectStatus(dataDir: string, dailyLimit: number, now = new Date()): RelayStatus {
   const absoluteDir = resolve(dataDir);
-  const db = openStoreReadOnly(absoluteDir);
+  const store = openStoreReadOnly(absoluteDir);
   try {
     const storeFile = join(absoluteDir, STORE_FILE);
     const storeBytes = [storeFile, `${storeFile}-wal`].filter(existsSync).reduce((sum, file) => sum + statSync(file).size, 0);
 
-    const state = new Map<string, string>();
-    if (tableExists(db, 'listing_sync_state')) {
-      for (const row of db.prepare('SELECT key, value FROM listing_sync_state').all() as Array<{ key: string; value: string }>) {
-        state.set(row.key, row.value);
-      }
-    }
-    const stateNumber = (key: string) => (state.has(key) ? Number(state.get(key)) : null);
-    const lastSuccessAt = stateNumber('lastSuccessAt');
-    const lastErrorAt = stateNumber('lastErrorAt');
+    const state = readSyncState(store);
+    const { lastSuccessAt, lastErrorAt } = state;
     const lastOutcome = lastErrorAt !== null && (lastSuccessAt === null || lastErrorAt >= lastSuccessAt) ? 'failed' : lastSuccessAt !== null ? 'ok' : 'never';
-
-    const listings: Record<string, Record<string, number>> = {};
-    let listingsTotal = 0;
-    let agents = 0;
-    if (tableExists(db, 'listings')) {
-      for (const row of db.prepare('SELECT type, status, COUNT(*) AS n FROM listings GROUP BY type, status ORDER BY type, status').all() as Array<{ type: string; status: string; n: number }>) {
-        (listings[row.type] ??= {})[row.status] = row.n;
-        listingsTotal += row.n;
-      }
-      agents = db.prepare('SELECT COUNT(*) FROM agents WHERE show_on_web = 1').pluck().get() as number;
-    }
-
-    const photos = { mirrored: 0, pending: 0, failed: 0, images: 0, files: 0, diskBytes: 0 };
-    if (tableExists(db, 'photos')) {
-      const row = db
-        .prepare(
-          `SELECT SUM(hash IS NOT NULL) AS mirrored, SUM(hash IS NULL AND error IS NULL) AS pending, SUM(hash IS NULL AND error IS NOT NULL) AS failed FROM photos`,
-        )
-        .get() as { mirrored: number | null; pending: number | null; failed: number | null };
-      photos.mirrored = row.mirrored ?? 0;
-      photos.pending = row.pending ?? 0;
-      photos.failed = row.failed ?? 0;
-      photos.images = db.prepare('SELECT COUNT(*) FROM photo_files').pluck().get() as number;
-    }
+    const listings = listingStatus(store);
     const disk = folderSize(join(absoluteDir, 'photos'));
-    photos.files = disk.files;
-    photos.diskBytes = disk.bytes;
-
-    const outbox = { queued: 0, delivered: 0, dead: 0, spam: 0, oldestQueuedAt: null as string | null };
-    if (tableExists(db, 'enquiry_outbox')) {
-      for (const row of db.prepare('SELECT status, COUNT(*) AS n FROM enquiry_outbox GROUP BY status').all() as Array<{ status: keyof typeof outbox; n: number }>) {
-        (outbox as Record<string, unknown>)[row.status] = row.n;
-      }
-      outbox.oldestQueuedAt = iso((db.prepare("SELECT MIN(accepted_at) FROM enquiry_outbox WHERE status = 'queued'").pluck().get() as number | null) ?? null);
-    }
-
+    const photos = { ...photoStatus(store), files: disk.files, diskBytes: disk.bytes };
+    const { queued, delivered, dead, spam, oldestQueuedAt } = outboxStatus(store);
     const day = utcDay(now);
-    const used = tableExists(db, 'crm_budget') ? ((db.prepare('SELECT used FROM crm_budget WHERE day = ?').pluck().get(day) as number | undefined) ?? 0) : 0;
+    const used = budgetUsedOn(store, day);
 
     return {
       dataDir: absoluteDir,
@@ -138,26 +87,26 @@ export function collectStatus(dataDir: string, dailyLimit: number, now = new Dat
       sync: {
         lastSuccessAt: iso(lastSuccessAt),
         cacheAgeSeconds: lastSuccessAt === null ? null : Math.max(0, Math.round((now.getTime() - lastSuccessAt) / 1000)),
-        lastFullSweepAt: iso(stateNumber('lastFullSweepAt')),
+        lastFullSweepAt: iso(state.lastFullSweepAt),
         lastOutcome,
-        lastError: state.get('lastError') ?? null,
+        lastError: state.lastError,
         lastErrorAt: iso(lastErrorAt),
       },
-      listings,
-      listingsTotal,
-      agents,
+      listings: listings.byType,
+      listingsTotal: listings.total,
+      agents: listings.agents,
       photos,
-      outbox,
+      outbox: { queued, delivered, dead, spam, oldestQueuedAt: iso(oldestQueuedAt) },
       crm: { day, used, limit: dailyLimit, remaining: Math.max(0, dailyLimit - used) },
-      crmAccess: accessOf(db),
+      crmAccess: accessOf(store),
     };
   } finally {
-    db.close();
+    store.close();
   }
 }
 
-function accessOf(db: Db): RelayStatus['crmAccess'] {
-  const access = readKeyAccess(db);
+function accessOf(store: Store): RelayStatus['crmAccess'] {
+  const access = readKeyAccess(store);
   return access ? { ...access, missing: missingCapabilities(access) } : null;
 }
 

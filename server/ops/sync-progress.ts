@@ -1,6 +1,8 @@
 import type { Logger } from '../log.ts';
 import { createProgress, formatProgressLine } from '../progress.ts';
-import type { Db } from '../store/store.ts';
+import { countListings } from '../listings/cache.ts';
+import { countMirroredPhotos } from '../photos/mirror.ts';
+import type { Store } from '../store/store.ts';
 
 export interface SyncProgressOptions {
   /** Live line on a TTY (default process.stderr). */
@@ -15,22 +17,17 @@ export interface SyncProgressOptions {
  * rates, read from the store a few times a second. Works for a sync in this process or in the
  * running relay, and needs nothing from the sync code. Returns `stop`, which ends both steps.
  */
-export function watchSyncProgress(db: Db, options: SyncProgressOptions = {}): (outcome?: { error?: string }) => void {
+export function watchSyncProgress(store: Store, options: SyncProgressOptions = {}): (outcome?: { error?: string }) => void {
   const stream = options.stream ?? process.stderr;
-  // Sampled a few times a second for minutes: each statement is prepared once, when it first can be.
-  const counter = (sql: string) => {
-    let statement: { get(): unknown } | undefined;
-    return () => {
-      try {
-        statement ??= db.prepare(sql).pluck();
-        return statement.get() as number;
-      } catch {
-        return 0; // a table the store does not have yet
-      }
-    };
+  const counter = (count: (store: Store) => number) => () => {
+    try {
+      return count(store);
+    } catch {
+      return 0; // a store being replaced or closed under us: the next sample tells
+    }
   };
-  const readListings = counter('SELECT COUNT(*) FROM listings');
-  const readPhotos = counter('SELECT COUNT(*) FROM photos WHERE hash IS NOT NULL');
+  const readListings = counter(countListings);
+  const readPhotos = counter(countMirroredPhotos);
   const baseline = { listings: readListings(), photos: readPhotos() };
   // Each step logs its own line at the end; the live line on a TTY combines both.
   const quiet = { isTTY: false } as NodeJS.WriteStream;

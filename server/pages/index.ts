@@ -1,11 +1,13 @@
 import { join } from 'node:path';
-import type { Router } from 'express';
+import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
+import type { Feature } from '../feature.ts';
 import type { PublicListings } from '../listings/index.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import { SitePaths } from './paths.ts';
-import { PublishedPages } from './published.ts';
+import { publishedPages } from './published.ts';
+import { elementRenderer } from './render.ts';
 import { pagesRouter } from './router.ts';
 import { WrapperCache, type WrapperSource } from './wrapper.ts';
 
@@ -25,19 +27,21 @@ export interface PagesOptions {
   filled(): boolean;
   /** Where this relay listens (demo mode: the site URL, and what share images are absolute against). */
   ownUrl: string;
+  /** The widget build the relay serves: the server copy of the elements is in its ssr/ folder (render.ts). */
+  widgetDir: string;
   /** The demo site's folder (its wrapper.html is the demo's shell). */
   demoDir?: string | null;
   maxUrlsPerSitemap?: number;
-  now?: () => number;
+  now?: Clock;
 }
 
-export interface PagesFeature {
-  /** /listings/..., /sitemap.xml, /fragments/listings/... */
-  router: Router;
-}
-
-/** Server-rendered listing pages (issue #13), from the settings SITE_URL, SITE_LISTING_PATH, SITE_WRAPPER_URL, SITE_NAME. */
-export function createPages(options: PagesOptions): PagesFeature {
+/**
+ * Server-rendered listing pages (issue #13) as a feature of the relay: its router serves
+ * /listings/..., /sitemap.xml and /fragments/listings/... from the settings SITE_URL,
+ * SITE_LISTING_PATH, SITE_WRAPPER_URL, SITE_NAME. No workers and no readiness of its own: it reads
+ * the listing cache, whose feature says when that is filled.
+ */
+export function pagesFeature(options: PagesOptions): Feature {
   const { config, log } = options;
   // Canonical URLs name the agency's site; without one, the relay's public address.
   const siteUrl = config.SITE_URL ?? config.PUBLIC_URL ?? options.ownUrl;
@@ -60,11 +64,12 @@ export function createPages(options: PagesOptions): PagesFeature {
     listings: options.listings,
     onListingsChange: options.onListingsChange,
     filled: options.filled,
-    published: new PublishedPages(options.store),
+    published: publishedPages(options.store),
     wrapper,
     paths: new SitePaths(siteUrl, config.SITE_LISTING_PATH),
     // Pages the relay serves itself in the demo use root-relative URLs: right on whichever address opened them.
     element: { relay: config.PUBLIC_URL ?? '/', timeZone: config.SITE_TIME_ZONE, locale: 'en-AU' },
+    renderer: elementRenderer(options.widgetDir, log),
     relayOrigin,
     siteName: config.SITE_NAME ?? (config.demoMode ? DEMO_SITE_NAME : null),
     currency: 'AUD',
@@ -72,5 +77,5 @@ export function createPages(options: PagesOptions): PagesFeature {
     now: options.now,
     onRecordError: (error) => log.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not record the published listing pages (store busy); the next change records them'),
   });
-  return { router };
+  return { name: 'pages', router, workers: [], readiness: {} };
 }

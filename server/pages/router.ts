@@ -1,22 +1,18 @@
-import { createHash } from 'node:crypto';
-import { promisify } from 'node:util';
-import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
 import { Router, type Request, type Response } from 'express';
 import type { ListingDetail, ListingSummary, Page } from '../../contract/relay-api.ts';
 import { addressSlug } from '../../contract/slug.ts';
 import { resolveSrcset } from '../../widget/shared/picture.ts';
+import type { Clock } from '../clock.ts';
 import { HttpError } from '../errors.ts';
 import type { PublicListings } from '../listings/index.ts';
 import { goneHead, listHead, listingHead, shareImage } from './head.ts';
 import { clip, escapeHtml } from './html.ts';
 import { LIST_PAGES, type ListKind, type SitePaths } from './paths.ts';
+import { DYNAMIC_EFFORT, EncodedBody, sendEncoded } from '../precompressed.ts';
 import type { PublishedPages } from './published.ts';
-import { renderListing, renderListings, type ElementSettings } from './render.ts';
+import type { ElementRenderer, ElementSettings } from './render.ts';
 import { newest, SITEMAP_MAX_URLS, sitemapIndex, urlset, type SitemapEntry } from './sitemap.ts';
 import type { Wrapper, WrapperCache } from './wrapper.ts';
-
-const brotli = promisify(brotliCompress);
-const gzipAsync = promisify(gzip);
 
 /** Cards per list page. */
 export const LIST_PAGE_SIZE = 12;
@@ -37,24 +33,23 @@ export interface PagesRouterDeps {
   paths: SitePaths;
   /** What the elements get (relay, time zone, locale). */
   element: ElementSettings;
+  /** Renders the elements into declarative shadow DOM (render.ts). */
+  renderer: ElementRenderer;
   /** The relay as browsers reach it, absolute (share images, the widget script). */
   relayOrigin: string;
   siteName: string | null;
   currency: string;
   maxUrlsPerSitemap?: number;
-  now?: () => number;
+  now?: Clock;
   /** Reports a failed pages_published write (the store is busy); the next change records again. */
   onRecordError?(error: unknown): void;
 }
 
-/** One rendered answer, kept with its ETag and its gzip and brotli bodies. */
+/** One rendered answer, kept with its ETag and its compressed bodies (server/precompressed.ts: made once). */
 interface RenderedPage {
   status: number;
   type: string;
-  body: Buffer;
-  gzip: Buffer;
-  br: Buffer;
-  etag: string;
+  body: EncodedBody;
   cacheControl: string;
   location?: string;
 }
@@ -182,22 +177,10 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
     // policy would break it. The agency's site sets its own.
     if (deps.element.relay !== '/') res.removeHeader('Content-Security-Policy');
     res.set('Cache-Control', page.cacheControl);
-    res.set('Vary', 'Accept-Encoding');
     if (page.location) res.set('Location', page.location);
-    res.set('ETag', page.etag);
-    if (page.status === 200 && matchesIfNoneMatch(req.get('If-None-Match'), page.etag)) {
-      res.status(304).end();
-      return;
-    }
     res.type(page.type);
-    const encoding = req.acceptsEncodings('br', 'gzip', 'identity');
-    if (encoding === 'br' || encoding === 'gzip') {
-      // Compressed once at render; the compression middleware leaves an encoded answer alone.
-      res.set('Content-Encoding', encoding);
-      res.send(encoding === 'br' ? page.br : page.gzip);
-    } else {
-      res.send(page.body);
-    }
+    // Compressed once per rendered page, in the coding the request takes; 304 when If-None-Match names it.
+    sendEncoded(req, res, page.body);
   }
 
   // ---- a listing ------------------------------------------------------------------------
@@ -211,7 +194,7 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
       return { status: 301, canonical: null, head: '', body: '', location: canonicalPath };
     }
     const canonical = paths.absolute(canonicalPath);
-    const element = await renderListing(listing, deps.element);
+    const element = await deps.renderer.renderListing(listing, deps.element);
     const head = [
       listingHead(listing, { canonical, siteName: deps.siteName, siteUrl: paths.siteUrl, relayUrl: deps.relayOrigin, currency: deps.currency }),
       preloadFirstPhoto(listing),
@@ -278,7 +261,7 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
     if (pageNumber > pages) return gone(404);
     const heading = suburb ? `${title} in ${suburb}` : title;
     const canonical = paths.absolute(paths.list(kind, suburb, pageNumber));
-    const element = await renderListings(result.items, { ...deps.element, detailHref: `${paths.prefix}/{id}/{slug}` });
+    const element = await deps.renderer.renderListings(result.items, { ...deps.element, detailHref: `${paths.prefix}/{id}/{slug}` });
     const first = result.items[0];
     const description = clip(
       `${heading}: ${result.total} ${result.total === 1 ? 'property' : 'properties'}${deps.siteName ? ` from ${deps.siteName}` : ''}.${result.items.length ? ` ${result.items.slice(0, 3).map((item) => item.address.display).join('; ')}.` : ''}`,
@@ -385,21 +368,9 @@ const PAGE_STYLES = `<style>
 </style>`;
 
 async function encode(status: number, type: string, text: string, cacheControl: string, location?: string): Promise<RenderedPage> {
-  const body = Buffer.from(text);
-  const [br, gz] = await Promise.all([
-    brotli(body, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 6, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: body.length } }),
-    gzipAsync(body, { level: 9 }),
-  ]);
-  return { status, type, body, br, gzip: gz, etag: `"${createHash('sha1').update(body).digest('base64url')}"`, cacheControl, ...(location ? { location } : {}) };
+  return { status, type, body: new EncodedBody(Buffer.from(text), DYNAMIC_EFFORT), cacheControl, ...(location ? { location } : {}) };
 }
 
 function wholeNumber(raw: string): number | undefined {
   return /^[1-9]\d{0,14}$/.test(raw) ? Number(raw) : undefined;
-}
-
-/** RFC 9110 If-None-Match at the origin (weak comparison). */
-function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
 }

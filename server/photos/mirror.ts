@@ -1,14 +1,17 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
+import { hasTable, tablesOf } from '../store/tables.ts';
 import { downloadPhoto, PhotoDownloadError } from './download.ts';
 import { hostOf, type PhotoHostAllowList } from './hosts.ts';
 import { createLimit } from './limit.ts';
 import { writeRebuildable } from './rebuildable.ts';
 import { makeVariants, variantPath } from './variants.ts';
+import type { Clock } from '../clock.ts';
 
 export type PhotoOwnerKind = 'listing' | 'agent';
 export type PhotoKind = 'photograph' | 'floorplan' | 'portrait';
@@ -60,7 +63,7 @@ export interface PhotoMirrorOptions {
   /** Parallel downloads; default 6. */
   downloadConcurrency?: number;
   downloadTimeoutMs?: number;
-  now?: () => number;
+  now?: Clock;
 }
 
 /** Failures worth another try on a later sync even though the photo did not change. */
@@ -116,7 +119,7 @@ export class PhotoMirror {
   readonly totals: MirrorCounts = { downloaded: 0, reused: 0, unchanged: 0, failed: 0, removed: 0 };
   private readonly cpuLimit: <T>(task: () => Promise<T>) => Promise<T>;
   private readonly downloadLimit: <T>(task: () => Promise<T>) => Promise<T>;
-  private readonly now: () => number;
+  private readonly now: Clock;
   private readonly log: Logger;
   private readonly inFlight = new Map<string, Promise<MadeFile>>();
 
@@ -129,7 +132,7 @@ export class PhotoMirror {
   }
 
   private get db() {
-    return this.options.store.db;
+    return tablesOf(this.options.store);
   }
 
   /**
@@ -313,4 +316,43 @@ export class PhotoMirror {
     }
     return result;
   }
+}
+
+/** The mirror's figures for `npm run relay -- status`: photo records by state, distinct images stored. */
+export function photoStatus(store: Store): { mirrored: number; pending: number; failed: number; images: number } {
+  if (!hasTable(store, 'photos')) return { mirrored: 0, pending: 0, failed: 0, images: 0 };
+  const db = tablesOf(store);
+  const row = db
+    .prepare(`SELECT SUM(hash IS NOT NULL) AS mirrored, SUM(hash IS NULL AND error IS NULL) AS pending, SUM(hash IS NULL AND error IS NOT NULL) AS failed FROM photos`)
+    .get() as { mirrored: number | null; pending: number | null; failed: number | null };
+  const images = db.prepare('SELECT COUNT(*) FROM photo_files').pluck().get() as number;
+  return { mirrored: row.mirrored ?? 0, pending: row.pending ?? 0, failed: row.failed ?? 0, images };
+}
+
+/** Photos mirrored so far (0 before the table exists): sampled by the sync progress display. */
+export function countMirroredPhotos(store: Store): number {
+  return hasTable(store, 'photos') ? (tablesOf(store).prepare('SELECT COUNT(*) FROM photos WHERE hash IS NOT NULL').pluck().get() as number) : 0;
+}
+
+/**
+ * Photo files are not in a backup (they are a cache of the CRM's images). After a restore, images
+ * whose files are missing from `photoDir` are forgotten; returns how many, and the listings that
+ * showed them (to be fetched again).
+ */
+export function forgetMissingPhotoFiles(store: Store, photoDir: string): { images: number; listingIds: number[] } {
+  const db = tablesOf(store);
+  const files = db.prepare('SELECT hash, widths FROM photo_files').all() as Array<{ hash: string; widths: string }>;
+  const missing = files
+    .filter(({ hash, widths }) => (JSON.parse(widths) as number[]).some((width) => !existsSync(variantPath(photoDir, hash, width, 'webp'))))
+    .map(({ hash }) => hash);
+  const listingIds = new Set<number>();
+  const owners = db.prepare('SELECT DISTINCT owner_kind AS kind, owner_id AS id FROM photos WHERE hash = ?');
+  const forgetRows = db.prepare('DELETE FROM photos WHERE hash = ?');
+  const forgetFile = db.prepare('DELETE FROM photo_files WHERE hash = ?');
+  for (const hash of missing) {
+    for (const owner of owners.all(hash) as Array<{ kind: string; id: number }>) if (owner.kind === 'listing') listingIds.add(owner.id);
+    forgetRows.run(hash);
+    forgetFile.run(hash);
+  }
+  return { images: missing.length, listingIds: [...listingIds] };
 }

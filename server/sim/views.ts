@@ -1,7 +1,11 @@
 import type { SimEnquiry, SimListing, SimPhoto, SimUser } from './model.ts';
 import { renderImage, thumbnailSizes } from './photos.ts';
-import type { SimulatorState } from './state.ts';
 import { formatDateTime } from './time.ts';
+
+/** What a view needs of the simulator's state (a narrow type, so views and state.ts import no cycle). */
+export interface UserLookup {
+  user(id: number): SimUser | undefined;
+}
 
 /** Records → the API's JSON shapes. URLs are absolute, built on the origin the request came in on. */
 
@@ -24,7 +28,7 @@ export function renderAccess(user: SimUser, origin: string) {
 
 export type ListingView = 'list' | 'single' | 'sold';
 
-export function renderListing(listing: SimListing, state: SimulatorState, origin: string, view: ListingView): Record<string, unknown> {
+export function renderListing(listing: SimListing, state: UserLookup, origin: string, view: ListingView): Record<string, unknown> {
   const staff = listing.staffIds.map((id) => state.user(id)).filter((user): user is SimUser => user !== undefined);
   // The reference gives land and commercial records contactStaff as bare ids; homes get full users.
   const contactStaff =
@@ -89,7 +93,7 @@ export async function renderPhoto(photo: SimPhoto, origin: string): Promise<Reco
   };
 }
 
-export function renderEnquiry(enquiry: SimEnquiry, state: SimulatorState, origin: string): Record<string, unknown> {
+export function renderEnquiry(enquiry: SimEnquiry, state: UserLookup, origin: string): Record<string, unknown> {
   const user = enquiry.userId === null ? undefined : state.user(enquiry.userId);
   const phones = [
     ...(enquiry.mobile ? [{ number: enquiry.mobile, typeCode: 'M', type: 'Mobile', comment: null }] : []),

@@ -1,8 +1,16 @@
 import { createHmac } from 'node:crypto';
 import type { SimEvent } from './events.ts';
-import type { SimulatorState } from './state.ts';
+import type { SimListing } from './model.ts';
 import { formatDateTime } from './time.ts';
-import { renderListing, renderPhoto, renderUser } from './views.ts';
+import { renderListing, renderPhoto, renderUser, type UserLookup } from './views.ts';
+
+/** What the sender needs of the simulator's state (a narrow type: state.ts builds the sender). */
+export interface WebhookState extends UserLookup {
+  readonly options: { apiKey: string };
+  readonly origin: string | null;
+  now(): number;
+  listingsOfProperty(id: number): SimListing[];
+}
 
 export interface WebhookSettings {
   /** Where to POST (the integrator's registered URL); null: no webhooks. */
@@ -31,7 +39,7 @@ export class WebhookSender {
   private dropDebt = 0;
   private inFlight = new Set<Promise<void>>();
 
-  constructor(private readonly state: SimulatorState) {}
+  constructor(private readonly state: WebhookState) {}
 
   get url(): string | null {
     return this.settings.url;

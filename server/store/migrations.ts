@@ -283,7 +283,23 @@ export const migrations: Migration[] = [
     `,
   },
   {
-    id: '070-pages-published',
+    id: '070-enquiries-destination',
+    sql: `
+      -- Where to deliver an enquiry, as JSON in the form the lead sink defines (server/enquiries/sink.ts;
+      -- for the CRM: sale or lease life, user, reference), instead of one column per CRM field.
+      -- NULL until resolved. Every existing row keeps its resolved ids: no lead is lost or re-routed.
+      ALTER TABLE enquiry_outbox ADD COLUMN destination TEXT;
+      UPDATE enquiry_outbox
+        SET destination = json_object('saleLifeId', sale_life_id, 'leaseLifeId', lease_life_id, 'userId', user_id, 'propertyReference', property_reference)
+        WHERE sale_life_id IS NOT NULL OR lease_life_id IS NOT NULL OR user_id IS NOT NULL OR property_reference IS NOT NULL;
+      ALTER TABLE enquiry_outbox DROP COLUMN sale_life_id;
+      ALTER TABLE enquiry_outbox DROP COLUMN lease_life_id;
+      ALTER TABLE enquiry_outbox DROP COLUMN user_id;
+      ALTER TABLE enquiry_outbox DROP COLUMN property_reference;
+    `,
+  },
+  {
+    id: '080-pages-published',
     sql: `
       -- Listing pages the relay has published (server/pages): an id that was once a page and has
       -- left the cache answers 410 Gone with links to current listings, not a bare 404.

@@ -2,11 +2,13 @@ import Database from 'better-sqlite3';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { migrations as defaultMigrations, type Migration } from './migrations.ts';
+import { attachConnection, tablesOf, type Db } from './tables.ts';
+import { systemClock, type Clock } from '../clock.ts';
 
-export type Db = Database.Database;
+export type { Db } from './tables.ts';
 
+/** The relay's store. Its SQLite connection is reached only through store/tables.ts, by each module's own repository files. */
 export interface Store {
-  db: Db;
   /** Whether writes are failing (a lock held elsewhere, a full disk): callers back off instead of blocking. */
   writes: WriteHealth;
   /** Absolute path of the SQLite file. */
@@ -55,15 +57,45 @@ export function openStore(dataDir: string, migrations: Migration[] = defaultMigr
   db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
   migrate(db, migrations);
-  return {
-    db,
+  return storeOver(db, file, absoluteDir, new WriteHealth(() => writeLockFree(db)));
+}
+
+function storeOver(db: Db, file: string, dataDir: string, writes: WriteHealth): Store {
+  const store: Store = {
     file,
-    writes: new WriteHealth(() => writeLockFree(db)),
-    dataDir: absoluteDir,
+    writes,
+    dataDir,
     close: () => {
       if (db.open) db.close();
     },
   };
+  attachConnection(store, db);
+  return store;
+}
+
+/** Opens the store read-only: status never changes anything, and never creates a store that is not there. */
+export function openStoreReadOnly(dataDir: string): Store {
+  const file = join(resolve(dataDir), STORE_FILE);
+  if (!existsSync(file)) throw new Error(`No relay store at ${file}. Is DATA_DIR right? (The relay creates it at its first start.)`);
+  return openStoreFileReadOnly(file);
+}
+
+/** Any store file (a backup too), read-only; no migration runs. */
+export function openStoreFileReadOnly(file: string): Store {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  return storeOver(db, file, resolve(file, '..'), new WriteHealth());
+}
+
+/** /readyz: the store answers a query. */
+export function storeAnswers(store: Store): boolean {
+  tablesOf(store).prepare('SELECT 1').get();
+  return true;
+}
+
+/** Runs `work` in one transaction (for work that spans modules' functions, each on its own tables). */
+export function inTransaction<T>(store: Store, work: () => T): T {
+  return tablesOf(store).transaction(work)();
 }
 
 /**
@@ -71,8 +103,8 @@ export function openStore(dataDir: string, migrations: Migration[] = defaultMigr
  * after personal data is erased: until then the WAL still holds the pages as they were written.
  * Returns false when a reader kept the checkpoint from finishing (the next one will).
  */
-export function checkpoint(db: Db): boolean {
-  const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+export function checkpoint(store: Store): boolean {
+  const [result] = tablesOf(store).pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
   return result?.busy === 0;
 }
 
@@ -125,7 +157,7 @@ export class WriteHealth {
 
   constructor(
     private readonly probe: () => boolean = () => false,
-    private readonly now: () => number = Date.now,
+    private readonly now: Clock = systemClock,
     private readonly probeEveryMs = 1_000,
     private readonly firstBackoffMs = 5_000,
     private readonly maxBackoffMs = 60_000,
@@ -198,4 +230,51 @@ export function migrate(db: Db, migrations: Migration[]): string[] {
     ran.push(migration.id);
   }
   return ran;
+}
+
+/**
+ * Throws unless `file` is a sound SQLite database with a relay schema: returns the migrations it
+ * has applied (the caller compares them with the ones it knows).
+ */
+export function appliedMigrationsOf(file: string): string[] {
+  let db: Db;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+  } catch (error) {
+    throw new Error(`${file} is not a SQLite database: ${(error as Error).message}`);
+  }
+  try {
+    let check: string[];
+    try {
+      check = db.prepare('PRAGMA integrity_check').pluck().all() as string[];
+    } catch (error) {
+      throw new Error(`${file} is not a readable SQLite database: ${(error as Error).message}`);
+    }
+    if (check.length !== 1 || check[0] !== 'ok') throw new Error(`${file} failed SQLite's integrity check: ${check.slice(0, 5).join('; ')}`);
+    const hasMigrations = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !== undefined;
+    if (!hasMigrations) throw new Error(`${file} is a SQLite database, but not a relay store (no schema_migrations table).`);
+    return db.prepare('SELECT id FROM schema_migrations ORDER BY id').pluck().all() as string[];
+  } finally {
+    db.close();
+  }
+}
+
+/** SQLite's online backup of `store` into `file`, in steps of `pagesPerStep` so writers get the lock between steps. */
+export function copyStore(store: Store, file: string, onStep: (done: number, total: number) => void, pagesPerStep = 256): Promise<unknown> {
+  return tablesOf(store).backup(file, {
+    progress({ totalPages, remainingPages }) {
+      onStep(totalPages - remainingPages, totalPages);
+      return pagesPerStep;
+    },
+  });
+}
+
+/** Writes one consistent copy of the store file `source` into the (empty) file `target`, through SQLite. */
+export function copyStoreFile(source: string, target: string): void {
+  const db = new Database(source, { readonly: true, fileMustExist: true });
+  try {
+    db.exec(`VACUUM INTO '${target.replace(/'/g, "''")}'`);
+  } finally {
+    db.close();
+  }
 }

@@ -34,6 +34,7 @@ import { EnquiryOutbox } from '../../server/enquiries/outbox.ts';
 import type { FaultRule } from '../../server/sim/faults.ts';
 import { startSimulator } from '../../server/sim/simulator.ts';
 import { openStore } from '../../server/store/store.ts';
+import { tablesOf } from '../../server/store/tables.ts';
 
 const projectRoot = join(import.meta.dirname, '..', '..');
 
@@ -305,7 +306,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     let foundByReconcile: number;
     try {
       outbox = new EnquiryOutbox(store).counts();
-      foundByReconcile = store.db.prepare('SELECT COUNT(*) FROM enquiry_outbox WHERE found_by_reconcile = 1').pluck().get() as number;
+      foundByReconcile = tablesOf(store).prepare('SELECT COUNT(*) FROM enquiry_outbox WHERE found_by_reconcile = 1').pluck().get() as number;
     } finally {
       store.close();
     }

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../server/app.ts';
 import { WEBHOOK_MAX_BYTES } from '../../server/listings/webhook.ts';
-import { SYNC_SIGNAL } from '../../server/ops/cli.ts';
+import { SYNC_SIGNAL } from '../../server/ops/sync-request.ts';
 import { startTestRelay, type TestRelay } from '../support/relay-fixture.ts';
 
 const unit = readFileSync(join(projectRoot, 'deploy', 'estate-embed-relay.service'), 'utf8');

@@ -1,5 +1,6 @@
 import { addressSlug } from '../../contract/slug.ts';
 import { readdirSync, readFileSync, rmSync, statSync, mkdtempSync } from 'node:fs';
+import { readRealRecords } from '../support/real-records.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -24,7 +25,7 @@ import { buildWidgetBundle } from '../support/browser.ts';
  */
 
 const CANARY = 'CANARY';
-const rawDump = readFileSync(new URL('./fixtures/real-v13-sold-list.json', import.meta.url), 'utf8');
+const rawDump = readRealRecords();
 const dump = JSON.parse(rawDump) as { items: Array<Record<string, any>> };
 const API_KEY = 'contract-api-key';
 const ACCESS_TOKEN = 'contract-access-token';

@@ -58,7 +58,7 @@ describe('CRM client daily budget', () => {
     const { sim } = await startSim({ now: () => now });
     const temp = tempStore();
     cleanups.push(() => sim.close(), temp.cleanup);
-    const crm = clientFor(sim, temp.store, { dailyLimit: 1, now: () => now });
+    const crm = clientFor(sim, temp.store, { dailyLimit: 1, now: () => now.getTime() });
     cleanups.push(() => crm.close());
     await crm.getScopes();
     await expect(crm.getScopes()).rejects.toMatchObject({ code: 'budget_exhausted', retryAt: new Date('2030-01-02T00:00:00Z') });

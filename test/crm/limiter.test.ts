@@ -1,8 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CrmError } from '../../server/crm/errors.ts';
-import { RequestLimiter } from '../../server/crm/limiter.ts';
+import { limiterForKey, RequestLimiter } from '../../server/crm/limiter.ts';
 import { maxInAnyWindow, tempStore } from './support.ts';
+import { tablesOf } from '../../server/store/tables.ts';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -91,7 +92,7 @@ describe('RequestLimiter', () => {
   it('persists the day budget, refuses when spent until 00:00 UTC, and starts afresh the next day', async () => {
     const { store, reopen } = setup();
     let now = new Date('2024-05-01T23:59:58Z');
-    const options = { requestsPerSecond: 50, dailyLimit: 3, now: () => now };
+    const options = { requestsPerSecond: 50, dailyLimit: 3, now: () => now.getTime() };
     const first = new RequestLimiter({ store, ...options });
     await Promise.all([first.acquire(), first.acquire()]);
     first.close();
@@ -113,7 +114,7 @@ describe('RequestLimiter', () => {
     now = new Date('2024-05-02T00:00:01Z');
     await second.acquire();
     expect(second.budget()).toMatchObject({ day: '2024-05-02', used: 1 });
-    const rows = reopened.db.prepare('SELECT day, used FROM crm_budget ORDER BY day').all();
+    const rows = tablesOf(reopened).prepare('SELECT day, used FROM crm_budget ORDER BY day').all();
     expect(rows).toEqual([
       { day: '2024-05-01', used: 3 },
       { day: '2024-05-02', used: 1 },
@@ -130,5 +131,33 @@ describe('RequestLimiter', () => {
     expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(5);
     const reasons = results.flatMap((result) => (result.status === 'rejected' ? [result.reason] : []));
     expect(reasons.every((reason) => reason instanceof CrmError && reason.code === 'budget_exhausted')).toBe(true);
+  });
+});
+
+describe('limiterForKey', () => {
+  it('gives every client of one API key (on one store) the same gate, another key its own, and replaces a closed one', async () => {
+    const { store } = setup();
+    const settings = { store, requestsPerSecond: 2, dailyLimit: 1000 };
+    const first = limiterForKey('key-a', settings);
+    cleanups.push(() => first.close());
+    expect(limiterForKey('key-a', settings)).toBe(first);
+    const other = limiterForKey('key-b', settings);
+    cleanups.push(() => other.close());
+    expect(other).not.toBe(first);
+    // Two clients of key-a draw from one per-second allowance: the third slot waits a second.
+    const started = performance.now();
+    const releases = await Promise.all([first.acquire(), limiterForKey('key-a', settings).acquire()]);
+    releases.forEach((release) => release());
+    await limiterForKey('key-a', settings).acquire().then((release) => release());
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1000);
+    // Four holders of key-a now (four limiterForKey calls): releasing three leaves the gate open for the last, whose release closes it.
+    for (let holder = 0; holder < 3; holder++) first.release();
+    expect(first.isClosed).toBe(false);
+    first.release();
+    expect(first.isClosed).toBe(true);
+    const next = limiterForKey('key-a', settings);
+    cleanups.push(() => next.close());
+    expect(next).not.toBe(first);
+    expect(next.isClosed).toBe(false);
   });
 });

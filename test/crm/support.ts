@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { createCrmClient, type CrmClient, type CrmClientOptions } from '../../server/crm/client.ts';
+import { RequestLimiter, type LimiterOptions } from '../../server/crm/limiter.ts';
 import { redactedPaths, silentLogger, type Logger } from '../../server/log.ts';
 import { startSimulator, type FaultRule, type RunningSimulator } from '../../server/sim/simulator.ts';
 import { openStore, type Store } from '../../server/store/store.ts';
@@ -74,16 +75,21 @@ export async function startSim(options: SimOptions = {}) {
   };
 }
 
-/** A client of `sim` on `store`, with test-friendly backoff; any option can be overridden. */
-export function clientFor(sim: RunningSimulator, store: Store, options: Partial<CrmClientOptions> = {}): CrmClient {
+/** A client of `sim` on `store` (with a limiter of its own), with test-friendly backoff; any option can be overridden. */
+export function clientFor(
+  sim: RunningSimulator,
+  store: Store,
+  options: Partial<CrmClientOptions> & Partial<Pick<LimiterOptions, 'requestsPerSecond' | 'dailyLimit' | 'safetyMarginMs'>> = {},
+): CrmClient {
+  const { requestsPerSecond = 10, dailyLimit = 10_000, safetyMarginMs, ...clientOptions } = options;
   return createCrmClient({
     baseUrl: sim.baseUrl,
     apiKey: sim.apiKey,
     accessToken: sim.accessToken,
-    store,
+    limiter: new RequestLimiter({ store, requestsPerSecond, dailyLimit, safetyMarginMs, now: options.now }),
     log: silentLogger,
     backoffBaseMs: 50,
-    ...options,
+    ...clientOptions,
   });
 }
 

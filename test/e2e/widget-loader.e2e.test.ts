@@ -37,6 +37,7 @@ beforeAll(async () => {
   manifest = chunkManifest(rig.widgetDir);
   const pinned = widgetScriptTags(rig.relay.url, rig.widgetDir).pinned!;
   writeFileSync(join(rig.pageDir, 'empty.html'), `<!doctype html><title>Later</title>${pinned.tag}<main></main>`);
+  writeFileSync(join(rig.pageDir, 'grid.html'), `<!doctype html><title>Grid</title>${pinned.tag}<main><estate-listings page-size="2"></estate-listings></main>`);
   writeFileSync(
     join(rig.pageDir, 'define.html'),
     `<!doctype html><title>Named</title>${pinned.tag.replace('<script ', '<script data-define="estate-listings estate-nope" ')}<main></main>`,
@@ -102,6 +103,26 @@ describe('widget.js, the loader', () => {
     expect(await page.evaluate(() => document.querySelector('estate-listings'))).toBeNull();
     expect(await page.evaluate(() => customElements.get('estate-enquiry'))).toBeUndefined();
     expect(warnings.some((text) => text.includes('estate-nope'))).toBe(true);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('opens the in-place detail of a grid (its own copy of the listing parts) with the detail and form fetched through the checked manifest', async () => {
+    const { context, page, problems } = await watchedPage(rig.browser);
+    const scripts: string[] = [];
+    page.on('request', (request) => {
+      if (/\/widget-[^/]*\.js$/.test(request.url())) scripts.push(new URL(request.url()).pathname.slice(1));
+    });
+    await page.goto(`${rig.site.origin}/grid.html`);
+    const firstCard = page.locator('estate-listings [part~="card-link"]').first();
+    await firstCard.waitFor();
+    expect(scripts.sort(), 'the grid fetches its own chunks only').toEqual([...manifest.elements['estate-listings']].sort());
+    const address = (await firstCard.textContent())!.trim();
+    await firstCard.click();
+    await expect.poll(() => page.locator('estate-listing [part~="title"]').textContent()).toBe(address);
+    await page.getByRole('textbox', { name: 'Full name' }).waitFor();
+    const wanted = new Set([...manifest.elements['estate-listings'], ...manifest.elements['estate-listing']]);
+    expect(new Set(scripts), 'then the detail and its form, every one in the manifest').toEqual(wanted);
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -1,12 +1,14 @@
 // The reactive controllers on their own, each held by a bare Lit element: when a field's message
 // may show (Lion's rules), the pending submission (storage, backoff, back online), and the
-// element's state in the address bar (prefixed parameters, history entries, Back).
+// element's state in the address bar (prefixed parameters, history entries, Back), and the data
+// task (the part of @lit/task the elements use).
 import { aTimeout, expect, fixture, html } from '@open-wc/testing';
 import { LitElement } from 'lit';
 import { FieldInteractionController } from '../../widget/shared/field-interaction.ts';
 import { PendingSubmissionController } from '../../widget/enquiry/pending-submission.ts';
 import { loadPending, type PendingEnquiry } from '../../widget/enquiry/pending-store.ts';
 import { UrlQueryController } from '../../widget/shared/url-query.ts';
+import { Task, TaskStatus, initialState } from '../../widget/shared/task.ts';
 
 class ControllerHost extends LitElement {}
 customElements.define('controller-host', ControllerHost);
@@ -146,5 +148,83 @@ describe('UrlQueryController', () => {
     host.remove();
     window.dispatchEvent(new PopStateEvent('popstate'));
     expect(seen.length, 'not once the element left the page').to.equal(1);
+  });
+});
+
+describe('Task', () => {
+  class TaskHost extends LitElement {
+    static override properties = { item: { type: Number } };
+    declare item: number;
+    calls: Array<{ id: number; signal: AbortSignal }> = [];
+    events: string[] = [];
+    answers = new Map<number, { resolve: (value: string) => void; reject: (error: Error) => void }>();
+    readonly task: Task<readonly [number], string> = new Task(this, {
+      task: ([id], { signal }) => {
+        this.calls.push({ id, signal });
+        if (id === 0) return Promise.resolve(initialState);
+        return new Promise<string>((resolve, reject) => this.answers.set(id, { resolve, reject }));
+      },
+      args: () => [this.item] as const,
+      onComplete: (value: string): void => void this.events.push(`complete ${value} while ${this.task.status}`),
+      onError: (error: unknown): void => void this.events.push(`error ${(error as Error).message}`),
+    });
+    constructor() {
+      super();
+      this.item = 1;
+    }
+    override render() {
+      return this.task.render({ initial: () => 'initial', pending: () => 'pending', complete: (value) => `got ${value}`, error: () => 'failed' });
+    }
+  }
+  customElements.define('task-host', TaskHost);
+
+  it('runs when its args change, aborts the run it replaces, and renders each state', async () => {
+    const host = await fixture<TaskHost>(html`<task-host></task-host>`);
+    expect(host.task.status).to.equal(TaskStatus.PENDING);
+    expect(host.shadowRoot!.textContent).to.equal('pending');
+    host.requestUpdate();
+    await host.updateComplete;
+    expect(host.calls.length, 'the same args do not run it again').to.equal(1);
+    host.item = 2;
+    await host.updateComplete;
+    expect(host.calls.map((call) => call.id)).to.deep.equal([1, 2]);
+    expect(host.calls[0]!.signal.aborted, 'the replaced run is aborted').to.equal(true);
+    host.answers.get(1)!.resolve('stale');
+    host.answers.get(2)!.resolve('two');
+    expect(await host.task.taskComplete).to.equal('two');
+    await host.updateComplete;
+    expect(host.events, 'onComplete before the status changes, never for a replaced run').to.deep.equal([`complete two while ${TaskStatus.PENDING}`]);
+    expect(host.shadowRoot!.textContent).to.equal('got two');
+  });
+
+  it('reports an error through onError, taskComplete and render, and goes back to initial on initialState', async () => {
+    const host = await fixture<TaskHost>(html`<task-host></task-host>`);
+    const complete = host.task.taskComplete;
+    host.answers.get(1)!.reject(new Error('down'));
+    let rejected: unknown;
+    await complete.catch((error: unknown) => (rejected = error));
+    expect((rejected as Error).message).to.equal('down');
+    await host.updateComplete;
+    expect(host.events).to.deep.equal(['error down']);
+    expect(host.shadowRoot!.textContent).to.equal('failed');
+    host.item = 0;
+    await host.updateComplete;
+    await aTimeout(0);
+    await host.updateComplete;
+    expect(host.task.status).to.equal(TaskStatus.INITIAL);
+    expect(host.shadowRoot!.textContent).to.equal('initial');
+  });
+
+  it('with autoRun false runs only when asked', async () => {
+    const host = await fixture<ControllerHost>(html`<controller-host></controller-host>`);
+    const seen: string[] = [];
+    const task = new Task<[string], string>(host, { autoRun: false, task: async ([word]) => word.toUpperCase() });
+    host.requestUpdate();
+    await host.updateComplete;
+    expect(task.status).to.equal(TaskStatus.INITIAL);
+    void task.run(['sent']);
+    seen.push(await task.taskComplete);
+    expect(seen).to.deep.equal(['SENT']);
+    expect(task.status).to.equal(TaskStatus.COMPLETE);
   });
 });

@@ -3,7 +3,9 @@ import { buildIcs, icsEscape, icsFold, icsUtc } from '../../widget/listing/ics.t
 import { decodeEntities, descriptionParagraphs, safeHttpUrl } from '../../widget/listing/text.ts';
 import { jsonLdText } from '../../widget/listing/json-ld.ts';
 import { telHref } from '../../widget/listing/listing.ts';
-import { pageWindow } from '../../widget/listings/listings.ts';
+import { LISTING_FILTER_NAMES, LISTING_FILTERS, type FilterSpec } from '../../contract/listing-filters.ts';
+import { EstateListings, pageWindow } from '../../widget/listings/listings.ts';
+import '../../widget/listings/define.ts';
 import { buildQuery, parseBarFilters } from '../../widget/listings/query.ts';
 import { resolveSrcset } from '../../widget/shared/picture.ts';
 import { formatArea, formatMoney, plural, resolveCurrency, resolveLocale } from '../../widget/shared/format.ts';
@@ -73,6 +75,21 @@ describe('listing helpers', () => {
         page: 2,
         pageSize: 100,
       });
+    });
+
+    it("observes every filter of the relay's table under its attribute and sends it to the relay", () => {
+      const properties = EstateListings.properties as unknown as Record<string, { type?: unknown; attribute?: string }>;
+      const sample = (spec: FilterSpec): string => (spec.kind === 'choice' ? spec.values.at(-1)! : spec.kind === 'text' ? 'Kew' : '7');
+      for (const name of LISTING_FILTER_NAMES) {
+        const spec: FilterSpec = LISTING_FILTERS[name];
+        expect(properties[name], name).to.not.equal(undefined);
+        expect(properties[name]!.attribute ?? name.toLowerCase(), name).to.equal(spec.attribute);
+        expect(properties[name]!.type, name).to.equal(spec.kind === 'whole' || spec.kind === 'money' ? Number : String);
+        const element = document.createElement('estate-listings');
+        element.setAttribute(spec.attribute, sample(spec));
+        const sent = element.query[name];
+        expect(String(sent), name).to.equal(sample(spec));
+      }
     });
 
     it('reads the filters attribute', () => {

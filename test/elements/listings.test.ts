@@ -391,6 +391,19 @@ window.__result = (async () => {
       expect(shadow(el).querySelector<HTMLSelectElement>('select[name="minBeds"]')!.value).to.equal('');
     });
 
+    it('shows the filters the results are for after a render, also one changed without searching', async () => {
+      const el = await fixture<EstateListings>(html`<estate-listings relay=${RELAY} type="sale" page-size="2" filters="min-beds"></estate-listings>`);
+      await settled(el);
+      const minBeds = shadow(el).querySelector<HTMLSelectElement>('select[name="minBeds"]')!;
+      minBeds.value = '3';
+      const nextPage = loaded(el);
+      shadow(el).querySelector<HTMLButtonElement>('[part~="page-next"]')!.click();
+      expect((await nextPage).query).to.include({ page: 2 });
+      expect((await nextPage).query.minBeds).to.equal(undefined);
+      await el.updateComplete;
+      expect(minBeds.value, 'page 2 of every listing, not of 3+ bedrooms').to.equal('');
+    });
+
     it('reads the filters and page back from the URL on load (a shared link works)', async () => {
       history.replaceState(null, '', withQuery(`minBeds=2&sort=price&page=2&type=lease`));
       const el = await fixture<EstateListings>(html`<estate-listings relay=${RELAY} type="sale" page-size="3" filters></estate-listings>`);

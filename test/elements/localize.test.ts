@@ -8,7 +8,8 @@ import '../../widget/listing/define.ts';
 import type { EstateListings } from '../../widget/listings/listings.ts';
 import type { EstateListing } from '../../widget/listing/listing.ts';
 import type { EstateEnquiry } from '../../widget/enquiry/enquiry.ts';
-import { registerTranslation } from '../../widget/shared/localize.ts';
+import { registerBuiltInTranslation, registerTranslation, wordsFor } from '../../widget/shared/localize.ts';
+import { defaultEnquiryStrings } from '../../widget/enquiry/strings.ts';
 import { detail, summary } from './listings-data.ts';
 
 const text = (node: Element | null | undefined) => node?.textContent?.replace(/\s+/g, ' ').trim() ?? '';
@@ -128,6 +129,20 @@ describe('translation registry', () => {
       console.error = consoleError;
       broken.remove();
       declared.remove();
+    }
+  });
+
+  it("keeps an agency's words when an element's built-in words are registered after them (a module run late, or twice)", async () => {
+    registerTranslation({ $code: 'en-AU', enquiry: { labelSubmit: 'Ask the agent' } });
+    try {
+      // What the enquiry form's strings module does when it runs (again).
+      registerBuiltInTranslation({ $code: 'en-AU', enquiry: defaultEnquiryStrings });
+      expect(wordsFor('enquiry', 'en-AU').labelSubmit).to.equal('Ask the agent');
+      expect(wordsFor('enquiry', 'en-AU').labelName).to.equal('Full name');
+      const form = await fixture<EstateEnquiry>(html`<estate-enquiry agent-id="7"></estate-enquiry>`);
+      expect(submitOf(form)).to.equal('Ask the agent');
+    } finally {
+      registerTranslation({ $code: 'en-AU', enquiry: { labelSubmit: 'Send enquiry' } });
     }
   });
 });

@@ -8,6 +8,9 @@ import { enquiryFingerprint, enquiryRequestSchema } from '../../server/enquiries
 import { silentLogger } from '../../server/log.ts';
 import { openStore } from '../../server/store/store.ts';
 import { enquiryHarness, validEnquiry, type EnquiryHarness, type HarnessOptions } from './support.ts';
+import { tablesOf } from '../../server/store/tables.ts';
+import { publicOrigins } from '../../server/cors.ts';
+import { enquiriesFeature } from '../../server/enquiries/feature.ts';
 
 const harnesses: EnquiryHarness[] = [];
 afterEach(() => {
@@ -20,7 +23,7 @@ function setup(options: HarnessOptions = {}): EnquiryHarness {
 }
 
 function rowCount(harness: EnquiryHarness): number {
-  return harness.store.db.prepare('SELECT COUNT(*) FROM enquiry_outbox').pluck().get() as number;
+  return tablesOf(harness.store).prepare('SELECT COUNT(*) FROM enquiry_outbox').pluck().get() as number;
 }
 
 const long = (length: number) => 'x'.repeat(length);
@@ -185,7 +188,7 @@ describe('POST /api/v1/enquiries: acceptance and idempotency', () => {
     } finally {
       other.close();
     }
-    expect(harness.store.db.pragma('synchronous', { simple: true })).toBe(2); // FULL
+    expect(tablesOf(harness.store).pragma('synchronous', { simple: true })).toBe(2); // FULL
   });
 
   it('same originalId and body: same answer, one enquiry; elapsedMs may differ on a retry', async () => {
@@ -394,11 +397,12 @@ describe('daily limits (issue 9 item 13)', () => {
     expect(rowCount(harness)).toBe(4);
 
     // A relay restarted on the same store still knows today's count.
+    const restartedConfig = loadConfig({ DATA_DIR: harness.dataDir, ENQUIRY_DAILY_BUDGET: '2' });
     const restarted = createApp({
-      config: loadConfig({ DATA_DIR: harness.dataDir, ENQUIRY_DAILY_BUDGET: '2' }),
+      config: restartedConfig,
       store: harness.store,
       log: silentLogger,
-      enquiries: harness.service,
+      features: [enquiriesFeature(harness.service, { allowedOrigins: restartedConfig.ALLOWED_ORIGINS, ownOrigins: publicOrigins(restartedConfig) })],
       demoDir: null,
     });
     await request(restarted).post('/api/v1/enquiries').send(validEnquiry()).expect(429);

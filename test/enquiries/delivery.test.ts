@@ -3,10 +3,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../server/cli.ts';
 import { toCrmDateTime } from '../../server/crm/client.ts';
-import { toAddEnquiry } from '../../server/enquiries/mapping.ts';
+import { toAddEnquiry } from '../../server/crm/lead-sink.ts';
 import type { EnquiryTargets } from '../../server/enquiries/targets.ts';
 import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
 import { enquiryHarness, validEnquiry, type EnquiryHarness, type HarnessOptions } from './support.ts';
+import { tablesOf } from '../../server/store/tables.ts';
 
 let sim: RunningSimulator;
 beforeAll(async () => {
@@ -442,11 +443,15 @@ describe('reconciliation before re-posting', () => {
     const { createEnquiryService } = await import('../../server/enquiries/service.ts');
     const { loadConfig } = await import('../../server/config.ts');
     const { silentLogger } = await import('../../server/log.ts');
+    const { crmLeadSink } = await import('../../server/crm/lead-sink.ts');
+    const { crmEnquiryTargets } = await import('../../server/crm/enquiry-targets.ts');
+    const restartedConfig = loadConfig({ DATA_DIR: first.dataDir });
     const restarted = createEnquiryService({
-      config: loadConfig({ DATA_DIR: first.dataDir }),
+      config: restartedConfig,
       store: first.store,
       log: silentLogger,
-      crm: first.crm,
+      sink: crmLeadSink(first.crm, { source: restartedConfig.ENQUIRY_SOURCE }),
+      sinkTargets: crmEnquiryTargets(first.crm, { log: silentLogger }),
       now: () => clock,
       settings: { reconcileDelayMs: 0 },
     });
@@ -474,7 +479,7 @@ describe('erasure and metrics', () => {
     const entry = harness.service.outbox.get(body.originalId)!;
     expect(entry.payload).toBeNull();
     expect(entry.erasedAt).toBe(clock);
-    const raw = harness.store.db.prepare('SELECT * FROM enquiry_outbox').all();
+    const raw = tablesOf(harness.store).prepare('SELECT * FROM enquiry_outbox').all();
     expect(JSON.stringify(raw)).not.toMatch(/Jane|jane@example\.com|0412/);
     expect((await request(harness.app).get(`/api/v1/enquiries/${body.originalId}`).expect(200)).body.status).toBe('delivered');
     // The same submission again still gets its answer (the fingerprint stays).
@@ -496,7 +501,7 @@ describe('erasure and metrics', () => {
     await harness.service.worker.drain();
     const entry = harness.service.outbox.get(body.originalId)!;
     expect(entry).toMatchObject({ status: 'dead', payload: null, erasedAt: clock });
-    const raw = harness.store.db.prepare('SELECT * FROM enquiry_outbox').all();
+    const raw = tablesOf(harness.store).prepare('SELECT * FROM enquiry_outbox').all();
     expect(JSON.stringify(raw)).not.toMatch(/Jane|jane@example\.com|0412/);
     expect((await request(harness.app).get(`/api/v1/enquiries/${body.originalId}`).expect(200)).body.status).toBe('failed');
     // Nothing left to send: the operator's replay is refused, and nothing reaches the CRM.

@@ -9,6 +9,7 @@ import { enquiryFingerprint, enquiryRequestSchema } from '../../server/enquiries
 import { backupStore } from '../../server/ops/backup.ts';
 import { openStore, type Store } from '../../server/store/store.ts';
 import { validEnquiry } from './support.ts';
+import { tablesOf } from '../../server/store/tables.ts';
 
 const MARKER = 'Quokka7Zebedee';
 const dirs: string[] = [];
@@ -52,13 +53,13 @@ describe('erasure of personal data', () => {
 
     // Some pages reach the database file (as automatic checkpoints do), some stay in the WAL.
     acceptDelivered(outbox, 40, 1_000);
-    store.db.pragma('wal_checkpoint(PASSIVE)');
+    tablesOf(store).pragma('wal_checkpoint(PASSIVE)');
     acceptDelivered(outbox, 40, 2_000);
     // The scan finds what is there: before erasure the marker is on disk, many times.
     expect(files.reduce((sum, file) => sum + occurrences(file), 0)).toBeGreaterThan(80);
 
     expect(outbox.eraseDelivered(10_000, 10_000)).toBe(80);
-    expect(store.db.prepare('SELECT COUNT(*) FROM enquiry_outbox WHERE payload IS NOT NULL').pluck().get()).toBe(0);
+    expect(tablesOf(store).prepare('SELECT COUNT(*) FROM enquiry_outbox WHERE payload IS NOT NULL').pluck().get()).toBe(0);
 
     const found = Object.fromEntries(files.map((file) => [file.slice(dir.length), occurrences(file)]));
     expect(found).toEqual({ '/data/relay.db': 0, '/data/relay.db-wal': 0 });
@@ -75,8 +76,8 @@ describe('erasure of personal data', () => {
     dirs.push(dir);
     const store = openStore(dir);
     stores.push(store);
-    expect(store.db.pragma('secure_delete', { simple: true })).toBe(1);
-    expect(store.db.pragma('journal_size_limit', { simple: true })).toBeGreaterThan(0);
-    expect(store.db.pragma('wal_autocheckpoint', { simple: true })).toBeGreaterThan(0);
+    expect(tablesOf(store).pragma('secure_delete', { simple: true })).toBe(1);
+    expect(tablesOf(store).pragma('journal_size_limit', { simple: true })).toBeGreaterThan(0);
+    expect(tablesOf(store).pragma('wal_autocheckpoint', { simple: true })).toBeGreaterThan(0);
   });
 });

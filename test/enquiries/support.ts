@@ -7,8 +7,13 @@ import type { EnquiryRequest } from '../../contract/relay-api.ts';
 import { createApp } from '../../server/app.ts';
 import { loadConfig } from '../../server/config.ts';
 import { createCrmClient, type CrmClient } from '../../server/crm/client.ts';
+import { RequestLimiter } from '../../server/crm/limiter.ts';
 import { createEnquiryService, type EnquiryService, type EnquirySettings } from '../../server/enquiries/service.ts';
-import { crmEnquiryTargets, staticEnquiryTargets, type EnquiryTargets } from '../../server/enquiries/targets.ts';
+import { staticEnquiryTargets, type EnquiryTargets } from '../../server/enquiries/targets.ts';
+import { crmEnquiryTargets } from '../../server/crm/enquiry-targets.ts';
+import { crmLeadSink } from '../../server/crm/lead-sink.ts';
+import { publicOrigins } from '../../server/cors.ts';
+import { enquiriesFeature } from '../../server/enquiries/feature.ts';
 import { silentLogger, type Logger } from '../../server/log.ts';
 import { openStore, type Store } from '../../server/store/store.ts';
 
@@ -65,12 +70,13 @@ export function enquiryHarness(options: HarnessOptions = {}): EnquiryHarness {
   const store = openStore(dataDir);
   const log = options.log ?? silentLogger;
   const crmTarget = options.crm ?? { baseUrl: 'http://127.0.0.1:9/api/v1.3', apiKey: 'unused', accessToken: 'unused' };
-  const crm = createCrmClient({ ...crmTarget, store, log, timeoutMs: options.crmTimeoutMs ?? 2000, backoffBaseMs: 20 });
+  const crm = createCrmClient({ ...crmTarget, limiter: new RequestLimiter({ store, requestsPerSecond: 10, dailyLimit: 10_000 }), log, timeoutMs: options.crmTimeoutMs ?? 2000, backoffBaseMs: 20 });
   const service = createEnquiryService({
     config,
     store,
     log,
-    crm,
+    sink: crmLeadSink(crm, { source: options.settings?.source ?? config.ENQUIRY_SOURCE }),
+    sinkTargets: crmEnquiryTargets(crm, { log }),
     targets:
       options.targets === 'crm'
         ? crmEnquiryTargets(crm, { log })
@@ -78,7 +84,7 @@ export function enquiryHarness(options: HarnessOptions = {}): EnquiryHarness {
     settings: options.settings,
     now: options.now,
   });
-  const app = createApp({ config, store, log, enquiries: service, demoDir: null });
+  const app = createApp({ config, store, log, features: [enquiriesFeature(service, { allowedOrigins: config.ALLOWED_ORIGINS, ownOrigins: publicOrigins(config) })], demoDir: null });
   return {
     app,
     service,

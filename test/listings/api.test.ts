@@ -1,5 +1,8 @@
+import { get, type IncomingHttpHeaders } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LISTING_FILTER_NAMES, LISTING_FILTERS, type FilterSpec } from '../../contract/listing-filters.ts';
 import type { ListingDetail, ListingSummary, Page } from '../../contract/relay-api.ts';
 import { priceRange } from '../../server/listings/price-range.ts';
 import { startListingRig, type ListingRig } from './rig.ts';
@@ -104,6 +107,17 @@ describe('listing API (answers from the cache only)', () => {
     expect(squareMetres).toEqual([...squareMetres].sort((a, b) => b - a));
   });
 
+  it("takes every filter of the contract's table, each one acting on the answer", async () => {
+    const sample = (spec: FilterSpec): string =>
+      spec.kind === 'choice' ? spec.values[0]! : spec.kind === 'text' ? 'Nowhere' : spec.kind === 'money' ? '1000000' : '1';
+    for (const name of LISTING_FILTER_NAMES) {
+      const query = `${name}=${encodeURIComponent(sample(LISTING_FILTERS[name]))}&pageSize=100`;
+      const answer = await list(query);
+      // A filter that reached the SQL narrows or reorders something; a sort reorders, the rest narrow.
+      if (name !== 'sort' && name !== 'status') expect(answer.total, query).toBeLessThan(all.length);
+    }
+  });
+
   it('refuses bad parameters with a 400 naming each one', async () => {
     const cases: Array<[string, string[]]> = [
       ['pageSize=101', ['pageSize']],
@@ -201,6 +215,48 @@ describe('listing API (answers from the cache only)', () => {
       expect(revalidated.status).toBe(304);
       expect(revalidated.text).toBe('');
       expect((await rig.get(path, { 'If-None-Match': '"other"' })).status).toBe(200);
+    }
+  });
+
+  it('sends each answer as brotli, gzip or plain as the request accepts, with Vary, the same bytes until the cache changes', async () => {
+    /** The bytes on the wire, undecoded. */
+    const raw = (path: string, headers: Record<string, string> = {}) =>
+      new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        get(`${rig.relay.url}${path}`, { headers }, (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (part: Buffer) => chunks.push(part));
+          response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
+        }).on('error', reject);
+      });
+    for (const path of ['/api/v1/listings?type=sale&pageSize=24', `/api/v1/listings/${all[1].id}`, '/api/v1/agents']) {
+      const plain = await raw(path);
+      expect(plain.headers['content-encoding'], path).toBeUndefined();
+      expect(plain.headers.vary, path).toMatch(/Accept-Encoding/i);
+      const browser = await raw(path, { 'Accept-Encoding': 'br, gzip' });
+      expect(browser.headers['content-encoding'], path).toBe('br');
+      expect(browser.headers['content-type'], path).toMatch(/^application\/json/);
+      expect(browser.headers.vary, path).toMatch(/Accept-Encoding/i);
+      expect(brotliDecompressSync(browser.body).equals(plain.body), path).toBe(true);
+      expect((await raw(path, { 'Accept-Encoding': 'br, gzip' })).body.equals(browser.body), path).toBe(true);
+      const gzip = await raw(path, { 'Accept-Encoding': 'gzip' });
+      expect(gzip.headers['content-encoding'], path).toBe('gzip');
+      expect(gunzipSync(gzip.body).equals(plain.body), path).toBe(true);
+      expect(new Set([plain.headers.etag, browser.headers.etag, gzip.headers.etag]).size, path).toBe(3);
+      for (const etag of [plain.headers.etag, browser.headers.etag, gzip.headers.etag]) {
+        expect((await raw(path, { 'Accept-Encoding': 'br, gzip', 'If-None-Match': etag! })).status, path).toBe(304);
+      }
+      // Sent again from memory (server/replay.ts), an answer keeps every header Express gave it,
+      // helmet's and CORS's included; another origin is decided again.
+      const fromPage = await raw(path, { 'Accept-Encoding': 'br, gzip', Origin: ALLOWED });
+      const fromPageAgain = await raw(path, { 'Accept-Encoding': 'br, gzip', Origin: ALLOWED });
+      const { date: _date, 'x-listings-age': _age, ...pageHeaders } = fromPage.headers;
+      const { date: _dateAgain, 'x-listings-age': _ageAgain, ...pageHeadersAgain } = fromPageAgain.headers;
+      expect(pageHeadersAgain, path).toEqual(pageHeaders);
+      expect(pageHeadersAgain['access-control-allow-origin'], path).toBe(ALLOWED);
+      expect(pageHeadersAgain['content-security-policy'], path).toBeDefined();
+      expect(fromPageAgain.headers['x-listings-age'], path).toMatch(/^\d+$/);
+      expect(fromPageAgain.body.equals(browser.body), path).toBe(true);
+      expect((await raw(path, { 'Accept-Encoding': 'br, gzip', Origin: 'https://evil.example' })).status, path).toBe(403);
     }
   });
 

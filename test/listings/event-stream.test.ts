@@ -3,13 +3,14 @@ import { loadConfig } from '../../server/config.ts';
 import { silentLogger } from '../../server/log.ts';
 import { startRelay } from '../../server/relay.ts';
 import { startListingRig, type ListingRig } from './rig.ts';
+import { tablesOf } from '../../server/store/tables.ts';
 
 const streamReads = (rig: ListingRig) => rig.sim.state.getCounters().requestsByEndpoint['GET /eventStream'] ?? 0;
 /** A change to the life of a property behind a public listing id. */
 const change = (rig: ListingRig, listingId: number, what: Parameters<ListingRig['sim']['state']['changeListing']>[1]) =>
   rig.sim.state.changeListing(rig.simListing(listingId).id, what, rig.simListing(listingId).market);
 const cursorIn = (rig: ListingRig) =>
-  rig.relay.store.db.prepare("SELECT value FROM crm_event_stream_state WHERE key = 'cursor'").pluck().get() as string | undefined;
+  tablesOf(rig.relay.store).prepare("SELECT value FROM crm_event_stream_state WHERE key = 'cursor'").pluck().get() as string | undefined;
 
 describe('the event stream as the safety net', () => {
   let rig: ListingRig;
@@ -73,7 +74,7 @@ describe('the event stream as the safety net', () => {
       expect(await restarted.listings.changes.readStream()).toMatchObject({ events: 1, queued: 1 });
       const detail = await fetch(`${restarted.url}/api/v1/listings/${id}`);
       expect(((await detail.json()) as { heading: string }).heading).toBe('After the restart');
-      const moved = restarted.store.db.prepare("SELECT value FROM crm_event_stream_state WHERE key = 'cursor'").pluck().get();
+      const moved = tablesOf(restarted.store).prepare("SELECT value FROM crm_event_stream_state WHERE key = 'cursor'").pluck().get();
       expect(moved).not.toBe(cursor);
     } finally {
       await restarted.close();
@@ -83,7 +84,7 @@ describe('the event stream as the safety net', () => {
   it('an expired cursor falls back to eventsSince from the last read, losing nothing', async () => {
     // Fresh state for this relay: the other process moved the shared file's cursor on.
     const id = rig.expectedIds('sale')[2]!;
-    rig.relay.store.db
+    tablesOf(rig.relay.store)
       .prepare("INSERT INTO crm_event_stream_state (key, value) VALUES ('cursor', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
       .run(Buffer.from(`1.${Date.now() - 40 * 86_400_000}`).toString('base64url'));
     change(rig, id, { fields: { heading: 'Despite the expired cursor' } });

@@ -6,6 +6,7 @@ import type { ListingDetail } from '../../contract/relay-api.ts';
 import { migrations } from '../../server/store/migrations.ts';
 import { openStore } from '../../server/store/store.ts';
 import { allListingIds, publicListingId, startListingRig, type ListingRig } from './rig.ts';
+import { tablesOf } from '../../server/store/tables.ts';
 
 /*
  * One listing per sale or lease life: a property for sale and for lease at once shows as both,
@@ -82,7 +83,7 @@ describe('migration 040: the cache keyed by life', () => {
     const dir = mkdtempSync(join(tmpdir(), 'estate-lives-'));
     try {
       const before = openStore(dir, migrations.filter((migration) => migration.id < '040'));
-      const db = before.db;
+      const db = tablesOf(before);
       const row = (id: number, type: string, saleLife: number | null, leaseLife: number | null) =>
         db
           .prepare(
@@ -105,24 +106,24 @@ describe('migration 040: the cache keyed by life', () => {
 
       const after = openStore(dir);
       try {
-        const listings = after.db.prepare('SELECT id, property_id AS propertyId, public_json FROM listings ORDER BY id').all() as Array<{ id: number; propertyId: number; public_json: string }>;
+        const listings = tablesOf(after).prepare('SELECT id, property_id AS propertyId, public_json FROM listings ORDER BY id').all() as Array<{ id: number; propertyId: number; public_json: string }>;
         expect(listings.map(({ id, propertyId }) => ({ id, propertyId }))).toEqual([
           { id: 1000, propertyId: 7001 },
           { id: 1201, propertyId: 7002 },
         ]);
         expect(listings.map((listing) => JSON.parse(listing.public_json).id)).toEqual([1000, 1201]);
-        expect(after.db.prepare('SELECT listing_id, agent_id FROM listing_agents ORDER BY listing_id').all()).toEqual([
+        expect(tablesOf(after).prepare('SELECT listing_id, agent_id FROM listing_agents ORDER BY listing_id').all()).toEqual([
           { listing_id: 1000, agent_id: 42 },
           { listing_id: 1201, agent_id: 43 },
         ]);
-        expect(after.db.prepare('SELECT owner_kind, owner_id, photo_id FROM photos ORDER BY owner_kind, photo_id').all()).toEqual([
+        expect(tablesOf(after).prepare('SELECT owner_kind, owner_id, photo_id FROM photos ORDER BY owner_kind, photo_id').all()).toEqual([
           { owner_kind: 'agent', owner_id: 42, photo_id: 0 },
           { owner_kind: 'listing', owner_id: 1000, photo_id: 1 },
           { owner_kind: 'listing', owner_id: 1201, photo_id: 2 },
         ]);
         // The agent links still follow their listing.
-        after.db.prepare('DELETE FROM listings WHERE id = 1000').run();
-        expect(after.db.prepare('SELECT COUNT(*) FROM listing_agents WHERE listing_id = 1000').pluck().get()).toBe(0);
+        tablesOf(after).prepare('DELETE FROM listings WHERE id = 1000').run();
+        expect(tablesOf(after).prepare('SELECT COUNT(*) FROM listing_agents WHERE listing_id = 1000').pluck().get()).toBe(0);
       } finally {
         after.close();
       }

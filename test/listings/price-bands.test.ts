@@ -8,6 +8,7 @@ import { amountsIn, priceRange } from '../../server/listings/price-range.ts';
 import { migrations } from '../../server/store/migrations.ts';
 import { openStore } from '../../server/store/store.ts';
 import { startListingRig, type ListingRig } from './rig.ts';
+import { tablesOf } from '../../server/store/tables.ts';
 
 /**
  * The attack of the security review: binary searches over minPrice and maxPrice and the listing's
@@ -103,9 +104,9 @@ describe('withheld prices are filtered and sorted by band only', () => {
   });
 
   it('the cache holds the band of a withheld price, never the price itself', () => {
-    const row = rig.relay.store.db.prepare('SELECT price_low_cents AS low, price_high_cents AS high FROM listings WHERE id = ?').get(withheldId);
+    const row = tablesOf(rig.relay.store).prepare('SELECT price_low_cents AS low, price_high_cents AS high FROM listings WHERE id = ?').get(withheldId);
     expect(row).toEqual({ low: 100_000_000, high: 124_999_999 });
-    const columns = (rig.relay.store.db.prepare('PRAGMA table_info(listings)').all() as Array<{ name: string }>).map((column) => column.name);
+    const columns = (tablesOf(rig.relay.store).prepare('PRAGMA table_info(listings)').all() as Array<{ name: string }>).map((column) => column.name);
     expect(columns).not.toContain('search_price');
   });
 });
@@ -131,19 +132,19 @@ describe('price ranges', () => {
     const dir = mkdtempSync(join(tmpdir(), 'estate-bands-'));
     try {
       const old = openStore(dir, migrations.filter((migration) => migration.id < '021'));
-      old.db
+      tablesOf(old)
         .prepare(
           `INSERT INTO listings (id, source, type, status, crm_modified, search_price, public_json, synced_at)
            VALUES (1, 'residential/sale/available', 'sale', 'available', '2024-01-01', 1013457, '{}', 0)`,
         )
         .run();
-      old.db.prepare("INSERT INTO listing_sync_state (key, value) VALUES ('lastFullSweepAt', '1')").run();
+      tablesOf(old).prepare("INSERT INTO listing_sync_state (key, value) VALUES ('lastFullSweepAt', '1')").run();
       old.close();
       const upgraded = openStore(dir);
-      const row = upgraded.db.prepare('SELECT * FROM listings').get() as Record<string, unknown>;
+      const row = tablesOf(upgraded).prepare('SELECT * FROM listings').get() as Record<string, unknown>;
       expect(row).not.toHaveProperty('search_price');
       expect(row.crm_modified).toBeNull();
-      expect(upgraded.db.prepare("SELECT COUNT(*) FROM listing_sync_state WHERE key = 'lastFullSweepAt'").pluck().get()).toBe(0);
+      expect(tablesOf(upgraded).prepare("SELECT COUNT(*) FROM listing_sync_state WHERE key = 'lastFullSweepAt'").pluck().get()).toBe(0);
       upgraded.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -5,6 +5,7 @@ import { silentLogger } from '../../server/log.ts';
 import { startRelay, type RunningRelay } from '../../server/relay.ts';
 import { renderListing, renderPhoto } from '../../server/sim/views.ts';
 import { allListingIds, publicListingId, startListingRig, type ListingRig } from './rig.ts';
+import { tablesOf } from '../../server/store/tables.ts';
 
 const TOLERANCE = 120;
 
@@ -66,7 +67,7 @@ describe('POST /hooks/crm (the CRM\'s own webhook format)', () => {
   /** Listings of properties with one life only (the property both for sale and for lease has tests of its own). */
   const single = (kind: 'sale' | 'lease') => rig.expectedIds(kind).filter((id) => rig.sim.state.listingsOfProperty(propertyOf(id)).length === 1);
   const applied = () => relay.listings.changes.drain();
-  const pending = () => relay.store.db.prepare('SELECT COUNT(*) FROM crm_change_queue').pluck().get() as number;
+  const pending = () => tablesOf(relay.store).prepare('SELECT COUNT(*) FROM crm_change_queue').pluck().get() as number;
 
   it('good signature, record in itemBodies: stored, then applied with zero CRM requests', async () => {
     const [id] = single('sale');
@@ -172,7 +173,7 @@ describe('POST /hooks/crm (the CRM\'s own webhook format)', () => {
       const again = await post(body, headers, restarted.url);
       expect(again.status).toBe(200);
       expect(await again.json()).toEqual({ status: 'duplicate' });
-      const queued = restarted.store.db.prepare('SELECT COUNT(*) FROM crm_change_queue').pluck().get();
+      const queued = tablesOf(restarted.store).prepare('SELECT COUNT(*) FROM crm_change_queue').pluck().get();
       expect(queued).toBe(0);
     } finally {
       await restarted.close();

@@ -16,6 +16,7 @@ import { publicPhoto } from '../../server/photos/public.ts';
 import { photosRouter } from '../../server/photos/routes.ts';
 import { variantPath } from '../../server/photos/variants.ts';
 import { openStore, type Store } from '../../server/store/store.ts';
+import { tablesOf } from '../../server/store/tables.ts';
 
 interface PhotoHost {
   origin: string;
@@ -185,7 +186,7 @@ describe('photo mirror', () => {
     expect(counts).toMatchObject({ downloaded: 0, failed: attempts.length });
     expect(other.requests).toHaveLength(0);
     expect(mirror.photosOf('listing', [1]).size).toBe(0);
-    const errors = store.db.prepare('SELECT photo_id, error FROM photos ORDER BY photo_id').all();
+    const errors = tablesOf(store).prepare('SELECT photo_id, error FROM photos ORDER BY photo_id').all();
     expect(errors).toEqual([
       { photo_id: 1, error: 'host_not_allowed' },
       { photo_id: 2, error: 'host_not_allowed' },
@@ -208,7 +209,7 @@ describe('photo mirror', () => {
     allowed.routes.set('/vector.jpg', { status: 200, type: 'image/svg+xml', body: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>') });
     const counts = await mirror.syncOwner('listing', 1, [photo(1, '/huge.jpg'), photo(2, '/page.jpg'), photo(3, '/fake.jpg'), photo(4, '/vector.jpg'), photo(5, '/missing.jpg')]);
     expect(counts).toMatchObject({ downloaded: 0, failed: 5 });
-    const errors = store.db.prepare('SELECT photo_id, error FROM photos ORDER BY photo_id').all();
+    const errors = tablesOf(store).prepare('SELECT photo_id, error FROM photos ORDER BY photo_id').all();
     expect(errors).toEqual([
       { photo_id: 1, error: 'too_large' },
       { photo_id: 2, error: 'bad_type' },
@@ -216,7 +217,7 @@ describe('photo mirror', () => {
       { photo_id: 4, error: 'bad_type' },
       { photo_id: 5, error: 'gone' },
     ]);
-    expect(store.db.prepare('SELECT COUNT(*) FROM photo_files').pluck().get()).toBe(0);
+    expect(tablesOf(store).prepare('SELECT COUNT(*) FROM photo_files').pluck().get()).toBe(0);
   });
 
   it('refuses a hostile strip (1 x 30,000,000 px, a real PNG under the pixel cap) quickly, before decoding it', async () => {
@@ -228,7 +229,7 @@ describe('photo mirror', () => {
     const counts = await mirror.syncOwner('listing', 1, [photo(1, '/strip.png'), photo(2, '/sliver.png')]);
     const seconds = (performance.now() - started) / 1000;
     expect(counts).toMatchObject({ downloaded: 0, failed: 2 });
-    expect(store.db.prepare('SELECT photo_id, error FROM photos ORDER BY photo_id').all()).toEqual([
+    expect(tablesOf(store).prepare('SELECT photo_id, error FROM photos ORDER BY photo_id').all()).toEqual([
       { photo_id: 1, error: 'bad_dimensions' },
       { photo_id: 2, error: 'bad_dimensions' },
     ]);

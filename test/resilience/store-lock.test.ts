@@ -17,7 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EnquiryRequest } from '../../contract/relay-api.ts';
 import { projectRoot } from '../../server/app.ts';
-import { SYNC_REQUEST_FILE, SYNC_SIGNAL } from '../../server/ops/cli.ts';
+import { SYNC_REQUEST_FILE, SYNC_SIGNAL } from '../../server/ops/sync-request.ts';
 import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
 import { validEnquiry } from '../enquiries/support.ts';
 

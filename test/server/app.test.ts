@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import express from 'express';
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync, utimesSync } from 'node:fs';
+import { once } from 'node:events';
+import { get, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +15,7 @@ import { corsPolicy } from '../../server/cors.ts';
 import { errorHandler } from '../../server/errors.ts';
 import { silentLogger } from '../../server/log.ts';
 import { openStore, type Store } from '../../server/store/store.ts';
+import { DYNAMIC_EFFORT, EncodedBody } from '../../server/precompressed.ts';
 
 let dir: string;
 let store: Store;
@@ -134,17 +139,109 @@ describe('CORS policy', () => {
   });
 });
 
-describe('compression', () => {
-  it('compresses the widget bundle for browsers that accept it', async () => {
-    const dir2 = mkdtempSync(join(tmpdir(), 'estate-app-gzip-'));
-    const widgetDir = join(dir2, 'widget');
-    mkdirSync(widgetDir);
-    const big = `export const text = ${JSON.stringify('listing '.repeat(5000))};\n`;
-    writeFileSync(join(widgetDir, 'widget.js'), big);
-    const gzipApp = createApp({ config: loadConfig({}), store, log: silentLogger, widgetDir, demoDir: null });
-    const response = await request(gzipApp).get('/widget.js').set('Accept-Encoding', 'gzip').expect(200);
-    expect(response.headers['content-encoding']).toBe('gzip');
-    expect(response.text).toBe(big);
-    rmSync(dir2, { recursive: true, force: true });
+describe('compression: once per file, the form each request accepts', () => {
+  let assetsDir: string;
+  let server: Server;
+  let origin: string;
+  const big = (word: string) => `export const text = ${JSON.stringify(`${word} `.repeat(5000))};\n`;
+  const files = {
+    '/widget.js': big('loader'),
+    [`/${CHUNK}`]: big('chunk'),
+    '/': `<!doctype html><title>Demo</title>${'<p>listing</p>'.repeat(300)}`,
+    '/buy': `<!doctype html><title>Buy</title>${'<p>for sale</p>'.repeat(300)}`,
+    '/site.css': `${'.card { color: red }\n'.repeat(200)}`,
+  };
+
+  /** The bytes on the wire, undecoded (fetch would decode them). */
+  const raw = (path: string, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>((resolve, reject) => {
+      get(`${origin}${path}`, { headers }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (part: Buffer) => chunks.push(part));
+        response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
+      }).on('error', reject);
+    });
+
+  beforeAll(async () => {
+    assetsDir = mkdtempSync(join(tmpdir(), 'estate-app-encodings-'));
+    mkdirSync(join(assetsDir, 'widget'));
+    mkdirSync(join(assetsDir, 'demo'));
+    writeFileSync(join(assetsDir, 'widget', 'widget.js'), files['/widget.js']);
+    writeFileSync(join(assetsDir, 'widget', CHUNK), files[`/${CHUNK}`]!);
+    writeFileSync(join(assetsDir, 'demo', 'index.html'), files['/']);
+    writeFileSync(join(assetsDir, 'demo', 'buy.html'), files['/buy']);
+    writeFileSync(join(assetsDir, 'demo', 'site.css'), files['/site.css']);
+    writeFileSync(join(assetsDir, 'demo', 'robots.txt'), 'User-agent: *\n');
+    writeFileSync(join(assetsDir, 'demo', '.env'), 'SECRET=1\n');
+    const encodingApp = createApp({
+      config: loadConfig({}),
+      store,
+      log: silentLogger,
+      widgetDir: join(assetsDir, 'widget'),
+      demoDir: join(assetsDir, 'demo'),
+    });
+    server = encodingApp.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    rmSync(assetsDir, { recursive: true, force: true });
+  });
+
+  it('sends brotli to a browser, gzip to a gzip-only client, plain bytes otherwise, each decoding to the file once', async () => {
+    for (const [path, text] of Object.entries(files)) {
+      const browser = await raw(path, { 'Accept-Encoding': 'gzip, deflate, br' });
+      expect(browser.status, path).toBe(200);
+      expect(browser.headers['content-encoding'], path).toBe('br');
+      expect(browser.headers.vary, path).toMatch(/Accept-Encoding/i);
+      expect(Number(browser.headers['content-length']), path).toBe(browser.body.length);
+      // One decode gives the file: compressed once, not again by the compression middleware.
+      expect(brotliDecompressSync(browser.body).toString(), path).toBe(text);
+
+      const gzip = await raw(path, { 'Accept-Encoding': 'gzip' });
+      expect(gzip.headers['content-encoding'], path).toBe('gzip');
+      expect(gunzipSync(gzip.body).toString(), path).toBe(text);
+      expect(gzip.headers.etag, path).not.toBe(browser.headers.etag);
+
+      const refused = await raw(path, { 'Accept-Encoding': 'br;q=0, gzip;q=0.5' });
+      expect(refused.headers['content-encoding'], path).toBe('gzip');
+      const plain = await raw(path);
+      expect(plain.headers['content-encoding'], path).toBeUndefined();
+      expect(plain.body.toString(), path).toBe(text);
+      expect(plain.headers.vary, path).toMatch(/Accept-Encoding/i);
+
+      // A validator of any form of the same content revalidates it.
+      const revalidated = await raw(path, { 'Accept-Encoding': 'gzip', 'If-None-Match': String(browser.headers.etag) });
+      expect(revalidated.status, path).toBe(304);
+      expect(revalidated.body.length, path).toBe(0);
+    }
+  });
+
+  it('sends a changed file as soon as it changes, and small or hidden files as they should be', async () => {
+    const changed = `${'.card { color: blue }\n'.repeat(200)}`;
+    const before = await raw('/site.css', { 'Accept-Encoding': 'br' });
+    writeFileSync(join(assetsDir, 'demo', 'site.css'), changed);
+    utimesSync(join(assetsDir, 'demo', 'site.css'), new Date(), new Date(Date.now() + 5_000));
+    const after = await raw('/site.css', { 'Accept-Encoding': 'br' });
+    expect(brotliDecompressSync(after.body).toString()).toBe(changed);
+    expect(after.headers.etag).not.toBe(before.headers.etag);
+    expect((await raw('/site.css', { 'Accept-Encoding': 'br', 'If-None-Match': String(before.headers.etag) })).status).toBe(200);
+
+    // Too small to gain from compression.
+    const robots = await raw('/robots.txt', { 'Accept-Encoding': 'br' });
+    expect(robots.headers['content-encoding']).toBeUndefined();
+    expect(robots.body.toString()).toBe('User-agent: *\n');
+    for (const path of ['/.env', '/..%2Fwidget%2Fwidget.js', '/%2e%2e/widget/widget.js', '/%E0%A4%A']) {
+      expect((await raw(path, { 'Accept-Encoding': 'br' })).status, path).toBe(404);
+    }
+  });
+
+  it('makes each compressed form once and hands out the same bytes after', () => {
+    const body = new EncodedBody(Buffer.from('listing '.repeat(500)), DYNAMIC_EFFORT);
+    expect(body.bytes('br')).toBe(body.bytes('br'));
+    expect(body.bytes('gzip')).toBe(body.bytes('gzip'));
+    expect(body.bytes('br').length).toBeLessThan(body.identity.length / 10);
   });
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { backupStore } from '../../server/ops/backup.ts';
 import Database from 'better-sqlite3';
 import { openStore, writeLockFree, WriteHealth, type Store } from '../../server/store/store.ts';
+import { tablesOf } from '../../server/store/tables.ts';
 
 const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8);
 
@@ -26,23 +27,23 @@ describe('store', () => {
     const store = openStore(join(dir, 'nested'));
     stores.push(store);
     expect(store.file).toBe(join(dir, 'nested', 'relay.db'));
-    expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(store.db.pragma('synchronous', { simple: true })).toBe(2); // FULL
+    expect(tablesOf(store).pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(tablesOf(store).pragma('synchronous', { simple: true })).toBe(2); // FULL
   });
 
   it('applies each migration once, in order, and only new ones on reopen', () => {
     const dir = tempDir();
     const first = openStore(dir, [{ id: '001-a', sql: 'CREATE TABLE a (x INTEGER) STRICT' }]);
-    first.db.prepare('INSERT INTO a VALUES (1)').run();
+    tablesOf(first).prepare('INSERT INTO a VALUES (1)').run();
     first.close();
     const second = openStore(dir, [
       { id: '001-a', sql: 'CREATE TABLE a (x INTEGER) STRICT' },
       { id: '002-b', sql: 'ALTER TABLE a ADD COLUMN y TEXT' },
     ]);
     stores.push(second);
-    const ids = second.db.prepare('SELECT id FROM schema_migrations ORDER BY id').pluck().all();
+    const ids = tablesOf(second).prepare('SELECT id FROM schema_migrations ORDER BY id').pluck().all();
     expect(ids).toEqual(['001-a', '002-b']);
-    expect(second.db.prepare('SELECT x, y FROM a').get()).toEqual({ x: 1, y: null });
+    expect(tablesOf(second).prepare('SELECT x, y FROM a').get()).toEqual({ x: 1, y: null });
   });
 
   it('rolls a failing migration back whole', () => {
@@ -52,7 +53,7 @@ describe('store', () => {
     ).toThrow(/nowhere/);
     const store = openStore(dir, []);
     stores.push(store);
-    const tables = store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 't'").all();
+    const tables = tablesOf(store).prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 't'").all();
     expect(tables).toEqual([]);
   });
 
@@ -64,7 +65,7 @@ describe('store', () => {
         const dataDir = join(dir, 'data');
         const store = openStore(dataDir);
         stores.push(store);
-        store.db.prepare('INSERT INTO crm_budget (day, used) VALUES (?, ?)').run('2026-01-01', 1);
+        tablesOf(store).prepare('INSERT INTO crm_budget (day, used) VALUES (?, ?)').run('2026-01-01', 1);
         expect(modeOf(dataDir)).toBe('700');
         for (const suffix of ['', '-wal', '-shm']) expect([suffix, modeOf(`${store.file}${suffix}`)]).toEqual([suffix, '600']);
         const backup = join(dir, 'backup.db');
@@ -99,15 +100,15 @@ describe('store', () => {
       const dir = tempDir();
       const store = openStore(dir);
       stores.push(store);
-      store.db.pragma('busy_timeout = 50'); // the relay waits 5 s; the test need not
+      tablesOf(store).pragma('busy_timeout = 50'); // the relay waits 5 s; the test need not
       let clock = 1_000;
-      const writes = new WriteHealth(() => writeLockFree(store.db), () => clock);
+      const writes = new WriteHealth(() => writeLockFree(tablesOf(store)), () => clock);
       const other = new Database(store.file);
       try {
         other.exec('BEGIN IMMEDIATE');
         let error: unknown;
         try {
-          store.db.prepare('INSERT INTO crm_budget (day, used) VALUES (?, 1)').run('2026-01-01');
+          tablesOf(store).prepare('INSERT INTO crm_budget (day, used) VALUES (?, 1)').run('2026-01-01');
         } catch (caught) {
           error = caught;
         }
@@ -121,7 +122,7 @@ describe('store', () => {
         expect(writes.heldUntil(), 'not probed again before its time').toBe(3_000);
         clock = 3_000;
         expect(writes.heldUntil()).toBeUndefined();
-        store.db.prepare('INSERT INTO crm_budget (day, used) VALUES (?, 1)').run('2026-01-01');
+        tablesOf(store).prepare('INSERT INTO crm_budget (day, used) VALUES (?, 1)').run('2026-01-01');
       } finally {
         other.close();
       }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readRealRecords } from '../support/real-records.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crmPhotoSchema, crmPropertySchema } from '../../server/crm/schemas.ts';
 import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
@@ -12,7 +12,7 @@ import { apiClient, manualClock } from './helpers.ts';
  */
 
 type Item = Record<string, unknown>;
-const real = (JSON.parse(readFileSync(new URL('../contract/fixtures/real-v13-sold-list.json', import.meta.url), 'utf8')) as { items: Item[] }).items;
+const real = (JSON.parse(readRealRecords()) as { items: Item[] }).items;
 
 const clock = manualClock('2025-03-14T02:00:00.000Z');
 let sim: RunningSimulator;

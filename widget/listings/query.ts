@@ -1,27 +1,27 @@
-import type { ListingSort, ListingsQuery, ListingStatus, ListingType } from '../../contract/relay-api.ts';
+import { isNumericFilter, LISTING_FILTER_NAMES, LISTING_FILTERS, type FilterSpec, type ListingFilterName } from '../../contract/listing-filters.ts';
+import type { ListingSort, ListingsQuery } from '../../contract/relay-api.ts';
 
 /**
  * The listings query in its three shapes: element properties (from attributes), the relay's
  * query string, and the host page's URL (so a filtered, paged view is a link that works and the
- * back button restores it). Everything is validated here; a hand-edited URL cannot make the
- * element send nonsense to the relay.
+ * back button restores it). Everything is validated here, by the relay's own filter table
+ * (contract/listing-filters.ts); a hand-edited URL cannot make the element send nonsense to the relay.
  */
 
-export const SORTS: readonly ListingSort[] = ['newest', 'price', '-price', 'suburb', 'landArea'];
-const TYPES: readonly ListingType[] = ['sale', 'lease'];
-const STATUSES: readonly ListingStatus[] = ['available', 'sold', 'leased'];
+export const SORTS: readonly ListingSort[] = LISTING_FILTERS.sort.values;
 
 /** Filters a visitor can set in the filter bar, in the bar's order. */
-export const BAR_FILTERS = ['type', 'suburb', 'propertyType', 'minPrice', 'maxPrice', 'minBeds', 'minBaths', 'minCars', 'sort'] as const;
+export const BAR_FILTERS = ['type', 'suburb', 'propertyType', 'minPrice', 'maxPrice', 'minBeds', 'minBaths', 'minCars', 'sort'] as const satisfies readonly QueryKey[];
 export type BarFilter = (typeof BAR_FILTERS)[number];
 /** What an empty `filters` attribute shows: the page usually fixes buy or rent. */
 export const DEFAULT_BAR_FILTERS: readonly BarFilter[] = ['suburb', 'propertyType', 'minPrice', 'maxPrice', 'minBeds', 'minBaths', 'minCars', 'sort'];
 
-export type QueryKey = Exclude<keyof ListingsQuery, 'page' | 'pageSize'>;
-export const QUERY_KEYS: readonly QueryKey[] = [
-  'type', 'status', 'suburb', 'minPrice', 'maxPrice', 'minBeds', 'minBaths', 'minCars', 'propertyType', 'agentId', 'sort',
-];
-const NUMERIC_KEYS = new Set<QueryKey>(['minPrice', 'maxPrice', 'minBeds', 'minBaths', 'minCars', 'agentId']);
+/** A filter's name: the relay's query key, the element's property and (under a prefix) the URL parameter. */
+export type QueryKey = ListingFilterName;
+export const QUERY_KEYS: readonly QueryKey[] = LISTING_FILTER_NAMES;
+
+/** The element's filter properties: each filter's value, null when unset. */
+export type FilterProperties = { [Name in QueryKey]: NonNullable<ListingsQuery[Name]> | null };
 
 /** Parses the `filters` attribute: empty means the default set; names may be camelCase or kebab-case. */
 export function parseBarFilters(attribute: string | null | undefined): BarFilter[] {
@@ -43,7 +43,7 @@ export function cleanCount(value: unknown): number | undefined {
 
 /** One query value, cleaned: undefined when it is not valid for that key. */
 export function cleanValue(key: QueryKey, value: unknown): string | number | undefined {
-  if (NUMERIC_KEYS.has(key)) {
+  if (isNumericFilter(key)) {
     const number = cleanCount(value);
     // A zero minimum is "any"; an agent id of 0 does not exist.
     return number ? number : undefined;
@@ -51,10 +51,9 @@ export function cleanValue(key: QueryKey, value: unknown): string | number | und
   if (typeof value !== 'string') return undefined;
   const text = value.trim();
   if (!text) return undefined;
-  if (key === 'type') return (TYPES as readonly string[]).includes(text) ? text : undefined;
-  if (key === 'status') return (STATUSES as readonly string[]).includes(text) ? text : undefined;
-  if (key === 'sort') return (SORTS as readonly string[]).includes(text) ? text : undefined;
-  return text.slice(0, 100);
+  const spec: FilterSpec = LISTING_FILTERS[key];
+  if (spec.kind === 'choice') return spec.values.includes(text) ? text : undefined;
+  return spec.kind === 'text' ? text.slice(0, spec.maxLength) : undefined;
 }
 
 /** The relay query from loose values (element properties), with only valid entries. */

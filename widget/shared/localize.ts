@@ -42,11 +42,24 @@ let langObserver: MutationObserver | undefined;
  * Elements on the page show the new words at once.
  */
 export function registerTranslation(...translations: Translation[]): void {
+  addTranslations(translations, false);
+}
+
+/**
+ * The built-in words, registered by each element's strings module: beneath whatever is there
+ * already, so words an agency registered before an element's code ran are kept (and a module
+ * evaluated twice, as the widget build may copy one into two chunks, changes nothing).
+ */
+export function registerBuiltInTranslation(...translations: Translation[]): void {
+  addTranslations(translations, true);
+}
+
+function addTranslations(translations: Translation[], beneath: boolean): void {
   for (const { $code, ...sections } of translations) {
     const code = $code.toLowerCase();
     const known = registered.get(code) ?? {};
     for (const [section, words] of Object.entries(sections) as Array<[Section, object]>) {
-      known[section] = { ...known[section], ...words } as never;
+      known[section] = (beneath ? { ...words, ...known[section] } : { ...known[section], ...words }) as never;
     }
     registered.set(code, known);
   }

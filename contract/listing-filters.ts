@@ -1,0 +1,69 @@
+/**
+ * The listing filters, once: each one's name (the relay's query key and the element's property),
+ * kind, bounds and the element's attribute. The relay's query schema and SQL, the widget's query
+ * keys, attributes and URL parameters are all made from this table, so a new filter is one entry
+ * here, one SQL clause on the server (which the compiler asks for) and its words in the filter bar.
+ *
+ * Plain data, no validator library: the widget imports it at a few hundred bytes.
+ */
+
+interface FilterBase {
+  /** The element's attribute (kebab-case of the name). */
+  attribute: string;
+}
+/** One of a fixed list of words; `fallback` is what the relay uses when it is not given. */
+export interface ChoiceFilter extends FilterBase {
+  kind: 'choice';
+  values: readonly string[];
+  fallback?: string;
+}
+/** Free text (a suburb, a property type), trimmed, at most `maxLength` characters. */
+export interface TextFilter extends FilterBase {
+  kind: 'text';
+  maxLength: number;
+}
+/** A whole number from 0 to `max` (a count of bedrooms, an id). */
+export interface WholeFilter extends FilterBase {
+  kind: 'whole';
+  max: number;
+}
+/** Dollars, whole or with cents. */
+export interface MoneyFilter extends FilterBase {
+  kind: 'money';
+}
+export type FilterSpec = ChoiceFilter | TextFilter | WholeFilter | MoneyFilter;
+
+const COUNT_MAX = 50;
+
+export const LISTING_FILTERS = {
+  type: { kind: 'choice', values: ['sale', 'lease'], attribute: 'type' },
+  status: { kind: 'choice', values: ['available', 'sold', 'leased'], fallback: 'available', attribute: 'status' },
+  suburb: { kind: 'text', maxLength: 80, attribute: 'suburb' },
+  minPrice: { kind: 'money', attribute: 'min-price' },
+  maxPrice: { kind: 'money', attribute: 'max-price' },
+  minBeds: { kind: 'whole', max: COUNT_MAX, attribute: 'min-beds' },
+  minBaths: { kind: 'whole', max: COUNT_MAX, attribute: 'min-baths' },
+  minCars: { kind: 'whole', max: COUNT_MAX, attribute: 'min-cars' },
+  propertyType: { kind: 'text', maxLength: 80, attribute: 'property-type' },
+  agentId: { kind: 'whole', max: Number.MAX_SAFE_INTEGER, attribute: 'agent-id' },
+  sort: { kind: 'choice', values: ['newest', 'price', '-price', 'suburb', 'landArea'], fallback: 'newest', attribute: 'sort' },
+} as const satisfies Record<string, FilterSpec>;
+
+export type ListingFilterName = keyof typeof LISTING_FILTERS;
+export const LISTING_FILTER_NAMES = Object.keys(LISTING_FILTERS) as ListingFilterName[];
+
+/** The value a filter takes: its words for a choice, a string for text, a number otherwise. */
+export type FilterValue<Spec extends FilterSpec> = Spec extends { kind: 'choice'; values: readonly (infer Word)[] }
+  ? Word
+  : Spec extends TextFilter
+    ? string
+    : number;
+
+/** Every filter, optional: the filter part of `ListingsQuery`. */
+export type ListingFilters = { -readonly [Name in ListingFilterName]?: FilterValue<(typeof LISTING_FILTERS)[Name]> };
+
+/** The filters that are numbers (the element's `Number` properties). */
+export function isNumericFilter(name: ListingFilterName): boolean {
+  const { kind } = LISTING_FILTERS[name] as FilterSpec;
+  return kind === 'whole' || kind === 'money';
+}

@@ -1,0 +1,20 @@
+import type { Config } from './config.ts';
+
+/**
+ * One command of the operator's command line (server/cli.ts). Each concern's folder writes its
+ * own and cli.ts lists them; kept apart from cli.ts so a command never imports the list it is in.
+ */
+export interface CliContext {
+  config: Config;
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export interface CliCommand {
+  name: string;
+  /** One line for the command list. */
+  summary: string;
+  usage: string;
+  /** Returns the exit code. */
+  run(args: string[], context: CliContext): number | Promise<number>;
+}

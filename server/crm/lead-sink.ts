@@ -1,0 +1,152 @@
+import { compactPhone } from '../../contract/phone.ts';
+import type { ParsedEnquiry } from '../enquiries/schema.ts';
+import type { DeliveryFailure, LeadDestination, LeadSink } from '../enquiries/sink.ts';
+import { isCrmError, toCrmDateTime, type CrmClient } from './client.ts';
+import type { AddEnquiry } from './schemas.ts';
+
+/**
+ * Where an enquiry goes in the CRM: a listing's life (property mode) or a user (contact-me mode).
+ * The lead sink's destination, as the outbox stores it.
+ */
+export interface ResolvedTarget {
+  saleLifeId?: number | null;
+  leaseLifeId?: number | null;
+  propertyReference?: string | null;
+  userId?: number | null;
+}
+
+/** Pages of GET /enquiries read when looking for one enquiry (100 each). */
+const RECONCILE_MAX_PAGES = 20;
+/** Credentials problems are the operator's to fix; the lead waits for them rather than dying. */
+const CREDENTIAL_CODES = new Set(['unauthorized', 'forbidden']);
+
+export interface CrmLeadSinkOptions {
+  /** The holding-area source ('OFFICEWEBSITE' for an agency's own site; ENQUIRY_SOURCE). */
+  source: string;
+}
+
+/**
+ * The CRM as the relay's lead sink: an enquiry becomes an AddEnquiry in the CRM's holding area, and
+ * a lead whose POST may have arrived is looked up in GET /enquiries by its originalId (the CRM does
+ * not deduplicate).
+ */
+export function crmLeadSink(crm: CrmClient, options: CrmLeadSinkOptions): LeadSink {
+  return {
+    unresolved: { saleLifeId: null, leaseLifeId: null, propertyReference: null, userId: null },
+    isComplete: (destination, about) => isResolved(about === 'agent' ? { agentId: 0 } : { listingId: 0 }, destination as ResolvedTarget),
+    async deliver(lead, callOptions) {
+      const body = toAddEnquiry(lead.enquiry, lead.destination as ResolvedTarget, { source: options.source, acceptedAt: new Date(lead.acceptedAt) });
+      const stored = await crm.addEnquiry(body, callOptions);
+      return { id: stored.id };
+    },
+    async findByOriginalId(lead, callOptions) {
+      const target = lead.destination as ResolvedTarget;
+      // A little before acceptance, in case the CRM files the date in another zone or clock.
+      const since = new Date(lead.acceptedAt - 60 * 60_000);
+      const filter =
+        target.userId != null
+          ? { userId: target.userId }
+          : target.saleLifeId != null
+            ? { saleLifeId: target.saleLifeId }
+            : { leaseLifeId: target.leaseLifeId ?? undefined };
+      for (let page = 1; page <= RECONCILE_MAX_PAGES; page++) {
+        const list = await crm.listEnquiries({ ...filter, enquiryDateSince: since, sort: 'enquiryDate', sortOrder: 'asc', page, pageSize: 100 }, callOptions);
+        const match = list.items.find((item) => item.originalId === lead.originalId);
+        if (match) return match.id;
+        if (page >= list.totalPages || list.items.length + list.invalidItems === 0) return undefined;
+      }
+      // Not seen in the pages read: too many enquiries since for one life. Posting again risks a
+      // duplicate, waiting risks nothing but time; take it as not found only after the window.
+      throw new Error(`more than ${RECONCILE_MAX_PAGES * 100} enquiries to search for this life since acceptance`);
+    },
+    failure: crmDeliveryFailure,
+  };
+}
+
+/** A CrmError in the relay's terms; undefined for anything else. */
+export function crmDeliveryFailure(error: unknown): DeliveryFailure | undefined {
+  if (!isCrmError(error)) return undefined;
+  const parts = [error.code, error.status === undefined ? undefined : String(error.status), error.crmMessage].filter(Boolean);
+  return {
+    reason: CREDENTIAL_CODES.has(error.code)
+      ? 'credentials'
+      : error.code === 'aborted' || error.code === 'closed'
+        ? 'stopped'
+        : error.code === 'invalid_response'
+          ? 'unreadable_answer'
+          : 'other',
+    retryable: error.retryable,
+    outcomeUnknown: error.outcomeUnknown,
+    // A 5xx the CRM answered itself ends the request; a gateway's 502/504 or a timeout may not have.
+    mayStillLand: error.code !== 'server_error' || error.status === undefined || error.status === 502 || error.status === 504,
+    retryAt: error.retryAt?.getTime(),
+    setting: error.setting,
+    description: parts.join(' ').slice(0, 500),
+    refusal: error.crmMessage ? `CRM ${error.status ?? ''} ${error.crmMessage}`.replace(/\s+/g, ' ') : undefined,
+  };
+}
+
+interface MappingOptions {
+  /** The holding-area source ('OFFICEWEBSITE' for an agency's own site; ENQUIRY_SOURCE). */
+  source: string;
+  /** When the relay accepted the enquiry: the enquiry's date in the CRM. */
+  acceptedAt: Date;
+}
+
+/**
+ * "Mary Jane Citizen" → first "Mary Jane", last "Citizen": the CRM files people by surname, and
+ * the last word is the surname more often than not. One word is a first name only. fullName is
+ * always sent too, as typed, so nothing is lost when the guess is wrong.
+ */
+export function splitName(fullName: string): { firstName: string; lastName?: string } {
+  const words = fullName.trim().split(/\s+/);
+  if (words.length < 2) return { firstName: words[0] ?? '' };
+  return { firstName: words.slice(0, -1).join(' '), lastName: words.at(-1)! };
+}
+
+/** Is the target complete enough to deliver: a life in property mode, a user in contact-me mode. */
+export function isResolved(enquiry: Pick<ParsedEnquiry, 'listingId' | 'agentId'>, target: ResolvedTarget | LeadDestination): boolean {
+  if (enquiry.agentId !== undefined) return target.userId != null;
+  return target.saleLifeId != null || target.leaseLifeId != null;
+}
+
+/**
+ * The CRM's AddEnquiry body for an accepted enquiry, built field by field (never by spreading the
+ * request). Property mode sends the listing's life id and reference; contact-me mode leaves the
+ * property fields out and sends userId, as the reference says.
+ */
+export function toAddEnquiry(enquiry: ParsedEnquiry, target: ResolvedTarget, options: MappingOptions): AddEnquiry {
+  const name = splitName(enquiry.fullName);
+  const body: AddEnquiry = {
+    enquiryDate: toCrmDateTime(options.acceptedAt),
+    source: options.source,
+    subject: enquiry.subject ?? defaultSubject(enquiry, target),
+    body: enquiry.message,
+    originalId: enquiry.originalId,
+    fullName: enquiry.fullName,
+    firstName: name.firstName,
+    ...(name.lastName === undefined ? {} : { lastName: name.lastName }),
+    email: enquiry.email,
+    // Digits and a leading +: the form a CRM's phone field takes whatever separators were typed.
+    ...(enquiry.mobile === undefined ? {} : { mobile: compactPhone(enquiry.mobile) }),
+  };
+  if (enquiry.agentId !== undefined) {
+    if (target.userId != null) body.userId = target.userId;
+  } else {
+    // One life only: an enquiry is about the sale or the lease (a listing shows one of them).
+    if (target.saleLifeId != null) body.saleLifeId = target.saleLifeId;
+    else if (target.leaseLifeId != null) body.leaseLifeId = target.leaseLifeId;
+    if (target.propertyReference) body.propertyReference = target.propertyReference;
+  }
+  // The CRM has no consent field; metaData keeps what the person agreed to next to the lead.
+  body.metaData = [
+    { key: 'consent', value: enquiry.consent === undefined ? 'not asked' : enquiry.consent ? 'given' : 'declined' },
+    { key: 'channel', value: 'estate-embed website form' },
+  ];
+  return body;
+}
+
+function defaultSubject(enquiry: ParsedEnquiry, target: ResolvedTarget): string {
+  if (enquiry.agentId !== undefined) return 'Website enquiry';
+  return target.propertyReference ? `Website enquiry: ${target.propertyReference}` : 'Website enquiry about a listing';
+}

@@ -1,0 +1,63 @@
+import type { ParsedEnquiry } from './schema.ts';
+
+/**
+ * The lead sink: where the relay hands accepted enquiries (leads). The enquiry module speaks to
+ * this interface only; server/crm/lead-sink.ts implements it for the CRM, and a second CRM would
+ * bring its own. What a sink needs to know about where a lead goes (for the CRM: a listing's sale or
+ * lease life and its reference, or a user) is a destination in the sink's own form, which the
+ * outbox stores as JSON without reading it.
+ */
+export type LeadDestination = { readonly [field: string]: string | number | boolean | null | undefined };
+
+/** One lead as the outbox hands it to the sink. */
+export interface Lead {
+  /** The widget's UUID: how the sink finds a lead it may already hold. */
+  originalId: string;
+  enquiry: ParsedEnquiry;
+  acceptedAt: number;
+  destination: LeadDestination;
+}
+
+/** What a failed delivery or look-up means, in the relay's terms (the sink translates its errors). */
+export interface DeliveryFailure {
+  /**
+   * 'credentials': the operator must fix a setting (the lead waits for it); 'stopped': the relay is
+   * stopping or the call was cancelled; 'unreadable_answer': the sink took the lead but its answer
+   * could not be read; 'other': anything else (see `retryable`).
+   */
+  reason: 'credentials' | 'stopped' | 'unreadable_answer' | 'other';
+  /** The same call may succeed later (rate limits, outages, timeouts). */
+  retryable: boolean;
+  /** The request may have reached the sink and been acted on: look the lead up before sending it again. */
+  outcomeUnknown: boolean;
+  /**
+   * A request with an unknown outcome may still land later (a timeout, a cut connection, a
+   * gateway's 502/504), so the look-up waits; false when the sink itself answered.
+   */
+  mayStillLand: boolean;
+  /** When the sink said it takes requests again (ms). */
+  retryAt?: number;
+  /** The setting to fix, for a credentials failure. */
+  setting?: string;
+  /** For the outbox and the log: codes, statuses and the sink's message, never the lead's data. */
+  description: string;
+  /** The sink's own words for a definite refusal (dead-letters the lead), when it gave any. */
+  refusal?: string;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface LeadSink {
+  /** The destination before anything is resolved (what an unresolved outbox row reads as). */
+  readonly unresolved: LeadDestination;
+  /** Whether a destination is complete enough to deliver to: for an enquiry about a listing, or about an agent. */
+  isComplete(destination: LeadDestination, about: 'listing' | 'agent'): boolean;
+  /** Hands the lead over; resolves with the sink's id for it (null when its answer named none). Not idempotent. */
+  deliver(lead: Lead, options?: CallOptions): Promise<{ id: number | null }>;
+  /** The sink's id of the lead stored under `lead.originalId` (null: held, id unknown), or undefined when it does not hold it. Throws when it cannot tell. */
+  findByOriginalId(lead: Lead, options?: CallOptions): Promise<number | null | undefined>;
+  /** What an error thrown by `deliver` or `findByOriginalId` means; undefined for errors that are not the sink's (the store, a bug). */
+  failure(error: unknown): DeliveryFailure | undefined;
+}

@@ -1,0 +1,98 @@
+// The import walls (.dependency-cruiser.cjs) as `npm test` runs them: the tree keeps them, and each
+// wall, broken on purpose in a scratch tree, fails the run with the offending import named.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkWalls } from '../../scripts/walls.mjs';
+
+const scratchDirs: string[] = [];
+afterAll(() => {
+  for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A scratch project with these files (path → source), checked by the real config. */
+function checkScratch(files: Record<string, string>) {
+  const dir = mkdtempSync(join(tmpdir(), 'estate-walls-'));
+  scratchDirs.push(dir);
+  const all: Record<string, string> = {
+    'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'ESNext', moduleResolution: 'bundler', allowImportingTsExtensions: true } }),
+    '.dependency-cruiser-known-violations.json': '[]',
+    ...files,
+  };
+  for (const [path, source] of Object.entries(all)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), source);
+  }
+  const folders = [...new Set(Object.keys(files).map((path) => path.split('/')[0]!))];
+  return checkWalls(folders, { cwd: dir });
+}
+
+describe('import walls', () => {
+  it('hold in this tree', () => {
+    const { code, output } = checkWalls();
+    expect(output).toMatch(/no dependency violations found/);
+    expect(code).toBe(0);
+  }, 60_000);
+
+  it('a scratch tree that keeps them passes (the scratch set-up itself breaks nothing)', () => {
+    const { code, output } = checkScratch({
+      'server/listings/feature.ts': "import { helper } from './helper.ts';\nexport const x = helper;\n",
+      'server/listings/helper.ts': 'export const helper = 1;\n',
+    });
+    expect(output).toMatch(/no dependency violations found \(2 modules/);
+    expect(code).toBe(0);
+  }, 60_000);
+
+  it('let server/pages, and only it, reach widget/ (it renders the elements)', () => {
+    const { code, output } = checkScratch({
+      'server/pages/render.ts': "import { x } from '../../widget/shared/x.ts';\nexport const y = x;\n",
+      'widget/shared/x.ts': 'export const x = 1;\n',
+    });
+    expect(output).toMatch(/no dependency violations found/);
+    expect(code).toBe(0);
+  }, 60_000);
+
+  const broken: Array<[rule: string, files: Record<string, string>, offending: string]> = [
+    [
+      'no-cycles',
+      { 'server/a.ts': "import { b } from './b.ts';\nexport const a = () => b;\n", 'server/b.ts': "import type { a } from './a.ts';\nexport const b = 1;\nexport type A = typeof a;\n" },
+      'server/a.ts',
+    ],
+    [
+      'no-cycles-in-widget',
+      { 'widget/a.ts': "import { b } from './b.ts';\nexport const a = () => b;\n", 'widget/b.ts': "import { a } from './a.ts';\nexport const b = () => a;\n" },
+      'widget/a.ts',
+    ],
+    ['widget-not-server', { 'widget/thing.ts': "import { x } from '../server/x.ts';\nexport const y = x;\n", 'server/x.ts': 'export const x = 1;\n' }, 'widget/thing.ts → server/x.ts'],
+    [
+      'server-not-widget',
+      { 'server/listings/cards.ts': "import { x } from '../../widget/shared/x.ts';\nexport const y = x;\n", 'widget/shared/x.ts': 'export const x = 1;\n' },
+      'server/listings/cards.ts → widget/shared/x.ts',
+    ],
+    [
+      'simulator-from-entry-tests-bench',
+      { 'server/listings/sync.ts': "import { startSimulator } from '../sim/simulator.ts';\nexport const s = startSimulator;\n", 'server/sim/simulator.ts': 'export const startSimulator = 1;\n' },
+      'server/listings/sync.ts → server/sim/simulator.ts',
+    ],
+    [
+      'tables-through-repositories',
+      { 'server/ops/status.ts': "import { tablesOf } from '../store/tables.ts';\nexport const t = tablesOf;\n", 'server/store/tables.ts': 'export const tablesOf = 1;\n' },
+      'server/ops/status.ts → server/store/tables.ts',
+    ],
+    ['sqlite-only-in-store', { 'server/ops/backup.ts': "import Database from 'better-sqlite3';\nexport const d = Database;\n" }, 'server/ops/backup.ts → better-sqlite3'],
+    [
+      'crm-behind-ports',
+      { 'server/listings/lists.ts': "import { allPages } from '../crm/client.ts';\nexport const p = allPages;\n", 'server/crm/client.ts': 'export const allPages = 1;\n' },
+      'server/listings/lists.ts → server/crm/client.ts',
+    ],
+  ];
+  for (const [rule, files, offending] of broken) {
+    it(`fail the run when ${rule} is broken, naming the import`, () => {
+      const { code, output } = checkScratch(files);
+      expect(code).not.toBe(0);
+      expect(output).toContain(rule);
+      expect(output).toContain(offending);
+    }, 60_000);
+  }
+});
