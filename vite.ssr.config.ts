@@ -6,16 +6,17 @@ import { literalsMinifier } from './vite.config.ts';
  * the same template minifier as the browser's widget (vite.config.ts). Lit hydrates server markup
  * only when the browser's template strings are the very same, so the server must render from
  * minified templates too (rendering from source cost every SSR page ~1.3 KB gzip of unminified
- * markup in the widget). Self-contained (Lit bundled in), so it loads from wherever the widget
- * was built: it goes beside the widget's files, in `<widget folder>/ssr/`, which the relay never
- * serves (only `widget.js` and `widget-*.<hash>.js` are).
+ * markup in the widget). Lit stays an import, so the elements and @lit-labs/ssr share one copy
+ * (their private hand-off differs between Lit's development and production builds): the build
+ * goes beside the widget's files, in `<widget folder>/ssr/`, inside the project so `lit` resolves
+ * (the relay never serves it: only `widget.js` and `widget-*.<hash>.js` are).
  */
 export const SSR_FOLDER = 'ssr';
 export const SSR_FILE = 'elements.js';
 
 export default defineConfig({
   plugins: [literalsMinifier()],
-  ssr: { noExternal: true, target: 'node' },
+  ssr: { target: 'node' },
   build: {
     ssr: 'widget/index.ts',
     outDir: `dist/widget/${SSR_FOLDER}`,

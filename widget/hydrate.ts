@@ -1,8 +1,9 @@
 /**
  * Takes over pages the relay rendered on the server (server/pages): Lit's hydration support, then
- * the properties each element was rendered with, before any element's code runs. The loader
- * (widget.js) imports this first on a page that holds such elements (`script[data-estate-ssr]`),
- * so the elements adopt their declarative shadow roots instead of rendering them again: no node
+ * the properties each element was rendered with, before any element's code runs. Such pages load
+ * it with a script tag of its own ahead of widget.js (module scripts run in document order; the
+ * relay writes the tag, with its integrity, from the build's hydration.json), so the loader and
+ * every other page carry nothing of it. The elements adopt their declarative shadow roots instead of rendering them again: no node
  * is replaced, nothing moves, and the lightbox and the enquiry form work as on any page.
  */
 import '@lit-labs/ssr-client/lit-element-hydrate-support.js';

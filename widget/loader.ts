@@ -18,8 +18,6 @@ interface ChunkManifest {
   elements: Record<string, string[]>;
   /** Chunk file → its `sha384-…` Subresource Integrity value. */
   integrity: Record<string, string>;
-  /** The chunks of widget/hydrate.ts (its own module last): Lit's hydration for server-rendered pages. */
-  hydrate: string[];
 }
 
 // Replaced by the build (vite.config.ts) with the manifest of the chunks it wrote.
@@ -50,19 +48,6 @@ function checkChunk(file: string): Promise<void> {
   return checked;
 }
 
-let hydrating: Promise<void> | undefined;
-
-/**
- * On a page the relay rendered on the server (it carries `script[data-estate-ssr]`), Lit's
- * hydration support must be in place before any element's code runs: loaded first, once.
- */
-function hydration(): Promise<void> {
-  if (!document.querySelector('script[type="application/json"][data-estate-ssr]') || !manifest.hydrate?.length) return Promise.resolve();
-  return (hydrating ??= Promise.all(manifest.hydrate.map(checkChunk)).then(async () => {
-    await import(/* @vite-ignore */ new URL(manifest.hydrate[manifest.hydrate.length - 1]!, import.meta.url).href);
-  }));
-}
-
 /** Fetches (once) and registers the element for `tag`; resolves when it is defined. */
 function loadElement(tag: string): Promise<void> {
   let load = loads.get(tag);
@@ -70,7 +55,7 @@ function loadElement(tag: string): Promise<void> {
     const files = manifest.elements[tag];
     load = customElements.get(tag) || !files
       ? Promise.resolve()
-      : Promise.all([hydration(), ...files.map(checkChunk)]).then(async () => {
+      : Promise.all(files.map(checkChunk)).then(async () => {
           await import(/* @vite-ignore */ new URL(files[files.length - 1], import.meta.url).href);
         });
     load.catch((error: unknown) => console.error(error));

@@ -1,6 +1,6 @@
 // The DOM shim of @lit-labs/ssr must be in place before the element modules load (they are
 // imported below, on first use, from the widget build's server copy).
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { render } from '@lit-labs/ssr';
@@ -31,6 +31,12 @@ export const HYDRATION_DATA_ATTRIBUTE = 'data-estate-ssr';
  */
 export const SERVER_ELEMENTS = join('ssr', 'elements.js');
 
+/**
+ * What the widget build writes about Lit's hydration chunks (vite.config.ts, HYDRATION_MANIFEST):
+ * the files in load order, the one to run last, and each one's SHA-384.
+ */
+const HYDRATION_MANIFEST = 'hydration.json';
+
 export interface RenderedElement {
   html: string;
   /** `<script type="application/json" data-estate-ssr>` with the element's properties. */
@@ -42,6 +48,14 @@ export interface ElementRenderer {
   renderListing(listing: ListingDetail, settings: ElementSettings): Promise<RenderedElement>;
   /** `<estate-listings>` with the cards of one page; the list page adds real links for the other pages. */
   renderListings(items: ListingSummary[], settings: ElementSettings & { detailHref: string }): Promise<RenderedElement>;
+  /**
+   * The tags that load Lit's hydration (widget/hydrate.ts), from `base` (the relay as the page
+   * reaches it), each with its integrity: they go before widget.js, so the hydration support is
+   * in place before any element's code runs (module scripts run in document order). The loader
+   * knows nothing of it, so pages the relay does not render pay nothing for it. '' when the
+   * widget is not built.
+   */
+  hydrationScripts(base: string): string;
 }
 
 /**
@@ -63,7 +77,26 @@ export function elementRenderer(widgetDir: string, log: Pick<Logger, 'warn'>): E
           return found;
         }));
 
+  let hydration: { files: string[]; integrity: Record<string, string> } | null | undefined;
+  const hydrationManifest = () => {
+    if (hydration === undefined) {
+      const manifestFile = join(widgetDir, HYDRATION_MANIFEST);
+      hydration = existsSync(manifestFile) ? (JSON.parse(readFileSync(manifestFile, 'utf8')) as { files: string[]; integrity: Record<string, string> }) : null;
+    }
+    return hydration;
+  };
+
   return {
+    hydrationScripts(base) {
+      const manifest = hydrationManifest();
+      if (!manifest?.files.length) return '';
+      const url = (file: string) => escapeHtml(`${base}/${file}`);
+      const sri = (file: string) => escapeHtml(manifest.integrity[file] ?? '');
+      const run = manifest.files[manifest.files.length - 1]!;
+      // Its imports first, checked as the loader checks the chunks it fetches; then the module itself.
+      const preloads = manifest.files.slice(0, -1).map((file) => `<link rel="modulepreload" href="${url(file)}" integrity="${sri(file)}" crossorigin="anonymous">`);
+      return `${preloads.join('')}<script type="module" src="${url(run)}" integrity="${sri(run)}" crossorigin="anonymous"></script>\n`;
+    },
     async renderListing(listing, settings) {
       const data = hydrationData({ listing });
       if (!(await ready())) return { html: clientRendered('estate-listing', settings, { 'heading-level': '1', 'no-json-ld': '' }), data };

@@ -14,8 +14,6 @@ import { serveFolder, startHostSiteRig, watchedPage, type HostSiteRig, type Stat
 interface ChunkManifest {
   elements: Record<string, string[]>;
   integrity: Record<string, string>;
-  /** The chunks of Lit's hydration for server-rendered pages (#13), last in the manifest. */
-  hydrate: string[];
 }
 
 /** The manifest the build wrote into widget.js (tag → chunks, chunk → SHA-384). */
@@ -23,7 +21,7 @@ function chunkManifest(widgetDir: string): ChunkManifest {
   const loader = readFileSync(join(widgetDir, 'widget.js'), 'utf8');
   const start = loader.indexOf('{"elements":');
   expect(start, 'widget.js carries the chunk manifest').toBeGreaterThanOrEqual(0);
-  return JSON.parse(loader.slice(start, loader.indexOf(']}', loader.indexOf('"hydrate":', start)) + 2)) as ChunkManifest;
+  return JSON.parse(loader.slice(start, loader.indexOf('"}}', start) + 3)) as ChunkManifest;
 }
 
 let rig: HostSiteRig;
