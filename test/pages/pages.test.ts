@@ -1,6 +1,7 @@
 // Issue #13: server-rendered listing pages, as a crawler or a chat app reads them (plain HTTP, no
 // browser). A whole relay in demo mode (embedded CRM simulator, real SQLite, real HTTP), with the
 // agency's site named by SITE_URL and its pages mapped under SITE_LISTING_PATH=/property.
+import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -89,6 +90,31 @@ describe('a listing page read without a browser', () => {
     // The element, server-rendered into declarative shadow DOM, with the address as its heading.
     expect(html).toMatch(/<estate-listing[^>]*><template shadowroot="open" shadowrootmode="open">/);
     expect(html).toMatch(new RegExp(`<h1[^>]*part="title"[^>]*>(<!--[^>]*-->)*${detail.address.display.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+  });
+
+  it('renders from the templates the browser has: minified as the widget build minifies them', async () => {
+    const html = await text(pagePath(await listing('type=sale')));
+    const shadow = attribute(html, /<estate-listing[^>]*><template shadowroot="open" shadowrootmode="open">([\s\S]*?)<\/template><\/estate-listing>/);
+    expect(shadow).toContain('part="title"');
+    // The source's templates are indented (a newline and spaces between tags); Lit's minifier
+    // removes that, in the browser's chunks and in the server copy alike, or hydration would fail.
+    expect(shadow).not.toMatch(/>\n\s+</);
+    expect(shadow).not.toMatch(/<style>[^<]*\n\s+--/);
+  });
+
+  it("loads Lit's hydration ahead of widget.js, each chunk pinned by the integrity of the bytes the relay serves", async () => {
+    const html = await text(pagePath(await listing('type=sale')));
+    const tags = [...html.matchAll(/<(?:link rel="modulepreload" href|script type="module" src)="([^"]+)"(?: integrity="([^"]+)")?/g)].map((match) => ({ url: match[1]!, integrity: match[2] }));
+    const widget = tags.findIndex((tag) => /\/widget\.js$/.test(tag.url));
+    const hydration = tags.findIndex((tag) => /widget-estate-hydrate\.[\w-]{8}\.js$/.test(tag.url));
+    expect(hydration).toBeGreaterThanOrEqual(0);
+    expect(hydration).toBeLessThan(widget);
+    for (const tag of tags.slice(0, hydration + 1)) {
+      const bytes = Buffer.from(await (await fetch(new URL(tag.url.replace(/^https?:\/\/[^/]+/, ''), relay.url))).arrayBuffer());
+      expect(tag.integrity, tag.url).toBe(`sha384-${createHash('sha384').update(bytes).digest('base64')}`);
+    }
+    // Pages the relay does not render pay nothing for it: the loader does not name it.
+    expect(await (await get('/widget.js')).text()).not.toContain('hydrate');
   });
 
   it('has Open Graph and Twitter tags with the first photo, absolute, whose size is the one it says', async () => {
