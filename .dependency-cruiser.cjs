@@ -9,6 +9,7 @@ const REPOSITORIES = [
   '^server/photos/mirror[.]ts$',
   '^server/enquiries/outbox[.]ts$',
   '^server/crm/(limiter|access)[.]ts$',
+  '^server/pages/published[.]ts$',
 ];
 
 /** Where the relay is put together from its parts: these may reach every module, the CRM adapter included. */
@@ -38,6 +39,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^widget/' },
       to: { path: '^server/' },
+    },
+    {
+      name: 'server-not-widget',
+      comment:
+        "server/ is Node code: it shares only contract/ with the widget. One exception, and only for it: server/pages renders the widget's elements into the listing pages (#13), so it may reach widget/ (the renderer's picture helpers; the elements themselves it loads from the widget build's server copy, vite.ssr.config.ts). No other server folder may.",
+      severity: 'error',
+      from: { path: '^server/', pathNot: '^server/pages/' },
+      to: { path: '^widget/' },
     },
     {
       name: 'contract-stands-alone',

@@ -3,7 +3,11 @@
  * one-element Lit bundle built in the same run and served by the same relay the same way. The
  * pages load widget.js, the loader, which fetches only the elements the page shows (issue #12).
  * Goals: home (listings grid) <= 20 KB, contact (enquiry forms) <= 16 KB, listing (detail,
- * enquiry; the lightbox once a photo is opened) <= 26 KB.
+ * enquiry; the lightbox once a photo is opened) <= 26 KB. The demo's listing and list pages are
+ * server-rendered (server/pages, #13): `listing` and `buy` measure those, as a visitor gets them
+ * (Lit's hydration included), after their elements have hydrated; `listing-client` is the
+ * client-rendered listing page (listing.html) an agency's own page would be. The buy list is a
+ * listings grid, held to the home page's goal.
  *
  * Chromium (playwright-core) with a fresh profile per page: nothing cached. Bytes are the encoded
  * response bodies of every script the page fetched from the relay, once the page has shown its
@@ -13,6 +17,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Request } from 'playwright-core';
+import { addressSlug } from '../contract/slug.ts';
 import { buildWidgetBundle, launchChromium, waitForListings } from '../test/support/browser.ts';
 import { startTestRelay } from '../test/support/relay-fixture.ts';
 import { buildBundle, oneElement } from './bundle-size.ts';
@@ -86,7 +91,8 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
   try {
     context.note('waiting for the first sync');
     const listings = await waitForListings(relay.url);
-    const listingId = listings.items[0]!.id;
+    const first = listings.items[0]!;
+    const listingId = first.id;
     const floor = await floorBytes(browser, relay.url);
     if (!floor) throw new Error('the Lit floor bundle was not measured');
 
@@ -105,6 +111,26 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
       },
       {
         name: 'listing',
+        path: `/listings/${listingId}/${addressSlug(first.address.display)}`,
+        // Server-rendered: the markup is there before any script; ready once the elements have hydrated.
+        ready: () => {
+          const detail = document.querySelector<HTMLElement & { hasUpdated?: boolean }>('estate-listing');
+          const form = detail?.shadowRoot?.querySelector<HTMLElement & { hasUpdated?: boolean }>('estate-enquiry');
+          return detail?.hasUpdated === true && form?.hasUpdated === true && form.shadowRoot?.querySelector('form') != null;
+        },
+        goalBytes: 26 * 1024,
+      },
+      {
+        name: 'buy',
+        path: '/listings/buy',
+        ready: () => {
+          const grid = document.querySelector<HTMLElement & { hasUpdated?: boolean }>('estate-listings');
+          return grid?.hasUpdated === true && grid.shadowRoot?.querySelector('[part~="card-link"]') != null;
+        },
+        goalBytes: 20 * 1024,
+      },
+      {
+        name: 'listing-client',
         path: `/listing.html?id=${listingId}`,
         ready: () => {
           const detail = document.querySelector('estate-listing')?.shadowRoot;

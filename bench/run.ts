@@ -16,6 +16,7 @@ const benchmarks: Array<{ name: string; load: () => Promise<BenchModule> }> = [
   { name: 'listings-api', load: () => import('./listings-api.ts') },
   { name: 'sync-2000', load: () => import('./sync-2000.ts') },
   { name: 'freshness', load: () => import('./freshness.ts') },
+  { name: 'ssr', load: () => import('./ssr.ts') },
 ];
 
 const wanted = process.argv.slice(2);

@@ -1,5 +1,6 @@
 // `npm run lighthouse`: audits every demo page with Lighthouse (mobile, its default) against a
-// relay in demo mode, printing one JSON line per page. Exits non-zero when any category of any page
+// relay in demo mode, printing one JSON line per page. `ssr-listing` and `ssr-buy` name the
+// server-rendered listing page (the first listing's) and list page (#13). Exits non-zero when any category of any page
 // scores below 0.9, the bar the demo site is held to.
 import lighthouse from 'lighthouse';
 import * as chromeLauncher from 'chrome-launcher';
@@ -8,10 +9,12 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { findChromium, chromiumArgs } from './find-chromium.mjs';
 import { startTestRelay } from '../test/support/relay-fixture.ts';
+import { addressSlug } from '../contract/slug.ts';
 
 const MIN_SCORE = 0.9;
 const root = join(import.meta.dirname, '..');
-const pages = (process.argv.slice(2).length ? process.argv.slice(2) : readdirSync(join(root, 'demo')).filter((f) => f.endsWith('.html')));
+const SSR_PAGES = ['ssr-listing', 'ssr-buy'];
+const pages = process.argv.slice(2).length ? process.argv.slice(2) : [...readdirSync(join(root, 'demo')).filter((f) => f.endsWith('.html')), ...SSR_PAGES];
 
 const build = spawnSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
 if (build.status !== 0) process.exit(1);
@@ -31,7 +34,7 @@ const chrome = await chromeLauncher.launch({
 let failed = false;
 try {
   for (const page of pages) {
-    const url = `${relay.url}/${page}${page === 'listing.html' ? '?id=' + (await firstListingId(relay.url)) : ''}`;
+    const url = `${relay.url}/${await pagePath(relay.url, page)}`;
     const result = await lighthouse(url, { port: chrome.port, output: 'json', logLevel: 'error' });
     if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
     const scores = Object.fromEntries(
@@ -52,8 +55,18 @@ try {
 }
 process.exit(failed ? 1 : 0);
 
-async function firstListingId(base: string): Promise<number> {
+async function firstListing(base: string): Promise<{ id: number; address: { display: string } }> {
   const response = await fetch(`${base}/api/v1/listings?pageSize=1`);
-  const body = (await response.json()) as { items: { id: number }[] };
-  return body.items[0]?.id ?? 0;
+  const body = (await response.json()) as { items: Array<{ id: number; address: { display: string } }> };
+  return body.items[0]!;
+}
+
+async function pagePath(base: string, page: string): Promise<string> {
+  if (page === 'listing.html') return `listing.html?id=${(await firstListing(base)).id}`;
+  if (page === 'ssr-listing') {
+    const listing = await firstListing(base);
+    return `listings/${listing.id}/${addressSlug(listing.address.display)}`;
+  }
+  if (page === 'ssr-buy') return 'listings/buy';
+  return page;
 }

@@ -153,6 +153,38 @@ export const configSchema = z
       .max(1)
       .default(0.5)
       .describe('Largest share of CRM_DAILY_LIMIT the listing sync may plan to use; the relay refuses to start above it.'),
+    SITE_URL: z
+      .url({ protocol: /^https?$/, message: "must be an http(s) URL such as https://agency.example (the agency's own site)" })
+      .refine((value) => !/[?#]/.test(value), 'must not have a query or fragment')
+      .transform((value) => value.replace(/\/+$/, ''))
+      .optional()
+      .describe(
+        "The agency's own site, where its reverse proxy serves the relay's listing pages: canonical URLs and sitemaps name it. Unset: PUBLIC_URL (demo mode: the relay's own address).",
+      ),
+    SITE_LISTING_PATH: z
+      .string()
+      .regex(/^(\/[A-Za-z0-9._~-]+)+$/, 'must be a path such as /listings (no trailing slash, no query)')
+      .default('/listings')
+      .describe("Where the agency's site maps the relay's /listings/ pages (e.g. /property): canonical URLs, sitemaps and page links use it."),
+    SITE_WRAPPER_URL: z
+      .url({ protocol: /^https?$/, message: 'must be an http(s) URL of a page of the agency site' })
+      .optional()
+      .describe(
+        'A page of the agency site holding `<!-- estate-embed -->` where listing pages go: fetched, cached and used as their shell (header, footer, styles). Unset: a plain shell (demo mode: the demo site\'s page).',
+      ),
+    SITE_WRAPPER_MINUTES: positiveInt(15).describe('Minutes a fetched SITE_WRAPPER_URL page is used before it is fetched again (the last good copy serves while the site is down).'),
+    SITE_TIME_ZONE: z
+      .string()
+      .refine(isTimeZone, 'must be an IANA time zone such as Australia/Sydney')
+      .default('Australia/Sydney')
+      .describe('Time zone of open home and auction times on server-rendered pages (the same for every visitor, and for the browser that takes the page over).'),
+    SITE_NAME: z
+      .string()
+      .trim()
+      .min(1)
+      .max(120)
+      .optional()
+      .describe("The agency's name, for page titles, Open Graph and schema.org. Unset: none (demo mode: the demo agency's)."),
   });
 
 /** The environment as parsed: one flat entry per variable (the public contract, and the README's table). */
@@ -220,6 +252,17 @@ export interface EnquirySettings {
   minFillMs: number;
 }
 
+/** The agency's own site, where its reverse proxy serves the relay's listing pages (server/pages). */
+export interface SiteSettings {
+  /** Canonical URLs and sitemaps name it; unset: the relay's public address. */
+  url: string | undefined;
+  listingPath: string;
+  wrapperUrl: string | undefined;
+  wrapperMinutes: number;
+  timeZone: string;
+  name: string | undefined;
+}
+
 /** The relay's settings, grouped by concern: converted once from the flat environment (loadConfig). */
 export interface Config {
   demoMode: boolean;
@@ -231,6 +274,7 @@ export interface Config {
   listings: ListingSettings;
   photos: PhotoSettings;
   enquiries: EnquirySettings;
+  site: SiteSettings;
   /** Demo mode: listings the embedded simulator seeds. */
   simListings: number;
 }
@@ -273,6 +317,14 @@ export function groupSettings(env: EnvSettings, demoMode: boolean): Config {
       webhookDailyRefreshes: env.WEBHOOK_DAILY_REFRESHES,
     },
     photos: { hosts: env.PHOTO_HOSTS, widths: env.PHOTO_WIDTHS, maxBytes: env.PHOTO_MAX_BYTES },
+    site: {
+      url: env.SITE_URL,
+      listingPath: env.SITE_LISTING_PATH,
+      wrapperUrl: env.SITE_WRAPPER_URL,
+      wrapperMinutes: env.SITE_WRAPPER_MINUTES,
+      timeZone: env.SITE_TIME_ZONE,
+      name: env.SITE_NAME,
+    },
     enquiries: {
       source: env.ENQUIRY_SOURCE,
       maxAgeMs: env.ENQUIRY_MAX_AGE_HOURS * HOUR_MS,
@@ -363,6 +415,15 @@ function decideDemoMode(env: Record<string, string>, problems: string[]): boolea
     if (env[name] === undefined) problems.push(`${name}: is required to use a real CRM (${why}); set all three`);
   }
   return false;
+}
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Parses the environment; throws a ConfigError naming every bad variable. */

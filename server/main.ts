@@ -40,7 +40,9 @@ log.info(
   'widget script tags',
 );
 if (process.stdout.isTTY || config.demoMode) {
-  const where = config.demoMode ? `Demo site and relay: ${relay.url}/` : `Relay: ${config.http.publicUrl}/ (listening on ${relay.url})`;
+  const where = config.demoMode
+    ? `Demo site and relay: ${relay.url}/\n  Server-rendered listing pages: ${relay.url}/listings/buy (sitemap: ${relay.url}/sitemap.xml)`
+    : `Relay: ${config.http.publicUrl}/ (listening on ${relay.url})`;
   console.log(`\n  ${where}\n${scriptTagBanner(scriptTags)}\n`);
 }
 

@@ -128,7 +128,8 @@ export function sendEncoded(req: Request, res: Response, body: EncodedBody, befo
   res.vary('Accept-Encoding');
   const coding = body.compressible ? chooseCoding(req) : 'identity';
   res.setHeader('ETag', body.etagOf(coding));
-  if (body.matches(req.headers['if-none-match'])) {
+  // Only an answer that would be 2xx is conditional (RFC 9110 §13.2.1): a 404 or 410 page is sent in full.
+  if (res.statusCode >= 200 && res.statusCode < 300 && body.matches(req.headers['if-none-match'])) {
     res.status(304).end();
     return;
   }

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp, requestListener, type AppDeps } from './app.ts';
+import { join } from 'node:path';
+import { createApp, projectRoot, requestListener, type AppDeps } from './app.ts';
 import { ConfigError, type Config } from './config.ts';
 import { publicOrigins } from './cors.ts';
 import { crmAccessFeature, CrmAccess } from './crm/access.ts';
@@ -14,6 +15,7 @@ import type { EnquiryTargets } from './enquiries/targets.ts';
 import type { Feature } from './feature.ts';
 import { createListingsService, listingsFeature, type ListingsService } from './listings/index.ts';
 import type { Logger } from './log.ts';
+import { pagesFeature } from './pages/index.ts';
 import { openStore, type Store } from './store/store.ts';
 import type { Worker } from './worker.ts';
 
@@ -42,6 +44,8 @@ export interface StartRelayOptions {
   app?: Partial<Pick<AppDeps, 'widgetDir' | 'demoDir'>>;
   /** Listing and agent look-ups for enquiries (default: cached CRM lists, see enquiries/targets.ts). */
   enquiryTargets?: EnquiryTargets;
+  /** URLs per sitemap file before /sitemap.xml becomes an index (default 50,000; tests use fewer). */
+  maxUrlsPerSitemap?: number;
 }
 
 /**
@@ -121,6 +125,18 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     listingsFeature(listings),
     crmAccessFeature(access),
     enquiriesFeature(enquiries, { allowedOrigins: config.http.allowedOrigins, ownOrigins, limits: config.enquiries, log }),
+    pagesFeature({
+      config,
+      store,
+      log,
+      listings: listings.publicListings,
+      onListingsChange: (listener) => listings.cache.onChange(listener),
+      filled: () => listings.cache.readState().lastSuccessAt !== null,
+      ownUrl: url,
+      widgetDir: options.app?.widgetDir ?? join(projectRoot, 'dist', 'widget'),
+      maxUrlsPerSitemap: options.maxUrlsPerSitemap,
+      demoDir: options.app?.demoDir === undefined ? join(projectRoot, 'demo') : options.app.demoDir,
+    }),
   ];
   const workers: Worker[] = features.flatMap((feature) => feature.workers);
   const app = createApp({ config, store, log, features, ...options.app });

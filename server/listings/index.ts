@@ -10,6 +10,7 @@ import type { Feature } from '../feature.ts';
 import { assertBudget, planBudget, type BudgetPlan } from './budget.ts';
 import { ListingCache } from './cache.ts';
 import { listingsRouter } from './routes.ts';
+import { publicListings, type PublicListings } from './public-listings.ts';
 import { ChangeStore } from './event-store.ts';
 import { CrmChangeWorker, renderPushMetrics } from './events.ts';
 import { ListingSync } from './sync.ts';
@@ -21,6 +22,7 @@ export { BudgetRefusedError, planBudget, type BudgetPlan } from './budget.ts';
 export { ListingCache } from './cache.ts';
 export { ListingSync, type SyncReport } from './sync.ts';
 export { CrmChangeWorker } from './events.ts';
+export type { PublicListings } from './public-listings.ts';
 
 export interface ListingsService {
   cache: ListingCache;
@@ -39,6 +41,8 @@ export interface ListingsService {
    */
   replan(othersToday?: number): BudgetPlan;
   allowList: PhotoHostAllowList;
+  /** The public listing shape from the cache (what the API serves; the server-rendered pages read it too). */
+  publicListings: PublicListings;
   /** GET /api/v1/listings[/:id], GET /api/v1/agents, GET /photos/:file, POST /hooks/crm. */
   router: Router;
   /** For the enquiry relay: the CRM ids of a cached listing (undefined: not a listing we show). */
@@ -129,7 +133,8 @@ export function createListingsService(options: ListingsServiceOptions): Listings
       now: options.now,
     }),
   );
-  router.use(listingsRouter({ config, cache, mirror, now: options.now }));
+  const listings = publicListings({ cache, mirror, base: config.http.publicUrl ?? '', now: options.now });
+  router.use(listingsRouter({ config, cache, mirror, listings, now: options.now }));
   router.use(photosRouter(mirror.photoDir));
 
   return {
@@ -142,6 +147,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     plan,
     replan,
     allowList,
+    publicListings: listings,
     router,
     listingTarget: (id) => cache.listingTarget(id),
     agentTarget: (id) => cache.agentTarget(id),

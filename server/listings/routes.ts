@@ -1,20 +1,22 @@
 import { Router, type Request, type Response } from 'express';
-import type { Agent, ListingDetail, ListingsFilling, ListingSummary, Page, Photo } from '../../contract/relay-api.ts';
+import type { ListingsFilling } from '../../contract/relay-api.ts';
 import type { Config } from '../config.ts';
 import { corsPolicy, publicOrigins } from '../cors.ts';
 import { HttpError } from '../errors.ts';
 import type { PhotoMirror } from '../photos/mirror.ts';
-import { publicPhoto } from '../photos/public.ts';
 import { DYNAMIC_EFFORT, EncodedBody, sendEncoded } from '../precompressed.ts';
 import type { ReplayCache } from '../replay.ts';
-import type { CachedListing, ListingCache } from './cache.ts';
-import { listingsSql, parseListingsQuery, queryKey } from './query.ts';
+import type { ListingCache } from './cache.ts';
+import { publicListings, type PublicListings } from './public-listings.ts';
+import { parseListingsQuery, queryKey } from './query.ts';
 import type { Clock } from '../clock.ts';
 
 export interface ListingsRouterDeps {
   config: Pick<Config, 'http' | 'demoMode'>;
   cache: ListingCache;
   mirror: PhotoMirror;
+  /** The public listing shape (shared with the server-rendered pages); built from cache and mirror when not given. */
+  listings?: PublicListings;
   now?: Clock;
 }
 
@@ -49,6 +51,7 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   // Absolute URLs come from PUBLIC_URL only; without it (demo mode) they are relay-relative, which
   // the elements resolve against the relay. The Host header never enters an answer or a cache key.
   const base = deps.config.http.publicUrl ?? '';
+  const listings = deps.listings ?? publicListings({ cache, mirror, base, now });
   router.use(['/api/v1/listings', '/api/v1/agents'], cors);
 
   // Until the first sync has filled the cache, an empty answer would be a false "no match": say
@@ -76,18 +79,7 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     const known = rendered.get(seen);
     if (known) return respond(req, res, known, LIST_CACHE_CONTROL, Infinity);
     const query = parseListingsQuery(req.query as Record<string, unknown>);
-    const entry = send(req, res, `list|${queryKey(query)}`, LIST_CACHE_CONTROL, Infinity, () => {
-      const sql = listingsSql(query);
-      const { rows, total } = cache.findListings(sql.where, sql.params, sql.orderBy, query.pageSize, (query.page - 1) * query.pageSize);
-      const photos = mirror.photosOf('listing', rows.map((row) => row.id));
-      const page: Page<ListingSummary> = {
-        items: rows.map((row) => summary(row, (photos.get(row.id) ?? []).map((photo) => ({ kind: photo.kind, photo: publicPhoto(photo, base) })))),
-        total,
-        page: query.page,
-        pageSize: query.pageSize,
-      };
-      return page;
-    });
+    const entry = send(req, res, `list|${queryKey(query)}`, LIST_CACHE_CONTROL, Infinity, () => listings.page(query));
     remember(seen, entry);
   });
 
@@ -98,34 +90,15 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     // Open homes end: a detail is rendered again each minute.
     const minute = Math.floor(now() / 60_000);
     send(req, res, `detail|${id}|${minute}`, LIST_CACHE_CONTROL, (minute + 1) * 60_000, () => {
-      const listing = cache.getListing(id);
+      const listing = listings.detail(id);
       if (!listing) throw new HttpError(404, 'listing_not_found', 'No such listing (it may have been sold, leased or withdrawn).');
-      // listing.id, not id: an old link may name the CRM property (see ListingCache.getListing).
-      const photos = (mirror.photosOf('listing', [listing.id]).get(listing.id) ?? []).map((photo) => ({ kind: photo.kind, photo: publicPhoto(photo, base) }));
-      const agents = agentsById(listing.agentIds, base);
-      // Open homes that have not finished; the response cache is short enough for this to stay right.
-      const openHomes = cache.openHomesOf(listing.id, new Date(now()).toISOString()).map((row) => ({ id: row.id, start: row.start, end: row.end }));
-      return detail(listing, photos, agents, openHomes);
+      return listing;
     });
   });
 
   router.get('/api/v1/agents', (req, res) => {
-    send(req, res, 'agents', AGENTS_CACHE_CONTROL, Infinity, () => ({ items: agentsById(undefined, base) }));
+    send(req, res, 'agents', AGENTS_CACHE_CONTROL, Infinity, () => ({ items: listings.agents() }));
   });
-
-  function agentsById(ids: readonly number[] | undefined, base: string): Agent[] {
-    const agents = cache.visibleAgents(ids);
-    const portraits = mirror.photosOf('agent', agents.map((agent) => agent.id));
-    const byId = new Map(
-      agents.map((agent): [number, Agent] => {
-        const portrait = portraits.get(agent.id)?.[0];
-        const { id, name, position, phone, email } = agent.fields;
-        return [agent.id, { id, name, position, phone, email, photo: portrait ? publicPhoto(portrait, base) : null }];
-      }),
-    );
-    // Keep the listing's own order of agents.
-    return ids === undefined ? [...byId.values()] : ids.map((id) => byId.get(id)).filter((agent): agent is Agent => agent !== undefined);
-  }
 
   function remember(key: string, entry: Rendered): void {
     if (rendered.size >= RESPONSE_CACHE_ENTRIES) rendered.delete(rendered.keys().next().value!);
@@ -168,54 +141,4 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   }
 
   return router;
-}
-
-interface KindedPhoto {
-  kind: string;
-  photo: Photo;
-}
-
-/** One card: picked field by field from the cached public fields. */
-function summary(listing: CachedListing, photos: KindedPhoto[]): ListingSummary {
-  const f = listing.fields;
-  const photographs = photos.filter((entry) => entry.kind === 'photograph');
-  return {
-    id: f.id,
-    type: f.type,
-    status: f.status,
-    badge: f.badge,
-    heading: f.heading,
-    address: f.address,
-    displayPrice: f.displayPrice,
-    propertyType: f.propertyType,
-    bed: f.bed,
-    bath: f.bath,
-    cars: f.cars,
-    landArea: f.landArea,
-    floorArea: f.floorArea,
-    methodOfSale: f.methodOfSale,
-    auctionDateTime: f.auctionDateTime,
-    photo: photographs[0]?.photo ?? null,
-    photoCount: photographs.length,
-    modified: f.modified,
-  };
-}
-
-function detail(listing: CachedListing, photos: KindedPhoto[], agents: Agent[], openHomes: ListingDetail['openHomes']): ListingDetail {
-  const f = listing.fields;
-  return {
-    ...summary(listing, photos),
-    description: f.description,
-    photos: photos.filter((entry) => entry.kind === 'photograph').map((entry) => entry.photo),
-    floorplans: photos.filter((entry) => entry.kind === 'floorplan').map((entry) => entry.photo),
-    links: f.links,
-    openHomes,
-    auction: f.auction,
-    agents,
-    features: f.features,
-    ensuites: f.ensuites,
-    toilets: f.toilets,
-    geolocation: f.geolocation,
-    inserted: f.inserted,
-  };
 }

@@ -298,4 +298,18 @@ export const migrations: Migration[] = [
       ALTER TABLE enquiry_outbox DROP COLUMN property_reference;
     `,
   },
+  {
+    id: '080-pages-published',
+    sql: `
+      -- Listing pages the relay has published (server/pages): an id that was once a page and has
+      -- left the cache answers 410 Gone with links to current listings, not a bare 404.
+      CREATE TABLE pages_published (
+        listing_id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL,                     -- the page's path on the agency site when last seen
+        first_seen_at INTEGER NOT NULL,
+        last_seen_at INTEGER NOT NULL,
+        gone_at INTEGER                         -- when it left the cache; NULL while current
+      ) STRICT;
+    `,
+  },
 ];

@@ -1,3 +1,4 @@
+import { addressSlug } from '../../contract/slug.ts';
 import { readdirSync, readFileSync, rmSync, statSync, mkdtempSync } from 'node:fs';
 import { readRealRecords } from '../support/real-records.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -159,6 +160,19 @@ beforeAll(async () => {
     details.push(JSON.parse(detail.text) as ListingDetail);
   }
   answers.push((await get('/api/v1/agents')).text);
+  // The server-rendered pages (#13) of every listing, the sold list, the sitemap and the fragments.
+  for (const detail of details) {
+    const page = await get(`/listings/${detail.id}/${addressSlug(detail.address.display)}`);
+    expect(page.status, `page of listing ${detail.id}`).toBe(200);
+    expect(page.text).toContain('<script type="application/ld+json">');
+    expect((await get(`/fragments/listings/${detail.id}`)).status).toBe(200);
+  }
+  for (const path of ['/listings/sold', '/sitemap.xml', '/fragments/listings/sold']) expect((await get(path)).status, path).toBe(200);
+  // Outside demo mode the page's elements reach the relay at PUBLIC_URL, and the relay's own strict
+  // CSP stays off the page (it goes out in the agency's shell, on the agency's domain).
+  const shown = await fetch(`${relay.url}/listings/${details[0]!.id}/${addressSlug(details[0]!.address.display)}`);
+  expect(shown.headers.get('content-security-policy')).toBeNull();
+  expect(await shown.text()).toMatch(/<estate-listing[^>]*relay="https:\/\/relay\.agency\.test"/);
   // Every mirrored photo the API points at, as a browser would load it.
   const photoUrls = details.flatMap((detail) => [...detail.photos, ...detail.floorplans].flatMap((photo) => photo.variants.map((variant) => variant.url)));
   for (const url of new Set(photoUrls)) {
@@ -221,7 +235,7 @@ describe('real v1.3 records (contract)', () => {
     expect(fileHost.requests.length).toBeGreaterThan(0);
   });
 
-  it('no CANARY in any API answer or served photo', () => {
+  it('no CANARY in any API answer, server-rendered page, sitemap, fragment or served photo', () => {
     expect(answers.length).toBeGreaterThan(details.length);
     for (const answer of answers) expect(answer).not.toContain(CANARY);
   });

@@ -7,7 +7,7 @@ import { collectResult } from '@lit-labs/ssr/lib/render-result.js';
 import { html } from 'lit';
 import { describe, expect, it } from 'vitest';
 import '../../widget/index.ts';
-import { summary } from '../elements/listings-data.ts';
+import { detail as listingDetail, summary } from '../elements/listings-data.ts';
 
 async function serverRender(template: unknown): Promise<string> {
   return collectResult(render(template));
@@ -23,7 +23,7 @@ describe('server rendering (@lit-labs/ssr, no DOM)', () => {
   });
 
   it('renders the grid and the detail with their loading placeholders, keeping the space', async () => {
-    const grid = await serverRender(html`<estate-listings page-size="3" .listings=${[summary(1)]}></estate-listings>`);
+    const grid = await serverRender(html`<estate-listings page-size="3"></estate-listings>`);
     expect(grid).toContain('<template shadowroot="open"');
     expect(grid).toContain('aria-busy="true"');
     expect((grid.match(/part="card skeleton"/g) ?? []).length).toBe(3);
@@ -32,5 +32,16 @@ describe('server rendering (@lit-labs/ssr, no DOM)', () => {
     expect(detail).toContain('Loading property…');
     const lightbox = await serverRender(html`<estate-lightbox></estate-lightbox>`);
     expect(lightbox).toContain('<dialog');
+  });
+
+  // Issue #13: what the relay's listing pages are made of.
+  it('renders listings the host gives at once, in full: the cards, and the whole detail', async () => {
+    const grid = await serverRender(html`<estate-listings detail-href="/listings/{id}/{slug}" .listings=${[summary(1), summary(2)]}></estate-listings>`);
+    expect(grid).not.toContain('part="card skeleton"');
+    expect(grid).toContain('href="/listings/1/1-example-street-kew-vic"');
+    const detail = await serverRender(html`<estate-listing relay="/" .listing=${listingDetail(7)}></estate-listing>`);
+    expect(detail).not.toContain('part="skeleton"');
+    expect(detail).toContain('7 Example Street, Kew VIC');
+    expect(detail).toContain('<estate-enquiry');
   });
 });

@@ -158,6 +158,12 @@ describe('settings grouped by concern', () => {
     PHOTO_WIDTHS: '640',
     PHOTO_MAX_BYTES: '9',
     CRM_BUDGET_SHARE: '0.25',
+    SITE_URL: 'https://agency.example',
+    SITE_LISTING_PATH: '/property',
+    SITE_WRAPPER_URL: 'https://agency.example/shell',
+    SITE_WRAPPER_MINUTES: '9',
+    SITE_TIME_ZONE: 'Pacific/Auckland',
+    SITE_NAME: 'Other Agency',
   };
 
   it('carries every variable into its group (DEMO_MODE decides demoMode, tested above)', () => {

@@ -43,6 +43,15 @@ describe('import walls', () => {
     expect(code).toBe(0);
   }, 60_000);
 
+  it('let server/pages, and only it, reach widget/ (it renders the elements)', () => {
+    const { code, output } = checkScratch({
+      'server/pages/render.ts': "import { x } from '../../widget/shared/x.ts';\nexport const y = x;\n",
+      'widget/shared/x.ts': 'export const x = 1;\n',
+    });
+    expect(output).toMatch(/no dependency violations found/);
+    expect(code).toBe(0);
+  }, 60_000);
+
   const broken: Array<[rule: string, files: Record<string, string>, offending: string]> = [
     [
       'no-cycles',
@@ -55,6 +64,11 @@ describe('import walls', () => {
       'widget/a.ts',
     ],
     ['widget-not-server', { 'widget/thing.ts': "import { x } from '../server/x.ts';\nexport const y = x;\n", 'server/x.ts': 'export const x = 1;\n' }, 'widget/thing.ts → server/x.ts'],
+    [
+      'server-not-widget',
+      { 'server/listings/cards.ts': "import { x } from '../../widget/shared/x.ts';\nexport const y = x;\n", 'widget/shared/x.ts': 'export const x = 1;\n' },
+      'server/listings/cards.ts → widget/shared/x.ts',
+    ],
     [
       'simulator-from-entry-tests-bench',
       { 'server/listings/sync.ts': "import { startSimulator } from '../sim/simulator.ts';\nexport const s = startSimulator;\n", 'server/sim/simulator.ts': 'export const startSimulator = 1;\n' },

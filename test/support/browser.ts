@@ -33,11 +33,15 @@ export function relayAddressPlugin(relayUrl: string): Plugin {
 
 /**
  * The widget bundle exactly as `npm run build:widget` makes it, in a folder of our own, so a
- * parallel build elsewhere can never hand us a half-written file.
+ * parallel build elsewhere can never hand us a half-written file: the browser's chunks, and the
+ * server copy of the elements the relay renders listing pages with (vite.ssr.config.ts, in ssr/).
  */
 export async function buildWidgetBundle(): Promise<string> {
-  const outDir = mkdtempSync(join(tmpdir(), 'estate-widget-'));
+  // Inside the project: the server copy imports `lit` from its node_modules.
+  mkdirSync(join(projectRoot, '.tmp'), { recursive: true });
+  const outDir = mkdtempSync(join(projectRoot, '.tmp', 'estate-widget-'));
   await viteBuild({ configFile: join(projectRoot, 'vite.config.ts'), root: projectRoot, build: { outDir, emptyOutDir: true } });
+  await viteBuild({ configFile: join(projectRoot, 'vite.ssr.config.ts'), root: projectRoot, build: { outDir: join(outDir, 'ssr'), emptyOutDir: true } });
   return outDir;
 }
 

@@ -292,6 +292,9 @@ export class EstateListing extends EstateElement {
   // ---- rendering -------------------------------------------------------------------------
 
   override render(): TemplateResult {
+    // A listing the host gave is rendered at once, not after the task settles: on the server
+    // (where no task runs) and again, identically, when the browser hydrates that markup.
+    if (this.listing) return this.renderListing(this.listing);
     return this.listingTask.render({
       initial: () => this.renderSkeleton(),
       pending: () => this.renderSkeleton(),
@@ -541,7 +544,7 @@ export class EstateListing extends EstateElement {
           end,
           summary: fill(text.calendarSummary, { address }),
           location: address,
-          url: safeHttpUrl(window.location.href),
+          url: typeof location === 'undefined' ? null : safeHttpUrl(location.href),
         },
       ]);
       return html`<li class="open-home">

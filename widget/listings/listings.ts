@@ -3,6 +3,7 @@ import { Task } from '../shared/task.ts';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import type { ListingSort, ListingSummary, ListingsQuery, ListingStatus, ListingType, Page } from '../../contract/relay-api.ts';
 import { priceSteps } from '../../contract/price-bands.ts';
+import { addressSlug } from '../../contract/slug.ts';
 import { relayUrl, RelayError } from '../shared/relay.ts';
 import { fetchJsonOnceFilled } from '../shared/relay-filling.ts';
 import { fill, formatMoney, formatNumber, formatShortDateTime, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
@@ -423,7 +424,11 @@ export class EstateListings extends EstateElement {
   }
 
   private detailLink(listing: ListingSummary): string {
-    if (this.detailHref) return this.detailHref.replace(/\{id\}/g, encodeURIComponent(String(listing.id)));
+    if (this.detailHref) {
+      return this.detailHref
+        .replace(/\{id\}/g, encodeURIComponent(String(listing.id)))
+        .replace(/\{slug\}/g, addressSlug(listing.address?.display || listing.heading));
+    }
     return this.urlFor({ listing: listing.id });
   }
 
@@ -499,13 +504,23 @@ export class EstateListings extends EstateElement {
     if (this.detailId) return this.renderDetail(this.detailId);
     return html`<div part="base" class="base">
       ${this.barFilters.length ? this.renderFilters() : nothing}
-      ${this.listingsTask.render({
+      ${this.listings
+        ? this.renderGiven(this.listings)
+        : this.listingsTask.render({
         initial: () => this.renderSkeleton(),
         pending: () => this.renderSkeleton(),
         complete: (page) => (page.items.length ? this.renderResults(page) : this.renderEmpty()),
         error: () => this.renderError(),
       })}
     </div>`;
+  }
+
+  /**
+   * Cards the host gave (`.listings`), rendered at once rather than after the task settles: on the
+   * server (where no task runs) and again, identically, when the browser hydrates that markup.
+   */
+  private renderGiven(items: ListingSummary[]): TemplateResult {
+    return items.length ? this.renderResults({ items, total: items.length, page: 1, pageSize: items.length }) : this.renderEmpty();
   }
 
   private renderDetail(id: number): TemplateResult {

@@ -12,7 +12,11 @@ export function relayBase(relayAttribute: string | null | undefined): string {
 
 /** Absolute URL of a relay path such as `api/v1/listings`. */
 export function relayUrl(relayAttribute: string | null | undefined, path: string): string {
-  return new URL(path.replace(/^\//, ''), relayBase(relayAttribute)).href;
+  const base = relayBase(relayAttribute);
+  // relay="/" (a page the relay serves itself, rendered on the server where there is no page URL
+  // to resolve against): root-relative URLs, the same on the server and in the browser.
+  if (base.startsWith('/') && !base.startsWith('//')) return `${base}${path.replace(/^\//, '')}`;
+  return new URL(path.replace(/^\//, ''), base).href;
 }
 
 /** Fetches JSON from the relay; throws RelayError with the relay's message on a non-2xx answer. */

@@ -1,0 +1,143 @@
+import type { ListingDetail, ListingSummary, Photo } from '../../contract/relay-api.ts';
+import { listingJsonLd } from '../../widget/listing/json-ld.ts';
+import { descriptionParagraphs } from '../../widget/listing/text.ts';
+import { clip, escapeHtml, scriptJson } from './html.ts';
+
+export interface HeadContext {
+  /** The page's canonical URL on the agency's site. */
+  canonical: string;
+  /** The agency's name (SITE_NAME), if known. */
+  siteName: string | null;
+  /** The agency's site URL (for the agency in JSON-LD). */
+  siteUrl: string;
+  /** Absolute base photo URLs are resolved against (the relay as browsers reach it). */
+  relayUrl: string;
+  currency: string;
+}
+
+/** An Open Graph image: the largest JPEG rendition with its own width and height. */
+export interface ShareImage {
+  url: string;
+  width: number;
+  height: number;
+  alt: string;
+}
+
+export function shareImage(photo: Photo | null | undefined, relayUrl: string, alt: string): ShareImage | null {
+  if (!photo) return null;
+  const jpeg = photo.variants.filter((variant) => variant.format === 'jpeg').sort((a, b) => b.width - a.width)[0];
+  const width = jpeg?.width ?? photo.width;
+  const height = photo.width > 0 ? Math.round((width * photo.height) / photo.width) : photo.height;
+  return { url: new URL(jpeg?.url ?? photo.url, `${relayUrl}/`).href, width, height, alt };
+}
+
+/** "Sold", "For sale", "For lease": what a shared link says the listing is. */
+function offerWord(listing: Pick<ListingSummary, 'type' | 'status'>): string {
+  if (listing.status === 'sold') return 'Sold';
+  if (listing.status === 'leased') return 'Leased';
+  return listing.type === 'lease' ? 'For lease' : 'For sale';
+}
+
+/** A sentence of facts for when the agency wrote no description: "3 bed, 2 bath house in Kew. For sale." */
+function factsSentence(listing: ListingSummary): string {
+  const counts = [listing.bed ? `${listing.bed} bed` : null, listing.bath ? `${listing.bath} bath` : null, listing.cars ? `${listing.cars} car` : null].filter(Boolean).join(', ');
+  const what = [counts, (listing.propertyType ?? 'property').toLowerCase()].filter(Boolean).join(' ');
+  return `${what[0]?.toUpperCase() ?? ''}${what.slice(1)}${listing.address.suburb ? ` in ${listing.address.suburb}` : ''}. ${offerWord(listing)}.`;
+}
+
+/** Title, description, canonical, Open Graph, Twitter card and JSON-LD of a listing page. */
+export function listingHead(listing: ListingDetail, context: HeadContext): string {
+  const address = listing.address.display || listing.heading || 'Property';
+  // The price as the agency wrote it ("Contact Agent", "$1,350,000"), never a number it withheld.
+  const price = listing.displayPrice?.trim() || (listing.status === 'available' ? null : offerWord(listing));
+  const title = [address, price, context.siteName].filter(Boolean).join(' · ');
+  const prose = descriptionParagraphs(listing.description).map((lines) => lines.join(' ')).join(' ');
+  const description = clip(prose || `${factsSentence(listing)}${listing.heading ? ` ${listing.heading}` : ''}`, 160);
+  const photos = listing.photos.length ? listing.photos : listing.photo ? [listing.photo] : [];
+  const image = shareImage(photos[0], context.relayUrl, photos[0]?.caption || address);
+  return [
+    `<title>${escapeHtml(title)}</title>`,
+    meta('name', 'description', description),
+    `<link rel="canonical" href="${escapeHtml(context.canonical)}">`,
+    ...openGraph({ title, description, url: context.canonical, siteName: context.siteName, image, type: 'website' }),
+    `<script type="application/ld+json">${scriptJson(listingGraph(listing, context, photos))}</script>`,
+  ].join('\n');
+}
+
+/** The head of a list page (buy, rent, sold; per suburb). */
+export function listHead(options: { title: string; description: string; canonical: string; siteName: string | null; image: ShareImage | null; robots?: string }): string {
+  const title = [options.title, options.siteName].filter(Boolean).join(' · ');
+  return [
+    `<title>${escapeHtml(title)}</title>`,
+    meta('name', 'description', options.description),
+    `<link rel="canonical" href="${escapeHtml(options.canonical)}">`,
+    ...(options.robots ? [meta('name', 'robots', options.robots)] : []),
+    ...openGraph({ title, description: options.description, url: options.canonical, siteName: options.siteName, image: options.image, type: 'website' }),
+  ].join('\n');
+}
+
+/** The head of a page that is gone or never was: not to be indexed. */
+export function goneHead(title: string, siteName: string | null): string {
+  return [`<title>${escapeHtml([title, siteName].filter(Boolean).join(' · '))}</title>`, meta('name', 'robots', 'noindex')].join('\n');
+}
+
+function meta(attribute: 'name' | 'property', key: string, content: string): string {
+  return `<meta ${attribute}="${key}" content="${escapeHtml(content)}">`;
+}
+
+function openGraph(options: { title: string; description: string; url: string; siteName: string | null; image: ShareImage | null; type: string }): string[] {
+  const { image } = options;
+  return [
+    meta('property', 'og:type', options.type),
+    meta('property', 'og:title', options.title),
+    meta('property', 'og:description', options.description),
+    meta('property', 'og:url', options.url),
+    ...(options.siteName ? [meta('property', 'og:site_name', options.siteName)] : []),
+    ...(image
+      ? [
+          meta('property', 'og:image', image.url),
+          ...(image.url.startsWith('https:') ? [meta('property', 'og:image:secure_url', image.url)] : []),
+          meta('property', 'og:image:type', 'image/jpeg'),
+          meta('property', 'og:image:width', String(image.width)),
+          meta('property', 'og:image:height', String(image.height)),
+          meta('property', 'og:image:alt', image.alt),
+        ]
+      : []),
+    meta('name', 'twitter:card', image ? 'summary_large_image' : 'summary'),
+    meta('name', 'twitter:title', options.title),
+    meta('name', 'twitter:description', options.description),
+    ...(image ? [meta('name', 'twitter:image', image.url), meta('name', 'twitter:image:alt', image.alt)] : []),
+  ];
+}
+
+/** schema.org: the listing and its offer (the widget's builder), its open homes as events, and the agency. */
+function listingGraph(listing: ListingDetail, context: HeadContext, photos: Photo[]): Record<string, unknown> {
+  const imageUrls = photos.slice(0, 6).map((photo) => shareImage(photo, context.relayUrl, '')!.url);
+  const { '@context': _context, ...item } = listingJsonLd(listing, { pageUrl: context.canonical, currency: context.currency, imageUrls });
+  const agency = context.siteName ? { '@type': 'RealEstateAgent', '@id': `${context.siteUrl}/#agency`, name: context.siteName, url: `${context.siteUrl}/` } : null;
+  const address = listing.address;
+  const location = {
+    '@type': 'Place',
+    name: address.display,
+    address: { '@type': 'PostalAddress', streetAddress: address.display, addressLocality: address.suburb ?? undefined, addressRegion: address.state ?? undefined, postalCode: address.postcode ?? undefined },
+  };
+  const events =
+    listing.status === 'available'
+      ? listing.openHomes.map((openHome) => ({
+          '@type': 'Event',
+          name: `Open home: ${address.display}`,
+          startDate: openHome.start,
+          endDate: openHome.end,
+          eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode',
+          eventStatus: 'https://schema.org/EventScheduled',
+          location,
+          url: context.canonical,
+          image: imageUrls.length ? imageUrls : undefined,
+          description: `Inspection of ${address.display}`,
+          organizer: agency ? { '@id': agency['@id'] } : undefined,
+          offers: { '@type': 'Offer', price: 0, priceCurrency: context.currency, availability: 'https://schema.org/InStock', url: context.canonical },
+        }))
+      : [];
+  if (agency) item.provider = { '@id': agency['@id'] };
+  return { '@context': 'https://schema.org', '@graph': [item, ...events, ...(agency ? [agency] : [])] };
+}

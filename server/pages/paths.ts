@@ -1,0 +1,38 @@
+import { addressSlug } from '../../contract/slug.ts';
+
+/** The list pages: what each shows. */
+export const LIST_PAGES = {
+  buy: { type: 'sale', status: 'available', title: 'Homes for sale' },
+  rent: { type: 'lease', status: 'available', title: 'Homes for rent' },
+  sold: { type: 'sale', status: 'sold', title: 'Recently sold' },
+} as const;
+
+export type ListKind = keyof typeof LIST_PAGES;
+
+/**
+ * The pages' paths on the agency's site. The relay serves them under /listings/ (one location for
+ * the agency's proxy to map); the site may map that prefix elsewhere (SITE_LISTING_PATH), so links
+ * and canonical URLs are written with the site's prefix, never the relay's.
+ */
+export class SitePaths {
+  constructor(
+    /** The agency site's URL, no trailing slash ('https://agency.example'). */
+    readonly siteUrl: string,
+    /** Where the site maps the relay's /listings/ ('/listings'). */
+    readonly prefix: string,
+  ) {}
+
+  listing(id: number, address: string | null | undefined): string {
+    return `${this.prefix}/${id}/${addressSlug(address)}`;
+  }
+
+  /** A list page, its first page without `?page=`. */
+  list(kind: ListKind, suburb?: string | null, page = 1): string {
+    const path = `${this.prefix}/${kind}${suburb ? `/${addressSlug(suburb)}` : ''}`;
+    return page > 1 ? `${path}?page=${page}` : path;
+  }
+
+  absolute(path: string): string {
+    return `${this.siteUrl}${path}`;
+  }
+}

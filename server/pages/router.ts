@@ -1,0 +1,396 @@
+import { Router, type Request, type Response } from 'express';
+import type { ListingDetail, ListingSummary, Page } from '../../contract/relay-api.ts';
+import { addressSlug } from '../../contract/slug.ts';
+import { resolveSrcset } from '../../widget/shared/picture.ts';
+import type { Clock } from '../clock.ts';
+import { HttpError } from '../errors.ts';
+import type { PublicListings } from '../listings/index.ts';
+import { goneHead, listHead, listingHead, shareImage } from './head.ts';
+import { clip, escapeHtml } from './html.ts';
+import { LIST_PAGES, type ListKind, type SitePaths } from './paths.ts';
+import { DYNAMIC_EFFORT, EncodedBody, sendEncoded } from '../precompressed.ts';
+import type { PublishedPages } from './published.ts';
+import type { ElementRenderer, ElementSettings } from './render.ts';
+import { newest, SITEMAP_MAX_URLS, sitemapIndex, urlset, type SitemapEntry } from './sitemap.ts';
+import type { Wrapper, WrapperCache } from './wrapper.ts';
+
+/** Cards per list page. */
+export const LIST_PAGE_SIZE = 12;
+const PAGE_CACHE_CONTROL = 'public, max-age=300, stale-while-revalidate=3600, stale-if-error=86400';
+const GONE_CACHE_CONTROL = 'public, max-age=300';
+const CACHED_PAGES = 2_000;
+/** Current listings linked from a 404 or 410 page. */
+const LINKED_ON_GONE = 6;
+
+export interface PagesRouterDeps {
+  listings: PublicListings;
+  /** Subscribes to changes of the listing cache (a new generation of pages). */
+  onListingsChange(listener: () => void): unknown;
+  /** Whether the listing cache has been filled once (before that, pages say they are on their way). */
+  filled(): boolean;
+  published: PublishedPages;
+  wrapper: WrapperCache;
+  paths: SitePaths;
+  /** What the elements get (relay, time zone, locale). */
+  element: ElementSettings;
+  /** Renders the elements into declarative shadow DOM (render.ts). */
+  renderer: ElementRenderer;
+  /** The relay as browsers reach it, absolute (share images, the widget script). */
+  relayOrigin: string;
+  siteName: string | null;
+  currency: string;
+  maxUrlsPerSitemap?: number;
+  now?: Clock;
+  /** Reports a failed pages_published write (the store is busy); the next change records again. */
+  onRecordError?(error: unknown): void;
+}
+
+/** One rendered answer, kept with its ETag and its compressed bodies (server/precompressed.ts: made once). */
+interface RenderedPage {
+  status: number;
+  type: string;
+  body: EncodedBody;
+  cacheControl: string;
+  location?: string;
+}
+
+/** What a page is made of before it is put in the wrapper (the fragment endpoint gives these parts). */
+interface PageParts {
+  status: number;
+  canonical: string | null;
+  head: string;
+  body: string;
+  location?: string;
+}
+
+/**
+ * Server-rendered listing pages for the agency's own domain (issue #13): the listing at
+ * /listings/<id>/<slug>, the buy, rent and sold lists (and per suburb), sitemaps, and fragments
+ * for sites that assemble pages themselves. Everything comes from the listing cache through the
+ * public listing shape; a render never calls the CRM. Rendered answers are kept per listing and
+ * per cache generation, with ETags and precompressed bodies.
+ */
+export function pagesRouter(deps: PagesRouterDeps): Router {
+  const { listings, paths, published, wrapper } = deps;
+  const now = deps.now ?? Date.now;
+  const maxUrls = deps.maxUrlsPerSitemap ?? SITEMAP_MAX_URLS;
+  const cache = new Map<string, Promise<RenderedPage>>();
+  let generation = 0;
+  let recordTimer: NodeJS.Timeout | undefined;
+
+  const recordPublished = () => {
+    try {
+      published.record(listings.index().map((listing) => ({ id: listing.id, path: paths.listing(listing.id, listing.address.display) })), now());
+    } catch (error) {
+      deps.onRecordError?.(error);
+    }
+  };
+  deps.onListingsChange(() => {
+    generation += 1;
+    cache.clear();
+    // A sync writes in bursts: record the published pages once it has settled.
+    clearTimeout(recordTimer);
+    recordTimer = setTimeout(recordPublished, 1_000);
+    recordTimer.unref();
+  });
+  let recorded = false;
+  // Every current listing, read once per generation (sitemaps, suburb lists).
+  let indexed: { generation: number; listings: ReturnType<PublicListings['index']> } | undefined;
+  const currentListings = () => {
+    if (indexed?.generation !== generation) indexed = { generation, listings: listings.index() };
+    return indexed.listings;
+  };
+
+  const router = Router({ caseSensitive: true, strict: true });
+
+  // Until the first sync has filled the cache, every listing would look unknown: say they are on their way.
+  router.use(['/listings', '/sitemap.xml', '/fragments'], (_req, res, next) => {
+    if (deps.filled()) {
+      if (!recorded) {
+        recorded = true;
+        recordPublished();
+      }
+      return next();
+    }
+    res.set('Retry-After', '5').set('Cache-Control', 'no-store');
+    res.status(503).type('text/plain').send('The listings are being loaded for the first time. Try again in a few seconds.');
+  });
+
+  router.get(['/sitemap.xml', '/listings/sitemap.xml'], (req, res) => serve(req, res, 'sitemap', () => sitemap(0)));
+  router.get('/listings/sitemap-:part.xml', (req, res, next) => {
+    const part = wholeNumber(String(req.params.part));
+    if (!part) return next();
+    return serve(req, res, `sitemap|${part}`, () => sitemap(part));
+  });
+
+  for (const kind of Object.keys(LIST_PAGES) as ListKind[]) {
+    router.get(`/listings/${kind}`, (req, res) => serveList(req, res, kind, null));
+    router.get(`/listings/${kind}/:suburb`, (req, res) => serveList(req, res, kind, String(req.params.suburb)));
+    router.get(`/fragments/listings/${kind}`, (req, res) => serveList(req, res, kind, null, true));
+    router.get(`/fragments/listings/${kind}/:suburb`, (req, res) => serveList(req, res, kind, String(req.params.suburb), true));
+  }
+
+  router.get(['/listings/:id', '/listings/:id/:slug'], (req, res, next) => {
+    const id = wholeNumber(String(req.params.id));
+    if (!id) return next();
+    const slug = req.params.slug === undefined ? null : String(req.params.slug);
+    return serve(req, res, `listing|${id}|${slug}`, async () => whole(await listingParts(id, slug)));
+  });
+
+  router.get('/fragments/listings/:id', (req, res, next) => {
+    const id = wholeNumber(String(req.params.id));
+    if (!id) return next();
+    return serve(req, res, `fragment|${id}`, async () => fragment(await listingParts(id, null, true)));
+  });
+
+  function serveList(req: Request, res: Response, kind: ListKind, suburbSlug: string | null, asFragment = false): Promise<void> {
+    const raw = req.query.page;
+    if (raw !== undefined && (typeof raw !== 'string' || !wholeNumber(raw))) {
+      throw new HttpError(400, 'invalid_page', 'The page must be a whole number from 1.', { page: 'must be a whole number from 1' });
+    }
+    const unknown = Object.keys(req.query).filter((name) => name !== 'page');
+    if (unknown.length) throw new HttpError(400, 'invalid_query', 'Only ?page= is understood here.', Object.fromEntries(unknown.map((name) => [name, 'is not a parameter of list pages'])));
+    const page = raw === undefined ? 1 : Number(raw);
+    const key = `${asFragment ? 'fragment-' : ''}list|${kind}|${suburbSlug}|${page}`;
+    return serve(req, res, key, async () => {
+      const parts = await listParts(kind, suburbSlug, page);
+      return asFragment ? fragment(parts) : whole(parts);
+    });
+  }
+
+  /** Answers from the page cache (rendering once per generation), with a strong ETag, 304s and the best encoding the client takes. */
+  async function serve(req: Request, res: Response, key: string, make: () => Promise<RenderedPage>): Promise<void> {
+    // Per cache generation, and per hour so that open homes that have finished drop out.
+    const cacheKey = `${key}|${generation}|${Math.floor(now() / 3_600_000)}`;
+    let pending = cache.get(cacheKey);
+    if (!pending) {
+      if (cache.size >= CACHED_PAGES) cache.delete(cache.keys().next().value!);
+      pending = make();
+      cache.set(cacheKey, pending);
+      // A failed render is not kept: the next request tries again.
+      pending.catch(() => cache.delete(cacheKey));
+    }
+    const page = await pending;
+    res.status(page.status);
+    // A page in the agency's shell (served on its domain through its proxy) loads the agency's own
+    // scripts, styles and fonts, and the widget and photos from the relay: the relay's strict
+    // policy would break it. The agency's site sets its own.
+    if (deps.element.relay !== '/') res.removeHeader('Content-Security-Policy');
+    res.set('Cache-Control', page.cacheControl);
+    if (page.location) res.set('Location', page.location);
+    res.type(page.type);
+    // Compressed once per rendered page, in the coding the request takes; 304 when If-None-Match names it.
+    sendEncoded(req, res, page.body);
+  }
+
+  // ---- a listing ------------------------------------------------------------------------
+
+  async function listingParts(id: number, slug: string | null, asFragment = false): Promise<PageParts> {
+    const listing = listings.detail(id);
+    if (!listing) return gone(published.wasPublished(id) ? 410 : 404);
+    const canonicalPath = paths.listing(listing.id, listing.address.display);
+    // An old id (the CRM property's) or a missing or stale address in the path: one URL per listing.
+    if (!asFragment && (listing.id !== id || slug !== addressSlug(listing.address.display))) {
+      return { status: 301, canonical: null, head: '', body: '', location: canonicalPath };
+    }
+    const canonical = paths.absolute(canonicalPath);
+    const element = await deps.renderer.renderListing(listing, deps.element);
+    const head = [
+      listingHead(listing, { canonical, siteName: deps.siteName, siteUrl: paths.siteUrl, relayUrl: deps.relayOrigin, currency: deps.currency }),
+      preloadFirstPhoto(listing),
+    ].join('\n');
+    const body = `<nav class="estate-page-nav" aria-label="Listings">${listLinks()}</nav>\n${element.html}\n${element.data}`;
+    return { status: 200, canonical, head, body };
+  }
+
+  /** The first photo is the largest paint: let the browser fetch it while it reads the rest. */
+  function preloadFirstPhoto(listing: ListingDetail): string {
+    const photo = listing.photos[0] ?? listing.photo;
+    if (!photo?.srcset.webp) return '';
+    const srcset = resolveSrcset(deps.element.relay, photo.srcset.webp);
+    return `<link rel="preload" as="image" type="image/webp" fetchpriority="high" imagesrcset="${escapeHtml(srcset)}" imagesizes="(min-width: 64rem) 44rem, 100vw">`;
+  }
+
+  /** 410 for a listing page that was published and has gone (withdrawn, or past the sold showcase); 404 for one that never was. */
+  function gone(status: 404 | 410): PageParts {
+    const current = listings.pageFor({ status: 'available', pageSize: String(LINKED_ON_GONE) }).items;
+    const title = status === 410 ? 'This property is no longer listed' : 'No such property';
+    const lead =
+      status === 410
+        ? 'It has been taken off the market or its listing has ended. These are on offer now:'
+        : 'We could not find a property at this address. These are on offer now:';
+    const body = `<section class="estate-gone">
+<h1>${escapeHtml(title)}</h1>
+<p>${escapeHtml(lead)}</p>
+<ul>${current.map((item) => `<li><a href="${escapeHtml(paths.listing(item.id, item.address.display))}">${escapeHtml(item.address.display)}</a>${item.displayPrice ? ` · ${escapeHtml(item.displayPrice)}` : ''}</li>`).join('')}</ul>
+<nav aria-label="Listings">${listLinks()}</nav>
+</section>`;
+    return { status, canonical: null, head: goneHead(title, deps.siteName), body };
+  }
+
+  function listLinks(): string {
+    return (Object.keys(LIST_PAGES) as ListKind[]).map((kind) => `<a href="${escapeHtml(paths.list(kind))}">${escapeHtml(LIST_PAGES[kind].title)}</a>`).join(' · ');
+  }
+
+  // ---- list pages -----------------------------------------------------------------------
+
+  function suburbOf(kind: ListKind, suburbSlug: string): string | undefined {
+    const { type, status } = LIST_PAGES[kind];
+    return suburbsOf(type, status).find((suburb) => addressSlug(suburb) === suburbSlug);
+  }
+
+  function suburbsOf(type: string, status: string): string[] {
+    const names = new Set<string>();
+    for (const listing of currentListings()) if (listing.type === type && listing.status === status && listing.address.suburb) names.add(listing.address.suburb);
+    return [...names].sort((a, b) => a.localeCompare(b));
+  }
+
+  async function listParts(kind: ListKind, suburbSlug: string | null, pageNumber: number): Promise<PageParts> {
+    const { type, status, title } = LIST_PAGES[kind];
+    const suburb = suburbSlug === null ? null : (suburbOf(kind, suburbSlug) ?? null);
+    if (suburbSlug !== null && !suburb) return gone(404);
+    const result: Page<ListingSummary> = listings.pageFor({
+      type,
+      status,
+      ...(suburb ? { suburb } : {}),
+      sort: 'newest',
+      page: String(pageNumber),
+      pageSize: String(LIST_PAGE_SIZE),
+    });
+    const pages = Math.max(1, Math.ceil(result.total / LIST_PAGE_SIZE));
+    if (pageNumber > pages) return gone(404);
+    const heading = suburb ? `${title} in ${suburb}` : title;
+    const canonical = paths.absolute(paths.list(kind, suburb, pageNumber));
+    const element = await deps.renderer.renderListings(result.items, { ...deps.element, detailHref: `${paths.prefix}/{id}/{slug}` });
+    const first = result.items[0];
+    const description = clip(
+      `${heading}: ${result.total} ${result.total === 1 ? 'property' : 'properties'}${deps.siteName ? ` from ${deps.siteName}` : ''}.${result.items.length ? ` ${result.items.slice(0, 3).map((item) => item.address.display).join('; ')}.` : ''}`,
+      160,
+    );
+    const head = listHead({
+      title: pageNumber > 1 ? `${heading}, page ${pageNumber}` : heading,
+      description,
+      canonical,
+      siteName: deps.siteName,
+      image: shareImage(first?.photo, deps.relayOrigin, first?.address.display ?? heading),
+    });
+    const suburbs = suburb ? [] : suburbsOf(type, status);
+    const body = `<h1 class="estate-page-title">${escapeHtml(heading)}</h1>
+${element.html}
+${element.data}
+${pagination(kind, suburb, pageNumber, pages)}
+${suburbs.length ? `<nav class="estate-suburbs" aria-label="${escapeHtml(`${title} by suburb`)}"><h2>By suburb</h2><ul>${suburbs.map((name) => `<li><a href="${escapeHtml(paths.list(kind, name))}">${escapeHtml(name)}</a></li>`).join('')}</ul></nav>` : ''}`;
+    return { status: 200, canonical, head, body };
+  }
+
+  /** Real links to every page (a window around the current one), so crawlers and script-less visitors can page. */
+  function pagination(kind: ListKind, suburb: string | null, current: number, pages: number): string {
+    if (pages <= 1) return '';
+    const link = (page: number, label: string, rel?: string) =>
+      `<a href="${escapeHtml(paths.list(kind, suburb, page))}"${rel ? ` rel="${rel}"` : ''}${page === current ? ' aria-current="page"' : ''}>${label}</a>`;
+    const items: string[] = [];
+    if (current > 1) items.push(`<li>${link(current - 1, 'Previous', 'prev')}</li>`);
+    for (let page = 1; page <= pages; page++) {
+      if (page === 1 || page === pages || Math.abs(page - current) <= 2) items.push(`<li>${link(page, String(page))}</li>`);
+      else if (!items.at(-1)?.includes('…')) items.push('<li aria-hidden="true">…</li>');
+    }
+    if (current < pages) items.push(`<li>${link(current + 1, 'Next', 'next')}</li>`);
+    return `<nav class="estate-pagination" aria-label="Pages"><ul>${items.join('')}</ul></nav>`;
+  }
+
+  // ---- sitemaps -------------------------------------------------------------------------
+
+  function sitemapEntries(): SitemapEntry[] {
+    const all = currentListings();
+    const entries: SitemapEntry[] = [];
+    for (const kind of Object.keys(LIST_PAGES) as ListKind[]) {
+      const { type, status } = LIST_PAGES[kind];
+      const members = all.filter((listing) => listing.type === type && listing.status === status);
+      entries.push({ loc: paths.absolute(paths.list(kind)), lastmod: newest(members.map((listing) => ({ loc: '', lastmod: listing.modified }))) });
+      for (const suburb of suburbsOf(type, status)) {
+        entries.push({ loc: paths.absolute(paths.list(kind, suburb)), lastmod: newest(members.filter((listing) => listing.address.suburb === suburb).map((listing) => ({ loc: '', lastmod: listing.modified }))) });
+      }
+    }
+    for (const listing of all) entries.push({ loc: paths.absolute(paths.listing(listing.id, listing.address.display)), lastmod: listing.modified });
+    return entries;
+  }
+
+  /** Part 0: the sitemap (or, past maxUrls, the index of its parts); part n: the n-th part. */
+  async function sitemap(part: number): Promise<RenderedPage> {
+    const entries = sitemapEntries();
+    const parts = Math.ceil(entries.length / maxUrls);
+    if (part === 0 && parts <= 1) return encode(200, 'application/xml; charset=utf-8', urlset(entries), PAGE_CACHE_CONTROL);
+    if (part === 0) {
+      const index = Array.from({ length: parts }, (_, i) => {
+        const slice = entries.slice(i * maxUrls, (i + 1) * maxUrls);
+        return { loc: paths.absolute(`${paths.prefix}/sitemap-${i + 1}.xml`), lastmod: newest(slice) };
+      });
+      return encode(200, 'application/xml; charset=utf-8', sitemapIndex(index), PAGE_CACHE_CONTROL);
+    }
+    if (part > parts || parts <= 1) throw new HttpError(404, 'not_found', 'No such sitemap part.');
+    return encode(200, 'application/xml; charset=utf-8', urlset(entries.slice((part - 1) * maxUrls, part * maxUrls)), PAGE_CACHE_CONTROL);
+  }
+
+  // ---- assembly -------------------------------------------------------------------------
+
+  async function whole(parts: PageParts): Promise<RenderedPage> {
+    if (parts.location) return encode(301, 'text/plain; charset=utf-8', `Moved to ${parts.location}`, PAGE_CACHE_CONTROL, parts.location);
+    const shell = await wrapper.get();
+    const { shellHead, head } = withHydration(shell, parts);
+    const html = `${shellHead}${head}\n${widgetScript(shell)}${PAGE_STYLES}\n${shell.beforeContent}${parts.body}${shell.afterContent}`;
+    return encode(parts.status, 'text/html; charset=utf-8', html, parts.status === 200 ? PAGE_CACHE_CONTROL : GONE_CACHE_CONTROL);
+  }
+
+  function fragment(parts: PageParts): Promise<RenderedPage> {
+    const body = JSON.stringify({
+      status: parts.status,
+      canonical: parts.canonical,
+      // Lit's hydration, then widget.js: a site that loads widget.js itself puts these head tags before its own.
+      head: `${parts.head}\n${parts.status === 200 ? deps.renderer.hydrationScripts(deps.relayOrigin) : ''}<script type="module" src="${escapeHtml(deps.relayOrigin)}/widget.js"></script>${PAGE_STYLES}`,
+      body: parts.body,
+    });
+    return encode(parts.status === 301 ? 200 : parts.status, 'application/json; charset=utf-8', body, parts.status === 200 ? PAGE_CACHE_CONTROL : GONE_CACHE_CONTROL);
+  }
+
+  function widgetScript(shell: Wrapper): string {
+    return shell.loadsWidget ? '' : `<script type="module" src="${escapeHtml(widgetBase())}/widget.js"></script>\n`;
+  }
+
+  /** Where the page's browser fetches the widget: root-relative on pages the relay serves itself (the demo), else the relay's address. */
+  function widgetBase(): string {
+    return deps.element.relay === '/' ? '' : deps.relayOrigin;
+  }
+
+  /**
+   * Lit's hydration before widget.js: before the wrapper's own widget.js tag when it has one in
+   * its head, else ahead of the page's head tags (which precede any widget.js in the body).
+   */
+  function withHydration(shell: Wrapper, parts: PageParts): { shellHead: string; head: string } {
+    const head = parts.head;
+    // Only pages with elements: a 404 or 410 page has none.
+    const scripts = parts.status === 200 ? deps.renderer.hydrationScripts(widgetBase()) : '';
+    const widgetTag = /<script\s[^>]*src\s*=\s*["'][^"']*\/widget(?:\.[0-9a-f]{10})?\.js["'][^>]*>/i;
+    if (shell.loadsWidget && widgetTag.test(shell.head)) return { shellHead: shell.head.replace(widgetTag, (tag) => `${scripts}${tag}`), head };
+    return { shellHead: shell.head, head: `${scripts}${head}` };
+  }
+
+  return router;
+}
+
+/** Light-DOM parts of the pages (title, pagination, suburb links); the elements style themselves. */
+const PAGE_STYLES = `<style>
+.estate-page-title{margin:1.5rem 0 1rem}
+.estate-page-nav{margin:1rem 0;font-size:.95rem}
+.estate-pagination ul,.estate-suburbs ul{display:flex;flex-wrap:wrap;gap:.5rem;list-style:none;padding:0;margin:1.5rem 0}
+.estate-pagination a{display:inline-block;min-width:2.75rem;min-height:2.75rem;line-height:2.75rem;text-align:center;padding:0 .5rem;border:1px solid currentColor;border-radius:.5rem;text-decoration:none}
+.estate-pagination a[aria-current]{font-weight:700}
+.estate-suburbs a{display:inline-block;padding:.5rem .25rem}
+</style>`;
+
+async function encode(status: number, type: string, text: string, cacheControl: string, location?: string): Promise<RenderedPage> {
+  return { status, type, body: new EncodedBody(Buffer.from(text), DYNAMIC_EFFORT), cacheControl, ...(location ? { location } : {}) };
+}
+
+function wholeNumber(raw: string): number | undefined {
+  return /^[1-9]\d{0,14}$/.test(raw) ? Number(raw) : undefined;
+}

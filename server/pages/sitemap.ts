@@ -1,0 +1,38 @@
+import { escapeHtml } from './html.ts';
+
+/** The sitemaps protocol's limits per file (sitemaps.org): 50,000 URLs and 50 MB uncompressed. */
+export const SITEMAP_MAX_URLS = 50_000;
+const SITEMAP_NS = 'http://www.sitemaps.org/schemas/sitemap/0.9';
+
+export interface SitemapEntry {
+  /** Absolute URL (http or https), at most 2,048 characters. */
+  loc: string;
+  /** W3C datetime (an ISO string). */
+  lastmod?: string | null;
+}
+
+/** A `<urlset>` of up to SITEMAP_MAX_URLS entries. */
+export function urlset(entries: readonly SitemapEntry[]): string {
+  const lines = entries.map((entry) => `<url><loc>${escapeHtml(entry.loc)}</loc>${lastmod(entry.lastmod)}</url>`);
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="${SITEMAP_NS}">\n${lines.join('\n')}\n</urlset>\n`;
+}
+
+/** A `<sitemapindex>` naming the files of a sitemap too large for one. */
+export function sitemapIndex(entries: readonly SitemapEntry[]): string {
+  const lines = entries.map((entry) => `<sitemap><loc>${escapeHtml(entry.loc)}</loc>${lastmod(entry.lastmod)}</sitemap>`);
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="${SITEMAP_NS}">\n${lines.join('\n')}\n</sitemapindex>\n`;
+}
+
+function lastmod(value: string | null | undefined): string {
+  if (!value) return '';
+  const time = Date.parse(value);
+  // The epoch stands for "unknown" in the cache: better no lastmod than a wrong one.
+  return Number.isFinite(time) && time > 0 ? `<lastmod>${new Date(time).toISOString().replace(/\.\d{3}Z$/, '+00:00')}</lastmod>` : '';
+}
+
+/** The newest lastmod of some entries (for an index line). */
+export function newest(entries: readonly SitemapEntry[]): string | null {
+  let best: string | null = null;
+  for (const entry of entries) if (entry.lastmod && (!best || Date.parse(entry.lastmod) > Date.parse(best))) best = entry.lastmod;
+  return best;
+}

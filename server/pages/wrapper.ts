@@ -1,0 +1,116 @@
+import { readFile } from 'node:fs/promises';
+import type { Logger } from '../log.ts';
+
+/** Where the agency's page says the listing content goes. */
+export const WRAPPER_MARKER = '<!-- estate-embed -->';
+const FETCH_TIMEOUT_MS = 5_000;
+const MAX_WRAPPER_BYTES = 1_000_000;
+
+/** The agency's page split around the marker, with the head tags the listing pages replace taken out. */
+export interface Wrapper {
+  /** Everything before `</head>`, without the page's own title, description, canonical, robots, Open Graph and Twitter tags. */
+  head: string;
+  /** From `</head>` up to the marker. */
+  beforeContent: string;
+  afterContent: string;
+  /** Whether the page already loads the widget (widget.js). */
+  loadsWidget: boolean;
+  /** Changes whenever the page does (part of the rendered pages' cache key). */
+  version: number;
+}
+
+export type WrapperSource = { url: string; refreshMinutes: number } | { file: string } | null;
+
+/** A plain shell for relays with no SITE_WRAPPER_URL. */
+const PLAIN_SHELL = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>body{margin:0;font-family:system-ui,sans-serif;color:#1f2328}main{max-width:72rem;margin:0 auto;padding:1rem}</style>
+</head>
+<body>
+<main id="main">${WRAPPER_MARKER}</main>
+</body>
+</html>`;
+
+/**
+ * The wrapper page: fetched from the agency's site (like an IDX "dynamic wrapper") and kept for
+ * SITE_WRAPPER_MINUTES; while the site cannot be reached the last good copy serves, and before
+ * there is one, the plain shell. Never fetched while a visitor waits once a copy is held.
+ */
+export class WrapperCache {
+  private current: Wrapper;
+  private fetchedAt = 0;
+  private loaded = false;
+  private refreshing: Promise<void> | null = null;
+  private version = 0;
+
+  constructor(
+    private readonly source: WrapperSource,
+    private readonly log: Logger,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.current = this.parse(PLAIN_SHELL, 'the plain shell')!;
+  }
+
+  /** The wrapper to use now; starts a refresh in the background when the copy is old. */
+  async get(): Promise<Wrapper> {
+    if (!this.loaded) await this.refresh();
+    else if (this.source && 'url' in this.source && this.now() - this.fetchedAt > this.source.refreshMinutes * 60_000) void this.refresh();
+    return this.current;
+  }
+
+  refresh(): Promise<void> {
+    return (this.refreshing ??= this.load().finally(() => (this.refreshing = null)));
+  }
+
+  private async load(): Promise<void> {
+    const source = this.source;
+    try {
+      const text = !source ? PLAIN_SHELL : 'file' in source ? await readFile(source.file, 'utf8') : await fetchWrapper(source.url);
+      const parsed = this.parse(text, source && 'url' in source ? `SITE_WRAPPER_URL (${source.url})` : 'the demo wrapper');
+      if (parsed) this.current = parsed;
+    } catch (error) {
+      this.log.warn({ err: error instanceof Error ? error.message : String(error) }, 'SITE_WRAPPER_URL could not be fetched: listing pages keep the last good wrapper');
+    }
+    // Stamped after failures too: the site is asked again after SITE_WRAPPER_MINUTES, not on every page.
+    this.fetchedAt = this.now();
+    this.loaded = true;
+  }
+
+  private parse(text: string, what: string): Wrapper | undefined {
+    const marker = text.indexOf(WRAPPER_MARKER);
+    const headEnd = text.search(/<\/head\s*>/i);
+    if (marker < 0 || headEnd < 0 || headEnd > marker) {
+      this.log.error({ wrapper: what }, `${what} has no ${WRAPPER_MARKER} in its body (or no </head>): listing pages use the plain shell until it does`);
+      return undefined;
+    }
+    const head = text
+      .slice(0, headEnd)
+      .replace(/<title[\s>][\s\S]*?<\/title\s*>/gi, '')
+      .replace(/<meta\s[^>]*(?:name|property)\s*=\s*["']?(?:description|robots|og:[^"'\s>]*|twitter:[^"'\s>]*)["']?[^>]*>/gi, '')
+      .replace(/<link\s[^>]*rel\s*=\s*["']?canonical["']?[^>]*>/gi, '')
+      .replace(/<script\s[^>]*type\s*=\s*["']?application\/ld\+json["']?[^>]*>[\s\S]*?<\/script\s*>/gi, '');
+    const wrapper: Wrapper = {
+      head,
+      beforeContent: text.slice(headEnd, marker),
+      afterContent: text.slice(marker + WRAPPER_MARKER.length),
+      loadsWidget: /<script\s[^>]*src\s*=\s*["'][^"']*\/widget(?:\.[0-9a-f]{10})?\.js["']/i.test(text),
+      version: 0,
+    };
+    const same = this.current && this.current.head === wrapper.head && this.current.beforeContent === wrapper.beforeContent && this.current.afterContent === wrapper.afterContent;
+    wrapper.version = same ? this.current.version : ++this.version;
+    return wrapper;
+  }
+}
+
+async function fetchWrapper(url: string): Promise<string> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), headers: { Accept: 'text/html' }, redirect: 'follow' });
+  if (!response.ok) throw new Error(`SITE_WRAPPER_URL answered ${response.status}`);
+  const declared = Number(response.headers.get('content-length') ?? 0);
+  if (declared > MAX_WRAPPER_BYTES) throw new Error(`SITE_WRAPPER_URL is larger than ${MAX_WRAPPER_BYTES} bytes`);
+  const text = await response.text();
+  if (text.length > MAX_WRAPPER_BYTES) throw new Error(`SITE_WRAPPER_URL is larger than ${MAX_WRAPPER_BYTES} bytes`);
+  return text;
+}
