@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import type { DeliverySettings } from './enquiries/worker.ts';
 
 /** Comma-separated list → trimmed, non-empty entries. */
 const csv = z
@@ -232,18 +233,8 @@ export interface PhotoSettings {
   maxBytes: number;
 }
 
-/** Acceptance limits and delivery of enquiries, durations in ms. */
-export interface EnquirySettings {
-  /** The lead's source in the sink (ENQUIRY_SOURCE). */
-  source: string;
-  maxAgeMs: number;
-  eraseAfterMs: number;
-  deadEraseAfterMs: number;
-  retryBaseMs: number;
-  retryMaxMs: number;
-  reconcileDelayMs: number;
-  concurrency: number;
-  pollMs: number;
+/** Acceptance limits and delivery of enquiries, durations in ms: the delivery worker's own settings, and the routes' limits. */
+export interface EnquirySettings extends Omit<DeliverySettings, 'metricsLogMs'> {
   rateLimitPerMinute: number;
   /** Per client (IP) per UTC day. */
   dailyLimitPerClient: number;
