@@ -112,8 +112,22 @@ export function generateSeed(options: SeedOptions): SeedData {
     listings.push(listing);
   }
   offerForSaleAndLease(listings);
+  if (offset > 0) keepOneOffMarket(listings);
   const enquiries = buildSeedEnquiries(rng, today, listings, users, ids);
   return { users, listings, enquiries, nextIds: ids };
+}
+
+/**
+ * Real agencies keep a current listing or two off the web (off-market): another account on the key
+ * gets one even when its draws gave none, so each looks like the real thing. No random draws; the
+ * original account is left as its seed made it.
+ */
+function keepOneOffMarket(listings: SimListing[]): void {
+  const current = listings.filter((listing) => listing.propertyClass === 'residential' && listing.market === 'sale' && listing.status === 'listing');
+  if (current.length < 2 || current.some((listing) => listing.publishedToWeb === null)) return;
+  const last = current[current.length - 1]!;
+  last.publishedToWeb = null;
+  last.openHomeSlots = [];
 }
 
 /** Fields that describe the property itself, the same in its sale and its lease record. */
