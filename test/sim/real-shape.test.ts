@@ -2,7 +2,7 @@ import { readRealRecords } from '../support/real-records.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crmPhotoSchema, crmPropertySchema } from '../../server/crm/schemas.ts';
 import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
-import { apiClient, manualClock } from './helpers.ts';
+import { apiClient, manualClock, type ApiResponse } from './helpers.ts';
 
 /*
  * The simulator must look like the CRM where the relay reads it: the same fields present, null
@@ -48,7 +48,7 @@ function profile(items: Item[], keys: string[]) {
 }
 
 describe.each(Array.from({ length: ACCOUNTS }, (_, index) => index))('CRM simulator account %i against real v1.3 records', (accountIndex) => {
-  let call: (path: string) => ReturnType<ReturnType<typeof apiClient>>;
+  let call: (path: string) => Promise<ApiResponse>;
   let sold: Item[];
   let available: Item[];
   let leased: Item[];
