@@ -10,8 +10,13 @@ import { renderEvent } from '../events.ts';
 
 /**
  * The control surface for tests and demos, outside the API path and without API auth. Every route
- * calls the same SimulatorState method an in-process test would call.
+ * calls the same SimulatorState method an in-process test would call. Routes about an account's
+ * data take `?account=<id>` (default: the first account); counters, usage, limits and webhook
+ * settings are the key's.
  *
+ *   GET    /__sim/accounts                    every account on the key: {id, name, accessToken, listings, users}
+ *   POST   /__sim/accounts                    add one: {listings?, photosPerListing?, accessToken?}
+ *   DELETE /__sim/accounts/:id                remove one (its tokens answer 401)
  *   GET    /__sim/counters                    requests by endpoint, peak requests/second per key...
  *   POST   /__sim/counters/reset
  *   POST   /__sim/reset                       back to the seeded account (data, faults, quota)
