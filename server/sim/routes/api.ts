@@ -35,14 +35,14 @@ export function endpointLabel(method: string, path: string): string {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Counts the request and its final status (or the cut connection) under its endpoint label. */
-export function countRequests(state: Pick<IntegratorKey, 'countRequest' | 'countStatus'>, prefix = ''): RequestHandler {
+export function countRequests(counter: Pick<IntegratorKey, 'countRequest' | 'countStatus'>, prefix = ''): RequestHandler {
   return (req, res, next) => {
     const endpoint = endpointLabel(req.method, prefix + req.path);
-    state.countRequest(endpoint);
-    res.on('finish', () => state.countStatus(endpoint, res.statusCode));
+    counter.countRequest(endpoint);
+    res.on('finish', () => counter.countStatus(endpoint, res.statusCode));
     res.on('close', () => {
       // Cut by an injected fault, or abandoned by the client (its timeout) before the answer.
-      if (!res.writableFinished) state.countStatus(endpoint, res.locals.simDropped ? 'dropped' : 'client-closed');
+      if (!res.writableFinished) counter.countStatus(endpoint, res.locals.simDropped ? 'dropped' : 'client-closed');
     });
     next();
   };
@@ -235,23 +235,22 @@ function singleListingHandler(state: SimulatorState, propertyClass: PropertyClas
 export function apiRouter(key: IntegratorKey): Router {
   const router = express.Router();
   router.use(countRequests(key));
-  const state = key;
   const accountRouters = new WeakMap<SimulatorState, Router>();
 
   // The gate, in the order an API gateway applies it: key, then throttle, then the token.
   router.use((req, res, next) => {
     const apiKey = req.get('x-api-key');
-    if (!apiKey || !state.apiKeys.has(apiKey)) {
+    if (!apiKey || !key.apiKeys.has(apiKey)) {
       sendError(res, 403, 'Forbidden: the X-Api-Key header is missing or not a valid API key.', 'INVALID_API_KEY');
       return;
     }
-    const decision = state.limiter.check(apiKey, state.now());
+    const decision = key.limiter.check(apiKey, key.now());
     if (!decision.allowed) {
       res.set('Retry-After', String(decision.retryAfterSeconds));
       if (decision.reason === 'daily') {
-        sendError(res, 429, `Daily quota of ${state.limiter.settings.dailyLimit} requests used up; it resets at 00:00 UTC.`, 'DAILY_QUOTA_EXCEEDED');
+        sendError(res, 429, `Daily quota of ${key.limiter.settings.dailyLimit} requests used up; it resets at 00:00 UTC.`, 'DAILY_QUOTA_EXCEEDED');
       } else {
-        sendError(res, 429, `Rate limit exceeded: at most ${state.limiter.settings.requestsPerSecond} requests per second.`, 'RATE_LIMIT_EXCEEDED');
+        sendError(res, 429, `Rate limit exceeded: at most ${key.limiter.settings.requestsPerSecond} requests per second.`, 'RATE_LIMIT_EXCEEDED');
       }
       return;
     }
