@@ -191,8 +191,9 @@ export class IntegratorKey {
 }
 
 /**
- * Everything the simulated CRM account holds, plus its counters, limits and faults. Tests running the
- * simulator in-process use these methods directly; the /__sim/ control surface calls the same ones.
+ * Everything one simulated CRM account (one agency) holds: data, tokens, scopes, faults, events; its
+ * key's counters, limits and webhook sender are reached through it. Tests running the simulator
+ * in-process use these methods directly; the /__sim/ control surface calls the same ones.
  */
 export class SimulatorState {
   readonly options: ResolvedOptions;
