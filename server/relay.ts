@@ -32,7 +32,15 @@ export interface RunningRelay {
   /** What the CRM key and token allow, and the key's usage by every tool. */
   access: CrmAccess;
   /** The embedded simulator in demo mode. */
-  simulator?: { baseUrl: string; origin: string; webhookUrlSet: boolean; setWebhookUrl(url: string): void; close(): Promise<void> };
+  simulator?: {
+    baseUrl: string;
+    origin: string;
+    webhookUrlSet: boolean;
+    setWebhookUrl(url: string): void;
+    /** The simulator's accounts on the one key (SIM_AGENCIES, default 1): the relay serves the first. */
+    accounts(): Array<{ id: number; name: string; accessToken: string }>;
+    close(): Promise<void>;
+  };
   close(): Promise<void>;
 }
 
@@ -58,12 +66,18 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   let simulator: RunningRelay['simulator'];
   if (config.demoMode) {
     const { startSimulator } = await import('./sim/simulator.ts');
-    const sim = await startSimulator({ listings: config.simListings, webhookUrl: process.env.SIM_WEBHOOK_URL || undefined, webhookDropRate: simDropRate() });
+    const sim = await startSimulator({
+      listings: config.simListings,
+      webhookUrl: process.env.SIM_WEBHOOK_URL || undefined,
+      webhookDropRate: simDropRate(),
+      agencies: simAgencies(),
+    });
     simulator = {
       baseUrl: sim.baseUrl,
       origin: sim.origin,
       webhookUrlSet: sim.state.webhooks.url !== null,
       setWebhookUrl: (webhookUrl) => sim.state.webhooks.configure({ url: webhookUrl }),
+      accounts: () => sim.key.accounts.map((account) => ({ id: account.accountId, name: account.agency.name, accessToken: account.options.accessToken })),
       close: () => sim.close(),
     };
     config = { ...config, crm: { ...config.crm, baseUrl: sim.baseUrl, apiKey: sim.apiKey, accessToken: sim.accessToken } };
@@ -160,6 +174,15 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     })());
 
   return { url, port, config, store, crm, enquiries, listings, access, simulator, close };
+}
+
+/** SIM_AGENCIES (1-20 in demo mode): how many agency accounts the embedded simulator holds on its one key. */
+function simAgencies(): number {
+  const raw = process.env.SIM_AGENCIES;
+  if (raw === undefined || raw === '') return 1;
+  const count = Number(raw);
+  if (!Number.isInteger(count) || count < 1 || count > 20) throw new ConfigError([`SIM_AGENCIES: must be a whole number from 1 to 20 in demo mode (got "${raw}")`]);
+  return count;
 }
 
 /** SIM_WEBHOOK_DROP_RATE (0-1): the share of demo webhooks the simulator drops, to watch the event stream catch up. */

@@ -123,6 +123,30 @@ export const AUTHORITY_TYPES = [
 
 export const ACCOUNT = { id: 5129, name: 'Harbour & Yarra Property' } as const;
 
+/** Who an account is: its CRM id, trading name and web domain (fictional, under example.com). */
+export interface AgencyIdentity {
+  id: number;
+  name: string;
+  domain: string;
+}
+
+const AGENCY_PLACES = ['Bayside', 'Northcote', 'Riverbend', 'Eastwood', 'Hillcrest', 'Seaview', 'Parklands', 'Ironbark', 'Greenvale', 'Kingsford', 'Wattle', 'Bluegum', 'Southbank', 'Lakeside', 'Redhill', 'Oakleigh', 'Brightwater'];
+const AGENCY_KINDS = ['Realty', 'Property', 'Estate Agents', 'Real Estate', 'Property Group', 'Homes'];
+
+/**
+ * The identity of the account at `index` on the key: the first is the original agency; the others
+ * get distinct names, domains and ids, deterministically (the same index, the same agency).
+ */
+export function agencyIdentity(index: number): AgencyIdentity {
+  if (index === 0) return { id: ACCOUNT.id, name: ACCOUNT.name, domain: 'harbourandyarra.example.com' };
+  const place = AGENCY_PLACES[index % AGENCY_PLACES.length]!;
+  const kind = AGENCY_KINDS[Math.floor(index / AGENCY_PLACES.length) % AGENCY_KINDS.length]!;
+  // Past places × kinds the round number keeps names distinct.
+  const round = Math.floor(index / (AGENCY_PLACES.length * AGENCY_KINDS.length));
+  const name = `${place} ${kind}${round > 0 ? ` ${round + 1}` : ''}`;
+  return { id: ACCOUNT.id + index * 13, name, domain: `${name.toLowerCase().replace(/[^a-z0-9]+/g, '')}.example.com` };
+}
+
 export const BRANCHES = {
   VIC: {
     id: 811,

@@ -3,6 +3,8 @@ import { photoScenesFor } from './photos.ts';
 import { Prng } from './prng.ts';
 import {
   ACCOUNT,
+  agencyIdentity,
+  type AgencyIdentity,
   AUTHORITY_TYPES,
   BRANCHES,
   CLASSES,
@@ -31,6 +33,12 @@ export interface SeedOptions {
   seed: number;
   /** The clock at start: seeded dates sit before this UTC day, auctions after it. */
   now: number;
+  /** Added to every seeded id (users, properties, lives, photos, enquiries) so accounts on one key never share one. */
+  idOffset?: number;
+  /** Keep only the first N photos of each listing (benches with many accounts); default all (5-20). */
+  photosPerListing?: number;
+  /** The agency the account belongs to (default: the original one). */
+  agency?: AgencyIdentity;
 }
 
 export interface SeedData {
@@ -85,22 +93,41 @@ function roundTo(value: number, step: number): number {
 export function generateSeed(options: SeedOptions): SeedData {
   const rng = new Prng(options.seed);
   const today = startOfUtcDay(options.now);
-  const users = buildUsers(rng, today);
+  const offset = options.idOffset ?? 0;
+  const agency = options.agency ?? agencyIdentity(0);
+  const users = buildUsers(rng, today, offset, agency);
   const ids = {
-    property: FIRST_PROPERTY_ID,
-    saleLife: FIRST_SALE_LIFE_ID,
-    leaseLife: FIRST_LEASE_LIFE_ID,
-    photo: FIRST_PHOTO_ID,
-    enquiry: FIRST_ENQUIRY_ID,
+    property: FIRST_PROPERTY_ID + offset,
+    saleLife: FIRST_SALE_LIFE_ID + offset,
+    leaseLife: FIRST_LEASE_LIFE_ID + offset,
+    photo: FIRST_PHOTO_ID + offset,
+    enquiry: FIRST_ENQUIRY_ID + offset,
   };
   const listings: SimListing[] = [];
   for (let index = 0; index < options.listings; index++) {
     const category = index < OPENING_CATEGORIES.length ? OPENING_CATEGORIES[index]! : rng.weighted(CATEGORY_WEIGHTS);
-    listings.push(buildListing(rng, { category, today, users, ids }));
+    const listing = buildListing(rng, { category, today, users, ids, agency });
+    // Trimmed after building, so the random draws (and so the rest of the seed) stay the same.
+    if (options.photosPerListing !== undefined) listing.photos = listing.photos.slice(0, options.photosPerListing);
+    listings.push(listing);
   }
   offerForSaleAndLease(listings);
+  if (offset > 0) keepOneOffMarket(listings);
   const enquiries = buildSeedEnquiries(rng, today, listings, users, ids);
   return { users, listings, enquiries, nextIds: ids };
+}
+
+/**
+ * Real agencies keep a current listing or two off the web (off-market): another account on the key
+ * gets one even when its draws gave none, so each looks like the real thing. No random draws; the
+ * original account is left as its seed made it.
+ */
+function keepOneOffMarket(listings: SimListing[]): void {
+  const current = listings.filter((listing) => listing.propertyClass === 'residential' && listing.market === 'sale' && listing.status === 'listing');
+  if (current.length < 2 || current.some((listing) => listing.publishedToWeb === null)) return;
+  const last = current[current.length - 1]!;
+  last.publishedToWeb = null;
+  last.openHomeSlots = [];
 }
 
 /** Fields that describe the property itself, the same in its sale and its lease record. */
@@ -131,9 +158,23 @@ function phone(number: string, kind: 'M' | 'W') {
   return { number, typeCode: kind, type: kind === 'M' ? 'Mobile' : 'Work', comment: null };
 }
 
-function buildUsers(rng: Prng, today: number): SimUser[] {
-  return STAFF.map((staff, index) => {
-    const id = FIRST_USER_ID + index;
+/**
+ * The staff: the original agency's as listed; another agency's get other names (drawn from their own
+ * PRNG, so the rest of the seed's draws are those of the original).
+ */
+function staffOf(agency: AgencyIdentity): readonly (typeof STAFF)[number][] {
+  if (agency.id === ACCOUNT.id) return STAFF;
+  const names = new Prng(agency.id);
+  return STAFF.map((staff) => {
+    const firstName = names.pick(FIRST_NAMES);
+    const lastName = names.pick(LAST_NAMES);
+    return { ...staff, firstName, lastName, profile: staff.profile ? `${firstName} joined ${agency.name} after years selling homes across the area.` : staff.profile };
+  });
+}
+
+function buildUsers(rng: Prng, today: number, idOffset: number, agency: AgencyIdentity): SimUser[] {
+  return staffOf(agency).map((staff, index) => {
+    const id = FIRST_USER_ID + idOffset + index;
     const handle = `${staff.firstName}.${staff.lastName}`.toLowerCase().replace(/[^a-z.]/g, '');
     const landline = staff.state === 'VIC' ? `(03) 5550 ${1100 + index * 7}` : `(02) 5550 ${2100 + index * 7}`;
     const fields: Record<string, unknown> = {
@@ -141,7 +182,7 @@ function buildUsers(rng: Prng, today: number): SimUser[] {
       firstName: staff.firstName,
       lastName: staff.lastName,
       username: handle,
-      email: `${handle}@harbourandyarra.example.com`,
+      email: `${handle}@${agency.domain}`,
       adminAccess: staff.adminAccess,
       position: staff.position,
       role: staff.role,
@@ -168,12 +209,12 @@ function buildUsers(rng: Prng, today: number): SimUser[] {
         modifyWebsiteContent: staff.adminAccess,
         editMarketingContact: true,
       },
-      websiteUrl: staff.showOnWeb ? `https://harbourandyarra.example.com/team/${handle.replace('.', '-')}` : null,
+      websiteUrl: staff.showOnWeb ? `https://${agency.domain}/team/${handle.replace('.', '-')}` : null,
       showOnWeb: staff.showOnWeb,
       externalReference: null,
       ssoIdentifier: null,
-      signature: staff.showOnWeb ? `${staff.firstName} ${staff.lastName} | ${staff.position} | Harbour & Yarra Property` : null,
-      account: { ...ACCOUNT },
+      signature: staff.showOnWeb ? `${staff.firstName} ${staff.lastName} | ${staff.position} | ${agency.name}` : null,
+      account: { id: agency.id, name: agency.name },
       hideMobileFromPortal: false,
     };
     const photo = staff.hasPhoto
@@ -195,6 +236,8 @@ export interface BuildContext {
   today: number;
   users: SimUser[];
   ids: SeedData['nextIds'];
+  /** Whose listing it is (default: the original agency). */
+  agency?: AgencyIdentity;
 }
 
 const RESIDENTIAL_TYPES: [TypeKey, number][] = [
@@ -782,7 +825,7 @@ export function buildListing(rng: Prng, ctx: BuildContext): SimListing {
           authorityType: { ...(method === METHODS_OF_SALE.auction ? AUTHORITY_TYPES[1] : AUTHORITY_TYPES[0]) },
           webId: null,
           sharedOwnership: null,
-          soiUrl: suburb.state === 'VIC' && propertyClass === 'residential' ? `https://harbourandyarra.example.com/soi/${id}.pdf` : null,
+          soiUrl: suburb.state === 'VIC' && propertyClass === 'residential' ? `https://${(ctx.agency ?? agencyIdentity(0)).domain}/soi/${id}.pdf` : null,
           isOurListing: true,
           internalMarketingLiveDate: null,
           mortgageeSale: false,
@@ -880,7 +923,7 @@ export function buildListing(rng: Prng, ctx: BuildContext): SimListing {
     zoning: suburb.state === 'VIC'
       ? propertyClass === 'commercial' ? 'Commercial 1 Zone (C1Z)' : 'General Residential Zone (GRZ1)'
       : propertyClass === 'commercial' ? 'E1 Local Centre' : 'R2 Low Density Residential',
-    account: { ...ACCOUNT },
+    account: { id: (ctx.agency ?? agencyIdentity(0)).id, name: (ctx.agency ?? agencyIdentity(0)).name },
     ...rooms,
     ...(floorArea === null ? {} : { floorArea }),
     eTableUrl: null,

@@ -4,9 +4,9 @@ import express from 'express';
 import { apiRouter } from './routes/api.ts';
 import { controlRouter } from './routes/control.ts';
 import { filesRouter } from './routes/files.ts';
-import { SimulatorState } from './state.ts';
+import { IntegratorKey, SimulatorState } from './state.ts';
 
-export { SimulatorState } from './state.ts';
+export { IntegratorKey, SimulatorState } from './state.ts';
 export type { CountersSnapshot, ListingChange, NewListing } from './state.ts';
 export type { FaultRule } from './faults.ts';
 export { SCOPES, ALL_SCOPES } from './state.ts';
@@ -32,7 +32,14 @@ export interface SimulatorOptions {
   webhookUrl?: string;
   /** Share of webhooks dropped, 0-1 (0.5: every other one). */
   webhookDropRate?: number;
+  /** Accounts (agencies) on the one API key, default 1; each has its own token, data and events. */
+  agencies?: number;
+  /** Keep only the first N photos of each listing (cheap accounts for benches); default all (5-20). */
+  photosPerListing?: number;
 }
+
+/** How many accounts one simulator will hold: enough for any bench, a clear refusal past it. */
+export const MAX_AGENCIES = 2000;
 
 export interface RunningSimulator {
   /** http://127.0.0.1:PORT/api/v1.3 */
@@ -40,13 +47,23 @@ export interface RunningSimulator {
   /** http://127.0.0.1:PORT */
   origin: string;
   apiKey: string;
+  /** The first account's token. */
   accessToken: string;
+  /** The first account (the default one of the control surface). */
   state: SimulatorState;
+  /** The key every account shares: its accounts (live list), limits, counters and webhook sender. */
+  key: IntegratorKey;
   close(): Promise<void>;
 }
 
 /** The simulated CRM as an Express app (never listens): API, file host and /__sim/ control surface. */
-export function createSimulatorApp(options: SimulatorOptions = {}): { app: express.Express; state: SimulatorState } {
+export function createSimulatorApp(options: SimulatorOptions = {}): { app: express.Express; state: SimulatorState; key: IntegratorKey } {
+  const agencies = options.agencies ?? 1;
+  if (!Number.isInteger(agencies) || agencies < 1 || agencies > MAX_AGENCIES) throw new RangeError(`agencies must be a whole number from 1 to ${MAX_AGENCIES} (got ${agencies})`);
+  const photosPerListing = options.photosPerListing;
+  if (photosPerListing !== undefined && (!Number.isInteger(photosPerListing) || photosPerListing < 0)) {
+    throw new RangeError(`photosPerListing must be a whole number of at least 0 (got ${photosPerListing})`);
+  }
   const state = new SimulatorState({
     listings: options.listings ?? 40,
     seed: options.seed ?? 1,
@@ -55,26 +72,29 @@ export function createSimulatorApp(options: SimulatorOptions = {}): { app: expre
     requestsPerSecond: options.requestsPerSecond ?? 10,
     dailyLimit: options.dailyLimit ?? 10_000,
     now: options.now ?? (() => new Date()),
+    ...(photosPerListing === undefined ? {} : { photosPerListing }),
   });
+  const { key } = state;
+  for (let index = 1; index < agencies; index++) key.addAccount();
   state.webhooks.configure({ url: options.webhookUrl ?? null, dropRate: options.webhookDropRate ?? 0 });
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(API_BASE_PATH, apiRouter(state));
-  app.use('/files', filesRouter(state));
-  app.use('/__sim', controlRouter(state));
+  app.use(API_BASE_PATH, apiRouter(key));
+  app.use('/files', filesRouter(key));
+  app.use('/__sim', controlRouter(key));
   app.get('/', (_req, res) => {
     res.json({ service: 'CRM simulator', api: API_BASE_PATH, control: '/__sim/counters' });
   });
   app.use((req, res) => {
     res.status(404).json({ success: false, msg: `Nothing at ${req.method} ${req.path}`, code: 'NOT_FOUND' });
   });
-  return { app, state };
+  return { app, state, key };
 }
 
 /** Starts the simulator on 127.0.0.1 (port 0: any free port) and resolves once it listens. */
 export async function startSimulator(options: SimulatorOptions & { port?: number; host?: string } = {}): Promise<RunningSimulator> {
-  const { app, state } = createSimulatorApp(options);
+  const { app, state, key } = createSimulatorApp(options);
   const host = options.host ?? '127.0.0.1';
   const server = app.listen(options.port ?? 0, host);
   await once(server, 'listening');
@@ -87,6 +107,7 @@ export async function startSimulator(options: SimulatorOptions & { port?: number
     apiKey: state.options.apiKey,
     accessToken: state.options.accessToken,
     state,
+    key,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));

@@ -5,6 +5,7 @@ import type { Market, SimEnquiry, SimListing, SimPhoto, SimToken, SimUser } from
 import { renderImage } from './photos.ts';
 import { Prng } from './prng.ts';
 import { buildListing, type Category, CATEGORY_SHAPE, generateSeed, type SeedData } from './seed.ts';
+import { agencyIdentity, type AgencyIdentity } from './seed-data.ts';
 import { SECOND, startOfUtcDay } from './time.ts';
 import { WebhookSender } from './webhooks.ts';
 
@@ -27,7 +28,14 @@ export interface ResolvedOptions {
   requestsPerSecond: number;
   dailyLimit: number;
   now: () => Date;
+  /** Which account on the key this is (0: the first); its seed, ids and identity follow from it. */
+  accountIndex?: number;
+  /** Keep only the first N photos of each listing (cheap accounts for benches); default all. */
+  photosPerListing?: number;
 }
+
+/** Ids of different accounts on one key live this far apart, so none collide. */
+export const ACCOUNT_ID_SPACING = 10_000_000;
 
 export interface Counters {
   /** API requests by "METHOD /path" with ids replaced by {id}, including refused ones. */
@@ -84,8 +92,108 @@ const emptyCounters = (): Counters => ({
 });
 
 /**
- * Everything the simulated CRM account holds, plus its counters, limits and faults. Tests running the
- * simulator in-process use these methods directly; the /__sim/ control surface calls the same ones.
+ * What the integrator's API key shares across its accounts: the key itself, the limits (one
+ * per-second window and one day's quota for every account), the request counters, the webhook
+ * sender (one registered URL) and the file host's origin.
+ */
+export class IntegratorKey {
+  readonly apiKeys = new Set<string>();
+  readonly limiter: RateLimiter;
+  readonly webhooks = new WebhookSender();
+  counters: Counters = emptyCounters();
+  origin: string | null = null;
+  /** The accounts on the key, in the order they were added; the first is the default. */
+  readonly accounts: SimulatorState[] = [];
+  /** What a new account is made from (the first account's options). */
+  template: ResolvedOptions | null = null;
+  private nextIndex = 0;
+
+  constructor(
+    apiKey: string,
+    readonly limits: LimitSettings,
+    /** The clock of the key's limits, in epoch milliseconds (the accounts' clock). */
+    readonly now: () => number,
+  ) {
+    this.apiKeys.add(apiKey);
+    this.limiter = new RateLimiter({ ...limits });
+  }
+
+  /** The account an access token belongs to. */
+  accountOfToken(token: string): { account: SimulatorState; token: SimToken } | undefined {
+    for (const account of this.accounts) {
+      const entry = account.tokens.get(token);
+      if (entry) return { account, token: entry };
+    }
+    return undefined;
+  }
+
+  accountById(id: number): SimulatorState | undefined {
+    return this.accounts.find((account) => account.accountId === id);
+  }
+
+  /** Called by each account as it is built: the index the next one gets. */
+  register(account: SimulatorState): void {
+    this.template ??= account.options;
+    this.nextIndex = Math.max(this.nextIndex, account.accountIndex + 1);
+    this.accounts.push(account);
+  }
+
+  /**
+   * Another agency grants the integrator access: a new account with its own seeded data and its own
+   * access token (derived from the first's and the index, unless given). Indexes are never reused.
+   */
+  addAccount(input: { listings?: number; accessToken?: string; photosPerListing?: number } = {}): SimulatorState {
+    if (!this.template) throw new SimulatorError(409, 'the key has no account to model a new one on');
+    const accountIndex = this.nextIndex;
+    const base = this.template.accessToken;
+    const accessToken = input.accessToken ?? (/\d{6}$/.test(base) ? `${base.slice(0, -6)}${String(accountIndex).padStart(6, '0')}` : `${base}-${accountIndex}`);
+    if (this.accountOfToken(accessToken)) throw new SimulatorError(409, 'that access token is already in use');
+    const options: ResolvedOptions = { ...this.template, accessToken, accountIndex };
+    if (input.listings !== undefined) options.listings = input.listings;
+    if (input.photosPerListing !== undefined) options.photosPerListing = input.photosPerListing;
+    return new SimulatorState(options, this);
+  }
+
+  /** The agency revoked access: its tokens stop working at once (401). The last account stays. */
+  removeAccount(id: number): SimulatorState {
+    const index = this.accounts.findIndex((account) => account.accountId === id);
+    if (index < 0) throw new SimulatorError(404, `no account ${id}`);
+    if (this.accounts.length === 1) throw new SimulatorError(409, 'the last account on the key cannot be removed');
+    const [removed] = this.accounts.splice(index, 1);
+    return removed!;
+  }
+
+  countRequest(endpoint: string): void {
+    this.counters.requestsByEndpoint[endpoint] = (this.counters.requestsByEndpoint[endpoint] ?? 0) + 1;
+  }
+
+  countStatus(endpoint: string, status: number | 'dropped' | 'client-closed'): void {
+    const byStatus = (this.counters.statusByEndpoint[endpoint] ??= {});
+    byStatus[status] = (byStatus[status] ?? 0) + 1;
+  }
+
+  getCounters(): CountersSnapshot {
+    const totalRequests = Object.values(this.counters.requestsByEndpoint).reduce((sum, count) => sum + count, 0);
+    return { ...structuredClone(this.counters), perKey: this.limiter.snapshot(), totalRequests };
+  }
+
+  resetCounters(): void {
+    this.counters = emptyCounters();
+    this.limiter.resetCounters();
+  }
+
+  /** Quota, counters and limits back to the start (the accounts' data is theirs to reset). */
+  resetShared(): void {
+    this.counters = emptyCounters();
+    this.limiter.resetAll();
+    this.limiter.settings = { ...this.limits };
+  }
+}
+
+/**
+ * Everything one simulated CRM account (one agency) holds: data, tokens, scopes, faults, events; its
+ * key's counters, limits and webhook sender are reached through it. Tests running the simulator
+ * in-process use these methods directly; the /__sim/ control surface calls the same ones.
  */
 export class SimulatorState {
   readonly options: ResolvedOptions;
@@ -93,15 +201,12 @@ export class SimulatorState {
   listings: SimListing[] = [];
   enquiries: SimEnquiry[] = [];
   readonly tokens = new Map<string, SimToken>();
-  readonly apiKeys = new Set<string>();
-  readonly limiter: RateLimiter;
   readonly faults: FaultInjector;
-  counters: Counters = emptyCounters();
-  /** Set by startSimulator once listening; request handlers use the Host they were called on. */
-  origin: string | null = null;
+  /** The API key this account is on, shared with its other accounts. */
+  readonly key: IntegratorKey;
+  readonly agency: AgencyIdentity;
   /** Every change, for GET /eventStream; each also goes out as a webhook (webhooks.ts). */
   readonly events = new EventLog(() => this.now());
-  readonly webhooks = new WebhookSender(this);
 
   private listingById = new Map<number, SimListing>();
   private photoByFilename = new Map<string, SimPhoto>();
@@ -109,14 +214,51 @@ export class SimulatorState {
   private nextIds!: SeedData['nextIds'];
   private addedCount = 0;
 
-  constructor(options: ResolvedOptions) {
+  /** One account; without `key`, the first on a key of its own (the single-agency simulator). */
+  constructor(options: ResolvedOptions, key?: IntegratorKey) {
     this.options = options;
-    this.limiter = new RateLimiter({ requestsPerSecond: options.requestsPerSecond, dailyLimit: options.dailyLimit });
-    this.faults = new FaultInjector(options.seed);
-    this.apiKeys.add(options.apiKey);
+    this.key = key ?? new IntegratorKey(options.apiKey, { requestsPerSecond: options.requestsPerSecond, dailyLimit: options.dailyLimit }, () => options.now().getTime());
+    this.agency = agencyIdentity(this.accountIndex);
+    this.faults = new FaultInjector(this.accountSeed);
     this.tokens.set(options.accessToken, { token: options.accessToken, scopes: [...ALL_SCOPES] });
     this.seed();
-    this.events.onEvent((event) => this.webhooks.send(event));
+    this.events.onEvent((event) => this.webhooks.send(event, this));
+    this.key.register(this);
+  }
+
+  get accountIndex(): number {
+    return this.options.accountIndex ?? 0;
+  }
+
+  /** The CRM's id of this account (`accountid` in webhooks, `id` of GET /account). */
+  get accountId(): number {
+    return this.agency.id;
+  }
+
+  /** The first account keeps the seed as given; others derive theirs from it and their index. */
+  private get accountSeed(): number {
+    return this.accountIndex === 0 ? this.options.seed : (Math.imul(this.options.seed + 1, 0x9e3779b1) ^ this.accountIndex) >>> 0;
+  }
+
+  // Shared with the other accounts on the key (one limiter, one quota, one webhook URL).
+  get limiter(): RateLimiter {
+    return this.key.limiter;
+  }
+  get apiKeys(): Set<string> {
+    return this.key.apiKeys;
+  }
+  get webhooks(): WebhookSender {
+    return this.key.webhooks;
+  }
+  get counters(): Counters {
+    return this.key.counters;
+  }
+  /** Set by startSimulator once listening; request handlers use the Host they were called on. */
+  get origin(): string | null {
+    return this.key.origin;
+  }
+  set origin(origin: string | null) {
+    this.key.origin = origin;
   }
 
   /** The clock, in epoch milliseconds. */
@@ -125,7 +267,14 @@ export class SimulatorState {
   }
 
   private seed(): void {
-    const data = generateSeed({ listings: this.options.listings, seed: this.options.seed, now: this.now() });
+    const data = generateSeed({
+      listings: this.options.listings,
+      seed: this.accountSeed,
+      now: this.now(),
+      idOffset: this.accountIndex * ACCOUNT_ID_SPACING,
+      agency: this.agency,
+      ...(this.options.photosPerListing === undefined ? {} : { photosPerListing: this.options.photosPerListing }),
+    });
     this.users = data.users;
     this.listings = data.listings;
     this.enquiries = data.enquiries;
@@ -239,8 +388,8 @@ export class SimulatorState {
     const category = input.category ?? 'residentialSale';
     if (!Object.hasOwn(CATEGORY_SHAPE, category)) throw new SimulatorError(400, `category must be one of ${Object.keys(CATEGORY_SHAPE).join(', ')}`);
     this.addedCount++;
-    const rng = new Prng(this.options.seed * 7919 + this.addedCount);
-    const listing = buildListing(rng, { category, today: startOfUtcDay(this.now()), users: this.users, ids: this.nextIds });
+    const rng = new Prng(this.accountSeed * 7919 + this.addedCount);
+    const listing = buildListing(rng, { category, today: startOfUtcDay(this.now()), users: this.users, ids: this.nextIds, agency: this.agency });
     const now = Math.floor(this.now() / SECOND) * SECOND;
     listing.inserted = now;
     listing.modified = now;
@@ -309,7 +458,8 @@ export class SimulatorState {
   // -- Credentials, limits, faults ---------------------------------------------------------------
 
   /** Another access token for the same account, e.g. one with fewer scopes. */
-  addToken(scopes: string[], token = `sim-token-${new Prng(this.tokens.size + this.options.seed).hex(24)}`): SimToken {
+  addToken(scopes: string[], token = `sim-token-${new Prng(this.tokens.size + this.accountSeed).hex(24)}`): SimToken {
+    if (this.key.accountOfToken(token)) throw new SimulatorError(409, 'that access token is already in use');
     const entry = { token, scopes: [...scopes] };
     this.tokens.set(token, entry);
     return entry;
@@ -352,17 +502,16 @@ export class SimulatorState {
   // -- Counters ---------------------------------------------------------------------------------
 
   countRequest(endpoint: string): void {
-    this.counters.requestsByEndpoint[endpoint] = (this.counters.requestsByEndpoint[endpoint] ?? 0) + 1;
+    this.key.countRequest(endpoint);
   }
 
   countStatus(endpoint: string, status: number | 'dropped' | 'client-closed'): void {
-    const byStatus = (this.counters.statusByEndpoint[endpoint] ??= {});
-    byStatus[status] = (byStatus[status] ?? 0) + 1;
+    this.key.countStatus(endpoint, status);
   }
 
+  /** The key's counters: requests of every account on it. */
   getCounters(): CountersSnapshot {
-    const totalRequests = Object.values(this.counters.requestsByEndpoint).reduce((sum, count) => sum + count, 0);
-    return { ...structuredClone(this.counters), perKey: this.limiter.snapshot(), totalRequests };
+    return this.key.getCounters();
   }
 
   /** The highest number of requests the key sent in any one second (refused ones included). */
@@ -370,18 +519,21 @@ export class SimulatorState {
     return this.limiter.snapshot()[apiKey]?.peakRequestsPerSecond ?? 0;
   }
 
+  /** Counters are the key's: this forgets those of every account on it. */
   resetCounters(): void {
-    this.counters = emptyCounters();
-    this.limiter.resetCounters();
+    this.key.resetCounters();
   }
 
-  /** Back to the seeded account: data, enquiries, faults, counters, quota and limits. */
+  /** Back to the seeded account: data, enquiries, faults, and the key's counters, quota and limits. */
   reset(): void {
+    this.resetData();
+    this.key.resetShared();
+  }
+
+  /** Back to the seeded account (data, enquiries, events, faults, tokens, scopes); the key's quota untouched. */
+  resetData(): void {
     this.seed();
     this.events.clear();
-    this.counters = emptyCounters();
-    this.limiter.resetAll();
-    this.limiter.settings = { requestsPerSecond: this.options.requestsPerSecond, dailyLimit: this.options.dailyLimit };
     this.faults.clear();
     for (const token of [...this.tokens.keys()]) if (token !== this.options.accessToken) this.tokens.delete(token);
     this.setScopes(ALL_SCOPES);

@@ -4,9 +4,11 @@ import type { SimListing } from './model.ts';
 import { formatDateTime } from './time.ts';
 import { renderListing, renderPhoto, renderUser, type UserLookup } from './views.ts';
 
-/** What the sender needs of the simulator's state (a narrow type: state.ts builds the sender). */
+/** What the sender needs of an account's state (a narrow type: state.ts builds the sender). */
 export interface WebhookState extends UserLookup {
   readonly options: { apiKey: string };
+  /** The CRM's id of the account, sent as `accountid`. */
+  readonly accountId: number;
   readonly origin: string | null;
   now(): number;
   listingsOfProperty(id: number): SimListing[];
@@ -29,17 +31,18 @@ export interface WebhookCounts {
 }
 
 /**
- * The CRM's webhooks: every event is POSTed as JSON to the registered URL, signed
+ * The CRM's webhooks, one sender per API key: every event of every account on the key is POSTed as
+ * JSON to the one registered URL, with the account's `accountid`, signed
  * `X-VaultRE-Signature: t=<ms>,sha512=<hex HMAC-SHA512(apiKey, "<t>.<raw body>")>`. No retry,
  * like the CRM; `dropRate` loses some on purpose.
  */
 export class WebhookSender {
   settings: WebhookSettings = { url: null, dropRate: 0, itemBodies: true };
   counts: WebhookCounts = { sent: 0, dropped: 0, failed: 0 };
+  /** The same counts, by account id. */
+  countsByAccount = new Map<number, WebhookCounts>();
   private dropDebt = 0;
   private inFlight = new Set<Promise<void>>();
-
-  constructor(private readonly state: WebhookState) {}
 
   get url(): string | null {
     return this.settings.url;
@@ -58,25 +61,37 @@ export class WebhookSender {
     while (this.inFlight.size) await Promise.all([...this.inFlight]);
   }
 
-  send(event: SimEvent): void {
+  private count(account: WebhookState, outcome: keyof WebhookCounts): void {
+    this.counts[outcome]++;
+    let byAccount = this.countsByAccount.get(account.accountId);
+    if (!byAccount) this.countsByAccount.set(account.accountId, (byAccount = { sent: 0, dropped: 0, failed: 0 }));
+    byAccount[outcome]++;
+  }
+
+  /** The counts of one account's deliveries. */
+  countsOf(accountId: number): WebhookCounts {
+    return { ...(this.countsByAccount.get(accountId) ?? { sent: 0, dropped: 0, failed: 0 }) };
+  }
+
+  send(event: SimEvent, account: WebhookState): void {
     const url = this.settings.url;
     if (!url) return;
-    // Error diffusion: exactly `dropRate` of deliveries lost, evenly spread (0.5: every other one).
+    // Error diffusion over the key's deliveries: exactly `dropRate` lost, evenly spread (0.5: every other one).
     this.dropDebt += this.settings.dropRate;
     if (this.dropDebt >= 1 - 1e-9) {
       this.dropDebt -= 1;
-      this.counts.dropped++;
+      this.count(account, 'dropped');
       return;
     }
-    const delivery = this.deliver(url, event).finally(() => this.inFlight.delete(delivery));
+    const delivery = this.deliver(url, event, account).finally(() => this.inFlight.delete(delivery));
     this.inFlight.add(delivery);
   }
 
-  private async deliver(url: string, event: SimEvent): Promise<void> {
+  private async deliver(url: string, event: SimEvent, account: WebhookState): Promise<void> {
     try {
-      const body = JSON.stringify(await this.body(event));
-      const t = this.state.now();
-      const signature = createHmac('sha512', this.state.options.apiKey).update(`${t}.`).update(body).digest('hex');
+      const body = JSON.stringify(await this.body(event, account));
+      const t = account.now();
+      const signature = createHmac('sha512', account.options.apiKey).update(`${t}.`).update(body).digest('hex');
       const response = await fetch(url, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', 'X-VaultRE-Signature': `t=${t},sha512=${signature}` },
@@ -84,33 +99,32 @@ export class WebhookSender {
         signal: AbortSignal.timeout(10_000),
       });
       await response.arrayBuffer().catch(() => undefined);
-      if (response.ok) this.counts.sent++;
-      else this.counts.failed++;
+      this.count(account, response.ok ? 'sent' : 'failed');
     } catch {
-      this.counts.failed++;
+      this.count(account, 'failed');
     }
   }
 
-  private async body(event: SimEvent): Promise<Record<string, unknown>> {
-    const origin = this.state.origin ?? 'http://127.0.0.1';
+  private async body(event: SimEvent, account: WebhookState): Promise<Record<string, unknown>> {
+    const origin = account.origin ?? 'http://127.0.0.1';
     const itemBodies: Array<{ dataModel: string; data: string }> = [];
     if (this.settings.itemBodies) {
       if (event.type === 'property') {
         // One record per life of the property: a property for sale and for lease at once sends both.
-        for (const listing of this.state.listingsOfProperty(event.recordId)) {
+        for (const listing of account.listingsOfProperty(event.recordId)) {
           // The full record, photos inline (as real records carry them).
-          const record = { ...renderListing(listing, this.state, origin, 'single'), photos: await Promise.all(listing.photos.map((photo) => renderPhoto(photo, origin))) };
+          const record = { ...renderListing(listing, account, origin, 'single'), photos: await Promise.all(listing.photos.map((photo) => renderPhoto(photo, origin))) };
           itemBodies.push({ dataModel: 'Property', data: JSON.stringify(record) });
         }
       } else if (event.type === 'user') {
-        const user = this.state.user(event.recordId);
+        const user = account.user(event.recordId);
         if (user) itemBodies.push({ dataModel: 'User', data: JSON.stringify(renderUser(user, origin)) });
       }
     }
     return {
       event: `${event.type}.${event.action}`,
       data: { id: event.recordId },
-      accountid: 1,
+      accountid: account.accountId,
       timestamp: formatDateTime(event.at),
       itemBodies,
     };

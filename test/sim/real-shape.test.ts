@@ -2,7 +2,7 @@ import { readRealRecords } from '../support/real-records.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crmPhotoSchema, crmPropertySchema } from '../../server/crm/schemas.ts';
 import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
-import { apiClient, manualClock } from './helpers.ts';
+import { apiClient, manualClock, type ApiResponse } from './helpers.ts';
 
 /*
  * The simulator must look like the CRM where the relay reads it: the same fields present, null
@@ -15,18 +15,12 @@ type Item = Record<string, unknown>;
 const real = (JSON.parse(readRealRecords()) as { items: Item[] }).items;
 
 const clock = manualClock('2025-03-14T02:00:00.000Z');
+// Three accounts on the key: each is seeded on its own and must look like the real records.
+const ACCOUNTS = 3;
 let sim: RunningSimulator;
-let call: ReturnType<typeof apiClient>;
-let sold: Item[];
-let available: Item[];
-let leased: Item[];
 
 beforeAll(async () => {
-  sim = await startSimulator({ listings: 160, seed: 7, now: clock.now, requestsPerSecond: 10_000 });
-  call = apiClient(sim);
-  sold = (await call('/properties/residential/sale/sold?published=true&pagesize=100')).body.items;
-  available = (await call('/properties/residential/sale/available?published=true&pagesize=100')).body.items;
-  leased = (await call('/properties/residential/lease?status=management&published=true&pagesize=100')).body.items;
+  sim = await startSimulator({ listings: 160, seed: 7, now: clock.now, requestsPerSecond: 10_000, agencies: ACCOUNTS });
 });
 afterAll(() => sim.close());
 
@@ -53,7 +47,21 @@ function profile(items: Item[], keys: string[]) {
   );
 }
 
-describe('CRM simulator against real v1.3 records', () => {
+describe.each(Array.from({ length: ACCOUNTS }, (_, index) => index))('CRM simulator account %i against real v1.3 records', (accountIndex) => {
+  let call: (path: string) => Promise<ApiResponse>;
+  let sold: Item[];
+  let available: Item[];
+  let leased: Item[];
+
+  beforeAll(async () => {
+    const token = sim.key.accounts[accountIndex]!.options.accessToken;
+    const client = apiClient(sim);
+    call = (path) => client(path, { token });
+    sold = (await call('/properties/residential/sale/sold?published=true&pagesize=100')).body.items;
+    available = (await call('/properties/residential/sale/available?published=true&pagesize=100')).body.items;
+    leased = (await call('/properties/residential/lease?status=management&published=true&pagesize=100')).body.items;
+  });
+
   it('carries every field the relay reads that real records carry, with the same null-ability and types', () => {
     expect(sold.length).toBeGreaterThan(5);
     const keys = Object.keys(crmPropertySchema.shape);

@@ -15,9 +15,9 @@ import {
   stringParam,
 } from '../query.ts';
 import { openHomesBetween } from '../seed.ts';
-import { ACCOUNT, BRANCHES, CLASSES, ENQUIRY_SOURCES, HOLDING_AREA_TYPES, type PropertyClassName } from '../seed-data.ts';
+import { BRANCHES, CLASSES, ENQUIRY_SOURCES, HOLDING_AREA_TYPES, type PropertyClassName } from '../seed-data.ts';
 import { CursorExpiredError, renderEvent } from '../events.ts';
-import { SCOPES, SimulatorError, type SimulatorState } from '../state.ts';
+import { SCOPES, SimulatorError, type IntegratorKey, type SimulatorState } from '../state.ts';
 import { DAY, formatDateTime, startOfUtcDay } from '../time.ts';
 import { renderAccess, renderEnquiry, renderListing, renderPhoto, renderUser, type ListingView } from '../views.ts';
 
@@ -35,14 +35,14 @@ export function endpointLabel(method: string, path: string): string {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Counts the request and its final status (or the cut connection) under its endpoint label. */
-export function countRequests(state: SimulatorState, prefix = ''): RequestHandler {
+export function countRequests(counter: Pick<IntegratorKey, 'countRequest' | 'countStatus'>, prefix = ''): RequestHandler {
   return (req, res, next) => {
     const endpoint = endpointLabel(req.method, prefix + req.path);
-    state.countRequest(endpoint);
-    res.on('finish', () => state.countStatus(endpoint, res.statusCode));
+    counter.countRequest(endpoint);
+    res.on('finish', () => counter.countStatus(endpoint, res.statusCode));
     res.on('close', () => {
       // Cut by an injected fault, or abandoned by the client (its timeout) before the answer.
-      if (!res.writableFinished) state.countStatus(endpoint, res.locals.simDropped ? 'dropped' : 'client-closed');
+      if (!res.writableFinished) counter.countStatus(endpoint, res.locals.simDropped ? 'dropped' : 'client-closed');
     });
     next();
   };
@@ -228,38 +228,54 @@ function singleListingHandler(state: SimulatorState, propertyClass: PropertyClas
   };
 }
 
-export function apiRouter(state: SimulatorState): Router {
+/**
+ * The API of every account on the key: the gate (key, the key's limits, then the token, which
+ * names the account), then that account's routes.
+ */
+export function apiRouter(key: IntegratorKey): Router {
   const router = express.Router();
-  router.use(countRequests(state));
+  router.use(countRequests(key));
+  const accountRouters = new WeakMap<SimulatorState, Router>();
 
   // The gate, in the order an API gateway applies it: key, then throttle, then the token.
   router.use((req, res, next) => {
     const apiKey = req.get('x-api-key');
-    if (!apiKey || !state.apiKeys.has(apiKey)) {
+    if (!apiKey || !key.apiKeys.has(apiKey)) {
       sendError(res, 403, 'Forbidden: the X-Api-Key header is missing or not a valid API key.', 'INVALID_API_KEY');
       return;
     }
-    const decision = state.limiter.check(apiKey, state.now());
+    const decision = key.limiter.check(apiKey, key.now());
     if (!decision.allowed) {
       res.set('Retry-After', String(decision.retryAfterSeconds));
       if (decision.reason === 'daily') {
-        sendError(res, 429, `Daily quota of ${state.limiter.settings.dailyLimit} requests used up; it resets at 00:00 UTC.`, 'DAILY_QUOTA_EXCEEDED');
+        sendError(res, 429, `Daily quota of ${key.limiter.settings.dailyLimit} requests used up; it resets at 00:00 UTC.`, 'DAILY_QUOTA_EXCEEDED');
       } else {
-        sendError(res, 429, `Rate limit exceeded: at most ${state.limiter.settings.requestsPerSecond} requests per second.`, 'RATE_LIMIT_EXCEEDED');
+        sendError(res, 429, `Rate limit exceeded: at most ${key.limiter.settings.requestsPerSecond} requests per second.`, 'RATE_LIMIT_EXCEEDED');
       }
       return;
     }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
-    const token = match ? state.tokens.get(match[1]!) : undefined;
-    if (!token) {
+    const found = match ? key.accountOfToken(match[1]!) : undefined;
+    if (!found) {
       res.set('WWW-Authenticate', 'Bearer');
       sendError(res, 401, 'Unauthorized: the bearer access token is missing, invalid or revoked.', 'INVALID_ACCESS_TOKEN');
       return;
     }
-    res.locals.simToken = token;
+    res.locals.simToken = found.token;
     res.locals.apiKey = apiKey;
-    next();
+    let accountRouter = accountRouters.get(found.account);
+    if (!accountRouter) accountRouters.set(found.account, (accountRouter = accountApiRouter(found.account)));
+    accountRouter(req, res, next);
   });
+  router.use((req, res) => {
+    sendError(res, 404, `No endpoint ${req.method} ${req.baseUrl}${req.path}`, 'NOT_FOUND');
+  });
+  return router;
+}
+
+/** One account's endpoints, behind the gate: its faults, data, events and scopes. */
+function accountApiRouter(state: SimulatorState): Router {
+  const router = express.Router();
   router.use(injectFaults(state));
 
   const scope = (name: string) => requireScope(state, name);
@@ -397,21 +413,22 @@ export function apiRouter(state: SimulatorState): Router {
 
   router.get('/account', scope(SCOPES.accountRead), (_req, res) => {
     const branch = BRANCHES.VIC;
+    const { agency } = state;
     res.json({
-      id: ACCOUNT.id,
-      name: ACCOUNT.name,
-      businessName: 'Harbour & Yarra Property Pty Ltd',
-      eMarketingName: ACCOUNT.name,
+      id: agency.id,
+      name: agency.name,
+      businessName: `${agency.name} Pty Ltd`,
+      eMarketingName: agency.name,
       timezone: 'Australia/Melbourne',
       openDatabase: false,
-      email: 'hello@harbourandyarra.example.com',
+      email: `hello@${agency.domain}`,
       phoneNumbers: [{ number: '(03) 5550 1000', typeCode: 'W', type: 'Work', comment: null }],
       address: { streetNumber: branch.address.streetNumber, street: branch.address.street, suburb: { name: branch.address.suburb, postcode: branch.address.postcode } },
       postalAddress: null,
       franchise: null,
       speciality: null,
       marketingUserOrders: [],
-      websiteUrl: 'https://harbourandyarra.example.com',
+      websiteUrl: `https://${agency.domain}`,
       clientLoginUrl: null,
       openingHours: { sunday: 'Closed', monday: '9am-5:30pm', tuesday: '9am-5:30pm', wednesday: '9am-5:30pm', thursday: '9am-5:30pm', friday: '9am-5:30pm', saturday: '9am-4pm' },
     });

@@ -3,15 +3,20 @@ import { FaultRuleError, parseFaultRule } from '../faults.ts';
 import type { Market, SimListing } from '../model.ts';
 import { requestOrigin } from '../query.ts';
 import { CATEGORY_SHAPE, type Category } from '../seed.ts';
-import { SimulatorError, type ListingChange, type SimulatorState } from '../state.ts';
+import { SimulatorError, type IntegratorKey, type ListingChange, type SimulatorState } from '../state.ts';
 import { formatDateTime } from '../time.ts';
 import { renderEnquiry, renderListing, renderPhoto, renderUser } from '../views.ts';
 import { renderEvent } from '../events.ts';
 
 /**
  * The control surface for tests and demos, outside the API path and without API auth. Every route
- * calls the same SimulatorState method an in-process test would call.
+ * calls the same SimulatorState method an in-process test would call. Routes about an account's
+ * data take `?account=<id>` (default: the first account); counters, usage, limits and webhook
+ * settings are the key's.
  *
+ *   GET    /__sim/accounts                    every account on the key: {id, name, accessToken, listings, users}
+ *   POST   /__sim/accounts                    add one: {listings?, photosPerListing?, accessToken?}
+ *   DELETE /__sim/accounts/:id                remove one (its tokens answer 401)
  *   GET    /__sim/counters                    requests by endpoint, peak requests/second per key...
  *   POST   /__sim/counters/reset
  *   POST   /__sim/reset                       back to the seeded account (data, faults, quota)
@@ -97,22 +102,124 @@ function marketParam(req: Request): Market | undefined {
   return market;
 }
 
-export function controlRouter(state: SimulatorState): Router {
+/** `?account=<id>`: which account on the key a route addresses; absent, the first. */
+function accountParam(key: IntegratorKey, req: Request): SimulatorState | undefined {
+  const raw = req.query.account;
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !/^\d{1,12}$/.test(raw)) throw new ControlInputError('account must be an account id (a whole number)');
+  const account = key.accountById(Number(raw));
+  if (!account) throw new SimulatorError(404, `no account ${raw} on this key`);
+  return account;
+}
+
+function accountSummary(account: SimulatorState) {
+  return { id: account.accountId, name: account.agency.name, accessToken: account.options.accessToken, listings: account.listings.length, users: account.users.length };
+}
+
+function optionalCount(body: Record<string, unknown>, name: string, min: number): number | undefined {
+  const value = body[name];
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || (value as number) < min || (value as number) > 100_000) throw new ControlInputError(`${name} must be a whole number from ${min} to 100000`);
+  return value as number;
+}
+
+/**
+ * The key's routes (counters, limits, usage, webhooks, accounts) here; the rest address one account
+ * (`?account=<id>`, default the first) and go to that account's router.
+ */
+export function controlRouter(key: IntegratorKey): Router {
   const router = express.Router();
   router.use(express.json({ limit: '256kb' }));
+  const accountRouters = new WeakMap<SimulatorState, Router>();
+  const first = (): SimulatorState => key.accounts[0]!;
 
   router.get('/counters', (_req, res) => {
-    const counters = state.getCounters();
-    res.json({ ...counters, perKey: Object.fromEntries(Object.entries(counters.perKey).map(([key, value]) => [maskKey(key), value])) });
+    const counters = key.getCounters();
+    res.json({ ...counters, perKey: Object.fromEntries(Object.entries(counters.perKey).map(([apiKey, value]) => [maskKey(apiKey), value])) });
   });
   router.post('/counters/reset', (_req, res) => {
-    state.resetCounters();
+    key.resetCounters();
     res.json({ ok: true });
   });
-  router.post('/reset', (_req, res) => {
-    state.reset();
-    res.json({ ok: true, listings: state.listings.length });
+  router.post('/reset', (req, res) => {
+    const account = accountParam(key, req);
+    if (account) {
+      account.resetData();
+      return void res.json({ ok: true, listings: account.listings.length });
+    }
+    for (const each of key.accounts) each.resetData();
+    key.resetShared();
+    res.json({ ok: true, listings: first().listings.length });
   });
+
+  router.get('/accounts', (_req, res) => {
+    res.json({ items: key.accounts.map(accountSummary) });
+  });
+  router.post('/accounts', (req, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    if (typeof body !== 'object' || Array.isArray(body)) throw new ControlInputError('the body must be a JSON object');
+    if (body.accessToken !== undefined && (typeof body.accessToken !== 'string' || !/^[\x21-\x7e]{16,200}$/.test(body.accessToken))) {
+      throw new ControlInputError('accessToken must be 16 to 200 printable characters without spaces');
+    }
+    const listings = optionalCount(body, 'listings', 0);
+    const photosPerListing = optionalCount(body, 'photosPerListing', 0);
+    const account = key.addAccount({
+      ...(listings === undefined ? {} : { listings }),
+      ...(photosPerListing === undefined ? {} : { photosPerListing }),
+      ...(typeof body.accessToken === 'string' ? { accessToken: body.accessToken } : {}),
+    });
+    res.status(201).json(accountSummary(account));
+  });
+  router.delete('/accounts/:id', (req, res) => {
+    const removed = key.removeAccount(idParam(req));
+    res.json({ ok: true, removed: removed.accountId });
+  });
+
+  router.post('/usage', (req, res) => {
+    const requests = (req.body as { requests?: unknown } | undefined)?.requests;
+    if (!Number.isInteger(requests) || (requests as number) < 1) throw new ControlInputError('requests must be a positive whole number');
+    first().spendElsewhere(requests as number);
+    res.json(key.limiter.dailyUsage(first().options.apiKey, key.now()));
+  });
+
+  router.put('/limits', (req, res) => {
+    const body = (req.body ?? {}) as { requestsPerSecond?: unknown; dailyLimit?: unknown };
+    for (const name of ['requestsPerSecond', 'dailyLimit'] as const) {
+      const value = body[name];
+      if (value !== undefined && (!Number.isInteger(value) || (value as number) < 1)) throw new ControlInputError(`${name} must be a positive whole number`);
+    }
+    res.json(first().setLimits(body as { requestsPerSecond?: number; dailyLimit?: number }));
+  });
+
+  // One registered URL for the key; counts for the key, or for one account with ?account=.
+  router.get('/webhooks', (req, res) => {
+    const account = accountParam(key, req);
+    res.json({ ...key.webhooks.settings, ...(account ? key.webhooks.countsOf(account.accountId) : key.webhooks.counts) });
+  });
+  router.put('/webhooks', (req, res) => {
+    const body = (req.body ?? {}) as { url?: unknown; dropRate?: unknown; itemBodies?: unknown };
+    if (body.url !== undefined && body.url !== null && typeof body.url !== 'string') throw new ControlInputError('url must be a string or null');
+    if (body.dropRate !== undefined && typeof body.dropRate !== 'number') throw new ControlInputError('dropRate must be a number from 0 to 1');
+    if (body.itemBodies !== undefined && typeof body.itemBodies !== 'boolean') throw new ControlInputError('itemBodies must be true or false');
+    try {
+      res.json(key.webhooks.configure(body as Parameters<typeof key.webhooks.configure>[0]));
+    } catch (error) {
+      throw new ControlInputError((error as Error).message);
+    }
+  });
+
+  router.use((req, res, next) => {
+    const account = accountParam(key, req) ?? first();
+    let accountRouter = accountRouters.get(account);
+    if (!accountRouter) accountRouters.set(account, (accountRouter = accountControlRouter(account)));
+    accountRouter(req, res, next);
+  });
+  return withErrors(router);
+}
+
+/** One account's control routes: its listings, photos, staff, enquiries, faults, tokens, scopes and events. */
+function accountControlRouter(state: SimulatorState): Router {
+  const router = express.Router();
 
   router.get('/listings', (_req, res) => {
     res.json({ items: state.listings.map(summary) });
@@ -195,22 +302,6 @@ export function controlRouter(state: SimulatorState): Router {
     res.json(state.setScopes(scopes as string[]));
   });
 
-  router.post('/usage', (req, res) => {
-    const requests = (req.body as { requests?: unknown } | undefined)?.requests;
-    if (!Number.isInteger(requests) || (requests as number) < 1) throw new ControlInputError('requests must be a positive whole number');
-    state.spendElsewhere(requests as number);
-    res.json(state.limiter.dailyUsage(state.options.apiKey, state.now()));
-  });
-
-  router.put('/limits', (req, res) => {
-    const body = (req.body ?? {}) as { requestsPerSecond?: unknown; dailyLimit?: unknown };
-    for (const name of ['requestsPerSecond', 'dailyLimit'] as const) {
-      const value = body[name];
-      if (value !== undefined && (!Number.isInteger(value) || (value as number) < 1)) throw new ControlInputError(`${name} must be a positive whole number`);
-    }
-    res.json(state.setLimits(body as { requestsPerSecond?: number; dailyLimit?: number }));
-  });
-
   router.patch('/users/:id', (req, res) => {
     const body = (req.body ?? {}) as { fields?: unknown; showOnWeb?: unknown };
     if (body.fields !== undefined && (typeof body.fields !== 'object' || body.fields === null || Array.isArray(body.fields))) throw new ControlInputError('fields must be an object');
@@ -219,24 +310,15 @@ export function controlRouter(state: SimulatorState): Router {
     res.json(renderUser(user, requestOrigin(req)));
   });
 
-  router.get('/webhooks', (_req, res) => {
-    res.json({ ...state.webhooks.settings, ...state.webhooks.counts });
-  });
-  router.put('/webhooks', (req, res) => {
-    const body = (req.body ?? {}) as { url?: unknown; dropRate?: unknown; itemBodies?: unknown };
-    if (body.url !== undefined && body.url !== null && typeof body.url !== 'string') throw new ControlInputError('url must be a string or null');
-    if (body.dropRate !== undefined && typeof body.dropRate !== 'number') throw new ControlInputError('dropRate must be a number from 0 to 1');
-    if (body.itemBodies !== undefined && typeof body.itemBodies !== 'boolean') throw new ControlInputError('itemBodies must be true or false');
-    try {
-      res.json(state.webhooks.configure(body as Parameters<typeof state.webhooks.configure>[0]));
-    } catch (error) {
-      throw new ControlInputError((error as Error).message);
-    }
-  });
   router.get('/events', (_req, res) => {
     res.json({ items: state.events.read({ since: 0 }, Number.MAX_SAFE_INTEGER).events.map(renderEvent) });
   });
 
+  return withErrors(router);
+}
+
+/** The control surface's 404 and error answers (a clear message naming what to fix). */
+function withErrors(router: Router): Router {
   router.use((req, res) => {
     res.status(404).json({ error: `No control route ${req.method} ${req.baseUrl}${req.path}` });
   });
