@@ -174,6 +174,8 @@ export interface CrmClient {
   reconcileBudget(options?: CallOptions): Promise<BudgetStatus>;
   /** Raises today's count to `used` (the CRM's own count of the key's requests, from GET /integrator/usage) if that is higher. */
   recordKeyUsage(used: number): BudgetStatus;
+  /** Whether to read the key's usage now: once per `intervalMs` for every client of the key (limiter.claimUsageRead). */
+  claimKeyUsageRead(intervalMs: number): boolean;
   /** Callers waiting for a rate-limit slot. */
   readonly queued: number;
   /** Fails every waiting call and every later one. In-flight requests finish. */
@@ -460,6 +462,7 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
       return usage.used == null ? limiter.budget() : limiter.raiseUsedTo(usage.used);
     },
     recordKeyUsage: (used) => limiter.raiseUsedTo(used),
+    claimKeyUsageRead: (intervalMs) => limiter.claimUsageRead(intervalMs),
     get queued() {
       return limiter.queued;
     },

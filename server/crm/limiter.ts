@@ -261,6 +261,19 @@ export class RequestLimiter {
     return this.waiters.length;
   }
 
+  private usageReadAt = Number.NEGATIVE_INFINITY;
+
+  /**
+   * Whether this caller should read the key's usage (GET /integrator/usage) now: true at most once
+   * per `intervalMs` for the whole key, so N agencies on one key spend one read, not N.
+   */
+  claimUsageRead(intervalMs: number): boolean {
+    const now = this.monotonicNow();
+    if (now - this.usageReadAt < intervalMs) return false;
+    this.usageReadAt = now;
+    return true;
+  }
+
   /** Callers waiting for a slot, by work class. */
   queuedByClass(): Record<WorkClass, number> {
     return this.waiters.byClass();

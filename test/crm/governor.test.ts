@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCrmClient, type CrmClient } from '../../server/crm/client.ts';
 import { limiterForKey, RequestLimiter, type ReleaseSlot } from '../../server/crm/limiter.ts';
+import { CrmAccess } from '../../server/crm/access.ts';
 import { silentLogger } from '../../server/log.ts';
 import { ALL_SCOPES } from '../../server/sim/simulator.ts';
 import { asWork, type WorkClass } from '../../server/work-class.ts';
@@ -121,4 +122,39 @@ describe('the quota governor: fair shares between agencies', () => {
     expect(counters.key.peakRequestsPerSecond).toBeLessThanOrEqual(10);
     expect(counters.key.refusedPerSecond).toBe(0);
   }, 40_000);
+});
+
+describe('the quota governor: one usage read per key', () => {
+  it('agencies sharing a key read GET /integrator/usage once per interval between them, and all count against the key\'s one budget', async () => {
+    const harness = await startSim({ listings: 5 });
+    const { sim, control } = harness;
+    cleanups.push(() => sim.close());
+    const temp = tempStore();
+    cleanups.push(temp.cleanup);
+    const tokens = [sim.accessToken, ((await control('POST', '/tokens', { scopes: ALL_SCOPES })) as { token: string }).token];
+    const accesses = tokens.map((accessToken) => {
+      const client = createCrmClient({
+        baseUrl: sim.baseUrl,
+        apiKey: sim.apiKey,
+        accessToken,
+        limiter: limiterForKey(sim.apiKey, { store: temp.store, requestsPerSecond: 10, dailyLimit: 10_000 }),
+        log: silentLogger,
+      });
+      const access = new CrmAccess({ client, store: temp.store, log: silentLogger, listingClass: 'residential', usageCheckMinutes: 60 });
+      cleanups.push(() => client.close());
+      cleanups.push(() => access.stop());
+      return { client, access };
+    });
+    for (const { access } of accesses) access.start();
+    // Both agencies prove their capabilities (4 requests each), then the key's usage is read once.
+    const deadline = performance.now() + 15_000;
+    while ((await harness.counters()).totalRequests < 9 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const counters = await harness.counters();
+    expect(counters.requestsByEndpoint['GET /scopes']).toBe(2);
+    expect(counters.requestsByEndpoint['GET /integrator/usage']).toBe(1);
+    // One budget for the key: both agencies' requests are in it.
+    expect(accesses[0]!.client.budget().used).toBe(counters.key.usedToday);
+    expect(accesses[1]!.client.budget().used).toBe(counters.key.usedToday);
+  }, 30_000);
 });
