@@ -12,6 +12,11 @@ export interface LimiterOptions {
   requestsPerSecond: number;
   /** Requests allowed per UTC day (the CRM allows 10,000 per API key). */
   dailyLimit: number;
+  /**
+   * Share of the daily limit (0-1) only enquiry delivery may spend: syncs stop short of it, so a
+   * day's sweeps can never leave a lead without a request. Default DEFAULT_LEAD_RESERVE.
+   */
+  leadReserve?: number;
   /** Added to the one second a slot is held after its answer: covers clock granularity. */
   safetyMarginMs?: number;
   /** Wall clock, for the UTC day of the budget. */
@@ -40,6 +45,8 @@ interface Waiter {
 }
 
 export const DEFAULT_SAFETY_MARGIN_MS = 25;
+/** 2 %: 200 of the CRM's 10,000 a day, a few enquiries' worth at least for the busiest days of a key. */
+export const DEFAULT_LEAD_RESERVE = 0.02;
 
 /** Who is asking and for what: the gate serves classes in priority order, agencies in turns within a class. */
 export interface AcquireOptions {
@@ -155,6 +162,8 @@ interface Slot {
 export class RequestLimiter {
   readonly requestsPerSecond: number;
   readonly dailyLimit: number;
+  /** Requests of the day only enquiry delivery may spend. */
+  readonly leadReserve: number;
   private readonly holdMs: number;
   private readonly store: Store;
   private readonly clock: Clock;
@@ -174,6 +183,9 @@ export class RequestLimiter {
     if (!(options.dailyLimit >= 1)) throw new RangeError('dailyLimit must be at least 1');
     this.requestsPerSecond = Math.floor(options.requestsPerSecond);
     this.dailyLimit = Math.floor(options.dailyLimit);
+    const reserveShare = options.leadReserve ?? DEFAULT_LEAD_RESERVE;
+    if (!(reserveShare >= 0 && reserveShare < 1)) throw new RangeError('leadReserve must be a share from 0 to below 1');
+    this.leadReserve = Math.floor(this.dailyLimit * reserveShare);
     this.holdMs = 1000 + (options.safetyMarginMs ?? DEFAULT_SAFETY_MARGIN_MS);
     this.store = options.store;
     this.clock = options.now ?? systemClock;
@@ -210,11 +222,12 @@ export class RequestLimiter {
     const { signal } = options;
     if (this.closed) return Promise.reject(closedError());
     if (signal?.aborted) return Promise.reject(abortedError(signal));
+    const workClass = options.workClass ?? DEFAULT_WORK_CLASS;
     const status = this.budget();
-    if (status.remaining <= 0) return Promise.reject(budgetError(status));
+    if (status.used >= this.limitFor(workClass)) return Promise.reject(budgetError(status, this.reserveNote(workClass)));
     if (this.refusedUntil && this.now() < this.refusedUntil.date) return Promise.reject(refusedError(this.refusedUntil));
     return new Promise<ReleaseSlot>((resolve, reject) => {
-      const waiter: Waiter = { workClass: options.workClass ?? DEFAULT_WORK_CLASS, agency: options.agency ?? '', resolve, reject, signal };
+      const waiter: Waiter = { workClass, agency: options.agency ?? '', resolve, reject, signal };
       if (signal) {
         waiter.onAbort = () => {
           this.waiters.remove(waiter);
@@ -322,13 +335,15 @@ export class RequestLimiter {
       const day = utcDay(wallNow);
       let spent: { used: number } | undefined;
       try {
-        spent = this.spendStatement.get({ day, limit: this.dailyLimit });
+        spent = this.spendStatement.get({ day, limit: this.limitFor(waiter.workClass) });
       } catch (error) {
         this.settle(waiter, error);
         continue;
       }
       if (!spent) {
-        this.settle(waiter, budgetError({ day, used: this.dailyLimit, limit: this.dailyLimit, remaining: 0, resetsAt: nextUtcMidnight(wallNow) }));
+        const used = this.readStatement.get(day)?.used ?? this.dailyLimit;
+        const status = { day, used, limit: this.dailyLimit, remaining: Math.max(0, this.dailyLimit - used), resetsAt: nextUtcMidnight(wallNow) };
+        this.settle(waiter, budgetError(status, this.reserveNote(waiter.workClass)));
         continue;
       }
       const slot: Slot = {};
@@ -349,6 +364,15 @@ export class RequestLimiter {
     this.timer = setTimeout(() => this.pump(), Math.max(0, Math.ceil(wakeAt - now)) + 1);
   }
 
+  /** How far into the day's budget this class may go: all of it for enquiries, short of the lead reserve for the rest. */
+  private limitFor(workClass: WorkClass): number {
+    return workClass === 'enquiry' ? this.dailyLimit : this.dailyLimit - this.leadReserve;
+  }
+
+  private reserveNote(workClass: WorkClass): string | undefined {
+    return workClass === 'enquiry' || this.leadReserve === 0 ? undefined : `the last ${this.leadReserve} are kept for enquiry delivery`;
+  }
+
   private settle(waiter: Waiter, error?: unknown, release?: ReleaseSlot): void {
     if (waiter.signal && waiter.onAbort) waiter.signal.removeEventListener('abort', waiter.onAbort);
     if (error === undefined) waiter.resolve(release!);
@@ -364,9 +388,9 @@ export function nextUtcMidnight(date: Date): Date {
   return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate() + 1));
 }
 
-function budgetError(status: BudgetStatus): CrmError {
+function budgetError(status: BudgetStatus, note?: string): CrmError {
   return new CrmError(
-    `The daily CRM request budget is spent (${status.used} of ${status.limit} on ${status.day} UTC); ` +
+    `The daily CRM request budget is spent (${status.used} of ${status.limit} on ${status.day} UTC${note ? `; ${note}` : ''}); ` +
       `requests resume at ${status.resetsAt.toISOString()} (00:00 UTC). Nothing was sent.`,
     // Retryable, but only from retryAt: an outbox keeps its work and tries again after the reset.
     { code: 'budget_exhausted', retryable: true, retryAt: status.resetsAt },

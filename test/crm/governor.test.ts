@@ -76,6 +76,29 @@ describe('the quota governor: priorities', () => {
   }, 20_000);
 });
 
+describe('the quota governor: the lead reserve', () => {
+  it('keeps the last share of the day for enquiry delivery: syncs are refused there, a lead still goes', async () => {
+    const temp = tempStore();
+    const limiter = new RequestLimiter({ store: temp.store, requestsPerSecond: 100, dailyLimit: 50, leadReserve: 0.1 });
+    cleanups.push(temp.cleanup, () => limiter.close());
+    const sweeps = await Promise.allSettled(Array.from({ length: 48 }, () => limiter.acquire({ workClass: 'sweep' }).then((release) => release())));
+    expect(sweeps.filter((result) => result.status === 'fulfilled')).toHaveLength(45);
+    const refused = sweeps.find((result) => result.status === 'rejected') as PromiseRejectedResult;
+    expect(refused.reason).toMatchObject({ code: 'budget_exhausted' });
+    expect(String(refused.reason.message)).toContain('the last 5 are kept for enquiry delivery');
+    await expect(limiter.acquire({ workClass: 'catch-up' })).rejects.toMatchObject({ code: 'budget_exhausted' });
+    for (let lead = 0; lead < 5; lead++) (await limiter.acquire({ workClass: 'enquiry' }))();
+    expect(limiter.budget()).toMatchObject({ used: 50, remaining: 0 });
+    await expect(limiter.acquire({ workClass: 'enquiry' })).rejects.toMatchObject({ code: 'budget_exhausted' });
+  });
+
+  it('names the setting when the reserve is out of range', () => {
+    const temp = tempStore();
+    cleanups.push(temp.cleanup);
+    expect(() => new RequestLimiter({ store: temp.store, requestsPerSecond: 10, dailyLimit: 50, leadReserve: 1.5 })).toThrow(/leadReserve/);
+  });
+});
+
 describe('the quota governor: fair shares between agencies', () => {
   it('takes agencies in turns within a class: a big backlog delays a small agency by one request per agency, not by itself', async () => {
     const limiter = gate(6);
