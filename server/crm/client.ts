@@ -33,7 +33,7 @@ import {
   type CrmUser,
 } from './schemas.ts';
 import { systemClock, type Clock } from '../clock.ts';
-import { workClassNow } from '../work-class.ts';
+import { workClassNow, type WorkClass } from '../work-class.ts';
 
 export { CrmError, isCrmError, type CrmErrorCode } from './errors.ts';
 export type { BudgetStatus } from './limiter.ts';
@@ -176,6 +176,8 @@ export interface CrmClient {
   recordKeyUsage(used: number): BudgetStatus;
   /** Whether to read the key's usage now: once per `intervalMs` for every client of the key (limiter.claimUsageRead). */
   claimKeyUsageRead(intervalMs: number): boolean;
+  /** Requests the key's gate let through since it opened, by work class (every client of the key together). */
+  requestsByClass(): Record<WorkClass, number>;
   /** Callers waiting for a rate-limit slot. */
   readonly queued: number;
   /** Fails every waiting call and every later one. In-flight requests finish. */
@@ -463,6 +465,7 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
     },
     recordKeyUsage: (used) => limiter.raiseUsedTo(used),
     claimKeyUsageRead: (intervalMs) => limiter.claimUsageRead(intervalMs),
+    requestsByClass: () => limiter.grantedByClass(),
     get queued() {
       return limiter.queued;
     },

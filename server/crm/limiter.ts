@@ -275,6 +275,12 @@ export class RequestLimiter {
   }
 
   private usageReadAt = Number.NEGATIVE_INFINITY;
+  private readonly granted = Object.fromEntries(WORK_CLASSES.map((workClass) => [workClass, 0])) as Record<WorkClass, number>;
+
+  /** Requests let through since this gate opened, by work class (what each kind of work costs). */
+  grantedByClass(): Record<WorkClass, number> {
+    return { ...this.granted };
+  }
 
   /**
    * Whether this caller should read the key's usage (GET /integrator/usage) now: true at most once
@@ -348,6 +354,7 @@ export class RequestLimiter {
       }
       const slot: Slot = {};
       this.slots.push(slot);
+      this.granted[waiter.workClass]++;
       this.settle(waiter, undefined, () => {
         if (slot.doneAt !== undefined) return;
         slot.doneAt = this.monotonicNow();
