@@ -109,7 +109,7 @@ export class CrmAccess {
     if (!this.stopped) return;
     this.stopped = false;
     this.running = this.checkAccess()
-      .then(() => this.checkUsage())
+      .then(() => this.checkUsageIfDue())
       .finally(() => this.scheduleUsage());
   }
 
@@ -123,7 +123,7 @@ export class CrmAccess {
   private scheduleUsage(): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.running = this.checkUsage().finally(() => this.scheduleUsage());
+      this.running = this.checkUsageIfDue().finally(() => this.scheduleUsage());
     }, this.options.usageCheckMinutes * 60_000);
     this.timer.unref();
   }
@@ -178,6 +178,17 @@ export class CrmAccess {
     if (unknown.length > 0) this.log.warn({ unknown }, `could not tell whether the CRM allows ${unknown.join(', ')} right now; will show at first use`);
     if (missing.length === 0 && unknown.length === 0) this.log.info('the CRM access token allows everything the relay needs (listings, staff, enquiries)');
     return access;
+  }
+
+  /**
+   * The scheduled read: the usage is the API key's, so when several agencies' clients share the
+   * key only one of them reads it per CRM_USAGE_CHECK_MINUTES (the day's count they all raise is
+   * the key's one budget, in the store).
+   */
+  private async checkUsageIfDue(): Promise<KeyUsage | null> {
+    // A little under the interval: timers of agencies started together must not skip each other's turn.
+    if (!this.options.client.claimKeyUsageRead(this.options.usageCheckMinutes * 60_000 * 0.9)) return this.current().usage;
+    return this.checkUsage();
   }
 
   /** GET /integrator/usage: raises the day's budget to the CRM's count, and notes what other tools spent. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
@@ -32,6 +33,7 @@ import {
   type CrmUser,
 } from './schemas.ts';
 import { systemClock, type Clock } from '../clock.ts';
+import { workClassNow, type WorkClass } from '../work-class.ts';
 
 export { CrmError, isCrmError, type CrmErrorCode } from './errors.ts';
 export type { BudgetStatus } from './limiter.ts';
@@ -54,6 +56,11 @@ export interface CrmClientOptions {
    * built here, because the CRM limits per key: every client of one key must pass the same gate.
    */
   limiter: RequestLimiter;
+  /**
+   * The agency this client speaks for (one access token is one agency): the key's gate takes
+   * agencies in turns. Default: a digest of the access token (the token itself is not kept there).
+   */
+  agency?: string;
   log: Logger;
   /** Timeout of one attempt, body included. Default 15,000 ms. */
   timeoutMs?: number;
@@ -167,6 +174,10 @@ export interface CrmClient {
   reconcileBudget(options?: CallOptions): Promise<BudgetStatus>;
   /** Raises today's count to `used` (the CRM's own count of the key's requests, from GET /integrator/usage) if that is higher. */
   recordKeyUsage(used: number): BudgetStatus;
+  /** Whether to read the key's usage now: once per `intervalMs` for every client of the key (limiter.claimUsageRead). */
+  claimKeyUsageRead(intervalMs: number): boolean;
+  /** Requests the key's gate let through since it opened, by work class (every client of the key together). */
+  requestsByClass(): Record<WorkClass, number>;
   /** Callers waiting for a rate-limit slot. */
   readonly queued: number;
   /** Fails every waiting call and every later one. In-flight requests finish. */
@@ -210,6 +221,7 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
   const maxRetryWaitMs = options.maxRetryWaitMs ?? 60_000;
   const backoffBaseMs = options.backoffBaseMs ?? 500;
   const { limiter } = options;
+  const agency = options.agency ?? createHash('sha256').update(options.accessToken).digest('hex').slice(0, 16);
   // Built once; never logged (the logger would redact them anyway).
   const authHeaders = {
     'X-Api-Key': options.apiKey,
@@ -228,7 +240,8 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
     let failureRetries = 0;
 
     for (let attempt = 1; ; attempt++) {
-      const releaseSlot = await limiter.acquire(req.signal);
+      // The work class of whichever worker made this call (work-class.ts): leads before syncs.
+      const releaseSlot = await limiter.acquire({ signal: req.signal, workClass: workClassNow(), agency });
       const timeout = AbortSignal.timeout(timeoutMs);
       const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
       const started = performance.now();
@@ -451,6 +464,8 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
       return usage.used == null ? limiter.budget() : limiter.raiseUsedTo(usage.used);
     },
     recordKeyUsage: (used) => limiter.raiseUsedTo(used),
+    claimKeyUsageRead: (intervalMs) => limiter.claimUsageRead(intervalMs),
+    requestsByClass: () => limiter.grantedByClass(),
     get queued() {
       return limiter.queued;
     },

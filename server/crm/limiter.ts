@@ -4,6 +4,7 @@ import type { Store } from '../store/store.ts';
 import { hasTable, tablesOf } from '../store/tables.ts';
 import { CrmError } from './errors.ts';
 import { systemClock, type Clock } from '../clock.ts';
+import { DEFAULT_WORK_CLASS, WORK_CLASSES, type WorkClass } from '../work-class.ts';
 
 export interface LimiterOptions {
   store: Store;
@@ -11,6 +12,11 @@ export interface LimiterOptions {
   requestsPerSecond: number;
   /** Requests allowed per UTC day (the CRM allows 10,000 per API key). */
   dailyLimit: number;
+  /**
+   * Share of the daily limit (0-1) only enquiry delivery may spend: syncs stop short of it, so a
+   * day's sweeps can never leave a lead without a request. Default DEFAULT_LEAD_RESERVE.
+   */
+  leadReserve?: number;
   /** Added to the one second a slot is held after its answer: covers clock granularity. */
   safetyMarginMs?: number;
   /** Wall clock, for the UTC day of the budget. */
@@ -30,6 +36,8 @@ export interface BudgetStatus {
 }
 
 interface Waiter {
+  workClass: WorkClass;
+  agency: string;
   resolve: (release: ReleaseSlot) => void;
   reject: (error: unknown) => void;
   signal?: AbortSignal;
@@ -37,6 +45,89 @@ interface Waiter {
 }
 
 export const DEFAULT_SAFETY_MARGIN_MS = 25;
+/** 2 %: 200 of the CRM's 10,000 a day, a few enquiries' worth at least for the busiest days of a key. */
+export const DEFAULT_LEAD_RESERVE = 0.02;
+
+/** Who is asking and for what: the gate serves classes in priority order, agencies in turns within a class. */
+export interface AcquireOptions {
+  signal?: AbortSignal;
+  /** Default DEFAULT_WORK_CLASS. */
+  workClass?: WorkClass;
+  /** The agency (access token) the request is for; one agency's turn is one request. Default: one shared agency. */
+  agency?: string;
+}
+
+/**
+ * Waiters by priority class, and within a class by agency, served round-robin: each agency with
+ * requests waiting gets one in turn, so an agency whose sweep is thousands of pages long holds
+ * every other agency back by at most one request per turn, not by its whole sweep. (Deficit round
+ * robin with a quantum of one request: every request costs the same against the CRM's limits.)
+ * Within an agency and class, first come, first served.
+ */
+class FairQueue {
+  private readonly classes = new Map<WorkClass, { byAgency: Map<string, Waiter[]>; turns: string[] }>(
+    WORK_CLASSES.map((workClass) => [workClass, { byAgency: new Map(), turns: [] }]),
+  );
+  private count = 0;
+
+  get length(): number {
+    return this.count;
+  }
+
+  push(waiter: Waiter): void {
+    const queue = this.classes.get(waiter.workClass)!;
+    const own = queue.byAgency.get(waiter.agency);
+    if (own) own.push(waiter);
+    else {
+      queue.byAgency.set(waiter.agency, [waiter]);
+      queue.turns.push(waiter.agency);
+    }
+    this.count++;
+  }
+
+  /** The next waiter: the highest class with anyone waiting, the agency whose turn it is. */
+  shift(): Waiter | undefined {
+    for (const queue of this.classes.values()) {
+      const agency = queue.turns.shift();
+      if (agency === undefined) continue;
+      const own = queue.byAgency.get(agency)!;
+      const waiter = own.shift()!;
+      // Back of the line for its next request.
+      if (own.length > 0) queue.turns.push(agency);
+      else queue.byAgency.delete(agency);
+      this.count--;
+      return waiter;
+    }
+    return undefined;
+  }
+
+  remove(waiter: Waiter): boolean {
+    const queue = this.classes.get(waiter.workClass)!;
+    const own = queue.byAgency.get(waiter.agency);
+    const index = own?.indexOf(waiter) ?? -1;
+    if (!own || index < 0) return false;
+    own.splice(index, 1);
+    if (own.length === 0) {
+      queue.byAgency.delete(waiter.agency);
+      queue.turns.splice(queue.turns.indexOf(waiter.agency), 1);
+    }
+    this.count--;
+    return true;
+  }
+
+  drain(): Waiter[] {
+    const all: Waiter[] = [];
+    for (let waiter = this.shift(); waiter; waiter = this.shift()) all.push(waiter);
+    return all;
+  }
+
+  /** Waiting callers of each class. */
+  byClass(): Record<WorkClass, number> {
+    const counts = Object.fromEntries(WORK_CLASSES.map((workClass) => [workClass, 0])) as Record<WorkClass, number>;
+    for (const [workClass, queue] of this.classes) for (const own of queue.byAgency.values()) counts[workClass] += own.length;
+    return counts;
+  }
+}
 
 /** Ends a request's hold on its rate slot; call it once the response has arrived or the request failed. */
 export type ReleaseSlot = () => void;
@@ -60,7 +151,9 @@ interface Slot {
  * would have had to overlap in their slots, which the gate forbids. The margin only covers clock
  * granularity. The cost is throughput, N per (1 s + latency), which is the safe side. (A request
  * that timed out counts as answered at its timeout: by then it has long arrived, if ever.)
- * Waiters are served first come, first served, by one timer.
+ * Waiters are served by priority class (work-class.ts: enquiries, then webhook refreshes, then
+ * catch-up, then sweeps) and, within a class, agency by agency in turns (FairQueue), by one timer.
+ * One gate per API key serves every agency on it, so the per-second bound holds for all together.
  *
  * Daily budget: counted in SQLite (table crm_budget, one row per UTC day) by an atomic
  * "increment if below the limit", so the count survives a restart and is shared by every process
@@ -69,13 +162,15 @@ interface Slot {
 export class RequestLimiter {
   readonly requestsPerSecond: number;
   readonly dailyLimit: number;
+  /** Requests of the day only enquiry delivery may spend. */
+  readonly leadReserve: number;
   private readonly holdMs: number;
   private readonly store: Store;
   private readonly clock: Clock;
   private readonly monotonicNow: () => number;
   /** Slots in flight or released less than holdMs ago. */
   private slots: Slot[] = [];
-  private readonly waiters: Waiter[] = [];
+  private readonly waiters = new FairQueue();
   private timer: NodeJS.Timeout | undefined;
   private pausedUntil = 0;
   private refusedUntil: { date: Date; reason: string } | undefined;
@@ -88,6 +183,9 @@ export class RequestLimiter {
     if (!(options.dailyLimit >= 1)) throw new RangeError('dailyLimit must be at least 1');
     this.requestsPerSecond = Math.floor(options.requestsPerSecond);
     this.dailyLimit = Math.floor(options.dailyLimit);
+    const reserveShare = options.leadReserve ?? DEFAULT_LEAD_RESERVE;
+    if (!(reserveShare >= 0 && reserveShare < 1)) throw new RangeError('leadReserve must be a share from 0 to below 1');
+    this.leadReserve = Math.floor(this.dailyLimit * reserveShare);
     this.holdMs = 1000 + (options.safetyMarginMs ?? DEFAULT_SAFETY_MARGIN_MS);
     this.store = options.store;
     this.clock = options.now ?? systemClock;
@@ -119,18 +217,20 @@ export class RequestLimiter {
    * `budget_exhausted` when the day's budget is spent, or with `aborted` when the signal fires
    * while waiting.
    */
-  acquire(signal?: AbortSignal): Promise<ReleaseSlot> {
+  acquire(signalOrOptions?: AbortSignal | AcquireOptions): Promise<ReleaseSlot> {
+    const options: AcquireOptions = signalOrOptions instanceof AbortSignal ? { signal: signalOrOptions } : (signalOrOptions ?? {});
+    const { signal } = options;
     if (this.closed) return Promise.reject(closedError());
     if (signal?.aborted) return Promise.reject(abortedError(signal));
+    const workClass = options.workClass ?? DEFAULT_WORK_CLASS;
     const status = this.budget();
-    if (status.remaining <= 0) return Promise.reject(budgetError(status));
+    if (status.used >= this.limitFor(workClass)) return Promise.reject(budgetError(status, this.reserveNote(workClass)));
     if (this.refusedUntil && this.now() < this.refusedUntil.date) return Promise.reject(refusedError(this.refusedUntil));
     return new Promise<ReleaseSlot>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject, signal };
+      const waiter: Waiter = { workClass, agency: options.agency ?? '', resolve, reject, signal };
       if (signal) {
         waiter.onAbort = () => {
-          const index = this.waiters.indexOf(waiter);
-          if (index >= 0) this.waiters.splice(index, 1);
+          this.waiters.remove(waiter);
           reject(abortedError(signal));
         };
         signal.addEventListener('abort', waiter.onAbort, { once: true });
@@ -174,6 +274,30 @@ export class RequestLimiter {
     return this.waiters.length;
   }
 
+  private usageReadAt = Number.NEGATIVE_INFINITY;
+  private readonly granted = Object.fromEntries(WORK_CLASSES.map((workClass) => [workClass, 0])) as Record<WorkClass, number>;
+
+  /** Requests let through since this gate opened, by work class (what each kind of work costs). */
+  grantedByClass(): Record<WorkClass, number> {
+    return { ...this.granted };
+  }
+
+  /**
+   * Whether this caller should read the key's usage (GET /integrator/usage) now: true at most once
+   * per `intervalMs` for the whole key, so N agencies on one key spend one read, not N.
+   */
+  claimUsageRead(intervalMs: number): boolean {
+    const now = this.monotonicNow();
+    if (now - this.usageReadAt < intervalMs) return false;
+    this.usageReadAt = now;
+    return true;
+  }
+
+  /** Callers waiting for a slot, by work class. */
+  queuedByClass(): Record<WorkClass, number> {
+    return this.waiters.byClass();
+  }
+
   /** Requests sent whose answer has not come back yet. */
   get inFlight(): number {
     return this.slots.filter((slot) => slot.doneAt === undefined).length;
@@ -202,7 +326,7 @@ export class RequestLimiter {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    for (const waiter of this.waiters.splice(0)) this.settle(waiter, closedError());
+    for (const waiter of this.waiters.drain()) this.settle(waiter, closedError());
   }
 
   private pump(): void {
@@ -217,17 +341,20 @@ export class RequestLimiter {
       const day = utcDay(wallNow);
       let spent: { used: number } | undefined;
       try {
-        spent = this.spendStatement.get({ day, limit: this.dailyLimit });
+        spent = this.spendStatement.get({ day, limit: this.limitFor(waiter.workClass) });
       } catch (error) {
         this.settle(waiter, error);
         continue;
       }
       if (!spent) {
-        this.settle(waiter, budgetError({ day, used: this.dailyLimit, limit: this.dailyLimit, remaining: 0, resetsAt: nextUtcMidnight(wallNow) }));
+        const used = this.readStatement.get(day)?.used ?? this.dailyLimit;
+        const status = { day, used, limit: this.dailyLimit, remaining: Math.max(0, this.dailyLimit - used), resetsAt: nextUtcMidnight(wallNow) };
+        this.settle(waiter, budgetError(status, this.reserveNote(waiter.workClass)));
         continue;
       }
       const slot: Slot = {};
       this.slots.push(slot);
+      this.granted[waiter.workClass]++;
       this.settle(waiter, undefined, () => {
         if (slot.doneAt !== undefined) return;
         slot.doneAt = this.monotonicNow();
@@ -242,6 +369,15 @@ export class RequestLimiter {
     const wakeAt = Math.max(slotFreeAt, this.pausedUntil);
     // +1: timers may fire a fraction of a millisecond early relative to performance.now().
     this.timer = setTimeout(() => this.pump(), Math.max(0, Math.ceil(wakeAt - now)) + 1);
+  }
+
+  /** How far into the day's budget this class may go: all of it for enquiries, short of the lead reserve for the rest. */
+  private limitFor(workClass: WorkClass): number {
+    return workClass === 'enquiry' ? this.dailyLimit : this.dailyLimit - this.leadReserve;
+  }
+
+  private reserveNote(workClass: WorkClass): string | undefined {
+    return workClass === 'enquiry' || this.leadReserve === 0 ? undefined : `the last ${this.leadReserve} are kept for enquiry delivery`;
   }
 
   private settle(waiter: Waiter, error?: unknown, release?: ReleaseSlot): void {
@@ -259,9 +395,9 @@ export function nextUtcMidnight(date: Date): Date {
   return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate() + 1));
 }
 
-function budgetError(status: BudgetStatus): CrmError {
+function budgetError(status: BudgetStatus, note?: string): CrmError {
   return new CrmError(
-    `The daily CRM request budget is spent (${status.used} of ${status.limit} on ${status.day} UTC); ` +
+    `The daily CRM request budget is spent (${status.used} of ${status.limit} on ${status.day} UTC${note ? `; ${note}` : ''}); ` +
       `requests resume at ${status.resetsAt.toISOString()} (00:00 UTC). Nothing was sent.`,
     // Retryable, but only from retryAt: an outbox keeps its work and tries again after the reset.
     { code: 'budget_exhausted', retryable: true, retryAt: status.resetsAt },

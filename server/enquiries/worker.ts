@@ -7,6 +7,7 @@ import type { EnquiryOutbox, OutboxEntry } from './outbox.ts';
 import type { DeliveryFailure, Lead, LeadDestination, LeadSink } from './sink.ts';
 import { findTarget, type EnquiryTargets } from './targets.ts';
 import type { Clock } from '../clock.ts';
+import { asWork } from '../work-class.ts';
 
 export interface DeliverySettings {
   /** The lead's source in the sink (ENQUIRY_SOURCE): read by the composition root when it makes the sink. */
@@ -139,7 +140,8 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       if (inFlight.has(entry.originalId)) continue;
       const ticket = breaker.tryAcquire();
       if (!ticket) break;
-      const delivery = deliver(entry)
+      // Leads go before any sync at the CRM's gate.
+      const delivery = asWork('enquiry', () => deliver(entry))
         .then((outcome) => (outcome ? breaker.record(ticket, outcome) : breaker.release(ticket)))
         .catch((error: unknown) => {
           breaker.release(ticket);

@@ -109,14 +109,7 @@ export function planBudget(settings: BudgetSettings, source: BudgetedLists, size
   ];
   const perDay = lines.reduce((sum, line) => sum + line.perDay, 0);
   // The daily limit is the key's, whoever spends it: what other tools spend at today's pace is not ours to plan.
-  const sharedKey =
-    shared && shared.othersToday > 0
-      ? { othersToday: shared.othersToday, othersPerDay: Math.ceil(shared.othersToday / Math.min(1, Math.max(shared.dayElapsed, 1 / 24))) }
-      : undefined;
-  const allowed = Math.max(
-    0,
-    Math.min(Math.floor(settings.crm.dailyLimit * settings.crm.budgetShare), settings.crm.dailyLimit - (sharedKey?.othersPerDay ?? 0)),
-  );
+  const { sharedKey, allowed } = allowedPerDay(settings, shared);
   const base = {
     perDay,
     allowed,
@@ -148,6 +141,24 @@ export function planBudget(settings: BudgetSettings, source: BudgetedLists, size
   return { ...base, fits: false, setting: biggest.setting, advice };
 }
 
+/**
+ * What the relay may spend a day: CRM_BUDGET_SHARE × CRM_DAILY_LIMIT, or less when other tools on
+ * the same key spend more than the rest (at today's pace: what they spent so far over the part of
+ * the day gone, counted as at least an hour).
+ */
+function allowedPerDay(settings: BudgetSettings, shared?: SharedKeyUsage): { allowed: number; sharedKey?: { othersToday: number; othersPerDay: number } } {
+  // The daily limit is the key's, whoever spends it: what other tools spend at today's pace is not ours to plan.
+  const sharedKey =
+    shared && shared.othersToday > 0
+      ? { othersToday: shared.othersToday, othersPerDay: Math.ceil(shared.othersToday / Math.min(1, Math.max(shared.dayElapsed, 1 / 24))) }
+      : undefined;
+  const allowed = Math.max(
+    0,
+    Math.min(Math.floor(settings.crm.dailyLimit * settings.crm.budgetShare), settings.crm.dailyLimit - (sharedKey?.othersPerDay ?? 0)),
+  );
+  return sharedKey ? { allowed, sharedKey } : { allowed };
+}
+
 /** The relay refuses to start on settings that would spend more than its share of the CRM's daily limit. */
 export class BudgetRefusedError extends ConfigError {
   constructor(readonly plan: BudgetPlan) {
@@ -161,4 +172,147 @@ export class BudgetRefusedError extends ConfigError {
 
 export function assertBudget(plan: BudgetPlan): void {
   if (!plan.fits) throw new BudgetRefusedError(plan);
+}
+
+// Many agencies on one key -------------------------------------------------------------------------
+
+/** One agency to plan for: its name in the plan and what its cache knows of its size. */
+export interface AgencyToPlan {
+  slug: string;
+  sizes: KnownSizes;
+}
+
+export interface AgencyPlan {
+  slug: string;
+  /** Its daily sweep: every page of every list and of the staff, and its open homes. */
+  sweepRequests: number;
+  /** Event-stream reads a day (one request each). */
+  catchUpReads: number;
+  /** List reads when the stream names changes no webhook carried (worst case: every webhook lost). */
+  refreshRequests: number;
+  perDay: number;
+  /** Minutes between event-stream reads; null: none (only the daily sweep fits). */
+  catchUpIntervalMinutes: number | null;
+  freshness: { withWebhooksSeconds: number; withoutWebhooksSeconds: number };
+}
+
+export interface AgenciesPlan {
+  agencies: AgencyPlan[];
+  /** Requests for the whole key, whatever the number of agencies (its usage reads). */
+  keyRequests: number;
+  perDay: number;
+  allowed: number;
+  sharedKey?: { othersToday: number; othersPerDay: number };
+  /** One daily sweep per agency plus the key's own requests: below this nothing is served fresh. */
+  floorPerDay: number;
+  /** The catch-up interval every agency gets (the same for all: the freshness promise is per relay); null when none fits. */
+  catchUpIntervalMinutes: number | null;
+  fits: boolean;
+  /** When the floor does not fit: how many agencies would (the smallest first). */
+  agenciesThatFit?: number;
+  advice?: string;
+}
+
+const DAY_MINUTES = 24 * 60;
+const DAY_SECONDS = 24 * 3600;
+
+/**
+ * The day's CRM requests for every agency on one API key, against CRM_BUDGET_SHARE of the key's
+ * daily limit minus what other tools spend (GET /integrator/usage). A pure function.
+ *
+ * The floor is one full sweep a day per agency (every page of its lists, its staff and open
+ * homes) and the key's usage reads: what the relay must spend to serve anything at all. What is
+ * left goes to catching up from each agency's event stream, at one interval for all of them (an
+ * agency with 5,000 listings gets the same promise as one with 50; its sweep is what costs more).
+ * A stream read is one request; a read that names changes no webhook carried costs one page of
+ * each list of the changed class, planned for the worst case (every webhook lost, a read for each
+ * change up to the agency's daily changes), so the promise without webhooks holds within budget.
+ * Delivered webhooks carry their records and cost nothing. List polls are left out: the stream
+ * and the daily sweep are the net. The interval is the shortest that fits, never below
+ * SYNC_INTERVAL_MINUTES.
+ */
+export function planAgencies(settings: BudgetSettings, source: BudgetedLists, agencies: readonly AgencyToPlan[], shared?: SharedKeyUsage): AgenciesPlan {
+  const specs = source.lists;
+  const pages = (items: number) => Math.max(1, Math.ceil(items / source.pageSize));
+  const groups = [...new Set(specs.map((spec) => spec.group))];
+  const requestsPerRefresh = Math.max(1, ...groups.map((group) => specs.filter((spec) => spec.group === group).length));
+  const keyRequests = Math.ceil(DAY_MINUTES / settings.crm.usageCheckMinutes);
+  const { allowed, sharedKey } = allowedPerDay(settings, shared);
+
+  const costs = agencies.map(({ slug, sizes }) => {
+    const listings = [...sizes.listingsBySource.values()].reduce((sum, count) => sum + count, 0);
+    const sweepRequests =
+      specs.reduce((sum, spec) => sum + pages(sizes.listingsBySource.get(spec.source) ?? 0), 0) + pages(sizes.agents) + pages(sizes.openHomes);
+    return { slug, sweepRequests, dailyChanges: Math.max(1, Math.ceil(listings * DAILY_CHANGE_SHARE)) };
+  });
+  const floorPerDay = keyRequests + costs.reduce((sum, cost) => sum + cost.sweepRequests, 0);
+  const withReads = (reads: number) => {
+    const lines = costs.map((cost): AgencyPlan => {
+      const refreshRequests = Math.min(reads, cost.dailyChanges) * requestsPerRefresh;
+      const interval = reads > 0 ? Math.ceil(DAY_MINUTES / reads) : null;
+      return {
+        slug: cost.slug,
+        sweepRequests: cost.sweepRequests,
+        catchUpReads: reads,
+        refreshRequests,
+        perDay: cost.sweepRequests + reads + refreshRequests,
+        catchUpIntervalMinutes: interval,
+        // Lost webhook: the next stream read plus a minute to apply it; with no reads, the next daily sweep.
+        freshness: { withWebhooksSeconds: WEBHOOK_FRESHNESS_SECONDS, withoutWebhooksSeconds: interval === null ? DAY_SECONDS + 60 : interval * 60 + 60 },
+      };
+    });
+    return { lines, perDay: keyRequests + lines.reduce((sum, line) => sum + line.perDay, 0) };
+  };
+  const base = { keyRequests, allowed, ...(sharedKey ? { sharedKey } : {}), floorPerDay };
+
+  if (floorPerDay > allowed) {
+    // The most agencies whose floors fit: the smallest first.
+    const sorted = costs.map((cost) => cost.sweepRequests).sort((a, b) => a - b);
+    let agenciesThatFit = 0;
+    for (let spent = keyRequests; agenciesThatFit < sorted.length && spent + sorted[agenciesThatFit]! <= allowed; agenciesThatFit++) spent += sorted[agenciesThatFit]!;
+    const { lines, perDay } = withReads(0);
+    let advice =
+      `${agencies.length} agencies need at least ${floorPerDay} CRM requests a day (one full sweep each), more than the ${allowed} allowed ` +
+      `(CRM_BUDGET_SHARE ${settings.crm.budgetShare} × CRM_DAILY_LIMIT ${settings.crm.dailyLimit}` +
+      `${sharedKey ? `, less about ${sharedKey.othersPerDay} a day other tools on the key spend` : ''}); ` +
+      `${agenciesThatFit} of them would fit: remove agencies, raise CRM_BUDGET_SHARE, or give some agencies another API key`;
+    if (sharedKey) advice += ', or ask the other tools on the key to spend less';
+    return { ...base, agencies: lines, perDay, catchUpIntervalMinutes: null, fits: false, agenciesThatFit, advice };
+  }
+  // The most reads a day that fit, at most one per SYNC_INTERVAL_MINUTES.
+  let reads = Math.ceil(DAY_MINUTES / settings.listings.syncIntervalMinutes);
+  while (reads > 0 && withReads(reads).perDay > allowed) reads--;
+  const { lines, perDay } = withReads(reads);
+  return { ...base, agencies: lines, perDay, catchUpIntervalMinutes: lines[0]?.catchUpIntervalMinutes ?? (reads > 0 ? Math.ceil(DAY_MINUTES / reads) : null), fits: true };
+}
+
+/** The plan as the operator reads it at start and on reload: totals, then one line per agency. */
+export function describeAgenciesPlan(plan: AgenciesPlan): string[] {
+  const minutes = (value: number | null) => (value === null ? 'none (daily sweep only)' : value >= 120 ? `every ${Math.round((value / 60) * 10) / 10} h` : `every ${value} min`);
+  const promise = (seconds: number) => (seconds >= 7200 ? `${Math.round((seconds / 3600) * 10) / 10} h` : seconds >= 120 ? `${Math.round(seconds / 60)} min` : `${seconds} s`);
+  const head = plan.fits
+    ? `CRM budget for ${plan.agencies.length} agencies: about ${plan.perDay} requests a day of ${plan.allowed} allowed (floor ${plan.floorPerDay}); catch-up ${minutes(plan.catchUpIntervalMinutes)}`
+    : `CRM budget REFUSED: ${plan.advice}`;
+  const shared = plan.sharedKey ? [`the API key is shared: other tools spend about ${plan.sharedKey.othersPerDay} a day`] : [];
+  return [
+    head,
+    ...shared,
+    ...plan.agencies.map(
+      (agency) =>
+        `  ${agency.slug}: ${agency.perDay}/day (sweep ${agency.sweepRequests}, stream reads ${agency.catchUpReads}, refreshes ≤ ${agency.refreshRequests}); ` +
+        `fresh within ${promise(agency.freshness.withWebhooksSeconds)} with webhooks, ${promise(agency.freshness.withoutWebhooksSeconds)} without`,
+    ),
+  ];
+}
+
+/** The relay refuses to start (or to reload) on an agencies file whose floor does not fit the key's budget. */
+export class AgenciesBudgetRefusedError extends ConfigError {
+  constructor(readonly plan: AgenciesPlan) {
+    super([`AGENCIES_FILE: ${plan.advice}.`]);
+    this.name = 'AgenciesBudgetRefusedError';
+  }
+}
+
+export function assertAgenciesBudget(plan: AgenciesPlan): void {
+  if (!plan.fits) throw new AgenciesBudgetRefusedError(plan);
 }

@@ -5,6 +5,7 @@ import type { ListingCache } from './cache.ts';
 import { ExpiredCursorError, type ListingSource } from './source.ts';
 import type { ListingSync } from './sync.ts';
 import type { Clock } from '../clock.ts';
+import { asWork } from '../work-class.ts';
 
 /** A failed application is tried again after this, doubling, at most MAX_ATTEMPTS times (the stream and sweeps catch up after). */
 const RETRY_BASE_MS = 5_000;
@@ -92,7 +93,8 @@ export class CrmChangeWorker {
   /** Applies what is due now, in the background (coalesced). */
   kick(): void {
     if (this.stopped) return;
-    void this.drain().catch((error: unknown) => this.log.warn({ error: describe(error) }, 'applying change notices failed'));
+    // Kicked by an arriving notice: its refresh goes before catch-up and sweeps at the CRM's gate.
+    void asWork('webhook', () => this.drain()).catch((error: unknown) => this.log.warn({ error: describe(error) }, 'applying change notices failed'));
   }
 
   /** Applies every due notice; resolves when the queue holds nothing due. Runs one at a time. */
@@ -124,7 +126,11 @@ export class CrmChangeWorker {
    * already applied, and applies it. The cursor is kept in SQLite; without one (first read, or
    * after it expired) the read starts at the last read, or at the last full sweep.
    */
-  async readStream(): Promise<{ events: number; queued: number; requests: number }> {
+  readStream(): Promise<{ events: number; queued: number; requests: number }> {
+    return asWork('catch-up', () => this.readStreamNow());
+  }
+
+  private async readStreamNow(): Promise<{ events: number; queued: number; requests: number }> {
     if (!this.loaded) return { events: 0, queued: 0, requests: 0 };
     const { store, source, cache, sync } = this.options;
     const feed = source.changes;

@@ -6,6 +6,7 @@ import type { ListingType } from '../../contract/relay-api.ts';
 import type { ListingCache, OpenHomeRow } from './cache.ts';
 import type { ListedRecord, ListingSource, MappedAgent, PushedRecord, SourceList } from './source.ts';
 import type { Clock } from '../clock.ts';
+import { asWork } from '../work-class.ts';
 
 export type SyncKind = 'incremental' | 'full';
 
@@ -121,7 +122,8 @@ export class ListingSync {
 
   /** Runs one sync after any run in progress. Never throws: failures are in the report. */
   run(kind: SyncKind): Promise<SyncReport> {
-    const next = this.queue.then(() => this.runNow(kind)).catch((error: unknown) => this.unexpectedFailure(kind, error));
+    // Polls and sweeps: the last in line at the CRM's gate.
+    const next = this.queue.then(() => asWork('sweep', () => this.runNow(kind))).catch((error: unknown) => this.unexpectedFailure(kind, error));
     this.queue = next.catch(() => undefined);
     return next;
   }
