@@ -30,6 +30,9 @@ export const CRM_PAGE_SIZE = 100;
 const listItemSchema = crmPropertySchema.extend({ photos: z.array(crmPhotoSchema).nullish() });
 type ListItem = z.infer<typeof listItemSchema>;
 
+/** `GET /account`: the token's account; its id is the `accountid` its webhooks carry. */
+const accountSchema = z.looseObject({ id: z.number().int() });
+
 /** The lists these settings sync and the CRM's page size: what the budget planner counts requests with. */
 export function crmListShape(config: Pick<Config, 'listings'>): { lists: ListSpec[]; pageSize: number } {
   return { lists: listSpecs(config), pageSize: CRM_PAGE_SIZE };
@@ -162,6 +165,10 @@ export function crmListingSource(options: CrmListingSourceOptions): ListingSourc
         status: statusListOf(type, record.status),
         load: (list, signal) => load(record, specOf(list), signal),
       };
+    },
+    async accountId(signal) {
+      const account = await client.request({ path: '/account', schema: accountSchema, signal });
+      return String(account.id);
     },
     requestsSpent: () => client.budget().used,
     describeError(error) {

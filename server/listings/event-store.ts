@@ -1,6 +1,6 @@
 import type { ChangedKind, ChangeNotice, PushedRecord } from './source.ts';
 import type { Store } from '../store/store.ts';
-import { tablesOf, type Db } from '../store/tables.ts';
+import { hasTable, tablesOf, type Db } from '../store/tables.ts';
 
 /** A stored notice waiting to be applied. */
 export interface QueuedChange {
@@ -12,6 +12,14 @@ export interface QueuedChange {
   changedAt: number;
   records: PushedRecord[];
   attempts: number;
+}
+
+const ACCOUNT_KEY = 'account';
+
+/** The account id a relay's store remembers, for the status report (null: never learned, or a store older than the table). */
+export function readOwnAccount(store: Store): string | null {
+  if (!hasTable(store, 'crm_event_stream_state')) return null;
+  return (tablesOf(store).prepare('SELECT value FROM crm_event_stream_state WHERE key = ?').pluck().get(ACCOUNT_KEY) as string | undefined) ?? null;
 }
 
 /**
@@ -171,6 +179,15 @@ export class ChangeStore {
       this.setState('webhookDay', day);
       this.setState('webhookRequests', String(total));
     }).immediate();
+  }
+
+  /** The agency's account id at the source, as last learned (undefined: never learned). */
+  ownAccount(): string | undefined {
+    return this.getState(ACCOUNT_KEY);
+  }
+
+  rememberAccount(account: string): void {
+    this.setState(ACCOUNT_KEY, account);
   }
 
   private getState(key: string): string | undefined {

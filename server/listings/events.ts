@@ -245,16 +245,17 @@ function describe(error: unknown): string {
 }
 
 /** Prometheus lines for the CRM's push: webhooks by outcome, event-stream reads, notices applied and queued. */
-export function renderPushMetrics(webhooks: { accepted: number; duplicates: number; ignored: number; refused: number }, worker: ChangeWorkerCounts, queued: number): string {
+export function renderPushMetrics(webhooks: { accepted: number; duplicates: number; ignored: number; otherAccount: number; refused: number }, worker: ChangeWorkerCounts, queued: number): string {
   const lines: string[] = [];
   const metric = (name: string, type: 'counter' | 'gauge', help: string, samples: Array<[string, number]>) => {
     lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
     for (const [labels, value] of samples) lines.push(`${name}${labels} ${value}`);
   };
-  metric('estate_crm_webhooks_total', 'counter', 'CRM webhooks by outcome: accepted (stored), duplicate (replayed digest), ignored (event not used), refused (4xx).', [
+  metric('estate_crm_webhooks_total', 'counter', 'CRM webhooks by outcome: accepted (stored), duplicate (replayed digest), ignored (event not used), other_account (another agency on the API key), refused (4xx).', [
     ['{outcome="accepted"}', webhooks.accepted],
     ['{outcome="duplicate"}', webhooks.duplicates],
     ['{outcome="ignored"}', webhooks.ignored],
+    ['{outcome="other_account"}', webhooks.otherAccount],
     ['{outcome="refused"}', webhooks.refused],
   ]);
   metric('estate_crm_event_stream_reads_total', 'counter', 'Requests to the CRM event stream.', [['', worker.streamReads]]);

@@ -15,6 +15,7 @@ import { ChangeStore } from './event-store.ts';
 import { CrmChangeWorker, renderPushMetrics } from './events.ts';
 import { ListingSync } from './sync.ts';
 import type { ListingSource } from './source.ts';
+import { AgencyAccount } from './account.ts';
 import { webhookRouter, type WebhookCounts } from './webhook.ts';
 import type { Clock } from '../clock.ts';
 
@@ -22,6 +23,7 @@ export { BudgetRefusedError, planBudget, type BudgetPlan } from './budget.ts';
 export { ListingCache } from './cache.ts';
 export { ListingSync, type SyncReport } from './sync.ts';
 export { CrmChangeWorker } from './events.ts';
+export { AgencyAccount } from './account.ts';
 export type { PublicListings } from './public-listings.ts';
 
 export interface ListingsService {
@@ -31,6 +33,8 @@ export interface ListingsService {
   sync: ListingSync;
   /** Applies the CRM's webhooks and reads its event stream (a worker, like sync). */
   changes: CrmChangeWorker;
+  /** The agency's account id at the source, learned at start (a worker): webhooks of other accounts are ignored. */
+  account: AgencyAccount;
   webhookCounts: WebhookCounts;
   /** Prometheus lines for the CRM's push (appended to /metrics). */
   metrics(): string;
@@ -62,6 +66,8 @@ export interface ListingsServiceOptions {
   /** Hosts photos may come from when PHOTO_HOSTS is unset (the CRM's, the demo simulator's). */
   defaultPhotoSources?: Array<string | undefined>;
   now?: Clock;
+  /** First retry of a failed account look-up, ms (default 30 s; tests shorten it). */
+  accountRetryMs?: number;
 }
 
 /**
@@ -119,7 +125,8 @@ export function createListingsService(options: ListingsServiceOptions): Listings
 
   const changeStore = new ChangeStore(store);
   const changes = new CrmChangeWorker({ store: changeStore, sync, cache, source, log, config, now: options.now });
-  const webhookCounts: WebhookCounts = { accepted: 0, duplicates: 0, ignored: 0, refused: 0 };
+  const webhookCounts: WebhookCounts = { accepted: 0, duplicates: 0, ignored: 0, otherAccount: 0, refused: 0 };
+  const account = new AgencyAccount({ store: changeStore, source, log, retryFirstMs: options.accountRetryMs });
 
   const router = Router({ caseSensitive: true, strict: true });
   router.use(
@@ -127,6 +134,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
       feed: source.changes,
       toleranceSeconds: config.listings.webhookToleranceSeconds,
       changes: changeStore,
+      isOtherAccount: (named) => account.isOther(named),
       onStored: () => changes.kick(),
       counts: webhookCounts,
       log,
@@ -142,6 +150,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     mirror,
     sync,
     changes,
+    account,
     webhookCounts,
     metrics: () => renderPushMetrics(webhookCounts, changes.counts, changeStore.pending()),
     plan,
@@ -169,7 +178,7 @@ export function listingsFeature(listings: ListingsService): Feature {
   return {
     name: 'listings',
     router: listings.router,
-    workers: [listings.sync, listings.changes],
+    workers: [listings.account, listings.sync, listings.changes],
     // Not ready until the listing cache has been filled once: before that, pages would show no
     // listings. Afterwards a CRM outage does not make the relay unready: it serves its cache.
     readiness: { listingCache: () => listings.cache.readState().lastSuccessAt !== null },

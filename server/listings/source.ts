@@ -131,6 +131,11 @@ export interface ChangeNotice {
   records: PushedRecord[];
   /** Records that named the relay's model but failed its checks (the change is then read from the source). */
   invalidRecords: number;
+  /**
+   * The source account (agency) the change belongs to, when the notice says: one webhook URL gets
+   * every account's changes. Undefined: it does not say (the stream's are this token's own).
+   */
+  account?: string;
 }
 
 export type SignatureCheck =
@@ -201,6 +206,8 @@ export interface ListingSource {
   openHomes(window: { from: Date; to: Date }, signal: AbortSignal): AsyncIterable<SourcePage<OpenHome>>;
   /** Reads a record a notice carried; undefined when it says neither sale nor lease. */
   pushedListing(record: PushedRecord): PushedListing | undefined;
+  /** This agency's account id at the source, as its notices name it (one request). */
+  accountId(signal: AbortSignal): Promise<string>;
   /** Requests spent so far (the shared budget counter), to report what a run cost. */
   requestsSpent(): number;
   /** A failure in the source's words, with the setting to check when it names one; undefined for an error not its own. */

@@ -13,6 +13,8 @@ export interface WebhookCounts {
   duplicates: number;
   /** Events of a kind or model the relay does not use: acknowledged, counted, nothing else. */
   ignored: number;
+  /** Verified events of another account on the same API key: acknowledged, counted, nothing else. */
+  otherAccount: number;
   refused: number;
 }
 
@@ -21,6 +23,8 @@ export interface WebhookDeps {
   feed: Pick<ChangeFeed, 'canVerify' | 'keySetting' | 'signatureHeader' | 'signatureForm' | 'verify' | 'parse'>;
   toleranceSeconds: number;
   changes: ChangeStore;
+  /** Whether a notice naming this account (undefined: names none) is another agency's. */
+  isOtherAccount(account: string | undefined): boolean;
   /** Called after a notice is stored (the worker applies it). */
   onStored(): void;
   counts: WebhookCounts;
@@ -65,6 +69,14 @@ export function webhookRouter(deps: WebhookDeps): Router {
       deps.counts.refused++;
       log.warn({ field: error.field }, 'webhook refused: malformed body');
       throw new HttpError(400, 'invalid_body', error.message, { [error.field]: 'not in the CRM webhook format' });
+    }
+
+    // One webhook URL gets every account on the key: another agency's change costs nothing here.
+    if (deps.isOtherAccount(notice.account)) {
+      deps.counts.otherAccount++;
+      log.debug({ event: notice.name }, 'webhook for another account on the API key: acknowledged and ignored');
+      res.status(200).json({ status: 'ignored', reason: 'other_account' });
+      return;
     }
 
     const stored = deps.changes.acceptWebhook(check.digest, check.timestampMs + deps.toleranceSeconds * 1000, notice, received);

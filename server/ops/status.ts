@@ -4,6 +4,7 @@ import { CAPABILITIES, missingCapabilities, readKeyAccess, type KeyAccess, type 
 import { budgetUsedOn, utcDay } from '../crm/limiter.ts';
 import { outboxStatus } from '../enquiries/outbox.ts';
 import { listingStatus, readSyncState } from '../listings/cache.ts';
+import { readOwnAccount } from '../listings/event-store.ts';
 import { photoStatus } from '../photos/mirror.ts';
 import { openStoreReadOnly, STORE_FILE, type Store } from '../store/store.ts';
 
@@ -37,6 +38,8 @@ export interface RelayStatus {
   };
   outbox: Record<'queued' | 'delivered' | 'dead' | 'spam', number> & { oldestQueuedAt: string | null };
   crm: { day: string; used: number; limit: number; remaining: number };
+  /** The agency's account id at the CRM, as the relay learned it (null: not learned yet). */
+  crmAccountId: string | null;
   /** What the CRM key and token allow (null: the relay has not checked yet), and what the agency must grant. */
   crmAccess: (KeyAccess & { missing: MissingCapability[] }) | null;
 }
@@ -98,6 +101,7 @@ export function collectStatus(dataDir: string, dailyLimit: number, now = new Dat
       photos,
       outbox: { queued, delivered, dead, spam, oldestQueuedAt: iso(oldestQueuedAt) },
       crm: { day, used, limit: dailyLimit, remaining: Math.max(0, dailyLimit - used) },
+      crmAccountId: readOwnAccount(store),
       crmAccess: accessOf(store),
     };
   } finally {
@@ -174,6 +178,7 @@ export function formatStatus(status: RelayStatus): string {
     `Enquiry outbox  ${status.outbox.queued} queued, ${status.outbox.delivered} delivered, ${status.outbox.dead} dead, ${status.outbox.spam} spam` +
       (status.outbox.oldestQueuedAt ? ` (oldest queued ${status.outbox.oldestQueuedAt})` : ''),
     `CRM requests    ${status.crm.used} of ${status.crm.limit} today (${status.crm.day} UTC, ${share}%), ${status.crm.remaining} left`,
+    `CRM account     ${status.crmAccountId ?? 'not learned yet (until then every verified webhook is taken as this agency\'s)'}`,
     ...formatAccess(status.crmAccess),
   ].join('\n');
 }
