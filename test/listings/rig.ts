@@ -43,6 +43,8 @@ export async function startListingRig(
     /** The simulator's daily request limit (its own default when absent). */
     dailyLimit?: number;
     dataDirPrefix?: string;
+    /** Accounts on the simulator's one key (default 1); the relay serves the first. */
+    agencies?: number;
   } = {},
 ): Promise<ListingRig> {
   const requestsPerSecond = options.requestsPerSecond ?? 200;
@@ -50,6 +52,7 @@ export async function startListingRig(
     listings: options.listings ?? 24,
     seed: options.seed ?? 7,
     requestsPerSecond,
+    ...(options.agencies === undefined ? {} : { agencies: options.agencies }),
     ...(options.dailyLimit === undefined ? {} : { dailyLimit: options.dailyLimit }),
   });
   const dataDir = mkdtempSync(join(tmpdir(), options.dataDirPrefix ?? 'estate-listings-'));
