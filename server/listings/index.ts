@@ -66,8 +66,6 @@ export interface ListingsServiceOptions {
   /** Hosts photos may come from when PHOTO_HOSTS is unset (the CRM's, the demo simulator's). */
   defaultPhotoSources?: Array<string | undefined>;
   now?: Clock;
-  /** First retry of a failed account look-up, ms (default 30 s; tests shorten it). */
-  accountRetryMs?: number;
 }
 
 /**
@@ -126,7 +124,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
   const changeStore = new ChangeStore(store);
   const changes = new CrmChangeWorker({ store: changeStore, sync, cache, source, log, config, now: options.now });
   const webhookCounts: WebhookCounts = { accepted: 0, duplicates: 0, ignored: 0, otherAccount: 0, refused: 0 };
-  const account = new AgencyAccount({ store: changeStore, source, log, retryFirstMs: options.accountRetryMs });
+  const account = new AgencyAccount({ store: changeStore, source, log });
 
   const router = Router({ caseSensitive: true, strict: true });
   router.use(

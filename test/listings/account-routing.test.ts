@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.ts';
+import { crmListingSource } from '../../server/crm/listing-source.ts';
+import { AgencyAccount } from '../../server/listings/account.ts';
 import { signCrmWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../server/crm/events.ts';
 import { silentLogger } from '../../server/log.ts';
 import { collectStatus, formatStatus } from '../../server/ops/status.ts';
@@ -120,6 +122,33 @@ describe('webhooks routed by the agency account id', () => {
     expect(response.status).toBe(202);
     const detail = await until(() => rig.get(`/api/v1/listings/${publicListingId(ours)}`), (answer) => answer.body?.heading === 'Unnamed account change');
     expect(detail.body.heading).toBe('Unnamed account change');
+  });
+
+  it('a failed look-up is tried again later; until then events are taken as ours', async () => {
+    const logged: string[] = [];
+    const log = { ...silentLogger, child: () => log, info: (_: unknown, message: string) => logged.push(message), warn: (_: unknown, message: string) => logged.push(message) } as unknown as typeof silentLogger;
+    let remembered: string | undefined;
+    const account = new AgencyAccount({
+      store: { ownAccount: () => remembered, rememberAccount: (id) => (remembered = id) },
+      source: crmListingSource({ client: relay.crm, config: relay.config }),
+      log,
+      retryFirstMs: 100,
+    });
+    // The CRM refuses the first look-up (a status the client does not retry by itself).
+    own.faults.add({ match: 'GET /account', errorRate: 1, errorStatus: 403, times: 1 });
+    account.start();
+    try {
+      await until(() => logged.length, (count) => count > 0);
+      expect(logged[0]).toMatch(/could not learn the agency's account id .*every verified webhook is taken as this agency's/);
+      expect(account.isOther(String(other.accountId))).toBe(false);
+      const learned = await until(() => account.id, (id) => id !== undefined, 3_000);
+      expect(learned).toBe(String(own.accountId));
+      expect(remembered).toBe(String(own.accountId));
+      expect(account.isOther(String(other.accountId))).toBe(true);
+    } finally {
+      await account.stop();
+      own.faults.clear();
+    }
   });
 
   it('the account id survives a restart with the CRM unreachable', async () => {
