@@ -21,7 +21,10 @@ import { SYNC_REQUEST_FILE, SYNC_SIGNAL } from '../../server/ops/sync-request.ts
 import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
 import { validEnquiry } from '../enquiries/support.ts';
 
-const LOCK_SECONDS = Number(process.env.STORE_LOCK_SECONDS ?? 9);
+// Long enough that, on a loaded CI machine, the first write's busy wait (busy_timeout, 5 s, event loop
+// stopped) and the refused POST both fall well inside the lock: at 9 s the lock was sometimes gone
+// before the POST was handled, and it was taken (202).
+const LOCK_SECONDS = Number(process.env.STORE_LOCK_SECONDS ?? 20);
 const dataDir = mkdtempSync(join(tmpdir(), 'estate-lock-'));
 let sim: RunningSimulator;
 let relay: ChildProcess;
