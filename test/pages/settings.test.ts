@@ -4,19 +4,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../server/config.ts';
+import { configProblems } from '../support/config-problems.ts';
+import { loadConfig } from '../../server/config.ts';
 import { createLogger } from '../../server/log.ts';
 import { WRAPPER_MARKER, WrapperCache } from '../../server/pages/wrapper.ts';
 
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+const problemsOf = configProblems;
 
 describe('settings', () => {
   it('names each bad SITE_* variable and what it must be', () => {

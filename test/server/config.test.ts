@@ -1,19 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { configProblems } from '../support/config-problems.ts';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ConfigError, configSchema, loadConfig } from '../../server/config.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+const problemsOf = configProblems;
 
 describe('config', () => {
   it('defaults to demo mode on port 8787 with ./data', () => {
