@@ -1,7 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../server/config.ts';
-import { silentLogger } from '../../server/log.ts';
-import { startRelay } from '../../server/relay.ts';
 import { startListingRig, type ListingRig } from './rig.ts';
 import { tablesOf } from '../../server/store/tables.ts';
 
@@ -54,19 +51,7 @@ describe('the event stream as the safety net', () => {
 
   it('the cursor survives a restart: the next process reads on from it, nothing twice', async () => {
     const cursor = cursorIn(rig);
-    const config = loadConfig({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: rig.dataDir,
-      CRM_BASE_URL: rig.sim.baseUrl,
-      CRM_API_KEY: rig.sim.apiKey,
-      CRM_ACCESS_TOKEN: rig.sim.accessToken,
-      PUBLIC_URL: rig.publicUrl,
-      CRM_REQUESTS_PER_SECOND: '200',
-      PHOTO_WIDTHS: '240,480',
-      LOG_LEVEL: 'silent',
-    });
-    const restarted = await startRelay(config, { log: silentLogger, workers: false, app: { demoDir: null } });
+    const restarted = await rig.startAnotherRelay();
     try {
       expect(await restarted.listings.changes.readStream()).toMatchObject({ events: 0, queued: 0 });
       const id = rig.expectedIds('lease')[0]!;

@@ -17,6 +17,8 @@ export interface ListingRig {
   publicUrl: string;
   /** An absolute URL from an answer, made to reach this relay (its PUBLIC_URL names no real host). */
   toRelay(url: string): string;
+  /** A second relay on the same simulator and DATA_DIR (as after a restart, or a second process); the caller closes it. */
+  startAnotherRelay(): Promise<RunningRelay>;
   /** GET on the relay (real HTTP), parsed JSON. */
   get<T = any>(path: string, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: T; text: string }>;
   /** Listings the simulator would show on the web right now, by list: their public listing ids. */
@@ -69,13 +71,15 @@ export async function startListingRig(
     PUBLIC_URL: PUBLIC_URL,
     ...options.env,
   });
-  const relay = await startRelay(config, { log: silentLogger, workers: false, app: { demoDir: null } });
+  const startOne = () => startRelay(config, { log: silentLogger, workers: false, app: { demoDir: null } });
+  const relay = await startOne();
 
   return {
     sim,
     relay,
     dataDir,
     publicUrl: config.http.publicUrl!,
+    startAnotherRelay: startOne,
     toRelay: (url) => (url.startsWith(config.http.publicUrl!) ? relay.url + url.slice(config.http.publicUrl!.length) : url),
     async get(path, headers = {}) {
       // A kept-alive socket the server closed while the test was busy elsewhere: try a fresh one once.

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../server/config.ts';
 import { signCrmWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../server/crm/events.ts';
-import { silentLogger } from '../../server/log.ts';
-import { startRelay, type RunningRelay } from '../../server/relay.ts';
+import type { RunningRelay } from '../../server/relay.ts';
 import { renderListing, renderPhoto } from '../../server/sim/views.ts';
 import { allListingIds, publicListingId, startListingRig, type ListingRig } from './rig.ts';
 import { tablesOf } from '../../server/store/tables.ts';
@@ -158,17 +156,7 @@ describe('POST /hooks/crm (the CRM\'s own webhook format)', () => {
     expect(pending()).toBe(0);
 
     // A second relay process on the same DATA_DIR (the first keeps running: same file, same table).
-    const config = loadConfig({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: rig.dataDir,
-      CRM_BASE_URL: rig.sim.baseUrl,
-      CRM_API_KEY: rig.sim.apiKey,
-      CRM_ACCESS_TOKEN: rig.sim.accessToken,
-      PUBLIC_URL: rig.publicUrl,
-      LOG_LEVEL: 'silent',
-    });
-    const restarted = await startRelay(config, { log: silentLogger, workers: false, app: { demoDir: null } });
+    const restarted = await rig.startAnotherRelay();
     try {
       const again = await post(body, headers, restarted.url);
       expect(again.status).toBe(200);
