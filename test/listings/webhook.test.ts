@@ -56,7 +56,7 @@ describe('POST /hooks/crm (the CRM\'s own webhook format)', () => {
           })),
         )
       : [];
-    return JSON.stringify({ event, data: { id: propertyId }, accountid: 1, timestamp: new Date().toISOString(), itemBodies });
+    return JSON.stringify({ event, data: { id: propertyId }, accountid: rig.sim.key.accounts[0]!.accountId, timestamp: new Date().toISOString(), itemBodies });
   }
   /** The CRM property behind a public listing id, and a change to that life of it. */
   const propertyOf = (listingId: number) => rig.simListing(listingId).id;
@@ -171,7 +171,7 @@ describe('POST /hooks/crm (the CRM\'s own webhook format)', () => {
   it('an unknown event or model is acknowledged and counted, never an error', async () => {
     const ignoredBefore = relay.listings.webhookCounts.ignored;
     for (const event of ['contact.create', 'tasks.completed']) {
-      const body = JSON.stringify({ event, data: { id: 77 }, accountid: 1, timestamp: new Date().toISOString(), itemBodies: [] });
+      const body = JSON.stringify({ event, data: { id: 77 }, accountid: rig.sim.key.accounts[0]!.accountId, timestamp: new Date().toISOString(), itemBodies: [] });
       const response = await post(body, signed(body));
       expect(response.status, event).toBe(200);
       expect(await response.json()).toEqual({ status: 'ignored', event });
@@ -215,7 +215,7 @@ describe('POST /hooks/crm (the CRM\'s own webhook format)', () => {
     const { body: agents } = await rig.get('/api/v1/agents');
     const agent = agents.items[0];
     rig.sim.state.changeUser(agent.id, { fields: { position: 'Head of Sales (pushed)' } });
-    const body = JSON.stringify({ event: 'user.update', data: { id: agent.id }, accountid: 1, timestamp: new Date().toISOString(), itemBodies: [] });
+    const body = JSON.stringify({ event: 'user.update', data: { id: agent.id }, accountid: rig.sim.key.accounts[0]!.accountId, timestamp: new Date().toISOString(), itemBodies: [] });
     expect((await post(body, signed(body))).status).toBe(202);
     const after = await until(
       () => rig.get('/api/v1/agents'),
@@ -260,7 +260,7 @@ describe('a property for sale and for lease at once: every listing of it follows
         return { dataModel: 'Property', data: JSON.stringify(record) };
       }),
     );
-    return JSON.stringify({ event: 'property.update', data: { id: propertyId }, accountid: 1, timestamp: new Date().toISOString(), itemBodies });
+    return JSON.stringify({ event: 'property.update', data: { id: propertyId }, accountid: rig.sim.key.accounts[0]!.accountId, timestamp: new Date().toISOString(), itemBodies });
   }
   const heading = async (id: number) => (await rig.get(`/api/v1/listings/${id}`)).body.heading as string;
   const status = async (id: number) => (await rig.get(`/api/v1/listings/${id}`)).status;
