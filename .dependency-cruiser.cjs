@@ -71,10 +71,10 @@ module.exports = {
     },
     {
       name: 'sqlite-only-in-store',
-      comment: 'Only server/store/ opens SQLite; the modules reach their tables through store/tables.ts.',
+      comment: 'Only server/store/ opens SQLite or PostgreSQL (pg); the modules reach their tables through store/tables.ts.',
       severity: 'error',
       from: { path: '^server/', pathNot: '^server/store/' },
-      to: { path: 'better-sqlite3' },
+      to: { path: ['better-sqlite3', 'node_modules/pg/'] },
     },
     {
       name: 'tables-through-repositories',

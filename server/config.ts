@@ -19,6 +19,13 @@ export const configSchema = z
     PORT: z.coerce.number().int().min(0).max(65535).default(8787).describe('TCP port the relay listens on.'),
     HOST: z.string().min(1).default('0.0.0.0').describe('Interface the relay binds to.'),
     DATA_DIR: z.string().min(1).default('./data').describe('Folder for the SQLite store and the photo mirror.'),
+    DATABASE_URL: z
+      .string()
+      .superRefine(checkDatabaseUrl)
+      .optional()
+      .describe(
+        'postgres://user:password@host:5432/db: keep the shared state in PostgreSQL, so two or more relays can serve one agency (so far the enquiry outbox; the rest stays in DATA_DIR). Unset: everything in the SQLite store in DATA_DIR. Secret (holds the password).',
+      ),
     CRM_BASE_URL: z
       .url()
       .refine((value) => /\/api\/v1\.3\/?$/.test(value), 'must end in /api/v1.3')
@@ -259,6 +266,8 @@ export interface Config {
   demoMode: boolean;
   nodeEnv: string | undefined;
   dataDir: string;
+  /** postgres://…: the shared store (server/store/postgres.ts); undefined: SQLite in dataDir alone. */
+  databaseUrl: string | undefined;
   logLevel: EnvSettings['LOG_LEVEL'];
   http: HttpSettings;
   crm: CrmSettings;
@@ -279,6 +288,7 @@ export function groupSettings(env: EnvSettings, demoMode: boolean): Config {
     demoMode,
     nodeEnv: env.NODE_ENV,
     dataDir: env.DATA_DIR,
+    databaseUrl: env.DATABASE_URL,
     logLevel: env.LOG_LEVEL,
     http: {
       port: env.PORT,
@@ -408,6 +418,26 @@ function decideDemoMode(env: Record<string, string>, problems: string[]): boolea
   return false;
 }
 
+/**
+ * DATABASE_URL must be a postgres:// URL naming a host and a database. The messages never repeat
+ * the value: it holds the password.
+ */
+function checkDatabaseUrl(value: string, context: z.RefinementCtx): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    context.addIssue({ code: 'custom', message: 'must be a URL such as postgres://relay:password@db.internal:5432/estate' });
+    return;
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    context.addIssue({ code: 'custom', message: `must start with postgres:// (got a ${url.protocol.replace(/:$/, '')}:// URL); unset it to keep the SQLite store in DATA_DIR` });
+    return;
+  }
+  if (!url.hostname && !url.searchParams.get('host')) context.addIssue({ code: 'custom', message: 'must name the database host, e.g. postgres://relay:password@db.internal:5432/estate' });
+  if (url.pathname.replace(/^\//, '') === '') context.addIssue({ code: 'custom', message: 'must name the database after the host, e.g. postgres://…@db.internal:5432/estate' });
+}
+
 function isTimeZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat('en', { timeZone: zone });
@@ -434,7 +464,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.unshift(...result.error.issues.map((issue) => {
       const name = issue.path.length ? String(issue.path[0]) : '(environment)';
       const value = present[name];
-      const shown = value === undefined || /KEY|TOKEN|SECRET/.test(name) ? '' : ` (got "${value}")`;
+      const shown = value === undefined || /KEY|TOKEN|SECRET|DATABASE_URL/.test(name) ? '' : ` (got "${value}")`;
       return `${name}: ${issue.message}${shown}`;
     }));
   }

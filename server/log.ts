@@ -10,7 +10,7 @@ export const redactedPaths = [
   '*.apiKey', '*.accessToken', '*.token', '*.secret', '*.password',
   'req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie',
   'headers.authorization', 'headers["x-api-key"]',
-  'CRM_API_KEY', 'CRM_ACCESS_TOKEN', '*.CRM_API_KEY', '*.CRM_ACCESS_TOKEN',
+  'CRM_API_KEY', 'CRM_ACCESS_TOKEN', '*.CRM_API_KEY', '*.CRM_ACCESS_TOKEN', 'DATABASE_URL', '*.DATABASE_URL', 'databaseUrl', '*.databaseUrl',
   // The grouped settings (config.ts), should a settings object ever be logged.
   'crm.apiKey', 'crm.accessToken', '*.crm.apiKey', '*.crm.accessToken', 'http.metricsToken', '*.http.metricsToken',
   'fullName', 'firstName', 'lastName', 'email', 'mobile', 'telephone', 'message', 'body',

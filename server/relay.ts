@@ -16,7 +16,8 @@ import type { Feature } from './feature.ts';
 import { createListingsService, listingsFeature, type ListingsService } from './listings/index.ts';
 import type { Logger } from './log.ts';
 import { pagesFeature } from './pages/index.ts';
-import { openStore, type Store } from './store/store.ts';
+import { closeStore, openStore, type Store } from './store/store.ts';
+import { attachPostgres } from './store/postgres.ts';
 import type { Worker } from './worker.ts';
 
 export interface RunningRelay {
@@ -89,6 +90,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   }
 
   const store = openStore(config.dataDir, undefined, { warn: (message, fields) => log.warn(fields, message) });
+  if (config.databaseUrl) await attachSharedStore(store, config.databaseUrl, log, simulator);
   const crm = createCrmClientFromConfig(config, store, log);
   let listings: ListingsService;
   try {
@@ -169,11 +171,24 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
       });
       await Promise.all(workers.map((worker) => worker.stop()));
       crm.close();
-      store.close();
+      await closeStore(store);
       await simulator?.close();
     })());
 
   return { url, port, config, store, crm, enquiries, listings, access, simulator, close };
+}
+
+/** DATABASE_URL: the shared tables (the enquiry outbox so far) go to PostgreSQL; refused, nothing stays open. */
+async function attachSharedStore(store: Store, url: string, log: Logger, simulator: RunningRelay['simulator']): Promise<void> {
+  try {
+    await attachPostgres(store, url, { warn: (message, fields) => log.warn(fields, message) });
+  } catch (error) {
+    store.close();
+    await simulator?.close();
+    // Reported like a bad setting (main.ts): one line naming DATABASE_URL, the password left out.
+    throw new ConfigError([(error as Error).message]);
+  }
+  log.info({ shared: 'postgres' }, 'enquiry outbox in PostgreSQL (DATABASE_URL); the rest of the state in DATA_DIR');
 }
 
 /** SIM_AGENCIES (1-20 in demo mode): how many agency accounts the embedded simulator holds on its one key. */

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { migrations as defaultMigrations, type Migration } from './migrations.ts';
-import { attachConnection, tablesOf, type Db } from './tables.ts';
+import { attachConnection, detachQueries, tablesOf, type Db } from './tables.ts';
 import { systemClock, type Clock } from '../clock.ts';
 
 export type { Db } from './tables.ts';
@@ -66,11 +66,20 @@ function storeOver(db: Db, file: string, dataDir: string, writes: WriteHealth): 
     writes,
     dataDir,
     close: () => {
+      // A PostgreSQL pool (attachPostgres) ends in the background; closeStore waits for it.
+      void detachQueries(store).catch(() => {});
       if (db.open) db.close();
     },
   };
   attachConnection(store, db);
   return store;
+}
+
+/** Closes the store and waits for an attached PostgreSQL pool to end. */
+export async function closeStore(store: Store): Promise<void> {
+  const pool = detachQueries(store);
+  store.close();
+  await pool;
 }
 
 /** Opens the store read-only: status never changes anything, and never creates a store that is not there. */
@@ -134,8 +143,18 @@ function tighten(path: string, mode: number, what: string, warn?: OpenStoreOptio
 /** SQLite failures that say "the store cannot take writes now" rather than "this statement is wrong". */
 const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|READONLY|CANTOPEN|PROTOCOL|NOMEM)/;
 
+/**
+ * PostgreSQL failures of the same kind (SQLSTATE classes 08 connection, 53 resources, 57P
+ * shutdown), the network to it, and pg's own "no connection" errors.
+ */
+const PG_UNAVAILABLE_CODES = /^(08|53|57P|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EPIPE)/;
+const PG_UNAVAILABLE_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
+
 export function isStoreUnavailable(error: unknown): boolean {
-  return error instanceof Database.SqliteError && UNAVAILABLE_CODES.test(error.code);
+  if (error instanceof Database.SqliteError) return UNAVAILABLE_CODES.test(error.code);
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return (typeof code === 'string' && PG_UNAVAILABLE_CODES.test(code)) || PG_UNAVAILABLE_MESSAGES.test(error.message);
 }
 
 /**

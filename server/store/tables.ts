@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
 
 export type Db = Database.Database;
 
@@ -24,4 +25,51 @@ export function tablesOf(store: object): Db {
 /** Whether the store has a table yet: a read-only status may look at a store older than this relay. */
 export function hasTable(store: object, name: string): boolean {
   return tablesOf(store).prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}
+
+/** Which database a repository's queries go to. */
+export type StoreKind = 'sqlite' | 'postgres';
+
+/**
+ * The query builder over a store's tables (Kysely: one code path for SQLite and PostgreSQL).
+ * A repository types it with `db.withTables<{ its_table: Row }>()` and branches on `kind` only
+ * where the two databases differ (row locks, say).
+ */
+export interface Queries {
+  db: Kysely<{}>;
+  kind: StoreKind;
+}
+
+const queries = new WeakMap<object, Queries>();
+
+/**
+ * The store's queries: PostgreSQL once attachPostgres (postgres.ts) has attached it, else Kysely
+ * over the store's own SQLite connection. That connection is synchronous, so every query runs
+ * whole between two awaits: a repository keeps to single statements on it, never an open
+ * transaction across an await (other modules' statements would land inside it).
+ */
+export function queriesOf(store: object): Queries {
+  let found = queries.get(store);
+  if (!found) {
+    found = { db: new Kysely<{}>({ dialect: new SqliteDialect({ database: tablesOf(store) }) }), kind: 'sqlite' };
+    queries.set(store, found);
+  }
+  return found;
+}
+
+/** Called by attachPostgres: the repositories that moved to PostgreSQL query it from now on. */
+export function attachQueries(store: object, attached: Queries): void {
+  queries.set(store, attached);
+}
+
+/** Which database the shared tables (the outbox so far) live in. */
+export function sharedStoreKind(store: object): StoreKind {
+  return queries.get(store)?.kind ?? 'sqlite';
+}
+
+/** Lets go of a PostgreSQL pool attached to the store (a SQLite connection is closed by the store). */
+export async function detachQueries(store: object): Promise<void> {
+  const attached = queries.get(store);
+  queries.delete(store);
+  if (attached?.kind === 'postgres') await attached.db.destroy();
 }

@@ -93,6 +93,22 @@ describe('config', () => {
     expect(String((error as Error).message)).not.toContain('super-secret-key-value');
   });
 
+  it('DATABASE_URL: unset keeps SQLite; a postgres URL is taken; anything else is refused by name, never echoing the password', () => {
+    expect(loadConfig({}).databaseUrl).toBeUndefined();
+    expect(loadConfig({ DATABASE_URL: 'postgres://relay:pw@db.internal:5432/estate' }).databaseUrl).toBe('postgres://relay:pw@db.internal:5432/estate');
+    expect(loadConfig({ DATABASE_URL: 'postgresql://relay@db/estate?sslmode=require' }).databaseUrl).toBe('postgresql://relay@db/estate?sslmode=require');
+    for (const [bad, says] of [
+      ['mysql://relay:hunter2secret@db/estate', /must start with postgres:\/\//],
+      ['postgres://relay:hunter2secret@db.internal:5432', /must name the database/],
+      ['hunter2secret@db/estate', /must be a URL/],
+    ] as const) {
+      const problems = problemsOf({ DATABASE_URL: bad });
+      expect(problems).toEqual([expect.stringMatching(says)]);
+      expect(problems[0]).toMatch(/^DATABASE_URL: /);
+      expect(problems.join('\n')).not.toContain('hunter2secret');
+    }
+  });
+
   it('makes the relay exit non-zero with the bad variables named', () => {
     const result = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'server', 'main.ts')], {
       cwd: root,
@@ -110,6 +126,7 @@ describe('settings grouped by concern', () => {
   const real = { CRM_BASE_URL: 'https://crm.example/api/v1.3', CRM_API_KEY: 'key', CRM_ACCESS_TOKEN: 'token', PUBLIC_URL: 'https://relay.agency.example' };
   /** A valid value, other than the default and the base above, for every variable. */
   const samples: Record<string, string> = {
+    DATABASE_URL: 'postgres://relay:pw@db.internal:5432/estate',
     PORT: '9000',
     HOST: '127.0.0.1',
     DATA_DIR: '/srv/estate',

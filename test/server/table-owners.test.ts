@@ -46,7 +46,8 @@ describe('table ownership', () => {
     const trespasses: string[] = [];
     for (const file of sourceFiles(join(root, 'server'))) {
       const path = relative(root, file).split('\\').join('/');
-      if (path.startsWith('server/sim/') || path === 'server/store/migrations.ts') continue;
+      // The two schema files create every module's tables: they are where ownership is declared.
+      if (path.startsWith('server/sim/') || path === 'server/store/migrations.ts' || path === 'server/store/pg-migrations.ts') continue;
       const folder = path.split('/')[1]!;
       for (const table of tablesIn(readFileSync(file, 'utf8'), owner)) {
         if (owner.get(table) !== folder) trespasses.push(`${path} uses ${table} (owned by server/${owner.get(table)}/)`);

@@ -135,3 +135,24 @@ function startWatchdog(pid: number, bin: string, dataDir: string, dir: string, a
 export function serverUser(): string {
   return isRoot() ? 'postgres' : userInfo().username;
 }
+
+/**
+ * A new, empty database on the run's server, for one suite or one test (suites run in parallel):
+ * returns its URL. Dropped by the server's removal at the end of the run.
+ */
+export async function freshDatabase(serverUrl: string, prefix = 'estate'): Promise<string> {
+  const { default: pg } = await import('pg');
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  const admin = new URL(serverUrl);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}

@@ -1,0 +1,44 @@
+/**
+ * The PostgreSQL schema of the shared store (postgres.ts), versioned like migrations.ts: applied
+ * once each, in order, append only. Only the tables that have moved to PostgreSQL are here; the
+ * rest of the relay's state stays in the SQLite store in DATA_DIR for now. Times are ms since the
+ * epoch (BIGINT, read back as numbers), as in SQLite.
+ */
+import type { Migration } from './migrations.ts';
+
+export const pgMigrations: Migration[] = [
+  {
+    id: '010-enquiries-outbox',
+    sql: `
+      -- Accepted enquiries waiting for, or past, delivery (server/enquiries/outbox.ts): the SQLite
+      -- table of migrations 010, 070 and 090 in one. Any relay on this database may deliver a row:
+      -- a relay claims it (claimed_by, claim_until) and another takes it over once the claim lapses.
+      CREATE TABLE enquiry_outbox (
+        seq BIGSERIAL PRIMARY KEY,
+        original_id TEXT NOT NULL UNIQUE,
+        fingerprint TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('queued', 'delivered', 'dead', 'spam')),
+        spam_reason TEXT,
+        accepted_at BIGINT NOT NULL,
+        listing_id BIGINT,
+        agent_id BIGINT,
+        payload TEXT,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at BIGINT NOT NULL DEFAULT 0,
+        window_start BIGINT NOT NULL,
+        sending_since BIGINT,
+        last_error TEXT,
+        delivered_at BIGINT,
+        crm_enquiry_id BIGINT,
+        found_by_reconcile INTEGER NOT NULL DEFAULT 0,
+        dead_at BIGINT,
+        erased_at BIGINT,
+        destination TEXT,
+        claimed_by TEXT,
+        claim_until BIGINT
+      );
+      CREATE INDEX enquiry_outbox_due ON enquiry_outbox (status, next_attempt_at, seq);
+      CREATE INDEX enquiry_outbox_delivered ON enquiry_outbox (delivered_at) WHERE payload IS NOT NULL;
+    `,
+  },
+];

@@ -1,0 +1,104 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Migration } from './migrations.ts';
+import { pgMigrations } from './pg-migrations.ts';
+import { attachQueries, detachQueries } from './tables.ts';
+
+export interface AttachPostgresOptions {
+  migrations?: Migration[];
+  /** Connections this relay keeps open at most. */
+  poolSize?: number;
+  /** Told when an idle connection fails (the server restarted, the network dropped). */
+  warn?: (message: string, fields: Record<string, unknown>) => void;
+}
+
+/** pg_advisory_lock key of the schema migrations: relays starting at once migrate one after another. */
+const MIGRATION_LOCK = 'estate-embed:schema-migrations';
+/** PostgreSQL's type oid of BIGINT (int8): our ms timestamps and ids, read as numbers (they fit in 2^53). */
+const INT8_OID = 20;
+
+/**
+ * Connects the store's shared tables (the enquiry outbox so far) to PostgreSQL at `url`, after
+ * bringing its schema up to date. Fails (without the password in the message) when the server
+ * cannot be reached or refuses the login, so the relay does not start half-connected.
+ */
+export async function attachPostgres(store: object, url: string, options: AttachPostgresOptions = {}): Promise<void> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 5_000,
+    // A connection left in a transaction by a stuck request must not hold row locks for ever.
+    idle_in_transaction_session_timeout: 30_000,
+    application_name: 'estate-embed-relay',
+    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
+  });
+  // An idle connection that breaks emits 'error' on the pool; unheard, it would end the process.
+  pool.on('error', (error) => options.warn?.('PostgreSQL connection lost; it is replaced at the next query', { error: safeMessage(error, url) }));
+  try {
+    await migratePostgres(pool, options.migrations ?? pgMigrations);
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw new Error(`DATABASE_URL: could not prepare the PostgreSQL store at ${redactUrl(url)}: ${safeMessage(error, url)}`);
+  }
+  await detachQueries(store);
+  attachQueries(store, { db: new Kysely<{}>({ dialect: new PostgresDialect({ pool }) }), kind: 'postgres' });
+}
+
+/**
+ * Applies the migrations not yet recorded, each in its own transaction, while holding an advisory
+ * lock: several relays starting together wait their turn, and each finds the others' work done.
+ * Returns the ids it applied.
+ */
+export async function migratePostgres(pool: pg.Pool, migrations: Migration[]): Promise<string[]> {
+  const client = await pool.connect();
+  const ran: string[] = [];
+  try {
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', [MIGRATION_LOCK]);
+    try {
+      await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
+      const { rows } = await client.query<{ id: string }>('SELECT id FROM schema_migrations');
+      const applied = new Set(rows.map((row) => row.id));
+      for (const migration of migrations) {
+        if (applied.has(migration.id)) continue;
+        await client.query('BEGIN');
+        try {
+          await client.query(migration.sql);
+          await client.query('INSERT INTO schema_migrations (id, applied_at) VALUES ($1, $2)', [migration.id, new Date().toISOString()]);
+          await client.query('COMMIT');
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => {});
+          throw new Error(`migration ${migration.id} failed: ${(error as Error).message}`);
+        }
+        ran.push(migration.id);
+      }
+    } finally {
+      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [MIGRATION_LOCK]).catch(() => {});
+    }
+  } finally {
+    client.release();
+  }
+  return ran;
+}
+
+/** The URL without its password, for messages. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparsable URL)';
+  }
+}
+
+/** An error's message with the URL's password taken out, should the driver ever repeat it. */
+function safeMessage(error: unknown, url: string): string {
+  const message = error instanceof Error ? error.message || (error as { code?: string }).code || error.name : String(error);
+  let password = '';
+  try {
+    password = decodeURIComponent(new URL(url).password);
+  } catch {
+    // not a URL: nothing to take out
+  }
+  return password ? message.split(password).join('***') : message;
+}

@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { attachPostgres } from '../../server/store/postgres.ts';
+import { closeStore, openStore, type Store } from '../../server/store/store.ts';
+import { sharedStoreKind } from '../../server/store/tables.ts';
+import { freePort, freshDatabase } from '../support/postgres.ts';
+
+const postgres = inject('postgres');
+const skipped = 'skipped' in postgres ? postgres.skipped : undefined;
+
+const opened: Array<{ store: Store; dir: string }> = [];
+function sqliteStore(): Store {
+  const dir = mkdtempSync(join(tmpdir(), 'estate-pg-store-'));
+  const store = openStore(dir);
+  opened.push({ store, dir });
+  return store;
+}
+afterEach(async () => {
+  for (const { store, dir } of opened.splice(0)) {
+    await closeStore(store);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+describe.skipIf(skipped)(`PostgreSQL store${skipped ? ` (SKIPPED: ${skipped})` : ''}`, () => {
+  const serverUrl = () => (postgres as { url: string }).url;
+
+  it('five relays starting at once on an empty database: the schema is made once, and all of them start', async () => {
+    const url = await freshDatabase(serverUrl());
+    const stores = Array.from({ length: 5 }, () => sqliteStore());
+    await Promise.all(stores.map((store) => attachPostgres(store, url)));
+    expect(stores.map((store) => sharedStoreKind(store))).toEqual(Array(5).fill('postgres'));
+
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query('SELECT id FROM schema_migrations ORDER BY id');
+      expect(rows.map((row) => row.id)).toEqual(['010-enquiries-outbox']);
+      const { rows: tables } = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
+      expect(tables.map((row) => row.tablename)).toEqual(['enquiry_outbox', 'schema_migrations']);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('a wrong password is refused naming DATABASE_URL, without the password', async () => {
+    const url = new URL(serverUrl());
+    url.password = 'wrong-password-7f3a9';
+    const store = sqliteStore();
+    const error = await attachPostgres(store, url.toString()).catch((caught: unknown) => caught as Error);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toMatch(/^DATABASE_URL: could not prepare the PostgreSQL store at postgres:\/\/postgres:\*\*\*@/);
+    expect((error as Error).message).toMatch(/password authentication failed/);
+    expect((error as Error).message).not.toContain('wrong-password-7f3a9');
+    expect(sharedStoreKind(store)).toBe('sqlite');
+  });
+});
+
+describe('without a PostgreSQL server', () => {
+  it('a server that is not there is refused within the connect timeout, naming DATABASE_URL', async () => {
+    const port = await freePort();
+    const store = sqliteStore();
+    const started = Date.now();
+    const error = await attachPostgres(store, `postgres://relay:secret-pw-123@127.0.0.1:${port}/estate`).catch((caught: unknown) => caught as Error);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect((error as Error).message).toMatch(/^DATABASE_URL: .*ECONNREFUSED/);
+    expect((error as Error).message).not.toContain('secret-pw-123');
+  });
+});
