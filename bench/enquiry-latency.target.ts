@@ -102,7 +102,7 @@ process.send!({
 process.on('message', async (message) => {
   if (message === 'relay-done') {
     await relay.enquiries.worker.stop();
-    process.send!({ relayDone: true, outbox: relay.enquiries.outbox.counts() });
+    process.send!({ relayDone: true, outbox: await relay.enquiries.outbox.counts() });
     return;
   }
   if (message !== 'stop') return;

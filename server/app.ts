@@ -119,9 +119,9 @@ export function createApp(deps: AppDeps): Express {
 
   const metrics = features.flatMap((feature) => (feature.metrics ? [feature.metrics] : []));
   if (metrics.length > 0) {
-    app.get('/metrics', metricsAccess(config.http.metricsToken), (_req, res) => {
+    app.get('/metrics', metricsAccess(config.http.metricsToken), async (_req, res) => {
       res.set('Content-Type', PROMETHEUS_CONTENT_TYPE).set('Cache-Control', 'no-store');
-      res.send(metrics.map((render) => render()).join(''));
+      res.send((await Promise.all(metrics.map((render) => render()))).join(''));
     });
   }
 

@@ -19,5 +19,5 @@ export interface Feature {
   /** More for the /readyz body while something is missing (what, and what to do). */
   readinessDetail?: () => Record<string, unknown>;
   /** Prometheus text for /metrics. */
-  metrics?: () => string;
+  metrics?: () => string | Promise<string>;
 }

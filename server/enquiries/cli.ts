@@ -1,6 +1,7 @@
 import type { CliCommand, CliContext } from '../cli-command.ts';
 import { parseOptions } from '../cli-options.ts';
-import { openStore } from '../store/store.ts';
+import { closeStore, openStore } from '../store/store.ts';
+import { attachPostgres } from '../store/postgres.ts';
 import { EnquiryOutbox, type OutboxEntry, type OutboxStatus } from './outbox.ts';
 
 const STATUSES = ['queued', 'delivered', 'dead', 'spam', 'all'] as const;
@@ -19,7 +20,7 @@ export const outboxCommand: CliCommand = {
   name: 'outbox',
   summary: 'List, retry and purge enquiries in the delivery outbox (dead letters first).',
   usage: USAGE,
-  run(args, context) {
+  async run(args, context) {
     const [sub, ...rest] = args;
     if (sub === undefined || sub === 'help' || sub === '--help') {
       context.out(USAGE);
@@ -27,37 +28,44 @@ export const outboxCommand: CliCommand = {
     }
     const store = openStore(context.config.dataDir);
     try {
+      // With DATABASE_URL the outbox is in PostgreSQL, shared by the relays: look there.
+      if (context.config.databaseUrl) await attachPostgres(store, context.config.databaseUrl);
       const outbox = new EnquiryOutbox(store);
       switch (sub) {
         case 'list':
-          return list(outbox, rest, context);
+          return await list(outbox, rest, context);
         case 'retry':
-          return retry(outbox, rest, context);
+          return await retry(outbox, rest, context);
         case 'purge':
-          return purge(outbox, rest, context);
+          return await purge(outbox, rest, context);
         default:
           context.err(`Unknown outbox command "${sub}".\n${USAGE}`);
           return 2;
       }
+    } catch (error) {
+      // DATABASE_URL unreachable or refused: one line, the password left out (postgres.ts).
+      if (!(error instanceof Error) || !error.message.startsWith('DATABASE_URL:')) throw error;
+      context.err(error.message);
+      return 1;
     } finally {
-      store.close();
+      await closeStore(store);
     }
   },
 };
 
-function list(outbox: EnquiryOutbox, args: string[], context: CliContext): number {
+async function list(outbox: EnquiryOutbox, args: string[], context: CliContext): Promise<number> {
   const options = parseOptions(args, ['json'], ['status', 'limit']);
   if (typeof options === 'string') return usageError(options, context);
   const status = (options.values.status ?? 'dead') as (typeof STATUSES)[number];
   if (!STATUSES.includes(status)) return usageError(`--status must be one of ${STATUSES.join(', ')}`, context);
   const limit = options.values.limit === undefined ? 100 : Number(options.values.limit);
   if (!Number.isInteger(limit) || limit < 1) return usageError('--limit must be a positive whole number', context);
-  const entries = outbox.list({ status, limit });
+  const entries = await outbox.list({ status, limit });
   if (options.flags.has('json')) {
     context.out(JSON.stringify(entries.map(publicView), null, 2));
     return 0;
   }
-  const counts = outbox.counts();
+  const counts = await outbox.counts();
   context.out(`Outbox: ${(Object.keys(counts) as OutboxStatus[]).map((key) => `${counts[key]} ${key}`).join(', ')}`);
   if (entries.length === 0) {
     context.out(status === 'all' ? 'The outbox is empty.' : `No ${status} enquiries.`);
@@ -71,11 +79,11 @@ function list(outbox: EnquiryOutbox, args: string[], context: CliContext): numbe
   return 0;
 }
 
-function retry(outbox: EnquiryOutbox, args: string[], context: CliContext): number {
+async function retry(outbox: EnquiryOutbox, args: string[], context: CliContext): Promise<number> {
   const [originalId, ...extra] = args;
   if (!originalId || extra.length > 0) return usageError('retry takes one originalId', context);
   const id = originalId.toLowerCase();
-  const entry = outbox.get(id);
+  const entry = await outbox.get(id);
   if (!entry) {
     context.err(`No enquiry ${id} in the outbox.`);
     return 1;
@@ -84,7 +92,7 @@ function retry(outbox: EnquiryOutbox, args: string[], context: CliContext): numb
     context.err(`Enquiry ${id} is ${entry.status}, not dead: only dead letters are retried.`);
     return 1;
   }
-  if (!outbox.requeue(id, Date.now())) {
+  if (!(await outbox.requeue(id, Date.now()))) {
     context.err(`Enquiry ${id} could not be queued again (its content is gone).`);
     return 1;
   }
@@ -92,22 +100,22 @@ function retry(outbox: EnquiryOutbox, args: string[], context: CliContext): numb
   return 0;
 }
 
-function purge(outbox: EnquiryOutbox, args: string[], context: CliContext): number {
+async function purge(outbox: EnquiryOutbox, args: string[], context: CliContext): Promise<number> {
   const options = parseOptions(args, ['dead'], ['older-than-days']);
   if (typeof options === 'string') return usageError(options, context);
   if (options.flags.has('dead')) {
     if (options.positional.length > 0) return usageError('give either --dead or one originalId', context);
     const days = options.values['older-than-days'] === undefined ? 0 : Number(options.values['older-than-days']);
     if (!Number.isFinite(days) || days < 0) return usageError('--older-than-days must be a number of days', context);
-    const removed = outbox.purgeDead(Date.now() - days * 24 * 60 * 60_000);
+    const removed = await outbox.purgeDead(Date.now() - days * 24 * 60 * 60_000);
     context.out(`Purged ${removed} dead letter(s).`);
     return 0;
   }
   const [originalId, ...extra] = options.positional;
   if (!originalId || extra.length > 0) return usageError('purge takes one originalId, or --dead', context);
   const id = originalId.toLowerCase();
-  if (!outbox.purge(id)) {
-    const entry = outbox.get(id);
+  if (!(await outbox.purge(id))) {
+    const entry = await outbox.get(id);
     context.err(entry ? `Enquiry ${id} is ${entry.status}: only dead letters are purged.` : `No enquiry ${id} in the outbox.`);
     return 1;
   }

@@ -80,25 +80,32 @@ export class DailyEnquiryBudget {
     private readonly now: Clock = systemClock,
   ) {}
 
-  private roll(): number {
-    const current = this.now();
-    const day = utcDayStart(current);
+  /** Reads the day's count from the outbox when a new UTC day has begun (call before spentUntil). */
+  async refresh(): Promise<void> {
+    const day = utcDayStart(this.now());
+    if (day === this.day) return;
+    const used = await this.outbox.forwardableAcceptedSince(day);
     if (day !== this.day) {
       this.day = day;
-      this.used = this.outbox.forwardableAcceptedSince(day);
+      this.used = used;
     }
-    return current;
   }
 
   /** When the budget is spent: the time it renews (ms); otherwise undefined. */
   spentUntil(): number | undefined {
-    const current = this.roll();
+    const current = this.now();
     return this.used >= this.limit ? nextUtcMidnight(current) : undefined;
   }
 
-  /** One more enquiry was stored for delivery. */
+  /**
+   * Takes one enquiry from the budget, before its insert is awaited, so requests storing at the
+   * same time cannot all take the last one; `release` gives it back if the insert did not happen.
+   */
   record(): void {
-    this.roll();
     this.used++;
+  }
+
+  release(): void {
+    this.used = Math.max(0, this.used - 1);
   }
 }

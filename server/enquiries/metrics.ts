@@ -67,7 +67,8 @@ export class EnquiryMetrics {
     if (this.recentLatencies.length > 500) this.recentLatencies.shift();
   }
 
-  snapshot(): MetricsSnapshot {
+  async snapshot(): Promise<MetricsSnapshot> {
+    const outbox = await this.outbox.counts();
     const sorted = [...this.recentLatencies].sort((a, b) => a - b);
     return {
       accepted: this.accepted,
@@ -87,19 +88,18 @@ export class EnquiryMetrics {
         p50Seconds: sorted.length ? round(sorted[Math.floor((sorted.length - 1) / 2)]!) : null,
         maxSeconds: this.latencyMax === null ? null : round(this.latencyMax),
       },
-      outbox: this.outbox.counts(),
+      outbox,
     };
   }
 
   /** The Prometheus text exposition of these metrics. */
-  render(now = Date.now()): string {
+  async render(now = Date.now()): Promise<string> {
     const lines: string[] = [];
     const metric = (name: string, type: 'counter' | 'gauge' | 'histogram', help: string, samples: Array<[string, number]>) => {
       lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
       for (const [labels, value] of samples) lines.push(`${name}${labels} ${formatNumber(value)}`);
     };
-    const counts = this.outbox.counts();
-    const oldest = this.outbox.oldestQueuedAt();
+    const [counts, oldest] = await Promise.all([this.outbox.counts(), this.outbox.oldestQueuedAt()]);
 
     metric('estate_enquiries_accepted_total', 'counter', 'Enquiries accepted (202) and committed to the outbox, spam included.', [['', this.accepted]]);
     metric('estate_enquiries_duplicate_total', 'counter', 'Repeats of an already accepted originalId with the same body (answered, not stored again).', [['', this.duplicates]]);

@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { ExpressionBuilder, Generated, Selectable } from 'kysely';
 import { checkpoint, type Store } from '../store/store.ts';
-import { hasTable, tablesOf } from '../store/tables.ts';
+import { hasTable, queriesOf, tablesOf, type StoreKind } from '../store/tables.ts';
 import type { ParsedEnquiry } from './schema.ts';
 import type { LeadDestination } from './sink.ts';
 
@@ -33,8 +36,9 @@ export interface OutboxEntry {
   erasedAt: number | null;
 }
 
-interface Row {
-  seq: number;
+/** The table as the query builder sees it (SQLite migrations 010, 070, 090; PostgreSQL pg-migrations 010). */
+interface OutboxTable {
+  seq: Generated<number>;
   original_id: string;
   fingerprint: string;
   status: OutboxStatus;
@@ -44,17 +48,23 @@ interface Row {
   agent_id: number | null;
   destination: string | null;
   payload: string | null;
-  attempts: number;
+  attempts: Generated<number>;
   next_attempt_at: number;
   window_start: number;
   sending_since: number | null;
   last_error: string | null;
   delivered_at: number | null;
   crm_enquiry_id: number | null;
-  found_by_reconcile: number;
+  found_by_reconcile: Generated<number>;
   dead_at: number | null;
   erased_at: number | null;
+  /** The relay (worker) delivering it now; NULL when nobody is. */
+  claimed_by: string | null;
+  /** When that claim lapses (ms): after it, any relay may take the row over. */
+  claim_until: number | null;
 }
+
+type Row = Selectable<OutboxTable>;
 
 function fromRow(row: Row, unresolved: LeadDestination): OutboxEntry {
   return {
@@ -91,18 +101,6 @@ export interface NewEnquiry {
   spamReason?: SpamReason;
 }
 
-interface InsertParams {
-  originalId: string;
-  fingerprint: string;
-  status: OutboxStatus;
-  spamReason: SpamReason | null;
-  acceptedAt: number;
-  listingId: number | null;
-  agentId: number | null;
-  destination: string | null;
-  payload: string | null;
-}
-
 export type AcceptOutcome =
   | { outcome: 'created'; entry: OutboxEntry }
   | { outcome: 'duplicate'; entry: OutboxEntry }
@@ -113,82 +111,56 @@ export interface ListOptions {
   limit?: number;
 }
 
+export interface OutboxOptions {
+  /** What an entry's target reads as before it is resolved: the lead sink's `unresolved` (default: empty). */
+  unresolved?: LeadDestination;
+  /**
+   * Who claims rows through this outbox: one id per running delivery worker (relay process).
+   * Default: a fresh random id. Rows another owner holds are never changed through this one.
+   */
+  owner?: string;
+}
+
+/** How long a claim lasts unless renewed (ms): longer than any one delivery (CRM timeouts included). */
+export const DEFAULT_CLAIM_LEASE_MS = 2 * 60_000;
+
+const changed = (result: { numUpdatedRows?: bigint; numDeletedRows?: bigint }) => Number(result.numUpdatedRows ?? result.numDeletedRows ?? 0n);
+
 /**
- * The durable outbox of enquiries. Every write is one SQLite statement or transaction on a store
- * opened with synchronous=FULL, so when a method returns, the change survives a kill -9 or a power
- * cut: the 202 is sent only after `accept` returns.
+ * The durable outbox of enquiries, in the store's SQLite file or, with DATABASE_URL, in
+ * PostgreSQL (the same queries, through Kysely). Every write is one statement committed before
+ * the method resolves: on SQLite (synchronous=FULL) and PostgreSQL alike it survives a kill -9
+ * or a power cut, and the 202 is sent only after `accept` resolves.
+ *
+ * Several relays may share one PostgreSQL outbox: a delivery worker claims due rows
+ * (`claimDue`, FOR UPDATE SKIP LOCKED there, one atomic UPDATE on SQLite) for a lease, and the
+ * writes that move a row on are fenced by the claim, so a row is in one relay's hands at a time.
  */
 export class EnquiryOutbox {
-  private readonly statements;
+  readonly owner: string;
+  private readonly unresolved: LeadDestination;
 
-  /**
-   * @param unresolved what an entry's target reads as before it is resolved: the lead sink's
-   *   `unresolved` (default: empty).
-   */
   constructor(
     readonly store: Store,
-    private readonly unresolved: LeadDestination = {},
+    options: OutboxOptions = {},
   ) {
-    const db = tablesOf(store);
-    this.statements = {
-      insert: db.prepare<[InsertParams]>(
-        `INSERT INTO enquiry_outbox (original_id, fingerprint, status, spam_reason, accepted_at, listing_id, agent_id,
-           destination, payload, next_attempt_at, window_start)
-         VALUES (@originalId, @fingerprint, @status, @spamReason, @acceptedAt, @listingId, @agentId,
-           @destination, @payload, @acceptedAt, @acceptedAt)
-         ON CONFLICT (original_id) DO NOTHING`,
-      ),
-      byId: db.prepare<[string], Row>('SELECT * FROM enquiry_outbox WHERE original_id = ?'),
-      stateById: db.prepare<[string], { status: OutboxStatus; fingerprint: string }>(
-        'SELECT status, fingerprint FROM enquiry_outbox WHERE original_id = ?',
-      ),
-      due: db.prepare<[number, number], Row>(
-        `SELECT * FROM enquiry_outbox WHERE status = 'queued' AND next_attempt_at <= ? ORDER BY seq LIMIT ?`,
-      ),
-      nextDueAfter: db.prepare<[number], { at: number | null }>(
-        `SELECT MIN(next_attempt_at) AS at FROM enquiry_outbox WHERE status = 'queued' AND next_attempt_at > ?`,
-      ),
-      resolveTarget: db.prepare<[string, string]>(
-        `UPDATE enquiry_outbox SET destination = ? WHERE original_id = ? AND status = 'queued'`,
-      ),
-      startSending: db.prepare<[number, string]>(
-        `UPDATE enquiry_outbox SET sending_since = ?, attempts = attempts + 1 WHERE original_id = ? AND status = 'queued'`,
-      ),
-      clearSending: db.prepare<[string]>(`UPDATE enquiry_outbox SET sending_since = NULL WHERE original_id = ?`),
-      delivered: db.prepare<[number, number | null, number, string]>(
-        `UPDATE enquiry_outbox SET status = 'delivered', delivered_at = ?, crm_enquiry_id = ?, found_by_reconcile = ?,
-           sending_since = NULL, last_error = NULL
-         WHERE original_id = ? AND status = 'queued'`,
-      ),
-      retryLater: db.prepare<[{ nextAttemptAt: number; error: string; keepSending: number; originalId: string }]>(
-        `UPDATE enquiry_outbox SET next_attempt_at = @nextAttemptAt, last_error = @error,
-           sending_since = CASE WHEN @keepSending = 1 THEN sending_since ELSE NULL END
-         WHERE original_id = @originalId AND status = 'queued'`,
-      ),
-      dead: db.prepare<[number, string, string]>(
-        `UPDATE enquiry_outbox SET status = 'dead', dead_at = ?, last_error = ?, sending_since = NULL
-         WHERE original_id = ? AND status = 'queued'`,
-      ),
-      requeue: db.prepare<[{ now: number; originalId: string }]>(
-        `UPDATE enquiry_outbox SET status = 'queued', dead_at = NULL, attempts = 0, next_attempt_at = @now, window_start = @now
-         WHERE original_id = @originalId AND status = 'dead' AND payload IS NOT NULL`,
-      ),
-      erase: db.prepare<[number, number]>(
-        `UPDATE enquiry_outbox SET payload = NULL, erased_at = ? WHERE status = 'delivered' AND payload IS NOT NULL AND delivered_at <= ?`,
-      ),
-      eraseDead: db.prepare<[number, number]>(
-        `UPDATE enquiry_outbox SET payload = NULL, erased_at = ? WHERE status = 'dead' AND payload IS NOT NULL AND dead_at <= ?`,
-      ),
-      purgeOne: db.prepare<[string]>(`DELETE FROM enquiry_outbox WHERE original_id = ? AND status = 'dead'`),
-      purgeDead: db.prepare<[number]>(`DELETE FROM enquiry_outbox WHERE status = 'dead' AND dead_at <= ?`),
-      counts: db.prepare<[], { status: OutboxStatus; count: number }>(
-        'SELECT status, COUNT(*) AS count FROM enquiry_outbox GROUP BY status',
-      ),
-      forwardableSince: db.prepare<[number], { count: number }>(
-        `SELECT COUNT(*) AS count FROM enquiry_outbox WHERE accepted_at >= ? AND status != 'spam'`,
-      ),
-      oldestQueued: db.prepare<[], { at: number | null }>(`SELECT MIN(accepted_at) AS at FROM enquiry_outbox WHERE status = 'queued'`),
-    };
+    this.unresolved = options.unresolved ?? {};
+    this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  }
+
+  /** Which database the outbox is in. */
+  get kind(): StoreKind {
+    return queriesOf(this.store).kind;
+  }
+
+  private get db() {
+    return queriesOf(this.store).db.withTables<{ enquiry_outbox: OutboxTable }>();
+  }
+
+  /** Rows this owner may move on: unclaimed ones (an operator's, a test's) or its own claims. */
+  private mine() {
+    return (eb: ExpressionBuilder<{ enquiry_outbox: OutboxTable }, 'enquiry_outbox'>) =>
+      eb.or([eb('claimed_by', 'is', null), eb('claimed_by', '=', this.owner)]);
   }
 
   /**
@@ -196,81 +168,230 @@ export class EnquiryOutbox {
    * constraint decides between two submissions racing with the same id (in one process or
    * several): exactly one insert wins, the other reads the winner and compares fingerprints.
    */
-  accept(input: NewEnquiry): AcceptOutcome {
+  async accept(input: NewEnquiry): Promise<AcceptOutcome> {
     const { enquiry, target } = input;
     const spam = input.spamReason !== undefined;
-    const result = this.statements.insert.run({
-      originalId: enquiry.originalId,
-      fingerprint: input.fingerprint,
-      status: spam ? 'spam' : 'queued',
-      spamReason: input.spamReason ?? null,
-      acceptedAt: input.acceptedAt,
-      listingId: enquiry.listingId ?? null,
-      agentId: enquiry.agentId ?? null,
-      destination: target === undefined ? null : JSON.stringify(target),
-      payload: spam ? null : JSON.stringify(enquiry),
-    });
-    const entry = this.get(enquiry.originalId);
-    if (!entry) throw new Error('outbox row vanished right after insert');
-    if (result.changes === 1) return { outcome: 'created', entry };
+    const inserted = await this.db
+      .insertInto('enquiry_outbox')
+      .values({
+        original_id: enquiry.originalId,
+        fingerprint: input.fingerprint,
+        status: spam ? 'spam' : 'queued',
+        spam_reason: input.spamReason ?? null,
+        accepted_at: input.acceptedAt,
+        listing_id: enquiry.listingId ?? null,
+        agent_id: enquiry.agentId ?? null,
+        destination: target === undefined ? null : JSON.stringify(target),
+        payload: spam ? null : JSON.stringify(enquiry),
+        next_attempt_at: input.acceptedAt,
+        window_start: input.acceptedAt,
+        sending_since: null,
+        last_error: null,
+        delivered_at: null,
+        crm_enquiry_id: null,
+        dead_at: null,
+        erased_at: null,
+        claimed_by: null,
+        claim_until: null,
+      })
+      .onConflict((conflict) => conflict.column('original_id').doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (inserted) return { outcome: 'created', entry: fromRow(inserted, this.unresolved) };
+    const entry = await this.get(enquiry.originalId);
+    if (!entry) throw new Error('outbox row vanished right after a conflicting insert');
     return { outcome: entry.fingerprint === input.fingerprint ? 'duplicate' : 'conflict', entry };
   }
 
-  get(originalId: string): OutboxEntry | undefined {
-    const row = this.statements.byId.get(originalId);
+  async get(originalId: string): Promise<OutboxEntry | undefined> {
+    const row = await this.db.selectFrom('enquiry_outbox').selectAll().where('original_id', '=', originalId).executeTakeFirst();
     return row ? fromRow(row, this.unresolved) : undefined;
   }
 
   /** Status and fingerprint only: what the per-request checks need, without reading the payload. */
-  state(originalId: string): { status: OutboxStatus; fingerprint: string } | undefined {
-    return this.statements.stateById.get(originalId);
+  async state(originalId: string): Promise<{ status: OutboxStatus; fingerprint: string } | undefined> {
+    return this.db.selectFrom('enquiry_outbox').select(['status', 'fingerprint']).where('original_id', '=', originalId).executeTakeFirst();
   }
 
-  /** Queued entries whose next attempt is due, oldest acceptance first. */
-  due(now: number, limit: number): OutboxEntry[] {
-    return this.statements.due.all(now, limit).map((row) => fromRow(row, this.unresolved));
+  /** Queued entries whose next attempt is due, oldest acceptance first (a look only: nothing is claimed). */
+  async due(now: number, limit: number): Promise<OutboxEntry[]> {
+    const rows = await this.db
+      .selectFrom('enquiry_outbox')
+      .selectAll()
+      .where('status', '=', 'queued')
+      .where('next_attempt_at', '<=', now)
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => fromRow(row, this.unresolved));
+  }
+
+  /**
+   * Claims up to `limit` due rows for this owner until `now + leaseMs`, oldest first: rows nobody
+   * holds, whose claim has lapsed (a relay that died), or that this owner holds already. On
+   * PostgreSQL the candidate rows are locked with FOR UPDATE SKIP LOCKED, so relays claiming at
+   * the same moment take different rows instead of queueing on each other's; on SQLite the one
+   * UPDATE runs under the database's write lock. `inFlight`: this owner's rows already being
+   * delivered, left out.
+   */
+  async claimDue(now: number, limit: number, leaseMs = DEFAULT_CLAIM_LEASE_MS, inFlight: string[] = []): Promise<OutboxEntry[]> {
+    const postgres = this.kind === 'postgres';
+    const rows = await this.db
+      .updateTable('enquiry_outbox')
+      .set({ claimed_by: this.owner, claim_until: now + leaseMs })
+      .where('seq', 'in', (eb) =>
+        eb
+          .selectFrom('enquiry_outbox')
+          .select('seq')
+          .where('status', '=', 'queued')
+          .where('next_attempt_at', '<=', now)
+          .where((inner) => inner.or([inner('claim_until', 'is', null), inner('claim_until', '<=', now), inner('claimed_by', '=', this.owner)]))
+          .$if(inFlight.length > 0, (query) => query.where('original_id', 'not in', inFlight))
+          .orderBy('seq')
+          .limit(limit)
+          .$if(postgres, (query) => query.forUpdate().skipLocked()),
+      )
+      .returningAll()
+      .execute();
+    return rows.sort((a, b) => a.seq - b.seq).map((row) => fromRow(row, this.unresolved));
+  }
+
+  /** Gives up this owner's claims on rows it took but will not deliver now: other relays may take them at once. */
+  async releaseClaims(originalIds: string[]): Promise<void> {
+    if (originalIds.length === 0) return;
+    await this.db
+      .updateTable('enquiry_outbox')
+      .set({ claimed_by: null, claim_until: null })
+      .where('original_id', 'in', originalIds)
+      .where('claimed_by', '=', this.owner)
+      .execute();
+  }
+
+  /** Extends this owner's claims on `originalIds` (deliveries still in flight). */
+  async renewClaims(originalIds: string[], until: number): Promise<void> {
+    if (originalIds.length === 0) return;
+    await this.db
+      .updateTable('enquiry_outbox')
+      .set({ claim_until: until })
+      .where('original_id', 'in', originalIds)
+      .where('claimed_by', '=', this.owner)
+      .where('status', '=', 'queued')
+      .execute();
   }
 
   /** When the earliest queued entry not yet due at `now` falls due (ms), or undefined when none. */
-  nextDueAfter(now: number): number | undefined {
-    return this.statements.nextDueAfter.get(now)?.at ?? undefined;
+  async nextDueAfter(now: number): Promise<number | undefined> {
+    const row = await this.db
+      .selectFrom('enquiry_outbox')
+      .select((eb) => eb.fn.min('next_attempt_at').as('at'))
+      .where('status', '=', 'queued')
+      .where('next_attempt_at', '>', now)
+      .executeTakeFirst();
+    return row?.at ?? undefined;
   }
 
-  resolveTarget(originalId: string, target: LeadDestination): void {
-    this.statements.resolveTarget.run(JSON.stringify(target), originalId);
+  async resolveTarget(originalId: string, target: LeadDestination): Promise<void> {
+    await this.db
+      .updateTable('enquiry_outbox')
+      .set({ destination: JSON.stringify(target) })
+      .where('original_id', '=', originalId)
+      .where('status', '=', 'queued')
+      .where(this.mine())
+      .execute();
   }
 
-  /** Committed before the POST leaves: after a crash, the row says "this may have reached the CRM". */
-  startSending(originalId: string, now: number): void {
-    this.statements.startSending.run(now, originalId);
+  /**
+   * Committed before the POST leaves: after a crash, the row says "this may have reached the CRM".
+   * With `leaseMs`, also renews this owner's claim for the request's time. Returns false when the
+   * row is no longer queued, or another relay holds it (this owner's claim lapsed and was taken
+   * over): then nothing may be sent.
+   */
+  async startSending(originalId: string, now: number, leaseMs?: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('enquiry_outbox')
+      .set((eb) => ({ sending_since: now, attempts: eb('attempts', '+', 1), ...(leaseMs === undefined ? {} : { claim_until: now + leaseMs }) }))
+      .where('original_id', '=', originalId)
+      .where('status', '=', 'queued')
+      .where(this.mine())
+      .executeTakeFirst();
+    return changed(result) === 1;
   }
 
   /** The POST (or a reconciliation) proved the CRM does not hold it. */
-  clearSending(originalId: string): void {
-    this.statements.clearSending.run(originalId);
+  async clearSending(originalId: string): Promise<void> {
+    await this.db.updateTable('enquiry_outbox').set({ sending_since: null }).where('original_id', '=', originalId).where(this.mine()).execute();
   }
 
-  markDelivered(originalId: string, at: number, crmEnquiryId: number | null, foundByReconcile: boolean): boolean {
-    return this.statements.delivered.run(at, crmEnquiryId, foundByReconcile ? 1 : 0, originalId).changes === 1;
+  /** The sink holds it: whoever learnt that says so (a fact, not a claim to fence). Releases the claim. */
+  async markDelivered(originalId: string, at: number, crmEnquiryId: number | null, foundByReconcile: boolean): Promise<boolean> {
+    const result = await this.db
+      .updateTable('enquiry_outbox')
+      .set({
+        status: 'delivered',
+        delivered_at: at,
+        crm_enquiry_id: crmEnquiryId,
+        found_by_reconcile: foundByReconcile ? 1 : 0,
+        sending_since: null,
+        last_error: null,
+        claimed_by: null,
+        claim_until: null,
+      })
+      .where('original_id', '=', originalId)
+      .where('status', '=', 'queued')
+      .executeTakeFirst();
+    return changed(result) === 1;
   }
 
-  /** Schedules another attempt. `outcomeUnknown` keeps the "may have reached the CRM" mark. */
-  retryLater(originalId: string, nextAttemptAt: number, error: string, outcomeUnknown: boolean): void {
-    this.statements.retryLater.run({ nextAttemptAt: Math.round(nextAttemptAt), error, keepSending: outcomeUnknown ? 1 : 0, originalId });
+  /** Schedules another attempt and releases the claim. `outcomeUnknown` keeps the "may have reached the CRM" mark. */
+  async retryLater(originalId: string, nextAttemptAt: number, error: string, outcomeUnknown: boolean): Promise<void> {
+    await this.db
+      .updateTable('enquiry_outbox')
+      .set({
+        next_attempt_at: Math.round(nextAttemptAt),
+        last_error: error,
+        ...(outcomeUnknown ? {} : { sending_since: null }),
+        claimed_by: null,
+        claim_until: null,
+      })
+      .where('original_id', '=', originalId)
+      .where('status', '=', 'queued')
+      .where(this.mine())
+      .execute();
   }
 
-  markDead(originalId: string, at: number, error: string): boolean {
-    return this.statements.dead.run(at, error, originalId).changes === 1;
+  async markDead(originalId: string, at: number, error: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('enquiry_outbox')
+      .set({ status: 'dead', dead_at: at, last_error: error, sending_since: null, claimed_by: null, claim_until: null })
+      .where('original_id', '=', originalId)
+      .where('status', '=', 'queued')
+      .where(this.mine())
+      .executeTakeFirst();
+    return changed(result) === 1;
   }
 
   /** An operator's replay of a dead letter: queued again with a fresh retry window. */
-  requeue(originalId: string, now: number): boolean {
-    return this.statements.requeue.run({ now, originalId }).changes === 1;
+  async requeue(originalId: string, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('enquiry_outbox')
+      .set({ status: 'queued', dead_at: null, attempts: 0, next_attempt_at: now, window_start: now, claimed_by: null, claim_until: null })
+      .where('original_id', '=', originalId)
+      .where('status', '=', 'dead')
+      .where('payload', 'is not', null)
+      .executeTakeFirst();
+    return changed(result) === 1;
   }
 
   /** Drops the personal data of enquiries delivered at or before `deliveredBefore`. Returns how many. */
-  eraseDelivered(deliveredBefore: number, now: number): number {
-    return this.removedFromDisk(this.statements.erase.run(now, deliveredBefore).changes);
+  async eraseDelivered(deliveredBefore: number, now: number): Promise<number> {
+    const result = await this.db
+      .updateTable('enquiry_outbox')
+      .set({ payload: null, erased_at: now })
+      .where('status', '=', 'delivered')
+      .where('payload', 'is not', null)
+      .where('delivered_at', '<=', deliveredBefore)
+      .executeTakeFirst();
+    return this.removedFromDisk(changed(result));
   }
 
   /**
@@ -278,60 +399,90 @@ export class EnquiryOutbox {
    * replayed in that time is not kept for ever. The row stays (status, fingerprint), so the widget's
    * status check and a repeat of the same submission still get their answers. Returns how many.
    */
-  eraseDead(deadBefore: number, now: number): number {
-    return this.removedFromDisk(this.statements.eraseDead.run(now, deadBefore).changes);
+  async eraseDead(deadBefore: number, now: number): Promise<number> {
+    const result = await this.db
+      .updateTable('enquiry_outbox')
+      .set({ payload: null, erased_at: now })
+      .where('status', '=', 'dead')
+      .where('payload', 'is not', null)
+      .where('dead_at', '<=', deadBefore)
+      .executeTakeFirst();
+    return this.removedFromDisk(changed(result));
   }
 
   /** Deletes one dead letter. */
-  purge(originalId: string): boolean {
-    return this.removedFromDisk(this.statements.purgeOne.run(originalId).changes) === 1;
+  async purge(originalId: string): Promise<boolean> {
+    const result = await this.db.deleteFrom('enquiry_outbox').where('original_id', '=', originalId).where('status', '=', 'dead').executeTakeFirst();
+    return this.removedFromDisk(changed(result)) === 1;
   }
 
   /** Deletes every dead letter that died at or before `deadBefore`. */
-  purgeDead(deadBefore: number): number {
-    return this.removedFromDisk(this.statements.purgeDead.run(deadBefore).changes);
+  async purgeDead(deadBefore: number): Promise<number> {
+    const result = await this.db.deleteFrom('enquiry_outbox').where('status', '=', 'dead').where('dead_at', '<=', deadBefore).executeTakeFirst();
+    return this.removedFromDisk(changed(result));
   }
 
   /**
    * After personal data was erased or deleted: secure_delete (store.ts) has zeroed it in the
    * database pages, but the WAL still holds the pages as they were written. A TRUNCATE checkpoint
    * copies the new pages home and empties the WAL, so the data is gone from disk, not only from SQL.
+   * (PostgreSQL keeps old row versions until VACUUM reuses their space: see the README.)
    */
   private removedFromDisk(rows: number): number {
-    if (rows > 0) checkpoint(this.store);
+    if (rows > 0 && this.kind === 'sqlite') checkpoint(this.store);
     return rows;
   }
 
-  counts(): Record<OutboxStatus, number> {
+  async counts(): Promise<Record<OutboxStatus, number>> {
     const counts: Record<OutboxStatus, number> = { queued: 0, delivered: 0, dead: 0, spam: 0 };
-    for (const { status, count } of this.statements.counts.all()) counts[status] = count;
+    const rows = await this.db
+      .selectFrom('enquiry_outbox')
+      .select((eb) => ['status', eb.fn.countAll<number>().as('count')])
+      .groupBy('status')
+      .execute();
+    for (const { status, count } of rows) counts[status] = Number(count);
     return counts;
   }
 
   /** Enquiries accepted for delivery (spam left out) at or after `at` (ms): the daily budget's count. */
-  forwardableAcceptedSince(at: number): number {
-    return this.statements.forwardableSince.get(at)?.count ?? 0;
+  async forwardableAcceptedSince(at: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('enquiry_outbox')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('accepted_at', '>=', at)
+      .where('status', '!=', 'spam')
+      .executeTakeFirst();
+    return Number(row?.count ?? 0);
   }
 
   /** Acceptance time of the oldest queued enquiry (ms), for the "oldest queued age" metric. */
-  oldestQueuedAt(): number | undefined {
-    return this.statements.oldestQueued.get()?.at ?? undefined;
+  async oldestQueuedAt(): Promise<number | undefined> {
+    const row = await this.db
+      .selectFrom('enquiry_outbox')
+      .select((eb) => eb.fn.min('accepted_at').as('at'))
+      .where('status', '=', 'queued')
+      .executeTakeFirst();
+    return row?.at ?? undefined;
   }
 
-  list(options: ListOptions = {}): OutboxEntry[] {
+  async list(options: ListOptions = {}): Promise<OutboxEntry[]> {
     const status = options.status ?? 'all';
     const limit = Math.max(1, Math.min(options.limit ?? 100, 10_000));
-    const rows =
-      status === 'all'
-        ? tablesOf(this.store).prepare<[number], Row>('SELECT * FROM enquiry_outbox ORDER BY seq DESC LIMIT ?').all(limit)
-        : tablesOf(this.store)
-            .prepare<[string, number], Row>('SELECT * FROM enquiry_outbox WHERE status = ? ORDER BY seq DESC LIMIT ?')
-            .all(status, limit);
+    const rows = await this.db
+      .selectFrom('enquiry_outbox')
+      .selectAll()
+      .$if(status !== 'all', (query) => query.where('status', '=', status as OutboxStatus))
+      .orderBy('seq', 'desc')
+      .limit(limit)
+      .execute();
     return rows.map((row) => fromRow(row, this.unresolved));
   }
 }
 
-/** The outbox's figures for `npm run relay -- status` (zeros in a store older than the outbox). */
+/**
+ * The outbox's figures for `npm run relay -- status` (zeros in a store older than the outbox).
+ * The SQLite store's outbox: with DATABASE_URL the outbox is in PostgreSQL (EnquiryOutbox.counts).
+ */
 export function outboxStatus(store: Store): Record<OutboxStatus, number> & { oldestQueuedAt: number | null; total: number } {
   const status = { queued: 0, delivered: 0, dead: 0, spam: 0, oldestQueuedAt: null as number | null, total: 0 };
   if (!hasTable(store, 'enquiry_outbox')) return status;

@@ -45,8 +45,8 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
 
   // A widget re-sending an enquiry the relay already holds (its 202 was lost) must get its
   // answer, not a 429: repeats of a known originalId are free, for every limit below.
-  const isRepeat = (req: Request) =>
-    typeof req.body?.originalId === 'string' && outbox.state(req.body.originalId.trim().toLowerCase()) !== undefined;
+  const isRepeat = async (req: Request) =>
+    typeof req.body?.originalId === 'string' && (await outbox.state(req.body.originalId.trim().toLowerCase())) !== undefined;
 
   const limiter = rateLimit({
     windowMs: 60_000,
@@ -114,7 +114,7 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     const accepted: EnquiryAccepted = { originalId: enquiry.originalId, status: 'queued' };
 
     // A repeat answers from the outbox alone: the listing may have gone since, the answer may not change.
-    const existing = outbox.state(enquiry.originalId);
+    const existing = await outbox.state(enquiry.originalId);
     if (existing) {
       answerRepeat(existing.fingerprint === fingerprint, enquiry.originalId);
       res.status(202).json(accepted);
@@ -130,7 +130,9 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     const target = spamReason ? undefined : await resolveTarget(enquiry);
 
     // Spam is answered as usual (it costs the CRM nothing); a lead to forward needs budget left.
-    // No await between this check and the insert: concurrent requests cannot both take the last one.
+    // Taken from the budget before the insert is awaited (and given back unless it is stored):
+    // concurrent requests cannot both take the last one.
+    await budget.refresh();
     const budgetSpentUntil = spamReason ? undefined : budget.spentUntil();
     if (budgetSpentUntil !== undefined) {
       metrics.rateLimited++;
@@ -144,23 +146,25 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     // at once rather than stop the event loop for busy_timeout again. The widget keeps the enquiry.
     const writes = outbox.store.writes;
     if (writes.heldUntil() !== undefined) throw storeUnavailable();
+    if (!spamReason) budget.record();
     let result;
     try {
-      result = outbox.accept({ enquiry, fingerprint, acceptedAt: now(), target, spamReason });
+      result = await outbox.accept({ enquiry, fingerprint, acceptedAt: now(), target, spamReason });
       writes.succeeded();
     } catch (error) {
+      if (!spamReason) budget.release();
       writes.failed(error);
       log.error({ err: error, originalId: enquiry.originalId }, 'could not store an enquiry');
       throw storeUnavailable();
     }
     if (result.outcome !== 'created') {
       // Lost a race with a concurrent submission of the same originalId.
+      if (!spamReason) budget.release();
       answerRepeat(result.outcome === 'duplicate', enquiry.originalId);
       res.status(202).json(accepted);
       return;
     }
     metrics.accepted++;
-    if (!spamReason) budget.record();
     if (spamReason) {
       metrics.spam[spamReason]++;
       log.info({ originalId: enquiry.originalId, reason: spamReason }, 'enquiry taken for spam: answered, not forwarded');
@@ -171,9 +175,9 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     res.status(202).json(accepted);
   });
 
-  router.get('/:originalId', (req, res) => {
+  router.get('/:originalId', async (req, res) => {
     const originalId = typeof req.params.originalId === 'string' && UUID.test(req.params.originalId) ? req.params.originalId.toLowerCase() : undefined;
-    const entry = originalId === undefined ? undefined : outbox.state(originalId);
+    const entry = originalId === undefined ? undefined : await outbox.state(originalId);
     if (!originalId || !entry) throw new HttpError(404, 'not_found', 'No enquiry with this originalId was accepted here.');
     res.set('Cache-Control', 'no-store');
     res.json({ originalId, status: PUBLIC_STATUS[entry.status] } satisfies EnquiryStatusResponse);

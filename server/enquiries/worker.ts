@@ -3,7 +3,7 @@ import type { Worker } from '../worker.ts';
 import { isStoreUnavailable, type WriteHealth } from '../store/store.ts';
 import { CircuitBreaker, DEFAULT_BREAKER_SETTINGS, type BreakerOutcome, type BreakerSettings, type BreakerState } from './breaker.ts';
 import type { EnquiryMetrics } from './metrics.ts';
-import type { EnquiryOutbox, OutboxEntry } from './outbox.ts';
+import { DEFAULT_CLAIM_LEASE_MS, type EnquiryOutbox, type OutboxEntry } from './outbox.ts';
 import type { DeliveryFailure, Lead, LeadDestination, LeadSink } from './sink.ts';
 import { findTarget, type EnquiryTargets } from './targets.ts';
 import type { Clock } from '../clock.ts';
@@ -27,6 +27,11 @@ export interface DeliverySettings {
   stopGraceMs?: number;
   /** Circuit breaker thresholds (breaker.ts); the cooldown defaults to retryBaseMs. */
   breaker?: Partial<BreakerSettings>;
+  /**
+   * How long a claim on a row lasts (ms) before another relay sharing the outbox may take it over;
+   * renewed while the delivery runs. Default 2 minutes (outbox.ts DEFAULT_CLAIM_LEASE_MS).
+   */
+  claimLeaseMs?: number;
 }
 
 export interface DeliveryWorkerDeps {
@@ -69,6 +74,10 @@ const CONFIG_RETRY_MS = 5 * 60_000;
  * - A 400 from the CRM dead-letters at once, with the CRM's message.
  * - The store failing (a lock held by another process, a full disk) is logged and retried later;
  *   it never ends the process, and a row's state only ever moves forward in committed steps.
+ * - Relays sharing one outbox (PostgreSQL) each claim the rows they deliver for a lease, renewed
+ *   while the delivery runs; a relay that dies leaves claims that lapse, and another relay takes
+ *   the rows over (reconciling first: they are marked "sending"). A relay whose claim lapsed and
+ *   was taken over sends nothing more for that row (startSending is fenced by the claim).
  */
 export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   const { outbox, sink, targets, metrics, settings } = deps;
@@ -77,6 +86,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   const random = deps.random ?? Math.random;
   const metricsLogMs = settings.metricsLogMs ?? 60_000;
   const stopGraceMs = settings.stopGraceMs ?? 5_000;
+  const leaseMs = settings.claimLeaseMs ?? DEFAULT_CLAIM_LEASE_MS;
 
   const writes: WriteHealth = outbox.store.writes;
   const breaker = new CircuitBreaker(
@@ -98,6 +108,9 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   let lastMetricsLine = '';
   let abort = new AbortController();
   let startedAt = now();
+  let ticking = false;
+  let tickAgain = false;
+  let lastRenewal = 0;
 
   function schedule(delayMs: number): void {
     if (!running) return;
@@ -109,16 +122,33 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   function tick(): void {
     timer = undefined;
     if (!running) return;
+    // One pass at a time: a pass waits on the store, and a delivery ending meanwhile asks for another.
+    if (ticking) {
+      tickAgain = true;
+      return;
+    }
+    ticking = true;
+    void pass().finally(() => {
+      ticking = false;
+      if (tickAgain) {
+        tickAgain = false;
+        schedule(0);
+      }
+    });
+  }
+
+  async function pass(): Promise<void> {
     try {
       const current = now();
-      housekeeping(current);
-      dispatch(current);
+      await housekeeping(current);
+      await renewClaims(current);
+      await dispatch(current);
       // Every slot busy: a finishing delivery reschedules. Otherwise every row due now is in flight,
       // so wake for the next row that falls due later (or the poll, for work another process queues).
       if (inFlight.size >= settings.concurrency) return schedule(settings.pollMs);
       const waitUntil = Math.max(breaker.reopensAt ?? 0, writes.heldUntil() ?? 0);
       if (waitUntil > current) return schedule(waitUntil - current);
-      const nextDue = outbox.nextDueAfter(current);
+      const nextDue = await outbox.nextDueAfter(current);
       schedule(nextDue === undefined ? settings.pollMs : nextDue - current);
     } catch (error) {
       // Reading the queue failed (the store is unreadable): say so and look again later.
@@ -128,18 +158,30 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     }
   }
 
-  /** Starts deliveries for the oldest due rows, up to the concurrency limit. Returns what it started. */
-  function dispatch(current: number): Promise<void>[] {
+  /** Keeps this relay's claims on its in-flight rows from lapsing while their deliveries run. */
+  async function renewClaims(current: number): Promise<void> {
+    if (inFlight.size === 0 || current - lastRenewal < leaseMs / 4) return;
+    lastRenewal = current;
+    await outbox.renewClaims([...inFlight.keys()], current + leaseMs);
+  }
+
+  /** Claims the oldest due rows and starts their deliveries, up to the concurrency limit. Returns what it started. */
+  async function dispatch(current: number): Promise<Promise<void>[]> {
     const started: Promise<void>[] = [];
     // The store refusing writes: every delivery would stop the event loop for busy_timeout and fail.
     if (writes.heldUntil() !== undefined) return started;
     const free = settings.concurrency - inFlight.size;
     if (free <= 0) return started;
-    for (const entry of outbox.due(current, free + inFlight.size)) {
-      if (inFlight.size >= settings.concurrency) break;
+    const claimed = await outbox.claimDue(current, free, leaseMs, [...inFlight.keys()]);
+    const unstarted: string[] = [];
+    for (const entry of claimed) {
       if (inFlight.has(entry.originalId)) continue;
-      const ticket = breaker.tryAcquire();
-      if (!ticket) break;
+      const ticket = inFlight.size < settings.concurrency ? breaker.tryAcquire() : undefined;
+      if (!ticket) {
+        // Claimed but not started (the breaker allows one probe, or the slots filled): let other relays have it.
+        unstarted.push(entry.originalId);
+        continue;
+      }
       // Leads go before any sync at the CRM's gate.
       const delivery = asWork('enquiry', () => deliver(entry))
         .then((outcome) => (outcome ? breaker.record(ticket, outcome) : breaker.release(ticket)))
@@ -151,12 +193,12 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
             return;
           }
           log.error({ err: error, originalId: entry.originalId }, 'enquiry delivery failed unexpectedly');
-          try {
-            outbox.retryLater(entry.originalId, now() + settings.retryBaseMs, 'internal error (see the relay log)', entry.sendingSince !== null);
-          } catch (storeError) {
-            // The row keeps its committed state and is tried again later.
-            writes.failed(storeError);
-          }
+          // The row keeps its committed state and is tried again later if this write fails too.
+          return outbox
+            .retryLater(entry.originalId, now() + settings.retryBaseMs, 'internal error (see the relay log)', entry.sendingSince !== null)
+            .catch((storeError: unknown) => {
+              writes.failed(storeError);
+            });
         })
         .finally(() => {
           inFlight.delete(entry.originalId);
@@ -165,20 +207,21 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       inFlight.set(entry.originalId, delivery);
       started.push(delivery);
     }
+    if (unstarted.length) await outbox.releaseClaims(unstarted);
     return started;
   }
 
-  function housekeeping(current: number): void {
+  async function housekeeping(current: number): Promise<void> {
     if (current - lastErasure >= 60_000 && writes.heldUntil() === undefined) {
       // Set first: a failing pass is tried again in a minute, not on every tick.
       lastErasure = current;
       try {
-        const erased = outbox.eraseDelivered(current - settings.eraseAfterMs, current);
+        const erased = await outbox.eraseDelivered(current - settings.eraseAfterMs, current);
         if (erased > 0) {
           metrics.erased += erased;
           log.info({ erased }, 'personal data of delivered enquiries erased');
         }
-        const erasedDead = outbox.eraseDead(current - settings.deadEraseAfterMs, current);
+        const erasedDead = await outbox.eraseDead(current - settings.deadEraseAfterMs, current);
         if (erasedDead > 0) {
           metrics.erased += erasedDead;
           log.warn({ erased: erasedDead }, 'personal data of dead letters erased: they were never replayed and can no longer be');
@@ -191,7 +234,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     }
     if (current - lastMetricsLog >= metricsLogMs) {
       lastMetricsLog = current;
-      const snapshot = metrics.snapshot();
+      const snapshot = await metrics.snapshot();
       const line = JSON.stringify(snapshot);
       if (line !== lastMetricsLine) {
         lastMetricsLine = line;
@@ -210,17 +253,17 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     return entry.windowStart + settings.maxAgeMs;
   }
 
-  function die(entry: OutboxEntry, reason: string): void {
-    if (outbox.markDead(entry.originalId, now(), reason)) {
+  async function die(entry: OutboxEntry, reason: string): Promise<void> {
+    if (await outbox.markDead(entry.originalId, now(), reason)) {
       metrics.dead++;
       metrics.attempts.dead++;
       log.error({ originalId: entry.originalId, attempts: entry.attempts, reason }, 'enquiry dead-lettered');
     }
   }
 
-  function delivered(entry: OutboxEntry, crmEnquiryId: number | null, foundByReconcile: boolean): void {
+  async function delivered(entry: OutboxEntry, crmEnquiryId: number | null, foundByReconcile: boolean): Promise<void> {
     const at = now();
-    if (!outbox.markDelivered(entry.originalId, at, crmEnquiryId, foundByReconcile)) return;
+    if (!(await outbox.markDelivered(entry.originalId, at, crmEnquiryId, foundByReconcile))) return;
     const latencySeconds = (at - entry.acceptedAt) / 1000;
     metrics.delivered++;
     metrics.attempts[foundByReconcile ? 'reconciled' : 'delivered']++;
@@ -236,13 +279,13 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
    * unknown outcome is always looked up once more before that; a failed look-up (`stage`
    * 'reconcile') past the window dead-letters with a note that the CRM may hold it.
    */
-  function retry(
+  async function retry(
     entry: OutboxEntry,
     error: unknown,
     outcomeUnknown: boolean,
     attempts: number,
     stage: 'resolve' | 'reconcile' | 'post',
-  ): void {
+  ): Promise<void> {
     const current = now();
     const failure = sink.failure(error);
     const reason = describe(error, failure);
@@ -253,11 +296,11 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     if (outcomeUnknown && (failure?.mayStillLand ?? true)) nextAt = Math.max(nextAt, current + settings.reconcileDelayMs);
     if (current >= windowEnd(entry) && !(outcomeUnknown && stage === 'post')) {
       const unsure = outcomeUnknown ? ' (an earlier attempt may have reached the CRM: check its holding area)' : '';
-      die(entry, `retry window over (${attempts} attempts)${unsure}; last error: ${reason}`);
+      await die(entry, `retry window over (${attempts} attempts)${unsure}; last error: ${reason}`);
       return;
     }
     // Past the window's end the next pick-up reconciles (if needed) and then dead-letters.
-    outbox.retryLater(entry.originalId, Math.min(nextAt, Math.max(windowEnd(entry), current)), reason, outcomeUnknown);
+    await outbox.retryLater(entry.originalId, Math.min(nextAt, Math.max(windowEnd(entry), current)), reason, outcomeUnknown);
     metrics.attempts[outcomeUnknown ? 'unknown_outcome' : 'retry']++;
     const fields = { originalId: entry.originalId, attempts, reason, outcomeUnknown, retryInMs: Math.round(nextAt - current) };
     if (failure?.setting) log.error({ ...fields, setting: failure.setting }, 'enquiry delivery blocked by the CRM credentials');
@@ -272,7 +315,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     if (sink.isComplete(entry.target, about)) return entry.target;
     const target = await findTarget(targets, payload);
     if (!target || !sink.isComplete(target, about)) return 'unknown';
-    outbox.resolveTarget(entry.originalId, target);
+    await outbox.resolveTarget(entry.originalId, target);
     return target;
   }
 
@@ -295,7 +338,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
 
   async function deliver(entry: OutboxEntry): Promise<BreakerOutcome | undefined> {
     if (!entry.payload) {
-      die(entry, 'no personal data left to send');
+      await die(entry, 'no personal data left to send');
       return undefined;
     }
     const current = now();
@@ -303,13 +346,13 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     try {
       const resolved = await resolveTarget(entry);
       if (resolved === 'unknown') {
-        die(entry, entry.agentId !== null ? `agent ${entry.agentId} not found (or not shown on the web)` : `listing ${entry.listingId} not found`);
+        await die(entry, entry.agentId !== null ? `agent ${entry.agentId} not found (or not shown on the web)` : `listing ${entry.listingId} not found`);
         return undefined;
       }
       target = resolved!;
     } catch (error) {
       if (isStoreUnavailable(error)) throw error;
-      retry(entry, error, entry.sendingSince !== null, entry.attempts, 'resolve');
+      await retry(entry, error, entry.sendingSince !== null, entry.attempts, 'resolve');
       return crmOutcome(error);
     }
 
@@ -319,7 +362,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       // A POST of this process that failed was given that time (or not, if the CRM answered) by retry().
       const lookAt = startedAt + settings.reconcileDelayMs;
       if (entry.sendingSince < startedAt && current < lookAt) {
-        outbox.retryLater(entry.originalId, lookAt, entry.lastError ?? 'outcome unknown', true);
+        await outbox.retryLater(entry.originalId, lookAt, entry.lastError ?? 'outcome unknown', true);
         return undefined;
       }
       let found: number | null | undefined;
@@ -327,30 +370,35 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
         found = await sink.findByOriginalId(leadOf(entry, target), { signal: abort.signal });
       } catch (error) {
         if (isStoreUnavailable(error)) throw error;
-        retry(entry, error, true, entry.attempts, 'reconcile');
+        await retry(entry, error, true, entry.attempts, 'reconcile');
         return crmOutcome(error);
       }
       if (found !== undefined) {
         metrics.reconciliations.found++;
-        delivered(entry, found, true);
+        await delivered(entry, found, true);
         return { ok: true };
       }
       metrics.reconciliations.notFound++;
       log.info({ originalId: entry.originalId }, 'enquiry with an unknown outcome is not in the CRM; sending it again');
-      outbox.clearSending(entry.originalId);
+      await outbox.clearSending(entry.originalId);
     }
 
     if (current >= windowEnd(entry)) {
-      die(entry, `retry window over (${entry.attempts} attempts); last error: ${entry.lastError ?? 'none'}`);
+      await die(entry, `retry window over (${entry.attempts} attempts); last error: ${entry.lastError ?? 'none'}`);
       return undefined;
     }
 
-    outbox.startSending(entry.originalId, now());
+    if (!(await outbox.startSending(entry.originalId, now(), leaseMs))) {
+      // This relay's claim lapsed (it stalled past the lease) and another relay holds the row now:
+      // sending it too could make a second enquiry at the CRM.
+      log.warn({ originalId: entry.originalId }, 'enquiry claim lapsed and was taken over by another relay; not sending it from here');
+      return undefined;
+    }
     writes.succeeded();
     const attempts = entry.attempts + 1;
     try {
       const stored = await sink.deliver(leadOf(entry, target), { signal: abort.signal });
-      delivered({ ...entry, attempts }, stored.id, false);
+      await delivered({ ...entry, attempts }, stored.id, false);
       return { ok: true };
     } catch (error) {
       // The store failing around the request (the CRM budget row, markDelivered): the row keeps
@@ -359,21 +407,21 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       const failure = sink.failure(error);
       if (!failure) {
         // Not from the sink: we cannot tell whether anything was sent.
-        retry(entry, error, true, attempts, 'post');
+        await retry(entry, error, true, attempts, 'post');
         return undefined;
       }
-      if (!failure.outcomeUnknown) outbox.clearSending(entry.originalId);
+      if (!failure.outcomeUnknown) await outbox.clearSending(entry.originalId);
       if (failure.reason === 'unreadable_answer') {
         // A success the sink's client could not read: the sink took it.
-        delivered({ ...entry, attempts }, null, false);
+        await delivered({ ...entry, attempts }, null, false);
       } else if (failure.reason === 'stopped') {
         // Stopping. The row stays queued; "sending" stays set if the request may have left.
-        outbox.retryLater(entry.originalId, now(), failure.description, failure.outcomeUnknown);
+        await outbox.retryLater(entry.originalId, now(), failure.description, failure.outcomeUnknown);
       } else if (failure.retryable || failure.reason === 'credentials') {
-        retry(entry, error, failure.outcomeUnknown, attempts, 'post');
+        await retry(entry, error, failure.outcomeUnknown, attempts, 'post');
       } else {
         // A definite refusal (the CRM's 400, …): sending it again will not change the answer.
-        die({ ...entry, attempts }, failure.refusal ?? failure.description);
+        await die({ ...entry, attempts }, failure.refusal ?? failure.description);
       }
       return crmOutcome(error);
     }
@@ -408,8 +456,8 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       // Repeats until nothing due is left: one delivery can make the next one due (backoff 0 in tests).
       for (let round = 0; round < 1000; round++) {
         const current = now();
-        housekeeping(current);
-        const started = dispatch(current);
+        await housekeeping(current);
+        const started = await dispatch(current);
         if (started.length === 0 && inFlight.size === 0) return;
         await Promise.allSettled(started.length ? started : [...inFlight.values()]);
       }

@@ -312,4 +312,13 @@ export const migrations: Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    id: '090-enquiries-outbox-claims',
+    sql: `
+      -- Which delivery worker holds a queued enquiry, and until when (server/enquiries/outbox.ts):
+      -- the same claim and lease a PostgreSQL outbox shared by several relays needs.
+      ALTER TABLE enquiry_outbox ADD COLUMN claimed_by TEXT;
+      ALTER TABLE enquiry_outbox ADD COLUMN claim_until INTEGER;
+    `,
+  },
 ];

@@ -305,7 +305,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     let outbox: Record<string, number>;
     let foundByReconcile: number;
     try {
-      outbox = new EnquiryOutbox(store).counts();
+      outbox = await new EnquiryOutbox(store).counts();
       foundByReconcile = tablesOf(store).prepare('SELECT COUNT(*) FROM enquiry_outbox WHERE found_by_reconcile = 1').pluck().get() as number;
     } finally {
       store.close();

@@ -119,7 +119,7 @@ describe('POST /api/v1/enquiries: validation', () => {
     const harness = setup();
     const body = { ...validEnquiry({ fullName: long(100), message: long(5000), email: `${long(242)}@example.com` }), isAdmin: true };
     await request(harness.app).post('/api/v1/enquiries').send(body).expect(202);
-    const stored = harness.service.outbox.get(body.originalId)!;
+    const stored = (await harness.service.outbox.get(body.originalId))!;
     expect(stored.payload).not.toHaveProperty('isAdmin');
     expect(stored.payload!.fullName).toHaveLength(100);
   });
@@ -181,7 +181,7 @@ describe('POST /api/v1/enquiries: acceptance and idempotency', () => {
     // A second connection to the same file (another process would see the same) reads it.
     const other = openStore(harness.dataDir);
     try {
-      const row = new EnquiryOutbox(other).get(body.originalId)!;
+      const row = (await new EnquiryOutbox(other).get(body.originalId))!;
       expect(row.status).toBe('queued');
       expect(row.target).toMatchObject({ saleLifeId: 5101, propertyReference: 'REF-101' });
       expect(row.payload).toMatchObject({ fullName: 'Jane Citizen', email: 'jane@example.com' });
@@ -213,7 +213,7 @@ describe('POST /api/v1/enquiries: acceptance and idempotency', () => {
     const response = await request(harness.app).post('/api/v1/enquiries').send({ ...body, message: 'Something else entirely' }).expect(409);
     expect(response.body.error).toBe('conflict');
     expect(response.body.fields).toHaveProperty('originalId');
-    expect(harness.service.outbox.get(body.originalId)!.payload!.message).toBe(body.message);
+    expect((await harness.service.outbox.get(body.originalId))!.payload!.message).toBe(body.message);
     expect(rowCount(harness)).toBe(1);
   });
 
@@ -237,13 +237,13 @@ describe('POST /api/v1/enquiries: acceptance and idempotency', () => {
     expect(rowCount(harness)).toBe(1);
   });
 
-  it('two connections inserting the same originalId (as two processes would): the unique constraint keeps one', () => {
+  it('two connections inserting the same originalId (as two processes would): the unique constraint keeps one', async () => {
     const harness = setup();
     const second = openStore(harness.dataDir);
     try {
       const enquiry = enquiryRequestSchema.parse(validEnquiry());
       const input = { enquiry, fingerprint: enquiryFingerprint(enquiry), acceptedAt: Date.now() };
-      const outcomes = [harness.service.outbox.accept(input).outcome, new EnquiryOutbox(second).accept(input).outcome];
+      const outcomes = [(await harness.service.outbox.accept(input)).outcome, (await new EnquiryOutbox(second).accept(input)).outcome];
       expect(outcomes).toEqual(['created', 'duplicate']);
       expect(rowCount(harness)).toBe(1);
     } finally {
@@ -255,7 +255,7 @@ describe('POST /api/v1/enquiries: acceptance and idempotency', () => {
     const harness = setup();
     const body = validEnquiry({ listingId: undefined, agentId: 7 });
     await request(harness.app).post('/api/v1/enquiries').send(body).expect(202);
-    expect(harness.service.outbox.get(body.originalId)!.target.userId).toBe(7);
+    expect((await harness.service.outbox.get(body.originalId))!.target.userId).toBe(7);
   });
 
   it('accepts the enquiry unresolved when the listing look-up fails, rather than losing it', async () => {
@@ -269,7 +269,7 @@ describe('POST /api/v1/enquiries: acceptance and idempotency', () => {
     });
     const body = validEnquiry();
     await request(harness.app).post('/api/v1/enquiries').send(body).expect(202);
-    const row = harness.service.outbox.get(body.originalId)!;
+    const row = (await harness.service.outbox.get(body.originalId))!;
     expect(row.status).toBe('queued');
     expect(row.target.saleLifeId).toBeNull();
   });
@@ -285,7 +285,7 @@ describe('GET /api/v1/enquiries/:originalId', () => {
     expect(status.headers['cache-control']).toBe('no-store');
     expect(JSON.stringify(status.body)).not.toMatch(/Jane|example\.com|0412/);
 
-    harness.service.outbox.markDead(body.originalId, Date.now(), 'CRM 400 bad');
+    await harness.service.outbox.markDead(body.originalId, Date.now(), 'CRM 400 bad');
     expect((await request(harness.app).get(`/api/v1/enquiries/${body.originalId}`).expect(200)).body.status).toBe('failed');
 
     await request(harness.app).get(`/api/v1/enquiries/${randomUUID()}`).expect(404);
@@ -430,14 +430,14 @@ describe('spam path', () => {
       answers.push((await request(harness.app).post('/api/v1/enquiries').send(body).expect(202)).body);
     }
     expect(answers).toEqual([honeypot, fast, human].map((body) => ({ originalId: body.originalId, status: 'queued' })));
-    const spam = harness.service.outbox.get(honeypot.originalId)!;
+    const spam = (await harness.service.outbox.get(honeypot.originalId))!;
     expect(spam.status).toBe('spam');
     expect(spam.spamReason).toBe('honeypot');
     expect(spam.payload).toBeNull();
-    expect(harness.service.outbox.get(fast.originalId)!.spamReason).toBe('too_fast');
+    expect((await harness.service.outbox.get(fast.originalId))!.spamReason).toBe('too_fast');
     expect(harness.service.metrics.spam).toEqual({ honeypot: 1, too_fast: 1 });
     // Only the person's enquiry is waiting for delivery.
-    expect(harness.service.outbox.due(Date.now() + 1, 10).map((entry) => entry.originalId)).toEqual([human.originalId]);
+    expect((await harness.service.outbox.due(Date.now() + 1, 10)).map((entry) => entry.originalId)).toEqual([human.originalId]);
     // A bot polling the status learns nothing either.
     expect((await request(harness.app).get(`/api/v1/enquiries/${honeypot.originalId}`).expect(200)).body.status).toBe('delivered');
     const metrics = await request(harness.app).get('/metrics').expect(200);

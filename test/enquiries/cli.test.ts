@@ -14,7 +14,7 @@ afterEach(() => {
 });
 
 /** A DATA_DIR with one delivered, one dead and one queued enquiry, as a relay would have left it. */
-function seededDataDir() {
+async function seededDataDir() {
   const dataDir = mkdtempSync(join(tmpdir(), 'estate-cli-'));
   dirs.push(dataDir);
   const store = openStore(dataDir);
@@ -22,11 +22,11 @@ function seededDataDir() {
   const ids = { delivered: '', dead: '', queued: '' };
   for (const key of Object.keys(ids) as Array<keyof typeof ids>) {
     const enquiry = enquiryRequestSchema.parse(validEnquiry({ fullName: 'Private Person', email: 'private@example.com' }));
-    outbox.accept({ enquiry, fingerprint: enquiryFingerprint(enquiry), acceptedAt: Date.now() - 60_000, target: { saleLifeId: 5101 } });
+    await outbox.accept({ enquiry, fingerprint: enquiryFingerprint(enquiry), acceptedAt: Date.now() - 60_000, target: { saleLifeId: 5101 } });
     ids[key] = enquiry.originalId;
   }
-  outbox.markDelivered(ids.delivered, Date.now(), 77, false);
-  outbox.markDead(ids.dead, Date.now(), 'CRM 400 Invalid saleLifeId');
+  await outbox.markDelivered(ids.delivered, Date.now(), 77, false);
+  await outbox.markDead(ids.dead, Date.now(), 'CRM 400 Invalid saleLifeId');
   store.close();
   return { dataDir, ids };
 }
@@ -40,7 +40,7 @@ async function cli(dataDir: string, ...argv: string[]) {
 
 describe('npm run relay -- outbox', () => {
   it('list shows dead letters by default, with the CRM message and no personal data', async () => {
-    const { dataDir, ids } = seededDataDir();
+    const { dataDir, ids } = await seededDataDir();
     const result = await cli(dataDir, 'outbox', 'list');
     expect(result.code).toBe(0);
     expect(result.out).toContain('1 queued, 1 delivered, 1 dead, 0 spam');
@@ -56,12 +56,12 @@ describe('npm run relay -- outbox', () => {
   });
 
   it('retry queues a dead letter again with a fresh window; refuses ids that are not dead', async () => {
-    const { dataDir, ids } = seededDataDir();
+    const { dataDir, ids } = await seededDataDir();
     const result = await cli(dataDir, 'outbox', 'retry', ids.dead);
     expect(result.code).toBe(0);
     const store = openStore(dataDir);
     try {
-      const entry = new EnquiryOutbox(store).get(ids.dead)!;
+      const entry = (await new EnquiryOutbox(store).get(ids.dead))!;
       expect(entry.status).toBe('queued');
       expect(entry.attempts).toBe(0);
       expect(entry.windowStart).toBeGreaterThan(entry.acceptedAt);
@@ -73,21 +73,21 @@ describe('npm run relay -- outbox', () => {
   });
 
   it('purge deletes one dead letter or all of them, never anything else', async () => {
-    const { dataDir, ids } = seededDataDir();
+    const { dataDir, ids } = await seededDataDir();
     expect((await cli(dataDir, 'outbox', 'purge', ids.queued)).code).toBe(1);
     expect((await cli(dataDir, 'outbox', 'purge', ids.dead)).code).toBe(0);
     const result = await cli(dataDir, 'outbox', 'purge', '--dead');
     expect(result.out).toContain('Purged 0 dead letter(s)');
     const store = openStore(dataDir);
     try {
-      expect(new EnquiryOutbox(store).counts()).toEqual({ queued: 1, delivered: 1, dead: 0, spam: 0 });
+      expect(await new EnquiryOutbox(store).counts()).toEqual({ queued: 1, delivered: 1, dead: 0, spam: 0 });
     } finally {
       store.close();
     }
   });
 
   it('answers usage errors with exit code 2', async () => {
-    const { dataDir } = seededDataDir();
+    const { dataDir } = await seededDataDir();
     expect((await cli(dataDir)).code).toBe(2);
     expect((await cli(dataDir, 'nonsense')).code).toBe(2);
     expect((await cli(dataDir, 'outbox', 'list', '--status', 'weird')).code).toBe(2);

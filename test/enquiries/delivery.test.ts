@@ -90,7 +90,7 @@ describe('mapping to AddEnquiry, as the CRM receives it', () => {
     expect(stored.enquiryDate).toBe(Math.floor(before / 1000) * 1000);
     expect(stored.metaData).toContainEqual({ key: 'consent', value: 'given' });
 
-    const entry = harness.service.outbox.get(body.originalId)!;
+    const entry = (await harness.service.outbox.get(body.originalId))!;
     expect(entry.status).toBe('delivered');
     expect(entry.crmEnquiryId).toBe(stored.id);
     expect((await request(harness.app).get(`/api/v1/enquiries/${body.originalId}`).expect(200)).body.status).toBe('delivered');
@@ -137,12 +137,12 @@ describe('mapping to AddEnquiry, as the CRM receives it', () => {
     const harness = setup({ targets: cold });
     const body = validEnquiry({ listingId: listing.id });
     await post(harness, body);
-    expect(harness.service.outbox.get(body.originalId)!.target.saleLifeId).toBeNull();
+    expect((await harness.service.outbox.get(body.originalId))!.target.saleLifeId).toBeNull();
 
     // The CRM's lists are failing too: nothing is sent, the enquiry waits.
     sim.state.faults.set([{ match: 'GET /properties/**', errorRate: 1 }]);
     await harness.service.worker.drain();
-    expect(harness.service.outbox.get(body.originalId)!.status).toBe('queued');
+    expect((await harness.service.outbox.get(body.originalId))!.status).toBe('queued');
     expect(posted()).toHaveLength(0);
 
     sim.state.faults.clear();
@@ -150,7 +150,7 @@ describe('mapping to AddEnquiry, as the CRM receives it', () => {
     await harness.service.worker.drain();
     expect(posted()).toHaveLength(1);
     expect(posted()[0]!.saleLifeId).toBe(listing.saleLifeId);
-    expect(harness.service.outbox.get(body.originalId)!.target.saleLifeId).toBe(listing.saleLifeId);
+    expect((await harness.service.outbox.get(body.originalId))!.target.saleLifeId).toBe(listing.saleLifeId);
   });
 
   it('an unknown listing found only at delivery is dead-lettered, not sent', async () => {
@@ -165,7 +165,7 @@ describe('mapping to AddEnquiry, as the CRM receives it', () => {
     const body = validEnquiry({ listingId: 987_654 });
     await post(harness, body);
     await harness.service.worker.drain();
-    const entry = harness.service.outbox.get(body.originalId)!;
+    const entry = (await harness.service.outbox.get(body.originalId))!;
     expect(entry.status).toBe('dead');
     expect(entry.lastError).toContain('listing 987654 not found');
     expect(posted()).toHaveLength(0);
@@ -180,12 +180,12 @@ describe('retries, order and dead letters', () => {
     await post(harness, body);
     sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, times: 2 }]);
     await harness.service.worker.drain();
-    expect(harness.service.outbox.get(body.originalId)!.sendingSince).not.toBeNull();
+    expect((await harness.service.outbox.get(body.originalId))!.sendingSince).not.toBeNull();
     for (let round = 0; round < 2; round++) {
       advance(5_000);
       await harness.service.worker.drain();
     }
-    const entry = harness.service.outbox.get(body.originalId)!;
+    const entry = (await harness.service.outbox.get(body.originalId))!;
     expect(entry.status).toBe('delivered');
     expect(entry.attempts).toBe(3);
     expect(posted()).toHaveLength(1);
@@ -200,13 +200,13 @@ describe('retries, order and dead letters', () => {
     await post(harness, body);
     sim.state.faults.set([{ match: 'POST /enquiries', rate429: 1, retryAfterSeconds: null, times: 4 }]);
     await harness.service.worker.drain();
-    const waiting = harness.service.outbox.get(body.originalId)!;
+    const waiting = (await harness.service.outbox.get(body.originalId))!;
     expect(waiting.status).toBe('queued');
     expect(waiting.sendingSince).toBeNull();
     expect(waiting.lastError).toContain('rate_limited');
     advance(5_000);
     await harness.service.worker.drain();
-    expect(harness.service.outbox.get(body.originalId)!.status).toBe('delivered');
+    expect((await harness.service.outbox.get(body.originalId))!.status).toBe('delivered');
     expect(posted()).toHaveLength(1);
     expect(sim.state.counters.requestsByEndpoint['GET /enquiries'] ?? 0).toBe(0);
   });
@@ -223,7 +223,7 @@ describe('retries, order and dead letters', () => {
     await harness.service.worker.drain();
     // The head failed; the two behind it did not wait for it (the old worker paused them all).
     expect(posted().map((enquiry) => enquiry.originalId)).toEqual([bodies[1]!.originalId, bodies[2]!.originalId]);
-    expect(harness.service.outbox.get(bodies[0]!.originalId)!.status).toBe('queued');
+    expect((await harness.service.outbox.get(bodies[0]!.originalId))!.status).toBe('queued');
     expect(harness.service.worker.breakerState).toBe('closed');
     for (let round = 0; round < 3; round++) {
       advance(2_000);
@@ -239,10 +239,10 @@ describe('retries, order and dead letters', () => {
     await post(harness, answered);
     sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 500, times: 1 }]);
     await harness.service.worker.drain();
-    expect(harness.service.outbox.get(answered.originalId)!.sendingSince).not.toBeNull();
+    expect((await harness.service.outbox.get(answered.originalId))!.sendingSince).not.toBeNull();
     advance(4_000); // retryMaxMs: the row's own backoff is over, 26 s before the reconcile delay would be
     await harness.service.worker.drain();
-    expect(harness.service.outbox.get(answered.originalId)!.status).toBe('delivered');
+    expect((await harness.service.outbox.get(answered.originalId))!.status).toBe('delivered');
     expect(posted().map((enquiry) => enquiry.originalId)).toEqual([answered.originalId]);
 
     // A gateway's 504: the CRM may still be working on it, so the look-up waits.
@@ -252,10 +252,10 @@ describe('retries, order and dead letters', () => {
     await harness.service.worker.drain();
     advance(4_000);
     await harness.service.worker.drain();
-    expect(harness.service.outbox.get(gateway.originalId)!.status).toBe('queued');
+    expect((await harness.service.outbox.get(gateway.originalId))!.status).toBe('queued');
     advance(26_000);
     await harness.service.worker.drain();
-    expect(harness.service.outbox.get(gateway.originalId)!.status).toBe('delivered');
+    expect((await harness.service.outbox.get(gateway.originalId))!.status).toBe('delivered');
   });
 
   it('an outage opens the circuit: sending stops, one probe per cooldown, and the queue drains once the CRM is back', async () => {
@@ -299,7 +299,7 @@ describe('retries, order and dead letters', () => {
     // Every one exactly once, though several POSTs got a 503 whose outcome was unknown.
     const ids = posted().map((enquiry) => enquiry.originalId);
     expect([...ids].sort()).toEqual(bodies.map((body) => body.originalId).sort());
-    expect(harness.service.outbox.counts()).toMatchObject({ queued: 0, delivered: 10, dead: 0 });
+    expect((await harness.service.outbox.counts())).toMatchObject({ queued: 0, delivered: 10, dead: 0 });
   });
 
   it('a CRM 400 dead-letters at once with the CRM message, visible to the operator', async () => {
@@ -309,7 +309,7 @@ describe('retries, order and dead letters', () => {
     await post(harness, body);
     sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 400, times: 1 }]);
     await harness.service.worker.drain();
-    const entry = harness.service.outbox.get(body.originalId)!;
+    const entry = (await harness.service.outbox.get(body.originalId))!;
     expect(entry.status).toBe('dead');
     expect(entry.attempts).toBe(1);
     expect(entry.lastError).toMatch(/^CRM 400 .+/);
@@ -324,7 +324,7 @@ describe('retries, order and dead letters', () => {
     expect(await runCli(['outbox', 'retry', body.originalId], { env: { DATA_DIR: harness.dataDir }, out: () => {}, err: () => {} })).toBe(0);
     clock = Date.now(); // the CLI queued it on the wall clock
     await harness.service.worker.drain();
-    expect(harness.service.outbox.get(body.originalId)!.status).toBe('delivered');
+    expect((await harness.service.outbox.get(body.originalId))!.status).toBe('delivered');
     expect(posted()).toHaveLength(1);
   });
 
@@ -334,11 +334,11 @@ describe('retries, order and dead letters', () => {
     const body = validEnquiry({ listingId: listing.id });
     await post(harness, body);
     sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 502 }]);
-    for (let round = 0; round < 8 && harness.service.outbox.get(body.originalId)!.status === 'queued'; round++) {
+    for (let round = 0; round < 8 && (await harness.service.outbox.get(body.originalId))!.status === 'queued'; round++) {
       await harness.service.worker.drain();
       advance(3_000);
     }
-    const entry = harness.service.outbox.get(body.originalId)!;
+    const entry = (await harness.service.outbox.get(body.originalId))!;
     expect(entry.status).toBe('dead');
     expect(entry.lastError).toContain('retry window over');
     expect(posted()).toHaveLength(0);
@@ -351,7 +351,7 @@ describe('retries, order and dead letters', () => {
     const body = validEnquiry();
     await post(harness, body);
     await harness.service.worker.drain();
-    const entry = harness.service.outbox.get(body.originalId)!;
+    const entry = (await harness.service.outbox.get(body.originalId))!;
     expect(entry.status).toBe('queued');
     expect(entry.lastError).toContain('unauthorized');
     expect(entry.nextAttemptAt - clock).toBeGreaterThanOrEqual(5 * 60_000);
@@ -367,10 +367,10 @@ describe('the running worker', () => {
     sim.state.faults.set([{ match: 'POST /enquiries', latencyMs: 300 }]);
     const outbox = harness.service.outbox;
     let storeReads = 0;
-    const due = outbox.due.bind(outbox);
-    outbox.due = (...args) => {
+    const claimDue = outbox.claimDue.bind(outbox);
+    outbox.claimDue = (...args) => {
       storeReads++;
-      return due(...args);
+      return claimDue(...args);
     };
     harness.service.worker.start();
     try {
@@ -393,10 +393,10 @@ describe('reconciliation before re-posting', () => {
     sim.state.faults.set([{ match: 'POST /enquiries', dropResponseRate: 1, times: 1 }]);
     await harness.service.worker.drain();
     expect(sim.state.counters.droppedResponses).toBe(1);
-    expect(harness.service.outbox.get(body.originalId)!.status).toBe('queued');
+    expect((await harness.service.outbox.get(body.originalId))!.status).toBe('queued');
     advance(5_000);
     await harness.service.worker.drain();
-    const entry = harness.service.outbox.get(body.originalId)!;
+    const entry = (await harness.service.outbox.get(body.originalId))!;
     expect(entry.status).toBe('delivered');
     expect(entry.foundByReconcile).toBe(true);
     expect(entry.crmEnquiryId).toBe(posted()[0]!.id);
@@ -411,7 +411,7 @@ describe('reconciliation before re-posting', () => {
     await post(harness, body);
     sim.state.faults.set([{ match: 'POST /enquiries', latencyMs: 700, times: 1 }]);
     await harness.service.worker.drain();
-    const waiting = harness.service.outbox.get(body.originalId)!;
+    const waiting = (await harness.service.outbox.get(body.originalId))!;
     expect(waiting.lastError).toContain('timeout');
     expect(waiting.nextAttemptAt - clock).toBeGreaterThanOrEqual(2_000);
     advance(1_000);
@@ -420,7 +420,7 @@ describe('reconciliation before re-posting', () => {
     await sleep(600); // the slow request has been handled (or dropped) by the CRM by now
     advance(1_500);
     await harness.service.worker.drain();
-    expect(harness.service.outbox.get(body.originalId)!.status).toBe('delivered');
+    expect((await harness.service.outbox.get(body.originalId))!.status).toBe('delivered');
     expect(harness.service.metrics.reconciliations.found + harness.service.metrics.reconciliations.notFound).toBe(1);
     expect(posted()).toHaveLength(1);
   });
@@ -433,8 +433,8 @@ describe('reconciliation before re-posting', () => {
     await post(first, landed);
     await post(first, lost);
     // As the worker does just before sending, and then the process dies: one POST landed, one never left.
-    for (const body of [landed, lost]) first.service.outbox.startSending(body.originalId, clock);
-    const entry = first.service.outbox.get(landed.originalId)!;
+    for (const body of [landed, lost]) (await first.service.outbox.startSending(body.originalId, clock));
+    const entry = (await first.service.outbox.get(landed.originalId))!;
     await first.crm.addEnquiry(toAddEnquiry(entry.payload!, entry.target, { source: 'OFFICEWEBSITE', acceptedAt: new Date(entry.acceptedAt) }));
     expect(posted()).toHaveLength(1);
 
@@ -455,8 +455,8 @@ describe('reconciliation before re-posting', () => {
       settings: { ...restartedConfig.enquiries, reconcileDelayMs: 0 },
     });
     await restarted.worker.drain();
-    expect(restarted.outbox.get(landed.originalId)).toMatchObject({ status: 'delivered', foundByReconcile: true });
-    expect(restarted.outbox.get(lost.originalId)).toMatchObject({ status: 'delivered', foundByReconcile: false });
+    expect((await restarted.outbox.get(landed.originalId))).toMatchObject({ status: 'delivered', foundByReconcile: true });
+    expect((await restarted.outbox.get(lost.originalId))).toMatchObject({ status: 'delivered', foundByReconcile: false });
     expect(posted().map((enquiry) => enquiry.originalId).sort()).toEqual([landed.originalId, lost.originalId].sort());
     expect(sim.state.counters.requestsByEndpoint['POST /enquiries']).toBe(2);
   });
@@ -469,13 +469,13 @@ describe('erasure and metrics', () => {
     const body = validEnquiry({ listingId: listing.id });
     await post(harness, body);
     await harness.service.worker.drain();
-    expect(harness.service.outbox.get(body.originalId)!.payload).not.toBeNull();
+    expect((await harness.service.outbox.get(body.originalId))!.payload).not.toBeNull();
     advance(6 * 24 * 60 * 60_000);
     await harness.service.worker.drain();
-    expect(harness.service.outbox.get(body.originalId)!.payload).not.toBeNull();
+    expect((await harness.service.outbox.get(body.originalId))!.payload).not.toBeNull();
     advance(2 * 24 * 60 * 60_000);
     await harness.service.worker.drain();
-    const entry = harness.service.outbox.get(body.originalId)!;
+    const entry = (await harness.service.outbox.get(body.originalId))!;
     expect(entry.payload).toBeNull();
     expect(entry.erasedAt).toBe(clock);
     const raw = tablesOf(harness.store).prepare('SELECT * FROM enquiry_outbox').all();
@@ -492,13 +492,13 @@ describe('erasure and metrics', () => {
     await post(harness, body);
     sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 400, times: 1 }]);
     await harness.service.worker.drain();
-    expect(harness.service.outbox.get(body.originalId)).toMatchObject({ status: 'dead' });
+    expect((await harness.service.outbox.get(body.originalId))).toMatchObject({ status: 'dead' });
     advance(29 * 24 * 60 * 60_000);
     await harness.service.worker.drain();
-    expect(harness.service.outbox.get(body.originalId)!.payload).not.toBeNull();
+    expect((await harness.service.outbox.get(body.originalId))!.payload).not.toBeNull();
     advance(2 * 24 * 60 * 60_000);
     await harness.service.worker.drain();
-    const entry = harness.service.outbox.get(body.originalId)!;
+    const entry = (await harness.service.outbox.get(body.originalId))!;
     expect(entry).toMatchObject({ status: 'dead', payload: null, erasedAt: clock });
     const raw = tablesOf(harness.store).prepare('SELECT * FROM enquiry_outbox').all();
     expect(JSON.stringify(raw)).not.toMatch(/Jane|jane@example\.com|0412/);

@@ -28,7 +28,7 @@ function occurrences(file: string): number {
   return count;
 }
 
-function acceptDelivered(outbox: EnquiryOutbox, count: number, at: number): void {
+async function acceptDelivered(outbox: EnquiryOutbox, count: number, at: number): Promise<void> {
   for (let index = 0; index < count; index++) {
     const enquiry = enquiryRequestSchema.parse(
       validEnquiry({
@@ -37,8 +37,8 @@ function acceptDelivered(outbox: EnquiryOutbox, count: number, at: number): void
         message: `Please call me, ${MARKER}. `.repeat(20 + (index % 7)),
       }),
     );
-    outbox.accept({ enquiry, fingerprint: enquiryFingerprint(enquiry), acceptedAt: at, target: { saleLifeId: 5101 } });
-    outbox.markDelivered(enquiry.originalId, at, 1000 + index, false);
+    await outbox.accept({ enquiry, fingerprint: enquiryFingerprint(enquiry), acceptedAt: at, target: { saleLifeId: 5101 } });
+    await outbox.markDelivered(enquiry.originalId, at, 1000 + index, false);
   }
 }
 
@@ -52,13 +52,13 @@ describe('erasure of personal data', () => {
     const files = [store.file, `${store.file}-wal`];
 
     // Some pages reach the database file (as automatic checkpoints do), some stay in the WAL.
-    acceptDelivered(outbox, 40, 1_000);
+    await acceptDelivered(outbox, 40, 1_000);
     tablesOf(store).pragma('wal_checkpoint(PASSIVE)');
-    acceptDelivered(outbox, 40, 2_000);
+    await acceptDelivered(outbox, 40, 2_000);
     // The scan finds what is there: before erasure the marker is on disk, many times.
     expect(files.reduce((sum, file) => sum + occurrences(file), 0)).toBeGreaterThan(80);
 
-    expect(outbox.eraseDelivered(10_000, 10_000)).toBe(80);
+    expect((await outbox.eraseDelivered(10_000, 10_000))).toBe(80);
     expect(tablesOf(store).prepare('SELECT COUNT(*) FROM enquiry_outbox WHERE payload IS NOT NULL').pluck().get()).toBe(0);
 
     const found = Object.fromEntries(files.map((file) => [file.slice(dir.length), occurrences(file)]));
@@ -68,7 +68,7 @@ describe('erasure of personal data', () => {
     await backupStore(store.dataDir, backup);
     expect(occurrences(backup)).toBe(0);
     // The rows themselves stay (status checks and repeats still get their answers).
-    expect(outbox.counts().delivered).toBe(80);
+    expect((await outbox.counts()).delivered).toBe(80);
   });
 
   it('opens the store with secure_delete on and a bounded WAL', () => {

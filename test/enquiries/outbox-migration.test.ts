@@ -18,7 +18,7 @@ const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 describe('outbox destination migration', () => {
-  it('keeps the resolved life, user and reference of every stored enquiry, and unresolved ones unresolved', () => {
+  it('keeps the resolved life, user and reference of every stored enquiry, and unresolved ones unresolved', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'estate-outbox-migration-'));
     dirs.push(dir);
     const old = openStore(dir, migrations.filter((migration) => migration.id < '070'));
@@ -40,14 +40,14 @@ describe('outbox destination migration', () => {
         createCrmClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k', accessToken: 't', limiter: new RequestLimiter({ store, requestsPerSecond: 1, dailyLimit: 1 }), log: silentLogger }),
         { source: 'OFFICEWEBSITE' },
       );
-      const outbox = new EnquiryOutbox(store, sink.unresolved);
-      expect(outbox.get(forListing.originalId)!.target).toEqual({ saleLifeId: 5101, leaseLifeId: null, userId: null, propertyReference: 'REF-101' });
-      expect(outbox.get(forAgent.originalId)!.target).toEqual({ saleLifeId: null, leaseLifeId: null, userId: 7, propertyReference: null });
-      expect(outbox.get(unresolved.originalId)!.target).toEqual(sink.unresolved);
-      expect(sink.isComplete(outbox.get(forListing.originalId)!.target, 'listing')).toBe(true);
-      expect(sink.isComplete(outbox.get(forAgent.originalId)!.target, 'agent')).toBe(true);
-      expect(sink.isComplete(outbox.get(unresolved.originalId)!.target, 'listing')).toBe(false);
-      expect(outbox.counts().queued).toBe(3);
+      const outbox = new EnquiryOutbox(store, { unresolved: sink.unresolved });
+      expect((await outbox.get(forListing.originalId))!.target).toEqual({ saleLifeId: 5101, leaseLifeId: null, userId: null, propertyReference: 'REF-101' });
+      expect((await outbox.get(forAgent.originalId))!.target).toEqual({ saleLifeId: null, leaseLifeId: null, userId: 7, propertyReference: null });
+      expect((await outbox.get(unresolved.originalId))!.target).toEqual(sink.unresolved);
+      expect(sink.isComplete((await outbox.get(forListing.originalId))!.target, 'listing')).toBe(true);
+      expect(sink.isComplete((await outbox.get(forAgent.originalId))!.target, 'agent')).toBe(true);
+      expect(sink.isComplete((await outbox.get(unresolved.originalId))!.target, 'listing')).toBe(false);
+      expect((await outbox.counts()).queued).toBe(3);
       const columns = (tablesOf(store).prepare('PRAGMA table_info(enquiry_outbox)').all() as Array<{ name: string }>).map((column) => column.name);
       expect(columns).toContain('destination');
       expect(columns).not.toContain('sale_life_id');
