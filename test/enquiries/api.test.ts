@@ -16,8 +16,8 @@ const harnesses: EnquiryHarness[] = [];
 afterEach(() => {
   for (const harness of harnesses.splice(0)) harness.close();
 });
-function setup(options: HarnessOptions = {}): EnquiryHarness {
-  const harness = enquiryHarness(options);
+async function setup(options: HarnessOptions = {}): Promise<EnquiryHarness> {
+  const harness = await enquiryHarness(options);
   harnesses.push(harness);
   return harness;
 }
@@ -79,7 +79,7 @@ describe('POST /api/v1/enquiries: validation', () => {
   ];
 
   it.each(cases)('%s → 400 naming %j', async (_name, change, fields) => {
-    const harness = setup();
+    const harness = await setup();
     const body: Record<string, unknown> = { ...validEnquiry(), ...change };
     for (const key of Object.keys(change)) if (change[key] === undefined) delete body[key];
     const response = await request(harness.app).post('/api/v1/enquiries').send(body).expect(400);
@@ -90,7 +90,7 @@ describe('POST /api/v1/enquiries: validation', () => {
   });
 
   it('accepts every valid AU, NZ and UK phone form and an empty mobile', async () => {
-    const harness = setup();
+    const harness = await setup();
     const phones = ['0412 345 678', '+61 412 345 678', '(02) 9876 5432', '0061 3 9123 4567', '1300 123 456', '+64 21 123 4567', '09 123 4567', '+44 (0)20 7946 0018', '07700 900123', ''];
     for (const mobile of phones) {
       await request(harness.app).post('/api/v1/enquiries').send(validEnquiry({ mobile })).expect(202);
@@ -99,7 +99,7 @@ describe('POST /api/v1/enquiries: validation', () => {
   });
 
   it('names the problem with a name that has no letter, or hides characters', async () => {
-    const harness = setup();
+    const harness = await setup();
     const blank = await request(harness.app).post('/api/v1/enquiries').send(validEnquiry({ fullName: '\u200b\u2060' })).expect(400);
     expect(blank.body.fields).toEqual({ fullName: 'Full name must contain at least one letter' });
     const hidden = await request(harness.app).post('/api/v1/enquiries').send(validEnquiry({ fullName: 'Jane \u202eenitsuA' })).expect(400);
@@ -107,7 +107,7 @@ describe('POST /api/v1/enquiries: validation', () => {
   });
 
   it('accepts names in any script, with marks, apostrophes and joiners between letters', async () => {
-    const harness = setup();
+    const harness = await setup();
     const names = ["Siobhán O'Connor-Nguyễn", '李小龙', 'محمد‌رضا', 'Zoë Ångström', 'Þórr', 'Ngāti Kahu', 'क्षत्रिय', 'Dr. J. R. R. Tolkien 3rd'];
     for (const fullName of names) {
       await request(harness.app).post('/api/v1/enquiries').send(validEnquiry({ fullName })).expect(202);
@@ -116,7 +116,7 @@ describe('POST /api/v1/enquiries: validation', () => {
   });
 
   it('accepts the limits exactly and drops unknown fields', async () => {
-    const harness = setup();
+    const harness = await setup();
     const body = { ...validEnquiry({ fullName: long(100), message: long(5000), email: `${long(242)}@example.com` }), isAdmin: true };
     await request(harness.app).post('/api/v1/enquiries').send(body).expect(202);
     const stored = (await harness.service.outbox.get(body.originalId))!;
@@ -125,7 +125,7 @@ describe('POST /api/v1/enquiries: validation', () => {
   });
 
   it('answers 413 for a body over 16 KB, storing nothing', async () => {
-    const harness = setup();
+    const harness = await setup();
     const body = { ...validEnquiry(), padding: long(17 * 1024) };
     const response = await request(harness.app).post('/api/v1/enquiries').send(body).expect(413);
     expect(response.body.error).toBe('payload_too_large');
@@ -133,7 +133,7 @@ describe('POST /api/v1/enquiries: validation', () => {
   });
 
   it('never answers 500, whatever the body (fuzz table)', async () => {
-    const harness = setup();
+    const harness = await setup();
     const raw: Array<[string, string]> = [
       ['application/json', ''],
       ['application/json', 'null'],
@@ -174,7 +174,7 @@ describe('POST /api/v1/enquiries: validation', () => {
 
 describe('POST /api/v1/enquiries: acceptance and idempotency', () => {
   it('answers 202 only once the enquiry is committed to the store file', async () => {
-    const harness = setup();
+    const harness = await setup();
     const body = validEnquiry();
     const response = await request(harness.app).post('/api/v1/enquiries').send(body).expect(202);
     expect(response.body).toEqual({ originalId: body.originalId, status: 'queued' });
@@ -192,7 +192,7 @@ describe('POST /api/v1/enquiries: acceptance and idempotency', () => {
   });
 
   it('same originalId and body: same answer, one enquiry; elapsedMs may differ on a retry', async () => {
-    const harness = setup();
+    const harness = await setup();
     const body = validEnquiry();
     const first = await request(harness.app).post('/api/v1/enquiries').send(body).expect(202);
     const again = await request(harness.app).post('/api/v1/enquiries').send({ ...body, elapsedMs: body.elapsedMs + 4000 }).expect(202);
@@ -207,7 +207,7 @@ describe('POST /api/v1/enquiries: acceptance and idempotency', () => {
   });
 
   it('same originalId with a different body: 409 naming originalId, the first enquiry unchanged', async () => {
-    const harness = setup();
+    const harness = await setup();
     const body = validEnquiry();
     await request(harness.app).post('/api/v1/enquiries').send(body).expect(202);
     const response = await request(harness.app).post('/api/v1/enquiries').send({ ...body, message: 'Something else entirely' }).expect(409);
@@ -218,7 +218,7 @@ describe('POST /api/v1/enquiries: acceptance and idempotency', () => {
   });
 
   it('concurrent submissions of one originalId store one enquiry and all get 202', async () => {
-    const harness = setup();
+    const harness = await setup();
     const body = validEnquiry();
     const responses = await Promise.all(Array.from({ length: 12 }, () => request(harness.app).post('/api/v1/enquiries').send(body)));
     expect(responses.map((response) => response.status)).toEqual(Array(12).fill(202));
@@ -227,7 +227,7 @@ describe('POST /api/v1/enquiries: acceptance and idempotency', () => {
   });
 
   it('concurrent different bodies under one originalId: exactly one wins, the others get 409', async () => {
-    const harness = setup();
+    const harness = await setup();
     const originalId = randomUUID();
     const responses = await Promise.all(
       Array.from({ length: 6 }, (_, index) => request(harness.app).post('/api/v1/enquiries').send(validEnquiry({ originalId, message: `Version ${index}` }))),
@@ -238,7 +238,7 @@ describe('POST /api/v1/enquiries: acceptance and idempotency', () => {
   });
 
   it('two connections inserting the same originalId (as two processes would): the unique constraint keeps one', async () => {
-    const harness = setup();
+    const harness = await setup();
     const second = openStore(harness.dataDir);
     try {
       const enquiry = enquiryRequestSchema.parse(validEnquiry());
@@ -252,14 +252,14 @@ describe('POST /api/v1/enquiries: acceptance and idempotency', () => {
   });
 
   it('accepts a contact-me enquiry for an agent', async () => {
-    const harness = setup();
+    const harness = await setup();
     const body = validEnquiry({ listingId: undefined, agentId: 7 });
     await request(harness.app).post('/api/v1/enquiries').send(body).expect(202);
     expect((await harness.service.outbox.get(body.originalId))!.target.userId).toBe(7);
   });
 
   it('accepts the enquiry unresolved when the listing look-up fails, rather than losing it', async () => {
-    const harness = setup({
+    const harness = await setup({
       targets: {
         listing: async () => {
           throw new Error('CRM unreachable');
@@ -277,7 +277,7 @@ describe('POST /api/v1/enquiries: acceptance and idempotency', () => {
 
 describe('GET /api/v1/enquiries/:originalId', () => {
   it('reports the status without personal data, and 404 for ids never accepted', async () => {
-    const harness = setup();
+    const harness = await setup();
     const body = validEnquiry();
     await request(harness.app).post('/api/v1/enquiries').send(body).expect(202);
     const status = await request(harness.app).get(`/api/v1/enquiries/${body.originalId}`).expect(200);
@@ -296,7 +296,7 @@ describe('GET /api/v1/enquiries/:originalId', () => {
 
 describe('CORS', () => {
   it('lets allowed origins and the relay itself post; refuses others with 403 and stores nothing', async () => {
-    const harness = setup({ env: { ALLOWED_ORIGINS: 'https://agency.example', PUBLIC_URL: 'http://relay.local:8787' } });
+    const harness = await setup({ env: { ALLOWED_ORIGINS: 'https://agency.example', PUBLIC_URL: 'http://relay.local:8787' } });
     const preflight = await request(harness.app)
       .options('/api/v1/enquiries')
       .set('Origin', 'https://agency.example')
@@ -328,7 +328,7 @@ describe('CORS', () => {
 
 describe('rate limit', () => {
   it('answers 429 with Retry-After past the per-minute limit, but still answers repeats of accepted ids', async () => {
-    const harness = setup({ env: { ENQUIRY_RATE_LIMIT_PER_MINUTE: '3' } });
+    const harness = await setup({ env: { ENQUIRY_RATE_LIMIT_PER_MINUTE: '3' } });
     const bodies = [validEnquiry(), validEnquiry(), validEnquiry()];
     for (const body of bodies) await request(harness.app).post('/api/v1/enquiries').send(body).expect(202);
     const limited = await request(harness.app).post('/api/v1/enquiries').send(validEnquiry()).expect(429);
@@ -351,7 +351,7 @@ describe('daily limits (issue 9 item 13)', () => {
 
   it('caps one client per UTC day, with Retry-After to 00:00 UTC and a message saying so; repeats are free', async () => {
     let now = evening;
-    const harness = setup({ env: { ENQUIRY_DAILY_LIMIT_PER_CLIENT: '3' }, now: () => now });
+    const harness = await setup({ env: { ENQUIRY_DAILY_LIMIT_PER_CLIENT: '3' }, now: () => now });
     const bodies = [validEnquiry(), validEnquiry(), validEnquiry()];
     for (const body of bodies) await request(harness.app).post('/api/v1/enquiries').send(body).expect(202);
     const limited = await request(harness.app).post('/api/v1/enquiries').send(validEnquiry()).expect(429);
@@ -372,7 +372,7 @@ describe('daily limits (issue 9 item 13)', () => {
   });
 
   it('keys the daily cap per client address', async () => {
-    const harness = setup({ env: { ENQUIRY_DAILY_LIMIT_PER_CLIENT: '1', TRUST_PROXY: 'loopback' }, now: () => evening });
+    const harness = await setup({ env: { ENQUIRY_DAILY_LIMIT_PER_CLIENT: '1', TRUST_PROXY: 'loopback' }, now: () => evening });
     const from = (ip: string) => request(harness.app).post('/api/v1/enquiries').set('X-Forwarded-For', ip);
     await from('203.0.113.7').send(validEnquiry()).expect(202);
     await from('203.0.113.7').send(validEnquiry()).expect(429);
@@ -381,7 +381,7 @@ describe('daily limits (issue 9 item 13)', () => {
 
   it('stops forwarding past the overall daily budget, across restarts, while spam is still answered as usual', async () => {
     let now = evening;
-    const harness = setup({ env: { ENQUIRY_DAILY_BUDGET: '2', TRUST_PROXY: 'loopback' }, now: () => now });
+    const harness = await setup({ env: { ENQUIRY_DAILY_BUDGET: '2', TRUST_PROXY: 'loopback' }, now: () => now });
     // Yesterday's enquiries do not count.
     now = evening - 24 * 60 * 60_000;
     await request(harness.app).post('/api/v1/enquiries').set('X-Forwarded-For', '192.0.2.1').send(validEnquiry()).expect(202);
@@ -421,7 +421,7 @@ describe('daily limits (issue 9 item 13)', () => {
 
 describe('spam path', () => {
   it('a filled honeypot or a form sent too fast gets the same 202, is stored without personal data, and is counted', async () => {
-    const harness = setup({ env: { ENQUIRY_MIN_FILL_MS: '3000' } });
+    const harness = await setup({ env: { ENQUIRY_MIN_FILL_MS: '3000' } });
     const honeypot = validEnquiry({ website: 'http://spam.example' });
     const fast = validEnquiry({ elapsedMs: 900 });
     const human = validEnquiry();

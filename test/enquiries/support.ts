@@ -16,7 +16,9 @@ import { crmLeadSink } from '../../server/crm/lead-sink.ts';
 import { publicOrigins } from '../../server/cors.ts';
 import { enquiriesFeature } from '../../server/enquiries/feature.ts';
 import { silentLogger, type Logger } from '../../server/log.ts';
+import { attachPostgres } from '../../server/store/postgres.ts';
 import { openStore, type Store } from '../../server/store/store.ts';
+import { freshDatabase } from '../support/postgres.ts';
 
 /** Listings and agents the fixed look-up knows (ids as GET /api/v1/listings and /agents give them). */
 export const LISTINGS = {
@@ -46,6 +48,8 @@ export interface EnquiryHarness {
   store: Store;
   crm: CrmClient;
   dataDir: string;
+  /** DATA_DIR, and DATABASE_URL when the outbox is in PostgreSQL: what a CLI run against this harness needs. */
+  env: Record<string, string>;
   close(): void;
 }
 
@@ -60,16 +64,24 @@ export interface HarnessOptions {
   now?: () => number;
   log?: Logger;
   crmTimeoutMs?: number;
+  /**
+   * A PostgreSQL server (postgres://… of the test run's, test/support/pg-global-setup.ts): the
+   * outbox goes to a fresh database on it. Unset: the SQLite store alone.
+   */
+  postgresServer?: string;
 }
 
 /**
  * createApp with a real enquiry service on a real SQLite file in a temp folder. The delivery
  * worker is not started: tests call `service.worker.drain()` to deliver.
  */
-export function enquiryHarness(options: HarnessOptions = {}): EnquiryHarness {
+export async function enquiryHarness(options: HarnessOptions = {}): Promise<EnquiryHarness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'estate-enquiries-'));
-  const config = loadConfig({ DATA_DIR: dataDir, ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000', ENQUIRY_DAILY_LIMIT_PER_CLIENT: '100000', ...options.env });
+  const env: Record<string, string> = { DATA_DIR: dataDir };
+  if (options.postgresServer) env.DATABASE_URL = await freshDatabase(options.postgresServer, 'estate_enquiries');
+  const config = loadConfig({ ...env, ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000', ENQUIRY_DAILY_LIMIT_PER_CLIENT: '100000', ...options.env });
   const store = openStore(dataDir);
+  if (env.DATABASE_URL) await attachPostgres(store, env.DATABASE_URL);
   const log = options.log ?? silentLogger;
   const crmTarget = options.crm ?? { baseUrl: 'http://127.0.0.1:9/api/v1.3', apiKey: 'unused', accessToken: 'unused' };
   const crm = createCrmClient({ ...crmTarget, limiter: new RequestLimiter({ store, requestsPerSecond: 10, dailyLimit: 10_000 }), log, timeoutMs: options.crmTimeoutMs ?? 2000, backoffBaseMs: 20 });
@@ -100,6 +112,7 @@ export function enquiryHarness(options: HarnessOptions = {}): EnquiryHarness {
     store,
     crm,
     dataDir,
+    env,
     close() {
       crm.close();
       store.close();
