@@ -69,6 +69,8 @@ export interface HarnessOptions {
    * outbox goes to a fresh database on it. Unset: the SQLite store alone.
    */
   postgresServer?: string;
+  /** A PostgreSQL database to share with other harnesses (two relays on one outbox); wins over postgresServer. */
+  databaseUrl?: string;
 }
 
 /**
@@ -78,7 +80,8 @@ export interface HarnessOptions {
 export async function enquiryHarness(options: HarnessOptions = {}): Promise<EnquiryHarness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'estate-enquiries-'));
   const env: Record<string, string> = { DATA_DIR: dataDir };
-  if (options.postgresServer) env.DATABASE_URL = await freshDatabase(options.postgresServer, 'estate_enquiries');
+  if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
+  else if (options.postgresServer) env.DATABASE_URL = await freshDatabase(options.postgresServer, 'estate_enquiries');
   const config = loadConfig({ ...env, ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000', ENQUIRY_DAILY_LIMIT_PER_CLIENT: '100000', ...options.env });
   const store = openStore(dataDir);
   if (env.DATABASE_URL) await attachPostgres(store, env.DATABASE_URL);

@@ -1,0 +1,120 @@
+// Two relays on one PostgreSQL outbox (DATABASE_URL): each delivery worker claims rows with
+// FOR UPDATE SKIP LOCKED for a lease, so no enquiry reaches the CRM twice, and a relay that dies
+// holding a claim has its rows taken over once the lease lapses (looked up before any re-post).
+import request from 'supertest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { toAddEnquiry } from '../../server/crm/lead-sink.ts';
+import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
+import { freshDatabase } from '../support/postgres.ts';
+import { enquiryHarness, validEnquiry, type EnquiryHarness, type HarnessOptions } from './support.ts';
+
+const postgres = inject('postgres');
+const skipped = 'skipped' in postgres ? postgres.skipped : undefined;
+
+let sim: RunningSimulator;
+beforeAll(async () => {
+  sim = await startSimulator({ listings: 12, seed: 5 });
+});
+afterAll(async () => {
+  await sim?.close();
+});
+
+const harnesses: EnquiryHarness[] = [];
+afterEach(() => {
+  for (const harness of harnesses.splice(0)) harness.close();
+  sim.state.reset();
+});
+
+/** One relay's enquiry service on the shared database: its own DATA_DIR, CRM client and worker. */
+async function relayOn(databaseUrl: string, options: HarnessOptions = {}): Promise<EnquiryHarness> {
+  const harness = await enquiryHarness({
+    databaseUrl,
+    crm: { baseUrl: sim.baseUrl, apiKey: sim.apiKey, accessToken: sim.accessToken },
+    targets: 'crm',
+    ...options,
+    settings: { retryBaseMs: 1_000, retryMaxMs: 4_000, reconcileDelayMs: 0, concurrency: 3, ...options.settings },
+  });
+  harnesses.push(harness);
+  return harness;
+}
+
+async function saleListingId(harness: EnquiryHarness): Promise<number> {
+  const page = await harness.crm.listProperties({ class: 'residential', saleOrLease: 'sale', available: true, pageSize: 5 });
+  return page.items.find((item) => item.saleLifeId != null)!.id;
+}
+
+const postedIds = () => sim.state.postedEnquiries().map((enquiry) => enquiry.originalId);
+
+describe.skipIf(skipped)(`two relays on one PostgreSQL outbox${skipped ? ` (SKIPPED: ${skipped})` : ''}`, () => {
+  const server = () => (postgres as { url: string }).url;
+
+  it('both deliver, and every enquiry accepted by either reaches the CRM exactly once', async () => {
+    const url = await freshDatabase(server(), 'estate_shared');
+    const [first, second] = [await relayOn(url), await relayOn(url)];
+    const listingId = await saleListingId(first);
+    const bodies = Array.from({ length: 30 }, () => validEnquiry({ listingId }));
+    // Accepted through either relay, as a load balancer would spread them.
+    for (const [index, body] of bodies.entries()) await request((index % 2 ? second : first).app).post('/api/v1/enquiries').send(body).expect(202);
+    // Slow enough that both workers' claims overlap in time.
+    sim.state.faults.set([{ match: 'POST /enquiries', latencyMs: 40 }]);
+
+    const deliveredBy = { first: 0, second: 0 };
+    const countDeliveries = (harness: EnquiryHarness, key: keyof typeof deliveredBy) => {
+      const markDelivered = harness.service.outbox.markDelivered.bind(harness.service.outbox);
+      harness.service.outbox.markDelivered = async (...args) => {
+        const moved = await markDelivered(...args);
+        if (moved) deliveredBy[key]++;
+        return moved;
+      };
+    };
+    countDeliveries(first, 'first');
+    countDeliveries(second, 'second');
+    await Promise.all([first.service.worker.drain(), second.service.worker.drain(), second.service.worker.drain()]);
+
+    const ids = postedIds();
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.sort()).toEqual(bodies.map((body) => body.originalId).sort());
+    expect(deliveredBy.first + deliveredBy.second).toBe(30);
+    expect(deliveredBy.first).toBeGreaterThan(0);
+    expect(deliveredBy.second).toBeGreaterThan(0);
+    expect(await first.service.outbox.counts()).toMatchObject({ queued: 0, delivered: 30 });
+  });
+
+  it("a dead relay's claim is left alone until its lease lapses, then taken over: looked up first, posted only if the CRM lacks it", async () => {
+    const url = await freshDatabase(server(), 'estate_shared');
+    let clock = Date.now();
+    const now = () => clock;
+    const leaseMs = 60_000;
+    const dying = await relayOn(url, { now, settings: { claimLeaseMs: leaseMs } });
+    const survivor = await relayOn(url, { now, settings: { claimLeaseMs: leaseMs } });
+    const listingId = await saleListingId(dying);
+    const landed = validEnquiry({ listingId });
+    const lost = validEnquiry({ listingId, message: 'This one never reached the CRM' });
+    for (const body of [landed, lost]) await request(dying.app).post('/api/v1/enquiries').send(body).expect(202);
+
+    // The first relay claims both and marks them sending, one POST lands, and the process dies.
+    const claimed = await dying.service.outbox.claimDue(clock, 10, leaseMs);
+    expect(claimed.map((entry) => entry.originalId)).toEqual([landed.originalId, lost.originalId]);
+    for (const body of [landed, lost]) expect(await dying.service.outbox.startSending(body.originalId, clock, leaseMs)).toBe(true);
+    const entry = (await dying.service.outbox.get(landed.originalId))!;
+    await dying.crm.addEnquiry(toAddEnquiry(entry.payload!, entry.target, { source: 'OFFICEWEBSITE', acceptedAt: new Date(entry.acceptedAt) }));
+    expect(postedIds()).toEqual([landed.originalId]);
+
+    // Within the lease the other relay leaves them alone.
+    clock += leaseMs / 2;
+    await survivor.service.worker.drain();
+    expect(postedIds()).toEqual([landed.originalId]);
+    expect(await survivor.service.outbox.counts()).toMatchObject({ queued: 2, delivered: 0 });
+
+    // The lease lapses: the survivor takes both over. Claimed by it, the stalled relay may no longer send.
+    clock += leaseMs / 2 + 1;
+    expect((await survivor.service.outbox.claimDue(clock, 10, leaseMs)).length).toBe(2);
+    expect(await dying.service.outbox.startSending(lost.originalId, clock, leaseMs)).toBe(false);
+    await survivor.service.worker.drain();
+
+    expect(await survivor.service.outbox.get(landed.originalId)).toMatchObject({ status: 'delivered', foundByReconcile: true });
+    expect(await survivor.service.outbox.get(lost.originalId)).toMatchObject({ status: 'delivered', foundByReconcile: false });
+    expect(postedIds().sort()).toEqual([landed.originalId, lost.originalId].sort());
+    expect(sim.state.counters.requestsByEndpoint['POST /enquiries']).toBe(2);
+  });
+});
