@@ -45,8 +45,10 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
 
   // A widget re-sending an enquiry the relay already holds (its 202 was lost) must get its
   // answer, not a 429: repeats of a known originalId are free, for every limit below.
+  // The store not answering: not a repeat as far as we can tell (the handler then answers 503).
   const isRepeat = async (req: Request) =>
-    typeof req.body?.originalId === 'string' && (await outbox.state(req.body.originalId.trim().toLowerCase())) !== undefined;
+    typeof req.body?.originalId === 'string' &&
+    (await outbox.state(req.body.originalId.trim().toLowerCase()).catch(() => undefined)) !== undefined;
 
   const limiter = rateLimit({
     windowMs: 60_000,
@@ -114,7 +116,7 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     const accepted: EnquiryAccepted = { originalId: enquiry.originalId, status: 'queued' };
 
     // A repeat answers from the outbox alone: the listing may have gone since, the answer may not change.
-    const existing = await outbox.state(enquiry.originalId);
+    const existing = await readState(enquiry.originalId);
     if (existing) {
       answerRepeat(existing.fingerprint === fingerprint, enquiry.originalId);
       res.status(202).json(accepted);
@@ -177,11 +179,26 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
 
   router.get('/:originalId', async (req, res) => {
     const originalId = typeof req.params.originalId === 'string' && UUID.test(req.params.originalId) ? req.params.originalId.toLowerCase() : undefined;
-    const entry = originalId === undefined ? undefined : await outbox.state(originalId);
+    const entry = originalId === undefined ? undefined : await readState(originalId);
     if (!originalId || !entry) throw new HttpError(404, 'not_found', 'No enquiry with this originalId was accepted here.');
     res.set('Cache-Control', 'no-store');
     res.json({ originalId, status: PUBLIC_STATUS[entry.status] } satisfies EnquiryStatusResponse);
   });
+
+  /**
+   * The outbox's answer for one originalId. A store that does not answer (a PostgreSQL server
+   * gone, a broken disk) is a 503 with Retry-After, as for a write, never a 500.
+   */
+  async function readState(originalId: string): Promise<{ status: OutboxStatus; fingerprint: string } | undefined> {
+    if (outbox.store.writes.heldUntil() !== undefined && outbox.kind === 'postgres') throw storeUnavailable();
+    try {
+      return await outbox.state(originalId);
+    } catch (error) {
+      if (!outbox.store.writes.failed(error)) throw error;
+      log.error({ err: error, originalId }, 'could not read the enquiry outbox');
+      throw storeUnavailable();
+    }
+  }
 
   function storeUnavailable(): HttpError {
     const heldUntil = outbox.store.writes.heldUntil();

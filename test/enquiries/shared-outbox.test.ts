@@ -1,6 +1,8 @@
 // Two relays on one PostgreSQL outbox (DATABASE_URL): each delivery worker claims rows with
 // FOR UPDATE SKIP LOCKED for a lease, so no enquiry reaches the CRM twice, and a relay that dies
 // holding a claim has its rows taken over once the lease lapses (looked up before any re-post).
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { toAddEnquiry } from '../../server/crm/lead-sink.ts';
@@ -41,6 +43,39 @@ async function relayOn(databaseUrl: string, options: HarnessOptions = {}): Promi
 async function saleListingId(harness: EnquiryHarness): Promise<number> {
   const page = await harness.crm.listProperties({ class: 'residential', saleOrLease: 'sale', available: true, pageSize: 5 });
   return page.items.find((item) => item.saleLifeId != null)!.id;
+}
+
+/** A TCP hop in front of the PostgreSQL server that a test can cut (server gone) and restore. */
+async function cuttableProxy(target: URL): Promise<{ url: string; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let server: Server;
+  let port = 0;
+  const listen = () =>
+    new Promise<void>((resolve) => {
+      server = createServer((client) => {
+        const upstream = createConnection(Number(target.port), target.hostname);
+        for (const socket of [client, upstream]) {
+          sockets.add(socket);
+          socket.on('close', () => sockets.delete(socket));
+          socket.on('error', () => {});
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      server.listen(port, '127.0.0.1', () => {
+        port = (server.address() as { port: number }).port;
+        resolve();
+      });
+    });
+  const cut = async () => {
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      for (const socket of sockets) socket.destroy();
+    });
+  };
+  await listen();
+  const url = new URL(target);
+  url.port = String(port);
+  return { url: url.toString(), cut, restore: listen, close: cut };
 }
 
 const postedIds = () => sim.state.postedEnquiries().map((enquiry) => enquiry.originalId);
@@ -116,5 +151,36 @@ describe.skipIf(skipped)(`two relays on one PostgreSQL outbox${skipped ? ` (SKIP
     expect(await survivor.service.outbox.get(lost.originalId)).toMatchObject({ status: 'delivered', foundByReconcile: false });
     expect(postedIds().sort()).toEqual([landed.originalId, lost.originalId].sort());
     expect(sim.state.counters.requestsByEndpoint['POST /enquiries']).toBe(2);
+  });
+
+  it('PostgreSQL going away: new enquiries get 503 with Retry-After, nothing crashes; once it is back they are taken and delivered', async () => {
+    const proxy = await cuttableProxy(new URL(await freshDatabase(server(), 'estate_shared')));
+    try {
+      const relay = await relayOn(proxy.url);
+      const listingId = await saleListingId(relay);
+      const before = validEnquiry({ listingId });
+      await request(relay.app).post('/api/v1/enquiries').send(before).expect(202);
+
+      await proxy.cut();
+      const during = validEnquiry({ listingId });
+      const refused = await request(relay.app).post('/api/v1/enquiries').send(during).expect(503);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(5);
+      expect(refused.body.error).toBe('unavailable');
+      await request(relay.app).get(`/api/v1/enquiries/${before.originalId}`).expect(503);
+      await relay.service.worker.drain(); // logs and backs off; throws nothing
+      expect(postedIds()).toEqual([]);
+
+      await proxy.restore();
+      let status = 503;
+      for (let waited = 0; status === 503 && waited < 15_000; waited += 250) {
+        status = (await request(relay.app).post('/api/v1/enquiries').send(during)).status;
+        if (status === 503) await sleep(250);
+      }
+      expect(status).toBe(202);
+      await relay.service.worker.drain();
+      expect(postedIds().sort()).toEqual([before.originalId, during.originalId].sort());
+    } finally {
+      await proxy.close();
+    }
   });
 });
