@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 
 export type Db = Database.Database;
 
@@ -51,10 +51,33 @@ const queries = new WeakMap<object, Queries>();
 export function queriesOf(store: object): Queries {
   let found = queries.get(store);
   if (!found) {
-    found = { db: new Kysely<{}>({ dialect: new SqliteDialect({ database: tablesOf(store) }) }), kind: 'sqlite' };
+    found = { db: new Kysely<{}>({ dialect: new SqliteDialect({ database: reusingStatements(tablesOf(store)) }) }), kind: 'sqlite' };
     queries.set(store, found);
   }
   return found;
+}
+
+/** Statements Kysely may keep per connection: its queries are a fixed set per repository. */
+const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * The connection as Kysely's SQLite dialect sees it. Kysely prepares every query anew; a 202 then
+ * costs twice the time in SQLite's parser, so statements are kept by their SQL text (as the
+ * repositories did with prepare() before). close() is not passed on: the store owns the connection.
+ */
+function reusingStatements(db: Db): SqliteDatabase {
+  const statements = new Map<string, Database.Statement>();
+  return {
+    close() {},
+    prepare(sql: string) {
+      const kept = statements.get(sql);
+      // A statement still iterating (a streamed query) cannot run again until it is done.
+      if (kept && !kept.busy) return kept;
+      const statement = db.prepare(sql);
+      if (!kept && statements.size < STATEMENT_CACHE_SIZE) statements.set(sql, statement);
+      return statement;
+    },
+  } as SqliteDatabase;
 }
 
 /** Called by attachPostgres: the repositories that moved to PostgreSQL query it from now on. */
