@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ExpressionBuilder, Generated, Selectable } from 'kysely';
 import { checkpoint, type Store } from '../store/store.ts';
@@ -115,8 +114,10 @@ export interface OutboxOptions {
   /** What an entry's target reads as before it is resolved: the lead sink's `unresolved` (default: empty). */
   unresolved?: LeadDestination;
   /**
-   * Who claims rows through this outbox: one id per running delivery worker (relay process).
-   * Default: a fresh random id. Rows another owner holds are never changed through this one.
+   * Who claims rows through this outbox. Rows another owner holds are never changed through this
+   * one. Default: this host and DATA_DIR, the same across restarts, so a relay restarted after a
+   * crash (systemd, a kill -9) takes its own claims back at once instead of waiting out their
+   * lease; relays sharing a PostgreSQL outbox each have their own DATA_DIR or host.
    */
   owner?: string;
 }
@@ -145,7 +146,7 @@ export class EnquiryOutbox {
     options: OutboxOptions = {},
   ) {
     this.unresolved = options.unresolved ?? {};
-    this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.owner = options.owner ?? `${hostname()}:${store.dataDir}`;
   }
 
   /** Which database the outbox is in. */

@@ -108,7 +108,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   let lastMetricsLine = '';
   let abort = new AbortController();
   let startedAt = now();
-  let ticking = false;
+  let ticking: Promise<void> | undefined;
   let tickAgain = false;
   let lastRenewal = 0;
 
@@ -127,9 +127,8 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       tickAgain = true;
       return;
     }
-    ticking = true;
-    void pass().finally(() => {
-      ticking = false;
+    ticking = pass().finally(() => {
+      ticking = undefined;
       if (tickAgain) {
         tickAgain = false;
         schedule(0);
@@ -142,6 +141,8 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       const current = now();
       await housekeeping(current);
       await renewClaims(current);
+      // Stopped while the store answered: start nothing more.
+      if (!running) return;
       await dispatch(current);
       // Every slot busy: a finishing delivery reschedules. Otherwise every row due now is in flight,
       // so wake for the next row that falls due later (or the poll, for work another process queues).
@@ -442,6 +443,8 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       running = false;
       if (timer) clearTimeout(timer);
       timer = undefined;
+      // A pass under way may still be starting deliveries: they are among those waited for below.
+      await ticking;
       const pending = Promise.allSettled([...inFlight.values()]);
       const grace = new Promise<void>((resolve) => setTimeout(resolve, stopGraceMs).unref());
       await Promise.race([pending, grace]);
