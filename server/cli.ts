@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CliCommand } from './cli-command.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
+import { agenciesCommand } from './agencies/cli.ts';
 import { outboxCommand } from './enquiries/cli.ts';
 import { operatorCommands } from './ops/cli.ts';
 
@@ -11,7 +12,7 @@ import { operatorCommands } from './ops/cli.ts';
  *
  * To add a command, write a CliCommand (cli-command.ts) in its concern's folder and add it to `commands`.
  */
-export const commands: CliCommand[] = [...operatorCommands, outboxCommand];
+export const commands: CliCommand[] = [...operatorCommands, outboxCommand, agenciesCommand];
 
 export interface RunCliOptions {
   env?: NodeJS.ProcessEnv;

@@ -22,8 +22,8 @@ import { agencyConfig, readAgenciesFile, type AgencyEntry } from './file.ts';
 
 /** Written by the relay into DATA_DIR for `npm run relay -- agencies` (no token in it). */
 export const AGENCIES_STATUS_FILE = 'agencies-status.json';
-/** How often the relay refreshes that file (calls today move). */
-const STATUS_WRITE_MS = 60_000;
+/** How often the relay refreshes that file (calls today move; a small file, even for hundreds of agencies). */
+const STATUS_WRITE_MS = 5_000;
 /** How often a removed agency's outbox is checked for enquiries still to deliver. */
 const DRAIN_CHECK_MS = 1_000;
 

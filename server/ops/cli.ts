@@ -9,6 +9,7 @@ import { readSyncState } from '../listings/cache.ts';
 import { createListingsService, type SyncReport } from '../listings/index.ts';
 import { createProgress } from '../progress.ts';
 import { openStore, openStoreReadOnly } from '../store/store.ts';
+import { collectAgenciesStatus, formatKeyTotals } from '../agencies/cli.ts';
 import { backupStore, restoreStore } from './backup.ts';
 import { runningRelay } from './instance.ts';
 import { collectStatus, formatBytes, formatStatus } from './status.ts';
@@ -39,6 +40,7 @@ export const statusCommand: CliCommand = {
     }
     const options = parseOptions(args, ['json']);
     if (typeof options === 'string' || options.positional.length) return usageError(this, typeof options === 'string' ? options : 'status takes no arguments', context);
+    if (context.config.agenciesFile) return keyStatus(context, options.flags.has('json'));
     let status;
     try {
       status = collectStatus(context.config.dataDir, context.config.crm.dailyLimit);
@@ -52,6 +54,27 @@ export const statusCommand: CliCommand = {
     return 0;
   },
 };
+
+/** With AGENCIES_FILE: the key's totals (calls today against the budget, the plan, the agencies); each agency is in `agencies`. */
+function keyStatus(context: CliContext, json: boolean): number {
+  let status;
+  try {
+    status = collectAgenciesStatus(context.config.agenciesFile!, context.config.dataDir, context.config.crm.dailyLimit);
+  } catch (error) {
+    context.err((error as Error).message);
+    return 1;
+  }
+  const relay = runningRelay(context.config.dataDir);
+  if (json) {
+    const { agencies, ...totals } = status;
+    context.out(JSON.stringify({ ...totals, agencies: { count: agencies.length, serving: agencies.filter((row) => row.state === 'serving').length, queued: agencies.reduce((sum, row) => sum + row.outboxQueued, 0) }, relay: relay ?? null }, null, 2));
+  } else {
+    context.out(`${formatKeyTotals(status)}
+Relay process   ${relay ? `running (pid ${relay.pid}, since ${relay.startedAt})` : 'not running on this DATA_DIR'}
+Each agency:    npm run relay -- agencies`);
+  }
+  return 0;
+}
 
 function describeReport(report: Pick<SyncReport, 'kind' | 'changed' | 'removed' | 'photos' | 'crmRequests' | 'seconds' | 'error'>): string {
   const line =
