@@ -52,12 +52,14 @@ export async function startAgenciesRig(
     log?: Logger;
     /** A built widget bundle to serve (default dist/widget). */
     widgetDir?: string;
+    /** The simulator's per-key limit and the relay's CRM_REQUESTS_PER_SECOND (default 200: fast tests). */
+    requestsPerSecond?: number;
     /** PUBLIC_URL the relay's own address (a free port chosen first), so a browser can load its photos. */
     reachablePublicUrl?: boolean;
   } = {},
 ): Promise<AgenciesRig> {
   const count = options.agencies ?? 2;
-  const sim = await startSimulator({ listings: options.listings ?? 10, seed: 11, requestsPerSecond: 200, agencies: count });
+  const sim = await startSimulator({ listings: options.listings ?? 10, seed: 11, requestsPerSecond: options.requestsPerSecond ?? 200, agencies: count });
   const dataDir = mkdtempSync(join(tmpdir(), 'estate-agencies-'));
   const file = join(dataDir, 'agencies.json');
   const accounts = [...sim.key.accounts] as SimulatorState[];
@@ -83,7 +85,7 @@ export async function startAgenciesRig(
     DATA_DIR: dataDir,
     CRM_BASE_URL: sim.baseUrl,
     CRM_API_KEY: sim.apiKey,
-    CRM_REQUESTS_PER_SECOND: '200',
+    CRM_REQUESTS_PER_SECOND: String(options.requestsPerSecond ?? 200),
     AGENCIES_FILE: file,
     PHOTO_WIDTHS: '240',
     LOG_LEVEL: 'silent',
