@@ -100,7 +100,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   try {
     if (config.agenciesFile) {
       keyStore = openStore(config.dataDir, undefined, { warn: (message, fields) => log.warn(fields, message) });
-      agencies = AgencySet.open({
+      agencies = await AgencySet.open({
         config,
         log,
         keyStore,

@@ -106,8 +106,8 @@ export class AgencySet {
     this.sharedWidget = widgetRouter(options.widgetDir);
   }
 
-  /** Composes every agency of the file and plans them together; refuses (ConfigError) a file or a plan that does not fit. */
-  static open(options: AgencySetOptions): AgencySet {
+  /** Composes every agency of the file and plans them together; refuses (ConfigError) a file or a plan that does not fit, having closed what it opened. */
+  static async open(options: AgencySetOptions): Promise<AgencySet> {
     const set = new AgencySet(options);
     const entries = set.readEntries();
     const composed: RunningAgency[] = [];
@@ -118,7 +118,7 @@ export class AgencySet {
       for (const running of composed) set.serving.set(running.entry.slug, running);
       set.applyPlan(plan);
     } catch (error) {
-      for (const running of composed) void running.agency.close();
+      await Promise.all(composed.map((running) => running.agency.close()));
       throw error;
     }
     return set;
@@ -260,7 +260,7 @@ export class AgencySet {
       overDailyCap: sum((agency) => agency.listings.changes.counts.overDailyCap),
       failures: sum((agency) => agency.listings.changes.counts.failures),
     };
-    const push = renderPushMetrics(webhooks, worker, 0);
+    const push = renderPushMetrics(webhooks, worker, sum((agency) => agency.listings.pendingChanges()));
     return (
       push +
       '# HELP estate_agencies Agencies of AGENCIES_FILE: serving, or removed and still delivering their queued enquiries (draining).\n' +
@@ -314,7 +314,8 @@ export class AgencySet {
 
   /** Re-reads AGENCIES_FILE (one reload at a time). A refused file or plan changes nothing: the running set keeps serving. */
   reload(): Promise<ReloadReport> {
-    this.reloading = this.reloading.then(() => this.reloadNow());
+    // A reload that failed must not stop the next one from running.
+    this.reloading = this.reloading.catch(() => undefined).then(() => this.reloadNow());
     return this.reloading;
   }
 
@@ -383,9 +384,10 @@ export class AgencySet {
   }
 
   private refuse(error: unknown): ReloadReport {
-    if (!(error instanceof ConfigError)) throw error;
-    this.log.error({ problems: error.problems }, `AGENCIES_FILE refused on reload; the ${this.serving.size} agencies running keep serving:\n${error.problems.map((problem) => `  - ${problem}`).join('\n')}`);
-    return { ok: false, added: [], changed: [], removed: [], problems: error.problems };
+    // A ConfigError names field by field; anything else (a store that would not open) by its message.
+    const problems = error instanceof ConfigError ? error.problems : [`AGENCIES_FILE: the reload failed: ${(error as Error).message}`];
+    this.log.error({ problems }, `AGENCIES_FILE refused on reload; the ${this.serving.size} agencies running keep serving:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    return { ok: false, added: [], changed: [], removed: [], problems };
   }
 
   /** A removed agency: its workers stop but enquiry delivery, which runs until its outbox holds nothing queued. */

@@ -39,6 +39,8 @@ export interface ListingsService {
   webhookCounts: WebhookCounts;
   /** Where a verified webhook for this agency is stored and applied (the shared webhook endpoint routes here). */
   webhookTarget: WebhookTarget;
+  /** Change notices stored and not yet applied (a gauge of /metrics). */
+  pendingChanges(): number;
   /** List sizes from the cache, for the plan of all agencies. */
   sizes(): KnownSizes;
   /** The source's lists and page size, for the plan. */
@@ -121,7 +123,8 @@ export function createListingsService(options: ListingsServiceOptions): Listings
   }
 
   const allowList = new PhotoHostAllowList(photoHosts(config.photos.hosts, options.defaultPhotoSources ?? [config.crm.baseUrl]));
-  log.info({ photoHosts: allowList.hosts }, 'photo mirror fetches only from these hosts (PHOTO_HOSTS)');
+  // Said once per relay, not once per agency of many.
+  if (!options.shared) log.info({ photoHosts: allowList.hosts }, 'photo mirror fetches only from these hosts (PHOTO_HOSTS)');
   const mirror = new PhotoMirror({
     store,
     log,
@@ -183,6 +186,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     account,
     webhookCounts,
     webhookTarget,
+    pendingChanges: () => changeStore.pending(),
     sizes,
     budgetedLists: source,
     metrics: () => renderPushMetrics(webhookCounts, changes.counts, changeStore.pending()),
