@@ -68,6 +68,8 @@ export interface AgencySetOptions {
   workers?: boolean;
   /** The agencies (default: read AGENCIES_FILE). */
   readEntries?: () => AgencyEntry[];
+  /** Stores of agencies served beside this set (the demo's root agency): their images are kept too. */
+  alsoHolding?: () => Store[];
 }
 
 export interface ReloadReport {
@@ -113,6 +115,8 @@ export class AgencySet {
     const composed: RunningAgency[] = [];
     try {
       for (const entry of entries) composed.push(set.compose(entry));
+      // Said once for every agency (each agency's service leaves it out).
+      if (composed[0]) set.log.info({ photoHosts: composed[0].agency.listings.allowList.hosts }, 'photo mirror fetches only from these hosts (PHOTO_HOSTS)');
       const plan = set.planFor(composed);
       if (!plan.fits) throw new AgenciesBudgetRefusedError(plan);
       for (const running of composed) set.serving.set(running.entry.slug, running);
@@ -167,7 +171,8 @@ export class AgencySet {
       limiterStore: this.options.keyStore,
       defaultPhotoSources: this.options.defaultPhotoSources,
       enquiryTargets: this.options.enquiryTargets,
-      shared: { photoDir: this.photoDir, photoInUseElsewhere: (hash) => this.photoInUseElsewhere(agency, hash) },
+      shared: { photoDir: this.photoDir },
+      photoInUseElsewhere: (hash) => this.photoInUseElsewhere(agency, hash),
       onUsage: (usage) => this.onUsage(usage),
     });
     const running: RunningAgency = { entry, agency, handler: () => undefined, serving: true, started: false };
@@ -175,12 +180,12 @@ export class AgencySet {
     return running;
   }
 
-  /** Whether an agency other than `self` (served or draining) still refers to the image. */
-  private photoInUseElsewhere(self: Agency, hash: string): boolean {
+  /** Whether an agency other than `self` (served, draining, or served beside the set) still refers to the image. */
+  photoInUseElsewhere(self: Agency | undefined, hash: string): boolean {
     for (const running of [...this.serving.values(), ...this.draining]) {
       if (running.agency !== self && holdsPhoto(running.agency.store, hash)) return true;
     }
-    return false;
+    return (this.options.alsoHolding?.() ?? []).some((store) => holdsPhoto(store, hash));
   }
 
   /** The routes of one agency, as mounted under /a/<slug>/. */
@@ -217,9 +222,24 @@ export class AgencySet {
    * The shared routes: POST /hooks/crm (verified once, routed by the notice's account id),
    * /photos/ (one content-addressed folder) and /a/<slug>/… (404 for a slug not served).
    */
-  router(): RequestHandler {
+  router(options: { shared?: boolean } = {}): RequestHandler {
     const { config } = this.options;
     const router = Router({ caseSensitive: true, strict: true });
+    // Beside a root agency (demo), the root's webhook and photo routes serve everyone.
+    if (options.shared !== false) this.mountShared(router);
+    router.use('/a/:slug', (req, res, next) => {
+      const running = this.serving.get((req.params as { slug: string }).slug);
+      if (!running) {
+        next(new HttpError(404, 'unknown_agency', 'No agency with this slug is served by this relay.'));
+        return;
+      }
+      running.handler(req, res, next);
+    });
+    return router;
+  }
+
+  private mountShared(router: Router): void {
+    const { config } = this.options;
     router.use(
       webhookRouter({
         feed: crmWebhookFeed(config),
@@ -231,15 +251,6 @@ export class AgencySet {
       }),
     );
     router.use(photosRouter(this.photoDir));
-    router.use('/a/:slug', (req, res, next) => {
-      const running = this.serving.get((req.params as { slug: string }).slug);
-      if (!running) {
-        next(new HttpError(404, 'unknown_agency', 'No agency with this slug is served by this relay.'));
-        return;
-      }
-      running.handler(req, res, next);
-    });
-    return router;
   }
 
   /** Prometheus text for the relay's /metrics: every agency's push counts together, and the agencies by state. */

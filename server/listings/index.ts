@@ -82,9 +82,11 @@ export interface ListingsServiceOptions {
    */
   shared?: {
     photoDir: string;
-    /** Whether another agency still refers to an image (its files are then kept). */
-    photoInUseElsewhere(hash: string): boolean;
   };
+  /** Whether another agency on this relay still refers to an image: its files are then kept by the clean-up. */
+  photoInUseElsewhere?: (hash: string) => boolean;
+  /** One agency at the root beside others (demo mode with SIM_AGENCIES): a webhook naming another account goes to that agency, if served here. */
+  otherAccount?: (account: string) => WebhookTarget | undefined;
 }
 
 /**
@@ -133,7 +135,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     maxBytes: config.photos.maxBytes,
     now: options.now,
     photoDir: options.shared?.photoDir,
-    inUseElsewhere: options.shared?.photoInUseElsewhere,
+    inUseElsewhere: options.photoInUseElsewhere,
   });
   // The plan at start knows list sizes only from the cache; after each sweep it is made again with
   // the real ones, and a plan that no longer fits is reported with the setting to change.
@@ -167,7 +169,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
       webhookRouter({
         feed: source.changes,
         toleranceSeconds: config.listings.webhookToleranceSeconds,
-        targetOf: (named) => (account.isOther(named) ? undefined : webhookTarget),
+        targetOf: (named) => (!account.isOther(named) ? webhookTarget : named === undefined ? undefined : options.otherAccount?.(named)),
         counts: webhookCounts,
         log,
         now: options.now,
