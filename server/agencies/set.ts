@@ -5,6 +5,7 @@ import { agencyFeatures, agencyWorkers, composeAgency, type Agency } from '../ag
 import { ConfigError, type Config } from '../config.ts';
 import type { KeyUsage } from '../crm/access.ts';
 import { crmWebhookFeed } from '../crm/listing-source.ts';
+import { PROMETHEUS_CONTENT_TYPE } from '../enquiries/metrics.ts';
 import { outboxStatus } from '../enquiries/outbox.ts';
 import type { EnquiryTargets } from '../enquiries/targets.ts';
 import { HttpError, notFoundHandler } from '../errors.ts';
@@ -211,7 +212,7 @@ export class AgencySet {
     for (const feature of features) if (feature.router) router.use(feature.router);
     router.use(this.sharedWidget);
     router.get('/metrics', metricsAccess(this.options.config.http.metricsToken), (_req, res) => {
-      res.set('Content-Type', 'text/plain; version=0.0.4; charset=utf-8').set('Cache-Control', 'no-store');
+      res.set('Content-Type', PROMETHEUS_CONTENT_TYPE).set('Cache-Control', 'no-store');
       res.send(features.map((feature) => feature.metrics?.() ?? '').join(''));
     });
     router.use(notFoundHandler);
@@ -298,14 +299,16 @@ export class AgencySet {
     );
   }
 
-  /** Gives each agency its catch-up interval (read at each scheduling) and prints the plan. */
-  private applyPlan(plan: AgenciesPlan): void {
+  /** Gives each agency its catch-up interval (read at each scheduling) and prints the plan (with a line per agency unless `brief`). */
+  private applyPlan(plan: AgenciesPlan, brief = false): void {
     this.plan = plan;
     for (const line of plan.agencies) {
       const running = this.serving.get(line.slug);
       if (running) running.agency.config.listings.syncIntervalMinutes = line.catchUpIntervalMinutes ?? 24 * 60;
     }
-    const lines = describeAgenciesPlan(plan);
+    const described = describeAgenciesPlan(plan);
+    // After a usage read (hourly) the totals say enough; the lines per agency come at start and on reload.
+    const lines = brief && plan.fits ? described.filter((line) => !line.startsWith('  ')) : described;
     const fields = { agencies: plan.agencies.length, crmRequestsPerDay: plan.perDay, allowed: plan.allowed, floor: plan.floorPerDay, catchUpIntervalMinutes: plan.catchUpIntervalMinutes };
     if (plan.fits) this.log.info(fields, lines.join('\n'));
     else this.log.error(fields, lines.join('\n'));
@@ -314,7 +317,7 @@ export class AgencySet {
   /** After a read of the key's usage: all agencies planned again with what other tools spend. */
   private onUsage(usage: KeyUsage): void {
     this.othersToday = usage.others;
-    if (this.serving.size > 0) this.applyPlan(this.planFor(this.list()));
+    if (this.serving.size > 0) this.applyPlan(this.planFor(this.list()), true);
   }
 
   private startAgency(running: RunningAgency): void {
