@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../server/log.ts';
+import { startRelay, type RunningRelay } from '../../server/relay.ts';
 import type { SimulatorState } from '../../server/sim/state.ts';
 import { startAgenciesRig, until, type AgenciesRig, type AgencyFileEntry } from './rig.ts';
 
@@ -112,4 +117,42 @@ describe('reloading the agencies without a restart', () => {
     expect(rig.relay.agencies!.list().map((running) => running.entry.slug)).toEqual(before);
     expect((await rig.request(`/a/${a.slug}/api/v1/listings`)).status).toBe(200);
   });
+});
+
+describe('a reload whose plan does not fit', () => {
+  let rig: AgenciesRig;
+  let relay: RunningRelay | undefined;
+  let dataDir: string;
+  afterAll(async () => {
+    await relay?.close();
+    await rig?.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('is refused, saying how many agencies would fit, and the agencies running keep serving', async () => {
+    rig = await startAgenciesRig({ agencies: 3, listings: 4, env: { CRM_USAGE_CHECK_MINUTES: '1440' } });
+    // What one agency's daily sweep costs before its first sync: the budget is then set so two fit and three do not.
+    const plan = rig.relay.agencies!.plan!;
+    const sweep = plan.agencies[0]!.sweepRequests;
+    expect(plan.agencies.every((line) => line.sweepRequests === sweep)).toBe(true);
+    const allowed = plan.keyRequests + 2 * sweep;
+    dataDir = mkdtempSync(join(tmpdir(), 'estate-agencies-tight-'));
+    const file = join(dataDir, 'agencies.json');
+    const write = (entries: AgencyFileEntry[]) => {
+      writeFileSync(file, JSON.stringify({ agencies: entries }), { mode: 0o600 });
+      chmodSync(file, 0o600);
+    };
+    write(rig.entries.slice(0, 2));
+    relay = await startRelay({ ...rig.relay.config, dataDir, agenciesFile: file, crm: { ...rig.relay.config.crm, dailyLimit: allowed * 2 } }, { log: silentLogger, workers: false, app: { demoDir: null } });
+    expect(relay.agencies!.plan).toMatchObject({ fits: true, allowed });
+
+    write(rig.entries);
+    const report = await relay.agencies!.reload();
+    expect(report.ok).toBe(false);
+    expect(report.problems!.join('\n')).toMatch(new RegExp(`AGENCIES_FILE: 3 agencies need at least ${plan.keyRequests + 3 * sweep} CRM requests a day .* more than the ${allowed} allowed .*; 2 of them would fit`));
+    expect(relay.agencies!.list().map((running) => running.entry.slug)).toEqual(['agency-a', 'agency-b']);
+    expect(relay.agencies!.get('agency-c')).toBeUndefined();
+    expect((await fetch(`${relay.url}/a/agency-c/api/v1/listings`)).status).toBe(404);
+    expect((await fetch(`${relay.url}/a/agency-a/readyz`)).status).toBe(503); // served (never synced here), not a 404
+  }, 60_000);
 });
