@@ -61,11 +61,11 @@ if (!config.agenciesFile && (process.stdout.isTTY || config.demoMode)) {
 const releaseInstance = claimInstance(relay.store.dataDir);
 process.on(SYNC_SIGNAL, () => {
   try {
-    const kind = takeSyncRequest(relay.store.dataDir);
-    log.info({ kind }, 'sync requested by the operator CLI');
-    // Every agency: the one at the root (unless AGENCIES_FILE), and those under /a/<slug>/.
-    if (!config.agenciesFile) void relay.listings.sync.run(kind);
-    for (const running of relay.agencies?.list() ?? []) void running.agency.listings.sync.run(kind);
+    const { kind, agency } = takeSyncRequest(relay.store.dataDir);
+    log.info({ kind, ...(agency ? { agency } : {}) }, 'sync requested by the operator CLI');
+    // Every agency (the one at the root unless AGENCIES_FILE, and those under /a/<slug>/), or the one named.
+    if (!config.agenciesFile && agency === undefined) void relay.listings.sync.run(kind);
+    for (const running of relay.agencies?.list() ?? []) if (agency === undefined || running.entry.slug === agency) void running.agency.listings.sync.run(kind);
   } catch (error) {
     log.error({ err: error }, 'could not take the sync request of the operator CLI');
   }

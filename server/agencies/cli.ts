@@ -3,13 +3,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { CliCommand, CliContext } from '../cli-command.ts';
 import { parseOptions } from '../cli-options.ts';
-import { ConfigError } from '../config.ts';
+import { ConfigError, type Config } from '../config.ts';
 import { budgetUsedOn, utcDay } from '../crm/limiter.ts';
 import { outboxStatus } from '../enquiries/outbox.ts';
 import { listingStatus, readSyncState } from '../listings/cache.ts';
 import { runningRelay } from '../ops/instance.ts';
 import { openStoreReadOnly, STORE_FILE } from '../store/store.ts';
-import { agencyDataDir, readAgenciesFile } from './file.ts';
+import { agencyConfig, agencyDataDir, AGENCY_SLUG, readAgenciesFile } from './file.ts';
 import { readReloadResult, RELOAD_SIGNAL, requestReload } from './reload-request.ts';
 import { AGENCIES_STATUS_FILE, type AgenciesStatusFile } from './set.ts';
 
@@ -130,6 +130,47 @@ export function formatKeyTotals(status: AgenciesStatus): string {
   ].join('\n');
 }
 
+/** Commands that work on one store: with AGENCIES_FILE, on one agency's, named with --agency <slug>. */
+const PER_AGENCY_COMMANDS = new Set(['sync', 'outbox', 'backup', 'restore']);
+
+export interface AgencyScope {
+  args: string[];
+  config: Config;
+  agency?: { slug: string; keyDataDir: string };
+}
+
+/**
+ * `--agency <slug>` (any command but `agencies`): with AGENCIES_FILE, the command runs on that
+ * agency's store (and, for a sync, with its token; the key's budget stays in DATA_DIR's store).
+ * Store commands need it then; `status` without it shows the key's totals. Returns the message for
+ * the operator when the option is wrong; throws a ConfigError for a bad file.
+ */
+export function scopeToAgency(command: string, argv: string[], config: Config): AgencyScope | string {
+  const args: string[] = [];
+  let slug: string | undefined;
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index]!;
+    if (arg === '--agency' || arg.startsWith('--agency=')) {
+      slug = arg === '--agency' ? argv[++index] : arg.slice('--agency='.length);
+      if (!slug) return '--agency needs a slug';
+    } else args.push(arg);
+  }
+  if (!config.agenciesFile) return slug === undefined ? { args, config } : '--agency needs AGENCIES_FILE (without it the relay serves one agency, and the commands work on its store)';
+  if (slug === undefined) {
+    if (PER_AGENCY_COMMANDS.has(command)) return `With AGENCIES_FILE each agency has its own store: name one with --agency <slug> (\`npm run relay -- agencies\` lists them).`;
+    return { args, config };
+  }
+  if (!AGENCY_SLUG.test(slug)) return `--agency: "${slug}" is not a slug (1 to 40 characters of a-z, 0-9 and -)`;
+  const entry = readAgenciesFile(config.agenciesFile).find((candidate) => candidate.slug === slug);
+  const agency = { slug, keyDataDir: config.dataDir };
+  if (entry) return { args, agency, config: { ...agencyConfig(config, entry, null), agenciesFile: undefined } };
+  // Removed from the file, its store still there (an outbox to look at, a backup to take): its folder, no token.
+  if (command !== 'sync' && existsSync(join(agencyDataDir(config.dataDir, slug), STORE_FILE))) {
+    return { args, agency, config: { ...config, dataDir: agencyDataDir(config.dataDir, slug), agenciesFile: undefined } };
+  }
+  return `--agency: no agency "${slug}" in AGENCIES_FILE (\`npm run relay -- agencies\` lists them)`;
+}
+
 async function reload(context: CliContext, timeoutSeconds: number): Promise<number> {
   const { dataDir, agenciesFile } = context.config;
   // Checked here first: the operator sees the problems at once, and a file the relay would refuse is not sent.
@@ -172,7 +213,10 @@ export const agenciesCommand: CliCommand = {
   npm run relay -- agencies reload [--timeout SECONDS]
       Checks AGENCIES_FILE, then has the running relay re-read it (signal ${RELOAD_SIGNAL}): added agencies
       start, changed ones take their new token, origins, site and name, removed ones stop being
-      served at once (their queued enquiries are still delivered). A refused file changes nothing.`,
+      served at once (their queued enquiries are still delivered). A refused file changes nothing.
+  npm run relay -- <status|sync|outbox|backup|restore> … --agency <slug>
+      The other commands on one agency's store (sync, outbox, backup and restore need it with
+      AGENCIES_FILE; status without it shows the key's totals).`,
   async run(args, context) {
     if (args.includes('help') || args.includes('--help') || args.includes('-h')) {
       context.out(this.usage);

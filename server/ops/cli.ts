@@ -48,7 +48,7 @@ export const statusCommand: CliCommand = {
       context.err((error as Error).message);
       return 1;
     }
-    const relay = runningRelay(context.config.dataDir);
+    const relay = runningRelay(context.agency?.keyDataDir ?? context.config.dataDir);
     if (options.flags.has('json')) context.out(JSON.stringify({ ...status, relay: relay ?? null }, null, 2));
     else context.out(`${formatStatus(status)}\nRelay process   ${relay ? `running (pid ${relay.pid}, since ${relay.startedAt})` : 'not running on this DATA_DIR'}`);
     return 0;
@@ -102,7 +102,7 @@ export const syncCommand: CliCommand = {
     const timeoutSeconds = options.values.timeout === undefined ? 600 : Number(options.values.timeout);
     if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) return usageError(this, '--timeout must be a positive number of seconds', context);
     const kind = options.flags.has('full') ? 'full' : 'incremental';
-    const relay = runningRelay(context.config.dataDir);
+    const relay = runningRelay(context.agency?.keyDataDir ?? context.config.dataDir);
     if (relay) return syncInRunningRelay(relay.pid, kind, timeoutSeconds, context);
     if (context.config.demoMode) {
       context.err(
@@ -120,7 +120,9 @@ async function syncHere(kind: 'full' | 'incremental', context: CliContext): Prom
   const { config } = context;
   const log = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel });
   const store = openStore(config.dataDir);
-  const crm = createCrmClientFromConfig(config, store, log);
+  // One agency of many: the key's budget is in DATA_DIR's store, shared with the relay and every agency.
+  const keyStore = context.agency ? openStore(context.agency.keyDataDir) : undefined;
+  const crm = createCrmClientFromConfig(config, store, log, { limiterStore: keyStore, agency: context.agency?.slug });
   const stopProgress = watchSyncProgress(store, { log });
   try {
     const listings = createListingsService({ config, store, log, source: crmListingSource({ client: crm, config }) });
@@ -135,6 +137,7 @@ async function syncHere(kind: 'full' | 'incremental', context: CliContext): Prom
   } finally {
     crm.close();
     store.close();
+    keyStore?.close();
   }
 }
 
@@ -142,7 +145,8 @@ async function syncHere(kind: 'full' | 'incremental', context: CliContext): Prom
 async function syncInRunningRelay(pid: number, kind: 'full' | 'incremental', timeoutSeconds: number, context: CliContext): Promise<number> {
   const dataDir = resolve(context.config.dataDir);
   const requestedAt = Date.now();
-  writeFileSync(join(dataDir, SYNC_REQUEST_FILE), JSON.stringify({ kind, requestedAt }));
+  // The request goes where the relay reads it (DATA_DIR); the outcome is read from the agency's store.
+  writeFileSync(join(resolve(context.agency?.keyDataDir ?? dataDir), SYNC_REQUEST_FILE), JSON.stringify({ kind, requestedAt, ...(context.agency ? { agency: context.agency.slug } : {}) }));
   process.kill(pid, SYNC_SIGNAL);
   context.out(`Asked the running relay (pid ${pid}) for a${kind === 'full' ? ' full' : 'n incremental'} sync; waiting for it…`);
   const store = openStoreReadOnly(dataDir);
@@ -220,6 +224,9 @@ export const restoreCommand: CliCommand = {
     if (typeof options === 'string') return usageError(this, options, context);
     if (options.positional.length !== 1) return usageError(this, 'restore takes one file name', context);
     try {
+      // One agency's store: the relay that holds it open runs from DATA_DIR.
+      const relay = context.agency ? runningRelay(context.agency.keyDataDir) : undefined;
+      if (relay) throw new Error(`A relay (pid ${relay.pid}, started ${relay.startedAt}) is running on ${resolve(context.agency!.keyDataDir)}: stop it first (systemctl stop estate-embed-relay).`);
       const summary = restoreStore(context.config.dataDir, options.positional[0]!);
       context.out(
         [

@@ -105,6 +105,35 @@ describe('the operator view of many agencies', () => {
     expect(text).toContain(`running (pid ${child.pid}`);
   });
 
+  it('store commands name their agency with --agency: status, outbox, backup, sync in the running relay, restore refused while it runs', async () => {
+    const refused = await cli(['outbox', 'list']);
+    expect(refused.code).toBe(2);
+    expect(refused.text).toContain('With AGENCIES_FILE each agency has its own store: name one with --agency <slug>');
+    expect((await cli(['outbox', 'list', '--agency', 'nobody'])).text).toContain('--agency: no agency "nobody" in AGENCIES_FILE');
+
+    const status = await cli(['status', '--agency', 'agency-2']);
+    expect(status.code).toBe(0);
+    expect(status.text).toContain(`CRM account     ${sim.key.accounts[1]!.accountId}`);
+    expect(status.text).toMatch(/Listings\s+[1-9]\d*/);
+    expect(status.text).toContain(`running (pid ${child.pid}`);
+
+    expect((await cli(['outbox', 'list', '--status', 'all', '--agency', 'agency-1'])).code).toBe(0);
+
+    const backupFile = join(dataDir, 'agency-1.backup.db');
+    const backup = await cli(['backup', backupFile, '--agency', 'agency-1']);
+    expect(backup.code, backup.text).toBe(0);
+    expect(backup.text).toMatch(/Backed up to .*agency-1\.backup\.db .*, [1-9]\d* listings/);
+
+    const sync = await cli(['sync', '--full', '--agency=agency-2']);
+    expect(sync.text).toContain(`Asked the running relay (pid ${child.pid}) for a full sync`);
+    expect(sync.code, sync.text).toBe(0);
+    expect(output).toContain('"kind":"full","agency":"agency-2","msg":"sync requested by the operator CLI"');
+
+    const restore = await cli(['restore', backupFile, '--agency', 'agency-1']);
+    expect(restore.code).toBe(1);
+    expect(restore.text).toMatch(/A relay \(pid \d+, .*\) is running on .*: stop it first/);
+  }, 60_000);
+
   it('`agencies reload` has the running relay re-read the file: a removed agency is a 404 at once', async () => {
     writeAgencies([entries[0]!]);
     const { code, text } = await cli(['agencies', 'reload']);
