@@ -61,6 +61,8 @@ export interface CrmClientOptions {
    * agencies in turns. Default: a digest of the access token (the token itself is not kept there).
    */
   agency?: string;
+  /** Where the operator sets the access token, for errors that say what to check. Default CRM_ACCESS_TOKEN. */
+  tokenSetting?: string;
   log: Logger;
   /** Timeout of one attempt, body included. Default 15,000 ms. */
   timeoutMs?: number;
@@ -178,6 +180,8 @@ export interface CrmClient {
   claimKeyUsageRead(intervalMs: number): boolean;
   /** Requests the key's gate let through since it opened, by work class (every client of the key together). */
   requestsByClass(): Record<WorkClass, number>;
+  /** Requests this client (one agency) sent today, UTC, since it opened: the operator view's calls per agency. */
+  requestsToday(): { day: string; requests: number };
   /** Callers waiting for a rate-limit slot. */
   readonly queued: number;
   /** Fails every waiting call and every later one. In-flight requests finish. */
@@ -194,14 +198,19 @@ const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOST
  * The client with the relay's CRM settings (the CRM_* variables; the credentials must be set, as
  * they are once demo mode has filled them in), as the relay and the operator CLI's sync use it.
  */
-export function createCrmClientFromConfig(config: Config, store: Store, log: Logger): CrmClient {
+export function createCrmClientFromConfig(config: Config, store: Store, log: Logger, options: { limiterStore?: Store; agency?: string } = {}): CrmClient {
+  // Many agencies on one relay pass the relay's key-wide store: one gate and one daily budget for the key.
+  const limiterStore = options.limiterStore ?? store;
   return createCrmClient({
     baseUrl: config.crm.baseUrl!,
     apiKey: config.crm.apiKey!,
     accessToken: config.crm.accessToken!,
-    limiter: limiterForKey(config.crm.apiKey!, { store, requestsPerSecond: config.crm.requestsPerSecond, dailyLimit: config.crm.dailyLimit }),
+    limiter: limiterForKey(config.crm.apiKey!, { store: limiterStore, requestsPerSecond: config.crm.requestsPerSecond, dailyLimit: config.crm.dailyLimit }),
     log,
     timeoutMs: config.crm.timeoutMs,
+    agency: options.agency,
+    // Many agencies: the token is the agency's accessToken in AGENCIES_FILE (its value is never named).
+    ...(options.agency ? { tokenSetting: `the accessToken of agency "${options.agency}" in AGENCIES_FILE` } : {}),
   });
 }
 
@@ -221,6 +230,7 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
   const maxRetryWaitMs = options.maxRetryWaitMs ?? 60_000;
   const backoffBaseMs = options.backoffBaseMs ?? 500;
   const { limiter } = options;
+  const tokenSetting = options.tokenSetting ?? 'CRM_ACCESS_TOKEN';
   const agency = options.agency ?? createHash('sha256').update(options.accessToken).digest('hex').slice(0, 16);
   // Built once; never logged (the logger would redact them anyway).
   const authHeaders = {
@@ -228,6 +238,12 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
     Authorization: `Bearer ${options.accessToken}`,
     Accept: 'application/json',
     'User-Agent': 'estate-embed-relay',
+  };
+
+  let today = { day: '', requests: 0 };
+  const countToday = () => {
+    const day = now().toISOString().slice(0, 10);
+    today = today.day === day ? { day, requests: today.requests + 1 } : { day, requests: 1 };
   };
 
   async function request<S extends z.ZodType>(req: CrmRequest<S>): Promise<z.infer<S>> {
@@ -242,6 +258,7 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
     for (let attempt = 1; ; attempt++) {
       // The work class of whichever worker made this call (work-class.ts): leads before syncs.
       const releaseSlot = await limiter.acquire({ signal: req.signal, workClass: workClassNow(), agency });
+      countToday();
       const timeout = AbortSignal.timeout(timeoutMs);
       const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
       const started = performance.now();
@@ -328,7 +345,7 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
       }
 
       log.warn({ ...where, status, attempt, ms }, 'CRM refused the request');
-      throw clientError(status, crmMessage, crmCode, where);
+      throw clientError(status, crmMessage, crmCode, where, tokenSetting);
     }
   }
 
@@ -466,6 +483,7 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
     recordKeyUsage: (used) => limiter.raiseUsedTo(used),
     claimKeyUsageRead: (intervalMs) => limiter.claimUsageRead(intervalMs),
     requestsByClass: () => limiter.grantedByClass(),
+    requestsToday: () => (today.day === now().toISOString().slice(0, 10) ? { ...today } : { day: now().toISOString().slice(0, 10), requests: 0 }),
     get queued() {
       return limiter.queued;
     },
@@ -577,19 +595,19 @@ function errorBody(text: string): { crmMessage?: string; crmCode?: string } {
   return {};
 }
 
-function clientError(status: number, crmMessage: string | undefined, crmCode: string | undefined, where: { method: string; path: string }): CrmError {
+function clientError(status: number, crmMessage: string | undefined, crmCode: string | undefined, where: { method: string; path: string }, tokenSetting: string): CrmError {
   const detail = crmMessage ? ` (CRM says: ${crmMessage})` : '';
   if (status === 403 && /scope/i.test(`${crmCode ?? ''} ${crmMessage ?? ''}`)) {
     // A valid key, but the token was not granted this scope: the token is what must change.
     return new CrmError(
-      `The access token lacks a scope needed for ${where.method} ${where.path} (403)${detail}. Ask the agency to grant it, or set CRM_ACCESS_TOKEN to a token that has it.`,
-      { code: 'forbidden', status, setting: 'CRM_ACCESS_TOKEN', crmMessage, ...where },
+      `The access token lacks a scope needed for ${where.method} ${where.path} (403)${detail}. Ask the agency to grant it, or set ${tokenSetting} to a token that has it.`,
+      { code: 'forbidden', status, setting: tokenSetting, crmMessage, ...where },
     );
   }
-  const setting = SETTING_BY_STATUS[status];
+  const setting = status === 401 ? tokenSetting : SETTING_BY_STATUS[status];
   if (status === 401) {
     return new CrmError(
-      `The CRM rejected the access token (401)${detail}. Check CRM_ACCESS_TOKEN: it must be a current token of the agency's account.`,
+      `The CRM rejected the access token (401)${detail}. Check ${tokenSetting}: it must be a current token of the agency's account.`,
       { code: 'unauthorized', status, setting, crmMessage, ...where },
     );
   }

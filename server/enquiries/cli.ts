@@ -2,6 +2,7 @@ import type { CliCommand, CliContext } from '../cli-command.ts';
 import { parseOptions } from '../cli-options.ts';
 import { closeStore, openStore } from '../store/store.ts';
 import { attachPostgres } from '../store/postgres.ts';
+import { agencySchema } from '../store/shared-database.ts';
 import { EnquiryOutbox, type OutboxEntry, type OutboxStatus } from './outbox.ts';
 
 const STATUSES = ['queued', 'delivered', 'dead', 'spam', 'all'] as const;
@@ -29,7 +30,8 @@ export const outboxCommand: CliCommand = {
     const store = openStore(context.config.dataDir);
     try {
       // With DATABASE_URL the outbox is in PostgreSQL, shared by the relays: look there.
-      if (context.config.databaseUrl) await attachPostgres(store, context.config.databaseUrl);
+      // With --agency, that agency's schema: each agency's rows are kept apart there (shared-database.ts).
+      if (context.config.databaseUrl) await attachPostgres(store, context.config.databaseUrl, { schema: context.agency ? agencySchema(context.agency.slug) : undefined });
       const outbox = new EnquiryOutbox(store);
       switch (sub) {
         case 'list':

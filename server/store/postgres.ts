@@ -10,6 +10,8 @@ export interface AttachPostgresOptions {
   poolSize?: number;
   /** Told when an idle connection fails (the server restarted, the network dropped). */
   warn?: (message: string, fields: Record<string, unknown>) => void;
+  /** The PostgreSQL schema of the tables (one per agency, agencySchema()); default public. */
+  schema?: string;
 }
 
 /** pg_advisory_lock key of the schema migrations: relays starting at once migrate one after another. */
@@ -20,9 +22,24 @@ const INT8_OID = 20;
 /**
  * Connects the store's shared tables (the enquiry outbox so far) to PostgreSQL at `url`, after
  * bringing its schema up to date. Fails (without the password in the message) when the server
- * cannot be reached or refuses the login, so the relay does not start half-connected.
+ * cannot be reached or refuses the login, so the relay does not start half-connected. The store
+ * owns the pool (closeStore ends it); a relay with many agencies shares one pool (SharedDatabase).
  */
 export async function attachPostgres(store: object, url: string, options: AttachPostgresOptions = {}): Promise<void> {
+  const pool = openPool(url, options);
+  try {
+    await migratePostgres(pool, options.migrations ?? pgMigrations, options.schema);
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw new Error(`DATABASE_URL: could not prepare the PostgreSQL store at ${redactUrl(url)}: ${safeMessage(error, url)}`);
+  }
+  await detachQueries(store);
+  const db = new Kysely<{}>({ dialect: new PostgresDialect({ pool }) });
+  attachQueries(store, { db: options.schema ? db.withSchema(options.schema) : db, kind: 'postgres', close: () => db.destroy() });
+}
+
+/** A pool on `url` reading BIGINT as numbers, its idle-connection errors told to `warn`. */
+export function openPool(url: string, options: Pick<AttachPostgresOptions, 'poolSize' | 'warn'> = {}): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
@@ -34,14 +51,7 @@ export async function attachPostgres(store: object, url: string, options: Attach
   });
   // An idle connection that breaks emits 'error' on the pool; unheard, it would end the process.
   pool.on('error', (error) => options.warn?.('PostgreSQL connection lost; it is replaced at the next query', { error: safeMessage(error, url) }));
-  try {
-    await migratePostgres(pool, options.migrations ?? pgMigrations);
-  } catch (error) {
-    await pool.end().catch(() => {});
-    throw new Error(`DATABASE_URL: could not prepare the PostgreSQL store at ${redactUrl(url)}: ${safeMessage(error, url)}`);
-  }
-  await detachQueries(store);
-  attachQueries(store, { db: new Kysely<{}>({ dialect: new PostgresDialect({ pool }) }), kind: 'postgres' });
+  return pool;
 }
 
 /**
@@ -49,12 +59,17 @@ export async function attachPostgres(store: object, url: string, options: Attach
  * lock: several relays starting together wait their turn, and each finds the others' work done.
  * Returns the ids it applied.
  */
-export async function migratePostgres(pool: pg.Pool, migrations: Migration[]): Promise<string[]> {
+export async function migratePostgres(pool: pg.Pool, migrations: Migration[], schema?: string): Promise<string[]> {
   const client = await pool.connect();
   const ran: string[] = [];
   try {
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [MIGRATION_LOCK]);
     try {
+      if (schema) {
+        // Inside the lock: two relays creating one schema at once would otherwise collide.
+        await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
+        await client.query(`SET search_path TO ${quoteIdentifier(schema)}`);
+      }
       await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
       const { rows } = await client.query<{ id: string }>('SELECT id FROM schema_migrations');
       const applied = new Set(rows.map((row) => row.id));
@@ -72,12 +87,19 @@ export async function migratePostgres(pool: pg.Pool, migrations: Migration[]): P
         ran.push(migration.id);
       }
     } finally {
+      // The connection goes back to the pool: it must not keep this schema for the next user.
+      if (schema) await client.query('RESET search_path').catch(() => {});
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', [MIGRATION_LOCK]).catch(() => {});
     }
   } finally {
     client.release();
   }
   return ran;
+}
+
+/** "name" for SQL, with any quote doubled. */
+export function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
 }
 
 /** The URL without its password, for messages. */
@@ -92,7 +114,7 @@ export function redactUrl(url: string): string {
 }
 
 /** An error's message with the URL's password taken out, should the driver ever repeat it. */
-function safeMessage(error: unknown, url: string): string {
+export function safeMessage(error: unknown, url: string): string {
   const message = error instanceof Error ? error.message || (error as { code?: string }).code || error.name : String(error);
   let password = '';
   try {

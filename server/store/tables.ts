@@ -38,6 +38,8 @@ export type StoreKind = 'sqlite' | 'postgres';
 export interface Queries {
   db: Kysely<{}>;
   kind: StoreKind;
+  /** Ends what the store owns behind `db` (its own pool); absent when the pool is shared (SharedDatabase). */
+  close?: () => Promise<void>;
 }
 
 const queries = new WeakMap<object, Queries>();
@@ -94,5 +96,5 @@ export function sharedStoreKind(store: object): StoreKind {
 export async function detachQueries(store: object): Promise<void> {
   const attached = queries.get(store);
   queries.delete(store);
-  if (attached?.kind === 'postgres') await attached.db.destroy();
+  await attached?.close?.();
 }

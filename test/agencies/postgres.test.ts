@@ -1,0 +1,137 @@
+// Many agencies on one PostgreSQL database (DATABASE_URL with AGENCIES_FILE), served by two relays
+// with their own DATA_DIR: each agency's outbox is its own schema, so a relay's worker for agency
+// A can only ever claim A's rows and deliver them with A's token, and every enquiry reaches the
+// CRM once, whichever relay took it in and whichever delivered it.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { loadConfig } from '../../server/config.ts';
+import { silentLogger } from '../../server/log.ts';
+import { startRelay, type RunningRelay } from '../../server/relay.ts';
+import type { SimulatorState } from '../../server/sim/state.ts';
+import { agencySchema } from '../../server/store/shared-database.ts';
+import { sharedStoreKind, tablesOf } from '../../server/store/tables.ts';
+import { freshDatabase } from '../support/postgres.ts';
+import { startAgenciesRig, until, type AgenciesRig } from './rig.ts';
+
+const postgres = inject('postgres');
+const skipped = 'skipped' in postgres ? postgres.skipped : undefined;
+
+const enquiry = (listingId: number) => ({
+  originalId: randomUUID(),
+  listingId,
+  fullName: 'Jane Citizen',
+  email: 'jane@example.com',
+  mobile: '0412 345 678',
+  message: 'Is the house still available for inspection on Saturday?',
+  consent: true,
+  website: '',
+  elapsedMs: 25_000,
+});
+
+/** Its listings for sale that are on the web: an enquiry may name one. */
+const saleIdsOf = (account: SimulatorState) =>
+  account.listings
+    .filter((listing) => listing.propertyClass === 'residential' && listing.publishedToWeb !== null && listing.market === 'sale')
+    .filter((listing) => ['listing', 'conditional'].includes(listing.status))
+    .map((listing) => listing.lifeId * 2);
+
+describe.skipIf(skipped)(`agencies on one PostgreSQL database, two relays${skipped ? ` (SKIPPED: ${skipped})` : ''}`, () => {
+  let rig: AgenciesRig;
+  let second: RunningRelay;
+  let secondDataDir: string;
+  let databaseUrl: string;
+  const slugs = ['agency-a', 'agency-b'];
+  /** A query straight to the database, below the relays. */
+  const query = async <Row extends Record<string, unknown>>(text: string): Promise<Row[]> => {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      return (await client.query<Row>(text)).rows;
+    } finally {
+      await client.end();
+    }
+  };
+
+  beforeAll(async () => {
+    databaseUrl = await freshDatabase((postgres as { url: string }).url, 'agencies');
+    rig = await startAgenciesRig({ agencies: 2, listings: 8, env: { DATABASE_URL: databaseUrl, ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000' } });
+    // The second relay: the same file, key and database, its own DATA_DIR (another machine's disk).
+    secondDataDir = mkdtempSync(join(tmpdir(), 'estate-agencies-second-'));
+    second = await startRelay(loadConfig({ ...configEnv(rig), DATA_DIR: secondDataDir, DATABASE_URL: databaseUrl }), { log: silentLogger, workers: false, app: { demoDir: null } });
+    await rig.syncAll();
+    for (const running of second.agencies!.list()) await running.agency.listings.sync.run('full');
+  }, 90_000);
+  afterAll(async () => {
+    await second?.close();
+    await rig?.close();
+    if (secondDataDir) rmSync(secondDataDir, { recursive: true, force: true });
+  });
+
+  it('each agency\'s shared tables are in its own schema of the one database', async () => {
+    for (const relay of [rig.relay, second]) for (const slug of slugs) expect(sharedStoreKind(relay.agencies!.get(slug)!.agency.store)).toBe('postgres');
+    const rows = await query<{ schema: string }>("SELECT table_schema AS schema FROM information_schema.tables WHERE table_name = 'enquiry_outbox' ORDER BY 1");
+    expect(rows.map((row) => row.schema)).toEqual(slugs.map((slug) => agencySchema(slug)));
+  });
+
+  it('enquiries to both agencies through both relays are delivered with their own agency\'s token, each exactly once, both relays delivering', async () => {
+    const accounts = rig.accounts;
+    const sent = new Map<string, Set<string>>(slugs.map((slug) => [slug, new Set()]));
+    const posts: Array<Promise<void>> = [];
+    for (let i = 0; i < 24; i++) {
+      const slug = slugs[i % 2]!;
+      const relay = i % 4 < 2 ? rig.relay : second;
+      const ids = saleIdsOf(accounts[i % 2]!);
+      const body = enquiry(ids[i % ids.length]!);
+      sent.get(slug)!.add(body.originalId);
+      posts.push(
+        fetch(`${relay.url}/a/${slug}/api/v1/enquiries`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }).then(async (response) => {
+          expect(response.status, await response.text()).toBe(202);
+        }),
+      );
+    }
+    await Promise.all(posts);
+    // Nothing went to the relays' SQLite outboxes.
+    for (const relay of [rig.relay, second]) for (const slug of slugs) expect(tablesOf(relay.agencies!.get(slug)!.agency.store).prepare('SELECT COUNT(*) FROM enquiry_outbox').pluck().get()).toBe(0);
+
+    const workers = [rig.relay, second].flatMap((relay) => slugs.map((slug) => relay.agencies!.get(slug)!.agency.enquiries.worker));
+    for (const worker of workers) worker.start();
+    const delivered = () => accounts.reduce((total, account) => total + account.postedEnquiries().length, 0);
+    await until(delivered, (count) => count >= 24, 30_000);
+    // Give a wrong second delivery the time to show up.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await Promise.all(workers.map((worker) => worker.stop()));
+
+    slugs.forEach((slug, index) => {
+      const posted = accounts[index]!.postedEnquiries().map((posted) => posted.originalId);
+      // Exactly its own, each once: a row delivered with the other agency's token would land in the other account.
+      expect(posted.slice().sort()).toEqual([...sent.get(slug)!].sort());
+    });
+    // Each schema holds its agency's rows only, all delivered, whichever relay is asked.
+    for (const slug of slugs) {
+      const rows = await query<{ original_id: string; status: string }>(`SELECT original_id, status FROM ${agencySchema(slug)}.enquiry_outbox`);
+      expect(rows.map((row) => row.original_id).sort()).toEqual([...sent.get(slug)!].sort());
+      expect(rows.map((row) => row.status)).toEqual(Array(12).fill('delivered'));
+    }
+  }, 60_000);
+});
+
+/** The rig relay's settings as environment, for a second relay beside it. */
+function configEnv(rig: AgenciesRig): Record<string, string> {
+  const { config } = rig.relay;
+  return {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    CRM_BASE_URL: config.crm.baseUrl!,
+    CRM_API_KEY: config.crm.apiKey!,
+    CRM_REQUESTS_PER_SECOND: String(config.crm.requestsPerSecond),
+    AGENCIES_FILE: rig.file,
+    PHOTO_WIDTHS: '240',
+    LOG_LEVEL: 'silent',
+    PUBLIC_URL: 'https://relay.integrator.test',
+    ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000',
+  };
+}
