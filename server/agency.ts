@@ -58,7 +58,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
   let listings: ListingsService;
   try {
     options.sharedDatabase?.attach(store, options.slug);
-    crm = createCrmClientFromConfig(config, store, log, { limiterStore: options.limiterStore, agency: options.slug });
+    crm = createCrmClientFromConfig(config, store, log, { limiterStore: options.limiterStore, agency: options.slug, sharedDatabase: options.sharedDatabase });
     listings = createListingsService({
       config,
       store,

@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
 import { agencyFeatures, composeAgency, type Agency } from './agency.ts';
 import type { AgencyEntry } from './agencies/file.ts';
 import { AgencySet } from './agencies/set.ts';
@@ -99,7 +101,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   let root: Agency | undefined;
   let keyStore: Store | undefined;
   let agencies: AgencySet | undefined;
-  const sharedDatabase = config.databaseUrl ? await openSharedDatabase(config.databaseUrl, log, simulator) : undefined;
+  const sharedDatabase = config.databaseUrl ? await openSharedDatabase(config, log, simulator) : undefined;
   try {
     if (config.agenciesFile) {
       keyStore = openStore(config.dataDir, undefined, { warn: (message, fields) => log.warn(fields, message) });
@@ -246,10 +248,20 @@ function demoAgencies(accounts: Array<{ name: string; accessToken: string }>): A
 }
 
 /** DATABASE_URL: every agency's shared tables (the enquiry outbox so far) go to PostgreSQL; refused, nothing stays open. */
-async function openSharedDatabase(url: string, log: Logger, simulator: RunningRelay['simulator']): Promise<SharedDatabase> {
+async function openSharedDatabase(config: Config, log: Logger, simulator: RunningRelay['simulator']): Promise<SharedDatabase> {
   let database: SharedDatabase;
   try {
-    database = await SharedDatabase.open(url, { warn: (message, fields) => log.warn(fields, message) });
+    database = await SharedDatabase.open(config.databaseUrl!, { warn: (message, fields) => log.warn(fields, message) });
+    // In the registry before any CRM request: the others' share without the database counts this one.
+    const dataDir = resolve(config.dataDir);
+    await database
+      .startHeartbeat({ id: `${hostname()}:${dataDir}`, host: hostname(), dataDir, version: relayVersion() }, (error) =>
+        log.warn({ shared: 'postgres', error: error instanceof Error ? error.message : String(error) }, 'relay heartbeat failed (PostgreSQL out of reach?)'),
+      )
+      .catch(async (error: unknown) => {
+        await database.close();
+        throw new Error(`DATABASE_URL: could not record this relay: ${(error as Error).message}`);
+      });
   } catch (error) {
     await simulator?.close();
     // Reported like a bad setting (main.ts): one line naming DATABASE_URL, the password left out.
@@ -257,6 +269,15 @@ async function openSharedDatabase(url: string, log: Logger, simulator: RunningRe
   }
   log.info({ shared: 'postgres' }, 'enquiry outbox in PostgreSQL (DATABASE_URL, a schema per agency); the rest of the state in DATA_DIR');
   return database;
+}
+
+/** The package version, for the relay registry. */
+function relayVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }
 
 /** SIM_AGENCIES (1-20 in demo mode): how many agency accounts the embedded simulator holds on its one key. */

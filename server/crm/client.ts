@@ -5,7 +5,9 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import { CrmError, type CrmErrorCode } from './errors.ts';
-import { limiterForKey, type BudgetStatus, type RequestLimiter } from './limiter.ts';
+import { DEFAULT_SAFETY_MARGIN_MS, limiterForKey, type BudgetStatus, type RequestLimiter, type SharedLimits } from './limiter.ts';
+import { SharedGate } from './shared-gate.ts';
+import type { SharedDatabase } from '../store/shared-database.ts';
 import {
   addEnquirySchema,
   crmEnquirySchema,
@@ -194,18 +196,40 @@ const SETTING_BY_STATUS: Record<number, string> = { 401: 'CRM_ACCESS_TOKEN', 403
 /** Connection errors that prove nothing was sent. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
+/** The key's limits in the shared database; without it, this relay's share (relays last seen alive), logged when it changes. */
+function sharedLimits(config: Config, database: SharedDatabase, log: Logger): SharedLimits {
+  const holdMs = 1000 + DEFAULT_SAFETY_MARGIN_MS;
+  return {
+    gate: new SharedGate({ pool: database.pool, apiKey: config.crm.apiKey!, requestsPerSecond: config.crm.requestsPerSecond, holdMs, leaseMs: config.crm.timeoutMs + holdMs, holder: database.relayId }),
+    relaysAlive: () => database.relaysAlive(),
+    onChange: (reachable, error) =>
+      reachable
+        ? log.warn({ shared: 'postgres' }, 'CRM limits: PostgreSQL is back; every relay on the key shares the limits again')
+        : log.error(
+            { shared: 'postgres', error: error instanceof Error ? error.message : String(error), share: Math.max(1, Math.floor(config.crm.requestsPerSecond / database.relaysAlive())) },
+            `CRM limits: PostgreSQL is out of reach; this relay keeps to its share of the key's per second limit (1/${database.relaysAlive()} of ${config.crm.requestsPerSecond}) and counts its requests until it is back`,
+          ),
+  };
+}
+
 /**
  * The client with the relay's CRM settings (the CRM_* variables; the credentials must be set, as
  * they are once demo mode has filled them in), as the relay and the operator CLI's sync use it.
  */
-export function createCrmClientFromConfig(config: Config, store: Store, log: Logger, options: { limiterStore?: Store; agency?: string } = {}): CrmClient {
+export function createCrmClientFromConfig(config: Config, store: Store, log: Logger, options: { limiterStore?: Store; agency?: string; sharedDatabase?: SharedDatabase } = {}): CrmClient {
   // Many agencies on one relay pass the relay's key-wide store: one gate and one daily budget for the key.
   const limiterStore = options.limiterStore ?? store;
   return createCrmClient({
     baseUrl: config.crm.baseUrl!,
     apiKey: config.crm.apiKey!,
     accessToken: config.crm.accessToken!,
-    limiter: limiterForKey(config.crm.apiKey!, { store: limiterStore, requestsPerSecond: config.crm.requestsPerSecond, dailyLimit: config.crm.dailyLimit }),
+    limiter: limiterForKey(config.crm.apiKey!, {
+      store: limiterStore,
+      requestsPerSecond: config.crm.requestsPerSecond,
+      dailyLimit: config.crm.dailyLimit,
+      // DATABASE_URL: the per-second limit and the day's count held in PostgreSQL for every relay on the key.
+      shared: options.sharedDatabase ? sharedLimits(config, options.sharedDatabase, log) : undefined,
+    }),
     log,
     timeoutMs: config.crm.timeoutMs,
     agency: options.agency,

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { Store } from '../store/store.ts';
 import { hasTable, tablesOf } from '../store/tables.ts';
 import { CrmError } from './errors.ts';
+import type { SharedGate } from './shared-gate.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { DEFAULT_WORK_CLASS, WORK_CLASSES, type WorkClass } from '../work-class.ts';
 
@@ -23,6 +24,19 @@ export interface LimiterOptions {
   now?: Clock;
   /** Monotonic clock in ms, for the window. */
   monotonicNow?: () => number;
+  /** DATABASE_URL: the limits held in PostgreSQL for every relay on the key (shared-gate.ts). */
+  shared?: SharedLimits;
+}
+
+/** The shared gate, and what to do without it. */
+export interface SharedLimits {
+  gate: SharedGate;
+  /** Relays on the key seen alive lately (the relay registry): without the database, this relay keeps to its share. */
+  relaysAlive: () => number;
+  /** Told when the database goes out of reach and when it is back. */
+  onChange?: (reachable: boolean, error?: unknown) => void;
+  /** How often to try the database again while it is out of reach (default 1 s). */
+  retryMs?: number;
 }
 
 export interface BudgetStatus {
@@ -177,6 +191,18 @@ export class RequestLimiter {
   private closed = false;
   private readonly spendStatement;
   private readonly readStatement;
+  private readonly shared: SharedLimits | undefined;
+  /** The database is out of reach: this relay keeps to its share (sharedShare) and counts in memory until it is back. */
+  private sharedDown = false;
+  /** The day's count by every relay, as last heard from the database. */
+  private sharedUsed = { day: '', used: 0 };
+  /** Requests sent while the database was out of reach, added to its count once it is back. */
+  private unsharedSpent = { day: '', count: 0 };
+  /** The waiter being served by a shared take in progress, or waiting for a shared slot. */
+  private head: Waiter | undefined;
+  private sharedBusy = false;
+  private sharedWaitUntil = 0;
+  private sharedRetry: NodeJS.Timeout | undefined;
 
   constructor(options: LimiterOptions) {
     if (!(options.requestsPerSecond >= 1)) throw new RangeError('requestsPerSecond must be at least 1');
@@ -197,6 +223,7 @@ export class RequestLimiter {
        RETURNING used`,
     );
     this.readStatement = tablesOf(this.store).prepare<[string], { used: number }>('SELECT used FROM crm_budget WHERE day = ?');
+    this.shared = options.shared;
   }
 
   private now(): Date {
@@ -207,8 +234,30 @@ export class RequestLimiter {
   budget(): BudgetStatus {
     const now = this.now();
     const day = utcDay(now);
-    const used = this.readStatement.get(day)?.used ?? 0;
+    const used = this.shared ? this.sharedUsedOn(day) : (this.readStatement.get(day)?.used ?? 0);
     return { day, used, limit: this.dailyLimit, remaining: Math.max(0, this.dailyLimit - used), resetsAt: nextUtcMidnight(now) };
+  }
+
+  /** The day's count by every relay as last heard, and what this relay sent since the database went out of reach. */
+  private sharedUsedOn(day: string): number {
+    return (this.sharedUsed.day === day ? this.sharedUsed.used : 0) + (this.unsharedSpent.day === day ? this.unsharedSpent.count : 0);
+  }
+
+  /** Reads the day's count from the database (all relays), for status and the checks before queueing. */
+  async refreshSharedBudget(): Promise<BudgetStatus> {
+    if (this.shared && !this.sharedDown) {
+      const day = utcDay(this.now());
+      try {
+        this.noteSharedUsed(day, await this.shared.gate.used(day));
+      } catch (error) {
+        this.sharedUnreachable(error);
+      }
+    }
+    return this.budget();
+  }
+
+  private noteSharedUsed(day: string, used: number): void {
+    if (this.sharedUsed.day !== day || used > this.sharedUsed.used) this.sharedUsed = { day, used };
   }
 
   /**
@@ -246,6 +295,11 @@ export class RequestLimiter {
    */
   raiseUsedTo(used: number): BudgetStatus {
     const day = utcDay(this.now());
+    if (this.shared) {
+      this.noteSharedUsed(day, Math.floor(used));
+      if (!this.sharedDown) void this.shared.gate.add(day, 0, Math.max(0, Math.floor(used))).catch((error: unknown) => this.sharedUnreachable(error));
+      return this.budget();
+    }
     tablesOf(this.store)
       .prepare('INSERT INTO crm_budget (day, used) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET used = max(used, excluded.used)')
       .run(day, Math.max(0, Math.floor(used)));
@@ -271,7 +325,7 @@ export class RequestLimiter {
 
   /** Number of callers waiting for a slot. */
   get queued(): number {
-    return this.waiters.length;
+    return this.waiters.length + (this.head && !this.head.signal?.aborted ? 1 : 0);
   }
 
   private usageReadAt = Number.NEGATIVE_INFINITY;
@@ -326,6 +380,11 @@ export class RequestLimiter {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    if (this.sharedRetry) clearTimeout(this.sharedRetry);
+    this.sharedRetry = undefined;
+    const head = this.head;
+    this.head = undefined;
+    if (head) this.settle(head, closedError());
     for (const waiter of this.waiters.drain()) this.settle(waiter, closedError());
   }
 
@@ -335,19 +394,28 @@ export class RequestLimiter {
     if (this.closed) return;
     const now = this.monotonicNow();
     this.slots = this.slots.filter((slot) => slot.doneAt === undefined || slot.doneAt > now - this.holdMs);
-    while (this.waiters.length > 0 && now >= this.pausedUntil && this.slots.length < this.requestsPerSecond) {
-      const waiter = this.waiters.shift()!;
+    if (this.head?.signal?.aborted) this.head = undefined;
+    const cap = this.shared && this.sharedDown ? this.sharedShare() : this.requestsPerSecond;
+    while ((this.head || this.waiters.length > 0) && now >= this.pausedUntil && this.slots.length < cap) {
+      if (this.shared && !this.sharedDown) {
+        // The database decides (one take at a time per relay); it wakes the pump when done.
+        if (!this.sharedBusy && now >= this.sharedWaitUntil) this.takeShared();
+        else if (!this.sharedBusy) this.timer = setTimeout(() => this.pump(), Math.ceil(this.sharedWaitUntil - now) + 1);
+        return;
+      }
+      const waiter = this.head ?? this.waiters.shift()!;
+      this.head = undefined;
       const wallNow = this.now();
       const day = utcDay(wallNow);
       let spent: { used: number } | undefined;
       try {
-        spent = this.spendStatement.get({ day, limit: this.limitFor(waiter.workClass) });
+        spent = this.shared ? this.spendUnshared(day, this.limitFor(waiter.workClass)) : this.spendStatement.get({ day, limit: this.limitFor(waiter.workClass) });
       } catch (error) {
         this.settle(waiter, error);
         continue;
       }
       if (!spent) {
-        const used = this.readStatement.get(day)?.used ?? this.dailyLimit;
+        const used = this.shared ? this.sharedUsedOn(day) : (this.readStatement.get(day)?.used ?? this.dailyLimit);
         const status = { day, used, limit: this.dailyLimit, remaining: Math.max(0, this.dailyLimit - used), resetsAt: nextUtcMidnight(wallNow) };
         this.settle(waiter, budgetError(status, this.reserveNote(waiter.workClass)));
         continue;
@@ -361,14 +429,110 @@ export class RequestLimiter {
         this.pump();
       });
     }
-    if (this.waiters.length === 0) return;
+    if (this.waiters.length === 0 && !this.head) return;
     // Wake when a released slot expires or a pause ends; a slot still in flight wakes us on release.
     const releases = this.slots.flatMap((slot) => (slot.doneAt === undefined ? [] : [slot.doneAt + this.holdMs]));
-    const slotFreeAt = this.slots.length < this.requestsPerSecond ? now : releases.length > 0 ? Math.min(...releases) : undefined;
+    const slotFreeAt = this.slots.length < cap ? now : releases.length > 0 ? Math.min(...releases) : undefined;
     if (slotFreeAt === undefined) return;
     const wakeAt = Math.max(slotFreeAt, this.pausedUntil);
     // +1: timers may fire a fraction of a millisecond early relative to performance.now().
     this.timer = setTimeout(() => this.pump(), Math.max(0, Math.ceil(wakeAt - now)) + 1);
+  }
+
+  /** Serves the next waiter through the database: a slot and the day's count in one statement. */
+  private takeShared(): void {
+    const shared = this.shared!;
+    const waiter = this.head ?? this.waiters.shift()!;
+    this.head = undefined;
+    this.sharedBusy = true;
+    const day = utcDay(this.now());
+    void shared.gate
+      .take(day, this.limitFor(waiter.workClass))
+      .then(
+        (taken) => {
+          if (taken.kind === 'wait') {
+            this.head = waiter;
+            this.sharedWaitUntil = this.monotonicNow() + taken.waitMs;
+            return;
+          }
+          if (taken.kind === 'spent') {
+            this.noteSharedUsed(day, taken.used);
+            const status = this.budget();
+            this.settle(waiter, budgetError(status, this.reserveNote(waiter.workClass)));
+            return;
+          }
+          this.noteSharedUsed(day, taken.used);
+          const giveBack = (sent: boolean) => void shared.gate.release(taken.slot, taken.take, sent).catch((error: unknown) => this.sharedUnreachable(error));
+          // Cancelled or closed while the database answered: nothing is sent, the slot frees at once.
+          if (this.closed || waiter.signal?.aborted) return giveBack(false);
+          const slot: Slot = {};
+          this.slots.push(slot);
+          this.granted[waiter.workClass]++;
+          this.settle(waiter, undefined, () => {
+            if (slot.doneAt !== undefined) return;
+            slot.doneAt = this.monotonicNow();
+            giveBack(true);
+            this.pump();
+          });
+        },
+        (error: unknown) => {
+          // The database is out of reach: the waiter is served next, by this relay's share.
+          this.head = waiter;
+          this.sharedUnreachable(error);
+        },
+      )
+      .finally(() => {
+        this.sharedBusy = false;
+        this.pump();
+      });
+  }
+
+  /** Without the database: at most a 1/N share of the key's per second limit, N the relays last seen alive (never more than the whole). */
+  private sharedShare(): number {
+    const relays = Math.max(1, Math.floor(this.shared!.relaysAlive()));
+    return Math.max(1, Math.floor(this.requestsPerSecond / relays));
+  }
+
+  /** Without the database: counts in memory against the day's count as last heard. */
+  private spendUnshared(day: string, limit: number): { used: number } | undefined {
+    if (this.unsharedSpent.day !== day) this.unsharedSpent = { day, count: 0 };
+    if (this.sharedUsedOn(day) >= limit) return undefined;
+    this.unsharedSpent.count++;
+    return { used: this.sharedUsedOn(day) };
+  }
+
+  private sharedUnreachable(error: unknown): void {
+    if (this.sharedDown || this.closed) return;
+    this.sharedDown = true;
+    this.shared!.onChange?.(false, error);
+    this.retryShared();
+  }
+
+  /** While out of reach: tries the database every retryMs; once back, adds what was sent meanwhile and serves through it again. */
+  private retryShared(): void {
+    if (this.closed) return;
+    this.sharedRetry = setTimeout(() => {
+      const day = this.unsharedSpent.day || utcDay(this.now());
+      const count = this.unsharedSpent.day === day ? this.unsharedSpent.count : 0;
+      this.shared!.gate.add(day, count).then(
+        (used) => {
+          this.sharedUsed = { day, used };
+          if (this.unsharedSpent.day === day) this.unsharedSpent.count -= count;
+          // Sent while this add was on its way: added too (counted here until it lands).
+          const late = this.unsharedSpent.day === day ? this.unsharedSpent.count : 0;
+          if (late > 0)
+            void this.shared!.gate.add(day, late).then((total) => {
+              this.unsharedSpent.count -= late;
+              this.noteSharedUsed(day, total);
+            }, () => undefined);
+          this.sharedDown = false;
+          this.shared!.onChange?.(true);
+          this.pump();
+        },
+        () => this.retryShared(),
+      );
+    }, this.shared!.retryMs ?? 1_000);
+    this.sharedRetry.unref();
   }
 
   /** How far into the day's budget this class may go: all of it for enquiries, short of the lead reserve for the rest. */

@@ -47,6 +47,38 @@ export const keyMigrations: Migration[] = [
   },
 ];
 
+/** Now in ms since the epoch on the database's clock, in SQL. */
+export const DB_NOW = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint';
+
+/** How often a relay says it is alive, and how long after its last word it counts as alive. */
+export const HEARTBEAT_MS = 5_000;
+export const RELAY_ALIVE_MS = 3 * HEARTBEAT_MS;
+
+/** A relay as the registry names it: its host and DATA_DIR (one relay per DATA_DIR on a host). */
+export interface RelayIdentity {
+  id: string;
+  host: string;
+  dataDir: string;
+  version: string;
+}
+
+export interface RelaySeen {
+  id: string;
+  host: string;
+  dataDir: string;
+  version: string;
+  startedAt: number;
+  lastSeen: number;
+}
+
+/** Every relay that has run on this database, last seen first (for `npm run relay -- status`). */
+export async function listRelays(pool: pg.Pool): Promise<RelaySeen[]> {
+  const { rows } = await pool.query<{ id: string; host: string; data_dir: string; version: string; started_at: number; last_seen: number }>(
+    `SELECT id, host, data_dir, version, started_at, last_seen FROM ${KEY_SCHEMA}.relays ORDER BY last_seen DESC, id`,
+  );
+  return rows.map((row) => ({ id: row.id, host: row.host, dataDir: row.data_dir, version: row.version, startedAt: Number(row.started_at), lastSeen: Number(row.last_seen) }));
+}
+
 /**
  * PostgreSQL schema of an agency's shared tables. One schema per agency (not an agency column):
  * every repository's queries are made on a Kysely bound to the agency's schema (withSchema), so
@@ -68,6 +100,9 @@ export class SharedDatabase {
   readonly keyDb: Kysely<{}>;
   private readonly db: Kysely<{}>;
   private readonly prepared = new Set<string>();
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  /** Relays seen within RELAY_ALIVE_MS at the last heartbeat (this one included). */
+  private alive = 1;
 
   private constructor(
     readonly pool: pg.Pool,
@@ -110,7 +145,39 @@ export class SharedDatabase {
     attachQueries(store, { db: this.db.withSchema(schema), kind: 'postgres' });
   }
 
+  /**
+   * Records this relay in the registry (relays) and keeps its last_seen fresh every
+   * HEARTBEAT_MS, reading how many relays are alive (the CRM gate's share without the database).
+   */
+  async startHeartbeat(relay: RelayIdentity, onError?: (error: unknown) => void): Promise<void> {
+    this.relayId = relay.id;
+    const beat = async () => {
+      await this.pool.query(
+        // The database's clock: relays' clocks need not agree for "alive" to mean the same to all.
+        `INSERT INTO ${KEY_SCHEMA}.relays (id, host, data_dir, version, started_at, last_seen) VALUES ($1, $2, $3, $4, ${DB_NOW}, ${DB_NOW})
+         ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, last_seen = EXCLUDED.last_seen, started_at = CASE WHEN $5 THEN EXCLUDED.started_at ELSE relays.started_at END`,
+        [relay.id, relay.host, relay.dataDir, relay.version, first],
+      );
+      first = false;
+      const { rows } = await this.pool.query<{ alive: number }>(`SELECT count(*)::int AS alive FROM ${KEY_SCHEMA}.relays WHERE last_seen > ${DB_NOW} - $1`, [RELAY_ALIVE_MS]);
+      this.alive = Math.max(1, rows[0]!.alive);
+    };
+    let first = true;
+    await beat();
+    this.heartbeatTimer = setInterval(() => void beat().catch((error: unknown) => onError?.(error)), HEARTBEAT_MS);
+    this.heartbeatTimer.unref();
+  }
+
+  /** This relay's id in the registry (host and DATA_DIR), once startHeartbeat has been called. */
+  relayId = 'unregistered';
+
+  /** Relays seen alive at the last heartbeat (1 before the first). */
+  relaysAlive(): number {
+    return this.alive;
+  }
+
   async close(): Promise<void> {
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     await this.db.destroy();
   }
 }

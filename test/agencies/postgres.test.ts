@@ -3,18 +3,13 @@
 // A can only ever claim A's rows and deliver them with A's token, and every enquiry reaches the
 // CRM once, whichever relay took it in and whichever delivered it.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig } from '../../server/config.ts';
-import { silentLogger } from '../../server/log.ts';
-import { startRelay, type RunningRelay } from '../../server/relay.ts';
+import type { RunningRelay } from '../../server/relay.ts';
 import type { SimulatorState } from '../../server/sim/state.ts';
 import { agencySchema } from '../../server/store/shared-database.ts';
 import { sharedStoreKind, tablesOf } from '../../server/store/tables.ts';
 import { freshDatabase } from '../support/postgres.ts';
+import { anotherRelay, queryDatabase } from './pg-rig.ts';
 import { startAgenciesRig, until, type AgenciesRig } from './rig.ts';
 
 const postgres = inject('postgres');
@@ -42,33 +37,20 @@ const saleIdsOf = (account: SimulatorState) =>
 describe.skipIf(skipped)(`agencies on one PostgreSQL database, two relays${skipped ? ` (SKIPPED: ${skipped})` : ''}`, () => {
   let rig: AgenciesRig;
   let second: RunningRelay;
-  let secondDataDir: string;
   let databaseUrl: string;
   const slugs = ['agency-a', 'agency-b'];
-  /** A query straight to the database, below the relays. */
-  const query = async <Row extends Record<string, unknown>>(text: string): Promise<Row[]> => {
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    try {
-      return (await client.query<Row>(text)).rows;
-    } finally {
-      await client.end();
-    }
-  };
+  const query = <Row extends Record<string, unknown>>(text: string) => queryDatabase<Row>(databaseUrl, text);
 
   beforeAll(async () => {
     databaseUrl = await freshDatabase((postgres as { url: string }).url, 'agencies');
     rig = await startAgenciesRig({ agencies: 2, listings: 8, env: { DATABASE_URL: databaseUrl, ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000' } });
-    // The second relay: the same file, key and database, its own DATA_DIR (another machine's disk).
-    secondDataDir = mkdtempSync(join(tmpdir(), 'estate-agencies-second-'));
-    second = await startRelay(loadConfig({ ...configEnv(rig), DATA_DIR: secondDataDir, DATABASE_URL: databaseUrl }), { log: silentLogger, workers: false, app: { demoDir: null } });
+    second = await anotherRelay(rig, databaseUrl);
     await rig.syncAll();
     for (const running of second.agencies!.list()) await running.agency.listings.sync.run('full');
   }, 90_000);
   afterAll(async () => {
     await second?.close();
     await rig?.close();
-    if (secondDataDir) rmSync(secondDataDir, { recursive: true, force: true });
   });
 
   it('each agency\'s shared tables are in its own schema of the one database', async () => {
@@ -118,20 +100,3 @@ describe.skipIf(skipped)(`agencies on one PostgreSQL database, two relays${skipp
     }
   }, 60_000);
 });
-
-/** The rig relay's settings as environment, for a second relay beside it. */
-function configEnv(rig: AgenciesRig): Record<string, string> {
-  const { config } = rig.relay;
-  return {
-    PORT: '0',
-    HOST: '127.0.0.1',
-    CRM_BASE_URL: config.crm.baseUrl!,
-    CRM_API_KEY: config.crm.apiKey!,
-    CRM_REQUESTS_PER_SECOND: String(config.crm.requestsPerSecond),
-    AGENCIES_FILE: rig.file,
-    PHOTO_WIDTHS: '240',
-    LOG_LEVEL: 'silent',
-    PUBLIC_URL: 'https://relay.integrator.test',
-    ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000',
-  };
-}

@@ -1,0 +1,57 @@
+// One limit across relays (DATABASE_URL): two relays, each syncing both agencies of one API key
+// from a cold start against the simulator, take their CRM slots and count their requests in
+// PostgreSQL, so the simulator (which counts per key on arrival) never sees more than 10 in a
+// second, refuses none, and the day's budget holds every request of both relays once.
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { utcDay } from '../../server/crm/limiter.ts';
+import type { RunningRelay } from '../../server/relay.ts';
+import { freshDatabase } from '../support/postgres.ts';
+import { anotherRelay, queryDatabase } from './pg-rig.ts';
+import { startAgenciesRig, until, type AgenciesRig } from './rig.ts';
+
+const postgres = inject('postgres');
+const skipped = 'skipped' in postgres ? postgres.skipped : undefined;
+
+describe.skipIf(skipped)(`two relays on one key and one PostgreSQL database${skipped ? ` (SKIPPED: ${skipped})` : ''}`, () => {
+  let rig: AgenciesRig;
+  let second: RunningRelay;
+  let databaseUrl: string;
+
+  beforeAll(async () => {
+    databaseUrl = await freshDatabase((postgres as { url: string }).url, 'limits');
+    rig = await startAgenciesRig({ agencies: 2, listings: 8, workers: true, requestsPerSecond: 10, env: { DATABASE_URL: databaseUrl } });
+    second = await anotherRelay(rig, databaseUrl, { workers: true });
+  }, 60_000);
+  afterAll(async () => {
+    await second?.close();
+    await rig?.close();
+  });
+
+  it('never more than 10 requests in a second at the CRM, no 429, and the day\'s budget counts each request of both relays once', async () => {
+    const ready = (relay: RunningRelay) => Promise.all(rig.entries.map(async (entry) => (await fetch(`${relay.url}/a/${entry.slug}/readyz`)).status));
+    const both = async () => [...(await ready(rig.relay)), ...(await ready(second))];
+    expect(await until(both, (statuses) => statuses.every((status) => status === 200), 90_000)).toEqual([200, 200, 200, 200]);
+    const usage = rig.sim.key.getCounters().perKey[rig.sim.apiKey]!;
+    expect(usage.usedToday, 'enough requests to have crowded the limit').toBeGreaterThan(40);
+    expect(usage.peakRequestsPerSecond).toBeLessThanOrEqual(10);
+    expect(usage.refusedPerSecond).toBe(0);
+
+    const calls = (relay: RunningRelay) => relay.agencies!.list().reduce((sum, running) => sum + running.agency.crm.requestsToday().requests, 0);
+    expect(calls(rig.relay)).toBeGreaterThan(0);
+    expect(calls(second)).toBeGreaterThan(0);
+    const [row] = await queryDatabase<{ used: number }>(databaseUrl, 'SELECT used FROM relay_key.crm_budget WHERE day = $1', [utcDay(new Date())]);
+    expect(row!.used).toBe(calls(rig.relay) + calls(second));
+    // Every relay reads the key's one count.
+    expect(second.crm.budget().used).toBeGreaterThan(calls(second));
+    const arrived = rig.sim.key.getCounters().perKey[rig.sim.apiKey]!.usedToday;
+    expect(arrived).toBeLessThanOrEqual(row!.used);
+    expect(arrived).toBeGreaterThan(row!.used - 5);
+  }, 120_000);
+
+  it('lists both relays in the registry, seen within the heartbeat', async () => {
+    const rows = await queryDatabase<{ id: string; last_seen: string; version: string }>(databaseUrl, 'SELECT id, last_seen, version FROM relay_key.relays ORDER BY id');
+    expect(rows).toHaveLength(2);
+    expect(new Set(rows.map((row) => row.id)).size).toBe(2);
+    for (const row of rows) expect(Date.now() - Number(row.last_seen)).toBeLessThan(15_000);
+  });
+});
