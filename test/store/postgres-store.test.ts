@@ -3,10 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import { ConfigError } from '../../server/config.ts';
 import { attachPostgres } from '../../server/store/postgres.ts';
 import { closeStore, openStore, type Store } from '../../server/store/store.ts';
 import { sharedStoreKind } from '../../server/store/tables.ts';
 import { freePort, freshDatabase } from '../support/postgres.ts';
+import { startTestRelay } from '../support/relay-fixture.ts';
 
 const postgres = inject('postgres');
 const skipped = 'skipped' in postgres ? postgres.skipped : undefined;
@@ -68,5 +70,13 @@ describe('without a PostgreSQL server', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     expect((error as Error).message).toMatch(/^DATABASE_URL: .*ECONNREFUSED/);
     expect((error as Error).message).not.toContain('secret-pw-123');
+  });
+
+  it('a relay whose DATABASE_URL does not answer refuses to start, reported as a bad setting without the password', async () => {
+    const port = await freePort();
+    const error = await startTestRelay({ DATABASE_URL: `postgres://relay:secret-pw-456@127.0.0.1:${port}/estate` }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([expect.stringMatching(/^DATABASE_URL: could not prepare the PostgreSQL store at postgres:\/\/relay:\*\*\*@127\.0\.0\.1:\d+\/estate: .*ECONNREFUSED/)]);
+    expect((error as Error).message).not.toContain('secret-pw-456');
   });
 });
