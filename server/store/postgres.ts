@@ -8,12 +8,19 @@ export interface AttachPostgresOptions {
   migrations?: Migration[];
   /** Connections this relay keeps open at most. */
   poolSize?: number;
+  /**
+   * The PostgreSQL schema the tables live in (created if missing). Default `public`. Stores that
+   * must not see each other's rows on one database (one per agency, say) each take their own.
+   */
+  schema?: string;
   /** Told when an idle connection fails (the server restarted, the network dropped). */
   warn?: (message: string, fields: Record<string, unknown>) => void;
 }
 
 /** pg_advisory_lock key of the schema migrations: relays starting at once migrate one after another. */
 const MIGRATION_LOCK = 'estate-embed:schema-migrations';
+/** A schema name used without quoting: plain lower-case identifiers only. */
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 /** PostgreSQL's type oid of BIGINT (int8): our ms timestamps and ids, read as numbers (they fit in 2^53). */
 const INT8_OID = 20;
 
@@ -23,6 +30,8 @@ const INT8_OID = 20;
  * cannot be reached or refuses the login, so the relay does not start half-connected.
  */
 export async function attachPostgres(store: object, url: string, options: AttachPostgresOptions = {}): Promise<void> {
+  const schema = options.schema ?? 'public';
+  if (!SCHEMA_NAME.test(schema)) throw new Error(`PostgreSQL schema name "${schema}" must be lower-case letters, digits and _ (at most 63), starting with a letter or _`);
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
@@ -30,12 +39,14 @@ export async function attachPostgres(store: object, url: string, options: Attach
     // A connection left in a transaction by a stuck request must not hold row locks for ever.
     idle_in_transaction_session_timeout: 30_000,
     application_name: 'estate-embed-relay',
+    // Every connection works in the store's schema: unqualified table names resolve there.
+    options: `-c search_path=${schema}`,
     types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
   });
   // An idle connection that breaks emits 'error' on the pool; unheard, it would end the process.
   pool.on('error', (error) => options.warn?.('PostgreSQL connection lost; it is replaced at the next query', { error: safeMessage(error, url) }));
   try {
-    await migratePostgres(pool, options.migrations ?? pgMigrations);
+    await migratePostgres(pool, options.migrations ?? pgMigrations, schema);
   } catch (error) {
     await pool.end().catch(() => {});
     throw new Error(`DATABASE_URL: could not prepare the PostgreSQL store at ${redactUrl(url)}: ${safeMessage(error, url)}`);
@@ -49,12 +60,16 @@ export async function attachPostgres(store: object, url: string, options: Attach
  * lock: several relays starting together wait their turn, and each finds the others' work done.
  * Returns the ids it applied.
  */
-export async function migratePostgres(pool: pg.Pool, migrations: Migration[]): Promise<string[]> {
+export async function migratePostgres(pool: pg.Pool, migrations: Migration[], schema = 'public'): Promise<string[]> {
   const client = await pool.connect();
   const ran: string[] = [];
+  const lock = `${MIGRATION_LOCK}:${schema}`;
   try {
-    await client.query('SELECT pg_advisory_lock(hashtext($1))', [MIGRATION_LOCK]);
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', [lock]);
     try {
+      // Only when missing: a role without CREATE on the database can still use a schema made for it.
+      const { rowCount } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+      if (!rowCount) await client.query(`CREATE SCHEMA ${schema}`);
       await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
       const { rows } = await client.query<{ id: string }>('SELECT id FROM schema_migrations');
       const applied = new Set(rows.map((row) => row.id));
@@ -72,7 +87,7 @@ export async function migratePostgres(pool: pg.Pool, migrations: Migration[]): P
         ran.push(migration.id);
       }
     } finally {
-      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [MIGRATION_LOCK]).catch(() => {});
+      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [lock]).catch(() => {});
     }
   } finally {
     client.release();

@@ -4,11 +4,14 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { ConfigError } from '../../server/config.ts';
+import { EnquiryOutbox } from '../../server/enquiries/outbox.ts';
+import { enquiryFingerprint, enquiryRequestSchema } from '../../server/enquiries/schema.ts';
 import { attachPostgres } from '../../server/store/postgres.ts';
 import { closeStore, openStore, type Store } from '../../server/store/store.ts';
 import { sharedStoreKind } from '../../server/store/tables.ts';
 import { freePort, freshDatabase } from '../support/postgres.ts';
 import { startTestRelay } from '../support/relay-fixture.ts';
+import { validEnquiry } from '../enquiries/support.ts';
 
 const postgres = inject('postgres');
 const skipped = 'skipped' in postgres ? postgres.skipped : undefined;
@@ -46,6 +49,19 @@ describe.skipIf(skipped)(`PostgreSQL store${skipped ? ` (SKIPPED: ${skipped})` :
     } finally {
       await client.end();
     }
+  });
+
+  it('stores in separate schemas of one database (one per agency) never see each other\'s outbox rows', async () => {
+    const url = await freshDatabase(serverUrl());
+    const [first, second] = [sqliteStore(), sqliteStore()];
+    await attachPostgres(first, url, { schema: 'agency_one' });
+    await attachPostgres(second, url, { schema: 'agency_two' });
+    const enquiry = enquiryRequestSchema.parse(validEnquiry());
+    await new EnquiryOutbox(first).accept({ enquiry, fingerprint: enquiryFingerprint(enquiry), acceptedAt: Date.now() });
+    expect(await new EnquiryOutbox(first).counts()).toMatchObject({ queued: 1 });
+    expect(await new EnquiryOutbox(second).counts()).toMatchObject({ queued: 0 });
+    expect(await new EnquiryOutbox(second).claimDue(Date.now() + 1, 10)).toEqual([]);
+    await expect(attachPostgres(sqliteStore(), url, { schema: 'Agency; DROP TABLE x' })).rejects.toThrow(/schema name "Agency; DROP TABLE x" must be lower-case/);
   });
 
   it('a wrong password is refused naming DATABASE_URL, without the password', async () => {
