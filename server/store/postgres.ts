@@ -8,38 +8,51 @@ export interface AttachPostgresOptions {
   migrations?: Migration[];
   /** Connections this relay keeps open at most. */
   poolSize?: number;
+  /**
+   * The PostgreSQL schema the tables live in (created if missing). Default `public`. Stores that
+   * must not see each other's rows on one database (one per agency, say) each take their own.
+   */
+  schema?: string;
   /** Told when an idle connection fails (the server restarted, the network dropped). */
   warn?: (message: string, fields: Record<string, unknown>) => void;
-  /** The PostgreSQL schema of the tables (one per agency, agencySchema()); default public. */
-  schema?: string;
 }
 
 /** pg_advisory_lock key of the schema migrations: relays starting at once migrate one after another. */
 const MIGRATION_LOCK = 'estate-embed:schema-migrations';
+/** A schema name used without quoting: plain lower-case identifiers only. */
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 /** PostgreSQL's type oid of BIGINT (int8): our ms timestamps and ids, read as numbers (they fit in 2^53). */
 const INT8_OID = 20;
 
 /**
  * Connects the store's shared tables (the enquiry outbox so far) to PostgreSQL at `url`, after
  * bringing its schema up to date. Fails (without the password in the message) when the server
- * cannot be reached or refuses the login, so the relay does not start half-connected. The store
- * owns the pool (closeStore ends it); a relay with many agencies shares one pool (SharedDatabase).
+ * cannot be reached or refuses the login, so the relay does not start half-connected.
  */
 export async function attachPostgres(store: object, url: string, options: AttachPostgresOptions = {}): Promise<void> {
-  const pool = openPool(url, options);
+  const schema = options.schema ?? 'public';
+  checkSchemaName(schema);
+  // Every connection works in the store's schema: unqualified table names resolve there.
+  const pool = openPool(url, { ...options, searchPath: schema });
   try {
-    await migratePostgres(pool, options.migrations ?? pgMigrations, options.schema);
+    await migratePostgres(pool, options.migrations ?? pgMigrations, schema);
   } catch (error) {
     await pool.end().catch(() => {});
     throw new Error(`DATABASE_URL: could not prepare the PostgreSQL store at ${redactUrl(url)}: ${safeMessage(error, url)}`);
   }
   await detachQueries(store);
   const db = new Kysely<{}>({ dialect: new PostgresDialect({ pool }) });
-  attachQueries(store, { db: options.schema ? db.withSchema(options.schema) : db, kind: 'postgres', close: () => db.destroy() });
+  // The store owns this pool (closeStore ends it); a relay's agencies share one (SharedDatabase).
+  attachQueries(store, { db, kind: 'postgres', close: () => db.destroy() });
 }
 
-/** A pool on `url` reading BIGINT as numbers, its idle-connection errors told to `warn`. */
-export function openPool(url: string, options: Pick<AttachPostgresOptions, 'poolSize' | 'warn'> = {}): pg.Pool {
+/** Refuses a schema name that is not a plain lower-case identifier (it is used without quoting). */
+export function checkSchemaName(schema: string): void {
+  if (!SCHEMA_NAME.test(schema)) throw new Error(`PostgreSQL schema name "${schema}" must be lower-case letters, digits and _ (at most 63), starting with a letter or _`);
+}
+
+/** A pool on `url` reading BIGINT as numbers, its idle-connection errors told to `warn`; `searchPath`: every connection's schema. */
+export function openPool(url: string, options: Pick<AttachPostgresOptions, 'poolSize' | 'warn'> & { searchPath?: string } = {}): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
@@ -47,6 +60,7 @@ export function openPool(url: string, options: Pick<AttachPostgresOptions, 'pool
     // A connection left in a transaction by a stuck request must not hold row locks for ever.
     idle_in_transaction_session_timeout: 30_000,
     application_name: 'estate-embed-relay',
+    ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
     types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
   });
   // An idle connection that breaks emits 'error' on the pool; unheard, it would end the process.
@@ -59,17 +73,18 @@ export function openPool(url: string, options: Pick<AttachPostgresOptions, 'pool
  * lock: several relays starting together wait their turn, and each finds the others' work done.
  * Returns the ids it applied.
  */
-export async function migratePostgres(pool: pg.Pool, migrations: Migration[], schema?: string): Promise<string[]> {
+export async function migratePostgres(pool: pg.Pool, migrations: Migration[], schema = 'public'): Promise<string[]> {
   const client = await pool.connect();
   const ran: string[] = [];
+  const lock = `${MIGRATION_LOCK}:${schema}`;
   try {
-    await client.query('SELECT pg_advisory_lock(hashtext($1))', [MIGRATION_LOCK]);
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', [lock]);
     try {
-      if (schema) {
-        // Inside the lock: two relays creating one schema at once would otherwise collide.
-        await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
-        await client.query(`SET search_path TO ${quoteIdentifier(schema)}`);
-      }
+      // Only when missing: a role without CREATE on the database can still use a schema made for it.
+      const { rowCount } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+      if (!rowCount) await client.query(`CREATE SCHEMA ${schema}`);
+      // A pool shared by several schemas (SharedDatabase) has no search_path of its own: this client's, until RESET below.
+      await client.query(`SET search_path TO ${schema}`);
       await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
       const { rows } = await client.query<{ id: string }>('SELECT id FROM schema_migrations');
       const applied = new Set(rows.map((row) => row.id));
@@ -87,19 +102,14 @@ export async function migratePostgres(pool: pg.Pool, migrations: Migration[], sc
         ran.push(migration.id);
       }
     } finally {
-      // The connection goes back to the pool: it must not keep this schema for the next user.
-      if (schema) await client.query('RESET search_path').catch(() => {});
-      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [MIGRATION_LOCK]).catch(() => {});
+      // Back to the connection's own (its pool's search_path, or public) before it returns to the pool.
+      await client.query('RESET search_path').catch(() => {});
+      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [lock]).catch(() => {});
     }
   } finally {
     client.release();
   }
   return ran;
-}
-
-/** "name" for SQL, with any quote doubled. */
-export function quoteIdentifier(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
 }
 
 /** The URL without its password, for messages. */

@@ -2,7 +2,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
 import type { Migration } from './migrations.ts';
 import { pgMigrations } from './pg-migrations.ts';
-import { migratePostgres, openPool, redactUrl, safeMessage } from './postgres.ts';
+import { checkSchemaName, migratePostgres, openPool, redactUrl, safeMessage } from './postgres.ts';
 import { attachQueries } from './tables.ts';
 
 /**
@@ -81,14 +81,39 @@ export async function listRelays(pool: pg.Pool): Promise<RelaySeen[]> {
 
 /**
  * PostgreSQL schema of an agency's shared tables. One schema per agency (not an agency column):
- * every repository's queries are made on a Kysely bound to the agency's schema (withSchema), so
- * isolation holds by construction, with no WHERE agency = … for a new query to forget, and the
+ * every connection an agency's repositories get has its search_path set to the agency's schema
+ * (inSchema), so isolation holds by construction, with no WHERE agency = … for a new query (or a
+ * raw one) to forget, and the
  * tables moved to PostgreSQL later (the same migrations, run per schema) are kept apart for free.
  * Slugs are a-z, 0-9 and - (agencies/file.ts); - becomes _, so two slugs never share a schema.
  * The one agency of a relay without AGENCIES_FILE keeps the default schema, public.
  */
 export function agencySchema(slug: string | undefined): string {
-  return slug === undefined ? 'public' : `agency_${slug.replace(/-/g, '_')}`;
+  const schema = slug === undefined ? 'public' : `agency_${slug.replace(/-/g, '_')}`;
+  checkSchemaName(schema);
+  return schema;
+}
+
+/**
+ * The shared pool as one agency's queries see it: every connection handed out has its search_path
+ * set to the agency's schema first, so every statement, raw SQL included, resolves that agency's
+ * tables and no other's. (Set on each checkout, one short round trip: a connection's last user may
+ * have been another agency, or a migration.) Ending it leaves the shared pool open.
+ */
+function inSchema(pool: pg.Pool, schema: string): { connect(): Promise<pg.PoolClient>; end(): Promise<void> } {
+  return {
+    async connect() {
+      const client = await pool.connect();
+      try {
+        await client.query(`SET search_path TO ${schema}`);
+      } catch (error) {
+        client.release(error as Error);
+        throw error;
+      }
+      return client;
+    },
+    async end() {},
+  };
 }
 
 /**
@@ -96,9 +121,6 @@ export function agencySchema(slug: string | undefined): string {
  * agency's schema: a hundred agencies need not hold a hundred pools of connections.
  */
 export class SharedDatabase {
-  /** Queries on the key-wide tables (KEY_SCHEMA). */
-  readonly keyDb: Kysely<{}>;
-  private readonly db: Kysely<{}>;
   private readonly prepared = new Set<string>();
   private heartbeatTimer: NodeJS.Timeout | undefined;
   /** Relays seen within RELAY_ALIVE_MS at the last heartbeat (this one included). */
@@ -107,10 +129,7 @@ export class SharedDatabase {
   private constructor(
     readonly pool: pg.Pool,
     private readonly url: string,
-  ) {
-    this.db = new Kysely<{}>({ dialect: new PostgresDialect({ pool }) });
-    this.keyDb = this.db.withSchema(KEY_SCHEMA);
-  }
+  ) {}
 
   /** Connects and brings the key-wide schema up to date; refuses (naming DATABASE_URL, never the password) when it cannot. */
   static async open(url: string, options: { poolSize?: number; warn?: (message: string, fields: Record<string, unknown>) => void } = {}): Promise<SharedDatabase> {
@@ -130,7 +149,7 @@ export class SharedDatabase {
       const schema = agencySchema(slug);
       if (this.prepared.has(schema)) continue;
       try {
-        await migratePostgres(this.pool, pgMigrations, slug === undefined ? undefined : schema);
+        await migratePostgres(this.pool, pgMigrations, schema);
       } catch (error) {
         throw new Error(`DATABASE_URL: could not prepare the tables of ${slug === undefined ? 'the agency' : `agency "${slug}"`} at ${redactUrl(this.url)}: ${safeMessage(error, this.url)}`);
       }
@@ -142,7 +161,7 @@ export class SharedDatabase {
   attach(store: object, slug: string | undefined): void {
     const schema = agencySchema(slug);
     if (!this.prepared.has(schema)) throw new Error(`The PostgreSQL schema ${schema} was not prepared before its agency was composed`);
-    attachQueries(store, { db: this.db.withSchema(schema), kind: 'postgres' });
+    attachQueries(store, { db: new Kysely<{}>({ dialect: new PostgresDialect({ pool: inSchema(this.pool, schema) }) }), kind: 'postgres' });
   }
 
   /**
@@ -178,6 +197,6 @@ export class SharedDatabase {
 
   async close(): Promise<void> {
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
-    await this.db.destroy();
+    await this.pool.end();
   }
 }

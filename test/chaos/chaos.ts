@@ -33,8 +33,9 @@ import type { EnquiryRequest } from '../../contract/relay-api.ts';
 import { EnquiryOutbox } from '../../server/enquiries/outbox.ts';
 import type { FaultRule } from '../../server/sim/faults.ts';
 import { startSimulator } from '../../server/sim/simulator.ts';
-import { openStore } from '../../server/store/store.ts';
-import { tablesOf } from '../../server/store/tables.ts';
+import { attachPostgres } from '../../server/store/postgres.ts';
+import { closeStore, openStore } from '../../server/store/store.ts';
+import { rawRows } from '../support/raw-rows.ts';
 
 const projectRoot = join(import.meta.dirname, '..', '..');
 
@@ -52,6 +53,8 @@ export interface ChaosOptions {
   keepDataDir?: boolean;
   /** Fault profile and relay settings (default 'mixed'). */
   profile?: ChaosProfile;
+  /** DATABASE_URL for the relay: the outbox in PostgreSQL (an empty database). Default: SQLite alone. */
+  databaseUrl?: string;
 }
 
 export type ChaosProfile = 'mixed' | 'issue9';
@@ -141,6 +144,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     HOST: '127.0.0.1',
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     DATA_DIR: dataDir,
+    ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
     CRM_BASE_URL: sim.baseUrl,
     CRM_API_KEY: sim.apiKey,
     CRM_ACCESS_TOKEN: sim.accessToken,
@@ -305,10 +309,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     let outbox: Record<string, number>;
     let foundByReconcile: number;
     try {
+      if (options.databaseUrl) await attachPostgres(store, options.databaseUrl);
       outbox = await new EnquiryOutbox(store).counts();
-      foundByReconcile = tablesOf(store).prepare('SELECT COUNT(*) FROM enquiry_outbox WHERE found_by_reconcile = 1').pluck().get() as number;
+      foundByReconcile = (await rawRows(store, 'enquiry_outbox')).filter((row) => row.found_by_reconcile === 1).length;
     } finally {
-      store.close();
+      await closeStore(store);
     }
     const counters = sim.state.counters;
     report = {

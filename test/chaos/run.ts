@@ -5,6 +5,8 @@
  * `npm run test:chaos -- --profile issue9` (or CHAOS_PROFILE=issue9): the outside review's run
  * (issue 9): 150 enquiries, 3 SIGKILLs, its CRM faults, the relay's production retry settings; it
  * also fails unless every enquiry is in the CRM within 2 minutes of the last 202 and p95 <= 60 s.
+ *
+ * CHAOS_DATABASE_URL=postgres://… (an empty database): the same run with the outbox in PostgreSQL.
  */
 import { parseArgs } from 'node:util';
 import { ISSUE9_GOALS, runChaos, type ChaosProfile } from './chaos.ts';
@@ -28,6 +30,7 @@ const report = await runChaos({
   profile,
   timeoutMs: Number(process.env.CHAOS_TIMEOUT_MS ?? 30 * 60_000),
   keepDataDir: process.env.CHAOS_KEEP === '1',
+  databaseUrl: process.env.CHAOS_DATABASE_URL || undefined,
   note: (message) => console.error(`[chaos ${new Date().toISOString().slice(11, 19)}] ${message}`),
 });
 console.log(JSON.stringify({ ...report, missing: report.missing.slice(0, 20), duplicates: report.duplicates.slice(0, 20) }, null, 2));

@@ -1,11 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../server/cli.ts';
 import { EnquiryOutbox } from '../../server/enquiries/outbox.ts';
 import { enquiryFingerprint, enquiryRequestSchema } from '../../server/enquiries/schema.ts';
-import { openStore } from '../../server/store/store.ts';
+import { attachPostgres } from '../../server/store/postgres.ts';
+import { closeStore, openStore, type Store } from '../../server/store/store.ts';
+import { freshDatabase } from '../support/postgres.ts';
+import { storeVariants, type StoreVariant } from '../support/store-variants.ts';
 import { validEnquiry } from './support.ts';
 
 const dirs: string[] = [];
@@ -13,11 +16,25 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
+/** The store the current variant's tests run on (set by its beforeAll). */
+let variant: StoreVariant = { name: 'SQLite' };
+/** The environment a CLI run against each seeded DATA_DIR gets (DATABASE_URL on PostgreSQL). */
+const envOf = new Map<string, Record<string, string>>();
+
+/** The seeded store, as the relay would open it (PostgreSQL attached when the variant has it). */
+async function openSeeded(dataDir: string): Promise<Store> {
+  const store = openStore(dataDir);
+  const url = envOf.get(dataDir)?.DATABASE_URL;
+  if (url) await attachPostgres(store, url);
+  return store;
+}
+
 /** A DATA_DIR with one delivered, one dead and one queued enquiry, as a relay would have left it. */
 async function seededDataDir() {
   const dataDir = mkdtempSync(join(tmpdir(), 'estate-cli-'));
   dirs.push(dataDir);
-  const store = openStore(dataDir);
+  envOf.set(dataDir, { DATA_DIR: dataDir, ...(variant.postgresServer ? { DATABASE_URL: await freshDatabase(variant.postgresServer, 'estate_cli') } : {}) });
+  const store = await openSeeded(dataDir);
   const outbox = new EnquiryOutbox(store);
   const ids = { delivered: '', dead: '', queued: '' };
   for (const key of Object.keys(ids) as Array<keyof typeof ids>) {
@@ -27,70 +44,79 @@ async function seededDataDir() {
   }
   await outbox.markDelivered(ids.delivered, Date.now(), 77, false);
   await outbox.markDead(ids.dead, Date.now(), 'CRM 400 Invalid saleLifeId');
-  store.close();
+  await closeStore(store);
   return { dataDir, ids };
 }
 
 async function cli(dataDir: string, ...argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli(argv, { env: { DATA_DIR: dataDir }, out: (text) => out.push(text), err: (text) => err.push(text) });
+  const code = await runCli(argv, { env: envOf.get(dataDir) ?? { DATA_DIR: dataDir }, out: (text) => out.push(text), err: (text) => err.push(text) });
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
-describe('npm run relay -- outbox', () => {
-  it('list shows dead letters by default, with the CRM message and no personal data', async () => {
-    const { dataDir, ids } = await seededDataDir();
-    const result = await cli(dataDir, 'outbox', 'list');
-    expect(result.code).toBe(0);
-    expect(result.out).toContain('1 queued, 1 delivered, 1 dead, 0 spam');
-    expect(result.out).toContain(ids.dead);
-    expect(result.out).toContain('CRM 400 Invalid saleLifeId');
-    expect(result.out).not.toContain(ids.delivered);
-    expect(result.out).not.toMatch(/Private Person|private@example\.com|0412/);
+// On each store: with DATABASE_URL the CLI works on the PostgreSQL outbox.
+for (const storeVariant of storeVariants()) {
+  describe.skipIf(storeVariant.skipped)(storeVariant.name, () => {
+    beforeAll(() => {
+      variant = storeVariant;
+    });
 
-    const all = await cli(dataDir, 'outbox', 'list', '--status', 'all', '--json');
-    const entries = JSON.parse(all.out) as Array<{ originalId: string; status: string }>;
-    expect(entries.map((entry) => entry.status).sort()).toEqual(['dead', 'delivered', 'queued']);
-    expect(all.out).not.toMatch(/Private Person|private@example\.com/);
-  });
+    describe('npm run relay -- outbox', () => {
+      it('list shows dead letters by default, with the CRM message and no personal data', async () => {
+        const { dataDir, ids } = await seededDataDir();
+        const result = await cli(dataDir, 'outbox', 'list');
+        expect(result.code).toBe(0);
+        expect(result.out).toContain('1 queued, 1 delivered, 1 dead, 0 spam');
+        expect(result.out).toContain(ids.dead);
+        expect(result.out).toContain('CRM 400 Invalid saleLifeId');
+        expect(result.out).not.toContain(ids.delivered);
+        expect(result.out).not.toMatch(/Private Person|private@example\.com|0412/);
 
-  it('retry queues a dead letter again with a fresh window; refuses ids that are not dead', async () => {
-    const { dataDir, ids } = await seededDataDir();
-    const result = await cli(dataDir, 'outbox', 'retry', ids.dead);
-    expect(result.code).toBe(0);
-    const store = openStore(dataDir);
-    try {
-      const entry = (await new EnquiryOutbox(store).get(ids.dead))!;
-      expect(entry.status).toBe('queued');
-      expect(entry.attempts).toBe(0);
-      expect(entry.windowStart).toBeGreaterThan(entry.acceptedAt);
-    } finally {
-      store.close();
-    }
-    expect((await cli(dataDir, 'outbox', 'retry', ids.delivered)).code).toBe(1);
-    expect((await cli(dataDir, 'outbox', 'retry', '00000000-0000-4000-8000-000000000000')).code).toBe(1);
-  });
+        const all = await cli(dataDir, 'outbox', 'list', '--status', 'all', '--json');
+        const entries = JSON.parse(all.out) as Array<{ originalId: string; status: string }>;
+        expect(entries.map((entry) => entry.status).sort()).toEqual(['dead', 'delivered', 'queued']);
+        expect(all.out).not.toMatch(/Private Person|private@example\.com/);
+      });
 
-  it('purge deletes one dead letter or all of them, never anything else', async () => {
-    const { dataDir, ids } = await seededDataDir();
-    expect((await cli(dataDir, 'outbox', 'purge', ids.queued)).code).toBe(1);
-    expect((await cli(dataDir, 'outbox', 'purge', ids.dead)).code).toBe(0);
-    const result = await cli(dataDir, 'outbox', 'purge', '--dead');
-    expect(result.out).toContain('Purged 0 dead letter(s)');
-    const store = openStore(dataDir);
-    try {
-      expect(await new EnquiryOutbox(store).counts()).toEqual({ queued: 1, delivered: 1, dead: 0, spam: 0 });
-    } finally {
-      store.close();
-    }
-  });
+      it('retry queues a dead letter again with a fresh window; refuses ids that are not dead', async () => {
+        const { dataDir, ids } = await seededDataDir();
+        const result = await cli(dataDir, 'outbox', 'retry', ids.dead);
+        expect(result.code).toBe(0);
+        const store = await openSeeded(dataDir);
+        try {
+          const entry = (await new EnquiryOutbox(store).get(ids.dead))!;
+          expect(entry.status).toBe('queued');
+          expect(entry.attempts).toBe(0);
+          expect(entry.windowStart).toBeGreaterThan(entry.acceptedAt);
+        } finally {
+          await closeStore(store);
+        }
+        expect((await cli(dataDir, 'outbox', 'retry', ids.delivered)).code).toBe(1);
+        expect((await cli(dataDir, 'outbox', 'retry', '00000000-0000-4000-8000-000000000000')).code).toBe(1);
+      });
 
-  it('answers usage errors with exit code 2', async () => {
-    const { dataDir } = await seededDataDir();
-    expect((await cli(dataDir)).code).toBe(2);
-    expect((await cli(dataDir, 'nonsense')).code).toBe(2);
-    expect((await cli(dataDir, 'outbox', 'list', '--status', 'weird')).code).toBe(2);
-    expect((await cli(dataDir, 'outbox', 'frobnicate')).code).toBe(2);
+      it('purge deletes one dead letter or all of them, never anything else', async () => {
+        const { dataDir, ids } = await seededDataDir();
+        expect((await cli(dataDir, 'outbox', 'purge', ids.queued)).code).toBe(1);
+        expect((await cli(dataDir, 'outbox', 'purge', ids.dead)).code).toBe(0);
+        const result = await cli(dataDir, 'outbox', 'purge', '--dead');
+        expect(result.out).toContain('Purged 0 dead letter(s)');
+        const store = await openSeeded(dataDir);
+        try {
+          expect(await new EnquiryOutbox(store).counts()).toEqual({ queued: 1, delivered: 1, dead: 0, spam: 0 });
+        } finally {
+          await closeStore(store);
+        }
+      });
+
+      it('answers usage errors with exit code 2', async () => {
+        const { dataDir } = await seededDataDir();
+        expect((await cli(dataDir)).code).toBe(2);
+        expect((await cli(dataDir, 'nonsense')).code).toBe(2);
+        expect((await cli(dataDir, 'outbox', 'list', '--status', 'weird')).code).toBe(2);
+        expect((await cli(dataDir, 'outbox', 'frobnicate')).code).toBe(2);
+      });
+    });
   });
-});
+}

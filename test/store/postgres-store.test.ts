@@ -3,10 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import { ConfigError } from '../../server/config.ts';
+import { EnquiryOutbox } from '../../server/enquiries/outbox.ts';
+import { enquiryFingerprint, enquiryRequestSchema } from '../../server/enquiries/schema.ts';
 import { attachPostgres } from '../../server/store/postgres.ts';
 import { closeStore, openStore, type Store } from '../../server/store/store.ts';
 import { sharedStoreKind } from '../../server/store/tables.ts';
 import { freePort, freshDatabase } from '../support/postgres.ts';
+import { startTestRelay } from '../support/relay-fixture.ts';
+import { validEnquiry } from '../enquiries/support.ts';
 
 const postgres = inject('postgres');
 const skipped = 'skipped' in postgres ? postgres.skipped : undefined;
@@ -46,6 +51,19 @@ describe.skipIf(skipped)(`PostgreSQL store${skipped ? ` (SKIPPED: ${skipped})` :
     }
   });
 
+  it('stores in separate schemas of one database (one per agency) never see each other\'s outbox rows', async () => {
+    const url = await freshDatabase(serverUrl());
+    const [first, second] = [sqliteStore(), sqliteStore()];
+    await attachPostgres(first, url, { schema: 'agency_one' });
+    await attachPostgres(second, url, { schema: 'agency_two' });
+    const enquiry = enquiryRequestSchema.parse(validEnquiry());
+    await new EnquiryOutbox(first).accept({ enquiry, fingerprint: enquiryFingerprint(enquiry), acceptedAt: Date.now() });
+    expect(await new EnquiryOutbox(first).counts()).toMatchObject({ queued: 1 });
+    expect(await new EnquiryOutbox(second).counts()).toMatchObject({ queued: 0 });
+    expect(await new EnquiryOutbox(second).claimDue(Date.now() + 1, 10)).toEqual([]);
+    await expect(attachPostgres(sqliteStore(), url, { schema: 'Agency; DROP TABLE x' })).rejects.toThrow(/schema name "Agency; DROP TABLE x" must be lower-case/);
+  });
+
   it('a wrong password is refused naming DATABASE_URL, without the password', async () => {
     const url = new URL(serverUrl());
     url.password = 'wrong-password-7f3a9';
@@ -68,5 +86,13 @@ describe('without a PostgreSQL server', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     expect((error as Error).message).toMatch(/^DATABASE_URL: .*ECONNREFUSED/);
     expect((error as Error).message).not.toContain('secret-pw-123');
+  });
+
+  it('a relay whose DATABASE_URL does not answer refuses to start, reported as a bad setting without the password', async () => {
+    const port = await freePort();
+    const error = await startTestRelay({ DATABASE_URL: `postgres://relay:secret-pw-456@127.0.0.1:${port}/estate` }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([expect.stringMatching(/^DATABASE_URL: could not prepare the PostgreSQL store at postgres:\/\/relay:\*\*\*@127\.0\.0\.1:\d+\/estate: .*ECONNREFUSED/)]);
+    expect((error as Error).message).not.toContain('secret-pw-456');
   });
 });

@@ -1,9 +1,7 @@
 // The stores a repository suite runs on: SQLite always, and the test run's PostgreSQL server
 // (test/support/pg-global-setup.ts) when there is one; when not, its variant is skipped with the
 // reason in its name, so a run without PostgreSQL says so instead of passing quietly.
-import { sql } from 'kysely';
 import { inject } from 'vitest';
-import { queriesOf } from '../../server/store/tables.ts';
 
 export interface StoreVariant {
   name: string;
@@ -23,8 +21,4 @@ export function storeVariants(): StoreVariant[] {
   ];
 }
 
-/** Every row of a table as the database holds it (whichever store), for checks below the repository. */
-export async function rawRows(store: object, table: string): Promise<Array<Record<string, unknown>>> {
-  const result = await sql<Record<string, unknown>>`SELECT * FROM ${sql.table(table)}`.execute(queriesOf(store).db);
-  return result.rows;
-}
+export { rawRows } from './raw-rows.ts';
