@@ -1,0 +1,163 @@
+// The CRM's limits held in PostgreSQL (server/crm/shared-gate.ts) against the test run's real
+// server: slots and the day's count across gates (as across relays), what one acquire costs, and
+// the failure mode: with the database out of reach a relay keeps to its share (10 / relays alive)
+// and adds what it sent to the day's count once the database is back.
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type pg from 'pg';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { RequestLimiter, utcDay, type ReleaseSlot } from '../../server/crm/limiter.ts';
+import { SharedGate } from '../../server/crm/shared-gate.ts';
+import { openPool } from '../../server/store/postgres.ts';
+import { SharedDatabase } from '../../server/store/shared-database.ts';
+import { freshDatabase } from '../support/postgres.ts';
+import { tempStore } from './support.ts';
+
+const postgres = inject('postgres');
+const skipped = 'skipped' in postgres ? postgres.skipped : undefined;
+const HOLD_MS = 1_025;
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A database with the key-wide tables, and a pool on it (on `url`, a proxy's, when given). */
+async function keyDatabase(url?: string): Promise<{ url: string; pool: (through?: string) => pg.Pool }> {
+  const databaseUrl = url ?? (await freshDatabase((postgres as { url: string }).url, 'gate'));
+  const database = await SharedDatabase.open(databaseUrl);
+  cleanups.push(() => database.close());
+  return {
+    url: databaseUrl,
+    pool: (through) => {
+      const pool = openPool(through ?? databaseUrl, { warn: () => {} });
+      cleanups.push(() => pool.end());
+      return pool;
+    },
+  };
+}
+
+const gateOn = (pool: pg.Pool, requestsPerSecond: number, holder = 'test') =>
+  new SharedGate({ pool, apiKey: 'key-1', requestsPerSecond, holdMs: HOLD_MS, leaseMs: 5_000 + HOLD_MS, holder });
+
+describe.skipIf(skipped)(`shared CRM gate on PostgreSQL${skipped ? ` (SKIPPED: ${skipped})` : ''}`, () => {
+  it('two gates on one key share its slots and its day: a slot frees one hold after its answer, the day stops at the limit', async () => {
+    const database = await keyDatabase();
+    const [a, b] = [gateOn(database.pool(), 3, 'relay-a'), gateOn(database.pool(), 3, 'relay-b')];
+    const day = utcDay(new Date());
+    const first = await a.take(day, 5);
+    const second = await b.take(day, 5);
+    const third = await a.take(day, 5);
+    expect([first.kind, second.kind, third.kind]).toEqual(['granted', 'granted', 'granted']);
+    const full = await b.take(day, 5);
+    expect(full.kind).toBe('wait');
+    if (first.kind !== 'granted') throw new Error('unreachable');
+    await a.release(first.slot, first.take, true);
+    // Answered, but held one second more: still none free.
+    expect((await b.take(day, 5)).kind).toBe('wait');
+    await sleep(HOLD_MS + 50);
+    const fourth = await b.take(day, 5);
+    expect(fourth.kind).toBe('granted');
+    if (fourth.kind !== 'granted') throw new Error('unreachable');
+    await b.release(fourth.slot, fourth.take, false);
+    const fifth = await a.take(day, 5);
+    expect(fifth).toMatchObject({ kind: 'granted', used: 5 });
+    if (fifth.kind !== 'granted') throw new Error('unreachable');
+    await a.release(fifth.slot, fifth.take, false);
+    // A sixth: a slot is free (the one given back unsent) but the day is spent.
+    expect(await b.take(day, 5)).toMatchObject({ kind: 'spent', used: 5 });
+    expect(await a.used(day)).toBe(5);
+  });
+
+  it('costs a few milliseconds per acquire (measured: take + release, one relay, sequential)', async () => {
+    const database = await keyDatabase();
+    const gate = gateOn(database.pool(), 1_000);
+    const day = utcDay(new Date());
+    await gate.take(day, 100_000); // seeds the slots, warms the connection
+    const rounds = 200;
+    const takes: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      const started = performance.now();
+      const taken = await gate.take(day, 100_000);
+      takes.push(performance.now() - started);
+      if (taken.kind !== 'granted') throw new Error(`expected a slot, got ${taken.kind}`);
+      await gate.release(taken.slot, taken.take, true);
+    }
+    takes.sort((x, y) => x - y);
+    const p50 = takes[Math.floor(rounds / 2)]!;
+    const p99 = takes[Math.floor(rounds * 0.99)]!;
+    console.info(`shared CRM gate on PostgreSQL: acquire p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (${rounds} takes)`);
+    expect(p50).toBeLessThan(20);
+  });
+
+  it('without the database a relay keeps to 10 / relays alive, then adds what it sent to the day\'s count once it is back', async () => {
+    const database = await keyDatabase();
+    const proxy = await cuttableProxy(new URL(database.url));
+    cleanups.push(() => proxy.close());
+    const { store, cleanup } = tempStore();
+    cleanups.push(cleanup);
+    const changes: boolean[] = [];
+    const limiter = new RequestLimiter({
+      store,
+      requestsPerSecond: 10,
+      dailyLimit: 1_000,
+      shared: { gate: gateOn(database.pool(proxy.url), 10), relaysAlive: () => 2, retryMs: 200, onChange: (reachable) => changes.push(reachable) },
+    });
+    cleanups.push(() => limiter.close());
+    // Reachable: 3 through the database.
+    const early = await Promise.all([limiter.acquire(), limiter.acquire(), limiter.acquire()]);
+    for (const release of early) release();
+    expect(await gateOn(database.pool(), 10).used(utcDay(new Date()))).toBe(3);
+
+    await proxy.cut();
+    await sleep(HOLD_MS + 100); // the three slots' holds are over
+    const granted: ReleaseSlot[] = [];
+    const pending = Array.from({ length: 10 }, () => limiter.acquire().then((release) => void granted.push(release)));
+    await sleep(1_500);
+    // Held, not released: 5 (10 / 2 relays) at once, never more.
+    expect(granted).toHaveLength(5);
+    expect(changes).toEqual([false]);
+
+    await proxy.restore();
+    await sleep(600);
+    expect(changes).toEqual([false, true]);
+    // The 5 sent meanwhile are in the key's count, and the rest are now served through the database.
+    for (const release of granted.splice(0)) release();
+    await Promise.all(pending);
+    expect(await gateOn(database.pool(), 10).used(utcDay(new Date()))).toBe(3 + 10);
+  }, 20_000);
+});
+
+/** A TCP hop in front of the PostgreSQL server that a test can cut (server gone) and restore. */
+async function cuttableProxy(target: URL): Promise<{ url: string; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let server: Server | undefined;
+  let port = 0;
+  const listen = () =>
+    new Promise<void>((resolve) => {
+      server = createServer((client) => {
+        const upstream = createConnection(Number(target.port), target.hostname);
+        for (const socket of [client, upstream]) {
+          sockets.add(socket);
+          socket.on('close', () => sockets.delete(socket));
+          socket.on('error', () => {});
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      server.listen(port, '127.0.0.1', () => {
+        port = (server!.address() as { port: number }).port;
+        resolve();
+      });
+    });
+  const cut = () =>
+    new Promise<void>((resolve) => {
+      if (!server?.listening) return resolve();
+      server.close(() => resolve());
+      for (const socket of sockets) socket.destroy();
+    });
+  await listen();
+  const url = new URL(target);
+  url.port = String(port);
+  return { url: url.toString(), cut, restore: listen, close: cut };
+}
