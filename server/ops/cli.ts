@@ -12,6 +12,7 @@ import { openStore, openStoreReadOnly } from '../store/store.ts';
 import { collectAgenciesStatus, formatKeyTotals } from '../agencies/cli.ts';
 import { backupStore, restoreStore } from './backup.ts';
 import { runningRelay } from './instance.ts';
+import { formatSharedStatus, readSharedStatus, type SharedStatus } from './relays.ts';
 import { collectStatus, formatBytes, formatStatus } from './status.ts';
 import { watchSyncProgress } from './sync-progress.ts';
 import { SYNC_REQUEST_FILE, SYNC_SIGNAL } from './sync-request.ts';
@@ -33,14 +34,26 @@ export const statusCommand: CliCommand = {
   usage: `Usage:
   npm run relay -- status [--json]
       What the relay's store holds now (read-only; safe while the relay runs).`,
-  run(args, context) {
+  async run(args, context) {
     if (wantsHelp(args)) {
       context.out(this.usage);
       return 0;
     }
     const options = parseOptions(args, ['json']);
     if (typeof options === 'string' || options.positional.length) return usageError(this, typeof options === 'string' ? options : 'status takes no arguments', context);
-    if (context.config.agenciesFile) return keyStatus(context, options.flags.has('json'));
+    // DATABASE_URL: the relays on the shared store and the key's day across them, after this relay's own report.
+    let shared: SharedStatus | undefined;
+    if (context.config.databaseUrl) {
+      try {
+        shared = await readSharedStatus(context.config.databaseUrl, context.config.crm.apiKey);
+      } catch (error) {
+        context.err((error as Error).message);
+        return 1;
+      }
+    }
+    const sharedJson = shared ? { shared } : {};
+    const sharedText = shared ? `\n${formatSharedStatus(shared, context.config.crm.dailyLimit)}` : '';
+    if (context.config.agenciesFile) return keyStatus(context, options.flags.has('json'), sharedJson, sharedText);
     let status;
     try {
       status = collectStatus(context.config.dataDir, context.config.crm.dailyLimit);
@@ -49,14 +62,14 @@ export const statusCommand: CliCommand = {
       return 1;
     }
     const relay = runningRelay(context.agency?.keyDataDir ?? context.config.dataDir);
-    if (options.flags.has('json')) context.out(JSON.stringify({ ...status, relay: relay ?? null }, null, 2));
-    else context.out(`${formatStatus(status)}\nRelay process   ${relay ? `running (pid ${relay.pid}, since ${relay.startedAt})` : 'not running on this DATA_DIR'}`);
+    if (options.flags.has('json')) context.out(JSON.stringify({ ...status, relay: relay ?? null, ...sharedJson }, null, 2));
+    else context.out(`${formatStatus(status)}\nRelay process   ${relay ? `running (pid ${relay.pid}, since ${relay.startedAt})` : 'not running on this DATA_DIR'}${sharedText}`);
     return 0;
   },
 };
 
 /** With AGENCIES_FILE: the key's totals (calls today against the budget, the plan, the agencies); each agency is in `agencies`. */
-function keyStatus(context: CliContext, json: boolean): number {
+function keyStatus(context: CliContext, json: boolean, sharedJson: { shared?: SharedStatus }, sharedText: string): number {
   let status;
   try {
     status = collectAgenciesStatus(context.config.agenciesFile!, context.config.dataDir, context.config.crm.dailyLimit);
@@ -67,11 +80,11 @@ function keyStatus(context: CliContext, json: boolean): number {
   const relay = runningRelay(context.config.dataDir);
   if (json) {
     const { agencies, ...totals } = status;
-    context.out(JSON.stringify({ ...totals, agencies: { count: agencies.length, serving: agencies.filter((row) => row.state === 'serving').length, queued: agencies.reduce((sum, row) => sum + row.outboxQueued, 0) }, relay: relay ?? null }, null, 2));
+    context.out(JSON.stringify({ ...totals, agencies: { count: agencies.length, serving: agencies.filter((row) => row.state === 'serving').length, queued: agencies.reduce((sum, row) => sum + row.outboxQueued, 0) }, relay: relay ?? null, ...sharedJson }, null, 2));
   } else {
     context.out(`${formatKeyTotals(status)}
 Relay process   ${relay ? `running (pid ${relay.pid}, since ${relay.startedAt})` : 'not running on this DATA_DIR'}
-Each agency:    npm run relay -- agencies`);
+Each agency:    npm run relay -- agencies${sharedText}`);
   }
   return 0;
 }

@@ -2,7 +2,10 @@
 // from a cold start against the simulator, take their CRM slots and count their requests in
 // PostgreSQL, so the simulator (which counts per key on arrival) never sees more than 10 in a
 // second, refuses none, and the day's budget holds every request of both relays once.
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runCli } from '../../server/cli.ts';
 import { utcDay } from '../../server/crm/limiter.ts';
 import type { RunningRelay } from '../../server/relay.ts';
 import { freshDatabase } from '../support/postgres.ts';
@@ -53,5 +56,24 @@ describe.skipIf(skipped)(`two relays on one key and one PostgreSQL database${ski
     expect(rows).toHaveLength(2);
     expect(new Set(rows.map((row) => row.id)).size).toBe(2);
     for (const row of rows) expect(Date.now() - Number(row.last_seen)).toBeLessThan(15_000);
+  });
+
+  it('`npm run relay -- status` lists the relays on the shared store, their last seen, and the key\'s day across them', async () => {
+    const { config } = rig.relay;
+    const env = { DATA_DIR: rig.dataDir, DATABASE_URL: databaseUrl, CRM_BASE_URL: config.crm.baseUrl!, CRM_API_KEY: config.crm.apiKey!, AGENCIES_FILE: rig.file, PUBLIC_URL: 'https://relay.integrator.test', LOG_LEVEL: 'silent' };
+    const out: string[] = [];
+    const err: string[] = [];
+    expect(await runCli(['status'], { env, out: (text) => out.push(text), err: (text) => err.push(text) }), err.join('\n')).toBe(0);
+    const text = out.join('\n');
+    expect(text).toMatch(/Relays\s+2 seen, 2 alive/);
+    for (const relay of [rig.relay, second]) expect(text).toContain(`alive  ${hostname()}:${resolve(relay.config.dataDir)}  version `);
+    expect(text).toMatch(/last seen \d+ s ago/);
+    const [row] = await queryDatabase<{ used: number }>(databaseUrl, 'SELECT used FROM relay_key.crm_budget');
+    expect(text).toContain(`CRM requests    ${row!.used} of `);
+    // The password of DATABASE_URL is never shown.
+    expect(text).not.toContain(new URL(databaseUrl).password);
+    const json: string[] = [];
+    expect(await runCli(['status', '--json'], { env, out: (text) => json.push(text), err: () => {} })).toBe(0);
+    expect(JSON.parse(json.join('')).shared.relays.map((relay: { alive: boolean }) => relay.alive)).toEqual([true, true]);
   });
 });
