@@ -12,6 +12,7 @@ import { openStore, openStoreReadOnly } from '../store/store.ts';
 import { collectAgenciesStatus, formatKeyTotals } from '../agencies/cli.ts';
 import { backupStore, restoreStore } from './backup.ts';
 import { runningRelay } from './instance.ts';
+import { SharedDatabase } from '../store/shared-database.ts';
 import { formatSharedStatus, readSharedStatus, type SharedStatus } from './relays.ts';
 import { collectStatus, formatBytes, formatStatus } from './status.ts';
 import { watchSyncProgress } from './sync-progress.ts';
@@ -135,7 +136,17 @@ async function syncHere(kind: 'full' | 'incremental', context: CliContext): Prom
   const store = openStore(config.dataDir);
   // One agency of many: the key's budget is in DATA_DIR's store, shared with the relay and every agency.
   const keyStore = context.agency ? openStore(context.agency.keyDataDir) : undefined;
-  const crm = createCrmClientFromConfig(config, store, log, { limiterStore: keyStore, agency: context.agency?.slug });
+  // DATABASE_URL: the key's limits are the ones every relay shares (a sync here must not add its own 10 a second).
+  let sharedDatabase: SharedDatabase | undefined;
+  try {
+    sharedDatabase = config.databaseUrl ? await SharedDatabase.open(config.databaseUrl, { poolSize: 2 }) : undefined;
+  } catch (error) {
+    store.close();
+    keyStore?.close();
+    context.err((error as Error).message);
+    return 1;
+  }
+  const crm = createCrmClientFromConfig(config, store, log, { limiterStore: keyStore, agency: context.agency?.slug, sharedDatabase });
   const stopProgress = watchSyncProgress(store, { log });
   try {
     const listings = createListingsService({ config, store, log, source: crmListingSource({ client: crm, config }) });
@@ -151,6 +162,7 @@ async function syncHere(kind: 'full' | 'incremental', context: CliContext): Prom
     crm.close();
     store.close();
     keyStore?.close();
+    await sharedDatabase?.close();
   }
 }
 

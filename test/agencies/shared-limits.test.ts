@@ -2,11 +2,13 @@
 // from a cold start against the simulator, take their CRM slots and count their requests in
 // PostgreSQL, so the simulator (which counts per key on arrival) never sees more than 10 in a
 // second, refuses none, and the day's budget holds every request of both relays once.
-import { hostname } from 'node:os';
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runCli } from '../../server/cli.ts';
-import { utcDay } from '../../server/crm/limiter.ts';
+import { budgetUsedOn, utcDay } from '../../server/crm/limiter.ts';
+import { openStore } from '../../server/store/store.ts';
 import type { RunningRelay } from '../../server/relay.ts';
 import { freshDatabase } from '../support/postgres.ts';
 import { anotherRelay, queryDatabase } from './pg-rig.ts';
@@ -76,4 +78,27 @@ describe.skipIf(skipped)(`two relays on one key and one PostgreSQL database${ski
     expect(await runCli(['status', '--json'], { env, out: (text) => json.push(text), err: () => {} })).toBe(0);
     expect(JSON.parse(json.join('')).shared.relays.map((relay: { alive: boolean }) => relay.alive)).toEqual([true, true]);
   });
+
+  it('a CLI sync with no relay on its DATA_DIR spends the key\'s shared limits, not a budget of its own', async () => {
+    const { config } = rig.relay;
+    const dataDir = mkdtempSync(join(tmpdir(), 'estate-cli-sync-'));
+    try {
+      const env = { DATA_DIR: dataDir, DATABASE_URL: databaseUrl, CRM_BASE_URL: config.crm.baseUrl!, CRM_API_KEY: config.crm.apiKey!, AGENCIES_FILE: rig.file, PUBLIC_URL: 'https://relay.integrator.test', LOG_LEVEL: 'silent' };
+      const day = utcDay(new Date());
+      const usedBefore = (await queryDatabase<{ used: number }>(databaseUrl, 'SELECT used FROM relay_key.crm_budget WHERE day = $1', [day]))[0]!.used;
+      const arrivedBefore = rig.sim.key.getCounters().perKey[rig.sim.apiKey]!.usedToday;
+      const err: string[] = [];
+      expect(await runCli(['sync', '--full', '--agency', 'agency-a'], { env, out: () => {}, err: (text) => err.push(text) }), err.join('\n')).toBe(0);
+      const arrived = rig.sim.key.getCounters().perKey[rig.sim.apiKey]!.usedToday - arrivedBefore;
+      const used = (await queryDatabase<{ used: number }>(databaseUrl, 'SELECT used FROM relay_key.crm_budget WHERE day = $1', [day]))[0]!.used;
+      expect(arrived).toBeGreaterThan(0);
+      // Counted in the key's shared day (the relays' workers may add a few of their own meanwhile).
+      expect(used - usedBefore).toBeGreaterThanOrEqual(arrived);
+      const keyStore = openStore(dataDir);
+      expect(budgetUsedOn(keyStore, day)).toBe(0);
+      keyStore.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
