@@ -450,6 +450,12 @@ export class RequestLimiter {
       .take(day, this.limitFor(waiter.workClass))
       .then(
         (taken) => {
+          // Closed while the database answered: the caller hears it, a slot taken frees at once.
+          if (this.closed) {
+            this.settle(waiter, closedError());
+            if (taken.kind === 'granted') void shared.gate.release(taken.slot, taken.take, false).catch(() => undefined);
+            return;
+          }
           if (taken.kind === 'wait') {
             this.head = waiter;
             this.sharedWaitUntil = this.monotonicNow() + taken.waitMs;
@@ -463,8 +469,8 @@ export class RequestLimiter {
           }
           this.noteSharedUsed(day, taken.used);
           const giveBack = (sent: boolean) => void shared.gate.release(taken.slot, taken.take, sent).catch((error: unknown) => this.sharedUnreachable(error));
-          // Cancelled or closed while the database answered: nothing is sent, the slot frees at once.
-          if (this.closed || waiter.signal?.aborted) return giveBack(false);
+          // Cancelled while the database answered: nothing is sent, the slot frees at once.
+          if (waiter.signal?.aborted) return giveBack(false);
           const slot: Slot = {};
           this.slots.push(slot);
           this.granted[waiter.workClass]++;
@@ -476,6 +482,7 @@ export class RequestLimiter {
           });
         },
         (error: unknown) => {
+          if (this.closed) return this.settle(waiter, closedError());
           // The database is out of reach: the waiter is served next, by this relay's share.
           this.head = waiter;
           this.sharedUnreachable(error);

@@ -91,6 +91,20 @@ describe.skipIf(skipped)(`shared CRM gate on PostgreSQL${skipped ? ` (SKIPPED: $
     expect(p50).toBeLessThan(20);
   });
 
+  it('a caller whose slot was being taken when the gate closed hears "closed", and the slot is given back', async () => {
+    const database = await keyDatabase();
+    const { store, cleanup } = tempStore();
+    cleanups.push(cleanup);
+    const limiter = new RequestLimiter({ store, requestsPerSecond: 2, dailyLimit: 100, shared: { gate: gateOn(database.pool(), 2), relaysAlive: () => 1 } });
+    const asked = limiter.acquire();
+    limiter.close(); // the database has not answered yet
+    const outcome = await Promise.race([asked.then(() => 'granted', (error: { code?: string }) => error.code), sleep(3_000).then(() => 'no answer')]);
+    expect(outcome).toBe('closed');
+    await sleep(200);
+    const [row] = (await database.pool().query<{ busy: number }>(`SELECT count(*)::int AS busy FROM relay_key.crm_slots WHERE free_at > (extract(epoch FROM clock_timestamp()) * 1000)::bigint`)).rows;
+    expect(row!.busy).toBe(0);
+  });
+
   it('without the database a relay keeps to 10 / relays alive, then adds what it sent to the day\'s count once it is back', async () => {
     const database = await keyDatabase();
     const proxy = await cuttableProxy(new URL(database.url));
