@@ -24,7 +24,7 @@ export const configSchema = z
       .superRefine(checkDatabaseUrl)
       .optional()
       .describe(
-        'postgres://user:password@host:5432/db: keep the shared state in PostgreSQL, so two or more relays can serve one agency (so far the enquiry outbox; the rest stays in DATA_DIR). Unset: everything in the SQLite store in DATA_DIR. Secret (holds the password).',
+        'postgres://user:password@host:5432/db: keep the shared state in PostgreSQL, so two or more relays can serve one agency (so far the enquiry outbox, a schema per agency, and the per-second and daily CRM limits with the registry of relays; the rest stays in DATA_DIR). Unset: everything in the SQLite store in DATA_DIR. Secret (holds the password).',
       ),
     CRM_BASE_URL: z
       .url()
