@@ -42,3 +42,43 @@ export const pgMigrations: Migration[] = [
     `,
   },
 ];
+
+/**
+ * What every relay on an API key shares whatever the agency, in the schema relay_key
+ * (shared-database.ts), versioned like pgMigrations. Times are ms since the epoch on the
+ * database's clock.
+ */
+export const pgKeyMigrations: Migration[] = [
+  {
+    id: '010-crm-gate',
+    sql: `
+      -- The CRM's per-second limit for every relay on the key (server/crm/shared-gate.ts): one row
+      -- per request that may be in the CRM's hands at once. A relay takes a free row to send, and
+      -- on the answer frees it from one second later; a relay that dies frees it at lease_until.
+      CREATE TABLE crm_slots (
+        key_id TEXT NOT NULL,
+        slot INTEGER NOT NULL,
+        free_at BIGINT NOT NULL DEFAULT 0,
+        holder TEXT,
+        take INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (key_id, slot)
+      );
+      -- Requests sent per UTC day for the key, by every relay.
+      CREATE TABLE crm_budget (
+        key_id TEXT NOT NULL,
+        day TEXT NOT NULL,
+        used INTEGER NOT NULL,
+        PRIMARY KEY (key_id, day)
+      );
+      -- Relays seen on this database (server/ops/relays.ts): the heartbeat keeps last_seen fresh.
+      CREATE TABLE relays (
+        id TEXT PRIMARY KEY,
+        host TEXT NOT NULL,
+        data_dir TEXT NOT NULL,
+        version TEXT NOT NULL,
+        started_at BIGINT NOT NULL,
+        last_seen BIGINT NOT NULL
+      );
+    `,
+  },
+];

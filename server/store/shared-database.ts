@@ -1,7 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
-import type { Migration } from './migrations.ts';
-import { pgMigrations } from './pg-migrations.ts';
+import { pgKeyMigrations, pgMigrations } from './pg-migrations.ts';
 import { checkSchemaName, migratePostgres, openPool, redactUrl, safeMessage } from './postgres.ts';
 import { attachQueries } from './tables.ts';
 
@@ -10,42 +9,6 @@ import { attachQueries } from './tables.ts';
  * per-second slots and the day's count) and the registry of relays.
  */
 export const KEY_SCHEMA = 'relay_key';
-
-/** Key-wide tables (in KEY_SCHEMA), versioned like pg-migrations.ts. Times are ms since the epoch on the database's clock. */
-export const keyMigrations: Migration[] = [
-  {
-    id: '010-crm-gate',
-    sql: `
-      -- The CRM's per-second limit for every relay on the key (server/crm/shared-gate.ts): one row
-      -- per request that may be in the CRM's hands at once. A relay takes a free row to send, and
-      -- on the answer frees it from one second later; a relay that dies frees it at lease_until.
-      CREATE TABLE crm_slots (
-        key_id TEXT NOT NULL,
-        slot INTEGER NOT NULL,
-        free_at BIGINT NOT NULL DEFAULT 0,
-        holder TEXT,
-        take INTEGER NOT NULL DEFAULT 0,
-        PRIMARY KEY (key_id, slot)
-      );
-      -- Requests sent per UTC day for the key, by every relay.
-      CREATE TABLE crm_budget (
-        key_id TEXT NOT NULL,
-        day TEXT NOT NULL,
-        used INTEGER NOT NULL,
-        PRIMARY KEY (key_id, day)
-      );
-      -- Relays seen on this database (server/ops/relays.ts): the heartbeat keeps last_seen fresh.
-      CREATE TABLE relays (
-        id TEXT PRIMARY KEY,
-        host TEXT NOT NULL,
-        data_dir TEXT NOT NULL,
-        version TEXT NOT NULL,
-        started_at BIGINT NOT NULL,
-        last_seen BIGINT NOT NULL
-      );
-    `,
-  },
-];
 
 /** Now in ms since the epoch on the database's clock, in SQL. */
 export const DB_NOW = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint';
@@ -135,7 +98,7 @@ export class SharedDatabase {
   static async open(url: string, options: { poolSize?: number; warn?: (message: string, fields: Record<string, unknown>) => void } = {}): Promise<SharedDatabase> {
     const pool = openPool(url, options);
     try {
-      await migratePostgres(pool, keyMigrations, KEY_SCHEMA);
+      await migratePostgres(pool, pgKeyMigrations, KEY_SCHEMA);
     } catch (error) {
       await pool.end().catch(() => {});
       throw new Error(`DATABASE_URL: could not prepare the PostgreSQL store at ${redactUrl(url)}: ${safeMessage(error, url)}`);
