@@ -62,6 +62,8 @@ export const statusCommand: CliCommand = {
       context.err((error as Error).message);
       return 1;
     }
+    // The key's day is counted in PostgreSQL then (the SQLite count stays 0): show that one.
+    if (shared?.crmUsedToday != null) status.crm = { ...status.crm, used: shared.crmUsedToday, remaining: Math.max(0, status.crm.limit - shared.crmUsedToday) };
     const relay = runningRelay(context.agency?.keyDataDir ?? context.config.dataDir);
     if (options.flags.has('json')) context.out(JSON.stringify({ ...status, relay: relay ?? null, ...sharedJson }, null, 2));
     else context.out(`${formatStatus(status)}\nRelay process   ${relay ? `running (pid ${relay.pid}, since ${relay.startedAt})` : 'not running on this DATA_DIR'}${sharedText}`);

@@ -77,6 +77,12 @@ describe.skipIf(skipped)(`two relays on one key and one PostgreSQL database${ski
     const json: string[] = [];
     expect(await runCli(['status', '--json'], { env, out: (text) => json.push(text), err: () => {} })).toBe(0);
     expect(JSON.parse(json.join('')).shared.relays.map((relay: { alive: boolean }) => relay.alive)).toEqual([true, true]);
+    // One agency's status: its CRM line is the key's day from PostgreSQL (not the SQLite count, 0 here).
+    const agencyJson: string[] = [];
+    expect(await runCli(['status', '--agency', 'agency-a', '--json'], { env, out: (text) => agencyJson.push(text), err: () => {} })).toBe(0);
+    const agencyStatus = JSON.parse(agencyJson.join(''));
+    expect(agencyStatus.crm.used).toBe(agencyStatus.shared.crmUsedToday);
+    expect(agencyStatus.crm.used).toBeGreaterThan(0);
   });
 
   it('a CLI sync with no relay on its DATA_DIR spends the key\'s shared limits, not a budget of its own', async () => {
