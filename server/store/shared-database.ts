@@ -16,6 +16,8 @@ export const DB_NOW = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint';
 /** How often a relay says it is alive, and how long after its last word it counts as alive. */
 export const HEARTBEAT_MS = 5_000;
 export const RELAY_ALIVE_MS = 3 * HEARTBEAT_MS;
+/** A relay not heard from for this long is taken off the registry (at another relay's start). */
+export const RELAY_FORGET_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** A relay as the registry names it: its host and DATA_DIR (one relay per DATA_DIR on a host). */
 export interface RelayIdentity {
@@ -140,6 +142,10 @@ export class SharedDatabase {
          ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, last_seen = EXCLUDED.last_seen, started_at = CASE WHEN $5 THEN EXCLUDED.started_at ELSE relays.started_at END`,
         [relay.id, relay.host, relay.dataDir, relay.version, first],
       );
+      if (first) {
+        // Relays gone for good (a host retired, a DATA_DIR moved) leave the list after a week.
+        await this.pool.query(`DELETE FROM ${KEY_SCHEMA}.relays WHERE last_seen < ${DB_NOW} - $1`, [RELAY_FORGET_MS]);
+      }
       first = false;
       const { rows } = await this.pool.query<{ alive: number }>(`SELECT count(*)::int AS alive FROM ${KEY_SCHEMA}.relays WHERE last_seen > ${DB_NOW} - $1`, [RELAY_ALIVE_MS]);
       this.alive = Math.max(1, rows[0]!.alive);

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { RequestLimiter, utcDay, type ReleaseSlot } from '../../server/crm/limiter.ts';
 import { SharedGate } from '../../server/crm/shared-gate.ts';
 import { openPool } from '../../server/store/postgres.ts';
-import { SharedDatabase } from '../../server/store/shared-database.ts';
+import { listRelays, SharedDatabase } from '../../server/store/shared-database.ts';
 import { freshDatabase } from '../support/postgres.ts';
 import { tempStore } from './support.ts';
 
@@ -103,6 +103,19 @@ describe.skipIf(skipped)(`shared CRM gate on PostgreSQL${skipped ? ` (SKIPPED: $
     await sleep(200);
     const [row] = (await database.pool().query<{ busy: number }>(`SELECT count(*)::int AS busy FROM relay_key.crm_slots WHERE free_at > (extract(epoch FROM clock_timestamp()) * 1000)::bigint`)).rows;
     expect(row!.busy).toBe(0);
+  });
+
+  it('the relay registry: a starting relay is listed (host and DATA_DIR), one unheard of for a week is forgotten', async () => {
+    const database = await keyDatabase();
+    await database.pool().query(`INSERT INTO relay_key.relays (id, host, data_dir, version, started_at, last_seen) VALUES ('old:/data', 'old', '/data', '0.0.1', 0, $1)`, [Date.now() - 8 * 24 * 3600_000]);
+    await database.pool().query(`INSERT INTO relay_key.relays (id, host, data_dir, version, started_at, last_seen) VALUES ('recent:/data', 'recent', '/data', '0.0.1', 0, $1)`, [Date.now() - 3600_000]);
+    const relay = await SharedDatabase.open(database.url);
+    cleanups.push(() => relay.close());
+    await relay.startHeartbeat({ id: 'this:/srv/relay', host: 'this', dataDir: '/srv/relay', version: '0.1.0' });
+    const listed = await listRelays(database.pool());
+    expect(listed.map((seen) => seen.id)).toEqual(['this:/srv/relay', 'recent:/data']);
+    // Alive: this one only (the other was last heard from an hour ago).
+    expect(relay.relaysAlive()).toBe(1);
   });
 
   it('without the database a relay keeps to 10 / relays alive, then adds what it sent to the day\'s count once it is back', async () => {
