@@ -146,8 +146,8 @@ export default defineConfig({
   plugins: [
     // Lit's own minifier for the markup and CSS inside html`` and css`` (a general minifier leaves
     // template strings as they are). The relay renders the elements on the server from a build
-    // with this same plugin (vite.ssr.config.ts): Lit hydrates server markup only when the
-    // browser's template strings are the very same (it compares their digests).
+    // with this same plugin (vite.ssr.config.ts): the browser renders over the server's markup
+    // before it paints, so both must make the very same markup or something could move.
     literalsMinifier(),
     elementCopiesPlugin(),
     chunkManifestPlugin(),
