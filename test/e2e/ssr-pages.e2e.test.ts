@@ -33,6 +33,7 @@ document.addEventListener('readystatechange', () => {
   count(document);
   const listing = document.querySelector('estate-listing');
   window.__firstTitle = listing && listing.shadowRoot && listing.shadowRoot.querySelector('[part~="title"]');
+  window.__serverForm = listing && listing.shadowRoot && listing.shadowRoot.querySelector('estate-enquiry');
   let until = Infinity;
   window.addEventListener('load', () => { until = performance.now() + 3000; });
   const frame = (time) => {
@@ -125,14 +126,23 @@ describe('the demo listing page, server-rendered', () => {
     await page.waitForFunction(() => (window as unknown as { __frames: number }).__frames > 0 && document.readyState === 'complete');
     await page.waitForTimeout(3500);
     const watched = await page.evaluate(() => {
-      const w = window as unknown as { __frames: number; __badFrames: string[]; __shift: number; __roots: number; __firstTitle: Element | null };
+      const w = window as unknown as { __frames: number; __badFrames: string[]; __shift: number; __roots: number; __firstTitle: Element | null; __serverForm: (Element & { hasUpdated?: boolean }) | null };
       const title = document.querySelector('estate-listing')!.shadowRoot!.querySelector('[part~="title"]');
-      return { frames: w.__frames, badFrames: w.__badFrames, shift: w.__shift, roots: w.__roots, rendered: title !== null && title !== w.__firstTitle };
+      return {
+        frames: w.__frames,
+        badFrames: w.__badFrames,
+        shift: w.__shift,
+        roots: w.__roots,
+        rendered: title !== null && title !== w.__firstTitle,
+        // The server's enquiry form (its code runs before the detail's) was thrown away unrendered.
+        serverFormRendered: w.__serverForm?.hasUpdated === true,
+        serverFormKept: w.__serverForm?.isConnected === true,
+      };
     });
     expect(watched.roots).toBeGreaterThanOrEqual(3); // the listing, its enquiry form, its lightbox
     expect(watched.frames).toBeGreaterThan(10);
     // The browser's own render replaced the server's nodes (no Lit hydration), in no painted frame.
-    expect(watched).toMatchObject({ badFrames: [], shift: 0, rendered: true });
+    expect(watched).toMatchObject({ badFrames: [], shift: 0, rendered: true, serverFormRendered: false, serverFormKept: false });
 
     // The lightbox (its code fetched on first use) opens on a photo.
     const listing = page.locator('estate-listing');
