@@ -182,6 +182,8 @@ export interface CrmClient {
   requestsByClass(): Record<WorkClass, number>;
   /** Requests this client (one agency) sent today, UTC, since it opened: the operator view's calls per agency. */
   requestsToday(): { day: string; requests: number };
+  /** Calls `listener` whenever the CRM refuses a call with 401 or 403 (what the token allows may have changed); returns the unsubscribe. */
+  onAccessRefused(listener: (status: 401 | 403) => void): () => void;
   /** Callers waiting for a rate-limit slot. */
   readonly queued: number;
   /** Fails every waiting call and every later one. In-flight requests finish. */
@@ -240,6 +242,7 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
     'User-Agent': 'estate-embed-relay',
   };
 
+  const refusalListeners = new Set<(status: 401 | 403) => void>();
   let today = { day: '', requests: 0 };
   const countToday = () => {
     const day = now().toISOString().slice(0, 10);
@@ -345,6 +348,7 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
       }
 
       log.warn({ ...where, status, attempt, ms }, 'CRM refused the request');
+      if (status === 401 || status === 403) for (const listener of [...refusalListeners]) listener(status);
       throw clientError(status, crmMessage, crmCode, where, tokenSetting);
     }
   }
@@ -484,6 +488,10 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
     claimKeyUsageRead: (intervalMs) => limiter.claimUsageRead(intervalMs),
     requestsByClass: () => limiter.grantedByClass(),
     requestsToday: () => (today.day === now().toISOString().slice(0, 10) ? { ...today } : { day: now().toISOString().slice(0, 10), requests: 0 }),
+    onAccessRefused(listener) {
+      refusalListeners.add(listener);
+      return () => refusalListeners.delete(listener);
+    },
     get queued() {
       return limiter.queued;
     },

@@ -186,8 +186,20 @@ export class ChangeStore {
     return this.getState(ACCOUNT_KEY);
   }
 
-  rememberAccount(account: string): void {
-    this.setState(ACCOUNT_KEY, account);
+  /** `checkedAt` and `dueAt`: when the CRM last confirmed it, and when to ask again (ms since the epoch). */
+  rememberAccount(account: string, checks?: { checkedAt: number; dueAt: number }): void {
+    this.db.transaction(() => {
+      this.setState(ACCOUNT_KEY, account);
+      this.setState('accountCheckedAt', checks ? String(checks.checkedAt) : undefined);
+      this.setState('accountCheckDueAt', checks ? String(checks.dueAt) : undefined);
+    }).immediate();
+  }
+
+  /** When the CRM last confirmed the remembered account id, and when to ask again (undefined: never recorded). */
+  accountChecks(): { checkedAt: number; dueAt: number } | undefined {
+    const checkedAt = Number(this.getState('accountCheckedAt'));
+    const dueAt = Number(this.getState('accountCheckDueAt'));
+    return Number.isFinite(checkedAt) && Number.isFinite(dueAt) && checkedAt > 0 ? { checkedAt, dueAt } : undefined;
   }
 
   private getState(key: string): string | undefined {
