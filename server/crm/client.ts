@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
+import { callsOn, countCall } from './calls-today.ts';
 import { CrmError, type CrmErrorCode } from './errors.ts';
 import { limiterForKey, type BudgetStatus, type RequestLimiter } from './limiter.ts';
 import {
@@ -61,6 +62,8 @@ export interface CrmClientOptions {
    * agencies in turns. Default: a digest of the access token (the token itself is not kept there).
    */
   agency?: string;
+  /** The agency's store, where its requests per UTC day are counted (requestsToday survives a restart). Default: counted in memory. */
+  callsStore?: Store;
   /** Where the operator sets the access token, for errors that say what to check. Default CRM_ACCESS_TOKEN. */
   tokenSetting?: string;
   log: Logger;
@@ -180,7 +183,7 @@ export interface CrmClient {
   claimKeyUsageRead(intervalMs: number): boolean;
   /** Requests the key's gate let through since it opened, by work class (every client of the key together). */
   requestsByClass(): Record<WorkClass, number>;
-  /** Requests this client (one agency) sent today, UTC, since it opened: the operator view's calls per agency. */
+  /** Requests this client (one agency) sent today, UTC (counted in its store when it has one: a restart keeps them): the operator view's calls per agency. */
   requestsToday(): { day: string; requests: number };
   /** Calls `listener` whenever the CRM refuses a call with 401 or 403 (what the token allows may have changed); returns the unsubscribe. */
   onAccessRefused(listener: (status: 401 | 403) => void): () => void;
@@ -211,6 +214,7 @@ export function createCrmClientFromConfig(config: Config, store: Store, log: Log
     log,
     timeoutMs: config.crm.timeoutMs,
     agency: options.agency,
+    callsStore: store,
     // Many agencies: the token is the agency's accessToken in AGENCIES_FILE (its value is never named).
     ...(options.agency ? { tokenSetting: `the accessToken of agency "${options.agency}" in AGENCIES_FILE` } : {}),
   });
@@ -243,9 +247,19 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
   };
 
   const refusalListeners = new Set<(status: 401 | 403) => void>();
+  const { callsStore } = options;
   let today = { day: '', requests: 0 };
   const countToday = () => {
     const day = now().toISOString().slice(0, 10);
+    if (callsStore) {
+      try {
+        today = { day, requests: countCall(callsStore, day) };
+        return;
+      } catch (error) {
+        // A store that cannot be written (full disk) must not fail the request: counted in memory then.
+        log.warn({ err: (error as Error).message }, "could not count the request in the agency's store");
+      }
+    }
     today = today.day === day ? { day, requests: today.requests + 1 } : { day, requests: 1 };
   };
 
@@ -487,7 +501,11 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
     recordKeyUsage: (used) => limiter.raiseUsedTo(used),
     claimKeyUsageRead: (intervalMs) => limiter.claimUsageRead(intervalMs),
     requestsByClass: () => limiter.grantedByClass(),
-    requestsToday: () => (today.day === now().toISOString().slice(0, 10) ? { ...today } : { day: now().toISOString().slice(0, 10), requests: 0 }),
+    requestsToday: () => {
+      const day = now().toISOString().slice(0, 10);
+      if (today.day === day) return { ...today };
+      return { day, requests: callsStore ? callsOn(callsStore, day) : 0 };
+    },
     onAccessRefused(listener) {
       refusalListeners.add(listener);
       return () => refusalListeners.delete(listener);
