@@ -14,6 +14,7 @@ import { renderPushMetrics, type ChangeWorkerCounts } from '../listings/events.t
 import { webhookRouter, type WebhookCounts } from '../listings/index.ts';
 import type { Logger } from '../log.ts';
 import { metricsAccess } from '../metrics-access.ts';
+import { PhotoFolderGuard } from '../photos/folder-guard.ts';
 import { holdsPhoto } from '../photos/mirror.ts';
 import { photosRouter } from '../photos/routes.ts';
 import type { ReplayCache, ReplayOptions } from '../replay.ts';
@@ -71,6 +72,8 @@ export interface AgencySetOptions {
   readEntries?: () => AgencyEntry[];
   /** Stores of agencies served beside this set (the demo's root agency): their images are kept too. */
   alsoHolding?: () => Store[];
+  /** The photo folder's guard, shared with an agency served beside the set (default: the set's own). */
+  photoGuard?: PhotoFolderGuard;
 }
 
 export interface ReloadReport {
@@ -94,6 +97,8 @@ export class AgencySet {
   private readonly draining = new Set<RunningAgency>();
   private readonly log: Logger;
   private readonly photoDir: string;
+  /** One for the folder: no agency's clean-up deletes an image another is recording (photos/folder-guard.ts). */
+  private readonly photoGuard: PhotoFolderGuard;
   private readonly sharedWidget: RequestHandler;
   /** Verified webhooks naming an account no agency here has, and refusals. */
   readonly webhookCounts: WebhookCounts = { accepted: 0, duplicates: 0, ignored: 0, otherAccount: 0, refused: 0 };
@@ -106,6 +111,7 @@ export class AgencySet {
   private constructor(private readonly options: AgencySetOptions) {
     this.log = options.log.child({ component: 'agencies' });
     this.photoDir = join(options.keyStore.dataDir, 'photos');
+    this.photoGuard = options.photoGuard ?? new PhotoFolderGuard();
     this.sharedWidget = widgetRouter(options.widgetDir);
   }
 
@@ -174,6 +180,7 @@ export class AgencySet {
       enquiryTargets: this.options.enquiryTargets,
       shared: { photoDir: this.photoDir },
       photoInUseElsewhere: (hash) => this.photoInUseElsewhere(agency, hash),
+      photoGuard: this.photoGuard,
       onUsage: (usage) => this.onUsage(usage),
     });
     const running: RunningAgency = { entry, agency, handler: () => undefined, serving: true, started: false };

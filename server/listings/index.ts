@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import type { AgentTarget, EnquiryTargets, ListingTarget } from '../enquiries/targets.ts';
 import type { Logger } from '../log.ts';
 import { photoHosts, PhotoHostAllowList } from '../photos/hosts.ts';
+import type { PhotoFolderGuard } from '../photos/folder-guard.ts';
 import { PhotoMirror } from '../photos/mirror.ts';
 import { photosRouter } from '../photos/routes.ts';
 import type { Store } from '../store/store.ts';
@@ -85,6 +86,8 @@ export interface ListingsServiceOptions {
   };
   /** Whether another agency on this relay still refers to an image: its files are then kept by the clean-up. */
   photoInUseElsewhere?: (hash: string) => boolean;
+  /** The guard of a photo folder several agencies write to (photos/folder-guard.ts). */
+  photoGuard?: PhotoFolderGuard;
   /** One agency at the root beside others (demo mode with SIM_AGENCIES): a webhook naming another account goes to that agency, if served here. */
   otherAccount?: (account: string) => WebhookTarget | undefined;
 }
@@ -136,6 +139,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     now: options.now,
     photoDir: options.shared?.photoDir,
     inUseElsewhere: options.photoInUseElsewhere,
+    guard: options.photoGuard,
   });
   // The plan at start knows list sizes only from the cache; after each sweep it is made again with
   // the real ones, and a plan that no longer fits is reported with the setting to change.
