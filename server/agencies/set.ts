@@ -183,6 +183,8 @@ export class AgencySet {
       photoGuard: this.photoGuard,
       onUsage: (usage) => this.onUsage(usage),
     });
+    // Back after a removal, its rows may name images another agency's clean-up deleted meanwhile: fetched again, never served broken.
+    agency.listings.forgetMissingPhotos();
     const running: RunningAgency = { entry, agency, handler: () => undefined, serving: true, started: false };
     running.handler = this.agencyRouter(running);
     return running;
@@ -258,7 +260,8 @@ export class AgencySet {
         log: this.log,
       }),
     );
-    router.use(photosRouter(this.photoDir));
+    // A missing file: every agency showing that image forgets it and fetches it again.
+    router.use(photosRouter(this.photoDir, { onMissing: (hash) => this.list().forEach((running) => running.agency.listings.forgetMissingPhotos({ hash })) }));
   }
 
   /** Prometheus text for the relay's /metrics: every agency's push counts together, and the agencies by state. */

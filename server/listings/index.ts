@@ -4,9 +4,9 @@ import type { AgentTarget, EnquiryTargets, ListingTarget } from '../enquiries/ta
 import type { Logger } from '../log.ts';
 import { photoHosts, PhotoHostAllowList } from '../photos/hosts.ts';
 import type { PhotoFolderGuard } from '../photos/folder-guard.ts';
-import { PhotoMirror } from '../photos/mirror.ts';
+import { forgetMissingPhotoFiles, PhotoMirror } from '../photos/mirror.ts';
 import { photosRouter } from '../photos/routes.ts';
-import type { Store } from '../store/store.ts';
+import { inTransaction, type Store } from '../store/store.ts';
 import type { Feature } from '../feature.ts';
 import { assertBudget, planBudget, type BudgetedLists, type BudgetPlan, type KnownSizes } from './budget.ts';
 import { ListingCache } from './cache.ts';
@@ -48,6 +48,13 @@ export interface ListingsService {
   budgetedLists: BudgetedLists;
   /** Prometheus lines for the CRM's push (appended to /metrics). */
   metrics(): string;
+  /**
+   * Forgets the images whose files are gone from the photo folder (any, judged by their largest
+   * variant; or every variant of the one `hash`) and has
+   * the next sync fetch their listings' photos again (a full sweep): no broken image is served.
+   * Returns how many images were forgotten.
+   */
+  forgetMissingPhotos(only?: { hash: string }): number;
   plan: BudgetPlan;
   /**
    * Plans the budget again with the cached list sizes and, once known, what other tools spent today
@@ -182,7 +189,18 @@ export function createListingsService(options: ListingsServiceOptions): Listings
   }
   const listings = publicListings({ cache, mirror, base: config.http.publicUrl ?? '', now: options.now });
   router.use(listingsRouter({ config, cache, mirror, listings, now: options.now }));
-  if (!options.shared) router.use(photosRouter(mirror.photoDir));
+  const forgetMissingPhotos = (only?: { hash: string }): number => {
+    const images = inTransaction(store, () => {
+      const missing = forgetMissingPhotoFiles(store, mirror.photoDir, only ?? { largestOnly: true });
+      if (missing.images > 0) cache.refetch(missing.listingIds);
+      return missing.images;
+    });
+    // Rendered answers naming those images are dropped.
+    if (images > 0) cache.changed();
+    if (images > 0) log.warn({ images }, `${images} mirrored image(s) had no file in the photo folder: no longer shown, fetched again at the next sync (a full sweep)`);
+    return images;
+  };
+  if (!options.shared) router.use(photosRouter(mirror.photoDir, { onMissing: (hash) => forgetMissingPhotos({ hash }) }));
 
   return {
     cache,
@@ -196,6 +214,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     sizes,
     budgetedLists: source,
     metrics: () => renderPushMetrics(webhookCounts, changes.counts, changeStore.pending()),
+    forgetMissingPhotos,
     plan,
     replan,
     allowList,

@@ -388,11 +388,19 @@ export function countMirroredPhotos(store: Store): number {
  * whose files are missing from `photoDir` are forgotten; returns how many, and the listings that
  * showed them (to be fetched again).
  */
-export function forgetMissingPhotoFiles(store: Store, photoDir: string): { images: number; listingIds: number[] } {
+export function forgetMissingPhotoFiles(
+  store: Store,
+  photoDir: string,
+  options: { hash?: string; largestOnly?: boolean } = {},
+): { images: number; listingIds: number[] } {
   const db = tablesOf(store);
-  const files = db.prepare('SELECT hash, widths FROM photo_files').all() as Array<{ hash: string; widths: string }>;
+  const files = (
+    options.hash ? db.prepare('SELECT hash, widths FROM photo_files WHERE hash = ?').all(options.hash) : db.prepare('SELECT hash, widths FROM photo_files').all()
+  ) as Array<{ hash: string; widths: string }>;
+  // largestOnly: one look per image (a clean-up deletes all of an image's files together), for a check at every start.
+  const checked = (widths: number[]) => (options.largestOnly ? widths.slice(-1) : widths);
   const missing = files
-    .filter(({ hash, widths }) => (JSON.parse(widths) as number[]).some((width) => !existsSync(variantPath(photoDir, hash, width, 'webp'))))
+    .filter(({ hash, widths }) => checked(JSON.parse(widths) as number[]).some((width) => !existsSync(variantPath(photoDir, hash, width, 'webp'))))
     .map(({ hash }) => hash);
   const listingIds = new Set<number>();
   const owners = db.prepare('SELECT DISTINCT owner_kind AS kind, owner_id AS id FROM photos WHERE hash = ?');
