@@ -43,6 +43,7 @@ export interface ComposeAgencyOptions {
   shared?: ListingsServiceOptions['shared'];
   photoInUseElsewhere?: ListingsServiceOptions['photoInUseElsewhere'];
   photoGuard?: ListingsServiceOptions['photoGuard'];
+  afterSweep?: ListingsServiceOptions['afterSweep'];
   otherAccount?: ListingsServiceOptions['otherAccount'];
   /** After each read of the key's usage (default: this agency's listing budget is planned again). */
   onUsage?: (usage: KeyUsage) => void;
@@ -65,6 +66,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
       shared: options.shared,
       photoInUseElsewhere: options.photoInUseElsewhere,
       photoGuard: options.photoGuard,
+      afterSweep: options.afterSweep,
       otherAccount: options.otherAccount,
     });
   } catch (error) {

@@ -181,6 +181,7 @@ export class AgencySet {
       shared: { photoDir: this.photoDir },
       photoInUseElsewhere: (hash) => this.photoInUseElsewhere(agency, hash),
       photoGuard: this.photoGuard,
+      afterSweep: () => this.afterSweep(entry.slug),
       onUsage: (usage) => this.onUsage(usage),
     });
     // Back after a removal, its rows may name images another agency's clean-up deleted meanwhile: fetched again, never served broken.
@@ -304,7 +305,11 @@ export class AgencySet {
     return planAgencies(
       { listings: config.listings, crm: config.crm },
       lists ?? { lists: [], pageSize: 1 },
-      agencies.map((running) => ({ slug: running.entry.slug, sizes: running.agency.listings.sizes() })),
+      agencies.map((running) => ({
+        slug: running.entry.slug,
+        sizes: running.agency.listings.sizes(),
+        estimated: running.agency.listings.cache.readState().lastFullSweepAt === null,
+      })),
       this.othersToday === undefined ? undefined : { othersToday: this.othersToday, dayElapsed: (nowMs % 86_400_000) / 86_400_000 },
     );
   }
@@ -322,6 +327,17 @@ export class AgencySet {
     const fields = { agencies: plan.agencies.length, crmRequestsPerDay: plan.perDay, allowed: plan.allowed, floor: plan.floorPerDay, catchUpIntervalMinutes: plan.catchUpIntervalMinutes };
     if (plan.fits) this.log.info(fields, lines.join('\n'));
     else this.log.error(fields, lines.join('\n'));
+  }
+
+  /**
+   * After an agency's full sweep: when the plan guessed its size (never synced), all agencies are
+   * planned again with the size now known; the full plan is printed once no guess is left.
+   */
+  private afterSweep(slug: string): void {
+    const line = this.plan?.agencies.find((agency) => agency.slug === slug);
+    if (this.closed || !line?.estimated || !this.serving.has(slug)) return;
+    const plan = this.planFor(this.list());
+    this.applyPlan(plan, plan.agencies.some((agency) => agency.estimated));
   }
 
   /** After a read of the key's usage: all agencies planned again with what other tools spend. */

@@ -181,10 +181,14 @@ export function assertBudget(plan: BudgetPlan): void {
 export interface AgencyToPlan {
   slug: string;
   sizes: KnownSizes;
+  /** Never swept: its sizes are unknown and counted as one page a list (replanned after its first sweep). */
+  estimated?: boolean;
 }
 
 export interface AgencyPlan {
   slug: string;
+  /** Its sizes are a guess (never swept): one page a list. */
+  estimated: boolean;
   /** Its daily sweep: every page of every list and of the staff, and its open homes. */
   sweepRequests: number;
   /** Its daily access check (ACCESS_CHECK_REQUESTS_PER_DAY). */
@@ -248,11 +252,11 @@ export function planAgencies(settings: BudgetSettings, source: BudgetedLists, ag
   const keyRequests = Math.ceil(DAY_MINUTES / settings.crm.usageCheckMinutes);
   const { allowed, sharedKey } = allowedPerDay(settings, shared);
 
-  const costs = agencies.map(({ slug, sizes }) => {
+  const costs = agencies.map(({ slug, sizes, estimated }) => {
     const listings = [...sizes.listingsBySource.values()].reduce((sum, count) => sum + count, 0);
     const sweepRequests =
       specs.reduce((sum, spec) => sum + pages(sizes.listingsBySource.get(spec.source) ?? 0), 0) + pages(sizes.agents) + pages(sizes.openHomes);
-    return { slug, sweepRequests, dailyChanges: Math.max(1, Math.ceil(listings * DAILY_CHANGE_SHARE)) };
+    return { slug, estimated: estimated ?? false, sweepRequests, dailyChanges: Math.max(1, Math.ceil(listings * DAILY_CHANGE_SHARE)) };
   });
   const floorPerDay = keyRequests + costs.reduce((sum, cost) => sum + cost.sweepRequests + ACCESS_CHECK_REQUESTS_PER_DAY, 0);
   const withReads = (reads: number) => {
@@ -261,6 +265,7 @@ export function planAgencies(settings: BudgetSettings, source: BudgetedLists, ag
       const interval = reads > 0 ? Math.ceil(DAY_MINUTES / reads) : null;
       return {
         slug: cost.slug,
+        estimated: cost.estimated,
         sweepRequests: cost.sweepRequests,
         accessRequests: ACCESS_CHECK_REQUESTS_PER_DAY,
         catchUpReads: reads,
@@ -304,13 +309,19 @@ export function describeAgenciesPlan(plan: AgenciesPlan): string[] {
     ? `CRM budget for ${plan.agencies.length} agencies: about ${plan.perDay} requests a day of ${plan.allowed} allowed (floor ${plan.floorPerDay}); catch-up ${minutes(plan.catchUpIntervalMinutes)}`
     : `CRM budget REFUSED: ${plan.advice}`;
   const shared = plan.sharedKey ? [`the API key is shared: other tools spend about ${plan.sharedKey.othersPerDay} a day`] : [];
+  const guessed = plan.agencies.filter((agency) => agency.estimated).length;
+  const estimate = guessed
+    ? [`ESTIMATE: ${guessed} of ${plan.agencies.length} agencies never synced are counted at one page a list; the plan is made again after each one's first sweep`]
+    : [];
   return [
     head,
+    ...estimate,
     ...shared,
     ...plan.agencies.map(
       (agency) =>
         `  ${agency.slug}: ${agency.perDay}/day (sweep ${agency.sweepRequests}, access check ${agency.accessRequests}, stream reads ${agency.catchUpReads}, refreshes ≤ ${agency.refreshRequests}); ` +
-        `fresh within ${promise(agency.freshness.withWebhooksSeconds)} with webhooks, ${promise(agency.freshness.withoutWebhooksSeconds)} without`,
+        `fresh within ${promise(agency.freshness.withWebhooksSeconds)} with webhooks, ${promise(agency.freshness.withoutWebhooksSeconds)} without` +
+        (agency.estimated ? ' (estimate: never synced)' : ''),
     ),
   ];
 }

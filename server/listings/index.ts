@@ -93,6 +93,8 @@ export interface ListingsServiceOptions {
   };
   /** Whether another agency on this relay still refers to an image: its files are then kept by the clean-up. */
   photoInUseElsewhere?: (hash: string) => boolean;
+  /** After each full sweep (the relay of many agencies plans them again once a guessed size is known). */
+  afterSweep?: () => void;
   /** The guard of a photo folder several agencies write to (photos/folder-guard.ts). */
   photoGuard?: PhotoFolderGuard;
   /** One agency at the root beside others (demo mode with SIM_AGENCIES): a webhook naming another account goes to that agency, if served here. */
@@ -165,7 +167,11 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     return current;
   };
   // Many agencies: the relay plans them all together (server/agencies/set.ts).
-  const sync = new ListingSync({ source, cache, mirror, log, config, now: options.now, afterSweep: () => (options.shared ? undefined : replan()) });
+  const sync = new ListingSync({ source, cache, mirror, log, config, now: options.now, afterSweep: () => {
+      if (!options.shared) replan();
+      options.afterSweep?.();
+    },
+  });
 
   const changeStore = new ChangeStore(store);
   const changes = new CrmChangeWorker({ store: changeStore, sync, cache, source, log, config, now: options.now });
