@@ -4,9 +4,8 @@ import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
-import { callsOn, countCall } from './calls-today.ts';
 import { CrmError, type CrmErrorCode } from './errors.ts';
-import { limiterForKey, type BudgetStatus, type RequestLimiter } from './limiter.ts';
+import { callsOn, countCall, limiterForKey, type BudgetStatus, type RequestLimiter } from './limiter.ts';
 import {
   addEnquirySchema,
   crmEnquirySchema,

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectAgenciesStatus } from '../../server/agencies/cli.ts';
-import { callsOn, countCall } from '../../server/crm/calls-today.ts';
-import { budgetUsedOn, utcDay } from '../../server/crm/limiter.ts';
+import { budgetUsedOn, callsOn, countCall, utcDay } from '../../server/crm/limiter.ts';
 import { startAgenciesRig, type AgenciesRig } from './rig.ts';
 
 /*
