@@ -68,6 +68,8 @@ export interface KeyAccess {
    * 12 to 24 hours, then a day after each check: agencies started together do not all check at once.
    */
   nextCheckAt?: string | null;
+  /** The client's credentialsId the check was made with: another token (a changed agency) is checked again. */
+  credentials?: string;
   usage: KeyUsage | null;
 }
 
@@ -156,7 +158,7 @@ export class CrmAccess {
   /** Whether the last check proved every capability. */
   private lastCheckProved(): boolean {
     const access = this.current();
-    return access.checkedAt !== null && (Object.keys(CAPABILITIES) as Capability[]).every((capability) => access.capabilities[capability].available === true);
+    return access.checkedAt !== null && access.credentials === this.options.client.credentialsId && (Object.keys(CAPABILITIES) as Capability[]).every((capability) => access.capabilities[capability].available === true);
   }
 
   /**
@@ -165,7 +167,7 @@ export class CrmAccess {
    */
   checkDueInMs(): number {
     const access = this.current();
-    if (!access.checkedAt) return 0;
+    if (!access.checkedAt || access.credentials !== this.options.client.credentialsId) return 0;
     const now = this.now();
     const checkedAt = Date.parse(access.checkedAt);
     // A check dated in the future (a clock set back) is not trusted.
@@ -253,6 +255,7 @@ export class CrmAccess {
     if (signal.aborted) return access;
     const now = this.now();
     access.checkedAt = new Date(now).toISOString();
+    access.credentials = this.options.client.credentialsId;
     // The first re-check anywhere in the second half of the day: agencies that started together spread out.
     const spread = this.options.spread ?? Math.random;
     access.nextCheckAt = new Date(now + (firstCheck ? ACCESS_CHECK_MAX_AGE_MS * (0.5 + 0.5 * spread()) : ACCESS_CHECK_MAX_AGE_MS)).toISOString();

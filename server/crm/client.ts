@@ -188,6 +188,8 @@ export interface CrmClient {
   onAccessRefused(listener: (status: 401 | 403) => void): () => void;
   /** Callers waiting for a rate-limit slot. */
   readonly queued: number;
+  /** A digest of the API key and access token (never them): what was learned with other credentials is not trusted. */
+  readonly credentialsId: string;
   /** Fails every waiting call and every later one. In-flight requests finish. */
   close(): void;
 }
@@ -512,6 +514,7 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
     get queued() {
       return limiter.queued;
     },
+    credentialsId: createHash('sha256').update(`${options.apiKey}\n${options.accessToken}`).digest('hex').slice(0, 16),
     // Its gate closes with the last client of the key (a second relay on the same store, in one process, keeps its own open).
     close: () => limiter.release(),
   };

@@ -15,7 +15,7 @@ export const ACCOUNT_CHECK_MAX_AGE_MS = 24 * 3600_000;
 
 export interface AgencyAccountOptions {
   store: Pick<ChangeStore, 'ownAccount' | 'rememberAccount' | 'accountChecks'>;
-  source: Pick<ListingSource, 'accountId' | 'describeError'>;
+  source: Pick<ListingSource, 'accountId' | 'describeError' | 'credentialsId'>;
   log: Logger;
   /** First retry delay after a failed look-up (tests shorten it). Default 30 s. */
   retryFirstMs?: number;
@@ -72,7 +72,8 @@ export class AgencyAccount {
   private dueInMs(): number {
     const checks = this.options.store.accountChecks();
     const now = (this.options.now ?? Date.now)();
-    if (!checks || checks.checkedAt > now) return 0;
+    // Learned with other credentials (the agency's token changed): asked again.
+    if (!checks || checks.checkedAt > now || checks.credentials !== this.options.source.credentialsId) return 0;
     return Math.max(0, Math.min(checks.dueAt, checks.checkedAt + ACCOUNT_CHECK_MAX_AGE_MS) - now);
   }
 
@@ -105,7 +106,7 @@ export class AgencyAccount {
       const now = (this.options.now ?? Date.now)();
       const age = first ? ACCOUNT_CHECK_MAX_AGE_MS * (0.5 + 0.5 * (this.options.spread ?? Math.random)()) : ACCOUNT_CHECK_MAX_AGE_MS;
       this.known = account;
-      this.options.store.rememberAccount(account, { checkedAt: now, dueAt: now + age });
+      this.options.store.rememberAccount(account, { checkedAt: now, dueAt: now + age, credentials: this.options.source.credentialsId });
       this.scheduleConfirmation(age);
     } catch (error) {
       if (this.stopped) return;

@@ -74,6 +74,17 @@ describe('the start-up checks of 20 agencies', () => {
     expect(new Set(dues).size, 'the re-checks are spread over the day').toBeGreaterThan(10);
   }, 120_000);
 
+  it('checks again an agency whose token changed: what was proven with the old token is not trusted', async () => {
+    const account = rig.accounts[1]!;
+    const token = account.addToken(ALL_SCOPES).token;
+    rig.writeAgencies(rig.entries.map((entry) => (entry.slug === 'agency-b' ? { ...entry, accessToken: token } : entry)));
+    expect((await rig.relay.agencies!.reload()).changed).toEqual(['agency-b']);
+    // The new composition (same store) proves its token and looks its account up again; the others stand
+    // (and the key's usage was read a moment ago, at the restart).
+    expect(await runStartupChecks(rig)).toBe(5);
+    expect(rig.relay.agencies!.get('agency-b')!.agency.listings.account.id).toBe(String(account.accountId));
+  }, 60_000);
+
   it('checks again when a later call is refused (401/403): the missing capability is named without waiting a day', async () => {
     const [agency] = agenciesOf(rig) as [Agency];
     const account = rig.accounts[0]!;
