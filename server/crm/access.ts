@@ -92,6 +92,8 @@ const STATE_KEY = 'key-access';
 export const ACCESS_CHECK_MAX_AGE_MS = 24 * 3600_000;
 /** Requests one check costs: GET /scopes and one proof per capability (the account look-up is counted by the planner beside it). */
 export const ACCESS_CHECK_REQUESTS = 1 + 3;
+/** A check that proved everything but is older than a day is made again within this after start, at random: not all agencies at once. */
+export const STALE_CHECK_SPREAD_MS = 3600_000;
 /** A check that did not prove everything (a refusal, or the CRM out of reach) is repeated after this. */
 const UNPROVEN_RECHECK_MS = 3600_000;
 /** A refusal brings the check forward, but not more often than this (the check itself may be refused). */
@@ -125,6 +127,7 @@ export class CrmAccess {
   private unsubscribe: (() => void) | undefined;
   private checking = false;
   private lastRefusalCheck = -Infinity;
+  private nextCheckInMs: number | undefined;
   private stopped = true;
 
   constructor(private readonly options: CrmAccessOptions) {
@@ -136,11 +139,14 @@ export class CrmAccess {
     if (!this.stopped) return;
     this.stopped = false;
     this.abort = new AbortController();
-    // A check that proved everything less than a day ago stands: no request at start, the next at its due time.
-    const first = this.lastCheckProved() && this.checkDueInMs() > 0 ? Promise.resolve() : this.checkAccess().then(() => undefined);
+    // A check that proved everything stands at start: the next at its due time, or (older than a day)
+    // at a random point of the next hour, so a relay of many agencies does not check them all at once.
+    const proved = this.lastCheckProved();
+    const due = this.checkDueInMs();
+    const first = proved ? Promise.resolve() : this.checkAccess().then(() => undefined);
     this.running = first.then(() => this.checkUsageIfDue()).finally(() => {
       this.scheduleUsage();
-      this.scheduleCheck();
+      this.scheduleCheck(proved ? (due > 0 ? due : (this.options.spread ?? Math.random)() * STALE_CHECK_SPREAD_MS) : undefined);
     });
     this.unsubscribe = this.options.client.onAccessRefused?.(() => this.recheckAfterRefusal());
   }
@@ -178,14 +184,20 @@ export class CrmAccess {
     return Math.max(0, due - now);
   }
 
-  private scheduleCheck(): void {
+  /** The next check in `inMs` (default: when due, at least a minute away: a check that keeps failing is not repeated in a loop). */
+  private scheduleCheck(inMs?: number): void {
     if (this.stopped) return;
     clearTimeout(this.checkTimer);
-    // At least a minute: a check that keeps failing is not repeated in a loop.
+    this.nextCheckInMs = inMs ?? Math.max(RECHECK_AFTER_REFUSAL_MIN_MS, this.checkDueInMs());
     this.checkTimer = setTimeout(() => {
       this.rechecking = this.checkAccess().finally(() => this.scheduleCheck());
-    }, Math.max(RECHECK_AFTER_REFUSAL_MIN_MS, this.checkDueInMs()));
+    }, this.nextCheckInMs);
     this.checkTimer.unref();
+  }
+
+  /** Milliseconds from the last scheduling to the next check (undefined: none scheduled yet). */
+  scheduledCheckInMs(): number | undefined {
+    return this.nextCheckInMs;
   }
 
   /**

@@ -12,6 +12,8 @@ const RETRY_MAX_MS = 10 * 60_000;
  * second half of the day, so agencies started together are asked again at different times.
  */
 export const ACCOUNT_CHECK_MAX_AGE_MS = 24 * 3600_000;
+/** A remembered account confirmed over a day ago is confirmed within this after start, at random. */
+const STALE_CONFIRMATION_SPREAD_MS = 3600_000;
 
 export interface AgencyAccountOptions {
   store: Pick<ChangeStore, 'ownAccount' | 'rememberAccount' | 'accountChecks'>;
@@ -33,6 +35,7 @@ export interface AgencyAccountOptions {
 export class AgencyAccount {
   readonly name = 'agency-account';
   private known: string | undefined;
+  private confirmationInMs: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
   private lookup: Promise<void> | undefined;
@@ -59,26 +62,38 @@ export class AgencyAccount {
     this.stopped = false;
     this.abort = new AbortController();
     const dueInMs = this.dueInMs();
-    if (this.known && dueInMs > 0) {
-      this.log.info({ accountId: this.known }, `agency account ${this.known} (remembered, confirmed within a day)`);
-      this.scheduleConfirmation(dueInMs);
+    if (this.known && dueInMs !== 0) {
+      // Confirmed less than a day ago: asked again when due; longer ago: at a random point of the next hour, not all agencies at once.
+      const inMs = dueInMs > 0 ? dueInMs : (this.options.spread ?? Math.random)() * STALE_CONFIRMATION_SPREAD_MS;
+      this.log.info({ accountId: this.known, confirmInSeconds: Math.round(inMs / 1000) }, `agency account ${this.known} (remembered)`);
+      this.scheduleConfirmation(inMs);
       return;
     }
     if (this.known) this.log.info({ accountId: this.known }, `agency account ${this.known} (remembered); checking it with the CRM`);
     this.lookup = this.learn(this.options.retryFirstMs ?? RETRY_FIRST_MS);
   }
 
-  /** Milliseconds until the remembered account is to be confirmed with the CRM (0: now). */
+  /**
+   * Milliseconds until the remembered account is to be confirmed with the source; 0: now (never
+   * confirmed, or with other credentials: the agency's token changed); -1: overdue (confirmed with
+   * these credentials over a day ago).
+   */
   private dueInMs(): number {
     const checks = this.options.store.accountChecks();
     const now = (this.options.now ?? Date.now)();
-    // Learned with other credentials (the agency's token changed): asked again.
     if (!checks || checks.checkedAt > now || checks.credentials !== this.options.source.credentialsId) return 0;
-    return Math.max(0, Math.min(checks.dueAt, checks.checkedAt + ACCOUNT_CHECK_MAX_AGE_MS) - now);
+    const due = Math.min(checks.dueAt, checks.checkedAt + ACCOUNT_CHECK_MAX_AGE_MS) - now;
+    return due > 0 ? due : -1;
+  }
+
+  /** Milliseconds from start to the scheduled confirmation (undefined: none scheduled). */
+  scheduledConfirmationInMs(): number | undefined {
+    return this.confirmationInMs;
   }
 
   private scheduleConfirmation(inMs: number): void {
     clearTimeout(this.timer);
+    this.confirmationInMs = inMs;
     this.timer = setTimeout(() => {
       this.lookup = this.learn(this.options.retryFirstMs ?? RETRY_FIRST_MS);
     }, inMs);
