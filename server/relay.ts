@@ -15,6 +15,7 @@ import type { Feature } from './feature.ts';
 import type { ListingsService } from './listings/index.ts';
 import type { Logger } from './log.ts';
 import { pagesFeature } from './pages/index.ts';
+import { PhotoFolderGuard } from './photos/folder-guard.ts';
 import { openStore, type Store } from './store/store.ts';
 import type { Worker } from './worker.ts';
 
@@ -98,6 +99,8 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   let root: Agency | undefined;
   let keyStore: Store | undefined;
   let agencies: AgencySet | undefined;
+  // Demo mode with SIM_AGENCIES: the root agency and the others write to one photo folder.
+  const photoGuard = new PhotoFolderGuard();
   try {
     if (config.agenciesFile) {
       keyStore = openStore(config.dataDir, undefined, { warn: (message, fields) => log.warn(fields, message) });
@@ -118,6 +121,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
         enquiryTargets: options.enquiryTargets,
         // Demo mode with SIM_AGENCIES: the other accounts' agencies, served beside this one under /a/<slug>/.
         photoInUseElsewhere: (hash) => agencies?.photoInUseElsewhere(undefined, hash) ?? false,
+        photoGuard,
         otherAccount: (account) => agencies?.byAccount(account)?.agency.listings.webhookTarget,
       });
     }
@@ -187,6 +191,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
         workers: options.workers,
         readEntries: () => demoAgencies(demoAccounts),
         alsoHolding: () => [rootStore],
+        photoGuard,
       });
     } catch (error) {
       server.close();
