@@ -22,19 +22,6 @@ export const ELEMENT_ENTRIES = {
 };
 
 /**
- * Lit's hydration for pages the relay renders on the server (widget/hydrate.ts). Those pages load
- * it with script tags of their own before widget.js (server/pages/render.ts), from the file list
- * and integrity the build writes to HYDRATION_MANIFEST in the widget's folder (never served).
- */
-const HYDRATE_ENTRY = 'estate-hydrate';
-export const HYDRATION_MANIFEST = 'hydration.json';
-/** HYDRATION_MANIFEST: the chunks to load, the one to run last, and each one's SHA-384. */
-export interface HydrationManifest {
-  files: string[];
-  integrity: Record<string, string>;
-}
-
-/**
  * What the listing elements share: formatting, photos, icons, headings, card parts, and the
  * registering of elements they render or fetch later (the enquiry form needs none of it).
  */
@@ -57,9 +44,6 @@ const COPIES: Array<{ importer: RegExp; modules: RegExp }> = [
   { importer: /widget[\\/]listings[\\/]/, modules: LISTING_PARTS },
   { importer: /widget[\\/]listing[\\/]/, modules: ENQUIRY_MODULES },
   { importer: /widget[\\/]lightbox[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|widget[\\\\/]listing[\\\\/]strings\\.ts$`) },
-  // Lit's hydration (server-rendered pages only) uses helpers the elements do not: its own copy of
-  // them keeps them out of the core every page downloads (~180 bytes gzip).
-  { importer: /widget[\\/]hydrate\.ts$|node_modules[\\/]@lit-labs[\\/]ssr-client[\\/]/, modules: /node_modules[\\/]lit-html[\\/]directive-helpers\.js$/ },
 ];
 /** Marks a copy's module id: `<file>?estate-copy=<rule index>`. */
 const COPY_QUERY = '?estate-copy=';
@@ -71,10 +55,8 @@ const COPY_QUERY = '?estate-copy=';
  * detail's chunk (a group did worse by 400 bytes). Copies (COPIES) stay in their element's chunk.
  */
 const CHUNK_GROUPS = [
-  // Lit's directives only the lightbox uses stay with it, and Lit's hydration support (only
-  // server-rendered pages load it, widget/hydrate.ts) with the hydration chunk: in the core it
-  // cost every page ~600 bytes gzip.
-  { name: 'core', test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/]keyed|private-ssr-support|\?estate-copy=))|widget[\\/]shared[\\/](estate-element|localize|strings|relay|fill|reset\.styles|task)\.ts$/, priority: 3 },
+  // Lit's directives only the lightbox uses stay with it.
+  { name: 'core', test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/]keyed|\?estate-copy=))|widget[\\/]shared[\\/](estate-element|localize|strings|relay|fill|reset\.styles|task)\.ts$/, priority: 3 },
   { name: 'enquiry', test: ENQUIRY_MODULES, priority: 1 },
 ];
 
@@ -137,22 +119,15 @@ function chunkManifestPlugin(): Plugin {
       for (const chunk of chunks) {
         if (chunk.isEntry && chunk.name in ELEMENT_ENTRIES) elements[chunk.name] = filesOf(chunk.fileName);
       }
-      const hydrateChunk = chunks.find((chunk) => chunk.isEntry && chunk.name === HYDRATE_ENTRY);
-      if (!hydrateChunk) return this.error(`no ${HYDRATE_ENTRY} entry in the bundle`);
-      const hydrate = filesOf(hydrateChunk.fileName);
       const sri = (file: string) => {
         const chunk = bundle[file];
         return chunk?.type === 'chunk' ? `sha384-${createHash('sha384').update(chunk.code).digest('base64')}` : '';
       };
       const integrity: Record<string, string> = {};
       for (const file of new Set(Object.values(elements).flat())) integrity[file] = sri(file);
-      // Lit's hydration is not in the loader (every page would pay its name and hash): the relay
-      // writes its script tags, with their integrity, into the pages it renders (server/pages).
-      const hydration: HydrationManifest = { files: hydrate, integrity: Object.fromEntries(hydrate.map((file) => [file, sri(file)])) };
-      this.emitFile({ type: 'asset', fileName: HYDRATION_MANIFEST, source: `${JSON.stringify(hydration, null, 2)}\n` });
       // Chunks only imported dynamically (none today) would be fetched unchecked: refuse them.
       for (const chunk of chunks) {
-        if (chunk !== loader && !integrity[chunk.fileName] && !hydration.integrity[chunk.fileName] && !isFacade(chunk.code)) {
+        if (chunk !== loader && !integrity[chunk.fileName] && !isFacade(chunk.code)) {
           return this.error(`${chunk.fileName} is needed by no element in the manifest, so the loader could not check it`);
         }
       }
@@ -171,8 +146,8 @@ export default defineConfig({
   plugins: [
     // Lit's own minifier for the markup and CSS inside html`` and css`` (a general minifier leaves
     // template strings as they are). The relay renders the elements on the server from a build
-    // with this same plugin (vite.ssr.config.ts): Lit hydrates server markup only when the
-    // browser's template strings are the very same (it compares their digests).
+    // with this same plugin (vite.ssr.config.ts): the browser renders over the server's markup
+    // before it paints, so both must make the very same markup or something could move.
     literalsMinifier(),
     elementCopiesPlugin(),
     chunkManifestPlugin(),
@@ -188,7 +163,7 @@ export default defineConfig({
     // gzip bytes per chunk pointing a browser's devtools at a 404.
     sourcemap: 'hidden',
     lib: {
-      entry: { widget: 'widget/loader.ts', ...ELEMENT_ENTRIES, [HYDRATE_ENTRY]: 'widget/hydrate.ts' },
+      entry: { widget: 'widget/loader.ts', ...ELEMENT_ENTRIES },
       formats: ['es'],
       fileName: (_format, name) => (name === 'widget' ? LOADER_FILE : 'widget-[name].[hash].js'),
     },

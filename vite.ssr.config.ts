@@ -3,10 +3,9 @@ import { literalsMinifier } from './vite.config.ts';
 
 /**
  * What the relay renders listing pages with (server/pages, #13): the elements built for Node with
- * the same template minifier as the browser's widget (vite.config.ts). Lit hydrates server markup
- * only when the browser's template strings are the very same, so the server must render from
- * minified templates too (rendering from source cost every SSR page ~1.3 KB gzip of unminified
- * markup in the widget). Lit stays an import, so the elements and @lit-labs/ssr share one copy
+ * the same template minifier as the browser's widget (vite.config.ts). The browser renders its
+ * markup over the server's before it paints (widget/shared/estate-element.ts), so both must be the
+ * very same, and the server must render from minified templates too. Lit stays an import, so the elements and @lit-labs/ssr share one copy
  * (their private hand-off differs between Lit's development and production builds): the build
  * goes beside the widget's files, in `<widget folder>/ssr/`, inside the project so `lit` resolves
  * (the relay never serves it: only `widget.js` and `widget-*.<hash>.js` are).

@@ -4,8 +4,8 @@
  * pages load widget.js, the loader, which fetches only the elements the page shows (issue #12).
  * Goals: home (listings grid) <= 20 KB, contact (enquiry forms) <= 16 KB, listing (detail,
  * enquiry; the lightbox once a photo is opened) <= 26 KB. The demo's listing and list pages are
- * server-rendered (server/pages, #13): `listing` and `buy` measure those, as a visitor gets them
- * (Lit's hydration included), after their elements have hydrated; `listing-client` is the
+ * server-rendered (server/pages, #13): `listing` and `buy` measure those, as a visitor gets them,
+ * once their elements have rendered over the server's markup; `listing-client` is the
  * client-rendered listing page (listing.html) an agency's own page would be. The buy list is a
  * listings grid, held to the home page's goal.
  *
@@ -112,7 +112,7 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
       {
         name: 'listing',
         path: `/listings/${listingId}/${addressSlug(first.address.display)}`,
-        // Server-rendered: the markup is there before any script; ready once the elements have hydrated.
+        // Server-rendered: the markup is there before any script; ready once the elements have rendered over it.
         ready: () => {
           const detail = document.querySelector<HTMLElement & { hasUpdated?: boolean }>('estate-listing');
           const form = detail?.shadowRoot?.querySelector<HTMLElement & { hasUpdated?: boolean }>('estate-enquiry');

@@ -45,6 +45,8 @@ export interface ComposeAgencyOptions {
   /** One of many agencies: shared photo folder, one webhook endpoint, the plan made for all (listings/index.ts). */
   shared?: ListingsServiceOptions['shared'];
   photoInUseElsewhere?: ListingsServiceOptions['photoInUseElsewhere'];
+  photoGuard?: ListingsServiceOptions['photoGuard'];
+  afterSweep?: ListingsServiceOptions['afterSweep'];
   otherAccount?: ListingsServiceOptions['otherAccount'];
   /** After each read of the key's usage (default: this agency's listing budget is planned again). */
   onUsage?: (usage: KeyUsage) => void;
@@ -67,6 +69,8 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
       defaultPhotoSources: options.defaultPhotoSources,
       shared: options.shared,
       photoInUseElsewhere: options.photoInUseElsewhere,
+      photoGuard: options.photoGuard,
+      afterSweep: options.afterSweep,
       otherAccount: options.otherAccount,
     });
   } catch (error) {

@@ -18,6 +18,7 @@ import type { ListingsService } from './listings/index.ts';
 import type { Logger } from './log.ts';
 import { pagesFeature } from './pages/index.ts';
 import { SharedDatabase } from './store/shared-database.ts';
+import { PhotoFolderGuard } from './photos/folder-guard.ts';
 import { openStore, type Store } from './store/store.ts';
 import type { Worker } from './worker.ts';
 
@@ -102,6 +103,8 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   let keyStore: Store | undefined;
   let agencies: AgencySet | undefined;
   const sharedDatabase = config.databaseUrl ? await openSharedDatabase(config, log, simulator) : undefined;
+  // Demo mode with SIM_AGENCIES: the root agency and the others write to one photo folder.
+  const photoGuard = new PhotoFolderGuard();
   try {
     if (config.agenciesFile) {
       keyStore = openStore(config.dataDir, undefined, { warn: (message, fields) => log.warn(fields, message) });
@@ -125,6 +128,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
         enquiryTargets: options.enquiryTargets,
         // Demo mode with SIM_AGENCIES: the other accounts' agencies, served beside this one under /a/<slug>/.
         photoInUseElsewhere: (hash) => agencies?.photoInUseElsewhere(undefined, hash) ?? false,
+        photoGuard,
         otherAccount: (account) => agencies?.byAccount(account)?.agency.listings.webhookTarget,
       });
     }
@@ -197,6 +201,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
         readEntries: () => demoAgencies(demoAccounts),
         alsoHolding: () => [rootStore],
         sharedDatabase,
+        photoGuard,
       });
     } catch (error) {
       server.close();

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import type { CliCommand, CliContext } from '../cli-command.ts';
 import { parseOptions } from '../cli-options.ts';
 import { ConfigError, type Config } from '../config.ts';
-import { budgetUsedOn, utcDay } from '../crm/limiter.ts';
+import { budgetUsedOn, callsOn, utcDay } from '../crm/limiter.ts';
 import { outboxStatus } from '../enquiries/outbox.ts';
 import { listingStatus, readSyncState } from '../listings/cache.ts';
 import { runningRelay } from '../ops/instance.ts';
@@ -46,6 +46,7 @@ export function collectAgenciesStatus(agenciesFile: string, dataDir: string, dai
   const slugs = [...entries.map((entry) => entry.slug), ...draining.map((row) => row.slug)];
   for (const row of draining) names.set(row.slug, row.name);
 
+  const day = utcDay(now);
   const agencies = slugs.map((slug): AgencyStatusRow => {
     const live = fromRelay(slug);
     const dir = agencyDataDir(dataDir, slug);
@@ -57,6 +58,8 @@ export function collectAgenciesStatus(agenciesFile: string, dataDir: string, dai
       const failed = sync.lastErrorAt !== null && (sync.lastSuccessAt === null || sync.lastErrorAt >= sync.lastSuccessAt);
       return {
         ...base,
+        // Counted in the agency's store: shown even while the relay is down, and the same after a restart.
+        crmCallsToday: live?.crmCallsToday ?? callsOn(store, day),
         listings: listingStatus(store).total,
         cacheAgeSeconds: sync.lastSuccessAt === null ? null : Math.max(0, Math.round((now.getTime() - sync.lastSuccessAt) / 1000)),
         outboxQueued: outboxStatus(store).queued,
@@ -67,7 +70,6 @@ export function collectAgenciesStatus(agenciesFile: string, dataDir: string, dai
     }
   });
 
-  const day = utcDay(now);
   let used = 0;
   if (existsSync(join(resolve(dataDir), STORE_FILE))) {
     const keyStore = openStoreReadOnly(dataDir);

@@ -15,6 +15,7 @@ import { renderPushMetrics, type ChangeWorkerCounts } from '../listings/events.t
 import { webhookRouter, type WebhookCounts } from '../listings/index.ts';
 import type { Logger } from '../log.ts';
 import { metricsAccess } from '../metrics-access.ts';
+import { PhotoFolderGuard } from '../photos/folder-guard.ts';
 import { holdsPhoto } from '../photos/mirror.ts';
 import { photosRouter } from '../photos/routes.ts';
 import type { ReplayCache, ReplayOptions } from '../replay.ts';
@@ -74,6 +75,8 @@ export interface AgencySetOptions {
   alsoHolding?: () => Store[];
   /** DATABASE_URL: each agency's shared tables in its own schema of this database. */
   sharedDatabase?: SharedDatabase;
+  /** The photo folder's guard, shared with an agency served beside the set (default: the set's own). */
+  photoGuard?: PhotoFolderGuard;
 }
 
 export interface ReloadReport {
@@ -97,6 +100,8 @@ export class AgencySet {
   private readonly draining = new Set<RunningAgency>();
   private readonly log: Logger;
   private readonly photoDir: string;
+  /** One for the folder: no agency's clean-up deletes an image another is recording (photos/folder-guard.ts). */
+  private readonly photoGuard: PhotoFolderGuard;
   private readonly sharedWidget: RequestHandler;
   /** Verified webhooks naming an account no agency here has, and refusals. */
   readonly webhookCounts: WebhookCounts = { accepted: 0, duplicates: 0, ignored: 0, otherAccount: 0, refused: 0 };
@@ -109,6 +114,7 @@ export class AgencySet {
   private constructor(private readonly options: AgencySetOptions) {
     this.log = options.log.child({ component: 'agencies' });
     this.photoDir = join(options.keyStore.dataDir, 'photos');
+    this.photoGuard = options.photoGuard ?? new PhotoFolderGuard();
     this.sharedWidget = widgetRouter(options.widgetDir);
   }
 
@@ -179,8 +185,12 @@ export class AgencySet {
       enquiryTargets: this.options.enquiryTargets,
       shared: { photoDir: this.photoDir },
       photoInUseElsewhere: (hash) => this.photoInUseElsewhere(agency, hash),
+      photoGuard: this.photoGuard,
+      afterSweep: () => this.afterSweep(entry.slug),
       onUsage: (usage) => this.onUsage(usage),
     });
+    // Back after a removal, its rows may name images another agency's clean-up deleted meanwhile: fetched again, never served broken.
+    agency.listings.forgetMissingPhotos();
     const running: RunningAgency = { entry, agency, handler: () => undefined, serving: true, started: false };
     running.handler = this.agencyRouter(running);
     return running;
@@ -256,7 +266,8 @@ export class AgencySet {
         log: this.log,
       }),
     );
-    router.use(photosRouter(this.photoDir));
+    // A missing file: every agency showing that image forgets it and fetches it again.
+    router.use(photosRouter(this.photoDir, { onMissing: (hash) => this.list().forEach((running) => running.agency.listings.forgetMissingPhotos({ hash })) }));
   }
 
   /** Prometheus text for the relay's /metrics: every agency's push counts together, and the agencies by state. */
@@ -299,7 +310,11 @@ export class AgencySet {
     return planAgencies(
       { listings: config.listings, crm: config.crm },
       lists ?? { lists: [], pageSize: 1 },
-      agencies.map((running) => ({ slug: running.entry.slug, sizes: running.agency.listings.sizes() })),
+      agencies.map((running) => ({
+        slug: running.entry.slug,
+        sizes: running.agency.listings.sizes(),
+        estimated: running.agency.listings.cache.readState().lastFullSweepAt === null,
+      })),
       this.othersToday === undefined ? undefined : { othersToday: this.othersToday, dayElapsed: (nowMs % 86_400_000) / 86_400_000 },
     );
   }
@@ -317,6 +332,17 @@ export class AgencySet {
     const fields = { agencies: plan.agencies.length, crmRequestsPerDay: plan.perDay, allowed: plan.allowed, floor: plan.floorPerDay, catchUpIntervalMinutes: plan.catchUpIntervalMinutes };
     if (plan.fits) this.log.info(fields, lines.join('\n'));
     else this.log.error(fields, lines.join('\n'));
+  }
+
+  /**
+   * After an agency's full sweep: when the plan guessed its size (never synced), all agencies are
+   * planned again with the size now known; the full plan is printed once no guess is left.
+   */
+  private afterSweep(slug: string): void {
+    const line = this.plan?.agencies.find((agency) => agency.slug === slug);
+    if (this.closed || !line?.estimated || !this.serving.has(slug)) return;
+    const plan = this.planFor(this.list());
+    this.applyPlan(plan, plan.agencies.some((agency) => agency.estimated));
   }
 
   /** After a read of the key's usage: all agencies planned again with what other tools spend. */

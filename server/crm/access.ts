@@ -63,6 +63,13 @@ export interface KeyAccess {
   scopes: string[] | null;
   capabilities: Record<Capability, CapabilityState>;
   checkedAt: string | null;
+  /**
+   * When the next check is due (ISO). After a first check it falls at a random point of the next
+   * 12 to 24 hours, then a day after each check: agencies started together do not all check at once.
+   */
+  nextCheckAt?: string | null;
+  /** The client's credentialsId the check was made with: another token (a changed agency) is checked again. */
+  credentials?: string;
   usage: KeyUsage | null;
 }
 
@@ -77,6 +84,21 @@ const anyItem = z.unknown();
 
 const STATE_KEY = 'key-access';
 
+/**
+ * A successful check is trusted this long: a restart within it proves nothing again (200 agencies
+ * would otherwise spend about 1,000 requests at every restart). A refusal (401/403) of any call
+ * brings the check forward.
+ */
+export const ACCESS_CHECK_MAX_AGE_MS = 24 * 3600_000;
+/** Requests one check costs: GET /scopes and one proof per capability (the account look-up is counted by the planner beside it). */
+export const ACCESS_CHECK_REQUESTS = 1 + 3;
+/** A check that proved everything but is older than a day is made again within this after start, at random: not all agencies at once. */
+export const STALE_CHECK_SPREAD_MS = 3600_000;
+/** A check that did not prove everything (a refusal, or the CRM out of reach) is repeated after this. */
+const UNPROVEN_RECHECK_MS = 3600_000;
+/** A refusal brings the check forward, but not more often than this (the check itself may be refused). */
+const RECHECK_AFTER_REFUSAL_MIN_MS = 60_000;
+
 export interface CrmAccessOptions {
   client: CrmClient;
   store: Store;
@@ -88,6 +110,8 @@ export interface CrmAccessOptions {
   /** Called after each usage read (the listing budget is planned again with what others spend). */
   onUsage?: (usage: KeyUsage) => void;
   now?: Clock;
+  /** 0-1: where in the spread the first re-check falls (default random). */
+  spread?: () => number;
 }
 
 /** Reads what the key allows and how much of it is spent; keeps the answer in the store for /readyz and the status CLI. */
@@ -96,8 +120,14 @@ export class CrmAccess {
   private readonly log: Logger;
   private readonly now: Clock;
   private timer: NodeJS.Timeout | undefined;
-  private readonly abort = new AbortController();
+  private abort = new AbortController();
   private running: Promise<unknown> = Promise.resolve();
+  private rechecking: Promise<unknown> = Promise.resolve();
+  private checkTimer: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private checking = false;
+  private lastRefusalCheck = -Infinity;
+  private nextCheckInMs: number | undefined;
   private stopped = true;
 
   constructor(private readonly options: CrmAccessOptions) {
@@ -108,16 +138,77 @@ export class CrmAccess {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    this.running = this.checkAccess()
-      .then(() => this.checkUsageIfDue())
-      .finally(() => this.scheduleUsage());
+    this.abort = new AbortController();
+    // A check that proved everything stands at start: the next at its due time, or (older than a day)
+    // at a random point of the next hour, so a relay of many agencies does not check them all at once.
+    const proved = this.lastCheckProved();
+    const due = this.checkDueInMs();
+    const first = proved ? Promise.resolve() : this.checkAccess().then(() => undefined);
+    this.running = first.then(() => this.checkUsageIfDue()).finally(() => {
+      this.scheduleUsage();
+      this.scheduleCheck(proved ? (due > 0 ? due : (this.options.spread ?? Math.random)() * STALE_CHECK_SPREAD_MS) : undefined);
+    });
+    this.unsubscribe = this.options.client.onAccessRefused?.(() => this.recheckAfterRefusal());
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    clearTimeout(this.checkTimer);
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
     this.abort.abort();
-    await this.running.catch(() => undefined);
+    await Promise.all([this.running.catch(() => undefined), this.rechecking.catch(() => undefined)]);
+  }
+
+  /** Whether the last check proved every capability. */
+  private lastCheckProved(): boolean {
+    const access = this.current();
+    return access.checkedAt !== null && access.credentials === this.options.client.credentialsId && (Object.keys(CAPABILITIES) as Capability[]).every((capability) => access.capabilities[capability].available === true);
+  }
+
+  /**
+   * Milliseconds until the access check is due; 0 when due now: never checked, the check older than
+   * ACCESS_CHECK_MAX_AGE_MS (an hour when it did not prove everything), or its time come.
+   */
+  checkDueInMs(): number {
+    const access = this.current();
+    if (!access.checkedAt || access.credentials !== this.options.client.credentialsId) return 0;
+    const now = this.now();
+    const checkedAt = Date.parse(access.checkedAt);
+    // A check dated in the future (a clock set back) is not trusted.
+    if (!(checkedAt <= now)) return 0;
+    const due = this.lastCheckProved()
+      ? Math.min(checkedAt + ACCESS_CHECK_MAX_AGE_MS, access.nextCheckAt ? Date.parse(access.nextCheckAt) : Infinity)
+      : checkedAt + UNPROVEN_RECHECK_MS;
+    return Math.max(0, due - now);
+  }
+
+  /** The next check in `inMs` (default: when due, at least a minute away: a check that keeps failing is not repeated in a loop). */
+  private scheduleCheck(inMs?: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.checkTimer);
+    this.nextCheckInMs = inMs ?? Math.max(RECHECK_AFTER_REFUSAL_MIN_MS, this.checkDueInMs());
+    this.checkTimer = setTimeout(() => {
+      this.rechecking = this.checkAccess().finally(() => this.scheduleCheck());
+    }, this.nextCheckInMs);
+    this.checkTimer.unref();
+  }
+
+  /** Milliseconds from the last scheduling to the next check (undefined: none scheduled yet). */
+  scheduledCheckInMs(): number | undefined {
+    return this.nextCheckInMs;
+  }
+
+  /**
+   * A call was refused (401/403) after a check that proved everything: what the token allows has
+   * changed, so the check runs again (at most once a minute). Refusals already known wait for the hourly check.
+   */
+  private recheckAfterRefusal(): void {
+    if (this.stopped || this.checking || !this.lastCheckProved() || this.now() - this.lastRefusalCheck < RECHECK_AFTER_REFUSAL_MIN_MS) return;
+    this.lastRefusalCheck = this.now();
+    this.log.info('the CRM refused a call (401/403): checking what the access token allows again');
+    this.rechecking = this.checkAccess().finally(() => this.scheduleCheck());
   }
 
   private scheduleUsage(): void {
@@ -140,9 +231,19 @@ export class CrmAccess {
 
   /** GET /scopes, then one cheap call per capability. Never throws: what it could not tell stays unknown. */
   async checkAccess(): Promise<KeyAccess> {
+    this.checking = true;
+    try {
+      return await this.checkAccessNow();
+    } finally {
+      this.checking = false;
+    }
+  }
+
+  private async checkAccessNow(): Promise<KeyAccess> {
     const { client } = this.options;
     const signal = this.abort.signal;
     const access = this.current();
+    const firstCheck = access.checkedAt === null;
     try {
       access.scopes = await client.request({ path: '/scopes', schema: scopesSchema, signal });
       this.log.info({ scopes: access.scopes }, `the CRM access token grants these scopes: ${access.scopes.length ? access.scopes.join(', ') : '(none listed)'}`);
@@ -163,7 +264,13 @@ export class CrmAccess {
     for (const capability of Object.keys(proofs) as Capability[]) {
       access.capabilities[capability] = await prove(proofs[capability]);
     }
-    access.checkedAt = new Date(this.now()).toISOString();
+    if (signal.aborted) return access;
+    const now = this.now();
+    access.checkedAt = new Date(now).toISOString();
+    access.credentials = this.options.client.credentialsId;
+    // The first re-check anywhere in the second half of the day: agencies that started together spread out.
+    const spread = this.options.spread ?? Math.random;
+    access.nextCheckAt = new Date(now + (firstCheck ? ACCESS_CHECK_MAX_AGE_MS * (0.5 + 0.5 * spread()) : ACCESS_CHECK_MAX_AGE_MS)).toISOString();
     writeKeyAccess(this.options.store, access);
 
     const missing = missingCapabilities(access);

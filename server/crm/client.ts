@@ -5,7 +5,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import { CrmError, type CrmErrorCode } from './errors.ts';
-import { DEFAULT_SAFETY_MARGIN_MS, limiterForKey, type BudgetStatus, type RequestLimiter, type SharedLimits } from './limiter.ts';
+import { callsOn, countCall, DEFAULT_SAFETY_MARGIN_MS, limiterForKey, type BudgetStatus, type RequestLimiter, type SharedLimits } from './limiter.ts';
 import { SharedGate } from './shared-gate.ts';
 import type { SharedDatabase } from '../store/shared-database.ts';
 import {
@@ -63,6 +63,8 @@ export interface CrmClientOptions {
    * agencies in turns. Default: a digest of the access token (the token itself is not kept there).
    */
   agency?: string;
+  /** The agency's store, where its requests per UTC day are counted (requestsToday survives a restart). Default: counted in memory. */
+  callsStore?: Store;
   /** Where the operator sets the access token, for errors that say what to check. Default CRM_ACCESS_TOKEN. */
   tokenSetting?: string;
   log: Logger;
@@ -182,10 +184,14 @@ export interface CrmClient {
   claimKeyUsageRead(intervalMs: number): boolean;
   /** Requests the key's gate let through since it opened, by work class (every client of the key together). */
   requestsByClass(): Record<WorkClass, number>;
-  /** Requests this client (one agency) sent today, UTC, since it opened: the operator view's calls per agency. */
+  /** Requests this client (one agency) sent today, UTC (counted in its store when it has one: a restart keeps them): the operator view's calls per agency. */
   requestsToday(): { day: string; requests: number };
+  /** Calls `listener` whenever the CRM refuses a call with 401 or 403 (what the token allows may have changed); returns the unsubscribe. */
+  onAccessRefused(listener: (status: 401 | 403) => void): () => void;
   /** Callers waiting for a rate-limit slot. */
   readonly queued: number;
+  /** A digest of the API key and access token (never them): what was learned with other credentials is not trusted. */
+  readonly credentialsId: string;
   /** Fails every waiting call and every later one. In-flight requests finish. */
   close(): void;
 }
@@ -233,6 +239,7 @@ export function createCrmClientFromConfig(config: Config, store: Store, log: Log
     log,
     timeoutMs: config.crm.timeoutMs,
     agency: options.agency,
+    callsStore: store,
     // Many agencies: the token is the agency's accessToken in AGENCIES_FILE (its value is never named).
     ...(options.agency ? { tokenSetting: `the accessToken of agency "${options.agency}" in AGENCIES_FILE` } : {}),
   });
@@ -264,9 +271,20 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
     'User-Agent': 'estate-embed-relay',
   };
 
+  const refusalListeners = new Set<(status: 401 | 403) => void>();
+  const { callsStore } = options;
   let today = { day: '', requests: 0 };
   const countToday = () => {
     const day = now().toISOString().slice(0, 10);
+    if (callsStore) {
+      try {
+        today = { day, requests: countCall(callsStore, day) };
+        return;
+      } catch (error) {
+        // A store that cannot be written (full disk) must not fail the request: counted in memory then.
+        log.warn({ err: (error as Error).message }, "could not count the request in the agency's store");
+      }
+    }
     today = today.day === day ? { day, requests: today.requests + 1 } : { day, requests: 1 };
   };
 
@@ -369,6 +387,7 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
       }
 
       log.warn({ ...where, status, attempt, ms }, 'CRM refused the request');
+      if (status === 401 || status === 403) for (const listener of [...refusalListeners]) listener(status);
       throw clientError(status, crmMessage, crmCode, where, tokenSetting);
     }
   }
@@ -507,10 +526,19 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
     recordKeyUsage: (used) => limiter.raiseUsedTo(used),
     claimKeyUsageRead: (intervalMs) => limiter.claimUsageRead(intervalMs),
     requestsByClass: () => limiter.grantedByClass(),
-    requestsToday: () => (today.day === now().toISOString().slice(0, 10) ? { ...today } : { day: now().toISOString().slice(0, 10), requests: 0 }),
+    requestsToday: () => {
+      const day = now().toISOString().slice(0, 10);
+      if (today.day === day) return { ...today };
+      return { day, requests: callsStore ? callsOn(callsStore, day) : 0 };
+    },
+    onAccessRefused(listener) {
+      refusalListeners.add(listener);
+      return () => refusalListeners.delete(listener);
+    },
     get queued() {
       return limiter.queued;
     },
+    credentialsId: createHash('sha256').update(`${options.apiKey}\n${options.accessToken}`).digest('hex').slice(0, 16),
     // Its gate closes with the last client of the key (a second relay on the same store, in one process, keeps its own open).
     close: () => limiter.release(),
   };

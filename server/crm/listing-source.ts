@@ -173,6 +173,7 @@ export function crmListingSource(options: CrmListingSourceOptions): ListingSourc
         load: (list, signal) => load(record, specOf(list), signal),
       };
     },
+    credentialsId: client.credentialsId,
     async accountId(signal) {
       const account = await client.request({ path: '/account', schema: accountSchema, signal });
       return String(account.id);

@@ -230,6 +230,12 @@ export class ListingCache {
     });
   }
 
+  /** These listings count as changed and the next sync is a full sweep (refetchListings), in this running cache. */
+  refetch(listingIds: Iterable<number>): void {
+    refetchListings(this.store, listingIds);
+    this.state = undefined;
+  }
+
   // Reads for the API -------------------------------------------------------------------------
 
   /** A listing by its id (or, for old links, by its CRM property id: see resolveId). */

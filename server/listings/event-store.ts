@@ -16,6 +16,12 @@ export interface QueuedChange {
 
 const ACCOUNT_KEY = 'account';
 
+export interface AccountChecks {
+  checkedAt: number;
+  dueAt: number;
+  credentials: string;
+}
+
 /** The account id a relay's store remembers, for the status report (null: never learned, or a store older than the table). */
 export function readOwnAccount(store: Store): string | null {
   if (!hasTable(store, 'crm_event_stream_state')) return null;
@@ -186,8 +192,23 @@ export class ChangeStore {
     return this.getState(ACCOUNT_KEY);
   }
 
-  rememberAccount(account: string): void {
-    this.setState(ACCOUNT_KEY, account);
+  /** `checks`: when the source last confirmed it, when to ask again (ms since the epoch), and with which credentials (a digest). */
+  rememberAccount(account: string, checks?: AccountChecks): void {
+    this.db.transaction(() => {
+      this.setState(ACCOUNT_KEY, account);
+      this.setState('accountChecks', checks ? JSON.stringify(checks) : undefined);
+    }).immediate();
+  }
+
+  /** When the source last confirmed the remembered account id, and when to ask again (undefined: never recorded). */
+  accountChecks(): AccountChecks | undefined {
+    try {
+      const checks = JSON.parse(this.getState('accountChecks') ?? 'null') as Partial<AccountChecks> | null;
+      const valid = checks && Number.isFinite(checks.checkedAt) && Number.isFinite(checks.dueAt) && typeof checks.credentials === 'string';
+      return valid ? (checks as AccountChecks) : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   private getState(key: string): string | undefined {

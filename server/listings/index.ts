@@ -3,9 +3,10 @@ import type { Config } from '../config.ts';
 import type { AgentTarget, EnquiryTargets, ListingTarget } from '../enquiries/targets.ts';
 import type { Logger } from '../log.ts';
 import { photoHosts, PhotoHostAllowList } from '../photos/hosts.ts';
-import { PhotoMirror } from '../photos/mirror.ts';
+import type { PhotoFolderGuard } from '../photos/folder-guard.ts';
+import { forgetMissingPhotoFiles, PhotoMirror } from '../photos/mirror.ts';
 import { photosRouter } from '../photos/routes.ts';
-import type { Store } from '../store/store.ts';
+import { inTransaction, type Store } from '../store/store.ts';
 import type { Feature } from '../feature.ts';
 import { assertBudget, planBudget, type BudgetedLists, type BudgetPlan, type KnownSizes } from './budget.ts';
 import { ListingCache } from './cache.ts';
@@ -47,6 +48,13 @@ export interface ListingsService {
   budgetedLists: BudgetedLists;
   /** Prometheus lines for the CRM's push (appended to /metrics). */
   metrics(): string;
+  /**
+   * Forgets the images whose files are gone from the photo folder (any, judged by their largest
+   * variant; or every variant of the one `hash`) and has
+   * the next sync fetch their listings' photos again (a full sweep): no broken image is served.
+   * Returns how many images were forgotten.
+   */
+  forgetMissingPhotos(only?: { hash: string }): number;
   plan: BudgetPlan;
   /**
    * Plans the budget again with the cached list sizes and, once known, what other tools spent today
@@ -85,6 +93,10 @@ export interface ListingsServiceOptions {
   };
   /** Whether another agency on this relay still refers to an image: its files are then kept by the clean-up. */
   photoInUseElsewhere?: (hash: string) => boolean;
+  /** After each full sweep (the relay of many agencies plans them again once a guessed size is known). */
+  afterSweep?: () => void;
+  /** The guard of a photo folder several agencies write to (photos/folder-guard.ts). */
+  photoGuard?: PhotoFolderGuard;
   /** One agency at the root beside others (demo mode with SIM_AGENCIES): a webhook naming another account goes to that agency, if served here. */
   otherAccount?: (account: string) => WebhookTarget | undefined;
 }
@@ -136,6 +148,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     now: options.now,
     photoDir: options.shared?.photoDir,
     inUseElsewhere: options.photoInUseElsewhere,
+    guard: options.photoGuard,
   });
   // The plan at start knows list sizes only from the cache; after each sweep it is made again with
   // the real ones, and a plan that no longer fits is reported with the setting to change.
@@ -154,7 +167,11 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     return current;
   };
   // Many agencies: the relay plans them all together (server/agencies/set.ts).
-  const sync = new ListingSync({ source, cache, mirror, log, config, now: options.now, afterSweep: () => (options.shared ? undefined : replan()) });
+  const sync = new ListingSync({ source, cache, mirror, log, config, now: options.now, afterSweep: () => {
+      if (!options.shared) replan();
+      options.afterSweep?.();
+    },
+  });
 
   const changeStore = new ChangeStore(store);
   const changes = new CrmChangeWorker({ store: changeStore, sync, cache, source, log, config, now: options.now });
@@ -178,7 +195,18 @@ export function createListingsService(options: ListingsServiceOptions): Listings
   }
   const listings = publicListings({ cache, mirror, base: config.http.publicUrl ?? '', now: options.now });
   router.use(listingsRouter({ config, cache, mirror, listings, now: options.now }));
-  if (!options.shared) router.use(photosRouter(mirror.photoDir));
+  const forgetMissingPhotos = (only?: { hash: string }): number => {
+    const images = inTransaction(store, () => {
+      const missing = forgetMissingPhotoFiles(store, mirror.photoDir, only ?? { largestOnly: true });
+      if (missing.images > 0) cache.refetch(missing.listingIds);
+      return missing.images;
+    });
+    // Rendered answers naming those images are dropped.
+    if (images > 0) cache.changed();
+    if (images > 0) log.warn({ images }, `${images} mirrored image(s) had no file in the photo folder: no longer shown, fetched again at the next sync (a full sweep)`);
+    return images;
+  };
+  if (!options.shared) router.use(photosRouter(mirror.photoDir, { onMissing: (hash) => forgetMissingPhotos({ hash }) }));
 
   return {
     cache,
@@ -192,6 +220,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     sizes,
     budgetedLists: source,
     metrics: () => renderPushMetrics(webhookCounts, changes.counts, changeStore.pending()),
+    forgetMissingPhotos,
     plan,
     replan,
     allowList,

@@ -208,6 +208,8 @@ export interface ListingSource {
   pushedListing(record: PushedRecord): PushedListing | undefined;
   /** This agency's account id at the source, as its notices name it (one request). */
   accountId(signal: AbortSignal): Promise<string>;
+  /** A digest naming the credentials the source uses (never them): an account id learned with others is looked up again. */
+  readonly credentialsId: string;
   /** Requests spent so far (the shared budget counter), to report what a run cost. */
   requestsSpent(): number;
   /** A failure in the source's words, with the setting to check when it names one; undefined for an error not its own. */

@@ -336,8 +336,7 @@ ${suburbs.length ? `<nav class="estate-suburbs" aria-label="${escapeHtml(`${titl
   async function whole(parts: PageParts): Promise<RenderedPage> {
     if (parts.location) return encode(301, 'text/plain; charset=utf-8', `Moved to ${parts.location}`, PAGE_CACHE_CONTROL, parts.location);
     const shell = await wrapper.get();
-    const { shellHead, head } = withHydration(shell, parts);
-    const html = `${shellHead}${head}\n${widgetScript(shell)}${PAGE_STYLES}\n${shell.beforeContent}${parts.body}${shell.afterContent}`;
+    const html = `${shell.head}${parts.head}\n${widgetScript(shell)}${PAGE_STYLES}\n${shell.beforeContent}${parts.body}${shell.afterContent}`;
     return encode(parts.status, 'text/html; charset=utf-8', html, parts.status === 200 ? PAGE_CACHE_CONTROL : GONE_CACHE_CONTROL);
   }
 
@@ -345,8 +344,7 @@ ${suburbs.length ? `<nav class="estate-suburbs" aria-label="${escapeHtml(`${titl
     const body = JSON.stringify({
       status: parts.status,
       canonical: parts.canonical,
-      // Lit's hydration, then widget.js: a site that loads widget.js itself puts these head tags before its own.
-      head: `${parts.head}\n${parts.status === 200 ? deps.renderer.hydrationScripts(deps.relayOrigin) : ''}<script type="module" src="${escapeHtml(deps.relayOrigin)}/widget.js"></script>${PAGE_STYLES}`,
+      head: `${parts.head}\n<script type="module" src="${escapeHtml(deps.relayOrigin)}/widget.js"></script>${PAGE_STYLES}`,
       body: parts.body,
     });
     return encode(parts.status === 301 ? 200 : parts.status, 'application/json; charset=utf-8', body, parts.status === 200 ? PAGE_CACHE_CONTROL : GONE_CACHE_CONTROL);
@@ -359,19 +357,6 @@ ${suburbs.length ? `<nav class="estate-suburbs" aria-label="${escapeHtml(`${titl
   /** Where the page's browser fetches the widget: root-relative on pages the relay serves itself (the demo), else the relay's address. */
   function widgetBase(): string {
     return deps.element.relay === '/' ? '' : deps.relayOrigin;
-  }
-
-  /**
-   * Lit's hydration before widget.js: before the wrapper's own widget.js tag when it has one in
-   * its head, else ahead of the page's head tags (which precede any widget.js in the body).
-   */
-  function withHydration(shell: Wrapper, parts: PageParts): { shellHead: string; head: string } {
-    const head = parts.head;
-    // Only pages with elements: a 404 or 410 page has none.
-    const scripts = parts.status === 200 ? deps.renderer.hydrationScripts(widgetBase()) : '';
-    const widgetTag = /<script\s[^>]*src\s*=\s*["'][^"']*\/widget(?:\.[0-9a-f]{10})?\.js["'][^>]*>/i;
-    if (shell.loadsWidget && widgetTag.test(shell.head)) return { shellHead: shell.head.replace(widgetTag, (tag) => `${scripts}${tag}`), head };
-    return { shellHead: shell.head, head: `${scripts}${head}` };
   }
 
   return router;

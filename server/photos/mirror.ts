@@ -7,6 +7,7 @@ import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import { hasTable, tablesOf } from '../store/tables.ts';
 import { downloadPhoto, PhotoDownloadError } from './download.ts';
+import { PhotoFolderGuard } from './folder-guard.ts';
 import { hostOf, type PhotoHostAllowList } from './hosts.ts';
 import { createLimit } from './limit.ts';
 import { writeRebuildable } from './rebuildable.ts';
@@ -68,6 +69,8 @@ export interface PhotoMirrorOptions {
   photoDir?: string;
   /** Whether another agency's store still refers to this image: its files are then kept when this one forgets it. */
   inUseElsewhere?: (hash: string) => boolean;
+  /** The guard of the photo folder, shared by every mirror writing to it (default: this mirror's own). */
+  guard?: PhotoFolderGuard;
 }
 
 /** Failures worth another try on a later sync even though the photo did not change. */
@@ -98,6 +101,8 @@ interface FetchResult {
   /** Variants made (or shared) for this download: their photo_files row is written with the photo. */
   file?: MadeFile;
   reused: boolean;
+  /** Lets go of the image's claim on the folder, once its row is written. */
+  release?: () => void;
 }
 
 interface PhotoRow {
@@ -126,9 +131,11 @@ export class PhotoMirror {
   private readonly now: Clock;
   private readonly log: Logger;
   private readonly inFlight = new Map<string, Promise<MadeFile>>();
+  private readonly guard: PhotoFolderGuard;
 
   constructor(private readonly options: PhotoMirrorOptions) {
     this.photoDir = options.photoDir ?? join(options.store.dataDir, 'photos');
+    this.guard = options.guard ?? new PhotoFolderGuard();
     this.cpuLimit = createLimit(options.cpuConcurrency ?? availableParallelism());
     this.downloadLimit = createLimit(options.downloadConcurrency ?? 6);
     this.now = options.now ?? Date.now;
@@ -167,8 +174,36 @@ export class PhotoMirror {
       }
       fetches.push(this.fetchOne(kind, ownerId, photo, row, signal));
     }
-    const fetched = await Promise.all(fetches);
+    const settled = await Promise.allSettled(fetches);
+    const fetched = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    const releaseAll = () => fetched.forEach((result) => result.release?.());
+    const failure = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failure) {
+      releaseAll();
+      throw failure.reason;
+    }
 
+    // The images' claims on the shared folder are let go only once their rows are written: no clean-up deletes them in between.
+    try {
+      this.writeOwner(kind, ownerId, gone, metaChanges, fetched);
+    } finally {
+      releaseAll();
+    }
+
+    counts.removed += gone.length;
+    for (const result of fetched) {
+      if (result.row.error === null) {
+        counts.downloaded++;
+        if (result.reused) counts.reused++;
+      } else {
+        counts.failed++;
+      }
+    }
+    for (const key of Object.keys(counts) as Array<keyof MirrorCounts>) this.totals[key] += counts[key];
+    return counts;
+  }
+
+  private writeOwner(kind: PhotoOwnerKind, ownerId: number, gone: number[], metaChanges: SourcePhoto[], fetched: FetchResult[]): void {
     writeRebuildable(this.db, () => {
       const remove = this.db.prepare('DELETE FROM photos WHERE owner_kind = ? AND owner_id = ? AND photo_id = ?');
       for (const photoId of gone) remove.run(kind, ownerId, photoId);
@@ -190,18 +225,6 @@ export class PhotoMirror {
         upsert.run({ ...result.row, now: this.now() });
       }
     });
-
-    counts.removed += gone.length;
-    for (const result of fetched) {
-      if (result.row.error === null) {
-        counts.downloaded++;
-        if (result.reused) counts.reused++;
-      } else {
-        counts.failed++;
-      }
-    }
-    for (const key of Object.keys(counts) as Array<keyof MirrorCounts>) this.totals[key] += counts[key];
-    return counts;
   }
 
   /** A photo is fetched again when the CRM changed it (modified or URL), or when its last download failed for a passing reason. */
@@ -215,7 +238,7 @@ export class PhotoMirror {
     const row = { ownerKind: kind, ownerId, photoId: photo.photoId, kind: photo.kind, position: photo.position, caption: photo.caption, url: photo.url, modified: photo.modified };
     try {
       const file = await this.mirrorFile(photo.url, signal);
-      return { row: { ...row, hash: file.hash, error: null, attempts: 0 }, file: file.made, reused: file.reused };
+      return { row: { ...row, hash: file.hash, error: null, attempts: 0 }, file: file.made, reused: file.reused, release: file.release };
     } catch (error) {
       if (signal?.aborted) throw error;
       const reason = error instanceof PhotoDownloadError ? (error.permanent && error.reason === 'http_error' ? 'gone' : error.reason) : 'internal';
@@ -236,20 +259,27 @@ export class PhotoMirror {
    * Downloads a file and makes its variants unless the same bytes are already mirrored (or being
    * mirrored for another photo right now: the work is shared).
    */
-  private async mirrorFile(url: string, signal?: AbortSignal): Promise<{ hash: string; made?: MadeFile; reused: boolean }> {
+  private async mirrorFile(url: string, signal?: AbortSignal): Promise<{ hash: string; made?: MadeFile; reused: boolean; release: () => void }> {
     const { bytes } = await this.downloadLimit(() =>
       downloadPhoto(url, { allowList: this.options.allowList, maxBytes: this.options.maxBytes, timeoutMs: this.options.downloadTimeoutMs, signal }),
     );
     const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 32);
-    if (this.db.prepare('SELECT 1 FROM photo_files WHERE hash = ?').get(hash)) return { hash, reused: true };
-    let making = this.inFlight.get(hash);
-    const reused = making !== undefined;
-    if (!making) {
-      making = this.cpuLimit(() => makeVariants(bytes, hash, this.photoDir, this.options.widths)).then((made) => ({ hash, ...made }));
-      this.inFlight.set(hash, making);
-      void making.finally(() => this.inFlight.delete(hash)).catch(() => undefined);
+    // Claimed before the files are looked at or written, held until the caller has written the row.
+    const release = await this.guard.claim(hash);
+    try {
+      if (this.db.prepare('SELECT 1 FROM photo_files WHERE hash = ?').get(hash)) return { hash, reused: true, release };
+      let making = this.inFlight.get(hash);
+      const reused = making !== undefined;
+      if (!making) {
+        making = this.cpuLimit(() => makeVariants(bytes, hash, this.photoDir, this.options.widths)).then((made) => ({ hash, ...made }));
+        this.inFlight.set(hash, making);
+        void making.finally(() => this.inFlight.delete(hash)).catch(() => undefined);
+      }
+      return { hash, made: await making, reused, release };
+    } catch (error) {
+      release();
+      throw error;
     }
-    return { hash, made: await making, reused };
   }
 
   /** Forgets every photo of these owners (listings that left); files go at the next collectGarbage. */
@@ -283,18 +313,26 @@ export class PhotoMirror {
       .all(kind, ownerId) as SourcePhoto[];
   }
 
-  /** Deletes the files of images no photo refers to any more. Call when no sync is running. */
-  async collectGarbage(): Promise<number> {
+  /**
+   * Deletes the files of images no photo refers to any more. Call when no sync of this mirror is
+   * running. In a shared folder it is one pass of the folder's guard: files another mirror holds, or
+   * has claimed to record right now, are kept.
+   */
+  collectGarbage(): Promise<number> {
+    return this.guard.clean(() => this.collectGarbageNow());
+  }
+
+  private async collectGarbageNow(): Promise<number> {
     const orphans = this.db
       .prepare('SELECT hash, widths FROM photo_files WHERE hash NOT IN (SELECT hash FROM photos WHERE hash IS NOT NULL)')
       .all() as Array<{ hash: string; widths: string }>;
     if (orphans.length === 0) return 0;
     const remove = this.db.prepare('DELETE FROM photo_files WHERE hash = ?');
     writeRebuildable(this.db, () => orphans.forEach((orphan) => remove.run(orphan.hash)));
-    // A shared folder: an image this agency no longer shows may still be another's.
+    // A shared folder: an image this agency no longer shows may still be another's, or about to be.
     const inUseElsewhere = this.options.inUseElsewhere ?? (() => false);
     await Promise.all(
-      orphans.filter((orphan) => !inUseElsewhere(orphan.hash)).flatMap((orphan) =>
+      orphans.filter((orphan) => !this.guard.isClaimed(orphan.hash) && !inUseElsewhere(orphan.hash)).flatMap((orphan) =>
         (JSON.parse(orphan.widths) as number[]).flatMap((width) =>
           (['webp', 'jpeg'] as const).map((format) => rm(variantPath(this.photoDir, orphan.hash, width, format), { force: true })),
         ),
@@ -350,11 +388,19 @@ export function countMirroredPhotos(store: Store): number {
  * whose files are missing from `photoDir` are forgotten; returns how many, and the listings that
  * showed them (to be fetched again).
  */
-export function forgetMissingPhotoFiles(store: Store, photoDir: string): { images: number; listingIds: number[] } {
+export function forgetMissingPhotoFiles(
+  store: Store,
+  photoDir: string,
+  options: { hash?: string; largestOnly?: boolean } = {},
+): { images: number; listingIds: number[] } {
   const db = tablesOf(store);
-  const files = db.prepare('SELECT hash, widths FROM photo_files').all() as Array<{ hash: string; widths: string }>;
+  const files = (
+    options.hash ? db.prepare('SELECT hash, widths FROM photo_files WHERE hash = ?').all(options.hash) : db.prepare('SELECT hash, widths FROM photo_files').all()
+  ) as Array<{ hash: string; widths: string }>;
+  // largestOnly: one look per image (a clean-up deletes all of an image's files together), for a check at every start.
+  const checked = (widths: number[]) => (options.largestOnly ? widths.slice(-1) : widths);
   const missing = files
-    .filter(({ hash, widths }) => (JSON.parse(widths) as number[]).some((width) => !existsSync(variantPath(photoDir, hash, width, 'webp'))))
+    .filter(({ hash, widths }) => checked(JSON.parse(widths) as number[]).some((width) => !existsSync(variantPath(photoDir, hash, width, 'webp'))))
     .map(({ hash }) => hash);
   const listingIds = new Set<number>();
   const owners = db.prepare('SELECT DISTINCT owner_kind AS kind, owner_id AS id FROM photos WHERE hash = ?');

@@ -11,7 +11,7 @@ const VARIANT_FILE = /^([0-9a-f]{32})-(\d{1,5})\.(webp|jpg)$/;
  * bytes: browsers and CDNs may keep them for a year without asking again. Agency sites on any
  * origin load them (cross-origin resource policy relaxed for this route only).
  */
-export function photosRouter(photoDir: string): Router {
+export function photosRouter(photoDir: string, options: { onMissing?: (hash: string) => void } = {}): Router {
   const router = Router({ caseSensitive: true, strict: true });
   router.get('/photos/:file', servedCrossOrigin, (req, res, next) => {
     const match = VARIANT_FILE.exec(String(req.params.file));
@@ -22,6 +22,8 @@ export function photosRouter(photoDir: string): Router {
       if (!error) return;
       if (res.headersSent) return;
       const code = (error as NodeJS.ErrnoException).code;
+      // A file gone from the folder (deleted by hand, or while its agency was away): whoever still shows it fetches it again.
+      if (code === 'ENOENT') options.onMissing?.(hash!);
       next(code === 'ENOENT' || (error as { status?: number }).status === 404 ? new HttpError(404, 'not_found', 'No such photo.') : error);
     });
   });

@@ -109,7 +109,7 @@ describe('AGENCIES_FILE', () => {
 });
 
 describe('the plan of all agencies at start', () => {
-  it('refuses agencies whose floor (a daily sweep each) does not fit the key\'s budget, saying how many would, and leaves nothing running', async () => {
+  it('refuses agencies whose floor (a daily sweep and access check each) does not fit the key\'s budget, saying how many would, and leaves nothing running', async () => {
     const sim = await startSimulator({ listings: 4, agencies: 3 });
     const dataDir = mkdtempSync(join(dir, 'data-'));
     const file = write({ agencies: sim.key.accounts.map((account, index) => good({ slug: `agency-${index}`, accessToken: account.options.accessToken })) });
@@ -122,7 +122,7 @@ describe('the plan of all agencies at start', () => {
         CRM_API_KEY: sim.apiKey,
         PUBLIC_URL: 'https://relay.example',
         AGENCIES_FILE: file,
-        CRM_DAILY_LIMIT: '20',
+        CRM_DAILY_LIMIT: '40',
         CRM_USAGE_CHECK_MINUTES: '1440',
       });
       const refused = await startRelay(config, { log: silentLogger }).then(
@@ -131,7 +131,7 @@ describe('the plan of all agencies at start', () => {
       );
       expect(refused).toBeInstanceOf(ConfigError);
       const message = (refused as ConfigError).message;
-      expect(message).toMatch(/AGENCIES_FILE: 3 agencies need at least \d+ CRM requests a day \(one full sweep each\), more than the 10 allowed .*; [12] of them would fit/);
+      expect(message).toMatch(/AGENCIES_FILE: 3 agencies need at least \d+ CRM requests a day \(one full sweep and access check each\), more than the 20 allowed .*; [12] of them would fit/);
       expect(message).not.toContain(sim.accessToken);
       // Enough budget: the same file starts.
       const relay = await startRelay({ ...config, crm: { ...config.crm, dailyLimit: 10_000 } }, { log: silentLogger, workers: false, app: { demoDir: null } });

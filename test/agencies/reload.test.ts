@@ -131,10 +131,10 @@ describe('a reload whose plan does not fit', () => {
 
   it('is refused, saying how many agencies would fit, and the agencies running keep serving', async () => {
     rig = await startAgenciesRig({ agencies: 3, listings: 4, env: { CRM_USAGE_CHECK_MINUTES: '1440' } });
-    // What one agency's daily sweep costs before its first sync: the budget is then set so two fit and three do not.
+    // What one agency's daily sweep and access check cost before its first sync: the budget is then set so two fit and three do not.
     const plan = rig.relay.agencies!.plan!;
-    const sweep = plan.agencies[0]!.sweepRequests;
-    expect(plan.agencies.every((line) => line.sweepRequests === sweep)).toBe(true);
+    const sweep = plan.agencies[0]!.sweepRequests + plan.agencies[0]!.accessRequests;
+    expect(plan.agencies.every((line) => line.sweepRequests + line.accessRequests === sweep)).toBe(true);
     const allowed = plan.keyRequests + 2 * sweep;
     dataDir = mkdtempSync(join(tmpdir(), 'estate-agencies-tight-'));
     const file = join(dataDir, 'agencies.json');

@@ -34,6 +34,8 @@ export interface AgenciesRig {
   request<T = any>(path: string, init?: RequestInit): Promise<{ status: number; headers: Headers; body: T; text: string }>;
   /** Runs a full sync of every served agency (workers are off unless asked). */
   syncAll(): Promise<void>;
+  /** Closes the relay and starts another on the same settings and DATA_DIR (a restart); `relay` is the new one. */
+  restart(): Promise<RunningRelay>;
   close(): Promise<void>;
 }
 
@@ -92,20 +94,27 @@ export async function startAgenciesRig(
     PUBLIC_URL: options.reachablePublicUrl ? `http://127.0.0.1:${port}` : PUBLIC_URL,
     ...options.env,
   });
-  const relay = await startRelay(config, {
-    log: options.log ?? silentLogger,
-    workers: options.workers ?? false,
-    app: { demoDir: null, ...(options.widgetDir ? { widgetDir: options.widgetDir } : {}) },
-  });
+  const start = () =>
+    startRelay(config, {
+      log: options.log ?? silentLogger,
+      workers: options.workers ?? false,
+      app: { demoDir: null, ...(options.widgetDir ? { widgetDir: options.widgetDir } : {}) },
+    });
+  const relay = await start();
   return Object.assign(rig, {
     sim,
     relay,
+    async restart() {
+      await rig.relay.close();
+      rig.relay = await start();
+      return rig.relay;
+    },
     dataDir,
     file,
     accounts,
     writeAgencies,
     async request(path: string, init?: RequestInit) {
-      const response = await fetch(`${relay.url}${path}`, init);
+      const response = await fetch(`${rig.relay.url}${path}`, init);
       const text = await response.text();
       let body: any;
       try {
@@ -116,13 +125,13 @@ export async function startAgenciesRig(
       return { status: response.status, headers: response.headers, body, text };
     },
     async syncAll() {
-      for (const running of relay.agencies!.list()) {
+      for (const running of rig.relay.agencies!.list()) {
         const report = await running.agency.listings.sync.run('full');
         if (report.error) throw new Error(`sync of ${running.entry.slug} failed: ${report.error}`);
       }
     },
     async close() {
-      await relay.close();
+      await rig.relay.close();
       await sim.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -374,4 +374,63 @@ describe('<estate-listing>', () => {
       await expect(el).to.be.accessible();
     });
   });
+
+  // Pages the relay renders (server/pages): the element comes with a declarative shadow root and
+  // its properties as JSON after it; its code renders over that root, without Lit's hydration.
+  describe('server-rendered markup', () => {
+    /** Parsed as a page is (declarative shadow roots attached), then upgraded on insertion; nothing has rendered yet. */
+    function serverRendered(container: HTMLDivElement, markup: string): HTMLDivElement {
+      container.setHTMLUnsafe(markup);
+      return container;
+    }
+
+    it('reads its properties from the JSON after it and renders over the server root: the content once, the stale markup gone', async () => {
+      const listing = detail(4242, { address: { ...detail(4242).address, display: '1 Browser Street, Sydney NSW' } });
+      // The form inside, as Lit's server marks it: rendered by the detail, never on its own.
+      const nested = `<estate-enquiry listing-id="4242" defer-hydration><template shadowrootmode="open"><form part="stale"></form></template></estate-enquiry>`;
+      const container = serverRendered(
+        await fixture<HTMLDivElement>(html`<div></div>`),
+        `<estate-listing data-estate-ssr heading-level="1" no-json-ld><template shadowrootmode="open"><h1 part="title">From the server</h1><p part="stale">server only</p>${nested}</template></estate-listing>` +
+          `<script type="application/json" data-estate-ssr>${JSON.stringify({ listing }).replace(/</g, '\\u003c')}</script>`,
+      );
+      const el = container.querySelector<EstateListing>('estate-listing')!;
+      await el.updateComplete;
+      expect(el.listing?.id).to.equal(4242);
+      expect(shadow(el).querySelector('[part~="stale"]')).to.equal(null);
+      const titles = shadow(el).querySelectorAll('[part~="title"]');
+      expect(titles.length).to.equal(1);
+      expect(titles[0]!.textContent!.trim()).to.equal('1 Browser Street, Sydney NSW');
+      expect(titles[0]!.localName).to.equal('h1');
+      // The enquiry form inside is the browser's, rendered once.
+      const form = shadow(el).querySelector('estate-enquiry')!;
+      await (form as HTMLElement & { updateComplete: Promise<unknown> }).updateComplete;
+      expect(form.shadowRoot!.querySelectorAll('form').length).to.equal(1);
+      await expect(el).to.be.accessible();
+    });
+
+    it('leaves a form the server marked as nested (defer-hydration) alone: its parent renders its own', async () => {
+      // Upgraded before its parent (as when the form's code runs first): it must not render, or a
+      // second form would, for one, resume a pending enquiry from storage beside the detail's own.
+      const container = serverRendered(
+        await fixture<HTMLDivElement>(html`<div></div>`),
+        `<estate-enquiry listing-id="4242" defer-hydration><template shadowrootmode="open"><form part="server"></form></template></estate-enquiry>`,
+      );
+      const form = container.querySelector<HTMLElement & { hasUpdated: boolean }>('estate-enquiry')!;
+      await aTimeout(50);
+      expect(form.hasUpdated).to.equal(false);
+      expect(form.shadowRoot!.querySelectorAll('[part~="server"]').length).to.equal(1);
+    });
+
+    it('renders over a server root without data (a nested element) once, from its attributes', async () => {
+      const container = serverRendered(
+        await fixture<HTMLDivElement>(html`<div></div>`),
+        `<estate-enquiry agent-id="7"><template shadowrootmode="open"><form part="stale"><input name="fullName"></form></template></estate-enquiry>`,
+      );
+      const form = container.querySelector<HTMLElement & { updateComplete: Promise<unknown> }>('estate-enquiry')!;
+      await form.updateComplete;
+      expect(form.shadowRoot!.querySelector('[part~="stale"]')).to.equal(null);
+      expect(form.shadowRoot!.querySelectorAll('input[name="fullName"]').length).to.equal(1);
+      expect(form.shadowRoot!.querySelectorAll('form').length).to.equal(1);
+    });
+  });
 });

@@ -129,7 +129,7 @@ describe('webhooks routed by the agency account id', () => {
     const log = { ...silentLogger, child: () => log, info: (_: unknown, message: string) => logged.push(message), warn: (_: unknown, message: string) => logged.push(message) } as unknown as typeof silentLogger;
     let remembered: string | undefined;
     const account = new AgencyAccount({
-      store: { ownAccount: () => remembered, rememberAccount: (id) => (remembered = id) },
+      store: { ownAccount: () => remembered, rememberAccount: (id) => (remembered = id), accountChecks: () => undefined },
       source: crmListingSource({ client: relay.crm, config: relay.config }),
       log,
       retryFirstMs: 100,

@@ -293,7 +293,7 @@ export class EstateListing extends EstateElement {
 
   override render(): TemplateResult {
     // A listing the host gave is rendered at once, not after the task settles: on the server
-    // (where no task runs) and again, identically, when the browser hydrates that markup.
+    // (where no task runs) and again, identically, when the browser renders over that markup.
     if (this.listing) return this.renderListing(this.listing);
     return this.listingTask.render({
       initial: () => this.renderSkeleton(),

@@ -517,7 +517,7 @@ export class EstateListings extends EstateElement {
 
   /**
    * Cards the host gave (`.listings`), rendered at once rather than after the task settles: on the
-   * server (where no task runs) and again, identically, when the browser hydrates that markup.
+   * server (where no task runs) and again, identically, when the browser renders over that markup.
    */
   private renderGiven(items: ListingSummary[]): TemplateResult {
     return items.length ? this.renderResults({ items, total: items.length, page: 1, pageSize: items.length }) : this.renderEmpty();
