@@ -64,6 +64,15 @@ interface FieldValues {
   consent: boolean;
 }
 
+/** A server-rendered form, detached or about to be, and the control that had the focus in it. */
+type ServerForm = [form: HTMLFormElement | null, focused: Element | null];
+
+/**
+ * Server-rendered forms by the root they sit in (the page, or the shadow root of the detail that
+ * renders them), in page order, each waiting for the form rendered in its place.
+ */
+const serverForms = new WeakMap<Node, ServerForm[]>();
+
 /** What the send task resolves to: accepted now, or accepted earlier under the same originalId. */
 interface SendOutcome extends EnquiryAccepted {
   alreadyReceived: boolean;
@@ -263,6 +272,8 @@ export class EstateEnquiry extends EstateElement {
   #checkedKey: string | undefined;
   /** A pending submission found in storage, to resume once rendered. */
   #resume: PendingEnquiry | undefined;
+  /** The server-rendered form this one replaces, if any: its controls hold what the visitor typed. */
+  #serverForm: ServerForm | undefined;
   /** Wait announced with a 429, in seconds. */
   #retryAfterSeconds = 0;
   /** Set between a submit event and the task starting, so a double click cannot slip in. */
@@ -345,6 +356,22 @@ export class EstateEnquiry extends EstateElement {
     this.requestUpdate();
   }
 
+  /**
+   * A server-rendered form (server/pages) is thrown away when its code arrives (by its own
+   * takeover, or the detail's around it). What the visitor typed into it meanwhile, and where the
+   * caret was, goes to the form rendered in its place (firstUpdated): a slow phone loses no word.
+   */
+  override connectedCallback(): void {
+    if (!this.renderRoot) {
+      const root = this.getRootNode();
+      const forms = serverForms.get(root) ?? serverForms.set(root, []).get(root)!;
+      if (this.shadowRoot) forms.push([this.shadowRoot.querySelector('form'), this.shadowRoot.activeElement]);
+      // One waiting for the detail around it to render takes nothing: that detail's new form does.
+      if (!this.hasAttribute('defer-hydration')) this.#serverForm = forms.shift();
+    }
+    super.connectedCallback();
+  }
+
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     // Next connection looks in storage again (a re-attached element resumes its submission).
@@ -375,6 +402,23 @@ export class EstateEnquiry extends EstateElement {
 
   protected override firstUpdated(): void {
     this.#shownAt = performance.now();
+    const [serverForm, focused] = this.#serverForm ?? [];
+    for (const field of FIELD_ORDER) {
+      const typed = serverForm?.elements.namedItem(field) as HTMLInputElement | null;
+      const control = this.#control(field) as HTMLInputElement | null;
+      if (!typed || !control) continue;
+      // What the visitor changed (not the server's defaults) goes in as if typed here.
+      if (typed.value !== typed.defaultValue || typed.checked !== typed.defaultChecked) {
+        control.value = typed.value;
+        control.checked = typed.checked;
+        this.#onInput({ target: control } as unknown as Event);
+      }
+      if (typed === focused) {
+        control.focus({ preventScroll: true });
+        // An email input has no caret to give (its selection is null).
+        if (typed.selectionStart !== null) control.setSelectionRange(typed.selectionStart, typed.selectionEnd, typed.selectionDirection ?? undefined);
+      }
+    }
     if (!this.storageKey) {
       console.warn(`<${ENQUIRY_TAG}> needs a listing-id or an agent-id to send enquiries.`);
     }
