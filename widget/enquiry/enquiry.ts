@@ -185,30 +185,14 @@ export class EstateEnquiry extends EstateElement {
   static override properties = {
     listingId: { type: Number, attribute: 'listing-id' },
     agentId: { type: Number, attribute: 'agent-id' },
-    subject: { type: String },
-    message: { type: String },
+    subject: {},
+    message: {},
     requirePhone: { type: Boolean, attribute: 'require-phone' },
-    consentText: { type: String, attribute: 'consent-text' },
-    heading: { type: String },
+    consentText: { attribute: 'consent-text' },
+    heading: {},
     headingLevel: { type: Number, attribute: 'heading-level' },
-    labelName: { type: String, attribute: 'label-name' },
-    labelEmail: { type: String, attribute: 'label-email' },
-    labelMobile: { type: String, attribute: 'label-mobile' },
-    labelMessage: { type: String, attribute: 'label-message' },
-    labelOptional: { type: String, attribute: 'label-optional' },
-    labelSubmit: { type: String, attribute: 'label-submit' },
-    hintMobile: { type: String, attribute: 'hint-mobile' },
-    errorRequired: { type: String, attribute: 'error-required' },
-    errorEmail: { type: String, attribute: 'error-email' },
-    errorMobile: { type: String, attribute: 'error-mobile' },
-    errorTooLong: { type: String, attribute: 'error-too-long' },
-    errorConsent: { type: String, attribute: 'error-consent' },
-    invalidMessage: { type: String, attribute: 'invalid-message' },
-    sendingMessage: { type: String, attribute: 'sending-message' },
-    successMessage: { type: String, attribute: 'success-message' },
-    errorMessage: { type: String, attribute: 'error-message' },
-    rateLimitedMessage: { type: String, attribute: 'rate-limited-message' },
-    refusedMessage: { type: String, attribute: 'refused-message' },
+    // One word each (`label-name` for labelName, …), spelled out in the JSDoc above.
+    ...Object.fromEntries(SHORTHAND_KEYS.map((key) => [key, { attribute: key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`) }])),
     strings: { type: Object },
     values: { state: true },
     errors: { state: true },
@@ -223,24 +207,24 @@ export class EstateEnquiry extends EstateElement {
   declare consentText: string | undefined;
   declare heading: string | undefined;
   declare headingLevel: number;
-  declare labelName: string | null;
-  declare labelEmail: string | null;
-  declare labelMobile: string | null;
-  declare labelMessage: string | null;
-  declare labelOptional: string | null;
-  declare labelSubmit: string | null;
-  declare hintMobile: string | null;
-  declare errorRequired: string | null;
-  declare errorEmail: string | null;
-  declare errorMobile: string | null;
-  declare errorTooLong: string | null;
-  declare errorConsent: string | null;
-  declare invalidMessage: string | null;
-  declare sendingMessage: string | null;
-  declare successMessage: string | null;
-  declare errorMessage: string | null;
-  declare rateLimitedMessage: string | null;
-  declare refusedMessage: string | null;
+  declare labelName: string | undefined;
+  declare labelEmail: string | undefined;
+  declare labelMobile: string | undefined;
+  declare labelMessage: string | undefined;
+  declare labelOptional: string | undefined;
+  declare labelSubmit: string | undefined;
+  declare hintMobile: string | undefined;
+  declare errorRequired: string | undefined;
+  declare errorEmail: string | undefined;
+  declare errorMobile: string | undefined;
+  declare errorTooLong: string | undefined;
+  declare errorConsent: string | undefined;
+  declare invalidMessage: string | undefined;
+  declare sendingMessage: string | undefined;
+  declare successMessage: string | undefined;
+  declare errorMessage: string | undefined;
+  declare rateLimitedMessage: string | undefined;
+  declare refusedMessage: string | undefined;
   /**
    * Overrides for any of the form's words (EnquiryStrings), over those of the page's language; a
    * shorthand attribute (`label-name`, …) wins over both.
@@ -305,24 +289,6 @@ export class EstateEnquiry extends EstateElement {
     this.message = '';
     this.requirePhone = false;
     this.headingLevel = 2;
-    this.labelName = null;
-    this.labelEmail = null;
-    this.labelMobile = null;
-    this.labelMessage = null;
-    this.labelOptional = null;
-    this.labelSubmit = null;
-    this.hintMobile = null;
-    this.errorRequired = null;
-    this.errorEmail = null;
-    this.errorMobile = null;
-    this.errorTooLong = null;
-    this.errorConsent = null;
-    this.invalidMessage = null;
-    this.sendingMessage = null;
-    this.successMessage = null;
-    this.errorMessage = null;
-    this.rateLimitedMessage = null;
-    this.refusedMessage = null;
     this.strings = null;
     this.values = { fullName: '', email: '', mobile: '', message: '', consent: false };
     this.errors = {};
@@ -416,7 +382,7 @@ export class EstateEnquiry extends EstateElement {
       if (typed === focused) {
         control.focus({ preventScroll: true });
         // An email input has no caret to give (its selection is null).
-        if (typed.selectionStart !== null) control.setSelectionRange(typed.selectionStart, typed.selectionEnd, typed.selectionDirection ?? undefined);
+        if (typed.selectionStart !== null) control.setSelectionRange(typed.selectionStart, typed.selectionEnd, typed.selectionDirection!);
       }
     }
     if (!this.storageKey) {

@@ -101,11 +101,11 @@ export class EstateListing extends EstateElement {
 
   static override properties = {
     listingId: { type: Number, attribute: 'listing-id' },
-    listingIdParam: { type: String, attribute: 'listing-id-param' },
+    listingIdParam: { attribute: 'listing-id-param' },
     headingLevel: { type: Number, attribute: 'heading-level' },
-    locale: { type: String },
-    currency: { type: String },
-    timeZone: { type: String, attribute: 'time-zone' },
+    locale: {},
+    currency: {},
+    timeZone: { attribute: 'time-zone' },
     noEnquiry: { type: Boolean, attribute: 'no-enquiry' },
     noJsonLd: { type: Boolean, attribute: 'no-json-ld' },
     strings: { type: Object },
