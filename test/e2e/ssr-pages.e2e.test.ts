@@ -160,6 +160,65 @@ describe('the demo listing page, server-rendered', () => {
     await context.close();
   });
 
+  it('keeps what a visitor typed into the server-rendered enquiry form before its code came: the values, the focus and the caret', async () => {
+    const context = await browser.newContext({ viewport: { width: 412, height: 915 } });
+    context.setDefaultTimeout(15_000);
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    // The detail's chunk (it carries the form's code) is held back: a slow phone still fetching it.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held = false;
+    await page.route(/\/widget-estate-listing\.[\w-]+\.js$/, async (route) => {
+      held = true;
+      await released;
+      await route.continue();
+    });
+    await page.goto(`${relay.url}${path}`);
+    const serverForm = page.locator('estate-listing estate-enquiry');
+    await serverForm.getByRole('textbox', { name: 'Full name' }).fill('Alex Buyer');
+    const message = serverForm.getByRole('textbox', { name: 'Message', exact: true });
+    await message.click();
+    await page.keyboard.type('Is there parking?');
+    for (let i = 0; i < 'parking?'.length; i++) await page.keyboard.press('ArrowLeft');
+    expect(held).toBe(true);
+    expect(await page.evaluate(() => customElements.get('estate-listing') === undefined)).toBe(true);
+    await page.evaluate(() => {
+      (window as unknown as { __serverForm: Element }).__serverForm = document.querySelector('estate-listing')!.shadowRoot!.querySelector('estate-enquiry')!;
+    });
+
+    release();
+    await page.waitForFunction(() => {
+      const form = document.querySelector('estate-listing')?.shadowRoot?.querySelector<HTMLElement & { hasUpdated?: boolean }>('estate-enquiry');
+      return form?.hasUpdated === true && form !== (window as unknown as { __serverForm: Element }).__serverForm;
+    });
+    const after = await page.evaluate(() => {
+      const listing = document.querySelector('estate-listing')!;
+      const form = listing.shadowRoot!.querySelector('estate-enquiry')!;
+      const textarea = form.shadowRoot!.querySelector('textarea')!;
+      return {
+        serverFormGone: !(window as unknown as { __serverForm: Element }).__serverForm.isConnected,
+        name: form.shadowRoot!.querySelector<HTMLInputElement>('input[name="fullName"]')!.value,
+        message: textarea.value,
+        // Focus, all the way down: the page's, the detail's shadow root's, the form's.
+        focused: document.activeElement === listing && listing.shadowRoot!.activeElement === form && form.shadowRoot!.activeElement === textarea,
+        caret: [textarea.selectionStart, textarea.selectionEnd],
+      };
+    });
+    expect(after).toEqual({ serverFormGone: true, name: 'Alex Buyer', message: 'Is there parking?', focused: true, caret: [9, 9] });
+
+    // Typing goes on where it was, and what is sent is what the visitor sees.
+    await page.keyboard.type('covered ');
+    const form = page.locator('estate-listing estate-enquiry');
+    await form.getByRole('textbox', { name: 'Email' }).fill('alex.buyer@example.com');
+    const sent = page.waitForRequest((request) => request.url().endsWith('/api/v1/enquiries') && request.method() === 'POST');
+    await form.getByRole('button', { name: /send/i }).click();
+    expect((await sent).postDataJSON()).toMatchObject({ fullName: 'Alex Buyer', email: 'alex.buyer@example.com', message: 'Is there covered parking?' });
+    await form.locator('[part="status"][data-state="sent"]').waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('the buy list renders over the server markup in no visible frame, and its card links lead to the listing pages', async () => {
     const context = await browser.newContext({ viewport: { width: 412, height: 915 } });
     context.setDefaultTimeout(15_000);
