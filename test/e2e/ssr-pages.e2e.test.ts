@@ -219,6 +219,41 @@ describe('the demo listing page, server-rendered', () => {
     await context.close();
   });
 
+  it('keeps the focus on a field that has no caret to keep (email), and a value typed elsewhere', async () => {
+    const context = await browser.newContext({ viewport: { width: 412, height: 915 } });
+    context.setDefaultTimeout(15_000);
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/\/widget-estate-listing\.[\w-]+\.js$/, async (route) => {
+      await released;
+      await route.continue();
+    });
+    await page.goto(`${relay.url}${path}`);
+    const serverForm = page.locator('estate-listing estate-enquiry');
+    await serverForm.getByRole('textbox', { name: 'Mobile' }).fill('0412 345 678');
+    await serverForm.getByRole('textbox', { name: 'Email' }).click();
+    await page.keyboard.type('alex@');
+    expect(await page.evaluate(() => customElements.get('estate-listing') === undefined)).toBe(true);
+    const serverNodes = await page.evaluateHandle(() => document.querySelector('estate-listing')!.shadowRoot!.querySelector('estate-enquiry')!);
+
+    release();
+    await page.waitForFunction((old) => {
+      const form = document.querySelector('estate-listing')?.shadowRoot?.querySelector<HTMLElement & { hasUpdated?: boolean }>('estate-enquiry');
+      return form?.hasUpdated === true && form !== old;
+    }, serverNodes);
+    await page.keyboard.type('example.com');
+    const after = await page.evaluate(() => {
+      const form = document.querySelector('estate-listing')!.shadowRoot!.querySelector('estate-enquiry')!;
+      const email = form.shadowRoot!.querySelector<HTMLInputElement>('input[name="email"]')!;
+      return { email: email.value, focused: form.shadowRoot!.activeElement === email, mobile: form.shadowRoot!.querySelector<HTMLInputElement>('input[name="mobile"]')!.value };
+    });
+    expect(after).toEqual({ email: 'alex@example.com', focused: true, mobile: '0412 345 678' });
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('the buy list renders over the server markup in no visible frame, and its card links lead to the listing pages', async () => {
     const context = await browser.newContext({ viewport: { width: 412, height: 915 } });
     context.setDefaultTimeout(15_000);
