@@ -192,7 +192,7 @@ export class EstateEnquiry extends EstateElement {
     heading: {},
     headingLevel: { type: Number, attribute: 'heading-level' },
     // One word each (`label-name` for labelName, …), spelled out in the JSDoc above.
-    ...Object.fromEntries(SHORTHAND_KEYS.map((key) => [key, { attribute: key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`) }])),
+    ...Object.fromEntries(SHORTHAND_KEYS.map((key) => [key, { attribute: key.replace(/[A-Z]/g, '-$&').toLowerCase() }])),
     strings: { type: Object },
     values: { state: true },
     errors: { state: true },
