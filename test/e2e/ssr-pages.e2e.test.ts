@@ -3,7 +3,9 @@
 // and open homes; with JavaScript on, the elements render over the server markup (without Lit's
 // hydration, issue #12) in no visible frame: every frame, checked before it is painted, shows the
 // content once (never missing, never doubled), nothing shifts, and the lightbox and the enquiry
-// form work. Real relay (demo mode), the release widget bundle, playwright-core.
+// form work; what a visitor typed into the server's form before the code came (values, focus,
+// caret) is in the form rendered in its place. Real relay (demo mode), the release widget bundle,
+// playwright-core.
 import { rmSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
