@@ -109,6 +109,16 @@ describe('the demo listing page, server-rendered', () => {
     await first.evaluate((img: HTMLImageElement) => (img.complete ? undefined : new Promise((resolve) => img.addEventListener('load', resolve, { once: true }))));
     expect(await first.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(100);
     expect(await listing.locator('[part~="gallery"] [part~="gallery-item"]').count()).toBe(5);
+    // The enquiry form sends nothing without its code: no navigation carrying the visitor's
+    // details in the URL (the form has no action), and what they typed stays.
+    const form = listing.locator('estate-enquiry');
+    await form.getByRole('textbox', { name: 'Full name' }).fill('Alex Buyer');
+    await form.getByRole('textbox', { name: 'Email' }).fill('alex.buyer@example.com');
+    await page.keyboard.press('Enter');
+    await form.getByRole('button', { name: /send/i }).click();
+    await page.waitForTimeout(500);
+    expect(page.url()).toBe(`${relay.url}${path}`);
+    expect(await form.getByRole('textbox', { name: 'Email' }).inputValue()).toBe('alex.buyer@example.com');
     await context.close();
   });
 

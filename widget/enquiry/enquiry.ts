@@ -1,4 +1,4 @@
-import { html, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { html, isServer, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import { Task, TaskStatus } from '../shared/task.ts';
 import type { EnquiryAccepted, EnquiryRequest } from '../../contract/relay-api.ts';
@@ -409,6 +409,9 @@ export class EstateEnquiry extends EstateElement {
     const sent = this.#phase() === 'sent';
     const level = Math.min(6, Math.max(1, Math.trunc(this.headingLevel) || 2));
     const heading = this.heading ?? (this.listingId === undefined && this.agentId !== undefined ? this.text.headingAgent : this.text.headingListing);
+    // Rendered on a server, the button sends nothing before the code has come (nor does Enter,
+    // with no submit button): the form has no action, so the browser would navigate, putting the
+    // visitor's details in the URL and losing them. The browser's render makes it a submit button.
     return html`
       <form part="form" novalidate aria-labelledby="heading" ?hidden=${sent} @submit=${this.#onSubmit}>
         <div part="heading" class="heading" id="heading" role="heading" aria-level=${level}>
@@ -440,7 +443,7 @@ export class EstateEnquiry extends EstateElement {
           <label for="website">Website (leave empty)</label>
           <input id="website" name="website" type="text" tabindex="-1" autocomplete="off" />
         </div>
-        <button part="submit" type="submit" aria-disabled=${this.sending ? 'true' : 'false'}>${this.text.labelSubmit}</button>
+        <button part="submit" type=${isServer ? 'button' : 'submit'} aria-disabled=${this.sending ? 'true' : 'false'}>${this.text.labelSubmit}</button>
       </form>
       <div part="status" class="status" id="status" role="status" tabindex="-1" data-state=${this.#phase()}>${this.#statusContent()}</div>
     `;
