@@ -207,24 +207,25 @@ export class EstateEnquiry extends EstateElement {
   declare consentText: string | undefined;
   declare heading: string | undefined;
   declare headingLevel: number;
-  declare labelName: string | undefined;
-  declare labelEmail: string | undefined;
-  declare labelMobile: string | undefined;
-  declare labelMessage: string | undefined;
-  declare labelOptional: string | undefined;
-  declare labelSubmit: string | undefined;
-  declare hintMobile: string | undefined;
-  declare errorRequired: string | undefined;
-  declare errorEmail: string | undefined;
-  declare errorMobile: string | undefined;
-  declare errorTooLong: string | undefined;
-  declare errorConsent: string | undefined;
-  declare invalidMessage: string | undefined;
-  declare sendingMessage: string | undefined;
-  declare successMessage: string | undefined;
-  declare errorMessage: string | undefined;
-  declare rateLimitedMessage: string | undefined;
-  declare refusedMessage: string | undefined;
+  // The one-word shorthands: unset until given (null once their attribute is removed).
+  declare labelName: string | null | undefined;
+  declare labelEmail: string | null | undefined;
+  declare labelMobile: string | null | undefined;
+  declare labelMessage: string | null | undefined;
+  declare labelOptional: string | null | undefined;
+  declare labelSubmit: string | null | undefined;
+  declare hintMobile: string | null | undefined;
+  declare errorRequired: string | null | undefined;
+  declare errorEmail: string | null | undefined;
+  declare errorMobile: string | null | undefined;
+  declare errorTooLong: string | null | undefined;
+  declare errorConsent: string | null | undefined;
+  declare invalidMessage: string | null | undefined;
+  declare sendingMessage: string | null | undefined;
+  declare successMessage: string | null | undefined;
+  declare errorMessage: string | null | undefined;
+  declare rateLimitedMessage: string | null | undefined;
+  declare refusedMessage: string | null | undefined;
   /**
    * Overrides for any of the form's words (EnquiryStrings), over those of the page's language; a
    * shorthand attribute (`label-name`, …) wins over both.
