@@ -63,6 +63,18 @@ function estateConventionsPlugin() {
             declaration.attributes = declaration.attributes?.filter((attribute) => !state.has(attribute.fieldName));
             declaration.members = declaration.members?.filter((member) => !state.has(member.name));
           }
+          // Attributes set up in a computed `properties` entry (the enquiry form's one-word
+          // shorthands, built from a list to keep bytes off every page) are documented with @attr;
+          // link each to its declared field by name, as the analyzer does for literal entries.
+          for (const attribute of declaration.attributes ?? []) {
+            const fieldName = attribute.name.replace(/-([a-z])/g, (_, letter) => letter.toUpperCase());
+            const field = declaration.members?.find((member) => member.kind === 'field' && !member.static && member.name === fieldName);
+            if (attribute.fieldName || !field) continue;
+            attribute.fieldName = fieldName;
+            attribute.type = field.type ?? attribute.type;
+            field.attribute = attribute.name;
+            field.privacy ??= 'public';
+          }
           if (declaration.events) declaration.events = declaration.events.filter((event) => /^estate-[a-z0-9-]+$/.test(event.name ?? ''));
         }
         for (const entry of module.exports ?? []) {

@@ -3,7 +3,9 @@
 // and open homes; with JavaScript on, the elements render over the server markup (without Lit's
 // hydration, issue #12) in no visible frame: every frame, checked before it is painted, shows the
 // content once (never missing, never doubled), nothing shifts, and the lightbox and the enquiry
-// form work. Real relay (demo mode), the release widget bundle, playwright-core.
+// form work; what a visitor typed into the server's form before the code came (values, focus,
+// caret) is in the form rendered in its place. Real relay (demo mode), the release widget bundle,
+// playwright-core.
 import { rmSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,6 +109,16 @@ describe('the demo listing page, server-rendered', () => {
     await first.evaluate((img: HTMLImageElement) => (img.complete ? undefined : new Promise((resolve) => img.addEventListener('load', resolve, { once: true }))));
     expect(await first.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(100);
     expect(await listing.locator('[part~="gallery"] [part~="gallery-item"]').count()).toBe(5);
+    // The enquiry form sends nothing without its code: no navigation carrying the visitor's
+    // details in the URL (the form has no action), and what they typed stays.
+    const form = listing.locator('estate-enquiry');
+    await form.getByRole('textbox', { name: 'Full name' }).fill('Alex Buyer');
+    await form.getByRole('textbox', { name: 'Email' }).fill('alex.buyer@example.com');
+    await page.keyboard.press('Enter');
+    await form.getByRole('button', { name: /send/i }).click();
+    await page.waitForTimeout(500);
+    expect(page.url()).toBe(`${relay.url}${path}`);
+    expect(await form.getByRole('textbox', { name: 'Email' }).inputValue()).toBe('alex.buyer@example.com');
     await context.close();
   });
 
@@ -156,6 +168,100 @@ describe('the demo listing page, server-rendered', () => {
     const sent = page.waitForResponse((response) => response.url().endsWith('/api/v1/enquiries') && response.request().method() === 'POST');
     await form.getByRole('button', { name: /send/i }).click();
     expect((await sent).status()).toBe(202);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('keeps what a visitor typed into the server-rendered enquiry form before its code came: the values, the focus and the caret', async () => {
+    const context = await browser.newContext({ viewport: { width: 412, height: 915 } });
+    context.setDefaultTimeout(15_000);
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    // The detail's chunk (it carries the form's code) is held back: a slow phone still fetching it.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held = false;
+    await page.route(/\/widget-estate-listing\.[\w-]+\.js$/, async (route) => {
+      held = true;
+      await released;
+      await route.continue();
+    });
+    await page.goto(`${relay.url}${path}`);
+    const serverForm = page.locator('estate-listing estate-enquiry');
+    await serverForm.getByRole('textbox', { name: 'Full name' }).fill('Alex Buyer');
+    const message = serverForm.getByRole('textbox', { name: 'Message', exact: true });
+    await message.click();
+    await page.keyboard.type('Is there parking?');
+    for (let i = 0; i < 'parking?'.length; i++) await page.keyboard.press('ArrowLeft');
+    expect(held).toBe(true);
+    expect(await page.evaluate(() => customElements.get('estate-listing') === undefined)).toBe(true);
+    await page.evaluate(() => {
+      (window as unknown as { __serverForm: Element }).__serverForm = document.querySelector('estate-listing')!.shadowRoot!.querySelector('estate-enquiry')!;
+    });
+
+    release();
+    await page.waitForFunction(() => {
+      const form = document.querySelector('estate-listing')?.shadowRoot?.querySelector<HTMLElement & { hasUpdated?: boolean }>('estate-enquiry');
+      return form?.hasUpdated === true && form !== (window as unknown as { __serverForm: Element }).__serverForm;
+    });
+    const after = await page.evaluate(() => {
+      const listing = document.querySelector('estate-listing')!;
+      const form = listing.shadowRoot!.querySelector('estate-enquiry')!;
+      const textarea = form.shadowRoot!.querySelector('textarea')!;
+      return {
+        serverFormGone: !(window as unknown as { __serverForm: Element }).__serverForm.isConnected,
+        name: form.shadowRoot!.querySelector<HTMLInputElement>('input[name="fullName"]')!.value,
+        message: textarea.value,
+        // Focus, all the way down: the page's, the detail's shadow root's, the form's.
+        focused: document.activeElement === listing && listing.shadowRoot!.activeElement === form && form.shadowRoot!.activeElement === textarea,
+        caret: [textarea.selectionStart, textarea.selectionEnd],
+      };
+    });
+    expect(after).toEqual({ serverFormGone: true, name: 'Alex Buyer', message: 'Is there parking?', focused: true, caret: [9, 9] });
+
+    // Typing goes on where it was, and what is sent is what the visitor sees.
+    await page.keyboard.type('covered ');
+    const form = page.locator('estate-listing estate-enquiry');
+    await form.getByRole('textbox', { name: 'Email' }).fill('alex.buyer@example.com');
+    const sent = page.waitForRequest((request) => request.url().endsWith('/api/v1/enquiries') && request.method() === 'POST');
+    await form.getByRole('button', { name: /send/i }).click();
+    expect((await sent).postDataJSON()).toMatchObject({ fullName: 'Alex Buyer', email: 'alex.buyer@example.com', message: 'Is there covered parking?' });
+    await form.locator('[part="status"][data-state="sent"]').waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('keeps the focus on a field that has no caret to keep (email), and a value typed elsewhere', async () => {
+    const context = await browser.newContext({ viewport: { width: 412, height: 915 } });
+    context.setDefaultTimeout(15_000);
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/\/widget-estate-listing\.[\w-]+\.js$/, async (route) => {
+      await released;
+      await route.continue();
+    });
+    await page.goto(`${relay.url}${path}`);
+    const serverForm = page.locator('estate-listing estate-enquiry');
+    await serverForm.getByRole('textbox', { name: 'Mobile' }).fill('0412 345 678');
+    await serverForm.getByRole('textbox', { name: 'Email' }).click();
+    await page.keyboard.type('alex@');
+    expect(await page.evaluate(() => customElements.get('estate-listing') === undefined)).toBe(true);
+    const serverNodes = await page.evaluateHandle(() => document.querySelector('estate-listing')!.shadowRoot!.querySelector('estate-enquiry')!);
+
+    release();
+    await page.waitForFunction((old) => {
+      const form = document.querySelector('estate-listing')?.shadowRoot?.querySelector<HTMLElement & { hasUpdated?: boolean }>('estate-enquiry');
+      return form?.hasUpdated === true && form !== old;
+    }, serverNodes);
+    await page.keyboard.type('example.com');
+    const after = await page.evaluate(() => {
+      const form = document.querySelector('estate-listing')!.shadowRoot!.querySelector('estate-enquiry')!;
+      const email = form.shadowRoot!.querySelector<HTMLInputElement>('input[name="email"]')!;
+      return { email: email.value, focused: form.shadowRoot!.activeElement === email, mobile: form.shadowRoot!.querySelector<HTMLInputElement>('input[name="mobile"]')!.value };
+    });
+    expect(after).toEqual({ email: 'alex@example.com', focused: true, mobile: '0412 345 678' });
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -265,6 +265,34 @@ describe('<estate-enquiry> rendering', () => {
     }
   });
 
+  it('renders over a server-rendered root of its own and keeps what was typed there, not the server defaults', async () => {
+    // The server's markup: what the form renders, as declarative shadow DOM (property bindings
+    // such as the fields' values are not in it, as with Lit's server rendering).
+    const model = await fixture<EstateEnquiry>(html`<estate-enquiry listing-id="3" message="Is it still for sale?" consent-text="I agree"></estate-enquiry>`);
+    const markup = `<estate-enquiry listing-id="3" message="Is it still for sale?" consent-text="I agree"><template shadowrootmode="open">${shadow(model).innerHTML}</template></estate-enquiry>`;
+    model.remove();
+    const page = document.createElement('div');
+    page.setHTMLUnsafe(markup);
+    const el = page.firstElementChild as EstateEnquiry;
+    const server = el.shadowRoot!;
+    server.querySelector<HTMLInputElement>('#fullName')!.value = 'Sam Seller';
+    server.querySelector<HTMLInputElement>('#consent')!.checked = true;
+    const serverName = server.querySelector('#fullName');
+    document.body.append(page);
+    try {
+      await el.updateComplete;
+      const control = (id: string) => shadow(el).querySelector<HTMLInputElement>(`#${id}`)!;
+      expect(control('fullName')).not.to.equal(serverName);
+      expect(control('fullName').value).to.equal('Sam Seller');
+      expect(control('consent').checked).to.equal(true);
+      // Left as the server rendered it: the element's own default message stands.
+      expect(control('message').value).to.equal('Is it still for sale?');
+      expect(control('email').value).to.equal('');
+    } finally {
+      page.remove();
+    }
+  });
+
   it('keeps the honeypot away from the keyboard and the accessibility tree', async () => {
     const el = await fixture<EstateEnquiry>(html`
       <div>

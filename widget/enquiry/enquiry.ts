@@ -1,4 +1,4 @@
-import { html, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { html, isServer, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import { Task, TaskStatus } from '../shared/task.ts';
 import type { EnquiryAccepted, EnquiryRequest } from '../../contract/relay-api.ts';
@@ -63,6 +63,15 @@ interface FieldValues {
   message: string;
   consent: boolean;
 }
+
+/** A server-rendered form, detached or about to be, and the control that had the focus in it. */
+type ServerForm = [form: HTMLFormElement | null, focused: Element | null];
+
+/**
+ * Server-rendered forms by the root they sit in (the page, or the shadow root of the detail that
+ * renders them), in page order, each waiting for the form rendered in its place.
+ */
+const serverForms = new WeakMap<Node, ServerForm[]>();
 
 /** What the send task resolves to: accepted now, or accepted earlier under the same originalId. */
 interface SendOutcome extends EnquiryAccepted {
@@ -176,30 +185,14 @@ export class EstateEnquiry extends EstateElement {
   static override properties = {
     listingId: { type: Number, attribute: 'listing-id' },
     agentId: { type: Number, attribute: 'agent-id' },
-    subject: { type: String },
-    message: { type: String },
+    subject: {},
+    message: {},
     requirePhone: { type: Boolean, attribute: 'require-phone' },
-    consentText: { type: String, attribute: 'consent-text' },
-    heading: { type: String },
+    consentText: { attribute: 'consent-text' },
+    heading: {},
     headingLevel: { type: Number, attribute: 'heading-level' },
-    labelName: { type: String, attribute: 'label-name' },
-    labelEmail: { type: String, attribute: 'label-email' },
-    labelMobile: { type: String, attribute: 'label-mobile' },
-    labelMessage: { type: String, attribute: 'label-message' },
-    labelOptional: { type: String, attribute: 'label-optional' },
-    labelSubmit: { type: String, attribute: 'label-submit' },
-    hintMobile: { type: String, attribute: 'hint-mobile' },
-    errorRequired: { type: String, attribute: 'error-required' },
-    errorEmail: { type: String, attribute: 'error-email' },
-    errorMobile: { type: String, attribute: 'error-mobile' },
-    errorTooLong: { type: String, attribute: 'error-too-long' },
-    errorConsent: { type: String, attribute: 'error-consent' },
-    invalidMessage: { type: String, attribute: 'invalid-message' },
-    sendingMessage: { type: String, attribute: 'sending-message' },
-    successMessage: { type: String, attribute: 'success-message' },
-    errorMessage: { type: String, attribute: 'error-message' },
-    rateLimitedMessage: { type: String, attribute: 'rate-limited-message' },
-    refusedMessage: { type: String, attribute: 'refused-message' },
+    // One word each (`label-name` for labelName, …), spelled out in the JSDoc above.
+    ...Object.fromEntries(SHORTHAND_KEYS.map((key) => [key, { attribute: key.replace(/[A-Z]/g, '-$&').toLowerCase() }])),
     strings: { type: Object },
     values: { state: true },
     errors: { state: true },
@@ -214,24 +207,25 @@ export class EstateEnquiry extends EstateElement {
   declare consentText: string | undefined;
   declare heading: string | undefined;
   declare headingLevel: number;
-  declare labelName: string | null;
-  declare labelEmail: string | null;
-  declare labelMobile: string | null;
-  declare labelMessage: string | null;
-  declare labelOptional: string | null;
-  declare labelSubmit: string | null;
-  declare hintMobile: string | null;
-  declare errorRequired: string | null;
-  declare errorEmail: string | null;
-  declare errorMobile: string | null;
-  declare errorTooLong: string | null;
-  declare errorConsent: string | null;
-  declare invalidMessage: string | null;
-  declare sendingMessage: string | null;
-  declare successMessage: string | null;
-  declare errorMessage: string | null;
-  declare rateLimitedMessage: string | null;
-  declare refusedMessage: string | null;
+  // The one-word shorthands: unset until given (null once their attribute is removed).
+  declare labelName: string | null | undefined;
+  declare labelEmail: string | null | undefined;
+  declare labelMobile: string | null | undefined;
+  declare labelMessage: string | null | undefined;
+  declare labelOptional: string | null | undefined;
+  declare labelSubmit: string | null | undefined;
+  declare hintMobile: string | null | undefined;
+  declare errorRequired: string | null | undefined;
+  declare errorEmail: string | null | undefined;
+  declare errorMobile: string | null | undefined;
+  declare errorTooLong: string | null | undefined;
+  declare errorConsent: string | null | undefined;
+  declare invalidMessage: string | null | undefined;
+  declare sendingMessage: string | null | undefined;
+  declare successMessage: string | null | undefined;
+  declare errorMessage: string | null | undefined;
+  declare rateLimitedMessage: string | null | undefined;
+  declare refusedMessage: string | null | undefined;
   /**
    * Overrides for any of the form's words (EnquiryStrings), over those of the page's language; a
    * shorthand attribute (`label-name`, …) wins over both.
@@ -263,6 +257,8 @@ export class EstateEnquiry extends EstateElement {
   #checkedKey: string | undefined;
   /** A pending submission found in storage, to resume once rendered. */
   #resume: PendingEnquiry | undefined;
+  /** The server-rendered form this one replaces, if any: its controls hold what the visitor typed. */
+  #serverForm: ServerForm | undefined;
   /** Wait announced with a 429, in seconds. */
   #retryAfterSeconds = 0;
   /** Set between a submit event and the task starting, so a double click cannot slip in. */
@@ -294,24 +290,6 @@ export class EstateEnquiry extends EstateElement {
     this.message = '';
     this.requirePhone = false;
     this.headingLevel = 2;
-    this.labelName = null;
-    this.labelEmail = null;
-    this.labelMobile = null;
-    this.labelMessage = null;
-    this.labelOptional = null;
-    this.labelSubmit = null;
-    this.hintMobile = null;
-    this.errorRequired = null;
-    this.errorEmail = null;
-    this.errorMobile = null;
-    this.errorTooLong = null;
-    this.errorConsent = null;
-    this.invalidMessage = null;
-    this.sendingMessage = null;
-    this.successMessage = null;
-    this.errorMessage = null;
-    this.rateLimitedMessage = null;
-    this.refusedMessage = null;
     this.strings = null;
     this.values = { fullName: '', email: '', mobile: '', message: '', consent: false };
     this.errors = {};
@@ -345,6 +323,22 @@ export class EstateEnquiry extends EstateElement {
     this.requestUpdate();
   }
 
+  /**
+   * A server-rendered form (server/pages) is thrown away when its code arrives (by its own
+   * takeover, or the detail's around it). What the visitor typed into it meanwhile, and where the
+   * caret was, goes to the form rendered in its place (firstUpdated): a slow phone loses no word.
+   */
+  override connectedCallback(): void {
+    if (!this.renderRoot) {
+      const root = this.getRootNode();
+      const forms = serverForms.get(root) ?? serverForms.set(root, []).get(root)!;
+      if (this.shadowRoot) forms.push([this.shadowRoot.querySelector('form'), this.shadowRoot.activeElement]);
+      // One waiting for the detail around it to render takes nothing: that detail's new form does.
+      if (!this.hasAttribute('defer-hydration')) this.#serverForm = forms.shift();
+    }
+    super.connectedCallback();
+  }
+
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     // Next connection looks in storage again (a re-attached element resumes its submission).
@@ -375,6 +369,23 @@ export class EstateEnquiry extends EstateElement {
 
   protected override firstUpdated(): void {
     this.#shownAt = performance.now();
+    const [serverForm, focused] = this.#serverForm ?? [];
+    for (const field of FIELD_ORDER) {
+      const typed = serverForm?.elements.namedItem(field) as HTMLInputElement | null;
+      const control = this.#control(field) as HTMLInputElement | null;
+      if (!typed || !control) continue;
+      // What the visitor changed (not the server's defaults) goes in as if typed here.
+      if (typed.value !== typed.defaultValue || typed.checked !== typed.defaultChecked) {
+        control.value = typed.value;
+        control.checked = typed.checked;
+        this.#onInput({ target: control } as unknown as Event);
+      }
+      if (typed === focused) {
+        control.focus({ preventScroll: true });
+        // An email input has no caret to give (its selection is null).
+        if (typed.selectionStart !== null) control.setSelectionRange(typed.selectionStart, typed.selectionEnd, typed.selectionDirection!);
+      }
+    }
     if (!this.storageKey) {
       console.warn(`<${ENQUIRY_TAG}> needs a listing-id or an agent-id to send enquiries.`);
     }
@@ -399,6 +410,9 @@ export class EstateEnquiry extends EstateElement {
     const sent = this.#phase() === 'sent';
     const level = Math.min(6, Math.max(1, Math.trunc(this.headingLevel) || 2));
     const heading = this.heading ?? (this.listingId === undefined && this.agentId !== undefined ? this.text.headingAgent : this.text.headingListing);
+    // Rendered on a server, the button sends nothing before the code has come (nor does Enter,
+    // with no submit button): the form has no action, so the browser would navigate, putting the
+    // visitor's details in the URL and losing them. The browser's render makes it a submit button.
     return html`
       <form part="form" novalidate aria-labelledby="heading" ?hidden=${sent} @submit=${this.#onSubmit}>
         <div part="heading" class="heading" id="heading" role="heading" aria-level=${level}>
@@ -430,7 +444,7 @@ export class EstateEnquiry extends EstateElement {
           <label for="website">Website (leave empty)</label>
           <input id="website" name="website" type="text" tabindex="-1" autocomplete="off" />
         </div>
-        <button part="submit" type="submit" aria-disabled=${this.sending ? 'true' : 'false'}>${this.text.labelSubmit}</button>
+        <button part="submit" type=${isServer ? 'button' : 'submit'} aria-disabled=${this.sending ? 'true' : 'false'}>${this.text.labelSubmit}</button>
       </form>
       <div part="status" class="status" id="status" role="status" tabindex="-1" data-state=${this.#phase()}>${this.#statusContent()}</div>
     `;

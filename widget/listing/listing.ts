@@ -101,11 +101,11 @@ export class EstateListing extends EstateElement {
 
   static override properties = {
     listingId: { type: Number, attribute: 'listing-id' },
-    listingIdParam: { type: String, attribute: 'listing-id-param' },
+    listingIdParam: { attribute: 'listing-id-param' },
     headingLevel: { type: Number, attribute: 'heading-level' },
-    locale: { type: String },
-    currency: { type: String },
-    timeZone: { type: String, attribute: 'time-zone' },
+    locale: {},
+    currency: {},
+    timeZone: { attribute: 'time-zone' },
     noEnquiry: { type: Boolean, attribute: 'no-enquiry' },
     noJsonLd: { type: Boolean, attribute: 'no-json-ld' },
     strings: { type: Object },
@@ -127,10 +127,10 @@ export class EstateListing extends EstateElement {
   /** The relay is filling its cache for the first time: the listing is on its way. */
   declare protected filling: boolean;
 
-  private retryCount = 0;
-  private jsonLdScript: HTMLScriptElement | null = null;
+  #retryCount = 0;
+  #jsonLdScript: HTMLScriptElement | null = null;
 
-  private readonly listingTask = new Task(this, {
+  readonly #listingTask = new Task(this, {
     task: async ([relay, id, hostListing], { signal }) => {
       if (hostListing) return hostListing;
       // Neither an id nor a URL parameter to read one from: the host will set one (or `listing`).
@@ -146,9 +146,9 @@ export class EstateListing extends EstateElement {
         throw error;
       }
     },
-    args: () => [this.relay, this.effectiveId, this.listing, this.retryCount] as const,
-    onComplete: (listing) => void this.afterLoad(listing),
-    onError: (error) => void this.afterError(error),
+    args: () => [this.relay, this.effectiveId, this.listing, this.#retryCount] as const,
+    onComplete: (listing) => void this.#afterLoad(listing),
+    onError: (error) => void this.#afterError(error),
   });
 
   constructor() {
@@ -178,11 +178,11 @@ export class EstateListing extends EstateElement {
 
   /** Settles when the current load does (resolves with the listing, rejects with its error). */
   get loadComplete(): Promise<ListingDetail> {
-    return this.updateComplete.then(() => this.listingTask.taskComplete);
+    return this.updateComplete.then(() => this.#listingTask.taskComplete);
   }
 
   reload(): void {
-    this.retryCount += 1;
+    this.#retryCount += 1;
     this.requestUpdate();
   }
 
@@ -193,43 +193,43 @@ export class EstateListing extends EstateElement {
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    this.removeJsonLd();
+    this.#removeJsonLd();
   }
 
   override connectedCallback(): void {
     super.connectedCallback();
     // Re-attached (moved in the page): put the structured data back beside it.
-    const listing = this.listingTask.value;
-    if (listing && this.hasUpdated) this.placeJsonLd(listing);
+    const listing = this.#listingTask.value;
+    if (listing && this.hasUpdated) this.#placeJsonLd(listing);
   }
 
   protected override updated(changed: PropertyValues<this>): void {
-    if (changed.has('noJsonLd') && this.noJsonLd) this.removeJsonLd();
+    if (changed.has('noJsonLd') && this.noJsonLd) this.#removeJsonLd();
   }
 
 
   /** The words in use: defaults with the host's overrides, merged once per `strings` value. */
-  private get text(): ListingStrings {
+  get #text(): ListingStrings {
     return this.localize.words('listing', this.strings);
   }
 
-  private get resolvedLocale(): string {
+  get #resolvedLocale(): string {
     return resolveLocale(this.locale);
   }
 
-  private get zone(): string | undefined {
+  get #zone(): string | undefined {
     return this.timeZone ?? undefined;
   }
 
-  private async afterLoad(listing: ListingDetail): Promise<void> {
+  async #afterLoad(listing: ListingDetail): Promise<void> {
     await this.rendered();
-    this.placeJsonLd(listing);
+    this.#placeJsonLd(listing);
     this.emit<ListingLoadedDetail>('estate-listing-loaded', { listing });
   }
 
-  private async afterError(error: unknown): Promise<void> {
+  async #afterError(error: unknown): Promise<void> {
     if (error instanceof DOMException && error.name === 'AbortError') return;
-    this.removeJsonLd();
+    this.#removeJsonLd();
     await this.rendered();
     this.emit<ListingErrorDetail>('estate-listing-error', {
       status: error instanceof RelayError ? error.status : error instanceof MissingListing && error.reason === 'not-found' ? 404 : null,
@@ -245,16 +245,16 @@ export class EstateListing extends EstateElement {
    * the light DOM right after the outermost host (this element, or the element whose shadow
    * root holds it). Set through textContent: the data is never parsed as HTML.
    */
-  private placeJsonLd(listing: ListingDetail): void {
+  #placeJsonLd(listing: ListingDetail): void {
     if (this.noJsonLd || !this.isConnected) return;
-    const locale = this.resolvedLocale;
+    const locale = this.#resolvedLocale;
     const photos = galleryPhotos(listing);
     const data = listingJsonLd(listing, {
       pageUrl: window.location.href,
       currency: resolveCurrency(locale, this.currency),
       imageUrls: photos.slice(0, 6).map((photo) => largestPhotoUrl(this.relay, photo)),
     });
-    const script = this.jsonLdScript ?? document.createElement('script');
+    const script = this.#jsonLdScript ?? document.createElement('script');
     script.type = 'application/ld+json';
     script.dataset.estateListing = String(listing.id);
     try {
@@ -264,17 +264,17 @@ export class EstateListing extends EstateElement {
     }
     const anchor = outermostHost(this);
     if (script.previousElementSibling !== anchor || !script.isConnected) anchor.after(script);
-    this.jsonLdScript = script;
+    this.#jsonLdScript = script;
   }
 
-  private removeJsonLd(): void {
-    this.jsonLdScript?.remove();
-    this.jsonLdScript = null;
+  #removeJsonLd(): void {
+    this.#jsonLdScript?.remove();
+    this.#jsonLdScript = null;
   }
 
   // ---- lightbox --------------------------------------------------------------------------
 
-  private async openLightbox(photos: Photo[], index: number, event: Event, label: string): Promise<void> {
+  async #openLightbox(photos: Photo[], index: number, event: Event, label: string): Promise<void> {
     const opener = event.currentTarget as HTMLElement;
     try {
       await loadElement('estate-lightbox', () => import('../lightbox/define.ts'));
@@ -294,18 +294,18 @@ export class EstateListing extends EstateElement {
   override render(): TemplateResult {
     // A listing the host gave is rendered at once, not after the task settles: on the server
     // (where no task runs) and again, identically, when the browser renders over that markup.
-    if (this.listing) return this.renderListing(this.listing);
-    return this.listingTask.render({
-      initial: () => this.renderSkeleton(),
-      pending: () => this.renderSkeleton(),
-      complete: (listing) => this.renderListing(listing),
-      error: (error) => this.renderError(error),
+    if (this.listing) return this.#renderListing(this.listing);
+    return this.#listingTask.render({
+      initial: () => this.#renderSkeleton(),
+      pending: () => this.#renderSkeleton(),
+      complete: (listing) => this.#renderListing(listing),
+      error: (error) => this.#renderError(error),
     }) as TemplateResult;
   }
 
-  private renderSkeleton(): TemplateResult {
+  #renderSkeleton(): TemplateResult {
     return html`<div part="skeleton" class="skeleton" aria-busy="true">
-      <p class="visually-hidden" role="status">${this.filling ? this.text.filling : this.text.loading}</p>
+      <p class="visually-hidden" role="status">${this.filling ? this.#text.filling : this.#text.loading}</p>
       <div class="bone gallery"></div>
       <div class="bone title"></div>
       <div class="bone price"></div>
@@ -315,8 +315,8 @@ export class EstateListing extends EstateElement {
     </div>`;
   }
 
-  private renderError(error: unknown): TemplateResult {
-    const text = this.text;
+  #renderError(error: unknown): TemplateResult {
+    const text = this.#text;
     const missing = error instanceof MissingListing;
     const message = missing ? (error.reason === 'no-id' ? text.noListingId : text.notFound) : text.errorTitle;
     return html`<div part="error" class="panel" role="alert">
@@ -328,21 +328,21 @@ export class EstateListing extends EstateElement {
     </div>`;
   }
 
-  private renderListing(listing: ListingDetail): TemplateResult {
-    const text = this.text;
+  #renderListing(listing: ListingDetail): TemplateResult {
+    const text = this.#text;
     const level = headingLevel(this.headingLevel, 2);
     const photos = galleryPhotos(listing);
     const address = listing.address?.display || listing.heading || '';
     return html`<article part="base" class="base">
-        ${this.renderGallery(photos, address)} ${this.renderHeader(listing, level, address)}
+        ${this.#renderGallery(photos, address)} ${this.#renderHeader(listing, level, address)}
         <div class="columns">
           <div class="main">
-            ${this.renderDescription(listing, level)} ${this.renderFacts(listing, level)} ${this.renderFeatureList(listing, level)}
-            ${this.renderFloorplans(listing, level, address)} ${this.renderLinks(listing.links ?? [], level)}
+            ${this.#renderDescription(listing, level)} ${this.#renderFacts(listing, level)} ${this.#renderFeatureList(listing, level)}
+            ${this.#renderFloorplans(listing, level, address)} ${this.#renderLinks(listing.links ?? [], level)}
             <slot name="after-description"></slot>
           </div>
           <div class="side">
-            ${this.renderOpenHomes(listing, level, address)} ${this.renderAuction(listing, level)} ${this.renderAgents(listing, level, address)}
+            ${this.#renderOpenHomes(listing, level, address)} ${this.#renderAuction(listing, level)} ${this.#renderAgents(listing, level, address)}
             ${this.noEnquiry
               ? nothing
               : html`<section part="section enquiry" class="section enquiry">
@@ -359,25 +359,25 @@ export class EstateListing extends EstateElement {
       </article>
       <estate-lightbox
         relay=${ifDefined(this.relay ?? undefined)}
-        locale=${this.resolvedLocale}
+        locale=${this.#resolvedLocale}
         .strings=${text}
         exportparts="lightbox, lightbox-counter, lightbox-close, lightbox-stage, lightbox-image, lightbox-previous, lightbox-next"
       ></estate-lightbox>`;
   }
 
-  private badge(listing: ListingDetail): TemplateResult | typeof nothing {
-    const label = badgeLabel(listing.badge, this.text);
+  #badge(listing: ListingDetail): TemplateResult | typeof nothing {
+    const label = badgeLabel(listing.badge, this.#text);
     return label ? html`<span part="badge badge-${listing.badge}" class="badge">${label}</span>` : nothing;
   }
 
-  private renderHeader(listing: ListingDetail, level: number, address: string): TemplateResult {
-    const text = this.text;
-    const locale = this.resolvedLocale;
+  #renderHeader(listing: ListingDetail, level: number, address: string): TemplateResult {
+    const text = this.#text;
+    const locale = this.#resolvedLocale;
     const price = listing.displayPrice?.trim() ? listing.displayPrice : text.priceFallback;
     const feature = (count: number | null, forms: ListingStrings['bedrooms'], icon: typeof bedIcon) => renderFeature(locale, count, forms, icon);
     const land = formatArea(locale, listing.landArea);
     return html`<header part="header" class="header">
-      ${this.badge(listing)} ${heading(level, address, { part: 'title', className: 'title', focusable: true })}
+      ${this.#badge(listing)} ${heading(level, address, { part: 'title', className: 'title', focusable: true })}
       <p part="price" class="price">${price}</p>
       ${listing.heading && listing.heading !== address ? html`<p part="tagline" class="tagline">${listing.heading}</p>` : nothing}
       <ul part="features" class="features">
@@ -388,9 +388,9 @@ export class EstateListing extends EstateElement {
     </header>`;
   }
 
-  private renderGallery(photos: Photo[], address: string): TemplateResult {
-    const text = this.text;
-    const locale = this.resolvedLocale;
+  #renderGallery(photos: Photo[], address: string): TemplateResult {
+    const text = this.#text;
+    const locale = this.#resolvedLocale;
     const label = fill(text.lightboxLabel, { address });
     if (!photos.length) return html`<div part="gallery" class="gallery empty"><p>${text.noPhotos}</p></div>`;
     const mosaic = photos.length >= 5;
@@ -399,7 +399,7 @@ export class EstateListing extends EstateElement {
       part="gallery-item"
       class=${index === 0 ? 'tile main' : 'tile thumb'}
       aria-label=${fill(text.openPhoto, { index: formatNumber(locale, index + 1), total: formatNumber(locale, photos.length) }) + (photo.caption ? `: ${photo.caption}` : '')}
-      @click=${(event: Event) => this.openLightbox(photos, index, event, label)}
+      @click=${(event: Event) => this.#openLightbox(photos, index, event, label)}
     >
       ${renderPicture(photo, {
         relay: this.relay,
@@ -412,36 +412,36 @@ export class EstateListing extends EstateElement {
     return html`<section part="gallery" class=${mosaic ? 'gallery mosaic' : 'gallery'} aria-label=${text.photos}>
       ${(mosaic ? photos.slice(0, 5) : photos.slice(0, 1)).map(tile)}
       ${photos.length > 1
-        ? html`<button type="button" part="button gallery-all" class="all" @click=${(event: Event) => this.openLightbox(photos, 0, event, label)}>
+        ? html`<button type="button" part="button gallery-all" class="all" @click=${(event: Event) => this.#openLightbox(photos, 0, event, label)}>
             <svg class="icon" viewBox="0 0 24 24" aria-hidden="true">${expandIcon}</svg>${plural(locale, photos.length, text.showAllPhotos)}
           </button>`
         : nothing}
     </section>`;
   }
 
-  private section(kind: string, level: number, title: string, body: unknown): TemplateResult {
+  #section(kind: string, level: number, title: string, body: unknown): TemplateResult {
     return html`<section part="section ${kind}" class="section ${kind}">
       ${heading(Math.min(6, level + 1), title, { part: 'section-title', className: 'section-title' })} ${body}
     </section>`;
   }
 
-  private renderDescription(listing: ListingDetail, level: number): TemplateResult | typeof nothing {
+  #renderDescription(listing: ListingDetail, level: number): TemplateResult | typeof nothing {
     const paragraphs = descriptionParagraphs(listing.description);
     if (!paragraphs.length) return nothing;
     // Each line is bound as text: Lit creates text nodes, so markup in the copy stays visible characters.
-    return this.section(
+    return this.#section(
       'description',
       level,
-      this.text.description,
+      this.#text.description,
       html`<div class="prose">
         ${paragraphs.map((lines) => html`<p>${lines.map((line, index) => html`${index ? html`<br />` : nothing}${line}`)}</p>`)}
       </div>`,
     );
   }
 
-  private renderFacts(listing: ListingDetail, level: number): TemplateResult | typeof nothing {
-    const text = this.text;
-    const locale = this.resolvedLocale;
+  #renderFacts(listing: ListingDetail, level: number): TemplateResult | typeof nothing {
+    const text = this.#text;
+    const locale = this.#resolvedLocale;
     const number = (value: number | null) => (typeof value === 'number' && value > 0 ? formatNumber(locale, value) : null);
     const rows: Array<[string, string | null]> = [
       [text.factPropertyType, listing.propertyType],
@@ -456,7 +456,7 @@ export class EstateListing extends EstateElement {
     ];
     const shown = rows.filter((row): row is [string, string] => Boolean(row[1]));
     if (!shown.length) return nothing;
-    return this.section(
+    return this.#section(
       'facts',
       level,
       text.facts,
@@ -464,18 +464,18 @@ export class EstateListing extends EstateElement {
     );
   }
 
-  private renderFeatureList(listing: ListingDetail, level: number): TemplateResult | typeof nothing {
+  #renderFeatureList(listing: ListingDetail, level: number): TemplateResult | typeof nothing {
     if (!listing.features?.length) return nothing;
-    return this.section('feature-list', level, this.text.features, html`<ul class="ticks">${listing.features.map((feature) => html`<li>${feature}</li>`)}</ul>`);
+    return this.#section('feature-list', level, this.#text.features, html`<ul class="ticks">${listing.features.map((feature) => html`<li>${feature}</li>`)}</ul>`);
   }
 
-  private renderFloorplans(listing: ListingDetail, level: number, address: string): TemplateResult | typeof nothing {
+  #renderFloorplans(listing: ListingDetail, level: number, address: string): TemplateResult | typeof nothing {
     const plans = listing.floorplans ?? [];
     if (!plans.length) return nothing;
-    const text = this.text;
-    const locale = this.resolvedLocale;
+    const text = this.#text;
+    const locale = this.#resolvedLocale;
     const label = `${text.floorplans}: ${address}`;
-    return this.section(
+    return this.#section(
       'floorplans',
       level,
       text.floorplans,
@@ -487,7 +487,7 @@ export class EstateListing extends EstateElement {
               part="gallery-item"
               class="tile plan"
               aria-label=${fill(text.openFloorplan, { index: formatNumber(locale, index + 1), total: formatNumber(locale, plans.length) })}
-              @click=${(event: Event) => this.openLightbox(plans, index, event, label)}
+              @click=${(event: Event) => this.#openLightbox(plans, index, event, label)}
             >
               ${renderPicture(plan, { relay: this.relay, sizes: '(min-width: 40rem) 20rem, 90vw', alt: '', loading: 'lazy' })}
             </button>
@@ -497,12 +497,12 @@ export class EstateListing extends EstateElement {
     );
   }
 
-  private renderLinks(links: ExternalLink[], level: number): TemplateResult | typeof nothing {
-    const text = this.text;
+  #renderLinks(links: ExternalLink[], level: number): TemplateResult | typeof nothing {
+    const text = this.#text;
     const safe = links.map((link) => ({ ...link, url: safeHttpUrl(link.url) })).filter((link): link is ExternalLink => link.url !== null);
     if (!safe.length) return nothing;
     const label = (kind: string) => (/video/i.test(kind) ? text.linkVideo : /tour|3d|virtual/i.test(kind) ? text.linkTour : fill(text.linkOther, { kind }));
-    return this.section(
+    return this.#section(
       'links',
       level,
       text.links,
@@ -519,9 +519,9 @@ export class EstateListing extends EstateElement {
     );
   }
 
-  private renderOpenHomes(listing: ListingDetail, level: number, address: string): TemplateResult | typeof nothing {
-    const text = this.text;
-    const locale = this.resolvedLocale;
+  #renderOpenHomes(listing: ListingDetail, level: number, address: string): TemplateResult | typeof nothing {
+    const text = this.#text;
+    const locale = this.#resolvedLocale;
     const now = Date.now();
     const upcoming = (listing.openHomes ?? []).filter((openHome) => new Date(openHome.end).getTime() > now);
     if (listing.status !== 'available') return nothing;
@@ -533,7 +533,7 @@ export class EstateListing extends EstateElement {
       }
     })();
     const item = (openHome: OpenHome) => {
-      const when = formatTimeRange(locale, openHome.start, openHome.end, this.zone) ?? '';
+      const when = formatTimeRange(locale, openHome.start, openHome.end, this.#zone) ?? '';
       const start = new Date(openHome.start);
       const end = new Date(openHome.end);
       if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime())) return nothing;
@@ -554,7 +554,7 @@ export class EstateListing extends EstateElement {
         </a>
       </li>`;
     };
-    return this.section(
+    return this.#section(
       'open-homes',
       level,
       text.openHomes,
@@ -562,13 +562,13 @@ export class EstateListing extends EstateElement {
     );
   }
 
-  private renderAuction(listing: ListingDetail, level: number): TemplateResult | typeof nothing {
+  #renderAuction(listing: ListingDetail, level: number): TemplateResult | typeof nothing {
     const auction = listing.auction;
     // A sold or leased listing's auction is history, not something to attend.
     if (listing.status !== 'available' || (!auction?.dateTime && !auction?.venue)) return nothing;
-    const text = this.text;
-    const when = formatDateTime(this.resolvedLocale, auction.dateTime, this.zone);
-    return this.section(
+    const text = this.#text;
+    const when = formatDateTime(this.#resolvedLocale, auction.dateTime, this.#zone);
+    return this.#section(
       'auction',
       level,
       text.auction,
@@ -580,14 +580,14 @@ export class EstateListing extends EstateElement {
     );
   }
 
-  private renderAgents(listing: ListingDetail, level: number, address: string): TemplateResult | typeof nothing {
+  #renderAgents(listing: ListingDetail, level: number, address: string): TemplateResult | typeof nothing {
     const agents = listing.agents ?? [];
     if (!agents.length) return nothing;
-    return this.section('agents', level, this.text.agents, html`<ul class="agents">${agents.map((agent) => this.renderAgent(agent, address))}</ul>`);
+    return this.#section('agents', level, this.#text.agents, html`<ul class="agents">${agents.map((agent) => this.#renderAgent(agent, address))}</ul>`);
   }
 
-  private renderAgent(agent: Agent, address: string): TemplateResult {
-    const text = this.text;
+  #renderAgent(agent: Agent, address: string): TemplateResult {
+    const text = this.#text;
     const tel = agent.phone ? telHref(agent.phone) : null;
     const email = agent.email && /^[^\s@<>]+@[^\s@<>]+$/.test(agent.email) ? agent.email : null;
     const initials = agent.name
