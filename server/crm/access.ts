@@ -319,7 +319,11 @@ export class CrmAccess {
         access.capabilities[capability] = { available: true, status: 200, detail: 'ok', provedBy: { call: success.call, at: new Date(success.at).toISOString() } };
         provedByCalls.push(capability);
       } else {
+        const before = this.now();
         access.capabilities[capability] = await prove(proofs[capability]);
+        // The check's own proof is no proof for the next check: that one must call again, or a scope
+        // taken away would go unseen on a day no real call used it.
+        if ((this.provedByCalls.get(capability)?.at ?? -Infinity) >= before) this.provedByCalls.delete(capability);
       }
     }
     if (provedByCalls.length > 0) this.log.info({ provedByCalls }, `proved by the relay's own calls within the day, no proof call made: ${provedByCalls.join(', ')}`);
