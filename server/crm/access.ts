@@ -9,10 +9,15 @@ import type { Clock } from '../clock.ts';
 
 /**
  * What the relay's API key and access token allow, found out rather than guessed. The CRM does not
- * publish its scope names, so the relay logs what `GET /scopes` grants as it is, and proves each
- * capability it needs with the cheapest call that uses it. A refusal (401/403) marks that
- * capability missing, loudly: a log line, /readyz and `npm run relay -- status` name what the
- * agency must grant, instead of a visitor's enquiry failing later.
+ * publish its scope names (nor which endpoint needs which), so `GET /scopes` cannot tell what is
+ * missing: the relay logs what it grants as it is at a full check (the first with these
+ * credentials, and after a refusal), and proves each capability it needs by a call that uses it.
+ * A real call that succeeded within the day is that proof: the daily check makes only the proof
+ * calls nothing else made (a day of sweeps proves listings and staff; an enquiry sent or looked up
+ * proves enquiries), usually one request instead of four. A refusal (401/403) of any call forgets
+ * those proofs and brings a full check forward; it marks the capability missing, loudly: a log
+ * line, /readyz and `npm run relay -- status` name what the agency must grant, instead of a
+ * visitor's enquiry failing later.
  *
  * It also reads `GET /integrator/usage` at start and every CRM_USAGE_CHECK_MINUTES: the daily
  * limit belongs to the API key, so requests other tools make with the same key count too. The
@@ -45,6 +50,8 @@ export interface CapabilityState {
   available: boolean | null;
   status: number | null;
   detail: string;
+  /** When proven by a call the relay made for its own work (no proof call spent), that call. */
+  provedBy?: { call: string; at: string };
 }
 
 export interface KeyUsage {
@@ -90,8 +97,20 @@ const STATE_KEY = 'key-access';
  * brings the check forward.
  */
 export const ACCESS_CHECK_MAX_AGE_MS = 24 * 3600_000;
-/** Requests one check costs: GET /scopes and one proof per capability (the account look-up is counted by the planner beside it). */
+/** Requests a full check costs (the first with these credentials, or after a refusal): GET /scopes and one proof per capability. */
 export const ACCESS_CHECK_REQUESTS = 1 + 3;
+
+/**
+ * The capability a successful call proves, or undefined. Reads of properties (lists, records,
+ * photos) prove listings; the staff list proves staff; creating, listing or reading enquiries proves
+ * enquiries (the relay's proof is the list; delivery posts and looks up).
+ */
+export function capabilityProvedBy(method: string, path: string): Capability | undefined {
+  if (method === 'GET' && path.startsWith('/properties/')) return 'listings';
+  if (method === 'GET' && path === '/account/users') return 'staff';
+  if ((method === 'GET' || method === 'POST') && (path === '/enquiries' || path.startsWith('/enquiries/'))) return 'enquiries';
+  return undefined;
+}
 /** A check that proved everything but is older than a day is made again within this after start, at random: not all agencies at once. */
 export const STALE_CHECK_SPREAD_MS = 3600_000;
 /** A check that did not prove everything (a refusal, or the CRM out of reach) is repeated after this. */
@@ -129,16 +148,37 @@ export class CrmAccess {
   private lastRefusalCheck = -Infinity;
   private nextCheckInMs: number | undefined;
   private stopped = true;
+  /** The last successful call proving each capability (in memory: a restart's first sweep proves again). */
+  private readonly provedByCalls = new Map<Capability, { call: string; at: number }>();
+  /** A call was refused since the last full check: the next check proves everything and reads GET /scopes. */
+  private refusedSinceFullCheck = false;
+  private unsubscribeSuccess: (() => void) | undefined;
 
   constructor(private readonly options: CrmAccessOptions) {
     this.log = options.log.child({ component: 'crm-access' });
     this.now = options.now ?? Date.now;
+    this.listenToCalls();
+  }
+
+  /** Notes the relay's successful calls (proofs for the next check) and refusals (which forget them). */
+  private listenToCalls(): void {
+    this.unsubscribeSuccess ??= this.options.client.onCallSucceeded((call) => {
+      const capability = capabilityProvedBy(call.method, call.path);
+      if (capability) this.provedByCalls.set(capability, { call: `${call.method} ${call.path}`, at: this.now() });
+    });
+    this.unsubscribe ??= this.options.client.onAccessRefused(() => {
+      // What the token allows may have changed: no earlier success stands for it.
+      this.provedByCalls.clear();
+      this.refusedSinceFullCheck = true;
+      this.recheckAfterRefusal();
+    });
   }
 
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
     this.abort = new AbortController();
+    this.listenToCalls();
     // A check that proved everything stands at start: the next at its due time, or (older than a day)
     // at a random point of the next hour, so a relay of many agencies does not check them all at once.
     const proved = this.lastCheckProved();
@@ -148,7 +188,6 @@ export class CrmAccess {
       this.scheduleUsage();
       this.scheduleCheck(proved ? (due > 0 ? due : (this.options.spread ?? Math.random)() * STALE_CHECK_SPREAD_MS) : undefined);
     });
-    this.unsubscribe = this.options.client.onAccessRefused?.(() => this.recheckAfterRefusal());
   }
 
   async stop(): Promise<void> {
@@ -157,6 +196,8 @@ export class CrmAccess {
     clearTimeout(this.checkTimer);
     this.unsubscribe?.();
     this.unsubscribe = undefined;
+    this.unsubscribeSuccess?.();
+    this.unsubscribeSuccess = undefined;
     this.abort.abort();
     await Promise.all([this.running.catch(() => undefined), this.rechecking.catch(() => undefined)]);
   }
@@ -229,27 +270,36 @@ export class CrmAccess {
     return missingCapabilities(this.current());
   }
 
-  /** GET /scopes, then one cheap call per capability. Never throws: what it could not tell stays unknown. */
-  async checkAccess(): Promise<KeyAccess> {
+  /**
+   * Proves each capability: by a successful call of the relay's own within the day when there is one,
+   * else by one cheap call. A full check (the first with these credentials, after a refusal, or
+   * `full`) reads GET /scopes and makes every proof call. Never throws: what it could not tell stays unknown.
+   */
+  async checkAccess(options: { full?: boolean } = {}): Promise<KeyAccess> {
     this.checking = true;
     try {
-      return await this.checkAccessNow();
+      return await this.checkAccessNow(options.full ?? false);
     } finally {
       this.checking = false;
     }
   }
 
-  private async checkAccessNow(): Promise<KeyAccess> {
+  private async checkAccessNow(forceFull: boolean): Promise<KeyAccess> {
     const { client } = this.options;
     const signal = this.abort.signal;
     const access = this.current();
     const firstCheck = access.checkedAt === null;
-    try {
-      access.scopes = await client.request({ path: '/scopes', schema: scopesSchema, signal });
-      this.log.info({ scopes: access.scopes }, `the CRM access token grants these scopes: ${access.scopes.length ? access.scopes.join(', ') : '(none listed)'}`);
-    } catch (error) {
-      access.scopes = null;
-      this.log.warn({ error: describe(error) }, 'could not read GET /scopes; proving each capability by its own call');
+    const full = forceFull || firstCheck || access.credentials !== client.credentialsId || this.refusedSinceFullCheck;
+    if (full) {
+      this.refusedSinceFullCheck = false;
+      this.provedByCalls.clear();
+      try {
+        access.scopes = await client.request({ path: '/scopes', schema: scopesSchema, signal });
+        this.log.info({ scopes: access.scopes }, `the CRM access token grants these scopes: ${access.scopes.length ? access.scopes.join(', ') : '(none listed)'}`);
+      } catch (error) {
+        access.scopes = null;
+        this.log.warn({ error: describe(error) }, 'could not read GET /scopes; proving each capability by its own call');
+      }
     }
     const proofs: Record<Capability, () => Promise<unknown>> = {
       listings: () =>
@@ -261,9 +311,22 @@ export class CrmAccess {
       staff: () => client.listUsers({ page: 1, pageSize: 1 }, { signal }),
       enquiries: () => client.listEnquiries({ page: 1, pageSize: 1 }, { signal }),
     };
+    const dayAgo = this.now() - ACCESS_CHECK_MAX_AGE_MS;
+    const provedByCalls: Capability[] = [];
     for (const capability of Object.keys(proofs) as Capability[]) {
-      access.capabilities[capability] = await prove(proofs[capability]);
+      const success = full ? undefined : this.provedByCalls.get(capability);
+      if (success && success.at > dayAgo) {
+        access.capabilities[capability] = { available: true, status: 200, detail: 'ok', provedBy: { call: success.call, at: new Date(success.at).toISOString() } };
+        provedByCalls.push(capability);
+      } else {
+        const before = this.now();
+        access.capabilities[capability] = await prove(proofs[capability]);
+        // The check's own proof is no proof for the next check: that one must call again, or a scope
+        // taken away would go unseen on a day no real call used it.
+        if ((this.provedByCalls.get(capability)?.at ?? -Infinity) >= before) this.provedByCalls.delete(capability);
+      }
     }
+    if (provedByCalls.length > 0) this.log.info({ provedByCalls }, `proved by the relay's own calls within the day, no proof call made: ${provedByCalls.join(', ')}`);
     if (signal.aborted) return access;
     const now = this.now();
     access.checkedAt = new Date(now).toISOString();

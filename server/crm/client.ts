@@ -188,6 +188,8 @@ export interface CrmClient {
   requestsToday(): { day: string; requests: number };
   /** Calls `listener` whenever the CRM refuses a call with 401 or 403 (what the token allows may have changed); returns the unsubscribe. */
   onAccessRefused(listener: (status: 401 | 403) => void): () => void;
+  /** Calls `listener` after every 2xx answer (a real call that succeeded proves what the token allows); returns the unsubscribe. */
+  onCallSucceeded(listener: (call: { method: string; path: string }) => void): () => void;
   /** Callers waiting for a rate-limit slot. */
   readonly queued: number;
   /** A digest of the API key and access token (never them): what was learned with other credentials is not trusted. */
@@ -272,6 +274,7 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
   };
 
   const refusalListeners = new Set<(status: 401 | 403) => void>();
+  const successListeners = new Set<(call: { method: string; path: string }) => void>();
   const { callsStore } = options;
   let today = { day: '', requests: 0 };
   const countToday = () => {
@@ -336,7 +339,9 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
 
       if (status >= 200 && status < 300) {
         log.debug({ ...where, status, attempt, ms }, 'CRM request');
-        return parseBody(req.schema, text, where);
+        const parsed = parseBody(req.schema, text, where);
+        for (const listener of [...successListeners]) listener({ method, path: req.path });
+        return parsed;
       }
 
       const { crmMessage, crmCode } = errorBody(text);
@@ -534,6 +539,10 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
     onAccessRefused(listener) {
       refusalListeners.add(listener);
       return () => refusalListeners.delete(listener);
+    },
+    onCallSucceeded(listener) {
+      successListeners.add(listener);
+      return () => successListeners.delete(listener);
     },
     get queued() {
       return limiter.queued;

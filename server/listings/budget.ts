@@ -61,8 +61,8 @@ export interface SharedKeyUsage {
  * - open homes (every page) are read hourly and with each sweep;
  * - webhook-triggered requests, at most WEBHOOK_DAILY_REFRESHES a day (a pushed record costs none);
  * - the key's usage (GET /integrator/usage) is read every CRM_USAGE_CHECK_MINUTES (what the token
- *   allows and the account it names are confirmed about once a day: five requests, left out here;
- *   planAgencies counts them, as they add up over hundreds of agencies).
+ *   allows is confirmed once a day, by the day's own calls but one proof of enquiries: left out
+ *   here; planAgencies counts it, as it adds up over hundreds of agencies).
  * Photo files come from the file host and do not count. Page views cost nothing (served from the cache).
  * Other tools spending with the same API key (`shared`) leave less of the key's daily limit.
  */
@@ -223,11 +223,13 @@ export interface AgenciesPlan {
 const DAY_MINUTES = 24 * 60;
 const DAY_SECONDS = 24 * 3600;
 /**
- * Each agency's daily confirmation of what its token allows and which account it names (the
- * scopes, one proof per capability, the account look-up): trusted for a day, so a restart costs
- * nothing, but planned for once a day.
+ * Each agency's daily confirmation of what its token allows. A real call that succeeded within the
+ * day proves what it uses, and the daily sweep (the floor) reads the listings and the staff: what
+ * is left is the proof of enquiries on a day no enquiry was sent or looked up. GET /scopes is read
+ * only at the first check and after a refusal (its names map to no capability the CRM documents),
+ * and the account a token names is looked up once per token: neither is a daily cost.
  */
-export const ACCESS_CHECK_REQUESTS_PER_DAY = 5;
+export const ACCESS_CHECK_REQUESTS_PER_DAY = 1;
 
 /**
  * The day's CRM requests for every agency on one API key, against CRM_BUDGET_SHARE of the key's

@@ -21,18 +21,20 @@ describe('the planner for many agencies on one key', () => {
     expect(plan.allowed).toBe(5_000);
     expect(plan.perDay).toBeLessThanOrEqual(5_000);
     expect(plan.perDay / 200).toBeLessThanOrEqual(25);
-    // Floor: one sweep each (4 lists + staff + open homes: one page apiece), each agency's daily access check (5) and the key's hourly usage read.
-    expect(plan.floorPerDay).toBe(200 * (6 + 5) + 24);
+    // Floor: one sweep each (4 lists + staff + open homes: one page apiece), each agency's daily access check (1: the sweep
+    // proves listings and staff, the account is known; the enquiries proof is left) and the key's hourly usage read.
+    expect(plan.floorPerDay).toBe(200 * (6 + 1) + 24);
     // What is left buys each agency a few stream reads a day, with a list refresh for each in the worst case.
     const agency = plan.agencies[0]!;
-    expect(agency).toMatchObject({ sweepRequests: 6, accessRequests: 5, catchUpReads: 2, refreshRequests: 8, perDay: 21, catchUpIntervalMinutes: 720 });
-    expect(agency.freshness).toEqual({ withWebhooksSeconds: 5, withoutWebhooksSeconds: 720 * 60 + 60 });
-    expect(new Set(plan.agencies.map((line) => line.catchUpIntervalMinutes))).toEqual(new Set([720]));
+    // Three reads a day: the 8 h promise without webhooks that a five-request access check had pushed to 12 h.
+    expect(agency).toMatchObject({ sweepRequests: 6, accessRequests: 1, catchUpReads: 3, refreshRequests: 12, perDay: 22, catchUpIntervalMinutes: 480 });
+    expect(agency.freshness).toEqual({ withWebhooksSeconds: 5, withoutWebhooksSeconds: 480 * 60 + 60 });
+    expect(new Set(plan.agencies.map((line) => line.catchUpIntervalMinutes))).toEqual(new Set([480]));
     // One more read each would not fit: the interval is the shortest the budget allows.
     expect(plan.perDay + 200 * (1 + 4)).toBeGreaterThan(plan.allowed);
     const text = describeAgenciesPlan(plan);
-    expect(text[0]).toBe('CRM budget for 200 agencies: about 4224 requests a day of 5000 allowed (floor 2224); catch-up every 12 h');
-    expect(text[1]).toBe('  agency-1: 21/day (sweep 6, access check 5, stream reads 2, refreshes ≤ 8); fresh within 5 s with webhooks, 12 h without');
+    expect(text[0]).toBe('CRM budget for 200 agencies: about 4424 requests a day of 5000 allowed (floor 1424); catch-up every 8 h');
+    expect(text[1]).toBe('  agency-1: 22/day (sweep 6, access check 1, stream reads 3, refreshes ≤ 12); fresh within 5 s with webhooks, 8 h without');
   });
 
   it('gives a handful of agencies the stream at SYNC_INTERVAL_MINUTES, no faster', () => {
@@ -56,13 +58,13 @@ describe('the planner for many agencies on one key', () => {
   it('refuses agencies whose floor (one daily sweep each) does not fit, saying how many would', () => {
     const plan = planAgencies(config, shape, agencies(1_000, 100));
     expect(plan.fits).toBe(false);
-    expect(plan.floorPerDay).toBe(1_000 * 11 + 24);
-    // (5,000 − 24) / 11 = 452 agencies of this size.
-    expect(plan.agenciesThatFit).toBe(452);
-    expect(plan.advice).toContain('1000 agencies need at least 11024 CRM requests a day');
-    expect(plan.advice).toContain('452 of them would fit');
+    expect(plan.floorPerDay).toBe(1_000 * 7 + 24);
+    // (5,000 − 24) / 7 = 710 agencies of this size.
+    expect(plan.agenciesThatFit).toBe(710);
+    expect(plan.advice).toContain('1000 agencies need at least 7024 CRM requests a day');
+    expect(plan.advice).toContain('710 of them would fit');
     expect(() => assertAgenciesBudget(plan)).toThrow(AgenciesBudgetRefusedError);
-    expect(() => assertAgenciesBudget(plan)).toThrow(/AGENCIES_FILE: .*452 of them would fit/);
+    expect(() => assertAgenciesBudget(plan)).toThrow(/AGENCIES_FILE: .*710 of them would fit/);
     expect(describeAgenciesPlan(plan)[0]).toMatch(/^CRM budget REFUSED: 1000 agencies/);
     // The smallest first: with one huge agency among them, more of the small ones fit than the average suggests.
     const mixed = planAgencies(config, shape, [
