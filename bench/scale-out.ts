@@ -84,15 +84,22 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
     context.note(`proxy: ${proxy.kind}`);
     const throughput = await compareThroughput(`${proxy.one}${LIST_PATH}`, `${proxy.two}${LIST_PATH}`, context.durationSeconds);
 
-    // Enquiry 202 latency, PostgreSQL against SQLite, alternating.
+    // Enquiry 202 latency, PostgreSQL against SQLite, alternating; about listings both relays list
+    // (an enquiry about one a relay does not know is a 400, which would not measure the outbox).
+    const listingIds: number[] = [];
+    for (const id of targets.listings) {
+      const statuses = await Promise.all([relayA!, relaySqlite!].map((origin) => fetch(`${origin}/api/v1/listings/${id}`).then(async (response) => (await response.arrayBuffer(), response.status))));
+      if (statuses.every((status) => status === 200)) listingIds.push(id);
+    }
+    if (listingIds.length === 0) throw new Error('no listing is listed by both the PostgreSQL and the SQLite relay');
     const pgUrl = `${relayA}/api/v1/enquiries`;
     const sqliteUrl = `${relaySqlite}/api/v1/enquiries`;
-    await load(pgUrl, targets.listings, 1);
-    await load(sqliteUrl, targets.listings, 1);
+    await load(pgUrl, listingIds, 1);
+    await load(sqliteUrl, listingIds, 1);
     const samples = { pg: [] as Sample[], sqlite: [] as Sample[] };
     for (let round = 0; round < 2; round++) {
-      samples.pg.push(await load(pgUrl, targets.listings, context.durationSeconds / 2));
-      samples.sqlite.push(await load(sqliteUrl, targets.listings, context.durationSeconds / 2));
+      samples.pg.push(await load(pgUrl, listingIds, context.durationSeconds / 2));
+      samples.sqlite.push(await load(sqliteUrl, listingIds, context.durationSeconds / 2));
     }
     const merged = (list: Sample[]) => ({
       latenciesMs: list.flatMap((sample) => sample.latenciesMs),
