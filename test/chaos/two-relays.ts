@@ -213,6 +213,9 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
     (restarting ??= (async () => {
       kills++;
       const kill = kills;
+      // A kill is worth most while B holds claims: wait a little for it to take some (not forever:
+      // near the end of a drain there may be nothing left to claim).
+      for (const until = Date.now() + 5_000; Date.now() < until && (await heldByB()) === 0; ) await sleep(50);
       const held = await heldByB();
       note(`kill -9 #${kill} of relay B (${why}); it held ${held} claim(s)`);
       const killedAt = Date.now();
