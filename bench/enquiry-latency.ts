@@ -25,9 +25,11 @@ interface Targets {
   crmLatencyMs: number;
 }
 
-interface Sample {
+export interface Sample {
   latenciesMs: number[];
   failures: number;
+  /** Failures by status ('network' for no answer). */
+  failureCauses: Record<string, number>;
   seconds: number;
 }
 
@@ -74,9 +76,14 @@ export function run(context: BenchContext): Promise<BenchFigure[]> {
 }
 
 /** CONCURRENCY clients posting unique enquiries back to back for `seconds`; latency of each answer. */
-async function load(url: string, listingIds: number[], seconds: number): Promise<Sample> {
+export async function load(url: string, listingIds: number[], seconds: number): Promise<Sample> {
   const latenciesMs: number[] = [];
   let failures = 0;
+  const failureCauses: Record<string, number> = {};
+  const fail = (cause: string) => {
+    failures++;
+    failureCauses[cause] = (failureCauses[cause] ?? 0) + 1;
+  };
   let sent = 0;
   const started = performance.now();
   const until = started + seconds * 1000;
@@ -100,18 +107,18 @@ async function load(url: string, listingIds: number[], seconds: number): Promise
           const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
           await response.arrayBuffer();
           if (response.status === 202 || response.status === 201) latenciesMs.push(performance.now() - begin);
-          else failures++;
+          else fail(String(response.status));
         } catch {
-          failures++;
+          fail('network');
         }
       }
     }),
   );
   if (latenciesMs.length === 0) throw new Error(`${url}: no successful answers (${failures} failures)`);
-  return { latenciesMs, failures, seconds: (performance.now() - started) / 1000 };
+  return { latenciesMs, failures, failureCauses, seconds: (performance.now() - started) / 1000 };
 }
 
-function percentile(values: number[], fraction: number): number {
+export function percentile(values: number[], fraction: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
 }

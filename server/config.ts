@@ -122,6 +122,9 @@ export const configSchema = z
       .describe('After a POST with an unknown outcome, wait this long (ms) before looking the enquiry up in the CRM, so a slow request can land first.'),
     ENQUIRY_DELIVERY_CONCURRENCY: positiveInt(2).describe('Enquiries sent to the CRM at the same time (oldest first; the CRM rate limit still applies).'),
     ENQUIRY_POLL_MS: positiveInt(2000).describe('How often (ms) the delivery worker looks for work queued by other processes (the outbox CLI).'),
+    ENQUIRY_CLAIM_LEASE_MS: positiveInt(2 * 60_000).describe(
+      'With DATABASE_URL: how long (ms) a relay holds the enquiries it is delivering before another relay may take them over (renewed while it works); the takeover time after a relay dies.',
+    ),
     SYNC_INTERVAL_MINUTES: z.coerce.number().positive().default(5).describe(
       "Minutes between reads of the CRM's event stream (one request each), which refresh the listings webhooks missed: the catch-up promised when a webhook is lost.",
     ),
@@ -346,6 +349,7 @@ export function groupSettings(env: EnvSettings, demoMode: boolean): Config {
       reconcileDelayMs: env.ENQUIRY_RECONCILE_DELAY_MS,
       concurrency: env.ENQUIRY_DELIVERY_CONCURRENCY,
       pollMs: env.ENQUIRY_POLL_MS,
+      claimLeaseMs: env.ENQUIRY_CLAIM_LEASE_MS,
       rateLimitPerMinute: env.ENQUIRY_RATE_LIMIT_PER_MINUTE,
       dailyLimitPerClient: env.ENQUIRY_DAILY_LIMIT_PER_CLIENT,
       dailyBudget: env.ENQUIRY_DAILY_BUDGET,

@@ -93,7 +93,18 @@ export interface ChaosReport {
 }
 
 /** The relay's CRM timeout in the run; the "slow" fault phases answer later than this. */
-const CRM_TIMEOUT_MS = 1_000;
+export const CRM_TIMEOUT_MS = 1_000;
+
+/** The relay's settings in the 'mixed' profile: short timeouts and retry delays so a large N runs quickly. */
+export const MIXED_RELAY_SETTINGS = {
+  CRM_TIMEOUT_MS: String(CRM_TIMEOUT_MS),
+  ENQUIRY_RETRY_BASE_MS: '200',
+  ENQUIRY_RETRY_MAX_MS: '2000',
+  // Longer than the slow profile's latency beyond the timeout: a slow POST lands before the look-up.
+  ENQUIRY_RECONCILE_DELAY_MS: '1500',
+  ENQUIRY_DELIVERY_CONCURRENCY: '4',
+  ENQUIRY_POLL_MS: '250',
+};
 
 /** The faults while the run lasts: two profiles that alternate every few seconds. */
 export const FAULT_PROFILES: Record<'rough' | 'slow', FaultRule[]> = {
@@ -159,16 +170,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     profile === 'issue9'
       ? // The production defaults for timeouts, retries, reconciliation and concurrency.
         common
-      : {
-          ...common,
-          CRM_TIMEOUT_MS: String(CRM_TIMEOUT_MS),
-          ENQUIRY_RETRY_BASE_MS: '200',
-          ENQUIRY_RETRY_MAX_MS: '2000',
-          // Longer than the slow profile's latency beyond the timeout: a slow POST lands before the look-up.
-          ENQUIRY_RECONCILE_DELAY_MS: '1500',
-          ENQUIRY_DELIVERY_CONCURRENCY: '4',
-          ENQUIRY_POLL_MS: '250',
-        },
+      : { ...common, ...MIXED_RELAY_SETTINGS },
     logFile,
   );
   const url = `http://127.0.0.1:${port}`;
@@ -367,7 +369,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   }
 }
 
-function latencyOf(acceptedAt: Map<string, number>, arrivedAt: Map<string, number>): ChaosLatency {
+export function latencyOf(acceptedAt: Map<string, number>, arrivedAt: Map<string, number>): ChaosLatency {
   const waits: number[] = [];
   let lastArrival = 0;
   for (const [id, at] of acceptedAt) {
@@ -388,12 +390,12 @@ function latencyOf(acceptedAt: Map<string, number>, arrivedAt: Map<string, numbe
   };
 }
 
-interface Targets {
+export interface Targets {
   listings: number[];
   agents: number[];
 }
 
-function enquiryBody(index: number, targets: Targets): EnquiryRequest {
+export function enquiryBody(index: number, targets: Targets): EnquiryRequest {
   // One in five is a contact-me enquiry, the rest spread over the listings.
   const agent = index % 5 === 4 && targets.agents.length > 0;
   return {
@@ -412,7 +414,7 @@ function enquiryBody(index: number, targets: Targets): EnquiryRequest {
 }
 
 /** Listing and agent ids the relay will accept, read from the simulator as the relay reads them. */
-async function loadTargets(baseUrl: string, apiKey: string, accessToken: string): Promise<Targets> {
+export async function loadTargets(baseUrl: string, apiKey: string, accessToken: string): Promise<Targets> {
   const get = async (path: string) => {
     const response = await fetch(`${baseUrl}${path}`, { headers: { 'X-Api-Key': apiKey, Authorization: `Bearer ${accessToken}`, Accept: 'application/json' } });
     if (!response.ok) throw new Error(`simulator ${path}: ${response.status}`);
@@ -429,7 +431,7 @@ async function loadTargets(baseUrl: string, apiKey: string, accessToken: string)
   return { listings, agents };
 }
 
-async function queuedInRelay(url: string): Promise<number | undefined> {
+export async function queuedInRelay(url: string): Promise<number | undefined> {
   try {
     const response = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(2_000) });
     const text = await response.text();
@@ -440,7 +442,7 @@ async function queuedInRelay(url: string): Promise<number | undefined> {
   }
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
@@ -449,7 +451,7 @@ async function freePort(): Promise<number> {
 }
 
 /** The relay as `npm start` runs it, in its own process: `node --import tsx server/main.ts`. */
-class RelayProcess {
+export class RelayProcess {
   private child: ChildProcess | undefined;
   private exited: Promise<void> = Promise.resolve();
 

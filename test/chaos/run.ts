@@ -7,11 +7,30 @@
  * also fails unless every enquiry is in the CRM within 2 minutes of the last 202 and p95 <= 60 s.
  *
  * CHAOS_DATABASE_URL=postgres://… (an empty database): the same run with the outbox in PostgreSQL.
+ *
+ * `npm run test:chaos -- --relays 2`: two relays on one PostgreSQL database (two-relays.ts), relay B
+ * killed CHAOS_KILLS times (default 6) while CHAOS_N enquiries (default 1000) are spread over both.
+ * Without CHAOS_DATABASE_URL it starts a throwaway PostgreSQL server as the tests do
+ * (test/support/postgres.ts) and says so, or exits 2 when none can be had.
  */
 import { parseArgs } from 'node:util';
+import { findOrInstallPostgres, freshDatabase, startThrowawayPostgres } from '../support/postgres.ts';
 import { ISSUE9_GOALS, runChaos, type ChaosProfile } from './chaos.ts';
+import { runTwoRelayChaos } from './two-relays.ts';
 
-const { values } = parseArgs({ options: { profile: { type: 'string' } }, allowPositionals: false });
+const { values } = parseArgs({ options: { profile: { type: 'string' }, relays: { type: 'string' } }, allowPositionals: false });
+const relays = values.relays ?? '1';
+if (relays !== '1' && relays !== '2') {
+  console.error('--relays must be 1 or 2');
+  process.exit(2);
+}
+if (relays === '2') {
+  if (values.profile) {
+    console.error('--relays 2 runs the mixed profile only; leave out --profile');
+    process.exit(2);
+  }
+  process.exit(await runTwoRelays());
+}
 const profile = (values.profile ?? process.env.CHAOS_PROFILE ?? 'mixed') as ChaosProfile;
 if (profile !== 'mixed' && profile !== 'issue9') {
   console.error('--profile (CHAOS_PROFILE) must be mixed or issue9');
@@ -44,3 +63,49 @@ console.error(
 );
 if (!goalsMet) console.error(`chaos: issue 9 goals missed (p95 <= ${ISSUE9_GOALS.p95Seconds} s, all within ${ISSUE9_GOALS.afterLastAcceptedSeconds} s of the last 202).`);
 process.exit(report.ok && goalsMet ? 0 : 1);
+
+async function runTwoRelays(): Promise<number> {
+  const n = Number(process.env.CHAOS_N ?? 1000);
+  const kills = Number(process.env.CHAOS_KILLS ?? 6);
+  if (!Number.isInteger(n) || n < 1 || !Number.isInteger(kills) || kills < 0) {
+    console.error('CHAOS_N must be a positive whole number and CHAOS_KILLS a whole number');
+    return 2;
+  }
+  const note = (message: string) => console.error(`[chaos ${new Date().toISOString().slice(11, 19)}] ${message}`);
+  let databaseUrl = process.env.CHAOS_DATABASE_URL || undefined;
+  let stopServer: (() => Promise<void> | void) | undefined;
+  if (!databaseUrl) {
+    const found = findOrInstallPostgres(note);
+    if ('skipped' in found) {
+      console.error(`chaos --relays 2 needs PostgreSQL: ${found.skipped}. Set CHAOS_DATABASE_URL to an empty database.`);
+      return 2;
+    }
+    const server = await startThrowawayPostgres(found.bin, found.version);
+    stopServer = () => server.stop();
+    databaseUrl = await freshDatabase(server.url, 'estate_chaos');
+    note(`a throwaway PostgreSQL ${found.version} server for this run`);
+  }
+  try {
+    const report = await runTwoRelayChaos({
+      n,
+      kills,
+      databaseUrl,
+      timeoutMs: Number(process.env.CHAOS_TIMEOUT_MS ?? 30 * 60_000),
+      keepDataDir: process.env.CHAOS_KEEP === '1',
+      note,
+    });
+    console.log(JSON.stringify({ ...report, missing: report.missing.slice(0, 20), duplicates: report.duplicates.slice(0, 20) }, null, 2));
+    const takeovers = report.takeovers.map((takeover) => `${takeover.held} in ${takeover.ms} ms`).join(', ');
+    console.error(
+      report.ok
+        ? `chaos --relays 2: OK. ${report.accepted}/${report.n} accepted (A ${report.acceptedBy[0]}, B ${report.acceptedBy[1]}), each in the CRM exactly once, through ${report.kills} kill -9s of relay B; ` +
+            `peak ${report.peakRequestsPerSecond} requests/s at the CRM (limit ${report.requestsPerSecondLimit}); claims taken over: ${takeovers} (bound ${report.takeoverBoundMs} ms); ` +
+            `relay A answered ${report.listingRequests} listing requests, synced changes in ${report.syncLagsMs.join(', ')} ms.`
+        : `chaos --relays 2: FAILED. missing ${report.missing.length}, duplicates ${report.duplicates.length}, strays ${report.strays}, not accepted ${report.notAccepted}, outbox ${JSON.stringify(report.outbox)}, ` +
+            `peak ${report.peakRequestsPerSecond}/s, takeovers ${takeovers}, listing failures ${report.listingFailures}, sync lags ${report.syncLagsMs.join(', ')}; data kept in ${report.dataDirs.join(' and ')}.`,
+    );
+    return report.ok ? 0 : 1;
+  } finally {
+    await stopServer?.();
+  }
+}

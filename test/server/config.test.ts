@@ -60,6 +60,13 @@ describe('config', () => {
     expect(problemsOf({ ...crm, PUBLIC_URL: 'https://relay.example/?x=1' })).toEqual([expect.stringMatching(/^PUBLIC_URL: must not have a query/)]);
   });
 
+  it('refuses an ENQUIRY_CLAIM_LEASE_MS that is not a positive whole number, naming it', () => {
+    const base = { CRM_BASE_URL: 'https://crm.example/api/v1.3', CRM_API_KEY: 'key', CRM_ACCESS_TOKEN: 'token', PUBLIC_URL: 'https://relay.example' };
+    for (const bad of ['0', '-5', '2.5', 'soon']) expect(problemsOf({ ...base, ENQUIRY_CLAIM_LEASE_MS: bad })).toEqual([expect.stringMatching(/^ENQUIRY_CLAIM_LEASE_MS: /)]);
+    expect(loadConfig({ ...base, ENQUIRY_CLAIM_LEASE_MS: '3000' }).enquiries.claimLeaseMs).toBe(3000);
+    expect(loadConfig(base).enquiries.claimLeaseMs).toBe(120_000);
+  });
+
   it('refuses TRUST_PROXY=true, and takes a hop count or subnets', () => {
     expect(problemsOf({ TRUST_PROXY: 'true' })).toEqual([expect.stringMatching(/^TRUST_PROXY: true is refused .*hop count/)]);
     expect(problemsOf({ TRUST_PROXY: 'loopback, example.com, 10.0.0.0/33' })).toEqual([
@@ -158,6 +165,7 @@ describe('settings grouped by concern', () => {
     ENQUIRY_RECONCILE_DELAY_MS: '9',
     ENQUIRY_DELIVERY_CONCURRENCY: '9',
     ENQUIRY_POLL_MS: '9',
+    ENQUIRY_CLAIM_LEASE_MS: '9',
     SYNC_INTERVAL_MINUTES: '9',
     LIST_POLL_MINUTES: '9',
     FULL_SWEEP_HOURS: '9',

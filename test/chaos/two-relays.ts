@@ -1,0 +1,411 @@
+/**
+ * The two-relay chaos run (issue 14): two relay processes on one PostgreSQL database (DATABASE_URL)
+ * and one CRM simulator with the 'mixed' faults of chaos.ts (500s, 429s, dropped responses, answers
+ * slower than the relay's timeout). The sender spreads enquiries over both relays as a load balancer
+ * would (round robin, the other relay on a refused connection). Relay B is killed with SIGKILL
+ * several times, while accepting and while delivering, and stays down until relay A has taken over
+ * every enquiry B had claimed; then it is restarted.
+ *
+ * The verdict:
+ * - every originalId that got a 202 (from either relay) is in the CRM exactly once, nothing else is;
+ * - the simulator's own counter saw at most 10 requests of the API key in any second, both relays
+ *   together (the shared gate in PostgreSQL);
+ * - after each kill, the claims B held were taken over by A within the claim lease plus the
+ *   enquiry's own retry delay (a claim lapses at the lease; a row whose retry is not yet due is
+ *   claimed when it is) plus a margin for a loaded machine;
+ * - relay A, never killed, answered every listing request while B was down, and picked up a
+ *   listing change made in the CRM after each kill (its own sync kept running).
+ *
+ * What this does not prove yet: that a dead relay's *sync* is taken over. The listing cache is
+ * still per relay (SQLite), so each relay syncs its own copy through the shared gate; one sync per
+ * agency across relays is not built. Once it is, this run should assert the takeover of the sync.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { EnquiryOutbox } from '../../server/enquiries/outbox.ts';
+import { startSimulator } from '../../server/sim/simulator.ts';
+import { attachPostgres } from '../../server/store/postgres.ts';
+import { closeStore, openStore } from '../../server/store/store.ts';
+import { enquiryBody, FAULT_PROFILES, freePort, latencyOf, loadTargets, MIXED_RELAY_SETTINGS, queuedInRelay, RelayProcess, type ChaosLatency } from './chaos.ts';
+
+export interface TwoRelayChaosOptions {
+  n: number;
+  /** SIGKILLs of relay B (about half while accepting, half while delivering). */
+  kills: number;
+  /** An empty PostgreSQL database both relays share. */
+  databaseUrl: string;
+  /** ENQUIRY_CLAIM_LEASE_MS of both relays. Default 3 s. */
+  claimLeaseMs?: number;
+  senders?: number;
+  timeoutMs?: number;
+  keepDataDir?: boolean;
+  note?: (message: string) => void;
+}
+
+export interface Takeover {
+  kill: number;
+  /** Undelivered enquiries relay B had claimed when it was killed. */
+  held: number;
+  /** From the kill until none of them was still claimed by B (0 when it held none). */
+  ms: number;
+}
+
+export interface TwoRelayChaosReport {
+  n: number;
+  accepted: number;
+  /** 202s answered by relay A and relay B. */
+  acceptedBy: [number, number];
+  notAccepted: number;
+  missing: string[];
+  duplicates: string[];
+  strays: number;
+  kills: number;
+  senderRetries: number;
+  outbox: Record<string, number>;
+  /** The simulator's own highest count of the key's requests in any one second. */
+  peakRequestsPerSecond: number;
+  requestsPerSecondLimit: number;
+  simulator: { postsSeen: number; injectedErrors: number; injected429s: number; droppedResponses: number };
+  claimLeaseMs: number;
+  /** The longest a takeover may take: the lease, the longest retry delay and a margin. */
+  takeoverBoundMs: number;
+  takeovers: Takeover[];
+  /** Listing requests to relay A (never killed) while the run lasted, and the ones not answered 200. */
+  listingRequests: number;
+  listingFailures: number;
+  /** After each kill: ms until relay A served a listing change made in the CRM (-1: never). */
+  syncLagsMs: number[];
+  latency: ChaosLatency;
+  seconds: number;
+  dataDirs: string[];
+  ok: boolean;
+}
+
+const SYNC_INTERVAL_MINUTES = 0.05; // 3 s: each relay reads the CRM's event stream that often.
+const SYNC_WAIT_MS = 30_000;
+const TAKEOVER_MARGIN_MS = 5_000;
+
+export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<TwoRelayChaosReport> {
+  const started = Date.now();
+  const note = options.note ?? (() => {});
+  const senders = options.senders ?? 8;
+  const deadline = started + (options.timeoutMs ?? 15 * 60_000);
+  const claimLeaseMs = options.claimLeaseMs ?? 3_000;
+  const takeoverBoundMs = claimLeaseMs + Number(MIXED_RELAY_SETTINGS.ENQUIRY_RETRY_MAX_MS) + TAKEOVER_MARGIN_MS;
+  const requestsPerSecondLimit = 10;
+  const dataDirs = [mkdtempSync(join(tmpdir(), 'estate-chaos-a-')), mkdtempSync(join(tmpdir(), 'estate-chaos-b-'))];
+  const logFiles = dataDirs.map((dir) => join(dir, 'relay.log'));
+
+  const sim = await startSimulator({ listings: 24, seed: 20_250_202, requestsPerSecond: requestsPerSecondLimit, dailyLimit: 1_000_000 });
+  const targets = await loadTargets(sim.baseUrl, sim.apiKey, sim.accessToken);
+  const ports = [await freePort(), await freePort()];
+  const urls = ports.map((port) => `http://127.0.0.1:${port}`);
+  const relays = ports.map(
+    (port, index) =>
+      new RelayProcess(
+        {
+          ...MIXED_RELAY_SETTINGS,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          PUBLIC_URL: urls[index]!,
+          DATA_DIR: dataDirs[index]!,
+          DATABASE_URL: options.databaseUrl,
+          CRM_BASE_URL: sim.baseUrl,
+          CRM_API_KEY: sim.apiKey,
+          CRM_ACCESS_TOKEN: sim.accessToken,
+          CRM_DAILY_LIMIT: '1000000',
+          LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
+          ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000000',
+          ENQUIRY_DAILY_LIMIT_PER_CLIENT: '1000000',
+          ENQUIRY_DAILY_BUDGET: '1000000',
+          ENQUIRY_MIN_FILL_MS: '0',
+          ENQUIRY_CLAIM_LEASE_MS: String(claimLeaseMs),
+          SYNC_INTERVAL_MINUTES: String(SYNC_INTERVAL_MINUTES),
+        },
+        logFiles[index]!,
+      ),
+  );
+  const [relayA, relayB] = relays as [RelayProcess, RelayProcess];
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 2 });
+
+  let faultTimer: NodeJS.Timeout | undefined;
+  const applyProfile = (spell: keyof typeof FAULT_PROFILES) => {
+    sim.state.faults.set(FAULT_PROFILES[spell]);
+    faultTimer = setTimeout(() => applyProfile(spell === 'rough' ? 'slow' : 'rough'), spell === 'rough' ? 4_000 : 1_500);
+  };
+
+  // Relay A's listings, asked for every 300 ms for the whole run: it must never fail to answer.
+  let listingRequests = 0;
+  let listingFailures = 0;
+  let watching = true;
+  let listingWatch: Promise<void> = Promise.resolve();
+  const watchListings = async () => {
+    while (watching) {
+      listingRequests++;
+      try {
+        const response = await fetch(`${urls[0]}/api/v1/listings`, { signal: AbortSignal.timeout(5_000) });
+        await response.arrayBuffer();
+        if (response.status !== 200) listingFailures++;
+      } catch {
+        listingFailures++;
+      }
+      await sleep(300);
+    }
+  };
+
+  const acceptedBy: [number, number] = [0, 0];
+  const accepted = new Set<string>();
+  const acceptedAt = new Map<string, number>();
+  const arrivedAt = new Map<string, number>();
+  const sampleArrivals = () => {
+    const at = Date.now();
+    for (const enquiry of sim.state.postedEnquiries()) {
+      if (enquiry.originalId && !arrivedAt.has(enquiry.originalId)) arrivedAt.set(enquiry.originalId, at);
+    }
+  };
+  const arrivalTimer = setInterval(sampleArrivals, 100);
+  let notAccepted = 0;
+  let senderRetries = 0;
+  let kills = 0;
+  const takeovers: Takeover[] = [];
+  const syncLagsMs: number[] = [];
+  const sendKills = Math.ceil(options.kills / 2);
+  const drainKills = options.kills - sendKills;
+  let restarting: Promise<void> | undefined;
+  const syncListing = targets.listings[0]!;
+
+  const ownerB = dataDirs[1]!;
+  /** Undelivered enquiries whose claim names relay B (its owner id is `host:DATA_DIR`). */
+  const heldByB = async (): Promise<number> => {
+    const { rows: tables } = await pool.query<{ schema: string }>(`SELECT table_schema AS schema FROM information_schema.tables WHERE table_name = 'enquiry_outbox'`);
+    let held = 0;
+    for (const { schema } of tables) {
+      const { rows } = await pool.query<{ held: string }>(
+        `SELECT count(*) AS held FROM ${pg.escapeIdentifier(schema)}.enquiry_outbox WHERE status = 'queued' AND claimed_by LIKE $1`,
+        [`%:${ownerB}`],
+      );
+      held += Number(rows[0]!.held);
+    }
+    return held;
+  };
+
+  /** Relay A serves a heading changed in the CRM now: its own sync still runs. */
+  const waitForSync = async (kill: number): Promise<number> => {
+    const heading = `Changed after kill ${kill}`;
+    const changedAt = Date.now();
+    sim.state.changeListing(syncListing, { fields: { heading } });
+    while (Date.now() - changedAt < SYNC_WAIT_MS) {
+      try {
+        const response = await fetch(`${urls[0]}/api/v1/listings/${syncListing}`, { signal: AbortSignal.timeout(5_000) });
+        if (response.ok && ((await response.json()) as { heading?: string }).heading === heading) return Date.now() - changedAt;
+      } catch {
+        // Counted by the listing watch.
+      }
+      await sleep(200);
+    }
+    return -1;
+  };
+
+  const killAndRestart = (why: string) =>
+    (restarting ??= (async () => {
+      kills++;
+      const kill = kills;
+      // A kill is worth most while B holds claims: wait a little for it to take some (not forever:
+      // near the end of a drain there may be nothing left to claim).
+      for (const until = Date.now() + 5_000; Date.now() < until && (await heldByB()) === 0; ) await sleep(50);
+      const held = await heldByB();
+      note(`kill -9 #${kill} of relay B (${why}); it held ${held} claim(s)`);
+      const killedAt = Date.now();
+      await relayB.kill();
+      const synced = waitForSync(kill);
+      // B stays down until A has taken over what it held (or the bound has long passed).
+      let remaining = held;
+      while (remaining > 0 && Date.now() - killedAt < takeoverBoundMs * 3) {
+        await sleep(100);
+        remaining = await heldByB();
+      }
+      const ms = remaining === 0 ? (held === 0 ? 0 : Date.now() - killedAt) : -1;
+      takeovers.push({ kill, held, ms });
+      syncLagsMs.push(await synced);
+      note(`kill #${kill}: ${held} claim(s) taken over in ${ms} ms; relay A synced a change in ${syncLagsMs.at(-1)} ms`);
+      await relayB.start();
+      note('relay B back');
+    })().finally(() => {
+      restarting = undefined;
+    }));
+
+  const storedIds = () => new Set(sim.state.postedEnquiries().map((enquiry) => enquiry.originalId));
+
+  let report: TwoRelayChaosReport | undefined;
+  try {
+    // Both at once: the migrations must be safe when several relays start together.
+    await Promise.all([relayA.start(), relayB.start()]);
+    // Watched from its first full answer on (before its first sync it says 503, as it should).
+    for (const until = Date.now() + 60_000; ; await sleep(200)) {
+      const response = await fetch(`${urls[0]}/api/v1/listings`).catch(() => undefined);
+      await response?.arrayBuffer();
+      if (response?.status === 200) break;
+      if (Date.now() > until) throw new Error('relay A served no listings within 60 s of its start');
+    }
+    listingWatch = watchListings();
+    applyProfile('rough');
+    note(`relay A pid ${relayA.pid} on ${urls[0]}, relay B pid ${relayB.pid} on ${urls[1]}; sim ${sim.baseUrl}`);
+
+    const killAt = Array.from({ length: sendKills }, (_, index) => Math.floor((options.n * (index + 1)) / (sendKills + 1)));
+    let nextIndex = 0;
+    const sendOne = async (index: number) => {
+      const body = enquiryBody(index, targets);
+      for (let attempt = 0; ; attempt++) {
+        if (Date.now() > deadline) {
+          notAccepted++;
+          return;
+        }
+        // Round robin, and the other relay on the next attempt (what an upstream does on a refused connection).
+        const relayIndex = (index + attempt) % 2;
+        try {
+          const response = await fetch(`${urls[relayIndex]}/api/v1/enquiries`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify(body),
+            signal: AbortSignal.timeout(5_000),
+          });
+          if (response.status === 202) {
+            await response.arrayBuffer();
+            if (!accepted.has(body.originalId)) acceptedBy[relayIndex]!++;
+            accepted.add(body.originalId);
+            acceptedAt.set(body.originalId, Date.now());
+            return;
+          }
+          const text = await response.text();
+          if (response.status !== 429 && response.status < 500) {
+            note(`enquiry ${index} refused by relay ${'AB'[relayIndex]} with ${response.status}: ${text.slice(0, 200)}`);
+            notAccepted++;
+            return;
+          }
+        } catch {
+          // Refused or cut: relay B is down or was killed mid-request.
+        }
+        senderRetries++;
+        await sleep(50 + Math.random() * 100);
+      }
+    };
+    // The kills while accepting, one after the other (B stays down until its claims are taken over).
+    const killer = (async () => {
+      for (const at of killAt) {
+        while (accepted.size < at && Date.now() < deadline) await sleep(50);
+        await killAndRestart(`after ${accepted.size} accepted`);
+      }
+    })();
+    await Promise.all([
+      killer,
+      ...Array.from({ length: senders }, async () => {
+        while (nextIndex < options.n) await sendOne(nextIndex++);
+      }),
+    ]);
+    note(`sent: ${accepted.size} accepted (A ${acceptedBy[0]}, B ${acceptedBy[1]}), ${senderRetries} sender retries, ${storedIds().size} already in the CRM`);
+
+    const atDrainStart = storedIds().size;
+    const drainKillAt = Array.from({ length: drainKills }, (_, index) => atDrainStart + Math.floor(((accepted.size - atDrainStart) * (index + 1)) / (drainKills + 1)));
+    for (;;) {
+      if (Date.now() > deadline) throw new Error(`two-relay chaos run timed out after ${Math.round((Date.now() - started) / 1000)} s`);
+      const stored = storedIds();
+      if (drainKillAt.length > 0 && stored.size >= drainKillAt[0]!) {
+        drainKillAt.shift();
+        await killAndRestart(`while delivering, ${stored.size} in the CRM`);
+      }
+      await restarting;
+      // The outbox is shared: either relay's count is the whole queue.
+      const queued = await queuedInRelay(urls[0]!);
+      if (queued === 0 && drainKillAt.length === 0) break;
+      await sleep(250);
+    }
+    clearTimeout(faultTimer);
+    sampleArrivals();
+    clearInterval(arrivalTimer);
+    watching = false;
+    await listingWatch;
+    await Promise.all(relays.map((relay) => relay.stop()));
+
+    const counts = new Map<string, number>();
+    for (const enquiry of sim.state.postedEnquiries()) {
+      const id = enquiry.originalId ?? '(none)';
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+    }
+    const missing = [...accepted].filter((id) => !counts.has(id));
+    const duplicates = [...counts].filter(([, count]) => count > 1).map(([id]) => id);
+    const strays = [...counts.keys()].filter((id) => !accepted.has(id)).length;
+    const store = openStore(dataDirs[0]!);
+    let outbox: Record<string, number>;
+    try {
+      await attachPostgres(store, options.databaseUrl);
+      outbox = await new EnquiryOutbox(store).counts();
+    } finally {
+      await closeStore(store);
+    }
+    const counters = sim.state.counters;
+    const peakRequestsPerSecond = sim.state.peakRequestsPerSecond(sim.apiKey);
+    report = {
+      n: options.n,
+      accepted: accepted.size,
+      acceptedBy,
+      notAccepted,
+      missing,
+      duplicates,
+      strays,
+      kills,
+      senderRetries,
+      outbox,
+      peakRequestsPerSecond,
+      requestsPerSecondLimit,
+      simulator: {
+        postsSeen: counters.requestsByEndpoint['POST /enquiries'] ?? 0,
+        injectedErrors: counters.injectedErrors,
+        injected429s: counters.injected429s,
+        droppedResponses: counters.droppedResponses,
+      },
+      claimLeaseMs,
+      takeoverBoundMs,
+      takeovers,
+      listingRequests,
+      listingFailures,
+      syncLagsMs,
+      latency: latencyOf(acceptedAt, arrivedAt),
+      seconds: Math.round((Date.now() - started) / 100) / 10,
+      dataDirs,
+      ok:
+        notAccepted === 0 &&
+        accepted.size === options.n &&
+        missing.length === 0 &&
+        duplicates.length === 0 &&
+        strays === 0 &&
+        outbox.queued === 0 &&
+        outbox.dead === 0 &&
+        peakRequestsPerSecond <= requestsPerSecondLimit &&
+        takeovers.every((takeover) => takeover.ms >= 0 && takeover.ms <= takeoverBoundMs) &&
+        listingFailures === 0 &&
+        syncLagsMs.every((lag) => lag >= 0),
+    };
+    return report;
+  } finally {
+    watching = false;
+    clearTimeout(faultTimer);
+    clearInterval(arrivalTimer);
+    await Promise.all(relays.map((relay) => relay.kill().catch(() => {})));
+    await listingWatch;
+    await pool.end();
+    await sim.close();
+    if (!report?.ok) {
+      for (const [index, logFile] of logFiles.entries()) {
+        try {
+          note(`relay ${'AB'[index]} log tail:\n${readFileSync(logFile, 'utf8').split('\n').slice(-30).join('\n')}`);
+        } catch {
+          // No log yet.
+        }
+      }
+    }
+    if (!options.keepDataDir && report?.ok) for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+  }
+}
