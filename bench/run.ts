@@ -17,6 +17,7 @@ const benchmarks: Array<{ name: string; load: () => Promise<BenchModule> }> = [
   { name: 'sync-2000', load: () => import('./sync-2000.ts') },
   { name: 'freshness', load: () => import('./freshness.ts') },
   { name: 'ssr', load: () => import('./ssr.ts') },
+  { name: 'integrator', load: () => import('./integrator.ts') },
 ];
 
 const wanted = process.argv.slice(2);
