@@ -49,6 +49,8 @@ import type { DrivenChange } from '../server/sim/drive.ts';
 import type { BenchContext, BenchFigure } from './types.ts';
 
 const DAILY_CHANGE_SHARE = 0.02;
+/** The relay's defaults, for the plan (a single-agency config: planAgencies reads only its budget and listing settings). */
+const DEFAULT_ENV = { CRM_BASE_URL: 'http://127.0.0.1:9/api/v1.3', CRM_API_KEY: 'key', CRM_ACCESS_TOKEN: 'token', PUBLIC_URL: 'https://relay.agency.test' };
 
 export interface IntegratorBenchOptions {
   agencies: number;
@@ -83,7 +85,7 @@ function positive(name: string, fallback: number): number {
 
 export async function measureIntegrator(options: IntegratorBenchOptions): Promise<BenchFigure[]> {
   const { note } = options;
-  const defaults = loadConfig({ CRM_BASE_URL: 'http://127.0.0.1:9/api/v1.3', CRM_API_KEY: 'key', CRM_ACCESS_TOKEN: 'token', PUBLIC_URL: 'https://relay.agency.test' });
+  const defaults = loadConfig(DEFAULT_ENV);
   const shape = crmListShape(defaults);
 
   // 1. Real time.
@@ -108,7 +110,11 @@ export async function measureIntegrator(options: IntegratorBenchOptions): Promis
   const plannedInterval = plan.catchUpIntervalMinutes;
   let lost: Awaited<ReturnType<typeof lostRun>> | undefined;
   if (!options.skipLost && plannedInterval !== null) {
-    lost = await lostRun(options, plannedInterval / options.compression);
+    // The same plan with COMPRESSION× the day's limit and the stream floor at the compressed interval: the interval the relay will use.
+    const compressedEnv = { CRM_DAILY_LIMIT: String(10_000 * options.compression), SYNC_INTERVAL_MINUTES: String(plannedInterval / options.compression) };
+    const compressed = planAgencies(loadConfig({ ...DEFAULT_ENV, ...compressedEnv }), shape, toPlan);
+    if (compressed.catchUpIntervalMinutes === null) throw new Error('the compressed plan has no stream reads: lower BENCH_INTEGRATOR_COMPRESSION');
+    lost = await lostRun(options, compressedEnv, plannedInterval / compressed.catchUpIntervalMinutes, compressed.catchUpIntervalMinutes);
   }
 
   // 3. A day, from measured costs and the plan's counts.
@@ -270,14 +276,13 @@ async function realTimeRun(rig: IntegratorRig, options: IntegratorBenchOptions) 
   };
 }
 
-async function lostRun(options: IntegratorBenchOptions, intervalMinutes: number) {
+async function lostRun(options: IntegratorBenchOptions, env: Record<string, string>, compression: number, intervalMinutes: number) {
   const { note } = options;
-  const compression = options.compression;
   const rig = await startIntegratorRig({
     agencies: options.agencies,
     listings: options.listings,
-    dailyLimit: 10_000 * compression,
-    env: { CRM_DAILY_LIMIT: String(10_000 * compression), SYNC_INTERVAL_MINUTES: String(intervalMinutes) },
+    dailyLimit: Number(env.CRM_DAILY_LIMIT),
+    env,
     dataDirPrefix: 'estate-bench-integrator-lost-',
   });
   try {
@@ -289,7 +294,7 @@ async function lostRun(options: IntegratorBenchOptions, intervalMinutes: number)
       if (performance.now() - startedAt > 3_600_000) throw new Error('compressed run: agencies not filled after an hour');
       await sleep(1_000);
     }
-    note(`compressed run (${compression}×): all agencies filled; changes with every webhook lost`);
+    note(`compressed run (${round(compression)}×, stream read every ${round(intervalMinutes * 60)} s): all agencies filled; changes with every webhook lost`);
     const counted = (endpoint: string) => rig.sim.key.getCounters().requestsByEndpoint[endpoint] ?? 0;
     const streamBefore = counted('GET /eventStream');
     const usageBefore = counted('GET /integrator/usage');
