@@ -13,7 +13,7 @@ const REPOSITORIES = [
 ];
 
 /** Where the relay is put together from its parts: these may reach every module, the CRM adapter included. */
-const COMPOSITION_ROOTS = ['^server/(main|relay|cli)[.]ts$', '^server/ops/'];
+const COMPOSITION_ROOTS = ['^server/(main|relay|cli|agency)[.]ts$', '^server/ops/', '^server/agencies/'];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

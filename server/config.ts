@@ -25,7 +25,14 @@ export const configSchema = z
       .optional()
       .describe('Base URL of the CRM API, ending in /api/v1.3. Required with CRM_API_KEY and CRM_ACCESS_TOKEN outside demo mode.'),
     CRM_API_KEY: z.string().min(1).optional().describe('The integrator API key (X-Api-Key). Secret.'),
-    CRM_ACCESS_TOKEN: z.string().min(1).optional().describe("The agency account's access token (Bearer). Secret."),
+    CRM_ACCESS_TOKEN: z.string().min(1).optional().describe("The agency account's access token (Bearer). Secret. Not with AGENCIES_FILE (each agency's token is in the file)."),
+    AGENCIES_FILE: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'JSON file of the agencies this relay serves on one API key (`{ "agencies": [ { "slug", "name", "accessToken", "allowedOrigins", "siteUrl" } ] }`), each under /a/<slug>/. Must be readable by its owner only (chmod 600): it holds the tokens. Re-read on SIGHUP and `npm run relay -- agencies reload`. Unset: one agency (CRM_ACCESS_TOKEN) at the root paths.',
+      ),
     CRM_REQUESTS_PER_SECOND: positiveInt(10).describe('Upstream request rate limit per API key.'),
     CRM_DAILY_LIMIT: positiveInt(10_000).describe('Upstream requests per UTC day per API key.'),
     CRM_TIMEOUT_MS: positiveInt(15_000).describe('Timeout of one upstream request, in milliseconds.'),
@@ -257,6 +264,8 @@ export interface SiteSettings {
 /** The relay's settings, grouped by concern: converted once from the flat environment (loadConfig). */
 export interface Config {
   demoMode: boolean;
+  /** AGENCIES_FILE: many agencies on the key, each under /a/<slug>/ (server/agencies/). Undefined: one agency at the root. */
+  agenciesFile: string | undefined;
   nodeEnv: string | undefined;
   dataDir: string;
   logLevel: EnvSettings['LOG_LEVEL'];
@@ -277,6 +286,7 @@ const DAY_MS = 24 * HOUR_MS;
 export function groupSettings(env: EnvSettings, demoMode: boolean): Config {
   return {
     demoMode,
+    agenciesFile: env.AGENCIES_FILE,
     nodeEnv: env.NODE_ENV,
     dataDir: env.DATA_DIR,
     logLevel: env.LOG_LEVEL,
@@ -388,6 +398,7 @@ function isAddressOrSubnet(entry: string): boolean {
  */
 function decideDemoMode(env: Record<string, string>, problems: string[]): boolean {
   const credentialsGiven = credentialNames.filter((name) => env[name] !== undefined);
+  if (env.AGENCIES_FILE !== undefined) return decideAgenciesMode(env, problems);
   if (env.DEMO_MODE === '1') {
     if (credentialsGiven.length) {
       problems.push(`DEMO_MODE: is 1 (the embedded CRM simulator) but ${credentialsGiven.join(', ')} ${credentialsGiven.length > 1 ? 'are' : 'is'} set: unset one or the other`);
@@ -404,6 +415,26 @@ function decideDemoMode(env: Record<string, string>, problems: string[]): boolea
         : 'NODE_ENV=production never runs the demo (DEMO_MODE=1 does)';
   for (const name of credentialNames) {
     if (env[name] === undefined) problems.push(`${name}: is required to use a real CRM (${why}); set all three`);
+  }
+  return false;
+}
+
+/** Settings each agency has in AGENCIES_FILE: refused beside it, so nobody wonders which one wins. */
+const perAgencySettings: Record<string, string> = {
+  CRM_ACCESS_TOKEN: 'accessToken',
+  ALLOWED_ORIGINS: 'allowedOrigins',
+  SITE_URL: 'siteUrl',
+  SITE_NAME: 'name',
+};
+
+/** AGENCIES_FILE: a real CRM always (the key and base URL here, the tokens in the file), never the demo. */
+function decideAgenciesMode(env: Record<string, string>, problems: string[]): false {
+  if (env.DEMO_MODE === '1') problems.push('DEMO_MODE: is 1 (the embedded CRM simulator) but AGENCIES_FILE is set: unset one or the other');
+  for (const name of ['CRM_BASE_URL', 'CRM_API_KEY'] as const) {
+    if (env[name] === undefined) problems.push(`${name}: is required with AGENCIES_FILE (the integrator's key, shared by every agency in the file)`);
+  }
+  for (const [name, field] of Object.entries(perAgencySettings)) {
+    if (env[name] !== undefined) problems.push(`${name}: is set per agency with AGENCIES_FILE (its "${field}" in the file): remove ${name}`);
   }
   return false;
 }

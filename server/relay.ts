@@ -1,19 +1,17 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { agencyFeatures, composeAgency, type Agency } from './agency.ts';
+import { AgencySet } from './agencies/set.ts';
 import { createApp, projectRoot, requestListener, type AppDeps } from './app.ts';
 import { ConfigError, type Config } from './config.ts';
 import { publicOrigins } from './cors.ts';
-import { crmAccessFeature, CrmAccess } from './crm/access.ts';
-import { createCrmClientFromConfig, type CrmClient } from './crm/client.ts';
-import { crmEnquiryTargets } from './crm/enquiry-targets.ts';
-import { crmLeadSink } from './crm/lead-sink.ts';
-import { crmListingSource } from './crm/listing-source.ts';
-import { enquiriesFeature } from './enquiries/feature.ts';
-import { createEnquiryService, type EnquiryService } from './enquiries/service.ts';
+import type { CrmAccess } from './crm/access.ts';
+import type { CrmClient } from './crm/client.ts';
+import type { EnquiryService } from './enquiries/service.ts';
 import type { EnquiryTargets } from './enquiries/targets.ts';
 import type { Feature } from './feature.ts';
-import { createListingsService, listingsFeature, type ListingsService } from './listings/index.ts';
+import type { ListingsService } from './listings/index.ts';
 import type { Logger } from './log.ts';
 import { pagesFeature } from './pages/index.ts';
 import { openStore, type Store } from './store/store.ts';
@@ -23,14 +21,18 @@ export interface RunningRelay {
   url: string;
   port: number;
   config: Config;
+  /** The agency's store; with AGENCIES_FILE, the key-wide store in DATA_DIR (the key's daily budget). */
   store: Store;
-  /** The one CRM client (one rate limiter and daily budget) every worker shares. */
+  /** The one CRM client (one rate limiter and daily budget) every worker shares. With AGENCIES_FILE: the first agency's at start (see `agencies`). */
   crm: CrmClient;
+  /** With AGENCIES_FILE: the first agency's at start (see `agencies`). */
   enquiries: EnquiryService;
-  /** Listing cache, sync worker and photo mirror. */
+  /** Listing cache, sync worker and photo mirror. With AGENCIES_FILE: the first agency's at start (see `agencies`). */
   listings: ListingsService;
-  /** What the CRM key and token allow, and the key's usage by every tool. */
+  /** What the CRM key and token allow, and the key's usage by every tool. With AGENCIES_FILE: the first agency's at start. */
   access: CrmAccess;
+  /** AGENCIES_FILE: every agency, served under /a/<slug>/ (reload() re-reads the file). */
+  agencies?: AgencySet;
   /** The embedded simulator in demo mode. */
   simulator?: {
     baseUrl: string;
@@ -57,9 +59,10 @@ export interface StartRelayOptions {
 }
 
 /**
- * Wires the whole relay: (in demo mode) the embedded CRM simulator, the store, the CRM client,
- * the workers and the HTTP server. main.ts, the end-to-end tests and the benchmarks all start
- * the relay through here, so they run the same thing.
+ * Wires the whole relay: (in demo mode) the embedded CRM simulator, the agencies (one at the root
+ * paths, or every agency of AGENCIES_FILE under /a/<slug>/, each composed by agency.ts), the
+ * workers and the HTTP server. main.ts, the end-to-end tests and the benchmarks all start the
+ * relay through here, so they run the same thing.
  */
 export async function startRelay(config: Config, options: StartRelayOptions): Promise<RunningRelay> {
   const { log } = options;
@@ -87,36 +90,35 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
         'Set CRM_BASE_URL, CRM_API_KEY and CRM_ACCESS_TOKEN to use a real CRM account.',
     );
   }
+  const defaultPhotoSources = [config.crm.baseUrl, simulator?.origin];
+  const widgetDir = options.app?.widgetDir ?? join(projectRoot, 'dist', 'widget');
 
-  const store = openStore(config.dataDir, undefined, { warn: (message, fields) => log.warn(fields, message) });
-  const crm = createCrmClientFromConfig(config, store, log);
-  let listings: ListingsService;
+  // One agency at the root, or the agencies of AGENCIES_FILE beside the key-wide store.
+  let root: Agency | undefined;
+  let keyStore: Store | undefined;
+  let agencies: AgencySet | undefined;
   try {
-    listings = createListingsService({ config, store, log, source: crmListingSource({ client: crm, config }), defaultPhotoSources: [config.crm.baseUrl, simulator?.origin] });
+    if (config.agenciesFile) {
+      keyStore = openStore(config.dataDir, undefined, { warn: (message, fields) => log.warn(fields, message) });
+      agencies = AgencySet.open({
+        config,
+        log,
+        keyStore,
+        widgetDir,
+        ownOrigins: publicOrigins(config),
+        defaultPhotoSources,
+        enquiryTargets: options.enquiryTargets,
+        workers: options.workers,
+      });
+    } else {
+      root = composeAgency(config, { log, defaultPhotoSources, enquiryTargets: options.enquiryTargets });
+    }
   } catch (error) {
-    // Refused settings (CRM budget): release what was opened, then let main.ts report and exit.
-    crm.close();
-    store.close();
+    // Refused settings (CRM budget, agencies file): release what was opened, then let main.ts report and exit.
+    keyStore?.close();
     await simulator?.close();
     throw error;
   }
-  // What the key and token allow (logged, and named by /readyz and the status CLI when refused), and the key's usage by every tool.
-  const access = new CrmAccess({
-    client: crm,
-    store,
-    log,
-    listingClass: config.listings.classes[0]!,
-    usageCheckMinutes: config.crm.usageCheckMinutes,
-    onUsage: (usage) => listings.replan(usage.others),
-  });
-  const enquiries = createEnquiryService({
-    settings: config.enquiries,
-    store,
-    log,
-    sink: crmLeadSink(crm, { source: config.enquiries.source }),
-    sinkTargets: crmEnquiryTargets(crm, { log }),
-    targets: options.enquiryTargets ?? listings.enquiryTargets,
-  });
 
   // Listen first: in demo mode the relay's own origin is the address it ends up on (PORT may be 0).
   const server: Server = createServer();
@@ -135,30 +137,41 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
 
   // The demo site is opened on this machine: its pages may post enquiries from these origins.
   const ownOrigins = config.demoMode ? [...publicOrigins(config), url, `http://localhost:${port}`] : publicOrigins(config);
-  const features: Feature[] = [
-    listingsFeature(listings),
-    crmAccessFeature(access),
-    enquiriesFeature(enquiries, { allowedOrigins: config.http.allowedOrigins, ownOrigins, limits: config.enquiries, log }),
-    pagesFeature({
-      config,
-      store,
-      log,
-      listings: listings.publicListings,
-      onListingsChange: (listener) => listings.cache.onChange(listener),
-      filled: () => listings.cache.readState().lastSuccessAt !== null,
-      ownUrl: url,
-      widgetDir: options.app?.widgetDir ?? join(projectRoot, 'dist', 'widget'),
-      maxUrlsPerSitemap: options.maxUrlsPerSitemap,
-      demoDir: options.app?.demoDir === undefined ? join(projectRoot, 'demo') : options.app.demoDir,
-    }),
-  ];
+  const features: Feature[] = root
+    ? [
+        ...agencyFeatures(root, { ownOrigins, log }),
+        pagesFeature({
+          config,
+          store: root.store,
+          log,
+          listings: root.listings.publicListings,
+          onListingsChange: (listener) => root.listings.cache.onChange(listener),
+          filled: () => root.listings.cache.readState().lastSuccessAt !== null,
+          ownUrl: url,
+          widgetDir,
+          maxUrlsPerSitemap: options.maxUrlsPerSitemap,
+          demoDir: options.app?.demoDir === undefined ? join(projectRoot, 'demo') : options.app.demoDir,
+        }),
+      ]
+    : [
+        {
+          name: 'agencies',
+          router: agencies!.router(),
+          workers: [],
+          // Ready once every agency's cache was filled once; each agency's own is /a/<slug>/readyz.
+          readiness: { agencyCaches: () => agencies!.allFilled() },
+          metrics: () => agencies!.metrics(),
+        },
+      ];
   const workers: Worker[] = features.flatMap((feature) => feature.workers);
+  const store = root?.store ?? keyStore!;
   const app = createApp({ config, store, log, features, ...options.app });
   server.on('request', requestListener(app));
 
   // Demo mode: the simulator sends its webhooks to this relay, as a real CRM would to the registered URL.
   if (simulator && !simulator.webhookUrlSet) simulator.setWebhookUrl(`${url}/hooks/crm`);
   if (options.workers !== false) for (const worker of workers) worker.start();
+  agencies?.start();
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -168,12 +181,14 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
         server.closeIdleConnections();
       });
       await Promise.all(workers.map((worker) => worker.stop()));
-      crm.close();
-      store.close();
+      await root?.close();
+      await agencies?.close();
+      keyStore?.close();
       await simulator?.close();
     })());
 
-  return { url, port, config, store, crm, enquiries, listings, access, simulator, close };
+  const first = root ?? agencies!.list()[0]!.agency;
+  return { url, port, config, store, crm: first.crm, enquiries: first.enquiries, listings: first.listings, access: first.access, agencies, simulator, close };
 }
 
 /** SIM_AGENCIES (1-20 in demo mode): how many agency accounts the embedded simulator holds on its one key. */

@@ -178,6 +178,8 @@ export interface CrmClient {
   claimKeyUsageRead(intervalMs: number): boolean;
   /** Requests the key's gate let through since it opened, by work class (every client of the key together). */
   requestsByClass(): Record<WorkClass, number>;
+  /** Requests this client (one agency) sent today, UTC, since it opened: the operator view's calls per agency. */
+  requestsToday(): { day: string; requests: number };
   /** Callers waiting for a rate-limit slot. */
   readonly queued: number;
   /** Fails every waiting call and every later one. In-flight requests finish. */
@@ -194,14 +196,17 @@ const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOST
  * The client with the relay's CRM settings (the CRM_* variables; the credentials must be set, as
  * they are once demo mode has filled them in), as the relay and the operator CLI's sync use it.
  */
-export function createCrmClientFromConfig(config: Config, store: Store, log: Logger): CrmClient {
+export function createCrmClientFromConfig(config: Config, store: Store, log: Logger, options: { limiterStore?: Store; agency?: string } = {}): CrmClient {
+  // Many agencies on one relay pass the relay's key-wide store: one gate and one daily budget for the key.
+  const limiterStore = options.limiterStore ?? store;
   return createCrmClient({
     baseUrl: config.crm.baseUrl!,
     apiKey: config.crm.apiKey!,
     accessToken: config.crm.accessToken!,
-    limiter: limiterForKey(config.crm.apiKey!, { store, requestsPerSecond: config.crm.requestsPerSecond, dailyLimit: config.crm.dailyLimit }),
+    limiter: limiterForKey(config.crm.apiKey!, { store: limiterStore, requestsPerSecond: config.crm.requestsPerSecond, dailyLimit: config.crm.dailyLimit }),
     log,
     timeoutMs: config.crm.timeoutMs,
+    agency: options.agency,
   });
 }
 
@@ -230,6 +235,12 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
     'User-Agent': 'estate-embed-relay',
   };
 
+  let today = { day: '', requests: 0 };
+  const countToday = () => {
+    const day = now().toISOString().slice(0, 10);
+    today = today.day === day ? { day, requests: today.requests + 1 } : { day, requests: 1 };
+  };
+
   async function request<S extends z.ZodType>(req: CrmRequest<S>): Promise<z.infer<S>> {
     const method = req.method ?? 'GET';
     const idempotent = req.idempotent ?? method === 'GET';
@@ -242,6 +253,7 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
     for (let attempt = 1; ; attempt++) {
       // The work class of whichever worker made this call (work-class.ts): leads before syncs.
       const releaseSlot = await limiter.acquire({ signal: req.signal, workClass: workClassNow(), agency });
+      countToday();
       const timeout = AbortSignal.timeout(timeoutMs);
       const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
       const started = performance.now();
@@ -466,6 +478,7 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
     recordKeyUsage: (used) => limiter.raiseUsedTo(used),
     claimKeyUsageRead: (intervalMs) => limiter.claimUsageRead(intervalMs),
     requestsByClass: () => limiter.grantedByClass(),
+    requestsToday: () => (today.day === now().toISOString().slice(0, 10) ? { ...today } : { day: now().toISOString().slice(0, 10), requests: 0 }),
     get queued() {
       return limiter.queued;
     },

@@ -45,6 +45,18 @@ export interface CrmListingSourceOptions {
   pageSize?: number;
 }
 
+/** The CRM's signed webhooks (signed with the API key, so one endpoint verifies every agency's): how they are checked and read. */
+export function crmWebhookFeed(config: Pick<Config, 'crm'>): Pick<ChangeFeed, 'canVerify' | 'keySetting' | 'signatureHeader' | 'signatureForm' | 'verify' | 'parse'> {
+  return {
+    canVerify: Boolean(config.crm.apiKey),
+    keySetting: 'CRM_API_KEY',
+    signatureHeader: WEBHOOK_SIGNATURE_HEADER,
+    signatureForm: 't=<ms>,sha512=<hex>',
+    verify: (header, rawBody, nowMs, toleranceMs) => verifyCrmWebhook(config.crm.apiKey ?? '', header, rawBody, nowMs, toleranceMs),
+    parse: parseCrmWebhook,
+  };
+}
+
 /**
  * The listing source for this CRM: its `/properties/{class}/{sale|lease}/...` lists (published=true,
  * paged by `pagesize`, sorted by insertion), photos, `/account/users`, `/openHomes`, the signed
@@ -84,12 +96,7 @@ export function crmListingSource(options: CrmListingSourceOptions): ListingSourc
   }
 
   const changes: ChangeFeed = {
-    canVerify: Boolean(options.config.crm.apiKey),
-    keySetting: 'CRM_API_KEY',
-    signatureHeader: WEBHOOK_SIGNATURE_HEADER,
-    signatureForm: 't=<ms>,sha512=<hex>',
-    verify: (header, rawBody, nowMs, toleranceMs) => verifyCrmWebhook(options.config.crm.apiKey ?? '', header, rawBody, nowMs, toleranceMs),
-    parse: parseCrmWebhook,
+    ...crmWebhookFeed(options.config),
     retentionMs: EVENT_STREAM_RETENTION_MS,
     async read(from, readOptions) {
       if ('cursor' in from) {

@@ -7,7 +7,7 @@ import { PhotoMirror } from '../photos/mirror.ts';
 import { photosRouter } from '../photos/routes.ts';
 import type { Store } from '../store/store.ts';
 import type { Feature } from '../feature.ts';
-import { assertBudget, planBudget, type BudgetPlan } from './budget.ts';
+import { assertBudget, planBudget, type BudgetedLists, type BudgetPlan, type KnownSizes } from './budget.ts';
 import { ListingCache } from './cache.ts';
 import { listingsRouter } from './routes.ts';
 import { publicListings, type PublicListings } from './public-listings.ts';
@@ -16,7 +16,7 @@ import { CrmChangeWorker, renderPushMetrics } from './events.ts';
 import { ListingSync } from './sync.ts';
 import type { ListingSource } from './source.ts';
 import { AgencyAccount } from './account.ts';
-import { webhookRouter, type WebhookCounts } from './webhook.ts';
+import { webhookRouter, type WebhookCounts, type WebhookTarget } from './webhook.ts';
 import type { Clock } from '../clock.ts';
 
 export { BudgetRefusedError, planBudget, type BudgetPlan } from './budget.ts';
@@ -25,6 +25,7 @@ export { ListingSync, type SyncReport } from './sync.ts';
 export { CrmChangeWorker } from './events.ts';
 export { AgencyAccount } from './account.ts';
 export type { PublicListings } from './public-listings.ts';
+export { webhookRouter, type WebhookCounts, type WebhookTarget } from './webhook.ts';
 
 export interface ListingsService {
   cache: ListingCache;
@@ -36,6 +37,12 @@ export interface ListingsService {
   /** The agency's account id at the source, learned at start (a worker): webhooks of other accounts are ignored. */
   account: AgencyAccount;
   webhookCounts: WebhookCounts;
+  /** Where a verified webhook for this agency is stored and applied (the shared webhook endpoint routes here). */
+  webhookTarget: WebhookTarget;
+  /** List sizes from the cache, for the plan of all agencies. */
+  sizes(): KnownSizes;
+  /** The source's lists and page size, for the plan. */
+  budgetedLists: BudgetedLists;
   /** Prometheus lines for the CRM's push (appended to /metrics). */
   metrics(): string;
   plan: BudgetPlan;
@@ -47,7 +54,7 @@ export interface ListingsService {
   allowList: PhotoHostAllowList;
   /** The public listing shape from the cache (what the API serves; the server-rendered pages read it too). */
   publicListings: PublicListings;
-  /** GET /api/v1/listings[/:id], GET /api/v1/agents, GET /photos/:file, POST /hooks/crm. */
+  /** GET /api/v1/listings[/:id], GET /api/v1/agents, and (one agency alone) GET /photos/:file, POST /hooks/crm. */
   router: Router;
   /** For the enquiry relay: the CRM ids of a cached listing (undefined: not a listing we show). */
   listingTarget(id: number): ListingTarget | undefined;
@@ -66,6 +73,16 @@ export interface ListingsServiceOptions {
   /** Hosts photos may come from when PHOTO_HOSTS is unset (the CRM's, the demo simulator's). */
   defaultPhotoSources?: Array<string | undefined>;
   now?: Clock;
+  /**
+   * One of many agencies on the relay (AGENCIES_FILE): the budget is planned for all of them
+   * together (not here), webhooks arrive at the relay's one endpoint and photos sit in one shared
+   * folder served at /photos/, so this service mounts neither route.
+   */
+  shared?: {
+    photoDir: string;
+    /** Whether another agency still refers to an image (its files are then kept). */
+    photoInUseElsewhere(hash: string): boolean;
+  };
 }
 
 /**
@@ -83,26 +100,38 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     openHomes: cache.countOpenHomes(),
   });
   const plan = planBudget(config, source, sizes());
-  log.info(
-    {
-      crmRequestsPerDay: plan.perDay,
-      allowed: plan.allowed,
-      dailyLimit: config.crm.dailyLimit,
-      eventStreamReads: plan.eventStreamReads,
-      eventStreamIntervalMinutes: plan.eventStreamIntervalMinutes,
-      freshness: plan.freshness,
-      lines: plan.lines.map((line) => `${line.what}: ${line.perDay}`),
-    },
-    `listing sync budget: about ${plan.perDay} CRM requests a day of ${config.crm.dailyLimit} ` +
-      `(${Math.round((plan.perDay / config.crm.dailyLimit) * 100)}%; allowed ${plan.allowed} by CRM_BUDGET_SHARE=${config.crm.budgetShare}); ` +
-      `event stream read every ${plan.eventStreamIntervalMinutes} min (${plan.eventStreamReads} reads a day): a change reaches the listing API ` +
-      `within ~${plan.freshness.withWebhooksSeconds} s with webhooks, within ${plan.freshness.withoutWebhooksSeconds} s when a webhook is lost`,
-  );
-  assertBudget(plan);
+  if (!options.shared) logAndAssertPlan();
+  function logAndAssertPlan() {
+    log.info(
+      {
+        crmRequestsPerDay: plan.perDay,
+        allowed: plan.allowed,
+        dailyLimit: config.crm.dailyLimit,
+        eventStreamReads: plan.eventStreamReads,
+        eventStreamIntervalMinutes: plan.eventStreamIntervalMinutes,
+        freshness: plan.freshness,
+        lines: plan.lines.map((line) => `${line.what}: ${line.perDay}`),
+      },
+      `listing sync budget: about ${plan.perDay} CRM requests a day of ${config.crm.dailyLimit} ` +
+        `(${Math.round((plan.perDay / config.crm.dailyLimit) * 100)}%; allowed ${plan.allowed} by CRM_BUDGET_SHARE=${config.crm.budgetShare}); ` +
+        `event stream read every ${plan.eventStreamIntervalMinutes} min (${plan.eventStreamReads} reads a day): a change reaches the listing API ` +
+        `within ~${plan.freshness.withWebhooksSeconds} s with webhooks, within ${plan.freshness.withoutWebhooksSeconds} s when a webhook is lost`,
+    );
+    assertBudget(plan);
+  }
 
   const allowList = new PhotoHostAllowList(photoHosts(config.photos.hosts, options.defaultPhotoSources ?? [config.crm.baseUrl]));
   log.info({ photoHosts: allowList.hosts }, 'photo mirror fetches only from these hosts (PHOTO_HOSTS)');
-  const mirror = new PhotoMirror({ store, log, allowList, widths: config.photos.widths, maxBytes: config.photos.maxBytes, now: options.now });
+  const mirror = new PhotoMirror({
+    store,
+    log,
+    allowList,
+    widths: config.photos.widths,
+    maxBytes: config.photos.maxBytes,
+    now: options.now,
+    photoDir: options.shared?.photoDir,
+    inUseElsewhere: options.shared?.photoInUseElsewhere,
+  });
   // The plan at start knows list sizes only from the cache; after each sweep it is made again with
   // the real ones, and a plan that no longer fits is reported with the setting to change.
   let othersKnown: number | undefined;
@@ -119,29 +148,32 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     else log.error(fields, `listing sync budget exceeded: ${current.advice}.${shared}`);
     return current;
   };
-  const sync = new ListingSync({ source, cache, mirror, log, config, now: options.now, afterSweep: () => replan() });
+  // Many agencies: the relay plans them all together (server/agencies/set.ts).
+  const sync = new ListingSync({ source, cache, mirror, log, config, now: options.now, afterSweep: () => (options.shared ? undefined : replan()) });
 
   const changeStore = new ChangeStore(store);
   const changes = new CrmChangeWorker({ store: changeStore, sync, cache, source, log, config, now: options.now });
   const webhookCounts: WebhookCounts = { accepted: 0, duplicates: 0, ignored: 0, otherAccount: 0, refused: 0 };
   const account = new AgencyAccount({ store: changeStore, source, log });
 
+  const webhookTarget: WebhookTarget = { changes: changeStore, onStored: () => changes.kick(), counts: webhookCounts };
+
   const router = Router({ caseSensitive: true, strict: true });
-  router.use(
-    webhookRouter({
-      feed: source.changes,
-      toleranceSeconds: config.listings.webhookToleranceSeconds,
-      changes: changeStore,
-      isOtherAccount: (named) => account.isOther(named),
-      onStored: () => changes.kick(),
-      counts: webhookCounts,
-      log,
-      now: options.now,
-    }),
-  );
+  if (!options.shared) {
+    router.use(
+      webhookRouter({
+        feed: source.changes,
+        toleranceSeconds: config.listings.webhookToleranceSeconds,
+        targetOf: (named) => (account.isOther(named) ? undefined : webhookTarget),
+        counts: webhookCounts,
+        log,
+        now: options.now,
+      }),
+    );
+  }
   const listings = publicListings({ cache, mirror, base: config.http.publicUrl ?? '', now: options.now });
   router.use(listingsRouter({ config, cache, mirror, listings, now: options.now }));
-  router.use(photosRouter(mirror.photoDir));
+  if (!options.shared) router.use(photosRouter(mirror.photoDir));
 
   return {
     cache,
@@ -150,6 +182,9 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     changes,
     account,
     webhookCounts,
+    webhookTarget,
+    sizes,
+    budgetedLists: source,
     metrics: () => renderPushMetrics(webhookCounts, changes.counts, changeStore.pending()),
     plan,
     replan,

@@ -18,15 +18,25 @@ export interface WebhookCounts {
   refused: number;
 }
 
+/** The agency a verified notice is for: where it is stored, and who applies it. */
+export interface WebhookTarget {
+  changes: ChangeStore;
+  /** Called after a notice is stored (the agency's change worker applies it). */
+  onStored(): void;
+  /** The agency's own counts (accepted, duplicates, ignored). */
+  counts: WebhookCounts;
+}
+
 export interface WebhookDeps {
   /** The source's signed notices: how they are verified and read. */
   feed: Pick<ChangeFeed, 'canVerify' | 'keySetting' | 'signatureHeader' | 'signatureForm' | 'verify' | 'parse'>;
   toleranceSeconds: number;
-  changes: ChangeStore;
-  /** Whether a notice naming this account (undefined: names none) is another agency's. */
-  isOtherAccount(account: string | undefined): boolean;
-  /** Called after a notice is stored (the worker applies it). */
-  onStored(): void;
+  /**
+   * The agency of a notice naming this account (undefined: it names none). Undefined: an account
+   * this relay does not serve (another on the same key): acknowledged, counted, nothing else.
+   */
+  targetOf(account: string | undefined): WebhookTarget | undefined;
+  /** The endpoint's counts: refusals and notices of accounts not served here. */
   counts: WebhookCounts;
   log: Logger;
   now?: Clock;
@@ -72,29 +82,30 @@ export function webhookRouter(deps: WebhookDeps): Router {
     }
 
     // One webhook URL gets every account on the key: another agency's change costs nothing here.
-    if (deps.isOtherAccount(notice.account)) {
+    const target = deps.targetOf(notice.account);
+    if (!target) {
       deps.counts.otherAccount++;
       log.debug({ event: notice.name }, 'webhook for another account on the API key: acknowledged and ignored');
       res.status(200).json({ status: 'ignored', reason: 'other_account' });
       return;
     }
 
-    const stored = deps.changes.acceptWebhook(check.digest, check.timestampMs + deps.toleranceSeconds * 1000, notice, received);
+    const stored = target.changes.acceptWebhook(check.digest, check.timestampMs + deps.toleranceSeconds * 1000, notice, received);
     if (stored === 'duplicate') {
-      deps.counts.duplicates++;
+      target.counts.duplicates++;
       log.info({ event: notice.name }, 'webhook replay ignored (digest seen before)');
       res.status(200).json({ status: 'duplicate' });
       return;
     }
     if (!notice.kind) {
-      deps.counts.ignored++;
+      target.counts.ignored++;
       log.info({ event: notice.name }, 'webhook for an event the relay does not use: acknowledged');
       res.status(200).json({ status: 'ignored', event: notice.name });
       return;
     }
-    deps.counts.accepted++;
+    target.counts.accepted++;
     if (notice.invalidRecords > 0) log.warn({ event: notice.name, id: notice.id, invalidRecords: notice.invalidRecords }, 'pushed records did not match the schema; reading the change from the CRM');
-    deps.onStored();
+    target.onStored();
     res.status(202).json({ status: 'accepted', event: notice.name, id: notice.id });
   });
   return router;

@@ -64,6 +64,10 @@ export interface PhotoMirrorOptions {
   downloadConcurrency?: number;
   downloadTimeoutMs?: number;
   now?: Clock;
+  /** Where the files go; default DATA_DIR/photos. Agencies on one relay share one folder (content-addressed). */
+  photoDir?: string;
+  /** Whether another agency's store still refers to this image: its files are then kept when this one forgets it. */
+  inUseElsewhere?: (hash: string) => boolean;
 }
 
 /** Failures worth another try on a later sync even though the photo did not change. */
@@ -124,7 +128,7 @@ export class PhotoMirror {
   private readonly inFlight = new Map<string, Promise<MadeFile>>();
 
   constructor(private readonly options: PhotoMirrorOptions) {
-    this.photoDir = join(options.store.dataDir, 'photos');
+    this.photoDir = options.photoDir ?? join(options.store.dataDir, 'photos');
     this.cpuLimit = createLimit(options.cpuConcurrency ?? availableParallelism());
     this.downloadLimit = createLimit(options.downloadConcurrency ?? 6);
     this.now = options.now ?? Date.now;
@@ -287,8 +291,10 @@ export class PhotoMirror {
     if (orphans.length === 0) return 0;
     const remove = this.db.prepare('DELETE FROM photo_files WHERE hash = ?');
     writeRebuildable(this.db, () => orphans.forEach((orphan) => remove.run(orphan.hash)));
+    // A shared folder: an image this agency no longer shows may still be another's.
+    const inUseElsewhere = this.options.inUseElsewhere ?? (() => false);
     await Promise.all(
-      orphans.flatMap((orphan) =>
+      orphans.filter((orphan) => !inUseElsewhere(orphan.hash)).flatMap((orphan) =>
         (JSON.parse(orphan.widths) as number[]).flatMap((width) =>
           (['webp', 'jpeg'] as const).map((format) => rm(variantPath(this.photoDir, orphan.hash, width, format), { force: true })),
         ),
@@ -316,6 +322,11 @@ export class PhotoMirror {
     }
     return result;
   }
+}
+
+/** Whether this store's mirror holds the image `hash` (another agency's mirror asks before deleting its files). */
+export function holdsPhoto(store: Store, hash: string): boolean {
+  return hasTable(store, 'photo_files') && tablesOf(store).prepare('SELECT 1 FROM photo_files WHERE hash = ?').get(hash) !== undefined;
 }
 
 /** The mirror's figures for `npm run relay -- status`: photo records by state, distinct images stored. */

@@ -1,0 +1,453 @@
+import { Router, type RequestHandler } from 'express';
+import { chmodSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { agencyFeatures, agencyWorkers, composeAgency, type Agency } from '../agency.ts';
+import { ConfigError, type Config } from '../config.ts';
+import type { KeyUsage } from '../crm/access.ts';
+import { crmWebhookFeed } from '../crm/listing-source.ts';
+import { outboxStatus } from '../enquiries/outbox.ts';
+import type { EnquiryTargets } from '../enquiries/targets.ts';
+import { HttpError, notFoundHandler } from '../errors.ts';
+import { AgenciesBudgetRefusedError, describeAgenciesPlan, planAgencies, type AgenciesPlan } from '../listings/budget.ts';
+import { renderPushMetrics, type ChangeWorkerCounts } from '../listings/events.ts';
+import { webhookRouter, type WebhookCounts } from '../listings/index.ts';
+import type { Logger } from '../log.ts';
+import { metricsAccess } from '../metrics-access.ts';
+import { holdsPhoto } from '../photos/mirror.ts';
+import { photosRouter } from '../photos/routes.ts';
+import type { ReplayCache, ReplayOptions } from '../replay.ts';
+import { STORE_FILE_MODE, type Store } from '../store/store.ts';
+import { widgetRouter } from '../widget-assets.ts';
+import { agencyConfig, readAgenciesFile, type AgencyEntry } from './file.ts';
+
+/** Written by the relay into DATA_DIR for `npm run relay -- agencies` (no token in it). */
+export const AGENCIES_STATUS_FILE = 'agencies-status.json';
+/** How often the relay refreshes that file (calls today move). */
+const STATUS_WRITE_MS = 60_000;
+/** How often a removed agency's outbox is checked for enquiries still to deliver. */
+const DRAIN_CHECK_MS = 1_000;
+
+/** What `npm run relay -- agencies` reads of the running relay beside each agency's store. */
+export interface AgenciesStatusFile {
+  writtenAt: string;
+  pid: number;
+  plan: { perDay: number; allowed: number; floorPerDay: number; catchUpIntervalMinutes: number | null } | null;
+  agencies: Array<{
+    slug: string;
+    name: string;
+    state: 'serving' | 'draining';
+    /** A change reaches the listing API within these (from the plan). */
+    freshness: { withWebhooksSeconds: number; withoutWebhooksSeconds: number } | null;
+    crmCallsToday: number;
+    accountId: string | null;
+  }>;
+}
+
+/** An agency the relay runs: its composition, its routes under /a/<slug>/, and whether it is served. */
+export interface RunningAgency {
+  entry: AgencyEntry;
+  agency: Agency;
+  handler: RequestHandler;
+  /** False once removed or replaced: its routes answer 404 and its recorded answers are not replayed. */
+  serving: boolean;
+  started: boolean;
+}
+
+export interface AgencySetOptions {
+  /** The relay's settings; agenciesFile names the file. */
+  config: Config;
+  log: Logger;
+  /** The key-wide store in DATA_DIR: the key's one limiter and daily budget. */
+  keyStore: Store;
+  widgetDir: string;
+  /** Origins of pages the relay serves itself. */
+  ownOrigins: string[];
+  defaultPhotoSources?: Array<string | undefined>;
+  enquiryTargets?: EnquiryTargets;
+  /** Start each agency's workers (default true; tests may drive them by hand). */
+  workers?: boolean;
+  /** The agencies (default: read AGENCIES_FILE). */
+  readEntries?: () => AgencyEntry[];
+}
+
+export interface ReloadReport {
+  ok: boolean;
+  added: string[];
+  changed: string[];
+  removed: string[];
+  /** Why the file was refused (the running set kept serving). */
+  problems?: string[];
+}
+
+/**
+ * Every agency of AGENCIES_FILE on one relay and one API key: each is served under /a/<slug>/
+ * with its own store, token, origins and limits; the key's limiter and budget, the webhook
+ * endpoint and the photo folder are shared. Re-reads the file on reload(): added agencies start,
+ * changed ones are replaced, removed ones stop being served at once and are closed once their
+ * queued enquiries are delivered.
+ */
+export class AgencySet {
+  private readonly serving = new Map<string, RunningAgency>();
+  private readonly draining = new Set<RunningAgency>();
+  private readonly log: Logger;
+  private readonly photoDir: string;
+  private readonly sharedWidget: RequestHandler;
+  /** Verified webhooks naming an account no agency here has, and refusals. */
+  readonly webhookCounts: WebhookCounts = { accepted: 0, duplicates: 0, ignored: 0, otherAccount: 0, refused: 0 };
+  plan: AgenciesPlan | undefined;
+  private reloading: Promise<ReloadReport> = Promise.resolve({ ok: true, added: [], changed: [], removed: [] });
+  private statusTimer: NodeJS.Timeout | undefined;
+  private othersToday: number | undefined;
+  private closed = false;
+
+  private constructor(private readonly options: AgencySetOptions) {
+    this.log = options.log.child({ component: 'agencies' });
+    this.photoDir = join(options.keyStore.dataDir, 'photos');
+    this.sharedWidget = widgetRouter(options.widgetDir);
+  }
+
+  /** Composes every agency of the file and plans them together; refuses (ConfigError) a file or a plan that does not fit. */
+  static open(options: AgencySetOptions): AgencySet {
+    const set = new AgencySet(options);
+    const entries = set.readEntries();
+    const composed: RunningAgency[] = [];
+    try {
+      for (const entry of entries) composed.push(set.compose(entry));
+      const plan = set.planFor(composed);
+      if (!plan.fits) throw new AgenciesBudgetRefusedError(plan);
+      for (const running of composed) set.serving.set(running.entry.slug, running);
+      set.applyPlan(plan);
+    } catch (error) {
+      for (const running of composed) void running.agency.close();
+      throw error;
+    }
+    return set;
+  }
+
+  private readEntries(): AgencyEntry[] {
+    if (this.options.readEntries) return this.options.readEntries();
+    if (!this.options.config.agenciesFile) throw new ConfigError(['AGENCIES_FILE: is not set']);
+    return readAgenciesFile(this.options.config.agenciesFile);
+  }
+
+  /** Starts every agency's workers and the status file. */
+  start(): void {
+    for (const running of this.serving.values()) this.startAgency(running);
+    this.writeStatus();
+    this.statusTimer = setInterval(() => this.writeStatus(), STATUS_WRITE_MS);
+    this.statusTimer.unref();
+  }
+
+  /** The agencies served now, in file order. */
+  list(): RunningAgency[] {
+    return [...this.serving.values()];
+  }
+
+  get(slug: string): RunningAgency | undefined {
+    return this.serving.get(slug);
+  }
+
+  /** Agencies removed from the file whose outbox is still being delivered. */
+  drainingAgencies(): RunningAgency[] {
+    return [...this.draining];
+  }
+
+  /** The served agency whose learned CRM account id is `account`. */
+  byAccount(account: string): RunningAgency | undefined {
+    for (const running of this.serving.values()) if (running.agency.listings.account.id === account) return running;
+    return undefined;
+  }
+
+  private compose(entry: AgencyEntry): RunningAgency {
+    const { config } = this.options;
+    // The interval is set by the plan of all agencies (applyPlan) before any worker starts.
+    const agency = composeAgency(agencyConfig(config, entry, null), {
+      log: this.options.log,
+      slug: entry.slug,
+      limiterStore: this.options.keyStore,
+      defaultPhotoSources: this.options.defaultPhotoSources,
+      enquiryTargets: this.options.enquiryTargets,
+      shared: { photoDir: this.photoDir, photoInUseElsewhere: (hash) => this.photoInUseElsewhere(agency, hash) },
+      onUsage: (usage) => this.onUsage(usage),
+    });
+    const running: RunningAgency = { entry, agency, handler: () => undefined, serving: true, started: false };
+    running.handler = this.agencyRouter(running);
+    return running;
+  }
+
+  /** Whether an agency other than `self` (served or draining) still refers to the image. */
+  private photoInUseElsewhere(self: Agency, hash: string): boolean {
+    for (const running of [...this.serving.values(), ...this.draining]) {
+      if (running.agency !== self && holdsPhoto(running.agency.store, hash)) return true;
+    }
+    return false;
+  }
+
+  /** The routes of one agency, as mounted under /a/<slug>/. */
+  private agencyRouter(running: RunningAgency): RequestHandler {
+    const { agency } = running;
+    const features = agencyFeatures(agency, { ownOrigins: this.options.ownOrigins, log: this.options.log });
+    const router = Router({ caseSensitive: true, strict: true });
+    // An answer recorded for replay is sent only while this very agency is served (not after a reload replaced or removed it).
+    router.use((_req, res, next) => {
+      const replay = res.locals.replay as ReplayCache | undefined;
+      if (replay) {
+        res.locals.replay = {
+          remember: (req: Parameters<ReplayCache['remember']>[0], response: Parameters<ReplayCache['remember']>[1], body: Parameters<ReplayCache['remember']>[2], bytes: Buffer, replayOptions: ReplayOptions) =>
+            replay.remember(req, response, body, bytes, { ...replayOptions, isCurrent: () => running.serving && replayOptions.isCurrent() }),
+        };
+      }
+      next();
+    });
+    router.get('/readyz', (_req, res) => {
+      const ready = agency.listings.cache.readState().lastSuccessAt !== null;
+      res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not-ready', checks: { listingCache: ready } });
+    });
+    for (const feature of features) if (feature.router) router.use(feature.router);
+    router.use(this.sharedWidget);
+    router.get('/metrics', metricsAccess(this.options.config.http.metricsToken), (_req, res) => {
+      res.set('Content-Type', 'text/plain; version=0.0.4; charset=utf-8').set('Cache-Control', 'no-store');
+      res.send(features.map((feature) => feature.metrics?.() ?? '').join(''));
+    });
+    router.use(notFoundHandler);
+    return router;
+  }
+
+  /**
+   * The shared routes: POST /hooks/crm (verified once, routed by the notice's account id),
+   * /photos/ (one content-addressed folder) and /a/<slug>/… (404 for a slug not served).
+   */
+  router(): RequestHandler {
+    const { config } = this.options;
+    const router = Router({ caseSensitive: true, strict: true });
+    router.use(
+      webhookRouter({
+        feed: crmWebhookFeed(config),
+        toleranceSeconds: config.listings.webhookToleranceSeconds,
+        // A notice naming no account, or one no agency here has (or has not learned yet), is acknowledged and counted: the event stream is the net.
+        targetOf: (account) => (account === undefined ? undefined : this.byAccount(account)?.agency.listings.webhookTarget),
+        counts: this.webhookCounts,
+        log: this.log,
+      }),
+    );
+    router.use(photosRouter(this.photoDir));
+    router.use('/a/:slug', (req, res, next) => {
+      const running = this.serving.get((req.params as { slug: string }).slug);
+      if (!running) {
+        next(new HttpError(404, 'unknown_agency', 'No agency with this slug is served by this relay.'));
+        return;
+      }
+      running.handler(req, res, next);
+    });
+    return router;
+  }
+
+  /** Prometheus text for the relay's /metrics: every agency's push counts together, and the agencies by state. */
+  metrics(): string {
+    const agencies = this.list().map((running) => running.agency);
+    const sum = (pick: (agency: Agency) => number) => agencies.reduce((total, agency) => total + pick(agency), 0);
+    const webhooks = {
+      accepted: sum((agency) => agency.listings.webhookCounts.accepted),
+      duplicates: sum((agency) => agency.listings.webhookCounts.duplicates),
+      ignored: sum((agency) => agency.listings.webhookCounts.ignored),
+      otherAccount: this.webhookCounts.otherAccount,
+      refused: this.webhookCounts.refused,
+    };
+    const worker: ChangeWorkerCounts = {
+      streamReads: sum((agency) => agency.listings.changes.counts.streamReads),
+      streamEvents: sum((agency) => agency.listings.changes.counts.streamEvents),
+      applied: sum((agency) => agency.listings.changes.counts.applied),
+      overDailyCap: sum((agency) => agency.listings.changes.counts.overDailyCap),
+      failures: sum((agency) => agency.listings.changes.counts.failures),
+    };
+    const push = renderPushMetrics(webhooks, worker, 0);
+    return (
+      push +
+      '# HELP estate_agencies Agencies of AGENCIES_FILE: serving, or removed and still delivering their queued enquiries (draining).\n' +
+      '# TYPE estate_agencies gauge\n' +
+      `estate_agencies{state="serving"} ${this.serving.size}\nestate_agencies{state="draining"} ${this.draining.size}\n`
+    );
+  }
+
+  /** Whether every served agency's listing cache has been filled once (the relay's /readyz). */
+  allFilled(): boolean {
+    return this.list().every((running) => running.agency.listings.cache.readState().lastSuccessAt !== null);
+  }
+
+  /** The plan of these agencies together, from their cached list sizes (and what other tools spend on the key). */
+  private planFor(agencies: RunningAgency[]): AgenciesPlan {
+    const { config } = this.options;
+    const lists = agencies[0]?.agency.listings.budgetedLists;
+    const nowMs = Date.now();
+    return planAgencies(
+      { listings: config.listings, crm: config.crm },
+      lists ?? { lists: [], pageSize: 1 },
+      agencies.map((running) => ({ slug: running.entry.slug, sizes: running.agency.listings.sizes() })),
+      this.othersToday === undefined ? undefined : { othersToday: this.othersToday, dayElapsed: (nowMs % 86_400_000) / 86_400_000 },
+    );
+  }
+
+  /** Gives each agency its catch-up interval (read at each scheduling) and prints the plan. */
+  private applyPlan(plan: AgenciesPlan): void {
+    this.plan = plan;
+    for (const line of plan.agencies) {
+      const running = this.serving.get(line.slug);
+      if (running) running.agency.config.listings.syncIntervalMinutes = line.catchUpIntervalMinutes ?? 24 * 60;
+    }
+    const lines = describeAgenciesPlan(plan);
+    const fields = { agencies: plan.agencies.length, crmRequestsPerDay: plan.perDay, allowed: plan.allowed, floor: plan.floorPerDay, catchUpIntervalMinutes: plan.catchUpIntervalMinutes };
+    if (plan.fits) this.log.info(fields, lines.join('\n'));
+    else this.log.error(fields, lines.join('\n'));
+  }
+
+  /** After a read of the key's usage: all agencies planned again with what other tools spend. */
+  private onUsage(usage: KeyUsage): void {
+    this.othersToday = usage.others;
+    if (this.serving.size > 0) this.applyPlan(this.planFor(this.list()));
+  }
+
+  private startAgency(running: RunningAgency): void {
+    if (this.options.workers === false || running.started) return;
+    running.started = true;
+    for (const worker of agencyWorkers(running.agency)) worker.start();
+  }
+
+  /** Re-reads AGENCIES_FILE (one reload at a time). A refused file or plan changes nothing: the running set keeps serving. */
+  reload(): Promise<ReloadReport> {
+    this.reloading = this.reloading.then(() => this.reloadNow());
+    return this.reloading;
+  }
+
+  private async reloadNow(): Promise<ReloadReport> {
+    if (this.closed) return { ok: false, added: [], changed: [], removed: [], problems: ['the relay is shutting down'] };
+    let entries: AgencyEntry[];
+    try {
+      entries = this.readEntries();
+    } catch (error) {
+      return this.refuse(error);
+    }
+    const next = new Map(entries.map((entry) => [entry.slug, entry]));
+    const added = entries.filter((entry) => !this.serving.has(entry.slug)).map((entry) => entry.slug);
+    const changed = entries.filter((entry) => this.serving.has(entry.slug) && !sameEntry(this.serving.get(entry.slug)!.entry, entry)).map((entry) => entry.slug);
+    const removed = [...this.serving.keys()].filter((slug) => !next.has(slug));
+
+    // An agency removed earlier and back again: its old outbox worker stops before the new one opens the same store.
+    for (const slug of added) {
+      for (const old of [...this.draining].filter((running) => running.entry.slug === slug)) {
+        this.draining.delete(old);
+        await old.agency.close();
+      }
+    }
+    const fresh: RunningAgency[] = [];
+    try {
+      for (const slug of [...added, ...changed]) fresh.push(this.compose(next.get(slug)!));
+    } catch (error) {
+      await Promise.all(fresh.map((running) => running.agency.close()));
+      return this.refuse(error);
+    }
+    const kept = entries.filter((entry) => !added.includes(entry.slug) && !changed.includes(entry.slug)).map((entry) => this.serving.get(entry.slug)!);
+    const byFile = (list: RunningAgency[]) => list.sort((a, b) => entries.indexOf(next.get(a.entry.slug)!) - entries.indexOf(next.get(b.entry.slug)!));
+    const plan = this.planFor(byFile([...kept, ...fresh]));
+    if (!plan.fits) {
+      await Promise.all(fresh.map((running) => running.agency.close()));
+      return this.refuse(new AgenciesBudgetRefusedError(plan));
+    }
+
+    // Removed: 404 at once; workers stop but the outbox's, which delivers what is queued, then the store closes.
+    for (const slug of removed) {
+      const running = this.serving.get(slug)!;
+      running.serving = false;
+      this.serving.delete(slug);
+      this.draining.add(running);
+      void this.drain(running);
+    }
+    // Changed: the new composition serves at once (its intake writes to the same outbox); the old one's workers stop before the new one's start.
+    const replaced: RunningAgency[] = [];
+    for (const running of fresh) {
+      const old = this.serving.get(running.entry.slug);
+      if (old) {
+        old.serving = false;
+        replaced.push(old);
+      }
+    }
+    const ordered = new Map<string, RunningAgency>();
+    for (const entry of entries) ordered.set(entry.slug, fresh.find((running) => running.entry.slug === entry.slug) ?? this.serving.get(entry.slug)!);
+    this.serving.clear();
+    for (const [slug, running] of ordered) this.serving.set(slug, running);
+    this.applyPlan(plan);
+    await Promise.all(replaced.map((old) => old.agency.close()));
+    for (const running of fresh) this.startAgency(running);
+    this.log.info({ added, changed, removed, agencies: this.serving.size }, `agencies reloaded: ${added.length} added, ${changed.length} changed, ${removed.length} removed; ${this.serving.size} served`);
+    this.writeStatus();
+    return { ok: true, added, changed, removed };
+  }
+
+  private refuse(error: unknown): ReloadReport {
+    if (!(error instanceof ConfigError)) throw error;
+    this.log.error({ problems: error.problems }, `AGENCIES_FILE refused on reload; the ${this.serving.size} agencies running keep serving:\n${error.problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    return { ok: false, added: [], changed: [], removed: [], problems: error.problems };
+  }
+
+  /** A removed agency: its workers stop but enquiry delivery, which runs until its outbox holds nothing queued. */
+  private async drain(running: RunningAgency): Promise<void> {
+    const { agency } = running;
+    const deliveryWorker = agency.enquiries.worker;
+    await Promise.all(agencyWorkers(agency).filter((worker) => worker !== deliveryWorker).map((worker) => worker.stop()));
+    const queued = () => outboxStatus(agency.store).queued;
+    if (queued() > 0) this.log.info({ agency: running.entry.slug, queued: queued() }, 'removed agency: delivering its queued enquiries before closing its store');
+    while (this.draining.has(running) && !this.closed && queued() > 0) {
+      await new Promise((resolve) => setTimeout(resolve, DRAIN_CHECK_MS).unref());
+    }
+    if (!this.draining.has(running)) return;
+    this.draining.delete(running);
+    await agency.close();
+    this.log.info({ agency: running.entry.slug }, 'removed agency closed: its outbox is delivered');
+  }
+
+  /** The operator view's figures the stores do not hold: the plan's promise and calls today (no token). */
+  statusSnapshot(): AgenciesStatusFile {
+    const line = (slug: string) => this.plan?.agencies.find((agency) => agency.slug === slug);
+    const row = (running: RunningAgency, state: 'serving' | 'draining') => ({
+      slug: running.entry.slug,
+      name: running.entry.name,
+      state,
+      freshness: state === 'serving' ? (line(running.entry.slug)?.freshness ?? null) : null,
+      crmCallsToday: running.agency.crm.requestsToday().requests,
+      accountId: running.agency.listings.account.id ?? null,
+    });
+    return {
+      writtenAt: new Date().toISOString(),
+      pid: process.pid,
+      plan: this.plan ? { perDay: this.plan.perDay, allowed: this.plan.allowed, floorPerDay: this.plan.floorPerDay, catchUpIntervalMinutes: this.plan.catchUpIntervalMinutes } : null,
+      agencies: [...this.list().map((running) => row(running, 'serving')), ...this.drainingAgencies().map((running) => row(running, 'draining'))],
+    };
+  }
+
+  private writeStatus(): void {
+    if (this.closed) return;
+    const file = join(this.options.keyStore.dataDir, AGENCIES_STATUS_FILE);
+    try {
+      // Written whole then renamed: the CLI never reads half a file. Owner-only, like the store.
+      writeFileSync(`${file}.tmp`, `${JSON.stringify(this.statusSnapshot(), null, 2)}\n`, { mode: STORE_FILE_MODE });
+      chmodSync(`${file}.tmp`, STORE_FILE_MODE);
+      renameSync(`${file}.tmp`, file);
+    } catch (error) {
+      this.log.warn({ err: (error as Error).message }, 'could not write the agencies status file for the operator CLI');
+    }
+  }
+
+  async close(): Promise<void> {
+    this.writeStatus();
+    this.closed = true;
+    clearInterval(this.statusTimer);
+    await this.reloading.catch(() => undefined);
+    const all = [...this.serving.values(), ...this.draining];
+    this.serving.clear();
+    this.draining.clear();
+    await Promise.all(all.map((running) => running.agency.close()));
+  }
+}
+
+function sameEntry(a: AgencyEntry, b: AgencyEntry): boolean {
+  return a.name === b.name && a.accessToken === b.accessToken && a.siteUrl === b.siteUrl && a.allowedOrigins.join(' ') === b.allowedOrigins.join(' ');
+}

@@ -1,0 +1,123 @@
+import type { Config } from './config.ts';
+import { crmAccessFeature, CrmAccess, type KeyUsage } from './crm/access.ts';
+import { createCrmClientFromConfig, type CrmClient } from './crm/client.ts';
+import { crmEnquiryTargets } from './crm/enquiry-targets.ts';
+import { crmLeadSink } from './crm/lead-sink.ts';
+import { crmListingSource } from './crm/listing-source.ts';
+import { enquiriesFeature } from './enquiries/feature.ts';
+import { createEnquiryService, type EnquiryService } from './enquiries/service.ts';
+import type { EnquiryTargets } from './enquiries/targets.ts';
+import type { Feature } from './feature.ts';
+import { createListingsService, listingsFeature, type ListingsService, type ListingsServiceOptions } from './listings/index.ts';
+import type { Logger } from './log.ts';
+import { openStore, type Store } from './store/store.ts';
+import type { Worker } from './worker.ts';
+
+/**
+ * One agency as the relay serves it: its store, its CRM client (its access token, the key's one
+ * gate), listing cache and sync, enquiry outbox and delivery, and access check. A relay without
+ * AGENCIES_FILE is one of these at the root paths; with it, one per agency under /a/<slug>/.
+ */
+export interface Agency {
+  /** Undefined: the one agency of a relay without AGENCIES_FILE. */
+  slug: string | undefined;
+  config: Config;
+  store: Store;
+  crm: CrmClient;
+  listings: ListingsService;
+  access: CrmAccess;
+  enquiries: EnquiryService;
+  /** Stops its workers, then closes its client and store. */
+  close(): Promise<void>;
+}
+
+export interface ComposeAgencyOptions {
+  log: Logger;
+  slug?: string;
+  /** The relay's key-wide store, whose limiter and daily budget every agency's client shares (default: the agency's own). */
+  limiterStore?: Store;
+  /** Hosts photos may come from when PHOTO_HOSTS is unset. */
+  defaultPhotoSources?: Array<string | undefined>;
+  enquiryTargets?: EnquiryTargets;
+  /** One of many agencies: shared photo folder, one webhook endpoint, the plan made for all (listings/index.ts). */
+  shared?: ListingsServiceOptions['shared'];
+  /** After each read of the key's usage (default: this agency's listing budget is planned again). */
+  onUsage?: (usage: KeyUsage) => void;
+}
+
+/** Opens and wires one agency; nothing runs until its features' workers start. Throws a ConfigError on refused settings, having released what it opened. */
+export function composeAgency(config: Config, options: ComposeAgencyOptions): Agency {
+  const log = options.slug ? options.log.child({ agency: options.slug }) : options.log;
+  const store = openStore(config.dataDir, undefined, { warn: (message, fields) => log.warn(fields, message) });
+  let crm: CrmClient | undefined;
+  let listings: ListingsService;
+  try {
+    crm = createCrmClientFromConfig(config, store, log, { limiterStore: options.limiterStore, agency: options.slug });
+    listings = createListingsService({
+      config,
+      store,
+      log,
+      source: crmListingSource({ client: crm, config }),
+      defaultPhotoSources: options.defaultPhotoSources,
+      shared: options.shared,
+    });
+  } catch (error) {
+    // Refused settings (CRM budget): release what was opened, then let the caller report it.
+    crm?.close();
+    store.close();
+    throw error;
+  }
+  // What the key and token allow (logged, and named by /readyz and the status CLI when refused), and the key's usage by every tool.
+  const access = new CrmAccess({
+    client: crm,
+    store,
+    log,
+    listingClass: config.listings.classes[0]!,
+    usageCheckMinutes: config.crm.usageCheckMinutes,
+    onUsage: options.onUsage ?? ((usage) => listings.replan(usage.others)),
+  });
+  const enquiries = createEnquiryService({
+    settings: config.enquiries,
+    store,
+    log,
+    sink: crmLeadSink(crm, { source: config.enquiries.source }),
+    sinkTargets: crmEnquiryTargets(crm, { log }),
+    targets: options.enquiryTargets ?? listings.enquiryTargets,
+  });
+  const client = crm;
+  return {
+    slug: options.slug,
+    config,
+    store,
+    crm: client,
+    listings,
+    access,
+    enquiries,
+    async close() {
+      await Promise.all(agencyWorkers(this).map((worker) => worker.stop()));
+      client.close();
+      store.close();
+    },
+  };
+}
+
+export interface AgencyFeatureOptions {
+  /** Origins of pages the relay serves itself (may post enquiries). */
+  ownOrigins: string[];
+  log: Logger;
+}
+
+/** The agency's HTTP features (listings, access, enquiries; the relay adds pages for a root agency). */
+export function agencyFeatures(agency: Agency, options: AgencyFeatureOptions): Feature[] {
+  const { config } = agency;
+  return [
+    listingsFeature(agency.listings),
+    crmAccessFeature(agency.access),
+    enquiriesFeature(agency.enquiries, { allowedOrigins: config.http.allowedOrigins, ownOrigins: options.ownOrigins, limits: config.enquiries, log: agency.slug ? options.log.child({ agency: agency.slug }) : options.log }),
+  ];
+}
+
+/** Every background job of an agency: the account look-up, sync, change stream, access check, delivery. */
+export function agencyWorkers(agency: Agency): Worker[] {
+  return [agency.listings.account, agency.listings.sync, agency.listings.changes, agency.access, agency.enquiries.worker];
+}

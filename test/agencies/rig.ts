@@ -1,0 +1,121 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../server/config.ts';
+import { silentLogger, type Logger } from '../../server/log.ts';
+import { startRelay, type RunningRelay } from '../../server/relay.ts';
+import type { SimulatorState } from '../../server/sim/state.ts';
+import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
+
+export const PUBLIC_URL = 'https://relay.integrator.test';
+
+export interface AgencyFileEntry {
+  slug: string;
+  name: string;
+  accessToken: string;
+  allowedOrigins?: string[];
+  siteUrl?: string;
+}
+
+export interface AgenciesRig {
+  sim: RunningSimulator;
+  relay: RunningRelay;
+  dataDir: string;
+  /** The AGENCIES_FILE the relay reads (mode 0600). */
+  file: string;
+  /** The simulator's accounts, in the order the file first lists them (slugs a, b, c, …). */
+  accounts: SimulatorState[];
+  /** The agencies the file lists now. */
+  entries: AgencyFileEntry[];
+  /** Rewrites AGENCIES_FILE (0600). */
+  writeAgencies(entries: AgencyFileEntry[]): void;
+  /** Real HTTP to the relay; parsed JSON when it is. */
+  request<T = any>(path: string, init?: RequestInit): Promise<{ status: number; headers: Headers; body: T; text: string }>;
+  /** Runs a full sync of every served agency (workers are off unless asked). */
+  syncAll(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The CRM simulator with several accounts on its one key (in-process, real HTTP) and one relay
+ * serving each account as an agency of AGENCIES_FILE under /a/<slug>/, with real SQLite files in
+ * a temporary DATA_DIR. Workers stay off unless `workers` is true: tests drive syncs themselves.
+ */
+export async function startAgenciesRig(
+  options: { agencies?: number; listings?: number; env?: Record<string, string>; workers?: boolean; origins?: (slug: string) => string[]; log?: Logger } = {},
+): Promise<AgenciesRig> {
+  const count = options.agencies ?? 2;
+  const sim = await startSimulator({ listings: options.listings ?? 10, seed: 11, requestsPerSecond: 200, agencies: count });
+  const dataDir = mkdtempSync(join(tmpdir(), 'estate-agencies-'));
+  const file = join(dataDir, 'agencies.json');
+  const accounts = [...sim.key.accounts] as SimulatorState[];
+  const slugs = 'abcdefghijklmnopqrstuvwxyz'.split('');
+  const writeAgencies = (entries: AgencyFileEntry[]) => {
+    writeFileSync(file, JSON.stringify({ agencies: entries }, null, 2), { mode: 0o600 });
+    chmodSync(file, 0o600);
+    rig.entries = entries;
+  };
+  const entries = accounts.map((account, index) => ({
+    slug: `agency-${slugs[index]}`,
+    name: account.agency.name,
+    accessToken: account.options.accessToken,
+    allowedOrigins: options.origins?.(`agency-${slugs[index]}`) ?? [`https://agency-${slugs[index]}.example`],
+    siteUrl: `https://agency-${slugs[index]}.example`,
+  }));
+  const rig = { entries } as AgenciesRig;
+  writeAgencies(entries);
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    CRM_BASE_URL: sim.baseUrl,
+    CRM_API_KEY: sim.apiKey,
+    CRM_REQUESTS_PER_SECOND: '200',
+    AGENCIES_FILE: file,
+    PHOTO_WIDTHS: '240',
+    LOG_LEVEL: 'silent',
+    PUBLIC_URL,
+    ...options.env,
+  });
+  const relay = await startRelay(config, { log: options.log ?? silentLogger, workers: options.workers ?? false, app: { demoDir: null } });
+  return Object.assign(rig, {
+    sim,
+    relay,
+    dataDir,
+    file,
+    accounts,
+    writeAgencies,
+    async request(path: string, init?: RequestInit) {
+      const response = await fetch(`${relay.url}${path}`, init);
+      const text = await response.text();
+      let body: any;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        body = undefined;
+      }
+      return { status: response.status, headers: response.headers, body, text };
+    },
+    async syncAll() {
+      for (const running of relay.agencies!.list()) {
+        const report = await running.agency.listings.sync.run('full');
+        if (report.error) throw new Error(`sync of ${running.entry.slug} failed: ${report.error}`);
+      }
+    },
+    async close() {
+      await relay.close();
+      await sim.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  }) as AgenciesRig;
+}
+
+/** Waits until `probe` passes `done` (or the time is up) and returns its last value. */
+export async function until<T>(probe: () => T | Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
