@@ -32,7 +32,6 @@
  * (60 per case), BENCH_INTEGRATOR_COMPRESSION (480), BENCH_INTEGRATOR_ENQUIRY_MS (2000).
  */
 import { loadConfig } from '../server/config.ts';
-import { crmListShape } from '../server/crm/listing-source.ts';
 import { planAgencies, planBudget, type AgencyToPlan } from '../server/listings/budget.ts';
 import {
   crmReceived,
@@ -86,7 +85,6 @@ function positive(name: string, fallback: number): number {
 export async function measureIntegrator(options: IntegratorBenchOptions): Promise<BenchFigure[]> {
   const { note } = options;
   const defaults = loadConfig(DEFAULT_ENV);
-  const shape = crmListShape(defaults);
 
   // 1. Real time.
   const heapBefore = process.memoryUsage().heapUsed;
@@ -100,26 +98,21 @@ export async function measureIntegrator(options: IntegratorBenchOptions): Promis
     await rig.close();
   }
 
-  // 2. Compressed clock, webhooks lost.
-  // The plan as the relay makes it for these agencies (their lists fit one page each at 100 listings).
-  const toPlan: AgencyToPlan[] = rig.agencies.map((agency) => ({
-    slug: agency.slug,
-    sizes: { listingsBySource: new Map([['residential/sale/available', options.listings]]), agents: agency.account.users.length, openHomes: 10 },
-  }));
-  const plan = planAgencies(defaults, shape, toPlan);
+  // 2. Compressed clock, webhooks lost. The plan as the relay makes it, from the agencies' cached sizes.
+  const plan = planAgencies(defaults, realTime.lists, realTime.sizes);
   const plannedInterval = plan.catchUpIntervalMinutes;
   let lost: Awaited<ReturnType<typeof lostRun>> | undefined;
   if (!options.skipLost && plannedInterval !== null) {
     // The same plan with COMPRESSION× the day's limit and the stream floor at the compressed interval: the interval the relay will use.
     const compressedEnv = { CRM_DAILY_LIMIT: String(10_000 * options.compression), SYNC_INTERVAL_MINUTES: String(plannedInterval / options.compression) };
-    const compressed = planAgencies(loadConfig({ ...DEFAULT_ENV, ...compressedEnv }), shape, toPlan);
+    const compressed = planAgencies(loadConfig({ ...DEFAULT_ENV, ...compressedEnv }), realTime.lists, realTime.sizes);
     if (compressed.catchUpIntervalMinutes === null) throw new Error('the compressed plan has no stream reads: lower BENCH_INTEGRATOR_COMPRESSION');
     lost = await lostRun(options, compressedEnv, plannedInterval / compressed.catchUpIntervalMinutes, compressed.catchUpIntervalMinutes);
   }
 
   // 3. A day, from measured costs and the plan's counts.
   const agencies = options.agencies;
-  const sweepCost = realTime.firstSyncRequests / agencies;
+  const sweepCost = realTime.sweepRequests;
   const readsPerAgency = plan.agencies[0]?.catchUpReads ?? 0;
   const usageReads = plan.keyRequests;
   const changesPerDay = Math.round(agencies * options.listings * DAILY_CHANGE_SHARE);
@@ -129,7 +122,7 @@ export async function measureIntegrator(options: IntegratorBenchOptions): Promis
   // With every webhook lost, a stream read that names changes costs one refresh, however many it names.
   const refreshesPerAgency = Math.min(changesPerAgency, readsPerAgency);
   const perDayLost = lost ? Math.round(base + agencies * refreshesPerAgency * lost.requestsPerChange) : null;
-  const onePlan = planBudget(defaults, shape, toPlan[0]!.sizes);
+  const onePlan = planBudget(defaults, realTime.lists, realTime.sizes[0]!.sizes);
   const separateRelaysPerDay = onePlan.perDay * agencies;
   const peak = Math.max(realTime.peakPerSecond, lost?.peakPerSecond ?? 0);
   const promisedLostSeconds = plan.agencies[0]?.freshness.withoutWebhooksSeconds ?? null;
@@ -147,6 +140,7 @@ export async function measureIntegrator(options: IntegratorBenchOptions): Promis
       baselineSeparateRelaysPerDay: separateRelaysPerDay,
       vsBaseline: round((perDayLost ?? perDayDelivered) / separateRelaysPerDay, 3),
       sweepRequestsPerAgency: round(sweepCost),
+      startUpRequestsPerAgency: round((realTime.firstSyncRequests - agencies * sweepCost) / agencies),
       streamReadsPerAgencyPerDay: readsPerAgency,
       usageReadsPerDay: usageReads,
       changesPerDay,
@@ -257,6 +251,18 @@ async function realTimeRun(rig: IntegratorRig, options: IntegratorBenchOptions) 
   const firstSyncRequests = apiRequests(rig);
   note(`all ${rig.agencies.length} agencies filled in ${allFilledSeconds} s, ${firstSyncRequests} CRM requests; ${enquiryTimes.length} enquiries delivered`);
 
+  // A daily sweep's cost, without the first sync's start-up checks: a few agencies swept once more.
+  const running = rig.relay.agencies!.list();
+  const sample = running.slice(0, 10);
+  const beforeSweeps = apiRequests(rig);
+  for (const each of sample) {
+    const report = await each.agency.listings.sync.run('full');
+    if (report.error) throw new Error(`${each.entry.slug}: sweep failed: ${report.error}`);
+  }
+  const sweepRequests = (apiRequests(rig) - beforeSweeps) / sample.length;
+  const lists = running[0]!.agency.listings.budgetedLists;
+  const sizes: AgencyToPlan[] = running.map((each) => ({ slug: each.entry.slug, sizes: each.agency.listings.sizes() }));
+
   // Changes with webhooks delivered, driven through the simulator's control surface.
   const requestsBefore = apiRequests(rig);
   const delivered = await driveAndTime(rig, { perSecond: 2, changes: options.changes, webhookDropRate: 0 }, 100, 120_000);
@@ -265,6 +271,9 @@ async function realTimeRun(rig: IntegratorRig, options: IntegratorBenchOptions) 
   note(`webhooks delivered: p50 ${delivered.p50} s, p95 ${delivered.p95} s`);
   const counters = keyCounters(rig);
   return {
+    lists,
+    sizes,
+    sweepRequests,
     allFilledSeconds,
     firstSyncRequests,
     enquiries: percentiles(enquiryTimes),
