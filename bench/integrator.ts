@@ -176,6 +176,8 @@ export async function measureIntegrator(options: IntegratorBenchOptions): Promis
     {
       name: 'integrator-first-sync',
       allFilledSeconds: realTime.allFilledSeconds,
+      firstAgencyFilledSeconds: realTime.firstFilledSeconds,
+      medianAgencyFilledSeconds: realTime.filled.p50,
       enquiries: realTime.enquiries.samples,
       enquiryDeliveryP50Seconds: realTime.enquiries.p50,
       enquiryDeliveryP95Seconds: realTime.enquiries.p95,
@@ -232,12 +234,17 @@ async function realTimeRun(rig: IntegratorRig, options: IntegratorBenchOptions) 
   })();
 
   // Every agency filled: its listing API lists every listing it has for sale.
+  const filledAt: number[] = [];
   let waiting = rig.agencies.map((agency, index) => ({ agency, index }));
   let lastNote = performance.now();
   while (waiting.length > 0) {
     if (performance.now() - startedAt > 3_600_000) throw new Error(`${waiting.length} agencies still not filled after an hour`);
     const counts = await Promise.all(waiting.map(({ agency }) => listedCount(agency)));
-    waiting = waiting.filter(({ index }, position) => counts[position]! < expected[index]!);
+    waiting = waiting.filter(({ index }, position) => {
+      if (counts[position]! < expected[index]!) return true;
+      filledAt.push((performance.now() - startedAt) / 1000);
+      return false;
+    });
     if (performance.now() - lastNote > 15_000) {
       note(`first sync: ${rig.agencies.length - waiting.length} of ${rig.agencies.length} agencies filled after ${Math.round((performance.now() - startedAt) / 1000)} s`);
       lastNote = performance.now();
@@ -271,6 +278,8 @@ async function realTimeRun(rig: IntegratorRig, options: IntegratorBenchOptions) 
   note(`webhooks delivered: p50 ${delivered.p50} s, p95 ${delivered.p95} s`);
   const counters = keyCounters(rig);
   return {
+    filled: percentiles(filledAt),
+    firstFilledSeconds: round(Math.min(...filledAt)),
     lists,
     sizes,
     sweepRequests,
