@@ -34,9 +34,10 @@
 import { loadConfig } from '../server/config.ts';
 import { planAgencies, planBudget, type AgencyToPlan } from '../server/listings/budget.ts';
 import {
-  crmReceived,
-  expectedSaleListings,
+  crmEnquiryTexts,
+  crmListings,
   getJson,
+  isOnSale,
   listedCount,
   postEnquiry,
   publicListingId,
@@ -87,9 +88,7 @@ export async function measureIntegrator(options: IntegratorBenchOptions): Promis
   const defaults = loadConfig(DEFAULT_ENV);
 
   // 1. Real time.
-  const heapBefore = process.memoryUsage().heapUsed;
   const rig = await startIntegratorRig({ agencies: options.agencies, listings: options.listings, dataDirPrefix: 'estate-bench-integrator-' });
-  const simHeapMiB = Math.round((process.memoryUsage().heapUsed - heapBefore) / 2 ** 20);
   let realTime: Awaited<ReturnType<typeof realTimeRun>>;
   try {
     note(`simulator: ${options.agencies} accounts × ${options.listings} listings built in ${round(rig.simulatorStartSeconds)} s; relay started`);
@@ -184,25 +183,27 @@ export async function measureIntegrator(options: IntegratorBenchOptions): Promis
       enquiriesDeliveredBeforeAllFilled: realTime.enquiriesBeforeFilled,
       firstSyncRequests: realTime.firstSyncRequests,
       simulatorStartSeconds: round(rig.simulatorStartSeconds),
-      simulatorHeapMiB: simHeapMiB,
+      simulatorHeapMiB: rig.simulatorHeapMiB,
       clock: 'real time, the CRM’s limits (10 a second, 10,000 a day)',
     },
   ];
 }
 
-function keyCounters(rig: IntegratorRig): { peakRequestsPerSecond: number; refusedPerSecond: number; usedToday: number } {
-  return Object.values(rig.sim.key.getCounters().perKey)[0] ?? { peakRequestsPerSecond: 0, refusedPerSecond: 0, usedToday: 0 };
+/** CRM requests the key has spent today, as the CRM counts them against its daily limit (photo files are not the API's; refused ones do not count). */
+async function apiRequests(rig: IntegratorRig): Promise<number> {
+  return (await rig.sim.keyCounters()).usedToday;
 }
 
-/** CRM requests the key has spent today, as the CRM counts them against its daily limit (photo files are not the API's; refused ones do not count). */
-function apiRequests(rig: IntegratorRig): number {
-  return keyCounters(rig).usedToday;
+/** Each agency's listings in the CRM, and how many its listing API lists for sale once filled. */
+async function crmSide(rig: IntegratorRig) {
+  const listings = await Promise.all(rig.agencies.map((agency) => crmListings(rig, agency)));
+  return { listings, expected: listings.map((items) => items.filter(isOnSale).length) };
 }
 
 async function realTimeRun(rig: IntegratorRig, options: IntegratorBenchOptions) {
   const { note } = options;
   const startedAt = performance.now();
-  const expected = rig.agencies.map((agency) => expectedSaleListings(agency.account));
+  const { listings, expected } = await crmSide(rig);
 
   // Enquiries while every agency syncs: one every enquiryEveryMs, to agencies spread over the list.
   const enquiryTimes: number[] = [];
@@ -211,18 +212,19 @@ async function realTimeRun(rig: IntegratorRig, options: IntegratorBenchOptions) 
   const enquiries: Array<Promise<void>> = [];
   const enquiryLoop = (async () => {
     for (let index = 0; !filled; index++) {
-      const agency = rig.agencies[(index * 37) % rig.agencies.length]!;
-      const listing = agency.account.listings.find((each) => each.propertyClass === 'residential' && each.market === 'sale' && each.publishedToWeb !== null && each.status === 'listing');
+      const agencyIndex = (index * 37) % rig.agencies.length;
+      const agency = rig.agencies[agencyIndex]!;
+      const listing = listings[agencyIndex]!.find((each) => isOnSale(each) && each.status === 'listing');
       if (listing) {
-        const marker = `bench-enquiry-${index}`;
+        const marker = `[bench-enquiry-${index}]`;
         const posted = await postEnquiry(agency, listing, marker);
         if (posted.status !== 202) throw new Error(`enquiry to ${agency.slug} answered ${posted.status}`);
         const acceptedAt = performance.now();
         enquiries.push(
           (async () => {
-            while (!crmReceived(agency.account, marker)) {
+            while (!(await crmEnquiryTexts(rig, agency.accountId)).includes(marker)) {
               if (performance.now() - acceptedAt > 600_000) throw new Error(`enquiry ${marker} not delivered after 600 s`);
-              await sleep(50);
+              await sleep(100);
             }
             enquiryTimes.push((performance.now() - acceptedAt) / 1000);
             if (!filled) deliveredBeforeFilled++;
@@ -255,28 +257,28 @@ async function realTimeRun(rig: IntegratorRig, options: IntegratorBenchOptions) 
   const allFilledSeconds = round((performance.now() - startedAt) / 1000);
   await enquiryLoop;
   await Promise.all(enquiries);
-  const firstSyncRequests = apiRequests(rig);
+  const firstSyncRequests = await apiRequests(rig);
   note(`all ${rig.agencies.length} agencies filled in ${allFilledSeconds} s, ${firstSyncRequests} CRM requests; ${enquiryTimes.length} enquiries delivered`);
 
   // A daily sweep's cost, without the first sync's start-up checks: a few agencies swept once more.
   const running = rig.relay.agencies!.list();
   const sample = running.slice(0, 10);
-  const beforeSweeps = apiRequests(rig);
+  const beforeSweeps = await apiRequests(rig);
   for (const each of sample) {
     const report = await each.agency.listings.sync.run('full');
     if (report.error) throw new Error(`${each.entry.slug}: sweep failed: ${report.error}`);
   }
-  const sweepRequests = (apiRequests(rig) - beforeSweeps) / sample.length;
+  const sweepRequests = ((await apiRequests(rig)) - beforeSweeps) / sample.length;
   const lists = running[0]!.agency.listings.budgetedLists;
   const sizes: AgencyToPlan[] = running.map((each) => ({ slug: each.entry.slug, sizes: each.agency.listings.sizes() }));
 
   // Changes with webhooks delivered, driven through the simulator's control surface.
-  const requestsBefore = apiRequests(rig);
+  const requestsBefore = await apiRequests(rig);
   const delivered = await driveAndTime(rig, { perSecond: 2, changes: options.changes, webhookDropRate: 0 }, 100, 120_000);
   // Everything the relay asked meanwhile is put on the changes (usage reads included: conservative).
-  const requestsPerChangeDelivered = (apiRequests(rig) - requestsBefore) / delivered.samples;
+  const requestsPerChangeDelivered = ((await apiRequests(rig)) - requestsBefore) / delivered.samples;
   note(`webhooks delivered: p50 ${delivered.p50} s, p95 ${delivered.p95} s`);
-  const counters = keyCounters(rig);
+  const counters = await rig.sim.keyCounters();
   return {
     filled: percentiles(filledAt),
     firstFilledSeconds: round(Math.min(...filledAt)),
@@ -304,7 +306,7 @@ async function lostRun(options: IntegratorBenchOptions, env: Record<string, stri
     dataDirPrefix: 'estate-bench-integrator-lost-',
   });
   try {
-    const expected = rig.agencies.map((agency) => expectedSaleListings(agency.account));
+    const { expected } = await crmSide(rig);
     const startedAt = performance.now();
     for (;;) {
       const counts = await Promise.all(rig.agencies.map((agency) => listedCount(agency)));
@@ -313,17 +315,17 @@ async function lostRun(options: IntegratorBenchOptions, env: Record<string, stri
       await sleep(1_000);
     }
     note(`compressed run (${round(compression)}×, stream read every ${round(intervalMinutes * 60)} s): all agencies filled; changes with every webhook lost`);
-    const counted = (endpoint: string) => rig.sim.key.getCounters().requestsByEndpoint[endpoint] ?? 0;
-    const streamBefore = counted('GET /eventStream');
-    const usageBefore = counted('GET /integrator/usage');
-    const requestsBefore = apiRequests(rig);
+    const counted = async (endpoint: string) => (await rig.sim.keyCounters()).requestsByEndpoint[endpoint] ?? 0;
+    const streamBefore = await counted('GET /eventStream');
+    const usageBefore = await counted('GET /integrator/usage');
+    const requestsBefore = await apiRequests(rig);
     // Spread over two stream intervals, so the changes fall at every point of the wait.
     const perSecond = options.changes / (intervalMinutes * 60 * 2);
     const latency = await driveAndTime(rig, { perSecond, changes: options.changes, webhookDropRate: 1 }, 250, intervalMinutes * 60_000 * 4 + 60_000);
-    const streamReads = counted('GET /eventStream') - streamBefore;
-    const usageReads = counted('GET /integrator/usage') - usageBefore;
-    const requestsPerChange = Math.max(0, apiRequests(rig) - requestsBefore - streamReads - usageReads) / latency.samples;
-    const counters = keyCounters(rig);
+    const streamReads = (await counted('GET /eventStream')) - streamBefore;
+    const usageReads = (await counted('GET /integrator/usage')) - usageBefore;
+    const requestsPerChange = Math.max(0, (await apiRequests(rig)) - requestsBefore - streamReads - usageReads) / latency.samples;
+    const counters = await rig.sim.keyCounters();
     note(`webhooks lost (compressed): p50 ${latency.p50} s, p95 ${latency.p95} s, ${round(requestsPerChange)} requests a change beyond ${streamReads} stream reads`);
     return { latency, requestsPerChange, intervalMinutes, compression, peakPerSecond: counters.peakRequestsPerSecond, refusedPerSecond: counters.refusedPerSecond };
   } finally {
