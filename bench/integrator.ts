@@ -41,6 +41,7 @@ import {
   listedCount,
   postEnquiry,
   publicListingId,
+  RelayCloseTimeout,
   startIntegratorRig,
   type IntegratorRig,
   type RigAgency,
@@ -51,6 +52,9 @@ import type { BenchContext, BenchFigure } from './types.ts';
 const DAILY_CHANGE_SHARE = 0.02;
 /** How long the fill may make no progress before the agencies still empty are reported instead of waited for. */
 const STALL_MS = 180_000;
+const CLOSE_TIMEOUT_MS = 120_000;
+/** Relays that had not closed CLOSE_TIMEOUT_MS after close(): reported with the figures. */
+let slowCloses = 0;
 /** The relay's defaults, for the plan (a single-agency config: planAgencies reads only its budget and listing settings). */
 const DEFAULT_ENV = { CRM_BASE_URL: 'http://127.0.0.1:9/api/v1.3', CRM_API_KEY: 'key', CRM_ACCESS_TOKEN: 'token', PUBLIC_URL: 'https://relay.agency.test' };
 
@@ -88,15 +92,16 @@ function positive(name: string, fallback: number): number {
 export async function measureIntegrator(options: IntegratorBenchOptions): Promise<BenchFigure[]> {
   const { note } = options;
   const defaults = loadConfig(DEFAULT_ENV);
+  slowCloses = 0;
 
   // 1. Real time.
-  const rig = await startIntegratorRig({ agencies: options.agencies, listings: options.listings, dataDirPrefix: 'estate-bench-integrator-' });
+  const rig = await startIntegratorRig({ agencies: options.agencies, listings: options.listings, dataDirPrefix: 'estate-bench-integrator-', closeTimeoutMs: CLOSE_TIMEOUT_MS });
   let realTime: Awaited<ReturnType<typeof realTimeRun>>;
   try {
     note(`simulator: ${options.agencies} accounts × ${options.listings} listings built in ${round(rig.simulatorStartSeconds)} s; relay started`);
     realTime = await realTimeRun(rig, options);
   } finally {
-    await rig.close();
+    await closeRig(rig, note);
   }
 
   // 2. Compressed clock, webhooks lost. The plan as the relay makes it, from the agencies' cached sizes.
@@ -154,6 +159,7 @@ export async function measureIntegrator(options: IntegratorBenchOptions): Promis
       peakRequestsInAnySecond: peak,
       goalPerSecond: 10,
       refusedPerSecond: realTime.refusedPerSecond + (lost?.refusedPerSecond ?? 0),
+      relaysSlowToClose: slowCloses,
       clock: 'counted by the simulator for the key over both runs (real time and compressed), refused arrivals included',
     },
     {
@@ -294,6 +300,7 @@ async function lostRun(options: IntegratorBenchOptions, env: Record<string, stri
     dailyLimit: Number(env.CRM_DAILY_LIMIT),
     env,
     dataDirPrefix: 'estate-bench-integrator-lost-',
+    closeTimeoutMs: CLOSE_TIMEOUT_MS,
   });
   try {
     const { expected } = await crmSide(rig);
@@ -313,7 +320,18 @@ async function lostRun(options: IntegratorBenchOptions, env: Record<string, stri
     note(`webhooks lost (compressed): p50 ${latency.p50} s, p95 ${latency.p95} s, ${round(requestsPerChange)} requests a change beyond ${streamReads} stream reads`);
     return { latency, requestsPerChange, intervalMinutes, compression, unfilled: fill.unfilled, peakPerSecond: counters.peakRequestsPerSecond, refusedPerSecond: counters.refusedPerSecond };
   } finally {
+    await closeRig(rig, note);
+  }
+}
+
+/** Closes a rig; a relay slow to shut down is noted and counted, not waited for (the bench's process exits after the figures). */
+async function closeRig(rig: IntegratorRig, note: (message: string) => void): Promise<void> {
+  try {
     await rig.close();
+  } catch (error) {
+    if (!(error instanceof RelayCloseTimeout)) throw error;
+    slowCloses++;
+    note(error.message);
   }
 }
 

@@ -66,6 +66,18 @@ export interface IntegratorRigOptions {
   /** More relay settings (CRM_DAILY_LIMIT, SYNC_INTERVAL_MINUTES...). */
   env?: Record<string, string>;
   dataDirPrefix?: string;
+  /** Give up waiting for the relay to close after this long (close() then throws RelayCloseTimeout); default: wait. */
+  closeTimeoutMs?: number;
+}
+
+/** The relay did not finish closing in time: its data folder is left in place for a look. */
+export class RelayCloseTimeout extends Error {
+  constructor(
+    readonly ms: number,
+    readonly folder: string,
+  ) {
+    super(`the relay had not closed after ${ms / 1000} s (its data is left in ${folder})`);
+  }
 }
 
 /** The relay's public id of a simulated listing: one per sale or lease life (server/crm/public-fields.ts listingId). */
@@ -178,8 +190,11 @@ export async function startIntegratorRig(options: IntegratorRigOptions): Promise
       return agency;
     },
     async close() {
-      await relay.close();
+      // A bench must not hang on a slow shutdown (its process exits after the figures); a test waits for it.
+      const closed = relay.close().then(() => true);
+      const inTime = options.closeTimeoutMs === undefined ? await closed : await Promise.race([closed, new Promise<false>((resolve) => setTimeout(() => resolve(false), options.closeTimeoutMs).unref())]);
       await stopProcess(simProcess.child);
+      if (!inTime) throw new RelayCloseTimeout(options.closeTimeoutMs!, folder);
       rmSync(folder, { recursive: true, force: true });
     },
   };
