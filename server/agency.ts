@@ -41,6 +41,8 @@ export interface ComposeAgencyOptions {
   enquiryTargets?: EnquiryTargets;
   /** One of many agencies: shared photo folder, one webhook endpoint, the plan made for all (listings/index.ts). */
   shared?: ListingsServiceOptions['shared'];
+  photoInUseElsewhere?: ListingsServiceOptions['photoInUseElsewhere'];
+  otherAccount?: ListingsServiceOptions['otherAccount'];
   /** After each read of the key's usage (default: this agency's listing budget is planned again). */
   onUsage?: (usage: KeyUsage) => void;
 }
@@ -60,6 +62,8 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
       source: crmListingSource({ client: crm, config }),
       defaultPhotoSources: options.defaultPhotoSources,
       shared: options.shared,
+      photoInUseElsewhere: options.photoInUseElsewhere,
+      otherAccount: options.otherAccount,
     });
   } catch (error) {
     // Refused settings (CRM budget): release what was opened, then let the caller report it.

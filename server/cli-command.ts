@@ -5,7 +5,10 @@ import type { Config } from './config.ts';
  * own and cli.ts lists them; kept apart from cli.ts so a command never imports the list it is in.
  */
 export interface CliContext {
+  /** The relay's settings; with AGENCIES_FILE and `--agency <slug>`, that agency's (its store folder and token). */
   config: Config;
+  /** With AGENCIES_FILE and `--agency <slug>`: the agency, and DATA_DIR itself (the relay's pid file, the key's budget). */
+  agency?: { slug: string; keyDataDir: string };
   out(text: string): void;
   err(text: string): void;
 }

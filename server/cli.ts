@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CliCommand } from './cli-command.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
+import { agenciesCommand, scopeToAgency } from './agencies/cli.ts';
 import { outboxCommand } from './enquiries/cli.ts';
 import { operatorCommands } from './ops/cli.ts';
 
@@ -11,7 +12,7 @@ import { operatorCommands } from './ops/cli.ts';
  *
  * To add a command, write a CliCommand (cli-command.ts) in its concern's folder and add it to `commands`.
  */
-export const commands: CliCommand[] = [...operatorCommands, outboxCommand];
+export const commands: CliCommand[] = [...operatorCommands, outboxCommand, agenciesCommand];
 
 export interface RunCliOptions {
   env?: NodeJS.ProcessEnv;
@@ -30,7 +31,7 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
       'Commands:',
       ...commands.map((command) => `  ${command.name.padEnd(10)} ${command.summary}`),
       '',
-      'Run `npm run relay -- <command> help` for a command\'s arguments.',
+      'Run `npm run relay -- <command> help` for a command\'s arguments. With AGENCIES_FILE, add `--agency <slug>` to work on one agency\'s store.',
     ].join('\n');
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     (name === undefined ? err : out)(help());
@@ -51,7 +52,22 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
     }
     throw error;
   }
-  return command.run(args, { config, out, err });
+  // With AGENCIES_FILE a store command names its agency (--agency <slug>): it then runs on that agency's store.
+  let scope;
+  try {
+    scope = command.name === 'agencies' ? { args, config } : scopeToAgency(command.name, args, config);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      err(error.message);
+      return 1;
+    }
+    throw error;
+  }
+  if (typeof scope === 'string') {
+    err(`${scope}\n\n${command.usage}`);
+    return 2;
+  }
+  return command.run(scope.args, { config: scope.config, out, err, ...(scope.agency ? { agency: scope.agency } : {}) });
 }
 
 const invokedDirectly = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);

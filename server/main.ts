@@ -6,6 +6,7 @@ import { scriptTagBanner, widgetScriptTags } from './ops/script-tags.ts';
 import { claimInstance } from './ops/instance.ts';
 import { SYNC_SIGNAL, takeSyncRequest } from './ops/sync-request.ts';
 import { watchSyncProgress } from './ops/sync-progress.ts';
+import { RELOAD_SIGNAL, takeReloadRequest, writeReloadResult } from './agencies/reload-request.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -39,26 +40,50 @@ log.info(
   { latest: scriptTags.latest, pinned: scriptTags.pinned?.url, integrity: scriptTags.pinned?.integrity },
   'widget script tags',
 );
-if (process.stdout.isTTY || config.demoMode) {
+// Each agency's sites paste the tag of its own path: its elements then call /a/<slug>/api/v1/….
+const agencyTags = (relay.agencies?.list() ?? []).map((running) => ({
+  slug: running.entry.slug,
+  name: running.entry.name,
+  tag: widgetScriptTags(`${config.http.publicUrl ?? relay.url}/a/${running.entry.slug}`).latest,
+}));
+for (const { slug, tag } of agencyTags) log.info({ agency: slug, latest: tag }, 'widget script tag');
+if (!config.agenciesFile && (process.stdout.isTTY || config.demoMode)) {
   const where = config.demoMode
     ? `Demo site and relay: ${relay.url}/\n  Server-rendered listing pages: ${relay.url}/listings/buy (sitemap: ${relay.url}/sitemap.xml)`
     : `Relay: ${config.http.publicUrl}/ (listening on ${relay.url})`;
-  console.log(`\n  ${where}\n${scriptTagBanner(scriptTags)}\n`);
+  const others = agencyTags.length
+    ? `\n  The simulator's other agencies (SIM_AGENCIES), each under its own path:\n${agencyTags.map(({ name, tag }) => `    ${name}: ${tag}`).join('\n')}\n`
+    : '';
+  console.log(`\n  ${where}\n${scriptTagBanner(scriptTags)}\n${others}`);
 }
 
 // The operator CLI: `restore` refuses while this file names a live process; `sync` signals it.
 const releaseInstance = claimInstance(relay.store.dataDir);
 process.on(SYNC_SIGNAL, () => {
   try {
-    const kind = takeSyncRequest(relay.store.dataDir);
-    log.info({ kind }, 'sync requested by the operator CLI');
-    void relay.listings.sync.run(kind);
+    const { kind, agency } = takeSyncRequest(relay.store.dataDir);
+    log.info({ kind, ...(agency ? { agency } : {}) }, 'sync requested by the operator CLI');
+    // Every agency (the one at the root unless AGENCIES_FILE, and those under /a/<slug>/), or the one named.
+    if (!config.agenciesFile && agency === undefined) void relay.listings.sync.run(kind);
+    for (const running of relay.agencies?.list() ?? []) if (agency === undefined || running.entry.slug === agency) void running.agency.listings.sync.run(kind);
   } catch (error) {
     log.error({ err: error }, 'could not take the sync request of the operator CLI');
   }
 });
+// AGENCIES_FILE: SIGHUP (or `npm run relay -- agencies reload`) re-reads the file; the answer goes where the CLI waits for it.
+if (relay.agencies && config.agenciesFile) {
+  const agencies = relay.agencies;
+  process.on(RELOAD_SIGNAL, () => {
+    const id = takeReloadRequest(relay.store.dataDir);
+    log.info({ byCli: id !== null }, 'reloading AGENCIES_FILE');
+    agencies.reload().then(
+      (report) => writeReloadResult(relay.store.dataDir, { id, at: new Date().toISOString(), report }),
+      (error: unknown) => log.error({ err: error }, 'AGENCIES_FILE reload failed; the agencies running keep serving'),
+    );
+  });
+}
 // The first sync (empty cache) can take minutes: counts and rates on a terminal, one log line per step.
-if (relay.listings.cache.readState().lastSuccessAt === null) {
+if (!config.agenciesFile && relay.listings.cache.readState().lastSuccessAt === null) {
   const stopProgress = watchSyncProgress(relay.store, { log });
   relay.listings.sync.whenLoaded().then(
     () => stopProgress(),

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { agencyFeatures, composeAgency, type Agency } from './agency.ts';
+import type { AgencyEntry } from './agencies/file.ts';
 import { AgencySet } from './agencies/set.ts';
 import { createApp, projectRoot, requestListener, type AppDeps } from './app.ts';
 import { ConfigError, type Config } from './config.ts';
@@ -31,7 +32,7 @@ export interface RunningRelay {
   listings: ListingsService;
   /** What the CRM key and token allow, and the key's usage by every tool. With AGENCIES_FILE: the first agency's at start. */
   access: CrmAccess;
-  /** AGENCIES_FILE: every agency, served under /a/<slug>/ (reload() re-reads the file). */
+  /** AGENCIES_FILE: every agency, served under /a/<slug>/ (reload() re-reads the file). Demo mode with SIM_AGENCIES: the accounts after the first. */
   agencies?: AgencySet;
   /** The embedded simulator in demo mode. */
   simulator?: {
@@ -100,7 +101,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   try {
     if (config.agenciesFile) {
       keyStore = openStore(config.dataDir, undefined, { warn: (message, fields) => log.warn(fields, message) });
-      agencies = AgencySet.open({
+      agencies = await AgencySet.open({
         config,
         log,
         keyStore,
@@ -111,7 +112,14 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
         workers: options.workers,
       });
     } else {
-      root = composeAgency(config, { log, defaultPhotoSources, enquiryTargets: options.enquiryTargets });
+      root = composeAgency(config, {
+        log,
+        defaultPhotoSources,
+        enquiryTargets: options.enquiryTargets,
+        // Demo mode with SIM_AGENCIES: the other accounts' agencies, served beside this one under /a/<slug>/.
+        photoInUseElsewhere: (hash) => agencies?.photoInUseElsewhere(undefined, hash) ?? false,
+        otherAccount: (account) => agencies?.byAccount(account)?.agency.listings.webhookTarget,
+      });
     }
   } catch (error) {
     // Refused settings (CRM budget, agencies file): release what was opened, then let main.ts report and exit.
@@ -163,6 +171,31 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
           metrics: () => agencies!.metrics(),
         },
       ];
+  // Demo mode with SIM_AGENCIES=2 or more: the demo site shows the first account; the others are agencies under /a/<slug>/.
+  const demoAccounts = simulator?.accounts().slice(1) ?? [];
+  if (root && demoAccounts.length > 0) {
+    const rootStore = root.store;
+    try {
+      agencies = await AgencySet.open({
+        config,
+        log,
+        keyStore: rootStore,
+        widgetDir,
+        ownOrigins,
+        defaultPhotoSources,
+        enquiryTargets: options.enquiryTargets,
+        workers: options.workers,
+        readEntries: () => demoAgencies(demoAccounts),
+        alsoHolding: () => [rootStore],
+      });
+    } catch (error) {
+      server.close();
+      await root.close();
+      await simulator?.close();
+      throw error;
+    }
+    features.push({ name: 'demo-agencies', router: agencies.router({ shared: false }), workers: [], readiness: {} });
+  }
   const workers: Worker[] = features.flatMap((feature) => feature.workers);
   const store = root?.store ?? keyStore!;
   const app = createApp({ config, store, log, features, ...options.app });
@@ -181,14 +214,25 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
         server.closeIdleConnections();
       });
       await Promise.all(workers.map((worker) => worker.stop()));
-      await root?.close();
       await agencies?.close();
+      await root?.close();
       keyStore?.close();
       await simulator?.close();
     })());
 
   const first = root ?? agencies!.list()[0]!.agency;
   return { url, port, config, store, crm: first.crm, enquiries: first.enquiries, listings: first.listings, access: first.access, agencies, simulator, close };
+}
+
+/** The demo's other simulator accounts as agencies: a slug from each name (unique), any origin (demo mode), the tokens the simulator made. */
+function demoAgencies(accounts: Array<{ name: string; accessToken: string }>): AgencyEntry[] {
+  const used = new Set<string>();
+  return accounts.map((account, index) => {
+    const base = account.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 36).replace(/-+$/, '') || 'agency';
+    const slug = used.has(base) ? `${base}-${index + 2}` : base;
+    used.add(slug);
+    return { slug, name: account.name, accessToken: account.accessToken, allowedOrigins: [] };
+  });
 }
 
 /** SIM_AGENCIES (1-20 in demo mode): how many agency accounts the embedded simulator holds on its one key. */

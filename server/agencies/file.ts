@@ -11,6 +11,8 @@ const PRIVATE_MODE_MASK = 0o077;
 const origin = z
   .url({ protocol: /^https?$/, message: 'each entry must be an origin such as https://agency.example' })
   .refine((value) => {
+    // Zod runs this even when the URL check failed: an unparsable value is that check's to report.
+    if (!URL.canParse(value)) return true;
     const url = new URL(value);
     return url.pathname === '/' && !url.search && !url.hash;
   }, 'each entry must be an origin only (scheme, host and port, no path)')

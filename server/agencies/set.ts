@@ -5,6 +5,7 @@ import { agencyFeatures, agencyWorkers, composeAgency, type Agency } from '../ag
 import { ConfigError, type Config } from '../config.ts';
 import type { KeyUsage } from '../crm/access.ts';
 import { crmWebhookFeed } from '../crm/listing-source.ts';
+import { PROMETHEUS_CONTENT_TYPE } from '../enquiries/metrics.ts';
 import { outboxStatus } from '../enquiries/outbox.ts';
 import type { EnquiryTargets } from '../enquiries/targets.ts';
 import { HttpError, notFoundHandler } from '../errors.ts';
@@ -22,8 +23,8 @@ import { agencyConfig, readAgenciesFile, type AgencyEntry } from './file.ts';
 
 /** Written by the relay into DATA_DIR for `npm run relay -- agencies` (no token in it). */
 export const AGENCIES_STATUS_FILE = 'agencies-status.json';
-/** How often the relay refreshes that file (calls today move). */
-const STATUS_WRITE_MS = 60_000;
+/** How often the relay refreshes that file (calls today move; a small file, even for hundreds of agencies). */
+const STATUS_WRITE_MS = 5_000;
 /** How often a removed agency's outbox is checked for enquiries still to deliver. */
 const DRAIN_CHECK_MS = 1_000;
 
@@ -68,6 +69,8 @@ export interface AgencySetOptions {
   workers?: boolean;
   /** The agencies (default: read AGENCIES_FILE). */
   readEntries?: () => AgencyEntry[];
+  /** Stores of agencies served beside this set (the demo's root agency): their images are kept too. */
+  alsoHolding?: () => Store[];
 }
 
 export interface ReloadReport {
@@ -106,19 +109,21 @@ export class AgencySet {
     this.sharedWidget = widgetRouter(options.widgetDir);
   }
 
-  /** Composes every agency of the file and plans them together; refuses (ConfigError) a file or a plan that does not fit. */
-  static open(options: AgencySetOptions): AgencySet {
+  /** Composes every agency of the file and plans them together; refuses (ConfigError) a file or a plan that does not fit, having closed what it opened. */
+  static async open(options: AgencySetOptions): Promise<AgencySet> {
     const set = new AgencySet(options);
     const entries = set.readEntries();
     const composed: RunningAgency[] = [];
     try {
       for (const entry of entries) composed.push(set.compose(entry));
+      // Said once for every agency (each agency's service leaves it out).
+      if (composed[0]) set.log.info({ photoHosts: composed[0].agency.listings.allowList.hosts }, 'photo mirror fetches only from these hosts (PHOTO_HOSTS)');
       const plan = set.planFor(composed);
       if (!plan.fits) throw new AgenciesBudgetRefusedError(plan);
       for (const running of composed) set.serving.set(running.entry.slug, running);
       set.applyPlan(plan);
     } catch (error) {
-      for (const running of composed) void running.agency.close();
+      await Promise.all(composed.map((running) => running.agency.close()));
       throw error;
     }
     return set;
@@ -167,7 +172,8 @@ export class AgencySet {
       limiterStore: this.options.keyStore,
       defaultPhotoSources: this.options.defaultPhotoSources,
       enquiryTargets: this.options.enquiryTargets,
-      shared: { photoDir: this.photoDir, photoInUseElsewhere: (hash) => this.photoInUseElsewhere(agency, hash) },
+      shared: { photoDir: this.photoDir },
+      photoInUseElsewhere: (hash) => this.photoInUseElsewhere(agency, hash),
       onUsage: (usage) => this.onUsage(usage),
     });
     const running: RunningAgency = { entry, agency, handler: () => undefined, serving: true, started: false };
@@ -175,12 +181,12 @@ export class AgencySet {
     return running;
   }
 
-  /** Whether an agency other than `self` (served or draining) still refers to the image. */
-  private photoInUseElsewhere(self: Agency, hash: string): boolean {
+  /** Whether an agency other than `self` (served, draining, or served beside the set) still refers to the image. */
+  photoInUseElsewhere(self: Agency | undefined, hash: string): boolean {
     for (const running of [...this.serving.values(), ...this.draining]) {
       if (running.agency !== self && holdsPhoto(running.agency.store, hash)) return true;
     }
-    return false;
+    return (this.options.alsoHolding?.() ?? []).some((store) => holdsPhoto(store, hash));
   }
 
   /** The routes of one agency, as mounted under /a/<slug>/. */
@@ -206,7 +212,7 @@ export class AgencySet {
     for (const feature of features) if (feature.router) router.use(feature.router);
     router.use(this.sharedWidget);
     router.get('/metrics', metricsAccess(this.options.config.http.metricsToken), (_req, res) => {
-      res.set('Content-Type', 'text/plain; version=0.0.4; charset=utf-8').set('Cache-Control', 'no-store');
+      res.set('Content-Type', PROMETHEUS_CONTENT_TYPE).set('Cache-Control', 'no-store');
       res.send(features.map((feature) => feature.metrics?.() ?? '').join(''));
     });
     router.use(notFoundHandler);
@@ -217,9 +223,24 @@ export class AgencySet {
    * The shared routes: POST /hooks/crm (verified once, routed by the notice's account id),
    * /photos/ (one content-addressed folder) and /a/<slug>/… (404 for a slug not served).
    */
-  router(): RequestHandler {
+  router(options: { shared?: boolean } = {}): RequestHandler {
     const { config } = this.options;
     const router = Router({ caseSensitive: true, strict: true });
+    // Beside a root agency (demo), the root's webhook and photo routes serve everyone.
+    if (options.shared !== false) this.mountShared(router);
+    router.use('/a/:slug', (req, res, next) => {
+      const running = this.serving.get((req.params as { slug: string }).slug);
+      if (!running) {
+        next(new HttpError(404, 'unknown_agency', 'No agency with this slug is served by this relay.'));
+        return;
+      }
+      running.handler(req, res, next);
+    });
+    return router;
+  }
+
+  private mountShared(router: Router): void {
+    const { config } = this.options;
     router.use(
       webhookRouter({
         feed: crmWebhookFeed(config),
@@ -231,15 +252,6 @@ export class AgencySet {
       }),
     );
     router.use(photosRouter(this.photoDir));
-    router.use('/a/:slug', (req, res, next) => {
-      const running = this.serving.get((req.params as { slug: string }).slug);
-      if (!running) {
-        next(new HttpError(404, 'unknown_agency', 'No agency with this slug is served by this relay.'));
-        return;
-      }
-      running.handler(req, res, next);
-    });
-    return router;
   }
 
   /** Prometheus text for the relay's /metrics: every agency's push counts together, and the agencies by state. */
@@ -260,7 +272,7 @@ export class AgencySet {
       overDailyCap: sum((agency) => agency.listings.changes.counts.overDailyCap),
       failures: sum((agency) => agency.listings.changes.counts.failures),
     };
-    const push = renderPushMetrics(webhooks, worker, 0);
+    const push = renderPushMetrics(webhooks, worker, sum((agency) => agency.listings.pendingChanges()));
     return (
       push +
       '# HELP estate_agencies Agencies of AGENCIES_FILE: serving, or removed and still delivering their queued enquiries (draining).\n' +
@@ -287,14 +299,16 @@ export class AgencySet {
     );
   }
 
-  /** Gives each agency its catch-up interval (read at each scheduling) and prints the plan. */
-  private applyPlan(plan: AgenciesPlan): void {
+  /** Gives each agency its catch-up interval (read at each scheduling) and prints the plan (with a line per agency unless `brief`). */
+  private applyPlan(plan: AgenciesPlan, brief = false): void {
     this.plan = plan;
     for (const line of plan.agencies) {
       const running = this.serving.get(line.slug);
       if (running) running.agency.config.listings.syncIntervalMinutes = line.catchUpIntervalMinutes ?? 24 * 60;
     }
-    const lines = describeAgenciesPlan(plan);
+    const described = describeAgenciesPlan(plan);
+    // After a usage read (hourly) the totals say enough; the lines per agency come at start and on reload.
+    const lines = brief && plan.fits ? described.filter((line) => !line.startsWith('  ')) : described;
     const fields = { agencies: plan.agencies.length, crmRequestsPerDay: plan.perDay, allowed: plan.allowed, floor: plan.floorPerDay, catchUpIntervalMinutes: plan.catchUpIntervalMinutes };
     if (plan.fits) this.log.info(fields, lines.join('\n'));
     else this.log.error(fields, lines.join('\n'));
@@ -303,7 +317,7 @@ export class AgencySet {
   /** After a read of the key's usage: all agencies planned again with what other tools spend. */
   private onUsage(usage: KeyUsage): void {
     this.othersToday = usage.others;
-    if (this.serving.size > 0) this.applyPlan(this.planFor(this.list()));
+    if (this.serving.size > 0) this.applyPlan(this.planFor(this.list()), true);
   }
 
   private startAgency(running: RunningAgency): void {
@@ -314,7 +328,8 @@ export class AgencySet {
 
   /** Re-reads AGENCIES_FILE (one reload at a time). A refused file or plan changes nothing: the running set keeps serving. */
   reload(): Promise<ReloadReport> {
-    this.reloading = this.reloading.then(() => this.reloadNow());
+    // A reload that failed must not stop the next one from running.
+    this.reloading = this.reloading.catch(() => undefined).then(() => this.reloadNow());
     return this.reloading;
   }
 
@@ -383,9 +398,10 @@ export class AgencySet {
   }
 
   private refuse(error: unknown): ReloadReport {
-    if (!(error instanceof ConfigError)) throw error;
-    this.log.error({ problems: error.problems }, `AGENCIES_FILE refused on reload; the ${this.serving.size} agencies running keep serving:\n${error.problems.map((problem) => `  - ${problem}`).join('\n')}`);
-    return { ok: false, added: [], changed: [], removed: [], problems: error.problems };
+    // A ConfigError names field by field; anything else (a store that would not open) by its message.
+    const problems = error instanceof ConfigError ? error.problems : [`AGENCIES_FILE: the reload failed: ${(error as Error).message}`];
+    this.log.error({ problems }, `AGENCIES_FILE refused on reload; the ${this.serving.size} agencies running keep serving:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    return { ok: false, added: [], changed: [], removed: [], problems };
   }
 
   /** A removed agency: its workers stop but enquiry delivery, which runs until its outbox holds nothing queued. */

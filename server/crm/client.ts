@@ -61,6 +61,8 @@ export interface CrmClientOptions {
    * agencies in turns. Default: a digest of the access token (the token itself is not kept there).
    */
   agency?: string;
+  /** Where the operator sets the access token, for errors that say what to check. Default CRM_ACCESS_TOKEN. */
+  tokenSetting?: string;
   log: Logger;
   /** Timeout of one attempt, body included. Default 15,000 ms. */
   timeoutMs?: number;
@@ -207,6 +209,8 @@ export function createCrmClientFromConfig(config: Config, store: Store, log: Log
     log,
     timeoutMs: config.crm.timeoutMs,
     agency: options.agency,
+    // Many agencies: the token is the agency's accessToken in AGENCIES_FILE (its value is never named).
+    ...(options.agency ? { tokenSetting: `the accessToken of agency "${options.agency}" in AGENCIES_FILE` } : {}),
   });
 }
 
@@ -226,6 +230,7 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
   const maxRetryWaitMs = options.maxRetryWaitMs ?? 60_000;
   const backoffBaseMs = options.backoffBaseMs ?? 500;
   const { limiter } = options;
+  const tokenSetting = options.tokenSetting ?? 'CRM_ACCESS_TOKEN';
   const agency = options.agency ?? createHash('sha256').update(options.accessToken).digest('hex').slice(0, 16);
   // Built once; never logged (the logger would redact them anyway).
   const authHeaders = {
@@ -340,7 +345,7 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
       }
 
       log.warn({ ...where, status, attempt, ms }, 'CRM refused the request');
-      throw clientError(status, crmMessage, crmCode, where);
+      throw clientError(status, crmMessage, crmCode, where, tokenSetting);
     }
   }
 
@@ -590,19 +595,19 @@ function errorBody(text: string): { crmMessage?: string; crmCode?: string } {
   return {};
 }
 
-function clientError(status: number, crmMessage: string | undefined, crmCode: string | undefined, where: { method: string; path: string }): CrmError {
+function clientError(status: number, crmMessage: string | undefined, crmCode: string | undefined, where: { method: string; path: string }, tokenSetting: string): CrmError {
   const detail = crmMessage ? ` (CRM says: ${crmMessage})` : '';
   if (status === 403 && /scope/i.test(`${crmCode ?? ''} ${crmMessage ?? ''}`)) {
     // A valid key, but the token was not granted this scope: the token is what must change.
     return new CrmError(
-      `The access token lacks a scope needed for ${where.method} ${where.path} (403)${detail}. Ask the agency to grant it, or set CRM_ACCESS_TOKEN to a token that has it.`,
-      { code: 'forbidden', status, setting: 'CRM_ACCESS_TOKEN', crmMessage, ...where },
+      `The access token lacks a scope needed for ${where.method} ${where.path} (403)${detail}. Ask the agency to grant it, or set ${tokenSetting} to a token that has it.`,
+      { code: 'forbidden', status, setting: tokenSetting, crmMessage, ...where },
     );
   }
-  const setting = SETTING_BY_STATUS[status];
+  const setting = status === 401 ? tokenSetting : SETTING_BY_STATUS[status];
   if (status === 401) {
     return new CrmError(
-      `The CRM rejected the access token (401)${detail}. Check CRM_ACCESS_TOKEN: it must be a current token of the agency's account.`,
+      `The CRM rejected the access token (401)${detail}. Check ${tokenSetting}: it must be a current token of the agency's account.`,
       { code: 'unauthorized', status, setting, crmMessage, ...where },
     );
   }

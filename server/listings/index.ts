@@ -39,6 +39,8 @@ export interface ListingsService {
   webhookCounts: WebhookCounts;
   /** Where a verified webhook for this agency is stored and applied (the shared webhook endpoint routes here). */
   webhookTarget: WebhookTarget;
+  /** Change notices stored and not yet applied (a gauge of /metrics). */
+  pendingChanges(): number;
   /** List sizes from the cache, for the plan of all agencies. */
   sizes(): KnownSizes;
   /** The source's lists and page size, for the plan. */
@@ -80,9 +82,11 @@ export interface ListingsServiceOptions {
    */
   shared?: {
     photoDir: string;
-    /** Whether another agency still refers to an image (its files are then kept). */
-    photoInUseElsewhere(hash: string): boolean;
   };
+  /** Whether another agency on this relay still refers to an image: its files are then kept by the clean-up. */
+  photoInUseElsewhere?: (hash: string) => boolean;
+  /** One agency at the root beside others (demo mode with SIM_AGENCIES): a webhook naming another account goes to that agency, if served here. */
+  otherAccount?: (account: string) => WebhookTarget | undefined;
 }
 
 /**
@@ -121,7 +125,8 @@ export function createListingsService(options: ListingsServiceOptions): Listings
   }
 
   const allowList = new PhotoHostAllowList(photoHosts(config.photos.hosts, options.defaultPhotoSources ?? [config.crm.baseUrl]));
-  log.info({ photoHosts: allowList.hosts }, 'photo mirror fetches only from these hosts (PHOTO_HOSTS)');
+  // Said once per relay, not once per agency of many.
+  if (!options.shared) log.info({ photoHosts: allowList.hosts }, 'photo mirror fetches only from these hosts (PHOTO_HOSTS)');
   const mirror = new PhotoMirror({
     store,
     log,
@@ -130,7 +135,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     maxBytes: config.photos.maxBytes,
     now: options.now,
     photoDir: options.shared?.photoDir,
-    inUseElsewhere: options.shared?.photoInUseElsewhere,
+    inUseElsewhere: options.photoInUseElsewhere,
   });
   // The plan at start knows list sizes only from the cache; after each sweep it is made again with
   // the real ones, and a plan that no longer fits is reported with the setting to change.
@@ -164,7 +169,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
       webhookRouter({
         feed: source.changes,
         toleranceSeconds: config.listings.webhookToleranceSeconds,
-        targetOf: (named) => (account.isOther(named) ? undefined : webhookTarget),
+        targetOf: (named) => (!account.isOther(named) ? webhookTarget : named === undefined ? undefined : options.otherAccount?.(named)),
         counts: webhookCounts,
         log,
         now: options.now,
@@ -183,6 +188,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     account,
     webhookCounts,
     webhookTarget,
+    pendingChanges: () => changeStore.pending(),
     sizes,
     budgetedLists: source,
     metrics: () => renderPushMetrics(webhookCounts, changes.counts, changeStore.pending()),

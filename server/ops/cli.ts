@@ -9,6 +9,7 @@ import { readSyncState } from '../listings/cache.ts';
 import { createListingsService, type SyncReport } from '../listings/index.ts';
 import { createProgress } from '../progress.ts';
 import { openStore, openStoreReadOnly } from '../store/store.ts';
+import { collectAgenciesStatus, formatKeyTotals } from '../agencies/cli.ts';
 import { backupStore, restoreStore } from './backup.ts';
 import { runningRelay } from './instance.ts';
 import { collectStatus, formatBytes, formatStatus } from './status.ts';
@@ -39,6 +40,7 @@ export const statusCommand: CliCommand = {
     }
     const options = parseOptions(args, ['json']);
     if (typeof options === 'string' || options.positional.length) return usageError(this, typeof options === 'string' ? options : 'status takes no arguments', context);
+    if (context.config.agenciesFile) return keyStatus(context, options.flags.has('json'));
     let status;
     try {
       status = collectStatus(context.config.dataDir, context.config.crm.dailyLimit);
@@ -46,12 +48,33 @@ export const statusCommand: CliCommand = {
       context.err((error as Error).message);
       return 1;
     }
-    const relay = runningRelay(context.config.dataDir);
+    const relay = runningRelay(context.agency?.keyDataDir ?? context.config.dataDir);
     if (options.flags.has('json')) context.out(JSON.stringify({ ...status, relay: relay ?? null }, null, 2));
     else context.out(`${formatStatus(status)}\nRelay process   ${relay ? `running (pid ${relay.pid}, since ${relay.startedAt})` : 'not running on this DATA_DIR'}`);
     return 0;
   },
 };
+
+/** With AGENCIES_FILE: the key's totals (calls today against the budget, the plan, the agencies); each agency is in `agencies`. */
+function keyStatus(context: CliContext, json: boolean): number {
+  let status;
+  try {
+    status = collectAgenciesStatus(context.config.agenciesFile!, context.config.dataDir, context.config.crm.dailyLimit);
+  } catch (error) {
+    context.err((error as Error).message);
+    return 1;
+  }
+  const relay = runningRelay(context.config.dataDir);
+  if (json) {
+    const { agencies, ...totals } = status;
+    context.out(JSON.stringify({ ...totals, agencies: { count: agencies.length, serving: agencies.filter((row) => row.state === 'serving').length, queued: agencies.reduce((sum, row) => sum + row.outboxQueued, 0) }, relay: relay ?? null }, null, 2));
+  } else {
+    context.out(`${formatKeyTotals(status)}
+Relay process   ${relay ? `running (pid ${relay.pid}, since ${relay.startedAt})` : 'not running on this DATA_DIR'}
+Each agency:    npm run relay -- agencies`);
+  }
+  return 0;
+}
 
 function describeReport(report: Pick<SyncReport, 'kind' | 'changed' | 'removed' | 'photos' | 'crmRequests' | 'seconds' | 'error'>): string {
   const line =
@@ -79,7 +102,7 @@ export const syncCommand: CliCommand = {
     const timeoutSeconds = options.values.timeout === undefined ? 600 : Number(options.values.timeout);
     if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) return usageError(this, '--timeout must be a positive number of seconds', context);
     const kind = options.flags.has('full') ? 'full' : 'incremental';
-    const relay = runningRelay(context.config.dataDir);
+    const relay = runningRelay(context.agency?.keyDataDir ?? context.config.dataDir);
     if (relay) return syncInRunningRelay(relay.pid, kind, timeoutSeconds, context);
     if (context.config.demoMode) {
       context.err(
@@ -97,7 +120,9 @@ async function syncHere(kind: 'full' | 'incremental', context: CliContext): Prom
   const { config } = context;
   const log = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel });
   const store = openStore(config.dataDir);
-  const crm = createCrmClientFromConfig(config, store, log);
+  // One agency of many: the key's budget is in DATA_DIR's store, shared with the relay and every agency.
+  const keyStore = context.agency ? openStore(context.agency.keyDataDir) : undefined;
+  const crm = createCrmClientFromConfig(config, store, log, { limiterStore: keyStore, agency: context.agency?.slug });
   const stopProgress = watchSyncProgress(store, { log });
   try {
     const listings = createListingsService({ config, store, log, source: crmListingSource({ client: crm, config }) });
@@ -112,6 +137,7 @@ async function syncHere(kind: 'full' | 'incremental', context: CliContext): Prom
   } finally {
     crm.close();
     store.close();
+    keyStore?.close();
   }
 }
 
@@ -119,7 +145,8 @@ async function syncHere(kind: 'full' | 'incremental', context: CliContext): Prom
 async function syncInRunningRelay(pid: number, kind: 'full' | 'incremental', timeoutSeconds: number, context: CliContext): Promise<number> {
   const dataDir = resolve(context.config.dataDir);
   const requestedAt = Date.now();
-  writeFileSync(join(dataDir, SYNC_REQUEST_FILE), JSON.stringify({ kind, requestedAt }));
+  // The request goes where the relay reads it (DATA_DIR); the outcome is read from the agency's store.
+  writeFileSync(join(resolve(context.agency?.keyDataDir ?? dataDir), SYNC_REQUEST_FILE), JSON.stringify({ kind, requestedAt, ...(context.agency ? { agency: context.agency.slug } : {}) }));
   process.kill(pid, SYNC_SIGNAL);
   context.out(`Asked the running relay (pid ${pid}) for a${kind === 'full' ? ' full' : 'n incremental'} sync; waiting for it…`);
   const store = openStoreReadOnly(dataDir);
@@ -197,6 +224,9 @@ export const restoreCommand: CliCommand = {
     if (typeof options === 'string') return usageError(this, options, context);
     if (options.positional.length !== 1) return usageError(this, 'restore takes one file name', context);
     try {
+      // One agency's store: the relay that holds it open runs from DATA_DIR.
+      const relay = context.agency ? runningRelay(context.agency.keyDataDir) : undefined;
+      if (relay) throw new Error(`A relay (pid ${relay.pid}, started ${relay.startedAt}) is running on ${resolve(context.agency!.keyDataDir)}: stop it first (systemctl stop estate-embed-relay).`);
       const summary = restoreStore(context.config.dataDir, options.positional[0]!);
       context.out(
         [

@@ -9,15 +9,21 @@ import { join, resolve } from 'node:path';
 export const SYNC_REQUEST_FILE = 'sync-request.json';
 export const SYNC_SIGNAL = 'SIGUSR2';
 
-/** Read by main.ts on SIGUSR2: the sync kind the CLI asked for (incremental when unsure). */
-export function takeSyncRequest(dataDir: string): 'full' | 'incremental' {
+export interface SyncRequest {
+  kind: 'full' | 'incremental';
+  /** With AGENCIES_FILE: the one agency to sync (undefined: every agency). */
+  agency?: string;
+}
+
+/** Read by main.ts on SIGUSR2: the sync the CLI asked for (incremental, every agency, when unsure). */
+export function takeSyncRequest(dataDir: string): SyncRequest {
   const file = join(resolve(dataDir), SYNC_REQUEST_FILE);
-  if (!existsSync(file)) return 'incremental';
+  if (!existsSync(file)) return { kind: 'incremental' };
   try {
-    const request = JSON.parse(readFileSync(file, 'utf8')) as { kind?: string };
-    return request.kind === 'full' ? 'full' : 'incremental';
+    const request = JSON.parse(readFileSync(file, 'utf8')) as { kind?: string; agency?: unknown };
+    return { kind: request.kind === 'full' ? 'full' : 'incremental', ...(typeof request.agency === 'string' ? { agency: request.agency } : {}) };
   } catch {
-    return 'incremental';
+    return { kind: 'incremental' };
   } finally {
     rmSync(file, { force: true });
   }

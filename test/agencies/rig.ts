@@ -1,4 +1,5 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../server/config.ts';
@@ -42,10 +43,23 @@ export interface AgenciesRig {
  * a temporary DATA_DIR. Workers stay off unless `workers` is true: tests drive syncs themselves.
  */
 export async function startAgenciesRig(
-  options: { agencies?: number; listings?: number; env?: Record<string, string>; workers?: boolean; origins?: (slug: string) => string[]; log?: Logger } = {},
+  options: {
+    agencies?: number;
+    listings?: number;
+    env?: Record<string, string>;
+    workers?: boolean;
+    origins?: (slug: string) => string[];
+    log?: Logger;
+    /** A built widget bundle to serve (default dist/widget). */
+    widgetDir?: string;
+    /** The simulator's per-key limit and the relay's CRM_REQUESTS_PER_SECOND (default 200: fast tests). */
+    requestsPerSecond?: number;
+    /** PUBLIC_URL the relay's own address (a free port chosen first), so a browser can load its photos. */
+    reachablePublicUrl?: boolean;
+  } = {},
 ): Promise<AgenciesRig> {
   const count = options.agencies ?? 2;
-  const sim = await startSimulator({ listings: options.listings ?? 10, seed: 11, requestsPerSecond: 200, agencies: count });
+  const sim = await startSimulator({ listings: options.listings ?? 10, seed: 11, requestsPerSecond: options.requestsPerSecond ?? 200, agencies: count });
   const dataDir = mkdtempSync(join(tmpdir(), 'estate-agencies-'));
   const file = join(dataDir, 'agencies.json');
   const accounts = [...sim.key.accounts] as SimulatorState[];
@@ -64,20 +78,25 @@ export async function startAgenciesRig(
   }));
   const rig = { entries } as AgenciesRig;
   writeAgencies(entries);
+  const port = options.reachablePublicUrl ? await freePort() : 0;
   const config = loadConfig({
-    PORT: '0',
+    PORT: String(port),
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     CRM_BASE_URL: sim.baseUrl,
     CRM_API_KEY: sim.apiKey,
-    CRM_REQUESTS_PER_SECOND: '200',
+    CRM_REQUESTS_PER_SECOND: String(options.requestsPerSecond ?? 200),
     AGENCIES_FILE: file,
     PHOTO_WIDTHS: '240',
     LOG_LEVEL: 'silent',
-    PUBLIC_URL,
+    PUBLIC_URL: options.reachablePublicUrl ? `http://127.0.0.1:${port}` : PUBLIC_URL,
     ...options.env,
   });
-  const relay = await startRelay(config, { log: options.log ?? silentLogger, workers: options.workers ?? false, app: { demoDir: null } });
+  const relay = await startRelay(config, {
+    log: options.log ?? silentLogger,
+    workers: options.workers ?? false,
+    app: { demoDir: null, ...(options.widgetDir ? { widgetDir: options.widgetDir } : {}) },
+  });
   return Object.assign(rig, {
     sim,
     relay,
@@ -108,6 +127,17 @@ export async function startAgenciesRig(
       rmSync(dataDir, { recursive: true, force: true });
     },
   }) as AgenciesRig;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 /** Waits until `probe` passes `done` (or the time is up) and returns its last value. */

@@ -1,5 +1,5 @@
 // Demo mode with SIM_AGENCIES: the embedded simulator holds that many accounts on its one key; the
-// relay (one agency today) serves the first, and the others' tokens are there for the relay wiring.
+// relay serves the first at the root (the others under /a/<slug>/: test/agencies/demo.test.ts).
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
