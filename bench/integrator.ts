@@ -231,14 +231,14 @@ async function realTimeRun(rig: IntegratorRig, options: IntegratorBenchOptions) 
         if (posted.status !== 202) throw new Error(`enquiry to ${agency.slug} answered ${posted.status}`);
         const acceptedAt = performance.now();
         enquiries.push(
-          (async () => {
+          handledLater(async () => {
             while (!(await crmEnquiryTexts(rig, agency.accountId)).includes(marker)) {
               if (performance.now() - acceptedAt > 600_000) throw new Error(`enquiry ${marker} not delivered after 600 s`);
               await sleep(100);
             }
             enquiryTimes.push((performance.now() - acceptedAt) / 1000);
             if (!filled) deliveredBeforeFilled++;
-          })(),
+          }),
         );
       }
       await sleep(options.enquiryEveryMs);
@@ -387,7 +387,7 @@ async function driveAndTime(rig: IntegratorRig, drive: { perSecond: number; chan
     const { body } = await getJson<{ running: boolean; changes: DrivenChange[] }>(`${control}?since=${seen}`);
     for (const change of body.changes) {
       seen = change.seq;
-      watchers.push(watch(rig.agencyOfAccount(change.accountId), change, pollMs, timeoutMs).then((seconds) => void latencies.push(seconds)));
+      watchers.push(handledLater(async () => void latencies.push(await watch(rig.agencyOfAccount(change.accountId), change, pollMs, timeoutMs))));
     }
     if (!body.running && body.changes.length === 0) break;
     await sleep(200);
@@ -412,6 +412,13 @@ function percentiles(values: number[]): { samples: number; p50: number; p95: num
   const sorted = [...values].sort((a, b) => a - b);
   const at = (share: number) => (sorted.length === 0 ? 0 : round(sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)]!, 3));
   return { samples: sorted.length, p50: at(0.5), p95: at(0.95) };
+}
+
+/** Runs `work` now; its failure surfaces where the promise is awaited (Promise.all later), not as an unhandled rejection meanwhile. */
+function handledLater(work: () => Promise<void>): Promise<void> {
+  const promise = work();
+  promise.catch(() => undefined);
+  return promise;
 }
 
 function sleep(ms: number): Promise<void> {

@@ -124,11 +124,14 @@ export async function startIntegratorRig(options: IntegratorRigOptions): Promise
     origin: simProcess.origin,
     baseUrl: simProcess.baseUrl,
     async control(path, init = {}) {
-      const response = await fetch(`${simProcess.origin}/__sim${path}`, {
-        method: init.method ?? 'GET',
-        headers: init.body === undefined ? {} : { 'Content-Type': 'application/json' },
-        body: init.body === undefined ? undefined : JSON.stringify(init.body),
-      });
+      const request = () =>
+        fetch(`${simProcess.origin}/__sim${path}`, {
+          method: init.method ?? 'GET',
+          headers: init.body === undefined ? {} : { 'Content-Type': 'application/json' },
+          body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        });
+      // A kept-alive socket the simulator closed as it was reused: a read is asked once more on a fresh one.
+      const response = await request().catch((error: unknown) => ((init.method ?? 'GET') === 'GET' ? request() : Promise.reject(error)));
       const text = await response.text();
       if (!response.ok) throw new Error(`${init.method ?? 'GET'} /__sim${path} answered ${response.status}: ${text}`);
       return JSON.parse(text);
