@@ -18,6 +18,7 @@ const benchmarks: Array<{ name: string; load: () => Promise<BenchModule> }> = [
   { name: 'freshness', load: () => import('./freshness.ts') },
   { name: 'ssr', load: () => import('./ssr.ts') },
   { name: 'scale-out', load: () => import('./scale-out.ts') },
+  { name: 'integrator', load: () => import('./integrator.ts') },
 ];
 
 const wanted = process.argv.slice(2);

@@ -110,6 +110,7 @@ export async function startSimulator(options: SimulatorOptions & { port?: number
     key,
     close: () =>
       new Promise<void>((resolve, reject) => {
+        key.driver.stop();
         server.close((error) => (error ? reject(error) : resolve()));
         // Keep-alive sockets of clients would hold close() open; the simulator owns no state worth draining.
         server.closeAllConnections();

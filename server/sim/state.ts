@@ -8,6 +8,7 @@ import { buildListing, type Category, CATEGORY_SHAPE, generateSeed, type SeedDat
 import { agencyIdentity, type AgencyIdentity } from './seed-data.ts';
 import { SECOND, startOfUtcDay } from './time.ts';
 import { WebhookSender } from './webhooks.ts';
+import { ChangeDriver } from './drive.ts';
 
 /** Scope names: the real service does not publish its vocabulary, so these are the simulator's own. */
 export const SCOPES = {
@@ -100,6 +101,8 @@ export class IntegratorKey {
   readonly apiKeys = new Set<string>();
   readonly limiter: RateLimiter;
   readonly webhooks = new WebhookSender();
+  /** Changes listings across the accounts at a chosen rate (drive.ts; POST /__sim/drive). */
+  readonly driver: ChangeDriver = new ChangeDriver(this);
   counters: Counters = emptyCounters();
   origin: string | null = null;
   /** The accounts on the key, in the order they were added; the first is the default. */

@@ -42,6 +42,8 @@ export class WebhookSender {
   /** The same counts, by account id. */
   countsByAccount = new Map<number, WebhookCounts>();
   private dropDebt = 0;
+  /** Set while forcing(): whether the deliveries started meanwhile are dropped, whatever dropRate says. */
+  private forced: boolean | undefined;
   private inFlight = new Set<Promise<void>>();
 
   get url(): string | null {
@@ -73,18 +75,35 @@ export class WebhookSender {
     return { ...(this.countsByAccount.get(accountId) ?? { sent: 0, dropped: 0, failed: 0 }) };
   }
 
+  /**
+   * Runs `change` (synchronous: the change and its event) with its webhooks dropped (true) or
+   * delivered (false) whatever `dropRate` says; undefined leaves `dropRate` in charge. The change
+   * driver uses it to lose its own changes' webhooks at its own rate.
+   */
+  forcing<T>(drop: boolean | undefined, change: () => T): T {
+    const before = this.forced;
+    this.forced = drop;
+    try {
+      return change();
+    } finally {
+      this.forced = before;
+    }
+  }
+
   send(event: SimEvent, account: WebhookState): void {
     const url = this.settings.url;
     if (!url) return;
-    // Error diffusion over the key's deliveries: exactly `dropRate` lost, evenly spread (0.5: every other one).
-    this.dropDebt += this.settings.dropRate;
-    if (this.dropDebt >= 1 - 1e-9) {
-      this.dropDebt -= 1;
-      this.count(account, 'dropped');
-      return;
-    }
+    if (this.forced ?? this.dropByRate()) return void this.count(account, 'dropped');
     const delivery = this.deliver(url, event, account).finally(() => this.inFlight.delete(delivery));
     this.inFlight.add(delivery);
+  }
+
+  /** Error diffusion over the key's deliveries: exactly `dropRate` lost, evenly spread (0.5: every other one). */
+  private dropByRate(): boolean {
+    this.dropDebt += this.settings.dropRate;
+    if (this.dropDebt < 1 - 1e-9) return false;
+    this.dropDebt -= 1;
+    return true;
   }
 
   private async deliver(url: string, event: SimEvent, account: WebhookState): Promise<void> {

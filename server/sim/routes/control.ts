@@ -1,4 +1,5 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { DriveInputError, DriveRefusedError, parseDriveSettings } from '../drive.ts';
 import { FaultRuleError, parseFaultRule } from '../faults.ts';
 import type { Market, SimListing } from '../model.ts';
 import { requestOrigin } from '../query.ts';
@@ -36,6 +37,10 @@ import { renderEvent } from '../events.ts';
  *   PATCH  /__sim/users/:id                   change a staff member: {fields?, showOnWeb?}
  *   GET|PUT /__sim/webhooks                   {url, dropRate, itemBodies} and counts (sent, dropped, failed)
  *   GET    /__sim/events                      the event log as /eventStream serves it
+ *   POST   /__sim/drive                       change listings across accounts at a rate: {perSecond, changes, accounts?,
+ *                                             propertyClass?, webhookDropRate?, seed?} (drive.ts); one drive at a time
+ *   GET    /__sim/drive?since=<seq>           its progress and the changes made (1,000 a page): account, property, heading, at
+ *   DELETE /__sim/drive                       stop it
  *
  * Every listing or staff change (here or through state) is an event: on /eventStream, and POSTed as a
  * signed webhook to the webhook URL (SIM_WEBHOOK_URL) unless dropped (SIM_WEBHOOK_DROP_RATE).
@@ -191,6 +196,19 @@ export function controlRouter(key: IntegratorKey): Router {
     res.json(first().setLimits(body as { requestsPerSecond?: number; dailyLimit?: number }));
   });
 
+  // The change driver: many accounts' listings changed at a chosen rate (drive.ts).
+  router.post('/drive', (req, res) => {
+    res.status(202).json(key.driver.start(parseDriveSettings(req.body)));
+  });
+  router.get('/drive', (req, res) => {
+    const since = req.query.since;
+    if (since !== undefined && (typeof since !== 'string' || !/^\d{1,9}$/.test(since))) throw new ControlInputError('since must be a change seq (a whole number)');
+    res.json({ ...key.driver.status(), changes: key.driver.changes(Number(since ?? 0), 1000) });
+  });
+  router.delete('/drive', (_req, res) => {
+    res.json(key.driver.stop());
+  });
+
   // One registered URL for the key; counts for the key, or for one account with ?account=.
   router.get('/webhooks', (req, res) => {
     const account = accountParam(key, req);
@@ -323,8 +341,8 @@ function withErrors(router: Router): Router {
     res.status(404).json({ error: `No control route ${req.method} ${req.baseUrl}${req.path}` });
   });
   router.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    if (error instanceof ControlInputError || error instanceof FaultRuleError) return void res.status(400).json({ error: error.message });
-    if (error instanceof SimulatorError) return void res.status(error.status).json({ error: error.message });
+    if (error instanceof ControlInputError || error instanceof FaultRuleError || error instanceof DriveInputError) return void res.status(400).json({ error: error.message });
+    if (error instanceof SimulatorError || error instanceof DriveRefusedError) return void res.status(error.status).json({ error: error.message });
     if ((error as { type?: string }).type === 'entity.parse.failed') return void res.status(400).json({ error: 'the body is not valid JSON' });
     console.error('[crm-sim] control error', error);
     res.status(500).json({ error: 'internal error' });
