@@ -42,6 +42,8 @@ export interface ListingSyncOptions {
   pageSize?: number;
   /** Called after each successful full sweep (the budget is planned again with the real list sizes). */
   afterSweep?: () => void;
+  /** Wait before trying a failed first fill again, doubling each time up to LIST_POLL_MINUTES. Default 30 s. */
+  firstFillRetryMs?: number;
 }
 
 /** modifiedSince reaches this far before the previous run's start: clocks differ, and a record saved mid-run must not slip through. */
@@ -69,6 +71,8 @@ export class ListingSync {
   private stopped = true;
   private readonly abort = new AbortController();
   private openHomesAt: number | undefined;
+  /** Failed runs since start while the cache has never been filled. */
+  private failedFills = 0;
 
   constructor(private readonly options: ListingSyncOptions) {
     this.specs = options.source.lists;
@@ -96,11 +100,32 @@ export class ListingSync {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       void this.run(this.dueKind()).then((report) => {
-        this.schedule(this.options.config.listings.listPollMinutes * 60_000);
+        this.schedule(this.nextRunDelayMs());
         return report;
       });
     }, delayMs);
     this.timer.unref();
+  }
+
+  /**
+   * The next poll after LIST_POLL_MINUTES, except while the cache has never been filled: until then
+   * the agency's listing API answers "filling", so a failed first fill is tried again soon (30 s,
+   * doubling) rather than an hour later.
+   */
+  private nextRunDelayMs(): number {
+    const pollMs = this.options.config.listings.listPollMinutes * 60_000;
+    let filled: boolean;
+    try {
+      filled = this.options.cache.readState().lastSuccessAt !== null;
+    } catch {
+      filled = false; // The store could not be read: a run soon will say more than an hour's wait.
+    }
+    if (filled) {
+      this.failedFills = 0;
+      return pollMs;
+    }
+    const retryMs = (this.options.firstFillRetryMs ?? 30_000) * 2 ** Math.min(this.failedFills++, 16);
+    return Math.min(pollMs, retryMs);
   }
 
   /** Resolves once the cache holds a successful sync (at once after a restart with a filled cache). */
