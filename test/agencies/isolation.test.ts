@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signCrmWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../server/crm/events.ts';
 import type { SimulatorState } from '../../server/sim/state.ts';
 import { tablesOf } from '../../server/store/tables.ts';
 import { PUBLIC_URL, startAgenciesRig, until, type AgenciesRig } from './rig.ts';
+import { validEnquiry } from '../enquiries/support.ts';
 
 /*
  * Three agencies of one integrator on one relay and one API key (AGENCIES_FILE), against the
@@ -11,17 +11,7 @@ import { PUBLIC_URL, startAgenciesRig, until, type AgenciesRig } from './rig.ts'
  * shows in another's answers, in either direction.
  */
 
-const enquiry = (listingId: number) => ({
-  originalId: randomUUID(),
-  listingId,
-  fullName: 'Jane Citizen',
-  email: 'jane@example.com',
-  mobile: '0412 345 678',
-  message: 'Is the house still available for inspection on Saturday?',
-  consent: true,
-  website: '',
-  elapsedMs: 25_000,
-});
+const enquiry = (listingId: number) => validEnquiry({ listingId });
 
 describe('agencies on one relay: isolation', () => {
   let rig: AgenciesRig;

@@ -2,7 +2,6 @@
 // with their own DATA_DIR: each agency's outbox is its own schema, so a relay's worker for agency
 // A can only ever claim A's rows and deliver them with A's token, and every enquiry reaches the
 // CRM once, whichever relay took it in and whichever delivered it.
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RunningRelay } from '../../server/relay.ts';
 import type { SimulatorState } from '../../server/sim/state.ts';
@@ -11,21 +10,12 @@ import { sharedStoreKind, tablesOf } from '../../server/store/tables.ts';
 import { freshDatabase } from '../support/postgres.ts';
 import { anotherRelay, queryDatabase } from './pg-rig.ts';
 import { startAgenciesRig, until, type AgenciesRig } from './rig.ts';
+import { validEnquiry } from '../enquiries/support.ts';
 
 const postgres = inject('postgres');
 const skipped = 'skipped' in postgres ? postgres.skipped : undefined;
 
-const enquiry = (listingId: number) => ({
-  originalId: randomUUID(),
-  listingId,
-  fullName: 'Jane Citizen',
-  email: 'jane@example.com',
-  mobile: '0412 345 678',
-  message: 'Is the house still available for inspection on Saturday?',
-  consent: true,
-  website: '',
-  elapsedMs: 25_000,
-});
+const enquiry = (listingId: number) => validEnquiry({ listingId });
 
 /** Its listings for sale that are on the web: an enquiry may name one. */
 const saleIdsOf = (account: SimulatorState) =>

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +6,7 @@ import { silentLogger } from '../../server/log.ts';
 import { startRelay, type RunningRelay } from '../../server/relay.ts';
 import type { SimulatorState } from '../../server/sim/state.ts';
 import { startAgenciesRig, until, type AgenciesRig, type AgencyFileEntry } from './rig.ts';
+import { validEnquiry } from '../enquiries/support.ts';
 
 /*
  * AGENCIES_FILE changed while the relay runs (SIGHUP and `agencies reload` call reload()): an
@@ -14,17 +14,7 @@ import { startAgenciesRig, until, type AgenciesRig, type AgencyFileEntry } from 
  * while the enquiries it had queued are still delivered, and no enquiry is lost on the way.
  */
 
-const enquiry = (listingId: number) => ({
-  originalId: randomUUID(),
-  listingId,
-  fullName: 'Jane Citizen',
-  email: 'jane@example.com',
-  mobile: '0412 345 678',
-  message: 'Is the house still available for inspection on Saturday?',
-  consent: true,
-  website: '',
-  elapsedMs: 25_000,
-});
+const enquiry = (listingId: number) => validEnquiry({ listingId });
 
 const saleIdOf = (account: SimulatorState) =>
   account.listings.find((listing) => listing.propertyClass === 'residential' && listing.publishedToWeb !== null && listing.market === 'sale' && ['listing', 'conditional'].includes(listing.status))!.lifeId * 2;
