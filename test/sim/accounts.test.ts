@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseCrmWebhook, verifyCrmWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../server/crm/events.ts';
 import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
-import { apiClient, manualClock } from './helpers.ts';
+import { apiClient, control, manualClock } from './helpers.ts';
 
 /*
  * Many agencies on one integrator key: one account per access token, each with its own data and
@@ -23,15 +23,6 @@ afterEach(async () => {
 });
 
 const tokenOf = (running: RunningSimulator, index: number) => running.key.accounts[index]!.options.accessToken;
-
-async function control<T = any>(running: RunningSimulator, path: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${running.origin}/__sim${path}`, {
-    method: init.method ?? 'GET',
-    headers: init.body === undefined ? {} : { 'Content-Type': 'application/json' },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  return { status: response.status, body: (await response.json()) as T };
-}
 
 async function allIds(call: ReturnType<typeof apiClient>, token: string, path: string): Promise<number[]> {
   const response = await call(`${path}${path.includes('?') ? '&' : '?'}pagesize=100`, { token });

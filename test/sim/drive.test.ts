@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
-import { apiClient } from './helpers.ts';
+import { apiClient, control } from './helpers.ts';
 
 /*
  * The change driver (POST /__sim/drive): listings of many accounts changed at a chosen rate, each
@@ -20,15 +20,6 @@ afterEach(async () => {
   receiver?.close();
   receiver = undefined;
 });
-
-async function control<T = any>(running: RunningSimulator, path: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${running.origin}/__sim${path}`, {
-    method: init.method ?? 'GET',
-    headers: init.body === undefined ? {} : { 'Content-Type': 'application/json' },
-    body: init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
-  });
-  return { status: response.status, body: (await response.json()) as T };
-}
 
 /** An HTTP server that keeps the webhook bodies it receives. */
 async function webhookReceiver(): Promise<{ url: string; received: Array<{ accountid: number; data: { id: number }; itemBodies: Array<{ data: string }> }> }> {

@@ -42,5 +42,15 @@ export function apiClient(sim: RunningSimulator) {
   };
 }
 
+/** A call to the simulator's control API (/__sim); a string body is sent as it is, anything else as JSON. */
+export async function control<T = any>(running: RunningSimulator, path: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${running.origin}/__sim${path}`, {
+    method: init.method ?? 'GET',
+    headers: init.body === undefined ? {} : { 'Content-Type': 'application/json' },
+    body: init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
+  });
+  return { status: response.status, body: (await response.json()) as T };
+}
+
 /** The CRM's DateTime format: 2022-03-25T01:40:27+00:00. */
 export const CRM_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/;
