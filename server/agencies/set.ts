@@ -406,7 +406,8 @@ export class AgencySet {
       running.serving = false;
       this.serving.delete(slug);
       this.draining.add(running);
-      void this.drain(running);
+      // In the background: a failure here (a store that will not close) is logged, never an unhandled rejection that would end the relay.
+      this.drain(running).catch((error: unknown) => this.log.error({ agency: slug, error: (error as Error).message }, 'removed agency: draining its outbox failed; its store may still be open'));
     }
     // Changed: the new composition serves at once (its intake writes to the same outbox); the old one's workers stop before the new one's start.
     const replaced: RunningAgency[] = [];

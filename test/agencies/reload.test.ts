@@ -6,6 +6,7 @@ import { silentLogger } from '../../server/log.ts';
 import { startRelay, type RunningRelay } from '../../server/relay.ts';
 import type { SimulatorState } from '../../server/sim/state.ts';
 import { startAgenciesRig, until, type AgenciesRig, type AgencyFileEntry } from './rig.ts';
+import { memoryLogger } from '../crm/support.ts';
 import { validEnquiry } from '../enquiries/support.ts';
 
 /*
@@ -144,5 +145,29 @@ describe('a reload whose plan does not fit', () => {
     expect(relay.agencies!.get('agency-c')).toBeUndefined();
     expect((await fetch(`${relay.url}/a/agency-c/api/v1/listings`)).status).toBe(404);
     expect((await fetch(`${relay.url}/a/agency-a/readyz`)).status).toBe(503); // served (never synced here), not a 404
+  }, 60_000);
+});
+
+describe('a removed agency whose store fails to close', () => {
+  let rig: AgenciesRig;
+  const memory = memoryLogger();
+  afterAll(async () => {
+    await rig?.close();
+  });
+
+  it('is logged, and the relay keeps serving the others (no unhandled rejection)', async () => {
+    rig = await startAgenciesRig({ agencies: 2, listings: 4, log: memory.log });
+    const [a, b] = rig.entries as [AgencyFileEntry, AgencyFileEntry];
+    // A fault put into the real agency: its store refuses to close, as a failing disk would.
+    const removed = rig.relay.agencies!.get(b.slug)!;
+    const close = removed.agency.close.bind(removed.agency);
+    removed.agency.close = async () => {
+      await close();
+      throw new Error('the store would not close');
+    };
+    rig.writeAgencies([a]);
+    expect(await rig.relay.agencies!.reload()).toMatchObject({ ok: true, removed: [b.slug] });
+    expect(await until(() => memory.text(), (text) => text.includes('draining its outbox failed'), 10_000)).toMatch(/"agency":"agency-b".*the store would not close/);
+    expect((await rig.request(`/a/${a.slug}/readyz`)).status).not.toBe(404);
   }, 60_000);
 });
