@@ -73,13 +73,22 @@ process.on(SYNC_SIGNAL, () => {
 // AGENCIES_FILE: SIGHUP (or `npm run relay -- agencies reload`) re-reads the file; the answer goes where the CLI waits for it.
 if (relay.agencies && config.agenciesFile) {
   const agencies = relay.agencies;
+  // A file that cannot be read or written (DATA_DIR full or unwritable) is logged: a throw in a signal handler would end the relay.
   process.on(RELOAD_SIGNAL, () => {
-    const id = takeReloadRequest(relay.store.dataDir);
+    let id: string | null = null;
+    try {
+      id = takeReloadRequest(relay.store.dataDir);
+    } catch (error) {
+      log.error({ err: error }, 'could not take the reload request of the operator CLI; reloading anyway');
+    }
     log.info({ byCli: id !== null }, 'reloading AGENCIES_FILE');
-    agencies.reload().then(
-      (report) => writeReloadResult(relay.store.dataDir, { id, at: new Date().toISOString(), report }),
-      (error: unknown) => log.error({ err: error }, 'AGENCIES_FILE reload failed; the agencies running keep serving'),
-    );
+    agencies
+      .reload()
+      .then(
+        (report) => writeReloadResult(relay.store.dataDir, { id, at: new Date().toISOString(), report }),
+        (error: unknown) => log.error({ err: error }, 'AGENCIES_FILE reload failed; the agencies running keep serving'),
+      )
+      .catch((error: unknown) => log.error({ err: error }, 'AGENCIES_FILE reloaded, but its result for the operator CLI could not be written'));
   });
 }
 // The first sync (empty cache) can take minutes: counts and rates on a terminal, one log line per step.

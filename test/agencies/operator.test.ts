@@ -1,7 +1,7 @@
 // main.ts with AGENCIES_FILE as systemd runs it (a child process, against the simulator over
 // HTTP): the operator view (`agencies`, `status`) and reloads by `agencies reload` and by SIGHUP.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -156,5 +156,19 @@ describe('the operator view of many agencies', () => {
     child.kill('SIGHUP');
     await until(async () => (await fetch(`${relayUrl}/a/agency-2/api/v1/listings`)).status, (status) => status === 200, 'agency-2 to be served again');
     expect(child.exitCode).toBeNull();
+  }, 30_000);
+
+  it('a reload whose result file cannot be written is logged; the relay keeps running', async () => {
+    // A folder where the result file goes: writing it fails, as on a full or read-only DATA_DIR.
+    const resultFile = join(dataDir, 'agencies-reload.json');
+    rmSync(resultFile, { force: true });
+    mkdirSync(resultFile);
+    writeAgencies([entries[0]!]);
+    child.kill('SIGHUP');
+    await until(async () => (await fetch(`${relayUrl}/a/agency-2/api/v1/listings`)).status, (status) => status === 404, 'agency-2 to be removed');
+    await until(() => output, (text) => text.includes('its result for the operator CLI could not be written'), 'the failure to be logged', 10_000);
+    expect(child.exitCode, output.slice(-1500)).toBeNull();
+    expect((await fetch(`${relayUrl}/a/agency-1/api/v1/listings`)).status).toBe(200);
+    rmSync(resultFile, { recursive: true, force: true });
   }, 30_000);
 });
