@@ -229,7 +229,13 @@ export class CrmAccess {
   private scheduleCheck(inMs?: number): void {
     if (this.stopped) return;
     clearTimeout(this.checkTimer);
-    this.nextCheckInMs = inMs ?? Math.max(RECHECK_AFTER_REFUSAL_MIN_MS, this.checkDueInMs());
+    let dueInMs = 0;
+    try {
+      dueInMs = this.checkDueInMs();
+    } catch {
+      // The store unreadable: the next check in a minute rather than none at all.
+    }
+    this.nextCheckInMs = inMs ?? Math.max(RECHECK_AFTER_REFUSAL_MIN_MS, dueInMs);
     this.checkTimer = setTimeout(() => {
       this.rechecking = this.checkAccess().finally(() => this.scheduleCheck());
     }, this.nextCheckInMs);
@@ -279,6 +285,14 @@ export class CrmAccess {
     this.checking = true;
     try {
       return await this.checkAccessNow(options.full ?? false);
+    } catch (error) {
+      // The store failing (full disk, closed): logged and tried again at the next check; a rejection here would end the relay from its timer.
+      this.log.error({ error: describe(error) }, 'the CRM access check could not be completed or recorded; it runs again at the next check');
+      try {
+        return this.current();
+      } catch {
+        return emptyAccess();
+      }
     } finally {
       this.checking = false;
     }

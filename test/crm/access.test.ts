@@ -11,6 +11,7 @@ import { collectStatus, formatStatus } from '../../server/ops/status.ts';
 import { startRelay, type RunningRelay } from '../../server/relay.ts';
 import { ALL_SCOPES, SCOPES } from '../../server/sim/state.ts';
 import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
+import { tablesOf } from '../../server/store/tables.ts';
 
 /*
  * What the key allows, found out rather than guessed: GET /scopes is logged as given, each
@@ -110,6 +111,18 @@ describe('what the CRM key allows', () => {
     const again = await readyz();
     expect(again.status).toBe(200);
     expect(again.body.missing).toBeUndefined();
+  });
+
+  it('an access check whose result cannot be recorded (the store failing) is logged and never throws', async () => {
+    // A real SQLite failure on the relay's own connection: every write of the check's result is refused.
+    const db = tablesOf(relay.store);
+    db.exec("CREATE TEMP TRIGGER refuse_access_write BEFORE INSERT ON crm_access BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END");
+    try {
+      await expect(relay.access.checkAccess()).resolves.toMatchObject({ capabilities: expect.any(Object) });
+      expect(logLines.find((line) => line.level === 50 && /access check could not be completed or recorded/.test(line.msg))?.error).toMatch(/disk I\/O error/);
+    } finally {
+      db.exec('DROP TRIGGER refuse_access_write');
+    }
   });
 
   it('counts what other tools spent on the same key into the day\'s budget, and the planner says the key is shared', async () => {
