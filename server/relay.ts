@@ -18,6 +18,7 @@ import type { ListingsService } from './listings/index.ts';
 import type { Logger } from './log.ts';
 import { pagesFeature } from './pages/index.ts';
 import { SharedDatabase } from './store/shared-database.ts';
+import { safeMessage } from './store/postgres.ts';
 import { PhotoFolderGuard } from './photos/folder-guard.ts';
 import { openStore, type Store } from './store/store.ts';
 import type { Worker } from './worker.ts';
@@ -261,11 +262,11 @@ async function openSharedDatabase(config: Config, log: Logger, simulator: Runnin
     const dataDir = resolve(config.dataDir);
     await database
       .startHeartbeat({ id: `${hostname()}:${dataDir}`, host: hostname(), dataDir, version: relayVersion() }, (error) =>
-        log.warn({ shared: 'postgres', error: error instanceof Error ? error.message : String(error) }, 'relay heartbeat failed (PostgreSQL out of reach?)'),
+        log.warn({ shared: 'postgres', error: safeMessage(error, config.databaseUrl!) }, 'relay heartbeat failed (PostgreSQL out of reach?)'),
       )
       .catch(async (error: unknown) => {
         await database.close();
-        throw new Error(`DATABASE_URL: could not record this relay: ${(error as Error).message}`);
+        throw new Error(`DATABASE_URL: could not record this relay: ${safeMessage(error, config.databaseUrl!)}`);
       });
   } catch (error) {
     await simulator?.close();

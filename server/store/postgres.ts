@@ -117,6 +117,8 @@ export function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
+    // The driver also takes the password as ?password=.
+    if (parsed.searchParams.has('password')) parsed.searchParams.set('password', '***');
     return parsed.toString();
   } catch {
     return '(unparsable URL)';
@@ -126,11 +128,12 @@ export function redactUrl(url: string): string {
 /** An error's message with the URL's password taken out, should the driver ever repeat it. */
 export function safeMessage(error: unknown, url: string): string {
   const message = error instanceof Error ? error.message || (error as { code?: string }).code || error.name : String(error);
-  let password = '';
+  const passwords: string[] = [];
   try {
-    password = decodeURIComponent(new URL(url).password);
+    const parsed = new URL(url);
+    passwords.push(decodeURIComponent(parsed.password), ...parsed.searchParams.getAll('password'));
   } catch {
     // not a URL: nothing to take out
   }
-  return password ? message.split(password).join('***') : message;
+  return passwords.filter(Boolean).reduce((text, password) => text.split(password).join('***'), message);
 }

@@ -88,6 +88,13 @@ describe('without a PostgreSQL server', () => {
     expect((error as Error).message).not.toContain('secret-pw-123');
   });
 
+  it('a password given as ?password= is left out too', async () => {
+    const port = await freePort();
+    const error = await attachPostgres(sqliteStore(), `postgres://relay@127.0.0.1:${port}/estate?password=query-pw-789`).catch((caught: unknown) => caught as Error);
+    expect((error as Error).message).toMatch(/^DATABASE_URL: .*password=\*\*\*.*ECONNREFUSED/);
+    expect((error as Error).message).not.toContain('query-pw-789');
+  });
+
   it('a relay whose DATABASE_URL does not answer refuses to start, reported as a bad setting without the password', async () => {
     const port = await freePort();
     const error = await startTestRelay({ DATABASE_URL: `postgres://relay:secret-pw-456@127.0.0.1:${port}/estate` }).catch((caught: unknown) => caught);
