@@ -420,14 +420,7 @@ export class RequestLimiter {
         this.settle(waiter, budgetError(status, this.reserveNote(waiter.workClass)));
         continue;
       }
-      const slot: Slot = {};
-      this.slots.push(slot);
-      this.granted[waiter.workClass]++;
-      this.settle(waiter, undefined, () => {
-        if (slot.doneAt !== undefined) return;
-        slot.doneAt = this.monotonicNow();
-        this.pump();
-      });
+      this.grantSlot(waiter);
     }
     if (this.waiters.length === 0 && !this.head) return;
     // Wake when a released slot expires or a pause ends; a slot still in flight wakes us on release.
@@ -437,6 +430,19 @@ export class RequestLimiter {
     const wakeAt = Math.max(slotFreeAt, this.pausedUntil);
     // +1: timers may fire a fraction of a millisecond early relative to performance.now().
     this.timer = setTimeout(() => this.pump(), Math.max(0, Math.ceil(wakeAt - now)) + 1);
+  }
+
+  /** Gives `waiter` a slot; its release (once) dates the slot, runs `onRelease` and serves the next. */
+  private grantSlot(waiter: Waiter, onRelease?: () => void): void {
+    const slot: Slot = {};
+    this.slots.push(slot);
+    this.granted[waiter.workClass]++;
+    this.settle(waiter, undefined, () => {
+      if (slot.doneAt !== undefined) return;
+      slot.doneAt = this.monotonicNow();
+      onRelease?.();
+      this.pump();
+    });
   }
 
   /** Serves the next waiter through the database: a slot and the day's count in one statement. */
@@ -471,15 +477,7 @@ export class RequestLimiter {
           const giveBack = (sent: boolean) => void shared.gate.release(taken.slot, taken.take, sent).catch((error: unknown) => this.sharedUnreachable(error));
           // Cancelled while the database answered: nothing is sent, the slot frees at once.
           if (waiter.signal?.aborted) return giveBack(false);
-          const slot: Slot = {};
-          this.slots.push(slot);
-          this.granted[waiter.workClass]++;
-          this.settle(waiter, undefined, () => {
-            if (slot.doneAt !== undefined) return;
-            slot.doneAt = this.monotonicNow();
-            giveBack(true);
-            this.pump();
-          });
+          this.grantSlot(waiter, () => giveBack(true));
         },
         (error: unknown) => {
           if (this.closed) return this.settle(waiter, closedError());
