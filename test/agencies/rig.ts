@@ -7,6 +7,7 @@ import { silentLogger, type Logger } from '../../server/log.ts';
 import { startRelay, type RunningRelay } from '../../server/relay.ts';
 import type { SimulatorState } from '../../server/sim/state.ts';
 import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
+import { readJsonBody } from '../support/json-body.ts';
 
 export const PUBLIC_URL = 'https://relay.integrator.test';
 
@@ -115,13 +116,7 @@ export async function startAgenciesRig(
     writeAgencies,
     async request(path: string, init?: RequestInit) {
       const response = await fetch(`${rig.relay.url}${path}`, init);
-      const text = await response.text();
-      let body: any;
-      try {
-        body = text ? JSON.parse(text) : undefined;
-      } catch {
-        body = undefined;
-      }
+      const { text, body } = await readJsonBody(response);
       return { status: response.status, headers: response.headers, body, text };
     },
     async syncAll() {

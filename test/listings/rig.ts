@@ -6,6 +6,7 @@ import { silentLogger } from '../../server/log.ts';
 import { startRelay, type RunningRelay } from '../../server/relay.ts';
 import type { SimListing } from '../../server/sim/model.ts';
 import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
+import { readJsonBody } from '../support/json-body.ts';
 
 const PUBLIC_URL = 'https://relay.agency.test';
 
@@ -84,13 +85,7 @@ export async function startListingRig(
     async get(path, headers = {}) {
       // A kept-alive socket the server closed while the test was busy elsewhere: try a fresh one once.
       const response = await fetch(`${relay.url}${path}`, { headers }).catch(() => fetch(`${relay.url}${path}`, { headers }));
-      const text = await response.text();
-      let body: any;
-      try {
-        body = text ? JSON.parse(text) : undefined;
-      } catch {
-        body = undefined;
-      }
+      const { text, body } = await readJsonBody(response);
       return { status: response.status, headers: response.headers, body, text };
     },
     expectedIds(kind) {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../server/config.ts';
 import { silentLogger } from '../../server/log.ts';
 import { startRelay, type RunningRelay } from '../../server/relay.ts';
+import { readJsonBody } from './json-body.ts';
 
 /**
  * An integrator's set-up, for the integrator bench and its small variant in `npm test`: the CRM
@@ -206,13 +207,7 @@ export async function startIntegratorRig(options: IntegratorRigOptions): Promise
 /** GET as JSON; a kept-alive socket the server closed meanwhile is tried once more on a fresh one. */
 export async function getJson<T = any>(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
   const response = await fetch(url, { headers }).catch(() => fetch(url, { headers }));
-  const text = await response.text();
-  let body: any;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    body = undefined;
-  }
+  const { body } = await readJsonBody(response);
   return { status: response.status, body };
 }
 
