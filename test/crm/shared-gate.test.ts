@@ -2,7 +2,6 @@
 // server: slots and the day's count across gates (as across relays), what one acquire costs, and
 // the failure mode: with the database out of reach a relay keeps to its share (10 / relays alive)
 // and adds what it sent to the day's count once the database is back.
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
@@ -11,7 +10,7 @@ import { RequestLimiter, utcDay, type ReleaseSlot } from '../../server/crm/limit
 import { SharedGate } from '../../server/crm/shared-gate.ts';
 import { openPool } from '../../server/store/postgres.ts';
 import { listRelays, SharedDatabase } from '../../server/store/shared-database.ts';
-import { freshDatabase } from '../support/postgres.ts';
+import { cuttableProxy, freshDatabase } from '../support/postgres.ts';
 import { tempStore } from './support.ts';
 
 const postgres = inject('postgres');
@@ -155,36 +154,3 @@ describe.skipIf(skipped)(`shared CRM gate on PostgreSQL${skipped ? ` (SKIPPED: $
     expect(await gateOn(database.pool(), 10).used(utcDay(new Date()))).toBe(3 + 10);
   }, 20_000);
 });
-
-/** A TCP hop in front of the PostgreSQL server that a test can cut (server gone) and restore. */
-async function cuttableProxy(target: URL): Promise<{ url: string; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  let server: Server | undefined;
-  let port = 0;
-  const listen = () =>
-    new Promise<void>((resolve) => {
-      server = createServer((client) => {
-        const upstream = createConnection(Number(target.port), target.hostname);
-        for (const socket of [client, upstream]) {
-          sockets.add(socket);
-          socket.on('close', () => sockets.delete(socket));
-          socket.on('error', () => {});
-        }
-        client.pipe(upstream).pipe(client);
-      });
-      server.listen(port, '127.0.0.1', () => {
-        port = (server!.address() as { port: number }).port;
-        resolve();
-      });
-    });
-  const cut = () =>
-    new Promise<void>((resolve) => {
-      if (!server?.listening) return resolve();
-      server.close(() => resolve());
-      for (const socket of sockets) socket.destroy();
-    });
-  await listen();
-  const url = new URL(target);
-  url.port = String(port);
-  return { url: url.toString(), cut, restore: listen, close: cut };
-}

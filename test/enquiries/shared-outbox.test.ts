@@ -1,13 +1,12 @@
 // Two relays on one PostgreSQL outbox (DATABASE_URL): each delivery worker claims rows with
 // FOR UPDATE SKIP LOCKED for a lease, so no enquiry reaches the CRM twice, and a relay that dies
 // holding a claim has its rows taken over once the lease lapses (looked up before any re-post).
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { toAddEnquiry } from '../../server/crm/lead-sink.ts';
 import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
-import { freshDatabase } from '../support/postgres.ts';
+import { cuttableProxy, freshDatabase } from '../support/postgres.ts';
 import { enquiryHarness, validEnquiry, type EnquiryHarness, type HarnessOptions } from './support.ts';
 
 const postgres = inject('postgres');
@@ -45,38 +44,6 @@ async function saleListingId(harness: EnquiryHarness): Promise<number> {
   return page.items.find((item) => item.saleLifeId != null)!.id;
 }
 
-/** A TCP hop in front of the PostgreSQL server that a test can cut (server gone) and restore. */
-async function cuttableProxy(target: URL): Promise<{ url: string; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  let server: Server;
-  let port = 0;
-  const listen = () =>
-    new Promise<void>((resolve) => {
-      server = createServer((client) => {
-        const upstream = createConnection(Number(target.port), target.hostname);
-        for (const socket of [client, upstream]) {
-          sockets.add(socket);
-          socket.on('close', () => sockets.delete(socket));
-          socket.on('error', () => {});
-        }
-        client.pipe(upstream).pipe(client);
-      });
-      server.listen(port, '127.0.0.1', () => {
-        port = (server.address() as { port: number }).port;
-        resolve();
-      });
-    });
-  const cut = async () => {
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      for (const socket of sockets) socket.destroy();
-    });
-  };
-  await listen();
-  const url = new URL(target);
-  url.port = String(port);
-  return { url: url.toString(), cut, restore: listen, close: cut };
-}
 
 const postedIds = () => sim.state.postedEnquiries().map((enquiry) => enquiry.originalId);
 
