@@ -4,9 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agency } from '../../server/agency.ts';
 import { holdsPhoto } from '../../server/photos/mirror.ts';
 import { variantPath } from '../../server/photos/variants.ts';
-import type { Store } from '../../server/store/store.ts';
-import { tablesOf } from '../../server/store/tables.ts';
-import { startAgenciesRig, until, type AgenciesRig } from './rig.ts';
+import { photoHashesOf, startAgenciesRig, until, type AgenciesRig } from './rig.ts';
 
 /*
  * An agency removed from AGENCIES_FILE keeps its store; while it is away, no clean-up asks it, so
@@ -15,7 +13,6 @@ import { startAgenciesRig, until, type AgenciesRig } from './rig.ts';
  * instead of serving broken images. The same happens when a served photo's file is missing.
  */
 
-const hashesOf = (store: Store) => new Set(tablesOf(store).prepare('SELECT hash FROM photo_files').pluck().all() as string[]);
 type Item = { photo: { url: string } | null };
 
 describe('photo rows whose files are gone', () => {
@@ -42,7 +39,7 @@ describe('photo rows whose files are gone', () => {
   it('an agency removed and re-added forgets images deleted meanwhile, serves no broken one, and fetches them again at its next sync', async () => {
     const [a, b] = rig.entries;
     const photoDir = join(rig.dataDir, 'photos');
-    const ofB = hashesOf(agency('agency-b').store);
+    const ofB = photoHashesOf(agency('agency-b').store);
     expect(await broken('agency-b')).toEqual([]);
 
     // B leaves; A's listings all leave the web and A's sweep cleans up: B is not asked, so images both showed go too.

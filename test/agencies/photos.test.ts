@@ -2,18 +2,14 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agency } from '../../server/agency.ts';
-import type { Store } from '../../server/store/store.ts';
-import { tablesOf } from '../../server/store/tables.ts';
 import { variantPath } from '../../server/photos/variants.ts';
-import { startAgenciesRig, type AgenciesRig } from './rig.ts';
+import { photoHashesOf, startAgenciesRig, type AgenciesRig } from './rig.ts';
 
 /*
  * The photo mirror is one content-addressed folder for every agency (DATA_DIR/photos, served at
  * /photos/): the simulator's accounts draw on one pool of images, so agencies hold the same files.
  * When one agency stops showing an image, its clean-up must leave the files another still shows.
  */
-
-const hashesOf = (store: Store) => new Set(tablesOf(store).prepare('SELECT hash FROM photo_files').pluck().all() as string[]);
 
 describe('one photo folder for every agency', () => {
   let rig: AgenciesRig;
@@ -30,8 +26,8 @@ describe('one photo folder for every agency', () => {
     const photoDir = join(rig.dataDir, 'photos');
     expect(a.listings.mirror.photoDir).toBe(photoDir);
     expect(b.listings.mirror.photoDir).toBe(photoDir);
-    const ofA = hashesOf(a.store);
-    const ofB = hashesOf(b.store);
+    const ofA = photoHashesOf(a.store);
+    const ofB = photoHashesOf(b.store);
     const onDisk = (hash: string) => existsSync(variantPath(photoDir, hash, 240, 'webp'));
     expect([...ofA, ...ofB].every(onDisk)).toBe(true);
 
@@ -40,7 +36,7 @@ describe('one photo folder for every agency', () => {
     for (const listing of [...accountA.listings]) accountA.withdrawListing(listing.id, listing.market);
     const report = await a.listings.sync.run('full');
     expect(report.error).toBeUndefined();
-    const left = hashesOf(a.store);
+    const left = photoHashesOf(a.store);
     const gone = [...ofA].filter((hash) => !left.has(hash));
     const shared = gone.filter((hash) => ofB.has(hash));
     const onlyA = gone.filter((hash) => !ofB.has(hash));

@@ -7,6 +7,8 @@ import { silentLogger, type Logger } from '../../server/log.ts';
 import { startRelay, type RunningRelay } from '../../server/relay.ts';
 import type { SimulatorState } from '../../server/sim/state.ts';
 import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
+import type { Store } from '../../server/store/store.ts';
+import { tablesOf } from '../../server/store/tables.ts';
 import { readJsonBody } from '../support/json-body.ts';
 
 export const PUBLIC_URL = 'https://relay.integrator.test';
@@ -145,6 +147,9 @@ function freePort(): Promise<number> {
 }
 
 /** Waits until `probe` passes `done` (or the time is up) and returns its last value. */
+/** The images an agency's store holds (by hash). */
+export const photoHashesOf = (store: Store) => new Set(tablesOf(store).prepare('SELECT hash FROM photo_files').pluck().all() as string[]);
+
 export async function until<T>(probe: () => T | Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
