@@ -33,6 +33,7 @@ import type { EnquiryRequest } from '../../contract/relay-api.ts';
 import { EnquiryOutbox } from '../../server/enquiries/outbox.ts';
 import type { FaultRule } from '../../server/sim/faults.ts';
 import { startSimulator } from '../../server/sim/simulator.ts';
+import type { SimulatorState } from '../../server/sim/state.ts';
 import { attachPostgres } from '../../server/store/postgres.ts';
 import { closeStore, openStore } from '../../server/store/store.ts';
 import { rawRows } from '../support/raw-rows.ts';
@@ -187,14 +188,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const accepted = new Set<string>();
   // When each enquiry got its 202, and when it was first seen in the CRM (sampled every 100 ms).
   const acceptedAt = new Map<string, number>();
-  const arrivedAt = new Map<string, number>();
-  const sampleArrivals = () => {
-    const at = Date.now();
-    for (const enquiry of sim.state.postedEnquiries()) {
-      if (enquiry.originalId && !arrivedAt.has(enquiry.originalId)) arrivedAt.set(enquiry.originalId, at);
-    }
-  };
-  const arrivalTimer = setInterval(sampleArrivals, 100);
+  const arrivals = watchArrivals(sim.state);
+  const { arrivedAt } = arrivals;
   let notAccepted = 0;
   let senderRetries = 0;
   let kills = 0;
@@ -294,8 +289,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       await sleep(250);
     }
     clearTimeout(faultTimer);
-    sampleArrivals();
-    clearInterval(arrivalTimer);
+    arrivals.sample();
+    arrivals.stop();
     await relay.stop();
 
     // The verdict, from the simulator's holding area and the relay's outbox.
@@ -355,7 +350,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     return report;
   } finally {
     clearTimeout(faultTimer);
-    clearInterval(arrivalTimer);
+    arrivals.stop();
     await relay.kill().catch(() => {});
     await sim.close();
     if (!report?.ok) {
@@ -367,6 +362,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }
     if (!options.keepDataDir && report?.ok) rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** When each enquiry was first seen in the CRM: sampled every 100 ms until stop(). */
+export function watchArrivals(state: Pick<SimulatorState, 'postedEnquiries'>): { arrivedAt: Map<string, number>; sample(): void; stop(): void } {
+  const arrivedAt = new Map<string, number>();
+  const sample = () => {
+    const at = Date.now();
+    for (const enquiry of state.postedEnquiries()) {
+      if (enquiry.originalId && !arrivedAt.has(enquiry.originalId)) arrivedAt.set(enquiry.originalId, at);
+    }
+  };
+  const timer = setInterval(sample, 100);
+  return { arrivedAt, sample, stop: () => clearInterval(timer) };
 }
 
 export function latencyOf(acceptedAt: Map<string, number>, arrivedAt: Map<string, number>): ChaosLatency {

@@ -29,7 +29,7 @@ import { EnquiryOutbox } from '../../server/enquiries/outbox.ts';
 import { startSimulator } from '../../server/sim/simulator.ts';
 import { attachPostgres } from '../../server/store/postgres.ts';
 import { closeStore, openStore } from '../../server/store/store.ts';
-import { enquiryBody, FAULT_PROFILES, freePort, latencyOf, loadTargets, MIXED_RELAY_SETTINGS, queuedInRelay, RelayProcess, type ChaosLatency } from './chaos.ts';
+import { enquiryBody, FAULT_PROFILES, freePort, latencyOf, loadTargets, MIXED_RELAY_SETTINGS, queuedInRelay, RelayProcess, watchArrivals, type ChaosLatency } from './chaos.ts';
 
 export interface TwoRelayChaosOptions {
   n: number;
@@ -159,14 +159,8 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
   const acceptedBy: [number, number] = [0, 0];
   const accepted = new Set<string>();
   const acceptedAt = new Map<string, number>();
-  const arrivedAt = new Map<string, number>();
-  const sampleArrivals = () => {
-    const at = Date.now();
-    for (const enquiry of sim.state.postedEnquiries()) {
-      if (enquiry.originalId && !arrivedAt.has(enquiry.originalId)) arrivedAt.set(enquiry.originalId, at);
-    }
-  };
-  const arrivalTimer = setInterval(sampleArrivals, 100);
+  const arrivals = watchArrivals(sim.state);
+  const { arrivedAt } = arrivals;
   let notAccepted = 0;
   let senderRetries = 0;
   let kills = 0;
@@ -323,8 +317,8 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
       await sleep(250);
     }
     clearTimeout(faultTimer);
-    sampleArrivals();
-    clearInterval(arrivalTimer);
+    arrivals.sample();
+    arrivals.stop();
     watching = false;
     await listingWatch;
     await Promise.all(relays.map((relay) => relay.stop()));
@@ -392,7 +386,7 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
   } finally {
     watching = false;
     clearTimeout(faultTimer);
-    clearInterval(arrivalTimer);
+    arrivals.stop();
     await Promise.all(relays.map((relay) => relay.kill().catch(() => {})));
     await listingWatch;
     await pool.end();
