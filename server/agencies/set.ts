@@ -7,7 +7,7 @@ import { ConfigError, type Config } from '../config.ts';
 import type { KeyUsage } from '../crm/access.ts';
 import { crmWebhookFeed } from '../crm/listing-source.ts';
 import { PROMETHEUS_CONTENT_TYPE } from '../enquiries/metrics.ts';
-import { outboxStatus } from '../enquiries/outbox.ts';
+import { EnquiryOutbox } from '../enquiries/outbox.ts';
 import type { EnquiryTargets } from '../enquiries/targets.ts';
 import { HttpError, notFoundHandler } from '../errors.ts';
 import { AgenciesBudgetRefusedError, describeAgenciesPlan, planAgencies, type AgenciesPlan } from '../listings/budget.ts';
@@ -442,9 +442,12 @@ export class AgencySet {
     const { agency } = running;
     const deliveryWorker = agency.enquiries.worker;
     await Promise.all(agencyWorkers(agency).filter((worker) => worker !== deliveryWorker).map((worker) => worker.stop()));
-    const queued = () => outboxStatus(agency.store).queued;
-    if (queued() > 0) this.log.info({ agency: running.entry.slug, queued: queued() }, 'removed agency: delivering its queued enquiries before closing its store');
-    while (this.draining.has(running) && !this.closed && queued() > 0) {
+    // Through the outbox, not the SQLite file: with DATABASE_URL the queued rows are in PostgreSQL.
+    const outbox = new EnquiryOutbox(agency.store);
+    const queued = async () => (await outbox.counts()).queued;
+    const queuedAtStart = await queued();
+    if (queuedAtStart > 0) this.log.info({ agency: running.entry.slug, queued: queuedAtStart }, 'removed agency: delivering its queued enquiries before closing its store');
+    while (this.draining.has(running) && !this.closed && (await queued()) > 0) {
       await new Promise((resolve) => setTimeout(resolve, DRAIN_CHECK_MS).unref());
     }
     if (!this.draining.has(running)) return;

@@ -89,4 +89,18 @@ describe.skipIf(skipped)(`agencies on one PostgreSQL database, two relays${skipp
       expect(rows.map((row) => row.status)).toEqual(Array(12).fill('delivered'));
     }
   }, 60_000);
+
+  it('an agency removed on reload keeps delivering what is queued for it in PostgreSQL before its store closes', async () => {
+    const body = enquiry(saleIdsOf(rig.accounts[1]!)[0]!);
+    expect((await fetch(`${rig.relay.url}/a/agency-b/api/v1/enquiries`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })).status).toBe(202);
+    rig.writeAgencies(rig.entries.filter((entry) => entry.slug !== 'agency-b'));
+    expect(await rig.relay.agencies!.reload()).toMatchObject({ ok: true, removed: ['agency-b'] });
+    // Past a drain check or two: still draining, as its enquiry waits in its schema (the workers are off here).
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const draining = rig.relay.agencies!.drainingAgencies();
+    expect(draining.map((running) => running.entry.slug)).toEqual(['agency-b']);
+    draining[0]!.agency.enquiries.worker.start();
+    await until(() => rig.relay.agencies!.drainingAgencies().length, (count) => count === 0, 20_000);
+    expect(rig.accounts[1]!.postedEnquiries().filter((posted) => posted.originalId === body.originalId)).toHaveLength(1);
+  }, 60_000);
 });
