@@ -22,7 +22,8 @@ export interface AgencyStatusRow {
   cacheAgeSeconds: number | null;
   freshness: { withWebhooksSeconds: number; withoutWebhooksSeconds: number } | null;
   crmCallsToday: number | null;
-  outboxQueued: number;
+  /** null: not known (DATABASE_URL and no running relay to count it). */
+  outboxQueued: number | null;
   lastError: string | null;
 }
 
@@ -35,7 +36,13 @@ export interface AgenciesStatus {
 }
 
 /** Every agency of AGENCIES_FILE (and any still draining), read-only from their stores; throws a ConfigError for a bad file. */
-export function collectAgenciesStatus(agenciesFile: string, dataDir: string, dailyLimit: number, now = new Date()): AgenciesStatus {
+export function collectAgenciesStatus(
+  agenciesFile: string,
+  dataDir: string,
+  dailyLimit: number,
+  options: { now?: Date; /** DATABASE_URL is set: the outboxes are in PostgreSQL, counted only by the running relay. */ outboxInPostgres?: boolean } = {},
+): AgenciesStatus {
+  const now = options.now ?? new Date();
   const entries = readAgenciesFile(agenciesFile);
   const figuresFile = join(resolve(dataDir), AGENCIES_STATUS_FILE);
   const figures = existsSync(figuresFile) ? (JSON.parse(readFileSync(figuresFile, 'utf8')) as AgenciesStatusFile) : undefined;
@@ -62,7 +69,8 @@ export function collectAgenciesStatus(agenciesFile: string, dataDir: string, dai
         crmCallsToday: live?.crmCallsToday ?? callsOn(store, day),
         listings: listingStatus(store).total,
         cacheAgeSeconds: sync.lastSuccessAt === null ? null : Math.max(0, Math.round((now.getTime() - sync.lastSuccessAt) / 1000)),
-        outboxQueued: outboxStatus(store).queued,
+        // The running relay's count first: with DATABASE_URL the outbox is not in this file (unknown while the relay is down).
+        outboxQueued: live?.outboxQueued ?? (options.outboxInPostgres ? null : outboxStatus(store).queued),
         lastError: failed ? sync.lastError : null,
       };
     } finally {
@@ -106,7 +114,7 @@ export function formatAgencies(status: AgenciesStatus): string {
     duration(row.cacheAgeSeconds),
     row.freshness ? `${duration(row.freshness.withWebhooksSeconds)} / ${duration(row.freshness.withoutWebhooksSeconds)}` : '-',
     row.crmCallsToday === null ? '-' : String(row.crmCallsToday),
-    String(row.outboxQueued),
+    row.outboxQueued === null ? '-' : String(row.outboxQueued),
     row.lastError ?? '-',
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
@@ -123,7 +131,7 @@ export function formatAgencies(status: AgenciesStatus): string {
 export function formatKeyTotals(status: AgenciesStatus): string {
   const serving = status.agencies.filter((row) => row.state === 'serving').length;
   const draining = status.agencies.filter((row) => row.state === 'draining').length;
-  const queued = status.agencies.reduce((sum, row) => sum + row.outboxQueued, 0);
+  const queued = status.agencies.reduce((sum, row) => sum + (row.outboxQueued ?? 0), 0);
   const listings = status.agencies.reduce((sum, row) => sum + row.listings, 0);
   return [
     `CRM key today   ${status.crm.used} of ${status.crm.limit} requests (${status.crm.day} UTC)${status.crm.plannedPerDay === null ? '' : `; plan ${status.crm.plannedPerDay} a day of ${status.crm.allowedPerDay} allowed`}`,
@@ -243,7 +251,7 @@ export const agenciesCommand: CliCommand = {
         }
         return await reload(context, timeout);
       }
-      const status = collectAgenciesStatus(context.config.agenciesFile, context.config.dataDir, context.config.crm.dailyLimit);
+      const status = collectAgenciesStatus(context.config.agenciesFile, context.config.dataDir, context.config.crm.dailyLimit, { outboxInPostgres: context.config.databaseUrl !== undefined });
       context.out(options.flags.has('json') ? JSON.stringify(status, null, 2) : formatAgencies(status));
       return 0;
     } catch (error) {

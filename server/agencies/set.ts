@@ -42,6 +42,8 @@ export interface AgenciesStatusFile {
     /** A change reaches the listing API within these (from the plan). */
     freshness: { withWebhooksSeconds: number; withoutWebhooksSeconds: number } | null;
     crmCallsToday: number;
+    /** Enquiries waiting in the agency's outbox, counted where it lives (PostgreSQL with DATABASE_URL); null when the count failed. */
+    outboxQueued: number | null;
     accountId: string | null;
   }>;
 }
@@ -108,6 +110,7 @@ export class AgencySet {
   plan: AgenciesPlan | undefined;
   private reloading: Promise<ReloadReport> = Promise.resolve({ ok: true, added: [], changed: [], removed: [] });
   private statusTimer: NodeJS.Timeout | undefined;
+  private statusWriting: Promise<void> | undefined;
   private othersToday: number | undefined;
   private closed = false;
 
@@ -148,8 +151,8 @@ export class AgencySet {
   /** Starts every agency's workers and the status file. */
   start(): void {
     for (const running of this.serving.values()) this.startAgency(running);
-    this.writeStatus();
-    this.statusTimer = setInterval(() => this.writeStatus(), STATUS_WRITE_MS);
+    void this.writeStatus();
+    this.statusTimer = setInterval(() => void this.writeStatus(), STATUS_WRITE_MS);
     this.statusTimer.unref();
   }
 
@@ -426,7 +429,7 @@ export class AgencySet {
     await Promise.all(replaced.map((old) => old.agency.close()));
     for (const running of fresh) this.startAgency(running);
     this.log.info({ added, changed, removed, agencies: this.serving.size }, `agencies reloaded: ${added.length} added, ${changed.length} changed, ${removed.length} removed; ${this.serving.size} served`);
-    this.writeStatus();
+    void this.writeStatus();
     return { ok: true, added, changed, removed };
   }
 
@@ -456,31 +459,51 @@ export class AgencySet {
     this.log.info({ agency: running.entry.slug }, 'removed agency closed: its outbox is delivered');
   }
 
-  /** The operator view's figures the stores do not hold: the plan's promise and calls today (no token). */
-  statusSnapshot(): AgenciesStatusFile {
+  /**
+   * The operator view's figures the agency's SQLite file does not hold: the plan's promise, calls
+   * today, and the outbox depth counted through the outbox itself (with DATABASE_URL it is not in
+   * the file the CLI can open). No token.
+   */
+  async statusSnapshot(): Promise<AgenciesStatusFile> {
     const line = (slug: string) => this.plan?.agencies.find((agency) => agency.slug === slug);
-    const row = (running: RunningAgency, state: 'serving' | 'draining') => ({
+    const queuedIn = async (running: RunningAgency) => {
+      try {
+        return (await new EnquiryOutbox(running.agency.store).counts()).queued;
+      } catch {
+        return null; // The store is unreachable for now: the CLI shows the figure as unknown.
+      }
+    };
+    const row = async (running: RunningAgency, state: 'serving' | 'draining') => ({
       slug: running.entry.slug,
       name: running.entry.name,
       state,
       freshness: state === 'serving' ? (line(running.entry.slug)?.freshness ?? null) : null,
       crmCallsToday: running.agency.crm.requestsToday().requests,
+      outboxQueued: await queuedIn(running),
       accountId: running.agency.listings.account.id ?? null,
     });
     return {
       writtenAt: new Date().toISOString(),
       pid: process.pid,
       plan: this.plan ? { perDay: this.plan.perDay, allowed: this.plan.allowed, floorPerDay: this.plan.floorPerDay, catchUpIntervalMinutes: this.plan.catchUpIntervalMinutes } : null,
-      agencies: [...this.list().map((running) => row(running, 'serving')), ...this.drainingAgencies().map((running) => row(running, 'draining'))],
+      agencies: await Promise.all([...this.list().map((running) => row(running, 'serving')), ...this.drainingAgencies().map((running) => row(running, 'draining'))]),
     };
   }
 
-  private writeStatus(): void {
+  /** One write at a time (a slow outbox count must not let two writers share the temporary file). */
+  private writeStatus(): Promise<void> {
+    return (this.statusWriting ??= this.writeStatusNow().finally(() => {
+      this.statusWriting = undefined;
+    }));
+  }
+
+  private async writeStatusNow(): Promise<void> {
     if (this.closed) return;
     const file = join(this.options.keyStore.dataDir, AGENCIES_STATUS_FILE);
     try {
+      const snapshot = await this.statusSnapshot();
       // Written whole then renamed: the CLI never reads half a file. Owner-only, like the store.
-      writeFileSync(`${file}.tmp`, `${JSON.stringify(this.statusSnapshot(), null, 2)}\n`, { mode: STORE_FILE_MODE });
+      writeFileSync(`${file}.tmp`, `${JSON.stringify(snapshot, null, 2)}\n`, { mode: STORE_FILE_MODE });
       chmodSync(`${file}.tmp`, STORE_FILE_MODE);
       renameSync(`${file}.tmp`, file);
     } catch (error) {
@@ -489,7 +512,8 @@ export class AgencySet {
   }
 
   async close(): Promise<void> {
-    this.writeStatus();
+    await this.statusWriting;
+    await this.writeStatus();
     this.closed = true;
     clearInterval(this.statusTimer);
     await this.reloading.catch(() => undefined);

@@ -75,7 +75,7 @@ export const statusCommand: CliCommand = {
 function keyStatus(context: CliContext, json: boolean, sharedJson: { shared?: SharedStatus }, sharedText: string): number {
   let status;
   try {
-    status = collectAgenciesStatus(context.config.agenciesFile!, context.config.dataDir, context.config.crm.dailyLimit);
+    status = collectAgenciesStatus(context.config.agenciesFile!, context.config.dataDir, context.config.crm.dailyLimit, { outboxInPostgres: context.config.databaseUrl !== undefined });
   } catch (error) {
     context.err((error as Error).message);
     return 1;
@@ -83,7 +83,7 @@ function keyStatus(context: CliContext, json: boolean, sharedJson: { shared?: Sh
   const relay = runningRelay(context.config.dataDir);
   if (json) {
     const { agencies, ...totals } = status;
-    context.out(JSON.stringify({ ...totals, agencies: { count: agencies.length, serving: agencies.filter((row) => row.state === 'serving').length, queued: agencies.reduce((sum, row) => sum + row.outboxQueued, 0) }, relay: relay ?? null, ...sharedJson }, null, 2));
+    context.out(JSON.stringify({ ...totals, agencies: { count: agencies.length, serving: agencies.filter((row) => row.state === 'serving').length, queued: agencies.reduce((sum, row) => sum + (row.outboxQueued ?? 0), 0) }, relay: relay ?? null, ...sharedJson }, null, 2));
   } else {
     context.out(`${formatKeyTotals(status)}
 Relay process   ${relay ? `running (pid ${relay.pid}, since ${relay.startedAt})` : 'not running on this DATA_DIR'}
@@ -173,7 +173,7 @@ async function syncInRunningRelay(pid: number, kind: 'full' | 'incremental', tim
   const dataDir = resolve(context.config.dataDir);
   const requestedAt = Date.now();
   // The request goes where the relay reads it (DATA_DIR); the outcome is read from the agency's store.
-  writeFileSync(join(resolve(context.agency?.keyDataDir ?? dataDir), SYNC_REQUEST_FILE), JSON.stringify({ kind, requestedAt, ...(context.agency ? { agency: context.agency.slug } : {}) }));
+  writeFileSync(join(resolve(context.agency?.keyDataDir ?? dataDir), SYNC_REQUEST_FILE), JSON.stringify({ kind, requestedAt, ...(context.agency ? { agency: context.agency.slug } : {}) }), { mode: 0o600 });
   process.kill(pid, SYNC_SIGNAL);
   context.out(`Asked the running relay (pid ${pid}) for a${kind === 'full' ? ' full' : 'n incremental'} sync; waiting for it…`);
   const store = openStoreReadOnly(dataDir);

@@ -27,7 +27,7 @@ describe('CRM calls today per agency', () => {
 
     await rig.restart();
     expect(callsToday(), 'the restarted relay starts from the counts of the day').toEqual(before);
-    expect(rig.relay.agencies!.statusSnapshot().agencies.map((row) => row.crmCallsToday)).toEqual(before);
+    expect((await rig.relay.agencies!.statusSnapshot()).agencies.map((row) => row.crmCallsToday)).toEqual(before);
     // New calls add to them.
     await rig.relay.agencies!.get('agency-a')!.agency.listings.sync.run('full');
     const after = callsToday();

@@ -99,6 +99,9 @@ describe.skipIf(skipped)(`agencies on one PostgreSQL database, two relays${skipp
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     const draining = rig.relay.agencies!.drainingAgencies();
     expect(draining.map((running) => running.entry.slug)).toEqual(['agency-b']);
+    // The operator view counts it where it waits (its SQLite file holds no outbox rows with DATABASE_URL).
+    const figures = await rig.relay.agencies!.statusSnapshot();
+    expect(figures.agencies.find((row) => row.slug === 'agency-b')).toMatchObject({ state: 'draining', outboxQueued: 1 });
     draining[0]!.agency.enquiries.worker.start();
     await until(() => rig.relay.agencies!.drainingAgencies().length, (count) => count === 0, 20_000);
     expect(rig.accounts[1]!.postedEnquiries().filter((posted) => posted.originalId === body.originalId)).toHaveLength(1);
