@@ -30,7 +30,8 @@ beforeAll(async () => {
   });
   child.stdout!.on('data', (chunk) => (output += String(chunk)));
   child.stderr!.on('data', (chunk) => (output += String(chunk)));
-  await until(() => output.includes('Listing sync: '), 'the first sync to finish', 60_000);
+  // Both steps' lines: they are logged together but may reach the pipe in separate chunks.
+  await until(() => output.includes('Listing sync: ') && output.includes('Photo mirror: '), 'the first sync to finish', 60_000);
 }, 90_000);
 
 afterAll(async () => {
