@@ -21,3 +21,14 @@ export interface CliCommand {
   /** Returns the exit code. */
   run(args: string[], context: CliContext): number | Promise<number>;
 }
+
+/** Whether the arguments ask for the command's usage (`help`, `--help`, `-h`). */
+export function wantsHelp(args: string[]): boolean {
+  return args.includes('help') || args.includes('--help') || args.includes('-h');
+}
+
+/** Prints `message` and the command's usage; returns exit code 2. */
+export function usageError(command: CliCommand, message: string, context: CliContext): number {
+  context.err(`${message}\n\n${command.usage}`);
+  return 2;
+}

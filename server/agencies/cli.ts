@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { CliCommand, CliContext } from '../cli-command.ts';
+import { usageError, wantsHelp, type CliCommand, type CliContext } from '../cli-command.ts';
 import { parseOptions } from '../cli-options.ts';
 import { ConfigError, type Config } from '../config.ts';
 import { budgetUsedOn, callsOn, utcDay } from '../crm/limiter.ts';
@@ -228,15 +228,14 @@ export const agenciesCommand: CliCommand = {
       The other commands on one agency's store (sync, outbox, backup and restore need it with
       AGENCIES_FILE; status without it shows the key's totals).`,
   async run(args, context) {
-    if (args.includes('help') || args.includes('--help') || args.includes('-h')) {
+    if (wantsHelp(args)) {
       context.out(this.usage);
       return 0;
     }
     const options = parseOptions(args, ['json'], ['timeout']);
     const [sub, ...rest] = typeof options === 'string' ? [] : options.positional;
     if (typeof options === 'string' || rest.length || (sub !== undefined && sub !== 'reload')) {
-      context.err(`${typeof options === 'string' ? options : `unknown argument ${[sub, ...rest].filter(Boolean).join(' ')}`}\n\n${this.usage}`);
-      return 2;
+      return usageError(this, typeof options === 'string' ? options : `unknown argument ${[sub, ...rest].filter(Boolean).join(' ')}`, context);
     }
     if (!context.config.agenciesFile) {
       context.err('AGENCIES_FILE is not set: this relay serves one agency at the root paths (see `npm run relay -- status`).');
@@ -246,8 +245,7 @@ export const agenciesCommand: CliCommand = {
       if (sub === 'reload') {
         const timeout = options.values.timeout === undefined ? 30 : Number(options.values.timeout);
         if (!(timeout > 0)) {
-          context.err(`--timeout must be a positive number of seconds\n\n${this.usage}`);
-          return 2;
+          return usageError(this, '--timeout must be a positive number of seconds', context);
         }
         return await reload(context, timeout);
       }

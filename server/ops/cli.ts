@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { CliCommand, CliContext } from '../cli-command.ts';
+import { usageError, wantsHelp, type CliCommand, type CliContext } from '../cli-command.ts';
 import { parseOptions } from '../cli-options.ts';
 import { createCrmClientFromConfig } from '../crm/client.ts';
 import { crmListingSource } from '../crm/listing-source.ts';
@@ -17,17 +17,6 @@ import { formatSharedStatus, readSharedStatus, type SharedStatus } from './relay
 import { collectStatus, formatBytes, formatStatus } from './status.ts';
 import { watchSyncProgress } from './sync-progress.ts';
 import { SYNC_REQUEST_FILE, SYNC_SIGNAL } from './sync-request.ts';
-
-/** Asks a running relay for a sync: the kind goes in this file, then SIGUSR2 (see main.ts). */
-
-function wantsHelp(args: string[]): boolean {
-  return args.includes('help') || args.includes('--help') || args.includes('-h');
-}
-
-function usageError(command: CliCommand, message: string, context: CliContext): number {
-  context.err(`${message}\n\n${command.usage}`);
-  return 2;
-}
 
 export const statusCommand: CliCommand = {
   name: 'status',
