@@ -385,14 +385,7 @@ export class EnquiryOutbox {
 
   /** Drops the personal data of enquiries delivered at or before `deliveredBefore`. Returns how many. */
   async eraseDelivered(deliveredBefore: number, now: number): Promise<number> {
-    const result = await this.db
-      .updateTable('enquiry_outbox')
-      .set({ payload: null, erased_at: now })
-      .where('status', '=', 'delivered')
-      .where('payload', 'is not', null)
-      .where('delivered_at', '<=', deliveredBefore)
-      .executeTakeFirst();
-    return this.removedFromDisk(changed(result));
+    return this.erasePayloads('delivered', 'delivered_at', deliveredBefore, now);
   }
 
   /**
@@ -401,12 +394,17 @@ export class EnquiryOutbox {
    * status check and a repeat of the same submission still get their answers. Returns how many.
    */
   async eraseDead(deadBefore: number, now: number): Promise<number> {
+    return this.erasePayloads('dead', 'dead_at', deadBefore, now);
+  }
+
+  /** Drops the payloads of `status` rows whose `since` column is at or before `before`; the rows stay. Returns how many. */
+  private async erasePayloads(status: 'delivered' | 'dead', since: 'delivered_at' | 'dead_at', before: number, now: number): Promise<number> {
     const result = await this.db
       .updateTable('enquiry_outbox')
       .set({ payload: null, erased_at: now })
-      .where('status', '=', 'dead')
+      .where('status', '=', status)
       .where('payload', 'is not', null)
-      .where('dead_at', '<=', deadBefore)
+      .where(since, '<=', before)
       .executeTakeFirst();
     return this.removedFromDisk(changed(result));
   }
