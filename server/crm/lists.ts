@@ -26,24 +26,17 @@ export function listSpecs(config: Pick<Config, 'listings'>): ListSpec[] {
   // interpretation of a record's publishedToWeb, which real answers leave null on listings shown on the web.
   const published = { published: true };
   for (const propertyClass of config.listings.classes) {
-    specs.push({
-      source: `${propertyClass}/sale/available`,
-      group: propertyClass,
-      propertyClass,
-      type: 'sale',
-      status: 'available',
-      path: `/properties/${propertyClass}/sale/available`,
-      query: published,
-    });
+    const types: ListSpec['type'][] = ['sale'];
     // Land and rural listings are sold, not leased: the CRM has no lease list for them.
-    if (propertyClass === 'residential' || propertyClass === 'commercial') {
+    if (propertyClass === 'residential' || propertyClass === 'commercial') types.push('lease');
+    for (const type of types) {
       specs.push({
-        source: `${propertyClass}/lease/available`,
+        source: `${propertyClass}/${type}/available`,
         group: propertyClass,
-      propertyClass,
-        type: 'lease',
+        propertyClass,
+        type,
         status: 'available',
-        path: `/properties/${propertyClass}/lease/available`,
+        path: `/properties/${propertyClass}/${type}/available`,
         query: published,
       });
     }
