@@ -97,8 +97,6 @@ const STATE_KEY = 'key-access';
  * brings the check forward.
  */
 export const ACCESS_CHECK_MAX_AGE_MS = 24 * 3600_000;
-/** Requests a full check costs (the first with these credentials, or after a refusal): GET /scopes and one proof per capability. */
-export const ACCESS_CHECK_REQUESTS = 1 + 3;
 
 /**
  * The capability a successful call proves, or undefined. Reads of properties (lists, records,
