@@ -82,7 +82,7 @@ const LOADER_FILE = 'widget.js';
 
 /** True for a chunk that is nothing but imports and re-exports of other chunks. */
 function isFacade(code: string): boolean {
-  return /^\s*((import|export\s*(\*|\{[^}]*\})\s*from)\s*["'][^"']+["'];?\s*)+$/.test(code.replace(/\/\/#\s*sourceMappingURL=\S+\s*$/, ''));
+  return /^\s*((import|export\s*(\*|\{[^}]*\})\s*from)\s*["'][^"']+["'];?\s*)+$/.test(code);
 }
 
 /**

@@ -29,7 +29,7 @@ export interface PagesOptions {
   ownUrl: string;
   /** The widget build the relay serves: the server copy of the elements is in its ssr/ folder (render.ts). */
   widgetDir: string;
-  /** The demo site's folder (its wrapper.html is the demo's shell). */
+  /** The demo site's folder (its listing.html, without what its <main> holds, is the demo's shell). */
   demoDir?: string | null;
   maxUrlsPerSitemap?: number;
   now?: Clock;
@@ -46,7 +46,7 @@ export function pagesFeature(options: PagesOptions): Feature {
   // Canonical URLs name the agency's site; without one, the relay's public address.
   const siteUrl = config.site.url ?? config.http.publicUrl ?? options.ownUrl;
   const relayOrigin = config.http.publicUrl ?? options.ownUrl;
-  const demoWrapper = config.demoMode && options.demoDir ? join(options.demoDir, 'shell', 'wrapper.html') : null;
+  const demoWrapper = config.demoMode && options.demoDir ? join(options.demoDir, 'listing.html') : null;
   const source: WrapperSource = config.site.wrapperUrl
     ? { url: config.site.wrapperUrl, refreshMinutes: config.site.wrapperMinutes }
     : demoWrapper

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { render } from '@lit-labs/ssr';
 import { collectResult } from '@lit-labs/ssr/lib/render-result.js';
-import { html } from 'lit';
+import { html, type TemplateResult } from 'lit';
 import type { ListingDetail, ListingSummary } from '../../contract/relay-api.ts';
 import type { Logger } from '../log.ts';
 import { escapeHtml, scriptJson } from './html.ts';
@@ -63,12 +63,16 @@ export function elementRenderer(widgetDir: string, log: Pick<Logger, 'warn'>): E
           return found;
         }));
 
+  /** The element server-rendered once the server build is loaded, else left for the browser (clientRendered). */
+  const renderElement = async (data: string, unrendered: () => string, template: () => TemplateResult): Promise<RenderedElement> =>
+    ({ html: (await ready()) ? await collectResult(render(template())) : unrendered(), data });
+
   return {
-    async renderListing(listing, settings) {
-      const data = pageData({ listing });
-      if (!(await ready())) return { html: clientRendered('estate-listing', settings, { 'heading-level': '1', 'no-json-ld': '' }), data };
-      const markup = await collectResult(
-        render(html`<estate-listing
+    renderListing: (listing, settings) =>
+      renderElement(
+        pageData({ listing }),
+        () => clientRendered('estate-listing', settings, { 'heading-level': '1', 'no-json-ld': '' }),
+        () => html`<estate-listing
           data-estate-ssr
           relay=${settings.relay}
           locale=${settings.locale}
@@ -76,15 +80,13 @@ export function elementRenderer(widgetDir: string, log: Pick<Logger, 'warn'>): E
           heading-level="1"
           no-json-ld
           .listing=${listing}
-        ></estate-listing>`),
-      );
-      return { html: markup, data };
-    },
-    async renderListings(items, settings) {
-      const data = pageData({ listings: items });
-      if (!(await ready())) return { html: clientRendered('estate-listings', settings, { 'heading-level': '2', 'detail-href': settings.detailHref }), data };
-      const markup = await collectResult(
-        render(html`<estate-listings
+        ></estate-listing>`,
+      ),
+    renderListings: (items, settings) =>
+      renderElement(
+        pageData({ listings: items }),
+        () => clientRendered('estate-listings', settings, { 'heading-level': '2', 'detail-href': settings.detailHref }),
+        () => html`<estate-listings
           data-estate-ssr
           relay=${settings.relay}
           locale=${settings.locale}
@@ -92,10 +94,8 @@ export function elementRenderer(widgetDir: string, log: Pick<Logger, 'warn'>): E
           heading-level="2"
           detail-href=${settings.detailHref}
           .listings=${items}
-        ></estate-listings>`),
-      );
-      return { html: markup, data };
-    },
+        ></estate-listings>`,
+      ),
   };
 }
 

@@ -78,9 +78,16 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
   let generation = 0;
   let recordTimer: NodeJS.Timeout | undefined;
 
+  // Every current listing, read once per generation (sitemaps, suburb lists, the published pages' record).
+  let indexed: { generation: number; listings: ReturnType<PublicListings['index']> } | undefined;
+  const currentListings = () => {
+    if (indexed?.generation !== generation) indexed = { generation, listings: listings.index() };
+    return indexed.listings;
+  };
+
   const recordPublished = () => {
     try {
-      published.record(listings.index().map((listing) => ({ id: listing.id, path: paths.listing(listing.id, listing.address.display) })), now());
+      published.record(currentListings().map((listing) => ({ id: listing.id, path: paths.listing(listing.id, listing.address.display) })), now());
     } catch (error) {
       deps.onRecordError?.(error);
     }
@@ -94,12 +101,6 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
     recordTimer.unref();
   });
   let recorded = false;
-  // Every current listing, read once per generation (sitemaps, suburb lists).
-  let indexed: { generation: number; listings: ReturnType<PublicListings['index']> } | undefined;
-  const currentListings = () => {
-    if (indexed?.generation !== generation) indexed = { generation, listings: listings.index() };
-    return indexed.listings;
-  };
 
   const router = Router({ caseSensitive: true, strict: true });
 

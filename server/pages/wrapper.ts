@@ -19,6 +19,7 @@ export interface Wrapper {
   version: number;
 }
 
+/** The agency's page at a URL; or, in demo mode, a demo page whose `<main>` the listing content replaces. */
 export type WrapperSource = { url: string; refreshMinutes: number } | { file: string } | null;
 
 /** A plain shell for relays with no SITE_WRAPPER_URL. */
@@ -68,7 +69,7 @@ export class WrapperCache {
   private async load(): Promise<void> {
     const source = this.source;
     try {
-      const text = !source ? PLAIN_SHELL : 'file' in source ? await readFile(source.file, 'utf8') : await fetchWrapper(source.url);
+      const text = !source ? PLAIN_SHELL : 'file' in source ? demoShell(await readFile(source.file, 'utf8')) : await fetchWrapper(source.url);
       const parsed = this.parse(text, source && 'url' in source ? `SITE_WRAPPER_URL (${source.url})` : 'the demo wrapper');
       if (parsed) this.current = parsed;
     } catch (error) {
@@ -103,6 +104,11 @@ export class WrapperCache {
     wrapper.version = same ? this.current.version : ++this.version;
     return wrapper;
   }
+}
+
+/** A demo page as the shell: its own head, header and footer, the marker in place of what its `<main>` holds. */
+function demoShell(page: string): string {
+  return page.replace(/(<main\b[^>]*>)[\s\S]*?(<\/main\s*>)/i, `$1\n      ${WRAPPER_MARKER}\n\n    $2`);
 }
 
 async function fetchWrapper(url: string): Promise<string> {

@@ -2,6 +2,7 @@
 // fetched over real HTTP, kept, refreshed, and never breaks a page when the site is down or wrong.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configProblems } from '../support/config-problems.ts';
@@ -89,5 +90,18 @@ describe('the wrapper page', () => {
     const plain = await new WrapperCache({ url, refreshMinutes: 1 }, markerLog).get();
     expect(plain.beforeContent).toContain('<main id="main">');
     expect(markerLines.join('')).toContain('has no <!-- estate-embed -->');
+  });
+
+  it("takes the demo's shell from its listing page: the site's header and footer, the listing content in place of what its <main> holds", async () => {
+    const { lines, log } = capturedLog();
+    const shell = await new WrapperCache({ file: join(import.meta.dirname, '../../demo/listing.html') }, log).get();
+    expect(lines.join('')).toBe('');
+    expect(shell.loadsWidget).toBe(true);
+    expect(shell.head).not.toContain('<title>');
+    expect(shell.beforeContent).toContain('<header class="site-header">');
+    expect(shell.beforeContent).toMatch(/<main id="main" class="wrap">\s*$/);
+    expect(shell.afterContent).toMatch(/^\s*<\/main>/);
+    expect(shell.afterContent).toContain('<footer class="site-footer">');
+    expect(shell.beforeContent + shell.afterContent).not.toContain('<estate-listing');
   });
 });
