@@ -1,6 +1,9 @@
 // Demo mode with SIM_AGENCIES=3: the demo site shows the simulator's first account at the root;
 // the other two are agencies under /a/<slug>/ (slugs from their names), each with its own listings
 // and the webhooks of its account, beside the root on the same key and photo folder.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signCrmWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../server/crm/events.ts';
 import { tablesOf } from '../../server/store/tables.ts';
@@ -8,14 +11,19 @@ import { startTestRelay, type TestRelay } from '../support/relay-fixture.ts';
 import { until } from './rig.ts';
 
 let relay: TestRelay;
+// A stand-in for the built widget bundle, so that /widget.js has something of its own to serve.
+const widgetDir = mkdtempSync(join(tmpdir(), 'estate-demo-widget-'));
+const WIDGET_SOURCE = 'export const demoWidget = 1;\n';
 const saved = process.env.SIM_AGENCIES;
 
 beforeAll(async () => {
   process.env.SIM_AGENCIES = '3';
-  relay = await startTestRelay({ SIM_LISTINGS: '6', PHOTO_WIDTHS: '240' }, { workers: false });
+  writeFileSync(join(widgetDir, 'widget.js'), WIDGET_SOURCE);
+  relay = await startTestRelay({ SIM_LISTINGS: '6', PHOTO_WIDTHS: '240' }, { workers: false, app: { widgetDir } });
 }, 60_000);
 afterAll(async () => {
   await relay?.close();
+  rmSync(widgetDir, { recursive: true, force: true });
   if (saved === undefined) delete process.env.SIM_AGENCIES;
   else process.env.SIM_AGENCIES = saved;
 });
@@ -39,6 +47,8 @@ describe('demo mode with SIM_AGENCIES=3', () => {
     // The same loader bundle under each agency's path.
     const widget = await fetch(`${relay.url}/a/${others[0]!.entry.slug}/widget.js`);
     expect([200, 503]).toContain(widget.status);
+    expect(widget.status).toBe(200);
+    expect(await widget.text()).toBe(WIDGET_SOURCE);
   });
 
   it('the one webhook URL routes an event of the second account to its agency, not the root', async () => {

@@ -82,6 +82,10 @@ describe.skipIf(skipped)(`agencies on one PostgreSQL database, two relays${skipp
       // Exactly its own, each once: a row delivered with the other agency's token would land in the other account.
       expect(posted.slice().sort()).toEqual([...sent.get(slug)!].sort());
     });
+    // Both relays delivered some of them (the title's "both relays delivering"), 24 in all.
+    const deliveredBy = [rig.relay, second].map((relay) => slugs.reduce((total, slug) => total + relay.agencies!.get(slug)!.agency.enquiries.metrics.delivered, 0));
+    expect(deliveredBy.every((count) => count > 0), `delivered by each relay: ${deliveredBy.join(', ')}`).toBe(true);
+    expect(deliveredBy[0]! + deliveredBy[1]!).toBe(24);
     // Each schema holds its agency's rows only, all delivered, whichever relay is asked.
     for (const slug of slugs) {
       const rows = await query<{ original_id: string; status: string }>(`SELECT original_id, status FROM ${agencySchema(slug)}.enquiry_outbox`);

@@ -1,11 +1,9 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseCrmWebhook, verifyCrmWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../server/crm/events.ts';
 import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
-import { apiClient, control, manualClock } from './helpers.ts';
+import { apiClient, control, manualClock, startWebhookReceiver, type WebhookReceiver } from './helpers.ts';
 
 /*
  * Many agencies on one integrator key: one account per access token, each with its own data and
@@ -13,11 +11,10 @@ import { apiClient, control, manualClock } from './helpers.ts';
  */
 
 let sim: RunningSimulator | undefined;
-let receiver: Server | undefined;
+let receiver: WebhookReceiver | undefined;
 afterEach(async () => {
   await sim?.close();
   sim = undefined;
-  receiver?.closeAllConnections();
   receiver?.close();
   receiver = undefined;
 });
@@ -145,20 +142,8 @@ describe('CRM simulator: accounts on one key', () => {
   });
 
   it('sends every account’s webhooks to the one URL, signed with the key, carrying that account’s accountid', async () => {
-    const received: Buffer[] = [];
-    receiver = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        received.push(Buffer.concat(chunks));
-        signatures.push(String(req.headers[WEBHOOK_SIGNATURE_HEADER.toLowerCase()]));
-        res.writeHead(200).end('ok');
-      });
-    });
-    const signatures: string[] = [];
-    receiver.listen(0, '127.0.0.1');
-    await once(receiver, 'listening');
-    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/crm`;
+    receiver = await startWebhookReceiver();
+    const { url } = receiver;
     sim = await startSimulator({ listings: 6, agencies: 3, webhookUrl: url });
     const accounts = sim.key.accounts;
     for (const account of [accounts[2]!, accounts[0]!, accounts[1]!]) {
@@ -166,6 +151,8 @@ describe('CRM simulator: accounts on one key', () => {
       await control(sim, `/listings/${listing.id}?account=${account.accountId}`, { method: 'PATCH', body: { fields: { heading: `For ${account.accountId}` } } });
     }
     await sim.state.webhooks.settled();
+    const received = receiver.received.map((delivery) => delivery.body);
+    const signatures = receiver.received.map((delivery) => String(delivery.headers[WEBHOOK_SIGNATURE_HEADER.toLowerCase()]));
     expect(received).toHaveLength(3);
     const bodies = received.map((body) => JSON.parse(body.toString('utf8')) as { accountid: number; data: { id: number } });
     expect(bodies.map((body) => body.accountid)).toEqual([accounts[2]!.accountId, accounts[0]!.accountId, accounts[1]!.accountId]);

@@ -1,9 +1,6 @@
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
-import { apiClient, control } from './helpers.ts';
+import { apiClient, control, startWebhookReceiver, type WebhookReceiver } from './helpers.ts';
 
 /*
  * The change driver (POST /__sim/drive): listings of many accounts changed at a chosen rate, each
@@ -12,29 +9,26 @@ import { apiClient, control } from './helpers.ts';
  */
 
 let sim: RunningSimulator | undefined;
-let receiver: Server | undefined;
+let receiver: WebhookReceiver | undefined;
 afterEach(async () => {
   await sim?.close();
   sim = undefined;
-  receiver?.closeAllConnections();
   receiver?.close();
   receiver = undefined;
 });
 
-/** An HTTP server that keeps the webhook bodies it receives. */
-async function webhookReceiver(): Promise<{ url: string; received: Array<{ accountid: number; data: { id: number }; itemBodies: Array<{ data: string }> }> }> {
-  const received: Array<any> = [];
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      received.push(JSON.parse(body));
-      res.end('ok');
-    });
-  });
-  receiver.listen(0, '127.0.0.1');
-  await once(receiver, 'listening');
-  return { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/crm`, received };
+type DriveWebhook = { accountid: number; data: { id: number }; itemBodies: Array<{ data: string }> };
+
+/** A webhook receiver; received: the JSON bodies it got. */
+async function webhookReceiver(): Promise<{ url: string; received: DriveWebhook[] }> {
+  receiver = await startWebhookReceiver();
+  const deliveries = receiver.received;
+  return {
+    url: receiver.url,
+    get received() {
+      return deliveries.map((delivery) => JSON.parse(delivery.body.toString('utf8')) as DriveWebhook);
+    },
+  };
 }
 
 describe('CRM simulator: the change driver', () => {

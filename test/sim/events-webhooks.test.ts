@@ -1,35 +1,20 @@
-import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseCrmWebhook, verifyCrmWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../server/crm/events.ts';
 import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
-import { apiClient, CRM_DATE_TIME, manualClock } from './helpers.ts';
+import { apiClient, CRM_DATE_TIME, manualClock, startWebhookReceiver, type WebhookReceiver } from './helpers.ts';
 
 let sim: RunningSimulator | undefined;
-let receiver: Server | undefined;
+let receiver: WebhookReceiver | undefined;
 afterEach(async () => {
   await sim?.close();
   sim = undefined;
-  receiver?.closeAllConnections();
   receiver?.close();
   receiver = undefined;
 });
 
-/** A plain HTTP server recording what the simulator POSTs to it, raw bytes included. */
-async function startReceiver(): Promise<{ url: string; received: Array<{ headers: IncomingMessage['headers']; body: Buffer }> }> {
-  const received: Array<{ headers: IncomingMessage['headers']; body: Buffer }> = [];
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks) });
-      res.writeHead(200).end('ok');
-    });
-  });
-  receiver.listen(0, '127.0.0.1');
-  await once(receiver, 'listening');
-  return { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/crm`, received };
+async function startReceiver(): Promise<WebhookReceiver> {
+  receiver = await startWebhookReceiver();
+  return receiver;
 }
 
 describe('CRM simulator: GET /eventStream', () => {

@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { RunningSimulator } from '../../server/sim/simulator.ts';
 
 /** A frozen, steerable clock for the simulator: tests move time by hand. */
@@ -54,3 +57,33 @@ export async function control<T = any>(running: RunningSimulator, path: string, 
 
 /** The CRM's DateTime format: 2022-03-25T01:40:27+00:00. */
 export const CRM_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/;
+
+export interface WebhookReceiver {
+  url: string;
+  /** Each POST as it came, headers and raw bytes. */
+  received: Array<{ headers: IncomingMessage['headers']; body: Buffer }>;
+  close(): void;
+}
+
+/** A plain HTTP server on 127.0.0.1 answering 200 to every POST and recording it, raw bytes included. */
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const received: WebhookReceiver['received'] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body: Buffer.concat(chunks) });
+      res.writeHead(200).end('ok');
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/crm`,
+    received,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
