@@ -41,6 +41,48 @@ export const pgMigrations: Migration[] = [
       CREATE INDEX enquiry_outbox_delivered ON enquiry_outbox (delivered_at) WHERE payload IS NOT NULL;
     `,
   },
+  {
+    id: '020-listings-shared-sync',
+    sql: `
+      -- One sync at a time per agency (server/store/sync-lease.ts): the relay named in holder runs
+      -- the agency's sync, change worker and access check until expires_at (the database's clock,
+      -- ms); it renews well before. epoch grows at each change of holder: a relay that lost the
+      -- lease cannot publish once another holds it (the fence).
+      CREATE TABLE sync_lease (
+        name TEXT PRIMARY KEY,
+        holder TEXT NOT NULL,
+        epoch BIGINT NOT NULL,
+        acquired_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL
+      );
+      -- The listing cache, photo index and change bookkeeping as the sync holder last published
+      -- them (server/store/replica.ts): one row per row of the SQLite tables it names, as JSON;
+      -- row NULL for a row deleted (kept a while, so relays following by seq see the delete).
+      CREATE SEQUENCE replica_seq;
+      CREATE TABLE replica_rows (
+        tbl TEXT NOT NULL,
+        pk TEXT NOT NULL,
+        row TEXT,
+        seq BIGINT NOT NULL,
+        changed_at BIGINT NOT NULL,
+        PRIMARY KEY (tbl, pk)
+      );
+      CREATE INDEX replica_rows_seq ON replica_rows (seq);
+      -- Verified CRM webhooks any relay received (server/listings/webhook-inbox.ts), kept by digest
+      -- until their timestamp leaves the tolerance (a replay to any relay is refused); the sync
+      -- holder takes the notice (taken_at) into its change queue.
+      CREATE TABLE crm_webhook_inbox (
+        id BIGSERIAL PRIMARY KEY,
+        digest TEXT NOT NULL UNIQUE,
+        expires_at BIGINT NOT NULL,
+        notice TEXT,
+        received_at BIGINT NOT NULL,
+        taken_at BIGINT
+      );
+      CREATE INDEX crm_webhook_inbox_waiting ON crm_webhook_inbox (id) WHERE taken_at IS NULL;
+      CREATE INDEX crm_webhook_inbox_expiry ON crm_webhook_inbox (expires_at);
+    `,
+  },
 ];
 
 /**
