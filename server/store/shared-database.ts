@@ -164,8 +164,88 @@ export class SharedDatabase {
     return this.alive;
   }
 
+  private listener: pg.PoolClient | undefined;
+  private listening: Promise<pg.PoolClient> | undefined;
+  private readonly handlers = new Map<string, Set<(payload: string) => void>>();
+  private closed = false;
+
+  /**
+   * Calls `handler` with the payload of every NOTIFY on `channel` (one connection of the pool
+   * listens for the whole relay, whatever the number of agencies). A lost connection is replaced
+   * after a second, then every channel is listened to again; `onReconnect` hears of it, since
+   * notices sent meanwhile are gone (a listener then looks for what it missed). Returns the
+   * unsubscribe.
+   */
+  async listen(channel: string, handler: (payload: string) => void, onReconnect?: () => void): Promise<() => void> {
+    checkSchemaName(channel);
+    let handlers = this.handlers.get(channel);
+    const first = !handlers;
+    if (!handlers) this.handlers.set(channel, (handlers = new Set()));
+    handlers.add(handler);
+    if (onReconnect) this.reconnectHandlers.add(onReconnect);
+    const client = await this.listenerClient();
+    if (first) await client.query(`LISTEN ${channel}`);
+    return () => {
+      handlers.delete(handler);
+      if (onReconnect) this.reconnectHandlers.delete(onReconnect);
+    };
+  }
+
+  private readonly reconnectHandlers = new Set<() => void>();
+
+  private listenerClient(): Promise<pg.PoolClient> {
+    this.listening ??= (async () => {
+      const client = await this.pool.connect();
+      client.on('notification', (message) => {
+        for (const handler of this.handlers.get(message.channel) ?? []) {
+          try {
+            handler(message.payload ?? '');
+          } catch {
+            // a handler's failure is its own (each catches and logs); the others still hear
+          }
+        }
+      });
+      client.on('error', () => {
+        // Dropped (the server restarted): listen again on a new connection in a second.
+        client.release(true);
+        this.listener = undefined;
+        this.listening = undefined;
+        if (this.closed) return;
+        const retry = setTimeout(() => void this.relisten(), 1_000);
+        retry.unref();
+      });
+      this.listener = client;
+      return client;
+    })();
+    this.listening.catch(() => {
+      this.listening = undefined;
+    });
+    return this.listening;
+  }
+
+  private async relisten(): Promise<void> {
+    if (this.closed) return;
+    try {
+      const client = await this.listenerClient();
+      for (const channel of this.handlers.keys()) await client.query(`LISTEN ${channel}`);
+      for (const handler of this.reconnectHandlers) handler();
+    } catch {
+      const retry = setTimeout(() => void this.relisten(), 1_000);
+      retry.unref();
+    }
+  }
+
+  /** Sends `payload` to every relay listening on `channel` (delivered when the sending transaction commits; at once outside one). */
+  async notify(channel: string, payload: string): Promise<void> {
+    checkSchemaName(channel);
+    await this.pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
+  }
+
   async close(): Promise<void> {
+    this.closed = true;
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    this.listener?.release(true);
+    this.listener = undefined;
     await this.pool.end();
   }
 }
