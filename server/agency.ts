@@ -1,5 +1,5 @@
 import type { Config } from './config.ts';
-import { crmAccessFeature, CrmAccess, type KeyUsage } from './crm/access.ts';
+import { ACCESS_TABLES, crmAccessFeature, CrmAccess, type KeyUsage } from './crm/access.ts';
 import { createCrmClientFromConfig, type CrmClient } from './crm/client.ts';
 import { crmEnquiryTargets } from './crm/enquiry-targets.ts';
 import { crmLeadSink } from './crm/lead-sink.ts';
@@ -12,6 +12,12 @@ import { createListingsService, listingsFeature, type ListingsService, type List
 import type { Logger } from './log.ts';
 import type { SharedDatabase } from './store/shared-database.ts';
 import { openStore, type Store } from './store/store.ts';
+import { agencySchema } from './store/shared-database.ts';
+import { shareAgencySync } from './store/replica.ts';
+import { LISTING_CACHE_TABLES } from './listings/cache.ts';
+import { CHANGE_TABLES } from './listings/event-store.ts';
+import { PHOTO_INDEX_TABLES } from './photos/mirror.ts';
+import { SharedSync } from './shared-sync.ts';
 import type { Worker } from './worker.ts';
 
 /**
@@ -28,6 +34,11 @@ export interface Agency {
   listings: ListingsService;
   access: CrmAccess;
   enquiries: EnquiryService;
+  /**
+   * DATABASE_URL: the agency's sync, shared with the other relays on the database (one holds it
+   * and runs the sync, change worker, account look-up and access check; the others copy and serve).
+   */
+  sharedSync?: SharedSync;
   /** Stops its workers, then closes its client and store. */
   close(): Promise<void>;
 }
@@ -58,6 +69,8 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
   const store = openStore(config.dataDir, undefined, { warn: (message, fields) => log.warn(fields, message) });
   let crm: CrmClient | undefined;
   let listings: ListingsService;
+  // Bound below, once the workers it runs exist: the sync asks it whether it may run.
+  let sharedSync: SharedSync | undefined;
   try {
     options.sharedDatabase?.attach(store, options.slug);
     crm = createCrmClientFromConfig(config, store, log, { limiterStore: options.limiterStore, agency: options.slug, sharedDatabase: options.sharedDatabase });
@@ -72,6 +85,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
       photoGuard: options.photoGuard,
       afterSweep: options.afterSweep,
       otherAccount: options.otherAccount,
+      holdsSync: options.sharedDatabase ? () => sharedSync?.holdsSync ?? false : undefined,
     });
   } catch (error) {
     // Refused settings (CRM budget): release what was opened, then let the caller report it.
@@ -96,6 +110,27 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
     sinkTargets: crmEnquiryTargets(crm, { log }),
     targets: options.enquiryTargets ?? listings.enquiryTargets,
   });
+  if (options.sharedDatabase) {
+    const { lease, replica } = shareAgencySync(store, {
+      tables: [...PHOTO_INDEX_TABLES, ...LISTING_CACHE_TABLES, ...CHANGE_TABLES, ...ACCESS_TABLES],
+      holder: options.sharedDatabase.relayId,
+      leaseMs: config.listings.syncLeaseMs,
+    });
+    const copiedListings = listings;
+    sharedSync = new SharedSync({
+      agency: options.slug,
+      schema: agencySchema(options.slug),
+      lease,
+      replica,
+      database: options.sharedDatabase,
+      leaderWorkers: [listings.account, listings.sync, listings.changes, access],
+      onCopied: () => {
+        copiedListings.cache.reloaded();
+        copiedListings.account.reload();
+      },
+      log,
+    });
+  }
   const client = crm;
   return {
     slug: options.slug,
@@ -105,6 +140,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
     listings,
     access,
     enquiries,
+    sharedSync,
     async close() {
       await Promise.all(agencyWorkers(this).map((worker) => worker.stop()));
       client.close();
@@ -122,14 +158,19 @@ export interface AgencyFeatureOptions {
 /** The agency's HTTP features (listings, access, enquiries; the relay adds pages for a root agency). */
 export function agencyFeatures(agency: Agency, options: AgencyFeatureOptions): Feature[] {
   const { config } = agency;
+  // Relays on one database: the sync's workers run under the shared sync, on the relay holding it.
+  const shared = agency.sharedSync;
+  const listings = listingsFeature(agency.listings);
+  const access = crmAccessFeature(agency.access);
   return [
-    listingsFeature(agency.listings),
-    crmAccessFeature(agency.access),
+    shared ? { ...listings, workers: [shared] } : listings,
+    shared ? { ...access, workers: [] } : access,
     enquiriesFeature(agency.enquiries, { allowedOrigins: config.http.allowedOrigins, ownOrigins: options.ownOrigins, limits: config.enquiries, log: agency.slug ? options.log.child({ agency: agency.slug }) : options.log }),
   ];
 }
 
 /** Every background job of an agency: the account look-up, sync, change stream, access check, delivery. */
 export function agencyWorkers(agency: Agency): Worker[] {
+  if (agency.sharedSync) return [agency.sharedSync, agency.enquiries.worker];
   return [agency.listings.account, agency.listings.sync, agency.listings.changes, agency.access, agency.enquiries.worker];
 }

@@ -125,6 +125,9 @@ export const configSchema = z
     ENQUIRY_CLAIM_LEASE_MS: positiveInt(2 * 60_000).describe(
       'With DATABASE_URL: how long (ms) a relay holds the enquiries it is delivering before another relay may take them over (renewed while it works); the takeover time after a relay dies.',
     ),
+    SYNC_LEASE_MS: positiveInt(15_000).describe(
+      "With DATABASE_URL: how long (ms) a relay holds an agency's sync without renewing it (renewed every third of it); another relay takes the sync over this long after its holder dies.",
+    ),
     SYNC_INTERVAL_MINUTES: z.coerce.number().positive().default(5).describe(
       "Minutes between reads of the CRM's event stream (one request each), which refresh the listings webhooks missed: the catch-up promised when a webhook is lost.",
     ),
@@ -236,6 +239,8 @@ export interface CrmSettings {
 export interface ListingSettings {
   syncIntervalMinutes: number;
   listPollMinutes: number;
+  /** DATABASE_URL: how long an agency's sync lease holds without renewal. */
+  syncLeaseMs: number;
   fullSweepHours: number;
   classes: Array<'residential' | 'commercial' | 'land' | 'rural'>;
   soldDays: number;
@@ -324,6 +329,7 @@ export function groupSettings(env: EnvSettings, demoMode: boolean): Config {
     listings: {
       syncIntervalMinutes: env.SYNC_INTERVAL_MINUTES,
       listPollMinutes: env.LIST_POLL_MINUTES,
+      syncLeaseMs: env.SYNC_LEASE_MS,
       fullSweepHours: env.FULL_SWEEP_HOURS,
       classes: env.LISTING_CLASSES,
       soldDays: env.SOLD_DAYS,

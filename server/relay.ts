@@ -18,6 +18,7 @@ import type { ListingsService } from './listings/index.ts';
 import type { Logger } from './log.ts';
 import { pagesFeature } from './pages/index.ts';
 import { SharedDatabase } from './store/shared-database.ts';
+import type { SharedSync } from './shared-sync.ts';
 import { safeMessage } from './store/postgres.ts';
 import { PhotoFolderGuard } from './photos/folder-guard.ts';
 import { openStore, type Store } from './store/store.ts';
@@ -37,6 +38,8 @@ export interface RunningRelay {
   listings: ListingsService;
   /** What the CRM key and token allow, and the key's usage by every tool. With AGENCIES_FILE: the first agency's at start. */
   access: CrmAccess;
+  /** DATABASE_URL: the agency's sync as shared with the other relays (with AGENCIES_FILE: the first agency's at start). */
+  sharedSync?: SharedSync;
   /** AGENCIES_FILE: every agency, served under /a/<slug>/ (reload() re-reads the file). Demo mode with SIM_AGENCIES: the accounts after the first. */
   agencies?: AgencySet;
   /** The embedded simulator in demo mode. */
@@ -239,7 +242,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     })());
 
   const first = root ?? agencies!.list()[0]!.agency;
-  return { url, port, config, store, crm: first.crm, enquiries: first.enquiries, listings: first.listings, access: first.access, agencies, simulator, close };
+  return { url, port, config, store, crm: first.crm, enquiries: first.enquiries, listings: first.listings, access: first.access, sharedSync: first.sharedSync, agencies, simulator, close };
 }
 
 /** The demo's other simulator accounts as agencies: a slug from each name (unique), any origin (demo mode), the tokens the simulator made. */

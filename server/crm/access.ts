@@ -131,6 +131,9 @@ export interface CrmAccessOptions {
   spread?: () => number;
 }
 
+/** The access check's table: written by the relay holding the agency's sync, copied to the others on one database. */
+export const ACCESS_TABLES = ['crm_access'] as const;
+
 /** Reads what the key allows and how much of it is spent; keeps the answer in the store for /readyz and the status CLI. */
 export class CrmAccess {
   readonly name = 'crm-access';

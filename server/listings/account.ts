@@ -38,6 +38,11 @@ export class AgencyAccount {
     this.known = options.store.ownAccount();
   }
 
+  /** Reads the remembered account again (another relay, holding the agency's sync, learned it). */
+  reload(): void {
+    this.known = this.options.store.ownAccount() ?? this.known;
+  }
+
   /** The account id, when known: notices naming another are ignored. */
   get id(): string | undefined {
     return this.known;

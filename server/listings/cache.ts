@@ -5,6 +5,9 @@ import type { AgentTarget, ListingTarget } from '../enquiries/targets.ts';
 import { writeRebuildable } from '../photos/rebuildable.ts';
 import type { ListingFacts, MappedAgent, MappedListing, OpenHome, PublicListingFields } from './source.ts';
 
+/** The cache's tables, parents first: what relays on one database copy from the agency's sync holder (store/replica.ts). */
+export const LISTING_CACHE_TABLES = ['listings', 'listing_agents', 'agents', 'open_homes', 'listing_sync_state'] as const;
+
 /** A cached listing as the API reads it. */
 export interface CachedListing {
   id: number;
@@ -61,6 +64,12 @@ export class ListingCache {
 
   changed(): void {
     for (const listener of this.listeners) listener();
+  }
+
+  /** The tables were written from outside this cache (another relay's sync, copied here): forget what is kept in memory. */
+  reloaded(): void {
+    this.state = undefined;
+    this.changed();
   }
 
   /** The CRM's `modified` of each cached listing: what decides whether a record changed. */

@@ -2,6 +2,9 @@ import type { ChangedKind, ChangeNotice, PushedRecord } from './source.ts';
 import type { Store } from '../store/store.ts';
 import { hasTable, tablesOf, type Db } from '../store/tables.ts';
 
+/** The push's tables: copied, like the cache, from the agency's sync holder to the other relays on one database. */
+export const CHANGE_TABLES = ['crm_webhook_digests', 'crm_change_queue', 'crm_change_applied', 'crm_stream_seen', 'crm_event_stream_state'] as const;
+
 /** A stored notice waiting to be applied. */
 export interface QueuedChange {
   seq: number;

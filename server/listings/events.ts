@@ -49,7 +49,7 @@ export class CrmChangeWorker {
   private pollTimer: NodeJS.Timeout | undefined;
   private draining: Promise<void> | undefined;
   private drainAgain = false;
-  private readonly abort = new AbortController();
+  private abort = new AbortController();
 
   constructor(private readonly options: ChangeWorkerOptions) {
     this.now = options.now ?? Date.now;
@@ -63,6 +63,7 @@ export class CrmChangeWorker {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    if (this.abort.signal.aborted) this.abort = new AbortController();
     this.pollTimer = setInterval(() => this.kick(), POLL_MS);
     this.pollTimer.unref();
     this.scheduleStream(this.intervalMs);

@@ -99,6 +99,8 @@ export interface ListingsServiceOptions {
   photoGuard?: PhotoFolderGuard;
   /** One agency at the root beside others (demo mode with SIM_AGENCIES): a webhook naming another account goes to that agency, if served here. */
   otherAccount?: (account: string) => WebhookTarget | undefined;
+  /** Relays on one database: whether this relay holds the agency's sync (ListingSync's holdsSync). */
+  holdsSync?: () => boolean;
 }
 
 /**
@@ -167,7 +169,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     return current;
   };
   // Many agencies: the relay plans them all together (server/agencies/set.ts).
-  const sync = new ListingSync({ source, cache, mirror, log, config, now: options.now, afterSweep: () => {
+  const sync = new ListingSync({ source, cache, mirror, log, config, now: options.now, holdsSync: options.holdsSync, afterSweep: () => {
       if (!options.shared) replan();
       options.afterSweep?.();
     },

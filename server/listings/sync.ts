@@ -44,7 +44,16 @@ export interface ListingSyncOptions {
   afterSweep?: () => void;
   /** Wait before trying a failed first fill again, doubling each time up to LIST_POLL_MINUTES. Default 30 s. */
   firstFillRetryMs?: number;
+  /**
+   * Relays sharing a database: whether this relay holds the agency's sync now. A run asked of a
+   * relay that does not (the operator CLI's signal, say) is refused: its writes would be another's
+   * to make. Default: always.
+   */
+  holdsSync?: () => boolean;
 }
+
+/** A run refused because another relay holds the agency's sync (relays on one database). */
+export const NOT_SYNC_HOLDER = "another relay holds this agency's sync; it runs there";
 
 /** modifiedSince reaches this far before the previous run's start: clocks differ, and a record saved mid-run must not slip through. */
 const MODIFIED_SINCE_OVERLAP_MS = 5 * 60_000;
@@ -69,7 +78,7 @@ export class ListingSync {
   private queue: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
-  private readonly abort = new AbortController();
+  private abort = new AbortController();
   private openHomesAt: number | undefined;
   /** Failed runs since start while the cache has never been filled. */
   private failedFills = 0;
@@ -85,6 +94,8 @@ export class ListingSync {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    // Started again after a stop (a relay that took the agency's sync back): a signal not yet aborted.
+    if (this.abort.signal.aborted) this.abort = new AbortController();
     this.schedule(0);
   }
 
@@ -147,6 +158,7 @@ export class ListingSync {
 
   /** Runs one sync after any run in progress. Never throws: failures are in the report. */
   run(kind: SyncKind): Promise<SyncReport> {
+    if (this.options.holdsSync && !this.options.holdsSync()) return Promise.resolve({ ...this.unexpectedFailure(kind, undefined, false), error: NOT_SYNC_HOLDER });
     // Polls and sweeps: the last in line at the CRM's gate.
     const next = this.queue.then(() => asWork('sweep', () => this.runNow(kind))).catch((error: unknown) => this.unexpectedFailure(kind, error));
     this.queue = next.catch(() => undefined);
@@ -157,8 +169,8 @@ export class ListingSync {
    * Last line of defence for a run (the store failing outside the steps that report their own
    * errors): logged, reported, and the schedule carries on; a rejection here would end the process.
    */
-  private unexpectedFailure(kind: SyncKind, error: unknown): SyncReport {
-    this.log.error({ err: error, kind }, 'listing sync failed unexpectedly; will retry at the next run');
+  private unexpectedFailure(kind: SyncKind, error: unknown, logged = true): SyncReport {
+    if (logged) this.log.error({ err: error, kind }, 'listing sync failed unexpectedly; will retry at the next run');
     const photos = { downloaded: 0, reused: 0, unchanged: 0, failed: 0, removed: 0 };
     return { kind, complete: false, pages: 0, listings: 0, changed: 0, removed: 0, photos, crmRequests: 0, seconds: 0, error: this.describeError(error) };
   }

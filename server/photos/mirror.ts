@@ -14,6 +14,9 @@ import { writeRebuildable } from './rebuildable.ts';
 import { makeVariants, variantPath } from './variants.ts';
 import type { Clock } from '../clock.ts';
 
+/** The photo index's tables, parents first: copied from the agency's sync holder to the other relays on one database (each fetches the files itself). */
+export const PHOTO_INDEX_TABLES = ['photo_files', 'photos'] as const;
+
 export type PhotoOwnerKind = 'listing' | 'agent';
 export type PhotoKind = 'photograph' | 'floorplan' | 'portrait';
 

@@ -43,9 +43,9 @@ describe.skipIf(skipped)(`PostgreSQL store${skipped ? ` (SKIPPED: ${skipped})` :
     await client.connect();
     try {
       const { rows } = await client.query('SELECT id FROM schema_migrations ORDER BY id');
-      expect(rows.map((row) => row.id)).toEqual(['010-enquiries-outbox']);
+      expect(rows.map((row) => row.id)).toEqual(['010-enquiries-outbox', '020-listings-shared-sync']);
       const { rows: tables } = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
-      expect(tables.map((row) => row.tablename)).toEqual(['enquiry_outbox', 'schema_migrations']);
+      expect(tables.map((row) => row.tablename)).toEqual(['crm_webhook_inbox', 'enquiry_outbox', 'replica_rows', 'schema_migrations', 'sync_lease']);
     } finally {
       await client.end();
     }

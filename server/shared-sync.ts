@@ -1,0 +1,221 @@
+import type { Logger } from './log.ts';
+import type { StoreReplica } from './store/replica.ts';
+import type { SharedDatabase } from './store/shared-database.ts';
+import type { SyncLease } from './store/sync-lease.ts';
+import type { Worker } from './worker.ts';
+
+/** NOTIFY channel of a published replica (payload: the agency's schema). */
+export const REPLICA_CHANNEL = 'replica_changed';
+/** How often the holder publishes what its sync wrote (when anything did). */
+const PUBLISH_EVERY_MS = 250;
+/** A follower that heard nothing looks for published rows this often anyway (a notice can be lost). */
+const FOLLOW_POLL_MS = 30_000;
+
+export interface SharedSyncOptions {
+  /** The agency's name in logs (undefined: the one agency of the relay). */
+  agency: string | undefined;
+  /** The agency's PostgreSQL schema: the payload of its replica notices. */
+  schema: string;
+  lease: SyncLease;
+  replica: StoreReplica;
+  database: Pick<SharedDatabase, 'listen' | 'notify'>;
+  /** What only the lease holder runs: the sync, the change worker, the account look-up, the access check. */
+  leaderWorkers: Worker[];
+  /** Tables changed here by another relay's sync (copied from PostgreSQL): what is kept in memory is read again. */
+  onCopied(tables: ReadonlySet<string>): void;
+  /** This relay took or gave up the agency's sync. */
+  onRoleChange?(leading: boolean): void;
+  log: Logger;
+  /** Renewal (and, for a follower, take-over attempt) interval. Default a third of the lease. */
+  renewMs?: number;
+}
+
+/**
+ * Relays on one database (DATABASE_URL) share an agency's sync: the one holding its lease
+ * (store/sync-lease.ts) runs the sync workers and publishes what they write (store/replica.ts);
+ * every other relay copies that into its own store and serves it. A holder that dies stops
+ * renewing, and within the lease's length another relay takes over, from the last rows published.
+ * A relay that stops lets go of the lease at once. All steps run one at a time.
+ */
+export class SharedSync implements Worker {
+  readonly name = 'shared-sync';
+  private leading = false;
+  private stopped = true;
+  private queue: Promise<unknown> = Promise.resolve();
+  private tickTimer: NodeJS.Timeout | undefined;
+  private publishTimer: NodeJS.Timeout | undefined;
+  private unlisten: (() => void) | undefined;
+  private lastFollowAt = 0;
+  private readonly log: Logger;
+  /** Times this relay took the agency's sync (for /metrics and tests). */
+  takeovers = 0;
+
+  constructor(private readonly options: SharedSyncOptions) {
+    this.log = options.log.child({ component: 'shared-sync' });
+  }
+
+  /**
+   * Whether this relay may run the agency's sync now: it holds the lease, or its workers were never
+   * started (tests driving a relay by hand; a relay run by `npm start` always starts them).
+   */
+  get holdsSync(): boolean {
+    return this.leading || this.neverStarted;
+  }
+
+  /** Whether this relay holds the agency's sync lease. */
+  get leads(): boolean {
+    return this.leading;
+  }
+
+  private neverStarted = true;
+
+  private get renewMs(): number {
+    return this.options.renewMs ?? Math.max(200, Math.floor(this.options.lease.leaseMs / 3));
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.neverStarted = false;
+    void this.step(async () => {
+      try {
+        const rows = await this.options.replica.rebuild();
+        this.options.onCopied(new Set(['*']));
+        this.log.info({ rows }, 'listing cache copied from PostgreSQL');
+      } catch (error) {
+        this.log.warn({ error: describe(error) }, 'could not copy the listing cache from PostgreSQL; serving what this relay holds until it can');
+      }
+    });
+    void this.options.database
+      .listen(REPLICA_CHANNEL, (schema) => schema === this.options.schema && this.follow(), () => this.follow())
+      .then((unlisten) => {
+        if (this.stopped) unlisten();
+        else this.unlisten = unlisten;
+      })
+      .catch((error: unknown) => this.log.warn({ error: describe(error) }, 'could not listen for replica notices; polling instead'));
+    this.tick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.tickTimer);
+    clearInterval(this.publishTimer);
+    this.unlisten?.();
+    await this.step(async () => {
+      if (!this.leading) return;
+      this.leading = false;
+      await Promise.all(this.options.leaderWorkers.map((worker) => worker.stop()));
+      // What the sync wrote last goes out, and the lease is free at once for another relay.
+      await this.options.replica.publish(this.options.lease).catch(() => false);
+      await this.options.lease.release().catch(() => undefined);
+      this.options.replica.stopCapture();
+      this.options.onRoleChange?.(false);
+      this.log.info({}, 'agency sync released');
+    });
+  }
+
+  /** Publishes what the holder's sync wrote, now (a webhook's notices before the shared inbox forgets them). */
+  publishNow(): Promise<void> {
+    return this.step(() => this.publish());
+  }
+
+  private step(work: () => Promise<void>): Promise<void> {
+    const next = this.queue.then(work).catch((error: unknown) => this.log.warn({ error: describe(error) }, 'shared sync step failed; trying again'));
+    this.queue = next;
+    return next;
+  }
+
+  private tick(): void {
+    if (this.stopped) return;
+    void this.step(() => (this.leading ? this.renew() : this.tryToLead())).finally(() => {
+      if (this.stopped) return;
+      this.tickTimer = setTimeout(() => this.tick(), this.renewMs);
+      this.tickTimer.unref();
+    });
+  }
+
+  private async renew(): Promise<void> {
+    let held = false;
+    try {
+      held = await this.options.lease.acquireOrRenew();
+    } catch (error) {
+      this.log.warn({ error: describe(error) }, 'could not renew the agency sync lease');
+    }
+    if (!held) await this.stepDown('lease lost');
+  }
+
+  private async tryToLead(): Promise<void> {
+    const { lease, replica } = this.options;
+    let held = false;
+    try {
+      held = await lease.acquireOrRenew();
+    } catch (error) {
+      this.log.debug({ error: describe(error) }, 'could not reach PostgreSQL for the agency sync lease');
+      return;
+    }
+    if (!held) {
+      if (Date.now() - this.lastFollowAt >= FOLLOW_POLL_MS) await this.copy();
+      return;
+    }
+    try {
+      // From the last rows the previous holder published, then every write of ours is recorded.
+      await this.copy(true);
+      replica.startCapture();
+    } catch (error) {
+      this.log.warn({ error: describe(error) }, 'took the agency sync lease but could not catch up; letting it go');
+      await lease.release().catch(() => lease.forget());
+      return;
+    }
+    this.leading = true;
+    this.takeovers++;
+    for (const worker of this.options.leaderWorkers) worker.start();
+    this.publishTimer = setInterval(() => {
+      if (this.leading && replica.hasPending()) void this.step(() => this.publish());
+    }, PUBLISH_EVERY_MS);
+    this.publishTimer.unref();
+    this.options.onRoleChange?.(true);
+    this.log.info({ epoch: lease.epoch }, 'this relay holds the agency sync');
+  }
+
+  private async publish(): Promise<void> {
+    if (!this.leading) return;
+    const published = await this.options.replica.publish(this.options.lease);
+    if (published === false) return this.stepDown('lease taken by another relay');
+    if (published > 0) await this.options.database.notify(REPLICA_CHANNEL, this.options.schema);
+  }
+
+  private async stepDown(reason: string): Promise<void> {
+    if (!this.leading) return;
+    this.leading = false;
+    clearInterval(this.publishTimer);
+    this.log.warn({ reason }, 'this relay no longer holds the agency sync; following the relay that does');
+    await Promise.all(this.options.leaderWorkers.map((worker) => worker.stop()));
+    this.options.replica.stopCapture();
+    this.options.lease.forget();
+    this.options.onRoleChange?.(false);
+    // Writes never published would be this relay's alone: copy everything again.
+    try {
+      await this.options.replica.rebuild();
+      this.options.onCopied(new Set(['*']));
+    } catch (error) {
+      this.log.warn({ error: describe(error) }, 'could not copy the listing cache from PostgreSQL after stepping down');
+    }
+  }
+
+  /** A follower copies rows published since it last looked (serialised with the other steps). */
+  private follow(): void {
+    if (this.stopped || this.leading) return;
+    void this.step(() => this.copy());
+  }
+
+  private async copy(always = false): Promise<void> {
+    if (this.leading && !always) return;
+    this.lastFollowAt = Date.now();
+    const changed = await this.options.replica.catchUp();
+    if (changed.size > 0) this.options.onCopied(changed);
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
