@@ -17,7 +17,7 @@ import { shareAgencySync } from './store/replica.ts';
 import { LISTING_CACHE_TABLES } from './listings/cache.ts';
 import { CHANGE_TABLES } from './listings/event-store.ts';
 import { PHOTO_INDEX_TABLES } from './photos/mirror.ts';
-import { SharedSync } from './shared-sync.ts';
+import { renderSharedSyncMetrics, SharedSync } from './shared-sync.ts';
 import type { Worker } from './worker.ts';
 
 /**
@@ -163,7 +163,7 @@ export function agencyFeatures(agency: Agency, options: AgencyFeatureOptions): F
   const listings = listingsFeature(agency.listings);
   const access = crmAccessFeature(agency.access);
   return [
-    shared ? { ...listings, workers: [shared] } : listings,
+    shared ? { ...listings, workers: [shared], metrics: async () => `${(await listings.metrics?.()) ?? ''}${renderSharedSyncMetrics([shared])}` } : listings,
     shared ? { ...access, workers: [] } : access,
     enquiriesFeature(agency.enquiries, { allowedOrigins: config.http.allowedOrigins, ownOrigins: options.ownOrigins, limits: config.enquiries, log: agency.slug ? options.log.child({ agency: agency.slug }) : options.log }),
   ];

@@ -256,7 +256,7 @@ function demoAgencies(accounts: Array<{ name: string; accessToken: string }>): A
   });
 }
 
-/** DATABASE_URL: every agency's shared tables (the enquiry outbox so far) go to PostgreSQL; refused, nothing stays open. */
+/** DATABASE_URL: every agency's shared tables go to PostgreSQL; refused, nothing stays open. */
 async function openSharedDatabase(config: Config, log: Logger, simulator: RunningRelay['simulator']): Promise<SharedDatabase> {
   let database: SharedDatabase;
   try {
@@ -276,7 +276,7 @@ async function openSharedDatabase(config: Config, log: Logger, simulator: Runnin
     // Reported like a bad setting (main.ts): one line naming DATABASE_URL, the password left out.
     throw new ConfigError([(error as Error).message]);
   }
-  log.info({ shared: 'postgres' }, 'enquiry outbox in PostgreSQL (DATABASE_URL, a schema per agency); the rest of the state in DATA_DIR');
+  log.info({ shared: 'postgres' }, 'shared state in PostgreSQL (DATABASE_URL, a schema per agency): enquiry outbox, CRM limits, sync leases and the listing cache each relay copies into DATA_DIR');
   return database;
 }
 

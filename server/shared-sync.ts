@@ -216,6 +216,21 @@ export class SharedSync implements Worker {
   }
 }
 
+/** Prometheus lines for relays on one database: agencies whose sync this relay holds, and times it took one over. */
+export function renderSharedSyncMetrics(syncs: ReadonlyArray<Pick<SharedSync, 'leads' | 'takeovers'>>): string {
+  if (syncs.length === 0) return '';
+  const held = syncs.filter((sync) => sync.leads).length;
+  const takeovers = syncs.reduce((total, sync) => total + sync.takeovers, 0);
+  return (
+    "# HELP estate_agency_syncs_held Agencies whose sync this relay holds (DATABASE_URL: one relay syncs each agency, the others copy it).\n" +
+    '# TYPE estate_agency_syncs_held gauge\n' +
+    `estate_agency_syncs_held ${held}\n` +
+    "# HELP estate_agency_sync_takeovers_total Times this relay took an agency's sync (at start, or after its holder stopped or died).\n" +
+    '# TYPE estate_agency_sync_takeovers_total counter\n' +
+    `estate_agency_sync_takeovers_total ${takeovers}\n`
+  );
+}
+
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

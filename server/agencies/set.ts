@@ -2,6 +2,7 @@ import { Router, type RequestHandler } from 'express';
 import { chmodSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SharedDatabase } from '../store/shared-database.ts';
+import { renderSharedSyncMetrics } from '../shared-sync.ts';
 import { agencyFeatures, agencyWorkers, composeAgency, type Agency } from '../agency.ts';
 import { ConfigError, type Config } from '../config.ts';
 import type { KeyUsage } from '../crm/access.ts';
@@ -294,6 +295,7 @@ export class AgencySet {
     const push = renderPushMetrics(webhooks, worker, sum((agency) => agency.listings.pendingChanges()));
     return (
       push +
+      renderSharedSyncMetrics(agencies.flatMap((agency) => (agency.sharedSync ? [agency.sharedSync] : []))) +
       '# HELP estate_agencies Agencies of AGENCIES_FILE: serving, or removed and still delivering their queued enquiries (draining).\n' +
       '# TYPE estate_agencies gauge\n' +
       `estate_agencies{state="serving"} ${this.serving.size}\nestate_agencies{state="draining"} ${this.draining.size}\n`

@@ -96,6 +96,8 @@ export class StoreReplica {
     }
     this.db.exec('DROP TABLE IF EXISTS temp.replica_pending');
     this.capturing = false;
+    // What was written and not published is this relay's alone: the next catch-up copies everything.
+    this.caughtUpAt = -Infinity;
   }
 
   /** Whether rows changed here wait to be published. */

@@ -73,6 +73,12 @@ it.skipIf(skipped)(
     expect(report.listingRequests).toBeGreaterThan(0);
     expect(report.listingFailures).toBe(0);
     expect(report.syncLagsMs.every((lag) => lag >= 0)).toBe(true);
+    // Each kill killed the agency's sync holder, and relay A took the sync over within the bound.
+    expect(report.syncTakeovers.map((takeover) => takeover.heldByB)).toEqual([true, true]);
+    for (const takeover of report.syncTakeovers) {
+      expect(takeover.ms).toBeGreaterThanOrEqual(0);
+      expect(takeover.ms).toBeLessThanOrEqual(report.syncTakeoverBoundMs);
+    }
     expect(report.ok).toBe(true);
   },
 );

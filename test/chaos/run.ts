@@ -96,13 +96,14 @@ async function runTwoRelays(): Promise<number> {
     });
     console.log(JSON.stringify({ ...report, missing: report.missing.slice(0, 20), duplicates: report.duplicates.slice(0, 20) }, null, 2));
     const takeovers = report.takeovers.map((takeover) => `${takeover.held} in ${takeover.ms} ms`).join(', ');
+    const syncTakeovers = report.syncTakeovers.map((takeover) => `${takeover.heldByB ? '' : '(B did not hold it) '}${takeover.ms} ms`).join(', ');
     console.error(
       report.ok
         ? `chaos --relays 2: OK. ${report.accepted}/${report.n} accepted (A ${report.acceptedBy[0]}, B ${report.acceptedBy[1]}), each in the CRM exactly once, through ${report.kills} kill -9s of relay B; ` +
             `peak ${report.peakRequestsPerSecond} requests/s at the CRM (limit ${report.requestsPerSecondLimit}); claims taken over: ${takeovers} (bound ${report.takeoverBoundMs} ms); ` +
-            `relay A answered ${report.listingRequests} listing requests, synced changes in ${report.syncLagsMs.join(', ')} ms.`
+            `the sync taken over by A in ${syncTakeovers} (bound ${report.syncTakeoverBoundMs} ms); relay A answered ${report.listingRequests} listing requests, served changes in ${report.syncLagsMs.join(', ')} ms.`
         : `chaos --relays 2: FAILED. missing ${report.missing.length}, duplicates ${report.duplicates.length}, strays ${report.strays}, not accepted ${report.notAccepted}, outbox ${JSON.stringify(report.outbox)}, ` +
-            `peak ${report.peakRequestsPerSecond}/s, takeovers ${takeovers}, listing failures ${report.listingFailures}, sync lags ${report.syncLagsMs.join(', ')}; data kept in ${report.dataDirs.join(' and ')}.`,
+            `peak ${report.peakRequestsPerSecond}/s, takeovers ${takeovers}, sync takeovers ${syncTakeovers}, listing failures ${report.listingFailures}, sync lags ${report.syncLagsMs.join(', ')}; data kept in ${report.dataDirs.join(' and ')}.`,
     );
     return report.ok ? 0 : 1;
   } finally {

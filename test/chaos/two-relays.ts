@@ -13,15 +13,14 @@
  * - after each kill, the claims B held were taken over by A within the claim lease plus the
  *   enquiry's own retry delay (a claim lapses at the lease; a row whose retry is not yet due is
  *   claimed when it is) plus a margin for a loaded machine;
- * - relay A, never killed, answered every listing request while B was down, and picked up a
- *   listing change made in the CRM after each kill (its own sync kept running).
- *
- * What this does not prove yet: that a dead relay's *sync* is taken over. The listing cache is
- * still per relay (SQLite), so each relay syncs its own copy through the shared gate; one sync per
- * agency across relays is not built. Once it is, this run should assert the takeover of the sync.
+ * - before each kill the agency's sync is handed to relay B (its lease row given to B, as when A's
+ *   lease lapses), so every kill kills the sync holder; relay A took the sync over within the
+ *   lease (SYNC_LEASE_MS) plus a renewal interval and a margin, and then served a listing change
+ *   made in the CRM after the kill (synced by A, the new holder);
+ * - relay A, never killed, answered every listing request while B was down.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
@@ -53,6 +52,14 @@ export interface Takeover {
   ms: number;
 }
 
+export interface SyncTakeover {
+  kill: number;
+  /** Whether relay B held the agency's sync when it was killed (it should, every time). */
+  heldByB: boolean;
+  /** From the kill until relay A held the sync (-1: never within the wait). */
+  ms: number;
+}
+
 export interface TwoRelayChaosReport {
   n: number;
   accepted: number;
@@ -73,6 +80,11 @@ export interface TwoRelayChaosReport {
   /** The longest a takeover may take: the lease, the longest retry delay and a margin. */
   takeoverBoundMs: number;
   takeovers: Takeover[];
+  /** SYNC_LEASE_MS of both relays. */
+  syncLeaseMs: number;
+  /** The longest a sync takeover may take: the lease, a renewal interval and a margin. */
+  syncTakeoverBoundMs: number;
+  syncTakeovers: SyncTakeover[];
   /** Listing requests to relay A (never killed) while the run lasted, and the ones not answered 200. */
   listingRequests: number;
   listingFailures: number;
@@ -87,6 +99,7 @@ export interface TwoRelayChaosReport {
 const SYNC_INTERVAL_MINUTES = 0.05; // 3 s: each relay reads the CRM's event stream that often.
 const SYNC_WAIT_MS = 30_000;
 const TAKEOVER_MARGIN_MS = 5_000;
+const SYNC_LEASE_MS = 3_000;
 
 export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<TwoRelayChaosReport> {
   const started = Date.now();
@@ -95,6 +108,7 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
   const deadline = started + (options.timeoutMs ?? 15 * 60_000);
   const claimLeaseMs = options.claimLeaseMs ?? 3_000;
   const takeoverBoundMs = claimLeaseMs + Number(MIXED_RELAY_SETTINGS.ENQUIRY_RETRY_MAX_MS) + TAKEOVER_MARGIN_MS;
+  const syncTakeoverBoundMs = SYNC_LEASE_MS + SYNC_LEASE_MS / 3 + TAKEOVER_MARGIN_MS;
   const requestsPerSecondLimit = 10;
   const dataDirs = [mkdtempSync(join(tmpdir(), 'estate-chaos-a-')), mkdtempSync(join(tmpdir(), 'estate-chaos-b-'))];
   const logFiles = dataDirs.map((dir) => join(dir, 'relay.log'));
@@ -123,6 +137,7 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
           ENQUIRY_DAILY_BUDGET: '1000000',
           ENQUIRY_MIN_FILL_MS: '0',
           ENQUIRY_CLAIM_LEASE_MS: String(claimLeaseMs),
+          SYNC_LEASE_MS: String(SYNC_LEASE_MS),
           SYNC_INTERVAL_MINUTES: String(SYNC_INTERVAL_MINUTES),
         },
         logFiles[index]!,
@@ -165,6 +180,7 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
   let senderRetries = 0;
   let kills = 0;
   const takeovers: Takeover[] = [];
+  const syncTakeovers: SyncTakeover[] = [];
   const syncLagsMs: number[] = [];
   const sendKills = Math.ceil(options.kills / 2);
   const drainKills = options.kills - sendKills;
@@ -186,7 +202,35 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
     return held;
   };
 
-  /** Relay A serves a heading changed in the CRM now: its own sync still runs. */
+  // The relays' registry ids (server/relay.ts: host and DATA_DIR): what sync_lease names as holder.
+  const holderA = `${hostname()}:${dataDirs[0]!}`;
+  const holderB = `${hostname()}:${dataDirs[1]!}`;
+  const syncHolder = async (): Promise<string | undefined> => {
+    const { rows } = await pool.query<{ holder: string }>(
+      `SELECT holder FROM public.sync_lease WHERE name = 'listings-sync' AND expires_at > (extract(epoch FROM clock_timestamp()) * 1000)::bigint`,
+    );
+    return rows[0]?.holder;
+  };
+  /** Whether relay B says (in /metrics) that it holds the agency's sync. */
+  const bHoldsSync = async (): Promise<boolean> => {
+    try {
+      const response = await fetch(`${urls[1]}/metrics`, { signal: AbortSignal.timeout(2_000) });
+      return /^estate_agency_syncs_held 1$/m.test(await response.text());
+    } catch {
+      return false;
+    }
+  };
+  /** Hands the agency's sync to relay B, as when A's lease lapses and B takes it: A steps down at its next renewal, B takes it at its next try. */
+  const handSyncToB = async (): Promise<boolean> => {
+    await pool.query(
+      `UPDATE public.sync_lease SET holder = $1, epoch = epoch + 1, expires_at = (extract(epoch FROM clock_timestamp()) * 1000)::bigint + $2 WHERE name = 'listings-sync'`,
+      [holderB, SYNC_LEASE_MS],
+    );
+    for (const until = Date.now() + 3 * SYNC_LEASE_MS; Date.now() < until; await sleep(100)) if (await bHoldsSync()) return true;
+    return false;
+  };
+
+  /** Relay A serves a heading changed in the CRM now: its sync (A holds it again after the kill) runs. */
   const waitForSync = async (kill: number): Promise<number> => {
     const heading = `Changed after kill ${kill}`;
     const changedAt = Date.now();
@@ -211,9 +255,17 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
       // near the end of a drain there may be nothing left to claim).
       for (const until = Date.now() + 5_000; Date.now() < until && (await heldByB()) === 0; ) await sleep(50);
       const held = await heldByB();
-      note(`kill -9 #${kill} of relay B (${why}); it held ${held} claim(s)`);
+      const syncHeldByB = await handSyncToB();
+      note(`kill -9 #${kill} of relay B (${why}); it held ${held} claim(s)${syncHeldByB ? ' and the sync' : ' (but not the sync)'}`);
       const killedAt = Date.now();
       await relayB.kill();
+      const syncTakeover = (async () => {
+        while (Date.now() - killedAt < syncTakeoverBoundMs * 3) {
+          if ((await syncHolder()) === holderA) return Date.now() - killedAt;
+          await sleep(100);
+        }
+        return -1;
+      })();
       const synced = waitForSync(kill);
       // B stays down until A has taken over what it held (or the bound has long passed).
       let remaining = held;
@@ -224,7 +276,8 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
       const ms = remaining === 0 ? (held === 0 ? 0 : Date.now() - killedAt) : -1;
       takeovers.push({ kill, held, ms });
       syncLagsMs.push(await synced);
-      note(`kill #${kill}: ${held} claim(s) taken over in ${ms} ms; relay A synced a change in ${syncLagsMs.at(-1)} ms`);
+      syncTakeovers.push({ kill, heldByB: syncHeldByB, ms: await syncTakeover });
+      note(`kill #${kill}: ${held} claim(s) taken over in ${ms} ms; the sync taken over by A in ${syncTakeovers.at(-1)!.ms} ms; relay A served a change in ${syncLagsMs.at(-1)} ms`);
       await relayB.start();
       note('relay B back');
     })().finally(() => {
@@ -363,6 +416,9 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
       claimLeaseMs,
       takeoverBoundMs,
       takeovers,
+      syncLeaseMs: SYNC_LEASE_MS,
+      syncTakeoverBoundMs,
+      syncTakeovers,
       listingRequests,
       listingFailures,
       syncLagsMs,
@@ -379,6 +435,8 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
         outbox.dead === 0 &&
         peakRequestsPerSecond <= requestsPerSecondLimit &&
         takeovers.every((takeover) => takeover.ms >= 0 && takeover.ms <= takeoverBoundMs) &&
+        syncTakeovers.length === kills &&
+        syncTakeovers.every((takeover) => takeover.heldByB && takeover.ms >= 0 && takeover.ms <= syncTakeoverBoundMs) &&
         listingFailures === 0 &&
         syncLagsMs.every((lag) => lag >= 0),
     };
