@@ -15,7 +15,7 @@ import { photosRouter } from '../../server/photos/routes.ts';
 import { variantPath } from '../../server/photos/variants.ts';
 import { openStore, type Store } from '../../server/store/store.ts';
 import { tablesOf } from '../../server/store/tables.ts';
-import { startPhotoHost } from './photo-host.ts';
+import { startPhotoHost, type PhotoHost } from './photo-host.ts';
 
 const jpeg = (width: number, height: number, colour: string) =>
   sharp({ create: { width, height, channels: 3, background: colour } }).jpeg({ quality: 85 }).toBuffer();
