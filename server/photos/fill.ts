@@ -66,6 +66,8 @@ const STALE_TEMP_MS = 3_600_000;
  */
 export class PhotoFill {
   readonly photoDir: string;
+  /** Running totals since start (logs, status). */
+  readonly totals = { filled: 0, failed: 0, pruned: 0 };
   private readonly log: Logger;
   private readonly guard: PhotoFolderGuard;
   private readonly now: Clock;
@@ -207,6 +209,7 @@ export class PhotoFill {
         }
       }
     }
+    this.totals.pruned += images.size;
     if (files > 0) this.log.info({ images: images.size, files }, `photo fill: removed ${files} file(s) of ${images.size} image(s) no longer on record`);
     return { images: images.size, files };
   }
@@ -316,6 +319,7 @@ export class PhotoFill {
         }
         this.failures.delete(hash);
         this.complete.add(hash);
+        this.totals.filled++;
         return 'filled';
       }
       return this.failed(hash, last!.reason, last!.url);
@@ -325,6 +329,7 @@ export class PhotoFill {
   }
 
   private failed(hash: string, reason: string, url: string | undefined): Outcome {
+    this.totals.failed++;
     const count = (this.failures.get(hash)?.count ?? 0) + 1;
     this.failures.set(hash, { count, retryAt: this.now() + Math.min(LAST_RETRY_MS, FIRST_RETRY_MS * 2 ** (count - 1)) });
     // The host only: a URL's path or query may carry a signed token. Said once per image, not at every retry.

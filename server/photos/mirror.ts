@@ -375,15 +375,20 @@ export interface RecordedImage {
 /** Every image this store's photo_files records (read only: a follower's fill never writes these tables). */
 export function recordedImages(store: Store): RecordedImage[] {
   if (!hasTable(store, 'photo_files')) return [];
-  return (tablesOf(store).prepare('SELECT hash, widths FROM photo_files ORDER BY hash').all() as Array<{ hash: string; widths: string }>).map(parseImage);
+  return (tablesOf(store).prepare('SELECT hash, widths FROM photo_files ORDER BY hash').all() as Array<{ hash: string; widths: string }>)
+    .filter((row) => IMAGE_HASH.test(row.hash))
+    .map(parseImage);
 }
 
 /** One image on record, or undefined. */
 export function recordedImage(store: Store, hash: string): RecordedImage | undefined {
-  if (!hasTable(store, 'photo_files')) return undefined;
+  if (!IMAGE_HASH.test(hash) || !hasTable(store, 'photo_files')) return undefined;
   const row = tablesOf(store).prepare('SELECT hash, widths FROM photo_files WHERE hash = ?').get(hash) as { hash: string; widths: string } | undefined;
   return row && parseImage(row);
 }
+
+/** A hash as the mirror names files: a replicated row holding anything else (a path, say) names no file. */
+const IMAGE_HASH = /^[0-9a-f]{32}$/;
 
 function parseImage(row: { hash: string; widths: string }): RecordedImage {
   let widths: unknown;

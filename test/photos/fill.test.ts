@@ -311,6 +311,23 @@ describe('photo fill: every relay makes the same files from the file host', () =
     }
   });
 
+  it('takes no harm from bad rows: a hash that is a path, widths that are not a list', async () => {
+    await setUp();
+    const db = tablesOf(storeB);
+    db.pragma('foreign_keys = OFF');
+    db.prepare("INSERT INTO photo_files (hash, width, height, widths, created_at) VALUES ('../../escape', 10, 10, '[10]', 0)").run();
+    db.prepare("INSERT INTO photos (owner_kind, owner_id, photo_id, kind, position, source_url, hash, updated_at) VALUES ('listing', 5, 1, 'photograph', 0, ?, '../../escape', 0)").run(
+      `${host.origin}/front.jpg?sig=SECRET-1`,
+    );
+    db.prepare("UPDATE photo_files SET widths = 'not json' WHERE hash = (SELECT hash FROM photos WHERE kind = 'floorplan')").run();
+    const fill = newFill();
+    // The front photo and the portrait; the plan names no width to make, the escape no file.
+    expect(await fill.fillMissing()).toEqual({ missing: 2, filled: 2, failed: 0, deferred: 0 });
+    expect(existsSync(variantPath(photoDirB(), '../../escape', 10, 'webp'))).toBe(false);
+    expect(await fill.fillOne('../../escape')).toBe(false);
+    expect(await fill.prune()).toMatchObject({ files: 0 });
+  });
+
   it('stops: downloads under way are aborted, nothing is written', async () => {
     await setUp();
     for (const route of host.routes.values()) route.hold = new Promise(() => undefined);
