@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { PhotoHostAllowList } from './hosts.ts';
 
 /** Why a photo could not be mirrored; `permanent` ones are not worth retrying until the photo changes. */
@@ -22,6 +23,11 @@ export interface DownloadOptions {
 export interface Downloaded {
   bytes: Buffer;
   contentType: string;
+}
+
+/** The name of an image's files: sha256 of the downloaded bytes, hex, first 32 characters (the same on every relay). */
+export function contentHash(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex').slice(0, 32);
 }
 
 const IMAGE_TYPES = /^image\/(jpeg|pjpeg|png|webp|gif|avif)\b/i;

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
@@ -6,7 +5,7 @@ import { join } from 'node:path';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import { hasTable, tablesOf } from '../store/tables.ts';
-import { downloadPhoto, PhotoDownloadError } from './download.ts';
+import { contentHash, downloadPhoto, PhotoDownloadError } from './download.ts';
 import { PhotoFolderGuard } from './folder-guard.ts';
 import { hostOf, type PhotoHostAllowList } from './hosts.ts';
 import { createLimit } from './limit.ts';
@@ -266,7 +265,7 @@ export class PhotoMirror {
     const { bytes } = await this.downloadLimit(() =>
       downloadPhoto(url, { allowList: this.options.allowList, maxBytes: this.options.maxBytes, timeoutMs: this.options.downloadTimeoutMs, signal }),
     );
-    const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 32);
+    const hash = contentHash(bytes);
     // Claimed before the files are looked at or written, held until the caller has written the row.
     const release = await this.guard.claim(hash);
     try {
@@ -368,6 +367,53 @@ export class PhotoMirror {
 /** Whether this store's mirror holds the image `hash` (another agency's mirror asks before deleting its files). */
 export function holdsPhoto(store: Store, hash: string): boolean {
   return hasTable(store, 'photo_files') && tablesOf(store).prepare('SELECT 1 FROM photo_files WHERE hash = ?').get(hash) !== undefined;
+}
+
+/** An image on record: its content hash and the widths of its variants (each as WebP and JPEG). */
+export interface RecordedImage {
+  hash: string;
+  widths: number[];
+}
+
+/** Every image this store's photo_files records (read only: a follower's fill never writes these tables). */
+export function recordedImages(store: Store): RecordedImage[] {
+  if (!hasTable(store, 'photo_files')) return [];
+  return (tablesOf(store).prepare('SELECT hash, widths FROM photo_files ORDER BY hash').all() as Array<{ hash: string; widths: string }>)
+    .filter((row) => IMAGE_HASH.test(row.hash))
+    .map(parseImage);
+}
+
+/** One image on record, or undefined. */
+export function recordedImage(store: Store, hash: string): RecordedImage | undefined {
+  if (!IMAGE_HASH.test(hash) || !hasTable(store, 'photo_files')) return undefined;
+  const row = tablesOf(store).prepare('SELECT hash, widths FROM photo_files WHERE hash = ?').get(hash) as { hash: string; widths: string } | undefined;
+  return row && parseImage(row);
+}
+
+/** A hash as the mirror names files: a replicated row holding anything else (a path, say) names no file. */
+const IMAGE_HASH = /^[0-9a-f]{32}$/;
+
+function parseImage(row: { hash: string; widths: string }): RecordedImage {
+  let widths: unknown;
+  try {
+    widths = JSON.parse(row.widths);
+  } catch {
+    widths = [];
+  }
+  // A replicated row is data from elsewhere: only sane widths are taken.
+  const sane = Array.isArray(widths) ? widths.filter((width): width is number => Number.isInteger(width) && width > 0 && width <= 16_383) : [];
+  return { hash: row.hash, widths: sane };
+}
+
+/**
+ * The file-host URLs that showed image `hash`: first those whose last download succeeded (a row
+ * whose newer file failed still shows the older image under its new URL), then the others.
+ */
+export function sourceUrlsOf(store: Store, hash: string): string[] {
+  return tablesOf(store)
+    .prepare('SELECT source_url FROM photos WHERE hash = ? GROUP BY source_url ORDER BY MIN(error IS NOT NULL), source_url')
+    .pluck()
+    .all(hash) as string[];
 }
 
 /** The mirror's figures for `npm run relay -- status`: photo records by state, distinct images stored. */

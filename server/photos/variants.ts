@@ -28,6 +28,9 @@ export interface MadeVariants {
   widths: number[];
 }
 
+/** A variant's file name, `<hash>-<width>.<webp|jpg>` (hash, width, extension): anything else is not one of ours. */
+export const VARIANT_FILE_NAME = /^([0-9a-f]{32})-(\d{1,5})\.(webp|jpg)$/;
+
 /** Where a variant lives: DATA_DIR/photos/ab/<hash>-<width>.<ext> (two-letter fan-out keeps folders small). */
 export function variantPath(photoDir: string, hash: string, width: number, format: VariantFormat): string {
   return join(photoDir, hash.slice(0, 2), `${hash}-${width}.${FILE_EXTENSION[format]}`);

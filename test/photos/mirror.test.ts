@@ -1,6 +1,4 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { deflateSync } from 'node:zlib';
 import { join } from 'node:path';
@@ -17,38 +15,7 @@ import { photosRouter } from '../../server/photos/routes.ts';
 import { variantPath } from '../../server/photos/variants.ts';
 import { openStore, type Store } from '../../server/store/store.ts';
 import { tablesOf } from '../../server/store/tables.ts';
-
-interface PhotoHost {
-  origin: string;
-  host: string;
-  requests: Array<{ url: string; headers: IncomingHttpHeaders }>;
-  /** path → [status, content type, body] (or a redirect location). */
-  routes: Map<string, { status: number; type?: string; body?: Buffer; location?: string }>;
-  close(): Promise<void>;
-}
-
-/** A real HTTP file host on 127.0.0.1 that records every request it gets. */
-async function startPhotoHost(): Promise<PhotoHost> {
-  const requests: PhotoHost['requests'] = [];
-  const routes: PhotoHost['routes'] = new Map();
-  const server: Server = createServer((req, res) => {
-    requests.push({ url: req.url ?? '', headers: req.headers });
-    const route = routes.get(req.url ?? '');
-    if (!route) return void res.writeHead(404).end();
-    if (route.location) return void res.writeHead(route.status, { Location: route.location }).end();
-    res.writeHead(route.status, { 'Content-Type': route.type ?? 'image/jpeg', 'Content-Length': String(route.body?.length ?? 0) });
-    res.end(route.body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    host: `127.0.0.1:${port}`,
-    requests,
-    routes,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
+import { startPhotoHost, type PhotoHost } from './photo-host.ts';
 
 const jpeg = (width: number, height: number, colour: string) =>
   sharp({ create: { width, height, channels: 3, background: colour } }).jpeg({ quality: 85 }).toBuffer();
