@@ -127,6 +127,14 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
       onCopied: () => {
         copiedListings.cache.reloaded();
         copiedListings.account.reload();
+        // Files of images the copy names and this relay lacks, from the file host; then files no agency names any more.
+        const fill = copiedListings.photoFill;
+        if (fill) void fill.fillMissing().then(() => fill.prune()).catch((error: unknown) => log.warn({ error: (error as Error).message }, 'photo fill failed; tried again at the next copy'));
+      },
+      onRoleChange: (leading) => {
+        // A new holder's mirror counts an image on record as present: fill what this relay lacks first.
+        const fill = copiedListings.photoFill;
+        if (leading && fill) void fill.fillMissing({ retryFailed: true }).catch(() => undefined);
       },
       log,
     });
@@ -143,6 +151,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
     sharedSync,
     async close() {
       await Promise.all(agencyWorkers(this).map((worker) => worker.stop()));
+      await this.listings.photoFill?.stop();
       client.close();
       store.close();
     },

@@ -3,6 +3,7 @@ import { chmodSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SharedDatabase } from '../store/shared-database.ts';
 import { renderSharedSyncMetrics } from '../shared-sync.ts';
+import { fillFromAgencies } from '../photos/fill.ts';
 import { agencyFeatures, agencyWorkers, composeAgency, type Agency } from '../agency.ts';
 import { ConfigError, type Config } from '../config.ts';
 import type { KeyUsage } from '../crm/access.ts';
@@ -271,7 +272,13 @@ export class AgencySet {
       }),
     );
     // A missing file: every agency showing that image forgets it and fetches it again.
-    router.use(photosRouter(this.photoDir, { onMissing: (hash) => this.list().forEach((running) => running.agency.listings.forgetMissingPhotos({ hash })) }));
+    router.use(
+      photosRouter(this.photoDir, {
+        // Relays on one database: the first agency that records the image fetches its files from the file host.
+        fill: this.options.sharedDatabase ? fillFromAgencies(() => this.list().flatMap((running) => (running.agency.listings.photoFill ? [running.agency.listings.photoFill] : []))) : undefined,
+        onMissing: (hash) => this.list().forEach((running) => running.agency.listings.forgetMissingPhotos({ hash })),
+      }),
+    );
   }
 
   /** Prometheus text for the relay's /metrics: every agency's push counts together, and the agencies by state. */

@@ -6,6 +6,7 @@ import { hasTable, tablesOf } from '../store/tables.ts';
 import type { CrmClient, PropertyClass } from './client.ts';
 import { isCrmError } from './client.ts';
 import type { Clock } from '../clock.ts';
+import { CALLS_PREFIX } from './limiter.ts';
 
 /**
  * What the relay's API key and access token allow, found out rather than guessed. The CRM does not
@@ -132,7 +133,7 @@ export interface CrmAccessOptions {
 }
 
 /** The access check's table: written by the relay holding the agency's sync, copied to the others on one database. */
-export const ACCESS_TABLES = ['crm_access'] as const;
+export const ACCESS_TABLES = [{ name: 'crm_access', rows: (row: string) => `${row}key NOT LIKE '${CALLS_PREFIX}%'` }] as const;
 
 /** Reads what the key allows and how much of it is spent; keeps the answer in the store for /readyz and the status CLI. */
 export class CrmAccess {

@@ -622,7 +622,8 @@ export function limiterForKey(apiKey: string, options: LimiterOptions): RequestL
  * One row of crm_access per day, the last week kept.
  */
 
-const CALLS_PREFIX = 'crm-calls:';
+/** Key prefix of those rows: each relay's own, never copied between relays (store/replica.ts). */
+export const CALLS_PREFIX = 'crm-calls:';
 const CALLS_KEEP_DAYS = 7;
 
 /** Requests counted on `day` (YYYY-MM-DD, UTC); 0 when none, or the store is older than the table. */

@@ -6,6 +6,7 @@ import { photoHosts, PhotoHostAllowList } from '../photos/hosts.ts';
 import type { PhotoFolderGuard } from '../photos/folder-guard.ts';
 import { forgetMissingPhotoFiles, PhotoMirror } from '../photos/mirror.ts';
 import { photosRouter } from '../photos/routes.ts';
+import { PhotoFill } from '../photos/fill.ts';
 import { inTransaction, type Store } from '../store/store.ts';
 import type { Feature } from '../feature.ts';
 import { assertBudget, planBudget, type BudgetedLists, type BudgetPlan, type KnownSizes } from './budget.ts';
@@ -31,6 +32,8 @@ export { webhookRouter, type WebhookCounts, type WebhookTarget } from './webhook
 export interface ListingsService {
   cache: ListingCache;
   mirror: PhotoMirror;
+  /** Relays on one database: fills the photo files of the copied index from the file host (photos/fill.ts). */
+  photoFill?: PhotoFill;
   /** The background worker (start/stop); tests call `sync.run('full' | 'incremental')` directly. */
   sync: ListingSync;
   /** Applies the CRM's webhooks and reads its event stream (a worker, like sync). */
@@ -197,7 +200,22 @@ export function createListingsService(options: ListingsServiceOptions): Listings
   }
   const listings = publicListings({ cache, mirror, base: config.http.publicUrl ?? '', now: options.now });
   router.use(listingsRouter({ config, cache, mirror, listings, now: options.now }));
+  // Relays on one database: a relay that does not hold the sync gets the photo index copied, not the
+  // files; it fetches them from the file host by content hash (byte for byte the holder's).
+  const photoFill = options.holdsSync
+    ? new PhotoFill({
+        store,
+        log,
+        allowList,
+        maxBytes: config.photos.maxBytes,
+        photoDir: mirror.photoDir,
+        guard: options.photoGuard,
+        inUseElsewhere: options.photoInUseElsewhere,
+      })
+    : undefined;
   const forgetMissingPhotos = (only?: { hash: string }): number => {
+    // Relays on one database: the photo index is the sync holder's to change; a missing file is filled instead.
+    if (photoFill) return 0;
     const images = inTransaction(store, () => {
       const missing = forgetMissingPhotoFiles(store, mirror.photoDir, only ?? { largestOnly: true });
       if (missing.images > 0) cache.refetch(missing.listingIds);
@@ -208,11 +226,12 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     if (images > 0) log.warn({ images }, `${images} mirrored image(s) had no file in the photo folder: no longer shown, fetched again at the next sync (a full sweep)`);
     return images;
   };
-  if (!options.shared) router.use(photosRouter(mirror.photoDir, { onMissing: (hash) => forgetMissingPhotos({ hash }) }));
+  if (!options.shared) router.use(photosRouter(mirror.photoDir, { fill: photoFill && ((hash) => photoFill.fillOne(hash)), onMissing: (hash) => forgetMissingPhotos({ hash }) }));
 
   return {
     cache,
     mirror,
+    photoFill,
     sync,
     changes,
     account,

@@ -20,7 +20,12 @@ interface TableShape {
   name: string;
   columns: string[];
   keys: string[];
+  /** The rows copied, as an SQL condition on the row its argument names ('NEW.', 'OLD.' or '' for the table's own); undefined: all. */
+  rows?: (row: string) => string;
 }
+
+/** A table to copy: all its rows, or those `rows` selects (the rest are each relay's own). */
+export type ReplicatedTable = string | { name: string; rows: (row: string) => string };
 
 export interface ReplicaOptions {
   /** The relay's own SQLite store of the agency: what the API reads. */
@@ -31,7 +36,7 @@ export interface ReplicaOptions {
    * The SQLite tables copied, named by the modules that own them (listings, photos, crm access):
    * what the sync holder writes and every other relay serves.
    */
-  tables: readonly string[];
+  tables: readonly ReplicatedTable[];
   now?: () => number;
 }
 
@@ -59,13 +64,14 @@ export class StoreReplica {
     this.shapes = options.tables.map((name) => this.shapeOf(name));
   }
 
-  private shapeOf(name: string): TableShape {
+  private shapeOf(table: ReplicatedTable): TableShape {
+    const name = typeof table === 'string' ? table : table.name;
     if (!/^[a-z_]+$/.test(name)) throw new Error(`Not a table name: ${name}`);
     const info = this.db.prepare(`PRAGMA table_info(${name})`).all() as Array<{ name: string; pk: number }>;
     if (info.length === 0) throw new Error(`No table ${name} in the relay's store to replicate`);
     const keys = info.filter((column) => column.pk > 0).sort((a, b) => a.pk - b.pk).map((column) => column.name);
     if (keys.length === 0) throw new Error(`Table ${name} has no primary key: it cannot be replicated`);
-    return { name, columns: info.map((column) => column.name), keys };
+    return { name, columns: info.map((column) => column.name), keys, rows: typeof table === 'string' ? undefined : table.rows };
   }
 
   private get shared(): Kysely<ReplicaTables> {
@@ -80,7 +86,8 @@ export class StoreReplica {
     this.db.exec('CREATE TEMP TABLE IF NOT EXISTS replica_pending (change INTEGER PRIMARY KEY, tbl TEXT NOT NULL, pk TEXT NOT NULL)');
     for (const shape of this.shapes) {
       const key = (row: 'NEW' | 'OLD') => `json_array(${shape.keys.map((column) => `${row}.${column}`).join(', ')})`;
-      const record = (row: 'NEW' | 'OLD') => `INSERT INTO temp.replica_pending (tbl, pk) VALUES ('${shape.name}', ${key(row)});`;
+      const record = (row: 'NEW' | 'OLD') =>
+        `INSERT INTO temp.replica_pending (tbl, pk) SELECT '${shape.name}', ${key(row)}${shape.rows ? ` WHERE ${shape.rows(`${row}.`)}` : ''};`;
       this.db.exec(`
         CREATE TEMP TRIGGER IF NOT EXISTS replica_${shape.name}_insert AFTER INSERT ON main.${shape.name} BEGIN ${record('NEW')} END;
         CREATE TEMP TRIGGER IF NOT EXISTS replica_${shape.name}_update AFTER UPDATE ON main.${shape.name} BEGIN ${record('OLD')} ${record('NEW')} END;
@@ -179,7 +186,7 @@ export class StoreReplica {
     const known = new Set(this.shapes.map((shape) => shape.name));
     this.inOneTransaction(() => {
       // Children first: a listing's agents and open homes go with it anyway (ON DELETE CASCADE).
-      for (const shape of [...this.shapes].reverse()) this.db.prepare(`DELETE FROM ${shape.name}`).run();
+      for (const shape of [...this.shapes].reverse()) this.db.prepare(`DELETE FROM ${shape.name}${shape.rows ? ` WHERE ${shape.rows('')}` : ''}`).run();
       for (const row of rows) if (known.has(row.tbl) && row.row !== null) this.writeRow(row.tbl, row.row);
     });
     this.cursor = maxSeq;
@@ -249,7 +256,7 @@ export class StoreReplica {
  * The lease and replica of an agency whose store is attached to PostgreSQL (SharedDatabase.attach):
  * `tables` are the SQLite tables its sync writes, `holder` this relay's registry id.
  */
-export function shareAgencySync(store: Store, options: { tables: readonly string[]; holder: string; leaseMs?: number }): { lease: SyncLease; replica: StoreReplica } {
+export function shareAgencySync(store: Store, options: { tables: readonly ReplicatedTable[]; holder: string; leaseMs?: number }): { lease: SyncLease; replica: StoreReplica } {
   const { db, kind } = queriesOf(store);
   if (kind !== 'postgres') throw new Error('An agency sync is shared only through PostgreSQL (DATABASE_URL)');
   return { lease: new SyncLease(db, options.holder, options.leaseMs), replica: new StoreReplica({ store, shared: db, tables: options.tables }) };
