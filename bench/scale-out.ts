@@ -77,6 +77,28 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
     ]);
     for (const origin of [relayA!, relayB!, relaySqlite!]) await untilListed(origin);
     context.note(`relays synced: A ${relayA}, B ${relayB} (PostgreSQL), ${relaySqlite} (SQLite)`);
+    // Any relay, the same answer: one relay syncs the agency, the other serves its copy (same bytes, same ETag).
+    const compared = [LIST_PATH, '/api/v1/listings?type=lease', '/api/v1/agents', ...targets.listings.slice(0, 5).map((id) => `/api/v1/listings/${id}`)];
+    let sameAnswers = 0;
+    const answer = async (origin: string, path: string) => {
+      const response = await fetch(`${origin}${path}`);
+      return { status: response.status, etag: response.headers.get('etag'), body: await response.text() };
+    };
+    for (const path of compared) {
+      // The first sync may still be writing (and publishing) when both first list: a few seconds to settle.
+      for (let attempt = 0; ; attempt++) {
+        const [a, b] = await Promise.all([answer(relayA!, path), answer(relayB!, path)]);
+        if (a.status === b.status && a.etag === b.etag && a.body === b.body) {
+          sameAnswers++;
+          break;
+        }
+        if (attempt === 40) {
+          context.note(`${path}: relay A ${a.status} ${a.etag}, relay B ${b.status} ${b.etag}`);
+          break;
+        }
+        await sleep(250);
+      }
+    }
 
     // Throughput: the same proxy with one upstream server against two.
     const proxy = await startProxies([relayA!], [relayA!, relayB!]);
@@ -125,6 +147,8 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
         ratioSpread: throughput.ratioSpread,
         oneRelayP99Ms: throughput.baselineP99Ms,
         twoRelaysP99Ms: throughput.relayP99Ms,
+        // Of the answers compared, how many were byte for byte and ETag for ETag the same on both relays.
+        sameAnswersOnBothRelays: `${sameAnswers}/${compared.length}`,
         connections: CONNECTIONS,
         ...common,
       },
