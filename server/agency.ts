@@ -8,9 +8,9 @@ import { enquiriesFeature } from './enquiries/feature.ts';
 import { createEnquiryService, type EnquiryService } from './enquiries/service.ts';
 import type { EnquiryTargets } from './enquiries/targets.ts';
 import type { Feature } from './feature.ts';
-import { createListingsService, listingsFeature, type ListingsService, type ListingsServiceOptions } from './listings/index.ts';
+import { createListingsService, listingsFeature, SharedWebhookInbox, type ListingsService, type ListingsServiceOptions } from './listings/index.ts';
 import type { Logger } from './log.ts';
-import type { SharedDatabase } from './store/shared-database.ts';
+import { agencySchema, type SharedDatabase } from './store/shared-database.ts';
 import { openStore, type Store } from './store/store.ts';
 import type { Worker } from './worker.ts';
 
@@ -60,6 +60,8 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
   let listings: ListingsService;
   try {
     options.sharedDatabase?.attach(store, options.slug);
+    // Any relay may receive the agency's webhooks; only its sync holder applies them (from this inbox).
+    const webhookInbox = options.sharedDatabase ? new SharedWebhookInbox({ store, database: options.sharedDatabase, schema: agencySchema(options.slug), log }) : undefined;
     crm = createCrmClientFromConfig(config, store, log, { limiterStore: options.limiterStore, agency: options.slug, sharedDatabase: options.sharedDatabase });
     listings = createListingsService({
       config,
@@ -72,6 +74,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
       photoGuard: options.photoGuard,
       afterSweep: options.afterSweep,
       otherAccount: options.otherAccount,
+      webhookInbox,
     });
   } catch (error) {
     // Refused settings (CRM budget): release what was opened, then let the caller report it.
