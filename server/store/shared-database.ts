@@ -59,6 +59,19 @@ export function agencySchema(slug: string | undefined): string {
   return schema;
 }
 
+const guarded = new WeakSet<pg.PoolClient>();
+
+/**
+ * A connection lost while checked out (mid-query, the server gone) emits 'error' on its client as
+ * well as failing the query; pg-pool's pool.query listens for it, Kysely does not, and unheard it
+ * would end the process. The failed query reports it; the pool drops the client on release.
+ */
+function heardWhileCheckedOut(client: pg.PoolClient): void {
+  if (guarded.has(client)) return;
+  guarded.add(client);
+  client.on('error', () => {});
+}
+
 /**
  * The shared pool as one agency's queries see it: every connection handed out has its search_path
  * set to the agency's schema first, so every statement, raw SQL included, resolves that agency's
@@ -69,6 +82,7 @@ function inSchema(pool: pg.Pool, schema: string): { connect(): Promise<pg.PoolCl
   return {
     async connect() {
       const client = await pool.connect();
+      heardWhileCheckedOut(client);
       try {
         await client.query(`SET search_path TO ${schema}`);
       } catch (error) {
