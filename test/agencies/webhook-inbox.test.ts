@@ -7,7 +7,12 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { signCrmWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../server/crm/events.ts';
 import type { RunningRelay } from '../../server/relay.ts';
 import type { SimulatorState } from '../../server/sim/state.ts';
-import { agencySchema } from '../../server/store/shared-database.ts';
+import { crmListingSource } from '../../server/crm/listing-source.ts';
+import { ChangeStore } from '../../server/listings/event-store.ts';
+import { CrmChangeWorker } from '../../server/listings/events.ts';
+import { SharedWebhookInbox } from '../../server/listings/webhook-inbox.ts';
+import { silentLogger } from '../../server/log.ts';
+import { agencySchema, SharedDatabase } from '../../server/store/shared-database.ts';
 import { tablesOf } from '../../server/store/tables.ts';
 import { cuttableProxy, freshDatabase } from '../support/postgres.ts';
 import { anotherRelay, queryDatabase } from './pg-rig.ts';
@@ -154,6 +159,51 @@ describe.skipIf(skipped)(`webhooks received by any relay, applied by the agency'
       expect(await inboxRows('agency-b')).toEqual({ waiting: 0, taken: 1 });
     } finally {
       await worker.stop();
+    }
+  });
+
+  it('taken notices reach the holder\'s queue before the inbox forgets them; a failure in between leaves them waiting, and taking them again applies them once', async () => {
+    const account = rig.accounts[1]!;
+    const { listingId, propertyId } = saleListingOf(account, 0);
+    account.changeListing(propertyId, { fields: { heading: 'Taken twice, applied once' } }, 'sale');
+    const sent = delivery(propertyUpdate(account, propertyId));
+    const { taken } = await inboxRows('agency-b');
+    expect((await post(second, sent)).status).toBe(202);
+    expect(await inboxRows('agency-b')).toEqual({ waiting: 1, taken });
+
+    // Relay A takes agency-b's sync, with a publish step (beforeInboxTaken) that fails once.
+    const agency = agencyOf(relayA(), 'agency-b');
+    const database = await SharedDatabase.open(databaseUrl, { poolSize: 2 });
+    const seenAtPublish: Array<{ digests: number; waiting: number }> = [];
+    const worker = new CrmChangeWorker({
+      store: new ChangeStore(agency.store),
+      sync: agency.listings.sync,
+      cache: agency.listings.cache,
+      source: crmListingSource({ client: agency.crm, config: agency.config }),
+      log: silentLogger,
+      config: agency.config,
+      inbox: new SharedWebhookInbox({ store: agency.store, database, schema: agencySchema('agency-b'), log: silentLogger }),
+      beforeInboxTaken: async () => {
+        seenAtPublish.push({ digests: localDigests(relayA(), 'agency-b'), waiting: (await inboxRows('agency-b')).waiting });
+        if (seenAtPublish.length === 1) throw new Error('publish failed');
+      },
+    });
+    try {
+      const digestsBefore = localDigests(relayA(), 'agency-b');
+      worker.start();
+      expect(await until(() => heading(relayA(), 'agency-b', listingId), (value) => value === 'Taken twice, applied once', 10_000)).toBe('Taken twice, applied once');
+      await until(() => inboxRows('agency-b'), (rows) => rows.waiting === 0, 10_000);
+      // Each time, the notice was in the holder's own store while the inbox still held it.
+      expect(seenAtPublish).toEqual([
+        { digests: digestsBefore + 1, waiting: 1 },
+        { digests: digestsBefore + 1, waiting: 1 },
+      ]);
+      expect(await inboxRows('agency-b')).toEqual({ waiting: 0, taken: taken + 1 });
+      await worker.drain();
+      expect(worker.counts.applied).toBe(1);
+    } finally {
+      await worker.stop();
+      await database.close();
     }
   });
 });
