@@ -193,12 +193,21 @@ export class SharedDatabase {
   async listen(channel: string, handler: (payload: string) => void, onReconnect?: () => void): Promise<() => void> {
     checkSchemaName(channel);
     let handlers = this.handlers.get(channel);
-    const first = !handlers;
     if (!handlers) this.handlers.set(channel, (handlers = new Set()));
     handlers.add(handler);
     if (onReconnect) this.reconnectHandlers.add(onReconnect);
-    const client = await this.listenerClient();
-    if (first) await client.query(`LISTEN ${channel}`);
+    try {
+      const client = await this.listenerClient();
+      if (!this.listened.has(channel)) {
+        await client.query(`LISTEN ${channel}`);
+        this.listened.add(channel);
+      }
+    } catch (error) {
+      // Not listening (the server unreachable): the caller is told and may try again, which LISTENs then.
+      handlers.delete(handler);
+      if (onReconnect) this.reconnectHandlers.delete(onReconnect);
+      throw error;
+    }
     return () => {
       handlers.delete(handler);
       if (onReconnect) this.reconnectHandlers.delete(onReconnect);
@@ -206,6 +215,8 @@ export class SharedDatabase {
   }
 
   private readonly reconnectHandlers = new Set<() => void>();
+  /** Channels LISTENed on the current listener connection. */
+  private readonly listened = new Set<string>();
 
   private listenerClient(): Promise<pg.PoolClient> {
     this.listening ??= (async () => {
@@ -224,6 +235,7 @@ export class SharedDatabase {
         client.release(true);
         this.listener = undefined;
         this.listening = undefined;
+        this.listened.clear();
         if (this.closed) return;
         const retry = setTimeout(() => void this.relisten(), 1_000);
         retry.unref();
@@ -241,7 +253,10 @@ export class SharedDatabase {
     if (this.closed) return;
     try {
       const client = await this.listenerClient();
-      for (const channel of this.handlers.keys()) await client.query(`LISTEN ${channel}`);
+      for (const channel of this.handlers.keys()) {
+        await client.query(`LISTEN ${channel}`);
+        this.listened.add(channel);
+      }
       for (const handler of this.reconnectHandlers) handler();
     } catch {
       const retry = setTimeout(() => void this.relisten(), 1_000);

@@ -10,7 +10,7 @@ import { SharedWebhookInbox } from '../../server/listings/webhook-inbox.ts';
 import { silentLogger } from '../../server/log.ts';
 import { agencySchema, SharedDatabase } from '../../server/store/shared-database.ts';
 import { openStore, type Store } from '../../server/store/store.ts';
-import { freshDatabase } from '../support/postgres.ts';
+import { cuttableProxy, freshDatabase } from '../support/postgres.ts';
 import { queryDatabase } from '../agencies/pg-rig.ts';
 
 const postgres = inject('postgres');
@@ -104,6 +104,27 @@ describe.skipIf(skipped)(`the shared webhook inbox${skipped ? ` (SKIPPED: ${skip
       expect(heard.sort()).toEqual(['one', 'two']);
     } finally {
       for (const stop of unlisten) stop();
+    }
+  });
+
+  it('a subscription refused while the database is away can be made again once it is back, and then hears', async () => {
+    const proxy = await cuttableProxy(new URL(url));
+    const away = await SharedDatabase.open(proxy.url, { poolSize: 2 });
+    try {
+      const inbox = new SharedWebhookInbox({ store: stores[0]!, database: away, schema: agencySchema('one'), log: silentLogger });
+      const heard: string[] = [];
+      await proxy.cut();
+      await expect(inbox.onArrival(() => heard.push('first'))).rejects.toThrow();
+      await proxy.restore();
+      const unlisten = await inbox.onArrival(() => heard.push('second'));
+      await one.accept('after-outage', now + 300_000, notice(2), now);
+      const deadline = Date.now() + 5_000;
+      while (heard.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(heard).toEqual(['second']);
+      unlisten();
+    } finally {
+      await away.close();
+      await proxy.close();
     }
   });
 
