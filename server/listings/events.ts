@@ -20,6 +20,8 @@ const POLL_MS = 2_000;
  * this often besides, in case a notice was missed (one query per agency, so not every POLL_MS).
  */
 const INBOX_POLL_MS = 30_000;
+/** A subscription to the inbox's wake-ups that failed (the database away at start) is tried again this often. */
+const INBOX_LISTEN_RETRY_MS = 5_000;
 /** Notices taken from the shared inbox per query. */
 const INBOX_BATCH = 100;
 
@@ -72,6 +74,7 @@ export class CrmChangeWorker {
   /** The shared inbox may hold notices: look at the next drain. */
   private inboxDue = false;
   private inboxTimer: NodeJS.Timeout | undefined;
+  private inboxListenRetry: NodeJS.Timeout | undefined;
   private unlistenInbox: (() => void) | undefined;
   /** Set while the shared inbox cannot be read, so the failure is logged once, not every POLL_MS. */
   private inboxFailing = false;
@@ -98,14 +101,28 @@ export class CrmChangeWorker {
   private startInbox(inbox: WebhookInboxQueue): void {
     this.inboxTimer = setInterval(() => this.inboxArrived(), INBOX_POLL_MS);
     this.inboxTimer.unref();
+    this.listenToInbox(inbox, false);
+    this.inboxArrived();
+  }
+
+  /** Subscribes to the inbox's wake-ups; while the database is away, tries again every INBOX_LISTEN_RETRY_MS (the safety poll meanwhile). */
+  private listenToInbox(inbox: WebhookInboxQueue, retrying: boolean): void {
+    if (this.stopped) return;
     inbox.onArrival(() => this.inboxArrived()).then(
       (unlisten) => {
-        if (this.stopped) unlisten();
-        else this.unlistenInbox = unlisten;
+        if (this.stopped) return unlisten();
+        this.unlistenInbox = unlisten;
+        if (!retrying) return;
+        this.log.info('listening for webhooks stored by any relay again');
+        // Notices stored while nobody listened were not announced.
+        this.inboxArrived();
       },
-      (error: unknown) => this.log.warn({ error: describe(error) }, `cannot listen for webhooks other relays store; looking for them every ${INBOX_POLL_MS / 1000} s instead`),
+      (error: unknown) => {
+        if (!retrying) this.log.warn({ error: describe(error) }, `cannot listen for webhooks stored by other relays; trying again every ${INBOX_LISTEN_RETRY_MS / 1000} s, looking every ${INBOX_POLL_MS / 1000} s meanwhile`);
+        this.inboxListenRetry = setTimeout(() => this.listenToInbox(inbox, true), INBOX_LISTEN_RETRY_MS);
+        this.inboxListenRetry.unref();
+      },
     );
-    this.inboxArrived();
   }
 
   /** A notice was stored in the shared inbox (by this relay or another): take it now. */
@@ -118,6 +135,7 @@ export class CrmChangeWorker {
     this.stopped = true;
     clearInterval(this.pollTimer);
     clearInterval(this.inboxTimer);
+    clearTimeout(this.inboxListenRetry);
     this.unlistenInbox?.();
     this.unlistenInbox = undefined;
     clearTimeout(this.streamTimer);

@@ -162,6 +162,36 @@ describe.skipIf(skipped)(`webhooks received by any relay, applied by the agency'
     }
   });
 
+  it('a change worker started while its database is away takes the waiting notices once it is back, and then hears new ones at once', async () => {
+    const account = rig.accounts[1]!;
+    const { listingId, propertyId } = saleListingOf(account, 0);
+    const worker = agencyOf(second, 'agency-b').listings.changes;
+    await proxy.cut();
+    let startedAt: number;
+    try {
+      account.changeListing(propertyId, { fields: { heading: 'Waited out the outage' } }, 'sale');
+      expect((await post(relayA(), delivery(propertyUpdate(account, propertyId)))).status).toBe(202);
+      // B's worker cannot listen nor take now: it must keep trying, not give up.
+      worker.start();
+      startedAt = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    } finally {
+      await proxy.restore();
+    }
+    try {
+      expect(await until(() => heading(second, 'agency-b', listingId), (value) => value === 'Waited out the outage', 10_000)).toBe('Waited out the outage');
+      // Its listening is back within the retry (5 s): a new notice is heard, not found by the 30 s poll.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, startedAt! + 6_500 - Date.now())));
+      account.changeListing(propertyId, { fields: { heading: 'Heard after the outage' } }, 'sale');
+      const posted = Date.now();
+      expect((await post(relayA(), delivery(propertyUpdate(account, propertyId)))).status).toBe(202);
+      expect(await until(() => heading(second, 'agency-b', listingId), (value) => value === 'Heard after the outage', 10_000)).toBe('Heard after the outage');
+      expect(Date.now() - posted).toBeLessThan(2_500);
+    } finally {
+      await worker.stop();
+    }
+  });
+
   it('taken notices reach the holder\'s queue before the inbox forgets them; a failure in between leaves them waiting, and taking them again applies them once', async () => {
     const account = rig.accounts[1]!;
     const { listingId, propertyId } = saleListingOf(account, 0);
