@@ -3,6 +3,7 @@
 // and the relay running the agency's change worker (its sync holder; here relay A) takes it into
 // its queue at once (LISTEN/NOTIFY) and applies it. Real PostgreSQL, real HTTP, two relays; relay
 // B reaches the database through a TCP hop the test can cut.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { signCrmWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../server/crm/events.ts';
 import type { RunningRelay } from '../../server/relay.ts';
@@ -141,6 +142,29 @@ describe.skipIf(skipped)(`webhooks received by any relay, applied by the agency'
     expect(await until(() => heading(relayA(), 'agency-a', listingId), (value) => value === 'Sent while the database was away', 10_000)).toBe('Sent while the database was away');
     expect(await post(relayA(), sent)).toMatchObject({ status: 200, body: { status: 'duplicate' } });
   });
+
+  it('a database that holds the insert past 10 s: 503; the insert that lands afterwards makes the resend a duplicate, and the notice is applied once', async () => {
+    const account = rig.accounts[0]!;
+    const { listingId, propertyId } = saleListingOf(account, 0);
+    account.changeListing(propertyId, { fields: { heading: 'Stored after the 503' } }, 'sale');
+    const sent = delivery(propertyUpdate(account, propertyId));
+    // A transaction holding the table: the database is up but answers nothing about it (a stall).
+    const stall = new pg.Client({ connectionString: databaseUrl });
+    await stall.connect();
+    try {
+      await stall.query('BEGIN');
+      await stall.query(`LOCK TABLE ${agencySchema('agency-a')}.crm_webhook_inbox IN ACCESS EXCLUSIVE MODE`);
+      const started = Date.now();
+      const answer = await post(second, sent);
+      expect(answer.status).toBe(503);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(9_500);
+      await stall.query('ROLLBACK');
+    } finally {
+      await stall.end();
+    }
+    expect(await until(() => heading(relayA(), 'agency-a', listingId), (value) => value === 'Stored after the 503', 10_000)).toBe('Stored after the 503');
+    expect(await post(second, sent)).toMatchObject({ status: 200, body: { status: 'duplicate' } });
+  }, 30_000);
 
   it('a notice that arrives while no relay runs the agency\'s change worker waits in the inbox, and is applied when one starts', async () => {
     const account = rig.accounts[1]!;
