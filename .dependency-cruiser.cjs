@@ -5,7 +5,7 @@
 /** Files that hold a module's tables: the only ones that reach the SQLite connection. */
 const REPOSITORIES = [
   '^server/store/',
-  '^server/listings/(cache|event-store)[.]ts$',
+  '^server/listings/(cache|event-store|webhook-inbox)[.]ts$',
   '^server/photos/mirror[.]ts$',
   '^server/enquiries/outbox[.]ts$',
   '^server/crm/(limiter|access)[.]ts$',

@@ -8,11 +8,10 @@ import { enquiriesFeature } from './enquiries/feature.ts';
 import { createEnquiryService, type EnquiryService } from './enquiries/service.ts';
 import type { EnquiryTargets } from './enquiries/targets.ts';
 import type { Feature } from './feature.ts';
-import { createListingsService, listingsFeature, type ListingsService, type ListingsServiceOptions } from './listings/index.ts';
+import { createListingsService, listingsFeature, SharedWebhookInbox, type ListingsService, type ListingsServiceOptions } from './listings/index.ts';
 import type { Logger } from './log.ts';
-import type { SharedDatabase } from './store/shared-database.ts';
+import { agencySchema, type SharedDatabase } from './store/shared-database.ts';
 import { openStore, type Store } from './store/store.ts';
-import { agencySchema } from './store/shared-database.ts';
 import { shareAgencySync } from './store/replica.ts';
 import { LISTING_CACHE_TABLES } from './listings/cache.ts';
 import { CHANGE_TABLES } from './listings/event-store.ts';
@@ -73,6 +72,8 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
   let sharedSync: SharedSync | undefined;
   try {
     options.sharedDatabase?.attach(store, options.slug);
+    // Any relay may receive the agency's webhooks; only its sync holder applies them (from this inbox).
+    const webhookInbox = options.sharedDatabase ? new SharedWebhookInbox({ store, database: options.sharedDatabase, schema: agencySchema(options.slug), log }) : undefined;
     crm = createCrmClientFromConfig(config, store, log, { limiterStore: options.limiterStore, agency: options.slug, sharedDatabase: options.sharedDatabase });
     listings = createListingsService({
       config,
@@ -86,6 +87,11 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
       afterSweep: options.afterSweep,
       otherAccount: options.otherAccount,
       holdsSync: options.sharedDatabase ? () => sharedSync?.holdsSync ?? false : undefined,
+      webhookInbox,
+      // Notices taken from the inbox reach PostgreSQL (the replica) before the inbox forgets them.
+      beforeInboxTaken: async () => {
+        await sharedSync?.publishNow();
+      },
     });
   } catch (error) {
     // Refused settings (CRM budget): release what was opened, then let the caller report it.

@@ -106,7 +106,7 @@ export class SharedSync implements Worker {
       this.leading = false;
       await Promise.all(this.options.leaderWorkers.map((worker) => worker.stop()));
       // What the sync wrote last goes out, and the lease is free at once for another relay.
-      await this.options.replica.publish(this.options.lease).catch(() => false);
+      await this.publish().catch(() => false);
       await this.options.lease.release().catch(() => undefined);
       this.options.replica.stopCapture();
       this.options.onRoleChange?.(false);
@@ -114,9 +114,31 @@ export class SharedSync implements Worker {
     });
   }
 
-  /** Publishes what the holder's sync wrote, now (a webhook's notices before the shared inbox forgets them). */
-  publishNow(): Promise<void> {
-    return this.step(() => this.publish());
+  /**
+   * Publishes what the holder's sync wrote, now (a webhook's notices before the shared inbox
+   * forgets them); rejects when it could not (the caller keeps what it would have let go). Not in
+   * the step queue: a step stopping the change worker waits for the worker, which may be here.
+   */
+  async publishNow(): Promise<void> {
+    if (!this.leading) throw new Error("this relay no longer holds the agency's sync");
+    if ((await this.publish()) === false) throw new Error("this relay no longer holds the agency's sync");
+  }
+
+  private publishing: Promise<unknown> = Promise.resolve();
+
+  /** One publish at a time; false when the lease is no longer this relay's (it then steps down). */
+  private publish(): Promise<number | false> {
+    const next = this.publishing.then(async () => {
+      const published = await this.options.replica.publish(this.options.lease);
+      if (published === false) {
+        void this.step(() => this.stepDown('lease taken by another relay'));
+        return false;
+      }
+      if (published > 0) await this.options.database.notify(REPLICA_CHANNEL, this.options.schema);
+      return published;
+    });
+    this.publishing = next.catch(() => undefined);
+    return next;
   }
 
   private step(work: () => Promise<void>): Promise<void> {
@@ -170,18 +192,11 @@ export class SharedSync implements Worker {
     this.takeovers++;
     for (const worker of this.options.leaderWorkers) worker.start();
     this.publishTimer = setInterval(() => {
-      if (this.leading && replica.hasPending()) void this.step(() => this.publish());
+      if (this.leading && replica.hasPending()) void this.publish().catch((error: unknown) => this.log.warn({ error: describe(error) }, 'could not publish the agency sync\'s changes; trying again'));
     }, PUBLISH_EVERY_MS);
     this.publishTimer.unref();
     this.options.onRoleChange?.(true);
     this.log.info({ epoch: lease.epoch }, 'this relay holds the agency sync');
-  }
-
-  private async publish(): Promise<void> {
-    if (!this.leading) return;
-    const published = await this.options.replica.publish(this.options.lease);
-    if (published === false) return this.stepDown('lease taken by another relay');
-    if (published > 0) await this.options.database.notify(REPLICA_CHANNEL, this.options.schema);
   }
 
   private async stepDown(reason: string): Promise<void> {

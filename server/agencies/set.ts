@@ -108,7 +108,7 @@ export class AgencySet {
   private readonly photoGuard: PhotoFolderGuard;
   private readonly sharedWidget: RequestHandler;
   /** Verified webhooks naming an account no agency here has, and refusals. */
-  readonly webhookCounts: WebhookCounts = { accepted: 0, duplicates: 0, ignored: 0, otherAccount: 0, refused: 0 };
+  readonly webhookCounts: WebhookCounts = { accepted: 0, duplicates: 0, ignored: 0, unavailable: 0, otherAccount: 0, refused: 0 };
   plan: AgenciesPlan | undefined;
   private reloading: Promise<ReloadReport> = Promise.resolve({ ok: true, added: [], changed: [], removed: [] });
   private statusTimer: NodeJS.Timeout | undefined;
@@ -289,6 +289,7 @@ export class AgencySet {
       accepted: sum((agency) => agency.listings.webhookCounts.accepted),
       duplicates: sum((agency) => agency.listings.webhookCounts.duplicates),
       ignored: sum((agency) => agency.listings.webhookCounts.ignored),
+      unavailable: sum((agency) => agency.listings.webhookCounts.unavailable),
       otherAccount: this.webhookCounts.otherAccount,
       refused: this.webhookCounts.refused,
     };

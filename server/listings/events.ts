@@ -6,6 +6,7 @@ import { ExpiredCursorError, type ListingSource } from './source.ts';
 import type { ListingSync } from './sync.ts';
 import type { Clock } from '../clock.ts';
 import { asWork } from '../work-class.ts';
+import type { WebhookInboxQueue } from './webhook-inbox.ts';
 
 /** A failed application is tried again after this, doubling, at most MAX_ATTEMPTS times (the stream and sweeps catch up after). */
 const RETRY_BASE_MS = 5_000;
@@ -14,6 +15,15 @@ const MAX_ATTEMPTS = 5;
 const STREAM_OVERLAP_MS = 60_000;
 /** Due notices are looked for this often (retries; notices queued while the cache was empty). */
 const POLL_MS = 2_000;
+/**
+ * The shared webhook inbox is looked at when a relay says a notice arrived (NOTIFY), at start, and
+ * this often besides, in case a notice was missed (one query per agency, so not every POLL_MS).
+ */
+const INBOX_POLL_MS = 30_000;
+/** A subscription to the inbox's wake-ups that failed (the database away at start) is tried again this often. */
+const INBOX_LISTEN_RETRY_MS = 5_000;
+/** Notices taken from the shared inbox per query. */
+const INBOX_BATCH = 100;
 
 export interface ChangeWorkerCounts {
   streamReads: number;
@@ -32,6 +42,17 @@ export interface ChangeWorkerOptions {
   log: Logger;
   config: Pick<Config, 'listings'>;
   now?: Clock;
+  /**
+   * With DATABASE_URL: the agency's webhooks as any relay stored them (webhook-inbox.ts). While
+   * started (on the agency's sync holder), the worker takes them into `store`'s queue.
+   */
+  inbox?: WebhookInboxQueue;
+  /**
+   * Awaited after notices were taken into the local queue and before the inbox forgets them: the
+   * sync holder's queue reaches the shared database first, so a holder dying in between loses none.
+   * A failure leaves them in the inbox, taken again later (their digests make that harmless).
+   */
+  beforeInboxTaken?: () => Promise<void>;
 }
 
 /**
@@ -50,6 +71,13 @@ export class CrmChangeWorker {
   private draining: Promise<void> | undefined;
   private drainAgain = false;
   private abort = new AbortController();
+  /** The shared inbox may hold notices: look at the next drain. */
+  private inboxDue = false;
+  private inboxTimer: NodeJS.Timeout | undefined;
+  private inboxListenRetry: NodeJS.Timeout | undefined;
+  private unlistenInbox: (() => void) | undefined;
+  /** Set while the shared inbox cannot be read, so the failure is logged once, not every POLL_MS. */
+  private inboxFailing = false;
 
   constructor(private readonly options: ChangeWorkerOptions) {
     this.now = options.now ?? Date.now;
@@ -67,11 +95,50 @@ export class CrmChangeWorker {
     this.pollTimer = setInterval(() => this.kick(), POLL_MS);
     this.pollTimer.unref();
     this.scheduleStream(this.intervalMs);
+    if (this.options.inbox) this.startInbox(this.options.inbox);
+  }
+
+  /** Listens for notices stored by any relay, looks at once (they may have waited for a holder), and every INBOX_POLL_MS. */
+  private startInbox(inbox: WebhookInboxQueue): void {
+    this.inboxTimer = setInterval(() => this.inboxArrived(), INBOX_POLL_MS);
+    this.inboxTimer.unref();
+    this.listenToInbox(inbox, false);
+    this.inboxArrived();
+  }
+
+  /** Subscribes to the inbox's wake-ups; while the database is away, tries again every INBOX_LISTEN_RETRY_MS (the safety poll meanwhile). */
+  private listenToInbox(inbox: WebhookInboxQueue, retrying: boolean): void {
+    if (this.stopped) return;
+    inbox.onArrival(() => this.inboxArrived()).then(
+      (unlisten) => {
+        if (this.stopped) return unlisten();
+        this.unlistenInbox = unlisten;
+        if (!retrying) return;
+        this.log.info('listening for webhooks stored by any relay again');
+        // Notices stored while nobody listened were not announced.
+        this.inboxArrived();
+      },
+      (error: unknown) => {
+        if (!retrying) this.log.warn({ error: describe(error) }, `cannot listen for webhooks stored by other relays; trying again every ${INBOX_LISTEN_RETRY_MS / 1000} s, looking every ${INBOX_POLL_MS / 1000} s meanwhile`);
+        this.inboxListenRetry = setTimeout(() => this.listenToInbox(inbox, true), INBOX_LISTEN_RETRY_MS);
+        this.inboxListenRetry.unref();
+      },
+    );
+  }
+
+  /** A notice was stored in the shared inbox (by this relay or another): take it now. */
+  inboxArrived(): void {
+    this.inboxDue = true;
+    this.kick();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.pollTimer);
+    clearInterval(this.inboxTimer);
+    clearTimeout(this.inboxListenRetry);
+    this.unlistenInbox?.();
+    this.unlistenInbox = undefined;
     clearTimeout(this.streamTimer);
     this.abort.abort();
     await this.draining?.catch(() => undefined);
@@ -107,6 +174,7 @@ export class CrmChangeWorker {
     const run = async () => {
       do {
         this.drainAgain = false;
+        if (this.inboxDue && this.options.inbox) await this.takeFromInbox(this.options.inbox);
         if (!this.loaded) return;
         for (;;) {
           const due = this.options.store.due(this.now());
@@ -120,6 +188,35 @@ export class CrmChangeWorker {
       this.draining = undefined;
     });
     return this.draining;
+  }
+
+  /**
+   * Moves the shared inbox's waiting notices into the local queue (the digest table there makes a
+   * notice taken twice harmless), has them published (beforeInboxTaken), then marks them taken.
+   * A failure leaves them waiting and looks again at the next POLL_MS.
+   */
+  private async takeFromInbox(inbox: WebhookInboxQueue): Promise<void> {
+    this.inboxDue = false;
+    try {
+      for (;;) {
+        if (this.stopped) return;
+        const waiting = await inbox.take(INBOX_BATCH);
+        if (waiting.length === 0) break;
+        for (const { digest, expiresAt, notice, receivedAt } of waiting) {
+          if (notice) this.options.store.acceptWebhook(digest, expiresAt, notice, receivedAt);
+          else this.log.warn({ digest: digest.slice(0, 12) }, 'a stored webhook is not a change notice; dropped');
+        }
+        await this.options.beforeInboxTaken?.();
+        await inbox.markTaken(waiting.map((entry) => entry.id));
+        if (waiting.length < INBOX_BATCH) break;
+      }
+      if (this.inboxFailing) this.log.info('shared webhook inbox readable again');
+      this.inboxFailing = false;
+    } catch (error) {
+      this.inboxDue = true;
+      if (!this.inboxFailing) this.log.warn({ error: describe(error) }, `cannot take webhooks from the shared inbox; trying again every ${POLL_MS / 1000} s`);
+      this.inboxFailing = true;
+    }
   }
 
   /**
@@ -246,16 +343,17 @@ function describe(error: unknown): string {
 }
 
 /** Prometheus lines for the CRM's push: webhooks by outcome, event-stream reads, notices applied and queued. */
-export function renderPushMetrics(webhooks: { accepted: number; duplicates: number; ignored: number; otherAccount: number; refused: number }, worker: ChangeWorkerCounts, queued: number): string {
+export function renderPushMetrics(webhooks: { accepted: number; duplicates: number; ignored: number; unavailable: number; otherAccount: number; refused: number }, worker: ChangeWorkerCounts, queued: number): string {
   const lines: string[] = [];
   const metric = (name: string, type: 'counter' | 'gauge', help: string, samples: Array<[string, number]>) => {
     lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
     for (const [labels, value] of samples) lines.push(`${name}${labels} ${value}`);
   };
-  metric('estate_crm_webhooks_total', 'counter', 'CRM webhooks by outcome: accepted (stored), duplicate (replayed digest), ignored (event not used), other_account (another agency on the API key), refused (4xx).', [
+  metric('estate_crm_webhooks_total', 'counter', 'CRM webhooks by outcome: accepted (stored), duplicate (replayed digest), ignored (event not used), unavailable (503: the shared database did not answer), other_account (another agency on the API key), refused (4xx).', [
     ['{outcome="accepted"}', webhooks.accepted],
     ['{outcome="duplicate"}', webhooks.duplicates],
     ['{outcome="ignored"}', webhooks.ignored],
+    ['{outcome="unavailable"}', webhooks.unavailable],
     ['{outcome="other_account"}', webhooks.otherAccount],
     ['{outcome="refused"}', webhooks.refused],
   ]);

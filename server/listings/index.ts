@@ -20,6 +20,7 @@ import type { ListingSource } from './source.ts';
 import { AgencyAccount } from './account.ts';
 import { webhookRouter, type WebhookCounts, type WebhookTarget } from './webhook.ts';
 import type { Clock } from '../clock.ts';
+import type { SharedWebhookInbox } from './webhook-inbox.ts';
 
 export { BudgetRefusedError, planBudget, type BudgetPlan } from './budget.ts';
 export { ListingCache } from './cache.ts';
@@ -28,6 +29,7 @@ export { CrmChangeWorker } from './events.ts';
 export { AgencyAccount } from './account.ts';
 export type { PublicListings } from './public-listings.ts';
 export { webhookRouter, type WebhookCounts, type WebhookTarget } from './webhook.ts';
+export { SharedWebhookInbox } from './webhook-inbox.ts';
 
 export interface ListingsService {
   cache: ListingCache;
@@ -104,6 +106,14 @@ export interface ListingsServiceOptions {
   otherAccount?: (account: string) => WebhookTarget | undefined;
   /** Relays on one database: whether this relay holds the agency's sync (ListingSync's holdsSync). */
   holdsSync?: () => boolean;
+  /**
+   * With DATABASE_URL: the agency's webhook inbox shared by every relay. Webhooks are stored there
+   * (whichever relay the CRM reached) and the change worker, run by the agency's sync holder, takes
+   * them into its queue. Without it, as before: the notice goes to this relay's own queue.
+   */
+  webhookInbox?: SharedWebhookInbox;
+  /** With webhookInbox: awaited before taken notices leave the inbox (CrmChangeWorker's beforeInboxTaken). */
+  beforeInboxTaken?: () => Promise<void>;
 }
 
 /**
@@ -179,11 +189,13 @@ export function createListingsService(options: ListingsServiceOptions): Listings
   });
 
   const changeStore = new ChangeStore(store);
-  const changes = new CrmChangeWorker({ store: changeStore, sync, cache, source, log, config, now: options.now });
-  const webhookCounts: WebhookCounts = { accepted: 0, duplicates: 0, ignored: 0, otherAccount: 0, refused: 0 };
+  const changes = new CrmChangeWorker({ store: changeStore, sync, cache, source, log, config, now: options.now, inbox: options.webhookInbox, beforeInboxTaken: options.beforeInboxTaken });
+  const webhookCounts: WebhookCounts = { accepted: 0, duplicates: 0, ignored: 0, unavailable: 0, otherAccount: 0, refused: 0 };
   const account = new AgencyAccount({ store: changeStore, source, log });
 
-  const webhookTarget: WebhookTarget = { changes: changeStore, onStored: () => changes.kick(), counts: webhookCounts };
+  const webhookTarget: WebhookTarget = options.webhookInbox
+    ? { changes: changeStore, inbox: options.webhookInbox, onStored: () => changes.inboxArrived(), counts: webhookCounts }
+    : { changes: changeStore, onStored: () => changes.kick(), counts: webhookCounts };
 
   const router = Router({ caseSensitive: true, strict: true });
   if (!options.shared) {

@@ -59,6 +59,19 @@ export function agencySchema(slug: string | undefined): string {
   return schema;
 }
 
+const guarded = new WeakSet<pg.PoolClient>();
+
+/**
+ * A connection lost while checked out (mid-query, the server gone) emits 'error' on its client as
+ * well as failing the query; pg-pool's pool.query listens for it, Kysely does not, and unheard it
+ * would end the process. The failed query reports it; the pool drops the client on release.
+ */
+function heardWhileCheckedOut(client: pg.PoolClient): void {
+  if (guarded.has(client)) return;
+  guarded.add(client);
+  client.on('error', () => {});
+}
+
 /**
  * The shared pool as one agency's queries see it: every connection handed out has its search_path
  * set to the agency's schema first, so every statement, raw SQL included, resolves that agency's
@@ -69,6 +82,7 @@ function inSchema(pool: pg.Pool, schema: string): { connect(): Promise<pg.PoolCl
   return {
     async connect() {
       const client = await pool.connect();
+      heardWhileCheckedOut(client);
       try {
         await client.query(`SET search_path TO ${schema}`);
       } catch (error) {
@@ -179,12 +193,21 @@ export class SharedDatabase {
   async listen(channel: string, handler: (payload: string) => void, onReconnect?: () => void): Promise<() => void> {
     checkSchemaName(channel);
     let handlers = this.handlers.get(channel);
-    const first = !handlers;
     if (!handlers) this.handlers.set(channel, (handlers = new Set()));
     handlers.add(handler);
     if (onReconnect) this.reconnectHandlers.add(onReconnect);
-    const client = await this.listenerClient();
-    if (first) await client.query(`LISTEN ${channel}`);
+    try {
+      const client = await this.listenerClient();
+      if (!this.listened.has(channel)) {
+        await client.query(`LISTEN ${channel}`);
+        this.listened.add(channel);
+      }
+    } catch (error) {
+      // Not listening (the server unreachable): the caller is told and may try again, which LISTENs then.
+      handlers.delete(handler);
+      if (onReconnect) this.reconnectHandlers.delete(onReconnect);
+      throw error;
+    }
     return () => {
       handlers.delete(handler);
       if (onReconnect) this.reconnectHandlers.delete(onReconnect);
@@ -192,6 +215,8 @@ export class SharedDatabase {
   }
 
   private readonly reconnectHandlers = new Set<() => void>();
+  /** Channels LISTENed on the current listener connection. */
+  private readonly listened = new Set<string>();
 
   private listenerClient(): Promise<pg.PoolClient> {
     this.listening ??= (async () => {
@@ -210,6 +235,7 @@ export class SharedDatabase {
         client.release(true);
         this.listener = undefined;
         this.listening = undefined;
+        this.listened.clear();
         if (this.closed) return;
         const retry = setTimeout(() => void this.relisten(), 1_000);
         retry.unref();
@@ -227,7 +253,10 @@ export class SharedDatabase {
     if (this.closed) return;
     try {
       const client = await this.listenerClient();
-      for (const channel of this.handlers.keys()) await client.query(`LISTEN ${channel}`);
+      for (const channel of this.handlers.keys()) {
+        await client.query(`LISTEN ${channel}`);
+        this.listened.add(channel);
+      }
       for (const handler of this.reconnectHandlers) handler();
     } catch {
       const retry = setTimeout(() => void this.relisten(), 1_000);

@@ -4,6 +4,8 @@ import type { RunningRelay } from '../../server/relay.ts';
 import { renderListing, renderPhoto } from '../../server/sim/views.ts';
 import { allListingIds, publicListingId, startListingRig, type ListingRig } from './rig.ts';
 import { tablesOf } from '../../server/store/tables.ts';
+import { freshDatabase } from '../support/postgres.ts';
+import { storeVariants } from '../support/store-variants.ts';
 
 const TOLERANCE = 120;
 
@@ -17,13 +19,17 @@ async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, ti
 }
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('POST /hooks/crm (the CRM\'s own webhook format)', () => {
+// With DATABASE_URL the notice goes to the shared inbox in PostgreSQL (any relay may receive it)
+// and the change worker takes it from there: every answer and outcome must be the same.
+for (const storeVariant of storeVariants()) describe.skipIf(storeVariant.skipped)(`POST /hooks/crm (the CRM's own webhook format), ${storeVariant.name}`, () => {
   let rig: ListingRig;
   let relay: RunningRelay;
 
   beforeAll(async () => {
-    rig = await startListingRig({ listings: 20, env: { WEBHOOK_TOLERANCE_SECONDS: String(TOLERANCE), WEBHOOK_DAILY_REFRESHES: '1000' } });
+    const databaseUrl = storeVariant.postgresServer ? await freshDatabase(storeVariant.postgresServer, 'webhooks') : undefined;
+    rig = await startListingRig({ listings: 20, env: { WEBHOOK_TOLERANCE_SECONDS: String(TOLERANCE), WEBHOOK_DAILY_REFRESHES: '1000', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) } });
     relay = rig.relay;
+    expect(relay.listings.webhookTarget.inbox !== undefined).toBe(databaseUrl !== undefined);
     expect((await relay.listings.sync.run('full')).error).toBeUndefined();
     // The change worker only (the rig leaves workers stopped): applies what the webhook stores.
     relay.listings.changes.start();
