@@ -12,7 +12,7 @@ import { openStore, openStoreReadOnly } from '../store/store.ts';
 import { collectAgenciesStatus, formatKeyTotals } from '../agencies/cli.ts';
 import { backupStore, restoreStore } from './backup.ts';
 import { runningRelay } from './instance.ts';
-import { SharedDatabase } from '../store/shared-database.ts';
+import { agencySchema, SharedDatabase } from '../store/shared-database.ts';
 import { formatSharedStatus, readSharedStatus, type SharedStatus } from './relays.ts';
 import { collectStatus, formatBytes, formatStatus } from './status.ts';
 import { watchSyncProgress } from './sync-progress.ts';
@@ -41,8 +41,11 @@ export const statusCommand: CliCommand = {
         return 1;
       }
     }
-    const sharedJson = shared ? { shared } : {};
-    const sharedText = shared ? `\n${formatSharedStatus(shared, context.config.crm.dailyLimit)}` : '';
+    // One agency (no AGENCIES_FILE, or --agency): its schema's sync holder is named.
+    const singleAgencySchema = context.config.agenciesFile ? undefined : agencySchema(context.agency?.slug);
+    const sync = shared && singleAgencySchema !== undefined ? { sync: shared.syncs.find((holder) => holder.schema === singleAgencySchema) ?? null } : {};
+    const sharedJson = shared ? { shared: { ...shared, ...sync } } : {};
+    const sharedText = shared ? `\n${formatSharedStatus(shared, context.config.crm.dailyLimit, { singleAgencySchema })}` : '';
     if (context.config.agenciesFile) return keyStatus(context, options.flags.has('json'), sharedJson, sharedText);
     let status;
     try {
