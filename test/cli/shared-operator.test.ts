@@ -50,13 +50,14 @@ describe.skipIf(skipped)(`status and agencies with DATABASE_URL${skipped ? ` (SK
     await shared.close();
     const query = (text: string, values: unknown[] = []) => queryDatabase(databaseUrl, text, values);
     await query(`INSERT INTO relay_key.relays (id, host, data_dir, version, started_at, last_seen) VALUES
-      ($1, $2, '/var/lib/estate-embed/1', '0.1.0', ${DB_NOW} - 3600000, ${DB_NOW} - 2000),
+      ($1, $2, '/var/lib/estate-embed/1', '0.1.0', ${DB_NOW} - 3600000, ${DB_NOW}),
       ($3, $4, '/var/lib/estate-embed/2', '0.1.0', ${DB_NOW} - 3600000, ${DB_NOW} - 60000)`, [alive.id, alive.host, gone.id, gone.host]);
     const lease = (schema: string, holder: string, expiresInMs: number) =>
       query(`INSERT INTO ${schema}.sync_lease (name, holder, epoch, acquired_at, expires_at) VALUES ('listings-sync', $1, 7, ${DB_NOW} - 60000, ${DB_NOW} + $2)`, [holder, expiresInMs]);
-    await lease('public', alive.id, 12_000);
-    await lease(agencySchema('harbour'), alive.id, 12_000);
-    await lease(agencySchema('hill-top'), alive.id, 9_000);
+    // Long leases: the CLI processes take seconds on a loaded machine.
+    await lease('public', alive.id, 600_000);
+    await lease(agencySchema('harbour'), alive.id, 600_000);
+    await lease(agencySchema('hill-top'), alive.id, 590_000);
     // The gone relay's lease ran out; dunes has never been taken.
     await lease(agencySchema('quay'), gone.id, -45_000);
     // A store in DATA_DIR as a relay leaves it (status reads its local figures too).
@@ -76,9 +77,9 @@ describe.skipIf(skipped)(`status and agencies with DATABASE_URL${skipped ? ` (SK
     expect(text.err).toBe('');
     expect(text.code).toBe(0);
     // alive relay: public, harbour and hill-top; the gone one holds nothing (its lease expired).
-    expect(text.out).toMatch(new RegExp(`alive  ${alive.id}  version 0\\.1\\.0, .*last seen \\d s ago, holds 3 syncs`));
-    expect(text.out).toMatch(new RegExp(`gone   ${gone.id}  .*last seen (59|60|61) s ago, holds 0 syncs`));
-    expect(text.out).toMatch(new RegExp(`Sync held by    ${alive.id} \\(lease 7, (11|12) s left\\)`));
+    expect(text.out).toMatch(new RegExp(`alive  ${alive.id}  version 0\\.1\\.0, .*last seen \\d+ s ago, holds 3 syncs`));
+    expect(text.out).toMatch(new RegExp(`gone   ${gone.id}  .*last seen \\d+ s ago, holds 0 syncs`));
+    expect(text.out).toMatch(new RegExp(`Sync held by    ${alive.id} \\(lease 7, 5\\d\\d s left\\)`));
     // Never the password.
     expect(text.out).not.toContain(new URL(databaseUrl).password);
 
