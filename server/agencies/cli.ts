@@ -172,7 +172,9 @@ export function scopeToAgency(command: string, argv: string[], config: Config): 
   }
   if (!config.agenciesFile) return slug === undefined ? { args, config } : '--agency needs AGENCIES_FILE (without it the relay serves one agency, and the commands work on its store)';
   if (slug === undefined) {
-    if (PER_AGENCY_COMMANDS.has(command)) return `With AGENCIES_FILE each agency has its own store: name one with --agency <slug> (\`npm run relay -- agencies\` lists them).`;
+    // With DATABASE_URL a backup is of the whole shared store, every agency at once.
+    const wholeDatabase = config.databaseUrl !== undefined && (command === 'backup' || command === 'restore');
+    if (PER_AGENCY_COMMANDS.has(command) && !wholeDatabase) return `With AGENCIES_FILE each agency has its own store: name one with --agency <slug> (\`npm run relay -- agencies\` lists them).`;
     return { args, config };
   }
   if (!AGENCY_SLUG.test(slug)) return `--agency: "${slug}" is not a slug (1 to 40 characters of a-z, 0-9 and -)`;
