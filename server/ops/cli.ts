@@ -10,6 +10,7 @@ import { createListingsService, type SyncReport } from '../listings/index.ts';
 import { createProgress } from '../progress.ts';
 import { openStore, openStoreReadOnly } from '../store/store.ts';
 import { collectAgenciesStatus, formatKeyTotals } from '../agencies/cli.ts';
+import { readAgenciesFile } from '../agencies/file.ts';
 import { backupStore, restoreStore } from './backup.ts';
 import { backupSharedStore, restoreSharedStore } from './pg-backup.ts';
 import { redactUrl } from '../store/postgres.ts';
@@ -47,7 +48,14 @@ export const statusCommand: CliCommand = {
     const singleAgencySchema = context.config.agenciesFile ? undefined : agencySchema(context.agency?.slug);
     const sync = shared && singleAgencySchema !== undefined ? { sync: shared.syncs.find((holder) => holder.schema === singleAgencySchema) ?? null } : {};
     const sharedJson = shared ? { shared: { ...shared, ...sync } } : {};
-    const sharedText = shared ? `\n${formatSharedStatus(shared, context.config.crm.dailyLimit, { singleAgencySchema })}` : '';
+    let agencySchemas: string[] | undefined;
+    try {
+      agencySchemas = context.config.agenciesFile ? readAgenciesFile(context.config.agenciesFile).map((entry) => agencySchema(entry.slug)) : undefined;
+    } catch (error) {
+      context.err((error as Error).message);
+      return 1;
+    }
+    const sharedText = shared ? `\n${formatSharedStatus(shared, context.config.crm.dailyLimit, { singleAgencySchema, agencySchemas })}` : '';
     if (context.config.agenciesFile) return keyStatus(context, options.flags.has('json'), sharedJson, sharedText);
     let status;
     try {

@@ -8,6 +8,7 @@
  * in argv (readable by every user in /proc) or in a message.
  */
 import { spawn } from 'node:child_process';
+import type pg from 'pg';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
@@ -108,8 +109,8 @@ function runTool(tool: string, args: string[], url: string): Promise<string> {
 }
 
 /** The schemas a relay made on this database (they hold its schema_migrations): relay_key first, then public and agency_*. */
-async function relaySchemas(database: SharedDatabase): Promise<string[]> {
-  const { rows } = await database.pool.query<{ schema: string }>(
+async function relaySchemas(pool: pg.Pool): Promise<string[]> {
+  const { rows } = await pool.query<{ schema: string }>(
     `SELECT table_schema AS schema FROM information_schema.tables
      WHERE table_name = 'schema_migrations' AND (table_schema IN ($1, 'public') OR table_schema LIKE 'agency\\_%')
      ORDER BY table_schema <> $1, table_schema`,
@@ -121,10 +122,6 @@ async function relaySchemas(database: SharedDatabase): Promise<string[]> {
 /** An agency's slug from its schema (agency_<slug>, - written _); undefined for public. Schemas map back to the same name. */
 function slugOfSchema(schema: string): string | undefined {
   return schema === 'public' ? undefined : schema.slice('agency_'.length).replace(/_/g, '-');
-}
-
-async function openDatabase(url: string): Promise<SharedDatabase> {
-  return SharedDatabase.open(url, { poolSize: 2 });
 }
 
 export interface SharedBackupSummary {
@@ -148,10 +145,17 @@ export async function backupSharedStore(databaseUrl: string, dataDir: string, fo
   const pgDump = requireTool('pg_dump', 'the backup');
   const pgRestore = requireTool('pg_restore', 'checking the backup');
   const started = performance.now();
-  const database = await openDatabase(databaseUrl);
+  // A plain pool: a backup changes nothing on the database (no migration runs).
+  const pool = openPool(databaseUrl, { poolSize: 1 });
   const partial = `${target}.partial-${process.pid}`;
   try {
-    const schemas = await relaySchemas(database);
+    let schemas: string[];
+    try {
+      schemas = await relaySchemas(pool);
+    } catch (error) {
+      throw new Error(`DATABASE_URL: could not read ${redactUrl(databaseUrl)}: ${safeMessage(error, databaseUrl)}`);
+    }
+    if (!schemas.length) throw new Error(`No relay has run on ${redactUrl(databaseUrl)} (no relay schema in it): nothing to back up.`);
     rmSync(partial, { recursive: true, force: true });
     // Owner-only: the dump holds enquiries (names, emails, messages) as the store does.
     mkdirSync(partial, { mode: 0o700 });
@@ -181,7 +185,7 @@ export async function backupSharedStore(databaseUrl: string, dataDir: string, fo
     rmSync(partial, { recursive: true, force: true });
     throw error;
   } finally {
-    await database.close();
+    await pool.end().catch(() => {});
   }
 }
 
@@ -239,10 +243,10 @@ export async function restoreSharedStore(databaseUrl: string, dataDir: string, f
     rmSync(listDir, { recursive: true, force: true });
   }
 
-  const database = await openDatabase(databaseUrl);
+  const database = await SharedDatabase.open(databaseUrl, { poolSize: 2 });
   const enquiriesToReconcile: Record<string, number> = {};
   try {
-    const schemas = (await relaySchemas(database)).filter((schema) => schema !== KEY_SCHEMA);
+    const schemas = (await relaySchemas(database.pool)).filter((schema) => schema !== KEY_SCHEMA);
     const now = (options.now ?? new Date()).getTime();
     for (const schema of schemas) {
       const slug = slugOfSchema(schema);

@@ -143,10 +143,16 @@ export function describeSyncHolder(sync: SyncHolder): string {
 }
 
 /** The lines of `status` for the shared store; `singleAgencySchema`: the one agency shown (no AGENCIES_FILE, or --agency), whose sync holder is named. */
-export function formatSharedStatus(status: SharedStatus, dailyLimit: number, options: { singleAgencySchema?: string } = {}): string {
+export function formatSharedStatus(
+  status: SharedStatus,
+  dailyLimit: number,
+  options: { singleAgencySchema?: string; /** With AGENCIES_FILE: the schemas of the agencies it lists (a removed agency's lease is left out). */ agencySchemas?: string[] } = {},
+): string {
   const alive = status.relays.filter((relay) => relay.alive).length;
-  const held = status.syncs.filter((sync) => sync.state === 'held').length;
-  const expired = status.syncs.filter((sync) => sync.state === 'expired');
+  const counted = options.agencySchemas ? new Set(options.agencySchemas) : undefined;
+  const agencies = counted ? status.syncs.filter((sync) => counted.has(sync.schema)) : status.syncs;
+  const held = agencies.filter((sync) => sync.state === 'held').length;
+  const expired = agencies.filter((sync) => sync.state === 'expired');
   const single = options.singleAgencySchema === undefined ? undefined : status.syncs.find((sync) => sync.schema === options.singleAgencySchema);
   const syncLine =
     options.singleAgencySchema !== undefined
@@ -157,7 +163,7 @@ export function formatSharedStatus(status: SharedStatus, dailyLimit: number, opt
               ? `${single.relay} (lease ${single.epoch}, ${single.expiresInSeconds} s left)`
               : `nobody: ${single.relay}'s lease expired ${-single.expiresInSeconds!} s ago (another relay takes it over)`
         }`
-      : `Syncs           ${held} of ${status.syncs.length} agencies held by a relay` +
+      : `Syncs           ${held} of ${counted?.size ?? status.syncs.length} agencies held by a relay` +
         (expired.length
           ? `; ${expired.length} EXPIRED (taken over at the next try): ${expired.slice(0, 10).map((sync) => sync.schema).join(', ')}${expired.length > 10 ? ', …' : ''}`
           : '');
