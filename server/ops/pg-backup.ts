@@ -160,6 +160,10 @@ export async function backupSharedStore(databaseUrl: string, dataDir: string, fo
     // Owner-only: the dump holds enquiries (names, emails, messages) as the store does.
     mkdirSync(partial, { mode: 0o700 });
     chmodSync(partial, 0o700);
+    // DATA_DIR's store first: its replica then lags the dump, never leads it, so after a restore the
+    // relay catches up on what was published in between instead of holding rows the database lacks.
+    let sqliteBytes: number | null = null;
+    if (existsSync(join(resolve(dataDir), STORE_FILE))) sqliteBytes = (await backupStore(dataDir, join(partial, STORE_FILE))).bytes;
     const dump = join(partial, DATABASE_DUMP_FILE);
     const { dbname } = connection(databaseUrl);
     await runTool(pgDump, ['--format=custom', `--file=${dump}`, ...schemas.map((schema) => `--schema=${schema}`), `--dbname=${dbname}`], databaseUrl);
@@ -167,8 +171,6 @@ export async function backupSharedStore(databaseUrl: string, dataDir: string, fo
     // Read back: a dump pg_restore cannot list is no backup.
     await runTool(pgRestore, ['--list', dump], databaseUrl);
     const version = (await runTool(pgDump, ['--version'], databaseUrl)).trim();
-    let sqliteBytes: number | null = null;
-    if (existsSync(join(resolve(dataDir), STORE_FILE))) sqliteBytes = (await backupStore(dataDir, join(partial, STORE_FILE))).bytes;
     const manifest: BackupManifest = {
       kind: MANIFEST_KIND,
       createdAt: (options.now ?? new Date()).toISOString(),
