@@ -26,7 +26,10 @@ export const statusCommand: CliCommand = {
   summary: 'Cache age, listings, photos and disk, outbox depth, CRM requests today, last sync.',
   usage: `Usage:
   npm run relay -- status [--json]
-      What the relay's store holds now (read-only; safe while the relay runs).`,
+      What the relay's store holds now (read-only; safe while the relay runs). With DATABASE_URL
+      also every relay on the database (alive or gone, last seen, how many agencies' syncs it
+      holds), which relay holds this agency's sync (with AGENCIES_FILE: how many are held and
+      which leases expired), and the key's CRM requests today across the relays.`,
   async run(args, context) {
     if (wantsHelp(args)) {
       context.out(this.usage);
