@@ -8,6 +8,7 @@ import { budgetUsedOn, callsOn, utcDay } from '../crm/limiter.ts';
 import { outboxStatus } from '../enquiries/outbox.ts';
 import { listingStatus, readSyncState } from '../listings/cache.ts';
 import { runningRelay } from '../ops/instance.ts';
+import { describeSyncHolder, readAgencySyncHolders, type SyncHolder } from '../ops/relays.ts';
 import { openStoreReadOnly, STORE_FILE } from '../store/store.ts';
 import { agencyConfig, agencyDataDir, AGENCY_SLUG, readAgenciesFile } from './file.ts';
 import { readReloadResult, RELOAD_SIGNAL, requestReload } from './reload-request.ts';
@@ -25,6 +26,8 @@ export interface AgencyStatusRow {
   /** null: not known (DATABASE_URL and no running relay to count it). */
   outboxQueued: number | null;
   lastError: string | null;
+  /** Which relay runs its sync (DATABASE_URL: its lease in PostgreSQL); null without DATABASE_URL (this relay does), or when the database could not be read. */
+  syncHolder: SyncHolder | null;
 }
 
 export interface AgenciesStatus {
@@ -57,7 +60,7 @@ export function collectAgenciesStatus(
   const agencies = slugs.map((slug): AgencyStatusRow => {
     const live = fromRelay(slug);
     const dir = agencyDataDir(dataDir, slug);
-    const base = { slug, name: names.get(slug)!, state: live?.state ?? ('not started' as const), freshness: live?.freshness ?? null, crmCallsToday: live?.crmCallsToday ?? null };
+    const base = { slug, name: names.get(slug)!, state: live?.state ?? ('not started' as const), freshness: live?.freshness ?? null, crmCallsToday: live?.crmCallsToday ?? null, syncHolder: null };
     if (!existsSync(join(dir, STORE_FILE))) return { ...base, listings: 0, cacheAgeSeconds: null, outboxQueued: 0, lastError: null };
     const store = openStoreReadOnly(dir);
     try {
@@ -104,12 +107,14 @@ function duration(seconds: number | null): string {
 }
 
 /** The table of `npm run relay -- agencies`. */
-export function formatAgencies(status: AgenciesStatus): string {
-  const header = ['SLUG', 'NAME', 'STATE', 'LISTINGS', 'CACHE AGE', 'FRESH (WEBHOOK / LOST)', 'CRM CALLS TODAY', 'OUTBOX', 'LAST ERROR'];
+export function formatAgencies(status: AgenciesStatus, options: { /** DATABASE_URL: which relay runs each agency's sync (without it, this relay does). */ syncColumn?: boolean } = {}): string {
+  const shared = options.syncColumn ?? false;
+  const header = ['SLUG', 'NAME', 'STATE', ...(shared ? ['SYNC BY'] : []), 'LISTINGS', 'CACHE AGE', 'FRESH (WEBHOOK / LOST)', 'CRM CALLS TODAY', 'OUTBOX', 'LAST ERROR'];
   const rows = status.agencies.map((row) => [
     row.slug,
     row.name,
     row.state,
+    ...(shared ? [row.syncHolder ? describeSyncHolder(row.syncHolder) : '?'] : []),
     String(row.listings),
     duration(row.cacheAgeSeconds),
     row.freshness ? `${duration(row.freshness.withWebhooksSeconds)} / ${duration(row.freshness.withoutWebhooksSeconds)}` : '-',
@@ -167,7 +172,9 @@ export function scopeToAgency(command: string, argv: string[], config: Config): 
   }
   if (!config.agenciesFile) return slug === undefined ? { args, config } : '--agency needs AGENCIES_FILE (without it the relay serves one agency, and the commands work on its store)';
   if (slug === undefined) {
-    if (PER_AGENCY_COMMANDS.has(command)) return `With AGENCIES_FILE each agency has its own store: name one with --agency <slug> (\`npm run relay -- agencies\` lists them).`;
+    // With DATABASE_URL a backup is of the whole shared store, every agency at once.
+    const wholeDatabase = config.databaseUrl !== undefined && (command === 'backup' || command === 'restore');
+    if (PER_AGENCY_COMMANDS.has(command) && !wholeDatabase) return `With AGENCIES_FILE each agency has its own store: name one with --agency <slug> (\`npm run relay -- agencies\` lists them).`;
     return { args, config };
   }
   if (!AGENCY_SLUG.test(slug)) return `--agency: "${slug}" is not a slug (1 to 40 characters of a-z, 0-9 and -)`;
@@ -218,7 +225,8 @@ export const agenciesCommand: CliCommand = {
   usage: `Usage:
   npm run relay -- agencies [--json]
       Each agency of AGENCIES_FILE: slug, name, listings, cache age, the freshness the plan
-      promises (webhook delivered / lost), CRM calls spent today, enquiries queued, last sync error.
+      promises (webhook delivered / lost), CRM calls spent today, enquiries queued, last sync error;
+      with DATABASE_URL also which relay holds its sync (its host, "none" or "expired").
       Read-only; safe while the relay runs (calls and promises come from the running relay).
   npm run relay -- agencies reload [--timeout SECONDS]
       Checks AGENCIES_FILE, then has the running relay re-read it (signal ${RELOAD_SIGNAL}): added agencies
@@ -250,8 +258,19 @@ export const agenciesCommand: CliCommand = {
         return await reload(context, timeout);
       }
       const status = collectAgenciesStatus(context.config.agenciesFile, context.config.dataDir, context.config.crm.dailyLimit, { outboxInPostgres: context.config.databaseUrl !== undefined });
-      context.out(options.flags.has('json') ? JSON.stringify(status, null, 2) : formatAgencies(status));
-      return 0;
+      // DATABASE_URL: each agency's sync holder from its lease; the rest of the view still shows when the database cannot be read.
+      let failed = false;
+      if (context.config.databaseUrl) {
+        try {
+          const holders = await readAgencySyncHolders(context.config.databaseUrl, status.agencies.map((row) => row.slug));
+          for (const row of status.agencies) row.syncHolder = holders.get(row.slug) ?? null;
+        } catch (error) {
+          context.err(`${(error as Error).message}; SYNC BY is unknown (?)`);
+          failed = true;
+        }
+      }
+      context.out(options.flags.has('json') ? JSON.stringify(status, null, 2) : formatAgencies(status, { syncColumn: context.config.databaseUrl !== undefined }));
+      return failed ? 1 : 0;
     } catch (error) {
       if (error instanceof ConfigError) {
         context.err(error.message);

@@ -502,3 +502,19 @@ export function outboxStatus(store: Store): Record<OutboxStatus, number> & { old
 export function markQueuedForReconcile(store: Store, now: number): number {
   return tablesOf(store).prepare(`UPDATE enquiry_outbox SET sending_since = COALESCE(sending_since, ?) WHERE status = 'queued'`).run(now).changes;
 }
+
+/**
+ * markQueuedForReconcile for an outbox in either store (a PostgreSQL schema restored with
+ * pg_restore, say): every queued enquiry is marked "outcome unknown", and the claims of the relays
+ * that ran before the restore are dropped, so the first relay's worker takes the rows at once and
+ * looks each up in the CRM before sending. Returns how many are queued.
+ */
+export async function markQueuedForReconcileAfterRestore(store: object, now: number): Promise<number> {
+  const db = queriesOf(store).db.withTables<{ enquiry_outbox: OutboxTable }>();
+  const result = await db
+    .updateTable('enquiry_outbox')
+    .set((eb) => ({ sending_since: eb.fn.coalesce('sending_since', eb.val(now)), claimed_by: null, claim_until: null }))
+    .where('status', '=', 'queued')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

@@ -73,6 +73,13 @@ export async function backupStore(dataDir: string, file: string, options: { forc
     });
     const verified = verifyBackup(partial);
     renameSync(partial, target);
+    // The read-only checks leave an empty WAL and its index beside the copy: nothing of the backup is in them.
+    for (const suffix of ['-wal', '-shm']) {
+      const leftover = `${partial}${suffix}`;
+      if (!existsSync(leftover)) continue;
+      if (suffix === '-wal' && statSync(leftover).size > 0) renameSync(leftover, `${target}${suffix}`);
+      else rmSync(leftover, { force: true });
+    }
     options.progress?.done({ file: target });
     return {
       file: target,
@@ -82,7 +89,7 @@ export async function backupStore(dataDir: string, file: string, options: { forc
       seconds: Math.round(performance.now() - started) / 1000,
     };
   } catch (error) {
-    rmSync(partial, { force: true });
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${partial}${suffix}`, { force: true });
     options.progress?.fail(error);
     throw error;
   } finally {

@@ -10,9 +10,12 @@ import { createListingsService, type SyncReport } from '../listings/index.ts';
 import { createProgress } from '../progress.ts';
 import { openStore, openStoreReadOnly } from '../store/store.ts';
 import { collectAgenciesStatus, formatKeyTotals } from '../agencies/cli.ts';
+import { readAgenciesFile } from '../agencies/file.ts';
 import { backupStore, restoreStore } from './backup.ts';
+import { backupSharedStore, restoreSharedStore } from './pg-backup.ts';
+import { redactUrl } from '../store/postgres.ts';
 import { runningRelay } from './instance.ts';
-import { SharedDatabase } from '../store/shared-database.ts';
+import { agencySchema, SharedDatabase } from '../store/shared-database.ts';
 import { formatSharedStatus, readSharedStatus, type SharedStatus } from './relays.ts';
 import { collectStatus, formatBytes, formatStatus } from './status.ts';
 import { watchSyncProgress } from './sync-progress.ts';
@@ -23,7 +26,10 @@ export const statusCommand: CliCommand = {
   summary: 'Cache age, listings, photos and disk, outbox depth, CRM requests today, last sync.',
   usage: `Usage:
   npm run relay -- status [--json]
-      What the relay's store holds now (read-only; safe while the relay runs).`,
+      What the relay's store holds now (read-only; safe while the relay runs). With DATABASE_URL
+      also every relay on the database (alive or gone, last seen, how many agencies' syncs it
+      holds), which relay holds this agency's sync (with AGENCIES_FILE: how many are held and
+      which leases expired), and the key's CRM requests today across the relays.`,
   async run(args, context) {
     if (wantsHelp(args)) {
       context.out(this.usage);
@@ -41,8 +47,18 @@ export const statusCommand: CliCommand = {
         return 1;
       }
     }
-    const sharedJson = shared ? { shared } : {};
-    const sharedText = shared ? `\n${formatSharedStatus(shared, context.config.crm.dailyLimit)}` : '';
+    // One agency (no AGENCIES_FILE, or --agency): its schema's sync holder is named.
+    const singleAgencySchema = context.config.agenciesFile ? undefined : agencySchema(context.agency?.slug);
+    const sync = shared && singleAgencySchema !== undefined ? { sync: shared.syncs.find((holder) => holder.schema === singleAgencySchema) ?? null } : {};
+    const sharedJson = shared ? { shared: { ...shared, ...sync } } : {};
+    let agencySchemas: string[] | undefined;
+    try {
+      agencySchemas = context.config.agenciesFile ? readAgenciesFile(context.config.agenciesFile).map((entry) => agencySchema(entry.slug)) : undefined;
+    } catch (error) {
+      context.err((error as Error).message);
+      return 1;
+    }
+    const sharedText = shared ? `\n${formatSharedStatus(shared, context.config.crm.dailyLimit, { singleAgencySchema, agencySchemas })}` : '';
     if (context.config.agenciesFile) return keyStatus(context, options.flags.has('json'), sharedJson, sharedText);
     let status;
     try {
@@ -194,12 +210,17 @@ async function syncInRunningRelay(pid: number, kind: 'full' | 'incremental', tim
 
 export const backupCommand: CliCommand = {
   name: 'backup',
-  summary: 'Online backup of the store to a file (safe while the relay runs).',
+  summary: 'Online backup of the store (with DATABASE_URL: pg_dump of the shared store too) (safe while the relay runs).',
   usage: `Usage:
   npm run relay -- backup <file> [--force]
       A consistent copy of the SQLite store (listings, outbox, budget, sync state), taken with
       SQLite's online backup while the relay keeps running, then verified. --force replaces an
-      existing file. Photo files are not included: they are downloaded again after a restore.`,
+      existing file. Photo files are not included: they are downloaded again after a restore.
+  With DATABASE_URL: npm run relay -- backup <folder> [--force]
+      A folder (0700) with postgres.dump (pg_dump --format=custom of every relay schema on the
+      database, every agency at once: one consistent snapshot while the relays run), relay.db
+      (DATA_DIR's SQLite store) and backup.json. Needs pg_dump and pg_restore (PATH or
+      /usr/lib/postgresql/*/bin) of the server's major version or newer; no --agency.`,
   async run(args, context) {
     if (wantsHelp(args)) {
       context.out(this.usage);
@@ -207,7 +228,21 @@ export const backupCommand: CliCommand = {
     }
     const options = parseOptions(args, ['force']);
     if (typeof options === 'string') return usageError(this, options, context);
-    if (options.positional.length !== 1) return usageError(this, 'backup takes one file name', context);
+    if (options.positional.length !== 1) return usageError(this, `backup takes one ${context.config.databaseUrl ? 'folder' : 'file'} name`, context);
+    if (context.config.databaseUrl) {
+      if (context.agency) return usageError(this, 'with DATABASE_URL the backup holds every agency (their schemas in one pg_dump): run it without --agency', context);
+      try {
+        const summary = await backupSharedStore(context.config.databaseUrl, context.config.dataDir, options.positional[0]!, { force: options.flags.has('force') });
+        context.out(
+          `Backed up to ${summary.folder} in ${summary.seconds} s: PostgreSQL schemas ${summary.schemas.join(', ')} (${formatBytes(summary.dumpBytes)}, read back by pg_restore), ` +
+            (summary.sqliteBytes === null ? 'no SQLite store in DATA_DIR.' : `DATA_DIR's store (${formatBytes(summary.sqliteBytes)}, integrity check ok).`),
+        );
+        return 0;
+      } catch (error) {
+        context.err((error as Error).message);
+        return 1;
+      }
+    }
     const progress = createProgress('Backup', { unit: 'pages' });
     try {
       const summary = await backupStore(context.config.dataDir, options.positional[0]!, { force: options.flags.has('force'), progress });
@@ -230,15 +265,42 @@ export const restoreCommand: CliCommand = {
       Verifies the backup (SQLite integrity check, a schema this relay knows), then puts it in
       place of the store. Refused while a relay runs on this DATA_DIR. The replaced store is kept
       as relay.db.before-restore-<time>. Photos missing from DATA_DIR/photos are fetched again by
-      the first sync after the relay starts.`,
-  run(args, context) {
+      the first sync after the relay starts.
+  With DATABASE_URL: npm run relay -- restore <folder>
+      A folder made by backup: pg_restore of its dump into the EMPTY database DATABASE_URL names
+      (one transaction), queued enquiries marked to be looked up in the CRM before any is sent
+      again, then relay.db into DATA_DIR as above. Every relay stopped first; no --agency.`,
+  async run(args, context) {
     if (wantsHelp(args)) {
       context.out(this.usage);
       return 0;
     }
     const options = parseOptions(args, []);
     if (typeof options === 'string') return usageError(this, options, context);
-    if (options.positional.length !== 1) return usageError(this, 'restore takes one file name', context);
+    if (options.positional.length !== 1) return usageError(this, `restore takes one ${context.config.databaseUrl ? 'folder' : 'file'} name`, context);
+    if (context.config.databaseUrl) {
+      if (context.agency) return usageError(this, 'with DATABASE_URL a backup holds every agency: restore it without --agency', context);
+      try {
+        const summary = await restoreSharedStore(context.config.databaseUrl, context.config.dataDir, options.positional[0]!);
+        const queued = Object.entries(summary.enquiriesToReconcile).filter(([, count]) => count > 0);
+        context.out(
+          [
+            `Restored PostgreSQL schemas ${summary.schemas.join(', ')} into ${redactUrl(context.config.databaseUrl)}.`,
+            queued.length
+              ? `Queued enquiries (${queued.map(([schema, count]) => `${count} in ${schema}`).join(', ')}) may have been delivered after the backup was taken: the relays ask the CRM about each before sending it.`
+              : 'No enquiry was queued in the backup.',
+            summary.sqlite
+              ? `DATA_DIR's store restored into ${resolve(context.config.dataDir)}${summary.sqlite.previous ? `; the store it replaced is kept as ${summary.sqlite.previous}` : ''}.`
+              : 'The backup has no SQLite store: DATA_DIR is left as it is.',
+            'Listing replicas and photos are rebuilt by the relays from PostgreSQL and the CRM. Enquiries accepted after the backup was taken are only in the old database.',
+          ].join('\n'),
+        );
+        return 0;
+      } catch (error) {
+        context.err((error as Error).message);
+        return 1;
+      }
+    }
     try {
       // One agency's store: the relay that holds it open runs from DATA_DIR.
       const relay = context.agency ? runningRelay(context.agency.keyDataDir) : undefined;

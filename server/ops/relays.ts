@@ -1,21 +1,94 @@
+import type pg from 'pg';
 import { SharedGate } from '../crm/shared-gate.ts';
 import { utcDay } from '../crm/limiter.ts';
-import { openPool, redactUrl, safeMessage } from '../store/postgres.ts';
-import { DB_NOW, KEY_SCHEMA, listRelays, RELAY_ALIVE_MS, type RelaySeen } from '../store/shared-database.ts';
+import { checkSchemaName, openPool, redactUrl, safeMessage } from '../store/postgres.ts';
+import { SYNC_LEASE } from '../store/sync-lease.ts';
+import { agencySchema, DB_NOW, KEY_SCHEMA, listRelays, RELAY_ALIVE_MS, type RelaySeen } from '../store/shared-database.ts';
+
+
+/**
+ * Who runs an agency's sync: `held` by a relay until its lease expires, `expired` (the holder
+ * stopped renewing: dead or cut off; the next relay to try takes it over), or `none` (no relay
+ * has taken it yet).
+ */
+export interface SyncHolder {
+  /** The agency's PostgreSQL schema (public: the one agency of a relay without AGENCIES_FILE). */
+  schema: string;
+  state: 'held' | 'expired' | 'none';
+  /** The holder's registry id (host and DATA_DIR), for held and expired leases. */
+  relay: string | null;
+  /** The holder's host, from the registry (null: not in it any more). */
+  host: string | null;
+  epoch: number | null;
+  /** Seconds until the lease expires (negative: expired that long ago). */
+  expiresInSeconds: number | null;
+}
+
+type RelayRow = RelaySeen & { alive: boolean; lastSeenSecondsAgo: number };
 
 /** What `status` shows of the shared store (DATABASE_URL): the relays seen and the key's count today across them. */
 export interface SharedStatus {
   database: string;
-  relays: Array<RelaySeen & { alive: boolean; lastSeenSecondsAgo: number }>;
+  relays: Array<RelayRow & { /** Agencies whose sync this relay holds now (lease not expired). */ syncsHeld: number }>;
   /** Requests today by every relay on the key (null: no CRM_API_KEY to name it by). */
   crmUsedToday: number | null;
+  /** Every agency schema's sync holder on the database. */
+  syncs: SyncHolder[];
 }
 
-/** Reads the relay registry and the key's day on the shared database; throws a message naming DATABASE_URL, never its password. */
+/**
+ * The listing-sync lease of every agency schema on the database, in two queries whatever their
+ * number: which schemas have a sync_lease table, then one UNION ALL over them. Schemas whose
+ * table has no row come back as `none`.
+ */
+export async function readSyncHolders(pool: pg.Pool, relays: RelaySeen[]): Promise<SyncHolder[]> {
+  const { rows: schemas } = await pool.query<{ schema: string }>(
+    `SELECT table_schema AS schema FROM information_schema.tables
+     WHERE table_name = 'sync_lease' AND (table_schema = 'public' OR table_schema LIKE 'agency\\_%') ORDER BY 1`,
+  );
+  // Names come from the catalogue; checked anyway, since they are written into the query unquoted.
+  const names = schemas.map((row) => row.schema).filter((schema) => {
+    try {
+      checkSchemaName(schema);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  if (!names.length) return [];
+  const union = names
+    .map((schema) => `SELECT '${schema}' AS schema, holder, epoch, expires_at, ${DB_NOW} AS now FROM ${schema}.sync_lease WHERE name = $1`)
+    .join(' UNION ALL ');
+  const { rows } = await pool.query<{ schema: string; holder: string; epoch: number; expires_at: number; now: number }>(union, [SYNC_LEASE]);
+  const leases = new Map(rows.map((row) => [row.schema, row]));
+  const hostOf = new Map(relays.map((relay) => [relay.id, relay.host]));
+  return names.map((schema): SyncHolder => {
+    const lease = leases.get(schema);
+    if (!lease) return { schema, state: 'none', relay: null, host: null, epoch: null, expiresInSeconds: null };
+    const left = Number(lease.expires_at) - Number(lease.now);
+    return {
+      schema,
+      state: left > 0 ? 'held' : 'expired',
+      relay: lease.holder,
+      host: hostOf.get(lease.holder) ?? null,
+      epoch: Number(lease.epoch),
+      expiresInSeconds: Math.round(left / 1000),
+    };
+  });
+}
+
+/** A message naming DATABASE_URL (never its password) for a failed read of the shared store. */
+function sharedReadError(error: unknown, url: string): Error {
+  const message = safeMessage(error, url);
+  return new Error(`DATABASE_URL: could not read the shared store at ${redactUrl(url)}: ${/relation .* does not exist/.test(message) ? `no relay has started on it yet (${KEY_SCHEMA}.relays is missing)` : message}`);
+}
+
+/** Reads the relay registry, the agencies' sync holders and the key's day on the shared database; throws a message naming DATABASE_URL, never its password. */
 export async function readSharedStatus(url: string, apiKey: string | undefined, now = new Date()): Promise<SharedStatus> {
   const pool = openPool(url, { poolSize: 1 });
   try {
     const [relays, clock] = await Promise.all([listRelays(pool), pool.query<{ now: number }>(`SELECT ${DB_NOW} AS now`)]);
+    const syncs = await readSyncHolders(pool, relays);
     // The database's clock, as the heartbeats are: "alive" means the same here as to the relays.
     const dbNow = Number(clock.rows[0]!.now);
     let crmUsedToday: number | null = null;
@@ -25,27 +98,83 @@ export async function readSharedStatus(url: string, apiKey: string | undefined, 
     }
     return {
       database: redactUrl(url),
-      relays: relays.map((relay) => ({ ...relay, alive: dbNow - relay.lastSeen < RELAY_ALIVE_MS, lastSeenSecondsAgo: Math.max(0, Math.round((dbNow - relay.lastSeen) / 1000)) })),
+      relays: relays.map((relay) => ({
+        ...relay,
+        alive: dbNow - relay.lastSeen < RELAY_ALIVE_MS,
+        lastSeenSecondsAgo: Math.max(0, Math.round((dbNow - relay.lastSeen) / 1000)),
+        syncsHeld: syncs.filter((sync) => sync.state === 'held' && sync.relay === relay.id).length,
+      })),
       crmUsedToday,
+      syncs,
     };
   } catch (error) {
-    const message = safeMessage(error, url);
-    throw new Error(`DATABASE_URL: could not read the shared store at ${redactUrl(url)}: ${/relation .* does not exist/.test(message) ? `no relay has started on it yet (${KEY_SCHEMA}.relays is missing)` : message}`);
+    throw sharedReadError(error, url);
   } finally {
     await pool.end().catch(() => {});
   }
 }
 
-/** The lines of `status` for the shared store. */
-export function formatSharedStatus(status: SharedStatus, dailyLimit: number): string {
+/** Each agency's sync holder, by slug (`agencies` with DATABASE_URL); an agency without a schema yet is `none`. */
+export async function readAgencySyncHolders(url: string, slugs: string[]): Promise<Map<string, SyncHolder>> {
+  const pool = openPool(url, { poolSize: 1 });
+  try {
+    // No registry yet (no relay started): holders are named by their id alone.
+    const relays = await listRelays(pool).catch(() => []);
+    const bySchema = new Map((await readSyncHolders(pool, relays)).map((sync) => [sync.schema, sync]));
+    return new Map(
+      slugs.map((slug) => {
+        const schema = agencySchema(slug);
+        return [slug, bySchema.get(schema) ?? { schema, state: 'none', relay: null, host: null, epoch: null, expiresInSeconds: null }];
+      }),
+    );
+  } catch (error) {
+    throw sharedReadError(error, url);
+  } finally {
+    await pool.end().catch(() => {});
+  }
+}
+
+/** How a sync holder reads in a table cell: the holding relay's host (its id when not in the registry), or none / expired. */
+export function describeSyncHolder(sync: SyncHolder): string {
+  if (sync.state === 'none') return 'none';
+  const who = sync.host ?? sync.relay ?? '?';
+  return sync.state === 'held' ? who : `expired (${who})`;
+}
+
+/** The lines of `status` for the shared store; `singleAgencySchema`: the one agency shown (no AGENCIES_FILE, or --agency), whose sync holder is named. */
+export function formatSharedStatus(
+  status: SharedStatus,
+  dailyLimit: number,
+  options: { singleAgencySchema?: string; /** With AGENCIES_FILE: the schemas of the agencies it lists (a removed agency's lease is left out). */ agencySchemas?: string[] } = {},
+): string {
   const alive = status.relays.filter((relay) => relay.alive).length;
+  const counted = options.agencySchemas ? new Set(options.agencySchemas) : undefined;
+  const agencies = counted ? status.syncs.filter((sync) => counted.has(sync.schema)) : status.syncs;
+  const held = agencies.filter((sync) => sync.state === 'held').length;
+  const expired = agencies.filter((sync) => sync.state === 'expired');
+  const single = options.singleAgencySchema === undefined ? undefined : status.syncs.find((sync) => sync.schema === options.singleAgencySchema);
+  const syncLine =
+    options.singleAgencySchema !== undefined
+      ? `Sync held by    ${
+          !single || single.state === 'none'
+            ? 'no relay yet'
+            : single.state === 'held'
+              ? `${single.relay} (lease ${single.epoch}, ${single.expiresInSeconds} s left)`
+              : `nobody: ${single.relay}'s lease expired ${-single.expiresInSeconds!} s ago (another relay takes it over)`
+        }`
+      : `Syncs           ${held} of ${counted?.size ?? status.syncs.length} agencies held by a relay` +
+        (expired.length
+          ? `; ${expired.length} EXPIRED (taken over at the next try): ${expired.slice(0, 10).map((sync) => sync.schema).join(', ')}${expired.length > 10 ? ', …' : ''}`
+          : '');
   return [
     `Shared store    PostgreSQL ${status.database}`,
     ...(status.crmUsedToday === null ? [] : [`CRM requests    ${status.crmUsedToday} of ${dailyLimit} today by every relay on the key`]),
+    syncLine,
     `Relays          ${status.relays.length} seen, ${alive} alive (heard from within ${RELAY_ALIVE_MS / 1000} s)`,
     ...status.relays.map(
       (relay) =>
-        `  ${relay.alive ? 'alive' : 'gone '}  ${relay.id}  version ${relay.version}, started ${new Date(relay.startedAt).toISOString()}, last seen ${relay.lastSeenSecondsAgo} s ago`,
+        `  ${relay.alive ? 'alive' : 'gone '}  ${relay.id}  version ${relay.version}, started ${new Date(relay.startedAt).toISOString()}, last seen ${relay.lastSeenSecondsAgo} s ago, ` +
+        `holds ${relay.syncsHeld} ${relay.syncsHeld === 1 ? 'sync' : 'syncs'}`,
     ),
   ].join('\n');
 }

@@ -11,7 +11,7 @@ import type { AgenciesRig } from './rig.ts';
  * Another relay beside the rig's: the same AGENCIES_FILE, key, simulator and database, its own
  * DATA_DIR (another machine's disk). close() also removes that folder.
  */
-export async function anotherRelay(rig: AgenciesRig, databaseUrl: string, options: { workers?: boolean } = {}): Promise<RunningRelay> {
+export async function anotherRelay(rig: AgenciesRig, databaseUrl: string, options: { workers?: boolean; /** More settings for this relay (ENQUIRY_RECONCILE_DELAY_MS, say). */ env?: Record<string, string> } = {}): Promise<RunningRelay> {
   const { config } = rig.relay;
   const dataDir = mkdtempSync(join(tmpdir(), 'estate-agencies-second-'));
   const relay = await startRelay(
@@ -28,6 +28,7 @@ export async function anotherRelay(rig: AgenciesRig, databaseUrl: string, option
       LOG_LEVEL: 'silent',
       PUBLIC_URL: 'https://relay.integrator.test',
       ENQUIRY_RATE_LIMIT_PER_MINUTE: String(config.enquiries.rateLimitPerMinute),
+      ...options.env,
     }),
     { log: silentLogger, workers: options.workers ?? false, app: { demoDir: null } },
   ).catch((error: unknown) => {
