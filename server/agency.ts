@@ -130,6 +130,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
       replica,
       database: options.sharedDatabase,
       leaderWorkers: [listings.account, listings.sync, listings.changes, access],
+      runSync: (kind) => void copiedListings.sync.run(kind),
       onCopied: () => {
         copiedListings.cache.reloaded();
         copiedListings.account.reload();

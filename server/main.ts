@@ -64,8 +64,11 @@ process.on(SYNC_SIGNAL, () => {
     const { kind, agency } = takeSyncRequest(relay.store.dataDir);
     log.info({ kind, ...(agency ? { agency } : {}) }, 'sync requested by the operator CLI');
     // Every agency (the one at the root unless AGENCIES_FILE, and those under /a/<slug>/), or the one named.
-    if (!config.agenciesFile && agency === undefined) void relay.listings.sync.run(kind);
-    for (const running of relay.agencies?.list() ?? []) if (agency === undefined || running.entry.slug === agency) void running.agency.listings.sync.run(kind);
+    // DATABASE_URL: the relay holding each agency's sync runs it, whichever relay was asked.
+    const runOrPass = (target: { sharedSync?: { requestSync(kind: 'full' | 'incremental'): Promise<void> }; listings: { sync: { run(kind: 'full' | 'incremental'): Promise<unknown> } } }) =>
+      target.sharedSync ? target.sharedSync.requestSync(kind).catch((error: unknown) => log.error({ err: error }, 'could not pass the sync request to the relay holding the sync')) : void target.listings.sync.run(kind);
+    if (!config.agenciesFile && agency === undefined) void runOrPass(relay);
+    for (const running of relay.agencies?.list() ?? []) if (agency === undefined || running.entry.slug === agency) void runOrPass(running.agency);
   } catch (error) {
     log.error({ err: error }, 'could not take the sync request of the operator CLI');
   }

@@ -6,6 +6,8 @@ import type { Worker } from './worker.ts';
 
 /** NOTIFY channel of a published replica (payload: the agency's schema). */
 export const REPLICA_CHANNEL = 'replica_changed';
+/** NOTIFY channel of a sync asked of a relay that does not hold it (payload: `<schema> <kind>`). */
+export const SYNC_REQUEST_CHANNEL = 'sync_requested';
 /** How often the holder publishes what its sync wrote (when anything did). */
 const PUBLISH_EVERY_MS = 250;
 /** A follower that heard nothing looks for published rows this often anyway (a notice can be lost). */
@@ -25,6 +27,8 @@ export interface SharedSyncOptions {
   onCopied(tables: ReadonlySet<string>): void;
   /** This relay took or gave up the agency's sync. */
   onRoleChange?(leading: boolean): void;
+  /** Runs a sync here (the holder, asked by the operator on any relay). */
+  runSync?(kind: 'full' | 'incremental'): void;
   log: Logger;
   /** Renewal (and, for a follower, take-over attempt) interval. Default a third of the lease. */
   renewMs?: number;
@@ -45,6 +49,7 @@ export class SharedSync implements Worker {
   private tickTimer: NodeJS.Timeout | undefined;
   private publishTimer: NodeJS.Timeout | undefined;
   private unlisten: (() => void) | undefined;
+  private unlistenRequests: (() => void) | undefined;
   private lastFollowAt = 0;
   private readonly log: Logger;
   /** Times this relay took the agency's sync (for /metrics and tests). */
@@ -93,6 +98,16 @@ export class SharedSync implements Worker {
         else this.unlisten = unlisten;
       })
       .catch((error: unknown) => this.log.warn({ error: describe(error) }, 'could not listen for replica notices; polling instead'));
+    void this.options.database
+      .listen(SYNC_REQUEST_CHANNEL, (payload) => {
+        const [schema, kind] = payload.split(' ');
+        if (schema === this.options.schema && this.leading && (kind === 'full' || kind === 'incremental')) this.options.runSync?.(kind);
+      })
+      .then((unlisten) => {
+        if (this.stopped) unlisten();
+        else this.unlistenRequests = unlisten;
+      })
+      .catch((error: unknown) => this.log.warn({ error: describe(error) }, 'could not listen for sync requests from other relays'));
     this.tick();
   }
 
@@ -101,6 +116,7 @@ export class SharedSync implements Worker {
     clearTimeout(this.tickTimer);
     clearInterval(this.publishTimer);
     this.unlisten?.();
+    this.unlistenRequests?.();
     await this.step(async () => {
       if (!this.leading) return;
       this.leading = false;
@@ -112,6 +128,16 @@ export class SharedSync implements Worker {
       this.options.onRoleChange?.(false);
       this.log.info({}, 'agency sync released');
     });
+  }
+
+  /**
+   * A sync the operator asked of this relay (`npm run relay -- sync`): run here when this relay
+   * holds the agency's sync, else passed to the relay that does (its outcome reaches this relay's
+   * copy, where the CLI waits for it).
+   */
+  async requestSync(kind: 'full' | 'incremental'): Promise<void> {
+    if (this.leading) return this.options.runSync?.(kind);
+    await this.options.database.notify(SYNC_REQUEST_CHANNEL, `${this.options.schema} ${kind}`);
   }
 
   /**

@@ -109,6 +109,10 @@ describe.skipIf(skipped)(`one agency, two relays on one PostgreSQL database${ski
     // The follower refuses to sync itself: its writes would be the holder's to make.
     const refused = await follower.listings.sync.run('full');
     expect(refused.error).toMatch(/another relay holds this agency's sync/);
+    // Asked of the follower (the operator's `npm run relay -- sync` there), the holder runs it.
+    sim.state.changeListing(simListing.id, { fields: { heading: 'Asked of the other relay' } }, simListing.market);
+    await follower.sharedSync!.requestSync('incremental');
+    await until('the requested sync on the follower', async () => (await get(follower, path)).text.includes('Asked of the other relay'), 10_000);
   });
 
   it('when the holding relay stops, the other takes the sync over at once; when a lease lapses, within the lease', async () => {
