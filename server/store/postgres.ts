@@ -25,7 +25,7 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 const INT8_OID = 20;
 
 /**
- * Connects the store's shared tables (the enquiry outbox so far) to PostgreSQL at `url`, after
+ * Connects the store's shared tables to PostgreSQL at `url`, after
  * bringing its schema up to date. Fails (without the password in the message) when the server
  * cannot be reached or refuses the login, so the relay does not start half-connected.
  */

@@ -87,7 +87,7 @@ export function attachQueries(store: object, attached: Queries): void {
   queries.set(store, attached);
 }
 
-/** Which database the shared tables (the outbox so far) live in. */
+/** Which database the store's shared tables live in. */
 export function sharedStoreKind(store: object): StoreKind {
   return queries.get(store)?.kind ?? 'sqlite';
 }
