@@ -30,6 +30,7 @@ import type { BenchContext, BenchFigure } from './types.ts';
 
 const LISTINGS = 60;
 const LIST_PATH = '/api/v1/listings?type=sale&sort=price&pageSize=24';
+const SHARED_PUBLIC_URL = 'https://listings.agency.test';
 
 export async function run(context: BenchContext): Promise<BenchFigure[]> {
   const found = findOrInstallPostgres(context.note);
@@ -71,8 +72,9 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
     };
     // Two relays on PostgreSQL, one on SQLite alone.
     const [relayA, relayB, relaySqlite] = await Promise.all([
-      startRelay('a', { DATABASE_URL: databaseUrl }),
-      startRelay('b', { DATABASE_URL: databaseUrl }),
+      // Behind one load balancer both relays have the one public address (answers carry absolute URLs).
+      startRelay('a', { DATABASE_URL: databaseUrl, PUBLIC_URL: SHARED_PUBLIC_URL }),
+      startRelay('b', { DATABASE_URL: databaseUrl, PUBLIC_URL: SHARED_PUBLIC_URL }),
       startRelay('sqlite', {}),
     ]);
     for (const origin of [relayA!, relayB!, relaySqlite!]) await untilListed(origin);
