@@ -146,6 +146,8 @@ export class SharedSync implements Worker {
    * the step queue: a step stopping the change worker waits for the worker, which may be here.
    */
   async publishNow(): Promise<void> {
+    // Never started (a relay driven by hand, as in tests): nothing is captured, nothing to publish.
+    if (this.neverStarted) return;
     if (!this.leading) throw new Error("this relay no longer holds the agency's sync");
     if ((await this.publish()) === false) throw new Error("this relay no longer holds the agency's sync");
   }

@@ -177,9 +177,10 @@ export class CrmChangeWorker {
         if (this.inboxDue && this.options.inbox) await this.takeFromInbox(this.options.inbox);
         if (!this.loaded) return;
         for (;;) {
-          // Stopped (shutting down, or another relay took the agency's sync): what failed stays due
-          // for the next run; looping on it here would spin without ever yielding to the event loop.
-          if (this.stopped) return;
+          // Stopped after a start (shutting down, or another relay took the agency's sync): what
+          // failed stays due for the next run; looping on it here would spin without ever yielding
+          // to the event loop. (Never started: a caller drives the worker by hand.)
+          if (this.abort.signal.aborted) return;
           const due = this.options.store.due(this.now());
           if (due.length === 0) break;
           await this.apply(due);
