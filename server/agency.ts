@@ -131,12 +131,13 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
       database: options.sharedDatabase,
       leaderWorkers: [listings.account, listings.sync, listings.changes, access],
       runSync: (kind) => void copiedListings.sync.run(kind),
-      onCopied: () => {
+      onCopied: (tables) => {
         copiedListings.cache.reloaded();
         copiedListings.account.reload();
         // Files of images the copy names and this relay lacks, from the file host; then files no agency names any more.
         const fill = copiedListings.photoFill;
-        if (fill) void fill.fillMissing().then(() => fill.prune()).catch((error: unknown) => log.warn({ error: (error as Error).message }, 'photo fill failed; tried again at the next copy'));
+        const photosChanged = tables.has('*') || PHOTO_INDEX_TABLES.some((table) => tables.has(table));
+        if (fill && photosChanged) void fill.fillMissing().then(() => fill.prune()).catch((error: unknown) => log.warn({ error: (error as Error).message }, 'photo fill failed; tried again at the next copy'));
       },
       onRoleChange: (leading) => {
         // A new holder's mirror counts an image on record as present: fill what this relay lacks first.

@@ -247,9 +247,16 @@ export class SharedSync implements Worker {
 
   /** A follower copies rows published since it last looked (serialised with the other steps). */
   private follow(): void {
-    if (this.stopped || this.leading) return;
-    void this.step(() => this.copy());
+    // A burst of notices (a sync publishing every 250 ms) is one copy, not one each.
+    if (this.stopped || this.leading || this.followQueued) return;
+    this.followQueued = true;
+    void this.step(() => {
+      this.followQueued = false;
+      return this.copy();
+    });
   }
+
+  private followQueued = false;
 
   private async copy(always = false): Promise<void> {
     if (this.leading && !always) return;
