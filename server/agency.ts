@@ -16,7 +16,7 @@ import { shareAgencySync } from './store/replica.ts';
 import { LISTING_CACHE_TABLES } from './listings/cache.ts';
 import { CHANGE_TABLES } from './listings/event-store.ts';
 import { PHOTO_INDEX_TABLES } from './photos/mirror.ts';
-import { renderSharedSyncMetrics, SharedSync } from './shared-sync.ts';
+import { renderSharedSyncMetrics, SharedSync, type SyncBalance } from './shared-sync.ts';
 import type { Worker } from './worker.ts';
 
 /**
@@ -58,6 +58,8 @@ export interface ComposeAgencyOptions {
   photoGuard?: ListingsServiceOptions['photoGuard'];
   afterSweep?: ListingsServiceOptions['afterSweep'];
   otherAccount?: ListingsServiceOptions['otherAccount'];
+  /** Relays on one database with many agencies: how this relay shares the agencies' syncs with the others. */
+  syncBalance?: SyncBalance;
   /** After each read of the key's usage (default: this agency's listing budget is planned again). */
   onUsage?: (usage: KeyUsage) => void;
 }
@@ -131,6 +133,8 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
       database: options.sharedDatabase,
       leaderWorkers: [listings.account, listings.sync, listings.changes, access],
       runSync: (kind) => void copiedListings.sync.run(kind),
+      balance: options.syncBalance,
+      canHandOver: () => copiedListings.cache.readState().lastSuccessAt !== null,
       onCopied: (tables) => {
         copiedListings.cache.reloaded();
         copiedListings.account.reload();

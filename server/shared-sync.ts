@@ -13,6 +13,12 @@ const PUBLISH_EVERY_MS = 250;
 /** A follower that heard nothing looks for published rows this often anyway (a notice can be lost). */
 const FOLLOW_POLL_MS = 30_000;
 
+/** How a relay of many agencies shares their syncs with the other relays (see AgencySet). */
+export interface SyncBalance {
+  mayTakeMore(): boolean;
+  holdsTooMany(): boolean;
+}
+
 export interface SharedSyncOptions {
   /** The agency's name in logs (undefined: the one agency of the relay). */
   agency: string | undefined;
@@ -23,12 +29,20 @@ export interface SharedSyncOptions {
   database: Pick<SharedDatabase, 'listen' | 'notify'>;
   /** What only the lease holder runs: the sync, the change worker, the account look-up, the access check. */
   leaderWorkers: Worker[];
+  /** Whether the agency's sync may be handed over now (its cache is filled: a first fill is not cut short). */
+  canHandOver?(): boolean;
   /** Tables changed here by another relay's sync (copied from PostgreSQL): what is kept in memory is read again. */
   onCopied(tables: ReadonlySet<string>): void;
   /** This relay took or gave up the agency's sync. */
   onRoleChange?(leading: boolean): void;
   /** Runs a sync here (the holder, asked by the operator on any relay). */
   runSync?(kind: 'full' | 'incremental'): void;
+  /**
+   * Many agencies on several relays: whether this relay may take another agency's sync (it holds
+   * fewer than its share), and whether it should give this one up (it holds more: another relay
+   * joined). Default: take every free lease, never give one up.
+   */
+  balance?: SyncBalance;
   log: Logger;
   /** Renewal (and, for a follower, take-over attempt) interval. Default a third of the lease. */
   renewMs?: number;
@@ -185,6 +199,8 @@ export class SharedSync implements Worker {
   }
 
   private async renew(): Promise<void> {
+    // Another relay joined: give this agency up, if its cache is filled (a first fill is not cut short).
+    if (this.options.balance?.holdsTooMany() && this.options.canHandOver?.()) return this.handOver();
     let held = false;
     try {
       held = await this.options.lease.acquireOrRenew();
@@ -196,6 +212,17 @@ export class SharedSync implements Worker {
 
   private async tryToLead(): Promise<void> {
     const { lease, replica } = this.options;
+    if (this.options.balance && !this.options.balance.mayTakeMore()) {
+      // This relay holds its share of the agencies' syncs: this one is left to a relay holding
+      // fewer, unless none has taken it for three tries (the shares count every relay alive, and
+      // one may not serve this agency): no agency goes without a sync.
+      this.passedOver = (await lease.isFree().catch(() => false)) ? this.passedOver + 1 : 0;
+      if (this.passedOver < 3) {
+        if (Date.now() - this.lastFollowAt >= FOLLOW_POLL_MS) await this.copy();
+        return;
+      }
+    }
+    this.passedOver = 0;
     let held = false;
     try {
       held = await lease.acquireOrRenew();
@@ -207,6 +234,7 @@ export class SharedSync implements Worker {
       if (Date.now() - this.lastFollowAt >= FOLLOW_POLL_MS) await this.copy();
       return;
     }
+
     try {
       // From the last rows the previous holder published, then every write of ours is recorded.
       await this.copy(true);
@@ -226,6 +254,22 @@ export class SharedSync implements Worker {
     this.options.onRoleChange?.(true);
     this.log.info({ epoch: lease.epoch }, 'this relay holds the agency sync');
   }
+
+  /** Gives the agency's sync to another relay: the last writes published, the lease released at once. */
+  private async handOver(): Promise<void> {
+    this.leading = false;
+    clearInterval(this.publishTimer);
+    await Promise.all(this.options.leaderWorkers.map((worker) => worker.stop()));
+    await this.publish().catch(() => false);
+    await this.options.lease.release().catch(() => this.options.lease.forget());
+    this.options.replica.stopCapture();
+    this.options.onRoleChange?.(false);
+    this.handedOver++;
+    this.log.info({}, 'agency sync handed over to a relay holding fewer (another relay joined)');
+  }
+
+  /** Times this relay gave an agency's sync up to balance the relays (for tests and logs). */
+  handedOver = 0;
 
   private async stepDown(reason: string): Promise<void> {
     if (!this.leading) return;
@@ -257,6 +301,8 @@ export class SharedSync implements Worker {
   }
 
   private followQueued = false;
+  /** Tries in a row that this relay, at its share, found the lease free and left it. */
+  private passedOver = 0;
 
   private async copy(always = false): Promise<void> {
     if (this.leading && !always) return;

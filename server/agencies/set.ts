@@ -2,7 +2,7 @@ import { Router, type RequestHandler } from 'express';
 import { chmodSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SharedDatabase } from '../store/shared-database.ts';
-import { renderSharedSyncMetrics } from '../shared-sync.ts';
+import { renderSharedSyncMetrics, type SyncBalance } from '../shared-sync.ts';
 import { fillFromAgencies } from '../photos/fill.ts';
 import { agencyFeatures, agencyWorkers, composeAgency, type Agency } from '../agency.ts';
 import { ConfigError, type Config } from '../config.ts';
@@ -172,6 +172,25 @@ export class AgencySet {
     return [...this.draining];
   }
 
+  /**
+   * Relays on one database share the agencies' syncs: each takes a free lease while it holds fewer
+   * than its share (the agencies over the relays alive, rounded up), and one holding more (a relay
+   * joined) hands agencies over, one per renewal, until it holds its share.
+   */
+  private readonly syncBalance: SyncBalance = {
+    mayTakeMore: () => this.syncsHeld() < this.syncShare(),
+    holdsTooMany: () => this.syncsHeld() > this.syncShare(),
+  };
+
+  private syncsHeld(): number {
+    return this.list().filter((running) => running.agency.sharedSync?.leads).length;
+  }
+
+  private syncShare(): number {
+    const relays = Math.max(1, this.options.sharedDatabase?.relaysAlive() ?? 1);
+    return Math.ceil(this.list().length / relays);
+  }
+
   /** The served agency whose learned CRM account id is `account`. */
   byAccount(account: string): RunningAgency | undefined {
     for (const running of this.serving.values()) if (running.agency.listings.account.id === account) return running;
@@ -193,6 +212,7 @@ export class AgencySet {
       photoGuard: this.photoGuard,
       afterSweep: () => this.afterSweep(entry.slug),
       onUsage: (usage) => this.onUsage(usage),
+      syncBalance: this.syncBalance,
     });
     // Back after a removal, its rows may name images another agency's clean-up deleted meanwhile: fetched again, never served broken.
     agency.listings.forgetMissingPhotos();

@@ -94,6 +94,12 @@ export class SyncLease {
       .execute();
   }
 
+  /** Whether no relay holds the lease now (never held, released, or lapsed). */
+  async isFree(): Promise<boolean> {
+    const holder = await readLeaseHolder(this.db);
+    return !holder?.live;
+  }
+
   /** This relay no longer counts itself the holder (its renewal failed: the database is unreachable, say). */
   forget(): void {
     this.term = undefined;

@@ -1,8 +1,8 @@
-// One limit across relays (DATABASE_URL): two relays on one API key, one syncing the agencies from
-// a cold start (it took their sync leases first), the other delivering enquiries meanwhile, take
-// their CRM slots and count their requests in PostgreSQL, so the simulator (which counts per key
-// on arrival) never sees more than 10 in a second, refuses none, and the day's budget holds every
-// request of both relays once.
+// One limit across relays (DATABASE_URL): two relays on one API key, sharing four agencies' syncs
+// from a cold start (the first takes every lease, then hands some to the second once filled), the
+// second delivering enquiries meanwhile, take their CRM slots and count their requests in
+// PostgreSQL, so the simulator (which counts per key on arrival) never sees more than 10 in a
+// second, refuses none, and the day's budget holds every request of both relays once.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -37,7 +37,7 @@ describe.skipIf(skipped)(`two relays on one key and one PostgreSQL database${ski
   it('never more than 10 requests in a second at the CRM, no 429, and the day\'s budget counts each request of both relays once', async () => {
     const ready = (relay: RunningRelay) => Promise.all(rig.entries.map(async (entry) => (await fetch(`${relay.url}/a/${entry.slug}/readyz`)).status));
     const both = async () => [...(await ready(rig.relay)), ...(await ready(second))];
-    // While the first relay fills the four agencies, the second (syncing none) delivers enquiries to them.
+    // While the first relay fills the four agencies, the second delivers enquiries to them.
     const posts = rig.accounts.flatMap((account, index) =>
       [0, 1, 2].map(async () => {
         const listing = account.listings.find((candidate) => candidate.publishedToWeb !== null && candidate.market === 'sale' && ['listing', 'conditional'].includes(candidate.status))!;
