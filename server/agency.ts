@@ -16,6 +16,7 @@ import { shareAgencySync } from './store/replica.ts';
 import { LISTING_CACHE_TABLES } from './listings/cache.ts';
 import { CHANGE_TABLES } from './listings/event-store.ts';
 import { PHOTO_INDEX_TABLES } from './photos/mirror.ts';
+import { PUBLISHED_PAGES_TABLES } from './pages/published.ts';
 import { renderSharedSyncMetrics, SharedSync, type SyncBalance } from './shared-sync.ts';
 import type { Worker } from './worker.ts';
 
@@ -120,7 +121,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
   });
   if (options.sharedDatabase) {
     const { lease, replica } = shareAgencySync(store, {
-      tables: [...PHOTO_INDEX_TABLES, ...LISTING_CACHE_TABLES, ...CHANGE_TABLES, ...ACCESS_TABLES],
+      tables: [...PHOTO_INDEX_TABLES, ...LISTING_CACHE_TABLES, ...CHANGE_TABLES, ...ACCESS_TABLES, ...PUBLISHED_PAGES_TABLES],
       holder: options.sharedDatabase.relayId,
       leaseMs: config.listings.syncLeaseMs,
     });

@@ -172,6 +172,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
           listings: root.listings.publicListings,
           onListingsChange: (listener) => root.listings.cache.onChange(listener),
           filled: () => root.listings.cache.readState().lastSuccessAt !== null,
+          recordsPublished: root.sharedSync && (() => root.sharedSync!.holdsSync),
           ownUrl: url,
           widgetDir,
           maxUrlsPerSitemap: options.maxUrlsPerSitemap,

@@ -25,6 +25,8 @@ export interface PagesOptions {
   /** The listing cache's change feed and fill state. */
   onListingsChange(listener: () => void): unknown;
   filled(): boolean;
+  /** Relays on one database: whether this relay records the published pages (the agency's sync holder does). */
+  recordsPublished?: () => boolean;
   /** Where this relay listens (demo mode: the site URL, and what share images are absolute against). */
   ownUrl: string;
   /** The widget build the relay serves: the server copy of the elements is in its ssr/ folder (render.ts). */
@@ -64,6 +66,7 @@ export function pagesFeature(options: PagesOptions): Feature {
     listings: options.listings,
     onListingsChange: options.onListingsChange,
     filled: options.filled,
+    recordsPublished: options.recordsPublished,
     published: publishedPages(options.store),
     wrapper,
     paths: new SitePaths(siteUrl, config.site.listingPath),

@@ -1,6 +1,9 @@
 import type { Store } from '../store/store.ts';
 import { tablesOf } from '../store/tables.ts';
 
+/** The table of published pages: with DATABASE_URL copied from the agency's sync holder, which alone records it (store/replica.ts). */
+export const PUBLISHED_PAGES_TABLES = ['pages_published'] as const;
+
 /** The pages_published table (this module's, migration 080): which listing pages were ever published, and which have gone. */
 export interface PublishedPages {
   /** Records the current listings' pages; those no longer current are marked gone. */

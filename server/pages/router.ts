@@ -41,6 +41,8 @@ export interface PagesRouterDeps {
   currency: string;
   maxUrlsPerSitemap?: number;
   now?: Clock;
+  /** Whether this relay records the published pages (default: always; relays on one database: the sync holder). */
+  recordsPublished?: () => boolean;
   /** Reports a failed pages_published write (the store is busy); the next change records again. */
   onRecordError?(error: unknown): void;
 }
@@ -86,6 +88,8 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
   };
 
   const recordPublished = () => {
+    // Relays on one database: the agency's sync holder records, the others get its record (one answer, 410 or 404, from any relay).
+    if (deps.recordsPublished && !deps.recordsPublished()) return;
     try {
       published.record(currentListings().map((listing) => ({ id: listing.id, path: paths.listing(listing.id, listing.address.display) })), now());
     } catch (error) {

@@ -12,6 +12,7 @@ import { startSimulator, type RunningSimulator } from '../../server/sim/simulato
 import { freshDatabase } from '../support/postgres.ts';
 import { queryDatabase } from '../agencies/pg-rig.ts';
 import { publicListingId } from './rig.ts';
+import { addressSlug } from '../../contract/slug.ts';
 
 const postgres = inject('postgres');
 const skipped = 'skipped' in postgres ? postgres.skipped : undefined;
@@ -135,5 +136,22 @@ describe.skipIf(skipped)(`one agency, two relays on one PostgreSQL database${ski
     expect(lease!.holder).not.toBe('dead-relay');
     // Both serve the same answers again.
     await until('the same answers on both', async () => (await get(follower, '/api/v1/listings')).etag === (await get(third, '/api/v1/listings')).etag);
+  });
+
+  it('a listing page that has gone answers 410 from every relay, a relay started after it went included', async () => {
+    const holder = holders()[0]!;
+    const simListing = sim.state.listings.find((listing) => listing.publishedToWeb !== null && listing.market === 'sale' && listing.status === 'listing')!;
+    const id = publicListingId(simListing);
+    const detail = JSON.parse((await get(holder, `/api/v1/listings/${id}`)).text) as { address: { display: string } };
+    const page = `/listings/${id}/${addressSlug(detail.address.display)}`;
+    await until('the page on every relay', async () => (await Promise.all(relays.map((running) => get(running, page)))).every((answer) => answer.status === 200));
+    // The published pages are recorded a second after a change of the cache: the page is on record before it goes.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    sim.state.withdrawListing(simListing.id, simListing.market);
+    expect((await holder.listings.sync.run('full')).error).toBeUndefined();
+    await until('410 on every relay', async () => (await Promise.all(relays.map((running) => get(running, page)))).every((answer) => answer.status === 410), 10_000);
+    const late = await relay();
+    await until('the late relay filled', async () => (await get(late, '/api/v1/listings')).status === 200);
+    expect((await get(late, page)).status).toBe(410);
   });
 });
