@@ -62,8 +62,8 @@ export class SharedSync implements Worker {
   private queue: Promise<unknown> = Promise.resolve();
   private tickTimer: NodeJS.Timeout | undefined;
   private publishTimer: NodeJS.Timeout | undefined;
-  private unlisten: (() => void) | undefined;
-  private unlistenRequests: (() => void) | undefined;
+  /** The LISTENs of this running worker, ended at stop. */
+  private unlisteners: Array<() => void> = [];
   private lastFollowAt = 0;
   private readonly log: Logger;
   /** Times this relay took the agency's sync (for /metrics and tests). */
@@ -105,41 +105,36 @@ export class SharedSync implements Worker {
         this.log.warn({ error: describe(error) }, 'could not copy the listing cache from PostgreSQL; serving what this relay holds until it can');
       }
     });
-    void this.options.database
-      .listen(REPLICA_CHANNEL, (schema) => schema === this.options.schema && this.follow(), () => this.follow())
-      .then((unlisten) => {
-        if (this.stopped) unlisten();
-        else this.unlisten = unlisten;
-      })
-      .catch((error: unknown) => this.log.warn({ error: describe(error) }, 'could not listen for replica notices; polling instead'));
-    void this.options.database
-      .listen(SYNC_REQUEST_CHANNEL, (payload) => {
+    this.listen(REPLICA_CHANNEL, (schema) => schema === this.options.schema && this.follow(), 'could not listen for replica notices; polling instead', () => this.follow());
+    this.listen(
+      SYNC_REQUEST_CHANNEL,
+      (payload) => {
         const [schema, kind] = payload.split(' ');
         if (schema === this.options.schema && this.leading && (kind === 'full' || kind === 'incremental')) this.options.runSync?.(kind);
-      })
+      },
+      'could not listen for sync requests from other relays',
+    );
+    this.tick();
+  }
+
+  /** LISTENs on `channel` while this worker runs (a stop before the LISTEN is in place ends it at once). */
+  private listen(channel: string, handler: (payload: string) => void, failure: string, onReconnect?: () => void): void {
+    void this.options.database
+      .listen(channel, handler, onReconnect)
       .then((unlisten) => {
         if (this.stopped) unlisten();
-        else this.unlistenRequests = unlisten;
+        else this.unlisteners.push(unlisten);
       })
-      .catch((error: unknown) => this.log.warn({ error: describe(error) }, 'could not listen for sync requests from other relays'));
-    this.tick();
+      .catch((error: unknown) => this.log.warn({ error: describe(error) }, failure));
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.tickTimer);
-    clearInterval(this.publishTimer);
-    this.unlisten?.();
-    this.unlistenRequests?.();
+    for (const unlisten of this.unlisteners.splice(0)) unlisten();
     await this.step(async () => {
       if (!this.leading) return;
-      this.leading = false;
-      await Promise.all(this.options.leaderWorkers.map((worker) => worker.stop()));
-      // What the sync wrote last goes out, and the lease is free at once for another relay.
-      await this.publish().catch(() => false);
-      await this.options.lease.release().catch(() => undefined);
-      this.options.replica.stopCapture();
-      this.options.onRoleChange?.(false);
+      await this.letGo();
       this.log.info({}, 'agency sync released');
     });
   }
@@ -218,8 +213,7 @@ export class SharedSync implements Worker {
       // one may not serve this agency): no agency goes without a sync.
       this.passedOver = (await lease.isFree().catch(() => false)) ? this.passedOver + 1 : 0;
       if (this.passedOver < 3) {
-        if (Date.now() - this.lastFollowAt >= FOLLOW_POLL_MS) await this.copy();
-        return;
+        return this.pollCopy();
       }
     }
     this.passedOver = 0;
@@ -230,10 +224,7 @@ export class SharedSync implements Worker {
       this.log.debug({ error: describe(error) }, 'could not reach PostgreSQL for the agency sync lease');
       return;
     }
-    if (!held) {
-      if (Date.now() - this.lastFollowAt >= FOLLOW_POLL_MS) await this.copy();
-      return;
-    }
+    if (!held) return this.pollCopy();
 
     try {
       // From the last rows the previous holder published, then every write of ours is recorded.
@@ -255,15 +246,25 @@ export class SharedSync implements Worker {
     this.log.info({ epoch: lease.epoch }, 'this relay holds the agency sync');
   }
 
-  /** Gives the agency's sync to another relay: the last writes published, the lease released at once. */
-  private async handOver(): Promise<void> {
+  /** Stops leading: the sync's workers stop, and nothing more is published on a timer. */
+  private async stopLeading(): Promise<void> {
     this.leading = false;
     clearInterval(this.publishTimer);
     await Promise.all(this.options.leaderWorkers.map((worker) => worker.stop()));
+  }
+
+  /** Gives the sync up in good order (stopping, or handing over): the last writes published, the lease free at once for another relay. */
+  private async letGo(): Promise<void> {
+    await this.stopLeading();
     await this.publish().catch(() => false);
     await this.options.lease.release().catch(() => this.options.lease.forget());
     this.options.replica.stopCapture();
     this.options.onRoleChange?.(false);
+  }
+
+  /** Gives the agency's sync to a relay holding fewer. */
+  private async handOver(): Promise<void> {
+    await this.letGo();
     this.handedOver++;
     this.log.info({}, 'agency sync handed over to a relay holding fewer (another relay joined)');
   }
@@ -273,10 +274,8 @@ export class SharedSync implements Worker {
 
   private async stepDown(reason: string): Promise<void> {
     if (!this.leading) return;
-    this.leading = false;
-    clearInterval(this.publishTimer);
     this.log.warn({ reason }, 'this relay no longer holds the agency sync; following the relay that does');
-    await Promise.all(this.options.leaderWorkers.map((worker) => worker.stop()));
+    await this.stopLeading();
     this.options.replica.stopCapture();
     this.options.lease.forget();
     this.options.onRoleChange?.(false);
@@ -303,6 +302,11 @@ export class SharedSync implements Worker {
   private followQueued = false;
   /** Tries in a row that this relay, at its share, found the lease free and left it. */
   private passedOver = 0;
+
+  /** A follower's net under lost notices: a copy if none was made for FOLLOW_POLL_MS. */
+  private async pollCopy(): Promise<void> {
+    if (Date.now() - this.lastFollowAt >= FOLLOW_POLL_MS) await this.copy();
+  }
 
   private async copy(always = false): Promise<void> {
     if (this.leading && !always) return;
