@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import type { Store } from './store.ts';
 import { queriesOf, tablesOf, type Db } from './tables.ts';
@@ -145,10 +146,10 @@ export class StoreReplica {
   }
 
   private readRow(tbl: string, pk: string): string | null {
-    const shape = this.shapes.find((candidate) => candidate.name === tbl);
+    const shape = this.shape(tbl);
     if (!shape) return null;
     const values = JSON.parse(pk) as unknown[];
-    const row = this.db.prepare(`SELECT * FROM ${tbl} WHERE ${shape.keys.map((column) => `${column} IS ?`).join(' AND ')}`).get(...values);
+    const row = this.statement(`SELECT * FROM ${tbl} WHERE ${this.keyMatch(shape)}`).get(...values);
     return row === undefined ? null : JSON.stringify(row);
   }
 
@@ -233,23 +234,37 @@ export class StoreReplica {
   }
 
   private writeRow(tbl: string, json: string): void {
-    const shape = this.shapes.find((candidate) => candidate.name === tbl)!;
+    const shape = this.shape(tbl);
     const row = JSON.parse(json) as Record<string, unknown>;
     const columns = shape.columns.filter((column) => column in row);
     const updates = columns.filter((column) => !shape.keys.includes(column));
     // An upsert, not INSERT OR REPLACE: replacing a listing would delete its agents (ON DELETE CASCADE).
-    this.db
-      .prepare(
-        `INSERT INTO ${tbl} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})
-         ON CONFLICT (${shape.keys.join(', ')}) DO ${updates.length ? `UPDATE SET ${updates.map((column) => `${column} = excluded.${column}`).join(', ')}` : 'NOTHING'}`,
-      )
-      .run(...columns.map((column) => row[column] as never));
+    this.statement(
+      `INSERT INTO ${tbl} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})
+       ON CONFLICT (${shape.keys.join(', ')}) DO ${updates.length ? `UPDATE SET ${updates.map((column) => `${column} = excluded.${column}`).join(', ')}` : 'NOTHING'}`,
+    ).run(...columns.map((column) => row[column] as never));
   }
 
   private deleteRow(tbl: string, pk: string): void {
-    const shape = this.shapes.find((candidate) => candidate.name === tbl)!;
-    this.db.prepare(`DELETE FROM ${tbl} WHERE ${shape.keys.map((column) => `${column} IS ?`).join(' AND ')}`).run(...(JSON.parse(pk) as never[]));
+    this.statement(`DELETE FROM ${tbl} WHERE ${this.keyMatch(this.shape(tbl))}`).run(...(JSON.parse(pk) as never[]));
   }
+
+  private shape(tbl: string): TableShape {
+    return this.shapes.find((candidate) => candidate.name === tbl)!;
+  }
+
+  private keyMatch(shape: TableShape): string {
+    return shape.keys.map((column) => `${column} IS ?`).join(' AND ');
+  }
+
+  /** Prepared once per text: a rebuild writes thousands of rows through a handful of statements. */
+  private statement(text: string): Database.Statement {
+    let prepared = this.statements.get(text);
+    if (!prepared) this.statements.set(text, (prepared = this.db.prepare(text)));
+    return prepared;
+  }
+
+  private readonly statements = new Map<string, Database.Statement>();
 }
 
 /**
