@@ -55,6 +55,12 @@ export interface ListingSyncOptions {
 /** A run refused because another relay holds the agency's sync (relays on one database). */
 export const NOT_SYNC_HOLDER = "another relay holds this agency's sync; it runs there";
 
+/** The report of a run that did nothing (refused, or failed before any step). */
+function notRun(kind: SyncKind, error: string): SyncReport {
+  const photos = { downloaded: 0, reused: 0, unchanged: 0, failed: 0, removed: 0 };
+  return { kind, complete: false, pages: 0, listings: 0, changed: 0, removed: 0, photos, crmRequests: 0, seconds: 0, error };
+}
+
 /** modifiedSince reaches this far before the previous run's start: clocks differ, and a record saved mid-run must not slip through. */
 const MODIFIED_SINCE_OVERLAP_MS = 5 * 60_000;
 /** Open homes are read at most this often (and on every full sweep): enough for a weekend's schedule, cheap on the budget. */
@@ -158,7 +164,7 @@ export class ListingSync {
 
   /** Runs one sync after any run in progress. Never throws: failures are in the report. */
   run(kind: SyncKind): Promise<SyncReport> {
-    if (this.options.holdsSync && !this.options.holdsSync()) return Promise.resolve({ ...this.unexpectedFailure(kind, undefined, false), error: NOT_SYNC_HOLDER });
+    if (this.options.holdsSync && !this.options.holdsSync()) return Promise.resolve(notRun(kind, NOT_SYNC_HOLDER));
     // Polls and sweeps: the last in line at the CRM's gate.
     const next = this.queue.then(() => asWork('sweep', () => this.runNow(kind))).catch((error: unknown) => this.unexpectedFailure(kind, error));
     this.queue = next.catch(() => undefined);
@@ -169,10 +175,9 @@ export class ListingSync {
    * Last line of defence for a run (the store failing outside the steps that report their own
    * errors): logged, reported, and the schedule carries on; a rejection here would end the process.
    */
-  private unexpectedFailure(kind: SyncKind, error: unknown, logged = true): SyncReport {
-    if (logged) this.log.error({ err: error, kind }, 'listing sync failed unexpectedly; will retry at the next run');
-    const photos = { downloaded: 0, reused: 0, unchanged: 0, failed: 0, removed: 0 };
-    return { kind, complete: false, pages: 0, listings: 0, changed: 0, removed: 0, photos, crmRequests: 0, seconds: 0, error: this.describeError(error) };
+  private unexpectedFailure(kind: SyncKind, error: unknown): SyncReport {
+    this.log.error({ err: error, kind }, 'listing sync failed unexpectedly; will retry at the next run');
+    return notRun(kind, this.describeError(error));
   }
 
   private async runNow(kind: SyncKind): Promise<SyncReport> {
