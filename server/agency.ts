@@ -125,7 +125,8 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
       holder: options.sharedDatabase.relayId,
       leaseMs: config.listings.syncLeaseMs,
     });
-    const copiedListings = listings;
+    // The service, as the closures below see it (`listings` is assigned in the try above).
+    const agencyListings = listings;
     sharedSync = new SharedSync({
       agency: options.slug,
       schema: agencySchema(options.slug),
@@ -133,20 +134,20 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
       replica,
       database: options.sharedDatabase,
       leaderWorkers: [listings.account, listings.sync, listings.changes, access],
-      runSync: (kind) => void copiedListings.sync.run(kind),
+      runSync: (kind) => void agencyListings.sync.run(kind),
       balance: options.syncBalance,
-      canHandOver: () => copiedListings.cache.readState().lastSuccessAt !== null,
+      canHandOver: () => agencyListings.cache.readState().lastSuccessAt !== null,
       onCopied: (tables) => {
-        copiedListings.cache.reloaded();
-        copiedListings.account.reload();
+        agencyListings.cache.reloaded();
+        agencyListings.account.reload();
         // Files of images the copy names and this relay lacks, from the file host; then files no agency names any more.
-        const fill = copiedListings.photoFill;
+        const fill = agencyListings.photoFill;
         const photosChanged = tables.has('*') || PHOTO_INDEX_TABLES.some((table) => tables.has(table));
         if (fill && photosChanged) void fill.fillMissing().then(() => fill.prune()).catch((error: unknown) => log.warn({ error: (error as Error).message }, 'photo fill failed; tried again at the next copy'));
       },
       onRoleChange: (leading) => {
         // A new holder's mirror counts an image on record as present: fill what this relay lacks first.
-        const fill = copiedListings.photoFill;
+        const fill = agencyListings.photoFill;
         if (leading && fill) void fill.fillMissing({ retryFailed: true }).catch(() => undefined);
       },
       log,
