@@ -181,6 +181,9 @@ export class SharedDatabase {
   private listener: pg.PoolClient | undefined;
   private listening: Promise<pg.PoolClient> | undefined;
   private readonly handlers = new Map<string, Set<(payload: string) => void>>();
+  private readonly reconnectHandlers = new Set<() => void>();
+  /** Channels LISTENed on the current listener connection. */
+  private readonly listened = new Set<string>();
   private closed = false;
 
   /**
@@ -196,6 +199,10 @@ export class SharedDatabase {
     if (!handlers) this.handlers.set(channel, (handlers = new Set()));
     handlers.add(handler);
     if (onReconnect) this.reconnectHandlers.add(onReconnect);
+    const unsubscribe = () => {
+      handlers.delete(handler);
+      if (onReconnect) this.reconnectHandlers.delete(onReconnect);
+    };
     try {
       const client = await this.listenerClient();
       if (!this.listened.has(channel)) {
@@ -204,19 +211,11 @@ export class SharedDatabase {
       }
     } catch (error) {
       // Not listening (the server unreachable): the caller is told and may try again, which LISTENs then.
-      handlers.delete(handler);
-      if (onReconnect) this.reconnectHandlers.delete(onReconnect);
+      unsubscribe();
       throw error;
     }
-    return () => {
-      handlers.delete(handler);
-      if (onReconnect) this.reconnectHandlers.delete(onReconnect);
-    };
+    return unsubscribe;
   }
-
-  private readonly reconnectHandlers = new Set<() => void>();
-  /** Channels LISTENed on the current listener connection. */
-  private readonly listened = new Set<string>();
 
   private listenerClient(): Promise<pg.PoolClient> {
     this.listening ??= (async () => {

@@ -50,6 +50,13 @@ describe.skipIf(skipped)(`webhooks received by any relay, applied by the agency'
     const response = await fetch(`${relay.url}/hooks/crm`, { method: 'POST', headers: sent.headers, body: sent.body });
     return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as Record<string, unknown> };
   }
+  /** Changes the heading of a listing for sale of this account in the CRM, and signs the property.update the CRM sends for it. */
+  function headingChanged(accountIndex: number, listingIndex: number, newHeading: string) {
+    const account = rig.accounts[accountIndex]!;
+    const { listingId, propertyId } = saleListingOf(account, listingIndex);
+    account.changeListing(propertyId, { fields: { heading: newHeading } }, 'sale');
+    return { listingId, propertyId, sent: delivery(propertyUpdate(account, propertyId)) };
+  }
   const heading = async (relay: RunningRelay, slug: string, listingId: number) =>
     ((await (await fetch(`${relay.url}/a/${slug}/api/v1/listings/${listingId}`)).json()) as { heading?: string }).heading;
   const localQueue = (relay: RunningRelay, slug: string) => tablesOf(agencyOf(relay, slug).store).prepare('SELECT COUNT(*) FROM crm_change_queue').pluck().get() as number;
@@ -81,10 +88,7 @@ describe.skipIf(skipped)(`webhooks received by any relay, applied by the agency'
   });
 
   it("a webhook posted to relay B is in relay A's cache within a second or two, and B's own queue never saw it", async () => {
-    const account = rig.accounts[0]!;
-    const { listingId, propertyId } = saleListingOf(account, 0);
-    account.changeListing(propertyId, { fields: { heading: 'Received by B, applied by A' } }, 'sale');
-    const sent = delivery(propertyUpdate(account, propertyId));
+    const { listingId, propertyId, sent } = headingChanged(0, 0, 'Received by B, applied by A');
     const started = Date.now();
     const answer = await post(second, sent);
     expect(answer.status).toBe(202);
@@ -112,10 +116,7 @@ describe.skipIf(skipped)(`webhooks received by any relay, applied by the agency'
   });
 
   it('with the database unreachable: 503 with Retry-After, nothing stored, B keeps serving; the same delivery sent again once it is back is applied', async () => {
-    const account = rig.accounts[0]!;
-    const { listingId, propertyId } = saleListingOf(account, 1);
-    account.changeListing(propertyId, { fields: { heading: 'Sent while the database was away' } }, 'sale');
-    const sent = delivery(propertyUpdate(account, propertyId));
+    const { listingId, sent } = headingChanged(0, 1, 'Sent while the database was away');
     const counts = agencyOf(second, 'agency-a').listings.webhookCounts;
     const before = { ...counts };
 
@@ -144,10 +145,7 @@ describe.skipIf(skipped)(`webhooks received by any relay, applied by the agency'
   });
 
   it('a database that holds the insert past 10 s: 503; the insert that lands afterwards makes the resend a duplicate, and the notice is applied once', async () => {
-    const account = rig.accounts[0]!;
-    const { listingId, propertyId } = saleListingOf(account, 0);
-    account.changeListing(propertyId, { fields: { heading: 'Stored after the 503' } }, 'sale');
-    const sent = delivery(propertyUpdate(account, propertyId));
+    const { listingId, sent } = headingChanged(0, 0, 'Stored after the 503');
     // A transaction holding the table: the database is up but answers nothing about it (a stall).
     const stall = new pg.Client({ connectionString: databaseUrl });
     await stall.connect();
@@ -167,10 +165,8 @@ describe.skipIf(skipped)(`webhooks received by any relay, applied by the agency'
   }, 30_000);
 
   it('a notice that arrives while no relay runs the agency\'s change worker waits in the inbox, and is applied when one starts', async () => {
-    const account = rig.accounts[1]!;
-    const { listingId, propertyId } = saleListingOf(account, 0);
-    account.changeListing(propertyId, { fields: { heading: 'Waited for a holder' } }, 'sale');
-    expect((await post(relayA(), delivery(propertyUpdate(account, propertyId)))).status).toBe(202);
+    const { listingId, sent } = headingChanged(1, 0, 'Waited for a holder');
+    expect((await post(relayA(), sent)).status).toBe(202);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await inboxRows('agency-b')).toEqual({ waiting: 1, taken: 0 });
     expect([localQueue(relayA(), 'agency-b'), localQueue(second, 'agency-b')]).toEqual([0, 0]);
@@ -187,14 +183,12 @@ describe.skipIf(skipped)(`webhooks received by any relay, applied by the agency'
   });
 
   it('a change worker started while its database is away takes the waiting notices once it is back, and then hears new ones at once', async () => {
-    const account = rig.accounts[1]!;
-    const { listingId, propertyId } = saleListingOf(account, 0);
+    const { listingId } = saleListingOf(rig.accounts[1]!, 0);
     const worker = agencyOf(second, 'agency-b').listings.changes;
     await proxy.cut();
     let startedAt: number;
     try {
-      account.changeListing(propertyId, { fields: { heading: 'Waited out the outage' } }, 'sale');
-      expect((await post(relayA(), delivery(propertyUpdate(account, propertyId)))).status).toBe(202);
+      expect((await post(relayA(), headingChanged(1, 0, 'Waited out the outage').sent)).status).toBe(202);
       // B's worker cannot listen nor take now: it must keep trying, not give up.
       worker.start();
       startedAt = Date.now();
@@ -206,9 +200,9 @@ describe.skipIf(skipped)(`webhooks received by any relay, applied by the agency'
       expect(await until(() => heading(second, 'agency-b', listingId), (value) => value === 'Waited out the outage', 10_000)).toBe('Waited out the outage');
       // Its listening is back within the retry (5 s): a new notice is heard, not found by the 30 s poll.
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, startedAt! + 6_500 - Date.now())));
-      account.changeListing(propertyId, { fields: { heading: 'Heard after the outage' } }, 'sale');
+      const { sent } = headingChanged(1, 0, 'Heard after the outage');
       const posted = Date.now();
-      expect((await post(relayA(), delivery(propertyUpdate(account, propertyId)))).status).toBe(202);
+      expect((await post(relayA(), sent)).status).toBe(202);
       expect(await until(() => heading(second, 'agency-b', listingId), (value) => value === 'Heard after the outage', 10_000)).toBe('Heard after the outage');
       expect(Date.now() - posted).toBeLessThan(2_500);
     } finally {
@@ -217,10 +211,7 @@ describe.skipIf(skipped)(`webhooks received by any relay, applied by the agency'
   });
 
   it('taken notices reach the holder\'s queue before the inbox forgets them; a failure in between leaves them waiting, and taking them again applies them once', async () => {
-    const account = rig.accounts[1]!;
-    const { listingId, propertyId } = saleListingOf(account, 0);
-    account.changeListing(propertyId, { fields: { heading: 'Taken twice, applied once' } }, 'sale');
-    const sent = delivery(propertyUpdate(account, propertyId));
+    const { listingId, sent } = headingChanged(1, 0, 'Taken twice, applied once');
     const { taken } = await inboxRows('agency-b');
     expect((await post(second, sent)).status).toBe(202);
     expect(await inboxRows('agency-b')).toEqual({ waiting: 1, taken });

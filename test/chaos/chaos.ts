@@ -220,7 +220,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     note(`relay pid ${relay.pid} on ${url}; sim ${sim.baseUrl}; ${targets.listings.length} listings, ${targets.agents.length} agents`);
 
     // Phase 1: send, killing the relay at even steps of acceptance.
-    const killAt = Array.from({ length: sendKills }, (_, index) => Math.floor((options.n * (index + 1)) / (sendKills + 1)));
+    const killAt = evenSteps(0, options.n, sendKills);
     let nextIndex = 0;
     const sendOne = async (index: number) => {
       const body = enquiryBody(index, targets);
@@ -269,9 +269,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
 
     // Phase 2: delivery, killing the relay at even steps of what is left.
     const atDrainStart = storedIds().size;
-    const drainKillAt = Array.from({ length: drainKills }, (_, index) =>
-      atDrainStart + Math.floor(((accepted.size - atDrainStart) * (index + 1)) / (drainKills + 1)),
-    );
+    const drainKillAt = evenSteps(atDrainStart, accepted.size, drainKills);
     let lastProgress = '';
     for (;;) {
       if (Date.now() > deadline) throw new Error(`chaos run timed out after ${Math.round(timeoutMs / 1000)} s`);
@@ -294,14 +292,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await relay.stop();
 
     // The verdict, from the simulator's holding area and the relay's outbox.
-    const counts = new Map<string, number>();
-    for (const enquiry of sim.state.postedEnquiries()) {
-      const id = enquiry.originalId ?? '(none)';
-      counts.set(id, (counts.get(id) ?? 0) + 1);
-    }
-    const missing = [...accepted].filter((id) => !counts.has(id));
-    const duplicates = [...counts].filter(([, count]) => count > 1).map(([id]) => id);
-    const strays = [...counts.keys()].filter((id) => !accepted.has(id)).length;
+    const { missing, duplicates, strays } = deliveryVerdict(sim.state, accepted);
     const store = openStore(dataDir);
     let outbox: Record<string, number>;
     let foundByReconcile: number;
@@ -317,7 +308,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       n: options.n,
       accepted: accepted.size,
       notAccepted,
-      delivered: [...accepted].filter((id) => counts.has(id)).length,
+      delivered: accepted.size - missing.length,
       missing,
       duplicates,
       strays,
@@ -326,13 +317,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       senderRetries,
       outbox,
       foundByReconcile,
-      simulator: {
-        postsSeen: counters.requestsByEndpoint['POST /enquiries'] ?? 0,
-        injectedErrors: counters.injectedErrors,
-        injected429s: counters.injected429s,
-        droppedResponses: counters.droppedResponses,
-        stored: counters.enquiriesStored,
-      },
+      simulator: { ...simulatorCounts(counters), stored: counters.enquiriesStored },
       faults: profile === 'issue9' ? ISSUE9_FAULTS : [...FAULT_PROFILES.rough, ...FAULT_PROFILES.slow],
       profile,
       latency: latencyOf(acceptedAt, arrivedAt),
@@ -362,6 +347,38 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }
     if (!options.keepDataDir && report?.ok) rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The verdict from the simulator's holding area: accepted originalIds not there (missing), ids
+ * there more than once (duplicates), and how many there were never accepted (strays).
+ */
+export function deliveryVerdict(state: Pick<SimulatorState, 'postedEnquiries'>, accepted: ReadonlySet<string>): { missing: string[]; duplicates: string[]; strays: number } {
+  const counts = new Map<string, number>();
+  for (const enquiry of state.postedEnquiries()) {
+    const id = enquiry.originalId ?? '(none)';
+    counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  return {
+    missing: [...accepted].filter((id) => !counts.has(id)),
+    duplicates: [...counts].filter(([, count]) => count > 1).map(([id]) => id),
+    strays: [...counts.keys()].filter((id) => !accepted.has(id)).length,
+  };
+}
+
+/** The simulator's own counts of what it was sent and what faults it injected, as a run reports them. */
+export function simulatorCounts(counters: SimulatorState['counters']): { postsSeen: number; injectedErrors: number; injected429s: number; droppedResponses: number } {
+  return {
+    postsSeen: counters.requestsByEndpoint['POST /enquiries'] ?? 0,
+    injectedErrors: counters.injectedErrors,
+    injected429s: counters.injected429s,
+    droppedResponses: counters.droppedResponses,
+  };
+}
+
+/** `count` points at even steps strictly between `from` and `to` (rounded down): where a run's kills fall. */
+export function evenSteps(from: number, to: number, count: number): number[] {
+  return Array.from({ length: count }, (_, index) => from + Math.floor(((to - from) * (index + 1)) / (count + 1)));
 }
 
 /** When each enquiry was first seen in the CRM: sampled every 100 ms until stop(). */

@@ -28,7 +28,7 @@ import { EnquiryOutbox } from '../../server/enquiries/outbox.ts';
 import { startSimulator } from '../../server/sim/simulator.ts';
 import { attachPostgres } from '../../server/store/postgres.ts';
 import { closeStore, openStore } from '../../server/store/store.ts';
-import { enquiryBody, FAULT_PROFILES, freePort, latencyOf, loadTargets, MIXED_RELAY_SETTINGS, queuedInRelay, RelayProcess, watchArrivals, type ChaosLatency } from './chaos.ts';
+import { deliveryVerdict, enquiryBody, evenSteps, FAULT_PROFILES, freePort, latencyOf, loadTargets, MIXED_RELAY_SETTINGS, queuedInRelay, RelayProcess, simulatorCounts, watchArrivals, type ChaosLatency } from './chaos.ts';
 
 export interface TwoRelayChaosOptions {
   n: number;
@@ -301,7 +301,7 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
     applyProfile('rough');
     note(`relay A pid ${relayA.pid} on ${urls[0]}, relay B pid ${relayB.pid} on ${urls[1]}; sim ${sim.baseUrl}`);
 
-    const killAt = Array.from({ length: sendKills }, (_, index) => Math.floor((options.n * (index + 1)) / (sendKills + 1)));
+    const killAt = evenSteps(0, options.n, sendKills);
     let nextIndex = 0;
     const sendOne = async (index: number) => {
       const body = enquiryBody(index, targets);
@@ -355,7 +355,7 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
     note(`sent: ${accepted.size} accepted (A ${acceptedBy[0]}, B ${acceptedBy[1]}), ${senderRetries} sender retries, ${storedIds().size} already in the CRM`);
 
     const atDrainStart = storedIds().size;
-    const drainKillAt = Array.from({ length: drainKills }, (_, index) => atDrainStart + Math.floor(((accepted.size - atDrainStart) * (index + 1)) / (drainKills + 1)));
+    const drainKillAt = evenSteps(atDrainStart, accepted.size, drainKills);
     for (;;) {
       if (Date.now() > deadline) throw new Error(`two-relay chaos run timed out after ${Math.round((Date.now() - started) / 1000)} s`);
       const stored = storedIds();
@@ -376,14 +376,7 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
     await listingWatch;
     await Promise.all(relays.map((relay) => relay.stop()));
 
-    const counts = new Map<string, number>();
-    for (const enquiry of sim.state.postedEnquiries()) {
-      const id = enquiry.originalId ?? '(none)';
-      counts.set(id, (counts.get(id) ?? 0) + 1);
-    }
-    const missing = [...accepted].filter((id) => !counts.has(id));
-    const duplicates = [...counts].filter(([, count]) => count > 1).map(([id]) => id);
-    const strays = [...counts.keys()].filter((id) => !accepted.has(id)).length;
+    const { missing, duplicates, strays } = deliveryVerdict(sim.state, accepted);
     const store = openStore(dataDirs[0]!);
     let outbox: Record<string, number>;
     try {
@@ -392,7 +385,6 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
     } finally {
       await closeStore(store);
     }
-    const counters = sim.state.counters;
     const peakRequestsPerSecond = sim.state.peakRequestsPerSecond(sim.apiKey);
     report = {
       n: options.n,
@@ -407,12 +399,7 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
       outbox,
       peakRequestsPerSecond,
       requestsPerSecondLimit,
-      simulator: {
-        postsSeen: counters.requestsByEndpoint['POST /enquiries'] ?? 0,
-        injectedErrors: counters.injectedErrors,
-        injected429s: counters.injected429s,
-        droppedResponses: counters.droppedResponses,
-      },
+      simulator: simulatorCounts(sim.state.counters),
       claimLeaseMs,
       takeoverBoundMs,
       takeovers,
