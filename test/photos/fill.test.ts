@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { Writable } from 'node:stream';
@@ -302,6 +302,18 @@ describe('photo fill: every relay makes the same files from the file host', () =
       expect(left.some((name) => name.includes(plan))).toBe(false);
       expect(left.filter((name) => name.includes(portrait))).toHaveLength(2);
       expect(left).toHaveLength(6 + 2);
+      // A crashed write's temp file, over an hour old, goes; one being written now stays.
+      const folder = join(photoDirB(), portrait.slice(0, 2));
+      const stale = join(folder, `${portrait}-320.webp.1.crashed.tmp`);
+      const fresh = join(folder, `${portrait}-640.webp.1.writing.tmp`);
+      writeFileSync(stale, 'partial');
+      writeFileSync(fresh, 'partial');
+      const hoursAgo = new Date(Date.now() - 2 * 3_600_000);
+      utimesSync(stale, hoursAgo, hoursAgo);
+      expect(await fill.prune()).toEqual({ images: 0, files: 1 });
+      expect(existsSync(stale)).toBe(false);
+      expect(existsSync(fresh)).toBe(true);
+      rmSync(fresh);
       // Nothing more to prune, and nothing to fill.
       expect(await fill.prune()).toEqual({ images: 0, files: 0 });
       expect(await fill.fillMissing()).toMatchObject({ missing: 0 });
