@@ -51,9 +51,10 @@ export const statusCommand: CliCommand = {
     const singleAgencySchema = context.config.agenciesFile ? undefined : agencySchema(context.agency?.slug);
     const sync = shared && singleAgencySchema !== undefined ? { sync: shared.syncs.find((holder) => holder.schema === singleAgencySchema) ?? null } : {};
     const sharedJson = shared ? { shared: { ...shared, ...sync } } : {};
+    // Only the shared store's lines use it (without DATABASE_URL, keyStatus reads the file and reports a bad one alike).
     let agencySchemas: string[] | undefined;
     try {
-      agencySchemas = context.config.agenciesFile ? readAgenciesFile(context.config.agenciesFile).map((entry) => agencySchema(entry.slug)) : undefined;
+      agencySchemas = shared && context.config.agenciesFile ? readAgenciesFile(context.config.agenciesFile).map((entry) => agencySchema(entry.slug)) : undefined;
     } catch (error) {
       context.err((error as Error).message);
       return 1;

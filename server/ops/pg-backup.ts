@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { markQueuedForReconcileAfterRestore } from '../enquiries/outbox.ts';
 import { openPool, redactUrl, safeMessage } from '../store/postgres.ts';
-import { KEY_SCHEMA, SharedDatabase } from '../store/shared-database.ts';
+import { KEY_SCHEMA, SharedDatabase, slugOfSchema } from '../store/shared-database.ts';
 import { STORE_FILE, STORE_FILE_MODE } from '../store/store.ts';
 import { backupStore, restoreStore, type RestoreSummary } from './backup.ts';
 import { runningRelay } from './instance.ts';
@@ -117,11 +117,6 @@ async function relaySchemas(pool: pg.Pool): Promise<string[]> {
     [KEY_SCHEMA],
   );
   return rows.map((row) => row.schema);
-}
-
-/** An agency's slug from its schema (agency_<slug>, - written _); undefined for public. Schemas map back to the same name. */
-function slugOfSchema(schema: string): string | undefined {
-  return schema === 'public' ? undefined : schema.slice('agency_'.length).replace(/_/g, '-');
 }
 
 export interface SharedBackupSummary {

@@ -24,6 +24,11 @@ export interface SyncHolder {
   expiresInSeconds: number | null;
 }
 
+/** An agency whose sync no relay has taken yet. */
+function noHolder(schema: string): SyncHolder {
+  return { schema, state: 'none', relay: null, host: null, epoch: null, expiresInSeconds: null };
+}
+
 type RelayRow = RelaySeen & { alive: boolean; lastSeenSecondsAgo: number };
 
 /** What `status` shows of the shared store (DATABASE_URL): the relays seen and the key's count today across them. */
@@ -64,7 +69,7 @@ export async function readSyncHolders(pool: pg.Pool, relays: RelaySeen[]): Promi
   const hostOf = new Map(relays.map((relay) => [relay.id, relay.host]));
   return names.map((schema): SyncHolder => {
     const lease = leases.get(schema);
-    if (!lease) return { schema, state: 'none', relay: null, host: null, epoch: null, expiresInSeconds: null };
+    if (!lease) return noHolder(schema);
     const left = Number(lease.expires_at) - Number(lease.now);
     return {
       schema,
@@ -124,7 +129,7 @@ export async function readAgencySyncHolders(url: string, slugs: string[]): Promi
     return new Map(
       slugs.map((slug) => {
         const schema = agencySchema(slug);
-        return [slug, bySchema.get(schema) ?? { schema, state: 'none', relay: null, host: null, epoch: null, expiresInSeconds: null }];
+        return [slug, bySchema.get(schema) ?? noHolder(schema)];
       }),
     );
   } catch (error) {

@@ -134,7 +134,8 @@ export class PhotoFill {
    * or one in back-off, answers false at once and costs no download.
    */
   async fillOne(hash: string, waitMs = this.options.waitMs ?? 4_000): Promise<boolean> {
-    if (!/^[0-9a-f]{32}$/.test(hash) || this.stopping.signal.aborted) return false;
+    if (this.stopping.signal.aborted) return false;
+    // recordedImage answers undefined for anything that is not a content hash.
     const image = recordedImage(this.options.store, hash);
     if (!image || image.widths.length === 0) return false;
     // Someone may have deleted a file the set still counts as present.
@@ -159,7 +160,7 @@ export class PhotoFill {
 
   /** Whether this agency's store records image `hash` (the relay's route asks each agency's fill). */
   knows(hash: string): boolean {
-    return /^[0-9a-f]{32}$/.test(hash) && recordedImage(this.options.store, hash) !== undefined;
+    return recordedImage(this.options.store, hash) !== undefined;
   }
 
   /**

@@ -59,6 +59,11 @@ export function agencySchema(slug: string | undefined): string {
   return schema;
 }
 
+/** The slug of an agency schema, agencySchema's inverse (_ back to -, slugs holding no _); undefined for public. */
+export function slugOfSchema(schema: string): string | undefined {
+  return schema === 'public' ? undefined : schema.slice('agency_'.length).replace(/_/g, '-');
+}
+
 const guarded = new WeakSet<pg.PoolClient>();
 
 /**

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Agency } from '../../server/agency.ts';
 import { variantPath } from '../../server/photos/variants.ts';
-import { photoHashesOf, startAgenciesRig, type AgenciesRig } from './rig.ts';
+import { photoHashesOf, syncedAgenciesRig } from './rig.ts';
 
 /*
  * The photo mirror is one content-addressed folder for every agency (DATA_DIR/photos, served at
@@ -12,18 +12,11 @@ import { photoHashesOf, startAgenciesRig, type AgenciesRig } from './rig.ts';
  */
 
 describe('one photo folder for every agency', () => {
-  let rig: AgenciesRig;
-  beforeAll(async () => {
-    rig = await startAgenciesRig({ agencies: 2, listings: 10 });
-    await rig.syncAll();
-  }, 60_000);
-  afterAll(async () => {
-    await rig?.close();
-  });
+  const rig = syncedAgenciesRig({ agencies: 2, listings: 10 });
 
   it('keeps the files of images another agency still holds when one agency\'s listings all leave, and deletes the rest', async () => {
-    const [a, b] = rig.relay.agencies!.list().map((running) => running.agency) as [Agency, Agency];
-    const photoDir = join(rig.dataDir, 'photos');
+    const [a, b] = rig().relay.agencies!.list().map((running) => running.agency) as [Agency, Agency];
+    const photoDir = join(rig().dataDir, 'photos');
     expect(a.listings.mirror.photoDir).toBe(photoDir);
     expect(b.listings.mirror.photoDir).toBe(photoDir);
     const ofA = photoHashesOf(a.store);
@@ -32,7 +25,7 @@ describe('one photo folder for every agency', () => {
     expect([...ofA, ...ofB].every(onDisk)).toBe(true);
 
     // Every listing of A leaves the web; A's next sweep forgets their photos and cleans up (its staff portraits stay).
-    const accountA = rig.accounts[0]!;
+    const accountA = rig().accounts[0]!;
     for (const listing of [...accountA.listings]) accountA.withdrawListing(listing.id, listing.market);
     const report = await a.listings.sync.run('full');
     expect(report.error).toBeUndefined();
@@ -46,8 +39,8 @@ describe('one photo folder for every agency', () => {
     expect(shared.filter((hash) => !onDisk(hash)), 'images B still shows keep their files').toEqual([]);
     expect(onlyA.filter(onDisk), 'images no agency shows are deleted').toEqual([]);
     // B's photos still load from /photos/.
-    const { body } = await rig.request('/a/agency-b/api/v1/listings?pageSize=100');
+    const { body } = await rig().request('/a/agency-b/api/v1/listings?pageSize=100');
     const url = (body.items as Array<{ photo: { url: string } | null }>).find((item) => item.photo)!.photo!.url;
-    expect((await rig.request(new URL(url).pathname)).status).toBe(200);
+    expect((await rig().request(new URL(url).pathname)).status).toBe(200);
   });
 });

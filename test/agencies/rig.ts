@@ -2,6 +2,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { loadConfig } from '../../server/config.ts';
 import { silentLogger, type Logger } from '../../server/log.ts';
 import { startRelay, type RunningRelay } from '../../server/relay.ts';
@@ -148,6 +149,22 @@ function freePort(): Promise<number> {
 
 /** Waits until `probe` passes `done` (or the time is up) and returns its last value. */
 /** The images an agency's store holds (by hash). */
+/**
+ * A suite's rig, every agency synced once: started before the suite's tests, closed after them.
+ * Call inside `describe`; the returned function gives the rig to the tests.
+ */
+export function syncedAgenciesRig(options: Parameters<typeof startAgenciesRig>[0]): () => AgenciesRig {
+  let rig: AgenciesRig | undefined;
+  beforeAll(async () => {
+    rig = await startAgenciesRig(options);
+    await rig.syncAll();
+  }, 60_000);
+  afterAll(async () => {
+    await rig?.close();
+  });
+  return () => rig!;
+}
+
 export const photoHashesOf = (store: Store) => new Set(tablesOf(store).prepare('SELECT hash FROM photo_files').pluck().all() as string[]);
 
 export async function until<T>(probe: () => T | Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {

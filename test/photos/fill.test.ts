@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { Writable } from 'node:stream';
@@ -11,7 +11,7 @@ import { createLogger, silentLogger } from '../../server/log.ts';
 import { fillFromAgencies, PhotoFill } from '../../server/photos/fill.ts';
 import { PhotoFolderGuard } from '../../server/photos/folder-guard.ts';
 import { PhotoHostAllowList } from '../../server/photos/hosts.ts';
-import { holdsPhoto, PhotoMirror, type SourcePhoto } from '../../server/photos/mirror.ts';
+import { holdsPhoto, PHOTO_INDEX_TABLES, PhotoMirror, type SourcePhoto } from '../../server/photos/mirror.ts';
 import { photosRouter } from '../../server/photos/routes.ts';
 import { variantPath } from '../../server/photos/variants.ts';
 import { openStore, type Store } from '../../server/store/store.ts';
@@ -25,7 +25,6 @@ import { startPhotoHost, type PhotoHost } from './photo-host.ts';
  */
 
 const WIDTHS = [320, 640, 1600];
-const PHOTO_TABLES = ['photo_files', 'photos'] as const;
 
 /** Every file under `dir`, by path relative to it. */
 function filesOf(dir: string): Map<string, Buffer> {
@@ -44,7 +43,7 @@ function filesOf(dir: string): Map<string, Buffer> {
 
 function rowsOf(store: Store): Record<string, unknown[]> {
   const db = tablesOf(store);
-  return Object.fromEntries(PHOTO_TABLES.map((table) => [table, db.prepare(`SELECT * FROM ${table} ORDER BY 1, 2`).all()]));
+  return Object.fromEntries(PHOTO_INDEX_TABLES.map((table) => [table, db.prepare(`SELECT * FROM ${table} ORDER BY 1, 2`).all()]));
 }
 
 /** The replica's part in this test: A's photo rows, as they are, into B. */
@@ -52,8 +51,8 @@ function copyRows(from: Store, to: Store): void {
   const source = rowsOf(from);
   const db = tablesOf(to);
   db.transaction(() => {
-    for (const table of [...PHOTO_TABLES].reverse()) db.prepare(`DELETE FROM ${table}`).run();
-    for (const table of PHOTO_TABLES) {
+    for (const table of [...PHOTO_INDEX_TABLES].reverse()) db.prepare(`DELETE FROM ${table}`).run();
+    for (const table of PHOTO_INDEX_TABLES) {
       for (const row of source[table] as Array<Record<string, unknown>>) {
         const columns = Object.keys(row);
         db.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((column) => `@${column}`).join(', ')})`).run(row);
@@ -303,6 +302,18 @@ describe('photo fill: every relay makes the same files from the file host', () =
       expect(left.some((name) => name.includes(plan))).toBe(false);
       expect(left.filter((name) => name.includes(portrait))).toHaveLength(2);
       expect(left).toHaveLength(6 + 2);
+      // A crashed write's temp file, over an hour old, goes; one being written now stays.
+      const folder = join(photoDirB(), portrait.slice(0, 2));
+      const stale = join(folder, `${portrait}-320.webp.1.crashed.tmp`);
+      const fresh = join(folder, `${portrait}-640.webp.1.writing.tmp`);
+      writeFileSync(stale, 'partial');
+      writeFileSync(fresh, 'partial');
+      const hoursAgo = new Date(Date.now() - 2 * 3_600_000);
+      utimesSync(stale, hoursAgo, hoursAgo);
+      expect(await fill.prune()).toEqual({ images: 0, files: 1 });
+      expect(existsSync(stale)).toBe(false);
+      expect(existsSync(fresh)).toBe(true);
+      rmSync(fresh);
       // Nothing more to prune, and nothing to fill.
       expect(await fill.prune()).toEqual({ images: 0, files: 0 });
       expect(await fill.fillMissing()).toMatchObject({ missing: 0 });
