@@ -1,11 +1,21 @@
 // The relay's walls, checked by dependency-cruiser in `npm test` (scripts/test-all.mjs runs
-// `depcruise --config .dependency-cruiser.cjs server widget contract bench scripts`).
+// `depcruise --config .dependency-cruiser.cjs server crm-sim widget contract bench scripts`).
+//
+// server/ is in layers, each a folder, each importing only those below it:
+//   runtime/  config, log, clock, workers, the CLI kit: imports nothing else in server/
+//   http/     the HTTP edge (app, CORS, errors, caches, widget assets): runtime/ only
+//   crm/ enquiries/ listings/ photos/ pages/ store/   the features and their store
+//   cluster/  what exists only with DATABASE_URL (lease, replica, shared sync, gate, inbox)
+//   compose/  the relay and its agencies put together from the parts
+//   ops/      the operator's commands
+//   main.ts, cli.ts   the entry points, the only loose files
 // A broken rule fails the run and names the offending import.
 
 /** Files that hold a module's tables: the only ones that reach the SQLite connection. */
 const REPOSITORIES = [
   '^server/store/',
-  '^server/listings/(cache|event-store|webhook-inbox)[.]ts$',
+  '^server/listings/(cache|event-store)[.]ts$',
+  '^server/cluster/(replica|sync-lease|webhook-inbox|shared-gate)[.]ts$',
   '^server/photos/mirror[.]ts$',
   '^server/enquiries/outbox[.]ts$',
   '^server/crm/(limiter|access)[.]ts$',
@@ -13,7 +23,10 @@ const REPOSITORIES = [
 ];
 
 /** Where the relay is put together from its parts: these may reach every module, the CRM adapter included. */
-const COMPOSITION_ROOTS = ['^server/(main|relay|cli|agency)[.]ts$', '^server/ops/', '^server/agencies/'];
+const COMPOSITION_ROOTS = ['^server/(main|cli)[.]ts$', '^server/compose/', '^server/ops/'];
+
+/** The feature folders: between the HTTP edge below and the cluster layer above. */
+const FEATURES = '^server/(crm|enquiries|listings|photos|pages|store)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -22,7 +35,7 @@ module.exports = {
       name: 'no-cycles',
       comment: 'No import cycles, type-only imports included: a cycle means two modules are one, or a type lives in the wrong one.',
       severity: 'error',
-      from: { path: '^(server|contract|bench|scripts)/' },
+      from: { path: '^(server|crm-sim|contract|bench|scripts)/' },
       to: { circular: true },
     },
     {
@@ -57,17 +70,60 @@ module.exports = {
     },
     {
       name: 'simulator-from-entry-tests-bench',
-      comment: 'The CRM simulator is started by the relay in demo mode (relay.ts), by tests and by benchmarks; nothing else in the relay knows it.',
+      comment: 'The CRM simulator (crm-sim/) is started by the relay in demo mode (compose/relay.ts), by tests and by benchmarks; nothing else in the relay knows it.',
       severity: 'error',
-      from: { path: '^server/', pathNot: ['^server/sim/', '^server/relay[.]ts$'] },
-      to: { path: '^server/sim/' },
+      from: { path: '^server/', pathNot: '^server/compose/relay[.]ts$' },
+      to: { path: '^crm-sim/' },
     },
     {
       name: 'sim-stands-alone',
-      comment: 'The simulator plays the CRM: it shares no code with the relay it is tested against.',
+      comment: 'The simulator plays the CRM: it shares no code with the relay it is tested against, nor with the widget.',
       severity: 'error',
-      from: { path: '^server/sim/' },
-      to: { path: '^server/', pathNot: '^server/sim/' },
+      from: { path: '^crm-sim/' },
+      to: { path: '^(server|widget)/' },
+    },
+    {
+      name: 'runtime-imports-nothing-above',
+      comment: 'server/runtime/ is the kit every layer uses (config, log, clock, workers, CLI kit): it imports nothing else in server/.',
+      severity: 'error',
+      from: { path: '^server/runtime/' },
+      to: { path: '^server/', pathNot: '^server/runtime/' },
+    },
+    {
+      name: 'http-edge-on-runtime-only',
+      comment: 'server/http/ is the HTTP edge (app, CORS, errors, caches): it imports only server/runtime/; features hand it what it serves.',
+      severity: 'error',
+      from: { path: '^server/http/' },
+      to: { path: '^server/', pathNot: '^server/(runtime|http)/' },
+    },
+    {
+      name: 'features-below-cluster',
+      comment:
+        'The features (crm, enquiries, listings, photos, pages, store) know nothing of several relays, of how the relay is put together or of the operator commands: they offer ports that cluster/ and compose/ fill.',
+      severity: 'error',
+      from: { path: FEATURES },
+      to: { path: '^server/(cluster|compose|ops)/|^server/[^/]+[.]ts$' },
+    },
+    {
+      name: 'cluster-below-compose',
+      comment: 'server/cluster/ (what exists only with DATABASE_URL) builds on the features and is wired in by compose/: it imports neither compose/, ops/ nor an entry point.',
+      severity: 'error',
+      from: { path: '^server/cluster/' },
+      to: { path: '^server/(compose|ops)/|^server/[^/]+[.]ts$' },
+    },
+    {
+      name: 'compose-below-ops',
+      comment: "server/compose/ puts the relay together; the operator's commands (ops/) and the entry points sit above it and it imports neither.",
+      severity: 'error',
+      from: { path: '^server/compose/' },
+      to: { path: '^server/ops/|^server/[^/]+[.]ts$' },
+    },
+    {
+      name: 'ops-below-entry-points',
+      comment: "server/ops/ (the operator's commands) is reached from the entry points (main.ts, cli.ts) and imports neither.",
+      severity: 'error',
+      from: { path: '^server/ops/' },
+      to: { path: '^server/[^/]+[.]ts$' },
     },
     {
       name: 'sqlite-only-in-store',
@@ -89,7 +145,7 @@ module.exports = {
       comment:
         "Only server/crm/ knows the CRM (its paths, paging, ids and field names). Features reach it through the listing source and lead sink ports; the composition roots wire the adapter in.",
       severity: 'error',
-      from: { path: '^server/', pathNot: ['^server/crm/', '^server/sim/', ...COMPOSITION_ROOTS] },
+      from: { path: '^server/', pathNot: ['^server/crm/', ...COMPOSITION_ROOTS] },
       to: { path: '^server/crm/' },
     },
   ],

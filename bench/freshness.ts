@@ -17,7 +17,7 @@
  * as many records, since prospects, withdrawn and older sold ones are not shown), BENCH_FRESHNESS_SAMPLES
  * (20 changes per case).
  */
-import { loadConfig } from '../server/config.ts';
+import { loadConfig } from '../server/runtime/config.ts';
 import { startListingRig, type ListingRig } from '../test/listings/rig.ts';
 import type { BenchContext, BenchFigure } from './types.ts';
 

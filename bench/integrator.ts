@@ -33,7 +33,7 @@
  * Env: BENCH_INTEGRATOR_AGENCIES (200), BENCH_INTEGRATOR_LISTINGS (100), BENCH_INTEGRATOR_CHANGES
  * (60 per case), BENCH_INTEGRATOR_COMPRESSION (480), BENCH_INTEGRATOR_ENQUIRY_MS (2000).
  */
-import { loadConfig } from '../server/config.ts';
+import { loadConfig } from '../server/runtime/config.ts';
 import { planAgencies, planBudget, type AgencyToPlan } from '../server/listings/budget.ts';
 import {
   crmEnquiryTexts,
@@ -48,7 +48,7 @@ import {
   type IntegratorRig,
   type RigAgency,
 } from '../test/support/integrator-rig.ts';
-import type { DrivenChange } from '../server/sim/drive.ts';
+import type { DrivenChange } from '../crm-sim/drive.ts';
 import type { BenchContext, BenchFigure } from './types.ts';
 
 const DAILY_CHANGE_SHARE = 0.02;

@@ -8,9 +8,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../server/config.ts';
-import { silentLogger } from '../server/log.ts';
-import { startRelay } from '../server/relay.ts';
+import { loadConfig } from '../server/runtime/config.ts';
+import { silentLogger } from '../server/runtime/log.ts';
+import { startRelay } from '../server/compose/relay.ts';
 import { headerBytes, listenBaseline } from './support.ts';
 
 const ENDPOINT = '/healthz';

@@ -20,7 +20,7 @@ import { Agent, createServer, request, type Server } from 'node:http';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startSimulator } from '../server/sim/simulator.ts';
+import { startSimulator } from '../crm-sim/simulator.ts';
 import { freePort, loadTargets, RelayProcess } from '../test/chaos/chaos.ts';
 import { findOrInstallNginx, nginxSandbox } from '../test/support/nginx.ts';
 import { findOrInstallPostgres, freshDatabase, startThrowawayPostgres } from '../test/support/postgres.ts';

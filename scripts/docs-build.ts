@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { configSchema } from '../server/config.ts';
+import { configSchema } from '../server/runtime/config.ts';
 import { configReferenceMarkdown } from './docs-config.ts';
 import { analyzeElements, elementTablesMarkdown, serialiseManifest } from './docs-elements.ts';
 import { replaceBetweenMarkers } from './docs-markdown.ts';

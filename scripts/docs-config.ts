@@ -1,4 +1,4 @@
-// Builds the README's configuration reference from the zod schema in server/config.ts, so the
+// Builds the README's configuration reference from the zod schema in server/runtime/config.ts, so the
 // table can never list a variable the relay does not read, or miss one it does.
 import type { z } from 'zod';
 import { markdownTable, code } from './docs-markdown.ts';
@@ -43,7 +43,7 @@ function entryFor(name: string, schema: Introspectable): ConfigEntry {
   const chain = layers(schema);
   const description = chain.find((layer) => layer.description)?.description;
   if (!description) {
-    throw new Error(`server/config.ts: ${name} has no .describe(): every variable needs one for the README.`);
+    throw new Error(`server/runtime/config.ts: ${name} has no .describe(): every variable needs one for the README.`);
   }
   const withDefault = chain.find((layer) => layer.def.type === 'default' || layer.def.type === 'prefault');
   const enumLayer = chain.find((layer) => layer.def.type === 'enum');

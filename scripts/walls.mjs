@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const WALLED_FOLDERS = ['server', 'widget', 'contract', 'bench', 'scripts'];
+export const WALLED_FOLDERS = ['server', 'crm-sim', 'widget', 'contract', 'bench', 'scripts'];
 
 /** Runs dependency-cruiser over `paths` (default: the walled folders) from `cwd`; returns its exit code and output. */
 export function checkWalls(paths = WALLED_FOLDERS, { config = join(root, '.dependency-cruiser.cjs'), cwd = root, stdio = 'pipe' } = {}) {

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CliCommand } from './cli-command.ts';
-import { ConfigError, loadConfig, type Config } from './config.ts';
-import { agenciesCommand, scopeToAgency } from './agencies/cli.ts';
+import type { CliCommand } from './runtime/cli-command.ts';
+import { ConfigError, loadConfig, type Config } from './runtime/config.ts';
+import { agenciesCommand, scopeToAgency } from './ops/agencies-cli.ts';
 import { outboxCommand } from './enquiries/cli.ts';
 import { operatorCommands } from './ops/cli.ts';
 

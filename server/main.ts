@@ -1,12 +1,12 @@
-import { ConfigError, loadConfig } from './config.ts';
-import { installLastResortHandlers } from './last-resort.ts';
-import { createLogger } from './log.ts';
-import { startRelay, type RunningRelay } from './relay.ts';
+import { ConfigError, loadConfig } from './runtime/config.ts';
+import { installLastResortHandlers } from './runtime/last-resort.ts';
+import { createLogger } from './runtime/log.ts';
+import { startRelay, type RunningRelay } from './compose/relay.ts';
 import { scriptTagBanner, widgetScriptTags } from './ops/script-tags.ts';
 import { claimInstance } from './ops/instance.ts';
 import { SYNC_SIGNAL, takeSyncRequest } from './ops/sync-request.ts';
 import { watchSyncProgress } from './ops/sync-progress.ts';
-import { RELOAD_SIGNAL, takeReloadRequest, writeReloadResult } from './agencies/reload-request.ts';
+import { RELOAD_SIGNAL, takeReloadRequest, writeReloadResult } from './compose/reload-request.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import type { Feature } from '../feature.ts';
-import type { Logger } from '../log.ts';
+import type { Feature } from '../runtime/feature.ts';
+import type { Logger } from '../runtime/log.ts';
 import type { Store } from '../store/store.ts';
 import { hasTable, tablesOf } from '../store/tables.ts';
 import type { CrmClient, PropertyClass } from './client.ts';
 import { isCrmError } from './client.ts';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../runtime/clock.ts';
 import { CALLS_PREFIX } from './limiter.ts';
 
 /**

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
-import type { Config } from '../config.ts';
-import type { Logger } from '../log.ts';
+import type { Config } from '../runtime/config.ts';
+import type { Logger } from '../runtime/log.ts';
 import type { Store } from '../store/store.ts';
 import { CrmError, type CrmErrorCode } from './errors.ts';
 import { callsOn, countCall, DEFAULT_SAFETY_MARGIN_MS, limiterForKey, type BudgetStatus, type RequestLimiter, type SharedLimits } from './limiter.ts';
-import { SharedGate } from './shared-gate.ts';
+import { SharedGate } from '../cluster/shared-gate.ts';
 import type { SharedDatabase } from '../store/shared-database.ts';
 import {
   addEnquirySchema,
@@ -34,8 +34,8 @@ import {
   type CrmUsage,
   type CrmUser,
 } from './schemas.ts';
-import { systemClock, type Clock } from '../clock.ts';
-import { workClassNow, type WorkClass } from '../work-class.ts';
+import { systemClock, type Clock } from '../runtime/clock.ts';
+import { workClassNow, type WorkClass } from '../runtime/work-class.ts';
 
 export { CrmError, isCrmError, type CrmErrorCode } from './errors.ts';
 export type { BudgetStatus } from './limiter.ts';

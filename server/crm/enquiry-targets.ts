@@ -1,8 +1,8 @@
 import type { AgentTarget, EnquiryTargets, ListingTarget } from '../enquiries/targets.ts';
 import { listingId } from './public-fields.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../runtime/log.ts';
 import { allPages, type CrmClient, type PropertyClass, type SaleOrLease } from './client.ts';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../runtime/clock.ts';
 
 export interface CrmEnquiryTargetsOptions {
   log: Logger;

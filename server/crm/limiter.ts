@@ -3,9 +3,9 @@ import { performance } from 'node:perf_hooks';
 import type { Store } from '../store/store.ts';
 import { hasTable, tablesOf } from '../store/tables.ts';
 import { CrmError } from './errors.ts';
-import type { SharedGate } from './shared-gate.ts';
-import { systemClock, type Clock } from '../clock.ts';
-import { DEFAULT_WORK_CLASS, WORK_CLASSES, type WorkClass } from '../work-class.ts';
+import type { SharedGate } from '../cluster/shared-gate.ts';
+import { systemClock, type Clock } from '../runtime/clock.ts';
+import { DEFAULT_WORK_CLASS, WORK_CLASSES, type WorkClass } from '../runtime/work-class.ts';
 
 export interface LimiterOptions {
   store: Store;

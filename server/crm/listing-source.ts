@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Config } from '../config.ts';
+import type { Config } from '../runtime/config.ts';
 import {
   ExpiredCursorError,
   type ChangeFeed,

@@ -1,4 +1,4 @@
-import type { Config } from '../config.ts';
+import type { Config } from '../runtime/config.ts';
 import type { SourceList } from '../listings/source.ts';
 import type { PropertyClass } from './client.ts';
 

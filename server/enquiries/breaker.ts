@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../runtime/clock.ts';
 
 /**
  * A circuit breaker for deliveries to the CRM. Closed, deliveries flow and a failing enquiry

@@ -1,5 +1,5 @@
-import type { CliCommand, CliContext } from '../cli-command.ts';
-import { parseOptions } from '../cli-options.ts';
+import type { CliCommand, CliContext } from '../runtime/cli-command.ts';
+import { parseOptions } from '../runtime/cli-options.ts';
 import { closeStore, openStore } from '../store/store.ts';
 import { attachPostgres } from '../store/postgres.ts';
 import { agencySchema } from '../store/shared-database.ts';

@@ -1,6 +1,6 @@
 import type { ClientRateLimitInfo, Store } from 'express-rate-limit';
 import type { EnquiryOutbox } from './outbox.ts';
-import { systemClock, type Clock } from '../clock.ts';
+import { systemClock, type Clock } from '../runtime/clock.ts';
 
 const DAY_MS = 24 * 60 * 60_000;
 

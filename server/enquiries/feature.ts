@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { Feature } from '../feature.ts';
+import type { Feature } from '../runtime/feature.ts';
 import { enquiryRouter, type EnquiryRouterOptions } from './router.ts';
 import type { EnquiryService } from './service.ts';
 

@@ -1,16 +1,16 @@
 import express, { type ErrorRequestHandler, type Request, type Response, type Router } from 'express';
 import { rateLimit } from 'express-rate-limit';
 import type { EnquiryAccepted, EnquiryStatus, EnquiryStatusResponse } from '../../contract/relay-api.ts';
-import { corsPolicy } from '../cors.ts';
-import { HttpError } from '../errors.ts';
+import { corsPolicy } from '../http/cors.ts';
+import { HttpError } from '../http/errors.ts';
 import { DailyEnquiryBudget, UtcDayStore } from './daily-limits.ts';
 import type { OutboxStatus, SpamReason } from './outbox.ts';
 import type { LeadDestination } from './sink.ts';
 import { ENQUIRY_LIMITS, enquiryFingerprint, enquiryRequestSchema, fieldErrors, type ParsedEnquiry } from './schema.ts';
 import type { EnquiryService } from './service.ts';
-import type { EnquirySettings } from '../config.ts';
-import type { Logger } from '../log.ts';
-import type { Clock } from '../clock.ts';
+import type { EnquirySettings } from '../runtime/config.ts';
+import type { Logger } from '../runtime/log.ts';
+import type { Clock } from '../runtime/clock.ts';
 import { findTarget } from './targets.ts';
 
 export interface EnquiryRouterOptions {

@@ -1,11 +1,11 @@
-import type { Logger } from '../log.ts';
+import type { Logger } from '../runtime/log.ts';
 import type { Store } from '../store/store.ts';
 import { EnquiryMetrics } from './metrics.ts';
 import { EnquiryOutbox } from './outbox.ts';
 import type { LeadSink } from './sink.ts';
 import { withFallback, type EnquiryTargets } from './targets.ts';
 import { createDeliveryWorker, type DeliverySettings, type DeliveryWorker } from './worker.ts';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../runtime/clock.ts';
 
 /** Everything the enquiry routes and the delivery worker share; built once by startRelay. */
 export interface EnquiryService {
@@ -15,7 +15,7 @@ export interface EnquiryService {
   worker: DeliveryWorker;
 }
 
-export type { EnquirySettings } from '../config.ts';
+export type { EnquirySettings } from '../runtime/config.ts';
 
 export interface EnquiryServiceOptions {
   /** How leads are delivered (config.enquiries; tests override parts). */

@@ -1,13 +1,13 @@
-import type { Logger } from '../log.ts';
-import type { Worker } from '../worker.ts';
+import type { Logger } from '../runtime/log.ts';
+import type { Worker } from '../runtime/worker.ts';
 import { isStoreUnavailable, type WriteHealth } from '../store/store.ts';
 import { CircuitBreaker, DEFAULT_BREAKER_SETTINGS, type BreakerOutcome, type BreakerSettings, type BreakerState } from './breaker.ts';
 import type { EnquiryMetrics } from './metrics.ts';
 import { DEFAULT_CLAIM_LEASE_MS, type EnquiryOutbox, type OutboxEntry } from './outbox.ts';
 import type { DeliveryFailure, Lead, LeadDestination, LeadSink } from './sink.ts';
 import { findTarget, type EnquiryTargets } from './targets.ts';
-import type { Clock } from '../clock.ts';
-import { asWork } from '../work-class.ts';
+import type { Clock } from '../runtime/clock.ts';
+import { asWork } from '../runtime/work-class.ts';
 
 export interface DeliverySettings {
   /** The lead's source in the sink (ENQUIRY_SOURCE): read by the composition root when it makes the sink. */

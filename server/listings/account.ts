@@ -1,5 +1,5 @@
-import type { Clock } from '../clock.ts';
-import type { Logger } from '../log.ts';
+import type { Clock } from '../runtime/clock.ts';
+import type { Logger } from '../runtime/log.ts';
 import type { ChangeStore } from './event-store.ts';
 import type { ListingSource } from './source.ts';
 

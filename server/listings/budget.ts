@@ -1,5 +1,5 @@
-import type { Config } from '../config.ts';
-import { ConfigError } from '../config.ts';
+import type { Config } from '../runtime/config.ts';
+import { ConfigError } from '../runtime/config.ts';
 import type { ListingSource } from './source.ts';
 
 /** What the plan needs of the listing source: its lists and how many records a page holds. */

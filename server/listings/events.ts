@@ -1,12 +1,12 @@
-import type { Config } from '../config.ts';
-import type { Logger } from '../log.ts';
+import type { Config } from '../runtime/config.ts';
+import type { Logger } from '../runtime/log.ts';
 import type { ChangeStore, QueuedChange } from './event-store.ts';
 import type { ListingCache } from './cache.ts';
 import { ExpiredCursorError, type ListingSource } from './source.ts';
 import type { ListingSync } from './sync.ts';
-import type { Clock } from '../clock.ts';
-import { asWork } from '../work-class.ts';
-import type { WebhookInboxQueue } from './webhook-inbox.ts';
+import type { Clock } from '../runtime/clock.ts';
+import { asWork } from '../runtime/work-class.ts';
+import type { WebhookInboxQueue } from '../cluster/webhook-inbox.ts';
 
 /** A failed application is tried again after this, doubling, at most MAX_ATTEMPTS times (the stream and sweeps catch up after). */
 const RETRY_BASE_MS = 5_000;

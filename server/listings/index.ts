@@ -1,14 +1,14 @@
 import { Router } from 'express';
-import type { Config } from '../config.ts';
+import type { Config } from '../runtime/config.ts';
 import type { AgentTarget, EnquiryTargets, ListingTarget } from '../enquiries/targets.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../runtime/log.ts';
 import { photoHosts, PhotoHostAllowList } from '../photos/hosts.ts';
 import type { PhotoFolderGuard } from '../photos/folder-guard.ts';
 import { forgetMissingPhotoFiles, PhotoMirror } from '../photos/mirror.ts';
 import { photosRouter } from '../photos/routes.ts';
 import { PhotoFill } from '../photos/fill.ts';
 import { inTransaction, type Store } from '../store/store.ts';
-import type { Feature } from '../feature.ts';
+import type { Feature } from '../runtime/feature.ts';
 import { assertBudget, planBudget, type BudgetedLists, type BudgetPlan, type KnownSizes } from './budget.ts';
 import { ListingCache } from './cache.ts';
 import { listingsRouter } from './routes.ts';
@@ -19,8 +19,8 @@ import { ListingSync } from './sync.ts';
 import type { ListingSource } from './source.ts';
 import { AgencyAccount } from './account.ts';
 import { webhookRouter, type WebhookCounts, type WebhookTarget } from './webhook.ts';
-import type { Clock } from '../clock.ts';
-import type { SharedWebhookInbox } from './webhook-inbox.ts';
+import type { Clock } from '../runtime/clock.ts';
+import type { SharedWebhookInbox } from '../cluster/webhook-inbox.ts';
 
 export { BudgetRefusedError, planBudget, type BudgetPlan } from './budget.ts';
 export { ListingCache } from './cache.ts';
@@ -29,7 +29,7 @@ export { CrmChangeWorker } from './events.ts';
 export { AgencyAccount } from './account.ts';
 export type { PublicListings } from './public-listings.ts';
 export { webhookRouter, type WebhookCounts, type WebhookTarget } from './webhook.ts';
-export { SharedWebhookInbox } from './webhook-inbox.ts';
+export { SharedWebhookInbox } from '../cluster/webhook-inbox.ts';
 
 export interface ListingsService {
   cache: ListingCache;
@@ -181,7 +181,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     else log.error(fields, `listing sync budget exceeded: ${current.advice}.${shared}`);
     return current;
   };
-  // Many agencies: the relay plans them all together (server/agencies/set.ts).
+  // Many agencies: the relay plans them all together (server/compose/agency-set.ts).
   const sync = new ListingSync({ source, cache, mirror, log, config, now: options.now, holdsSync: options.holdsSync, afterSweep: () => {
       if (!options.shared) replan();
       options.afterSweep?.();

@@ -3,7 +3,7 @@ import type { PhotoMirror } from '../photos/mirror.ts';
 import { publicPhoto } from '../photos/public.ts';
 import type { CachedListing, ListingCache } from './cache.ts';
 import { listingsSql, parseListingsQuery, type ParsedListingsQuery } from './query.ts';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../runtime/clock.ts';
 
 /**
  * The public listing shape, read from the cache: what GET /api/v1/listings[/:id] answers and what

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LISTING_FILTERS, LISTING_FILTER_NAMES, type FilterSpec, type ListingFilterName } from '../../contract/listing-filters.ts';
 import type { ListingSort, ListingsQuery } from '../../contract/relay-api.ts';
-import { HttpError } from '../errors.ts';
+import { HttpError } from '../http/errors.ts';
 
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 24;

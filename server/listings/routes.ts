@@ -1,15 +1,15 @@
 import { Router, type Request, type Response } from 'express';
 import type { ListingsFilling } from '../../contract/relay-api.ts';
-import type { Config } from '../config.ts';
-import { corsPolicy, publicOrigins } from '../cors.ts';
-import { HttpError } from '../errors.ts';
+import type { Config } from '../runtime/config.ts';
+import { corsPolicy, publicOrigins } from '../http/cors.ts';
+import { HttpError } from '../http/errors.ts';
 import type { PhotoMirror } from '../photos/mirror.ts';
-import { DYNAMIC_EFFORT, EncodedBody, sendEncoded } from '../precompressed.ts';
-import type { ReplayCache } from '../replay.ts';
+import { DYNAMIC_EFFORT, EncodedBody, sendEncoded } from '../http/precompressed.ts';
+import type { ReplayCache } from '../http/response-cache.ts';
 import type { ListingCache } from './cache.ts';
 import { publicListings, type PublicListings } from './public-listings.ts';
 import { parseListingsQuery, queryKey } from './query.ts';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../runtime/clock.ts';
 
 export interface ListingsRouterDeps {
   config: Pick<Config, 'http' | 'demoMode'>;
@@ -39,7 +39,7 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   const { cache, mirror } = deps;
   const now = deps.now ?? Date.now;
   const rendered = new Map<string, Rendered>();
-  // Answers recorded for replay (server/replay.ts) are current while this stays the same.
+  // Answers recorded for replay (server/http/response-cache.ts) are current while this stays the same.
   let cacheGeneration = 0;
   cache.onChange(() => {
     rendered.clear();

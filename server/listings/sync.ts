@@ -1,12 +1,12 @@
-import type { Config } from '../config.ts';
-import type { Logger } from '../log.ts';
+import type { Config } from '../runtime/config.ts';
+import type { Logger } from '../runtime/log.ts';
 import { createLimit } from '../photos/limit.ts';
 import type { MirrorCounts, PhotoMirror } from '../photos/mirror.ts';
 import type { ListingType } from '../../contract/relay-api.ts';
 import type { ListingCache, OpenHomeRow } from './cache.ts';
 import type { ListedRecord, ListingSource, MappedAgent, PushedRecord, SourceList } from './source.ts';
-import type { Clock } from '../clock.ts';
-import { asWork } from '../work-class.ts';
+import type { Clock } from '../runtime/clock.ts';
+import { asWork } from '../runtime/work-class.ts';
 
 export type SyncKind = 'incremental' | 'full';
 

@@ -1,10 +1,10 @@
 import express, { Router } from 'express';
-import { HttpError } from '../errors.ts';
-import type { Logger } from '../log.ts';
+import { HttpError } from '../http/errors.ts';
+import type { Logger } from '../runtime/log.ts';
 import type { ChangeStore } from './event-store.ts';
 import { MalformedPushError, type ChangeFeed, type ChangeNotice } from './source.ts';
-import type { Clock } from '../clock.ts';
-import type { SharedWebhookInbox } from './webhook-inbox.ts';
+import type { Clock } from '../runtime/clock.ts';
+import type { SharedWebhookInbox } from '../cluster/webhook-inbox.ts';
 
 /** The CRM sends one small record (or two, sale and lease) per event; anything far bigger is not the CRM. */
 export const WEBHOOK_MAX_BYTES = 512 * 1024;

@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { markQueuedForReconcile, outboxStatus } from '../enquiries/outbox.ts';
 import { countListings, refetchListings } from '../listings/cache.ts';
 import { forgetMissingPhotoFiles } from '../photos/mirror.ts';
-import type { Progress } from '../progress.ts';
+import type { Progress } from '../runtime/progress.ts';
 import { migrations as knownMigrations } from '../store/migrations.ts';
 import {
   appliedMigrationsOf,

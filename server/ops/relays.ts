@@ -1,8 +1,8 @@
 import type pg from 'pg';
-import { SharedGate } from '../crm/shared-gate.ts';
+import { SharedGate } from '../cluster/shared-gate.ts';
 import { utcDay } from '../crm/limiter.ts';
 import { checkSchemaName, openPool, redactUrl, safeMessage } from '../store/postgres.ts';
-import { SYNC_LEASE } from '../store/sync-lease.ts';
+import { SYNC_LEASE } from '../cluster/sync-lease.ts';
 import { agencySchema, DB_NOW, KEY_SCHEMA, listRelays, RELAY_ALIVE_MS, type RelaySeen } from '../store/shared-database.ts';
 
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { projectRoot } from '../app.ts';
-import { widgetBundleReader } from '../widget-assets.ts';
+import { projectRoot } from '../http/app.ts';
+import { widgetBundleReader } from '../http/widget-assets.ts';
 
 export interface WidgetScriptTags {
   /** `/widget.js`: short cache, follows every upgrade of the relay. */

@@ -1,5 +1,5 @@
-import type { Logger } from '../log.ts';
-import { createProgress, formatProgressLine } from '../progress.ts';
+import type { Logger } from '../runtime/log.ts';
+import { createProgress, formatProgressLine } from '../runtime/progress.ts';
 import { countListings } from '../listings/cache.ts';
 import { countMirroredPhotos } from '../photos/mirror.ts';
 import type { Store } from '../store/store.ts';

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
-import type { Feature } from '../feature.ts';
+import type { Clock } from '../runtime/clock.ts';
+import type { Config } from '../runtime/config.ts';
+import type { Feature } from '../runtime/feature.ts';
 import type { PublicListings } from '../listings/index.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../runtime/log.ts';
 import type { Store } from '../store/store.ts';
 import { SitePaths } from './paths.ts';
 import { publishedPages } from './published.ts';

@@ -7,7 +7,7 @@ import { render } from '@lit-labs/ssr';
 import { collectResult } from '@lit-labs/ssr/lib/render-result.js';
 import { html, type TemplateResult } from 'lit';
 import type { ListingDetail, ListingSummary } from '../../contract/relay-api.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../runtime/log.ts';
 import { escapeHtml, scriptJson } from './html.ts';
 
 /** What the server and, later, the browser both give the elements, so both render the same markup. */

@@ -2,13 +2,13 @@ import { Router, type Request, type Response } from 'express';
 import type { ListingDetail, ListingSummary, Page } from '../../contract/relay-api.ts';
 import { addressSlug } from '../../contract/slug.ts';
 import { resolveSrcset } from '../../widget/shared/picture.ts';
-import type { Clock } from '../clock.ts';
-import { HttpError } from '../errors.ts';
+import type { Clock } from '../runtime/clock.ts';
+import { HttpError } from '../http/errors.ts';
 import type { PublicListings } from '../listings/index.ts';
 import { goneHead, listHead, listingHead, shareImage } from './head.ts';
 import { clip, escapeHtml } from './html.ts';
 import { LIST_PAGES, type ListKind, type SitePaths } from './paths.ts';
-import { DYNAMIC_EFFORT, EncodedBody, sendEncoded } from '../precompressed.ts';
+import { DYNAMIC_EFFORT, EncodedBody, sendEncoded } from '../http/precompressed.ts';
 import type { PublishedPages } from './published.ts';
 import type { ElementRenderer, ElementSettings } from './render.ts';
 import { newest, SITEMAP_MAX_URLS, sitemapIndex, urlset, type SitemapEntry } from './sitemap.ts';
@@ -47,7 +47,7 @@ export interface PagesRouterDeps {
   onRecordError?(error: unknown): void;
 }
 
-/** One rendered answer, kept with its ETag and its compressed bodies (server/precompressed.ts: made once). */
+/** One rendered answer, kept with its ETag and its compressed bodies (server/http/precompressed.ts: made once). */
 interface RenderedPage {
   status: number;
   type: string;

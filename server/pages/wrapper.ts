@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../runtime/log.ts';
 
 /** Where the agency's page says the listing content goes. */
 export const WRAPPER_MARKER = '<!-- estate-embed -->';

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { systemClock, type Clock } from '../clock.ts';
-import type { Logger } from '../log.ts';
+import { systemClock, type Clock } from '../runtime/clock.ts';
+import type { Logger } from '../runtime/log.ts';
 import type { Store } from '../store/store.ts';
 import { contentHash, downloadPhoto, PhotoDownloadError } from './download.ts';
 import { PhotoFolderGuard } from './folder-guard.ts';

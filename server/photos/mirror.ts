@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../runtime/log.ts';
 import type { Store } from '../store/store.ts';
 import { hasTable, tablesOf } from '../store/tables.ts';
 import { contentHash, downloadPhoto, PhotoDownloadError } from './download.ts';
@@ -11,7 +11,7 @@ import { hostOf, type PhotoHostAllowList } from './hosts.ts';
 import { createLimit } from './limit.ts';
 import { writeRebuildable } from './rebuildable.ts';
 import { makeVariants, variantPath } from './variants.ts';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../runtime/clock.ts';
 
 /** The photo index's tables, parents first: copied from the agency's sync holder to the other relays on one database (each fetches the files itself). */
 export const PHOTO_INDEX_TABLES = ['photo_files', 'photos'] as const;

@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
-import { servedCrossOrigin } from '../cross-origin.ts';
-import { HttpError } from '../errors.ts';
+import { servedCrossOrigin } from '../http/cross-origin.ts';
+import { HttpError } from '../http/errors.ts';
 import { VARIANT_FILE_NAME, variantPath } from './variants.ts';
 
 export interface PhotosRouterOptions {

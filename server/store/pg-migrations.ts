@@ -44,7 +44,7 @@ export const pgMigrations: Migration[] = [
   {
     id: '020-listings-shared-sync',
     sql: `
-      -- One sync at a time per agency (server/store/sync-lease.ts): the relay named in holder runs
+      -- One sync at a time per agency (server/cluster/sync-lease.ts): the relay named in holder runs
       -- the agency's sync, change worker and access check until expires_at (the database's clock,
       -- ms); it renews well before. epoch grows at each change of holder: a relay that lost the
       -- lease cannot publish once another holds it (the fence).
@@ -56,7 +56,7 @@ export const pgMigrations: Migration[] = [
         expires_at BIGINT NOT NULL
       );
       -- The listing cache, photo index and change bookkeeping as the sync holder last published
-      -- them (server/store/replica.ts): one row per row of the SQLite tables it names, as JSON;
+      -- them (server/cluster/replica.ts): one row per row of the SQLite tables it names, as JSON;
       -- row NULL for a row deleted (kept a while, so relays following by seq see the delete).
       CREATE SEQUENCE replica_seq;
       CREATE TABLE replica_rows (
@@ -68,7 +68,7 @@ export const pgMigrations: Migration[] = [
         PRIMARY KEY (tbl, pk)
       );
       CREATE INDEX replica_rows_seq ON replica_rows (seq);
-      -- Verified CRM webhooks any relay received (server/listings/webhook-inbox.ts), kept by digest
+      -- Verified CRM webhooks any relay received (server/cluster/webhook-inbox.ts), kept by digest
       -- until their timestamp leaves the tolerance (a replay to any relay is refused); the sync
       -- holder takes the notice (taken_at) into its change queue.
       CREATE TABLE crm_webhook_inbox (
@@ -94,7 +94,7 @@ export const pgKeyMigrations: Migration[] = [
   {
     id: '010-crm-gate',
     sql: `
-      -- The CRM's per-second limit for every relay on the key (server/crm/shared-gate.ts): one row
+      -- The CRM's per-second limit for every relay on the key (server/cluster/shared-gate.ts): one row
       -- per request that may be in the CRM's hands at once. A relay takes a free row to send, and
       -- on the answer frees it from one second later; a relay that dies frees it at lease_until.
       CREATE TABLE crm_slots (

@@ -3,7 +3,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 
 import { join, resolve } from 'node:path';
 import { migrations as defaultMigrations, type Migration } from './migrations.ts';
 import { attachConnection, detachQueries, tablesOf, type Db } from './tables.ts';
-import { systemClock, type Clock } from '../clock.ts';
+import { systemClock, type Clock } from '../runtime/clock.ts';
 
 export type { Db } from './tables.ts';
 

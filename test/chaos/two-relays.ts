@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { EnquiryOutbox } from '../../server/enquiries/outbox.ts';
-import { startSimulator } from '../../server/sim/simulator.ts';
+import { startSimulator } from '../../crm-sim/simulator.ts';
 import { attachPostgres } from '../../server/store/postgres.ts';
 import { closeStore, openStore } from '../../server/store/store.ts';
 import { deliveryVerdict, enquiryBody, evenSteps, FAULT_PROFILES, freePort, latencyOf, loadTargets, MIXED_RELAY_SETTINGS, queuedInRelay, RelayProcess, simulatorCounts, watchArrivals, type ChaosLatency } from './chaos.ts';
@@ -202,7 +202,7 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
     return held;
   };
 
-  // The relays' registry ids (server/relay.ts: host and DATA_DIR): what sync_lease names as holder.
+  // The relays' registry ids (server/compose/relay.ts: host and DATA_DIR): what sync_lease names as holder.
   const holderA = `${hostname()}:${dataDirs[0]!}`;
   const holderB = `${hostname()}:${dataDirs[1]!}`;
   const syncHolder = async (): Promise<string | undefined> => {

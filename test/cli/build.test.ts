@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { projectRoot } from '../../server/app.ts';
+import { projectRoot } from '../../server/http/app.ts';
 
 let child: ChildProcess | undefined;
 let dataDir: string | undefined;

@@ -7,10 +7,10 @@ import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { projectRoot } from '../../server/app.ts';
-import type { RunningRelay } from '../../server/relay.ts';
-import { anotherRelay } from '../agencies/pg-rig.ts';
-import { startAgenciesRig, until, type AgenciesRig } from '../agencies/rig.ts';
+import { projectRoot } from '../../server/http/app.ts';
+import type { RunningRelay } from '../../server/compose/relay.ts';
+import { anotherRelay } from '../compose/pg-rig.ts';
+import { startAgenciesRig, until, type AgenciesRig } from '../compose/rig.ts';
 import { findOrInstallNginx, nginxSandbox } from '../support/nginx.ts';
 import { freePort, freshDatabase } from '../support/postgres.ts';
 

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { projectRoot } from '../../server/app.ts';
+import { projectRoot } from '../../server/http/app.ts';
 import { WEBHOOK_MAX_BYTES } from '../../server/listings/webhook.ts';
 import { SYNC_SIGNAL } from '../../server/ops/sync-request.ts';
 import { startTestRelay, type TestRelay } from '../support/relay-fixture.ts';

@@ -10,12 +10,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runCli } from '../../server/cli.ts';
 import { BACKUP_MANIFEST_FILE, DATABASE_DUMP_FILE, findPostgresTool } from '../../server/ops/pg-backup.ts';
-import type { RunningRelay } from '../../server/relay.ts';
+import type { RunningRelay } from '../../server/compose/relay.ts';
 import { agencySchema, SharedDatabase } from '../../server/store/shared-database.ts';
 import { STORE_FILE } from '../../server/store/store.ts';
 import { validEnquiry } from '../enquiries/support.ts';
-import { anotherRelay, queryDatabase } from '../agencies/pg-rig.ts';
-import { startAgenciesRig, until, type AgenciesRig } from '../agencies/rig.ts';
+import { anotherRelay, queryDatabase } from '../compose/pg-rig.ts';
+import { startAgenciesRig, until, type AgenciesRig } from '../compose/rig.ts';
 import { freshDatabase } from '../support/postgres.ts';
 
 const postgres = inject('postgres');

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createProgress, formatProgressLine } from '../../server/progress.ts';
+import { createProgress, formatProgressLine } from '../../server/runtime/progress.ts';
 
 /** A stream that records what is written, claiming to be a terminal or not. */
 function recorder(isTTY: boolean): NodeJS.WriteStream & { text: string } {

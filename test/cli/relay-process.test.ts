@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { projectRoot } from '../../server/app.ts';
+import { projectRoot } from '../../server/http/app.ts';
 import { runCli } from '../../server/cli.ts';
 import { PID_FILE, runningRelay } from '../../server/ops/instance.ts';
 

@@ -7,10 +7,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { projectRoot } from '../../server/app.ts';
+import { projectRoot } from '../../server/http/app.ts';
 import { closeStore, openStore } from '../../server/store/store.ts';
 import { agencySchema, DB_NOW, SharedDatabase } from '../../server/store/shared-database.ts';
-import { queryDatabase } from '../agencies/pg-rig.ts';
+import { queryDatabase } from '../compose/pg-rig.ts';
 import { freshDatabase } from '../support/postgres.ts';
 
 const postgres = inject('postgres');

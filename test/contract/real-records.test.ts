@@ -9,11 +9,11 @@ import { Writable } from 'node:stream';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListingDetail, ListingSummary, Page } from '../../contract/relay-api.ts';
-import { loadConfig } from '../../server/config.ts';
+import { loadConfig } from '../../server/runtime/config.ts';
 import { crmPropertySchema, crmUserSchema } from '../../server/crm/schemas.ts';
 import { agentFromCrm, listingFromCrm } from '../../server/crm/public-fields.ts';
-import { createLogger } from '../../server/log.ts';
-import { startRelay, type RunningRelay } from '../../server/relay.ts';
+import { createLogger } from '../../server/runtime/log.ts';
+import { startRelay, type RunningRelay } from '../../server/compose/relay.ts';
 import { buildWidgetBundle } from '../support/browser.ts';
 
 /*

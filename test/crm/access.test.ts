@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../server/config.ts';
+import { loadConfig } from '../../server/runtime/config.ts';
 import { crmListShape } from '../../server/crm/listing-source.ts';
 import { planBudget } from '../../server/listings/budget.ts';
-import { createLogger } from '../../server/log.ts';
+import { createLogger } from '../../server/runtime/log.ts';
 import { collectStatus, formatStatus } from '../../server/ops/status.ts';
-import { startRelay, type RunningRelay } from '../../server/relay.ts';
-import { ALL_SCOPES, SCOPES } from '../../server/sim/state.ts';
-import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
+import { startRelay, type RunningRelay } from '../../server/compose/relay.ts';
+import { ALL_SCOPES, SCOPES } from '../../crm-sim/state.ts';
+import { startSimulator, type RunningSimulator } from '../../crm-sim/simulator.ts';
 import { tablesOf } from '../../server/store/tables.ts';
 
 /*

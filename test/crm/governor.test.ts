@@ -3,9 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createCrmClient, type CrmClient } from '../../server/crm/client.ts';
 import { limiterForKey, RequestLimiter, type ReleaseSlot } from '../../server/crm/limiter.ts';
 import { CrmAccess } from '../../server/crm/access.ts';
-import { silentLogger } from '../../server/log.ts';
-import { ALL_SCOPES } from '../../server/sim/simulator.ts';
-import { asWork, type WorkClass } from '../../server/work-class.ts';
+import { silentLogger } from '../../server/runtime/log.ts';
+import { ALL_SCOPES } from '../../crm-sim/simulator.ts';
+import { asWork, type WorkClass } from '../../server/runtime/work-class.ts';
 import { startSim, tempStore } from './support.ts';
 
 const cleanups: Array<() => unknown> = [];

@@ -5,8 +5,8 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { createCrmClient, type CrmClient, type CrmClientOptions } from '../../server/crm/client.ts';
 import { RequestLimiter, type LimiterOptions } from '../../server/crm/limiter.ts';
-import { redactedPaths, silentLogger, type Logger } from '../../server/log.ts';
-import { startSimulator, type FaultRule, type RunningSimulator } from '../../server/sim/simulator.ts';
+import { redactedPaths, silentLogger, type Logger } from '../../server/runtime/log.ts';
+import { startSimulator, type FaultRule, type RunningSimulator } from '../../crm-sim/simulator.ts';
 import { openStore, type Store } from '../../server/store/store.ts';
 
 /** A real SQLite store in a fresh temp folder; `reopen()` opens the same file again (a restart). */

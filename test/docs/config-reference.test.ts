@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { configEntries, configReferenceMarkdown } from '../../scripts/docs-config.ts';
 import { readBetweenMarkers, replaceBetweenMarkers } from '../../scripts/docs-markdown.ts';
 import { projectRoot } from '../../scripts/docs-build.ts';
-import { configSchema } from '../../server/config.ts';
+import { configSchema } from '../../server/runtime/config.ts';
 
 describe('configuration reference', () => {
   it('lists every variable of the schema, in order, with its default', () => {

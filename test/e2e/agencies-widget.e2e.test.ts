@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { widgetScriptTags } from '../../server/ops/script-tags.ts';
 import { buildWidgetBundle, launchChromium, serveFolder, watchedPage, type StaticSite } from '../support/browser.ts';
-import { startAgenciesRig, type AgenciesRig } from '../agencies/rig.ts';
+import { startAgenciesRig, type AgenciesRig } from '../compose/rig.ts';
 
 let rig: AgenciesRig;
 let widgetDir: string;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { widgetScriptTags } from '../../server/ops/script-tags.ts';
-import { widgetBundleReader } from '../../server/widget-assets.ts';
+import { widgetBundleReader } from '../../server/http/widget-assets.ts';
 import { serveFolder, startHostSiteRig, watchedPage, type HostSiteRig, type StaticSite } from '../support/browser.ts';
 
 interface ChunkManifest {

@@ -5,7 +5,7 @@ import { runCli } from '../../server/cli.ts';
 import { toCrmDateTime } from '../../server/crm/client.ts';
 import { toAddEnquiry } from '../../server/crm/lead-sink.ts';
 import type { EnquiryTargets } from '../../server/enquiries/targets.ts';
-import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
+import { startSimulator, type RunningSimulator } from '../../crm-sim/simulator.ts';
 import { enquiryHarness, validEnquiry, type EnquiryHarness, type HarnessOptions } from './support.ts';
 import { rawRows, storeVariants, type StoreVariant } from '../support/store-variants.ts';
 
@@ -453,8 +453,8 @@ for (const storeVariant of storeVariants()) {
         // The restarted relay: a new service on the same store.
         advance(1_000);
         const { createEnquiryService } = await import('../../server/enquiries/service.ts');
-        const { loadConfig } = await import('../../server/config.ts');
-        const { silentLogger } = await import('../../server/log.ts');
+        const { loadConfig } = await import('../../server/runtime/config.ts');
+        const { silentLogger } = await import('../../server/runtime/log.ts');
         const { crmLeadSink } = await import('../../server/crm/lead-sink.ts');
         const { crmEnquiryTargets } = await import('../../server/crm/enquiry-targets.ts');
         const restartedConfig = loadConfig({ DATA_DIR: first.dataDir });

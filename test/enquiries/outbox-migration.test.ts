@@ -8,7 +8,7 @@ import { createCrmClient } from '../../server/crm/client.ts';
 import { crmLeadSink } from '../../server/crm/lead-sink.ts';
 import { RequestLimiter } from '../../server/crm/limiter.ts';
 import { EnquiryOutbox } from '../../server/enquiries/outbox.ts';
-import { silentLogger } from '../../server/log.ts';
+import { silentLogger } from '../../server/runtime/log.ts';
 import { migrations } from '../../server/store/migrations.ts';
 import { openStore } from '../../server/store/store.ts';
 import { tablesOf } from '../../server/store/tables.ts';

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { toAddEnquiry } from '../../server/crm/lead-sink.ts';
-import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
+import { startSimulator, type RunningSimulator } from '../../crm-sim/simulator.ts';
 import { cuttableProxy, freshDatabase } from '../support/postgres.ts';
 import { enquiryHarness, validEnquiry, type EnquiryHarness, type HarnessOptions } from './support.ts';
 

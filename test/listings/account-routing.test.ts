@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../server/config.ts';
+import { loadConfig } from '../../server/runtime/config.ts';
 import { crmListingSource } from '../../server/crm/listing-source.ts';
 import { AgencyAccount } from '../../server/listings/account.ts';
 import { signCrmWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../server/crm/events.ts';
-import { silentLogger } from '../../server/log.ts';
+import { silentLogger } from '../../server/runtime/log.ts';
 import { collectStatus, formatStatus } from '../../server/ops/status.ts';
-import { startRelay, type RunningRelay } from '../../server/relay.ts';
-import type { SimulatorState } from '../../server/sim/state.ts';
+import { startRelay, type RunningRelay } from '../../server/compose/relay.ts';
+import type { SimulatorState } from '../../crm-sim/state.ts';
 import { tablesOf } from '../../server/store/tables.ts';
 import { publicListingId, startListingRig, type ListingRig } from './rig.ts';
 

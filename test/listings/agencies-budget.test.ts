@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../server/config.ts';
+import { loadConfig } from '../../server/runtime/config.ts';
 import { crmListShape } from '../../server/crm/listing-source.ts';
 import { AgenciesBudgetRefusedError, assertAgenciesBudget, describeAgenciesPlan, planAgencies, planBudget, type AgencyToPlan } from '../../server/listings/budget.ts';
 

@@ -245,7 +245,7 @@ describe('listing API (answers from the cache only)', () => {
       for (const etag of [plain.headers.etag, browser.headers.etag, gzip.headers.etag]) {
         expect((await raw(path, { 'Accept-Encoding': 'br, gzip', 'If-None-Match': etag! })).status, path).toBe(304);
       }
-      // Sent again from memory (server/replay.ts), an answer keeps every header Express gave it,
+      // Sent again from memory (server/http/response-cache.ts), an answer keeps every header Express gave it,
       // helmet's and CORS's included; another origin is decided again.
       const fromPage = await raw(path, { 'Accept-Encoding': 'br, gzip', Origin: ALLOWED });
       const fromPageAgain = await raw(path, { 'Accept-Encoding': 'br, gzip', Origin: ALLOWED });

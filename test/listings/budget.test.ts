@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectRoot } from '../../server/app.ts';
-import { ConfigError, loadConfig } from '../../server/config.ts';
+import { projectRoot } from '../../server/http/app.ts';
+import { ConfigError, loadConfig } from '../../server/runtime/config.ts';
 import { crmListShape } from '../../server/crm/listing-source.ts';
 import { BudgetRefusedError, planBudget } from '../../server/listings/index.ts';
-import { silentLogger } from '../../server/log.ts';
-import { startRelay } from '../../server/relay.ts';
+import { silentLogger } from '../../server/runtime/log.ts';
+import { startRelay } from '../../server/compose/relay.ts';
 
 const CRM = { CRM_BASE_URL: 'http://127.0.0.1:9/api/v1.3', CRM_API_KEY: 'key', CRM_ACCESS_TOKEN: 'token', PUBLIC_URL: 'https://relay.agency.test' };
 const noSizes = { listingsBySource: new Map<string, number>(), agents: 0, openHomes: 0 };

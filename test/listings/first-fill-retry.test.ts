@@ -3,7 +3,7 @@
 // one timed-out first sweep kept an agency's site empty for an hour).
 import { afterEach, describe, expect, it } from 'vitest';
 import { crmListingSource } from '../../server/crm/listing-source.ts';
-import { silentLogger } from '../../server/log.ts';
+import { silentLogger } from '../../server/runtime/log.ts';
 import { ListingSync } from '../../server/listings/sync.ts';
 import { startListingRig, type ListingRig } from './rig.ts';
 

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../server/config.ts';
-import { silentLogger } from '../../server/log.ts';
-import { startRelay, type RunningRelay } from '../../server/relay.ts';
-import type { SimListing } from '../../server/sim/model.ts';
-import { startSimulator, type RunningSimulator } from '../../server/sim/simulator.ts';
+import { loadConfig } from '../../server/runtime/config.ts';
+import { silentLogger } from '../../server/runtime/log.ts';
+import { startRelay, type RunningRelay } from '../../server/compose/relay.ts';
+import type { SimListing } from '../../crm-sim/model.ts';
+import { startSimulator, type RunningSimulator } from '../../crm-sim/simulator.ts';
 import { readJsonBody } from '../support/json-body.ts';
 
 const PUBLIC_URL = 'https://relay.agency.test';

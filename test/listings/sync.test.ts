@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../server/log.ts';
+import { silentLogger } from '../../server/runtime/log.ts';
 import { crmListingSource } from '../../server/crm/listing-source.ts';
 import { ListingSync } from '../../server/listings/sync.ts';
 import { variantPath } from '../../server/photos/variants.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signCrmWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../server/crm/events.ts';
-import type { RunningRelay } from '../../server/relay.ts';
-import { renderListing, renderPhoto } from '../../server/sim/views.ts';
+import type { RunningRelay } from '../../server/compose/relay.ts';
+import { renderListing, renderPhoto } from '../../crm-sim/views.ts';
 import { allListingIds, publicListingId, startListingRig, type ListingRig } from './rig.ts';
 import { tablesOf } from '../../server/store/tables.ts';
 import { freshDatabase } from '../support/postgres.ts';

@@ -175,7 +175,7 @@ describe('a listing page read without a browser', () => {
     for (const encoding of ['br', 'gzip'] as const) {
       const raw = await rawGet(`${relay.url}${path}`, encoding);
       expect(raw.headers['content-encoding']).toBe(encoding);
-      // Each coding's bytes have their own strong validator (server/precompressed.ts); any of them answers 304.
+      // Each coding's bytes have their own strong validator (server/http/precompressed.ts); any of them answers 304.
       expect(raw.headers.etag).toBe(`${etag.slice(0, -1)}-${encoding}"`);
       expect((await get(path, { 'If-None-Match': String(raw.headers.etag) })).status).toBe(304);
       expect(raw.headers.vary).toMatch(/Accept-Encoding/i);

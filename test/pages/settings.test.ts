@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configProblems } from '../support/config-problems.ts';
-import { loadConfig } from '../../server/config.ts';
-import { createLogger } from '../../server/log.ts';
+import { loadConfig } from '../../server/runtime/config.ts';
+import { createLogger } from '../../server/runtime/log.ts';
 import { WRAPPER_MARKER, WrapperCache } from '../../server/pages/wrapper.ts';
 
 const problemsOf = configProblems;

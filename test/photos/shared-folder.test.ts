@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../server/log.ts';
+import { silentLogger } from '../../server/runtime/log.ts';
 import { PhotoFolderGuard } from '../../server/photos/folder-guard.ts';
 import { PhotoHostAllowList } from '../../server/photos/hosts.ts';
 import { holdsPhoto, PhotoMirror, type SourcePhoto } from '../../server/photos/mirror.ts';

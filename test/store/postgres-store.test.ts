@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { ConfigError } from '../../server/config.ts';
+import { ConfigError } from '../../server/runtime/config.ts';
 import { EnquiryOutbox } from '../../server/enquiries/outbox.ts';
 import { enquiryFingerprint, enquiryRequestSchema } from '../../server/enquiries/schema.ts';
 import { attachPostgres } from '../../server/store/postgres.ts';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { build, type InlineConfig, type Plugin } from 'vite';
-import { projectRoot } from '../../server/app.ts';
+import { projectRoot } from '../../server/http/app.ts';
 import type { ListingSummary, Page as ListingsPage } from '../../contract/relay-api.ts';
 import { startTestRelay, type TestRelay } from './relay-fixture.ts';
 

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../../server/config.ts';
+import { ConfigError, loadConfig } from '../../server/runtime/config.ts';
 
 /** The problems loadConfig names for `env` (none when it loads). */
 export function configProblems(env: Record<string, string>): string[] {

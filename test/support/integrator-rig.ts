@@ -3,9 +3,9 @@ import { once } from 'node:events';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../server/config.ts';
-import { silentLogger } from '../../server/log.ts';
-import { startRelay, type RunningRelay } from '../../server/relay.ts';
+import { loadConfig } from '../../server/runtime/config.ts';
+import { silentLogger } from '../../server/runtime/log.ts';
+import { startRelay, type RunningRelay } from '../../server/compose/relay.ts';
 import { readJsonBody } from './json-body.ts';
 
 /**

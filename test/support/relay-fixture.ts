@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../server/config.ts';
-import { silentLogger, type Logger } from '../../server/log.ts';
-import { startRelay, type RunningRelay, type StartRelayOptions } from '../../server/relay.ts';
+import { loadConfig } from '../../server/runtime/config.ts';
+import { silentLogger, type Logger } from '../../server/runtime/log.ts';
+import { startRelay, type RunningRelay, type StartRelayOptions } from '../../server/compose/relay.ts';
 
 export interface TestRelay extends RunningRelay {
   dataDir: string;

@@ -6,7 +6,7 @@
  * Forked with the simulator's options as JSON in argv[2]; answers over IPC with
  * `{ origin, baseUrl, apiKey, startSeconds, heapMiB }` once it listens, and exits on 'stop'.
  */
-import { startSimulator, type SimulatorOptions } from '../../server/sim/simulator.ts';
+import { startSimulator, type SimulatorOptions } from '../../crm-sim/simulator.ts';
 
 const options = JSON.parse(process.argv[2] ?? '{}') as SimulatorOptions;
 const heapBefore = process.memoryUsage().heapUsed;

@@ -1,0 +1,127 @@
+import { readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { ConfigError, type Config } from '../runtime/config.ts';
+
+/** A slug is a path segment: /a/<slug>/. */
+export const AGENCY_SLUG = /^[a-z0-9-]{1,40}$/;
+/** The file holds every agency's access token: its owner alone may read or write it (like the store). */
+const PRIVATE_MODE_MASK = 0o077;
+
+const origin = z
+  .url({ protocol: /^https?$/, message: 'each entry must be an origin such as https://agency.example' })
+  .refine((value) => {
+    // Zod runs this even when the URL check failed: an unparsable value is that check's to report.
+    if (!URL.canParse(value)) return true;
+    const url = new URL(value);
+    return url.pathname === '/' && !url.search && !url.hash;
+  }, 'each entry must be an origin only (scheme, host and port, no path)')
+  .transform((value) => new URL(value).origin);
+
+const agencySchema = z.strictObject({
+  slug: z.string().regex(AGENCY_SLUG, 'must be 1 to 40 characters of a-z, 0-9 and -'),
+  name: z.string().trim().min(1, 'must not be empty').max(120, 'must be at most 120 characters'),
+  accessToken: z.string().min(1, 'must not be empty'),
+  allowedOrigins: z.array(origin).default([]),
+  siteUrl: z
+    .url({ protocol: /^https?$/, message: "must be an http(s) URL such as https://agency.example (the agency's own site)" })
+    .refine((value) => !/[?#]/.test(value), 'must not have a query or fragment')
+    .transform((value) => value.replace(/\/+$/, ''))
+    .optional(),
+});
+
+const fileSchema = z.strictObject({ agencies: z.array(z.unknown()) });
+
+/** One agency of AGENCIES_FILE, as validated. */
+export type AgencyEntry = z.infer<typeof agencySchema>;
+
+/**
+ * Reads and checks AGENCIES_FILE. Every problem is named by agency (slug, or its place in the
+ * list) and field; an access token's value is never repeated in an error. Throws a ConfigError.
+ */
+export function readAgenciesFile(path: string): AgencyEntry[] {
+  const file = resolve(path);
+  let text: string;
+  try {
+    const mode = statSync(file).mode;
+    if (mode & PRIVATE_MODE_MASK) {
+      throw new ConfigError([
+        `AGENCIES_FILE: ${file} may be read or written by others (mode ${(mode & 0o777).toString(8).padStart(3, '0')}); it holds the agencies' access tokens: chmod 600 it`,
+      ]);
+    }
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError([`AGENCIES_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`]);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    // The parser's message may quote the text (a token): name the position only.
+    const position = /position (\d+)/.exec((error as Error).message)?.[1];
+    throw new ConfigError([`AGENCIES_FILE: ${file} is not valid JSON${position ? ` (at character ${position})` : ''}`]);
+  }
+  return parseAgencies(json);
+}
+
+/** Checks the file's parsed JSON (see readAgenciesFile). */
+export function parseAgencies(json: unknown): AgencyEntry[] {
+  const top = fileSchema.safeParse(json);
+  if (!top.success) throw new ConfigError(['AGENCIES_FILE: must be a JSON object { "agencies": [ { "slug", "name", "accessToken", "allowedOrigins", "siteUrl" }, … ] } and nothing else']);
+  const problems: string[] = [];
+  const agencies: AgencyEntry[] = [];
+  top.data.agencies.forEach((raw, index) => {
+    const slug = typeof raw === 'object' && raw !== null && typeof (raw as { slug?: unknown }).slug === 'string' ? (raw as { slug: string }).slug : undefined;
+    const label = `agencies[${index}]${slug && AGENCY_SLUG.test(slug) ? ` ("${slug}")` : ''}`;
+    const parsed = agencySchema.safeParse(raw);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        const field = issue.path.length ? issue.path.map(String).join('.') : '(agency)';
+        // Zod's messages name what was expected, never the value itself; unknown keys are named by key.
+        const message = issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `"${key}"`).join(', ')}` : issue.message;
+        problems.push(`AGENCIES_FILE: ${label}: ${field}: ${message}`);
+      }
+      return;
+    }
+    agencies.push(parsed.data);
+  });
+  if (top.data.agencies.length === 0) problems.push('AGENCIES_FILE: agencies: lists no agency');
+  const seenSlugs = new Map<string, number>();
+  const seenTokens = new Map<string, string>();
+  for (const agency of agencies) {
+    if (seenSlugs.has(agency.slug)) problems.push(`AGENCIES_FILE: "${agency.slug}": slug: is used by more than one agency`);
+    seenSlugs.set(agency.slug, 1);
+    const owner = seenTokens.get(agency.accessToken);
+    if (owner !== undefined && owner !== agency.slug) problems.push(`AGENCIES_FILE: "${agency.slug}": accessToken: is the same as agency "${owner}"'s (one token is one agency's account)`);
+    else seenTokens.set(agency.accessToken, agency.slug);
+  }
+  if (problems.length) throw new ConfigError(problems);
+  return agencies;
+}
+
+/** The folder of one agency's store (0700, like DATA_DIR): DATA_DIR/agencies/<slug>. */
+export function agencyDataDir(dataDir: string, slug: string): string {
+  return join(resolve(dataDir), 'agencies', slug);
+}
+
+/**
+ * One agency's settings: the relay's, with the agency's token, origins, site and store folder.
+ * Its catch-up interval comes from the plan of all agencies together (planAgencies), its sweep is
+ * daily and list polls are left to the stream and the sweep, as that plan counts them.
+ */
+export function agencyConfig(base: Config, agency: AgencyEntry, catchUpIntervalMinutes: number | null): Config {
+  return {
+    ...base,
+    dataDir: agencyDataDir(base.dataDir, agency.slug),
+    http: { ...base.http, allowedOrigins: agency.allowedOrigins },
+    crm: { ...base.crm, accessToken: agency.accessToken },
+    listings: {
+      ...base.listings,
+      syncIntervalMinutes: catchUpIntervalMinutes ?? 24 * 60,
+      listPollMinutes: 24 * 60,
+      fullSweepHours: 24,
+    },
+    site: { ...base.site, url: agency.siteUrl, name: agency.name },
+  };
+}

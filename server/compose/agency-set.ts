@@ -1,0 +1,559 @@
+import { Router, type RequestHandler } from 'express';
+import { chmodSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SharedDatabase } from '../store/shared-database.ts';
+import { renderSharedSyncMetrics, type SyncBalance } from '../cluster/shared-sync.ts';
+import { fillFromAgencies } from '../photos/fill.ts';
+import { agencyFeatures, agencyWorkers, composeAgency, type Agency } from './agency.ts';
+import { ConfigError, type Config } from '../runtime/config.ts';
+import type { KeyUsage } from '../crm/access.ts';
+import { crmWebhookFeed } from '../crm/listing-source.ts';
+import { PROMETHEUS_CONTENT_TYPE } from '../enquiries/metrics.ts';
+import { EnquiryOutbox } from '../enquiries/outbox.ts';
+import type { EnquiryTargets } from '../enquiries/targets.ts';
+import { HttpError, notFoundHandler } from '../http/errors.ts';
+import { AgenciesBudgetRefusedError, describeAgenciesPlan, planAgencies, type AgenciesPlan } from '../listings/budget.ts';
+import { renderPushMetrics, type ChangeWorkerCounts } from '../listings/events.ts';
+import { webhookRouter, type WebhookCounts } from '../listings/index.ts';
+import type { Logger } from '../runtime/log.ts';
+import { metricsAccess } from '../http/metrics-access.ts';
+import { PhotoFolderGuard } from '../photos/folder-guard.ts';
+import { holdsPhoto } from '../photos/mirror.ts';
+import { photosRouter } from '../photos/routes.ts';
+import type { ReplayCache, ReplayOptions } from '../http/response-cache.ts';
+import { STORE_FILE_MODE, type Store } from '../store/store.ts';
+import { widgetRouter } from '../http/widget-assets.ts';
+import { agencyConfig, readAgenciesFile, type AgencyEntry } from './agencies-file.ts';
+
+/** Written by the relay into DATA_DIR for `npm run relay -- agencies` (no token in it). */
+export const AGENCIES_STATUS_FILE = 'agencies-status.json';
+/** How often the relay refreshes that file (calls today move; a small file, even for hundreds of agencies). */
+const STATUS_WRITE_MS = 5_000;
+/** How often a removed agency's outbox is checked for enquiries still to deliver. */
+const DRAIN_CHECK_MS = 1_000;
+
+/** What `npm run relay -- agencies` reads of the running relay beside each agency's store. */
+export interface AgenciesStatusFile {
+  writtenAt: string;
+  pid: number;
+  plan: { perDay: number; allowed: number; floorPerDay: number; catchUpIntervalMinutes: number | null } | null;
+  agencies: Array<{
+    slug: string;
+    name: string;
+    state: 'serving' | 'draining';
+    /** A change reaches the listing API within these (from the plan). */
+    freshness: { withWebhooksSeconds: number; withoutWebhooksSeconds: number } | null;
+    crmCallsToday: number;
+    /** Enquiries waiting in the agency's outbox, counted where it lives (PostgreSQL with DATABASE_URL); null when the count failed. */
+    outboxQueued: number | null;
+    accountId: string | null;
+  }>;
+}
+
+/** An agency the relay runs: its composition, its routes under /a/<slug>/, and whether it is served. */
+export interface RunningAgency {
+  entry: AgencyEntry;
+  agency: Agency;
+  handler: RequestHandler;
+  /** False once removed or replaced: its routes answer 404 and its recorded answers are not replayed. */
+  serving: boolean;
+  started: boolean;
+}
+
+export interface AgencySetOptions {
+  /** The relay's settings; agenciesFile names the file. */
+  config: Config;
+  log: Logger;
+  /** The key-wide store in DATA_DIR: the key's one limiter and daily budget. */
+  keyStore: Store;
+  widgetDir: string;
+  /** Origins of pages the relay serves itself. */
+  ownOrigins: string[];
+  defaultPhotoSources?: Array<string | undefined>;
+  enquiryTargets?: EnquiryTargets;
+  /** Start each agency's workers (default true; tests may drive them by hand). */
+  workers?: boolean;
+  /** The agencies (default: read AGENCIES_FILE). */
+  readEntries?: () => AgencyEntry[];
+  /** Stores of agencies served beside this set (the demo's root agency): their images are kept too. */
+  alsoHolding?: () => Store[];
+  /** DATABASE_URL: each agency's shared tables in its own schema of this database. */
+  sharedDatabase?: SharedDatabase;
+  /** The photo folder's guard, shared with an agency served beside the set (default: the set's own). */
+  photoGuard?: PhotoFolderGuard;
+}
+
+export interface ReloadReport {
+  ok: boolean;
+  added: string[];
+  changed: string[];
+  removed: string[];
+  /** Why the file was refused (the running set kept serving). */
+  problems?: string[];
+}
+
+/**
+ * Every agency of AGENCIES_FILE on one relay and one API key: each is served under /a/<slug>/
+ * with its own store, token, origins and limits; the key's limiter and budget, the webhook
+ * endpoint and the photo folder are shared. Re-reads the file on reload(): added agencies start,
+ * changed ones are replaced, removed ones stop being served at once and are closed once their
+ * queued enquiries are delivered.
+ */
+export class AgencySet {
+  private readonly serving = new Map<string, RunningAgency>();
+  private readonly draining = new Set<RunningAgency>();
+  private readonly log: Logger;
+  private readonly photoDir: string;
+  /** One for the folder: no agency's clean-up deletes an image another is recording (photos/folder-guard.ts). */
+  private readonly photoGuard: PhotoFolderGuard;
+  private readonly sharedWidget: RequestHandler;
+  /** Verified webhooks naming an account no agency here has, and refusals. */
+  readonly webhookCounts: WebhookCounts = { accepted: 0, duplicates: 0, ignored: 0, unavailable: 0, otherAccount: 0, refused: 0 };
+  plan: AgenciesPlan | undefined;
+  private reloading: Promise<ReloadReport> = Promise.resolve({ ok: true, added: [], changed: [], removed: [] });
+  private statusTimer: NodeJS.Timeout | undefined;
+  private statusWriting: Promise<void> | undefined;
+  private othersToday: number | undefined;
+  private closed = false;
+
+  private constructor(private readonly options: AgencySetOptions) {
+    this.log = options.log.child({ component: 'agencies' });
+    this.photoDir = join(options.keyStore.dataDir, 'photos');
+    this.photoGuard = options.photoGuard ?? new PhotoFolderGuard();
+    this.sharedWidget = widgetRouter(options.widgetDir);
+  }
+
+  /** Composes every agency of the file and plans them together; refuses (ConfigError) a file or a plan that does not fit, having closed what it opened. */
+  static async open(options: AgencySetOptions): Promise<AgencySet> {
+    const set = new AgencySet(options);
+    const entries = set.readEntries();
+    const composed: RunningAgency[] = [];
+    try {
+      await options.sharedDatabase?.prepareAgencies(entries.map((entry) => entry.slug));
+      for (const entry of entries) composed.push(set.compose(entry));
+      // Said once for every agency (each agency's service leaves it out).
+      if (composed[0]) set.log.info({ photoHosts: composed[0].agency.listings.allowList.hosts }, 'photo mirror fetches only from these hosts (PHOTO_HOSTS)');
+      const plan = set.planFor(composed);
+      if (!plan.fits) throw new AgenciesBudgetRefusedError(plan);
+      for (const running of composed) set.serving.set(running.entry.slug, running);
+      set.applyPlan(plan);
+    } catch (error) {
+      await Promise.all(composed.map((running) => running.agency.close()));
+      throw error;
+    }
+    return set;
+  }
+
+  private readEntries(): AgencyEntry[] {
+    if (this.options.readEntries) return this.options.readEntries();
+    if (!this.options.config.agenciesFile) throw new ConfigError(['AGENCIES_FILE: is not set']);
+    return readAgenciesFile(this.options.config.agenciesFile);
+  }
+
+  /** Starts every agency's workers and the status file. */
+  start(): void {
+    for (const running of this.serving.values()) this.startAgency(running);
+    void this.writeStatus();
+    this.statusTimer = setInterval(() => void this.writeStatus(), STATUS_WRITE_MS);
+    this.statusTimer.unref();
+  }
+
+  /** The agencies served now, in file order. */
+  list(): RunningAgency[] {
+    return [...this.serving.values()];
+  }
+
+  get(slug: string): RunningAgency | undefined {
+    return this.serving.get(slug);
+  }
+
+  /** Agencies removed from the file whose outbox is still being delivered. */
+  drainingAgencies(): RunningAgency[] {
+    return [...this.draining];
+  }
+
+  /**
+   * Relays on one database share the agencies' syncs: each takes a free lease while it holds fewer
+   * than its share (the agencies over the relays alive, rounded up), and one holding more (a relay
+   * joined) hands agencies over, one per renewal, until it holds its share.
+   */
+  private readonly syncBalance: SyncBalance = {
+    mayTakeMore: () => this.syncsHeld() < this.syncShare(),
+    holdsTooMany: () => this.syncsHeld() > this.syncShare(),
+  };
+
+  private syncsHeld(): number {
+    return this.list().filter((running) => running.agency.sharedSync?.leads).length;
+  }
+
+  private syncShare(): number {
+    const relays = Math.max(1, this.options.sharedDatabase?.relaysAlive() ?? 1);
+    return Math.ceil(this.list().length / relays);
+  }
+
+  /** The served agency whose learned CRM account id is `account`. */
+  byAccount(account: string): RunningAgency | undefined {
+    for (const running of this.serving.values()) if (running.agency.listings.account.id === account) return running;
+    return undefined;
+  }
+
+  private compose(entry: AgencyEntry): RunningAgency {
+    const { config } = this.options;
+    // The interval is set by the plan of all agencies (applyPlan) before any worker starts.
+    const agency = composeAgency(agencyConfig(config, entry, null), {
+      log: this.options.log,
+      slug: entry.slug,
+      limiterStore: this.options.keyStore,
+      sharedDatabase: this.options.sharedDatabase,
+      defaultPhotoSources: this.options.defaultPhotoSources,
+      enquiryTargets: this.options.enquiryTargets,
+      shared: { photoDir: this.photoDir },
+      photoInUseElsewhere: (hash) => this.photoInUseElsewhere(agency, hash),
+      photoGuard: this.photoGuard,
+      afterSweep: () => this.afterSweep(entry.slug),
+      onUsage: (usage) => this.onUsage(usage),
+      syncBalance: this.syncBalance,
+    });
+    // Back after a removal, its rows may name images another agency's clean-up deleted meanwhile: fetched again, never served broken.
+    agency.listings.forgetMissingPhotos();
+    const running: RunningAgency = { entry, agency, handler: () => undefined, serving: true, started: false };
+    running.handler = this.agencyRouter(running);
+    return running;
+  }
+
+  /** Whether an agency other than `self` (served, draining, or served beside the set) still refers to the image. */
+  photoInUseElsewhere(self: Agency | undefined, hash: string): boolean {
+    for (const running of [...this.serving.values(), ...this.draining]) {
+      if (running.agency !== self && holdsPhoto(running.agency.store, hash)) return true;
+    }
+    return (this.options.alsoHolding?.() ?? []).some((store) => holdsPhoto(store, hash));
+  }
+
+  /** The routes of one agency, as mounted under /a/<slug>/. */
+  private agencyRouter(running: RunningAgency): RequestHandler {
+    const { agency } = running;
+    const features = agencyFeatures(agency, { ownOrigins: this.options.ownOrigins, log: this.options.log });
+    const router = Router({ caseSensitive: true, strict: true });
+    // An answer recorded for replay is sent only while this very agency is served (not after a reload replaced or removed it).
+    router.use((_req, res, next) => {
+      const replay = res.locals.replay as ReplayCache | undefined;
+      if (replay) {
+        res.locals.replay = {
+          remember: (req: Parameters<ReplayCache['remember']>[0], response: Parameters<ReplayCache['remember']>[1], body: Parameters<ReplayCache['remember']>[2], bytes: Buffer, replayOptions: ReplayOptions) =>
+            replay.remember(req, response, body, bytes, { ...replayOptions, isCurrent: () => running.serving && replayOptions.isCurrent() }),
+        };
+      }
+      next();
+    });
+    router.get('/readyz', (_req, res) => {
+      const ready = agency.listings.cache.readState().lastSuccessAt !== null;
+      res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not-ready', checks: { listingCache: ready } });
+    });
+    for (const feature of features) if (feature.router) router.use(feature.router);
+    router.use(this.sharedWidget);
+    router.get('/metrics', metricsAccess(this.options.config.http.metricsToken), (_req, res) => {
+      res.set('Content-Type', PROMETHEUS_CONTENT_TYPE).set('Cache-Control', 'no-store');
+      res.send(features.map((feature) => feature.metrics?.() ?? '').join(''));
+    });
+    router.use(notFoundHandler);
+    return router;
+  }
+
+  /**
+   * The shared routes: POST /hooks/crm (verified once, routed by the notice's account id),
+   * /photos/ (one content-addressed folder) and /a/<slug>/… (404 for a slug not served).
+   */
+  router(options: { shared?: boolean } = {}): RequestHandler {
+    const { config } = this.options;
+    const router = Router({ caseSensitive: true, strict: true });
+    // Beside a root agency (demo), the root's webhook and photo routes serve everyone.
+    if (options.shared !== false) this.mountShared(router);
+    router.use('/a/:slug', (req, res, next) => {
+      const running = this.serving.get((req.params as { slug: string }).slug);
+      if (!running) {
+        next(new HttpError(404, 'unknown_agency', 'No agency with this slug is served by this relay.'));
+        return;
+      }
+      running.handler(req, res, next);
+    });
+    return router;
+  }
+
+  private mountShared(router: Router): void {
+    const { config } = this.options;
+    router.use(
+      webhookRouter({
+        feed: crmWebhookFeed(config),
+        toleranceSeconds: config.listings.webhookToleranceSeconds,
+        // A notice naming no account, or one no agency here has (or has not learned yet), is acknowledged and counted: the event stream is the net.
+        targetOf: (account) => (account === undefined ? undefined : this.byAccount(account)?.agency.listings.webhookTarget),
+        counts: this.webhookCounts,
+        log: this.log,
+      }),
+    );
+    // A missing file: every agency showing that image forgets it and fetches it again.
+    router.use(
+      photosRouter(this.photoDir, {
+        // Relays on one database: the first agency that records the image fetches its files from the file host.
+        fill: this.options.sharedDatabase ? fillFromAgencies(() => this.list().flatMap((running) => (running.agency.listings.photoFill ? [running.agency.listings.photoFill] : []))) : undefined,
+        onMissing: (hash) => this.list().forEach((running) => running.agency.listings.forgetMissingPhotos({ hash })),
+      }),
+    );
+  }
+
+  /** Prometheus text for the relay's /metrics: every agency's push counts together, and the agencies by state. */
+  metrics(): string {
+    const agencies = this.list().map((running) => running.agency);
+    const sum = (pick: (agency: Agency) => number) => agencies.reduce((total, agency) => total + pick(agency), 0);
+    const webhooks = {
+      accepted: sum((agency) => agency.listings.webhookCounts.accepted),
+      duplicates: sum((agency) => agency.listings.webhookCounts.duplicates),
+      ignored: sum((agency) => agency.listings.webhookCounts.ignored),
+      unavailable: sum((agency) => agency.listings.webhookCounts.unavailable),
+      otherAccount: this.webhookCounts.otherAccount,
+      refused: this.webhookCounts.refused,
+    };
+    const worker: ChangeWorkerCounts = {
+      streamReads: sum((agency) => agency.listings.changes.counts.streamReads),
+      streamEvents: sum((agency) => agency.listings.changes.counts.streamEvents),
+      applied: sum((agency) => agency.listings.changes.counts.applied),
+      overDailyCap: sum((agency) => agency.listings.changes.counts.overDailyCap),
+      failures: sum((agency) => agency.listings.changes.counts.failures),
+    };
+    const push = renderPushMetrics(webhooks, worker, sum((agency) => agency.listings.pendingChanges()));
+    return (
+      push +
+      renderSharedSyncMetrics(agencies.flatMap((agency) => (agency.sharedSync ? [agency.sharedSync] : []))) +
+      '# HELP estate_agencies Agencies of AGENCIES_FILE: serving, or removed and still delivering their queued enquiries (draining).\n' +
+      '# TYPE estate_agencies gauge\n' +
+      `estate_agencies{state="serving"} ${this.serving.size}\nestate_agencies{state="draining"} ${this.draining.size}\n`
+    );
+  }
+
+  /** Whether every served agency's listing cache has been filled once (the relay's /readyz). */
+  allFilled(): boolean {
+    return this.list().every((running) => running.agency.listings.cache.readState().lastSuccessAt !== null);
+  }
+
+  /** The plan of these agencies together, from their cached list sizes (and what other tools spend on the key). */
+  private planFor(agencies: RunningAgency[]): AgenciesPlan {
+    const { config } = this.options;
+    const lists = agencies[0]?.agency.listings.budgetedLists;
+    const nowMs = Date.now();
+    return planAgencies(
+      { listings: config.listings, crm: config.crm },
+      lists ?? { lists: [], pageSize: 1 },
+      agencies.map((running) => ({
+        slug: running.entry.slug,
+        sizes: running.agency.listings.sizes(),
+        estimated: running.agency.listings.cache.readState().lastFullSweepAt === null,
+      })),
+      this.othersToday === undefined ? undefined : { othersToday: this.othersToday, dayElapsed: (nowMs % 86_400_000) / 86_400_000 },
+    );
+  }
+
+  /** Gives each agency its catch-up interval (read at each scheduling) and prints the plan (with a line per agency unless `brief`). */
+  private applyPlan(plan: AgenciesPlan, brief = false): void {
+    this.plan = plan;
+    for (const line of plan.agencies) {
+      const running = this.serving.get(line.slug);
+      if (running) running.agency.config.listings.syncIntervalMinutes = line.catchUpIntervalMinutes ?? 24 * 60;
+    }
+    const described = describeAgenciesPlan(plan);
+    // After a usage read (hourly) the totals say enough; the lines per agency come at start and on reload.
+    const lines = brief && plan.fits ? described.filter((line) => !line.startsWith('  ')) : described;
+    const fields = { agencies: plan.agencies.length, crmRequestsPerDay: plan.perDay, allowed: plan.allowed, floor: plan.floorPerDay, catchUpIntervalMinutes: plan.catchUpIntervalMinutes };
+    if (plan.fits) this.log.info(fields, lines.join('\n'));
+    else this.log.error(fields, lines.join('\n'));
+  }
+
+  /**
+   * After an agency's full sweep: when the plan guessed its size (never synced), all agencies are
+   * planned again with the size now known; the full plan is printed once no guess is left.
+   */
+  private afterSweep(slug: string): void {
+    const line = this.plan?.agencies.find((agency) => agency.slug === slug);
+    if (this.closed || !line?.estimated || !this.serving.has(slug)) return;
+    const plan = this.planFor(this.list());
+    this.applyPlan(plan, plan.agencies.some((agency) => agency.estimated));
+  }
+
+  /** After a read of the key's usage: all agencies planned again with what other tools spend. */
+  private onUsage(usage: KeyUsage): void {
+    this.othersToday = usage.others;
+    if (this.serving.size > 0) this.applyPlan(this.planFor(this.list()), true);
+  }
+
+  private startAgency(running: RunningAgency): void {
+    if (this.options.workers === false || running.started) return;
+    running.started = true;
+    for (const worker of agencyWorkers(running.agency)) worker.start();
+  }
+
+  /** Re-reads AGENCIES_FILE (one reload at a time). A refused file or plan changes nothing: the running set keeps serving. */
+  reload(): Promise<ReloadReport> {
+    // A reload that failed must not stop the next one from running.
+    this.reloading = this.reloading.catch(() => undefined).then(() => this.reloadNow());
+    return this.reloading;
+  }
+
+  private async reloadNow(): Promise<ReloadReport> {
+    if (this.closed) return { ok: false, added: [], changed: [], removed: [], problems: ['the relay is shutting down'] };
+    let entries: AgencyEntry[];
+    try {
+      entries = this.readEntries();
+    } catch (error) {
+      return this.refuse(error);
+    }
+    const next = new Map(entries.map((entry) => [entry.slug, entry]));
+    const added = entries.filter((entry) => !this.serving.has(entry.slug)).map((entry) => entry.slug);
+    const changed = entries.filter((entry) => this.serving.has(entry.slug) && !sameEntry(this.serving.get(entry.slug)!.entry, entry)).map((entry) => entry.slug);
+    const removed = [...this.serving.keys()].filter((slug) => !next.has(slug));
+
+    // An agency removed earlier and back again: its old outbox worker stops before the new one opens the same store.
+    for (const slug of added) {
+      for (const old of [...this.draining].filter((running) => running.entry.slug === slug)) {
+        this.draining.delete(old);
+        await old.agency.close();
+      }
+    }
+    const fresh: RunningAgency[] = [];
+    try {
+      await this.options.sharedDatabase?.prepareAgencies(added);
+      for (const slug of [...added, ...changed]) fresh.push(this.compose(next.get(slug)!));
+    } catch (error) {
+      await Promise.all(fresh.map((running) => running.agency.close()));
+      return this.refuse(error);
+    }
+    const kept = entries.filter((entry) => !added.includes(entry.slug) && !changed.includes(entry.slug)).map((entry) => this.serving.get(entry.slug)!);
+    const byFile = (list: RunningAgency[]) => list.sort((a, b) => entries.indexOf(next.get(a.entry.slug)!) - entries.indexOf(next.get(b.entry.slug)!));
+    const plan = this.planFor(byFile([...kept, ...fresh]));
+    if (!plan.fits) {
+      await Promise.all(fresh.map((running) => running.agency.close()));
+      return this.refuse(new AgenciesBudgetRefusedError(plan));
+    }
+
+    // Removed: 404 at once; workers stop but the outbox's, which delivers what is queued, then the store closes.
+    for (const slug of removed) {
+      const running = this.serving.get(slug)!;
+      running.serving = false;
+      this.serving.delete(slug);
+      this.draining.add(running);
+      // In the background: a failure here (a store that will not close) is logged, never an unhandled rejection that would end the relay.
+      this.drain(running).catch((error: unknown) => this.log.error({ agency: slug, error: (error as Error).message }, 'removed agency: draining its outbox failed; its store may still be open'));
+    }
+    // Changed: the new composition serves at once (its intake writes to the same outbox); the old one's workers stop before the new one's start.
+    const replaced: RunningAgency[] = [];
+    for (const running of fresh) {
+      const old = this.serving.get(running.entry.slug);
+      if (old) {
+        old.serving = false;
+        replaced.push(old);
+      }
+    }
+    const ordered = new Map<string, RunningAgency>();
+    for (const entry of entries) ordered.set(entry.slug, fresh.find((running) => running.entry.slug === entry.slug) ?? this.serving.get(entry.slug)!);
+    this.serving.clear();
+    for (const [slug, running] of ordered) this.serving.set(slug, running);
+    this.applyPlan(plan);
+    await Promise.all(replaced.map((old) => old.agency.close()));
+    for (const running of fresh) this.startAgency(running);
+    this.log.info({ added, changed, removed, agencies: this.serving.size }, `agencies reloaded: ${added.length} added, ${changed.length} changed, ${removed.length} removed; ${this.serving.size} served`);
+    void this.writeStatus();
+    return { ok: true, added, changed, removed };
+  }
+
+  private refuse(error: unknown): ReloadReport {
+    // A ConfigError names field by field; anything else (a store that would not open) by its message.
+    const problems = error instanceof ConfigError ? error.problems : [`AGENCIES_FILE: the reload failed: ${(error as Error).message}`];
+    this.log.error({ problems }, `AGENCIES_FILE refused on reload; the ${this.serving.size} agencies running keep serving:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    return { ok: false, added: [], changed: [], removed: [], problems };
+  }
+
+  /** A removed agency: its workers stop but enquiry delivery, which runs until its outbox holds nothing queued. */
+  private async drain(running: RunningAgency): Promise<void> {
+    const { agency } = running;
+    const deliveryWorker = agency.enquiries.worker;
+    await Promise.all(agencyWorkers(agency).filter((worker) => worker !== deliveryWorker).map((worker) => worker.stop()));
+    // Through the outbox, not the SQLite file: with DATABASE_URL the queued rows are in PostgreSQL.
+    const outbox = new EnquiryOutbox(agency.store);
+    const queued = async () => (await outbox.counts()).queued;
+    const queuedAtStart = await queued();
+    if (queuedAtStart > 0) this.log.info({ agency: running.entry.slug, queued: queuedAtStart }, 'removed agency: delivering its queued enquiries before closing its store');
+    while (this.draining.has(running) && !this.closed && (await queued()) > 0) {
+      await new Promise((resolve) => setTimeout(resolve, DRAIN_CHECK_MS).unref());
+    }
+    if (!this.draining.has(running)) return;
+    this.draining.delete(running);
+    await agency.close();
+    this.log.info({ agency: running.entry.slug }, 'removed agency closed: its outbox is delivered');
+  }
+
+  /**
+   * The operator view's figures the agency's SQLite file does not hold: the plan's promise, calls
+   * today, and the outbox depth counted through the outbox itself (with DATABASE_URL it is not in
+   * the file the CLI can open). No token.
+   */
+  async statusSnapshot(): Promise<AgenciesStatusFile> {
+    const line = (slug: string) => this.plan?.agencies.find((agency) => agency.slug === slug);
+    const queuedIn = async (running: RunningAgency) => {
+      try {
+        return (await new EnquiryOutbox(running.agency.store).counts()).queued;
+      } catch {
+        return null; // The store is unreachable for now: the CLI shows the figure as unknown.
+      }
+    };
+    const row = async (running: RunningAgency, state: 'serving' | 'draining') => ({
+      slug: running.entry.slug,
+      name: running.entry.name,
+      state,
+      freshness: state === 'serving' ? (line(running.entry.slug)?.freshness ?? null) : null,
+      crmCallsToday: running.agency.crm.requestsToday().requests,
+      outboxQueued: await queuedIn(running),
+      accountId: running.agency.listings.account.id ?? null,
+    });
+    return {
+      writtenAt: new Date().toISOString(),
+      pid: process.pid,
+      plan: this.plan ? { perDay: this.plan.perDay, allowed: this.plan.allowed, floorPerDay: this.plan.floorPerDay, catchUpIntervalMinutes: this.plan.catchUpIntervalMinutes } : null,
+      agencies: await Promise.all([...this.list().map((running) => row(running, 'serving')), ...this.drainingAgencies().map((running) => row(running, 'draining'))]),
+    };
+  }
+
+  /** One write at a time (a slow outbox count must not let two writers share the temporary file). */
+  private writeStatus(): Promise<void> {
+    return (this.statusWriting ??= this.writeStatusNow().finally(() => {
+      this.statusWriting = undefined;
+    }));
+  }
+
+  private async writeStatusNow(): Promise<void> {
+    if (this.closed) return;
+    const file = join(this.options.keyStore.dataDir, AGENCIES_STATUS_FILE);
+    try {
+      const snapshot = await this.statusSnapshot();
+      // Written whole then renamed: the CLI never reads half a file. Owner-only, like the store.
+      writeFileSync(`${file}.tmp`, `${JSON.stringify(snapshot, null, 2)}\n`, { mode: STORE_FILE_MODE });
+      chmodSync(`${file}.tmp`, STORE_FILE_MODE);
+      renameSync(`${file}.tmp`, file);
+    } catch (error) {
+      this.log.warn({ err: (error as Error).message }, 'could not write the agencies status file for the operator CLI');
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.statusWriting;
+    await this.writeStatus();
+    this.closed = true;
+    clearInterval(this.statusTimer);
+    await this.reloading.catch(() => undefined);
+    const all = [...this.serving.values(), ...this.draining];
+    this.serving.clear();
+    this.draining.clear();
+    await Promise.all(all.map((running) => running.agency.close()));
+  }
+}
+
+function sameEntry(a: AgencyEntry, b: AgencyEntry): boolean {
+  return a.name === b.name && a.accessToken === b.accessToken && a.siteUrl === b.siteUrl && a.allowedOrigins.join(' ') === b.allowedOrigins.join(' ');
+}

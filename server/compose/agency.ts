@@ -1,0 +1,199 @@
+import type { Config } from '../runtime/config.ts';
+import { ACCESS_TABLES, crmAccessFeature, CrmAccess, type KeyUsage } from '../crm/access.ts';
+import { createCrmClientFromConfig, type CrmClient } from '../crm/client.ts';
+import { crmEnquiryTargets } from '../crm/enquiry-targets.ts';
+import { crmLeadSink } from '../crm/lead-sink.ts';
+import { crmListingSource } from '../crm/listing-source.ts';
+import { enquiriesFeature } from '../enquiries/feature.ts';
+import { createEnquiryService, type EnquiryService } from '../enquiries/service.ts';
+import type { EnquiryTargets } from '../enquiries/targets.ts';
+import type { Feature } from '../runtime/feature.ts';
+import { createListingsService, listingsFeature, SharedWebhookInbox, type ListingsService, type ListingsServiceOptions } from '../listings/index.ts';
+import type { Logger } from '../runtime/log.ts';
+import { agencySchema, type SharedDatabase } from '../store/shared-database.ts';
+import { openStore, type Store } from '../store/store.ts';
+import { shareAgencySync } from '../cluster/replica.ts';
+import { LISTING_CACHE_TABLES } from '../listings/cache.ts';
+import { CHANGE_TABLES } from '../listings/event-store.ts';
+import { PHOTO_INDEX_TABLES } from '../photos/mirror.ts';
+import { PUBLISHED_PAGES_TABLES } from '../pages/published.ts';
+import { renderSharedSyncMetrics, SharedSync, type SyncBalance } from '../cluster/shared-sync.ts';
+import type { Worker } from '../runtime/worker.ts';
+
+/**
+ * One agency as the relay serves it: its store, its CRM client (its access token, the key's one
+ * gate), listing cache and sync, enquiry outbox and delivery, and access check. A relay without
+ * AGENCIES_FILE is one of these at the root paths; with it, one per agency under /a/<slug>/.
+ */
+export interface Agency {
+  /** Undefined: the one agency of a relay without AGENCIES_FILE. */
+  slug: string | undefined;
+  config: Config;
+  store: Store;
+  crm: CrmClient;
+  listings: ListingsService;
+  access: CrmAccess;
+  enquiries: EnquiryService;
+  /**
+   * DATABASE_URL: the agency's sync, shared with the other relays on the database (one holds it
+   * and runs the sync, change worker, account look-up and access check; the others copy and serve).
+   */
+  sharedSync?: SharedSync;
+  /** Stops its workers, then closes its client and store. */
+  close(): Promise<void>;
+}
+
+export interface ComposeAgencyOptions {
+  log: Logger;
+  slug?: string;
+  /** The relay's key-wide store, whose limiter and daily budget every agency's client shares (default: the agency's own). */
+  limiterStore?: Store;
+  /** DATABASE_URL: the agency's shared tables go to its own schema there (prepared before: SharedDatabase.prepareAgencies). */
+  sharedDatabase?: SharedDatabase;
+  /** Hosts photos may come from when PHOTO_HOSTS is unset. */
+  defaultPhotoSources?: Array<string | undefined>;
+  enquiryTargets?: EnquiryTargets;
+  /** One of many agencies: shared photo folder, one webhook endpoint, the plan made for all (listings/index.ts). */
+  shared?: ListingsServiceOptions['shared'];
+  photoInUseElsewhere?: ListingsServiceOptions['photoInUseElsewhere'];
+  photoGuard?: ListingsServiceOptions['photoGuard'];
+  afterSweep?: ListingsServiceOptions['afterSweep'];
+  otherAccount?: ListingsServiceOptions['otherAccount'];
+  /** Relays on one database with many agencies: how this relay shares the agencies' syncs with the others. */
+  syncBalance?: SyncBalance;
+  /** After each read of the key's usage (default: this agency's listing budget is planned again). */
+  onUsage?: (usage: KeyUsage) => void;
+}
+
+/** Opens and wires one agency; nothing runs until its features' workers start. Throws a ConfigError on refused settings, having released what it opened. */
+export function composeAgency(config: Config, options: ComposeAgencyOptions): Agency {
+  const log = options.slug ? options.log.child({ agency: options.slug }) : options.log;
+  const store = openStore(config.dataDir, undefined, { warn: (message, fields) => log.warn(fields, message) });
+  let crm: CrmClient | undefined;
+  let listings: ListingsService;
+  // Bound below, once the workers it runs exist: the sync asks it whether it may run.
+  let sharedSync: SharedSync | undefined;
+  try {
+    options.sharedDatabase?.attach(store, options.slug);
+    // Any relay may receive the agency's webhooks; only its sync holder applies them (from this inbox).
+    const webhookInbox = options.sharedDatabase ? new SharedWebhookInbox({ store, database: options.sharedDatabase, schema: agencySchema(options.slug), log }) : undefined;
+    crm = createCrmClientFromConfig(config, store, log, { limiterStore: options.limiterStore, agency: options.slug, sharedDatabase: options.sharedDatabase });
+    listings = createListingsService({
+      config,
+      store,
+      log,
+      source: crmListingSource({ client: crm, config }),
+      defaultPhotoSources: options.defaultPhotoSources,
+      shared: options.shared,
+      photoInUseElsewhere: options.photoInUseElsewhere,
+      photoGuard: options.photoGuard,
+      afterSweep: options.afterSweep,
+      otherAccount: options.otherAccount,
+      holdsSync: options.sharedDatabase ? () => sharedSync?.holdsSync ?? false : undefined,
+      webhookInbox,
+      // Notices taken from the inbox reach PostgreSQL (the replica) before the inbox forgets them.
+      beforeInboxTaken: async () => {
+        await sharedSync?.publishNow();
+      },
+    });
+  } catch (error) {
+    // Refused settings (CRM budget): release what was opened, then let the caller report it.
+    crm?.close();
+    store.close();
+    throw error;
+  }
+  // What the key and token allow (logged, and named by /readyz and the status CLI when refused), and the key's usage by every tool.
+  const access = new CrmAccess({
+    client: crm,
+    store,
+    log,
+    listingClass: config.listings.classes[0]!,
+    usageCheckMinutes: config.crm.usageCheckMinutes,
+    onUsage: options.onUsage ?? ((usage) => listings.replan(usage.others)),
+  });
+  const enquiries = createEnquiryService({
+    settings: config.enquiries,
+    store,
+    log,
+    sink: crmLeadSink(crm, { source: config.enquiries.source }),
+    sinkTargets: crmEnquiryTargets(crm, { log }),
+    targets: options.enquiryTargets ?? listings.enquiryTargets,
+  });
+  if (options.sharedDatabase) {
+    const { lease, replica } = shareAgencySync(store, {
+      tables: [...PHOTO_INDEX_TABLES, ...LISTING_CACHE_TABLES, ...CHANGE_TABLES, ...ACCESS_TABLES, ...PUBLISHED_PAGES_TABLES],
+      holder: options.sharedDatabase.relayId,
+      leaseMs: config.listings.syncLeaseMs,
+    });
+    // The service, as the closures below see it (`listings` is assigned in the try above).
+    const agencyListings = listings;
+    sharedSync = new SharedSync({
+      agency: options.slug,
+      schema: agencySchema(options.slug),
+      lease,
+      replica,
+      database: options.sharedDatabase,
+      leaderWorkers: [listings.account, listings.sync, listings.changes, access],
+      runSync: (kind) => void agencyListings.sync.run(kind),
+      balance: options.syncBalance,
+      canHandOver: () => agencyListings.cache.readState().lastSuccessAt !== null,
+      onCopied: (tables) => {
+        agencyListings.cache.reloaded();
+        agencyListings.account.reload();
+        // Files of images the copy names and this relay lacks, from the file host; then files no agency names any more.
+        const fill = agencyListings.photoFill;
+        const photosChanged = tables.has('*') || PHOTO_INDEX_TABLES.some((table) => tables.has(table));
+        if (fill && photosChanged) void fill.fillMissing().then(() => fill.prune()).catch((error: unknown) => log.warn({ error: (error as Error).message }, 'photo fill failed; tried again at the next copy'));
+      },
+      onRoleChange: (leading) => {
+        // A new holder's mirror counts an image on record as present: fill what this relay lacks first.
+        const fill = agencyListings.photoFill;
+        if (leading && fill) void fill.fillMissing({ retryFailed: true }).catch(() => undefined);
+      },
+      log,
+    });
+  }
+  const client = crm;
+  return {
+    slug: options.slug,
+    config,
+    store,
+    crm: client,
+    listings,
+    access,
+    enquiries,
+    sharedSync,
+    async close() {
+      await Promise.all(agencyWorkers(this).map((worker) => worker.stop()));
+      await this.listings.photoFill?.stop();
+      client.close();
+      store.close();
+    },
+  };
+}
+
+export interface AgencyFeatureOptions {
+  /** Origins of pages the relay serves itself (may post enquiries). */
+  ownOrigins: string[];
+  log: Logger;
+}
+
+/** The agency's HTTP features (listings, access, enquiries; the relay adds pages for a root agency). */
+export function agencyFeatures(agency: Agency, options: AgencyFeatureOptions): Feature[] {
+  const { config } = agency;
+  // Relays on one database: the sync's workers run under the shared sync, on the relay holding it.
+  const shared = agency.sharedSync;
+  const listings = listingsFeature(agency.listings);
+  const access = crmAccessFeature(agency.access);
+  return [
+    shared ? { ...listings, workers: [shared], metrics: async () => `${(await listings.metrics?.()) ?? ''}${renderSharedSyncMetrics([shared])}` } : listings,
+    shared ? { ...access, workers: [] } : access,
+    enquiriesFeature(agency.enquiries, { allowedOrigins: config.http.allowedOrigins, ownOrigins: options.ownOrigins, limits: config.enquiries, log: agency.slug ? options.log.child({ agency: agency.slug }) : options.log }),
+  ];
+}
+
+/** Every background job of an agency: the account look-up, sync, change stream, access check, delivery. */
+export function agencyWorkers(agency: Agency): Worker[] {
+  if (agency.sharedSync) return [agency.sharedSync, agency.enquiries.worker];
+  return [agency.listings.account, agency.listings.sync, agency.listings.changes, agency.access, agency.enquiries.worker];
+}

@@ -1,0 +1,132 @@
+import express, { type Express, type RequestHandler } from 'express';
+import compression from 'compression';
+import helmet from 'helmet';
+import { existsSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { dirname, join } from 'node:path';
+import type { Config } from '../runtime/config.ts';
+import { errorHandler, notFoundHandler } from './errors.ts';
+import type { Feature } from '../runtime/feature.ts';
+import { metricsAccess } from './metrics-access.ts';
+import { PROMETHEUS_CONTENT_TYPE } from '../enquiries/metrics.ts';
+import type { Logger } from '../runtime/log.ts';
+import { storeAnswers, type Store } from '../store/store.ts';
+import { precompressedStatic } from './precompressed.ts';
+import { ReplayCache } from './response-cache.ts';
+import { widgetRouter } from './widget-assets.ts';
+
+/** The checkout's root (where package.json is): from server/ when run from source, from dist/server when built. */
+export const projectRoot = findProjectRoot(import.meta.dirname);
+
+function findProjectRoot(start: string): string {
+  for (let dir = start; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) return join(start, '..');
+  }
+}
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  log: Logger;
+  /** Folder of the built widget bundle (default dist/widget). */
+  widgetDir?: string;
+  /** Folder of the demo site (default demo/), mounted in demo mode only. Null: no demo. */
+  demoDir?: string | null;
+  /** The relay's features (listings, enquiries, CRM access), mounted in this order. */
+  features?: readonly Feature[];
+}
+
+/**
+ * The HTTP server's request listener for `app`: an answer recorded for replay (a cached listing
+ * page, sent again as it went out) before Express, everything else to Express.
+ */
+export function requestListener(app: Express): (req: IncomingMessage, res: ServerResponse) => void {
+  const replay = app.locals.replay as ReplayCache;
+  return (req, res) => {
+    if (!replay.answer(req, res)) app(req, res);
+  };
+}
+
+/** Builds the relay's HTTP app. Never listens: main.ts and the tests do that. */
+export function createApp(deps: AppDeps): Express {
+  const { config, store, log } = deps;
+  const features = deps.features ?? [];
+  const app = express();
+  app.disable('x-powered-by');
+  // One spelling per resource: /METRICS or /metrics/ must not slip past a proxy rule for /metrics.
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
+  app.set('trust proxy', config.http.trustProxy);
+  app.set('etag', 'strong');
+  // Routes record answers for replay (server/http/response-cache.ts) through res.locals.replay, once every
+  // middleware has set its headers; requestListener() sends them again before Express runs.
+  const replay = new ReplayCache();
+  app.locals.replay = replay;
+  app.use((_req, res, next) => {
+    res.locals.replay = replay;
+    next();
+  });
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        directives: {
+          // The demo pages load the widget from this origin and photos from the mirror.
+          'img-src': ["'self'", 'data:', 'blob:'],
+          'connect-src': ["'self'"],
+        },
+      },
+    }),
+  );
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const checks: Record<string, boolean> = {};
+    try {
+      checks.store = storeAnswers(store);
+    } catch {
+      checks.store = false;
+    }
+    for (const [name, check] of features.flatMap((feature) => Object.entries(feature.readiness))) {
+      try {
+        checks[name] = Boolean(await check());
+      } catch {
+        checks[name] = false;
+      }
+    }
+    const ready = Object.values(checks).every(Boolean);
+    const detail = Object.assign({}, ...features.map((feature) => feature.readinessDetail?.() ?? {})) as Record<string, unknown>;
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not-ready', checks, ...detail });
+  });
+
+  for (const feature of features) if (feature.router) app.use(feature.router);
+
+  app.use(widgetRouter(deps.widgetDir ?? join(projectRoot, 'dist', 'widget')));
+
+  const demoDir = deps.demoDir === undefined ? join(projectRoot, 'demo') : deps.demoDir;
+  if (demoDir && config.demoMode) {
+    // From memory, compressed once per change of a file; express.static for anything too big to hold.
+    app.use(precompressedStatic(demoDir, { cacheControl: 'public, max-age=300', extensions: ['html'] }));
+    app.use(express.static(demoDir, { extensions: ['html'], maxAge: '5m', redirect: false }));
+  }
+
+  // gzip/brotli on every request, for the rest (enquiries, metrics, error bodies). The listing API,
+  // the widget and the demo above send bytes they compressed once (server/http/precompressed.ts):
+  // mounted before them, this would compress the same answer again on every request.
+  app.use(compression({ threshold: 1024 }));
+
+  const metrics = features.flatMap((feature) => (feature.metrics ? [feature.metrics] : []));
+  if (metrics.length > 0) {
+    app.get('/metrics', metricsAccess(config.http.metricsToken), async (_req, res) => {
+      res.set('Content-Type', PROMETHEUS_CONTENT_TYPE).set('Cache-Control', 'no-store');
+      res.send((await Promise.all(metrics.map((render) => render()))).join(''));
+    });
+  }
+
+  app.use(notFoundHandler);
+  app.use(errorHandler(log));
+  return app;
+}
+

@@ -1,0 +1,282 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { usageError, wantsHelp, type CliCommand, type CliContext } from '../runtime/cli-command.ts';
+import { parseOptions } from '../runtime/cli-options.ts';
+import { ConfigError, type Config } from '../runtime/config.ts';
+import { budgetUsedOn, callsOn, utcDay } from '../crm/limiter.ts';
+import { outboxStatus } from '../enquiries/outbox.ts';
+import { listingStatus, readSyncState } from '../listings/cache.ts';
+import { runningRelay } from './instance.ts';
+import { describeSyncHolder, readAgencySyncHolders, type SyncHolder } from './relays.ts';
+import { openStoreReadOnly, STORE_FILE } from '../store/store.ts';
+import { agencyConfig, agencyDataDir, AGENCY_SLUG, readAgenciesFile } from '../compose/agencies-file.ts';
+import { readReloadResult, RELOAD_SIGNAL, requestReload } from '../compose/reload-request.ts';
+import { AGENCIES_STATUS_FILE, type AgenciesStatusFile } from '../compose/agency-set.ts';
+
+/** One agency as the operator view shows it: from its store, and from the running relay's status file. */
+export interface AgencyStatusRow {
+  slug: string;
+  name: string;
+  state: 'serving' | 'draining' | 'not started';
+  listings: number;
+  cacheAgeSeconds: number | null;
+  freshness: { withWebhooksSeconds: number; withoutWebhooksSeconds: number } | null;
+  crmCallsToday: number | null;
+  /** null: not known (DATABASE_URL and no running relay to count it). */
+  outboxQueued: number | null;
+  lastError: string | null;
+  /** Which relay runs its sync (DATABASE_URL: its lease in PostgreSQL); null without DATABASE_URL (this relay does), or when the database could not be read. */
+  syncHolder: SyncHolder | null;
+}
+
+export interface AgenciesStatus {
+  /** When the running relay last wrote its figures (null: never ran on this DATA_DIR). */
+  relayFiguresAt: string | null;
+  relayRunning: boolean;
+  crm: { day: string; used: number; limit: number; plannedPerDay: number | null; allowedPerDay: number | null };
+  agencies: AgencyStatusRow[];
+}
+
+/** Every agency of AGENCIES_FILE (and any still draining), read-only from their stores; throws a ConfigError for a bad file. */
+export function collectAgenciesStatus(
+  agenciesFile: string,
+  dataDir: string,
+  dailyLimit: number,
+  options: { now?: Date; /** DATABASE_URL is set: the outboxes are in PostgreSQL, counted only by the running relay. */ outboxInPostgres?: boolean } = {},
+): AgenciesStatus {
+  const now = options.now ?? new Date();
+  const entries = readAgenciesFile(agenciesFile);
+  const figuresFile = join(resolve(dataDir), AGENCIES_STATUS_FILE);
+  const figures = existsSync(figuresFile) ? (JSON.parse(readFileSync(figuresFile, 'utf8')) as AgenciesStatusFile) : undefined;
+  const relay = runningRelay(dataDir);
+  const fromRelay = (slug: string) => (relay && figures?.pid === relay.pid ? figures.agencies.find((row) => row.slug === slug) : undefined);
+  const names = new Map(entries.map((entry) => [entry.slug, entry.name]));
+  const draining = (relay && figures?.pid === relay.pid ? figures.agencies : []).filter((row) => row.state === 'draining' && !names.has(row.slug));
+  const slugs = [...entries.map((entry) => entry.slug), ...draining.map((row) => row.slug)];
+  for (const row of draining) names.set(row.slug, row.name);
+
+  const day = utcDay(now);
+  const agencies = slugs.map((slug): AgencyStatusRow => {
+    const live = fromRelay(slug);
+    const dir = agencyDataDir(dataDir, slug);
+    const base = { slug, name: names.get(slug)!, state: live?.state ?? ('not started' as const), freshness: live?.freshness ?? null, crmCallsToday: live?.crmCallsToday ?? null, syncHolder: null };
+    if (!existsSync(join(dir, STORE_FILE))) return { ...base, listings: 0, cacheAgeSeconds: null, outboxQueued: 0, lastError: null };
+    const store = openStoreReadOnly(dir);
+    try {
+      const sync = readSyncState(store);
+      const failed = sync.lastErrorAt !== null && (sync.lastSuccessAt === null || sync.lastErrorAt >= sync.lastSuccessAt);
+      return {
+        ...base,
+        // Counted in the agency's store: shown even while the relay is down, and the same after a restart.
+        crmCallsToday: live?.crmCallsToday ?? callsOn(store, day),
+        listings: listingStatus(store).total,
+        cacheAgeSeconds: sync.lastSuccessAt === null ? null : Math.max(0, Math.round((now.getTime() - sync.lastSuccessAt) / 1000)),
+        // The running relay's count first: with DATABASE_URL the outbox is not in this file (unknown while the relay is down).
+        outboxQueued: live?.outboxQueued ?? (options.outboxInPostgres ? null : outboxStatus(store).queued),
+        lastError: failed ? sync.lastError : null,
+      };
+    } finally {
+      store.close();
+    }
+  });
+
+  let used = 0;
+  if (existsSync(join(resolve(dataDir), STORE_FILE))) {
+    const keyStore = openStoreReadOnly(dataDir);
+    try {
+      used = budgetUsedOn(keyStore, day);
+    } finally {
+      keyStore.close();
+    }
+  }
+  const plan = relay && figures?.pid === relay.pid ? figures.plan : null;
+  return {
+    relayFiguresAt: figures?.writtenAt ?? null,
+    relayRunning: relay !== undefined,
+    crm: { day, used, limit: dailyLimit, plannedPerDay: plan?.perDay ?? null, allowedPerDay: plan?.allowed ?? null },
+    agencies,
+  };
+}
+
+function duration(seconds: number | null): string {
+  if (seconds === null) return 'never synced';
+  if (seconds < 120) return `${seconds} s`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)} min`;
+  return `${Math.round((seconds / 3600) * 10) / 10} h`;
+}
+
+/** The table of `npm run relay -- agencies`. */
+export function formatAgencies(status: AgenciesStatus, options: { /** DATABASE_URL: which relay runs each agency's sync (without it, this relay does). */ syncColumn?: boolean } = {}): string {
+  const shared = options.syncColumn ?? false;
+  const header = ['SLUG', 'NAME', 'STATE', ...(shared ? ['SYNC BY'] : []), 'LISTINGS', 'CACHE AGE', 'FRESH (WEBHOOK / LOST)', 'CRM CALLS TODAY', 'OUTBOX', 'LAST ERROR'];
+  const rows = status.agencies.map((row) => [
+    row.slug,
+    row.name,
+    row.state,
+    ...(shared ? [row.syncHolder ? describeSyncHolder(row.syncHolder) : '?'] : []),
+    String(row.listings),
+    duration(row.cacheAgeSeconds),
+    row.freshness ? `${duration(row.freshness.withWebhooksSeconds)} / ${duration(row.freshness.withoutWebhooksSeconds)}` : '-',
+    row.crmCallsToday === null ? '-' : String(row.crmCallsToday),
+    row.outboxQueued === null ? '-' : String(row.outboxQueued),
+    row.lastError ?? '-',
+  ]);
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const line = (cells: string[]) => cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ');
+  return [
+    line(header),
+    ...rows.map(line),
+    '',
+    formatKeyTotals(status),
+  ].join('\n');
+}
+
+/** The key's line: calls today against the daily limit, the plan, the agencies. */
+export function formatKeyTotals(status: AgenciesStatus): string {
+  const serving = status.agencies.filter((row) => row.state === 'serving').length;
+  const draining = status.agencies.filter((row) => row.state === 'draining').length;
+  const queued = status.agencies.reduce((sum, row) => sum + (row.outboxQueued ?? 0), 0);
+  const listings = status.agencies.reduce((sum, row) => sum + row.listings, 0);
+  return [
+    `CRM key today   ${status.crm.used} of ${status.crm.limit} requests (${status.crm.day} UTC)${status.crm.plannedPerDay === null ? '' : `; plan ${status.crm.plannedPerDay} a day of ${status.crm.allowedPerDay} allowed`}`,
+    `Agencies        ${status.agencies.length - draining} in AGENCIES_FILE, ${status.relayRunning ? `${serving} serving${draining ? `, ${draining} removed and still delivering enquiries` : ''}` : 'relay not running on this DATA_DIR'}`,
+    `Totals          ${listings} listings, ${queued} enquiries queued`,
+  ].join('\n');
+}
+
+/** Commands that work on one store: with AGENCIES_FILE, on one agency's, named with --agency <slug>. */
+const PER_AGENCY_COMMANDS = new Set(['sync', 'outbox', 'backup', 'restore']);
+
+export interface AgencyScope {
+  args: string[];
+  config: Config;
+  agency?: { slug: string; keyDataDir: string };
+}
+
+/**
+ * `--agency <slug>` (any command but `agencies`): with AGENCIES_FILE, the command runs on that
+ * agency's store (and, for a sync, with its token; the key's budget stays in DATA_DIR's store).
+ * Store commands need it then; `status` without it shows the key's totals. Returns the message for
+ * the operator when the option is wrong; throws a ConfigError for a bad file.
+ */
+export function scopeToAgency(command: string, argv: string[], config: Config): AgencyScope | string {
+  const args: string[] = [];
+  let slug: string | undefined;
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index]!;
+    if (arg === '--agency' || arg.startsWith('--agency=')) {
+      slug = arg === '--agency' ? argv[++index] : arg.slice('--agency='.length);
+      if (!slug) return '--agency needs a slug';
+    } else args.push(arg);
+  }
+  if (!config.agenciesFile) return slug === undefined ? { args, config } : '--agency needs AGENCIES_FILE (without it the relay serves one agency, and the commands work on its store)';
+  if (slug === undefined) {
+    // With DATABASE_URL a backup is of the whole shared store, every agency at once.
+    const wholeDatabase = config.databaseUrl !== undefined && (command === 'backup' || command === 'restore');
+    if (PER_AGENCY_COMMANDS.has(command) && !wholeDatabase) return `With AGENCIES_FILE each agency has its own store: name one with --agency <slug> (\`npm run relay -- agencies\` lists them).`;
+    return { args, config };
+  }
+  if (!AGENCY_SLUG.test(slug)) return `--agency: "${slug}" is not a slug (1 to 40 characters of a-z, 0-9 and -)`;
+  const entry = readAgenciesFile(config.agenciesFile).find((candidate) => candidate.slug === slug);
+  const agency = { slug, keyDataDir: config.dataDir };
+  if (entry) return { args, agency, config: { ...agencyConfig(config, entry, null), agenciesFile: undefined } };
+  // Removed from the file, its store still there (an outbox to look at, a backup to take): its folder, no token.
+  if (command !== 'sync' && existsSync(join(agencyDataDir(config.dataDir, slug), STORE_FILE))) {
+    return { args, agency, config: { ...config, dataDir: agencyDataDir(config.dataDir, slug), agenciesFile: undefined } };
+  }
+  return `--agency: no agency "${slug}" in AGENCIES_FILE (\`npm run relay -- agencies\` lists them)`;
+}
+
+async function reload(context: CliContext, timeoutSeconds: number): Promise<number> {
+  const { dataDir, agenciesFile } = context.config;
+  // Checked here first: the operator sees the problems at once, and a file the relay would refuse is not sent.
+  readAgenciesFile(agenciesFile!);
+  const relay = runningRelay(dataDir);
+  if (!relay) {
+    context.err('No relay is running on this DATA_DIR: the file is valid, and the relay reads it when it starts.');
+    return 1;
+  }
+  const id = randomUUID();
+  requestReload(dataDir, id);
+  process.kill(relay.pid, RELOAD_SIGNAL);
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  while (Date.now() < deadline) {
+    const result = readReloadResult(dataDir);
+    if (result?.id === id) {
+      const { report } = result;
+      if (!report.ok) {
+        context.err(`The relay refused the file and keeps serving what it had:\n${(report.problems ?? []).map((problem) => `  - ${problem}`).join('\n')}`);
+        return 1;
+      }
+      const list = (slugs: string[]) => (slugs.length ? slugs.join(', ') : 'none');
+      context.out(`Reloaded (pid ${relay.pid}): added ${list(report.added)}; changed ${list(report.changed)}; removed ${list(report.removed)}.`);
+      return 0;
+    }
+    await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+  }
+  context.err(`No answer from the relay (pid ${relay.pid}) within ${timeoutSeconds} s; see its log.`);
+  return 1;
+}
+
+export const agenciesCommand: CliCommand = {
+  name: 'agencies',
+  summary: 'The agencies of AGENCIES_FILE: listings, cache age, freshness, CRM calls, outbox; `reload` re-reads the file.',
+  usage: `Usage:
+  npm run relay -- agencies [--json]
+      Each agency of AGENCIES_FILE: slug, name, listings, cache age, the freshness the plan
+      promises (webhook delivered / lost), CRM calls spent today, enquiries queued, last sync error;
+      with DATABASE_URL also which relay holds its sync (its host, "none" or "expired").
+      Read-only; safe while the relay runs (calls and promises come from the running relay).
+  npm run relay -- agencies reload [--timeout SECONDS]
+      Checks AGENCIES_FILE, then has the running relay re-read it (signal ${RELOAD_SIGNAL}): added agencies
+      start, changed ones take their new token, origins, site and name, removed ones stop being
+      served at once (their queued enquiries are still delivered). A refused file changes nothing.
+  npm run relay -- <status|sync|outbox|backup|restore> … --agency <slug>
+      The other commands on one agency's store (sync, outbox, backup and restore need it with
+      AGENCIES_FILE; status without it shows the key's totals).`,
+  async run(args, context) {
+    if (wantsHelp(args)) {
+      context.out(this.usage);
+      return 0;
+    }
+    const options = parseOptions(args, ['json'], ['timeout']);
+    const [sub, ...rest] = typeof options === 'string' ? [] : options.positional;
+    if (typeof options === 'string' || rest.length || (sub !== undefined && sub !== 'reload')) {
+      return usageError(this, typeof options === 'string' ? options : `unknown argument ${[sub, ...rest].filter(Boolean).join(' ')}`, context);
+    }
+    if (!context.config.agenciesFile) {
+      context.err('AGENCIES_FILE is not set: this relay serves one agency at the root paths (see `npm run relay -- status`).');
+      return 1;
+    }
+    try {
+      if (sub === 'reload') {
+        const timeout = options.values.timeout === undefined ? 30 : Number(options.values.timeout);
+        if (!(timeout > 0)) {
+          return usageError(this, '--timeout must be a positive number of seconds', context);
+        }
+        return await reload(context, timeout);
+      }
+      const status = collectAgenciesStatus(context.config.agenciesFile, context.config.dataDir, context.config.crm.dailyLimit, { outboxInPostgres: context.config.databaseUrl !== undefined });
+      // DATABASE_URL: each agency's sync holder from its lease; the rest of the view still shows when the database cannot be read.
+      let failed = false;
+      if (context.config.databaseUrl) {
+        try {
+          const holders = await readAgencySyncHolders(context.config.databaseUrl, status.agencies.map((row) => row.slug));
+          for (const row of status.agencies) row.syncHolder = holders.get(row.slug) ?? null;
+        } catch (error) {
+          context.err(`${(error as Error).message}; SYNC BY is unknown (?)`);
+          failed = true;
+        }
+      }
+      context.out(options.flags.has('json') ? JSON.stringify(status, null, 2) : formatAgencies(status, { syncColumn: context.config.databaseUrl !== undefined }));
+      return failed ? 1 : 0;
+    } catch (error) {
+      if (error instanceof ConfigError) {
+        context.err(error.message);
+        return 1;
+      }
+      throw error;
+    }
+  },
+};

@@ -1,0 +1,144 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readAgenciesFile } from '../../server/compose/agencies-file.ts';
+import { ConfigError, loadConfig } from '../../server/runtime/config.ts';
+import { silentLogger } from '../../server/runtime/log.ts';
+import { startRelay } from '../../server/compose/relay.ts';
+import { startSimulator } from '../../crm-sim/simulator.ts';
+import { configProblems } from '../support/config-problems.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'estate-agencies-file-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const SECRET = 'tok-very-secret-0123456789';
+const good = (overrides: Record<string, unknown> = {}) => ({
+  slug: 'harbour',
+  name: 'Harbour & Yarra',
+  accessToken: SECRET,
+  allowedOrigins: ['https://harbour.example'],
+  siteUrl: 'https://harbour.example/',
+  ...overrides,
+});
+
+let files = 0;
+function write(content: unknown, mode = 0o600): string {
+  const file = join(dir, `agencies-${files++}.json`);
+  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content), { mode });
+  chmodSync(file, mode);
+  return file;
+}
+
+function problemsOf(file: string): string[] {
+  try {
+    readAgenciesFile(file);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+  throw new Error('the file was accepted');
+}
+
+describe('AGENCIES_FILE', () => {
+  it('reads a valid file: origins normalised, the site URL without its trailing slash', () => {
+    const [agency] = readAgenciesFile(write({ agencies: [good({ allowedOrigins: ['https://Harbour.example'] })] }));
+    expect(agency).toEqual({ slug: 'harbour', name: 'Harbour & Yarra', accessToken: SECRET, allowedOrigins: ['https://harbour.example'], siteUrl: 'https://harbour.example' });
+  });
+
+  it('is refused when group or others may read it (it holds the tokens), naming chmod 600', () => {
+    const problems = problemsOf(write({ agencies: [good()] }, 0o644));
+    expect(problems.join('\n')).toMatch(/AGENCIES_FILE: .* may be read or written by others \(mode 644\).*chmod 600/);
+  });
+
+  it('names the agency and the field of every problem, and never a token', () => {
+    const problems = problemsOf(
+      write({
+        agencies: [
+          good({ slug: 'Bad Slug!' }),
+          good({ slug: 'two', accessToken: '' }),
+          good({ slug: 'three', accessToken: `${SECRET}-3`, allowedOrigins: ['not an origin'] }),
+          good({ slug: 'four', accessToken: `${SECRET}-4`, colour: 'blue' }),
+          good({ slug: 'five', accessToken: `${SECRET}-5`, siteUrl: 'ftp://x.example' }),
+          good({ slug: 'six', accessToken: 42 }),
+        ],
+      }),
+    );
+    const text = problems.join('\n');
+    expect(text).toContain('agencies[0]: slug: must be 1 to 40 characters of a-z, 0-9 and -');
+    expect(text).toContain('agencies[1] ("two"): accessToken: must not be empty');
+    expect(text).toMatch(/agencies\[2\] \("three"\): allowedOrigins\.0: each entry must be an origin/);
+    expect(text).toContain('agencies[3] ("four"): (agency): unknown field "colour"');
+    expect(text).toMatch(/agencies\[4\] \("five"\): siteUrl: must be an http\(s\) URL/);
+    expect(text).toMatch(/agencies\[5\] \("six"\): accessToken: /);
+    expect(text).not.toContain(SECRET);
+    expect(text).not.toContain('42');
+  });
+
+  it('refuses a slug or a token used twice, naming the agencies but not the token', () => {
+    const problems = problemsOf(write({ agencies: [good(), good({ slug: 'other' }), good({ accessToken: `${SECRET}-b` })] }));
+    expect(problems).toContain('AGENCIES_FILE: "other": accessToken: is the same as agency "harbour"\'s (one token is one agency\'s account)');
+    expect(problems).toContain('AGENCIES_FILE: "harbour": slug: is used by more than one agency');
+    expect(problems.join('\n')).not.toContain(SECRET);
+  });
+
+  it('refuses a file that is not the agencies object, or not JSON, without quoting it', () => {
+    expect(problemsOf(write({ agency: [] })).join()).toMatch(/must be a JSON object \{ "agencies": \[/);
+    expect(problemsOf(write({ agencies: [] })).join()).toContain('agencies: lists no agency');
+    const broken = problemsOf(write(`{ "agencies": [ { "accessToken": "${SECRET}" `)).join();
+    expect(broken).toMatch(/is not valid JSON/);
+    expect(broken).not.toContain(SECRET);
+    expect(problemsOf(join(dir, 'missing.json')).join()).toMatch(/cannot read .*missing\.json \(ENOENT\)/);
+  });
+
+  it('goes with the key and base URL only: CRM_ACCESS_TOKEN and the per-agency settings beside it are refused, and so is the demo', () => {
+    const base = { CRM_BASE_URL: 'https://crm.example/api/v1.3', CRM_API_KEY: 'key', PUBLIC_URL: 'https://relay.example', AGENCIES_FILE: '/srv/agencies.json' };
+    expect(loadConfig(base).agenciesFile).toBe('/srv/agencies.json');
+    expect(loadConfig(base).demoMode).toBe(false);
+    expect(configProblems({ ...base, CRM_ACCESS_TOKEN: 't', ALLOWED_ORIGINS: 'https://a.example', SITE_URL: 'https://a.example' })).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^CRM_ACCESS_TOKEN: is set per agency with AGENCIES_FILE \(its "accessToken"/),
+        expect.stringMatching(/^ALLOWED_ORIGINS: is set per agency with AGENCIES_FILE/),
+        expect.stringMatching(/^SITE_URL: is set per agency with AGENCIES_FILE/),
+      ]),
+    );
+    const { CRM_API_KEY: _key, ...noKey } = base;
+    expect(configProblems(noKey)).toEqual([expect.stringMatching(/^CRM_API_KEY: is required with AGENCIES_FILE/)]);
+    expect(configProblems({ AGENCIES_FILE: '/srv/agencies.json', DEMO_MODE: '1' })).toEqual(expect.arrayContaining([expect.stringMatching(/^DEMO_MODE: is 1 .* AGENCIES_FILE is set/)]));
+  });
+});
+
+describe('the plan of all agencies at start', () => {
+  it('refuses agencies whose floor (a daily sweep and access check each) does not fit the key\'s budget, saying how many would, and leaves nothing running', async () => {
+    const sim = await startSimulator({ listings: 4, agencies: 3 });
+    const dataDir = mkdtempSync(join(dir, 'data-'));
+    const file = write({ agencies: sim.key.accounts.map((account, index) => good({ slug: `agency-${index}`, accessToken: account.options.accessToken })) });
+    try {
+      const config = loadConfig({
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        CRM_BASE_URL: sim.baseUrl,
+        CRM_API_KEY: sim.apiKey,
+        PUBLIC_URL: 'https://relay.example',
+        AGENCIES_FILE: file,
+        CRM_DAILY_LIMIT: '40',
+        CRM_USAGE_CHECK_MINUTES: '1440',
+      });
+      const refused = await startRelay(config, { log: silentLogger }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(ConfigError);
+      const message = (refused as ConfigError).message;
+      expect(message).toMatch(/AGENCIES_FILE: 3 agencies need at least \d+ CRM requests a day \(one full sweep and access check each\), more than the 20 allowed .*; [12] of them would fit/);
+      expect(message).not.toContain(sim.accessToken);
+      // Enough budget: the same file starts.
+      const relay = await startRelay({ ...config, crm: { ...config.crm, dailyLimit: 10_000 } }, { log: silentLogger, workers: false, app: { demoDir: null } });
+      expect(relay.agencies!.plan).toMatchObject({ fits: true, agencies: [{ slug: 'agency-0' }, { slug: 'agency-1' }, { slug: 'agency-2' }] });
+      await relay.close();
+    } finally {
+      await sim.close();
+    }
+  });
+});
