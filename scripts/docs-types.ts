@@ -32,7 +32,7 @@ export function typesEntry(manifest: Manifest): string {
 
 /** Emits the declarations into `outDir` (default dist/types) and writes the entry. */
 export function buildWidgetTypes(outDir = join(projectRoot, 'dist', 'types')): string {
-  const tsc = join(projectRoot, 'node_modules', '.bin', 'tsc');
+  const tsc = join(projectRoot, 'node_modules', '@typescript', 'native', 'bin', 'tsc');
   const result = spawnSync(tsc, ['-p', join(projectRoot, 'tsconfig.widget-types.json'), '--outDir', resolve(outDir)], {
     cwd: projectRoot,
     encoding: 'utf8',

@@ -33,7 +33,8 @@ try {
   console.error(error.message);
 }
 
-const typecheck = await run(bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']);
+// The native compiler (TypeScript 7); the package named typescript is 6, for typescript-eslint's API.
+const typecheck = await run(join(root, 'node_modules', '@typescript', 'native', 'bin', 'tsc'), ['--noEmit', '-p', 'tsconfig.json']);
 if (typecheck === 0) passed += 1;
 else { failed += 1; problems.push('type-check (tsc --noEmit)'); }
 

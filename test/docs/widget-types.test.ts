@@ -87,7 +87,7 @@ describe('estate-embed/widget types', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('a host project type-checks against the package exports: tag map, properties and typed events', () => {
-    const result = spawnSync(join(projectRoot, 'node_modules', '.bin', 'tsc'), ['-p', dir], { encoding: 'utf8' });
+    const result = spawnSync(join(projectRoot, 'node_modules', '@typescript', 'native', 'bin', 'tsc'), ['-p', dir], { encoding: 'utf8' });
     expect(result.stdout + result.stderr).toBe('');
     expect(result.status).toBe(0);
   }, 60_000);
