@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { DB_NOW, KEY_SCHEMA } from '../store/shared-database.ts';
+import type { Config } from '../runtime/config.ts';
+import { DEFAULT_SAFETY_MARGIN_MS, type KeyGate, type SharedTake } from '../crm/key-gate.ts';
+import { DB_NOW, KEY_SCHEMA, type SharedDatabase } from '../store/shared-database.ts';
 
 /**
  * The CRM's limits of one API key held in PostgreSQL, for every relay on the database (DATABASE_URL).
@@ -28,13 +30,8 @@ export interface SharedGateOptions {
   holder: string;
 }
 
-export type SharedTake =
-  | { kind: 'granted'; slot: number; take: number; used: number }
-  | { kind: 'wait'; waitMs: number }
-  | { kind: 'spent'; used: number };
 
-
-export class SharedGate {
+export class SharedGate implements KeyGate {
   /** The key as the tables name it: a digest, never the key. */
   readonly keyId: string;
   private seeded = false;
@@ -117,4 +114,17 @@ export class SharedGate {
     );
     this.seeded = true;
   }
+}
+
+/** The gate of the relay's CRM key (CRM_API_KEY) in the shared database, with the limiter's own hold. */
+export function sharedGateOfKey(config: Config, database: SharedDatabase): SharedGate {
+  const holdMs = 1000 + DEFAULT_SAFETY_MARGIN_MS;
+  return new SharedGate({
+    pool: database.pool,
+    apiKey: config.crm.apiKey!,
+    requestsPerSecond: config.crm.requestsPerSecond,
+    holdMs,
+    leaseMs: config.crm.timeoutMs + holdMs,
+    holder: database.relayId,
+  });
 }

@@ -3,6 +3,7 @@ import type { Logger } from '../runtime/log.ts';
 import type { SharedDatabase } from '../store/shared-database.ts';
 import { queriesOf } from '../store/tables.ts';
 import type { ChangedKind, ChangeNotice, PushedRecord } from '../listings/source.ts';
+import type { InboxNotice, WebhookInbox } from '../listings/inbox.ts';
 
 /** The channel every relay listens on; the payload is the agency's schema (one channel for all agencies). */
 export const WEBHOOK_INBOX_CHANNEL = 'webhook_inbox';
@@ -18,23 +19,6 @@ interface InboxTable {
   notice: string | null;
   received_at: number;
   taken_at: number | null;
-}
-
-/** A verified notice waiting for the agency's sync holder. */
-export interface InboxNotice {
-  id: number;
-  digest: string;
-  expiresAt: number;
-  /** Undefined: the stored JSON is not a notice (a row written by hand, say): mark it taken and move on. */
-  notice: ChangeNotice | undefined;
-  receivedAt: number;
-}
-
-/** What the change worker needs of an inbox (events.ts). */
-export interface WebhookInboxQueue {
-  take(limit: number): Promise<InboxNotice[]>;
-  markTaken(ids: readonly number[]): Promise<void>;
-  onArrival(handler: () => void): Promise<() => void>;
 }
 
 export interface SharedWebhookInboxOptions {
@@ -54,7 +38,7 @@ export interface SharedWebhookInboxOptions {
  * relay stores the notice here before its 2xx; the holder takes it into its own queue and applies
  * it. The digest is unique across relays, so a replay to any of them is refused.
  */
-export class SharedWebhookInbox implements WebhookInboxQueue {
+export class SharedWebhookInbox implements WebhookInbox {
   private readonly now: () => number;
   private prunedAt = 0;
 

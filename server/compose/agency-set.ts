@@ -8,7 +8,6 @@ import { agencyFeatures, agencyWorkers, composeAgency, type Agency } from './age
 import { ConfigError, type Config } from '../runtime/config.ts';
 import type { KeyUsage } from '../crm/access.ts';
 import { crmWebhookFeed } from '../crm/listing-source.ts';
-import { PROMETHEUS_CONTENT_TYPE } from '../enquiries/metrics.ts';
 import { EnquiryOutbox } from '../enquiries/outbox.ts';
 import type { EnquiryTargets } from '../enquiries/targets.ts';
 import { HttpError, notFoundHandler } from '../http/errors.ts';
@@ -16,7 +15,7 @@ import { AgenciesBudgetRefusedError, describeAgenciesPlan, planAgencies, type Ag
 import { renderPushMetrics, type ChangeWorkerCounts } from '../listings/events.ts';
 import { webhookRouter, type WebhookCounts } from '../listings/index.ts';
 import type { Logger } from '../runtime/log.ts';
-import { metricsAccess } from '../http/metrics-access.ts';
+import { metricsAccess, PROMETHEUS_CONTENT_TYPE } from '../http/metrics-access.ts';
 import { PhotoFolderGuard } from '../photos/folder-guard.ts';
 import { holdsPhoto } from '../photos/mirror.ts';
 import { photosRouter } from '../photos/routes.ts';

@@ -8,7 +8,8 @@ import { enquiriesFeature } from '../enquiries/feature.ts';
 import { createEnquiryService, type EnquiryService } from '../enquiries/service.ts';
 import type { EnquiryTargets } from '../enquiries/targets.ts';
 import type { Feature } from '../runtime/feature.ts';
-import { createListingsService, listingsFeature, SharedWebhookInbox, type ListingsService, type ListingsServiceOptions } from '../listings/index.ts';
+import { createListingsService, listingsFeature, type ListingsService, type ListingsServiceOptions } from '../listings/index.ts';
+import { SharedWebhookInbox } from '../cluster/webhook-inbox.ts';
 import type { Logger } from '../runtime/log.ts';
 import { agencySchema, type SharedDatabase } from '../store/shared-database.ts';
 import { openStore, type Store } from '../store/store.ts';
@@ -19,6 +20,7 @@ import { PHOTO_INDEX_TABLES } from '../photos/mirror.ts';
 import { PUBLISHED_PAGES_TABLES } from '../pages/published.ts';
 import { renderSharedSyncMetrics, SharedSync, type SyncBalance } from '../cluster/shared-sync.ts';
 import type { Worker } from '../runtime/worker.ts';
+import { sharedGateOfKey } from '../cluster/shared-gate.ts';
 
 /**
  * One agency as the relay serves it: its store, its CRM client (its access token, the key's one
@@ -77,7 +79,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
     options.sharedDatabase?.attach(store, options.slug);
     // Any relay may receive the agency's webhooks; only its sync holder applies them (from this inbox).
     const webhookInbox = options.sharedDatabase ? new SharedWebhookInbox({ store, database: options.sharedDatabase, schema: agencySchema(options.slug), log }) : undefined;
-    crm = createCrmClientFromConfig(config, store, log, { limiterStore: options.limiterStore, agency: options.slug, sharedDatabase: options.sharedDatabase });
+    crm = createCrmClientFromConfig(config, store, log, { limiterStore: options.limiterStore, agency: options.slug, shared: options.sharedDatabase ? { database: options.sharedDatabase, gate: sharedGateOfKey(config, options.sharedDatabase) } : undefined });
     listings = createListingsService({
       config,
       store,

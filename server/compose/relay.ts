@@ -21,7 +21,7 @@ import { SharedDatabase } from '../store/shared-database.ts';
 import type { SharedSync } from '../cluster/shared-sync.ts';
 import { safeMessage } from '../store/postgres.ts';
 import { PhotoFolderGuard } from '../photos/folder-guard.ts';
-import { openStore, type Store } from '../store/store.ts';
+import { openStore, storeAnswers, type Store } from '../store/store.ts';
 import type { Worker } from '../runtime/worker.ts';
 
 export interface RunningRelay {
@@ -219,7 +219,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   }
   const workers: Worker[] = features.flatMap((feature) => feature.workers);
   const store = root?.store ?? keyStore!;
-  const app = createApp({ config, store, log, features, ...options.app });
+  const app = createApp({ config, storeAnswers: () => storeAnswers(store), log, features, ...options.app });
   server.on('request', requestListener(app));
 
   // Demo mode: the simulator sends its webhooks to this relay, as a real CRM would to the registered URL.

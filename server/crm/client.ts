@@ -5,8 +5,8 @@ import type { Config } from '../runtime/config.ts';
 import type { Logger } from '../runtime/log.ts';
 import type { Store } from '../store/store.ts';
 import { CrmError, type CrmErrorCode } from './errors.ts';
-import { callsOn, countCall, DEFAULT_SAFETY_MARGIN_MS, limiterForKey, type BudgetStatus, type RequestLimiter, type SharedLimits } from './limiter.ts';
-import { SharedGate } from '../cluster/shared-gate.ts';
+import type { KeyGate } from './key-gate.ts';
+import { callsOn, countCall, limiterForKey, type BudgetStatus, type RequestLimiter, type SharedLimits } from './limiter.ts';
 import type { SharedDatabase } from '../store/shared-database.ts';
 import {
   addEnquirySchema,
@@ -205,10 +205,9 @@ const SETTING_BY_STATUS: Record<number, string> = { 401: 'CRM_ACCESS_TOKEN', 403
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /** The key's limits in the shared database; without it, this relay's share (relays last seen alive), logged when it changes. */
-function sharedLimits(config: Config, database: SharedDatabase, log: Logger): SharedLimits {
-  const holdMs = 1000 + DEFAULT_SAFETY_MARGIN_MS;
+function sharedLimits(config: Config, { database, gate }: SharedKey, log: Logger): SharedLimits {
   return {
-    gate: new SharedGate({ pool: database.pool, apiKey: config.crm.apiKey!, requestsPerSecond: config.crm.requestsPerSecond, holdMs, leaseMs: config.crm.timeoutMs + holdMs, holder: database.relayId }),
+    gate,
     relaysAlive: () => database.relaysAlive(),
     onChange: (reachable, error) =>
       reachable
@@ -224,7 +223,13 @@ function sharedLimits(config: Config, database: SharedDatabase, log: Logger): Sh
  * The client with the relay's CRM settings (the CRM_* variables; the credentials must be set, as
  * they are once demo mode has filled them in), as the relay and the operator CLI's sync use it.
  */
-export function createCrmClientFromConfig(config: Config, store: Store, log: Logger, options: { limiterStore?: Store; agency?: string; sharedDatabase?: SharedDatabase } = {}): CrmClient {
+/** The key's limits shared by every relay on it (DATABASE_URL): the database and its gate (cluster/shared-gate.ts). */
+export interface SharedKey {
+  database: SharedDatabase;
+  gate: KeyGate;
+}
+
+export function createCrmClientFromConfig(config: Config, store: Store, log: Logger, options: { limiterStore?: Store; agency?: string; shared?: SharedKey } = {}): CrmClient {
   // Many agencies on one relay pass the relay's key-wide store: one gate and one daily budget for the key.
   const limiterStore = options.limiterStore ?? store;
   return createCrmClient({
@@ -236,7 +241,7 @@ export function createCrmClientFromConfig(config: Config, store: Store, log: Log
       requestsPerSecond: config.crm.requestsPerSecond,
       dailyLimit: config.crm.dailyLimit,
       // DATABASE_URL: the per-second limit and the day's count held in PostgreSQL for every relay on the key.
-      shared: options.sharedDatabase ? sharedLimits(config, options.sharedDatabase, log) : undefined,
+      shared: options.shared ? sharedLimits(config, options.shared, log) : undefined,
     }),
     log,
     timeoutMs: config.crm.timeoutMs,

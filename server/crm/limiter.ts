@@ -3,9 +3,9 @@ import { performance } from 'node:perf_hooks';
 import type { Store } from '../store/store.ts';
 import { hasTable, tablesOf } from '../store/tables.ts';
 import { CrmError } from './errors.ts';
-import type { SharedGate } from '../cluster/shared-gate.ts';
 import { systemClock, type Clock } from '../runtime/clock.ts';
 import { DEFAULT_WORK_CLASS, WORK_CLASSES, type WorkClass } from '../runtime/work-class.ts';
+import { DEFAULT_SAFETY_MARGIN_MS, type KeyGate, type SharedTake } from './key-gate.ts';
 
 export interface LimiterOptions {
   store: Store;
@@ -30,7 +30,7 @@ export interface LimiterOptions {
 
 /** The shared gate, and what to do without it. */
 export interface SharedLimits {
-  gate: SharedGate;
+  gate: KeyGate;
   /** Relays on the key seen alive lately (the relay registry): without the database, this relay keeps to its share. */
   relaysAlive: () => number;
   /** Told when the database goes out of reach and when it is back. */
@@ -58,7 +58,6 @@ interface Waiter {
   onAbort?: () => void;
 }
 
-export const DEFAULT_SAFETY_MARGIN_MS = 25;
 /** 2 %: 200 of the CRM's 10,000 a day, a few enquiries' worth at least for the busiest days of a key. */
 export const DEFAULT_LEAD_RESERVE = 0.02;
 

@@ -8,7 +8,6 @@ import type { EnquiryOutbox, OutboxStatus, SpamReason } from './outbox.ts';
  * gauges are read from SQLite at scrape time, so they are right after a restart and include what
  * an operator did with the CLI.
  */
-export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 /** Delivery latency buckets in seconds: from a healthy CRM (under a second) to a long outage. */
 const LATENCY_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 21600, 86400];

@@ -1,3 +1,4 @@
+import type { EnquiryDeliveryConfig } from '../runtime/config.ts';
 import type { Logger } from '../runtime/log.ts';
 import type { Worker } from '../runtime/worker.ts';
 import { isStoreUnavailable, type WriteHealth } from '../store/store.ts';
@@ -9,18 +10,8 @@ import { findTarget, type EnquiryTargets } from './targets.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { asWork } from '../runtime/work-class.ts';
 
-export interface DeliverySettings {
-  /** The lead's source in the sink (ENQUIRY_SOURCE): read by the composition root when it makes the sink. */
-  source: string;
-  maxAgeMs: number;
-  eraseAfterMs: number;
-  /** Erase the personal data of dead letters this long after they died. */
-  deadEraseAfterMs: number;
-  retryBaseMs: number;
-  retryMaxMs: number;
-  reconcileDelayMs: number;
-  concurrency: number;
-  pollMs: number;
+/** The delivery worker's settings: those read from the environment (runtime/config.ts) and a few only tests set. */
+export interface DeliverySettings extends EnquiryDeliveryConfig {
   /** How often a metrics summary goes to the log (only when something changed). Default 60 s. */
   metricsLogMs?: number;
   /** How long stop() lets in-flight deliveries finish before cancelling them. Default 5 s. */

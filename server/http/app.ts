@@ -7,10 +7,8 @@ import { dirname, join } from 'node:path';
 import type { Config } from '../runtime/config.ts';
 import { errorHandler, notFoundHandler } from './errors.ts';
 import type { Feature } from '../runtime/feature.ts';
-import { metricsAccess } from './metrics-access.ts';
-import { PROMETHEUS_CONTENT_TYPE } from '../enquiries/metrics.ts';
+import { metricsAccess, PROMETHEUS_CONTENT_TYPE } from './metrics-access.ts';
 import type { Logger } from '../runtime/log.ts';
-import { storeAnswers, type Store } from '../store/store.ts';
 import { precompressedStatic } from './precompressed.ts';
 import { ReplayCache } from './response-cache.ts';
 import { widgetRouter } from './widget-assets.ts';
@@ -27,7 +25,8 @@ function findProjectRoot(start: string): string {
 
 export interface AppDeps {
   config: Config;
-  store: Store;
+  /** /readyz's first check: whether the store answers a query (false or a throw: it does not). */
+  storeAnswers: () => boolean;
   log: Logger;
   /** Folder of the built widget bundle (default dist/widget). */
   widgetDir?: string;
@@ -50,7 +49,7 @@ export function requestListener(app: Express): (req: IncomingMessage, res: Serve
 
 /** Builds the relay's HTTP app. Never listens: main.ts and the tests do that. */
 export function createApp(deps: AppDeps): Express {
-  const { config, store, log } = deps;
+  const { config, log } = deps;
   const features = deps.features ?? [];
   const app = express();
   app.disable('x-powered-by');
@@ -85,7 +84,7 @@ export function createApp(deps: AppDeps): Express {
   app.get('/readyz', async (_req, res) => {
     const checks: Record<string, boolean> = {};
     try {
-      checks.store = storeAnswers(store);
+      checks.store = deps.storeAnswers();
     } catch {
       checks.store = false;
     }

@@ -29,3 +29,6 @@ export function metricsAccess(token: string | undefined): RequestHandler {
     next(new HttpError(404, 'not_found', `Nothing at ${req.method} ${req.path}`));
   };
 }
+
+/** The Prometheus text exposition format's content type, for every /metrics answer. */
+export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';

@@ -6,7 +6,7 @@ import { ExpiredCursorError, type ListingSource } from './source.ts';
 import type { ListingSync } from './sync.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { asWork } from '../runtime/work-class.ts';
-import type { WebhookInboxQueue } from '../cluster/webhook-inbox.ts';
+import type { WebhookInboxQueue } from './inbox.ts';
 
 /** A failed application is tried again after this, doubling, at most MAX_ATTEMPTS times (the stream and sweeps catch up after). */
 const RETRY_BASE_MS = 5_000;

@@ -20,7 +20,7 @@ import type { ListingSource } from './source.ts';
 import { AgencyAccount } from './account.ts';
 import { webhookRouter, type WebhookCounts, type WebhookTarget } from './webhook.ts';
 import type { Clock } from '../runtime/clock.ts';
-import type { SharedWebhookInbox } from '../cluster/webhook-inbox.ts';
+import type { WebhookInbox } from './inbox.ts';
 
 export { BudgetRefusedError, planBudget, type BudgetPlan } from './budget.ts';
 export { ListingCache } from './cache.ts';
@@ -29,7 +29,6 @@ export { CrmChangeWorker } from './events.ts';
 export { AgencyAccount } from './account.ts';
 export type { PublicListings } from './public-listings.ts';
 export { webhookRouter, type WebhookCounts, type WebhookTarget } from './webhook.ts';
-export { SharedWebhookInbox } from '../cluster/webhook-inbox.ts';
 
 export interface ListingsService {
   cache: ListingCache;
@@ -111,7 +110,7 @@ export interface ListingsServiceOptions {
    * (whichever relay the CRM reached) and the change worker, run by the agency's sync holder, takes
    * them into its queue. Without it, as before: the notice goes to this relay's own queue.
    */
-  webhookInbox?: SharedWebhookInbox;
+  webhookInbox?: WebhookInbox;
   /** With webhookInbox: awaited before taken notices leave the inbox (CrmChangeWorker's beforeInboxTaken). */
   beforeInboxTaken?: () => Promise<void>;
 }

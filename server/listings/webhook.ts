@@ -4,7 +4,7 @@ import type { Logger } from '../runtime/log.ts';
 import type { ChangeStore } from './event-store.ts';
 import { MalformedPushError, type ChangeFeed, type ChangeNotice } from './source.ts';
 import type { Clock } from '../runtime/clock.ts';
-import type { SharedWebhookInbox } from '../cluster/webhook-inbox.ts';
+import type { WebhookInbox } from './inbox.ts';
 
 /** The CRM sends one small record (or two, sale and lease) per event; anything far bigger is not the CRM. */
 export const WEBHOOK_MAX_BYTES = 512 * 1024;
@@ -36,7 +36,7 @@ export interface WebhookTarget {
    * instead of `changes` (only the agency's sync holder writes its change queue; it takes the
    * notice from here).
    */
-  inbox?: Pick<SharedWebhookInbox, 'accept'>;
+  inbox?: Pick<WebhookInbox, 'accept'>;
   /** Called after a notice is stored (the agency's change worker applies it). */
   onStored(): void;
   /** The agency's own counts (accepted, duplicates, ignored). */

@@ -20,6 +20,7 @@ import { formatSharedStatus, readSharedStatus, type SharedStatus } from './relay
 import { collectStatus, formatBytes, formatStatus } from './status.ts';
 import { watchSyncProgress } from './sync-progress.ts';
 import { SYNC_REQUEST_FILE, SYNC_SIGNAL } from './sync-request.ts';
+import { sharedGateOfKey } from '../cluster/shared-gate.ts';
 
 export const statusCommand: CliCommand = {
   name: 'status',
@@ -154,7 +155,7 @@ async function syncHere(kind: 'full' | 'incremental', context: CliContext): Prom
     context.err((error as Error).message);
     return 1;
   }
-  const crm = createCrmClientFromConfig(config, store, log, { limiterStore: keyStore, agency: context.agency?.slug, sharedDatabase });
+  const crm = createCrmClientFromConfig(config, store, log, { limiterStore: keyStore, agency: context.agency?.slug, shared: sharedDatabase ? { database: sharedDatabase, gate: sharedGateOfKey(config, sharedDatabase) } : undefined });
   const stopProgress = watchSyncProgress(store, { log });
   try {
     const listings = createListingsService({ config, store, log, source: crmListingSource({ client: crm, config }) });

@@ -1,6 +1,5 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import type { DeliverySettings } from '../enquiries/worker.ts';
 
 /** Comma-separated list → trimmed, non-empty entries. */
 const csv = z
@@ -255,8 +254,25 @@ export interface PhotoSettings {
   maxBytes: number;
 }
 
+/** How enquiries are delivered, durations in ms: what the delivery worker (enquiries/worker.ts) reads from the environment. */
+export interface EnquiryDeliveryConfig {
+  /** The lead's source in the sink (ENQUIRY_SOURCE): read by the composition root when it makes the sink. */
+  source: string;
+  maxAgeMs: number;
+  eraseAfterMs: number;
+  /** Erase the personal data of dead letters this long after they died. */
+  deadEraseAfterMs: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  reconcileDelayMs: number;
+  concurrency: number;
+  pollMs: number;
+  /** How long a claim on a row lasts (ms) before another relay sharing the outbox may take it over. */
+  claimLeaseMs?: number;
+}
+
 /** Acceptance limits and delivery of enquiries, durations in ms: the delivery worker's own settings, and the routes' limits. */
-export interface EnquirySettings extends Omit<DeliverySettings, 'metricsLogMs'> {
+export interface EnquirySettings extends EnquiryDeliveryConfig {
   rateLimitPerMinute: number;
   /** Per client (IP) per UTC day. */
   dailyLimitPerClient: number;

@@ -8,7 +8,7 @@ import { EnquiryOutbox } from '../../server/enquiries/outbox.ts';
 import { enquiryFingerprint, enquiryRequestSchema } from '../../server/enquiries/schema.ts';
 import { silentLogger } from '../../server/runtime/log.ts';
 import { attachPostgres } from '../../server/store/postgres.ts';
-import { closeStore, openStore, type Store } from '../../server/store/store.ts';
+import { closeStore, openStore, storeAnswers, type Store } from '../../server/store/store.ts';
 import { rawRows, storeVariants, type StoreVariant } from '../support/store-variants.ts';
 import { enquiryHarness, validEnquiry, type EnquiryHarness, type HarnessOptions } from './support.ts';
 import { queriesOf, tablesOf } from '../../server/store/tables.ts';
@@ -426,7 +426,7 @@ for (const storeVariant of storeVariants()) {
         const restartedConfig = loadConfig({ DATA_DIR: harness.dataDir, ENQUIRY_DAILY_BUDGET: '2' });
         const restarted = createApp({
           config: restartedConfig,
-          store: harness.store,
+          storeAnswers: () => storeAnswers(harness.store),
           log: silentLogger,
           features: [
             enquiriesFeature(harness.service, {

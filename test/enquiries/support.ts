@@ -17,7 +17,7 @@ import { publicOrigins } from '../../server/http/cors.ts';
 import { enquiriesFeature } from '../../server/enquiries/feature.ts';
 import { silentLogger, type Logger } from '../../server/runtime/log.ts';
 import { attachPostgres } from '../../server/store/postgres.ts';
-import { openStore, type Store } from '../../server/store/store.ts';
+import { openStore, storeAnswers, type Store } from '../../server/store/store.ts';
 import { freshDatabase } from '../support/postgres.ts';
 
 /** Listings and agents the fixed look-up knows (ids as GET /api/v1/listings and /agents give them). */
@@ -100,7 +100,7 @@ export async function enquiryHarness(options: HarnessOptions = {}): Promise<Enqu
     settings: { ...config.enquiries, ...options.settings },
     now: options.now,
   });
-  const app = createApp({ config, store, log, features: [
+  const app = createApp({ config, storeAnswers: () => storeAnswers(store), log, features: [
       enquiriesFeature(service, {
         allowedOrigins: config.http.allowedOrigins,
         ownOrigins: publicOrigins(config),

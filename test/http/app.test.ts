@@ -14,7 +14,7 @@ import { loadConfig } from '../../server/runtime/config.ts';
 import { corsPolicy } from '../../server/http/cors.ts';
 import { errorHandler } from '../../server/http/errors.ts';
 import { silentLogger } from '../../server/runtime/log.ts';
-import { openStore, type Store } from '../../server/store/store.ts';
+import { openStore, storeAnswers, type Store } from '../../server/store/store.ts';
 import { DYNAMIC_EFFORT, EncodedBody } from '../../server/http/precompressed.ts';
 
 let dir: string;
@@ -35,7 +35,7 @@ beforeAll(() => {
   writeFileSync(join(widgetDir, CHUNK), chunk);
   writeFileSync(join(widgetDir, 'secret.txt'), 'not for the web');
   writeFileSync(join(demoDir, 'index.html'), '<!doctype html><title>Demo</title>');
-  app = createApp({ config: loadConfig({}), store, log: silentLogger, widgetDir, demoDir });
+  app = createApp({ config: loadConfig({}), storeAnswers: () => storeAnswers(store), log: silentLogger, widgetDir, demoDir });
 });
 afterAll(() => {
   store.close();
@@ -56,7 +56,7 @@ describe('relay skeleton', () => {
   it('reports not ready when the store is closed', async () => {
     const closedDir = mkdtempSync(join(tmpdir(), 'estate-app-closed-'));
     const closed = openStore(closedDir);
-    const closedApp = createApp({ config: loadConfig({}), store: closed, log: silentLogger, demoDir: null });
+    const closedApp = createApp({ config: loadConfig({}), storeAnswers: () => storeAnswers(closed), log: silentLogger, demoDir: null });
     closed.close();
     const ready = await request(closedApp).get('/readyz').expect(503);
     expect(ready.body.checks.store).toBe(false);
@@ -175,7 +175,7 @@ describe('compression: once per file, the form each request accepts', () => {
     writeFileSync(join(assetsDir, 'demo', '.env'), 'SECRET=1\n');
     const encodingApp = createApp({
       config: loadConfig({}),
-      store,
+      storeAnswers: () => storeAnswers(store),
       log: silentLogger,
       widgetDir: join(assetsDir, 'widget'),
       demoDir: join(assetsDir, 'demo'),

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/http/app.ts';
 import { loadConfig } from '../../server/runtime/config.ts';
 import { silentLogger } from '../../server/runtime/log.ts';
-import { openStore, type Store } from '../../server/store/store.ts';
+import { openStore, storeAnswers, type Store } from '../../server/store/store.ts';
 import { startListingRig, type ListingRig } from '../listings/rig.ts';
 import { startTestRelay, type TestRelay } from '../support/relay-fixture.ts';
 
@@ -81,7 +81,7 @@ describe('the demo site', () => {
   });
 
   it('is mounted in demo mode only', async () => {
-    const app = (env: Record<string, string>) => createApp({ config: loadConfig(env), store, log: silentLogger, demoDir: join(dir, 'demo'), widgetDir: dir });
+    const app = (env: Record<string, string>) => createApp({ config: loadConfig(env), storeAnswers: () => storeAnswers(store), log: silentLogger, demoDir: join(dir, 'demo'), widgetDir: dir });
     expect((await supertest(app({})).get('/')).text).toContain('Demo agency');
     const production = app({ CRM_BASE_URL: 'https://crm.example/api/v1.3', CRM_API_KEY: 'k', CRM_ACCESS_TOKEN: 't', PUBLIC_URL: 'https://relay.example' });
     expect((await supertest(production).get('/')).status).toBe(404);

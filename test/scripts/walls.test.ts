@@ -71,8 +71,43 @@ describe('import walls', () => {
     ],
     [
       'simulator-from-entry-tests-bench',
-      { 'server/listings/sync.ts': "import { startSimulator } from '../sim/simulator.ts';\nexport const s = startSimulator;\n", 'server/sim/simulator.ts': 'export const startSimulator = 1;\n' },
-      'server/listings/sync.ts → server/sim/simulator.ts',
+      { 'server/listings/sync.ts': "import { startSimulator } from '../../crm-sim/simulator.ts';\nexport const s = startSimulator;\n", 'crm-sim/simulator.ts': 'export const startSimulator = 1;\n' },
+      'server/listings/sync.ts → crm-sim/simulator.ts',
+    ],
+    [
+      'sim-stands-alone',
+      { 'crm-sim/views.ts': "import { toPublic } from '../server/crm/public-fields.ts';\nexport const v = toPublic;\n", 'server/crm/public-fields.ts': 'export const toPublic = 1;\n' },
+      'crm-sim/views.ts → server/crm/public-fields.ts',
+    ],
+    [
+      'runtime-imports-nothing-above',
+      { 'server/runtime/config.ts': "import type { S } from '../enquiries/worker.ts';\nexport type C = S;\n", 'server/enquiries/worker.ts': 'export type S = number;\n' },
+      'server/runtime/config.ts → server/enquiries/worker.ts',
+    ],
+    [
+      'http-edge-on-runtime-only',
+      { 'server/http/app.ts': "import { storeAnswers } from '../store/store.ts';\nexport const a = storeAnswers;\n", 'server/store/store.ts': 'export const storeAnswers = 1;\n' },
+      'server/http/app.ts → server/store/store.ts',
+    ],
+    [
+      'features-below-cluster',
+      { 'server/listings/webhook.ts': "import type { Inbox } from '../cluster/webhook-inbox.ts';\nexport type W = Inbox;\n", 'server/cluster/webhook-inbox.ts': 'export type Inbox = number;\n' },
+      'server/listings/webhook.ts → server/cluster/webhook-inbox.ts',
+    ],
+    [
+      'cluster-below-compose',
+      { 'server/cluster/shared-sync.ts': "import { startAgency } from '../compose/agency.ts';\nexport const s = startAgency;\n", 'server/compose/agency.ts': 'export const startAgency = 1;\n' },
+      'server/cluster/shared-sync.ts → server/compose/agency.ts',
+    ],
+    [
+      'compose-below-ops',
+      { 'server/compose/agency-set.ts': "import { relayStatus } from '../ops/relays.ts';\nexport const s = relayStatus;\n", 'server/ops/relays.ts': 'export const relayStatus = 1;\n' },
+      'server/compose/agency-set.ts → server/ops/relays.ts',
+    ],
+    [
+      'ops-below-entry-points',
+      { 'server/ops/cli.ts': "import { main } from '../main.ts';\nexport const m = main;\n", 'server/main.ts': 'export const main = 1;\n' },
+      'server/ops/cli.ts → server/main.ts',
     ],
     [
       'tables-through-repositories',

@@ -16,8 +16,8 @@ import { silentLogger } from '../../server/runtime/log.ts';
 import { agencySchema, SharedDatabase } from '../../server/store/shared-database.ts';
 import { tablesOf } from '../../server/store/tables.ts';
 import { cuttableProxy, freshDatabase } from '../support/postgres.ts';
-import { anotherRelay, queryDatabase } from './pg-rig.ts';
-import { startAgenciesRig, until, type AgenciesRig } from './rig.ts';
+import { anotherRelay, queryDatabase } from '../compose/pg-rig.ts';
+import { startAgenciesRig, until, type AgenciesRig } from '../compose/rig.ts';
 
 const postgres = inject('postgres');
 const skipped = 'skipped' in postgres ? postgres.skipped : undefined;

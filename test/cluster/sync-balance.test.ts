@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RunningRelay } from '../../server/compose/relay.ts';
 import { freshDatabase } from '../support/postgres.ts';
-import { anotherRelay, queryDatabase } from './pg-rig.ts';
-import { startAgenciesRig, until, type AgenciesRig } from './rig.ts';
+import { anotherRelay, queryDatabase } from '../compose/pg-rig.ts';
+import { startAgenciesRig, until, type AgenciesRig } from '../compose/rig.ts';
 
 const postgres = inject('postgres');
 const skipped = 'skipped' in postgres ? postgres.skipped : undefined;
