@@ -96,8 +96,9 @@ function compile(pattern: string): RegExp {
     .split('/')
     .map((segment) => (segment === '**' ? '\u0000' : segment.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')))
     .join('/')
-    .replace(/\/\u0000/g, '(?:/.*)?')
-    .replace(/\u0000/g, '.*');
+    // NUL stands for '**' while the rest is escaped (no path holds one), then becomes its pattern.
+    .replaceAll('/\u0000', '(?:/.*)?')
+    .replaceAll('\u0000', '.*');
   return new RegExp(`^${source}/?$`);
 }
 

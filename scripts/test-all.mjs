@@ -1,4 +1,4 @@
-// `npm test`: type-check, the import walls (dependency-cruiser), then the server suites (vitest), then the element suites in headless
+// `npm test`: type-check, the import walls (dependency-cruiser), lint and formatting, then the server suites (vitest), then the element suites in headless
 // Chromium (@web/test-runner). Ends with one line totalling every runner: `N passed, N failed`.
 import { spawn } from 'node:child_process';
 import { readFileSync, mkdirSync, rmSync } from 'node:fs';
@@ -42,6 +42,14 @@ else { failed += 1; problems.push('type-check (tsc --noEmit)'); }
 const walls = await run(process.execPath, [join(root, 'scripts', 'walls.mjs')]);
 if (walls === 0) passed += 1;
 else { failed += 1; problems.push('import walls (dependency-cruiser, .dependency-cruiser.cjs)'); }
+
+// Lint (eslint.config.js: rules that catch bugs) and formatting (prettier), as habits rather than reviews.
+const lint = await run(bin('eslint'), ['.']);
+if (lint === 0) passed += 1;
+else { failed += 1; problems.push('lint (eslint .)'); }
+const format = await run(bin('prettier'), ['--check', '.', '--log-level', 'warn']);
+if (format === 0) passed += 1;
+else { failed += 1; problems.push('formatting (prettier --check .; fix with npx prettier --write .)'); }
 
 // vitest writes a JSON report whose counts we add up; its own summary still prints.
 const vitestJson = join(reportDir, 'vitest.json');

@@ -263,7 +263,6 @@ export class AgencySet {
    * /photos/ (one content-addressed folder) and /a/<slug>/… (404 for a slug not served).
    */
   router(options: { shared?: boolean } = {}): RequestHandler {
-    const { config } = this.options;
     const router = Router({ caseSensitive: true, strict: true });
     // Beside a root agency (demo), the root's webhook and photo routes serve everyone.
     if (options.shared !== false) this.mountShared(router);

@@ -5,7 +5,7 @@ import { hasTable, tablesOf } from '../store/tables.ts';
 import { CrmError } from './errors.ts';
 import { systemClock, type Clock } from '../runtime/clock.ts';
 import { DEFAULT_WORK_CLASS, WORK_CLASSES, type WorkClass } from '../runtime/work-class.ts';
-import { DEFAULT_SAFETY_MARGIN_MS, type KeyGate, type SharedTake } from './key-gate.ts';
+import { DEFAULT_SAFETY_MARGIN_MS, type KeyGate } from './key-gate.ts';
 
 export interface LimiterOptions {
   store: Store;

@@ -118,7 +118,7 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     // A repeat answers from the outbox alone: the listing may have gone since, the answer may not change.
     const existing = await readState(enquiry.originalId);
     if (existing) {
-      answerRepeat(existing.fingerprint === fingerprint, enquiry.originalId);
+      answerRepeat(existing.fingerprint === fingerprint);
       res.status(202).json(accepted);
       return;
     }
@@ -162,7 +162,7 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     if (result.outcome !== 'created') {
       // Lost a race with a concurrent submission of the same originalId.
       if (!spamReason) budget.release();
-      answerRepeat(result.outcome === 'duplicate', enquiry.originalId);
+      answerRepeat(result.outcome === 'duplicate');
       res.status(202).json(accepted);
       return;
     }
@@ -209,7 +209,7 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     });
   }
 
-  function answerRepeat(sameBody: boolean, originalId: string): void {
+  function answerRepeat(sameBody: boolean): void {
     if (sameBody) {
       metrics.duplicates++;
       return;

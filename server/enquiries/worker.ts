@@ -134,7 +134,8 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       await renewClaims(current);
       // Stopped while the store answered: start nothing more.
       if (!running) return;
-      await dispatch(current);
+      // The deliveries it starts run on by themselves (each catches its own failure).
+      void (await dispatch(current));
       // Every slot busy: a finishing delivery reschedules. Otherwise every row due now is in flight,
       // so wake for the next row that falls due later (or the poll, for work another process queues).
       if (inFlight.size >= settings.concurrency) return schedule(settings.pollMs);

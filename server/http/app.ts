@@ -1,4 +1,4 @@
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express } from 'express';
 import compression from 'compression';
 import helmet from 'helmet';
 import { existsSync } from 'node:fs';
@@ -120,7 +120,7 @@ export function createApp(deps: AppDeps): Express {
   if (metrics.length > 0) {
     app.get('/metrics', metricsAccess(config.http.metricsToken), async (_req, res) => {
       res.set('Content-Type', PROMETHEUS_CONTENT_TYPE).set('Cache-Control', 'no-store');
-      res.send((await Promise.all(metrics.map((render) => render()))).join(''));
+      res.send((await Promise.all(metrics.map(async (render) => render()))).join(''));
     });
   }
 

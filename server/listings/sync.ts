@@ -231,7 +231,7 @@ export class ListingSync {
       const limit = createLimit(this.options.listingConcurrency ?? 4);
       let sincePublish = 0;
       await Promise.all(
-        toWrite.map(({ item, spec }) =>
+        toWrite.map(({ item }) =>
           limit(async () => {
             signal.throwIfAborted();
             await this.writeListing(item, sweep, signal);

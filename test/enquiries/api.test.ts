@@ -162,6 +162,7 @@ for (const storeVariant of storeVariants()) {
           ['application/json', '42'],
           ['application/json', '{'],
           ['application/json', '{"__proto__": {"admin": true}, "constructor": {"prototype": {}}}'],
+          // eslint-disable-next-line no-loss-of-precision -- Infinity on purpose: JSON.stringify writes it as null
           ['application/json', JSON.stringify({ ...validEnquiry(), elapsedMs: 1e400 })],
           ['application/json', '{"originalId": "' + '\ud800'.repeat(10) + '"}'],
           ['application/json', JSON.stringify({ a: Array.from({ length: 2000 }, () => [[[]]]) })],
