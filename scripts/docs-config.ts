@@ -1,4 +1,4 @@
-// Builds the README's configuration reference from the zod schema in server/runtime/config.ts, so the
+// Builds the configuration reference (docs/configuration.md) from the zod schema in server/runtime/config.ts, so the
 // table can never list a variable the relay does not read, or miss one it does.
 import type { z } from 'zod';
 import { markdownTable, code } from './docs-markdown.ts';
@@ -43,7 +43,7 @@ function entryFor(name: string, schema: Introspectable): ConfigEntry {
   const chain = layers(schema);
   const description = chain.find((layer) => layer.description)?.description;
   if (!description) {
-    throw new Error(`server/runtime/config.ts: ${name} has no .describe(): every variable needs one for the README.`);
+    throw new Error(`server/runtime/config.ts: ${name} has no .describe(): every variable needs one for docs/configuration.md.`);
   }
   const withDefault = chain.find((layer) => layer.def.type === 'default' || layer.def.type === 'prefault');
   const enumLayer = chain.find((layer) => layer.def.type === 'enum');
@@ -63,7 +63,7 @@ export function configEntries(schema: z.ZodType): ConfigEntry[] {
   return Object.entries(shape).map(([name, field]) => entryFor(name, field));
 }
 
-/** The markdown table that goes between the README's config markers. */
+/** The markdown table that goes between the config markers of docs/configuration.md. */
 export function configReferenceMarkdown(schema: z.ZodType): string {
   const rows = configEntries(schema).map((entry) => [code(entry.name), entry.defaultText, entry.description]);
   return markdownTable(['Variable', 'Default', 'Meaning'], rows);

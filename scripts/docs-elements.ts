@@ -1,5 +1,5 @@
 // custom-elements.json from the elements' JSDoc (`cem analyze --litelement`, settings in
-// custom-elements-manifest.config.mjs), and the README's per-element tables from that manifest.
+// custom-elements-manifest.config.mjs), and the per-element tables of docs/elements.md from that manifest.
 import { cli } from '@custom-elements-manifest/analyzer/cli.js';
 import { cell, code, markdownTable } from './docs-markdown.ts';
 
@@ -58,7 +58,7 @@ export function serialiseManifest(manifest: Manifest): string {
   return `${JSON.stringify({ ...manifest, modules }, null, 2)}\n`;
 }
 
-/** Every declared custom element with a tag, sorted by tag so the README order is stable. */
+/** Every declared custom element with a tag, sorted by tag so the page's order is stable. */
 export function customElementsOf(manifest: Manifest): (ManifestElement & { path: string })[] {
   const elements: (ManifestElement & { path: string })[] = [];
   for (const module of manifest.modules) {
@@ -83,19 +83,22 @@ function isPublicMember(member: ManifestMember): boolean {
 
 function section(title: string, headers: string[], rows: string[][]): string[] {
   if (!rows.length) return [];
-  return [`#### ${title}`, '', markdownTable(headers, rows), ''];
+  return [`### ${title}`, '', markdownTable(headers, rows), ''];
 }
 
-/** One README section per element: attributes, properties, methods, events, slots, parts, CSS properties. */
-export function elementTablesMarkdown(manifest: Manifest): string {
+/**
+ * One section per element: attributes, properties, methods, events, slots, parts, CSS properties.
+ * `sourceBase` goes before each source link (`../` for a page in docs/, whose links are relative to it).
+ */
+export function elementTablesMarkdown(manifest: Manifest, { sourceBase = '' }: { sourceBase?: string } = {}): string {
   const elements = customElementsOf(manifest);
   if (!elements.length) return '_No elements found: the widget has no documented custom elements yet._';
   const out: string[] = [];
   for (const element of elements) {
-    out.push(`### \`<${element.tagName}>\``, '');
+    out.push(`## \`<${element.tagName}>\``, '');
     const intro = [element.summary, element.description].filter(Boolean).map((text) => cell(text!)).join('\n\n');
     if (intro) out.push(intro, '');
-    out.push(`Class \`${element.name}\`, source [${element.path}](${element.path}).`, '');
+    out.push(`Class \`${element.name}\`, source [${element.path}](${sourceBase}${element.path}).`, '');
 
     const members = (element.members ?? []).filter(isPublicMember);
     const fields = members.filter((member) => member.kind === 'field');

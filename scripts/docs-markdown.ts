@@ -1,4 +1,4 @@
-// Small markdown helpers shared by the README generators.
+// Small markdown helpers shared by the docs generators (docs/elements.md, docs/configuration.md).
 
 /** Escapes what would break a table cell: pipes and line breaks. */
 export function cell(text: string): string {
@@ -29,13 +29,14 @@ export function readBetweenMarkers(text: string, name: string): string | undefin
 
 /**
  * Replaces what lies between `<!-- generated:NAME:start -->` and `<!-- generated:NAME:end -->`.
- * The markers stay; everything around them is untouched, so hand-written README text is safe.
+ * The markers stay; everything around them is untouched, so hand-written text on the page is safe.
+ * `file` only names the page in the error when the markers are missing.
  */
-export function replaceBetweenMarkers(text: string, name: string, content: string): string {
+export function replaceBetweenMarkers(text: string, name: string, content: string, file = 'the page'): string {
   const start = text.indexOf(markerStart(name));
   const end = text.indexOf(markerEnd(name));
   if (start < 0 || end < start) {
-    throw new Error(`README.md has no ${markerStart(name)} … ${markerEnd(name)} pair: add the markers where the table belongs.`);
+    throw new Error(`${file} has no ${markerStart(name)} … ${markerEnd(name)} pair: add the markers where the table belongs.`);
   }
   const before = text.slice(0, start + markerStart(name).length);
   const after = text.slice(end);

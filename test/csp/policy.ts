@@ -1,5 +1,5 @@
 // The Content-Security-Policy of the test's agency page: a strict site policy (nothing inline,
-// Trusted Types enforced) plus exactly what the widget needs. The README quotes these lines and a
+// Trusted Types enforced) plus exactly what the widget needs. docs/embedding.md quotes these lines and a
 // test checks the quote, so the documented policy is the tested one.
 
 /** A strict policy an agency site might already have: its own files only, no inline code. */
@@ -37,7 +37,7 @@ export function policyHeader(relayOrigin: string): string {
     .join('; ');
 }
 
-/** The lines the README shows (with a placeholder relay origin). */
+/** The lines docs/embedding.md shows (with a placeholder relay origin). */
 export function readmePolicyLines(relayOrigin = 'https://relay.agency.example'): string[] {
   return Object.entries(widgetAdditions(relayOrigin)).map(([directive, sources]) => `${directive} ${sources.join(' ')}`);
 }

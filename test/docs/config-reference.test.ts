@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { configEntries, configReferenceMarkdown } from '../../scripts/docs-config.ts';
 import { readBetweenMarkers, replaceBetweenMarkers } from '../../scripts/docs-markdown.ts';
-import { projectRoot } from '../../scripts/docs-build.ts';
+import { CONFIG_FILE, projectRoot } from '../../scripts/docs-build.ts';
 import { configSchema } from '../../server/runtime/config.ts';
 
 describe('configuration reference', () => {
@@ -30,9 +30,10 @@ describe('configuration reference', () => {
     expect(entry).toMatchObject({ defaultText: '`3`', description: 'Described early.' });
   });
 
-  it('the README table is the one the schema produces now (run `npm run docs` when this fails)', () => {
-    const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
-    const expected = replaceBetweenMarkers(readme, 'config', configReferenceMarkdown(configSchema));
-    expect(readBetweenMarkers(readme, 'config')).toBe(readBetweenMarkers(expected, 'config'));
+  it('the docs/configuration.md table is the one the schema produces now (run `npm run docs` when this fails)', () => {
+    const page = readFileSync(join(projectRoot, CONFIG_FILE), 'utf8');
+    const expected = replaceBetweenMarkers(page, 'config', configReferenceMarkdown(configSchema), CONFIG_FILE);
+    expect(readBetweenMarkers(page, 'config')).toBeDefined();
+    expect(readBetweenMarkers(page, 'config')).toBe(readBetweenMarkers(expected, 'config'));
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeElements, customElementsOf, elementTablesMarkdown, serialiseManifest, type Manifest } from '../../scripts/docs-elements.ts';
 import { readBetweenMarkers, replaceBetweenMarkers } from '../../scripts/docs-markdown.ts';
-import { MANIFEST_FILE, projectRoot } from '../../scripts/docs-build.ts';
+import { ELEMENTS_FILE, MANIFEST_FILE, elementsPageTables, projectRoot } from '../../scripts/docs-build.ts';
 
 // A tiny element written the way the widget's elements are (static properties, JSDoc header,
 // a tag held in a constant, internal state, an event name passed through a helper).
@@ -69,7 +69,9 @@ describe('element reference from a sample element', () => {
 
   it('writes tables of attributes, properties, methods, events, slots, parts and CSS properties', () => {
     const markdown = elementTablesMarkdown(manifest);
-    expect(markdown).toContain('### `<estate-sample>`');
+    expect(markdown).toContain('## `<estate-sample>`');
+    expect(markdown).toContain('Class `EstateSample`, source [widget/sample/sample.ts](widget/sample/sample.ts).');
+    expect(elementTablesMarkdown(manifest, { sourceBase: '../' })).toContain('source [widget/sample/sample.ts](../widget/sample/sample.ts).');
     expect(markdown).toContain('| `page-size` | `pageSize` | `number` | `12` | Cards per page. |');
     expect(markdown).toContain('| `listings` | `string[] \\| null` | `null` | Listings the host already has. |');
     expect(markdown).toContain('| `reload(): void` | Loads again. |');
@@ -94,10 +96,11 @@ describe('committed element docs', () => {
     expect(committed).toBe(serialiseManifest(fresh));
   });
 
-  it('the README element tables are the ones the manifest produces (run `npm run docs` when this fails)', () => {
-    const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
-    const expected = replaceBetweenMarkers(readme, 'elements', elementTablesMarkdown(fresh));
-    expect(readBetweenMarkers(readme, 'elements')).toBe(readBetweenMarkers(expected, 'elements'));
+  it('the docs/elements.md tables are the ones the manifest produces (run `npm run docs` when this fails)', () => {
+    const page = readFileSync(join(projectRoot, ELEMENTS_FILE), 'utf8');
+    const expected = replaceBetweenMarkers(page, 'elements', elementsPageTables(fresh), ELEMENTS_FILE);
+    expect(readBetweenMarkers(page, 'elements')).toBeDefined();
+    expect(readBetweenMarkers(page, 'elements')).toBe(readBetweenMarkers(expected, 'elements'));
   });
 
   it('documents every tag the widget registers', () => {
