@@ -425,7 +425,7 @@ export class EnquiryOutbox {
    * After personal data was erased or deleted: secure_delete (store.ts) has zeroed it in the
    * database pages, but the WAL still holds the pages as they were written. A TRUNCATE checkpoint
    * copies the new pages home and empties the WAL, so the data is gone from disk, not only from SQL.
-   * (PostgreSQL keeps old row versions until VACUUM reuses their space: see the README.)
+   * (PostgreSQL keeps old row versions until VACUUM reuses their space: see docs/scale-out.md.)
    */
   private removedFromDisk(rows: number): number {
     if (rows > 0 && this.kind === 'sqlite') checkpoint(this.store);

@@ -27,8 +27,8 @@ const MANIFEST_KIND = 'estate-embed relay backup (DATABASE_URL)';
 /** Where Debian and Ubuntu install each PostgreSQL version's tools (not all in PATH). */
 const DEBIAN_ROOT = '/usr/lib/postgresql';
 
-/** Where the README tells the operator what a backup holds and how to restore it. */
-const README_SECTION = 'README, "Deploying the relay" > "Backups"';
+/** Where the docs tell the operator what a backup holds and how to restore it. */
+const BACKUPS_DOC = 'docs/operating.md, "Deploying the relay" > "Backups"';
 
 export interface BackupManifest {
   kind: typeof MANIFEST_KIND;
@@ -71,7 +71,7 @@ function requireTool(name: 'pg_dump' | 'pg_restore', action: string): string {
   if (!tool) {
     throw new Error(
       `DATABASE_URL is set, so ${action} goes through ${name}, and ${name} was found neither in PATH nor under ${DEBIAN_ROOT}/*/bin. ` +
-        `Install PostgreSQL's client tools, of the server's major version or newer (Debian: apt-get install postgresql-client). See the ${README_SECTION}.`,
+        `Install PostgreSQL's client tools, of the server's major version or newer (Debian: apt-get install postgresql-client). See ${BACKUPS_DOC}.`,
     );
   }
   return tool;
@@ -274,7 +274,7 @@ async function refuseUnlessEmpty(databaseUrl: string): Promise<void> {
     if (rows.length) {
       throw new Error(
         `The database at ${redactUrl(databaseUrl)} is not empty (it holds ${rows.map((row) => row.schema).join(', ')}): a restore goes into a new database. ` +
-          `Create one (createdb, or CREATE DATABASE … OWNER <the relay's role>), point DATABASE_URL at it, and run restore again. See the ${README_SECTION}.`,
+          `Create one (createdb, or CREATE DATABASE … OWNER <the relay's role>), point DATABASE_URL at it, and run restore again. See ${BACKUPS_DOC}.`,
       );
     }
   } catch (error) {

@@ -10,7 +10,7 @@ const positiveInt = (fallback: number) => z.coerce.number().int().positive().def
 
 /**
  * The relay's whole configuration, read once from the environment. Variable names are a public
- * contract: deployments depend on them. Every entry has a description: the README's configuration
+ * contract: deployments depend on them. Every entry has a description: the configuration
  * table is generated from this schema.
  */
 export const configSchema = z
@@ -207,7 +207,7 @@ export const configSchema = z
       .describe("The agency's name, for page titles, Open Graph and schema.org. Unset: none (demo mode: the demo agency's)."),
   });
 
-/** The environment as parsed: one flat entry per variable (the public contract, and the README's table). */
+/** The environment as parsed: one flat entry per variable (the public contract, and docs/configuration.md's table). */
 export type EnvSettings = z.infer<typeof configSchema>;
 
 /** The listener and what browsers see of the relay. */
