@@ -56,7 +56,7 @@ const COPY_QUERY = '?estate-copy=';
  */
 const CHUNK_GROUPS = [
   // Lit's directives only the lightbox uses stay with it.
-  { name: 'core', test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/]keyed|\?estate-copy=))|widget[\\/]shared[\\/](estate-element|localize|strings|relay|fill|reset\.styles|task)\.ts$/, priority: 3 },
+  { name: 'core', test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/]keyed|\?estate-copy=))|widget[\\/]shared[\\/](estate-element|localize|strings|relay|fill|reset\.styles)\.ts$/, priority: 3 },
   { name: 'enquiry', test: ENQUIRY_MODULES, priority: 1 },
 ];
 

@@ -1,6 +1,6 @@
 import { html, isServer, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { ifDefined } from 'lit/directives/if-defined.js';
-import { Task, TaskStatus } from '../shared/task.ts';
+import { Task, TaskStatus } from '@lit/task';
 import type { EnquiryAccepted, EnquiryRequest } from '../../contract/relay-api.ts';
 import { RelayError, fetchJson } from '../shared/relay.ts';
 import { fill } from '../shared/fill.ts';
