@@ -1,6 +1,5 @@
 import { LitElement, type PropertyDeclarations } from 'lit';
 import { LocalizeController } from './localize.ts';
-import { relayUrl } from './relay.ts';
 
 /** Marks an element the relay rendered and the JSON of its properties after it (server/pages/render.ts). */
 const SERVER_RENDERED = 'data-estate-ssr';
@@ -47,11 +46,6 @@ export class EstateElement extends LitElement {
       if (!('litElementHydrateSupport' in globalThis)) this.shadowRoot?.replaceChildren();
     }
     super.connectedCallback();
-  }
-
-  /** Absolute URL of a relay path (`api/v1/listings`) for this element. */
-  protected relayUrl(path: string): string {
-    return relayUrl(this.relay, path);
   }
 
   /**
