@@ -37,7 +37,7 @@ const ENQUIRY_MODULES = /widget[\\/](enquiry[\\/][\w.-]+|shared[\\/]field-intera
  * gzipped on its own, and gzip finds the parts' markup and Lit's words again in the element's.
  * None of these modules holds state that must be one: formatter caches, icons, styles, classes
  * (the tag goes to whichever registers first); the form's built-in words are registered beneath
- * what is there (localize.ts), so a second copy changes none. The cost: a page holding a detail
+ * what is there (translations.ts), so a second copy changes none. The cost: a page holding a detail
  * and a separate contact form, or a grid opening a detail in place, downloads that code twice.
  */
 const COPIES: Array<{ importer: RegExp; modules: RegExp }> = [
@@ -55,8 +55,9 @@ const COPY_QUERY = '?estate-copy=';
  * detail's chunk (a group did worse by 400 bytes). Copies (COPIES) stay in their element's chunk.
  */
 const CHUNK_GROUPS = [
-  // Lit's directives only the lightbox uses stay with it.
-  { name: 'core', test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/]keyed|\?estate-copy=))|widget[\\/]shared[\\/](estate-element|localize|strings|relay|fill|reset\.styles|task)\.ts$/, priority: 3 },
+  // Lit's directives only the lightbox uses (keyed) stay with it, and so does the base they are
+  // built on (directive.js, directive-helpers.js): ifDefined, the only other one, needs neither.
+  { name: 'core', test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/]keyed|directive(-helpers)?\.js|\?estate-copy=))|widget[\\/]shared[\\/](estate-element|localize|translations|strings|relay|fill|reset\.styles)\.ts$/, priority: 3 },
   { name: 'enquiry', test: ENQUIRY_MODULES, priority: 1 },
 ];
 
@@ -168,6 +169,7 @@ export default defineConfig({
       fileName: (_format, name) => (name === 'widget' ? LOADER_FILE : 'widget-[name].[hash].js'),
     },
     rolldownOptions: {
+      treeshake: { manualPureFunctions: ['svg'] },
       // Vite leaves whitespace in a library's ES output (for a later bundler's tree shaking);
       // these files go to browsers as they are, so minify them fully.
       output: {

@@ -1,14 +1,14 @@
 // The reactive controllers on their own, each held by a bare Lit element: when a field's message
 // may show (Lion's rules), the pending submission (storage, backoff, back online), and the
 // element's state in the address bar (prefixed parameters, history entries, Back), and the data
-// task (the part of @lit/task the elements use).
+// task (@lit/task, held to what the elements rely on).
 import { aTimeout, expect, fixture, html } from '@open-wc/testing';
 import { LitElement } from 'lit';
 import { FieldInteractionController } from '../../widget/shared/field-interaction.ts';
 import { PendingSubmissionController } from '../../widget/enquiry/pending-submission.ts';
 import { loadPending, type PendingEnquiry } from '../../widget/enquiry/pending-store.ts';
 import { UrlQueryController } from '../../widget/shared/url-query.ts';
-import { Task, TaskStatus, initialState } from '../../widget/shared/task.ts';
+import { Task, TaskStatus, initialState } from '@lit/task';
 
 class ControllerHost extends LitElement {}
 customElements.define('controller-host', ControllerHost);

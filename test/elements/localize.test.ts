@@ -1,4 +1,4 @@
-// The translation registry (widget/shared/localize.ts) as a page sees it: the words follow the
+// The translation registry (widget/shared/translations.ts, typed by localize.ts) as a page sees it: the words follow the
 // page's or the element's `lang`, nested elements (the detail in a grid, the enquiry form in a
 // detail) follow too, an agency registers a language or changes a few words, `strings` overrides
 // one element, and the old shorthand attributes still win.

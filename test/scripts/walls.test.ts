@@ -129,4 +129,16 @@ describe('import walls', () => {
       expect(output).toContain(offending);
     }, 60_000);
   }
+
+  it('fail the run on a loop of type imports in widget/ too (the translation registry as it was)', () => {
+    const { code, output } = checkScratch({
+      'widget/shared/localize.ts':
+        "import type { EnquiryStrings } from '../enquiry/strings.ts';\nexport interface Sections { enquiry: EnquiryStrings }\nexport function registerBuiltInTranslation(words: Partial<Sections>): void { void words; }\n",
+      'widget/enquiry/strings.ts':
+        "import { registerBuiltInTranslation } from '../shared/localize.ts';\nexport interface EnquiryStrings { labelName: string }\nregisterBuiltInTranslation({ enquiry: { labelName: 'Full name' } });\n",
+    });
+    expect(code).not.toBe(0);
+    expect(output).toContain('no-cycles-in-widget');
+    expect(output).toContain('widget/shared/localize.ts');
+  }, 60_000);
 });

@@ -1,8 +1,8 @@
 import { html, isServer, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { ifDefined } from 'lit/directives/if-defined.js';
-import { Task, TaskStatus } from '../shared/task.ts';
+import { Task, TaskStatus } from '@lit/task';
 import type { EnquiryAccepted, EnquiryRequest } from '../../contract/relay-api.ts';
-import { RelayError, fetchJson } from '../shared/relay.ts';
+import { RelayError, fetchJson, relayUrl } from '../shared/relay.ts';
 import { fill } from '../shared/fill.ts';
 import { resetStyles } from '../shared/reset.styles.ts';
 import { styles } from './enquiry.styles.ts';
@@ -86,9 +86,6 @@ function isDefinitive(error: unknown): boolean {
 // Chromium's type=email accepts "name@host"; the relay (and every real mailbox) wants a domain with a dot.
 const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const SEND_TIMEOUT_MS = 30_000;
-const RETRY_BASE_MS = 5_000;
-const RETRY_MAX_MS = 5 * 60_000;
-const RETRY_AFTER_MAX_MS = 10 * 60_000;
 
 function timeoutSignal(signal: AbortSignal, ms: number): AbortSignal {
   const timeout = AbortSignal.timeout(ms);
@@ -245,13 +242,13 @@ export class EstateEnquiry extends EstateElement {
   #serverErrors: Partial<Record<EnquiryField, string>> = {};
   /** When the form was first shown (performance.now()). */
   #shownAt = 0;
-  /** The submission being sent or waiting for a retry: kept, retried with backoff and when back online. */
+  /**
+   * The submission being sent or waiting for a retry: kept, retried with backoff and when back
+   * online, at the controller's default timing (5 s growing to 5 min; a Retry-After up to 10 min).
+   */
   readonly #submission = new PendingSubmissionController(this, {
     resend: (pending) => void this.#send.run([pending]),
     canResend: () => !this.sending && this.isConnected,
-    baseDelayMs: RETRY_BASE_MS,
-    maxDelayMs: RETRY_MAX_MS,
-    maxRetryAfterMs: RETRY_AFTER_MAX_MS,
   });
   /** Storage key the pending submission was last looked up under. */
   #checkedKey: string | undefined;
@@ -546,16 +543,7 @@ export class EstateEnquiry extends EstateElement {
   #phase(): 'idle' | 'invalid' | 'sending' | 'sent' | 'failed' {
     if (this.notice) return 'invalid';
     if (this.#statusCleared) return 'idle';
-    switch (this.#send.status) {
-      case TaskStatus.PENDING:
-        return 'sending';
-      case TaskStatus.COMPLETE:
-        return 'sent';
-      case TaskStatus.ERROR:
-        return 'failed';
-      default:
-        return 'idle';
-    }
+    return this.#send.render({ pending: () => 'sending' as const, complete: () => 'sent' as const, error: () => 'failed' as const }) ?? 'idle';
   }
 
   #statusContent(): unknown {
@@ -721,7 +709,7 @@ export class EstateEnquiry extends EstateElement {
     this.#submission.sending();
     this.notice = '';
     this.#statusCleared = false;
-    const url = this.relayUrl('api/v1/enquiries');
+    const url = relayUrl(this.relay, 'api/v1/enquiries');
     try {
       const accepted = await fetchJson<EnquiryAccepted>(url, {
         method: 'POST',

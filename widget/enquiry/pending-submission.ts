@@ -6,10 +6,11 @@ export interface PendingSubmissionOptions {
   resend(pending: PendingEnquiry): void;
   /** Whether a send may start now (not already sending, still on the page). */
   canResend(): boolean;
-  /** First wait after a failure (grows threefold per failure, ±20%). */
+  /** First wait after a failure (grows threefold per failure, ±20%); default 5 s. */
   baseDelayMs?: number;
+  /** Longest wait between two tries; default 5 minutes. */
   maxDelayMs?: number;
-  /** Longest a Retry-After is honoured. */
+  /** Longest a Retry-After is honoured; default 10 minutes. */
   maxRetryAfterMs?: number;
   /** Injectable for tests. */
   random?: () => number;

@@ -1,4 +1,4 @@
-import { registerBuiltInTranslation } from '../shared/localize.ts';
+import { registerBuiltInTranslation } from '../shared/translations.ts';
 
 /**
  * Every word `<estate-enquiry>` shows (section `enquiry` of a Translation). Hosts override any of
@@ -54,7 +54,7 @@ export const defaultEnquiryStrings: EnquiryStrings = {
   refusedMessage: 'Sorry, this enquiry could not be accepted. Please contact the agency directly.',
 };
 
-registerBuiltInTranslation(
+registerBuiltInTranslation<{ enquiry: EnquiryStrings }>(
   { $code: 'en-AU', enquiry: defaultEnquiryStrings },
   {
     $code: 'en-NZ',

@@ -1,5 +1,5 @@
 import { html, nothing, type PropertyValues, type TemplateResult } from 'lit';
-import { Task, initialState } from '../shared/task.ts';
+import { Task, initialState } from '@lit/task';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import type { Agent, ExternalLink, ListingDetail, OpenHome, Photo } from '../../contract/relay-api.ts';
 import { relayUrl, RelayError } from '../shared/relay.ts';

@@ -1,5 +1,5 @@
 import type { PluralForms } from '../shared/format.ts';
-import { registerBuiltInTranslation } from '../shared/localize.ts';
+import { registerBuiltInTranslation } from '../shared/translations.ts';
 
 /** Every word `<estate-listing>` and its lightbox show; override any through `strings`. */
 export interface ListingStrings {
@@ -117,7 +117,7 @@ export const defaultListingStrings: ListingStrings = {
   next: 'Next photo',
 };
 
-registerBuiltInTranslation(
+registerBuiltInTranslation<{ listing: ListingStrings }>(
   { $code: 'en-AU', listing: defaultListingStrings },
   { $code: 'en-NZ', listing: { noOpenHomes: 'No open homes are scheduled. Contact the agent to arrange a viewing.' } },
   {

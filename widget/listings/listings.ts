@@ -1,5 +1,5 @@
 import { html, nothing, type PropertyValues, type SVGTemplateResult, type TemplateResult } from 'lit';
-import { Task } from '../shared/task.ts';
+import { Task } from '@lit/task';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import type { ListingSort, ListingSummary, ListingsQuery, ListingStatus, ListingType, Page } from '../../contract/relay-api.ts';
 import { priceSteps } from '../../contract/price-bands.ts';

@@ -1,5 +1,5 @@
 import type { PluralForms } from '../shared/format.ts';
-import { registerBuiltInTranslation } from '../shared/localize.ts';
+import { registerBuiltInTranslation } from '../shared/translations.ts';
 import type { ListingSort } from '../../contract/relay-api.ts';
 
 /**
@@ -103,7 +103,7 @@ export const defaultListingsStrings: ListingsStrings = {
   photoCount: { one: '{count} photo', other: '{count} photos' },
 };
 
-registerBuiltInTranslation(
+registerBuiltInTranslation<{ listings: ListingsStrings }>(
   { $code: 'en-AU', listings: defaultListingsStrings },
   // New Zealand writes as Australia does; only the placeholder text of a search differs.
   { $code: 'en-NZ', listings: { emptyHint: 'Try a wider price range, fewer bedrooms or another suburb or town.' } },

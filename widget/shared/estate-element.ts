@@ -1,6 +1,6 @@
 import { LitElement, type PropertyDeclarations } from 'lit';
-import { LocalizeController } from './localize.ts';
-import { relayUrl } from './relay.ts';
+import type { Sections } from './localize.ts';
+import { LocalizeController } from './translations.ts';
 
 /** Marks an element the relay rendered and the JSON of its properties after it (server/pages/render.ts). */
 const SERVER_RENDERED = 'data-estate-ssr';
@@ -19,8 +19,8 @@ export class EstateElement extends LitElement {
   /** Base URL of the relay; null: where the widget script was loaded from. */
   declare relay: string | null;
 
-  /** Its words: the section of the translation registry for its language (see localize.ts). */
-  protected readonly localize = new LocalizeController(this);
+  /** Its words: the section of the translation registry for its language (see translations.ts). */
+  protected readonly localize = new LocalizeController<Sections>(this);
 
   constructor() {
     super();
@@ -47,11 +47,6 @@ export class EstateElement extends LitElement {
       if (!('litElementHydrateSupport' in globalThis)) this.shadowRoot?.replaceChildren();
     }
     super.connectedCallback();
-  }
-
-  /** Absolute URL of a relay path (`api/v1/listings`) for this element. */
-  protected relayUrl(path: string): string {
-    return relayUrl(this.relay, path);
   }
 
   /**

@@ -1,19 +1,22 @@
 /**
- * One registry for every word the elements show, in the manner of Shoelace's localize: a typed
- * table per language, chosen by the element's `lang` or the nearest one above it (through shadow
- * roots, so an enquiry form inside a listing inside a grid follows the page), else the page's
- * `<html lang>`. en-AU is the base; en-NZ and en-GB are built in as the words that differ. An
- * agency adds a language or changes some words with `registerTranslation()`; one element's words
- * change with its `strings` property or attribute.
- *
- * Each element's strings module registers its own section (`listings`, `listing`, `enquiry`), so a
- * page downloads only the words of the elements it shows.
+ * The translation registry, typed: every element's section and the type of its words. This is
+ * the package's `estate-embed/widget/localize`, for a bundler that adds a language or changes a
+ * few words: `registerTranslation({ $code: 'fr', enquiry: { labelSubmit: 'Envoyer' } })`, checked
+ * against the words each element has. The registry itself is translations.ts, which knows no
+ * element (each element's strings module registers its own section there); only this module
+ * names them all, and nothing in the widget imports it but types, so no import loops back.
  */
-import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { EnquiryStrings } from '../enquiry/strings.ts';
 import type { ListingStrings } from '../listing/strings.ts';
 import type { ListingsStrings } from '../listings/strings.ts';
-import { mergeStrings } from './strings.ts';
+import {
+  registerBuiltInTranslation as registerBuiltIn,
+  registerTranslation as register,
+  wordsFor as wordsOf,
+  type TranslationOf,
+} from './translations.ts';
+
+export { BASE_LANG, LocalizeController, langOf } from './translations.ts';
 
 /** The words of each element, by section. */
 export interface Sections {
@@ -27,137 +30,16 @@ export type Section = keyof Sections;
  * A language's words: `$code` is a BCP 47 tag (`fr`, `en-GB`); any section and any key may be
  * left out, and falls back to the language without its region, then to en-AU.
  */
-export type Translation = { $code: string } & { [S in Section]?: Partial<Sections[S]> };
-
-export const BASE_LANG = 'en-au';
-
-const registered = new Map<string, { [S in Section]?: Partial<Sections[S]> }>();
-const hosts = new Set<LocalizeController>();
-/** Bumped by every registration, so elements' cached words are built again. */
-let registryVersion = 0;
-let langObserver: MutationObserver | undefined;
+export type Translation = TranslationOf<Sections>;
 
 /**
  * Adds languages, or words of a language (merged over what it has, so an agency can change a few).
  * Elements on the page show the new words at once.
  */
-export function registerTranslation(...translations: Translation[]): void {
-  addTranslations(translations, false);
-}
+export const registerTranslation: (...translations: Translation[]) => void = register;
 
-/**
- * The built-in words, registered by each element's strings module: beneath whatever is there
- * already, so words an agency registered before an element's code ran are kept (and a module
- * evaluated twice, as the widget build may copy one into two chunks, changes nothing).
- */
-export function registerBuiltInTranslation(...translations: Translation[]): void {
-  addTranslations(translations, true);
-}
-
-function addTranslations(translations: Translation[], beneath: boolean): void {
-  for (const { $code, ...sections } of translations) {
-    const code = $code.toLowerCase();
-    const known = registered.get(code) ?? {};
-    for (const [section, words] of Object.entries(sections) as Array<[Section, object]>) {
-      known[section] = (beneath ? { ...words, ...known[section] } : { ...known[section], ...words }) as never;
-    }
-    registered.set(code, known);
-  }
-  registryVersion += 1;
-  for (const host of hosts) host.host.requestUpdate();
-}
+/** The built-in words, beneath whatever is there already (each element's strings module registers its own). */
+export const registerBuiltInTranslation: (...translations: Translation[]) => void = registerBuiltIn;
 
 /** The section's words for `lang`: en-AU, then the language, then the language with its region. */
-export function wordsFor<S extends Section>(section: S, lang: string): Sections[S] {
-  const code = lang.toLowerCase();
-  const language = code.split('-')[0];
-  let words = registered.get(BASE_LANG)?.[section] as Sections[S];
-  for (const layer of [language, code]) {
-    if (layer === BASE_LANG) continue;
-    const more = registered.get(layer)?.[section];
-    if (more) words = mergeStrings(words, more);
-  }
-  return words;
-}
-
-/** The `lang` in force for an element: its own, the nearest above it across shadow roots, the page's. */
-export function langOf(element: Element): string {
-  let node: Element | null = element;
-  while (node) {
-    const found: Element | null = node.closest('[lang]');
-    if (found?.getAttribute('lang')) return found.getAttribute('lang')!;
-    const root = (found ?? node).getRootNode();
-    node = root instanceof ShadowRoot ? root.host : null;
-  }
-  return document.documentElement.lang || BASE_LANG;
-}
-
-/** The page's translation scripts already read (each is read once). */
-const readScripts = new WeakSet<Element>();
-
-/**
- * Translations a page declares without JavaScript of its own (the script-tag way, where the
- * elements' modules are not importable):
- * `<script type="application/json" data-estate-translation>{ "$code": "fr", "enquiry": { … } }</script>`
- * (an object or an array of them). A JSON script is data, so a strict CSP allows it. Read when an
- * element connects, so a script the page adds later counts from the next element on.
- */
-function readPageTranslations(): void {
-  for (const script of document.querySelectorAll('script[type="application/json"][data-estate-translation]')) {
-    if (readScripts.has(script)) continue;
-    readScripts.add(script);
-    try {
-      const parsed: unknown = JSON.parse(script.textContent ?? '');
-      const translations = (Array.isArray(parsed) ? parsed : [parsed]).filter(
-        (item): item is Translation => typeof item === 'object' && item !== null && typeof (item as Translation).$code === 'string',
-      );
-      if (!translations.length) throw new Error('expected an object with a "$code" (or an array of them)');
-      registerTranslation(...translations);
-    } catch (error) {
-      console.error('estate-embed: ignored a <script data-estate-translation>:', error instanceof Error ? error.message : error);
-    }
-  }
-}
-
-/**
- * Held by each element: gives its words for its language, merged with its own overrides, and
- * renders it again when a language is registered or a `lang` attribute changes on the page.
- */
-export class LocalizeController implements ReactiveController {
-  constructor(readonly host: ReactiveControllerHost & HTMLElement) {
-    host.addController(this);
-  }
-
-  hostConnected(): void {
-    hosts.add(this);
-    readPageTranslations();
-    // Started on the first connection, not at import: nothing here runs on a server.
-    if (!langObserver) {
-      langObserver = new MutationObserver(() => {
-        for (const host of hosts) host.host.requestUpdate();
-      });
-      langObserver.observe(document.documentElement, { attributes: true, attributeFilter: ['lang'], subtree: true });
-    }
-  }
-
-  hostDisconnected(): void {
-    hosts.delete(this);
-  }
-
-  /** The section's words for the host's language, with `overrides` (its `strings`) on top. */
-  words<S extends Section>(section: S, overrides?: unknown): Sections[S] {
-    // On a server (no DOM to read a lang from) the base language.
-    const lang = typeof document === 'undefined' || !this.host.isConnected ? BASE_LANG : langOf(this.host);
-    // A render reads the words many times; the language, registry and overrides rarely change.
-    const cached = this.cache;
-    if (cached && cached.lang === lang && cached.section === section && cached.version === registryVersion && cached.overrides === overrides) {
-      return cached.words as Sections[S];
-    }
-    const base = wordsFor(section, lang);
-    const words = overrides ? mergeStrings(base, overrides) : base;
-    this.cache = { lang, section, version: registryVersion, overrides, words };
-    return words;
-  }
-
-  private cache: { lang: string; section: Section; version: number; overrides: unknown; words: unknown } | undefined;
-}
+export const wordsFor: <S extends Section>(section: S, lang: string) => Sections[S] = wordsOf;

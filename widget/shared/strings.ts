@@ -1,4 +1,4 @@
-// Words merged over words: a language over the base language (localize.ts), and the host's
+// Words merged over words: a language over the base language (translations.ts), and the host's
 // overrides (the `strings` property or JSON attribute) over the language's.
 
 /** Merges host overrides (property or JSON attribute) over the defaults, one level deep for maps. */
