@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../server/runtime/config.ts';
 import { createCrmClient } from '../server/crm/client.ts';
 import { limiterForKey } from '../server/crm/limiter.ts';
+import { decodeDestination, listingDestination } from '../server/crm/lead-destination.ts';
 import { toAddEnquiry } from '../server/crm/lead-sink.ts';
 import { enquiryRequestSchema, fieldErrors } from '../server/enquiries/schema.ts';
 import { staticEnquiryTargets, type ListingTarget } from '../server/enquiries/targets.ts';
@@ -36,7 +37,9 @@ const listResponse = await fetch(`${sim.baseUrl}/properties/residential/sale/ava
 });
 const listings: Record<number, ListingTarget> = {};
 for (const item of ((await listResponse.json()) as { items: Array<{ id: number; saleLifeId: number | null; referenceID: string | null }> }).items) {
-  if (item.saleLifeId != null) listings[item.id] = { saleLifeId: item.saleLifeId, leaseLifeId: null, reference: item.referenceID };
+  // Where the CRM adapter sends an enquiry about the listing (its sale life and reference).
+  const destination = listingDestination('sale', item);
+  if (destination !== null) listings[item.id] = { destination };
 }
 sim.state.faults.set([{ match: 'POST /enquiries', latencyMs: CRM_LATENCY_MS }]);
 
@@ -75,13 +78,13 @@ baselineApp.post('/api/v1/enquiries', express.json({ limit: '16kb' }), async (re
     return;
   }
   const listing = listings[parsed.data.listingId ?? -1];
-  if (!listing) {
+  if (!listing?.destination) {
     res.status(400).json({ error: 'invalid_enquiry', fields: { listingId: 'No listing with this id' } });
     return;
   }
   try {
     await crm.addEnquiry(
-      toAddEnquiry(parsed.data, { saleLifeId: listing.saleLifeId, propertyReference: listing.reference }, { source: 'OFFICEWEBSITE', acceptedAt: new Date() }),
+      toAddEnquiry(parsed.data, decodeDestination(listing.destination), { source: 'OFFICEWEBSITE', acceptedAt: new Date() }),
     );
     res.status(201).json({ originalId: parsed.data.originalId, status: 'delivered' });
   } catch {

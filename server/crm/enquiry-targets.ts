@@ -1,4 +1,5 @@
 import type { AgentTarget, EnquiryTargets, ListingTarget } from '../enquiries/targets.ts';
+import { listingDestination, userDestination } from './lead-destination.ts';
 import { listingId } from './public-fields.ts';
 import type { Logger } from '../runtime/log.ts';
 import { allPages, type CrmClient, type PropertyClass, type SaleOrLease } from './client.ts';
@@ -73,10 +74,9 @@ export function crmEnquiryTargets(crm: CrmClient, options: CrmEnquiryTargetsOpti
       for await (const page of allPages((paging) => crm.listProperties({ ...list, available: true, published: true, ...paging }), 100)) {
         for (const property of page.items) {
           // Only the life of this list: an enquiry about the sale must not land on the lease.
-          const saleLifeId = list.saleOrLease === 'sale' ? (property.saleLifeId ?? null) : null;
-          const leaseLifeId = list.saleOrLease === 'lease' ? (property.leaseLifeId ?? null) : null;
-          if (saleLifeId === null && leaseLifeId === null) continue;
-          const target = { saleLifeId, leaseLifeId, reference: property.referenceID ?? null };
+          const destination = listingDestination(list.saleOrLease, property);
+          if (destination === null) continue;
+          const target = { destination };
           byId.set(listingId(list.saleOrLease, property), target);
           // Pages made before listings had ids of their own name the property: its first list (sale) wins.
           if (!byProperty.has(property.id)) byProperty.set(property.id, target);
@@ -91,7 +91,7 @@ export function crmEnquiryTargets(crm: CrmClient, options: CrmEnquiryTargetsOpti
     const byId = new Map<number, AgentTarget>();
     for await (const page of allPages((paging) => crm.listUsers(paging), 100)) {
       // Only staff shown on the website can be enquired about from it.
-      for (const user of page.items) if (user.showOnWeb === true) byId.set(user.id, { userId: user.id });
+      for (const user of page.items) if (user.showOnWeb === true) byId.set(user.id, { destination: userDestination(user.id) });
     }
     return byId;
   });

@@ -1,19 +1,15 @@
 import { compactPhone } from '../../contract/phone.ts';
 import type { ParsedEnquiry } from '../enquiries/schema.ts';
-import type { DeliveryFailure, LeadDestination, LeadSink } from '../enquiries/sink.ts';
+import type { DeliveryFailure, LeadSink } from '../enquiries/sink.ts';
 import { isCrmError, toCrmDateTime, type CrmClient } from './client.ts';
+import { decodeDestination, type CrmDestination } from './lead-destination.ts';
 import type { AddEnquiry } from './schemas.ts';
 
 /**
  * Where an enquiry goes in the CRM: a listing's life (property mode) or a user (contact-me mode).
- * The lead sink's destination, as the outbox stores it.
+ * The lead sink's destination token, decoded (lead-destination.ts).
  */
-export interface ResolvedTarget {
-  saleLifeId?: number | null;
-  leaseLifeId?: number | null;
-  propertyReference?: string | null;
-  userId?: number | null;
-}
+export type ResolvedTarget = CrmDestination;
 
 /** Pages of GET /enquiries read when looking for one enquiry (100 each). */
 const RECONCILE_MAX_PAGES = 20;
@@ -32,15 +28,14 @@ export interface CrmLeadSinkOptions {
  */
 export function crmLeadSink(crm: CrmClient, options: CrmLeadSinkOptions): LeadSink {
   return {
-    unresolved: { saleLifeId: null, leaseLifeId: null, propertyReference: null, userId: null },
-    isComplete: (destination, about) => isResolved(about === 'agent' ? { agentId: 0 } : { listingId: 0 }, destination as ResolvedTarget),
+    isComplete: (destination, about) => isResolved(about === 'agent' ? { agentId: 0 } : { listingId: 0 }, decodeDestination(destination)),
     async deliver(lead, callOptions) {
-      const body = toAddEnquiry(lead.enquiry, lead.destination as ResolvedTarget, { source: options.source, acceptedAt: new Date(lead.acceptedAt) });
+      const body = toAddEnquiry(lead.enquiry, decodeDestination(lead.destination), { source: options.source, acceptedAt: new Date(lead.acceptedAt) });
       const stored = await crm.addEnquiry(body, callOptions);
       return { id: stored.id };
     },
     async findByOriginalId(lead, callOptions) {
-      const target = lead.destination as ResolvedTarget;
+      const target = decodeDestination(lead.destination);
       // A little before acceptance, in case the CRM files the date in another zone or clock.
       const since = new Date(lead.acceptedAt - 60 * 60_000);
       const filter =
@@ -105,7 +100,7 @@ export function splitName(fullName: string): { firstName: string; lastName?: str
 }
 
 /** Is the target complete enough to deliver: a life in property mode, a user in contact-me mode. */
-export function isResolved(enquiry: Pick<ParsedEnquiry, 'listingId' | 'agentId'>, target: ResolvedTarget | LeadDestination): boolean {
+export function isResolved(enquiry: Pick<ParsedEnquiry, 'listingId' | 'agentId'>, target: ResolvedTarget): boolean {
   if (enquiry.agentId !== undefined) return target.userId != null;
   return target.saleLifeId != null || target.leaseLifeId != null;
 }

@@ -2,6 +2,7 @@ import type { Address, Area, AuctionDetails, ExternalLink, ListingBadge, Listing
 import type { ListingFacts, MappedAgent, MappedListing, PublicListingFields } from '../listings/source.ts';
 import { priceRange } from '../listings/price-range.ts';
 import type { SourcePhoto } from '../photos/mirror.ts';
+import { listingDestination, userDestination } from './lead-destination.ts';
 import type { CrmPhoto, CrmProperty, CrmUser } from './schemas.ts';
 
 /*
@@ -94,8 +95,7 @@ export function listingFromCrm(property: CrmProperty, placement: ListPlacement):
     source: placement.source,
     type: placement.type,
     status: placement.status,
-    saleLifeId: property.saleLifeId ?? null,
-    leaseLifeId: property.leaseLifeId ?? null,
+    leadDestination: listingDestination(placement.type, property),
     reference: nonEmpty(property.referenceID),
     crmModified: property.modified ?? null,
     insertedAt: epochOrNull(property.inserted),
@@ -142,6 +142,7 @@ export function agentFromCrm(user: CrmUser): MappedAgent {
   return {
     id: user.id,
     showOnWeb: user.showOnWeb === true,
+    leadDestination: userDestination(user.id),
     fields: {
       id: user.id,
       name: name || 'Our team',

@@ -18,8 +18,8 @@ export interface OutboxEntry {
   acceptedAt: number;
   listingId: number | null;
   agentId: number | null;
-  /** Where it goes, in the lead sink's form (sink.ts); the sink's `unresolved` until known. */
-  target: LeadDestination;
+  /** Where it goes: the lead sink's own token (sink.ts), stored as it came; null until resolved. */
+  target: LeadDestination | null;
   /** The validated enquiry; null for spam and once erased. */
   payload: ParsedEnquiry | null;
   attempts: number;
@@ -65,7 +65,7 @@ interface OutboxTable {
 
 type Row = Selectable<OutboxTable>;
 
-function fromRow(row: Row, unresolved: LeadDestination): OutboxEntry {
+function fromRow(row: Row): OutboxEntry {
   return {
     seq: row.seq,
     originalId: row.original_id,
@@ -75,7 +75,8 @@ function fromRow(row: Row, unresolved: LeadDestination): OutboxEntry {
     acceptedAt: row.accepted_at,
     listingId: row.listing_id,
     agentId: row.agent_id,
-    target: row.destination === null ? unresolved : { ...unresolved, ...(JSON.parse(row.destination) as LeadDestination) },
+    // Rows stored since migration 070 hold the CRM adapter's JSON, which is what its tokens are.
+    target: row.destination as LeadDestination | null,
     payload: row.payload === null ? null : (JSON.parse(row.payload) as ParsedEnquiry),
     attempts: row.attempts,
     nextAttemptAt: row.next_attempt_at,
@@ -111,8 +112,6 @@ export interface ListOptions {
 }
 
 export interface OutboxOptions {
-  /** What an entry's target reads as before it is resolved: the lead sink's `unresolved` (default: empty). */
-  unresolved?: LeadDestination;
   /**
    * Who claims rows through this outbox. Rows another owner holds are never changed through this
    * one. Default: this host and DATA_DIR, the same across restarts, so a relay restarted after a
@@ -139,13 +138,11 @@ const changed = (result: { numUpdatedRows?: bigint; numDeletedRows?: bigint }) =
  */
 export class EnquiryOutbox {
   readonly owner: string;
-  private readonly unresolved: LeadDestination;
 
   constructor(
     readonly store: Store,
     options: OutboxOptions = {},
   ) {
-    this.unresolved = options.unresolved ?? {};
     this.owner = options.owner ?? `${hostname()}:${store.dataDir}`;
   }
 
@@ -182,7 +179,7 @@ export class EnquiryOutbox {
         accepted_at: input.acceptedAt,
         listing_id: enquiry.listingId ?? null,
         agent_id: enquiry.agentId ?? null,
-        destination: target === undefined ? null : JSON.stringify(target),
+        destination: target ?? null,
         payload: spam ? null : JSON.stringify(enquiry),
         next_attempt_at: input.acceptedAt,
         window_start: input.acceptedAt,
@@ -198,7 +195,7 @@ export class EnquiryOutbox {
       .onConflict((conflict) => conflict.column('original_id').doNothing())
       .returningAll()
       .executeTakeFirst();
-    if (inserted) return { outcome: 'created', entry: fromRow(inserted, this.unresolved) };
+    if (inserted) return { outcome: 'created', entry: fromRow(inserted) };
     const entry = await this.get(enquiry.originalId);
     if (!entry) throw new Error('outbox row vanished right after a conflicting insert');
     return { outcome: entry.fingerprint === input.fingerprint ? 'duplicate' : 'conflict', entry };
@@ -206,7 +203,7 @@ export class EnquiryOutbox {
 
   async get(originalId: string): Promise<OutboxEntry | undefined> {
     const row = await this.db.selectFrom('enquiry_outbox').selectAll().where('original_id', '=', originalId).executeTakeFirst();
-    return row ? fromRow(row, this.unresolved) : undefined;
+    return row ? fromRow(row) : undefined;
   }
 
   /** Status and fingerprint only: what the per-request checks need, without reading the payload. */
@@ -224,7 +221,7 @@ export class EnquiryOutbox {
       .orderBy('seq')
       .limit(limit)
       .execute();
-    return rows.map((row) => fromRow(row, this.unresolved));
+    return rows.map((row) => fromRow(row));
   }
 
   /**
@@ -254,7 +251,7 @@ export class EnquiryOutbox {
       )
       .returningAll()
       .execute();
-    return rows.sort((a, b) => a.seq - b.seq).map((row) => fromRow(row, this.unresolved));
+    return rows.sort((a, b) => a.seq - b.seq).map((row) => fromRow(row));
   }
 
   /** Gives up this owner's claims on rows it took but will not deliver now: other relays may take them at once. */
@@ -294,7 +291,7 @@ export class EnquiryOutbox {
   async resolveTarget(originalId: string, target: LeadDestination): Promise<void> {
     await this.db
       .updateTable('enquiry_outbox')
-      .set({ destination: JSON.stringify(target) })
+      .set({ destination: target })
       .where('original_id', '=', originalId)
       .where('status', '=', 'queued')
       .where(this.mine())
@@ -474,7 +471,7 @@ export class EnquiryOutbox {
       .orderBy('seq', 'desc')
       .limit(limit)
       .execute();
-    return rows.map((row) => fromRow(row, this.unresolved));
+    return rows.map((row) => fromRow(row));
   }
 }
 

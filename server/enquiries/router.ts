@@ -221,14 +221,15 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
   }
 
   /**
-   * The CRM life or user the enquiry goes to. An id the look-up does not know is the sender's
+   * Where the enquiry goes (the lead sink's token). An id the look-up does not know is the sender's
    * mistake (400). A look-up that fails (CRM unreachable) must not lose the lead: the enquiry is
-   * accepted unresolved and the worker resolves it before delivery.
+   * accepted unresolved and the worker resolves it before delivery (as is one about a listing that
+   * names nowhere to deliver to, which the worker then dead-letters).
    */
   async function resolveTarget(enquiry: ParsedEnquiry): Promise<LeadDestination | undefined> {
     try {
       const target = await findTarget(service.targets, enquiry);
-      if (target) return target;
+      if (target !== undefined) return target ?? undefined;
       throw enquiry.agentId !== undefined
         ? unknownTarget('agentId', 'No agent with this id takes enquiries here')
         : unknownTarget('listingId', 'No listing with this id');

@@ -39,7 +39,7 @@ export function createEnquiryService(options: EnquiryServiceOptions): EnquirySer
   const { store, sink, sinkTargets } = options;
   const { settings } = options;
   const now = options.now ?? Date.now;
-  const outbox = new EnquiryOutbox(store, { unresolved: sink.unresolved });
+  const outbox = new EnquiryOutbox(store);
   const metrics = new EnquiryMetrics(outbox);
   // Acceptance asks only the given look-up (a 202 must not wait for the CRM); delivery may also
   // ask the CRM itself while that look-up cannot tell (a cold listing cache).

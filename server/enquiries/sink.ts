@@ -3,11 +3,16 @@ import type { ParsedEnquiry } from './schema.ts';
 /**
  * The lead sink: where the relay hands accepted enquiries (leads). The enquiry module speaks to
  * this interface only; server/crm/lead-sink.ts implements it for the CRM, and a second CRM would
- * bring its own. What a sink needs to know about where a lead goes (for the CRM: a listing's sale or
- * lease life and its reference, or a user) is a destination in the sink's own form, which the
- * outbox stores as JSON without reading it.
+ * bring its own. Where a lead goes (for the CRM: a listing's sale or lease life and its reference,
+ * or a user) is a LeadDestination the sink's adapter makes and reads.
  */
-export type LeadDestination = { readonly [field: string]: string | number | boolean | null | undefined };
+
+/**
+ * Where a lead goes, as an opaque token: made by the CRM adapter (the listing source for a listing
+ * or an agent), carried by the listing port, stored as text by the listing cache and the outbox,
+ * and read by the lead sink only. Nothing else looks inside it.
+ */
+export type LeadDestination = string & { readonly __brand: 'LeadDestination' };
 
 /** One lead as the outbox hands it to the sink. */
 export interface Lead {
@@ -50,8 +55,6 @@ export interface CallOptions {
 }
 
 export interface LeadSink {
-  /** The destination before anything is resolved (what an unresolved outbox row reads as). */
-  readonly unresolved: LeadDestination;
   /** Whether a destination is complete enough to deliver to: for an enquiry about a listing, or about an agent. */
   isComplete(destination: LeadDestination, about: 'listing' | 'agent'): boolean;
   /** Hands the lead over; resolves with the sink's id for it (null when its answer named none). Not idempotent. */

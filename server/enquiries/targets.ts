@@ -1,23 +1,25 @@
 import type { ParsedEnquiry } from './schema.ts';
 import type { LeadDestination } from './sink.ts';
 
-/** A listing as an enquiry needs it: the life to attach the enquiry to, and the agency's reference. */
+/**
+ * A listing as an enquiry needs it: where the lead sink delivers an enquiry about it (made by the
+ * source's adapter; null when the listing names nowhere to deliver to, and such an enquiry dies).
+ */
 export interface ListingTarget {
-  saleLifeId: number | null;
-  leaseLifeId: number | null;
-  reference: string | null;
+  destination: LeadDestination | null;
 }
 
-/** An agent as a contact-me enquiry needs it: the CRM user the enquiry is attached to. */
+/** An agent as a contact-me enquiry needs it: where the lead sink delivers it. */
 export interface AgentTarget {
-  userId: number;
+  destination: LeadDestination;
 }
 
 /**
  * Resolves the public ids a page sends (`listingId` from GET /api/v1/listings, `agentId` from
- * GET /api/v1/agents) to CRM ids. Answers `undefined` for an id that does not exist (the request
- * gets a 400), and throws when it cannot tell right now (the enquiry is then accepted and resolved
- * again before delivery, so a CRM outage never loses a lead).
+ * GET /api/v1/agents) to where the lead sink delivers an enquiry about them. Answers `undefined`
+ * for an id that does not exist (the request gets a 400), and throws when it cannot tell right now
+ * (the enquiry is then accepted and resolved again before delivery, so a CRM outage never loses a
+ * lead).
  *
  * The listings module's cache is the intended implementation; `crmEnquiryTargets`
  * (server/crm/enquiry-targets.ts) is a stand-alone one that asks the CRM and caches the answers.
@@ -28,20 +30,16 @@ export interface EnquiryTargets {
 }
 
 /**
- * The CRM life (property mode) or user (contact-me mode) an enquiry goes to, looked up by its
- * listingId or agentId (the schema guarantees exactly one). Undefined for an id the look-up does
- * not know; throws when the look-up cannot tell right now.
+ * Where an enquiry goes, looked up by its listingId or agentId (the schema guarantees exactly
+ * one). Undefined for an id the look-up does not know; null for a listing it knows with nowhere to
+ * deliver to; throws when the look-up cannot tell right now.
  */
 export async function findTarget(
   targets: EnquiryTargets,
   enquiry: Pick<ParsedEnquiry, 'listingId' | 'agentId'>,
-): Promise<LeadDestination | undefined> {
-  if (enquiry.agentId !== undefined) {
-    const agent = await targets.agent(enquiry.agentId);
-    return agent && { userId: agent.userId };
-  }
-  const listing = await targets.listing(enquiry.listingId!);
-  return listing && { saleLifeId: listing.saleLifeId, leaseLifeId: listing.leaseLifeId, propertyReference: listing.reference };
+): Promise<LeadDestination | null | undefined> {
+  if (enquiry.agentId !== undefined) return (await targets.agent(enquiry.agentId))?.destination;
+  return (await targets.listing(enquiry.listingId!))?.destination;
 }
 
 /** Fixed targets: for tests and benchmarks that need no CRM look-ups. */

@@ -307,9 +307,9 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   async function resolveTarget(entry: OutboxEntry): Promise<LeadDestination | undefined | 'unknown'> {
     const payload = entry.payload!;
     const about = payload.agentId !== undefined ? 'agent' : 'listing';
-    if (sink.isComplete(entry.target, about)) return entry.target;
+    if (entry.target !== null && sink.isComplete(entry.target, about)) return entry.target;
     const target = await findTarget(targets, payload);
-    if (!target || !sink.isComplete(target, about)) return 'unknown';
+    if (target == null || !sink.isComplete(target, about)) return 'unknown';
     await outbox.resolveTarget(entry.originalId, target);
     return target;
   }

@@ -1,6 +1,7 @@
 import type { ListingStatus, ListingType } from '../../contract/relay-api.ts';
 import type { Store } from '../store/store.ts';
 import { hasTable, tablesOf } from '../store/tables.ts';
+import type { LeadDestination } from '../enquiries/sink.ts';
 import type { AgentTarget, ListingTarget } from '../enquiries/targets.ts';
 import { writeRebuildable } from '../photos/rebuildable.ts';
 import type { ListingFacts, MappedAgent, MappedListing, OpenHome, PublicListingFields } from './source.ts';
@@ -118,13 +119,13 @@ export class ListingCache {
     writeRebuildable(this.db, () => {
       this.db
         .prepare(
-          `INSERT INTO listings (id, property_id, source, type, status, sale_life_id, lease_life_id, reference, crm_modified, inserted_at, modified_at,
+          `INSERT INTO listings (id, property_id, source, type, status, lead_destination, reference, crm_modified, inserted_at, modified_at,
              suburb, property_type, price_low_cents, price_high_cents, bed, bath, cars, land_area_sqm, public_json, seen_sweep, synced_at)
-           VALUES (@id, @propertyId, @source, @type, @status, @saleLifeId, @leaseLifeId, @reference, @crmModified, @insertedAt, @modifiedAt,
+           VALUES (@id, @propertyId, @source, @type, @status, @leadDestination, @reference, @crmModified, @insertedAt, @modifiedAt,
              @suburb, @propertyType, @priceLowCents, @priceHighCents, @bed, @bath, @cars, @landAreaSqm, @publicJson, COALESCE(@sweep, 0), @now)
            ON CONFLICT (id) DO UPDATE SET
-             property_id = excluded.property_id, source = excluded.source, type = excluded.type, status = excluded.status, sale_life_id = excluded.sale_life_id,
-             lease_life_id = excluded.lease_life_id, reference = excluded.reference, crm_modified = excluded.crm_modified,
+             property_id = excluded.property_id, source = excluded.source, type = excluded.type, status = excluded.status,
+             lead_destination = excluded.lead_destination, reference = excluded.reference, crm_modified = excluded.crm_modified,
              inserted_at = excluded.inserted_at, modified_at = excluded.modified_at, suburb = excluded.suburb,
              property_type = excluded.property_type, price_low_cents = excluded.price_low_cents, price_high_cents = excluded.price_high_cents,
              bed = excluded.bed, bath = excluded.bath,
@@ -173,10 +174,11 @@ export class ListingCache {
   private writeAgent(mapped: MappedAgent, now: number): void {
     this.db
       .prepare(
-        `INSERT INTO agents (id, show_on_web, public_json, synced_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (id) DO UPDATE SET show_on_web = excluded.show_on_web, public_json = excluded.public_json, synced_at = excluded.synced_at`,
+        `INSERT INTO agents (id, show_on_web, lead_destination, public_json, synced_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET show_on_web = excluded.show_on_web, lead_destination = excluded.lead_destination,
+           public_json = excluded.public_json, synced_at = excluded.synced_at`,
       )
-      .run(mapped.id, mapped.showOnWeb ? 1 : 0, JSON.stringify(mapped.fields), now);
+      .run(mapped.id, mapped.showOnWeb ? 1 : 0, mapped.leadDestination, JSON.stringify(mapped.fields), now);
   }
 
   /** Agents no longer in the account (after a complete user list). */
@@ -302,27 +304,23 @@ export class ListingCache {
   }
 
   /**
-   * For the enquiry relay: the CRM ids an enquiry about this listing must carry, the life of this
-   * listing only (a sale enquiry must not land on the property's lease, or on a previous sale).
+   * For the enquiry relay: where an enquiry about this listing goes, as the source's adapter said
+   * (its token, never read here).
    */
   listingTarget(id: number): ListingTarget | undefined {
     const resolved = this.resolveId(id);
     if (resolved === undefined) return undefined;
-    const row = this.db
-      .prepare('SELECT type, sale_life_id AS saleLifeId, lease_life_id AS leaseLifeId, reference FROM listings WHERE id = ?')
-      .get(resolved) as (ListingTarget & { type: ListingType }) | undefined;
-    if (!row) return undefined;
-    return {
-      saleLifeId: row.type === 'sale' ? row.saleLifeId : null,
-      leaseLifeId: row.type === 'lease' ? row.leaseLifeId : null,
-      reference: row.reference,
-    };
+    const row = this.db.prepare('SELECT lead_destination AS destination FROM listings WHERE id = ?').get(resolved) as
+      | { destination: string | null }
+      | undefined;
+    return row && { destination: row.destination as LeadDestination | null };
   }
 
-  /** For the enquiry relay: a "contact me" enquiry goes to this CRM user, if shown on the web. */
+  /** For the enquiry relay: where a "contact me" enquiry to this agent goes, if shown on the web. */
   agentTarget(id: number): AgentTarget | undefined {
-    const found = this.db.prepare('SELECT id FROM agents WHERE id = ? AND show_on_web = 1').pluck().get(id) as number | undefined;
-    return found === undefined ? undefined : { userId: found };
+    const found = this.db.prepare('SELECT lead_destination FROM agents WHERE id = ? AND show_on_web = 1').pluck().get(id) as string | null | undefined;
+    // A row without one (never, since migration 100 and the adapter fill it) has nowhere to go: unknown.
+    return found == null ? undefined : { destination: found as LeadDestination };
   }
 }
 

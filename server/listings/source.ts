@@ -1,11 +1,14 @@
 import type { Agent, ListingDetail, ListingStatus, ListingType } from '../../contract/relay-api.ts';
+import type { LeadDestination } from '../enquiries/sink.ts';
 import type { SourcePhoto } from '../photos/mirror.ts';
 
 /*
  * The listing source: what the listings feature needs from the agency's CRM, in the relay's terms.
- * server/crm/listing-source.ts implements it for this CRM (its paths, paging, life ids, field
- * names, webhook format and event stream); a second CRM brings its own. The sync decides what to
- * write, remove and when; the source says what is there, already mapped to what the cache stores.
+ * server/crm/listing-source.ts implements it for this CRM (its paths, paging, ids, field names,
+ * webhook format and event stream); a second CRM brings its own. Where an enquiry about a listing
+ * or an agent goes is the adapter's opaque LeadDestination, never the CRM's ids. The sync decides
+ * what to write, remove and when; the source says what is there, already mapped to what the cache
+ * stores.
  */
 
 /** The public fields of a listing that come from its source record (photos, agents and open homes are joined in later). */
@@ -20,8 +23,12 @@ export interface ListingFacts {
   source: string;
   type: ListingType;
   status: ListingStatus;
-  saleLifeId: number | null;
-  leaseLifeId: number | null;
+  /**
+   * Where an enquiry about this listing goes: a token the source's adapter makes and its lead sink
+   * reads (enquiries/sink.ts), stored as is; null when the record names nowhere to deliver to.
+   */
+  leadDestination: LeadDestination | null;
+  /** The agency's own reference for the listing. */
   reference: string | null;
   /** The source's change marker: a record seen again with the same marker in the same list is not written again. */
   crmModified: string | null;
@@ -43,6 +50,8 @@ export interface ListingFacts {
 export interface MappedAgent {
   id: number;
   showOnWeb: boolean;
+  /** Where a contact-me enquiry to this person goes: the adapter's token, like a listing's. */
+  leadDestination: LeadDestination;
   fields: Omit<Agent, 'photo'>;
   photo: SourcePhoto | null;
 }

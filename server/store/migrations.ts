@@ -321,4 +321,24 @@ export const migrations: Migration[] = [
       ALTER TABLE enquiry_outbox ADD COLUMN claim_until INTEGER;
     `,
   },
+  {
+    id: '100-listings-lead-destination',
+    sql: `
+      -- Where an enquiry about a listing or an agent goes: one opaque token the CRM adapter makes and
+      -- its lead sink reads (server/crm/lead-destination.ts), instead of the CRM's life ids in the
+      -- cache. Existing rows get the token the adapter would make (the JSON the outbox has stored
+      -- since 070), so enquiries keep resolving before the next sync rewrites them. Only the life of
+      -- the listing's own type: a sale enquiry must not land on the property's lease.
+      ALTER TABLE listings ADD COLUMN lead_destination TEXT;
+      UPDATE listings SET lead_destination = CASE
+          WHEN type = 'sale' AND sale_life_id IS NOT NULL THEN json_object('saleLifeId', sale_life_id, 'propertyReference', reference)
+          WHEN type = 'lease' AND lease_life_id IS NOT NULL THEN json_object('leaseLifeId', lease_life_id, 'propertyReference', reference)
+        END;
+      ALTER TABLE listings DROP COLUMN sale_life_id;
+      ALTER TABLE listings DROP COLUMN lease_life_id;
+      -- A contact-me enquiry goes to the CRM user the agent is.
+      ALTER TABLE agents ADD COLUMN lead_destination TEXT;
+      UPDATE agents SET lead_destination = json_object('userId', id);
+    `,
+  },
 ];

@@ -83,6 +83,27 @@ export const pgMigrations: Migration[] = [
       CREATE INDEX crm_webhook_inbox_expiry ON crm_webhook_inbox (expires_at);
     `,
   },
+  {
+    id: '030-listings-lead-destination',
+    sql: `
+      -- The SQLite migration 100 on the rows a sync holder published (replica_rows, as JSON): a
+      -- listing's two life id columns become its lead_destination token, and an agent gets one, so a
+      -- relay copying them after the upgrade still knows where enquiries go. The token is the CRM
+      -- adapter's JSON (server/crm/lead-destination.ts); only the life of the listing's own type.
+      UPDATE replica_rows
+        SET row = ((row::jsonb - 'sale_life_id' - 'lease_life_id') || jsonb_build_object('lead_destination',
+          CASE
+            WHEN row::jsonb ->> 'type' = 'sale' AND jsonb_typeof(row::jsonb -> 'sale_life_id') = 'number'
+              THEN jsonb_build_object('saleLifeId', row::jsonb -> 'sale_life_id', 'propertyReference', row::jsonb -> 'reference')::text
+            WHEN row::jsonb ->> 'type' = 'lease' AND jsonb_typeof(row::jsonb -> 'lease_life_id') = 'number'
+              THEN jsonb_build_object('leaseLifeId', row::jsonb -> 'lease_life_id', 'propertyReference', row::jsonb -> 'reference')::text
+          END))::text
+        WHERE tbl = 'listings' AND row IS NOT NULL AND row::jsonb ? 'sale_life_id';
+      UPDATE replica_rows
+        SET row = (row::jsonb || jsonb_build_object('lead_destination', jsonb_build_object('userId', row::jsonb -> 'id')::text))::text
+        WHERE tbl = 'agents' AND row IS NOT NULL AND NOT row::jsonb ? 'lead_destination';
+    `,
+  },
 ];
 
 /**

@@ -9,7 +9,7 @@ import { attachPostgres } from '../../server/store/postgres.ts';
 import { closeStore, openStore, type Store } from '../../server/store/store.ts';
 import { freshDatabase } from '../support/postgres.ts';
 import { storeVariants, type StoreVariant } from '../support/store-variants.ts';
-import { validEnquiry } from './support.ts';
+import { LISTINGS, validEnquiry } from './support.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -39,7 +39,7 @@ async function seededDataDir() {
   const ids = { delivered: '', dead: '', queued: '' };
   for (const key of Object.keys(ids) as Array<keyof typeof ids>) {
     const enquiry = enquiryRequestSchema.parse(validEnquiry({ fullName: 'Private Person', email: 'private@example.com' }));
-    await outbox.accept({ enquiry, fingerprint: enquiryFingerprint(enquiry), acceptedAt: Date.now() - 60_000, target: { saleLifeId: 5101 } });
+    await outbox.accept({ enquiry, fingerprint: enquiryFingerprint(enquiry), acceptedAt: Date.now() - 60_000, target: LISTINGS[101].destination! });
     ids[key] = enquiry.originalId;
   }
   await outbox.markDelivered(ids.delivered, Date.now(), 77, false);

@@ -6,7 +6,7 @@ import { toCrmDateTime } from '../../server/crm/client.ts';
 import { toAddEnquiry } from '../../server/crm/lead-sink.ts';
 import type { EnquiryTargets } from '../../server/enquiries/targets.ts';
 import { startSimulator, type RunningSimulator } from '../../crm-sim/simulator.ts';
-import { enquiryHarness, validEnquiry, type EnquiryHarness, type HarnessOptions } from './support.ts';
+import { destinationOf, enquiryHarness, validEnquiry, type EnquiryHarness, type HarnessOptions } from './support.ts';
 import { rawRows, storeVariants, type StoreVariant } from '../support/store-variants.ts';
 
 let sim: RunningSimulator;
@@ -149,7 +149,7 @@ for (const storeVariant of storeVariants()) {
         const harness = await setup({ targets: cold });
         const body = validEnquiry({ listingId: listing.id });
         await post(harness, body);
-        expect((await harness.service.outbox.get(body.originalId))!.target.saleLifeId).toBeNull();
+        expect((await harness.service.outbox.get(body.originalId))!.target).toBeNull();
 
         // The CRM's lists are failing too: nothing is sent, the enquiry waits.
         sim.state.faults.set([{ match: 'GET /properties/**', errorRate: 1 }]);
@@ -162,7 +162,7 @@ for (const storeVariant of storeVariants()) {
         await harness.service.worker.drain();
         expect(posted()).toHaveLength(1);
         expect(posted()[0]!.saleLifeId).toBe(listing.saleLifeId);
-        expect((await harness.service.outbox.get(body.originalId))!.target.saleLifeId).toBe(listing.saleLifeId);
+        expect(destinationOf((await harness.service.outbox.get(body.originalId))!.target).saleLifeId).toBe(listing.saleLifeId);
       });
 
       it('an unknown listing found only at delivery is dead-lettered, not sent', async () => {
@@ -447,7 +447,7 @@ for (const storeVariant of storeVariants()) {
         // As the worker does just before sending, and then the process dies: one POST landed, one never left.
         for (const body of [landed, lost]) (await first.service.outbox.startSending(body.originalId, clock));
         const entry = (await first.service.outbox.get(landed.originalId))!;
-        await first.crm.addEnquiry(toAddEnquiry(entry.payload!, entry.target, { source: 'OFFICEWEBSITE', acceptedAt: new Date(entry.acceptedAt) }));
+        await first.crm.addEnquiry(toAddEnquiry(entry.payload!, destinationOf(entry.target), { source: 'OFFICEWEBSITE', acceptedAt: new Date(entry.acceptedAt) }));
         expect(posted()).toHaveLength(1);
 
         // The restarted relay: a new service on the same store.

@@ -8,7 +8,7 @@ import { EnquiryOutbox } from '../../server/enquiries/outbox.ts';
 import { enquiryFingerprint, enquiryRequestSchema } from '../../server/enquiries/schema.ts';
 import { backupStore } from '../../server/ops/backup.ts';
 import { openStore, type Store } from '../../server/store/store.ts';
-import { validEnquiry } from './support.ts';
+import { LISTINGS, validEnquiry } from './support.ts';
 import { tablesOf } from '../../server/store/tables.ts';
 
 const MARKER = 'Quokka7Zebedee';
@@ -37,7 +37,7 @@ async function acceptDelivered(outbox: EnquiryOutbox, count: number, at: number)
         message: `Please call me, ${MARKER}. `.repeat(20 + (index % 7)),
       }),
     );
-    await outbox.accept({ enquiry, fingerprint: enquiryFingerprint(enquiry), acceptedAt: at, target: { saleLifeId: 5101 } });
+    await outbox.accept({ enquiry, fingerprint: enquiryFingerprint(enquiry), acceptedAt: at, target: LISTINGS[101].destination! });
     await outbox.markDelivered(enquiry.originalId, at, 1000 + index, false);
   }
 }

@@ -12,7 +12,7 @@ import { silentLogger } from '../../server/runtime/log.ts';
 import { migrations } from '../../server/store/migrations.ts';
 import { openStore } from '../../server/store/store.ts';
 import { tablesOf } from '../../server/store/tables.ts';
-import { validEnquiry } from './support.ts';
+import { destinationOf, validEnquiry } from './support.ts';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -40,13 +40,15 @@ describe('outbox destination migration', () => {
         createCrmClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k', accessToken: 't', limiter: new RequestLimiter({ store, requestsPerSecond: 1, dailyLimit: 1 }), log: silentLogger }),
         { source: 'OFFICEWEBSITE' },
       );
-      const outbox = new EnquiryOutbox(store, { unresolved: sink.unresolved });
-      expect((await outbox.get(forListing.originalId))!.target).toEqual({ saleLifeId: 5101, leaseLifeId: null, userId: null, propertyReference: 'REF-101' });
-      expect((await outbox.get(forAgent.originalId))!.target).toEqual({ saleLifeId: null, leaseLifeId: null, userId: 7, propertyReference: null });
-      expect((await outbox.get(unresolved.originalId))!.target).toEqual(sink.unresolved);
-      expect(sink.isComplete((await outbox.get(forListing.originalId))!.target, 'listing')).toBe(true);
-      expect(sink.isComplete((await outbox.get(forAgent.originalId))!.target, 'agent')).toBe(true);
-      expect(sink.isComplete((await outbox.get(unresolved.originalId))!.target, 'listing')).toBe(false);
+      const outbox = new EnquiryOutbox(store);
+      // The JSON 070 wrote is the CRM adapter's destination token (server/crm/lead-destination.ts).
+      const listingTarget = (await outbox.get(forListing.originalId))!.target!;
+      const agentTarget = (await outbox.get(forAgent.originalId))!.target!;
+      expect(destinationOf(listingTarget)).toEqual({ saleLifeId: 5101, leaseLifeId: null, userId: null, propertyReference: 'REF-101' });
+      expect(destinationOf(agentTarget)).toEqual({ saleLifeId: null, leaseLifeId: null, userId: 7, propertyReference: null });
+      expect((await outbox.get(unresolved.originalId))!.target).toBeNull();
+      expect(sink.isComplete(listingTarget, 'listing')).toBe(true);
+      expect(sink.isComplete(agentTarget, 'agent')).toBe(true);
       expect((await outbox.counts()).queued).toBe(3);
       const columns = (tablesOf(store).prepare('PRAGMA table_info(enquiry_outbox)').all() as Array<{ name: string }>).map((column) => column.name);
       expect(columns).toContain('destination');

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import { toAddEnquiry } from '../../server/crm/lead-sink.ts';
 import { startSimulator, type RunningSimulator } from '../../crm-sim/simulator.ts';
 import { cuttableProxy, freshDatabase } from '../support/postgres.ts';
-import { enquiryHarness, validEnquiry, type EnquiryHarness, type HarnessOptions } from './support.ts';
+import { destinationOf, enquiryHarness, validEnquiry, type EnquiryHarness, type HarnessOptions } from './support.ts';
 
 const postgres = inject('postgres');
 const skipped = 'skipped' in postgres ? postgres.skipped : undefined;
@@ -99,7 +99,7 @@ describe.skipIf(skipped)(`two relays on one PostgreSQL outbox${skipped ? ` (SKIP
     expect(claimed.map((entry) => entry.originalId)).toEqual([landed.originalId, lost.originalId]);
     for (const body of [landed, lost]) expect(await dying.service.outbox.startSending(body.originalId, clock, leaseMs)).toBe(true);
     const entry = (await dying.service.outbox.get(landed.originalId))!;
-    await dying.crm.addEnquiry(toAddEnquiry(entry.payload!, entry.target, { source: 'OFFICEWEBSITE', acceptedAt: new Date(entry.acceptedAt) }));
+    await dying.crm.addEnquiry(toAddEnquiry(entry.payload!, destinationOf(entry.target), { source: 'OFFICEWEBSITE', acceptedAt: new Date(entry.acceptedAt) }));
     expect(postedIds()).toEqual([landed.originalId]);
 
     // Within the lease the other relay leaves them alone.

@@ -13,6 +13,8 @@ import type { DeliverySettings } from '../../server/enquiries/worker.ts';
 import { staticEnquiryTargets, type EnquiryTargets } from '../../server/enquiries/targets.ts';
 import { crmEnquiryTargets } from '../../server/crm/enquiry-targets.ts';
 import { crmLeadSink } from '../../server/crm/lead-sink.ts';
+import { decodeDestination, listingDestination, userDestination, type CrmDestination } from '../../server/crm/lead-destination.ts';
+import type { LeadDestination } from '../../server/enquiries/sink.ts';
 import { publicOrigins } from '../../server/http/cors.ts';
 import { enquiriesFeature } from '../../server/enquiries/feature.ts';
 import { silentLogger, type Logger } from '../../server/runtime/log.ts';
@@ -20,12 +22,21 @@ import { attachPostgres } from '../../server/store/postgres.ts';
 import { openStore, storeAnswers, type Store } from '../../server/store/store.ts';
 import { freshDatabase } from '../support/postgres.ts';
 
-/** Listings and agents the fixed look-up knows (ids as GET /api/v1/listings and /agents give them). */
+/**
+ * Listings and agents the fixed look-up knows (ids as GET /api/v1/listings and /agents give them),
+ * with the destinations the CRM adapter makes for them (decoded: see `destinationOf`): listing 101
+ * is sale life 5101, 102 lease life 7102, agent 7 CRM user 7.
+ */
 export const LISTINGS = {
-  101: { saleLifeId: 5101, leaseLifeId: null, reference: 'REF-101' },
-  102: { saleLifeId: null, leaseLifeId: 7102, reference: 'L-102' },
+  101: { destination: listingDestination('sale', { saleLifeId: 5101, referenceID: 'REF-101' }) },
+  102: { destination: listingDestination('lease', { leaseLifeId: 7102, referenceID: 'L-102' }) },
 };
-export const AGENTS = { 7: { userId: 7 } };
+export const AGENTS = { 7: { destination: userDestination(7) } };
+
+/** What an outbox row's destination token says, as the CRM lead sink reads it (tests only look inside). */
+export function destinationOf(token: LeadDestination | null | undefined): CrmDestination {
+  return decodeDestination(token);
+}
 
 export function validEnquiry(overrides: Partial<EnquiryRequest> = {}): EnquiryRequest {
   return {

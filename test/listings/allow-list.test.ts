@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeDestination } from '../../server/crm/lead-destination.ts';
 import { allListingIds, startListingRig, type ListingRig } from './rig.ts';
 
 /**
@@ -120,6 +121,19 @@ describe('public fields only', () => {
     }
   });
 
+  it('where enquiries go (the lead destination, the CRM life and user ids in it) never leaves the relay', async () => {
+    const responses = await everyResponse();
+    const ids = await allListingIds(rig);
+    const tokens = ids.map((id) => rig.relay.listings.listingTarget(id)?.destination).filter((token): token is NonNullable<typeof token> => typeof token === 'string');
+    expect(tokens.length).toBe(ids.length);
+    for (const { path, text } of responses) {
+      for (const name of ['leadDestination', 'lead_destination', 'destination', 'LifeId', 'life_id', 'userId', 'propertyReference']) {
+        expect(text, `${path} names ${name}`).not.toContain(name);
+      }
+      for (const token of tokens) expect(text, `${path} carries a lead destination`).not.toContain(token);
+    }
+  });
+
   it('no served photo file contains a planted value', () => {
     const dir = rig.relay.listings.mirror.photoDir;
     const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
@@ -156,7 +170,7 @@ describe('public fields only', () => {
     const mirroredPortraits = rig.relay.listings.mirror.photosOf('agent', hiddenStaff.map((staff) => staff.id));
     expect(mirroredPortraits.size).toBe(0);
     expect(rig.relay.listings.agentTarget(hiddenStaff[0].id)).toBeUndefined();
-    expect(rig.relay.listings.agentTarget(agents[0].id)).toEqual({ userId: agents[0].id });
+    expect(decodeDestination(rig.relay.listings.agentTarget(agents[0].id)!.destination)).toMatchObject({ userId: agents[0].id });
   });
 
   it('unpublished photos are neither listed nor downloaded', async () => {
@@ -175,12 +189,15 @@ describe('public fields only', () => {
     expect(await allListingIds(rig)).toContain(partialAddressId);
   });
 
-  it('gives the enquiry relay the CRM ids of a listing', () => {
+  it("gives the enquiry relay a listing's lead destination: the CRM adapter's token for its life and reference", () => {
     const listing = rig.simListing(contactAgentId);
-    expect(rig.relay.listings.listingTarget(contactAgentId)).toEqual({
+    const target = rig.relay.listings.listingTarget(contactAgentId)!;
+    expect(Object.keys(target)).toEqual(['destination']);
+    expect(decodeDestination(target.destination)).toEqual({
       saleLifeId: listing.lifeId,
       leaseLifeId: null,
-      reference: listing.fields.referenceID,
+      userId: null,
+      propertyReference: listing.fields.referenceID,
     });
     expect(rig.relay.listings.listingTarget(1)).toBeUndefined();
   });

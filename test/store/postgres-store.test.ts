@@ -43,7 +43,7 @@ describe.skipIf(skipped)(`PostgreSQL store${skipped ? ` (SKIPPED: ${skipped})` :
     await client.connect();
     try {
       const { rows } = await client.query('SELECT id FROM schema_migrations ORDER BY id');
-      expect(rows.map((row) => row.id)).toEqual(['010-enquiries-outbox', '020-listings-shared-sync']);
+      expect(rows.map((row) => row.id)).toEqual(['010-enquiries-outbox', '020-listings-shared-sync', '030-listings-lead-destination']);
       const { rows: tables } = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
       expect(tables.map((row) => row.tablename)).toEqual(['crm_webhook_inbox', 'enquiry_outbox', 'replica_rows', 'schema_migrations', 'sync_lease']);
     } finally {
