@@ -70,7 +70,8 @@ module.exports = {
     },
     {
       name: 'simulator-from-entry-tests-bench',
-      comment: 'The CRM simulator (crm-sim/) is started by the relay in demo mode (compose/relay.ts), by tests and by benchmarks; nothing else in the relay knows it.',
+      comment:
+        'The CRM simulator (crm-sim/) is started by the relay in demo mode (compose/relay.ts), by tests and by benchmarks; nothing else in the relay knows it.',
       severity: 'error',
       from: { path: '^server/', pathNot: '^server/compose/relay[.]ts$' },
       to: { path: '^crm-sim/' },
@@ -106,7 +107,8 @@ module.exports = {
     },
     {
       name: 'cluster-below-compose',
-      comment: 'server/cluster/ (what exists only with DATABASE_URL) builds on the features and is wired in by compose/: it imports neither compose/, ops/ nor an entry point.',
+      comment:
+        'server/cluster/ (what exists only with DATABASE_URL) builds on the features and is wired in by compose/: it imports neither compose/, ops/ nor an entry point.',
       severity: 'error',
       from: { path: '^server/cluster/' },
       to: { path: '^server/(compose|ops)/|^server/[^/]+[.]ts$' },
@@ -143,7 +145,7 @@ module.exports = {
     {
       name: 'crm-behind-ports',
       comment:
-        "Only server/crm/ knows the CRM (its paths, paging, ids and field names). Features reach it through the listing source and lead sink ports; the composition roots wire the adapter in.",
+        'Only server/crm/ knows the CRM (its paths, paging, ids and field names). Features reach it through the listing source and lead sink ports; the composition roots wire the adapter in.',
       severity: 'error',
       from: { path: '^server/', pathNot: ['^server/crm/', ...COMPOSITION_ROOTS] },
       // One port is implemented outside: the key's shared limits (crm/key-gate.ts), held in PostgreSQL by cluster/shared-gate.ts.

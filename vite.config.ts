@@ -25,7 +25,8 @@ export const ELEMENT_ENTRIES = {
  * What the listing elements share: formatting, photos, icons, headings, card parts, and the
  * registering of elements they render or fetch later (the enquiry form needs none of it).
  */
-const LISTING_PARTS = /widget[\\/](shared[\\/](format|picture|icons|listing-parts|listing-parts\.styles|heading|relay-filling|define|load-element)|listings[\\/]controls\.styles)\.ts$/;
+const LISTING_PARTS =
+  /widget[\\/](shared[\\/](format|picture|icons|listing-parts|listing-parts\.styles|heading|relay-filling|define|load-element)|listings[\\/]controls\.styles)\.ts$/;
 /** The enquiry form and what only it uses. */
 const ENQUIRY_MODULES = /widget[\\/](enquiry[\\/][\w.-]+|shared[\\/]field-interaction)\.ts$|contract[\\/](name|phone)\.ts$/;
 
@@ -57,7 +58,11 @@ const COPY_QUERY = '?estate-copy=';
 const CHUNK_GROUPS = [
   // Lit's directives only the lightbox uses (keyed) stay with it, and so does the base they are
   // built on (directive.js, directive-helpers.js): ifDefined, the only other one, needs neither.
-  { name: 'core', test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/]keyed|directive(-helpers)?\.js|\?estate-copy=))|widget[\\/]shared[\\/](estate-element|localize|translations|strings|relay|fill|reset\.styles)\.ts$/, priority: 3 },
+  {
+    name: 'core',
+    test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/]keyed|directive(-helpers)?\.js|\?estate-copy=))|widget[\\/]shared[\\/](estate-element|localize|translations|strings|relay|fill|reset\.styles)\.ts$/,
+    priority: 3,
+  },
   { name: 'enquiry', test: ENQUIRY_MODULES, priority: 1 },
 ];
 
@@ -100,7 +105,9 @@ function chunkManifestPlugin(): Plugin {
       const loader = chunks.find((chunk) => chunk.fileName === LOADER_FILE);
       if (!loader) return this.error(`no ${LOADER_FILE} in the bundle`);
       if (loader.imports.length || loader.dynamicImports.length) {
-        return this.error(`${LOADER_FILE} must import nothing (an import would be fetched unchecked): ${[...loader.imports, ...loader.dynamicImports].join(', ')}`);
+        return this.error(
+          `${LOADER_FILE} must import nothing (an import would be fetched unchecked): ${[...loader.imports, ...loader.dynamicImports].join(', ')}`,
+        );
       }
       const elements: Record<string, string[]> = {};
       /** A chunk's static imports, depth first, the chunk itself last. */

@@ -23,7 +23,7 @@ function relayPlugin() {
       relay = await startTestRelay({ ALLOWED_ORIGINS: pageOrigins.join(','), ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000', ENQUIRY_DAILY_LIMIT_PER_CLIENT: '100000' });
       // Until the first sync has filled the cache the listing API answers 503 "filling": suites
       // that read the listings first would start with nothing.
-      for (const deadline = Date.now() + 120_000; !(await fetch(`${relay.url}/readyz`)).ok; ) {
+      for (const deadline = Date.now() + 120_000; !(await fetch(`${relay.url}/readyz`)).ok;) {
         if (Date.now() > deadline) throw new Error('The test relay never became ready (first sync).');
         await new Promise((resolve) => setTimeout(resolve, 200));
       }

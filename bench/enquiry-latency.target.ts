@@ -83,9 +83,7 @@ baselineApp.post('/api/v1/enquiries', express.json({ limit: '16kb' }), async (re
     return;
   }
   try {
-    await crm.addEnquiry(
-      toAddEnquiry(parsed.data, decodeDestination(listing.destination), { source: 'OFFICEWEBSITE', acceptedAt: new Date() }),
-    );
+    await crm.addEnquiry(toAddEnquiry(parsed.data, decodeDestination(listing.destination), { source: 'OFFICEWEBSITE', acceptedAt: new Date() }));
     res.status(201).json({ originalId: parsed.data.originalId, status: 'delivered' });
   } catch {
     res.status(502).json({ error: 'crm_unavailable' });

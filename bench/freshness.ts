@@ -28,7 +28,12 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
   // About 46% of the simulator's records are on the website (available, recent sold/leased).
   const listings = Math.round(onWeb / 0.464);
   const samples = Number(process.env.BENCH_FRESHNESS_SAMPLES ?? 20);
-  const defaults = loadConfig({ CRM_BASE_URL: 'http://127.0.0.1:9/api/v1.3', CRM_API_KEY: 'key', CRM_ACCESS_TOKEN: 'token', PUBLIC_URL: 'https://relay.agency.test' });
+  const defaults = loadConfig({
+    CRM_BASE_URL: 'http://127.0.0.1:9/api/v1.3',
+    CRM_API_KEY: 'key',
+    CRM_ACCESS_TOKEN: 'token',
+    PUBLIC_URL: 'https://relay.agency.test',
+  });
   const compressedInterval = defaults.listings.syncIntervalMinutes / COMPRESSION;
   const rig = await startListingRig({
     listings,

@@ -97,7 +97,12 @@ export async function measureIntegrator(options: IntegratorBenchOptions): Promis
   slowCloses = 0;
 
   // 1. Real time.
-  const rig = await startIntegratorRig({ agencies: options.agencies, listings: options.listings, dataDirPrefix: 'estate-bench-integrator-', closeTimeoutMs: CLOSE_TIMEOUT_MS });
+  const rig = await startIntegratorRig({
+    agencies: options.agencies,
+    listings: options.listings,
+    dataDirPrefix: 'estate-bench-integrator-',
+    closeTimeoutMs: CLOSE_TIMEOUT_MS,
+  });
   let realTime: Awaited<ReturnType<typeof realTimeRun>>;
   try {
     note(`simulator: ${options.agencies} accounts × ${options.listings} listings built in ${round(rig.simulatorStartSeconds)} s; relay started`);
@@ -258,7 +263,9 @@ async function realTimeRun(rig: IntegratorRig, options: IntegratorBenchOptions) 
   await enquiryLoop;
   await Promise.all(enquiries);
   const firstSyncRequests = await apiRequests(rig);
-  note(`${filledAt.length} of ${rig.agencies.length} agencies filled in ${round(Math.max(...filledAt))} s, ${firstSyncRequests} CRM requests; ${enquiryTimes.length} enquiries delivered`);
+  note(
+    `${filledAt.length} of ${rig.agencies.length} agencies filled in ${round(Math.max(...filledAt))} s, ${firstSyncRequests} CRM requests; ${enquiryTimes.length} enquiries delivered`,
+  );
 
   // A daily sweep's cost, without the first sync's start-up checks: a few agencies swept once more.
   const running = rig.relay.agencies!.list();
@@ -317,13 +324,28 @@ async function lostRun(options: IntegratorBenchOptions, env: Record<string, stri
     const requestsBefore = await apiRequests(rig);
     // Spread over two stream intervals, so the changes fall at every point of the wait.
     const perSecond = options.changes / (intervalMinutes * 60 * 2);
-    const latency = await driveAndTime(rig, { perSecond, changes: options.changes, webhookDropRate: 1, accounts: fill.filledAccounts }, 250, intervalMinutes * 60_000 * 4 + 60_000);
+    const latency = await driveAndTime(
+      rig,
+      { perSecond, changes: options.changes, webhookDropRate: 1, accounts: fill.filledAccounts },
+      250,
+      intervalMinutes * 60_000 * 4 + 60_000,
+    );
     const streamReads = (await counted('GET /eventStream')) - streamBefore;
     const usageReads = (await counted('GET /integrator/usage')) - usageBefore;
     const requestsPerChange = Math.max(0, (await apiRequests(rig)) - requestsBefore - streamReads - usageReads) / latency.samples;
     const counters = await rig.sim.keyCounters();
-    note(`webhooks lost (compressed): p50 ${latency.p50} s, p95 ${latency.p95} s, ${round(requestsPerChange)} requests a change beyond ${streamReads} stream reads`);
-    return { latency, requestsPerChange, intervalMinutes, compression, unfilled: fill.unfilled, peakPerSecond: counters.peakRequestsPerSecond, refusedPerSecond: counters.refusedPerSecond };
+    note(
+      `webhooks lost (compressed): p50 ${latency.p50} s, p95 ${latency.p95} s, ${round(requestsPerChange)} requests a change beyond ${streamReads} stream reads`,
+    );
+    return {
+      latency,
+      requestsPerChange,
+      intervalMinutes,
+      compression,
+      unfilled: fill.unfilled,
+      peakPerSecond: counters.peakRequestsPerSecond,
+      refusedPerSecond: counters.refusedPerSecond,
+    };
   } finally {
     await closeRig(rig, note);
   }
@@ -363,7 +385,9 @@ async function waitForFill(rig: IntegratorRig, expected: number[], startedAt: nu
       return false;
     });
     if (performance.now() - lastNote > 15_000) {
-      note(`first sync: ${rig.agencies.length - waiting.length} of ${rig.agencies.length} agencies filled after ${Math.round((performance.now() - startedAt) / 1000)} s`);
+      note(
+        `first sync: ${rig.agencies.length - waiting.length} of ${rig.agencies.length} agencies filled after ${Math.round((performance.now() - startedAt) / 1000)} s`,
+      );
       lastNote = performance.now();
     }
     if (waiting.length > 0) await sleep(500);
@@ -377,7 +401,12 @@ async function waitForFill(rig: IntegratorRig, expected: number[], startedAt: nu
  * Starts a drive on the simulator's control surface (round robin over every agency, residential
  * listings on the web) and times each change until its agency's listing API shows the new heading.
  */
-async function driveAndTime(rig: IntegratorRig, drive: { perSecond: number; changes: number; webhookDropRate: number; accounts: number[] }, pollMs: number, timeoutMs: number) {
+async function driveAndTime(
+  rig: IntegratorRig,
+  drive: { perSecond: number; changes: number; webhookDropRate: number; accounts: number[] },
+  pollMs: number,
+  timeoutMs: number,
+) {
   const control = `${rig.sim.origin}/__sim/drive`;
   const started = await fetch(control, {
     method: 'POST',
@@ -408,7 +437,8 @@ async function watch(agency: RigAgency, change: DrivenChange, pollMs: number, ti
     // A later change of the same listing also proves this one arrived.
     const heading = body?.heading ?? '';
     if (heading === change.heading || (heading.startsWith('drive ') && Number(heading.slice(6)) > change.seq)) return (Date.now() - change.at) / 1000;
-    if (Date.now() - change.at > timeoutMs) throw new Error(`${agency.slug}: listing ${publicListingId(change)} not updated ${timeoutMs / 1000} s after change ${change.seq}`);
+    if (Date.now() - change.at > timeoutMs)
+      throw new Error(`${agency.slug}: listing ${publicListingId(change)} not updated ${timeoutMs / 1000} s after change ${change.seq}`);
     await sleep(pollMs);
   }
 }

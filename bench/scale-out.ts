@@ -112,7 +112,11 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
     // (an enquiry about one a relay does not know is a 400, which would not measure the outbox).
     const listingIds: number[] = [];
     for (const id of targets.listings) {
-      const statuses = await Promise.all([relayA!, relaySqlite!].map((origin) => fetch(`${origin}/api/v1/listings/${id}`).then(async (response) => (await response.arrayBuffer(), response.status))));
+      const statuses = await Promise.all(
+        [relayA!, relaySqlite!].map((origin) =>
+          fetch(`${origin}/api/v1/listings/${id}`).then(async (response) => (await response.arrayBuffer(), response.status)),
+        ),
+      );
       if (statuses.every((status) => status === 200)) listingIds.push(id);
     }
     if (listingIds.length === 0) throw new Error('no listing is listed by both the PostgreSQL and the SQLite relay');
@@ -128,10 +132,12 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
     const merged = (list: Sample[]) => ({
       latenciesMs: list.flatMap((sample) => sample.latenciesMs),
       failures: list.reduce((sum, sample) => sum + sample.failures, 0),
-      failureCauses: JSON.stringify(list.reduce<Record<string, number>>((all, sample) => {
-        for (const [cause, count] of Object.entries(sample.failureCauses)) all[cause] = (all[cause] ?? 0) + count;
-        return all;
-      }, {})),
+      failureCauses: JSON.stringify(
+        list.reduce<Record<string, number>>((all, sample) => {
+          for (const [cause, count] of Object.entries(sample.failureCauses)) all[cause] = (all[cause] ?? 0) + count;
+          return all;
+        }, {}),
+      ),
       seconds: list.reduce((sum, sample) => sum + sample.seconds, 0),
     });
     const pg = merged(samples.pg);
@@ -217,11 +223,21 @@ async function startProxies(one: string[], two: string[]): Promise<Proxies> {
         '  }',
         '}',
       ].join('\n');
-    const sandbox = nginxSandbox(() => [upstream('one_relay', one), upstream('two_relays', two), server(ports[0]!, 'one_relay'), server(ports[1]!, 'two_relays')].join('\n'), { foreground: true });
+    const sandbox = nginxSandbox(
+      () => [upstream('one_relay', one), upstream('two_relays', two), server(ports[0]!, 'one_relay'), server(ports[1]!, 'two_relays')].join('\n'),
+      { foreground: true },
+    );
     const child: ChildProcess = spawn(nginx.bin, ['-c', sandbox.mainConfig], { stdio: 'ignore' });
     const origins = ports.map((port) => `http://127.0.0.1:${port}`);
     for (const until = Date.now() + 10_000; ; await sleep(100)) {
-      const statuses = await Promise.all(origins.map((origin) => fetch(`${origin}/healthz`).then((response) => response.status, () => 0)));
+      const statuses = await Promise.all(
+        origins.map((origin) =>
+          fetch(`${origin}/healthz`).then(
+            (response) => response.status,
+            () => 0,
+          ),
+        ),
+      );
       if (statuses.every((status) => status === 200)) break;
       if (Date.now() > until) throw new Error(`nginx did not answer within 10 s (${sandbox.dir}/error.log)`);
     }

@@ -80,7 +80,10 @@ export async function compareThroughput(
   for (let round = 0; round < 2; round++) {
     const baselineRound = await measure(baselineUrl, durationSeconds / 2, headers);
     const relayRound = await measure(relayUrl, durationSeconds / 2, headers);
-    for (const [phase, result] of [[baseline, baselineRound], [relay, relayRound]] as const) {
+    for (const [phase, result] of [
+      [baseline, baselineRound],
+      [relay, relayRound],
+    ] as const) {
       phase.requests += result.requests.total;
       phase.seconds += result.duration;
       phase.p99Ms.push(result.latency.p99);

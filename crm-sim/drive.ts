@@ -91,7 +91,8 @@ export function parseDriveSettings(body: unknown): DriveSettings {
   const perSecond = raw.perSecond;
   if (typeof perSecond !== 'number' || !(perSecond >= 0.01 && perSecond <= 1000)) throw new DriveInputError('perSecond must be a number from 0.01 to 1000');
   const changes = raw.changes;
-  if (!Number.isInteger(changes) || (changes as number) < 1 || (changes as number) > 100_000) throw new DriveInputError('changes must be a whole number from 1 to 100000');
+  if (!Number.isInteger(changes) || (changes as number) < 1 || (changes as number) > 100_000)
+    throw new DriveInputError('changes must be a whole number from 1 to 100000');
   const settings: DriveSettings = { perSecond, changes: changes as number };
   if (raw.accounts !== undefined) {
     if (!Array.isArray(raw.accounts) || raw.accounts.length === 0 || !raw.accounts.every((id) => Number.isInteger(id) && id > 0)) {
@@ -106,7 +107,8 @@ export function parseDriveSettings(body: unknown): DriveSettings {
     settings.propertyClass = raw.propertyClass;
   }
   if (raw.webhookDropRate !== undefined) {
-    if (typeof raw.webhookDropRate !== 'number' || !(raw.webhookDropRate >= 0 && raw.webhookDropRate <= 1)) throw new DriveInputError('webhookDropRate must be a number from 0 to 1');
+    if (typeof raw.webhookDropRate !== 'number' || !(raw.webhookDropRate >= 0 && raw.webhookDropRate <= 1))
+      throw new DriveInputError('webhookDropRate must be a number from 0 to 1');
     settings.webhookDropRate = raw.webhookDropRate;
   }
   if (raw.seed !== undefined) {

@@ -26,8 +26,18 @@ export class EnquiryInputError extends Error {
 }
 
 const STRING_FIELDS = [
-  'enquiryDate', 'subject', 'body', 'originalId', 'propertyReference', 'source',
-  'fullName', 'firstName', 'lastName', 'email', 'telephone', 'mobile',
+  'enquiryDate',
+  'subject',
+  'body',
+  'originalId',
+  'propertyReference',
+  'source',
+  'fullName',
+  'firstName',
+  'lastName',
+  'email',
+  'telephone',
+  'mobile',
 ] as const;
 
 const MAX_LENGTH: Record<string, number> = { body: 10_000 };

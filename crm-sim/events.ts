@@ -47,7 +47,8 @@ export class EventLog {
     let afterSeq: number;
     if ('cursor' in from) {
       const decoded = decodeCursor(from.cursor);
-      if (!decoded || this.now() - decoded.at > EVENT_RETENTION_MS) throw new CursorExpiredError('The cursor is invalid or has expired; read again with eventsSince.');
+      if (!decoded || this.now() - decoded.at > EVENT_RETENTION_MS)
+        throw new CursorExpiredError('The cursor is invalid or has expired; read again with eventsSince.');
       afterSeq = decoded.seq;
     } else {
       const before = this.events.filter((event) => event.at < from.since).at(-1);

@@ -94,7 +94,14 @@ export function parseFaultRule(input: unknown): FaultRule {
 function compile(pattern: string): RegExp {
   const source = pattern
     .split('/')
-    .map((segment) => (segment === '**' ? '\u0000' : segment.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')))
+    .map((segment) =>
+      segment === '**'
+        ? '\u0000'
+        : segment
+            .split('*')
+            .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+            .join('[^/]*'),
+    )
     .join('/')
     // NUL stands for '**' while the rest is escaped (no path holds one), then becomes its pattern.
     .replaceAll('/\u0000', '(?:/.*)?')
@@ -139,9 +146,7 @@ export class FaultInjector {
 
   /** What to do with a request; consumes one use of a rule with `times`. */
   decide(method: string, path: string): FaultDecision {
-    const index = this.rules.findIndex(
-      (candidate) => (candidate.method === null || candidate.method === method) && candidate.path.test(path),
-    );
+    const index = this.rules.findIndex((candidate) => (candidate.method === null || candidate.method === method) && candidate.path.test(path));
     if (index === -1) return { kind: 'none', latencyMs: 0 };
     const compiled = this.rules[index]!;
     compiled.remaining--;

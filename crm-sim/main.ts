@@ -83,7 +83,9 @@ Point the relay at it:
 
 // Warm the photo pool in the background so the first photo requests answer quickly.
 void (async () => {
-  const scenes = new Set(sim.key.accounts.flatMap((account) => account.listings).flatMap((listing) => listing.photos.map((photo) => JSON.stringify(photo.image))));
+  const scenes = new Set(
+    sim.key.accounts.flatMap((account) => account.listings).flatMap((listing) => listing.photos.map((photo) => JSON.stringify(photo.image))),
+  );
   for (const scene of scenes) await renderImage(JSON.parse(scene)).catch(() => undefined);
 })();
 

@@ -25,8 +25,20 @@ export interface RenderedFile {
 export type RenderedImage = Partial<Record<ImageSize, RenderedFile>> & { original: RenderedFile };
 
 const SIZES: Record<ImageRef['pool'], { base: { width: number; height: number }; thumbs: [ImageSize, number][] }> = {
-  photo: { base: PHOTO_SIZE, thumbs: [['thumb_1024', 1024], ['thumb_180', 180]] },
-  floorplan: { base: FLOORPLAN_SIZE, thumbs: [['thumb_1024', 1024], ['thumb_180', 180]] },
+  photo: {
+    base: PHOTO_SIZE,
+    thumbs: [
+      ['thumb_1024', 1024],
+      ['thumb_180', 180],
+    ],
+  },
+  floorplan: {
+    base: FLOORPLAN_SIZE,
+    thumbs: [
+      ['thumb_1024', 1024],
+      ['thumb_180', 180],
+    ],
+  },
   agent: { base: AGENT_SIZE, thumbs: [['thumb_360', 360]] },
 };
 

@@ -58,7 +58,10 @@ export class Prng {
   /** Lower-case hex digits, for file names and references. */
   hex(length: number): string {
     let out = '';
-    while (out.length < length) out += Math.floor(this.next() * 0x1_0000_0000).toString(16).padStart(8, '0');
+    while (out.length < length)
+      out += Math.floor(this.next() * 0x1_0000_0000)
+        .toString(16)
+        .padStart(8, '0');
     return out.slice(0, length);
   }
 }

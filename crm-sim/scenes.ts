@@ -105,7 +105,10 @@ function apartmentBlock(p: Palette, variant: number): string {
 function room(p: Palette, kind: 'living' | 'kitchen' | 'bedroom' | 'bathroom' | 'office'): string {
   const { width: W, height: H } = PHOTO_SIZE;
   const floorColour = kind === 'bathroom' ? '#d8d8d2' : p.floor;
-  const boards = Array.from({ length: 14 }, (_, i) => `<line x1="${i * 100 - 200}" y1="853" x2="${i * 60 + 250}" y2="560" stroke="#000" stroke-opacity="0.12" stroke-width="3"/>`).join('');
+  const boards = Array.from(
+    { length: 14 },
+    (_, i) => `<line x1="${i * 100 - 200}" y1="853" x2="${i * 60 + 250}" y2="560" stroke="#000" stroke-opacity="0.12" stroke-width="3"/>`,
+  ).join('');
   const windowView =
     `<rect x="760" y="150" width="400" height="330" fill="${p.trim}"/>` +
     `<rect x="775" y="165" width="370" height="300" fill="${p.sky[0]}"/>` +
@@ -124,7 +127,11 @@ function room(p: Palette, kind: 'living' | 'kitchen' | 'bedroom' | 'bathroom' | 
       `<rect x="60" y="200" width="640" height="170" fill="${p.trim}"/>` +
       `<rect x="60" y="420" width="640" height="220" fill="${p.trim}"/><rect x="60" y="410" width="640" height="18" fill="#e9e6df"/>` +
       `<rect x="250" y="560" width="780" height="200" fill="${p.accent}"/><rect x="230" y="545" width="820" height="22" fill="#efece6"/>` +
-      Array.from({ length: 3 }, (_, i) => `<line x1="${420 + i * 160}" y1="0" x2="${420 + i * 160}" y2="300" stroke="#222" stroke-width="3"/><circle cx="${420 + i * 160}" cy="315" r="24" fill="#f5d98b"/>`).join('');
+      Array.from(
+        { length: 3 },
+        (_, i) =>
+          `<line x1="${420 + i * 160}" y1="0" x2="${420 + i * 160}" y2="300" stroke="#222" stroke-width="3"/><circle cx="${420 + i * 160}" cy="315" r="24" fill="#f5d98b"/>`,
+      ).join('');
   } else if (kind === 'bedroom') {
     furniture =
       `<rect x="220" y="330" width="540" height="140" rx="12" fill="${p.accent}"/>` +
@@ -134,14 +141,22 @@ function room(p: Palette, kind: 'living' | 'kitchen' | 'bedroom' | 'bathroom' | 
       `<rect x="60" y="500" width="100" height="120" fill="#6b4a2f"/><rect x="820" y="500" width="100" height="120" fill="#6b4a2f"/>`;
   } else if (kind === 'bathroom') {
     furniture =
-      Array.from({ length: 8 }, (_, row) => Array.from({ length: 8 }, (_, col) => `<rect x="${col * 95}" y="${row * 70}" width="93" height="68" fill="#ffffff" opacity="${0.5 + ((row + col) % 2) * 0.2}"/>`).join('')).join('') +
+      Array.from({ length: 8 }, (_, row) =>
+        Array.from(
+          { length: 8 },
+          (_, col) => `<rect x="${col * 95}" y="${row * 70}" width="93" height="68" fill="#ffffff" opacity="${0.5 + ((row + col) % 2) * 0.2}"/>`,
+        ).join(''),
+      ).join('') +
       `<rect x="120" y="120" width="360" height="260" fill="#cfdce3" stroke="${p.trim}" stroke-width="10"/>` +
       `<rect x="90" y="430" width="420" height="90" fill="#f8f8f6"/><rect x="90" y="520" width="420" height="140" fill="${p.accent}"/>` +
       `<rect x="560" y="540" width="560" height="170" rx="80" fill="#fbfbfa"/>`;
   } else {
     furniture =
-      Array.from({ length: 3 }, (_, i) => `<rect x="${100 + i * 300}" y="520" width="240" height="18" fill="#e9e6df"/><rect x="${120 + i * 300}" y="538" width="12" height="140" fill="#555"/><rect x="${308 + i * 300}" y="538" width="12" height="140" fill="#555"/><rect x="${160 + i * 300}" y="450" width="110" height="70" fill="#2b2f33"/>`).join('') +
-      `<rect x="60" y="120" width="620" height="260" fill="${p.trim}" opacity="0.8"/>`;
+      Array.from(
+        { length: 3 },
+        (_, i) =>
+          `<rect x="${100 + i * 300}" y="520" width="240" height="18" fill="#e9e6df"/><rect x="${120 + i * 300}" y="538" width="12" height="140" fill="#555"/><rect x="${308 + i * 300}" y="538" width="12" height="140" fill="#555"/><rect x="${160 + i * 300}" y="450" width="110" height="70" fill="#2b2f33"/>`,
+      ).join('') + `<rect x="60" y="120" width="620" height="260" fill="${p.trim}" opacity="0.8"/>`;
   }
   return svg(
     W,
@@ -167,7 +182,10 @@ function garden(p: Palette, pool: boolean): string {
       `<rect y="540" width="${W}" height="${H - 540}" fill="${p.ground}"/>` +
       (pool
         ? `<rect x="330" y="600" width="620" height="200" rx="8" fill="#e9e6df"/><rect x="350" y="615" width="580" height="170" fill="#3fa7c9"/><path d="M360 650 Q 500 630 640 655 T 920 650" stroke="#bfe9f5" stroke-width="6" fill="none"/>`
-        : `<rect x="120" y="600" width="520" height="180" fill="${p.floor}"/>` + Array.from({ length: 10 }, (_, i) => `<line x1="120" y1="${610 + i * 18}" x2="640" y2="${610 + i * 18}" stroke="#000" stroke-opacity="0.15"/>`).join('')) +
+        : `<rect x="120" y="600" width="520" height="180" fill="${p.floor}"/>` +
+          Array.from({ length: 10 }, (_, i) => `<line x1="120" y1="${610 + i * 18}" x2="640" y2="${610 + i * 18}" stroke="#000" stroke-opacity="0.15"/>`).join(
+            '',
+          )) +
       tree(1080, 560, 1.2, '#3d6b27') +
       tree(120, 520, 0.9, '#507f36') +
       `<rect width="${W}" height="${H}" fill="url(#shade)"/>`,
@@ -181,7 +199,11 @@ function streetscape(p: Palette): string {
     H,
     skyGradient(p) +
       `<rect width="${W}" height="${H}" fill="url(#sky)"/>` +
-      Array.from({ length: 6 }, (_, i) => `<rect x="${i * 220 + 10}" y="${330 + (i % 2) * 30}" width="200" height="230" fill="${i % 2 ? p.wall : '#d6c7b2'}"/><polygon points="${i * 220},${340 + (i % 2) * 30} ${i * 220 + 110},${250 + (i % 2) * 30} ${i * 220 + 220},${340 + (i % 2) * 30}" fill="${p.roof}"/>`).join('') +
+      Array.from(
+        { length: 6 },
+        (_, i) =>
+          `<rect x="${i * 220 + 10}" y="${330 + (i % 2) * 30}" width="200" height="230" fill="${i % 2 ? p.wall : '#d6c7b2'}"/><polygon points="${i * 220},${340 + (i % 2) * 30} ${i * 220 + 110},${250 + (i % 2) * 30} ${i * 220 + 220},${340 + (i % 2) * 30}" fill="${p.roof}"/>`,
+      ).join('') +
       `<rect y="560" width="${W}" height="60" fill="#c8c2b8"/><rect y="620" width="${W}" height="${H - 620}" fill="#55585c"/>` +
       Array.from({ length: 8 }, (_, i) => `<rect x="${i * 170 + 40}" y="730" width="90" height="12" fill="#f2f2f2"/>`).join('') +
       tree(300, 600, 1, '#3f6f2a') +
@@ -191,7 +213,11 @@ function streetscape(p: Palette): string {
 
 function land(p: Palette, variant: number): string {
   const { width: W, height: H } = PHOTO_SIZE;
-  const pegs = Array.from({ length: 4 }, (_, i) => `<rect x="${300 + i * 220}" y="${600 + (i % 2) * 40}" width="8" height="50" fill="#f5f5f5"/><rect x="${300 + i * 220}" y="${600 + (i % 2) * 40}" width="8" height="14" fill="#e0452b"/>`).join('');
+  const pegs = Array.from(
+    { length: 4 },
+    (_, i) =>
+      `<rect x="${300 + i * 220}" y="${600 + (i % 2) * 40}" width="8" height="50" fill="#f5f5f5"/><rect x="${300 + i * 220}" y="${600 + (i % 2) * 40}" width="8" height="14" fill="#e0452b"/>`,
+  ).join('');
   return svg(
     W,
     H,
@@ -201,7 +227,13 @@ function land(p: Palette, variant: number): string {
       `<path d="M0 520 Q 400 480 800 530 T 1280 500 L1280 853 L0 853Z" fill="${variant === 1 ? '#b79c6a' : p.ground}"/>` +
       pegs +
       `<rect x="980" y="470" width="200" height="110" fill="#ffffff"/><rect x="990" y="480" width="180" height="90" fill="${p.accent}"/><rect x="1070" y="580" width="10" height="80" fill="#555"/>` +
-      (variant === 2 ? Array.from({ length: 5 }, (_, i) => `<rect x="${80 + i * 250}" y="380" width="120" height="60" fill="${p.wall}"/><polygon points="${70 + i * 250},385 ${140 + i * 250},350 ${210 + i * 250},385" fill="${p.roof}"/>`).join('') : ''),
+      (variant === 2
+        ? Array.from(
+            { length: 5 },
+            (_, i) =>
+              `<rect x="${80 + i * 250}" y="380" width="120" height="60" fill="${p.wall}"/><polygon points="${70 + i * 250},385 ${140 + i * 250},350 ${210 + i * 250},385" fill="${p.roof}"/>`,
+          ).join('')
+        : ''),
   );
 }
 

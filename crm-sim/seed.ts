@@ -68,8 +68,16 @@ export const CATEGORY_SHAPE: Record<Category, { propertyClass: PropertyClassName
 
 // The first listings cover every category so that even a tiny seed exercises every endpoint.
 const OPENING_CATEGORIES: Category[] = [
-  'residentialSale', 'residentialLease', 'residentialSale', 'land', 'commercialSale', 'commercialLease',
-  'rural', 'residentialSale', 'residentialLease', 'residentialSale',
+  'residentialSale',
+  'residentialLease',
+  'residentialSale',
+  'land',
+  'commercialSale',
+  'commercialLease',
+  'rural',
+  'residentialSale',
+  'residentialLease',
+  'residentialSale',
 ];
 
 const CATEGORY_WEIGHTS: [Category, number][] = [
@@ -131,7 +139,23 @@ function keepOneOffMarket(listings: SimListing[]): void {
 }
 
 /** Fields that describe the property itself, the same in its sale and its lease record. */
-const PROPERTY_FIELDS = ['address', 'displayAddress', 'addressVisibility', 'type', 'bed', 'bath', 'garages', 'carports', 'openSpaces', 'ensuites', 'toilets', 'landArea', 'floorArea', 'geolocation', 'yearBuilt'];
+const PROPERTY_FIELDS = [
+  'address',
+  'displayAddress',
+  'addressVisibility',
+  'type',
+  'bed',
+  'bath',
+  'garages',
+  'carports',
+  'openSpaces',
+  'ensuites',
+  'toilets',
+  'landArea',
+  'floorArea',
+  'geolocation',
+  'yearBuilt',
+];
 
 /**
  * One property offered for sale and for lease at once, as agencies do with an investment home: the
@@ -141,7 +165,9 @@ const PROPERTY_FIELDS = ['address', 'displayAddress', 'addressVisibility', 'type
  */
 function offerForSaleAndLease(listings: SimListing[]): void {
   const current = (market: Market) =>
-    listings.find((listing) => listing.propertyClass === 'residential' && listing.market === market && listing.status === 'listing' && listing.publishedToWeb !== null);
+    listings.find(
+      (listing) => listing.propertyClass === 'residential' && listing.market === market && listing.status === 'listing' && listing.publishedToWeb !== null,
+    );
   const sale = current('sale');
   const lease = current('lease');
   if (!sale || !lease) return;
@@ -168,7 +194,12 @@ function staffOf(agency: AgencyIdentity): readonly (typeof STAFF)[number][] {
   return STAFF.map((staff) => {
     const firstName = names.pick(FIRST_NAMES);
     const lastName = names.pick(LAST_NAMES);
-    return { ...staff, firstName, lastName, profile: staff.profile ? `${firstName} joined ${agency.name} after years selling homes across the area.` : staff.profile };
+    return {
+      ...staff,
+      firstName,
+      lastName,
+      profile: staff.profile ? `${firstName} joined ${agency.name} after years selling homes across the area.` : staff.profile,
+    };
   });
 }
 
@@ -357,9 +388,7 @@ function pickSuburb(rng: Prng, category: Category): SuburbInfo {
   const kind = category === 'land' ? 'growth' : category === 'rural' ? 'rural' : 'inner';
   const commercial = ['Richmond', 'Surry Hills', 'Parramatta', 'Box Hill', 'Footscray', 'Brunswick'];
   const pool = SUBURBS.filter((suburb) =>
-    category === 'commercialSale' || category === 'commercialLease'
-      ? commercial.includes(suburb.name)
-      : suburb.kind === kind,
+    category === 'commercialSale' || category === 'commercialLease' ? commercial.includes(suburb.name) : suburb.kind === kind,
   );
   return rng.pick(pool);
 }
@@ -399,11 +428,7 @@ function buildAddress(rng: Prng, suburb: SuburbInfo, category: Category, typeKey
   const suburbLabel = `${suburb.name} ${state.abbreviation}`;
   const number = unitNumber ? `${unitNumber.startsWith('Suite') ? `${unitNumber}, ` : `${unitNumber}/`}${streetNumber}` : streetNumber;
   const displayAddress =
-    visibility === 'fullAddress'
-      ? `${number} ${street}, ${suburbLabel}`
-      : visibility === 'streetAndSuburb'
-        ? `${street}, ${suburbLabel}`
-        : suburbLabel;
+    visibility === 'fullAddress' ? `${number} ${street}, ${suburbLabel}` : visibility === 'streetAndSuburb' ? `${street}, ${suburbLabel}` : suburbLabel;
   const stateObject = { id: state.id, name: state.name, abbreviation: state.abbreviation };
   return {
     addressVisibility: visibility,
@@ -545,8 +570,7 @@ function leasePriceDisplay(rng: Prng, rent: number): string {
 function photoSet(rng: Prng, ctx: BuildContext, propertyId: number, inserted: number, modified: number, typeKey: TypeKey): SimPhoto[] {
   const { category, ids } = ctx;
   const scenes = photoScenesFor(category, typeKey);
-  const count =
-    category === 'land' ? rng.int(5, 8) : category.startsWith('commercial') ? rng.int(5, 12) : rng.int(8, 20);
+  const count = category === 'land' ? rng.int(5, 8) : category.startsWith('commercial') ? rng.int(5, 12) : rng.int(8, 20);
   const floorplans = category === 'land' ? 0 : category.startsWith('commercial') ? 1 : rng.chance(0.15) ? 2 : 1;
   const unpublished = rng.chance(0.25) ? rng.int(1, 2) : 0;
   const offset = rng.int(0, scenes.photographs.length - 1);
@@ -735,12 +759,7 @@ export function buildListing(rng: Prng, ctx: BuildContext): SimListing {
       : rng.chance(0.2)
         ? { value: null, units: 'sqm' }
         : {
-            value:
-              propertyClass === 'commercial'
-                ? rng.int(80, 1800)
-                : typeKey === 'House' || propertyClass === 'rural'
-                  ? rng.int(150, 420)
-                  : rng.int(55, 190),
+            value: propertyClass === 'commercial' ? rng.int(80, 1800) : typeKey === 'House' || propertyClass === 'rural' ? rng.int(150, 420) : rng.int(55, 190),
             units: 'sqm',
           };
 
@@ -754,8 +773,7 @@ export function buildListing(rng: Prng, ctx: BuildContext): SimListing {
           ? rng.pick(['Productive Acreage with Views', 'Lifestyle Property on the Creek', 'Homestead, Sheds and Rolling Paddocks'])
           : `${rng.pick(HEADING_OPENERS)} ${headingPlace}`;
 
-  const featureKey =
-    propertyClass === 'land' ? 'Land' : propertyClass === 'commercial' ? 'Commercial' : propertyClass === 'rural' ? 'Rural' : typeKey;
+  const featureKey = propertyClass === 'land' ? 'Land' : propertyClass === 'commercial' ? 'Commercial' : propertyClass === 'rural' ? 'Rural' : typeKey;
   const lead =
     propertyClass === 'residential' || propertyClass === 'rural'
       ? `Set ${landArea.value ? `on approximately ${landArea.value}${landArea.units === 'sqm' ? 'sqm' : ` ${landArea.units}s`}` : 'in a boutique block'}, this ${bed}-bedroom ${type.name.toLowerCase()} offers generous proportions &amp; a floorplan designed for easy living.`
@@ -791,7 +809,9 @@ export function buildListing(rng: Prng, ctx: BuildContext): SimListing {
           priceQualifier: null,
           tenureOrTitleType: null,
           tenanted,
-          tenancyDetails: tenanted ? `Leased at ${money(roundTo(weeklyRent * 0.9, 10))} pw until ${formatDateTime(today + rng.int(60, 300) * DAY).slice(0, 10)}` : null,
+          tenancyDetails: tenanted
+            ? `Leased at ${money(roundTo(weeklyRent * 0.9, 10))} pw until ${formatDateTime(today + rng.int(60, 300) * DAY).slice(0, 10)}`
+            : null,
           tenancyStart: tenanted ? formatDateTime(today - rng.int(100, 300) * DAY) : null,
           tenancyStop: tenanted ? formatDateTime(today + rng.int(60, 300) * DAY) : null,
           tenantName: tenanted ? `${tenantFirst} ${tenantLast}` : null,
@@ -860,7 +880,12 @@ export function buildListing(rng: Prng, ctx: BuildContext): SimListing {
       ? {
           branch: branchFor(suburb),
           mobileMarketingDescription: null,
-          internalRemarks: rng.pick([null, 'Landlord happy to consider pets on application.', 'Water usage charged to tenant. Smoke alarms serviced Feb.', 'Landlord overseas: approvals via email only.']),
+          internalRemarks: rng.pick([
+            null,
+            'Landlord happy to consider pets on application.',
+            'Water usage charged to tenant. Smoke alarms serviced Feb.',
+            'Landlord overseas: approvals via email only.',
+          ]),
           priceOnApplication: displayPrice === 'Contact Agent',
           authorityStart: formatDateTime(inserted),
           authorityEnd: null,
@@ -920,9 +945,14 @@ export function buildListing(rng: Prng, ctx: BuildContext): SimListing {
     isStrataBuilding: typeKey === 'Apartment',
     isProjectBuilding: false,
     epcRating: null,
-    zoning: suburb.state === 'VIC'
-      ? propertyClass === 'commercial' ? 'Commercial 1 Zone (C1Z)' : 'General Residential Zone (GRZ1)'
-      : propertyClass === 'commercial' ? 'E1 Local Centre' : 'R2 Low Density Residential',
+    zoning:
+      suburb.state === 'VIC'
+        ? propertyClass === 'commercial'
+          ? 'Commercial 1 Zone (C1Z)'
+          : 'General Residential Zone (GRZ1)'
+        : propertyClass === 'commercial'
+          ? 'E1 Local Centre'
+          : 'R2 Low Density Residential',
     account: { id: (ctx.agency ?? agencyIdentity(0)).id, name: (ctx.agency ?? agencyIdentity(0)).name },
     ...rooms,
     ...(floorArea === null ? {} : { floorArea }),
@@ -956,10 +986,13 @@ export function buildListing(rng: Prng, ctx: BuildContext): SimListing {
       },
     ],
     highlights: rng.sample(FEATURES[featureKey] ?? [], 3).map((feature) => feature.replace(/&amp;/g, '&').replace(/&#39;/g, "'")),
-    portals: publishedToWeb === null ? [] : [
-      { id: 1, code: 'REA', description: 'realestate.com.au', portal: { id: 1, name: 'realestate.com.au' } },
-      { id: 2, code: 'DOMAIN', description: 'Domain', portal: { id: 2, name: 'Domain' } },
-    ],
+    portals:
+      publishedToWeb === null
+        ? []
+        : [
+            { id: 1, code: 'REA', description: 'realestate.com.au', portal: { id: 1, name: 'realestate.com.au' } },
+            { id: 2, code: 'DOMAIN', description: 'Domain', portal: { id: 2, name: 'Domain' } },
+          ],
   };
 
   let saleDetails: Record<string, unknown> | null = null;
@@ -1055,13 +1088,7 @@ export function buildListing(rng: Prng, ctx: BuildContext): SimListing {
 // ---------------------------------------------------------------------------------------------
 // Enquiries already waiting in the holding area (from portals), so the list and its filters have data.
 
-function buildSeedEnquiries(
-  rng: Prng,
-  today: number,
-  listings: SimListing[],
-  users: SimUser[],
-  ids: SeedData['nextIds'],
-): SimEnquiry[] {
+function buildSeedEnquiries(rng: Prng, today: number, listings: SimListing[], users: SimUser[], ids: SeedData['nextIds']): SimEnquiry[] {
   const count = Math.min(12, Math.max(3, Math.floor(listings.length / 4)));
   const advertised = listings.filter((listing) => listing.publishedToWeb !== null);
   const enquiries: SimEnquiry[] = [];
@@ -1079,7 +1106,11 @@ function buildSeedEnquiries(
       enquiryDate: when,
       subject: listing ? `Enquiry about ${String(listing.fields.displayAddress)}` : 'Appraisal request',
       body: listing
-        ? rng.pick(['Is the property still available? Could I get the contract of sale?', 'What are the body corporate fees?', 'Can I inspect this week after 5pm?'])
+        ? rng.pick([
+            'Is the property still available? Could I get the contract of sale?',
+            'What are the body corporate fees?',
+            'Can I inspect this week after 5pm?',
+          ])
         : 'Thinking of selling in spring, could you give us an idea of value?',
       originalId: `${source.apiCode.toLowerCase()}-${rng.hex(12)}`,
       propertyReference: listing ? ((listing.fields.referenceID as string | null) ?? null) : null,

@@ -59,7 +59,8 @@ export interface RunningSimulator {
 /** The simulated CRM as an Express app (never listens): API, file host and /__sim/ control surface. */
 export function createSimulatorApp(options: SimulatorOptions = {}): { app: express.Express; state: SimulatorState; key: IntegratorKey } {
   const agencies = options.agencies ?? 1;
-  if (!Number.isInteger(agencies) || agencies < 1 || agencies > MAX_AGENCIES) throw new RangeError(`agencies must be a whole number from 1 to ${MAX_AGENCIES} (got ${agencies})`);
+  if (!Number.isInteger(agencies) || agencies < 1 || agencies > MAX_AGENCIES)
+    throw new RangeError(`agencies must be a whole number from 1 to ${MAX_AGENCIES} (got ${agencies})`);
   const photosPerListing = options.photosPerListing;
   if (photosPerListing !== undefined && (!Number.isInteger(photosPerListing) || photosPerListing < 0)) {
     throw new RangeError(`photosPerListing must be a whole number of at least 0 (got ${photosPerListing})`);

@@ -220,7 +220,8 @@ export class SimulatorState {
   /** One account; without `key`, the first on a key of its own (the single-agency simulator). */
   constructor(options: ResolvedOptions, key?: IntegratorKey) {
     this.options = options;
-    this.key = key ?? new IntegratorKey(options.apiKey, { requestsPerSecond: options.requestsPerSecond, dailyLimit: options.dailyLimit }, () => options.now().getTime());
+    this.key =
+      key ?? new IntegratorKey(options.apiKey, { requestsPerSecond: options.requestsPerSecond, dailyLimit: options.dailyLimit }, () => options.now().getTime());
     this.agency = agencyIdentity(this.accountIndex);
     this.faults = new FaultInjector(this.accountSeed);
     this.tokens.set(options.accessToken, { token: options.accessToken, scopes: [...ALL_SCOPES] });

@@ -78,14 +78,7 @@ function zoneOffset(at: number, timeZone: string): number {
     offsetFormatters.set(timeZone, formatter);
   }
   const parts = Object.fromEntries(formatter.formatToParts(new Date(at)).map((part) => [part.type, part.value]));
-  const asUtc = Date.UTC(
-    Number(parts.year),
-    Number(parts.month) - 1,
-    Number(parts.day),
-    Number(parts.hour),
-    Number(parts.minute),
-    Number(parts.second),
-  );
+  const asUtc = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
   const offset = asUtc - Math.floor(at / SECOND) * SECOND;
   offsetCache.set(cacheKey, offset);
   return offset;

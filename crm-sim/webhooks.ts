@@ -132,7 +132,10 @@ export class WebhookSender {
         // One record per life of the property: a property for sale and for lease at once sends both.
         for (const listing of account.listingsOfProperty(event.recordId)) {
           // The full record, photos inline (as real records carry them).
-          const record = { ...renderListing(listing, account, origin, 'single'), photos: await Promise.all(listing.photos.map((photo) => renderPhoto(photo, origin))) };
+          const record = {
+            ...renderListing(listing, account, origin, 'single'),
+            photos: await Promise.all(listing.photos.map((photo) => renderPhoto(photo, origin))),
+          };
           itemBodies.push({ dataModel: 'Property', data: JSON.stringify(record) });
         }
       } else if (event.type === 'user') {

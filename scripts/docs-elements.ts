@@ -96,7 +96,10 @@ export function elementTablesMarkdown(manifest: Manifest, { sourceBase = '' }: {
   const out: string[] = [];
   for (const element of elements) {
     out.push(`## \`<${element.tagName}>\``, '');
-    const intro = [element.summary, element.description].filter(Boolean).map((text) => cell(text!)).join('\n\n');
+    const intro = [element.summary, element.description]
+      .filter(Boolean)
+      .map((text) => cell(text!))
+      .join('\n\n');
     if (intro) out.push(intro, '');
     out.push(`Class \`${element.name}\`, source [${element.path}](${sourceBase}${element.path}).`, '');
 
@@ -108,9 +111,9 @@ export function elementTablesMarkdown(manifest: Manifest, { sourceBase = '' }: {
       return [
         code(attribute.name),
         attribute.fieldName ? code(attribute.fieldName) : '',
-        typeText(attribute.type ? attribute : field ?? attribute),
-        defaultText(attribute.default !== undefined ? attribute : field ?? attribute),
-        describe(attribute.description || attribute.summary ? attribute : field ?? attribute),
+        typeText(attribute.type ? attribute : (field ?? attribute)),
+        defaultText(attribute.default !== undefined ? attribute : (field ?? attribute)),
+        describe(attribute.description || attribute.summary ? attribute : (field ?? attribute)),
       ];
     });
     out.push(...section('Attributes', ['Attribute', 'Property', 'Type', 'Default', 'Description'], attributeRows));
@@ -130,9 +133,7 @@ export function elementTablesMarkdown(manifest: Manifest, { sourceBase = '' }: {
       });
     out.push(...section('Methods', ['Method', 'Description'], methodRows));
 
-    const eventRows = (element.events ?? [])
-      .filter((event) => event.name)
-      .map((event) => [code(event.name), typeText(event), describe(event)]);
+    const eventRows = (element.events ?? []).filter((event) => event.name).map((event) => [code(event.name), typeText(event), describe(event)]);
     out.push(...section('Events', ['Event', 'Type', 'Description'], eventRows));
 
     const slotRows = (element.slots ?? []).map((slot) => [slot.name ? code(slot.name) : '(default)', describe(slot)]);

@@ -2,7 +2,10 @@
 
 /** Escapes what would break a table cell: pipes and line breaks. */
 export function cell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ').trim();
+  return text
+    .replace(/\|/g, '\\|')
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
 }
 
 /** A code span that survives backticks inside the value (table cells escape pipes themselves). */

@@ -8,9 +8,15 @@ const candidates = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/
 
 /** Flags that keep headless Chromium quiet on a machine with no internet and no sandbox. */
 export const chromiumArgs = [
-  '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  '--no-first-run', '--disable-quic',
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
 ];
 
 function locate() {
@@ -34,8 +40,7 @@ export function findChromium() {
     if (install && install.status === 0 && installed) return installed;
   }
   throw new Error(
-    'No Chromium found for the browser tests. Install one (Debian: `apt-get install chromium`) ' +
-      'or set CHROME_PATH to a Chrome or Chromium binary.',
+    'No Chromium found for the browser tests. Install one (Debian: `apt-get install chromium`) ' + 'or set CHROME_PATH to a Chrome or Chromium binary.',
   );
 }
 

@@ -37,9 +37,7 @@ try {
     const url = `${relay.url}/${await pagePath(relay.url, page)}`;
     const result = await lighthouse(url, { port: chrome.port, output: 'json', logLevel: 'error' });
     if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
-    const scores = Object.fromEntries(
-      Object.entries(result.lhr.categories).map(([name, category]) => [name, category.score]),
-    );
+    const scores = Object.fromEntries(Object.entries(result.lhr.categories).map(([name, category]) => [name, category.score]));
     const below = Object.entries(scores).filter(([, score]) => score === null || score < MIN_SCORE);
     if (below.length) failed = true;
     const failing = below.length

@@ -36,20 +36,32 @@ try {
 // The native compiler (TypeScript 7); the package named typescript is 6, for typescript-eslint's API.
 const typecheck = await run(join(root, 'node_modules', '@typescript', 'native', 'bin', 'tsc'), ['--noEmit', '-p', 'tsconfig.json']);
 if (typecheck === 0) passed += 1;
-else { failed += 1; problems.push('type-check (tsc --noEmit)'); }
+else {
+  failed += 1;
+  problems.push('type-check (tsc --noEmit)');
+}
 
 // The walls between modules (.dependency-cruiser.cjs): a broken rule prints the offending import.
 const walls = await run(process.execPath, [join(root, 'scripts', 'walls.mjs')]);
 if (walls === 0) passed += 1;
-else { failed += 1; problems.push('import walls (dependency-cruiser, .dependency-cruiser.cjs)'); }
+else {
+  failed += 1;
+  problems.push('import walls (dependency-cruiser, .dependency-cruiser.cjs)');
+}
 
 // Lint (eslint.config.js: rules that catch bugs) and formatting (prettier), as habits rather than reviews.
 const lint = await run(bin('eslint'), ['.']);
 if (lint === 0) passed += 1;
-else { failed += 1; problems.push('lint (eslint .)'); }
+else {
+  failed += 1;
+  problems.push('lint (eslint .)');
+}
 const format = await run(bin('prettier'), ['--check', '.', '--log-level', 'warn']);
 if (format === 0) passed += 1;
-else { failed += 1; problems.push('formatting (prettier --check .; fix with npx prettier --write .)'); }
+else {
+  failed += 1;
+  problems.push('formatting (prettier --check .; fix with npx prettier --write .)');
+}
 
 // vitest writes a JSON report whose counts we add up; its own summary still prints.
 const vitestJson = join(reportDir, 'vitest.json');
@@ -67,7 +79,10 @@ try {
 
 if (chromePath) {
   const wtrJson = join(reportDir, 'wtr.json');
-  const wtrCode = await run(process.execPath, ['--import', 'tsx', join(root, 'node_modules/@web/test-runner/dist/bin.js')], { CHROME_PATH: chromePath, WTR_JSON_REPORT: wtrJson });
+  const wtrCode = await run(process.execPath, ['--import', 'tsx', join(root, 'node_modules/@web/test-runner/dist/bin.js')], {
+    CHROME_PATH: chromePath,
+    WTR_JSON_REPORT: wtrJson,
+  });
   try {
     const report = JSON.parse(readFileSync(wtrJson, 'utf8'));
     passed += report.passed;

@@ -9,11 +9,11 @@ export const WALLED_FOLDERS = ['server', 'crm-sim', 'widget', 'contract', 'bench
 
 /** Runs dependency-cruiser over `paths` (default: the walled folders) from `cwd`; returns its exit code and output. */
 export function checkWalls(paths = WALLED_FOLDERS, { config = join(root, '.dependency-cruiser.cjs'), cwd = root, stdio = 'pipe' } = {}) {
-  const result = spawnSync(
-    join(root, 'node_modules', '.bin', 'depcruise'),
-    ['--config', config, '--output-type', 'err-long', ...paths],
-    { cwd, encoding: 'utf8', stdio },
-  );
+  const result = spawnSync(join(root, 'node_modules', '.bin', 'depcruise'), ['--config', config, '--output-type', 'err-long', ...paths], {
+    cwd,
+    encoding: 'utf8',
+    stdio,
+  });
   return { code: result.status ?? 1, output: `${result.stdout ?? ''}${result.stderr ?? ''}` };
 }
 

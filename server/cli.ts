@@ -31,7 +31,7 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
       'Commands:',
       ...commands.map((command) => `  ${command.name.padEnd(10)} ${command.summary}`),
       '',
-      'Run `npm run relay -- <command> help` for a command\'s arguments. With AGENCIES_FILE, add `--agency <slug>` to work on one agency\'s store.',
+      "Run `npm run relay -- <command> help` for a command's arguments. With AGENCIES_FILE, add `--agency <slug>` to work on one agency's store.",
     ].join('\n');
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     (name === undefined ? err : out)(help());

@@ -36,10 +36,7 @@ try {
 }
 log.info({ url: relay.url, dataDir: relay.store.dataDir }, `estate-embed relay listening on ${relay.url}`);
 const scriptTags = widgetScriptTags(config.http.publicUrl ?? relay.url);
-log.info(
-  { latest: scriptTags.latest, pinned: scriptTags.pinned?.url, integrity: scriptTags.pinned?.integrity },
-  'widget script tags',
-);
+log.info({ latest: scriptTags.latest, pinned: scriptTags.pinned?.url, integrity: scriptTags.pinned?.integrity }, 'widget script tags');
 // Each agency's sites paste the tag of its own path: its elements then call /a/<slug>/api/v1/….
 const agencyTags = (relay.agencies?.list() ?? []).map((running) => ({
   slug: running.entry.slug,
@@ -65,8 +62,15 @@ process.on(SYNC_SIGNAL, () => {
     log.info({ kind, ...(agency ? { agency } : {}) }, 'sync requested by the operator CLI');
     // Every agency (the one at the root unless AGENCIES_FILE, and those under /a/<slug>/), or the one named.
     // DATABASE_URL: the relay holding each agency's sync runs it, whichever relay was asked.
-    const runOrPass = (target: { sharedSync?: { requestSync(kind: 'full' | 'incremental'): Promise<void> }; listings: { sync: { run(kind: 'full' | 'incremental'): Promise<unknown> } } }) =>
-      target.sharedSync ? target.sharedSync.requestSync(kind).catch((error: unknown) => log.error({ err: error }, 'could not pass the sync request to the relay holding the sync')) : void target.listings.sync.run(kind);
+    const runOrPass = (target: {
+      sharedSync?: { requestSync(kind: 'full' | 'incremental'): Promise<void> };
+      listings: { sync: { run(kind: 'full' | 'incremental'): Promise<unknown> } };
+    }) =>
+      target.sharedSync
+        ? target.sharedSync
+            .requestSync(kind)
+            .catch((error: unknown) => log.error({ err: error }, 'could not pass the sync request to the relay holding the sync'))
+        : void target.listings.sync.run(kind);
     if (!config.agenciesFile && agency === undefined) void runOrPass(relay);
     for (const running of relay.agencies?.list() ?? []) if (agency === undefined || running.entry.slug === agency) void runOrPass(running.agency);
   } catch (error) {

@@ -53,11 +53,12 @@ function loadElement(tag: string): Promise<void> {
   let load = loads.get(tag);
   if (!load) {
     const files = manifest.elements[tag];
-    load = customElements.get(tag) || !files
-      ? Promise.resolve()
-      : Promise.all(files.map(checkChunk)).then(async () => {
-          await import(/* @vite-ignore */ new URL(files[files.length - 1], import.meta.url).href);
-        });
+    load =
+      customElements.get(tag) || !files
+        ? Promise.resolve()
+        : Promise.all(files.map(checkChunk)).then(async () => {
+            await import(/* @vite-ignore */ new URL(files[files.length - 1], import.meta.url).href);
+          });
     load.catch((error: unknown) => console.error(error));
     loads.set(tag, load);
   }

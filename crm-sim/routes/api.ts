@@ -91,7 +91,17 @@ function requireScope(state: SimulatorState, scope: string): RequestHandler {
   };
 }
 
-const SALE_STATUSES = ['prospect', 'appraisal', 'listing', 'conditional', 'listingOrConditional', 'unconditional', 'settled', 'withdrawn', 'withdrawnAppraisal'] as const;
+const SALE_STATUSES = [
+  'prospect',
+  'appraisal',
+  'listing',
+  'conditional',
+  'listingOrConditional',
+  'unconditional',
+  'settled',
+  'withdrawn',
+  'withdrawnAppraisal',
+] as const;
 const LEASE_STATUSES = ['prospect', 'appraisal', 'management', 'listing', 'withdrawn', 'withdrawnAppraisal'] as const;
 const SOLD_STATUSES = ['conditional', 'unconditional', 'settled'] as const;
 const SORTS = ['inserted', 'modified', 'suburb', 'searchPrice', 'landArea', 'floorArea'] as const;
@@ -423,14 +433,26 @@ function accountApiRouter(state: SimulatorState): Router {
       openDatabase: false,
       email: `hello@${agency.domain}`,
       phoneNumbers: [{ number: '(03) 5550 1000', typeCode: 'W', type: 'Work', comment: null }],
-      address: { streetNumber: branch.address.streetNumber, street: branch.address.street, suburb: { name: branch.address.suburb, postcode: branch.address.postcode } },
+      address: {
+        streetNumber: branch.address.streetNumber,
+        street: branch.address.street,
+        suburb: { name: branch.address.suburb, postcode: branch.address.postcode },
+      },
       postalAddress: null,
       franchise: null,
       speciality: null,
       marketingUserOrders: [],
       websiteUrl: `https://${agency.domain}`,
       clientLoginUrl: null,
-      openingHours: { sunday: 'Closed', monday: '9am-5:30pm', tuesday: '9am-5:30pm', wednesday: '9am-5:30pm', thursday: '9am-5:30pm', friday: '9am-5:30pm', saturday: '9am-4pm' },
+      openingHours: {
+        sunday: 'Closed',
+        monday: '9am-5:30pm',
+        tuesday: '9am-5:30pm',
+        wednesday: '9am-5:30pm',
+        thursday: '9am-5:30pm',
+        friday: '9am-5:30pm',
+        saturday: '9am-4pm',
+      },
     });
   });
 

@@ -118,13 +118,20 @@ function accountParam(key: IntegratorKey, req: Request): SimulatorState | undefi
 }
 
 function accountSummary(account: SimulatorState) {
-  return { id: account.accountId, name: account.agency.name, accessToken: account.options.accessToken, listings: account.listings.length, users: account.users.length };
+  return {
+    id: account.accountId,
+    name: account.agency.name,
+    accessToken: account.options.accessToken,
+    listings: account.listings.length,
+    users: account.users.length,
+  };
 }
 
 function optionalCount(body: Record<string, unknown>, name: string, min: number): number | undefined {
   const value = body[name];
   if (value === undefined) return undefined;
-  if (!Number.isInteger(value) || (value as number) < min || (value as number) > 100_000) throw new ControlInputError(`${name} must be a whole number from ${min} to 100000`);
+  if (!Number.isInteger(value) || (value as number) < min || (value as number) > 100_000)
+    throw new ControlInputError(`${name} must be a whole number from ${min} to 100000`);
   return value as number;
 }
 
@@ -202,7 +209,8 @@ export function controlRouter(key: IntegratorKey): Router {
   });
   router.get('/drive', (req, res) => {
     const since = req.query.since;
-    if (since !== undefined && (typeof since !== 'string' || !/^\d{1,9}$/.test(since))) throw new ControlInputError('since must be a change seq (a whole number)');
+    if (since !== undefined && (typeof since !== 'string' || !/^\d{1,9}$/.test(since)))
+      throw new ControlInputError('since must be a change seq (a whole number)');
     res.json({ ...key.driver.status(), changes: key.driver.changes(Number(since ?? 0), 1000) });
   });
   router.delete('/drive', (_req, res) => {
@@ -264,7 +272,8 @@ function accountControlRouter(state: SimulatorState): Router {
   router.patch('/photos/:id', async (req, res) => {
     const body = (req.body ?? {}) as { published?: unknown; caption?: unknown };
     if (body.published !== undefined && typeof body.published !== 'boolean') throw new ControlInputError('published must be true or false');
-    if (body.caption !== undefined && body.caption !== null && typeof body.caption !== 'string') throw new ControlInputError('caption must be a string or null');
+    if (body.caption !== undefined && body.caption !== null && typeof body.caption !== 'string')
+      throw new ControlInputError('caption must be a string or null');
     const photo = state.changePhoto(idParam(req), body as { published?: boolean; caption?: string | null });
     res.json(await renderPhoto(photo, requestOrigin(req)));
   });
@@ -322,7 +331,8 @@ function accountControlRouter(state: SimulatorState): Router {
 
   router.patch('/users/:id', (req, res) => {
     const body = (req.body ?? {}) as { fields?: unknown; showOnWeb?: unknown };
-    if (body.fields !== undefined && (typeof body.fields !== 'object' || body.fields === null || Array.isArray(body.fields))) throw new ControlInputError('fields must be an object');
+    if (body.fields !== undefined && (typeof body.fields !== 'object' || body.fields === null || Array.isArray(body.fields)))
+      throw new ControlInputError('fields must be an object');
     if (body.showOnWeb !== undefined && typeof body.showOnWeb !== 'boolean') throw new ControlInputError('showOnWeb must be true or false');
     const user = state.changeUser(idParam(req), body as { fields?: Record<string, unknown>; showOnWeb?: boolean });
     res.json(renderUser(user, requestOrigin(req)));
@@ -341,7 +351,8 @@ function withErrors(router: Router): Router {
     res.status(404).json({ error: `No control route ${req.method} ${req.baseUrl}${req.path}` });
   });
   router.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    if (error instanceof ControlInputError || error instanceof FaultRuleError || error instanceof DriveInputError) return void res.status(400).json({ error: error.message });
+    if (error instanceof ControlInputError || error instanceof FaultRuleError || error instanceof DriveInputError)
+      return void res.status(400).json({ error: error.message });
     if (error instanceof SimulatorError || error instanceof DriveRefusedError) return void res.status(error.status).json({ error: error.message });
     if ((error as { type?: string }).type === 'entity.parse.failed') return void res.status(400).json({ error: 'the body is not valid JSON' });
     console.error('[crm-sim] control error', error);

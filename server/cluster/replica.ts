@@ -70,7 +70,10 @@ export class StoreReplica {
     if (!/^[a-z_]+$/.test(name)) throw new Error(`Not a table name: ${name}`);
     const info = this.db.prepare(`PRAGMA table_info(${name})`).all() as Array<{ name: string; pk: number }>;
     if (info.length === 0) throw new Error(`No table ${name} in the relay's store to replicate`);
-    const keys = info.filter((column) => column.pk > 0).sort((a, b) => a.pk - b.pk).map((column) => column.name);
+    const keys = info
+      .filter((column) => column.pk > 0)
+      .sort((a, b) => a.pk - b.pk)
+      .map((column) => column.name);
     if (keys.length === 0) throw new Error(`Table ${name} has no primary key: it cannot be replicated`);
     return { name, columns: info.map((column) => column.name), keys, rows: typeof table === 'string' ? undefined : table.rows };
   }
@@ -132,11 +135,23 @@ export class StoreReplica {
       for (let start = 0; start < rows.length; start += PUBLISH_BATCH) {
         await replica
           .insertInto('replica_rows')
-          .values(rows.slice(start, start + PUBLISH_BATCH).map(({ tbl, pk, row }) => ({ tbl, pk, row, seq: sql<number>`nextval('replica_seq')`, changed_at: changedAt })))
-          .onConflict((conflict) => conflict.columns(['tbl', 'pk']).doUpdateSet((eb) => ({ row: eb.ref('excluded.row'), seq: eb.ref('excluded.seq'), changed_at: eb.ref('excluded.changed_at') })))
+          .values(
+            rows
+              .slice(start, start + PUBLISH_BATCH)
+              .map(({ tbl, pk, row }) => ({ tbl, pk, row, seq: sql<number>`nextval('replica_seq')`, changed_at: changedAt })),
+          )
+          .onConflict((conflict) =>
+            conflict
+              .columns(['tbl', 'pk'])
+              .doUpdateSet((eb) => ({ row: eb.ref('excluded.row'), seq: eb.ref('excluded.seq'), changed_at: eb.ref('excluded.changed_at') })),
+          )
           .execute();
       }
-      await replica.deleteFrom('replica_rows').where('row', 'is', null).where('changed_at', '<', changedAt - TOMBSTONE_KEEP_MS).execute();
+      await replica
+        .deleteFrom('replica_rows')
+        .where('row', 'is', null)
+        .where('changed_at', '<', changedAt - TOMBSTONE_KEEP_MS)
+        .execute();
       return rows.length;
     });
     if (published === false) return false;
@@ -166,7 +181,10 @@ export class StoreReplica {
       .setIsolationLevel('repeatable read')
       .execute(async (trx) => {
         const replica = trx.withTables<ReplicaTables>();
-        const top = await replica.selectFrom('replica_rows').select(sql<number | null>`max(seq)`.as('max')).executeTakeFirst();
+        const top = await replica
+          .selectFrom('replica_rows')
+          .select(sql<number | null>`max(seq)`.as('max'))
+          .executeTakeFirst();
         const found: Array<{ tbl: string; pk: string; row: string | null; seq: number }> = [];
         let after = 0;
         for (;;) {
@@ -208,7 +226,13 @@ export class StoreReplica {
     const known = new Set(this.shapes.map((shape) => shape.name));
     const started = this.now();
     for (;;) {
-      const page = await this.shared.selectFrom('replica_rows').select(['tbl', 'pk', 'row', 'seq']).where('seq', '>', this.cursor).orderBy('seq').limit(FOLLOW_BATCH).execute();
+      const page = await this.shared
+        .selectFrom('replica_rows')
+        .select(['tbl', 'pk', 'row', 'seq'])
+        .where('seq', '>', this.cursor)
+        .orderBy('seq')
+        .limit(FOLLOW_BATCH)
+        .execute();
       if (page.length === 0) break;
       this.inOneTransaction(() => {
         for (const row of page) {
@@ -271,7 +295,10 @@ export class StoreReplica {
  * The lease and replica of an agency whose store is attached to PostgreSQL (SharedDatabase.attach):
  * `tables` are the SQLite tables its sync writes, `holder` this relay's registry id.
  */
-export function shareAgencySync(store: Store, options: { tables: readonly ReplicatedTable[]; holder: string; leaseMs?: number }): { lease: SyncLease; replica: StoreReplica } {
+export function shareAgencySync(
+  store: Store,
+  options: { tables: readonly ReplicatedTable[]; holder: string; leaseMs?: number },
+): { lease: SyncLease; replica: StoreReplica } {
   const { db, kind } = queriesOf(store);
   if (kind !== 'postgres') throw new Error('An agency sync is shared only through PostgreSQL (DATABASE_URL)');
   return { lease: new SyncLease(db, options.holder, options.leaseMs), replica: new StoreReplica({ store, shared: db, tables: options.tables }) };

@@ -30,7 +30,6 @@ export interface SharedGateOptions {
   holder: string;
 }
 
-
 export class SharedGate implements KeyGate {
   /** The key as the tables name it: a digest, never the key. */
   readonly keyId: string;
@@ -46,7 +45,14 @@ export class SharedGate implements KeyGate {
    */
   async take(day: string, limit: number): Promise<SharedTake> {
     await this.seed();
-    const { rows } = await this.options.pool.query<{ slot: number | null; take: number | null; used: number | null; free: number; wait_ms: number | null; day_used: number | null }>({
+    const { rows } = await this.options.pool.query<{
+      slot: number | null;
+      take: number | null;
+      used: number | null;
+      free: number;
+      wait_ms: number | null;
+      day_used: number | null;
+    }>({
       name: 'crm-gate-take',
       text: `
         WITH free AS (

@@ -105,7 +105,12 @@ export class SharedSync implements Worker {
         this.log.warn({ error: describe(error) }, 'could not copy the listing cache from PostgreSQL; serving what this relay holds until it can');
       }
     });
-    this.listen(REPLICA_CHANNEL, (schema) => schema === this.options.schema && this.follow(), 'could not listen for replica notices; polling instead', () => this.follow());
+    this.listen(
+      REPLICA_CHANNEL,
+      (schema) => schema === this.options.schema && this.follow(),
+      'could not listen for replica notices; polling instead',
+      () => this.follow(),
+    );
     this.listen(
       SYNC_REQUEST_CHANNEL,
       (payload) => {
@@ -239,7 +244,8 @@ export class SharedSync implements Worker {
     this.takeovers++;
     for (const worker of this.options.leaderWorkers) worker.start();
     this.publishTimer = setInterval(() => {
-      if (this.leading && replica.hasPending()) void this.publish().catch((error: unknown) => this.log.warn({ error: describe(error) }, 'could not publish the agency sync\'s changes; trying again'));
+      if (this.leading && replica.hasPending())
+        void this.publish().catch((error: unknown) => this.log.warn({ error: describe(error) }, "could not publish the agency sync's changes; trying again"));
     }, PUBLISH_EVERY_MS);
     this.publishTimer.unref();
     this.options.onRoleChange?.(true);
@@ -322,7 +328,7 @@ export function renderSharedSyncMetrics(syncs: ReadonlyArray<Pick<SharedSync, 'l
   const held = syncs.filter((sync) => sync.leads).length;
   const takeovers = syncs.reduce((total, sync) => total + sync.takeovers, 0);
   return (
-    "# HELP estate_agency_syncs_held Agencies whose sync this relay holds (DATABASE_URL: one relay syncs each agency, the others copy it).\n" +
+    '# HELP estate_agency_syncs_held Agencies whose sync this relay holds (DATABASE_URL: one relay syncs each agency, the others copy it).\n' +
     '# TYPE estate_agency_syncs_held gauge\n' +
     `estate_agency_syncs_held ${held}\n` +
     "# HELP estate_agency_sync_takeovers_total Times this relay took an agency's sync (at start, or after its holder stopped or died).\n" +

@@ -86,12 +86,21 @@ export class SharedWebhookInbox implements WebhookInbox {
   /** Taken into the holder's change queue: no longer waiting (the digest stays, refusing replays). */
   async markTaken(ids: readonly number[]): Promise<void> {
     if (ids.length === 0) return;
-    await this.db.updateTable('crm_webhook_inbox').set({ taken_at: this.now() }).where('id', 'in', [...ids]).where('taken_at', 'is', null).execute();
+    await this.db
+      .updateTable('crm_webhook_inbox')
+      .set({ taken_at: this.now() })
+      .where('id', 'in', [...ids])
+      .where('taken_at', 'is', null)
+      .execute();
   }
 
   /** Notices waiting (for status and tests). */
   async waiting(): Promise<number> {
-    const row = await this.db.selectFrom('crm_webhook_inbox').select((eb) => eb.fn.countAll<number>().as('waiting')).where('taken_at', 'is', null).executeTakeFirstOrThrow();
+    const row = await this.db
+      .selectFrom('crm_webhook_inbox')
+      .select((eb) => eb.fn.countAll<number>().as('waiting'))
+      .where('taken_at', 'is', null)
+      .executeTakeFirstOrThrow();
     return Number(row.waiting);
   }
 
@@ -136,7 +145,8 @@ function readNotice(json: string | null): ChangeNotice | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const notice = value as Record<string, unknown>;
   const kind = notice.kind as ChangedKind;
-  if (!KINDS.has(kind) || !Number.isSafeInteger(notice.id) || typeof notice.name !== 'string' || !Number.isFinite(notice.at) || !Array.isArray(notice.records)) return undefined;
+  if (!KINDS.has(kind) || !Number.isSafeInteger(notice.id) || typeof notice.name !== 'string' || !Number.isFinite(notice.at) || !Array.isArray(notice.records))
+    return undefined;
   return {
     kind,
     name: notice.name,

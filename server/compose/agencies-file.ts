@@ -68,7 +68,10 @@ export function readAgenciesFile(path: string): AgencyEntry[] {
 /** Checks the file's parsed JSON (see readAgenciesFile). */
 export function parseAgencies(json: unknown): AgencyEntry[] {
   const top = fileSchema.safeParse(json);
-  if (!top.success) throw new ConfigError(['AGENCIES_FILE: must be a JSON object { "agencies": [ { "slug", "name", "accessToken", "allowedOrigins", "siteUrl" }, … ] } and nothing else']);
+  if (!top.success)
+    throw new ConfigError([
+      'AGENCIES_FILE: must be a JSON object { "agencies": [ { "slug", "name", "accessToken", "allowedOrigins", "siteUrl" }, … ] } and nothing else',
+    ]);
   const problems: string[] = [];
   const agencies: AgencyEntry[] = [];
   top.data.agencies.forEach((raw, index) => {
@@ -79,7 +82,10 @@ export function parseAgencies(json: unknown): AgencyEntry[] {
       for (const issue of parsed.error.issues) {
         const field = issue.path.length ? issue.path.map(String).join('.') : '(agency)';
         // Zod's messages name what was expected, never the value itself; unknown keys are named by key.
-        const message = issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `"${key}"`).join(', ')}` : issue.message;
+        const message =
+          issue.code === 'unrecognized_keys'
+            ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `"${key}"`).join(', ')}`
+            : issue.message;
         problems.push(`AGENCIES_FILE: ${label}: ${field}: ${message}`);
       }
       return;
@@ -93,7 +99,8 @@ export function parseAgencies(json: unknown): AgencyEntry[] {
     if (seenSlugs.has(agency.slug)) problems.push(`AGENCIES_FILE: "${agency.slug}": slug: is used by more than one agency`);
     seenSlugs.set(agency.slug, 1);
     const owner = seenTokens.get(agency.accessToken);
-    if (owner !== undefined && owner !== agency.slug) problems.push(`AGENCIES_FILE: "${agency.slug}": accessToken: is the same as agency "${owner}"'s (one token is one agency's account)`);
+    if (owner !== undefined && owner !== agency.slug)
+      problems.push(`AGENCIES_FILE: "${agency.slug}": accessToken: is the same as agency "${owner}"'s (one token is one agency's account)`);
     else seenTokens.set(agency.accessToken, agency.slug);
   }
   if (problems.length) throw new ConfigError(problems);

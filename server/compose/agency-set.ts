@@ -238,8 +238,13 @@ export class AgencySet {
       const replay = res.locals.replay as ReplayCache | undefined;
       if (replay) {
         res.locals.replay = {
-          remember: (req: Parameters<ReplayCache['remember']>[0], response: Parameters<ReplayCache['remember']>[1], body: Parameters<ReplayCache['remember']>[2], bytes: Buffer, replayOptions: ReplayOptions) =>
-            replay.remember(req, response, body, bytes, { ...replayOptions, isCurrent: () => running.serving && replayOptions.isCurrent() }),
+          remember: (
+            req: Parameters<ReplayCache['remember']>[0],
+            response: Parameters<ReplayCache['remember']>[1],
+            body: Parameters<ReplayCache['remember']>[2],
+            bytes: Buffer,
+            replayOptions: ReplayOptions,
+          ) => replay.remember(req, response, body, bytes, { ...replayOptions, isCurrent: () => running.serving && replayOptions.isCurrent() }),
         };
       }
       next();
@@ -293,7 +298,9 @@ export class AgencySet {
     router.use(
       photosRouter(this.photoDir, {
         // Relays on one database: the first agency that records the image fetches its files from the file host.
-        fill: this.options.sharedDatabase ? fillFromAgencies(() => this.list().flatMap((running) => (running.agency.listings.photoFill ? [running.agency.listings.photoFill] : []))) : undefined,
+        fill: this.options.sharedDatabase
+          ? fillFromAgencies(() => this.list().flatMap((running) => (running.agency.listings.photoFill ? [running.agency.listings.photoFill] : [])))
+          : undefined,
         onMissing: (hash) => this.list().forEach((running) => running.agency.listings.forgetMissingPhotos({ hash })),
       }),
     );
@@ -318,7 +325,11 @@ export class AgencySet {
       overDailyCap: sum((agency) => agency.listings.changes.counts.overDailyCap),
       failures: sum((agency) => agency.listings.changes.counts.failures),
     };
-    const push = renderPushMetrics(webhooks, worker, sum((agency) => agency.listings.pendingChanges()));
+    const push = renderPushMetrics(
+      webhooks,
+      worker,
+      sum((agency) => agency.listings.pendingChanges()),
+    );
     return (
       push +
       renderSharedSyncMetrics(agencies.flatMap((agency) => (agency.sharedSync ? [agency.sharedSync] : []))) +
@@ -360,7 +371,13 @@ export class AgencySet {
     const described = describeAgenciesPlan(plan);
     // After a usage read (hourly) the totals say enough; the lines per agency come at start and on reload.
     const lines = brief && plan.fits ? described.filter((line) => !line.startsWith('  ')) : described;
-    const fields = { agencies: plan.agencies.length, crmRequestsPerDay: plan.perDay, allowed: plan.allowed, floor: plan.floorPerDay, catchUpIntervalMinutes: plan.catchUpIntervalMinutes };
+    const fields = {
+      agencies: plan.agencies.length,
+      crmRequestsPerDay: plan.perDay,
+      allowed: plan.allowed,
+      floor: plan.floorPerDay,
+      catchUpIntervalMinutes: plan.catchUpIntervalMinutes,
+    };
     if (plan.fits) this.log.info(fields, lines.join('\n'));
     else this.log.error(fields, lines.join('\n'));
   }
@@ -373,7 +390,10 @@ export class AgencySet {
     const line = this.plan?.agencies.find((agency) => agency.slug === slug);
     if (this.closed || !line?.estimated || !this.serving.has(slug)) return;
     const plan = this.planFor(this.list());
-    this.applyPlan(plan, plan.agencies.some((agency) => agency.estimated));
+    this.applyPlan(
+      plan,
+      plan.agencies.some((agency) => agency.estimated),
+    );
   }
 
   /** After a read of the key's usage: all agencies planned again with what other tools spend. */
@@ -405,7 +425,9 @@ export class AgencySet {
     }
     const next = new Map(entries.map((entry) => [entry.slug, entry]));
     const added = entries.filter((entry) => !this.serving.has(entry.slug)).map((entry) => entry.slug);
-    const changed = entries.filter((entry) => this.serving.has(entry.slug) && !sameEntry(this.serving.get(entry.slug)!.entry, entry)).map((entry) => entry.slug);
+    const changed = entries
+      .filter((entry) => this.serving.has(entry.slug) && !sameEntry(this.serving.get(entry.slug)!.entry, entry))
+      .map((entry) => entry.slug);
     const removed = [...this.serving.keys()].filter((slug) => !next.has(slug));
 
     // An agency removed earlier and back again: its old outbox worker stops before the new one opens the same store.
@@ -438,7 +460,9 @@ export class AgencySet {
       this.serving.delete(slug);
       this.draining.add(running);
       // In the background: a failure here (a store that will not close) is logged, never an unhandled rejection that would end the relay.
-      this.drain(running).catch((error: unknown) => this.log.error({ agency: slug, error: (error as Error).message }, 'removed agency: draining its outbox failed; its store may still be open'));
+      this.drain(running).catch((error: unknown) =>
+        this.log.error({ agency: slug, error: (error as Error).message }, 'removed agency: draining its outbox failed; its store may still be open'),
+      );
     }
     // Changed: the new composition serves at once (its intake writes to the same outbox); the old one's workers stop before the new one's start.
     const replaced: RunningAgency[] = [];
@@ -456,7 +480,10 @@ export class AgencySet {
     this.applyPlan(plan);
     await Promise.all(replaced.map((old) => old.agency.close()));
     for (const running of fresh) this.startAgency(running);
-    this.log.info({ added, changed, removed, agencies: this.serving.size }, `agencies reloaded: ${added.length} added, ${changed.length} changed, ${removed.length} removed; ${this.serving.size} served`);
+    this.log.info(
+      { added, changed, removed, agencies: this.serving.size },
+      `agencies reloaded: ${added.length} added, ${changed.length} changed, ${removed.length} removed; ${this.serving.size} served`,
+    );
     void this.writeStatus();
     return { ok: true, added, changed, removed };
   }
@@ -464,7 +491,10 @@ export class AgencySet {
   private refuse(error: unknown): ReloadReport {
     // A ConfigError names field by field; anything else (a store that would not open) by its message.
     const problems = error instanceof ConfigError ? error.problems : [`AGENCIES_FILE: the reload failed: ${(error as Error).message}`];
-    this.log.error({ problems }, `AGENCIES_FILE refused on reload; the ${this.serving.size} agencies running keep serving:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.log.error(
+      { problems },
+      `AGENCIES_FILE refused on reload; the ${this.serving.size} agencies running keep serving:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`,
+    );
     return { ok: false, added: [], changed: [], removed: [], problems };
   }
 
@@ -472,12 +502,17 @@ export class AgencySet {
   private async drain(running: RunningAgency): Promise<void> {
     const { agency } = running;
     const deliveryWorker = agency.enquiries.worker;
-    await Promise.all(agencyWorkers(agency).filter((worker) => worker !== deliveryWorker).map((worker) => worker.stop()));
+    await Promise.all(
+      agencyWorkers(agency)
+        .filter((worker) => worker !== deliveryWorker)
+        .map((worker) => worker.stop()),
+    );
     // Through the outbox, not the SQLite file: with DATABASE_URL the queued rows are in PostgreSQL.
     const outbox = new EnquiryOutbox(agency.store);
     const queued = async () => (await outbox.counts()).queued;
     const queuedAtStart = await queued();
-    if (queuedAtStart > 0) this.log.info({ agency: running.entry.slug, queued: queuedAtStart }, 'removed agency: delivering its queued enquiries before closing its store');
+    if (queuedAtStart > 0)
+      this.log.info({ agency: running.entry.slug, queued: queuedAtStart }, 'removed agency: delivering its queued enquiries before closing its store');
     while (this.draining.has(running) && !this.closed && (await queued()) > 0) {
       await new Promise((resolve) => setTimeout(resolve, DRAIN_CHECK_MS).unref());
     }
@@ -513,8 +548,13 @@ export class AgencySet {
     return {
       writtenAt: new Date().toISOString(),
       pid: process.pid,
-      plan: this.plan ? { perDay: this.plan.perDay, allowed: this.plan.allowed, floorPerDay: this.plan.floorPerDay, catchUpIntervalMinutes: this.plan.catchUpIntervalMinutes } : null,
-      agencies: await Promise.all([...this.list().map((running) => row(running, 'serving')), ...this.drainingAgencies().map((running) => row(running, 'draining'))]),
+      plan: this.plan
+        ? { perDay: this.plan.perDay, allowed: this.plan.allowed, floorPerDay: this.plan.floorPerDay, catchUpIntervalMinutes: this.plan.catchUpIntervalMinutes }
+        : null,
+      agencies: await Promise.all([
+        ...this.list().map((running) => row(running, 'serving')),
+        ...this.drainingAgencies().map((running) => row(running, 'draining')),
+      ]),
     };
   }
 

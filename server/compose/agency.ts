@@ -78,8 +78,14 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
   try {
     options.sharedDatabase?.attach(store, options.slug);
     // Any relay may receive the agency's webhooks; only its sync holder applies them (from this inbox).
-    const webhookInbox = options.sharedDatabase ? new SharedWebhookInbox({ store, database: options.sharedDatabase, schema: agencySchema(options.slug), log }) : undefined;
-    crm = createCrmClientFromConfig(config, store, log, { limiterStore: options.limiterStore, agency: options.slug, shared: options.sharedDatabase ? { database: options.sharedDatabase, gate: sharedGateOfKey(config, options.sharedDatabase) } : undefined });
+    const webhookInbox = options.sharedDatabase
+      ? new SharedWebhookInbox({ store, database: options.sharedDatabase, schema: agencySchema(options.slug), log })
+      : undefined;
+    crm = createCrmClientFromConfig(config, store, log, {
+      limiterStore: options.limiterStore,
+      agency: options.slug,
+      shared: options.sharedDatabase ? { database: options.sharedDatabase, gate: sharedGateOfKey(config, options.sharedDatabase) } : undefined,
+    });
     listings = createListingsService({
       config,
       store,
@@ -145,7 +151,11 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
         // Files of images the copy names and this relay lacks, from the file host; then files no agency names any more.
         const fill = agencyListings.photoFill;
         const photosChanged = tables.has('*') || PHOTO_INDEX_TABLES.some((table) => tables.has(table));
-        if (fill && photosChanged) void fill.fillMissing().then(() => fill.prune()).catch((error: unknown) => log.warn({ error: (error as Error).message }, 'photo fill failed; tried again at the next copy'));
+        if (fill && photosChanged)
+          void fill
+            .fillMissing()
+            .then(() => fill.prune())
+            .catch((error: unknown) => log.warn({ error: (error as Error).message }, 'photo fill failed; tried again at the next copy'));
       },
       onRoleChange: (leading) => {
         // A new holder's mirror counts an image on record as present: fill what this relay lacks first.
@@ -190,7 +200,12 @@ export function agencyFeatures(agency: Agency, options: AgencyFeatureOptions): F
   return [
     shared ? { ...listings, workers: [shared], metrics: async () => `${(await listings.metrics?.()) ?? ''}${renderSharedSyncMetrics([shared])}` } : listings,
     shared ? { ...access, workers: [] } : access,
-    enquiriesFeature(agency.enquiries, { allowedOrigins: config.http.allowedOrigins, ownOrigins: options.ownOrigins, limits: config.enquiries, log: agency.slug ? options.log.child({ agency: agency.slug }) : options.log }),
+    enquiriesFeature(agency.enquiries, {
+      allowedOrigins: config.http.allowedOrigins,
+      ownOrigins: options.ownOrigins,
+      limits: config.enquiries,
+      log: agency.slug ? options.log.child({ agency: agency.slug }) : options.log,
+    }),
   ];
 }
 

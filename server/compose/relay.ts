@@ -141,7 +141,8 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     keyStore?.close();
     await sharedDatabase?.close();
     await simulator?.close();
-    if (sharedDatabase && !(error instanceof ConfigError) && /^DATABASE_URL: /.test((error as Error).message)) throw new ConfigError([(error as Error).message]);
+    if (sharedDatabase && !(error instanceof ConfigError) && /^DATABASE_URL: /.test((error as Error).message))
+      throw new ConfigError([(error as Error).message]);
     throw error;
   }
 
@@ -243,14 +244,33 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     })());
 
   const first = root ?? agencies!.list()[0]!.agency;
-  return { url, port, config, store, crm: first.crm, enquiries: first.enquiries, listings: first.listings, access: first.access, sharedSync: first.sharedSync, agencies, simulator, close };
+  return {
+    url,
+    port,
+    config,
+    store,
+    crm: first.crm,
+    enquiries: first.enquiries,
+    listings: first.listings,
+    access: first.access,
+    sharedSync: first.sharedSync,
+    agencies,
+    simulator,
+    close,
+  };
 }
 
 /** The demo's other simulator accounts as agencies: a slug from each name (unique), any origin (demo mode), the tokens the simulator made. */
 function demoAgencies(accounts: Array<{ name: string; accessToken: string }>): AgencyEntry[] {
   const used = new Set<string>();
   return accounts.map((account, index) => {
-    const base = account.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 36).replace(/-+$/, '') || 'agency';
+    const base =
+      account.name
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-+|-+$/g, '')
+        .slice(0, 36)
+        .replace(/-+$/, '') || 'agency';
     const slug = used.has(base) ? `${base}-${index + 2}` : base;
     used.add(slug);
     return { slug, name: account.name, accessToken: account.accessToken, allowedOrigins: [] };
@@ -277,7 +297,10 @@ async function openSharedDatabase(config: Config, log: Logger, simulator: Runnin
     // Reported like a bad setting (main.ts): one line naming DATABASE_URL, the password left out.
     throw new ConfigError([(error as Error).message]);
   }
-  log.info({ shared: 'postgres' }, 'shared state in PostgreSQL (DATABASE_URL, a schema per agency): enquiry outbox, CRM limits, sync leases and the listing cache each relay copies into DATA_DIR');
+  log.info(
+    { shared: 'postgres' },
+    'shared state in PostgreSQL (DATABASE_URL, a schema per agency): enquiry outbox, CRM limits, sync leases and the listing cache each relay copies into DATA_DIR',
+  );
   return database;
 }
 
@@ -295,7 +318,8 @@ function simAgencies(): number {
   const raw = process.env.SIM_AGENCIES;
   if (raw === undefined || raw === '') return 1;
   const count = Number(raw);
-  if (!Number.isInteger(count) || count < 1 || count > 20) throw new ConfigError([`SIM_AGENCIES: must be a whole number from 1 to 20 in demo mode (got "${raw}")`]);
+  if (!Number.isInteger(count) || count < 1 || count > 20)
+    throw new ConfigError([`SIM_AGENCIES: must be a whole number from 1 to 20 in demo mode (got "${raw}")`]);
   return count;
 }
 

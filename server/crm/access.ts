@@ -186,10 +186,12 @@ export class CrmAccess {
     const proved = this.lastCheckProved();
     const due = this.checkDueInMs();
     const first = proved ? Promise.resolve() : this.checkAccess().then(() => undefined);
-    this.running = first.then(() => this.checkUsageIfDue()).finally(() => {
-      this.scheduleUsage();
-      this.scheduleCheck(proved ? (due > 0 ? due : (this.options.spread ?? Math.random)() * STALE_CHECK_SPREAD_MS) : undefined);
-    });
+    this.running = first
+      .then(() => this.checkUsageIfDue())
+      .finally(() => {
+        this.scheduleUsage();
+        this.scheduleCheck(proved ? (due > 0 ? due : (this.options.spread ?? Math.random)() * STALE_CHECK_SPREAD_MS) : undefined);
+      });
   }
 
   async stop(): Promise<void> {
@@ -207,7 +209,11 @@ export class CrmAccess {
   /** Whether the last check proved every capability. */
   private lastCheckProved(): boolean {
     const access = this.current();
-    return access.checkedAt !== null && access.credentials === this.options.client.credentialsId && (Object.keys(CAPABILITIES) as Capability[]).every((capability) => access.capabilities[capability].available === true);
+    return (
+      access.checkedAt !== null &&
+      access.credentials === this.options.client.credentialsId &&
+      (Object.keys(CAPABILITIES) as Capability[]).every((capability) => access.capabilities[capability].available === true)
+    );
   }
 
   /**
@@ -311,7 +317,10 @@ export class CrmAccess {
       this.provedByCalls.clear();
       try {
         access.scopes = await client.request({ path: '/scopes', schema: scopesSchema, signal });
-        this.log.info({ scopes: access.scopes }, `the CRM access token grants these scopes: ${access.scopes.length ? access.scopes.join(', ') : '(none listed)'}`);
+        this.log.info(
+          { scopes: access.scopes },
+          `the CRM access token grants these scopes: ${access.scopes.length ? access.scopes.join(', ') : '(none listed)'}`,
+        );
       } catch (error) {
         access.scopes = null;
         this.log.warn({ error: describe(error) }, 'could not read GET /scopes; proving each capability by its own call');
@@ -332,7 +341,12 @@ export class CrmAccess {
     for (const capability of Object.keys(proofs) as Capability[]) {
       const success = full ? undefined : this.provedByCalls.get(capability);
       if (success && success.at > dayAgo) {
-        access.capabilities[capability] = { available: true, status: 200, detail: 'ok', provedBy: { call: success.call, at: new Date(success.at).toISOString() } };
+        access.capabilities[capability] = {
+          available: true,
+          status: 200,
+          detail: 'ok',
+          provedBy: { call: success.call, at: new Date(success.at).toISOString() },
+        };
         provedByCalls.push(capability);
       } else {
         const before = this.now();
@@ -342,7 +356,8 @@ export class CrmAccess {
         if ((this.provedByCalls.get(capability)?.at ?? -Infinity) >= before) this.provedByCalls.delete(capability);
       }
     }
-    if (provedByCalls.length > 0) this.log.info({ provedByCalls }, `proved by the relay's own calls within the day, no proof call made: ${provedByCalls.join(', ')}`);
+    if (provedByCalls.length > 0)
+      this.log.info({ provedByCalls }, `proved by the relay's own calls within the day, no proof call made: ${provedByCalls.join(', ')}`);
     if (signal.aborted) return access;
     const now = this.now();
     access.checkedAt = new Date(now).toISOString();
@@ -403,7 +418,10 @@ export class CrmAccess {
     this.options.onUsage?.(usage);
     const line = { crmUsed: usage.used, crmRemaining: usage.remaining, ours: usage.ours, others, budgetUsed: budget.used };
     if (others > 0) {
-      this.log.warn(line, `the CRM API key is shared: other tools spent ${others} of today's requests; the daily budget counts them (${budget.used} of ${budget.limit} used)`);
+      this.log.warn(
+        line,
+        `the CRM API key is shared: other tools spent ${others} of today's requests; the daily budget counts them (${budget.used} of ${budget.limit} used)`,
+      );
     } else {
       this.log.info(line, `CRM usage today: ${usage.used} requests${usage.remaining === null ? '' : `, ${usage.remaining} left`}`);
     }
@@ -450,7 +468,9 @@ export function readKeyAccess(store: Store): KeyAccess | undefined {
 }
 
 function writeKeyAccess(store: Store, access: KeyAccess): void {
-  tablesOf(store).prepare('INSERT INTO crm_access (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(STATE_KEY, JSON.stringify(access));
+  tablesOf(store)
+    .prepare('INSERT INTO crm_access (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
+    .run(STATE_KEY, JSON.stringify(access));
 }
 
 /**
@@ -465,7 +485,9 @@ export function crmAccessFeature(access: CrmAccess): Feature {
     readiness: { crmListings: () => !access.missing().some((gap) => gap.capability === 'listings') },
     readinessDetail: () => {
       const missing = access.missing();
-      return missing.length === 0 ? {} : { missing: missing.map((gap) => `${gap.capability}: ask the agency to grant ${gap.grant} (needed for ${gap.serves})`) };
+      return missing.length === 0
+        ? {}
+        : { missing: missing.map((gap) => `${gap.capability}: ask the agency to grant ${gap.grant} (needed for ${gap.serves})`) };
     },
   };
 }

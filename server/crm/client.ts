@@ -39,7 +39,18 @@ import { workClassNow, type WorkClass } from '../runtime/work-class.ts';
 
 export { CrmError, isCrmError, type CrmErrorCode } from './errors.ts';
 export type { BudgetStatus } from './limiter.ts';
-export type { AddEnquiry, CrmEnquiry, CrmEnquirySource, CrmHoldingAreaType, CrmList, CrmOpenHome, CrmPhoto, CrmProperty, CrmUsage, CrmUser } from './schemas.ts';
+export type {
+  AddEnquiry,
+  CrmEnquiry,
+  CrmEnquirySource,
+  CrmHoldingAreaType,
+  CrmList,
+  CrmOpenHome,
+  CrmPhoto,
+  CrmProperty,
+  CrmUsage,
+  CrmUser,
+} from './schemas.ts';
 
 /*
  * Transport: the global fetch (undici). Its default dispatcher speaks HTTP/1.1 only (HTTP/2 is
@@ -213,7 +224,11 @@ function sharedLimits(config: Config, { database, gate }: SharedKey, log: Logger
       reachable
         ? log.warn({ shared: 'postgres' }, 'CRM limits: PostgreSQL is back; every relay on the key shares the limits again')
         : log.error(
-            { shared: 'postgres', error: error instanceof Error ? error.message : String(error), share: Math.max(1, Math.floor(config.crm.requestsPerSecond / database.relaysAlive())) },
+            {
+              shared: 'postgres',
+              error: error instanceof Error ? error.message : String(error),
+              share: Math.max(1, Math.floor(config.crm.requestsPerSecond / database.relaysAlive())),
+            },
             `CRM limits: PostgreSQL is out of reach; this relay keeps to its share of the key's per second limit (1/${database.relaysAlive()} of ${config.crm.requestsPerSecond}) and counts its requests until it is back`,
           ),
   };
@@ -229,7 +244,12 @@ export interface SharedKey {
   gate: KeyGate;
 }
 
-export function createCrmClientFromConfig(config: Config, store: Store, log: Logger, options: { limiterStore?: Store; agency?: string; shared?: SharedKey } = {}): CrmClient {
+export function createCrmClientFromConfig(
+  config: Config,
+  store: Store,
+  log: Logger,
+  options: { limiterStore?: Store; agency?: string; shared?: SharedKey } = {},
+): CrmClient {
   // Many agencies on one relay pass the relay's key-wide store: one gate and one daily budget for the key.
   const limiterStore = options.limiterStore ?? store;
   return createCrmClient({
@@ -564,10 +584,7 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
  * `for await (const page of allPages((p) => crm.listProperties({ ...filters, ...p }), 100))`.
  * Every page is one request against the budget.
  */
-export async function* allPages<T>(
-  fetchPage: (page: { page: number; pageSize: number }) => Promise<CrmList<T>>,
-  pageSize = 100,
-): AsyncGenerator<CrmList<T>> {
+export async function* allPages<T>(fetchPage: (page: { page: number; pageSize: number }) => Promise<CrmList<T>>, pageSize = 100): AsyncGenerator<CrmList<T>> {
   for (let page = 1; ; page++) {
     const result = await fetchPage({ page, pageSize });
     yield result;
@@ -661,7 +678,13 @@ function errorBody(text: string): { crmMessage?: string; crmCode?: string } {
   return {};
 }
 
-function clientError(status: number, crmMessage: string | undefined, crmCode: string | undefined, where: { method: string; path: string }, tokenSetting: string): CrmError {
+function clientError(
+  status: number,
+  crmMessage: string | undefined,
+  crmCode: string | undefined,
+  where: { method: string; path: string },
+  tokenSetting: string,
+): CrmError {
   const detail = crmMessage ? ` (CRM says: ${crmMessage})` : '';
   if (status === 403 && /scope/i.test(`${crmCode ?? ''} ${crmMessage ?? ''}`)) {
     // A valid key, but the token was not granted this scope: the token is what must change.
@@ -672,16 +695,22 @@ function clientError(status: number, crmMessage: string | undefined, crmCode: st
   }
   const setting = status === 401 ? tokenSetting : SETTING_BY_STATUS[status];
   if (status === 401) {
-    return new CrmError(
-      `The CRM rejected the access token (401)${detail}. Check ${tokenSetting}: it must be a current token of the agency's account.`,
-      { code: 'unauthorized', status, setting, crmMessage, ...where },
-    );
+    return new CrmError(`The CRM rejected the access token (401)${detail}. Check ${tokenSetting}: it must be a current token of the agency's account.`, {
+      code: 'unauthorized',
+      status,
+      setting,
+      crmMessage,
+      ...where,
+    });
   }
   if (status === 403) {
-    return new CrmError(
-      `The CRM rejected the API key (403)${detail}. Check CRM_API_KEY: it must be the integrator key issued for this relay.`,
-      { code: 'forbidden', status, setting, crmMessage, ...where },
-    );
+    return new CrmError(`The CRM rejected the API key (403)${detail}. Check CRM_API_KEY: it must be the integrator key issued for this relay.`, {
+      code: 'forbidden',
+      status,
+      setting,
+      crmMessage,
+      ...where,
+    });
   }
   const code: CrmErrorCode = status === 400 ? 'bad_request' : status === 404 ? 'not_found' : 'http_error';
   return new CrmError(`The CRM answered ${where.method} ${where.path} with ${status}${detail}.`, { code, status, crmMessage, ...where });

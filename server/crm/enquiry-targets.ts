@@ -98,4 +98,3 @@ export function crmEnquiryTargets(crm: CrmClient, options: CrmEnquiryTargetsOpti
 
   return { listing, agent };
 }
-

@@ -90,7 +90,14 @@ export function parseCrmWebhook(rawBody: Buffer, receivedAt: number): CrmChangeN
   const id = body.data?.id ?? undefined;
   if (kind && id === undefined) throw new MalformedPushError('data.id', `The webhook body names no record (data.id) for ${body.event}.`);
   const eventTime = body.timestamp ? Date.parse(body.timestamp) : Number.NaN;
-  const notice: CrmChangeNotice = { kind, name: `${model}.${action}`, id, at: toSecond(Number.isNaN(eventTime) ? receivedAt : eventTime), records: [], invalidRecords: 0 };
+  const notice: CrmChangeNotice = {
+    kind,
+    name: `${model}.${action}`,
+    id,
+    at: toSecond(Number.isNaN(eventTime) ? receivedAt : eventTime),
+    records: [],
+    invalidRecords: 0,
+  };
   // Every account on the key posts to the one registered URL; `accountid` says whose change it is.
   if (body.accountid != null) notice.account = String(body.accountid);
   if (kind !== 'listing') return notice;

@@ -6,10 +6,7 @@
 export const DEFAULT_SAFETY_MARGIN_MS = 25;
 
 /** A slot of the key's per second limit taken from the shared gate, or why none was. */
-export type SharedTake =
-  | { kind: 'granted'; slot: number; take: number; used: number }
-  | { kind: 'wait'; waitMs: number }
-  | { kind: 'spent'; used: number };
+export type SharedTake = { kind: 'granted'; slot: number; take: number; used: number } | { kind: 'wait'; waitMs: number } | { kind: 'spent'; used: number };
 
 /**
  * The key's limits held for every relay on it: the port the limiter gates through with

@@ -408,7 +408,9 @@ export class RequestLimiter {
       const day = utcDay(wallNow);
       let spent: { used: number } | undefined;
       try {
-        spent = this.shared ? this.spendUnshared(day, this.limitFor(waiter.workClass)) : this.spendStatement.get({ day, limit: this.limitFor(waiter.workClass) });
+        spent = this.shared
+          ? this.spendUnshared(day, this.limitFor(waiter.workClass))
+          : this.spendStatement.get({ day, limit: this.limitFor(waiter.workClass) });
       } catch (error) {
         this.settle(waiter, error);
         continue;
@@ -525,10 +527,13 @@ export class RequestLimiter {
           // Sent while this add was on its way: added too (counted here until it lands).
           const late = this.unsharedSpent.day === day ? this.unsharedSpent.count : 0;
           if (late > 0)
-            void this.shared!.gate.add(day, late).then((total) => {
-              this.unsharedSpent.count -= late;
-              this.noteSharedUsed(day, total);
-            }, () => undefined);
+            void this.shared!.gate.add(day, late).then(
+              (total) => {
+                this.unsharedSpent.count -= late;
+                this.noteSharedUsed(day, total);
+              },
+              () => undefined,
+            );
           this.sharedDown = false;
           this.shared!.onChange?.(true);
           this.pump();
@@ -636,13 +641,18 @@ export function callsOn(store: Store, day: string): number {
 /** Counts one request on `day`; the first of a day drops the days older than a week. Returns the day's count. */
 export function countCall(store: Store, day: string): number {
   const db = tablesOf(store);
-  return db.transaction(() => {
-    const calls = callsOn(store, day) + 1;
-    db.prepare('INSERT INTO crm_access (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(`${CALLS_PREFIX}${day}`, String(calls));
-    if (calls === 1) {
-      const oldest = new Date(Date.parse(`${day}T00:00:00Z`) - CALLS_KEEP_DAYS * 86_400_000).toISOString().slice(0, 10);
-      db.prepare("DELETE FROM crm_access WHERE key LIKE 'crm-calls:%' AND key < ?").run(`${CALLS_PREFIX}${oldest}`);
-    }
-    return calls;
-  }).immediate();
+  return db
+    .transaction(() => {
+      const calls = callsOn(store, day) + 1;
+      db.prepare('INSERT INTO crm_access (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(
+        `${CALLS_PREFIX}${day}`,
+        String(calls),
+      );
+      if (calls === 1) {
+        const oldest = new Date(Date.parse(`${day}T00:00:00Z`) - CALLS_KEEP_DAYS * 86_400_000).toISOString().slice(0, 10);
+        db.prepare("DELETE FROM crm_access WHERE key LIKE 'crm-calls:%' AND key < ?").run(`${CALLS_PREFIX}${oldest}`);
+      }
+      return calls;
+    })
+    .immediate();
 }

@@ -46,7 +46,9 @@ export interface CrmListingSourceOptions {
 }
 
 /** The CRM's signed webhooks (signed with the API key, so one endpoint verifies every agency's): how they are checked and read. */
-export function crmWebhookFeed(config: Pick<Config, 'crm'>): Pick<ChangeFeed, 'canVerify' | 'keySetting' | 'signatureHeader' | 'signatureForm' | 'verify' | 'parse'> {
+export function crmWebhookFeed(
+  config: Pick<Config, 'crm'>,
+): Pick<ChangeFeed, 'canVerify' | 'keySetting' | 'signatureHeader' | 'signatureForm' | 'verify' | 'parse'> {
   return {
     canVerify: Boolean(config.crm.apiKey),
     keySetting: 'CRM_API_KEY',
@@ -84,7 +86,11 @@ export function crmListingSource(options: CrmListingSourceOptions): ListingSourc
     return listingFromCrm({ ...item, photos }, { source: list.source, type: list.type, status: list.status });
   };
 
-  async function* pages<T, U>(read: (paging: { page: number; pageSize: number }) => Promise<CrmList<T>>, map: (item: T) => U | undefined, size = pageSize): AsyncGenerator<SourcePage<U>> {
+  async function* pages<T, U>(
+    read: (paging: { page: number; pageSize: number }) => Promise<CrmList<T>>,
+    map: (item: T) => U | undefined,
+    size = pageSize,
+  ): AsyncGenerator<SourcePage<U>> {
     for await (const list of allPages(read, size)) {
       const items: U[] = [];
       for (const item of list.items) {
@@ -145,7 +151,11 @@ export function crmListingSource(options: CrmListingSourceOptions): ListingSourc
         throw error;
       }
     },
-    staff: (signal) => pages((paging) => client.listUsers(paging, { signal }), (user): MappedAgent => agentFromCrm(user)),
+    staff: (signal) =>
+      pages(
+        (paging) => client.listUsers(paging, { signal }),
+        (user): MappedAgent => agentFromCrm(user),
+      ),
     openHomes: ({ from, to }, signal) =>
       pages(
         (paging) => client.listOpenHomes({ startingAfter: from, startingBefore: to, ...paging }, { signal }),

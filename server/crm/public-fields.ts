@@ -45,8 +45,7 @@ export function listingFromCrm(property: CrmProperty, placement: ListPlacement):
   const address: Address = {
     // displayAddress is trusted only when the whole address may be shown: whether the CRM already
     // trimmed it to addressVisibility is not promised, so a partial address is composed here.
-    display:
-      (fullAddressShown ? nonEmpty(property.displayAddress) : null) ?? composeAddress(property, fullAddressShown, suburbName, state),
+    display: (fullAddressShown ? nonEmpty(property.displayAddress) : null) ?? composeAddress(property, fullAddressShown, suburbName, state),
     suburb: suburbName,
     postcode,
     state,
@@ -83,8 +82,7 @@ export function listingFromCrm(property: CrmProperty, placement: ListPlacement):
     ensuites: count(property.ensuites),
     toilets: count(property.toilets),
     // A hidden street address must not be given away by a map pin.
-    geolocation:
-      fullAddressShown && typeof latitude === 'number' && typeof longitude === 'number' ? { latitude, longitude } : null,
+    geolocation: fullAddressShown && typeof latitude === 'number' && typeof longitude === 'number' ? { latitude, longitude } : null,
     inserted: isoOrNull(property.inserted),
   };
 
@@ -137,7 +135,10 @@ export function publishedPhotos(photos: readonly CrmPhoto[]): SourcePhoto[] {
 
 /** A staff member, public part only. Callers publish only those with showOnWeb true. */
 export function agentFromCrm(user: CrmUser): MappedAgent {
-  const name = [user.firstName, user.lastName].map((part) => part?.trim()).filter(Boolean).join(' ');
+  const name = [user.firstName, user.lastName]
+    .map((part) => part?.trim())
+    .filter(Boolean)
+    .join(' ');
   const photoUrl = nonEmpty(user.photo?.original) ?? nonEmpty(user.photo?.thumb_360);
   return {
     id: user.id,
@@ -211,10 +212,20 @@ function area(value: CrmProperty['landArea']): Area | null {
 }
 
 const SQUARE_METRES_PER_UNIT: Record<string, number> = {
-  sqm: 1, m2: 1, squaremeter: 1, squaremetre: 1, squaremeters: 1, squaremetres: 1,
-  hectare: 10_000, hectares: 10_000, ha: 10_000,
-  acre: 4_046.856, acres: 4_046.856,
-  sqft: 0.092_903, squarefeet: 0.092_903, squarefoot: 0.092_903,
+  sqm: 1,
+  m2: 1,
+  squaremeter: 1,
+  squaremetre: 1,
+  squaremeters: 1,
+  squaremetres: 1,
+  hectare: 10_000,
+  hectares: 10_000,
+  ha: 10_000,
+  acre: 4_046.856,
+  acres: 4_046.856,
+  sqft: 0.092_903,
+  squarefeet: 0.092_903,
+  squarefoot: 0.092_903,
 };
 
 /** Land area in square metres, for sorting across units; null when the unit is unknown. */
@@ -235,9 +246,27 @@ function httpUrl(value: string | null | undefined): string | null {
 }
 
 const NAMED_ENTITIES: Record<string, string> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', ndash: '\u2013', mdash: '\u2014',
-  lsquo: '\u2018', rsquo: '\u2019', ldquo: '\u201c', rdquo: '\u201d', hellip: '\u2026', bull: '\u2022',
-  deg: '\u00b0', sup2: '\u00b2', copy: '\u00a9', reg: '\u00ae', trade: '\u2122', euro: '\u20ac', pound: '\u00a3',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: '\u00a0',
+  ndash: '\u2013',
+  mdash: '\u2014',
+  lsquo: '\u2018',
+  rsquo: '\u2019',
+  ldquo: '\u201c',
+  rdquo: '\u201d',
+  hellip: '\u2026',
+  bull: '\u2022',
+  deg: '\u00b0',
+  sup2: '\u00b2',
+  copy: '\u00a9',
+  reg: '\u00ae',
+  trade: '\u2122',
+  euro: '\u20ac',
+  pound: '\u00a3',
 };
 
 /**
@@ -248,22 +277,18 @@ const NAMED_ENTITIES: Record<string, string> = {
 export function plainText(value: string | null | undefined): string | null {
   const text = nonEmpty(value);
   if (!text) return null;
-  return text
-    .replace(/\r\n?/g, '\n')
-    .replace(/&(#x[0-9a-f]{1,6}|#\d{1,7}|[a-z][a-z0-9]{1,8});/gi, (entity, body: string) => {
-      if (body[0] === '#') {
-        const code = body[1] === 'x' || body[1] === 'X' ? Number.parseInt(body.slice(2), 16) : Number.parseInt(body.slice(1), 10);
-        return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) ? String.fromCodePoint(code) : entity;
-      }
-      return NAMED_ENTITIES[body.toLowerCase()] ?? entity;
-    });
+  return text.replace(/\r\n?/g, '\n').replace(/&(#x[0-9a-f]{1,6}|#\d{1,7}|[a-z][a-z0-9]{1,8});/gi, (entity, body: string) => {
+    if (body[0] === '#') {
+      const code = body[1] === 'x' || body[1] === 'X' ? Number.parseInt(body.slice(2), 16) : Number.parseInt(body.slice(1), 10);
+      return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) ? String.fromCodePoint(code) : entity;
+    }
+    return NAMED_ENTITIES[body.toLowerCase()] ?? entity;
+  });
 }
 
 function stringList(value: unknown): string[] {
   if (!Array.isArray(value)) return [];
-  return value
-    .map((item) => (typeof item === 'string' ? plainText(item) : null))
-    .filter((item): item is string => item !== null);
+  return value.map((item) => (typeof item === 'string' ? plainText(item) : null)).filter((item): item is string => item !== null);
 }
 
 function nonEmpty(value: string | null | undefined): string | null {

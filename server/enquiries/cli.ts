@@ -31,7 +31,8 @@ export const outboxCommand: CliCommand = {
     try {
       // With DATABASE_URL the outbox is in PostgreSQL, shared by the relays: look there.
       // With --agency, that agency's schema: each agency's rows are kept apart there (shared-database.ts).
-      if (context.config.databaseUrl) await attachPostgres(store, context.config.databaseUrl, { schema: context.agency ? agencySchema(context.agency.slug) : undefined });
+      if (context.config.databaseUrl)
+        await attachPostgres(store, context.config.databaseUrl, { schema: context.agency ? agencySchema(context.agency.slug) : undefined });
       const outbox = new EnquiryOutbox(store);
       switch (sub) {
         case 'list':
@@ -145,7 +146,11 @@ function publicView(entry: OutboxEntry) {
 
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd();
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
 }
 

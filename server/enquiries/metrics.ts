@@ -101,10 +101,17 @@ export class EnquiryMetrics {
     const [counts, oldest] = await Promise.all([this.outbox.counts(), this.outbox.oldestQueuedAt()]);
 
     metric('estate_enquiries_accepted_total', 'counter', 'Enquiries accepted (202) and committed to the outbox, spam included.', [['', this.accepted]]);
-    metric('estate_enquiries_duplicate_total', 'counter', 'Repeats of an already accepted originalId with the same body (answered, not stored again).', [['', this.duplicates]]);
+    metric('estate_enquiries_duplicate_total', 'counter', 'Repeats of an already accepted originalId with the same body (answered, not stored again).', [
+      ['', this.duplicates],
+    ]);
     metric('estate_enquiries_conflict_total', 'counter', 'Repeats of an accepted originalId with a different body (409).', [['', this.conflicts]]);
     metric('estate_enquiries_rejected_total', 'counter', 'Enquiries refused with 400 (validation or unknown listing or agent).', [['', this.rejected]]);
-    metric('estate_enquiries_rate_limited_total', 'counter', 'Enquiry requests refused with 429 by the per-minute or daily limits (per client, or the daily budget).', [['', this.rateLimited]]);
+    metric(
+      'estate_enquiries_rate_limited_total',
+      'counter',
+      'Enquiry requests refused with 429 by the per-minute or daily limits (per client, or the daily budget).',
+      [['', this.rateLimited]],
+    );
     metric(
       'estate_enquiries_spam_total',
       'counter',
@@ -123,9 +130,13 @@ export class EnquiryMetrics {
       ['{found="true"}', this.reconciliations.found],
       ['{found="false"}', this.reconciliations.notFound],
     ]);
-    metric('estate_enquiry_delivery_circuit_open', 'gauge', 'Deliveries paused by the circuit breaker for a CRM outage (1) or flowing (0).', [['', this.circuitOpen ? 1 : 0]]);
+    metric('estate_enquiry_delivery_circuit_open', 'gauge', 'Deliveries paused by the circuit breaker for a CRM outage (1) or flowing (0).', [
+      ['', this.circuitOpen ? 1 : 0],
+    ]);
     metric('estate_enquiry_delivery_circuit_opened_total', 'counter', 'Times the delivery circuit breaker opened.', [['', this.circuitOpenings]]);
-    metric('estate_enquiries_erased_total', 'counter', 'Enquiries whose personal data was erased (delivered ones, and dead letters past their retention).', [['', this.erased]]);
+    metric('estate_enquiries_erased_total', 'counter', 'Enquiries whose personal data was erased (delivered ones, and dead letters past their retention).', [
+      ['', this.erased],
+    ]);
     metric(
       'estate_enquiry_outbox',
       'gauge',

@@ -102,9 +102,7 @@ export interface NewEnquiry {
 }
 
 export type AcceptOutcome =
-  | { outcome: 'created'; entry: OutboxEntry }
-  | { outcome: 'duplicate'; entry: OutboxEntry }
-  | { outcome: 'conflict'; entry: OutboxEntry };
+  { outcome: 'created'; entry: OutboxEntry } | { outcome: 'duplicate'; entry: OutboxEntry } | { outcome: 'conflict'; entry: OutboxEntry };
 
 export interface ListOptions {
   status?: OutboxStatus | 'all';

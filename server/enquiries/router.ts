@@ -47,8 +47,7 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
   // answer, not a 429: repeats of a known originalId are free, for every limit below.
   // The store not answering: not a repeat as far as we can tell (the handler then answers 503).
   const isRepeat = async (req: Request) =>
-    typeof req.body?.originalId === 'string' &&
-    (await outbox.state(req.body.originalId.trim().toLowerCase()).catch(() => undefined)) !== undefined;
+    typeof req.body?.originalId === 'string' && (await outbox.state(req.body.originalId.trim().toLowerCase()).catch(() => undefined)) !== undefined;
 
   const limiter = rateLimit({
     windowMs: 60_000,
@@ -76,7 +75,13 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     handler: (req, _res, next) => {
       metrics.rateLimited++;
       const resetsAt = (req as Request & { dailyRateLimit?: { resetTime?: Date } }).dailyRateLimit?.resetTime?.getTime();
-      next(dailyRefusal('daily_limit', `This address has sent ${settings.dailyLimitPerClient} enquiries today, the most taken from one connection in a day`, resetsAt));
+      next(
+        dailyRefusal(
+          'daily_limit',
+          `This address has sent ${settings.dailyLimitPerClient} enquiries today, the most taken from one connection in a day`,
+          resetsAt,
+        ),
+      );
     },
   });
 
@@ -85,13 +90,9 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
 
   function dailyRefusal(code: string, what: string, resetsAt = nextMidnight()): HttpError {
     const seconds = Math.max(1, Math.ceil((resetsAt - now()) / 1000));
-    return new HttpError(
-      429,
-      code,
-      `${what}; try again after 00:00 UTC (in ${formatWait(seconds)}), or contact the agency directly.`,
-      undefined,
-      { 'Retry-After': String(seconds) },
-    );
+    return new HttpError(429, code, `${what}; try again after 00:00 UTC (in ${formatWait(seconds)}), or contact the agency directly.`, undefined, {
+      'Retry-After': String(seconds),
+    });
   }
 
   function nextMidnight(): number {
@@ -124,11 +125,7 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     }
 
     const spamReason: SpamReason | undefined =
-      enquiry.website !== undefined && enquiry.website.trim() !== ''
-        ? 'honeypot'
-        : enquiry.elapsedMs < settings.minFillMs
-          ? 'too_fast'
-          : undefined;
+      enquiry.website !== undefined && enquiry.website.trim() !== '' ? 'honeypot' : enquiry.elapsedMs < settings.minFillMs ? 'too_fast' : undefined;
     const target = spamReason ? undefined : await resolveTarget(enquiry);
 
     // Spam is answered as usual (it costs the CRM nothing); a lead to forward needs budget left.
@@ -139,7 +136,8 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     if (budgetSpentUntil !== undefined) {
       metrics.rateLimited++;
       // Once per day in the log, not once per refused request.
-      if (budgetWarnedUntil !== budgetSpentUntil) log.warn({ budget: budget.limit }, 'daily enquiry budget spent: refusing enquiries until 00:00 UTC (ENQUIRY_DAILY_BUDGET)');
+      if (budgetWarnedUntil !== budgetSpentUntil)
+        log.warn({ budget: budget.limit }, 'daily enquiry budget spent: refusing enquiries until 00:00 UTC (ENQUIRY_DAILY_BUDGET)');
       budgetWarnedUntil = budgetSpentUntil;
       throw dailyRefusal('daily_budget', 'The agency has taken all the enquiries it can through this form today', budgetSpentUntil);
     }

@@ -76,7 +76,10 @@ export const enquiryRequestSchema = z
         const problem = nameProblem(value);
         if (problem === 'no_letter') ctx.addIssue({ code: 'custom', message: 'Full name must contain at least one letter' });
         else if (problem === 'hidden_characters') {
-          ctx.addIssue({ code: 'custom', message: 'Full name contains invisible or control characters (such as zero-width spaces or text-direction overrides)' });
+          ctx.addIssue({
+            code: 'custom',
+            message: 'Full name contains invisible or control characters (such as zero-width spaces or text-direction overrides)',
+          });
         }
       }),
       email: z
@@ -97,10 +100,7 @@ export const enquiryRequestSchema = z
       subject: optionalText('Subject', ENQUIRY_LIMITS.subject, CONTROL_CHARS),
       message: text('Message', ENQUIRY_LIMITS.message, CONTROL_CHARS_EXCEPT_LINES),
       consent: z.boolean({ error: 'consent must be true or false' }).optional(),
-      website: z
-        .string({ error: 'website must be text' })
-        .max(ENQUIRY_LIMITS.website, { error: 'website is too long' })
-        .optional(),
+      website: z.string({ error: 'website must be text' }).max(ENQUIRY_LIMITS.website, { error: 'website is too long' }).optional(),
       elapsedMs: z
         .number({ error: 'elapsedMs is required (milliseconds the form was shown)' })
         .int({ error: 'elapsedMs must be a whole number' })

@@ -34,10 +34,7 @@ export interface EnquiryTargets {
  * one). Undefined for an id the look-up does not know; null for a listing it knows with nowhere to
  * deliver to; throws when the look-up cannot tell right now.
  */
-export async function findTarget(
-  targets: EnquiryTargets,
-  enquiry: Pick<ParsedEnquiry, 'listingId' | 'agentId'>,
-): Promise<LeadDestination | null | undefined> {
+export async function findTarget(targets: EnquiryTargets, enquiry: Pick<ParsedEnquiry, 'listingId' | 'agentId'>): Promise<LeadDestination | null | undefined> {
   if (enquiry.agentId !== undefined) return (await targets.agent(enquiry.agentId))?.destination;
   return (await targets.listing(enquiry.listingId!))?.destination;
 }

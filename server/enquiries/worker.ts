@@ -81,7 +81,12 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
 
   const writes: WriteHealth = outbox.store.writes;
   const breaker = new CircuitBreaker(
-    { ...DEFAULT_BREAKER_SETTINGS, cooldownMs: settings.retryBaseMs, maxCooldownMs: Math.max(settings.retryBaseMs, Math.min(settings.retryMaxMs, DEFAULT_BREAKER_SETTINGS.maxCooldownMs)), ...settings.breaker },
+    {
+      ...DEFAULT_BREAKER_SETTINGS,
+      cooldownMs: settings.retryBaseMs,
+      maxCooldownMs: Math.max(settings.retryBaseMs, Math.min(settings.retryMaxMs, DEFAULT_BREAKER_SETTINGS.maxCooldownMs)),
+      ...settings.breaker,
+    },
     now,
     (change) => {
       if (change.state === 'open' && !metrics.circuitOpen) metrics.circuitOpenings++;
@@ -182,7 +187,10 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
           breaker.release(ticket);
           // deliver() handles CRM errors itself; this is the store failing, or a bug.
           if (writes.failed(error)) {
-            log.error({ err: error, originalId: entry.originalId, retryInMs: Math.round((writes.heldUntil() ?? now()) - now()) }, 'enquiry delivery could not write to the store; will retry');
+            log.error(
+              { err: error, originalId: entry.originalId, retryInMs: Math.round((writes.heldUntil() ?? now()) - now()) },
+              'enquiry delivery could not write to the store; will retry',
+            );
             return;
           }
           log.error({ err: error, originalId: entry.originalId }, 'enquiry delivery failed unexpectedly');
@@ -274,13 +282,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
    * unknown outcome is always looked up once more before that; a failed look-up (`stage`
    * 'reconcile') past the window dead-letters with a note that the CRM may hold it.
    */
-  async function retry(
-    entry: OutboxEntry,
-    error: unknown,
-    outcomeUnknown: boolean,
-    attempts: number,
-    stage: 'resolve' | 'reconcile' | 'post',
-  ): Promise<void> {
+  async function retry(entry: OutboxEntry, error: unknown, outcomeUnknown: boolean, attempts: number, stage: 'resolve' | 'reconcile' | 'post'): Promise<void> {
     const current = now();
     const failure = sink.failure(error);
     const reason = describe(error, failure);

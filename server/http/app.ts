@@ -128,4 +128,3 @@ export function createApp(deps: AppDeps): Express {
   app.use(errorHandler(log));
   return app;
 }
-

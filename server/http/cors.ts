@@ -42,9 +42,7 @@ export function corsPolicy(policy: CorsPolicy): RequestHandler {
     const listed = allowed.has(normalised);
     const ok = policy.allowAnyOrigin || listed || own.has(normalised);
     if (!ok) {
-      return next(
-        new HttpError(403, 'origin_not_allowed', `Origin ${origin} is not allowed to use this relay (ALLOWED_ORIGINS).`),
-      );
+      return next(new HttpError(403, 'origin_not_allowed', `Origin ${origin} is not allowed to use this relay (ALLOWED_ORIGINS).`));
     }
     res.set('Access-Control-Allow-Origin', policy.allowAnyOrigin && !listed ? '*' : origin);
     if (req.method === 'OPTIONS') {

@@ -85,7 +85,10 @@ export class AgencyAccount {
       const account = await this.options.source.accountId(this.abort.signal);
       if (this.stopped) return;
       if (this.known !== undefined && this.known !== account) {
-        this.log.warn({ accountId: account, previous: this.known }, `agency account is now ${account} (was ${this.known}): the access token names another account`);
+        this.log.warn(
+          { accountId: account, previous: this.known },
+          `agency account is now ${account} (was ${this.known}): the access token names another account`,
+        );
       } else {
         this.log.info({ accountId: account }, `agency account ${account}: webhooks naming another account are acknowledged and ignored`);
       }

@@ -40,7 +40,6 @@ export interface KnownSizes {
   openHomes: number;
 }
 
-
 /** A delivered webhook is applied within seconds: stored, then the pushed record written (or one list read). */
 export const WEBHOOK_FRESHNESS_SECONDS = 5;
 /** Planned share of listings changing in a day, for the requests the stream's notices cost. */
@@ -99,7 +98,11 @@ export function planBudget(settings: BudgetSettings, source: BudgetedLists, size
     streamReadLine,
     { what: `${sweepsPerDay} full sweeps × ${sweepCost} requests (every page, and the staff)`, perDay: sweepsPerDay * sweepCost, setting: 'FULL_SWEEP_HOURS' },
     { what: `${openHomeReads} open-home reads × ${pages(sizes.openHomes)} pages`, perDay: openHomeReads * pages(sizes.openHomes), setting: 'CRM_BUDGET_SHARE' },
-    { what: `up to ${settings.listings.webhookDailyRefreshes} webhook-triggered requests`, perDay: settings.listings.webhookDailyRefreshes, setting: 'WEBHOOK_DAILY_REFRESHES' },
+    {
+      what: `up to ${settings.listings.webhookDailyRefreshes} webhook-triggered requests`,
+      perDay: settings.listings.webhookDailyRefreshes,
+      setting: 'WEBHOOK_DAILY_REFRESHES',
+    },
     {
       what: `${incrementalRuns} list polls (every ${settings.listings.listPollMinutes} min) × ${incrementalCost} requests (one page of each list)`,
       perDay: incrementalRuns * incrementalCost,
@@ -119,7 +122,10 @@ export function planBudget(settings: BudgetSettings, source: BudgetedLists, size
     eventStreamReads: streamReads,
     eventStreamIntervalMinutes: settings.listings.syncIntervalMinutes,
     // Lost webhook: the next stream read, plus time to apply what it names (a minute, or one more interval when shorter).
-    freshness: { withWebhooksSeconds: WEBHOOK_FRESHNESS_SECONDS, withoutWebhooksSeconds: Math.round(settings.listings.syncIntervalMinutes * 60 + Math.min(60, settings.listings.syncIntervalMinutes * 60)) },
+    freshness: {
+      withWebhooksSeconds: WEBHOOK_FRESHNESS_SECONDS,
+      withoutWebhooksSeconds: Math.round(settings.listings.syncIntervalMinutes * 60 + Math.min(60, settings.listings.syncIntervalMinutes * 60)),
+    },
   };
   if (perDay <= allowed) return { ...base, fits: true };
 
@@ -129,16 +135,19 @@ export function planBudget(settings: BudgetSettings, source: BudgetedLists, size
   const others = (setting: string) => lines.filter((line) => line.setting !== setting || line === streamChangeLine).reduce((sum, line) => sum + line.perDay, 0);
   if (biggest.setting === 'SYNC_INTERVAL_MINUTES') {
     const left = allowed - others('SYNC_INTERVAL_MINUTES');
-    if (left > 0) advice = `raise SYNC_INTERVAL_MINUTES to at least ${Math.ceil(((24 * 60) / left) * 100) / 100} (now ${settings.listings.syncIntervalMinutes})`;
+    if (left > 0)
+      advice = `raise SYNC_INTERVAL_MINUTES to at least ${Math.ceil(((24 * 60) / left) * 100) / 100} (now ${settings.listings.syncIntervalMinutes})`;
   } else if (biggest.setting === 'LIST_POLL_MINUTES') {
     const left = allowed - others('LIST_POLL_MINUTES');
     const affordableRuns = Math.floor(left / incrementalCost) + sweepsPerDay;
-    if (left > 0 && affordableRuns > 0) advice = `raise LIST_POLL_MINUTES to at least ${Math.ceil((24 * 60) / affordableRuns)} (now ${settings.listings.listPollMinutes})`;
+    if (left > 0 && affordableRuns > 0)
+      advice = `raise LIST_POLL_MINUTES to at least ${Math.ceil((24 * 60) / affordableRuns)} (now ${settings.listings.listPollMinutes})`;
   } else if (biggest.setting === 'WEBHOOK_DAILY_REFRESHES') {
     advice = `lower WEBHOOK_DAILY_REFRESHES (now ${settings.listings.webhookDailyRefreshes})`;
   }
   advice += `, sync fewer LISTING_CLASSES, or raise CRM_BUDGET_SHARE (now ${settings.crm.budgetShare})`;
-  if (sharedKey) advice += `; other tools on the same API key spend about ${sharedKey.othersPerDay} a day: give this relay a key of its own, or ask them to spend less`;
+  if (sharedKey)
+    advice += `; other tools on the same API key spend about ${sharedKey.othersPerDay} a day: give this relay a key of its own, or ask them to spend less`;
   return { ...base, fits: false, setting: biggest.setting, advice };
 }
 
@@ -286,7 +295,8 @@ export function planAgencies(settings: BudgetSettings, source: BudgetedLists, ag
     // The most agencies whose floors fit: the smallest first.
     const sorted = costs.map((cost) => cost.sweepRequests + ACCESS_CHECK_REQUESTS_PER_DAY).sort((a, b) => a - b);
     let agenciesThatFit = 0;
-    for (let spent = keyRequests; agenciesThatFit < sorted.length && spent + sorted[agenciesThatFit]! <= allowed; agenciesThatFit++) spent += sorted[agenciesThatFit]!;
+    for (let spent = keyRequests; agenciesThatFit < sorted.length && spent + sorted[agenciesThatFit]! <= allowed; agenciesThatFit++)
+      spent += sorted[agenciesThatFit]!;
     const { lines, perDay } = withReads(0);
     let advice =
       `${agencies.length} agencies need at least ${floorPerDay} CRM requests a day (one full sweep and access check each), more than the ${allowed} allowed ` +
@@ -300,20 +310,30 @@ export function planAgencies(settings: BudgetSettings, source: BudgetedLists, ag
   let reads = Math.ceil(DAY_MINUTES / settings.listings.syncIntervalMinutes);
   while (reads > 0 && withReads(reads).perDay > allowed) reads--;
   const { lines, perDay } = withReads(reads);
-  return { ...base, agencies: lines, perDay, catchUpIntervalMinutes: lines[0]?.catchUpIntervalMinutes ?? (reads > 0 ? Math.ceil(DAY_MINUTES / reads) : null), fits: true };
+  return {
+    ...base,
+    agencies: lines,
+    perDay,
+    catchUpIntervalMinutes: lines[0]?.catchUpIntervalMinutes ?? (reads > 0 ? Math.ceil(DAY_MINUTES / reads) : null),
+    fits: true,
+  };
 }
 
 /** The plan as the operator reads it at start and on reload: totals, then one line per agency. */
 export function describeAgenciesPlan(plan: AgenciesPlan): string[] {
-  const minutes = (value: number | null) => (value === null ? 'none (daily sweep only)' : value >= 120 ? `every ${Math.round((value / 60) * 10) / 10} h` : `every ${value} min`);
-  const promise = (seconds: number) => (seconds >= 7200 ? `${Math.round((seconds / 3600) * 10) / 10} h` : seconds >= 120 ? `${Math.round(seconds / 60)} min` : `${seconds} s`);
+  const minutes = (value: number | null) =>
+    value === null ? 'none (daily sweep only)' : value >= 120 ? `every ${Math.round((value / 60) * 10) / 10} h` : `every ${value} min`;
+  const promise = (seconds: number) =>
+    seconds >= 7200 ? `${Math.round((seconds / 3600) * 10) / 10} h` : seconds >= 120 ? `${Math.round(seconds / 60)} min` : `${seconds} s`;
   const head = plan.fits
     ? `CRM budget for ${plan.agencies.length} agencies: about ${plan.perDay} requests a day of ${plan.allowed} allowed (floor ${plan.floorPerDay}); catch-up ${minutes(plan.catchUpIntervalMinutes)}`
     : `CRM budget REFUSED: ${plan.advice}`;
   const shared = plan.sharedKey ? [`the API key is shared: other tools spend about ${plan.sharedKey.othersPerDay} a day`] : [];
   const guessed = plan.agencies.filter((agency) => agency.estimated).length;
   const estimate = guessed
-    ? [`ESTIMATE: ${guessed} of ${plan.agencies.length} agencies never synced are counted at one page a list; the plan is made again after each one's first sweep`]
+    ? [
+        `ESTIMATE: ${guessed} of ${plan.agencies.length} agencies never synced are counted at one page a list; the plan is made again after each one's first sweep`,
+      ]
     : [];
   return [
     head,

@@ -75,7 +75,11 @@ export class ListingCache {
 
   /** The CRM's `modified` of each cached listing: what decides whether a record changed. */
   modifiedMarkers(): Map<number, { modified: string | null; source: string }> {
-    const rows = this.db.prepare('SELECT id, crm_modified AS modified, source FROM listings').all() as Array<{ id: number; modified: string | null; source: string }>;
+    const rows = this.db.prepare('SELECT id, crm_modified AS modified, source FROM listings').all() as Array<{
+      id: number;
+      modified: string | null;
+      source: string;
+    }>;
     return new Map(rows.map((row) => [row.id, { modified: row.modified, source: row.source }]));
   }
 
@@ -206,7 +210,10 @@ export class ListingCache {
 
   counts(): { available: number; sold: number; leased: number; agents: number } {
     const byStatus = Object.fromEntries(
-      (this.db.prepare('SELECT status, COUNT(*) AS n FROM listings GROUP BY status').all() as Array<{ status: string; n: number }>).map((row) => [row.status, row.n]),
+      (this.db.prepare('SELECT status, COUNT(*) AS n FROM listings GROUP BY status').all() as Array<{ status: string; n: number }>).map((row) => [
+        row.status,
+        row.n,
+      ]),
     );
     const agents = this.db.prepare('SELECT COUNT(*) FROM agents WHERE show_on_web = 1').pluck().get() as number;
     return { available: byStatus.available ?? 0, sold: byStatus.sold ?? 0, leased: byStatus.leased ?? 0, agents };
@@ -259,7 +266,10 @@ export class ListingCache {
 
   /** Runs a prepared listing query (see query.ts) and returns the page with the total. */
   findListings(where: string, params: unknown[], orderBy: string, limit: number, offset: number): { rows: CachedListing[]; total: number } {
-    const total = this.db.prepare(`SELECT COUNT(*) FROM listings WHERE ${where}`).pluck().get(...params) as number;
+    const total = this.db
+      .prepare(`SELECT COUNT(*) FROM listings WHERE ${where}`)
+      .pluck()
+      .get(...params) as number;
     const rows = this.db
       .prepare(`SELECT id, type, status, public_json FROM listings WHERE ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`)
       .all(...params, limit, offset) as ListingRow[];
@@ -290,9 +300,7 @@ export class ListingCache {
     const rows = (
       ids === undefined
         ? this.db.prepare('SELECT id, public_json FROM agents WHERE show_on_web = 1 ORDER BY id').all()
-        : this.db
-            .prepare('SELECT id, public_json FROM agents WHERE show_on_web = 1 AND id IN (SELECT value FROM json_each(?))')
-            .all(JSON.stringify(ids))
+        : this.db.prepare('SELECT id, public_json FROM agents WHERE show_on_web = 1 AND id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids))
     ) as Array<{ id: number; public_json: string }>;
     return rows.map((row) => ({ id: row.id, fields: JSON.parse(row.public_json) as CachedAgent['fields'] }));
   }
@@ -311,8 +319,7 @@ export class ListingCache {
     const resolved = this.resolveId(id);
     if (resolved === undefined) return undefined;
     const row = this.db.prepare('SELECT lead_destination AS destination FROM listings WHERE id = ?').get(resolved) as
-      | { destination: string | null }
-      | undefined;
+      { destination: string | null } | undefined;
     return row && { destination: row.destination as LeadDestination | null };
   }
 
@@ -364,7 +371,11 @@ export function listingStatus(store: Store): { byType: Record<string, Record<str
   let total = 0;
   if (!hasTable(store, 'listings')) return { byType, total, agents: 0 };
   const db = tablesOf(store);
-  for (const row of db.prepare('SELECT type, status, COUNT(*) AS n FROM listings GROUP BY type, status ORDER BY type, status').all() as Array<{ type: string; status: string; n: number }>) {
+  for (const row of db.prepare('SELECT type, status, COUNT(*) AS n FROM listings GROUP BY type, status ORDER BY type, status').all() as Array<{
+    type: string;
+    status: string;
+    n: number;
+  }>) {
     (byType[row.type] ??= {})[row.status] = row.n;
     total += row.n;
   }

@@ -48,42 +48,46 @@ export class ChangeStore {
    * the relay uses, its notice. Returns 'duplicate' without storing anything for a replay.
    */
   acceptWebhook(digest: string, expiresAt: number, notice: ChangeNotice, now: number): 'stored' | 'duplicate' {
-    return this.db.transaction(() => {
-      this.db.prepare('DELETE FROM crm_webhook_digests WHERE expires_at < ?').run(now);
-      const inserted = this.db.prepare('INSERT OR IGNORE INTO crm_webhook_digests (digest, expires_at) VALUES (?, ?)').run(digest, expiresAt);
-      if (inserted.changes === 0) return 'duplicate' as const;
-      if (notice.kind && notice.id !== undefined) this.insert('webhook', notice, now);
-      return 'stored' as const;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        this.db.prepare('DELETE FROM crm_webhook_digests WHERE expires_at < ?').run(now);
+        const inserted = this.db.prepare('INSERT OR IGNORE INTO crm_webhook_digests (digest, expires_at) VALUES (?, ?)').run(digest, expiresAt);
+        if (inserted.changes === 0) return 'duplicate' as const;
+        if (notice.kind && notice.id !== undefined) this.insert('webhook', notice, now);
+        return 'stored' as const;
+      })
+      .immediate();
   }
 
   /** Queues notices read from the event stream, and moves the stream's position, in one transaction. */
   acceptStream(notices: readonly ChangeNotice[], position: { cursor: string | undefined; readAt: number }): number {
-    return this.db.transaction(() => {
-      let queued = 0;
-      const seen = this.db.prepare(
-        `INSERT INTO crm_stream_seen (kind, object_id, seen_at, events) VALUES (?, ?, ?, 1)
+    return this.db
+      .transaction(() => {
+        let queued = 0;
+        const seen = this.db.prepare(
+          `INSERT INTO crm_stream_seen (kind, object_id, seen_at, events) VALUES (?, ?, ?, 1)
          ON CONFLICT (kind, object_id) DO UPDATE SET
            events = CASE WHEN excluded.seen_at > seen_at THEN 1 WHEN excluded.seen_at = seen_at THEN events + 1 ELSE events END,
            seen_at = max(seen_at, excluded.seen_at)
          RETURNING seen_at AS at, events`,
-      );
-      for (const notice of notices) {
-        if (!notice.kind || notice.id === undefined) continue;
-        // The CRM dates events to the second: two changes of one property (its sale and its lease,
-        // say) in one second are told apart by count. The k-th event the stream names at a time is
-        // already applied only when k notices at that time were (a webhook's, usually).
-        const named = seen.get(notice.kind, notice.id, notice.at) as { at: number; events: number };
-        const applied = this.applied(notice.kind, notice.id);
-        if (applied && applied.at > notice.at) continue;
-        if (applied && applied.at === notice.at && named.at === notice.at && named.events <= applied.events) continue;
-        this.insert('stream', notice, position.readAt);
-        queued++;
-      }
-      this.setState('cursor', position.cursor);
-      this.setState('lastReadAt', String(position.readAt));
-      return queued;
-    }).immediate();
+        );
+        for (const notice of notices) {
+          if (!notice.kind || notice.id === undefined) continue;
+          // The CRM dates events to the second: two changes of one property (its sale and its lease,
+          // say) in one second are told apart by count. The k-th event the stream names at a time is
+          // already applied only when k notices at that time were (a webhook's, usually).
+          const named = seen.get(notice.kind, notice.id, notice.at) as { at: number; events: number };
+          const applied = this.applied(notice.kind, notice.id);
+          if (applied && applied.at > notice.at) continue;
+          if (applied && applied.at === notice.at && named.at === notice.at && named.events <= applied.events) continue;
+          this.insert('stream', notice, position.readAt);
+          queued++;
+        }
+        this.setState('cursor', position.cursor);
+        this.setState('lastReadAt', String(position.readAt));
+        return queued;
+      })
+      .immediate();
   }
 
   private insert(origin: 'webhook' | 'stream', notice: ChangeNotice, now: number): void {
@@ -96,7 +100,16 @@ export class ChangeStore {
   due(now: number, limit = 100): QueuedChange[] {
     const rows = this.db
       .prepare('SELECT seq, origin, kind, object_id, name, changed_at, records, attempts FROM crm_change_queue WHERE next_attempt_at <= ? ORDER BY seq LIMIT ?')
-      .all(now, limit) as Array<{ seq: number; origin: 'webhook' | 'stream'; kind: ChangedKind; object_id: number; name: string; changed_at: number; records: string | null; attempts: number }>;
+      .all(now, limit) as Array<{
+      seq: number;
+      origin: 'webhook' | 'stream';
+      kind: ChangedKind;
+      object_id: number;
+      name: string;
+      changed_at: number;
+      records: string | null;
+      attempts: number;
+    }>;
     return rows.map((row) => ({
       seq: row.seq,
       origin: row.origin,
@@ -115,35 +128,41 @@ export class ChangeStore {
    * skew between the CRM's clock and ours never hides a later change from the stream.
    */
   done(changes: readonly QueuedChange[]): void {
-    this.db.transaction(() => {
-      const remove = this.db.prepare('DELETE FROM crm_change_queue WHERE seq = ?');
-      // A later time starts the count again; the same time adds one (SET reads the row as it was).
-      const mark = this.db.prepare(
-        `INSERT INTO crm_change_applied (kind, object_id, applied_at, events) VALUES (?, ?, ?, 1)
+    this.db
+      .transaction(() => {
+        const remove = this.db.prepare('DELETE FROM crm_change_queue WHERE seq = ?');
+        // A later time starts the count again; the same time adds one (SET reads the row as it was).
+        const mark = this.db.prepare(
+          `INSERT INTO crm_change_applied (kind, object_id, applied_at, events) VALUES (?, ?, ?, 1)
          ON CONFLICT (kind, object_id) DO UPDATE SET
            events = CASE WHEN excluded.applied_at > applied_at THEN 1 WHEN excluded.applied_at = applied_at THEN events + 1 ELSE events END,
            applied_at = max(applied_at, excluded.applied_at)`,
-      );
-      for (const change of changes) {
-        remove.run(change.seq);
-        mark.run(change.kind, change.id, change.changedAt);
-      }
-    }).immediate();
+        );
+        for (const change of changes) {
+          remove.run(change.seq);
+          mark.run(change.kind, change.id, change.changedAt);
+        }
+      })
+      .immediate();
   }
 
   /** Dropped without applying (given up, or left to the next read): out of the queue, not marked. */
   drop(changes: readonly QueuedChange[]): void {
     const remove = this.db.prepare('DELETE FROM crm_change_queue WHERE seq = ?');
-    this.db.transaction(() => {
-      for (const change of changes) remove.run(change.seq);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        for (const change of changes) remove.run(change.seq);
+      })
+      .immediate();
   }
 
   retryLater(changes: readonly QueuedChange[], at: number): void {
     const update = this.db.prepare('UPDATE crm_change_queue SET attempts = attempts + 1, next_attempt_at = ? WHERE seq = ?');
-    this.db.transaction(() => {
-      for (const change of changes) update.run(at, change.seq);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        for (const change of changes) update.run(at, change.seq);
+      })
+      .immediate();
   }
 
   pending(): number {
@@ -157,8 +176,7 @@ export class ChangeStore {
   /** The time of the record's latest change applied, and how many notices at that time were. */
   private applied(kind: ChangedKind, id: number): { at: number; events: number } | undefined {
     return this.db.prepare('SELECT applied_at AS at, events FROM crm_change_applied WHERE kind = ? AND object_id = ?').get(kind, id) as
-      | { at: number; events: number }
-      | undefined;
+      { at: number; events: number } | undefined;
   }
 
   /** Marks older than the stream keeps events are of no more use. */
@@ -184,10 +202,12 @@ export class ChangeStore {
 
   addWebhookRequests(day: string, requests: number): void {
     const total = this.webhookRequests(day) + requests;
-    this.db.transaction(() => {
-      this.setState('webhookDay', day);
-      this.setState('webhookRequests', String(total));
-    }).immediate();
+    this.db
+      .transaction(() => {
+        this.setState('webhookDay', day);
+        this.setState('webhookRequests', String(total));
+      })
+      .immediate();
   }
 
   /** The agency's account id at the source, as last learned (undefined: never learned). */
@@ -197,10 +217,12 @@ export class ChangeStore {
 
   /** `checks`: when the source last confirmed it, when to ask again (ms since the epoch), and with which credentials (a digest). */
   rememberAccount(account: string, checks?: AccountChecks): void {
-    this.db.transaction(() => {
-      this.setState(ACCOUNT_KEY, account);
-      this.setState('accountChecks', checks ? JSON.stringify(checks) : undefined);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        this.setState(ACCOUNT_KEY, account);
+        this.setState('accountChecks', checks ? JSON.stringify(checks) : undefined);
+      })
+      .immediate();
   }
 
   /** When the source last confirmed the remembered account id, and when to ask again (undefined: never recorded). */
@@ -220,6 +242,7 @@ export class ChangeStore {
 
   private setState(key: string, value: string | undefined): void {
     if (value === undefined) this.db.prepare('DELETE FROM crm_event_stream_state WHERE key = ?').run(key);
-    else this.db.prepare('INSERT INTO crm_event_stream_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
+    else
+      this.db.prepare('INSERT INTO crm_event_stream_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
   }
 }

@@ -109,21 +109,27 @@ export class CrmChangeWorker {
   /** Subscribes to the inbox's wake-ups; while the database is away, tries again every INBOX_LISTEN_RETRY_MS (the safety poll meanwhile). */
   private listenToInbox(inbox: WebhookInboxQueue, retrying: boolean): void {
     if (this.stopped) return;
-    inbox.onArrival(() => this.inboxArrived()).then(
-      (unlisten) => {
-        if (this.stopped) return unlisten();
-        this.unlistenInbox = unlisten;
-        if (!retrying) return;
-        this.log.info('listening for webhooks stored by any relay again');
-        // Notices stored while nobody listened were not announced.
-        this.inboxArrived();
-      },
-      (error: unknown) => {
-        if (!retrying) this.log.warn({ error: describe(error) }, `cannot listen for webhooks stored by other relays; trying again every ${INBOX_LISTEN_RETRY_MS / 1000} s, looking every ${INBOX_POLL_MS / 1000} s meanwhile`);
-        this.inboxListenRetry = setTimeout(() => this.listenToInbox(inbox, true), INBOX_LISTEN_RETRY_MS);
-        this.inboxListenRetry.unref();
-      },
-    );
+    inbox
+      .onArrival(() => this.inboxArrived())
+      .then(
+        (unlisten) => {
+          if (this.stopped) return unlisten();
+          this.unlistenInbox = unlisten;
+          if (!retrying) return;
+          this.log.info('listening for webhooks stored by any relay again');
+          // Notices stored while nobody listened were not announced.
+          this.inboxArrived();
+        },
+        (error: unknown) => {
+          if (!retrying)
+            this.log.warn(
+              { error: describe(error) },
+              `cannot listen for webhooks stored by other relays; trying again every ${INBOX_LISTEN_RETRY_MS / 1000} s, looking every ${INBOX_POLL_MS / 1000} s meanwhile`,
+            );
+          this.inboxListenRetry = setTimeout(() => this.listenToInbox(inbox, true), INBOX_LISTEN_RETRY_MS);
+          this.inboxListenRetry.unref();
+        },
+      );
   }
 
   /** A notice was stored in the shared inbox (by this relay or another): take it now. */
@@ -305,7 +311,10 @@ export class CrmChangeWorker {
       const fromWebhooks = needLists.filter((change) => change.origin === 'webhook');
       if (fromWebhooks.length) {
         this.counts.overDailyCap += fromWebhooks.length;
-        this.log.warn({ notices: fromWebhooks.length, cap: this.options.config.listings.webhookDailyRefreshes }, 'daily cap on webhook-triggered CRM requests reached (WEBHOOK_DAILY_REFRESHES); left to the event stream');
+        this.log.warn(
+          { notices: fromWebhooks.length, cap: this.options.config.listings.webhookDailyRefreshes },
+          'daily cap on webhook-triggered CRM requests reached (WEBHOOK_DAILY_REFRESHES); left to the event stream',
+        );
         store.drop(fromWebhooks);
       }
       batch = needLists.filter((change) => change.origin !== 'webhook');
@@ -347,24 +356,35 @@ function describe(error: unknown): string {
 }
 
 /** Prometheus lines for the CRM's push: webhooks by outcome, event-stream reads, notices applied and queued. */
-export function renderPushMetrics(webhooks: { accepted: number; duplicates: number; ignored: number; unavailable: number; otherAccount: number; refused: number }, worker: ChangeWorkerCounts, queued: number): string {
+export function renderPushMetrics(
+  webhooks: { accepted: number; duplicates: number; ignored: number; unavailable: number; otherAccount: number; refused: number },
+  worker: ChangeWorkerCounts,
+  queued: number,
+): string {
   const lines: string[] = [];
   const metric = (name: string, type: 'counter' | 'gauge', help: string, samples: Array<[string, number]>) => {
     lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
     for (const [labels, value] of samples) lines.push(`${name}${labels} ${value}`);
   };
-  metric('estate_crm_webhooks_total', 'counter', 'CRM webhooks by outcome: accepted (stored), duplicate (replayed digest), ignored (event not used), unavailable (503: the shared database did not answer), other_account (another agency on the API key), refused (4xx).', [
-    ['{outcome="accepted"}', webhooks.accepted],
-    ['{outcome="duplicate"}', webhooks.duplicates],
-    ['{outcome="ignored"}', webhooks.ignored],
-    ['{outcome="unavailable"}', webhooks.unavailable],
-    ['{outcome="other_account"}', webhooks.otherAccount],
-    ['{outcome="refused"}', webhooks.refused],
-  ]);
+  metric(
+    'estate_crm_webhooks_total',
+    'counter',
+    'CRM webhooks by outcome: accepted (stored), duplicate (replayed digest), ignored (event not used), unavailable (503: the shared database did not answer), other_account (another agency on the API key), refused (4xx).',
+    [
+      ['{outcome="accepted"}', webhooks.accepted],
+      ['{outcome="duplicate"}', webhooks.duplicates],
+      ['{outcome="ignored"}', webhooks.ignored],
+      ['{outcome="unavailable"}', webhooks.unavailable],
+      ['{outcome="other_account"}', webhooks.otherAccount],
+      ['{outcome="refused"}', webhooks.refused],
+    ],
+  );
   metric('estate_crm_event_stream_reads_total', 'counter', 'Requests to the CRM event stream.', [['', worker.streamReads]]);
   metric('estate_crm_event_stream_events_total', 'counter', 'Events read from the CRM event stream.', [['', worker.streamEvents]]);
   metric('estate_crm_changes_applied_total', 'counter', 'Change notices (webhook or stream) applied to the listing cache.', [['', worker.applied]]);
-  metric('estate_crm_changes_over_daily_cap_total', 'counter', 'Webhook notices left to the event stream by WEBHOOK_DAILY_REFRESHES.', [['', worker.overDailyCap]]);
+  metric('estate_crm_changes_over_daily_cap_total', 'counter', 'Webhook notices left to the event stream by WEBHOOK_DAILY_REFRESHES.', [
+    ['', worker.overDailyCap],
+  ]);
   metric('estate_crm_changes_queued', 'gauge', 'Change notices stored and not yet applied.', [['', queued]]);
   return `${lines.join('\n')}\n`;
 }

@@ -181,14 +181,32 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     return current;
   };
   // Many agencies: the relay plans them all together (server/compose/agency-set.ts).
-  const sync = new ListingSync({ source, cache, mirror, log, config, now: options.now, holdsSync: options.holdsSync, afterSweep: () => {
+  const sync = new ListingSync({
+    source,
+    cache,
+    mirror,
+    log,
+    config,
+    now: options.now,
+    holdsSync: options.holdsSync,
+    afterSweep: () => {
       if (!options.shared) replan();
       options.afterSweep?.();
     },
   });
 
   const changeStore = new ChangeStore(store);
-  const changes = new CrmChangeWorker({ store: changeStore, sync, cache, source, log, config, now: options.now, inbox: options.webhookInbox, beforeInboxTaken: options.beforeInboxTaken });
+  const changes = new CrmChangeWorker({
+    store: changeStore,
+    sync,
+    cache,
+    source,
+    log,
+    config,
+    now: options.now,
+    inbox: options.webhookInbox,
+    beforeInboxTaken: options.beforeInboxTaken,
+  });
   const webhookCounts: WebhookCounts = { accepted: 0, duplicates: 0, ignored: 0, unavailable: 0, otherAccount: 0, refused: 0 };
   const account = new AgencyAccount({ store: changeStore, source, log });
 
@@ -234,10 +252,12 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     });
     // Rendered answers naming those images are dropped.
     if (images > 0) cache.changed();
-    if (images > 0) log.warn({ images }, `${images} mirrored image(s) had no file in the photo folder: no longer shown, fetched again at the next sync (a full sweep)`);
+    if (images > 0)
+      log.warn({ images }, `${images} mirrored image(s) had no file in the photo folder: no longer shown, fetched again at the next sync (a full sweep)`);
     return images;
   };
-  if (!options.shared) router.use(photosRouter(mirror.photoDir, { fill: photoFill && ((hash) => photoFill.fillOne(hash)), onMissing: (hash) => forgetMissingPhotos({ hash }) }));
+  if (!options.shared)
+    router.use(photosRouter(mirror.photoDir, { fill: photoFill && ((hash) => photoFill.fillOne(hash)), onMissing: (hash) => forgetMissingPhotos({ hash }) }));
 
   return {
     cache,

@@ -36,7 +36,10 @@ export function publicListings(deps: PublicListingsDeps): PublicListings {
 
   function agentsById(ids: readonly number[] | undefined): Agent[] {
     const agents = cache.visibleAgents(ids);
-    const portraits = mirror.photosOf('agent', agents.map((agent) => agent.id));
+    const portraits = mirror.photosOf(
+      'agent',
+      agents.map((agent) => agent.id),
+    );
     const byId = new Map(
       agents.map((agent): [number, Agent] => {
         const portrait = portraits.get(agent.id)?.[0];
@@ -51,9 +54,17 @@ export function publicListings(deps: PublicListingsDeps): PublicListings {
   const page = (query: ParsedListingsQuery): Page<ListingSummary> => {
     const sql = listingsSql(query);
     const { rows, total } = cache.findListings(sql.where, sql.params, sql.orderBy, query.pageSize, (query.page - 1) * query.pageSize);
-    const photos = mirror.photosOf('listing', rows.map((row) => row.id));
+    const photos = mirror.photosOf(
+      'listing',
+      rows.map((row) => row.id),
+    );
     return {
-      items: rows.map((row) => summary(row, (photos.get(row.id) ?? []).map((photo) => ({ kind: photo.kind, photo: publicPhoto(photo, base) })))),
+      items: rows.map((row) =>
+        summary(
+          row,
+          (photos.get(row.id) ?? []).map((photo) => ({ kind: photo.kind, photo: publicPhoto(photo, base) })),
+        ),
+      ),
       total,
       page: query.page,
       pageSize: query.pageSize,
@@ -78,7 +89,8 @@ export function publicListings(deps: PublicListingsDeps): PublicListings {
       for (const status of ['available', 'sold', 'leased'] as const) {
         const sql = listingsSql(parseListingsQuery({ status }));
         const { rows } = cache.findListings(sql.where, sql.params, sql.orderBy, -1, 0);
-        for (const row of rows) result.push({ id: row.fields.id, type: row.fields.type, status: row.fields.status, address: row.fields.address, modified: row.fields.modified });
+        for (const row of rows)
+          result.push({ id: row.fields.id, type: row.fields.type, status: row.fields.status, address: row.fields.address, modified: row.fields.modified });
       }
       return result;
     },

@@ -314,7 +314,10 @@ export class ListingSync {
     if (report.error) {
       this.log.warn({ ...summary, error: report.error }, `listing sync failed; still serving the cache (${summary.cacheAgeSeconds ?? 'no'} s old)`);
     } else {
-      this.log.info(summary, `listing sync done (${kind}): ${report.changed} changed, ${report.removed} removed, ${report.photos.downloaded} photos downloaded`);
+      this.log.info(
+        summary,
+        `listing sync done (${kind}): ${report.changed} changed, ${report.removed} removed, ${report.photos.downloaded} photos downloaded`,
+      );
     }
     return report;
   }
@@ -331,8 +334,7 @@ export class ListingSync {
     let firstTotal: number | undefined;
     let lastTotal = 0;
     const windowStart = spec.windowStart?.(now);
-    const since =
-      windowStart === undefined ? modifiedSince : new Date(Math.max(windowStart, modifiedSince?.getTime() ?? Number.NEGATIVE_INFINITY));
+    const since = windowStart === undefined ? modifiedSince : new Date(Math.max(windowStart, modifiedSince?.getTime() ?? Number.NEGATIVE_INFINITY));
     const pages = this.options.source.readList(spec, { changedSince: since, signal, pageSize: this.options.pageSize });
     let page = 0;
     for await (const list of pages) {
@@ -429,7 +431,8 @@ export class ListingSync {
           if (!pushed) return 'needs-lists' as const;
           const { id, type } = pushed;
           const cachedHere = placements.find((placed) => placed.id === id);
-          const group = pushed.group ?? this.specs.find((spec) => spec.source === (cachedHere ?? placements.find((placed) => placed.type === type))?.source)?.group;
+          const group =
+            pushed.group ?? this.specs.find((spec) => spec.source === (cachedHere ?? placements.find((placed) => placed.type === type))?.source)?.group;
           const anySpec = this.specs.find((spec) => spec.type === type && spec.group === group);
           if (!anySpec) return 'needs-lists' as const;
           typesPushed.add(type);
@@ -477,7 +480,17 @@ export class ListingSync {
       const groupOf = (source: string) => this.specs.find((spec) => spec.source === source)?.group;
       const groups = new Set(placements.flat().map((placed) => groupOf(placed.source)));
       const specs = placements.every((list) => list.length > 0) ? this.specs.filter((spec) => groups.has(spec.group)) : this.specs;
-      const report: SyncReport = { kind: 'incremental', complete: false, pages: 0, listings: 0, changed: 0, removed: 0, photos: { downloaded: 0, reused: 0, unchanged: 0, failed: 0, removed: 0 }, crmRequests: 0, seconds: 0 };
+      const report: SyncReport = {
+        kind: 'incremental',
+        complete: false,
+        pages: 0,
+        listings: 0,
+        changed: 0,
+        removed: 0,
+        photos: { downloaded: 0, reused: 0, unchanged: 0, failed: 0, removed: 0 },
+        crmRequests: 0,
+        seconds: 0,
+      };
       const since = new Date(changedSince - MODIFIED_SINCE_OVERLAP_MS);
       const markers = cache.modifiedMarkers();
       // Listing ids (one per life) the lists returned: on the website now.
@@ -515,7 +528,10 @@ export class ListingSync {
       }
       this.removeListings([...removals]);
       cache.changed();
-      this.log.info({ properties: propertyIds.length, lists: specs.length, refreshed, removed: removals.size }, 'listings refreshed from the CRM lists after change notices');
+      this.log.info(
+        { properties: propertyIds.length, lists: specs.length, refreshed, removed: removals.size },
+        'listings refreshed from the CRM lists after change notices',
+      );
       return { refreshed, removed: removals.size };
     });
     this.queue = next.catch(() => undefined);

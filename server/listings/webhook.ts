@@ -79,7 +79,11 @@ export function webhookRouter(deps: WebhookDeps): Router {
       deps.counts.refused++;
       log.warn({ reason: check.reason }, 'webhook refused');
       if (check.reason === 'stale') {
-        throw new HttpError(401, 'stale_signature', `The webhook timestamp is more than WEBHOOK_TOLERANCE_SECONDS=${deps.toleranceSeconds} s from the relay's clock.`);
+        throw new HttpError(
+          401,
+          'stale_signature',
+          `The webhook timestamp is more than WEBHOOK_TOLERANCE_SECONDS=${deps.toleranceSeconds} s from the relay's clock.`,
+        );
       }
       throw new HttpError(
         401,
@@ -108,7 +112,9 @@ export function webhookRouter(deps: WebhookDeps): Router {
     }
 
     const expiresAt = check.timestampMs + deps.toleranceSeconds * 1000;
-    const stored = target.inbox ? await acceptShared(target, target.inbox, check.digest, expiresAt, notice, received) : target.changes.acceptWebhook(check.digest, expiresAt, notice, received);
+    const stored = target.inbox
+      ? await acceptShared(target, target.inbox, check.digest, expiresAt, notice, received)
+      : target.changes.acceptWebhook(check.digest, expiresAt, notice, received);
     if (stored === 'duplicate') {
       target.counts.duplicates++;
       log.info({ event: notice.name }, 'webhook replay ignored (digest seen before)');
@@ -122,13 +128,24 @@ export function webhookRouter(deps: WebhookDeps): Router {
       return;
     }
     target.counts.accepted++;
-    if (notice.invalidRecords > 0) log.warn({ event: notice.name, id: notice.id, invalidRecords: notice.invalidRecords }, 'pushed records did not match the schema; reading the change from the CRM');
+    if (notice.invalidRecords > 0)
+      log.warn(
+        { event: notice.name, id: notice.id, invalidRecords: notice.invalidRecords },
+        'pushed records did not match the schema; reading the change from the CRM',
+      );
     target.onStored();
     res.status(202).json({ status: 'accepted', event: notice.name, id: notice.id });
   });
   return router;
 
-  async function acceptShared(target: WebhookTarget, inbox: NonNullable<WebhookTarget['inbox']>, digest: string, expiresAt: number, notice: ChangeNotice, received: number): Promise<'stored' | 'duplicate'> {
+  async function acceptShared(
+    target: WebhookTarget,
+    inbox: NonNullable<WebhookTarget['inbox']>,
+    digest: string,
+    expiresAt: number,
+    notice: ChangeNotice,
+    received: number,
+  ): Promise<'stored' | 'duplicate'> {
     let timer: NodeJS.Timeout | undefined;
     try {
       return await Promise.race([
@@ -140,8 +157,13 @@ export function webhookRouter(deps: WebhookDeps): Router {
     } catch (error) {
       target.counts.unavailable++;
       // The database's own message (a refused connection, a timeout) names no password or notice content.
-      log.error({ error: error instanceof Error ? error.message : String(error), event: notice.name }, 'webhook not stored: the shared database (DATABASE_URL) did not answer; answered 503, the event stream catches the change up');
-      throw new HttpError(503, 'unavailable', 'The notice could not be stored just now; send it again shortly.', undefined, { 'Retry-After': String(INBOX_RETRY_AFTER_S) });
+      log.error(
+        { error: error instanceof Error ? error.message : String(error), event: notice.name },
+        'webhook not stored: the shared database (DATABASE_URL) did not answer; answered 503, the event stream catches the change up',
+      );
+      throw new HttpError(503, 'unavailable', 'The notice could not be stored just now; send it again shortly.', undefined, {
+        'Retry-After': String(INBOX_RETRY_AFTER_S),
+      });
     } finally {
       clearTimeout(timer);
     }

@@ -60,7 +60,14 @@ export function collectAgenciesStatus(
   const agencies = slugs.map((slug): AgencyStatusRow => {
     const live = fromRelay(slug);
     const dir = agencyDataDir(dataDir, slug);
-    const base = { slug, name: names.get(slug)!, state: live?.state ?? ('not started' as const), freshness: live?.freshness ?? null, crmCallsToday: live?.crmCallsToday ?? null, syncHolder: null };
+    const base = {
+      slug,
+      name: names.get(slug)!,
+      state: live?.state ?? ('not started' as const),
+      freshness: live?.freshness ?? null,
+      crmCallsToday: live?.crmCallsToday ?? null,
+      syncHolder: null,
+    };
     if (!existsSync(join(dir, STORE_FILE))) return { ...base, listings: 0, cacheAgeSeconds: null, outboxQueued: 0, lastError: null };
     const store = openStoreReadOnly(dir);
     try {
@@ -107,9 +114,23 @@ function duration(seconds: number | null): string {
 }
 
 /** The table of `npm run relay -- agencies`. */
-export function formatAgencies(status: AgenciesStatus, options: { /** DATABASE_URL: which relay runs each agency's sync (without it, this relay does). */ syncColumn?: boolean } = {}): string {
+export function formatAgencies(
+  status: AgenciesStatus,
+  options: { /** DATABASE_URL: which relay runs each agency's sync (without it, this relay does). */ syncColumn?: boolean } = {},
+): string {
   const shared = options.syncColumn ?? false;
-  const header = ['SLUG', 'NAME', 'STATE', ...(shared ? ['SYNC BY'] : []), 'LISTINGS', 'CACHE AGE', 'FRESH (WEBHOOK / LOST)', 'CRM CALLS TODAY', 'OUTBOX', 'LAST ERROR'];
+  const header = [
+    'SLUG',
+    'NAME',
+    'STATE',
+    ...(shared ? ['SYNC BY'] : []),
+    'LISTINGS',
+    'CACHE AGE',
+    'FRESH (WEBHOOK / LOST)',
+    'CRM CALLS TODAY',
+    'OUTBOX',
+    'LAST ERROR',
+  ];
   const rows = status.agencies.map((row) => [
     row.slug,
     row.name,
@@ -124,12 +145,7 @@ export function formatAgencies(status: AgenciesStatus, options: { /** DATABASE_U
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const line = (cells: string[]) => cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ');
-  return [
-    line(header),
-    ...rows.map(line),
-    '',
-    formatKeyTotals(status),
-  ].join('\n');
+  return [line(header), ...rows.map(line), '', formatKeyTotals(status)].join('\n');
 }
 
 /** The key's line: calls today against the daily limit, the plan, the agencies. */
@@ -170,11 +186,13 @@ export function scopeToAgency(command: string, argv: string[], config: Config): 
       if (!slug) return '--agency needs a slug';
     } else args.push(arg);
   }
-  if (!config.agenciesFile) return slug === undefined ? { args, config } : '--agency needs AGENCIES_FILE (without it the relay serves one agency, and the commands work on its store)';
+  if (!config.agenciesFile)
+    return slug === undefined ? { args, config } : '--agency needs AGENCIES_FILE (without it the relay serves one agency, and the commands work on its store)';
   if (slug === undefined) {
     // With DATABASE_URL a backup is of the whole shared store, every agency at once.
     const wholeDatabase = config.databaseUrl !== undefined && (command === 'backup' || command === 'restore');
-    if (PER_AGENCY_COMMANDS.has(command) && !wholeDatabase) return `With AGENCIES_FILE each agency has its own store: name one with --agency <slug> (\`npm run relay -- agencies\` lists them).`;
+    if (PER_AGENCY_COMMANDS.has(command) && !wholeDatabase)
+      return `With AGENCIES_FILE each agency has its own store: name one with --agency <slug> (\`npm run relay -- agencies\` lists them).`;
     return { args, config };
   }
   if (!AGENCY_SLUG.test(slug)) return `--agency: "${slug}" is not a slug (1 to 40 characters of a-z, 0-9 and -)`;
@@ -257,19 +275,26 @@ export const agenciesCommand: CliCommand = {
         }
         return await reload(context, timeout);
       }
-      const status = collectAgenciesStatus(context.config.agenciesFile, context.config.dataDir, context.config.crm.dailyLimit, { outboxInPostgres: context.config.databaseUrl !== undefined });
+      const status = collectAgenciesStatus(context.config.agenciesFile, context.config.dataDir, context.config.crm.dailyLimit, {
+        outboxInPostgres: context.config.databaseUrl !== undefined,
+      });
       // DATABASE_URL: each agency's sync holder from its lease; the rest of the view still shows when the database cannot be read.
       let failed = false;
       if (context.config.databaseUrl) {
         try {
-          const holders = await readAgencySyncHolders(context.config.databaseUrl, status.agencies.map((row) => row.slug));
+          const holders = await readAgencySyncHolders(
+            context.config.databaseUrl,
+            status.agencies.map((row) => row.slug),
+          );
           for (const row of status.agencies) row.syncHolder = holders.get(row.slug) ?? null;
         } catch (error) {
           context.err(`${(error as Error).message}; SYNC BY is unknown (?)`);
           failed = true;
         }
       }
-      context.out(options.flags.has('json') ? JSON.stringify(status, null, 2) : formatAgencies(status, { syncColumn: context.config.databaseUrl !== undefined }));
+      context.out(
+        options.flags.has('json') ? JSON.stringify(status, null, 2) : formatAgencies(status, { syncColumn: context.config.databaseUrl !== undefined }),
+      );
       return failed ? 1 : 0;
     } catch (error) {
       if (error instanceof ConfigError) {

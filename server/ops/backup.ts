@@ -117,7 +117,9 @@ export function restoreStore(dataDir: string, file: string, options: { now?: Dat
   const absoluteDir = resolve(dataDir);
   const running = runningRelay(absoluteDir);
   if (running) {
-    throw new Error(`A relay (pid ${running.pid}, started ${running.startedAt}) is running on ${absoluteDir}: stop it first (systemctl stop estate-embed-relay).`);
+    throw new Error(
+      `A relay (pid ${running.pid}, started ${running.startedAt}) is running on ${absoluteDir}: stop it first (systemctl stop estate-embed-relay).`,
+    );
   }
   const verified = verifyBackup(resolve(file));
   ensurePrivateDir(absoluteDir);

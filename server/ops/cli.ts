@@ -37,7 +37,8 @@ export const statusCommand: CliCommand = {
       return 0;
     }
     const options = parseOptions(args, ['json']);
-    if (typeof options === 'string' || options.positional.length) return usageError(this, typeof options === 'string' ? options : 'status takes no arguments', context);
+    if (typeof options === 'string' || options.positional.length)
+      return usageError(this, typeof options === 'string' ? options : 'status takes no arguments', context);
     // DATABASE_URL: the relays on the shared store and the key's day across them, after this relay's own report.
     let shared: SharedStatus | undefined;
     if (context.config.databaseUrl) {
@@ -55,7 +56,8 @@ export const statusCommand: CliCommand = {
     // Only the shared store's lines use it (without DATABASE_URL, keyStatus reads the file and reports a bad one alike).
     let agencySchemas: string[] | undefined;
     try {
-      agencySchemas = shared && context.config.agenciesFile ? readAgenciesFile(context.config.agenciesFile).map((entry) => agencySchema(entry.slug)) : undefined;
+      agencySchemas =
+        shared && context.config.agenciesFile ? readAgenciesFile(context.config.agenciesFile).map((entry) => agencySchema(entry.slug)) : undefined;
     } catch (error) {
       context.err((error as Error).message);
       return 1;
@@ -73,7 +75,10 @@ export const statusCommand: CliCommand = {
     if (shared?.crmUsedToday != null) status.crm = { ...status.crm, used: shared.crmUsedToday, remaining: Math.max(0, status.crm.limit - shared.crmUsedToday) };
     const relay = runningRelay(context.agency?.keyDataDir ?? context.config.dataDir);
     if (options.flags.has('json')) context.out(JSON.stringify({ ...status, relay: relay ?? null, ...sharedJson }, null, 2));
-    else context.out(`${formatStatus(status)}\nRelay process   ${relay ? `running (pid ${relay.pid}, since ${relay.startedAt})` : 'not running on this DATA_DIR'}${sharedText}`);
+    else
+      context.out(
+        `${formatStatus(status)}\nRelay process   ${relay ? `running (pid ${relay.pid}, since ${relay.startedAt})` : 'not running on this DATA_DIR'}${sharedText}`,
+      );
     return 0;
   },
 };
@@ -82,7 +87,9 @@ export const statusCommand: CliCommand = {
 function keyStatus(context: CliContext, json: boolean, sharedJson: { shared?: SharedStatus }, sharedText: string): number {
   let status;
   try {
-    status = collectAgenciesStatus(context.config.agenciesFile!, context.config.dataDir, context.config.crm.dailyLimit, { outboxInPostgres: context.config.databaseUrl !== undefined });
+    status = collectAgenciesStatus(context.config.agenciesFile!, context.config.dataDir, context.config.crm.dailyLimit, {
+      outboxInPostgres: context.config.databaseUrl !== undefined,
+    });
   } catch (error) {
     context.err((error as Error).message);
     return 1;
@@ -90,7 +97,22 @@ function keyStatus(context: CliContext, json: boolean, sharedJson: { shared?: Sh
   const relay = runningRelay(context.config.dataDir);
   if (json) {
     const { agencies, ...totals } = status;
-    context.out(JSON.stringify({ ...totals, agencies: { count: agencies.length, serving: agencies.filter((row) => row.state === 'serving').length, queued: agencies.reduce((sum, row) => sum + (row.outboxQueued ?? 0), 0) }, relay: relay ?? null, ...sharedJson }, null, 2));
+    context.out(
+      JSON.stringify(
+        {
+          ...totals,
+          agencies: {
+            count: agencies.length,
+            serving: agencies.filter((row) => row.state === 'serving').length,
+            queued: agencies.reduce((sum, row) => sum + (row.outboxQueued ?? 0), 0),
+          },
+          relay: relay ?? null,
+          ...sharedJson,
+        },
+        null,
+        2,
+      ),
+    );
   } else {
     context.out(`${formatKeyTotals(status)}
 Relay process   ${relay ? `running (pid ${relay.pid}, since ${relay.startedAt})` : 'not running on this DATA_DIR'}
@@ -121,7 +143,8 @@ export const syncCommand: CliCommand = {
       return 0;
     }
     const options = parseOptions(args, ['full'], ['timeout']);
-    if (typeof options === 'string' || options.positional.length) return usageError(this, typeof options === 'string' ? options : 'sync takes no arguments', context);
+    if (typeof options === 'string' || options.positional.length)
+      return usageError(this, typeof options === 'string' ? options : 'sync takes no arguments', context);
     const timeoutSeconds = options.values.timeout === undefined ? 600 : Number(options.values.timeout);
     if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) return usageError(this, '--timeout must be a positive number of seconds', context);
     const kind = options.flags.has('full') ? 'full' : 'incremental';
@@ -155,7 +178,11 @@ async function syncHere(kind: 'full' | 'incremental', context: CliContext): Prom
     context.err((error as Error).message);
     return 1;
   }
-  const crm = createCrmClientFromConfig(config, store, log, { limiterStore: keyStore, agency: context.agency?.slug, shared: sharedDatabase ? { database: sharedDatabase, gate: sharedGateOfKey(config, sharedDatabase) } : undefined });
+  const crm = createCrmClientFromConfig(config, store, log, {
+    limiterStore: keyStore,
+    agency: context.agency?.slug,
+    shared: sharedDatabase ? { database: sharedDatabase, gate: sharedGateOfKey(config, sharedDatabase) } : undefined,
+  });
   const stopProgress = watchSyncProgress(store, { log });
   try {
     const listings = createListingsService({ config, store, log, source: crmListingSource({ client: crm, config }) });
@@ -180,7 +207,11 @@ async function syncInRunningRelay(pid: number, kind: 'full' | 'incremental', tim
   const dataDir = resolve(context.config.dataDir);
   const requestedAt = Date.now();
   // The request goes where the relay reads it (DATA_DIR); the outcome is read from the agency's store.
-  writeFileSync(join(resolve(context.agency?.keyDataDir ?? dataDir), SYNC_REQUEST_FILE), JSON.stringify({ kind, requestedAt, ...(context.agency ? { agency: context.agency.slug } : {}) }), { mode: 0o600 });
+  writeFileSync(
+    join(resolve(context.agency?.keyDataDir ?? dataDir), SYNC_REQUEST_FILE),
+    JSON.stringify({ kind, requestedAt, ...(context.agency ? { agency: context.agency.slug } : {}) }),
+    { mode: 0o600 },
+  );
   process.kill(pid, SYNC_SIGNAL);
   context.out(`Asked the running relay (pid ${pid}) for a${kind === 'full' ? ' full' : 'n incremental'} sync; waiting for it…`);
   const store = openStoreReadOnly(dataDir);
@@ -232,9 +263,12 @@ export const backupCommand: CliCommand = {
     if (typeof options === 'string') return usageError(this, options, context);
     if (options.positional.length !== 1) return usageError(this, `backup takes one ${context.config.databaseUrl ? 'folder' : 'file'} name`, context);
     if (context.config.databaseUrl) {
-      if (context.agency) return usageError(this, 'with DATABASE_URL the backup holds every agency (their schemas in one pg_dump): run it without --agency', context);
+      if (context.agency)
+        return usageError(this, 'with DATABASE_URL the backup holds every agency (their schemas in one pg_dump): run it without --agency', context);
       try {
-        const summary = await backupSharedStore(context.config.databaseUrl, context.config.dataDir, options.positional[0]!, { force: options.flags.has('force') });
+        const summary = await backupSharedStore(context.config.databaseUrl, context.config.dataDir, options.positional[0]!, {
+          force: options.flags.has('force'),
+        });
         context.out(
           `Backed up to ${summary.folder} in ${summary.seconds} s: PostgreSQL schemas ${summary.schemas.join(', ')} (${formatBytes(summary.dumpBytes)}, read back by pg_restore), ` +
             (summary.sqliteBytes === null ? 'no SQLite store in DATA_DIR.' : `DATA_DIR's store (${formatBytes(summary.sqliteBytes)}, integrity check ok).`),
@@ -306,7 +340,10 @@ export const restoreCommand: CliCommand = {
     try {
       // One agency's store: the relay that holds it open runs from DATA_DIR.
       const relay = context.agency ? runningRelay(context.agency.keyDataDir) : undefined;
-      if (relay) throw new Error(`A relay (pid ${relay.pid}, started ${relay.startedAt}) is running on ${resolve(context.agency!.keyDataDir)}: stop it first (systemctl stop estate-embed-relay).`);
+      if (relay)
+        throw new Error(
+          `A relay (pid ${relay.pid}, started ${relay.startedAt}) is running on ${resolve(context.agency!.keyDataDir)}: stop it first (systemctl stop estate-embed-relay).`,
+        );
       const summary = restoreStore(context.config.dataDir, options.positional[0]!);
       context.out(
         [

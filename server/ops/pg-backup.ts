@@ -103,7 +103,12 @@ function runTool(tool: string, args: string[], url: string): Promise<string> {
     child.once('error', (error) => reject(new Error(`${tool}: ${error.message}`)));
     child.once('close', (code, signal) => {
       if (code === 0) resolvePromise(out);
-      else reject(new Error(`${tool.split('/').pop()} failed (${code === null ? signal : `exit ${code}`}): ${safeMessage(new Error(err.trim().slice(-1500) || 'no message'), url)}`));
+      else
+        reject(
+          new Error(
+            `${tool.split('/').pop()} failed (${code === null ? signal : `exit ${code}`}): ${safeMessage(new Error(err.trim().slice(-1500) || 'no message'), url)}`,
+          ),
+        );
     });
   });
 }
@@ -133,7 +138,12 @@ export interface SharedBackupSummary {
  * (what is in it). Written into `<folder>.partial-<pid>` (0700, files 0600) and renamed once
  * pg_restore has read the dump back, so `folder` is either absent or a whole backup.
  */
-export async function backupSharedStore(databaseUrl: string, dataDir: string, folder: string, options: { force?: boolean; now?: Date } = {}): Promise<SharedBackupSummary> {
+export async function backupSharedStore(
+  databaseUrl: string,
+  dataDir: string,
+  folder: string,
+  options: { force?: boolean; now?: Date } = {},
+): Promise<SharedBackupSummary> {
   const target = resolve(folder);
   if (existsSync(target) && !options.force) throw new Error(`${target} exists; pass --force to replace it.`);
   if (!existsSync(dirname(target))) throw new Error(`The folder ${dirname(target)} does not exist.`);
@@ -177,7 +187,13 @@ export async function backupSharedStore(databaseUrl: string, dataDir: string, fo
     writeFileSync(join(partial, BACKUP_MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`, { mode: STORE_FILE_MODE });
     if (existsSync(target)) rmSync(target, { recursive: true, force: true });
     renameSync(partial, target);
-    return { folder: target, schemas, dumpBytes: statSync(join(target, DATABASE_DUMP_FILE)).size, sqliteBytes, seconds: Math.round(performance.now() - started) / 1000 };
+    return {
+      folder: target,
+      schemas,
+      dumpBytes: statSync(join(target, DATABASE_DUMP_FILE)).size,
+      sqliteBytes,
+      seconds: Math.round(performance.now() - started) / 1000,
+    };
   } catch (error) {
     rmSync(partial, { recursive: true, force: true });
     throw error;
@@ -220,7 +236,10 @@ export interface SharedRestoreSummary {
 export async function restoreSharedStore(databaseUrl: string, dataDir: string, folder: string, options: { now?: Date } = {}): Promise<SharedRestoreSummary> {
   const manifest = readBackupManifest(folder);
   const running = runningRelay(resolve(dataDir));
-  if (running) throw new Error(`A relay (pid ${running.pid}, started ${running.startedAt}) is running on ${resolve(dataDir)}: stop it first (systemctl stop estate-embed-relay).`);
+  if (running)
+    throw new Error(
+      `A relay (pid ${running.pid}, started ${running.startedAt}) is running on ${resolve(dataDir)}: stop it first (systemctl stop estate-embed-relay).`,
+    );
   const pgRestore = requireTool('pg_restore', 'the restore');
   const dump = join(resolve(folder), DATABASE_DUMP_FILE);
   await refuseUnlessEmpty(databaseUrl);
@@ -235,7 +254,11 @@ export async function restoreSharedStore(databaseUrl: string, dataDir: string, f
     const list = join(listDir, 'contents.list');
     writeFileSync(list, contents, { mode: STORE_FILE_MODE });
     // --no-owner/--no-acl: the objects belong to the role in DATABASE_URL, whoever owned them before.
-    await runTool(pgRestore, ['--exit-on-error', '--single-transaction', '--no-owner', '--no-acl', `--use-list=${list}`, `--dbname=${dbname}`, dump], databaseUrl);
+    await runTool(
+      pgRestore,
+      ['--exit-on-error', '--single-transaction', '--no-owner', '--no-acl', `--use-list=${list}`, `--dbname=${dbname}`, dump],
+      databaseUrl,
+    );
   } finally {
     rmSync(listDir, { recursive: true, force: true });
   }

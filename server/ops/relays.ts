@@ -5,7 +5,6 @@ import { checkSchemaName, openPool, redactUrl, safeMessage } from '../store/post
 import { SYNC_LEASE } from '../cluster/sync-lease.ts';
 import { agencySchema, DB_NOW, KEY_SCHEMA, listRelays, RELAY_ALIVE_MS, type RelaySeen } from '../store/shared-database.ts';
 
-
 /**
  * Who runs an agency's sync: `held` by a relay until its lease expires, `expired` (the holder
  * stopped renewing: dead or cut off; the next relay to try takes it over), or `none` (no relay
@@ -52,14 +51,16 @@ export async function readSyncHolders(pool: pg.Pool, relays: RelaySeen[]): Promi
      WHERE table_name = 'sync_lease' AND (table_schema = 'public' OR table_schema LIKE 'agency\\_%') ORDER BY 1`,
   );
   // Names come from the catalogue; checked anyway, since they are written into the query unquoted.
-  const names = schemas.map((row) => row.schema).filter((schema) => {
-    try {
-      checkSchemaName(schema);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  const names = schemas
+    .map((row) => row.schema)
+    .filter((schema) => {
+      try {
+        checkSchemaName(schema);
+        return true;
+      } catch {
+        return false;
+      }
+    });
   if (!names.length) return [];
   const union = names
     .map((schema) => `SELECT '${schema}' AS schema, holder, epoch, expires_at, ${DB_NOW} AS now FROM ${schema}.sync_lease WHERE name = $1`)
@@ -85,7 +86,9 @@ export async function readSyncHolders(pool: pg.Pool, relays: RelaySeen[]): Promi
 /** A message naming DATABASE_URL (never its password) for a failed read of the shared store. */
 function sharedReadError(error: unknown, url: string): Error {
   const message = safeMessage(error, url);
-  return new Error(`DATABASE_URL: could not read the shared store at ${redactUrl(url)}: ${/relation .* does not exist/.test(message) ? `no relay has started on it yet (${KEY_SCHEMA}.relays is missing)` : message}`);
+  return new Error(
+    `DATABASE_URL: could not read the shared store at ${redactUrl(url)}: ${/relation .* does not exist/.test(message) ? `no relay has started on it yet (${KEY_SCHEMA}.relays is missing)` : message}`,
+  );
 }
 
 /** Reads the relay registry, the agencies' sync holders and the key's day on the shared database; throws a message naming DATABASE_URL, never its password. */
@@ -150,7 +153,10 @@ export function describeSyncHolder(sync: SyncHolder): string {
 export function formatSharedStatus(
   status: SharedStatus,
   dailyLimit: number,
-  options: { singleAgencySchema?: string; /** With AGENCIES_FILE: the schemas of the agencies it lists (a removed agency's lease is left out). */ agencySchemas?: string[] } = {},
+  options: {
+    singleAgencySchema?: string;
+    /** With AGENCIES_FILE: the schemas of the agencies it lists (a removed agency's lease is left out). */ agencySchemas?: string[];
+  } = {},
 ): string {
   const alive = status.relays.filter((relay) => relay.alive).length;
   const counted = options.agencySchemas ? new Set(options.agencySchemas) : undefined;
@@ -169,7 +175,10 @@ export function formatSharedStatus(
         }`
       : `Syncs           ${held} of ${counted?.size ?? status.syncs.length} agencies held by a relay` +
         (expired.length
-          ? `; ${expired.length} EXPIRED (taken over at the next try): ${expired.slice(0, 10).map((sync) => sync.schema).join(', ')}${expired.length > 10 ? ', …' : ''}`
+          ? `; ${expired.length} EXPIRED (taken over at the next try): ${expired
+              .slice(0, 10)
+              .map((sync) => sync.schema)
+              .join(', ')}${expired.length > 10 ? ', …' : ''}`
           : '');
   return [
     `Shared store    PostgreSQL ${status.database}`,

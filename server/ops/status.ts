@@ -117,10 +117,14 @@ function accessOf(store: Store): RelayStatus['crmAccess'] {
 /** The CRM access lines: each capability, what is missing and whom to ask, the scopes, the key's usage. */
 function formatAccess(access: RelayStatus['crmAccess']): string[] {
   if (!access || access.checkedAt === null) return ['CRM access      not checked yet (the relay checks at start)'];
-  const states = Object.entries(access.capabilities).map(([name, state]) => `${name} ${state.available === true ? 'ok' : state.available === false ? `REFUSED (${state.status})` : 'unknown'}`);
+  const states = Object.entries(access.capabilities).map(
+    ([name, state]) => `${name} ${state.available === true ? 'ok' : state.available === false ? `REFUSED (${state.status})` : 'unknown'}`,
+  );
   const lines = [`CRM access      ${states.join(', ')} (checked ${access.checkedAt})`];
   for (const gap of access.missing) {
-    lines.push(`  MISSING ${gap.capability}: ${gap.serves} cannot work. Ask the agency to grant this integration ${gap.grant} (${CAPABILITIES[gap.capability].proof} was refused).`);
+    lines.push(
+      `  MISSING ${gap.capability}: ${gap.serves} cannot work. Ask the agency to grant this integration ${gap.grant} (${CAPABILITIES[gap.capability].proof} was refused).`,
+    );
   }
   lines.push(`CRM scopes      ${access.scopes === null ? 'could not be read' : access.scopes.length ? access.scopes.join(', ') : '(none listed)'}`);
   if (access.usage) {
@@ -156,7 +160,10 @@ export function formatAge(seconds: number | null): string {
 /** The human-readable report. */
 export function formatStatus(status: RelayStatus): string {
   const listingLines = Object.entries(status.listings).map(
-    ([type, byStatus]) => `    ${type.padEnd(6)} ${Object.entries(byStatus).map(([name, n]) => `${n} ${name}`).join(', ')}`,
+    ([type, byStatus]) =>
+      `    ${type.padEnd(6)} ${Object.entries(byStatus)
+        .map(([name, n]) => `${n} ${name}`)
+        .join(', ')}`,
   );
   const syncLine =
     status.sync.lastOutcome === 'never'
@@ -178,7 +185,7 @@ export function formatStatus(status: RelayStatus): string {
     `Enquiry outbox  ${status.outbox.queued} queued, ${status.outbox.delivered} delivered, ${status.outbox.dead} dead, ${status.outbox.spam} spam` +
       (status.outbox.oldestQueuedAt ? ` (oldest queued ${status.outbox.oldestQueuedAt})` : ''),
     `CRM requests    ${status.crm.used} of ${status.crm.limit} today (${status.crm.day} UTC, ${share}%), ${status.crm.remaining} left`,
-    `CRM account     ${status.crmAccountId ?? 'not learned yet (until then every verified webhook is taken as this agency\'s)'}`,
+    `CRM account     ${status.crmAccountId ?? "not learned yet (until then every verified webhook is taken as this agency's)"}`,
     ...formatAccess(status.crmAccess),
   ].join('\n');
 }

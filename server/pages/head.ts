@@ -40,7 +40,9 @@ function offerWord(listing: Pick<ListingSummary, 'type' | 'status'>): string {
 
 /** A sentence of facts for when the agency wrote no description: "3 bed, 2 bath house in Kew. For sale." */
 function factsSentence(listing: ListingSummary): string {
-  const counts = [listing.bed ? `${listing.bed} bed` : null, listing.bath ? `${listing.bath} bath` : null, listing.cars ? `${listing.cars} car` : null].filter(Boolean).join(', ');
+  const counts = [listing.bed ? `${listing.bed} bed` : null, listing.bath ? `${listing.bath} bath` : null, listing.cars ? `${listing.cars} car` : null]
+    .filter(Boolean)
+    .join(', ');
   const what = [counts, (listing.propertyType ?? 'property').toLowerCase()].filter(Boolean).join(' ');
   return `${what[0]?.toUpperCase() ?? ''}${what.slice(1)}${listing.address.suburb ? ` in ${listing.address.suburb}` : ''}. ${offerWord(listing)}.`;
 }
@@ -51,7 +53,9 @@ export function listingHead(listing: ListingDetail, context: HeadContext): strin
   // The price as the agency wrote it ("Contact Agent", "$1,350,000"), never a number it withheld.
   const price = listing.displayPrice?.trim() || (listing.status === 'available' ? null : offerWord(listing));
   const title = [address, price, context.siteName].filter(Boolean).join(' · ');
-  const prose = descriptionParagraphs(listing.description).map((lines) => lines.join(' ')).join(' ');
+  const prose = descriptionParagraphs(listing.description)
+    .map((lines) => lines.join(' '))
+    .join(' ');
   const description = clip(prose || `${factsSentence(listing)}${listing.heading ? ` ${listing.heading}` : ''}`, 160);
   const photos = listing.photos.length ? listing.photos : listing.photo ? [listing.photo] : [];
   const image = shareImage(photos[0], context.relayUrl, photos[0]?.caption || address);
@@ -65,7 +69,14 @@ export function listingHead(listing: ListingDetail, context: HeadContext): strin
 }
 
 /** The head of a list page (buy, rent, sold; per suburb). */
-export function listHead(options: { title: string; description: string; canonical: string; siteName: string | null; image: ShareImage | null; robots?: string }): string {
+export function listHead(options: {
+  title: string;
+  description: string;
+  canonical: string;
+  siteName: string | null;
+  image: ShareImage | null;
+  robots?: string;
+}): string {
   const title = [options.title, options.siteName].filter(Boolean).join(' · ');
   return [
     `<title>${escapeHtml(title)}</title>`,
@@ -114,12 +125,20 @@ function openGraph(options: { title: string; description: string; url: string; s
 function listingGraph(listing: ListingDetail, context: HeadContext, photos: Photo[]): Record<string, unknown> {
   const imageUrls = photos.slice(0, 6).map((photo) => shareImage(photo, context.relayUrl, '')!.url);
   const { '@context': _context, ...item } = listingJsonLd(listing, { pageUrl: context.canonical, currency: context.currency, imageUrls });
-  const agency = context.siteName ? { '@type': 'RealEstateAgent', '@id': `${context.siteUrl}/#agency`, name: context.siteName, url: `${context.siteUrl}/` } : null;
+  const agency = context.siteName
+    ? { '@type': 'RealEstateAgent', '@id': `${context.siteUrl}/#agency`, name: context.siteName, url: `${context.siteUrl}/` }
+    : null;
   const address = listing.address;
   const location = {
     '@type': 'Place',
     name: address.display,
-    address: { '@type': 'PostalAddress', streetAddress: address.display, addressLocality: address.suburb ?? undefined, addressRegion: address.state ?? undefined, postalCode: address.postcode ?? undefined },
+    address: {
+      '@type': 'PostalAddress',
+      streetAddress: address.display,
+      addressLocality: address.suburb ?? undefined,
+      addressRegion: address.state ?? undefined,
+      postalCode: address.postcode ?? undefined,
+    },
   };
   const events =
     listing.status === 'available'

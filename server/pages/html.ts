@@ -5,7 +5,10 @@ export function escapeHtml(value: string): string {
 
 /** JSON inside a `<script>`: `<` escaped so the text can never close its element; line separators too. */
 export function scriptJson(data: unknown): string {
-  return JSON.stringify(data).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(data)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 /** At most `max` characters, cut at a word, with an ellipsis when cut. */

@@ -59,7 +59,10 @@ export function pagesFeature(options: PagesOptions): Feature {
   }
   // The pages' enquiry forms post from the agency's domain to the relay: that origin must be allowed.
   if (!config.demoMode && config.site.url && !config.http.allowedOrigins.includes(new URL(config.site.url).origin)) {
-    log.warn({ siteOrigin: new URL(config.site.url).origin }, "SITE_URL's origin is not in ALLOWED_ORIGINS: enquiries sent from the listing pages on the agency site would be refused");
+    log.warn(
+      { siteOrigin: new URL(config.site.url).origin },
+      "SITE_URL's origin is not in ALLOWED_ORIGINS: enquiries sent from the listing pages on the agency site would be refused",
+    );
   }
   const wrapper = new WrapperCache(source, log, options.now);
   const router = pagesRouter({
@@ -78,7 +81,11 @@ export function pagesFeature(options: PagesOptions): Feature {
     currency: 'AUD',
     maxUrlsPerSitemap: options.maxUrlsPerSitemap,
     now: options.now,
-    onRecordError: (error) => log.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not record the published listing pages (store busy); the next change records them'),
+    onRecordError: (error) =>
+      log.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        'could not record the published listing pages (store busy); the next change records them',
+      ),
   });
   return { name: 'pages', router, workers: [], readiness: {} };
 }

@@ -59,49 +59,62 @@ export function elementRenderer(widgetDir: string, log: Pick<Logger, 'warn'>): E
     (loaded ??= existsSync(file)
       ? import(pathToFileURL(file).href).then(() => true)
       : Promise.resolve(false).then((found) => {
-          log.warn({ file }, 'No server build of the elements (run npm run build:widget): listing pages carry the elements for the browser to render, without server-rendered shadow DOM');
+          log.warn(
+            { file },
+            'No server build of the elements (run npm run build:widget): listing pages carry the elements for the browser to render, without server-rendered shadow DOM',
+          );
           return found;
         }));
 
   /** The element server-rendered once the server build is loaded, else left for the browser (clientRendered). */
-  const renderElement = async (data: string, unrendered: () => string, template: () => TemplateResult): Promise<RenderedElement> =>
-    ({ html: (await ready()) ? await collectResult(render(template())) : unrendered(), data });
+  const renderElement = async (data: string, unrendered: () => string, template: () => TemplateResult): Promise<RenderedElement> => ({
+    html: (await ready()) ? await collectResult(render(template())) : unrendered(),
+    data,
+  });
 
   return {
     renderListing: (listing, settings) =>
       renderElement(
         pageData({ listing }),
         () => clientRendered('estate-listing', settings, { 'heading-level': '1', 'no-json-ld': '' }),
-        () => html`<estate-listing
-          data-estate-ssr
-          relay=${settings.relay}
-          locale=${settings.locale}
-          time-zone=${settings.timeZone}
-          heading-level="1"
-          no-json-ld
-          .listing=${listing}
-        ></estate-listing>`,
+        () =>
+          html`<estate-listing
+            data-estate-ssr
+            relay=${settings.relay}
+            locale=${settings.locale}
+            time-zone=${settings.timeZone}
+            heading-level="1"
+            no-json-ld
+            .listing=${listing}
+          ></estate-listing>`,
       ),
     renderListings: (items, settings) =>
       renderElement(
         pageData({ listings: items }),
         () => clientRendered('estate-listings', settings, { 'heading-level': '2', 'detail-href': settings.detailHref }),
-        () => html`<estate-listings
-          data-estate-ssr
-          relay=${settings.relay}
-          locale=${settings.locale}
-          time-zone=${settings.timeZone}
-          heading-level="2"
-          detail-href=${settings.detailHref}
-          .listings=${items}
-        ></estate-listings>`,
+        () =>
+          html`<estate-listings
+            data-estate-ssr
+            relay=${settings.relay}
+            locale=${settings.locale}
+            time-zone=${settings.timeZone}
+            heading-level="2"
+            detail-href=${settings.detailHref}
+            .listings=${items}
+          ></estate-listings>`,
       ),
   };
 }
 
 /** The element's tag with its attributes and no shadow root: it reads its properties from the JSON after it, then renders as on any page. */
 function clientRendered(tag: string, settings: ElementSettings, attributes: Record<string, string>): string {
-  const all: Record<string, string> = { [SERVER_RENDERED_ATTRIBUTE]: '', relay: settings.relay, locale: settings.locale, 'time-zone': settings.timeZone, ...attributes };
+  const all: Record<string, string> = {
+    [SERVER_RENDERED_ATTRIBUTE]: '',
+    relay: settings.relay,
+    locale: settings.locale,
+    'time-zone': settings.timeZone,
+    ...attributes,
+  };
   const text = Object.entries(all)
     .map(([name, value]) => (value === '' ? name : `${name}="${escapeHtml(value)}"`))
     .join(' ');

@@ -91,7 +91,10 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
     // Relays on one database: the agency's sync holder records, the others get its record (one answer, 410 or 404, from any relay).
     if (deps.recordsPublished && !deps.recordsPublished()) return;
     try {
-      published.record(currentListings().map((listing) => ({ id: listing.id, path: paths.listing(listing.id, listing.address.display) })), now());
+      published.record(
+        currentListings().map((listing) => ({ id: listing.id, path: paths.listing(listing.id, listing.address.display) })),
+        now(),
+      );
     } catch (error) {
       deps.onRecordError?.(error);
     }
@@ -154,7 +157,13 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
       throw new HttpError(400, 'invalid_page', 'The page must be a whole number from 1.', { page: 'must be a whole number from 1' });
     }
     const unknown = Object.keys(req.query).filter((name) => name !== 'page');
-    if (unknown.length) throw new HttpError(400, 'invalid_query', 'Only ?page= is understood here.', Object.fromEntries(unknown.map((name) => [name, 'is not a parameter of list pages'])));
+    if (unknown.length)
+      throw new HttpError(
+        400,
+        'invalid_query',
+        'Only ?page= is understood here.',
+        Object.fromEntries(unknown.map((name) => [name, 'is not a parameter of list pages'])),
+      );
     const page = raw === undefined ? 1 : Number(raw);
     const key = `${asFragment ? 'fragment-' : ''}list|${kind}|${suburbSlug}|${page}`;
     return serve(req, res, key, async () => {
@@ -234,7 +243,9 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
   }
 
   function listLinks(): string {
-    return (Object.keys(LIST_PAGES) as ListKind[]).map((kind) => `<a href="${escapeHtml(paths.list(kind))}">${escapeHtml(LIST_PAGES[kind].title)}</a>`).join(' · ');
+    return (Object.keys(LIST_PAGES) as ListKind[])
+      .map((kind) => `<a href="${escapeHtml(paths.list(kind))}">${escapeHtml(LIST_PAGES[kind].title)}</a>`)
+      .join(' · ');
   }
 
   // ---- list pages -----------------------------------------------------------------------
@@ -246,7 +257,8 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
 
   function suburbsOf(type: string, status: string): string[] {
     const names = new Set<string>();
-    for (const listing of currentListings()) if (listing.type === type && listing.status === status && listing.address.suburb) names.add(listing.address.suburb);
+    for (const listing of currentListings())
+      if (listing.type === type && listing.status === status && listing.address.suburb) names.add(listing.address.suburb);
     return [...names].sort((a, b) => a.localeCompare(b));
   }
 
@@ -269,7 +281,14 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
     const element = await deps.renderer.renderListings(result.items, { ...deps.element, detailHref: `${paths.prefix}/{id}/{slug}` });
     const first = result.items[0];
     const description = clip(
-      `${heading}: ${result.total} ${result.total === 1 ? 'property' : 'properties'}${deps.siteName ? ` from ${deps.siteName}` : ''}.${result.items.length ? ` ${result.items.slice(0, 3).map((item) => item.address.display).join('; ')}.` : ''}`,
+      `${heading}: ${result.total} ${result.total === 1 ? 'property' : 'properties'}${deps.siteName ? ` from ${deps.siteName}` : ''}.${
+        result.items.length
+          ? ` ${result.items
+              .slice(0, 3)
+              .map((item) => item.address.display)
+              .join('; ')}.`
+          : ''
+      }`,
       160,
     );
     const head = listHead({
@@ -313,7 +332,10 @@ ${suburbs.length ? `<nav class="estate-suburbs" aria-label="${escapeHtml(`${titl
       const members = all.filter((listing) => listing.type === type && listing.status === status);
       entries.push({ loc: paths.absolute(paths.list(kind)), lastmod: newest(members.map((listing) => ({ loc: '', lastmod: listing.modified }))) });
       for (const suburb of suburbsOf(type, status)) {
-        entries.push({ loc: paths.absolute(paths.list(kind, suburb)), lastmod: newest(members.filter((listing) => listing.address.suburb === suburb).map((listing) => ({ loc: '', lastmod: listing.modified }))) });
+        entries.push({
+          loc: paths.absolute(paths.list(kind, suburb)),
+          lastmod: newest(members.filter((listing) => listing.address.suburb === suburb).map((listing) => ({ loc: '', lastmod: listing.modified }))),
+        });
       }
     }
     for (const listing of all) entries.push({ loc: paths.absolute(paths.listing(listing.id, listing.address.display)), lastmod: listing.modified });
@@ -352,7 +374,12 @@ ${suburbs.length ? `<nav class="estate-suburbs" aria-label="${escapeHtml(`${titl
       head: `${parts.head}\n<script type="module" src="${escapeHtml(deps.relayOrigin)}/widget.js"></script>${PAGE_STYLES}`,
       body: parts.body,
     });
-    return encode(parts.status === 301 ? 200 : parts.status, 'application/json; charset=utf-8', body, parts.status === 200 ? PAGE_CACHE_CONTROL : GONE_CACHE_CONTROL);
+    return encode(
+      parts.status === 301 ? 200 : parts.status,
+      'application/json; charset=utf-8',
+      body,
+      parts.status === 200 ? PAGE_CACHE_CONTROL : GONE_CACHE_CONTROL,
+    );
   }
 
   function widgetScript(shell: Wrapper): string {

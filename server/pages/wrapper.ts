@@ -73,7 +73,10 @@ export class WrapperCache {
       const parsed = this.parse(text, source && 'url' in source ? `SITE_WRAPPER_URL (${source.url})` : 'the demo wrapper');
       if (parsed) this.current = parsed;
     } catch (error) {
-      this.log.warn({ err: error instanceof Error ? error.message : String(error) }, 'SITE_WRAPPER_URL could not be fetched: listing pages keep the last good wrapper');
+      this.log.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        'SITE_WRAPPER_URL could not be fetched: listing pages keep the last good wrapper',
+      );
     }
     // Stamped after failures too: the site is asked again after SITE_WRAPPER_MINUTES, not on every page.
     this.fetchedAt = this.now();
@@ -100,7 +103,11 @@ export class WrapperCache {
       loadsWidget: /<script\s[^>]*src\s*=\s*["'][^"']*\/widget(?:\.[0-9a-f]{10})?\.js["']/i.test(text),
       version: 0,
     };
-    const same = this.current && this.current.head === wrapper.head && this.current.beforeContent === wrapper.beforeContent && this.current.afterContent === wrapper.afterContent;
+    const same =
+      this.current &&
+      this.current.head === wrapper.head &&
+      this.current.beforeContent === wrapper.beforeContent &&
+      this.current.afterContent === wrapper.afterContent;
     wrapper.version = same ? this.current.version : ++this.version;
     return wrapper;
   }

@@ -50,11 +50,7 @@ export async function downloadPhoto(source: string, options: DownloadOptions): P
 
   for (let hop = 0; ; hop++) {
     if (!options.allowList.allows(url)) {
-      throw new PhotoDownloadError(
-        `Refused to fetch a photo from ${url.protocol}//${url.host}: the host is not in PHOTO_HOSTS.`,
-        'host_not_allowed',
-        true,
-      );
+      throw new PhotoDownloadError(`Refused to fetch a photo from ${url.protocol}//${url.host}: the host is not in PHOTO_HOSTS.`, 'host_not_allowed', true);
     }
     let response: Response;
     try {

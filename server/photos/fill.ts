@@ -123,7 +123,10 @@ export class PhotoFill {
     await Promise.all(fills);
     // Said when something was tried: images waiting out a back-off would repeat it at every replica update.
     if (counts.filled + counts.failed > 0) {
-      this.log.info(counts, `photo fill: ${counts.filled} of ${counts.missing} missing image(s) fetched from the file host, ${counts.failed} failed, ${counts.deferred} waiting to retry`);
+      this.log.info(
+        counts,
+        `photo fill: ${counts.filled} of ${counts.missing} missing image(s) fetched from the file host, ${counts.failed} failed, ${counts.deferred} waiting to retry`,
+      );
     }
     return counts;
   }

@@ -159,7 +159,9 @@ export class PhotoMirror {
     const existing = new Map(
       (
         this.db
-          .prepare('SELECT photo_id, kind, position, caption, source_url, source_modified, hash, error, attempts FROM photos WHERE owner_kind = ? AND owner_id = ?')
+          .prepare(
+            'SELECT photo_id, kind, position, caption, source_url, source_modified, hash, error, attempts FROM photos WHERE owner_kind = ? AND owner_id = ?',
+          )
           .all(kind, ownerId) as PhotoRow[]
       ).map((row) => [row.photo_id, row]),
     );
@@ -236,8 +238,23 @@ export class PhotoMirror {
     return row.error !== null && RETRYABLE_REASONS.has(row.error) && row.attempts < MAX_ATTEMPTS;
   }
 
-  private async fetchOne(kind: PhotoOwnerKind, ownerId: number, photo: SourcePhoto, previous: PhotoRow | undefined, signal?: AbortSignal): Promise<FetchResult> {
-    const row = { ownerKind: kind, ownerId, photoId: photo.photoId, kind: photo.kind, position: photo.position, caption: photo.caption, url: photo.url, modified: photo.modified };
+  private async fetchOne(
+    kind: PhotoOwnerKind,
+    ownerId: number,
+    photo: SourcePhoto,
+    previous: PhotoRow | undefined,
+    signal?: AbortSignal,
+  ): Promise<FetchResult> {
+    const row = {
+      ownerKind: kind,
+      ownerId,
+      photoId: photo.photoId,
+      kind: photo.kind,
+      position: photo.position,
+      caption: photo.caption,
+      url: photo.url,
+      modified: photo.modified,
+    };
     try {
       const file = await this.mirrorFile(photo.url, signal);
       return { row: { ...row, hash: file.hash, error: null, attempts: 0 }, file: file.made, reused: file.reused, release: file.release };
@@ -298,9 +315,7 @@ export class PhotoMirror {
   /** Owners with a photo whose last download failed for a reason that may pass. */
   ownersToRetry(kind: PhotoOwnerKind): number[] {
     return this.db
-      .prepare(
-        `SELECT DISTINCT owner_id FROM photos WHERE owner_kind = ? AND error IN (${[...RETRYABLE_REASONS].map(() => '?').join(', ')}) AND attempts < ?`,
-      )
+      .prepare(`SELECT DISTINCT owner_id FROM photos WHERE owner_kind = ? AND error IN (${[...RETRYABLE_REASONS].map(() => '?').join(', ')}) AND attempts < ?`)
       .pluck()
       .all(kind, ...RETRYABLE_REASONS, MAX_ATTEMPTS) as number[];
   }
@@ -325,20 +340,23 @@ export class PhotoMirror {
   }
 
   private async collectGarbageNow(): Promise<number> {
-    const orphans = this.db
-      .prepare('SELECT hash, widths FROM photo_files WHERE hash NOT IN (SELECT hash FROM photos WHERE hash IS NOT NULL)')
-      .all() as Array<{ hash: string; widths: string }>;
+    const orphans = this.db.prepare('SELECT hash, widths FROM photo_files WHERE hash NOT IN (SELECT hash FROM photos WHERE hash IS NOT NULL)').all() as Array<{
+      hash: string;
+      widths: string;
+    }>;
     if (orphans.length === 0) return 0;
     const remove = this.db.prepare('DELETE FROM photo_files WHERE hash = ?');
     writeRebuildable(this.db, () => orphans.forEach((orphan) => remove.run(orphan.hash)));
     // A shared folder: an image this agency no longer shows may still be another's, or about to be.
     const inUseElsewhere = this.options.inUseElsewhere ?? (() => false);
     await Promise.all(
-      orphans.filter((orphan) => !this.guard.isClaimed(orphan.hash) && !inUseElsewhere(orphan.hash)).flatMap((orphan) =>
-        (JSON.parse(orphan.widths) as number[]).flatMap((width) =>
-          (['webp', 'jpeg'] as const).map((format) => rm(variantPath(this.photoDir, orphan.hash, width, format), { force: true })),
+      orphans
+        .filter((orphan) => !this.guard.isClaimed(orphan.hash) && !inUseElsewhere(orphan.hash))
+        .flatMap((orphan) =>
+          (JSON.parse(orphan.widths) as number[]).flatMap((width) =>
+            (['webp', 'jpeg'] as const).map((format) => rm(variantPath(this.photoDir, orphan.hash, width, format), { force: true })),
+          ),
         ),
-      ),
     );
     return orphans.length;
   }
@@ -421,7 +439,9 @@ export function photoStatus(store: Store): { mirrored: number; pending: number; 
   if (!hasTable(store, 'photos')) return { mirrored: 0, pending: 0, failed: 0, images: 0 };
   const db = tablesOf(store);
   const row = db
-    .prepare(`SELECT SUM(hash IS NOT NULL) AS mirrored, SUM(hash IS NULL AND error IS NULL) AS pending, SUM(hash IS NULL AND error IS NOT NULL) AS failed FROM photos`)
+    .prepare(
+      `SELECT SUM(hash IS NOT NULL) AS mirrored, SUM(hash IS NULL AND error IS NULL) AS pending, SUM(hash IS NULL AND error IS NOT NULL) AS failed FROM photos`,
+    )
     .get() as { mirrored: number | null; pending: number | null; failed: number | null };
   const images = db.prepare('SELECT COUNT(*) FROM photo_files').pluck().get() as number;
   return { mirrored: row.mirrored ?? 0, pending: row.pending ?? 0, failed: row.failed ?? 0, images };
@@ -444,7 +464,9 @@ export function forgetMissingPhotoFiles(
 ): { images: number; listingIds: number[] } {
   const db = tablesOf(store);
   const files = (
-    options.hash ? db.prepare('SELECT hash, widths FROM photo_files WHERE hash = ?').all(options.hash) : db.prepare('SELECT hash, widths FROM photo_files').all()
+    options.hash
+      ? db.prepare('SELECT hash, widths FROM photo_files WHERE hash = ?').all(options.hash)
+      : db.prepare('SELECT hash, widths FROM photo_files').all()
   ) as Array<{ hash: string; widths: string }>;
   // largestOnly: one look per image (a clean-up deletes all of an image's files together), for a check at every start.
   const checked = (widths: number[]) => (options.largestOnly ? widths.slice(-1) : widths);

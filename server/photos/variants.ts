@@ -92,9 +92,7 @@ export async function makeVariants(bytes: Buffer, hash: string, photoDir: string
       return width === raw.width ? pipeline : pipeline.resize({ width });
     };
     writes.push(writeAtomically(variantPath(photoDir, hash, width, 'webp'), resized().webp({ quality: 78, effort: 2 }).toBuffer()));
-    writes.push(
-      writeAtomically(variantPath(photoDir, hash, width, 'jpeg'), resized().jpeg({ quality: 80, progressive: true, mozjpeg: false }).toBuffer()),
-    );
+    writes.push(writeAtomically(variantPath(photoDir, hash, width, 'jpeg'), resized().jpeg({ quality: 80, progressive: true, mozjpeg: false }).toBuffer()));
   }
   try {
     await Promise.all(writes);

@@ -2,9 +2,12 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /** Comma-separated list → trimmed, non-empty entries. */
-const csv = z
-  .string()
-  .transform((value) => value.split(',').map((part) => part.trim()).filter(Boolean));
+const csv = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean),
+);
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -13,199 +16,202 @@ const positiveInt = (fallback: number) => z.coerce.number().int().positive().def
  * contract: deployments depend on them. Every entry has a description: the configuration
  * table is generated from this schema.
  */
-export const configSchema = z
-  .object({
-    PORT: z.coerce.number().int().min(0).max(65535).default(8787).describe('TCP port the relay listens on.'),
-    HOST: z.string().min(1).default('0.0.0.0').describe('Interface the relay binds to.'),
-    DATA_DIR: z.string().min(1).default('./data').describe('Folder for the SQLite store and the photo mirror.'),
-    DATABASE_URL: z
-      .string()
-      .superRefine(checkDatabaseUrl)
-      .optional()
-      .describe(
-        'postgres://user:password@host:5432/db: keep the shared state in PostgreSQL, so two or more relays can serve one agency (so far the enquiry outbox, a schema per agency, and the per-second and daily CRM limits with the registry of relays; the rest stays in DATA_DIR). Unset: everything in the SQLite store in DATA_DIR. Secret (holds the password).',
-      ),
-    CRM_BASE_URL: z
-      .url()
-      .refine((value) => /\/api\/v1\.3\/?$/.test(value), 'must end in /api/v1.3')
-      .optional()
-      .describe('Base URL of the CRM API, ending in /api/v1.3. Required with CRM_API_KEY and CRM_ACCESS_TOKEN outside demo mode.'),
-    CRM_API_KEY: z.string().min(1).optional().describe('The integrator API key (X-Api-Key). Secret.'),
-    CRM_ACCESS_TOKEN: z.string().min(1).optional().describe("The agency account's access token (Bearer). Secret. Not with AGENCIES_FILE (each agency's token is in the file)."),
-    AGENCIES_FILE: z
-      .string()
-      .min(1)
-      .optional()
-      .describe(
-        'JSON file of the agencies this relay serves on one API key (`{ "agencies": [ { "slug", "name", "accessToken", "allowedOrigins", "siteUrl" } ] }`), each under /a/<slug>/. Must be readable by its owner only (chmod 600): it holds the tokens. Re-read on SIGHUP and `npm run relay -- agencies reload`. Unset: one agency (CRM_ACCESS_TOKEN) at the root paths.',
-      ),
-    CRM_REQUESTS_PER_SECOND: positiveInt(10).describe('Upstream request rate limit per API key.'),
-    CRM_DAILY_LIMIT: positiveInt(10_000).describe('Upstream requests per UTC day per API key.'),
-    CRM_TIMEOUT_MS: positiveInt(15_000).describe('Timeout of one upstream request, in milliseconds.'),
-    CRM_USAGE_CHECK_MINUTES: positiveInt(60).describe(
-      "Minutes between reads of the CRM's GET /integrator/usage (one request each), so the day's budget counts what other tools spend with the same API key.",
+export const configSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8787).describe('TCP port the relay listens on.'),
+  HOST: z.string().min(1).default('0.0.0.0').describe('Interface the relay binds to.'),
+  DATA_DIR: z.string().min(1).default('./data').describe('Folder for the SQLite store and the photo mirror.'),
+  DATABASE_URL: z
+    .string()
+    .superRefine(checkDatabaseUrl)
+    .optional()
+    .describe(
+      'postgres://user:password@host:5432/db: keep the shared state in PostgreSQL, so two or more relays can serve one agency (so far the enquiry outbox, a schema per agency, and the per-second and daily CRM limits with the registry of relays; the rest stays in DATA_DIR). Unset: everything in the SQLite store in DATA_DIR. Secret (holds the password).',
     ),
-    ALLOWED_ORIGINS: csv
-      .pipe(z.array(z.url({ message: 'each entry must be an origin such as https://agency.example' })))
-      .default([])
-      .describe('Comma-separated origins of the agency sites allowed to call the relay API.'),
-    NODE_ENV: z.string().optional().describe('`production` never falls back to demo mode: missing CRM settings are then an error.'),
-    DEMO_MODE: z
-      .enum(['0', '1'])
-      .optional()
-      .describe(
-        '1: run the demo (embedded CRM simulator and demo site) whatever NODE_ENV says; 0: never. Unset: demo mode only when no CRM_* variable is set and NODE_ENV is not production.',
-      ),
-    PUBLIC_URL: z
-      .url({ protocol: /^https?$/, message: 'must be an http(s) URL such as https://relay.agency.example' })
-      .refine((value) => !/[?#]/.test(value), 'must not have a query or fragment')
-      .transform((value) => value.replace(/\/+$/, ''))
-      .optional()
-      .describe(
-        "URL at which browsers reach the relay. Required outside demo mode: photo URLs, the printed script tags and the relay's own origin (CORS) come from it, never from a request's Host header.",
-      ),
-    TRUST_PROXY: z
-      .string()
-      .default('false')
-      .transform(parseTrustProxy)
-      .describe(
-        'Proxies whose X-Forwarded-For is believed: false, a hop count (1 = one proxy in front), or comma-separated subnets/addresses (loopback, linklocal, uniquelocal, 10.0.0.0/8, ...). `true` is refused: any client could then pick its own address.',
-      ),
-    METRICS_TOKEN: z
-      .string()
-      .min(32, 'must be at least 32 characters')
-      .optional()
-      .describe(
-        'Bearer token for GET /metrics (Authorization: Bearer …). Unset: /metrics answers only direct, unproxied requests from this host (loopback). Secret.',
-      ),
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Log level.'),
-    SIM_LISTINGS: positiveInt(40).describe('Demo mode: number of listings the embedded simulator seeds.'),
-    ENQUIRY_RATE_LIMIT_PER_MINUTE: positiveInt(5).describe(
-      'Enquiries one client (IP address) may send per minute; more get 429 with Retry-After. Repeats of an accepted originalId do not count.',
+  CRM_BASE_URL: z
+    .url()
+    .refine((value) => /\/api\/v1\.3\/?$/.test(value), 'must end in /api/v1.3')
+    .optional()
+    .describe('Base URL of the CRM API, ending in /api/v1.3. Required with CRM_API_KEY and CRM_ACCESS_TOKEN outside demo mode.'),
+  CRM_API_KEY: z.string().min(1).optional().describe('The integrator API key (X-Api-Key). Secret.'),
+  CRM_ACCESS_TOKEN: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("The agency account's access token (Bearer). Secret. Not with AGENCIES_FILE (each agency's token is in the file)."),
+  AGENCIES_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'JSON file of the agencies this relay serves on one API key (`{ "agencies": [ { "slug", "name", "accessToken", "allowedOrigins", "siteUrl" } ] }`), each under /a/<slug>/. Must be readable by its owner only (chmod 600): it holds the tokens. Re-read on SIGHUP and `npm run relay -- agencies reload`. Unset: one agency (CRM_ACCESS_TOKEN) at the root paths.',
     ),
-    ENQUIRY_DAILY_LIMIT_PER_CLIENT: positiveInt(30).describe(
-      'Enquiries one client (IP address, keyed as the per-minute limit) may send per UTC day; more get 429 with Retry-After until 00:00 UTC. Repeats of an accepted originalId do not count.',
+  CRM_REQUESTS_PER_SECOND: positiveInt(10).describe('Upstream request rate limit per API key.'),
+  CRM_DAILY_LIMIT: positiveInt(10_000).describe('Upstream requests per UTC day per API key.'),
+  CRM_TIMEOUT_MS: positiveInt(15_000).describe('Timeout of one upstream request, in milliseconds.'),
+  CRM_USAGE_CHECK_MINUTES: positiveInt(60).describe(
+    "Minutes between reads of the CRM's GET /integrator/usage (one request each), so the day's budget counts what other tools spend with the same API key.",
+  ),
+  ALLOWED_ORIGINS: csv
+    .pipe(z.array(z.url({ message: 'each entry must be an origin such as https://agency.example' })))
+    .default([])
+    .describe('Comma-separated origins of the agency sites allowed to call the relay API.'),
+  NODE_ENV: z.string().optional().describe('`production` never falls back to demo mode: missing CRM settings are then an error.'),
+  DEMO_MODE: z
+    .enum(['0', '1'])
+    .optional()
+    .describe(
+      '1: run the demo (embedded CRM simulator and demo site) whatever NODE_ENV says; 0: never. Unset: demo mode only when no CRM_* variable is set and NODE_ENV is not production.',
     ),
-    ENQUIRY_DAILY_BUDGET: positiveInt(1000).describe(
-      'Enquiries the relay accepts for delivery per UTC day from all clients together (each spends CRM quota); more get 429 with Retry-After until 00:00 UTC. Spam and repeats do not count.',
+  PUBLIC_URL: z
+    .url({ protocol: /^https?$/, message: 'must be an http(s) URL such as https://relay.agency.example' })
+    .refine((value) => !/[?#]/.test(value), 'must not have a query or fragment')
+    .transform((value) => value.replace(/\/+$/, ''))
+    .optional()
+    .describe(
+      "URL at which browsers reach the relay. Required outside demo mode: photo URLs, the printed script tags and the relay's own origin (CORS) come from it, never from a request's Host header.",
     ),
-    ENQUIRY_SOURCE: z.string().min(1).default('OFFICEWEBSITE').describe("The CRM holding-area `source` of forwarded enquiries ('OFFICEWEBSITE' for an agency's own site)."),
-    ENQUIRY_MAX_AGE_HOURS: z.coerce
-      .number()
-      .positive()
-      .default(72)
-      .describe('Hours an enquiry is retried (CRM 429, 5xx, timeouts) before it is dead-lettered.'),
-    ENQUIRY_ERASE_AFTER_DAYS: z.coerce
-      .number()
-      .min(0)
-      .default(7)
-      .describe("Days after delivery when an enquiry's personal data is erased from the relay's outbox."),
-    ENQUIRY_DEAD_ERASE_AFTER_DAYS: z.coerce
-      .number()
-      .min(0)
-      .default(30)
-      .describe("Days after an enquiry is dead-lettered when its personal data is erased (it can no longer be retried then)."),
-    ENQUIRY_MIN_FILL_MS: z.coerce
-      .number()
-      .int()
-      .min(0)
-      .default(3000)
-      .describe('A form sent sooner than this after it was shown (elapsedMs) is taken for a bot: answered 202, not forwarded. 0 turns the check off.'),
-    ENQUIRY_RETRY_BASE_MS: positiveInt(5_000).describe('First delivery retry delay of one enquiry in ms; doubles per attempt, with jitter. Also the first cooldown of the delivery circuit breaker.'),
-    ENQUIRY_RETRY_MAX_MS: positiveInt(30 * 60_000).describe('Longest delay between two delivery attempts, in ms.'),
-    ENQUIRY_RECONCILE_DELAY_MS: z.coerce
-      .number()
-      .int()
-      .min(0)
-      .default(30_000)
-      .describe('After a POST with an unknown outcome, wait this long (ms) before looking the enquiry up in the CRM, so a slow request can land first.'),
-    ENQUIRY_DELIVERY_CONCURRENCY: positiveInt(2).describe('Enquiries sent to the CRM at the same time (oldest first; the CRM rate limit still applies).'),
-    ENQUIRY_POLL_MS: positiveInt(2000).describe('How often (ms) the delivery worker looks for work queued by other processes (the outbox CLI).'),
-    ENQUIRY_CLAIM_LEASE_MS: positiveInt(2 * 60_000).describe(
-      'With DATABASE_URL: how long (ms) a relay holds the enquiries it is delivering before another relay may take them over (renewed while it works); the takeover time after a relay dies.',
+  TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform(parseTrustProxy)
+    .describe(
+      'Proxies whose X-Forwarded-For is believed: false, a hop count (1 = one proxy in front), or comma-separated subnets/addresses (loopback, linklocal, uniquelocal, 10.0.0.0/8, ...). `true` is refused: any client could then pick its own address.',
     ),
-    SYNC_LEASE_MS: positiveInt(15_000).describe(
-      "With DATABASE_URL: how long (ms) a relay holds an agency's sync without renewing it (renewed every third of it); another relay takes the sync over this long after its holder dies.",
+  METRICS_TOKEN: z
+    .string()
+    .min(32, 'must be at least 32 characters')
+    .optional()
+    .describe(
+      'Bearer token for GET /metrics (Authorization: Bearer …). Unset: /metrics answers only direct, unproxied requests from this host (loopback). Secret.',
     ),
-    SYNC_INTERVAL_MINUTES: z.coerce.number().positive().default(5).describe(
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Log level.'),
+  SIM_LISTINGS: positiveInt(40).describe('Demo mode: number of listings the embedded simulator seeds.'),
+  ENQUIRY_RATE_LIMIT_PER_MINUTE: positiveInt(5).describe(
+    'Enquiries one client (IP address) may send per minute; more get 429 with Retry-After. Repeats of an accepted originalId do not count.',
+  ),
+  ENQUIRY_DAILY_LIMIT_PER_CLIENT: positiveInt(30).describe(
+    'Enquiries one client (IP address, keyed as the per-minute limit) may send per UTC day; more get 429 with Retry-After until 00:00 UTC. Repeats of an accepted originalId do not count.',
+  ),
+  ENQUIRY_DAILY_BUDGET: positiveInt(1000).describe(
+    'Enquiries the relay accepts for delivery per UTC day from all clients together (each spends CRM quota); more get 429 with Retry-After until 00:00 UTC. Spam and repeats do not count.',
+  ),
+  ENQUIRY_SOURCE: z
+    .string()
+    .min(1)
+    .default('OFFICEWEBSITE')
+    .describe("The CRM holding-area `source` of forwarded enquiries ('OFFICEWEBSITE' for an agency's own site)."),
+  ENQUIRY_MAX_AGE_HOURS: z.coerce.number().positive().default(72).describe('Hours an enquiry is retried (CRM 429, 5xx, timeouts) before it is dead-lettered.'),
+  ENQUIRY_ERASE_AFTER_DAYS: z.coerce
+    .number()
+    .min(0)
+    .default(7)
+    .describe("Days after delivery when an enquiry's personal data is erased from the relay's outbox."),
+  ENQUIRY_DEAD_ERASE_AFTER_DAYS: z.coerce
+    .number()
+    .min(0)
+    .default(30)
+    .describe('Days after an enquiry is dead-lettered when its personal data is erased (it can no longer be retried then).'),
+  ENQUIRY_MIN_FILL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(3000)
+    .describe('A form sent sooner than this after it was shown (elapsedMs) is taken for a bot: answered 202, not forwarded. 0 turns the check off.'),
+  ENQUIRY_RETRY_BASE_MS: positiveInt(5_000).describe(
+    'First delivery retry delay of one enquiry in ms; doubles per attempt, with jitter. Also the first cooldown of the delivery circuit breaker.',
+  ),
+  ENQUIRY_RETRY_MAX_MS: positiveInt(30 * 60_000).describe('Longest delay between two delivery attempts, in ms.'),
+  ENQUIRY_RECONCILE_DELAY_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(30_000)
+    .describe('After a POST with an unknown outcome, wait this long (ms) before looking the enquiry up in the CRM, so a slow request can land first.'),
+  ENQUIRY_DELIVERY_CONCURRENCY: positiveInt(2).describe('Enquiries sent to the CRM at the same time (oldest first; the CRM rate limit still applies).'),
+  ENQUIRY_POLL_MS: positiveInt(2000).describe('How often (ms) the delivery worker looks for work queued by other processes (the outbox CLI).'),
+  ENQUIRY_CLAIM_LEASE_MS: positiveInt(2 * 60_000).describe(
+    'With DATABASE_URL: how long (ms) a relay holds the enquiries it is delivering before another relay may take them over (renewed while it works); the takeover time after a relay dies.',
+  ),
+  SYNC_LEASE_MS: positiveInt(15_000).describe(
+    "With DATABASE_URL: how long (ms) a relay holds an agency's sync without renewing it (renewed every third of it); another relay takes the sync over this long after its holder dies.",
+  ),
+  SYNC_INTERVAL_MINUTES: z.coerce
+    .number()
+    .positive()
+    .default(5)
+    .describe(
       "Minutes between reads of the CRM's event stream (one request each), which refresh the listings webhooks missed: the catch-up promised when a webhook is lost.",
     ),
-    LIST_POLL_MINUTES: z.coerce.number().positive().default(60).describe('Minutes between modifiedSince reads of every listing list, the net under the event stream.'),
-    FULL_SWEEP_HOURS: positiveInt(6).describe(
-      'Hours between full listing sweeps; a listing that leaves the CRM available list disappears within one sweep.',
+  LIST_POLL_MINUTES: z.coerce
+    .number()
+    .positive()
+    .default(60)
+    .describe('Minutes between modifiedSince reads of every listing list, the net under the event stream.'),
+  FULL_SWEEP_HOURS: positiveInt(6).describe('Hours between full listing sweeps; a listing that leaves the CRM available list disappears within one sweep.'),
+  LISTING_CLASSES: csv
+    .pipe(z.array(z.enum(['residential', 'commercial', 'land', 'rural'])).min(1))
+    .default(['residential'])
+    .describe('Comma-separated property classes to sync: residential, commercial, land, rural.'),
+  SOLD_DAYS: z.coerce.number().int().min(0).max(3650).default(90).describe('Days of sold and leased residential listings kept for a showcase; 0 turns it off.'),
+  WEBHOOK_TOLERANCE_SECONDS: positiveInt(300).describe(
+    'Largest accepted age (or clock skew) of a CRM webhook signature timestamp (X-VaultRE-Signature t=); replays are refused by digest within it.',
+  ),
+  WEBHOOK_DAILY_REFRESHES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(200)
+    .describe('Most CRM requests webhook notices may trigger per UTC day; past it, changes wait for the next event-stream read.'),
+  PHOTO_HOSTS: csv
+    .pipe(z.array(z.string().regex(/^[a-z0-9.-]+(:\d+)?$/i, 'each entry must be a host name, with an optional :port')))
+    .optional()
+    .describe('Comma-separated hosts photos may be downloaded from. Default: the host of CRM_BASE_URL (and the demo simulator).'),
+  PHOTO_WIDTHS: csv
+    .pipe(z.array(z.string().regex(/^\d+$/, 'each entry must be a whole number of pixels').transform(Number).pipe(z.number().int().min(64).max(4096))).min(1))
+    .default([480, 960, 1600])
+    .describe('Comma-separated widths (pixels) of the WebP and JPEG variants made of each photo.'),
+  PHOTO_MAX_BYTES: positiveInt(15_000_000).describe('Largest photo file the mirror downloads, in bytes.'),
+  CRM_BUDGET_SHARE: z.coerce
+    .number()
+    .gt(0)
+    .max(1)
+    .default(0.5)
+    .describe('Largest share of CRM_DAILY_LIMIT the listing sync may plan to use; the relay refuses to start above it.'),
+  SITE_URL: z
+    .url({ protocol: /^https?$/, message: "must be an http(s) URL such as https://agency.example (the agency's own site)" })
+    .refine((value) => !/[?#]/.test(value), 'must not have a query or fragment')
+    .transform((value) => value.replace(/\/+$/, ''))
+    .optional()
+    .describe(
+      "The agency's own site, where its reverse proxy serves the relay's listing pages: canonical URLs and sitemaps name it. Unset: PUBLIC_URL (demo mode: the relay's own address).",
     ),
-    LISTING_CLASSES: csv
-      .pipe(z.array(z.enum(['residential', 'commercial', 'land', 'rural'])).min(1))
-      .default(['residential'])
-      .describe('Comma-separated property classes to sync: residential, commercial, land, rural.'),
-    SOLD_DAYS: z.coerce
-      .number()
-      .int()
-      .min(0)
-      .max(3650)
-      .default(90)
-      .describe('Days of sold and leased residential listings kept for a showcase; 0 turns it off.'),
-    WEBHOOK_TOLERANCE_SECONDS: positiveInt(300).describe(
-      'Largest accepted age (or clock skew) of a CRM webhook signature timestamp (X-VaultRE-Signature t=); replays are refused by digest within it.',
+  SITE_LISTING_PATH: z
+    .string()
+    .regex(/^(\/[A-Za-z0-9._~-]+)+$/, 'must be a path such as /listings (no trailing slash, no query)')
+    .default('/listings')
+    .describe("Where the agency's site maps the relay's /listings/ pages (e.g. /property): canonical URLs, sitemaps and page links use it."),
+  SITE_WRAPPER_URL: z
+    .url({ protocol: /^https?$/, message: 'must be an http(s) URL of a page of the agency site' })
+    .optional()
+    .describe(
+      "A page of the agency site holding `<!-- estate-embed -->` where listing pages go: fetched, cached and used as their shell (header, footer, styles). Unset: a plain shell (demo mode: the demo site's page).",
     ),
-    WEBHOOK_DAILY_REFRESHES: z.coerce
-      .number()
-      .int()
-      .min(0)
-      .default(200)
-      .describe('Most CRM requests webhook notices may trigger per UTC day; past it, changes wait for the next event-stream read.'),
-    PHOTO_HOSTS: csv
-      .pipe(z.array(z.string().regex(/^[a-z0-9.-]+(:\d+)?$/i, 'each entry must be a host name, with an optional :port')))
-      .optional()
-      .describe('Comma-separated hosts photos may be downloaded from. Default: the host of CRM_BASE_URL (and the demo simulator).'),
-    PHOTO_WIDTHS: csv
-      .pipe(
-        z
-          .array(z.string().regex(/^\d+$/, 'each entry must be a whole number of pixels').transform(Number).pipe(z.number().int().min(64).max(4096)))
-          .min(1),
-      )
-      .default([480, 960, 1600])
-      .describe('Comma-separated widths (pixels) of the WebP and JPEG variants made of each photo.'),
-    PHOTO_MAX_BYTES: positiveInt(15_000_000).describe('Largest photo file the mirror downloads, in bytes.'),
-    CRM_BUDGET_SHARE: z.coerce
-      .number()
-      .gt(0)
-      .max(1)
-      .default(0.5)
-      .describe('Largest share of CRM_DAILY_LIMIT the listing sync may plan to use; the relay refuses to start above it.'),
-    SITE_URL: z
-      .url({ protocol: /^https?$/, message: "must be an http(s) URL such as https://agency.example (the agency's own site)" })
-      .refine((value) => !/[?#]/.test(value), 'must not have a query or fragment')
-      .transform((value) => value.replace(/\/+$/, ''))
-      .optional()
-      .describe(
-        "The agency's own site, where its reverse proxy serves the relay's listing pages: canonical URLs and sitemaps name it. Unset: PUBLIC_URL (demo mode: the relay's own address).",
-      ),
-    SITE_LISTING_PATH: z
-      .string()
-      .regex(/^(\/[A-Za-z0-9._~-]+)+$/, 'must be a path such as /listings (no trailing slash, no query)')
-      .default('/listings')
-      .describe("Where the agency's site maps the relay's /listings/ pages (e.g. /property): canonical URLs, sitemaps and page links use it."),
-    SITE_WRAPPER_URL: z
-      .url({ protocol: /^https?$/, message: 'must be an http(s) URL of a page of the agency site' })
-      .optional()
-      .describe(
-        'A page of the agency site holding `<!-- estate-embed -->` where listing pages go: fetched, cached and used as their shell (header, footer, styles). Unset: a plain shell (demo mode: the demo site\'s page).',
-      ),
-    SITE_WRAPPER_MINUTES: positiveInt(15).describe('Minutes a fetched SITE_WRAPPER_URL page is used before it is fetched again (the last good copy serves while the site is down).'),
-    SITE_TIME_ZONE: z
-      .string()
-      .refine(isTimeZone, 'must be an IANA time zone such as Australia/Sydney')
-      .default('Australia/Sydney')
-      .describe('Time zone of open home and auction times on server-rendered pages (the same for every visitor, and for the browser that takes the page over).'),
-    SITE_NAME: z
-      .string()
-      .trim()
-      .min(1)
-      .max(120)
-      .optional()
-      .describe("The agency's name, for page titles, Open Graph and schema.org. Unset: none (demo mode: the demo agency's)."),
-  });
+  SITE_WRAPPER_MINUTES: positiveInt(15).describe(
+    'Minutes a fetched SITE_WRAPPER_URL page is used before it is fetched again (the last good copy serves while the site is down).',
+  ),
+  SITE_TIME_ZONE: z
+    .string()
+    .refine(isTimeZone, 'must be an IANA time zone such as Australia/Sydney')
+    .default('Australia/Sydney')
+    .describe('Time zone of open home and auction times on server-rendered pages (the same for every visitor, and for the browser that takes the page over).'),
+  SITE_NAME: z
+    .string()
+    .trim()
+    .min(1)
+    .max(120)
+    .optional()
+    .describe("The agency's name, for page titles, Open Graph and schema.org. Unset: none (demo mode: the demo agency's)."),
+});
 
 /** The environment as parsed: one flat entry per variable (the public contract, and docs/configuration.md's table). */
 export type EnvSettings = z.infer<typeof configSchema>;
@@ -437,7 +443,9 @@ function decideDemoMode(env: Record<string, string>, problems: string[]): boolea
   if (env.AGENCIES_FILE !== undefined) return decideAgenciesMode(env, problems);
   if (env.DEMO_MODE === '1') {
     if (credentialsGiven.length) {
-      problems.push(`DEMO_MODE: is 1 (the embedded CRM simulator) but ${credentialsGiven.join(', ')} ${credentialsGiven.length > 1 ? 'are' : 'is'} set: unset one or the other`);
+      problems.push(
+        `DEMO_MODE: is 1 (the embedded CRM simulator) but ${credentialsGiven.join(', ')} ${credentialsGiven.length > 1 ? 'are' : 'is'} set: unset one or the other`,
+      );
     }
     return true;
   }
@@ -468,11 +476,16 @@ function checkDatabaseUrl(value: string, context: z.RefinementCtx): void {
     return;
   }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    context.addIssue({ code: 'custom', message: `must start with postgres:// (got a ${url.protocol.replace(/:$/, '')}:// URL); unset it to keep the SQLite store in DATA_DIR` });
+    context.addIssue({
+      code: 'custom',
+      message: `must start with postgres:// (got a ${url.protocol.replace(/:$/, '')}:// URL); unset it to keep the SQLite store in DATA_DIR`,
+    });
     return;
   }
-  if (!url.hostname && !url.searchParams.get('host')) context.addIssue({ code: 'custom', message: 'must name the database host, e.g. postgres://relay:password@db.internal:5432/estate' });
-  if (url.pathname.replace(/^\//, '') === '') context.addIssue({ code: 'custom', message: 'must name the database after the host, e.g. postgres://…@db.internal:5432/estate' });
+  if (!url.hostname && !url.searchParams.get('host'))
+    context.addIssue({ code: 'custom', message: 'must name the database host, e.g. postgres://relay:password@db.internal:5432/estate' });
+  if (url.pathname.replace(/^\//, '') === '')
+    context.addIssue({ code: 'custom', message: 'must name the database after the host, e.g. postgres://…@db.internal:5432/estate' });
 }
 
 /** Settings each agency has in AGENCIES_FILE: refused beside it, so nobody wonders which one wins. */
@@ -518,12 +531,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const demoMode = decideDemoMode(present, problems);
   const result = configSchema.safeParse(present);
   if (!result.success) {
-    problems.unshift(...result.error.issues.map((issue) => {
-      const name = issue.path.length ? String(issue.path[0]) : '(environment)';
-      const value = present[name];
-      const shown = value === undefined || /KEY|TOKEN|SECRET|DATABASE_URL/.test(name) ? '' : ` (got "${value}")`;
-      return `${name}: ${issue.message}${shown}`;
-    }));
+    problems.unshift(
+      ...result.error.issues.map((issue) => {
+        const name = issue.path.length ? String(issue.path[0]) : '(environment)';
+        const value = present[name];
+        const shown = value === undefined || /KEY|TOKEN|SECRET|DATABASE_URL/.test(name) ? '' : ` (got "${value}")`;
+        return `${name}: ${issue.message}${shown}`;
+      }),
+    );
   }
   if (!demoMode && present.PUBLIC_URL === undefined) {
     problems.push("PUBLIC_URL: is required outside demo mode: the https URL browsers reach the relay at (photo URLs and the relay's own origin come from it)");

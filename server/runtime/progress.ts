@@ -90,6 +90,9 @@ export function createProgress(step: string, options: ProgressOptions): Progress
 
 /** "First sync: 120/400 listings (30%), 12.3/s, 9.8 s" */
 export function formatProgressLine(step: string, unit: string, figures: { done: number; total?: number; seconds: number; ratePerSecond: number }): string {
-  const count = figures.total !== undefined ? `${figures.done}/${figures.total} ${unit} (${Math.floor((figures.done / Math.max(figures.total, 1)) * 100)}%)` : `${figures.done} ${unit}`;
+  const count =
+    figures.total !== undefined
+      ? `${figures.done}/${figures.total} ${unit} (${Math.floor((figures.done / Math.max(figures.total, 1)) * 100)}%)`
+      : `${figures.done} ${unit}`;
   return `${step}: ${count}, ${figures.ratePerSecond}/s, ${figures.seconds} s`;
 }

@@ -48,7 +48,8 @@ export async function attachPostgres(store: object, url: string, options: Attach
 
 /** Refuses a schema name that is not a plain lower-case identifier (it is used without quoting). */
 export function checkSchemaName(schema: string): void {
-  if (!SCHEMA_NAME.test(schema)) throw new Error(`PostgreSQL schema name "${schema}" must be lower-case letters, digits and _ (at most 63), starting with a letter or _`);
+  if (!SCHEMA_NAME.test(schema))
+    throw new Error(`PostgreSQL schema name "${schema}" must be lower-case letters, digits and _ (at most 63), starting with a letter or _`);
 }
 
 /** A pool on `url` reading BIGINT as numbers, its idle-connection errors told to `warn`; `searchPath`: every connection's schema. */
@@ -61,7 +62,10 @@ export function openPool(url: string, options: Pick<AttachPostgresOptions, 'pool
     idle_in_transaction_session_timeout: 30_000,
     application_name: 'estate-embed-relay',
     ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
-    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
   });
   // An idle connection that breaks emits 'error' on the pool; unheard, it would end the process.
   pool.on('error', (error) => options.warn?.('PostgreSQL connection lost; it is replaced at the next query', { error: safeMessage(error, url) }));

@@ -41,7 +41,14 @@ export async function listRelays(pool: pg.Pool): Promise<RelaySeen[]> {
   const { rows } = await pool.query<{ id: string; host: string; data_dir: string; version: string; started_at: number; last_seen: number }>(
     `SELECT id, host, data_dir, version, started_at, last_seen FROM ${KEY_SCHEMA}.relays ORDER BY last_seen DESC, id`,
   );
-  return rows.map((row) => ({ id: row.id, host: row.host, dataDir: row.data_dir, version: row.version, startedAt: Number(row.started_at), lastSeen: Number(row.last_seen) }));
+  return rows.map((row) => ({
+    id: row.id,
+    host: row.host,
+    dataDir: row.data_dir,
+    version: row.version,
+    startedAt: Number(row.started_at),
+    lastSeen: Number(row.last_seen),
+  }));
 }
 
 /**
@@ -116,7 +123,10 @@ export class SharedDatabase {
   ) {}
 
   /** Connects and brings the key-wide schema up to date; refuses (naming DATABASE_URL, never the password) when it cannot. */
-  static async open(url: string, options: { poolSize?: number; warn?: (message: string, fields: Record<string, unknown>) => void } = {}): Promise<SharedDatabase> {
+  static async open(
+    url: string,
+    options: { poolSize?: number; warn?: (message: string, fields: Record<string, unknown>) => void } = {},
+  ): Promise<SharedDatabase> {
     const pool = openPool(url, options);
     try {
       await migratePostgres(pool, pgKeyMigrations, KEY_SCHEMA);
@@ -135,7 +145,9 @@ export class SharedDatabase {
       try {
         await migratePostgres(this.pool, pgMigrations, schema);
       } catch (error) {
-        throw new Error(`DATABASE_URL: could not prepare the tables of ${slug === undefined ? 'the agency' : `agency "${slug}"`} at ${redactUrl(this.url)}: ${safeMessage(error, this.url)}`);
+        throw new Error(
+          `DATABASE_URL: could not prepare the tables of ${slug === undefined ? 'the agency' : `agency "${slug}"`} at ${redactUrl(this.url)}: ${safeMessage(error, this.url)}`,
+        );
       }
       this.prepared.add(schema);
     }
@@ -166,7 +178,9 @@ export class SharedDatabase {
         await this.pool.query(`DELETE FROM ${KEY_SCHEMA}.relays WHERE last_seen < ${DB_NOW} - $1`, [RELAY_FORGET_MS]);
       }
       first = false;
-      const { rows } = await this.pool.query<{ alive: number }>(`SELECT count(*)::int AS alive FROM ${KEY_SCHEMA}.relays WHERE last_seen > ${DB_NOW} - $1`, [RELAY_ALIVE_MS]);
+      const { rows } = await this.pool.query<{ alive: number }>(`SELECT count(*)::int AS alive FROM ${KEY_SCHEMA}.relays WHERE last_seen > ${DB_NOW} - $1`, [
+        RELAY_ALIVE_MS,
+      ]);
       this.alive = Math.max(1, rows[0]!.alive);
     };
     let first = true;

@@ -353,7 +353,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
  * The verdict from the simulator's holding area: accepted originalIds not there (missing), ids
  * there more than once (duplicates), and how many there were never accepted (strays).
  */
-export function deliveryVerdict(state: Pick<SimulatorState, 'postedEnquiries'>, accepted: ReadonlySet<string>): { missing: string[]; duplicates: string[]; strays: number } {
+export function deliveryVerdict(
+  state: Pick<SimulatorState, 'postedEnquiries'>,
+  accepted: ReadonlySet<string>,
+): { missing: string[]; duplicates: string[]; strays: number } {
   const counts = new Map<string, number>();
   for (const enquiry of state.postedEnquiries()) {
     const id = enquiry.originalId ?? '(none)';
@@ -367,7 +370,12 @@ export function deliveryVerdict(state: Pick<SimulatorState, 'postedEnquiries'>, 
 }
 
 /** The simulator's own counts of what it was sent and what faults it injected, as a run reports them. */
-export function simulatorCounts(counters: SimulatorState['counters']): { postsSeen: number; injectedErrors: number; injected429s: number; droppedResponses: number } {
+export function simulatorCounts(counters: SimulatorState['counters']): {
+  postsSeen: number;
+  injectedErrors: number;
+  injected429s: number;
+  droppedResponses: number;
+} {
   return {
     postsSeen: counters.requestsByEndpoint['POST /enquiries'] ?? 0,
     injectedErrors: counters.injectedErrors,
@@ -425,9 +433,7 @@ export function enquiryBody(index: number, targets: Targets): EnquiryRequest {
   const agent = index % 5 === 4 && targets.agents.length > 0;
   return {
     originalId: randomUUID(),
-    ...(agent
-      ? { agentId: targets.agents[index % targets.agents.length]! }
-      : { listingId: targets.listings[index % targets.listings.length]! }),
+    ...(agent ? { agentId: targets.agents[index % targets.agents.length]! } : { listingId: targets.listings[index % targets.listings.length]! }),
     fullName: `Chaos Tester ${index}`,
     email: `chaos.${index}@example.com`,
     mobile: '0412 345 678',
@@ -503,7 +509,8 @@ export class RelayProcess {
     const url = `http://127.0.0.1:${this.env.PORT}/healthz`;
     const until = Date.now() + 30_000;
     while (Date.now() < until) {
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`relay exited during start (${child.exitCode ?? child.signalCode}); see ${this.logFile}`);
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`relay exited during start (${child.exitCode ?? child.signalCode}); see ${this.logFile}`);
       try {
         if ((await fetch(url, { signal: AbortSignal.timeout(1_000) })).ok) return;
       } catch {

@@ -61,7 +61,8 @@ console.error(
     ? `chaos: OK. ${report.accepted}/${report.n} accepted, each in the CRM exactly once, through ${report.kills} kill -9s. ${waits}.`
     : `chaos: FAILED. missing ${report.missing.length}, duplicates ${report.duplicates.length}, strays ${report.strays}, not accepted ${report.notAccepted}, outbox ${JSON.stringify(report.outbox)}; data kept in ${report.dataDir}. ${waits}.`,
 );
-if (!goalsMet) console.error(`chaos: issue 9 goals missed (p95 <= ${ISSUE9_GOALS.p95Seconds} s, all within ${ISSUE9_GOALS.afterLastAcceptedSeconds} s of the last 202).`);
+if (!goalsMet)
+  console.error(`chaos: issue 9 goals missed (p95 <= ${ISSUE9_GOALS.p95Seconds} s, all within ${ISSUE9_GOALS.afterLastAcceptedSeconds} s of the last 202).`);
 process.exit(report.ok && goalsMet ? 0 : 1);
 
 async function runTwoRelays(): Promise<number> {

@@ -28,7 +28,21 @@ import { EnquiryOutbox } from '../../server/enquiries/outbox.ts';
 import { startSimulator } from '../../crm-sim/simulator.ts';
 import { attachPostgres } from '../../server/store/postgres.ts';
 import { closeStore, openStore } from '../../server/store/store.ts';
-import { deliveryVerdict, enquiryBody, evenSteps, FAULT_PROFILES, freePort, latencyOf, loadTargets, MIXED_RELAY_SETTINGS, queuedInRelay, RelayProcess, simulatorCounts, watchArrivals, type ChaosLatency } from './chaos.ts';
+import {
+  deliveryVerdict,
+  enquiryBody,
+  evenSteps,
+  FAULT_PROFILES,
+  freePort,
+  latencyOf,
+  loadTargets,
+  MIXED_RELAY_SETTINGS,
+  queuedInRelay,
+  RelayProcess,
+  simulatorCounts,
+  watchArrivals,
+  type ChaosLatency,
+} from './chaos.ts';
 
 export interface TwoRelayChaosOptions {
   n: number;
@@ -190,7 +204,9 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
   const ownerB = dataDirs[1]!;
   /** Undelivered enquiries whose claim names relay B (its owner id is `host:DATA_DIR`). */
   const heldByB = async (): Promise<number> => {
-    const { rows: tables } = await pool.query<{ schema: string }>(`SELECT table_schema AS schema FROM information_schema.tables WHERE table_name = 'enquiry_outbox'`);
+    const { rows: tables } = await pool.query<{ schema: string }>(
+      `SELECT table_schema AS schema FROM information_schema.tables WHERE table_name = 'enquiry_outbox'`,
+    );
     let held = 0;
     for (const { schema } of tables) {
       const { rows } = await pool.query<{ held: string }>(
@@ -253,7 +269,7 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
       const kill = kills;
       // A kill is worth most while B holds claims: wait a little for it to take some (not forever:
       // near the end of a drain there may be nothing left to claim).
-      for (const until = Date.now() + 5_000; Date.now() < until && (await heldByB()) === 0; ) await sleep(50);
+      for (const until = Date.now() + 5_000; Date.now() < until && (await heldByB()) === 0;) await sleep(50);
       const held = await heldByB();
       const syncHeldByB = await handSyncToB();
       note(`kill -9 #${kill} of relay B (${why}); it held ${held} claim(s)${syncHeldByB ? ' and the sync' : ' (but not the sync)'}`);
@@ -277,7 +293,9 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
       takeovers.push({ kill, held, ms });
       syncLagsMs.push(await synced);
       syncTakeovers.push({ kill, heldByB: syncHeldByB, ms: await syncTakeover });
-      note(`kill #${kill}: ${held} claim(s) taken over in ${ms} ms; the sync taken over by A in ${syncTakeovers.at(-1)!.ms} ms; relay A served a change in ${syncLagsMs.at(-1)} ms`);
+      note(
+        `kill #${kill}: ${held} claim(s) taken over in ${ms} ms; the sync taken over by A in ${syncTakeovers.at(-1)!.ms} ms; relay A served a change in ${syncLagsMs.at(-1)} ms`,
+      );
       await relayB.start();
       note('relay B back');
     })().finally(() => {

@@ -16,7 +16,11 @@ afterAll(() => {
 
 describe('production build', () => {
   it('compiles server/ to dist/server, which node starts in demo mode and which answers /healthz', async () => {
-    const build = spawnSync(join(projectRoot, 'node_modules', '@typescript', 'native', 'bin', 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: projectRoot, encoding: 'utf8', timeout: 120_000 });
+    const build = spawnSync(join(projectRoot, 'node_modules', '@typescript', 'native', 'bin', 'tsc'), ['-p', 'tsconfig.build.json'], {
+      cwd: projectRoot,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(build.status, build.stdout + build.stderr).toBe(0);
     const emitted = readdirSync(join(projectRoot, 'dist', 'server'), { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.js'));
     expect(emitted).toContain('main.js');

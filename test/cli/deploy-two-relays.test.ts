@@ -26,7 +26,7 @@ const withCert = (text: string, paths: { cert: string; key: string }) =>
   text.replace(/ssl_certificate\s+\S+;/, `ssl_certificate ${paths.cert};`).replace(/ssl_certificate_key\s+\S+;/, `ssl_certificate_key ${paths.key};`);
 
 describe('deploy/two-relays/', () => {
-  it('the upstream names the ports the systemd template\'s instances listen on, each instance with its own DATA_DIR behind loopback', () => {
+  it("the upstream names the ports the systemd template's instances listen on, each instance with its own DATA_DIR behind loopback", () => {
     const upstream = /upstream estate_relays \{([^}]*)\}/.exec(shipped)?.[1] ?? '';
     const servers = [...upstream.matchAll(/server (127\.0\.0\.1:\d+)/g)].map((match) => match[1]);
     const instancePorts = [...unit.matchAll(/relay-(\d)\.env/g)].length > 0 ? [...unit.matchAll(/PORT=(\d+)/g)].map((match) => `127.0.0.1:${match[1]}`) : [];
@@ -56,66 +56,80 @@ describe('deploy/two-relays/', () => {
     }
   });
 
-  describe.skipIf(nginxSkipped || postgresSkipped)(`run in front of two relays on one database${nginxSkipped || postgresSkipped ? ` (SKIPPED: ${nginxSkipped ?? postgresSkipped})` : ''}`, () => {
-    let rig: AgenciesRig;
-    let second: RunningRelay;
-    let proxy: ChildProcess;
-    let sandbox: ReturnType<typeof nginxSandbox>;
-    let httpsPort: number;
+  describe.skipIf(nginxSkipped || postgresSkipped)(
+    `run in front of two relays on one database${nginxSkipped || postgresSkipped ? ` (SKIPPED: ${nginxSkipped ?? postgresSkipped})` : ''}`,
+    () => {
+      let rig: AgenciesRig;
+      let second: RunningRelay;
+      let proxy: ChildProcess;
+      let sandbox: ReturnType<typeof nginxSandbox>;
+      let httpsPort: number;
 
-    beforeAll(async () => {
-      const databaseUrl = await freshDatabase((postgres as { url: string }).url, 'nginx');
-      rig = await startAgenciesRig({ agencies: 1, listings: 4, env: { DATABASE_URL: databaseUrl } });
-      second = await anotherRelay(rig, databaseUrl);
-      await rig.syncAll();
-      await second.agencies!.list()[0]!.agency.listings.sync.run('full');
-      httpsPort = await freePort();
-      const httpPort = await freePort();
-      const ports = [new URL(rig.relay.url).port, new URL(second.url).port];
-      sandbox = nginxSandbox(
-        (paths) =>
-          withCert(shipped, paths)
-            .replace('server 127.0.0.1:8787 ', `server 127.0.0.1:${ports[0]} `)
-            .replace('server 127.0.0.1:8788 ', `server 127.0.0.1:${ports[1]} `)
-            .replace(/listen 80;/, `listen 127.0.0.1:${httpPort};`)
-            .replace(/listen \[::\]:80;/, '')
-            .replace(/listen 443 ssl http2;/, `listen 127.0.0.1:${httpsPort} ssl http2;`)
-            .replace(/listen \[::\]:443 ssl http2;/, ''),
-        { foreground: true },
-      );
-      proxy = spawn((nginx as { bin: string }).bin, ['-c', sandbox.mainConfig], { stdio: 'ignore' });
-      await until(() => get('/healthz').then((answer) => answer.status, () => 0), (status) => status === 200, 10_000);
-    }, 90_000);
-    afterAll(async () => {
-      proxy?.kill('SIGTERM');
-      await second?.close();
-      await rig?.close();
-      sandbox?.cleanup();
-    });
-
-    /** A request through nginx over TLS (the test's own certificate). */
-    function get(path: string): Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }> {
-      return new Promise((resolve, reject) => {
-        const req = httpsRequest({ host: '127.0.0.1', port: httpsPort, path, rejectUnauthorized: false, headers: { Host: 'relay.agency.example' } }, (res) => {
-          let body = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => (body += chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-        });
-        req.on('error', reject);
-        req.end();
+      beforeAll(async () => {
+        const databaseUrl = await freshDatabase((postgres as { url: string }).url, 'nginx');
+        rig = await startAgenciesRig({ agencies: 1, listings: 4, env: { DATABASE_URL: databaseUrl } });
+        second = await anotherRelay(rig, databaseUrl);
+        await rig.syncAll();
+        await second.agencies!.list()[0]!.agency.listings.sync.run('full');
+        httpsPort = await freePort();
+        const httpPort = await freePort();
+        const ports = [new URL(rig.relay.url).port, new URL(second.url).port];
+        sandbox = nginxSandbox(
+          (paths) =>
+            withCert(shipped, paths)
+              .replace('server 127.0.0.1:8787 ', `server 127.0.0.1:${ports[0]} `)
+              .replace('server 127.0.0.1:8788 ', `server 127.0.0.1:${ports[1]} `)
+              .replace(/listen 80;/, `listen 127.0.0.1:${httpPort};`)
+              .replace(/listen \[::\]:80;/, '')
+              .replace(/listen 443 ssl http2;/, `listen 127.0.0.1:${httpsPort} ssl http2;`)
+              .replace(/listen \[::\]:443 ssl http2;/, ''),
+          { foreground: true },
+        );
+        proxy = spawn((nginx as { bin: string }).bin, ['-c', sandbox.mainConfig], { stdio: 'ignore' });
+        await until(
+          () =>
+            get('/healthz').then(
+              (answer) => answer.status,
+              () => 0,
+            ),
+          (status) => status === 200,
+          10_000,
+        );
+      }, 90_000);
+      afterAll(async () => {
+        proxy?.kill('SIGTERM');
+        await second?.close();
+        await rig?.close();
+        sandbox?.cleanup();
       });
-    }
 
-    it('serves the agency\'s listings through either relay, and keeps serving with one relay stopped', async () => {
-      const slug = rig.entries[0]!.slug;
-      const answers = await Promise.all(Array.from({ length: 8 }, () => get(`/a/${slug}/api/v1/listings`)));
-      expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));
-      expect(new Set(answers.map((answer) => JSON.parse(answer.body).items.length)).size).toBe(1);
-      // One relay stopped (a deploy, a crash): nginx steps around it; nothing fails.
-      await second.close();
-      const after = await Promise.all(Array.from({ length: 6 }, () => get(`/a/${slug}/api/v1/listings`)));
-      expect(after.map((answer) => answer.status)).toEqual(Array(6).fill(200));
-    }, 30_000);
-  });
+      /** A request through nginx over TLS (the test's own certificate). */
+      function get(path: string): Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }> {
+        return new Promise((resolve, reject) => {
+          const req = httpsRequest(
+            { host: '127.0.0.1', port: httpsPort, path, rejectUnauthorized: false, headers: { Host: 'relay.agency.example' } },
+            (res) => {
+              let body = '';
+              res.setEncoding('utf8');
+              res.on('data', (chunk: string) => (body += chunk));
+              res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+            },
+          );
+          req.on('error', reject);
+          req.end();
+        });
+      }
+
+      it("serves the agency's listings through either relay, and keeps serving with one relay stopped", async () => {
+        const slug = rig.entries[0]!.slug;
+        const answers = await Promise.all(Array.from({ length: 8 }, () => get(`/a/${slug}/api/v1/listings`)));
+        expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));
+        expect(new Set(answers.map((answer) => JSON.parse(answer.body).items.length)).size).toBe(1);
+        // One relay stopped (a deploy, a crash): nginx steps around it; nothing fails.
+        await second.close();
+        const after = await Promise.all(Array.from({ length: 6 }, () => get(`/a/${slug}/api/v1/listings`)));
+        expect(after.map((answer) => answer.status)).toEqual(Array(6).fill(200));
+      }, 30_000);
+    },
+  );
 });

@@ -72,7 +72,10 @@ function rows(dataDir: string): { listings: unknown[]; outbox: unknown[] } {
     return {
       listings: db.prepare('SELECT * FROM listings ORDER BY id').all(),
       // sending_since is what restore changes on purpose (queued entries: "outcome unknown").
-      outbox: db.prepare('SELECT * FROM enquiry_outbox ORDER BY seq').all().map((row) => ({ ...(row as object), sending_since: null })),
+      outbox: db
+        .prepare('SELECT * FROM enquiry_outbox ORDER BY seq')
+        .all()
+        .map((row) => ({ ...(row as object), sending_since: null })),
     };
   } finally {
     db.close();
@@ -93,7 +96,7 @@ afterAll(async () => {
 
 describe('npm run relay -- status', () => {
   it('reports what the store holds: listings by type and status, photos, outbox, CRM use, last sync', async () => {
-    const [first, second] = (await (await fetch(`${relay.url}/api/v1/listings?pageSize=2`)).json() as Page<ListingSummary>).items;
+    const [first, second] = ((await (await fetch(`${relay.url}/api/v1/listings?pageSize=2`)).json()) as Page<ListingSummary>).items;
     for (const listing of [first!, second!]) expect((await postEnquiry(listing.id)).status).toBe(202);
     // A filled honeypot is accepted as far as the sender can tell, and filed as spam.
     expect((await postEnquiry(first!.id, { website: 'http://spam.example' })).status).toBe(202);
@@ -188,7 +191,7 @@ describe('npm run relay -- backup / restore', () => {
   it('backs up while the relay serves and writes, and restoring gives back the same listings and outbox', async () => {
     const file = join(scratch, 'relay-backup.db');
     // Enquiries land while the backup runs: the copy is consistent either way.
-    const [listing] = (await (await fetch(`${relay.url}/api/v1/listings?pageSize=1`)).json() as Page<ListingSummary>).items;
+    const [listing] = ((await (await fetch(`${relay.url}/api/v1/listings?pageSize=1`)).json()) as Page<ListingSummary>).items;
     const [backup] = await Promise.all([cli(['backup', file]), postEnquiry(listing!.id), postEnquiry(listing!.id)]);
     expect(backup.err).toBe('');
     expect(backup.code).toBe(0);
@@ -212,7 +215,10 @@ describe('npm run relay -- backup / restore', () => {
       try {
         return {
           listings: source.prepare('SELECT id, type, status, public_json FROM listings ORDER BY id').all(),
-          outbox: source.prepare('SELECT * FROM enquiry_outbox ORDER BY seq').all().map((row) => ({ ...(row as object), sending_since: null })),
+          outbox: source
+            .prepare('SELECT * FROM enquiry_outbox ORDER BY seq')
+            .all()
+            .map((row) => ({ ...(row as object), sending_since: null })),
         };
       } finally {
         source.close();
@@ -238,7 +244,7 @@ describe('npm run relay -- backup / restore', () => {
     const file = join(scratch, 'in-place.db');
     expect((await cli(['backup', file])).code).toBe(0);
     const before = rows(relay.dataDir);
-    const [listing] = (await (await fetch(`${relay.url}/api/v1/listings?pageSize=1`)).json() as Page<ListingSummary>).items;
+    const [listing] = ((await (await fetch(`${relay.url}/api/v1/listings?pageSize=1`)).json()) as Page<ListingSummary>).items;
     expect((await postEnquiry(listing!.id)).status).toBe(202); // after the backup: not in it
 
     const dataDir = relay.dataDir;

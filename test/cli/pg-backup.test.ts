@@ -69,7 +69,11 @@ describe.skipIf(skipped)(`backup and restore with DATABASE_URL${skipped ? ` (SKI
     return { code, out: out.join('\n'), err: err.join('\n') };
   }
   const post = async (relay: RunningRelay, body: ReturnType<typeof validEnquiry>) => {
-    const response = await fetch(`${relay.url}/a/${slug}/api/v1/enquiries`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${relay.url}/a/${slug}/api/v1/enquiries`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     expect(response.status, await response.text()).toBe(202);
   };
   const postedIds = () => rig.accounts[0]!.postedEnquiries().map((posted) => posted.originalId);
@@ -87,16 +91,20 @@ describe.skipIf(skipped)(`backup and restore with DATABASE_URL${skipped ? ` (SKI
   });
 
   it('backs up, restores into a new database, and a relay on it delivers each queued enquiry exactly once', async () => {
-    const listingId = rig.accounts[0]!.listings.find((listing) => listing.publishedToWeb !== null && listing.market === 'sale' && listing.status === 'listing')!.lifeId * 2;
+    const listingId =
+      rig.accounts[0]!.listings.find((listing) => listing.publishedToWeb !== null && listing.market === 'sale' && listing.status === 'listing')!.lifeId * 2;
     const deliveredAfterBackup = validEnquiry({ listingId });
     const neverDelivered = validEnquiry({ listingId });
     await post(rig.relay, deliveredAfterBackup);
     await post(rig.relay, neverDelivered);
     // Rows the sync holder published for the followers.
-    await queryDatabase(sourceUrl, `INSERT INTO ${schema}.replica_rows (tbl, pk, row, seq, changed_at) VALUES
+    await queryDatabase(
+      sourceUrl,
+      `INSERT INTO ${schema}.replica_rows (tbl, pk, row, seq, changed_at) VALUES
       ('listings', '["1"]', '{"id":1,"title":"Harbour view"}', nextval('${schema}.replica_seq'), 1),
       ('agents', '["7"]', '{"id":7}', nextval('${schema}.replica_seq'), 2),
-      ('listings', '["2"]', NULL, nextval('${schema}.replica_seq'), 3)`);
+      ('listings', '["2"]', NULL, nextval('${schema}.replica_seq'), 3)`,
+    );
     const replicaRows = (url: string) => queryDatabase(url, `SELECT tbl, pk, row, seq FROM ${schema}.replica_rows ORDER BY seq`);
     const published = await replicaRows(sourceUrl);
     expect(published).toHaveLength(3);
@@ -117,7 +125,10 @@ describe.skipIf(skipped)(`backup and restore with DATABASE_URL${skipped ? ` (SKI
     expect((await cli(['backup', folder], env(sourceUrl, rig.dataDir))).err).toMatch(/exists; pass --force/);
 
     // After the backup the old relay delivers one of the two (the other waits: its next attempt moved away).
-    await queryDatabase(sourceUrl, `UPDATE ${schema}.enquiry_outbox SET next_attempt_at = $1 WHERE original_id = $2`, [Date.now() + 3_600_000, neverDelivered.originalId]);
+    await queryDatabase(sourceUrl, `UPDATE ${schema}.enquiry_outbox SET next_attempt_at = $1 WHERE original_id = $2`, [
+      Date.now() + 3_600_000,
+      neverDelivered.originalId,
+    ]);
     const oldWorker = rig.relay.agencies!.get(slug)!.agency.enquiries.worker;
     oldWorker.start();
     await until(postedIds, (ids) => ids.includes(deliveredAfterBackup.originalId), 20_000);
@@ -174,7 +185,10 @@ describe.skipIf(skipped)(`backup and restore with DATABASE_URL${skipped ? ` (SKI
     const shared = await SharedDatabase.open(single, { poolSize: 2 });
     await shared.prepareAgencies([undefined]);
     await shared.close();
-    await queryDatabase(single, `INSERT INTO public.replica_rows (tbl, pk, row, seq, changed_at) VALUES ('listings', '["9"]', '{"id":9}', nextval('public.replica_seq'), 1)`);
+    await queryDatabase(
+      single,
+      `INSERT INTO public.replica_rows (tbl, pk, row, seq, changed_at) VALUES ('listings', '["9"]', '{"id":9}', nextval('public.replica_seq'), 1)`,
+    );
     const singleEnv = (databaseUrl: string, dataDir: string) => {
       const { AGENCIES_FILE: _, ...rest } = env(databaseUrl, dataDir);
       return { ...rest, CRM_ACCESS_TOKEN: 'single-agency-token' };
@@ -195,7 +209,11 @@ describe.skipIf(skipped)(`backup and restore with DATABASE_URL${skipped ? ` (SKI
     const bin = join(scratch, 'fake-bin');
     mkdirSync(bin, { recursive: true });
     const seen = join(scratch, 'seen');
-    writeFileSync(join(bin, 'pg_dump'), `#!/bin/sh\nprintf '%s\\n' "$@" > '${seen}.argv'\nprintf '%s' "$PGPASSWORD" > '${seen}.password'\necho 'pg_dump: error: connection refused' >&2\nexit 1\n`, { mode: 0o755 });
+    writeFileSync(
+      join(bin, 'pg_dump'),
+      `#!/bin/sh\nprintf '%s\\n' "$@" > '${seen}.argv'\nprintf '%s' "$PGPASSWORD" > '${seen}.password'\necho 'pg_dump: error: connection refused' >&2\nexit 1\n`,
+      { mode: 0o755 },
+    );
     writeFileSync(join(bin, 'pg_restore'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
     const path = process.env.PATH;
     process.env.PATH = `${bin}:${path}`;

@@ -64,7 +64,15 @@ describe('progress reporting', () => {
     progress.done(); // a second end is ignored
     expect(stream.text).toBe('');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ step: 'Listing sync', unit: 'listings', done: 250, seconds: 10, ratePerSecond: 25, kind: 'full', msg: 'Listing sync: 250 listings in 10 s (25/s)' });
+    expect(lines[0]).toMatchObject({
+      step: 'Listing sync',
+      unit: 'listings',
+      done: 250,
+      seconds: 10,
+      ratePerSecond: 25,
+      kind: 'full',
+      msg: 'Listing sync: 250 listings in 10 s (25/s)',
+    });
   });
 
   it('logs a failed step as a warning with the error', () => {

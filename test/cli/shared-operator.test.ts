@@ -49,11 +49,17 @@ describe.skipIf(skipped)(`status and agencies with DATABASE_URL${skipped ? ` (SK
     await shared.prepareAgencies([undefined, ...slugs]);
     await shared.close();
     const query = (text: string, values: unknown[] = []) => queryDatabase(databaseUrl, text, values);
-    await query(`INSERT INTO relay_key.relays (id, host, data_dir, version, started_at, last_seen) VALUES
+    await query(
+      `INSERT INTO relay_key.relays (id, host, data_dir, version, started_at, last_seen) VALUES
       ($1, $2, '/var/lib/estate-embed/1', '0.1.0', ${DB_NOW} - 3600000, ${DB_NOW}),
-      ($3, $4, '/var/lib/estate-embed/2', '0.1.0', ${DB_NOW} - 3600000, ${DB_NOW} - 60000)`, [alive.id, alive.host, gone.id, gone.host]);
+      ($3, $4, '/var/lib/estate-embed/2', '0.1.0', ${DB_NOW} - 3600000, ${DB_NOW} - 60000)`,
+      [alive.id, alive.host, gone.id, gone.host],
+    );
     const lease = (schema: string, holder: string, expiresInMs: number) =>
-      query(`INSERT INTO ${schema}.sync_lease (name, holder, epoch, acquired_at, expires_at) VALUES ('listings-sync', $1, 7, ${DB_NOW} - 60000, ${DB_NOW} + $2)`, [holder, expiresInMs]);
+      query(
+        `INSERT INTO ${schema}.sync_lease (name, holder, epoch, acquired_at, expires_at) VALUES ('listings-sync', $1, 7, ${DB_NOW} - 60000, ${DB_NOW} + $2)`,
+        [holder, expiresInMs],
+      );
     // Long leases: the CLI processes take seconds on a loaded machine.
     await lease('public', alive.id, 600_000);
     await lease(agencySchema('harbour'), alive.id, 600_000);
@@ -65,14 +71,22 @@ describe.skipIf(skipped)(`status and agencies with DATABASE_URL${skipped ? ` (SK
     await closeStore(store);
     writeFileSync(
       agenciesFile,
-      JSON.stringify({ agencies: slugs.map((slug) => ({ slug, name: `Agency ${slug}`, accessToken: `token-${slug}-0123456789`, allowedOrigins: [`https://${slug}.example`] })) }),
+      JSON.stringify({
+        agencies: slugs.map((slug) => ({ slug, name: `Agency ${slug}`, accessToken: `token-${slug}-0123456789`, allowedOrigins: [`https://${slug}.example`] })),
+      }),
       { mode: 0o600 },
     );
-    env = { DATA_DIR: dataDir, DATABASE_URL: databaseUrl, CRM_BASE_URL: 'http://127.0.0.1:9/api/v1.3', CRM_API_KEY: 'operator-test-key', PUBLIC_URL: 'https://relay.integrator.test' };
+    env = {
+      DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl,
+      CRM_BASE_URL: 'http://127.0.0.1:9/api/v1.3',
+      CRM_API_KEY: 'operator-test-key',
+      PUBLIC_URL: 'https://relay.integrator.test',
+    };
   }, 60_000);
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('`status` shows each relay alive or gone with the syncs it holds, and which relay holds the one agency\'s sync', async () => {
+  it("`status` shows each relay alive or gone with the syncs it holds, and which relay holds the one agency's sync", async () => {
     const text = await relayCli(['status'], { ...env, CRM_ACCESS_TOKEN: 'operator-test-token' });
     expect(text.err).toBe('');
     expect(text.code).toBe(0);
@@ -93,7 +107,7 @@ describe.skipIf(skipped)(`status and agencies with DATABASE_URL${skipped ? ` (SK
     ]);
   }, 30_000);
 
-  it('`status` with AGENCIES_FILE counts the agencies\' syncs held and names the expired ones', async () => {
+  it("`status` with AGENCIES_FILE counts the agencies' syncs held and names the expired ones", async () => {
     const result = await relayCli(['status'], { ...env, AGENCIES_FILE: agenciesFile });
     expect(result.err).toBe('');
     expect(result.code).toBe(0);
@@ -101,7 +115,7 @@ describe.skipIf(skipped)(`status and agencies with DATABASE_URL${skipped ? ` (SK
     expect(result.out).toContain('Syncs           2 of 4 agencies held by a relay; 1 EXPIRED (taken over at the next try): agency_quay');
   }, 30_000);
 
-  it('`agencies` names each agency\'s sync holder: the relay\'s host, expired, or none', async () => {
+  it("`agencies` names each agency's sync holder: the relay's host, expired, or none", async () => {
     const table = await relayCli(['agencies'], { ...env, AGENCIES_FILE: agenciesFile });
     expect(table.err).toBe('');
     expect(table.code).toBe(0);

@@ -55,12 +55,20 @@ describe.skipIf(skipped)(`replica rows published before the lead destination${sk
     const url = await freshDatabase((postgres as { url: string }).url);
     const pool = openPool(url);
     try {
-      await migratePostgres(pool, pgMigrations.filter((migration) => migration.id < '030'));
+      await migratePostgres(
+        pool,
+        pgMigrations.filter((migration) => migration.id < '030'),
+      );
     } finally {
       await pool.end();
     }
     const publish = (seq: number, tbl: string, pk: unknown[], row: object | null) =>
-      queryDatabase(url, 'INSERT INTO replica_rows (tbl, pk, row, seq, changed_at) VALUES ($1, $2, $3, $4, 1)', [tbl, JSON.stringify(pk), row && JSON.stringify(row), seq]);
+      queryDatabase(url, 'INSERT INTO replica_rows (tbl, pk, row, seq, changed_at) VALUES ($1, $2, $3, $4, 1)', [
+        tbl,
+        JSON.stringify(pk),
+        row && JSON.stringify(row),
+        seq,
+      ]);
     await publish(1, 'listings', [1000], listingRow(1000, 'sale', 500, 900, 'R-1'));
     await publish(2, 'listings', [1801], listingRow(1801, 'lease', 500, 900, 'R-1'));
     await publish(3, 'listings', [2002], listingRow(2002, 'lease', 1001, null, null));

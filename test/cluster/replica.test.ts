@@ -48,7 +48,11 @@ describe.skipIf(skipped)(`the listing replica${skipped ? ` (SKIPPED: ${skipped})
     leader.replica.startCapture();
     // A parent and its child; the parent changed again after (published later than the child).
     leader.db.prepare("INSERT INTO photo_files (hash, width, height, widths, created_at) VALUES ('abc', 800, 600, '[240]', 1)").run();
-    leader.db.prepare("INSERT INTO photos (owner_kind, owner_id, photo_id, kind, position, source_url, hash, updated_at) VALUES ('listing', 1, 7, 'photograph', 0, 'https://files.test/7.jpg', 'abc', 1)").run();
+    leader.db
+      .prepare(
+        "INSERT INTO photos (owner_kind, owner_id, photo_id, kind, position, source_url, hash, updated_at) VALUES ('listing', 1, 7, 'photograph', 0, 'https://files.test/7.jpg', 'abc', 1)",
+      )
+      .run();
     leader.db.prepare("UPDATE photo_files SET width = 800 WHERE hash = 'abc'").run();
     leader.db.prepare("INSERT INTO listing_sync_state (key, value) VALUES ('lastSuccessAt', '1000'), ('sweep', '1')").run();
     leader.db.prepare("INSERT INTO crm_access (key, value) VALUES ('access', '{}'), ('own:2026-11-22', '41')").run();

@@ -97,17 +97,35 @@ describe.skipIf(skipped)(`shared CRM gate on PostgreSQL${skipped ? ` (SKIPPED: $
     const limiter = new RequestLimiter({ store, requestsPerSecond: 2, dailyLimit: 100, shared: { gate: gateOn(database.pool(), 2), relaysAlive: () => 1 } });
     const asked = limiter.acquire();
     limiter.close(); // the database has not answered yet
-    const outcome = await Promise.race([asked.then(() => 'granted', (error: { code?: string }) => error.code), sleep(3_000).then(() => 'no answer')]);
+    const outcome = await Promise.race([
+      asked.then(
+        () => 'granted',
+        (error: { code?: string }) => error.code,
+      ),
+      sleep(3_000).then(() => 'no answer'),
+    ]);
     expect(outcome).toBe('closed');
     await sleep(200);
-    const [row] = (await database.pool().query<{ busy: number }>(`SELECT count(*)::int AS busy FROM relay_key.crm_slots WHERE free_at > (extract(epoch FROM clock_timestamp()) * 1000)::bigint`)).rows;
+    const [row] = (
+      await database
+        .pool()
+        .query<{ busy: number }>(`SELECT count(*)::int AS busy FROM relay_key.crm_slots WHERE free_at > (extract(epoch FROM clock_timestamp()) * 1000)::bigint`)
+    ).rows;
     expect(row!.busy).toBe(0);
   });
 
   it('the relay registry: a starting relay is listed (host and DATA_DIR), one unheard of for a week is forgotten', async () => {
     const database = await keyDatabase();
-    await database.pool().query(`INSERT INTO relay_key.relays (id, host, data_dir, version, started_at, last_seen) VALUES ('old:/data', 'old', '/data', '0.0.1', 0, $1)`, [Date.now() - 8 * 24 * 3600_000]);
-    await database.pool().query(`INSERT INTO relay_key.relays (id, host, data_dir, version, started_at, last_seen) VALUES ('recent:/data', 'recent', '/data', '0.0.1', 0, $1)`, [Date.now() - 3600_000]);
+    await database
+      .pool()
+      .query(`INSERT INTO relay_key.relays (id, host, data_dir, version, started_at, last_seen) VALUES ('old:/data', 'old', '/data', '0.0.1', 0, $1)`, [
+        Date.now() - 8 * 24 * 3600_000,
+      ]);
+    await database
+      .pool()
+      .query(`INSERT INTO relay_key.relays (id, host, data_dir, version, started_at, last_seen) VALUES ('recent:/data', 'recent', '/data', '0.0.1', 0, $1)`, [
+        Date.now() - 3600_000,
+      ]);
     const relay = await SharedDatabase.open(database.url);
     cleanups.push(() => relay.close());
     await relay.startHeartbeat({ id: 'this:/srv/relay', host: 'this', dataDir: '/srv/relay', version: '0.1.0' });
@@ -117,7 +135,7 @@ describe.skipIf(skipped)(`shared CRM gate on PostgreSQL${skipped ? ` (SKIPPED: $
     expect(relay.relaysAlive()).toBe(1);
   });
 
-  it('without the database a relay keeps to 10 / relays alive, then adds what it sent to the day\'s count once it is back', async () => {
+  it("without the database a relay keeps to 10 / relays alive, then adds what it sent to the day's count once it is back", async () => {
     const database = await keyDatabase();
     const proxy = await cuttableProxy(new URL(database.url));
     cleanups.push(() => proxy.close());

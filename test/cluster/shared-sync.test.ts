@@ -79,7 +79,10 @@ describe.skipIf(skipped)(`one agency, two relays on one PostgreSQL database${ski
     const second = await relay();
     const holder = (await until('one relay holding the sync', () => (holders().length === 1 ? holders()[0] : undefined)))!;
     const follower = holder === first ? second : first;
-    await until('the listings filled on both relays', async () => (await get(first, '/api/v1/listings')).status === 200 && (await get(second, '/api/v1/listings')).status === 200);
+    await until(
+      'the listings filled on both relays',
+      async () => (await get(first, '/api/v1/listings')).status === 200 && (await get(second, '/api/v1/listings')).status === 200,
+    );
     for (const path of ['/api/v1/listings', '/api/v1/listings?type=lease', '/api/v1/agents']) {
       await until(`${path} the same on both`, async () => (await get(first, path)).text === (await get(second, path)).text);
       const [a, b] = await Promise.all([get(first, path), get(second, path)]);
@@ -127,7 +130,11 @@ describe.skipIf(skipped)(`one agency, two relays on one PostgreSQL database${ski
 
     // A relay that stalls (here: the lease handed to a relay that never renews) loses the sync; it comes back within the lease.
     const third = await relay();
-    await queryDatabase(databaseUrl, `UPDATE sync_lease SET holder = 'dead-relay', epoch = epoch + 1, expires_at = (extract(epoch FROM clock_timestamp()) * 1000)::bigint + $1`, [LEASE_MS]);
+    await queryDatabase(
+      databaseUrl,
+      `UPDATE sync_lease SET holder = 'dead-relay', epoch = epoch + 1, expires_at = (extract(epoch FROM clock_timestamp()) * 1000)::bigint + $1`,
+      [LEASE_MS],
+    );
     const lapsed = Date.now();
     await until('the old holder stepping down', () => !follower.sharedSync?.leads, 10_000);
     await until('a live relay holding the sync again', () => holders().length === 1, 10_000);
@@ -144,12 +151,18 @@ describe.skipIf(skipped)(`one agency, two relays on one PostgreSQL database${ski
     const id = publicListingId(simListing);
     const detail = JSON.parse((await get(holder, `/api/v1/listings/${id}`)).text) as { address: { display: string } };
     const page = `/listings/${id}/${addressSlug(detail.address.display)}`;
-    await until('the page on every relay', async () => (await Promise.all(relays.map((running) => get(running, page)))).every((answer) => answer.status === 200));
+    await until('the page on every relay', async () =>
+      (await Promise.all(relays.map((running) => get(running, page)))).every((answer) => answer.status === 200),
+    );
     // The published pages are recorded a second after a change of the cache: the page is on record before it goes.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     sim.state.withdrawListing(simListing.id, simListing.market);
     expect((await holder.listings.sync.run('full')).error).toBeUndefined();
-    await until('410 on every relay', async () => (await Promise.all(relays.map((running) => get(running, page)))).every((answer) => answer.status === 410), 10_000);
+    await until(
+      '410 on every relay',
+      async () => (await Promise.all(relays.map((running) => get(running, page)))).every((answer) => answer.status === 410),
+      10_000,
+    );
     const late = await relay();
     await until('the late relay filled', async () => (await get(late, '/api/v1/listings')).status === 200);
     expect((await get(late, page)).status).toBe(410);

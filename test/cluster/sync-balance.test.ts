@@ -35,7 +35,13 @@ describe.skipIf(skipped)(`four agencies, two relays on one PostgreSQL database${
   });
 
   it('a relay alone holds every agency; a second one joining gets half, handed over; stopping it hands them back', async () => {
-    expect(await until(() => held(rig.relay), (count) => count === 4, 20_000)).toBe(4);
+    expect(
+      await until(
+        () => held(rig.relay),
+        (count) => count === 4,
+        20_000,
+      ),
+    ).toBe(4);
     await until(
       () => rig.relay.agencies!.list().every((running) => running.agency.listings.cache.readState().lastSuccessAt !== null),
       (filled) => filled,
@@ -44,7 +50,11 @@ describe.skipIf(skipped)(`four agencies, two relays on one PostgreSQL database${
 
     second = await anotherRelay(rig, databaseUrl, { workers: true, env: LEASE });
     const joined = Date.now();
-    await until(() => [held(rig.relay), held(second!)].join('/'), (split) => split === '2/2', 30_000);
+    await until(
+      () => [held(rig.relay), held(second!)].join('/'),
+      (split) => split === '2/2',
+      30_000,
+    );
     const balancedMs = Date.now() - joined;
     // Handed over, not lapsed: well within the leases' lapse plus the heartbeat that tells of the new relay.
     expect(balancedMs).toBeLessThan(20_000);
@@ -57,7 +67,11 @@ describe.skipIf(skipped)(`four agencies, two relays on one PostgreSQL database${
 
     await second.close();
     second = undefined;
-    await until(() => held(rig.relay), (count) => count === 4, 20_000);
+    await until(
+      () => held(rig.relay),
+      (count) => count === 4,
+      20_000,
+    );
     expect(await until(liveHolders, (count) => count === 4, 10_000)).toBe(4);
   }, 120_000);
 });

@@ -45,9 +45,13 @@ describe.skipIf(skipped)(`the shared webhook inbox${skipped ? ` (SKIPPED: ${skip
     database.attach(store, slug);
     return store;
   }
-  const inboxOf = (slug: string, via: SharedDatabase) => new SharedWebhookInbox({ store: agencyStore(slug), database: via, schema: agencySchema(slug), log: silentLogger, now: () => now });
+  const inboxOf = (slug: string, via: SharedDatabase) =>
+    new SharedWebhookInbox({ store: agencyStore(slug), database: via, schema: agencySchema(slug), log: silentLogger, now: () => now });
   const rows = (slug: string) =>
-    queryDatabase<{ digest: string; notice: string | null; taken: boolean }>(url, `SELECT digest, notice, taken_at IS NOT NULL AS taken FROM ${agencySchema(slug)}.crm_webhook_inbox ORDER BY id`);
+    queryDatabase<{ digest: string; notice: string | null; taken: boolean }>(
+      url,
+      `SELECT digest, notice, taken_at IS NOT NULL AS taken FROM ${agencySchema(slug)}.crm_webhook_inbox ORDER BY id`,
+    );
 
   beforeAll(async () => {
     url = await freshDatabase((postgres as { url: string }).url, 'inbox_unit');
@@ -89,7 +93,7 @@ describe.skipIf(skipped)(`the shared webhook inbox${skipped ? ` (SKIPPED: ${skip
     expect((await one.take(10)).map((entry) => entry.digest)).not.toContain('d-unused');
   });
 
-  it("wakes the listeners of its own agency only, on any relay, and only for a notice to apply", async () => {
+  it('wakes the listeners of its own agency only, on any relay, and only for a notice to apply', async () => {
     const heard: string[] = [];
     const atOne = new SharedWebhookInbox({ store: stores[0]!, database: listener, schema: agencySchema('one'), log: silentLogger });
     const atTwo = new SharedWebhookInbox({ store: stores[1]!, database: listener, schema: agencySchema('two'), log: silentLogger });
@@ -129,7 +133,11 @@ describe.skipIf(skipped)(`the shared webhook inbox${skipped ? ` (SKIPPED: ${skip
   });
 
   it('a stored row that is not a notice comes back as none, without throwing', async () => {
-    await queryDatabase(url, `INSERT INTO ${agencySchema('two')}.crm_webhook_inbox (digest, expires_at, notice, received_at) VALUES ('junk-1', $1, 'not json', $2), ('junk-2', $1, '{"kind":"listing","id":"7"}', $2), ('junk-3', $1, 'null', $2)`, [now + 300_000, now]);
+    await queryDatabase(
+      url,
+      `INSERT INTO ${agencySchema('two')}.crm_webhook_inbox (digest, expires_at, notice, received_at) VALUES ('junk-1', $1, 'not json', $2), ('junk-2', $1, '{"kind":"listing","id":"7"}', $2), ('junk-3', $1, 'null', $2)`,
+      [now + 300_000, now],
+    );
     const junk = (await two.take(100)).filter((entry) => entry.digest.startsWith('junk-'));
     expect(junk.map((entry) => [entry.digest, entry.notice])).toEqual([
       ['junk-1', undefined],

@@ -59,8 +59,10 @@ describe.skipIf(skipped)(`webhooks received by any relay, applied by the agency'
   }
   const heading = async (relay: RunningRelay, slug: string, listingId: number) =>
     ((await (await fetch(`${relay.url}/a/${slug}/api/v1/listings/${listingId}`)).json()) as { heading?: string }).heading;
-  const localQueue = (relay: RunningRelay, slug: string) => tablesOf(agencyOf(relay, slug).store).prepare('SELECT COUNT(*) FROM crm_change_queue').pluck().get() as number;
-  const localDigests = (relay: RunningRelay, slug: string) => tablesOf(agencyOf(relay, slug).store).prepare('SELECT COUNT(*) FROM crm_webhook_digests').pluck().get() as number;
+  const localQueue = (relay: RunningRelay, slug: string) =>
+    tablesOf(agencyOf(relay, slug).store).prepare('SELECT COUNT(*) FROM crm_change_queue').pluck().get() as number;
+  const localDigests = (relay: RunningRelay, slug: string) =>
+    tablesOf(agencyOf(relay, slug).store).prepare('SELECT COUNT(*) FROM crm_webhook_digests').pluck().get() as number;
   const inboxRows = (slug: string) =>
     queryDatabase<{ waiting: number; taken: number }>(
       databaseUrl,
@@ -93,7 +95,11 @@ describe.skipIf(skipped)(`webhooks received by any relay, applied by the agency'
     const answer = await post(second, sent);
     expect(answer.status).toBe(202);
     expect(answer.body).toMatchObject({ status: 'accepted', id: propertyId });
-    const seen = await until(() => heading(relayA(), 'agency-a', listingId), (value) => value === 'Received by B, applied by A', 10_000);
+    const seen = await until(
+      () => heading(relayA(), 'agency-a', listingId),
+      (value) => value === 'Received by B, applied by A',
+      10_000,
+    );
     const elapsed = Date.now() - started;
     expect(seen).toBe('Received by B, applied by A');
     // NOTIFY, not the 30 s safety poll (nor the 2 s local one).
@@ -138,9 +144,19 @@ describe.skipIf(skipped)(`webhooks received by any relay, applied by the agency'
     expect(await inboxRows('agency-a')).toEqual({ waiting: 0, taken: 2 });
 
     // Nothing was stored, so the retried delivery is new, not a replay.
-    const retried = await until(() => post(second, sent), (answer) => answer.status !== 503, 10_000);
+    const retried = await until(
+      () => post(second, sent),
+      (answer) => answer.status !== 503,
+      10_000,
+    );
     expect(retried).toMatchObject({ status: 202, body: { status: 'accepted' } });
-    expect(await until(() => heading(relayA(), 'agency-a', listingId), (value) => value === 'Sent while the database was away', 10_000)).toBe('Sent while the database was away');
+    expect(
+      await until(
+        () => heading(relayA(), 'agency-a', listingId),
+        (value) => value === 'Sent while the database was away',
+        10_000,
+      ),
+    ).toBe('Sent while the database was away');
     expect(await post(relayA(), sent)).toMatchObject({ status: 200, body: { status: 'duplicate' } });
   });
 
@@ -160,11 +176,17 @@ describe.skipIf(skipped)(`webhooks received by any relay, applied by the agency'
     } finally {
       await stall.end();
     }
-    expect(await until(() => heading(relayA(), 'agency-a', listingId), (value) => value === 'Stored after the 503', 10_000)).toBe('Stored after the 503');
+    expect(
+      await until(
+        () => heading(relayA(), 'agency-a', listingId),
+        (value) => value === 'Stored after the 503',
+        10_000,
+      ),
+    ).toBe('Stored after the 503');
     expect(await post(second, sent)).toMatchObject({ status: 200, body: { status: 'duplicate' } });
   }, 30_000);
 
-  it('a notice that arrives while no relay runs the agency\'s change worker waits in the inbox, and is applied when one starts', async () => {
+  it("a notice that arrives while no relay runs the agency's change worker waits in the inbox, and is applied when one starts", async () => {
     const { listingId, sent } = headingChanged(1, 0, 'Waited for a holder');
     expect((await post(relayA(), sent)).status).toBe(202);
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -175,7 +197,13 @@ describe.skipIf(skipped)(`webhooks received by any relay, applied by the agency'
     const worker = agencyOf(second, 'agency-b').listings.changes;
     worker.start();
     try {
-      expect(await until(() => heading(second, 'agency-b', listingId), (value) => value === 'Waited for a holder', 5_000)).toBe('Waited for a holder');
+      expect(
+        await until(
+          () => heading(second, 'agency-b', listingId),
+          (value) => value === 'Waited for a holder',
+          5_000,
+        ),
+      ).toBe('Waited for a holder');
       expect(await inboxRows('agency-b')).toEqual({ waiting: 0, taken: 1 });
     } finally {
       await worker.stop();
@@ -197,20 +225,32 @@ describe.skipIf(skipped)(`webhooks received by any relay, applied by the agency'
       await proxy.restore();
     }
     try {
-      expect(await until(() => heading(second, 'agency-b', listingId), (value) => value === 'Waited out the outage', 10_000)).toBe('Waited out the outage');
+      expect(
+        await until(
+          () => heading(second, 'agency-b', listingId),
+          (value) => value === 'Waited out the outage',
+          10_000,
+        ),
+      ).toBe('Waited out the outage');
       // Its listening is back within the retry (5 s): a new notice is heard, not found by the 30 s poll.
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, startedAt! + 6_500 - Date.now())));
       const { sent } = headingChanged(1, 0, 'Heard after the outage');
       const posted = Date.now();
       expect((await post(relayA(), sent)).status).toBe(202);
-      expect(await until(() => heading(second, 'agency-b', listingId), (value) => value === 'Heard after the outage', 10_000)).toBe('Heard after the outage');
+      expect(
+        await until(
+          () => heading(second, 'agency-b', listingId),
+          (value) => value === 'Heard after the outage',
+          10_000,
+        ),
+      ).toBe('Heard after the outage');
       expect(Date.now() - posted).toBeLessThan(2_500);
     } finally {
       await worker.stop();
     }
   });
 
-  it('taken notices reach the holder\'s queue before the inbox forgets them; a failure in between leaves them waiting, and taking them again applies them once', async () => {
+  it("taken notices reach the holder's queue before the inbox forgets them; a failure in between leaves them waiting, and taking them again applies them once", async () => {
     const { listingId, sent } = headingChanged(1, 0, 'Taken twice, applied once');
     const { taken } = await inboxRows('agency-b');
     expect((await post(second, sent)).status).toBe(202);
@@ -236,8 +276,18 @@ describe.skipIf(skipped)(`webhooks received by any relay, applied by the agency'
     try {
       const digestsBefore = localDigests(relayA(), 'agency-b');
       worker.start();
-      expect(await until(() => heading(relayA(), 'agency-b', listingId), (value) => value === 'Taken twice, applied once', 10_000)).toBe('Taken twice, applied once');
-      await until(() => inboxRows('agency-b'), (rows) => rows.waiting === 0, 10_000);
+      expect(
+        await until(
+          () => heading(relayA(), 'agency-b', listingId),
+          (value) => value === 'Taken twice, applied once',
+          10_000,
+        ),
+      ).toBe('Taken twice, applied once');
+      await until(
+        () => inboxRows('agency-b'),
+        (rows) => rows.waiting === 0,
+        10_000,
+      );
       // Each time, the notice was in the holder's own store while the inbox still held it.
       expect(seenAtPublish).toEqual([
         { digests: digestsBefore + 1, waiting: 1 },

@@ -20,7 +20,7 @@ const requestsByEndpoint = (rig: AgenciesRig): Record<string, number> => {
   return Object.fromEntries(Object.entries(counts).filter(([endpoint, count]) => endpoint !== 'GET /integrator/usage' && count > 0));
 };
 
-describe('the daily access check proves by the day\'s own calls', () => {
+describe("the daily access check proves by the day's own calls", () => {
   let rig: AgenciesRig;
   let agencyA: Agency;
   let agencyB: Agency;
@@ -57,16 +57,35 @@ describe('the daily access check proves by the day\'s own calls', () => {
 
   it('after an enquiry is delivered as well, the daily check makes no request at all', async () => {
     const account = rig.accounts[0]!;
-    const listingId = account.listings.find((listing) => listing.propertyClass === 'residential' && listing.market === 'sale' && listing.publishedToWeb !== null && ['listing', 'conditional'].includes(listing.status))!.lifeId * 2;
+    const listingId =
+      account.listings.find(
+        (listing) =>
+          listing.propertyClass === 'residential' &&
+          listing.market === 'sale' &&
+          listing.publishedToWeb !== null &&
+          ['listing', 'conditional'].includes(listing.status),
+      )!.lifeId * 2;
     const before = account.postedEnquiries().length;
     const accepted = await rig.request('/a/agency-a/api/v1/enquiries', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ originalId: randomUUID(), listingId, fullName: 'Jane Citizen', email: 'jane@example.com', message: 'Is it still available?', consent: true, website: '', elapsedMs: 25_000 }),
+      body: JSON.stringify({
+        originalId: randomUUID(),
+        listingId,
+        fullName: 'Jane Citizen',
+        email: 'jane@example.com',
+        message: 'Is it still available?',
+        consent: true,
+        website: '',
+        elapsedMs: 25_000,
+      }),
     });
     expect(accepted.status).toBe(202);
     agencyA.enquiries.worker.start();
-    await until(() => account.postedEnquiries().length, (count) => count > before);
+    await until(
+      () => account.postedEnquiries().length,
+      (count) => count > before,
+    );
     await agencyA.enquiries.worker.stop();
 
     rig.sim.key.resetCounters();
@@ -77,7 +96,14 @@ describe('the daily access check proves by the day\'s own calls', () => {
 
   it('calls again for what was proved more than a day ago', async () => {
     let clock = Date.now();
-    const access = new CrmAccess({ client: agencyB.crm, store: agencyB.store, log: silentLogger, listingClass: 'residential', usageCheckMinutes: 60, now: () => clock });
+    const access = new CrmAccess({
+      client: agencyB.crm,
+      store: agencyB.store,
+      log: silentLogger,
+      listingClass: 'residential',
+      usageCheckMinutes: 60,
+      now: () => clock,
+    });
     try {
       await access.checkAccess();
       expect((await agencyB.listings.sync.run('full')).complete).toBe(true);
@@ -101,7 +127,13 @@ describe('the daily access check proves by the day\'s own calls', () => {
         done();
       },
     });
-    const access = new CrmAccess({ client: agencyB.crm, store: agencyB.store, log: createLogger({ level: 'info' }, sink), listingClass: 'residential', usageCheckMinutes: 60 });
+    const access = new CrmAccess({
+      client: agencyB.crm,
+      store: agencyB.store,
+      log: createLogger({ level: 'info' }, sink),
+      listingClass: 'residential',
+      usageCheckMinutes: 60,
+    });
     const account = rig.accounts[1]!;
     try {
       await access.checkAccess({ full: true });
@@ -112,7 +144,10 @@ describe('the daily access check proves by the day\'s own calls', () => {
       rig.sim.key.resetCounters();
       const refused = await agencyB.listings.sync.run('full');
       expect(refused.complete).toBe(false);
-      const missing = await until(() => access.missing(), (gaps) => gaps.length > 0);
+      const missing = await until(
+        () => access.missing(),
+        (gaps) => gaps.length > 0,
+      );
       expect(missing).toEqual([expect.objectContaining({ capability: 'listings', grant: expect.stringMatching(/read access to properties/) })]);
       // A full check: the sweep's earlier success did not stand for listings, and GET /scopes was read.
       expect(requestsByEndpoint(rig)['GET /scopes']).toBe(1);

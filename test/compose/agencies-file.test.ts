@@ -43,7 +43,13 @@ function problemsOf(file: string): string[] {
 describe('AGENCIES_FILE', () => {
   it('reads a valid file: origins normalised, the site URL without its trailing slash', () => {
     const [agency] = readAgenciesFile(write({ agencies: [good({ allowedOrigins: ['https://Harbour.example'] })] }));
-    expect(agency).toEqual({ slug: 'harbour', name: 'Harbour & Yarra', accessToken: SECRET, allowedOrigins: ['https://harbour.example'], siteUrl: 'https://harbour.example' });
+    expect(agency).toEqual({
+      slug: 'harbour',
+      name: 'Harbour & Yarra',
+      accessToken: SECRET,
+      allowedOrigins: ['https://harbour.example'],
+      siteUrl: 'https://harbour.example',
+    });
   });
 
   it('is refused when group or others may read it (it holds the tokens), naming chmod 600', () => {
@@ -104,12 +110,14 @@ describe('AGENCIES_FILE', () => {
     );
     const { CRM_API_KEY: _key, ...noKey } = base;
     expect(configProblems(noKey)).toEqual([expect.stringMatching(/^CRM_API_KEY: is required with AGENCIES_FILE/)]);
-    expect(configProblems({ AGENCIES_FILE: '/srv/agencies.json', DEMO_MODE: '1' })).toEqual(expect.arrayContaining([expect.stringMatching(/^DEMO_MODE: is 1 .* AGENCIES_FILE is set/)]));
+    expect(configProblems({ AGENCIES_FILE: '/srv/agencies.json', DEMO_MODE: '1' })).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^DEMO_MODE: is 1 .* AGENCIES_FILE is set/)]),
+    );
   });
 });
 
 describe('the plan of all agencies at start', () => {
-  it('refuses agencies whose floor (a daily sweep and access check each) does not fit the key\'s budget, saying how many would, and leaves nothing running', async () => {
+  it("refuses agencies whose floor (a daily sweep and access check each) does not fit the key's budget, saying how many would, and leaves nothing running", async () => {
     const sim = await startSimulator({ listings: 4, agencies: 3 });
     const dataDir = mkdtempSync(join(dir, 'data-'));
     const file = write({ agencies: sim.key.accounts.map((account, index) => good({ slug: `agency-${index}`, accessToken: account.options.accessToken })) });
@@ -131,7 +139,9 @@ describe('the plan of all agencies at start', () => {
       );
       expect(refused).toBeInstanceOf(ConfigError);
       const message = (refused as ConfigError).message;
-      expect(message).toMatch(/AGENCIES_FILE: 3 agencies need at least \d+ CRM requests a day \(one full sweep and access check each\), more than the 20 allowed .*; [12] of them would fit/);
+      expect(message).toMatch(
+        /AGENCIES_FILE: 3 agencies need at least \d+ CRM requests a day \(one full sweep and access check each\), more than the 20 allowed .*; [12] of them would fit/,
+      );
       expect(message).not.toContain(sim.accessToken);
       // Enough budget: the same file starts.
       const relay = await startRelay({ ...config, crm: { ...config.crm, dailyLimit: 10_000 } }, { log: silentLogger, workers: false, app: { demoDir: null } });

@@ -37,7 +37,8 @@ describe('demo mode with SIM_AGENCIES=3', () => {
 
     expect((await relay.listings.sync.run('full')).error).toBeUndefined();
     for (const running of others) expect((await running.agency.listings.sync.run('full')).error).toBeUndefined();
-    const idsAt = async (prefix: string) => ((await (await fetch(`${relay.url}${prefix}/api/v1/listings?pageSize=100`)).json()) as { items: Array<{ id: number }> }).items.map((item) => item.id);
+    const idsAt = async (prefix: string) =>
+      ((await (await fetch(`${relay.url}${prefix}/api/v1/listings?pageSize=100`)).json()) as { items: Array<{ id: number }> }).items.map((item) => item.id);
     const root = await idsAt('');
     const second = await idsAt(`/a/${others[0]!.entry.slug}`);
     const third = await idsAt(`/a/${others[1]!.entry.slug}`);

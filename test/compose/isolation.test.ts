@@ -47,7 +47,7 @@ describe('agencies on one relay: isolation', () => {
     await rig?.close();
   });
 
-  it('each agency lists exactly its own account\'s listings under /a/<slug>/, and none of another\'s', async () => {
+  it("each agency lists exactly its own account's listings under /a/<slug>/, and none of another's", async () => {
     const served = await Promise.all(slugs.map(ids));
     for (const [index, account] of accounts.entries()) {
       expect(served[index]).toEqual(webIdsOf(account));
@@ -69,7 +69,7 @@ describe('agencies on one relay: isolation', () => {
   });
 
   it('agents: each agency shows its own staff only', async () => {
-    const agentsOf = async (slug: string) => ((await rig.request(`/a/${slug}/api/v1/agents`)).body.items as Array<{ id: number; name: string }>);
+    const agentsOf = async (slug: string) => (await rig.request(`/a/${slug}/api/v1/agents`)).body.items as Array<{ id: number; name: string }>;
     const [a, b] = await Promise.all([agentsOf('agency-a'), agentsOf('agency-b')]);
     expect(a.length).toBeGreaterThan(0);
     expect(b.length).toBeGreaterThan(0);
@@ -79,7 +79,7 @@ describe('agencies on one relay: isolation', () => {
     expect(a.filter((agent) => b.some((other) => other.id === agent.id))).toEqual([]);
   });
 
-  it('photos: every photo URL of an agency\'s answers is on the shared /photos/ and loads there', async () => {
+  it("photos: every photo URL of an agency's answers is on the shared /photos/ and loads there", async () => {
     const { body } = await rig.request(`/a/agency-b/api/v1/listings?pageSize=100`);
     const urls = (body.items as Array<{ photo: { url: string; variants: Array<{ url: string }> } | null }>).flatMap((item) =>
       item.photo ? [item.photo.url, ...item.photo.variants.map((variant) => variant.url)] : [],
@@ -99,14 +99,17 @@ describe('agencies on one relay: isolation', () => {
     expect((await rig.request('/api/v1/listings')).status).toBe(404);
   });
 
-  it('an enquiry is delivered with its own agency\'s token: the simulator records it in that account only', async () => {
+  it("an enquiry is delivered with its own agency's token: the simulator records it in that account only", async () => {
     const [listingOfB] = saleIdsOf(accounts[1]!);
     const before = accounts.map((account) => account.postedEnquiries().length);
     const accepted = await post('agency-b', enquiry(listingOfB!));
     expect(accepted.status).toBe(202);
     const running = rig.relay.agencies!.get('agency-b')!;
     running.agency.enquiries.worker.start();
-    await until(() => accounts[1]!.postedEnquiries().length, (count) => count > before[1]!);
+    await until(
+      () => accounts[1]!.postedEnquiries().length,
+      (count) => count > before[1]!,
+    );
     await running.agency.enquiries.worker.stop();
     expect(accounts.map((account) => account.postedEnquiries().length)).toEqual([before[0], before[1]! + 1, before[2]]);
     // A's outbox never saw it.
@@ -115,7 +118,7 @@ describe('agencies on one relay: isolation', () => {
     expect(rows('agency-b')).toBe(1);
   });
 
-  it('an enquiry naming another agency\'s listing is refused at this one (nothing queued)', async () => {
+  it("an enquiry naming another agency's listing is refused at this one (nothing queued)", async () => {
     const [listingOfA] = saleIdsOf(accounts[0]!);
     const refused = await post('agency-c', enquiry(listingOfA!));
     expect(refused.status).toBe(400);
@@ -124,7 +127,10 @@ describe('agencies on one relay: isolation', () => {
 
   it('CORS per agency: an origin allowed at A is refused at B', async () => {
     const preflight = (slug: string, origin: string) =>
-      rig.request(`/a/${slug}/api/v1/enquiries`, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' } });
+      rig.request(`/a/${slug}/api/v1/enquiries`, {
+        method: 'OPTIONS',
+        headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' },
+      });
     const atA = await preflight('agency-a', 'https://agency-a.example');
     expect(atA.status).toBe(204);
     expect(atA.headers.get('access-control-allow-origin')).toBe('https://agency-a.example');
@@ -146,16 +152,22 @@ describe('agencies on one relay: isolation', () => {
 
   describe('one webhook endpoint, routed by accountid', () => {
     const send = (body: string) =>
-      rig.request('/hooks/crm', { method: 'POST', headers: { 'Content-Type': 'application/json', [WEBHOOK_SIGNATURE_HEADER]: signCrmWebhook(rig.sim.apiKey, Date.now(), body) }, body });
-    const event = (propertyId: number, accountid: number) => JSON.stringify({ event: 'property.update', data: { id: propertyId }, accountid, timestamp: new Date().toISOString() });
-    const queued = (slug: string) => tablesOf(rig.relay.agencies!.get(slug)!.agency.store).prepare('SELECT COUNT(*) FROM crm_change_queue').pluck().get() as number;
+      rig.request('/hooks/crm', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', [WEBHOOK_SIGNATURE_HEADER]: signCrmWebhook(rig.sim.apiKey, Date.now(), body) },
+        body,
+      });
+    const event = (propertyId: number, accountid: number) =>
+      JSON.stringify({ event: 'property.update', data: { id: propertyId }, accountid, timestamp: new Date().toISOString() });
+    const queued = (slug: string) =>
+      tablesOf(rig.relay.agencies!.get(slug)!.agency.store).prepare('SELECT COUNT(*) FROM crm_change_queue').pluck().get() as number;
 
     beforeAll(async () => {
       for (const running of rig.relay.agencies!.list()) running.agency.listings.account.start();
       await until(() => rig.relay.agencies!.list().every((running) => running.agency.listings.account.id !== undefined), Boolean);
     });
 
-    it('learns each agency\'s account id from its own token', () => {
+    it("learns each agency's account id from its own token", () => {
       expect(rig.relay.agencies!.list().map((running) => running.agency.listings.account.id)).toEqual(accounts.map((account) => String(account.accountId)));
     });
 
@@ -181,7 +193,11 @@ describe('agencies on one relay: isolation', () => {
 
     it('a bad signature is refused once, for every agency', async () => {
       const body = event(1, accounts[0]!.accountId);
-      const response = await rig.request('/hooks/crm', { method: 'POST', headers: { 'Content-Type': 'application/json', [WEBHOOK_SIGNATURE_HEADER]: signCrmWebhook('wrong-key', Date.now(), body) }, body });
+      const response = await rig.request('/hooks/crm', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', [WEBHOOK_SIGNATURE_HEADER]: signCrmWebhook('wrong-key', Date.now(), body) },
+        body,
+      });
       expect(response.status).toBe(401);
     });
   });

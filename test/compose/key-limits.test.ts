@@ -17,7 +17,7 @@ describe('four agencies at once on one key', () => {
     await rig?.close();
   });
 
-  it('stays at or under 10 requests in any second at the CRM, with no 429, and counts them all in the key\'s budget', async () => {
+  it("stays at or under 10 requests in any second at the CRM, with no 429, and counts them all in the key's budget", async () => {
     const ready = () => Promise.all(rig.entries.map(async (entry) => (await rig.request(`/a/${entry.slug}/readyz`)).status));
     expect(await until(ready, (statuses) => statuses.every((status) => status === 200), 60_000)).toEqual([200, 200, 200, 200]);
     const usage = rig.sim.key.getCounters().perKey[rig.sim.apiKey]!;

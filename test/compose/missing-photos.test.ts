@@ -38,7 +38,10 @@ describe('photo rows whose files are gone', () => {
     // B leaves; A's listings all leave the web and A's sweep cleans up: B is not asked, so images both showed go too.
     rig().writeAgencies([a!]);
     expect((await rig().relay.agencies!.reload()).removed).toEqual(['agency-b']);
-    await until(() => rig().relay.agencies!.drainingAgencies().length, (draining) => draining === 0);
+    await until(
+      () => rig().relay.agencies!.drainingAgencies().length,
+      (draining) => draining === 0,
+    );
     const accountA = rig().accounts[0]!;
     for (const listing of [...accountA.listings]) accountA.withdrawListing(listing.id, listing.market);
     expect((await agency('agency-a').listings.sync.run('full')).error).toBeUndefined();
@@ -57,7 +60,10 @@ describe('photo rows whose files are gone', () => {
     expect(sync.dueKind()).toBe('full');
     const report = await sync.run(sync.dueKind());
     expect(report.error).toBeUndefined();
-    expect(deleted.filter((hash) => !holdsPhoto(storeB, hash)), 'fetched again').toEqual([]);
+    expect(
+      deleted.filter((hash) => !holdsPhoto(storeB, hash)),
+      'fetched again',
+    ).toEqual([]);
     expect(deleted.filter((hash) => !existsSync(variantPath(photoDir, hash, 240, 'webp')))).toEqual([]);
     expect(await broken('agency-b')).toEqual([]);
   }, 60_000);

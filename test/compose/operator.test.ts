@@ -42,10 +42,22 @@ async function cli(args: string[]): Promise<{ code: number; text: string }> {
 beforeAll(async () => {
   sim = await startSimulator({ listings: 6, agencies: 2, requestsPerSecond: 200 });
   for (const [index, account] of sim.key.accounts.entries()) {
-    entries.push({ slug: `agency-${index + 1}`, name: account.agency.name, accessToken: account.options.accessToken, allowedOrigins: [`https://agency-${index + 1}.example`] });
+    entries.push({
+      slug: `agency-${index + 1}`,
+      name: account.agency.name,
+      accessToken: account.options.accessToken,
+      allowedOrigins: [`https://agency-${index + 1}.example`],
+    });
   }
   writeAgencies(entries);
-  env = { DATA_DIR: dataDir, AGENCIES_FILE: file, CRM_BASE_URL: sim.baseUrl, CRM_API_KEY: sim.apiKey, PUBLIC_URL: 'https://relay.integrator.test', PHOTO_WIDTHS: '240' };
+  env = {
+    DATA_DIR: dataDir,
+    AGENCIES_FILE: file,
+    CRM_BASE_URL: sim.baseUrl,
+    CRM_API_KEY: sim.apiKey,
+    PUBLIC_URL: 'https://relay.integrator.test',
+    PHOTO_WIDTHS: '240',
+  };
   child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'server', 'main.ts')], {
     cwd: projectRoot,
     env: { ...process.env, ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
@@ -66,7 +78,7 @@ afterAll(async () => {
 });
 
 describe('the operator view of many agencies', () => {
-  it('prints the plan of all agencies and each agency\'s script tag at start, and never a token', () => {
+  it("prints the plan of all agencies and each agency's script tag at start, and never a token", () => {
     expect(output).toMatch(/CRM budget for 2 agencies: about \d+ requests a day of 5000 allowed/);
     expect(output).toContain('<script type=\\"module\\" src=\\"https://relay.integrator.test/a/agency-1/widget.js\\"></script>');
     for (const entry of entries) expect(output).not.toContain(entry.accessToken);
@@ -74,7 +86,12 @@ describe('the operator view of many agencies', () => {
 
   it('`agencies` lists each agency: listings, cache age, freshness promise, calls today, outbox, last error', async () => {
     // The relay refreshes its figures every few seconds: wait for the first with the sync's calls in.
-    await until(async () => JSON.parse((await cli(['agencies', '--json'])).text).agencies[1].crmCallsToday, (calls) => calls > 0, 'calls today in the figures', 15_000);
+    await until(
+      async () => JSON.parse((await cli(['agencies', '--json'])).text).agencies[1].crmCallsToday,
+      (calls) => calls > 0,
+      'calls today in the figures',
+      15_000,
+    );
     const { code, text } = await cli(['agencies']);
     expect(code).toBe(0);
     const lines = text.split('\n');
@@ -96,7 +113,7 @@ describe('the operator view of many agencies', () => {
     expect(JSON.stringify(json)).not.toContain(entries[0]!.accessToken);
   });
 
-  it('`status` shows the key\'s totals: calls today against the budget, and the agencies', async () => {
+  it("`status` shows the key's totals: calls today against the budget, and the agencies", async () => {
     const { code, text } = await cli(['status']);
     expect(code).toBe(0);
     expect(text).toMatch(/CRM key today\s+[1-9]\d* of 10000 requests/);
@@ -154,7 +171,11 @@ describe('the operator view of many agencies', () => {
   it('SIGHUP alone reloads too: agency-2 is back', async () => {
     writeAgencies(entries);
     child.kill('SIGHUP');
-    await until(async () => (await fetch(`${relayUrl}/a/agency-2/api/v1/listings`)).status, (status) => status === 200, 'agency-2 to be served again');
+    await until(
+      async () => (await fetch(`${relayUrl}/a/agency-2/api/v1/listings`)).status,
+      (status) => status === 200,
+      'agency-2 to be served again',
+    );
     expect(child.exitCode).toBeNull();
   }, 30_000);
 
@@ -165,8 +186,17 @@ describe('the operator view of many agencies', () => {
     mkdirSync(resultFile);
     writeAgencies([entries[0]!]);
     child.kill('SIGHUP');
-    await until(async () => (await fetch(`${relayUrl}/a/agency-2/api/v1/listings`)).status, (status) => status === 404, 'agency-2 to be removed');
-    await until(() => output, (text) => text.includes('its result for the operator CLI could not be written'), 'the failure to be logged', 10_000);
+    await until(
+      async () => (await fetch(`${relayUrl}/a/agency-2/api/v1/listings`)).status,
+      (status) => status === 404,
+      'agency-2 to be removed',
+    );
+    await until(
+      () => output,
+      (text) => text.includes('its result for the operator CLI could not be written'),
+      'the failure to be logged',
+      10_000,
+    );
     expect(child.exitCode, output.slice(-1500)).toBeNull();
     expect((await fetch(`${relayUrl}/a/agency-1/api/v1/listings`)).status).toBe(200);
     rmSync(resultFile, { recursive: true, force: true });

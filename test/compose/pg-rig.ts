@@ -11,7 +11,11 @@ import type { AgenciesRig } from './rig.ts';
  * Another relay beside the rig's: the same AGENCIES_FILE, key, simulator and database, its own
  * DATA_DIR (another machine's disk). close() also removes that folder.
  */
-export async function anotherRelay(rig: AgenciesRig, databaseUrl: string, options: { workers?: boolean; /** More settings for this relay (ENQUIRY_RECONCILE_DELAY_MS, say). */ env?: Record<string, string> } = {}): Promise<RunningRelay> {
+export async function anotherRelay(
+  rig: AgenciesRig,
+  databaseUrl: string,
+  options: { workers?: boolean; /** More settings for this relay (ENQUIRY_RECONCILE_DELAY_MS, say). */ env?: Record<string, string> } = {},
+): Promise<RunningRelay> {
   const { config } = rig.relay;
   const dataDir = mkdtempSync(join(tmpdir(), 'estate-agencies-second-'));
   const relay = await startRelay(

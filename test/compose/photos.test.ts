@@ -14,8 +14,10 @@ import { photoHashesOf, syncedAgenciesRig } from './rig.ts';
 describe('one photo folder for every agency', () => {
   const rig = syncedAgenciesRig({ agencies: 2, listings: 10 });
 
-  it('keeps the files of images another agency still holds when one agency\'s listings all leave, and deletes the rest', async () => {
-    const [a, b] = rig().relay.agencies!.list().map((running) => running.agency) as [Agency, Agency];
+  it("keeps the files of images another agency still holds when one agency's listings all leave, and deletes the rest", async () => {
+    const [a, b] = rig()
+      .relay.agencies!.list()
+      .map((running) => running.agency) as [Agency, Agency];
     const photoDir = join(rig().dataDir, 'photos');
     expect(a.listings.mirror.photoDir).toBe(photoDir);
     expect(b.listings.mirror.photoDir).toBe(photoDir);
@@ -36,7 +38,10 @@ describe('one photo folder for every agency', () => {
     expect(shared.length, 'A no longer shows images B shows too').toBeGreaterThan(0);
     expect(onlyA.length, 'and images only A showed').toBeGreaterThan(0);
 
-    expect(shared.filter((hash) => !onDisk(hash)), 'images B still shows keep their files').toEqual([]);
+    expect(
+      shared.filter((hash) => !onDisk(hash)),
+      'images B still shows keep their files',
+    ).toEqual([]);
     expect(onlyA.filter(onDisk), 'images no agency shows are deleted').toEqual([]);
     // B's photos still load from /photos/.
     const { body } = await rig().request('/a/agency-b/api/v1/listings?pageSize=100');

@@ -27,7 +27,7 @@ describe('the plan of never-synced agencies', () => {
 
   const plans = () => lines.filter((line) => line.startsWith('CRM budget for'));
 
-  it('is printed as an estimate at start, and replaced after each agency\'s first sweep', async () => {
+  it("is printed as an estimate at start, and replaced after each agency's first sweep", async () => {
     const set = rig.relay.agencies!;
     const [atStart] = plans();
     expect(atStart).toContain('ESTIMATE: 2 of 2 agencies never synced are counted at one page a list');

@@ -43,13 +43,13 @@ describe.skipIf(skipped)(`agencies on one PostgreSQL database, two relays${skipp
     await rig?.close();
   });
 
-  it('each agency\'s shared tables are in its own schema of the one database', async () => {
+  it("each agency's shared tables are in its own schema of the one database", async () => {
     for (const relay of [rig.relay, second]) for (const slug of slugs) expect(sharedStoreKind(relay.agencies!.get(slug)!.agency.store)).toBe('postgres');
     const rows = await query<{ schema: string }>("SELECT table_schema AS schema FROM information_schema.tables WHERE table_name = 'enquiry_outbox' ORDER BY 1");
     expect(rows.map((row) => row.schema)).toEqual(slugs.map((slug) => agencySchema(slug)));
   });
 
-  it('enquiries to both agencies through both relays are delivered with their own agency\'s token, each exactly once, both relays delivering', async () => {
+  it("enquiries to both agencies through both relays are delivered with their own agency's token, each exactly once, both relays delivering", async () => {
     const accounts = rig.accounts;
     const sent = new Map<string, Set<string>>(slugs.map((slug) => [slug, new Set()]));
     const posts: Array<Promise<void>> = [];
@@ -60,14 +60,17 @@ describe.skipIf(skipped)(`agencies on one PostgreSQL database, two relays${skipp
       const body = enquiry(ids[i % ids.length]!);
       sent.get(slug)!.add(body.originalId);
       posts.push(
-        fetch(`${relay.url}/a/${slug}/api/v1/enquiries`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }).then(async (response) => {
-          expect(response.status, await response.text()).toBe(202);
-        }),
+        fetch(`${relay.url}/a/${slug}/api/v1/enquiries`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }).then(
+          async (response) => {
+            expect(response.status, await response.text()).toBe(202);
+          },
+        ),
       );
     }
     await Promise.all(posts);
     // Nothing went to the relays' SQLite outboxes.
-    for (const relay of [rig.relay, second]) for (const slug of slugs) expect(tablesOf(relay.agencies!.get(slug)!.agency.store).prepare('SELECT COUNT(*) FROM enquiry_outbox').pluck().get()).toBe(0);
+    for (const relay of [rig.relay, second])
+      for (const slug of slugs) expect(tablesOf(relay.agencies!.get(slug)!.agency.store).prepare('SELECT COUNT(*) FROM enquiry_outbox').pluck().get()).toBe(0);
 
     const workers = [rig.relay, second].flatMap((relay) => slugs.map((slug) => relay.agencies!.get(slug)!.agency.enquiries.worker));
     for (const worker of workers) worker.start();
@@ -83,8 +86,13 @@ describe.skipIf(skipped)(`agencies on one PostgreSQL database, two relays${skipp
       expect(posted.slice().sort()).toEqual([...sent.get(slug)!].sort());
     });
     // Both relays delivered some of them (the title's "both relays delivering"), 24 in all.
-    const deliveredBy = [rig.relay, second].map((relay) => slugs.reduce((total, slug) => total + relay.agencies!.get(slug)!.agency.enquiries.metrics.delivered, 0));
-    expect(deliveredBy.every((count) => count > 0), `delivered by each relay: ${deliveredBy.join(', ')}`).toBe(true);
+    const deliveredBy = [rig.relay, second].map((relay) =>
+      slugs.reduce((total, slug) => total + relay.agencies!.get(slug)!.agency.enquiries.metrics.delivered, 0),
+    );
+    expect(
+      deliveredBy.every((count) => count > 0),
+      `delivered by each relay: ${deliveredBy.join(', ')}`,
+    ).toBe(true);
     expect(deliveredBy[0]! + deliveredBy[1]!).toBe(24);
     // Each schema holds its agency's rows only, all delivered, whichever relay is asked.
     for (const slug of slugs) {
@@ -96,7 +104,15 @@ describe.skipIf(skipped)(`agencies on one PostgreSQL database, two relays${skipp
 
   it('an agency removed on reload keeps delivering what is queued for it in PostgreSQL before its store closes', async () => {
     const body = enquiry(saleIdsOf(rig.accounts[1]!)[0]!);
-    expect((await fetch(`${rig.relay.url}/a/agency-b/api/v1/enquiries`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })).status).toBe(202);
+    expect(
+      (
+        await fetch(`${rig.relay.url}/a/agency-b/api/v1/enquiries`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+      ).status,
+    ).toBe(202);
     rig.writeAgencies(rig.entries.filter((entry) => entry.slug !== 'agency-b'));
     expect(await rig.relay.agencies!.reload()).toMatchObject({ ok: true, removed: ['agency-b'] });
     // Past a drain check or two: still draining, as its enquiry waits in its schema (the workers are off here).
@@ -107,7 +123,11 @@ describe.skipIf(skipped)(`agencies on one PostgreSQL database, two relays${skipp
     const figures = await rig.relay.agencies!.statusSnapshot();
     expect(figures.agencies.find((row) => row.slug === 'agency-b')).toMatchObject({ state: 'draining', outboxQueued: 1 });
     draining[0]!.agency.enquiries.worker.start();
-    await until(() => rig.relay.agencies!.drainingAgencies().length, (count) => count === 0, 20_000);
+    await until(
+      () => rig.relay.agencies!.drainingAgencies().length,
+      (count) => count === 0,
+      20_000,
+    );
     expect(rig.accounts[1]!.postedEnquiries().filter((posted) => posted.originalId === body.originalId)).toHaveLength(1);
   }, 60_000);
 });

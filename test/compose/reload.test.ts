@@ -18,7 +18,13 @@ import { validEnquiry } from '../enquiries/support.ts';
 const enquiry = (listingId: number) => validEnquiry({ listingId });
 
 const saleIdOf = (account: SimulatorState) =>
-  account.listings.find((listing) => listing.propertyClass === 'residential' && listing.publishedToWeb !== null && listing.market === 'sale' && ['listing', 'conditional'].includes(listing.status))!.lifeId * 2;
+  account.listings.find(
+    (listing) =>
+      listing.propertyClass === 'residential' &&
+      listing.publishedToWeb !== null &&
+      listing.market === 'sale' &&
+      ['listing', 'conditional'].includes(listing.status),
+  )!.lifeId * 2;
 
 describe('reloading the agencies without a restart', () => {
   let rig: AgenciesRig;
@@ -42,7 +48,11 @@ describe('reloading the agencies without a restart', () => {
   });
 
   const post = (slug: string, body: ReturnType<typeof enquiry>, origin?: string) =>
-    rig.request(`/a/${slug}/api/v1/enquiries`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...(origin ? { Origin: origin } : {}) }, body: JSON.stringify(body) });
+    rig.request(`/a/${slug}/api/v1/enquiries`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...(origin ? { Origin: origin } : {}) },
+      body: JSON.stringify(body),
+    });
   const delivered = (account: SimulatorState, originalId: string) => account.postedEnquiries().some((posted) => posted.originalId === originalId);
 
   it('adds, changes and removes agencies at once, and delivers every enquiry queued across the reload', async () => {
@@ -73,7 +83,13 @@ describe('reloading the agencies without a restart', () => {
     expect((await rig.request(`/a/${c.slug}/api/v1/listings`, { headers: { Origin: c.allowedOrigins![0]! } })).status).toBe(403);
     expect(rig.relay.agencies!.get(c.slug)).not.toBe(oldC);
     // Added: D syncs and serves its own listings.
-    expect(await until(async () => (await rig.request('/a/agency-d/readyz')).status, (status) => status === 200, 20_000)).toBe(200);
+    expect(
+      await until(
+        async () => (await rig.request('/a/agency-d/readyz')).status,
+        (status) => status === 200,
+        20_000,
+      ),
+    ).toBe(200);
     const listingsOfD = (await rig.request('/a/agency-d/api/v1/listings?pageSize=100')).body.items as Array<{ id: number }>;
     expect(listingsOfD.map((item) => item.id)).toContain(saleIdOf(accountD));
     // The plan was made again for the three agencies served now.
@@ -96,7 +112,13 @@ describe('reloading the agencies without a restart', () => {
     // Each once.
     expect(accountC.postedEnquiries().filter((posted) => posted.originalId === toC.originalId)).toHaveLength(1);
     // B's outbox delivered, its store is closed and it is no longer draining.
-    expect(await until(() => rig.relay.agencies!.drainingAgencies().length, (count) => count === 0, 10_000)).toBe(0);
+    expect(
+      await until(
+        () => rig.relay.agencies!.drainingAgencies().length,
+        (count) => count === 0,
+        10_000,
+      ),
+    ).toBe(0);
   }, 60_000);
 
   it('a bad file on reload is refused and logged; the agencies running keep serving', async () => {
@@ -134,13 +156,20 @@ describe('a reload whose plan does not fit', () => {
       chmodSync(file, 0o600);
     };
     write(rig.entries.slice(0, 2));
-    relay = await startRelay({ ...rig.relay.config, dataDir, agenciesFile: file, crm: { ...rig.relay.config.crm, dailyLimit: allowed * 2 } }, { log: silentLogger, workers: false, app: { demoDir: null } });
+    relay = await startRelay(
+      { ...rig.relay.config, dataDir, agenciesFile: file, crm: { ...rig.relay.config.crm, dailyLimit: allowed * 2 } },
+      { log: silentLogger, workers: false, app: { demoDir: null } },
+    );
     expect(relay.agencies!.plan).toMatchObject({ fits: true, allowed });
 
     write(rig.entries);
     const report = await relay.agencies!.reload();
     expect(report.ok).toBe(false);
-    expect(report.problems!.join('\n')).toMatch(new RegExp(`AGENCIES_FILE: 3 agencies need at least ${plan.keyRequests + 3 * sweep} CRM requests a day .* more than the ${allowed} allowed .*; 2 of them would fit`));
+    expect(report.problems!.join('\n')).toMatch(
+      new RegExp(
+        `AGENCIES_FILE: 3 agencies need at least ${plan.keyRequests + 3 * sweep} CRM requests a day .* more than the ${allowed} allowed .*; 2 of them would fit`,
+      ),
+    );
     expect(relay.agencies!.list().map((running) => running.entry.slug)).toEqual(['agency-a', 'agency-b']);
     expect(relay.agencies!.get('agency-c')).toBeUndefined();
     expect((await fetch(`${relay.url}/a/agency-c/api/v1/listings`)).status).toBe(404);
@@ -167,7 +196,13 @@ describe('a removed agency whose store fails to close', () => {
     };
     rig.writeAgencies([a]);
     expect(await rig.relay.agencies!.reload()).toMatchObject({ ok: true, removed: [b.slug] });
-    expect(await until(() => memory.text(), (text) => text.includes('draining its outbox failed'), 10_000)).toMatch(/"agency":"agency-b".*the store would not close/);
+    expect(
+      await until(
+        () => memory.text(),
+        (text) => text.includes('draining its outbox failed'),
+        10_000,
+      ),
+    ).toMatch(/"agency":"agency-b".*the store would not close/);
     expect((await rig.request(`/a/${a.slug}/readyz`)).status).not.toBe(404);
   }, 60_000);
 });

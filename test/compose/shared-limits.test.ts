@@ -26,7 +26,13 @@ describe.skipIf(skipped)(`two relays on one key and one PostgreSQL database${ski
 
   beforeAll(async () => {
     databaseUrl = await freshDatabase((postgres as { url: string }).url, 'limits');
-    rig = await startAgenciesRig({ agencies: 4, listings: 8, workers: true, requestsPerSecond: 10, env: { DATABASE_URL: databaseUrl, ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000' } });
+    rig = await startAgenciesRig({
+      agencies: 4,
+      listings: 8,
+      workers: true,
+      requestsPerSecond: 10,
+      env: { DATABASE_URL: databaseUrl, ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000' },
+    });
     second = await anotherRelay(rig, databaseUrl, { workers: true });
   }, 60_000);
   afterAll(async () => {
@@ -34,16 +40,22 @@ describe.skipIf(skipped)(`two relays on one key and one PostgreSQL database${ski
     await rig?.close();
   });
 
-  it('never more than 10 requests in a second at the CRM, no 429, and the day\'s budget counts each request of both relays once', async () => {
+  it("never more than 10 requests in a second at the CRM, no 429, and the day's budget counts each request of both relays once", async () => {
     const ready = (relay: RunningRelay) => Promise.all(rig.entries.map(async (entry) => (await fetch(`${relay.url}/a/${entry.slug}/readyz`)).status));
     const both = async () => [...(await ready(rig.relay)), ...(await ready(second))];
     // While the first relay fills the four agencies, the second delivers enquiries to them.
     const posts = rig.accounts.flatMap((account, index) =>
       [0, 1, 2].map(async () => {
-        const listing = account.listings.find((candidate) => candidate.publishedToWeb !== null && candidate.market === 'sale' && ['listing', 'conditional'].includes(candidate.status))!;
+        const listing = account.listings.find(
+          (candidate) => candidate.publishedToWeb !== null && candidate.market === 'sale' && ['listing', 'conditional'].includes(candidate.status),
+        )!;
         const body = validEnquiry({ listingId: listing.lifeId * 2 });
         for (;;) {
-          const response = await fetch(`${second.url}/a/${rig.entries[index]!.slug}/api/v1/enquiries`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+          const response = await fetch(`${second.url}/a/${rig.entries[index]!.slug}/api/v1/enquiries`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify(body),
+          });
           if (response.status === 202) return;
           await new Promise((resolve) => setTimeout(resolve, 200)); // 503 until its copy of the listings arrives
         }
@@ -51,7 +63,11 @@ describe.skipIf(skipped)(`two relays on one key and one PostgreSQL database${ski
     );
     expect(await until(both, (statuses) => statuses.every((status) => status === 200), 90_000)).toEqual(Array(8).fill(200));
     await Promise.all(posts);
-    await until(() => rig.accounts.reduce((total, account) => total + account.postedEnquiries().length, 0), (count) => count >= 12, 30_000);
+    await until(
+      () => rig.accounts.reduce((total, account) => total + account.postedEnquiries().length, 0),
+      (count) => count >= 12,
+      30_000,
+    );
     const usage = rig.sim.key.getCounters().perKey[rig.sim.apiKey]!;
     expect(usage.usedToday, 'enough requests to have crowded the limit').toBeGreaterThan(40);
     expect(usage.peakRequestsPerSecond).toBeLessThanOrEqual(10);
@@ -70,15 +86,26 @@ describe.skipIf(skipped)(`two relays on one key and one PostgreSQL database${ski
   }, 120_000);
 
   it('lists both relays in the registry, seen within the heartbeat', async () => {
-    const rows = await queryDatabase<{ id: string; last_seen: string; version: string }>(databaseUrl, 'SELECT id, last_seen, version FROM relay_key.relays ORDER BY id');
+    const rows = await queryDatabase<{ id: string; last_seen: string; version: string }>(
+      databaseUrl,
+      'SELECT id, last_seen, version FROM relay_key.relays ORDER BY id',
+    );
     expect(rows).toHaveLength(2);
     expect(new Set(rows.map((row) => row.id)).size).toBe(2);
     for (const row of rows) expect(Date.now() - Number(row.last_seen)).toBeLessThan(15_000);
   });
 
-  it('`npm run relay -- status` lists the relays on the shared store, their last seen, and the key\'s day across them', async () => {
+  it("`npm run relay -- status` lists the relays on the shared store, their last seen, and the key's day across them", async () => {
     const { config } = rig.relay;
-    const env = { DATA_DIR: rig.dataDir, DATABASE_URL: databaseUrl, CRM_BASE_URL: config.crm.baseUrl!, CRM_API_KEY: config.crm.apiKey!, AGENCIES_FILE: rig.file, PUBLIC_URL: 'https://relay.integrator.test', LOG_LEVEL: 'silent' };
+    const env = {
+      DATA_DIR: rig.dataDir,
+      DATABASE_URL: databaseUrl,
+      CRM_BASE_URL: config.crm.baseUrl!,
+      CRM_API_KEY: config.crm.apiKey!,
+      AGENCIES_FILE: rig.file,
+      PUBLIC_URL: 'https://relay.integrator.test',
+      LOG_LEVEL: 'silent',
+    };
     const out: string[] = [];
     const err: string[] = [];
     expect(await runCli(['status'], { env, out: (text) => out.push(text), err: (text) => err.push(text) }), err.join('\n')).toBe(0);
@@ -101,11 +128,19 @@ describe.skipIf(skipped)(`two relays on one key and one PostgreSQL database${ski
     expect(agencyStatus.crm.used).toBeGreaterThan(0);
   });
 
-  it('a CLI sync with no relay on its DATA_DIR spends the key\'s shared limits, not a budget of its own', async () => {
+  it("a CLI sync with no relay on its DATA_DIR spends the key's shared limits, not a budget of its own", async () => {
     const { config } = rig.relay;
     const dataDir = mkdtempSync(join(tmpdir(), 'estate-cli-sync-'));
     try {
-      const env = { DATA_DIR: dataDir, DATABASE_URL: databaseUrl, CRM_BASE_URL: config.crm.baseUrl!, CRM_API_KEY: config.crm.apiKey!, AGENCIES_FILE: rig.file, PUBLIC_URL: 'https://relay.integrator.test', LOG_LEVEL: 'silent' };
+      const env = {
+        DATA_DIR: dataDir,
+        DATABASE_URL: databaseUrl,
+        CRM_BASE_URL: config.crm.baseUrl!,
+        CRM_API_KEY: config.crm.apiKey!,
+        AGENCIES_FILE: rig.file,
+        PUBLIC_URL: 'https://relay.integrator.test',
+        LOG_LEVEL: 'silent',
+      };
       const day = utcDay(new Date());
       const usedBefore = (await queryDatabase<{ used: number }>(databaseUrl, 'SELECT used FROM relay_key.crm_budget WHERE day = $1', [day]))[0]!.used;
       const arrivedBefore = rig.sim.key.getCounters().perKey[rig.sim.apiKey]!.usedToday;

@@ -66,12 +66,16 @@ describe('the start-up checks of 20 agencies', () => {
     await rig?.close();
   });
 
-  it('cost five requests an agency at the first start, and none at a restart within the day (the key\'s usage read aside)', async () => {
+  it("cost five requests an agency at the first start, and none at a restart within the day (the key's usage read aside)", async () => {
     const first = await runStartupChecks(rig);
     // GET /scopes, three proofs and GET /account per agency.
     expect(first).toBe(20 * 5);
     const counters = rig.sim.key.getCounters().requestsByEndpoint;
-    expect(Object.entries(counters).filter(([endpoint]) => /scopes/.test(endpoint)).reduce((sum, [, count]) => sum + count, 0)).toBe(20);
+    expect(
+      Object.entries(counters)
+        .filter(([endpoint]) => /scopes/.test(endpoint))
+        .reduce((sum, [, count]) => sum + count, 0),
+    ).toBe(20);
 
     await rig.restart();
     const restart = await runStartupChecks(rig);
@@ -93,8 +97,21 @@ describe('the start-up checks of 20 agencies', () => {
     let turn = 0;
     const spread = () => ((turn++ % 20) + 1) / 21;
     const workers = agenciesOf(rig).map((agency) => ({
-      access: new CrmAccess({ client: agency.crm, store: agency.store, log: silentLogger, listingClass: 'residential', usageCheckMinutes: 60, now: later, spread }),
-      account: new AgencyAccount({ store: new ChangeStore(agency.store), source: crmListingSource({ client: agency.crm, config: agency.config }), log: silentLogger, now: later }),
+      access: new CrmAccess({
+        client: agency.crm,
+        store: agency.store,
+        log: silentLogger,
+        listingClass: 'residential',
+        usageCheckMinutes: 60,
+        now: later,
+        spread,
+      }),
+      account: new AgencyAccount({
+        store: new ChangeStore(agency.store),
+        source: crmListingSource({ client: agency.crm, config: agency.config }),
+        log: silentLogger,
+        now: later,
+      }),
     }));
     rig.sim.key.resetCounters();
     for (const worker of workers) {
@@ -107,7 +124,10 @@ describe('the start-up checks of 20 agencies', () => {
       // The same token names the same account: it stays known, with no look-up planned.
       expect(workers.every((worker, index) => worker.account.id === agenciesOf(rig)[index]!.listings.account.id)).toBe(true);
       const delays = workers.map((worker) => worker.access.scheduledCheckInMs()!);
-      expect(delays.every((delay) => delay >= 0 && delay < 3600_000), 'all within the hour').toBe(true);
+      expect(
+        delays.every((delay) => delay >= 0 && delay < 3600_000),
+        'all within the hour',
+      ).toBe(true);
       expect(new Set(delays).size, 'at different times').toBeGreaterThan(10);
     } finally {
       await Promise.all(workers.flatMap((worker) => [worker.access.stop(), worker.account.stop()]));
@@ -133,7 +153,10 @@ describe('the start-up checks of 20 agencies', () => {
       expect(agency.access.missing()).toEqual([]);
       account.setScopes(ALL_SCOPES.filter((scope) => scope !== SCOPES.enquiriesRead));
       await expect(agency.crm.listEnquiries({ page: 1, pageSize: 1 })).rejects.toMatchObject({ status: 403 });
-      const missing = await until(() => agency.access.missing(), (gaps) => gaps.length > 0);
+      const missing = await until(
+        () => agency.access.missing(),
+        (gaps) => gaps.length > 0,
+      );
       expect(missing.map((gap) => gap.capability)).toEqual(['enquiries']);
     } finally {
       account.setScopes(ALL_SCOPES);

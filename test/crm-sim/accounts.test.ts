@@ -55,7 +55,12 @@ describe('CRM simulator: accounts on one key', () => {
     expect(listingsA.length).toBeGreaterThan(0);
     expect(listingsB.length).toBeGreaterThan(0);
     expect(listingsA.filter((id) => listingsB.includes(id))).toEqual([]);
-    expect(listingsA.sort()).toEqual(accountA.listings.filter((l) => l.propertyClass === 'residential' && l.market === 'sale').map((l) => l.id).sort());
+    expect(listingsA.sort()).toEqual(
+      accountA.listings
+        .filter((l) => l.propertyClass === 'residential' && l.market === 'sale')
+        .map((l) => l.id)
+        .sort(),
+    );
     // Another account's listing is not there for this token.
     expect((await call(`/properties/residential/sale/${listingsB[0]}`, { token: tokenA })).status).toBe(404);
     expect((await call(`/properties/${listingsB[0]}/photos`, { token: tokenA })).status).toBe(404);
@@ -77,14 +82,22 @@ describe('CRM simulator: accounts on one key', () => {
 
     // An enquiry posted with B's token lands in B only.
     const saleB = accountB.listings.find((listing) => listing.market === 'sale' && listing.status === 'listing')!;
-    const posted = await call('/enquiries', { method: 'POST', token: tokenB, body: { fullName: 'Kim Lee', email: 'kim@example.org', saleLifeId: saleB.lifeId, body: 'Is it still for sale?' } });
+    const posted = await call('/enquiries', {
+      method: 'POST',
+      token: tokenB,
+      body: { fullName: 'Kim Lee', email: 'kim@example.org', saleLifeId: saleB.lifeId, body: 'Is it still for sale?' },
+    });
     expect(posted.status).toBe(201);
     expect(accountB.postedEnquiries().map((enquiry) => enquiry.id)).toEqual([posted.body.id]);
     expect(accountA.postedEnquiries()).toEqual([]);
     expect(seededA).not.toContain(posted.body.id);
     expect(await allIds(call, tokenA, '/enquiries')).not.toContain(posted.body.id);
     // A's token cannot name B's listing in an enquiry.
-    const cross = await call('/enquiries', { method: 'POST', token: tokenA, body: { fullName: 'Kim Lee', email: 'kim@example.org', saleLifeId: saleB.lifeId } });
+    const cross = await call('/enquiries', {
+      method: 'POST',
+      token: tokenA,
+      body: { fullName: 'Kim Lee', email: 'kim@example.org', saleLifeId: saleB.lifeId },
+    });
     expect(cross.status).toBe(400);
     expect((await control(sim, `/enquiries?account=${accountB.accountId}`)).body.items.map((item: { id: number }) => item.id)).toEqual([posted.body.id]);
     expect((await control(sim, '/enquiries')).body.items).toEqual([]);
@@ -148,7 +161,10 @@ describe('CRM simulator: accounts on one key', () => {
     const accounts = sim.key.accounts;
     for (const account of [accounts[2]!, accounts[0]!, accounts[1]!]) {
       const listing = account.listings.find((candidate) => account.listingsOfProperty(candidate.id).length === 1)!;
-      await control(sim, `/listings/${listing.id}?account=${account.accountId}`, { method: 'PATCH', body: { fields: { heading: `For ${account.accountId}` } } });
+      await control(sim, `/listings/${listing.id}?account=${account.accountId}`, {
+        method: 'PATCH',
+        body: { fields: { heading: `For ${account.accountId}` } },
+      });
     }
     await sim.state.webhooks.settled();
     const received = receiver.received.map((delivery) => delivery.body);
@@ -212,7 +228,10 @@ describe('CRM simulator: accounts on one key', () => {
 
 describe('npm run crm-sim with SIM_AGENCIES', () => {
   async function run(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string; child: ReturnType<typeof spawn> }> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'crm-sim/main.ts'], { env: { ...process.env, SIM_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'crm-sim/main.ts'], {
+      env: { ...process.env, SIM_PORT: '0', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -27,7 +27,9 @@ describe('demo mode: SIM_AGENCIES', () => {
     expect(new Set(accounts.map((account) => account.id)).size).toBe(3);
     expect(new Set(accounts.map((account) => account.accessToken)).size).toBe(3);
     expect(relay.config.crm.accessToken).toBe(accounts[0]!.accessToken);
-    const answer = await fetch(`${relay.simulator!.baseUrl}/account`, { headers: { 'X-Api-Key': relay.config.crm.apiKey ?? '', Authorization: `Bearer ${relay.config.crm.accessToken}` } });
+    const answer = await fetch(`${relay.simulator!.baseUrl}/account`, {
+      headers: { 'X-Api-Key': relay.config.crm.apiKey ?? '', Authorization: `Bearer ${relay.config.crm.accessToken}` },
+    });
     expect(((await answer.json()) as { id: number }).id).toBe(accounts[0]!.id);
   }, 60_000);
 

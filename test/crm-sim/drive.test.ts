@@ -61,11 +61,15 @@ describe('CRM simulator: the change driver', () => {
       const record = await call(`/properties/residential/${change.market}/${change.propertyId}`, { token: account.options.accessToken });
       expect(record.status, JSON.stringify(change)).toBe(200);
       // (a later change of the same listing may have overwritten it)
-      const later = body.changes.filter((other: any) => other.seq > change.seq && other.accountId === change.accountId && other.propertyId === change.propertyId);
+      const later = body.changes.filter(
+        (other: any) => other.seq > change.seq && other.accountId === change.accountId && other.propertyId === change.propertyId,
+      );
       if (later.length === 0) expect(record.body.heading).toBe(change.heading);
       // ...the change is on its event stream, and its webhook carried the account's id and the record.
       expect(account.events.read({ since: 0 }, 1000).events.some((event) => event.recordId === change.propertyId)).toBe(true);
-      const hook = hooks.received.find((delivery) => delivery.accountid === change.accountId && delivery.itemBodies.some((item) => JSON.parse(item.data).heading === change.heading));
+      const hook = hooks.received.find(
+        (delivery) => delivery.accountid === change.accountId && delivery.itemBodies.some((item) => JSON.parse(item.data).heading === change.heading),
+      );
       expect(hook, `webhook of change ${change.seq}`).toBeDefined();
     }
     expect(hooks.received).toHaveLength(12);
@@ -85,7 +89,18 @@ describe('CRM simulator: the change driver', () => {
     await sim.key.driver.finished();
     await sim.key.webhooks.settled();
     const { body } = await control(sim, '/drive');
-    expect(body.changes.map((change: { webhookDropped: boolean }) => change.webhookDropped)).toEqual([false, true, false, true, false, true, false, true, false, true]);
+    expect(body.changes.map((change: { webhookDropped: boolean }) => change.webhookDropped)).toEqual([
+      false,
+      true,
+      false,
+      true,
+      false,
+      true,
+      false,
+      true,
+      false,
+      true,
+    ]);
     expect(hooks.received).toHaveLength(5);
     expect(sim.key.webhooks.counts).toMatchObject({ sent: 5, dropped: 5 });
 

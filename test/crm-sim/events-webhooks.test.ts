@@ -30,7 +30,13 @@ describe('CRM simulator: GET /eventStream', () => {
     const page = await call('/eventStream?eventsSince=2026-03-01T23:00:00Z');
     expect(page.status).toBe(200);
     expect(page.body.items).toHaveLength(2);
-    expect(page.body.items[0]).toEqual({ id: expect.any(String), timestamp: expect.stringMatching(CRM_DATE_TIME), type: 'property', action: 'update', data: { id: first!.id } });
+    expect(page.body.items[0]).toEqual({
+      id: expect.any(String),
+      timestamp: expect.stringMatching(CRM_DATE_TIME),
+      type: 'property',
+      action: 'update',
+      data: { id: first!.id },
+    });
     expect(page.body.items[1]).toMatchObject({ type: 'user', action: 'update', data: { id: sim.state.users[0]!.id } });
     const next = new URL(page.body.urls.next);
     expect(next.pathname).toBe('/api/v1.3/eventStream');
@@ -122,12 +128,24 @@ describe('CRM simulator: webhooks', () => {
     expect(received.map((delivery) => JSON.parse(delivery.body.toString()).data.id)).toEqual([sim.state.listings[0]!.id, sim.state.listings[2]!.id]);
 
     // Through the control surface: no drops, no records.
-    const put = await fetch(`${sim.origin}/__sim/webhooks`, { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ dropRate: 0, itemBodies: false }) });
+    const put = await fetch(`${sim.origin}/__sim/webhooks`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ dropRate: 0, itemBodies: false }),
+    });
     expect(await put.json()).toMatchObject({ url, dropRate: 0, itemBodies: false });
-    const bad = await fetch(`${sim.origin}/__sim/webhooks`, { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ dropRate: 2 }) });
+    const bad = await fetch(`${sim.origin}/__sim/webhooks`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ dropRate: 2 }),
+    });
     expect(bad.status).toBe(400);
     const user = sim.state.users[0]!;
-    const patched = await fetch(`${sim.origin}/__sim/users/${user.id}`, { method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ fields: { position: 'Partner' } }) });
+    const patched = await fetch(`${sim.origin}/__sim/users/${user.id}`, {
+      method: 'PATCH',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ fields: { position: 'Partner' } }),
+    });
     expect(patched.status).toBe(200);
     await sim.state.webhooks.settled();
     const last = JSON.parse(received.at(-1)!.body.toString());

@@ -46,7 +46,11 @@ export function apiClient(sim: RunningSimulator) {
 }
 
 /** A call to the simulator's control API (/__sim); a string body is sent as it is, anything else as JSON. */
-export async function control<T = any>(running: RunningSimulator, path: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; body: T }> {
+export async function control<T = any>(
+  running: RunningSimulator,
+  path: string,
+  init: { method?: string; body?: unknown } = {},
+): Promise<{ status: number; body: T }> {
   const response = await fetch(`${running.origin}/__sim${path}`, {
     method: init.method ?? 'GET',
     headers: init.body === undefined ? {} : { 'Content-Type': 'application/json' },

@@ -13,8 +13,19 @@ beforeAll(async () => {
 afterAll(() => sim.close());
 
 const CONFIDENTIAL_SALE_FIELDS = [
-  'internalRemarks', 'tenantName', 'tenantEmail', 'tenantPhone', 'sellingFeePercent', 'sellingFeeFixed',
-  'agentPriceOpinion', 'vpa', 'legalDescription', 'folioNumber', 'volumeNumber', 'lotNumber', 'certificateOfTitle',
+  'internalRemarks',
+  'tenantName',
+  'tenantEmail',
+  'tenantPhone',
+  'sellingFeePercent',
+  'sellingFeeFixed',
+  'agentPriceOpinion',
+  'vpa',
+  'legalDescription',
+  'folioNumber',
+  'volumeNumber',
+  'lotNumber',
+  'certificateOfTitle',
 ];
 
 describe('CRM simulator: listing lists', () => {
@@ -95,10 +106,14 @@ describe('CRM simulator: listing lists', () => {
     expect(prices).toContain('Contact Agent');
     expect(prices).toContain('$N');
     expect(body.items.some((item: { description: string }) => item.description.includes('\r\n') && item.description.includes('&#x2022;'))).toBe(true);
-    expect(body.items.some((item: { internalRemarks: string | null }) => typeof item.internalRemarks === 'string' && item.internalRemarks.length > 0)).toBe(true);
+    expect(body.items.some((item: { internalRemarks: string | null }) => typeof item.internalRemarks === 'string' && item.internalRemarks.length > 0)).toBe(
+      true,
+    );
     expect(body.items.some((item: { tenantName: string | null }) => item.tenantName !== null)).toBe(true);
     expect(body.items.some((item: { contactStaff: { showOnWeb: boolean }[] }) => item.contactStaff.some((staff) => !staff.showOnWeb))).toBe(true);
-    const auction = body.items.find((item: { methodOfSale: { name: string } | null; status: string }) => item.methodOfSale?.name === 'Auction' && item.status === 'listing');
+    const auction = body.items.find(
+      (item: { methodOfSale: { name: string } | null; status: string }) => item.methodOfSale?.name === 'Auction' && item.status === 'listing',
+    );
     expect(auction.auctionDetails.dateTime).toMatch(CRM_DATE_TIME);
     expect(Date.parse(auction.auctionDetails.dateTime)).toBeGreaterThan(clock.now().getTime());
   });
@@ -134,8 +149,12 @@ describe('CRM simulator: listing lists', () => {
   });
 
   it('sorts by searchPrice in either order', async () => {
-    const asc = (await call('/properties/residential/sale?sort=searchPrice&sortOrder=asc&pagesize=100')).body.items.map((item: { searchPrice: number }) => item.searchPrice);
-    const desc = (await call('/properties/residential/sale?sort=searchPrice&sortOrder=desc&pagesize=100')).body.items.map((item: { searchPrice: number }) => item.searchPrice);
+    const asc = (await call('/properties/residential/sale?sort=searchPrice&sortOrder=asc&pagesize=100')).body.items.map(
+      (item: { searchPrice: number }) => item.searchPrice,
+    );
+    const desc = (await call('/properties/residential/sale?sort=searchPrice&sortOrder=desc&pagesize=100')).body.items.map(
+      (item: { searchPrice: number }) => item.searchPrice,
+    );
     expect(asc).toEqual([...asc].sort((a, b) => a - b));
     expect(desc).toEqual([...asc].reverse());
   });
@@ -156,7 +175,12 @@ describe('CRM simulator: listing lists', () => {
   });
 
   it('serves land, commercial and rural /available lists, with contactStaff as ids for land and commercial', async () => {
-    for (const path of ['/properties/land/sale/available', '/properties/commercial/sale/available', '/properties/commercial/lease/available', '/properties/rural/sale/available']) {
+    for (const path of [
+      '/properties/land/sale/available',
+      '/properties/commercial/sale/available',
+      '/properties/commercial/lease/available',
+      '/properties/rural/sale/available',
+    ]) {
       const { status, body } = await call(path);
       expect(status, path).toBe(200);
       expect(body.totalItems, path).toBeGreaterThan(0);
@@ -186,8 +210,16 @@ describe('CRM simulator: listing lists', () => {
 
 describe('CRM simulator: a property for sale and for lease at once', () => {
   it('lists it in both available lists, each with its own life id, and answers each single record by market', async () => {
-    const sale = (await call('/properties/residential/sale/available?published=true&pagesize=100')).body.items as Array<{ id: number; saleLifeId: number; leaseLifeId: number | null }>;
-    const lease = (await call('/properties/residential/lease/available?published=true&pagesize=100')).body.items as Array<{ id: number; saleLifeId: number | null; leaseLifeId: number }>;
+    const sale = (await call('/properties/residential/sale/available?published=true&pagesize=100')).body.items as Array<{
+      id: number;
+      saleLifeId: number;
+      leaseLifeId: number | null;
+    }>;
+    const lease = (await call('/properties/residential/lease/available?published=true&pagesize=100')).body.items as Array<{
+      id: number;
+      saleLifeId: number | null;
+      leaseLifeId: number;
+    }>;
     const both = sale.filter((item) => lease.some((other) => other.id === item.id));
     expect(both).toHaveLength(1);
     const id = both[0]!.id;
@@ -207,7 +239,9 @@ describe('CRM simulator: changes and modifiedSince', () => {
     const before = await call(`/properties/residential/sale?modifiedSince=${encodeURIComponent(since)}`);
     expect(before.body.totalItems).toBe(0);
 
-    const [changed, withdrawn] = sim.state.listings.filter((listing) => listing.propertyClass === 'residential' && listing.market === 'sale' && listing.status === 'listing' && listing.publishedToWeb !== null);
+    const [changed, withdrawn] = sim.state.listings.filter(
+      (listing) => listing.propertyClass === 'residential' && listing.market === 'sale' && listing.status === 'listing' && listing.publishedToWeb !== null,
+    );
     clock.advance(60_000);
     sim.state.changeListing(changed!.id, { fields: { displayPrice: 'Offers over $999,000', searchPrice: 999_000 } });
     sim.state.withdrawListing(withdrawn!.id);

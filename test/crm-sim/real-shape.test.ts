@@ -76,11 +76,18 @@ describe.each(Array.from({ length: ACCOUNTS }, (_, index) => index))('CRM simula
       if (want.always && !got.always) differences.push(`${key}: missing on some simulated records`);
       if (!want.nullable && got.nullable) differences.push(`${key}: null in the simulator, never in real records`);
       if (want.nullable && !anySaleProfile[key]!.nullable) differences.push(`${key}: never null in the simulator, null in some real records`);
-      if (want.nonNull && got.nonNull && got.kinds.join() !== want.kinds.join()) differences.push(`${key}: ${got.kinds.join('|')} in the simulator, ${want.kinds.join('|')} in real records`);
+      if (want.nonNull && got.nonNull && got.kinds.join() !== want.kinds.join())
+        differences.push(`${key}: ${got.kinds.join('|')} in the simulator, ${want.kinds.join('|')} in real records`);
     }
     const photoKeys = Object.keys(crmPhotoSchema.shape);
-    const realPhotos = profile(real.flatMap((item) => item.photos as Item[]), photoKeys);
-    const simPhotos = profile(sold.flatMap((item) => item.photos as Item[]), photoKeys);
+    const realPhotos = profile(
+      real.flatMap((item) => item.photos as Item[]),
+      photoKeys,
+    );
+    const simPhotos = profile(
+      sold.flatMap((item) => item.photos as Item[]),
+      photoKeys,
+    );
     for (const key of photoKeys) {
       const want = realPhotos[key]!;
       const got = simPhotos[key]!;
@@ -95,7 +102,8 @@ describe.each(Array.from({ length: ACCOUNTS }, (_, index) => index))('CRM simula
     const photos = available.flatMap((item) => item.photos as Item[]);
     expect(photos.length).toBeGreaterThan(0);
     expect(photos.some((photo) => photo.published === false)).toBe(true);
-    for (const photo of photos) expect(photo).toMatchObject({ url: expect.any(String), modified: expect.any(String), width: expect.any(Number), height: expect.any(Number) });
+    for (const photo of photos)
+      expect(photo).toMatchObject({ url: expect.any(String), modified: expect.any(String), width: expect.any(Number), height: expect.any(Number) });
   });
 
   it('uses the real statuses per list, null publishedToWeb on available listings, saleDetails on sold records', () => {

@@ -125,7 +125,7 @@ describe('what the CRM key allows', () => {
     }
   });
 
-  it('counts what other tools spent on the same key into the day\'s budget, and the planner says the key is shared', async () => {
+  it("counts what other tools spent on the same key into the day's budget, and the planner says the key is shared", async () => {
     const first = await relay.access.checkUsage();
     expect(first).toMatchObject({ others: 0 });
     sim.state.spendElsewhere(700);
@@ -135,7 +135,9 @@ describe('what the CRM key allows', () => {
     expect(relay.crm.budget().used).toBeGreaterThanOrEqual(before + 700);
     expect(relay.crm.budget().used).toBe(usage!.used);
     expect(logLines.some((line) => /API key is shared: other tools spent 700/.test(line.msg))).toBe(true);
-    expect(logLines.some((line) => /listing sync budget re-planned.*The API key is shared: other tools spent 700 requests so far today/.test(line.msg))).toBe(true);
+    expect(logLines.some((line) => /listing sync budget re-planned.*The API key is shared: other tools spent 700 requests so far today/.test(line.msg))).toBe(
+      true,
+    );
 
     // Later reads add what others spent since: the day's figure keeps growing, never double-counts.
     sim.state.spendElsewhere(50);

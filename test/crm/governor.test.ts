@@ -63,9 +63,7 @@ describe('the quota governor: priorities', () => {
     cleanups.push(() => client.close());
     const finished: string[] = [];
     const sweep = asWork('sweep', () =>
-      Promise.all(
-        Array.from({ length: 12 }, (_, index) => client.listUsers({ page: 1, pageSize: 1 }).then(() => finished.push(`sweep-${index}`))),
-      ),
+      Promise.all(Array.from({ length: 12 }, (_, index) => client.listUsers({ page: 1, pageSize: 1 }).then(() => finished.push(`sweep-${index}`)))),
     );
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(limiter.queuedByClass().sweep).toBeGreaterThanOrEqual(9);
@@ -131,7 +129,9 @@ describe('the quota governor: fair shares between agencies', () => {
     cleanups.push(() => clients.forEach((client) => client.close()));
     const started = performance.now();
     const doneAt = (calls: number, client: CrmClient) =>
-      asWork('sweep', () => Promise.all(Array.from({ length: calls }, () => client.listUsers({ page: 1, pageSize: 1 })))).then(() => performance.now() - started);
+      asWork('sweep', () => Promise.all(Array.from({ length: calls }, () => client.listUsers({ page: 1, pageSize: 1 })))).then(
+        () => performance.now() - started,
+      );
     // The big agency's sweep is queued first: 50 pages; each small agency then wants 2.
     const bigDone = doneAt(50, clients[0]!);
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -148,7 +148,7 @@ describe('the quota governor: fair shares between agencies', () => {
 });
 
 describe('the quota governor: one usage read per key', () => {
-  it('agencies sharing a key read GET /integrator/usage once per interval between them, and all count against the key\'s one budget', async () => {
+  it("agencies sharing a key read GET /integrator/usage once per interval between them, and all count against the key's one budget", async () => {
     const harness = await startSim({ listings: 5 });
     const { sim, control } = harness;
     cleanups.push(() => sim.close());

@@ -126,7 +126,10 @@ describe('RequestLimiter', () => {
     const other = reopen();
     const a = new RequestLimiter({ store, requestsPerSecond: 50, dailyLimit: 5 });
     const b = new RequestLimiter({ store: other, requestsPerSecond: 50, dailyLimit: 5 });
-    cleanups.push(() => a.close(), () => b.close());
+    cleanups.push(
+      () => a.close(),
+      () => b.close(),
+    );
     const results = await Promise.allSettled(Array.from({ length: 8 }, (_, index) => (index % 2 ? a : b).acquire()));
     expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(5);
     const reasons = results.flatMap((result) => (result.status === 'rejected' ? [result.reason] : []));
@@ -148,7 +151,9 @@ describe('limiterForKey', () => {
     const started = performance.now();
     const releases = await Promise.all([first.acquire(), limiterForKey('key-a', settings).acquire()]);
     releases.forEach((release) => release());
-    await limiterForKey('key-a', settings).acquire().then((release) => release());
+    await limiterForKey('key-a', settings)
+      .acquire()
+      .then((release) => release());
     expect(performance.now() - started).toBeGreaterThanOrEqual(1000);
     // Four holders of key-a now (four limiterForKey calls): releasing three leaves the gate open for the last, whose release closes it.
     for (let holder = 0; holder < 3; holder++) first.release();

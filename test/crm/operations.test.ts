@@ -108,7 +108,10 @@ describe('CRM client operations against the simulator', () => {
     expect(page.items.map((item) => item.id)).not.toContain(broken.id);
     expect(page.items.length).toBe(page.totalItems - 1);
     // A single record that does not match is an error naming the field, not a crash.
-    await expect(crm.getProperty('residential', 'sale', broken.id)).rejects.toMatchObject({ code: 'invalid_response', message: expect.stringContaining('bed') });
+    await expect(crm.getProperty('residential', 'sale', broken.id)).rejects.toMatchObject({
+      code: 'invalid_response',
+      message: expect.stringContaining('bed'),
+    });
   });
 
   it('answers 404 for a property that does not exist, as a not_found CrmError', async () => {

@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  crmEnquirySchema,
-  crmListEnvelopeSchema,
-  crmPhotoSchema,
-  crmPropertySchema,
-  crmUserSchema,
-  parseList,
-} from '../../server/crm/schemas.ts';
+import { crmEnquirySchema, crmListEnvelopeSchema, crmPhotoSchema, crmPropertySchema, crmUserSchema, parseList } from '../../server/crm/schemas.ts';
 import { parseRetryAfter, toCrmDateTime, fullJitter } from '../../server/crm/client.ts';
 
 /** A residential sale item as real v1.3 responses have it: nulls, unknown and confidential fields. */

@@ -40,7 +40,6 @@ export function maxInAnyWindow(timestamps: number[], windowMs: number): number {
   return max;
 }
 
-
 export type SimOptions = Parameters<typeof startSimulator>[0];
 
 /** The CRM simulator on a free port, plus its control surface (/__sim/) over real HTTP. */

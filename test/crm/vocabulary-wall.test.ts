@@ -26,9 +26,7 @@ function sourceFiles(dir: string): string[] {
 
 /** `path:line: text` of each line naming the CRM's life ids. */
 function leaks(path: string, source: string): string[] {
-  return source
-    .split('\n')
-    .flatMap((line, index) => (CRM_VOCABULARY.test(line) ? [`${path}:${index + 1}: ${line.trim()}`] : []));
+  return source.split('\n').flatMap((line, index) => (CRM_VOCABULARY.test(line) ? [`${path}:${index + 1}: ${line.trim()}`] : []));
 }
 
 describe("the CRM's vocabulary stays in server/crm/", () => {
@@ -49,7 +47,7 @@ describe("the CRM's vocabulary stays in server/crm/", () => {
 
   it('catches a leak (the check itself works)', () => {
     expect(leaks('server/listings/source.ts', '  saleLifeId: number | null;')).toHaveLength(1);
-    expect(leaks('server/listings/cache.ts', "SELECT lease_life_id FROM listings")).toHaveLength(1);
+    expect(leaks('server/listings/cache.ts', 'SELECT lease_life_id FROM listings')).toHaveLength(1);
     expect(leaks('server/enquiries/targets.ts', 'return { lifeId };')).toHaveLength(1);
     expect(leaks('server/listings/cache.ts', 'SELECT lead_destination FROM listings')).toEqual([]);
   });

@@ -57,7 +57,10 @@ describe('element reference from a sample element', () => {
     copyFileSync(join(projectRoot, 'custom-elements-manifest.config.mjs'), join(dir, 'custom-elements-manifest.config.mjs'));
     writeFileSync(join(dir, 'widget', 'sample', 'sample.ts'), SAMPLE_ELEMENT);
     writeFileSync(join(dir, 'widget', 'sample', 'sample.test.ts'), 'export const notAnElement = 1;');
-    writeFileSync(join(dir, 'widget', 'sample', 'format.ts'), '/** An internal helper. */\nexport function price(value: number): string { return String(value); }');
+    writeFileSync(
+      join(dir, 'widget', 'sample', 'format.ts'),
+      '/** An internal helper. */\nexport function price(value: number): string { return String(value); }',
+    );
     manifest = await analyzeElements(dir);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -49,7 +49,12 @@ describe('the link checker', () => {
     expect(githubSlug('PostgreSQL (two or more relays)')).toBe('postgresql-two-or-more-relays');
     expect(githubSlug('<estate-enquiry>')).toBe('estate-enquiry');
     expect(githubSlug('React 19 and Vue 3')).toBe('react-19-and-vue-3');
-    expect([...headingAnchors('# A\n## Attributes\n```\n# not a heading\n```\n### Attributes\n## `<x-y>`\n')]).toEqual(['a', 'attributes', 'attributes-1', 'x-y']);
+    expect([...headingAnchors('# A\n## Attributes\n```\n# not a heading\n```\n### Attributes\n## `<x-y>`\n')]).toEqual([
+      'a',
+      'attributes',
+      'attributes-1',
+      'x-y',
+    ]);
   });
 
   it('reports a missing file, a missing heading and a path outside the repository; passes good links', () => {

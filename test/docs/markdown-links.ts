@@ -24,7 +24,10 @@ function proseLines(text: string): { line: number; text: string }[] {
       fence = opening[1];
       return;
     }
-    out.push({ line: index + 1, text: raw.replace(/(`+)(?!`)[\s\S]*?(?<!`)\1(?!`)/g, (span) => (span.startsWith('``') ? 'code' : span.replace(/[[\]()]/g, '.'))) });
+    out.push({
+      line: index + 1,
+      text: raw.replace(/(`+)(?!`)[\s\S]*?(?<!`)\1(?!`)/g, (span) => (span.startsWith('``') ? 'code' : span.replace(/[[\]()]/g, '.'))),
+    });
   });
   return out;
 }
@@ -78,7 +81,8 @@ export function brokenLink(root: string, link: MarkdownLink): string | undefined
   const path = decodeURIComponent(pathPart);
   const file = path === '' ? link.file : resolve(dirname(link.file), path);
   const inside = relative(root, file);
-  if (inside.startsWith('..') || inside.startsWith(sep) || resolve(root, inside) !== file) return `${target}: outside the repository (a clone does not have it)`;
+  if (inside.startsWith('..') || inside.startsWith(sep) || resolve(root, inside) !== file)
+    return `${target}: outside the repository (a clone does not have it)`;
   if (!existsSync(file)) return `${target}: no such file (${inside})`;
   if (anchor === undefined || anchor === '' || !file.endsWith('.md') || statSync(file).isDirectory()) return undefined;
   if (!headingAnchors(readFileSync(file, 'utf8')).has(anchor.toLowerCase())) return `${target}: ${inside} has no heading #${anchor}`;
@@ -88,7 +92,11 @@ export function brokenLink(root: string, link: MarkdownLink): string | undefined
 /** README.md, every page in docs/ and crm-sim/README.md. */
 export function projectMarkdownFiles(root: string): string[] {
   const docs = join(root, 'docs');
-  const pages = existsSync(docs) ? readdirSync(docs).filter((name) => name.endsWith('.md')).map((name) => join(docs, name)) : [];
+  const pages = existsSync(docs)
+    ? readdirSync(docs)
+        .filter((name) => name.endsWith('.md'))
+        .map((name) => join(docs, name))
+    : [];
   return [join(root, 'README.md'), ...pages.sort(), join(root, 'crm-sim', 'README.md')];
 }
 

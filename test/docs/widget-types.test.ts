@@ -77,8 +77,14 @@ describe('estate-embed/widget types', () => {
       join(dir, 'tsconfig.json'),
       JSON.stringify({
         compilerOptions: {
-          target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', strict: true, noEmit: true,
-          lib: ['ES2022', 'DOM', 'DOM.Iterable'], types: [], skipLibCheck: false,
+          target: 'ES2022',
+          module: 'ESNext',
+          moduleResolution: 'bundler',
+          strict: true,
+          noEmit: true,
+          lib: ['ES2022', 'DOM', 'DOM.Iterable'],
+          types: [],
+          skipLibCheck: false,
         },
         files: ['consumer.ts'],
       }),

@@ -34,8 +34,8 @@ afterAll(async () => {
   for (const dir of [widgetDir, pageDir]) if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('an agency\'s widget under /a/<slug>/', () => {
-  it('loads its checked chunks from the agency\'s path and shows that agency\'s listings only', async () => {
+describe("an agency's widget under /a/<slug>/", () => {
+  it("loads its checked chunks from the agency's path and shows that agency's listings only", async () => {
     const { context, page, problems } = await watchedPage(browser);
     const relayPaths: string[] = [];
     page.on('request', (request) => {
@@ -49,7 +49,9 @@ describe('an agency\'s widget under /a/<slug>/', () => {
     await expect.poll(() => cards.count()).toBe(served.total);
     const shown = (await cards.allTextContents()).map((text) => text.trim());
     const ofB = served.items.map((item) => item.address.display);
-    const ofA = (await rig.request('/a/agency-a/api/v1/listings?pageSize=50')).body.items.map((item: { address: { display: string } }) => item.address.display) as string[];
+    const ofA = (await rig.request('/a/agency-a/api/v1/listings?pageSize=50')).body.items.map(
+      (item: { address: { display: string } }) => item.address.display,
+    ) as string[];
     expect(shown.every((text) => ofB.some((address) => text.includes(address)))).toBe(true);
     expect(shown.filter((text) => ofA.some((address) => text.includes(address)))).toEqual([]);
 

@@ -27,7 +27,9 @@ describe('demo mode: a change in the simulator reaches the listing API by webhoo
     const sim = relay.simulator!.origin;
     // A listing is one sale or lease life of a CRM property: the control surface names the property
     // (and, for one both for sale and for lease, the market).
-    const { items: records } = (await (await fetch(`${sim}/__sim/listings`)).json()) as { items: Array<{ id: number; market: 'sale' | 'lease'; lifeId: number }> };
+    const { items: records } = (await (await fetch(`${sim}/__sim/listings`)).json()) as {
+      items: Array<{ id: number; market: 'sale' | 'lease'; lifeId: number }>;
+    };
     const lifeOf = (listingId: number) => {
       const record = records.find((candidate) => candidate.lifeId * 2 + (candidate.market === 'lease' ? 1 : 0) === listingId);
       if (!record) throw new Error(`no simulated record behind listing ${listingId}`);

@@ -153,10 +153,15 @@ describe('enquiry end to end: demo contact page → relay → CRM holding area',
     expect(held!.received.mobile?.replace(/\D/g, '')).toMatch(/412555019$/);
 
     // The relay records the delivery once the CRM's answer is in, a moment after the CRM stored it.
-    await expect.poll(async () => {
-      const response = await fetch(`${relay.url}/api/v1/enquiries/${originalId}`);
-      return ((await response.json()) as { status: string }).status;
-    }, { timeout: 10_000 }).toBe('delivered');
+    await expect
+      .poll(
+        async () => {
+          const response = await fetch(`${relay.url}/api/v1/enquiries/${originalId}`);
+          return ((await response.json()) as { status: string }).status;
+        },
+        { timeout: 10_000 },
+      )
+      .toBe('delivered');
     expect(await page.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith('estate-enquiry:')))).toEqual([]);
     expect(pageProblems).toEqual([]);
   }, 60_000);

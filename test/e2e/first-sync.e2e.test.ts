@@ -73,7 +73,10 @@ it('shows "on their way" while the first sync runs, then the listings, without a
 
   const seen = await page.evaluate(() => [...(window as unknown as { seenStatuses: Set<string> }).seenStatuses]);
   expect(seen.some((text) => /on their way/.test(text))).toBe(true);
-  expect(seen.filter((text) => /^0 propert|No properties match/.test(text)), 'never a false "no match"').toEqual([]);
+  expect(
+    seen.filter((text) => /^0 propert|No properties match/.test(text)),
+    'never a false "no match"',
+  ).toEqual([]);
   const shifts = await page.evaluate(() => (window as unknown as { shifts: number }).shifts);
   console.log(`first sync on the home page: layout shift ${shifts.toFixed(4)}, statuses seen: ${JSON.stringify(seen)}`);
   expect(shifts).toBeLessThan(0.01);

@@ -13,7 +13,15 @@ import { measureIntegrator } from '../../bench/integrator.ts';
 describe('integrator scale, small: 20 agencies × 10 listings on one key', () => {
   it('fills every agency under the per-second cap, delivers leads ahead of the sweeps, applies webhooks within seconds', async () => {
     const notes: string[] = [];
-    const figures = await measureIntegrator({ agencies: 20, listings: 10, changes: 10, compression: 1, enquiryEveryMs: 1_000, skipLost: true, note: (message) => notes.push(message) });
+    const figures = await measureIntegrator({
+      agencies: 20,
+      listings: 10,
+      changes: 10,
+      compression: 1,
+      enquiryEveryMs: 1_000,
+      skipLost: true,
+      note: (message) => notes.push(message),
+    });
     const byName = Object.fromEntries(figures.map((figure) => [figure.name, figure]));
     const firstSync = byName['integrator-first-sync']!;
     const rate = byName['integrator-rate']!;

@@ -106,7 +106,9 @@ describe('the demo listing page, server-rendered', () => {
     expect(await times.first().isVisible()).toBe(true);
     // The first photo loads (a real JPEG or WebP from the mirror), eagerly, with its box reserved.
     const first = listing.locator('[part~="gallery-item"] img').first();
-    await first.evaluate((img: HTMLImageElement) => (img.complete ? undefined : new Promise((resolve) => img.addEventListener('load', resolve, { once: true }))));
+    await first.evaluate((img: HTMLImageElement) =>
+      img.complete ? undefined : new Promise((resolve) => img.addEventListener('load', resolve, { once: true })),
+    );
     expect(await first.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(100);
     expect(await listing.locator('[part~="gallery"] [part~="gallery-item"]').count()).toBe(5);
     // The enquiry form sends nothing without its code: no navigation carrying the visitor's
@@ -138,7 +140,14 @@ describe('the demo listing page, server-rendered', () => {
     await page.waitForFunction(() => (window as unknown as { __frames: number }).__frames > 0 && document.readyState === 'complete');
     await page.waitForTimeout(3500);
     const watched = await page.evaluate(() => {
-      const w = window as unknown as { __frames: number; __badFrames: string[]; __shift: number; __roots: number; __firstTitle: Element | null; __serverForm: (Element & { hasUpdated?: boolean }) | null };
+      const w = window as unknown as {
+        __frames: number;
+        __badFrames: string[];
+        __shift: number;
+        __roots: number;
+        __firstTitle: Element | null;
+        __serverForm: (Element & { hasUpdated?: boolean }) | null;
+      };
       const title = document.querySelector('estate-listing')!.shadowRoot!.querySelector('[part~="title"]');
       return {
         frames: w.__frames,
@@ -259,7 +268,11 @@ describe('the demo listing page, server-rendered', () => {
     const after = await page.evaluate(() => {
       const form = document.querySelector('estate-listing')!.shadowRoot!.querySelector('estate-enquiry')!;
       const email = form.shadowRoot!.querySelector<HTMLInputElement>('input[name="email"]')!;
-      return { email: email.value, focused: form.shadowRoot!.activeElement === email, mobile: form.shadowRoot!.querySelector<HTMLInputElement>('input[name="mobile"]')!.value };
+      return {
+        email: email.value,
+        focused: form.shadowRoot!.activeElement === email,
+        mobile: form.shadowRoot!.querySelector<HTMLInputElement>('input[name="mobile"]')!.value,
+      };
     });
     expect(after).toEqual({ email: 'alex@example.com', focused: true, mobile: '0412 345 678' });
     expect(problems).toEqual([]);

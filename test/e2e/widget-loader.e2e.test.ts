@@ -35,7 +35,10 @@ beforeAll(async () => {
   manifest = chunkManifest(rig.widgetDir);
   const pinned = widgetScriptTags(rig.relay.url, rig.widgetDir).pinned!;
   writeFileSync(join(rig.pageDir, 'empty.html'), `<!doctype html><title>Later</title>${pinned.tag}<main></main>`);
-  writeFileSync(join(rig.pageDir, 'grid.html'), `<!doctype html><title>Grid</title>${pinned.tag}<main><estate-listings page-size="2"></estate-listings></main>`);
+  writeFileSync(
+    join(rig.pageDir, 'grid.html'),
+    `<!doctype html><title>Grid</title>${pinned.tag}<main><estate-listings page-size="2"></estate-listings></main>`,
+  );
   writeFileSync(
     join(rig.pageDir, 'define.html'),
     `<!doctype html><title>Named</title>${pinned.tag.replace('<script ', '<script data-define="estate-listings estate-nope" ')}<main></main>`,
@@ -72,7 +75,10 @@ describe('widget.js, the loader', () => {
     });
     await page.goto(`${rig.site.origin}/empty.html`);
     await page.waitForLoadState('networkidle');
-    expect(scripts.filter((file) => file.startsWith('widget-')), 'no element on the page yet').toEqual([]);
+    expect(
+      scripts.filter((file) => file.startsWith('widget-')),
+      'no element on the page yet',
+    ).toEqual([]);
 
     await page.evaluate((relay) => {
       const form = document.createElement('estate-enquiry');

@@ -253,9 +253,7 @@ describe('<estate-enquiry> rendering', () => {
 
   it('puts a part on every meaningful node', async () => {
     const el = await fixture<EstateEnquiry>(html`<estate-enquiry listing-id="1" consent-text="I agree"></estate-enquiry>`);
-    const parts = new Set(
-      [...shadow(el).querySelectorAll('[part]')].flatMap((node) => node.getAttribute('part')!.split(/\s+/)),
-    );
+    const parts = new Set([...shadow(el).querySelectorAll('[part]')].flatMap((node) => node.getAttribute('part')!.split(/\s+/)));
     for (const part of ['form', 'heading', 'field', 'label', 'optional', 'hint', 'input', 'error', 'submit', 'status']) {
       expect(parts.has(part), part).to.equal(true);
     }
@@ -328,7 +326,10 @@ describe('<estate-enquiry> rendering', () => {
     };
     walk((await a11ySnapshot({})) as unknown as { name?: string; children?: unknown[] });
     expect(names).to.include('Full name');
-    expect(names.some((name) => /website/i.test(name)), names.join(' | ')).to.equal(false);
+    expect(
+      names.some((name) => /website/i.test(name)),
+      names.join(' | '),
+    ).to.equal(false);
   });
 });
 
@@ -364,9 +365,9 @@ describe('<estate-enquiry> validation', () => {
   });
 
   it('shows a message once a field is touched and changed, not before', async () => {
-    const el = await fixture<EstateEnquiry>(html`
-      <div><button id="before">before</button><estate-enquiry listing-id="1"></estate-enquiry></div>
-    `).then((wrapper) => wrapper.querySelector('estate-enquiry')!);
+    const el = await fixture<EstateEnquiry>(html` <div><button id="before">before</button><estate-enquiry listing-id="1"></estate-enquiry></div> `).then(
+      (wrapper) => wrapper.querySelector('estate-enquiry')!,
+    );
     document.getElementById('before')!.focus();
     await sendKeys({ press: 'Tab' }); // full name: visited and left untouched
     await sendKeys({ press: 'Tab' }); // email
@@ -400,7 +401,16 @@ describe('<estate-enquiry> validation', () => {
       await el.updateComplete;
       return mobile.getAttribute('aria-invalid') === 'false';
     };
-    for (const good of ['0412 345 678', '+61 412 345 678', '+61 (0)412-345-678', '(02) 9876 5432', '021 123 4567', '+64 21 123 4567', '07700 900123', '+44 7700 900123']) {
+    for (const good of [
+      '0412 345 678',
+      '+61 412 345 678',
+      '+61 (0)412-345-678',
+      '(02) 9876 5432',
+      '021 123 4567',
+      '+64 21 123 4567',
+      '07700 900123',
+      '+44 7700 900123',
+    ]) {
       expect(await verdict(good), good).to.equal(true);
     }
     for (const bad of ['12345', '+1 415 555 0100', '0412 345', 'call me']) {

@@ -104,7 +104,11 @@ describe('<estate-listing>', () => {
     it('says when a listing is gone, without a retry button, and stays accessible', async () => {
       const failures: ListingErrorDetail[] = [];
       const el = await fixture<EstateListing>(
-        html`<estate-listing relay=${RELAY} listing-id="987654321" @estate-listing-error=${(event: CustomEvent<ListingErrorDetail>) => failures.push(event.detail)}></estate-listing>`,
+        html`<estate-listing
+          relay=${RELAY}
+          listing-id="987654321"
+          @estate-listing-error=${(event: CustomEvent<ListingErrorDetail>) => failures.push(event.detail)}
+        ></estate-listing>`,
       );
       await el.loadComplete.catch(() => undefined);
       await el.updateComplete;

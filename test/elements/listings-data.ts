@@ -56,9 +56,7 @@ export function detail(id: number, overrides: Partial<ListingDetail> = {}): List
       { id: 2, start: '2099-05-09T01:00:00.000Z', end: '2099-05-09T01:30:00.000Z' },
     ],
     auction: { dateTime: '2099-05-16T01:00:00.000Z', venue: 'On site', auctioneer: 'Sam Gavel' },
-    agents: [
-      { id: 7, name: 'Jane Citizen', position: 'Director', phone: '0412 345 678', email: 'jane@agency.example', photo: null },
-    ],
+    agents: [{ id: 7, name: 'Jane Citizen', position: 'Director', phone: '0412 345 678', email: 'jane@agency.example', photo: null }],
     features: ['Dishwasher', 'Ducted heating'],
     ensuites: 1,
     toilets: 2,

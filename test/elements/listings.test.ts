@@ -198,7 +198,10 @@ window.__result = (async () => {
         expect(result.cards).to.equal(4);
         expect(result.images).to.be.greaterThan(0);
         expect(result.belowLoaded).to.equal(result.belowWithSkeleton);
-        expect(result.shifts.reduce((sum, value) => sum + value, 0), `layout shifts: ${JSON.stringify(result.shifts)}`).to.equal(0);
+        expect(
+          result.shifts.reduce((sum, value) => sum + value, 0),
+          `layout shifts: ${JSON.stringify(result.shifts)}`,
+        ).to.equal(0);
         expect(result.controlShift, 'the observer does see a real shift').to.be.greaterThan(0);
       } finally {
         popup.close();
@@ -214,9 +217,11 @@ window.__result = (async () => {
       const prices = cards(el).map((card) => card.querySelector('[part~="price"]')!.textContent!.trim());
       expect(prices).to.deep.equal(expected.items.map((item) => item.displayPrice?.trim() || 'Contact agent'));
       // Host data: odd agency wording passes through untouched.
-      const host = await fixture<EstateListings>(html`<estate-listings
-        .listings=${[summary(1, { displayPrice: 'Offers over $1.2m — Auction 4 May' }), summary(2, { displayPrice: '' })]}
-      ></estate-listings>`);
+      const host = await fixture<EstateListings>(
+        html`<estate-listings
+          .listings=${[summary(1, { displayPrice: 'Offers over $1.2m — Auction 4 May' }), summary(2, { displayPrice: '' })]}
+        ></estate-listings>`,
+      );
       await settled(host);
       expect(cards(host).map((card) => card.querySelector('[part~="price"]')!.textContent!.trim())).to.deep.equal([
         'Offers over $1.2m — Auction 4 May',
@@ -249,7 +254,9 @@ window.__result = (async () => {
     });
 
     it('names beds, baths and cars for assistive technology', async () => {
-      const el = await fixture<EstateListings>(html`<estate-listings .listings=${[summary(1, { bed: 3, bath: 1, cars: 2 }), summary(2, { bed: 1, bath: null, cars: 0 })]}></estate-listings>`);
+      const el = await fixture<EstateListings>(
+        html`<estate-listings .listings=${[summary(1, { bed: 3, bath: 1, cars: 2 }), summary(2, { bed: 1, bath: null, cars: 0 })]}></estate-listings>`,
+      );
       await settled(el);
       const names = (card: HTMLElement) => [...card.querySelectorAll('[part~="feature"] .visually-hidden')].map((node) => node.textContent!.trim());
       expect(names(cards(el)[0]!)).to.deep.equal(['3 bedrooms', '1 bathroom', '2 car spaces']);
@@ -258,9 +265,11 @@ window.__result = (async () => {
     });
 
     it('shows status badges for under offer, sold and leased', async () => {
-      const el = await fixture<EstateListings>(html`<estate-listings
-        .listings=${[summary(1, { badge: 'under-offer' }), summary(2, { badge: 'sold', status: 'sold' }), summary(3, { badge: 'leased', type: 'lease', status: 'leased' }), summary(4)]}
-      ></estate-listings>`);
+      const el = await fixture<EstateListings>(
+        html`<estate-listings
+          .listings=${[summary(1, { badge: 'under-offer' }), summary(2, { badge: 'sold', status: 'sold' }), summary(3, { badge: 'leased', type: 'lease', status: 'leased' }), summary(4)]}
+        ></estate-listings>`,
+      );
       await settled(el);
       const badges = cards(el).map((card) => card.querySelector('[part~="badge"]')?.textContent?.trim() ?? null);
       expect(badges).to.deep.equal(['Under offer', 'Sold', 'Leased', null]);
@@ -275,12 +284,16 @@ window.__result = (async () => {
       expect(cardIds(el)).to.deep.equal(expected.items.map((item) => item.id));
       for (const [index, item] of expected.items.entries()) {
         const badge = cards(el)[index]!.querySelector('[part~="badge"]');
-        expect(badge?.textContent?.trim() ?? null).to.equal(item.badge === 'sold' ? 'Sold' : item.badge === 'leased' ? 'Leased' : item.badge ? 'Under offer' : null);
+        expect(badge?.textContent?.trim() ?? null).to.equal(
+          item.badge === 'sold' ? 'Sold' : item.badge === 'leased' ? 'Leased' : item.badge ? 'Under offer' : null,
+        );
       }
     });
 
     it('links each card to the detail-href template', async () => {
-      const el = await fixture<EstateListings>(html`<estate-listings relay=${RELAY} page-size="3" detail-href="/listing.html?id={id}&from=grid"></estate-listings>`);
+      const el = await fixture<EstateListings>(
+        html`<estate-listings relay=${RELAY} page-size="3" detail-href="/listing.html?id={id}&from=grid"></estate-listings>`,
+      );
       const detail = await settled(el);
       const links = cards(el).map((card) => card.querySelector<HTMLAnchorElement>('[part~="card-link"]')!);
       expect(links.map((link) => link.getAttribute('href'))).to.deep.equal(detail.items.map((item) => `/listing.html?id=${item.id}&from=grid`));
@@ -444,7 +457,8 @@ window.__result = (async () => {
     it('formats price choices with the locale and currency', async () => {
       const gb = await fixture<EstateListings>(html`<estate-listings .listings=${[summary(1)]} filters locale="en-GB" currency="GBP"></estate-listings>`);
       await settled(gb);
-      const optionTexts = (el: EstateListings) => [...shadow(el).querySelectorAll('select[name="minPrice"] option')].map((option) => option.textContent!.trim().replace(/\s/g, ' '));
+      const optionTexts = (el: EstateListings) =>
+        [...shadow(el).querySelectorAll('select[name="minPrice"] option')].map((option) => option.textContent!.trim().replace(/\s/g, ' '));
       expect(optionTexts(gb)).to.include('£200,000');
       const nz = await fixture<EstateListings>(html`<estate-listings .listings=${[summary(1)]} filters locale="en-NZ" type="lease"></estate-listings>`);
       await settled(nz);
@@ -455,11 +469,13 @@ window.__result = (async () => {
     });
 
     it('takes any word from the strings attribute', async () => {
-      const el = await fixture<EstateListings>(html`<estate-listings
-        .listings=${[summary(1, { badge: 'sold' })]}
-        filters="min-beds"
-        strings='{"badgeSold":"Verkauft","minBeds":"Schlafzimmer","resultCount":{"one":"{count} Objekt","other":"{count} Objekte"}}'
-      ></estate-listings>`);
+      const el = await fixture<EstateListings>(
+        html`<estate-listings
+          .listings=${[summary(1, { badge: 'sold' })]}
+          filters="min-beds"
+          strings='{"badgeSold":"Verkauft","minBeds":"Schlafzimmer","resultCount":{"one":"{count} Objekt","other":"{count} Objekte"}}'
+        ></estate-listings>`,
+      );
       await settled(el);
       expect(shadow(el).querySelector('[part~="badge"]')!.textContent!.trim()).to.equal('Verkauft');
       expect(shadow(el).querySelector('[part~="filter-label"]')!.textContent!.trim()).to.equal('Schlafzimmer');

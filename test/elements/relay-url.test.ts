@@ -5,9 +5,7 @@ import { isFilling, retryDelayMs } from '../../widget/shared/relay-filling.ts';
 describe('relay discovery', () => {
   it('uses the relay attribute when given, with or without a trailing slash', () => {
     expect(relayBase('https://relay.example/estate')).to.equal('https://relay.example/estate/');
-    expect(relayUrl('https://relay.example/estate/', '/api/v1/listings')).to.equal(
-      'https://relay.example/estate/api/v1/listings',
-    );
+    expect(relayUrl('https://relay.example/estate/', '/api/v1/listings')).to.equal('https://relay.example/estate/api/v1/listings');
   });
 
   it('falls back to the folder the widget script was served from', () => {

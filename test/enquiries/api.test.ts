@@ -111,7 +111,18 @@ for (const storeVariant of storeVariants()) {
 
       it('accepts every valid AU, NZ and UK phone form and an empty mobile', async () => {
         const harness = await setup();
-        const phones = ['0412 345 678', '+61 412 345 678', '(02) 9876 5432', '0061 3 9123 4567', '1300 123 456', '+64 21 123 4567', '09 123 4567', '+44 (0)20 7946 0018', '07700 900123', ''];
+        const phones = [
+          '0412 345 678',
+          '+61 412 345 678',
+          '(02) 9876 5432',
+          '0061 3 9123 4567',
+          '1300 123 456',
+          '+64 21 123 4567',
+          '09 123 4567',
+          '+44 (0)20 7946 0018',
+          '07700 900123',
+          '',
+        ];
         for (const mobile of phones) {
           await request(harness.app).post('/api/v1/enquiries').send(validEnquiry({ mobile })).expect(202);
         }
@@ -120,9 +131,15 @@ for (const storeVariant of storeVariants()) {
 
       it('names the problem with a name that has no letter, or hides characters', async () => {
         const harness = await setup();
-        const blank = await request(harness.app).post('/api/v1/enquiries').send(validEnquiry({ fullName: '\u200b\u2060' })).expect(400);
+        const blank = await request(harness.app)
+          .post('/api/v1/enquiries')
+          .send(validEnquiry({ fullName: '\u200b\u2060' }))
+          .expect(400);
         expect(blank.body.fields).toEqual({ fullName: 'Full name must contain at least one letter' });
-        const hidden = await request(harness.app).post('/api/v1/enquiries').send(validEnquiry({ fullName: 'Jane \u202eenitsuA' })).expect(400);
+        const hidden = await request(harness.app)
+          .post('/api/v1/enquiries')
+          .send(validEnquiry({ fullName: 'Jane \u202eenitsuA' }))
+          .expect(400);
         expect(hidden.body.fields.fullName).toMatch(/^Full name contains invisible or control characters/);
       });
 
@@ -222,7 +239,10 @@ for (const storeVariant of storeVariants()) {
         const harness = await setup();
         const body = validEnquiry();
         const first = await request(harness.app).post('/api/v1/enquiries').send(body).expect(202);
-        const again = await request(harness.app).post('/api/v1/enquiries').send({ ...body, elapsedMs: body.elapsedMs + 4000 }).expect(202);
+        const again = await request(harness.app)
+          .post('/api/v1/enquiries')
+          .send({ ...body, elapsedMs: body.elapsedMs + 4000 })
+          .expect(202);
         expect(again.body).toEqual(first.body);
         // Case and surrounding space do not make it a different enquiry either.
         await request(harness.app)
@@ -237,7 +257,10 @@ for (const storeVariant of storeVariants()) {
         const harness = await setup();
         const body = validEnquiry();
         await request(harness.app).post('/api/v1/enquiries').send(body).expect(202);
-        const response = await request(harness.app).post('/api/v1/enquiries').send({ ...body, message: 'Something else entirely' }).expect(409);
+        const response = await request(harness.app)
+          .post('/api/v1/enquiries')
+          .send({ ...body, message: 'Something else entirely' })
+          .expect(409);
         expect(response.body.error).toBe('conflict');
         expect(response.body.fields).toHaveProperty('originalId');
         expect((await harness.service.outbox.get(body.originalId))!.payload!.message).toBe(body.message);
@@ -257,7 +280,11 @@ for (const storeVariant of storeVariants()) {
         const harness = await setup();
         const originalId = randomUUID();
         const responses = await Promise.all(
-          Array.from({ length: 6 }, (_, index) => request(harness.app).post('/api/v1/enquiries').send(validEnquiry({ originalId, message: `Version ${index}` }))),
+          Array.from({ length: 6 }, (_, index) =>
+            request(harness.app)
+              .post('/api/v1/enquiries')
+              .send(validEnquiry({ originalId, message: `Version ${index}` })),
+          ),
         );
         const statuses = responses.map((response) => response.status).sort();
         expect(statuses).toEqual([202, 409, 409, 409, 409, 409]);
@@ -317,7 +344,9 @@ for (const storeVariant of storeVariants()) {
 
         await request(harness.app).get(`/api/v1/enquiries/${randomUUID()}`).expect(404);
         await request(harness.app).get('/api/v1/enquiries/not-a-uuid').expect(404);
-        await request(harness.app).get(`/api/v1/enquiries/${encodeURIComponent("' OR 1=1 --")}`).expect(404);
+        await request(harness.app)
+          .get(`/api/v1/enquiries/${encodeURIComponent("' OR 1=1 --")}`)
+          .expect(404);
       });
     });
 
@@ -340,7 +369,11 @@ for (const storeVariant of storeVariants()) {
         const own = await request(harness.app).post('/api/v1/enquiries').set('Origin', 'http://relay.local:8787').send(validEnquiry());
         expect(own.status).toBe(202);
         // A forged Host does not make the attacker's origin the relay's own.
-        const forged = await request(harness.app).post('/api/v1/enquiries').set('Host', 'evil.example').set('Origin', 'http://evil.example').send(validEnquiry());
+        const forged = await request(harness.app)
+          .post('/api/v1/enquiries')
+          .set('Host', 'evil.example')
+          .set('Origin', 'http://evil.example')
+          .send(validEnquiry());
         expect(forged.status).toBe(403);
 
         for (const origin of ['https://evil.example', 'https://agency.example.evil.example', 'null']) {
@@ -415,11 +448,17 @@ for (const storeVariant of storeVariants()) {
         now = evening;
         // Two clients spend it; a third, new client is refused with the reason and the wait.
         await request(harness.app).post('/api/v1/enquiries').set('X-Forwarded-For', '192.0.2.2').send(validEnquiry()).expect(202);
-        await request(harness.app).post('/api/v1/enquiries').set('X-Forwarded-For', '192.0.2.3').send(validEnquiry({ website: 'http://spam.example' })).expect(202);
+        await request(harness.app)
+          .post('/api/v1/enquiries')
+          .set('X-Forwarded-For', '192.0.2.3')
+          .send(validEnquiry({ website: 'http://spam.example' }))
+          .expect(202);
         await request(harness.app).post('/api/v1/enquiries').set('X-Forwarded-For', '192.0.2.3').send(validEnquiry()).expect(202);
         const refused = await request(harness.app).post('/api/v1/enquiries').set('X-Forwarded-For', '192.0.2.4').send(validEnquiry()).expect(429);
         expect(refused.body.error).toBe('daily_budget');
-        expect(refused.body.message).toMatch(/^The agency has taken all the enquiries it can through this form today; try again after 00:00 UTC \(in 2 h 30 min\)/);
+        expect(refused.body.message).toMatch(
+          /^The agency has taken all the enquiries it can through this form today; try again after 00:00 UTC \(in 2 h 30 min\)/,
+        );
         expect(refused.headers['retry-after']).toBe(String(150 * 60));
         expect(await rowCount(harness)).toBe(4);
 

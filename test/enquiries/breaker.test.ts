@@ -4,7 +4,11 @@ import { CircuitBreaker, DEFAULT_BREAKER_SETTINGS, type BreakerChange, type Brea
 function rig(settings: Partial<BreakerSettings> = {}) {
   let clock = 1_000_000;
   const changes: BreakerChange[] = [];
-  const breaker = new CircuitBreaker({ ...DEFAULT_BREAKER_SETTINGS, cooldownMs: 10_000, ...settings }, () => clock, (change) => changes.push(change));
+  const breaker = new CircuitBreaker(
+    { ...DEFAULT_BREAKER_SETTINGS, cooldownMs: 10_000, ...settings },
+    () => clock,
+    (change) => changes.push(change),
+  );
   return {
     breaker,
     changes,
@@ -60,7 +64,7 @@ describe('circuit breaker', () => {
   it('stays closed under a CRM failing a third of requests (the issue 9 profile), seeded over 2,000 deliveries', () => {
     const { breaker, send, advance } = rig();
     let seed = 42;
-    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
     let refused = 0;
     for (let index = 0; index < 2_000; index++) {
       if (!send(random() >= 0.35)) refused++;

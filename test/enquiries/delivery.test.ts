@@ -205,7 +205,7 @@ for (const storeVariant of storeVariants()) {
         expect(sim.state.counters.requestsByEndpoint['GET /enquiries']).toBe(2);
       });
 
-      it('429s past the client\'s own retries: retried later without a look-up (a 429 proves nothing was stored)', async () => {
+      it("429s past the client's own retries: retried later without a look-up (a 429 proves nothing was stored)", async () => {
         const harness = await setup();
         const listing = await saleListing(harness);
         const body = validEnquiry({ listingId: listing.id });
@@ -311,7 +311,7 @@ for (const storeVariant of storeVariants()) {
         // Every one exactly once, though several POSTs got a 503 whose outcome was unknown.
         const ids = posted().map((enquiry) => enquiry.originalId);
         expect([...ids].sort()).toEqual(bodies.map((body) => body.originalId).sort());
-        expect((await harness.service.outbox.counts())).toMatchObject({ queued: 0, delivered: 10, dead: 0 });
+        expect(await harness.service.outbox.counts()).toMatchObject({ queued: 0, delivered: 10, dead: 0 });
       });
 
       it('a CRM 400 dead-letters at once with the CRM message, visible to the operator', async () => {
@@ -445,9 +445,11 @@ for (const storeVariant of storeVariants()) {
         await post(first, landed);
         await post(first, lost);
         // As the worker does just before sending, and then the process dies: one POST landed, one never left.
-        for (const body of [landed, lost]) (await first.service.outbox.startSending(body.originalId, clock));
+        for (const body of [landed, lost]) await first.service.outbox.startSending(body.originalId, clock);
         const entry = (await first.service.outbox.get(landed.originalId))!;
-        await first.crm.addEnquiry(toAddEnquiry(entry.payload!, destinationOf(entry.target), { source: 'OFFICEWEBSITE', acceptedAt: new Date(entry.acceptedAt) }));
+        await first.crm.addEnquiry(
+          toAddEnquiry(entry.payload!, destinationOf(entry.target), { source: 'OFFICEWEBSITE', acceptedAt: new Date(entry.acceptedAt) }),
+        );
         expect(posted()).toHaveLength(1);
 
         // The restarted relay: a new service on the same store.
@@ -467,9 +469,13 @@ for (const storeVariant of storeVariants()) {
           settings: { ...restartedConfig.enquiries, reconcileDelayMs: 0 },
         });
         await restarted.worker.drain();
-        expect((await restarted.outbox.get(landed.originalId))).toMatchObject({ status: 'delivered', foundByReconcile: true });
-        expect((await restarted.outbox.get(lost.originalId))).toMatchObject({ status: 'delivered', foundByReconcile: false });
-        expect(posted().map((enquiry) => enquiry.originalId).sort()).toEqual([landed.originalId, lost.originalId].sort());
+        expect(await restarted.outbox.get(landed.originalId)).toMatchObject({ status: 'delivered', foundByReconcile: true });
+        expect(await restarted.outbox.get(lost.originalId)).toMatchObject({ status: 'delivered', foundByReconcile: false });
+        expect(
+          posted()
+            .map((enquiry) => enquiry.originalId)
+            .sort(),
+        ).toEqual([landed.originalId, lost.originalId].sort());
         expect(sim.state.counters.requestsByEndpoint['POST /enquiries']).toBe(2);
       });
     });
@@ -504,7 +510,7 @@ for (const storeVariant of storeVariants()) {
         await post(harness, body);
         sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 400, times: 1 }]);
         await harness.service.worker.drain();
-        expect((await harness.service.outbox.get(body.originalId))).toMatchObject({ status: 'dead' });
+        expect(await harness.service.outbox.get(body.originalId)).toMatchObject({ status: 'dead' });
         advance(29 * 24 * 60 * 60_000);
         await harness.service.worker.drain();
         expect((await harness.service.outbox.get(body.originalId))!.payload).not.toBeNull();

@@ -58,7 +58,7 @@ describe('erasure of personal data', () => {
     // The scan finds what is there: before erasure the marker is on disk, many times.
     expect(files.reduce((sum, file) => sum + occurrences(file), 0)).toBeGreaterThan(80);
 
-    expect((await outbox.eraseDelivered(10_000, 10_000))).toBe(80);
+    expect(await outbox.eraseDelivered(10_000, 10_000)).toBe(80);
     expect(tablesOf(store).prepare('SELECT COUNT(*) FROM enquiry_outbox WHERE payload IS NOT NULL').pluck().get()).toBe(0);
 
     const found = Object.fromEntries(files.map((file) => [file.slice(dir.length), occurrences(file)]));

@@ -21,7 +21,10 @@ describe('outbox destination migration', () => {
   it('keeps the resolved life, user and reference of every stored enquiry, and unresolved ones unresolved', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'estate-outbox-migration-'));
     dirs.push(dir);
-    const old = openStore(dir, migrations.filter((migration) => migration.id < '070'));
+    const old = openStore(
+      dir,
+      migrations.filter((migration) => migration.id < '070'),
+    );
     const insert = tablesOf(old).prepare(
       `INSERT INTO enquiry_outbox (original_id, fingerprint, status, accepted_at, listing_id, agent_id, sale_life_id, lease_life_id, user_id, property_reference, payload, window_start)
        VALUES (?, 'f', 'queued', 1, ?, ?, ?, ?, ?, ?, ?, 1)`,
@@ -37,7 +40,13 @@ describe('outbox destination migration', () => {
     const store = openStore(dir);
     try {
       const sink = crmLeadSink(
-        createCrmClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k', accessToken: 't', limiter: new RequestLimiter({ store, requestsPerSecond: 1, dailyLimit: 1 }), log: silentLogger }),
+        createCrmClient({
+          baseUrl: 'http://127.0.0.1:9',
+          apiKey: 'k',
+          accessToken: 't',
+          limiter: new RequestLimiter({ store, requestsPerSecond: 1, dailyLimit: 1 }),
+          log: silentLogger,
+        }),
         { source: 'OFFICEWEBSITE' },
       );
       const outbox = new EnquiryOutbox(store);

@@ -22,9 +22,11 @@ for (const variant of storeVariants()) {
 
     it('accepts an enquiry from the demo page origin and delivers it to the CRM in the background', { timeout: 60_000 }, async () => {
       const crm = relay.simulator!;
-      const listings = (await (await fetch(`${crm.baseUrl}/properties/residential/sale/available?pagesize=5`, {
-        headers: { 'X-Api-Key': relay.config.crm.apiKey!, Authorization: `Bearer ${relay.config.crm.accessToken}` },
-      })).json()) as { items: Array<{ id: number; saleLifeId: number }> };
+      const listings = (await (
+        await fetch(`${crm.baseUrl}/properties/residential/sale/available?pagesize=5`, {
+          headers: { 'X-Api-Key': relay.config.crm.apiKey!, Authorization: `Bearer ${relay.config.crm.accessToken}` },
+        })
+      ).json()) as { items: Array<{ id: number; saleLifeId: number }> };
       const listing = listings.items[0]!;
       const originalId = randomUUID();
       const response = await fetch(`${relay.url}/api/v1/enquiries`, {

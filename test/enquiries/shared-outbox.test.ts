@@ -44,7 +44,6 @@ async function saleListingId(harness: EnquiryHarness): Promise<number> {
   return page.items.find((item) => item.saleLifeId != null)!.id;
 }
 
-
 const postedIds = () => sim.state.postedEnquiries().map((enquiry) => enquiry.originalId);
 
 describe.skipIf(skipped)(`two relays on one PostgreSQL outbox${skipped ? ` (SKIPPED: ${skipped})` : ''}`, () => {
@@ -56,7 +55,11 @@ describe.skipIf(skipped)(`two relays on one PostgreSQL outbox${skipped ? ` (SKIP
     const listingId = await saleListingId(first);
     const bodies = Array.from({ length: 30 }, () => validEnquiry({ listingId }));
     // Accepted through either relay, as a load balancer would spread them.
-    for (const [index, body] of bodies.entries()) await request((index % 2 ? second : first).app).post('/api/v1/enquiries').send(body).expect(202);
+    for (const [index, body] of bodies.entries())
+      await request((index % 2 ? second : first).app)
+        .post('/api/v1/enquiries')
+        .send(body)
+        .expect(202);
     // Slow enough that both workers' claims overlap in time.
     sim.state.faults.set([{ match: 'POST /enquiries', latencyMs: 40 }]);
 

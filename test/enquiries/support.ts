@@ -98,20 +98,27 @@ export async function enquiryHarness(options: HarnessOptions = {}): Promise<Enqu
   if (env.DATABASE_URL) await attachPostgres(store, env.DATABASE_URL);
   const log = options.log ?? silentLogger;
   const crmTarget = options.crm ?? { baseUrl: 'http://127.0.0.1:9/api/v1.3', apiKey: 'unused', accessToken: 'unused' };
-  const crm = createCrmClient({ ...crmTarget, limiter: new RequestLimiter({ store, requestsPerSecond: 10, dailyLimit: 10_000 }), log, timeoutMs: options.crmTimeoutMs ?? 2000, backoffBaseMs: 20 });
+  const crm = createCrmClient({
+    ...crmTarget,
+    limiter: new RequestLimiter({ store, requestsPerSecond: 10, dailyLimit: 10_000 }),
+    log,
+    timeoutMs: options.crmTimeoutMs ?? 2000,
+    backoffBaseMs: 20,
+  });
   const service = createEnquiryService({
     store,
     log,
     sink: crmLeadSink(crm, { source: options.settings?.source ?? config.enquiries.source }),
     sinkTargets: crmEnquiryTargets(crm, { log }),
-    targets:
-      options.targets === 'crm'
-        ? crmEnquiryTargets(crm, { log })
-        : (options.targets ?? staticEnquiryTargets(LISTINGS, AGENTS)),
+    targets: options.targets === 'crm' ? crmEnquiryTargets(crm, { log }) : (options.targets ?? staticEnquiryTargets(LISTINGS, AGENTS)),
     settings: { ...config.enquiries, ...options.settings },
     now: options.now,
   });
-  const app = createApp({ config, storeAnswers: () => storeAnswers(store), log, features: [
+  const app = createApp({
+    config,
+    storeAnswers: () => storeAnswers(store),
+    log,
+    features: [
       enquiriesFeature(service, {
         allowedOrigins: config.http.allowedOrigins,
         ownOrigins: publicOrigins(config),
@@ -119,7 +126,9 @@ export async function enquiryHarness(options: HarnessOptions = {}): Promise<Enqu
         log,
         now: options.now,
       }),
-    ], demoDir: null });
+    ],
+    demoDir: null,
+  });
   return {
     app,
     service,

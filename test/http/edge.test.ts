@@ -42,7 +42,18 @@ describe('routing and /metrics', () => {
   it('is strict and case-sensitive: another spelling of a route is a 404', async () => {
     expect((await fetch(`${relay.url}/metrics`)).status).toBe(200);
     expect((await fetch(`${relay.url}/healthz`)).status).toBe(200);
-    for (const path of ['/METRICS', '/Metrics', '/metrics/', '/metrics//', '/healthz/', '/HEALTHZ', '/api/v1/listings/', '/API/v1/listings', '/api/v1/agents/', '/Widget.js']) {
+    for (const path of [
+      '/METRICS',
+      '/Metrics',
+      '/metrics/',
+      '/metrics//',
+      '/healthz/',
+      '/HEALTHZ',
+      '/api/v1/listings/',
+      '/API/v1/listings',
+      '/api/v1/agents/',
+      '/Widget.js',
+    ]) {
       const response = await fetch(`${relay.url}${path}`);
       expect(response.status, path).toBe(404);
       expect(await response.text(), path).not.toContain('estate_enquir');
@@ -81,7 +92,8 @@ describe('the demo site', () => {
   });
 
   it('is mounted in demo mode only', async () => {
-    const app = (env: Record<string, string>) => createApp({ config: loadConfig(env), storeAnswers: () => storeAnswers(store), log: silentLogger, demoDir: join(dir, 'demo'), widgetDir: dir });
+    const app = (env: Record<string, string>) =>
+      createApp({ config: loadConfig(env), storeAnswers: () => storeAnswers(store), log: silentLogger, demoDir: join(dir, 'demo'), widgetDir: dir });
     expect((await supertest(app({})).get('/')).text).toContain('Demo agency');
     const production = app({ CRM_BASE_URL: 'https://crm.example/api/v1.3', CRM_API_KEY: 'k', CRM_ACCESS_TOKEN: 't', PUBLIC_URL: 'https://relay.example' });
     expect((await supertest(production).get('/')).status).toBe(404);

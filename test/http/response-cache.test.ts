@@ -37,9 +37,7 @@ describe('replay of recorded answers, before Express', () => {
       if (req.get('Origin') === 'https://refused.example') return void res.status(403).json({ error: 'origin_refused' });
       if (req.get('Origin')) res.set('Access-Control-Allow-Origin', req.get('Origin'));
       res.set('X-Age', String(age)).type('application/json');
-      sendEncoded(req, res, body, (bytes) =>
-        replay.remember(req, res, body, bytes, { isCurrent: () => current, refresh: () => ({ 'x-age': String(age) }) }),
-      );
+      sendEncoded(req, res, body, (bytes) => replay.remember(req, res, body, bytes, { isCurrent: () => current, refresh: () => ({ 'x-age': String(age) }) }));
     });
     server = createServer((req, res) => {
       if (!replay.answer(req, res)) app(req, res);

@@ -5,9 +5,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestRelay } from '../support/relay-fixture.ts';
-import {
-  cardIds, relayAddressPlugin, fillEnquiry, projectRoot, startHostSiteRig, viteBuild, watchedPage, type HostSiteRig,
-} from '../support/browser.ts';
+import { cardIds, relayAddressPlugin, fillEnquiry, projectRoot, startHostSiteRig, viteBuild, watchedPage, type HostSiteRig } from '../support/browser.ts';
 
 let rig: HostSiteRig;
 let relay: TestRelay;
@@ -35,7 +33,10 @@ afterAll(async () => {
 describe('React 19', () => {
   it('passes attributes and properties, and hears events through onestate-… props', async () => {
     const sale = await rig.listingsPage('type=sale&pageSize=3');
-    await page.getByTestId('loaded').filter({ hasText: `3 of ${sale.total}` }).waitFor();
+    await page
+      .getByTestId('loaded')
+      .filter({ hasText: `3 of ${sale.total}` })
+      .waitFor();
     const listings = page.locator('#by-attributes estate-listings');
     expect(await cardIds(listings)).toEqual(sale.items.map((item) => item.id));
     // `page-size` (no such property) went as an attribute; `type` (a property of the element) was
@@ -65,7 +66,10 @@ describe('React 19', () => {
     const form = page.locator('#detail estate-enquiry');
     await fillEnquiry(form, 'Is the open home on Saturday still on?');
     await form.getByRole('button', { name: 'Send enquiry' }).click();
-    await page.getByTestId('sent').filter({ hasText: /^[0-9a-f-]{36}$/ }).waitFor();
+    await page
+      .getByTestId('sent')
+      .filter({ hasText: /^[0-9a-f-]{36}$/ })
+      .waitFor();
     const originalId = await page.getByTestId('sent').textContent();
     const status = await fetch(`${relay.url}/api/v1/enquiries/${originalId}`);
     expect(status.status).toBe(200);

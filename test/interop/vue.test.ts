@@ -41,7 +41,10 @@ afterAll(async () => {
 describe('Vue 3', () => {
   it('binds attributes and properties, and hears events through @estate-… listeners', async () => {
     const sale = await rig.listingsPage('type=sale&pageSize=3');
-    await page.getByTestId('loaded').filter({ hasText: `3 of ${sale.total}` }).waitFor();
+    await page
+      .getByTestId('loaded')
+      .filter({ hasText: `3 of ${sale.total}` })
+      .waitFor();
     const listings = page.locator('#by-attributes estate-listings');
     expect(await cardIds(listings)).toEqual(sale.items.map((item) => item.id));
     expect(
@@ -69,7 +72,10 @@ describe('Vue 3', () => {
     const form = page.locator('#detail estate-enquiry');
     await fillEnquiry(form, 'Could we see it on Thursday evening?');
     await form.getByRole('button', { name: 'Send enquiry' }).click();
-    await page.getByTestId('sent').filter({ hasText: /^[0-9a-f-]{36}$/ }).waitFor();
+    await page
+      .getByTestId('sent')
+      .filter({ hasText: /^[0-9a-f-]{36}$/ })
+      .waitFor();
     const originalId = await page.getByTestId('sent').textContent();
     const status = await fetch(`${relay.url}/api/v1/enquiries/${originalId}`);
     expect(status.status).toBe(200);

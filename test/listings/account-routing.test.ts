@@ -48,7 +48,12 @@ describe('webhooks routed by the agency account id', () => {
       body,
     });
   const event = (propertyId: number, accountid?: number) =>
-    JSON.stringify({ event: 'property.update', data: { id: propertyId }, ...(accountid === undefined ? {} : { accountid }), timestamp: new Date().toISOString() });
+    JSON.stringify({
+      event: 'property.update',
+      data: { id: propertyId },
+      ...(accountid === undefined ? {} : { accountid }),
+      timestamp: new Date().toISOString(),
+    });
   const pending = () => tablesOf(relay.store).prepare('SELECT COUNT(*) FROM crm_change_queue').pluck().get() as number;
   const metrics = async () => (await rig.get('/metrics')).text;
   /** A published residential sale of one account with one life (its webhook names the property). */
@@ -62,7 +67,7 @@ describe('webhooks routed by the agency account id', () => {
         account.listingsOfProperty(listing.id).length === 1,
     )!;
 
-  it('before the account id is known, every verified event is taken as this agency\'s (as before)', async () => {
+  it("before the account id is known, every verified event is taken as this agency's (as before)", async () => {
     expect(relay.listings.account.id).toBeUndefined();
     const response = await post(event(saleOf(own).id, other.accountId));
     expect(response.status).toBe(202);
@@ -72,7 +77,10 @@ describe('webhooks routed by the agency account id', () => {
   it('learns the account id from the CRM at start with one request, and remembers it in the store', async () => {
     const before = rig.crmRequests();
     relay.listings.account.start();
-    const learned = await until(() => relay.listings.account.id, (id) => id !== undefined);
+    const learned = await until(
+      () => relay.listings.account.id,
+      (id) => id !== undefined,
+    );
     expect(learned).toBe(String(own.accountId));
     expect(rig.crmRequests() - before).toBe(1);
     const status = collectStatus(relay.config.dataDir, relay.config.crm.dailyLimit);
@@ -90,7 +98,10 @@ describe('webhooks routed by the agency account id', () => {
 
     other.changeListing(theirs.id, { fields: { heading: 'Another agency’s change' } }, theirs.market);
     // Delivered and answered 2xx (the simulator counts a non-2xx answer as failed).
-    await until(() => rig.sim.key.webhooks.countsOf(other.accountId).sent, (sent) => sent > sentBefore);
+    await until(
+      () => rig.sim.key.webhooks.countsOf(other.accountId).sent,
+      (sent) => sent > sentBefore,
+    );
     expect(rig.sim.key.webhooks.countsOf(other.accountId)).toMatchObject({ sent: sentBefore + 1, failed: 0 });
     expect(relay.listings.webhookCounts.otherAccount).toBe(countedBefore + 1);
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -109,24 +120,35 @@ describe('webhooks routed by the agency account id', () => {
   it('a change in its own account still applies', async () => {
     const ours = saleOf(own);
     own.changeListing(ours.id, { fields: { heading: 'Our own change' } }, 'sale');
-    const detail = await until(() => rig.get(`/api/v1/listings/${publicListingId(ours)}`), (answer) => answer.body?.heading === 'Our own change');
+    const detail = await until(
+      () => rig.get(`/api/v1/listings/${publicListingId(ours)}`),
+      (answer) => answer.body?.heading === 'Our own change',
+    );
     expect(detail.body.heading).toBe('Our own change');
   });
 
-  it('an event naming no account is taken as this agency\'s, as before', async () => {
+  it("an event naming no account is taken as this agency's, as before", async () => {
     // The simulator always names one; the CRM's docs do not promise it. Sent by hand, so webhooks off.
     const ours = saleOf(own);
     rig.sim.state.webhooks.configure({ url: null });
     own.changeListing(ours.id, { fields: { heading: 'Unnamed account change' } }, 'sale');
     const response = await post(event(ours.id));
     expect(response.status).toBe(202);
-    const detail = await until(() => rig.get(`/api/v1/listings/${publicListingId(ours)}`), (answer) => answer.body?.heading === 'Unnamed account change');
+    const detail = await until(
+      () => rig.get(`/api/v1/listings/${publicListingId(ours)}`),
+      (answer) => answer.body?.heading === 'Unnamed account change',
+    );
     expect(detail.body.heading).toBe('Unnamed account change');
   });
 
   it('a failed look-up is tried again later; until then events are taken as ours', async () => {
     const logged: string[] = [];
-    const log = { ...silentLogger, child: () => log, info: (_: unknown, message: string) => logged.push(message), warn: (_: unknown, message: string) => logged.push(message) } as unknown as typeof silentLogger;
+    const log = {
+      ...silentLogger,
+      child: () => log,
+      info: (_: unknown, message: string) => logged.push(message),
+      warn: (_: unknown, message: string) => logged.push(message),
+    } as unknown as typeof silentLogger;
     let remembered: string | undefined;
     const account = new AgencyAccount({
       store: { ownAccount: () => remembered, rememberAccount: (id) => (remembered = id), accountChecks: () => undefined },
@@ -138,10 +160,17 @@ describe('webhooks routed by the agency account id', () => {
     own.faults.add({ match: 'GET /account', errorRate: 1, errorStatus: 403, times: 1 });
     account.start();
     try {
-      await until(() => logged.length, (count) => count > 0);
+      await until(
+        () => logged.length,
+        (count) => count > 0,
+      );
       expect(logged[0]).toMatch(/could not learn the agency's account id .*every verified webhook is taken as this agency's/);
       expect(account.isOther(String(other.accountId))).toBe(false);
-      const learned = await until(() => account.id, (id) => id !== undefined, 3_000);
+      const learned = await until(
+        () => account.id,
+        (id) => id !== undefined,
+        3_000,
+      );
       expect(learned).toBe(String(own.accountId));
       expect(remembered).toBe(String(own.accountId));
       expect(account.isOther(String(other.accountId))).toBe(true);

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/runtime/config.ts';
 import { crmListShape } from '../../server/crm/listing-source.ts';
-import { AgenciesBudgetRefusedError, assertAgenciesBudget, describeAgenciesPlan, planAgencies, planBudget, type AgencyToPlan } from '../../server/listings/budget.ts';
+import {
+  AgenciesBudgetRefusedError,
+  assertAgenciesBudget,
+  describeAgenciesPlan,
+  planAgencies,
+  planBudget,
+  type AgencyToPlan,
+} from '../../server/listings/budget.ts';
 
 const CRM = { CRM_BASE_URL: 'http://127.0.0.1:9/api/v1.3', CRM_API_KEY: 'key', CRM_ACCESS_TOKEN: 'token', PUBLIC_URL: 'https://relay.agency.test' };
 const config = loadConfig({ ...CRM });

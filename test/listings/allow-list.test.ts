@@ -9,12 +9,30 @@ import { allListingIds, startListingRig, type ListingRig } from './rig.ts';
  * found nowhere else; after a sync, no response and no served file may contain any of them.
  */
 const CONFIDENTIAL_LISTING_TEXT = [
-  'internalRemarks', 'tenantName', 'tenantEmail', 'tenantPhone', 'tenancyDetails', 'legalDescription', 'folioNumber',
-  'volumeNumber', 'lotNumber', 'certificateOfTitle', 'contractNumber', 'zoning', 'corelogicId',
+  'internalRemarks',
+  'tenantName',
+  'tenantEmail',
+  'tenantPhone',
+  'tenancyDetails',
+  'legalDescription',
+  'folioNumber',
+  'volumeNumber',
+  'lotNumber',
+  'certificateOfTitle',
+  'contractNumber',
+  'zoning',
+  'corelogicId',
 ] as const;
 const CONFIDENTIAL_LISTING_NUMBERS = [
-  'sellingFeePercent', 'sellingFeeFixed', 'agentPriceOpinion', 'agentPriceOpinionUpper', 'vpa', 'bondPrice', 'landValue',
-  'outgoingsPerAnnum', 'expenditureLimit',
+  'sellingFeePercent',
+  'sellingFeeFixed',
+  'agentPriceOpinion',
+  'agentPriceOpinionUpper',
+  'vpa',
+  'bondPrice',
+  'landValue',
+  'outgoingsPerAnnum',
+  'expenditureLimit',
 ] as const;
 const CONFIDENTIAL_SALE_DETAILS = ['grossCommissionExcGST', 'netIncomeIntoOfficeExcGST', 'netIncomeLessOfficeDeductionsExcGST', 'salePrice'] as const;
 const CONFIDENTIAL_USER_TEXT = ['username', 'lastLogin', 'role', 'signature'] as const;
@@ -115,7 +133,21 @@ describe('public fields only', () => {
         if (text.includes(value)) throw new Error(`${path} contains the planted confidential value ${value}`);
       }
       // Nor the field names themselves (nothing was copied wholesale).
-      for (const name of ['internalRemarks', 'tenant', 'sellingFee', 'vpa', 'agentPriceOpinion', 'saleDetails', 'commission', 'username', 'permissions', 'lastLogin', 'adminAccess', 'searchPrice', 'folioNumber']) {
+      for (const name of [
+        'internalRemarks',
+        'tenant',
+        'sellingFee',
+        'vpa',
+        'agentPriceOpinion',
+        'saleDetails',
+        'commission',
+        'username',
+        'permissions',
+        'lastLogin',
+        'adminAccess',
+        'searchPrice',
+        'folioNumber',
+      ]) {
         expect(text, `${path} names ${name}`).not.toContain(name);
       }
     }
@@ -124,7 +156,9 @@ describe('public fields only', () => {
   it('where enquiries go (the lead destination, the CRM life and user ids in it) never leaves the relay', async () => {
     const responses = await everyResponse();
     const ids = await allListingIds(rig);
-    const tokens = ids.map((id) => rig.relay.listings.listingTarget(id)?.destination).filter((token): token is NonNullable<typeof token> => typeof token === 'string');
+    const tokens = ids
+      .map((id) => rig.relay.listings.listingTarget(id)?.destination)
+      .filter((token): token is NonNullable<typeof token> => typeof token === 'string');
     expect(tokens.length).toBe(ids.length);
     for (const { path, text } of responses) {
       for (const name of ['leadDestination', 'lead_destination', 'destination', 'LifeId', 'life_id', 'userId', 'propertyReference']) {
@@ -167,7 +201,10 @@ describe('public fields only', () => {
         expect(text).not.toContain(`"id":${staff.id}`);
       }
     }
-    const mirroredPortraits = rig.relay.listings.mirror.photosOf('agent', hiddenStaff.map((staff) => staff.id));
+    const mirroredPortraits = rig.relay.listings.mirror.photosOf(
+      'agent',
+      hiddenStaff.map((staff) => staff.id),
+    );
     expect(mirroredPortraits.size).toBe(0);
     expect(rig.relay.listings.agentTarget(hiddenStaff[0].id)).toBeUndefined();
     expect(decodeDestination(rig.relay.listings.agentTarget(agents[0].id)!.destination)).toMatchObject({ userId: agents[0].id });

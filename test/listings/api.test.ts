@@ -180,7 +180,11 @@ describe('listing API (answers from the cache only)', () => {
     expect(detail.features).toEqual(expect.any(Array));
 
     const auctioned = rig.sim.state.listings.find(
-      (listing) => listing.publishedToWeb !== null && listing.status === 'listing' && listing.propertyClass === 'residential' && (listing.fields.auctionDetails as { dateTime: string | null } | undefined)?.dateTime,
+      (listing) =>
+        listing.publishedToWeb !== null &&
+        listing.status === 'listing' &&
+        listing.propertyClass === 'residential' &&
+        (listing.fields.auctionDetails as { dateTime: string | null } | undefined)?.dateTime,
     );
     if (auctioned) {
       const auction = (await rig.get<ListingDetail>(`/api/v1/listings/${auctioned.id}`)).body;

@@ -54,9 +54,17 @@ describe('CRM budget planner', () => {
     expect(planBudget({ ...config, listings: { ...config.listings, syncIntervalMinutes: suggested } }, crmListShape(config), noSizes).fits).toBe(true);
     expect(planBudget({ ...config, listings: { ...config.listings, syncIntervalMinutes: suggested - 0.02 } }, crmListShape(config), noSizes).fits).toBe(false);
 
-    const polls = planBudget(loadConfig({ ...CRM, LIST_POLL_MINUTES: '1', LISTING_CLASSES: 'residential,commercial,land,rural' }), crmListShape(loadConfig({ ...CRM, LIST_POLL_MINUTES: '1', LISTING_CLASSES: 'residential,commercial,land,rural' })), noSizes);
+    const polls = planBudget(
+      loadConfig({ ...CRM, LIST_POLL_MINUTES: '1', LISTING_CLASSES: 'residential,commercial,land,rural' }),
+      crmListShape(loadConfig({ ...CRM, LIST_POLL_MINUTES: '1', LISTING_CLASSES: 'residential,commercial,land,rural' })),
+      noSizes,
+    );
     expect(polls.setting).toBe('LIST_POLL_MINUTES');
-    const webhooks = planBudget(loadConfig({ ...CRM, WEBHOOK_DAILY_REFRESHES: '6000' }), crmListShape(loadConfig({ ...CRM, WEBHOOK_DAILY_REFRESHES: '6000' })), noSizes);
+    const webhooks = planBudget(
+      loadConfig({ ...CRM, WEBHOOK_DAILY_REFRESHES: '6000' }),
+      crmListShape(loadConfig({ ...CRM, WEBHOOK_DAILY_REFRESHES: '6000' })),
+      noSizes,
+    );
     expect(webhooks.setting).toBe('WEBHOOK_DAILY_REFRESHES');
     const share = planBudget(loadConfig({ ...CRM, CRM_BUDGET_SHARE: '0.05' }), crmListShape(loadConfig({ ...CRM, CRM_BUDGET_SHARE: '0.05' })), noSizes);
     expect(share.fits).toBe(false);

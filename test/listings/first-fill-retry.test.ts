@@ -21,7 +21,14 @@ describe('a failed first fill', () => {
     rig.sim.state.faults.add({ match: 'GET /properties/residential/sale/available', errorRate: 1, errorStatus: 400, times: 2 });
     const { relay } = rig;
     const source = crmListingSource({ client: relay.crm, config: relay.config });
-    sync = new ListingSync({ source, cache: relay.listings.cache, mirror: relay.listings.mirror, log: silentLogger, config: relay.config, firstFillRetryMs: 300 });
+    sync = new ListingSync({
+      source,
+      cache: relay.listings.cache,
+      mirror: relay.listings.mirror,
+      log: silentLogger,
+      config: relay.config,
+      firstFillRetryMs: 300,
+    });
     expect(relay.config.listings.listPollMinutes).toBe(60);
 
     const started = Date.now();

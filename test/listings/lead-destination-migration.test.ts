@@ -18,7 +18,10 @@ describe('migration 100: the listing cache stores a lead destination', () => {
   it("turns each listing's own life id (and each agent) into the token the adapter makes, and drops the life id columns", () => {
     const dir = mkdtempSync(join(tmpdir(), 'estate-lead-destination-'));
     dirs.push(dir);
-    const before = openStore(dir, migrations.filter((migration) => migration.id < '100'));
+    const before = openStore(
+      dir,
+      migrations.filter((migration) => migration.id < '100'),
+    );
     const db = tablesOf(before);
     const row = db.prepare(
       `INSERT INTO listings (id, property_id, source, type, status, sale_life_id, lease_life_id, reference, public_json, synced_at)

@@ -60,12 +60,18 @@ describe('a property for sale and for lease at once', () => {
     expect(old.body.id).toBe(saleId);
   });
 
-  it('an enquiry about each carries that listing\'s life only', async () => {
+  it("an enquiry about each carries that listing's life only", async () => {
     const sale = rig.sim.state.listing(propertyId, 'sale')!;
     const lease = rig.sim.state.listing(propertyId, 'lease')!;
     // The destinations are the CRM adapter's tokens: only it (and this test) reads them.
-    expect(decodeDestination((await rig.relay.listings.enquiryTargets.listing(saleId))!.destination)).toMatchObject({ saleLifeId: sale.lifeId, leaseLifeId: null });
-    expect(decodeDestination((await rig.relay.listings.enquiryTargets.listing(leaseId))!.destination)).toMatchObject({ saleLifeId: null, leaseLifeId: lease.lifeId });
+    expect(decodeDestination((await rig.relay.listings.enquiryTargets.listing(saleId))!.destination)).toMatchObject({
+      saleLifeId: sale.lifeId,
+      leaseLifeId: null,
+    });
+    expect(decodeDestination((await rig.relay.listings.enquiryTargets.listing(leaseId))!.destination)).toMatchObject({
+      saleLifeId: null,
+      leaseLifeId: lease.lifeId,
+    });
   });
 
   it('the lease leaving its list removes the lease listing only; the sale keeps its photos', async () => {
@@ -84,7 +90,10 @@ describe('migration 040: the cache keyed by life', () => {
   it('moves an existing cache to listing ids without losing rows, agent links or mirrored photos', () => {
     const dir = mkdtempSync(join(tmpdir(), 'estate-lives-'));
     try {
-      const before = openStore(dir, migrations.filter((migration) => migration.id < '040'));
+      const before = openStore(
+        dir,
+        migrations.filter((migration) => migration.id < '040'),
+      );
       const db = tablesOf(before);
       const row = (id: number, type: string, saleLife: number | null, leaseLife: number | null) =>
         db
@@ -108,7 +117,11 @@ describe('migration 040: the cache keyed by life', () => {
 
       const after = openStore(dir);
       try {
-        const listings = tablesOf(after).prepare('SELECT id, property_id AS propertyId, public_json FROM listings ORDER BY id').all() as Array<{ id: number; propertyId: number; public_json: string }>;
+        const listings = tablesOf(after).prepare('SELECT id, property_id AS propertyId, public_json FROM listings ORDER BY id').all() as Array<{
+          id: number;
+          propertyId: number;
+          public_json: string;
+        }>;
         expect(listings.map(({ id, propertyId }) => ({ id, propertyId }))).toEqual([
           { id: 1000, propertyId: 7001 },
           { id: 1201, propertyId: 7002 },

@@ -131,7 +131,10 @@ describe('price ranges', () => {
   it('an existing store loses its exact search prices on upgrade, and the next sync is a full one', () => {
     const dir = mkdtempSync(join(tmpdir(), 'estate-bands-'));
     try {
-      const old = openStore(dir, migrations.filter((migration) => migration.id < '021'));
+      const old = openStore(
+        dir,
+        migrations.filter((migration) => migration.id < '021'),
+      );
       tablesOf(old)
         .prepare(
           `INSERT INTO listings (id, source, type, status, crm_modified, search_price, public_json, synced_at)

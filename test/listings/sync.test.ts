@@ -48,7 +48,14 @@ describe('listing sync against the CRM simulator', () => {
   it('reads every page when a list is longer than a page', async () => {
     const before = endpoint(rig, 'GET /properties/residential/sale/available');
     const { relay } = rig;
-    const smallPages = new ListingSync({ source: crmListingSource({ client: relay.crm, config: relay.config }), cache: relay.listings.cache, mirror: relay.listings.mirror, log: silentLogger, config: relay.config, pageSize: 3 });
+    const smallPages = new ListingSync({
+      source: crmListingSource({ client: relay.crm, config: relay.config }),
+      cache: relay.listings.cache,
+      mirror: relay.listings.mirror,
+      log: silentLogger,
+      config: relay.config,
+      pageSize: 3,
+    });
     const report = await smallPages.run('full');
     expect(report.error).toBeUndefined();
     const sale = rig.expectedIds('sale');

@@ -46,7 +46,15 @@ it('the sync spends as sweeps, the event stream as catch-up, a webhook refresh a
   const accepted = await fetch(`${rig.relay.url}/api/v1/enquiries`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Origin: new URL(rig.publicUrl).origin },
-    body: JSON.stringify({ originalId: randomUUID(), listingId, fullName: 'Test Visitor', email: 'visitor@example.com', message: 'Is it still for sale?', website: '', elapsedMs: 12_000 }),
+    body: JSON.stringify({
+      originalId: randomUUID(),
+      listingId,
+      fullName: 'Test Visitor',
+      email: 'visitor@example.com',
+      message: 'Is it still for sale?',
+      website: '',
+      elapsedMs: 12_000,
+    }),
   });
   expect(accepted.status).toBe(202);
   await rig.relay.enquiries.worker.drain();

@@ -38,7 +38,12 @@ async function text(path: string): Promise<string> {
 function attribute(html: string, pattern: RegExp): string {
   const match = html.match(pattern);
   if (!match) throw new Error(`no ${pattern} in the page`);
-  return match[1]!.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+  return match[1]!
+    .replace(/&amp;/g, '&')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>');
 }
 
 const metaContent = (html: string, key: string) => attribute(html, new RegExp(`<meta (?:name|property)="${key.replace(/[:]/g, '\\:')}" content="([^"]*)"`));
@@ -102,7 +107,7 @@ describe('a listing page read without a browser', () => {
     expect(shadow).not.toMatch(/<style>[^<]*\n\s+--/);
   });
 
-  it('loads no script but widget.js: the elements take over their server markup without Lit\'s hydration', async () => {
+  it("loads no script but widget.js: the elements take over their server markup without Lit's hydration", async () => {
     const html = await text(pagePath(await listing('type=sale')));
     const scripts = [...html.matchAll(/<(?:link rel="modulepreload" href|script type="module" src)="([^"]+)"/g)].map((match) => match[1]!);
     // Every chunk the page needs comes through the loader, checked against the hashes it carries.
@@ -158,7 +163,9 @@ describe('a listing page read without a browser', () => {
   it('carries exactly the public listing the API serves (no withheld price, no confidential field), for the browser to take over', async () => {
     const detail = await listing('type=sale');
     const html = await text(pagePath(detail));
-    const data = JSON.parse(attribute(html, /<script type="application\/json" data-estate-ssr>([\s\S]*?)<\/script>/).replace(/\\u003c/g, '<')) as { listing: ListingDetail };
+    const data = JSON.parse(attribute(html, /<script type="application\/json" data-estate-ssr>([\s\S]*?)<\/script>/).replace(/\\u003c/g, '<')) as {
+      listing: ListingDetail;
+    };
     expect(data.listing).toEqual(detail);
   });
 
@@ -223,7 +230,7 @@ describe('lifecycle', () => {
     expect((await fetch(`${sim}/__sim/listings/${record.id}/withdraw?market=sale`, { method: 'POST' })).status).toBe(200);
     // The simulator's webhook takes the listing out of the cache within seconds.
     let response = await get(pagePath(detail));
-    for (const deadline = Date.now() + 10_000; response.status === 200 && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 10_000; response.status === 200 && Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       response = await get(pagePath(detail));
     }
@@ -265,7 +272,10 @@ describe('list pages', () => {
 describe('sitemaps', () => {
   it('past the per-file limit, /sitemap.xml is an index of parts holding every list page and every listing, valid against the sitemap schemas', async () => {
     const index = await text('/sitemap.xml');
-    const indexCheck = await validateXML({ xml: { fileName: 'index.xml', contents: index }, schema: readFileSync(join(import.meta.dirname, 'siteindex.xsd'), 'utf8') });
+    const indexCheck = await validateXML({
+      xml: { fileName: 'index.xml', contents: index },
+      schema: readFileSync(join(import.meta.dirname, 'siteindex.xsd'), 'utf8'),
+    });
     expect(indexCheck.errors).toEqual([]);
     const parts = [...index.matchAll(/<loc>([^<]*)<\/loc>/g)].map((match) => match[1]!);
     expect(parts[0]).toBe(`${SITE}/property/sitemap-1.xml`);

@@ -17,7 +17,9 @@ describe('the element renderer without a server build of the elements', () => {
     const settings = { relay: '/', timeZone: 'Australia/Sydney', locale: 'en-AU' };
     const listing = { id: 7, heading: 'A <b>house</b>' } as unknown as ListingDetail;
     const detail = await renderer.renderListing(listing, settings);
-    expect(detail.html).toBe('<estate-listing data-estate-ssr relay="/" locale="en-AU" time-zone="Australia/Sydney" heading-level="1" no-json-ld></estate-listing>');
+    expect(detail.html).toBe(
+      '<estate-listing data-estate-ssr relay="/" locale="en-AU" time-zone="Australia/Sydney" heading-level="1" no-json-ld></estate-listing>',
+    );
     expect(detail.data).toContain('"id":7');
     expect(detail.data).not.toContain('<b>');
     const list = await renderer.renderListings([], { ...settings, detailHref: '/listings/{id}/{slug}' });

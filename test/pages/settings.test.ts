@@ -14,7 +14,13 @@ const problemsOf = configProblems;
 
 describe('settings', () => {
   it('names each bad SITE_* variable and what it must be', () => {
-    const problems = problemsOf({ SITE_URL: 'agency.example', SITE_LISTING_PATH: 'listings/', SITE_WRAPPER_URL: 'ftp://agency.example/shell', SITE_TIME_ZONE: 'Mars/Olympus', SITE_WRAPPER_MINUTES: '0' });
+    const problems = problemsOf({
+      SITE_URL: 'agency.example',
+      SITE_LISTING_PATH: 'listings/',
+      SITE_WRAPPER_URL: 'ftp://agency.example/shell',
+      SITE_TIME_ZONE: 'Mars/Olympus',
+      SITE_WRAPPER_MINUTES: '0',
+    });
     expect(problems.find((line) => line.startsWith('SITE_URL:'))).toMatch(/http\(s\) URL/);
     expect(problems.find((line) => line.startsWith('SITE_LISTING_PATH:'))).toMatch(/a path such as \/listings/);
     expect(problems.find((line) => line.startsWith('SITE_WRAPPER_URL:'))).toMatch(/http\(s\) URL/);
@@ -23,7 +29,12 @@ describe('settings', () => {
   });
 
   it('takes good ones, trimming the site URL', () => {
-    const config = loadConfig({ SITE_URL: 'https://agency.example/', SITE_LISTING_PATH: '/property', SITE_TIME_ZONE: 'Pacific/Auckland', SITE_NAME: ' Kiwi Homes ' });
+    const config = loadConfig({
+      SITE_URL: 'https://agency.example/',
+      SITE_LISTING_PATH: '/property',
+      SITE_TIME_ZONE: 'Pacific/Auckland',
+      SITE_NAME: ' Kiwi Homes ',
+    });
     expect(config.site).toMatchObject({ url: 'https://agency.example', listingPath: '/property', timeZone: 'Pacific/Auckland', name: 'Kiwi Homes' });
   });
 });
@@ -47,7 +58,8 @@ describe('the wrapper page', () => {
     return { lines, log: createLogger({ level: 'warn' }, sink) };
   }
 
-  const page = (header: string) => `<!doctype html><html><head><title>Site</title><meta property="og:image" content="x.jpg"></head><body><header>${header}</header>${WRAPPER_MARKER}<footer>f</footer></body></html>`;
+  const page = (header: string) =>
+    `<!doctype html><html><head><title>Site</title><meta property="og:image" content="x.jpg"></head><body><header>${header}</header>${WRAPPER_MARKER}<footer>f</footer></body></html>`;
 
   it('splits the page at the marker without its own title and share tags, keeps it, and refreshes it when old', async () => {
     let header = 'one';

@@ -102,19 +102,34 @@ describe('photo fill: every relay makes the same files from the file host', () =
     fills.push(fill);
     return fill;
   };
-  const hashesOf = (store: Store) => (tablesOf(store).prepare('SELECT hash FROM photo_files ORDER BY hash').pluck().all() as string[]);
+  const hashesOf = (store: Store) => tablesOf(store).prepare('SELECT hash FROM photo_files ORDER BY hash').pluck().all() as string[];
   const photoDirA = () => join(dir, 'a', 'photos');
   const photoDirB = () => join(dir, 'b', 'photos');
 
   beforeAll(async () => {
     host = await startPhotoHost();
     elsewhere = await startPhotoHost();
-    originals.set('/front.jpg', await sharp({ create: { width: 1800, height: 1200, channels: 3, background: '#3366aa' } }).jpeg({ quality: 85 }).toBuffer());
+    originals.set(
+      '/front.jpg',
+      await sharp({ create: { width: 1800, height: 1200, channels: 3, background: '#3366aa' } })
+        .jpeg({ quality: 85 })
+        .toBuffer(),
+    );
     // A PNG with an alpha channel and real detail: flattening and resizing must come out the same too.
     const noise = Buffer.alloc(700 * 450 * 4);
     for (let i = 0; i < noise.length; i++) noise[i] = (i * 7919) % 251;
-    originals.set('/plan.png', await sharp(noise, { raw: { width: 700, height: 450, channels: 4 } }).png().toBuffer());
-    originals.set('/agent.jpg', await sharp({ create: { width: 300, height: 400, channels: 3, background: '#aa6633' } }).jpeg().toBuffer());
+    originals.set(
+      '/plan.png',
+      await sharp(noise, { raw: { width: 700, height: 450, channels: 4 } })
+        .png()
+        .toBuffer(),
+    );
+    originals.set(
+      '/agent.jpg',
+      await sharp({ create: { width: 300, height: 400, channels: 3, background: '#aa6633' } })
+        .jpeg()
+        .toBuffer(),
+    );
   });
   afterAll(async () => {
     await host.close();
@@ -198,10 +213,12 @@ describe('photo fill: every relay makes the same files from the file host', () =
     await setUp();
     const { log, text } = logSink();
     const fill = newFill({ log });
-    const frontHash = (tablesOf(storeB).prepare("SELECT hash FROM photos WHERE owner_id = 1 AND photo_id = 1").pluck().get() as string);
+    const frontHash = tablesOf(storeB).prepare('SELECT hash FROM photos WHERE owner_id = 1 AND photo_id = 1').pluck().get() as string;
     host.routes.set('/front.jpg?sig=SECRET-1', {
       status: 200,
-      body: await sharp({ create: { width: 1800, height: 1200, channels: 3, background: '#ff0000' } }).jpeg().toBuffer(),
+      body: await sharp({ create: { width: 1800, height: 1200, channels: 3, background: '#ff0000' } })
+        .jpeg()
+        .toBuffer(),
     });
 
     expect(await fill.fillMissing()).toEqual({ missing: 3, filled: 2, failed: 1, deferred: 0 });
@@ -327,9 +344,9 @@ describe('photo fill: every relay makes the same files from the file host', () =
     const db = tablesOf(storeB);
     db.pragma('foreign_keys = OFF');
     db.prepare("INSERT INTO photo_files (hash, width, height, widths, created_at) VALUES ('../../escape', 10, 10, '[10]', 0)").run();
-    db.prepare("INSERT INTO photos (owner_kind, owner_id, photo_id, kind, position, source_url, hash, updated_at) VALUES ('listing', 5, 1, 'photograph', 0, ?, '../../escape', 0)").run(
-      `${host.origin}/front.jpg?sig=SECRET-1`,
-    );
+    db.prepare(
+      "INSERT INTO photos (owner_kind, owner_id, photo_id, kind, position, source_url, hash, updated_at) VALUES ('listing', 5, 1, 'photograph', 0, ?, '../../escape', 0)",
+    ).run(`${host.origin}/front.jpg?sig=SECRET-1`);
     db.prepare("UPDATE photo_files SET widths = 'not json' WHERE hash = (SELECT hash FROM photos WHERE kind = 'floorplan')").run();
     const fill = newFill();
     // The front photo and the portrait; the plan names no width to make, the escape no file.

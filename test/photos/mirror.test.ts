@@ -18,7 +18,9 @@ import { tablesOf } from '../../server/store/tables.ts';
 import { startPhotoHost, type PhotoHost } from './photo-host.ts';
 
 const jpeg = (width: number, height: number, colour: string) =>
-  sharp({ create: { width, height, channels: 3, background: colour } }).jpeg({ quality: 85 }).toBuffer();
+  sharp({ create: { width, height, channels: 3, background: colour } })
+    .jpeg({ quality: 85 })
+    .toBuffer();
 
 /** CRC-32 of PNG chunks (zlib.crc32 is not in Node 20). */
 function crc32(bytes: Buffer): number {
@@ -46,7 +48,12 @@ function grayPng(width: number, height: number): Buffer {
   header.set([8, 0, 0, 0, 0], 8);
   // Each row: filter byte 0, then `width` zero pixels.
   const rows = deflateSync(Buffer.alloc((width + 1) * height), { level: 9 });
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', rows), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', rows),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 describe('photo mirror', () => {
@@ -105,9 +112,7 @@ describe('photo mirror', () => {
       }
     }
     const described = publicPhoto(big, 'https://relay.example');
-    expect(described.srcset.webp).toBe(
-      [320, 640, 1200].map((width) => `https://relay.example/photos/${big.hash}-${width}.webp ${width}w`).join(', '),
-    );
+    expect(described.srcset.webp).toBe([320, 640, 1200].map((width) => `https://relay.example/photos/${big.hash}-${width}.webp ${width}w`).join(', '));
     expect(described.url).toBe(`https://relay.example/photos/${big.hash}-640.jpg`);
   });
 
@@ -174,7 +179,13 @@ describe('photo mirror', () => {
     allowed.routes.set('/page.jpg', { status: 200, type: 'text/html', body: Buffer.from('<html>not a photo</html>') });
     allowed.routes.set('/fake.jpg', { status: 200, body: Buffer.from('GIF89a? no, just text') });
     allowed.routes.set('/vector.jpg', { status: 200, type: 'image/svg+xml', body: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>') });
-    const counts = await mirror.syncOwner('listing', 1, [photo(1, '/huge.jpg'), photo(2, '/page.jpg'), photo(3, '/fake.jpg'), photo(4, '/vector.jpg'), photo(5, '/missing.jpg')]);
+    const counts = await mirror.syncOwner('listing', 1, [
+      photo(1, '/huge.jpg'),
+      photo(2, '/page.jpg'),
+      photo(3, '/fake.jpg'),
+      photo(4, '/vector.jpg'),
+      photo(5, '/missing.jpg'),
+    ]);
     expect(counts).toMatchObject({ downloaded: 0, failed: 5 });
     const errors = tablesOf(store).prepare('SELECT photo_id, error FROM photos ORDER BY photo_id').all();
     expect(errors).toEqual([

@@ -38,4 +38,3 @@ export async function startPhotoHost(): Promise<PhotoHost> {
     },
   };
 }
-

@@ -32,8 +32,18 @@ describe('one photo folder, two agencies cleaning up and recording at once', () 
   let releaseHeld: (() => void) | undefined;
 
   beforeAll(async () => {
-    images.set('/x.jpg', await sharp({ create: { width: 320, height: 200, channels: 3, background: '#336699' } }).jpeg().toBuffer());
-    images.set('/y.jpg', await sharp({ create: { width: 320, height: 200, channels: 3, background: '#993366' } }).jpeg().toBuffer());
+    images.set(
+      '/x.jpg',
+      await sharp({ create: { width: 320, height: 200, channels: 3, background: '#336699' } })
+        .jpeg()
+        .toBuffer(),
+    );
+    images.set(
+      '/y.jpg',
+      await sharp({ create: { width: 320, height: 200, channels: 3, background: '#993366' } })
+        .jpeg()
+        .toBuffer(),
+    );
     const server = createServer((req, res: ServerResponse) => {
       const body = images.get(req.url ?? '');
       if (!body) return void res.writeHead(404).end();
@@ -67,10 +77,26 @@ describe('one photo folder, two agencies cleaning up and recording at once', () 
     const guard = new PhotoFolderGuard();
     const allowList = new PhotoHostAllowList([new URL(origin).host]);
     const mirror = (store: Store, other: () => Store) =>
-      new PhotoMirror({ store, log: silentLogger, allowList, widths: WIDTHS, maxBytes: 5_000_000, photoDir, guard, inUseElsewhere: (hash) => holdsPhoto(other(), hash) });
+      new PhotoMirror({
+        store,
+        log: silentLogger,
+        allowList,
+        widths: WIDTHS,
+        maxBytes: 5_000_000,
+        photoDir,
+        guard,
+        inUseElsewhere: (hash) => holdsPhoto(other(), hash),
+      });
     const a = mirror(storeA, () => storeB);
     const b = mirror(storeB, () => storeA);
-    const photo = (photoId: number, path: string): SourcePhoto => ({ photoId, kind: 'photograph', position: photoId, caption: null, url: `${origin}${path}`, modified: '2026-01-01' });
+    const photo = (photoId: number, path: string): SourcePhoto => ({
+      photoId,
+      kind: 'photograph',
+      position: photoId,
+      caption: null,
+      url: `${origin}${path}`,
+      modified: '2026-01-01',
+    });
     const files = (hash: string) => WIDTHS.flatMap((width) => [variantPath(photoDir, hash, width, 'webp'), variantPath(photoDir, hash, width, 'jpeg')]);
 
     // A shows image X, then stops showing it: X's row is an orphan of A, due for A's clean-up.
@@ -94,7 +120,10 @@ describe('one photo folder, two agencies cleaning up and recording at once', () 
     const counts = await recording;
     expect(counts.failed).toBe(0);
     expect(holdsPhoto(storeB, hash)).toBe(true);
-    expect(files(hash).filter((file) => !existsSync(file)), "the files of the image B now shows").toEqual([]);
+    expect(
+      files(hash).filter((file) => !existsSync(file)),
+      'the files of the image B now shows',
+    ).toEqual([]);
   });
 
   it('a claim made while a clean-up pass runs waits for the pass', async () => {

@@ -45,7 +45,9 @@ describe('config', () => {
       expect.arrayContaining([expect.stringMatching(/^CRM_BASE_URL: is required .*NODE_ENV=production/), expect.stringMatching(/^PUBLIC_URL: is required/)]),
     );
     // Any CRM_* variable means a real CRM was meant.
-    expect(problemsOf({ CRM_DAILY_LIMIT: '5000' })).toEqual(expect.arrayContaining([expect.stringMatching(/^CRM_API_KEY: is required .*CRM_DAILY_LIMIT is set/)]));
+    expect(problemsOf({ CRM_DAILY_LIMIT: '5000' })).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^CRM_API_KEY: is required .*CRM_DAILY_LIMIT is set/)]),
+    );
     expect(problemsOf({ DEMO_MODE: '0' })).toEqual(expect.arrayContaining([expect.stringMatching(/^CRM_ACCESS_TOKEN: is required .*DEMO_MODE=0/)]));
     // Asked for explicitly, the demo runs anywhere; not together with credentials.
     expect(loadConfig({ NODE_ENV: 'production', DEMO_MODE: '1' }).demoMode).toBe(true);
@@ -62,7 +64,8 @@ describe('config', () => {
 
   it('refuses an ENQUIRY_CLAIM_LEASE_MS that is not a positive whole number, naming it', () => {
     const base = { CRM_BASE_URL: 'https://crm.example/api/v1.3', CRM_API_KEY: 'key', CRM_ACCESS_TOKEN: 'token', PUBLIC_URL: 'https://relay.example' };
-    for (const bad of ['0', '-5', '2.5', 'soon']) expect(problemsOf({ ...base, ENQUIRY_CLAIM_LEASE_MS: bad })).toEqual([expect.stringMatching(/^ENQUIRY_CLAIM_LEASE_MS: /)]);
+    for (const bad of ['0', '-5', '2.5', 'soon'])
+      expect(problemsOf({ ...base, ENQUIRY_CLAIM_LEASE_MS: bad })).toEqual([expect.stringMatching(/^ENQUIRY_CLAIM_LEASE_MS: /)]);
     expect(loadConfig({ ...base, ENQUIRY_CLAIM_LEASE_MS: '3000' }).enquiries.claimLeaseMs).toBe(3000);
     expect(loadConfig(base).enquiries.claimLeaseMs).toBe(120_000);
   });
@@ -193,13 +196,21 @@ describe('settings grouped by concern', () => {
     // AGENCIES_FILE holds the tokens: it is refused beside CRM_ACCESS_TOKEN, so it is tried on a base without one.
     const { CRM_ACCESS_TOKEN: _token, ...keyOnly } = real;
     const dropped = variables.filter((name) =>
-      name === 'AGENCIES_FILE' ? loadConfig({ ...keyOnly, AGENCIES_FILE: samples[name]! }).agenciesFile !== samples[name] : JSON.stringify(loadConfig({ ...real, [name]: samples[name]! })) === base,
+      name === 'AGENCIES_FILE'
+        ? loadConfig({ ...keyOnly, AGENCIES_FILE: samples[name]! }).agenciesFile !== samples[name]
+        : JSON.stringify(loadConfig({ ...real, [name]: samples[name]! })) === base,
     );
     expect(dropped).toEqual([]);
   });
 
   it('converts once: hours and days to ms for the enquiries, lists and numbers parsed', () => {
-    const config = loadConfig({ ...real, ENQUIRY_MAX_AGE_HOURS: '2', ENQUIRY_ERASE_AFTER_DAYS: '1', ENQUIRY_DEAD_ERASE_AFTER_DAYS: '0.5', LISTING_CLASSES: 'residential, rural' });
+    const config = loadConfig({
+      ...real,
+      ENQUIRY_MAX_AGE_HOURS: '2',
+      ENQUIRY_ERASE_AFTER_DAYS: '1',
+      ENQUIRY_DEAD_ERASE_AFTER_DAYS: '0.5',
+      LISTING_CLASSES: 'residential, rural',
+    });
     expect(config.enquiries).toMatchObject({ maxAgeMs: 7_200_000, eraseAfterMs: 86_400_000, deadEraseAfterMs: 43_200_000, source: 'OFFICEWEBSITE' });
     expect(config.listings.classes).toEqual(['residential', 'rural']);
     expect(config.crm).toMatchObject({ baseUrl: real.CRM_BASE_URL, apiKey: 'key', accessToken: 'token', dailyLimit: 10_000 });

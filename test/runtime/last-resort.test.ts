@@ -13,7 +13,11 @@ function runWith(failure: string): { status: number | null; lines: Array<Record<
     setTimeout(() => { ${failure} }, 10);
     setTimeout(() => console.log('{"still":"running"}'), 2000);
   `;
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: join(projectRoot), encoding: 'utf8', timeout: 30_000 });
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: join(projectRoot),
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   const lines = result.stdout
     .split('\n')
     .filter((line) => line.startsWith('{'))

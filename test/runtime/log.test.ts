@@ -39,6 +39,8 @@ describe('error logs', () => {
   });
 
   it('leaves numbers that are not phone numbers alone', () => {
-    expect(scrubPersonalData('listing 12345678 at file.js:120:17, status 503, id 0000-1111')).toBe('listing 12345678 at file.js:120:17, status 503, id 0000-1111');
+    expect(scrubPersonalData('listing 12345678 at file.js:120:17, status 503, id 0000-1111')).toBe(
+      'listing 12345678 at file.js:120:17, status 503, id 0000-1111',
+    );
   });
 });

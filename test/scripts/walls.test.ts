@@ -55,7 +55,10 @@ describe('import walls', () => {
   const broken: Array<[rule: string, files: Record<string, string>, offending: string]> = [
     [
       'no-cycles',
-      { 'server/a.ts': "import { b } from './b.ts';\nexport const a = () => b;\n", 'server/b.ts': "import type { a } from './a.ts';\nexport const b = 1;\nexport type A = typeof a;\n" },
+      {
+        'server/a.ts': "import { b } from './b.ts';\nexport const a = () => b;\n",
+        'server/b.ts': "import type { a } from './a.ts';\nexport const b = 1;\nexport type A = typeof a;\n",
+      },
       'server/a.ts',
     ],
     [
@@ -63,7 +66,11 @@ describe('import walls', () => {
       { 'widget/a.ts': "import { b } from './b.ts';\nexport const a = () => b;\n", 'widget/b.ts': "import { a } from './a.ts';\nexport const b = () => a;\n" },
       'widget/a.ts',
     ],
-    ['widget-not-server', { 'widget/thing.ts': "import { x } from '../server/x.ts';\nexport const y = x;\n", 'server/x.ts': 'export const x = 1;\n' }, 'widget/thing.ts → server/x.ts'],
+    [
+      'widget-not-server',
+      { 'widget/thing.ts': "import { x } from '../server/x.ts';\nexport const y = x;\n", 'server/x.ts': 'export const x = 1;\n' },
+      'widget/thing.ts → server/x.ts',
+    ],
     [
       'server-not-widget',
       { 'server/listings/cards.ts': "import { x } from '../../widget/shared/x.ts';\nexport const y = x;\n", 'widget/shared/x.ts': 'export const x = 1;\n' },
@@ -71,37 +78,58 @@ describe('import walls', () => {
     ],
     [
       'simulator-from-entry-tests-bench',
-      { 'server/listings/sync.ts': "import { startSimulator } from '../../crm-sim/simulator.ts';\nexport const s = startSimulator;\n", 'crm-sim/simulator.ts': 'export const startSimulator = 1;\n' },
+      {
+        'server/listings/sync.ts': "import { startSimulator } from '../../crm-sim/simulator.ts';\nexport const s = startSimulator;\n",
+        'crm-sim/simulator.ts': 'export const startSimulator = 1;\n',
+      },
       'server/listings/sync.ts → crm-sim/simulator.ts',
     ],
     [
       'sim-stands-alone',
-      { 'crm-sim/views.ts': "import { toPublic } from '../server/crm/public-fields.ts';\nexport const v = toPublic;\n", 'server/crm/public-fields.ts': 'export const toPublic = 1;\n' },
+      {
+        'crm-sim/views.ts': "import { toPublic } from '../server/crm/public-fields.ts';\nexport const v = toPublic;\n",
+        'server/crm/public-fields.ts': 'export const toPublic = 1;\n',
+      },
       'crm-sim/views.ts → server/crm/public-fields.ts',
     ],
     [
       'runtime-imports-nothing-above',
-      { 'server/runtime/config.ts': "import type { S } from '../enquiries/worker.ts';\nexport type C = S;\n", 'server/enquiries/worker.ts': 'export type S = number;\n' },
+      {
+        'server/runtime/config.ts': "import type { S } from '../enquiries/worker.ts';\nexport type C = S;\n",
+        'server/enquiries/worker.ts': 'export type S = number;\n',
+      },
       'server/runtime/config.ts → server/enquiries/worker.ts',
     ],
     [
       'http-edge-on-runtime-only',
-      { 'server/http/app.ts': "import { storeAnswers } from '../store/store.ts';\nexport const a = storeAnswers;\n", 'server/store/store.ts': 'export const storeAnswers = 1;\n' },
+      {
+        'server/http/app.ts': "import { storeAnswers } from '../store/store.ts';\nexport const a = storeAnswers;\n",
+        'server/store/store.ts': 'export const storeAnswers = 1;\n',
+      },
       'server/http/app.ts → server/store/store.ts',
     ],
     [
       'features-below-cluster',
-      { 'server/listings/webhook.ts': "import type { Inbox } from '../cluster/webhook-inbox.ts';\nexport type W = Inbox;\n", 'server/cluster/webhook-inbox.ts': 'export type Inbox = number;\n' },
+      {
+        'server/listings/webhook.ts': "import type { Inbox } from '../cluster/webhook-inbox.ts';\nexport type W = Inbox;\n",
+        'server/cluster/webhook-inbox.ts': 'export type Inbox = number;\n',
+      },
       'server/listings/webhook.ts → server/cluster/webhook-inbox.ts',
     ],
     [
       'cluster-below-compose',
-      { 'server/cluster/shared-sync.ts': "import { startAgency } from '../compose/agency.ts';\nexport const s = startAgency;\n", 'server/compose/agency.ts': 'export const startAgency = 1;\n' },
+      {
+        'server/cluster/shared-sync.ts': "import { startAgency } from '../compose/agency.ts';\nexport const s = startAgency;\n",
+        'server/compose/agency.ts': 'export const startAgency = 1;\n',
+      },
       'server/cluster/shared-sync.ts → server/compose/agency.ts',
     ],
     [
       'compose-below-ops',
-      { 'server/compose/agency-set.ts': "import { relayStatus } from '../ops/relays.ts';\nexport const s = relayStatus;\n", 'server/ops/relays.ts': 'export const relayStatus = 1;\n' },
+      {
+        'server/compose/agency-set.ts': "import { relayStatus } from '../ops/relays.ts';\nexport const s = relayStatus;\n",
+        'server/ops/relays.ts': 'export const relayStatus = 1;\n',
+      },
       'server/compose/agency-set.ts → server/ops/relays.ts',
     ],
     [
@@ -111,13 +139,23 @@ describe('import walls', () => {
     ],
     [
       'tables-through-repositories',
-      { 'server/ops/status.ts': "import { tablesOf } from '../store/tables.ts';\nexport const t = tablesOf;\n", 'server/store/tables.ts': 'export const tablesOf = 1;\n' },
+      {
+        'server/ops/status.ts': "import { tablesOf } from '../store/tables.ts';\nexport const t = tablesOf;\n",
+        'server/store/tables.ts': 'export const tablesOf = 1;\n',
+      },
       'server/ops/status.ts → server/store/tables.ts',
     ],
-    ['sqlite-only-in-store', { 'server/ops/backup.ts': "import Database from 'better-sqlite3';\nexport const d = Database;\n" }, 'server/ops/backup.ts → better-sqlite3'],
+    [
+      'sqlite-only-in-store',
+      { 'server/ops/backup.ts': "import Database from 'better-sqlite3';\nexport const d = Database;\n" },
+      'server/ops/backup.ts → better-sqlite3',
+    ],
     [
       'crm-behind-ports',
-      { 'server/listings/sync.ts': "import { allPages } from '../crm/client.ts';\nexport const p = allPages;\n", 'server/crm/client.ts': 'export const allPages = 1;\n' },
+      {
+        'server/listings/sync.ts': "import { allPages } from '../crm/client.ts';\nexport const p = allPages;\n",
+        'server/crm/client.ts': 'export const allPages = 1;\n',
+      },
       'server/listings/sync.ts → server/crm/client.ts',
     ],
   ];

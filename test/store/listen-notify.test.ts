@@ -54,7 +54,11 @@ describe.skipIf(skipped)(`relays told of each other's changes (LISTEN/NOTIFY)${s
     try {
       const replica = heard();
       let reconnects = 0;
-      await second.listen('replica_changed', (payload) => replica.push(payload), () => reconnects++);
+      await second.listen(
+        'replica_changed',
+        (payload) => replica.push(payload),
+        () => reconnects++,
+      );
       await first.pool.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN replica_changed' AND pid <> pg_backend_pid()`);
       const deadline = Date.now() + 10_000;
       while (reconnects === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));

@@ -3,7 +3,7 @@ import { describe, expect, inject, it } from 'vitest';
 
 const postgres = inject('postgres');
 
-describe('the test run\'s PostgreSQL server', () => {
+describe("the test run's PostgreSQL server", () => {
   it('is there, or the run says why not', () => {
     if ('skipped' in postgres) {
       // Not a pass in disguise: the reason is printed with the skipped suites.

@@ -51,7 +51,7 @@ describe.skipIf(skipped)(`PostgreSQL store${skipped ? ` (SKIPPED: ${skipped})` :
     }
   });
 
-  it('stores in separate schemas of one database (one per agency) never see each other\'s outbox rows', async () => {
+  it("stores in separate schemas of one database (one per agency) never see each other's outbox rows", async () => {
     const url = await freshDatabase(serverUrl());
     const [first, second] = [sqliteStore(), sqliteStore()];
     await attachPostgres(first, url, { schema: 'agency_one' });
@@ -61,7 +61,9 @@ describe.skipIf(skipped)(`PostgreSQL store${skipped ? ` (SKIPPED: ${skipped})` :
     expect(await new EnquiryOutbox(first).counts()).toMatchObject({ queued: 1 });
     expect(await new EnquiryOutbox(second).counts()).toMatchObject({ queued: 0 });
     expect(await new EnquiryOutbox(second).claimDue(Date.now() + 1, 10)).toEqual([]);
-    await expect(attachPostgres(sqliteStore(), url, { schema: 'Agency; DROP TABLE x' })).rejects.toThrow(/schema name "Agency; DROP TABLE x" must be lower-case/);
+    await expect(attachPostgres(sqliteStore(), url, { schema: 'Agency; DROP TABLE x' })).rejects.toThrow(
+      /schema name "Agency; DROP TABLE x" must be lower-case/,
+    );
   });
 
   it('a wrong password is refused naming DATABASE_URL, without the password', async () => {
@@ -90,7 +92,9 @@ describe('without a PostgreSQL server', () => {
 
   it('a password given as ?password= is left out too', async () => {
     const port = await freePort();
-    const error = await attachPostgres(sqliteStore(), `postgres://relay@127.0.0.1:${port}/estate?password=query-pw-789`).catch((caught: unknown) => caught as Error);
+    const error = await attachPostgres(sqliteStore(), `postgres://relay@127.0.0.1:${port}/estate?password=query-pw-789`).catch(
+      (caught: unknown) => caught as Error,
+    );
     expect((error as Error).message).toMatch(/^DATABASE_URL: .*password=\*\*\*.*ECONNREFUSED/);
     expect((error as Error).message).not.toContain('query-pw-789');
   });
@@ -99,7 +103,9 @@ describe('without a PostgreSQL server', () => {
     const port = await freePort();
     const error = await startTestRelay({ DATABASE_URL: `postgres://relay:secret-pw-456@127.0.0.1:${port}/estate` }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).problems).toEqual([expect.stringMatching(/^DATABASE_URL: could not prepare the PostgreSQL store at postgres:\/\/relay:\*\*\*@127\.0\.0\.1:\d+\/estate: .*ECONNREFUSED/)]);
+    expect((error as ConfigError).problems).toEqual([
+      expect.stringMatching(/^DATABASE_URL: could not prepare the PostgreSQL store at postgres:\/\/relay:\*\*\*@127\.0\.0\.1:\d+\/estate: .*ECONNREFUSED/),
+    ]);
     expect((error as Error).message).not.toContain('secret-pw-456');
   });
 });

@@ -54,7 +54,11 @@ const alive = () => relay.exitCode === null && relay.signalCode === null;
  * a kept-alive connection can time out on its side just as a client reuses it: a reset that says
  * nothing about the relay, so these requests never reuse one.
  */
-function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; json: () => unknown }> {
+function call(
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; json: () => unknown }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${url}${path}`, { method, agent: false, timeout: 20_000, headers: body ? { 'Content-Type': 'application/json' } : {} }, (res) => {
       let text = '';
@@ -116,66 +120,74 @@ afterAll(async () => {
 });
 
 describe('a write lock held by another process', () => {
-  it(`for ${LOCK_SECONDS} s: the relay lives, serves listings, answers 503 to new enquiries, and loses nothing`, { timeout: 60_000 + LOCK_SECONDS * 2_000 }, async () => {
-    const listings = (await call('GET', '/api/v1/listings')).json() as { items: Array<{ id: number }> };
-    const listingId = listings.items[0]!.id;
-    // The CRM refuses POSTs for now, so the worker keeps retrying (and writing) through the lock.
-    sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 500 }]);
-    const before = validEnquiry({ listingId });
-    expect((await postEnquiry(before)).status).toBe(202);
+  it(
+    `for ${LOCK_SECONDS} s: the relay lives, serves listings, answers 503 to new enquiries, and loses nothing`,
+    { timeout: 60_000 + LOCK_SECONDS * 2_000 },
+    async () => {
+      const listings = (await call('GET', '/api/v1/listings')).json() as { items: Array<{ id: number }> };
+      const listingId = listings.items[0]!.id;
+      // The CRM refuses POSTs for now, so the worker keeps retrying (and writing) through the lock.
+      sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 500 }]);
+      const before = validEnquiry({ listingId });
+      expect((await postEnquiry(before)).status).toBe(202);
 
-    const locker = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'test', 'support', 'hold-write-lock.ts'), join(dataDir, 'relay.db'), String(LOCK_SECONDS)], {
-      cwd: projectRoot,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let lockerOut = '';
-    locker.stdout!.on('data', (chunk) => (lockerOut += String(chunk)));
-    await until(() => lockerOut.includes('locked'), 'the other process to take the lock', 20_000);
-    const lockedAt = Date.now();
+      const locker = spawn(
+        process.execPath,
+        ['--import', 'tsx', join(projectRoot, 'test', 'support', 'hold-write-lock.ts'), join(dataDir, 'relay.db'), String(LOCK_SECONDS)],
+        {
+          cwd: projectRoot,
+          stdio: ['ignore', 'pipe', 'inherit'],
+        },
+      );
+      let lockerOut = '';
+      locker.stdout!.on('data', (chunk) => (lockerOut += String(chunk)));
+      await until(() => lockerOut.includes('locked'), 'the other process to take the lock', 20_000);
+      const lockedAt = Date.now();
 
-    // A full sync asked for by the operator CLI: its first write is refused.
-    writeFileSync(join(dataDir, SYNC_REQUEST_FILE), JSON.stringify({ kind: 'full', requestedAt: Date.now() }));
-    process.kill(relay.pid!, SYNC_SIGNAL);
+      // A full sync asked for by the operator CLI: its first write is refused.
+      writeFileSync(join(dataDir, SYNC_REQUEST_FILE), JSON.stringify({ kind: 'full', requestedAt: Date.now() }));
+      process.kill(relay.pid!, SYNC_SIGNAL);
 
-    const during = validEnquiry({ listingId });
-    const refused = await postEnquiry(during);
-    expect(refused.status).toBe(503);
-    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
-    expect((refused.json() as { error: string }).error).toBe('unavailable');
+      const during = validEnquiry({ listingId });
+      const refused = await postEnquiry(during);
+      expect(refused.status).toBe(503);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect((refused.json() as { error: string }).error).toBe('unavailable');
 
-    // Reads carry on from the cache while the lock lasts.
-    let reads = 0;
-    while (Date.now() - lockedAt < (LOCK_SECONDS - 1) * 1000) {
-      const response = await call('GET', '/api/v1/listings?pageSize=5');
-      expect(response.status).toBe(200);
-      expect((response.json() as { items: unknown[] }).items.length).toBeGreaterThan(0);
-      reads++;
-      expect(alive(), 'the relay is still running').toBe(true);
-      await sleep(500);
-    }
-    expect(reads).toBeGreaterThan(0);
+      // Reads carry on from the cache while the lock lasts.
+      let reads = 0;
+      while (Date.now() - lockedAt < (LOCK_SECONDS - 1) * 1000) {
+        const response = await call('GET', '/api/v1/listings?pageSize=5');
+        expect(response.status).toBe(200);
+        expect((response.json() as { items: unknown[] }).items.length).toBeGreaterThan(0);
+        reads++;
+        expect(alive(), 'the relay is still running').toBe(true);
+        await sleep(500);
+      }
+      expect(reads).toBeGreaterThan(0);
 
-    await until(() => lockerOut.includes('released'), 'the lock to be released', LOCK_SECONDS * 1000 + 20_000);
-    expect(alive()).toBe(true);
-    // What happened was said in the log, and nothing escaped to the last-resort handler.
-    expect(output).toMatch(/database is locked/);
-    expect(output).not.toMatch(/uncaughtException|unhandledRejection/);
+      await until(() => lockerOut.includes('released'), 'the lock to be released', LOCK_SECONDS * 1000 + 20_000);
+      expect(alive()).toBe(true);
+      // What happened was said in the log, and nothing escaped to the last-resort handler.
+      expect(output).toMatch(/database is locked/);
+      expect(output).not.toMatch(/uncaughtException|unhandledRejection/);
 
-    // The CRM is back: the enquiry accepted before the lock and the one refused during it (sent
-    // again, as the widget does after Retry-After) both arrive, once each.
-    sim.state.faults.clear();
-    const releasedAt = Date.now();
-    await until(async () => (await postEnquiry(during)).status === 202, 'the relay to accept enquiries again', 30_000);
-    // The lock is checked once a second without waiting for it: writes resume at once.
-    expect(Date.now() - releasedAt).toBeLessThan(5_000);
-    await until(
-      () => [before, during].every((body) => sim.state.postedEnquiries().some((enquiry) => enquiry.originalId === body.originalId)),
-      'both enquiries to reach the CRM',
-      90_000,
-    );
-    const ids = sim.state.postedEnquiries().map((enquiry) => enquiry.originalId);
-    expect(ids.filter((id) => id === before.originalId)).toHaveLength(1);
-    expect(ids.filter((id) => id === during.originalId)).toHaveLength(1);
-    expect(alive()).toBe(true);
-  });
+      // The CRM is back: the enquiry accepted before the lock and the one refused during it (sent
+      // again, as the widget does after Retry-After) both arrive, once each.
+      sim.state.faults.clear();
+      const releasedAt = Date.now();
+      await until(async () => (await postEnquiry(during)).status === 202, 'the relay to accept enquiries again', 30_000);
+      // The lock is checked once a second without waiting for it: writes resume at once.
+      expect(Date.now() - releasedAt).toBeLessThan(5_000);
+      await until(
+        () => [before, during].every((body) => sim.state.postedEnquiries().some((enquiry) => enquiry.originalId === body.originalId)),
+        'both enquiries to reach the CRM',
+        90_000,
+      );
+      const ids = sim.state.postedEnquiries().map((enquiry) => enquiry.originalId);
+      expect(ids.filter((id) => id === before.originalId)).toHaveLength(1);
+      expect(ids.filter((id) => id === during.originalId)).toHaveLength(1);
+      expect(alive()).toBe(true);
+    },
+  );
 });

@@ -48,9 +48,7 @@ describe('store', () => {
 
   it('rolls a failing migration back whole', () => {
     const dir = tempDir();
-    expect(() =>
-      openStore(dir, [{ id: '001-bad', sql: 'CREATE TABLE t (x INTEGER); INSERT INTO nowhere VALUES (1);' }]),
-    ).toThrow(/nowhere/);
+    expect(() => openStore(dir, [{ id: '001-bad', sql: 'CREATE TABLE t (x INTEGER); INSERT INTO nowhere VALUES (1);' }])).toThrow(/nowhere/);
     const store = openStore(dir, []);
     stores.push(store);
     const tables = tablesOf(store).prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 't'").all();
@@ -102,7 +100,10 @@ describe('store', () => {
       stores.push(store);
       tablesOf(store).pragma('busy_timeout = 50'); // the relay waits 5 s; the test need not
       let clock = 1_000;
-      const writes = new WriteHealth(() => writeLockFree(tablesOf(store)), () => clock);
+      const writes = new WriteHealth(
+        () => writeLockFree(tablesOf(store)),
+        () => clock,
+      );
       const other = new Database(store.file);
       try {
         other.exec('BEGIN IMMEDIATE');

@@ -143,9 +143,7 @@ export async function fillEnquiry(form: Locator, message: string): Promise<void>
 
 /** The cards an `<estate-listings>` shows, by listing id. */
 export function cardIds(listings: Locator): Promise<number[]> {
-  return listings.evaluate((element) =>
-    [...element.shadowRoot!.querySelectorAll('[part~="card-link"]')].map((link) => Number(link.getAttribute('data-id'))),
-  );
+  return listings.evaluate((element) => [...element.shadowRoot!.querySelectorAll('[part~="card-link"]')].map((link) => Number(link.getAttribute('data-id'))));
 }
 
 /** A page in a fresh context (10 s default timeout) whose problems are collected. */

@@ -17,8 +17,11 @@ const db = new Database(file, { fileMustExist: true });
 db.pragma('busy_timeout = 10000');
 db.exec('BEGIN IMMEDIATE');
 console.log('locked');
-setTimeout(() => {
-  db.exec('ROLLBACK');
-  db.close();
-  console.log('released');
-}, Number(seconds) * 1000);
+setTimeout(
+  () => {
+    db.exec('ROLLBACK');
+    db.close();
+    console.log('released');
+  },
+  Number(seconds) * 1000,
+);

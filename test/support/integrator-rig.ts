@@ -91,7 +91,9 @@ export function isOnSale(listing: SimListingSummary): boolean {
   return listing.class === 'residential' && listing.market === 'sale' && listing.published && ['listing', 'conditional'].includes(listing.status);
 }
 
-async function startSimulatorProcess(options: Record<string, unknown>): Promise<{ child: ChildProcess; origin: string; baseUrl: string; apiKey: string; startSeconds: number; heapMiB: number }> {
+async function startSimulatorProcess(
+  options: Record<string, unknown>,
+): Promise<{ child: ChildProcess; origin: string; baseUrl: string; apiKey: string; startSeconds: number; heapMiB: number }> {
   const child = fork(join(import.meta.dirname, 'sim-process.ts'), [JSON.stringify(options)], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
@@ -138,7 +140,10 @@ export async function startIntegratorRig(options: IntegratorRigOptions): Promise
       return JSON.parse(text);
     },
     async keyCounters() {
-      const counters = await this.control<{ perKey: Record<string, { peakRequestsPerSecond: number; refusedPerSecond: number; usedToday: number }>; requestsByEndpoint: Record<string, number> }>('/counters');
+      const counters = await this.control<{
+        perKey: Record<string, { peakRequestsPerSecond: number; refusedPerSecond: number; usedToday: number }>;
+        requestsByEndpoint: Record<string, number>;
+      }>('/counters');
       const perKey = Object.values(counters.perKey)[0] ?? { peakRequestsPerSecond: 0, refusedPerSecond: 0, usedToday: 0 };
       return { ...perKey, requestsByEndpoint: counters.requestsByEndpoint };
     },
@@ -174,7 +179,12 @@ export async function startIntegratorRig(options: IntegratorRigOptions): Promise
       ...options.env,
     });
     relay = await startRelay(config, { log: silentLogger, app: { demoDir: null } });
-    agencies = entries.map((entry, index) => ({ slug: entry.slug, accountId: accounts[index]!.id, api: `${relay.url}/a/${entry.slug}/api/v1`, origin: entry.allowedOrigins[0]! }));
+    agencies = entries.map((entry, index) => ({
+      slug: entry.slug,
+      accountId: accounts[index]!.id,
+      api: `${relay.url}/a/${entry.slug}/api/v1`,
+      origin: entry.allowedOrigins[0]!,
+    }));
     await sim.control('/webhooks', { method: 'PUT', body: { url: `${relay.url}/hooks/crm`, dropRate: 0 } });
   } catch (error) {
     await stopProcess(simProcess.child);
@@ -196,7 +206,10 @@ export async function startIntegratorRig(options: IntegratorRigOptions): Promise
     async close() {
       // A bench must not hang on a slow shutdown (its process exits after the figures); a test waits for it.
       const closed = relay.close().then(() => true);
-      const inTime = options.closeTimeoutMs === undefined ? await closed : await Promise.race([closed, new Promise<false>((resolve) => setTimeout(() => resolve(false), options.closeTimeoutMs).unref())]);
+      const inTime =
+        options.closeTimeoutMs === undefined
+          ? await closed
+          : await Promise.race([closed, new Promise<false>((resolve) => setTimeout(() => resolve(false), options.closeTimeoutMs).unref())]);
       await stopProcess(simProcess.child);
       if (!inTime) throw new RelayCloseTimeout(options.closeTimeoutMs!, folder);
       rmSync(folder, { recursive: true, force: true });

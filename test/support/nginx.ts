@@ -12,8 +12,9 @@ export function findOrInstallNginx(): { bin: string } | { skipped: string } {
   const found = () => CANDIDATES.find((path) => existsSync(path));
   const present = found();
   if (present) return { bin: present };
-  if (!existsSync('/usr/bin/apt-get')) return { skipped: 'no nginx and no apt-get to install Debian\'s nginx-light' };
-  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return { skipped: 'no nginx; install it with: sudo apt-get install nginx-light (the test installs it itself only as root)' };
+  if (!existsSync('/usr/bin/apt-get')) return { skipped: "no nginx and no apt-get to install Debian's nginx-light" };
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0)
+    return { skipped: 'no nginx; install it with: sudo apt-get install nginx-light (the test installs it itself only as root)' };
   const quiet: SpawnSyncOptions = { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, timeout: 300_000 };
   let result = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'nginx-light'], quiet);
   if (result.status !== 0) {
@@ -39,7 +40,9 @@ export function nginxSandbox(siteText: (paths: { cert: string; key: string }) =>
   const dir = mkdtempSync(join(tmpdir(), 'estate-nginx-'));
   const cert = join(dir, 'cert.pem');
   const key = join(dir, 'key.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=relay.agency.example', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=relay.agency.example', '-keyout', key, '-out', cert], {
+    stdio: 'ignore',
+  });
   for (const temp of ['client_body', 'proxy']) mkdirSync(join(dir, temp));
   const site = join(dir, 'site.conf');
   writeFileSync(site, siteText({ cert, key }));

@@ -27,7 +27,12 @@ export function findPostgresBin(): { bin: string; version: number } | undefined 
   if (!existsSync(DEBIAN_ROOT)) return undefined;
   const versions = readdirSync(DEBIAN_ROOT)
     .map(Number)
-    .filter((major) => Number.isInteger(major) && existsSync(join(DEBIAN_ROOT, String(major), 'bin', 'initdb')) && existsSync(join(DEBIAN_ROOT, String(major), 'bin', 'pg_ctl')))
+    .filter(
+      (major) =>
+        Number.isInteger(major) &&
+        existsSync(join(DEBIAN_ROOT, String(major), 'bin', 'initdb')) &&
+        existsSync(join(DEBIAN_ROOT, String(major), 'bin', 'pg_ctl')),
+    )
     .sort((a, b) => b - a);
   return versions.length ? { bin: join(DEBIAN_ROOT, String(versions[0]), 'bin'), version: versions[0]! } : undefined;
 }
@@ -42,8 +47,11 @@ export function findOrInstallPostgres(log: (line: string) => void = () => {}): {
   const found = findPostgresBin();
   if (found) return found;
   if (!existsSync('/usr/bin/apt-get')) return { skipped: `no PostgreSQL server under ${DEBIAN_ROOT} and no apt-get to install Debian's postgresql package` };
-  if (!isRoot()) return { skipped: `no PostgreSQL server under ${DEBIAN_ROOT}; install it with: sudo apt-get install postgresql (the test run installs it itself only as root)` };
-  log('PostgreSQL server not found: installing Debian\'s postgresql package with apt-get (about a minute)…');
+  if (!isRoot())
+    return {
+      skipped: `no PostgreSQL server under ${DEBIAN_ROOT}; install it with: sudo apt-get install postgresql (the test run installs it itself only as root)`,
+    };
+  log("PostgreSQL server not found: installing Debian's postgresql package with apt-get (about a minute)…");
   const quiet: SpawnSyncOptions = { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, timeout: 600_000 };
   let result = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'postgresql'], quiet);
   if (result.status !== 0) {
@@ -88,17 +96,32 @@ export async function startThrowawayPostgres(bin: string, version: number): Prom
   const run = (command: string, args: string[]) => {
     const [file, argv] = asPostgres ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
     const result = spawnSync(file, argv, { encoding: 'utf8', cwd: dir, timeout: 120_000 });
-    if (result.status !== 0) throw new Error(`${command.split('/').pop()} failed: ${(result.stderr || result.stdout || String(result.error)).trim().slice(0, 800)}`);
+    if (result.status !== 0)
+      throw new Error(`${command.split('/').pop()} failed: ${(result.stderr || result.stdout || String(result.error)).trim().slice(0, 800)}`);
   };
   try {
-    run(join(bin, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=scram-sha-256', `--pwfile=${passwordFile}`, '--encoding=UTF8', '--locale=C.UTF-8', '--no-sync']);
+    run(join(bin, 'initdb'), [
+      '-D',
+      dataDir,
+      '-U',
+      'postgres',
+      '--auth=scram-sha-256',
+      `--pwfile=${passwordFile}`,
+      '--encoding=UTF8',
+      '--locale=C.UTF-8',
+      '--no-sync',
+    ]);
     rmSync(passwordFile, { force: true });
     const port = await freePort();
     // fsync off: a throwaway cluster need not survive a power cut, and the machine is shared.
     const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200`;
     run(join(bin, 'pg_ctl'), ['-D', dataDir, '-o', options, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start']);
     const stop = () => {
-      spawnSync(asPostgres ? 'runuser' : join(bin, 'pg_ctl'), asPostgres ? ['-u', 'postgres', '--', join(bin, 'pg_ctl'), '-D', dataDir, '-m', 'immediate', 'stop'] : ['-D', dataDir, '-m', 'immediate', 'stop'], { stdio: 'ignore', timeout: 60_000 });
+      spawnSync(
+        asPostgres ? 'runuser' : join(bin, 'pg_ctl'),
+        asPostgres ? ['-u', 'postgres', '--', join(bin, 'pg_ctl'), '-D', dataDir, '-m', 'immediate', 'stop'] : ['-D', dataDir, '-m', 'immediate', 'stop'],
+        { stdio: 'ignore', timeout: 60_000 },
+      );
       rmSync(dir, { recursive: true, force: true });
     };
     startWatchdog(process.pid, bin, dataDir, dir, asPostgres);

@@ -13,10 +13,7 @@ export interface TestRelay extends RunningRelay {
  * A whole relay as `npm start` runs it (demo mode: embedded simulator, real SQLite file in a temp
  * folder, real HTTP), on a free port. Used by element, end-to-end and chaos tests.
  */
-export async function startTestRelay(
-  env: Record<string, string> = {},
-  options: Partial<StartRelayOptions> & { log?: Logger } = {},
-): Promise<TestRelay> {
+export async function startTestRelay(env: Record<string, string> = {}, options: Partial<StartRelayOptions> & { log?: Logger } = {}): Promise<TestRelay> {
   const dataDir = mkdtempSync(join(tmpdir(), 'estate-relay-'));
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, SIM_LISTINGS: '24', ...env });
   const relay = await startRelay(config, { log: silentLogger, ...options });

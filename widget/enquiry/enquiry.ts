@@ -19,9 +19,24 @@ export const ENQUIRY_TAG = 'estate-enquiry';
 
 /** The words that also have an attribute of their own (`label-name` for labelName, …). */
 const SHORTHAND_KEYS = [
-  'labelName', 'labelEmail', 'labelMobile', 'labelMessage', 'labelOptional', 'labelSubmit', 'hintMobile',
-  'errorRequired', 'errorEmail', 'errorMobile', 'errorTooLong', 'errorConsent', 'invalidMessage',
-  'sendingMessage', 'successMessage', 'errorMessage', 'rateLimitedMessage', 'refusedMessage',
+  'labelName',
+  'labelEmail',
+  'labelMobile',
+  'labelMessage',
+  'labelOptional',
+  'labelSubmit',
+  'hintMobile',
+  'errorRequired',
+  'errorEmail',
+  'errorMobile',
+  'errorTooLong',
+  'errorConsent',
+  'invalidMessage',
+  'sendingMessage',
+  'successMessage',
+  'errorMessage',
+  'rateLimitedMessage',
+  'refusedMessage',
 ] as const satisfies ReadonlyArray<keyof EnquiryStrings>;
 
 /** The visible fields; their names are the request's, so the relay's `fields` map onto them. */

@@ -48,8 +48,7 @@ export const defaultEnquiryStrings: EnquiryStrings = {
   invalidMessage: 'Your enquiry was not sent: please correct the fields marked with a message.',
   sendingMessage: 'Sending your enquiry…',
   successMessage: 'Thank you. Your enquiry has been sent and the agent will be in touch.',
-  errorMessage:
-    'Your enquiry could not be sent yet. It is kept on this device and will be sent again automatically; you can also press the button to try now.',
+  errorMessage: 'Your enquiry could not be sent yet. It is kept on this device and will be sent again automatically; you can also press the button to try now.',
   rateLimitedMessage: 'Too many enquiries were sent from this connection. Yours is kept and will be sent again in {seconds} seconds.',
   refusedMessage: 'Sorry, this enquiry could not be accepted. Please contact the agency directly.',
 };

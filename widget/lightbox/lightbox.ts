@@ -198,13 +198,7 @@ export class EstateLightbox extends EstateElement {
       index: formatNumber(locale, this.index + 1),
       total: formatNumber(locale, this.photos.length),
     });
-    return html`<dialog
-      part="lightbox"
-      aria-label=${this.label || text.photos}
-      @keydown=${this.onKeydown}
-      @close=${this.onClose}
-      @click=${this.onDialogClick}
-    >
+    return html`<dialog part="lightbox" aria-label=${this.label || text.photos} @keydown=${this.onKeydown} @close=${this.onClose} @click=${this.onDialogClick}>
       <div class="top">
         <p part="lightbox-counter" class="counter" aria-live="polite" aria-atomic="true">
           ${counter}${photo?.caption ? html`<span class="caption"> · ${photo.caption}</span>` : nothing}
@@ -221,19 +215,21 @@ export class EstateLightbox extends EstateElement {
         @pointerup=${this.onPointerUp}
         @pointercancel=${this.onPointerCancel}
       >
-        ${photo
-          ? keyed(
-              `${this.index}:${photo.id}`,
-              renderPicture(photo, {
-                relay: this.relay,
-                sizes: '100vw',
-                alt: photo.caption ?? '',
-                loading: 'eager',
-                part: 'lightbox-image',
-                className: 'photo',
-              }),
-            )
-          : nothing}
+        ${
+          photo
+            ? keyed(
+                `${this.index}:${photo.id}`,
+                renderPicture(photo, {
+                  relay: this.relay,
+                  sizes: '100vw',
+                  alt: photo.caption ?? '',
+                  loading: 'eager',
+                  part: 'lightbox-image',
+                  className: 'photo',
+                }),
+              )
+            : nothing
+        }
       </div>
       <button type="button" part="lightbox-previous" class="round nav previous" aria-label=${text.previous} ?hidden=${!several} @click=${() => this.move(-1)}>
         <svg viewBox="0 0 24 24" aria-hidden="true">${chevronLeft}</svg>

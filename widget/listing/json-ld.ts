@@ -57,7 +57,10 @@ export function listingJsonLd(listing: ListingDetail, options: { pageUrl: string
  * and `<` escaped anyway so the text can never close its script element if a page serialises it.
  */
 export function jsonLdText(data: unknown): string {
-  return JSON.stringify(data).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(data)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 /** The part of the Trusted Types API we use (not yet in TypeScript's DOM library). */
@@ -74,7 +77,8 @@ let jsonLdPolicy: ScriptPolicy | null | undefined;
  */
 export function trustedJsonLd(text: string): string {
   if (jsonLdPolicy === undefined) {
-    const factory = (globalThis as { trustedTypes?: { createPolicy(name: string, rules: { createScript(value: string): string }): ScriptPolicy } }).trustedTypes;
+    const factory = (globalThis as { trustedTypes?: { createPolicy(name: string, rules: { createScript(value: string): string }): ScriptPolicy } })
+      .trustedTypes;
     try {
       jsonLdPolicy = factory ? factory.createPolicy('estate-embed', { createScript: (value) => value }) : null;
     } catch {

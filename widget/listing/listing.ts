@@ -207,7 +207,6 @@ export class EstateListing extends EstateElement {
     if (changed.has('noJsonLd') && this.noJsonLd) this.#removeJsonLd();
   }
 
-
   /** The words in use: defaults with the host's overrides, merged once per `strings` value. */
   get #text(): ListingStrings {
     return this.localize.words('listing', this.strings);
@@ -234,8 +233,7 @@ export class EstateListing extends EstateElement {
     this.emit<ListingErrorDetail>('estate-listing-error', {
       status: error instanceof RelayError ? error.status : error instanceof MissingListing && error.reason === 'not-found' ? 404 : null,
       message: error instanceof Error ? error.message : String(error),
-    }
-    );
+    });
   }
 
   // ---- structured data -------------------------------------------------------------------
@@ -321,10 +319,12 @@ export class EstateListing extends EstateElement {
     const message = missing ? (error.reason === 'no-id' ? text.noListingId : text.notFound) : text.errorTitle;
     return html`<div part="error" class="panel" role="alert">
       <p class="panel-title">${message}</p>
-      ${missing
-        ? nothing
-        : html`<p>${text.errorRetryLater}</p>
-            <button type="button" part="button retry-button" class="primary" @click=${this.reload}>${text.retry}</button>`}
+      ${
+        missing
+          ? nothing
+          : html`<p>${text.errorRetryLater}</p>
+              <button type="button" part="button retry-button" class="primary" @click=${this.reload}>${text.retry}</button>`
+      }
     </div>`;
   }
 
@@ -343,17 +343,19 @@ export class EstateListing extends EstateElement {
           </div>
           <div class="side">
             ${this.#renderOpenHomes(listing, level, address)} ${this.#renderAuction(listing, level)} ${this.#renderAgents(listing, level, address)}
-            ${this.noEnquiry
-              ? nothing
-              : html`<section part="section enquiry" class="section enquiry">
-                  <estate-enquiry
-                    listing-id=${listing.id}
-                    relay=${ifDefined(this.relay ?? undefined)}
-                    heading=${text.enquire}
-                    heading-level=${Math.min(6, level + 1)}
-                    subject=${address}
-                  ></estate-enquiry>
-                </section>`}
+            ${
+              this.noEnquiry
+                ? nothing
+                : html`<section part="section enquiry" class="section enquiry">
+                    <estate-enquiry
+                      listing-id=${listing.id}
+                      relay=${ifDefined(this.relay ?? undefined)}
+                      heading=${text.enquire}
+                      heading-level=${Math.min(6, level + 1)}
+                      subject=${address}
+                    ></estate-enquiry>
+                  </section>`
+            }
           </div>
         </div>
       </article>
@@ -381,8 +383,7 @@ export class EstateListing extends EstateElement {
       <p part="price" class="price">${price}</p>
       ${listing.heading && listing.heading !== address ? html`<p part="tagline" class="tagline">${listing.heading}</p>` : nothing}
       <ul part="features" class="features">
-        ${feature(listing.bed, text.bedrooms, bedIcon)} ${feature(listing.bath, text.bathrooms, bathIcon)}
-        ${feature(listing.cars, text.carSpaces, carIcon)}
+        ${feature(listing.bed, text.bedrooms, bedIcon)} ${feature(listing.bath, text.bathrooms, bathIcon)} ${feature(listing.cars, text.carSpaces, carIcon)}
         ${land ? html`<li part="feature" class="feature"><span class="visually-hidden">${text.factLandArea}: </span>${land}</li>` : nothing}
       </ul>
     </header>`;
@@ -394,28 +395,31 @@ export class EstateListing extends EstateElement {
     const label = fill(text.lightboxLabel, { address });
     if (!photos.length) return html`<div part="gallery" class="gallery empty"><p>${text.noPhotos}</p></div>`;
     const mosaic = photos.length >= 5;
-    const tile = (photo: Photo, index: number) => html`<button
-      type="button"
-      part="gallery-item"
-      class=${index === 0 ? 'tile main' : 'tile thumb'}
-      aria-label=${fill(text.openPhoto, { index: formatNumber(locale, index + 1), total: formatNumber(locale, photos.length) }) + (photo.caption ? `: ${photo.caption}` : '')}
-      @click=${(event: Event) => this.#openLightbox(photos, index, event, label)}
-    >
-      ${renderPicture(photo, {
-        relay: this.relay,
-        sizes: index === 0 ? '(min-width: 64rem) 44rem, 100vw' : '(min-width: 40rem) 22vw, 50vw',
-        alt: '',
-        loading: index === 0 ? 'eager' : 'lazy',
-        fetchPriority: index === 0 ? 'high' : 'auto',
-      })}
-    </button>`;
+    const tile = (photo: Photo, index: number) =>
+      html`<button
+        type="button"
+        part="gallery-item"
+        class=${index === 0 ? 'tile main' : 'tile thumb'}
+        aria-label=${fill(text.openPhoto, { index: formatNumber(locale, index + 1), total: formatNumber(locale, photos.length) }) + (photo.caption ? `: ${photo.caption}` : '')}
+        @click=${(event: Event) => this.#openLightbox(photos, index, event, label)}
+      >
+        ${renderPicture(photo, {
+          relay: this.relay,
+          sizes: index === 0 ? '(min-width: 64rem) 44rem, 100vw' : '(min-width: 40rem) 22vw, 50vw',
+          alt: '',
+          loading: index === 0 ? 'eager' : 'lazy',
+          fetchPriority: index === 0 ? 'high' : 'auto',
+        })}
+      </button>`;
     return html`<section part="gallery" class=${mosaic ? 'gallery mosaic' : 'gallery'} aria-label=${text.photos}>
       ${(mosaic ? photos.slice(0, 5) : photos.slice(0, 1)).map(tile)}
-      ${photos.length > 1
-        ? html`<button type="button" part="button gallery-all" class="all" @click=${(event: Event) => this.#openLightbox(photos, 0, event, label)}>
-            <svg class="icon" viewBox="0 0 24 24" aria-hidden="true">${expandIcon}</svg>${plural(locale, photos.length, text.showAllPhotos)}
-          </button>`
-        : nothing}
+      ${
+        photos.length > 1
+          ? html`<button type="button" part="button gallery-all" class="all" @click=${(event: Event) => this.#openLightbox(photos, 0, event, label)}>
+              <svg class="icon" viewBox="0 0 24 24" aria-hidden="true">${expandIcon}</svg>${plural(locale, photos.length, text.showAllPhotos)}
+            </button>`
+          : nothing
+      }
     </section>`;
   }
 
@@ -433,9 +437,7 @@ export class EstateListing extends EstateElement {
       'description',
       level,
       this.#text.description,
-      html`<div class="prose">
-        ${paragraphs.map((lines) => html`<p>${lines.map((line, index) => html`${index ? html`<br />` : nothing}${line}`)}</p>`)}
-      </div>`,
+      html`<div class="prose">${paragraphs.map((lines) => html`<p>${lines.map((line, index) => html`${index ? html`<br />` : nothing}${line}`)}</p>`)}</div>`,
     );
   }
 
@@ -460,13 +462,28 @@ export class EstateListing extends EstateElement {
       'facts',
       level,
       text.facts,
-      html`<dl class="fact-list">${shown.map(([term, value]) => html`<div><dt>${term}</dt><dd>${value}</dd></div>`)}</dl>`,
+      html`<dl class="fact-list">
+        ${shown.map(
+          ([term, value]) =>
+            html`<div>
+              <dt>${term}</dt>
+              <dd>${value}</dd>
+            </div>`,
+        )}
+      </dl>`,
     );
   }
 
   #renderFeatureList(listing: ListingDetail, level: number): TemplateResult | typeof nothing {
     if (!listing.features?.length) return nothing;
-    return this.#section('feature-list', level, this.#text.features, html`<ul class="ticks">${listing.features.map((feature) => html`<li>${feature}</li>`)}</ul>`);
+    return this.#section(
+      'feature-list',
+      level,
+      this.#text.features,
+      html`<ul class="ticks">
+        ${listing.features.map((feature) => html`<li>${feature}</li>`)}
+      </ul>`,
+    );
   }
 
   #renderFloorplans(listing: ListingDetail, level: number, address: string): TemplateResult | typeof nothing {
@@ -481,17 +498,18 @@ export class EstateListing extends EstateElement {
       text.floorplans,
       html`<ul class="plans">
         ${plans.map(
-          (plan, index) => html`<li>
-            <button
-              type="button"
-              part="gallery-item"
-              class="tile plan"
-              aria-label=${fill(text.openFloorplan, { index: formatNumber(locale, index + 1), total: formatNumber(locale, plans.length) })}
-              @click=${(event: Event) => this.#openLightbox(plans, index, event, label)}
-            >
-              ${renderPicture(plan, { relay: this.relay, sizes: '(min-width: 40rem) 20rem, 90vw', alt: '', loading: 'lazy' })}
-            </button>
-          </li>`,
+          (plan, index) =>
+            html`<li>
+              <button
+                type="button"
+                part="gallery-item"
+                class="tile plan"
+                aria-label=${fill(text.openFloorplan, { index: formatNumber(locale, index + 1), total: formatNumber(locale, plans.length) })}
+                @click=${(event: Event) => this.#openLightbox(plans, index, event, label)}
+              >
+                ${renderPicture(plan, { relay: this.relay, sizes: '(min-width: 40rem) 20rem, 90vw', alt: '', loading: 'lazy' })}
+              </button>
+            </li>`,
         )}
       </ul>`,
     );
@@ -508,12 +526,13 @@ export class EstateListing extends EstateElement {
       text.links,
       html`<ul class="link-list">
         ${safe.map(
-          (link) => html`<li>
-            <a part="external-link button" class="button" href=${link.url} target="_blank" rel="noopener noreferrer">
-              <svg class="icon" viewBox="0 0 24 24" aria-hidden="true">${playIcon}</svg>${label(link.kind)}
-              <span class="visually-hidden">${text.opensInNewTab}</span>
-            </a>
-          </li>`,
+          (link) =>
+            html`<li>
+              <a part="external-link button" class="button" href=${link.url} target="_blank" rel="noopener noreferrer">
+                <svg class="icon" viewBox="0 0 24 24" aria-hidden="true">${playIcon}</svg>${label(link.kind)}
+                <span class="visually-hidden">${text.opensInNewTab}</span>
+              </a>
+            </li>`,
         )}
       </ul>`,
     );
@@ -558,7 +577,11 @@ export class EstateListing extends EstateElement {
       'open-homes',
       level,
       text.openHomes,
-      upcoming.length ? html`<ul class="open-homes">${upcoming.map(item)}</ul>` : html`<p class="muted">${text.noOpenHomes}</p>`,
+      upcoming.length
+        ? html`<ul class="open-homes">
+            ${upcoming.map(item)}
+          </ul>`
+        : html`<p class="muted">${text.noOpenHomes}</p>`,
     );
   }
 
@@ -573,9 +596,30 @@ export class EstateListing extends EstateElement {
       level,
       text.auction,
       html`<dl class="fact-list">
-        ${when ? html`<div><dt>${text.auctionDate}</dt><dd><time datetime=${isoOrEmpty(auction.dateTime)}>${when}</time></dd></div>` : nothing}
-        ${auction.venue ? html`<div><dt>${text.auctionVenue}</dt><dd>${auction.venue}</dd></div>` : nothing}
-        ${auction.auctioneer ? html`<div><dt>${text.auctionAuctioneer}</dt><dd>${auction.auctioneer}</dd></div>` : nothing}
+        ${
+          when
+            ? html`<div>
+                <dt>${text.auctionDate}</dt>
+                <dd><time datetime=${isoOrEmpty(auction.dateTime)}>${when}</time></dd>
+              </div>`
+            : nothing
+        }
+        ${
+          auction.venue
+            ? html`<div>
+                <dt>${text.auctionVenue}</dt>
+                <dd>${auction.venue}</dd>
+              </div>`
+            : nothing
+        }
+        ${
+          auction.auctioneer
+            ? html`<div>
+                <dt>${text.auctionAuctioneer}</dt>
+                <dd>${auction.auctioneer}</dd>
+              </div>`
+            : nothing
+        }
       </dl>`,
     );
   }
@@ -583,7 +627,14 @@ export class EstateListing extends EstateElement {
   #renderAgents(listing: ListingDetail, level: number, address: string): TemplateResult | typeof nothing {
     const agents = listing.agents ?? [];
     if (!agents.length) return nothing;
-    return this.#section('agents', level, this.#text.agents, html`<ul class="agents">${agents.map((agent) => this.#renderAgent(agent, address))}</ul>`);
+    return this.#section(
+      'agents',
+      level,
+      this.#text.agents,
+      html`<ul class="agents">
+        ${agents.map((agent) => this.#renderAgent(agent, address))}
+      </ul>`,
+    );
   }
 
   #renderAgent(agent: Agent, address: string): TemplateResult {
@@ -597,25 +648,31 @@ export class EstateListing extends EstateElement {
       .slice(0, 2)
       .toUpperCase();
     return html`<li part="agent" class="agent">
-      ${agent.photo
-        ? renderPicture(agent.photo, { relay: this.relay, sizes: '4.5rem', alt: '', loading: 'lazy', part: 'agent-photo', className: 'agent-photo' })
-        : html`<span part="agent-photo" class="agent-photo initials" aria-hidden="true">${initials}</span>`}
+      ${
+        agent.photo
+          ? renderPicture(agent.photo, { relay: this.relay, sizes: '4.5rem', alt: '', loading: 'lazy', part: 'agent-photo', className: 'agent-photo' })
+          : html`<span part="agent-photo" class="agent-photo initials" aria-hidden="true">${initials}</span>`
+      }
       <div class="agent-text">
         <p part="agent-name" class="agent-name">${agent.name}</p>
         ${agent.position ? html`<p class="muted">${agent.position}</p>` : nothing}
         <div class="agent-actions">
-          ${tel
-            ? html`<a part="agent-phone button" class="button" href=${tel}>
-                <svg class="icon" viewBox="0 0 24 24" aria-hidden="true">${phoneIcon}</svg><span class="visually-hidden"
-                  >${fill(text.callAgent, { name: agent.name })}, </span
-                >${agent.phone}
-              </a>`
-            : nothing}
-          ${email
-            ? html`<a part="agent-email button" class="button" href=${`mailto:${email}?subject=${encodeURIComponent(address)}`}>
-                <svg class="icon" viewBox="0 0 24 24" aria-hidden="true">${mailIcon}</svg>${fill(text.emailAgent, { name: agent.name.split(/\s+/)[0] ?? agent.name })}
-              </a>`
-            : nothing}
+          ${
+            tel
+              ? html`<a part="agent-phone button" class="button" href=${tel}>
+                  <svg class="icon" viewBox="0 0 24 24" aria-hidden="true">${phoneIcon}</svg
+                  ><span class="visually-hidden">${fill(text.callAgent, { name: agent.name })}, </span>${agent.phone}
+                </a>`
+              : nothing
+          }
+          ${
+            email
+              ? html`<a part="agent-email button" class="button" href=${`mailto:${email}?subject=${encodeURIComponent(address)}`}>
+                  <svg class="icon" viewBox="0 0 24 24" aria-hidden="true">${mailIcon}</svg
+                  >${fill(text.emailAgent, { name: agent.name.split(/\s+/)[0] ?? agent.name })}
+                </a>`
+              : nothing
+          }
         </div>
       </div>
     </li>`;

@@ -7,18 +7,73 @@
 
 /** Named entities seen in agency copy; anything else is left as written. */
 const NAMED: Record<string, string> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0',
-  ndash: '\u2013', mdash: '\u2014', hellip: '\u2026', bull: '\u2022', middot: '\u00b7',
-  lsquo: '\u2018', rsquo: '\u2019', sbquo: '\u201a', ldquo: '\u201c', rdquo: '\u201d', bdquo: '\u201e',
-  laquo: '\u00ab', raquo: '\u00bb', prime: '\u2032', Prime: '\u2033',
-  copy: '\u00a9', reg: '\u00ae', trade: '\u2122', deg: '\u00b0', sup2: '\u00b2', sup3: '\u00b3',
-  frac12: '\u00bd', frac14: '\u00bc', frac34: '\u00be', times: '\u00d7', divide: '\u00f7', plusmn: '\u00b1',
-  euro: '\u20ac', pound: '\u00a3', cent: '\u00a2', yen: '\u00a5', sect: '\u00a7', para: '\u00b6',
-  eacute: '\u00e9', Eacute: '\u00c9', egrave: '\u00e8', ecirc: '\u00ea', euml: '\u00eb',
-  aacute: '\u00e1', agrave: '\u00e0', acirc: '\u00e2', auml: '\u00e4', aring: '\u00e5',
-  iacute: '\u00ed', icirc: '\u00ee', iuml: '\u00ef', oacute: '\u00f3', ocirc: '\u00f4', ouml: '\u00f6',
-  uacute: '\u00fa', ucirc: '\u00fb', uuml: '\u00fc', ccedil: '\u00e7', ntilde: '\u00f1', szlig: '\u00df',
-  rarr: '\u2192', larr: '\u2190', check: '\u2713', star: '\u2606', hearts: '\u2665', shy: '\u00ad',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: '\u00a0',
+  ndash: '\u2013',
+  mdash: '\u2014',
+  hellip: '\u2026',
+  bull: '\u2022',
+  middot: '\u00b7',
+  lsquo: '\u2018',
+  rsquo: '\u2019',
+  sbquo: '\u201a',
+  ldquo: '\u201c',
+  rdquo: '\u201d',
+  bdquo: '\u201e',
+  laquo: '\u00ab',
+  raquo: '\u00bb',
+  prime: '\u2032',
+  Prime: '\u2033',
+  copy: '\u00a9',
+  reg: '\u00ae',
+  trade: '\u2122',
+  deg: '\u00b0',
+  sup2: '\u00b2',
+  sup3: '\u00b3',
+  frac12: '\u00bd',
+  frac14: '\u00bc',
+  frac34: '\u00be',
+  times: '\u00d7',
+  divide: '\u00f7',
+  plusmn: '\u00b1',
+  euro: '\u20ac',
+  pound: '\u00a3',
+  cent: '\u00a2',
+  yen: '\u00a5',
+  sect: '\u00a7',
+  para: '\u00b6',
+  eacute: '\u00e9',
+  Eacute: '\u00c9',
+  egrave: '\u00e8',
+  ecirc: '\u00ea',
+  euml: '\u00eb',
+  aacute: '\u00e1',
+  agrave: '\u00e0',
+  acirc: '\u00e2',
+  auml: '\u00e4',
+  aring: '\u00e5',
+  iacute: '\u00ed',
+  icirc: '\u00ee',
+  iuml: '\u00ef',
+  oacute: '\u00f3',
+  ocirc: '\u00f4',
+  ouml: '\u00f6',
+  uacute: '\u00fa',
+  ucirc: '\u00fb',
+  uuml: '\u00fc',
+  ccedil: '\u00e7',
+  ntilde: '\u00f1',
+  szlig: '\u00df',
+  rarr: '\u2192',
+  larr: '\u2190',
+  check: '\u2713',
+  star: '\u2606',
+  hearts: '\u2665',
+  shy: '\u00ad',
 };
 
 /** Decodes numeric (`&#8211;`, `&#x2022;`) and the named entities above. Invalid code points become U+FFFD. */
@@ -42,7 +97,12 @@ export function descriptionParagraphs(description: string | null | undefined): s
   const normalised = decodeEntities(description).replace(/\r\n?/g, '\n');
   return normalised
     .split(/\n[ \t\u00a0]*\n+/)
-    .map((paragraph) => paragraph.trim().split('\n').map((line) => line.trim()))
+    .map((paragraph) =>
+      paragraph
+        .trim()
+        .split('\n')
+        .map((line) => line.trim()),
+    )
     .filter((lines) => lines.some((line) => line !== ''));
 }
 

@@ -290,7 +290,6 @@ export class EstateListings extends EstateElement {
     onNavigate: () => this.onPopState(),
   });
 
-
   /** The words in use: defaults with the host's overrides, merged once per `strings` value. */
   private get text(): ListingsStrings {
     return this.localize.words('listings', this.strings);
@@ -391,7 +390,6 @@ export class EstateListings extends EstateElement {
       message: error instanceof Error ? error.message : String(error),
     });
   }
-
 
   // ---- visitor actions -------------------------------------------------------------------
 
@@ -504,14 +502,16 @@ export class EstateListings extends EstateElement {
     if (this.detailId) return this.renderDetail(this.detailId);
     return html`<div part="base" class="base">
       ${this.barFilters.length ? this.renderFilters() : nothing}
-      ${this.listings
-        ? this.renderGiven(this.listings)
-        : this.listingsTask.render({
-        initial: () => this.renderSkeleton(),
-        pending: () => this.renderSkeleton(),
-        complete: (page) => (page.items.length ? this.renderResults(page) : this.renderEmpty()),
-        error: () => this.renderError(),
-      })}
+      ${
+        this.listings
+          ? this.renderGiven(this.listings)
+          : this.listingsTask.render({
+              initial: () => this.renderSkeleton(),
+              pending: () => this.renderSkeleton(),
+              complete: (page) => (page.items.length ? this.renderResults(page) : this.renderEmpty()),
+              error: () => this.renderError(),
+            })
+      }
     </div>`;
   }
 
@@ -551,15 +551,19 @@ export class EstateListings extends EstateElement {
     const count = this.query.pageSize ?? 12;
     return html`${this.renderStatus(this.filling ? text.filling : text.loading)}
       <ul part="list" class="list layout-${this.layout}" aria-busy="true">
-        ${Array.from({ length: count }, () => html`<li part="card skeleton" class="card skeleton" aria-hidden="true">
-          <div part="card-media" class="media"></div>
-          <div part="card-body" class="body">
-            <span class="line price-line"><span class="bone"></span></span>
-            <span class="line title-line"><span class="bone"></span><span class="bone"></span></span>
-            <span class="line meta-line"><span class="bone"></span></span>
-            <span class="line features-line"><span class="bone"></span></span>
-          </div>
-        </li>`)}
+        ${Array.from(
+          { length: count },
+          () =>
+            html`<li part="card skeleton" class="card skeleton" aria-hidden="true">
+              <div part="card-media" class="media"></div>
+              <div part="card-body" class="body">
+                <span class="line price-line"><span class="bone"></span></span>
+                <span class="line title-line"><span class="bone"></span><span class="bone"></span></span>
+                <span class="line meta-line"><span class="bone"></span></span>
+                <span class="line features-line"><span class="bone"></span></span>
+              </div>
+            </li>`,
+        )}
       </ul>
       <div part="footer" class="footer" aria-hidden="true"></div>`;
   }
@@ -568,16 +572,12 @@ export class EstateListings extends EstateElement {
     const text = this.text;
     const locale = this.resolvedLocale;
     const pages = Math.max(1, Math.ceil(page.total / Math.max(1, page.pageSize)));
-    const sizes =
-      this.sizes ??
-      (this.layout === 'list' ? '(min-width: 40rem) 18rem, 100vw' : '(min-width: 72rem) 22rem, (min-width: 40rem) 45vw, 100vw');
+    const sizes = this.sizes ?? (this.layout === 'list' ? '(min-width: 40rem) 18rem, 100vw' : '(min-width: 72rem) 22rem, (min-width: 40rem) 45vw, 100vw');
     return html`${this.renderStatus(plural(locale, page.total, text.resultCount), true)}
       <ul part="list" class="list layout-${this.layout}">
         ${page.items.map((listing, index) => this.renderCard(listing, index, page.page, sizes))}
       </ul>
-      <div part="footer" class="footer">
-        ${pages > 1 && !this.listings ? this.renderPagination(page.page, pages) : nothing}
-      </div>`;
+      <div part="footer" class="footer">${pages > 1 && !this.listings ? this.renderPagination(page.page, pages) : nothing}</div>`;
   }
 
   private renderCard(listing: ListingSummary, index: number, pageNumber: number, sizes: string): TemplateResult {
@@ -589,28 +589,36 @@ export class EstateListings extends EstateElement {
     const eager = pageNumber === 1 && index < EAGER_CARDS;
     const badge = badgeLabel(listing.badge, text);
     // A past auction says nothing useful on a sold card.
-    const auction = listing.auctionDateTime && listing.status === 'available' ? formatShortDateTime(locale, listing.auctionDateTime, this.timeZone ?? undefined) : null;
+    const auction =
+      listing.auctionDateTime && listing.status === 'available' ? formatShortDateTime(locale, listing.auctionDateTime, this.timeZone ?? undefined) : null;
     const meta = [listing.propertyType, auction ? fill(text.auction, { date: auction }) : null].filter(Boolean).join(' · ');
     const level = headingLevel(this.headingLevel, 3);
     return html`<li part="card" class="card">
       <div part="card-media" class="media">
-        ${listing.photo
-          ? renderPicture(listing.photo, {
-              relay: this.relay,
-              sizes,
-              alt: listing.photo.caption ?? '',
-              loading: eager ? 'eager' : 'lazy',
-              fetchPriority: first ? 'high' : 'auto',
-              part: 'card-image',
-            })
-          : nothing}
+        ${
+          listing.photo
+            ? renderPicture(listing.photo, {
+                relay: this.relay,
+                sizes,
+                alt: listing.photo.caption ?? '',
+                loading: eager ? 'eager' : 'lazy',
+                fetchPriority: first ? 'high' : 'auto',
+                part: 'card-image',
+              })
+            : nothing
+        }
         ${badge ? html`<span part="badge badge-${listing.badge}" class="badge">${badge}</span>` : nothing}
       </div>
       <div part="card-body" class="body">
         <p part="price" class="line price-line">${price}</p>
         ${heading(
           level,
-          html`<a part="card-link" class="card-link" href=${this.detailLink(listing)} data-id=${listing.id} @click=${(event: MouseEvent) => this.onCardClick(event, listing)}
+          html`<a
+            part="card-link"
+            class="card-link"
+            href=${this.detailLink(listing)}
+            data-id=${listing.id}
+            @click=${(event: MouseEvent) => this.onCardClick(event, listing)}
             >${address}</a
           >`,
           { part: 'card-title', className: 'line title-line' },
@@ -627,8 +635,7 @@ export class EstateListings extends EstateElement {
     const feature = (count: number | null, forms: ListingsStrings['bedrooms'], icon: SVGTemplateResult) =>
       renderFeature(locale, count, forms, icon, 'feature-icon');
     return html`<ul part="features" class="line features-line">
-      ${feature(listing.bed, text.bedrooms, bedIcon)} ${feature(listing.bath, text.bathrooms, bathIcon)}
-      ${feature(listing.cars, text.carSpaces, carIcon)}
+      ${feature(listing.bed, text.bedrooms, bedIcon)} ${feature(listing.bath, text.bathrooms, bathIcon)} ${feature(listing.cars, text.carSpaces, carIcon)}
     </ul>`;
   }
 
@@ -698,12 +705,13 @@ export class EstateListings extends EstateElement {
     const currency = resolveCurrency(locale, this.currency);
     const query = this.query;
     const id = (name: string) => `estate-filter-${name}`;
-    const select = (name: BarFilter, label: string, options: Array<[string, string]>, current: string) => html`<div part="filter-field" class="field">
-      <label part="filter-label" for=${id(name)}>${label}</label>
-      <select part="filter-control" id=${id(name)} name=${name} .value=${current}>
-        ${options.map(([value, optionLabel]) => html`<option value=${value} ?selected=${value === current}>${optionLabel}</option>`)}
-      </select>
-    </div>`;
+    const select = (name: BarFilter, label: string, options: Array<[string, string]>, current: string) =>
+      html`<div part="filter-field" class="field">
+        <label part="filter-label" for=${id(name)}>${label}</label>
+        <select part="filter-control" id=${id(name)} name=${name} .value=${current}>
+          ${options.map(([value, optionLabel]) => html`<option value=${value} ?selected=${value === current}>${optionLabel}</option>`)}
+        </select>
+      </div>`;
     const lease = query.type === 'lease';
     // The relay's band grid: a withheld price is found by exactly these steps.
     const prices = priceSteps(lease ? 'lease' : 'sale').map((value): [string, string] => {
@@ -718,18 +726,36 @@ export class EstateListings extends EstateElement {
     const value = (name: QueryKey) => (query[name] === undefined ? '' : String(query[name]));
 
     const fields: Record<BarFilter, () => TemplateResult> = {
-      type: () => select('type', text.type, [['', text.any], ['sale', text.typeSale], ['lease', text.typeLease]], value('type')),
-      suburb: () => html`<div part="filter-field" class="field">
-        <label part="filter-label" for=${id('suburb')}>${text.suburb}</label>
-        <input part="filter-control" id=${id('suburb')} name="suburb" type="text" autocomplete="address-level2" .value=${value('suburb')} />
-      </div>`,
-      propertyType: () => select('propertyType', text.propertyType, [['', text.any], ...types.map((name): [string, string] => [name, name])], value('propertyType')),
+      type: () =>
+        select(
+          'type',
+          text.type,
+          [
+            ['', text.any],
+            ['sale', text.typeSale],
+            ['lease', text.typeLease],
+          ],
+          value('type'),
+        ),
+      suburb: () =>
+        html`<div part="filter-field" class="field">
+          <label part="filter-label" for=${id('suburb')}>${text.suburb}</label>
+          <input part="filter-control" id=${id('suburb')} name="suburb" type="text" autocomplete="address-level2" .value=${value('suburb')} />
+        </div>`,
+      propertyType: () =>
+        select('propertyType', text.propertyType, [['', text.any], ...types.map((name): [string, string] => [name, name])], value('propertyType')),
       minPrice: () => select('minPrice', text.minPrice, [['', text.any], ...prices], value('minPrice')),
       maxPrice: () => select('maxPrice', text.maxPrice, [['', text.any], ...prices], value('maxPrice')),
       minBeds: () => select('minBeds', text.minBeds, counts(5), value('minBeds')),
       minBaths: () => select('minBaths', text.minBaths, counts(4), value('minBaths')),
       minCars: () => select('minCars', text.minCars, counts(4), value('minCars')),
-      sort: () => select('sort', text.sort, SORTS.map((sort): [string, string] => [sort, text.sortOptions[sort]]), value('sort') || 'newest'),
+      sort: () =>
+        select(
+          'sort',
+          text.sort,
+          SORTS.map((sort): [string, string] => [sort, text.sortOptions[sort]]),
+          value('sort') || 'newest',
+        ),
     };
     return html`<form part="filters" class="filters" role="search" aria-label=${text.filtersLabel} @submit=${this.onFilterSubmit}>
       <div class="fields">${this.barFilters.map((name) => fields[name]())}</div>

@@ -11,7 +11,17 @@ import type { ListingSort, ListingsQuery } from '../../contract/relay-api.ts';
 export const SORTS: readonly ListingSort[] = LISTING_FILTERS.sort.values;
 
 /** Filters a visitor can set in the filter bar, in the bar's order. */
-export const BAR_FILTERS = ['type', 'suburb', 'propertyType', 'minPrice', 'maxPrice', 'minBeds', 'minBaths', 'minCars', 'sort'] as const satisfies readonly QueryKey[];
+export const BAR_FILTERS = [
+  'type',
+  'suburb',
+  'propertyType',
+  'minPrice',
+  'maxPrice',
+  'minBeds',
+  'minBaths',
+  'minCars',
+  'sort',
+] as const satisfies readonly QueryKey[];
 export type BarFilter = (typeof BAR_FILTERS)[number];
 /** What an empty `filters` attribute shows: the page usually fixes buy or rent. */
 export const DEFAULT_BAR_FILTERS: readonly BarFilter[] = ['suburb', 'propertyType', 'minPrice', 'maxPrice', 'minBeds', 'minBaths', 'minCars', 'sort'];

@@ -96,14 +96,24 @@ function validDate(iso: string | null | undefined): Date | null {
 export function formatDateTime(locale: string, iso: string | null | undefined, timeZone?: string): string | null {
   const date = validDate(iso);
   if (!date) return null;
-  return dateFormat(locale, { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: 'numeric', minute: '2-digit', timeZone: safeZone(timeZone) }).format(date);
+  return dateFormat(locale, {
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: 'numeric',
+    minute: '2-digit',
+    timeZone: safeZone(timeZone),
+  }).format(date);
 }
 
 /** "Sat 4 May, 10:00 am": for one line on a card, where the year goes without saying. */
 export function formatShortDateTime(locale: string, iso: string | null | undefined, timeZone?: string): string | null {
   const date = validDate(iso);
   if (!date) return null;
-  return dateFormat(locale, { weekday: 'short', day: 'numeric', month: 'short', hour: 'numeric', minute: '2-digit', timeZone: safeZone(timeZone) }).format(date);
+  return dateFormat(locale, { weekday: 'short', day: 'numeric', month: 'short', hour: 'numeric', minute: '2-digit', timeZone: safeZone(timeZone) }).format(
+    date,
+  );
 }
 
 /** "Sat 4 May, 10:00 – 10:30 am": one date, a time range, as Intl writes ranges in that locale. */
@@ -138,9 +148,6 @@ export { fill };
 
 /** Picks the plural form for `count` and fills `{count}` with the locale's number. */
 export function plural(locale: string, count: number, forms: PluralForms | string, values: Record<string, string | number> = {}): string {
-  const template =
-    typeof forms === 'string'
-      ? forms
-      : (forms[cached(`p|${locale}`, () => new Intl.PluralRules(locale)).select(count)] ?? forms.other);
+  const template = typeof forms === 'string' ? forms : (forms[cached(`p|${locale}`, () => new Intl.PluralRules(locale)).select(count)] ?? forms.other);
   return fill(template, { count: formatNumber(locale, count), ...values });
 }
