@@ -50,7 +50,7 @@ export interface SharedSyncOptions {
 
 /**
  * Relays on one database (DATABASE_URL) share an agency's sync: the one holding its lease
- * (store/sync-lease.ts) runs the sync workers and publishes what they write (store/replica.ts);
+ * (sync-lease.ts) runs the sync workers and publishes what they write (replica.ts);
  * every other relay copies that into its own store and serves it. A holder that dies stops
  * renewing, and within the lease's length another relay takes over, from the last rows published.
  * A relay that stops lets go of the lease at once. All steps run one at a time.

@@ -626,7 +626,7 @@ export function limiterForKey(apiKey: string, options: LimiterOptions): RequestL
  * One row of crm_access per day, the last week kept.
  */
 
-/** Key prefix of those rows: each relay's own, never copied between relays (store/replica.ts). */
+/** Key prefix of those rows: each relay's own, never copied between relays (cluster/replica.ts). */
 export const CALLS_PREFIX = 'crm-calls:';
 const CALLS_KEEP_DAYS = 7;
 

@@ -6,7 +6,7 @@ import type { AgentTarget, ListingTarget } from '../enquiries/targets.ts';
 import { writeRebuildable } from '../photos/rebuildable.ts';
 import type { ListingFacts, MappedAgent, MappedListing, OpenHome, PublicListingFields } from './source.ts';
 
-/** The cache's tables, parents first: what relays on one database copy from the agency's sync holder (store/replica.ts). */
+/** The cache's tables, parents first: what relays on one database copy from the agency's sync holder (cluster/replica.ts). */
 export const LISTING_CACHE_TABLES = ['listings', 'listing_agents', 'agents', 'open_homes', 'listing_sync_state'] as const;
 
 /** A cached listing as the API reads it. */

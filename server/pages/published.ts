@@ -1,7 +1,7 @@
 import type { Store } from '../store/store.ts';
 import { tablesOf } from '../store/tables.ts';
 
-/** The table of published pages: with DATABASE_URL copied from the agency's sync holder, which alone records it (store/replica.ts). */
+/** The table of published pages: with DATABASE_URL copied from the agency's sync holder, which alone records it (cluster/replica.ts). */
 export const PUBLISHED_PAGES_TABLES = ['pages_published'] as const;
 
 /** The pages_published table (this module's, migration 080): which listing pages were ever published, and which have gone. */

@@ -57,7 +57,7 @@ export async function listRelays(pool: pg.Pool): Promise<RelaySeen[]> {
  * (inSchema), so isolation holds by construction, with no WHERE agency = … for a new query (or a
  * raw one) to forget, and the
  * tables moved to PostgreSQL later (the same migrations, run per schema) are kept apart for free.
- * Slugs are a-z, 0-9 and - (agencies/file.ts); - becomes _, so two slugs never share a schema.
+ * Slugs are a-z, 0-9 and - (compose/agencies-file.ts); - becomes _, so two slugs never share a schema.
  * The one agency of a relay without AGENCIES_FILE keeps the default schema, public.
  */
 export function agencySchema(slug: string | undefined): string {

@@ -19,6 +19,7 @@ describe('links in README.md, docs/*.md and crm-sim/README.md', () => {
     expect(names).toContain('docs/README.md');
     expect(names).toContain('docs/elements.md');
     expect(names).toContain('crm-sim/README.md');
+    expect(names).toContain('server/cluster/README.md');
   });
 
   it('every relative link resolves to a file in the repository, and every #anchor to a heading', () => {

@@ -97,7 +97,11 @@ export function projectMarkdownFiles(root: string): string[] {
         .filter((name) => name.endsWith('.md'))
         .map((name) => join(docs, name))
     : [];
-  return [join(root, 'README.md'), ...pages.sort(), join(root, 'crm-sim', 'README.md')];
+  // The READMEs beside the code (crm-sim/, server/cluster/, …): the folders that explain themselves.
+  const folderReadmes = ['crm-sim', ...readdirSync(join(root, 'server')).map((name) => join('server', name))]
+    .map((folder) => join(root, folder, 'README.md'))
+    .filter((file) => existsSync(file));
+  return [join(root, 'README.md'), ...pages.sort(), ...folderReadmes];
 }
 
 /** Every broken relative link in the given pages, as `file:line: problem`. */
