@@ -19,7 +19,7 @@ import { metricsAccess, PROMETHEUS_CONTENT_TYPE } from '../http/metrics-access.t
 import { PhotoFolderGuard } from '../photos/folder-guard.ts';
 import { holdsPhoto } from '../photos/mirror.ts';
 import { photosRouter } from '../photos/routes.ts';
-import type { ReplayCache, ReplayOptions } from '../http/response-cache.ts';
+import type { ResponseCache, ReplayOptions } from '../http/response-cache.ts';
 import { STORE_FILE_MODE, type Store } from '../store/store.ts';
 import { widgetRouter } from '../http/widget-assets.ts';
 import { agencyConfig, readAgenciesFile, type AgencyEntry } from './agencies-file.ts';
@@ -235,13 +235,13 @@ export class AgencySet {
     const router = Router({ caseSensitive: true, strict: true });
     // An answer recorded for replay is sent only while this very agency is served (not after a reload replaced or removed it).
     router.use((_req, res, next) => {
-      const replay = res.locals.replay as ReplayCache | undefined;
+      const replay = res.locals.replay as ResponseCache | undefined;
       if (replay) {
         res.locals.replay = {
           remember: (
-            req: Parameters<ReplayCache['remember']>[0],
-            response: Parameters<ReplayCache['remember']>[1],
-            body: Parameters<ReplayCache['remember']>[2],
+            req: Parameters<ResponseCache['remember']>[0],
+            response: Parameters<ResponseCache['remember']>[1],
+            body: Parameters<ResponseCache['remember']>[2],
             bytes: Buffer,
             replayOptions: ReplayOptions,
           ) => replay.remember(req, response, body, bytes, { ...replayOptions, isCurrent: () => running.serving && replayOptions.isCurrent() }),

@@ -10,7 +10,7 @@ import type { Feature } from '../runtime/feature.ts';
 import { metricsAccess, PROMETHEUS_CONTENT_TYPE } from './metrics-access.ts';
 import type { Logger } from '../runtime/log.ts';
 import { precompressedStatic } from './precompressed.ts';
-import { ReplayCache } from './response-cache.ts';
+import { ResponseCache } from './response-cache.ts';
 import { widgetRouter } from './widget-assets.ts';
 
 /** The checkout's root (where package.json is): from server/ when run from source, from dist/server when built. */
@@ -41,7 +41,7 @@ export interface AppDeps {
  * page, sent again as it went out) before Express, everything else to Express.
  */
 export function requestListener(app: Express): (req: IncomingMessage, res: ServerResponse) => void {
-  const replay = app.locals.replay as ReplayCache;
+  const replay = app.locals.replay as ResponseCache;
   return (req, res) => {
     if (!replay.answer(req, res)) app(req, res);
   };
@@ -60,7 +60,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', 'strong');
   // Routes record answers for replay (server/http/response-cache.ts) through res.locals.replay, once every
   // middleware has set its headers; requestListener() sends them again before Express runs.
-  const replay = new ReplayCache();
+  const replay = new ResponseCache();
   app.locals.replay = replay;
   app.use((_req, res, next) => {
     res.locals.replay = replay;

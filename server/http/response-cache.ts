@@ -30,7 +30,7 @@ interface Replay extends ReplayOptions {
 
 const MAX_REPLAYS = 2_000;
 
-export class ReplayCache {
+export class ResponseCache {
   readonly #replays = new Map<string, Replay>();
 
   /**

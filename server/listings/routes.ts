@@ -5,7 +5,7 @@ import { corsPolicy, publicOrigins } from '../http/cors.ts';
 import { HttpError } from '../http/errors.ts';
 import type { PhotoMirror } from '../photos/mirror.ts';
 import { DYNAMIC_EFFORT, EncodedBody, sendEncoded } from '../http/precompressed.ts';
-import type { ReplayCache } from '../http/response-cache.ts';
+import type { ResponseCache } from '../http/response-cache.ts';
 import type { ListingCache } from './cache.ts';
 import { publicListings, type PublicListings } from './public-listings.ts';
 import { parseListingsQuery, queryKey } from './query.ts';
@@ -124,7 +124,7 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     res.set('X-Listings-Age', listingsAge());
     if (res.get('Access-Control-Allow-Origin')) res.set('Access-Control-Expose-Headers', 'ETag, Retry-After, X-Listings-Age');
     res.type('application/json');
-    const replay = res.locals.replay as ReplayCache | undefined;
+    const replay = res.locals.replay as ResponseCache | undefined;
     const generation = cacheGeneration;
     sendEncoded(req, res, entry, (bytes) =>
       replay?.remember(req, res, entry, bytes, {

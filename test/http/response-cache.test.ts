@@ -5,11 +5,11 @@ import { brotliDecompressSync } from 'node:zlib';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DYNAMIC_EFFORT, EncodedBody, sendEncoded } from '../../server/http/precompressed.ts';
-import { ReplayCache } from '../../server/http/response-cache.ts';
+import { ResponseCache } from '../../server/http/response-cache.ts';
 
 /** A server whose app records its answers, behind a replay cache, as the relay is. */
 describe('replay of recorded answers, before Express', () => {
-  const replay = new ReplayCache();
+  const replay = new ResponseCache();
   let appRuns = 0;
   let current = true;
   let age = 1;
