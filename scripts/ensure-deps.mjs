@@ -30,13 +30,8 @@ const upToDate = installed && (stampMatches || statSync(hiddenLock).mtimeMs >= s
 if (!upToDate) {
   console.log(installed ? 'Dependencies changed: running npm ci…' : 'First run: installing dependencies with npm ci (about a minute)…');
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  let result = spawnSync(npm, ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
-  if (result.status !== 0) {
-    // npm ci refuses a lockfile that lacks platform-only optional packages the registry in use
-    // does not carry (seen with rollup's binaries on a mirror); npm install takes the same lockfile.
-    console.log('npm ci refused; installing from the same lockfile with npm install…');
-    result = spawnSync(npm, ['install', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
-  }
+  // The lockfile records every platform's optional packages, so npm ci takes it as it is.
+  const result = spawnSync(npm, ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) {
     console.error('Installing dependencies failed; see the output above.');
     process.exit(result.status ?? 1);
