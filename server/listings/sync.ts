@@ -1,6 +1,6 @@
 import type { Config } from '../runtime/config.ts';
 import type { Logger } from '../runtime/log.ts';
-import { createLimit } from '../photos/limit.ts';
+import pLimit from 'p-limit';
 import type { MirrorCounts, PhotoMirror } from '../photos/mirror.ts';
 import type { ListingType } from '../../contract/relay-api.ts';
 import type { ListingCache, OpenHomeRow } from './cache.ts';
@@ -228,7 +228,7 @@ export class ListingSync {
       }
 
       // 2. New and changed listings: photos first, then the record, so a listing appears with its photos.
-      const limit = createLimit(this.options.listingConcurrency ?? 4);
+      const limit = pLimit(this.options.listingConcurrency ?? 4);
       let sincePublish = 0;
       await Promise.all(
         toWrite.map(({ item }) =>

@@ -8,7 +8,7 @@ import { hasTable, tablesOf } from '../store/tables.ts';
 import { contentHash, downloadPhoto, PhotoDownloadError } from './download.ts';
 import { PhotoFolderGuard } from './folder-guard.ts';
 import { hostOf, type PhotoHostAllowList } from './hosts.ts';
-import { createLimit } from './limit.ts';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { writeRebuildable } from './rebuildable.ts';
 import { makeVariants, variantPath } from './variants.ts';
 import type { Clock } from '../runtime/clock.ts';
@@ -128,8 +128,8 @@ export class PhotoMirror {
   readonly photoDir: string;
   /** Running totals since start (logs, benchmarks). */
   readonly totals: MirrorCounts = { downloaded: 0, reused: 0, unchanged: 0, failed: 0, removed: 0 };
-  private readonly cpuLimit: <T>(task: () => Promise<T>) => Promise<T>;
-  private readonly downloadLimit: <T>(task: () => Promise<T>) => Promise<T>;
+  private readonly cpuLimit: LimitFunction;
+  private readonly downloadLimit: LimitFunction;
   private readonly now: Clock;
   private readonly log: Logger;
   private readonly inFlight = new Map<string, Promise<MadeFile>>();
@@ -138,8 +138,8 @@ export class PhotoMirror {
   constructor(private readonly options: PhotoMirrorOptions) {
     this.photoDir = options.photoDir ?? join(options.store.dataDir, 'photos');
     this.guard = options.guard ?? new PhotoFolderGuard();
-    this.cpuLimit = createLimit(options.cpuConcurrency ?? availableParallelism());
-    this.downloadLimit = createLimit(options.downloadConcurrency ?? 6);
+    this.cpuLimit = pLimit(options.cpuConcurrency ?? availableParallelism());
+    this.downloadLimit = pLimit(options.downloadConcurrency ?? 6);
     this.now = options.now ?? Date.now;
     this.log = options.log.child({ component: 'photos' });
   }
