@@ -59,5 +59,41 @@ describe('production build', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     child = undefined;
+
+    // The operator CLI runs compiled too: production needs no tsx (a development dependency).
+    const cli = spawnSync(process.execPath, ['dist/server/cli.js', 'status'], {
+      cwd: projectRoot,
+      env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(cli.status, cli.stdout + cli.stderr).toBe(0);
+    expect(cli.stdout).toMatch(/Listings/i);
   }, 180_000);
+});
+
+describe('production dependencies', () => {
+  /** Every package `npm ci --omit=dev` would install, as npm lists them. */
+  function productionPackages(): Map<string, string> {
+    const listed = spawnSync('npm', ['ls', '--omit=dev', '--all', '--json'], { cwd: projectRoot, encoding: 'utf8', timeout: 60_000 });
+    const found = new Map<string, string>();
+    const walk = (deps: Record<string, { version?: string; resolved?: string; dependencies?: object }> | undefined) => {
+      for (const [name, info] of Object.entries(deps ?? {})) {
+        found.set(name, info.resolved ?? info.version ?? '');
+        walk(info.dependencies as typeof deps);
+      }
+    };
+    walk((JSON.parse(listed.stdout) as { dependencies?: Record<string, { dependencies?: object }> }).dependencies as never);
+    return found;
+  }
+
+  it('leave out the development tools and what Node provides (tsx and esbuild; node-fetch and its polyfills)', () => {
+    const packages = productionPackages();
+    expect(packages.has('express')).toBe(true);
+    for (const name of ['tsx', 'esbuild', 'typescript', 'vite', 'fetch-blob', 'formdata-polyfill', 'web-streams-polyfill', 'data-uri-to-buffer']) {
+      expect(packages.has(name), name).toBe(false);
+    }
+    // @lit-labs/ssr's DOM shim imports node-fetch: it gets Node's own fetch (shims/node-fetch, package.json overrides).
+    expect(packages.get('node-fetch')).toMatch(/shims\/node-fetch/);
+  });
 });
