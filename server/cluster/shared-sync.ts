@@ -44,6 +44,11 @@ export interface SharedSyncOptions {
    */
   balance?: SyncBalance;
   log: Logger;
+  /**
+   * REPLICA_MAX_LAG_SECONDS: a follower that heard nothing looks at least four times within it (and
+   * at least every 30 s), so a healthy copy never reads as behind. Default 120.
+   */
+  maxLagSeconds?: number;
   /** Renewal (and, for a follower, take-over attempt) interval. Default a third of the lease. */
   renewMs?: number;
 }
@@ -344,9 +349,10 @@ export class SharedSync implements Worker {
   /** Tries in a row that this relay, at its share, found the lease free and left it. */
   private passedOver = 0;
 
-  /** A follower's net under lost notices: a copy if none was made for FOLLOW_POLL_MS. */
+  /** A follower's net under lost notices, and its proof of being current: a copy if none was made for a while. */
   private async pollCopy(): Promise<void> {
-    if (Date.now() - this.lastFollowAt >= FOLLOW_POLL_MS) await this.copy();
+    const every = Math.min(FOLLOW_POLL_MS, ((this.options.maxLagSeconds ?? 120) * 1000) / 4);
+    if (Date.now() - this.lastFollowAt >= every) await this.copy();
   }
 
   private async copy(always = false): Promise<void> {

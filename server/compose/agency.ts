@@ -146,6 +146,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
       leaderWorkers: [listings.account, listings.sync, listings.changes, access],
       runSync: (kind) => void agencyListings.sync.run(kind),
       balance: options.syncBalance,
+      maxLagSeconds: config.listings.replicaMaxLagSeconds,
       canHandOver: () => agencyListings.cache.readState().lastSuccessAt !== null,
       onCopied: (tables) => {
         agencyListings.cache.reloaded();
