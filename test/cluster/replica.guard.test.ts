@@ -19,6 +19,7 @@ import { startSimulator, type RunningSimulator } from '../../crm-sim/simulator.t
 import { freshDatabase } from '../support/postgres.ts';
 import { queryDatabase } from '../compose/pg-rig.ts';
 import { publicListingId } from '../listings/rig.ts';
+import { formatSharedStatus, readSharedStatus } from '../../server/ops/relays.ts';
 
 const postgres = inject('postgres');
 const skipped = 'skipped' in postgres ? postgres.skipped : undefined;
@@ -289,6 +290,9 @@ describe.skipIf(skipped)(`two relays, a bad row and a copy that falls behind${sk
     expect(metrics).toMatch(/estate_replica_lag_seconds [0-9.]+\n/);
     const ready = JSON.parse((await get(follower, '/readyz')).text) as { status: string; replica: { rowsSetAside: number } };
     expect(ready).toMatchObject({ status: 'ready', replica: { rowsSetAside: 2 } });
+    // And in `npm run relay -- status`, from what the follower recorded in PostgreSQL.
+    const status = formatSharedStatus(await readSharedStatus(databaseUrl, undefined), 10_000, { singleAgencySchema: 'public' });
+    expect(status).toMatch(/^Copies {10}\S+ \d+ s behind, 2 rows SET ASIDE/m);
 
     // The copy cannot be read (PostgreSQL answers, the table is away): past REPLICA_MAX_LAG_SECONDS the follower is not ready; the holder still is.
     await queryDatabase(databaseUrl, 'ALTER TABLE replica_rows RENAME TO replica_rows_away');
