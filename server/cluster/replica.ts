@@ -167,6 +167,11 @@ export class StoreReplica {
       .map((column) => column.name);
   }
 
+  /** The tables some copied table's foreign keys name. */
+  private get parentTables(): Set<string> {
+    return new Set(this.shapes.flatMap((shape) => shape.parents.map((parent) => parent.table)));
+  }
+
   /** Each copied table's schema version here, by name (what this relay publishes, and the only version it applies). */
   get versions(): Record<string, string> {
     return Object.fromEntries(this.shapes.map((shape) => [shape.name, shape.version]));
@@ -396,6 +401,8 @@ export class StoreReplica {
     const write = (row: PublishedRow, shape: TableShape, values: Record<string, unknown>) => {
       if (this.attempt(row, () => this.writeRow(shape, values))) changed.add(row.tbl);
     };
+    // Only a parent's delete can leave a child without its parent (children are checked before they are written).
+    let parentDeleted = false;
     for (const row of rows) {
       const shape = this.shapes.find((candidate) => candidate.name === row.tbl);
       if (!shape) continue;
@@ -409,6 +416,7 @@ export class StoreReplica {
       }
       if (row.row === null) {
         if (this.attempt(row, () => this.deleteRow(shape, row.pk))) changed.add(row.tbl);
+        parentDeleted ||= this.parentTables.has(row.tbl);
         continue;
       }
       const values = this.checkRow(shape, row);
@@ -430,7 +438,7 @@ export class StoreReplica {
       }
     }
     // Foreign keys are checked at commit: a child left without its parent (a parent deleted under it) would fail the whole page.
-    this.dropOrphans(changed);
+    if (parentDeleted) this.dropOrphans(changed);
     if (!final) return [...waiting.values()].map((entry) => entry.row);
     for (const entry of waiting.values()) this.putAside(entry.row, 'its parent row is not in the copy');
     return [];
