@@ -44,6 +44,11 @@ export interface SharedSyncOptions {
    */
   balance?: SyncBalance;
   log: Logger;
+  /**
+   * REPLICA_MAX_LAG_SECONDS: a follower that heard nothing looks at least four times within it (and
+   * at least every 30 s), so a healthy copy never reads as behind. Default 120.
+   */
+  maxLagSeconds?: number;
   /** Renewal (and, for a follower, take-over attempt) interval. Default a third of the lease. */
   renewMs?: number;
 }
@@ -85,6 +90,32 @@ export class SharedSync implements Worker {
   get leads(): boolean {
     return this.leading;
   }
+
+  /**
+   * How far this relay's copy is behind what the holder published, in seconds (replica.ts
+   * lagSeconds): 0 on the holder, and on a relay whose workers were never started (driven by hand).
+   */
+  get replicaLagSeconds(): number {
+    return this.neverStarted || this.leading ? 0 : this.options.replica.lagSeconds();
+  }
+
+  /** Rows copied from PostgreSQL and set aside (not applied) since this relay started, by table. */
+  get rowsSetAside(): ReadonlyMap<string, number> {
+    return this.options.replica.setAside;
+  }
+
+  /**
+   * For /readyz: whether this relay's copy is at most `maxLagSeconds` behind (always, on the
+   * holder), or PostgreSQL has not answered it lately: then no relay can copy or sync, and each
+   * serves what it holds rather than all of them leaving the load balancer at once.
+   */
+  copyWithin(maxLagSeconds: number): boolean {
+    if (this.replicaLagSeconds <= maxLagSeconds) return true;
+    return Date.now() - this.databaseAnsweredAt > 3 * this.renewMs;
+  }
+
+  /** When PostgreSQL last answered this worker's lease query (ms, this relay's clock). */
+  private databaseAnsweredAt = -Infinity;
 
   private neverStarted = true;
 
@@ -204,6 +235,7 @@ export class SharedSync implements Worker {
     let held = false;
     try {
       held = await this.options.lease.acquireOrRenew();
+      this.databaseAnsweredAt = Date.now();
     } catch (error) {
       this.log.warn({ error: describe(error) }, 'could not renew the agency sync lease');
     }
@@ -216,7 +248,14 @@ export class SharedSync implements Worker {
       // This relay holds its share of the agencies' syncs: this one is left to a relay holding
       // fewer, unless none has taken it for three tries (the shares count every relay alive, and
       // one may not serve this agency): no agency goes without a sync.
-      this.passedOver = (await lease.isFree().catch(() => false)) ? this.passedOver + 1 : 0;
+      const free = await lease
+        .isFree()
+        .then((answer) => {
+          this.databaseAnsweredAt = Date.now();
+          return answer;
+        })
+        .catch(() => false);
+      this.passedOver = free ? this.passedOver + 1 : 0;
       if (this.passedOver < 3) {
         return this.pollCopy();
       }
@@ -225,6 +264,7 @@ export class SharedSync implements Worker {
     let held = false;
     try {
       held = await lease.acquireOrRenew();
+      this.databaseAnsweredAt = Date.now();
     } catch (error) {
       this.log.debug({ error: describe(error) }, 'could not reach PostgreSQL for the agency sync lease');
       return;
@@ -309,31 +349,49 @@ export class SharedSync implements Worker {
   /** Tries in a row that this relay, at its share, found the lease free and left it. */
   private passedOver = 0;
 
-  /** A follower's net under lost notices: a copy if none was made for FOLLOW_POLL_MS. */
+  /** A follower's net under lost notices, and its proof of being current: a copy if none was made for a while. */
   private async pollCopy(): Promise<void> {
-    if (Date.now() - this.lastFollowAt >= FOLLOW_POLL_MS) await this.copy();
+    const every = Math.min(FOLLOW_POLL_MS, ((this.options.maxLagSeconds ?? 120) * 1000) / 4);
+    if (Date.now() - this.lastFollowAt >= every) await this.copy();
   }
 
   private async copy(always = false): Promise<void> {
     if (this.leading && !always) return;
     this.lastFollowAt = Date.now();
     const changed = await this.options.replica.catchUp();
+    this.databaseAnsweredAt = Date.now();
     if (changed.size > 0) this.options.onCopied(changed);
   }
 }
 
-/** Prometheus lines for relays on one database: agencies whose sync this relay holds, and times it took one over. */
-export function renderSharedSyncMetrics(syncs: ReadonlyArray<Pick<SharedSync, 'leads' | 'takeovers'>>): string {
+/**
+ * Prometheus lines for relays on one database: agencies whose sync this relay holds, times it took
+ * one over, how far behind its copies are (the agency furthest behind) and the copied rows it set
+ * aside, by table.
+ */
+export function renderSharedSyncMetrics(syncs: ReadonlyArray<Pick<SharedSync, 'leads' | 'takeovers' | 'replicaLagSeconds' | 'rowsSetAside'>>): string {
   if (syncs.length === 0) return '';
   const held = syncs.filter((sync) => sync.leads).length;
   const takeovers = syncs.reduce((total, sync) => total + sync.takeovers, 0);
+  const lag = Math.max(...syncs.map((sync) => sync.replicaLagSeconds));
+  const setAside = new Map<string, number>();
+  for (const sync of syncs) for (const [table, count] of sync.rowsSetAside) setAside.set(table, (setAside.get(table) ?? 0) + count);
   return (
     '# HELP estate_agency_syncs_held Agencies whose sync this relay holds (DATABASE_URL: one relay syncs each agency, the others copy it).\n' +
     '# TYPE estate_agency_syncs_held gauge\n' +
     `estate_agency_syncs_held ${held}\n` +
     "# HELP estate_agency_sync_takeovers_total Times this relay took an agency's sync (at start, or after its holder stopped or died).\n" +
     '# TYPE estate_agency_sync_takeovers_total counter\n' +
-    `estate_agency_sync_takeovers_total ${takeovers}\n`
+    `estate_agency_sync_takeovers_total ${takeovers}\n` +
+    "# HELP estate_replica_lag_seconds Seconds since this relay's copy of an agency last held everything its sync holder published (the agency furthest behind; 0 where this relay holds the sync; +Inf before a first copy).\n" +
+    '# TYPE estate_replica_lag_seconds gauge\n' +
+    `estate_replica_lag_seconds ${Number.isFinite(lag) ? Math.round(lag * 10) / 10 : '+Inf'}\n` +
+    '# HELP estate_replica_rows_set_aside_total Rows copied from PostgreSQL and set aside, not applied (another schema version, a value that does not fit its column, public JSON past the allow-list, a missing parent), by table.\n' +
+    '# TYPE estate_replica_rows_set_aside_total counter\n' +
+    [...setAside]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([table, count]) => `estate_replica_rows_set_aside_total{table="${table}"} ${count}\n`)
+      .join('')
   );
 }
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { SharedDatabase } from '../store/shared-database.ts';
 import { renderSharedSyncMetrics, type SyncBalance } from '../cluster/shared-sync.ts';
 import { fillFromAgencies } from '../photos/fill.ts';
-import { agencyFeatures, agencyWorkers, composeAgency, type Agency } from './agency.ts';
+import { agencyFeatures, agencyWorkers, composeAgency, replicaDetail, type Agency } from './agency.ts';
 import { ConfigError, type Config } from '../runtime/config.ts';
 import type { KeyUsage } from '../crm/access.ts';
 import { crmWebhookFeed } from '../crm/listing-source.ts';
@@ -250,8 +250,12 @@ export class AgencySet {
       next();
     });
     router.get('/readyz', (_req, res) => {
-      const ready = agency.listings.cache.readState().lastSuccessAt !== null;
-      res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not-ready', checks: { listingCache: ready } });
+      const listingCache = agency.listings.cache.readState().lastSuccessAt !== null;
+      const shared = agency.sharedSync;
+      // DATABASE_URL: this relay's copy of the agency is within REPLICA_MAX_LAG_SECONDS of what its sync holder published.
+      const checks = shared ? { listingCache, replicaCopy: shared.copyWithin(agency.config.listings.replicaMaxLagSeconds) } : { listingCache };
+      const ready = Object.values(checks).every(Boolean);
+      res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not-ready', checks, ...(shared ? { replica: replicaDetail(shared) } : {}) });
     });
     for (const feature of features) if (feature.router) router.use(feature.router);
     router.use(this.sharedWidget);
@@ -342,6 +346,11 @@ export class AgencySet {
   /** Whether every served agency's listing cache has been filled once (the relay's /readyz). */
   allFilled(): boolean {
     return this.list().every((running) => running.agency.listings.cache.readState().lastSuccessAt !== null);
+  }
+
+  /** DATABASE_URL: whether this relay's copy of every served agency is within REPLICA_MAX_LAG_SECONDS (the relay's /readyz). */
+  allCopiesCurrent(): boolean {
+    return this.list().every(({ agency }) => !agency.sharedSync || agency.sharedSync.copyWithin(agency.config.listings.replicaMaxLagSeconds));
   }
 
   /** The plan of these agencies together, from their cached list sizes (and what other tools spend on the key). */

@@ -132,6 +132,8 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
       tables: [...PHOTO_INDEX_TABLES, ...LISTING_CACHE_TABLES, ...CHANGE_TABLES, ...ACCESS_TABLES, ...PUBLISHED_PAGES_TABLES],
       holder: options.sharedDatabase.relayId,
       leaseMs: config.listings.syncLeaseMs,
+      // Table, key and why, once per published row: never its values.
+      onSetAside: (row) => log.warn(row, 'a row copied from PostgreSQL was set aside, not applied (the copy goes on without it)'),
     });
     // The service, as the closures below see it (`listings` is assigned in the try above).
     const agencyListings = listings;
@@ -144,6 +146,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
       leaderWorkers: [listings.account, listings.sync, listings.changes, access],
       runSync: (kind) => void agencyListings.sync.run(kind),
       balance: options.syncBalance,
+      maxLagSeconds: config.listings.replicaMaxLagSeconds,
       canHandOver: () => agencyListings.cache.readState().lastSuccessAt !== null,
       onCopied: (tables) => {
         agencyListings.cache.reloaded();
@@ -198,7 +201,16 @@ export function agencyFeatures(agency: Agency, options: AgencyFeatureOptions): F
   const listings = listingsFeature(agency.listings);
   const access = crmAccessFeature(agency.access);
   return [
-    shared ? { ...listings, workers: [shared], metrics: async () => `${(await listings.metrics?.()) ?? ''}${renderSharedSyncMetrics([shared])}` } : listings,
+    shared
+      ? {
+          ...listings,
+          workers: [shared],
+          metrics: async () => `${(await listings.metrics?.()) ?? ''}${renderSharedSyncMetrics([shared])}`,
+          // A relay whose copy of the holder's tables fell behind answers not ready: the load balancer sends visitors to one that is current.
+          readiness: { ...listings.readiness, replicaCopy: () => shared.copyWithin(config.listings.replicaMaxLagSeconds) },
+          readinessDetail: () => ({ ...listings.readinessDetail?.(), replica: replicaDetail(shared) }),
+        }
+      : listings,
     shared ? { ...access, workers: [] } : access,
     enquiriesFeature(agency.enquiries, {
       allowedOrigins: config.http.allowedOrigins,
@@ -207,6 +219,15 @@ export function agencyFeatures(agency: Agency, options: AgencyFeatureOptions): F
       log: agency.slug ? options.log.child({ agency: agency.slug }) : options.log,
     }),
   ];
+}
+
+/** The /readyz body's account of a relay's copy (DATABASE_URL). */
+export function replicaDetail(shared: SharedSync): { lagSeconds: number | null; rowsSetAside: number } {
+  const lag = shared.replicaLagSeconds;
+  let rowsSetAside = 0;
+  for (const count of shared.rowsSetAside.values()) rowsSetAside += count;
+  // JSON has no Infinity: null before a first copy.
+  return { lagSeconds: Number.isFinite(lag) ? Math.round(lag) : null, rowsSetAside };
 }
 
 /** Every background job of an agency: the account look-up, sync, change stream, access check, delivery. */

@@ -186,7 +186,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
           router: agencies!.router(),
           workers: [],
           // Ready once every agency's cache was filled once; each agency's own is /a/<slug>/readyz.
-          readiness: { agencyCaches: () => agencies!.allFilled() },
+          readiness: { agencyCaches: () => agencies!.allFilled(), replicaCopies: () => agencies!.allCopiesCurrent() },
           metrics: () => agencies!.metrics(),
         },
       ];

@@ -4,10 +4,21 @@ import { hasTable, tablesOf } from '../store/tables.ts';
 import type { LeadDestination } from '../enquiries/sink.ts';
 import type { AgentTarget, ListingTarget } from '../enquiries/targets.ts';
 import { writeRebuildable } from '../photos/rebuildable.ts';
+import { agentRowProblem, listingRowProblem } from './public-schema.ts';
 import type { ListingFacts, MappedAgent, MappedListing, OpenHome, PublicListingFields } from './source.ts';
 
-/** The cache's tables, parents first: what relays on one database copy from the agency's sync holder (cluster/replica.ts). */
-export const LISTING_CACHE_TABLES = ['listings', 'listing_agents', 'agents', 'open_homes', 'listing_sync_state'] as const;
+/**
+ * The cache's tables, parents first: what relays on one database copy from the agency's sync holder
+ * (cluster/replica.ts). A copied listing or agent must carry public JSON of the API's shape, nothing
+ * past the allow-list (public-schema.ts): a row edited in PostgreSQL is set aside, not served.
+ */
+export const LISTING_CACHE_TABLES = [
+  { name: 'listings', check: listingRowProblem },
+  'listing_agents',
+  { name: 'agents', check: agentRowProblem },
+  'open_homes',
+  'listing_sync_state',
+] as const;
 
 /** A cached listing as the API reads it. */
 export interface CachedListing {

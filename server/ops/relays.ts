@@ -38,20 +38,28 @@ export interface SharedStatus {
   crmUsedToday: number | null;
   /** Every agency schema's sync holder on the database. */
   syncs: SyncHolder[];
+  /** Each live relay's copy of each agency it follows (the holder's own is the source: left out). */
+  copies: ReplicaCopy[];
 }
 
-/**
- * The listing-sync lease of every agency schema on the database, in two queries whatever their
- * number: which schemas have a sync_lease table, then one UNION ALL over them. Schemas whose
- * table has no row come back as `none`.
- */
-export async function readSyncHolders(pool: pg.Pool, relays: RelaySeen[]): Promise<SyncHolder[]> {
-  const { rows: schemas } = await pool.query<{ schema: string }>(
+/** A relay's copy of an agency's synced tables, as it last recorded it (server/cluster/replica.ts). */
+export interface ReplicaCopy {
+  schema: string;
+  relay: string;
+  /** Seconds since the copy last held everything the holder had published (the database's clock). */
+  lagSeconds: number;
+  /** Copied rows set aside (not applied) since that relay started. */
+  setAside: number;
+}
+
+/** The agencies' schemas that have a given table (names checked: they are written into queries unquoted). */
+async function schemasWith(pool: pg.Pool, table: string): Promise<string[]> {
+  const { rows } = await pool.query<{ schema: string }>(
     `SELECT table_schema AS schema FROM information_schema.tables
-     WHERE table_name = 'sync_lease' AND (table_schema = 'public' OR table_schema LIKE 'agency\\_%') ORDER BY 1`,
+     WHERE table_name = $1 AND (table_schema = 'public' OR table_schema LIKE 'agency\\_%') ORDER BY 1`,
+    [table],
   );
-  // Names come from the catalogue; checked anyway, since they are written into the query unquoted.
-  const names = schemas
+  return rows
     .map((row) => row.schema)
     .filter((schema) => {
       try {
@@ -61,6 +69,35 @@ export async function readSyncHolders(pool: pg.Pool, relays: RelaySeen[]): Promi
         return false;
       }
     });
+}
+
+/** Every live follower's copy of every agency schema, in two queries (as readSyncHolders). */
+export async function readReplicaCopies(pool: pg.Pool, alive: ReadonlySet<string>, syncs: SyncHolder[]): Promise<ReplicaCopy[]> {
+  const names = await schemasWith(pool, 'replica_copies');
+  if (!names.length) return [];
+  const union = names
+    .map((schema) => `SELECT '${schema}' AS schema, relay, caught_up_at, set_aside, ${DB_NOW} AS now FROM ${schema}.replica_copies`)
+    .join(' UNION ALL ');
+  const { rows } = await pool.query<{ schema: string; relay: string; caught_up_at: string; set_aside: string; now: string }>(union);
+  const holderOf = new Map(syncs.filter((sync) => sync.state === 'held').map((sync) => [sync.schema, sync.relay]));
+  return rows
+    .filter((row) => alive.has(row.relay) && holderOf.get(row.schema) !== row.relay)
+    .map((row) => ({
+      schema: row.schema,
+      relay: row.relay,
+      lagSeconds: Math.max(0, Math.round((Number(row.now) - Number(row.caught_up_at)) / 1000)),
+      setAside: Number(row.set_aside),
+    }));
+}
+
+/**
+ * The listing-sync lease of every agency schema on the database, in two queries whatever their
+ * number: which schemas have a sync_lease table, then one UNION ALL over them. Schemas whose
+ * table has no row come back as `none`.
+ */
+export async function readSyncHolders(pool: pg.Pool, relays: RelaySeen[]): Promise<SyncHolder[]> {
+  // Names come from the catalogue; checked anyway, since they are written into the query unquoted.
+  const names = await schemasWith(pool, 'sync_lease');
   if (!names.length) return [];
   const union = names
     .map((schema) => `SELECT '${schema}' AS schema, holder, epoch, expires_at, ${DB_NOW} AS now FROM ${schema}.sync_lease WHERE name = $1`)
@@ -99,6 +136,8 @@ export async function readSharedStatus(url: string, apiKey: string | undefined, 
     const syncs = await readSyncHolders(pool, relays);
     // The database's clock, as the heartbeats are: "alive" means the same here as to the relays.
     const dbNow = Number(clock.rows[0]!.now);
+    const alive = new Set(relays.filter((relay) => dbNow - relay.lastSeen < RELAY_ALIVE_MS).map((relay) => relay.id));
+    const copies = await readReplicaCopies(pool, alive, syncs);
     let crmUsedToday: number | null = null;
     if (apiKey) {
       const gate = new SharedGate({ pool, apiKey, requestsPerSecond: 1, holdMs: 0, leaseMs: 0, holder: 'status' });
@@ -114,6 +153,7 @@ export async function readSharedStatus(url: string, apiKey: string | undefined, 
       })),
       crmUsedToday,
       syncs,
+      copies,
     };
   } catch (error) {
     throw sharedReadError(error, url);
@@ -184,6 +224,7 @@ export function formatSharedStatus(
     `Shared store    PostgreSQL ${status.database}`,
     ...(status.crmUsedToday === null ? [] : [`CRM requests    ${status.crmUsedToday} of ${dailyLimit} today by every relay on the key`]),
     syncLine,
+    ...copiesLines(status.copies, options.singleAgencySchema, counted),
     `Relays          ${status.relays.length} seen, ${alive} alive (heard from within ${RELAY_ALIVE_MS / 1000} s)`,
     ...status.relays.map(
       (relay) =>
@@ -191,4 +232,28 @@ export function formatSharedStatus(
         `holds ${relay.syncsHeld} ${relay.syncsHeld === 1 ? 'sync' : 'syncs'}`,
     ),
   ].join('\n');
+}
+
+/**
+ * The followers' copies: each relay's lag and rows set aside for the one agency shown, else the
+ * copy furthest behind and the rows set aside over every agency.
+ */
+function copiesLines(copies: ReplicaCopy[], singleAgencySchema: string | undefined, counted: ReadonlySet<string> | undefined): string[] {
+  const shown = copies.filter((copy) =>
+    singleAgencySchema !== undefined ? copy.schema === singleAgencySchema : counted === undefined || counted.has(copy.schema),
+  );
+  if (shown.length === 0) return [];
+  const aside = (count: number) => (count > 0 ? `, ${count} ${count === 1 ? 'row' : 'rows'} SET ASIDE (not applied; see the relay's log)` : '');
+  if (singleAgencySchema !== undefined) {
+    return [
+      `Copies          ${shown
+        .sort((a, b) => a.relay.localeCompare(b.relay))
+        .map((copy) => `${copy.relay} ${copy.lagSeconds} s behind${aside(copy.setAside)}`)
+        .join('; ')}`,
+    ];
+  }
+  const furthest = shown.reduce((worst, copy) => (copy.lagSeconds > worst.lagSeconds ? copy : worst));
+  return [
+    `Copies          ${shown.length} followed; furthest behind ${furthest.lagSeconds} s (${furthest.schema} on ${furthest.relay})${aside(shown.reduce((total, copy) => total + copy.setAside, 0))}`,
+  ];
 }

@@ -135,6 +135,9 @@ export const configSchema = z.object({
   SYNC_LEASE_MS: positiveInt(15_000).describe(
     "With DATABASE_URL: how long (ms) a relay holds an agency's sync without renewing it (renewed every third of it); another relay takes the sync over this long after its holder dies.",
   ),
+  REPLICA_MAX_LAG_SECONDS: positiveInt(120).describe(
+    "With DATABASE_URL: a relay copying an agency's listings from the relay that syncs them answers /readyz not ready (503) once its copy is this many seconds behind what that relay published, while PostgreSQL answers it (an outage that stops every copy leaves the relays serving what they hold). A healthy copy is at most about 30 s behind when nothing is published (the poll).",
+  ),
   SYNC_INTERVAL_MINUTES: z.coerce
     .number()
     .positive()
@@ -246,6 +249,8 @@ export interface ListingSettings {
   listPollMinutes: number;
   /** DATABASE_URL: how long an agency's sync lease holds without renewal. */
   syncLeaseMs: number;
+  /** DATABASE_URL: how far (s) a relay's copy of the agency's synced tables may be behind before /readyz says not ready. */
+  replicaMaxLagSeconds: number;
   fullSweepHours: number;
   classes: Array<'residential' | 'commercial' | 'land' | 'rural'>;
   soldDays: number;
@@ -352,6 +357,7 @@ export function groupSettings(env: EnvSettings, demoMode: boolean): Config {
       syncIntervalMinutes: env.SYNC_INTERVAL_MINUTES,
       listPollMinutes: env.LIST_POLL_MINUTES,
       syncLeaseMs: env.SYNC_LEASE_MS,
+      replicaMaxLagSeconds: env.REPLICA_MAX_LAG_SECONDS,
       fullSweepHours: env.FULL_SWEEP_HOURS,
       classes: env.LISTING_CLASSES,
       soldDays: env.SOLD_DAYS,

@@ -104,6 +104,25 @@ export const pgMigrations: Migration[] = [
         WHERE tbl = 'agents' AND row IS NOT NULL AND NOT row::jsonb ? 'lead_destination';
     `,
   },
+  {
+    id: '040-listings-replica-guard',
+    sql: `
+      -- The shape of the SQLite table a published row was read from (server/cluster/replica.ts): a
+      -- digest of its columns, their types and foreign keys, written by the publisher. A relay meets
+      -- a version it does not have (a relay of another release, mid rolling upgrade) and sets the row
+      -- aside instead of applying it. NULL: published before this column; those rows were converted
+      -- to the current shape by 030 and are read as the current version (and checked like any row).
+      ALTER TABLE replica_rows ADD COLUMN version TEXT;
+      -- Each following relay's copy, for the status CLI: when it last held everything published
+      -- (caught_up_at, the database's clock) and how many rows it set aside since it started.
+      CREATE TABLE replica_copies (
+        relay TEXT PRIMARY KEY,
+        caught_up_at BIGINT NOT NULL,
+        set_aside BIGINT NOT NULL DEFAULT 0,
+        updated_at BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

@@ -25,6 +25,34 @@ afterEach(async () => {
   }
 });
 
+/** Public fields of the API's shape (server/listings/public-schema.ts): a copied row is checked against it. */
+const publicFields = (id: number, type: 'sale' | 'lease') => ({
+  id,
+  type,
+  status: 'available',
+  badge: null,
+  heading: null,
+  address: { display: 'Kew VIC', suburb: 'Kew', postcode: null, state: 'VIC' },
+  displayPrice: null,
+  propertyType: null,
+  bed: null,
+  bath: null,
+  cars: null,
+  landArea: null,
+  floorArea: null,
+  methodOfSale: null,
+  auctionDateTime: null,
+  modified: '2026-01-01T00:00:00.000Z',
+  description: null,
+  links: [],
+  auction: null,
+  features: [],
+  ensuites: null,
+  toilets: null,
+  geolocation: null,
+  inserted: null,
+});
+
 const listingRow = (id: number, type: 'sale' | 'lease', saleLifeId: number | null, leaseLifeId: number | null, reference: string | null) => ({
   id,
   property_id: 7001,
@@ -45,7 +73,7 @@ const listingRow = (id: number, type: 'sale' | 'lease', saleLifeId: number | nul
   bath: null,
   cars: null,
   land_area_sqm: null,
-  public_json: JSON.stringify({ id }),
+  public_json: JSON.stringify(publicFields(id, type)),
   seen_sweep: 0,
   synced_at: 1,
 });
@@ -73,7 +101,12 @@ describe.skipIf(skipped)(`replica rows published before the lead destination${sk
     await publish(2, 'listings', [1801], listingRow(1801, 'lease', 500, 900, 'R-1'));
     await publish(3, 'listings', [2002], listingRow(2002, 'lease', 1001, null, null));
     await publish(4, 'listings', [3000], null);
-    await publish(5, 'agents', [42], { id: 42, show_on_web: 1, public_json: '{}', synced_at: 1 });
+    await publish(5, 'agents', [42], {
+      id: 42,
+      show_on_web: 1,
+      public_json: JSON.stringify({ id: 42, name: 'Ann Agent', position: null, phone: null, email: null }),
+      synced_at: 1,
+    });
     await queryDatabase(url, "SELECT setval('replica_seq', 5)");
 
     const dir = mkdtempSync(join(tmpdir(), 'estate-replica-destination-'));

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListingDetail, ListingSummary, Page } from '../../contract/relay-api.ts';
 import { loadConfig } from '../../server/runtime/config.ts';
 import { crmPropertySchema, crmUserSchema } from '../../server/crm/schemas.ts';
+import { publicAgentSchema, publicListingSchema } from '../../server/listings/public-schema.ts';
 import { agentFromCrm, listingFromCrm } from '../../server/crm/public-fields.ts';
 import { createLogger } from '../../server/runtime/log.ts';
 import { startRelay, type RunningRelay } from '../../server/compose/relay.ts';
@@ -209,9 +210,13 @@ describe('real v1.3 records (contract)', () => {
       expect(parsed.success, `record ${item.id}: ${parsed.error?.message}`).toBe(true);
       const mapped = listingFromCrm(parsed.data!, { source: 'residential/sale/sold', type: 'sale', status: 'sold' });
       expect(JSON.stringify({ fields: mapped.fields, photos: mapped.photos })).not.toContain(CANARY);
+      // The public JSON as the cache stores it passes the API's strict schema, which relays copying the cache check it with.
+      const listingCheck = publicListingSchema.safeParse(JSON.parse(JSON.stringify(mapped.fields)));
+      expect(listingCheck.success, `record ${item.id}: ${listingCheck.error?.message}`).toBe(true);
       for (const user of item.contactStaff as unknown[]) {
         const agent = agentFromCrm(crmUserSchema.parse(user));
         expect(JSON.stringify(agent.fields)).not.toContain(CANARY);
+        expect(publicAgentSchema.safeParse(JSON.parse(JSON.stringify(agent.fields))).success).toBe(true);
       }
     }
   });

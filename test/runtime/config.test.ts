@@ -170,6 +170,7 @@ describe('settings grouped by concern', () => {
     ENQUIRY_POLL_MS: '9',
     ENQUIRY_CLAIM_LEASE_MS: '9',
     SYNC_LEASE_MS: '9',
+    REPLICA_MAX_LAG_SECONDS: '9',
     SYNC_INTERVAL_MINUTES: '9',
     LIST_POLL_MINUTES: '9',
     FULL_SWEEP_HOURS: '9',

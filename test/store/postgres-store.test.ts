@@ -43,9 +43,21 @@ describe.skipIf(skipped)(`PostgreSQL store${skipped ? ` (SKIPPED: ${skipped})` :
     await client.connect();
     try {
       const { rows } = await client.query('SELECT id FROM schema_migrations ORDER BY id');
-      expect(rows.map((row) => row.id)).toEqual(['010-enquiries-outbox', '020-listings-shared-sync', '030-listings-lead-destination']);
+      expect(rows.map((row) => row.id)).toEqual([
+        '010-enquiries-outbox',
+        '020-listings-shared-sync',
+        '030-listings-lead-destination',
+        '040-listings-replica-guard',
+      ]);
       const { rows: tables } = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
-      expect(tables.map((row) => row.tablename)).toEqual(['crm_webhook_inbox', 'enquiry_outbox', 'replica_rows', 'schema_migrations', 'sync_lease']);
+      expect(tables.map((row) => row.tablename)).toEqual([
+        'crm_webhook_inbox',
+        'enquiry_outbox',
+        'replica_copies',
+        'replica_rows',
+        'schema_migrations',
+        'sync_lease',
+      ]);
     } finally {
       await client.end();
     }
