@@ -176,6 +176,8 @@ const OVERFLOW = 'others';
 export class RenderLimit {
   #minute = -1;
   readonly #counts = new Map<string, number>();
+  /** Renders allowed, and refused, since start. */
+  taken = 0;
   refused = 0;
 
   constructor(
@@ -185,7 +187,10 @@ export class RenderLimit {
 
   /** Counts a render for `client`; undefined when allowed, else the seconds until it would be. */
   take(client: string | undefined): number | undefined {
-    if (this.perMinute <= 0) return undefined;
+    if (this.perMinute <= 0) {
+      this.taken++;
+      return undefined;
+    }
     const now = this.now();
     const minute = Math.floor(now / 60_000);
     if (minute !== this.#minute) {
@@ -200,6 +205,7 @@ export class RenderLimit {
       return Math.max(1, Math.ceil(((minute + 1) * 60_000 - now) / 1000));
     }
     this.#counts.set(key, count);
+    this.taken++;
     return undefined;
   }
 }
