@@ -63,19 +63,21 @@ export class EncodedBody {
   bytes(coding: ContentCoding): Buffer {
     if (coding === 'br') {
       if (!this.#br) {
-        this.#br = brotliCompressSync(this.identity, {
-          params: {
-            [zlib.BROTLI_PARAM_QUALITY]: this.#effort.brotliQuality,
-            [zlib.BROTLI_PARAM_SIZE_HINT]: this.identity.length,
-          },
-        });
+        this.#br = compact(
+          brotliCompressSync(this.identity, {
+            params: {
+              [zlib.BROTLI_PARAM_QUALITY]: this.#effort.brotliQuality,
+              [zlib.BROTLI_PARAM_SIZE_HINT]: this.identity.length,
+            },
+          }),
+        );
         this.onGrow?.(this.#br.length);
       }
       return this.#br;
     }
     if (coding === 'gzip') {
       if (!this.#gzip) {
-        this.#gzip = gzipSync(this.identity, { level: this.#effort.gzipLevel });
+        this.#gzip = compact(gzipSync(this.identity, { level: this.#effort.gzipLevel }));
         this.onGrow?.(this.#gzip.length);
       }
       return this.#gzip;
@@ -101,6 +103,14 @@ export class EncodedBody {
       return tag === this.etag || tag === `"${own}-br"` || tag === `"${own}-gzip"`;
     });
   }
+}
+
+/**
+ * zlib's sync output is a slice of its 16 KB (or larger) working buffer: a 1.5 KB brotli form kept
+ * as is would hold the whole 16 KB. A copy holds what it says (and small ones share Node's pool).
+ */
+function compact(bytes: Buffer): Buffer {
+  return bytes.buffer.byteLength > bytes.length + 1024 ? Buffer.from(bytes) : bytes;
 }
 
 /** Accept-Encoding values seen, and the coding chosen for each: browsers send a handful of spellings. */

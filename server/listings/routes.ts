@@ -5,7 +5,7 @@ import { corsPolicy, publicOrigins } from '../http/cors.ts';
 import { HttpError } from '../http/errors.ts';
 import type { PhotoMirror } from '../photos/mirror.ts';
 import { DYNAMIC_EFFORT, EncodedBody, sendEncoded } from '../http/precompressed.ts';
-import type { ResponseCache } from '../http/response-cache.ts';
+import type { ReplayOptions, ResponseCache } from '../http/response-cache.ts';
 import { answerCacheFor, renderClient, tooManyRenders, type AnswerCache } from '../http/answer-cache.ts';
 import type { ListingCache } from './cache.ts';
 import { publicListings, type PublicListings } from './public-listings.ts';
@@ -132,13 +132,19 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     if (res.get('Access-Control-Allow-Origin')) res.set('Access-Control-Expose-Headers', 'ETag, Retry-After, X-Listings-Age');
     res.type('application/json');
     const replay = res.locals.replay as ResponseCache | undefined;
-    const generation = cacheGeneration;
-    sendEncoded(req, res, entry, (bytes) =>
-      replay?.remember(req, res, entry, bytes, {
-        isCurrent: () => generation === cacheGeneration && now() < validUntil,
-        refresh: () => ({ 'x-listings-age': listingsAge() }),
-      }),
-    );
+    const options = replayOptions(cacheGeneration, validUntil);
+    sendEncoded(req, res, entry, (bytes) => replay?.remember(req, res, entry, bytes, options));
+  }
+
+  /**
+   * Made apart from respond(): closures made there would keep its whole scope (the request and the
+   * response) alive for as long as the replay is kept.
+   */
+  function replayOptions(generation: number, validUntil: number): ReplayOptions {
+    return {
+      isCurrent: () => generation === cacheGeneration && now() < validUntil,
+      refresh: () => ({ 'x-listings-age': listingsAge() }),
+    };
   }
 
   /** Seconds since the last successful sync (the guard above makes sure there was one). */
