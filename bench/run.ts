@@ -19,6 +19,7 @@ const benchmarks: Array<{ name: string; load: () => Promise<BenchModule> }> = [
   { name: 'ssr', load: () => import('./ssr.ts') },
   { name: 'scale-out', load: () => import('./scale-out.ts') },
   { name: 'integrator', load: () => import('./integrator.ts') },
+  { name: 'answer-cache-flood', load: () => import('./answer-cache-flood.ts') },
 ];
 
 const wanted = process.argv.slice(2);

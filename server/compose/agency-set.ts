@@ -20,6 +20,7 @@ import { PhotoFolderGuard } from '../photos/folder-guard.ts';
 import { holdsPhoto } from '../photos/mirror.ts';
 import { photosRouter } from '../photos/routes.ts';
 import type { ResponseCache, ReplayOptions } from '../http/response-cache.ts';
+import { answerCacheFor, type AnswerCache } from '../http/answer-cache.ts';
 import { STORE_FILE_MODE, type Store } from '../store/store.ts';
 import { widgetRouter } from '../http/widget-assets.ts';
 import { agencyConfig, readAgenciesFile, type AgencyEntry } from './agencies-file.ts';
@@ -80,6 +81,8 @@ export interface AgencySetOptions {
   sharedDatabase?: SharedDatabase;
   /** The photo folder's guard, shared with an agency served beside the set (default: the set's own). */
   photoGuard?: PhotoFolderGuard;
+  /** The relay's one answer cache (http/answer-cache.ts), bounded in bytes for every agency together (default: the set's own). */
+  answers?: AnswerCache;
 }
 
 export interface ReloadReport {
@@ -106,6 +109,8 @@ export class AgencySet {
   /** One for the folder: no agency's clean-up deletes an image another is recording (photos/folder-guard.ts). */
   private readonly photoGuard: PhotoFolderGuard;
   private readonly sharedWidget: RequestHandler;
+  /** Every agency's rendered answers, in one byte bound: an agency added on reload shares it too. */
+  private readonly answers: AnswerCache;
   /** Verified webhooks naming an account no agency here has, and refusals. */
   readonly webhookCounts: WebhookCounts = { accepted: 0, duplicates: 0, ignored: 0, unavailable: 0, otherAccount: 0, refused: 0 };
   plan: AgenciesPlan | undefined;
@@ -120,6 +125,7 @@ export class AgencySet {
     this.photoDir = join(options.keyStore.dataDir, 'photos');
     this.photoGuard = options.photoGuard ?? new PhotoFolderGuard();
     this.sharedWidget = widgetRouter(options.widgetDir);
+    this.answers = options.answers ?? answerCacheFor(options.config.http);
   }
 
   /** Composes every agency of the file and plans them together; refuses (ConfigError) a file or a plan that does not fit, having closed what it opened. */
@@ -212,6 +218,7 @@ export class AgencySet {
       afterSweep: () => this.afterSweep(entry.slug),
       onUsage: (usage) => this.onUsage(usage),
       syncBalance: this.syncBalance,
+      answers: this.answers,
     });
     // Back after a removal, its rows may name images another agency's clean-up deleted meanwhile: fetched again, never served broken.
     agency.listings.forgetMissingPhotos();

@@ -1,4 +1,5 @@
 import type { Config } from '../runtime/config.ts';
+import type { AnswerCache } from '../http/answer-cache.ts';
 import { ACCESS_TABLES, crmAccessFeature, CrmAccess, type KeyUsage } from '../crm/access.ts';
 import { createCrmClientFromConfig, type CrmClient } from '../crm/client.ts';
 import { crmEnquiryTargets } from '../crm/enquiry-targets.ts';
@@ -65,6 +66,8 @@ export interface ComposeAgencyOptions {
   syncBalance?: SyncBalance;
   /** After each read of the key's usage (default: this agency's listing budget is planned again). */
   onUsage?: (usage: KeyUsage) => void;
+  /** The relay's one answer cache: every agency's rendered answers share its bound (default: the agency's own). */
+  answers?: AnswerCache;
 }
 
 /** Opens and wires one agency; nothing runs until its features' workers start. Throws a ConfigError on refused settings, having released what it opened. */
@@ -103,6 +106,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
       beforeInboxTaken: async () => {
         await sharedSync?.publishNow();
       },
+      answers: options.answers,
     });
   } catch (error) {
     // Refused settings (CRM budget): release what was opened, then let the caller report it.

@@ -7,6 +7,7 @@ import { agencyFeatures, composeAgency, type Agency } from './agency.ts';
 import type { AgencyEntry } from './agencies-file.ts';
 import { AgencySet } from './agency-set.ts';
 import { createApp, projectRoot, requestListener, type AppDeps } from '../http/app.ts';
+import { answerCacheFor, type AnswerCache } from '../http/answer-cache.ts';
 import { ConfigError, type Config } from '../runtime/config.ts';
 import { publicOrigins } from '../http/cors.ts';
 import type { CrmAccess } from '../crm/access.ts';
@@ -42,6 +43,8 @@ export interface RunningRelay {
   sharedSync?: SharedSync;
   /** AGENCIES_FILE: every agency, served under /a/<slug>/ (reload() re-reads the file). Demo mode with SIM_AGENCIES: the accounts after the first. */
   agencies?: AgencySet;
+  /** Every rendered answer of every agency, in one byte bound (ANSWER_CACHE_MB), and the per-client render limit. */
+  answers: AnswerCache;
   /** The embedded simulator in demo mode. */
   simulator?: {
     baseUrl: string;
@@ -109,6 +112,8 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   const sharedDatabase = config.databaseUrl ? await openSharedDatabase(config, log, simulator) : undefined;
   // Demo mode with SIM_AGENCIES: the root agency and the others write to one photo folder.
   const photoGuard = new PhotoFolderGuard();
+  // One bound in bytes for every rendered answer of every agency (ANSWER_CACHE_MB), and one per-client render limit.
+  const answers = answerCacheFor(config.http);
   try {
     if (config.agenciesFile) {
       keyStore = openStore(config.dataDir, undefined, { warn: (message, fields) => log.warn(fields, message) });
@@ -122,6 +127,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
         enquiryTargets: options.enquiryTargets,
         workers: options.workers,
         sharedDatabase,
+        answers,
       });
     } else {
       await sharedDatabase?.prepareAgencies([undefined]);
@@ -134,6 +140,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
         photoInUseElsewhere: (hash) => agencies?.photoInUseElsewhere(undefined, hash) ?? false,
         photoGuard,
         otherAccount: (account) => agencies?.byAccount(account)?.agency.listings.webhookTarget,
+        answers,
       });
     }
   } catch (error) {
@@ -177,6 +184,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
           ownUrl: url,
           widgetDir,
           maxUrlsPerSitemap: options.maxUrlsPerSitemap,
+          answers,
           demoDir: options.app?.demoDir === undefined ? join(projectRoot, 'demo') : options.app.demoDir,
         }),
       ]
@@ -208,6 +216,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
         alsoHolding: () => [rootStore],
         sharedDatabase,
         photoGuard,
+        answers,
       });
     } catch (error) {
       server.close();
@@ -220,7 +229,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   }
   const workers: Worker[] = features.flatMap((feature) => feature.workers);
   const store = root?.store ?? keyStore!;
-  const app = createApp({ config, storeAnswers: () => storeAnswers(store), log, features, ...options.app });
+  const app = createApp({ config, storeAnswers: () => storeAnswers(store), log, features, answers, ...options.app });
   server.on('request', requestListener(app));
 
   // Demo mode: the simulator sends its webhooks to this relay, as a real CRM would to the registered URL.
@@ -255,6 +264,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     access: first.access,
     sharedSync: first.sharedSync,
     agencies,
+    answers,
     simulator,
     close,
   };

@@ -11,6 +11,7 @@ import { metricsAccess, PROMETHEUS_CONTENT_TYPE } from './metrics-access.ts';
 import type { Logger } from '../runtime/log.ts';
 import { precompressedStatic } from './precompressed.ts';
 import { ResponseCache } from './response-cache.ts';
+import { answerCacheFor, type AnswerCache } from './answer-cache.ts';
 import { widgetRouter } from './widget-assets.ts';
 
 /** The checkout's root (where package.json is): from server/ when run from source, from dist/server when built. */
@@ -34,6 +35,8 @@ export interface AppDeps {
   demoDir?: string | null;
   /** The relay's features (listings, enquiries, CRM access), mounted in this order. */
   features?: readonly Feature[];
+  /** The relay's one answer cache, shared with the features' routers (default: one of the app's own, from config.http). */
+  answers?: AnswerCache;
 }
 
 /**
@@ -60,7 +63,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', 'strong');
   // Routes record answers for replay (server/http/response-cache.ts) through res.locals.replay, once every
   // middleware has set its headers; requestListener() sends them again before Express runs.
-  const replay = new ResponseCache();
+  const replay = new ResponseCache(deps.answers ?? answerCacheFor(config.http));
   app.locals.replay = replay;
   app.use((_req, res, next) => {
     res.locals.replay = replay;

@@ -41,11 +41,18 @@ export class EncodedBody {
   readonly #effort: CompressionEffort;
   #br: Buffer | undefined;
   #gzip: Buffer | undefined;
+  /** Told the size of each compressed form as it is made (the answer cache counts what it holds). */
+  onGrow: ((bytes: number) => void) | undefined;
 
   constructor(body: Buffer, effort: CompressionEffort) {
     this.identity = body;
     this.#effort = effort;
     this.etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
+  }
+
+  /** Bytes held: the body and the compressed forms made so far. */
+  get byteLength(): number {
+    return this.identity.length + (this.#br?.length ?? 0) + (this.#gzip?.length ?? 0);
   }
 
   /** Worth compressing at all. */
@@ -55,16 +62,24 @@ export class EncodedBody {
 
   bytes(coding: ContentCoding): Buffer {
     if (coding === 'br') {
-      this.#br ??= brotliCompressSync(this.identity, {
-        params: {
-          [zlib.BROTLI_PARAM_QUALITY]: this.#effort.brotliQuality,
-          [zlib.BROTLI_PARAM_SIZE_HINT]: this.identity.length,
-        },
-      });
+      if (!this.#br) {
+        this.#br = compact(
+          brotliCompressSync(this.identity, {
+            params: {
+              [zlib.BROTLI_PARAM_QUALITY]: this.#effort.brotliQuality,
+              [zlib.BROTLI_PARAM_SIZE_HINT]: this.identity.length,
+            },
+          }),
+        );
+        this.onGrow?.(this.#br.length);
+      }
       return this.#br;
     }
     if (coding === 'gzip') {
-      this.#gzip ??= gzipSync(this.identity, { level: this.#effort.gzipLevel });
+      if (!this.#gzip) {
+        this.#gzip = compact(gzipSync(this.identity, { level: this.#effort.gzipLevel }));
+        this.onGrow?.(this.#gzip.length);
+      }
       return this.#gzip;
     }
     return this.identity;
@@ -88,6 +103,14 @@ export class EncodedBody {
       return tag === this.etag || tag === `"${own}-br"` || tag === `"${own}-gzip"`;
     });
   }
+}
+
+/**
+ * zlib's sync output is a slice of its 16 KB (or larger) working buffer: a 1.5 KB brotli form kept
+ * as is would hold the whole 16 KB. A copy holds what it says (and small ones share Node's pool).
+ */
+function compact(bytes: Buffer): Buffer {
+  return bytes.buffer.byteLength > bytes.length + 1024 ? Buffer.from(bytes) : bytes;
 }
 
 /** Accept-Encoding values seen, and the coding chosen for each: browsers send a handful of spellings. */

@@ -1,4 +1,5 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { AnswerCache, type AnswerScope } from './answer-cache.ts';
 import { chooseCoding, type EncodedBody } from './precompressed.ts';
 
 /**
@@ -12,6 +13,9 @@ import { chooseCoding, type EncodedBody } from './precompressed.ts';
  * app: same method (GET), same URL, same Origin (CORS decides by it), same chosen content coding;
  * and only while the route says it is current (the listing cache has not changed since). Helmet's
  * and CORS's headers are recorded as they were set, so a replayed answer carries them too.
+ *
+ * Kept in the relay's answer cache (answer-cache.ts), bounded in bytes with every other rendered
+ * answer; a replay shares its body with the route's own entry, so the body is counted once.
  */
 export interface ReplayOptions {
   /** False once the answer is out of date (the cache changed, the minute of a detail passed). */
@@ -28,10 +32,15 @@ interface Replay extends ReplayOptions {
   bytes: Buffer;
 }
 
-const MAX_REPLAYS = 2_000;
+/** Alone (tests, a bare app): a cache of its own. The relay passes its one answer cache. */
+const OWN_CACHE_BYTES = 16 * 1024 * 1024;
 
 export class ResponseCache {
-  readonly #replays = new Map<string, Replay>();
+  readonly #replays: AnswerScope;
+
+  constructor(answers: AnswerCache = new AnswerCache({ maxBytes: OWN_CACHE_BYTES, rendersPerMinute: 0 })) {
+    this.#replays = answers.scope('replay');
+  }
 
   /**
    * Records the answer `res` is about to send (its headers are final but for Date): call it just
@@ -41,15 +50,16 @@ export class ResponseCache {
     if (req.method !== 'GET' || res.statusCode !== 200) return;
     const headers = res.getHeaders();
     const { 'content-length': _length, 'content-encoding': _encoding, 'content-type': _type, ...notModifiedHeaders } = headers;
-    if (this.#replays.size >= MAX_REPLAYS) this.#replays.delete(this.#replays.keys().next().value!);
-    this.#replays.set(replayKey(req), { ...options, headers, notModifiedHeaders, body, bytes });
+    // Both header sets are kept: counted with the entry (the body is counted with the body).
+    const headerBytes = 2 * headerSize(headers);
+    this.#replays.set(replayKey(req), { ...options, headers, notModifiedHeaders, body, bytes } satisfies Replay, body, headerBytes);
   }
 
   /** Sends the recorded answer for `req` (or a 304) and returns true; false when there is none. */
   answer(req: IncomingMessage, res: ServerResponse): boolean {
     if (req.method !== 'GET' || this.#replays.size === 0) return false;
     const key = replayKey(req);
-    const replay = this.#replays.get(key);
+    const replay = this.#replays.get<Replay>(key);
     if (!replay) return false;
     if (!replay.isCurrent()) {
       this.#replays.delete(key);
@@ -67,6 +77,12 @@ export class ResponseCache {
   get size(): number {
     return this.#replays.size;
   }
+}
+
+function headerSize(headers: OutgoingHttpHeaders): number {
+  let size = 0;
+  for (const [name, value] of Object.entries(headers)) size += name.length + String(value).length + 8;
+  return size * 2;
 }
 
 /** Before Express, `url` is the whole path; inside it, a mounted router may have cut it (originalUrl is whole). */

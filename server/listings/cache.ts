@@ -275,6 +275,16 @@ export class ListingCache {
     return row ? this.toCached([row])[0] : undefined;
   }
 
+  /**
+   * Every distinct low and high price edge in the cache (whole cents, ascending): the only values
+   * at which a price filter's answer can change (query.ts, snapPriceFilters).
+   */
+  priceEdges(): { lows: number[]; highs: number[] } {
+    const column = (name: 'price_low_cents' | 'price_high_cents') =>
+      this.db.prepare(`SELECT DISTINCT ${name} FROM listings WHERE ${name} IS NOT NULL ORDER BY ${name}`).pluck().all() as number[];
+    return { lows: column('price_low_cents'), highs: column('price_high_cents') };
+  }
+
   /** Runs a prepared listing query (see query.ts) and returns the page with the total. */
   findListings(where: string, params: unknown[], orderBy: string, limit: number, offset: number): { rows: CachedListing[]; total: number } {
     const total = this.db

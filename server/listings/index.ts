@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { Config } from '../runtime/config.ts';
+import type { AnswerCache } from '../http/answer-cache.ts';
 import type { AgentTarget, EnquiryTargets, ListingTarget } from '../enquiries/targets.ts';
 import type { Logger } from '../runtime/log.ts';
 import { photoHosts, PhotoHostAllowList } from '../photos/hosts.ts';
@@ -113,6 +114,8 @@ export interface ListingsServiceOptions {
   webhookInbox?: WebhookInbox;
   /** With webhookInbox: awaited before taken notices leave the inbox (CrmChangeWorker's beforeInboxTaken). */
   beforeInboxTaken?: () => Promise<void>;
+  /** The relay's one answer cache, shared by every agency (http/answer-cache.ts; default: the service's own). */
+  answers?: AnswerCache;
 }
 
 /**
@@ -228,7 +231,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     );
   }
   const listings = publicListings({ cache, mirror, base: config.http.publicUrl ?? '', now: options.now });
-  router.use(listingsRouter({ config, cache, mirror, listings, now: options.now }));
+  router.use(listingsRouter({ config, cache, mirror, listings, answers: options.answers, now: options.now }));
   // Relays on one database: a relay that does not hold the sync gets the photo index copied, not the
   // files; it fetches them from the file host by content hash (byte for byte the holder's).
   const photoFill = options.holdsSync

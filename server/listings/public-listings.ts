@@ -2,7 +2,7 @@ import type { Agent, ListingDetail, ListingSummary, Page, Photo } from '../../co
 import type { PhotoMirror } from '../photos/mirror.ts';
 import { publicPhoto } from '../photos/public.ts';
 import type { CachedListing, ListingCache } from './cache.ts';
-import { listingsSql, parseListingsQuery, type ParsedListingsQuery } from './query.ts';
+import { listingsSql, parseListingsQuery, snapPriceFilters, type ParsedListingsQuery, type PriceEdges } from './query.ts';
 import type { Clock } from '../runtime/clock.ts';
 
 /**
@@ -13,6 +13,8 @@ import type { Clock } from '../runtime/clock.ts';
 export interface PublicListings {
   /** A listing by its id (or an old CRM property id); undefined when not in the cache. */
   detail(id: number): ListingDetail | undefined;
+  /** The query as the cache keys it: its price filters at the edges that select the same listings (query.ts, snapPriceFilters). */
+  canonical(query: ParsedListingsQuery): ParsedListingsQuery;
   /** A page of cards for a parsed query. */
   page(query: ParsedListingsQuery): Page<ListingSummary>;
   /** A page of cards for raw query parameters (validated as the API does: a 400 names each bad one). */
@@ -33,6 +35,9 @@ export interface PublicListingsDeps {
 export function publicListings(deps: PublicListingsDeps): PublicListings {
   const { cache, mirror, base } = deps;
   const now = deps.now ?? Date.now;
+  // Read once per change of the cache: a flood of price filters costs one query, not one each.
+  let edges: PriceEdges | undefined;
+  cache.onChange(() => (edges = undefined));
 
   function agentsById(ids: readonly number[] | undefined): Agent[] {
     const agents = cache.visibleAgents(ids);
@@ -82,6 +87,7 @@ export function publicListings(deps: PublicListingsDeps): PublicListings {
       const openHomes = cache.openHomesOf(listing.id, new Date(now()).toISOString()).map((row) => ({ id: row.id, start: row.start, end: row.end }));
       return detail(listing, photos, agents, openHomes);
     },
+    canonical: (query) => snapPriceFilters(query, (edges ??= cache.priceEdges())),
     page,
     pageFor: (parameters) => page(parseListingsQuery(parameters)),
     index() {

@@ -129,6 +129,56 @@ function cents(dollars: number): number {
   return Math.round(dollars * 100);
 }
 
+/** The distinct price edges of the cached listings, in whole cents, ascending (ListingCache.priceEdges). */
+export interface PriceEdges {
+  lows: readonly number[];
+  highs: readonly number[];
+}
+
+/**
+ * The query with its price filters moved to the nearest edge that selects the same listings, so
+ * that queries that can only give the same answer share one cache entry (minPrice=0.01 and
+ * minPrice=0 when no listing is priced at $0; every minPrice between two listings' prices).
+ *
+ * The clauses above match a listing by its price range: minPrice keeps those whose high edge is
+ * at or above it (or open), maxPrice those whose low edge is at or below it. A shown price is its
+ * own edge (to the cent) and a withheld one its band's (price-range.ts), so the edges are not the
+ * band grid but the values in the cache: between two consecutive high edges every minPrice keeps
+ * the same listings, and likewise maxPrice between two low edges. So minPrice goes up to the
+ * smallest high edge at or above it (past the largest: one above it), maxPrice down to the largest
+ * low edge at or below it (below the smallest: -0.01, which nothing matches). Which listings match
+ * does not change; the answer does not echo the filters, so its bytes do not either. The edges
+ * come from the cache as it is now: the answers built on them are dropped with every change.
+ */
+export function snapPriceFilters(query: ParsedListingsQuery, edges: PriceEdges): ParsedListingsQuery {
+  if (query.minPrice === undefined && query.maxPrice === undefined) return query;
+  const snapped = { ...query };
+  if (query.minPrice !== undefined) {
+    const wanted = cents(query.minPrice);
+    const index = firstAtOrAbove(edges.highs, wanted);
+    const edge = index < edges.highs.length ? edges.highs[index]! : edges.highs.length ? edges.highs.at(-1)! + 1 : 0;
+    snapped.minPrice = edge / 100;
+  }
+  if (query.maxPrice !== undefined) {
+    const wanted = cents(query.maxPrice);
+    const index = firstAtOrAbove(edges.lows, wanted + 1) - 1;
+    snapped.maxPrice = (index >= 0 ? edges.lows[index]! : -1) / 100;
+  }
+  return snapped;
+}
+
+/** The index of the first value at or above `value` in an ascending list (its length when none is). */
+function firstAtOrAbove(sorted: readonly number[], value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]! < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
 /** A stable key of a parsed query (the response cache's key). */
 export function queryKey(query: ParsedListingsQuery): string {
   return JSON.stringify(Object.entries(query).sort(([a], [b]) => a.localeCompare(b)));

@@ -5,7 +5,8 @@ import { corsPolicy, publicOrigins } from '../http/cors.ts';
 import { HttpError } from '../http/errors.ts';
 import type { PhotoMirror } from '../photos/mirror.ts';
 import { DYNAMIC_EFFORT, EncodedBody, sendEncoded } from '../http/precompressed.ts';
-import type { ResponseCache } from '../http/response-cache.ts';
+import type { ReplayOptions, ResponseCache } from '../http/response-cache.ts';
+import { answerCacheFor, renderClient, tooManyRenders, type AnswerCache } from '../http/answer-cache.ts';
 import type { ListingCache } from './cache.ts';
 import { publicListings, type PublicListings } from './public-listings.ts';
 import { parseListingsQuery, queryKey } from './query.ts';
@@ -14,6 +15,8 @@ import type { Clock } from '../runtime/clock.ts';
 export interface ListingsRouterDeps {
   config: Pick<Config, 'http' | 'demoMode'>;
   cache: ListingCache;
+  /** The relay's one answer cache, shared by every agency (default: one of the router's own, from config.http). */
+  answers?: AnswerCache;
   mirror: PhotoMirror;
   /** The public listing shape (shared with the server-rendered pages); built from cache and mirror when not given. */
   listings?: PublicListings;
@@ -23,7 +26,6 @@ export interface ListingsRouterDeps {
 /** Browsers and CDNs may reuse an answer for a minute and serve it stale while they revalidate. */
 const LIST_CACHE_CONTROL = 'public, max-age=60, stale-while-revalidate=600, stale-if-error=86400';
 const AGENTS_CACHE_CONTROL = 'public, max-age=300, stale-while-revalidate=3600, stale-if-error=86400';
-const RESPONSE_CACHE_ENTRIES = 1_000;
 /** How long a page should wait before asking again while the first sync fills the cache. */
 export const FILLING_RETRY_AFTER_SECONDS = 5;
 
@@ -33,12 +35,16 @@ type Rendered = EncodedBody;
 /**
  * The public listing API: GET /api/v1/listings, /api/v1/listings/:id and /api/v1/agents. Every
  * answer comes from the cache in SQLite; no request here ever reaches the CRM. Rendered bodies are
- * kept in memory with their strong ETag and brotli/gzip forms until the sync changes something.
+ * kept with their strong ETag and brotli/gzip forms until the sync changes something, in the
+ * relay's answer cache (server/http/answer-cache.ts: bounded in bytes for all agencies, least
+ * recently used evicted). An answer not in it is rendered within the client's per-minute limit
+ * (UNCACHED_RENDERS_PER_MINUTE; 429 past it); one in it is always sent.
  */
 export function listingsRouter(deps: ListingsRouterDeps): Router {
   const { cache, mirror } = deps;
   const now = deps.now ?? Date.now;
-  const rendered = new Map<string, Rendered>();
+  const answers = deps.answers ?? answerCacheFor(deps.config.http);
+  const rendered = answers.scope('listings');
   // Answers recorded for replay (server/http/response-cache.ts) are current while this stays the same.
   let cacheGeneration = 0;
   cache.onChange(() => {
@@ -74,13 +80,17 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   });
 
   router.get('/api/v1/listings', (req, res) => {
-    // The exact URL seen before skips parsing; a new one is parsed (400 if bad) and keyed by meaning.
+    // The exact URL seen before skips parsing; a new one is parsed (400 if bad) and keyed by meaning,
+    // its price filters moved to the edges that select the same listings (query.ts, snapPriceFilters).
     const seen = `url|${req.originalUrl}`;
-    const known = rendered.get(seen);
-    if (known) return respond(req, res, known, LIST_CACHE_CONTROL, Infinity);
-    const query = parseListingsQuery(req.query as Record<string, unknown>);
-    const entry = send(req, res, `list|${queryKey(query)}`, LIST_CACHE_CONTROL, Infinity, () => listings.page(query));
-    remember(seen, entry);
+    const known = rendered.get<string>(seen);
+    const knownEntry = known === undefined ? undefined : rendered.get<Rendered>(known);
+    if (knownEntry) return respond(req, res, knownEntry, LIST_CACHE_CONTROL, Infinity);
+    const query = listings.canonical(parseListingsQuery(req.query as Record<string, unknown>));
+    const key = `list|${queryKey(query)}`;
+    send(req, res, key, LIST_CACHE_CONTROL, Infinity, () => listings.page(query));
+    // Names the entry, not its body: an evicted entry leaves no body behind.
+    rendered.set(seen, key, undefined, 2 * key.length);
   });
 
   router.get('/api/v1/listings/:id', (req, res) => {
@@ -100,20 +110,17 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     send(req, res, 'agents', AGENTS_CACHE_CONTROL, Infinity, () => ({ items: listings.agents() }));
   });
 
-  function remember(key: string, entry: Rendered): void {
-    if (rendered.size >= RESPONSE_CACHE_ENTRIES) rendered.delete(rendered.keys().next().value!);
-    rendered.set(key, entry);
-  }
-
   /**
    * Answers from the response cache (rendering once), with a strong ETag and 304s; returns the entry
    * sent. `validUntil` (epoch ms) bounds how long a replay of the answer may be sent.
    */
   function send(req: Request, res: Response, key: string, cacheControl: string, validUntil: number, render: () => unknown): Rendered {
-    let entry = rendered.get(key);
+    let entry = rendered.get<Rendered>(key);
     if (!entry) {
+      const retryAfter = answers.renders.take(renderClient(req));
+      if (retryAfter !== undefined) throw tooManyRenders(retryAfter);
       entry = new EncodedBody(Buffer.from(JSON.stringify(render())), DYNAMIC_EFFORT);
-      remember(key, entry);
+      rendered.set(key, entry, entry);
     }
     respond(req, res, entry, cacheControl, validUntil);
     return entry;
@@ -125,13 +132,19 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     if (res.get('Access-Control-Allow-Origin')) res.set('Access-Control-Expose-Headers', 'ETag, Retry-After, X-Listings-Age');
     res.type('application/json');
     const replay = res.locals.replay as ResponseCache | undefined;
-    const generation = cacheGeneration;
-    sendEncoded(req, res, entry, (bytes) =>
-      replay?.remember(req, res, entry, bytes, {
-        isCurrent: () => generation === cacheGeneration && now() < validUntil,
-        refresh: () => ({ 'x-listings-age': listingsAge() }),
-      }),
-    );
+    const options = replayOptions(cacheGeneration, validUntil);
+    sendEncoded(req, res, entry, (bytes) => replay?.remember(req, res, entry, bytes, options));
+  }
+
+  /**
+   * Made apart from respond(): closures made there would keep its whole scope (the request and the
+   * response) alive for as long as the replay is kept.
+   */
+  function replayOptions(generation: number, validUntil: number): ReplayOptions {
+    return {
+      isCurrent: () => generation === cacheGeneration && now() < validUntil,
+      refresh: () => ({ 'x-listings-age': listingsAge() }),
+    };
   }
 
   /** Seconds since the last successful sync (the guard above makes sure there was one). */

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Clock } from '../runtime/clock.ts';
 import type { Config } from '../runtime/config.ts';
+import { answerCacheFor, type AnswerCache } from '../http/answer-cache.ts';
 import type { Feature } from '../runtime/feature.ts';
 import type { PublicListings } from '../listings/index.ts';
 import type { Logger } from '../runtime/log.ts';
@@ -35,6 +36,8 @@ export interface PagesOptions {
   demoDir?: string | null;
   maxUrlsPerSitemap?: number;
   now?: Clock;
+  /** The relay's one answer cache (http/answer-cache.ts; default: the pages' own, from config.http). */
+  answers?: AnswerCache;
 }
 
 /**
@@ -81,6 +84,7 @@ export function pagesFeature(options: PagesOptions): Feature {
     currency: 'AUD',
     maxUrlsPerSitemap: options.maxUrlsPerSitemap,
     now: options.now,
+    answers: options.answers ?? answerCacheFor(config.http),
     onRecordError: (error) =>
       log.warn(
         { err: error instanceof Error ? error.message : String(error) },

@@ -4,6 +4,7 @@ import { addressSlug } from '../../contract/slug.ts';
 import { resolveSrcset } from '../../widget/shared/picture.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { HttpError } from '../http/errors.ts';
+import { renderClient, tooManyRenders, type AnswerCache } from '../http/answer-cache.ts';
 import type { PublicListings } from '../listings/index.ts';
 import { goneHead, listHead, listingHead, shareImage } from './head.ts';
 import { clip, escapeHtml } from './html.ts';
@@ -18,7 +19,6 @@ import type { Wrapper, WrapperCache } from './wrapper.ts';
 export const LIST_PAGE_SIZE = 12;
 const PAGE_CACHE_CONTROL = 'public, max-age=300, stale-while-revalidate=3600, stale-if-error=86400';
 const GONE_CACHE_CONTROL = 'public, max-age=300';
-const CACHED_PAGES = 2_000;
 /** Current listings linked from a 404 or 410 page. */
 const LINKED_ON_GONE = 6;
 
@@ -45,6 +45,8 @@ export interface PagesRouterDeps {
   recordsPublished?: () => boolean;
   /** Reports a failed pages_published write (the store is busy); the next change records again. */
   onRecordError?(error: unknown): void;
+  /** Where rendered pages are kept: the relay's one answer cache, bounded in bytes (http/answer-cache.ts). */
+  answers: AnswerCache;
 }
 
 /** One rendered answer, kept with its ETag and its compressed bodies (server/http/precompressed.ts: made once). */
@@ -76,7 +78,9 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
   const { listings, paths, published, wrapper } = deps;
   const now = deps.now ?? Date.now;
   const maxUrls = deps.maxUrlsPerSitemap ?? SITEMAP_MAX_URLS;
-  const cache = new Map<string, Promise<RenderedPage>>();
+  // Rendered pages in the relay's answer cache; renders under way here (a second request waits for the first).
+  const cache = deps.answers.scope('pages');
+  const rendering = new Map<string, Promise<RenderedPage>>();
   let generation = 0;
   let recordTimer: NodeJS.Timeout | undefined;
 
@@ -102,6 +106,7 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
   deps.onListingsChange(() => {
     generation += 1;
     cache.clear();
+    rendering.clear();
     // A sync writes in bursts: record the published pages once it has settled.
     clearTimeout(recordTimer);
     recordTimer = setTimeout(recordPublished, 1_000);
@@ -176,15 +181,30 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
   async function serve(req: Request, res: Response, key: string, make: () => Promise<RenderedPage>): Promise<void> {
     // Per cache generation, and per hour so that open homes that have finished drop out.
     const cacheKey = `${key}|${generation}|${Math.floor(now() / 3_600_000)}`;
-    let pending = cache.get(cacheKey);
-    if (!pending) {
-      if (cache.size >= CACHED_PAGES) cache.delete(cache.keys().next().value!);
-      pending = make();
-      cache.set(cacheKey, pending);
-      // A failed render is not kept: the next request tries again.
-      pending.catch(() => cache.delete(cacheKey));
+    let page = cache.get<RenderedPage>(cacheKey);
+    if (!page) {
+      let pending = rendering.get(cacheKey);
+      if (!pending) {
+        const retryAfter = deps.answers.renders.take(renderClient(req));
+        if (retryAfter !== undefined) throw tooManyRenders(retryAfter);
+        const made = make();
+        pending = made;
+        rendering.set(cacheKey, made);
+        const renderedIn = generation;
+        // Kept once made, unless the listings changed meanwhile; a failed render is not kept: the next request tries again.
+        made.then(
+          (done) => {
+            if (rendering.get(cacheKey) === made) rendering.delete(cacheKey);
+            if (renderedIn === generation)
+              cache.set(cacheKey, done, done.body, 2 * ((done.location?.length ?? 0) + done.cacheControl.length + done.type.length));
+          },
+          () => {
+            if (rendering.get(cacheKey) === made) rendering.delete(cacheKey);
+          },
+        );
+      }
+      page = await pending;
     }
-    const page = await pending;
     res.status(page.status);
     // A page in the agency's shell (served on its domain through its proxy) loads the agency's own
     // scripts, styles and fonts, and the widget and photos from the relay: the relay's strict

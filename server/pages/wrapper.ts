@@ -4,7 +4,10 @@ import type { Logger } from '../runtime/log.ts';
 /** Where the agency's page says the listing content goes. */
 export const WRAPPER_MARKER = '<!-- estate-embed -->';
 const FETCH_TIMEOUT_MS = 5_000;
-const MAX_WRAPPER_BYTES = 1_000_000;
+/** The largest wrapper page read: the body is cut off here, whatever Content-Length said (or did not). */
+export const MAX_WRAPPER_BYTES = 1_000_000;
+/** Redirects followed within SITE_WRAPPER_URL's origin (a site moving its page, http→www); never to another origin. */
+export const MAX_WRAPPER_REDIRECTS = 3;
 
 /** The agency's page split around the marker, with the head tags the listing pages replace taken out. */
 export interface Wrapper {
@@ -73,9 +76,12 @@ export class WrapperCache {
       const parsed = this.parse(text, source && 'url' in source ? `SITE_WRAPPER_URL (${source.url})` : 'the demo wrapper');
       if (parsed) this.current = parsed;
     } catch (error) {
+      // fetch() says "fetch failed" and keeps the reason (refused, timed out, reset) in its cause.
+      const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+      const fault = error instanceof Error ? `${error.message}${cause}` : String(error);
       this.log.warn(
-        { err: error instanceof Error ? error.message : String(error) },
-        'SITE_WRAPPER_URL could not be fetched: listing pages keep the last good wrapper',
+        { err: fault, wrapperUrl: source && 'url' in source ? source.url : undefined },
+        `SITE_WRAPPER_URL could not be fetched (${fault}): listing pages keep the last good wrapper`,
       );
     }
     // Stamped after failures too: the site is asked again after SITE_WRAPPER_MINUTES, not on every page.
@@ -118,12 +124,61 @@ function demoShell(page: string): string {
   return page.replace(/(<main\b[^>]*>)[\s\S]*?(<\/main\s*>)/i, `$1\n      ${WRAPPER_MARKER}\n\n    $2`);
 }
 
-async function fetchWrapper(url: string): Promise<string> {
-  const response = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), headers: { Accept: 'text/html' }, redirect: 'follow' });
-  if (!response.ok) throw new Error(`SITE_WRAPPER_URL answered ${response.status}`);
-  const declared = Number(response.headers.get('content-length') ?? 0);
-  if (declared > MAX_WRAPPER_BYTES) throw new Error(`SITE_WRAPPER_URL is larger than ${MAX_WRAPPER_BYTES} bytes`);
-  const text = await response.text();
-  if (text.length > MAX_WRAPPER_BYTES) throw new Error(`SITE_WRAPPER_URL is larger than ${MAX_WRAPPER_BYTES} bytes`);
-  return text;
+/**
+ * Fetches the wrapper page: redirects followed by hand, only within the origin (scheme, host and
+ * port) of SITE_WRAPPER_URL and at most MAX_WRAPPER_REDIRECTS times, so another site's page never
+ * becomes the shell; the body read in chunks and abandoned once past MAX_WRAPPER_BYTES, so a host
+ * streaming without end costs the relay a megabyte, not its memory. Throws naming the fault.
+ */
+async function fetchWrapper(source: string): Promise<string> {
+  const origin = new URL(source).origin;
+  const signal = AbortSignal.timeout(FETCH_TIMEOUT_MS);
+  let url = new URL(source);
+  for (let hop = 0; ; hop++) {
+    const response = await fetch(url, { signal, headers: { Accept: 'text/html' }, redirect: 'manual' });
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel();
+      const location = response.headers.get('location');
+      if (!location) throw new Error(`SITE_WRAPPER_URL answered ${response.status} without a Location`);
+      let next: URL;
+      try {
+        next = new URL(location, url);
+      } catch {
+        throw new Error(`SITE_WRAPPER_URL redirected to an address that does not parse`);
+      }
+      if (next.origin !== origin) throw new Error(`SITE_WRAPPER_URL redirected to another origin (${next.origin}); only ${origin} is followed`);
+      if (hop >= MAX_WRAPPER_REDIRECTS) throw new Error(`SITE_WRAPPER_URL redirected more than ${MAX_WRAPPER_REDIRECTS} times`);
+      url = next;
+      continue;
+    }
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new Error(`SITE_WRAPPER_URL answered ${response.status}`);
+    }
+    const declared = Number(response.headers.get('content-length') ?? 0);
+    if (declared > MAX_WRAPPER_BYTES) {
+      await response.body?.cancel();
+      throw new Error(`SITE_WRAPPER_URL is larger than ${MAX_WRAPPER_BYTES} bytes (Content-Length ${declared})`);
+    }
+    return new TextDecoder().decode(await readCapped(response, MAX_WRAPPER_BYTES));
+  }
+}
+
+/** The body, read chunk by chunk and cancelled as soon as it passes `maxBytes` (as photos/download.ts reads photos). */
+async function readCapped(response: Response, maxBytes: number): Promise<Buffer> {
+  if (!response.body) return Buffer.alloc(0);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw new Error(`SITE_WRAPPER_URL is larger than ${maxBytes} bytes (stopped reading there)`);
+    }
+    chunks.push(Buffer.from(value));
+  }
+  return Buffer.concat(chunks, total);
 }

@@ -84,6 +84,17 @@ export const configSchema = z.object({
     .describe(
       'Bearer token for GET /metrics (Authorization: Bearer …). Unset: /metrics answers only direct, unproxied requests from this host (loopback). Secret.',
     ),
+  ANSWER_CACHE_MB: positiveInt(64).describe(
+    'Megabytes of rendered answers (listing API answers with their compressed forms, server-rendered pages) kept in memory for all agencies together; the least recently used go first.',
+  ),
+  UNCACHED_RENDERS_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(120)
+    .describe(
+      'Answers one client (IP address, an IPv6 /64; see TRUST_PROXY) may have rendered a minute that are not in the answer cache; past it, 429 with Retry-After. Cached answers are never limited. 0 turns the limit off.',
+    ),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Log level.'),
   SIM_LISTINGS: positiveInt(40).describe('Demo mode: number of listings the embedded simulator seeds.'),
   ENQUIRY_RATE_LIMIT_PER_MINUTE: positiveInt(5).describe(
@@ -228,6 +239,10 @@ export interface HttpSettings {
   trustProxy: EnvSettings['TRUST_PROXY'];
   allowedOrigins: string[];
   metricsToken: string | undefined;
+  /** The answer cache's bound (server/http/answer-cache.ts), in bytes. */
+  answerCacheBytes: number;
+  /** Renders a minute per client not answered from that cache; 0: no limit. */
+  uncachedRendersPerMinute: number;
 }
 
 /** The CRM account and what this relay may spend of its API key. */
@@ -342,6 +357,8 @@ export function groupSettings(env: EnvSettings, demoMode: boolean): Config {
       trustProxy: env.TRUST_PROXY,
       allowedOrigins: env.ALLOWED_ORIGINS,
       metricsToken: env.METRICS_TOKEN,
+      answerCacheBytes: env.ANSWER_CACHE_MB * 1024 * 1024,
+      uncachedRendersPerMinute: env.UNCACHED_RENDERS_PER_MINUTE,
     },
     crm: {
       baseUrl: env.CRM_BASE_URL,

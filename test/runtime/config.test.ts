@@ -153,6 +153,8 @@ describe('settings grouped by concern', () => {
     PUBLIC_URL: 'https://relay2.agency.example',
     TRUST_PROXY: '1',
     METRICS_TOKEN: 'x'.repeat(32),
+    ANSWER_CACHE_MB: '32',
+    UNCACHED_RENDERS_PER_MINUTE: '30',
     LOG_LEVEL: 'warn',
     SIM_LISTINGS: '8',
     ENQUIRY_RATE_LIMIT_PER_MINUTE: '9',
