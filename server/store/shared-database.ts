@@ -13,6 +13,27 @@ export const KEY_SCHEMA = 'relay_key';
 /** Now in ms since the epoch on the database's clock, in SQL. */
 export const DB_NOW = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint';
 
+/**
+ * Where statements on the shared database read "now": the database's own clock (DB_NOW), so
+ * relays whose clocks disagree still agree on claims, leases and due times. Tests that move time
+ * by hand give one that reads their clock instead (`clockAsDatabaseClock`).
+ */
+export interface DatabaseClock {
+  /** Now (ms since the epoch) as an SQL expression. */
+  sql(): string;
+}
+
+/** The database's own clock: what every relay's statements read. */
+export const databaseClock: DatabaseClock = { sql: () => DB_NOW };
+
+/** For tests that move time by hand: statements read `now()` (a literal) instead of the database's clock. */
+export function clockAsDatabaseClock(now: () => number): DatabaseClock {
+  return { sql: () => `${Math.round(now())}::bigint` };
+}
+
+/** A relay whose clock is further than this from the database's says so (log, status, /metrics). */
+export const CLOCK_OFFSET_WARN_MS = 5_000;
+
 /** How often a relay says it is alive, and how long after its last word it counts as alive. */
 export const HEARTBEAT_MS = 5_000;
 export const RELAY_ALIVE_MS = 3 * HEARTBEAT_MS;
