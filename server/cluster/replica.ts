@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import type { Store } from '../store/store.ts';
+import { DB_NOW } from '../store/shared-database.ts';
 import { queriesOf, tablesOf, type Db } from '../store/tables.ts';
 import { SyncLease } from './sync-lease.ts';
 
@@ -8,9 +9,9 @@ import { SyncLease } from './sync-lease.ts';
 const PUBLISH_BATCH = 500;
 /** Rows read per query when following. */
 const FOLLOW_BATCH = 2_000;
-/** A deleted row's tombstone stays this long, so a following relay sees the delete. */
+/** A deleted row's tombstone stays this long (the database's clock), so a following relay sees the delete. */
 export const TOMBSTONE_KEEP_MS = 60 * 60_000;
-/** A relay that has not caught up for this long may have missed a tombstone: it copies everything again. */
+/** A relay that has not caught up for this long (its own clock, against itself) may have missed a tombstone: it copies everything again. */
 const REBUILD_AFTER_MS = TOMBSTONE_KEEP_MS / 2;
 
 type ReplicaTables = {
@@ -38,6 +39,7 @@ export interface ReplicaOptions {
    * what the sync holder writes and every other relay serves.
    */
   tables: readonly ReplicatedTable[];
+  /** This relay's clock: how long since it last caught up. Rows' times in PostgreSQL are the database's. */
   now?: () => number;
 }
 
@@ -128,7 +130,9 @@ export class StoreReplica {
     const changed = this.db.prepare('SELECT DISTINCT tbl, pk FROM temp.replica_pending WHERE change <= ?').all(upTo) as Array<{ tbl: string; pk: string }>;
     // Read now, in one synchronous pass: the rows as of this moment, whatever is written while PostgreSQL answers.
     const rows = changed.map(({ tbl, pk }) => ({ tbl, pk, row: this.readRow(tbl, pk) }));
-    const changedAt = this.now();
+    // changed_at and the tombstones' purge are the database's clock: successive holders' clocks need
+    // not agree, and one whose clock is ahead must not purge a tombstone its predecessor just wrote.
+    const changedAt = sql<number>`${sql.raw(DB_NOW)}`;
     const published = await this.options.shared.transaction().execute(async (trx) => {
       if (!(await lease.fence(trx))) return false;
       const replica = trx.withTables<ReplicaTables>();
@@ -150,7 +154,7 @@ export class StoreReplica {
       await replica
         .deleteFrom('replica_rows')
         .where('row', 'is', null)
-        .where('changed_at', '<', changedAt - TOMBSTONE_KEEP_MS)
+        .where('changed_at', '<', sql<number>`${sql.raw(DB_NOW)} - ${TOMBSTONE_KEEP_MS}`)
         .execute();
       return rows.length;
     });
