@@ -10,9 +10,9 @@ import { SyncLease } from './sync-lease.ts';
 const PUBLISH_BATCH = 500;
 /** Rows read per query when following. */
 const FOLLOW_BATCH = 2_000;
-/** A deleted row's tombstone stays this long, so a following relay sees the delete. */
+/** A deleted row's tombstone stays this long (the database's clock), so a following relay sees the delete. */
 export const TOMBSTONE_KEEP_MS = 60 * 60_000;
-/** A relay that has not caught up for this long may have missed a tombstone: it copies everything again. */
+/** A relay that has not caught up for this long (its own clock, against itself) may have missed a tombstone: it copies everything again. */
 const REBUILD_AFTER_MS = TOMBSTONE_KEEP_MS / 2;
 
 /** Rows set aside whose table and key are remembered for the log (each logged once). */
@@ -78,6 +78,7 @@ export interface ReplicaOptions {
   relay?: string;
   /** Told once per row set aside (table, key, seq and why; never the row's values). */
   onSetAside?: (row: { table: string; key: string; seq: number; reason: string }) => void;
+  /** This relay's clock: how long since it last caught up. Rows' times in PostgreSQL are the database's. */
   now?: () => number;
 }
 
@@ -234,7 +235,9 @@ export class StoreReplica {
       row: this.readRow(tbl, pk),
       version: this.shapes.find((shape) => shape.name === tbl)?.version ?? null,
     }));
-    const changedAt = this.now();
+    // changed_at and the tombstones' purge are the database's clock: successive holders' clocks need
+    // not agree, and one whose clock is ahead must not purge a tombstone its predecessor just wrote.
+    const changedAt = sql<number>`${sql.raw(DB_NOW)}`;
     const published = await this.options.shared.transaction().execute(async (trx) => {
       if (!(await lease.fence(trx))) return false;
       const replica = trx.withTables<ReplicaTables>();
@@ -259,7 +262,7 @@ export class StoreReplica {
       await replica
         .deleteFrom('replica_rows')
         .where('row', 'is', null)
-        .where('changed_at', '<', changedAt - TOMBSTONE_KEEP_MS)
+        .where('changed_at', '<', sql<number>`${sql.raw(DB_NOW)} - ${TOMBSTONE_KEEP_MS}`)
         .execute();
       return rows.length;
     });

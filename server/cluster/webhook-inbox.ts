@@ -1,6 +1,6 @@
 import { sql, type Generated } from 'kysely';
 import type { Logger } from '../runtime/log.ts';
-import type { SharedDatabase } from '../store/shared-database.ts';
+import { CLOCK_OFFSET_WARN_MS, DB_NOW, type SharedDatabase } from '../store/shared-database.ts';
 import { queriesOf } from '../store/tables.ts';
 import type { ChangedKind, ChangeNotice, PushedRecord } from '../listings/source.ts';
 import type { InboxNotice, WebhookInbox } from '../listings/inbox.ts';
@@ -29,6 +29,7 @@ export interface SharedWebhookInboxOptions {
   /** The agency's schema (agencySchema(slug)): the payload of its notices on the shared channel. */
   schema: string;
   log: Logger;
+  /** This relay's clock: received and taken times, and how often to prune. Expiry is judged on the database's. */
   now?: () => number;
 }
 
@@ -117,14 +118,20 @@ export class SharedWebhookInbox implements WebhookInbox {
   /**
    * Digests past their expiry were refused as stale anyway; those of notices never taken stay (no
    * relay held the sync meanwhile: the next holder still applies them). Taken by the holder only,
-   * once a minute at most, so the webhook's own path stays one statement.
+   * once a minute at most, so the webhook's own path stays one statement. Expiry is judged on the
+   * database's clock, plus the clock offset a relay may have before it warns: a holder whose clock
+   * is ahead must not forget a digest that a relay on time would still accept a replay of.
    */
   private async pruneNowAndThen(): Promise<void> {
     const now = this.now();
     if (now - this.prunedAt < PRUNE_EVERY_MS) return;
     this.prunedAt = now;
     try {
-      await this.db.deleteFrom('crm_webhook_inbox').where('expires_at', '<', now).where('taken_at', 'is not', null).execute();
+      await this.db
+        .deleteFrom('crm_webhook_inbox')
+        .where('expires_at', '<', sql<number>`${sql.raw(DB_NOW)} - ${CLOCK_OFFSET_WARN_MS}`)
+        .where('taken_at', 'is not', null)
+        .execute();
     } catch (error) {
       this.options.log.warn({ error: error instanceof Error ? error.message : String(error) }, 'could not prune expired webhook digests; trying again later');
     }

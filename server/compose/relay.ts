@@ -18,7 +18,8 @@ import type { Feature } from '../runtime/feature.ts';
 import type { ListingsService } from '../listings/index.ts';
 import type { Logger } from '../runtime/log.ts';
 import { pagesFeature } from '../pages/index.ts';
-import { SharedDatabase } from '../store/shared-database.ts';
+import { CLOCK_OFFSET_WARN_MS, describeClockOffset, renderClockOffsetMetrics, SharedDatabase } from '../store/shared-database.ts';
+import type { Clock } from '../runtime/clock.ts';
 import type { SharedSync } from '../cluster/shared-sync.ts';
 import { safeMessage } from '../store/postgres.ts';
 import { PhotoFolderGuard } from '../photos/folder-guard.ts';
@@ -68,6 +69,8 @@ export interface StartRelayOptions {
   enquiryTargets?: EnquiryTargets;
   /** URLs per sitemap file before /sitemap.xml becomes an index (default 50,000; tests use fewer). */
   maxUrlsPerSitemap?: number;
+  /** The relay's clock as the heartbeat measures it against the database's (DATABASE_URL; tests skew it). Default the system clock. */
+  clock?: Clock;
 }
 
 /**
@@ -109,7 +112,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   let root: Agency | undefined;
   let keyStore: Store | undefined;
   let agencies: AgencySet | undefined;
-  const sharedDatabase = config.databaseUrl ? await openSharedDatabase(config, log, simulator) : undefined;
+  const sharedDatabase = config.databaseUrl ? await openSharedDatabase(config, log, simulator, options.clock) : undefined;
   // Demo mode with SIM_AGENCIES: the root agency and the others write to one photo folder.
   const photoGuard = new PhotoFolderGuard();
   // One bound in bytes for every rendered answer of every agency (ANSWER_CACHE_MB), and one per-client render limit.
@@ -198,6 +201,9 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
           metrics: () => agencies!.metrics(),
         },
       ];
+  // DATABASE_URL: this relay's clock against the database's, in /metrics.
+  if (sharedDatabase)
+    features.push({ name: 'shared-database', workers: [], readiness: {}, metrics: () => renderClockOffsetMetrics(sharedDatabase.clockOffsetMs()) });
   // Demo mode with SIM_AGENCIES=2 or more: the demo site shows the first account; the others are agencies under /a/<slug>/.
   const demoAccounts = simulator?.accounts().slice(1) ?? [];
   if (root && demoAccounts.length > 0) {
@@ -288,15 +294,25 @@ function demoAgencies(accounts: Array<{ name: string; accessToken: string }>): A
 }
 
 /** DATABASE_URL: every agency's shared tables go to PostgreSQL; refused, nothing stays open. */
-async function openSharedDatabase(config: Config, log: Logger, simulator: RunningRelay['simulator']): Promise<SharedDatabase> {
+async function openSharedDatabase(config: Config, log: Logger, simulator: RunningRelay['simulator'], clock?: Clock): Promise<SharedDatabase> {
   let database: SharedDatabase;
   try {
-    database = await SharedDatabase.open(config.databaseUrl!, { warn: (message, fields) => log.warn(fields, message) });
+    database = await SharedDatabase.open(config.databaseUrl!, { warn: (message, fields) => log.warn(fields, message), now: clock });
     // In the registry before any CRM request: the others' share without the database counts this one.
     const dataDir = resolve(config.dataDir);
     await database
-      .startHeartbeat({ id: `${hostname()}:${dataDir}`, host: hostname(), dataDir, version: relayVersion() }, (error) =>
-        log.warn({ shared: 'postgres', error: safeMessage(error, config.databaseUrl!) }, 'relay heartbeat failed (PostgreSQL out of reach?)'),
+      .startHeartbeat(
+        { id: `${hostname()}:${dataDir}`, host: hostname(), dataDir, version: relayVersion() },
+        (error) => log.warn({ shared: 'postgres', error: safeMessage(error, config.databaseUrl!) }, 'relay heartbeat failed (PostgreSQL out of reach?)'),
+        (offsetMs, tooLarge) => {
+          const fields = { shared: 'postgres', clockOffsetMs: offsetMs, limitMs: CLOCK_OFFSET_WARN_MS };
+          if (tooLarge)
+            log.warn(
+              fields,
+              `this relay's clock is ${describeClockOffset(offsetMs)} (more than ${CLOCK_OFFSET_WARN_MS / 1000} s): times shared between relays come from the database, but check this host's time sync (NTP)`,
+            );
+          else log.info(fields, `this relay's clock is back within ${CLOCK_OFFSET_WARN_MS / 1000} s of the database's (${describeClockOffset(offsetMs)})`);
+        },
       )
       .catch(async (error: unknown) => {
         await database.close();

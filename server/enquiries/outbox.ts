@@ -1,5 +1,7 @@
 import { hostname } from 'node:os';
-import type { ExpressionBuilder, Generated, Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Generated, type RawBuilder, type Selectable } from 'kysely';
+import type { Clock } from '../runtime/clock.ts';
+import { databaseClock, type DatabaseClock } from '../store/shared-database.ts';
 import { checkpoint, type Store } from '../store/store.ts';
 import { hasTable, queriesOf, tablesOf, type StoreKind } from '../store/tables.ts';
 import type { ParsedEnquiry } from './schema.ts';
@@ -117,6 +119,12 @@ export interface OutboxOptions {
    * lease; relays sharing a PostgreSQL outbox each have their own DATA_DIR or host.
    */
   owner?: string;
+  /**
+   * PostgreSQL only: where the outbox's statements read "now" (claims, their lapse, due times).
+   * Default the database's clock, so relays whose clocks disagree agree on every shared time;
+   * tests that move time by hand pass their clock (clockAsDatabaseClock).
+   */
+  clock?: DatabaseClock;
 }
 
 /** How long a claim lasts unless renewed (ms): longer than any one delivery (CRM timeouts included). */
@@ -133,15 +141,44 @@ const changed = (result: { numUpdatedRows?: bigint; numDeletedRows?: bigint }) =
  * Several relays may share one PostgreSQL outbox: a delivery worker claims due rows
  * (`claimDue`, FOR UPDATE SKIP LOCKED there, one atomic UPDATE on SQLite) for a lease, and the
  * writes that move a row on are fenced by the claim, so a row is in one relay's hands at a time.
+ *
+ * Times: on SQLite (one relay) every time is the relay's clock, the `now` its callers pass. On
+ * PostgreSQL the rows' times are the database's clock, since relays' clocks need not agree: the
+ * statements that claim, renew, take over, start sending, accept and requeue read it themselves
+ * (the `now` passed is ignored there), and the times the worker computes (retries, erasure) are
+ * on it through `clockOffset`, read at each pass.
  */
 export class EnquiryOutbox {
   readonly owner: string;
+  private readonly clock: DatabaseClock;
 
   constructor(
     readonly store: Store,
     options: OutboxOptions = {},
   ) {
     this.owner = options.owner ?? `${hostname()}:${store.dataDir}`;
+    this.clock = options.clock ?? databaseClock;
+  }
+
+  /**
+   * Now in a statement: the database's clock on PostgreSQL (the same for every relay on it),
+   * `now` (the relay's clock) on SQLite.
+   */
+  private nowIn(now: number): RawBuilder<number> {
+    return this.kind === 'postgres' ? sql<number>`${sql.raw(this.clock.sql())}` : sql<number>`${now}`;
+  }
+
+  /**
+   * How far the outbox's clock is ahead of `local` (ms, negative: behind): on PostgreSQL the
+   * database's, read now (half the round trip counted either side); 0 on SQLite, where the relay's
+   * own clock is the outbox's. The delivery worker adds it to its clock for every time it writes.
+   */
+  async clockOffset(local: Clock): Promise<number> {
+    if (this.kind !== 'postgres') return 0;
+    const before = local();
+    const { rows } = await sql<{ now: number }>`SELECT ${sql.raw(this.clock.sql())} AS now`.execute(this.db);
+    const after = local();
+    return Number(rows[0]!.now) - Math.round((before + after) / 2);
   }
 
   /** Which database the outbox is in. */
@@ -174,13 +211,14 @@ export class EnquiryOutbox {
         fingerprint: input.fingerprint,
         status: spam ? 'spam' : 'queued',
         spam_reason: input.spamReason ?? null,
-        accepted_at: input.acceptedAt,
+        // PostgreSQL: the database's clock (nowIn), so any relay's worker finds it due at once.
+        accepted_at: this.nowIn(input.acceptedAt),
         listing_id: enquiry.listingId ?? null,
         agent_id: enquiry.agentId ?? null,
         destination: target ?? null,
         payload: spam ? null : JSON.stringify(enquiry),
-        next_attempt_at: input.acceptedAt,
-        window_start: input.acceptedAt,
+        next_attempt_at: this.nowIn(input.acceptedAt),
+        window_start: this.nowIn(input.acceptedAt),
         sending_since: null,
         last_error: null,
         delivered_at: null,
@@ -215,7 +253,7 @@ export class EnquiryOutbox {
       .selectFrom('enquiry_outbox')
       .selectAll()
       .where('status', '=', 'queued')
-      .where('next_attempt_at', '<=', now)
+      .where('next_attempt_at', '<=', this.nowIn(now))
       .orderBy('seq')
       .limit(limit)
       .execute();
@@ -224,7 +262,9 @@ export class EnquiryOutbox {
 
   /**
    * Claims up to `limit` due rows for this owner until `now + leaseMs`, oldest first: rows nobody
-   * holds, whose claim has lapsed (a relay that died), or that this owner holds already. On
+   * holds, whose claim has lapsed (a relay that died), or that this owner holds already. "Now" is
+   * the database's clock on PostgreSQL, in the statement itself: a claim another relay took never
+   * looks lapsed here because this relay's clock is ahead. On
    * PostgreSQL the candidate rows are locked with FOR UPDATE SKIP LOCKED, so relays claiming at
    * the same moment take different rows instead of queueing on each other's; on SQLite the one
    * UPDATE runs under the database's write lock. `inFlight`: this owner's rows already being
@@ -232,16 +272,17 @@ export class EnquiryOutbox {
    */
   async claimDue(now: number, limit: number, leaseMs = DEFAULT_CLAIM_LEASE_MS, inFlight: string[] = []): Promise<OutboxEntry[]> {
     const postgres = this.kind === 'postgres';
+    const current = this.nowIn(now);
     const rows = await this.db
       .updateTable('enquiry_outbox')
-      .set({ claimed_by: this.owner, claim_until: now + leaseMs })
+      .set({ claimed_by: this.owner, claim_until: sql<number>`${current} + ${leaseMs}` })
       .where('seq', 'in', (eb) =>
         eb
           .selectFrom('enquiry_outbox')
           .select('seq')
           .where('status', '=', 'queued')
-          .where('next_attempt_at', '<=', now)
-          .where((inner) => inner.or([inner('claim_until', 'is', null), inner('claim_until', '<=', now), inner('claimed_by', '=', this.owner)]))
+          .where('next_attempt_at', '<=', current)
+          .where((inner) => inner.or([inner('claim_until', 'is', null), inner('claim_until', '<=', current), inner('claimed_by', '=', this.owner)]))
           .$if(inFlight.length > 0, (query) => query.where('original_id', 'not in', inFlight))
           .orderBy('seq')
           .limit(limit)
@@ -263,25 +304,25 @@ export class EnquiryOutbox {
       .execute();
   }
 
-  /** Extends this owner's claims on `originalIds` (deliveries still in flight). */
-  async renewClaims(originalIds: string[], until: number): Promise<void> {
+  /** Extends this owner's claims on `originalIds` (deliveries still in flight) to `now + leaseMs` (the database's now on PostgreSQL). */
+  async renewClaims(originalIds: string[], now: number, leaseMs = DEFAULT_CLAIM_LEASE_MS): Promise<void> {
     if (originalIds.length === 0) return;
     await this.db
       .updateTable('enquiry_outbox')
-      .set({ claim_until: until })
+      .set({ claim_until: sql<number>`${this.nowIn(now)} + ${leaseMs}` })
       .where('original_id', 'in', originalIds)
       .where('claimed_by', '=', this.owner)
       .where('status', '=', 'queued')
       .execute();
   }
 
-  /** When the earliest queued entry not yet due at `now` falls due (ms), or undefined when none. */
+  /** When the earliest queued entry not yet due at `now` (the database's now on PostgreSQL) falls due (ms, the outbox's clock), or undefined when none. */
   async nextDueAfter(now: number): Promise<number | undefined> {
     const row = await this.db
       .selectFrom('enquiry_outbox')
       .select((eb) => eb.fn.min('next_attempt_at').as('at'))
       .where('status', '=', 'queued')
-      .where('next_attempt_at', '>', now)
+      .where('next_attempt_at', '>', this.nowIn(now))
       .executeTakeFirst();
     return row?.at ?? undefined;
   }
@@ -298,14 +339,22 @@ export class EnquiryOutbox {
 
   /**
    * Committed before the POST leaves: after a crash, the row says "this may have reached the CRM".
-   * With `leaseMs`, also renews this owner's claim for the request's time. Returns false when the
+   * With `leaseMs`, also renews this owner's claim for the request's time (from the database's now
+   * on PostgreSQL, as `sending_since`). Returns false when the
    * row is no longer queued, or another relay holds it (this owner's claim lapsed and was taken
    * over): then nothing may be sent.
    */
   async startSending(originalId: string, now: number, leaseMs?: number): Promise<boolean> {
     const result = await this.db
       .updateTable('enquiry_outbox')
-      .set((eb) => ({ sending_since: now, attempts: eb('attempts', '+', 1), ...(leaseMs === undefined ? {} : { claim_until: now + leaseMs }) }))
+      .set((eb) => {
+        const current = this.nowIn(now);
+        return {
+          sending_since: current,
+          attempts: eb('attempts', '+', 1),
+          ...(leaseMs === undefined ? {} : { claim_until: sql<number>`${current} + ${leaseMs}` }),
+        };
+      })
       .where('original_id', '=', originalId)
       .where('status', '=', 'queued')
       .where(this.mine())
@@ -366,11 +415,12 @@ export class EnquiryOutbox {
     return changed(result) === 1;
   }
 
-  /** An operator's replay of a dead letter: queued again with a fresh retry window. */
+  /** An operator's replay of a dead letter: queued again with a fresh retry window (from the database's now on PostgreSQL). */
   async requeue(originalId: string, now: number): Promise<boolean> {
+    const current = this.nowIn(now);
     const result = await this.db
       .updateTable('enquiry_outbox')
-      .set({ status: 'queued', dead_at: null, attempts: 0, next_attempt_at: now, window_start: now, claimed_by: null, claim_until: null })
+      .set({ status: 'queued', dead_at: null, attempts: 0, next_attempt_at: current, window_start: current, claimed_by: null, claim_until: null })
       .where('original_id', '=', originalId)
       .where('status', '=', 'dead')
       .where('payload', 'is not', null)

@@ -6,6 +6,7 @@ import type { LeadSink } from './sink.ts';
 import { withFallback, type EnquiryTargets } from './targets.ts';
 import { createDeliveryWorker, type DeliverySettings, type DeliveryWorker } from './worker.ts';
 import type { Clock } from '../runtime/clock.ts';
+import type { DatabaseClock } from '../store/shared-database.ts';
 
 /** Everything the enquiry routes and the delivery worker share; built once by startRelay. */
 export interface EnquiryService {
@@ -32,6 +33,8 @@ export interface EnquiryServiceOptions {
   /** Listing and agent look-ups for acceptance (the listing cache's); default: `sinkTargets`. */
   targets?: EnquiryTargets;
   now?: Clock;
+  /** PostgreSQL: the clock the outbox's statements read (default the database's; tests that move time pass theirs). */
+  databaseClock?: DatabaseClock;
   random?: () => number;
 }
 
@@ -39,7 +42,7 @@ export function createEnquiryService(options: EnquiryServiceOptions): EnquirySer
   const { store, sink, sinkTargets } = options;
   const { settings } = options;
   const now = options.now ?? Date.now;
-  const outbox = new EnquiryOutbox(store);
+  const outbox = new EnquiryOutbox(store, { clock: options.databaseClock });
   const metrics = new EnquiryMetrics(outbox);
   // Acceptance asks only the given look-up (a 202 must not wait for the CRM); delivery may also
   // ask the CRM itself while that look-up cannot tell (a cold listing cache).

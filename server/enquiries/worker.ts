@@ -69,6 +69,11 @@ const CONFIG_RETRY_MS = 5 * 60_000;
  *   while the delivery runs; a relay that dies leaves claims that lapse, and another relay takes
  *   the rows over (reconciling first: they are marked "sending"). A relay whose claim lapsed and
  *   was taken over sends nothing more for that row (startSending is fenced by the claim).
+ * - Times in a shared outbox are the database's clock, not this relay's (relays' clocks need not
+ *   agree): the claims' statements read it themselves, and every time this worker writes or
+ *   compares with a row's (due times, retry windows, erasure) is its own clock plus the outbox's
+ *   offset, read at the start of each pass (`shared()`). The circuit breaker and the store's
+ *   write health are this relay's own and keep its clock.
  */
 export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   const { outbox, sink, targets, metrics, settings } = deps;
@@ -78,6 +83,14 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   const metricsLogMs = settings.metricsLogMs ?? 60_000;
   const stopGraceMs = settings.stopGraceMs ?? 5_000;
   const leaseMs = settings.claimLeaseMs ?? DEFAULT_CLAIM_LEASE_MS;
+  /** The outbox's clock minus this relay's (ms): 0 on SQLite; on PostgreSQL, the database's, read at each pass. */
+  let offset = 0;
+  /** Now on the outbox's clock: what rows' times are compared with and written in. */
+  const shared = () => now() + offset;
+  /** Reads the offset again; when the database does not answer, the last one stays (the pass's own queries report the failure). */
+  async function readOffset(): Promise<void> {
+    offset = await outbox.clockOffset(now).catch(() => offset);
+  }
 
   const writes: WriteHealth = outbox.store.writes;
   const breaker = new CircuitBreaker(
@@ -134,7 +147,8 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
 
   async function pass(): Promise<void> {
     try {
-      const current = now();
+      await readOffset();
+      const current = shared();
       await housekeeping(current);
       await renewClaims(current);
       // Stopped while the store answered: start nothing more.
@@ -144,10 +158,12 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       // Every slot busy: a finishing delivery reschedules. Otherwise every row due now is in flight,
       // so wake for the next row that falls due later (or the poll, for work another process queues).
       if (inFlight.size >= settings.concurrency) return schedule(settings.pollMs);
+      // The breaker and the store's write health keep this relay's clock; rows' due times the outbox's.
       const waitUntil = Math.max(breaker.reopensAt ?? 0, writes.heldUntil() ?? 0);
-      if (waitUntil > current) return schedule(waitUntil - current);
+      const local = now();
+      if (waitUntil > local) return schedule(waitUntil - local);
       const nextDue = await outbox.nextDueAfter(current);
-      schedule(nextDue === undefined ? settings.pollMs : nextDue - current);
+      schedule(nextDue === undefined ? settings.pollMs : nextDue - shared());
     } catch (error) {
       // Reading the queue failed (the store is unreadable): say so and look again later.
       writes.failed(error);
@@ -160,7 +176,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   async function renewClaims(current: number): Promise<void> {
     if (inFlight.size === 0 || current - lastRenewal < leaseMs / 4) return;
     lastRenewal = current;
-    await outbox.renewClaims([...inFlight.keys()], current + leaseMs);
+    await outbox.renewClaims([...inFlight.keys()], current, leaseMs);
   }
 
   /** Claims the oldest due rows and starts their deliveries, up to the concurrency limit. Returns what it started. */
@@ -196,7 +212,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
           log.error({ err: error, originalId: entry.originalId }, 'enquiry delivery failed unexpectedly');
           // The row keeps its committed state and is tried again later if this write fails too.
           return outbox
-            .retryLater(entry.originalId, now() + settings.retryBaseMs, 'internal error (see the relay log)', entry.sendingSince !== null)
+            .retryLater(entry.originalId, shared() + settings.retryBaseMs, 'internal error (see the relay log)', entry.sendingSince !== null)
             .catch((storeError: unknown) => {
               writes.failed(storeError);
             });
@@ -257,7 +273,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   }
 
   async function die(entry: OutboxEntry, reason: string): Promise<void> {
-    if (await outbox.markDead(entry.originalId, now(), reason)) {
+    if (await outbox.markDead(entry.originalId, shared(), reason)) {
       metrics.dead++;
       metrics.attempts.dead++;
       log.error({ originalId: entry.originalId, attempts: entry.attempts, reason }, 'enquiry dead-lettered');
@@ -265,7 +281,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   }
 
   async function delivered(entry: OutboxEntry, crmEnquiryId: number | null, foundByReconcile: boolean): Promise<void> {
-    const at = now();
+    const at = shared();
     if (!(await outbox.markDelivered(entry.originalId, at, crmEnquiryId, foundByReconcile))) return;
     const latencySeconds = (at - entry.acceptedAt) / 1000;
     metrics.delivered++;
@@ -283,11 +299,12 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
    * 'reconcile') past the window dead-letters with a note that the CRM may hold it.
    */
   async function retry(entry: OutboxEntry, error: unknown, outcomeUnknown: boolean, attempts: number, stage: 'resolve' | 'reconcile' | 'post'): Promise<void> {
-    const current = now();
+    const current = shared();
     const failure = sink.failure(error);
     const reason = describe(error, failure);
     let nextAt = current + backoff(attempts);
-    if (failure?.retryAt) nextAt = Math.max(nextAt, failure.retryAt);
+    // The sink's time to come back is on this relay's clock.
+    if (failure?.retryAt) nextAt = Math.max(nextAt, failure.retryAt + offset);
     if (failure?.reason === 'credentials') nextAt = Math.max(nextAt, current + CONFIG_RETRY_MS);
     // Not the sink's error: we cannot tell whether the request may still land, so wait as if it may.
     if (outcomeUnknown && (failure?.mayStillLand ?? true)) nextAt = Math.max(nextAt, current + settings.reconcileDelayMs);
@@ -338,7 +355,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       await die(entry, 'no personal data left to send');
       return undefined;
     }
-    const current = now();
+    const current = shared();
     let target: LeadDestination;
     try {
       const resolved = await resolveTarget(entry);
@@ -357,8 +374,9 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       // A POST left behind by an earlier process (a crash, a stop mid-request, a restore) may still
       // be on its way: give it time to land before looking. It left before this worker started.
       // A POST of this process that failed was given that time (or not, if the CRM answered) by retry().
-      const lookAt = startedAt + settings.reconcileDelayMs;
-      if (entry.sendingSince < startedAt && current < lookAt) {
+      const startedAtShared = startedAt + offset;
+      const lookAt = startedAtShared + settings.reconcileDelayMs;
+      if (entry.sendingSince < startedAtShared && current < lookAt) {
         await outbox.retryLater(entry.originalId, lookAt, entry.lastError ?? 'outcome unknown', true);
         return undefined;
       }
@@ -385,7 +403,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       return undefined;
     }
 
-    if (!(await outbox.startSending(entry.originalId, now(), leaseMs))) {
+    if (!(await outbox.startSending(entry.originalId, shared(), leaseMs))) {
       // This relay's claim lapsed (it stalled past the lease) and another relay holds the row now:
       // sending it too could make a second enquiry at the CRM.
       log.warn({ originalId: entry.originalId }, 'enquiry claim lapsed and was taken over by another relay; not sending it from here');
@@ -413,7 +431,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
         await delivered({ ...entry, attempts }, null, false);
       } else if (failure.reason === 'stopped') {
         // Stopping. The row stays queued; "sending" stays set if the request may have left.
-        await outbox.retryLater(entry.originalId, now(), failure.description, failure.outcomeUnknown);
+        await outbox.retryLater(entry.originalId, shared(), failure.description, failure.outcomeUnknown);
       } else if (failure.retryable || failure.reason === 'credentials') {
         await retry(entry, error, failure.outcomeUnknown, attempts, 'post');
       } else {
@@ -454,7 +472,8 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     async drain() {
       // Repeats until nothing due is left: one delivery can make the next one due (backoff 0 in tests).
       for (let round = 0; round < 1000; round++) {
-        const current = now();
+        await readOffset();
+        const current = shared();
         await housekeeping(current);
         const started = await dispatch(current);
         if (started.length === 0 && inFlight.size === 0) return;

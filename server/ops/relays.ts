@@ -3,7 +3,17 @@ import { SharedGate } from '../cluster/shared-gate.ts';
 import { utcDay } from '../crm/limiter.ts';
 import { checkSchemaName, openPool, redactUrl, safeMessage } from '../store/postgres.ts';
 import { SYNC_LEASE } from '../cluster/sync-lease.ts';
-import { agencySchema, DB_NOW, KEY_SCHEMA, listRelays, RELAY_ALIVE_MS, type RelaySeen } from '../store/shared-database.ts';
+import {
+  agencySchema,
+  CLOCK_OFFSET_WARN_MS,
+  clockOffsetTooLarge,
+  DB_NOW,
+  describeClockOffset,
+  KEY_SCHEMA,
+  listRelays,
+  RELAY_ALIVE_MS,
+  type RelaySeen,
+} from '../store/shared-database.ts';
 
 /**
  * Who runs an agency's sync: `held` by a relay until its lease expires, `expired` (the holder
@@ -199,6 +209,7 @@ export function formatSharedStatus(
   } = {},
 ): string {
   const alive = status.relays.filter((relay) => relay.alive).length;
+  const skewed = status.relays.filter((relay) => relay.alive && relay.clockOffsetMs !== null && clockOffsetTooLarge(relay.clockOffsetMs));
   const counted = options.agencySchemas ? new Set(options.agencySchemas) : undefined;
   const agencies = counted ? status.syncs.filter((sync) => counted.has(sync.schema)) : status.syncs;
   const held = agencies.filter((sync) => sync.state === 'held').length;
@@ -229,8 +240,16 @@ export function formatSharedStatus(
     ...status.relays.map(
       (relay) =>
         `  ${relay.alive ? 'alive' : 'gone '}  ${relay.id}  version ${relay.version}, started ${new Date(relay.startedAt).toISOString()}, last seen ${relay.lastSeenSecondsAgo} s ago, ` +
-        `holds ${relay.syncsHeld} ${relay.syncsHeld === 1 ? 'sync' : 'syncs'}`,
+        `holds ${relay.syncsHeld} ${relay.syncsHeld === 1 ? 'sync' : 'syncs'}${clockOf(relay.clockOffsetMs)}`,
     ),
+    // Shared times are the database's, so nothing breaks; but a host's clock this far off is worth fixing.
+    ...(skewed.length
+      ? [
+          `Clocks          ${skewed.length} alive ${skewed.length === 1 ? 'relay is' : 'relays are'} more than ${CLOCK_OFFSET_WARN_MS / 1000} s off the database's clock (check their time sync, NTP): ${skewed
+            .map((relay) => `${relay.id} ${describeClockOffset(relay.clockOffsetMs!)}`)
+            .join('; ')}`,
+        ]
+      : []),
   ].join('\n');
 }
 
@@ -256,4 +275,11 @@ function copiesLines(copies: ReplicaCopy[], singleAgencySchema: string | undefin
   return [
     `Copies          ${shown.length} followed; furthest behind ${furthest.lagSeconds} s (${furthest.schema} on ${furthest.relay})${aside(shown.reduce((total, copy) => total + copy.setAside, 0))}`,
   ];
+}
+
+/** A relay's clock offset at its last heartbeat, for its status line ('' for a relay that did not say). */
+function clockOf(offsetMs: number | null): string {
+  if (offsetMs === null) return '';
+  const seconds = `${offsetMs >= 0 ? '+' : '-'}${(Math.abs(offsetMs) / 1000).toFixed(1)} s`;
+  return clockOffsetTooLarge(offsetMs) ? `, clock ${seconds} off the database's: OVER ${CLOCK_OFFSET_WARN_MS / 1000} s` : `, clock ${seconds}`;
 }

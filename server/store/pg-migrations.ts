@@ -163,4 +163,13 @@ export const pgKeyMigrations: Migration[] = [
       );
     `,
   },
+  {
+    id: '020-relay-clock-offset',
+    sql: `
+      -- How far each relay's clock was from the database's at its last heartbeat (ms, positive:
+      -- ahead; server/store/shared-database.ts): shared times come from the database's clock, and
+      -- "npm run relay -- status" names a relay whose clock is off by more than a few seconds.
+      ALTER TABLE relays ADD COLUMN clock_offset_ms BIGINT;
+    `,
+  },
 ];

@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
+import { systemClock, type Clock } from '../runtime/clock.ts';
 import { pgKeyMigrations, pgMigrations } from './pg-migrations.ts';
 import { checkSchemaName, migratePostgres, openPool, redactUrl, safeMessage } from './postgres.ts';
 import { attachQueries } from './tables.ts';
@@ -12,6 +13,27 @@ export const KEY_SCHEMA = 'relay_key';
 
 /** Now in ms since the epoch on the database's clock, in SQL. */
 export const DB_NOW = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint';
+
+/**
+ * Where statements on the shared database read "now": the database's own clock (DB_NOW), so
+ * relays whose clocks disagree still agree on claims, leases and due times. Tests that move time
+ * by hand give one that reads their clock instead (`clockAsDatabaseClock`).
+ */
+export interface DatabaseClock {
+  /** Now (ms since the epoch) as an SQL expression. */
+  sql(): string;
+}
+
+/** The database's own clock: what every relay's statements read. */
+export const databaseClock: DatabaseClock = { sql: () => DB_NOW };
+
+/** For tests that move time by hand: statements read `now()` (a literal) instead of the database's clock. */
+export function clockAsDatabaseClock(now: () => number): DatabaseClock {
+  return { sql: () => `${Math.round(now())}::bigint` };
+}
+
+/** A relay whose clock is further than this from the database's says so (log, status, /metrics). */
+export const CLOCK_OFFSET_WARN_MS = 5_000;
 
 /** How often a relay says it is alive, and how long after its last word it counts as alive. */
 export const HEARTBEAT_MS = 5_000;
@@ -34,13 +56,21 @@ export interface RelaySeen {
   version: string;
   startedAt: number;
   lastSeen: number;
+  /** Its clock minus the database's at its last heartbeat (ms; null: a relay of a version that did not say). */
+  clockOffsetMs: number | null;
 }
 
 /** Every relay that has run on this database, last seen first (for `npm run relay -- status`). */
 export async function listRelays(pool: pg.Pool): Promise<RelaySeen[]> {
-  const { rows } = await pool.query<{ id: string; host: string; data_dir: string; version: string; started_at: number; last_seen: number }>(
-    `SELECT id, host, data_dir, version, started_at, last_seen FROM ${KEY_SCHEMA}.relays ORDER BY last_seen DESC, id`,
-  );
+  const { rows } = await pool.query<{
+    id: string;
+    host: string;
+    data_dir: string;
+    version: string;
+    started_at: number;
+    last_seen: number;
+    clock_offset_ms: number | null;
+  }>(`SELECT id, host, data_dir, version, started_at, last_seen, clock_offset_ms FROM ${KEY_SCHEMA}.relays ORDER BY last_seen DESC, id`);
   return rows.map((row) => ({
     id: row.id,
     host: row.host,
@@ -48,7 +78,28 @@ export async function listRelays(pool: pg.Pool): Promise<RelaySeen[]> {
     version: row.version,
     startedAt: Number(row.started_at),
     lastSeen: Number(row.last_seen),
+    clockOffsetMs: row.clock_offset_ms === null ? null : Number(row.clock_offset_ms),
   }));
+}
+
+/** Whether a clock offset (ms) is beyond what a relay lets pass without a warning. */
+export function clockOffsetTooLarge(offsetMs: number): boolean {
+  return Math.abs(offsetMs) > CLOCK_OFFSET_WARN_MS;
+}
+
+/** An offset in words: "180.0 s ahead of the database's clock" (or behind). */
+export function describeClockOffset(offsetMs: number): string {
+  return `${(Math.abs(offsetMs) / 1000).toFixed(1)} s ${offsetMs >= 0 ? 'ahead of' : 'behind'} the database's clock`;
+}
+
+/** Prometheus lines of the relay's clock against the database's (nothing before the first heartbeat). */
+export function renderClockOffsetMetrics(offsetMs: number | undefined): string {
+  if (offsetMs === undefined) return '';
+  return (
+    `# HELP estate_clock_offset_seconds This relay's clock minus the database's at its last heartbeat (DATABASE_URL; shared times use the database's; beyond ${CLOCK_OFFSET_WARN_MS / 1000} s the relay warns).\n` +
+    '# TYPE estate_clock_offset_seconds gauge\n' +
+    `estate_clock_offset_seconds ${offsetMs / 1000}\n`
+  );
 }
 
 /**
@@ -116,16 +167,23 @@ export class SharedDatabase {
   private heartbeatTimer: NodeJS.Timeout | undefined;
   /** Relays seen within RELAY_ALIVE_MS at the last heartbeat (this one included). */
   private alive = 1;
+  /** This relay's clock minus the database's at the last heartbeat (ms); undefined before the first. */
+  private offset: number | undefined;
 
   private constructor(
     readonly pool: pg.Pool,
     private readonly url: string,
+    private readonly now: Clock,
   ) {}
 
-  /** Connects and brings the key-wide schema up to date; refuses (naming DATABASE_URL, never the password) when it cannot. */
+  /**
+   * Connects and brings the key-wide schema up to date; refuses (naming DATABASE_URL, never the
+   * password) when it cannot. `now`: the relay's clock, which the heartbeat measures against the
+   * database's (tests skew it).
+   */
   static async open(
     url: string,
-    options: { poolSize?: number; warn?: (message: string, fields: Record<string, unknown>) => void } = {},
+    options: { poolSize?: number; warn?: (message: string, fields: Record<string, unknown>) => void; now?: Clock } = {},
   ): Promise<SharedDatabase> {
     const pool = openPool(url, options);
     try {
@@ -134,7 +192,7 @@ export class SharedDatabase {
       await pool.end().catch(() => {});
       throw new Error(`DATABASE_URL: could not prepare the PostgreSQL store at ${redactUrl(url)}: ${safeMessage(error, url)}`);
     }
-    return new SharedDatabase(pool, url);
+    return new SharedDatabase(pool, url, options.now ?? systemClock);
   }
 
   /** Creates or updates the schemas of these agencies (undefined: the root agency); each once per relay. */
@@ -163,16 +221,28 @@ export class SharedDatabase {
   /**
    * Records this relay in the registry (relays) and keeps its last_seen fresh every
    * HEARTBEAT_MS, reading how many relays are alive (the CRM gate's share without the database).
+   * Each beat also measures this relay's clock against the database's (recorded as
+   * clock_offset_ms, for `status`); `onClockOffset` hears when the offset goes beyond
+   * CLOCK_OFFSET_WARN_MS (at the first beat too) and when it comes back within it.
    */
-  async startHeartbeat(relay: RelayIdentity, onError?: (error: unknown) => void): Promise<void> {
+  async startHeartbeat(relay: RelayIdentity, onError?: (error: unknown) => void, onClockOffset?: (offsetMs: number, tooLarge: boolean) => void): Promise<void> {
     this.relayId = relay.id;
     const beat = async () => {
-      await this.pool.query(
+      // The offset: this relay's clock as the statement leaves, minus the database's as it runs
+      // (off by the one-way trip, milliseconds, against a warning at seconds).
+      const { rows: beaten } = await this.pool.query<{ clock_offset_ms: number }>(
         // The database's clock: relays' clocks need not agree for "alive" to mean the same to all.
-        `INSERT INTO ${KEY_SCHEMA}.relays (id, host, data_dir, version, started_at, last_seen) VALUES ($1, $2, $3, $4, ${DB_NOW}, ${DB_NOW})
-         ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, last_seen = EXCLUDED.last_seen, started_at = CASE WHEN $5 THEN EXCLUDED.started_at ELSE relays.started_at END`,
-        [relay.id, relay.host, relay.dataDir, relay.version, first],
+        `INSERT INTO ${KEY_SCHEMA}.relays (id, host, data_dir, version, started_at, last_seen, clock_offset_ms)
+         VALUES ($1, $2, $3, $4, ${DB_NOW}, ${DB_NOW}, $6::bigint - ${DB_NOW})
+         ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, last_seen = EXCLUDED.last_seen, clock_offset_ms = EXCLUDED.clock_offset_ms,
+           started_at = CASE WHEN $5 THEN EXCLUDED.started_at ELSE relays.started_at END
+         RETURNING clock_offset_ms`,
+        [relay.id, relay.host, relay.dataDir, relay.version, first, Math.round(this.now())],
       );
+      const offset = Number(beaten[0]!.clock_offset_ms);
+      const wasTooLarge = this.offset !== undefined && clockOffsetTooLarge(this.offset);
+      this.offset = offset;
+      if (clockOffsetTooLarge(offset) !== wasTooLarge) onClockOffset?.(offset, !wasTooLarge);
       if (first) {
         // Relays gone for good (a host retired, a DATA_DIR moved) leave the list after a week.
         await this.pool.query(`DELETE FROM ${KEY_SCHEMA}.relays WHERE last_seen < ${DB_NOW} - $1`, [RELAY_FORGET_MS]);
@@ -191,6 +261,11 @@ export class SharedDatabase {
 
   /** This relay's id in the registry (host and DATA_DIR), once startHeartbeat has been called. */
   relayId = 'unregistered';
+
+  /** This relay's clock minus the database's at the last heartbeat (ms); undefined before the first. */
+  clockOffsetMs(): number | undefined {
+    return this.offset;
+  }
 
   /** Relays seen alive at the last heartbeat (1 before the first). */
   relaysAlive(): number {

@@ -6,10 +6,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { shareAgencySync, type ReplicatedTable } from '../../server/cluster/replica.ts';
+import { shareAgencySync, StoreReplica, TOMBSTONE_KEEP_MS, type ReplicatedTable } from '../../server/cluster/replica.ts';
 import { attachPostgres } from '../../server/store/postgres.ts';
 import { closeStore, openStore, type Store } from '../../server/store/store.ts';
-import { tablesOf } from '../../server/store/tables.ts';
+import { queriesOf, tablesOf } from '../../server/store/tables.ts';
 import { freshDatabase } from '../support/postgres.ts';
 import { queryDatabase } from '../compose/pg-rig.ts';
 
@@ -26,12 +26,15 @@ afterEach(async () => {
   }
 });
 
-async function relayStore(url: string, holder: string, leaseMs = 60_000) {
+async function relayStore(url: string, holder: string, leaseMs = 60_000, now?: () => number) {
   const dir = mkdtempSync(join(tmpdir(), 'estate-replica-'));
   const store = openStore(dir);
   opened.push({ store, dir });
   await attachPostgres(store, url);
-  return { store, db: tablesOf(store), ...shareAgencySync(store, { tables: TABLES, holder, leaseMs }) };
+  const shared = shareAgencySync(store, { tables: TABLES, holder, leaseMs });
+  // A relay clock of the test's: the replica reads it (how long since it caught up); rows' times are the database's.
+  const replica = now ? new StoreReplica({ store, shared: queriesOf(store).db, tables: TABLES, now }) : shared.replica;
+  return { store, db: tablesOf(store), lease: shared.lease, replica };
 }
 
 const rows = (store: { db: ReturnType<typeof tablesOf> }, sql: string) => store.db.prepare(sql).all();
@@ -125,5 +128,37 @@ describe.skipIf(skipped)(`the listing replica${skipped ? ` (SKIPPED: ${skipped})
     expect(first.lease.held).toBe(false);
     expect(await second.lease.acquireOrRenew()).toBe(true);
     expect(await first.lease.acquireOrRenew()).toBe(false);
+  });
+
+  // Issue 24: holders' clocks need not agree. A tombstone is kept TOMBSTONE_KEEP_MS on the
+  // database's clock, whatever the clock of the holder that publishes next.
+  it("tombstones are kept and purged on the database's clock: a next holder whose clock is 2 h ahead does not purge its predecessor's fresh one", async () => {
+    const url = await freshDatabase(serverUrl());
+    const first = await relayStore(url, 'relay-a', 60_000, Date.now);
+    const ahead = await relayStore(url, 'relay-b', 60_000, () => Date.now() + 2 * TOMBSTONE_KEEP_MS);
+    expect(await first.lease.acquireOrRenew()).toBe(true);
+    first.replica.startCapture();
+    first.db.prepare("INSERT INTO listing_sync_state (key, value) VALUES ('sweep', '1'), ('gone', 'x')").run();
+    expect(await first.replica.publish(first.lease)).toBe(2);
+    first.db.prepare("DELETE FROM listing_sync_state WHERE key = 'gone'").run();
+    expect(await first.replica.publish(first.lease)).toBe(1);
+    await first.lease.release();
+
+    expect(await ahead.lease.acquireOrRenew()).toBe(true);
+    await ahead.replica.rebuild();
+    ahead.replica.startCapture();
+    ahead.db.prepare("UPDATE listing_sync_state SET value = '2' WHERE key = 'sweep'").run();
+    expect(await ahead.replica.publish(ahead.lease)).toBe(1);
+    const tombstones = await queryDatabase<{ pk: string; changed_at: string }>(url, 'SELECT pk, changed_at FROM replica_rows WHERE row IS NULL');
+    expect(tombstones.map((row) => row.pk)).toEqual(['["gone"]']);
+    // Stamped on the database's clock, not the publishing relay's.
+    const [{ changed_at: changedAt }] = await queryDatabase<{ changed_at: string }>(url, 'SELECT changed_at FROM replica_rows WHERE pk = \'["sweep"]\'');
+    expect(Math.abs(Number(changedAt) - Date.now())).toBeLessThan(60_000);
+
+    // Past the keep on the database's clock, it goes.
+    await queryDatabase(url, 'UPDATE replica_rows SET changed_at = changed_at - $1 WHERE row IS NULL', [TOMBSTONE_KEEP_MS + 1]);
+    ahead.db.prepare("UPDATE listing_sync_state SET value = '3' WHERE key = 'sweep'").run();
+    expect(await ahead.replica.publish(ahead.lease)).toBe(1);
+    expect(await queryDatabase(url, 'SELECT pk FROM replica_rows WHERE row IS NULL')).toEqual([]);
   });
 });

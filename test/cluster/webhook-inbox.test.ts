@@ -169,4 +169,33 @@ describe.skipIf(skipped)(`the shared webhook inbox${skipped ? ` (SKIPPED: ${skip
     await inbox.take(1);
     expect((await rows('two')).map((row) => row.digest)).not.toContain('expiring-taken');
   });
+
+  // Issue 24: a digest is forgotten once expired on the database's clock, not the pruning relay's.
+  it("prunes on the database's clock: a holder whose clock is 180 s ahead keeps a digest a relay on time would still take a replay of", async () => {
+    const ahead = new SharedWebhookInbox({
+      store: agencyStore('one'),
+      database,
+      schema: agencySchema('one'),
+      log: silentLogger,
+      now: () => Date.now() + 180_000,
+    });
+    const live = Date.now() + 60_000;
+    const expired = Date.now() - 60_000;
+    expect(await ahead.accept('skew-live', live, notice(11), Date.now())).toBe('stored');
+    expect(await ahead.accept('skew-expired', expired, notice(12), Date.now())).toBe('stored');
+    await ahead.markTaken((await ahead.take(100)).filter((entry) => entry.digest.startsWith('skew-')).map((entry) => entry.id));
+    // A fresh inbox prunes at its first take.
+    const pruning = new SharedWebhookInbox({
+      store: agencyStore('one'),
+      database,
+      schema: agencySchema('one'),
+      log: silentLogger,
+      now: () => Date.now() + 180_000,
+    });
+    await pruning.take(1);
+    const digests = (await rows('one')).map((row) => row.digest);
+    expect(digests).toContain('skew-live');
+    expect(digests).not.toContain('skew-expired');
+    expect(await pruning.accept('skew-live', live, notice(11), Date.now())).toBe('duplicate');
+  });
 });

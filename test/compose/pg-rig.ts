@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '../../server/runtime/config.ts';
-import { silentLogger } from '../../server/runtime/log.ts';
+import { silentLogger, type Logger } from '../../server/runtime/log.ts';
+import type { Clock } from '../../server/runtime/clock.ts';
 import { startRelay, type RunningRelay } from '../../server/compose/relay.ts';
 import type { AgenciesRig } from './rig.ts';
 
@@ -14,7 +15,12 @@ import type { AgenciesRig } from './rig.ts';
 export async function anotherRelay(
   rig: AgenciesRig,
   databaseUrl: string,
-  options: { workers?: boolean; /** More settings for this relay (ENQUIRY_RECONCILE_DELAY_MS, say). */ env?: Record<string, string> } = {},
+  options: {
+    workers?: boolean;
+    /** More settings for this relay (ENQUIRY_RECONCILE_DELAY_MS, say). */ env?: Record<string, string>;
+    /** Its clock (a skewed one: its heartbeat measures it against the database's) and its log. */ clock?: Clock;
+    log?: Logger;
+  } = {},
 ): Promise<RunningRelay> {
   const { config } = rig.relay;
   const dataDir = mkdtempSync(join(tmpdir(), 'estate-agencies-second-'));
@@ -34,7 +40,7 @@ export async function anotherRelay(
       ENQUIRY_RATE_LIMIT_PER_MINUTE: String(config.enquiries.rateLimitPerMinute),
       ...options.env,
     }),
-    { log: silentLogger, workers: options.workers ?? false, app: { demoDir: null } },
+    { log: options.log ?? silentLogger, workers: options.workers ?? false, app: { demoDir: null }, clock: options.clock },
   ).catch((error: unknown) => {
     rmSync(dataDir, { recursive: true, force: true });
     throw error;

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RunningRelay } from '../../server/compose/relay.ts';
 import type { SimulatorState } from '../../crm-sim/state.ts';
 import { agencySchema } from '../../server/store/shared-database.ts';
+import { createLogger } from '../../server/runtime/log.ts';
+import { formatSharedStatus, readSharedStatus } from '../../server/ops/relays.ts';
 import { sharedStoreKind, tablesOf } from '../../server/store/tables.ts';
 import { freshDatabase } from '../support/postgres.ts';
 import { anotherRelay, queryDatabase } from './pg-rig.ts';
@@ -129,5 +131,34 @@ describe.skipIf(skipped)(`agencies on one PostgreSQL database, two relays${skipp
       20_000,
     );
     expect(rig.accounts[1]!.postedEnquiries().filter((posted) => posted.originalId === body.originalId)).toHaveLength(1);
+  }, 60_000);
+
+  // Issue 24: shared times are the database's clock; a relay whose clock is off by more than 5 s
+  // says so in its log, in /metrics and in `status`.
+  it("a relay whose clock is 180 s ahead of the database's warns in its log, /metrics and `status`", async () => {
+    const lines: Array<{ msg: string; clockOffsetMs?: number; level: number }> = [];
+    const log = createLogger({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as (typeof lines)[number]) });
+    const ahead = await anotherRelay(rig, databaseUrl, { clock: () => Date.now() + 180_000, log });
+    try {
+      const warning = lines.find((line) => /clock is 180\.\d s ahead of the database's clock/.test(line.msg));
+      expect(warning, JSON.stringify(lines.map((line) => line.msg))).toBeDefined();
+      expect(warning!.level).toBe(40);
+      expect(Math.abs(warning!.clockOffsetMs! - 180_000)).toBeLessThan(2_000);
+
+      const gauge = (text: string) => Number(/^estate_clock_offset_seconds (\S+)$/m.exec(text)?.[1]);
+      expect(Math.abs(gauge(await (await fetch(`${ahead.url}/metrics`)).text()) - 180)).toBeLessThan(2);
+      expect(Math.abs(gauge(await (await fetch(`${rig.relay.url}/metrics`)).text()))).toBeLessThan(2);
+
+      const status = await readSharedStatus(databaseUrl, undefined);
+      const text = formatSharedStatus(status, 10_000);
+      const aheadId = status.relays.find((relay) => Math.abs((relay.clockOffsetMs ?? 0) - 180_000) < 2_000)?.id;
+      expect(aheadId, text).toBeDefined();
+      expect(text).toMatch(new RegExp(`alive  ${aheadId!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}  .*, clock \\+180\\.\\d s off the database's: OVER 5 s`));
+      expect(text).toMatch(/^Clocks {10}1 alive relay is more than 5 s off the database's clock .*180\.\d s ahead of the database's clock/m);
+      // The relays on time show their offset, without the warning.
+      expect(text).toMatch(/, clock [+-]0\.\d s$/m);
+    } finally {
+      await ahead.close();
+    }
   }, 60_000);
 });

@@ -6,6 +6,7 @@ import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { toAddEnquiry } from '../../server/crm/lead-sink.ts';
 import { startSimulator, type RunningSimulator } from '../../crm-sim/simulator.ts';
+import { databaseClock } from '../../server/store/shared-database.ts';
 import { cuttableProxy, freshDatabase } from '../support/postgres.ts';
 import { destinationOf, enquiryHarness, validEnquiry, type EnquiryHarness, type HarnessOptions } from './support.ts';
 
@@ -121,6 +122,63 @@ describe.skipIf(skipped)(`two relays on one PostgreSQL outbox${skipped ? ` (SKIP
     expect(await survivor.service.outbox.get(lost.originalId)).toMatchObject({ status: 'delivered', foundByReconcile: false });
     expect(postedIds().sort()).toEqual([landed.originalId, lost.originalId].sort());
     expect(sim.state.counters.requestsByEndpoint['POST /enquiries']).toBe(2);
+  });
+
+  // Issue 24: relays' clocks need not agree. Relay B's clock is 180 s ahead (past the 2-minute
+  // claim lease), the CRM takes 3 s to answer: B must not take A's live claims (which it did when
+  // claims were compared on each relay's clock: every enquiry reached the CRM twice).
+  it("clock skew: a relay whose clock is 180 s ahead takes none of another relay's live claims, and every enquiry reaches the CRM once", async () => {
+    const url = await freshDatabase(server(), 'estate_shared');
+    const skewMs = 180_000;
+    const settings = { concurrency: 4 };
+    const first = await relayOn(url, { now: Date.now, databaseClock, crmTimeoutMs: 15_000, settings });
+    const ahead = await relayOn(url, { now: () => Date.now() + skewMs, databaseClock, crmTimeoutMs: 15_000, settings });
+    const listingId = await saleListingId(first);
+    const bodies = Array.from({ length: 4 }, () => validEnquiry({ listingId }));
+    for (const body of bodies) await request(first.app).post('/api/v1/enquiries').send(body).expect(202);
+    sim.state.faults.set([{ match: 'POST /enquiries', latencyMs: 3_000 }]);
+
+    // Relay A claims all four and its POSTs are in the CRM's hands...
+    const delivering = first.service.worker.drain();
+    for (let waited = 0; waited < 10_000; waited += 50) {
+      const rows = await first.service.outbox.list();
+      if (rows.every((row) => row.sendingSince !== null)) break;
+      await sleep(50);
+    }
+    expect((await first.service.outbox.list()).every((row) => row.sendingSince !== null)).toBe(true);
+    // ...while relay B, its clock past A's claims, looks for work: nothing is free.
+    await ahead.service.worker.drain();
+    await delivering;
+
+    // Each in the CRM's holding area once.
+    expect(postedIds().sort()).toEqual(bodies.map((body) => body.originalId).sort());
+    expect(sim.state.counters.requestsByEndpoint['POST /enquiries']).toBe(4);
+    expect(await first.service.outbox.counts()).toMatchObject({ queued: 0, delivered: 4 });
+  });
+
+  it('clock skew: a retry scheduled by a relay whose clock is 180 s ahead falls due on the database clock, for the other relay too', async () => {
+    const url = await freshDatabase(server(), 'estate_shared');
+    const skewMs = 180_000;
+    const settings = { retryBaseMs: 200, retryMaxMs: 400 };
+    const first = await relayOn(url, { now: Date.now, databaseClock, settings });
+    const ahead = await relayOn(url, { now: () => Date.now() + skewMs, databaseClock, settings });
+    const listingId = await saleListingId(first);
+    const body = validEnquiry({ listingId });
+    await request(ahead.app).post('/api/v1/enquiries').send(body).expect(202);
+    // Accepted by B, due at once on the database's clock: A would take it now.
+    expect(Math.abs((await first.service.outbox.get(body.originalId))!.nextAttemptAt - Date.now())).toBeLessThan(5_000);
+    // B's one attempt gets a 500: it schedules a retry 100-200 ms on.
+    sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 500, times: 1 }]);
+    await ahead.service.worker.drain();
+    const waiting = (await first.service.outbox.get(body.originalId))!;
+    expect(waiting).toMatchObject({ status: 'queued', attempts: 1 });
+    // On the database's clock, not 180 s into A's future.
+    expect(Math.abs(waiting.nextAttemptAt - Date.now())).toBeLessThan(5_000);
+
+    await sleep(500);
+    await first.service.worker.drain();
+    expect(await first.service.outbox.get(body.originalId)).toMatchObject({ status: 'delivered' });
+    expect(postedIds()).toEqual([body.originalId]);
   });
 
   it('PostgreSQL going away: new enquiries get 503 with Retry-After, nothing crashes; once it is back they are taken and delivered', async () => {

@@ -19,6 +19,7 @@ import { publicOrigins } from '../../server/http/cors.ts';
 import { enquiriesFeature } from '../../server/enquiries/feature.ts';
 import { silentLogger, type Logger } from '../../server/runtime/log.ts';
 import { attachPostgres } from '../../server/store/postgres.ts';
+import { clockAsDatabaseClock, type DatabaseClock } from '../../server/store/shared-database.ts';
 import { openStore, storeAnswers, type Store } from '../../server/store/store.ts';
 import { freshDatabase } from '../support/postgres.ts';
 
@@ -72,7 +73,14 @@ export interface HarnessOptions {
   targets?: EnquiryTargets | 'crm';
   /** Overrides of config.enquiries (delivery and acceptance alike). */
   settings?: Partial<EnquirySettings & DeliverySettings>;
+  /** The relay's clock (the worker's and the routes'). */
   now?: () => number;
+  /**
+   * PostgreSQL: the clock the outbox's statements read. Default: `now` when given (a test moving
+   * time by hand moves the database's with it), else the database's own. Relays with skewed
+   * clocks pass `databaseClock` (the real one).
+   */
+  databaseClock?: DatabaseClock;
   log?: Logger;
   crmTimeoutMs?: number;
   /**
@@ -113,6 +121,7 @@ export async function enquiryHarness(options: HarnessOptions = {}): Promise<Enqu
     targets: options.targets === 'crm' ? crmEnquiryTargets(crm, { log }) : (options.targets ?? staticEnquiryTargets(LISTINGS, AGENTS)),
     settings: { ...config.enquiries, ...options.settings },
     now: options.now,
+    databaseClock: options.databaseClock ?? (options.now ? clockAsDatabaseClock(options.now) : undefined),
   });
   const app = createApp({
     config,
