@@ -126,6 +126,8 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
     sink: crmLeadSink(crm, { source: config.enquiries.source }),
     sinkTargets: crmEnquiryTargets(crm, { log }),
     targets: options.enquiryTargets ?? listings.enquiryTargets,
+    // Relays on one database: claims named by the relay's id (DATA_DIR/relay-id), not by its host and path, which two containers may share.
+    owner: options.sharedDatabase?.relayId,
   });
   if (options.sharedDatabase) {
     const { lease, replica } = shareAgencySync(store, {

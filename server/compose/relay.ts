@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,7 +18,8 @@ import type { Feature } from '../runtime/feature.ts';
 import type { ListingsService } from '../listings/index.ts';
 import type { Logger } from '../runtime/log.ts';
 import { pagesFeature } from '../pages/index.ts';
-import { SharedDatabase } from '../store/shared-database.ts';
+import { RelayIdConflictError, SharedDatabase } from '../store/shared-database.ts';
+import { relayIdOf } from '../store/relay-identity.ts';
 import type { SharedSync } from '../cluster/shared-sync.ts';
 import { safeMessage } from '../store/postgres.ts';
 import { PhotoFolderGuard } from '../photos/folder-guard.ts';
@@ -65,6 +67,11 @@ export interface StartRelayOptions {
   enquiryTargets?: EnquiryTargets;
   /** URLs per sitemap file before /sitemap.xml becomes an index (default 50,000; tests use fewer). */
   maxUrlsPerSitemap?: number;
+  /**
+   * DATABASE_URL: another process took this relay's id while this one went unheard (logged as
+   * fatal either way). main.ts stops the relay: two processes with one id would hold the same claims.
+   */
+  onDisplaced?: (error: RelayIdConflictError) => void;
 }
 
 /**
@@ -106,7 +113,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   let root: Agency | undefined;
   let keyStore: Store | undefined;
   let agencies: AgencySet | undefined;
-  const sharedDatabase = config.databaseUrl ? await openSharedDatabase(config, log, simulator) : undefined;
+  const sharedDatabase = config.databaseUrl ? await openSharedDatabase(config, log, simulator, options.onDisplaced) : undefined;
   // Demo mode with SIM_AGENCIES: the root agency and the others write to one photo folder.
   const photoGuard = new PhotoFolderGuard();
   try {
@@ -278,18 +285,30 @@ function demoAgencies(accounts: Array<{ name: string; accessToken: string }>): A
 }
 
 /** DATABASE_URL: every agency's shared tables go to PostgreSQL; refused, nothing stays open. */
-async function openSharedDatabase(config: Config, log: Logger, simulator: RunningRelay['simulator']): Promise<SharedDatabase> {
+async function openSharedDatabase(
+  config: Config,
+  log: Logger,
+  simulator: RunningRelay['simulator'],
+  onDisplaced: StartRelayOptions['onDisplaced'],
+): Promise<SharedDatabase> {
   let database: SharedDatabase;
   try {
     database = await SharedDatabase.open(config.databaseUrl!, { warn: (message, fields) => log.warn(fields, message) });
     // In the registry before any CRM request: the others' share without the database counts this one.
+    // Its id is the random one in DATA_DIR (made at the first start), not the host and path: two containers may share both.
     const dataDir = resolve(config.dataDir);
     await database
-      .startHeartbeat({ id: `${hostname()}:${dataDir}`, host: hostname(), dataDir, version: relayVersion() }, (error) =>
-        log.warn({ shared: 'postgres', error: safeMessage(error, config.databaseUrl!) }, 'relay heartbeat failed (PostgreSQL out of reach?)'),
+      .startHeartbeat(
+        { id: relayIdOf(dataDir), host: hostname(), dataDir, version: relayVersion(), nonce: randomUUID(), pid: process.pid },
+        (error) => log.warn({ shared: 'postgres', error: safeMessage(error, config.databaseUrl!) }, 'relay heartbeat failed (PostgreSQL out of reach?)'),
+        (error) => {
+          log.fatal({ shared: 'postgres', relayId: error.relay.id, other: error.other }, error.message);
+          onDisplaced?.(error);
+        },
       )
       .catch(async (error: unknown) => {
         await database.close();
+        if (error instanceof RelayIdConflictError) throw error;
         throw new Error(`DATABASE_URL: could not record this relay: ${safeMessage(error, config.databaseUrl!)}`);
       });
   } catch (error) {

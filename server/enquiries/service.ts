@@ -33,13 +33,15 @@ export interface EnquiryServiceOptions {
   targets?: EnquiryTargets;
   now?: Clock;
   random?: () => number;
+  /** Who claims the outbox's rows (OutboxOptions.owner): with DATABASE_URL, the relay's registry id. */
+  owner?: string;
 }
 
 export function createEnquiryService(options: EnquiryServiceOptions): EnquiryService {
   const { store, sink, sinkTargets } = options;
   const { settings } = options;
   const now = options.now ?? Date.now;
-  const outbox = new EnquiryOutbox(store);
+  const outbox = new EnquiryOutbox(store, { owner: options.owner });
   const metrics = new EnquiryMetrics(outbox);
   // Acceptance asks only the given look-up (a 202 must not wait for the CRM); delivery may also
   // ask the CRM itself while that look-up cannot tell (a cold listing cache).
