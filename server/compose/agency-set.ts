@@ -507,6 +507,7 @@ export class AgencySet {
     for (const slug of added) {
       for (const old of [...this.draining].filter((running) => running.entry.slug === slug)) {
         this.draining.delete(old);
+        old.storeClosed = true;
         await old.agency.close();
       }
     }
