@@ -25,7 +25,8 @@ const log = createLogger({ level: config.logLevel });
 installLastResortHandlers(log);
 let relay: RunningRelay;
 try {
-  relay = await startRelay(config, { log });
+  // DATABASE_URL: another process took this relay's id (a copy of DATA_DIR started while this one was unheard): stop, exit 1.
+  relay = await startRelay(config, { log, onDisplaced: () => shutdown('displaced', 1) });
 } catch (error) {
   // Settings refused at start (e.g. a sync that would spend too much of the CRM's daily limit).
   if (error instanceof ConfigError) {
@@ -107,7 +108,7 @@ if (!config.agenciesFile && relay.listings.cache.readState().lastSuccessAt === n
   );
 }
 
-function shutdown(signal: string) {
+function shutdown(signal: string, code = 0) {
   log.info({ signal }, 'shutting down');
   // If something hangs, exit anyway; unref so the timer itself never keeps the process alive.
   setTimeout(() => {
@@ -117,7 +118,7 @@ function shutdown(signal: string) {
   relay.close().then(
     () => {
       releaseInstance();
-      process.exit(0);
+      process.exit(code);
     },
     (error) => {
       log.error({ err: error }, 'error during shutdown');

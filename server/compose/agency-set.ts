@@ -1,4 +1,4 @@
-import { Router, type RequestHandler } from 'express';
+import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import { chmodSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SharedDatabase } from '../store/shared-database.ts';
@@ -9,6 +9,7 @@ import { ConfigError, type Config } from '../runtime/config.ts';
 import type { KeyUsage } from '../crm/access.ts';
 import { crmWebhookFeed } from '../crm/listing-source.ts';
 import { EnquiryOutbox } from '../enquiries/outbox.ts';
+import { enquiryLimitStores, type EnquiryLimitStores } from '../enquiries/router.ts';
 import type { EnquiryTargets } from '../enquiries/targets.ts';
 import { HttpError, notFoundHandler } from '../http/errors.ts';
 import { AgenciesBudgetRefusedError, describeAgenciesPlan, planAgencies, type AgenciesPlan } from '../listings/budget.ts';
@@ -31,6 +32,12 @@ export const AGENCIES_STATUS_FILE = 'agencies-status.json';
 const STATUS_WRITE_MS = 5_000;
 /** How often a removed agency's outbox is checked for enquiries still to deliver. */
 const DRAIN_CHECK_MS = 1_000;
+/**
+ * How long a replaced or removed agency's store stays open for the requests it was already
+ * answering (a listing page, an enquiry being stored); requests that arrive meanwhile go to the
+ * new composition. One still running after this meets a closed store and answers 503.
+ */
+export const REQUESTS_IN_FLIGHT_WAIT_MS = 10_000;
 
 /** What `npm run relay -- agencies` reads of the running relay beside each agency's store. */
 export interface AgenciesStatusFile {
@@ -58,6 +65,12 @@ export interface RunningAgency {
   /** False once removed or replaced: its routes answer 404 and its recorded answers are not replayed. */
   serving: boolean;
   started: boolean;
+  /** Requests handed to this composition and not answered yet (its store stays open for them). */
+  inFlight: number;
+  /** Called when inFlight reaches 0 (set while a retired composition waits for its requests). */
+  onIdle?: () => void;
+  /** Set when a replaced or removed composition's store is being closed: what still reaches it answers 503. */
+  storeClosed?: boolean;
 }
 
 export interface AgencySetOptions {
@@ -104,6 +117,13 @@ export interface ReloadReport {
 export class AgencySet {
   private readonly serving = new Map<string, RunningAgency>();
   private readonly draining = new Set<RunningAgency>();
+  /** Replaced compositions whose store closes once their requests in flight are answered. */
+  private readonly retiring = new Map<RunningAgency, Promise<void>>();
+  /**
+   * Each agency's per-client enquiry counts, by slug: a reload builds the agency's routes again,
+   * and a client at its limit must stay there (it is the same agency to the client).
+   */
+  private readonly enquiryLimits = new Map<string, EnquiryLimitStores>();
   private readonly log: Logger;
   private readonly photoDir: string;
   /** One for the folder: no agency's clean-up deletes an image another is recording (photos/folder-guard.ts). */
@@ -222,7 +242,7 @@ export class AgencySet {
     });
     // Back after a removal, its rows may name images another agency's clean-up deleted meanwhile: fetched again, never served broken.
     agency.listings.forgetMissingPhotos();
-    const running: RunningAgency = { entry, agency, handler: () => undefined, serving: true, started: false };
+    const running: RunningAgency = { entry, agency, handler: () => undefined, serving: true, started: false, inFlight: 0 };
     running.handler = this.agencyRouter(running);
     return running;
   }
@@ -238,7 +258,9 @@ export class AgencySet {
   /** The routes of one agency, as mounted under /a/<slug>/. */
   private agencyRouter(running: RunningAgency): RequestHandler {
     const { agency } = running;
-    const features = agencyFeatures(agency, { ownOrigins: this.options.ownOrigins, log: this.options.log });
+    let limitStores = this.enquiryLimits.get(running.entry.slug);
+    if (!limitStores) this.enquiryLimits.set(running.entry.slug, (limitStores = enquiryLimitStores()));
+    const features = agencyFeatures(agency, { ownOrigins: this.options.ownOrigins, log: this.options.log, enquiryLimitStores: limitStores });
     const router = Router({ caseSensitive: true, strict: true });
     // An answer recorded for replay is sent only while this very agency is served (not after a reload replaced or removed it).
     router.use((_req, res, next) => {
@@ -271,7 +293,48 @@ export class AgencySet {
       res.send(features.map((feature) => feature.metrics?.() ?? '').join(''));
     });
     router.use(notFoundHandler);
+    // A request that outlived its composition (replaced or removed, and its store closed after
+    // REQUESTS_IN_FLIGHT_WAIT_MS): 503 with Retry-After, which clients and the widget retry, never a 500.
+    router.use(((error, _req, _res, next) => {
+      if (!running.storeClosed) return next(error);
+      next(new HttpError(503, 'unavailable', 'This agency was just reloaded; try again in a moment.', undefined, { 'Retry-After': '1' }));
+    }) as ErrorRequestHandler);
     return router;
+  }
+
+  /** Resolves once the composition answers no request (true), or after `timeoutMs` (false). */
+  private whenIdle(running: RunningAgency, timeoutMs: number): Promise<boolean> {
+    if (running.inFlight === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        running.onIdle = undefined;
+        resolve(false);
+      }, timeoutMs);
+      timer.unref();
+      running.onIdle = () => {
+        clearTimeout(timer);
+        running.onIdle = undefined;
+        resolve(true);
+      };
+    });
+  }
+
+  /** A composition replaced on reload: its workers have stopped; its store closes once its requests in flight are answered. */
+  private retire(old: RunningAgency): void {
+    const closing = (async () => {
+      if (!(await this.whenIdle(old, REQUESTS_IN_FLIGHT_WAIT_MS)))
+        this.log.warn(
+          { agency: old.entry.slug, inFlight: old.inFlight },
+          `replaced agency: requests still in flight after ${REQUESTS_IN_FLIGHT_WAIT_MS / 1000} s; closing its store (they answer 503)`,
+        );
+      old.storeClosed = true;
+      await old.agency.close();
+    })()
+      .catch((error: unknown) =>
+        this.log.error({ agency: old.entry.slug, error: (error as Error).message }, 'replaced agency: closing its store failed; it may still be open'),
+      )
+      .finally(() => this.retiring.delete(old));
+    this.retiring.set(old, closing);
   }
 
   /**
@@ -288,6 +351,16 @@ export class AgencySet {
         next(new HttpError(404, 'unknown_agency', 'No agency with this slug is served by this relay.'));
         return;
       }
+      // Counted until answered (or the connection gone): a composition replaced meanwhile keeps its store open for it.
+      running.inFlight++;
+      let counted = true;
+      const done = () => {
+        if (!counted) return;
+        counted = false;
+        if (--running.inFlight === 0) running.onIdle?.();
+      };
+      res.once('finish', done);
+      res.once('close', done);
       running.handler(req, res, next);
     });
     return router;
@@ -450,6 +523,7 @@ export class AgencySet {
     for (const slug of added) {
       for (const old of [...this.draining].filter((running) => running.entry.slug === slug)) {
         this.draining.delete(old);
+        old.storeClosed = true;
         await old.agency.close();
       }
     }
@@ -494,7 +568,9 @@ export class AgencySet {
     this.serving.clear();
     for (const [slug, running] of ordered) this.serving.set(slug, running);
     this.applyPlan(plan);
-    await Promise.all(replaced.map((old) => old.agency.close()));
+    // The old compositions' workers stop before the new ones' start; their stores stay open for the requests they are answering.
+    await Promise.all(replaced.map((old) => Promise.all(agencyWorkers(old.agency).map((worker) => worker.stop()))));
+    for (const old of replaced) this.retire(old);
     for (const running of fresh) this.startAgency(running);
     this.log.info(
       { added, changed, removed, agencies: this.serving.size },
@@ -533,7 +609,11 @@ export class AgencySet {
       await new Promise((resolve) => setTimeout(resolve, DRAIN_CHECK_MS).unref());
     }
     if (!this.draining.has(running)) return;
+    // Requests it was answering when removed (new ones are 404s) finish before its store closes.
+    if (!this.closed) await this.whenIdle(running, REQUESTS_IN_FLIGHT_WAIT_MS);
+    if (!this.draining.has(running)) return;
     this.draining.delete(running);
+    running.storeClosed = true;
     await agency.close();
     this.log.info({ agency: running.entry.slug }, 'removed agency closed: its outbox is delivered');
   }
@@ -604,7 +684,10 @@ export class AgencySet {
     const all = [...this.serving.values(), ...this.draining];
     this.serving.clear();
     this.draining.clear();
-    await Promise.all(all.map((running) => running.agency.close()));
+    // Replaced ones waiting for their requests: the server has stopped answering, so they close now.
+    const retiring = [...this.retiring];
+    for (const [old] of retiring) old.onIdle?.();
+    await Promise.all([...all.map((running) => running.agency.close()), ...retiring.map(([, closing]) => closing)]);
   }
 }
 

@@ -6,6 +6,7 @@ import { crmEnquiryTargets } from '../crm/enquiry-targets.ts';
 import { crmLeadSink } from '../crm/lead-sink.ts';
 import { crmListingSource } from '../crm/listing-source.ts';
 import { enquiriesFeature } from '../enquiries/feature.ts';
+import type { EnquiryLimitStores } from '../enquiries/router.ts';
 import { createEnquiryService, type EnquiryService } from '../enquiries/service.ts';
 import type { EnquiryTargets } from '../enquiries/targets.ts';
 import type { Feature } from '../runtime/feature.ts';
@@ -130,6 +131,8 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
     sink: crmLeadSink(crm, { source: config.enquiries.source }),
     sinkTargets: crmEnquiryTargets(crm, { log }),
     targets: options.enquiryTargets ?? listings.enquiryTargets,
+    // Relays on one database: claims named by the relay's id (DATA_DIR/relay-id), not by its host and path, which two containers may share.
+    owner: options.sharedDatabase?.relayId,
   });
   if (options.sharedDatabase) {
     const { lease, replica } = shareAgencySync(store, {
@@ -195,6 +198,8 @@ export interface AgencyFeatureOptions {
   /** Origins of pages the relay serves itself (may post enquiries). */
   ownOrigins: string[];
   log: Logger;
+  /** The per-client enquiry counts (default: the router's own); AGENCIES_FILE keeps them per agency across reloads. */
+  enquiryLimitStores?: EnquiryLimitStores;
 }
 
 /** The agency's HTTP features (listings, access, enquiries; the relay adds pages for a root agency). */
@@ -220,6 +225,7 @@ export function agencyFeatures(agency: Agency, options: AgencyFeatureOptions): F
       allowedOrigins: config.http.allowedOrigins,
       ownOrigins: options.ownOrigins,
       limits: config.enquiries,
+      limitStores: options.enquiryLimitStores,
       log: agency.slug ? options.log.child({ agency: agency.slug }) : options.log,
     }),
   ];

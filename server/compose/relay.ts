@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,8 +19,9 @@ import type { Feature } from '../runtime/feature.ts';
 import type { ListingsService } from '../listings/index.ts';
 import type { Logger } from '../runtime/log.ts';
 import { pagesFeature } from '../pages/index.ts';
-import { CLOCK_OFFSET_WARN_MS, describeClockOffset, renderClockOffsetMetrics, SharedDatabase } from '../store/shared-database.ts';
+import { CLOCK_OFFSET_WARN_MS, describeClockOffset, RelayIdConflictError, renderClockOffsetMetrics, SharedDatabase } from '../store/shared-database.ts';
 import type { Clock } from '../runtime/clock.ts';
+import { relayIdOf } from '../store/relay-identity.ts';
 import type { SharedSync } from '../cluster/shared-sync.ts';
 import { safeMessage } from '../store/postgres.ts';
 import { PhotoFolderGuard } from '../photos/folder-guard.ts';
@@ -71,6 +73,11 @@ export interface StartRelayOptions {
   maxUrlsPerSitemap?: number;
   /** The relay's clock as the heartbeat measures it against the database's (DATABASE_URL; tests skew it). Default the system clock. */
   clock?: Clock;
+  /**
+   * DATABASE_URL: another process took this relay's id while this one went unheard (logged as
+   * fatal either way). main.ts stops the relay: two processes with one id would hold the same claims.
+   */
+  onDisplaced?: (error: RelayIdConflictError) => void;
 }
 
 /**
@@ -112,7 +119,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   let root: Agency | undefined;
   let keyStore: Store | undefined;
   let agencies: AgencySet | undefined;
-  const sharedDatabase = config.databaseUrl ? await openSharedDatabase(config, log, simulator, options.clock) : undefined;
+  const sharedDatabase = config.databaseUrl ? await openSharedDatabase(config, log, simulator, options.onDisplaced, options.clock) : undefined;
   // Demo mode with SIM_AGENCIES: the root agency and the others write to one photo folder.
   const photoGuard = new PhotoFolderGuard();
   // One bound in bytes for every rendered answer of every agency (ANSWER_CACHE_MB), and one per-client render limit.
@@ -294,28 +301,43 @@ function demoAgencies(accounts: Array<{ name: string; accessToken: string }>): A
 }
 
 /** DATABASE_URL: every agency's shared tables go to PostgreSQL; refused, nothing stays open. */
-async function openSharedDatabase(config: Config, log: Logger, simulator: RunningRelay['simulator'], clock?: Clock): Promise<SharedDatabase> {
+async function openSharedDatabase(
+  config: Config,
+  log: Logger,
+  simulator: RunningRelay['simulator'],
+  onDisplaced: StartRelayOptions['onDisplaced'],
+  clock?: Clock,
+): Promise<SharedDatabase> {
   let database: SharedDatabase;
   try {
     database = await SharedDatabase.open(config.databaseUrl!, { warn: (message, fields) => log.warn(fields, message), now: clock });
     // In the registry before any CRM request: the others' share without the database counts this one.
+    // Its id is the random one in DATA_DIR (made at the first start), not the host and path: two containers may share both.
     const dataDir = resolve(config.dataDir);
     await database
       .startHeartbeat(
-        { id: `${hostname()}:${dataDir}`, host: hostname(), dataDir, version: relayVersion() },
-        (error) => log.warn({ shared: 'postgres', error: safeMessage(error, config.databaseUrl!) }, 'relay heartbeat failed (PostgreSQL out of reach?)'),
-        (offsetMs, tooLarge) => {
-          const fields = { shared: 'postgres', clockOffsetMs: offsetMs, limitMs: CLOCK_OFFSET_WARN_MS };
-          if (tooLarge)
-            log.warn(
-              fields,
-              `this relay's clock is ${describeClockOffset(offsetMs)} (more than ${CLOCK_OFFSET_WARN_MS / 1000} s): times shared between relays come from the database, but check this host's time sync (NTP)`,
-            );
-          else log.info(fields, `this relay's clock is back within ${CLOCK_OFFSET_WARN_MS / 1000} s of the database's (${describeClockOffset(offsetMs)})`);
+        { id: relayIdOf(dataDir), host: hostname(), dataDir, version: relayVersion(), nonce: randomUUID(), pid: process.pid },
+        {
+          onError: (error) =>
+            log.warn({ shared: 'postgres', error: safeMessage(error, config.databaseUrl!) }, 'relay heartbeat failed (PostgreSQL out of reach?)'),
+          onDisplaced: (error) => {
+            log.fatal({ shared: 'postgres', relayId: error.relay.id, other: error.other }, error.message);
+            onDisplaced?.(error);
+          },
+          onClockOffset: (offsetMs, tooLarge) => {
+            const fields = { shared: 'postgres', clockOffsetMs: offsetMs, limitMs: CLOCK_OFFSET_WARN_MS };
+            if (tooLarge)
+              log.warn(
+                fields,
+                `this relay's clock is ${describeClockOffset(offsetMs)} (more than ${CLOCK_OFFSET_WARN_MS / 1000} s): times shared between relays come from the database, but check this host's time sync (NTP)`,
+              );
+            else log.info(fields, `this relay's clock is back within ${CLOCK_OFFSET_WARN_MS / 1000} s of the database's (${describeClockOffset(offsetMs)})`);
+          },
         },
       )
       .catch(async (error: unknown) => {
         await database.close();
+        if (error instanceof RelayIdConflictError) throw error;
         throw new Error(`DATABASE_URL: could not record this relay: ${safeMessage(error, config.databaseUrl!)}`);
       });
   } catch (error) {

@@ -3,6 +3,7 @@ import { parseOptions } from '../runtime/cli-options.ts';
 import { closeStore, openStore } from '../store/store.ts';
 import { attachPostgres } from '../store/postgres.ts';
 import { agencySchema } from '../store/shared-database.ts';
+import { readRelayId } from '../store/relay-identity.ts';
 import { EnquiryOutbox, type OutboxEntry, type OutboxStatus } from './outbox.ts';
 
 const STATUSES = ['queued', 'delivered', 'dead', 'spam', 'all'] as const;
@@ -33,7 +34,9 @@ export const outboxCommand: CliCommand = {
       // With --agency, that agency's schema: each agency's rows are kept apart there (shared-database.ts).
       if (context.config.databaseUrl)
         await attachPostgres(store, context.config.databaseUrl, { schema: context.agency ? agencySchema(context.agency.slug) : undefined });
-      const outbox = new EnquiryOutbox(store);
+      // The relay's owner name for its claims (its id in DATA_DIR), so the CLI may move rows the relay on this DATA_DIR claimed, as before.
+      const owner = context.config.databaseUrl ? readRelayId(context.agency?.keyDataDir ?? context.config.dataDir) : undefined;
+      const outbox = new EnquiryOutbox(store, { owner });
       switch (sub) {
         case 'list':
           return await list(outbox, rest, context);

@@ -114,9 +114,10 @@ export interface ListOptions {
 export interface OutboxOptions {
   /**
    * Who claims rows through this outbox. Rows another owner holds are never changed through this
-   * one. Default: this host and DATA_DIR, the same across restarts, so a relay restarted after a
-   * crash (systemd, a kill -9) takes its own claims back at once instead of waiting out their
-   * lease; relays sharing a PostgreSQL outbox each have their own DATA_DIR or host.
+   * one. Default: this host and DATA_DIR. Relays sharing a PostgreSQL outbox pass their registry
+   * id (the random id in DATA_DIR/relay-id, store/relay-identity.ts: two containers may share a
+   * host name and a path), the same across restarts, so a relay restarted after a crash
+   * (systemd, a kill -9) takes its own claims back at once instead of waiting out their lease.
    */
   owner?: string;
   /**

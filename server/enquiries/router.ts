@@ -1,5 +1,5 @@
 import express, { type ErrorRequestHandler, type Request, type Response, type Router } from 'express';
-import { rateLimit } from 'express-rate-limit';
+import { MemoryStore, rateLimit, type Options as RateLimitOptions, type Store as RateLimitStore } from 'express-rate-limit';
 import type { EnquiryAccepted, EnquiryStatus, EnquiryStatusResponse } from '../../contract/relay-api.ts';
 import { corsPolicy } from '../http/cors.ts';
 import { HttpError } from '../http/errors.ts';
@@ -22,6 +22,38 @@ export interface EnquiryRouterOptions {
   limits: Pick<EnquirySettings, 'rateLimitPerMinute' | 'dailyLimitPerClient' | 'dailyBudget' | 'minFillMs'>;
   log: Logger;
   now?: Clock;
+  /**
+   * Where the per-client counts are kept (default: new ones for this router). An agency's router is
+   * built again when AGENCIES_FILE is reloaded: the relay keeps these per agency across reloads, so
+   * a client at its limit stays there (compose/agency-set.ts).
+   */
+  limitStores?: EnquiryLimitStores;
+}
+
+/** The per-client counts of the enquiry limits: per minute, and per UTC day (both in memory). */
+export interface EnquiryLimitStores {
+  perMinute: RateLimitStore;
+  daily: RateLimitStore;
+}
+
+export function enquiryLimitStores(now: Clock = Date.now): EnquiryLimitStores {
+  return { perMinute: new MemoryStore(), daily: new UtcDayStore(now) };
+}
+
+/**
+ * The same counts seen through a limiter of their own: express-rate-limit refuses one store
+ * object in two limiters (ERR_ERL_STORE_REUSE), and a router built again on reload makes new
+ * limiters over the counts the old one kept.
+ */
+function limiterView(store: RateLimitStore): RateLimitStore {
+  return {
+    localKeys: store.localKeys,
+    init: (options: RateLimitOptions) => store.init?.(options),
+    get: (key: string) => store.get?.(key),
+    increment: (key: string) => store.increment(key),
+    decrement: (key: string) => store.decrement(key),
+    resetKey: (key: string) => store.resetKey(key),
+  };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -49,8 +81,10 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
   const isRepeat = async (req: Request) =>
     typeof req.body?.originalId === 'string' && (await outbox.state(req.body.originalId.trim().toLowerCase()).catch(() => undefined)) !== undefined;
 
+  const stores = options.limitStores ?? enquiryLimitStores(now);
   const limiter = rateLimit({
     windowMs: 60_000,
+    store: limiterView(stores.perMinute),
     limit: settings.rateLimitPerMinute,
     standardHeaders: 'draft-7',
     legacyHeaders: false,
@@ -66,7 +100,7 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
   const dailyLimiter = rateLimit({
     windowMs: 24 * 60 * 60_000,
     limit: settings.dailyLimitPerClient,
-    store: new UtcDayStore(now),
+    store: limiterView(stores.daily),
     // The per-minute limit's RateLimit headers stay; this one sets only Retry-After, in its handler.
     standardHeaders: false,
     legacyHeaders: false,

@@ -36,13 +36,15 @@ export interface EnquiryServiceOptions {
   /** PostgreSQL: the clock the outbox's statements read (default the database's; tests that move time pass theirs). */
   databaseClock?: DatabaseClock;
   random?: () => number;
+  /** Who claims the outbox's rows (OutboxOptions.owner): with DATABASE_URL, the relay's registry id. */
+  owner?: string;
 }
 
 export function createEnquiryService(options: EnquiryServiceOptions): EnquiryService {
   const { store, sink, sinkTargets } = options;
   const { settings } = options;
   const now = options.now ?? Date.now;
-  const outbox = new EnquiryOutbox(store, { clock: options.databaseClock });
+  const outbox = new EnquiryOutbox(store, { clock: options.databaseClock, owner: options.owner });
   const metrics = new EnquiryMetrics(outbox);
   // Acceptance asks only the given look-up (a 202 must not wait for the CRM); delivery may also
   // ask the CRM itself while that look-up cannot tell (a cold listing cache).

@@ -24,7 +24,7 @@ export interface SyncHolder {
   /** The agency's PostgreSQL schema (public: the one agency of a relay without AGENCIES_FILE). */
   schema: string;
   state: 'held' | 'expired' | 'none';
-  /** The holder's registry id (host and DATA_DIR), for held and expired leases. */
+  /** The holder's registry id (the random id in its DATA_DIR/relay-id), for held and expired leases. */
   relay: string | null;
   /** The holder's host, from the registry (null: not in it any more). */
   host: string | null;
@@ -221,7 +221,7 @@ export function formatSharedStatus(
           !single || single.state === 'none'
             ? 'no relay yet'
             : single.state === 'held'
-              ? `${single.relay} (lease ${single.epoch}, ${single.expiresInSeconds} s left)`
+              ? `${single.relay} (${single.host ?? 'not in the registry'}, lease ${single.epoch}, ${single.expiresInSeconds} s left)`
               : `nobody: ${single.relay}'s lease expired ${-single.expiresInSeconds!} s ago (another relay takes it over)`
         }`
       : `Syncs           ${held} of ${counted?.size ?? status.syncs.length} agencies held by a relay` +
@@ -239,7 +239,7 @@ export function formatSharedStatus(
     `Relays          ${status.relays.length} seen, ${alive} alive (heard from within ${RELAY_ALIVE_MS / 1000} s)`,
     ...status.relays.map(
       (relay) =>
-        `  ${relay.alive ? 'alive' : 'gone '}  ${relay.id}  version ${relay.version}, started ${new Date(relay.startedAt).toISOString()}, last seen ${relay.lastSeenSecondsAgo} s ago, ` +
+        `  ${relay.alive ? 'alive' : 'gone '}  ${relay.id}  ${relay.host}:${relay.dataDir}${relay.alive && relay.pid !== null ? ` pid ${relay.pid}` : ''}, version ${relay.version}, started ${new Date(relay.startedAt).toISOString()}, last seen ${relay.lastSeenSecondsAgo} s ago, ` +
         `holds ${relay.syncsHeld} ${relay.syncsHeld === 1 ? 'sync' : 'syncs'}${clockOf(relay.clockOffsetMs)}`,
     ),
     // Shared times are the database's, so nothing breaks; but a host's clock this far off is worth fixing.

@@ -172,4 +172,14 @@ export const pgKeyMigrations: Migration[] = [
       ALTER TABLE relays ADD COLUMN clock_offset_ms BIGINT;
     `,
   },
+  {
+    id: '030-relay-nonce',
+    sql: `
+      -- The registry id is the random id in the relay's DATA_DIR (store/relay-identity.ts); nonce is
+      -- the process's own (new at every start), NULL once it stopped cleanly, so a second live process
+      -- with the same id (a copied DATA_DIR) is refused; pid says which process that is.
+      ALTER TABLE relays ADD COLUMN nonce TEXT;
+      ALTER TABLE relays ADD COLUMN pid INTEGER;
+    `,
+  },
 ];

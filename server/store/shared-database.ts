@@ -41,12 +41,35 @@ export const RELAY_ALIVE_MS = 3 * HEARTBEAT_MS;
 /** A relay not heard from for this long is taken off the registry (at another relay's start). */
 export const RELAY_FORGET_MS = 7 * 24 * 60 * 60 * 1000;
 
-/** A relay as the registry names it: its host and DATA_DIR (one relay per DATA_DIR on a host). */
+/**
+ * A relay as the registry names it: the random id kept in its DATA_DIR (store/relay-identity.ts),
+ * with its host and DATA_DIR for people to read, and this process's nonce (new at every start).
+ */
 export interface RelayIdentity {
   id: string;
   host: string;
   dataDir: string;
   version: string;
+  /** This process's own (random, new at every start): two live processes with one id differ here. */
+  nonce: string;
+  pid: number;
+}
+
+/** Another live process holds this relay's id: refused at start (nothing of the relay is running yet). */
+export class RelayIdConflictError extends Error {
+  constructor(
+    readonly relay: RelayIdentity,
+    readonly other: { host: string; dataDir: string; pid: number | null },
+  ) {
+    super(
+      `DATABASE_URL: another relay process is running with this relay's id ${relay.id} (from ${relay.dataDir}/relay-id): ` +
+        `pid ${other.pid ?? '?'} on host ${other.host}, DATA_DIR ${other.dataDir}, heard from within the last ${RELAY_ALIVE_MS / 1000} s. ` +
+        `Two relays share one DATA_DIR or a copy of it (a cloned volume or image), and would both hold the same sync leases and enquiry claims. ` +
+        `Give each relay its own DATA_DIR: if this one is a copy, stop it, delete ${relay.dataDir}/relay-id (a new id is made at the next start) and start it again; ` +
+        `if it is the same DATA_DIR, run one relay on it.`,
+    );
+    this.name = 'RelayIdConflictError';
+  }
 }
 
 export interface RelaySeen {
@@ -54,6 +77,8 @@ export interface RelaySeen {
   host: string;
   dataDir: string;
   version: string;
+  /** The process that holds the id now or held it last (null: a relay from before pids were recorded). */
+  pid: number | null;
   startedAt: number;
   lastSeen: number;
   /** Its clock minus the database's at its last heartbeat (ms; null: a relay of a version that did not say). */
@@ -67,15 +92,17 @@ export async function listRelays(pool: pg.Pool): Promise<RelaySeen[]> {
     host: string;
     data_dir: string;
     version: string;
+    pid: number | null;
     started_at: number;
     last_seen: number;
     clock_offset_ms: number | null;
-  }>(`SELECT id, host, data_dir, version, started_at, last_seen, clock_offset_ms FROM ${KEY_SCHEMA}.relays ORDER BY last_seen DESC, id`);
+  }>(`SELECT id, host, data_dir, version, pid, started_at, last_seen, clock_offset_ms FROM ${KEY_SCHEMA}.relays ORDER BY last_seen DESC, id`);
   return rows.map((row) => ({
     id: row.id,
     host: row.host,
     dataDir: row.data_dir,
     version: row.version,
+    pid: row.pid,
     startedAt: Number(row.started_at),
     lastSeen: Number(row.last_seen),
     clockOffsetMs: row.clock_offset_ms === null ? null : Number(row.clock_offset_ms),
@@ -218,48 +245,122 @@ export class SharedDatabase {
     attachQueries(store, { db: new Kysely<{}>({ dialect: new PostgresDialect({ pool: inSchema(this.pool, schema) }) }), kind: 'postgres' });
   }
 
+  private relay: RelayIdentity | undefined;
+
   /**
-   * Records this relay in the registry (relays) and keeps its last_seen fresh every
-   * HEARTBEAT_MS, reading how many relays are alive (the CRM gate's share without the database).
+   * Takes this relay's row of the registry for this process: inserted, or taken over when its
+   * last process stopped cleanly (nonce NULL) or has not been heard from for RELAY_ALIVE_MS.
+   * False when another process with this id is alive (by the row), the row left as it was.
+   */
+  private async claimRow(relay: RelayIdentity): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      // The database's clock: relays' clocks need not agree for "alive" to mean the same to all.
+      `INSERT INTO ${KEY_SCHEMA}.relays AS relays (id, host, data_dir, version, started_at, last_seen, nonce, pid)
+       VALUES ($1, $2, $3, $4, ${DB_NOW}, ${DB_NOW}, $5, $6)
+       ON CONFLICT (id) DO UPDATE SET host = EXCLUDED.host, data_dir = EXCLUDED.data_dir, version = EXCLUDED.version,
+         started_at = CASE WHEN relays.nonce IS NOT DISTINCT FROM EXCLUDED.nonce THEN relays.started_at ELSE EXCLUDED.started_at END,
+         last_seen = EXCLUDED.last_seen, nonce = EXCLUDED.nonce, pid = EXCLUDED.pid
+       WHERE relays.nonce IS NULL OR relays.nonce = EXCLUDED.nonce OR relays.last_seen <= ${DB_NOW} - $7`,
+      [relay.id, relay.host, relay.dataDir, relay.version, relay.nonce, relay.pid, RELAY_ALIVE_MS],
+    );
+    return rowCount === 1;
+  }
+
+  private async readRow(
+    id: string,
+  ): Promise<{ nonce: string | null; host: string; dataDir: string; pid: number | null; lastSeen: number; now: number } | undefined> {
+    const { rows } = await this.pool.query<{ nonce: string | null; host: string; data_dir: string; pid: number | null; last_seen: string; now: string }>(
+      `SELECT nonce, host, data_dir, pid, last_seen, ${DB_NOW} AS now FROM ${KEY_SCHEMA}.relays WHERE id = $1`,
+      [id],
+    );
+    const row = rows[0];
+    return row && { nonce: row.nonce, host: row.host, dataDir: row.data_dir, pid: row.pid, lastSeen: Number(row.last_seen), now: Number(row.now) };
+  }
+
+  /**
+   * Takes the relay's id for this process, or refuses (RelayIdConflictError) while another
+   * process holding it is alive. A row that still looks alive (its process killed within the
+   * last RELAY_ALIVE_MS: a crash and a quick restart) is watched until it lapses: a live process
+   * renews it within HEARTBEAT_MS, which refuses this one; a dead one does not, and this process
+   * takes the id after at most RELAY_ALIVE_MS. A relay that stopped cleanly released its row
+   * (close): its restart takes the id at once.
+   */
+  private async claim(relay: RelayIdentity): Promise<void> {
+    const deadline = Date.now() + RELAY_ALIVE_MS + HEARTBEAT_MS;
+    let first: number | undefined;
+    for (;;) {
+      if (await this.claimRow(relay)) return;
+      const row = await this.readRow(relay.id);
+      if (!row) continue; // Forgotten meanwhile: insert it.
+      first ??= row.lastSeen;
+      // Renewed since it was first read (or still renewed past the longest wait): that process is alive.
+      if (row.lastSeen > first || Date.now() > deadline) throw new RelayIdConflictError(relay, row);
+      const lapsesIn = row.lastSeen + RELAY_ALIVE_MS - row.now;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(Math.max(lapsesIn, 50), this.claimPollMs)));
+    }
+  }
+
+  /** How often a claim waiting for a row to lapse looks at it again (tests shorten it). */
+  claimPollMs = 500;
+
+  /**
+   * Records this relay in the registry (relays), refusing (RelayIdConflictError) while another
+   * live process holds its id, and keeps its last_seen fresh every HEARTBEAT_MS, reading how
+   * many relays are alive (the CRM gate's share without the database). `onDisplaced`: another
+   * process took the id while this one went unheard for RELAY_ALIVE_MS (the database out of
+   * reach, the process stopped); this one must stop, or both would hold the same claims.
    * Each beat also measures this relay's clock against the database's (recorded as
    * clock_offset_ms, for `status`); `onClockOffset` hears when the offset goes beyond
    * CLOCK_OFFSET_WARN_MS (at the first beat too) and when it comes back within it.
    */
-  async startHeartbeat(relay: RelayIdentity, onError?: (error: unknown) => void, onClockOffset?: (offsetMs: number, tooLarge: boolean) => void): Promise<void> {
+  async startHeartbeat(
+    relay: RelayIdentity,
+    handlers: {
+      onError?: (error: unknown) => void;
+      onDisplaced?: (error: RelayIdConflictError) => void;
+      onClockOffset?: (offsetMs: number, tooLarge: boolean) => void;
+    } = {},
+  ): Promise<void> {
+    const { onError, onDisplaced, onClockOffset } = handlers;
+    await this.claim(relay);
+    this.relay = relay;
     this.relayId = relay.id;
+    // Relays gone for good (a host retired, a DATA_DIR moved) leave the list after a week.
+    await this.pool.query(`DELETE FROM ${KEY_SCHEMA}.relays WHERE last_seen < ${DB_NOW} - $1`, [RELAY_FORGET_MS]);
+    let displaced = false;
     const beat = async () => {
+      if (displaced || this.closed) return;
       // The offset: this relay's clock as the statement leaves, minus the database's as it runs
       // (off by the one-way trip, milliseconds, against a warning at seconds).
-      const { rows: beaten } = await this.pool.query<{ clock_offset_ms: number }>(
-        // The database's clock: relays' clocks need not agree for "alive" to mean the same to all.
-        `INSERT INTO ${KEY_SCHEMA}.relays (id, host, data_dir, version, started_at, last_seen, clock_offset_ms)
-         VALUES ($1, $2, $3, $4, ${DB_NOW}, ${DB_NOW}, $6::bigint - ${DB_NOW})
-         ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, last_seen = EXCLUDED.last_seen, clock_offset_ms = EXCLUDED.clock_offset_ms,
-           started_at = CASE WHEN $5 THEN EXCLUDED.started_at ELSE relays.started_at END
-         RETURNING clock_offset_ms`,
-        [relay.id, relay.host, relay.dataDir, relay.version, first, Math.round(this.now())],
+      const { rows: beaten, rowCount } = await this.pool.query<{ clock_offset_ms: string }>(
+        `UPDATE ${KEY_SCHEMA}.relays SET last_seen = ${DB_NOW}, version = $3, clock_offset_ms = $4::bigint - ${DB_NOW}
+         WHERE id = $1 AND nonce = $2 RETURNING clock_offset_ms`,
+        [relay.id, relay.nonce, relay.version, Math.round(this.now())],
       );
-      const offset = Number(beaten[0]!.clock_offset_ms);
-      const wasTooLarge = this.offset !== undefined && clockOffsetTooLarge(this.offset);
-      this.offset = offset;
-      if (clockOffsetTooLarge(offset) !== wasTooLarge) onClockOffset?.(offset, !wasTooLarge);
-      if (first) {
-        // Relays gone for good (a host retired, a DATA_DIR moved) leave the list after a week.
-        await this.pool.query(`DELETE FROM ${KEY_SCHEMA}.relays WHERE last_seen < ${DB_NOW} - $1`, [RELAY_FORGET_MS]);
+      // Not ours any more (taken by another process, or deleted): take it back unless another process holding it is alive.
+      if (rowCount !== 1 && !(await this.claimRow(relay))) {
+        displaced = true;
+        const row = await this.readRow(relay.id);
+        onDisplaced?.(new RelayIdConflictError(relay, row ?? { host: '?', dataDir: '?', pid: null }));
+        return;
       }
-      first = false;
+      if (beaten[0]) {
+        const offset = Number(beaten[0].clock_offset_ms);
+        const wasTooLarge = this.offset !== undefined && clockOffsetTooLarge(this.offset);
+        this.offset = offset;
+        if (clockOffsetTooLarge(offset) !== wasTooLarge) onClockOffset?.(offset, !wasTooLarge);
+      }
       const { rows } = await this.pool.query<{ alive: number }>(`SELECT count(*)::int AS alive FROM ${KEY_SCHEMA}.relays WHERE last_seen > ${DB_NOW} - $1`, [
         RELAY_ALIVE_MS,
       ]);
       this.alive = Math.max(1, rows[0]!.alive);
     };
-    let first = true;
     await beat();
     this.heartbeatTimer = setInterval(() => void beat().catch((error: unknown) => onError?.(error)), HEARTBEAT_MS);
     this.heartbeatTimer.unref();
   }
 
-  /** This relay's id in the registry (host and DATA_DIR), once startHeartbeat has been called. */
+  /** This relay's id in the registry (DATA_DIR/relay-id), once startHeartbeat has been called. */
   relayId = 'unregistered';
 
   /** This relay's clock minus the database's at the last heartbeat (ms); undefined before the first. */
@@ -364,8 +465,14 @@ export class SharedDatabase {
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    // Stopped cleanly: a restart on this DATA_DIR takes the id at once (a crash leaves it to lapse).
+    if (this.relay)
+      await this.pool
+        .query(`UPDATE ${KEY_SCHEMA}.relays SET nonce = NULL WHERE id = $1 AND nonce = $2`, [this.relay.id, this.relay.nonce])
+        .catch(() => undefined);
     this.listener?.release(true);
     this.listener = undefined;
     await this.pool.end();

@@ -20,7 +20,7 @@
  * - relay A, never killed, answered every listing request while B was down.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
@@ -28,6 +28,7 @@ import { EnquiryOutbox } from '../../server/enquiries/outbox.ts';
 import { startSimulator } from '../../crm-sim/simulator.ts';
 import { attachPostgres } from '../../server/store/postgres.ts';
 import { closeStore, openStore } from '../../server/store/store.ts';
+import { relayIdOf } from '../../server/store/relay-identity.ts';
 import {
   deliveryVerdict,
   enquiryBody,
@@ -201,8 +202,11 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
   let restarting: Promise<void> | undefined;
   const syncListing = targets.listings[0]!;
 
-  const ownerB = dataDirs[1]!;
-  /** Undelivered enquiries whose claim names relay B (its owner id is `host:DATA_DIR`). */
+  // The relays' registry ids (server/store/relay-identity.ts: the random id in DATA_DIR/relay-id, made
+  // here first, which each relay then reads): what the outbox's claims and sync_lease name as holder.
+  const [holderA, holderB] = [relayIdOf(dataDirs[0]!), relayIdOf(dataDirs[1]!)];
+  const ownerB = holderB;
+  /** Undelivered enquiries whose claim names relay B (its owner id is its registry id). */
   const heldByB = async (): Promise<number> => {
     const { rows: tables } = await pool.query<{ schema: string }>(
       `SELECT table_schema AS schema FROM information_schema.tables WHERE table_name = 'enquiry_outbox'`,
@@ -210,17 +214,14 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
     let held = 0;
     for (const { schema } of tables) {
       const { rows } = await pool.query<{ held: string }>(
-        `SELECT count(*) AS held FROM ${pg.escapeIdentifier(schema)}.enquiry_outbox WHERE status = 'queued' AND claimed_by LIKE $1`,
-        [`%:${ownerB}`],
+        `SELECT count(*) AS held FROM ${pg.escapeIdentifier(schema)}.enquiry_outbox WHERE status = 'queued' AND claimed_by = $1`,
+        [ownerB],
       );
       held += Number(rows[0]!.held);
     }
     return held;
   };
 
-  // The relays' registry ids (server/compose/relay.ts: host and DATA_DIR): what sync_lease names as holder.
-  const holderA = `${hostname()}:${dataDirs[0]!}`;
-  const holderB = `${hostname()}:${dataDirs[1]!}`;
   const syncHolder = async (): Promise<string | undefined> => {
     const { rows } = await pool.query<{ holder: string }>(
       `SELECT holder FROM public.sync_lease WHERE name = 'listings-sync' AND expires_at > (extract(epoch FROM clock_timestamp()) * 1000)::bigint`,

@@ -39,8 +39,9 @@ describe.skipIf(skipped)(`status and agencies with DATABASE_URL${skipped ? ` (SK
   const slugs = ['harbour', 'hill-top', 'quay', 'dunes'];
   let databaseUrl: string;
   let env: Record<string, string>;
-  const alive = { id: 'relay-a.internal:/var/lib/estate-embed/1', host: 'relay-a.internal' };
-  const gone = { id: 'relay-b.internal:/var/lib/estate-embed/2', host: 'relay-b.internal' };
+  // Registry ids are the random ids in each relay's DATA_DIR/relay-id (store/relay-identity.ts).
+  const alive = { id: '0b6f3a52-1d4e-4c1b-9a51-3f0d8c2e7a10', host: 'relay-a.internal' };
+  const gone = { id: 'c4e2d9f1-7a3b-4e6c-8d05-91b2a4f6e3d7', host: 'relay-b.internal' };
 
   beforeAll(async () => {
     databaseUrl = await freshDatabase((postgres as { url: string }).url, 'operator');
@@ -50,9 +51,9 @@ describe.skipIf(skipped)(`status and agencies with DATABASE_URL${skipped ? ` (SK
     await shared.close();
     const query = (text: string, values: unknown[] = []) => queryDatabase(databaseUrl, text, values);
     await query(
-      `INSERT INTO relay_key.relays (id, host, data_dir, version, started_at, last_seen) VALUES
-      ($1, $2, '/var/lib/estate-embed/1', '0.1.0', ${DB_NOW} - 3600000, ${DB_NOW}),
-      ($3, $4, '/var/lib/estate-embed/2', '0.1.0', ${DB_NOW} - 3600000, ${DB_NOW} - 60000)`,
+      `INSERT INTO relay_key.relays (id, host, data_dir, version, started_at, last_seen, nonce, pid) VALUES
+      ($1, $2, '/var/lib/estate-embed/1', '0.1.0', ${DB_NOW} - 3600000, ${DB_NOW}, 'nonce-a', 4242),
+      ($3, $4, '/var/lib/estate-embed/2', '0.1.0', ${DB_NOW} - 3600000, ${DB_NOW} - 60000, NULL, 977)`,
       [alive.id, alive.host, gone.id, gone.host],
     );
     const lease = (schema: string, holder: string, expiresInMs: number) =>
@@ -91,9 +92,11 @@ describe.skipIf(skipped)(`status and agencies with DATABASE_URL${skipped ? ` (SK
     expect(text.err).toBe('');
     expect(text.code).toBe(0);
     // alive relay: public, harbour and hill-top; the gone one holds nothing (its lease expired).
-    expect(text.out).toMatch(new RegExp(`alive  ${alive.id}  version 0\\.1\\.0, .*last seen \\d+ s ago, holds 3 syncs`));
-    expect(text.out).toMatch(new RegExp(`gone   ${gone.id}  .*last seen \\d+ s ago, holds 0 syncs`));
-    expect(text.out).toMatch(new RegExp(`Sync held by    ${alive.id} \\(lease 7, 5\\d\\d s left\\)`));
+    expect(text.out).toMatch(
+      new RegExp(`alive  ${alive.id}  ${alive.host}:/var/lib/estate-embed/1 pid 4242, version 0\\.1\\.0, .*last seen \\d+ s ago, holds 3 syncs`),
+    );
+    expect(text.out).toMatch(new RegExp(`gone   ${gone.id}  ${gone.host}:/var/lib/estate-embed/2, .*last seen \\d+ s ago, holds 0 syncs`));
+    expect(text.out).toMatch(new RegExp(`Sync held by    ${alive.id} \\(${alive.host}, lease 7, 5\\d\\d s left\\)`));
     // Never the password.
     expect(text.out).not.toContain(new URL(databaseUrl).password);
 

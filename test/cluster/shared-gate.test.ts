@@ -128,7 +128,7 @@ describe.skipIf(skipped)(`shared CRM gate on PostgreSQL${skipped ? ` (SKIPPED: $
       ]);
     const relay = await SharedDatabase.open(database.url);
     cleanups.push(() => relay.close());
-    await relay.startHeartbeat({ id: 'this:/srv/relay', host: 'this', dataDir: '/srv/relay', version: '0.1.0' });
+    await relay.startHeartbeat({ id: 'this:/srv/relay', host: 'this', dataDir: '/srv/relay', version: '0.1.0', nonce: 'nonce-1', pid: 1 });
     const listed = await listRelays(database.pool());
     expect(listed.map((seen) => seen.id)).toEqual(['this:/srv/relay', 'recent:/data']);
     // Alive: this one only (the other was last heard from an hour ago).

@@ -3,6 +3,7 @@
 // second delivering enquiries meanwhile, take their CRM slots and count their requests in
 // PostgreSQL, so the simulator (which counts per key on arrival) never sees more than 10 in a
 // second, refuses none, and the day's budget holds every request of both relays once.
+import { readRelayId } from '../../server/store/relay-identity.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -111,7 +112,9 @@ describe.skipIf(skipped)(`two relays on one key and one PostgreSQL database${ski
     expect(await runCli(['status'], { env, out: (text) => out.push(text), err: (text) => err.push(text) }), err.join('\n')).toBe(0);
     const text = out.join('\n');
     expect(text).toMatch(/Relays\s+2 seen, 2 alive/);
-    for (const relay of [rig.relay, second]) expect(text).toContain(`alive  ${hostname()}:${resolve(relay.config.dataDir)}  version `);
+    // Each by its id (DATA_DIR/relay-id), then its host, DATA_DIR and pid.
+    for (const relay of [rig.relay, second])
+      expect(text).toContain(`alive  ${readRelayId(relay.config.dataDir)}  ${hostname()}:${resolve(relay.config.dataDir)} pid ${process.pid}, version `);
     expect(text).toMatch(/last seen \d+ s ago/);
     const [row] = await queryDatabase<{ used: number }>(databaseUrl, 'SELECT used FROM relay_key.crm_budget');
     expect(text).toContain(`CRM requests    ${row!.used} of `);
