@@ -29,7 +29,13 @@ describe('reloading AGENCIES_FILE under load', () => {
   const rig = syncedAgenciesRig({
     agencies: 3,
     listings: 12,
-    env: { ENQUIRY_RATE_LIMIT_PER_MINUTE: '100000', ENQUIRY_DAILY_LIMIT_PER_CLIENT: '100000', ENQUIRY_DAILY_BUDGET: '100000' },
+    // Every sender is one client: no per-client limit may answer for the reloads (the render limit is off).
+    env: {
+      ENQUIRY_RATE_LIMIT_PER_MINUTE: '100000',
+      ENQUIRY_DAILY_LIMIT_PER_CLIENT: '100000',
+      ENQUIRY_DAILY_BUDGET: '100000',
+      UNCACHED_RENDERS_PER_MINUTE: '0',
+    },
   });
 
   it('answers no request with a 500 through 30 reloads that replace every agency, while 9 senders post enquiries and read listings', async () => {
