@@ -5,6 +5,7 @@ import type { LeadDestination } from '../enquiries/sink.ts';
 import type { AgentTarget, ListingTarget } from '../enquiries/targets.ts';
 import { writeRebuildable } from '../photos/rebuildable.ts';
 import type { ListingFacts, MappedAgent, MappedListing, OpenHome, PublicListingFields } from './source.ts';
+import type { ListingPlacements } from './placement.ts';
 
 /** The cache's tables, parents first: what relays on one database copy from the agency's sync holder (cluster/replica.ts). */
 export const LISTING_CACHE_TABLES = ['listings', 'listing_agents', 'agents', 'open_homes', 'listing_sync_state'] as const;
@@ -46,7 +47,11 @@ export interface SyncState {
 export class ListingCache {
   private readonly listeners = new Set<() => void>();
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    /** Told of every listing written or removed, to put it on the map (server/places/). */
+    private readonly placements?: ListingPlacements,
+  ) {}
 
   /** Whether the store is taking writes (store.ts): a sync waits while another process holds the lock. */
   get writes() {
@@ -145,6 +150,7 @@ export class ListingCache {
         if (member.agent) this.writeAgent(member.agent, now);
       }
     });
+    this.placements?.written([{ id: facts.id, place: mapped.place }]);
   }
 
   /** Marks listings (unchanged, so not rewritten) as seen by a full sweep. */
@@ -168,6 +174,7 @@ export class ListingCache {
         removeOpenHomes.run(id);
       }
     });
+    this.placements?.removed(ids);
   }
 
   /** Agents from the source's staff list (authoritative) or from a listing's staff. */
