@@ -45,6 +45,27 @@ export interface Address {
   state: string | null;
 }
 
+/**
+ * Where a listing is on a map, and how exactly: `crm` the CRM's own coordinates, `address` the
+ * street address as a geocoder found it, `suburb` the middle of its suburb (a listing whose street
+ * address is withheld is never placed closer than that).
+ */
+export interface ListingPosition {
+  lat: number;
+  lng: number;
+  precision: 'crm' | 'address' | 'suburb';
+}
+
+/** `GET /api/v1/listings/placement`: how many of the cached listings are on the map, and how exactly. */
+export interface PlacementSummary {
+  listings: number;
+  placed: Record<ListingPosition['precision'], number>;
+  /** Waiting for the geocoder (shown without a position, or at their suburb, meanwhile). */
+  pending: number;
+  /** Could not be placed: no coordinates, and the geocoder found neither the address nor the suburb (or none is configured). */
+  unplaced: number;
+}
+
 /** One card in a listings grid. */
 export interface ListingSummary {
   /**
@@ -74,6 +95,8 @@ export interface ListingSummary {
   photo: Photo | null;
   photoCount: number;
   modified: string;
+  /** Where to put it on a map; null while it cannot be placed (see ListingPosition). */
+  position: ListingPosition | null;
 }
 
 export interface Agent {

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import { geocoderRouter } from './routes/geocoder.ts';
 import express from 'express';
 import { apiRouter } from './routes/api.ts';
 import { controlRouter } from './routes/control.ts';
@@ -84,6 +85,8 @@ export function createSimulatorApp(options: SimulatorOptions = {}): { app: expre
   app.use(API_BASE_PATH, apiRouter(key));
   app.use('/files', filesRouter(key));
   app.use('/__sim', controlRouter(key));
+  // A Nominatim-compatible geocoder over the seed's addresses (demo mode's GEOCODER_URL).
+  app.use(geocoderRouter(key));
   app.get('/', (_req, res) => {
     res.json({ service: 'CRM simulator', api: API_BASE_PATH, control: '/__sim/counters' });
   });

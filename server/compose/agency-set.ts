@@ -24,6 +24,7 @@ import type { ResponseCache, ReplayOptions } from '../http/response-cache.ts';
 import { answerCacheFor, type AnswerCache } from '../http/answer-cache.ts';
 import { STORE_FILE_MODE, type Store } from '../store/store.ts';
 import { widgetRouter } from '../http/widget-assets.ts';
+import { createGeocoding, type Geocoding } from '../places/index.ts';
 import { agencyConfig, readAgenciesFile, type AgencyEntry } from './agencies-file.ts';
 
 /** Written by the relay into DATA_DIR for `npm run relay -- agencies` (no token in it). */
@@ -84,6 +85,10 @@ export interface AgencySetOptions {
   ownOrigins: string[];
   defaultPhotoSources?: Array<string | undefined>;
   enquiryTargets?: EnquiryTargets;
+  /** The relay's geocoding, shared by every agency (made on keyStore when not given). */
+  geocoding?: Geocoding;
+  /** "estate-embed/<version>", for the geocoder. */
+  userAgent?: string;
   /** Start each agency's workers (default true; tests may drive them by hand). */
   workers?: boolean;
   /** The agencies (default: read AGENCIES_FILE). */
@@ -139,9 +144,14 @@ export class AgencySet {
   private statusWriting: Promise<void> | undefined;
   private othersToday: number | undefined;
   private closed = false;
+  /** One for the relay: every agency's listings are placed through it, at the geocoder's one pace. */
+  private readonly geocoding: Geocoding;
 
   private constructor(private readonly options: AgencySetOptions) {
     this.log = options.log.child({ component: 'agencies' });
+    this.geocoding =
+      options.geocoding ??
+      createGeocoding({ settings: options.config.places, store: options.keyStore, log: this.log, userAgent: options.userAgent ?? 'estate-embed' });
     this.photoDir = join(options.keyStore.dataDir, 'photos');
     this.photoGuard = options.photoGuard ?? new PhotoFolderGuard();
     this.sharedWidget = widgetRouter(options.widgetDir);
@@ -239,6 +249,7 @@ export class AgencySet {
       onUsage: (usage) => this.onUsage(usage),
       syncBalance: this.syncBalance,
       answers: this.answers,
+      geocoding: this.geocoding,
     });
     // Back after a removal, its rows may name images another agency's clean-up deleted meanwhile: fetched again, never served broken.
     agency.listings.forgetMissingPhotos();

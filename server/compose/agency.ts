@@ -23,6 +23,7 @@ import { PUBLISHED_PAGES_TABLES } from '../pages/published.ts';
 import { renderSharedSyncMetrics, SharedSync, type SyncBalance } from '../cluster/shared-sync.ts';
 import type { Worker } from '../runtime/worker.ts';
 import { sharedGateOfKey } from '../cluster/shared-gate.ts';
+import { createGeocoding, createPlaces, PLACES_LISTING_TABLES, placesFeature, type Geocoding, type PlacesService } from '../places/index.ts';
 
 /**
  * One agency as the relay serves it: its store, its CRM client (its access token, the key's one
@@ -38,6 +39,8 @@ export interface Agency {
   listings: ListingsService;
   access: CrmAccess;
   enquiries: EnquiryService;
+  /** Where its listings are on the map, and the worker that asks the geocoder. */
+  places: PlacesService;
   /**
    * DATABASE_URL: the agency's sync, shared with the other relays on the database (one holds it
    * and runs the sync, change worker, account look-up and access check; the others copy and serve).
@@ -69,6 +72,10 @@ export interface ComposeAgencyOptions {
   onUsage?: (usage: KeyUsage) => void;
   /** The relay's one answer cache: every agency's rendered answers share its bound (default: the agency's own). */
   answers?: AnswerCache;
+  /** The relay's geocoding, shared by its agencies (default: the agency's own, its answers kept in the agency's store). */
+  geocoding?: Geocoding;
+  /** "estate-embed/<version>", for the geocoder (when this agency makes its own geocoding). */
+  userAgent?: string;
 }
 
 /** Opens and wires one agency; nothing runs until its features' workers start. Throws a ConfigError on refused settings, having released what it opened. */
@@ -79,12 +86,16 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
   let listings: ListingsService;
   // Bound below, once the workers it runs exist: the sync asks it whether it may run.
   let sharedSync: SharedSync | undefined;
+  let places: PlacesService;
   try {
     options.sharedDatabase?.attach(store, options.slug);
     // Any relay may receive the agency's webhooks; only its sync holder applies them (from this inbox).
     const webhookInbox = options.sharedDatabase
       ? new SharedWebhookInbox({ store, database: options.sharedDatabase, schema: agencySchema(options.slug), log })
       : undefined;
+    const geocoding = options.geocoding ?? createGeocoding({ settings: config.places, store, log, userAgent: options.userAgent ?? 'estate-embed' });
+    // A new position drops the rendered answers (the listing service is made just below).
+    places = createPlaces({ store, geocoding, log, onPlaced: () => listings.cache.changed() });
     crm = createCrmClientFromConfig(config, store, log, {
       limiterStore: options.limiterStore,
       agency: options.slug,
@@ -108,6 +119,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
         await sharedSync?.publishNow();
       },
       answers: options.answers,
+      placements: places.placements,
     });
   } catch (error) {
     // Refused settings (CRM budget): release what was opened, then let the caller report it.
@@ -136,7 +148,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
   });
   if (options.sharedDatabase) {
     const { lease, replica } = shareAgencySync(store, {
-      tables: [...PHOTO_INDEX_TABLES, ...LISTING_CACHE_TABLES, ...CHANGE_TABLES, ...ACCESS_TABLES, ...PUBLISHED_PAGES_TABLES],
+      tables: [...PHOTO_INDEX_TABLES, ...LISTING_CACHE_TABLES, ...CHANGE_TABLES, ...ACCESS_TABLES, ...PUBLISHED_PAGES_TABLES, ...PLACES_LISTING_TABLES],
       holder: options.sharedDatabase.relayId,
       leaseMs: config.listings.syncLeaseMs,
       // Table, key and why, once per published row: never its values.
@@ -150,7 +162,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
       lease,
       replica,
       database: options.sharedDatabase,
-      leaderWorkers: [listings.account, listings.sync, listings.changes, access],
+      leaderWorkers: [listings.account, listings.sync, listings.changes, access, places.worker],
       runSync: (kind) => void agencyListings.sync.run(kind),
       balance: options.syncBalance,
       maxLagSeconds: config.listings.replicaMaxLagSeconds,
@@ -184,6 +196,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
     listings,
     access,
     enquiries,
+    places,
     sharedSync,
     async close() {
       await Promise.all(agencyWorkers(this).map((worker) => worker.stop()));
@@ -221,6 +234,7 @@ export function agencyFeatures(agency: Agency, options: AgencyFeatureOptions): F
         }
       : listings,
     shared ? { ...access, workers: [] } : access,
+    shared ? { ...placesFeature(agency.places), workers: [] } : placesFeature(agency.places),
     enquiriesFeature(agency.enquiries, {
       allowedOrigins: config.http.allowedOrigins,
       ownOrigins: options.ownOrigins,
@@ -243,5 +257,5 @@ export function replicaDetail(shared: SharedSync): { lagSeconds: number | null; 
 /** Every background job of an agency: the account look-up, sync, change stream, access check, delivery. */
 export function agencyWorkers(agency: Agency): Worker[] {
   if (agency.sharedSync) return [agency.sharedSync, agency.enquiries.worker];
-  return [agency.listings.account, agency.listings.sync, agency.listings.changes, agency.access, agency.enquiries.worker];
+  return [agency.listings.account, agency.listings.sync, agency.listings.changes, agency.access, agency.places.worker, agency.enquiries.worker];
 }

@@ -17,6 +17,7 @@ import type { EnquiryService } from '../enquiries/service.ts';
 import type { EnquiryTargets } from '../enquiries/targets.ts';
 import type { Feature } from '../runtime/feature.ts';
 import type { ListingsService } from '../listings/index.ts';
+import type { PlacesService } from '../places/index.ts';
 import type { Logger } from '../runtime/log.ts';
 import { pagesFeature } from '../pages/index.ts';
 import { CLOCK_OFFSET_WARN_MS, describeClockOffset, RelayIdConflictError, renderClockOffsetMetrics, SharedDatabase } from '../store/shared-database.ts';
@@ -42,6 +43,8 @@ export interface RunningRelay {
   listings: ListingsService;
   /** What the CRM key and token allow, and the key's usage by every tool. With AGENCIES_FILE: the first agency's at start. */
   access: CrmAccess;
+  /** Where listings are on the map and the geocoding worker. With AGENCIES_FILE: the first agency's at start. */
+  places: PlacesService;
   /** DATABASE_URL: the agency's sync as shared with the other relays (with AGENCIES_FILE: the first agency's at start). */
   sharedSync?: SharedSync;
   /** AGENCIES_FILE: every agency, served under /a/<slug>/ (reload() re-reads the file). Demo mode with SIM_AGENCIES: the accounts after the first. */
@@ -106,6 +109,8 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
       close: () => sim.close(),
     };
     config = { ...config, crm: { ...config.crm, baseUrl: sim.baseUrl, apiKey: sim.apiKey, accessToken: sim.accessToken } };
+    // The simulator answers as a Nominatim-compatible geocoder too, from its own addresses.
+    if (!config.places.geocoderUrl) config = { ...config, places: { ...config.places, geocoderUrl: sim.origin } };
     log.warn(
       { crm: sim.baseUrl, listings: config.simListings },
       'DEMO MODE: no CRM credentials set, so the relay runs against its embedded CRM simulator. ' +
@@ -113,6 +118,12 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     );
   }
   const defaultPhotoSources = [config.crm.baseUrl, simulator?.origin];
+  const userAgent = `estate-embed/${relayVersion()}`;
+  if (config.places.geocoderUrl)
+    log.info(
+      { geocoder: config.places.geocoderUrl, requestsPerSecond: config.places.requestsPerSecond },
+      'listings without CRM coordinates are placed by the geocoder (GEOCODER_URL)',
+    );
   const widgetDir = options.app?.widgetDir ?? join(projectRoot, 'dist', 'widget');
 
   // One agency at the root, or the agencies of AGENCIES_FILE beside the key-wide store.
@@ -138,6 +149,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
         workers: options.workers,
         sharedDatabase,
         answers,
+        userAgent,
       });
     } else {
       await sharedDatabase?.prepareAgencies([undefined]);
@@ -151,6 +163,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
         photoGuard,
         otherAccount: (account) => agencies?.byAccount(account)?.agency.listings.webhookTarget,
         answers,
+        userAgent,
       });
     }
   } catch (error) {
@@ -230,6 +243,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
         sharedDatabase,
         photoGuard,
         answers,
+        geocoding: root.places.geocoding,
       });
     } catch (error) {
       server.close();
@@ -275,6 +289,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     enquiries: first.enquiries,
     listings: first.listings,
     access: first.access,
+    places: first.places,
     sharedSync: first.sharedSync,
     agencies,
     answers,

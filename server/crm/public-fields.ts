@@ -1,5 +1,5 @@
 import type { Address, Area, AuctionDetails, ExternalLink, ListingBadge, ListingStatus, ListingType } from '../../contract/relay-api.ts';
-import type { ListingFacts, MappedAgent, MappedListing, PublicListingFields } from '../listings/source.ts';
+import type { ListingFacts, ListingPlace, MappedAgent, MappedListing, PublicListingFields } from '../listings/source.ts';
 import { priceRange } from '../listings/price-range.ts';
 import type { SourcePhoto } from '../photos/mirror.ts';
 import { listingDestination, userDestination } from './lead-destination.ts';
@@ -112,7 +112,27 @@ export function listingFromCrm(property: CrmProperty, placement: ListPlacement):
 
   // A record carrying only `{ id }` (commercial and land lists) cannot say whether to show the person.
   const staff = property.contactStaff.map((user) => ({ id: user.id, agent: isFullUserRecord(user) ? agentFromCrm(user) : null }));
-  return { facts, fields, photos, staff, hasHighlights: Array.isArray(highlights) };
+  // For the map: the street and the CRM's coordinates only when the whole address may be shown, so
+  // a withheld street is never sent to a geocoder nor given away by a pin (server/places/).
+  // The unit ("3/") is left out: geocoders find the building by number and street.
+  const street = nonEmpty(property.address?.street);
+  const place: ListingPlace = {
+    street: fullAddressShown && street ? [nonEmpty(property.address?.streetNumber), street].filter(Boolean).join(' ') : null,
+    suburb: suburbName,
+    state,
+    postcode,
+    country: nonEmpty(property.address?.country?.isocode)?.toUpperCase() ?? null,
+    coordinates: fields.geolocation && validCoordinates(fields.geolocation) ? { lat: fields.geolocation.latitude, lng: fields.geolocation.longitude } : null,
+  };
+  return { facts, fields, photos, staff, hasHighlights: Array.isArray(highlights), place };
+}
+
+/** Coordinates a map can use: on the globe and not the CRM's 0,0 for "unknown". */
+function validCoordinates(point: { latitude: number; longitude: number }): boolean {
+  const { latitude, longitude } = point;
+  return (
+    Number.isFinite(latitude) && Number.isFinite(longitude) && Math.abs(latitude) <= 90 && Math.abs(longitude) <= 180 && !(latitude === 0 && longitude === 0)
+  );
 }
 
 /** Published photos and floorplans, in the CRM's order (a list item's `photos` or GET /properties/{id}/photos). */

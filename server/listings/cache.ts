@@ -6,6 +6,7 @@ import type { AgentTarget, ListingTarget } from '../enquiries/targets.ts';
 import { writeRebuildable } from '../photos/rebuildable.ts';
 import { agentRowProblem, listingRowProblem } from './public-schema.ts';
 import type { ListingFacts, MappedAgent, MappedListing, OpenHome, PublicListingFields } from './source.ts';
+import type { ListingPlacements } from './placement.ts';
 
 /**
  * The cache's tables, parents first: what relays on one database copy from the agency's sync holder
@@ -57,7 +58,11 @@ export interface SyncState {
 export class ListingCache {
   private readonly listeners = new Set<() => void>();
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    /** Told of every listing written or removed, to put it on the map (server/places/). */
+    private readonly placements?: ListingPlacements,
+  ) {}
 
   /** Whether the store is taking writes (store.ts): a sync waits while another process holds the lock. */
   get writes() {
@@ -156,6 +161,7 @@ export class ListingCache {
         if (member.agent) this.writeAgent(member.agent, now);
       }
     });
+    this.placements?.written([{ id: facts.id, place: mapped.place }]);
   }
 
   /** Marks listings (unchanged, so not rewritten) as seen by a full sweep. */
@@ -179,6 +185,7 @@ export class ListingCache {
         removeOpenHomes.run(id);
       }
     });
+    this.placements?.removed(ids);
   }
 
   /** Agents from the source's staff list (authoritative) or from a listing's staff. */

@@ -22,6 +22,7 @@ import { AgencyAccount } from './account.ts';
 import { webhookRouter, type WebhookCounts, type WebhookTarget } from './webhook.ts';
 import type { Clock } from '../runtime/clock.ts';
 import type { WebhookInbox } from './inbox.ts';
+import type { ListingPlacements } from './placement.ts';
 
 export { BudgetRefusedError, planBudget, type BudgetPlan } from './budget.ts';
 export { ListingCache } from './cache.ts';
@@ -116,6 +117,8 @@ export interface ListingsServiceOptions {
   beforeInboxTaken?: () => Promise<void>;
   /** The relay's one answer cache, shared by every agency (http/answer-cache.ts; default: the service's own). */
   answers?: AnswerCache;
+  /** Where listings are on a map (server/places/): told of every listing written, read by the public listing. */
+  placements?: ListingPlacements;
 }
 
 /**
@@ -125,7 +128,7 @@ export interface ListingsServiceOptions {
  */
 export function createListingsService(options: ListingsServiceOptions): ListingsService {
   const { config, store, log, source } = options;
-  const cache = new ListingCache(store);
+  const cache = new ListingCache(store, options.placements);
 
   const sizes = () => ({
     listingsBySource: cache.countsBySource(),
@@ -230,8 +233,8 @@ export function createListingsService(options: ListingsServiceOptions): Listings
       }),
     );
   }
-  const listings = publicListings({ cache, mirror, base: config.http.publicUrl ?? '', now: options.now });
-  router.use(listingsRouter({ config, cache, mirror, listings, answers: options.answers, now: options.now }));
+  const listings = publicListings({ cache, mirror, base: config.http.publicUrl ?? '', now: options.now, placements: options.placements });
+  router.use(listingsRouter({ config, cache, mirror, listings, answers: options.answers, now: options.now, placements: options.placements }));
   // Relays on one database: a relay that does not hold the sync gets the photo index copied, not the
   // files; it fetches them from the file host by content hash (byte for byte the holder's).
   const photoFill = options.holdsSync

@@ -1,4 +1,5 @@
-import type { Agent, ListingDetail, ListingSummary, Page, Photo } from '../../contract/relay-api.ts';
+import type { Agent, ListingDetail, ListingPosition, ListingSummary, Page, Photo } from '../../contract/relay-api.ts';
+import type { ListingPlacements } from './placement.ts';
 import type { PhotoMirror } from '../photos/mirror.ts';
 import { publicPhoto } from '../photos/public.ts';
 import type { CachedListing, ListingCache } from './cache.ts';
@@ -30,6 +31,8 @@ export interface PublicListingsDeps {
   /** Absolute URL prefix of photos (PUBLIC_URL), or '' for relay-relative ones. */
   base: string;
   now?: Clock;
+  /** Where listings are on a map (server/places/); without it, no listing has a position. */
+  placements?: ListingPlacements;
 }
 
 export function publicListings(deps: PublicListingsDeps): PublicListings {
@@ -38,6 +41,7 @@ export function publicListings(deps: PublicListingsDeps): PublicListings {
   // Read once per change of the cache: a flood of price filters costs one query, not one each.
   let edges: PriceEdges | undefined;
   cache.onChange(() => (edges = undefined));
+  const positionsOf = (ids: readonly number[]) => deps.placements?.positionsOf(ids) ?? new Map<number, ListingPosition>();
 
   function agentsById(ids: readonly number[] | undefined): Agent[] {
     const agents = cache.visibleAgents(ids);
@@ -59,15 +63,15 @@ export function publicListings(deps: PublicListingsDeps): PublicListings {
   const page = (query: ParsedListingsQuery): Page<ListingSummary> => {
     const sql = listingsSql(query);
     const { rows, total } = cache.findListings(sql.where, sql.params, sql.orderBy, query.pageSize, (query.page - 1) * query.pageSize);
-    const photos = mirror.photosOf(
-      'listing',
-      rows.map((row) => row.id),
-    );
+    const ids = rows.map((row) => row.id);
+    const photos = mirror.photosOf('listing', ids);
+    const positions = positionsOf(ids);
     return {
       items: rows.map((row) =>
         summary(
           row,
           (photos.get(row.id) ?? []).map((photo) => ({ kind: photo.kind, photo: publicPhoto(photo, base) })),
+          positions.get(row.id) ?? null,
         ),
       ),
       total,
@@ -85,7 +89,7 @@ export function publicListings(deps: PublicListingsDeps): PublicListings {
       const agents = agentsById(listing.agentIds);
       // Open homes that have not finished.
       const openHomes = cache.openHomesOf(listing.id, new Date(now()).toISOString()).map((row) => ({ id: row.id, start: row.start, end: row.end }));
-      return detail(listing, photos, agents, openHomes);
+      return detail(listing, photos, agents, openHomes, positionsOf([listing.id]).get(listing.id) ?? null);
     },
     canonical: (query) => snapPriceFilters(query, (edges ??= cache.priceEdges())),
     page,
@@ -110,7 +114,7 @@ interface KindedPhoto {
 }
 
 /** One card: picked field by field from the cached public fields. */
-function summary(listing: CachedListing, photos: KindedPhoto[]): ListingSummary {
+function summary(listing: CachedListing, photos: KindedPhoto[], position: ListingPosition | null): ListingSummary {
   const f = listing.fields;
   const photographs = photos.filter((entry) => entry.kind === 'photograph');
   return {
@@ -132,13 +136,20 @@ function summary(listing: CachedListing, photos: KindedPhoto[]): ListingSummary 
     photo: photographs[0]?.photo ?? null,
     photoCount: photographs.length,
     modified: f.modified,
+    position: position && { lat: position.lat, lng: position.lng, precision: position.precision },
   };
 }
 
-function detail(listing: CachedListing, photos: KindedPhoto[], agents: Agent[], openHomes: ListingDetail['openHomes']): ListingDetail {
+function detail(
+  listing: CachedListing,
+  photos: KindedPhoto[],
+  agents: Agent[],
+  openHomes: ListingDetail['openHomes'],
+  position: ListingPosition | null,
+): ListingDetail {
   const f = listing.fields;
   return {
-    ...summary(listing, photos),
+    ...summary(listing, photos, position),
     description: f.description,
     photos: photos.filter((entry) => entry.kind === 'photograph').map((entry) => entry.photo),
     floorplans: photos.filter((entry) => entry.kind === 'floorplan').map((entry) => entry.photo),

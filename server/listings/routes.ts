@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
-import type { ListingsFilling } from '../../contract/relay-api.ts';
+import type { ListingsFilling, PlacementSummary } from '../../contract/relay-api.ts';
+import type { ListingPlacements } from './placement.ts';
 import type { Config } from '../runtime/config.ts';
 import { corsPolicy, publicOrigins } from '../http/cors.ts';
 import { HttpError } from '../http/errors.ts';
@@ -21,6 +22,8 @@ export interface ListingsRouterDeps {
   /** The public listing shape (shared with the server-rendered pages); built from cache and mirror when not given. */
   listings?: PublicListings;
   now?: Clock;
+  /** Where listings are on a map: GET /api/v1/listings/placement counts them (all unplaced without it). */
+  placements?: ListingPlacements;
 }
 
 /** Browsers and CDNs may reuse an answer for a minute and serve it stale while they revalidate. */
@@ -93,6 +96,14 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     rendered.set(seen, key, undefined, 2 * key.length);
   });
 
+  // Before /:id: how many listings are on the map, and how many could not be placed. Counted anew
+  // at each request (cheap: one grouped count), as places arrive from the geocoder between syncs.
+  router.get('/api/v1/listings/placement', (_req, res) => {
+    const body: PlacementSummary = deps.placements?.summary() ?? unplacedSummary(cache.counts());
+    res.set('Cache-Control', 'public, max-age=60');
+    res.json(body);
+  });
+
   router.get('/api/v1/listings/:id', (req, res) => {
     const raw = String(req.params.id);
     if (!/^\d{1,15}$/.test(raw)) throw new HttpError(400, 'invalid_id', 'The listing id must be a number.', { id: 'must be a whole number' });
@@ -154,4 +165,10 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   }
 
   return router;
+}
+
+/** Without the places module, no listing is placed. */
+function unplacedSummary(counts: { available: number; sold: number; leased: number }): PlacementSummary {
+  const listings = counts.available + counts.sold + counts.leased;
+  return { listings, placed: { crm: 0, address: 0, suburb: 0 }, pending: 0, unplaced: listings };
 }

@@ -12,7 +12,25 @@ import type { SourcePhoto } from '../photos/mirror.ts';
  */
 
 /** The public fields of a listing that come from its source record (photos, agents and open homes are joined in later). */
-export type PublicListingFields = Omit<ListingDetail, 'photo' | 'photoCount' | 'photos' | 'floorplans' | 'agents' | 'openHomes'>;
+export type PublicListingFields = Omit<ListingDetail, 'photo' | 'photoCount' | 'photos' | 'floorplans' | 'agents' | 'openHomes' | 'position'>;
+
+/**
+ * Where a listing is, as far as the agency lets it be known: what the places module (server/places/)
+ * puts it on a map from. The street and the source's coordinates are there only when the agency
+ * shows the full address; otherwise the listing is placed at its suburb and its street is never
+ * sent anywhere.
+ */
+export interface ListingPlace {
+  /** "3/12 Example Street"; null when the street is withheld or unknown. */
+  street: string | null;
+  suburb: string | null;
+  state: string | null;
+  postcode: string | null;
+  /** ISO 3166-1 alpha-2 country code ("AU"); null when the record does not say. */
+  country: string | null;
+  /** The source's own coordinates; null when absent or when the full address is withheld. */
+  coordinates: { lat: number; lng: number } | null;
+}
 
 /** What the cache keeps beside the public fields, for lookups, filters and sorting. Never published as is. */
 export interface ListingFacts {
@@ -72,6 +90,8 @@ export interface MappedListing {
   staff: ListingStaff[];
   /** Whether the record carried `highlights` (single records do, list items may not). */
   hasHighlights: boolean;
+  /** Where it is, for the map (server/places/). */
+  place: ListingPlace;
 }
 
 /** One list the sync reads, and what its records are on the public side. */

@@ -6,6 +6,8 @@ import { outboxStatus } from '../enquiries/outbox.ts';
 import { listingStatus, readSyncState } from '../listings/cache.ts';
 import { readOwnAccount } from '../listings/event-store.ts';
 import { photoStatus } from '../photos/mirror.ts';
+import { placementSummary } from '../places/index.ts';
+import type { PlacementSummary } from '../../contract/relay-api.ts';
 import { openStoreReadOnly, STORE_FILE, type Store } from '../store/store.ts';
 
 /** What `npm run relay -- status` reports; every figure read from the store and DATA_DIR. */
@@ -36,6 +38,8 @@ export interface RelayStatus {
     files: number;
     diskBytes: number;
   };
+  /** Listings on the map: placed (by precision), waiting for the geocoder, could not be placed. */
+  places: PlacementSummary;
   outbox: Record<'queued' | 'delivered' | 'dead' | 'spam', number> & { oldestQueuedAt: string | null };
   crm: { day: string; used: number; limit: number; remaining: number };
   /** The agency's account id at the CRM, as the relay learned it (null: not learned yet). */
@@ -99,6 +103,7 @@ export function collectStatus(dataDir: string, dailyLimit: number, now = new Dat
       listingsTotal: listings.total,
       agents: listings.agents,
       photos,
+      places: placementSummary(store),
       outbox: { queued, delivered, dead, spam, oldestQueuedAt: iso(oldestQueuedAt) },
       crm: { day, used, limit: dailyLimit, remaining: Math.max(0, dailyLimit - used) },
       crmAccountId: readOwnAccount(store),
@@ -157,6 +162,15 @@ export function formatAge(seconds: number | null): string {
   return `${Math.round(seconds / 86_400)} days`;
 }
 
+/** One line: how many listings are on the map, and how many could not be placed. */
+export function formatPlaces(places: PlacementSummary): string {
+  const { crm, address, suburb } = places.placed;
+  return (
+    `Map positions   ${crm + address + suburb} of ${places.listings} placed (${crm} CRM, ${address} address, ${suburb} suburb), ` +
+    `${places.pending} waiting for the geocoder, ${places.unplaced} could not be placed`
+  );
+}
+
 /** The human-readable report. */
 export function formatStatus(status: RelayStatus): string {
   const listingLines = Object.entries(status.listings).map(
@@ -182,6 +196,7 @@ export function formatStatus(status: RelayStatus): string {
     `Agents          ${status.agents} shown on the web`,
     `Photos          ${status.photos.mirrored} mirrored, ${status.photos.pending} pending, ${status.photos.failed} failed; ` +
       `${status.photos.images} images in ${status.photos.files} files, ${formatBytes(status.photos.diskBytes)} on disk`,
+    formatPlaces(status.places),
     `Enquiry outbox  ${status.outbox.queued} queued, ${status.outbox.delivered} delivered, ${status.outbox.dead} dead, ${status.outbox.spam} spam` +
       (status.outbox.oldestQueuedAt ? ` (oldest queued ${status.outbox.oldestQueuedAt})` : ''),
     `CRM requests    ${status.crm.used} of ${status.crm.limit} today (${status.crm.day} UTC, ${share}%), ${status.crm.remaining} left`,

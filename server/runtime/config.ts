@@ -185,6 +185,26 @@ export const configSchema = z.object({
     .default([480, 960, 1600])
     .describe('Comma-separated widths (pixels) of the WebP and JPEG variants made of each photo.'),
   PHOTO_MAX_BYTES: positiveInt(15_000_000).describe('Largest photo file the mirror downloads, in bytes.'),
+  GEOCODER_URL: z
+    .url({ protocol: /^https?$/, message: "must be an http(s) URL of a service speaking Nominatim's /search API, such as https://nominatim.openstreetmap.org" })
+    .transform((value) => value.replace(/\/+$/, ''))
+    .optional()
+    .describe(
+      "Base URL of a geocoder speaking Nominatim's `/search` API (the public https://nominatim.openstreetmap.org, a self-hosted Nominatim or a commercial one): places listings the CRM gives no coordinates for. Unset: only listings with CRM coordinates are on the map (demo mode: the simulator answers).",
+    ),
+  GEOCODER_EMAIL: z
+    .email()
+    .optional()
+    .describe("A contact address for the geocoder's operators, sent in the User-Agent and as `email=` (the public Nominatim's usage policy asks for one)."),
+  GEOCODER_REQUESTS_PER_SECOND: z.coerce
+    .number()
+    .positive()
+    .max(100)
+    .default(1)
+    .describe(
+      "Most geocoder requests a second, for this relay (the public Nominatim allows 1 for the whole application). Not counted against the CRM's budget.",
+    ),
+  GEOCODER_TIMEOUT_MS: positiveInt(10_000).describe('Timeout of one geocoder request, in milliseconds.'),
   CRM_BUDGET_SHARE: z.coerce
     .number()
     .gt(0)
@@ -280,6 +300,15 @@ export interface PhotoSettings {
   maxBytes: number;
 }
 
+/** The geocoder that places listings without CRM coordinates (server/places/). */
+export interface PlacesSettings {
+  /** Without a trailing slash; undefined: no geocoding. */
+  geocoderUrl: string | undefined;
+  email: string | undefined;
+  requestsPerSecond: number;
+  timeoutMs: number;
+}
+
 /** How enquiries are delivered, durations in ms: what the delivery worker (enquiries/worker.ts) reads from the environment. */
 export interface EnquiryDeliveryConfig {
   /** The lead's source in the sink (ENQUIRY_SOURCE): read by the composition root when it makes the sink. */
@@ -332,6 +361,7 @@ export interface Config {
   crm: CrmSettings;
   listings: ListingSettings;
   photos: PhotoSettings;
+  places: PlacesSettings;
   enquiries: EnquirySettings;
   site: SiteSettings;
   /** Demo mode: listings the embedded simulator seeds. */
@@ -382,6 +412,12 @@ export function groupSettings(env: EnvSettings, demoMode: boolean): Config {
       webhookDailyRefreshes: env.WEBHOOK_DAILY_REFRESHES,
     },
     photos: { hosts: env.PHOTO_HOSTS, widths: env.PHOTO_WIDTHS, maxBytes: env.PHOTO_MAX_BYTES },
+    places: {
+      geocoderUrl: env.GEOCODER_URL,
+      email: env.GEOCODER_EMAIL,
+      requestsPerSecond: env.GEOCODER_REQUESTS_PER_SECOND,
+      timeoutMs: env.GEOCODER_TIMEOUT_MS,
+    },
     site: {
       url: env.SITE_URL,
       listingPath: env.SITE_LISTING_PATH,

@@ -341,4 +341,38 @@ export const migrations: Migration[] = [
       UPDATE agents SET lead_destination = json_object('userId', id);
     `,
   },
+  {
+    id: '110-places-geocoder',
+    sql: `
+      -- Where listings are on a map (server/places/). Times are ms since the epoch.
+      -- Every geocoder answer, found or not, by normalised query: a restart or a re-sync never asks again.
+      -- In the relay's own store (with AGENCIES_FILE the key-wide one): one cache for every agency.
+      CREATE TABLE places_geocodes (
+        query_key TEXT PRIMARY KEY,              -- 'address|…' or 'suburb|…', lower case, spaces collapsed
+        lat REAL,                                -- NULL with lng: the geocoder found nothing
+        lng REAL,
+        asked_at INTEGER NOT NULL
+      ) STRICT;
+      -- Each cached listing's place (as the agency lets it be known) and its position.
+      CREATE TABLE places_listings (
+        listing_id INTEGER PRIMARY KEY,
+        place_json TEXT NOT NULL,                -- the ListingPlace the sync wrote (street only when shown)
+        lat REAL,
+        lng REAL,
+        precision TEXT CHECK (precision IN ('crm', 'address', 'suburb')),
+        pending INTEGER NOT NULL DEFAULT 1,      -- 1: a geocoder answer is still needed
+        updated_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX places_listings_pending ON places_listings (pending) WHERE pending = 1;
+    `,
+  },
+  {
+    id: '111-listings-rewrite-for-places',
+    sql: `
+      -- Listings cached before the places module learn their place when written again: the next
+      -- sync is a full sweep that rewrites every listing (as 021 did).
+      UPDATE listings SET crm_modified = NULL;
+      DELETE FROM listing_sync_state WHERE key = 'lastFullSweepAt';
+    `,
+  },
 ];

@@ -38,6 +38,7 @@ export function summary(id: number, overrides: Partial<ListingSummary> = {}): Li
     photo: svgPhoto(id),
     photoCount: 6,
     modified: '2024-05-01T00:00:00.000Z',
+    position: null,
     ...overrides,
   };
 }

@@ -1,0 +1,146 @@
+import type { ListingPosition, PlacementSummary } from '../../contract/relay-api.ts';
+import type { ListingPlacements } from '../listings/placement.ts';
+import type { ListingPlace } from '../listings/source.ts';
+import type { Clock } from '../runtime/clock.ts';
+import type { Store } from '../store/store.ts';
+import type { PlaceQuery } from './geocoder.ts';
+import type { Geocoding } from './geocoding.ts';
+import {
+  nextPending,
+  placedRow,
+  placementSummary,
+  positionsOf,
+  removePlacements,
+  reopenUnplaced,
+  savePlacement,
+  touchPlacement,
+  type PlacedRow,
+} from './repository.ts';
+
+/** What one step of the worker did: asked the geocoder, placed from kept answers, or found nothing to do. */
+export type StepResult = 'asked' | 'resolved' | 'idle';
+
+/**
+ * One agency's listings on the map (implements the listings' ListingPlacements port). A listing is
+ * placed, in this order: at the CRM's coordinates; at its street address as the geocoder found it;
+ * at its suburb. A listing whose street is withheld carries neither street nor coordinates (the
+ * adapter leaves them out), so it is placed at its suburb and its street is never asked for.
+ * Writing a listing only reads kept answers; what still needs the geocoder is left pending for the
+ * worker (worker.ts), and the listing meanwhile shows without a position or at its suburb.
+ */
+export class Placements implements ListingPlacements {
+  private readonly listeners = new Set<() => void>();
+  private readonly now: Clock;
+
+  constructor(
+    private readonly store: Store,
+    private readonly geocoding: Geocoding,
+    now?: Clock,
+  ) {
+    this.now = now ?? Date.now;
+  }
+
+  /** Called when a listing starts waiting for the geocoder (the worker wakes up). */
+  onPending(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  written(listings: ReadonlyArray<{ id: number; place: ListingPlace }>): void {
+    let pending = false;
+    for (const { id, place } of listings) {
+      const placeJson = JSON.stringify(place);
+      const previous = placedRow(this.store, id);
+      // The same place as before: its position stands (a re-sync never asks again).
+      if (previous && previous.placeJson === placeJson) continue;
+      const row = this.resolve(id, place, placeJson);
+      savePlacement(this.store, row, this.now());
+      pending ||= row.pending;
+    }
+    if (pending) for (const listener of this.listeners) listener();
+  }
+
+  removed(ids: readonly number[]): void {
+    removePlacements(this.store, ids);
+  }
+
+  positionsOf(ids: readonly number[]): Map<number, ListingPosition> {
+    return positionsOf(this.store, ids);
+  }
+
+  summary(): PlacementSummary {
+    return placementSummary(this.store);
+  }
+
+  /** Listings left unplaced are looked at again (a geocoder configured since, say); true when some now wait. */
+  reopen(): boolean {
+    return this.geocoding.enabled && reopenUnplaced(this.store) > 0;
+  }
+
+  /**
+   * Places the next waiting listing: from kept answers when they now suffice, else by asking the
+   * geocoder one query (throws its errors; the listing goes to the back of the queue). Returns
+   * whether a position changed through `changed`.
+   */
+  async step(signal?: AbortSignal): Promise<{ result: StepResult; changed: boolean }> {
+    const row = nextPending(this.store);
+    if (!row) return { result: 'idle', changed: false };
+    const place = JSON.parse(row.placeJson) as ListingPlace;
+    const resolved = this.resolve(row.listingId, place, row.placeJson);
+    if (!resolved.pending) return { result: 'resolved', changed: this.save(row, resolved) };
+    const query = this.nextQuery(place)!;
+    try {
+      await this.geocoding.locate(query, signal);
+    } catch (error) {
+      touchPlacement(this.store, row.listingId, this.now());
+      throw error;
+    }
+    // The row may have been rewritten or removed meanwhile: resolve what is there now.
+    const current = placedRow(this.store, row.listingId);
+    if (!current) return { result: 'asked', changed: false };
+    const after = this.resolve(current.listingId, JSON.parse(current.placeJson) as ListingPlace, current.placeJson);
+    return { result: 'asked', changed: this.save(current, after) };
+  }
+
+  private save(before: PlacedRow, after: PlacedRow): boolean {
+    savePlacement(this.store, after, this.now());
+    return JSON.stringify(before.position) !== JSON.stringify(after.position);
+  }
+
+  /** The position the kept answers give, and whether the geocoder has more to say. */
+  private resolve(listingId: number, place: ListingPlace, placeJson: string): PlacedRow {
+    const row = (position: ListingPosition | null, pending: boolean): PlacedRow => ({ listingId, placeJson, position, pending });
+    if (place.coordinates) return row({ ...place.coordinates, precision: 'crm' }, false);
+    const address = addressQuery(place);
+    const suburb = suburbQuery(place);
+    const addressAnswer = address && this.geocoding.known(address);
+    if (addressAnswer) return row({ ...addressAnswer, precision: 'address' }, false);
+    const suburbAnswer = suburb && this.geocoding.known(suburb);
+    const atSuburb = suburbAnswer ? { ...suburbAnswer, precision: 'suburb' as const } : null;
+    return row(atSuburb, this.geocoding.enabled && this.nextQuery(place) !== undefined);
+  }
+
+  /** The query the geocoder must still answer: the street first, the suburb when the street was not found. */
+  private nextQuery(place: ListingPlace): PlaceQuery | undefined {
+    const address = addressQuery(place);
+    if (address) {
+      const known = this.geocoding.known(address);
+      if (known === undefined) return address;
+      if (known) return undefined;
+    }
+    const suburb = suburbQuery(place);
+    return suburb && this.geocoding.known(suburb) === undefined ? suburb : undefined;
+  }
+}
+
+/** The street address, only when the agency shows it (the adapter gives no street otherwise). */
+function addressQuery(place: ListingPlace): PlaceQuery | undefined {
+  if (!place.street || !place.suburb) return undefined;
+  return { kind: 'address', street: place.street, suburb: place.suburb, state: place.state, postcode: place.postcode, country: place.country };
+}
+
+/** The suburb alone: never a street. */
+function suburbQuery(place: ListingPlace): PlaceQuery | undefined {
+  if (!place.suburb) return undefined;
+  return { kind: 'suburb', suburb: place.suburb, state: place.state, postcode: place.postcode, country: place.country };
+}

@@ -1,0 +1,119 @@
+import type { ListingPosition, PlacementSummary } from '../../contract/relay-api.ts';
+import type { Store } from '../store/store.ts';
+import { hasTable, tablesOf } from '../store/tables.ts';
+import type { GeocodeAnswer } from './geocoder.ts';
+
+/*
+ * The places module's tables (migration 110): places_geocodes, every geocoder answer by normalised
+ * query, and places_listings, each cached listing's place and position. Only this file reads them.
+ */
+
+/** The tables relays on one database copy from the agency's sync holder (cluster/replica.ts): the positions, not the answers. */
+export const PLACES_LISTING_TABLES = ['places_listings'] as const;
+
+/** A known answer (null: asked, nothing found), or undefined: never asked. */
+export function knownAnswer(store: Store, key: string): GeocodeAnswer | undefined {
+  const row = tablesOf(store).prepare('SELECT lat, lng FROM places_geocodes WHERE query_key = ?').get(key) as
+    { lat: number | null; lng: number | null } | undefined;
+  if (!row) return undefined;
+  return row.lat === null || row.lng === null ? null : { lat: row.lat, lng: row.lng };
+}
+
+export function saveAnswer(store: Store, key: string, answer: GeocodeAnswer, now: number): void {
+  tablesOf(store)
+    .prepare(
+      `INSERT INTO places_geocodes (query_key, lat, lng, asked_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (query_key) DO UPDATE SET lat = excluded.lat, lng = excluded.lng, asked_at = excluded.asked_at`,
+    )
+    .run(key, answer?.lat ?? null, answer?.lng ?? null, now);
+}
+
+/** When the geocoder was last asked (by any process on this store): the next request keeps its distance. */
+export function lastAskedAt(store: Store): number | null {
+  return (tablesOf(store).prepare('SELECT MAX(asked_at) FROM places_geocodes').pluck().get() as number | null) ?? null;
+}
+
+export interface PlacedRow {
+  listingId: number;
+  placeJson: string;
+  position: ListingPosition | null;
+  pending: boolean;
+}
+
+interface RawRow {
+  listing_id: number;
+  place_json: string;
+  lat: number | null;
+  lng: number | null;
+  precision: ListingPosition['precision'] | null;
+  pending: number;
+}
+
+function toRow(raw: RawRow): PlacedRow {
+  return {
+    listingId: raw.listing_id,
+    placeJson: raw.place_json,
+    position: raw.lat !== null && raw.lng !== null && raw.precision ? { lat: raw.lat, lng: raw.lng, precision: raw.precision } : null,
+    pending: raw.pending === 1,
+  };
+}
+
+export function placedRow(store: Store, listingId: number): PlacedRow | undefined {
+  const raw = tablesOf(store).prepare('SELECT * FROM places_listings WHERE listing_id = ?').get(listingId) as RawRow | undefined;
+  return raw && toRow(raw);
+}
+
+export function savePlacement(store: Store, row: PlacedRow, now: number): void {
+  tablesOf(store)
+    .prepare(
+      `INSERT INTO places_listings (listing_id, place_json, lat, lng, precision, pending, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (listing_id) DO UPDATE SET place_json = excluded.place_json, lat = excluded.lat, lng = excluded.lng,
+         precision = excluded.precision, pending = excluded.pending, updated_at = excluded.updated_at`,
+    )
+    .run(row.listingId, row.placeJson, row.position?.lat ?? null, row.position?.lng ?? null, row.position?.precision ?? null, row.pending ? 1 : 0, now);
+}
+
+/** A pending row tried and failed: to the back of the queue. */
+export function touchPlacement(store: Store, listingId: number, now: number): void {
+  tablesOf(store).prepare('UPDATE places_listings SET updated_at = ? WHERE listing_id = ?').run(now, listingId);
+}
+
+export function removePlacements(store: Store, ids: readonly number[]): void {
+  if (ids.length === 0) return;
+  tablesOf(store).prepare('DELETE FROM places_listings WHERE listing_id IN (SELECT value FROM json_each(?))').run(JSON.stringify(ids));
+}
+
+/** The next listing waiting for the geocoder, longest untouched first. */
+export function nextPending(store: Store): PlacedRow | undefined {
+  const raw = tablesOf(store).prepare('SELECT * FROM places_listings WHERE pending = 1 ORDER BY updated_at, listing_id LIMIT 1').get() as RawRow | undefined;
+  return raw && toRow(raw);
+}
+
+/** Listings left without a position: asked again (from the answers kept, the geocoder only for what was never asked). */
+export function reopenUnplaced(store: Store): number {
+  return tablesOf(store).prepare('UPDATE places_listings SET pending = 1 WHERE pending = 0 AND lat IS NULL').run().changes;
+}
+
+export function positionsOf(store: Store, ids: readonly number[]): Map<number, ListingPosition> {
+  if (ids.length === 0) return new Map();
+  const rows = tablesOf(store)
+    .prepare('SELECT * FROM places_listings WHERE lat IS NOT NULL AND listing_id IN (SELECT value FROM json_each(?))')
+    .all(JSON.stringify(ids)) as RawRow[];
+  return new Map(rows.map((raw) => [raw.listing_id, toRow(raw).position!]));
+}
+
+/** The figures of GET /api/v1/listings/placement and `relay status` (a store older than the module: all zero). */
+export function placementSummary(store: Store): PlacementSummary {
+  const summary: PlacementSummary = { listings: 0, placed: { crm: 0, address: 0, suburb: 0 }, pending: 0, unplaced: 0 };
+  if (!hasTable(store, 'places_listings')) return summary;
+  const rows = tablesOf(store)
+    .prepare('SELECT precision, pending, lat IS NULL AS missing, COUNT(*) AS n FROM places_listings GROUP BY precision, pending, missing')
+    .all() as Array<{ precision: ListingPosition['precision'] | null; pending: number; missing: number; n: number }>;
+  for (const row of rows) {
+    summary.listings += row.n;
+    if (row.pending === 1) summary.pending += row.n;
+    if (row.missing === 0 && row.precision) summary.placed[row.precision] += row.n;
+    else if (row.pending === 0) summary.unplaced += row.n;
+  }
+  return summary;
+}
