@@ -18,7 +18,11 @@ export interface ListingRig {
   publicUrl: string;
   /** An absolute URL from an answer, made to reach this relay (its PUBLIC_URL names no real host). */
   toRelay(url: string): string;
-  /** A second relay on the same simulator and DATA_DIR (as after a restart, or a second process); the caller closes it. */
+  /**
+   * A second relay on the same simulator and store (as after a restart, or a second process); the
+   * caller closes it. With DATABASE_URL it has a DATA_DIR of its own: a relay refuses to run beside
+   * a live one with its id (DATA_DIR/relay-id), and what it shares with the first is in PostgreSQL.
+   */
   startAnotherRelay(): Promise<RunningRelay>;
   /** GET on the relay (real HTTP), parsed JSON. */
   get<T = any>(path: string, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: T; text: string }>;
@@ -72,15 +76,22 @@ export async function startListingRig(
     PUBLIC_URL: PUBLIC_URL,
     ...options.env,
   });
-  const startOne = () => startRelay(config, { log: silentLogger, workers: false, app: { demoDir: null } });
+  const startOne = (dir = dataDir) => startRelay({ ...config, dataDir: dir }, { log: silentLogger, workers: false, app: { demoDir: null } });
   const relay = await startOne();
+  const otherDataDirs: string[] = [];
+  const startAnotherRelay = () => {
+    if (!config.databaseUrl) return startOne();
+    const dir = mkdtempSync(join(tmpdir(), options.dataDirPrefix ?? 'estate-listings-'));
+    otherDataDirs.push(dir);
+    return startOne(dir);
+  };
 
   return {
     sim,
     relay,
     dataDir,
     publicUrl: config.http.publicUrl!,
-    startAnotherRelay: startOne,
+    startAnotherRelay,
     toRelay: (url) => (url.startsWith(config.http.publicUrl!) ? relay.url + url.slice(config.http.publicUrl!.length) : url),
     async get(path, headers = {}) {
       // A kept-alive socket the server closed while the test was busy elsewhere: try a fresh one once.
@@ -110,7 +121,7 @@ export async function startListingRig(
     async close() {
       await relay.close();
       await sim.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      for (const dir of [dataDir, ...otherDataDirs]) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
