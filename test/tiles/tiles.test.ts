@@ -348,3 +348,35 @@ describe('a demo relay', () => {
     expect((await fetch(relay.url + tilePath({ z: 13, x: tileX(-0.1, 13), y: tileY(51.5, 13) }))).status).toBe(404);
   }, 60_000);
 });
+
+describe('a relay of many agencies', () => {
+  let relay: TestRelay;
+  const saved = process.env.SIM_AGENCIES;
+  beforeAll(async () => {
+    process.env.SIM_AGENCIES = '2';
+    relay = await startTestRelay({ SIM_LISTINGS: '6', PHOTO_WIDTHS: '240' }, { workers: false });
+  }, 60_000);
+  afterAll(async () => {
+    await relay?.close();
+    if (saved === undefined) delete process.env.SIM_AGENCIES;
+    else process.env.SIM_AGENCIES = saved;
+  });
+
+  it('serves each agency its tiles under /a/<slug>/, within its own area', async () => {
+    const [other] = relay.agencies!.list();
+    const slug = other!.entry.slug;
+    expect((await other!.agency.listings.sync.run('full')).error).toBeUndefined();
+    await other!.agency.places.worker.drain();
+    const config = (await (await fetch(`${relay.url}/a/${slug}/api/v1/map/config`)).json()) as MapConfig;
+    expect(config.tiles).toBe(`/a/${slug}/tiles/{z}/{x}/{y}.png`);
+    expect(config.bounds).toEqual(other!.agency.places.placements.bounds());
+    const { south, west, north, east } = config.bounds!;
+    const tile = { z: 12, x: tileX((west + east) / 2, 12), y: tileY((south + north) / 2, 12) };
+    const first = await fetch(`${relay.url}/a/${slug}${tilePath(tile)}`);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('x-tile-source')).toBe('provider');
+    // The root agency has synced nothing: no area yet, so the same deep tile is refused there.
+    expect((await fetch(relay.url + tilePath(tile))).status).toBe(404);
+    expect((await fetch(`${relay.url}/a/${slug}${tilePath({ z: 12, x: tileX(-0.1, 12), y: tileY(51.5, 12) })}`)).status).toBe(404);
+  }, 60_000);
+});
