@@ -339,6 +339,10 @@ describe('a demo relay', () => {
     const first = await fetch(relay.url + tilePath(tile));
     expect(first.status).toBe(200);
     expect(first.headers.get('x-tile-source')).toBe('provider');
+    // Through the whole app (helmet's same-origin default overridden for this route, as for photos).
+    expect(first.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
+    expect(first.headers.get('access-control-allow-origin')).toBe('*');
+    expect(first.headers.get('x-content-type-options')).toBe('nosniff');
     const bytes = Buffer.from(await first.arrayBuffer());
     const meta = await sharp(bytes).metadata();
     expect([meta.format, meta.width, meta.height]).toEqual(['png', 256, 256]);
