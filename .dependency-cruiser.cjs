@@ -4,7 +4,7 @@
 // server/ is in layers, each a folder, each importing only those below it:
 //   runtime/  config, log, clock, workers, the CLI kit: imports nothing else in server/
 //   http/     the HTTP edge (app, CORS, errors, caches, widget assets): runtime/ only
-//   crm/ enquiries/ listings/ photos/ pages/ places/ store/   the features and their store
+//   crm/ enquiries/ listings/ photos/ pages/ places/ tiles/ store/   the features and their store
 //   cluster/  what exists only with DATABASE_URL (lease, replica, shared sync, gate, inbox)
 //   compose/  the relay and its agencies put together from the parts
 //   ops/      the operator's commands
@@ -27,7 +27,7 @@ const REPOSITORIES = [
 const COMPOSITION_ROOTS = ['^server/(main|cli)[.]ts$', '^server/compose/', '^server/ops/'];
 
 /** The feature folders: between the HTTP edge below and the cluster layer above. */
-const FEATURES = '^server/(crm|enquiries|listings|photos|pages|places|store)/';
+const FEATURES = '^server/(crm|enquiries|listings|photos|pages|places|tiles|store)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

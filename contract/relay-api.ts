@@ -66,6 +66,28 @@ export interface PlacementSummary {
   unplaced: number;
 }
 
+/** An area on the map, in degrees (WGS 84). */
+export interface MapBounds {
+  south: number;
+  west: number;
+  north: number;
+  east: number;
+}
+
+/**
+ * `GET /api/v1/map/config`: what a map of the agency's listings may show. `tiles` is the relay's
+ * own tile URL template (a path on the relay, as the API's), or null when the relay has no tile
+ * source (draw a plain background); `attribution` must be shown on the map whenever tiles are.
+ * `bounds` is the area of the agency's placed listings (null while none is placed).
+ */
+export interface MapConfig {
+  tiles: string | null;
+  attribution: string | null;
+  minZoom: number;
+  maxZoom: number;
+  bounds: MapBounds | null;
+}
+
 /** One card in a listings grid. */
 export interface ListingSummary {
   /**

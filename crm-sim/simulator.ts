@@ -5,6 +5,7 @@ import express from 'express';
 import { apiRouter } from './routes/api.ts';
 import { controlRouter } from './routes/control.ts';
 import { filesRouter } from './routes/files.ts';
+import { tilesRouter } from './routes/tiles.ts';
 import { IntegratorKey, SimulatorState } from './state.ts';
 
 export { IntegratorKey, SimulatorState } from './state.ts';
@@ -87,6 +88,8 @@ export function createSimulatorApp(options: SimulatorOptions = {}): { app: expre
   app.use('/__sim', controlRouter(key));
   // A Nominatim-compatible geocoder over the seed's addresses (demo mode's GEOCODER_URL).
   app.use(geocoderRouter(key));
+  // Plain map tiles (demo mode's MAP_TILE_URL).
+  app.use(tilesRouter());
   app.get('/', (_req, res) => {
     res.json({ service: 'CRM simulator', api: API_BASE_PATH, control: '/__sim/counters' });
   });

@@ -20,6 +20,7 @@ import { metricsAccess, PROMETHEUS_CONTENT_TYPE } from '../http/metrics-access.t
 import { PhotoFolderGuard } from '../photos/folder-guard.ts';
 import { holdsPhoto } from '../photos/mirror.ts';
 import { photosRouter } from '../photos/routes.ts';
+import type { TileSource } from '../tiles/index.ts';
 import type { ResponseCache, ReplayOptions } from '../http/response-cache.ts';
 import { answerCacheFor, type AnswerCache } from '../http/answer-cache.ts';
 import { STORE_FILE_MODE, type Store } from '../store/store.ts';
@@ -101,6 +102,8 @@ export interface AgencySetOptions {
   photoGuard?: PhotoFolderGuard;
   /** The relay's one answer cache (http/answer-cache.ts), bounded in bytes for every agency together (default: the set's own). */
   answers?: AnswerCache;
+  /** The relay's map tiles, one disk cache and per-client rate for every agency (undefined: MAP_TILE_URL unset). */
+  tiles?: TileSource;
 }
 
 export interface ReloadReport {
@@ -271,7 +274,12 @@ export class AgencySet {
     const { agency } = running;
     let limitStores = this.enquiryLimits.get(running.entry.slug);
     if (!limitStores) this.enquiryLimits.set(running.entry.slug, (limitStores = enquiryLimitStores()));
-    const features = agencyFeatures(agency, { ownOrigins: this.options.ownOrigins, log: this.options.log, enquiryLimitStores: limitStores });
+    const features = agencyFeatures(agency, {
+      ownOrigins: this.options.ownOrigins,
+      log: this.options.log,
+      enquiryLimitStores: limitStores,
+      tiles: this.options.tiles,
+    });
     const router = Router({ caseSensitive: true, strict: true });
     // An answer recorded for replay is sent only while this very agency is served (not after a reload replaced or removed it).
     router.use((_req, res, next) => {

@@ -24,6 +24,8 @@ import { renderSharedSyncMetrics, SharedSync, type SyncBalance } from '../cluste
 import type { Worker } from '../runtime/worker.ts';
 import { sharedGateOfKey } from '../cluster/shared-gate.ts';
 import { createGeocoding, createPlaces, PLACES_LISTING_TABLES, placesFeature, type Geocoding, type PlacesService } from '../places/index.ts';
+import { tilesFeature, type TileSource } from '../tiles/index.ts';
+import type { MapBounds } from '../../contract/relay-api.ts';
 
 /**
  * One agency as the relay serves it: its store, its CRM client (its access token, the key's one
@@ -41,6 +43,8 @@ export interface Agency {
   enquiries: EnquiryService;
   /** Where its listings are on the map, and the worker that asks the geocoder. */
   places: PlacesService;
+  /** The box around its placed listings (null while none is): the area its map tiles are served for. Recomputed after each change of the listing cache. */
+  mapBounds(): MapBounds | null;
   /**
    * DATABASE_URL: the agency's sync, shared with the other relays on the database (one holds it
    * and runs the sync, change worker, account look-up and access check; the others copy and serve).
@@ -188,6 +192,10 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
     });
   }
   const client = crm;
+  // Listings written, removed, placed or copied from the sync holder all say so through the cache.
+  let bounds: MapBounds | null | undefined;
+  listings.cache.onChange(() => (bounds = undefined));
+  const placements = places.placements;
   return {
     slug: options.slug,
     config,
@@ -197,6 +205,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
     access,
     enquiries,
     places,
+    mapBounds: () => (bounds === undefined ? (bounds = placements.bounds()) : bounds),
     sharedSync,
     async close() {
       await Promise.all(agencyWorkers(this).map((worker) => worker.stop()));
@@ -213,9 +222,11 @@ export interface AgencyFeatureOptions {
   log: Logger;
   /** The per-client enquiry counts (default: the router's own); AGENCIES_FILE keeps them per agency across reloads. */
   enquiryLimitStores?: EnquiryLimitStores;
+  /** The relay's map tiles (one for every agency; undefined: MAP_TILE_URL unset), served within the area of this agency's listings. */
+  tiles?: TileSource;
 }
 
-/** The agency's HTTP features (listings, access, enquiries; the relay adds pages for a root agency). */
+/** The agency's HTTP features (listings, access, places and map tiles, enquiries; the relay adds pages for a root agency). */
 export function agencyFeatures(agency: Agency, options: AgencyFeatureOptions): Feature[] {
   const { config } = agency;
   // Relays on one database: the sync's workers run under the shared sync, on the relay holding it.
@@ -235,6 +246,7 @@ export function agencyFeatures(agency: Agency, options: AgencyFeatureOptions): F
       : listings,
     shared ? { ...access, workers: [] } : access,
     shared ? { ...placesFeature(agency.places), workers: [] } : placesFeature(agency.places),
+    tilesFeature({ config, source: options.tiles, bounds: () => agency.mapBounds(), ownOrigins: options.ownOrigins }),
     enquiriesFeature(agency.enquiries, {
       allowedOrigins: config.http.allowedOrigins,
       ownOrigins: options.ownOrigins,

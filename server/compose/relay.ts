@@ -20,6 +20,7 @@ import type { ListingsService } from '../listings/index.ts';
 import type { PlacesService } from '../places/index.ts';
 import type { Logger } from '../runtime/log.ts';
 import { pagesFeature } from '../pages/index.ts';
+import { createTileSource } from '../tiles/index.ts';
 import { CLOCK_OFFSET_WARN_MS, describeClockOffset, RelayIdConflictError, renderClockOffsetMetrics, SharedDatabase } from '../store/shared-database.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { relayIdOf } from '../store/relay-identity.ts';
@@ -111,6 +112,9 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     config = { ...config, crm: { ...config.crm, baseUrl: sim.baseUrl, apiKey: sim.apiKey, accessToken: sim.accessToken } };
     // The simulator answers as a Nominatim-compatible geocoder too, from its own addresses.
     if (!config.places.geocoderUrl) config = { ...config, places: { ...config.places, geocoderUrl: sim.origin } };
+    // And draws plain map tiles, so the demo's map works with no outside service.
+    if (!config.tiles.url)
+      config = { ...config, tiles: { ...config.tiles, url: `${sim.origin}/tiles/{z}/{x}/{y}.png`, attribution: 'Demo tiles: estate-embed CRM simulator' } };
     log.warn(
       { crm: sim.baseUrl, listings: config.simListings },
       'DEMO MODE: no CRM credentials set, so the relay runs against its embedded CRM simulator. ' +
@@ -125,6 +129,8 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
       'listings without CRM coordinates are placed by the geocoder (GEOCODER_URL)',
     );
   const widgetDir = options.app?.widgetDir ?? join(projectRoot, 'dist', 'widget');
+  // One for the relay: every agency's map shows the same tiles (one disk cache, one per-client rate); each agency its own area.
+  const tiles = createTileSource({ config, userAgent, log });
 
   // One agency at the root, or the agencies of AGENCIES_FILE beside the key-wide store.
   let root: Agency | undefined;
@@ -150,6 +156,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
         sharedDatabase,
         answers,
         userAgent,
+        tiles,
       });
     } else {
       await sharedDatabase?.prepareAgencies([undefined]);
@@ -195,7 +202,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   const ownOrigins = config.demoMode ? [...publicOrigins(config), url, `http://localhost:${port}`] : publicOrigins(config);
   const features: Feature[] = root
     ? [
-        ...agencyFeatures(root, { ownOrigins, log }),
+        ...agencyFeatures(root, { ownOrigins, log, tiles }),
         pagesFeature({
           config,
           store: root.store,
@@ -244,6 +251,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
         photoGuard,
         answers,
         geocoding: root.places.geocoding,
+        tiles,
       });
     } catch (error) {
       server.close();

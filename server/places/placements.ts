@@ -1,4 +1,4 @@
-import type { ListingPosition, PlacementSummary } from '../../contract/relay-api.ts';
+import type { ListingPosition, MapBounds, PlacementSummary } from '../../contract/relay-api.ts';
 import type { ListingPlacements } from '../listings/placement.ts';
 import type { ListingPlace } from '../listings/source.ts';
 import type { Clock } from '../runtime/clock.ts';
@@ -9,6 +9,7 @@ import {
   nextPending,
   placedRow,
   placementSummary,
+  positionBounds,
   positionsOf,
   removePlacements,
   reopenUnplaced,
@@ -70,6 +71,11 @@ export class Placements implements ListingPlacements {
 
   summary(): PlacementSummary {
     return placementSummary(this.store);
+  }
+
+  /** The box around every placed listing (the map's area; null while none is placed). */
+  bounds(): MapBounds | null {
+    return positionBounds(this.store);
   }
 
   /** Listings left unplaced are looked at again (a geocoder configured since, say); true when some now wait. */

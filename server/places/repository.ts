@@ -1,4 +1,4 @@
-import type { ListingPosition, PlacementSummary } from '../../contract/relay-api.ts';
+import type { ListingPosition, MapBounds, PlacementSummary } from '../../contract/relay-api.ts';
 import type { Store } from '../store/store.ts';
 import { hasTable, tablesOf } from '../store/tables.ts';
 import type { GeocodeAnswer } from './geocoder.ts';
@@ -116,4 +116,14 @@ export function placementSummary(store: Store): PlacementSummary {
     else if (row.pending === 0) summary.unplaced += row.n;
   }
   return summary;
+}
+
+/** The smallest box holding every placed listing (null while none is placed, or on a store older than the module). */
+export function positionBounds(store: Store): MapBounds | null {
+  if (!hasTable(store, 'places_listings')) return null;
+  const row = tablesOf(store)
+    .prepare('SELECT MIN(lat) AS south, MIN(lng) AS west, MAX(lat) AS north, MAX(lng) AS east FROM places_listings WHERE lat IS NOT NULL AND lng IS NOT NULL')
+    .get() as { south: number | null; west: number | null; north: number | null; east: number | null };
+  if (row.south === null || row.west === null || row.north === null || row.east === null) return null;
+  return { south: row.south, west: row.west, north: row.north, east: row.east };
 }

@@ -205,6 +205,25 @@ export const configSchema = z.object({
       "Most geocoder requests a second, for this relay (the public Nominatim allows 1 for the whole application). Not counted against the CRM's budget.",
     ),
   GEOCODER_TIMEOUT_MS: positiveInt(10_000).describe('Timeout of one geocoder request, in milliseconds.'),
+  MAP_TILE_URL: z
+    .string()
+    .superRefine(checkTileTemplate)
+    .optional()
+    .describe(
+      'Where the relay fetches map tiles, a template such as https://tiles.example/{z}/{x}/{y}.png (all of {z}, {x} and {y}; http or https). Browsers get them from the relay (GET /tiles/{z}/{x}/{y}.png), cached in DATA_DIR/tiles: never from the provider. Choose a provider whose terms allow a caching relay. Unset: the map has no tiles (a plain background) (demo mode: the simulator draws plain tiles).',
+    ),
+  MAP_ATTRIBUTION: z
+    .string()
+    .trim()
+    .min(1)
+    .max(300)
+    .optional()
+    .describe('The tile provider\'s attribution, always shown on the map (e.g. "© OpenStreetMap contributors"). Required with MAP_TILE_URL.'),
+  MAP_TILE_CACHE_MB: positiveInt(256).describe('Megabytes of map tiles kept in DATA_DIR/tiles for every agency together; the least recently used go first.'),
+  MAP_MAX_ZOOM: z.coerce.number().int().min(0).max(22).default(17).describe('Deepest zoom level of the tiles the relay serves (deeper ones: 404).'),
+  MAP_TILE_RATE_PER_MINUTE: positiveInt(600).describe(
+    'Map tiles one client (IP address, an IPv6 /64; see TRUST_PROXY) may ask the relay for a minute, cached or not; past it, 429 with Retry-After.',
+  ),
   CRM_BUDGET_SHARE: z.coerce
     .number()
     .gt(0)
@@ -309,6 +328,16 @@ export interface PlacesSettings {
   timeoutMs: number;
 }
 
+/** Map tiles the relay fetches, caches and serves (server/tiles/). */
+export interface TileSettings {
+  /** The provider's `{z}/{x}/{y}` template; undefined: no tiles. */
+  url: string | undefined;
+  attribution: string | undefined;
+  cacheBytes: number;
+  maxZoom: number;
+  ratePerMinute: number;
+}
+
 /** How enquiries are delivered, durations in ms: what the delivery worker (enquiries/worker.ts) reads from the environment. */
 export interface EnquiryDeliveryConfig {
   /** The lead's source in the sink (ENQUIRY_SOURCE): read by the composition root when it makes the sink. */
@@ -362,6 +391,7 @@ export interface Config {
   listings: ListingSettings;
   photos: PhotoSettings;
   places: PlacesSettings;
+  tiles: TileSettings;
   enquiries: EnquirySettings;
   site: SiteSettings;
   /** Demo mode: listings the embedded simulator seeds. */
@@ -417,6 +447,13 @@ export function groupSettings(env: EnvSettings, demoMode: boolean): Config {
       email: env.GEOCODER_EMAIL,
       requestsPerSecond: env.GEOCODER_REQUESTS_PER_SECOND,
       timeoutMs: env.GEOCODER_TIMEOUT_MS,
+    },
+    tiles: {
+      url: env.MAP_TILE_URL,
+      attribution: env.MAP_ATTRIBUTION,
+      cacheBytes: env.MAP_TILE_CACHE_MB * 1024 * 1024,
+      maxZoom: env.MAP_MAX_ZOOM,
+      ratePerMinute: env.MAP_TILE_RATE_PER_MINUTE,
     },
     site: {
       url: env.SITE_URL,
@@ -567,6 +604,29 @@ function decideAgenciesMode(env: Record<string, string>, problems: string[]): fa
   return false;
 }
 
+/**
+ * MAP_TILE_URL: an http(s) URL holding {z}, {x} and {y} in its path or query (never in its host:
+ * the relay fetches from that one host only), without user name or password.
+ */
+function checkTileTemplate(value: string, context: z.RefinementCtx): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    context.addIssue({
+      code: 'custom',
+      message: 'must be a URL template such as https://tiles.example/{z}/{x}/{y}.png (placeholders in the path, not the host)',
+    });
+    return;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') context.addIssue({ code: 'custom', message: 'must be an http(s) URL' });
+  if (url.username || url.password) context.addIssue({ code: 'custom', message: 'must not hold a user name or password' });
+  if (/[{}]/.test(url.host)) context.addIssue({ code: 'custom', message: 'must name one host: placeholders ({s}, {z} …) go in the path, not the host' });
+  const missing = ['{z}', '{x}', '{y}'].filter((part) => !value.includes(part));
+  if (missing.length)
+    context.addIssue({ code: 'custom', message: `must contain ${missing.join(', ')} (a template such as https://tiles.example/{z}/{x}/{y}.png)` });
+}
+
 function isTimeZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat('en', { timeZone: zone });
@@ -597,6 +657,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         const shown = value === undefined || /KEY|TOKEN|SECRET|DATABASE_URL/.test(name) ? '' : ` (got "${value}")`;
         return `${name}: ${issue.message}${shown}`;
       }),
+    );
+  }
+  if (present.MAP_TILE_URL !== undefined && present.MAP_ATTRIBUTION === undefined) {
+    problems.push(
+      'MAP_ATTRIBUTION: is required with MAP_TILE_URL: the tile provider\'s attribution, shown on the map (e.g. "© OpenStreetMap contributors"; see the provider\'s terms)',
     );
   }
   if (!demoMode && present.PUBLIC_URL === undefined) {

@@ -187,6 +187,15 @@ describe('settings grouped by concern', () => {
     PHOTO_HOSTS: 'photos.example',
     PHOTO_WIDTHS: '640',
     PHOTO_MAX_BYTES: '9',
+    GEOCODER_URL: 'https://geocoder.example',
+    GEOCODER_EMAIL: 'maps@agency.example',
+    GEOCODER_REQUESTS_PER_SECOND: '0.5',
+    GEOCODER_TIMEOUT_MS: '9',
+    MAP_TILE_URL: 'https://tiles.example/{z}/{x}/{y}.png',
+    MAP_ATTRIBUTION: '© Other Tiles',
+    MAP_TILE_CACHE_MB: '9',
+    MAP_MAX_ZOOM: '9',
+    MAP_TILE_RATE_PER_MINUTE: '9',
     CRM_BUDGET_SHARE: '0.25',
     SITE_URL: 'https://agency.example',
     SITE_LISTING_PATH: '/property',
@@ -202,10 +211,14 @@ describe('settings grouped by concern', () => {
     const base = JSON.stringify(loadConfig(real));
     // AGENCIES_FILE holds the tokens: it is refused beside CRM_ACCESS_TOKEN, so it is tried on a base without one.
     const { CRM_ACCESS_TOKEN: _token, ...keyOnly } = real;
+    // MAP_TILE_URL needs MAP_ATTRIBUTION beside it: tried on a base with one.
+    const attributed = { ...real, MAP_ATTRIBUTION: samples.MAP_ATTRIBUTION! };
     const dropped = variables.filter((name) =>
       name === 'AGENCIES_FILE'
         ? loadConfig({ ...keyOnly, AGENCIES_FILE: samples[name]! }).agenciesFile !== samples[name]
-        : JSON.stringify(loadConfig({ ...real, [name]: samples[name]! })) === base,
+        : name === 'MAP_TILE_URL'
+          ? JSON.stringify(loadConfig({ ...attributed, MAP_TILE_URL: samples[name]! })) === JSON.stringify(loadConfig(attributed))
+          : JSON.stringify(loadConfig({ ...real, [name]: samples[name]! })) === base,
     );
     expect(dropped).toEqual([]);
   });
