@@ -20,6 +20,7 @@ const benchmarks: Array<{ name: string; load: () => Promise<BenchModule> }> = [
   { name: 'scale-out', load: () => import('./scale-out.ts') },
   { name: 'integrator', load: () => import('./integrator.ts') },
   { name: 'answer-cache-flood', load: () => import('./answer-cache-flood.ts') },
+  { name: 'map', load: () => import('./map.ts') },
 ];
 
 const wanted = process.argv.slice(2);

@@ -31,7 +31,14 @@ export interface WholeFilter extends FilterBase {
 export interface MoneyFilter extends FilterBase {
   kind: 'money';
 }
-export type FilterSpec = ChoiceFilter | TextFilter | WholeFilter | MoneyFilter;
+/**
+ * A map's bounding box, `west,south,east,north` in degrees (longitudes −180..180, latitudes
+ * −90..90, south below north; west above east crosses the antimeridian): placed listings inside it.
+ */
+export interface BoxFilter extends FilterBase {
+  kind: 'bbox';
+}
+export type FilterSpec = ChoiceFilter | TextFilter | WholeFilter | MoneyFilter | BoxFilter;
 
 const COUNT_MAX = 50;
 
@@ -46,6 +53,7 @@ export const LISTING_FILTERS = {
   minCars: { kind: 'whole', max: COUNT_MAX, attribute: 'min-cars' },
   propertyType: { kind: 'text', maxLength: 80, attribute: 'property-type' },
   agentId: { kind: 'whole', max: Number.MAX_SAFE_INTEGER, attribute: 'agent-id' },
+  bbox: { kind: 'bbox', attribute: 'bbox' },
   sort: { kind: 'choice', values: ['newest', 'price', '-price', 'suburb', 'landArea'], fallback: 'newest', attribute: 'sort' },
 } as const satisfies Record<string, FilterSpec>;
 
@@ -55,7 +63,7 @@ export const LISTING_FILTER_NAMES = Object.keys(LISTING_FILTERS) as ListingFilte
 /** The value a filter takes: its words for a choice, a string for text, a number otherwise. */
 export type FilterValue<Spec extends FilterSpec> = Spec extends { kind: 'choice'; values: readonly (infer Word)[] }
   ? Word
-  : Spec extends TextFilter
+  : Spec extends TextFilter | BoxFilter
     ? string
     : number;
 
@@ -66,4 +74,33 @@ export type ListingFilters = { -readonly [Name in ListingFilterName]?: FilterVal
 export function isNumericFilter(name: ListingFilterName): boolean {
   const { kind } = LISTING_FILTERS[name] as FilterSpec;
   return kind === 'whole' || kind === 'money';
+}
+
+/** A bounding box's edges, in degrees. */
+export interface BoundingBox {
+  west: number;
+  south: number;
+  east: number;
+  north: number;
+}
+
+const DEGREES = /^-?\d{1,3}(\.\d{1,15})?$/;
+
+/**
+ * Reads `west,south,east,north`: the box, or what is wrong with it (the relay's 400 says it; the
+ * widget drops the value). Plain decimals only (no exponents, no blanks inside).
+ */
+export function parseBoundingBox(text: string): BoundingBox | string {
+  const parts = text.trim().split(',');
+  if (parts.length !== 4 || !parts.every((part) => DEGREES.test(part.trim()))) return 'must be west,south,east,north in decimal degrees';
+  const [west, south, east, north] = parts.map(Number) as [number, number, number, number];
+  if (west < -180 || west > 180 || east < -180 || east > 180) return 'west and east must be from -180 to 180';
+  if (south < -90 || south > 90 || north < -90 || north > 90) return 'south and north must be from -90 to 90';
+  if (south >= north) return 'south must be below north';
+  return { west, south, east, north };
+}
+
+/** A box written as the query parameter, numbers as JavaScript prints them (the canonical spelling). */
+export function formatBoundingBox(box: BoundingBox): string {
+  return `${box.west},${box.south},${box.east},${box.north}`;
 }

@@ -171,6 +171,48 @@ export interface Page<T> {
   pageSize: number;
 }
 
+/** A listing on the map (`GET /api/v1/listings/map`): the card's own fields, nothing more. */
+export interface MapListingProperties {
+  id: number;
+  /** What the card's link says: the address as the agency shows it, else the heading. */
+  title: string | null;
+  /** The card's price text exactly as the agency wrote it ("Contact Agent", "$1,350,000"); null: none. Never a number. */
+  price: string | null;
+  bed: number | null;
+  bath: number | null;
+  cars: number | null;
+  /** The smallest JPEG of the card's photo. */
+  thumbnail: string | null;
+  type: ListingType;
+  status: ListingStatus;
+  precision: ListingPosition['precision'];
+}
+
+/** Listings close together on the map at the zoom asked. */
+export interface MapClusterProperties {
+  cluster: true;
+  /** The cluster's id (within this answer's filters and listings). */
+  id: number;
+  count: number;
+  /** The zoom at which it splits. */
+  expansionZoom: number;
+}
+
+export interface ListingMapFeature {
+  type: 'Feature';
+  /** [longitude, latitude]: a listing's position, or a cluster's centre. */
+  geometry: { type: 'Point'; coordinates: [number, number] };
+  properties: MapListingProperties | MapClusterProperties;
+}
+
+/** `GET /api/v1/listings/map` (application/geo+json): the placed listings in the box, clustered at the zoom. */
+export interface ListingMap {
+  type: 'FeatureCollection';
+  features: ListingMapFeature[];
+  /** Listings the filters select that are not on the map (no position): anywhere, not only in the box. */
+  unplaced: number;
+}
+
 /** `GET /api/v1/listings` query: the filters of contract/listing-filters.ts and the page. */
 export interface ListingsQuery extends ListingFilters {
   page?: number;

@@ -1,3 +1,4 @@
+import type { BoundingBox } from '../../contract/listing-filters.ts';
 import type { ListingPosition, PlacementSummary } from '../../contract/relay-api.ts';
 import type { ListingPlace } from './source.ts';
 
@@ -14,6 +15,10 @@ export interface ListingPlacements {
   removed(ids: readonly number[]): void;
   /** The positions known now, by listing id (absent: none yet). */
   positionsOf(ids: readonly number[]): Map<number, ListingPosition>;
+  /** The ids of the listings placed inside the box (edges included; west above east: across the antimeridian). */
+  within(box: BoundingBox): number[];
+  /** The distinct latitudes and longitudes of placed listings, ascending: where a box's edges may move without changing what it holds. */
+  edges(): { lats: number[]; lngs: number[] };
   /** How many cached listings are placed, waiting or could not be placed. */
   summary(): PlacementSummary;
 }

@@ -3,7 +3,16 @@ import type { ListingPlacements } from './placement.ts';
 import type { PhotoMirror } from '../photos/mirror.ts';
 import { publicPhoto } from '../photos/public.ts';
 import type { CachedListing, ListingCache } from './cache.ts';
-import { listingsSql, parseListingsQuery, snapPriceFilters, type ParsedListingsQuery, type PriceEdges } from './query.ts';
+import {
+  listingsSql,
+  parseListingsQuery,
+  snapBoxFilter,
+  snapPriceFilters,
+  type FilterContext,
+  type ParsedListingsQuery,
+  type PlaceEdges,
+  type PriceEdges,
+} from './query.ts';
 import type { Clock } from '../runtime/clock.ts';
 
 /**
@@ -14,10 +23,12 @@ import type { Clock } from '../runtime/clock.ts';
 export interface PublicListings {
   /** A listing by its id (or an old CRM property id); undefined when not in the cache. */
   detail(id: number): ListingDetail | undefined;
-  /** The query as the cache keys it: its price filters at the edges that select the same listings (query.ts, snapPriceFilters). */
+  /** The query as the cache keys it: its price filters and bbox at the edges that select the same listings (query.ts, snapPriceFilters, snapBoxFilter). */
   canonical(query: ParsedListingsQuery): ParsedListingsQuery;
   /** A page of cards for a parsed query. */
   page(query: ParsedListingsQuery): Page<ListingSummary>;
+  /** Every card the query selects, unpaged, in its order (for the map). */
+  all(query: ParsedListingsQuery): ListingSummary[];
   /** A page of cards for raw query parameters (validated as the API does: a 400 names each bad one). */
   pageFor(parameters: Record<string, string>): Page<ListingSummary>;
   /** Every current listing's id, type, status, suburb and last change (for sitemaps). */
@@ -40,8 +51,13 @@ export function publicListings(deps: PublicListingsDeps): PublicListings {
   const now = deps.now ?? Date.now;
   // Read once per change of the cache: a flood of price filters costs one query, not one each.
   let edges: PriceEdges | undefined;
-  cache.onChange(() => (edges = undefined));
+  let placeEdges: PlaceEdges | undefined;
+  cache.onChange(() => {
+    edges = undefined;
+    placeEdges = undefined;
+  });
   const positionsOf = (ids: readonly number[]) => deps.placements?.positionsOf(ids) ?? new Map<number, ListingPosition>();
+  const context: FilterContext = { placedWithin: (box) => deps.placements?.within(box) ?? [] };
 
   function agentsById(ids: readonly number[] | undefined): Agent[] {
     const agents = cache.visibleAgents(ids);
@@ -60,9 +76,9 @@ export function publicListings(deps: PublicListingsDeps): PublicListings {
     return ids === undefined ? [...byId.values()] : ids.map((id) => byId.get(id)).filter((agent): agent is Agent => agent !== undefined);
   }
 
-  const page = (query: ParsedListingsQuery): Page<ListingSummary> => {
-    const sql = listingsSql(query);
-    const { rows, total } = cache.findListings(sql.where, sql.params, sql.orderBy, query.pageSize, (query.page - 1) * query.pageSize);
+  const cards = (query: ParsedListingsQuery, limit: number, offset: number): { items: ListingSummary[]; total: number } => {
+    const sql = listingsSql(query, context);
+    const { rows, total } = cache.findListings(sql.where, sql.params, sql.orderBy, limit, offset);
     const ids = rows.map((row) => row.id);
     const photos = mirror.photosOf('listing', ids);
     const positions = positionsOf(ids);
@@ -75,10 +91,13 @@ export function publicListings(deps: PublicListingsDeps): PublicListings {
         ),
       ),
       total,
-      page: query.page,
-      pageSize: query.pageSize,
     };
   };
+  const page = (query: ParsedListingsQuery): Page<ListingSummary> => ({
+    ...cards(query, query.pageSize, (query.page - 1) * query.pageSize),
+    page: query.page,
+    pageSize: query.pageSize,
+  });
 
   return {
     detail(id) {
@@ -91,13 +110,15 @@ export function publicListings(deps: PublicListingsDeps): PublicListings {
       const openHomes = cache.openHomesOf(listing.id, new Date(now()).toISOString()).map((row) => ({ id: row.id, start: row.start, end: row.end }));
       return detail(listing, photos, agents, openHomes, positionsOf([listing.id]).get(listing.id) ?? null);
     },
-    canonical: (query) => snapPriceFilters(query, (edges ??= cache.priceEdges())),
+    canonical: (query) =>
+      snapBoxFilter(snapPriceFilters(query, (edges ??= cache.priceEdges())), (placeEdges ??= deps.placements?.edges() ?? { lats: [], lngs: [] })),
     page,
+    all: (query) => cards(query, -1, 0).items,
     pageFor: (parameters) => page(parseListingsQuery(parameters)),
     index() {
       const result: ReturnType<PublicListings['index']> = [];
       for (const status of ['available', 'sold', 'leased'] as const) {
-        const sql = listingsSql(parseListingsQuery({ status }));
+        const sql = listingsSql(parseListingsQuery({ status }), context);
         const { rows } = cache.findListings(sql.where, sql.params, sql.orderBy, -1, 0);
         for (const row of rows)
           result.push({ id: row.fields.id, type: row.fields.type, status: row.fields.status, address: row.fields.address, modified: row.fields.modified });

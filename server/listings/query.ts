@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { LISTING_FILTERS, LISTING_FILTER_NAMES, type FilterSpec, type ListingFilterName } from '../../contract/listing-filters.ts';
+import {
+  formatBoundingBox,
+  LISTING_FILTERS,
+  LISTING_FILTER_NAMES,
+  parseBoundingBox,
+  type BoundingBox,
+  type FilterSpec,
+  type ListingFilterName,
+} from '../../contract/listing-filters.ts';
 import type { ListingSort, ListingsQuery } from '../../contract/relay-api.ts';
 import { HttpError } from '../http/errors.ts';
 
@@ -17,6 +25,15 @@ const money = z
   .string()
   .regex(/^\d{1,12}(\.\d{1,2})?$/, 'must be an amount such as 650000')
   .transform(Number);
+/** `west,south,east,north`, checked (contract/listing-filters.ts) and spelled canonically. */
+const boundingBox = z
+  .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be given once, as a plain value') })
+  .transform((value, context) => {
+    const box = parseBoundingBox(value);
+    if (typeof box !== 'string') return formatBoundingBox(box);
+    context.addIssue({ code: 'custom', message: box });
+    return z.NEVER;
+  });
 const text = (maxLength: number) => z.string().trim().min(1, 'must not be empty').max(maxLength, `must be at most ${maxLength} characters`);
 
 /** The query-string schema of one filter of the table (contract/listing-filters.ts). */
@@ -32,6 +49,8 @@ function filterSchema(spec: FilterSpec): z.ZodType<unknown, string | undefined> 
       return wholeNumber(spec.max).optional();
     case 'money':
       return money.optional();
+    case 'bbox':
+      return boundingBox.optional();
   }
 }
 
@@ -57,24 +76,52 @@ export type ParsedListingsQuery = ListingsQuery & Required<Pick<ListingsQuery, '
 
 /** Parses `req.query`; a bad or unknown parameter is a 400 naming each one. */
 export function parseListingsQuery(query: Record<string, unknown>): ParsedListingsQuery {
+  // The table made the schema, so its output is the table's values (filterSchema's cases).
+  return parseQuery(listingsQuerySchema, query, 'listing') as ParsedListingsQuery;
+}
+
+/** Whole zoom levels a map asks at (web maps' usual 0-20; the clusters stop changing past MAP_MAX_ZOOM + 1). */
+export const MAP_ZOOM_MAX = 20;
+
+/** GET /api/v1/listings/map query: the listing filters, bbox and zoom required; no paging. */
+export const mapQuerySchema = z.strictObject({
+  ...filterSchemas,
+  bbox: boundingBox,
+  zoom: z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be given once, as a plain value') }).pipe(wholeNumber(MAP_ZOOM_MAX)),
+});
+
+export interface ParsedMapQuery {
+  /** The filters (bbox not among them: the map is clustered over all of them, then cut to the box). */
+  filters: ParsedListingsQuery;
+  box: BoundingBox;
+  zoom: number;
+}
+
+/** Parses the map's `req.query` (a 400 names each bad or unknown parameter, and a missing bbox or zoom). */
+export function parseMapQuery(query: Record<string, unknown>): ParsedMapQuery {
+  const { bbox, zoom, sort: _sort, ...filters } = parseQuery(mapQuerySchema, query, 'map') as ParsedListingsQuery & { bbox: string; zoom: number };
+  // The map has no order and no pages: one spelling of the filters whatever sort was asked.
+  return { filters: { ...filters, sort: 'newest', page: 1, pageSize: DEFAULT_PAGE_SIZE }, box: boxOf(bbox), zoom };
+}
+
+function parseQuery(schema: z.ZodType<unknown, unknown>, query: Record<string, unknown>, what: string): unknown {
   const fields: Record<string, string> = {};
   for (const [name, value] of Object.entries(query)) {
     if (typeof value !== 'string') fields[name] = 'must be given once, as a plain value';
   }
   if (Object.keys(fields).length === 0) {
-    const result = listingsQuerySchema.safeParse(query);
-    // The table made the schema, so its output is the table's values (filterSchema's cases).
-    if (result.success) return result.data as ParsedListingsQuery;
+    const result = schema.safeParse(query);
+    if (result.success) return result.data;
     for (const issue of result.error.issues) {
       if (issue.code === 'unrecognized_keys') {
-        for (const key of issue.keys) fields[key] = 'is not a listing filter';
+        for (const key of issue.keys) fields[key] = `is not a ${what} filter`;
       } else {
         const name = String(issue.path[0] ?? 'query');
         fields[name] ??= issue.code === 'invalid_value' ? `must be one of ${issue.values.map(String).join(', ')}` : issue.message;
       }
     }
   }
-  throw new HttpError(400, 'invalid_query', `Invalid listing query: ${Object.keys(fields).join(', ')}.`, fields);
+  throw new HttpError(400, 'invalid_query', `Invalid ${what} query: ${Object.keys(fields).join(', ')}.`, fields);
 }
 
 /*
@@ -93,11 +140,27 @@ const ORDER_BY: Record<ListingSort, string> = {
 
 type FilterWithClause = Exclude<ListingFilterName, 'sort'>;
 
+/** What a filter's SQL may ask beyond the listing cache: which listings are placed where (the places module, through its port). */
+export interface FilterContext {
+  /** Ids of the listings placed inside a box (none when nothing places listings). */
+  placedWithin(box: BoundingBox): readonly number[];
+}
+
+/** A box spelled as the filter's canonical value ("west,south,east,north"), or EMPTY_BOX. */
+function boxOf(value: string): BoundingBox {
+  const [west, south, east, north] = value.split(',').map(Number) as [number, number, number, number];
+  return { west, south, east, north };
+}
+/** A bbox that holds no placed listing, whatever it was (snapBoxFilter): all such share one cache entry. */
+export const EMPTY_BOX = 'empty';
+
 /**
  * Each filter's SQL (sort is ORDER_BY's): one entry per filter of the table, no more, no less, or
  * the compiler refuses. Placeholders only, never interpolated input.
  */
-const FILTER_CLAUSES: { [Name in FilterWithClause]: (value: NonNullable<ParsedListingsQuery[Name]>) => [clause: string, param: unknown] } = {
+const FILTER_CLAUSES: {
+  [Name in FilterWithClause]: (value: NonNullable<ParsedListingsQuery[Name]>, context: FilterContext) => [clause: string, param: unknown];
+} = {
   status: (status) => ['status = ?', status],
   type: (type) => ['type = ?', type],
   suburb: (suburb) => ['suburb = ?', suburb],
@@ -109,16 +172,18 @@ const FILTER_CLAUSES: { [Name in FilterWithClause]: (value: NonNullable<ParsedLi
   minBaths: (minBaths) => ['bath >= ?', minBaths],
   minCars: (minCars) => ['cars >= ?', minCars],
   agentId: (agentId) => ['id IN (SELECT listing_id FROM listing_agents WHERE agent_id = ?)', agentId],
+  // Positions are the places module's (its tables are its own): the ids it places inside the box.
+  bbox: (bbox, context) => ['id IN (SELECT value FROM json_each(?))', JSON.stringify(bbox === EMPTY_BOX ? [] : context.placedWithin(boxOf(bbox)))],
 };
 
 /** The SQL of a parsed query: placeholders only, never interpolated input. */
-export function listingsSql(query: ParsedListingsQuery): { where: string; params: unknown[]; orderBy: string } {
+export function listingsSql(query: ParsedListingsQuery, context: FilterContext): { where: string; params: unknown[]; orderBy: string } {
   const clauses: string[] = [];
   const params: unknown[] = [];
   for (const name of Object.keys(FILTER_CLAUSES) as FilterWithClause[]) {
     const value = query[name];
     if (value === undefined) continue;
-    const [clause, param] = (FILTER_CLAUSES[name] as (value: unknown) => [string, unknown])(value);
+    const [clause, param] = (FILTER_CLAUSES[name] as (value: unknown, context: FilterContext) => [string, unknown])(value, context);
     clauses.push(clause);
     params.push(param);
   }
@@ -174,6 +239,60 @@ function firstAtOrAbove(sorted: readonly number[], value: number): number {
   while (low < high) {
     const middle = (low + high) >>> 1;
     if (sorted[middle]! < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** The distinct latitudes and longitudes of the placed listings, ascending (ListingPlacements.edges). */
+export interface PlaceEdges {
+  lats: readonly number[];
+  lngs: readonly number[];
+}
+
+/**
+ * The query with its bbox moved to the placed listings' own coordinates, so that boxes that hold
+ * the same listings share one cache entry (a map panned by a pixel asks a new box each time). As
+ * for prices: each edge keeps the listings on one side of it, so it may move up to the nearest
+ * coordinate of a placed listing (west and south up to the smallest at or above them, east and
+ * north down to the largest at or below them) without changing which listings each edge keeps, nor
+ * so the box. A box that holds none becomes EMPTY_BOX. A box across the antimeridian (west above
+ * east) keeps what lies east of west or west of east: each side snaps alone, an empty side to the
+ * edge of the world (180, or -180, which hold no listing then).
+ */
+export function snapBoxFilter(query: ParsedListingsQuery, edges: PlaceEdges): ParsedListingsQuery {
+  if (query.bbox === undefined || query.bbox === EMPTY_BOX) return query;
+  const box = boxOf(query.bbox);
+  const south = atOrAbove(edges.lats, box.south);
+  const north = atOrBelow(edges.lats, box.north);
+  const west = atOrAbove(edges.lngs, box.west);
+  const east = atOrBelow(edges.lngs, box.east);
+  const empty = { ...query, bbox: EMPTY_BOX };
+  if (south === undefined || north === undefined || south > north) return empty;
+  if (box.west <= box.east) {
+    if (west === undefined || east === undefined || west > east) return empty;
+    return { ...query, bbox: formatBoundingBox({ west, south, east, north }) };
+  }
+  if (west === undefined && east === undefined) return empty;
+  return { ...query, bbox: formatBoundingBox({ west: west ?? 180, south, east: east ?? -180, north }) };
+}
+
+function atOrAbove(sorted: readonly number[], value: number): number | undefined {
+  return sorted[firstAtOrAbove(sorted, value)];
+}
+
+function atOrBelow(sorted: readonly number[], value: number): number | undefined {
+  const index = firstAbove(sorted, value) - 1;
+  return index >= 0 ? sorted[index] : undefined;
+}
+
+/** The index of the first value above `value` in an ascending list (its length when none is). */
+function firstAbove(sorted: readonly number[], value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]! <= value) low = middle + 1;
     else high = middle;
   }
   return low;

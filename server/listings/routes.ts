@@ -10,7 +10,8 @@ import type { ReplayOptions, ResponseCache } from '../http/response-cache.ts';
 import { answerCacheFor, renderClient, tooManyRenders, type AnswerCache } from '../http/answer-cache.ts';
 import type { ListingCache } from './cache.ts';
 import { publicListings, type PublicListings } from './public-listings.ts';
-import { parseListingsQuery, queryKey } from './query.ts';
+import { parseListingsQuery, parseMapQuery, queryKey } from './query.ts';
+import { listingMapIndex, type ListingMapIndex } from './map.ts';
 import type { Clock } from '../runtime/clock.ts';
 
 export interface ListingsRouterDeps {
@@ -29,6 +30,8 @@ export interface ListingsRouterDeps {
 /** Browsers and CDNs may reuse an answer for a minute and serve it stale while they revalidate. */
 const LIST_CACHE_CONTROL = 'public, max-age=60, stale-while-revalidate=600, stale-if-error=86400';
 const AGENTS_CACHE_CONTROL = 'public, max-age=300, stale-while-revalidate=3600, stale-if-error=86400';
+/** RFC 7946's media type. */
+const GEO_JSON = 'application/geo+json';
 /** How long a page should wait before asking again while the first sync fills the cache. */
 export const FILLING_RETRY_AFTER_SECONDS = 5;
 
@@ -96,6 +99,31 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     rendered.set(seen, key, undefined, 2 * key.length);
   });
 
+  // Before /:id: the map (map.ts). The exact URL seen before skips parsing and clustering; a new one
+  // is cut from the filter set's index (built once per cache change, kept in the answer cache with
+  // the answers), and its body is keyed by what the cut holds: every box holding the same clusters
+  // and listings at a zoom shares one body, as snapped filters do for the list.
+  router.get('/api/v1/listings/map', (req, res) => {
+    const seen = `url|${req.originalUrl}`;
+    const known = rendered.get<string>(seen);
+    const knownEntry = known === undefined ? undefined : rendered.get<Rendered>(known);
+    if (knownEntry) return respond(req, res, knownEntry, LIST_CACHE_CONTROL, Infinity, GEO_JSON);
+    const { filters, box, zoom } = parseMapQuery(req.query as Record<string, unknown>);
+    const indexKey = `map-index|${queryKey(listings.canonical(filters))}`;
+    let index = rendered.get<ListingMapIndex>(indexKey);
+    if (!index) {
+      const retryAfter = answers.renders.take(renderClient(req));
+      if (retryAfter !== undefined) throw tooManyRenders(retryAfter);
+      index = listingMapIndex(listings.all(filters));
+      rendered.set(indexKey, index, undefined, index.bytes);
+    }
+    const cut = index.cut(box, zoom);
+    const built = index;
+    const key = `map|${indexKey}|${cut.signature}`;
+    send(req, res, key, LIST_CACHE_CONTROL, Infinity, () => built.collection(cut), GEO_JSON);
+    rendered.set(seen, key, undefined, 2 * key.length);
+  });
+
   // Before /:id: how many listings are on the map, and how many could not be placed. Counted anew
   // at each request (cheap: one grouped count), as places arrive from the geocoder between syncs.
   router.get('/api/v1/listings/placement', (_req, res) => {
@@ -125,7 +153,15 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
    * Answers from the response cache (rendering once), with a strong ETag and 304s; returns the entry
    * sent. `validUntil` (epoch ms) bounds how long a replay of the answer may be sent.
    */
-  function send(req: Request, res: Response, key: string, cacheControl: string, validUntil: number, render: () => unknown): Rendered {
+  function send(
+    req: Request,
+    res: Response,
+    key: string,
+    cacheControl: string,
+    validUntil: number,
+    render: () => unknown,
+    contentType = 'application/json',
+  ): Rendered {
     let entry = rendered.get<Rendered>(key);
     if (!entry) {
       const retryAfter = answers.renders.take(renderClient(req));
@@ -133,15 +169,15 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
       entry = new EncodedBody(Buffer.from(JSON.stringify(render())), DYNAMIC_EFFORT);
       rendered.set(key, entry, entry);
     }
-    respond(req, res, entry, cacheControl, validUntil);
+    respond(req, res, entry, cacheControl, validUntil, contentType);
     return entry;
   }
 
-  function respond(req: Request, res: Response, entry: Rendered, cacheControl: string, validUntil: number): void {
+  function respond(req: Request, res: Response, entry: Rendered, cacheControl: string, validUntil: number, contentType = 'application/json'): void {
     res.set('Cache-Control', cacheControl);
     res.set('X-Listings-Age', listingsAge());
     if (res.get('Access-Control-Allow-Origin')) res.set('Access-Control-Expose-Headers', 'ETag, Retry-After, X-Listings-Age');
-    res.type('application/json');
+    res.type(contentType);
     const replay = res.locals.replay as ResponseCache | undefined;
     const options = replayOptions(cacheGeneration, validUntil);
     sendEncoded(req, res, entry, (bytes) => replay?.remember(req, res, entry, bytes, options));

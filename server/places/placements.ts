@@ -1,3 +1,4 @@
+import type { BoundingBox } from '../../contract/listing-filters.ts';
 import type { ListingPosition, MapBounds, PlacementSummary } from '../../contract/relay-api.ts';
 import type { ListingPlacements } from '../listings/placement.ts';
 import type { ListingPlace } from '../listings/source.ts';
@@ -7,7 +8,9 @@ import type { PlaceQuery } from './geocoder.ts';
 import type { Geocoding } from './geocoding.ts';
 import {
   nextPending,
+  placedEdges,
   placedRow,
+  placedWithin,
   placementSummary,
   positionBounds,
   positionsOf,
@@ -67,6 +70,14 @@ export class Placements implements ListingPlacements {
 
   positionsOf(ids: readonly number[]): Map<number, ListingPosition> {
     return positionsOf(this.store, ids);
+  }
+
+  within(box: BoundingBox): number[] {
+    return placedWithin(this.store, box);
+  }
+
+  edges(): { lats: number[]; lngs: number[] } {
+    return placedEdges(this.store);
   }
 
   summary(): PlacementSummary {

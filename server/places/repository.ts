@@ -1,3 +1,4 @@
+import type { BoundingBox } from '../../contract/listing-filters.ts';
 import type { ListingPosition, MapBounds, PlacementSummary } from '../../contract/relay-api.ts';
 import type { Store } from '../store/store.ts';
 import { hasTable, tablesOf } from '../store/tables.ts';
@@ -100,6 +101,27 @@ export function positionsOf(store: Store, ids: readonly number[]): Map<number, L
     .prepare('SELECT * FROM places_listings WHERE lat IS NOT NULL AND listing_id IN (SELECT value FROM json_each(?))')
     .all(JSON.stringify(ids)) as RawRow[];
   return new Map(rows.map((raw) => [raw.listing_id, toRow(raw).position!]));
+}
+
+/** Placed listings inside a box (west above east: the box crosses the antimeridian, so either side of it). */
+export function placedWithin(store: Store, box: BoundingBox): number[] {
+  if (!hasTable(store, 'places_listings')) return [];
+  const longitude = box.west <= box.east ? 'lng BETWEEN ? AND ?' : '(lng >= ? OR lng <= ?)';
+  return tablesOf(store)
+    .prepare(`SELECT listing_id FROM places_listings WHERE lat IS NOT NULL AND lat BETWEEN ? AND ? AND ${longitude} ORDER BY listing_id`)
+    .pluck()
+    .all(box.south, box.north, box.west, box.east) as number[];
+}
+
+/** The distinct latitudes and longitudes of placed listings, ascending. */
+export function placedEdges(store: Store): { lats: number[]; lngs: number[] } {
+  if (!hasTable(store, 'places_listings')) return { lats: [], lngs: [] };
+  const column = (name: 'lat' | 'lng') =>
+    tablesOf(store)
+      .prepare(`SELECT DISTINCT ${name} FROM places_listings WHERE lat IS NOT NULL AND lng IS NOT NULL ORDER BY ${name}`)
+      .pluck()
+      .all() as number[];
+  return { lats: column('lat'), lngs: column('lng') };
 }
 
 /** The figures of GET /api/v1/listings/placement and `relay status` (a store older than the module: all zero). */

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ListingMap, ListingSummary, Page } from '../../contract/relay-api.ts';
 import { decodeDestination } from '../../server/crm/lead-destination.ts';
 import { allListingIds, startListingRig, type ListingRig } from './rig.ts';
 
@@ -224,6 +225,58 @@ describe('public fields only', () => {
     expect(detail.geolocation).toBeNull();
     expect(JSON.stringify(detail)).not.toContain(hiddenStreet);
     expect(await allListingIds(rig)).toContain(partialAddressId);
+  });
+
+  it('the map answer carries nothing the public listing does not', async () => {
+    const texts: string[] = [];
+    for (const status of ['available', 'sold', 'leased']) {
+      const cards = new Map<number, ListingSummary>();
+      for (let page = 1; ; page++) {
+        const body = (await rig.get(`/api/v1/listings?status=${status}&pageSize=100&page=${page}`)).body as Page<ListingSummary>;
+        for (const card of body.items) cards.set(card.id, card);
+        if (page * 100 >= body.total) break;
+      }
+      for (const zoom of [0, 12, 20]) {
+        const response = await rig.get(`/api/v1/listings/map?status=${status}&bbox=-180,-90,180,90&zoom=${zoom}`);
+        expect(response.status).toBe(200);
+        texts.push(response.text);
+        const answer = response.body as ListingMap;
+        expect(Object.keys(answer).sort()).toEqual(['features', 'type', 'unplaced']);
+        for (const feature of answer.features) {
+          expect(Object.keys(feature).sort()).toEqual(['geometry', 'properties', 'type']);
+          if ('cluster' in feature.properties) {
+            expect(Object.keys(feature.properties).sort()).toEqual(['cluster', 'count', 'expansionZoom', 'id']);
+            continue;
+          }
+          const properties = feature.properties;
+          const card = cards.get(properties.id)!;
+          expect(card, `listing ${properties.id} is on the map but not listed`).toBeDefined();
+          // Each value is the card's own, field for field.
+          expect(properties).toEqual({
+            id: card.id,
+            title: card.address.display || card.heading,
+            price: card.displayPrice,
+            bed: card.bed,
+            bath: card.bath,
+            cars: card.cars,
+            thumbnail: properties.thumbnail === null ? null : card.photo!.variants.find((variant) => variant.url === properties.thumbnail)!.url,
+            type: card.type,
+            status: card.status,
+            precision: card.position!.precision,
+          });
+          expect(feature.geometry.coordinates).toEqual([card.position!.lng, card.position!.lat]);
+        }
+      }
+    }
+    for (const text of texts) {
+      for (const value of planted) if (text.includes(value)) throw new Error(`the map answer contains the planted confidential value ${value}`);
+      expect(text).not.toContain(String(SECRET_PRICE));
+      expect(text).not.toContain(hiddenStreet);
+      for (const name of ['searchPrice', 'internalRemarks', 'tenant', 'geolocation', 'destination', 'LifeId']) expect(text).not.toContain(name);
+    }
+    // The listing whose address is withheld is at most at its suburb, never at the CRM's coordinates.
+    const withheldAt = rig.simListing(partialAddressId).fields.geolocation as { latitude: number | null; longitude: number | null };
+    if (withheldAt.latitude !== null) for (const text of texts) expect(text).not.toContain(`[${withheldAt.longitude},${withheldAt.latitude}]`);
   });
 
   it("gives the enquiry relay a listing's lead destination: the CRM adapter's token for its life and reference", () => {

@@ -109,7 +109,15 @@ describe('listing API (answers from the cache only)', () => {
 
   it("takes every filter of the contract's table, each one acting on the answer", async () => {
     const sample = (spec: FilterSpec): string =>
-      spec.kind === 'choice' ? spec.values[0]! : spec.kind === 'text' ? 'Nowhere' : spec.kind === 'money' ? '1000000' : '1';
+      spec.kind === 'choice'
+        ? spec.values[0]!
+        : spec.kind === 'text'
+          ? 'Nowhere'
+          : spec.kind === 'money'
+            ? '1000000'
+            : spec.kind === 'bbox'
+              ? '144.9,-37.9,145.1,-37.7'
+              : '1';
     for (const name of LISTING_FILTER_NAMES) {
       const query = `${name}=${encodeURIComponent(sample(LISTING_FILTERS[name]))}&pageSize=100`;
       const answer = await list(query);

@@ -52,6 +52,10 @@ export async function startListingRig(
     dataDirPrefix?: string;
     /** Accounts on the simulator's one key (default 1); the relay serves the first. */
     agencies?: number;
+    /** Keep only the first N photos of each listing (the simulator's option; benches with thousands of listings). */
+    photosPerListing?: number;
+    /** Point GEOCODER_URL at the simulator (as demo mode does), so listings without CRM coordinates can be placed. */
+    geocoder?: boolean;
   } = {},
 ): Promise<ListingRig> {
   const requestsPerSecond = options.requestsPerSecond ?? 200;
@@ -61,6 +65,7 @@ export async function startListingRig(
     requestsPerSecond,
     ...(options.agencies === undefined ? {} : { agencies: options.agencies }),
     ...(options.dailyLimit === undefined ? {} : { dailyLimit: options.dailyLimit }),
+    ...(options.photosPerListing === undefined ? {} : { photosPerListing: options.photosPerListing }),
   });
   const dataDir = mkdtempSync(join(tmpdir(), options.dataDirPrefix ?? 'estate-listings-'));
   const config = loadConfig({
@@ -74,6 +79,7 @@ export async function startListingRig(
     PHOTO_WIDTHS: '240,480',
     LOG_LEVEL: 'silent',
     PUBLIC_URL: PUBLIC_URL,
+    ...(options.geocoder ? { GEOCODER_URL: sim.origin } : {}),
     ...options.env,
   });
   const startOne = (dir = dataDir) => startRelay({ ...config, dataDir: dir }, { log: silentLogger, workers: false, app: { demoDir: null } });

@@ -76,6 +76,7 @@ const EAGER_CARDS = 3;
  * @attr min-cars - At least this many car spaces.
  * @attr property-type - House, Unit, Apartment, …
  * @attr agent-id - Only this agent's listings.
+ * @attr bbox - Only listings placed inside this map box: `west,south,east,north` in degrees.
  * @attr sort - `newest`, `price`, `-price`, `suburb` or `landArea`.
  * @attr page - Page number, from 1.
  * @attr page-size - Cards per page (1–100, default 12).
@@ -155,6 +156,7 @@ export class EstateListings extends EstateElement {
     minCars: { type: Number, attribute: 'min-cars' },
     propertyType: { type: String, attribute: 'property-type' },
     agentId: { type: Number, attribute: 'agent-id' },
+    bbox: { type: String },
     sort: { type: String },
     page: { type: Number },
     pageSize: { type: Number, attribute: 'page-size' },
@@ -184,6 +186,7 @@ export class EstateListings extends EstateElement {
   declare minCars: number | null;
   declare propertyType: string | null;
   declare agentId: number | null;
+  declare bbox: string | null;
   declare sort: ListingSort | null;
   declare page: number;
   declare pageSize: number;
@@ -240,6 +243,7 @@ export class EstateListings extends EstateElement {
     this.minCars = null;
     this.propertyType = null;
     this.agentId = null;
+    this.bbox = null;
     this.sort = null;
     this.page = 1;
     this.pageSize = 12;

@@ -1,4 +1,12 @@
-import { isNumericFilter, LISTING_FILTER_NAMES, LISTING_FILTERS, type FilterSpec, type ListingFilterName } from '../../contract/listing-filters.ts';
+import {
+  formatBoundingBox,
+  isNumericFilter,
+  LISTING_FILTER_NAMES,
+  LISTING_FILTERS,
+  parseBoundingBox,
+  type FilterSpec,
+  type ListingFilterName,
+} from '../../contract/listing-filters.ts';
 import type { ListingSort, ListingsQuery } from '../../contract/relay-api.ts';
 
 /**
@@ -63,6 +71,10 @@ export function cleanValue(key: QueryKey, value: unknown): string | number | und
   if (!text) return undefined;
   const spec: FilterSpec = LISTING_FILTERS[key];
   if (spec.kind === 'choice') return spec.values.includes(text) ? text : undefined;
+  if (spec.kind === 'bbox') {
+    const box = parseBoundingBox(text);
+    return typeof box === 'string' ? undefined : formatBoundingBox(box);
+  }
   return spec.kind === 'text' ? text.slice(0, spec.maxLength) : undefined;
 }
 
