@@ -3,6 +3,7 @@ import { chmodSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SharedDatabase } from '../store/shared-database.ts';
 import { renderSharedSyncMetrics, type SyncBalance } from '../cluster/shared-sync.ts';
+import { sharedGeocoderGate } from '../cluster/geocoder-gate.ts';
 import { fillFromAgencies } from '../photos/fill.ts';
 import { agencyFeatures, agencyWorkers, composeAgency, replicaDetail, type Agency } from './agency.ts';
 import { ConfigError, type Config } from '../runtime/config.ts';
@@ -154,7 +155,14 @@ export class AgencySet {
     this.log = options.log.child({ component: 'agencies' });
     this.geocoding =
       options.geocoding ??
-      createGeocoding({ settings: options.config.places, store: options.keyStore, log: this.log, userAgent: options.userAgent ?? 'estate-embed' });
+      createGeocoding({
+        settings: options.config.places,
+        store: options.keyStore,
+        log: this.log,
+        userAgent: options.userAgent ?? 'estate-embed',
+        // DATABASE_URL: the turns shared with every relay on the database (cluster/geocoder-gate.ts).
+        gate: options.sharedDatabase && sharedGeocoderGate(options.config, options.sharedDatabase),
+      });
     this.photoDir = join(options.keyStore.dataDir, 'photos');
     this.photoGuard = options.photoGuard ?? new PhotoFolderGuard();
     this.sharedWidget = widgetRouter(options.widgetDir);

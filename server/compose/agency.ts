@@ -23,6 +23,7 @@ import { PUBLISHED_PAGES_TABLES } from '../pages/published.ts';
 import { renderSharedSyncMetrics, SharedSync, type SyncBalance } from '../cluster/shared-sync.ts';
 import type { Worker } from '../runtime/worker.ts';
 import { sharedGateOfKey } from '../cluster/shared-gate.ts';
+import { sharedGeocoderGate } from '../cluster/geocoder-gate.ts';
 import { createGeocoding, createPlaces, PLACES_LISTING_TABLES, placesFeature, type Geocoding, type PlacesService } from '../places/index.ts';
 import { tilesFeature, type TileSource } from '../tiles/index.ts';
 import type { MapBounds } from '../../contract/relay-api.ts';
@@ -97,7 +98,16 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
     const webhookInbox = options.sharedDatabase
       ? new SharedWebhookInbox({ store, database: options.sharedDatabase, schema: agencySchema(options.slug), log })
       : undefined;
-    const geocoding = options.geocoding ?? createGeocoding({ settings: config.places, store, log, userAgent: options.userAgent ?? 'estate-embed' });
+    // DATABASE_URL: its turns shared with every relay on the database (cluster/geocoder-gate.ts), else this relay's own spacing.
+    const geocoding =
+      options.geocoding ??
+      createGeocoding({
+        settings: config.places,
+        store,
+        log,
+        userAgent: options.userAgent ?? 'estate-embed',
+        gate: options.sharedDatabase && sharedGeocoderGate(config, options.sharedDatabase),
+      });
     // A new position drops the rendered answers (the listing service is made just below).
     places = createPlaces({ store, geocoding, log, onPlaced: () => listings.cache.changed() });
     crm = createCrmClientFromConfig(config, store, log, {

@@ -2,6 +2,7 @@ import type { Clock } from '../runtime/clock.ts';
 import type { Logger } from '../runtime/log.ts';
 import type { Store } from '../store/store.ts';
 import type { GeocodeAnswer, Geocoder, PlaceQuery } from './geocoder.ts';
+import { GeocoderGateError, geocoderIntervalMs, type GeocoderGate } from './gate.ts';
 import { knownAnswer, lastAskedAt, saveAnswer } from './repository.ts';
 
 /**
@@ -10,9 +11,12 @@ import { knownAnswer, lastAskedAt, saveAnswer } from './repository.ts';
  * the request spacing (GEOCODER_REQUESTS_PER_SECOND, as the usage policy asks). Never on a sync's
  * or an enquiry's path: only the places worker waits here.
  *
- * TODO(issue 20): the spacing holds for one relay (one store). Relays on one PostgreSQL database
- * each keep their own, so N relays may send N requests a second; the integrator-wide limit wants a
- * slot table in PostgreSQL like the CRM's (cluster/shared-gate.ts), and the answers shared there too.
+ * The spacing: one request at a time, each `intervalMs` after the one before. Without a `gate` the
+ * relay keeps it itself (from the last answer kept in its store, across restarts). With one
+ * (DATABASE_URL: cluster/geocoder-gate.ts) every relay on the database takes its turns from the
+ * same row, so together they keep the rate; when the gate is out of reach nothing is sent (the
+ * request fails with GeocoderGateError and the places worker tries again after its pause), since
+ * a relay cannot know what the others send meanwhile.
  */
 export class Geocoding {
   private readonly intervalMs: number;
@@ -29,14 +33,15 @@ export class Geocoding {
       geocoder: Geocoder | undefined;
       requestsPerSecond: number;
       log: Logger;
+      /** DATABASE_URL: the turns shared by every relay on the database (undefined: this relay's own spacing). */
+      gate?: GeocoderGate;
       now?: Clock;
       /** Waits (tests may stub it). */
       sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
     },
   ) {
     this.now = options.now ?? Date.now;
-    // A margin of 5 %: the policy's limit is on arrivals, and two requests' trips are not equally long.
-    this.intervalMs = Math.ceil((1000 / options.requestsPerSecond) * 1.05);
+    this.intervalMs = geocoderIntervalMs(options.requestsPerSecond);
     this.lastSentAt = lastAskedAt(options.store) ?? -Infinity;
   }
 
@@ -70,10 +75,19 @@ export class Geocoding {
     return pending;
   }
 
-  /** Resolves when this request may be sent: one at a time, intervalMs apart. */
+  /** Resolves when this request may be sent: one at a time, intervalMs apart (across relays with a gate). */
   private turn(signal?: AbortSignal): Promise<void> {
     const mine = this.queue.then(async () => {
-      const wait = this.lastSentAt + this.intervalMs - this.now();
+      signal?.throwIfAborted();
+      const gate = this.options.gate;
+      let wait: number;
+      if (gate) {
+        try {
+          wait = await gate.next();
+        } catch (error) {
+          throw new GeocoderGateError(error);
+        }
+      } else wait = this.lastSentAt + this.intervalMs - this.now();
       if (wait > 0) await (this.options.sleep ?? sleep)(wait, signal);
       this.lastSentAt = this.now();
     });

@@ -5,17 +5,20 @@ import type { Clock } from '../runtime/clock.ts';
 import type { Store } from '../store/store.ts';
 import { nominatimGeocoder, type Geocoder } from './geocoder.ts';
 import { Geocoding } from './geocoding.ts';
+import type { GeocoderGate } from './gate.ts';
 import { Placements } from './placements.ts';
 import { PlacesWorker } from './worker.ts';
 
 export { Geocoding } from './geocoding.ts';
+export { GeocoderGateError, geocoderIntervalMs, type GeocoderGate } from './gate.ts';
 export { Placements } from './placements.ts';
 export { PlacesWorker } from './worker.ts';
 export { PLACES_LISTING_TABLES, placementSummary } from './repository.ts';
 
 /**
  * The relay's geocoding (one per relay, whatever the agencies): the kept answers in `store` (the
- * relay's own) and the request spacing; the Nominatim client when GEOCODER_URL is set.
+ * relay's own) and the request spacing; the Nominatim client when GEOCODER_URL is set. `gate`
+ * (DATABASE_URL): the turns shared with the other relays on the database.
  */
 export function createGeocoding(options: {
   settings: PlacesSettings;
@@ -23,6 +26,7 @@ export function createGeocoding(options: {
   log: Logger;
   userAgent: string;
   geocoder?: Geocoder;
+  gate?: GeocoderGate;
   now?: Clock;
 }): Geocoding {
   const { settings } = options;
@@ -31,7 +35,14 @@ export function createGeocoding(options: {
     (settings.geocoderUrl
       ? nominatimGeocoder({ baseUrl: settings.geocoderUrl, userAgent: options.userAgent, email: settings.email, timeoutMs: settings.timeoutMs })
       : undefined);
-  return new Geocoding({ store: options.store, geocoder, requestsPerSecond: settings.requestsPerSecond, log: options.log, now: options.now });
+  return new Geocoding({
+    store: options.store,
+    geocoder,
+    requestsPerSecond: settings.requestsPerSecond,
+    log: options.log,
+    gate: options.gate,
+    now: options.now,
+  });
 }
 
 export interface PlacesService {

@@ -202,7 +202,7 @@ export const configSchema = z.object({
     .max(100)
     .default(1)
     .describe(
-      "Most geocoder requests a second, for this relay (the public Nominatim allows 1 for the whole application). Not counted against the CRM's budget.",
+      "Most geocoder requests a second, for this relay, or with DATABASE_URL for all relays on the database together (the public Nominatim allows 1 for the whole application). Not counted against the CRM's budget.",
     ),
   GEOCODER_TIMEOUT_MS: positiveInt(10_000).describe('Timeout of one geocoder request, in milliseconds.'),
   MAP_TILE_URL: z

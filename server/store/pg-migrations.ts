@@ -182,4 +182,19 @@ export const pgKeyMigrations: Migration[] = [
       ALTER TABLE relays ADD COLUMN pid INTEGER;
     `,
   },
+  {
+    id: '040-geocoder-gate',
+    sql: `
+      -- The geocoder's rate for every relay on the database (server/cluster/geocoder-gate.ts): one row
+      -- per geocoder (geocoder_id, a digest of GEOCODER_URL) holding the next free instant. A relay
+      -- takes a turn by moving next_at one interval past max(next_at, now) in one statement, and
+      -- sends at the turn's instant, so relays together keep GEOCODER_REQUESTS_PER_SECOND.
+      CREATE TABLE geocoder_gate (
+        geocoder_id TEXT PRIMARY KEY,
+        next_at BIGINT NOT NULL,
+        holder TEXT,
+        turns BIGINT NOT NULL DEFAULT 0
+      );
+    `,
+  },
 ];

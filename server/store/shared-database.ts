@@ -7,7 +7,8 @@ import { attachQueries } from './tables.ts';
 
 /**
  * The schema of what the relays on one API key share whatever the agency: the CRM gate (its
- * per-second slots and the day's count) and the registry of relays.
+ * per-second slots and the day's count), the geocoder's turns (geocoder_gate) and the registry of
+ * relays.
  */
 export const KEY_SCHEMA = 'relay_key';
 

@@ -5,6 +5,9 @@
 // second, refuses none, and the day's budget holds every request of both relays once.
 import { readRelayId } from '../../server/store/relay-identity.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -24,21 +27,33 @@ describe.skipIf(skipped)(`two relays on one key and one PostgreSQL database${ski
   let rig: AgenciesRig;
   let second: RunningRelay;
   let databaseUrl: string;
+  /** A fixture geocoder both relays ask (GEOCODER_URL): when each query arrived. */
+  let geocoder: Server;
+  const geocoderArrivals: number[] = [];
 
   beforeAll(async () => {
     databaseUrl = await freshDatabase((postgres as { url: string }).url, 'limits');
+    geocoder = createServer((_req, res) => {
+      geocoderArrivals.push(performance.now());
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify([{ lat: '-37.8064', lon: '145.0311' }]));
+    });
+    await new Promise<void>((resolve) => geocoder.listen(0, '127.0.0.1', resolve));
+    const GEOCODER_URL = `http://127.0.0.1:${(geocoder.address() as AddressInfo).port}`;
     rig = await startAgenciesRig({
       agencies: 4,
       listings: 8,
       workers: true,
       requestsPerSecond: 10,
-      env: { DATABASE_URL: databaseUrl, ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000' },
+      env: { DATABASE_URL: databaseUrl, ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000', GEOCODER_URL },
     });
-    second = await anotherRelay(rig, databaseUrl, { workers: true });
+    second = await anotherRelay(rig, databaseUrl, { workers: true, env: { GEOCODER_URL } });
   }, 60_000);
   afterAll(async () => {
     await second?.close();
     await rig?.close();
+    geocoder?.closeAllConnections();
+    await new Promise((resolve) => geocoder?.close(resolve));
   });
 
   it("never more than 10 requests in a second at the CRM, no 429, and the day's budget counts each request of both relays once", async () => {
@@ -85,6 +100,17 @@ describe.skipIf(skipped)(`two relays on one key and one PostgreSQL database${ski
     expect(arrived).toBeLessThanOrEqual(row!.used);
     expect(arrived).toBeGreaterThan(row!.used - 5);
   }, 120_000);
+
+  it("the relays take the geocoder's turns from the database (GEOCODER_URL with DATABASE_URL): its queries arrive one interval apart", async () => {
+    const turns = async () =>
+      (await queryDatabase<{ turns: number }>(databaseUrl, 'SELECT turns FROM relay_key.geocoder_gate')).reduce((sum, row) => sum + Number(row.turns), 0);
+    expect(await until(turns, (count) => count >= 2, 30_000)).toBeGreaterThanOrEqual(2);
+    // (The simulator's listings without coordinates needed two queries in all when this was written: at least two.)
+    expect(geocoderArrivals.length).toBeGreaterThanOrEqual(2);
+    const times = [...geocoderArrivals].sort((a, b) => a - b);
+    const gaps = times.slice(1).map((at, i) => at - times[i]!);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(1000 - 25);
+  }, 40_000);
 
   it('lists both relays in the registry, seen within the heartbeat', async () => {
     const rows = await queryDatabase<{ id: string; last_seen: string; version: string }>(
