@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Logger } from '../runtime/log.ts';
+import { BodyTooLargeError, readCappedBody } from '../runtime/capped-body.ts';
 
 /** Where the agency's page says the listing content goes. */
 export const WRAPPER_MARKER = '<!-- estate-embed -->';
@@ -164,21 +165,11 @@ async function fetchWrapper(source: string): Promise<string> {
   }
 }
 
-/** The body, read chunk by chunk and cancelled as soon as it passes `maxBytes` (as photos/download.ts reads photos). */
 async function readCapped(response: Response, maxBytes: number): Promise<Buffer> {
-  if (!response.body) return Buffer.alloc(0);
-  const chunks: Buffer[] = [];
-  let total = 0;
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw new Error(`SITE_WRAPPER_URL is larger than ${maxBytes} bytes (stopped reading there)`);
-    }
-    chunks.push(Buffer.from(value));
+  try {
+    return await readCappedBody(response, maxBytes);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) throw new Error(`SITE_WRAPPER_URL is larger than ${maxBytes} bytes (stopped reading there)`);
+    throw error;
   }
-  return Buffer.concat(chunks, total);
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { PhotoHostAllowList } from './hosts.ts';
+import { BodyTooLargeError, readCappedBody } from '../runtime/capped-body.ts';
 
 /** Why a photo could not be mirrored; `permanent` ones are not worth retrying until the photo changes. */
 export class PhotoDownloadError extends Error {
@@ -100,24 +101,10 @@ export async function downloadPhoto(source: string, options: DownloadOptions): P
 }
 
 async function readCapped(response: Response, maxBytes: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  if (!response.body) return Buffer.alloc(0);
-  const reader = response.body.getReader();
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) {
-        await reader.cancel();
-        throw new PhotoDownloadError(`The photo is over PHOTO_MAX_BYTES (${maxBytes}).`, 'too_large', true);
-      }
-      chunks.push(Buffer.from(value));
-    }
+    return await readCappedBody(response, maxBytes);
   } catch (error) {
-    if (error instanceof PhotoDownloadError) throw error;
+    if (error instanceof BodyTooLargeError) throw new PhotoDownloadError(`The photo is over PHOTO_MAX_BYTES (${maxBytes}).`, 'too_large', true);
     throw new PhotoDownloadError(`The photo download broke off (${(error as Error).message}).`, 'network', false);
   }
-  return Buffer.concat(chunks, total);
 }

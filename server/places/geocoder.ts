@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BodyTooLargeError, readCappedBody } from '../runtime/capped-body.ts';
 
 /*
  * The geocoder port (what the places module asks, in its own terms) and its one adapter: a service
@@ -129,24 +130,12 @@ async function readCapped(response: Response, maxBytes: number, timeout: AbortSi
     await response.body?.cancel().catch(() => undefined);
     throw new GeocoderError(`answer larger than ${maxBytes} bytes`);
   }
-  if (!response.body) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = response.body.getReader();
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) throw new GeocoderError(`answer larger than ${maxBytes} bytes`);
-      chunks.push(value);
-    }
+    return (await readCappedBody(response, maxBytes)).toString('utf8');
   } catch (error) {
-    await reader.cancel().catch(() => undefined);
-    if (error instanceof GeocoderError) throw error;
+    if (error instanceof BodyTooLargeError) throw new GeocoderError(`answer larger than ${maxBytes} bytes`);
     throw new GeocoderError(timeout.aborted ? `no answer within ${timeoutMs} ms` : `answer cut off: ${(error as Error).message}`);
   }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Retry-After in seconds or as an HTTP date, in ms from now. */

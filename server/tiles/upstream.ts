@@ -1,4 +1,5 @@
 import type { TileCoordinates } from './area.ts';
+import { BodyTooLargeError, readCappedBody } from '../runtime/capped-body.ts';
 
 /** The largest tile read from the provider; the body is cut off here, whatever Content-Length said. */
 export const MAX_TILE_BYTES = 512 * 1024;
@@ -146,26 +147,12 @@ export async function fetchTile(template: string, tile: TileCoordinates, options
   }
 }
 
-/** The body, read chunk by chunk and cancelled as soon as it passes `maxBytes` (as photos/download.ts reads photos). */
 async function readCapped(response: Response, maxBytes: number): Promise<Buffer> {
-  if (!response.body) return Buffer.alloc(0);
-  const chunks: Buffer[] = [];
-  let total = 0;
-  const reader = response.body.getReader();
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) {
-        await reader.cancel();
-        throw new TileFetchError(`The tile is more than the ${maxBytes} bytes a tile may be (stopped reading there).`, 'too_large');
-      }
-      chunks.push(Buffer.from(value));
-    }
+    return await readCappedBody(response, maxBytes);
   } catch (error) {
-    if (error instanceof TileFetchError) throw error;
+    if (error instanceof BodyTooLargeError)
+      throw new TileFetchError(`The tile is more than the ${maxBytes} bytes a tile may be (stopped reading there).`, 'too_large');
     throw new TileFetchError(`The tile download broke off (${(error as Error).message}).`, 'network');
   }
-  return Buffer.concat(chunks, total);
 }
