@@ -230,7 +230,9 @@ export class ListingSync {
       // 2. New and changed listings: photos first, then the record, so a listing appears with its photos.
       const limit = pLimit(this.options.listingConcurrency ?? 4);
       let sincePublish = 0;
-      await Promise.all(
+      // Settled, not Promise.all: a failure or a stop must not end the sync while other listings'
+      // photos are still being written (a relay closing would then remove or reuse DATA_DIR under them).
+      const written = await Promise.allSettled(
         toWrite.map(({ item }) =>
           limit(async () => {
             signal.throwIfAborted();
@@ -243,6 +245,8 @@ export class ListingSync {
           }),
         ),
       );
+      const failed = written.find((result) => result.status === 'rejected');
+      if (failed) throw failed.reason;
       if (sweep !== null) cache.markSeen(unchangedSeen, sweep);
 
       // 3. Listings that left a list (sold, withdrawn, taken off the web) are removed only after a
