@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
 import type { Config } from '../runtime/config.ts';
+import { parseRetryAfter } from '../runtime/retry-after.ts';
 import type { Logger } from '../runtime/log.ts';
 import type { Store } from '../store/store.ts';
 import { CrmError, type CrmErrorCode } from './errors.ts';
@@ -595,19 +596,6 @@ export async function* allPages<T>(fetchPage: (page: { page: number; pageSize: n
 /** DateTime as the CRM writes it: '2024-05-01T10:00:00+00:00' (UTC, no milliseconds). */
 export function toCrmDateTime(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, '+00:00');
-}
-
-/**
- * Retry-After as delta-seconds or an HTTP date, in ms from `now`. Undefined when absent or
- * unreadable (the caller then backs off on its own).
- */
-export function parseRetryAfter(value: string | null | undefined, now: Date): number | undefined {
-  const text = value?.trim();
-  if (!text) return undefined;
-  if (/^\d+(\.\d+)?$/.test(text)) return Math.ceil(Number(text) * 1000);
-  const at = Date.parse(text);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - now.getTime());
 }
 
 /** Exponential backoff with full jitter: uniform in [0, min(cap, base·2^(retry-1))]. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BodyTooLargeError, readCappedBody } from '../runtime/capped-body.ts';
+import { parseRetryAfter } from '../runtime/retry-after.ts';
 
 /*
  * The geocoder port (what the places module asks, in its own terms) and its one adapter: a service
@@ -97,7 +98,7 @@ export function nominatimGeocoder(options: NominatimOptions): Geocoder {
       }
       if (response.status === 429 || response.status === 403) {
         await response.body?.cancel().catch(() => undefined);
-        throw new GeocoderBusyError(response.status, retryAfter(response.headers.get('retry-after')));
+        throw new GeocoderBusyError(response.status, parseRetryAfter(response.headers.get('retry-after'), new Date()));
       }
       if (!response.ok) {
         await response.body?.cancel().catch(() => undefined);
@@ -136,12 +137,4 @@ async function readCapped(response: Response, maxBytes: number, timeout: AbortSi
     if (error instanceof BodyTooLargeError) throw new GeocoderError(`answer larger than ${maxBytes} bytes`);
     throw new GeocoderError(timeout.aborted ? `no answer within ${timeoutMs} ms` : `answer cut off: ${(error as Error).message}`);
   }
-}
-
-/** Retry-After in seconds or as an HTTP date, in ms from now. */
-function retryAfter(value: string | null): number | undefined {
-  if (!value) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }

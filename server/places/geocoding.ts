@@ -4,6 +4,7 @@ import type { Store } from '../store/store.ts';
 import type { GeocodeAnswer, Geocoder, PlaceQuery } from './geocoder.ts';
 import { GeocoderGateError, geocoderIntervalMs, type GeocoderGate } from './gate.ts';
 import { knownAnswer, lastAskedAt, saveAnswer } from './repository.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * The relay's one way to the geocoder, shared by every agency it serves: the answers kept in the
@@ -88,7 +89,7 @@ export class Geocoding {
           throw new GeocoderGateError(error);
         }
       } else wait = this.lastSentAt + this.intervalMs - this.now();
-      if (wait > 0) await (this.options.sleep ?? sleep)(wait, signal);
+      if (wait > 0) await (this.options.sleep ?? ((ms: number, abort?: AbortSignal) => sleep(ms, undefined, { signal: abort })))(wait, signal);
       this.lastSentAt = this.now();
     });
     // A cancelled wait does not hold up the next.
@@ -112,20 +113,3 @@ export function queryKey(query: PlaceQuery): string {
   const parts = [query.suburb, query.state, query.postcode, query.country].map(normalise);
   return query.kind === 'address' ? ['address', normalise(query.street), ...parts].join('|') : ['suburb', ...parts].join('|');
 }
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason as Error);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason as Error);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-export { sleep as abortableSleep };

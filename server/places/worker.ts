@@ -1,7 +1,7 @@
 import type { Logger } from '../runtime/log.ts';
 import type { Worker } from '../runtime/worker.ts';
 import { GeocoderBusyError } from './geocoder.ts';
-import { abortableSleep } from './geocoding.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Placements } from './placements.ts';
 
 export interface PlacesWorkerOptions {
@@ -75,7 +75,7 @@ export class PlacesWorker implements Worker {
         const backoff = Math.min(max, base * 2 ** (failures - 1));
         const pause = error instanceof GeocoderBusyError ? Math.max(backoff, error.retryAfterMs ?? 0) : backoff;
         log.warn({ error: (error as Error).message, pauseSeconds: Math.round(pause / 1000) }, 'geocoder: placing listings paused');
-        await abortableSleep(pause, signal).catch(() => undefined);
+        await sleep(pause, undefined, { signal }).catch(() => undefined);
       }
     }
   }

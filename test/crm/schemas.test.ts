@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { crmEnquirySchema, crmListEnvelopeSchema, crmPhotoSchema, crmPropertySchema, crmUserSchema, parseList } from '../../server/crm/schemas.ts';
-import { parseRetryAfter, toCrmDateTime, fullJitter } from '../../server/crm/client.ts';
+import { toCrmDateTime, fullJitter } from '../../server/crm/client.ts';
+import { parseRetryAfter } from '../../server/runtime/retry-after.ts';
 
 /** A residential sale item as real v1.3 responses have it: nulls, unknown and confidential fields. */
 function realisticProperty(overrides: Record<string, unknown> = {}) {
