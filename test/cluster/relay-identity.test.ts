@@ -7,13 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../crm-sim/simulator.ts';
-import { startRelay, type RunningRelay } from '../../server/compose/relay.ts';
-import { ConfigError, loadConfig } from '../../server/runtime/config.ts';
-import { silentLogger } from '../../server/runtime/log.ts';
+import type { RunningRelay } from '../../server/compose/relay.ts';
+import { ConfigError } from '../../server/runtime/config.ts';
 import { RELAY_ID_FILE } from '../../server/store/relay-identity.ts';
 import { DB_NOW, HEARTBEAT_MS, RELAY_ALIVE_MS, RelayIdConflictError, SharedDatabase, type RelayIdentity } from '../../server/store/shared-database.ts';
 import { queryDatabase } from '../compose/pg-rig.ts';
 import { freshDatabase } from '../support/postgres.ts';
+import { startRelayOnDatabase } from './relay-on-database.ts';
 
 const postgres = inject('postgres');
 const skipped = 'skipped' in postgres ? postgres.skipped : undefined;
@@ -95,22 +95,7 @@ describe.skipIf(skipped)(`relays started from a copied DATA_DIR${skipped ? ` (SK
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  const start = (dataDir: string): Promise<RunningRelay> =>
-    startRelay(
-      loadConfig({
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DATA_DIR: dataDir,
-        DATABASE_URL: databaseUrl,
-        CRM_BASE_URL: sim.baseUrl,
-        CRM_API_KEY: sim.apiKey,
-        CRM_ACCESS_TOKEN: sim.accessToken,
-        PHOTO_WIDTHS: '240',
-        LOG_LEVEL: 'silent',
-        PUBLIC_URL: 'https://relay.agency.test',
-      }),
-      { log: silentLogger, workers: false, app: { demoDir: null } },
-    );
+  const start = (dataDir: string): Promise<RunningRelay> => startRelayOnDatabase(sim, databaseUrl, dataDir, {}, { workers: false });
 
   it('the second relay (same host, a copy of the first one’s DATA_DIR) refuses to start; the first restarts normally', async () => {
     const first = mkdtempSync(join(tmpdir(), 'estate-identity-'));

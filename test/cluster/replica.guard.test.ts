@@ -12,14 +12,13 @@ import { LISTING_CACHE_TABLES } from '../../server/listings/cache.ts';
 import { attachPostgres } from '../../server/store/postgres.ts';
 import { closeStore, openStore, type Store } from '../../server/store/store.ts';
 import { tablesOf } from '../../server/store/tables.ts';
-import { loadConfig } from '../../server/runtime/config.ts';
-import { silentLogger } from '../../server/runtime/log.ts';
-import { startRelay, type RunningRelay } from '../../server/compose/relay.ts';
+import type { RunningRelay } from '../../server/compose/relay.ts';
 import { startSimulator, type RunningSimulator } from '../../crm-sim/simulator.ts';
 import { freshDatabase } from '../support/postgres.ts';
 import { queryDatabase } from '../compose/pg-rig.ts';
 import { publicListingId } from '../listings/rig.ts';
 import { formatSharedStatus, readSharedStatus } from '../../server/ops/relays.ts';
+import { startRelayOnDatabase } from './relay-on-database.ts';
 
 const postgres = inject('postgres');
 const skipped = 'skipped' in postgres ? postgres.skipped : undefined;
@@ -210,24 +209,7 @@ describe.skipIf(skipped)(`two relays, a bad row and a copy that falls behind${sk
   async function relay(): Promise<RunningRelay> {
     const dataDir = mkdtempSync(join(tmpdir(), 'estate-replica-guard-relay-'));
     dirs.push(dataDir);
-    const started = await startRelay(
-      loadConfig({
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DATA_DIR: dataDir,
-        DATABASE_URL: databaseUrl,
-        CRM_BASE_URL: sim.baseUrl,
-        CRM_API_KEY: sim.apiKey,
-        CRM_ACCESS_TOKEN: sim.accessToken,
-        CRM_REQUESTS_PER_SECOND: '50',
-        PHOTO_WIDTHS: '240',
-        LOG_LEVEL: 'silent',
-        PUBLIC_URL: 'https://relay.agency.test',
-        SYNC_LEASE_MS: '1500',
-        REPLICA_MAX_LAG_SECONDS: '2',
-      }),
-      { log: silentLogger, app: { demoDir: null } },
-    );
+    const started = await startRelayOnDatabase(sim, databaseUrl, dataDir, { SYNC_LEASE_MS: '1500', REPLICA_MAX_LAG_SECONDS: '2' });
     relays.push(started);
     return started;
   }

@@ -5,14 +5,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig } from '../../server/runtime/config.ts';
-import { silentLogger } from '../../server/runtime/log.ts';
-import { startRelay, type RunningRelay } from '../../server/compose/relay.ts';
+import type { RunningRelay } from '../../server/compose/relay.ts';
 import { startSimulator, type RunningSimulator } from '../../crm-sim/simulator.ts';
 import { freshDatabase } from '../support/postgres.ts';
 import { queryDatabase } from '../compose/pg-rig.ts';
 import { publicListingId } from '../listings/rig.ts';
 import { addressSlug } from '../../contract/slug.ts';
+import { startRelayOnDatabase } from './relay-on-database.ts';
 
 const postgres = inject('postgres');
 const skipped = 'skipped' in postgres ? postgres.skipped : undefined;
@@ -37,23 +36,7 @@ describe.skipIf(skipped)(`one agency, two relays on one PostgreSQL database${ski
   async function relay(): Promise<RunningRelay> {
     const dataDir = mkdtempSync(join(tmpdir(), 'estate-shared-sync-'));
     dirs.push(dataDir);
-    const started = await startRelay(
-      loadConfig({
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DATA_DIR: dataDir,
-        DATABASE_URL: databaseUrl,
-        CRM_BASE_URL: sim.baseUrl,
-        CRM_API_KEY: sim.apiKey,
-        CRM_ACCESS_TOKEN: sim.accessToken,
-        CRM_REQUESTS_PER_SECOND: '50',
-        PHOTO_WIDTHS: '240',
-        LOG_LEVEL: 'silent',
-        PUBLIC_URL: 'https://relay.agency.test',
-        SYNC_LEASE_MS: String(LEASE_MS),
-      }),
-      { log: silentLogger, app: { demoDir: null } },
-    );
+    const started = await startRelayOnDatabase(sim, databaseUrl, dataDir, { SYNC_LEASE_MS: String(LEASE_MS) });
     relays.push(started);
     return started;
   }
