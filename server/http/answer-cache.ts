@@ -1,6 +1,6 @@
-import type { IncomingMessage } from 'node:http';
 import { HttpError } from './errors.ts';
 import type { EncodedBody } from './precompressed.ts';
+import { PerClientLimit } from './client-limit.ts';
 
 /**
  * The relay's one store of rendered answers (listing API answers, server-rendered pages, answers
@@ -42,7 +42,7 @@ export interface AnswerCacheOptions {
 export class AnswerCache {
   readonly maxBytes: number;
   /** The per-client limit on answers not in the cache (renders). */
-  readonly renders: RenderLimit;
+  readonly renders: PerClientLimit;
   readonly #entries = new Map<string, Entry>();
   /** How many entries hold each body: it is counted while one does. */
   readonly #bodies = new Map<EncodedBody, number>();
@@ -52,7 +52,7 @@ export class AnswerCache {
 
   constructor(options: AnswerCacheOptions) {
     this.maxBytes = options.maxBytes;
-    this.renders = new RenderLimit(options.rendersPerMinute, options.now ?? Date.now);
+    this.renders = new PerClientLimit(options.rendersPerMinute, options.now ?? Date.now);
   }
 
   /** A namespace of keys (one router of one agency) that can be cleared on its own. */
@@ -164,52 +164,6 @@ export class AnswerScope {
   }
 }
 
-/** Clients a minute tracked one by one; past it, the others share one count (a flood of addresses cannot grow the map). */
-const CLIENTS_TRACKED = 50_000;
-const OVERFLOW = 'others';
-
-/**
- * At most `perMinute` answers rendered for one client (IP address; an IPv6 address by its /64,
- * which one subscriber usually holds whole) in each clock minute; answers already in the cache are
- * never counted. Refusals say when the minute ends (Retry-After).
- */
-export class RenderLimit {
-  #minute = -1;
-  readonly #counts = new Map<string, number>();
-  /** Renders allowed, and refused, since start. */
-  taken = 0;
-  refused = 0;
-
-  constructor(
-    readonly perMinute: number,
-    private readonly now: () => number,
-  ) {}
-
-  /** Counts a render for `client`; undefined when allowed, else the seconds until it would be. */
-  take(client: string | undefined): number | undefined {
-    if (this.perMinute <= 0) {
-      this.taken++;
-      return undefined;
-    }
-    const now = this.now();
-    const minute = Math.floor(now / 60_000);
-    if (minute !== this.#minute) {
-      this.#minute = minute;
-      this.#counts.clear();
-    }
-    let key = clientKey(client);
-    if (!this.#counts.has(key) && this.#counts.size >= CLIENTS_TRACKED) key = OVERFLOW;
-    const count = (this.#counts.get(key) ?? 0) + 1;
-    if (count > this.perMinute) {
-      this.refused++;
-      return Math.max(1, Math.ceil(((minute + 1) * 60_000 - now) / 1000));
-    }
-    this.#counts.set(key, count);
-    this.taken++;
-    return undefined;
-  }
-}
-
 /** The relay's answer cache as its settings say (one per relay: the composition root passes it to every agency). */
 export function answerCacheFor(http: { answerCacheBytes: number; uncachedRendersPerMinute: number }, now?: () => number): AnswerCache {
   return new AnswerCache({ maxBytes: http.answerCacheBytes, rendersPerMinute: http.uncachedRendersPerMinute, now });
@@ -224,24 +178,4 @@ export function tooManyRenders(retryAfterSeconds: number): HttpError {
     undefined,
     { 'Retry-After': String(retryAfterSeconds), 'Cache-Control': 'no-store' },
   );
-}
-
-/** The client a render is counted to: Express's req.ip (TRUST_PROXY decides whose address that is). */
-export function renderClient(req: IncomingMessage & { ip?: string }): string | undefined {
-  return req.ip ?? req.socket.remoteAddress;
-}
-
-function clientKey(address: string | undefined): string {
-  if (!address) return 'unknown';
-  if (address.startsWith('::ffff:')) return address.slice(7);
-  if (!address.includes(':')) return address;
-  // IPv6: the first four groups (the /64), written out so that "::" spellings agree.
-  const [head, tail = ''] = address.split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const groups = address.includes('::') ? [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
-  return groups
-    .slice(0, 4)
-    .map((group) => group.toLowerCase().replace(/^0+(?=.)/, ''))
-    .join(':');
 }

@@ -7,7 +7,8 @@ import { HttpError } from '../http/errors.ts';
 import type { PhotoMirror } from '../photos/mirror.ts';
 import { DYNAMIC_EFFORT, EncodedBody, sendEncoded } from '../http/precompressed.ts';
 import type { ReplayOptions, ResponseCache } from '../http/response-cache.ts';
-import { answerCacheFor, renderClient, tooManyRenders, type AnswerCache } from '../http/answer-cache.ts';
+import { answerCacheFor, tooManyRenders, type AnswerCache } from '../http/answer-cache.ts';
+import { clientOf } from '../http/client-limit.ts';
 import type { ListingCache } from './cache.ts';
 import { publicListings, type PublicListings } from './public-listings.ts';
 import { parseListingsQuery, parseMapQuery, queryKey } from './query.ts';
@@ -112,7 +113,7 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     const indexKey = `map-index|${queryKey(listings.canonical(filters))}`;
     let index = rendered.get<ListingMapIndex>(indexKey);
     if (!index) {
-      const retryAfter = answers.renders.take(renderClient(req));
+      const retryAfter = answers.renders.take(clientOf(req));
       if (retryAfter !== undefined) throw tooManyRenders(retryAfter);
       index = listingMapIndex(listings.all(filters));
       rendered.set(indexKey, index, undefined, index.bytes);
@@ -164,7 +165,7 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   ): Rendered {
     let entry = rendered.get<Rendered>(key);
     if (!entry) {
-      const retryAfter = answers.renders.take(renderClient(req));
+      const retryAfter = answers.renders.take(clientOf(req));
       if (retryAfter !== undefined) throw tooManyRenders(retryAfter);
       entry = new EncodedBody(Buffer.from(JSON.stringify(render())), DYNAMIC_EFFORT);
       rendered.set(key, entry, entry);

@@ -4,7 +4,8 @@ import { addressSlug } from '../../contract/slug.ts';
 import { resolveSrcset } from '../../widget/shared/picture.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { HttpError } from '../http/errors.ts';
-import { renderClient, tooManyRenders, type AnswerCache } from '../http/answer-cache.ts';
+import { tooManyRenders, type AnswerCache } from '../http/answer-cache.ts';
+import { clientOf } from '../http/client-limit.ts';
 import type { PublicListings } from '../listings/index.ts';
 import { goneHead, listHead, listingHead, shareImage } from './head.ts';
 import { clip, escapeHtml } from './html.ts';
@@ -185,7 +186,7 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
     if (!page) {
       let pending = rendering.get(cacheKey);
       if (!pending) {
-        const retryAfter = deps.answers.renders.take(renderClient(req));
+        const retryAfter = deps.answers.renders.take(clientOf(req));
         if (retryAfter !== undefined) throw tooManyRenders(retryAfter);
         const made = make();
         pending = made;

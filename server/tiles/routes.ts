@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { MapBounds, MapConfig } from '../../contract/relay-api.ts';
-import { renderClient } from '../http/answer-cache.ts';
+import { clientOf } from '../http/client-limit.ts';
 import { corsPolicy } from '../http/cors.ts';
 import { servedCrossOrigin } from '../http/cross-origin.ts';
 import { HttpError } from '../http/errors.ts';
@@ -40,7 +40,7 @@ export function tilesRouter(options: TilesRouterOptions): Router {
     if (!NUMBER.test(params.z) || !NUMBER.test(params.x) || !file) return next(refused('No such tile.'));
     const tile = { z: Number(params.z), x: Number(params.x), y: Number(file[1]) };
     if (!source) return next(refused('This relay has no map tiles (MAP_TILE_URL is not set).'));
-    const wait = source.limit.take(renderClient(req));
+    const wait = source.limit.take(clientOf(req));
     if (wait !== undefined)
       return next(
         new HttpError(429, 'too_many_tiles', 'Too many map tiles from this address in a minute. Ask again after Retry-After seconds.', undefined, {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { RenderLimit } from '../http/answer-cache.ts';
+import { PerClientLimit } from '../http/client-limit.ts';
 import type { Clock } from '../runtime/clock.ts';
 import type { TileSettings } from '../runtime/config.ts';
 import type { Logger } from '../runtime/log.ts';
@@ -47,7 +47,7 @@ export interface TileSourceOptions {
 export class TileSource {
   readonly cache: TileDiskCache;
   /** Tiles a minute per client (MAP_TILE_RATE_PER_MINUTE), over every agency. */
-  readonly limit: RenderLimit;
+  readonly limit: PerClientLimit;
   readonly counts = { disk: 0, provider: 0, revalidated: 0, stale: 0, failed: 0 };
   private readonly inFlight = new Map<string, Promise<ServedTile>>();
   private readonly now: Clock;
@@ -58,7 +58,7 @@ export class TileSource {
   constructor(private readonly options: TileSourceOptions) {
     this.now = options.now ?? Date.now;
     this.cache = new TileDiskCache(join(options.dataDir, 'tiles'), options.settings.cacheBytes);
-    this.limit = new RenderLimit(options.settings.ratePerMinute, this.now);
+    this.limit = new PerClientLimit(options.settings.ratePerMinute, this.now);
   }
 
   get attribution(): string {

@@ -1,7 +1,8 @@
 // Issue 24, item 4: the answer cache is bounded in bytes (not entries), counts a shared body once
 // and its compressed forms as they are made, evicts the least recently used, and limits renders per client.
 import { describe, expect, it } from 'vitest';
-import { AnswerCache, ENTRY_OVERHEAD_BYTES, RenderLimit } from '../../server/http/answer-cache.ts';
+import { AnswerCache, ENTRY_OVERHEAD_BYTES } from '../../server/http/answer-cache.ts';
+import { PerClientLimit } from '../../server/http/client-limit.ts';
 import { DYNAMIC_EFFORT, EncodedBody } from '../../server/http/precompressed.ts';
 
 const body = (size: number, seed = 0) => new EncodedBody(Buffer.from(JSON.stringify({ seed, text: 'listing '.repeat(size / 8) })), DYNAMIC_EFFORT);
@@ -60,10 +61,10 @@ describe('AnswerCache', () => {
   });
 });
 
-describe('RenderLimit', () => {
+describe('PerClientLimit', () => {
   it('allows N renders a client a minute, says when to ask again, counts clients apart and IPv6 by its /64', () => {
     let now = 10_000;
-    const limit = new RenderLimit(3, () => now);
+    const limit = new PerClientLimit(3, () => now);
     for (let i = 0; i < 3; i++) expect(limit.take('203.0.113.5')).toBeUndefined();
     expect(limit.take('203.0.113.5')).toBe(50);
     expect(limit.take('::ffff:203.0.113.5')).toBe(50);
@@ -73,6 +74,6 @@ describe('RenderLimit', () => {
     expect(limit.take('2001:db8:1:3::1')).toBeUndefined();
     now = 60_000;
     expect(limit.take('203.0.113.5')).toBeUndefined();
-    expect(new RenderLimit(0, () => now).take('x')).toBeUndefined();
+    expect(new PerClientLimit(0, () => now).take('x')).toBeUndefined();
   });
 });
