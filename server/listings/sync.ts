@@ -57,8 +57,7 @@ export const NOT_SYNC_HOLDER = "another relay holds this agency's sync; it runs 
 
 /** The report of a run that did nothing (refused, or failed before any step). */
 function notRun(kind: SyncKind, error: string): SyncReport {
-  const photos = { downloaded: 0, reused: 0, unchanged: 0, failed: 0, removed: 0 };
-  return { kind, complete: false, pages: 0, listings: 0, changed: 0, removed: 0, photos, crmRequests: 0, seconds: 0, error };
+  return { ...emptyReport(kind), error };
 }
 
 /** modifiedSince reaches this far before the previous run's start: clocks differ, and a record saved mid-run must not slip through. */
@@ -189,17 +188,7 @@ export class ListingSync {
     const state = cache.readState();
     const sweep = kind === 'full' ? state.sweep + 1 : null;
     const signal = this.abort.signal;
-    const report: SyncReport = {
-      kind,
-      complete: false,
-      pages: 0,
-      listings: 0,
-      changed: 0,
-      removed: 0,
-      photos: { downloaded: 0, reused: 0, unchanged: 0, failed: 0, removed: 0 },
-      crmRequests: 0,
-      seconds: 0,
-    };
+    const report = emptyReport(kind);
     const modifiedSince = kind === 'incremental' && state.modifiedSince !== null ? new Date(state.modifiedSince - MODIFIED_SINCE_OVERLAP_MS) : undefined;
     this.log.info({ kind, modifiedSince, cacheAgeSeconds: ageSeconds(state.lastSuccessAt, started) }, `listing sync started (${kind})`);
 
@@ -484,17 +473,7 @@ export class ListingSync {
       const groupOf = (source: string) => this.specs.find((spec) => spec.source === source)?.group;
       const groups = new Set(placements.flat().map((placed) => groupOf(placed.source)));
       const specs = placements.every((list) => list.length > 0) ? this.specs.filter((spec) => groups.has(spec.group)) : this.specs;
-      const report: SyncReport = {
-        kind: 'incremental',
-        complete: false,
-        pages: 0,
-        listings: 0,
-        changed: 0,
-        removed: 0,
-        photos: { downloaded: 0, reused: 0, unchanged: 0, failed: 0, removed: 0 },
-        crmRequests: 0,
-        seconds: 0,
-      };
+      const report = emptyReport('incremental');
       const since = new Date(changedSince - MODIFIED_SINCE_OVERLAP_MS);
       const markers = cache.modifiedMarkers();
       // Listing ids (one per life) the lists returned: on the website now.
@@ -568,4 +547,19 @@ export class ListingSync {
 
 function ageSeconds(since: number | null, now: number): number | null {
   return since === null ? null : Math.max(0, Math.round((now - since) / 1000));
+}
+
+/** A sync's report before it has done anything. */
+function emptyReport(kind: SyncKind): SyncReport {
+  return {
+    kind,
+    complete: false,
+    pages: 0,
+    listings: 0,
+    changed: 0,
+    removed: 0,
+    photos: { downloaded: 0, reused: 0, unchanged: 0, failed: 0, removed: 0 },
+    crmRequests: 0,
+    seconds: 0,
+  };
 }
