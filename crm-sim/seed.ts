@@ -173,6 +173,12 @@ function offerForSaleAndLease(listings: SimListing[]): void {
   if (!sale || !lease) return;
   lease.id = sale.id;
   for (const field of PROPERTY_FIELDS) if (Object.hasOwn(sale.fields, field)) lease.fields[field] = sale.fields[field];
+  // The same home is described the same way (its bedrooms and land), ending with the lease's own last line.
+  const [saleText, leaseText] = [sale.fields.description, lease.fields.description];
+  if (typeof saleText === 'string' && typeof leaseText === 'string') {
+    lease.fields.description = saleText.slice(0, saleText.lastIndexOf(LOCATION_LINE)) + leaseText.slice(leaseText.lastIndexOf(LOCATION_LINE));
+  }
+  if (Object.hasOwn(sale.fields, 'highlights')) lease.fields.highlights = sale.fields.highlights;
   lease.timeZone = sale.timeZone;
   lease.photos = sale.photos;
 }
@@ -454,10 +460,30 @@ function buildAddress(rng: Prng, suburb: SuburbInfo, category: Category, typeKey
   };
 }
 
-function describe(rng: Prng, featureKey: string, suburb: SuburbInfo, lead: string, closing: string): string {
-  const features = rng.sample(FEATURES[featureKey] ?? FEATURES.House!, rng.int(3, 5));
+/**
+ * Features that name a number of bedrooms, and the counts they fit: a description must not call a
+ * two-bedroom unit's robes "both" of three, nor give a homestead four bedrooms the record lacks.
+ */
+const FEATURE_BEDROOMS: Record<string, (bed: number | null) => boolean> = {
+  'Main bedroom with walk-in robe and fully tiled ensuite': (bed) => bed !== null && bed >= 2,
+  'Main bedroom with ensuite and private balcony': (bed) => bed !== null && bed >= 2,
+  'Separate study or fifth bedroom at the front of the home': (bed) => bed === 4,
+  'Built-in robes to both bedrooms': (bed) => bed === 2,
+  'Four-bedroom homestead with wraparound verandah': (bed) => bed === 4,
+};
+
+/** The features of a kind of property that agree with its bedrooms. */
+function featuresFor(featureKey: string, bed: number | null): string[] {
+  return (FEATURES[featureKey] ?? FEATURES.House!).filter((feature) => FEATURE_BEDROOMS[feature]?.(bed) ?? true);
+}
+
+/** Where a description's last paragraph (the suburb, then the sale's or lease's own closing) starts. */
+const LOCATION_LINE = '\r\n\r\nLocated in ';
+
+function describe(rng: Prng, features: string[], suburb: SuburbInfo, lead: string, closing: string): string {
+  features = rng.sample(features, Math.min(features.length, rng.int(3, 5)));
   const bullets = features.map((feature) => `&#x2022; ${feature}`).join('\r\n');
-  return `${lead}\r\n\r\n${bullets}\r\n\r\nLocated in ${suburb.name}, close to transport, shops &amp; schools. ${closing}`;
+  return `${lead}\r\n\r\n${bullets}${LOCATION_LINE}${suburb.name}, close to transport, shops &amp; schools. ${closing}`;
 }
 
 function legalFields(rng: Prng, suburb: SuburbInfo) {
@@ -790,7 +816,8 @@ export function buildListing(rng: Prng, ctx: BuildContext): SimListing {
       : method === METHODS_OF_SALE.auction
         ? 'Auction on site unless sold prior.'
         : 'Inspection by appointment.';
-  const description = describe(rng, featureKey, suburb, lead, closing);
+  const fittingFeatures = featuresFor(featureKey, bed);
+  const description = describe(rng, fittingFeatures, suburb, lead, closing);
 
   const legal = legalFields(rng, suburb);
   const tenanted = market === 'sale' && (typeKey === 'Unit' || typeKey === 'Apartment' || propertyClass === 'commercial') && rng.chance(0.45);
@@ -991,7 +1018,7 @@ export function buildListing(rng: Prng, ctx: BuildContext): SimListing {
         keyOutContact: null,
       },
     ],
-    highlights: rng.sample(FEATURES[featureKey] ?? [], 3).map((feature) => feature.replace(/&amp;/g, '&').replace(/&#39;/g, "'")),
+    highlights: rng.sample(fittingFeatures, 3).map((feature) => feature.replace(/&amp;/g, '&').replace(/&#39;/g, "'")),
     portals:
       publishedToWeb === null
         ? []

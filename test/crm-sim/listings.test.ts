@@ -83,6 +83,34 @@ describe('CRM simulator: listing lists', () => {
     }
   });
 
+  it('describes each home as its record has it: bedrooms and land area agree with the text', async () => {
+    let checked = 0;
+    for (const path of ['/properties/residential/sale', '/properties/residential/lease', '/properties/rural/sale', '/properties/land/sale']) {
+      const { body } = await call(`${path}?pagesize=100`);
+      for (const item of body.items as Array<{
+        id: number;
+        bed: number | null;
+        description: string;
+        highlights?: string[];
+        landArea: { value: number | null; units: string };
+      }>) {
+        const text = [item.description, ...(item.highlights ?? [])].join('\n');
+        const stated = /this (\d+)-bedroom/.exec(text);
+        if (stated) expect(Number(stated[1]), `${path} ${item.id}`).toBe(item.bed);
+        if (/Four-bedroom|fifth bedroom/.test(text)) expect(item.bed, `${path} ${item.id}: ${text}`).toBe(4);
+        if (/both bedrooms/.test(text)) expect(item.bed, `${path} ${item.id}: ${text}`).toBe(2);
+        if (/Main bedroom/.test(text)) expect(item.bed, `${path} ${item.id}: ${text}`).toBeGreaterThanOrEqual(2);
+        const land = /approximately (\d+)(sqm| hectares)|A (\d+)sqm allotment/.exec(text);
+        if (land) {
+          expect(Number(land[1] ?? land[3]), `${path} ${item.id}`).toBe(item.landArea.value);
+          expect(land[2] === ' hectares' ? 'hectare' : 'sqm').toBe(item.landArea.units);
+        }
+        checked += stated || land ? 1 : 0;
+      }
+    }
+    expect(checked).toBeGreaterThan(20);
+  });
+
   it('returns records in the reference shapes, confidential fields included', async () => {
     const { body } = await call('/properties/residential/sale?pagesize=100');
     for (const item of body.items) {
