@@ -75,7 +75,7 @@ export const configSchema = z.object({
     .default('false')
     .transform(parseTrustProxy)
     .describe(
-      'Proxies whose X-Forwarded-For is believed: false, a hop count (1 = one proxy in front), or comma-separated subnets/addresses (loopback, linklocal, uniquelocal, 10.0.0.0/8, ...). `true` is refused: any client could then pick its own address.',
+      'Proxies whose X-Forwarded-For is believed (and X-Forwarded-Host: with AGENCIES_FILE it picks the agency whose `hosts` serve their pages): false, a hop count (1 = one proxy in front), or comma-separated subnets/addresses (loopback, linklocal, uniquelocal, 10.0.0.0/8, ...). `true` is refused: any client could then pick its own address.',
     ),
   METRICS_TOKEN: z
     .string()
@@ -93,7 +93,7 @@ export const configSchema = z.object({
     .min(0)
     .default(120)
     .describe(
-      'Answers one client (IP address, an IPv6 /64; see TRUST_PROXY) may have rendered a minute that are not in the answer cache; past it, 429 with Retry-After. Cached answers are never limited. 0 turns the limit off.',
+      "Answers one client (IP address, an IPv6 /64; see TRUST_PROXY) may have rendered a minute that are not in the answer cache; past it, 429 with Retry-After. Cached answers are never limited. With AGENCIES_FILE each agency's listing pages count apart (a crawler of one agency's site never uses up another's). 0 turns the limit off.",
     ),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Log level.'),
   SIM_LISTINGS: positiveInt(40).describe('Demo mode: number of listings the embedded simulator seeds.'),
