@@ -1,7 +1,9 @@
 import { readFileSync, statSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
+import { domainToASCII } from 'node:url';
 import { z } from 'zod';
-import { ConfigError, type Config } from '../runtime/config.ts';
+import { ConfigError, isTimeZone, type Config } from '../runtime/config.ts';
 
 /** A slug is a path segment: /a/<slug>/. */
 export const AGENCY_SLUG = /^[a-z0-9-]{1,40}$/;
@@ -18,6 +20,34 @@ const origin = z
   }, 'each entry must be an origin only (scheme, host and port, no path)')
   .transform((value) => new URL(value).origin);
 
+/** Host names of one agency: enough for its domains and a listings subdomain or two. */
+const MAX_HOSTS = 20;
+
+/**
+ * A host name the agency's listing pages are served at (its root paths): a listings subdomain
+ * CNAME'd to the relay, or its domain behind a proxy that passes the Host on. Compared with the
+ * request's host name, so it is kept in the form browsers send: lower case, punycode, no trailing dot.
+ */
+const hostName = z.string().transform((value, context) => {
+  const refuse = (message: string) => {
+    context.addIssue({ code: 'custom', message });
+    return z.NEVER;
+  };
+  if (/[/:@?#\s]/.test(value)) return refuse('must be a host name only, such as listings.agency.example (no scheme, port or path)');
+  const ascii = domainToASCII(value.trim().replace(/\.$/, ''));
+  if (!ascii) return refuse('must be a host name such as listings.agency.example');
+  if (isIP(ascii)) return refuse("must be a host name, not an IP address (an address is not the agency's own name)");
+  const labels = ascii.split('.');
+  if (labels.length < 2 || ascii.length > 253 || !labels.every((label) => /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(label)))
+    return refuse('must be a host name such as listings.agency.example (labels of a-z, 0-9 and -, at least one dot)');
+  return ascii;
+});
+
+/** A URL's host name as compared with `hosts` (its port aside). */
+export function hostOf(url: string): string {
+  return new URL(url).hostname.replace(/\.$/, '');
+}
+
 const agencySchema = z.strictObject({
   slug: z.string().regex(AGENCY_SLUG, 'must be 1 to 40 characters of a-z, 0-9 and -'),
   name: z.string().trim().min(1, 'must not be empty').max(120, 'must be at most 120 characters'),
@@ -27,6 +57,13 @@ const agencySchema = z.strictObject({
     .url({ protocol: /^https?$/, message: "must be an http(s) URL such as https://agency.example (the agency's own site)" })
     .refine((value) => !/[?#]/.test(value), 'must not have a query or fragment')
     .transform((value) => value.replace(/\/+$/, ''))
+    .optional(),
+  hosts: z.array(hostName).max(MAX_HOSTS, `must list at most ${MAX_HOSTS} host names`).default([]),
+  wrapperUrl: z.url({ protocol: /^https?$/, message: "must be an http(s) URL of a page of the agency's site" }).optional(),
+  timeZone: z.string().refine(isTimeZone, 'must be an IANA time zone such as Australia/Perth').optional(),
+  listingPath: z
+    .string()
+    .regex(/^(\/[A-Za-z0-9._~-]+)+$/, 'must be a path such as /listings (no trailing slash, no query)')
     .optional(),
 });
 
@@ -39,7 +76,13 @@ export type AgencyEntry = z.infer<typeof agencySchema>;
  * Reads and checks AGENCIES_FILE. Every problem is named by agency (slug, or its place in the
  * list) and field; an access token's value is never repeated in an error. Throws a ConfigError.
  */
-export function readAgenciesFile(path: string): AgencyEntry[] {
+/** What the file is checked against beyond itself. */
+export interface AgencyChecks {
+  /** PUBLIC_URL: its host serves every agency under /a/<slug>/, so no agency may claim it in `hosts`. */
+  publicUrl?: string;
+}
+
+export function readAgenciesFile(path: string, options: AgencyChecks = {}): AgencyEntry[] {
   const file = resolve(path);
   let text: string;
   try {
@@ -62,15 +105,15 @@ export function readAgenciesFile(path: string): AgencyEntry[] {
     const position = /position (\d+)/.exec((error as Error).message)?.[1];
     throw new ConfigError([`AGENCIES_FILE: ${file} is not valid JSON${position ? ` (at character ${position})` : ''}`]);
   }
-  return parseAgencies(json);
+  return parseAgencies(json, options);
 }
 
 /** Checks the file's parsed JSON (see readAgenciesFile). */
-export function parseAgencies(json: unknown): AgencyEntry[] {
+export function parseAgencies(json: unknown, options: AgencyChecks = {}): AgencyEntry[] {
   const top = fileSchema.safeParse(json);
   if (!top.success)
     throw new ConfigError([
-      'AGENCIES_FILE: must be a JSON object { "agencies": [ { "slug", "name", "accessToken", "allowedOrigins", "siteUrl" }, … ] } and nothing else',
+      'AGENCIES_FILE: must be a JSON object { "agencies": [ { "slug", "name", "accessToken", "allowedOrigins", "siteUrl", "hosts", "wrapperUrl", … }, … ] } and nothing else',
     ]);
   const problems: string[] = [];
   const agencies: AgencyEntry[] = [];
@@ -103,8 +146,31 @@ export function parseAgencies(json: unknown): AgencyEntry[] {
       problems.push(`AGENCIES_FILE: "${agency.slug}": accessToken: is the same as agency "${owner}"'s (one token is one agency's account)`);
     else seenTokens.set(agency.accessToken, agency.slug);
   }
+  problems.push(...hostProblems(agencies, options));
   if (problems.length) throw new ConfigError(problems);
   return agencies;
+}
+
+/**
+ * A request's Host picks one agency's pages: a host name listed twice (by two agencies, or twice by
+ * one) or the relay's own (PUBLIC_URL, where every agency is under /a/<slug>/) is refused.
+ */
+function hostProblems(agencies: AgencyEntry[], options: AgencyChecks): string[] {
+  const problems: string[] = [];
+  const relayHost = options.publicUrl ? hostOf(options.publicUrl) : undefined;
+  const owners = new Map<string, string>();
+  for (const agency of agencies) {
+    agency.hosts.forEach((host, index) => {
+      const field = `AGENCIES_FILE: "${agency.slug}": hosts.${index}`;
+      const owner = owners.get(host);
+      if (host === relayHost)
+        problems.push(`${field}: "${host}" is the relay's own host (PUBLIC_URL), which serves every agency under /a/<slug>/: list the agency's own names only`);
+      else if (owner === agency.slug) problems.push(`${field}: "${host}" is listed twice`);
+      else if (owner !== undefined) problems.push(`${field}: "${host}" is also agency "${owner}"'s (a host name serves one agency's pages)`);
+      else owners.set(host, agency.slug);
+    });
+  }
+  return problems;
 }
 
 /** The folder of one agency's store (0700, like DATA_DIR): DATA_DIR/agencies/<slug>. */
@@ -113,7 +179,8 @@ export function agencyDataDir(dataDir: string, slug: string): string {
 }
 
 /**
- * One agency's settings: the relay's, with the agency's token, origins, site and store folder.
+ * One agency's settings: the relay's, with the agency's token, origins, site (URL, name, wrapper,
+ * time zone, listing path) and store folder.
  * Its catch-up interval comes from the plan of all agencies together (planAgencies), its sweep is
  * daily and list polls are left to the stream and the sweep, as that plan counts them.
  */
@@ -129,6 +196,14 @@ export function agencyConfig(base: Config, agency: AgencyEntry, catchUpIntervalM
       listPollMinutes: 24 * 60,
       fullSweepHours: 24,
     },
-    site: { ...base.site, url: agency.siteUrl, name: agency.name },
+    site: {
+      ...base.site,
+      url: agency.siteUrl,
+      name: agency.name,
+      wrapperUrl: agency.wrapperUrl,
+      // SITE_TIME_ZONE and SITE_LISTING_PATH are the defaults of agencies that name none.
+      timeZone: agency.timeZone ?? base.site.timeZone,
+      listingPath: agency.listingPath ?? base.site.listingPath,
+    },
   };
 }

@@ -1,4 +1,4 @@
-import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
+import { Router, type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { chmodSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SharedDatabase } from '../store/shared-database.ts';
@@ -16,6 +16,7 @@ import { HttpError, notFoundHandler } from '../http/errors.ts';
 import { AgenciesBudgetRefusedError, describeAgenciesPlan, planAgencies, type AgenciesPlan } from '../listings/budget.ts';
 import { renderPushMetrics, type ChangeWorkerCounts } from '../listings/events.ts';
 import { webhookRouter, type WebhookCounts } from '../listings/index.ts';
+import type { Feature } from '../runtime/feature.ts';
 import type { Logger } from '../runtime/log.ts';
 import { metricsAccess, PROMETHEUS_CONTENT_TYPE } from '../http/metrics-access.ts';
 import { PhotoFolderGuard } from '../photos/folder-guard.ts';
@@ -27,6 +28,9 @@ import { answerCacheFor, type AnswerCache } from '../http/answer-cache.ts';
 import { STORE_FILE_MODE, type Store } from '../store/store.ts';
 import { widgetRouter } from '../http/widget-assets.ts';
 import { createGeocoding, type Geocoding } from '../places/index.ts';
+import { elementRenderer, pageSite, pagesFeature } from '../pages/index.ts';
+import type { ElementRenderer } from '../pages/render.ts';
+import { agencyHostRobots, relayHostRobots } from '../pages/robots.ts';
 import { agencyConfig, readAgenciesFile, type AgencyEntry } from './agencies-file.ts';
 
 /** Written by the relay into DATA_DIR for `npm run relay -- agencies` (no token in it). */
@@ -65,6 +69,8 @@ export interface RunningAgency {
   entry: AgencyEntry;
   agency: Agency;
   handler: RequestHandler;
+  /** Its listing pages (server/pages), in `handler` under /a/<slug>/ and alone at the root paths of its hosts. */
+  pages: RequestHandler;
   /** False once removed or replaced: its routes answer 404 and its recorded answers are not replayed. */
   serving: boolean;
   started: boolean;
@@ -105,6 +111,10 @@ export interface AgencySetOptions {
   answers?: AnswerCache;
   /** The relay's map tiles, one disk cache and per-client rate for every agency (undefined: MAP_TILE_URL unset). */
   tiles?: TileSource;
+  /** Where browsers reach the relay, for the agencies' listing pages (default PUBLIC_URL; the demo: the address it listens on). */
+  relayUrl?: string;
+  /** URLs per sitemap file before an agency's sitemap becomes an index (default 50,000; tests use fewer). */
+  maxUrlsPerSitemap?: number;
 }
 
 export interface ReloadReport {
@@ -150,6 +160,10 @@ export class AgencySet {
   private closed = false;
   /** One for the relay: every agency's listings are placed through it, at the geocoder's one pace. */
   private readonly geocoding: Geocoding;
+  /** One for every agency's pages: the elements' server build is loaded once (and its absence said once). */
+  private readonly renderer: ElementRenderer;
+  /** The served agencies by the host names in their `hosts` (rebuilt whenever the served set changes). */
+  private byHostName = new Map<string, RunningAgency>();
 
   private constructor(private readonly options: AgencySetOptions) {
     this.log = options.log.child({ component: 'agencies' });
@@ -167,6 +181,7 @@ export class AgencySet {
     this.photoGuard = options.photoGuard ?? new PhotoFolderGuard();
     this.sharedWidget = widgetRouter(options.widgetDir);
     this.answers = options.answers ?? answerCacheFor(options.config.http);
+    this.renderer = elementRenderer(options.widgetDir, this.log);
   }
 
   /** Composes every agency of the file and plans them together; refuses (ConfigError) a file or a plan that does not fit, having closed what it opened. */
@@ -182,6 +197,7 @@ export class AgencySet {
       const plan = set.planFor(composed);
       if (!plan.fits) throw new AgenciesBudgetRefusedError(plan);
       for (const running of composed) set.serving.set(running.entry.slug, running);
+      set.indexHosts();
       set.applyPlan(plan);
     } catch (error) {
       await Promise.all(composed.map((running) => running.agency.close()));
@@ -193,7 +209,19 @@ export class AgencySet {
   private readEntries(): AgencyEntry[] {
     if (this.options.readEntries) return this.options.readEntries();
     if (!this.options.config.agenciesFile) throw new ConfigError(['AGENCIES_FILE: is not set']);
-    return readAgenciesFile(this.options.config.agenciesFile);
+    return readAgenciesFile(this.options.config.agenciesFile, { publicUrl: this.options.config.http.publicUrl });
+  }
+
+  /** The served agency whose `hosts` name `host` (a request's host name, as Express reads it: TRUST_PROXY decides whether X-Forwarded-Host counts). */
+  byHost(host: string | undefined): RunningAgency | undefined {
+    if (!host) return undefined;
+    return this.byHostName.get(host.toLowerCase().replace(/\.$/, ''));
+  }
+
+  private indexHosts(): void {
+    const index = new Map<string, RunningAgency>();
+    for (const running of this.serving.values()) for (const host of running.entry.hosts) index.set(host, running);
+    this.byHostName = index;
   }
 
   /** Starts every agency's workers and the status file. */
@@ -264,7 +292,7 @@ export class AgencySet {
     });
     // Back after a removal, its rows may name images another agency's clean-up deleted meanwhile: fetched again, never served broken.
     agency.listings.forgetMissingPhotos();
-    const running: RunningAgency = { entry, agency, handler: () => undefined, serving: true, started: false, inFlight: 0 };
+    const running: RunningAgency = { entry, agency, handler: () => undefined, pages: () => undefined, serving: true, started: false, inFlight: 0 };
     running.handler = this.agencyRouter(running);
     return running;
   }
@@ -282,12 +310,17 @@ export class AgencySet {
     const { agency } = running;
     let limitStores = this.enquiryLimits.get(running.entry.slug);
     if (!limitStores) this.enquiryLimits.set(running.entry.slug, (limitStores = enquiryLimitStores()));
-    const features = agencyFeatures(agency, {
-      ownOrigins: this.options.ownOrigins,
-      log: this.options.log,
-      enquiryLimitStores: limitStores,
-      tiles: this.options.tiles,
-    });
+    const pages = this.pagesOf(running);
+    running.pages = this.pagesHandler(running, pages.router!);
+    const features = [
+      ...agencyFeatures(agency, {
+        ownOrigins: this.options.ownOrigins,
+        log: this.options.log,
+        enquiryLimitStores: limitStores,
+        tiles: this.options.tiles,
+      }),
+      pages,
+    ];
     const router = Router({ caseSensitive: true, strict: true });
     // An answer recorded for replay is sent only while this very agency is served (not after a reload replaced or removed it).
     router.use((_req, res, next) => {
@@ -320,13 +353,53 @@ export class AgencySet {
       res.send(features.map((feature) => feature.metrics?.() ?? '').join(''));
     });
     router.use(notFoundHandler);
-    // A request that outlived its composition (replaced or removed, and its store closed after
-    // REQUESTS_IN_FLIGHT_WAIT_MS): 503 with Retry-After, which clients and the widget retry, never a 500.
-    router.use(((error, _req, _res, next) => {
+    router.use(this.reloadedAnswer(running));
+    return router;
+  }
+
+  /** A request that outlived its composition (replaced or removed, and its store closed after REQUESTS_IN_FLIGHT_WAIT_MS): 503 with Retry-After, which clients and the widget retry, never a 500. */
+  private reloadedAnswer(running: RunningAgency): ErrorRequestHandler {
+    return (error, _req, _res, next) => {
       if (!running.storeClosed) return next(error);
       next(new HttpError(503, 'unavailable', 'This agency was just reloaded; try again in a moment.', undefined, { 'Retry-After': '1' }));
-    }) as ErrorRequestHandler);
+    };
+  }
+
+  /** The agency's listing pages: its site, name, wrapper and time zone (agencyConfig), its store's published pages, its own page cache and render limit. */
+  private pagesOf(running: RunningAgency): Feature {
+    const { agency, entry } = running;
+    return pagesFeature({
+      config: agency.config,
+      store: agency.store,
+      log: this.options.log,
+      listings: agency.listings.publicListings,
+      onListingsChange: (listener) => agency.listings.cache.onChange(listener),
+      filled: () => agency.listings.cache.readState().lastSuccessAt !== null,
+      // A replaced composition leaves the record to the one serving now; relays on one database, to the sync holder.
+      recordsPublished: () => running.serving && (!agency.sharedSync || agency.sharedSync.holdsSync),
+      ownUrl: this.relayUrl(),
+      widgetDir: this.options.widgetDir,
+      demoDir: null,
+      maxUrlsPerSitemap: this.options.maxUrlsPerSitemap,
+      answers: this.answers,
+      agency: { slug: entry.slug, hosts: entry.hosts },
+      renderer: this.renderer,
+    });
+  }
+
+  /** The pages alone, as served at the root paths of the agency's hosts: what they do not answer is a 404, never another route. */
+  private pagesHandler(running: RunningAgency, pages: RequestHandler): RequestHandler {
+    const router = Router({ caseSensitive: true, strict: true });
+    router.use(pages);
+    router.use(notFoundHandler);
+    router.use(this.reloadedAnswer(running));
     return router;
+  }
+
+  private relayUrl(): string {
+    const url = this.options.relayUrl ?? this.options.config.http.publicUrl;
+    if (!url) throw new ConfigError(['PUBLIC_URL: is required with AGENCIES_FILE (the listing pages and script tags name it)']);
+    return url;
   }
 
   /** Resolves once the composition answers no request (true), or after `timeoutMs` (false). */
@@ -370,27 +443,78 @@ export class AgencySet {
    */
   router(options: { shared?: boolean } = {}): RequestHandler {
     const router = Router({ caseSensitive: true, strict: true });
-    // Beside a root agency (demo), the root's webhook and photo routes serve everyone.
-    if (options.shared !== false) this.mountShared(router);
+    // Beside a root agency (demo), the root's webhook, photo and page routes serve everyone.
+    if (options.shared !== false) {
+      this.mountShared(router);
+      this.mountHostPages(router);
+    }
     router.use('/a/:slug', (req, res, next) => {
       const running = this.serving.get((req.params as { slug: string }).slug);
-      if (!running) {
+      // At an agency's own host name, another agency's paths are not there: one site shows one agency.
+      const hostAgency = options.shared !== false ? this.byHost(req.hostname) : undefined;
+      if (!running || (hostAgency && hostAgency !== running)) {
         next(new HttpError(404, 'unknown_agency', 'No agency with this slug is served by this relay.'));
         return;
       }
-      // Counted until answered (or the connection gone): a composition replaced meanwhile keeps its store open for it.
-      running.inFlight++;
-      let counted = true;
-      const done = () => {
-        if (!counted) return;
-        counted = false;
-        if (--running.inFlight === 0) running.onIdle?.();
-      };
-      res.once('finish', done);
-      res.once('close', done);
-      running.handler(req, res, next);
+      this.dispatch(running, running.handler, req, res, next);
     });
     return router;
+  }
+
+  /** Hands a request to an agency's composition, counted until answered (or the connection gone): a composition replaced meanwhile keeps its store open for it. */
+  private dispatch(running: RunningAgency, handler: RequestHandler, req: Request, res: Response, next: NextFunction): void {
+    running.inFlight++;
+    let counted = true;
+    const done = () => {
+      if (!counted) return;
+      counted = false;
+      if (--running.inFlight === 0) running.onIdle?.();
+    };
+    res.once('finish', done);
+    res.once('close', done);
+    void handler(req, res, next);
+  }
+
+  /**
+   * The root paths of the listing pages (/listings/…, /sitemap.xml, /fragments/…) and robots.txt,
+   * by the request's host name (Express's req.hostname: the Host header, or X-Forwarded-Host when
+   * TRUST_PROXY trusts the proxy that sent it, as for client addresses). An agency's host serves
+   * its pages; any other host has none there (each agency's are under /a/<slug>/).
+   */
+  private mountHostPages(router: Router): void {
+    router.get('/robots.txt', (req, res) => {
+      const running = this.byHost(req.hostname);
+      const text = running
+        ? agencyHostRobots(this.sitemapUrlOf(running))
+        : relayHostRobots(this.list().flatMap((each) => (this.pagesOnRelay(each) ? [] : [each.entry.slug])));
+      res.set('Cache-Control', 'public, max-age=300').type('text/plain').send(text);
+    });
+    router.use((req, res, next) => {
+      if (!isPagePath(req.path)) return next();
+      const running = this.byHost(req.hostname);
+      if (running) {
+        this.dispatch(running, running.pages, req, res, next);
+        return;
+      }
+      next(
+        new HttpError(
+          404,
+          'unknown_host',
+          "No agency's listing pages are served at this host name: each agency's are under /a/<slug>/, and at the host names its entry lists.",
+        ),
+      );
+    });
+  }
+
+  /** Where an agency's sitemap is, on its site (or the relay, without one). */
+  private sitemapUrlOf(running: RunningAgency): string {
+    const site = pageSite(running.agency.config, this.relayUrl(), { slug: running.entry.slug, hosts: running.entry.hosts });
+    return `${site.url}${site.prefix}/sitemap.xml`;
+  }
+
+  /** Whether an agency's pages name the relay as their canonical address (no siteUrl, no hosts). */
+  private pagesOnRelay(running: RunningAgency): boolean {
+    return !running.entry.siteUrl && running.entry.hosts.length === 0;
   }
 
   private mountShared(router: Router): void {
@@ -594,6 +718,7 @@ export class AgencySet {
     for (const entry of entries) ordered.set(entry.slug, fresh.find((running) => running.entry.slug === entry.slug) ?? this.serving.get(entry.slug)!);
     this.serving.clear();
     for (const [slug, running] of ordered) this.serving.set(slug, running);
+    this.indexHosts();
     this.applyPlan(plan);
     // The old compositions' workers stop before the new ones' start; their stores stay open for the requests they are answering.
     await Promise.all(replaced.map((old) => Promise.all(agencyWorkers(old.agency).map((worker) => worker.stop()))));
@@ -710,6 +835,7 @@ export class AgencySet {
     await this.reloading.catch(() => undefined);
     const all = [...this.serving.values(), ...this.draining];
     this.serving.clear();
+    this.indexHosts();
     this.draining.clear();
     // Replaced ones waiting for their requests: the server has stopped answering, so they close now.
     const retiring = [...this.retiring];
@@ -718,6 +844,20 @@ export class AgencySet {
   }
 }
 
+/** Whether a path is one of the listing pages' (server/pages/router.ts: /listings/…, /sitemap.xml, /fragments/…), as served at an agency's hosts. */
+function isPagePath(path: string): boolean {
+  return path === '/sitemap.xml' || /^\/(?:listings|fragments)(?:\/|$)/.test(path);
+}
+
 function sameEntry(a: AgencyEntry, b: AgencyEntry): boolean {
-  return a.name === b.name && a.accessToken === b.accessToken && a.siteUrl === b.siteUrl && a.allowedOrigins.join(' ') === b.allowedOrigins.join(' ');
+  return (
+    a.name === b.name &&
+    a.accessToken === b.accessToken &&
+    a.siteUrl === b.siteUrl &&
+    a.allowedOrigins.join(' ') === b.allowedOrigins.join(' ') &&
+    a.hosts.join(' ') === b.hosts.join(' ') &&
+    a.wrapperUrl === b.wrapperUrl &&
+    a.timeZone === b.timeZone &&
+    a.listingPath === b.listingPath
+  );
 }

@@ -157,6 +157,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
         answers,
         userAgent,
         tiles,
+        maxUrlsPerSitemap: options.maxUrlsPerSitemap,
       });
     } else {
       await sharedDatabase?.prepareAgencies([undefined]);
@@ -252,6 +253,9 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
         answers,
         geocoding: root.places.geocoding,
         tiles,
+        // No PUBLIC_URL in the demo: the address it listens on.
+        relayUrl: config.http.publicUrl ?? url,
+        maxUrlsPerSitemap: options.maxUrlsPerSitemap,
       });
     } catch (error) {
       server.close();
@@ -319,7 +323,7 @@ function demoAgencies(accounts: Array<{ name: string; accessToken: string }>): A
         .replace(/-+$/, '') || 'agency';
     const slug = used.has(base) ? `${base}-${index + 2}` : base;
     used.add(slug);
-    return { slug, name: account.name, accessToken: account.accessToken, allowedOrigins: [] };
+    return { slug, name: account.name, accessToken: account.accessToken, allowedOrigins: [], hosts: [] };
   });
 }
 

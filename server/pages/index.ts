@@ -2,17 +2,19 @@ import { join } from 'node:path';
 import type { Clock } from '../runtime/clock.ts';
 import type { Config } from '../runtime/config.ts';
 import { answerCacheFor, type AnswerCache } from '../http/answer-cache.ts';
+import { PerClientLimit } from '../http/client-limit.ts';
 import type { Feature } from '../runtime/feature.ts';
 import type { PublicListings } from '../listings/index.ts';
 import type { Logger } from '../runtime/log.ts';
 import type { Store } from '../store/store.ts';
 import { SitePaths } from './paths.ts';
 import { publishedPages } from './published.ts';
-import { elementRenderer } from './render.ts';
+import { elementRenderer, type ElementRenderer } from './render.ts';
 import { pagesRouter } from './router.ts';
 import { WrapperCache, type WrapperSource } from './wrapper.ts';
 
 export { WRAPPER_MARKER } from './wrapper.ts';
+export { elementRenderer } from './render.ts';
 export { LIST_PAGE_SIZE } from './router.ts';
 
 /** The demo agency: the name its pages carry when SITE_NAME is unset. */
@@ -38,36 +40,40 @@ export interface PagesOptions {
   now?: Clock;
   /** The relay's one answer cache (http/answer-cache.ts; default: the pages' own, from config.http). */
   answers?: AnswerCache;
+  /**
+   * AGENCIES_FILE: the agency these pages are of. Its site settings are config.site (agencyConfig);
+   * its widget and API are under /a/<slug>/ on the relay; it has its own render limit per client;
+   * warnings name its fields in the file.
+   */
+  agency?: { slug: string; hosts: readonly string[] };
+  /** One renderer for every agency's pages (it loads the server build once, and warns once without it). */
+  renderer?: ElementRenderer;
 }
 
 /**
  * Server-rendered listing pages (issue #13) as a feature of the relay: its router serves
  * /listings/..., /sitemap.xml and /fragments/listings/... from the settings SITE_URL,
- * SITE_LISTING_PATH, SITE_WRAPPER_URL, SITE_NAME. No workers and no readiness of its own: it reads
- * the listing cache, whose feature says when that is filled.
+ * SITE_LISTING_PATH, SITE_WRAPPER_URL, SITE_NAME, SITE_TIME_ZONE (with AGENCIES_FILE: each
+ * agency's siteUrl, listingPath, wrapperUrl, name and timeZone, the router mounted under
+ * /a/<slug>/ and at the root of its hosts). No workers and no readiness of its own: it reads the
+ * listing cache, whose feature says when that is filled.
  */
 export function pagesFeature(options: PagesOptions): Feature {
-  const { config, log } = options;
-  // Canonical URLs name the agency's site; without one, the relay's public address.
-  const siteUrl = config.site.url ?? config.http.publicUrl ?? options.ownUrl;
-  const relayOrigin = config.http.publicUrl ?? options.ownUrl;
+  const { config, agency } = options;
+  const log = agency ? options.log.child({ agency: agency.slug }) : options.log;
+  const publicUrl = config.http.publicUrl ?? options.ownUrl;
+  // An agency's widget and enquiry API are its own, under /a/<slug>/.
+  const relayBase = agency ? `${publicUrl}/a/${agency.slug}` : publicUrl;
+  const site = pageSite(config, publicUrl, agency);
   const demoWrapper = config.demoMode && options.demoDir ? join(options.demoDir, 'listing.html') : null;
   const source: WrapperSource = config.site.wrapperUrl
-    ? { url: config.site.wrapperUrl, refreshMinutes: config.site.wrapperMinutes }
+    ? { url: config.site.wrapperUrl, refreshMinutes: config.site.wrapperMinutes, setting: agency ? `AGENCIES_FILE "${agency.slug}" wrapperUrl` : undefined }
     : demoWrapper
       ? { file: demoWrapper }
       : null;
-  if (!config.demoMode && !config.site.url) {
-    log.warn('SITE_URL is unset: listing pages name the relay (PUBLIC_URL) as their canonical address, not the agency site');
-  }
-  // The pages' enquiry forms post from the agency's domain to the relay: that origin must be allowed.
-  if (!config.demoMode && config.site.url && !config.http.allowedOrigins.includes(new URL(config.site.url).origin)) {
-    log.warn(
-      { siteOrigin: new URL(config.site.url).origin },
-      "SITE_URL's origin is not in ALLOWED_ORIGINS: enquiries sent from the listing pages on the agency site would be refused",
-    );
-  }
+  warnAboutSite(config, log, site, agency);
   const wrapper = new WrapperCache(source, log, options.now);
+  const answers = options.answers ?? answerCacheFor(config.http);
   const router = pagesRouter({
     listings: options.listings,
     onListingsChange: options.onListingsChange,
@@ -75,16 +81,18 @@ export function pagesFeature(options: PagesOptions): Feature {
     recordsPublished: options.recordsPublished,
     published: publishedPages(options.store),
     wrapper,
-    paths: new SitePaths(siteUrl, config.site.listingPath),
+    paths: new SitePaths(site.url, site.prefix),
     // Pages the relay serves itself in the demo use root-relative URLs: right on whichever address opened them.
-    element: { relay: config.http.publicUrl ?? '/', timeZone: config.site.timeZone, locale: 'en-AU' },
-    renderer: elementRenderer(options.widgetDir, log),
-    relayOrigin,
+    element: { relay: agency ? relayBase : (config.http.publicUrl ?? '/'), timeZone: config.site.timeZone, locale: 'en-AU' },
+    renderer: options.renderer ?? elementRenderer(options.widgetDir, log),
+    relayBase,
     siteName: config.site.name ?? (config.demoMode ? DEMO_SITE_NAME : null),
     currency: 'AUD',
     maxUrlsPerSitemap: options.maxUrlsPerSitemap,
     now: options.now,
-    answers: options.answers ?? answerCacheFor(config.http),
+    answers,
+    // One agency's crawler (or a scraper of its site) spends its own renders, never another agency's.
+    renders: agency ? new PerClientLimit(config.http.uncachedRendersPerMinute, options.now ?? Date.now) : undefined,
     onRecordError: (error) =>
       log.warn(
         { err: error instanceof Error ? error.message : String(error) },
@@ -92,4 +100,57 @@ export function pagesFeature(options: PagesOptions): Feature {
       ),
   });
   return { name: 'pages', router, workers: [], readiness: {} };
+}
+
+/** Where the pages' canonical URLs, links and sitemaps point: the agency's site and the path it maps the relay's /listings/ to. */
+interface PageSite {
+  url: string;
+  prefix: string;
+  /** Whether that is the relay itself (no site named): the pages are their own canonical copy there. */
+  onRelay: boolean;
+}
+
+/**
+ * The agency's site (SITE_URL, or its siteUrl); an agency without one but with hosts: its first
+ * host (the relay serves its pages at that host's root paths); else the relay: its public address
+ * in single-agency mode, /a/<slug>/listings/ with AGENCIES_FILE (where its pages are served).
+ */
+export function pageSite(config: Config, publicUrl: string, agency?: { slug: string; hosts: readonly string[] }): PageSite {
+  if (config.site.url) return { url: config.site.url, prefix: config.site.listingPath, onRelay: false };
+  if (agency?.hosts[0]) return { url: `https://${agency.hosts[0]}`, prefix: config.site.listingPath, onRelay: false };
+  if (agency) return { url: publicUrl, prefix: `/a/${agency.slug}/listings`, onRelay: true };
+  return { url: publicUrl, prefix: config.site.listingPath, onRelay: true };
+}
+
+/** Settings that leave the pages working but not as the agency would want: said once at start (and, per agency, on reload). */
+function warnAboutSite(config: Config, log: Logger, site: PageSite, agency: PagesOptions['agency']): void {
+  if (config.demoMode) return;
+  const origins = config.http.allowedOrigins;
+  if (!agency) {
+    if (!config.site.url) log.warn('SITE_URL is unset: listing pages name the relay (PUBLIC_URL) as their canonical address, not the agency site');
+    // The pages' enquiry forms post from the agency's domain to the relay: that origin must be allowed.
+    else if (!origins.includes(new URL(config.site.url).origin))
+      log.warn(
+        { siteOrigin: new URL(config.site.url).origin },
+        "SITE_URL's origin is not in ALLOWED_ORIGINS: enquiries sent from the listing pages on the agency site would be refused",
+      );
+    return;
+  }
+  const field = `AGENCIES_FILE "${agency.slug}"`;
+  if (site.onRelay)
+    log.warn(
+      { canonical: `${site.url}${site.prefix}/` },
+      `${field} has no siteUrl nor hosts: its listing pages name the relay (PUBLIC_URL/a/${agency.slug}/listings/…) as their canonical address, not the agency's site`,
+    );
+  // Every name its pages are read at posts its enquiry forms to the relay from that origin.
+  const siteOrigin = new URL(site.url).origin;
+  if (!site.onRelay && config.site.url && !origins.includes(siteOrigin))
+    log.warn({ siteOrigin }, `${field}: siteUrl's origin is not in its allowedOrigins: enquiries sent from its listing pages would be refused`);
+  const allowedHosts = new Set(origins.map((origin) => new URL(origin).hostname));
+  const unallowed = agency.hosts.filter((host) => !allowedHosts.has(host));
+  if (unallowed.length)
+    log.warn(
+      { hosts: unallowed },
+      `${field}: hosts ${unallowed.join(', ')} have no origin in its allowedOrigins: enquiries sent from its listing pages at those names would be refused`,
+    );
 }

@@ -5,7 +5,7 @@ import { resolveSrcset } from '../../widget/shared/picture.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { HttpError } from '../http/errors.ts';
 import { tooManyRenders, type AnswerCache } from '../http/answer-cache.ts';
-import { clientOf } from '../http/client-limit.ts';
+import { clientOf, type PerClientLimit } from '../http/client-limit.ts';
 import type { PublicListings } from '../listings/index.ts';
 import { goneHead, listHead, listingHead, shareImage } from './head.ts';
 import { clip, escapeHtml } from './html.ts';
@@ -36,8 +36,8 @@ export interface PagesRouterDeps {
   element: ElementSettings;
   /** Renders the elements into declarative shadow DOM (render.ts). */
   renderer: ElementRenderer;
-  /** The relay as browsers reach it, absolute (share images, the widget script). */
-  relayOrigin: string;
+  /** Where browsers reach this agency's routes on the relay, absolute (its widget script; share images): PUBLIC_URL, or PUBLIC_URL/a/<slug> with AGENCIES_FILE. */
+  relayBase: string;
   siteName: string | null;
   currency: string;
   maxUrlsPerSitemap?: number;
@@ -48,6 +48,8 @@ export interface PagesRouterDeps {
   onRecordError?(error: unknown): void;
   /** Where rendered pages are kept: the relay's one answer cache, bounded in bytes (http/answer-cache.ts). */
   answers: AnswerCache;
+  /** Renders one client may ask for a minute (default the answer cache's, the relay's one; AGENCIES_FILE: each agency its own). */
+  renders?: PerClientLimit;
 }
 
 /** One rendered answer, kept with its ETag and its compressed bodies (server/http/precompressed.ts: made once). */
@@ -81,6 +83,7 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
   const maxUrls = deps.maxUrlsPerSitemap ?? SITEMAP_MAX_URLS;
   // Rendered pages in the relay's answer cache; renders under way here (a second request waits for the first).
   const cache = deps.answers.scope('pages');
+  const renders = deps.renders ?? deps.answers.renders;
   const rendering = new Map<string, Promise<RenderedPage>>();
   let generation = 0;
   let recordTimer: NodeJS.Timeout | undefined;
@@ -186,7 +189,7 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
     if (!page) {
       let pending = rendering.get(cacheKey);
       if (!pending) {
-        const retryAfter = deps.answers.renders.take(clientOf(req));
+        const retryAfter = renders.take(clientOf(req));
         if (retryAfter !== undefined) throw tooManyRenders(retryAfter);
         const made = make();
         pending = made;
@@ -231,7 +234,7 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
     const canonical = paths.absolute(canonicalPath);
     const element = await deps.renderer.renderListing(listing, deps.element);
     const head = [
-      listingHead(listing, { canonical, siteName: deps.siteName, siteUrl: paths.siteUrl, relayUrl: deps.relayOrigin, currency: deps.currency }),
+      listingHead(listing, { canonical, siteName: deps.siteName, siteUrl: paths.siteUrl, relayUrl: deps.relayBase, currency: deps.currency }),
       preloadFirstPhoto(listing),
     ].join('\n');
     const body = `<nav class="estate-page-nav" aria-label="Listings">${listLinks()}</nav>\n${element.html}\n${element.data}`;
@@ -317,7 +320,7 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
       description,
       canonical,
       siteName: deps.siteName,
-      image: shareImage(first?.photo, deps.relayOrigin, first?.address.display ?? heading),
+      image: shareImage(first?.photo, deps.relayBase, first?.address.display ?? heading),
     });
     const suburbs = suburb ? [] : suburbsOf(type, status);
     const body = `<h1 class="estate-page-title">${escapeHtml(heading)}</h1>
@@ -392,7 +395,7 @@ ${suburbs.length ? `<nav class="estate-suburbs" aria-label="${escapeHtml(`${titl
     const body = JSON.stringify({
       status: parts.status,
       canonical: parts.canonical,
-      head: `${parts.head}\n<script type="module" src="${escapeHtml(deps.relayOrigin)}/widget.js"></script>${PAGE_STYLES}`,
+      head: `${parts.head}\n<script type="module" src="${escapeHtml(deps.relayBase)}/widget.js"></script>${PAGE_STYLES}`,
       body: parts.body,
     });
     return encode(
@@ -409,7 +412,7 @@ ${suburbs.length ? `<nav class="estate-suburbs" aria-label="${escapeHtml(`${titl
 
   /** Where the page's browser fetches the widget: root-relative on pages the relay serves itself (the demo), else the relay's address. */
   function widgetBase(): string {
-    return deps.element.relay === '/' ? '' : deps.relayOrigin;
+    return deps.element.relay === '/' ? '' : deps.relayBase;
   }
 
   return router;

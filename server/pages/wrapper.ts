@@ -23,8 +23,12 @@ export interface Wrapper {
   version: number;
 }
 
-/** The agency's page at a URL; or, in demo mode, a demo page whose `<main>` the listing content replaces. */
-export type WrapperSource = { url: string; refreshMinutes: number } | { file: string } | null;
+/**
+ * The agency's page at a URL (`setting`: what the logs call it, default SITE_WRAPPER_URL; an
+ * agency's `wrapperUrl` with AGENCIES_FILE); or, in demo mode, a demo page whose `<main>` the
+ * listing content replaces.
+ */
+export type WrapperSource = { url: string; refreshMinutes: number; setting?: string } | { file: string } | null;
 
 /** A plain shell for relays with no SITE_WRAPPER_URL. */
 const PLAIN_SHELL = `<!doctype html>
@@ -72,9 +76,10 @@ export class WrapperCache {
 
   private async load(): Promise<void> {
     const source = this.source;
+    const setting = (source && 'url' in source && source.setting) || 'SITE_WRAPPER_URL';
     try {
-      const text = !source ? PLAIN_SHELL : 'file' in source ? demoShell(await readFile(source.file, 'utf8')) : await fetchWrapper(source.url);
-      const parsed = this.parse(text, source && 'url' in source ? `SITE_WRAPPER_URL (${source.url})` : 'the demo wrapper');
+      const text = !source ? PLAIN_SHELL : 'file' in source ? demoShell(await readFile(source.file, 'utf8')) : await fetchWrapper(source.url, setting);
+      const parsed = this.parse(text, source && 'url' in source ? `${setting} (${source.url})` : 'the demo wrapper');
       if (parsed) this.current = parsed;
     } catch (error) {
       // fetch() says "fetch failed" and keeps the reason (refused, timed out, reset) in its cause.
@@ -82,7 +87,7 @@ export class WrapperCache {
       const fault = error instanceof Error ? `${error.message}${cause}` : String(error);
       this.log.warn(
         { err: fault, wrapperUrl: source && 'url' in source ? source.url : undefined },
-        `SITE_WRAPPER_URL could not be fetched (${fault}): listing pages keep the last good wrapper`,
+        `${setting} could not be fetched (${fault}): listing pages keep the last good wrapper`,
       );
     }
     // Stamped after failures too: the site is asked again after SITE_WRAPPER_MINUTES, not on every page.
@@ -131,7 +136,7 @@ function demoShell(page: string): string {
  * becomes the shell; the body read in chunks and abandoned once past MAX_WRAPPER_BYTES, so a host
  * streaming without end costs the relay a megabyte, not its memory. Throws naming the fault.
  */
-async function fetchWrapper(source: string): Promise<string> {
+async function fetchWrapper(source: string, setting: string): Promise<string> {
   const origin = new URL(source).origin;
   const signal = AbortSignal.timeout(FETCH_TIMEOUT_MS);
   let url = new URL(source);
@@ -140,36 +145,36 @@ async function fetchWrapper(source: string): Promise<string> {
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel();
       const location = response.headers.get('location');
-      if (!location) throw new Error(`SITE_WRAPPER_URL answered ${response.status} without a Location`);
+      if (!location) throw new Error(`${setting} answered ${response.status} without a Location`);
       let next: URL;
       try {
         next = new URL(location, url);
       } catch {
-        throw new Error(`SITE_WRAPPER_URL redirected to an address that does not parse`);
+        throw new Error(`${setting} redirected to an address that does not parse`);
       }
-      if (next.origin !== origin) throw new Error(`SITE_WRAPPER_URL redirected to another origin (${next.origin}); only ${origin} is followed`);
-      if (hop >= MAX_WRAPPER_REDIRECTS) throw new Error(`SITE_WRAPPER_URL redirected more than ${MAX_WRAPPER_REDIRECTS} times`);
+      if (next.origin !== origin) throw new Error(`${setting} redirected to another origin (${next.origin}); only ${origin} is followed`);
+      if (hop >= MAX_WRAPPER_REDIRECTS) throw new Error(`${setting} redirected more than ${MAX_WRAPPER_REDIRECTS} times`);
       url = next;
       continue;
     }
     if (!response.ok) {
       await response.body?.cancel();
-      throw new Error(`SITE_WRAPPER_URL answered ${response.status}`);
+      throw new Error(`${setting} answered ${response.status}`);
     }
     const declared = Number(response.headers.get('content-length') ?? 0);
     if (declared > MAX_WRAPPER_BYTES) {
       await response.body?.cancel();
-      throw new Error(`SITE_WRAPPER_URL is larger than ${MAX_WRAPPER_BYTES} bytes (Content-Length ${declared})`);
+      throw new Error(`${setting} is larger than ${MAX_WRAPPER_BYTES} bytes (Content-Length ${declared})`);
     }
-    return new TextDecoder().decode(await readCapped(response, MAX_WRAPPER_BYTES));
+    return new TextDecoder().decode(await readCapped(response, MAX_WRAPPER_BYTES, setting));
   }
 }
 
-async function readCapped(response: Response, maxBytes: number): Promise<Buffer> {
+async function readCapped(response: Response, maxBytes: number, setting: string): Promise<Buffer> {
   try {
     return await readCappedBody(response, maxBytes);
   } catch (error) {
-    if (error instanceof BodyTooLargeError) throw new Error(`SITE_WRAPPER_URL is larger than ${maxBytes} bytes (stopped reading there)`);
+    if (error instanceof BodyTooLargeError) throw new Error(`${setting} is larger than ${maxBytes} bytes (stopped reading there)`);
     throw error;
   }
 }

@@ -43,7 +43,7 @@ export const configSchema = z.object({
     .min(1)
     .optional()
     .describe(
-      'JSON file of the agencies this relay serves on one API key (`{ "agencies": [ { "slug", "name", "accessToken", "allowedOrigins", "siteUrl" } ] }`), each under /a/<slug>/. Must be readable by its owner only (chmod 600): it holds the tokens. Re-read on SIGHUP and `npm run relay -- agencies reload`. Unset: one agency (CRM_ACCESS_TOKEN) at the root paths.',
+      'JSON file of the agencies this relay serves on one API key (`{ "agencies": [ { "slug", "name", "accessToken", "allowedOrigins", "siteUrl", "hosts", "wrapperUrl", "timeZone", "listingPath" } ] }`, see docs/agencies.md), each under /a/<slug>/ and its listing pages also at the root paths of its `hosts`. Must be readable by its owner only (chmod 600): it holds the tokens. Re-read on SIGHUP and `npm run relay -- agencies reload`. Unset: one agency (CRM_ACCESS_TOKEN) at the root paths.',
     ),
   CRM_REQUESTS_PER_SECOND: positiveInt(10).describe('Upstream request rate limit per API key.'),
   CRM_DAILY_LIMIT: positiveInt(10_000).describe('Upstream requests per UTC day per API key.'),
@@ -75,7 +75,7 @@ export const configSchema = z.object({
     .default('false')
     .transform(parseTrustProxy)
     .describe(
-      'Proxies whose X-Forwarded-For is believed: false, a hop count (1 = one proxy in front), or comma-separated subnets/addresses (loopback, linklocal, uniquelocal, 10.0.0.0/8, ...). `true` is refused: any client could then pick its own address.',
+      'Proxies whose X-Forwarded-For is believed (and X-Forwarded-Host: with AGENCIES_FILE it picks the agency whose `hosts` serve their pages): false, a hop count (1 = one proxy in front), or comma-separated subnets/addresses (loopback, linklocal, uniquelocal, 10.0.0.0/8, ...). `true` is refused: any client could then pick its own address.',
     ),
   METRICS_TOKEN: z
     .string()
@@ -93,7 +93,7 @@ export const configSchema = z.object({
     .min(0)
     .default(120)
     .describe(
-      'Answers one client (IP address, an IPv6 /64; see TRUST_PROXY) may have rendered a minute that are not in the answer cache; past it, 429 with Retry-After. Cached answers are never limited. 0 turns the limit off.',
+      "Answers one client (IP address, an IPv6 /64; see TRUST_PROXY) may have rendered a minute that are not in the answer cache; past it, 429 with Retry-After. Cached answers are never limited. With AGENCIES_FILE each agency's listing pages count apart (a crawler of one agency's site never uses up another's). 0 turns the limit off.",
     ),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Log level.'),
   SIM_LISTINGS: positiveInt(40).describe('Demo mode: number of listings the embedded simulator seeds.'),
@@ -236,34 +236,40 @@ export const configSchema = z.object({
     .transform((value) => value.replace(/\/+$/, ''))
     .optional()
     .describe(
-      "The agency's own site, where its reverse proxy serves the relay's listing pages: canonical URLs and sitemaps name it. Unset: PUBLIC_URL (demo mode: the relay's own address).",
+      "The agency's own site, where its reverse proxy serves the relay's listing pages: canonical URLs and sitemaps name it. Unset: PUBLIC_URL (demo mode: the relay's own address). Not with AGENCIES_FILE (each agency's `siteUrl`).",
     ),
   SITE_LISTING_PATH: z
     .string()
     .regex(/^(\/[A-Za-z0-9._~-]+)+$/, 'must be a path such as /listings (no trailing slash, no query)')
     .default('/listings')
-    .describe("Where the agency's site maps the relay's /listings/ pages (e.g. /property): canonical URLs, sitemaps and page links use it."),
+    .describe(
+      "Where the agency's site maps the relay's /listings/ pages (e.g. /property): canonical URLs, sitemaps and page links use it. With AGENCIES_FILE: the default of every agency without its own `listingPath`.",
+    ),
   SITE_WRAPPER_URL: z
     .url({ protocol: /^https?$/, message: 'must be an http(s) URL of a page of the agency site' })
     .optional()
     .describe(
-      "A page of the agency site holding `<!-- estate-embed -->` where listing pages go: fetched, cached and used as their shell (header, footer, styles). Unset: a plain shell (demo mode: the demo site's page).",
+      "A page of the agency site holding `<!-- estate-embed -->` where listing pages go: fetched, cached and used as their shell (header, footer, styles). Unset: a plain shell (demo mode: the demo site's page). Not with AGENCIES_FILE (each agency's `wrapperUrl`).",
     ),
   SITE_WRAPPER_MINUTES: positiveInt(15).describe(
-    'Minutes a fetched SITE_WRAPPER_URL page is used before it is fetched again (the last good copy serves while the site is down).',
+    "Minutes a fetched SITE_WRAPPER_URL page (with AGENCIES_FILE: each agency's `wrapperUrl`) is used before it is fetched again (the last good copy serves while the site is down).",
   ),
   SITE_TIME_ZONE: z
     .string()
     .refine(isTimeZone, 'must be an IANA time zone such as Australia/Sydney')
     .default('Australia/Sydney')
-    .describe('Time zone of open home and auction times on server-rendered pages (the same for every visitor, and for the browser that takes the page over).'),
+    .describe(
+      'Time zone of open home and auction times on server-rendered pages (the same for every visitor, and for the browser that takes the page over). With AGENCIES_FILE: the default of every agency without its own `timeZone`.',
+    ),
   SITE_NAME: z
     .string()
     .trim()
     .min(1)
     .max(120)
     .optional()
-    .describe("The agency's name, for page titles, Open Graph and schema.org. Unset: none (demo mode: the demo agency's)."),
+    .describe(
+      "The agency's name, for page titles, Open Graph and schema.org. Unset: none (demo mode: the demo agency's). Not with AGENCIES_FILE (each agency's `name`).",
+    ),
 });
 
 /** The environment as parsed: one flat entry per variable (the public contract, and docs/configuration.md's table). */
@@ -590,6 +596,8 @@ const perAgencySettings: Record<string, string> = {
   ALLOWED_ORIGINS: 'allowedOrigins',
   SITE_URL: 'siteUrl',
   SITE_NAME: 'name',
+  // One shell for every agency would show one agency's header and footer on the others' pages.
+  SITE_WRAPPER_URL: 'wrapperUrl',
 };
 
 /** AGENCIES_FILE: a real CRM always (the key and base URL here, the tokens in the file), never the demo. */
@@ -627,7 +635,8 @@ function checkTileTemplate(value: string, context: z.RefinementCtx): void {
     context.addIssue({ code: 'custom', message: `must contain ${missing.join(', ')} (a template such as https://tiles.example/{z}/{x}/{y}.png)` });
 }
 
-function isTimeZone(zone: string): boolean {
+/** Whether Intl knows `zone` as an IANA time zone (SITE_TIME_ZONE, and an agency's timeZone in AGENCIES_FILE). */
+export function isTimeZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat('en', { timeZone: zone });
     return true;

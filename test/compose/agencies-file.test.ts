@@ -49,6 +49,7 @@ describe('AGENCIES_FILE', () => {
       accessToken: SECRET,
       allowedOrigins: ['https://harbour.example'],
       siteUrl: 'https://harbour.example',
+      hosts: [],
     });
   });
 
@@ -88,6 +89,86 @@ describe('AGENCIES_FILE', () => {
     expect(problems.join('\n')).not.toContain(SECRET);
   });
 
+  it("reads an agency's page settings: hosts as browsers send them (lower case, punycode, no trailing dot), its wrapper, time zone and listing path", () => {
+    const [agency] = readAgenciesFile(
+      write({
+        agencies: [
+          good({
+            hosts: ['Listings.Harbour.example.', 'bücher.example'],
+            wrapperUrl: 'https://harbour.example/listing-shell',
+            timeZone: 'Australia/Perth',
+            listingPath: '/property',
+          }),
+        ],
+      }),
+    );
+    expect(agency).toMatchObject({
+      hosts: ['listings.harbour.example', 'xn--bcher-kva.example'],
+      wrapperUrl: 'https://harbour.example/listing-shell',
+      timeZone: 'Australia/Perth',
+      listingPath: '/property',
+    });
+    expect(readAgenciesFile(write({ agencies: [good()] }))[0]!.hosts).toEqual([]);
+  });
+
+  it('refuses bad hosts, wrapperUrl, timeZone and listingPath, naming the agency and the field', () => {
+    const problems = problemsOf(
+      write({
+        agencies: [
+          good({
+            hosts: [
+              'https://listings.harbour.example',
+              'listings.harbour.example:8443',
+              'harbour.example/listings',
+              '203.0.113.7',
+              '*.harbour.example',
+              'localhost',
+              'a_b.example',
+              42,
+            ],
+            wrapperUrl: 'ftp://harbour.example/shell',
+            timeZone: 'Mars/Olympus',
+            listingPath: 'property/',
+          }),
+        ],
+      }),
+    );
+    const text = problems.join('\n');
+    expect(text).toContain(
+      'AGENCIES_FILE: agencies[0] ("harbour"): hosts.0: must be a host name only, such as listings.agency.example (no scheme, port or path)',
+    );
+    expect(text).toMatch(/agencies\[0\] \("harbour"\): hosts\.1: must be a host name only/);
+    expect(text).toMatch(/agencies\[0\] \("harbour"\): hosts\.2: must be a host name only/);
+    expect(text).toMatch(/agencies\[0\] \("harbour"\): hosts\.3: must be a host name, not an IP address/);
+    for (const index of [4, 5, 6]) expect(text).toContain(`agencies[0] ("harbour"): hosts.${index}: must be a host name such as`);
+    expect(text).toMatch(/agencies\[0\] \("harbour"\): hosts\.7: /);
+    expect(text).toMatch(/agencies\[0\] \("harbour"\): wrapperUrl: must be an http\(s\) URL/);
+    expect(text).toContain('agencies[0] ("harbour"): timeZone: must be an IANA time zone such as Australia/Perth');
+    expect(text).toMatch(/agencies\[0\] \("harbour"\): listingPath: must be a path such as \/listings/);
+  });
+
+  it("refuses a host name two agencies list (or one lists twice), and the relay's own (PUBLIC_URL)", () => {
+    const file = write({
+      agencies: [
+        good({ hosts: ['listings.harbour.example', 'shared.example', 'listings.harbour.example'] }),
+        good({ slug: 'kew', accessToken: `${SECRET}-kew`, hosts: ['Shared.example', 'relay.studio.example'] }),
+      ],
+    });
+    const problems = (() => {
+      try {
+        readAgenciesFile(file, { publicUrl: 'https://relay.studio.example:8443' });
+      } catch (error) {
+        return (error as ConfigError).problems;
+      }
+      throw new Error('the file was accepted');
+    })();
+    expect(problems).toEqual([
+      'AGENCIES_FILE: "harbour": hosts.2: "listings.harbour.example" is listed twice',
+      `AGENCIES_FILE: "kew": hosts.0: "shared.example" is also agency "harbour"'s (a host name serves one agency's pages)`,
+      `AGENCIES_FILE: "kew": hosts.1: "relay.studio.example" is the relay's own host (PUBLIC_URL), which serves every agency under /a/<slug>/: list the agency's own names only`,
+    ]);
+  });
+
   it('refuses a file that is not the agencies object, or not JSON, without quoting it', () => {
     expect(problemsOf(write({ agency: [] })).join()).toMatch(/must be a JSON object \{ "agencies": \[/);
     expect(problemsOf(write({ agencies: [] })).join()).toContain('agencies: lists no agency');
@@ -101,11 +182,21 @@ describe('AGENCIES_FILE', () => {
     const base = { CRM_BASE_URL: 'https://crm.example/api/v1.3', CRM_API_KEY: 'key', PUBLIC_URL: 'https://relay.example', AGENCIES_FILE: '/srv/agencies.json' };
     expect(loadConfig(base).agenciesFile).toBe('/srv/agencies.json');
     expect(loadConfig(base).demoMode).toBe(false);
-    expect(configProblems({ ...base, CRM_ACCESS_TOKEN: 't', ALLOWED_ORIGINS: 'https://a.example', SITE_URL: 'https://a.example' })).toEqual(
+    expect(
+      configProblems({
+        ...base,
+        CRM_ACCESS_TOKEN: 't',
+        ALLOWED_ORIGINS: 'https://a.example',
+        SITE_URL: 'https://a.example',
+        SITE_WRAPPER_URL: 'https://a.example/shell',
+      }),
+    ).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^CRM_ACCESS_TOKEN: is set per agency with AGENCIES_FILE \(its "accessToken"/),
         expect.stringMatching(/^ALLOWED_ORIGINS: is set per agency with AGENCIES_FILE/),
         expect.stringMatching(/^SITE_URL: is set per agency with AGENCIES_FILE/),
+        // One shell for every agency would put one agency's header and footer on the others' pages.
+        expect.stringMatching(/^SITE_WRAPPER_URL: is set per agency with AGENCIES_FILE \(its "wrapperUrl"/),
       ]),
     );
     const { CRM_API_KEY: _key, ...noKey } = base;

@@ -20,6 +20,10 @@ export interface AgencyFileEntry {
   accessToken: string;
   allowedOrigins?: string[];
   siteUrl?: string;
+  hosts?: string[];
+  wrapperUrl?: string;
+  timeZone?: string;
+  listingPath?: string;
 }
 
 export interface AgenciesRig {
@@ -62,6 +66,10 @@ export async function startAgenciesRig(
     requestsPerSecond?: number;
     /** PUBLIC_URL the relay's own address (a free port chosen first), so a browser can load its photos. */
     reachablePublicUrl?: boolean;
+    /** Each agency's entry as first written (default: slug, name, token, its origins and siteUrl https://<slug>.example). */
+    entry?: (entry: AgencyFileEntry, index: number) => AgencyFileEntry;
+    /** URLs per sitemap file before an agency's sitemap becomes an index. */
+    maxUrlsPerSitemap?: number;
   } = {},
 ): Promise<AgenciesRig> {
   const count = options.agencies ?? 2;
@@ -75,13 +83,16 @@ export async function startAgenciesRig(
     chmodSync(file, 0o600);
     rig.entries = entries;
   };
-  const entries = accounts.map((account, index) => ({
-    slug: `agency-${slugs[index]}`,
-    name: account.agency.name,
-    accessToken: account.options.accessToken,
-    allowedOrigins: options.origins?.(`agency-${slugs[index]}`) ?? [`https://agency-${slugs[index]}.example`],
-    siteUrl: `https://agency-${slugs[index]}.example`,
-  }));
+  const entries = accounts.map((account, index) => {
+    const entry: AgencyFileEntry = {
+      slug: `agency-${slugs[index]}`,
+      name: account.agency.name,
+      accessToken: account.options.accessToken,
+      allowedOrigins: options.origins?.(`agency-${slugs[index]}`) ?? [`https://agency-${slugs[index]}.example`],
+      siteUrl: `https://agency-${slugs[index]}.example`,
+    };
+    return options.entry ? options.entry(entry, index) : entry;
+  });
   const rig = { entries } as AgenciesRig;
   writeAgencies(entries);
   const port = options.reachablePublicUrl ? await freePort() : 0;
@@ -102,6 +113,7 @@ export async function startAgenciesRig(
     startRelay(config, {
       log: options.log ?? silentLogger,
       workers: options.workers ?? false,
+      maxUrlsPerSitemap: options.maxUrlsPerSitemap,
       app: { demoDir: null, ...(options.widgetDir ? { widgetDir: options.widgetDir } : {}) },
     });
   const relay = await start();
