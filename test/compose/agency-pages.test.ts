@@ -128,8 +128,8 @@ describe('listing pages of every agency on one relay', () => {
       expect(html).toContain(`"@id":"${site(slug)}/#agency"`);
       // Its widget and API, under its slug: the enquiry form posts to this agency, with its token.
       expect(html).toContain(`<script type="module" src="${PUBLIC_URL}/a/${slug}/widget.js"></script>`);
-      expect(html).toMatch(new RegExp(`<estate-listing [^>]*relay="${PUBLIC_URL}/a/${slug}"`));
-      expect(html).toMatch(new RegExp(`<estate-listing [^>]*time-zone="${entry.timeZone ?? 'Australia/Sydney'}"`));
+      expect(html).toMatch(new RegExp(`<estate-listing\\s[^>]*relay="${PUBLIC_URL}/a/${slug}"`));
+      expect(html).toMatch(new RegExp(`<estate-listing\\s[^>]*time-zone="${entry.timeZone ?? 'Australia/Sydney'}"`));
       expect(html).toContain(`"id":${id}`);
       // Its own shell (A and B), or the plain one (C); never another agency's.
       if (slug === 'agency-a') expect(html).toContain('<header id="shell-A">');
