@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { usageError, wantsHelp, type CliCommand, type CliContext } from '../runtime/cli-command.ts';
@@ -14,7 +13,9 @@ import { agencyConfig, agencyDataDir, AGENCY_SLUG, readAgenciesFile } from '../c
 import { agencyReadiness } from '../compose/agency-state.ts';
 import { accessProblems, readKeyAccess } from '../crm/access.ts';
 import { agencyTokenSetting } from '../crm/client.ts';
-import { readReloadResult, RELOAD_SIGNAL, requestReload } from '../compose/reload-request.ts';
+import { RELOAD_SIGNAL } from '../compose/reload-request.ts';
+import { askRelayToReload, describeReload } from './relay-reload.ts';
+import { EDIT_COMMANDS, editUsage, runEdit } from './agencies-edit.ts';
 import { AGENCIES_STATUS_FILE, type AgenciesStatusFile } from '../compose/agency-set.ts';
 
 /** One agency as the operator view shows it: from its store, and from the running relay's status file. */
@@ -246,39 +247,24 @@ export function scopeToAgency(command: string, argv: string[], config: Config): 
 }
 
 async function reload(context: CliContext, timeoutSeconds: number): Promise<number> {
-  const { dataDir, agenciesFile } = context.config;
   // Checked here first: the operator sees the problems at once, and a file the relay would refuse is not sent.
-  readAgenciesFile(agenciesFile!);
-  const relay = runningRelay(dataDir);
-  if (!relay) {
+  readAgenciesFile(context.config.agenciesFile!);
+  const answer = await askRelayToReload(context.config.dataDir, timeoutSeconds);
+  if (answer.outcome === 'no relay') {
     context.err('No relay is running on this DATA_DIR: the file is valid, and the relay reads it when it starts.');
     return 1;
   }
-  const id = randomUUID();
-  requestReload(dataDir, id);
-  process.kill(relay.pid, RELOAD_SIGNAL);
-  const deadline = Date.now() + timeoutSeconds * 1000;
-  while (Date.now() < deadline) {
-    const result = readReloadResult(dataDir);
-    if (result?.id === id) {
-      const { report } = result;
-      if (!report.ok) {
-        context.err(`The relay refused the file and keeps serving what it had:\n${(report.problems ?? []).map((problem) => `  - ${problem}`).join('\n')}`);
-        return 1;
-      }
-      const list = (slugs: string[]) => (slugs.length ? slugs.join(', ') : 'none');
-      context.out(`Reloaded (pid ${relay.pid}): added ${list(report.added)}; changed ${list(report.changed)}; removed ${list(report.removed)}.`);
-      return 0;
-    }
-    await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+  if (answer.outcome === 'no answer') {
+    context.err(`No answer from the relay (pid ${answer.pid}) within ${timeoutSeconds} s; see its log.`);
+    return 1;
   }
-  context.err(`No answer from the relay (pid ${relay.pid}) within ${timeoutSeconds} s; see its log.`);
-  return 1;
+  (answer.report.ok ? context.out : context.err)(describeReload(answer));
+  return answer.report.ok ? 0 : 1;
 }
 
 export const agenciesCommand: CliCommand = {
   name: 'agencies',
-  summary: 'The agencies of AGENCIES_FILE: listings, cache age, freshness, CRM calls, outbox; `reload` re-reads the file.',
+  summary: 'The agencies of AGENCIES_FILE: state, listings, freshness, CRM calls, outbox; add, set, remove, check, reload.',
   usage: `Usage:
   npm run relay -- agencies [--json]
       Each agency of AGENCIES_FILE: slug, name, listings, cache age, the freshness the plan
@@ -289,6 +275,7 @@ export const agenciesCommand: CliCommand = {
       Checks AGENCIES_FILE, then has the running relay re-read it (signal ${RELOAD_SIGNAL}): added agencies
       start, changed ones take their new token, origins, site and name, removed ones stop being
       served at once (their queued enquiries are still delivered). A refused file changes nothing.
+${editUsage()}
   npm run relay -- <status|sync|outbox|backup|restore> … --agency <slug>
       The other commands on one agency's store (sync, outbox, backup and restore need it with
       AGENCIES_FILE; status without it shows the key's totals).`,
@@ -297,6 +284,9 @@ export const agenciesCommand: CliCommand = {
       context.out(this.usage);
       return 0;
     }
+    // add, set, remove, check: their own options (agencies-edit.ts).
+    const edit = EDIT_COMMANDS.find((name) => name === args[0]);
+    if (edit) return runEdit(edit, args.slice(1), context);
     const options = parseOptions(args, ['json'], ['timeout']);
     const [sub, ...rest] = typeof options === 'string' ? [] : options.positional;
     if (typeof options === 'string' || rest.length || (sub !== undefined && sub !== 'reload')) {
