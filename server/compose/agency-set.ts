@@ -318,11 +318,10 @@ export class AgencySet {
       }
       const ready = Object.values(checks).every(Boolean);
       const detail = Object.assign({}, ...features.map((feature) => feature.readinessDetail?.() ?? {})) as Record<string, unknown>;
+      // The reason once: a refusal is already in the detail (`refused`, `missing`); a first sync under way or failed is not.
       const { reason } = readinessOf(agency);
-      // The reason once: a refused key or token is already the detail's `refused`.
-      res
-        .status(ready ? 200 : 503)
-        .json({ status: ready ? 'ready' : 'not-ready', checks, ...(reason && reason !== detail.refused ? { reason } : {}), ...detail });
+      const saidByAccess = agency.access.problems().some((problem) => problem.reason === reason);
+      res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not-ready', checks, ...(reason && !saidByAccess ? { reason } : {}), ...detail });
     });
     for (const feature of features) if (feature.router) router.use(feature.router);
     router.use(this.sharedWidget);
