@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CliCommand } from './runtime/cli-command.ts';
+import type { SecretInput } from './runtime/secret-input.ts';
 import { ConfigError, loadConfig, type Config } from './runtime/config.ts';
 import { agenciesCommand, scopeToAgency } from './ops/agencies-cli.ts';
 import { outboxCommand } from './enquiries/cli.ts';
@@ -18,6 +19,8 @@ export interface RunCliOptions {
   env?: NodeJS.ProcessEnv;
   out?: (text: string) => void;
   err?: (text: string) => void;
+  /** Where a token is read from (default process.stdin). */
+  stdin?: SecretInput;
 }
 
 export async function runCli(argv: string[], options: RunCliOptions = {}): Promise<number> {
@@ -67,7 +70,8 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
     err(`${scope}\n\n${command.usage}`);
     return 2;
   }
-  return command.run(scope.args, { config: scope.config, out, err, ...(scope.agency ? { agency: scope.agency } : {}) });
+  const stdin = options.stdin ?? process.stdin;
+  return command.run(scope.args, { config: scope.config, out, err, stdin, ...(scope.agency ? { agency: scope.agency } : {}) });
 }
 
 const invokedDirectly = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);

@@ -7,8 +7,14 @@ import { claimInstance } from './ops/instance.ts';
 import { SYNC_SIGNAL, takeSyncRequest } from './ops/sync-request.ts';
 import { watchSyncProgress } from './ops/sync-progress.ts';
 import { RELOAD_SIGNAL, takeReloadRequest, writeReloadResult } from './compose/reload-request.ts';
+import type { AgencySet } from './compose/agency-set.ts';
+import { FILLING, readinessOf } from './compose/agency-state.ts';
+import { listingStatus } from './listings/cache.ts';
+import { formatStartTable } from './ops/start-table.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;
+/** How long the start-up table (AGENCIES_FILE) waits for the agencies' first syncs: past it, those still filling show as filling. */
+const START_TABLE_WAIT_MS = 30_000;
 
 let config;
 try {
@@ -45,6 +51,8 @@ const agencyTags = (relay.agencies?.list() ?? []).map((running) => ({
   tag: widgetScriptTags(`${config.http.publicUrl ?? relay.url}/a/${running.entry.slug}`).latest,
 }));
 for (const { slug, tag } of agencyTags) log.info({ agency: slug, latest: tag }, 'widget script tag');
+// AGENCIES_FILE on a terminal: once each agency's first sync has ended (or START_TABLE_WAIT_MS), a table of them with their tags.
+if (config.agenciesFile && relay.agencies && process.stdout.isTTY) void printStartTable(relay.agencies, agencyTags);
 if (!config.agenciesFile && (process.stdout.isTTY || config.demoMode)) {
   const where = config.demoMode
     ? `Demo site and relay: ${relay.url}/\n  Server-rendered listing pages: ${relay.url}/listings/buy (sitemap: ${relay.url}/sitemap.xml)`
@@ -106,6 +114,32 @@ if (!config.agenciesFile && relay.listings.cache.readState().lastSuccessAt === n
     () => stopProgress(),
     (error: Error) => stopProgress({ error: error.message }),
   );
+}
+
+async function printStartTable(agencies: AgencySet, tags: Array<{ slug: string; tag: string }>): Promise<void> {
+  const deadline = Date.now() + START_TABLE_WAIT_MS;
+  const rows = () =>
+    agencies.list().map((running) => ({
+      slug: running.entry.slug,
+      name: running.entry.name,
+      readiness: readinessOf(running.agency),
+      listings: listingStatus(running.agency.store).total,
+      tag: tags.find((tag) => tag.slug === running.entry.slug)?.tag ?? '',
+    }));
+  try {
+    // Each agency's first sync ended and its access checked: the table then says why one is not ready.
+    const settled = () =>
+      agencies.list().every((running) => running.agency.access.current().checkedAt !== null) && rows().every((row) => row.readiness.reason !== FILLING);
+    while (Date.now() < deadline && !settled()) await new Promise((resolve) => setTimeout(resolve, 250));
+    const keyRefused = agencies
+      .list()
+      .flatMap((running) => running.agency.access.problems())
+      .find((problem) => problem.cause === 'key')?.reason;
+    console.log(formatStartTable(rows(), keyRefused));
+  } catch (error) {
+    // The relay may be closing meanwhile (a store closed under the table): the log says the rest.
+    log.warn({ err: error }, 'could not print the agencies table');
+  }
 }
 
 function shutdown(signal: string, code = 0) {

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { domainToASCII } from 'node:url';
 import { z } from 'zod';
 import { ConfigError, isTimeZone, type Config } from '../runtime/config.ts';
+import { findJsonSyntaxError } from '../runtime/json-syntax.ts';
 
 /** A slug is a path segment: /a/<slug>/. */
 export const AGENCY_SLUG = /^[a-z0-9-]{1,40}$/;
@@ -69,6 +70,44 @@ const agencySchema = z.strictObject({
 
 const fileSchema = z.strictObject({ agencies: z.array(z.unknown()) });
 
+/** Short names the CLI takes beside each field's own (`--origin` for `--allowed-origins`). */
+const OPTION_ALIASES: Record<string, string> = { origin: 'allowedOrigins', site: 'siteUrl' };
+
+/** One field of an entry as `agencies add` and `agencies set` take it: `--<option> value`, repeated for a list. */
+export interface AgencyFieldOption {
+  option: string;
+  field: string;
+  list: boolean;
+  required: boolean;
+}
+
+/**
+ * Every field of an entry but its slug and token, as CLI options (kebab-case, and the aliases):
+ * read from the schema, so a field added to it is an option of the CLI with nothing else to change.
+ */
+export function agencyFieldOptions(): AgencyFieldOption[] {
+  const options: AgencyFieldOption[] = [];
+  for (const [field, schema] of Object.entries(agencySchema.shape)) {
+    if (field === 'slug' || field === 'accessToken') continue;
+    let inner = schema as z.ZodType;
+    let required = true;
+    for (;;) {
+      const def = inner.def as { type: string; innerType?: z.ZodType };
+      if ((def.type === 'optional' || def.type === 'default' || def.type === 'nullable') && def.innerType) {
+        required = false;
+        inner = def.innerType;
+      } else break;
+    }
+    const list = (inner.def as { type: string }).type === 'array';
+    options.push({ option: field.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`), field, list, required });
+  }
+  for (const [alias, field] of Object.entries(OPTION_ALIASES)) {
+    const target = options.find((option) => option.field === field);
+    if (target) options.push({ ...target, option: alias });
+  }
+  return options;
+}
+
 /** One agency of AGENCIES_FILE, as validated. */
 export type AgencyEntry = z.infer<typeof agencySchema>;
 
@@ -76,13 +115,18 @@ export type AgencyEntry = z.infer<typeof agencySchema>;
  * Reads and checks AGENCIES_FILE. Every problem is named by agency (slug, or its place in the
  * list) and field; an access token's value is never repeated in an error. Throws a ConfigError.
  */
+export function readAgenciesFile(path: string, options: AgencyChecks = {}): AgencyEntry[] {
+  return parseAgencies(readAgenciesJson(path), options);
+}
+
 /** What the file is checked against beyond itself. */
 export interface AgencyChecks {
   /** PUBLIC_URL: its host serves every agency under /a/<slug>/, so no agency may claim it in `hosts`. */
   publicUrl?: string;
 }
 
-export function readAgenciesFile(path: string, options: AgencyChecks = {}): AgencyEntry[] {
+/** AGENCIES_FILE's JSON as written (for an edit that keeps each entry as it is), its mode and syntax checked; throws a ConfigError. */
+export function readAgenciesJson(path: string): unknown {
   const file = resolve(path);
   let text: string;
   try {
@@ -97,15 +141,21 @@ export function readAgenciesFile(path: string, options: AgencyChecks = {}): Agen
     if (error instanceof ConfigError) throw error;
     throw new ConfigError([`AGENCIES_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`]);
   }
-  let json: unknown;
+  return parseAgenciesText(text, file);
+}
+
+/** The file's text as JSON (a leading byte-order mark, as some editors save, is allowed). Throws a ConfigError naming line and column. */
+export function parseAgenciesText(text: string, file: string): unknown {
+  const json = text.replace(/^\uFEFF/, '');
   try {
-    json = JSON.parse(text);
-  } catch (error) {
-    // The parser's message may quote the text (a token): name the position only.
-    const position = /position (\d+)/.exec((error as Error).message)?.[1];
-    throw new ConfigError([`AGENCIES_FILE: ${file} is not valid JSON${position ? ` (at character ${position})` : ''}`]);
+    return JSON.parse(json);
+  } catch {
+    // The parser's message may quote the text (a token), and differs between Node versions: the place and the fault from our own scanner.
+    const fault = findJsonSyntaxError(json);
+    throw new ConfigError([
+      fault ? `AGENCIES_FILE: ${file}: line ${fault.line}, column ${fault.column}: ${fault.message}` : `AGENCIES_FILE: ${file} is not valid JSON`,
+    ]);
   }
-  return parseAgencies(json, options);
 }
 
 /** Checks the file's parsed JSON (see readAgenciesFile). */

@@ -5,7 +5,8 @@ import type { SharedDatabase } from '../store/shared-database.ts';
 import { renderSharedSyncMetrics, type SyncBalance } from '../cluster/shared-sync.ts';
 import { sharedGeocoderGate } from '../cluster/geocoder-gate.ts';
 import { fillFromAgencies } from '../photos/fill.ts';
-import { agencyFeatures, agencyWorkers, composeAgency, replicaDetail, type Agency } from './agency.ts';
+import { agencyFeatures, agencyWorkers, composeAgency, type Agency } from './agency.ts';
+import { readinessOf } from './agency-state.ts';
 import { ConfigError, type Config } from '../runtime/config.ts';
 import type { KeyUsage } from '../crm/access.ts';
 import { crmWebhookFeed } from '../crm/listing-source.ts';
@@ -338,13 +339,22 @@ export class AgencySet {
       }
       next();
     });
-    router.get('/readyz', (_req, res) => {
-      const listingCache = agency.listings.cache.readState().lastSuccessAt !== null;
-      const shared = agency.sharedSync;
-      // DATABASE_URL: this relay's copy of the agency is within REPLICA_MAX_LAG_SECONDS of what its sync holder published.
-      const checks = shared ? { listingCache, replicaCopy: shared.copyWithin(agency.config.listings.replicaMaxLagSeconds) } : { listingCache };
+    // As a one-agency relay's /readyz (its features' checks: listing cache, CRM listings, with DATABASE_URL the replica), with the reason in one line.
+    router.get('/readyz', async (_req, res) => {
+      const checks: Record<string, boolean> = {};
+      for (const [name, check] of features.flatMap((feature) => Object.entries(feature.readiness))) {
+        try {
+          checks[name] = Boolean(await check());
+        } catch {
+          checks[name] = false;
+        }
+      }
       const ready = Object.values(checks).every(Boolean);
-      res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not-ready', checks, ...(shared ? { replica: replicaDetail(shared) } : {}) });
+      const detail = Object.assign({}, ...features.map((feature) => feature.readinessDetail?.() ?? {})) as Record<string, unknown>;
+      // The reason once: a refusal is already in the detail (`refused`, `missing`); a first sync under way or failed is not.
+      const { reason } = readinessOf(agency);
+      const saidByAccess = agency.access.problems().some((problem) => problem.reason === reason);
+      res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not-ready', checks, ...(reason && !saidByAccess ? { reason } : {}), ...detail });
     });
     for (const feature of features) if (feature.router) router.use(feature.router);
     router.use(this.sharedWidget);
@@ -572,6 +582,22 @@ export class AgencySet {
       '# TYPE estate_agencies gauge\n' +
       `estate_agencies{state="serving"} ${this.serving.size}\nestate_agencies{state="draining"} ${this.draining.size}\n`
     );
+  }
+
+  /**
+   * The relay's /readyz detail: each agency not ready and why (one line each). A refused API key is
+   * every agency's fault at once: said once, as `refused`, and each agency's line points to it.
+   */
+  readinessDetail(): { refused?: string; notReady?: Record<string, string> } {
+    const notReady: Record<string, string> = {};
+    let refused: string | undefined;
+    for (const running of this.list()) {
+      const keyProblem = running.agency.access.problems().find((problem) => problem.cause === 'key');
+      if (keyProblem) refused = keyProblem.reason;
+      const { reason } = readinessOf(running.agency);
+      if (reason) notReady[running.entry.slug] = reason === keyProblem?.reason ? 'the API key is refused (see "refused")' : reason;
+    }
+    return { ...(refused ? { refused } : {}), ...(Object.keys(notReady).length ? { notReady } : {}) };
   }
 
   /** Whether every served agency's listing cache has been filled once (the relay's /readyz). */

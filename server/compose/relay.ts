@@ -226,6 +226,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
           workers: [],
           // Ready once every agency's cache was filled once; each agency's own is /a/<slug>/readyz.
           readiness: { agencyCaches: () => agencies!.allFilled(), replicaCopies: () => agencies!.allCopiesCurrent() },
+          readinessDetail: () => agencies!.readinessDetail(),
           metrics: () => agencies!.metrics(),
         },
       ];

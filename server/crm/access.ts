@@ -16,9 +16,10 @@ import { CALLS_PREFIX } from './limiter.ts';
  * A real call that succeeded within the day is that proof: the daily check makes only the proof
  * calls nothing else made (a day of sweeps proves listings and staff; an enquiry sent or looked up
  * proves enquiries), usually one request instead of four. A refusal (401/403) of any call forgets
- * those proofs and brings a full check forward; it marks the capability missing, loudly: a log
- * line, /readyz and `npm run relay -- status` name what the agency must grant, instead of a
- * visitor's enquiry failing later.
+ * those proofs and brings a full check forward; it marks the capability refused, loudly: a log
+ * line, /readyz and `npm run relay -- status` name who must fix it, instead of a visitor's enquiry
+ * failing later. Who that is comes from what the CRM answered (see RefusalCause): the integrator's
+ * API key, the agency's access token, or a grant the agency has not given.
  *
  * It also reads `GET /integrator/usage` at start and every CRM_USAGE_CHECK_MINUTES: the daily
  * limit belongs to the API key, so requests other tools make with the same key count too. The
@@ -46,11 +47,22 @@ export const CAPABILITIES: Record<Capability, { serves: string; proof: string; g
   },
 };
 
+/**
+ * Who must act on a refusal. The CRM answers 403 to a bad or missing API key and 401 to a bad
+ * token (reference README); a call the token's scopes do not cover is refused too (403 in the
+ * simulator; the real body is not documented). So a 403 is the key's only when GET /scopes, which
+ * needs no scope, is refused as well: when /scopes or another proof succeeds, key and token are
+ * good and the 403 is a grant the agency has not given.
+ */
+export type RefusalCause = 'key' | 'token' | 'grant';
+
 export interface CapabilityState {
   /** true: proven; false: refused (401/403); null: could not tell (network, 5xx, budget). */
   available: boolean | null;
   status: number | null;
   detail: string;
+  /** When refused: whose fault (missing in checks recorded before this was kept: told by the status). */
+  refusedBy?: RefusalCause;
   /** When proven by a call the relay made for its own work (no proof call spent), that call. */
   provedBy?: { call: string; at: string };
 }
@@ -85,6 +97,21 @@ export interface MissingCapability {
   capability: Capability;
   serves: string;
   grant: string;
+  /** Whose refusal: the API key, the access token, or a grant not given. */
+  cause: RefusalCause;
+}
+
+/** One refusal as the operator reads it: the capabilities refused for one cause, a headline, and the fix. */
+export interface AccessProblem {
+  cause: RefusalCause;
+  capabilities: Capability[];
+  status: number | null;
+  /** One line for /readyz, the agencies table and the start-up table. */
+  reason: string;
+  /** The log line's first words, in capitals so it stands out: CRM API KEY REFUSED, CRM ACCESS TOKEN REFUSED, CRM ACCESS MISSING. */
+  headline: string;
+  /** What cannot work and what to do (the log line after its headline, and `status`). */
+  message: string;
 }
 
 const scopesSchema = z.array(z.unknown()).transform((items) => items.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))));
@@ -279,9 +306,14 @@ export class CrmAccess {
     return readKeyAccess(this.options.store) ?? emptyAccess();
   }
 
-  /** Capabilities the CRM refused, with what to ask the agency for. */
+  /** Capabilities the CRM refused, each with whose refusal it is. */
   missing(): MissingCapability[] {
     return missingCapabilities(this.current());
+  }
+
+  /** The refusals grouped by cause, with what to do (see accessProblems). */
+  problems(): AccessProblem[] {
+    return accessProblems(this.current(), this.options.client.tokenSetting);
   }
 
   /**
@@ -312,19 +344,26 @@ export class CrmAccess {
     const access = this.current();
     const firstCheck = access.checkedAt === null;
     const full = forceFull || firstCheck || access.credentials !== client.credentialsId || this.refusedSinceFullCheck;
-    if (full) {
-      this.refusedSinceFullCheck = false;
-      this.provedByCalls.clear();
+    // What GET /scopes answered in this check: 'ok', the refusal's status, or null (not asked, or could not tell).
+    let scopesAnswer: ScopesAnswer = null;
+    const readScopes = async () => {
       try {
-        access.scopes = await client.request({ path: '/scopes', schema: scopesSchema, signal });
+        access.scopes = await readScopesOf(client, signal);
+        scopesAnswer = 'ok';
         this.log.info(
           { scopes: access.scopes },
           `the CRM access token grants these scopes: ${access.scopes.length ? access.scopes.join(', ') : '(none listed)'}`,
         );
       } catch (error) {
         access.scopes = null;
+        scopesAnswer = refusalStatus(error);
         this.log.warn({ error: describe(error) }, 'could not read GET /scopes; proving each capability by its own call');
       }
+    };
+    if (full) {
+      this.refusedSinceFullCheck = false;
+      this.provedByCalls.clear();
+      await readScopes();
     }
     const proofs: Record<Capability, () => Promise<unknown>> = {
       listings: () =>
@@ -338,6 +377,7 @@ export class CrmAccess {
     };
     const dayAgo = this.now() - ACCESS_CHECK_MAX_AGE_MS;
     const provedByCalls: Capability[] = [];
+    let provedNow = false;
     for (const capability of Object.keys(proofs) as Capability[]) {
       const success = full ? undefined : this.provedByCalls.get(capability);
       if (success && success.at > dayAgo) {
@@ -351,6 +391,7 @@ export class CrmAccess {
       } else {
         const before = this.now();
         access.capabilities[capability] = await prove(proofs[capability]);
+        if (access.capabilities[capability].available === true) provedNow = true;
         // The check's own proof is no proof for the next check: that one must call again, or a scope
         // taken away would go unseen on a day no real call used it.
         if ((this.provedByCalls.get(capability)?.at ?? -Infinity) >= before) this.provedByCalls.delete(capability);
@@ -358,6 +399,14 @@ export class CrmAccess {
     }
     if (provedByCalls.length > 0)
       this.log.info({ provedByCalls }, `proved by the relay's own calls within the day, no proof call made: ${provedByCalls.join(', ')}`);
+    // A 403 is the key's or a grant's: a call that succeeded now (or GET /scopes) tells which; else /scopes is asked (one request, only on a refusal).
+    const refused = (Object.keys(access.capabilities) as Capability[]).filter((capability) => access.capabilities[capability].available === false);
+    if (refused.some((capability) => access.capabilities[capability].status === 403) && scopesAnswer === null && !provedNow && !signal.aborted)
+      await readScopes();
+    for (const capability of refused) {
+      const state = access.capabilities[capability];
+      state.refusedBy = refusalCause(state.status, provedNow ? 'ok' : scopesAnswer);
+    }
     if (signal.aborted) return access;
     const now = this.now();
     access.checkedAt = new Date(now).toISOString();
@@ -367,17 +416,22 @@ export class CrmAccess {
     access.nextCheckAt = new Date(now + (firstCheck ? ACCESS_CHECK_MAX_AGE_MS * (0.5 + 0.5 * spread()) : ACCESS_CHECK_MAX_AGE_MS)).toISOString();
     writeKeyAccess(this.options.store, access);
 
-    const missing = missingCapabilities(access);
-    for (const gap of missing) {
+    // One line per cause: a refused key or token is one fault, however many capabilities it takes down.
+    const problems = accessProblems(access, client.tokenSetting);
+    for (const problem of problems) {
       this.log.error(
-        { capability: gap.capability, status: access.capabilities[gap.capability].status },
-        `CRM ACCESS MISSING: the access token may not be used for ${gap.capability} (${CAPABILITIES[gap.capability].proof} was refused), so ${gap.serves} cannot work. ` +
-          `Ask the agency to grant this integration ${gap.grant}, then restart the relay.`,
+        {
+          refusedBy: problem.cause,
+          capabilities: problem.capabilities,
+          status: problem.status,
+          ...(problem.capabilities.length === 1 ? { capability: problem.capabilities[0] } : {}),
+        },
+        `${problem.headline}: ${problem.message}`,
       );
     }
     const unknown = (Object.keys(access.capabilities) as Capability[]).filter((capability) => access.capabilities[capability].available === null);
     if (unknown.length > 0) this.log.warn({ unknown }, `could not tell whether the CRM allows ${unknown.join(', ')} right now; will show at first use`);
-    if (missing.length === 0 && unknown.length === 0) this.log.info('the CRM access token allows everything the relay needs (listings, staff, enquiries)');
+    if (problems.length === 0 && unknown.length === 0) this.log.info('the CRM access token allows everything the relay needs (listings, staff, enquiries)');
     return access;
   }
 
@@ -429,7 +483,32 @@ export class CrmAccess {
   }
 }
 
-async function prove(call: () => Promise<unknown>): Promise<CapabilityState> {
+/** GET /scopes as given (strings; anything else shown as JSON). Needs no scope: a refusal is the key's (403) or the token's (401). */
+export function readScopesOf(client: CrmClient, signal?: AbortSignal): Promise<string[]> {
+  return client.request({ path: '/scopes', schema: scopesSchema, signal });
+}
+
+/** GET /scopes in one check: answered, refused with this status, or null (not asked, or the CRM could not tell). */
+export type ScopesAnswer = 'ok' | 401 | 403 | null;
+
+/** The status of a refusal (401/403), else null. */
+export function refusalStatus(error: unknown): 401 | 403 | null {
+  return isCrmError(error) && (error.status === 401 || error.status === 403) ? error.status : null;
+}
+
+/**
+ * Whose fault a refusal of `status` is, given what GET /scopes (or any proof call) answered in the
+ * same check: a 401 is the token's; a 403 the key's when /scopes was refused alike, a grant's when
+ * key and token were accepted. Unknown (the CRM out of reach meanwhile): the key's, the cause that
+ * refuses every call.
+ */
+export function refusalCause(status: number | null, scopes: ScopesAnswer): RefusalCause {
+  if (status === 401 || scopes === 401) return 'token';
+  return scopes === 'ok' ? 'grant' : 'key';
+}
+
+/** Proves one capability by its call (never throws). */
+export async function prove(call: () => Promise<unknown>): Promise<CapabilityState> {
   try {
     await call();
     return { available: true, status: 200, detail: 'ok' };
@@ -450,10 +529,71 @@ function emptyAccess(): KeyAccess {
   return { scopes: null, capabilities: { listings: unknown(), staff: unknown(), enquiries: unknown() }, checkedAt: null, usage: null };
 }
 
+/** Whose a stored refusal is (a check recorded before causes were kept: 401 the token's, 403 taken as a grant, as it was then). */
+function causeOf(state: CapabilityState): RefusalCause {
+  return state.refusedBy ?? (state.status === 401 ? 'token' : 'grant');
+}
+
 export function missingCapabilities(access: KeyAccess): MissingCapability[] {
   return (Object.keys(CAPABILITIES) as Capability[])
     .filter((capability) => access.capabilities[capability]?.available === false)
-    .map((capability) => ({ capability, serves: CAPABILITIES[capability].serves, grant: CAPABILITIES[capability].grant }));
+    .map((capability) => ({
+      capability,
+      serves: CAPABILITIES[capability].serves,
+      grant: CAPABILITIES[capability].grant,
+      cause: causeOf(access.capabilities[capability]),
+    }));
+}
+
+/**
+ * The refusals of a check, one problem per cause (and per capability not granted), each naming who
+ * fixes it: the integrator (CRM_API_KEY), the token's setting (`tokenSetting`: CRM_ACCESS_TOKEN, or
+ * the agency's entry in AGENCIES_FILE), or the agency (a grant). Never "ask the agency" for the key.
+ */
+export function accessProblems(access: KeyAccess, tokenSetting = 'CRM_ACCESS_TOKEN'): AccessProblem[] {
+  const missing = missingCapabilities(access);
+  const problems: AccessProblem[] = [];
+  const statusOf = (capability: Capability) => access.capabilities[capability].status;
+  const serving = (gaps: MissingCapability[]) => gaps.map((gap) => gap.serves).join(', ');
+  const byKey = missing.filter((gap) => gap.cause === 'key');
+  if (byKey.length > 0) {
+    problems.push({
+      cause: 'key',
+      capabilities: byKey.map((gap) => gap.capability),
+      status: statusOf(byKey[0]!.capability),
+      reason: "the CRM refuses the integrator's API key (403): check CRM_API_KEY (the integrator's own key; the agency cannot fix this)",
+      headline: 'CRM API KEY REFUSED',
+      message:
+        `the CRM refuses the integrator's API key (403, GET /scopes too), so ${serving(byKey)} cannot work, for every agency on this key. ` +
+        'Check CRM_API_KEY: it must be the key the CRM issued to this integration (the agency cannot fix this), then restart the relay.',
+    });
+  }
+  const byToken = missing.filter((gap) => gap.cause === 'token');
+  if (byToken.length > 0) {
+    problems.push({
+      cause: 'token',
+      capabilities: byToken.map((gap) => gap.capability),
+      status: statusOf(byToken[0]!.capability),
+      reason: `the CRM refuses the agency's access token (401): check ${tokenSetting}`,
+      headline: 'CRM ACCESS TOKEN REFUSED',
+      message:
+        `the CRM refuses the access token (401), so ${serving(byToken)} cannot work. ` +
+        `Check ${tokenSetting}: it must be a current token of the agency's account (a token the agency revoked needs a new one from them).`,
+    });
+  }
+  for (const gap of missing.filter((candidate) => candidate.cause === 'grant')) {
+    problems.push({
+      cause: 'grant',
+      capabilities: [gap.capability],
+      status: statusOf(gap.capability),
+      reason: `${gap.capability} not granted: ask the agency to grant ${gap.grant} (needed for ${gap.serves})`,
+      headline: 'CRM ACCESS MISSING',
+      message:
+        `the access token may not be used for ${gap.capability} (${CAPABILITIES[gap.capability].proof} was refused, while the key and token were accepted), so ${gap.serves} cannot work. ` +
+        `Ask the agency to grant this integration ${gap.grant}, then restart the relay.`,
+    });
+  }
+  return problems;
 }
 
 /** The last stored answer; undefined when never checked (or the table is not there, for a read-only status). */
@@ -484,10 +624,21 @@ export function crmAccessFeature(access: CrmAccess): Feature {
     workers: [access],
     readiness: { crmListings: () => !access.missing().some((gap) => gap.capability === 'listings') },
     readinessDetail: () => {
-      const missing = access.missing();
-      return missing.length === 0
-        ? {}
-        : { missing: missing.map((gap) => `${gap.capability}: ask the agency to grant ${gap.grant} (needed for ${gap.serves})`) };
+      // A refused key or token in `refused` (one line, whose fix); grants the agency has not given in `missing`.
+      const problems = access.problems();
+      const refused = problems.filter((problem) => problem.cause !== 'grant');
+      const missing = problems.filter((problem) => problem.cause === 'grant');
+      return {
+        ...(refused.length ? { refused: refused.map((problem) => problem.reason).join('; ') } : {}),
+        ...(missing.length
+          ? {
+              missing: missing.map(
+                (problem) =>
+                  `${problem.capabilities[0]}: ask the agency to grant ${CAPABILITIES[problem.capabilities[0]!].grant} (needed for ${CAPABILITIES[problem.capabilities[0]!].serves})`,
+              ),
+            }
+          : {}),
+      };
     },
   };
 }

@@ -206,6 +206,8 @@ export interface CrmClient {
   readonly queued: number;
   /** A digest of the API key and access token (never them): what was learned with other credentials is not trusted. */
   readonly credentialsId: string;
+  /** Where the operator sets this client's access token (CRM_ACCESS_TOKEN, or the agency's entry in AGENCIES_FILE), for messages that say what to fix. */
+  readonly tokenSetting: string;
   /** Fails every waiting call and every later one. In-flight requests finish. */
   close(): void;
 }
@@ -269,8 +271,13 @@ export function createCrmClientFromConfig(
     agency: options.agency,
     callsStore: store,
     // Many agencies: the token is the agency's accessToken in AGENCIES_FILE (its value is never named).
-    ...(options.agency ? { tokenSetting: `the accessToken of agency "${options.agency}" in AGENCIES_FILE` } : {}),
+    ...(options.agency ? { tokenSetting: agencyTokenSetting(options.agency) } : {}),
   });
+}
+
+/** Where an agency of AGENCIES_FILE has its token set (its value is never named). */
+export function agencyTokenSetting(slug: string): string {
+  return `the accessToken of agency "${slug}" in AGENCIES_FILE`;
 }
 
 /**
@@ -573,6 +580,7 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
     get queued() {
       return limiter.queued;
     },
+    tokenSetting,
     credentialsId: createHash('sha256').update(`${options.apiKey}\n${options.accessToken}`).digest('hex').slice(0, 16),
     // Its gate closes with the last client of the key (a second relay on the same store, in one process, keeps its own open).
     close: () => limiter.release(),

@@ -191,8 +191,8 @@ export function crmListingSource(options: CrmListingSourceOptions): ListingSourc
     requestsSpent: () => client.budget().used,
     describeError(error) {
       if (!isCrmError(error)) return undefined;
-      const fix = error.setting ? ` (check ${error.setting})` : '';
-      return `${error.code}${error.status ? ` ${error.status}` : ''}: ${error.message}${fix}`;
+      // The message names the setting to check already (a second "(check …)" printed the hint twice).
+      return `${error.code}${error.status ? ` ${error.status}` : ''}: ${error.message}`;
     },
     changes,
   };

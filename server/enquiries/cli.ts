@@ -9,13 +9,15 @@ import { EnquiryOutbox, type OutboxEntry, type OutboxStatus } from './outbox.ts'
 const STATUSES = ['queued', 'delivered', 'dead', 'spam', 'all'] as const;
 
 const USAGE = `Usage:
-  npm run relay -- outbox list [--status dead|queued|delivered|spam|all] [--limit N] [--json]
+  npm run relay -- outbox list [--status dead|queued|delivered|spam|all] [--limit N] [--json] [--agency <slug>]
       Enquiries in the outbox, newest first (default: dead letters). No personal data is shown.
-  npm run relay -- outbox retry <originalId>
+  npm run relay -- outbox retry <originalId> [--agency <slug>]
       Queue a dead letter again with a fresh retry window; the running relay sends it within seconds.
-  npm run relay -- outbox purge <originalId>
-  npm run relay -- outbox purge --dead [--older-than-days N]
-      Delete dead letters (and the personal data they hold) for good.`;
+  npm run relay -- outbox purge <originalId> [--agency <slug>]
+  npm run relay -- outbox purge --dead [--older-than-days N] [--agency <slug>]
+      Delete dead letters (and the personal data they hold) for good.
+  With AGENCIES_FILE each agency has its own outbox: --agency <slug> names it (required then;
+  \`npm run relay -- agencies\` lists the slugs).`;
 
 /** `outbox list | retry | purge`: the operator's view of the enquiry outbox (same DATA_DIR as the relay). */
 export const outboxCommand: CliCommand = {

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { usageError, wantsHelp, type CliCommand, type CliContext } from '../runtime/cli-command.ts';
@@ -11,14 +10,24 @@ import { runningRelay } from './instance.ts';
 import { describeSyncHolder, readAgencySyncHolders, type SyncHolder } from './relays.ts';
 import { openStoreReadOnly, STORE_FILE } from '../store/store.ts';
 import { agencyConfig, agencyDataDir, AGENCY_SLUG, readAgenciesFile } from '../compose/agencies-file.ts';
-import { readReloadResult, RELOAD_SIGNAL, requestReload } from '../compose/reload-request.ts';
+import { agencyReadiness } from '../compose/agency-state.ts';
+import { accessProblems, readKeyAccess } from '../crm/access.ts';
+import { agencyTokenSetting } from '../crm/client.ts';
+import { RELOAD_SIGNAL } from '../compose/reload-request.ts';
+import { askRelayToReload, describeReload } from './relay-reload.ts';
+import { EDIT_COMMANDS, editUsage, runEdit } from './agencies-edit.ts';
 import { AGENCIES_STATUS_FILE, type AgenciesStatusFile } from '../compose/agency-set.ts';
 
 /** One agency as the operator view shows it: from its store, and from the running relay's status file. */
 export interface AgencyStatusRow {
   slug: string;
   name: string;
-  state: 'serving' | 'draining' | 'not started';
+  /** Serving: its cache filled and its listings readable; not ready: see `reason`; not started: no relay runs. */
+  state: 'serving' | 'not ready' | 'draining' | 'not started';
+  /** Why it is not ready, naming who must act (also while no relay runs: read from its store). */
+  reason: string | null;
+  /** What is wrong while it serves: a capability not granted, the last sync's failure. */
+  problems: string[];
   listings: number;
   cacheAgeSeconds: number | null;
   freshness: { withWebhooksSeconds: number; withoutWebhooksSeconds: number } | null;
@@ -35,6 +44,8 @@ export interface AgenciesStatus {
   relayFiguresAt: string | null;
   relayRunning: boolean;
   crm: { day: string; used: number; limit: number; plannedPerDay: number | null; allowedPerDay: number | null };
+  /** The CRM refuses the integrator's API key (an agency's last access check said so): every agency's fault at once. */
+  keyRefused: string | null;
   agencies: AgencyStatusRow[];
 }
 
@@ -57,24 +68,35 @@ export function collectAgenciesStatus(
   for (const row of draining) names.set(row.slug, row.name);
 
   const day = utcDay(now);
+  let keyRefused: string | null = null;
   const agencies = slugs.map((slug): AgencyStatusRow => {
     const live = fromRelay(slug);
     const dir = agencyDataDir(dataDir, slug);
+    // Served by the running relay: ready or not, from the agency's store (as the relay's /readyz says).
+    const stateOf = (ready: boolean) => (live ? (live.state === 'draining' ? 'draining' : ready ? 'serving' : 'not ready') : 'not started');
     const base = {
       slug,
       name: names.get(slug)!,
-      state: live?.state ?? ('not started' as const),
       freshness: live?.freshness ?? null,
       crmCallsToday: live?.crmCallsToday ?? null,
       syncHolder: null,
     };
-    if (!existsSync(join(dir, STORE_FILE))) return { ...base, listings: 0, cacheAgeSeconds: null, outboxQueued: 0, lastError: null };
+    if (!existsSync(join(dir, STORE_FILE))) {
+      const reason = live ? 'filling: the first sync is under way' : 'never started: no store yet';
+      return { ...base, state: stateOf(false), reason, problems: [], listings: 0, cacheAgeSeconds: null, outboxQueued: 0, lastError: null };
+    }
     const store = openStoreReadOnly(dir);
     try {
       const sync = readSyncState(store);
       const failed = sync.lastErrorAt !== null && (sync.lastSuccessAt === null || sync.lastErrorAt >= sync.lastSuccessAt);
+      const access = readKeyAccess(store);
+      const readiness = agencyReadiness(sync, access, agencyTokenSetting(slug));
+      keyRefused ??= (access && accessProblems(access).find((problem) => problem.cause === 'key')?.reason) || null;
       return {
         ...base,
+        state: stateOf(readiness.ready),
+        reason: readiness.reason,
+        problems: readiness.problems,
         // Counted in the agency's store: shown even while the relay is down, and the same after a restart.
         crmCallsToday: live?.crmCallsToday ?? callsOn(store, day),
         listings: listingStatus(store).total,
@@ -102,6 +124,7 @@ export function collectAgenciesStatus(
     relayFiguresAt: figures?.writtenAt ?? null,
     relayRunning: relay !== undefined,
     crm: { day, used, limit: dailyLimit, plannedPerDay: plan?.perDay ?? null, allowedPerDay: plan?.allowed ?? null },
+    keyRefused,
     agencies,
   };
 }
@@ -129,7 +152,7 @@ export function formatAgencies(
     'FRESH (WEBHOOK / LOST)',
     'CRM CALLS TODAY',
     'OUTBOX',
-    'LAST ERROR',
+    'PROBLEM',
   ];
   const rows = status.agencies.map((row) => [
     row.slug,
@@ -141,22 +164,39 @@ export function formatAgencies(
     row.freshness ? `${duration(row.freshness.withWebhooksSeconds)} / ${duration(row.freshness.withoutWebhooksSeconds)}` : '-',
     row.crmCallsToday === null ? '-' : String(row.crmCallsToday),
     row.outboxQueued === null ? '-' : String(row.outboxQueued),
-    row.lastError ?? '-',
+    problemOf(row, status.keyRefused),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const line = (cells: string[]) => cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ');
   return [line(header), ...rows.map(line), '', formatKeyTotals(status)].join('\n');
 }
 
+/**
+ * An agency's problem, once: why it is not ready (a refused key, shared by all, is named in the
+ * totals below the table), else what is wrong while it serves, else '-'.
+ */
+function problemOf(row: AgencyStatusRow, keyRefused: string | null): string {
+  if (row.reason !== null && row.reason === keyRefused) return 'API key refused (see CRM key below)';
+  const problems = [...(row.reason === null ? [] : [row.reason]), ...row.problems];
+  return problems.length ? problems.join('; ') : '-';
+}
+
 /** The key's line: calls today against the daily limit, the plan, the agencies. */
 export function formatKeyTotals(status: AgenciesStatus): string {
   const serving = status.agencies.filter((row) => row.state === 'serving').length;
+  const notReady = status.agencies.filter((row) => row.state === 'not ready').length;
   const draining = status.agencies.filter((row) => row.state === 'draining').length;
   const queued = status.agencies.reduce((sum, row) => sum + (row.outboxQueued ?? 0), 0);
   const listings = status.agencies.reduce((sum, row) => sum + row.listings, 0);
+  const states = [
+    `${serving} serving`,
+    ...(notReady ? [`${notReady} not ready`] : []),
+    ...(draining ? [`${draining} removed and still delivering enquiries`] : []),
+  ];
   return [
     `CRM key today   ${status.crm.used} of ${status.crm.limit} requests (${status.crm.day} UTC)${status.crm.plannedPerDay === null ? '' : `; plan ${status.crm.plannedPerDay} a day of ${status.crm.allowedPerDay} allowed`}`,
-    `Agencies        ${status.agencies.length - draining} in AGENCIES_FILE, ${status.relayRunning ? `${serving} serving${draining ? `, ${draining} removed and still delivering enquiries` : ''}` : 'relay not running on this DATA_DIR'}`,
+    ...(status.keyRefused ? [`CRM key         REFUSED: ${status.keyRefused}`] : []),
+    `Agencies        ${status.agencies.length - draining} in AGENCIES_FILE, ${status.relayRunning ? states.join(', ') : 'relay not running on this DATA_DIR'}`,
     `Totals          ${listings} listings, ${queued} enquiries queued`,
   ].join('\n');
 }
@@ -207,39 +247,24 @@ export function scopeToAgency(command: string, argv: string[], config: Config): 
 }
 
 async function reload(context: CliContext, timeoutSeconds: number): Promise<number> {
-  const { dataDir, agenciesFile } = context.config;
   // Checked here first: the operator sees the problems at once, and a file the relay would refuse is not sent.
-  readAgenciesFile(agenciesFile!);
-  const relay = runningRelay(dataDir);
-  if (!relay) {
+  readAgenciesFile(context.config.agenciesFile!, { publicUrl: context.config.http.publicUrl });
+  const answer = await askRelayToReload(context.config.dataDir, timeoutSeconds);
+  if (answer.outcome === 'no relay') {
     context.err('No relay is running on this DATA_DIR: the file is valid, and the relay reads it when it starts.');
     return 1;
   }
-  const id = randomUUID();
-  requestReload(dataDir, id);
-  process.kill(relay.pid, RELOAD_SIGNAL);
-  const deadline = Date.now() + timeoutSeconds * 1000;
-  while (Date.now() < deadline) {
-    const result = readReloadResult(dataDir);
-    if (result?.id === id) {
-      const { report } = result;
-      if (!report.ok) {
-        context.err(`The relay refused the file and keeps serving what it had:\n${(report.problems ?? []).map((problem) => `  - ${problem}`).join('\n')}`);
-        return 1;
-      }
-      const list = (slugs: string[]) => (slugs.length ? slugs.join(', ') : 'none');
-      context.out(`Reloaded (pid ${relay.pid}): added ${list(report.added)}; changed ${list(report.changed)}; removed ${list(report.removed)}.`);
-      return 0;
-    }
-    await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+  if (answer.outcome === 'no answer') {
+    context.err(`No answer from the relay (pid ${answer.pid}) within ${timeoutSeconds} s; see its log.`);
+    return 1;
   }
-  context.err(`No answer from the relay (pid ${relay.pid}) within ${timeoutSeconds} s; see its log.`);
-  return 1;
+  (answer.report.ok ? context.out : context.err)(describeReload(answer));
+  return answer.report.ok ? 0 : 1;
 }
 
 export const agenciesCommand: CliCommand = {
   name: 'agencies',
-  summary: 'The agencies of AGENCIES_FILE: listings, cache age, freshness, CRM calls, outbox; `reload` re-reads the file.',
+  summary: 'The agencies of AGENCIES_FILE: state, listings, freshness, CRM calls, outbox; add, set, remove, check, reload.',
   usage: `Usage:
   npm run relay -- agencies [--json]
       Each agency of AGENCIES_FILE: slug, name, listings, cache age, the freshness the plan
@@ -250,6 +275,7 @@ export const agenciesCommand: CliCommand = {
       Checks AGENCIES_FILE, then has the running relay re-read it (signal ${RELOAD_SIGNAL}): added agencies
       start, changed ones take their new token, origins, site and name, removed ones stop being
       served at once (their queued enquiries are still delivered). A refused file changes nothing.
+${editUsage()}
   npm run relay -- <status|sync|outbox|backup|restore> … --agency <slug>
       The other commands on one agency's store (sync, outbox, backup and restore need it with
       AGENCIES_FILE; status without it shows the key's totals).`,
@@ -258,6 +284,9 @@ export const agenciesCommand: CliCommand = {
       context.out(this.usage);
       return 0;
     }
+    // add, set, remove, check: their own options (agencies-edit.ts).
+    const edit = EDIT_COMMANDS.find((name) => name === args[0]);
+    if (edit) return runEdit(edit, args.slice(1), context);
     const options = parseOptions(args, ['json'], ['timeout']);
     const [sub, ...rest] = typeof options === 'string' ? [] : options.positional;
     if (typeof options === 'string' || rest.length || (sub !== undefined && sub !== 'reload')) {

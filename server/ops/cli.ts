@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { usageError, wantsHelp, type CliCommand, type CliContext } from '../runtime/cli-command.ts';
 import { parseOptions } from '../runtime/cli-options.ts';
-import { createCrmClientFromConfig } from '../crm/client.ts';
+import { agencyTokenSetting, createCrmClientFromConfig } from '../crm/client.ts';
 import { crmListingSource } from '../crm/listing-source.ts';
 import { createLogger } from '../runtime/log.ts';
 import { readSyncState } from '../listings/cache.ts';
@@ -66,7 +66,12 @@ export const statusCommand: CliCommand = {
     if (context.config.agenciesFile) return keyStatus(context, options.flags.has('json'), sharedJson, sharedText);
     let status;
     try {
-      status = collectStatus(context.config.dataDir, context.config.crm.dailyLimit);
+      status = collectStatus(
+        context.config.dataDir,
+        context.config.crm.dailyLimit,
+        undefined,
+        context.agency ? agencyTokenSetting(context.agency.slug) : undefined,
+      );
     } catch (error) {
       context.err((error as Error).message);
       return 1;
@@ -104,6 +109,7 @@ function keyStatus(context: CliContext, json: boolean, sharedJson: { shared?: Sh
           agencies: {
             count: agencies.length,
             serving: agencies.filter((row) => row.state === 'serving').length,
+            notReady: agencies.filter((row) => row.state === 'not ready').length,
             queued: agencies.reduce((sum, row) => sum + (row.outboxQueued ?? 0), 0),
           },
           relay: relay ?? null,

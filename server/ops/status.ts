@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { CAPABILITIES, missingCapabilities, readKeyAccess, type KeyAccess, type MissingCapability } from '../crm/access.ts';
+import { accessProblems, CAPABILITIES, missingCapabilities, readKeyAccess, type AccessProblem, type KeyAccess, type MissingCapability } from '../crm/access.ts';
 import { budgetUsedOn, utcDay } from '../crm/limiter.ts';
 import { outboxStatus } from '../enquiries/outbox.ts';
 import { listingStatus, readSyncState } from '../listings/cache.ts';
@@ -44,8 +44,8 @@ export interface RelayStatus {
   crm: { day: string; used: number; limit: number; remaining: number };
   /** The agency's account id at the CRM, as the relay learned it (null: not learned yet). */
   crmAccountId: string | null;
-  /** What the CRM key and token allow (null: the relay has not checked yet), and what the agency must grant. */
-  crmAccess: (KeyAccess & { missing: MissingCapability[] }) | null;
+  /** What the CRM key and token allow (null: the relay has not checked yet), what is refused, and who must fix each refusal. */
+  crmAccess: (KeyAccess & { missing: MissingCapability[]; problems: AccessProblem[] }) | null;
 }
 
 function iso(ms: number | null): string | null {
@@ -71,7 +71,13 @@ export function folderSize(dir: string): { files: number; bytes: number } {
   return { files, bytes };
 }
 
-export function collectStatus(dataDir: string, dailyLimit: number, now = new Date()): RelayStatus {
+export function collectStatus(
+  dataDir: string,
+  dailyLimit: number,
+  now = new Date(),
+  /** Where the token is set, for a refusal's fix (default CRM_ACCESS_TOKEN; an agency of AGENCIES_FILE: its entry). */
+  tokenSetting?: string,
+): RelayStatus {
   const absoluteDir = resolve(dataDir);
   const store = openStoreReadOnly(absoluteDir);
   try {
@@ -107,29 +113,37 @@ export function collectStatus(dataDir: string, dailyLimit: number, now = new Dat
       outbox: { queued, delivered, dead, spam, oldestQueuedAt: iso(oldestQueuedAt) },
       crm: { day, used, limit: dailyLimit, remaining: Math.max(0, dailyLimit - used) },
       crmAccountId: readOwnAccount(store),
-      crmAccess: accessOf(store),
+      crmAccess: accessOf(store, tokenSetting),
     };
   } finally {
     store.close();
   }
 }
 
-function accessOf(store: Store): RelayStatus['crmAccess'] {
+function accessOf(store: Store, tokenSetting?: string): RelayStatus['crmAccess'] {
   const access = readKeyAccess(store);
-  return access ? { ...access, missing: missingCapabilities(access) } : null;
+  return access ? { ...access, missing: missingCapabilities(access), problems: accessProblems(access, tokenSetting) } : null;
 }
+
+const REFUSED_BY = { key: 'API key', token: 'access token', grant: 'not granted' } as const;
 
 /** The CRM access lines: each capability, what is missing and whom to ask, the scopes, the key's usage. */
 function formatAccess(access: RelayStatus['crmAccess']): string[] {
   if (!access || access.checkedAt === null) return ['CRM access      not checked yet (the relay checks at start)'];
+  const causes = new Map(access.missing.map((gap) => [gap.capability as string, gap.cause]));
   const states = Object.entries(access.capabilities).map(
-    ([name, state]) => `${name} ${state.available === true ? 'ok' : state.available === false ? `REFUSED (${state.status})` : 'unknown'}`,
+    ([name, state]) =>
+      `${name} ${state.available === true ? 'ok' : state.available === false ? `REFUSED (${state.status}, ${REFUSED_BY[causes.get(name) ?? 'grant']})` : 'unknown'}`,
   );
   const lines = [`CRM access      ${states.join(', ')} (checked ${access.checkedAt})`];
-  for (const gap of access.missing) {
-    lines.push(
-      `  MISSING ${gap.capability}: ${gap.serves} cannot work. Ask the agency to grant this integration ${gap.grant} (${CAPABILITIES[gap.capability].proof} was refused).`,
-    );
+  // The key's and the token's refusals name the setting to fix; a grant names what the agency must grant.
+  for (const problem of access.problems) {
+    if (problem.cause === 'grant') {
+      const capability = problem.capabilities[0]!;
+      lines.push(
+        `  MISSING ${capability}: ${CAPABILITIES[capability].serves} cannot work. Ask the agency to grant this integration ${CAPABILITIES[capability].grant} (${CAPABILITIES[capability].proof} was refused).`,
+      );
+    } else lines.push(`  ${problem.cause === 'key' ? 'KEY REFUSED' : 'TOKEN REFUSED'}: ${problem.message}`);
   }
   lines.push(`CRM scopes      ${access.scopes === null ? 'could not be read' : access.scopes.length ? access.scopes.join(', ') : '(none listed)'}`);
   if (access.usage) {

@@ -1,4 +1,5 @@
 import type { Config } from './config.ts';
+import type { SecretInput } from './secret-input.ts';
 
 /**
  * One command of the operator's command line (server/cli.ts). Each concern's folder writes its
@@ -11,6 +12,8 @@ export interface CliContext {
   agency?: { slug: string; keyDataDir: string };
   out(text: string): void;
   err(text: string): void;
+  /** Standard input, where a secret (an agency's token) is read from; never from the arguments. */
+  stdin?: SecretInput;
 }
 
 export interface CliCommand {

@@ -173,9 +173,42 @@ describe('AGENCIES_FILE', () => {
     expect(problemsOf(write({ agency: [] })).join()).toMatch(/must be a JSON object \{ "agencies": \[/);
     expect(problemsOf(write({ agencies: [] })).join()).toContain('agencies: lists no agency');
     const broken = problemsOf(write(`{ "agencies": [ { "accessToken": "${SECRET}" `)).join();
-    expect(broken).toMatch(/is not valid JSON/);
+    expect(broken).toMatch(/: line 1, column \d+: Unexpected end of the file: expected ',' or '}' after the property value$/);
     expect(broken).not.toContain(SECRET);
     expect(problemsOf(join(dir, 'missing.json')).join()).toMatch(/cannot read .*missing\.json \(ENOENT\)/);
+  });
+
+  it('names the line and column of a syntax error and what was expected there, on every Node version, never quoting the file', () => {
+    const lines = (...text: string[]) => text.join('\n');
+    const cases: Array<[string, string]> = [
+      // A missing comma after the token (V8 on Node 20 says only "at position 93").
+      [
+        lines(
+          '{',
+          '  "agencies": [',
+          '    { "slug": "harbour", "name": "Harbour",',
+          `      "accessToken": "${SECRET}"`,
+          '      "allowedOrigins": [] }',
+          '  ]',
+          '}',
+        ),
+        "line 5, column 7: Expected ',' or '}' after the property value",
+      ],
+      // An unquoted value (Node 20 quotes the text around it and gives no position at all).
+      [lines('{ "agencies": [', `  { "slug": "harbour", "accessToken": ${SECRET} }`, '] }'), 'line 2, column 39: Expected a value'],
+      [lines('{ "agencies": [', '  { "slug": "harbour", },', '] }'), 'line 2, column 24: Expected a property name after "," (a trailing comma is not JSON)'],
+      [lines('{ "agencies": [ {} ], }'), 'line 1, column 23: Expected a property name after'],
+      [lines('{ "agencies": [', `  { "accessToken": "${SECRET}`, '] }'), 'line 2, column 47: Control character'],
+      [lines('{ "agencies": [] }', 'x'), 'line 2, column 1: Unexpected text after the JSON value'],
+    ];
+    for (const [text, expected] of cases) {
+      const [problem] = problemsOf(write(text));
+      expect(problem).toContain(expected);
+      expect(problem).toMatch(/^AGENCIES_FILE: .*agencies-\d+\.json: line \d+, column \d+: /);
+      expect(problem).not.toContain(SECRET);
+    }
+    // A byte-order mark, as some editors save one, is no error.
+    expect(readAgenciesFile(write(`\uFEFF${JSON.stringify({ agencies: [good()] })}`))).toHaveLength(1);
   });
 
   it('goes with the key and base URL only: CRM_ACCESS_TOKEN and the per-agency settings beside it are refused, and so is the demo', () => {

@@ -84,7 +84,7 @@ describe('the operator view of many agencies', () => {
     for (const entry of entries) expect(output).not.toContain(entry.accessToken);
   });
 
-  it('`agencies` lists each agency: listings, cache age, freshness promise, calls today, outbox, last error', async () => {
+  it('`agencies` lists each agency: listings, cache age, freshness promise, calls today, outbox, its problem', async () => {
     // The relay refreshes its figures every few seconds: wait for the first with the sync's calls in.
     await until(
       async () => JSON.parse((await cli(['agencies', '--json'])).text).agencies[1].crmCallsToday,
@@ -95,7 +95,7 @@ describe('the operator view of many agencies', () => {
     const { code, text } = await cli(['agencies']);
     expect(code).toBe(0);
     const lines = text.split('\n');
-    expect(lines[0]).toMatch(/^SLUG\s+NAME\s+STATE\s+LISTINGS\s+CACHE AGE\s+FRESH \(WEBHOOK \/ LOST\)\s+CRM CALLS TODAY\s+OUTBOX\s+LAST ERROR$/);
+    expect(lines[0]).toMatch(/^SLUG\s+NAME\s+STATE\s+LISTINGS\s+CACHE AGE\s+FRESH \(WEBHOOK \/ LOST\)\s+CRM CALLS TODAY\s+OUTBOX\s+PROBLEM$/);
     for (const entry of entries) {
       const row = lines.find((line) => line.startsWith(`${entry.slug} `))!;
       expect(row).toContain(entry.name);

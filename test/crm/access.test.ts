@@ -94,7 +94,7 @@ describe('what the CRM key allows', () => {
     expect(ready.body.missing).toEqual([expect.stringMatching(/^enquiries: ask the agency to grant access to enquiries/)]);
 
     const report = formatStatus(collectStatus(dataDir, relay.config.crm.dailyLimit));
-    expect(report).toMatch(/enquiries REFUSED \(403\)/);
+    expect(report).toMatch(/enquiries REFUSED \(403, not granted\)/);
     expect(report).toMatch(/MISSING enquiries: .*Ask the agency to grant this integration access to enquiries/);
 
     // Listings refused too: the relay cannot serve its pages, so it is not ready.
