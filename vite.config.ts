@@ -19,6 +19,7 @@ export const ELEMENT_ENTRIES = {
   'estate-lightbox': 'widget/lightbox/define.ts',
   'estate-listing': 'widget/listing/define.ts',
   'estate-listings': 'widget/listings/define.ts',
+  'estate-shortlist': 'widget/shortlist/define.ts',
 };
 
 /**
@@ -26,7 +27,7 @@ export const ELEMENT_ENTRIES = {
  * registering of elements they render or fetch later (the enquiry form needs none of it).
  */
 const LISTING_PARTS =
-  /widget[\\/](shared[\\/](format|picture|icons|listing-parts|listing-parts\.styles|heading|relay-filling|define|load-element)|listings[\\/]controls\.styles)\.ts$/;
+  /widget[\\/](shared[\\/](format|picture|icons|listing-parts|listing-parts\.styles|heading|relay-filling|define|load-element|shortlist)|listings[\\/]controls\.styles)\.ts$/;
 /** The enquiry form and what only it uses. */
 const ENQUIRY_MODULES = /widget[\\/](enquiry[\\/][\w.-]+|shared[\\/]field-interaction)\.ts$|contract[\\/](name|phone)\.ts$/;
 
@@ -45,6 +46,9 @@ const COPIES: Array<{ importer: RegExp; modules: RegExp }> = [
   { importer: /widget[\\/]listings[\\/]/, modules: LISTING_PARTS },
   { importer: /widget[\\/]listing[\\/]/, modules: ENQUIRY_MODULES },
   { importer: /widget[\\/]lightbox[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|widget[\\\\/]listing[\\\\/]strings\\.ts$`) },
+  // <estate-shortlist> carries copies of the listing parts and of the enquiry modules it uses (the
+  // form's words, field rules, kept submissions): its page fetches one file beside the core.
+  { importer: /widget[\\/]shortlist[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${ENQUIRY_MODULES.source}|contract[\\\\/]slug\\.ts$`) },
 ];
 /** Marks a copy's module id: `<file>?estate-copy=<rule index>`. */
 const COPY_QUERY = '?estate-copy=';

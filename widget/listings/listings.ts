@@ -30,6 +30,7 @@ import {
 import { renderPicture } from '../shared/picture.ts';
 import { heading, headingLevel } from '../shared/heading.ts';
 import { bathIcon, bedIcon, carIcon, chevronLeft, chevronRight } from '../shared/icons.ts';
+import { renderKeep, ShortlistController } from '../shared/shortlist.ts';
 
 export interface ListingsLoadedDetail {
   items: ListingSummary[];
@@ -118,6 +119,7 @@ const EAGER_CARDS = 3;
  * @csspart features - Beds, baths and cars.
  * @csspart feature - One of them.
  * @csspart feature-icon - Its icon.
+ * @csspart keep-button - The heart that keeps the home in the visitor's shortlist (`aria-pressed` tells whether it is kept; see `<estate-shortlist>`).
  * @csspart empty - The "no results" panel.
  * @csspart error - The error panel.
  * @csspart retry-button - The retry button.
@@ -217,6 +219,8 @@ export class EstateListings extends EstateElement {
   private focusResultsAfterLoad = false;
   /** True when we pushed the detail's history entry (so "back" can pop it). */
   private pushedDetailEntry = false;
+  /** The homes the visitor keeps: each card's heart. */
+  private readonly shortlist = new ShortlistController(this);
 
   private readonly listingsTask = new Task(this, {
     task: async ([relay, queryString, hostListings], { signal }) => {
@@ -630,6 +634,7 @@ export class EstateListings extends EstateElement {
         <p part="meta" class="line meta-line">${meta}</p>
         ${this.renderFeatures(listing)}
       </div>
+      ${renderKeep(this.shortlist.has(listing.id), fill(text.keep, { address }), () => this.shortlist.toggle({ id: listing.id, address }))}
     </li>`;
   }
 
