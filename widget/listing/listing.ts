@@ -86,6 +86,7 @@ class MissingListing extends Error {
  *
  * @cssprop --estate-listing-gallery-ratio - Shape of the gallery (default 3 / 2; 2 / 1 on wide screens).
  * @cssprop --estate-skeleton-color - Placeholder colour while loading.
+ * @cssprop --estate-keep-color - The heart's colour while the home is kept (default the danger colour, `--estate-color-danger`).
  * @cssprop --estate-lightbox-backdrop - Lightbox background.
  * @cssprop --estate-listing-reserve - Height the loading placeholder keeps (default 60rem), so a page's footer does not jump.
  *

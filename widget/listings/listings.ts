@@ -135,6 +135,7 @@ const EAGER_CARDS = 3;
  * @cssprop --estate-skeleton-color - Placeholder colour while loading.
  * @cssprop --estate-badge-color - Badge background.
  * @cssprop --estate-badge-text - Badge text colour.
+ * @cssprop --estate-keep-color - The heart's colour while the home is kept (default the danger colour, `--estate-color-danger`).
  *
  * @fires {CustomEvent<ListingsLoadedDetail>} estate-listings-loaded - A page of listings rendered.
  * @fires {CustomEvent<ListingsErrorDetail>} estate-listings-error - Loading failed.
