@@ -19,6 +19,7 @@ export const ELEMENT_ENTRIES = {
   'estate-lightbox': 'widget/lightbox/define.ts',
   'estate-listing': 'widget/listing/define.ts',
   'estate-listings': 'widget/listings/define.ts',
+  'estate-shortlist': 'widget/shortlist/define.ts',
 };
 
 /**
@@ -26,7 +27,7 @@ export const ELEMENT_ENTRIES = {
  * registering of elements they render or fetch later (the enquiry form needs none of it).
  */
 const LISTING_PARTS =
-  /widget[\\/](shared[\\/](format|picture|icons|listing-parts|listing-parts\.styles|heading|relay-filling|define|load-element)|listings[\\/]controls\.styles)\.ts$/;
+  /widget[\\/](shared[\\/](format|picture|icons|listing-parts|listing-parts\.styles|heading|relay-filling|define|load-element|shortlist)|listings[\\/]controls\.styles)\.ts$/;
 /** The enquiry form and what only it uses. */
 const ENQUIRY_MODULES = /widget[\\/](enquiry[\\/][\w.-]+|shared[\\/]field-interaction)\.ts$|contract[\\/](name|phone)\.ts$/;
 
@@ -45,6 +46,9 @@ const COPIES: Array<{ importer: RegExp; modules: RegExp }> = [
   { importer: /widget[\\/]listings[\\/]/, modules: LISTING_PARTS },
   { importer: /widget[\\/]listing[\\/]/, modules: ENQUIRY_MODULES },
   { importer: /widget[\\/]lightbox[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|widget[\\\\/]listing[\\\\/]strings\\.ts$`) },
+  // <estate-shortlist> carries copies of the listing parts and of the enquiry modules it uses (the
+  // form's words, field rules, kept submissions): its page fetches one file beside the core.
+  { importer: /widget[\\/]shortlist[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${ENQUIRY_MODULES.source}|contract[\\\\/]slug\\.ts$`) },
 ];
 /** Marks a copy's module id: `<file>?estate-copy=<rule index>`. */
 const COPY_QUERY = '?estate-copy=';
@@ -93,7 +97,7 @@ function isFacade(code: string): boolean {
 
 /**
  * Writes into widget.js, for every element, the chunks it needs (its static imports, depth first,
- * its own module last) and each chunk's SHA-384, so the loader can check every chunk it fetches
+ * its own module last) and each chunk's SHA-256, so the loader can check every chunk it fetches
  * and a pinned widget.js vouches for all of them. Runs on the final (minified) code.
  */
 function chunkManifestPlugin(): Plugin {
@@ -127,9 +131,12 @@ function chunkManifestPlugin(): Plugin {
       for (const chunk of chunks) {
         if (chunk.isEntry && chunk.name in ELEMENT_ENTRIES) elements[chunk.name] = filesOf(chunk.fileName);
       }
+      // SHA-256: every page downloads every chunk's hash in widget.js, and hashes do not compress
+      // (SHA-384's cost 16 more gzip bytes a chunk, about 130 in all); what a check needs is that
+      // no other file has the hash (a second preimage), which 256 bits rule out as well as 384.
       const sri = (file: string) => {
         const chunk = bundle[file];
-        return chunk?.type === 'chunk' ? `sha384-${createHash('sha384').update(chunk.code).digest('base64')}` : '';
+        return chunk?.type === 'chunk' ? `sha256-${createHash('sha256').update(chunk.code).digest('base64')}` : '';
       };
       const integrity: Record<string, string> = {};
       for (const file of new Set(Object.values(elements).flat())) integrity[file] = sri(file);

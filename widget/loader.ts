@@ -3,7 +3,7 @@
  * for `estate-*` tags and, when one first appears, fetches that element's code (immutable, hashed
  * chunks beside widget.js) and registers it. A page with one enquiry form pays for the form only.
  *
- * Integrity: the build writes every chunk's SHA-384 into this file, so a pinned tag (`integrity`
+ * Integrity: the build writes every chunk's SHA-256 into this file, so a pinned tag (`integrity`
  * on widget.js) vouches for every chunk too. Each chunk an element needs is first fetched as
  * `<link rel="modulepreload" integrity>`: the browser refuses it if one byte differs and, if it
  * matches, keeps the module in its module map; only when every chunk has passed is the element's
@@ -16,7 +16,7 @@
 interface ChunkManifest {
   /** Tag → the chunk files it needs, its own module last. */
   elements: Record<string, string[]>;
-  /** Chunk file → its `sha384-…` Subresource Integrity value. */
+  /** Chunk file → its `sha256-…` Subresource Integrity value. */
   integrity: Record<string, string>;
 }
 

@@ -303,4 +303,43 @@ describe('the demo listing page, server-rendered', () => {
     expect(problems).toEqual([]);
     await context.close();
   });
+  it('carries the hearts (issue 21): unpressed in the server markup, pressed over it for a kept home, and a keep there reaches the detail page', async () => {
+    const html = await (await fetch(`${relay.url}/listings/buy`)).text();
+    const served = html.match(/part="button keep-button"[^>]*aria-pressed="(true|false)"|aria-pressed="(true|false)"[^>]*part="button keep-button"/g) ?? [];
+    expect(served.length, 'a heart on every server-rendered card').toBeGreaterThan(0);
+    expect(
+      served.every((heart) => heart.includes('aria-pressed="false"')),
+      'the server knows no visitor',
+    ).toBe(true);
+
+    const list = (await (await fetch(`${relay.url}/api/v1/listings?type=sale&pageSize=100`)).json()) as Page<ListingSummary>;
+    const first = list.items[0]!;
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    context.setDefaultTimeout(15_000);
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    const key = `estate-shortlist:${relay.url}/`;
+    // Kept on an earlier visit: then the page is opened again.
+    await page.goto(`${relay.url}/listings/buy`);
+    await page.evaluate(([storageKey, home]) => localStorage.setItem(storageKey, JSON.stringify([home])), [
+      key,
+      { id: first.id, address: first.address.display },
+    ] as const);
+    await page.reload();
+    await page.waitForFunction(() => (document.querySelector('estate-listings') as (HTMLElement & { hasUpdated?: boolean }) | null)?.hasUpdated === true);
+    const hearts = page.locator('estate-listings [part~="keep-button"]');
+    await expect.poll(() => hearts.first().getAttribute('aria-pressed')).toBe('true');
+    expect(await hearts.nth(1).getAttribute('aria-pressed')).toBe('false');
+    expect(await hearts.first().getAttribute('aria-label')).toBe(`Keep ${first.address.display}`);
+
+    await hearts.nth(1).click();
+    const kept = await page.evaluate((storageKey) => JSON.parse(localStorage.getItem(storageKey) ?? '[]') as Array<{ id: number }>, key);
+    expect(kept.map((home) => home.id)).toEqual([first.id, list.items[1]!.id]);
+
+    await page.goto(`${relay.url}/listings/${list.items[1]!.id}/${addressSlug(list.items[1]!.address.display)}`);
+    await page.waitForFunction(() => (document.querySelector('estate-listing') as (HTMLElement & { hasUpdated?: boolean }) | null)?.hasUpdated === true);
+    await expect.poll(() => page.locator('estate-listing [part~="keep-button"]').getAttribute('aria-pressed')).toBe('true');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
 });

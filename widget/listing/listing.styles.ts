@@ -1,7 +1,7 @@
 import { css } from 'lit';
 import { resetStyles } from '../shared/reset.styles.ts';
 import { controlStyles } from '../listings/controls.styles.ts';
-import { badgeStyles, featureStyles, iconStyles, panelStyles } from '../shared/listing-parts.styles.ts';
+import { badgeStyles, featureStyles, iconStyles, keepStyles, panelStyles } from '../shared/listing-parts.styles.ts';
 
 export const styles = [
   resetStyles,
@@ -10,6 +10,7 @@ export const styles = [
   featureStyles,
   iconStyles,
   panelStyles,
+  keepStyles,
   css`
     :host {
       display: block;

@@ -19,6 +19,7 @@ import { styles } from './listing.styles.ts';
 import type { EstateLightbox } from '../lightbox/lightbox.ts';
 import { loadElement } from '../shared/load-element.ts';
 import { EstateEnquiry } from '../enquiry/enquiry.ts';
+import { renderKeep, ShortlistController } from '../shared/shortlist.ts';
 
 export interface ListingLoadedDetail {
   listing: ListingDetail;
@@ -64,6 +65,7 @@ class MissingListing extends Error {
  * @csspart tagline - The agency's heading for the listing.
  * @csspart features - Beds, baths and cars.
  * @csspart feature - One of them.
+ * @csspart keep-button - The heart that keeps the home in the visitor's shortlist (`aria-pressed` tells whether it is kept; see `<estate-shortlist>`).
  * @csspart gallery - The photo mosaic.
  * @csspart gallery-item - A photo button that opens the lightbox.
  * @csspart gallery-all - The "show all photos" button.
@@ -84,6 +86,7 @@ class MissingListing extends Error {
  *
  * @cssprop --estate-listing-gallery-ratio - Shape of the gallery (default 3 / 2; 2 / 1 on wide screens).
  * @cssprop --estate-skeleton-color - Placeholder colour while loading.
+ * @cssprop --estate-keep-color - The heart's colour while the home is kept (default the danger colour, `--estate-color-danger`).
  * @cssprop --estate-lightbox-backdrop - Lightbox background.
  * @cssprop --estate-listing-reserve - Height the loading placeholder keeps (default 60rem), so a page's footer does not jump.
  *
@@ -129,6 +132,8 @@ export class EstateListing extends EstateElement {
 
   #retryCount = 0;
   #jsonLdScript: HTMLScriptElement | null = null;
+  /** The homes the visitor keeps: the heart in the header. */
+  readonly #shortlist = new ShortlistController(this);
 
   readonly #listingTask = new Task(this, {
     task: async ([relay, id, hostListing], { signal }) => {
@@ -386,6 +391,7 @@ export class EstateListing extends EstateElement {
         ${feature(listing.bed, text.bedrooms, bedIcon)} ${feature(listing.bath, text.bathrooms, bathIcon)} ${feature(listing.cars, text.carSpaces, carIcon)}
         ${land ? html`<li part="feature" class="feature"><span class="visually-hidden">${text.factLandArea}: </span>${land}</li>` : nothing}
       </ul>
+      ${renderKeep(this.#shortlist.has(listing.id), fill(text.keepName, { address }), () => this.#shortlist.toggle({ id: listing.id, address }), text.keep)}
     </header>`;
   }
 

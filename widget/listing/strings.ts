@@ -21,6 +21,9 @@ export interface ListingStrings {
   photos: string;
   openPhoto: string;
   showAllPhotos: PluralForms;
+  /** The heart's visible word, and its accessible name (a toggle button: pressed while the home is kept). */
+  keep: string;
+  keepName: string;
   noPhotos: string;
   description: string;
   facts: string;
@@ -78,6 +81,8 @@ export const defaultListingStrings: ListingStrings = {
   photos: 'Photos',
   openPhoto: 'Open photo {index} of {total}',
   showAllPhotos: { one: 'Show {count} photo', other: 'Show all {count} photos' },
+  keep: 'Keep',
+  keepName: 'Keep {address}',
   noPhotos: 'No photos yet',
   description: 'About this property',
   facts: 'Property details',

@@ -1,12 +1,13 @@
 import { css } from 'lit';
 import { resetStyles } from '../shared/reset.styles.ts';
 import { controlStyles } from './controls.styles.ts';
-import { badgeStyles, featureStyles, iconStyles, panelStyles } from '../shared/listing-parts.styles.ts';
+import { badgeStyles, featureStyles, iconStyles, keepStyles, panelStyles } from '../shared/listing-parts.styles.ts';
 
 /**
- * Cards have a fixed geometry (photo box by aspect ratio, every text row one fixed line height,
- * the address clamped to two lines), so a skeleton card and a loaded card are the same size and
- * nothing below the element moves when the data arrives.
+ * Cards have a set geometry (photo box by aspect ratio, every text row at least one line high, the
+ * address two), so a skeleton card and a loaded card are the same size and nothing below the
+ * element moves when the data arrives. Text is never cut off: a price range, an auction time or a
+ * long address that needs another line wraps to it, and only then is the card taller.
  */
 export const styles = [
   resetStyles,
@@ -15,6 +16,7 @@ export const styles = [
   featureStyles,
   iconStyles,
   panelStyles,
+  keepStyles,
   css`
     :host {
       display: block;
@@ -25,13 +27,11 @@ export const styles = [
       --_bone: var(--estate-skeleton-color, color-mix(in srgb, currentColor 12%, transparent));
     }
 
+    /* One line as a rule; a long message (the relay still filling) wraps rather than being cut off. */
     .status {
       margin: 0 0 0.75rem;
-      height: 1.5rem;
+      min-height: 1.5rem;
       line-height: 1.5rem;
-      overflow: hidden;
-      white-space: nowrap;
-      text-overflow: ellipsis;
       font-weight: 600;
       color: var(--_estate-muted);
     }
@@ -106,31 +106,25 @@ export const styles = [
     .line {
       display: block;
       margin: 0;
-      overflow: hidden;
-      white-space: nowrap;
-      text-overflow: ellipsis;
+      overflow-wrap: anywhere;
     }
 
     .price-line {
-      height: 1.75rem;
+      min-height: 1.75rem;
       font-size: 1.125rem;
       font-weight: 700;
       line-height: 1.75rem;
     }
 
     .title-line {
-      display: -webkit-box;
-      height: 3rem;
+      min-height: 3rem;
       font-size: 1rem;
       font-weight: 600;
       line-height: 1.5rem;
-      white-space: normal;
-      -webkit-line-clamp: 2;
-      -webkit-box-orient: vertical;
     }
 
     .meta-line {
-      height: 1.25rem;
+      min-height: 1.25rem;
       font-size: 0.875rem;
       line-height: 1.25rem;
       color: var(--_estate-muted);
@@ -138,8 +132,9 @@ export const styles = [
 
     .features-line {
       display: flex;
-      gap: 1.25rem;
-      height: 1.5rem;
+      flex-wrap: wrap;
+      gap: 0 1.25rem;
+      min-height: 1.5rem;
       margin-top: 0.25rem;
       padding: 0;
       list-style: none;
@@ -177,6 +172,14 @@ export const styles = [
       outline-offset: -3px;
     }
 
+    /* The heart sits on the photo's corner, above the link that covers the card. */
+    .keep {
+      position: absolute;
+      z-index: 1;
+      top: 0.5rem;
+      right: 0.5rem;
+    }
+
     /* Skeleton: the same boxes, filled with placeholder bars. */
     .skeleton .bone {
       display: block;
@@ -191,10 +194,6 @@ export const styles = [
       width: 45%;
       height: 1rem;
       margin-block: 0.375rem;
-    }
-
-    .skeleton .title-line {
-      display: block;
     }
 
     .skeleton .title-line .bone {

@@ -30,6 +30,7 @@ import {
 import { renderPicture } from '../shared/picture.ts';
 import { heading, headingLevel } from '../shared/heading.ts';
 import { bathIcon, bedIcon, carIcon, chevronLeft, chevronRight } from '../shared/icons.ts';
+import { renderKeep, ShortlistController } from '../shared/shortlist.ts';
 
 export interface ListingsLoadedDetail {
   items: ListingSummary[];
@@ -118,6 +119,7 @@ const EAGER_CARDS = 3;
  * @csspart features - Beds, baths and cars.
  * @csspart feature - One of them.
  * @csspart feature-icon - Its icon.
+ * @csspart keep-button - The heart that keeps the home in the visitor's shortlist (`aria-pressed` tells whether it is kept; see `<estate-shortlist>`).
  * @csspart empty - The "no results" panel.
  * @csspart error - The error panel.
  * @csspart retry-button - The retry button.
@@ -133,6 +135,7 @@ const EAGER_CARDS = 3;
  * @cssprop --estate-skeleton-color - Placeholder colour while loading.
  * @cssprop --estate-badge-color - Badge background.
  * @cssprop --estate-badge-text - Badge text colour.
+ * @cssprop --estate-keep-color - The heart's colour while the home is kept (default the danger colour, `--estate-color-danger`).
  *
  * @fires {CustomEvent<ListingsLoadedDetail>} estate-listings-loaded - A page of listings rendered.
  * @fires {CustomEvent<ListingsErrorDetail>} estate-listings-error - Loading failed.
@@ -217,6 +220,8 @@ export class EstateListings extends EstateElement {
   private focusResultsAfterLoad = false;
   /** True when we pushed the detail's history entry (so "back" can pop it). */
   private pushedDetailEntry = false;
+  /** The homes the visitor keeps: each card's heart. */
+  private readonly shortlist = new ShortlistController(this);
 
   private readonly listingsTask = new Task(this, {
     task: async ([relay, queryString, hostListings], { signal }) => {
@@ -630,6 +635,7 @@ export class EstateListings extends EstateElement {
         <p part="meta" class="line meta-line">${meta}</p>
         ${this.renderFeatures(listing)}
       </div>
+      ${renderKeep(this.shortlist.has(listing.id), fill(text.keep, { address }), () => this.shortlist.toggle({ id: listing.id, address }))}
     </li>`;
   }
 

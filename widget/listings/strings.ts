@@ -50,7 +50,8 @@ export interface ListingsStrings {
   search: string;
   reset: string;
   backToResults: string;
-  photoCount: PluralForms;
+  /** The accessible name of a card's heart (a toggle button: pressed while the home is kept). */
+  keep: string;
 }
 
 export const defaultListingsStrings: ListingsStrings = {
@@ -100,7 +101,7 @@ export const defaultListingsStrings: ListingsStrings = {
   search: 'Search',
   reset: 'Reset',
   backToResults: 'Back to results',
-  photoCount: { one: '{count} photo', other: '{count} photos' },
+  keep: 'Keep {address}',
 };
 
 registerBuiltInTranslation<{ listings: ListingsStrings }>(

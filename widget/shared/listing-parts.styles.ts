@@ -75,3 +75,15 @@ export const panelStyles = css`
     font-weight: 700;
   }
 `;
+
+/** The heart (shared/shortlist.ts): outlined, filled while the home is kept. */
+export const keepStyles = css`
+  .keep {
+    padding: 0 0.75rem;
+  }
+
+  .keep[aria-pressed='true'] .icon {
+    color: var(--estate-keep-color, var(--_estate-danger));
+    fill: currentColor;
+  }
+`;

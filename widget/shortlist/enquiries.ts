@@ -1,0 +1,209 @@
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type { EnquiryRequest } from '../../contract/relay-api.ts';
+import { fetchJson, relayUrl, RelayError } from '../shared/relay.ts';
+import { clearPending, loadPending, newOriginalId, pendingKey, savePending, type PendingEnquiry } from '../enquiry/pending-store.ts';
+
+/** Where one home's enquiry stands. */
+export type HomeOutcome =
+  | { kind: 'sending' }
+  | { kind: 'sent'; originalId: string }
+  /** Kept on this device and sent again by itself; `seconds` when the relay said how long to wait. */
+  | { kind: 'waiting'; seconds?: number }
+  | { kind: 'refused'; reason: string };
+
+/** The form's fields, the same for every home's enquiry. */
+export type SharedFields = Omit<EnquiryRequest, 'originalId' | 'listingId' | 'agentId' | 'subject'>;
+
+export interface ShortlistEnquiriesOptions {
+  relay(): string | null;
+  /** The relay refused the fields themselves (a 400 naming them): nothing more is sent until the visitor sends again. */
+  fieldsRefused(fields: Record<string, string>): void;
+  /** One home's enquiry was accepted, or one try failed (`pending`: it is kept and tried again). */
+  sent(listingId: number, originalId: string): void;
+  failed(listingId: number, status: number, message: string, pending: boolean): void;
+  /** A round of sending ended. */
+  settled(): void;
+}
+
+/** The fields a visitor fills in: a 400 naming one of these is theirs to correct. */
+const VISIBLE_FIELDS = ['fullName', 'email', 'mobile', 'message', 'consent'];
+const SEND_TIMEOUT_MS = 30_000;
+const FIRST_RETRY_MS = 5_000;
+const LONGEST_RETRY_MS = 5 * 60_000;
+const LONGEST_RETRY_AFTER_MS = 10 * 60_000;
+
+/**
+ * "Enquire about these": one enquiry per kept home through the relay's enquiry API as it is (one
+ * `POST /api/v1/enquiries` each, its own originalId, to its own listing and so its own agent). Each
+ * is kept in localStorage under the key `<estate-enquiry>` uses for that listing until the relay
+ * has accepted or refused it for good, so a reload resumes it (and a listing's own form would
+ * too, with the same originalId: the relay takes it once). Sent one after another: the relay
+ * limits enquiries per client per minute, and a 429 holds the rest until its Retry-After; a
+ * network failure or a 5xx is tried again with backoff, and at once when the browser is back online.
+ */
+export class ShortlistEnquiriesController implements ReactiveController {
+  readonly outcomes = new Map<number, HomeOutcome>();
+  readonly #pending = new Map<number, PendingEnquiry>();
+  readonly #options: ShortlistEnquiriesOptions;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #failures = 0;
+  #running = false;
+
+  constructor(
+    private readonly host: ReactiveControllerHost,
+    options: ShortlistEnquiriesOptions,
+  ) {
+    this.#options = options;
+    host.addController(this);
+  }
+
+  /** True while enquiries are being sent. */
+  get sending(): boolean {
+    return this.#running;
+  }
+
+  /** Listings with an enquiry not yet answered for good. */
+  get pendingIds(): number[] {
+    return [...this.#pending.keys()];
+  }
+
+  /**
+   * Takes up the enquiries an earlier page left unsent for these listings and sends them; returns
+   * the first one's request, so the form can show what is being sent.
+   */
+  resume(listingIds: readonly number[]): EnquiryRequest | undefined {
+    let first: EnquiryRequest | undefined;
+    for (const id of listingIds) {
+      if (this.#pending.has(id) || this.outcomes.get(id)?.kind === 'sent') continue;
+      const stored = loadPending(pendingKey({ listingId: id })!);
+      if (!stored || stored.request.listingId !== id) continue;
+      this.#pending.set(id, stored);
+      this.outcomes.set(id, { kind: 'waiting' });
+      first ??= stored.request;
+    }
+    if (first) this.#schedule(0);
+    return first;
+  }
+
+  /** Sends `fields` about each home, each with its address as the subject. */
+  send(homes: ReadonlyArray<{ id: number; subject: string }>, fields: SharedFields): void {
+    const savedAt = Date.now();
+    for (const { id, subject } of homes) {
+      if (this.#pending.has(id)) continue;
+      const request: EnquiryRequest = { originalId: newOriginalId(), listingId: id, ...fields, ...(subject ? { subject: subject.slice(0, 200) } : {}) };
+      const pending = { request, savedAt };
+      savePending(pendingKey({ listingId: id })!, pending);
+      this.#pending.set(id, pending);
+      this.outcomes.set(id, { kind: 'waiting' });
+    }
+    this.#failures = 0;
+    void this.#run();
+  }
+
+  hostConnected(): void {
+    addEventListener('online', this.#online);
+    if (this.#pending.size) this.#schedule(0);
+  }
+
+  hostDisconnected(): void {
+    removeEventListener('online', this.#online);
+    clearTimeout(this.#timer);
+  }
+
+  readonly #online = (): void => this.#schedule(0);
+
+  #schedule(ms: number): void {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void this.#run(), ms);
+  }
+
+  async #run(): Promise<void> {
+    if (this.#running) return;
+    this.#running = true;
+    clearTimeout(this.#timer);
+    let retryAfterMs: number | undefined;
+    let failed = false;
+    for (const [id, pending] of this.#pending) {
+      this.outcomes.set(id, { kind: 'sending' });
+      this.host.requestUpdate();
+      try {
+        await this.#post(pending.request);
+        this.#settle(id, { kind: 'sent', originalId: pending.request.originalId });
+        this.#options.sent(id, pending.request.originalId);
+        continue;
+      } catch (error) {
+        const status = error instanceof RelayError ? error.status : 0;
+        const message = error instanceof Error ? error.message : String(error);
+        if (status === 409) {
+          // This originalId was accepted before with other details (an edited retry of a send
+          // whose answer was lost): the first one stands, as in <estate-enquiry>.
+          this.#settle(id, { kind: 'sent', originalId: pending.request.originalId });
+          this.#options.sent(id, pending.request.originalId);
+          continue;
+        }
+        const fields = error instanceof RelayError ? error.fields : {};
+        if (status === 400 && Object.keys(fields).some((field) => VISIBLE_FIELDS.includes(field))) {
+          // The same fields go to every home: none is sent until the visitor has corrected them.
+          for (const unsent of this.#pending.keys()) {
+            clearPending(pendingKey({ listingId: unsent })!);
+            this.outcomes.delete(unsent);
+          }
+          this.#pending.clear();
+          this.#options.failed(id, status, message, false);
+          this.#options.fieldsRefused(fields);
+          break;
+        }
+        const definitive = status >= 400 && status < 500 && status !== 408 && status !== 429;
+        this.#options.failed(id, status, message, !definitive);
+        if (definitive) {
+          this.#settle(id, { kind: 'refused', reason: message });
+          continue;
+        }
+        failed = true;
+        if (status === 429) {
+          retryAfterMs = Math.min(LONGEST_RETRY_AFTER_MS, retryAfter(error as RelayError) ?? 60_000);
+          // The limit holds for the homes after this one too.
+          for (const waiting of this.#pending.keys()) this.outcomes.set(waiting, { kind: 'waiting', seconds: Math.ceil(retryAfterMs / 1000) });
+          break;
+        }
+        this.outcomes.set(id, { kind: 'waiting' });
+      }
+    }
+    this.#running = false;
+    if (failed) {
+      this.#failures += 1;
+      const backoff = Math.min(LONGEST_RETRY_MS, FIRST_RETRY_MS * 3 ** (this.#failures - 1)) * (0.8 + Math.random() * 0.4);
+      this.#schedule(retryAfterMs ?? backoff);
+    } else {
+      this.#failures = 0;
+    }
+    this.host.requestUpdate();
+    this.#options.settled();
+  }
+
+  #settle(id: number, outcome: HomeOutcome): void {
+    clearPending(pendingKey({ listingId: id })!);
+    this.#pending.delete(id);
+    this.outcomes.set(id, outcome);
+  }
+
+  async #post(request: EnquiryRequest): Promise<void> {
+    await fetchJson(relayUrl(this.#options.relay(), 'api/v1/enquiries'), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(request),
+      signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+      credentials: 'omit',
+    });
+  }
+}
+
+/** Milliseconds from a Retry-After header (seconds or an HTTP date), or undefined. */
+function retryAfter(error: RelayError): number | undefined {
+  const header = error.retryAfter;
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
