@@ -372,7 +372,7 @@ export class EstateEnquiry extends EstateElement {
           fullName: request.fullName,
           email: request.email,
           mobile: request.mobile ?? '',
-          message: request.message,
+          message: request.message ?? '',
           consent: request.consent ?? false,
         };
       }
