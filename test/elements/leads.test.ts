@@ -4,6 +4,7 @@ import '../../widget/enquiry/define.ts';
 import '../../widget/appraisal/define.ts';
 import '../../widget/open-home-registration/define.ts';
 import '../../widget/inspection-request/define.ts';
+import '../../widget/listing/define.ts';
 import type { EnquiryErrorDetail, EnquirySuccessDetail } from '../../widget/enquiry/enquiry.ts';
 import type { ListingDetail, ListingSummary, Page } from '../../contract/relay-api.ts';
 
@@ -222,5 +223,40 @@ describe('<estate-inspection-request>', () => {
     await relayHolds(originalId);
     expect(part(el, 'status')!.textContent).to.contain('confirm a time');
     await expect(el).to.be.accessible();
+  });
+});
+
+describe('<estate-listing> visits', () => {
+  it('offers "Register" on each open home and "Request a private inspection", opening their forms below the buttons (keyboard), axe clean', async () => {
+    const listing = await withListing(
+      (candidate) => candidate.status === 'available' && candidate.openHomes.some((openHome) => Date.parse(openHome.end) > Date.now()),
+    );
+    const el = await fixture<HTMLElement & { loadComplete: Promise<unknown>; updateComplete: Promise<unknown> }>(
+      html`<estate-listing relay=${RELAY} listing-id=${listing.id} time-zone="Australia/Sydney" no-enquiry></estate-listing>`,
+    );
+    await el.loadComplete;
+    await el.updateComplete;
+    const register = root(el).querySelector<HTMLButtonElement>('[part~="register-button"]')!;
+    expect(register.getAttribute('aria-expanded')).to.equal('false');
+    register.focus();
+    await sendKeys({ press: 'Enter' });
+    await el.updateComplete;
+    expect(register.getAttribute('aria-expanded')).to.equal('true');
+    const form = root(el).querySelector('estate-open-home-registration')!;
+    await waitUntil(() => form.shadowRoot?.querySelector('form') != null, 'the registration form renders');
+    const openHome = listing.openHomes.find((candidate) => Date.parse(candidate.end) > Date.now())!;
+    expect(form.getAttribute('open-home-id')).to.equal(String(openHome.id));
+    expect(form.getAttribute('calendar-href')).to.match(/^data:text\/calendar/);
+    const inspection = root(el).querySelector<HTMLButtonElement>('[part~="inspection-button"]')!;
+    inspection.focus();
+    await sendKeys({ press: 'Enter' });
+    await el.updateComplete;
+    const request = root(el).querySelector('estate-inspection-request')!;
+    await waitUntil(() => request.shadowRoot?.querySelector('form') != null, 'the inspection form renders');
+    await expect(el).to.be.accessible();
+    // Pressed again, the form closes.
+    await sendKeys({ press: 'Enter' });
+    await el.updateComplete;
+    expect(root(el).querySelector('estate-inspection-request')).to.equal(null);
   });
 });
