@@ -14,6 +14,9 @@ export default defineConfig({
     lib: {
       entry: {
         index: 'widget/index.ts',
+        appraisal: 'widget/appraisal/define.ts',
+        'inspection-request': 'widget/inspection-request/define.ts',
+        'open-home-registration': 'widget/open-home-registration/define.ts',
         enquiry: 'widget/enquiry/define.ts',
         lightbox: 'widget/lightbox/define.ts',
         listing: 'widget/listing/define.ts',

@@ -19,7 +19,7 @@ import { createCrmClient } from '../server/crm/client.ts';
 import { limiterForKey } from '../server/crm/limiter.ts';
 import { decodeDestination, listingDestination } from '../server/crm/lead-destination.ts';
 import { toAddEnquiry } from '../server/crm/lead-sink.ts';
-import { enquiryRequestSchema, fieldErrors } from '../server/enquiries/schema.ts';
+import { enquiryRequestSchema, fieldErrors, leadTarget } from '../server/enquiries/schema.ts';
 import { staticEnquiryTargets, type ListingTarget } from '../server/enquiries/targets.ts';
 import { silentLogger } from '../server/runtime/log.ts';
 import { startRelay } from '../server/compose/relay.ts';
@@ -77,7 +77,7 @@ baselineApp.post('/api/v1/enquiries', express.json({ limit: '16kb' }), async (re
     res.status(400).json({ error: 'invalid_enquiry', fields: fieldErrors(parsed.error) });
     return;
   }
-  const listing = listings[parsed.data.listingId ?? -1];
+  const listing = listings[leadTarget(parsed.data).listingId ?? -1];
   if (!listing?.destination) {
     res.status(400).json({ error: 'invalid_enquiry', fields: { listingId: 'No listing with this id' } });
     return;

@@ -225,21 +225,79 @@ type Holds<Check extends true> = Check;
 export type FilterWordsMatchListings = Holds<Same<ListingType, FilterValue<typeof LISTING_FILTERS.type>>> &
   Holds<Same<ListingStatus, FilterValue<typeof LISTING_FILTERS.status>>>;
 
-/** `POST /api/v1/enquiries` body. Exactly one of listingId and agentId. */
-export interface EnquiryRequest {
+/**
+ * The kinds of lead `POST /api/v1/enquiries` takes (`kind`; absent: `enquiry`): a question about a
+ * listing or to an agent, a seller's request for an appraisal, a registration for one open home,
+ * and a request for a private inspection.
+ */
+export type LeadKind = 'enquiry' | 'appraisal' | 'open-home' | 'inspection';
+
+/** What every lead carries: who to answer, their consent, and the spam checks. */
+export interface LeadContact {
   originalId: string;
-  listingId?: number;
-  agentId?: number;
   fullName: string;
   email: string;
   mobile?: string;
-  subject?: string;
-  message: string;
   consent?: boolean;
   /** Honeypot: people never see it, so it must stay empty. */
   website?: string;
   /** Milliseconds between the form being shown and sent. */
   elapsedMs: number;
+}
+
+/** A question about a listing (`listingId`) or to an agent (`agentId`, a "contact me" form). Exactly one of them. */
+export interface QuestionRequest extends LeadContact {
+  kind?: 'enquiry';
+  listingId?: number;
+  agentId?: number;
+  subject?: string;
+  message: string;
+}
+
+/** When a seller thinks of selling (an appraisal's `sellingWhen`). */
+export type SellingWhen = 'now' | '3-months' | '6-months' | '12-months' | 'not-sure';
+
+/** A seller asks what their home is worth: to `agentId` when the page names one, else to the office. */
+export interface AppraisalRequest extends LeadContact {
+  kind: 'appraisal';
+  agentId?: number;
+  street: string;
+  suburb: string;
+  postcode: string;
+  /** "House", "Apartment", … as the visitor chose it. */
+  propertyType?: string;
+  bedrooms?: number;
+  sellingWhen?: SellingWhen;
+  message?: string;
+}
+
+/** A registration for one open home (`openHomeId`, from the listing's `openHomes`), once per e-mail address. */
+export interface OpenHomeRegistrationRequest extends LeadContact {
+  kind: 'open-home';
+  listingId: number;
+  openHomeId: number;
+  /** People coming, the visitor included (1–10). */
+  attendees: number;
+  message?: string;
+}
+
+/** A request for a private inspection of a listing at one of up to three times the visitor prefers. */
+export interface InspectionRequest extends LeadContact {
+  kind: 'inspection';
+  listingId: number;
+  /** 1–3 ISO 8601 date-times with an offset, each in the future and at most 60 days ahead. */
+  preferredTimes: string[];
+  message?: string;
+}
+
+/** `POST /api/v1/enquiries` body: one lead of any kind. */
+export type EnquiryRequest = QuestionRequest | AppraisalRequest | OpenHomeRegistrationRequest | InspectionRequest;
+
+/** A suburb the agency has listed in (`GET /api/v1/suburbs`): suggestions for an appraisal's address. */
+export interface Suburb {
+  name: string;
+  postcode: string | null;
+  state: string | null;
 }
 
 export type EnquiryStatus = 'queued' | 'delivered' | 'failed';

@@ -7,4 +7,7 @@ import './enquiry/define.ts';
 import './listings/define.ts';
 import './listing/define.ts';
 import './lightbox/define.ts';
+import './appraisal/define.ts';
+import './open-home-registration/define.ts';
+import './inspection-request/define.ts';
 import './shortlist/define.ts';

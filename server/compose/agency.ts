@@ -154,7 +154,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
     settings: config.enquiries,
     store,
     log,
-    sink: crmLeadSink(crm, { source: config.enquiries.source }),
+    sink: crmLeadSink(crm, { source: config.enquiries.source, sellerCategories: config.enquiries.sellerCategories, timeZone: config.site.timeZone }),
     sinkTargets: crmEnquiryTargets(crm, { log }),
     targets: options.enquiryTargets ?? listings.enquiryTargets,
     // Relays on one database: claims named by the relay's id (DATA_DIR/relay-id), not by its host and path, which two containers may share.

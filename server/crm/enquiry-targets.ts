@@ -1,4 +1,4 @@
-import type { AgentTarget, EnquiryTargets, ListingTarget } from '../enquiries/targets.ts';
+import type { AgentTarget, EnquiryTargets, ListingTarget, OpenHomeTimes } from '../enquiries/targets.ts';
 import { listingDestination, userDestination } from './lead-destination.ts';
 import { listingId } from './public-fields.ts';
 import type { Logger } from '../runtime/log.ts';
@@ -16,8 +16,8 @@ export interface CrmEnquiryTargetsOptions {
   now?: Clock;
 }
 
-interface Snapshot<T> {
-  byId: Map<number, T>;
+interface Snapshot<T, K = number> {
+  byId: Map<K, T>;
   loadedAt: number;
 }
 
@@ -36,9 +36,9 @@ export function crmEnquiryTargets(crm: CrmClient, options: CrmEnquiryTargetsOpti
   ];
   const log = options.log.child({ component: 'enquiry-targets' });
 
-  const cached = <T>(name: string, load: () => Promise<Map<number, T>>) => {
-    let snapshot: Snapshot<T> | undefined;
-    let loading: Promise<Snapshot<T>> | undefined;
+  const cached = <T, K = number>(name: string, load: () => Promise<Map<K, T>>) => {
+    let snapshot: Snapshot<T, K> | undefined;
+    let loading: Promise<Snapshot<T, K>> | undefined;
     const reload = () =>
       (loading ??= load()
         .then((byId) => {
@@ -49,14 +49,14 @@ export function crmEnquiryTargets(crm: CrmClient, options: CrmEnquiryTargetsOpti
         .finally(() => {
           loading = undefined;
         }));
-    return async (id: number): Promise<T | undefined> => {
+    return async (id: K): Promise<T | undefined> => {
       let current = snapshot && now() - snapshot.loadedAt < ttlMs ? snapshot : await reloadOrStale();
       const hit = current.byId.get(id);
       if (hit !== undefined || now() - current.loadedAt < missReloadMs) return hit;
       current = await reload();
       return current.byId.get(id);
     };
-    async function reloadOrStale(): Promise<Snapshot<T>> {
+    async function reloadOrStale(): Promise<Snapshot<T, K>> {
       try {
         return await reload();
       } catch (error) {
@@ -96,5 +96,25 @@ export function crmEnquiryTargets(crm: CrmClient, options: CrmEnquiryTargetsOpti
     return byId;
   });
 
-  return { listing, agent };
+  // Open homes from a day ago on (one that ended is refused by the caller); keyed "listing:openHome".
+  const openHomes = cached<OpenHomeTimes, string>('open homes', async () => {
+    const byKey = new Map<string, OpenHomeTimes>();
+    const since = new Date(now() - 24 * 60 * 60_000);
+    for await (const page of allPages((paging) => crm.listOpenHomes({ startingAfter: since, ...paging }), 100)) {
+      for (const openHome of page.items) {
+        const property = openHome.property;
+        const start = Date.parse(openHome.start ?? '');
+        const end = Date.parse(openHome.end ?? '');
+        if (typeof property?.id !== 'number' || Number.isNaN(start) || Number.isNaN(end)) continue;
+        // One life of the property: its lease for a rental inspection, as the listing source reads it.
+        const type = openHome.isRental === true || (property.saleLifeId == null && property.leaseLifeId != null) ? 'lease' : 'sale';
+        const times = { start: new Date(start).toISOString(), end: new Date(end).toISOString() };
+        byKey.set(`${listingId(type, { ...property, id: property.id })}:${openHome.id}`, times);
+        byKey.set(`${property.id}:${openHome.id}`, times);
+      }
+    }
+    return byKey;
+  });
+
+  return { listing, agent, openHome: (listingId, openHomeId) => openHomes(`${listingId}:${openHomeId}`) };
 }

@@ -1,8 +1,9 @@
 import { compactPhone } from '../../contract/phone.ts';
-import type { ParsedEnquiry } from '../enquiries/schema.ts';
+import { isQuestion, leadAbout, type ParsedEnquiry } from '../enquiries/schema.ts';
+import { isSellerLead, leadText } from '../enquiries/lead-text.ts';
 import type { DeliveryFailure, LeadSink } from '../enquiries/sink.ts';
 import { isCrmError, toCrmDateTime, type CrmClient } from './client.ts';
-import { decodeDestination, type CrmDestination } from './lead-destination.ts';
+import { decodeDestination, encodeDestination, type CrmDestination } from './lead-destination.ts';
 import type { AddEnquiry } from './schemas.ts';
 
 /**
@@ -19,6 +20,10 @@ const CREDENTIAL_CODES = new Set(['unauthorized', 'forbidden']);
 export interface CrmLeadSinkOptions {
   /** The holding-area source ('OFFICEWEBSITE' for an agency's own site; ENQUIRY_SOURCE). */
   source: string;
+  /** Category ids a seller's lead (an appraisal request) carries (ENQUIRY_SELLER_CATEGORIES); none by default. */
+  sellerCategories?: readonly number[];
+  /** The agency's time zone (SITE_TIME_ZONE): open-home and inspection times in a lead's text. Default Australia/Sydney. */
+  timeZone?: string;
 }
 
 /**
@@ -28,9 +33,15 @@ export interface CrmLeadSinkOptions {
  */
 export function crmLeadSink(crm: CrmClient, options: CrmLeadSinkOptions): LeadSink {
   return {
-    isComplete: (destination, about) => isResolved(about === 'agent' ? { agentId: 0 } : { listingId: 0 }, decodeDestination(destination)),
+    isComplete: (destination, about) => isResolved(about, decodeDestination(destination)),
+    officeDestination: () => encodeDestination({}),
     async deliver(lead, callOptions) {
-      const body = toAddEnquiry(lead.enquiry, decodeDestination(lead.destination), { source: options.source, acceptedAt: new Date(lead.acceptedAt) });
+      const body = toAddEnquiry(lead.enquiry, decodeDestination(lead.destination), {
+        source: options.source,
+        acceptedAt: new Date(lead.acceptedAt),
+        sellerCategories: options.sellerCategories,
+        timeZone: options.timeZone,
+      });
       const stored = await crm.addEnquiry(body, callOptions);
       return { id: stored.id };
     },
@@ -38,12 +49,15 @@ export function crmLeadSink(crm: CrmClient, options: CrmLeadSinkOptions): LeadSi
       const target = decodeDestination(lead.destination);
       // A little before acceptance, in case the CRM files the date in another zone or clock.
       const since = new Date(lead.acceptedAt - 60 * 60_000);
+      // A lead to the office (no life, no user) is looked for among the enquiries of its source.
       const filter =
         target.userId != null
           ? { userId: target.userId }
           : target.saleLifeId != null
             ? { saleLifeId: target.saleLifeId }
-            : { leaseLifeId: target.leaseLifeId ?? undefined };
+            : target.leaseLifeId != null
+              ? { leaseLifeId: target.leaseLifeId }
+              : { source: options.source };
       for (let page = 1; page <= RECONCILE_MAX_PAGES; page++) {
         const list = await crm.listEnquiries({ ...filter, enquiryDateSince: since, sort: 'enquiryDate', sortOrder: 'asc', page, pageSize: 100 }, callOptions);
         const match = list.items.find((item) => item.originalId === lead.originalId);
@@ -86,6 +100,10 @@ interface MappingOptions {
   source: string;
   /** When the relay accepted the enquiry: the enquiry's date in the CRM. */
   acceptedAt: Date;
+  /** Category ids of a seller's lead (ENQUIRY_SELLER_CATEGORIES). */
+  sellerCategories?: readonly number[];
+  /** The agency's time zone, for times in a lead's text (default Australia/Sydney). */
+  timeZone?: string;
 }
 
 /**
@@ -99,24 +117,29 @@ export function splitName(fullName: string): { firstName: string; lastName?: str
   return { firstName: words.slice(0, -1).join(' '), lastName: words.at(-1)! };
 }
 
-/** Is the target complete enough to deliver: a life in property mode, a user in contact-me mode. */
-export function isResolved(enquiry: Pick<ParsedEnquiry, 'listingId' | 'agentId'>, target: ResolvedTarget): boolean {
-  if (enquiry.agentId !== undefined) return target.userId != null;
+/** Is the target complete enough to deliver: a life for a listing, a user for an agent; the office needs nothing. */
+export function isResolved(about: 'listing' | 'agent' | 'office', target: ResolvedTarget): boolean {
+  if (about === 'office') return true;
+  if (about === 'agent') return target.userId != null;
   return target.saleLifeId != null || target.leaseLifeId != null;
 }
 
 /**
- * The CRM's AddEnquiry body for an accepted enquiry, built field by field (never by spreading the
+ * The CRM's AddEnquiry body for an accepted lead, built field by field (never by spreading the
  * request). Property mode sends the listing's life id and reference; contact-me mode leaves the
- * property fields out and sends userId, as the reference says.
+ * property fields out and sends userId, as the reference says; a lead to the office sends neither.
+ * A question's subject and body are its own; the other kinds' are written by lead-text.ts, and
+ * their details also go in metaData.
  */
 export function toAddEnquiry(enquiry: ParsedEnquiry, target: ResolvedTarget, options: MappingOptions): AddEnquiry {
   const name = splitName(enquiry.fullName);
+  const about = leadAbout(enquiry);
+  const text = leadText(enquiry, { timeZone: options.timeZone ?? 'Australia/Sydney', listingName: target.propertyReference });
   const body: AddEnquiry = {
     enquiryDate: toCrmDateTime(options.acceptedAt),
     source: options.source,
-    subject: enquiry.subject ?? defaultSubject(enquiry, target),
-    body: enquiry.message,
+    subject: text?.subject ?? (isQuestion(enquiry) ? enquiry.subject : undefined) ?? defaultSubject(about, target),
+    body: text?.body ?? (isQuestion(enquiry) ? enquiry.message : ''),
     originalId: enquiry.originalId,
     fullName: enquiry.fullName,
     firstName: name.firstName,
@@ -125,23 +148,25 @@ export function toAddEnquiry(enquiry: ParsedEnquiry, target: ResolvedTarget, opt
     // Digits and a leading +: the form a CRM's phone field takes whatever separators were typed.
     ...(enquiry.mobile === undefined ? {} : { mobile: compactPhone(enquiry.mobile) }),
   };
-  if (enquiry.agentId !== undefined) {
+  if (about === 'agent') {
     if (target.userId != null) body.userId = target.userId;
-  } else {
+  } else if (about === 'listing') {
     // One life only: an enquiry is about the sale or the lease (a listing shows one of them).
     if (target.saleLifeId != null) body.saleLifeId = target.saleLifeId;
     else if (target.leaseLifeId != null) body.leaseLifeId = target.leaseLifeId;
     if (target.propertyReference) body.propertyReference = target.propertyReference;
   }
+  if (isSellerLead(enquiry) && options.sellerCategories?.length) body.categories = options.sellerCategories.map((id) => ({ id }));
   // The CRM has no consent field; metaData keeps what the person agreed to next to the lead.
   body.metaData = [
     { key: 'consent', value: enquiry.consent === undefined ? 'not asked' : enquiry.consent ? 'given' : 'declined' },
     { key: 'channel', value: 'estate-embed website form' },
+    ...(text?.details ?? []),
   ];
   return body;
 }
 
-function defaultSubject(enquiry: ParsedEnquiry, target: ResolvedTarget): string {
-  if (enquiry.agentId !== undefined) return 'Website enquiry';
+function defaultSubject(about: 'listing' | 'agent' | 'office', target: ResolvedTarget): string {
+  if (about !== 'listing') return 'Website enquiry';
   return target.propertyReference ? `Website enquiry: ${target.propertyReference}` : 'Website enquiry about a listing';
 }

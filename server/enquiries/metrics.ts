@@ -36,7 +36,7 @@ export class EnquiryMetrics {
   conflicts = 0;
   rejected = 0;
   rateLimited = 0;
-  readonly spam: Record<SpamReason, number> = { honeypot: 0, too_fast: 0 };
+  readonly spam: Record<SpamReason, number> = { honeypot: 0, too_fast: 0, repeat_registration: 0 };
   delivered = 0;
   dead = 0;
   readonly attempts: Record<AttemptResult, number> = { delivered: 0, reconciled: 0, retry: 0, dead: 0, unknown_outcome: 0 };
@@ -115,7 +115,7 @@ export class EnquiryMetrics {
     metric(
       'estate_enquiries_spam_total',
       'counter',
-      'Enquiries answered 202 but not forwarded: honeypot filled in, or sent faster than a person could.',
+      'Enquiries answered 202 but not forwarded: honeypot filled in, sent faster than a person could, or a repeat registration for an open home.',
       Object.entries(this.spam).map(([reason, value]) => [`{reason="${reason}"}`, value]),
     );
     metric('estate_enquiries_delivered_total', 'counter', 'Enquiries the CRM holds (posted, or found by reconciliation).', [['', this.delivered]]);

@@ -4,11 +4,15 @@ import type { Clock } from '../runtime/clock.ts';
 import { databaseClock, type DatabaseClock } from '../store/shared-database.ts';
 import { checkpoint, type Store } from '../store/store.ts';
 import { hasTable, queriesOf, tablesOf, type StoreKind } from '../store/tables.ts';
-import type { ParsedEnquiry } from './schema.ts';
+import { leadTarget, type ParsedEnquiry } from './schema.ts';
 import type { LeadDestination } from './sink.ts';
 
 export type OutboxStatus = 'queued' | 'delivered' | 'dead' | 'spam';
-export type SpamReason = 'honeypot' | 'too_fast';
+/**
+ * Why a row is answered but not forwarded: a spam trap (honeypot, too_fast), or a repeat of an
+ * open-home registration already taken (repeat_registration: see NewEnquiry.onceKey).
+ */
+export type SpamReason = 'honeypot' | 'too_fast' | 'repeat_registration';
 
 /** One outbox row as the code sees it (the table is enquiry_outbox, migration 010). */
 export interface OutboxEntry {
@@ -59,6 +63,8 @@ interface OutboxTable {
   found_by_reconcile: Generated<number>;
   dead_at: number | null;
   erased_at: number | null;
+  /** A lead sent once per person and occasion (schema.ts onceKey): unique among rows that have one (migration 120). */
+  once_key: string | null;
   /** The relay (worker) delivering it now; NULL when nobody is. */
   claimed_by: string | null;
   /** When that claim lapses (ms): after it, any relay may take the row over. */
@@ -101,10 +107,19 @@ export interface NewEnquiry {
   target?: LeadDestination;
   /** Set for a tripped spam trap: stored (so a repeat gets the same answer) without personal data. */
   spamReason?: SpamReason;
+  /**
+   * For a lead sent once per person and occasion (an open-home registration): no two rows hold the
+   * same key, so a second registration under another originalId is not stored (outcome 'repeat').
+   */
+  onceKey?: string;
 }
 
 export type AcceptOutcome =
-  { outcome: 'created'; entry: OutboxEntry } | { outcome: 'duplicate'; entry: OutboxEntry } | { outcome: 'conflict'; entry: OutboxEntry };
+  | { outcome: 'created'; entry: OutboxEntry }
+  | { outcome: 'duplicate'; entry: OutboxEntry }
+  | { outcome: 'conflict'; entry: OutboxEntry }
+  /** Another row holds the same onceKey: nothing stored. */
+  | { outcome: 'repeat' };
 
 export interface ListOptions {
   status?: OutboxStatus | 'all';
@@ -200,7 +215,9 @@ export class EnquiryOutbox {
   /**
    * Stores a new enquiry, or finds the one already stored under its originalId. The UNIQUE
    * constraint decides between two submissions racing with the same id (in one process or
-   * several): exactly one insert wins, the other reads the winner and compares fingerprints.
+   * several): exactly one insert wins, the other reads the winner and compares fingerprints. The
+   * same goes for two with the same onceKey (the partial unique index of migration 120): the loser
+   * stores nothing and hears 'repeat'.
    */
   async accept(input: NewEnquiry): Promise<AcceptOutcome> {
     const { enquiry, target } = input;
@@ -214,8 +231,8 @@ export class EnquiryOutbox {
         spam_reason: input.spamReason ?? null,
         // PostgreSQL: the database's clock (nowIn), so any relay's worker finds it due at once.
         accepted_at: this.nowIn(input.acceptedAt),
-        listing_id: enquiry.listingId ?? null,
-        agent_id: enquiry.agentId ?? null,
+        listing_id: leadTarget(enquiry).listingId ?? null,
+        agent_id: leadTarget(enquiry).agentId ?? null,
         destination: target ?? null,
         payload: spam ? null : JSON.stringify(enquiry),
         next_attempt_at: this.nowIn(input.acceptedAt),
@@ -226,14 +243,17 @@ export class EnquiryOutbox {
         crm_enquiry_id: null,
         dead_at: null,
         erased_at: null,
+        once_key: spam ? null : (input.onceKey ?? null),
         claimed_by: null,
         claim_until: null,
       })
-      .onConflict((conflict) => conflict.column('original_id').doNothing())
+      // Either unique key: the originalId or the once key (no conflict target names both).
+      .onConflict((conflict) => conflict.doNothing())
       .returningAll()
       .executeTakeFirst();
     if (inserted) return { outcome: 'created', entry: fromRow(inserted) };
     const entry = await this.get(enquiry.originalId);
+    if (!entry && input.onceKey !== undefined && !spam) return { outcome: 'repeat' };
     if (!entry) throw new Error('outbox row vanished right after a conflicting insert');
     return { outcome: entry.fingerprint === input.fingerprint ? 'duplicate' : 'conflict', entry };
   }

@@ -6,12 +6,22 @@ import { HttpError } from '../http/errors.ts';
 import { DailyEnquiryBudget, UtcDayStore } from './daily-limits.ts';
 import type { OutboxStatus, SpamReason } from './outbox.ts';
 import type { LeadDestination } from './sink.ts';
-import { ENQUIRY_LIMITS, enquiryFingerprint, enquiryRequestSchema, fieldErrors, type ParsedEnquiry } from './schema.ts';
+import {
+  ENQUIRY_LIMITS,
+  enquiryFingerprint,
+  enquiryRequestSchema,
+  fieldErrors,
+  leadAbout,
+  onceKey,
+  timeProblems,
+  type ParsedEnquiry,
+  type ParsedOpenHomeRegistration,
+} from './schema.ts';
 import type { EnquiryService } from './service.ts';
 import type { EnquirySettings } from '../runtime/config.ts';
 import type { Logger } from '../runtime/log.ts';
 import type { Clock } from '../runtime/clock.ts';
-import { findTarget } from './targets.ts';
+import { findTarget, type OpenHomeTimes } from './targets.ts';
 
 export interface EnquiryRouterOptions {
   /** Origins allowed to post enquiries (ALLOWED_ORIGINS); the relay's own pages always may. */
@@ -146,7 +156,7 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
       metrics.rejected++;
       throw new HttpError(400, 'invalid_enquiry', 'Some fields need attention.', fieldErrors(parsed.error));
     }
-    const enquiry = parsed.data;
+    const enquiry: ParsedEnquiry = parsed.data;
     const fingerprint = enquiryFingerprint(enquiry);
     const accepted: EnquiryAccepted = { originalId: enquiry.originalId, status: 'queued' };
 
@@ -158,9 +168,18 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
       return;
     }
 
+    // Times are checked against now only for a lead not accepted before (its retry may come later).
+    const timing = timeProblems(enquiry, now());
+    if (timing) {
+      metrics.rejected++;
+      throw new HttpError(400, 'invalid_enquiry', 'Some fields need attention.', timing);
+    }
+
     const spamReason: SpamReason | undefined =
       enquiry.website !== undefined && enquiry.website.trim() !== '' ? 'honeypot' : enquiry.elapsedMs < settings.minFillMs ? 'too_fast' : undefined;
     const target = spamReason ? undefined : await resolveTarget(enquiry);
+    if (!spamReason && enquiry.kind === 'open-home') enquiry.openHome = await openHomeOf(enquiry);
+    const once = spamReason ? undefined : onceKey(enquiry);
 
     // Spam is answered as usual (it costs the CRM nothing); a lead to forward needs budget left.
     // Taken from the budget before the insert is awaited (and given back unless it is stored):
@@ -183,13 +202,28 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     if (!spamReason) budget.record();
     let result;
     try {
-      result = await outbox.accept({ enquiry, fingerprint, acceptedAt: now(), target, spamReason });
+      result = await outbox.accept({ enquiry, fingerprint, acceptedAt: now(), target, spamReason, onceKey: once });
+      if (result.outcome === 'repeat') {
+        // This person is registered for this open home already (under another originalId): the
+        // answer is the same as for a first registration, so it tells nobody whether an address
+        // registered; the row keeps no personal data and nothing more is sent (docs/api.md).
+        budget.release();
+        const repeat = await outbox.accept({ enquiry, fingerprint, acceptedAt: now(), spamReason: 'repeat_registration' });
+        result = repeat.outcome === 'created' ? { outcome: 'repeated' as const } : repeat;
+      }
       writes.succeeded();
     } catch (error) {
       if (!spamReason) budget.release();
       writes.failed(error);
       log.error({ err: error, originalId: enquiry.originalId }, 'could not store an enquiry');
       throw storeUnavailable();
+    }
+    if (result.outcome === 'repeated') {
+      metrics.accepted++;
+      metrics.spam.repeat_registration++;
+      log.info({ originalId: enquiry.originalId }, 'open-home registration repeats one already taken: answered, not forwarded');
+      res.status(202).json(accepted);
+      return;
     }
     if (result.outcome !== 'created') {
       // Lost a race with a concurrent submission of the same originalId.
@@ -259,10 +293,12 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
    * names nowhere to deliver to, which the worker then dead-letters).
    */
   async function resolveTarget(enquiry: ParsedEnquiry): Promise<LeadDestination | undefined> {
+    // A lead to the office (an appraisal naming no agent) has nothing to look up.
+    if (leadAbout(enquiry) === 'office') return undefined;
     try {
       const target = await findTarget(service.targets, enquiry);
       if (target !== undefined) return target ?? undefined;
-      throw enquiry.agentId !== undefined
+      throw leadAbout(enquiry) === 'agent'
         ? unknownTarget('agentId', 'No agent with this id takes enquiries here')
         : unknownTarget('listingId', 'No listing with this id');
     } catch (error) {
@@ -272,7 +308,35 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     }
   }
 
-  function unknownTarget(field: 'listingId' | 'agentId', message: string): HttpError {
+  /**
+   * The open home a registration names, from the listing look-up: on the listing's list (not
+   * cancelled) and not over. It must be known at acceptance (the lead names its date and time, and
+   * a past or cancelled one takes no registration), so a look-up that cannot tell is a 503 the form
+   * retries, not an acceptance resolved later.
+   */
+  async function openHomeOf(registration: ParsedOpenHomeRegistration): Promise<OpenHomeTimes> {
+    let times: OpenHomeTimes | undefined;
+    try {
+      if (!service.targets.openHome) throw new Error('this relay has no open-home look-up');
+      times = await service.targets.openHome(registration.listingId, registration.openHomeId);
+    } catch (error) {
+      log.warn({ err: error, originalId: registration.originalId }, 'open-home look-up failed; the registration is refused for now');
+      throw new HttpError(
+        503,
+        'unavailable',
+        'The open home could not be checked just now; the registration is kept in the form, please try again shortly.',
+        undefined,
+        {
+          'Retry-After': '30',
+        },
+      );
+    }
+    if (!times) throw unknownTarget('openHomeId', 'This open home is not on the listing: it may have been cancelled or moved');
+    if (Date.parse(times.end) <= now()) throw unknownTarget('openHomeId', 'This open home is over: it takes no more registrations');
+    return times;
+  }
+
+  function unknownTarget(field: 'listingId' | 'agentId' | 'openHomeId', message: string): HttpError {
     metrics.rejected++;
     return new HttpError(400, 'invalid_enquiry', 'Some fields need attention.', { [field]: message });
   }

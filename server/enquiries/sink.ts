@@ -55,8 +55,10 @@ export interface CallOptions {
 }
 
 export interface LeadSink {
-  /** Whether a destination is complete enough to deliver to: for an enquiry about a listing, or about an agent. */
-  isComplete(destination: LeadDestination, about: 'listing' | 'agent'): boolean;
+  /** Whether a destination is complete enough to deliver to: for a lead about a listing, to an agent, or to the office. */
+  isComplete(destination: LeadDestination, about: 'listing' | 'agent' | 'office'): boolean;
+  /** Where a lead to the office goes (an appraisal naming no agent): it needs no look-up. */
+  officeDestination(): LeadDestination;
   /** Hands the lead over; resolves with the sink's id for it (null when its answer named none). Not idempotent. */
   deliver(lead: Lead, options?: CallOptions): Promise<{ id: number | null }>;
   /** The sink's id of the lead stored under `lead.originalId` (null: held, id unknown), or undefined when it does not hold it. Throws when it cannot tell. */

@@ -1,4 +1,4 @@
-import type { ParsedEnquiry } from './schema.ts';
+import { leadTarget, type ParsedEnquiry } from './schema.ts';
 import type { LeadDestination } from './sink.ts';
 
 /**
@@ -27,23 +27,43 @@ export interface AgentTarget {
 export interface EnquiryTargets {
   listing(listingId: number): Promise<ListingTarget | undefined>;
   agent(agentId: number): Promise<AgentTarget | undefined>;
+  /**
+   * One open home of a listing, while it is on the listing's list (a cancelled one is not):
+   * undefined when it is not, or the listing is unknown. Throws when it cannot tell right now; a
+   * look-up without it cannot tell (open-home registrations are then refused for now, 503).
+   */
+  openHome?(listingId: number, openHomeId: number): Promise<OpenHomeTimes | undefined>;
+}
+
+/** An open home's start and end (ISO 8601), as the listing shows them. */
+export interface OpenHomeTimes {
+  start: string;
+  end: string;
 }
 
 /**
- * Where an enquiry goes, looked up by its listingId or agentId (the schema guarantees exactly
- * one). Undefined for an id the look-up does not know; null for a listing it knows with nowhere to
- * deliver to; throws when the look-up cannot tell right now.
+ * Where a lead goes, looked up by its listingId or agentId (leadTarget: one of them, or neither for
+ * a lead to the office, which needs no look-up and is not asked here). Undefined for an id the
+ * look-up does not know; null for a listing it knows with nowhere to deliver to; throws when the
+ * look-up cannot tell right now.
  */
-export async function findTarget(targets: EnquiryTargets, enquiry: Pick<ParsedEnquiry, 'listingId' | 'agentId'>): Promise<LeadDestination | null | undefined> {
-  if (enquiry.agentId !== undefined) return (await targets.agent(enquiry.agentId))?.destination;
-  return (await targets.listing(enquiry.listingId!))?.destination;
+export async function findTarget(targets: EnquiryTargets, lead: ParsedEnquiry): Promise<LeadDestination | null | undefined> {
+  const { listingId, agentId } = leadTarget(lead);
+  if (agentId !== undefined) return (await targets.agent(agentId))?.destination;
+  if (listingId !== undefined) return (await targets.listing(listingId))?.destination;
+  throw new Error('a lead to the office has no listing or agent to look up');
 }
 
-/** Fixed targets: for tests and benchmarks that need no CRM look-ups. */
-export function staticEnquiryTargets(listings: Record<number, ListingTarget>, agents: Record<number, AgentTarget>): EnquiryTargets {
+/** Fixed targets: for tests and benchmarks that need no CRM look-ups. `openHomes` by listing id, then open home id. */
+export function staticEnquiryTargets(
+  listings: Record<number, ListingTarget>,
+  agents: Record<number, AgentTarget>,
+  openHomes: Record<number, Record<number, OpenHomeTimes>> = {},
+): EnquiryTargets {
   return {
     listing: async (id) => listings[id],
     agent: async (id) => agents[id],
+    openHome: async (listingId, openHomeId) => openHomes[listingId]?.[openHomeId],
   };
 }
 
@@ -67,6 +87,15 @@ export function withFallback(primary: EnquiryTargets, fallback: EnquiryTargets):
         return await primary.agent(id);
       } catch {
         return fallback.agent(id);
+      }
+    },
+    openHome: async (listingId, openHomeId) => {
+      try {
+        if (!primary.openHome) throw new Error('no open-home look-up');
+        return await primary.openHome(listingId, openHomeId);
+      } catch (error) {
+        if (!fallback.openHome) throw error;
+        return fallback.openHome(listingId, openHomeId);
       }
     },
   };

@@ -7,6 +7,7 @@ import type { EnquiryMetrics } from './metrics.ts';
 import { DEFAULT_CLAIM_LEASE_MS, type EnquiryOutbox, type OutboxEntry } from './outbox.ts';
 import type { DeliveryFailure, Lead, LeadDestination, LeadSink } from './sink.ts';
 import { findTarget, type EnquiryTargets } from './targets.ts';
+import { leadAbout } from './schema.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { asWork } from '../runtime/work-class.ts';
 
@@ -325,8 +326,10 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
 
   async function resolveTarget(entry: OutboxEntry): Promise<LeadDestination | undefined | 'unknown'> {
     const payload = entry.payload!;
-    const about = payload.agentId !== undefined ? 'agent' : 'listing';
+    const about = leadAbout(payload);
     if (entry.target !== null && sink.isComplete(entry.target, about)) return entry.target;
+    // A lead to the office goes where the sink files such leads: nothing to look up.
+    if (about === 'office') return sink.officeDestination();
     const target = await findTarget(targets, payload);
     if (target == null || !sink.isComplete(target, about)) return 'unknown';
     await outbox.resolveTarget(entry.originalId, target);

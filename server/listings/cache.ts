@@ -351,6 +351,30 @@ export class ListingCache {
     return row && { destination: row.destination as LeadDestination | null };
   }
 
+  /** For the enquiry relay: one open home of a listing while it is on the listing's list (a cancelled one leaves it at the next sync). */
+  openHome(listingId: number, openHomeId: number): { start: string; end: string } | undefined {
+    const resolved = this.resolveId(listingId);
+    if (resolved === undefined) return undefined;
+    return this.db.prepare('SELECT starts_at AS start, ends_at AS end FROM open_homes WHERE id = ? AND listing_id = ?').get(openHomeId, resolved) as
+      { start: string; end: string } | undefined;
+  }
+
+  /** The suburbs of the agency's listings (any status), A–Z, each with the postcode and state most of its listings give. */
+  suburbs(): Array<{ name: string; postcode: string | null; state: string | null }> {
+    return this.db
+      .prepare(
+        `SELECT name, postcode, state FROM (
+           SELECT name, postcode, state,
+             ROW_NUMBER() OVER (PARTITION BY lower(name) ORDER BY COUNT(*) DESC, postcode) AS rank
+           FROM (SELECT json_extract(public_json, '$.address.suburb') AS name, json_extract(public_json, '$.address.postcode') AS postcode,
+               json_extract(public_json, '$.address.state') AS state FROM listings)
+           WHERE name IS NOT NULL AND name != ''
+           GROUP BY lower(name), postcode, state)
+         WHERE rank = 1 ORDER BY name COLLATE NOCASE`,
+      )
+      .all() as Array<{ name: string; postcode: string | null; state: string | null }>;
+  }
+
   /** For the enquiry relay: where a "contact me" enquiry to this agent goes, if shown on the web. */
   agentTarget(id: number): AgentTarget | undefined {
     const found = this.db.prepare('SELECT lead_destination FROM agents WHERE id = ? AND show_on_web = 1').pluck().get(id) as string | null | undefined;

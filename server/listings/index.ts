@@ -289,6 +289,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     enquiryTargets: {
       listing: async (id) => cache.listingTarget(id) ?? unlessNeverSynced(cache),
       agent: async (id) => cache.agentTarget(id) ?? unlessNeverSynced(cache),
+      openHome: async (listingId, openHomeId) => cache.openHome(listingId, openHomeId) ?? unlessNeverSynced(cache),
     },
   };
 }

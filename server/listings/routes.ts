@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import type { ListingsFilling, PlacementSummary } from '../../contract/relay-api.ts';
+import type { ListingsFilling, PlacementSummary, Suburb } from '../../contract/relay-api.ts';
 import type { ListingPlacements } from './placement.ts';
 import type { Config } from '../runtime/config.ts';
 import { corsPolicy, publicOrigins } from '../http/cors.ts';
@@ -40,7 +40,7 @@ export const FILLING_RETRY_AFTER_SECONDS = 5;
 type Rendered = EncodedBody;
 
 /**
- * The public listing API: GET /api/v1/listings, /api/v1/listings/:id and /api/v1/agents. Every
+ * The public listing API: GET /api/v1/listings, /api/v1/listings/:id, /api/v1/agents and /api/v1/suburbs. Every
  * answer comes from the cache in SQLite; no request here ever reaches the CRM. Rendered bodies are
  * kept with their strong ETag and brotli/gzip forms until the sync changes something, in the
  * relay's answer cache (server/http/answer-cache.ts: bounded in bytes for all agencies, least
@@ -65,14 +65,14 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   // the elements resolve against the relay. The Host header never enters an answer or a cache key.
   const base = deps.config.http.publicUrl ?? '';
   const listings = deps.listings ?? publicListings({ cache, mirror, base, now });
-  router.use(['/api/v1/listings', '/api/v1/agents'], cors);
+  router.use(['/api/v1/listings', '/api/v1/agents', '/api/v1/suburbs'], cors);
 
   // Until the first sync has filled the cache, an empty answer would be a false "no match": say
   // the listings are on their way instead, and when to ask again. Once filled it stays filled.
   // On the routes themselves, not a prefix `use`: that would answer 503 for /api/v1/listings/ too,
   // which strict routing makes a 404.
   let filled = false;
-  router.get(['/api/v1/listings', '/api/v1/listings/:id', '/api/v1/agents'], (_req, res, next) => {
+  router.get(['/api/v1/listings', '/api/v1/listings/:id', '/api/v1/agents', '/api/v1/suburbs'], (_req, res, next) => {
     filled ||= cache.readState().lastSuccessAt !== null;
     if (filled) return next();
     res.set('Retry-After', String(FILLING_RETRY_AFTER_SECONDS));
@@ -148,6 +148,11 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
 
   router.get('/api/v1/agents', (req, res) => {
     send(req, res, 'agents', AGENTS_CACHE_CONTROL, Infinity, () => ({ items: listings.agents() }));
+  });
+
+  // The suburbs the agency has listed in: an appraisal form's suggestions (`<estate-appraisal>`).
+  router.get('/api/v1/suburbs', (req, res) => {
+    send(req, res, 'suburbs', AGENTS_CACHE_CONTROL, Infinity, () => ({ items: cache.suburbs() satisfies Suburb[] }));
   });
 
   /**

@@ -111,6 +111,19 @@ export const configSchema = z.object({
     .min(1)
     .default('OFFICEWEBSITE')
     .describe("The CRM holding-area `source` of forwarded enquiries ('OFFICEWEBSITE' for an agency's own site)."),
+  ENQUIRY_SELLER_CATEGORIES: csv
+    .pipe(
+      z.array(
+        z
+          .string()
+          .regex(/^[1-9]\d{0,15}$/, 'each entry must be a CRM category id (a positive whole number)')
+          .transform(Number),
+      ),
+    )
+    .default([])
+    .describe(
+      'Comma-separated CRM category ids an appraisal request (a seller\'s lead) is filed under in the holding area, e.g. the agency\'s "Appraisal request" or "Vendor" category (GET /categories/contact lists them). Unset: none.',
+    ),
   ENQUIRY_MAX_AGE_HOURS: z.coerce.number().positive().default(72).describe('Hours an enquiry is retried (CRM 429, 5xx, timeouts) before it is dead-lettered.'),
   ENQUIRY_ERASE_AFTER_DAYS: z.coerce
     .number()
@@ -348,6 +361,8 @@ export interface TileSettings {
 export interface EnquiryDeliveryConfig {
   /** The lead's source in the sink (ENQUIRY_SOURCE): read by the composition root when it makes the sink. */
   source: string;
+  /** Category ids of a seller's lead (ENQUIRY_SELLER_CATEGORIES): read by the composition root when it makes the sink. */
+  sellerCategories?: number[];
   maxAgeMs: number;
   eraseAfterMs: number;
   /** Erase the personal data of dead letters this long after they died. */
@@ -471,6 +486,7 @@ export function groupSettings(env: EnvSettings, demoMode: boolean): Config {
     },
     enquiries: {
       source: env.ENQUIRY_SOURCE,
+      sellerCategories: env.ENQUIRY_SELLER_CATEGORIES,
       maxAgeMs: env.ENQUIRY_MAX_AGE_HOURS * HOUR_MS,
       eraseAfterMs: env.ENQUIRY_ERASE_AFTER_DAYS * DAY_MS,
       deadEraseAfterMs: env.ENQUIRY_DEAD_ERASE_AFTER_DAYS * DAY_MS,

@@ -375,4 +375,14 @@ export const migrations: Migration[] = [
       DELETE FROM listing_sync_state WHERE key = 'lastFullSweepAt';
     `,
   },
+  {
+    id: '120-enquiries-once-key',
+    sql: `
+      -- A lead sent once per person and occasion (an open-home registration: the open home and the
+      -- e-mail address, as a SHA-256 digest; server/enquiries/schema.ts onceKey). Two rows never hold
+      -- the same key: a second registration under another originalId is answered, not forwarded.
+      ALTER TABLE enquiry_outbox ADD COLUMN once_key TEXT;
+      CREATE UNIQUE INDEX enquiry_outbox_once ON enquiry_outbox (once_key) WHERE once_key IS NOT NULL;
+    `,
+  },
 ];

@@ -123,6 +123,15 @@ export const pgMigrations: Migration[] = [
       );
     `,
   },
+  {
+    id: '050-enquiries-once-key',
+    sql: `
+      -- The SQLite outbox's migration 120: an open-home registration's once key (a digest of the open
+      -- home and the e-mail address), unique among the rows that have one.
+      ALTER TABLE enquiry_outbox ADD COLUMN once_key TEXT;
+      CREATE UNIQUE INDEX enquiry_outbox_once ON enquiry_outbox (once_key) WHERE once_key IS NOT NULL;
+    `,
+  },
 ];
 
 /**

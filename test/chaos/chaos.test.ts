@@ -21,6 +21,29 @@ it('delivers every accepted enquiry exactly once through kill -9s and CRM faults
   expect(report.ok).toBe(true);
 });
 
+// Every kind of lead (issue 22): questions, appraisal requests, open-home registrations (some of
+// them repeats, which must never reach the CRM) and inspection requests through the same kill -9s
+// and CRM faults; each accepted lead in the CRM exactly once, with its kind and fields.
+it('delivers every kind of lead exactly once through kill -9s and CRM faults; repeat registrations never (N = 48, 2 kills)', { timeout: 120_000 }, async () => {
+  const notes: string[] = [];
+  const report = await runChaos({ n: 48, kills: 2, leads: true, timeoutMs: 100_000, note: (message) => notes.push(message) }).catch((error: unknown) => {
+    console.error(notes.join('\n'));
+    throw error;
+  });
+  if (!report.ok) console.error(notes.join('\n'));
+  // Indexes 14, 30 and 46 are repeat registrations: answered 202 and never sent.
+  expect(report.accepted).toBe(45);
+  expect(report.kills).toBe(2);
+  expect(report.missing).toEqual([]);
+  expect(report.duplicates).toEqual([]);
+  expect(report.strays).toBe(0);
+  expect(report.repeatsSent).toEqual([]);
+  expect(report.wrongFields).toEqual([]);
+  expect(report.outbox).toMatchObject({ queued: 0, dead: 0, delivered: 45, spam: 3 });
+  expect(report.simulator.injectedErrors + report.simulator.injected429s + report.simulator.droppedResponses).toBeGreaterThan(0);
+  expect(report.ok).toBe(true);
+});
+
 // The same with the outbox in PostgreSQL (DATABASE_URL): the restarted relay takes its own claims
 // back, reconciles what may have landed, and delivers the rest exactly once.
 const postgres = inject('postgres');

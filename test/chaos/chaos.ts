@@ -37,6 +37,7 @@ import type { SimulatorState } from '../../crm-sim/state.ts';
 import { attachPostgres } from '../../server/store/postgres.ts';
 import { closeStore, openStore } from '../../server/store/store.ts';
 import { rawRows } from '../support/raw-rows.ts';
+import { listingId } from '../../server/crm/public-fields.ts';
 
 const projectRoot = join(import.meta.dirname, '..', '..');
 
@@ -56,6 +57,12 @@ export interface ChaosOptions {
   profile?: ChaosProfile;
   /** DATABASE_URL for the relay: the outbox in PostgreSQL (an empty database). Default: SQLite alone. */
   databaseUrl?: string;
+  /**
+   * Every kind of lead (issue 22): questions, appraisal requests, open-home registrations (every
+   * fourth of them a repeat of an earlier one under a new originalId, which must not reach the
+   * CRM) and inspection requests, in turn; each stored lead's kind and fields are checked too.
+   */
+  leads?: boolean;
 }
 
 export type ChaosProfile = 'mixed' | 'issue9';
@@ -78,6 +85,9 @@ export interface ChaosReport {
   missing: string[];
   duplicates: string[];
   strays: number;
+  /** With `leads`: accepted repeat registrations the CRM holds (must be none), and leads stored with the wrong kind or fields. */
+  repeatsSent: string[];
+  wrongFields: string[];
   kills: number;
   restarts: number;
   /** Client-side retries of POST /api/v1/enquiries (lost connections, 5xx, 429). */
@@ -186,6 +196,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   else applyProfile('rough');
 
   const accepted = new Set<string>();
+  /** Repeat registrations the relay accepted: answered 202, never to reach the CRM. */
+  const acceptedRepeats = new Set<string>();
+  const bodies = new Map<string, EnquiryRequest>();
+  /** Indexes answered for good (202, or refused): a repeat waits for its first registration's. */
+  const settledIndexes = new Set<number>();
   // When each enquiry got its 202, and when it was first seen in the CRM (sampled every 100 ms).
   const acceptedAt = new Map<string, number>();
   const arrivals = watchArrivals(sim.state);
@@ -223,7 +238,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const killAt = evenSteps(0, options.n, sendKills);
     let nextIndex = 0;
     const sendOne = async (index: number) => {
-      const body = enquiryBody(index, targets);
+      const body = options.leads ? leadBody(index, targets) : enquiryBody(index, targets);
+      const repeat = options.leads && isRepeat(index);
+      // A repeat goes once the registration it repeats was accepted (else it would be the first).
+      while (repeat && !settledIndexes.has(index - 4) && Date.now() < deadline) await sleep(50);
       for (;;) {
         if (Date.now() > deadline) {
           notAccepted++;
@@ -238,6 +256,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           });
           if (response.status === 202) {
             await response.arrayBuffer();
+            bodies.set(body.originalId, body);
+            settledIndexes.add(index);
+            if (repeat) {
+              acceptedRepeats.add(body.originalId);
+              return;
+            }
             accepted.add(body.originalId);
             acceptedAt.set(body.originalId, Date.now());
             if (killAt.length > 0 && accepted.size >= killAt[0]!) {
@@ -250,6 +274,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           if (response.status !== 429 && response.status < 500) {
             // 400/409/413 would be a relay bug for these bodies: count it, do not retry.
             note(`enquiry ${index} refused with ${response.status}: ${text.slice(0, 200)}`);
+            settledIndexes.add(index);
             notAccepted++;
             return;
           }
@@ -292,7 +317,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await relay.stop();
 
     // The verdict, from the simulator's holding area and the relay's outbox.
-    const { missing, duplicates, strays } = deliveryVerdict(sim.state, accepted);
+    const { missing, duplicates, strays } = deliveryVerdict(sim.state, new Set([...accepted, ...acceptedRepeats]));
+    const stored = new Set(sim.state.postedEnquiries().map((enquiry) => enquiry.originalId));
+    const repeatsSent = [...acceptedRepeats].filter((id) => stored.has(id));
+    const wrongFields = options.leads ? leadFieldProblems(sim.state, accepted, bodies) : [];
     const store = openStore(dataDir);
     let outbox: Record<string, number>;
     let foundByReconcile: number;
@@ -309,9 +337,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       accepted: accepted.size,
       notAccepted,
       delivered: accepted.size - missing.length,
-      missing,
+      missing: missing.filter((id) => !acceptedRepeats.has(id)),
       duplicates,
       strays,
+      repeatsSent,
+      wrongFields,
       kills,
       restarts,
       senderRetries,
@@ -325,8 +355,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       dataDir,
       ok:
         notAccepted === 0 &&
-        accepted.size === options.n &&
-        missing.length === 0 &&
+        accepted.size + acceptedRepeats.size === options.n &&
+        missing.filter((id) => !acceptedRepeats.has(id)).length === 0 &&
+        repeatsSent.length === 0 &&
+        wrongFields.length === 0 &&
         duplicates.length === 0 &&
         strays === 0 &&
         outbox.queued === 0 &&
@@ -426,6 +458,83 @@ export function latencyOf(acceptedAt: Map<string, number>, arrivedAt: Map<string
 export interface Targets {
   listings: number[];
   agents: number[];
+  /** Open homes starting more than an hour from now: [listing (property) id, open home id]. */
+  openHomes?: Array<[number, number]>;
+}
+
+/** With `leads`, every fourth open-home registration (index 14 of each 16) repeats index - 4's (same e-mail and open home). */
+const isRepeat = (index: number) => index % 16 === 14;
+
+/**
+ * The leads of a `leads` run, in turn: a question, an appraisal request (every other one to an
+ * agent), an open-home registration, an inspection request. Index 14 of every 16 (an open-home
+ * one) repeats index 10's registration under a new originalId.
+ */
+export function leadBody(index: number, targets: Targets): EnquiryRequest {
+  const contact = {
+    originalId: randomUUID(),
+    fullName: `Chaos Tester ${index}`,
+    email: `chaos.${index}@example.com`,
+    mobile: '0412 345 678',
+    consent: true,
+    website: '',
+    elapsedMs: 20_000 + index,
+  };
+  const listingId = targets.listings[index % targets.listings.length]!;
+  switch (index % 4) {
+    case 0:
+      return enquiryBody(index, targets);
+    case 1:
+      return {
+        kind: 'appraisal',
+        ...contact,
+        ...(index % 8 === 5 && targets.agents.length ? { agentId: targets.agents[index % targets.agents.length]! } : {}),
+        street: `${index} Chaos Street`,
+        suburb: 'Kew',
+        postcode: '3101',
+        bedrooms: index % 6,
+        sellingWhen: '6-months',
+      };
+    case 2: {
+      const openHomes = targets.openHomes ?? [];
+      if (openHomes.length === 0) throw new Error('the simulator has no upcoming open homes');
+      // A repeat registers index - 4's person for index - 4's open home again.
+      const base = isRepeat(index) ? index - 4 : index;
+      const [listing, openHomeId] = openHomes[base % openHomes.length]!;
+      return { kind: 'open-home', ...contact, email: `chaos.${base}@example.com`, listingId: listing, openHomeId, attendees: 1 + (index % 3) };
+    }
+    default: {
+      const day = 24 * 60 * 60_000;
+      const at = (days: number) => new Date(Math.floor((Date.now() + days * day) / 60_000) * 60_000).toISOString();
+      return { kind: 'inspection', ...contact, listingId, preferredTimes: [at(2), at(3 + (index % 5))] };
+    }
+  }
+}
+
+/** Each accepted lead as the CRM holds it: its kind in metaData and the words an agent sees first. */
+function leadFieldProblems(state: Pick<SimulatorState, 'postedEnquiries'>, accepted: ReadonlySet<string>, bodies: Map<string, EnquiryRequest>): string[] {
+  const problems: string[] = [];
+  const subjects: Record<string, RegExp> = {
+    appraisal: /^Appraisal request: \d+ Chaos Street, Kew 3101$/,
+    'open-home': /^Open home registration/,
+    inspection: /^Private inspection request/,
+  };
+  for (const enquiry of state.postedEnquiries()) {
+    const body = enquiry.originalId ? bodies.get(enquiry.originalId) : undefined;
+    if (!body || !accepted.has(body.originalId)) continue;
+    const kind = body.kind ?? 'enquiry';
+    const leadType = enquiry.metaData.find((entry) => entry.key === 'leadType')?.value;
+    const ok =
+      kind === 'enquiry'
+        ? leadType === undefined && enquiry.body === body.message
+        : leadType === kind &&
+          subjects[kind]!.test(enquiry.subject ?? '') &&
+          (kind !== 'appraisal' || !('agentId' in body && body.agentId !== undefined) === (enquiry.userId === null)) &&
+          (kind !== 'open-home' ||
+            enquiry.metaData.some((entry) => entry.key === 'attendees' && entry.value === String((body as { attendees: number }).attendees)));
+    if (!ok) problems.push(`${body.originalId} (${kind}): subject ${JSON.stringify(enquiry.subject)}, leadType ${leadType}`);
+  }
+  return problems;
 }
 
 export function enquiryBody(index: number, targets: Targets): EnquiryRequest {
@@ -459,7 +568,17 @@ export async function loadTargets(baseUrl: string, apiKey: string, accessToken: 
   const users = await get('/account/users?pagesize=100');
   const agents = users.items.filter((user) => user.showOnWeb === true).map((user) => user.id as number);
   if (listings.length === 0) throw new Error('the simulator has no available residential listings');
-  return { listings, agents };
+  // The CRM filters open homes by day: the hour is checked here (an open home starting soon could be over before its lead is sent).
+  // Only the listings the relay caches (the residential lists above) show their open homes.
+  // An open home is the listing's of its life (a rental inspection: the lease's), named by that listing's own id, as the page has it.
+  type OpenHomeProperty = { id: number; saleLifeId: number | null; leaseLifeId: number | null };
+  const openHomes = (await get('/openHomes?pagesize=100')).items
+    .filter((item) => Date.parse(item.start as string) > Date.now() + 60 * 60_000 && listings.includes((item.property as OpenHomeProperty).id))
+    .map((item): [number, number] => {
+      const property = item.property as OpenHomeProperty;
+      return [listingId(item.isRental === true ? 'lease' : 'sale', property), item.id as number];
+    });
+  return { listings, agents, openHomes };
 }
 
 export async function queuedInRelay(url: string): Promise<number | undefined> {

@@ -501,7 +501,7 @@ for (const storeVariant of storeVariants()) {
         expect(spam.spamReason).toBe('honeypot');
         expect(spam.payload).toBeNull();
         expect((await harness.service.outbox.get(fast.originalId))!.spamReason).toBe('too_fast');
-        expect(harness.service.metrics.spam).toEqual({ honeypot: 1, too_fast: 1 });
+        expect(harness.service.metrics.spam).toEqual({ honeypot: 1, too_fast: 1, repeat_registration: 0 });
         // Only the person's enquiry is waiting for delivery.
         expect((await harness.service.outbox.due(Date.now() + 1, 10)).map((entry) => entry.originalId)).toEqual([human.originalId]);
         // A bot polling the status learns nothing either.

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Express } from 'express';
-import type { EnquiryRequest } from '../../contract/relay-api.ts';
+import type { QuestionRequest } from '../../contract/relay-api.ts';
 import { createApp } from '../../server/http/app.ts';
 import { loadConfig } from '../../server/runtime/config.ts';
 import { createCrmClient, type CrmClient } from '../../server/crm/client.ts';
@@ -39,7 +39,7 @@ export function destinationOf(token: LeadDestination | null | undefined): CrmDes
   return decodeDestination(token);
 }
 
-export function validEnquiry(overrides: Partial<EnquiryRequest> = {}): EnquiryRequest {
+export function validEnquiry(overrides: Partial<QuestionRequest> = {}): QuestionRequest {
   return {
     originalId: randomUUID(),
     listingId: 101,
@@ -116,7 +116,11 @@ export async function enquiryHarness(options: HarnessOptions = {}): Promise<Enqu
   const service = createEnquiryService({
     store,
     log,
-    sink: crmLeadSink(crm, { source: options.settings?.source ?? config.enquiries.source }),
+    sink: crmLeadSink(crm, {
+      source: options.settings?.source ?? config.enquiries.source,
+      sellerCategories: config.enquiries.sellerCategories,
+      timeZone: config.site.timeZone,
+    }),
     sinkTargets: crmEnquiryTargets(crm, { log }),
     targets: options.targets === 'crm' ? crmEnquiryTargets(crm, { log }) : (options.targets ?? staticEnquiryTargets(LISTINGS, AGENTS)),
     settings: { ...config.enquiries, ...options.settings },

@@ -48,6 +48,7 @@ describe.skipIf(skipped)(`PostgreSQL store${skipped ? ` (SKIPPED: ${skipped})` :
         '020-listings-shared-sync',
         '030-listings-lead-destination',
         '040-listings-replica-guard',
+        '050-enquiries-once-key',
       ]);
       const { rows: tables } = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
       expect(tables.map((row) => row.tablename)).toEqual([

@@ -11,7 +11,7 @@ export const styles = css`
   :host {
     display: block;
     max-width: var(--estate-enquiry-max-width, 36rem);
-    padding: var(--estate-enquiry-padding, 0);
+    padding: var(--estate-enquiry-padding, var(--_estate-space));
     background: var(--_estate-surface);
     --_gap: var(--estate-enquiry-gap, calc(var(--_estate-space) * 1));
     --_target: var(--estate-enquiry-target-size, 2.75rem);
@@ -42,6 +42,13 @@ export const styles = css`
   .optional {
     font-weight: 400;
     color: var(--_estate-muted);
+  }
+
+  /* The note a page's developer sees instead of a form that could send nothing. */
+  .setup {
+    margin: 0;
+    padding: var(--_gap);
+    border: 2px dashed var(--_estate-danger);
   }
 
   .hint {

@@ -1,4 +1,4 @@
-import { html, isServer, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { html, isServer, nothing, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import { Task, TaskStatus } from '@lit/task';
 import type { EnquiryAccepted, EnquiryRequest } from '../../contract/relay-api.ts';
@@ -71,13 +71,11 @@ export interface EnquiryErrorDetail {
   pending: boolean;
 }
 
-interface FieldValues {
-  fullName: string;
-  email: string;
-  mobile: string;
-  message: string;
-  consent: boolean;
-}
+/** What the controls hold, by field name (a checkbox's checked state, every other control's text). */
+type FieldValues = Record<string, string | boolean>;
+
+/** What every kind of lead carries, as the form builds it; a form adds its kind's own fields (`lead`). */
+export type LeadContactFields = Pick<EnquiryRequest, 'originalId' | 'fullName' | 'email' | 'mobile' | 'consent' | 'website' | 'elapsedMs'>;
 
 /** A server-rendered form, detached or about to be, and the control that had the focus in it. */
 type ServerForm = [form: HTMLFormElement | null, focused: Element | null];
@@ -97,6 +95,9 @@ interface SendOutcome extends EnquiryAccepted {
 function isDefinitive(error: unknown): boolean {
   return error instanceof RelayError && error.status >= 400 && error.status < 500 && error.status !== 429 && error.status !== 408;
 }
+
+/** " (optional)": the space is in the text, where the template minifier cannot drop it (a space before a tag it does). */
+const optional = (words: string) => ` ${words}`;
 
 // Chromium's type=email accepts "name@host"; the relay (and every real mailbox) wants a domain with a dot.
 const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -176,9 +177,10 @@ function retryAfterMs(header: string | null): number | undefined {
  * @csspart error - Each field's error message.
  * @csspart submit - The send button.
  * @csspart status - The live region telling sending, sent and failed.
+ * @csspart setup - The note shown instead of the form while it has neither a `listing-id` nor an `agent-id` (for the page's developer; a console warning names the attribute too).
  *
  * @cssprop --estate-enquiry-max-width - Maximum width of the form (default 36rem).
- * @cssprop --estate-enquiry-padding - Padding inside the form's surface (default 0).
+ * @cssprop --estate-enquiry-padding - Padding inside the form's surface (default `--estate-space`, 1rem).
  * @cssprop --estate-enquiry-gap - Space between fields (default `--estate-space`).
  * @cssprop --estate-enquiry-target-size - Minimum height of inputs and the button (default 2.75rem).
  * @cssprop --estate-enquiry-heading-size - Font size of the heading (default 1.25rem).
@@ -194,7 +196,7 @@ function retryAfterMs(header: string | null): number | undefined {
 export class EstateEnquiry extends EstateElement {
   static override styles = [resetStyles, styles];
 
-  static override properties = {
+  static override properties: PropertyDeclarations = {
     listingId: { type: Number, attribute: 'listing-id' },
     agentId: { type: Number, attribute: 'agent-id' },
     subject: {},
@@ -247,14 +249,16 @@ export class EstateEnquiry extends EstateElement {
   /** Current field values (the inputs are bound to these). */
   declare protected values: FieldValues;
   /** Messages currently shown under fields. */
-  declare protected errors: Partial<Record<EnquiryField, string>>;
+  declare protected errors: Partial<Record<string, string>>;
   /** A client-side message for the live region (e.g. "2 fields need attention"); overrides the task's. */
   declare protected notice: string;
 
   /** When a field's message may show (Lion's rules: touched and changed, or submitted). */
-  readonly #interaction = new FieldInteractionController<EnquiryField>(this);
+  readonly #interaction = new FieldInteractionController<string>(this);
   /** Messages from the relay's last 400, per field, until the visitor edits that field. */
-  #serverErrors: Partial<Record<EnquiryField, string>> = {};
+  #serverErrors: Partial<Record<string, string>> = {};
+  /** Where the submission being sent is kept (its form's storage key when it was sent). */
+  #keptKey: string | undefined;
   /** When the form was first shown (performance.now()). */
   #shownAt = 0;
   /**
@@ -287,7 +291,7 @@ export class EstateEnquiry extends EstateElement {
   });
 
   /** The words in use: the language's, then `strings`, then the shorthand attributes. */
-  private get text(): EnquiryStrings {
+  protected get text(): EnquiryStrings {
     const words = this.localize.words('enquiry', this.strings);
     const shorthands: Partial<EnquiryStrings> = {};
     for (const key of SHORTHAND_KEYS) {
@@ -303,14 +307,14 @@ export class EstateEnquiry extends EstateElement {
     this.requirePhone = false;
     this.headingLevel = 2;
     this.strings = null;
-    this.values = { fullName: '', email: '', mobile: '', message: '', consent: false };
+    this.values = this.blank();
     this.errors = {};
     this.notice = '';
   }
 
   /** Where the submission is kept between attempts: one slot per listing or agent. */
   get storageKey(): string | undefined {
-    return pendingKey(this.#target());
+    return pendingKey(this.target);
   }
 
   /** The originalId of the submission being sent or awaiting a retry, if any. */
@@ -325,7 +329,7 @@ export class EstateEnquiry extends EstateElement {
 
   /** Empties the form for a new enquiry (e.g. after a success). Does not touch a pending submission. */
   reset(): void {
-    this.values = { fullName: '', email: '', mobile: '', message: this.message, consent: false };
+    this.values = this.blank();
     this.errors = {};
     this.notice = '';
     this.#serverErrors = {};
@@ -367,14 +371,7 @@ export class EstateEnquiry extends EstateElement {
       const stored = this.#submission.restore(key);
       if (stored) {
         this.#resume = stored;
-        const { request } = stored;
-        this.values = {
-          fullName: request.fullName,
-          email: request.email,
-          mobile: request.mobile ?? '',
-          message: request.message,
-          consent: request.consent ?? false,
-        };
+        this.values = this.restore(stored.request);
       }
     }
   }
@@ -382,7 +379,7 @@ export class EstateEnquiry extends EstateElement {
   protected override firstUpdated(): void {
     this.#shownAt = performance.now();
     const [serverForm, focused] = this.#serverForm ?? [];
-    for (const field of FIELD_ORDER) {
+    for (const field of this.fieldNames) {
       const typed = serverForm?.elements.namedItem(field) as HTMLInputElement | null;
       const control = this.#control(field) as HTMLInputElement | null;
       if (!typed || !control) continue;
@@ -390,7 +387,7 @@ export class EstateEnquiry extends EstateElement {
       if (typed.value !== typed.defaultValue || typed.checked !== typed.defaultChecked) {
         control.value = typed.value;
         control.checked = typed.checked;
-        this.#onInput({ target: control } as unknown as Event);
+        this.onInput({ target: control } as unknown as Event);
       }
       if (typed === focused) {
         control.focus({ preventScroll: true });
@@ -398,17 +395,16 @@ export class EstateEnquiry extends EstateElement {
         if (typed.selectionStart !== null) control.setSelectionRange(typed.selectionStart, typed.selectionEnd, typed.selectionDirection!);
       }
     }
-    if (!this.storageKey) {
-      console.warn(`<${ENQUIRY_TAG}> needs a listing-id or an agent-id to send enquiries.`);
-    }
+    const missing = this.missing();
+    if (missing) console.warn(`<${this.localName}> needs ${missing} to send anything: it shows a note instead of a form.`);
   }
 
   protected override updated(): void {
     // The controls show `values` after every render, also where they and the visitor's input
     // parted (what Lit's live directive did; a few lines here keep its bytes off every page).
-    for (const field of FIELD_ORDER) {
+    for (const field of this.fieldNames) {
       const control = this.#control(field) as HTMLInputElement | null;
-      const key = field === 'consent' ? 'checked' : 'value';
+      const key = control?.type === 'checkbox' ? 'checked' : 'value';
       if (control && control[key] !== this.values[field]) (control[key] as unknown) = this.values[field];
     }
     const resume = this.#resume;
@@ -419,9 +415,12 @@ export class EstateEnquiry extends EstateElement {
   }
 
   override render(): TemplateResult {
+    const missing = this.missing();
+    // Nothing it could send: a note for the page's developer, never a form taking typing it cannot deliver.
+    if (missing) return html`<p part="setup" class="setup">&lt;${this.localName}&gt; is not set up: give it ${missing}.</p>`;
     const sent = this.#phase() === 'sent';
     const level = Math.min(6, Math.max(1, Math.trunc(this.headingLevel) || 2));
-    const heading = this.heading ?? (this.listingId === undefined && this.agentId !== undefined ? this.text.headingAgent : this.text.headingListing);
+    const heading = this.heading ?? this.headingText();
     // Rendered on a server, the button sends nothing before the code has come (nor does Enter,
     // with no submit button): the form has no action, so the browser would navigate, putting the
     // visitor's details in the URL and losing them. The browser's render makes it a submit button.
@@ -430,40 +429,105 @@ export class EstateEnquiry extends EstateElement {
         <div part="heading" class="heading" id="heading" role="heading" aria-level=${level}>
           <slot name="heading">${heading}</slot>
         </div>
-        ${this.#textField('fullName', 'name', this.text.labelName, {
-          type: 'text',
-          autocomplete: 'name',
-          required: true,
-          maxlength: 100,
-        })}
-        ${this.#textField('email', 'email', this.text.labelEmail, {
-          type: 'email',
-          autocomplete: 'email',
-          inputmode: 'email',
-          required: true,
-          maxlength: 254,
-        })}
-        ${this.#textField('mobile', 'mobile', this.text.labelMobile, {
-          type: 'tel',
-          autocomplete: 'tel',
-          inputmode: 'tel',
-          required: this.requirePhone,
-          maxlength: 24,
-          hint: this.text.hintMobile,
-        })}
-        ${this.#messageField()} ${this.consentText !== undefined ? this.#consentField() : nothing}
+        ${this.renderFields()}
         <div class="trap" aria-hidden="true" inert>
           <label for="website">Website (leave empty)</label>
           <input id="website" name="website" type="text" tabindex="-1" autocomplete="off" />
         </div>
-        <button part="submit" type=${isServer ? 'button' : 'submit'} aria-disabled=${this.sending ? 'true' : 'false'}>${this.text.labelSubmit}</button>
+        <button part="submit" type=${isServer ? 'button' : 'submit'} aria-disabled=${this.sending ? 'true' : 'false'}>${this.submitText()}</button>
       </form>
       <div part="status" class="status" id="status" role="status" tabindex="-1" data-state=${this.#phase()}>${this.#statusContent()}</div>
     `;
   }
 
-  #textField(
-    field: 'fullName' | 'email' | 'mobile',
+  // ---- what a kind of lead changes (the other lead forms extend this one) ----------------------
+
+  /** The heading when the `heading` attribute gives none. */
+  protected headingText(): string {
+    return this.listingId === undefined && this.agentId !== undefined ? this.text.headingAgent : this.text.headingListing;
+  }
+
+  /** The button's words. */
+  protected submitText(): string {
+    return this.text.labelSubmit;
+  }
+
+  /** The form's fields between the heading and the button: who to answer, then the kind's own. */
+  protected renderFields(): unknown {
+    return html`${this.contactFields()} ${this.messageField()} ${this.consentText !== undefined ? this.consentField() : nothing}`;
+  }
+
+  /** The visible fields in order (the request's names: the relay's `fields` map onto them). */
+  protected get fieldNames(): readonly string[] {
+    return FIELD_ORDER;
+  }
+
+  /** The empty form (after a success, or reset()). */
+  protected blank(): FieldValues {
+    return { fullName: '', email: '', mobile: '', message: this.message, consent: false };
+  }
+
+  /** The form's values again from a kept submission (field names are the request's). */
+  protected restore(request: EnquiryRequest): FieldValues {
+    const kept = request as unknown as Record<string, unknown>;
+    const values = this.blank();
+    for (const field of this.fieldNames) if (kept[field] !== undefined) values[field] = typeof kept[field] === 'boolean' ? kept[field] : String(kept[field]);
+    return values;
+  }
+
+  /** What the form is about, as its storage key says it ('listing:42'); undefined: nothing to send to. */
+  protected get target(): string | undefined {
+    const id = this.#target();
+    return id.listingId !== undefined ? `listing:${id.listingId}` : id.agentId !== undefined ? `agent:${id.agentId}` : undefined;
+  }
+
+  /** The attribute(s) it still needs, for the note shown instead of the form; undefined when set up. */
+  protected missing(): string | undefined {
+    return this.target ? undefined : 'a listing-id or an agent-id';
+  }
+
+  /** The request for this kind of lead, from the fields every lead has. */
+  protected lead(contact: LeadContactFields): EnquiryRequest {
+    return { ...contact, ...this.#target(), ...(this.subject ? { subject: this.subject } : {}), message: String(this.values.message).trim() };
+  }
+
+  /** A message for a field the browser's own checks pass but the kind's rules do not (a time in the past). */
+  protected fieldProblem(_field: string, _value: string): string | undefined {
+    return undefined;
+  }
+
+  /** What the status says once the relay has the lead. */
+  protected successContent(): unknown {
+    return html`<slot name="success">${this.text.successMessage}</slot>`;
+  }
+
+  /** Name, e-mail and mobile: how to answer the visitor. */
+  protected contactFields(): TemplateResult {
+    return html`${this.textField('fullName', 'name', this.text.labelName, {
+      type: 'text',
+      autocomplete: 'name',
+      required: true,
+      maxlength: 100,
+    })}
+    ${this.textField('email', 'email', this.text.labelEmail, {
+      type: 'email',
+      autocomplete: 'email',
+      inputmode: 'email',
+      required: true,
+      maxlength: 254,
+    })}
+    ${this.textField('mobile', 'mobile', this.text.labelMobile, {
+      type: 'tel',
+      autocomplete: 'tel',
+      inputmode: 'tel',
+      required: this.requirePhone,
+      maxlength: 24,
+      hint: this.text.hintMobile,
+    })}`;
+  }
+
+  protected textField(
+    field: string,
     partName: string,
     label: string,
     options: {
@@ -471,8 +535,11 @@ export class EstateEnquiry extends EstateElement {
       autocomplete: string;
       inputmode?: string;
       required: boolean;
-      maxlength: number;
+      maxlength?: number;
       hint?: string;
+      min?: string;
+      max?: string;
+      list?: string;
     },
   ): TemplateResult {
     const error = this.errors[field];
@@ -480,7 +547,7 @@ export class EstateEnquiry extends EstateElement {
     return html`
       <div part="field field-${partName}" class="field">
         <label part="label" for=${field}>
-          ${label}${options.required ? nothing : html` <span part="optional" class="optional">${this.text.labelOptional}</span>`}
+          ${label}${options.required ? nothing : html`<span part="optional" class="optional">${optional(this.text.labelOptional)}</span>`}
         </label>
         ${options.hint ? html`<p part="hint" class="hint" id="${field}-hint">${options.hint}</p>` : nothing}
         <input
@@ -490,45 +557,51 @@ export class EstateEnquiry extends EstateElement {
           type=${options.type}
           autocomplete=${options.autocomplete}
           inputmode=${ifDefined(options.inputmode)}
-          maxlength=${options.maxlength}
+          maxlength=${ifDefined(options.maxlength)}
+          min=${ifDefined(options.min)}
+          max=${ifDefined(options.max)}
+          list=${ifDefined(options.list)}
           ?required=${options.required}
           ?readonly=${this.sending}
           aria-invalid=${error ? 'true' : 'false'}
           aria-describedby=${ifDefined(describedBy || undefined)}
-          .value=${this.values[field]}
-          @input=${this.#onInput}
-          @blur=${this.#onBlur}
+          .value=${String(this.values[field] ?? '')}
+          @input=${this.onInput}
+          @blur=${this.onBlur}
         />
-        ${this.#errorNode(field)}
+        ${this.errorNode(field)}
       </div>
     `;
   }
 
-  #messageField(): TemplateResult {
+  /** The message: required for a question, optional (`required` false) for the other kinds. */
+  protected messageField(required = true): TemplateResult {
     const error = this.errors.message;
     return html`
       <div part="field field-message" class="field">
-        <label part="label" for="message">${this.text.labelMessage}</label>
+        <label part="label" for="message"
+          >${this.text.labelMessage}${required ? nothing : html`<span part="optional" class="optional">${optional(this.text.labelOptional)}</span>`}</label
+        >
         <textarea
           part="input input-message"
           id="message"
           name="message"
           rows="5"
           maxlength="5000"
-          required
+          ?required=${required}
           ?readonly=${this.sending}
           aria-invalid=${error ? 'true' : 'false'}
           aria-describedby=${ifDefined(error ? 'message-error' : undefined)}
-          .value=${this.values.message}
-          @input=${this.#onInput}
-          @blur=${this.#onBlur}
+          .value=${String(this.values.message ?? '')}
+          @input=${this.onInput}
+          @blur=${this.onBlur}
         ></textarea>
-        ${this.#errorNode('message')}
+        ${this.errorNode('message')}
       </div>
     `;
   }
 
-  #consentField(): TemplateResult {
+  protected consentField(label = this.consentText): TemplateResult {
     const error = this.errors.consent;
     return html`
       <div part="field field-consent" class="field consent">
@@ -540,17 +613,17 @@ export class EstateEnquiry extends EstateElement {
           required
           aria-invalid=${error ? 'true' : 'false'}
           aria-describedby=${ifDefined(error ? 'consent-error' : undefined)}
-          .checked=${this.values.consent}
-          @change=${this.#onInput}
-          @blur=${this.#onBlur}
+          .checked=${this.values.consent === true}
+          @change=${this.onInput}
+          @blur=${this.onBlur}
         />
-        <label part="label" for="consent"><slot name="consent">${this.consentText}</slot></label>
-        ${this.#errorNode('consent')}
+        <label part="label" for="consent"><slot name="consent">${label}</slot></label>
+        ${this.errorNode('consent')}
       </div>
     `;
   }
 
-  #errorNode(field: EnquiryField): TemplateResult {
+  protected errorNode(field: string): TemplateResult {
     const error = this.errors[field];
     return html`<p part="error" class="error" id="${field}-error" ?hidden=${!error}>${error ?? ''}</p>`;
   }
@@ -566,7 +639,7 @@ export class EstateEnquiry extends EstateElement {
     if (this.#statusCleared) return nothing;
     return this.#send.render({
       pending: () => this.text.sendingMessage,
-      complete: () => html`<slot name="success">${this.text.successMessage}</slot>`,
+      complete: () => this.successContent(),
       error: (error) => this.#failureText(error),
     });
   }
@@ -577,7 +650,7 @@ export class EstateEnquiry extends EstateElement {
       if (error.status === 400) {
         // Messages on visible fields are shown there; the rest (a page author's mistake such as a
         // too-long subject attribute) can only be told here.
-        const shown = (field: string) => (FIELD_ORDER as readonly string[]).includes(field) && this.#fieldShown(field as EnquiryField);
+        const shown = (field: string) => this.fieldNames.includes(field) && this.#fieldShown(field);
         const mapped = Object.keys(error.fields).some(shown);
         const unmapped = Object.entries(error.fields)
           .filter(([field]) => !shown(field))
@@ -591,17 +664,17 @@ export class EstateEnquiry extends EstateElement {
   }
 
   /** The consent box only exists when consent-text is set. */
-  #fieldShown(field: EnquiryField): boolean {
-    return field !== 'consent' || this.consentText !== undefined;
+  #fieldShown(field: string): boolean {
+    return field !== 'consent' || this.#control(field) !== null;
   }
 
-  #control(field: EnquiryField): HTMLInputElement | HTMLTextAreaElement | null {
+  #control(field: string): HTMLInputElement | HTMLTextAreaElement | null {
     return this.renderRoot.querySelector<HTMLInputElement | HTMLTextAreaElement>(`#${field}`);
   }
 
-  #onInput = (event: Event): void => {
+  protected onInput = (event: Event): void => {
     const control = event.target as HTMLInputElement | HTMLTextAreaElement;
-    const field = control.name as EnquiryField;
+    const field = control.name;
     const value = control instanceof HTMLInputElement && control.type === 'checkbox' ? control.checked : control.value;
     this.values = { ...this.values, [field]: value };
     delete this.#serverErrors[field];
@@ -610,14 +683,14 @@ export class EstateEnquiry extends EstateElement {
     if (this.#interaction.changed(field, Boolean(this.errors[field]))) this.#validate(field, control);
   };
 
-  #onBlur = (event: Event): void => {
+  protected onBlur = (event: Event): void => {
     const control = event.target as HTMLInputElement | HTMLTextAreaElement;
-    const field = control.name as EnquiryField;
+    const field = control.name;
     if (this.#interaction.left(field)) this.#validate(field, control);
   };
 
   /** Sets the browser's validity for our extra rules, then shows (or clears) the field's message. */
-  #validate(field: EnquiryField, control = this.#control(field)): boolean {
+  #validate(field: string, control = this.#control(field)): boolean {
     if (!control) return true;
     control.setCustomValidity('');
     const value = control.value.trim();
@@ -634,6 +707,8 @@ export class EstateEnquiry extends EstateElement {
     } else if (field === 'fullName' && value && nameProblem(value) === 'no_letter') {
       // Only invisible characters, dots or digits: as good as empty, and the relay refuses it.
       control.setCustomValidity(this.text.errorRequired);
+    } else if (value) {
+      control.setCustomValidity(this.fieldProblem(field, value) ?? '');
     }
     const validity = control.validity;
     let message: string | undefined;
@@ -670,7 +745,7 @@ export class EstateEnquiry extends EstateElement {
     this.notice = '';
     await this.updateComplete;
 
-    const invalid = FIELD_ORDER.filter((field) => !this.#validate(field));
+    const invalid = this.fieldNames.filter((field) => !this.#validate(field));
     if (invalid.length > 0) {
       this.notice = this.text.invalidMessage;
       await this.updateComplete;
@@ -678,7 +753,6 @@ export class EstateEnquiry extends EstateElement {
       return;
     }
 
-    const target = this.#target();
     const key = this.storageKey;
     if (!key) {
       this.notice = this.text.refusedMessage;
@@ -688,26 +762,25 @@ export class EstateEnquiry extends EstateElement {
     // A retry keeps the originalId (and the timing) of the first send; an edited retry of a
     // submission that in fact arrived gets a 409, which we treat as "already received".
     const previous = this.#submission.current?.request;
-    const request: EnquiryRequest = {
+    const values = this.values as Record<string, string>;
+    const request = this.lead({
       originalId: previous?.originalId ?? newOriginalId(),
-      ...target,
-      fullName: this.values.fullName.trim(),
-      email: this.values.email.trim(),
-      ...(this.values.mobile.trim() ? { mobile: this.values.mobile.trim() } : {}),
-      ...(this.subject ? { subject: this.subject } : {}),
-      message: this.values.message.trim(),
-      ...(this.consentText !== undefined ? { consent: this.values.consent } : {}),
+      fullName: values.fullName!.trim(),
+      email: values.email!.trim(),
+      ...(values.mobile!.trim() ? { mobile: values.mobile!.trim() } : {}),
+      ...(this.consentText !== undefined ? { consent: this.values.consent === true } : {}),
       website: this.renderRoot.querySelector<HTMLInputElement>('#website')?.value ?? '',
       elapsedMs: previous?.elapsedMs ?? Math.round(performance.now() - this.#shownAt),
-    };
+    });
 
     if (!previous) {
       const proceed = this.emit<EnquirySubmitDetail>(
         'estate-enquiry-submit',
         {
           originalId: request.originalId,
-          ...target,
-          ...(request.subject ? { subject: request.subject } : {}),
+          ...('listingId' in request && request.listingId !== undefined ? { listingId: request.listingId } : {}),
+          ...('agentId' in request && request.agentId !== undefined ? { agentId: request.agentId } : {}),
+          ...('subject' in request && request.subject ? { subject: request.subject } : {}),
           ...(request.consent !== undefined ? { consent: request.consent } : {}),
         },
         true,
@@ -716,6 +789,7 @@ export class EstateEnquiry extends EstateElement {
     }
 
     const pending = { request, savedAt: this.#submission.current?.savedAt ?? Date.now() };
+    this.#keptKey = key;
     this.#submission.keep(key, pending);
     void this.#send.run([pending]);
   }
@@ -747,8 +821,8 @@ export class EstateEnquiry extends EstateElement {
   async #afterSuccess(outcome: SendOutcome): Promise<void> {
     // Called before the form is hidden: is the visitor's focus in it (they pressed the button)?
     const focusWasInside = (this.renderRoot as ShadowRoot).activeElement !== null;
-    this.#submission.settle(pendingKey(this.#submission.current?.request ?? this.#target()));
-    this.values = { fullName: '', email: '', mobile: '', message: this.message, consent: false };
+    this.#submission.settle(this.#keptKey ?? this.storageKey);
+    this.values = this.blank();
     this.#serverErrors = {};
     this.errors = {};
     this.#interaction.reset();
@@ -765,7 +839,7 @@ export class EstateEnquiry extends EstateElement {
     const status = error instanceof RelayError ? error.status : 0;
     const fields = error instanceof RelayError ? error.fields : {};
     if (definitive) {
-      this.#submission.settle(pendingKey(pending.request));
+      this.#submission.settle(this.#keptKey ?? this.storageKey);
     } else {
       const wait = this.#submission.failed(status === 429 ? (retryAfterMs((error as RelayError).retryAfter) ?? 60_000) : undefined);
       this.#retryAfterSeconds = Math.ceil(wait / 1000);
@@ -773,7 +847,7 @@ export class EstateEnquiry extends EstateElement {
 
     if (status === 400) {
       this.#serverErrors = {};
-      for (const field of FIELD_ORDER) {
+      for (const field of this.fieldNames) {
         const message = fields[field];
         if (message && this.#fieldShown(field)) this.#serverErrors[field] = message;
       }
@@ -782,7 +856,7 @@ export class EstateEnquiry extends EstateElement {
       // does not validate read-only inputs.
       this.requestUpdate();
       await this.updateComplete;
-      const invalid = FIELD_ORDER.filter((field) => !this.#validate(field));
+      const invalid = this.fieldNames.filter((field) => !this.#validate(field));
       await this.updateComplete;
       if (invalid.length > 0) this.#control(invalid[0]!)?.focus();
     }

@@ -17,11 +17,12 @@ export interface PendingEnquiry {
 const PREFIX = 'estate-enquiry:pending:';
 const MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 
-/** One key per form identity: a property's form and an agent's form never share a submission. */
-export function pendingKey(target: { listingId?: number; agentId?: number }): string | undefined {
-  if (target.listingId !== undefined) return `${PREFIX}listing:${target.listingId}`;
-  if (target.agentId !== undefined) return `${PREFIX}agent:${target.agentId}`;
-  return undefined;
+/**
+ * One key per form identity ('listing:42', 'agent:7', 'open-home:42:9', …): a property's form and
+ * an agent's form never share a submission; undefined when the form has nothing to send to.
+ */
+export function pendingKey(target: string | undefined): string | undefined {
+  return target && PREFIX + target;
 }
 
 // Storage can be missing or throw (privacy modes, sandboxed frames, a full quota): the form must
@@ -46,8 +47,7 @@ export function loadPending(key: string): PendingEnquiry | undefined {
       request !== null &&
       typeof request.originalId === 'string' &&
       typeof request.fullName === 'string' &&
-      typeof request.email === 'string' &&
-      typeof request.message === 'string';
+      typeof request.email === 'string';
     if (!valid || Date.now() - parsed.savedAt! > MAX_AGE_MS) {
       clearPending(key);
       return undefined;

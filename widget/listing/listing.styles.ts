@@ -246,6 +246,14 @@ export const styles = [
       flex-wrap: wrap;
     }
 
+    .open-home > estate-open-home-registration,
+    .open-homes + estate-inspection-request,
+    .muted + estate-inspection-request {
+      flex-basis: 100%;
+      margin-top: 0.5rem;
+      font-weight: 400;
+    }
+
     .open-home {
       display: flex;
       flex-wrap: wrap;

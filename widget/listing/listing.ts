@@ -39,7 +39,8 @@ class MissingListing extends Error {
 
 /**
  * One listing in full: photo gallery with a lightbox, description, details, floorplans, video
- * links, open homes with "add to calendar", auction, agents, the enquiry form, and schema.org
+ * links, open homes with "add to calendar" and "Register", a private inspection request, auction,
+ * agents, the enquiry form, and schema.org
  * JSON-LD for search engines, placed in the page's light DOM next to the element.
  *
  * @summary Full property detail with gallery, open homes, agents and enquiry form.
@@ -72,6 +73,8 @@ class MissingListing extends Error {
  * @csspart section - Each content section; also `description`, `facts`, `feature-list`, `floorplans`, `links`, `open-homes`, `auction`, `agents`, `enquiry`.
  * @csspart section-title - Each section's heading.
  * @csspart calendar-link - An open home's "add to calendar" link.
+ * @csspart register-button - An open home's "Register" button: opens its `<estate-open-home-registration>` below it.
+ * @csspart inspection-button - "Request a private inspection": opens an `<estate-inspection-request>` below it.
  * @csspart agent - One agent card.
  * @csspart agent-photo - The agent's photo.
  * @csspart agent-name - The agent's name.
@@ -114,6 +117,7 @@ export class EstateListing extends EstateElement {
     strings: { type: Object },
     listing: { attribute: false },
     filling: { state: true },
+    visit: { state: true },
   };
 
   declare listingId: number | null;
@@ -129,6 +133,8 @@ export class EstateListing extends EstateElement {
   declare listing: ListingDetail | null;
   /** The relay is filling its cache for the first time: the listing is on its way. */
   declare protected filling: boolean;
+  /** The visit form open under its button: an open home's id, or 0 for a private inspection; null: none. */
+  declare protected visit: number | null;
 
   #retryCount = 0;
   #jsonLdScript: HTMLScriptElement | null = null;
@@ -169,6 +175,7 @@ export class EstateListing extends EstateElement {
     this.strings = null;
     this.listing = null;
     this.filling = false;
+    this.visit = null;
   }
 
   /** The id shown: `listing-id`, else the page URL's `listing-id-param` parameter. */
@@ -290,6 +297,18 @@ export class EstateListing extends EstateElement {
     if (!lightbox?.isConnected) return;
     lightbox.label = label;
     void lightbox.show(photos, index, opener);
+  }
+
+  /**
+   * Opens (or closes) a visit form under its button: an open home's registration, or (0) the
+   * private inspection request. Their code is a chunk of its own, fetched on the first open.
+   */
+  #toggleVisit(visit: number): void {
+    this.visit = this.visit === visit ? null : visit;
+    const [tag, load] = visit
+      ? ['estate-open-home-registration', () => import('../open-home-registration/define.ts')]
+      : ['estate-inspection-request', () => import('../inspection-request/define.ts')];
+    loadElement(tag, load).catch((error: unknown) => console.error(`<estate-listing> could not load <${tag}>:`, error));
   }
 
   // ---- rendering -------------------------------------------------------------------------
@@ -572,22 +591,56 @@ export class EstateListing extends EstateElement {
           url: typeof location === 'undefined' ? null : safeHttpUrl(location.href),
         },
       ]);
+      const file = `open-home-${listing.id}-${openHome.id}.ics`;
+      const open = this.visit === openHome.id;
       return html`<li class="open-home">
         <time datetime=${isoOrEmpty(openHome.start)}>${when}</time>
-        <a part="calendar-link button" class="button" href=${icsDataUrl(ics)} download=${`open-home-${listing.id}-${openHome.id}.ics`}>
+        <a part="calendar-link button" class="button" href=${icsDataUrl(ics)} download=${file}>
           <svg class="icon" viewBox="0 0 24 24" aria-hidden="true">${calendarIcon}</svg>${text.addToCalendar}<span class="visually-hidden">: ${when}</span>
         </a>
+        <button type="button" part="button register-button" class="button" aria-expanded=${open} @click=${() => this.#toggleVisit(openHome.id)}>
+          ${text.register}<span class="visually-hidden">: ${when}</span>
+        </button>
+        ${
+          open
+            ? html`<estate-open-home-registration
+                listing-id=${listing.id}
+                open-home-id=${openHome.id}
+                when=${when}
+                end=${openHome.end}
+                calendar-href=${icsDataUrl(ics)}
+                calendar-file=${file}
+                relay=${ifDefined(this.relay ?? undefined)}
+                heading-level=${Math.min(6, level + 2)}
+              ></estate-open-home-registration>`
+            : nothing
+        }
       </li>`;
     };
+    const inspecting = this.visit === 0;
     return this.#section(
       'open-homes',
       level,
       text.openHomes,
-      upcoming.length
-        ? html`<ul class="open-homes">
-            ${upcoming.map(item)}
-          </ul>`
-        : html`<p class="muted">${text.noOpenHomes}</p>`,
+      html`${
+          upcoming.length
+            ? html`<ul class="open-homes">
+                ${upcoming.map(item)}
+              </ul>`
+            : html`<p class="muted">${text.noOpenHomes}</p>`
+        }
+        <button type="button" part="button inspection-button" class="button" aria-expanded=${inspecting} @click=${() => this.#toggleVisit(0)}>
+          ${text.requestInspection}
+        </button>
+        ${
+          inspecting
+            ? html`<estate-inspection-request
+                listing-id=${listing.id}
+                relay=${ifDefined(this.relay ?? undefined)}
+                heading-level=${Math.min(6, level + 2)}
+              ></estate-inspection-request>`
+            : nothing
+        }`,
     );
   }
 

@@ -47,6 +47,10 @@ export interface ListingStrings {
   openHomes: string;
   noOpenHomes: string;
   addToCalendar: string;
+  /** An open home's button that opens its registration form. */
+  register: string;
+  /** Opens the private inspection request form. */
+  requestInspection: string;
   calendarSummary: string;
   auction: string;
   auctionDate: string;
@@ -106,6 +110,8 @@ export const defaultListingStrings: ListingStrings = {
   openHomes: 'Open homes',
   noOpenHomes: 'No open homes are scheduled. Contact the agent to arrange an inspection.',
   addToCalendar: 'Add to calendar',
+  register: 'Register',
+  requestInspection: 'Request a private inspection',
   calendarSummary: 'Open home: {address}',
   auction: 'Auction',
   auctionDate: 'Date',

@@ -7,6 +7,7 @@
  * names them all, and nothing in the widget imports it but types, so no import loops back.
  */
 import type { EnquiryStrings } from '../enquiry/strings.ts';
+import type { LeadStrings } from '../lead-form/strings.ts';
 import type { ListingStrings } from '../listing/strings.ts';
 import type { ListingsStrings } from '../listings/strings.ts';
 import type { ShortlistStrings } from '../shortlist/strings.ts';
@@ -19,6 +20,7 @@ export interface Sections {
   listings: ListingsStrings;
   listing: ListingStrings;
   enquiry: EnquiryStrings;
+  leads: LeadStrings;
   shortlist: ShortlistStrings;
 }
 export type Section = keyof Sections;

@@ -1,7 +1,10 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import type { EnquiryRequest } from '../../contract/relay-api.ts';
+import type { EnquiryRequest, QuestionRequest } from '../../contract/relay-api.ts';
 import { fetchJson, relayUrl, RelayError } from '../shared/relay.ts';
 import { clearPending, loadPending, newOriginalId, pendingKey, savePending, type PendingEnquiry } from '../enquiry/pending-store.ts';
+
+/** The key `<estate-enquiry>` keeps a listing's unsent question under: a reload of either picks it up. */
+const listingKey = (id: number): string => pendingKey(`listing:${id}`)!;
 
 /** Where one home's enquiry stands. */
 export type HomeOutcome =
@@ -12,7 +15,7 @@ export type HomeOutcome =
   | { kind: 'refused'; reason: string };
 
 /** The form's fields, the same for every home's enquiry. */
-export type SharedFields = Omit<EnquiryRequest, 'originalId' | 'listingId' | 'agentId' | 'subject'>;
+export type SharedFields = Omit<QuestionRequest, 'kind' | 'originalId' | 'listingId' | 'agentId' | 'subject'>;
 
 export interface ShortlistEnquiriesOptions {
   relay(): string | null;
@@ -71,15 +74,17 @@ export class ShortlistEnquiriesController implements ReactiveController {
    * Takes up the enquiries an earlier page left unsent for these listings and sends them; returns
    * the first one's request, so the form can show what is being sent.
    */
-  resume(listingIds: readonly number[]): EnquiryRequest | undefined {
-    let first: EnquiryRequest | undefined;
+  resume(listingIds: readonly number[]): QuestionRequest | undefined {
+    let first: QuestionRequest | undefined;
     for (const id of listingIds) {
       if (this.#pending.has(id) || this.outcomes.get(id)?.kind === 'sent') continue;
-      const stored = loadPending(pendingKey({ listingId: id })!);
-      if (!stored || stored.request.listingId !== id) continue;
+      const stored = loadPending(listingKey(id));
+      // The listing's own enquiry form keeps its question under the same key: only a question is taken up.
+      const request = stored?.request;
+      if (!stored || !request || (request.kind ?? 'enquiry') !== 'enquiry' || !('listingId' in request) || request.listingId !== id) continue;
       this.#pending.set(id, stored);
       this.outcomes.set(id, { kind: 'waiting' });
-      first ??= stored.request;
+      first ??= request as QuestionRequest;
     }
     if (first) this.#schedule(0);
     return first;
@@ -90,9 +95,9 @@ export class ShortlistEnquiriesController implements ReactiveController {
     const savedAt = Date.now();
     for (const { id, subject } of homes) {
       if (this.#pending.has(id)) continue;
-      const request: EnquiryRequest = { originalId: newOriginalId(), listingId: id, ...fields, ...(subject ? { subject: subject.slice(0, 200) } : {}) };
+      const request: QuestionRequest = { originalId: newOriginalId(), listingId: id, ...fields, ...(subject ? { subject: subject.slice(0, 200) } : {}) };
       const pending = { request, savedAt };
-      savePending(pendingKey({ listingId: id })!, pending);
+      savePending(listingKey(id), pending);
       this.#pending.set(id, pending);
       this.outcomes.set(id, { kind: 'waiting' });
     }
@@ -145,7 +150,7 @@ export class ShortlistEnquiriesController implements ReactiveController {
         if (status === 400 && Object.keys(fields).some((field) => VISIBLE_FIELDS.includes(field))) {
           // The same fields go to every home: none is sent until the visitor has corrected them.
           for (const unsent of this.#pending.keys()) {
-            clearPending(pendingKey({ listingId: unsent })!);
+            clearPending(listingKey(unsent));
             this.outcomes.delete(unsent);
           }
           this.#pending.clear();
@@ -182,7 +187,7 @@ export class ShortlistEnquiriesController implements ReactiveController {
   }
 
   #settle(id: number, outcome: HomeOutcome): void {
-    clearPending(pendingKey({ listingId: id })!);
+    clearPending(listingKey(id));
     this.#pending.delete(id);
     this.outcomes.set(id, outcome);
   }
