@@ -18,6 +18,7 @@ export default defineConfig({
         lightbox: 'widget/lightbox/define.ts',
         listing: 'widget/listing/define.ts',
         listings: 'widget/listings/define.ts',
+        map: 'widget/map/define.ts',
         localize: 'widget/shared/localize.ts',
       },
       formats: ['es'],

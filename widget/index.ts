@@ -7,3 +7,4 @@ import './enquiry/define.ts';
 import './listings/define.ts';
 import './listing/define.ts';
 import './lightbox/define.ts';
+import './map/define.ts';

@@ -9,6 +9,7 @@
 import type { EnquiryStrings } from '../enquiry/strings.ts';
 import type { ListingStrings } from '../listing/strings.ts';
 import type { ListingsStrings } from '../listings/strings.ts';
+import type { MapStrings } from '../map/strings.ts';
 import { registerBuiltInTranslation as registerBuiltIn, registerTranslation as register, wordsFor as wordsOf, type TranslationOf } from './translations.ts';
 
 export { BASE_LANG, LocalizeController, langOf } from './translations.ts';
@@ -18,6 +19,7 @@ export interface Sections {
   listings: ListingsStrings;
   listing: ListingStrings;
   enquiry: EnquiryStrings;
+  map: MapStrings;
 }
 export type Section = keyof Sections;
 
