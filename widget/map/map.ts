@@ -447,7 +447,7 @@ export class EstateMap extends EstateElement {
     const template = this.config?.tiles;
     // Filled in before it is resolved: a URL would escape the template's braces.
     const urlOf = template ? (tile: { x: number; y: number; z: number }) => relayUrl(this.relay, tileUrl(template, tile)) : null;
-    this.#frame = requestAnimationFrame(() => this.#tiles?.draw(urlOf, this.#view!, this.#size, this.config?.maxZoom ?? 17));
+    this.#frame = requestAnimationFrame(() => this.#tiles?.draw(urlOf, this.#view!, this.#size, this.config?.maxZoom ?? 17, this.config?.bounds ?? null));
     this.requestUpdate();
   }
 
