@@ -141,6 +141,10 @@ describe('<estate-map> beside <estate-listings>', () => {
     await expect.poll(() => pin.getAttribute('part')).not.toContain('pin-highlighted');
     await card.focus();
     await expect.poll(() => pin.getAttribute('part')).toContain('pin-highlighted');
+    // A click on the pin opens its card, and lights up the card in the list.
+    await pin.click();
+    await map.locator('[part~="card"]').waitFor();
+    expect(await map.locator('[part~="card-link"]').getAttribute('href')).toContain(`listing=${id}`);
     expect(problems).toEqual([]);
     await close();
   }, 60_000);

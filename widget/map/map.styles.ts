@@ -38,6 +38,7 @@ export const styles = [
       position: relative;
       height: var(--_height);
       overflow: hidden;
+      overflow: clip;
       border-radius: var(--_estate-radius);
       border: 1px solid var(--_estate-border);
       background: var(--_ground);
@@ -56,7 +57,10 @@ export const styles = [
     .stage {
       position: absolute;
       inset: 0;
+      /* clip, not only hidden: a hidden box still scrolls when a pin near its edge is focused or
+         scrolled into view, which would shift every marker off its place. */
       overflow: hidden;
+      overflow: clip;
       cursor: grab;
       /* An embedded map lets one finger scroll the page; two fingers are the map's (gestures.ts). */
       touch-action: pan-x pan-y;

@@ -1,6 +1,5 @@
 import { html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { ifDefined } from 'lit/directives/if-defined.js';
-import { styleMap } from 'lit/directives/style-map.js';
 import { formatBoundingBox, parseBoundingBox, type BoundingBox } from '../../contract/listing-filters.ts';
 import type {
   ListingMap,
@@ -644,6 +643,11 @@ export class EstateMap extends EstateElement {
   }
 
   protected override updated(changed: PropertyValues<this>): void {
+    // Markers and labels are placed through the CSSOM: a style attribute (even Lit's styleMap, on
+    // its first render) is inline style, which a strict CSP refuses.
+    for (const placed of this.renderRoot.querySelectorAll<HTMLElement>('[data-x]')) {
+      placed.style.transform = `translate(${placed.dataset.x}px, ${placed.dataset.y}px)`;
+    }
     // A change of the filters by the host (attributes, properties) asks again.
     if (MAP_FILTERS.some((name) => changed.has(name)) || changed.has('relay')) this.#ask();
     if (changed.has('fullscreen') && changed.get('fullscreen') !== undefined) this.#setFullscreen(this.fullscreen);
@@ -667,8 +671,8 @@ export class EstateMap extends EstateElement {
         ${
           at
             ? area
-              ? html`<div part="area" class="area" style=${styleMap({ transform: `translate(${at[0]}px, ${at[1]}px)` })}></div>`
-              : html`<div part="pin" class="marker pin location-pin" style=${styleMap({ transform: `translate(${at[0]}px, ${at[1]}px)` })}></div>`
+              ? html`<div part="area" class="area" data-x=${at[0]} data-y=${at[1]}></div>`
+              : html`<div part="pin" class="marker pin location-pin" data-x=${at[0]} data-y=${at[1]}></div>`
             : nothing
         }
       </div>
@@ -770,13 +774,13 @@ export class EstateMap extends EstateElement {
   #placed(): Array<{ feature: ListingMapFeature; x: number; y: number }> {
     const view = this.#view;
     if (!view) return [];
-    const margin = 40;
+    // Only markers whose point is in view: one clipped at the edge would take the focus unseen.
     const placed = this.features
       .map((feature) => {
         const [x, y] = toScreen(view, feature.geometry.coordinates[0], feature.geometry.coordinates[1]);
         return { feature, x, y };
       })
-      .filter(({ x, y }) => x > -margin && y > -margin && x < this.#size.width + margin && y < this.#size.height + margin)
+      .filter(({ x, y }) => x >= 0 && y >= 0 && x <= this.#size.width && y <= this.#size.height)
       // Rows of 24 px, so pins side by side are read left to right.
       .sort((a, b) => Math.floor(a.y / 24) - Math.floor(b.y / 24) || a.x - b.x);
     // Listings at one spot (a sale and a lease of one home, units of one building) side by side.
@@ -795,7 +799,6 @@ export class EstateMap extends EstateElement {
     const locale = this.#locale;
     const openId = this.openListing?.properties.id;
     return this.#placed().map(({ feature, x, y }) => {
-      const position = styleMap({ transform: `translate(${x}px, ${y}px)` });
       const properties = feature.properties;
       if ('cluster' in properties) {
         const size = properties.count < 10 ? 'small' : properties.count < 100 ? 'medium' : 'large';
@@ -805,7 +808,6 @@ export class EstateMap extends EstateElement {
           class="marker cluster ${size}"
           data-x=${x}
           data-y=${y}
-          style=${position}
           aria-label=${plural(locale, properties.count, text.clusterLabel)}
           @click=${() => this.#onCluster(feature, properties)}
         >
@@ -822,7 +824,6 @@ export class EstateMap extends EstateElement {
         data-id=${properties.id}
         data-x=${x}
         data-y=${y}
-        style=${position}
         aria-label=${[price, properties.title].filter(Boolean).join(', ')}
         aria-expanded=${open ? 'true' : 'false'}
         aria-controls=${ifDefined(open ? 'card' : undefined)}
@@ -849,10 +850,7 @@ export class EstateMap extends EstateElement {
       suburbs.set(name, { x: known.x + x, y: known.y + y, count: known.count + 1 });
     }
     return html`<div class="labels" aria-hidden="true">
-      ${[...suburbs].map(
-        ([name, { x, y, count }]) =>
-          html`<span part="label" class="label" style=${styleMap({ transform: `translate(${x / count}px, ${y / count + 22}px)` })}>${name}</span>`,
-      )}
+      ${[...suburbs].map(([name, { x, y, count }]) => html`<span part="label" class="label" data-x=${x / count} data-y=${y / count + 22}>${name}</span>`)}
     </div>`;
   }
 
