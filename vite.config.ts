@@ -28,12 +28,8 @@ export const ELEMENT_ENTRIES = {
  */
 const LISTING_PARTS =
   /widget[\\/](shared[\\/](format|picture|icons|listing-parts|listing-parts\.styles|heading|relay-filling|define|load-element)|listings[\\/]controls\.styles)\.ts$/;
-/**
- * What `<estate-map>` shares with `<estate-listings>` beyond the listing parts (how filters are
- * read and kept in the URL), and with the lightbox (Lit's directive base, under styleMap).
- */
-const MAP_SHARES =
-  /widget[\\/](listings[\\/]query|shared[\\/]url-query)\.ts$|contract[\\/](listing-filters|slug)\.ts$|node_modules[\\/]lit(-html)?[\\/](directives[\\/]style-map|directive)\.js$/;
+/** What `<estate-map>` shares with `<estate-listings>` beyond the listing parts: how filters are read and kept in the URL, the highlight event. */
+const MAP_SHARES = /widget[\\/](listings[\\/]query|shared[\\/](url-query|listing-highlight))\.ts$|contract[\\/](listing-filters|slug)\.ts$/;
 /** The enquiry form and what only it uses. */
 const ENQUIRY_MODULES = /widget[\\/](enquiry[\\/][\w.-]+|shared[\\/]field-interaction)\.ts$|contract[\\/](name|phone)\.ts$/;
 
@@ -66,11 +62,11 @@ const COPY_QUERY = '?estate-copy=';
  * detail's chunk (a group did worse by 400 bytes). Copies (COPIES) stay in their element's chunk.
  */
 const CHUNK_GROUPS = [
-  // Lit's directives only the lightbox uses (keyed) stay with it, and styleMap with the map; so does
-  // the base they are built on (directive.js, directive-helpers.js): ifDefined needs neither.
+  // Lit's directives only the lightbox uses (keyed) stay with it, and so does the base they are
+  // built on (directive.js, directive-helpers.js): ifDefined, the only other one, needs neither.
   {
     name: 'core',
-    test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/](keyed|style-map)|directive(-helpers)?\.js|\?estate-copy=))|widget[\\/]shared[\\/](estate-element|localize|translations|strings|relay|fill|reset\.styles)\.ts$/,
+    test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/]keyed|directive(-helpers)?\.js|\?estate-copy=))|widget[\\/]shared[\\/](estate-element|localize|translations|strings|relay|fill|reset\.styles)\.ts$/,
     priority: 3,
   },
   { name: 'enquiry', test: ENQUIRY_MODULES, priority: 1 },
