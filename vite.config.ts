@@ -21,6 +21,7 @@ export const ELEMENT_ENTRIES = {
   'estate-lightbox': 'widget/lightbox/define.ts',
   'estate-listing': 'widget/listing/define.ts',
   'estate-listings': 'widget/listings/define.ts',
+  'estate-map': 'widget/map/define.ts',
   'estate-open-home-registration': 'widget/open-home-registration/define.ts',
   'estate-shortlist': 'widget/shortlist/define.ts',
 };
@@ -31,6 +32,8 @@ export const ELEMENT_ENTRIES = {
  */
 const LISTING_PARTS =
   /widget[\\/](shared[\\/](format|picture|icons|listing-parts|listing-parts\.styles|heading|relay-filling|define|load-element|shortlist)|listings[\\/]controls\.styles)\.ts$/;
+/** What `<estate-map>` shares with `<estate-listings>` beyond the listing parts: how filters are read and kept in the URL, the highlight event. */
+const MAP_SHARES = /widget[\\/](listings[\\/]query|shared[\\/](url-query|listing-highlight))\.ts$|contract[\\/](listing-filters|slug)\.ts$/;
 /** The enquiry form and what only it uses. */
 const ENQUIRY_MODULES = /widget[\\/](enquiry[\\/][\w.-]+|shared[\\/]field-interaction)\.ts$|contract[\\/](name|phone)\.ts$/;
 
@@ -55,6 +58,9 @@ const COPIES: Array<{ importer: RegExp; modules: RegExp }> = [
   // <estate-shortlist> carries copies of the listing parts and of the enquiry modules it uses (the
   // form's words, field rules, kept submissions): its page fetches one file beside the core.
   { importer: /widget[\\/]shortlist[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${ENQUIRY_MODULES.source}|contract[\\\\/]slug\\.ts$`) },
+  // The map: the listing parts of its card and the list's query helpers (which it reads the same
+  // filters with), so a map page beside a list fetches no extra shared chunk for them.
+  { importer: /widget[\\/]map[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${MAP_SHARES.source}`) },
 ];
 /** Marks a copy's module id: `<file>?estate-copy=<rule index>`. */
 const COPY_QUERY = '?estate-copy=';

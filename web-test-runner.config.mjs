@@ -19,8 +19,15 @@ function relayPlugin() {
     name: 'estate-relay',
     async serverStart() {
       const { startTestRelay } = await import('./test/support/relay-fixture.ts');
-      // The enquiry suites send many enquiries from one address within a minute.
-      relay = await startTestRelay({ ALLOWED_ORIGINS: pageOrigins.join(','), ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000', ENQUIRY_DAILY_LIMIT_PER_CLIENT: '100000' });
+      // The enquiry suites send many enquiries from one address within a minute, and the map suites
+      // ask for many tiles and map answers (every test's views are new to the relay).
+      relay = await startTestRelay({
+        ALLOWED_ORIGINS: pageOrigins.join(','),
+        ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000',
+        ENQUIRY_DAILY_LIMIT_PER_CLIENT: '100000',
+        MAP_TILE_RATE_PER_MINUTE: '100000',
+        UNCACHED_RENDERS_PER_MINUTE: '0',
+      });
       // Until the first sync has filled the cache the listing API answers 503 "filling": suites
       // that read the listings first would start with nothing.
       for (const deadline = Date.now() + 120_000; !(await fetch(`${relay.url}/readyz`)).ok;) {
@@ -76,10 +83,14 @@ export default {
   browsers: [
     chromeLauncher({
       launchOptions: { executablePath: findChromium(), headless: true, args: chromiumArgs },
-      // Two test files run at once in two tabs, and only the front tab has focus: without this,
-      // focus/blur and Tab navigation silently stop working in the other one (keyboard tests time out).
+      // Two test files run at once, and only the front tab has focus: without this, focus/blur and
+      // Tab navigation silently stop working in the other one (keyboard tests time out). Each file's
+      // page is in a window of its own (a browser context): a tab behind another is hidden, and a
+      // hidden page draws no frames, so requestAnimationFrame, ResizeObserver and animated moves
+      // (the map's) never run there.
       async createPage({ browser }) {
-        const page = await browser.newPage();
+        const context = await browser.createBrowserContext();
+        const page = await context.newPage();
         const session = await page.createCDPSession();
         await session.send('Emulation.setFocusEmulationEnabled', { enabled: true });
         return page;

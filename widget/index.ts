@@ -11,3 +11,4 @@ import './appraisal/define.ts';
 import './open-home-registration/define.ts';
 import './inspection-request/define.ts';
 import './shortlist/define.ts';
+import './map/define.ts';

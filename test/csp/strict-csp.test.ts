@@ -1,6 +1,7 @@
 // The elements on an agency page served with a strict Content-Security-Policy: no inline script
 // or style, scripts only from the site and the relay, Trusted Types enforced with Lit's policy
-// allowed. Every element is exercised (list, in-place detail, lightbox, enquiry) and any
+// allowed. Every element is exercised (list, in-place detail with its location map, lightbox,
+// enquiry, the map with its tiles, gestures, card and full screen) and any
 // `securitypolicyviolation` or CSP console error fails the test.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -91,6 +92,53 @@ describe('strict Content-Security-Policy with Trusted Types', () => {
     expect(problems).toEqual([]);
     await context.close();
   }, 60_000);
+
+  it('shows the map, its tiles and pins, zooms, opens a card and goes full screen without a single violation', async () => {
+    const { page, violations, problems } = await strictPage();
+    await page.goto(`${rig.site.origin}/index.html`);
+    const map = page.locator('estate-map');
+    await map.locator('.marker').first().waitFor();
+    // Tiles from the relay (img-src), placed through the CSSOM (no style attribute).
+    await page.waitForFunction(() =>
+      [...document.querySelector('estate-map')!.shadowRoot!.querySelectorAll('img')].some((img) => img.complete && img.naturalWidth > 0),
+    );
+    // Into clusters until a pin, and its card.
+    for (let step = 0; step < 10 && !(await map.locator('[part~="pin"]').count()); step++) {
+      const loaded = map.evaluate((element) => new Promise((resolve) => element.addEventListener('estate-map-loaded', resolve, { once: true })));
+      await map.locator('[part~="cluster"]').first().click();
+      await loaded;
+    }
+    await map.locator('[part~="pin"]').first().focus();
+    await page.keyboard.press('Enter');
+    await map.locator('[part~="card"]').waitFor();
+    await page.keyboard.press('Escape');
+    // A drag, a ctrl + wheel, the keyboard and the zoom buttons.
+    const stage = (await map.locator('[part~="stage"]').boundingBox())!;
+    await page.mouse.move(stage.x + stage.width / 2, stage.y + stage.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(stage.x + stage.width / 2 - 60, stage.y + stage.height / 2 - 30, { steps: 5 });
+    await page.mouse.up();
+    await page.keyboard.down('Control');
+    await page.mouse.wheel(0, -200);
+    await page.keyboard.up('Control');
+    await map.locator('[part~="stage"]').focus();
+    await page.keyboard.press('ArrowLeft');
+    await map.getByRole('button', { name: 'Zoom out' }).click();
+    await map.getByRole('button', { name: 'Full screen map' }).click();
+    await page.keyboard.press('Escape');
+    await map.getByRole('button', { name: 'List the properties on the map' }).click();
+    await map.locator('[part~="list"]').waitFor();
+
+    // The detail's location map, once scrolled into view.
+    await page.locator('estate-listings [part~="card-link"]').first().click();
+    const detail = page.locator('estate-listings estate-listing');
+    await detail.locator('[part~="location"]').scrollIntoViewIfNeeded();
+    await detail.locator('estate-map [part~="stage"]').waitFor();
+
+    expect(violations).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 90_000);
 
   it('would notice a violation: the same page refuses an HTML string outside Lit', async () => {
     const { page, violations } = await strictPage();

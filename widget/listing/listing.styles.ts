@@ -168,6 +168,11 @@ export const styles = [
       align-content: start;
     }
 
+    /* The location map's place, kept while its code is on its way (an <estate-map> of 14rem, its caption and credit). */
+    .location-map {
+      min-height: 14rem;
+    }
+
     .section-title {
       margin: 0;
       font-size: 1.25rem;

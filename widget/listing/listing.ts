@@ -70,7 +70,8 @@ class MissingListing extends Error {
  * @csspart gallery - The photo mosaic.
  * @csspart gallery-item - A photo button that opens the lightbox.
  * @csspart gallery-all - The "show all photos" button.
- * @csspart section - Each content section; also `description`, `facts`, `feature-list`, `floorplans`, `links`, `open-homes`, `auction`, `agents`, `enquiry`.
+ * @csspart section - Each content section; also `description`, `facts`, `feature-list`, `floorplans`, `links`, `location`, `open-homes`, `auction`, `agents`, `enquiry`.
+ * @csspart location-map - The small map of where the listing is (an `<estate-map>`, fetched when it scrolls into view; its parts are exported as `map-*`).
  * @csspart section-title - Each section's heading.
  * @csspart calendar-link - An open home's "add to calendar" link.
  * @csspart register-button - An open home's "Register" button: opens its `<estate-open-home-registration>` below it.
@@ -118,6 +119,7 @@ export class EstateListing extends EstateElement {
     listing: { attribute: false },
     filling: { state: true },
     visit: { state: true },
+    locationShown: { state: true },
   };
 
   declare listingId: number | null;
@@ -135,8 +137,11 @@ export class EstateListing extends EstateElement {
   declare protected filling: boolean;
   /** The visit form open under its button: an open home's id, or 0 for a private inspection; null: none. */
   declare protected visit: number | null;
+  /** The location map's place came into view: its code and tiles are fetched now, not before. */
+  declare protected locationShown: boolean;
 
   #retryCount = 0;
+  #locationObserver: IntersectionObserver | undefined;
   #jsonLdScript: HTMLScriptElement | null = null;
   /** The homes the visitor keeps: the heart in the header. */
   readonly #shortlist = new ShortlistController(this);
@@ -176,6 +181,7 @@ export class EstateListing extends EstateElement {
     this.listing = null;
     this.filling = false;
     this.visit = null;
+    this.locationShown = false;
   }
 
   /** The id shown: `listing-id`, else the page URL's `listing-id-param` parameter. */
@@ -206,6 +212,8 @@ export class EstateListing extends EstateElement {
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     this.#removeJsonLd();
+    this.#locationObserver?.disconnect();
+    this.#locationObserver = undefined;
   }
 
   override connectedCallback(): void {
@@ -217,6 +225,26 @@ export class EstateListing extends EstateElement {
 
   protected override updated(changed: PropertyValues<this>): void {
     if (changed.has('noJsonLd') && this.noJsonLd) this.#removeJsonLd();
+    this.#watchLocation();
+  }
+
+  /** Fetches the location map's code (and so its tiles) only once its place nears the viewport. */
+  #watchLocation(): void {
+    const place = this.renderRoot.querySelector('.location-map');
+    if (!place || this.locationShown || this.#locationObserver) return;
+    this.#locationObserver = new IntersectionObserver(
+      (entries) => {
+        if (!entries.some((entry) => entry.isIntersecting)) return;
+        this.#locationObserver?.disconnect();
+        this.#locationObserver = undefined;
+        this.locationShown = true;
+        loadElement('estate-map', () => import('../map/define.ts')).catch((error: unknown) => {
+          console.error('<estate-listing> could not load <estate-map>:', error);
+        });
+      },
+      { rootMargin: '200px' },
+    );
+    this.#locationObserver.observe(place);
   }
 
   /** The words in use: defaults with the host's overrides, merged once per `strings` value. */
@@ -362,7 +390,7 @@ export class EstateListing extends EstateElement {
         <div class="columns">
           <div class="main">
             ${this.#renderDescription(listing, level)} ${this.#renderFacts(listing, level)} ${this.#renderFeatureList(listing, level)}
-            ${this.#renderFloorplans(listing, level, address)} ${this.#renderLinks(listing.links ?? [], level)}
+            ${this.#renderFloorplans(listing, level, address)} ${this.#renderLinks(listing.links ?? [], level)} ${this.#renderLocation(listing, level)}
             <slot name="after-description"></slot>
           </div>
           <div class="side">
@@ -446,6 +474,37 @@ export class EstateListing extends EstateElement {
           : nothing
       }
     </section>`;
+  }
+
+  /**
+   * Where the listing is, as exactly as its address may be shown: a pin for an address, an area
+   * for a suburb (a withheld address), nothing without a position. The map itself is rendered
+   * once its place nears the viewport (the server renders the empty place).
+   */
+  #renderLocation(listing: ListingDetail, level: number): TemplateResult | typeof nothing {
+    const position = listing.position;
+    if (!position) return nothing;
+    return this.#section(
+      'location',
+      level,
+      this.#text.location,
+      html`<div class="location-map">
+        ${
+          this.locationShown
+            ? html`<estate-map
+                part="location-map"
+                lat=${position.lat}
+                lng=${position.lng}
+                precision=${position.precision}
+                place=${ifDefined(listing.address?.suburb ?? undefined)}
+                relay=${ifDefined(this.relay ?? undefined)}
+                locale=${this.#resolvedLocale}
+                exportparts="base: map-base, stage: map-stage, pin: map-pin, area: map-area, caption: map-caption, attribution: map-attribution"
+              ></estate-map>`
+            : nothing
+        }
+      </div>`,
+    );
   }
 
   #section(kind: string, level: number, title: string, body: unknown): TemplateResult {

@@ -40,6 +40,8 @@ export interface ListingStrings {
   floorplans: string;
   openFloorplan: string;
   links: string;
+  /** The heading of the small map of where the listing is. */
+  location: string;
   linkVideo: string;
   linkTour: string;
   linkOther: string;
@@ -103,6 +105,7 @@ export const defaultListingStrings: ListingStrings = {
   floorplans: 'Floorplans',
   openFloorplan: 'Open floorplan {index} of {total}',
   links: 'Video and virtual tours',
+  location: 'Location',
   linkVideo: 'Watch the video',
   linkTour: 'Take the virtual tour',
   linkOther: 'View {kind}',

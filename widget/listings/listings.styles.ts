@@ -67,6 +67,12 @@ export const styles = [
       border-radius: var(--_estate-radius);
     }
 
+    /* Its pin is pointed at on a map of the page. */
+    .card.highlighted {
+      outline: 3px solid var(--_estate-accent);
+      outline-offset: 1px;
+    }
+
     .card:hover .card-link {
       text-decoration: underline;
     }

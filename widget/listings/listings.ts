@@ -11,6 +11,7 @@ import { styles } from './listings.styles.ts';
 import { EstateElement } from '../shared/estate-element.ts';
 import { loadElement } from '../shared/load-element.ts';
 import { UrlQueryController, type QueryChanges } from '../shared/url-query.ts';
+import { LISTING_HIGHLIGHT, listenForHighlights, type ListingHighlightDetail } from '../shared/listing-highlight.ts';
 import { badgeLabel, renderFeature } from '../shared/listing-parts.ts';
 import { type ListingsStrings } from './strings.ts';
 import './strings.ts';
@@ -77,7 +78,7 @@ const EAGER_CARDS = 3;
  * @attr min-cars - At least this many car spaces.
  * @attr property-type - House, Unit, Apartment, …
  * @attr agent-id - Only this agent's listings.
- * @attr bbox - Only listings placed inside this map box: `west,south,east,north` in degrees.
+ * @attr bbox - Only listings placed inside this map box: `west,south,east,north` in degrees. The page URL's `bbox` (under `query-prefix`), which an `<estate-map>`'s "search this area" writes, wins over it.
  * @attr sort - `newest`, `price`, `-price`, `suburb` or `landArea`.
  * @attr page - Page number, from 1.
  * @attr page-size - Cards per page (1–100, default 12).
@@ -106,7 +107,7 @@ const EAGER_CARDS = 3;
  * @csspart button-primary - The search button.
  * @csspart status - The result count line (a live region).
  * @csspart list - The grid or list of cards.
- * @csspart card - One listing.
+ * @csspart card - One listing; also `card-highlighted` while its pin on an `<estate-map>` is pointed at.
  * @csspart skeleton - A placeholder card while loading.
  * @csspart card-media - The photo box.
  * @csspart card-image - The photo.
@@ -141,6 +142,7 @@ const EAGER_CARDS = 3;
  * @fires {CustomEvent<ListingsErrorDetail>} estate-listings-error - Loading failed.
  * @fires {CustomEvent<ListingsQueryChangeDetail>} estate-listings-query-change - A visitor changed the filters or the page.
  * @fires {CustomEvent<ListingSelectDetail>} estate-listing-select - A card was chosen; cancelable (cancel to handle navigation yourself).
+ * @fires {CustomEvent<ListingHighlightDetail>} estate-listing-highlight - A card is pointed at or focused (`id`), or no longer (`null`); an `<estate-map>` lights up its pin.
  */
 export class EstateListings extends EstateElement {
   static override styles = styles;
@@ -177,6 +179,7 @@ export class EstateListings extends EstateElement {
     listings: { attribute: false },
     detailId: { state: true },
     filling: { state: true },
+    highlightId: { state: true },
   };
 
   declare type: ListingType | null;
@@ -213,6 +216,9 @@ export class EstateListings extends EstateElement {
   declare protected detailId: number | null;
   /** The relay is filling its cache for the first time: the listings are on their way. */
   declare protected filling: boolean;
+  /** The listing whose pin is pointed at on a map of the page. */
+  declare protected highlightId: number | null;
+  #stopHighlights: (() => void) | undefined;
 
   /** The filters as the page's attributes set them, before the URL or a visitor changed them. */
   private baseFilters: Partial<Record<QueryKey, unknown>> | null = null;
@@ -266,6 +272,7 @@ export class EstateListings extends EstateElement {
     this.listings = null;
     this.detailId = null;
     this.filling = false;
+    this.highlightId = null;
   }
 
   /** The relay query the element is showing (validated). */
@@ -291,6 +298,12 @@ export class EstateListings extends EstateElement {
     super.connectedCallback();
     this.baseFilters ??= this.filterValues();
     this.readUrl();
+    this.#stopHighlights = listenForHighlights(this, (id) => (this.highlightId = id));
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.#stopHighlights?.();
   }
 
   /** The filters, page and open detail in the address bar, under `query-prefix`. */
@@ -338,6 +351,13 @@ export class EstateListings extends EstateElement {
       }
       this.setFilterValues(values);
       this.page = Math.max(1, cleanCount(this.urlQuery.get('page')) ?? 1);
+    }
+    // The map's area ("search this area" on an <estate-map> writes it): every list follows it.
+    const area = this.urlQuery.get('bbox');
+    const bbox = (cleanValue('bbox', area !== null ? area : this.baseFilters?.bbox) ?? null) as string | null;
+    if (bbox !== this.bbox) {
+      this.bbox = bbox;
+      if (!this.syncsUrl) this.page = 1;
     }
     if (!this.detailHref) {
       const id = cleanCount(this.urlQuery.get('listing'));
@@ -412,14 +432,18 @@ export class EstateListings extends EstateElement {
 
   private onFilterReset(): void {
     const values: Partial<Record<QueryKey, unknown>> = {};
-    for (const name of this.barFilters) values[name] = this.baseFilters?.[name];
+    for (const name of [...this.barFilters, 'bbox'] as const) values[name] = this.baseFilters?.[name];
     this.applyFilters(values);
   }
 
   private applyFilters(values: Partial<Record<QueryKey, unknown>>): void {
+    const area = this.bbox;
     this.setFilterValues(values);
     this.page = 1;
-    if (this.syncsUrl) this.urlQuery.push(this.queryChanges({ filters: true, page: 1 }));
+    // A reset also leaves the map's area (and tells the map, through the URL).
+    const changes: QueryChanges = area !== this.bbox ? { bbox: null, page: null } : {};
+    if (this.syncsUrl) this.urlQuery.push({ ...this.queryChanges({ filters: true, page: 1 }), ...changes });
+    else if (area !== this.bbox) this.urlQuery.push(changes);
     this.emit<ListingsQueryChangeDetail>('estate-listings-query-change', { query: this.query });
   }
 
@@ -602,7 +626,16 @@ export class EstateListings extends EstateElement {
       listing.auctionDateTime && listing.status === 'available' ? formatShortDateTime(locale, listing.auctionDateTime, this.timeZone ?? undefined) : null;
     const meta = [listing.propertyType, auction ? fill(text.auction, { date: auction }) : null].filter(Boolean).join(' · ');
     const level = headingLevel(this.headingLevel, 3);
-    return html`<li part="card" class="card">
+    const lit = listing.id === this.highlightId;
+    const point = (id: number | null) => () => this.emit<ListingHighlightDetail>(LISTING_HIGHLIGHT, { id });
+    return html`<li
+      part=${lit ? 'card card-highlighted' : 'card'}
+      class=${lit ? 'card highlighted' : 'card'}
+      @pointerenter=${point(listing.id)}
+      @pointerleave=${point(null)}
+      @focusin=${point(listing.id)}
+      @focusout=${point(null)}
+    >
       <div part="card-media" class="media">
         ${
           listing.photo
@@ -686,7 +719,9 @@ export class EstateListings extends EstateElement {
 
   private renderEmpty(): TemplateResult {
     const text = this.text;
-    const filtered = this.barFilters.some((name) => cleanValue(name, this.filterValues()[name]) !== cleanValue(name, this.baseFilters?.[name]));
+    const filtered = [...this.barFilters, 'bbox' as const].some(
+      (name) => cleanValue(name, this.filterValues()[name]) !== cleanValue(name, this.baseFilters?.[name]),
+    );
     return html`${this.renderStatus(plural(this.resolvedLocale, 0, text.resultCount))}
       <div part="empty" class="panel empty">
         <slot name="empty">

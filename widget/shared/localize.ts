@@ -11,6 +11,7 @@ import type { LeadStrings } from '../lead-form/strings.ts';
 import type { ListingStrings } from '../listing/strings.ts';
 import type { ListingsStrings } from '../listings/strings.ts';
 import type { ShortlistStrings } from '../shortlist/strings.ts';
+import type { MapStrings } from '../map/strings.ts';
 import { registerBuiltInTranslation as registerBuiltIn, registerTranslation as register, wordsFor as wordsOf, type TranslationOf } from './translations.ts';
 
 export { BASE_LANG, LocalizeController, langOf } from './translations.ts';
@@ -22,6 +23,7 @@ export interface Sections {
   enquiry: EnquiryStrings;
   leads: LeadStrings;
   shortlist: ShortlistStrings;
+  map: MapStrings;
 }
 export type Section = keyof Sections;
 

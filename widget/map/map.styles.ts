@@ -1,0 +1,427 @@
+import { css } from 'lit';
+import { resetStyles } from '../shared/reset.styles.ts';
+import { featureStyles, iconStyles } from '../shared/listing-parts.styles.ts';
+
+/**
+ * The map draws everything itself (no library CSS): tiles and markers are absolutely placed in
+ * the stage and moved with `transform` through the CSSOM. Targets are at least 28 px (WCAG 2.2's
+ * 24 px minimum), and every colour keeps 4.5:1 (text) or 3:1 (markers, focus) on the ground.
+ */
+export const styles = [
+  resetStyles,
+  featureStyles,
+  iconStyles,
+  css`
+    :host {
+      display: block;
+      --_height: var(--estate-map-height, 28rem);
+      --_ground: var(--estate-map-background, #e8ecef);
+      --_pin: var(--estate-map-pin, var(--_estate-accent));
+      --_pin-lit: var(--estate-map-pin-highlight, #b3261e);
+      --_cluster: var(--estate-map-cluster, #1f2328);
+    }
+
+    :host([fullscreen]) {
+      position: fixed;
+      inset: 0;
+      z-index: 2147483000;
+      background: var(--_estate-surface);
+      --_height: 100%;
+    }
+
+    .base {
+      position: relative;
+      height: 100%;
+    }
+
+    .frame {
+      position: relative;
+      height: var(--_height);
+      overflow: hidden;
+      overflow: clip;
+      border-radius: var(--_estate-radius);
+      border: 1px solid var(--_estate-border);
+      background: var(--_ground);
+    }
+
+    :host([fullscreen]) .base {
+      display: flex;
+      flex-direction: column;
+    }
+
+    :host([fullscreen]) .frame {
+      flex: 1;
+      border-radius: 0;
+    }
+
+    .stage {
+      position: absolute;
+      inset: 0;
+      /* clip, not only hidden: a hidden box still scrolls when a pin near its edge is focused or
+         scrolled into view, which would shift every marker off its place. */
+      overflow: hidden;
+      overflow: clip;
+      cursor: grab;
+      /* An embedded map lets one finger scroll the page; two fingers are the map's (gestures.ts). */
+      touch-action: pan-x pan-y;
+      user-select: none;
+      -webkit-user-select: none;
+    }
+
+    :host([fullscreen]) .stage {
+      touch-action: none;
+    }
+
+    .stage:focus-visible {
+      outline-offset: -4px;
+    }
+
+    .tiles,
+    .labels,
+    .markers {
+      position: absolute;
+      inset: 0;
+    }
+
+    .labels,
+    .tiles {
+      pointer-events: none;
+    }
+
+    .tile {
+      position: absolute;
+      left: 0;
+      top: 0;
+      max-width: none;
+      transform-origin: 0 0;
+    }
+
+    .tile.failed {
+      visibility: hidden;
+    }
+
+    .label {
+      position: absolute;
+      left: 0;
+      top: 0;
+      translate: -50% 0;
+      font-size: 0.8125rem;
+      font-weight: 600;
+      color: #3d444d;
+      white-space: nowrap;
+    }
+
+    .marker {
+      position: absolute;
+      left: 0;
+      top: 0;
+      display: grid;
+      place-items: center;
+      padding: 0;
+      border: 2px solid #ffffff;
+      border-radius: 50%;
+      font: inherit;
+      font-weight: 700;
+      cursor: pointer;
+      box-shadow: 0 1px 3px rgb(0 0 0 / 0.4);
+    }
+
+    .pin {
+      width: 28px;
+      height: 28px;
+      margin: -14px 0 0 -14px;
+      background: var(--_pin);
+    }
+
+    .pin::after {
+      content: '';
+      width: 8px;
+      height: 8px;
+      border-radius: 50%;
+      background: #ffffff;
+    }
+
+    .pin.highlighted,
+    .pin.open,
+    .pin:hover {
+      background: var(--_pin-lit);
+      z-index: 1;
+      scale: 1.2;
+    }
+
+    .cluster {
+      --_size: 32px;
+      width: var(--_size);
+      height: var(--_size);
+      margin: calc(var(--_size) / -2) 0 0 calc(var(--_size) / -2);
+      background: var(--_cluster);
+      color: #ffffff;
+      font-size: 0.8125rem;
+    }
+
+    .cluster.medium {
+      --_size: 40px;
+    }
+
+    .cluster.large {
+      --_size: 48px;
+    }
+
+    .marker:focus-visible {
+      outline: 3px solid var(--_estate-focus);
+      outline-offset: 2px;
+      z-index: 2;
+    }
+
+    .area {
+      position: absolute;
+      left: 0;
+      top: 0;
+      width: 160px;
+      height: 160px;
+      margin: -80px 0 0 -80px;
+      border-radius: 50%;
+      border: 3px solid var(--_pin);
+      background: color-mix(in srgb, var(--_pin) 18%, transparent);
+    }
+
+    .location-pin {
+      cursor: default;
+    }
+
+    .top {
+      position: absolute;
+      top: 0.5rem;
+      left: 50%;
+      translate: -50% 0;
+      z-index: 3;
+    }
+
+    .controls {
+      position: absolute;
+      top: 0.5rem;
+      right: 0.5rem;
+      z-index: 3;
+      display: flex;
+      flex-direction: column;
+      gap: 0.25rem;
+    }
+
+    button {
+      font: inherit;
+    }
+
+    .control {
+      display: grid;
+      place-items: center;
+      width: 2.5rem;
+      height: 2.5rem;
+      padding: 0;
+      border: 1px solid var(--_estate-border);
+      border-radius: var(--_estate-radius);
+      background: var(--_estate-surface);
+      color: inherit;
+      font-size: 1.375rem;
+      line-height: 1;
+      cursor: pointer;
+    }
+
+    .action {
+      min-height: 2.5rem;
+      padding: 0.375rem 1rem;
+      border: 1px solid var(--_estate-accent);
+      border-radius: 999px;
+      background: var(--_estate-accent);
+      color: var(--_estate-accent-contrast);
+      font-weight: 600;
+      cursor: pointer;
+      box-shadow: 0 1px 4px rgb(0 0 0 / 0.3);
+    }
+
+    .action.secondary {
+      background: var(--_estate-surface);
+      color: var(--_estate-accent);
+    }
+
+    .hint,
+    .state {
+      position: absolute;
+      left: 50%;
+      translate: -50% 0;
+      z-index: 3;
+      margin: 0;
+      padding: 0.375rem 0.75rem;
+      border-radius: var(--_estate-radius);
+      background: rgb(31 35 40 / 0.9);
+      color: #ffffff;
+      font-size: 0.875rem;
+      pointer-events: none;
+    }
+
+    .hint {
+      top: 50%;
+      translate: -50% -50%;
+    }
+
+    .state {
+      bottom: 2.25rem;
+    }
+
+    .state.error {
+      display: flex;
+      align-items: center;
+      gap: 0.75rem;
+      pointer-events: auto;
+      background: var(--_estate-surface);
+      color: var(--_estate-danger);
+      border: 1px solid currentColor;
+    }
+
+    .attribution {
+      position: absolute;
+      right: 0;
+      bottom: 0;
+      z-index: 3;
+      margin: 0;
+      padding: 0.125rem 0.375rem;
+      background: rgb(255 255 255 / 0.9);
+      color: #1f2328;
+      font-size: 0.75rem;
+      border-top-left-radius: 0.25rem;
+    }
+
+    .card {
+      position: absolute;
+      left: 0.5rem;
+      bottom: 2rem;
+      z-index: 4;
+      display: flex;
+      gap: 0.75rem;
+      width: min(24rem, calc(100% - 1rem));
+      padding: 0.625rem;
+      padding-right: 2.75rem;
+      border: 1px solid var(--_estate-border);
+      border-radius: var(--_estate-radius);
+      background: var(--_estate-surface);
+      box-shadow: 0 4px 16px rgb(0 0 0 / 0.25);
+    }
+
+    .card:focus-visible {
+      outline: 3px solid var(--_estate-focus);
+    }
+
+    .card-image {
+      flex: none;
+      width: 7.5rem;
+      height: 5rem;
+      object-fit: cover;
+      border-radius: calc(var(--_estate-radius) / 2);
+    }
+
+    .card-body {
+      min-width: 0;
+    }
+
+    .card-body p {
+      margin: 0;
+    }
+
+    .price {
+      font-weight: 700;
+    }
+
+    .card-link {
+      color: var(--_estate-accent);
+      font-weight: 600;
+    }
+
+    .features {
+      display: flex;
+      gap: 0.75rem;
+      margin: 0.25rem 0 0;
+      padding: 0;
+      list-style: none;
+    }
+
+    .close {
+      position: absolute;
+      top: 0.375rem;
+      right: 0.375rem;
+      display: grid;
+      place-items: center;
+      width: 2rem;
+      height: 2rem;
+      padding: 0;
+      border: 0;
+      border-radius: 50%;
+      background: transparent;
+      color: inherit;
+      cursor: pointer;
+    }
+
+    .list-toggle {
+      margin-top: 0.5rem;
+      padding: 0.375rem 0;
+      min-height: 2rem;
+      border: 0;
+      background: none;
+      color: var(--_estate-accent);
+      text-decoration: underline;
+      cursor: pointer;
+    }
+
+    :host([fullscreen]) .list-toggle,
+    :host([fullscreen]) #view-list {
+      display: none;
+    }
+
+    .view-list ul {
+      margin: 0.5rem 0;
+      padding-left: 1.25rem;
+    }
+
+    .view-list li {
+      margin: 0.25rem 0;
+    }
+
+    .view-list a {
+      color: var(--_estate-accent);
+    }
+
+    .list-price {
+      margin-left: 0.5rem;
+      color: var(--_estate-muted);
+    }
+
+    .list-heading {
+      font-weight: 600;
+      margin: 0.5rem 0 0;
+    }
+
+    .location {
+      margin: 0;
+      --_height: var(--estate-map-height, 14rem);
+    }
+
+    .location .stage {
+      position: relative;
+      height: var(--_height);
+      overflow: hidden;
+      border-radius: var(--_estate-radius);
+      border: 1px solid var(--_estate-border);
+      background: var(--_ground);
+      cursor: default;
+    }
+
+    .caption {
+      margin-top: 0.25rem;
+      color: var(--_estate-muted);
+      font-size: 0.875rem;
+    }
+
+    .location .attribution {
+      bottom: auto;
+      top: calc(var(--_height) - 1.375rem);
+    }
+  `,
+];

@@ -1,0 +1,940 @@
+import { html, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { ifDefined } from 'lit/directives/if-defined.js';
+import { formatBoundingBox, parseBoundingBox, type BoundingBox } from '../../contract/listing-filters.ts';
+import type {
+  ListingMap,
+  ListingMapFeature,
+  ListingPosition,
+  ListingsQuery,
+  MapClusterProperties,
+  MapConfig,
+  MapListingProperties,
+} from '../../contract/relay-api.ts';
+import { addressSlug } from '../../contract/slug.ts';
+import { EstateElement } from '../shared/estate-element.ts';
+import { fill } from '../shared/fill.ts';
+import { formatNumber, plural, resolveLocale } from '../shared/format.ts';
+import { bathIcon, bedIcon, carIcon, closeIcon, expandIcon } from '../shared/icons.ts';
+import { renderFeature } from '../shared/listing-parts.ts';
+import { LISTING_HIGHLIGHT, listenForHighlights, type ListingHighlightDetail } from '../shared/listing-highlight.ts';
+import { fetchJson, relayUrl } from '../shared/relay.ts';
+import { UrlQueryController } from '../shared/url-query.ts';
+import { buildQuery, cleanValue, toSearchParams, type QueryKey } from '../listings/query.ts';
+import { MapDataController } from './map-data.ts';
+import { MapGestures, type GestureHint } from './gestures.ts';
+import { fitBox, intersectBoxes, tileUrl, toScreen, viewAt, viewBox, zoomOf, type Size, type View } from './projection.ts';
+import { TileLayer } from './tile-layer.ts';
+import { styles } from './map.styles.ts';
+import { type MapStrings } from './strings.ts';
+import './strings.ts';
+
+export interface MapSelectDetail {
+  id: number;
+  listing: MapListingProperties;
+  /** The listing's page when `detail-href` is set; null when it opens in place (`?listing=<id>`). */
+  href: string | null;
+}
+
+export interface MapAreaDetail {
+  /** The box applied as the filter (`west,south,east,north`), or null when it was cleared. */
+  bbox: string | null;
+}
+
+export interface MapLoadedDetail {
+  features: ListingMapFeature[];
+  /** Listings in view, clusters counted by their size. */
+  inView: number;
+  unplaced: number;
+  zoom: number;
+}
+
+/** The filters the map reads (every listing filter but the order, which a map has no use for). */
+export const MAP_FILTERS = ['type', 'status', 'suburb', 'minPrice', 'maxPrice', 'minBeds', 'minBaths', 'minCars', 'propertyType', 'agentId', 'bbox'] as const;
+type MapFilter = (typeof MAP_FILTERS)[number];
+
+/** Where a map with no listings placed yet starts: Australia. */
+const FALLBACK_BOX: BoundingBox = { west: 112.9, south: -43.7, east: 153.7, north: -10.6 };
+/** A listing's small map: how close each precision allows. */
+const LOCATION_ZOOM: Record<ListingPosition['precision'], number> = { crm: 15, address: 15, suburb: 13 };
+/** Pixels an arrow key moves the map. */
+const PAN_STEP = 96;
+/** Listings the "list of properties on the map" shows at most. */
+const LIST_LIMIT = 100;
+/** Zoom of the map answer at which nothing is clustered (the relay clusters to 16). */
+const UNCLUSTERED_ZOOM = 20;
+const HINT_MS = 1600;
+
+/**
+ * Listings on a map from the agency's relay: pins and clusters, a card for a pin, "search this
+ * area", and a list of what is in view for those who would rather not use a map. Tiles come from
+ * the relay's own origin (no CSP source to add). Reads its filters from the page URL, as a list
+ * with a filter bar writes them, so `<estate-map>` and `<estate-listings>` under one
+ * `query-prefix` show the same listings: changing the list's filters moves the map's pins, and
+ * "search this area" filters the list. With `lat` and `lng` it shows one place instead (the
+ * listing detail's small location map).
+ *
+ * @summary A map of the agency's listings: pins, clusters, cards, search this area.
+ *
+ * @attr relay - Base URL of the relay. Default: where the widget script was loaded from.
+ * @attr type - `sale` or `lease`. Default: both. (As `<estate-listings>`: give the map the same fixed filters as the list beside it.)
+ * @attr status - `available` (default), `sold` or `leased`.
+ * @attr suburb - Only this suburb.
+ * @attr min-price - Lowest price.
+ * @attr max-price - Highest price.
+ * @attr min-beds - At least this many bedrooms.
+ * @attr min-baths - At least this many bathrooms.
+ * @attr min-cars - At least this many car spaces.
+ * @attr property-type - House, Unit, Apartment, …
+ * @attr agent-id - Only this agent's listings.
+ * @attr bbox - Only listings inside this box, `west,south,east,north` in degrees; the map starts there. "Search this area" sets it (in the page URL).
+ * @attr query-prefix - Prefix of the URL parameters it reads and writes: the same as the `<estate-listings>` it goes with.
+ * @attr detail-href - URL template for a card's link, `{id}` (and `{slug}`) replaced. Without it the link is `?listing=<id>`, which an `<estate-listings>` on the page opens in place.
+ * @attr lat - With `lng`: show this one place (a listing's location) instead of the listings.
+ * @attr lng - Longitude of that place.
+ * @attr precision - How exact the place is: `crm` or `address` (a pin), `suburb` (an area, no pin).
+ * @attr place - The place's name for an area (`suburb` precision): "Approximate location, Kew".
+ * @attr fullscreen - Present while the map fills the screen (the full-screen button, or set it).
+ * @attr locale - BCP 47 locale for numbers (default en-AU).
+ * @attr strings - JSON object overriding any of the element's words (see MapStrings), over those of its language.
+ *
+ * @csspart base - The map's box.
+ * @csspart stage - The map itself (focusable: arrow keys pan, + and - zoom).
+ * @csspart tiles - The layer of map tiles.
+ * @csspart label - A suburb's name, on a map without tiles.
+ * @csspart pin - A listing's marker; also `pin-highlighted` while its card is pointed at in a list, `pin-open` while its card is open.
+ * @csspart cluster - A group of listings (shows its count).
+ * @csspart area - The circle of an approximate location.
+ * @csspart controls - The zoom and full-screen buttons' group.
+ * @csspart button - Every button.
+ * @csspart zoom-in - The zoom-in button.
+ * @csspart zoom-out - The zoom-out button.
+ * @csspart fullscreen-button - The full-screen toggle.
+ * @csspart search-area - The "search this area" button.
+ * @csspart clear-area - The "clear area" button.
+ * @csspart card - A listing's card over the map.
+ * @csspart card-image - Its photo.
+ * @csspart price - Its price text, as the agency wrote it.
+ * @csspart card-link - Its link to the listing.
+ * @csspart features - Its beds, baths and cars.
+ * @csspart feature - One of them.
+ * @csspart close-button - The card's close button.
+ * @csspart attribution - The tile provider's credit (always shown with tiles).
+ * @csspart hint - The "use two fingers" hint.
+ * @csspart status - The loading or error line.
+ * @csspart list-toggle - The button that shows the list of properties on the map.
+ * @csspart list - That list.
+ * @csspart caption - A location map's caption ("Approximate location, Kew").
+ *
+ * @cssprop --estate-map-height - Height of the map (default 28rem; a location map 14rem).
+ * @cssprop --estate-map-background - Ground colour without tiles, and while they load.
+ * @cssprop --estate-map-pin - Pin colour (default the accent colour).
+ * @cssprop --estate-map-pin-highlight - A highlighted or open pin's colour.
+ * @cssprop --estate-map-cluster - Cluster colour.
+ *
+ * @fires {CustomEvent<MapLoadedDetail>} estate-map-loaded - The pins and clusters for the view arrived.
+ * @fires {CustomEvent<MapAreaDetail>} estate-map-area - "Search this area" applied the view as the filter, or "clear area" removed it.
+ * @fires {CustomEvent<MapSelectDetail>} estate-map-select - A card's link was followed; cancelable (cancel to handle navigation yourself).
+ * @fires {CustomEvent<ListingHighlightDetail>} estate-listing-highlight - A pin is pointed at or focused (`id`), or no longer (`null`); an `<estate-listings>` lights up that card.
+ */
+export class EstateMap extends EstateElement {
+  static override styles = styles;
+
+  static override properties = {
+    type: { type: String },
+    status: { type: String },
+    suburb: { type: String },
+    minPrice: { type: Number, attribute: 'min-price' },
+    maxPrice: { type: Number, attribute: 'max-price' },
+    minBeds: { type: Number, attribute: 'min-beds' },
+    minBaths: { type: Number, attribute: 'min-baths' },
+    minCars: { type: Number, attribute: 'min-cars' },
+    propertyType: { type: String, attribute: 'property-type' },
+    agentId: { type: Number, attribute: 'agent-id' },
+    bbox: { type: String },
+    queryPrefix: { type: String, attribute: 'query-prefix' },
+    detailHref: { type: String, attribute: 'detail-href' },
+    lat: { type: Number },
+    lng: { type: Number },
+    precision: { type: String },
+    place: { type: String },
+    fullscreen: { type: Boolean, reflect: true },
+    locale: { type: String },
+    strings: { type: Object },
+    config: { state: true },
+    configFailed: { state: true },
+    openListing: { state: true },
+    highlightId: { state: true },
+    moved: { state: true },
+    listOpen: { state: true },
+    hint: { state: true },
+    announcement: { state: true },
+  };
+
+  declare type: ListingsQuery['type'] | null;
+  declare status: ListingsQuery['status'] | null;
+  declare suburb: string | null;
+  declare minPrice: number | null;
+  declare maxPrice: number | null;
+  declare minBeds: number | null;
+  declare minBaths: number | null;
+  declare minCars: number | null;
+  declare propertyType: string | null;
+  declare agentId: number | null;
+  declare bbox: string | null;
+  declare queryPrefix: string;
+  declare detailHref: string | null;
+  declare lat: number | null;
+  declare lng: number | null;
+  declare precision: ListingPosition['precision'] | null;
+  declare place: string | null;
+  declare fullscreen: boolean;
+  declare locale: string | null;
+  /** Overrides for any of the element's words. */
+  declare strings: Partial<MapStrings> | null;
+  declare protected config: MapConfig | null;
+  declare protected configFailed: boolean;
+  /** The listing whose card is open. */
+  declare protected openListing: { feature: ListingMapFeature; properties: MapListingProperties } | null;
+  /** The listing another element points at. */
+  declare protected highlightId: number | null;
+  /** The visitor moved the map since the area was last applied: offer "search this area". */
+  declare protected moved: boolean;
+  declare protected listOpen: boolean;
+  declare protected hint: GestureHint | null;
+  declare protected announcement: string;
+
+  /** The filters as the page's attributes set them, before the URL changed them. */
+  #baseFilters: Partial<Record<MapFilter, unknown>> | null = null;
+  #view: View | null = null;
+  #size: Size = { width: 0, height: 0 };
+  #gestures: MapGestures | undefined;
+  #tiles: TileLayer | undefined;
+  #resizeObserver: ResizeObserver | undefined;
+  #stopHighlights: (() => void) | undefined;
+  #hintTimer: ReturnType<typeof setTimeout> | undefined;
+  #announceNext = false;
+  /** After a cluster zooms in: the place whose nearest marker takes the focus once the answer is in. */
+  #focusNear: [number, number] | null = null;
+  #frame = 0;
+  #restoreOverflow: string | null = null;
+
+  readonly #data = new MapDataController(this, (answer) => void this.#afterAnswer(answer));
+  /** The unclustered answer for the list of what is in view (asked only while the list is open). */
+  readonly #listData = new MapDataController(this, () => undefined);
+
+  readonly #urlQuery = new UrlQueryController(this, {
+    prefix: () => this.queryPrefix ?? '',
+    onNavigate: () => this.#readUrl(true),
+  });
+
+  constructor() {
+    super();
+    this.type = null;
+    this.status = null;
+    this.suburb = null;
+    this.minPrice = null;
+    this.maxPrice = null;
+    this.minBeds = null;
+    this.minBaths = null;
+    this.minCars = null;
+    this.propertyType = null;
+    this.agentId = null;
+    this.bbox = null;
+    this.queryPrefix = '';
+    this.detailHref = null;
+    this.lat = null;
+    this.lng = null;
+    this.precision = null;
+    this.place = null;
+    this.fullscreen = false;
+    this.locale = null;
+    this.strings = null;
+    this.config = null;
+    this.configFailed = false;
+    this.openListing = null;
+    this.highlightId = null;
+    this.moved = false;
+    this.listOpen = false;
+    this.hint = null;
+    this.announcement = '';
+  }
+
+  /** The pins and clusters shown now (the last answer for the view). */
+  get features(): ListingMapFeature[] {
+    return this.#data.answer?.features ?? [];
+  }
+
+  /** The current view: its box (`west,south,east,north`) and zoom; null before the map has a size. */
+  get view(): { bbox: string; zoom: number } | null {
+    return this.#view ? { bbox: formatBoundingBox(viewBox(this.#view, this.#size)), zoom: zoomOf(this.#view.k) } : null;
+  }
+
+  /** True for the listing detail's map of one place. */
+  get #isLocation(): boolean {
+    return Number.isFinite(this.lat) && Number.isFinite(this.lng) && this.lat !== null && this.lng !== null;
+  }
+
+  private get text(): MapStrings {
+    return this.localize.words('map', this.strings);
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    this.#baseFilters ??= this.#filterValues();
+    if (!this.#isLocation) {
+      this.#readUrl(false);
+      this.#stopHighlights = listenForHighlights(this, (id) => (this.highlightId = id));
+    }
+    if (!this.config) void this.#loadConfig();
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.#stopHighlights?.();
+    this.#resizeObserver?.disconnect();
+    this.#gestures?.destroy();
+    this.#gestures = undefined;
+    this.#setFullscreen(false);
+    cancelAnimationFrame(this.#frame);
+  }
+
+  /** Moves the map to show `bbox` (`west,south,east,north`), or to the agency's listings without it. */
+  showBox(bbox?: string | null): void {
+    const box = bbox ? parseBoundingBox(bbox) : null;
+    const target = box && typeof box !== 'string' ? box : (this.config?.bounds ?? FALLBACK_BOX);
+    if (this.#size.width && this.#gestures) this.#gestures.moveTo(this.#fitView(target));
+  }
+
+  // ---- filters and the URL ----------------------------------------------------------------
+
+  #filterValues(): Partial<Record<MapFilter, unknown>> {
+    return Object.fromEntries(MAP_FILTERS.map((name) => [name, this[name]]));
+  }
+
+  /** The page URL's filters (under the prefix) over the attributes'. */
+  #readUrl(navigated: boolean): void {
+    if (this.#isLocation) return;
+    const before = this.bbox;
+    const self = this as unknown as Record<MapFilter, unknown>;
+    for (const name of MAP_FILTERS) {
+      const fromUrl = this.#urlQuery.get(name);
+      self[name] = cleanValue(name as QueryKey, fromUrl !== null ? fromUrl : this.#baseFilters?.[name]) ?? null;
+    }
+    if (navigated) {
+      this.#announceNext = true;
+      // Back or Forward to another area: show it.
+      if (this.bbox !== before && this.bbox) this.showBox(this.bbox);
+      if (this.bbox === before) this.#ask();
+    }
+  }
+
+  /** The relay query of the filters, without the box (the map asks for its view). */
+  #filterParams(): URLSearchParams {
+    const query = buildQuery(this.#filterValues(), 1, 1) as Record<string, unknown>;
+    delete query.page;
+    delete query.pageSize;
+    delete query.bbox;
+    return toSearchParams(query as ListingsQuery);
+  }
+
+  /** The view's box within the filter's box; null when they do not meet. */
+  #askedBox(): BoundingBox | null {
+    if (!this.#view) return null;
+    const view = viewBox(this.#view, this.#size);
+    const filter = this.bbox ? parseBoundingBox(this.bbox) : null;
+    return filter && typeof filter !== 'string' ? intersectBoxes(view, filter) : view;
+  }
+
+  /** The relay's zoom for the view's: one less, as it clusters in 512-pixel tiles (about 60 px here); none past the deepest zoom. */
+  #answerZoom(): number {
+    const zoom = Math.round(zoomOf(this.#view!.k));
+    return zoom >= (this.config?.maxZoom ?? 17) ? UNCLUSTERED_ZOOM : Math.max(0, zoom - 1);
+  }
+
+  #mapUrl(box: BoundingBox, zoom: number): string {
+    const params = this.#filterParams();
+    params.set('bbox', formatBoundingBox(box));
+    params.set('zoom', String(zoom));
+    return `${relayUrl(this.relay, 'api/v1/listings/map')}?${params.toString()}`;
+  }
+
+  /** Asks for the view's pins (once the view rests). */
+  #ask(now = false): void {
+    if (this.#isLocation || !this.#view || !this.config) return;
+    const box = this.#askedBox();
+    if (!box) {
+      this.#data.answer = { type: 'FeatureCollection', features: [], unplaced: 0 };
+      this.#data.state = 'done';
+      void this.#afterAnswer(this.#data.answer);
+      return;
+    }
+    this.#data.want(this.#mapUrl(box, this.#answerZoom()), now);
+    if (this.listOpen) this.#listData.want(this.#mapUrl(box, UNCLUSTERED_ZOOM), now);
+  }
+
+  async #loadConfig(): Promise<void> {
+    try {
+      this.config = await fetchJson<MapConfig>(relayUrl(this.relay, 'api/v1/map/config'));
+      this.configFailed = false;
+      this.#gestures?.setZoomBounds(this.config.minZoom, this.config.maxZoom);
+      this.#startView();
+    } catch (error) {
+      console.error('<estate-map> could not load the map settings:', error);
+      this.configFailed = true;
+    }
+  }
+
+  // ---- the view ---------------------------------------------------------------------------
+
+  protected override firstUpdated(): void {
+    const stage = this.renderRoot.querySelector<HTMLElement>('.stage')!;
+    this.#tiles = new TileLayer(this.renderRoot.querySelector<HTMLElement>('.tiles')!);
+    if (!this.#isLocation) {
+      this.#gestures = new MapGestures(stage, {
+        onView: (view, byVisitor) => this.#onView(view, byVisitor),
+        owned: () => this.fullscreen,
+        onHint: (hint) => this.#showHint(hint),
+      });
+      if (this.config) this.#gestures.setZoomBounds(this.config.minZoom, this.config.maxZoom);
+    }
+    this.#resizeObserver = new ResizeObserver(() => {
+      const size = { width: stage.clientWidth, height: stage.clientHeight };
+      if (size.width === this.#size.width && size.height === this.#size.height) return;
+      const first = !this.#size.width;
+      this.#size = size;
+      if (first || this.#isLocation) this.#startView();
+      else this.#draw();
+      this.#ask();
+    });
+    this.#resizeObserver.observe(stage);
+  }
+
+  /** The first view, once both the settings and the size are known: the filter's box, else the listings'. */
+  #startView(): void {
+    if (!this.config || !this.#size.width) return;
+    if (this.#isLocation) {
+      this.#view = viewAt(this.lng!, this.lat!, Math.min(this.config.maxZoom, LOCATION_ZOOM[this.precision ?? 'address'] ?? 15), this.#size);
+      this.#draw();
+      return;
+    }
+    if (this.#view) return;
+    this.showBox(this.bbox);
+  }
+
+  #fitView(box: BoundingBox): View {
+    return fitBox(box, this.#size, { padding: 32, minZoom: this.config?.minZoom ?? 0, maxZoom: Math.min(this.config?.maxZoom ?? 17, 16) });
+  }
+
+  #onView(view: View, byVisitor: boolean): void {
+    const first = !this.#view;
+    this.#view = view;
+    if (byVisitor) this.#visitorMoved();
+    if (first) this.#announceNext = true;
+    this.#draw();
+    this.#ask();
+  }
+
+  #visitorMoved(): void {
+    this.moved = true;
+    this.#announceNext = true;
+  }
+
+  /** Tiles at once, markers in the next render (Lit batches a gesture's frames). */
+  #draw(): void {
+    if (!this.#view) return;
+    cancelAnimationFrame(this.#frame);
+    const template = this.config?.tiles;
+    // Filled in before it is resolved: a URL would escape the template's braces.
+    const urlOf = template ? (tile: { x: number; y: number; z: number }) => relayUrl(this.relay, tileUrl(template, tile)) : null;
+    this.#frame = requestAnimationFrame(() => this.#tiles?.draw(urlOf, this.#view!, this.#size, this.config?.maxZoom ?? 17, this.config?.bounds ?? null));
+    this.requestUpdate();
+  }
+
+  async #afterAnswer(answer: ListingMap): Promise<void> {
+    await this.updateComplete;
+    const inView = answer.features.reduce((sum, feature) => sum + ('cluster' in feature.properties ? feature.properties.count : 1), 0);
+    if (this.#announceNext) {
+      this.#announceNext = false;
+      const text = this.text;
+      this.announcement = inView ? plural(this.#locale, inView, text.inView) : text.noneInView;
+    }
+    if (this.#focusNear) {
+      const [x, y] = this.#focusNear;
+      this.#focusNear = null;
+      let nearest: HTMLElement | null = null;
+      let best = Infinity;
+      for (const marker of this.renderRoot.querySelectorAll<HTMLElement>('.marker')) {
+        const distance = Math.hypot(Number(marker.dataset.x) - x, Number(marker.dataset.y) - y);
+        if (distance < best) [nearest, best] = [marker, distance];
+      }
+      (nearest ?? this.#stage)?.focus();
+    }
+    this.emit<MapLoadedDetail>('estate-map-loaded', {
+      features: answer.features,
+      inView,
+      unplaced: answer.unplaced,
+      zoom: zoomOf(this.#view?.k ?? 256),
+    });
+  }
+
+  get #stage(): HTMLElement | null {
+    return this.renderRoot.querySelector<HTMLElement>('.stage');
+  }
+
+  get #locale(): string {
+    return resolveLocale(this.locale);
+  }
+
+  get #motion(): number {
+    return matchMedia('(prefers-reduced-motion: reduce)').matches ? 0 : 250;
+  }
+
+  // ---- visitor actions --------------------------------------------------------------------
+
+  #zoom(levels: number): void {
+    this.#visitorMoved();
+    this.#gestures?.zoomBy(levels, this.#motion);
+  }
+
+  #onStageKeydown(event: KeyboardEvent): void {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const pans: Record<string, [number, number]> = { ArrowLeft: [PAN_STEP, 0], ArrowRight: [-PAN_STEP, 0], ArrowUp: [0, PAN_STEP], ArrowDown: [0, -PAN_STEP] };
+    const pan = pans[event.key];
+    if (pan) {
+      event.preventDefault();
+      this.#visitorMoved();
+      this.#gestures?.panBy(pan[0], pan[1]);
+    } else if (event.key === '+' || event.key === '=') {
+      event.preventDefault();
+      this.#zoom(1);
+    } else if (event.key === '-' || event.key === '_') {
+      event.preventDefault();
+      this.#zoom(-1);
+    }
+  }
+
+  #onBaseKeydown(event: KeyboardEvent): void {
+    if (event.key === 'Tab' && this.fullscreen) this.#trapTab(event);
+    if (event.key !== 'Escape') return;
+    if (this.openListing) {
+      event.stopPropagation();
+      this.#closeCard();
+    } else if (this.fullscreen) {
+      event.stopPropagation();
+      this.#toggleFullscreen();
+    }
+  }
+
+  /** In full screen, Tab and Shift+Tab go round the map's own controls, pins and card. */
+  #trapTab(event: KeyboardEvent): void {
+    const focusable = [...this.renderRoot.querySelectorAll<HTMLElement>('button, a[href], [tabindex="0"], [tabindex="-1"][part~="card"]')].filter(
+      (element) => element.getClientRects().length > 0,
+    );
+    const first = focusable[0];
+    const last = focusable[focusable.length - 1];
+    const active = (this.renderRoot as ShadowRoot).activeElement;
+    if (event.shiftKey ? active === first : active === last) {
+      event.preventDefault();
+      (event.shiftKey ? last : first)?.focus();
+    }
+  }
+
+  /** In full screen, focus stays on the map: if it leaves anyway, it comes back to the close button. */
+  #onFocusOut(event: FocusEvent): void {
+    if (!this.fullscreen) return;
+    const next = event.relatedTarget as Node | null;
+    if (!next || this.contains(next) || this.renderRoot.contains(next)) return;
+    this.renderRoot.querySelector<HTMLElement>('[part~="fullscreen-button"]')?.focus();
+  }
+
+  #onCluster(feature: ListingMapFeature, cluster: MapClusterProperties): void {
+    const [lng, lat] = feature.geometry.coordinates;
+    const maxZoom = this.config?.maxZoom ?? 17;
+    // The relay's zoom is one less than the map's (see #answerZoom).
+    const zoom = Math.min(maxZoom, Math.max(cluster.expansionZoom + 1, Math.floor(zoomOf(this.#view!.k)) + 1));
+    this.#visitorMoved();
+    this.#focusNear = [this.#size.width / 2, this.#size.height / 2];
+    this.#gestures?.moveTo(viewAt(lng, lat, zoom, this.#size), this.#motion);
+  }
+
+  #openCard(feature: ListingMapFeature, properties: MapListingProperties): void {
+    this.openListing = { feature, properties };
+    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>('[part~="card"]')?.focus());
+  }
+
+  #closeCard(): void {
+    const id = this.openListing?.properties.id;
+    this.openListing = null;
+    void this.updateComplete.then(() => (this.renderRoot.querySelector<HTMLElement>(`[part~="pin"][data-id="${id}"]`) ?? this.#stage)?.focus());
+  }
+
+  #highlight(id: number | null): void {
+    this.emit<ListingHighlightDetail>(LISTING_HIGHLIGHT, { id });
+  }
+
+  #detailLink(listing: MapListingProperties): string {
+    if (this.detailHref) {
+      return this.detailHref.replace(/\{id\}/g, encodeURIComponent(String(listing.id))).replace(/\{slug\}/g, addressSlug(listing.title));
+    }
+    return this.#urlQuery.url({ listing: String(listing.id) });
+  }
+
+  #onCardLink(event: MouseEvent, listing: MapListingProperties): void {
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    const href = this.detailHref ? this.#detailLink(listing) : null;
+    if (!this.emit<MapSelectDetail>('estate-map-select', { id: listing.id, listing, href }, true)) {
+      event.preventDefault();
+      return;
+    }
+    if (href) return;
+    // In place: an <estate-listings> on the page (same prefix) opens the detail from the URL.
+    event.preventDefault();
+    this.#urlQuery.push({ listing: String(listing.id) });
+  }
+
+  #searchArea(): void {
+    if (!this.#view) return;
+    const bbox = formatBoundingBox(viewBox(this.#view, this.#size));
+    this.#applyArea(bbox, this.text.areaApplied);
+    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>('[part~="clear-area"]')?.focus());
+  }
+
+  #clearArea(): void {
+    this.#applyArea(null, this.text.areaCleared);
+    void this.updateComplete.then(() => this.#stage?.focus());
+  }
+
+  #applyArea(bbox: string | null, message: string): void {
+    this.bbox = (bbox ?? cleanValue('bbox', this.#baseFilters?.bbox) ?? null) as string | null;
+    this.moved = false;
+    this.announcement = message;
+    this.#urlQuery.push({ bbox, page: null });
+    this.emit<MapAreaDetail>('estate-map-area', { bbox });
+    this.#ask(true);
+  }
+
+  #toggleFullscreen(): void {
+    this.#setFullscreen(!this.fullscreen);
+    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>('[part~="fullscreen-button"]')?.focus());
+  }
+
+  #setFullscreen(on: boolean): void {
+    this.fullscreen = on;
+    // The page under a full-screen map does not scroll (CSSOM: allowed by a strict CSP).
+    const root = document.documentElement.style;
+    if (on && this.#restoreOverflow === null) {
+      this.#restoreOverflow = root.overflow;
+      root.overflow = 'hidden';
+    } else if (!on && this.#restoreOverflow !== null) {
+      root.overflow = this.#restoreOverflow;
+      this.#restoreOverflow = null;
+    }
+  }
+
+  #toggleList(): void {
+    this.listOpen = !this.listOpen;
+    if (this.listOpen) this.#ask(true);
+  }
+
+  #showHint(hint: GestureHint): void {
+    this.hint = hint;
+    clearTimeout(this.#hintTimer);
+    this.#hintTimer = setTimeout(() => (this.hint = null), HINT_MS);
+  }
+
+  protected override updated(changed: PropertyValues<this>): void {
+    // Markers and labels are placed through the CSSOM: a style attribute (even Lit's styleMap, on
+    // its first render) is inline style, which a strict CSP refuses.
+    for (const placed of this.renderRoot.querySelectorAll<HTMLElement>('[data-x]')) {
+      placed.style.transform = `translate(${placed.dataset.x}px, ${placed.dataset.y}px)`;
+    }
+    // A change of the filters by the host (attributes, properties) asks again.
+    if (MAP_FILTERS.some((name) => changed.has(name)) || changed.has('relay')) this.#ask();
+    if (changed.has('fullscreen') && changed.get('fullscreen') !== undefined) this.#setFullscreen(this.fullscreen);
+    if ((changed.has('lat') || changed.has('lng') || changed.has('precision')) && this.#isLocation && this.#view) this.#startView();
+  }
+
+  // ---- rendering --------------------------------------------------------------------------
+
+  override render(): TemplateResult {
+    return this.#isLocation ? this.#renderLocation() : this.#renderSearch();
+  }
+
+  #renderLocation(): TemplateResult {
+    const text = this.text;
+    const area = this.precision === 'suburb';
+    const caption = area && this.place ? fill(text.approximateLocation, { place: this.place }) : null;
+    const at = this.#view ? toScreen(this.#view, this.lng!, this.lat!) : null;
+    return html`<figure part="base" class="base location">
+      <div part="stage" class="stage" role="img" aria-label=${caption ?? text.locationLabel}>
+        <div part="tiles" class="tiles"></div>
+        ${
+          at
+            ? area
+              ? html`<div part="area" class="area" data-x=${at[0]} data-y=${at[1]}></div>`
+              : html`<div part="pin" class="marker pin location-pin" data-x=${at[0]} data-y=${at[1]}></div>`
+            : nothing
+        }
+      </div>
+      ${caption ? html`<figcaption part="caption" class="caption">${caption}</figcaption>` : nothing} ${this.#renderAttribution()}
+    </figure>`;
+  }
+
+  #renderSearch(): TemplateResult {
+    const text = this.text;
+    const locale = this.#locale;
+    const applied = Boolean(this.bbox) && this.bbox !== cleanValue('bbox', this.#baseFilters?.bbox);
+    const state = this.configFailed ? 'error' : this.#data.state;
+    return html`<div part="base" class="base" @keydown=${this.#onBaseKeydown} @focusout=${this.#onFocusOut}>
+      <div class="frame">
+        <div class="top">
+          ${this.moved ? html`<button type="button" part="button search-area" class="action" @click=${this.#searchArea}>${text.searchArea}</button>` : nothing}
+          ${applied && !this.moved ? html`<button type="button" part="button clear-area" class="action secondary" @click=${this.#clearArea}>${text.clearArea}</button>` : nothing}
+        </div>
+        <div part="controls" class="controls">
+          <button type="button" part="button zoom-in" class="control" aria-label=${text.zoomIn} @click=${() => this.#zoom(1)}>
+            <span aria-hidden="true">+</span>
+          </button>
+          <button type="button" part="button zoom-out" class="control" aria-label=${text.zoomOut} @click=${() => this.#zoom(-1)}>
+            <span aria-hidden="true">−</span>
+          </button>
+          <button
+            type="button"
+            part="button fullscreen-button"
+            class="control"
+            aria-label=${this.fullscreen ? text.exitFullscreen : text.fullscreen}
+            aria-pressed=${this.fullscreen ? 'true' : 'false'}
+            @click=${this.#toggleFullscreen}
+          >
+            <svg viewBox="0 0 24 24" class="icon" aria-hidden="true">${this.fullscreen ? closeIcon : expandIcon}</svg>
+          </button>
+        </div>
+        <div
+          part="stage"
+          class=${this.config && !this.config.tiles ? 'stage plain' : 'stage'}
+          tabindex="0"
+          role="region"
+          aria-roledescription="map"
+          aria-label=${text.mapLabel}
+          aria-describedby="instructions"
+          @keydown=${this.#onStageKeydown}
+        >
+          <div part="tiles" class="tiles"></div>
+          ${this.config && !this.config.tiles ? this.#renderLabels() : nothing}
+          <div class="markers">${this.#renderMarkers()}</div>
+        </div>
+        <p id="instructions" class="visually-hidden">${text.instructions}</p>
+        ${this.hint ? html`<p part="hint" class="hint" aria-hidden="true">${this.#hintText(this.hint)}</p>` : nothing}
+        ${
+          state === 'error'
+            ? html`<div part="status" class="state error" role="alert">
+                ${text.error}
+                <button type="button" part="button" class="action" @click=${this.#retry}>${text.retry}</button>
+              </div>`
+            : state === 'loading' || state === 'filling' || !this.config
+              ? html`<p part="status" class="state" aria-hidden="true">${state === 'filling' ? text.filling : text.loading}</p>`
+              : nothing
+        }
+        ${this.openListing ? this.#renderCard(this.openListing.properties) : nothing} ${this.#renderAttribution()}
+      </div>
+      <p class="visually-hidden" role="status">${this.announcement}</p>
+      <button
+        type="button"
+        part="button list-toggle"
+        class="list-toggle"
+        aria-expanded=${this.listOpen ? 'true' : 'false'}
+        aria-controls="view-list"
+        @click=${this.#toggleList}
+      >
+        ${this.listOpen ? text.hideList : text.showList}
+      </button>
+      <div id="view-list" ?hidden=${!this.listOpen}>${this.listOpen ? this.#renderList(locale) : nothing}</div>
+    </div>`;
+  }
+
+  #retry(): void {
+    if (this.configFailed) void this.#loadConfig();
+    else this.#data.retry();
+  }
+
+  #hintText(hint: GestureHint): string {
+    const text = this.text;
+    if (hint === 'touch') return text.hintTouch;
+    return /Mac|iPhone|iPad/.test(navigator.platform) ? text.hintWheelMac : text.hintWheel;
+  }
+
+  #renderAttribution(): TemplateResult | typeof nothing {
+    const config = this.config;
+    if (!config) return nothing;
+    const words = config.tiles ? config.attribution : this.text.noTiles;
+    return words ? html`<p part="attribution" class="attribution">${words}</p>` : nothing;
+  }
+
+  /** Screen positions of the answer's features, top to bottom then left to right (the Tab order). */
+  #placed(): Array<{ feature: ListingMapFeature; x: number; y: number }> {
+    const view = this.#view;
+    if (!view) return [];
+    // Only markers whose point is in view: one clipped at the edge would take the focus unseen.
+    const placed = this.features
+      .map((feature) => {
+        const [x, y] = toScreen(view, feature.geometry.coordinates[0], feature.geometry.coordinates[1]);
+        return { feature, x, y };
+      })
+      .filter(({ x, y }) => x >= 0 && y >= 0 && x <= this.#size.width && y <= this.#size.height)
+      // Rows of 24 px, so pins side by side are read left to right.
+      .sort((a, b) => Math.floor(a.y / 24) - Math.floor(b.y / 24) || a.x - b.x);
+    // Listings at one spot (a sale and a lease of one home, units of one building) side by side.
+    const seen = new Map<string, number>();
+    for (const item of placed) {
+      const spot = `${Math.round(item.x / 4)},${Math.round(item.y / 4)}`;
+      const count = seen.get(spot) ?? 0;
+      seen.set(spot, count + 1);
+      item.x += count * 28;
+    }
+    return placed;
+  }
+
+  #renderMarkers(): TemplateResult[] {
+    const text = this.text;
+    const locale = this.#locale;
+    const openId = this.openListing?.properties.id;
+    return this.#placed().map(({ feature, x, y }) => {
+      const properties = feature.properties;
+      if ('cluster' in properties) {
+        const size = properties.count < 10 ? 'small' : properties.count < 100 ? 'medium' : 'large';
+        return html`<button
+          type="button"
+          part="cluster"
+          class="marker cluster ${size}"
+          data-x=${x}
+          data-y=${y}
+          aria-label=${plural(locale, properties.count, text.clusterLabel)}
+          @click=${() => this.#onCluster(feature, properties)}
+        >
+          <span aria-hidden="true">${formatNumber(locale, properties.count)}</span>
+        </button>`;
+      }
+      const open = properties.id === openId;
+      const lit = properties.id === this.highlightId;
+      const price = properties.price?.trim() || text.priceFallback;
+      return html`<button
+        type="button"
+        part=${`pin${lit ? ' pin-highlighted' : ''}${open ? ' pin-open' : ''}`}
+        class="marker pin${lit ? ' highlighted' : ''}${open ? ' open' : ''}"
+        data-id=${properties.id}
+        data-x=${x}
+        data-y=${y}
+        aria-label=${[price, properties.title].filter(Boolean).join(', ')}
+        aria-expanded=${open ? 'true' : 'false'}
+        aria-controls=${ifDefined(open ? 'card' : undefined)}
+        @click=${() => (open ? this.#closeCard() : this.#openCard(feature, properties))}
+        @pointerenter=${() => this.#highlight(properties.id)}
+        @pointerleave=${() => this.#highlight(null)}
+        @focus=${() => this.#highlight(properties.id)}
+        @blur=${() => this.#highlight(null)}
+      ></button>`;
+    });
+  }
+
+  /** Without tiles: the suburbs' names, where their listings in view are. */
+  #renderLabels(): TemplateResult | typeof nothing {
+    const view = this.#view;
+    if (!view) return nothing;
+    const suburbs = new Map<string, { x: number; y: number; count: number }>();
+    for (const feature of this.features) {
+      if ('cluster' in feature.properties) continue;
+      const name = suburbOf(feature.properties.title);
+      if (!name) continue;
+      const [x, y] = toScreen(view, feature.geometry.coordinates[0], feature.geometry.coordinates[1]);
+      const known = suburbs.get(name) ?? { x: 0, y: 0, count: 0 };
+      suburbs.set(name, { x: known.x + x, y: known.y + y, count: known.count + 1 });
+    }
+    return html`<div class="labels" aria-hidden="true">
+      ${[...suburbs].map(([name, { x, y, count }]) => html`<span part="label" class="label" data-x=${x / count} data-y=${y / count + 22}>${name}</span>`)}
+    </div>`;
+  }
+
+  #renderCard(listing: MapListingProperties): TemplateResult {
+    const text = this.text;
+    const locale = this.#locale;
+    const price = listing.price?.trim() || text.priceFallback;
+    return html`<div
+      part="card"
+      id="card"
+      class="card"
+      role="dialog"
+      aria-modal="false"
+      aria-labelledby="card-title"
+      aria-describedby="card-price"
+      tabindex="-1"
+      @pointerenter=${() => this.#highlight(listing.id)}
+      @pointerleave=${() => this.#highlight(null)}
+    >
+      ${listing.thumbnail ? html`<img part="card-image" class="card-image" src=${photoUrl(this.relay, listing.thumbnail)} alt="" width="120" height="80" />` : nothing}
+      <div class="card-body">
+        <p part="price" class="price" id="card-price">${price}</p>
+        <p class="card-title" id="card-title">
+          <a part="card-link" class="card-link" href=${this.#detailLink(listing)} @click=${(event: MouseEvent) => this.#onCardLink(event, listing)}
+            >${listing.title || text.viewListing}</a
+          >
+        </p>
+        <ul part="features" class="features">
+          ${renderFeature(locale, listing.bed, text.bedrooms, bedIcon)} ${renderFeature(locale, listing.bath, text.bathrooms, bathIcon)}
+          ${renderFeature(locale, listing.cars, text.carSpaces, carIcon)}
+        </ul>
+      </div>
+      <button type="button" part="button close-button" class="close" aria-label=${text.closeCard} @click=${this.#closeCard}>
+        <svg viewBox="0 0 24 24" class="icon" aria-hidden="true">${closeIcon}</svg>
+      </button>
+    </div>`;
+  }
+
+  #renderList(locale: string): TemplateResult {
+    const text = this.text;
+    const answer = this.#listData.answer;
+    if (!answer || this.#listData.state === 'loading') return html`<p part="status" class="list-state">${text.loading}</p>`;
+    const listings = answer.features
+      .filter((feature): feature is ListingMapFeature & { properties: MapListingProperties } => !('cluster' in feature.properties))
+      .sort((a, b) => b.geometry.coordinates[1] - a.geometry.coordinates[1]);
+    const shown = listings.slice(0, LIST_LIMIT);
+    return html`<section part="list" class="view-list" aria-labelledby="list-heading">
+      <p id="list-heading" class="list-heading">${plural(locale, listings.length, text.listHeading)}</p>
+      <ul>
+        ${shown.map(
+          ({ properties }) =>
+            html`<li>
+              <a href=${this.#detailLink(properties)} @click=${(event: MouseEvent) => this.#onCardLink(event, properties)}
+                >${properties.title || text.viewListing}</a
+              >
+              <span class="list-price">${properties.price?.trim() || text.priceFallback}</span>
+            </li>`,
+        )}
+      </ul>
+      ${listings.length > shown.length ? html`<p>${fill(text.listMore, { shown: formatNumber(locale, shown.length), count: formatNumber(locale, listings.length) })}</p>` : nothing}
+      ${answer.unplaced ? html`<p>${plural(locale, answer.unplaced, text.unplaced)}</p>` : nothing}
+    </section>`;
+  }
+}
+
+/** The suburb of a card's title as the relay writes it ("33 Example Street, Kew VIC 3101" → "Kew"). */
+export function suburbOf(title: string | null): string | null {
+  const last = title?.split(',').pop()?.trim();
+  if (!last) return null;
+  const name = last.replace(/\s+\d{4}$/, '').replace(/\s+(ACT|NSW|NT|QLD|SA|TAS|VIC|WA)$/i, '');
+  return name && !/\d/.test(name) ? name : null;
+}
+
+function photoUrl(relay: string | null, url: string): string {
+  return /^(https?:)?\/\//i.test(url) ? url : relayUrl(relay, url);
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'estate-map': EstateMap;
+  }
+  interface GlobalEventHandlersEventMap {
+    'estate-map-loaded': CustomEvent<MapLoadedDetail>;
+    'estate-map-area': CustomEvent<MapAreaDetail>;
+    'estate-map-select': CustomEvent<MapSelectDetail>;
+  }
+}

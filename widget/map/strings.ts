@@ -1,0 +1,103 @@
+import type { PluralForms } from '../shared/format.ts';
+import { registerBuiltInTranslation } from '../shared/translations.ts';
+
+/**
+ * Every word `<estate-map>` shows or announces. Hosts override any of them with the `strings`
+ * property or a JSON `strings` attribute; `{name}` placeholders are filled in, plural forms go
+ * through Intl.PluralRules for the element's locale.
+ */
+export interface MapStrings {
+  /** The map's accessible name. */
+  mapLabel: string;
+  /** What a keyboard or screen-reader user can do on the map (its description). */
+  instructions: string;
+  zoomIn: string;
+  zoomOut: string;
+  /** A cluster's name: "12 homes, zoom in". */
+  clusterLabel: PluralForms;
+  /** After a move: what the map shows now. */
+  inView: PluralForms;
+  noneInView: string;
+  loading: string;
+  /** While a freshly started relay loads the listings for the first time. */
+  filling: string;
+  error: string;
+  retry: string;
+  searchArea: string;
+  /** Announced when the view's area becomes the filter. */
+  areaApplied: string;
+  clearArea: string;
+  areaCleared: string;
+  showList: string;
+  hideList: string;
+  listHeading: PluralForms;
+  /** Under the list when more homes are in view than it shows. */
+  listMore: string;
+  /** Homes the filters select that have no position. */
+  unplaced: PluralForms;
+  fullscreen: string;
+  exitFullscreen: string;
+  closeCard: string;
+  /** Shown when the agency left the price empty. */
+  priceFallback: string;
+  bedrooms: PluralForms;
+  bathrooms: PluralForms;
+  carSpaces: PluralForms;
+  viewListing: string;
+  /** The cooperative-gesture hints, shown a moment when the page scrolls over the map. */
+  hintWheel: string;
+  hintWheelMac: string;
+  hintTouch: string;
+  /** Without map tiles. */
+  noTiles: string;
+  /** The listing detail's small map. */
+  locationLabel: string;
+  approximateLocation: string;
+}
+
+export const defaultMapStrings: MapStrings = {
+  mapLabel: 'Map of properties',
+  instructions: 'Arrow keys move the map, plus and minus zoom. Tab moves through the properties on the map, top to bottom.',
+  zoomIn: 'Zoom in',
+  zoomOut: 'Zoom out',
+  clusterLabel: { one: '{count} property, zoom in', other: '{count} properties, zoom in' },
+  inView: { one: '{count} property on the map', other: '{count} properties on the map' },
+  noneInView: 'No properties on this part of the map. Zoom out or move the map.',
+  loading: 'Loading the map…',
+  filling: 'The listings are on their way: the agency’s properties are being loaded.',
+  error: 'We could not load the properties on the map.',
+  retry: 'Try again',
+  searchArea: 'Search this area',
+  areaApplied: 'Showing properties in this area.',
+  clearArea: 'Clear area',
+  areaCleared: 'Showing properties everywhere.',
+  showList: 'List the properties on the map',
+  hideList: 'Hide the list',
+  listHeading: { one: '{count} property on the map', other: '{count} properties on the map' },
+  listMore: 'Showing {shown} of {count}. Zoom in to see the rest.',
+  unplaced: { one: '{count} more property has no position and is not on the map.', other: '{count} more properties have no position and are not on the map.' },
+  fullscreen: 'Full screen map',
+  exitFullscreen: 'Close full screen map',
+  closeCard: 'Close',
+  priceFallback: 'Contact agent',
+  bedrooms: { one: '{count} bedroom', other: '{count} bedrooms' },
+  bathrooms: { one: '{count} bathroom', other: '{count} bathrooms' },
+  carSpaces: { one: '{count} car space', other: '{count} car spaces' },
+  viewListing: 'View property',
+  hintWheel: 'Use Ctrl + scroll to zoom the map',
+  hintWheelMac: 'Use ⌘ + scroll to zoom the map',
+  hintTouch: 'Use two fingers to move the map',
+  noTiles: 'Map without background',
+  locationLabel: 'Map of the property’s location',
+  approximateLocation: 'Approximate location, {place}',
+};
+
+registerBuiltInTranslation<{ map: MapStrings }>(
+  { $code: 'en-AU', map: defaultMapStrings },
+  {
+    $code: 'en-GB',
+    map: {
+      carSpaces: { one: '{count} parking space', other: '{count} parking spaces' },
+    },
+  },
+);
