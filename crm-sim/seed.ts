@@ -472,16 +472,17 @@ const FEATURE_BEDROOMS: Record<string, (bed: number | null) => boolean> = {
   'Four-bedroom homestead with wraparound verandah': (bed) => bed === 4,
 };
 
-/** The features of a kind of property that agree with its bedrooms. */
-function featuresFor(featureKey: string, bed: number | null): string[] {
-  return (FEATURES[featureKey] ?? FEATURES.House!).filter((feature) => FEATURE_BEDROOMS[feature]?.(bed) ?? true);
+/** Whether a feature agrees with the home's bedrooms. */
+function fitsBedrooms(feature: string, bed: number | null): boolean {
+  return FEATURE_BEDROOMS[feature]?.(bed) ?? true;
 }
 
 /** Where a description's last paragraph (the suburb, then the sale's or lease's own closing) starts. */
 const LOCATION_LINE = '\r\n\r\nLocated in ';
 
-function describe(rng: Prng, features: string[], suburb: SuburbInfo, lead: string, closing: string): string {
-  features = rng.sample(features, Math.min(features.length, rng.int(3, 5)));
+function describe(rng: Prng, featureKey: string, bed: number | null, suburb: SuburbInfo, lead: string, closing: string): string {
+  // Drawn from the whole list, then the misfits left out: the draws (and so every later one of the seed) are those of before.
+  const features = rng.sample(FEATURES[featureKey] ?? FEATURES.House!, rng.int(3, 5)).filter((feature) => fitsBedrooms(feature, bed));
   const bullets = features.map((feature) => `&#x2022; ${feature}`).join('\r\n');
   return `${lead}\r\n\r\n${bullets}${LOCATION_LINE}${suburb.name}, close to transport, shops &amp; schools. ${closing}`;
 }
@@ -816,8 +817,7 @@ export function buildListing(rng: Prng, ctx: BuildContext): SimListing {
       : method === METHODS_OF_SALE.auction
         ? 'Auction on site unless sold prior.'
         : 'Inspection by appointment.';
-  const fittingFeatures = featuresFor(featureKey, bed);
-  const description = describe(rng, fittingFeatures, suburb, lead, closing);
+  const description = describe(rng, featureKey, bed, suburb, lead, closing);
 
   const legal = legalFields(rng, suburb);
   const tenanted = market === 'sale' && (typeKey === 'Unit' || typeKey === 'Apartment' || propertyClass === 'commercial') && rng.chance(0.45);
@@ -1018,7 +1018,10 @@ export function buildListing(rng: Prng, ctx: BuildContext): SimListing {
         keyOutContact: null,
       },
     ],
-    highlights: rng.sample(fittingFeatures, 3).map((feature) => feature.replace(/&amp;/g, '&').replace(/&#39;/g, "'")),
+    highlights: rng
+      .sample(FEATURES[featureKey] ?? [], 3)
+      .filter((feature) => fitsBedrooms(feature, bed))
+      .map((feature) => feature.replace(/&amp;/g, '&').replace(/&#39;/g, "'")),
     portals:
       publishedToWeb === null
         ? []
