@@ -4,6 +4,7 @@ import type { DeliveryFailure, LeadSink } from '../enquiries/sink.ts';
 import { isCrmError, toCrmDateTime, type CrmClient } from './client.ts';
 import { decodeDestination, type CrmDestination } from './lead-destination.ts';
 import type { AddEnquiry } from './schemas.ts';
+import { leadOriginMetaData } from './lead-origin.ts';
 
 /**
  * Where an enquiry goes in the CRM: a listing's life (property mode) or a user (contact-me mode).
@@ -137,6 +138,7 @@ export function toAddEnquiry(enquiry: ParsedEnquiry, target: ResolvedTarget, opt
   body.metaData = [
     { key: 'consent', value: enquiry.consent === undefined ? 'not asked' : enquiry.consent ? 'given' : 'declined' },
     { key: 'channel', value: 'estate-embed website form' },
+    ...leadOriginMetaData(enquiry),
   ];
   return body;
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { EnquiryRequest } from '../../contract/relay-api.ts';
 import { nameProblem } from '../../contract/name.ts';
 import { compactPhone, isPhoneNumber } from '../../contract/phone.ts';
+import { campaignField, pageField } from './attribution.ts';
 
 /** Limits of `POST /api/v1/enquiries` (issue 3). The JSON body limit is enforced by the body parser. */
 export const ENQUIRY_LIMITS = {
@@ -106,6 +107,9 @@ export const enquiryRequestSchema = z
         .int({ error: 'elapsedMs must be a whole number' })
         .min(0, { error: 'elapsedMs must not be negative' })
         .max(ENQUIRY_LIMITS.elapsedMs, { error: 'elapsedMs is too large' }),
+      // Where it came from: unusable values are dropped, not refused (attribution.ts).
+      page: pageField,
+      campaign: campaignField,
     },
     { error: 'The body must be a JSON object' },
   )
@@ -136,7 +140,8 @@ export function fieldErrors(error: z.ZodError): Record<string, string> {
 /**
  * What makes two submissions "the same enquiry": every field a person typed or chose, in a fixed
  * order, after normalisation. The honeypot and the timing are left out: a widget retrying a lost
- * response re-measures elapsedMs, and that must not turn its retry into a 409.
+ * response re-measures elapsedMs, and that must not turn its retry into a 409. So are the page and
+ * campaign: nobody typed them.
  */
 export function enquiryFingerprint(enquiry: ParsedEnquiry): string {
   const canonical = JSON.stringify([
