@@ -11,6 +11,13 @@ export type CampaignParameter = (typeof CAMPAIGN_PARAMETERS)[number];
 /** The campaign a visitor arrived with: any of the five, each as the landing URL gave it. */
 export type LeadCampaign = Partial<Record<CampaignParameter, string>>;
 
+/**
+ * What ad platforms and analytics add to a link (the campaign's utm_*, Google's and Microsoft's and
+ * Meta's click ids, GA's cross-domain linker): a page a campaign links to must take them, and
+ * ignore them, rather than refuse the visitor (the relay's list pages understand only ?page=).
+ */
+export const LINK_TRACKING_PARAMETERS: readonly string[] = [...CAMPAIGN_PARAMETERS, 'utm_id', 'gclid', 'gbraid', 'wbraid', 'dclid', 'fbclid', 'msclkid', '_gl'];
+
 export const ATTRIBUTION_LIMITS = {
   /** The page, as origin and path (no query, no fragment). */
   page: 1000,
