@@ -14,6 +14,8 @@ import './strings.ts';
 import { isPhoneNumber } from '../../contract/phone.ts';
 import { newOriginalId, pendingKey, type PendingEnquiry } from './pending-store.ts';
 import { PendingSubmissionController } from './pending-submission.ts';
+import type { LeadSentDetail } from '../shared/analytics.ts';
+import { generateLead, leadOrigin } from '../shared/leads.ts';
 
 export const ENQUIRY_TAG = 'estate-enquiry';
 
@@ -160,6 +162,7 @@ function retryAfterMs(header: string | null): number | undefined {
  * @attr {string} error-message - Shown when the enquiry could not be sent yet (kept and retried).
  * @attr {string} rate-limited-message - Shown on a 429; `{seconds}` is replaced by the wait.
  * @attr {string} refused-message - Shown when the relay refuses the enquiry for good (not retried).
+ * @attr {string} analytics - `datalayer`: also push its analytics event to `window.dataLayer` as GA4's `generate_lead`; any other value keeps it out. Default: the page's `<meta name="estate-analytics">`.
  * @attr {string} strings - JSON object of words to override (EnquiryStrings keys); the label and message attributes above are shorthands for single keys and win over it. Defaults come from its language (`lang` on it or above it, else the page's; see "Words and languages").
  *
  * @slot heading - Replaces the heading text.
@@ -190,6 +193,7 @@ function retryAfterMs(header: string | null): number | undefined {
  * @fires {CustomEvent<EnquirySubmitDetail>} estate-enquiry-submit - Before the first send of a submission; cancelable (`preventDefault()` vetoes the send). No personal data in the detail.
  * @fires {CustomEvent<EnquirySuccessDetail>} estate-enquiry-success - The relay has accepted the enquiry (it is queued for the CRM).
  * @fires {CustomEvent<EnquiryErrorDetail>} estate-enquiry-error - A send failed; `detail.pending` tells whether it will be retried.
+ * @fires {CustomEvent<LeadSentDetail>} estate-lead-sent - Analytics: the relay accepted the lead (`leadType` "enquiry", its originalId and listing or agent id, nothing typed; see docs/analytics.md).
  */
 export class EstateEnquiry extends EstateElement {
   static override styles = [resetStyles, styles];
@@ -699,6 +703,7 @@ export class EstateEnquiry extends EstateElement {
       ...(this.consentText !== undefined ? { consent: this.values.consent } : {}),
       website: this.renderRoot.querySelector<HTMLInputElement>('#website')?.value ?? '',
       elapsedMs: previous?.elapsedMs ?? Math.round(performance.now() - this.#shownAt),
+      ...leadOrigin(),
     };
 
     if (!previous) {
@@ -747,12 +752,15 @@ export class EstateEnquiry extends EstateElement {
   async #afterSuccess(outcome: SendOutcome): Promise<void> {
     // Called before the form is hidden: is the visitor's focus in it (they pressed the button)?
     const focusWasInside = (this.renderRoot as ShadowRoot).activeElement !== null;
-    this.#submission.settle(pendingKey(this.#submission.current?.request ?? this.#target()));
+    const sent = this.#submission.current?.request;
+    this.#submission.settle(pendingKey(sent ?? this.#target()));
     this.values = { fullName: '', email: '', mobile: '', message: this.message, consent: false };
     this.#serverErrors = {};
     this.errors = {};
     this.#interaction.reset();
     this.emit<EnquirySuccessDetail>('estate-enquiry-success', { originalId: outcome.originalId });
+    const lead: LeadSentDetail = { leadType: 'enquiry', originalId: outcome.originalId, listingId: sent?.listingId, agentId: sent?.agentId };
+    this.track('estate-lead-sent', lead, [generateLead(lead)]);
     await this.updateComplete;
     // The form is gone: keep keyboard and screen-reader users where the result is.
     if (focusWasInside) this.renderRoot.querySelector<HTMLElement>('#status')?.focus();
