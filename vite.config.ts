@@ -29,7 +29,7 @@ export const ELEMENT_ENTRIES = {
 const LISTING_PARTS =
   /widget[\\/](shared[\\/](format|picture|icons|listing-parts|listing-parts\.styles|heading|relay-filling|define|load-element|shortlist)|listings[\\/]controls\.styles)\.ts$/;
 /** The enquiry form and what only lead forms use. */
-const ENQUIRY_MODULES = /widget[\\/](enquiry[\\/][\w.-]+|shared[\\/](field-interaction|leads))\.ts$|contract[\\/](name|phone)\.ts$/;
+const ENQUIRY_MODULES = /widget[\\/](enquiry[\\/][\w.-]+|shared[\\/](field-interaction|leads))\.ts$|contract[\\/](name|phone|attribution)\.ts$/;
 
 /**
  * Which modules an element's chunk carries a copy of, rather than importing them from a shared
@@ -64,7 +64,7 @@ const CHUNK_GROUPS = [
   // built on (directive.js, directive-helpers.js): ifDefined, the only other one, needs neither.
   {
     name: 'core',
-    test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/]keyed|directive(-helpers)?\.js|\?estate-copy=))|widget[\\/]shared[\\/](estate-element|localize|translations|strings|relay|fill|reset\.styles|analytics|campaign)\.ts$|contract[\\/]attribution\.ts$/,
+    test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/]keyed|directive(-helpers)?\.js|\?estate-copy=))|widget[\\/]shared[\\/](estate-element|localize|translations|strings|relay|fill|reset\.styles|analytics|campaign)\.ts$/,
     priority: 3,
   },
   { name: 'enquiry', test: ENQUIRY_MODULES, priority: 1 },

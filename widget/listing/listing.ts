@@ -21,7 +21,7 @@ import { loadElement } from '../shared/load-element.ts';
 import { EstateEnquiry } from '../enquiry/enquiry.ts';
 import { renderKeep, ShortlistController } from '../shared/shortlist.ts';
 import type { ListingViewDetail } from '../shared/analytics.ts';
-import { listingEcommerce, listingFacts } from '../shared/listing-facts.ts';
+import { listingFacts, viewItem } from '../shared/listing-facts.ts';
 
 export interface ListingLoadedDetail {
   listing: ListingDetail;
@@ -96,6 +96,7 @@ class MissingListing extends Error {
  * @fires {CustomEvent<ListingLoadedDetail>} estate-listing-loaded - The listing rendered.
  * @fires {CustomEvent<ListingErrorDetail>} estate-listing-error - It could not be loaded.
  * @fires {CustomEvent<ListingViewDetail>} estate-listing-view - Analytics: the listing was shown (its id and public facts; see docs/analytics.md).
+ * @fires {CustomEvent<ShortlistAddDetail>} estate-shortlist-add - Analytics: a visitor kept a home with its heart (its id and address as shown; see docs/analytics.md).
  * @fires {CustomEvent<LightboxChangeDetail>} estate-lightbox-change - The lightbox opened, closed or moved (from the inner lightbox).
  */
 export class EstateListing extends EstateElement {
@@ -234,7 +235,7 @@ export class EstateListing extends EstateElement {
     this.#placeJsonLd(listing);
     this.emit<ListingLoadedDetail>('estate-listing-loaded', { listing });
     const facts = listingFacts(listing, resolveCurrency(this.#resolvedLocale, this.currency));
-    this.track<ListingViewDetail>('estate-listing-view', facts, listingEcommerce('view_item', facts));
+    this.track<ListingViewDetail>('estate-listing-view', facts, viewItem(facts));
   }
 
   async #afterError(error: unknown): Promise<void> {

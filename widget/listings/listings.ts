@@ -157,6 +157,7 @@ const EAGER_CARDS = 3;
  * @fires {CustomEvent<ListingsQueryChangeDetail>} estate-listings-query-change - A visitor changed the filters or the page.
  * @fires {CustomEvent<ListingSelectDetail>} estate-listing-select - A card was chosen; cancelable (cancel to handle navigation yourself).
  * @fires {CustomEvent<SearchDetail>} estate-search - Analytics: a visitor searched with the filter bar (the filters searched with; see docs/analytics.md).
+ * @fires {CustomEvent<ShortlistAddDetail>} estate-shortlist-add - Analytics: a visitor kept a home with its heart (its id and address as shown; see docs/analytics.md).
  */
 export class EstateListings extends EstateElement {
   static override styles = styles;

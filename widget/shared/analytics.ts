@@ -32,12 +32,13 @@ export interface ListingFacts {
 export type ListingViewDetail = ListingFacts;
 
 /**
- * `estate-shortlist-add`: a visitor kept a home on their shortlist. Dispatched by the shortlist's
- * heart (issue 21) when a home is kept, with the same facts as a view:
- * `this.track<ShortlistAddDetail>('estate-shortlist-add', facts, listingEcommerce('add_to_wishlist', facts))`
- * where `facts = listingFacts(listing, currency)` (listing-facts.ts).
+ * `estate-shortlist-add`: a visitor kept a home with a heart (on a card or a listing's detail). What
+ * the heart knows, and the shortlist keeps: the listing's id and its address as shown.
  */
-export type ShortlistAddDetail = ListingFacts;
+export interface ShortlistAddDetail {
+  listingId: number;
+  title: string;
+}
 
 /** `estate-search`: a visitor searched (applied or reset the filter bar). */
 export interface SearchDetail {
@@ -74,11 +75,15 @@ export function bridgedFrom(element: Element): boolean {
   return document.querySelector<HTMLMetaElement>('meta[name="estate-analytics"]')?.content === 'datalayer';
 }
 
-/** Pushes entries to `window.dataLayer` (made when missing) when the bridge is on for the element. */
-export function pushToDataLayer(element: Element, entries: DataLayerEntry[]): void {
+/**
+ * Dispatches one of the analytics events from the element and, when the bridge is on for it,
+ * pushes the event's GA4 form to `window.dataLayer` (made when missing).
+ */
+export function dispatchAnalytics<T>(element: Element, name: `estate-${string}`, detail: T, dataLayer: DataLayerEntry[]): void {
+  element.dispatchEvent(new CustomEvent<T>(name, { detail, bubbles: true, composed: true }));
   if (!bridgedFrom(element)) return;
   try {
-    ((window as { dataLayer?: unknown[] }).dataLayer ??= []).push(...entries);
+    ((window as { dataLayer?: unknown[] }).dataLayer ??= []).push(...dataLayer);
   } catch {
     // A page whose dataLayer is not a list has no tag manager reading it: nothing to tell.
   }

@@ -1,24 +1,18 @@
-import { ATTRIBUTION_LIMITS, CAMPAIGN_PARAMETERS, type LeadCampaign } from '../../contract/attribution.ts';
-
 /** In sessionStorage: one tab's visit, gone when the tab closes. Read by leads.ts when a lead is sent. */
 export const CAMPAIGN_KEY = 'estate-embed:campaign';
 
 /**
- * Keeps the campaign (`utm_*`) of the first page of this tab's visit that carried one, so a lead
- * sent pages later still says how the visitor came (first touch: a later page's utm_* does not
- * replace it). Each value is cut to ATTRIBUTION_LIMITS.campaignValue characters. Every element
- * calls it when it connects: on every page that shows one, at no cost when there is nothing to keep.
+ * Keeps the `utm_*` parameters of the first page of this tab's visit that carried any (first touch:
+ * a later page's do not replace them), so a lead sent pages later still says how the visitor came.
+ * Kept as they came, as a query string of those parameters only (the page's other parameters, which
+ * may hold an e-mail address, stay behind); leads.ts picks and checks them when a lead is sent. Every
+ * element calls this when it connects: on every page that shows one, in as few bytes as can be.
  */
 export function rememberCampaign(): void {
   try {
-    if (sessionStorage.getItem(CAMPAIGN_KEY)) return;
     const query = new URLSearchParams(location.search);
-    const campaign: LeadCampaign = {};
-    for (const name of CAMPAIGN_PARAMETERS) {
-      const value = query.get(name)?.trim();
-      if (value) campaign[name] = value.slice(0, ATTRIBUTION_LIMITS.campaignValue);
-    }
-    if (Object.keys(campaign).length) sessionStorage.setItem(CAMPAIGN_KEY, JSON.stringify(campaign));
+    for (const name of [...query.keys()]) if (!name.startsWith('utm_')) query.delete(name);
+    if (`${query}` && !sessionStorage.getItem(CAMPAIGN_KEY)) sessionStorage.setItem(CAMPAIGN_KEY, `${query}`);
   } catch {
     // No storage (turned off, a sandboxed frame) or no page (rendering on the server): no campaign.
   }

@@ -1,7 +1,7 @@
 import { LitElement, type PropertyDeclarations } from 'lit';
 import type { Sections } from './localize.ts';
 import { LocalizeController } from './translations.ts';
-import { pushToDataLayer, type DataLayerEntry } from './analytics.ts';
+import { dispatchAnalytics, type DataLayerEntry } from './analytics.ts';
 import { rememberCampaign } from './campaign.ts';
 
 /** Marks an element the relay rendered and the JSON of its properties after it (server/pages/render.ts). */
@@ -66,8 +66,7 @@ export class EstateElement extends LitElement {
    * element, pushes its GA4 form to the page's dataLayer.
    */
   protected track<T>(name: `estate-${string}`, detail: T, dataLayer: DataLayerEntry[]): void {
-    this.emit(name, detail);
-    pushToDataLayer(this, dataLayer);
+    dispatchAnalytics(this, name, detail, dataLayer);
   }
 
   /**

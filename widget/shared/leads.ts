@@ -3,7 +3,7 @@
  * the CRM) and its analytics event. In the enquiry form's chunk, not the core: only pages with a
  * form pay for it.
  */
-import type { LeadCampaign } from '../../contract/attribution.ts';
+import { ATTRIBUTION_LIMITS, CAMPAIGN_PARAMETERS, type LeadCampaign } from '../../contract/attribution.ts';
 import type { EnquiryRequest } from '../../contract/relay-api.ts';
 import type { DataLayerEntry, LeadSentDetail } from './analytics.ts';
 import { CAMPAIGN_KEY } from './campaign.ts';
@@ -11,14 +11,19 @@ import { CAMPAIGN_KEY } from './campaign.ts';
 /**
  * Where a lead comes from: this page as origin and path (its query and fragment stay behind: they
  * may hold a visitor's e-mail address or a token) and the campaign the visit began with
- * (campaign.ts). JSON leaves an undefined campaign out.
+ * (campaign.ts): the five utm_* it had, the first of each, cut to 200 characters. JSON leaves an
+ * undefined campaign out.
  */
 export function leadOrigin(): Pick<EnquiryRequest, 'page' | 'campaign'> {
   let campaign: LeadCampaign | undefined;
   try {
-    campaign = JSON.parse(sessionStorage.getItem(CAMPAIGN_KEY)!) ?? undefined;
+    const kept = new URLSearchParams(sessionStorage.getItem(CAMPAIGN_KEY) ?? '');
+    for (const name of CAMPAIGN_PARAMETERS) {
+      const value = kept.get(name)?.trim();
+      if (value) (campaign ??= {})[name] = value.slice(0, ATTRIBUTION_LIMITS.campaignValue);
+    }
   } catch {
-    campaign = undefined;
+    campaign = undefined; // no storage: no campaign
   }
   return { page: location.origin + location.pathname, campaign };
 }

@@ -21,15 +21,14 @@ export function listingFacts(listing: ListingSummary, currency: string): Listing
 }
 
 /**
- * A GA4 ecommerce event about one listing (`view_item`, `add_to_wishlist`), after the `ecommerce:
- * null` Google asks for, so items of an earlier push are not merged into it. Value and price only
- * when the price is shown as one amount.
+ * GA4's `view_item` for a listing, after the `ecommerce: null` Google asks for, so items of an
+ * earlier push are not merged into it. Value and price only when the price is shown as one amount.
  */
-export function listingEcommerce(event: 'view_item' | 'add_to_wishlist', facts: ListingFacts): DataLayerEntry[] {
+export function viewItem(facts: ListingFacts): DataLayerEntry[] {
   return [
     { ecommerce: null },
     {
-      event,
+      event: 'view_item',
       ecommerce: {
         currency: facts.currency,
         value: facts.price,
