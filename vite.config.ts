@@ -34,8 +34,8 @@ const LISTING_PARTS =
   /widget[\\/](shared[\\/](format|picture|icons|listing-parts|listing-parts\.styles|heading|relay-filling|define|load-element|shortlist)|listings[\\/]controls\.styles)\.ts$/;
 /** What `<estate-map>` shares with `<estate-listings>` beyond the listing parts: how filters are read and kept in the URL, the highlight event. */
 const MAP_SHARES = /widget[\\/](listings[\\/]query|shared[\\/](url-query|listing-highlight))\.ts$|contract[\\/](listing-filters|slug)\.ts$/;
-/** The enquiry form and what only it uses. */
-const ENQUIRY_MODULES = /widget[\\/](enquiry[\\/][\w.-]+|shared[\\/]field-interaction)\.ts$|contract[\\/](name|phone)\.ts$/;
+/** The enquiry form and what only lead forms use. */
+const ENQUIRY_MODULES = /widget[\\/](enquiry[\\/][\w.-]+|shared[\\/](field-interaction|leads))\.ts$|contract[\\/](name|phone|attribution)\.ts$/;
 
 /** The lead forms other than the question (issue 22) and what only they use. */
 const LEAD_FORM_MODULES = /widget[\\/](lead-form|appraisal|open-home-registration|inspection-request)[\\/][\w.-]+\.ts$/;
@@ -76,7 +76,7 @@ const CHUNK_GROUPS = [
   // built on (directive.js, directive-helpers.js): ifDefined, the only other one, needs neither.
   {
     name: 'core',
-    test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/]keyed|directive(-helpers)?\.js|\?estate-copy=))|widget[\\/]shared[\\/](estate-element|localize|translations|strings|relay|fill|reset\.styles)\.ts$/,
+    test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/]keyed|directive(-helpers)?\.js|\?estate-copy=))|widget[\\/]shared[\\/](estate-element|localize|translations|strings|relay|fill|reset\.styles|analytics|campaign)\.ts$/,
     priority: 3,
   },
   { name: 'enquiry', test: ENQUIRY_MODULES, priority: 1 },

@@ -5,6 +5,7 @@
  */
 
 import type { FilterValue, LISTING_FILTERS, ListingFilters } from './listing-filters.ts';
+import type { LeadCampaign } from './attribution.ts';
 
 export type ListingType = 'sale' | 'lease';
 export type ListingStatus = 'available' | 'sold' | 'leased';
@@ -243,6 +244,13 @@ export interface LeadContact {
   website?: string;
   /** Milliseconds between the form being shown and sent. */
   elapsedMs: number;
+  /**
+   * The page the lead was sent from: origin and path, no query or fragment (contract/attribution.ts).
+   * Optional; a value the relay cannot use is dropped (named in `ignored`), never a reason to refuse.
+   */
+  page?: string;
+  /** The campaign (`utm_*`) the visitor arrived with; dropped like `page` when unusable. */
+  campaign?: LeadCampaign;
 }
 
 /** A question about a listing (`listingId`) or to an agent (`agentId`, a "contact me" form). Exactly one of them. */
@@ -305,6 +313,8 @@ export type EnquiryStatus = 'queued' | 'delivered' | 'failed';
 export interface EnquiryAccepted {
   originalId: string;
   status: 'queued';
+  /** Where-from values (`page`, `campaign.utm_source`, …) left out of the lead, and why. Absent when none was. */
+  ignored?: Record<string, string>;
 }
 
 export interface EnquiryStatusResponse {

@@ -1,7 +1,7 @@
 // `npm run build:types`: TypeScript declarations for `estate-embed/widget` (package.json
 // `exports`). tsc emits one .d.ts per widget module (tsconfig.widget-types.json); this script
 // then writes the entry, dist/types/widget.d.ts, from custom-elements.json: the element classes,
-// their event detail types and the relay's JSON types, as types only (the bundle exports no
+// their event detail types (the analytics events' too) and the relay's JSON types, as types only (the bundle exports no
 // values: it registers the tags), plus the HTMLElementTagNameMap and GlobalEventHandlersEventMap
 // entries each element module declares.
 import { spawnSync } from 'node:child_process';
@@ -25,6 +25,8 @@ export function typesEntry(manifest: Manifest): string {
     '// registers the estate-* tags and exports no values.',
     "import './widget/index.ts';",
     ...modules.map((module) => `export type * from './${toPosix(module)}';`),
+    // The analytics events every element may dispatch (their detail types).
+    "export type * from './widget/shared/analytics.ts';",
     "export type * from './contract/relay-api.ts';",
     '',
   ].join('\n');

@@ -5,6 +5,7 @@ import type { DeliveryFailure, LeadSink } from '../enquiries/sink.ts';
 import { isCrmError, toCrmDateTime, type CrmClient } from './client.ts';
 import { decodeDestination, encodeDestination, type CrmDestination } from './lead-destination.ts';
 import type { AddEnquiry } from './schemas.ts';
+import { leadOriginMetaData } from './lead-origin.ts';
 
 /**
  * Where an enquiry goes in the CRM: a listing's life (property mode) or a user (contact-me mode).
@@ -162,6 +163,7 @@ export function toAddEnquiry(enquiry: ParsedEnquiry, target: ResolvedTarget, opt
     { key: 'consent', value: enquiry.consent === undefined ? 'not asked' : enquiry.consent ? 'given' : 'declined' },
     { key: 'channel', value: 'estate-embed website form' },
     ...(text?.details ?? []),
+    ...leadOriginMetaData(enquiry),
   ];
   return body;
 }

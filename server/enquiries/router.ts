@@ -22,6 +22,7 @@ import type { EnquirySettings } from '../runtime/config.ts';
 import type { Logger } from '../runtime/log.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { findTarget, type OpenHomeTimes } from './targets.ts';
+import { ignoredAttribution } from './attribution.ts';
 
 export interface EnquiryRouterOptions {
   /** Origins allowed to post enquiries (ALLOWED_ORIGINS); the relay's own pages always may. */
@@ -158,7 +159,10 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     }
     const enquiry: ParsedEnquiry = parsed.data;
     const fingerprint = enquiryFingerprint(enquiry);
-    const accepted: EnquiryAccepted = { originalId: enquiry.originalId, status: 'queued' };
+    const ignored = ignoredAttribution(req.body);
+    const accepted: EnquiryAccepted = { originalId: enquiry.originalId, status: 'queued', ...(ignored && { ignored }) };
+    // The reasons only: the values are the sender's.
+    if (ignored) log.info({ originalId: enquiry.originalId, ignored }, "part of an enquiry's origin (page, campaign) dropped");
 
     // A repeat answers from the outbox alone: the listing may have gone since, the answer may not change.
     const existing = await readState(enquiry.originalId);

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { EnquiryRequest, LeadKind, SellingWhen } from '../../contract/relay-api.ts';
 import { nameProblem } from '../../contract/name.ts';
 import { compactPhone, isPhoneNumber } from '../../contract/phone.ts';
+import { campaignField, pageField } from './attribution.ts';
 
 /** Limits of `POST /api/v1/enquiries` (issue 3). The JSON body limit is enforced by the body parser. */
 export const ENQUIRY_LIMITS = {
@@ -113,6 +114,9 @@ const contactFields = {
     .int({ error: 'elapsedMs must be a whole number' })
     .min(0, { error: 'elapsedMs must not be negative' })
     .max(ENQUIRY_LIMITS.elapsedMs, { error: 'elapsedMs is too large' }),
+  // Where it came from: unusable values are dropped, not refused (attribution.ts).
+  page: pageField,
+  campaign: campaignField,
 };
 
 const whole = (label: string, min: number, max: number) =>
@@ -273,7 +277,8 @@ export function fieldErrors(error: z.ZodError): Record<string, string> {
  * What makes two submissions "the same enquiry": every field a person typed or chose, in a fixed
  * order, after normalisation. The honeypot and the timing are left out: a widget retrying a lost
  * response re-measures elapsedMs, and that must not turn its retry into a 409. A question's list
- * is the one it had before lead kinds existed, so a retry across an upgrade still matches.
+ * is the one it had before lead kinds existed, so a retry across an upgrade still matches. The page
+ * and campaign are not in it either: nobody typed them.
  */
 export function enquiryFingerprint(enquiry: ParsedEnquiry): string {
   const common = [

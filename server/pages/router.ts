@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { ListingDetail, ListingSummary, Page } from '../../contract/relay-api.ts';
 import { addressSlug } from '../../contract/slug.ts';
+import { LINK_TRACKING_PARAMETERS } from '../../contract/attribution.ts';
 import { resolveSrcset } from '../../widget/shared/picture.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { HttpError } from '../http/errors.ts';
@@ -165,7 +166,8 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
     if (raw !== undefined && (typeof raw !== 'string' || !wholeNumber(raw))) {
       throw new HttpError(400, 'invalid_page', 'The page must be a whole number from 1.', { page: 'must be a whole number from 1' });
     }
-    const unknown = Object.keys(req.query).filter((name) => name !== 'page');
+    // A campaign's link carries utm_* and click ids: taken and ignored, not refused (one cached page for all).
+    const unknown = Object.keys(req.query).filter((name) => name !== 'page' && !LINK_TRACKING_PARAMETERS.includes(name));
     if (unknown.length)
       throw new HttpError(
         400,

@@ -37,6 +37,19 @@ form?.addEventListener('estate-enquiry-success', (event) => {
   void event.detail.email;
 });
 void pageSize; void shown;
+import type { LeadSentDetail, LeadType, ListingViewDetail } from 'estate-embed/widget';
+document.addEventListener('estate-lead-sent', (event) => {
+  const lead: LeadSentDetail = event.detail;
+  const kind: LeadType = lead.leadType;
+  // @ts-expect-error no personal data in the analytics events
+  void event.detail.email;
+  void kind;
+});
+document.addEventListener('estate-listing-view', (event) => {
+  const seen: ListingViewDetail = event.detail;
+  const id: number = seen.listingId;
+  void id;
+});
 
 // One element on its own, as a page that shows only a contact form imports it.
 import 'estate-embed/widget/enquiry';

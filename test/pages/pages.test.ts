@@ -260,6 +260,16 @@ describe('list pages', () => {
     expect((await get('/listings/buy?page=two')).status).toBe(400);
   });
 
+  it("take a campaign's link (utm_*, click ids) as the page without them, and still refuse other parameters", async () => {
+    const plain = await text('/listings/buy?page=2');
+    const campaign = await get('/listings/buy?page=2&utm_source=newsletter&utm_medium=email&utm_campaign=spring&gclid=abc123&fbclid=xyz');
+    expect(campaign.status).toBe(200);
+    const html = await campaign.text();
+    expect(html).toBe(plain);
+    expect(attribute(html, /<link rel="canonical" href="([^"]*)"/)).toBe(`${SITE}/property/buy?page=2`);
+    expect((await get('/listings/buy?minBeds=3')).status).toBe(400);
+  });
+
   it('have per-suburb pages linked from the list', async () => {
     const html = await text('/listings/rent');
     const suburbLink = attribute(html, /<nav class="estate-suburbs"[\s\S]*?<a href="\/property\/rent\/([a-z0-9-]+)">/);

@@ -14,6 +14,8 @@ import './strings.ts';
 import { isPhoneNumber } from '../../contract/phone.ts';
 import { newOriginalId, pendingKey, type PendingEnquiry } from './pending-store.ts';
 import { PendingSubmissionController } from './pending-submission.ts';
+import type { LeadSentDetail } from '../shared/analytics.ts';
+import { generateLead, leadOrigin } from '../shared/leads.ts';
 
 export const ENQUIRY_TAG = 'estate-enquiry';
 
@@ -75,7 +77,7 @@ export interface EnquiryErrorDetail {
 type FieldValues = Record<string, string | boolean>;
 
 /** What every kind of lead carries, as the form builds it; a form adds its kind's own fields (`lead`). */
-export type LeadContactFields = Pick<EnquiryRequest, 'originalId' | 'fullName' | 'email' | 'mobile' | 'consent' | 'website' | 'elapsedMs'>;
+export type LeadContactFields = Pick<EnquiryRequest, 'originalId' | 'fullName' | 'email' | 'mobile' | 'consent' | 'website' | 'elapsedMs' | 'page' | 'campaign'>;
 
 /** A server-rendered form, detached or about to be, and the control that had the focus in it. */
 type ServerForm = [form: HTMLFormElement | null, focused: Element | null];
@@ -161,6 +163,7 @@ function retryAfterMs(header: string | null): number | undefined {
  * @attr {string} error-message - Shown when the enquiry could not be sent yet (kept and retried).
  * @attr {string} rate-limited-message - Shown on a 429; `{seconds}` is replaced by the wait.
  * @attr {string} refused-message - Shown when the relay refuses the enquiry for good (not retried).
+ * @attr {string} analytics - `datalayer`: also push its analytics event to `window.dataLayer` as GA4's `generate_lead`; any other value keeps it out. Default: the page's `<meta name="estate-analytics">`.
  * @attr {string} strings - JSON object of words to override (EnquiryStrings keys); the label and message attributes above are shorthands for single keys and win over it. Defaults come from its language (`lang` on it or above it, else the page's; see "Words and languages").
  *
  * @slot heading - Replaces the heading text.
@@ -192,6 +195,7 @@ function retryAfterMs(header: string | null): number | undefined {
  * @fires {CustomEvent<EnquirySubmitDetail>} estate-enquiry-submit - Before the first send of a submission; cancelable (`preventDefault()` vetoes the send). No personal data in the detail.
  * @fires {CustomEvent<EnquirySuccessDetail>} estate-enquiry-success - The relay has accepted the enquiry (it is queued for the CRM).
  * @fires {CustomEvent<EnquiryErrorDetail>} estate-enquiry-error - A send failed; `detail.pending` tells whether it will be retried.
+ * @fires {CustomEvent<LeadSentDetail>} estate-lead-sent - Analytics: the relay accepted the lead (`leadType` "enquiry", or the form's kind: "appraisal", "open-home", "inspection"; its originalId and listing or agent id, nothing typed; see docs/analytics.md).
  */
 export class EstateEnquiry extends EstateElement {
   static override styles = [resetStyles, styles];
@@ -771,6 +775,7 @@ export class EstateEnquiry extends EstateElement {
       ...(this.consentText !== undefined ? { consent: this.values.consent === true } : {}),
       website: this.renderRoot.querySelector<HTMLInputElement>('#website')?.value ?? '',
       elapsedMs: previous?.elapsedMs ?? Math.round(performance.now() - this.#shownAt),
+      ...leadOrigin(),
     });
 
     if (!previous) {
@@ -821,12 +826,21 @@ export class EstateEnquiry extends EstateElement {
   async #afterSuccess(outcome: SendOutcome): Promise<void> {
     // Called before the form is hidden: is the visitor's focus in it (they pressed the button)?
     const focusWasInside = (this.renderRoot as ShadowRoot).activeElement !== null;
+    const sent = this.#submission.current?.request;
     this.#submission.settle(this.#keptKey ?? this.storageKey);
     this.values = this.blank();
     this.#serverErrors = {};
     this.errors = {};
     this.#interaction.reset();
     this.emit<EnquirySuccessDetail>('estate-enquiry-success', { originalId: outcome.originalId });
+    // Every kind of lead form sends through here: the event names the kind it sent (a question when none).
+    const lead: LeadSentDetail = {
+      leadType: sent?.kind ?? 'enquiry',
+      originalId: outcome.originalId,
+      ...(sent && 'listingId' in sent && sent.listingId !== undefined ? { listingId: sent.listingId } : {}),
+      ...(sent && 'agentId' in sent && sent.agentId !== undefined ? { agentId: sent.agentId } : {}),
+    };
+    this.track('estate-lead-sent', lead, [generateLead(lead)]);
     await this.updateComplete;
     // The form is gone: keep keyboard and screen-reader users where the result is.
     if (focusWasInside) this.renderRoot.querySelector<HTMLElement>('#status')?.focus();

@@ -20,6 +20,8 @@ import type { EstateLightbox } from '../lightbox/lightbox.ts';
 import { loadElement } from '../shared/load-element.ts';
 import { EstateEnquiry } from '../enquiry/enquiry.ts';
 import { renderKeep, ShortlistController } from '../shared/shortlist.ts';
+import type { ListingViewDetail } from '../shared/analytics.ts';
+import { listingFacts, viewItem } from '../shared/listing-facts.ts';
 
 export interface ListingLoadedDetail {
   listing: ListingDetail;
@@ -54,6 +56,7 @@ class MissingListing extends Error {
  * @attr time-zone - IANA zone for open home and auction times. Default: the visitor's.
  * @attr no-enquiry - Leaves out the embedded enquiry form.
  * @attr no-json-ld - Leaves out the schema.org structured data.
+ * @attr analytics - `datalayer`: also push its analytics events (and those of the enquiry form in it) to `window.dataLayer` as GA4 events; any other value keeps them out. Default: the page's `<meta name="estate-analytics">`.
  * @attr strings - JSON object overriding any of the element's words (see ListingStrings), over those of its language (`lang` on it or above it, else the page's; see "Words and languages").
  *
  * @slot after-description - Content after the description (a host's own note or map).
@@ -96,6 +99,8 @@ class MissingListing extends Error {
  *
  * @fires {CustomEvent<ListingLoadedDetail>} estate-listing-loaded - The listing rendered.
  * @fires {CustomEvent<ListingErrorDetail>} estate-listing-error - It could not be loaded.
+ * @fires {CustomEvent<ListingViewDetail>} estate-listing-view - Analytics: the listing was shown (its id and public facts; see docs/analytics.md).
+ * @fires {CustomEvent<ShortlistAddDetail>} estate-shortlist-add - Analytics: a visitor kept a home with its heart (its id and address as shown; see docs/analytics.md).
  * @fires {CustomEvent<LightboxChangeDetail>} estate-lightbox-change - The lightbox opened, closed or moved (from the inner lightbox).
  */
 export class EstateListing extends EstateElement {
@@ -264,6 +269,8 @@ export class EstateListing extends EstateElement {
     await this.rendered();
     this.#placeJsonLd(listing);
     this.emit<ListingLoadedDetail>('estate-listing-loaded', { listing });
+    const facts = listingFacts(listing, resolveCurrency(this.#resolvedLocale, this.currency));
+    this.track<ListingViewDetail>('estate-listing-view', facts, viewItem(facts));
   }
 
   async #afterError(error: unknown): Promise<void> {

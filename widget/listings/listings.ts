@@ -32,6 +32,8 @@ import { renderPicture } from '../shared/picture.ts';
 import { heading, headingLevel } from '../shared/heading.ts';
 import { bathIcon, bedIcon, carIcon, chevronLeft, chevronRight } from '../shared/icons.ts';
 import { renderKeep, ShortlistController } from '../shared/shortlist.ts';
+import type { SearchDetail } from '../shared/analytics.ts';
+import type { ListingFilters } from '../../contract/listing-filters.ts';
 
 export interface ListingsLoadedDetail {
   items: ListingSummary[];
@@ -55,6 +57,18 @@ export interface ListingSelectDetail {
 
 export interface ListingsQueryChangeDetail {
   query: ListingsQuery;
+}
+
+/**
+ * GA4's `search_term` for a search: the filters as "name: value". Text that could be a visitor's
+ * e-mail address or phone number (an @, three digits in a row: the suburb box takes anything) is
+ * left out, and so is a map box.
+ */
+function searchTerm(filters: ListingFilters): string {
+  return Object.entries(filters)
+    .filter(([, value]) => typeof value !== 'string' || !/@|\d{3}/.test(value))
+    .map(([name, value]) => `${name}: ${value}`)
+    .join(', ');
 }
 
 const DEFAULT_PROPERTY_TYPES = ['House', 'Apartment', 'Unit', 'Townhouse', 'Villa', 'Land'];
@@ -92,6 +106,7 @@ const EAGER_CARDS = 3;
  * @attr locale - BCP 47 locale for numbers and dates (default en-AU).
  * @attr currency - ISO 4217 code for prices in the filter bar. Default: the locale's.
  * @attr time-zone - IANA zone for auction times. Default: the visitor's.
+ * @attr analytics - `datalayer`: also push its analytics events (and those of the detail it opens in place) to `window.dataLayer` as GA4 events; any other value keeps them out. Default: the page's `<meta name="estate-analytics">`.
  * @attr strings - JSON object overriding any of the element's words (see ListingsStrings), over those of its language (`lang` on it or above it, else the page's; see "Words and languages").
  *
  * @slot empty - Replaces the "no results" message.
@@ -143,6 +158,8 @@ const EAGER_CARDS = 3;
  * @fires {CustomEvent<ListingsQueryChangeDetail>} estate-listings-query-change - A visitor changed the filters or the page.
  * @fires {CustomEvent<ListingSelectDetail>} estate-listing-select - A card was chosen; cancelable (cancel to handle navigation yourself).
  * @fires {CustomEvent<ListingHighlightDetail>} estate-listing-highlight - A card is pointed at or focused (`id`), or no longer (`null`); an `<estate-map>` lights up its pin.
+ * @fires {CustomEvent<SearchDetail>} estate-search - Analytics: a visitor searched with the filter bar (the filters searched with; see docs/analytics.md).
+ * @fires {CustomEvent<ShortlistAddDetail>} estate-shortlist-add - Analytics: a visitor kept a home with its heart (its id and address as shown; see docs/analytics.md).
  */
 export class EstateListings extends EstateElement {
   static override styles = styles;
@@ -444,7 +461,9 @@ export class EstateListings extends EstateElement {
     const changes: QueryChanges = area !== this.bbox ? { bbox: null, page: null } : {};
     if (this.syncsUrl) this.urlQuery.push({ ...this.queryChanges({ filters: true, page: 1 }), ...changes });
     else if (area !== this.bbox) this.urlQuery.push(changes);
+    const { page, pageSize, ...filters } = this.query;
     this.emit<ListingsQueryChangeDetail>('estate-listings-query-change', { query: this.query });
+    this.track<SearchDetail>('estate-search', { filters }, [{ event: 'search', search_term: searchTerm(filters) }]);
   }
 
   private goToPage(page: number): void {

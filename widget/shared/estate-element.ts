@@ -1,6 +1,8 @@
 import { LitElement, type PropertyDeclarations } from 'lit';
 import type { Sections } from './localize.ts';
 import { LocalizeController } from './translations.ts';
+import { dispatchAnalytics, type DataLayerEntry } from './analytics.ts';
+import { rememberCampaign } from './campaign.ts';
 
 /** Marks an element the relay rendered and the JSON of its properties after it (server/pages/render.ts). */
 const SERVER_RENDERED = 'data-estate-ssr';
@@ -46,6 +48,8 @@ export class EstateElement extends LitElement {
       if (data?.hasAttribute(SERVER_RENDERED)) Object.assign(this, JSON.parse(data.text) as object);
       if (!('litElementHydrateSupport' in globalThis)) this.shadowRoot?.replaceChildren();
     }
+    // The page a visitor lands on may carry a campaign (utm_*) that a lead sent later must name.
+    rememberCampaign();
     super.connectedCallback();
   }
 
@@ -55,6 +59,14 @@ export class EstateElement extends LitElement {
    */
   protected emit<T>(name: `estate-${string}`, detail: T, cancelable = false): boolean {
     return this.dispatchEvent(new CustomEvent<T>(name, { detail, bubbles: true, composed: true, cancelable }));
+  }
+
+  /**
+   * Dispatches one of the analytics events (analytics.ts) and, when the bridge is on for this
+   * element, pushes its GA4 form to the page's dataLayer.
+   */
+  protected track<T>(name: `estate-${string}`, detail: T, dataLayer: DataLayerEntry[]): void {
+    dispatchAnalytics(this, name, detail, dataLayer);
   }
 
   /**

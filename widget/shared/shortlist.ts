@@ -1,5 +1,6 @@
 import { html, isServer, type ReactiveController, type ReactiveControllerHost, type TemplateResult } from 'lit';
 import { relayUrl } from './relay.ts';
+import { dispatchAnalytics, type ShortlistAddDetail } from './analytics.ts';
 
 // The shortlist (homes a visitor keeps): a list in the browser's localStorage, one per relay and
 // agency, no account and no cookie. The hearts on cards and on the detail read and toggle it here;
@@ -63,7 +64,7 @@ export class ShortlistController implements ReactiveController {
   homes: KeptHome[] = [];
   #owner = '';
 
-  constructor(private readonly host: ReactiveControllerHost & { relay: string | null }) {
+  constructor(private readonly host: ReactiveControllerHost & HTMLElement & { relay: string | null }) {
     host.addController(this);
   }
 
@@ -87,9 +88,17 @@ export class ShortlistController implements ReactiveController {
   /** Keeps the home, or lets it go when it is kept (a change from another tab has rendered the host already). */
   toggle(home: KeptHome): void {
     const homes = this.homes.filter((kept) => kept?.id !== home.id);
-    if (homes.length === this.homes.length) homes.push(home);
+    const keeping = homes.length === this.homes.length;
+    if (keeping) homes.push(home);
     // Held at once: a second toggle before the next render builds on this one.
     writeShortlist(this.#owner, (this.homes = homes));
+    // Analytics: a home kept (analytics.ts), as GA4's add_to_wishlist.
+    if (keeping) {
+      dispatchAnalytics<ShortlistAddDetail>(this.host, 'estate-shortlist-add', { listingId: home.id, title: home.address }, [
+        { ecommerce: null },
+        { event: 'add_to_wishlist', ecommerce: { items: [{ item_id: String(home.id), item_name: home.address }] } },
+      ]);
+    }
   }
 
   readonly #changed = (): void => this.host.requestUpdate();

@@ -13,6 +13,8 @@ import '../enquiry/strings.ts';
 import { fieldMessage, type EnquiryFieldName } from '../enquiry/field-rules.ts';
 import { KeptHomesController, type KeptHomeState } from './kept-homes.ts';
 import { ShortlistEnquiriesController, type HomeOutcome } from './enquiries.ts';
+import type { LeadSentDetail } from '../shared/analytics.ts';
+import { generateLead, leadOrigin } from '../shared/leads.ts';
 import { type ShortlistStrings } from './strings.ts';
 import './strings.ts';
 import { styles } from './shortlist.styles.ts';
@@ -58,6 +60,7 @@ interface FieldValues {
  * @attr consent-text - When set, the form shows a required consent checkbox with this label.
  * @attr require-phone - Makes the mobile number required.
  * @attr no-enquiry - Leaves out the form.
+ * @attr analytics - `datalayer`: also push its analytics events to `window.dataLayer` as GA4 events (`generate_lead` per home's enquiry); any other value keeps them out. Default: the page's `<meta name="estate-analytics">`.
  * @attr strings - JSON object overriding any of the element's words (see ShortlistStrings), over those of its language. The form's labels and messages are the enquiry form's (section `enquiry`).
  *
  * @slot empty - Replaces the "shortlist is empty" message.
@@ -83,6 +86,7 @@ interface FieldValues {
  * @cssprop --estate-shortlist-photo - Width of a home's photo (default 8rem).
  *
  * @fires {CustomEvent<ShortlistEnquirySuccessDetail>} estate-shortlist-enquiry-success - The relay accepted one home's enquiry (it is queued for the CRM). No personal data in the detail.
+ * @fires {CustomEvent<LeadSentDetail>} estate-lead-sent - Analytics: the relay accepted one home's enquiry (`leadType` "enquiry", its originalId and listing id, nothing typed; see docs/analytics.md).
  * @fires {CustomEvent<ShortlistEnquiryErrorDetail>} estate-shortlist-enquiry-error - Sending one home's enquiry failed; `detail.pending` tells whether it will be sent again.
  */
 export class EstateShortlist extends EstateElement {
@@ -122,7 +126,11 @@ export class EstateShortlist extends EstateElement {
   readonly #interaction = new FieldInteractionController<EnquiryFieldName>(this);
   readonly #enquiries = new ShortlistEnquiriesController(this, {
     relay: () => this.relay,
-    sent: (listingId, originalId) => this.emit<ShortlistEnquirySuccessDetail>('estate-shortlist-enquiry-success', { listingId, originalId }),
+    sent: (listingId, originalId) => {
+      this.emit<ShortlistEnquirySuccessDetail>('estate-shortlist-enquiry-success', { listingId, originalId });
+      const lead: LeadSentDetail = { leadType: 'enquiry', originalId, listingId };
+      this.track('estate-lead-sent', lead, [generateLead(lead)]);
+    },
     failed: (listingId, status, message, pending) =>
       this.emit<ShortlistEnquiryErrorDetail>('estate-shortlist-enquiry-error', { listingId, status, message, pending }),
     fieldsRefused: (fields) => void this.#fieldsRefused(fields),
@@ -484,6 +492,7 @@ export class EstateShortlist extends EstateElement {
       ...(this.consentText !== undefined ? { consent } : {}),
       website: this.renderRoot.querySelector<HTMLInputElement>('#website')?.value ?? '',
       elapsedMs: Math.round(performance.now() - this.#shownAt),
+      ...leadOrigin(),
     });
   };
 
