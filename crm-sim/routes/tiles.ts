@@ -4,8 +4,8 @@ import sharp from 'sharp';
 
 /*
  * Plain map tiles for demo mode (the relay's MAP_TILE_URL points here): GET /tiles/{z}/{x}/{y}.png,
- * 256×256 PNGs drawn with sharp: a light background, a faint grid of quarters and the tile's
- * numbers, the same bytes for the same tile. Answered as a tile provider would: Cache-Control
+ * 256×256 PNGs drawn with sharp: land, parks and a made-up street grid, the same bytes for the
+ * same tile. Answered as a tile provider would: Cache-Control
  * max-age, an ETag, and 304 to a request naming it.
  */
 
@@ -45,13 +45,49 @@ export function tilesRouter(): Router {
   return router;
 }
 
-/** The tile: a pale land colour, quarter lines and its numbers, faint (tile 0/0/0 is the whole world). */
+/** Global pixel spacing of the drawn streets: main roads, and (zoomed in) the side streets between them. */
+const MAIN_ROAD_EVERY = 256;
+const STREET_EVERY = 64;
+
+/** A number in [0, 1) for a block of the world, the same on every tile that shows it. */
+function blockNoise(z: number, column: number, row: number): number {
+  return createHash('sha1').update(`${z}:${column}:${row}`).digest().readUInt32BE(0) / 2 ** 32;
+}
+
+/**
+ * The tile: land, parks, and a street grid laid out on the world's pixels (so streets run on from
+ * one tile into the next), denser as one zooms in. Plain and made up, but read as a street map.
+ */
 function drawTile(z: number, x: number, y: number): Promise<Buffer> {
+  const originX = x * 256;
+  const originY = y * 256;
+  const shapes: string[] = [];
+  const streets = z >= 13;
+  const block = streets ? STREET_EVERY : MAIN_ROAD_EVERY;
+  // Parks: a few blocks in ten, whole blocks inside the roads.
+  for (let column = Math.floor(originX / block); column * block < originX + 256; column++) {
+    for (let row = Math.floor(originY / block); row * block < originY + 256; row++) {
+      if (z >= 10 && blockNoise(z >= 13 ? 13 : z, column, row) < 0.1) {
+        shapes.push(
+          `<rect x="${column * block - originX + 4}" y="${row * block - originY + 4}" width="${block - 8}" height="${block - 8}" rx="3" fill="#d7e8c6"/>`,
+        );
+      }
+    }
+  }
+  const lines = (every: number, width: number, colour: string) => {
+    for (let at = Math.ceil(originX / every) * every; at <= originX + 256; at += every)
+      shapes.push(`<path d="M${at - originX} 0V256" stroke="${colour}" stroke-width="${width}"/>`);
+    for (let at = Math.ceil(originY / every) * every; at <= originY + 256; at += every)
+      shapes.push(`<path d="M0 ${at - originY}H256" stroke="${colour}" stroke-width="${width}"/>`);
+  };
+  if (streets) lines(STREET_EVERY, 3, '#ffffff');
+  if (z >= 8) {
+    lines(MAIN_ROAD_EVERY, z >= 13 ? 8 : 4, '#e4ddd0');
+    lines(MAIN_ROAD_EVERY, z >= 13 ? 6 : 2.5, '#fdfcf8');
+  }
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="256" height="256">
-<rect width="256" height="256" fill="#eef1ea"/>
-<path d="M128 0V256M0 128H256" stroke="#e1e6dc" stroke-width="1"/>
-<path d="M0.5 0.5H255.5V255.5H0.5Z" fill="none" stroke="#d6dcd1" stroke-width="1"/>
-<text x="8" y="18" font-family="sans-serif" font-size="11" fill="#b4bcb0">${z}/${x}/${y}</text>
+<rect width="256" height="256" fill="#f2efe9"/>
+${shapes.join('\n')}
 </svg>`;
   return sharp(Buffer.from(svg)).png({ palette: true, compressionLevel: 9 }).toBuffer();
 }
