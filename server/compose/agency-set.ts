@@ -105,6 +105,8 @@ export interface AgencySetOptions {
   answers?: AnswerCache;
   /** The relay's map tiles, one disk cache and per-client rate for every agency (undefined: MAP_TILE_URL unset). */
   tiles?: TileSource;
+  /** Agencies never filled fill one after another, the smallest first (default true; false: in turns). */
+  firstFillOrder?: boolean;
 }
 
 export interface ReloadReport {
@@ -261,6 +263,7 @@ export class AgencySet {
       syncBalance: this.syncBalance,
       answers: this.answers,
       geocoding: this.geocoding,
+      firstFillOrder: this.options.firstFillOrder,
     });
     // Back after a removal, its rows may name images another agency's clean-up deleted meanwhile: fetched again, never served broken.
     agency.listings.forgetMissingPhotos();

@@ -81,6 +81,8 @@ export interface ComposeAgencyOptions {
   geocoding?: Geocoding;
   /** "estate-embed/<version>", for the geocoder (when this agency makes its own geocoding). */
   userAgent?: string;
+  /** Until its cache is first filled, the agency takes its place in the key's fill order, the smallest first (default true; false: in turns). */
+  firstFillOrder?: boolean;
 }
 
 /** Opens and wires one agency; nothing runs until its features' workers start. Throws a ConfigError on refused settings, having released what it opened. */
@@ -114,6 +116,8 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
       limiterStore: options.limiterStore,
       agency: options.slug,
       shared: options.sharedDatabase ? { database: options.sharedDatabase, gate: sharedGateOfKey(config, options.sharedDatabase) } : undefined,
+      // Until its cache is first filled, the agency's place in the key's fill order (requests start once the workers do, after this).
+      fillOrder: options.firstFillOrder === false ? undefined : () => listings.sync.fillOrder(),
     });
     listings = createListingsService({
       config,

@@ -77,6 +77,13 @@ export interface CrmClientOptions {
   agency?: string;
   /** The agency's store, where its requests per UTC day are counted (requestsToday survives a restart). Default: counted in memory. */
   callsStore?: Store;
+  /**
+   * While the agency has never filled its listing cache: its size as far as known (lower fills
+   * first at the key's gate); undefined once filled. Its sync's requests go in that order; its
+   * other requests but enquiries (start-up checks) after every first fill, or at once when its own
+   * is done: a relay of many new agencies has each one serving as early as it can.
+   */
+  fillOrder?: () => number | undefined;
   /** Where the operator sets the access token, for errors that say what to check. Default CRM_ACCESS_TOKEN. */
   tokenSetting?: string;
   log: Logger;
@@ -249,7 +256,7 @@ export function createCrmClientFromConfig(
   config: Config,
   store: Store,
   log: Logger,
-  options: { limiterStore?: Store; agency?: string; shared?: SharedKey } = {},
+  options: { limiterStore?: Store; agency?: string; shared?: SharedKey; fillOrder?: () => number | undefined } = {},
 ): CrmClient {
   // Many agencies on one relay pass the relay's key-wide store: one gate and one daily budget for the key.
   const limiterStore = options.limiterStore ?? store;
@@ -268,6 +275,7 @@ export function createCrmClientFromConfig(
     timeoutMs: config.crm.timeoutMs,
     agency: options.agency,
     callsStore: store,
+    fillOrder: options.fillOrder,
     // Many agencies: the token is the agency's accessToken in AGENCIES_FILE (its value is never named).
     ...(options.agency ? { tokenSetting: `the accessToken of agency "${options.agency}" in AGENCIES_FILE` } : {}),
   });
@@ -299,6 +307,16 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
     'User-Agent': 'estate-embed-relay',
   };
 
+  // The fill order of one request: its sync's in the agency's place; start-up checks after every first fill (sweep is the sync's class).
+  const fillOrderOf = (workClass: WorkClass) => {
+    const size = options.fillOrder;
+    if (!size) return undefined;
+    return () => {
+      const order = size();
+      return order === undefined || workClass === 'sweep' ? order : Number.MAX_SAFE_INTEGER;
+    };
+  };
+
   const refusalListeners = new Set<(status: 401 | 403) => void>();
   const successListeners = new Set<(call: { method: string; path: string }) => void>();
   const { callsStore } = options;
@@ -328,7 +346,8 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
 
     for (let attempt = 1; ; attempt++) {
       // The work class of whichever worker made this call (work-class.ts): leads before syncs.
-      const releaseSlot = await limiter.acquire({ signal: req.signal, workClass: workClassNow(), agency });
+      const workClass = workClassNow();
+      const releaseSlot = await limiter.acquire({ signal: req.signal, workClass, agency, fillOrder: fillOrderOf(workClass) });
       countToday();
       const timeout = AbortSignal.timeout(timeoutMs);
       const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;

@@ -87,6 +87,10 @@ export class ListingSync {
   private openHomesAt: number | undefined;
   /** Failed runs since start while the cache has never been filled. */
   private failedFills = 0;
+  /** Whether the cache has been filled once (read from the store at the first ask; true for good once a run succeeds). */
+  private filled: boolean | undefined;
+  /** The agency's size as its first fill learned it: the first list page's total, else what the cache held. */
+  private sizeEstimate: number | undefined;
 
   constructor(private readonly options: ListingSyncOptions) {
     this.specs = options.source.lists;
@@ -142,6 +146,25 @@ export class ListingSync {
     }
     const retryMs = (this.options.firstFillRetryMs ?? 30_000) * 2 ** Math.min(this.failedFills++, 16);
     return Math.min(pollMs, retryMs);
+  }
+
+  /**
+   * The agency's place in the key's first-fill order while its cache has never been filled (the CRM
+   * gate fills agencies one after another, the smallest first: crm/limiter.ts), undefined once it
+   * has. The size is the first list page's total (the first request of a fill, so every agency's is
+   * known after one request each), or what a fill that failed halfway left in the cache; 0 while
+   * unknown, which puts that first request ahead of the fills. It does not grow as later lists are
+   * read: an agency whose estimate rose with each page would be overtaken page by page, which is
+   * interleaving again.
+   */
+  fillOrder(): number | undefined {
+    if (this.filled === undefined) {
+      const filled = this.options.cache.readState().lastSuccessAt !== null;
+      this.filled = filled;
+      const cached = [...this.options.cache.countsBySource().values()].reduce((sum, count) => sum + count, 0);
+      if (!filled && cached > 0) this.sizeEstimate = cached;
+    }
+    return this.filled ? undefined : (this.sizeEstimate ?? 0);
   }
 
   /** Resolves once the cache holds a successful sync (at once after a restart with a filled cache). */
@@ -267,6 +290,7 @@ export class ListingSync {
         lastError: null,
         lastErrorAt: null,
       });
+      this.filled = true;
       if (kind === 'full') this.options.afterSweep?.();
     } catch (error) {
       report.error = this.describeError(error);
@@ -336,6 +360,7 @@ export class ListingSync {
       items.push(...list.items);
       firstTotal ??= list.total;
       lastTotal = list.total;
+      if (this.filled === false) this.sizeEstimate ??= list.total;
       this.log.debug({ list: spec.source, page, totalPages: list.totalPages, items: list.items.length }, 'listing page read');
     }
     // Records that failed the schema are not "gone": a list with any is not complete, so nothing is removed for it.
