@@ -15,7 +15,7 @@ import type { EnquiryTargets } from '../enquiries/targets.ts';
 import { HttpError, notFoundHandler } from '../http/errors.ts';
 import { AgenciesBudgetRefusedError, describeAgenciesPlan, planAgencies, type AgenciesPlan } from '../listings/budget.ts';
 import { renderPushMetrics, type ChangeWorkerCounts } from '../listings/events.ts';
-import { webhookRouter, type WebhookCounts } from '../listings/index.ts';
+import { FillTurns, webhookRouter, type WebhookCounts } from '../listings/index.ts';
 import type { Logger } from '../runtime/log.ts';
 import { metricsAccess, PROMETHEUS_CONTENT_TYPE } from '../http/metrics-access.ts';
 import { PhotoFolderGuard } from '../photos/folder-guard.ts';
@@ -28,6 +28,7 @@ import { STORE_FILE_MODE, type Store } from '../store/store.ts';
 import { widgetRouter } from '../http/widget-assets.ts';
 import { createGeocoding, type Geocoding } from '../places/index.ts';
 import { agencyConfig, readAgenciesFile, type AgencyEntry } from './agencies-file.ts';
+import { renderFleetMetrics } from './fleet-metrics.ts';
 
 /** Written by the relay into DATA_DIR for `npm run relay -- agencies` (no token in it). */
 export const AGENCIES_STATUS_FILE = 'agencies-status.json';
@@ -152,6 +153,8 @@ export class AgencySet {
   private closed = false;
   /** One for the relay: every agency's listings are placed through it, at the geocoder's one pace. */
   private readonly geocoding: Geocoding;
+  /** First fills write their listings a few agencies at a time, the smallest first (undefined: firstFillOrder false, all at once). */
+  private readonly fillTurns: FillTurns | undefined;
 
   private constructor(private readonly options: AgencySetOptions) {
     this.log = options.log.child({ component: 'agencies' });
@@ -169,6 +172,7 @@ export class AgencySet {
     this.photoGuard = options.photoGuard ?? new PhotoFolderGuard();
     this.sharedWidget = widgetRouter(options.widgetDir);
     this.answers = options.answers ?? answerCacheFor(options.config.http);
+    this.fillTurns = options.firstFillOrder === false ? undefined : new FillTurns();
   }
 
   /** Composes every agency of the file and plans them together; refuses (ConfigError) a file or a plan that does not fit, having closed what it opened. */
@@ -264,6 +268,7 @@ export class AgencySet {
       answers: this.answers,
       geocoding: this.geocoding,
       firstFillOrder: this.options.firstFillOrder,
+      fillTurns: this.fillTurns,
     });
     // Back after a removal, its rows may name images another agency's clean-up deleted meanwhile: fetched again, never served broken.
     agency.listings.forgetMissingPhotos();
@@ -420,8 +425,11 @@ export class AgencySet {
     );
   }
 
-  /** Prometheus text for the relay's /metrics: every agency's push counts together, and the agencies by state. */
-  metrics(): string {
+  /**
+   * Prometheus text for the relay's /metrics: every agency's push counts together, the agencies by
+   * state, then a series per agency (fleet-metrics.ts: the dashboard's and alerting rules' view).
+   */
+  async metrics(): Promise<string> {
     const agencies = this.list().map((running) => running.agency);
     const sum = (pick: (agency: Agency) => number) => agencies.reduce((total, agency) => total + pick(agency), 0);
     const webhooks = {
@@ -449,7 +457,24 @@ export class AgencySet {
       renderSharedSyncMetrics(agencies.flatMap((agency) => (agency.sharedSync ? [agency.sharedSync] : []))) +
       '# HELP estate_agencies Agencies of AGENCIES_FILE: serving, or removed and still delivering their queued enquiries (draining).\n' +
       '# TYPE estate_agencies gauge\n' +
-      `estate_agencies{state="serving"} ${this.serving.size}\nestate_agencies{state="draining"} ${this.draining.size}\n`
+      `estate_agencies{state="serving"} ${this.serving.size}\nestate_agencies{state="draining"} ${this.draining.size}\n` +
+      (await this.fleetMetrics())
+    );
+  }
+
+  private fleetMetrics(): Promise<string> {
+    const line = (slug: string) => this.plan?.agencies.find((agency) => agency.slug === slug);
+    return renderFleetMetrics(
+      [
+        ...this.list().map((running) => ({
+          slug: running.entry.slug,
+          agency: running.agency,
+          state: 'serving' as const,
+          freshness: line(running.entry.slug)?.freshness ?? null,
+        })),
+        ...this.drainingAgencies().map((running) => ({ slug: running.entry.slug, agency: running.agency, state: 'draining' as const, freshness: null })),
+      ],
+      this.plan && { perDay: this.plan.perDay, allowed: this.plan.allowed },
     );
   }
 

@@ -83,6 +83,8 @@ export interface ComposeAgencyOptions {
   userAgent?: string;
   /** Until its cache is first filled, the agency takes its place in the key's fill order, the smallest first (default true; false: in turns). */
   firstFillOrder?: boolean;
+  /** The relay's turns for writing first fills, shared by its agencies (listings/fill-turns.ts). */
+  fillTurns?: ListingsServiceOptions['fillTurns'];
 }
 
 /** Opens and wires one agency; nothing runs until its features' workers start. Throws a ConfigError on refused settings, having released what it opened. */
@@ -138,6 +140,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
       },
       answers: options.answers,
       placements: places.placements,
+      fillTurns: options.fillTurns,
     });
   } catch (error) {
     // Refused settings (CRM budget): release what was opened, then let the caller report it.

@@ -211,6 +211,10 @@ export interface CrmClient {
   onCallSucceeded(listener: (call: { method: string; path: string }) => void): () => void;
   /** Callers waiting for a rate-limit slot. */
   readonly queued: number;
+  /** Callers of every client of the key waiting at its gate, by work class. */
+  queuedByClass(): Record<WorkClass, number>;
+  /** Answers 429 (rate limited) this client received, each retry's too, since it was made. */
+  readonly rateLimitedAnswers: number;
   /** A digest of the API key and access token (never them): what was learned with other credentials is not trusted. */
   readonly credentialsId: string;
   /** Fails every waiting call and every later one. In-flight requests finish. */
@@ -317,6 +321,7 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
     };
   };
 
+  let rateLimitedAnswers = 0;
   const refusalListeners = new Set<(status: 401 | 403) => void>();
   const successListeners = new Set<(call: { method: string; path: string }) => void>();
   const { callsStore } = options;
@@ -391,6 +396,7 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
 
       const { crmMessage, crmCode } = errorBody(text);
       if (status === 429) {
+        rateLimitedAnswers++;
         const retryAfterMs = parseRetryAfter(retryAfterHeader, now());
         const waitMs = retryAfterMs ?? fullJitter(backoffBaseMs, rateLimitedRetries + 1);
         if (rateLimitedRetries < maxRetries && waitMs <= maxRetryWaitMs) {
@@ -591,6 +597,10 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
     },
     get queued() {
       return limiter.queued;
+    },
+    queuedByClass: () => limiter.queuedByClass(),
+    get rateLimitedAnswers() {
+      return rateLimitedAnswers;
     },
     credentialsId: createHash('sha256').update(`${options.apiKey}\n${options.accessToken}`).digest('hex').slice(0, 16),
     // Its gate closes with the last client of the key (a second relay on the same store, in one process, keeps its own open).

@@ -7,6 +7,7 @@ import type { ListingCache, OpenHomeRow } from './cache.ts';
 import type { ListedRecord, ListingSource, MappedAgent, PushedRecord, SourceList } from './source.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { asWork } from '../runtime/work-class.ts';
+import type { FillTurns } from './fill-turns.ts';
 
 export type SyncKind = 'incremental' | 'full';
 
@@ -50,6 +51,8 @@ export interface ListingSyncOptions {
    * to make. Default: always.
    */
   holdsSync?: () => boolean;
+  /** Many agencies on one relay: a first fill writes its listings in one of a few turns, the smallest agency first (fill-turns.ts). */
+  fillTurns?: FillTurns;
 }
 
 /** A run refused because another relay holds the agency's sync (relays on one database). */
@@ -240,6 +243,9 @@ export class ListingSync {
       }
 
       // 2. New and changed listings: photos first, then the record, so a listing appears with its photos.
+      //    A first fill of one of many agencies waits for its turn here, its lists read (fill-turns.ts).
+      const firstFill = this.options.fillTurns && this.fillOrder() !== undefined;
+      const releaseTurn = firstFill ? await this.options.fillTurns!.take(() => this.fillOrder() ?? -1, signal) : undefined;
       const limit = pLimit(this.options.listingConcurrency ?? 4);
       let sincePublish = 0;
       // Settled, not Promise.all: a failure or a stop must not end the sync while other listings'
@@ -257,6 +263,8 @@ export class ListingSync {
           }),
         ),
       );
+      // Its turn is over once its listings are written: the requests left (staff, open homes) go first at the CRM's gate.
+      releaseTurn?.();
       const failed = written.find((result) => result.status === 'rejected');
       if (failed) throw failed.reason;
       if (sweep !== null) cache.markSeen(unchangedSeen, sweep);
