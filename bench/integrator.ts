@@ -19,6 +19,12 @@
  *    200 agencies reading every minute at 10 requests a second, is scaled too), and a bound that
  *    scales only the wait for the read (at most one interval): p95 + interval × (COMPRESSION − 1).
  *
+ * The first fill's order (issue 23): agencies never filled fill one after another at the key's gate,
+ * the smallest first, not all in turns. Reported as the first, median and last agency serving
+ * against the floor the CRM's per-second limit sets in the same run: the first sync's requests
+ * (counted by the simulator) at 10 a second. Before the order, 200 × 100 filled first at 339 s,
+ * median 371 s, all 383 s, against a floor of about 272 s.
+ *
  * CRM calls per day: a day cannot run in real time here, so, as the freshness bench does, each
  * activity's cost is measured at the simulator and multiplied by its daily count in the plan
  * (planAgencies): one sweep per agency (measured: the first sync's requests / agencies), the
@@ -52,6 +58,8 @@ import type { DrivenChange } from '../crm-sim/drive.ts';
 import type { BenchContext, BenchFigure } from './types.ts';
 
 const DAILY_CHANGE_SHARE = 0.02;
+/** The CRM's per-second limit per key (the rig's simulator and relay default): the floor of the first fill. */
+const REQUESTS_PER_SECOND = 10;
 /** How long the fill may make no progress before the agencies still empty are reported instead of waited for. */
 const STALL_MS = 180_000;
 const CLOSE_TIMEOUT_MS = 120_000;
@@ -197,6 +205,13 @@ export async function measureIntegrator(options: IntegratorBenchOptions): Promis
       agenciesNotFilledNames: [...realTime.unfilled, ...(lost?.unfilled ?? []).map((slug) => `${slug} (compressed run)`)].join(', ') || null,
       firstAgencyFilledSeconds: realTime.firstFilledSeconds,
       medianAgencyFilledSeconds: realTime.filled.p50,
+      lastAgencyFilledSeconds: realTime.lastFilledSeconds,
+      // The time the first sync's requests need at the CRM's per-second limit, measured in this run.
+      floorSeconds: realTime.floorSeconds,
+      firstVsFloor: round(realTime.firstFilledSeconds / realTime.floorSeconds, 3),
+      medianVsFloor: round(realTime.filled.p50 / realTime.floorSeconds, 3),
+      lastVsFloor: round(realTime.lastFilledSeconds / realTime.floorSeconds, 3),
+      fillOrder: 'never-filled agencies one after another at the key’s gate, the smallest (first list page’s total) first',
       enquiries: realTime.enquiries.samples,
       enquiryDeliveryP50Seconds: realTime.enquiries.p50,
       enquiryDeliveryP95Seconds: realTime.enquiries.p95,
@@ -263,6 +278,7 @@ async function realTimeRun(rig: IntegratorRig, options: IntegratorBenchOptions) 
   await enquiryLoop;
   await Promise.all(enquiries);
   const firstSyncRequests = await apiRequests(rig);
+  const floorSeconds = round(firstSyncRequests / REQUESTS_PER_SECOND);
   note(
     `${filledAt.length} of ${rig.agencies.length} agencies filled in ${round(Math.max(...filledAt))} s, ${firstSyncRequests} CRM requests; ${enquiryTimes.length} enquiries delivered`,
   );
@@ -290,6 +306,8 @@ async function realTimeRun(rig: IntegratorRig, options: IntegratorBenchOptions) 
     filled: percentiles(filledAt),
     unfilled: fill.unfilled,
     firstFilledSeconds: round(Math.min(...filledAt)),
+    lastFilledSeconds: round(Math.max(...filledAt)),
+    floorSeconds,
     lists,
     sizes,
     sweepRequests,

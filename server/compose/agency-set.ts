@@ -16,7 +16,7 @@ import type { EnquiryTargets } from '../enquiries/targets.ts';
 import { HttpError, notFoundHandler } from '../http/errors.ts';
 import { AgenciesBudgetRefusedError, describeAgenciesPlan, planAgencies, type AgenciesPlan } from '../listings/budget.ts';
 import { renderPushMetrics, type ChangeWorkerCounts } from '../listings/events.ts';
-import { webhookRouter, type WebhookCounts } from '../listings/index.ts';
+import { FillTurns, webhookRouter, type WebhookCounts } from '../listings/index.ts';
 import type { Feature } from '../runtime/feature.ts';
 import type { Logger } from '../runtime/log.ts';
 import { metricsAccess, PROMETHEUS_CONTENT_TYPE } from '../http/metrics-access.ts';
@@ -33,6 +33,7 @@ import { elementRenderer, pageSite, pagesFeature } from '../pages/index.ts';
 import type { ElementRenderer } from '../pages/render.ts';
 import { agencyHostRobots, relayHostRobots } from '../pages/robots.ts';
 import { agencyConfig, readAgenciesFile, type AgencyEntry } from './agencies-file.ts';
+import { renderFleetMetrics } from './fleet-metrics.ts';
 
 /** Written by the relay into DATA_DIR for `npm run relay -- agencies` (no token in it). */
 export const AGENCIES_STATUS_FILE = 'agencies-status.json';
@@ -116,6 +117,8 @@ export interface AgencySetOptions {
   relayUrl?: string;
   /** URLs per sitemap file before an agency's sitemap becomes an index (default 50,000; tests use fewer). */
   maxUrlsPerSitemap?: number;
+  /** Agencies never filled fill one after another, the smallest first (default true; false: in turns). */
+  firstFillOrder?: boolean;
 }
 
 export interface ReloadReport {
@@ -165,6 +168,8 @@ export class AgencySet {
   private readonly renderer: ElementRenderer;
   /** The served agencies by the host names in their `hosts` (rebuilt whenever the served set changes). */
   private byHostName = new Map<string, RunningAgency>();
+  /** First fills write their listings a few agencies at a time, the smallest first (undefined: firstFillOrder false, all at once). */
+  private readonly fillTurns: FillTurns | undefined;
 
   private constructor(private readonly options: AgencySetOptions) {
     this.log = options.log.child({ component: 'agencies' });
@@ -183,6 +188,7 @@ export class AgencySet {
     this.sharedWidget = widgetRouter(options.widgetDir);
     this.answers = options.answers ?? answerCacheFor(options.config.http);
     this.renderer = elementRenderer(options.widgetDir, this.log);
+    this.fillTurns = options.firstFillOrder === false ? undefined : new FillTurns();
   }
 
   /** Composes every agency of the file and plans them together; refuses (ConfigError) a file or a plan that does not fit, having closed what it opened. */
@@ -290,6 +296,8 @@ export class AgencySet {
       syncBalance: this.syncBalance,
       answers: this.answers,
       geocoding: this.geocoding,
+      firstFillOrder: this.options.firstFillOrder,
+      fillTurns: this.fillTurns,
     });
     // Back after a removal, its rows may name images another agency's clean-up deleted meanwhile: fetched again, never served broken.
     agency.listings.forgetMissingPhotos();
@@ -551,8 +559,11 @@ export class AgencySet {
     );
   }
 
-  /** Prometheus text for the relay's /metrics: every agency's push counts together, and the agencies by state. */
-  metrics(): string {
+  /**
+   * Prometheus text for the relay's /metrics: every agency's push counts together, the agencies by
+   * state, then a series per agency (fleet-metrics.ts: the dashboard's and alerting rules' view).
+   */
+  async metrics(): Promise<string> {
     const agencies = this.list().map((running) => running.agency);
     const sum = (pick: (agency: Agency) => number) => agencies.reduce((total, agency) => total + pick(agency), 0);
     const webhooks = {
@@ -580,7 +591,24 @@ export class AgencySet {
       renderSharedSyncMetrics(agencies.flatMap((agency) => (agency.sharedSync ? [agency.sharedSync] : []))) +
       '# HELP estate_agencies Agencies of AGENCIES_FILE: serving, or removed and still delivering their queued enquiries (draining).\n' +
       '# TYPE estate_agencies gauge\n' +
-      `estate_agencies{state="serving"} ${this.serving.size}\nestate_agencies{state="draining"} ${this.draining.size}\n`
+      `estate_agencies{state="serving"} ${this.serving.size}\nestate_agencies{state="draining"} ${this.draining.size}\n` +
+      (await this.fleetMetrics())
+    );
+  }
+
+  private fleetMetrics(): Promise<string> {
+    const line = (slug: string) => this.plan?.agencies.find((agency) => agency.slug === slug);
+    return renderFleetMetrics(
+      [
+        ...this.list().map((running) => ({
+          slug: running.entry.slug,
+          agency: running.agency,
+          state: 'serving' as const,
+          freshness: line(running.entry.slug)?.freshness ?? null,
+        })),
+        ...this.drainingAgencies().map((running) => ({ slug: running.entry.slug, agency: running.agency, state: 'draining' as const, freshness: null })),
+      ],
+      this.plan && { perDay: this.plan.perDay, allowed: this.plan.allowed },
     );
   }
 

@@ -81,6 +81,10 @@ export interface ComposeAgencyOptions {
   geocoding?: Geocoding;
   /** "estate-embed/<version>", for the geocoder (when this agency makes its own geocoding). */
   userAgent?: string;
+  /** Until its cache is first filled, the agency takes its place in the key's fill order, the smallest first (default true; false: in turns). */
+  firstFillOrder?: boolean;
+  /** The relay's turns for writing first fills, shared by its agencies (listings/fill-turns.ts). */
+  fillTurns?: ListingsServiceOptions['fillTurns'];
 }
 
 /** Opens and wires one agency; nothing runs until its features' workers start. Throws a ConfigError on refused settings, having released what it opened. */
@@ -114,6 +118,8 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
       limiterStore: options.limiterStore,
       agency: options.slug,
       shared: options.sharedDatabase ? { database: options.sharedDatabase, gate: sharedGateOfKey(config, options.sharedDatabase) } : undefined,
+      // Until its cache is first filled, the agency's place in the key's fill order (requests start once the workers do, after this).
+      fillOrder: options.firstFillOrder === false ? undefined : () => listings.sync.fillOrder(),
     });
     listings = createListingsService({
       config,
@@ -134,6 +140,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
       },
       answers: options.answers,
       placements: places.placements,
+      fillTurns: options.fillTurns,
     });
   } catch (error) {
     // Refused settings (CRM budget): release what was opened, then let the caller report it.

@@ -82,6 +82,11 @@ export interface StartRelayOptions {
    * fatal either way). main.ts stops the relay: two processes with one id would hold the same claims.
    */
   onDisplaced?: (error: RelayIdConflictError) => void;
+  /**
+   * Fill agencies that were never filled one after another, the smallest first (default true); false
+   * takes them in turns, as before issue 23: the first-fill test compares the two.
+   */
+  firstFillOrder?: boolean;
 }
 
 /**
@@ -158,6 +163,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
         userAgent,
         tiles,
         maxUrlsPerSitemap: options.maxUrlsPerSitemap,
+        firstFillOrder: options.firstFillOrder,
       });
     } else {
       await sharedDatabase?.prepareAgencies([undefined]);

@@ -77,6 +77,13 @@ export interface CrmClientOptions {
   agency?: string;
   /** The agency's store, where its requests per UTC day are counted (requestsToday survives a restart). Default: counted in memory. */
   callsStore?: Store;
+  /**
+   * While the agency has never filled its listing cache: its size as far as known (lower fills
+   * first at the key's gate); undefined once filled. Its sync's requests go in that order; its
+   * other requests but enquiries (start-up checks) after every first fill, or at once when its own
+   * is done: a relay of many new agencies has each one serving as early as it can.
+   */
+  fillOrder?: () => number | undefined;
   /** Where the operator sets the access token, for errors that say what to check. Default CRM_ACCESS_TOKEN. */
   tokenSetting?: string;
   log: Logger;
@@ -204,6 +211,10 @@ export interface CrmClient {
   onCallSucceeded(listener: (call: { method: string; path: string }) => void): () => void;
   /** Callers waiting for a rate-limit slot. */
   readonly queued: number;
+  /** Callers of every client of the key waiting at its gate, by work class. */
+  queuedByClass(): Record<WorkClass, number>;
+  /** Answers 429 (rate limited) this client received, each retry's too, since it was made. */
+  readonly rateLimitedAnswers: number;
   /** A digest of the API key and access token (never them): what was learned with other credentials is not trusted. */
   readonly credentialsId: string;
   /** Where the operator sets this client's access token (CRM_ACCESS_TOKEN, or the agency's entry in AGENCIES_FILE), for messages that say what to fix. */
@@ -251,7 +262,7 @@ export function createCrmClientFromConfig(
   config: Config,
   store: Store,
   log: Logger,
-  options: { limiterStore?: Store; agency?: string; shared?: SharedKey } = {},
+  options: { limiterStore?: Store; agency?: string; shared?: SharedKey; fillOrder?: () => number | undefined } = {},
 ): CrmClient {
   // Many agencies on one relay pass the relay's key-wide store: one gate and one daily budget for the key.
   const limiterStore = options.limiterStore ?? store;
@@ -270,6 +281,7 @@ export function createCrmClientFromConfig(
     timeoutMs: config.crm.timeoutMs,
     agency: options.agency,
     callsStore: store,
+    fillOrder: options.fillOrder,
     // Many agencies: the token is the agency's accessToken in AGENCIES_FILE (its value is never named).
     ...(options.agency ? { tokenSetting: agencyTokenSetting(options.agency) } : {}),
   });
@@ -306,6 +318,17 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
     'User-Agent': 'estate-embed-relay',
   };
 
+  // The fill order of one request: its sync's in the agency's place; start-up checks after every first fill (sweep is the sync's class).
+  const fillOrderOf = (workClass: WorkClass) => {
+    const size = options.fillOrder;
+    if (!size) return undefined;
+    return () => {
+      const order = size();
+      return order === undefined || workClass === 'sweep' ? order : Number.MAX_SAFE_INTEGER;
+    };
+  };
+
+  let rateLimitedAnswers = 0;
   const refusalListeners = new Set<(status: 401 | 403) => void>();
   const successListeners = new Set<(call: { method: string; path: string }) => void>();
   const { callsStore } = options;
@@ -335,7 +358,8 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
 
     for (let attempt = 1; ; attempt++) {
       // The work class of whichever worker made this call (work-class.ts): leads before syncs.
-      const releaseSlot = await limiter.acquire({ signal: req.signal, workClass: workClassNow(), agency });
+      const workClass = workClassNow();
+      const releaseSlot = await limiter.acquire({ signal: req.signal, workClass, agency, fillOrder: fillOrderOf(workClass) });
       countToday();
       const timeout = AbortSignal.timeout(timeoutMs);
       const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
@@ -379,6 +403,7 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
 
       const { crmMessage, crmCode } = errorBody(text);
       if (status === 429) {
+        rateLimitedAnswers++;
         const retryAfterMs = parseRetryAfter(retryAfterHeader, now());
         const waitMs = retryAfterMs ?? fullJitter(backoffBaseMs, rateLimitedRetries + 1);
         if (rateLimitedRetries < maxRetries && waitMs <= maxRetryWaitMs) {
@@ -581,6 +606,10 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
       return limiter.queued;
     },
     tokenSetting,
+    queuedByClass: () => limiter.queuedByClass(),
+    get rateLimitedAnswers() {
+      return rateLimitedAnswers;
+    },
     credentialsId: createHash('sha256').update(`${options.apiKey}\n${options.accessToken}`).digest('hex').slice(0, 16),
     // Its gate closes with the last client of the key (a second relay on the same store, in one process, keeps its own open).
     close: () => limiter.release(),

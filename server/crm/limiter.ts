@@ -52,6 +52,10 @@ export interface BudgetStatus {
 interface Waiter {
   workClass: WorkClass;
   agency: string;
+  /** Set while the caller's agency has never filled its listing cache (AcquireOptions.fillOrder). */
+  fillOrder?: () => number | undefined;
+  /** Arrival order, for ties in the fill lane. */
+  seq: number;
   resolve: (release: ReleaseSlot) => void;
   reject: (error: unknown) => void;
   signal?: AbortSignal;
@@ -68,6 +72,12 @@ export interface AcquireOptions {
   workClass?: WorkClass;
   /** The agency (access token) the request is for; one agency's turn is one request. Default: one shared agency. */
   agency?: string;
+  /**
+   * The agency has never filled its listing cache: its place in the first-fill order (lower goes
+   * first), read whenever the gate chooses; undefined once it has filled. Such requests (not
+   * enquiries) wait in the fill lane (FairQueue) instead of their class.
+   */
+  fillOrder?: () => number | undefined;
 }
 
 /**
@@ -76,11 +86,22 @@ export interface AcquireOptions {
  * every other agency back by at most one request per turn, not by its whole sweep. (Deficit round
  * robin with a quantum of one request: every request costs the same against the CRM's limits.)
  * Within an agency and class, first come, first served.
+ *
+ * First fills are the exception (a relay starting with many empty agencies): turns would have every
+ * agency fill at the very end, together. The requests of agencies that have never filled their
+ * cache (but enquiries) wait in a fill lane of their own, after catch-up and before sweeps, served
+ * one agency at a time in fill order (the smallest first; ties in the order agencies first came to
+ * the gate), so each agency is serving as soon as its own requests are through, the small ones
+ * within seconds. The gate still never idles while anyone waits: the slots the first agency in
+ * order cannot use go to the next, so the last agency fills no later than in turns.
  */
 class FairQueue {
   private readonly classes = new Map<WorkClass, { byAgency: Map<string, Waiter[]>; turns: string[] }>(
     WORK_CLASSES.map((workClass) => [workClass, { byAgency: new Map(), turns: [] }]),
   );
+  private readonly filling: Waiter[] = [];
+  /** When each agency first came to the gate: the tie-break of the fill order, stable where turns would interleave. */
+  private readonly firstSeen = new Map<string, number>();
   private count = 0;
 
   get length(): number {
@@ -88,6 +109,12 @@ class FairQueue {
   }
 
   push(waiter: Waiter): void {
+    if (!this.firstSeen.has(waiter.agency)) this.firstSeen.set(waiter.agency, this.firstSeen.size);
+    this.count++;
+    if (waiter.workClass !== 'enquiry' && waiter.fillOrder?.() !== undefined) {
+      this.filling.push(waiter);
+      return;
+    }
     const queue = this.classes.get(waiter.workClass)!;
     const own = queue.byAgency.get(waiter.agency);
     if (own) own.push(waiter);
@@ -95,12 +122,12 @@ class FairQueue {
       queue.byAgency.set(waiter.agency, [waiter]);
       queue.turns.push(waiter.agency);
     }
-    this.count++;
   }
 
-  /** The next waiter: the highest class with anyone waiting, the agency whose turn it is. */
+  /** The next waiter: the highest class with anyone waiting (the fill lane just before sweeps), the agency whose turn it is. */
   shift(): Waiter | undefined {
-    for (const queue of this.classes.values()) {
+    for (const [workClass, queue] of this.classes) {
+      if (workClass === 'sweep' && this.filling.length > 0) return this.shiftFilling();
       const agency = queue.turns.shift();
       if (agency === undefined) continue;
       const own = queue.byAgency.get(agency)!;
@@ -114,7 +141,29 @@ class FairQueue {
     return undefined;
   }
 
+  /** The fill lane's next: lowest fill order (an agency filled meanwhile first), then the agency first seen, then arrival. */
+  private shiftFilling(): Waiter {
+    // Read for each waiter (a cheap field read): an agency's sync and its start-up checks have orders of their own.
+    const orders = this.filling.map((waiter) => waiter.fillOrder?.() ?? -1);
+    let best = 0;
+    for (let index = 1; index < this.filling.length; index++) {
+      const a = this.filling[index]!;
+      const b = this.filling[best]!;
+      const byOrder = orders[index]! - orders[best]!;
+      const bySeen = this.firstSeen.get(a.agency)! - this.firstSeen.get(b.agency)!;
+      if (byOrder < 0 || (byOrder === 0 && (bySeen < 0 || (bySeen === 0 && a.seq < b.seq)))) best = index;
+    }
+    this.count--;
+    return this.filling.splice(best, 1)[0]!;
+  }
+
   remove(waiter: Waiter): boolean {
+    const filling = this.filling.indexOf(waiter);
+    if (filling >= 0) {
+      this.filling.splice(filling, 1);
+      this.count--;
+      return true;
+    }
     const queue = this.classes.get(waiter.workClass)!;
     const own = queue.byAgency.get(waiter.agency);
     const index = own?.indexOf(waiter) ?? -1;
@@ -134,10 +183,11 @@ class FairQueue {
     return all;
   }
 
-  /** Waiting callers of each class. */
+  /** Waiting callers of each class (the fill lane's by the class they asked for). */
   byClass(): Record<WorkClass, number> {
     const counts = Object.fromEntries(WORK_CLASSES.map((workClass) => [workClass, 0])) as Record<WorkClass, number>;
     for (const [workClass, queue] of this.classes) for (const own of queue.byAgency.values()) counts[workClass] += own.length;
+    for (const waiter of this.filling) counts[waiter.workClass]++;
     return counts;
   }
 }
@@ -165,7 +215,9 @@ interface Slot {
  * granularity. The cost is throughput, N per (1 s + latency), which is the safe side. (A request
  * that timed out counts as answered at its timeout: by then it has long arrived, if ever.)
  * Waiters are served by priority class (work-class.ts: enquiries, then webhook refreshes, then
- * catch-up, then sweeps) and, within a class, agency by agency in turns (FairQueue), by one timer.
+ * catch-up, then sweeps) and, within a class, agency by agency in turns (FairQueue), by one timer;
+ * agencies that have never filled their cache fill one after another, the smallest first, between
+ * catch-up and sweeps (FairQueue's fill lane).
  * One gate per API key serves every agency on it, so the per-second bound holds for all together.
  *
  * Daily budget: counted in SQLite (table crm_budget, one row per UTC day) by an atomic
@@ -184,6 +236,7 @@ export class RequestLimiter {
   /** Slots in flight or released less than holdMs ago. */
   private slots: Slot[] = [];
   private readonly waiters = new FairQueue();
+  private arrivals = 0;
   private timer: NodeJS.Timeout | undefined;
   private pausedUntil = 0;
   private refusedUntil: { date: Date; reason: string } | undefined;
@@ -275,7 +328,7 @@ export class RequestLimiter {
     if (status.used >= this.limitFor(workClass)) return Promise.reject(budgetError(status, this.reserveNote(workClass)));
     if (this.refusedUntil && this.now() < this.refusedUntil.date) return Promise.reject(refusedError(this.refusedUntil));
     return new Promise<ReleaseSlot>((resolve, reject) => {
-      const waiter: Waiter = { workClass, agency: options.agency ?? '', resolve, reject, signal };
+      const waiter: Waiter = { workClass, agency: options.agency ?? '', fillOrder: options.fillOrder, seq: this.arrivals++, resolve, reject, signal };
       if (signal) {
         waiter.onAbort = () => {
           this.waiters.remove(waiter);

@@ -169,6 +169,11 @@ export class ChangeStore {
     return this.db.prepare('SELECT COUNT(*) FROM crm_change_queue').pluck().get() as number;
   }
 
+  /** When the oldest notice still waiting was received (undefined: none waits): how far the push lags. */
+  oldestReceivedAt(): number | undefined {
+    return (this.db.prepare('SELECT MIN(received_at) FROM crm_change_queue').pluck().get() as number | null) ?? undefined;
+  }
+
   appliedAt(kind: ChangedKind, id: number): number | undefined {
     return this.applied(kind, id)?.at;
   }

@@ -23,10 +23,12 @@ import { webhookRouter, type WebhookCounts, type WebhookTarget } from './webhook
 import type { Clock } from '../runtime/clock.ts';
 import type { WebhookInbox } from './inbox.ts';
 import type { ListingPlacements } from './placement.ts';
+import type { FillTurns } from './fill-turns.ts';
 
 export { BudgetRefusedError, planBudget, type BudgetPlan } from './budget.ts';
 export { ListingCache } from './cache.ts';
 export { ListingSync, type SyncReport } from './sync.ts';
+export { FillTurns } from './fill-turns.ts';
 export { CrmChangeWorker } from './events.ts';
 export { AgencyAccount } from './account.ts';
 export type { PublicListings } from './public-listings.ts';
@@ -48,6 +50,13 @@ export interface ListingsService {
   webhookTarget: WebhookTarget;
   /** Change notices stored and not yet applied (a gauge of /metrics). */
   pendingChanges(): number;
+  /** When the oldest change notice still waiting was received (undefined: none waits). */
+  oldestPendingChangeAt(): number | undefined;
+  /**
+   * When the cache was last known in step with the CRM: the later of the last successful sync and
+   * the last event-stream read (each brings every change up to then); null before the first fill.
+   */
+  syncedAt(): number | null;
   /** List sizes from the cache, for the plan of all agencies. */
   sizes(): KnownSizes;
   /** The source's lists and page size, for the plan. */
@@ -119,6 +128,8 @@ export interface ListingsServiceOptions {
   answers?: AnswerCache;
   /** Where listings are on a map (server/places/): told of every listing written, read by the public listing. */
   placements?: ListingPlacements;
+  /** Many agencies on one relay: first fills write their listings a few at a time, the smallest first (fill-turns.ts). */
+  fillTurns?: FillTurns;
 }
 
 /**
@@ -195,6 +206,7 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     config,
     now: options.now,
     holdsSync: options.holdsSync,
+    fillTurns: options.fillTurns,
     afterSweep: () => {
       if (!options.shared) replan();
       options.afterSweep?.();
@@ -275,6 +287,13 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     webhookCounts,
     webhookTarget,
     pendingChanges: () => changeStore.pending(),
+    oldestPendingChangeAt: () => changeStore.oldestReceivedAt(),
+    syncedAt: () => {
+      const { lastSuccessAt } = cache.readState();
+      const streamReadAt = changeStore.streamPosition().lastReadAt;
+      if (lastSuccessAt === null) return null;
+      return streamReadAt === undefined ? lastSuccessAt : Math.max(lastSuccessAt, streamReadAt);
+    },
     sizes,
     budgetedLists: source,
     metrics: () => renderPushMetrics(webhookCounts, changes.counts, changeStore.pending()),

@@ -7,6 +7,7 @@ import type { ListingCache, OpenHomeRow } from './cache.ts';
 import type { ListedRecord, ListingSource, MappedAgent, PushedRecord, SourceList } from './source.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { asWork } from '../runtime/work-class.ts';
+import type { FillTurns } from './fill-turns.ts';
 
 export type SyncKind = 'incremental' | 'full';
 
@@ -50,6 +51,8 @@ export interface ListingSyncOptions {
    * to make. Default: always.
    */
   holdsSync?: () => boolean;
+  /** Many agencies on one relay: a first fill writes its listings in one of a few turns, the smallest agency first (fill-turns.ts). */
+  fillTurns?: FillTurns;
 }
 
 /** A run refused because another relay holds the agency's sync (relays on one database). */
@@ -87,6 +90,10 @@ export class ListingSync {
   private openHomesAt: number | undefined;
   /** Failed runs since start while the cache has never been filled. */
   private failedFills = 0;
+  /** Whether the cache has been filled once (read from the store at the first ask; true for good once a run succeeds). */
+  private filled: boolean | undefined;
+  /** The agency's size as its first fill learned it: the first list page's total, else what the cache held. */
+  private sizeEstimate: number | undefined;
 
   constructor(private readonly options: ListingSyncOptions) {
     this.specs = options.source.lists;
@@ -142,6 +149,25 @@ export class ListingSync {
     }
     const retryMs = (this.options.firstFillRetryMs ?? 30_000) * 2 ** Math.min(this.failedFills++, 16);
     return Math.min(pollMs, retryMs);
+  }
+
+  /**
+   * The agency's place in the key's first-fill order while its cache has never been filled (the CRM
+   * gate fills agencies one after another, the smallest first: crm/limiter.ts), undefined once it
+   * has. The size is the first list page's total (the first request of a fill, so every agency's is
+   * known after one request each), or what a fill that failed halfway left in the cache; 0 while
+   * unknown, which puts that first request ahead of the fills. It does not grow as later lists are
+   * read: an agency whose estimate rose with each page would be overtaken page by page, which is
+   * interleaving again.
+   */
+  fillOrder(): number | undefined {
+    if (this.filled === undefined) {
+      const filled = this.options.cache.readState().lastSuccessAt !== null;
+      this.filled = filled;
+      const cached = [...this.options.cache.countsBySource().values()].reduce((sum, count) => sum + count, 0);
+      if (!filled && cached > 0) this.sizeEstimate = cached;
+    }
+    return this.filled ? undefined : (this.sizeEstimate ?? 0);
   }
 
   /** Resolves once the cache holds a successful sync (at once after a restart with a filled cache). */
@@ -217,6 +243,9 @@ export class ListingSync {
       }
 
       // 2. New and changed listings: photos first, then the record, so a listing appears with its photos.
+      //    A first fill of one of many agencies waits for its turn here, its lists read (fill-turns.ts).
+      const firstFill = this.options.fillTurns && this.fillOrder() !== undefined;
+      const releaseTurn = firstFill ? await this.options.fillTurns!.take(() => this.fillOrder() ?? -1, signal) : undefined;
       const limit = pLimit(this.options.listingConcurrency ?? 4);
       let sincePublish = 0;
       // Settled, not Promise.all: a failure or a stop must not end the sync while other listings'
@@ -234,6 +263,8 @@ export class ListingSync {
           }),
         ),
       );
+      // Its turn is over once its listings are written: the requests left (staff, open homes) go first at the CRM's gate.
+      releaseTurn?.();
       const failed = written.find((result) => result.status === 'rejected');
       if (failed) throw failed.reason;
       if (sweep !== null) cache.markSeen(unchangedSeen, sweep);
@@ -267,6 +298,7 @@ export class ListingSync {
         lastError: null,
         lastErrorAt: null,
       });
+      this.filled = true;
       if (kind === 'full') this.options.afterSweep?.();
     } catch (error) {
       report.error = this.describeError(error);
@@ -336,6 +368,7 @@ export class ListingSync {
       items.push(...list.items);
       firstTotal ??= list.total;
       lastTotal = list.total;
+      if (this.filled === false) this.sizeEstimate ??= list.total;
       this.log.debug({ list: spec.source, page, totalPages: list.totalPages, items: list.items.length }, 'listing page read');
     }
     // Records that failed the schema are not "gone": a list with any is not complete, so nothing is removed for it.

@@ -24,11 +24,15 @@ function gate(requestsPerSecond = 1) {
  * Queues every waiter while the gate is paused, then lets it go: the first `take` grants (the
  * slots free at once) show whom it serves first. Grants are released at once.
  */
-async function serveOrder(limiter: RequestLimiter, waiters: Array<{ label: string; workClass?: WorkClass; agency?: string }>, take: number): Promise<string[]> {
+async function serveOrder(
+  limiter: RequestLimiter,
+  waiters: Array<{ label: string; workClass?: WorkClass; agency?: string; fillOrder?: () => number | undefined }>,
+  take: number,
+): Promise<string[]> {
   limiter.pauseFor(150);
   const order: string[] = [];
-  const grants: Array<Promise<unknown>> = waiters.map(({ label, workClass, agency }) =>
-    limiter.acquire({ workClass, agency }).then((release: ReleaseSlot) => {
+  const grants: Array<Promise<unknown>> = waiters.map(({ label, workClass, agency, fillOrder }) =>
+    limiter.acquire({ workClass, agency, fillOrder }).then((release: ReleaseSlot) => {
       order.push(label);
       release();
     }),
@@ -145,6 +149,71 @@ describe('the quota governor: fair shares between agencies', () => {
     expect(counters.key.peakRequestsPerSecond).toBeLessThanOrEqual(10);
     expect(counters.key.refusedPerSecond).toBe(0);
   }, 40_000);
+});
+
+describe('the quota governor: first fills, the smallest first', () => {
+  const requests = (agency: string, count: number, workClass: WorkClass, fillOrder?: () => number | undefined) =>
+    Array.from({ length: count }, (_, index) => ({ label: `${agency}-${workClass}-${index}`, workClass, agency, fillOrder }));
+
+  it('fills never-filled agencies one after another, smallest first, after enquiries and catch-up and before sweeps', async () => {
+    const limiter = gate(40);
+    const order = await serveOrder(
+      limiter,
+      [
+        // Queued first: a filled agency's daily sweep, then three agencies filling (big, small, medium).
+        ...requests('filled', 3, 'sweep'),
+        ...requests('big', 3, 'sweep', () => 50),
+        // A filling agency's start-up check (the client gives it the last place) does not take its sync's place.
+        ...requests('small', 1, 'catch-up', () => Number.MAX_SAFE_INTEGER),
+        ...requests('small', 3, 'sweep', () => 5),
+        ...requests('medium', 3, 'sweep', () => 20),
+        // The filled agency's catch-up read and an enquiry of the big one come last.
+        ...requests('filled', 1, 'catch-up'),
+        { label: 'big-enquiry', workClass: 'enquiry', agency: 'big', fillOrder: () => 50 },
+      ],
+      15,
+    );
+    expect(order).toEqual([
+      'big-enquiry',
+      'filled-catch-up-0',
+      ...['small', 'medium', 'big'].flatMap((agency) => [0, 1, 2].map((index) => `${agency}-sweep-${index}`)),
+      'small-catch-up-0',
+      'filled-sweep-0',
+      'filled-sweep-1',
+      'filled-sweep-2',
+    ]);
+  });
+
+  it('serves an agency of unknown size first (its first request tells its size), and equal sizes one agency at a time, not in turns', async () => {
+    const limiter = gate(40);
+    const sizes = new Map([
+      ['a', 30],
+      ['b', 30],
+      ['c', 0],
+    ]);
+    const order = await serveOrder(
+      limiter,
+      ['a', 'b', 'c'].flatMap((agency) => requests(agency, 2, 'sweep', () => sizes.get(agency))),
+      6,
+    );
+    expect(order).toEqual(['c-sweep-0', 'c-sweep-1', 'a-sweep-0', 'a-sweep-1', 'b-sweep-0', 'b-sweep-1']);
+  });
+
+  it('an agency that filled while its requests waited is served before the fills still going (its start-up checks, say)', async () => {
+    const limiter = gate(40);
+    let aFilled = false;
+    const order = await serveOrder(
+      limiter,
+      [...requests('b', 2, 'sweep', () => 10), ...requests('a', 2, 'catch-up', () => (aFilled ? undefined : Number.MAX_SAFE_INTEGER))],
+      4,
+    );
+    // Not filled when the gate chose: a's start-up checks wait for b's fill.
+    expect(order).toEqual(['b-sweep-0', 'b-sweep-1', 'a-catch-up-0', 'a-catch-up-1']);
+    aFilled = true;
+    const limiter2 = gate(40);
+    const after = await serveOrder(limiter2, [...requests('b', 2, 'sweep', () => 10), ...requests('a', 1, 'catch-up', () => (aFilled ? undefined : 1))], 3);
+    expect(after[0]).toBe('a-catch-up-0');
+  });
 });
 
 describe('the quota governor: one usage read per key', () => {

@@ -61,6 +61,10 @@ export interface IntegratorRig {
 export interface IntegratorRigOptions {
   agencies: number;
   listings: number;
+  /** Each account's listings, when they differ: one account per entry, in file order (`agencies` and `listings` are then unused). */
+  listingsEach?: number[];
+  /** Fill never-filled agencies one after another, the smallest first (the relay's default), or in turns (false). */
+  firstFillOrder?: boolean;
   /** The simulator's per-key limits (the CRM's: 10 a second, 10,000 a day). */
   requestsPerSecond?: number;
   dailyLimit?: number;
@@ -116,8 +120,8 @@ async function stopProcess(child: ChildProcess): Promise<void> {
 
 export async function startIntegratorRig(options: IntegratorRigOptions): Promise<IntegratorRig> {
   const simProcess = await startSimulatorProcess({
-    agencies: options.agencies,
-    listings: options.listings,
+    agencies: options.listingsEach ? 1 : options.agencies,
+    listings: options.listingsEach?.[0] ?? options.listings,
     photosPerListing: 1,
     seed: 11,
     requestsPerSecond: options.requestsPerSecond ?? 10,
@@ -152,6 +156,8 @@ export async function startIntegratorRig(options: IntegratorRigOptions): Promise
   let relay: RunningRelay;
   let agencies: RigAgency[];
   try {
+    // Accounts of their own sizes: the first is built with its size, the others added through the control surface.
+    for (const listings of options.listingsEach?.slice(1) ?? []) await sim.control('/accounts', { method: 'POST', body: { listings, photosPerListing: 1 } });
     const accounts = (await sim.control<{ items: Array<{ id: number; name: string; accessToken: string }> }>('/accounts')).items;
     const entries = accounts.map((account, index) => ({
       slug: `agency-${String(index + 1).padStart(3, '0')}`,
@@ -178,7 +184,7 @@ export async function startIntegratorRig(options: IntegratorRigOptions): Promise
       PUBLIC_URL: 'https://relay.integrator.test',
       ...options.env,
     });
-    relay = await startRelay(config, { log: silentLogger, app: { demoDir: null } });
+    relay = await startRelay(config, { log: silentLogger, app: { demoDir: null }, firstFillOrder: options.firstFillOrder });
     agencies = entries.map((entry, index) => ({
       slug: entry.slug,
       accountId: accounts[index]!.id,

@@ -77,7 +77,10 @@ export interface EnquiryErrorDetail {
 type FieldValues = Record<string, string | boolean>;
 
 /** What every kind of lead carries, as the form builds it; a form adds its kind's own fields (`lead`). */
-export type LeadContactFields = Pick<EnquiryRequest, 'originalId' | 'fullName' | 'email' | 'mobile' | 'consent' | 'website' | 'elapsedMs' | 'page' | 'campaign'>;
+export type LeadContactFields = Pick<
+  EnquiryRequest,
+  'originalId' | 'fullName' | 'email' | 'mobile' | 'consent' | 'website' | 'elapsedMs' | 'page' | 'campaign'
+>;
 
 /** A server-rendered form, detached or about to be, and the control that had the focus in it. */
 type ServerForm = [form: HTMLFormElement | null, focused: Element | null];
