@@ -85,8 +85,12 @@ const FAST_SETTINGS = {
   ENQUIRY_POLL_MS: '250',
 };
 
+/**
+ * The endpoints a saved search calls. GET /enquiries (the note's look-up after an unknown outcome)
+ * is left out: with no faults the worker never reads it, and the relay's access check may at start.
+ */
 const CONTACT_ENDPOINT =
-  /^(GET \/search\/contacts\/email|POST \/contacts$|GET \/contacts\/\{id\}\/requirements|POST \/contacts\/\{id\}\/requirements|GET \/contacts\/\{id\}\/categories|PUT \/contacts\/\{id\}\/categories|POST \/enquiries|GET \/enquiries)$/;
+  /^(GET \/search\/contacts\/email|POST \/contacts$|GET \/contacts\/\{id\}\/requirements|POST \/contacts\/\{id\}\/requirements|GET \/contacts\/\{id\}\/categories|PUT \/contacts\/\{id\}\/categories|POST \/enquiries)$/;
 
 function percentile(sorted: number[], share: number): number {
   if (sorted.length === 0) return 0;
@@ -179,8 +183,10 @@ export async function runSavedSearchChaos(options: SavedSearchChaosOptions): Pro
   let kills = 0;
   let restarting: Promise<void> | undefined;
   let report: SavedSearchChaosReport | undefined;
-  const killAndRestart = (why: string) =>
-    (restarting ??= (async () => {
+  /** Kills the victim and restarts it; a kill asked for while one is under way follows it (none is lost). */
+  const killAndRestart = async (why: string): Promise<void> => {
+    while (restarting) await restarting;
+    restarting = (async () => {
       kills++;
       note(`kill -9 #${kills} (${why})`);
       await victim.kill();
@@ -189,7 +195,9 @@ export async function runSavedSearchChaos(options: SavedSearchChaosOptions): Pro
       note('relay back');
     })().finally(() => {
       restarting = undefined;
-    }));
+    });
+    await restarting;
+  };
   /** Requests by endpoint the CRM answered other than with 429 (a 429 here is the key's limit, shared with the sync, not the saved search's design). */
   const counts = (): Record<string, number> => {
     const byStatus = sim.state.getCounters().statusByEndpoint;
@@ -308,6 +316,7 @@ export async function runSavedSearchChaos(options: SavedSearchChaosOptions): Pro
     const killAt = evenSteps(0, total, sendKills);
     let next = 0;
     let sentBatches = 0;
+    const sendingKills: Promise<void>[] = [];
     await Promise.all(
       Array.from({ length: 6 }, async () => {
         while (next < batches.length) {
@@ -318,12 +327,12 @@ export async function runSavedSearchChaos(options: SavedSearchChaosOptions): Pro
           notAccepted += results.filter((ok) => !ok).length;
           if (killAt.length > 0 && accepted.size >= killAt[0]!) {
             killAt.shift();
-            void killAndRestart(`after ${accepted.size} accepted`);
+            sendingKills.push(killAndRestart(`after ${accepted.size} accepted`));
           }
         }
       }),
     );
-    await restarting;
+    await Promise.all(sendingKills);
     note(`sent: ${accepted.size} accepted, ${notAccepted} not`);
 
     sample();
@@ -405,6 +414,7 @@ export async function runSavedSearchChaos(options: SavedSearchChaosOptions): Pro
       stores,
       seconds: Math.round((Date.now() - started) / 100) / 10,
       ok:
+        kills === options.kills &&
         notAccepted === 0 &&
         accepted.size === options.n &&
         duplicated.length === 0 &&
