@@ -18,6 +18,7 @@ const REPOSITORIES = [
   '^server/cluster/(replica|sync-lease|webhook-inbox|shared-gate)[.]ts$',
   '^server/photos/mirror[.]ts$',
   '^server/enquiries/outbox[.]ts$',
+  '^server/saved-searches/store[.]ts$',
   '^server/crm/(limiter|access)[.]ts$',
   '^server/pages/published[.]ts$',
   '^server/places/repository[.]ts$',
@@ -27,7 +28,7 @@ const REPOSITORIES = [
 const COMPOSITION_ROOTS = ['^server/(main|cli)[.]ts$', '^server/compose/', '^server/ops/'];
 
 /** The feature folders: between the HTTP edge below and the cluster layer above. */
-const FEATURES = '^server/(crm|enquiries|listings|photos|pages|places|tiles|store)/';
+const FEATURES = '^server/(crm|enquiries|saved-searches|listings|photos|pages|places|tiles|store)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -1,3 +1,4 @@
+import { ContactBook } from './contacts.ts';
 import { EventLog } from './events.ts';
 import { FaultInjector, type FaultRule } from './faults.ts';
 import { RateLimiter, type KeyUsageSnapshot, type LimitSettings } from './limits.ts';
@@ -17,6 +18,8 @@ export const SCOPES = {
   enquiriesWrite: 'enquiries:write',
   usersRead: 'users:read',
   accountRead: 'account:read',
+  contactsRead: 'contacts:read',
+  contactsWrite: 'contacts:write',
 } as const;
 
 export const ALL_SCOPES: string[] = Object.values(SCOPES);
@@ -210,6 +213,8 @@ export class SimulatorState {
   readonly agency: AgencyIdentity;
   /** Every change, for GET /eventStream; each also goes out as a webhook (webhooks.ts). */
   readonly events = new EventLog(() => this.now());
+  /** Contacts, their categories and requirements (contacts.ts); empty at the start: the API adds them. */
+  readonly contacts: ContactBook;
 
   private listingById = new Map<number, SimListing>();
   private photoByFilename = new Map<string, SimPhoto>();
@@ -224,6 +229,7 @@ export class SimulatorState {
       key ?? new IntegratorKey(options.apiKey, { requestsPerSecond: options.requestsPerSecond, dailyLimit: options.dailyLimit }, () => options.now().getTime());
     this.agency = agencyIdentity(this.accountIndex);
     this.faults = new FaultInjector(this.accountSeed);
+    this.contacts = new ContactBook(this.accountIndex * ACCOUNT_ID_SPACING, () => this.now());
     this.tokens.set(options.accessToken, { token: options.accessToken, scopes: [...ALL_SCOPES] });
     this.seed();
     this.events.onEvent((event) => this.webhooks.send(event, this));
@@ -537,6 +543,7 @@ export class SimulatorState {
   /** Back to the seeded account (data, enquiries, events, faults, tokens, scopes); the key's quota untouched. */
   resetData(): void {
     this.seed();
+    this.contacts.reset();
     this.events.clear();
     this.faults.clear();
     for (const token of [...this.tokens.keys()]) if (token !== this.options.accessToken) this.tokens.delete(token);

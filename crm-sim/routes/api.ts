@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { EnquiryInputError, parseEnquiry } from '../enquiries.ts';
+import { ContactInputError, ContactLookupError, contactRoutes } from './contacts.ts';
 import type { Market, SimListing } from '../model.ts';
 import {
   boolParam,
@@ -507,6 +508,9 @@ function accountApiRouter(state: SimulatorState): Router {
     res.json(paginate(req, found, pagingParams(query), (enquiry) => renderEnquiry(enquiry, state, origin)));
   });
 
+  // -- Contacts, categories, requirements (routes/contacts.ts) ------------------------------------
+  router.use(contactRoutes(state, scope));
+
   router.get('/enquiries/:id', scope(SCOPES.enquiriesRead), (req, res) => {
     const id = /^\d+$/.test(String(req.params.id)) ? Number(req.params.id) : Number.NaN;
     const enquiry = state.enquiries.find((candidate) => candidate.id === id);
@@ -528,6 +532,8 @@ function accountApiRouter(state: SimulatorState): Router {
     }
     if (error instanceof QueryError) return sendError(res, 400, `Invalid parameter ${error.param}: ${error.message}`, 'INVALID_PARAMETER');
     if (error instanceof EnquiryInputError) return sendError(res, 400, `Invalid data: ${error.message}`, 'INVALID_DATA');
+    if (error instanceof ContactInputError) return sendError(res, 400, `Invalid data: ${error.message}`, 'INVALID_DATA');
+    if (error instanceof ContactLookupError) return sendError(res, 404, error.message, 'NOT_FOUND');
     if (error instanceof SimulatorError) return sendError(res, error.status, error.message, 'INVALID_DATA');
     const type = (error as { type?: string }).type;
     if (type === 'entity.parse.failed') return sendError(res, 400, 'Invalid data: the body is not valid JSON', 'INVALID_DATA');

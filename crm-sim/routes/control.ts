@@ -1,3 +1,4 @@
+import { renderContact, renderRequirement } from '../contacts.ts';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { DriveInputError, DriveRefusedError, parseDriveSettings } from '../drive.ts';
 import { FaultRuleError, parseFaultRule } from '../faults.ts';
@@ -30,6 +31,7 @@ import { renderEvent } from '../events.ts';
  *   PATCH  /__sim/photos/:id                  {published?, caption?}
  *   GET|PUT|POST|DELETE /__sim/faults         list, replace ({rules}), add (a rule), clear
  *   GET    /__sim/enquiries                   enquiries received through the API
+ *   GET    /__sim/contacts                    contacts created through the API, with their categories and requirements
  *   POST   /__sim/tokens                      {scopes} → a new access token
  *   PUT    /__sim/scopes                      {scopes} → what the main token may do (a scope left out: its endpoints answer 403)
  *   POST   /__sim/usage                       {requests} → another tool spends that many of the key's daily requests
@@ -294,6 +296,16 @@ function accountControlRouter(state: SimulatorState): Router {
   router.delete('/faults', (_req, res) => {
     state.clearFaults();
     res.json({ rules: [] });
+  });
+
+  router.get('/contacts', (_req, res) => {
+    res.json({
+      items: state.contacts.posted().map((contact) => ({
+        ...renderContact(contact),
+        categories: [...contact.categories],
+        requirements: contact.requirements.map(renderRequirement),
+      })),
+    });
   });
 
   router.get('/enquiries', (req, res) => {

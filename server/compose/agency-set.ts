@@ -12,6 +12,7 @@ import type { KeyUsage } from '../crm/access.ts';
 import { crmWebhookFeed } from '../crm/listing-source.ts';
 import { EnquiryOutbox } from '../enquiries/outbox.ts';
 import { enquiryLimitStores, type EnquiryLimitStores } from '../enquiries/router.ts';
+import { savedSearchLimitStores, type SavedSearchLimitStores } from '../saved-searches/router.ts';
 import type { EnquiryTargets } from '../enquiries/targets.ts';
 import { HttpError, notFoundHandler } from '../http/errors.ts';
 import { AgenciesBudgetRefusedError, describeAgenciesPlan, planAgencies, type AgenciesPlan } from '../listings/budget.ts';
@@ -147,6 +148,8 @@ export class AgencySet {
    * and a client at its limit must stay there (it is the same agency to the client).
    */
   private readonly enquiryLimits = new Map<string, EnquiryLimitStores>();
+  /** The same for saved searches. */
+  private readonly savedSearchLimits = new Map<string, SavedSearchLimitStores>();
   private readonly log: Logger;
   private readonly photoDir: string;
   /** One for the folder: no agency's clean-up deletes an image another is recording (photos/folder-guard.ts). */
@@ -319,6 +322,8 @@ export class AgencySet {
     const { agency } = running;
     let limitStores = this.enquiryLimits.get(running.entry.slug);
     if (!limitStores) this.enquiryLimits.set(running.entry.slug, (limitStores = enquiryLimitStores()));
+    let savedSearchLimits = this.savedSearchLimits.get(running.entry.slug);
+    if (!savedSearchLimits) this.savedSearchLimits.set(running.entry.slug, (savedSearchLimits = savedSearchLimitStores()));
     const pages = this.pagesOf(running);
     running.pages = this.pagesHandler(running, pages.router!);
     const features = [
@@ -326,6 +331,7 @@ export class AgencySet {
         ownOrigins: this.options.ownOrigins,
         log: this.options.log,
         enquiryLimitStores: limitStores,
+        savedSearchLimitStores: savedSearchLimits,
         tiles: this.options.tiles,
       }),
       pages,

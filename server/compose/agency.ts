@@ -4,6 +4,10 @@ import { ACCESS_TABLES, crmAccessFeature, CrmAccess, type KeyUsage } from '../cr
 import { createCrmClientFromConfig, type CrmClient } from '../crm/client.ts';
 import { crmEnquiryTargets } from '../crm/enquiry-targets.ts';
 import { crmLeadSink } from '../crm/lead-sink.ts';
+import { crmAlertSink } from '../crm/alert-sink.ts';
+import { savedSearchesFeature } from '../saved-searches/feature.ts';
+import { savedSearchLimitStores, type SavedSearchLimitStores } from '../saved-searches/router.ts';
+import { createSavedSearchService, type SavedSearchService } from '../saved-searches/service.ts';
 import { crmListingSource } from '../crm/listing-source.ts';
 import { enquiriesFeature } from '../enquiries/feature.ts';
 import type { EnquiryLimitStores } from '../enquiries/router.ts';
@@ -42,6 +46,8 @@ export interface Agency {
   listings: ListingsService;
   access: CrmAccess;
   enquiries: EnquiryService;
+  /** Saved searches on their way into the CRM as contacts with requirements. */
+  savedSearches: SavedSearchService;
   /** Where its listings are on the map, and the worker that asks the geocoder. */
   places: PlacesService;
   /** The box around its placed listings (null while none is): the area its map tiles are served for. Recomputed after each change of the listing cache. */
@@ -167,6 +173,19 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
     // Relays on one database: claims named by the relay's id (DATA_DIR/relay-id), not by its host and path, which two containers may share.
     owner: options.sharedDatabase?.relayId,
   });
+  const savedSearches = createSavedSearchService({
+    store,
+    log,
+    sink: crmAlertSink(crm, {
+      categoryIds: config.savedSearches.categoryIds,
+      holdingEnquiry: config.savedSearches.holdingEnquiry,
+      source: config.enquiries.source,
+      classes: config.listings.classes,
+      log,
+    }),
+    settings: config.enquiries,
+    owner: options.sharedDatabase?.relayId,
+  });
   if (options.sharedDatabase) {
     const { lease, replica } = shareAgencySync(store, {
       tables: [...PHOTO_INDEX_TABLES, ...LISTING_CACHE_TABLES, ...CHANGE_TABLES, ...ACCESS_TABLES, ...PUBLISHED_PAGES_TABLES, ...PLACES_LISTING_TABLES],
@@ -221,6 +240,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
     listings,
     access,
     enquiries,
+    savedSearches,
     places,
     mapBounds: () => (bounds === undefined ? (bounds = placements.bounds()) : bounds),
     sharedSync,
@@ -239,6 +259,8 @@ export interface AgencyFeatureOptions {
   log: Logger;
   /** The per-client enquiry counts (default: the router's own); AGENCIES_FILE keeps them per agency across reloads. */
   enquiryLimitStores?: EnquiryLimitStores;
+  /** The same for saved searches. */
+  savedSearchLimitStores?: SavedSearchLimitStores;
   /** The relay's map tiles (one for every agency; undefined: MAP_TILE_URL unset), served within the area of this agency's listings. */
   tiles?: TileSource;
 }
@@ -271,6 +293,13 @@ export function agencyFeatures(agency: Agency, options: AgencyFeatureOptions): F
       limitStores: options.enquiryLimitStores,
       log: agency.slug ? options.log.child({ agency: agency.slug }) : options.log,
     }),
+    savedSearchesFeature(agency.savedSearches, {
+      allowedOrigins: config.http.allowedOrigins,
+      ownOrigins: options.ownOrigins,
+      limits: { ...config.enquiries, dailyBudget: config.savedSearches.dailyBudget },
+      limitStores: options.savedSearchLimitStores ?? savedSearchLimitStores(),
+      log: agency.slug ? options.log.child({ agency: agency.slug }) : options.log,
+    }),
   ];
 }
 
@@ -285,6 +314,14 @@ export function replicaDetail(shared: SharedSync): { lagSeconds: number | null; 
 
 /** Every background job of an agency: the account look-up, sync, change stream, access check, delivery. */
 export function agencyWorkers(agency: Agency): Worker[] {
-  if (agency.sharedSync) return [agency.sharedSync, agency.enquiries.worker];
-  return [agency.listings.account, agency.listings.sync, agency.listings.changes, agency.access, agency.places.worker, agency.enquiries.worker];
+  if (agency.sharedSync) return [agency.sharedSync, agency.enquiries.worker, agency.savedSearches.worker];
+  return [
+    agency.listings.account,
+    agency.listings.sync,
+    agency.listings.changes,
+    agency.access,
+    agency.places.worker,
+    agency.enquiries.worker,
+    agency.savedSearches.worker,
+  ];
 }

@@ -75,7 +75,8 @@ export class DailyEnquiryBudget {
   private used = 0;
 
   constructor(
-    private readonly outbox: EnquiryOutbox,
+    /** Where the day's count is read: the enquiry outbox, or any store counting what it took for the CRM (saved searches). */
+    private readonly outbox: Pick<EnquiryOutbox, 'forwardableAcceptedSince'>,
     readonly limit: number,
     private readonly now: Clock = systemClock,
   ) {}

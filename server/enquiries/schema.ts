@@ -75,7 +75,7 @@ const id = (label: string) =>
     .optional();
 
 /** Who to answer, their consent and the spam checks: the fields every kind of lead has. */
-const contactFields = {
+export const contactFields = {
   originalId: z
     .string({ error: 'originalId is required (a UUID)' })
     .trim()

@@ -156,6 +156,28 @@ export const configSchema = z.object({
   ENQUIRY_CLAIM_LEASE_MS: positiveInt(2 * 60_000).describe(
     'With DATABASE_URL: how long (ms) a relay holds the enquiries it is delivering before another relay may take them over (renewed while it works); the takeover time after a relay dies.',
   ),
+  SAVED_SEARCH_DAILY_BUDGET: positiveInt(300).describe(
+    'Saved searches ("Get alerts for this search") the relay accepts for the CRM per UTC day from all clients together (each spends 2-6 CRM requests); more get 429 with Retry-After until 00:00 UTC. Spam and repeats do not count. Per client they share the enquiry limits (ENQUIRY_RATE_LIMIT_PER_MINUTE, ENQUIRY_DAILY_LIMIT_PER_CLIENT, ENQUIRY_MIN_FILL_MS, counted apart).',
+  ),
+  SAVED_SEARCH_CATEGORY_IDS: csv
+    .pipe(
+      z.array(
+        z
+          .string()
+          .regex(/^\d{1,15}$/, 'must be CRM contact category ids (whole numbers), comma-separated')
+          .transform(Number),
+      ),
+    )
+    .default([])
+    .describe(
+      "The CRM contact category ids a saved search's contact is put in (the agency's web-alert lists; GET /categories/contact lists them), comma-separated. Unset: none (the contact and its requirement only).",
+    ),
+  SAVED_SEARCH_HOLDING_ENQUIRY: z
+    .enum(['0', '1'])
+    .default('0')
+    .describe(
+      '1: each new saved search also leaves an enquiry in the CRM holding area (source ENQUIRY_SOURCE), so an agent sees the new buyer today. 0: the contact and its requirement only.',
+    ),
   SYNC_LEASE_MS: positiveInt(15_000).describe(
     "With DATABASE_URL: how long (ms) a relay holds an agency's sync without renewing it (renewed every third of it); another relay takes the sync over this long after its holder dies.",
   ),
@@ -386,6 +408,16 @@ export interface EnquirySettings extends EnquiryDeliveryConfig {
   minFillMs: number;
 }
 
+/** Saved searches (server/saved-searches/): acceptance takes the enquiry limits per client; these are their own. */
+export interface SavedSearchSettings {
+  /** All clients together, per UTC day. */
+  dailyBudget: number;
+  /** CRM contact categories a follower is put in (none: step skipped). */
+  categoryIds: number[];
+  /** Leave a holding-area enquiry for each new saved search. */
+  holdingEnquiry: boolean;
+}
+
 /** The agency's own site, where its reverse proxy serves the relay's listing pages (server/pages). */
 export interface SiteSettings {
   /** Canonical URLs and sitemaps name it; unset: the relay's public address. */
@@ -414,6 +446,7 @@ export interface Config {
   places: PlacesSettings;
   tiles: TileSettings;
   enquiries: EnquirySettings;
+  savedSearches: SavedSearchSettings;
   site: SiteSettings;
   /** Demo mode: listings the embedded simulator seeds. */
   simListings: number;
@@ -475,6 +508,11 @@ export function groupSettings(env: EnvSettings, demoMode: boolean): Config {
       cacheBytes: env.MAP_TILE_CACHE_MB * 1024 * 1024,
       maxZoom: env.MAP_MAX_ZOOM,
       ratePerMinute: env.MAP_TILE_RATE_PER_MINUTE,
+    },
+    savedSearches: {
+      dailyBudget: env.SAVED_SEARCH_DAILY_BUDGET,
+      categoryIds: env.SAVED_SEARCH_CATEGORY_IDS,
+      holdingEnquiry: env.SAVED_SEARCH_HOLDING_ENQUIRY === '1',
     },
     site: {
       url: env.SITE_URL,

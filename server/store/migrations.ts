@@ -385,4 +385,43 @@ export const migrations: Migration[] = [
       CREATE UNIQUE INDEX enquiry_outbox_once ON enquiry_outbox (once_key) WHERE once_key IS NOT NULL;
     `,
   },
+  {
+    id: '130-saved-searches',
+    sql: `
+      -- Saved searches on their way into the CRM as a contact with a requirement (server/saved-searches/):
+      -- accepted with a 202, worked one committed step at a time. Times are ms since the epoch.
+      CREATE TABLE saved_searches (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        original_id TEXT NOT NULL UNIQUE,
+        fingerprint TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('queued', 'saved', 'dead', 'spam')),
+        spam_reason TEXT,
+        accepted_at INTEGER NOT NULL,
+        address_key TEXT,                         -- sha-256 of the lower-cased e-mail address; NULL for spam and once erased
+        payload TEXT,                             -- the visitor's name, e-mail, mobile, consent and search (JSON); NULL for spam and once erased
+        step TEXT NOT NULL CHECK (step IN ('person', 'search', 'lists', 'note', 'done')),
+        person_id INTEGER,                          -- the CRM's contact
+        search_id INTEGER,                          -- the CRM's requirement: one per saved search
+        note_id INTEGER,                            -- the holding-area enquiry, when one is left
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL,
+        window_start INTEGER NOT NULL,
+        writing_since INTEGER,                      -- a creating write of the current step may be in the CRM: look before writing again
+        last_error TEXT,
+        saved_at INTEGER,
+        dead_at INTEGER,
+        erased_at INTEGER,
+        claimed_by TEXT,
+        claim_until INTEGER
+      ) STRICT;
+      CREATE INDEX saved_searches_due ON saved_searches (status, next_attempt_at, seq);
+      CREATE INDEX saved_searches_person ON saved_searches (person_id) WHERE search_id IS NOT NULL;
+      -- One saved search at a time per e-mail address, whichever relay works it (saved-searches/store.ts claimAddress).
+      CREATE TABLE saved_search_address_claims (
+        address_key TEXT PRIMARY KEY,
+        holder TEXT NOT NULL,                     -- the originalId of the saved search holding it
+        claim_until INTEGER NOT NULL
+      ) STRICT;
+    `,
+  },
 ];

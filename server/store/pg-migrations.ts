@@ -132,6 +132,45 @@ export const pgMigrations: Migration[] = [
       CREATE UNIQUE INDEX enquiry_outbox_once ON enquiry_outbox (once_key) WHERE once_key IS NOT NULL;
     `,
   },
+  {
+    id: '060-saved-searches',
+    sql: `
+      -- Saved searches (server/saved-searches/store.ts): the SQLite tables of migration 130, shared by
+      -- the relays on this database (rows claimed as the enquiry outbox's, addresses claimed besides).
+      CREATE TABLE saved_searches (
+        seq BIGSERIAL PRIMARY KEY,
+        original_id TEXT NOT NULL UNIQUE,
+        fingerprint TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('queued', 'saved', 'dead', 'spam')),
+        spam_reason TEXT,
+        accepted_at BIGINT NOT NULL,
+        address_key TEXT,                         -- sha-256 of the lower-cased e-mail address; NULL for spam and once erased
+        payload TEXT,                             -- the visitor's name, e-mail, mobile, consent and search (JSON); NULL for spam and once erased
+        step TEXT NOT NULL CHECK (step IN ('person', 'search', 'lists', 'note', 'done')),
+        person_id BIGINT,                          -- the CRM's contact
+        search_id BIGINT,                          -- the CRM's requirement: one per saved search
+        note_id BIGINT,                            -- the holding-area enquiry, when one is left
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at BIGINT NOT NULL,
+        window_start BIGINT NOT NULL,
+        writing_since BIGINT,                      -- a creating write of the current step may be in the CRM: look before writing again
+        last_error TEXT,
+        saved_at BIGINT,
+        dead_at BIGINT,
+        erased_at BIGINT,
+        claimed_by TEXT,
+        claim_until BIGINT
+      );
+      CREATE INDEX saved_searches_due ON saved_searches (status, next_attempt_at, seq);
+      CREATE INDEX saved_searches_person ON saved_searches (person_id) WHERE search_id IS NOT NULL;
+      -- One saved search at a time per e-mail address, whichever relay works it (saved-searches/store.ts claimAddress).
+      CREATE TABLE saved_search_address_claims (
+        address_key TEXT PRIMARY KEY,
+        holder TEXT NOT NULL,                     -- the originalId of the saved search holding it
+        claim_until BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

@@ -8,6 +8,10 @@
  *
  * CHAOS_DATABASE_URL=postgres://… (an empty database): the same run with the outbox in PostgreSQL.
  *
+ * `npm run test:chaos -- --profile saved-searches` (issue 21): 150 saved searches from 100 addresses,
+ * faults on every CRM write, 3 SIGKILLs, once on SQLite and once on two relays on PostgreSQL
+ * (saved-searches.ts); CHAOS_N, CHAOS_ADDRESSES and CHAOS_KILLS change it.
+ *
  * `npm run test:chaos -- --relays 2`: two relays on one PostgreSQL database (two-relays.ts), relay B
  * killed CHAOS_KILLS times (default 6) while CHAOS_N enquiries (default 1000) are spread over both.
  * Without CHAOS_DATABASE_URL it starts a throwaway PostgreSQL server as the tests do
@@ -17,6 +21,7 @@ import { parseArgs } from 'node:util';
 import { findOrInstallPostgres, freshDatabase, startThrowawayPostgres } from '../support/postgres.ts';
 import { ISSUE9_GOALS, runChaos, type ChaosProfile } from './chaos.ts';
 import { runTwoRelayChaos } from './two-relays.ts';
+import { runSavedSearchChaos } from './saved-searches.ts';
 
 const { values } = parseArgs({ options: { profile: { type: 'string' }, relays: { type: 'string' } }, allowPositionals: false });
 const relays = values.relays ?? '1';
@@ -31,9 +36,10 @@ if (relays === '2') {
   }
   process.exit(await runTwoRelays());
 }
+if ((values.profile ?? process.env.CHAOS_PROFILE) === 'saved-searches') process.exit(await runSavedSearches());
 const profile = (values.profile ?? process.env.CHAOS_PROFILE ?? 'mixed') as ChaosProfile;
 if (profile !== 'mixed' && profile !== 'issue9') {
-  console.error('--profile (CHAOS_PROFILE) must be mixed or issue9');
+  console.error('--profile (CHAOS_PROFILE) must be mixed, issue9 or saved-searches');
   process.exit(2);
 }
 const issue9 = profile === 'issue9';
@@ -110,4 +116,49 @@ async function runTwoRelays(): Promise<number> {
   } finally {
     await stopServer?.();
   }
+}
+
+async function runSavedSearches(): Promise<number> {
+  const n = Number(process.env.CHAOS_N ?? 150);
+  const addresses = Number(process.env.CHAOS_ADDRESSES ?? 100);
+  const kills = Number(process.env.CHAOS_KILLS ?? 3);
+  if (!Number.isInteger(n) || !Number.isInteger(addresses) || addresses < 1 || addresses > n || n > 2 * addresses || !Number.isInteger(kills) || kills < 0) {
+    console.error('CHAOS_N, CHAOS_ADDRESSES (at most N, at least N/2) and CHAOS_KILLS must be whole numbers');
+    return 2;
+  }
+  const note = (message: string) => console.error(`[chaos ${new Date().toISOString().slice(11, 19)}] ${message}`);
+  const timeoutMs = Number(process.env.CHAOS_TIMEOUT_MS ?? 20 * 60_000);
+  const keepDataDir = process.env.CHAOS_KEEP === '1';
+  const summary = (label: string, report: Awaited<ReturnType<typeof runSavedSearchChaos>>) => {
+    console.log(JSON.stringify({ run: label, ...report }, null, 2));
+    console.error(
+      `chaos saved-searches (${label}): ${report.ok ? 'OK' : 'FAILED'}. ${report.accepted}/${report.n} accepted, ${report.kills} kill -9s; ` +
+        `contacts: ${report.contacts.withOneContact}/${report.contacts.addresses} addresses with exactly one (duplicated ${report.contacts.duplicated.length}, missing ${report.contacts.missing.length}); ` +
+        `requirements ${report.requirements.held} for ${report.requirements.expected} saved searches (wrong groups ${report.requirements.groupsWrong.length}, mismatched ${report.requirements.mismatched}); ` +
+        `peak ${report.peakRequestsPerSecond} requests/s; CRM calls per saved search: new address ${report.callsPerSavedSearch.newTotal}, known ${report.callsPerSavedSearch.knownTotal}; ` +
+        `202 → requirement in the CRM: p50 ${report.latency.p50} s, p95 ${report.latency.p95} s, longest ${report.latency.max} s.`,
+    );
+    return report.ok;
+  };
+  const sqlite = await runSavedSearchChaos({ n, addresses, kills, settings: 'production', timeoutMs, keepDataDir, note });
+  let ok = summary('SQLite, one relay', sqlite);
+  let databaseUrl = process.env.CHAOS_DATABASE_URL || undefined;
+  let stopServer: (() => Promise<void> | void) | undefined;
+  if (!databaseUrl) {
+    const found = findOrInstallPostgres(note);
+    if ('skipped' in found) {
+      console.error(`chaos saved-searches: the two-relay run needs PostgreSQL: ${found.skipped}. Set CHAOS_DATABASE_URL to an empty database.`);
+      return 2;
+    }
+    const server = await startThrowawayPostgres(found.bin, found.version);
+    stopServer = () => server.stop();
+    databaseUrl = await freshDatabase(server.url, 'estate_saved_chaos');
+  }
+  try {
+    const shared = await runSavedSearchChaos({ n, addresses, kills, relays: 2, databaseUrl, settings: 'production', timeoutMs, keepDataDir, note });
+    ok = summary('two relays on PostgreSQL', shared) && ok;
+  } finally {
+    await stopServer?.();
+  }
+  return ok ? 0 : 1;
 }

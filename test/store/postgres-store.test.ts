@@ -49,6 +49,7 @@ describe.skipIf(skipped)(`PostgreSQL store${skipped ? ` (SKIPPED: ${skipped})` :
         '030-listings-lead-destination',
         '040-listings-replica-guard',
         '050-enquiries-once-key',
+        '060-saved-searches',
       ]);
       const { rows: tables } = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
       expect(tables.map((row) => row.tablename)).toEqual([
@@ -56,6 +57,8 @@ describe.skipIf(skipped)(`PostgreSQL store${skipped ? ` (SKIPPED: ${skipped})` :
         'enquiry_outbox',
         'replica_copies',
         'replica_rows',
+        'saved_search_address_claims',
+        'saved_searches',
         'schema_migrations',
         'sync_lease',
       ]);

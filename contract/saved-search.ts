@@ -1,0 +1,66 @@
+/**
+ * `POST /api/v1/saved-searches`: a visitor follows a search ("Get alerts for this search"). Its body
+ * is the enquiry form's, with `search` (the list's filters) in place of the listing. Types and one
+ * table only, so the widget imports it at no cost.
+ */
+
+import type { ListingFilterName, ListingFilters } from './listing-filters.ts';
+
+/**
+ * Which listing filters a saved search keeps: every filter of contract/listing-filters.ts decides
+ * here (the compiler refuses a filter added to the table without an entry). Kept filters are those
+ * a buyer's standing wish can hold and the CRM's requirement expresses; the others are how a page
+ * is shown (sort), which listings exist today (status: alerts are about homes coming on the
+ * market), or no requirement field at all (one agent's listings, a box on a map).
+ * Where each kept filter lands in the CRM is server/crm/requirement.ts.
+ */
+export const SAVED_SEARCH_FILTERS = {
+  type: true,
+  status: false,
+  suburb: true,
+  minPrice: true,
+  maxPrice: true,
+  minBeds: true,
+  minBaths: true,
+  minCars: true,
+  propertyType: true,
+  agentId: false,
+  bbox: false,
+  sort: false,
+} as const satisfies Record<ListingFilterName, boolean>;
+
+/** The names of the filters a saved search keeps. */
+export type SavedSearchFilterName = { [Name in ListingFilterName]: (typeof SAVED_SEARCH_FILTERS)[Name] extends true ? Name : never }[ListingFilterName];
+
+export const SAVED_SEARCH_FILTER_NAMES = (Object.keys(SAVED_SEARCH_FILTERS) as ListingFilterName[]).filter(
+  (name): name is SavedSearchFilterName => SAVED_SEARCH_FILTERS[name],
+);
+
+/** The search a visitor follows: the kept filters, each optional, values as the listing API takes them. */
+export type SavedSearchFilters = Pick<ListingFilters, SavedSearchFilterName>;
+
+export interface SavedSearchRequest {
+  /** The widget's UUID for this saved search: a repeat (lost answer) is recognised by it. */
+  originalId: string;
+  fullName: string;
+  email: string;
+  mobile?: string;
+  /** The visitor ticked the agency's consent text: required (alerts are e-mail the visitor asked for). */
+  consent: boolean;
+  /** The honeypot: left empty by people. */
+  website?: string;
+  /** Milliseconds the form was shown before it was sent. */
+  elapsedMs: number;
+  search: SavedSearchFilters;
+}
+
+export interface SavedSearchAccepted {
+  originalId: string;
+  status: 'queued';
+}
+
+/** `GET /api/v1/saved-searches/{originalId}`: queued until it is in the CRM, then saved; failed when it could not be. */
+export interface SavedSearchStatusResponse {
+  originalId: string;
+  status: 'queued' | 'saved' | 'failed';
+}

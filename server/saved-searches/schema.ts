@@ -1,0 +1,120 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { LISTING_FILTERS, type FilterSpec } from '../../contract/listing-filters.ts';
+import { SAVED_SEARCH_FILTER_NAMES, type SavedSearchFilterName, type SavedSearchFilters, type SavedSearchRequest } from '../../contract/saved-search.ts';
+import { compactPhone } from '../../contract/phone.ts';
+import { contactFields } from '../enquiries/schema.ts';
+
+/** Limits of `POST /api/v1/saved-searches`: the enquiry form's, and a small body (no message). */
+export const SAVED_SEARCH_LIMITS = { bodyBytes: 8 * 1024 } as const;
+
+/** Largest price a search may name (dollars): beyond any home, small enough to stay exact. */
+const MONEY_MAX = 1_000_000_000;
+
+/** One filter's value as JSON (the listing API takes strings in a query; a body carries numbers). */
+function filterValue(name: SavedSearchFilterName, spec: FilterSpec): z.ZodType {
+  switch (spec.kind) {
+    case 'choice':
+      return z.enum(spec.values as [string, ...string[]], { error: `search.${name} must be one of ${spec.values.join(', ')}` });
+    case 'text':
+      return (
+        z
+          .string({ error: `search.${name} must be text` })
+          .trim()
+          .min(1, { error: `search.${name} must not be empty` })
+          .max(spec.maxLength, { error: `search.${name} must be at most ${spec.maxLength} characters` })
+          // eslint-disable-next-line no-control-regex
+          .refine((value) => !/[\u0000-\u001f\u007f]/.test(value), { error: `search.${name} contains characters that are not allowed` })
+      );
+    case 'whole':
+      return z
+        .number({ error: `search.${name} must be a number` })
+        .int({ error: `search.${name} must be a whole number` })
+        .min(0, { error: `search.${name} must not be negative` })
+        .max(spec.max, { error: `search.${name} must be at most ${spec.max}` });
+    case 'money':
+      return z
+        .number({ error: `search.${name} must be a number of dollars` })
+        .min(0, { error: `search.${name} must not be negative` })
+        .max(MONEY_MAX, { error: `search.${name} is too large` })
+        .refine((value) => Math.round(value * 100) === value * 100, { error: `search.${name} must be whole dollars and cents` });
+    case 'bbox':
+      // No kept filter is a box today (contract/saved-search.ts); one would need its own reading here.
+      throw new Error(`search.${name}: a map box is not a saved-search filter`);
+  }
+}
+
+const searchSchema = z
+  .strictObject(
+    Object.fromEntries(SAVED_SEARCH_FILTER_NAMES.map((name) => [name, filterValue(name, LISTING_FILTERS[name]).optional()])) as Record<
+      SavedSearchFilterName,
+      z.ZodOptional<z.ZodType>
+    >,
+    { error: (issue) => (issue.code === 'unrecognized_keys' ? undefined : 'search must be an object of listing filters') },
+  )
+  .refine((search) => search.minPrice === undefined || search.maxPrice === undefined || (search.minPrice as number) <= (search.maxPrice as number), {
+    message: 'search.maxPrice must not be below search.minPrice',
+    path: ['maxPrice'],
+  });
+
+const fields = contactFields;
+
+/**
+ * The body of `POST /api/v1/saved-searches`: the enquiry form's fields (the same rules: a UUID, a
+ * name with a letter, an e-mail address, an optional AU/NZ/UK mobile, the honeypot and the timing)
+ * with `search` in place of the listing. Consent is required: alerts are e-mail the visitor asks for.
+ */
+export const savedSearchRequestSchema = z.object(
+  {
+    originalId: fields.originalId,
+    fullName: fields.fullName,
+    email: fields.email,
+    mobile: fields.mobile,
+    consent: z.literal(true, { error: 'consent must be given (true): alerts are sent only to those who agree' }),
+    website: fields.website,
+    elapsedMs: fields.elapsedMs,
+    search: searchSchema,
+  },
+  { error: 'The body must be a JSON object' },
+);
+
+export type ParsedSavedSearch = Omit<z.output<typeof savedSearchRequestSchema>, 'search'> & { search: SavedSearchFilters };
+
+// The schema and the public contract must not drift apart.
+export const contractMatchesSchema = (request: SavedSearchRequest): z.input<typeof savedSearchRequestSchema> => ({ ...request, consent: true });
+
+/** Field → message for every issue (the first per field), naming search's filters as `search.<name>`. */
+export function savedSearchFieldErrors(error: z.ZodError): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) found[[...issue.path, key].join('.')] ??= `is not a filter a saved search keeps (${SAVED_SEARCH_FILTER_NAMES.join(', ')})`;
+      continue;
+    }
+    const name = issue.path.length > 0 ? issue.path.map(String).join('.') : 'body';
+    found[name] ??= issue.message;
+  }
+  return found;
+}
+
+/** The e-mail address as the per-address claim and the CRM look-up use it: trimmed, lower case. */
+export function addressKey(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/**
+ * What makes two submissions "the same saved search": everything the visitor typed or chose,
+ * normalised, the honeypot and timing left out (a retry re-measures elapsedMs).
+ */
+export function savedSearchFingerprint(request: ParsedSavedSearch): string {
+  const search = Object.fromEntries(SAVED_SEARCH_FILTER_NAMES.filter((name) => request.search[name] !== undefined).map((name) => [name, request.search[name]]));
+  const canonical = JSON.stringify([
+    request.originalId,
+    request.fullName,
+    addressKey(request.email),
+    request.mobile === undefined ? null : compactPhone(request.mobile),
+    request.consent,
+    search,
+  ]);
+  return createHash('sha256').update(canonical).digest('hex');
+}

@@ -1,0 +1,55 @@
+import type { SavedSearchFilters } from '../../contract/saved-search.ts';
+import type { CallOptions, DeliveryFailure } from '../enquiries/sink.ts';
+
+/**
+ * The alert sink: where saved searches go (for the CRM: a contact with a buying or renting
+ * requirement). The saved-search module speaks to this interface only, in its own terms (a person,
+ * their standing search, the agency's alert lists); server/crm/alert-sink.ts implements it, and
+ * the CRM's paths, ids and requirement vocabulary stay there.
+ *
+ * The two creating calls are not idempotent: the worker looks before it sends either again.
+ */
+
+/** Who follows the search, as the form gave them. */
+export interface Follower {
+  fullName: string;
+  email: string;
+  mobile?: string;
+}
+
+/** One saved search as the sink needs it for the holding-area note. */
+export interface SavedSearchLead {
+  originalId: string;
+  follower: Follower;
+  search: SavedSearchFilters;
+  acceptedAt: number;
+}
+
+export interface AlertSink {
+  /** The person the sink holds under this address (its id), or undefined. Throws when it cannot tell. */
+  findPerson(email: string, options?: CallOptions): Promise<number | undefined>;
+  /** Adds the person (consent to e-mail recorded); resolves with its id. Not idempotent. */
+  addPerson(follower: Follower, options?: CallOptions): Promise<number>;
+  /**
+   * The person's standing searches equal to `search` (ids, oldest first): how a search whose
+   * creation had an unknown outcome is recognised. Undefined when the person is gone (merged or
+   * deleted in the CRM): the worker finds or adds them again.
+   */
+  findSearches(personId: number, search: SavedSearchFilters, options?: CallOptions): Promise<number[] | undefined>;
+  /** Adds the standing search to the person; resolves with its id (null when the answer named none). Not idempotent. */
+  addSearch(personId: number, search: SavedSearchFilters, options?: CallOptions): Promise<number | null>;
+  /** Whether the agency names lists for alert followers (step 3 is skipped when not). */
+  readonly hasAlertLists: boolean;
+  /** Puts the person on the agency's alert lists, keeping the lists they are on. Idempotent. */
+  addToAlertLists(personId: number, options?: CallOptions): Promise<void>;
+  /** Whether a note for an agent is left in the holding area (step 4). */
+  readonly leavesNote: boolean;
+  /** Leaves the note for an agent; resolves with its id (null when none was named). Not idempotent. */
+  leaveNote(lead: SavedSearchLead, options?: CallOptions): Promise<number | null>;
+  /** The note left for this saved search (its id; null when held without one), or undefined. Throws when it cannot tell. */
+  findNote(lead: SavedSearchLead, options?: CallOptions): Promise<number | null | undefined>;
+  /** What a thrown error means (the lead sink's terms); undefined for errors that are not the sink's. */
+  failure(error: unknown): DeliveryFailure | undefined;
+  /** True when the error says the person is gone (a 404 on their id): the worker goes back to finding them. */
+  personGone(error: unknown): boolean;
+}

@@ -1,0 +1,531 @@
+import { hostname } from 'node:os';
+import { sql, type ExpressionBuilder, type Generated, type RawBuilder, type Selectable } from 'kysely';
+import type { SavedSearchFilters } from '../../contract/saved-search.ts';
+import type { Clock } from '../runtime/clock.ts';
+import { databaseClock, type DatabaseClock } from '../store/shared-database.ts';
+import { checkpoint, type Store } from '../store/store.ts';
+import { queriesOf, type StoreKind } from '../store/tables.ts';
+import type { SpamReason } from '../enquiries/outbox.ts';
+
+export type SavedSearchStatus = 'queued' | 'saved' | 'dead' | 'spam';
+
+/**
+ * Where a saved search is on its way into the CRM, in order: find or add the person, add their
+ * standing search, put them on the agency's alert lists, leave a note for an agent, done. Kept per
+ * row and committed after each step, so a crash resumes at the step it stopped at.
+ */
+export const STEPS = ['person', 'search', 'lists', 'note', 'done'] as const;
+export type Step = (typeof STEPS)[number];
+
+/** What the visitor sent, kept until the saved search is in the CRM (and erased after the retention time). */
+export interface SavedSearchPayload {
+  fullName: string;
+  email: string;
+  mobile?: string;
+  consent: true;
+  search: SavedSearchFilters;
+}
+
+export interface SavedSearchEntry {
+  seq: number;
+  originalId: string;
+  fingerprint: string;
+  status: SavedSearchStatus;
+  spamReason: SpamReason | null;
+  acceptedAt: number;
+  /** A digest of the e-mail address (never the address): the per-address claim's key. */
+  addressKey: string | null;
+  payload: SavedSearchPayload | null;
+  step: Step;
+  personId: number | null;
+  searchId: number | null;
+  noteId: number | null;
+  attempts: number;
+  nextAttemptAt: number;
+  windowStart: number;
+  /** Set while the current step's write may be (or may have been) in the CRM's hands: look before writing again. */
+  writingSince: number | null;
+  lastError: string | null;
+  savedAt: number | null;
+  deadAt: number | null;
+  erasedAt: number | null;
+}
+
+/** The table as the query builder sees it (SQLite migration 130, PostgreSQL pg-migrations 060). */
+interface SavedSearchTable {
+  seq: Generated<number>;
+  original_id: string;
+  fingerprint: string;
+  status: SavedSearchStatus;
+  spam_reason: SpamReason | null;
+  accepted_at: number;
+  address_key: string | null;
+  payload: string | null;
+  step: Step;
+  person_id: number | null;
+  search_id: number | null;
+  note_id: number | null;
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  window_start: number;
+  writing_since: number | null;
+  last_error: string | null;
+  saved_at: number | null;
+  dead_at: number | null;
+  erased_at: number | null;
+  claimed_by: string | null;
+  claim_until: number | null;
+}
+
+/** One e-mail address in one relay's hands: two saved searches for it are never worked at once. */
+interface AddressClaimTable {
+  address_key: string;
+  holder: string;
+  claim_until: number;
+}
+
+type Tables = {
+  saved_searches: SavedSearchTable;
+  saved_search_address_claims: AddressClaimTable;
+};
+
+function fromRow(row: Selectable<SavedSearchTable>): SavedSearchEntry {
+  return {
+    seq: Number(row.seq),
+    originalId: row.original_id,
+    fingerprint: row.fingerprint,
+    status: row.status,
+    spamReason: row.spam_reason,
+    acceptedAt: Number(row.accepted_at),
+    addressKey: row.address_key,
+    payload: row.payload === null ? null : (JSON.parse(row.payload) as SavedSearchPayload),
+    step: row.step,
+    personId: row.person_id === null ? null : Number(row.person_id),
+    searchId: row.search_id === null ? null : Number(row.search_id),
+    noteId: row.note_id === null ? null : Number(row.note_id),
+    attempts: row.attempts,
+    nextAttemptAt: Number(row.next_attempt_at),
+    windowStart: Number(row.window_start),
+    writingSince: row.writing_since === null ? null : Number(row.writing_since),
+    lastError: row.last_error,
+    savedAt: row.saved_at === null ? null : Number(row.saved_at),
+    deadAt: row.dead_at === null ? null : Number(row.dead_at),
+    erasedAt: row.erased_at === null ? null : Number(row.erased_at),
+  };
+}
+
+export interface NewSavedSearch {
+  originalId: string;
+  fingerprint: string;
+  acceptedAt: number;
+  addressKey: string;
+  payload: SavedSearchPayload;
+  spamReason?: SpamReason;
+}
+
+export type AcceptOutcome = { outcome: 'created' | 'duplicate' | 'conflict'; entry: SavedSearchEntry };
+
+/** What a step learnt, written with the step it moves to. */
+export interface StepResult {
+  step: Step;
+  personId?: number | null;
+  searchId?: number | null;
+  noteId?: number | null;
+}
+
+export const DEFAULT_CLAIM_LEASE_MS = 2 * 60_000;
+
+const changed = (result: { numUpdatedRows?: bigint; numDeletedRows?: bigint; numInsertedOrUpdatedRows?: bigint }) =>
+  Number(result.numUpdatedRows ?? result.numDeletedRows ?? 0n);
+
+/**
+ * The durable store of saved searches: in the store's SQLite file, or with DATABASE_URL in
+ * PostgreSQL, shared by the relays (the same queries through Kysely, as the enquiry outbox). Every
+ * write is one committed statement. A worker claims due rows for a lease (as the outbox's), and
+ * each row's e-mail address besides (saved_search_address_claims): one relay, one saved search at a
+ * time per address, so the person is looked up and added once and their searches are told apart.
+ * Times on PostgreSQL are the database's clock (see EnquiryOutbox).
+ */
+export class SavedSearchStore {
+  readonly owner: string;
+  private readonly clock: DatabaseClock;
+
+  constructor(
+    readonly store: Store,
+    options: { owner?: string; clock?: DatabaseClock } = {},
+  ) {
+    this.owner = options.owner ?? `${hostname()}:${store.dataDir}`;
+    this.clock = options.clock ?? databaseClock;
+  }
+
+  get kind(): StoreKind {
+    return queriesOf(this.store).kind;
+  }
+
+  private get db() {
+    return queriesOf(this.store).db.withTables<Tables>();
+  }
+
+  private nowIn(now: number): RawBuilder<number> {
+    return this.kind === 'postgres' ? sql<number>`${sql.raw(this.clock.sql())}` : sql<number>`${now}`;
+  }
+
+  /** The store's clock minus `local` (ms): 0 on SQLite; the database's on PostgreSQL. */
+  async clockOffset(local: Clock): Promise<number> {
+    if (this.kind !== 'postgres') return 0;
+    const before = local();
+    const { rows } = await sql<{ now: number }>`SELECT ${sql.raw(this.clock.sql())} AS now`.execute(this.db);
+    const after = local();
+    return Number(rows[0]!.now) - Math.round((before + after) / 2);
+  }
+
+  private mine() {
+    return (eb: ExpressionBuilder<Tables, 'saved_searches'>) => eb.or([eb('claimed_by', 'is', null), eb('claimed_by', '=', this.owner)]);
+  }
+
+  /** Stores a new saved search, or finds the one stored under its originalId (the UNIQUE constraint decides a race). */
+  async accept(input: NewSavedSearch): Promise<AcceptOutcome> {
+    const spam = input.spamReason !== undefined;
+    const at = this.nowIn(input.acceptedAt);
+    const inserted = await this.db
+      .insertInto('saved_searches')
+      .values({
+        original_id: input.originalId,
+        fingerprint: input.fingerprint,
+        status: spam ? 'spam' : 'queued',
+        spam_reason: input.spamReason ?? null,
+        accepted_at: at,
+        address_key: spam ? null : input.addressKey,
+        payload: spam ? null : JSON.stringify(input.payload),
+        step: 'person',
+        person_id: null,
+        search_id: null,
+        note_id: null,
+        next_attempt_at: at,
+        window_start: at,
+        writing_since: null,
+        last_error: null,
+        saved_at: null,
+        dead_at: null,
+        erased_at: null,
+        claimed_by: null,
+        claim_until: null,
+      })
+      .onConflict((conflict) => conflict.column('original_id').doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (inserted) return { outcome: 'created', entry: fromRow(inserted) };
+    const entry = await this.get(input.originalId);
+    if (!entry) throw new Error('saved search vanished right after a conflicting insert');
+    return { outcome: entry.fingerprint === input.fingerprint ? 'duplicate' : 'conflict', entry };
+  }
+
+  async get(originalId: string): Promise<SavedSearchEntry | undefined> {
+    const row = await this.db.selectFrom('saved_searches').selectAll().where('original_id', '=', originalId).executeTakeFirst();
+    return row ? fromRow(row) : undefined;
+  }
+
+  async state(originalId: string): Promise<{ status: SavedSearchStatus; fingerprint: string } | undefined> {
+    return this.db.selectFrom('saved_searches').select(['status', 'fingerprint']).where('original_id', '=', originalId).executeTakeFirst();
+  }
+
+  /** Claims up to `limit` due rows for this owner (FOR UPDATE SKIP LOCKED on PostgreSQL), oldest first; `inFlight` left out. */
+  async claimDue(now: number, limit: number, leaseMs = DEFAULT_CLAIM_LEASE_MS, inFlight: string[] = []): Promise<SavedSearchEntry[]> {
+    const postgres = this.kind === 'postgres';
+    const current = this.nowIn(now);
+    const rows = await this.db
+      .updateTable('saved_searches')
+      .set({ claimed_by: this.owner, claim_until: sql<number>`${current} + ${leaseMs}` })
+      .where('seq', 'in', (eb) =>
+        eb
+          .selectFrom('saved_searches')
+          .select('seq')
+          .where('status', '=', 'queued')
+          .where('next_attempt_at', '<=', current)
+          .where((inner) => inner.or([inner('claim_until', 'is', null), inner('claim_until', '<=', current), inner('claimed_by', '=', this.owner)]))
+          .$if(inFlight.length > 0, (query) => query.where('original_id', 'not in', inFlight))
+          .orderBy('seq')
+          .limit(limit)
+          .$if(postgres, (query) => query.forUpdate().skipLocked()),
+      )
+      .returningAll()
+      .execute();
+    return rows.map(fromRow).sort((a, b) => a.seq - b.seq);
+  }
+
+  /**
+   * Takes the row's e-mail address for this row until `now + leaseMs`: free, lapsed (a relay that
+   * died), or already this row's. One statement (INSERT … ON CONFLICT DO UPDATE … WHERE), so two
+   * relays asking at the same moment cannot both have it. The holder is the saved search itself
+   * (whichever relay works it), so a relay taking a row over keeps its address. Returns when it is
+   * free again otherwise.
+   */
+  async claimAddress(
+    entry: Pick<SavedSearchEntry, 'originalId' | 'addressKey'>,
+    now: number,
+    leaseMs = DEFAULT_CLAIM_LEASE_MS,
+  ): Promise<{ held: true } | { held: false; until: number }> {
+    if (entry.addressKey === null) return { held: true };
+    const current = this.nowIn(now);
+    const holder = entry.originalId;
+    const taken = await this.db
+      .insertInto('saved_search_address_claims')
+      .values({ address_key: entry.addressKey, holder, claim_until: sql<number>`${current} + ${leaseMs}` })
+      .onConflict((conflict) =>
+        conflict
+          .column('address_key')
+          .doUpdateSet({ holder, claim_until: sql<number>`${current} + ${leaseMs}` })
+          .where((eb) => eb.or([eb('saved_search_address_claims.claim_until', '<=', current), eb('saved_search_address_claims.holder', '=', holder)])),
+      )
+      .returning('holder')
+      .executeTakeFirst();
+    if (taken?.holder === holder) return { held: true };
+    const row = await this.db.selectFrom('saved_search_address_claims').select('claim_until').where('address_key', '=', entry.addressKey).executeTakeFirst();
+    return { held: false, until: Number(row?.claim_until ?? 0) };
+  }
+
+  /** Lets go of the address a saved search holds: once it is saved or dead, or waits with no write of unknown outcome. */
+  async releaseAddress(originalId: string): Promise<void> {
+    await this.db.deleteFrom('saved_search_address_claims').where('holder', '=', originalId).execute();
+  }
+
+  /**
+   * Keeps a saved search's address until `until` (the store's clock): it waits to look up a write
+   * of unknown outcome, and no other saved search of the address may add the person meanwhile.
+   */
+  async holdAddressUntil(originalId: string, until: number): Promise<void> {
+    await this.db
+      .updateTable('saved_search_address_claims')
+      .set({ claim_until: Math.round(until) })
+      .where('holder', '=', originalId)
+      .execute();
+  }
+
+  /** Gives up this owner's claims on rows it took but will not work now. */
+  async releaseClaims(originalIds: string[]): Promise<void> {
+    if (originalIds.length === 0) return;
+    await this.db
+      .updateTable('saved_searches')
+      .set({ claimed_by: null, claim_until: null })
+      .where('original_id', 'in', originalIds)
+      .where('claimed_by', '=', this.owner)
+      .execute();
+  }
+
+  /** Extends this owner's claims on rows still in work, and on their addresses. */
+  async renewClaims(originalIds: string[], now: number, leaseMs = DEFAULT_CLAIM_LEASE_MS): Promise<void> {
+    if (originalIds.length === 0) return;
+    const until = sql<number>`${this.nowIn(now)} + ${leaseMs}`;
+    await this.db
+      .updateTable('saved_searches')
+      .set({ claim_until: until })
+      .where('original_id', 'in', originalIds)
+      .where('claimed_by', '=', this.owner)
+      .where('status', '=', 'queued')
+      .execute();
+    await this.db.updateTable('saved_search_address_claims').set({ claim_until: until }).where('holder', 'in', originalIds).execute();
+  }
+
+  /**
+   * Committed before a creating write (a person, a search, a note) leaves: after a crash the row
+   * says "this may be in the CRM". Fenced by the claim: false when the row is no longer this
+   * owner's to move (its claim lapsed and another relay took it over), and then nothing is sent.
+   */
+  async startWrite(originalId: string, now: number, leaseMs?: number): Promise<boolean> {
+    const current = this.nowIn(now);
+    const result = await this.db
+      .updateTable('saved_searches')
+      .set((eb) => ({
+        writing_since: current,
+        attempts: eb('attempts', '+', 1),
+        ...(leaseMs === undefined ? {} : { claim_until: sql<number>`${current} + ${leaseMs}` }),
+      }))
+      .where('original_id', '=', originalId)
+      .where('status', '=', 'queued')
+      .where(this.mine())
+      .executeTakeFirst();
+    return changed(result) === 1;
+  }
+
+  /** The write was proved not to have happened (the CRM refused it, or a look found nothing). */
+  async clearWrite(originalId: string): Promise<void> {
+    await this.db.updateTable('saved_searches').set({ writing_since: null }).where('original_id', '=', originalId).where(this.mine()).execute();
+  }
+
+  /** Commits a step's outcome and the step it moves to (the write, if any, is known now). False when the row is not this owner's to move. */
+  async advance(originalId: string, result: StepResult): Promise<boolean> {
+    const update = await this.db
+      .updateTable('saved_searches')
+      .set({
+        step: result.step,
+        writing_since: null,
+        ...(result.personId === undefined ? {} : { person_id: result.personId }),
+        ...(result.searchId === undefined ? {} : { search_id: result.searchId }),
+        ...(result.noteId === undefined ? {} : { note_id: result.noteId }),
+      })
+      .where('original_id', '=', originalId)
+      .where('status', '=', 'queued')
+      .where(this.mine())
+      .executeTakeFirst();
+    return changed(update) === 1;
+  }
+
+  /** Every step done: the saved search is in the CRM. Releases the claim (the address is released by the worker). */
+  async markSaved(originalId: string, at: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('saved_searches')
+      .set({ status: 'saved', step: 'done', saved_at: at, writing_since: null, last_error: null, claimed_by: null, claim_until: null })
+      .where('original_id', '=', originalId)
+      .where('status', '=', 'queued')
+      .where(this.mine())
+      .executeTakeFirst();
+    return changed(result) === 1;
+  }
+
+  /** Schedules another attempt and releases the row's claim. `outcomeUnknown` keeps the "may be in the CRM" mark. */
+  async retryLater(originalId: string, nextAttemptAt: number, error: string, outcomeUnknown: boolean): Promise<void> {
+    await this.db
+      .updateTable('saved_searches')
+      .set({
+        next_attempt_at: Math.round(nextAttemptAt),
+        last_error: error,
+        ...(outcomeUnknown ? {} : { writing_since: null }),
+        claimed_by: null,
+        claim_until: null,
+      })
+      .where('original_id', '=', originalId)
+      .where('status', '=', 'queued')
+      .where(this.mine())
+      .execute();
+  }
+
+  /** Another saved search of the same address is being worked: try this one once that claim may be over, without counting an attempt. */
+  async waitForAddress(originalId: string, nextAttemptAt: number): Promise<void> {
+    await this.db
+      .updateTable('saved_searches')
+      .set({ next_attempt_at: Math.round(nextAttemptAt), claimed_by: null, claim_until: null })
+      .where('original_id', '=', originalId)
+      .where('status', '=', 'queued')
+      .where(this.mine())
+      .execute();
+  }
+
+  async markDead(originalId: string, at: number, error: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('saved_searches')
+      .set({ status: 'dead', dead_at: at, last_error: error, writing_since: null, claimed_by: null, claim_until: null })
+      .where('original_id', '=', originalId)
+      .where('status', '=', 'queued')
+      .where(this.mine())
+      .executeTakeFirst();
+    return changed(result) === 1;
+  }
+
+  /** The search ids other saved searches of this person recorded: never taken for this one. */
+  async searchIdsOfOthers(personId: number, originalId: string): Promise<number[]> {
+    const rows = await this.db
+      .selectFrom('saved_searches')
+      .select('search_id')
+      .where('person_id', '=', personId)
+      .where('search_id', 'is not', null)
+      .where('original_id', '!=', originalId)
+      .execute();
+    return rows.map((row) => Number(row.search_id));
+  }
+
+  /** When the earliest queued row not yet due falls due (the store's clock), or undefined. */
+  async nextDueAfter(now: number): Promise<number | undefined> {
+    const row = await this.db
+      .selectFrom('saved_searches')
+      .select((eb) => eb.fn.min('next_attempt_at').as('at'))
+      .where('status', '=', 'queued')
+      .where('next_attempt_at', '>', this.nowIn(now))
+      .executeTakeFirst();
+    return row?.at == null ? undefined : Number(row.at);
+  }
+
+  /** Drops the personal data (payload and the address digest) of saved searches in the CRM since `before`. */
+  async eraseSaved(before: number, now: number): Promise<number> {
+    return this.erase('saved', 'saved_at', before, now);
+  }
+
+  /** Drops the personal data of dead saved searches that died at or before `before`. */
+  async eraseDead(before: number, now: number): Promise<number> {
+    return this.erase('dead', 'dead_at', before, now);
+  }
+
+  private async erase(status: 'saved' | 'dead', since: 'saved_at' | 'dead_at', before: number, now: number): Promise<number> {
+    const result = await this.db
+      .updateTable('saved_searches')
+      .set({ payload: null, address_key: null, erased_at: now })
+      .where('status', '=', status)
+      .where('payload', 'is not', null)
+      .where(since, '<=', before)
+      .executeTakeFirst();
+    const rows = changed(result);
+    // As the outbox: the WAL still holds the pages as written until a checkpoint.
+    if (rows > 0 && this.kind === 'sqlite') checkpoint(this.store);
+    return rows;
+  }
+
+  /** An operator's replay of a dead saved search: queued again at the step it stopped at, with a fresh retry window. */
+  async requeue(originalId: string, now: number): Promise<boolean> {
+    const current = this.nowIn(now);
+    const result = await this.db
+      .updateTable('saved_searches')
+      .set({ status: 'queued', dead_at: null, attempts: 0, next_attempt_at: current, window_start: current, claimed_by: null, claim_until: null })
+      .where('original_id', '=', originalId)
+      .where('status', '=', 'dead')
+      .where('payload', 'is not', null)
+      .executeTakeFirst();
+    return changed(result) === 1;
+  }
+
+  /** Deletes dead saved searches that died at or before `deadBefore` (one, when `originalId` is given). */
+  async purgeDead(deadBefore: number, originalId?: string): Promise<number> {
+    const result = await this.db
+      .deleteFrom('saved_searches')
+      .where('status', '=', 'dead')
+      .where('dead_at', '<=', deadBefore)
+      .$if(originalId !== undefined, (query) => query.where('original_id', '=', originalId!))
+      .executeTakeFirst();
+    const rows = changed(result);
+    if (rows > 0 && this.kind === 'sqlite') checkpoint(this.store);
+    return rows;
+  }
+
+  async counts(): Promise<Record<SavedSearchStatus, number>> {
+    const counts: Record<SavedSearchStatus, number> = { queued: 0, saved: 0, dead: 0, spam: 0 };
+    const rows = await this.db
+      .selectFrom('saved_searches')
+      .select((eb) => ['status', eb.fn.countAll<number>().as('count')])
+      .groupBy('status')
+      .execute();
+    for (const { status, count } of rows) counts[status] = Number(count);
+    return counts;
+  }
+
+  /** Saved searches accepted for the CRM (spam left out) at or after `at`: the daily budget's count. */
+  async forwardableAcceptedSince(at: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('saved_searches')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('accepted_at', '>=', at)
+      .where('status', '!=', 'spam')
+      .executeTakeFirst();
+    return Number(row?.count ?? 0);
+  }
+
+  async list(options: { status?: SavedSearchStatus | 'all'; limit?: number } = {}): Promise<SavedSearchEntry[]> {
+    const status = options.status ?? 'all';
+    const limit = Math.max(1, Math.min(options.limit ?? 100, 10_000));
+    const rows = await this.db
+      .selectFrom('saved_searches')
+      .selectAll()
+      .$if(status !== 'all', (query) => query.where('status', '=', status as SavedSearchStatus))
+      .orderBy('seq', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map(fromRow);
+  }
+}

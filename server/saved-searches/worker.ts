@@ -1,0 +1,484 @@
+import { CircuitBreaker, DEFAULT_BREAKER_SETTINGS, type BreakerOutcome } from '../enquiries/breaker.ts';
+import type { DeliveryFailure } from '../enquiries/sink.ts';
+import type { EnquiryDeliveryConfig } from '../runtime/config.ts';
+import type { Clock } from '../runtime/clock.ts';
+import type { Logger } from '../runtime/log.ts';
+import { asWork } from '../runtime/work-class.ts';
+import type { Worker } from '../runtime/worker.ts';
+import { isStoreUnavailable } from '../store/store.ts';
+import type { SavedSearchMetrics } from './metrics.ts';
+import type { AlertSink, SavedSearchLead } from './sink.ts';
+import { DEFAULT_CLAIM_LEASE_MS, type SavedSearchEntry, type SavedSearchStore, type StepResult } from './store.ts';
+
+/** The worker's settings: the enquiry delivery's (retry window, backoff, look-up delay, erasure), and a few only tests set. */
+export interface SavedSearchWorkerSettings extends EnquiryDeliveryConfig {
+  stopGraceMs?: number;
+}
+
+export interface SavedSearchWorker extends Worker {
+  wake(): void;
+  /** Works everything due now and waits for it (tests drive the worker with this). */
+  drain(): Promise<void>;
+}
+
+export interface SavedSearchWorkerDeps {
+  store: SavedSearchStore;
+  sink: AlertSink;
+  metrics: SavedSearchMetrics;
+  log: Logger;
+  settings: SavedSearchWorkerSettings;
+  now?: Clock;
+  random?: () => number;
+}
+
+/** Credentials problems are the operator's to fix; the saved search waits for them. */
+const CONFIG_RETRY_MS = 5 * 60_000;
+/** How soon a saved search whose address another one holds is looked at again, at the latest. */
+const ADDRESS_WAIT_MS = 1_000;
+
+/** A step's creating write failed: whether it may have reached the CRM is in the failure. */
+class WriteFailed extends Error {
+  constructor(readonly failure: unknown) {
+    super('write failed');
+  }
+}
+
+/**
+ * Takes saved searches into the CRM, one step at a time, each step committed (store.ts STEPS):
+ *
+ * 1. person: look the address up; add the person only when the CRM holds none;
+ * 2. search: add the standing search (a requirement) to the person;
+ * 3. lists: put the person on the agency's alert lists (when it names any);
+ * 4. note: leave a holding-area note for an agent (when it asks for one).
+ *
+ * Exactly once, as enquiries: before each creating write the row is marked (committed); a write
+ * whose outcome is unknown (a dropped answer, a 5xx, a timeout, a kill -9) is looked for before it
+ * is sent again: the person by address, the search among the person's requirements (one equal to
+ * it that no other saved search of ours recorded), the note by its originalId. A saved search holds
+ * its e-mail address while it is worked, and while a write of unknown outcome waits to be looked
+ * up (store.ts claimAddress), so two saved searches of one address, on one relay or two, never add
+ * the person twice or take each other's requirement. Retries back off with jitter until the retry
+ * window (ENQUIRY_MAX_AGE_HOURS) is over, a circuit breaker pauses everything during an outage, a
+ * definite refusal dead-letters. Requests run as the 'saved-search' work class: after enquiries,
+ * before syncs at the CRM's gate.
+ */
+export function createSavedSearchWorker(deps: SavedSearchWorkerDeps): SavedSearchWorker {
+  const { store, sink, metrics, settings } = deps;
+  const log = deps.log.child({ component: 'saved-searches' });
+  const now = deps.now ?? Date.now;
+  const random = deps.random ?? Math.random;
+  const leaseMs = settings.claimLeaseMs ?? DEFAULT_CLAIM_LEASE_MS;
+  const stopGraceMs = settings.stopGraceMs ?? 5_000;
+  let offset = 0;
+  const shared = () => now() + offset;
+  const readOffset = async () => {
+    offset = await store.clockOffset(now).catch(() => offset);
+  };
+  const writes = store.store.writes;
+  const breaker = new CircuitBreaker(
+    {
+      ...DEFAULT_BREAKER_SETTINGS,
+      cooldownMs: settings.retryBaseMs,
+      maxCooldownMs: Math.max(settings.retryBaseMs, Math.min(settings.retryMaxMs, DEFAULT_BREAKER_SETTINGS.maxCooldownMs)),
+    },
+    now,
+    (change) => {
+      if (change.state === 'open') log.warn({ breaker: change.state, reason: change.reason }, 'CRM looks down: saved searches paused');
+      else
+        log.info(
+          { breaker: change.state, reason: change.reason },
+          change.state === 'closed' ? 'CRM back: saved searches resumed' : 'probing the CRM with one saved search',
+        );
+    },
+  );
+  const inFlight = new Map<string, Promise<void>>();
+  let running = false;
+  let timer: NodeJS.Timeout | undefined;
+  let ticking: Promise<void> | undefined;
+  let tickAgain = false;
+  let abort = new AbortController();
+  let startedAt = now();
+  let lastErasure = 0;
+  let lastRenewal = 0;
+
+  function schedule(delayMs: number): void {
+    if (!running) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(tick, Math.max(0, Math.min(delayMs, settings.pollMs)));
+    timer.unref?.();
+  }
+
+  function tick(): void {
+    timer = undefined;
+    if (!running) return;
+    if (ticking) {
+      tickAgain = true;
+      return;
+    }
+    ticking = pass().finally(() => {
+      ticking = undefined;
+      if (tickAgain) {
+        tickAgain = false;
+        schedule(0);
+      }
+    });
+  }
+
+  async function pass(): Promise<void> {
+    try {
+      await readOffset();
+      const current = shared();
+      await housekeeping(current);
+      if (inFlight.size > 0 && current - lastRenewal >= leaseMs / 4) {
+        lastRenewal = current;
+        await store.renewClaims([...inFlight.keys()], current, leaseMs);
+      }
+      if (!running) return;
+      void (await dispatch(current));
+      if (inFlight.size >= settings.concurrency) return schedule(settings.pollMs);
+      const waitUntil = Math.max(breaker.reopensAt ?? 0, writes.heldUntil() ?? 0);
+      if (waitUntil > now()) return schedule(waitUntil - now());
+      const nextDue = await store.nextDueAfter(current);
+      schedule(nextDue === undefined ? settings.pollMs : nextDue - shared());
+    } catch (error) {
+      writes.failed(error);
+      log.error({ err: error }, 'saved-search worker could not read its queue; will retry');
+      schedule(settings.pollMs);
+    }
+  }
+
+  async function housekeeping(current: number): Promise<void> {
+    if (current - lastErasure < 60_000 || writes.heldUntil() !== undefined) return;
+    lastErasure = current;
+    try {
+      const erased = (await store.eraseSaved(current - settings.eraseAfterMs, current)) + (await store.eraseDead(current - settings.deadEraseAfterMs, current));
+      if (erased > 0) {
+        metrics.erased += erased;
+        log.info({ erased }, 'personal data of saved searches erased');
+      }
+    } catch (error) {
+      writes.failed(error);
+      log.error({ err: error }, 'erasing personal data of old saved searches failed; will retry in a minute');
+    }
+  }
+
+  async function dispatch(current: number): Promise<Promise<void>[]> {
+    const started: Promise<void>[] = [];
+    if (writes.heldUntil() !== undefined) return started;
+    const free = settings.concurrency - inFlight.size;
+    if (free <= 0) return started;
+    const claimed = await store.claimDue(current, free, leaseMs, [...inFlight.keys()]);
+    const unstarted: string[] = [];
+    for (const entry of claimed) {
+      if (inFlight.has(entry.originalId)) continue;
+      const ticket = inFlight.size < settings.concurrency ? breaker.tryAcquire() : undefined;
+      if (!ticket) {
+        unstarted.push(entry.originalId);
+        continue;
+      }
+      const run = asWork('saved-search', () => work(entry))
+        .then((outcome) => (outcome ? breaker.record(ticket, outcome) : breaker.release(ticket)))
+        .catch((error: unknown) => {
+          breaker.release(ticket);
+          if (writes.failed(error)) {
+            log.error({ err: error, originalId: entry.originalId }, 'saved search could not write to the store; will retry');
+            return;
+          }
+          log.error({ err: error, originalId: entry.originalId }, 'saved search failed unexpectedly');
+          return store
+            .retryLater(entry.originalId, shared() + settings.retryBaseMs, 'internal error (see the relay log)', true)
+            .catch((storeError: unknown) => {
+              writes.failed(storeError);
+            });
+        })
+        .finally(() => {
+          inFlight.delete(entry.originalId);
+          if (running) schedule(0);
+        });
+      inFlight.set(entry.originalId, run);
+      started.push(run);
+    }
+    if (unstarted.length) await store.releaseClaims(unstarted);
+    return started;
+  }
+
+  function backoff(attempts: number): number {
+    const ceiling = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.max(0, attempts - 1));
+    return ceiling / 2 + random() * (ceiling / 2);
+  }
+
+  const windowEnd = (entry: SavedSearchEntry) => entry.windowStart + settings.maxAgeMs;
+
+  async function die(entry: SavedSearchEntry, reason: string): Promise<void> {
+    if (await store.markDead(entry.originalId, shared(), reason)) {
+      metrics.dead++;
+      log.error({ originalId: entry.originalId, step: entry.step, attempts: entry.attempts, reason }, 'saved search dead-lettered');
+    }
+    await store.releaseAddress(entry.originalId);
+  }
+
+  /** A retryable failure at `entry.step`: try again later (keeping the address while a write may be in the CRM), or dead-letter past the window. */
+  async function retry(entry: SavedSearchEntry, error: unknown, outcomeUnknown: boolean): Promise<void> {
+    const current = shared();
+    const failure = sink.failure(error);
+    const reason = describe(error, failure);
+    let nextAt = current + backoff(entry.attempts + 1);
+    if (failure?.retryAt) nextAt = Math.max(nextAt, failure.retryAt + offset);
+    if (failure?.reason === 'credentials') nextAt = Math.max(nextAt, current + CONFIG_RETRY_MS);
+    if (outcomeUnknown && (failure?.mayStillLand ?? true)) nextAt = Math.max(nextAt, current + settings.reconcileDelayMs);
+    if (current >= windowEnd(entry) && !outcomeUnknown) {
+      await die(entry, `retry window over (${entry.attempts} attempts) at step ${entry.step}; last error: ${reason}`);
+      return;
+    }
+    const at = Math.min(nextAt, Math.max(windowEnd(entry), current));
+    await store.retryLater(entry.originalId, at, reason, outcomeUnknown);
+    if (outcomeUnknown) await store.holdAddressUntil(entry.originalId, at + leaseMs);
+    else await store.releaseAddress(entry.originalId);
+    const fields = { originalId: entry.originalId, step: entry.step, attempts: entry.attempts, reason, outcomeUnknown, retryInMs: Math.round(at - current) };
+    if (failure?.setting) log.error({ ...fields, setting: failure.setting }, 'saved search blocked by the CRM credentials');
+    else log.warn(fields, 'saved search step failed; will retry');
+  }
+
+  function crmOutcome(error: unknown): BreakerOutcome | undefined {
+    const failure = sink.failure(error);
+    if (!failure || failure.reason === 'stopped') return undefined;
+    if (failure.reason === 'credentials') return { ok: false, retryAt: now() + CONFIG_RETRY_MS };
+    if (failure.retryable) return { ok: false, retryAt: failure.retryAt };
+    return { ok: true };
+  }
+
+  /** One saved search, from the step it is at to the end or its first failure. Resolves with what it says of the CRM. */
+  async function work(claimed: SavedSearchEntry): Promise<BreakerOutcome | undefined> {
+    let entry = claimed;
+    if (!entry.payload) {
+      await die(entry, 'no personal data left to send');
+      return undefined;
+    }
+    const address = await store.claimAddress(entry, shared(), leaseMs);
+    if (!address.held) {
+      // Another saved search of this address is being worked (here or on another relay): after it.
+      await store.waitForAddress(entry.originalId, Math.min(address.until, shared() + ADDRESS_WAIT_MS));
+      return undefined;
+    }
+    if (entry.writingSince !== null) {
+      // A write left by an earlier process (a crash, a restore) may still be on its way: let it land before looking.
+      const startedAtShared = startedAt + offset;
+      const lookAt = startedAtShared + settings.reconcileDelayMs;
+      if (entry.writingSince < startedAtShared && shared() < lookAt) {
+        await store.retryLater(entry.originalId, lookAt, entry.lastError ?? 'outcome unknown', true);
+        await store.holdAddressUntil(entry.originalId, lookAt + leaseMs);
+        return undefined;
+      }
+    }
+    const payload = entry.payload;
+    const lead: SavedSearchLead = {
+      originalId: entry.originalId,
+      follower: { fullName: payload.fullName, email: payload.email, ...(payload.mobile === undefined ? {} : { mobile: payload.mobile }) },
+      search: payload.search,
+      acceptedAt: entry.acceptedAt,
+    };
+    const options = { signal: abort.signal };
+
+    /** Commits a step's result and moves `entry` on; false when the row is no longer this relay's to move. */
+    const advance = async (result: StepResult): Promise<boolean> => {
+      if (!(await store.advance(entry.originalId, result))) return false;
+      entry = {
+        ...entry,
+        step: result.step,
+        writingSince: null,
+        personId: result.personId === undefined ? entry.personId : result.personId,
+        searchId: result.searchId === undefined ? entry.searchId : result.searchId,
+        noteId: result.noteId === undefined ? entry.noteId : result.noteId,
+      };
+      return true;
+    };
+    /** Marks the step's creating write as under way (committed), then sends it; a failure says whether it may have landed. */
+    const write = async <T>(send: () => Promise<T>): Promise<T | undefined> => {
+      if (!(await store.startWrite(entry.originalId, shared(), leaseMs))) return undefined;
+      entry = { ...entry, writingSince: shared(), attempts: entry.attempts + 1 };
+      writes.succeeded();
+      try {
+        return await send();
+      } catch (error) {
+        throw new WriteFailed(error);
+      }
+    };
+    const lapsed = () => {
+      log.warn({ originalId: entry.originalId }, 'saved search claim lapsed and was taken over by another relay; leaving it to that relay');
+      return undefined;
+    };
+
+    try {
+      for (let guard = 0; guard < 16 && entry.step !== 'done'; guard++) {
+        if (shared() >= windowEnd(entry) && entry.writingSince === null) {
+          await die(entry, `retry window over (${entry.attempts} attempts) at step ${entry.step}; last error: ${entry.lastError ?? 'none'}`);
+          return undefined;
+        }
+        switch (entry.step) {
+          case 'person': {
+            metrics.calls.findPerson++;
+            const found = await sink.findPerson(payload.email, options);
+            if (entry.writingSince !== null) metrics.lookups[found === undefined ? 'notFound' : 'found']++;
+            if (found !== undefined) {
+              if (!(await advance({ step: 'search', personId: found }))) return lapsed();
+              break;
+            }
+            metrics.calls.addPerson++;
+            const personId = await write(() => sink.addPerson(lead.follower, options));
+            if (personId === undefined) return lapsed();
+            if (!(await advance({ step: 'search', personId }))) return lapsed();
+            break;
+          }
+          case 'search': {
+            const personId = entry.personId!;
+            if (entry.writingSince !== null) {
+              metrics.calls.findSearches++;
+              const held = await sink.findSearches(personId, payload.search, options);
+              if (held === undefined) {
+                if (!(await advance({ step: 'person', personId: null }))) return lapsed();
+                break;
+              }
+              const others = new Set(await store.searchIdsOfOthers(personId, entry.originalId));
+              const ours = held.find((id) => !others.has(id));
+              metrics.lookups[ours === undefined ? 'notFound' : 'found']++;
+              if (ours !== undefined) {
+                if (!(await advance({ step: 'lists', searchId: ours }))) return lapsed();
+                searchHeld(entry);
+                break;
+              }
+            }
+            metrics.calls.addSearch++;
+            let searchId: number | null | undefined;
+            try {
+              searchId = await write(() => sink.addSearch(personId, payload.search, options));
+            } catch (error) {
+              if (error instanceof WriteFailed && sink.personGone(error.failure)) {
+                // Merged or deleted in the CRM since it was found: find (or add) the person again.
+                if (!(await advance({ step: 'person', personId: null }))) return lapsed();
+                break;
+              }
+              throw error;
+            }
+            if (searchId === undefined) return lapsed();
+            if (!(await advance({ step: 'lists', searchId }))) return lapsed();
+            searchHeld(entry);
+            break;
+          }
+          case 'lists': {
+            if (sink.hasAlertLists) {
+              metrics.calls.lists++;
+              try {
+                await sink.addToAlertLists(entry.personId!, options);
+              } catch (error) {
+                if (!sink.personGone(error)) throw error;
+                log.warn(
+                  { originalId: entry.originalId },
+                  'the person went from the CRM before joining the alert lists; their search went with them: adding both again',
+                );
+                if (!(await advance({ step: 'person', personId: null, searchId: null }))) return lapsed();
+                break;
+              }
+            }
+            if (!(await advance({ step: 'note' }))) return lapsed();
+            break;
+          }
+          case 'note': {
+            if (!sink.leavesNote) {
+              if (!(await advance({ step: 'done' }))) return lapsed();
+              break;
+            }
+            if (entry.writingSince !== null) {
+              metrics.calls.findNote++;
+              const found = await sink.findNote(lead, options);
+              metrics.lookups[found === undefined ? 'notFound' : 'found']++;
+              if (found !== undefined) {
+                if (!(await advance({ step: 'done', noteId: found }))) return lapsed();
+                break;
+              }
+            }
+            metrics.calls.note++;
+            const noteId = await write(() => sink.leaveNote(lead, options));
+            if (noteId === undefined) return lapsed();
+            if (!(await advance({ step: 'done', noteId }))) return lapsed();
+            break;
+          }
+        }
+      }
+      if (entry.step !== 'done') throw new Error(`saved search stuck at step ${entry.step}`);
+      if (await store.markSaved(entry.originalId, shared())) {
+        metrics.saved++;
+        log.info({ originalId: entry.originalId, attempts: entry.attempts, latencyMs: Math.round(shared() - entry.acceptedAt) }, 'saved search in the CRM');
+      }
+      await store.releaseAddress(entry.originalId);
+      return { ok: true };
+    } catch (thrown) {
+      const wrote = thrown instanceof WriteFailed;
+      const error = wrote ? thrown.failure : thrown;
+      if (isStoreUnavailable(error)) throw error;
+      const failure = sink.failure(error);
+      if (!failure) {
+        // Not from the sink: whether anything reached the CRM cannot be told.
+        await retry(entry, error, wrote || entry.writingSince !== null);
+        return undefined;
+      }
+      // A creating write's own outcome; a look or a list leaves the mark as it was.
+      const outcomeUnknown = wrote ? failure.outcomeUnknown || failure.reason === 'unreadable_answer' : entry.writingSince !== null;
+      if (wrote && !outcomeUnknown) await store.clearWrite(entry.originalId);
+      if (failure.reason === 'stopped') {
+        await store.retryLater(entry.originalId, shared(), failure.description, outcomeUnknown);
+        if (outcomeUnknown) await store.holdAddressUntil(entry.originalId, shared() + settings.reconcileDelayMs + leaseMs);
+        else await store.releaseAddress(entry.originalId);
+      } else if (failure.retryable || failure.reason === 'credentials' || failure.reason === 'unreadable_answer') {
+        await retry(entry, error, outcomeUnknown);
+      } else {
+        await die(entry, failure.refusal ?? failure.description);
+      }
+      return crmOutcome(error);
+    }
+  }
+
+  function searchHeld(entry: SavedSearchEntry): void {
+    const seconds = (shared() - entry.acceptedAt) / 1000;
+    metrics.observeLatency(seconds);
+  }
+
+  return {
+    name: 'saved-searches',
+    start() {
+      if (running) return;
+      running = true;
+      startedAt = now();
+      abort = new AbortController();
+      schedule(0);
+    },
+    async stop() {
+      running = false;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      await ticking;
+      const pending = Promise.allSettled([...inFlight.values()]);
+      const grace = new Promise<void>((resolve) => setTimeout(resolve, stopGraceMs).unref());
+      await Promise.race([pending, grace]);
+      abort.abort();
+      await pending;
+    },
+    wake() {
+      if (running) schedule(0);
+    },
+    async drain() {
+      for (let round = 0; round < 1000; round++) {
+        await readOffset();
+        const current = shared();
+        await housekeeping(current);
+        const started = await dispatch(current);
+        if (started.length === 0 && inFlight.size === 0) return;
+        await Promise.allSettled(started.length ? started : [...inFlight.values()]);
+      }
+    },
+  };
+}
+
+function describe(error: unknown, failure: DeliveryFailure | undefined): string {
+  if (failure) return failure.description;
+  return error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 500) : 'unknown error';
+}

@@ -1,0 +1,140 @@
+// POST /api/v1/saved-searches over real HTTP (supertest) on a real store: 202 once stored, the
+// enquiry form's protections (origin, honeypot, timing, per-client and daily caps), field-by-field
+// 400s naming the bad filter, repeats and conflicts, the status route; no personal data in answers.
+import request from 'supertest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type RunningSimulator } from '../../crm-sim/simulator.ts';
+import { rawRows, storeVariants } from '../support/store-variants.ts';
+import { savedSearchHarness, validSavedSearch, type SavedSearchHarness, type SavedSearchHarnessOptions } from './support.ts';
+
+let sim: RunningSimulator;
+beforeAll(async () => {
+  sim = await startSimulator({ listings: 12, seed: 5 });
+});
+afterAll(async () => {
+  await sim?.close();
+});
+
+for (const variant of storeVariants()) {
+  describe.skipIf(variant.skipped)(`saved searches API on ${variant.name}`, () => {
+    const harnesses: SavedSearchHarness[] = [];
+    const harness = async (options: Partial<SavedSearchHarnessOptions> = {}) => {
+      const made = await savedSearchHarness({
+        crm: { baseUrl: sim.baseUrl, apiKey: sim.apiKey, accessToken: sim.accessToken },
+        postgresServer: variant.postgresServer,
+        ...options,
+      });
+      harnesses.push(made);
+      return made;
+    };
+    afterEach(() => {
+      for (const made of harnesses.splice(0)) made.close();
+    });
+
+    it('stores a saved search before answering 202, and answers its status', async () => {
+      const { app, store } = await harness();
+      const body = validSavedSearch();
+      const response = await request(app).post('/api/v1/saved-searches').send(body);
+      expect(response.status).toBe(202);
+      expect(response.body).toEqual({ originalId: body.originalId, status: 'queued' });
+      const rows = await rawRows(store, 'saved_searches');
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ original_id: body.originalId, status: 'queued', step: 'person' });
+      expect(JSON.parse(String(rows[0]!.payload)).search).toEqual(body.search);
+      // The address is kept as a digest for the per-address claim, never in clear outside the payload.
+      expect(rows[0]!.address_key).toMatch(/^[0-9a-f]{64}$/);
+      const status = await request(app).get(`/api/v1/saved-searches/${body.originalId}`);
+      expect(status.body).toEqual({ originalId: body.originalId, status: 'queued' });
+      expect(JSON.stringify(status.body)).not.toContain('mary@example.com');
+    });
+
+    it('names each bad field, a filter a saved search does not keep, and a missing consent', async () => {
+      const { app } = await harness();
+      const response = await request(app)
+        .post('/api/v1/saved-searches')
+        .send({
+          ...validSavedSearch(),
+          consent: false,
+          email: 'not-an-address',
+          search: { minBeds: -1, sort: 'price', type: 'rent', minPrice: 900, maxPrice: 100 },
+        });
+      expect(response.status).toBe(400);
+      expect(response.body.error).toBe('invalid_saved_search');
+      const fields = response.body.fields as Record<string, string>;
+      expect(fields.consent).toMatch(/consent must be given/);
+      expect(fields.email).toMatch(/email address/i);
+      expect(fields['search.minBeds']).toMatch(/negative/);
+      expect(fields['search.type']).toMatch(/sale, lease/);
+      expect(fields['search.sort']).toMatch(/not a filter a saved search keeps/);
+      const noSearch = await request(app)
+        .post('/api/v1/saved-searches')
+        .send({ ...validSavedSearch(), search: 'Kew' });
+      expect(noSearch.body.fields.search).toMatch(/object of listing filters/);
+      const range = await request(app)
+        .post('/api/v1/saved-searches')
+        .send({ ...validSavedSearch(), search: { minPrice: 900, maxPrice: 100 } });
+      expect(range.body.fields['search.maxPrice']).toMatch(/below/);
+      const junk = await request(app).post('/api/v1/saved-searches').set('Content-Type', 'application/json').send('{"originalId":');
+      expect(junk.status).toBe(400);
+      expect(junk.body.fields.body).toBeDefined();
+    });
+
+    it('answers a repeat 202 and a reused originalId with other content 409', async () => {
+      const { app, store } = await harness();
+      const body = validSavedSearch();
+      expect((await request(app).post('/api/v1/saved-searches').send(body)).status).toBe(202);
+      expect(
+        (
+          await request(app)
+            .post('/api/v1/saved-searches')
+            .send({ ...body, elapsedMs: 99_000 })
+        ).status,
+      ).toBe(202);
+      const conflict = await request(app)
+        .post('/api/v1/saved-searches')
+        .send({ ...body, search: { suburb: 'Hawthorn' } });
+      expect(conflict.status).toBe(409);
+      expect(await rawRows(store, 'saved_searches')).toHaveLength(1);
+    });
+
+    it('takes a filled honeypot or a form sent too fast for spam: 202, stored without personal data, never forwarded', async () => {
+      const { app, store, service } = await harness();
+      const honeypot = validSavedSearch({ website: 'http://spam.example' });
+      const fast = validSavedSearch({ elapsedMs: 10 });
+      expect((await request(app).post('/api/v1/saved-searches').send(honeypot)).status).toBe(202);
+      expect((await request(app).post('/api/v1/saved-searches').send(fast)).status).toBe(202);
+      const rows = await rawRows(store, 'saved_searches');
+      expect(rows.map((row) => [row.status, row.spam_reason, row.payload, row.address_key])).toEqual([
+        ['spam', 'honeypot', null, null],
+        ['spam', 'too_fast', null, null],
+      ]);
+      const before = sim.state.contacts.posted().length;
+      await service.worker.drain();
+      expect(sim.state.contacts.posted().length).toBe(before);
+      expect((await request(app).get(`/api/v1/saved-searches/${fast.originalId}`)).body.status).toBe('saved');
+    });
+
+    it('refuses other origins, and limits one client per minute and all clients per day', async () => {
+      const { app } = await harness({ env: { ALLOWED_ORIGINS: 'https://agency.example', ENQUIRY_RATE_LIMIT_PER_MINUTE: '2', SAVED_SEARCH_DAILY_BUDGET: '3' } });
+      const refused = await request(app).post('/api/v1/saved-searches').set('Origin', 'https://evil.example').send(validSavedSearch());
+      expect(refused.status).toBe(403);
+      const ok = await request(app).post('/api/v1/saved-searches').set('Origin', 'https://agency.example').send(validSavedSearch());
+      expect(ok.status).toBe(202);
+      expect(ok.headers['access-control-allow-origin']).toBe('https://agency.example');
+      expect((await request(app).post('/api/v1/saved-searches').send(validSavedSearch())).status).toBe(202);
+      const limited = await request(app).post('/api/v1/saved-searches').send(validSavedSearch());
+      expect(limited.status).toBe(429);
+      expect(limited.headers['retry-after']).toBeDefined();
+    });
+
+    it('refuses past the daily budget with Retry-After until 00:00 UTC', async () => {
+      const { app } = await harness({ env: { SAVED_SEARCH_DAILY_BUDGET: '2' } });
+      expect((await request(app).post('/api/v1/saved-searches').send(validSavedSearch())).status).toBe(202);
+      expect((await request(app).post('/api/v1/saved-searches').send(validSavedSearch())).status).toBe(202);
+      const spent = await request(app).post('/api/v1/saved-searches').send(validSavedSearch());
+      expect(spent.status).toBe(429);
+      expect(spent.body.error).toBe('daily_budget');
+      expect(Number(spent.headers['retry-after'])).toBeGreaterThan(0);
+    });
+  });
+}

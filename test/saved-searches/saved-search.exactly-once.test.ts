@@ -1,0 +1,254 @@
+// The saved-search worker through real HTTP to the CRM simulator: the person found or added once,
+// one requirement per saved search with the search's fields, the agency's categories and the
+// holding-area note; after dropped answers, 5xx and a crash mid-step it looks before it writes
+// again; two saved searches of one address at the same moment (one relay, or two relays on one
+// PostgreSQL database) make one contact. Once on SQLite, once on PostgreSQL.
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { SavedSearchFilters } from '../../contract/saved-search.ts';
+import { startSimulator, type RunningSimulator } from '../../crm-sim/simulator.ts';
+import { createSavedSearchService } from '../../server/saved-searches/service.ts';
+import { silentLogger } from '../../server/runtime/log.ts';
+import { crmAlertSink } from '../../server/crm/alert-sink.ts';
+import { freshDatabase } from '../support/postgres.ts';
+import { rawRows, storeVariants } from '../support/store-variants.ts';
+import {
+  contactsByAddress,
+  requirementMatchesSearch,
+  savedSearchHarness,
+  validSavedSearch,
+  type SavedSearchHarness,
+  type SavedSearchHarnessOptions,
+} from './support.ts';
+
+let sim: RunningSimulator;
+/** A search an available listing of the simulator matches: its suburb, type, beds and a price range around it. */
+let matching: SavedSearchFilters;
+let listing: { id: number; lifeId: number };
+beforeAll(async () => {
+  sim = await startSimulator({ listings: 24, seed: 7 });
+  const found = sim.state.listings.find(
+    (candidate) =>
+      candidate.propertyClass === 'residential' &&
+      candidate.market === 'sale' &&
+      candidate.status === 'listing' &&
+      candidate.publishedToWeb !== null &&
+      typeof candidate.fields.searchPrice === 'number' &&
+      typeof candidate.fields.bed === 'number',
+  )!;
+  const fields = found.fields as { address: { suburb: { name: string } }; type: { name: string }; bed: number; searchPrice: number };
+  matching = {
+    type: 'sale',
+    suburb: fields.address.suburb.name.charAt(0) + fields.address.suburb.name.slice(1).toLowerCase(),
+    propertyType: fields.type.name,
+    minBeds: fields.bed,
+    minPrice: Math.max(0, fields.searchPrice - 100_000),
+    maxPrice: fields.searchPrice + 100_000,
+  };
+  listing = { id: found.id, lifeId: found.lifeId };
+});
+afterAll(async () => {
+  await sim?.close();
+});
+
+const crmOf = () => ({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, accessToken: sim.accessToken });
+const counted = (endpoint: string) => sim.state.getCounters().requestsByEndpoint[endpoint] ?? 0;
+
+for (const variant of storeVariants()) {
+  describe.skipIf(variant.skipped)(`saved searches into the CRM on ${variant.name}`, () => {
+    const harnesses: SavedSearchHarness[] = [];
+    const harness = async (options: Partial<SavedSearchHarnessOptions> = {}) => {
+      const made = await savedSearchHarness({ crm: crmOf(), postgresServer: variant.postgresServer, ...options });
+      harnesses.push(made);
+      return made;
+    };
+    afterEach(() => {
+      for (const made of harnesses.splice(0)) made.close();
+      sim.state.reset();
+    });
+
+    it('adds a new person with a requirement equal to the search, their categories and a note; a known person gets only a requirement', async () => {
+      const { app, service } = await harness({ env: { SAVED_SEARCH_CATEGORY_IDS: '64', SAVED_SEARCH_HOLDING_ENQUIRY: '1' } });
+      const first = validSavedSearch({ search: matching });
+      expect((await request(app).post('/api/v1/saved-searches').send(first)).status).toBe(202);
+      await service.worker.drain();
+      const [contact] = sim.state.contacts.posted();
+      expect(sim.state.contacts.posted()).toHaveLength(1);
+      expect(contact).toMatchObject({ firstName: 'Mary Jane', lastName: 'Citizen', emails: ['mary@example.com'], categories: [64] });
+      expect(contact!.phoneNumbers).toEqual([{ number: '0412345678', typeCode: 'M', type: 'Mobile' }]);
+      expect(contact!.unsubscribe.email).toBe(false);
+      expect(contact!.requirements).toHaveLength(1);
+      expect(requirementMatchesSearch(contact!.requirements[0]!, matching)).toBe(true);
+      // The class follows the type; a suburb the CRM's listings name is sent by its id.
+      expect(contact!.requirements[0]).toMatchObject({ propertyClass: 'residential' });
+      const note = sim.state.postedEnquiries().find((enquiry) => enquiry.originalId === first.originalId)!;
+      expect(note).toMatchObject({ email: 'mary@example.com', saleLifeId: null, userId: null, source: 'OFFICEWEBSITE' });
+      expect(note.metaData).toContainEqual({ key: 'consent', value: 'given' });
+      expect((await request(app).get(`/api/v1/saved-searches/${first.originalId}`)).body.status).toBe('saved');
+      // What agents use to send a new listing to its buyers: the listing finds the new contact.
+      const matches = await fetch(`${sim.baseUrl}/properties/${listing.id}/sale/${listing.lifeId}/matchingContacts`, {
+        headers: { 'X-Api-Key': sim.apiKey, Authorization: `Bearer ${sim.accessToken}` },
+      });
+      expect(((await matches.json()) as { items: Array<{ id: number }> }).items.map((item) => item.id)).toEqual([contact!.id]);
+
+      // The same person (another case of the address) follows another search: no second contact.
+      const second = validSavedSearch({ email: 'MARY@example.com', search: { type: 'lease', minBeds: 2 } });
+      const postsBefore = counted('POST /contacts');
+      expect((await request(app).post('/api/v1/saved-searches').send(second)).status).toBe(202);
+      await service.worker.drain();
+      expect(counted('POST /contacts')).toBe(postsBefore);
+      expect(sim.state.contacts.posted()).toHaveLength(1);
+      expect(contact!.requirements).toHaveLength(2);
+      expect(requirementMatchesSearch(contact!.requirements[1]!, second.search)).toBe(true);
+      expect(contact!.categories).toEqual([64]);
+    });
+
+    it('after dropped answers and 5xx on every write, one contact per address and one requirement per saved search', async () => {
+      const { app, service } = await harness({ env: { SAVED_SEARCH_HOLDING_ENQUIRY: '1' } });
+      sim.state.setFaults([
+        { match: 'POST /contacts', dropResponseRate: 1, times: 2 },
+        { match: 'POST /contacts/*/requirements', dropResponseRate: 1, times: 2 },
+        { match: 'POST /enquiries', errorRate: 1, times: 1 },
+        { match: 'GET /search/contacts/email', errorRate: 0.3, rate429: 0.1 },
+      ]);
+      const bodies = [
+        validSavedSearch({ email: 'ann@example.com', search: matching }),
+        validSavedSearch({ email: 'bob@example.com', search: { suburb: 'Hawthorn' } }),
+        validSavedSearch({ email: 'ann@example.com', search: matching }),
+      ];
+      for (const body of bodies) expect((await request(app).post('/api/v1/saved-searches').send(body)).status).toBe(202);
+      for (let round = 0; round < 40 && (await service.store.counts()).queued > 0; round++) {
+        await service.worker.drain();
+        await new Promise((resolve) => setTimeout(resolve, 60));
+      }
+      expect(await service.store.counts()).toMatchObject({ queued: 0, dead: 0, saved: 3 });
+      const byAddress = contactsByAddress(sim.state.contacts.posted());
+      expect(byAddress.get('ann@example.com')).toHaveLength(1);
+      expect(byAddress.get('bob@example.com')).toHaveLength(1);
+      // Two saved searches with equal filters for one person: two requirements, each recorded by one.
+      const ann = byAddress.get('ann@example.com')![0]!;
+      expect(ann.requirements).toHaveLength(2);
+      const rows = await rawRows(service.store.store, 'saved_searches');
+      const annIds = rows.filter((row) => Number(row.person_id) === ann.id).map((row) => Number(row.search_id));
+      expect(annIds.sort()).toEqual(ann.requirements.map((requirement) => requirement.id).sort());
+      for (const body of bodies) expect(sim.state.postedEnquiries().filter((enquiry) => enquiry.originalId === body.originalId)).toHaveLength(1);
+      expect(sim.state.counters.droppedResponses).toBeGreaterThanOrEqual(4);
+    });
+
+    it('a crash after a write landed resumes at its step and finds it instead of writing again', async () => {
+      const first = await harness();
+      const body = validSavedSearch({ email: 'cleo@example.com', search: { suburb: 'Kew', minBaths: 2 } });
+      expect((await request(first.app).post('/api/v1/saved-searches').send(body)).status).toBe(202);
+      // The requirement's POST lands but its answer is lost, and the relay dies before it looks.
+      sim.state.setFaults([{ match: 'POST /contacts/*/requirements', dropResponseRate: 1, times: 1 }]);
+      await first.service.worker.drain();
+      const row = await first.service.store.get(body.originalId);
+      expect(row).toMatchObject({ status: 'queued', step: 'search' });
+      expect(row!.writingSince).not.toBeNull();
+      expect(sim.state.contacts.posted()[0]!.requirements).toHaveLength(1);
+      // A new process on the same store (a restart): it looks, finds the requirement, records it.
+      const restarted = createSavedSearchService({
+        store: first.store,
+        log: silentLogger,
+        sink: crmAlertSink(first.crm, { categoryIds: [], holdingEnquiry: false, source: 'OFFICEWEBSITE', classes: ['residential'], log: silentLogger }),
+        settings: {
+          ...(await import('../../server/runtime/config.ts')).loadConfig({ DATA_DIR: '/tmp' }).enquiries,
+          retryBaseMs: 10,
+          retryMaxMs: 50,
+          reconcileDelayMs: 0,
+        },
+      });
+      // Its retry falls due (a few ms: the test's backoff), then the new process works it.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await restarted.worker.drain();
+      expect(await restarted.store.get(body.originalId)).toMatchObject({ status: 'saved', searchId: sim.state.contacts.posted()[0]!.requirements[0]!.id });
+      expect(sim.state.contacts.posted()[0]!.requirements).toHaveLength(1);
+      expect(restarted.metrics.lookups.found).toBe(1);
+    });
+
+    it('a person merged away in the CRM is found or added again', async () => {
+      const { app, service } = await harness();
+      const body = validSavedSearch({ email: 'dan@example.com', search: { suburb: 'Kew' } });
+      expect((await request(app).post('/api/v1/saved-searches').send(body)).status).toBe(202);
+      // The person exists when looked up, and is deleted before the requirement is added.
+      sim.state.contacts.add({
+        firstName: 'Dan',
+        lastName: null,
+        emails: ['dan@example.com'],
+        phoneNumbers: [],
+        unsubscribe: { email: false, sms: false, letters: false },
+        categories: [],
+        requirements: [],
+        origin: 'api',
+      });
+      sim.state.setFaults([{ match: 'POST /contacts/*/requirements', errorStatus: 404, errorRate: 1, times: 1 }]);
+      await service.worker.drain();
+      for (let round = 0; round < 10 && (await service.store.counts()).queued > 0; round++) await service.worker.drain();
+      expect((await service.store.get(body.originalId))?.status).toBe('saved');
+    });
+
+    it('a definite refusal dead-letters with the CRM message; the rest go on', async () => {
+      const { app, service } = await harness();
+      const body = validSavedSearch({ email: 'eve@example.com', search: { suburb: 'Nowhere Town' } });
+      expect((await request(app).post('/api/v1/saved-searches').send(body)).status).toBe(202);
+      await service.worker.drain();
+      const row = await service.store.get(body.originalId);
+      expect(row?.status).toBe('dead');
+      expect(row?.lastError).toMatch(/no suburb named/);
+      expect(service.metrics.dead).toBe(1);
+    });
+  });
+}
+
+const postgres = inject('postgres');
+const skipped = 'skipped' in postgres ? postgres.skipped : undefined;
+describe.skipIf(skipped)(`two relays on one PostgreSQL database${skipped ? ` (SKIPPED: ${skipped})` : ''}`, () => {
+  const harnesses: SavedSearchHarness[] = [];
+  afterEach(() => {
+    for (const made of harnesses.splice(0)) made.close();
+    sim.state.reset();
+  });
+
+  it('saved searches of one address at the same moment on both relays make one contact, one requirement each', { timeout: 60_000 }, async () => {
+    const databaseUrl = await freshDatabase((postgres as { url: string }).url, 'estate_saved_two');
+    const a = await savedSearchHarness({ crm: crmOf(), databaseUrl, owner: 'relay-a', settings: { concurrency: 4 } });
+    const b = await savedSearchHarness({ crm: crmOf(), databaseUrl, owner: 'relay-b', settings: { concurrency: 4 } });
+    harnesses.push(a, b);
+    // Slow writes widen the window in which both relays would otherwise add the person.
+    sim.state.setFaults([
+      { match: 'POST /contacts', latencyMs: 150, dropResponseRate: 0.3 },
+      { match: 'POST /contacts/*/requirements', latencyMs: 50, dropResponseRate: 0.3 },
+    ]);
+    const addresses = ['fay@example.com', 'gus@example.com', 'hal@example.com'];
+    const bodies = addresses.flatMap((email, index) =>
+      [0, 1, 2].map((copy) => validSavedSearch({ originalId: randomUUID(), email, search: { minBeds: index + 1, minCars: copy } })),
+    );
+    await Promise.all(
+      bodies.map((body, index) =>
+        request((index % 2 === 0 ? a : b).app)
+          .post('/api/v1/saved-searches')
+          .send(body)
+          .expect(202),
+      ),
+    );
+    for (let round = 0; round < 60 && (await a.service.store.counts()).queued > 0; round++) {
+      await Promise.all([a.service.worker.drain(), b.service.worker.drain()]);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(await a.service.store.counts()).toMatchObject({ queued: 0, dead: 0, saved: bodies.length });
+    const byAddress = contactsByAddress(sim.state.contacts.posted());
+    for (const email of addresses) {
+      expect(byAddress.get(email)).toHaveLength(1);
+      expect(byAddress.get(email)![0]!.requirements).toHaveLength(3);
+    }
+    for (const body of bodies) {
+      const contact = byAddress.get(body.email)![0]!;
+      expect(contact.requirements.filter((requirement) => requirementMatchesSearch(requirement, body.search))).toHaveLength(1);
+    }
+    // Both relays worked on them (each looked addresses up in the CRM).
+    expect(a.service.metrics.saved + b.service.metrics.saved).toBe(bodies.length);
+    expect(a.service.metrics.calls.findPerson).toBeGreaterThan(0);
+    expect(b.service.metrics.calls.findPerson).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,152 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Express } from 'express';
+import type { SavedSearchFilters, SavedSearchRequest } from '../../contract/saved-search.ts';
+import type { SimContact, SimRequirement } from '../../crm-sim/contacts.ts';
+import { TYPES } from '../../crm-sim/seed-data.ts';
+import { createCrmClient, type CrmClient } from '../../server/crm/client.ts';
+import { crmAlertSink } from '../../server/crm/alert-sink.ts';
+import { RequestLimiter } from '../../server/crm/limiter.ts';
+import { createApp } from '../../server/http/app.ts';
+import { publicOrigins } from '../../server/http/cors.ts';
+import { loadConfig } from '../../server/runtime/config.ts';
+import { silentLogger, type Logger } from '../../server/runtime/log.ts';
+import { savedSearchesFeature } from '../../server/saved-searches/feature.ts';
+import { createSavedSearchService, type SavedSearchService } from '../../server/saved-searches/service.ts';
+import type { SavedSearchWorkerSettings } from '../../server/saved-searches/worker.ts';
+import { attachPostgres } from '../../server/store/postgres.ts';
+import { openStore, storeAnswers, type Store } from '../../server/store/store.ts';
+import { freshDatabase } from '../support/postgres.ts';
+
+export function validSavedSearch(overrides: Partial<SavedSearchRequest> = {}): SavedSearchRequest {
+  return {
+    originalId: randomUUID(),
+    fullName: 'Mary Jane Citizen',
+    email: 'mary@example.com',
+    mobile: '0412 345 678',
+    consent: true,
+    website: '',
+    elapsedMs: 20_000,
+    search: { type: 'sale', suburb: 'Kew', minBeds: 3, maxPrice: 3_000_000, propertyType: 'House' },
+    ...overrides,
+  };
+}
+
+export interface SavedSearchHarness {
+  app: Express;
+  service: SavedSearchService;
+  store: Store;
+  crm: CrmClient;
+  env: Record<string, string>;
+  close(): void;
+}
+
+export interface SavedSearchHarnessOptions {
+  crm: { baseUrl: string; apiKey: string; accessToken: string };
+  env?: Record<string, string>;
+  settings?: Partial<SavedSearchWorkerSettings>;
+  postgresServer?: string;
+  databaseUrl?: string;
+  log?: Logger;
+  crmTimeoutMs?: number;
+  /** Who claims rows: two relays on one database need two. */
+  owner?: string;
+}
+
+/**
+ * createApp with the saved-search feature on a real SQLite file (and PostgreSQL when given), its
+ * sink the CRM adapter over real HTTP to the simulator. The worker is not started: tests drain it.
+ */
+export async function savedSearchHarness(options: SavedSearchHarnessOptions): Promise<SavedSearchHarness> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'estate-saved-'));
+  const env: Record<string, string> = { DATA_DIR: dataDir };
+  if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
+  else if (options.postgresServer) env.DATABASE_URL = await freshDatabase(options.postgresServer, 'estate_saved');
+  const config = loadConfig({ ...env, ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000', ENQUIRY_DAILY_LIMIT_PER_CLIENT: '100000', ...options.env });
+  const store = openStore(dataDir);
+  if (env.DATABASE_URL) await attachPostgres(store, env.DATABASE_URL);
+  const log = options.log ?? silentLogger;
+  const crm = createCrmClient({
+    ...options.crm,
+    limiter: new RequestLimiter({ store, requestsPerSecond: 10, dailyLimit: 100_000 }),
+    log,
+    timeoutMs: options.crmTimeoutMs ?? 2000,
+    backoffBaseMs: 20,
+  });
+  const service = createSavedSearchService({
+    store,
+    log,
+    sink: crmAlertSink(crm, {
+      categoryIds: config.savedSearches.categoryIds,
+      holdingEnquiry: config.savedSearches.holdingEnquiry,
+      source: config.enquiries.source,
+      classes: config.listings.classes,
+      log,
+    }),
+    settings: { ...config.enquiries, retryBaseMs: 10, retryMaxMs: 50, reconcileDelayMs: 0, ...options.settings },
+    owner: options.owner,
+  });
+  const app = createApp({
+    config,
+    storeAnswers: () => storeAnswers(store),
+    log,
+    features: [
+      savedSearchesFeature(service, {
+        allowedOrigins: config.http.allowedOrigins,
+        ownOrigins: publicOrigins(config),
+        limits: { ...config.enquiries, dailyBudget: config.savedSearches.dailyBudget },
+        log,
+      }),
+    ],
+    demoDir: null,
+  });
+  return {
+    app,
+    service,
+    store,
+    crm,
+    env,
+    close() {
+      crm.close();
+      store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Whether a requirement the simulator holds says what the search says: written from the CRM's
+ * side (the simulator's records), not from the relay's mapping, so a wrong mapping fails it.
+ */
+export function requirementMatchesSearch(requirement: SimRequirement, search: SavedSearchFilters): boolean {
+  const orNull = (value: number | undefined) => value ?? null;
+  return (
+    requirement.type === (search.type ?? 'saleOrLease') &&
+    requirement.minimumPrice === orNull(search.minPrice) &&
+    requirement.maximumPrice === orNull(search.maxPrice) &&
+    requirement.minimumBed === orNull(search.minBeds) &&
+    requirement.minimumBath === orNull(search.minBaths) &&
+    requirement.minimumCar === orNull(search.minCars) &&
+    (search.suburb === undefined
+      ? requirement.suburbs.length === 0
+      : requirement.suburbs.length === 1 && requirement.suburbs[0]!.name.toLowerCase() === search.suburb.toLowerCase()) &&
+    (search.propertyType === undefined
+      ? requirement.propertyTypes.length === 0
+      : requirement.propertyTypes.length === 1 && TYPES[requirement.propertyTypes[0]!].name.toLowerCase() === search.propertyType.toLowerCase()) &&
+    requirement.active
+  );
+}
+
+/** The simulator's contacts by lower-cased e-mail address. */
+export function contactsByAddress(contacts: SimContact[]): Map<string, SimContact[]> {
+  const found = new Map<string, SimContact[]>();
+  for (const contact of contacts) {
+    for (const email of contact.emails) {
+      const key = email.toLowerCase();
+      found.set(key, [...(found.get(key) ?? []), contact]);
+    }
+  }
+  return found;
+}
