@@ -9,10 +9,17 @@ import { migrations } from '../../server/store/migrations.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 
+/** The folders of server/, longest first: a migration `130-saved-searches` names `saved-searches`, not `saved`. */
+const FOLDERS = readdirSync(join(root, 'server'), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name)
+  .sort((a, b) => b.length - a.length);
+
 function owners(): Map<string, string> {
   const owner = new Map<string, string>([['schema_migrations', 'store']]);
   for (const migration of migrations) {
-    const concern = migration.id.split('-')[1]!;
+    const named = migration.id.replace(/^\d+-/, '');
+    const concern = FOLDERS.find((folder) => named === folder || named.startsWith(`${folder}-`)) ?? named.split('-')[0]!;
     for (const [, table] of migration.sql.matchAll(/CREATE TABLE (?:IF NOT EXISTS )?([a-z_]+)/g)) if (!owner.has(table!)) owner.set(table!, concern);
   }
   return owner;
