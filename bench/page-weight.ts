@@ -7,7 +7,8 @@
  * server-rendered (server/pages, #13): `listing` and `buy` measure those, as a visitor gets them,
  * once their elements have rendered over the server's markup; `listing-client` is the
  * client-rendered listing page (listing.html) an agency's own page would be. The buy list is a
- * listings grid, held to the home page's goal.
+ * listings grid, held to the home page's goal; `map` is the demo's search page (/buy: `<estate-map>`
+ * beside the list, issue 20), goal 64 KB with the map's library.
  *
  * Chromium (playwright-core) with a fresh profile per page: nothing cached. Bytes are the encoded
  * response bodies of every script the page fetched from the relay, once the page has shown its
@@ -128,6 +129,17 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
           return grid?.hasUpdated === true && grid.shadowRoot?.querySelector('[part~="card-link"]') != null;
         },
         goalBytes: 20 * 1024,
+      },
+      {
+        // The demo's search page: the map (and its gesture library) beside the list (issue 20).
+        name: 'map',
+        path: '/buy',
+        ready: () => {
+          const map = document.querySelector('estate-map')?.shadowRoot;
+          const grid = document.querySelector('estate-listings')?.shadowRoot;
+          return map?.querySelector('[part~="pin"], [part~="cluster"]') != null && grid?.querySelector('[part~="card-link"]') != null;
+        },
+        goalBytes: 64 * 1024,
       },
       {
         name: 'listing-client',
