@@ -12,8 +12,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * the request spacing (GEOCODER_REQUESTS_PER_SECOND, as the usage policy asks). Never on a sync's
  * or an enquiry's path: only the places worker waits here.
  *
- * The spacing: one request at a time, each `intervalMs` after the one before. Without a `gate` the
- * relay keeps it itself (from the last answer kept in its store, across restarts). With one
+ * The spacing: one request at a time (the next is not sent before the last has its answer or has
+ * failed), each `intervalMs` after the end of the one before: the policy counts arrivals, and a
+ * request held up on its way (a busy event loop, a slow network) must not bring the next one
+ * closer to it. Without a `gate` the relay keeps it itself (from the last answer kept in its store,
+ * across restarts). With one
  * (DATABASE_URL: cluster/geocoder-gate.ts) every relay on the database takes its turns from the
  * same row, so together they keep the rate; when the gate is out of reach nothing is sent (the
  * request fails with GeocoderGateError and the places worker tries again after its pause), since
@@ -21,8 +24,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
  */
 export class Geocoding {
   private readonly intervalMs: number;
-  /** When the last request was sent (or is due): each next one waits for its turn after it. */
-  private lastSentAt: number;
+  /** When the last request ended (answered or failed): the next one waits intervalMs after it. */
+  private lastEndedAt: number;
   private queue: Promise<void> = Promise.resolve();
   private readonly inFlight = new Map<string, Promise<GeocodeAnswer>>();
   private readonly now: Clock;
@@ -43,7 +46,7 @@ export class Geocoding {
   ) {
     this.now = options.now ?? Date.now;
     this.intervalMs = geocoderIntervalMs(options.requestsPerSecond);
-    this.lastSentAt = lastAskedAt(options.store) ?? -Infinity;
+    this.lastEndedAt = lastAskedAt(options.store) ?? -Infinity;
   }
 
   get enabled(): boolean {
@@ -65,8 +68,7 @@ export class Geocoding {
     let pending = this.inFlight.get(key);
     if (!pending) {
       pending = (async () => {
-        await this.turn(signal);
-        const answer = await geocoder.search(query, signal);
+        const answer = await this.inTurn(signal, () => geocoder.search(query, signal));
         saveAnswer(this.options.store, key, answer, this.now());
         this.options.log.debug({ kind: query.kind, found: answer !== null }, 'geocoder answered');
         return answer;
@@ -76,8 +78,8 @@ export class Geocoding {
     return pending;
   }
 
-  /** Resolves when this request may be sent: one at a time, intervalMs apart (across relays with a gate). */
-  private turn(signal?: AbortSignal): Promise<void> {
+  /** Sends `request` in its turn: one at a time, intervalMs apart (across relays with a gate). */
+  private inTurn<T>(signal: AbortSignal | undefined, request: () => Promise<T>): Promise<T> {
     const mine = this.queue.then(async () => {
       signal?.throwIfAborted();
       const gate = this.options.gate;
@@ -88,12 +90,19 @@ export class Geocoding {
         } catch (error) {
           throw new GeocoderGateError(error);
         }
-      } else wait = this.lastSentAt + this.intervalMs - this.now();
+      } else wait = this.lastEndedAt + this.intervalMs - this.now();
       if (wait > 0) await (this.options.sleep ?? ((ms: number, abort?: AbortSignal) => sleep(ms, undefined, { signal: abort })))(wait, signal);
-      this.lastSentAt = this.now();
+      try {
+        return await request();
+      } finally {
+        this.lastEndedAt = this.now();
+      }
     });
-    // A cancelled wait does not hold up the next.
-    this.queue = mine.catch(() => undefined);
+    // A cancelled wait or a failed request does not hold up the next.
+    this.queue = mine.then(
+      () => undefined,
+      () => undefined,
+    );
     return mine;
   }
 }

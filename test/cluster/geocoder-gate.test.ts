@@ -105,8 +105,9 @@ describe.skipIf(skipped)(`the geocoder's rate shared on PostgreSQL${skipped ? ` 
     const waits = [await a.next(), await b.next(), await a.next(), await b.next()];
     expect(waits[0]).toBe(0);
     for (let i = 1; i < waits.length; i++) {
-      // Each turn one interval after the last, less the few ms the statements took.
-      expect(waits[i]! - waits[i - 1]!).toBeGreaterThan(INTERVAL_MS - 50);
+      // Each turn one interval after the last, less the time the statements took (a few ms; over
+      // 100 on this shared two-core machine under load: the bound catches a turn not spaced at all).
+      expect(waits[i]! - waits[i - 1]!).toBeGreaterThan(INTERVAL_MS - 300);
       expect(waits[i]! - waits[i - 1]!).toBeLessThanOrEqual(INTERVAL_MS);
     }
     const [row] = (await poolOn(url).query<{ turns: number; holder: string }>('SELECT turns, holder FROM relay_key.geocoder_gate')).rows;
