@@ -246,9 +246,10 @@ describe.skipIf(skipped)(`two relays on one PostgreSQL database${skipped ? ` (SK
       const contact = byAddress.get(body.email)![0]!;
       expect(contact.requirements.filter((requirement) => requirementMatchesSearch(requirement, body.search))).toHaveLength(1);
     }
-    // Both relays worked on them (each looked addresses up in the CRM).
+    // Every saved search was worked by one of the two relays. Which ones each took is the race the
+    // test sets up: usually both take some, but on a loaded machine one relay's drain can claim all
+    // nine before the other's first query (seen in CI), and the outcome above must hold either way.
     expect(a.service.metrics.saved + b.service.metrics.saved).toBe(bodies.length);
-    expect(a.service.metrics.calls.findPerson).toBeGreaterThan(0);
-    expect(b.service.metrics.calls.findPerson).toBeGreaterThan(0);
+    expect(a.service.metrics.calls.findPerson + b.service.metrics.calls.findPerson).toBeGreaterThan(0);
   });
 });
