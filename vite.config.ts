@@ -23,6 +23,7 @@ export const ELEMENT_ENTRIES = {
   'estate-listings': 'widget/listings/define.ts',
   'estate-map': 'widget/map/define.ts',
   'estate-open-home-registration': 'widget/open-home-registration/define.ts',
+  'estate-saved-search': 'widget/saved-search/define.ts',
   'estate-shortlist': 'widget/shortlist/define.ts',
 };
 
