@@ -22,6 +22,7 @@ export default defineConfig({
         listing: 'widget/listing/define.ts',
         listings: 'widget/listings/define.ts',
         shortlist: 'widget/shortlist/define.ts',
+        'saved-search': 'widget/saved-search/define.ts',
         map: 'widget/map/define.ts',
         localize: 'widget/shared/localize.ts',
       },

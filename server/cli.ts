@@ -6,6 +6,7 @@ import { ConfigError, loadConfig, type Config } from './runtime/config.ts';
 import { agenciesCommand, scopeToAgency } from './ops/agencies-cli.ts';
 import { outboxCommand } from './enquiries/cli.ts';
 import { operatorCommands } from './ops/cli.ts';
+import { savedSearchesCommand } from './saved-searches/cli.ts';
 
 /**
  * The operator's command line: `npm run relay -- <command> [arguments]`. It reads the same
@@ -13,7 +14,7 @@ import { operatorCommands } from './ops/cli.ts';
  *
  * To add a command, write a CliCommand (cli-command.ts) in its concern's folder and add it to `commands`.
  */
-export const commands: CliCommand[] = [...operatorCommands, outboxCommand, agenciesCommand];
+export const commands: CliCommand[] = [...operatorCommands, outboxCommand, savedSearchesCommand, agenciesCommand];
 
 export interface RunCliOptions {
   env?: NodeJS.ProcessEnv;
@@ -27,12 +28,13 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
   const out = options.out ?? ((text: string) => console.log(text));
   const err = options.err ?? ((text: string) => console.error(text));
   const [name, ...args] = argv;
+  const width = Math.max(...commands.map((command) => command.name.length));
   const help = () =>
     [
       'Usage: npm run relay -- <command> [arguments]',
       '',
       'Commands:',
-      ...commands.map((command) => `  ${command.name.padEnd(10)} ${command.summary}`),
+      ...commands.map((command) => `  ${command.name.padEnd(width)} ${command.summary}`),
       '',
       "Run `npm run relay -- <command> help` for a command's arguments. With AGENCIES_FILE, add `--agency <slug>` to work on one agency's store.",
     ].join('\n');

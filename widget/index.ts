@@ -11,4 +11,5 @@ import './appraisal/define.ts';
 import './open-home-registration/define.ts';
 import './inspection-request/define.ts';
 import './shortlist/define.ts';
+import './saved-search/define.ts';
 import './map/define.ts';

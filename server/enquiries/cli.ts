@@ -149,7 +149,8 @@ function publicView(entry: OutboxEntry) {
   };
 }
 
-function table(header: string[], rows: string[][]): string {
+/** Columns padded to their widest cell, a rule under the header. */
+export function table(header: string[], rows: string[][]): string {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const line = (cells: string[]) =>
     cells

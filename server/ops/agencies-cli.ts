@@ -202,7 +202,7 @@ export function formatKeyTotals(status: AgenciesStatus): string {
 }
 
 /** Commands that work on one store: with AGENCIES_FILE, on one agency's, named with --agency <slug>. */
-const PER_AGENCY_COMMANDS = new Set(['sync', 'outbox', 'backup', 'restore']);
+const PER_AGENCY_COMMANDS = new Set(['sync', 'outbox', 'saved-searches', 'backup', 'restore']);
 
 export interface AgencyScope {
   args: string[];

@@ -120,7 +120,7 @@ describe('where leads come from, on the demo site', () => {
     const grid = page.locator('estate-listings');
     await grid.locator('[part~="card-link"]').first().waitFor();
     await grid.getByLabel('Bedrooms').selectOption('2');
-    await grid.getByRole('button', { name: 'Search' }).click();
+    await grid.getByRole('button', { name: 'Search', exact: true }).click();
     await expect.poll(eventsPushed).toEqual(['search']);
     expect((await dataLayer())[0]).toMatchObject({ event: 'search', search_term: 'type: sale, minBeds: 2, sort: newest' });
 

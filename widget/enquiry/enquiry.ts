@@ -14,7 +14,7 @@ import './strings.ts';
 import { isPhoneNumber } from '../../contract/phone.ts';
 import { newOriginalId, pendingKey, type PendingEnquiry } from './pending-store.ts';
 import { PendingSubmissionController } from './pending-submission.ts';
-import type { LeadSentDetail } from '../shared/analytics.ts';
+import type { LeadSentDetail, LeadType } from '../shared/analytics.ts';
 import { generateLead, leadOrigin } from '../shared/leads.ts';
 
 export const ENQUIRY_TAG = 'estate-enquiry';
@@ -498,6 +498,16 @@ export class EstateEnquiry extends EstateElement {
     return { ...contact, ...this.#target(), ...(this.subject ? { subject: this.subject } : {}), message: String(this.values.message).trim() };
   }
 
+  /** The relay's path this kind of lead is posted to. */
+  protected get endpoint(): string {
+    return 'api/v1/enquiries';
+  }
+
+  /** What the analytics event calls the lead sent: its kind (a question when none). */
+  protected leadType(sent: EnquiryRequest | undefined): LeadType {
+    return sent?.kind ?? 'enquiry';
+  }
+
   /** A message for a field the browser's own checks pass but the kind's rules do not (a time in the past). */
   protected fieldProblem(_field: string, _value: string): string | undefined {
     return undefined;
@@ -806,7 +816,7 @@ export class EstateEnquiry extends EstateElement {
     this.#submission.sending();
     this.notice = '';
     this.#statusCleared = false;
-    const url = relayUrl(this.relay, 'api/v1/enquiries');
+    const url = relayUrl(this.relay, this.endpoint);
     try {
       const accepted = await fetchJson<EnquiryAccepted>(url, {
         method: 'POST',
@@ -836,9 +846,9 @@ export class EstateEnquiry extends EstateElement {
     this.errors = {};
     this.#interaction.reset();
     this.emit<EnquirySuccessDetail>('estate-enquiry-success', { originalId: outcome.originalId });
-    // Every kind of lead form sends through here: the event names the kind it sent (a question when none).
+    // Every kind of lead form sends through here: the event names the kind it sent.
     const lead: LeadSentDetail = {
-      leadType: sent?.kind ?? 'enquiry',
+      leadType: this.leadType(sent),
       originalId: outcome.originalId,
       ...(sent && 'listingId' in sent && sent.listingId !== undefined ? { listingId: sent.listingId } : {}),
       ...(sent && 'agentId' in sent && sent.agentId !== undefined ? { agentId: sent.agentId } : {}),

@@ -106,6 +106,7 @@ const EAGER_CARDS = 3;
  * @attr locale - BCP 47 locale for numbers and dates (default en-AU).
  * @attr currency - ISO 4217 code for prices in the filter bar. Default: the locale's.
  * @attr time-zone - IANA zone for auction times. Default: the visitor's.
+ * @attr alerts-consent-text - Label of the consent box of the filter bar's "Get alerts for this search" form (`<estate-saved-search>`). Default: that form's words.
  * @attr analytics - `datalayer`: also push its analytics events (and those of the detail it opens in place) to `window.dataLayer` as GA4 events; any other value keeps them out. Default: the page's `<meta name="estate-analytics">`.
  * @attr strings - JSON object overriding any of the element's words (see ListingsStrings), over those of its language (`lang` on it or above it, else the page's; see "Words and languages").
  *
@@ -120,6 +121,8 @@ const EAGER_CARDS = 3;
  * @csspart filter-actions - The search and reset buttons' row.
  * @csspart button - Every button.
  * @csspart button-primary - The search button.
+ * @csspart alerts-button - The "Get alerts for this search" button (`aria-expanded` tells whether its form is open).
+ * @csspart alerts - The saved-search form under the filter bar (`<estate-saved-search>`; its code is fetched on the first click).
  * @csspart status - The result count line (a live region).
  * @csspart list - The grid or list of cards.
  * @csspart card - One listing; also `card-highlighted` while its pin on an `<estate-map>` is pointed at.
@@ -193,7 +196,9 @@ export class EstateListings extends EstateElement {
     currency: { type: String },
     timeZone: { type: String, attribute: 'time-zone' },
     strings: { type: Object },
+    alertsConsentText: { attribute: 'alerts-consent-text' },
     listings: { attribute: false },
+    alertsOpen: { state: true },
     detailId: { state: true },
     filling: { state: true },
     highlightId: { state: true },
@@ -225,6 +230,9 @@ export class EstateListings extends EstateElement {
   declare timeZone: string | null;
   /** Overrides for any of the element's words. */
   declare strings: Partial<ListingsStrings> | null;
+  declare alertsConsentText: string | undefined;
+  /** The saved-search form under the filter bar is open. */
+  declare protected alertsOpen: boolean;
   /**
    * Listings the host already has. When set, they are rendered as given (no request, no paging):
    * for pages that fetched the data themselves or render on the server.
@@ -287,6 +295,7 @@ export class EstateListings extends EstateElement {
     this.timeZone = null;
     this.strings = null;
     this.listings = null;
+    this.alertsOpen = false;
     this.detailId = null;
     this.filling = false;
     this.highlightId = null;
@@ -316,6 +325,12 @@ export class EstateListings extends EstateElement {
     this.baseFilters ??= this.filterValues();
     this.readUrl();
     this.#stopHighlights = listenForHighlights(this, (id) => (this.highlightId = id));
+    // A saved search still being sent when the page was left: open its form, which resends it.
+    try {
+      if (this.syncsUrl && localStorage.getItem('estate-enquiry:pending:saved-search')) this.toggleAlerts();
+    } catch {
+      // No storage: nothing was kept.
+    }
   }
 
   override disconnectedCallback(): void {
@@ -464,6 +479,12 @@ export class EstateListings extends EstateElement {
     const { page, pageSize, ...filters } = this.query;
     this.emit<ListingsQueryChangeDetail>('estate-listings-query-change', { query: this.query });
     this.track<SearchDetail>('estate-search', { filters }, [{ event: 'search', search_term: searchTerm(filters) }]);
+  }
+
+  /** Opens or closes the saved-search form; its code is fetched on the first open. */
+  private toggleAlerts(): void {
+    this.alertsOpen = !this.alertsOpen;
+    loadElement('estate-saved-search', () => import('../saved-search/define.ts')).catch((error: unknown) => console.error(error));
   }
 
   private goToPage(page: number): void {
@@ -822,12 +843,28 @@ export class EstateListings extends EstateElement {
         ),
     };
     return html`<form part="filters" class="filters" role="search" aria-label=${text.filtersLabel} @submit=${this.onFilterSubmit}>
-      <div class="fields">${this.barFilters.map((name) => fields[name]())}</div>
-      <div part="filter-actions" class="actions">
-        <button type="submit" part="button button-primary" class="primary">${text.search}</button>
-        <button type="button" part="button" class="secondary" @click=${this.onFilterReset}>${text.reset}</button>
-      </div>
-    </form>`;
+        <div class="fields">${this.barFilters.map((name) => fields[name]())}</div>
+        <div part="filter-actions" class="actions">
+          <button type="submit" part="button button-primary" class="primary">${text.search}</button>
+          <button type="button" part="button" class="secondary" @click=${this.onFilterReset}>${text.reset}</button>
+          <button type="button" part="button alerts-button" aria-expanded=${this.alertsOpen} aria-controls="alerts" @click=${this.toggleAlerts}>
+            ${text.getAlerts}
+          </button>
+        </div>
+      </form>
+      ${
+        this.alertsOpen
+          ? html`<estate-saved-search
+              id="alerts"
+              part="alerts"
+              relay=${ifDefined(this.relay ?? undefined)}
+              consent-text=${ifDefined(this.alertsConsentText)}
+              locale=${ifDefined(this.locale ?? undefined)}
+              currency=${ifDefined(this.currency ?? undefined)}
+              .search=${query}
+            ></estate-saved-search>`
+          : nothing
+      }`;
   }
 }
 

@@ -49,6 +49,8 @@ export interface ListingsStrings {
   sortOptions: Record<ListingSort, string>;
   search: string;
   reset: string;
+  /** The filter bar's button opening the saved-search form (`<estate-saved-search>`). */
+  getAlerts: string;
   backToResults: string;
   /** The accessible name of a card's heart (a toggle button: pressed while the home is kept). */
   keep: string;
@@ -100,6 +102,7 @@ export const defaultListingsStrings: ListingsStrings = {
   },
   search: 'Search',
   reset: 'Reset',
+  getAlerts: 'Get alerts for this search',
   backToResults: 'Back to results',
   keep: 'Keep {address}',
 };

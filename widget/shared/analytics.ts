@@ -47,7 +47,7 @@ export interface SearchDetail {
 }
 
 /** The kinds of lead the elements send. */
-export type LeadType = 'enquiry' | 'appraisal' | 'open-home' | 'inspection';
+export type LeadType = 'enquiry' | 'appraisal' | 'open-home' | 'inspection' | 'saved-search';
 
 /** `estate-lead-sent`: the relay accepted a lead (it is queued for the CRM). */
 export interface LeadSentDetail {

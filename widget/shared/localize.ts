@@ -12,6 +12,7 @@ import type { ListingStrings } from '../listing/strings.ts';
 import type { ListingsStrings } from '../listings/strings.ts';
 import type { ShortlistStrings } from '../shortlist/strings.ts';
 import type { MapStrings } from '../map/strings.ts';
+import type { SavedSearchStrings } from '../saved-search/strings.ts';
 import { registerBuiltInTranslation as registerBuiltIn, registerTranslation as register, wordsFor as wordsOf, type TranslationOf } from './translations.ts';
 
 export { BASE_LANG, LocalizeController, langOf } from './translations.ts';
@@ -24,6 +25,7 @@ export interface Sections {
   leads: LeadStrings;
   shortlist: ShortlistStrings;
   map: MapStrings;
+  savedSearch: SavedSearchStrings;
 }
 export type Section = keyof Sections;
 

@@ -1,0 +1,100 @@
+// "Get alerts for this search" (issue 21) on the demo's /buy page as `npm start` serves it: the
+// release widget bundle (the form's code fetched through widget.js on the first click, integrity
+// checked), a whole relay in demo mode (embedded CRM simulator, saved-search worker) under its
+// strict CSP, Chromium through playwright-core. A visitor sets a filter, asks for alerts, and the
+// CRM then holds a contact for the address with a requirement equal to the list's filters.
+import { rmSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { buildWidgetBundle, launchChromium, waitForListings, watchProblems } from '../support/browser.ts';
+import { startTestRelay, type TestRelay } from '../support/relay-fixture.ts';
+
+interface SimContactView {
+  emails: string[];
+  firstName: string | null;
+  lastName: string | null;
+  requirements: Array<{ type: string; minimumBed: number | null; minimumPrice: number | null; maximumPrice: number | null }>;
+}
+
+let widgetDir: string;
+let relay: TestRelay;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let problems: string[];
+
+beforeAll(async () => {
+  widgetDir = await buildWidgetBundle();
+  relay = await startTestRelay({ ENQUIRY_MIN_FILL_MS: '0' }, { app: { widgetDir } });
+  browser = await launchChromium();
+  await waitForListings(relay.url);
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await relay?.close();
+  if (widgetDir) rmSync(widgetDir, { recursive: true, force: true });
+});
+
+beforeEach(async () => {
+  context = await browser.newContext();
+  context.setDefaultTimeout(15_000);
+  page = await context.newPage();
+  problems = watchProblems(page);
+});
+
+afterEach(async () => {
+  await context?.close();
+});
+
+async function waitForContact(email: string): Promise<SimContactView> {
+  for (const deadline = Date.now() + 30_000; ;) {
+    const items = ((await (await fetch(`${relay.simulator!.origin}/__sim/contacts`)).json()) as { items: SimContactView[] }).items;
+    const found = items.filter((contact) => contact.emails.includes(email));
+    if (found.length > 0 && found[0]!.requirements.length > 0) {
+      expect(found).toHaveLength(1);
+      return found[0]!;
+    }
+    if (Date.now() > deadline) throw new Error(`The CRM never held a contact with a requirement for ${email}.`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+describe('saved search end to end: demo /buy page → relay → CRM contact and requirement', () => {
+  it('sets a filter, gets alerts for the search, and the CRM holds the contact and its requirement', async () => {
+    await page.goto(`${relay.url}/buy`);
+    const grid = page.locator('estate-listings');
+    await grid.locator('[part~="card-link"]').first().waitFor();
+    await grid.getByLabel('Bedrooms').selectOption('3');
+    await grid.getByRole('button', { name: 'Search', exact: true }).click();
+
+    const alerts = grid.getByRole('button', { name: 'Get alerts for this search' });
+    await expect.poll(() => alerts.getAttribute('aria-expanded')).toBe('false');
+    await alerts.click();
+    const form = grid.locator('estate-saved-search');
+    await form.getByRole('textbox', { name: 'Full name' }).waitFor();
+    expect(await alerts.getAttribute('aria-expanded')).toBe('true');
+    await expect.poll(() => form.locator('[part~="summary"]').textContent()).toContain('3+ bedrooms');
+
+    await form.getByRole('textbox', { name: 'Full name' }).fill('Odette Vanstone');
+    await form.getByRole('textbox', { name: 'Email' }).fill('odette.vanstone@example.org');
+    await form.getByRole('textbox', { name: /^Mobile/ }).fill('0421 906 338');
+    await form.getByRole('checkbox').check();
+    const sent = page.evaluate(
+      () =>
+        new Promise<{ leadType: string; originalId: string }>((resolve) =>
+          document.addEventListener('estate-lead-sent', (event) => resolve(event.detail), { once: true }),
+        ),
+    );
+    await form.getByRole('button', { name: 'Get alerts' }).click();
+    const lead = await sent;
+    expect(lead.leadType).toBe('saved-search');
+    await expect.poll(() => form.getByRole('status').textContent()).toContain('Your search is saved');
+
+    const contact = await waitForContact('odette.vanstone@example.org');
+    expect([contact.firstName, contact.lastName]).toEqual(['Odette', 'Vanstone']);
+    expect(contact.requirements).toHaveLength(1);
+    expect(contact.requirements[0]).toMatchObject({ type: 'sale', minimumBed: 3, minimumPrice: null, maximumPrice: null });
+    expect(problems).toEqual([]);
+  }, 90_000);
+});
