@@ -27,6 +27,16 @@ export const ELEMENT_ENTRIES = {
 };
 
 /**
+ * Code an element needs only in some of its uses, each an entry of its own that registers the
+ * element too: widget.js fetches it, with the element's code, for a tag in the page that matches
+ * its selector, and runs it before the element's first render. A page whose tags do not match
+ * (the home page's grid, a server-rendered list: no `filters`) does not download it.
+ */
+export const VARIANT_ENTRIES: Record<string, { selector: string; entry: string }> = {
+  'estate-listings-filters': { selector: 'estate-listings[filters]', entry: 'widget/listings/filter-bar.ts' },
+};
+
+/**
  * What the listing elements share: formatting, photos, icons, headings, card parts, and the
  * registering of elements they render or fetch later (the enquiry form needs none of it).
  */
@@ -79,6 +89,9 @@ const CHUNK_GROUPS = [
     test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/]keyed|directive(-helpers)?\.js|\?estate-copy=))|widget[\\/]shared[\\/](estate-element|localize|translations|strings|relay|fill|reset\.styles|analytics|campaign)\.ts$/,
     priority: 3,
   },
+  // <estate-listings> and what it carries (its define.ts and all it imports but the core), in one
+  // chunk that its filter bar's variant (VARIANT_ENTRIES) imports: named for the element.
+  { name: 'listings', test: /widget[\\/]listings[\\/]define\.ts$/, priority: 2 },
   { name: 'enquiry', test: ENQUIRY_MODULES, priority: 1 },
   // The other lead forms in one chunk over the enquiry form's: each page that shows one (and the
   // listing, when a visitor opens one) fetches it on demand, and widget.js names one more file, not three.
@@ -143,6 +156,11 @@ function chunkManifestPlugin(): Plugin {
         visit(entryFile);
         return files;
       };
+      // A variant's selector first: the loader takes the first entry whose selector a tag matches.
+      for (const chunk of chunks) {
+        const variant = VARIANT_ENTRIES[chunk.name];
+        if (chunk.isEntry && variant) elements[variant.selector] = filesOf(chunk.fileName);
+      }
       for (const chunk of chunks) {
         if (chunk.isEntry && chunk.name in ELEMENT_ENTRIES) elements[chunk.name] = filesOf(chunk.fileName);
       }
@@ -193,7 +211,11 @@ export default defineConfig({
     // gzip bytes per chunk pointing a browser's devtools at a 404.
     sourcemap: 'hidden',
     lib: {
-      entry: { widget: 'widget/loader.ts', ...ELEMENT_ENTRIES },
+      entry: {
+        widget: 'widget/loader.ts',
+        ...ELEMENT_ENTRIES,
+        ...Object.fromEntries(Object.entries(VARIANT_ENTRIES).map(([name, variant]) => [name, variant.entry])),
+      },
       formats: ['es'],
       fileName: (_format, name) => (name === 'widget' ? LOADER_FILE : 'widget-[name].[hash].js'),
     },

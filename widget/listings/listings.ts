@@ -2,11 +2,10 @@ import { html, nothing, type PropertyValues, type SVGTemplateResult, type Templa
 import { Task } from '@lit/task';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import type { ListingSort, ListingSummary, ListingsQuery, ListingStatus, ListingType, Page } from '../../contract/relay-api.ts';
-import { priceSteps } from '../../contract/price-bands.ts';
 import { addressSlug } from '../../contract/slug.ts';
 import { relayUrl, RelayError } from '../shared/relay.ts';
 import { fetchJsonOnceFilled } from '../shared/relay-filling.ts';
-import { fill, formatMoney, formatNumber, formatShortDateTime, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
+import { fill, formatNumber, formatShortDateTime, plural, resolveLocale } from '../shared/format.ts';
 import { styles } from './listings.styles.ts';
 import { EstateElement } from '../shared/estate-element.ts';
 import { loadElement } from '../shared/load-element.ts';
@@ -22,7 +21,6 @@ import {
   cleanValue,
   parseBarFilters,
   QUERY_KEYS,
-  SORTS,
   toSearchParams,
   type BarFilter,
   type FilterProperties,
@@ -71,7 +69,42 @@ function searchTerm(filters: ListingFilters): string {
     .join(', ');
 }
 
-const DEFAULT_PROPERTY_TYPES = ['House', 'Apartment', 'Unit', 'Townhouse', 'Villa', 'Land'];
+/** What the filter bar (filter-bar.ts) is given to render and to search with. */
+export interface FilterBarHost {
+  text: ListingsStrings;
+  locale: string;
+  currency: string | null;
+  propertyTypes: string | null;
+  query: ListingsQuery;
+  barFilters: BarFilter[];
+  applyFilters(values: Partial<Record<QueryKey, unknown>>): void;
+  resetFilters(): void;
+}
+
+/** The filter bar's template, once its module (filter-bar.ts) has run: only elements with `filters` fetch it. */
+let renderFilterBar: ((host: FilterBarHost) => TemplateResult) | undefined;
+let filterBarLoad: Promise<void> | undefined;
+let filterBarFailed = false;
+
+/** Called by filter-bar.ts as it runs. */
+export function provideFilterBar(render: (host: FilterBarHost) => TemplateResult): void {
+  renderFilterBar = render;
+}
+
+/**
+ * Settles once the bar's code has run or could not be fetched (then the list shows without it).
+ * widget.js fetches it with the element's code for a tag that has `filters` (its manifest key is
+ * this selector), so this fetch is for a bar set later, or a bundler's lazy chunk.
+ */
+function filterBarLoaded(): Promise<void> {
+  return (filterBarLoad ??= loadElement('estate-listings[filters]', () => import('./filter-bar.ts')).then(
+    () => undefined,
+    (error: unknown) => {
+      filterBarFailed = true;
+      console.error('<estate-listings> could not load its filter bar:', error);
+    },
+  ));
+}
 /** Cards at the top of the first page load eagerly; the rest wait until they near the viewport. */
 const EAGER_CARDS = 3;
 
@@ -302,7 +335,18 @@ export class EstateListings extends EstateElement {
    * For hosts and tests that need to wait for data without racing the loaded event.
    */
   get loadComplete(): Promise<Page<ListingSummary>> {
-    return this.updateComplete.then(() => this.listingsTask.taskComplete);
+    return this.updateComplete.then(async () => {
+      const page = await this.listingsTask.taskComplete;
+      await this.barShown();
+      return page;
+    });
+  }
+
+  /** The bar waits for its code (render()): resolves once that render is done, at once without a bar. */
+  private async barShown(): Promise<void> {
+    if (!this.barFilters.length || renderFilterBar) return;
+    await filterBarLoaded();
+    await this.updateComplete;
   }
 
   /** Loads the current query again (after an error, or to pick up fresh data). */
@@ -413,6 +457,7 @@ export class EstateListings extends EstateElement {
 
   private async afterLoad(page: Page<ListingSummary>): Promise<void> {
     await this.rendered();
+    await this.barShown();
     if (this.focusResultsAfterLoad) {
       this.focusResultsAfterLoad = false;
       const status = this.renderRoot.querySelector<HTMLElement>('[part~="status"]');
@@ -438,14 +483,6 @@ export class EstateListings extends EstateElement {
   }
 
   // ---- visitor actions -------------------------------------------------------------------
-
-  private onFilterSubmit(event: SubmitEvent): void {
-    event.preventDefault();
-    const data = new FormData(event.target as HTMLFormElement);
-    const values: Partial<Record<QueryKey, unknown>> = {};
-    for (const name of this.barFilters) values[name] = data.get(name) ?? undefined;
-    this.applyFilters(values);
-  }
 
   private onFilterReset(): void {
     const values: Partial<Record<QueryKey, unknown>> = {};
@@ -548,12 +585,30 @@ export class EstateListings extends EstateElement {
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('layout') && this.layout !== 'grid' && this.layout !== 'list') this.layout = 'grid';
+    if (this.barFilters.length && !renderFilterBar) void filterBarLoaded().then(() => this.requestUpdate());
   }
 
-  override render(): TemplateResult {
+  override render(): TemplateResult | typeof nothing {
     if (this.detailId) return this.renderDetail(this.detailId);
+    const barFilters = this.barFilters;
+    // The bar's code on its way (filterBarLoaded): the bar and the results appear together, never
+    // the bar pushing the cards down. Not fetched at all, the list shows without it.
+    if (barFilters.length && !renderFilterBar && !filterBarFailed) return nothing;
     return html`<div part="base" class="base">
-      ${this.barFilters.length ? this.renderFilters() : nothing}
+      ${
+        barFilters.length && renderFilterBar
+          ? renderFilterBar({
+              text: this.text,
+              locale: this.resolvedLocale,
+              currency: this.currency,
+              propertyTypes: this.propertyTypes,
+              query: this.query,
+              barFilters,
+              applyFilters: (values) => this.applyFilters(values),
+              resetFilters: () => this.onFilterReset(),
+            })
+          : nothing
+      }
       ${
         this.listings
           ? this.renderGiven(this.listings)
@@ -761,73 +816,6 @@ export class EstateListings extends EstateElement {
         </slot>
         <button type="button" part="button retry-button" class="primary" @click=${this.reload}>${text.retry}</button>
       </div>`;
-  }
-
-  private renderFilters(): TemplateResult {
-    const text = this.text;
-    const locale = this.resolvedLocale;
-    const currency = resolveCurrency(locale, this.currency);
-    const query = this.query;
-    const id = (name: string) => `estate-filter-${name}`;
-    const select = (name: BarFilter, label: string, options: Array<[string, string]>, current: string) =>
-      html`<div part="filter-field" class="field">
-        <label part="filter-label" for=${id(name)}>${label}</label>
-        <select part="filter-control" id=${id(name)} name=${name} .value=${current}>
-          ${options.map(([value, optionLabel]) => html`<option value=${value} ?selected=${value === current}>${optionLabel}</option>`)}
-        </select>
-      </div>`;
-    const lease = query.type === 'lease';
-    // The relay's band grid: a withheld price is found by exactly these steps.
-    const prices = priceSteps(lease ? 'lease' : 'sale').map((value): [string, string] => {
-      const money = formatMoney(locale, currency, value);
-      return [String(value), lease ? fill(text.perWeek, { price: money }) : money];
-    });
-    const counts = (max: number): Array<[string, string]> => [
-      ['', text.any],
-      ...Array.from({ length: max }, (_unused, index): [string, string] => [String(index + 1), fill(text.atLeast, { count: formatNumber(locale, index + 1) })]),
-    ];
-    const types = (this.propertyTypes ? this.propertyTypes.split(',') : DEFAULT_PROPERTY_TYPES).map((name) => name.trim()).filter(Boolean);
-    const value = (name: QueryKey) => (query[name] === undefined ? '' : String(query[name]));
-
-    const fields: Record<BarFilter, () => TemplateResult> = {
-      type: () =>
-        select(
-          'type',
-          text.type,
-          [
-            ['', text.any],
-            ['sale', text.typeSale],
-            ['lease', text.typeLease],
-          ],
-          value('type'),
-        ),
-      suburb: () =>
-        html`<div part="filter-field" class="field">
-          <label part="filter-label" for=${id('suburb')}>${text.suburb}</label>
-          <input part="filter-control" id=${id('suburb')} name="suburb" type="text" autocomplete="address-level2" .value=${value('suburb')} />
-        </div>`,
-      propertyType: () =>
-        select('propertyType', text.propertyType, [['', text.any], ...types.map((name): [string, string] => [name, name])], value('propertyType')),
-      minPrice: () => select('minPrice', text.minPrice, [['', text.any], ...prices], value('minPrice')),
-      maxPrice: () => select('maxPrice', text.maxPrice, [['', text.any], ...prices], value('maxPrice')),
-      minBeds: () => select('minBeds', text.minBeds, counts(5), value('minBeds')),
-      minBaths: () => select('minBaths', text.minBaths, counts(4), value('minBaths')),
-      minCars: () => select('minCars', text.minCars, counts(4), value('minCars')),
-      sort: () =>
-        select(
-          'sort',
-          text.sort,
-          SORTS.map((sort): [string, string] => [sort, text.sortOptions[sort]]),
-          value('sort') || 'newest',
-        ),
-    };
-    return html`<form part="filters" class="filters" role="search" aria-label=${text.filtersLabel} @submit=${this.onFilterSubmit}>
-      <div class="fields">${this.barFilters.map((name) => fields[name]())}</div>
-      <div part="filter-actions" class="actions">
-        <button type="submit" part="button button-primary" class="primary">${text.search}</button>
-        <button type="button" part="button" class="secondary" @click=${this.onFilterReset}>${text.reset}</button>
-      </div>
-    </form>`;
   }
 }
 
