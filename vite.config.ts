@@ -27,13 +27,15 @@ export const ELEMENT_ENTRIES = {
 };
 
 /**
- * Code an element needs only in some of its uses, each an entry of its own that registers the
- * element too: widget.js fetches it, with the element's code, for a tag in the page that matches
- * its selector, and runs it before the element's first render. A page whose tags do not match
- * (the home page's grid, a server-rendered list: no `filters`) does not download it.
+ * Code an element needs only in some of its uses, each an entry of its own: widget.js fetches it,
+ * with the element's code, for a tag in the page that matches its selector, and imports it in
+ * place of the element's module. Its chunk imports the element's (the build checks it), so that
+ * import registers the element, then runs the variant's module before the element's first render.
+ * A page whose tags do not match (the home page's grid, a server-rendered list: no `filters`) does
+ * not download it.
  */
-export const VARIANT_ENTRIES: Record<string, { selector: string; entry: string }> = {
-  'estate-listings-filters': { selector: 'estate-listings[filters]', entry: 'widget/listings/filter-bar.ts' },
+export const VARIANT_ENTRIES: Record<string, { element: keyof typeof ELEMENT_ENTRIES; selector: string; entry: string }> = {
+  'estate-listings-filters': { element: 'estate-listings', selector: 'estate-listings[filters]', entry: 'widget/listings/filter-bar.ts' },
 };
 
 /**
@@ -141,7 +143,7 @@ function chunkManifestPlugin(): Plugin {
           `${LOADER_FILE} must import nothing (an import would be fetched unchecked): ${[...loader.imports, ...loader.dynamicImports].join(', ')}`,
         );
       }
-      const elements: Record<string, string[]> = {};
+      const tags: Record<string, string[]> = {};
       /** A chunk's static imports, depth first, the chunk itself last. */
       const filesOf = (entryFile: string): string[] => {
         const files: string[] = [];
@@ -156,14 +158,23 @@ function chunkManifestPlugin(): Plugin {
         visit(entryFile);
         return files;
       };
-      // A variant's selector first: the loader takes the first entry whose selector a tag matches.
+      for (const chunk of chunks) {
+        if (chunk.isEntry && chunk.name in ELEMENT_ENTRIES) tags[chunk.name] = filesOf(chunk.fileName);
+      }
+      const variants: Record<string, string[]> = {};
       for (const chunk of chunks) {
         const variant = VARIANT_ENTRIES[chunk.name];
-        if (chunk.isEntry && variant) elements[variant.selector] = filesOf(chunk.fileName);
+        if (!chunk.isEntry || !variant) continue;
+        const files = filesOf(chunk.fileName);
+        // The chunk that registers the element: importing the variant's chunk must run it first.
+        const own = tags[variant.element]?.at(-1);
+        if (!own || !files.slice(0, -1).includes(own)) {
+          return this.error(`${chunk.fileName} (${variant.selector}) does not import ${own ?? variant.element}: importing it would not register the element`);
+        }
+        variants[variant.selector] = files;
       }
-      for (const chunk of chunks) {
-        if (chunk.isEntry && chunk.name in ELEMENT_ENTRIES) elements[chunk.name] = filesOf(chunk.fileName);
-      }
+      // Variants first: the loader takes the first key a tag matches.
+      const elements = { ...variants, ...tags };
       // SHA-256: every page downloads every chunk's hash in widget.js, and hashes do not compress
       // (SHA-384's cost 16 more gzip bytes a chunk, about 130 in all); what a check needs is that
       // no other file has the hash (a second preimage), which 256 bits rule out as well as 384.

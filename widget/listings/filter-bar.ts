@@ -1,17 +1,16 @@
 /**
  * The filter bar of `<estate-listings filters>`: its own module, fetched only for an element that
- * has one, so the home page's grid and the server-rendered lists (no bar) do not download it.
- * widget.js fetches it with the element's code when the page's tag has `filters` (its manifest
- * entry `estate-listings[filters]`), and imports it first: importing it registers the element
- * (./define.ts) and then hands the bar to it, before the element's first render.
+ * has one, so the home page's grid and the server-rendered lists (no bar) do not download it. It
+ * hands its template to the element as it runs (filter-bar-slot.ts). widget.js fetches it with the
+ * element's code when the page's tag has `filters` (define-with-filter-bar.ts); the element fetches
+ * it itself when a bar is set later, or from a bundler.
  */
 import { html, type TemplateResult } from 'lit';
 import { priceSteps } from '../../contract/price-bands.ts';
 import { fill, formatMoney, formatNumber, resolveCurrency } from '../shared/format.ts';
 import { SORTS, type BarFilter, type QueryKey } from './query.ts';
-import { provideFilterBar, type FilterBarHost } from './listings.ts';
+import { provideFilterBar, type FilterBarHost } from './filter-bar-slot.ts';
 import './filter-bar.strings.ts';
-import './define.ts';
 
 const DEFAULT_PROPERTY_TYPES = ['House', 'Apartment', 'Unit', 'Townhouse', 'Villa', 'Land'];
 

@@ -30,6 +30,7 @@ import { renderPicture } from '../shared/picture.ts';
 import { heading, headingLevel } from '../shared/heading.ts';
 import { bathIcon, bedIcon, carIcon, chevronLeft, chevronRight } from '../shared/icons.ts';
 import { renderKeep, ShortlistController } from '../shared/shortlist.ts';
+import { filterBar } from './filter-bar-slot.ts';
 import type { SearchDetail } from '../shared/analytics.ts';
 import type { ListingFilters } from '../../contract/listing-filters.ts';
 
@@ -69,27 +70,8 @@ function searchTerm(filters: ListingFilters): string {
     .join(', ');
 }
 
-/** What the filter bar (filter-bar.ts) is given to render and to search with. */
-export interface FilterBarHost {
-  text: ListingsStrings;
-  locale: string;
-  currency: string | null;
-  propertyTypes: string | null;
-  query: ListingsQuery;
-  barFilters: BarFilter[];
-  applyFilters(values: Partial<Record<QueryKey, unknown>>): void;
-  resetFilters(): void;
-}
-
-/** The filter bar's template, once its module (filter-bar.ts) has run: only elements with `filters` fetch it. */
-let renderFilterBar: ((host: FilterBarHost) => TemplateResult) | undefined;
 let filterBarLoad: Promise<void> | undefined;
 let filterBarFailed = false;
-
-/** Called by filter-bar.ts as it runs. */
-export function provideFilterBar(render: (host: FilterBarHost) => TemplateResult): void {
-  renderFilterBar = render;
-}
 
 /**
  * Settles once the bar's code has run or could not be fetched (then the list shows without it).
@@ -344,7 +326,7 @@ export class EstateListings extends EstateElement {
 
   /** The bar waits for its code (render()): resolves once that render is done, at once without a bar. */
   private async barShown(): Promise<void> {
-    if (!this.barFilters.length || renderFilterBar) return;
+    if (!this.barFilters.length || filterBar()) return;
     await filterBarLoaded();
     await this.updateComplete;
   }
@@ -585,7 +567,7 @@ export class EstateListings extends EstateElement {
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('layout') && this.layout !== 'grid' && this.layout !== 'list') this.layout = 'grid';
-    if (this.barFilters.length && !renderFilterBar) void filterBarLoaded().then(() => this.requestUpdate());
+    if (this.barFilters.length && !filterBar()) void filterBarLoaded().then(() => this.requestUpdate());
   }
 
   override render(): TemplateResult | typeof nothing {
@@ -593,11 +575,11 @@ export class EstateListings extends EstateElement {
     const barFilters = this.barFilters;
     // The bar's code on its way (filterBarLoaded): the bar and the results appear together, never
     // the bar pushing the cards down. Not fetched at all, the list shows without it.
-    if (barFilters.length && !renderFilterBar && !filterBarFailed) return nothing;
+    if (barFilters.length && !filterBar() && !filterBarFailed) return nothing;
     return html`<div part="base" class="base">
       ${
-        barFilters.length && renderFilterBar
-          ? renderFilterBar({
+        barFilters.length && filterBar()
+          ? filterBar()!({
               text: this.text,
               locale: this.resolvedLocale,
               currency: this.currency,
