@@ -88,7 +88,7 @@ const CHUNK_GROUPS = [
   // built on (directive.js, directive-helpers.js): ifDefined, the only other one, needs neither.
   {
     name: 'core',
-    test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/]keyed|directive(-helpers)?\.js|\?estate-copy=))|widget[\\/]shared[\\/](estate-element|localize|translations|strings|relay|fill|reset\.styles|analytics|campaign)\.ts$/,
+    test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/]keyed|directive(-helpers)?\.js|\?estate-copy=))|widget[\\/]shared[\\/](estate-element|localize|translations|inherited-attribute|strings|relay|fill|reset\.styles|analytics|campaign)\.ts$/,
     priority: 3,
   },
   // <estate-listings> and what it carries (its define.ts and all it imports but the core), in one
