@@ -117,6 +117,26 @@ function elementCopiesPlugin(): Plugin {
   };
 }
 
+/**
+ * Under widget.js an element fetches another element's code through the loader's checked manifest
+ * (widget/shared/load-element.ts); its `() => import('…')` beside it is for bundlers. In this build
+ * each would name a hashed chunk (about 40 gzip bytes apiece) that nothing runs, so they go, and the
+ * manifest plugin checks that no chunk imports anything dynamically.
+ */
+function loaderOnlyImportsPlugin(): Plugin {
+  const bundlerImport = /\(\)\s*=>\s*import\(\s*(['"])[^'"]+\1\s*\)/g;
+  return {
+    name: 'estate-loader-only-imports',
+    enforce: 'pre',
+    apply: 'build',
+    transform(code, id) {
+      if (!/[\\/]widget[\\/].*\.ts$/.test(id.split('?')[0]!)) return null;
+      const stripped = code.replace(bundlerImport, 'undefined');
+      return stripped === code ? null : { code: stripped, map: null };
+    },
+  };
+}
+
 /** The loader's file: the name agency pages load (the relay also serves it as widget.<hash>.js). */
 const LOADER_FILE = 'widget.js';
 
@@ -184,6 +204,11 @@ function chunkManifestPlugin(): Plugin {
       };
       const integrity: Record<string, string> = {};
       for (const file of new Set(Object.values(elements).flat())) integrity[file] = sri(file);
+      // A dynamic import would fetch a chunk unchecked (loaderOnlyImportsPlugin takes the bundlers' out).
+      for (const chunk of chunks) {
+        if (chunk.dynamicImports.length)
+          return this.error(`${chunk.fileName} imports ${chunk.dynamicImports.join(', ')} dynamically: the loader could not check it`);
+      }
       // Chunks only imported dynamically (none today) would be fetched unchecked: refuse them.
       for (const chunk of chunks) {
         if (chunk !== loader && !integrity[chunk.fileName] && !isFacade(chunk.code)) {
@@ -208,6 +233,7 @@ export default defineConfig({
     // with this same plugin (vite.ssr.config.ts): the browser renders over the server's markup
     // before it paints, so both must make the very same markup or something could move.
     literalsMinifier(),
+    loaderOnlyImportsPlugin(),
     elementCopiesPlugin(),
     chunkManifestPlugin(),
   ],
