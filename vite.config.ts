@@ -28,6 +28,18 @@ export const ELEMENT_ENTRIES = {
 };
 
 /**
+ * Code an element needs only in some of its uses, each an entry of its own: widget.js fetches it,
+ * with the element's code, for a tag in the page that matches its selector, and imports it in
+ * place of the element's module. Its chunk imports the element's (the build checks it), so that
+ * import registers the element, then runs the variant's module before the element's first render.
+ * A page whose tags do not match (the home page's grid, a server-rendered list: no `filters`) does
+ * not download it.
+ */
+export const VARIANT_ENTRIES: Record<string, { element: keyof typeof ELEMENT_ENTRIES; selector: string; entry: string }> = {
+  'estate-listings-filters': { element: 'estate-listings', selector: 'estate-listings[filters]', entry: 'widget/listings/filter-bar.ts' },
+};
+
+/**
  * What the listing elements share: formatting, photos, icons, headings, card parts, and the
  * registering of elements they render or fetch later (the enquiry form needs none of it).
  */
@@ -83,9 +95,12 @@ const CHUNK_GROUPS = [
   // built on (directive.js, directive-helpers.js): ifDefined, the only other one, needs neither.
   {
     name: 'core',
-    test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/]keyed|directive(-helpers)?\.js|\?estate-copy=))|widget[\\/]shared[\\/](estate-element|localize|translations|strings|relay|fill|reset\.styles|analytics|campaign)\.ts$/,
+    test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/]keyed|directive(-helpers)?\.js|\?estate-copy=))|widget[\\/]shared[\\/](estate-element|localize|translations|inherited-attribute|strings|relay|fill|reset\.styles|analytics|campaign)\.ts$/,
     priority: 3,
   },
+  // <estate-listings> and what it carries (its define.ts and all it imports but the core), in one
+  // chunk that its filter bar's variant (VARIANT_ENTRIES) imports: named for the element.
+  { name: 'listings', test: /widget[\\/]listings[\\/]define\.ts$/, priority: 2 },
   { name: 'enquiry', test: ENQUIRY_MODULES, priority: 1 },
   // The other lead forms in one chunk over the enquiry form's: each page that shows one (and the
   // listing, when a visitor opens one) fetches it on demand, and widget.js names one more file, not three.
@@ -105,6 +120,26 @@ function elementCopiesPlugin(): Plugin {
       if (rule < 0) return null;
       const resolved = await this.resolve(source, importerFile, { ...options, skipSelf: true });
       return resolved && COPIES[rule]!.modules.test(resolved.id) ? `${resolved.id}${COPY_QUERY}${rule}` : null;
+    },
+  };
+}
+
+/**
+ * Under widget.js an element fetches another element's code through the loader's checked manifest
+ * (widget/shared/load-element.ts); its `() => import('…')` beside it is for bundlers. In this build
+ * each would name a hashed chunk (about 40 gzip bytes apiece) that nothing runs, so they go, and the
+ * manifest plugin checks that no chunk imports anything dynamically.
+ */
+function loaderOnlyImportsPlugin(): Plugin {
+  const bundlerImport = /\(\)\s*=>\s*import\(\s*(['"])[^'"]+\1\s*\)/g;
+  return {
+    name: 'estate-loader-only-imports',
+    enforce: 'pre',
+    apply: 'build',
+    transform(code, id) {
+      if (!/[\\/]widget[\\/].*\.ts$/.test(id.split('?')[0]!)) return null;
+      const stripped = code.replace(bundlerImport, 'undefined');
+      return stripped === code ? null : { code: stripped, map: null };
     },
   };
 }
@@ -135,7 +170,7 @@ function chunkManifestPlugin(): Plugin {
           `${LOADER_FILE} must import nothing (an import would be fetched unchecked): ${[...loader.imports, ...loader.dynamicImports].join(', ')}`,
         );
       }
-      const elements: Record<string, string[]> = {};
+      const tags: Record<string, string[]> = {};
       /** A chunk's static imports, depth first, the chunk itself last. */
       const filesOf = (entryFile: string): string[] => {
         const files: string[] = [];
@@ -151,8 +186,22 @@ function chunkManifestPlugin(): Plugin {
         return files;
       };
       for (const chunk of chunks) {
-        if (chunk.isEntry && chunk.name in ELEMENT_ENTRIES) elements[chunk.name] = filesOf(chunk.fileName);
+        if (chunk.isEntry && chunk.name in ELEMENT_ENTRIES) tags[chunk.name] = filesOf(chunk.fileName);
       }
+      const variants: Record<string, string[]> = {};
+      for (const chunk of chunks) {
+        const variant = VARIANT_ENTRIES[chunk.name];
+        if (!chunk.isEntry || !variant) continue;
+        const files = filesOf(chunk.fileName);
+        // The chunk that registers the element: importing the variant's chunk must run it first.
+        const own = tags[variant.element]?.at(-1);
+        if (!own || !files.slice(0, -1).includes(own)) {
+          return this.error(`${chunk.fileName} (${variant.selector}) does not import ${own ?? variant.element}: importing it would not register the element`);
+        }
+        variants[variant.selector] = files;
+      }
+      // Variants first: the loader takes the first key a tag matches.
+      const elements = { ...variants, ...tags };
       // SHA-256: every page downloads every chunk's hash in widget.js, and hashes do not compress
       // (SHA-384's cost 16 more gzip bytes a chunk, about 130 in all); what a check needs is that
       // no other file has the hash (a second preimage), which 256 bits rule out as well as 384.
@@ -162,6 +211,11 @@ function chunkManifestPlugin(): Plugin {
       };
       const integrity: Record<string, string> = {};
       for (const file of new Set(Object.values(elements).flat())) integrity[file] = sri(file);
+      // A dynamic import would fetch a chunk unchecked (loaderOnlyImportsPlugin takes the bundlers' out).
+      for (const chunk of chunks) {
+        if (chunk.dynamicImports.length)
+          return this.error(`${chunk.fileName} imports ${chunk.dynamicImports.join(', ')} dynamically: the loader could not check it`);
+      }
       // Chunks only imported dynamically (none today) would be fetched unchecked: refuse them.
       for (const chunk of chunks) {
         if (chunk !== loader && !integrity[chunk.fileName] && !isFacade(chunk.code)) {
@@ -186,6 +240,7 @@ export default defineConfig({
     // with this same plugin (vite.ssr.config.ts): the browser renders over the server's markup
     // before it paints, so both must make the very same markup or something could move.
     literalsMinifier(),
+    loaderOnlyImportsPlugin(),
     elementCopiesPlugin(),
     chunkManifestPlugin(),
   ],
@@ -200,7 +255,11 @@ export default defineConfig({
     // gzip bytes per chunk pointing a browser's devtools at a 404.
     sourcemap: 'hidden',
     lib: {
-      entry: { widget: 'widget/loader.ts', ...ELEMENT_ENTRIES },
+      entry: {
+        widget: 'widget/loader.ts',
+        ...ELEMENT_ENTRIES,
+        ...Object.fromEntries(Object.entries(VARIANT_ENTRIES).map(([name, variant]) => [name, variant.entry])),
+      },
       formats: ['es'],
       fileName: (_format, name) => (name === 'widget' ? LOADER_FILE : 'widget-[name].[hash].js'),
     },
@@ -211,6 +270,10 @@ export default defineConfig({
       output: {
         chunkFileNames: 'widget-[name].[hash].js',
         minify: true,
+        // No comments in what browsers get: rolldown's minifier runs last and would write a
+        // `/* @__PURE__ */` before every `new Map` and call it kept (a later bundler's hint; these
+        // files go to browsers as they are): 20–40 gzip bytes a chunk.
+        comments: false,
         codeSplitting: { groups: CHUNK_GROUPS },
       },
     },

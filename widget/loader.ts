@@ -14,7 +14,11 @@
  */
 
 interface ChunkManifest {
-  /** Tag → the chunk files it needs, its own module last. */
+  /**
+   * Tag → the chunk files it needs, its own module last. A key may also be a tag with an attribute
+   * (`estate-listings[filters]`): the files that use of the element needs, a module of its own last
+   * that registers the element too; such keys come first, and a tag is loaded by the first key it matches.
+   */
   elements: Record<string, string[]>;
   /** Chunk file → its `sha256-…` Subresource Integrity value. */
   integrity: Record<string, string>;
@@ -48,19 +52,19 @@ function checkChunk(file: string): Promise<void> {
   return checked;
 }
 
-/** Fetches (once) and registers the element for `tag`; resolves when it is defined. */
-function loadElement(tag: string): Promise<void> {
-  let load = loads.get(tag);
+/** Fetches (once) and registers the element for `key` (a manifest key); resolves when it is defined. */
+function loadElement(key: string): Promise<void> {
+  let load = loads.get(key);
   if (!load) {
-    const files = manifest.elements[tag];
+    const files = manifest.elements[key];
     load =
-      customElements.get(tag) || !files
+      customElements.get(key) || !files
         ? Promise.resolve()
         : Promise.all(files.map(checkChunk)).then(async () => {
             await import(/* @vite-ignore */ new URL(files[files.length - 1], import.meta.url).href);
           });
     load.catch((error: unknown) => console.error(error));
-    loads.set(tag, load);
+    loads.set(key, load);
   }
   return load;
 }
@@ -68,10 +72,15 @@ function loadElement(tag: string): Promise<void> {
 const tags = Object.keys(manifest.elements);
 const selector = tags.join(',');
 
+/** Loads what the element needs: the first manifest key it matches. */
+function load(element: Element): void {
+  void loadElement(tags.find((key) => element.matches(key))!);
+}
+
 function discover(root: Element | Document): void {
-  if (root instanceof Element && tags.includes(root.localName)) void loadElement(root.localName);
   if (!selector) return;
-  for (const element of root.querySelectorAll(selector)) void loadElement(element.localName);
+  if (root instanceof Element && root.matches(selector)) load(root);
+  for (const element of root.querySelectorAll(selector)) load(element);
 }
 
 /**

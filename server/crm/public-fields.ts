@@ -3,6 +3,7 @@ import type { ListingFacts, ListingPlace, MappedAgent, MappedListing, PublicList
 import { priceRange } from '../listings/price-range.ts';
 import type { SourcePhoto } from '../photos/mirror.ts';
 import { listingDestination, userDestination } from './lead-destination.ts';
+import { plainText } from './plain-text.ts';
 import type { CrmPhoto, CrmProperty, CrmUser } from './schemas.ts';
 
 /*
@@ -263,47 +264,6 @@ function httpUrl(value: string | null | undefined): string | null {
   } catch {
     return null;
   }
-}
-
-const NAMED_ENTITIES: Record<string, string> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  nbsp: '\u00a0',
-  ndash: '\u2013',
-  mdash: '\u2014',
-  lsquo: '\u2018',
-  rsquo: '\u2019',
-  ldquo: '\u201c',
-  rdquo: '\u201d',
-  hellip: '\u2026',
-  bull: '\u2022',
-  deg: '\u00b0',
-  sup2: '\u00b2',
-  copy: '\u00a9',
-  reg: '\u00ae',
-  trade: '\u2122',
-  euro: '\u20ac',
-  pound: '\u00a3',
-};
-
-/**
- * CRM descriptions are plain text with Windows line breaks and HTML entities (`&#x2022;`,
- * `&amp;`). Decoded here into plain text with `\n` line breaks, which the elements render as
- * text, never as HTML.
- */
-export function plainText(value: string | null | undefined): string | null {
-  const text = nonEmpty(value);
-  if (!text) return null;
-  return text.replace(/\r\n?/g, '\n').replace(/&(#x[0-9a-f]{1,6}|#\d{1,7}|[a-z][a-z0-9]{1,8});/gi, (entity, body: string) => {
-    if (body[0] === '#') {
-      const code = body[1] === 'x' || body[1] === 'X' ? Number.parseInt(body.slice(2), 16) : Number.parseInt(body.slice(1), 10);
-      return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) ? String.fromCodePoint(code) : entity;
-    }
-    return NAMED_ENTITIES[body.toLowerCase()] ?? entity;
-  });
 }
 
 function stringList(value: unknown): string[] {

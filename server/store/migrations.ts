@@ -424,4 +424,15 @@ export const migrations: Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    id: '140-listings-rewrite-for-plain-text',
+    sql: `
+      -- The relay now decodes every named entity the elements used to decode again (accented
+      -- letters, fractions: server/crm/plain-text.ts), and the elements no longer do: listings
+      -- cached before keep such entities as written until written again, so the next sync is a
+      -- full sweep that rewrites every listing (as 111 did).
+      UPDATE listings SET crm_modified = NULL;
+      DELETE FROM listing_sync_state WHERE key = 'lastFullSweepAt';
+    `,
+  },
 ];

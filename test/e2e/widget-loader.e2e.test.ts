@@ -40,6 +40,10 @@ beforeAll(async () => {
     `<!doctype html><title>Grid</title>${pinned.tag}<main><estate-listings page-size="2"></estate-listings></main>`,
   );
   writeFileSync(
+    join(rig.pageDir, 'filters.html'),
+    `<!doctype html><title>Search</title>${pinned.tag}<main><estate-listings page-size="2" filters></estate-listings></main>`,
+  );
+  writeFileSync(
     join(rig.pageDir, 'define.html'),
     `<!doctype html><title>Named</title>${pinned.tag.replace('<script ', '<script data-define="estate-listings estate-nope" ')}<main></main>`,
   );
@@ -127,6 +131,41 @@ describe('widget.js, the loader', () => {
     await page.getByRole('textbox', { name: 'Full name' }).waitFor();
     const wanted = new Set([...manifest.elements['estate-listings'], ...manifest.elements['estate-listing']]);
     expect(new Set(scripts), 'then the detail and its form, every one in the manifest').toEqual(wanted);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('fetches the filter bar with the grid chunks when the tag has filters, and shows the bar in the first frame that shows the grid', async () => {
+    const barFiles = manifest.elements['estate-listings[filters]'];
+    expect(barFiles, 'the manifest has the filter bar variant').toBeDefined();
+    const bar = barFiles!.at(-1)!;
+    expect(manifest.elements['estate-listings'], 'a grid without a bar does not fetch it').not.toContain(bar);
+    const { context, page, problems } = await watchedPage(rig.browser);
+    const scripts: string[] = [];
+    const events: string[] = [];
+    page.on('requestfinished', (request) => events.push(`finished ${new URL(request.url()).pathname.slice(1)}`));
+    page.on('request', (request) => {
+      events.push(`started ${new URL(request.url()).pathname.slice(1)}`);
+      if (/\/widget-[^/]*\.js$/.test(request.url())) scripts.push(new URL(request.url()).pathname.slice(1));
+    });
+    // Every frame until the grid shows: whether the bar was there in the first frame that showed the grid.
+    await page.addInitScript(() => {
+      const watch = () => {
+        const root = document.querySelector('estate-listings')?.shadowRoot;
+        if (root?.querySelector('[part~="list"]')) (globalThis as { firstFrame?: unknown }).firstFrame = root.querySelector('[part~="filters"]') !== null;
+        else requestAnimationFrame(watch);
+      };
+      requestAnimationFrame(watch);
+    });
+    await page.goto(`${rig.site.origin}/filters.html`);
+    await page.locator('estate-listings [part~="card-link"]').first().waitFor();
+    await page.getByRole('combobox', { name: 'Bedrooms' }).waitFor();
+    expect(new Set(scripts)).toEqual(new Set(barFiles));
+    // Fetched with the grid's chunks, not by the grid once its code has come and run.
+    const grid = manifest.elements['estate-listings']!.at(-1)!;
+    expect(events.indexOf(`started ${bar}`), 'the bar is asked for before the grid code has arrived').toBeLessThan(events.indexOf(`finished ${grid}`));
+    expect(events.indexOf(`started ${bar}`)).toBeGreaterThanOrEqual(0);
+    expect(await page.evaluate(() => (globalThis as { firstFrame?: unknown }).firstFrame)).toBe(true);
     expect(problems).toEqual([]);
     await context.close();
   });

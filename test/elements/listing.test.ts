@@ -153,7 +153,8 @@ describe('<estate-listing>', () => {
   describe('description', () => {
     it('renders markup in the text as characters, never as elements', async () => {
       (window as unknown as { __pwned?: number }).__pwned = undefined;
-      const planted = 'Sunny home <img src=x onerror="window.__pwned=1"> <script>window.__pwned=2</script>&lt;b&gt;bold&lt;/b&gt;';
+      // As the relay publishes it: the CRM's &lt;b&gt; already decoded (server/crm/plain-text.ts).
+      const planted = 'Sunny home <img src=x onerror="window.__pwned=1"> <script>window.__pwned=2</script><b>bold</b>';
       const el = await withHostData(detail(1, { description: planted }));
       const prose = shadow(el).querySelector('[part~="description"] .prose')!;
       expect(prose.querySelector('img, script, b')).to.equal(null);
@@ -163,13 +164,15 @@ describe('<estate-listing>', () => {
       expect((window as unknown as { __pwned?: number }).__pwned).to.equal(undefined);
     });
 
-    it('keeps line breaks and paragraphs and decodes entities', async () => {
-      const el = await withHostData(detail(1, { description: 'Line one\r\nLine two &amp; three\r\n\r\nNext &#x2022; para &ndash; end' }));
+    it('keeps line breaks and paragraphs, and shows the text as the relay decoded it (never decoding again)', async () => {
+      // The relay publishes plain text (server/crm/plain-text.ts decoded the CRM's entities once): an
+      // agency that wrote "&lt;3" (the CRM's "&amp;lt;3") sees those characters, not "<3".
+      const el = await withHostData(detail(1, { description: 'Line one\r\nLine two & three\r\n\r\nNext \u2022 para \u2013 end &lt;3' }));
       const paragraphs = [...shadow(el).querySelectorAll('[part~="description"] .prose p')];
       expect(paragraphs.length).to.equal(2);
       expect(paragraphs[0]!.querySelectorAll('br').length).to.equal(1);
       expect((paragraphs[0] as HTMLElement).innerText).to.equal('Line one\nLine two & three');
-      expect(paragraphs[1]!.textContent!.trim()).to.equal('Next \u2022 para \u2013 end');
+      expect(paragraphs[1]!.textContent!.trim()).to.equal('Next \u2022 para \u2013 end &lt;3');
     });
   });
 

@@ -47,7 +47,7 @@ export function detail(id: number, overrides: Partial<ListingDetail> = {}): List
   const photos = Array.from({ length: 6 }, (_unused, index) => svgPhoto(id * 100 + index, 1200, 800, index === 1 ? 'Kitchen' : null));
   return {
     ...summary(id),
-    description: 'First line\r\nSecond line &amp; more\r\n\r\nNew paragraph &#x2022; bullet',
+    description: 'First line\nSecond line & more\n\nNew paragraph \u2022 bullet',
     photos,
     photo: photos[0]!,
     floorplans: [svgPhoto(id * 100 + 50, 1000, 750, 'Ground floor')],

@@ -2,11 +2,10 @@ import { html, nothing, type PropertyValues, type SVGTemplateResult, type Templa
 import { Task } from '@lit/task';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import type { ListingSort, ListingSummary, ListingsQuery, ListingStatus, ListingType, Page } from '../../contract/relay-api.ts';
-import { priceSteps } from '../../contract/price-bands.ts';
 import { addressSlug } from '../../contract/slug.ts';
 import { relayUrl, RelayError } from '../shared/relay.ts';
 import { fetchJsonOnceFilled } from '../shared/relay-filling.ts';
-import { fill, formatMoney, formatNumber, formatShortDateTime, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
+import { fill, formatNumber, formatShortDateTime, plural, resolveLocale } from '../shared/format.ts';
 import { styles } from './listings.styles.ts';
 import { EstateElement } from '../shared/estate-element.ts';
 import { loadElement } from '../shared/load-element.ts';
@@ -22,7 +21,6 @@ import {
   cleanValue,
   parseBarFilters,
   QUERY_KEYS,
-  SORTS,
   toSearchParams,
   type BarFilter,
   type FilterProperties,
@@ -32,6 +30,7 @@ import { renderPicture } from '../shared/picture.ts';
 import { heading, headingLevel } from '../shared/heading.ts';
 import { bathIcon, bedIcon, carIcon, chevronLeft, chevronRight } from '../shared/icons.ts';
 import { renderKeep, ShortlistController } from '../shared/shortlist.ts';
+import { filterBar } from './filter-bar-slot.ts';
 import type { SearchDetail } from '../shared/analytics.ts';
 import type { ListingFilters } from '../../contract/listing-filters.ts';
 
@@ -71,7 +70,23 @@ function searchTerm(filters: ListingFilters): string {
     .join(', ');
 }
 
-const DEFAULT_PROPERTY_TYPES = ['House', 'Apartment', 'Unit', 'Townhouse', 'Villa', 'Land'];
+let filterBarLoad: Promise<void> | undefined;
+let filterBarFailed = false;
+
+/**
+ * Settles once the bar's code has run or could not be fetched (then the list shows without it).
+ * widget.js fetches it with the element's code for a tag that has `filters` (its manifest key is
+ * this selector), so this fetch is for a bar set later, or a bundler's lazy chunk.
+ */
+function filterBarLoaded(): Promise<void> {
+  return (filterBarLoad ??= loadElement('estate-listings[filters]', () => import('./filter-bar.ts')).then(
+    () => undefined,
+    (error: unknown) => {
+      filterBarFailed = true;
+      console.error('<estate-listings> could not load its filter bar:', error);
+    },
+  ));
+}
 /** Cards at the top of the first page load eagerly; the rest wait until they near the viewport. */
 const EAGER_CARDS = 3;
 
@@ -246,15 +261,15 @@ export class EstateListings extends EstateElement {
   #stopHighlights: (() => void) | undefined;
 
   /** The filters as the page's attributes set them, before the URL or a visitor changed them. */
-  private baseFilters: Partial<Record<QueryKey, unknown>> | null = null;
-  private retryCount = 0;
-  private focusResultsAfterLoad = false;
+  #baseFilters: Partial<Record<QueryKey, unknown>> | null = null;
+  #retryCount = 0;
+  #focusResultsAfterLoad = false;
   /** True when we pushed the detail's history entry (so "back" can pop it). */
-  private pushedDetailEntry = false;
+  #pushedDetailEntry = false;
   /** The homes the visitor keeps: each card's heart. */
-  private readonly shortlist = new ShortlistController(this);
+  readonly #shortlist = new ShortlistController(this);
 
-  private readonly listingsTask = new Task(this, {
+  readonly #listingsTask = new Task(this, {
     task: async ([relay, queryString, hostListings], { signal }) => {
       if (hostListings) {
         return { items: hostListings, total: hostListings.length, page: 1, pageSize: hostListings.length } satisfies Page<ListingSummary>;
@@ -262,9 +277,9 @@ export class EstateListings extends EstateElement {
       const url = `${relayUrl(relay, 'api/v1/listings')}?${queryString}`;
       return fetchJsonOnceFilled<Page<ListingSummary>>(url, { signal, onFilling: (filling) => (this.filling = filling) });
     },
-    args: () => [this.relay, toSearchParams(this.query).toString(), this.listings, this.retryCount] as const,
-    onComplete: (page) => void this.afterLoad(page),
-    onError: (error) => void this.afterError(error),
+    args: () => [this.relay, toSearchParams(this.query).toString(), this.listings, this.#retryCount] as const,
+    onComplete: (page) => void this.#afterLoad(page),
+    onError: (error) => void this.#afterError(error),
   });
 
   constructor() {
@@ -303,7 +318,7 @@ export class EstateListings extends EstateElement {
 
   /** The relay query the element is showing (validated). */
   get query(): ListingsQuery {
-    return buildQuery(this.filterValues(), this.page, this.pageSize);
+    return buildQuery(this.#filterValues(), this.page, this.pageSize);
   }
 
   /**
@@ -311,23 +326,34 @@ export class EstateListings extends EstateElement {
    * For hosts and tests that need to wait for data without racing the loaded event.
    */
   get loadComplete(): Promise<Page<ListingSummary>> {
-    return this.updateComplete.then(() => this.listingsTask.taskComplete);
+    return this.updateComplete.then(async () => {
+      const page = await this.#listingsTask.taskComplete;
+      await this.#barShown();
+      return page;
+    });
+  }
+
+  /** The bar waits for its code (render()): resolves once that render is done, at once without a bar. */
+  async #barShown(): Promise<void> {
+    if (!this.#barFilters.length || filterBar()) return;
+    await filterBarLoaded();
+    await this.updateComplete;
   }
 
   /** Loads the current query again (after an error, or to pick up fresh data). */
   reload(): void {
-    this.retryCount += 1;
+    this.#retryCount += 1;
     this.requestUpdate();
   }
 
   override connectedCallback(): void {
     super.connectedCallback();
-    this.baseFilters ??= this.filterValues();
-    this.readUrl();
+    this.#baseFilters ??= this.#filterValues();
+    this.#readUrl();
     this.#stopHighlights = listenForHighlights(this, (id) => (this.highlightId = id));
     // A saved search still being sent when the page was left: open its form, which resends it.
     try {
-      if (this.syncsUrl && localStorage.getItem('estate-enquiry:pending:saved-search')) this.toggleAlerts();
+      if (this.#syncsUrl && localStorage.getItem('estate-enquiry:pending:saved-search')) this.#toggleAlerts();
     } catch {
       // No storage: nothing was kept.
     }
@@ -339,34 +365,34 @@ export class EstateListings extends EstateElement {
   }
 
   /** The filters, page and open detail in the address bar, under `query-prefix`. */
-  private readonly urlQuery = new UrlQueryController(this, {
+  readonly #urlQuery = new UrlQueryController(this, {
     prefix: () => this.queryPrefix ?? '',
-    onNavigate: () => this.onPopState(),
+    onNavigate: () => this.#onPopState(),
   });
 
   /** The words in use: defaults with the host's overrides, merged once per `strings` value. */
-  private get text(): ListingsStrings {
+  get #text(): ListingsStrings {
     return this.localize.words('listings', this.strings);
   }
 
-  private get resolvedLocale(): string {
+  get #resolvedLocale(): string {
     return resolveLocale(this.locale);
   }
 
-  private get barFilters(): BarFilter[] {
+  get #barFilters(): BarFilter[] {
     return parseBarFilters(this.filters);
   }
 
   /** With a filter bar, the filters and page live in the page's URL. */
-  private get syncsUrl(): boolean {
+  get #syncsUrl(): boolean {
     return this.filters !== null && this.filters !== undefined;
   }
 
-  private filterValues(): Partial<Record<QueryKey, unknown>> {
+  #filterValues(): Partial<Record<QueryKey, unknown>> {
     return Object.fromEntries(QUERY_KEYS.map((name) => [name, this[name]]));
   }
 
-  private setFilterValues(values: Partial<Record<QueryKey, unknown>>): void {
+  #setFilterValues(values: Partial<Record<QueryKey, unknown>>): void {
     const self = this as unknown as Record<QueryKey, unknown>;
     for (const key of Object.keys(values) as QueryKey[]) self[key] = cleanValue(key, values[key]) ?? null;
   }
@@ -374,38 +400,38 @@ export class EstateListings extends EstateElement {
   // ---- URL state -------------------------------------------------------------------------
 
   /** Applies the page URL: the bar's filters and page (when there is a bar) and an open detail. */
-  private readUrl(): void {
-    if (this.syncsUrl) {
+  #readUrl(): void {
+    if (this.#syncsUrl) {
       const values: Partial<Record<QueryKey, unknown>> = {};
-      for (const name of this.barFilters) {
-        const fromUrl = this.urlQuery.get(name);
-        values[name] = fromUrl !== null ? fromUrl : this.baseFilters?.[name];
+      for (const name of this.#barFilters) {
+        const fromUrl = this.#urlQuery.get(name);
+        values[name] = fromUrl !== null ? fromUrl : this.#baseFilters?.[name];
       }
-      this.setFilterValues(values);
-      this.page = Math.max(1, cleanCount(this.urlQuery.get('page')) ?? 1);
+      this.#setFilterValues(values);
+      this.page = Math.max(1, cleanCount(this.#urlQuery.get('page')) ?? 1);
     }
     // The map's area ("search this area" on an <estate-map> writes it): every list follows it.
-    const area = this.urlQuery.get('bbox');
-    const bbox = (cleanValue('bbox', area !== null ? area : this.baseFilters?.bbox) ?? null) as string | null;
+    const area = this.#urlQuery.get('bbox');
+    const bbox = (cleanValue('bbox', area !== null ? area : this.#baseFilters?.bbox) ?? null) as string | null;
     if (bbox !== this.bbox) {
       this.bbox = bbox;
-      if (!this.syncsUrl) this.page = 1;
+      if (!this.#syncsUrl) this.page = 1;
     }
     if (!this.detailHref) {
-      const id = cleanCount(this.urlQuery.get('listing'));
+      const id = cleanCount(this.#urlQuery.get('listing'));
       this.detailId = id ? id : null;
     }
   }
 
   /** The URL parameters for a change of filters (only those differing from the page's), page or detail. */
-  private queryChanges(changes: { filters?: boolean; page?: number; listing?: number | null }): QueryChanges {
+  #queryChanges(changes: { filters?: boolean; page?: number; listing?: number | null }): QueryChanges {
     const params: QueryChanges = {};
     if (changes.filters) {
       for (const name of BAR_FILTERS) params[name] = null;
       const query = this.query;
-      for (const name of this.barFilters) {
+      for (const name of this.#barFilters) {
         const value = query[name];
-        if (value !== undefined && value !== cleanValue(name, this.baseFilters?.[name])) params[name] = String(value);
+        if (value !== undefined && value !== cleanValue(name, this.#baseFilters?.[name])) params[name] = String(value);
       }
     }
     if (changes.page !== undefined) params.page = changes.page > 1 ? String(changes.page) : null;
@@ -413,23 +439,24 @@ export class EstateListings extends EstateElement {
     return params;
   }
 
-  private urlFor(changes: { filters?: boolean; page?: number; listing?: number | null }): string {
-    return this.urlQuery.url(this.queryChanges(changes));
+  #urlFor(changes: { filters?: boolean; page?: number; listing?: number | null }): string {
+    return this.#urlQuery.url(this.#queryChanges(changes));
   }
 
-  private onPopState(): void {
+  #onPopState(): void {
     const openBefore = this.detailId;
-    this.pushedDetailEntry = false;
-    this.readUrl();
-    if (openBefore && !this.detailId) void this.restoreCardFocus(openBefore);
+    this.#pushedDetailEntry = false;
+    this.#readUrl();
+    if (openBefore && !this.detailId) void this.#restoreCardFocus(openBefore);
   }
 
   // ---- loading outcomes ------------------------------------------------------------------
 
-  private async afterLoad(page: Page<ListingSummary>): Promise<void> {
+  async #afterLoad(page: Page<ListingSummary>): Promise<void> {
     await this.rendered();
-    if (this.focusResultsAfterLoad) {
-      this.focusResultsAfterLoad = false;
+    await this.#barShown();
+    if (this.#focusResultsAfterLoad) {
+      this.#focusResultsAfterLoad = false;
       const status = this.renderRoot.querySelector<HTMLElement>('[part~="status"]');
       status?.focus({ preventScroll: true });
       this.scrollIntoView?.({ block: 'start', behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth' });
@@ -443,7 +470,7 @@ export class EstateListings extends EstateElement {
     });
   }
 
-  private async afterError(error: unknown): Promise<void> {
+  async #afterError(error: unknown): Promise<void> {
     if (error instanceof DOMException && error.name === 'AbortError') return;
     await this.rendered();
     this.emit<ListingsErrorDetail>('estate-listings-error', {
@@ -454,59 +481,51 @@ export class EstateListings extends EstateElement {
 
   // ---- visitor actions -------------------------------------------------------------------
 
-  private onFilterSubmit(event: SubmitEvent): void {
-    event.preventDefault();
-    const data = new FormData(event.target as HTMLFormElement);
+  #onFilterReset(): void {
     const values: Partial<Record<QueryKey, unknown>> = {};
-    for (const name of this.barFilters) values[name] = data.get(name) ?? undefined;
-    this.applyFilters(values);
+    for (const name of [...this.#barFilters, 'bbox'] as const) values[name] = this.#baseFilters?.[name];
+    this.#applyFilters(values);
   }
 
-  private onFilterReset(): void {
-    const values: Partial<Record<QueryKey, unknown>> = {};
-    for (const name of [...this.barFilters, 'bbox'] as const) values[name] = this.baseFilters?.[name];
-    this.applyFilters(values);
-  }
-
-  private applyFilters(values: Partial<Record<QueryKey, unknown>>): void {
+  #applyFilters(values: Partial<Record<QueryKey, unknown>>): void {
     const area = this.bbox;
-    this.setFilterValues(values);
+    this.#setFilterValues(values);
     this.page = 1;
     // A reset also leaves the map's area (and tells the map, through the URL).
     const changes: QueryChanges = area !== this.bbox ? { bbox: null, page: null } : {};
-    if (this.syncsUrl) this.urlQuery.push({ ...this.queryChanges({ filters: true, page: 1 }), ...changes });
-    else if (area !== this.bbox) this.urlQuery.push(changes);
+    if (this.#syncsUrl) this.#urlQuery.push({ ...this.#queryChanges({ filters: true, page: 1 }), ...changes });
+    else if (area !== this.bbox) this.#urlQuery.push(changes);
     const { page, pageSize, ...filters } = this.query;
     this.emit<ListingsQueryChangeDetail>('estate-listings-query-change', { query: this.query });
     this.track<SearchDetail>('estate-search', { filters }, [{ event: 'search', search_term: searchTerm(filters) }]);
   }
 
   /** Opens or closes the saved-search form; its code is fetched on the first open. */
-  private toggleAlerts(): void {
+  #toggleAlerts(): void {
     this.alertsOpen = !this.alertsOpen;
     loadElement('estate-saved-search', () => import('../saved-search/define.ts')).catch((error: unknown) => console.error(error));
   }
 
-  private goToPage(page: number): void {
+  #goToPage(page: number): void {
     this.page = page;
-    this.focusResultsAfterLoad = true;
-    if (this.syncsUrl) this.urlQuery.push(this.queryChanges({ page }));
+    this.#focusResultsAfterLoad = true;
+    if (this.#syncsUrl) this.#urlQuery.push(this.#queryChanges({ page }));
     this.emit<ListingsQueryChangeDetail>('estate-listings-query-change', { query: this.query });
   }
 
-  private detailLink(listing: ListingSummary): string {
+  #detailLink(listing: ListingSummary): string {
     if (this.detailHref) {
       return this.detailHref
         .replace(/\{id\}/g, encodeURIComponent(String(listing.id)))
         .replace(/\{slug\}/g, addressSlug(listing.address?.display || listing.heading));
     }
-    return this.urlFor({ listing: listing.id });
+    return this.#urlFor({ listing: listing.id });
   }
 
-  private onCardClick(event: MouseEvent, listing: ListingSummary): void {
+  #onCardClick(event: MouseEvent, listing: ListingSummary): void {
     // Let the browser handle new-tab and download gestures.
     if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
-    const href = this.detailHref ? this.detailLink(listing) : null;
+    const href = this.detailHref ? this.#detailLink(listing) : null;
     const proceed = this.emit<ListingSelectDetail>('estate-listing-select', { id: listing.id, listing, href }, true);
     if (!proceed) {
       event.preventDefault();
@@ -514,12 +533,12 @@ export class EstateListings extends EstateElement {
     }
     if (href) return;
     event.preventDefault();
-    this.openDetail(listing.id);
+    this.#openDetail(listing.id);
   }
 
-  private openDetail(id: number): void {
-    this.urlQuery.push(this.queryChanges({ listing: id }));
-    this.pushedDetailEntry = true;
+  #openDetail(id: number): void {
+    this.#urlQuery.push(this.#queryChanges({ listing: id }));
+    this.#pushedDetailEntry = true;
     this.detailId = id;
     void this.updateComplete.then(() => {
       this.renderRoot.querySelector<HTMLElement>('[part~="back-button"]')?.focus();
@@ -527,19 +546,19 @@ export class EstateListings extends EstateElement {
     });
   }
 
-  private closeDetail(): void {
+  #closeDetail(): void {
     const id = this.detailId;
-    if (this.pushedDetailEntry) {
+    if (this.#pushedDetailEntry) {
       // Our own entry: going back restores the results URL, and popstate closes the detail.
       history.back();
       return;
     }
-    this.urlQuery.replace(this.queryChanges({ listing: null }));
+    this.#urlQuery.replace(this.#queryChanges({ listing: null }));
     this.detailId = null;
-    if (id) void this.restoreCardFocus(id);
+    if (id) void this.#restoreCardFocus(id);
   }
 
-  private async restoreCardFocus(id: number): Promise<void> {
+  async #restoreCardFocus(id: number): Promise<void> {
     await this.updateComplete;
     const link = this.renderRoot.querySelector<HTMLElement>(`[part~="card-link"][data-id="${id}"]`);
     if (link) {
@@ -569,20 +588,53 @@ export class EstateListings extends EstateElement {
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('layout') && this.layout !== 'grid' && this.layout !== 'list') this.layout = 'grid';
+    if (this.#barFilters.length && !filterBar()) void filterBarLoaded().then(() => this.requestUpdate());
   }
 
-  override render(): TemplateResult {
-    if (this.detailId) return this.renderDetail(this.detailId);
+  override render(): TemplateResult | typeof nothing {
+    if (this.detailId) return this.#renderDetail(this.detailId);
+    const barFilters = this.#barFilters;
+    // The bar's code on its way (filterBarLoaded): the bar and the results appear together, never
+    // the bar pushing the cards down. Not fetched at all, the list shows without it.
+    if (barFilters.length && !filterBar() && !filterBarFailed) return nothing;
     return html`<div part="base" class="base">
-      ${this.barFilters.length ? this.renderFilters() : nothing}
+      ${
+        barFilters.length && filterBar()
+          ? filterBar()!({
+              text: this.#text,
+              locale: this.#resolvedLocale,
+              currency: this.currency,
+              propertyTypes: this.propertyTypes,
+              query: this.query,
+              barFilters,
+              applyFilters: (values) => this.#applyFilters(values),
+              resetFilters: () => this.#onFilterReset(),
+              alertsOpen: this.alertsOpen,
+              toggleAlerts: () => this.#toggleAlerts(),
+            })
+          : nothing
+      }
+      ${
+        this.alertsOpen
+          ? html`<estate-saved-search
+              id="alerts"
+              part="alerts"
+              relay=${ifDefined(this.relay ?? undefined)}
+              consent-text=${ifDefined(this.alertsConsentText)}
+              locale=${ifDefined(this.locale ?? undefined)}
+              currency=${ifDefined(this.currency ?? undefined)}
+              .search=${this.query}
+            ></estate-saved-search>`
+          : nothing
+      }
       ${
         this.listings
-          ? this.renderGiven(this.listings)
-          : this.listingsTask.render({
-              initial: () => this.renderSkeleton(),
-              pending: () => this.renderSkeleton(),
-              complete: (page) => (page.items.length ? this.renderResults(page) : this.renderEmpty()),
-              error: () => this.renderError(),
+          ? this.#renderGiven(this.listings)
+          : this.#listingsTask.render({
+              initial: () => this.#renderSkeleton(),
+              pending: () => this.#renderSkeleton(),
+              complete: (page) => (page.items.length ? this.#renderResults(page) : this.#renderEmpty()),
+              error: () => this.#renderError(),
             })
       }
     </div>`;
@@ -592,14 +644,14 @@ export class EstateListings extends EstateElement {
    * Cards the host gave (`.listings`), rendered at once rather than after the task settles: on the
    * server (where no task runs) and again, identically, when the browser renders over that markup.
    */
-  private renderGiven(items: ListingSummary[]): TemplateResult {
-    return items.length ? this.renderResults({ items, total: items.length, page: 1, pageSize: items.length }) : this.renderEmpty();
+  #renderGiven(items: ListingSummary[]): TemplateResult {
+    return items.length ? this.#renderResults({ items, total: items.length, page: 1, pageSize: items.length }) : this.#renderEmpty();
   }
 
-  private renderDetail(id: number): TemplateResult {
-    const text = this.text;
+  #renderDetail(id: number): TemplateResult {
+    const text = this.#text;
     return html`<section part="detail" class="detail">
-      <button type="button" part="button back-button" class="back" @click=${this.closeDetail}>
+      <button type="button" part="button back-button" class="back" @click=${this.#closeDetail}>
         <svg viewBox="0 0 24 24" aria-hidden="true" class="icon">${chevronLeft}</svg>
         ${text.backToResults}
       </button>
@@ -615,14 +667,14 @@ export class EstateListings extends EstateElement {
     </section>`;
   }
 
-  private renderStatus(message: string, focusable = false): TemplateResult {
+  #renderStatus(message: string, focusable = false): TemplateResult {
     return html`<p part="status" class="status" role="status" tabindex=${ifDefined(focusable ? '-1' : undefined)}>${message}</p>`;
   }
 
-  private renderSkeleton(): TemplateResult {
-    const text = this.text;
+  #renderSkeleton(): TemplateResult {
+    const text = this.#text;
     const count = this.query.pageSize ?? 12;
-    return html`${this.renderStatus(this.filling ? text.filling : text.loading)}
+    return html`${this.#renderStatus(this.filling ? text.filling : text.loading)}
       <ul part="list" class="list layout-${this.layout}" aria-busy="true">
         ${Array.from(
           { length: count },
@@ -641,21 +693,21 @@ export class EstateListings extends EstateElement {
       <div part="footer" class="footer" aria-hidden="true"></div>`;
   }
 
-  private renderResults(page: Page<ListingSummary>): TemplateResult {
-    const text = this.text;
-    const locale = this.resolvedLocale;
+  #renderResults(page: Page<ListingSummary>): TemplateResult {
+    const text = this.#text;
+    const locale = this.#resolvedLocale;
     const pages = Math.max(1, Math.ceil(page.total / Math.max(1, page.pageSize)));
     const sizes = this.sizes ?? (this.layout === 'list' ? '(min-width: 40rem) 18rem, 100vw' : '(min-width: 72rem) 22rem, (min-width: 40rem) 45vw, 100vw');
-    return html`${this.renderStatus(plural(locale, page.total, text.resultCount), true)}
+    return html`${this.#renderStatus(plural(locale, page.total, text.resultCount), true)}
       <ul part="list" class="list layout-${this.layout}">
-        ${page.items.map((listing, index) => this.renderCard(listing, index, page.page, sizes))}
+        ${page.items.map((listing, index) => this.#renderCard(listing, index, page.page, sizes))}
       </ul>
-      <div part="footer" class="footer">${pages > 1 && !this.listings ? this.renderPagination(page.page, pages) : nothing}</div>`;
+      <div part="footer" class="footer">${pages > 1 && !this.listings ? this.#renderPagination(page.page, pages) : nothing}</div>`;
   }
 
-  private renderCard(listing: ListingSummary, index: number, pageNumber: number, sizes: string): TemplateResult {
-    const text = this.text;
-    const locale = this.resolvedLocale;
+  #renderCard(listing: ListingSummary, index: number, pageNumber: number, sizes: string): TemplateResult {
+    const text = this.#text;
+    const locale = this.#resolvedLocale;
     const address = listing.address?.display || listing.heading || '';
     const price = listing.displayPrice?.trim() ? listing.displayPrice : text.priceFallback;
     const first = pageNumber === 1 && index === 0;
@@ -698,23 +750,23 @@ export class EstateListings extends EstateElement {
           html`<a
             part="card-link"
             class="card-link"
-            href=${this.detailLink(listing)}
+            href=${this.#detailLink(listing)}
             data-id=${listing.id}
-            @click=${(event: MouseEvent) => this.onCardClick(event, listing)}
+            @click=${(event: MouseEvent) => this.#onCardClick(event, listing)}
             >${address}</a
           >`,
           { part: 'card-title', className: 'line title-line' },
         )}
         <p part="meta" class="line meta-line">${meta}</p>
-        ${this.renderFeatures(listing)}
+        ${this.#renderFeatures(listing)}
       </div>
-      ${renderKeep(this.shortlist.has(listing.id), fill(text.keep, { address }), () => this.shortlist.toggle({ id: listing.id, address }))}
+      ${renderKeep(this.#shortlist.has(listing.id), fill(text.keep, { address }), () => this.#shortlist.toggle({ id: listing.id, address }))}
     </li>`;
   }
 
-  private renderFeatures(listing: ListingSummary): TemplateResult {
-    const text = this.text;
-    const locale = this.resolvedLocale;
+  #renderFeatures(listing: ListingSummary): TemplateResult {
+    const text = this.#text;
+    const locale = this.#resolvedLocale;
     const feature = (count: number | null, forms: ListingsStrings['bedrooms'], icon: SVGTemplateResult) =>
       renderFeature(locale, count, forms, icon, 'feature-icon');
     return html`<ul part="features" class="line features-line">
@@ -722,14 +774,14 @@ export class EstateListings extends EstateElement {
     </ul>`;
   }
 
-  private renderPagination(current: number, pages: number): TemplateResult {
-    const text = this.text;
-    const locale = this.resolvedLocale;
+  #renderPagination(current: number, pages: number): TemplateResult {
+    const text = this.#text;
+    const locale = this.#resolvedLocale;
     const numbers = pageWindow(current, pages);
     return html`<nav part="pagination" class="pagination" aria-label=${text.pagination}>
       <ul>
         <li>
-          <button type="button" part="button page-button page-previous" class="page-step" ?disabled=${current <= 1} @click=${() => this.goToPage(current - 1)}>
+          <button type="button" part="button page-button page-previous" class="page-step" ?disabled=${current <= 1} @click=${() => this.#goToPage(current - 1)}>
             <svg viewBox="0 0 24 24" class="icon" aria-hidden="true">${chevronLeft}</svg>${text.previousPage}
           </button>
         </li>
@@ -742,14 +794,14 @@ export class EstateListings extends EstateElement {
                   part=${number === current ? 'button page-button page-current' : 'button page-button'}
                   aria-label=${fill(text.pageLabel, { page: formatNumber(locale, number) })}
                   aria-current=${ifDefined(number === current ? 'page' : undefined)}
-                  @click=${() => number !== current && this.goToPage(number)}
+                  @click=${() => number !== current && this.#goToPage(number)}
                 >
                   ${formatNumber(locale, number)}
                 </button>
               </li>`,
         )}
         <li>
-          <button type="button" part="button page-button page-next" class="page-step" ?disabled=${current >= pages} @click=${() => this.goToPage(current + 1)}>
+          <button type="button" part="button page-button page-next" class="page-step" ?disabled=${current >= pages} @click=${() => this.#goToPage(current + 1)}>
             ${text.nextPage}<svg viewBox="0 0 24 24" class="icon" aria-hidden="true">${chevronRight}</svg>
           </button>
         </li>
@@ -757,24 +809,24 @@ export class EstateListings extends EstateElement {
     </nav>`;
   }
 
-  private renderEmpty(): TemplateResult {
-    const text = this.text;
-    const filtered = [...this.barFilters, 'bbox' as const].some(
-      (name) => cleanValue(name, this.filterValues()[name]) !== cleanValue(name, this.baseFilters?.[name]),
+  #renderEmpty(): TemplateResult {
+    const text = this.#text;
+    const filtered = [...this.#barFilters, 'bbox' as const].some(
+      (name) => cleanValue(name, this.#filterValues()[name]) !== cleanValue(name, this.#baseFilters?.[name]),
     );
-    return html`${this.renderStatus(plural(this.resolvedLocale, 0, text.resultCount))}
+    return html`${this.#renderStatus(plural(this.#resolvedLocale, 0, text.resultCount))}
       <div part="empty" class="panel empty">
         <slot name="empty">
           <p class="panel-title">${text.emptyTitle}</p>
           <p>${text.emptyHint}</p>
         </slot>
-        ${filtered ? html`<button type="button" part="button" class="secondary" @click=${this.onFilterReset}>${text.clearFilters}</button>` : nothing}
+        ${filtered ? html`<button type="button" part="button" class="secondary" @click=${this.#onFilterReset}>${text.clearFilters}</button>` : nothing}
       </div>`;
   }
 
-  private renderError(): TemplateResult {
-    const text = this.text;
-    return html`${this.renderStatus('')}
+  #renderError(): TemplateResult {
+    const text = this.#text;
+    return html`${this.#renderStatus('')}
       <div part="error" class="panel error" role="alert">
         <slot name="error">
           <p class="panel-title">${text.errorTitle}</p>
@@ -782,89 +834,6 @@ export class EstateListings extends EstateElement {
         </slot>
         <button type="button" part="button retry-button" class="primary" @click=${this.reload}>${text.retry}</button>
       </div>`;
-  }
-
-  private renderFilters(): TemplateResult {
-    const text = this.text;
-    const locale = this.resolvedLocale;
-    const currency = resolveCurrency(locale, this.currency);
-    const query = this.query;
-    const id = (name: string) => `estate-filter-${name}`;
-    const select = (name: BarFilter, label: string, options: Array<[string, string]>, current: string) =>
-      html`<div part="filter-field" class="field">
-        <label part="filter-label" for=${id(name)}>${label}</label>
-        <select part="filter-control" id=${id(name)} name=${name} .value=${current}>
-          ${options.map(([value, optionLabel]) => html`<option value=${value} ?selected=${value === current}>${optionLabel}</option>`)}
-        </select>
-      </div>`;
-    const lease = query.type === 'lease';
-    // The relay's band grid: a withheld price is found by exactly these steps.
-    const prices = priceSteps(lease ? 'lease' : 'sale').map((value): [string, string] => {
-      const money = formatMoney(locale, currency, value);
-      return [String(value), lease ? fill(text.perWeek, { price: money }) : money];
-    });
-    const counts = (max: number): Array<[string, string]> => [
-      ['', text.any],
-      ...Array.from({ length: max }, (_unused, index): [string, string] => [String(index + 1), fill(text.atLeast, { count: formatNumber(locale, index + 1) })]),
-    ];
-    const types = (this.propertyTypes ? this.propertyTypes.split(',') : DEFAULT_PROPERTY_TYPES).map((name) => name.trim()).filter(Boolean);
-    const value = (name: QueryKey) => (query[name] === undefined ? '' : String(query[name]));
-
-    const fields: Record<BarFilter, () => TemplateResult> = {
-      type: () =>
-        select(
-          'type',
-          text.type,
-          [
-            ['', text.any],
-            ['sale', text.typeSale],
-            ['lease', text.typeLease],
-          ],
-          value('type'),
-        ),
-      suburb: () =>
-        html`<div part="filter-field" class="field">
-          <label part="filter-label" for=${id('suburb')}>${text.suburb}</label>
-          <input part="filter-control" id=${id('suburb')} name="suburb" type="text" autocomplete="address-level2" .value=${value('suburb')} />
-        </div>`,
-      propertyType: () =>
-        select('propertyType', text.propertyType, [['', text.any], ...types.map((name): [string, string] => [name, name])], value('propertyType')),
-      minPrice: () => select('minPrice', text.minPrice, [['', text.any], ...prices], value('minPrice')),
-      maxPrice: () => select('maxPrice', text.maxPrice, [['', text.any], ...prices], value('maxPrice')),
-      minBeds: () => select('minBeds', text.minBeds, counts(5), value('minBeds')),
-      minBaths: () => select('minBaths', text.minBaths, counts(4), value('minBaths')),
-      minCars: () => select('minCars', text.minCars, counts(4), value('minCars')),
-      sort: () =>
-        select(
-          'sort',
-          text.sort,
-          SORTS.map((sort): [string, string] => [sort, text.sortOptions[sort]]),
-          value('sort') || 'newest',
-        ),
-    };
-    return html`<form part="filters" class="filters" role="search" aria-label=${text.filtersLabel} @submit=${this.onFilterSubmit}>
-        <div class="fields">${this.barFilters.map((name) => fields[name]())}</div>
-        <div part="filter-actions" class="actions">
-          <button type="submit" part="button button-primary" class="primary">${text.search}</button>
-          <button type="button" part="button" class="secondary" @click=${this.onFilterReset}>${text.reset}</button>
-          <button type="button" part="button alerts-button" aria-expanded=${this.alertsOpen} aria-controls="alerts" @click=${this.toggleAlerts}>
-            ${text.getAlerts}
-          </button>
-        </div>
-      </form>
-      ${
-        this.alertsOpen
-          ? html`<estate-saved-search
-              id="alerts"
-              part="alerts"
-              relay=${ifDefined(this.relay ?? undefined)}
-              consent-text=${ifDefined(this.alertsConsentText)}
-              locale=${ifDefined(this.locale ?? undefined)}
-              currency=${ifDefined(this.currency ?? undefined)}
-              .search=${query}
-            ></estate-saved-search>`
-          : nothing
-      }`;
   }
 }
 

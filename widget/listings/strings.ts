@@ -56,7 +56,29 @@ export interface ListingsStrings {
   keep: string;
 }
 
-export const defaultListingsStrings: ListingsStrings = {
+/** The filter bar's words: filter-bar.strings.ts registers them, so only a page with a bar downloads them. */
+export type FilterBarWord =
+  | 'filtersLabel'
+  | 'type'
+  | 'typeSale'
+  | 'typeLease'
+  | 'suburb'
+  | 'propertyType'
+  | 'any'
+  | 'minPrice'
+  | 'maxPrice'
+  | 'perWeek'
+  | 'minBeds'
+  | 'minBaths'
+  | 'minCars'
+  | 'atLeast'
+  | 'sort'
+  | 'sortOptions'
+  | 'search'
+  | 'reset'
+  | 'getAlerts';
+
+export const defaultListingsStrings: Omit<ListingsStrings, FilterBarWord> = {
   bedrooms: { one: '{count} bedroom', other: '{count} bedrooms' },
   bathrooms: { one: '{count} bathroom', other: '{count} bathrooms' },
   carSpaces: { one: '{count} car space', other: '{count} car spaces' },
@@ -78,31 +100,6 @@ export const defaultListingsStrings: ListingsStrings = {
   previousPage: 'Previous',
   nextPage: 'Next',
   pageLabel: 'Page {page}',
-  filtersLabel: 'Search properties',
-  type: 'Buy or rent',
-  typeSale: 'Buy',
-  typeLease: 'Rent',
-  suburb: 'Suburb',
-  propertyType: 'Property type',
-  any: 'Any',
-  minPrice: 'Min price',
-  maxPrice: 'Max price',
-  perWeek: '{price} pw',
-  minBeds: 'Bedrooms',
-  minBaths: 'Bathrooms',
-  minCars: 'Car spaces',
-  atLeast: '{count}+',
-  sort: 'Sort by',
-  sortOptions: {
-    newest: 'Newest',
-    price: 'Price (low to high)',
-    '-price': 'Price (high to low)',
-    suburb: 'Suburb (A–Z)',
-    landArea: 'Land size',
-  },
-  search: 'Search',
-  reset: 'Reset',
-  getAlerts: 'Get alerts for this search',
   backToResults: 'Back to results',
   keep: 'Keep {address}',
 };
@@ -116,12 +113,7 @@ registerBuiltInTranslation<{ listings: ListingsStrings }>(
     listings: {
       carSpaces: { one: '{count} parking space', other: '{count} parking spaces' },
       badgeLeased: 'Let',
-      typeLease: 'Rent',
-      minCars: 'Parking spaces',
-      perWeek: '{price} pw',
       emptyHint: 'Try a wider price range, fewer bedrooms or another area.',
-      suburb: 'Area',
-      sortOptions: { newest: 'Newest', price: 'Price (low to high)', '-price': 'Price (high to low)', suburb: 'Area (A–Z)', landArea: 'Land size' },
     },
   },
 );

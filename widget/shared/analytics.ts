@@ -9,6 +9,7 @@
  */
 import type { ListingFilters } from '../../contract/listing-filters.ts';
 import type { ListingStatus, ListingType } from '../../contract/relay-api.ts';
+import { inheritedAttribute } from './inherited-attribute.ts';
 
 /** A listing as analytics may see it: its id and what its page shows anyway. Absent: unknown or not shown. */
 export interface ListingFacts {
@@ -68,11 +69,8 @@ export type DataLayerEntry = Record<string, unknown>;
  * `analytics="off"` keeps one element out of a page that turned it on.
  */
 export function bridgedFrom(element: Element): boolean {
-  for (let node: Node | undefined = element; node; node = node.parentNode ?? (node as ShadowRoot).host) {
-    const value = (node as Element).getAttribute?.('analytics');
-    if (value != null) return value === 'datalayer';
-  }
-  return document.querySelector<HTMLMetaElement>('meta[name="estate-analytics"]')?.content === 'datalayer';
+  const value = inheritedAttribute(element, 'analytics') ?? document.querySelector<HTMLMetaElement>('meta[name="estate-analytics"]')?.content;
+  return value === 'datalayer';
 }
 
 /**

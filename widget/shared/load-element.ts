@@ -3,6 +3,8 @@
  * is fetched when it is first needed. Under the script tag, widget.js (widget/loader.ts) installs
  * this hook: it fetches the element's chunks with their integrity checked, as it does for the
  * page's own tags. Imported from a bundler, there is no hook and the bundler's own import runs.
+ * (The relay's build, whose chunks only ever run under widget.js, leaves those imports out:
+ * vite.config.ts loaderOnlyImportsPlugin.)
  */
 const LOAD_ELEMENT_HOOK = Symbol.for('estate-embed.load-element');
 

@@ -13,6 +13,7 @@
  * words' type. So the registry sits below the elements' strings, and localize.ts above them.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { inheritedAttribute } from './inherited-attribute.ts';
 import { mergeStrings } from './strings.ts';
 
 /**
@@ -75,14 +76,7 @@ export function wordsFor<Words extends object>(section: string, lang: string): W
 
 /** The `lang` in force for an element: its own, the nearest above it across shadow roots, the page's. */
 export function langOf(element: Element): string {
-  let node: Element | null = element;
-  while (node) {
-    const found: Element | null = node.closest('[lang]');
-    if (found?.getAttribute('lang')) return found.getAttribute('lang')!;
-    const root = (found ?? node).getRootNode();
-    node = root instanceof ShadowRoot ? root.host : null;
-  }
-  return document.documentElement.lang || BASE_LANG;
+  return inheritedAttribute(element, 'lang') || document.documentElement.lang || BASE_LANG;
 }
 
 /** The page's translation scripts already read (each is read once). */

@@ -1,0 +1,39 @@
+/**
+ * Where `<estate-listings>` finds its filter bar. The bar (filter-bar.ts) is a module of its own,
+ * fetched only for an element with `filters`, that puts its template here as it runs: apart from
+ * both, so that neither imports the other (listings.ts fetches the bar; the bar needs nothing of
+ * the element but what it is given).
+ */
+import type { TemplateResult } from 'lit';
+import type { ListingsQuery } from '../../contract/relay-api.ts';
+import type { BarFilter, QueryKey } from './query.ts';
+import type { ListingsStrings } from './strings.ts';
+
+/** What the bar is given to render and to search with. */
+export interface FilterBarHost {
+  text: ListingsStrings;
+  locale: string;
+  currency: string | null;
+  propertyTypes: string | null;
+  query: ListingsQuery;
+  barFilters: BarFilter[];
+  applyFilters(values: Partial<Record<QueryKey, unknown>>): void;
+  resetFilters(): void;
+  /** The "Get alerts for this search" form (the element renders it under the bar) is open. */
+  alertsOpen: boolean;
+  toggleAlerts(): void;
+}
+
+export type FilterBar = (host: FilterBarHost) => TemplateResult;
+
+let provided: FilterBar | undefined;
+
+/** Called by filter-bar.ts as it runs. */
+export function provideFilterBar(bar: FilterBar): void {
+  provided = bar;
+}
+
+/** The bar's template once its module has run, else undefined. */
+export function filterBar(): FilterBar | undefined {
+  return provided;
+}

@@ -1,0 +1,90 @@
+/**
+ * The filter bar of `<estate-listings filters>`: its own module, fetched only for an element that
+ * has one, so the home page's grid and the server-rendered lists (no bar) do not download it. It
+ * hands its template to the element as it runs (filter-bar-slot.ts). widget.js fetches it with the
+ * element's code when the page's tag has `filters` (define-with-filter-bar.ts); the element fetches
+ * it itself when a bar is set later, or from a bundler.
+ */
+import { html, type TemplateResult } from 'lit';
+import { priceSteps } from '../../contract/price-bands.ts';
+import { fill, formatMoney, formatNumber, resolveCurrency } from '../shared/format.ts';
+import { SORTS, type BarFilter, type QueryKey } from './query.ts';
+import { provideFilterBar, type FilterBarHost } from './filter-bar-slot.ts';
+import './filter-bar.strings.ts';
+
+const DEFAULT_PROPERTY_TYPES = ['House', 'Apartment', 'Unit', 'Townhouse', 'Villa', 'Land'];
+
+function renderFilterBar(host: FilterBarHost): TemplateResult {
+  const { text, locale, query, barFilters } = host;
+  const currency = resolveCurrency(locale, host.currency);
+  const id = (name: string) => `estate-filter-${name}`;
+  const select = (name: BarFilter, label: string, options: Array<[string, string]>, current: string) =>
+    html`<div part="filter-field" class="field">
+      <label part="filter-label" for=${id(name)}>${label}</label>
+      <select part="filter-control" id=${id(name)} name=${name} .value=${current}>
+        ${options.map(([value, optionLabel]) => html`<option value=${value} ?selected=${value === current}>${optionLabel}</option>`)}
+      </select>
+    </div>`;
+  const lease = query.type === 'lease';
+  // The relay's band grid: a withheld price is found by exactly these steps.
+  const prices = priceSteps(lease ? 'lease' : 'sale').map((value): [string, string] => {
+    const money = formatMoney(locale, currency, value);
+    return [String(value), lease ? fill(text.perWeek, { price: money }) : money];
+  });
+  const counts = (max: number): Array<[string, string]> => [
+    ['', text.any],
+    ...Array.from({ length: max }, (_unused, index): [string, string] => [String(index + 1), fill(text.atLeast, { count: formatNumber(locale, index + 1) })]),
+  ];
+  const types = (host.propertyTypes ? host.propertyTypes.split(',') : DEFAULT_PROPERTY_TYPES).map((name) => name.trim()).filter(Boolean);
+  const value = (name: QueryKey) => (query[name] === undefined ? '' : String(query[name]));
+
+  const fields: Record<BarFilter, () => TemplateResult> = {
+    type: () =>
+      select(
+        'type',
+        text.type,
+        [
+          ['', text.any],
+          ['sale', text.typeSale],
+          ['lease', text.typeLease],
+        ],
+        value('type'),
+      ),
+    suburb: () =>
+      html`<div part="filter-field" class="field">
+        <label part="filter-label" for=${id('suburb')}>${text.suburb}</label>
+        <input part="filter-control" id=${id('suburb')} name="suburb" type="text" autocomplete="address-level2" .value=${value('suburb')} />
+      </div>`,
+    propertyType: () =>
+      select('propertyType', text.propertyType, [['', text.any], ...types.map((name): [string, string] => [name, name])], value('propertyType')),
+    minPrice: () => select('minPrice', text.minPrice, [['', text.any], ...prices], value('minPrice')),
+    maxPrice: () => select('maxPrice', text.maxPrice, [['', text.any], ...prices], value('maxPrice')),
+    minBeds: () => select('minBeds', text.minBeds, counts(5), value('minBeds')),
+    minBaths: () => select('minBaths', text.minBaths, counts(4), value('minBaths')),
+    minCars: () => select('minCars', text.minCars, counts(4), value('minCars')),
+    sort: () =>
+      select(
+        'sort',
+        text.sort,
+        SORTS.map((sort): [string, string] => [sort, text.sortOptions[sort]]),
+        value('sort') || 'newest',
+      ),
+  };
+  const submit = (event: SubmitEvent) => {
+    event.preventDefault();
+    const data = new FormData(event.target as HTMLFormElement);
+    host.applyFilters(Object.fromEntries(barFilters.map((name) => [name, data.get(name) ?? undefined])));
+  };
+  return html`<form part="filters" class="filters" role="search" aria-label=${text.filtersLabel} @submit=${submit}>
+    <div class="fields">${barFilters.map((name) => fields[name]())}</div>
+    <div part="filter-actions" class="actions">
+      <button type="submit" part="button button-primary" class="primary">${text.search}</button>
+      <button type="button" part="button" class="secondary" @click=${host.resetFilters}>${text.reset}</button>
+      <button type="button" part="button alerts-button" aria-expanded=${host.alertsOpen} aria-controls="alerts" @click=${host.toggleAlerts}>
+        ${text.getAlerts}
+      </button>
+    </div>
+  </form>`;
+}
+
+provideFilterBar(renderFilterBar);
