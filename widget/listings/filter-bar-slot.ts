@@ -19,7 +19,11 @@ export interface FilterBarHost {
   barFilters: BarFilter[];
   applyFilters(values: Partial<Record<QueryKey, unknown>>): void;
   resetFilters(): void;
-  /** The "Get alerts for this search" form (the element renders it under the bar) is open. */
+  /** The relay attribute, for the "Get alerts for this search" form. */
+  relay: string | null;
+  /** The consent words of that form (`alerts-consent-text`). */
+  alertsConsentText: string | undefined;
+  /** That form is open (under the bar). */
   alertsOpen: boolean;
   toggleAlerts(): void;
 }

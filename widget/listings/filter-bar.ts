@@ -5,11 +5,13 @@
  * element's code when the page's tag has `filters` (define-with-filter-bar.ts); the element fetches
  * it itself when a bar is set later, or from a bundler.
  */
-import { html, type TemplateResult } from 'lit';
+import { html, nothing, type TemplateResult } from 'lit';
+import { ifDefined } from 'lit/directives/if-defined.js';
 import { priceSteps } from '../../contract/price-bands.ts';
 import { fill, formatMoney, formatNumber, resolveCurrency } from '../shared/format.ts';
 import { SORTS, type BarFilter, type QueryKey } from './query.ts';
 import { provideFilterBar, type FilterBarHost } from './filter-bar-slot.ts';
+import { loadElement } from '../shared/load-element.ts';
 import './filter-bar.strings.ts';
 
 const DEFAULT_PROPERTY_TYPES = ['House', 'Apartment', 'Unit', 'Townhouse', 'Villa', 'Land'];
@@ -75,16 +77,34 @@ function renderFilterBar(host: FilterBarHost): TemplateResult {
     const data = new FormData(event.target as HTMLFormElement);
     host.applyFilters(Object.fromEntries(barFilters.map((name) => [name, data.get(name) ?? undefined])));
   };
+  const toggleAlerts = () => {
+    host.toggleAlerts();
+    // The form's code, on the first open.
+    loadElement('estate-saved-search', () => import('../saved-search/define.ts')).catch((error: unknown) => console.error(error));
+  };
   return html`<form part="filters" class="filters" role="search" aria-label=${text.filtersLabel} @submit=${submit}>
-    <div class="fields">${barFilters.map((name) => fields[name]())}</div>
-    <div part="filter-actions" class="actions">
-      <button type="submit" part="button button-primary" class="primary">${text.search}</button>
-      <button type="button" part="button" class="secondary" @click=${host.resetFilters}>${text.reset}</button>
-      <button type="button" part="button alerts-button" aria-expanded=${host.alertsOpen} aria-controls="alerts" @click=${host.toggleAlerts}>
-        ${text.getAlerts}
-      </button>
-    </div>
-  </form>`;
+      <div class="fields">${barFilters.map((name) => fields[name]())}</div>
+      <div part="filter-actions" class="actions">
+        <button type="submit" part="button button-primary" class="primary">${text.search}</button>
+        <button type="button" part="button" class="secondary" @click=${host.resetFilters}>${text.reset}</button>
+        <button type="button" part="button alerts-button" aria-expanded=${host.alertsOpen} aria-controls="alerts" @click=${toggleAlerts}>
+          ${text.getAlerts}
+        </button>
+      </div>
+    </form>
+    ${
+      host.alertsOpen
+        ? html`<estate-saved-search
+            id="alerts"
+            part="alerts"
+            relay=${ifDefined(host.relay ?? undefined)}
+            consent-text=${ifDefined(host.alertsConsentText)}
+            locale=${locale}
+            currency=${ifDefined(host.currency ?? undefined)}
+            .search=${query}
+          ></estate-saved-search>`
+        : nothing
+    }`;
 }
 
 provideFilterBar(renderFilterBar);

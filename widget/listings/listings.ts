@@ -500,10 +500,9 @@ export class EstateListings extends EstateElement {
     this.track<SearchDetail>('estate-search', { filters }, [{ event: 'search', search_term: searchTerm(filters) }]);
   }
 
-  /** Opens or closes the saved-search form; its code is fetched on the first open. */
+  /** Opens or closes the saved-search form (the filter bar renders it and fetches its code). */
   #toggleAlerts(): void {
     this.alertsOpen = !this.alertsOpen;
-    loadElement('estate-saved-search', () => import('../saved-search/define.ts')).catch((error: unknown) => console.error(error));
   }
 
   #goToPage(page: number): void {
@@ -609,22 +608,11 @@ export class EstateListings extends EstateElement {
               barFilters,
               applyFilters: (values) => this.#applyFilters(values),
               resetFilters: () => this.#onFilterReset(),
+              relay: this.relay,
+              alertsConsentText: this.alertsConsentText,
               alertsOpen: this.alertsOpen,
               toggleAlerts: () => this.#toggleAlerts(),
             })
-          : nothing
-      }
-      ${
-        this.alertsOpen
-          ? html`<estate-saved-search
-              id="alerts"
-              part="alerts"
-              relay=${ifDefined(this.relay ?? undefined)}
-              consent-text=${ifDefined(this.alertsConsentText)}
-              locale=${ifDefined(this.locale ?? undefined)}
-              currency=${ifDefined(this.currency ?? undefined)}
-              .search=${this.query}
-            ></estate-saved-search>`
           : nothing
       }
       ${
