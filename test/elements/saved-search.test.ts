@@ -50,7 +50,10 @@ async function listWithAlerts(): Promise<{ list: EstateListings; form: EstateSav
   expect(button.getAttribute('aria-expanded')).to.equal('false');
   button.focus();
   await sendKeys({ press: 'Enter' });
-  await waitUntil(() => customElements.get('estate-saved-search') && part(list, 'alerts'), 'the form’s code is fetched on the first click');
+  // The first fetch of the form's modules is compiled by the test server as it is asked for: seconds on a loaded machine.
+  await waitUntil(() => customElements.get('estate-saved-search') && part(list, 'alerts'), 'the form’s code is fetched on the first click', {
+    timeout: 15_000,
+  });
   const form = part(list, 'alerts') as EstateSavedSearch;
   await form.updateComplete;
   expect(button.getAttribute('aria-expanded')).to.equal('true');
