@@ -227,6 +227,24 @@ describe('<estate-map>', () => {
     await expect(el).to.be.accessible();
   });
 
+  it('offers "Get alerts for this search" with the map’s filters (never its box), its form fetched on the first click', async () => {
+    const { el } = await mapFixture(html`<estate-map relay=${RELAY} type="sale" min-beds="3"></estate-map>`);
+    expect(customElements.get('estate-saved-search'), 'not fetched before the click').to.equal(undefined);
+    const button = part(el, 'alerts-button')!;
+    expect(button.textContent!.trim()).to.equal('Get alerts for this search');
+    expect(button.getAttribute('aria-expanded')).to.equal('false');
+    button.focus();
+    await sendKeys({ press: 'Enter' });
+    // The first fetch of the form's modules is compiled by the test server as it is asked for.
+    await waitUntil(() => customElements.get('estate-saved-search') && part(el, 'alerts'), 'the form', { timeout: 15_000 });
+    expect(button.getAttribute('aria-expanded')).to.equal('true');
+    const form = part(el, 'alerts') as HTMLElement & { search: Record<string, unknown>; updateComplete: Promise<unknown> };
+    await form.updateComplete;
+    expect(form.search).to.include({ type: 'sale', minBeds: 3 });
+    expect(form.search).not.to.have.property('bbox');
+    await expect(el).to.be.accessible();
+  });
+
   it('without tiles draws a plain ground with the suburbs’ names, and no image', async () => {
     const restore = wrapFetch(async (real, input, init) => {
       const response = await real(input, init);

@@ -18,6 +18,7 @@ import { bathIcon, bedIcon, carIcon, closeIcon, expandIcon } from '../shared/ico
 import { renderFeature } from '../shared/listing-parts.ts';
 import { LISTING_HIGHLIGHT, listenForHighlights, type ListingHighlightDetail } from '../shared/listing-highlight.ts';
 import { fetchJson, relayUrl } from '../shared/relay.ts';
+import { loadElement } from '../shared/load-element.ts';
 import { UrlQueryController } from '../shared/url-query.ts';
 import { buildQuery, cleanValue, toSearchParams, type QueryKey } from '../listings/query.ts';
 import { MapDataController } from './map-data.ts';
@@ -96,6 +97,7 @@ const HINT_MS = 1600;
  * @attr fullscreen - Present while the map fills the screen (the full-screen button, or set it).
  * @attr locale - BCP 47 locale for numbers (default en-AU).
  * @attr strings - JSON object overriding any of the element's words (see MapStrings), over those of its language.
+ * @attr alerts-consent-text - Label of the consent box of "Get alerts for this search" (`<estate-saved-search>`). Default: that form's words.
  *
  * @csspart base - The map's box.
  * @csspart stage - The map itself (focusable: arrow keys pan, + and - zoom).
@@ -123,6 +125,8 @@ const HINT_MS = 1600;
  * @csspart status - The loading or error line.
  * @csspart list-toggle - The button that shows the list of properties on the map.
  * @csspart list - That list.
+ * @csspart alerts-button - "Get alerts for this search": a saved search of the map's filters, as a contact with buying requirements in the CRM.
+ * @csspart alerts - Its form (`<estate-saved-search>`; its code is fetched on the first click).
  * @csspart caption - A location map's caption ("Approximate location, Kew").
  *
  * @cssprop --estate-map-height - Height of the map (default 28rem; a location map 14rem).
@@ -160,6 +164,8 @@ export class EstateMap extends EstateElement {
     fullscreen: { type: Boolean, reflect: true },
     locale: { type: String },
     strings: { type: Object },
+    alertsConsentText: { attribute: 'alerts-consent-text' },
+    alertsOpen: { state: true },
     config: { state: true },
     configFailed: { state: true },
     openListing: { state: true },
@@ -191,6 +197,9 @@ export class EstateMap extends EstateElement {
   declare locale: string | null;
   /** Overrides for any of the element's words. */
   declare strings: Partial<MapStrings> | null;
+  declare alertsConsentText: string | undefined;
+  /** The saved-search form under the map is open. */
+  declare protected alertsOpen: boolean;
   declare protected config: MapConfig | null;
   declare protected configFailed: boolean;
   /** The listing whose card is open. */
@@ -255,6 +264,7 @@ export class EstateMap extends EstateElement {
     this.highlightId = null;
     this.moved = false;
     this.listOpen = false;
+    this.alertsOpen = false;
     this.hint = null;
     this.announcement = '';
   }
@@ -631,6 +641,12 @@ export class EstateMap extends EstateElement {
     }
   }
 
+  /** Opens or closes "Get alerts for this search"; the form's code is fetched on the first open. */
+  #toggleAlerts(): void {
+    this.alertsOpen = !this.alertsOpen;
+    loadElement('estate-saved-search', () => import('../saved-search/define.ts')).catch((error: unknown) => console.error(error));
+  }
+
   #toggleList(): void {
     this.listOpen = !this.listOpen;
     if (this.listOpen) this.#ask(true);
@@ -748,7 +764,29 @@ export class EstateMap extends EstateElement {
       >
         ${this.listOpen ? text.hideList : text.showList}
       </button>
+      <button
+        type="button"
+        part="button alerts-button"
+        class="list-toggle"
+        aria-expanded=${this.alertsOpen ? 'true' : 'false'}
+        aria-controls="alerts"
+        @click=${this.#toggleAlerts}
+      >
+        ${text.getAlerts}
+      </button>
       <div id="view-list" ?hidden=${!this.listOpen}>${this.listOpen ? this.#renderList(locale) : nothing}</div>
+      ${
+        this.alertsOpen
+          ? html`<estate-saved-search
+              id="alerts"
+              part="alerts"
+              relay=${ifDefined(this.relay ?? undefined)}
+              consent-text=${ifDefined(this.alertsConsentText)}
+              locale=${locale}
+              .search=${buildQuery(this.#filterValues(), 1, 1)}
+            ></estate-saved-search>`
+          : nothing
+      }
     </div>`;
   }
 

@@ -30,6 +30,7 @@ export interface MapStrings {
   areaCleared: string;
   showList: string;
   hideList: string;
+  getAlerts: string;
   listHeading: PluralForms;
   /** Under the list when more homes are in view than it shows. */
   listMore: string;
@@ -73,6 +74,7 @@ export const defaultMapStrings: MapStrings = {
   areaCleared: 'Showing properties everywhere.',
   showList: 'List the properties on the map',
   hideList: 'Hide the list',
+  getAlerts: 'Get alerts for this search',
   listHeading: { one: '{count} property on the map', other: '{count} properties on the map' },
   listMore: 'Showing {shown} of {count}. Zoom in to see the rest.',
   unplaced: { one: '{count} more property has no position and is not on the map.', other: '{count} more properties have no position and are not on the map.' },
