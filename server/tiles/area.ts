@@ -1,53 +1,15 @@
 import type { MapBounds } from '../../contract/relay-api.ts';
+import { tileInMapArea } from '../../contract/map-area.ts';
 
-/**
- * Which tiles a map of one agency's listings may ask for: the relay is not an open tile proxy.
- * Zooms up to OPEN_ZOOM are served everywhere (a whole-country view; 1,365 tiles in all), deeper
- * ones only around the agency's placed listings: their box, widened by AREA_MARGIN_KM or a quarter
- * of its size (whichever is more), plus one tile on every side at each zoom (so the edges of a
- * view zoomed out a little are not blank). With no listing placed, only the open zooms.
- */
-export const OPEN_ZOOM = 5;
-export const AREA_MARGIN_KM = 20;
-const AREA_MARGIN_SHARE = 0.25;
+export { AREA_MARGIN_KM, mapArea, OPEN_ZOOM, tileX, tileY } from '../../contract/map-area.ts';
+
+/** Tiles served beyond the map's area on every side (contract/map-area.ts), at each zoom. */
 const TILE_RING = 1;
-const KM_PER_DEGREE = 111.32;
-/** Web Mercator's edge. */
-const MAX_LAT = 85.05112878;
 
 export interface TileCoordinates {
   z: number;
   x: number;
   y: number;
-}
-
-/** The tile column holding a longitude at zoom z. */
-export function tileX(lng: number, z: number): number {
-  const n = 2 ** z;
-  return Math.min(n - 1, Math.max(0, Math.floor(((lng + 180) / 360) * n)));
-}
-
-/** The tile row holding a latitude at zoom z (row 0 at the north). */
-export function tileY(lat: number, z: number): number {
-  const n = 2 ** z;
-  const rad = (Math.max(-MAX_LAT, Math.min(MAX_LAT, lat)) * Math.PI) / 180;
-  return Math.min(n - 1, Math.max(0, Math.floor(((1 - Math.log(Math.tan(rad) + 1 / Math.cos(rad)) / Math.PI) / 2) * n)));
-}
-
-/** The listings' box widened by the margin: the area the map is for. */
-export function mapArea(bounds: MapBounds): MapBounds {
-  const midLat = (bounds.north + bounds.south) / 2;
-  const latMargin = Math.max(AREA_MARGIN_KM / KM_PER_DEGREE, (bounds.north - bounds.south) * AREA_MARGIN_SHARE);
-  const lngMargin = Math.max(
-    AREA_MARGIN_KM / (KM_PER_DEGREE * Math.max(0.01, Math.cos((midLat * Math.PI) / 180))),
-    (bounds.east - bounds.west) * AREA_MARGIN_SHARE,
-  );
-  return {
-    south: Math.max(-MAX_LAT, bounds.south - latMargin),
-    north: Math.min(MAX_LAT, bounds.north + latMargin),
-    west: Math.max(-180, bounds.west - lngMargin),
-    east: Math.min(180, bounds.east + lngMargin),
-  };
 }
 
 /** Whether a real tile: whole numbers, 0 ≤ z ≤ maxZoom, x and y within the zoom's grid. */
@@ -58,15 +20,7 @@ export function validTile({ z, x, y }: TileCoordinates, maxZoom: number): boolea
   return x >= 0 && x < n && y >= 0 && y < n;
 }
 
-/** Whether the tile may be served for an agency whose listings lie in `bounds` (null: none placed). */
-export function tileInArea({ z, x, y }: TileCoordinates, bounds: MapBounds | null): boolean {
-  if (z <= OPEN_ZOOM) return true;
-  if (!bounds) return false;
-  const area = mapArea(bounds);
-  const n = 2 ** z;
-  const west = Math.max(0, tileX(area.west, z) - TILE_RING);
-  const east = Math.min(n - 1, tileX(area.east, z) + TILE_RING);
-  const north = Math.max(0, tileY(area.north, z) - TILE_RING);
-  const south = Math.min(n - 1, tileY(area.south, z) + TILE_RING);
-  return x >= west && x <= east && y >= north && y <= south;
+/** Whether the tile may be served for an agency whose listings lie in `bounds` (null: none placed): the map's area and a ring of tiles. */
+export function tileInArea(tile: TileCoordinates, bounds: MapBounds | null): boolean {
+  return tileInMapArea(tile, bounds, TILE_RING);
 }

@@ -1,34 +1,17 @@
 import { tile as tiler } from 'd3-tile';
 import type { MapBounds } from '../../contract/relay-api.ts';
-import { project, TILE_SIZE, tileAddress, type Size, type View } from './projection.ts';
+import { tileInMapArea } from '../../contract/map-area.ts';
+import { TILE_SIZE, tileAddress, type Size, type View } from './projection.ts';
 
 /** A tile's URL from its address. */
 export type TileUrl = (tile: { x: number; y: number; z: number }) => string;
 
-/** Zooms the relay serves everywhere (server/tiles/area.ts); deeper, only around the listings. */
-const OPEN_ZOOM = 5;
-const AREA_MARGIN_KM = 20;
-const AREA_MARGIN_SHARE = 0.25;
-const KM_PER_DEGREE = 111.32;
-
 /**
- * Whether the relay serves this tile (server/tiles/area.ts: not an open proxy), so the map never
- * asks for one it would refuse: zoom 5 or less anywhere, deeper only where it touches the
- * listings' box widened by 20 km or a quarter of its size. (The relay adds a ring of tiles more;
- * leaving it out keeps this side within the relay's area.)
+ * Whether the relay serves this tile (contract/map-area.ts, the relay's own rule less its extra ring
+ * of tiles), so the map never asks for one it would refuse.
  */
 export function servedTile(tile: { x: number; y: number; z: number }, bounds: MapBounds | null): boolean {
-  if (tile.z <= OPEN_ZOOM) return true;
-  if (!bounds) return false;
-  const midLat = ((bounds.north + bounds.south) / 2) * (Math.PI / 180);
-  const latMargin = Math.max(AREA_MARGIN_KM / KM_PER_DEGREE, (bounds.north - bounds.south) * AREA_MARGIN_SHARE);
-  const lngMargin = Math.max(AREA_MARGIN_KM / (KM_PER_DEGREE * Math.max(0.01, Math.cos(midLat))), (bounds.east - bounds.west) * AREA_MARGIN_SHARE);
-  const n = 2 ** tile.z;
-  const [west, north] = project(bounds.west - lngMargin, bounds.north + latMargin);
-  const [east, south] = project(bounds.east + lngMargin, bounds.south - latMargin);
-  // Unit coordinates to tile numbers: tile x covers [x, x + 1) of (unit + 0.5) * n.
-  const column = (unit: number) => Math.floor((unit + 0.5) * n);
-  return tile.x >= column(west) && tile.x <= column(east) && tile.y >= column(north) && tile.y <= column(south);
+  return tileInMapArea(tile, bounds);
 }
 
 /**
