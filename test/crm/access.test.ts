@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../server/runtime/config.ts';
 import { crmListShape } from '../../server/crm/listing-source.ts';
 import { planBudget } from '../../server/listings/budget.ts';
@@ -126,6 +126,19 @@ describe('what the CRM key allows', () => {
   });
 
   it("counts what other tools spent on the same key into the day's budget, and the planner says the key is shared", async () => {
+    // Midday UTC of today: the planner reads others' pace from the time of day, and just after
+    // midnight 700 requests would make a pace of tens of thousands a day (a plan that cannot fit,
+    // logged as such instead of re-planned). The clock still runs; only where it stands is set.
+    const today = new Date();
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true, now: Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate(), 12) });
+    try {
+      await sharedKeyUsage();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  async function sharedKeyUsage(): Promise<void> {
     const first = await relay.access.checkUsage();
     expect(first).toMatchObject({ others: 0 });
     sim.state.spendElsewhere(700);
@@ -143,7 +156,7 @@ describe('what the CRM key allows', () => {
     sim.state.spendElsewhere(50);
     expect((await relay.access.checkUsage())!.others).toBe(750);
     expect(formatStatus(collectStatus(dataDir, relay.config.crm.dailyLimit))).toMatch(/SHARED: other tools spent 750/);
-  });
+  }
 });
 
 describe('budget planner on a shared key', () => {
