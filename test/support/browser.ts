@@ -107,8 +107,18 @@ export async function serveFolder(dir: string, htmlHeaders: () => OutgoingHttpHe
   };
 }
 
-/** Collects what should never happen on a host page: console errors, page errors, failed requests. */
+/**
+ * Collects what should never happen on a host page: console errors, page errors, failed requests.
+ * A request the test's own navigation cut short (a photo still loading when the test moved on, aborted)
+ * is the test's doing, not the page's: only those are let pass.
+ */
 export function watchProblems(page: Page, problems: string[] = []): string[] {
+  let navigations = 0;
+  const startedInPage = new WeakMap<object, number>();
+  page.on('request', (request) => {
+    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) navigations += 1;
+    else startedInPage.set(request, navigations);
+  });
   page.on('console', (message) => {
     if (message.type() === 'error') problems.push(`console: ${message.text()}`);
   });
@@ -116,7 +126,11 @@ export function watchProblems(page: Page, problems: string[] = []): string[] {
   page.on('response', (response) => {
     if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
   });
-  page.on('requestfailed', (request) => problems.push(`failed: ${request.url()} ${request.failure()?.errorText ?? ''}`));
+  page.on('requestfailed', (request) => {
+    const errorText = request.failure()?.errorText ?? '';
+    const leftBehind = errorText === 'net::ERR_ABORTED' && (startedInPage.get(request) ?? navigations) < navigations;
+    if (!leftBehind) problems.push(`failed: ${request.url()} ${errorText}`);
+  });
   return problems;
 }
 
