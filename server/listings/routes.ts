@@ -14,6 +14,7 @@ import { publicListings, type PublicListings } from './public-listings.ts';
 import { parseListingsQuery, parseMapQuery, queryKey } from './query.ts';
 import { listingMapIndex, type ListingMapIndex } from './map.ts';
 import type { Clock } from '../runtime/clock.ts';
+import { openHomeCalendar } from './open-home-calendar.ts';
 
 export interface ListingsRouterDeps {
   config: Pick<Config, 'http' | 'demoMode'>;
@@ -31,6 +32,10 @@ export interface ListingsRouterDeps {
 /** Browsers and CDNs may reuse an answer for a minute and serve it stale while they revalidate. */
 const LIST_CACHE_CONTROL = 'public, max-age=60, stale-while-revalidate=600, stale-if-error=86400';
 const AGENTS_CACHE_CONTROL = 'public, max-age=300, stale-while-revalidate=3600, stale-if-error=86400';
+/** The words of an open home's calendar title when the element sends none (its en-AU `calendarSummary`). */
+const CALENDAR_SUMMARY = 'Open home: {address}';
+const CALENDAR_SUMMARY_MAX = 200;
+const CALENDAR_PAGE_MAX = 2000;
 /** RFC 7946's media type. */
 const GEO_JSON = 'application/geo+json';
 /** How long a page should wait before asking again while the first sync fills the cache. */
@@ -65,6 +70,9 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   // the elements resolve against the relay. The Host header never enters an answer or a cache key.
   const base = deps.config.http.publicUrl ?? '';
   const listings = deps.listings ?? publicListings({ cache, mirror, base, now });
+  // Names the relay in calendar events' UIDs: PUBLIC_URL's host, never the Host header.
+  const calendarHost = deps.config.http.publicUrl ? new URL(deps.config.http.publicUrl).host : 'estate-embed';
+  const pageOrigins = new Set([...deps.config.http.allowedOrigins, ...publicOrigins(deps.config)].map((origin) => new URL(origin).origin));
   router.use(['/api/v1/listings', '/api/v1/agents', '/api/v1/suburbs'], cors);
 
   // Until the first sync has filled the cache, an empty answer would be a false "no match": say
@@ -72,7 +80,7 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   // On the routes themselves, not a prefix `use`: that would answer 503 for /api/v1/listings/ too,
   // which strict routing makes a 404.
   let filled = false;
-  router.get(['/api/v1/listings', '/api/v1/listings/:id', '/api/v1/agents', '/api/v1/suburbs'], (_req, res, next) => {
+  router.get(['/api/v1/listings', '/api/v1/listings/:id', '/api/v1/listings/:id/open-homes/:file', '/api/v1/agents', '/api/v1/suburbs'], (_req, res, next) => {
     filled ||= cache.readState().lastSuccessAt !== null;
     if (filled) return next();
     res.set('Retry-After', String(FILLING_RETRY_AFTER_SECONDS));
@@ -146,6 +154,52 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     });
   });
 
+  // An open home's calendar file (open-home-calendar.ts), linked by the listing's "Add to calendar":
+  // `summary` is the element's words for its title (`{address}` filled in here, from the public
+  // listing), `page` the page it was on. Made at each request, within the client's render limit:
+  // a visitor asks for one now and then.
+  router.get('/api/v1/listings/:id/open-homes/:file', (req, res) => {
+    const id = /^\d{1,15}$/.test(String(req.params.id)) ? Number(req.params.id) : undefined;
+    const openHomeId = /^(\d{1,15})\.ics$/.exec(String(req.params.file))?.[1];
+    if (id === undefined) throw new HttpError(400, 'invalid_id', 'The listing id must be a number.', { id: 'must be a whole number' });
+    if (openHomeId === undefined) {
+      throw new HttpError(400, 'invalid_open_home', 'The open home must be named as <id>.ics.', { openHomeId: 'must be a whole number followed by .ics' });
+    }
+    const { summary = CALENDAR_SUMMARY, page } = req.query as Record<string, unknown>;
+    if (typeof summary !== 'string' || !summary.trim() || summary.length > CALENDAR_SUMMARY_MAX) {
+      throw new HttpError(400, 'invalid_summary', 'The calendar title is not usable.', { summary: `must be text of 1 to ${CALENDAR_SUMMARY_MAX} characters` });
+    }
+    if (!summary.includes('{address}')) {
+      throw new HttpError(400, 'invalid_summary', 'The calendar title must name the address.', { summary: 'must contain {address}' });
+    }
+    const pageUrl = page === undefined ? null : httpUrl(page);
+    if (pageUrl === undefined) {
+      throw new HttpError(400, 'invalid_page', 'The page address is not usable.', {
+        page: `must be an http(s) URL of at most ${CALENDAR_PAGE_MAX} characters`,
+      });
+    }
+    // A file from the relay's origin linking anywhere would lend the agency's name to any site: only
+    // the agency's own pages (the origins it may call from, the relay's own) are linked, else none.
+    const linkedPage = pageUrl !== null && (deps.config.demoMode || pageOrigins.has(new URL(pageUrl).origin)) ? pageUrl : null;
+    const retryAfter = answers.renders.take(clientOf(req));
+    if (retryAfter !== undefined) throw tooManyRenders(retryAfter);
+    const listing = listings.detail(id);
+    const calendar =
+      listing &&
+      openHomeCalendar(listing, Number(openHomeId), {
+        // One line: a title with a line break would read as two in most calendars.
+        summary: summary.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ').trim(),
+        pageUrl: linkedPage,
+        host: calendarHost,
+        now: new Date(now()),
+      });
+    if (!calendar) throw new HttpError(404, 'open_home_not_found', 'No such open home still to come (it may be over or cancelled, or the listing sold).');
+    res.set('Cache-Control', 'public, max-age=60');
+    res.set('Content-Disposition', `attachment; filename="open-home-${id}-${openHomeId}.ics"`);
+    res.type('text/calendar; charset=utf-8');
+    res.send(calendar);
+  });
+
   router.get('/api/v1/agents', (req, res) => {
     send(req, res, 'agents', AGENTS_CACHE_CONTROL, Infinity, () => ({ items: listings.agents() }));
   });
@@ -207,6 +261,13 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   }
 
   return router;
+}
+
+/** An http(s) URL given as a query parameter, or undefined when it is not one (or too long). */
+function httpUrl(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.length > CALENDAR_PAGE_MAX || !URL.canParse(value)) return undefined;
+  const url = new URL(value);
+  return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : undefined;
 }
 
 /** Without the places module, no listing is placed. */

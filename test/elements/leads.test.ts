@@ -246,7 +246,8 @@ describe('<estate-listing> visits', () => {
     await waitUntil(() => form.shadowRoot?.querySelector('form') != null, 'the registration form renders');
     const openHome = listing.openHomes.find((candidate) => Date.parse(candidate.end) > Date.now())!;
     expect(form.getAttribute('open-home-id')).to.equal(String(openHome.id));
-    expect(form.getAttribute('calendar-href')).to.match(/^data:text\/calendar/);
+    // The same calendar file as the open home's own link: the relay's.
+    expect(form.getAttribute('calendar-href')).to.contain(`/api/v1/listings/${listing.id}/open-homes/${openHome.id}.ics?`);
     const inspection = root(el).querySelector<HTMLButtonElement>('[part~="inspection-button"]')!;
     inspection.focus();
     await sendKeys({ press: 'Enter' });

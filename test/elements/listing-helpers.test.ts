@@ -1,5 +1,4 @@
 import { expect } from '@open-wc/testing';
-import { buildIcs, icsEscape, icsFold, icsUtc } from '../../widget/listing/ics.ts';
 import { descriptionParagraphs, safeHttpUrl } from '../../widget/listing/text.ts';
 import { jsonLdText } from '../../widget/listing/json-ld.ts';
 import { telHref } from '../../widget/listing/listing.ts';
@@ -11,33 +10,6 @@ import { resolveSrcset } from '../../widget/shared/picture.ts';
 import { formatArea, formatMoney, plural, resolveCurrency, resolveLocale } from '../../widget/shared/format.ts';
 
 describe('listing helpers', () => {
-  describe('ics', () => {
-    it('writes UTC times and escapes text values', () => {
-      expect(icsUtc(new Date('2024-05-04T10:00:00+10:00'))).to.equal('20240504T000000Z');
-      expect(icsEscape('Open home: 1/2 Main St, Kew; back\\door\nnote')).to.equal('Open home: 1/2 Main St\\, Kew\\; back\\\\door\\nnote');
-    });
-
-    it('folds long lines at 75 octets without splitting a UTF-8 character', () => {
-      const line = `SUMMARY:${'é'.repeat(60)}`;
-      const folded = icsFold(line);
-      const parts = folded.split('\r\n');
-      expect(parts.length).to.be.greaterThan(1);
-      for (const part of parts) expect(new TextEncoder().encode(part).length).to.be.at.most(75);
-      expect(parts.slice(1).every((part) => part.startsWith(' '))).to.equal(true);
-      expect(parts.map((part, index) => (index ? part.slice(1) : part)).join('')).to.equal(line);
-    });
-
-    it('builds a calendar with CRLF line ends', () => {
-      const ics = buildIcs([
-        { uid: 'a@b', start: new Date('2099-01-01T00:00:00Z'), end: new Date('2099-01-01T00:30:00Z'), summary: 'S', stamp: new Date('2098-01-01T00:00:00Z') },
-      ]);
-      expect(ics).to.equal(
-        'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//estate-embed//listing//EN\r\nCALSCALE:GREGORIAN\r\nMETHOD:PUBLISH\r\n' +
-          'BEGIN:VEVENT\r\nUID:a@b\r\nDTSTAMP:20980101T000000Z\r\nDTSTART:20990101T000000Z\r\nDTEND:20990101T003000Z\r\nSUMMARY:S\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n',
-      );
-    });
-  });
-
   describe('text', () => {
     it('splits paragraphs on blank lines and keeps single breaks', () => {
       expect(descriptionParagraphs('a\r\nb\r\n\r\n\r\nc  \n \n d')).to.deep.equal([['a', 'b'], ['c'], ['d']]);

@@ -303,25 +303,40 @@ describe('<estate-listing>', () => {
   });
 
   describe('open homes, auction, agents and links', () => {
-    it('offers each upcoming open home as an .ics file with UTC times', async () => {
+    it("links each upcoming open home to the relay's calendar file, with the element's words and the page", async () => {
       // One that is over already: not worth a calendar entry.
       const past = { id: 99, start: '2000-05-02T00:00:00.000Z', end: '2000-05-02T00:30:00.000Z' };
-      const el = await withHostData(detail(9, { openHomes: [past, ...detail(9).openHomes] }));
+      const el = await withHostData(
+        detail(9, { openHomes: [past, ...detail(9).openHomes] }),
+        `relay="${RELAY}" strings='{"calendarSummary":"Inspection: {address}"}'`,
+      );
       const links = shadow(el).querySelectorAll<HTMLAnchorElement>('[part~="calendar-link"]');
       expect(links.length, 'the past open home is left out').to.equal(2);
       expect(links[0]!.download).to.equal('open-home-9-1.ics');
-      const href = links[0]!.getAttribute('href')!;
-      expect(href.startsWith('data:text/calendar;charset=utf-8,')).to.equal(true);
-      const ics = decodeURIComponent(href.slice(href.indexOf(',') + 1));
-      expect(ics.startsWith('BEGIN:VCALENDAR\r\nVERSION:2.0\r\n')).to.equal(true);
-      expect(ics).to.contain('\r\nDTSTART:20990502T000000Z\r\n');
-      expect(ics).to.contain('\r\nDTEND:20990502T003000Z\r\n');
-      expect(ics).to.match(/\r\nUID:open-home-9-1@[^\r]+\r\n/);
-      expect(ics).to.contain('\r\nSUMMARY:Open home: 9 Example Street\\, Kew VIC\r\n');
-      expect(ics.endsWith('END:VEVENT\r\nEND:VCALENDAR\r\n')).to.equal(true);
-      for (const line of ics.split('\r\n')) expect(new TextEncoder().encode(line).length).to.be.at.most(75);
+      const href = new URL(links[0]!.href);
+      expect(`${href.origin}${href.pathname}`).to.equal(`${RELAY}/api/v1/listings/9/open-homes/1.ics`);
+      expect(href.searchParams.get('summary')).to.equal('Inspection: {address}');
+      expect(href.searchParams.get('page')).to.equal(location.href);
       // The accessible name tells the two links apart.
       expect(links[0]!.textContent!.replace(/\s+/g, ' ')).to.match(/Add to calendar: .+/);
+    });
+
+    it("offers a calendar file the relay serves for one of its listings' open homes", async () => {
+      let id: number | undefined;
+      for (const item of (await relayListings('pageSize=100')).items) {
+        const candidate: ListingDetail = await (await fetch(`${RELAY}/api/v1/listings/${item.id}`)).json();
+        if (candidate.openHomes.length) id = candidate.id;
+        if (id) break;
+      }
+      expect(id, 'a listing of the relay has open homes').to.be.a('number');
+      const el = await fixture<EstateListing>(html`<estate-listing relay=${RELAY} listing-id=${id}></estate-listing>`);
+      const listing = await settled(el);
+      const response = await fetch(shadow(el).querySelector<HTMLAnchorElement>('[part~="calendar-link"]')!.href);
+      expect(response.status).to.equal(200);
+      expect(response.headers.get('content-type')).to.equal('text/calendar; charset=utf-8');
+      const ics = (await response.text()).replace(/\r\n /g, '');
+      expect(ics).to.contain(`\r\nDTSTART:${listing.openHomes[0]!.start.replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z')}\r\n`);
+      expect(ics).to.contain(`\r\nURL:${location.href}\r\n`);
     });
 
     it('formats auction times for the locale and time zone', async () => {

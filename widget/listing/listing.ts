@@ -13,7 +13,6 @@ import { bathIcon, bedIcon, calendarIcon, carIcon, expandIcon, mailIcon, phoneIc
 import { type ListingStrings } from './strings.ts';
 import './strings.ts';
 import { descriptionParagraphs, safeHttpUrl } from './text.ts';
-import { buildIcs, icsDataUrl } from './ics.ts';
 import { jsonLdText, trustedJsonLd, listingJsonLd } from './json-ld.ts';
 import { styles } from './listing.styles.ts';
 import type { EstateLightbox } from '../lightbox/lightbox.ts';
@@ -76,7 +75,7 @@ class MissingListing extends Error {
  * @csspart section - Each content section; also `description`, `facts`, `feature-list`, `floorplans`, `links`, `location`, `open-homes`, `auction`, `agents`, `enquiry`.
  * @csspart location-map - The small map of where the listing is (an `<estate-map>`, fetched when it scrolls into view; its parts are exported as `map-*`).
  * @csspart section-title - Each section's heading.
- * @csspart calendar-link - An open home's "add to calendar" link.
+ * @csspart calendar-link - An open home's "add to calendar" link (to its calendar file, which the relay writes).
  * @csspart register-button - An open home's "Register" button: opens its `<estate-open-home-registration>` below it.
  * @csspart inspection-button - "Request a private inspection": opens an `<estate-inspection-request>` below it.
  * @csspart agent - One agent card.
@@ -401,7 +400,7 @@ export class EstateListing extends EstateElement {
             <slot name="after-description"></slot>
           </div>
           <div class="side">
-            ${this.#renderOpenHomes(listing, level, address)} ${this.#renderAuction(listing, level)} ${this.#renderAgents(listing, level, address)}
+            ${this.#renderOpenHomes(listing, level)} ${this.#renderAuction(listing, level)} ${this.#renderAgents(listing, level, address)}
             ${
               this.noEnquiry
                 ? nothing
@@ -629,39 +628,25 @@ export class EstateListing extends EstateElement {
     );
   }
 
-  #renderOpenHomes(listing: ListingDetail, level: number, address: string): TemplateResult | typeof nothing {
+  #renderOpenHomes(listing: ListingDetail, level: number): TemplateResult | typeof nothing {
     const text = this.#text;
     const locale = this.#resolvedLocale;
     const now = Date.now();
     const upcoming = (listing.openHomes ?? []).filter((openHome) => new Date(openHome.end).getTime() > now);
     if (listing.status !== 'available') return nothing;
-    const host = (() => {
-      try {
-        return new URL(relayUrl(this.relay, '')).host || 'estate-embed';
-      } catch {
-        return 'estate-embed';
-      }
-    })();
+    // The relay writes the calendar file (server/listings/open-home-calendar.ts) from the public
+    // listing, with these words for its title and the page the visitor is on.
+    const page = typeof location === 'undefined' ? null : safeHttpUrl(location.href);
+    const calendarQuery = new URLSearchParams({ summary: text.calendarSummary, ...(page ? { page } : {}) });
     const item = (openHome: OpenHome) => {
       const when = formatTimeRange(locale, openHome.start, openHome.end, this.#zone) ?? '';
-      const start = new Date(openHome.start);
-      const end = new Date(openHome.end);
-      if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime())) return nothing;
-      const ics = buildIcs([
-        {
-          uid: `open-home-${listing.id}-${openHome.id}@${host}`,
-          start,
-          end,
-          summary: fill(text.calendarSummary, { address }),
-          location: address,
-          url: typeof location === 'undefined' ? null : safeHttpUrl(location.href),
-        },
-      ]);
+      if (Number.isNaN(new Date(openHome.start).getTime()) || Number.isNaN(new Date(openHome.end).getTime())) return nothing;
+      const calendar = relayUrl(this.relay, `api/v1/listings/${listing.id}/open-homes/${openHome.id}.ics?${calendarQuery}`);
       const file = `open-home-${listing.id}-${openHome.id}.ics`;
       const open = this.visit === openHome.id;
       return html`<li class="open-home">
         <time datetime=${isoOrEmpty(openHome.start)}>${when}</time>
-        <a part="calendar-link button" class="button" href=${icsDataUrl(ics)} download=${file}>
+        <a part="calendar-link button" class="button" href=${calendar} download=${file}>
           <svg class="icon" viewBox="0 0 24 24" aria-hidden="true">${calendarIcon}</svg>${text.addToCalendar}<span class="visually-hidden">: ${when}</span>
         </a>
         <button type="button" part="button register-button" class="button" aria-expanded=${open} @click=${() => this.#toggleVisit(openHome.id)}>
@@ -674,7 +659,7 @@ export class EstateListing extends EstateElement {
                 open-home-id=${openHome.id}
                 when=${when}
                 end=${openHome.end}
-                calendar-href=${icsDataUrl(ics)}
+                calendar-href=${calendar}
                 calendar-file=${file}
                 relay=${ifDefined(this.relay ?? undefined)}
                 heading-level=${Math.min(6, level + 2)}

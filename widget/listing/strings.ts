@@ -53,6 +53,7 @@ export interface ListingStrings {
   register: string;
   /** Opens the private inspection request form. */
   requestInspection: string;
+  /** The title of an open home's calendar file; must contain `{address}` (the relay refuses it otherwise). */
   calendarSummary: string;
   auction: string;
   auctionDate: string;
