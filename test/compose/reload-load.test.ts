@@ -72,7 +72,10 @@ describe('reloading AGENCIES_FILE under load', () => {
       }
     };
     const senders = Array.from({ length: 9 }, (_, index) => sender(index));
-    for (let round = 1; round <= 30; round++) {
+    const answered = () => [...statuses.values()].reduce((sum, count) => sum + count, 0);
+    // At least 30 reloads, and on until 300 requests have met them: a loaded machine answers fewer a
+    // second (223 in 30 reloads at load 17), and the test is about requests meeting reloads.
+    for (let round = 1; round <= 30 || (answered() <= 300 && round <= 300); round++) {
       rig().writeAgencies(withOrigins(original, round));
       const report = await rig().relay.agencies!.reload();
       expect(report).toMatchObject({ ok: true, changed: original.map((entry) => entry.slug) });
@@ -80,9 +83,8 @@ describe('reloading AGENCIES_FILE under load', () => {
     }
     reloading = false;
     await Promise.all(senders);
-    const total = [...statuses.values()].reduce((sum, count) => sum + count, 0);
     expect(fiveHundreds).toEqual([]);
-    expect(total).toBeGreaterThan(300);
+    expect(answered()).toBeGreaterThan(300);
     // Everything answered as usual: accepted, listed, or (rarely) 503 with Retry-After.
     expect(
       [...statuses.keys()].every((status) => [200, 202, 503].includes(status)),
