@@ -1,5 +1,5 @@
 import type { Agency } from './agency.ts';
-import { CAPABILITIES, type Capability } from '../crm/access.ts';
+import { ACCESS_STATES, accessStateOf, CAPABILITIES, type AccessState, type Capability } from '../crm/access.ts';
 import { metricFamily, type Sample } from '../runtime/prometheus.ts';
 import { WORK_CLASSES } from '../runtime/work-class.ts';
 
@@ -24,9 +24,6 @@ export interface FleetPlan {
   perDay: number;
   allowed: number;
 }
-
-/** What the access check last found for a capability: proven, refused with a status, or not told. */
-const ACCESS_STATES = ['allowed', 'refused_401', 'refused_403', 'unknown'] as const;
 
 export async function renderFleetMetrics(agencies: readonly FleetAgency[], plan: FleetPlan | undefined, now = Date.now()): Promise<string> {
   const rows = await Promise.all(agencies.map(async (entry) => ({ ...entry, facts: await agencyFacts(entry.agency, now) })));
@@ -122,7 +119,7 @@ export async function renderFleetMetrics(agencies: readonly FleetAgency[], plan:
     metricFamily(
       'estate_agency_crm_access',
       'gauge',
-      'What the last access check found for each capability the relay needs: 1 on its state (allowed; refused_401: the agency’s token refused; refused_403: refused with 403, the API key’s fault when every agency shows it, else a grant the agency has not given; unknown: not told yet).',
+      'What the last access check found for each capability the relay needs: 1 on its state (allowed; refused_key: the integrator’s API key refused; refused_token: the agency’s access token refused; refused_grant: a grant the agency has not given; unknown: not told yet).',
       rows.flatMap((row) =>
         (Object.keys(CAPABILITIES) as Capability[]).flatMap((capability) =>
           ACCESS_STATES.map((state) => ({ labels: { agency: row.slug, capability, state }, value: row.facts.access[capability] === state ? 1 : 0 })),
@@ -195,7 +192,7 @@ interface AgencyFacts {
   oldestQueuedSeconds: number | undefined;
   changesQueued: number;
   oldestChangeSeconds: number;
-  access: Record<Capability, (typeof ACCESS_STATES)[number]>;
+  access: Record<Capability, AccessState>;
 }
 
 /** One agency's figures, read at scrape time from its store (a store that cannot be read leaves its outbox series out). */
@@ -213,12 +210,9 @@ async function agencyFacts(agency: Agency, now: number): Promise<AgencyFacts> {
   }
   const oldestChange = listings.oldestPendingChangeAt();
   const checked = agency.access.current().capabilities;
+  // Whose fault a refusal is, as the check recorded it (the same cause the log, /readyz and `status` name).
   const access = Object.fromEntries(
-    (Object.keys(CAPABILITIES) as Capability[]).map((capability) => {
-      const { available, status } = checked[capability];
-      const found = available === true ? 'allowed' : available === false ? (status === 401 ? 'refused_401' : 'refused_403') : 'unknown';
-      return [capability, found];
-    }),
+    (Object.keys(CAPABILITIES) as Capability[]).map((capability) => [capability, accessStateOf(checked[capability])]),
   ) as AgencyFacts['access'];
   return {
     listings: [...listings.cache.countsBySource().values()].reduce((sum, count) => sum + count, 0),
