@@ -40,7 +40,7 @@ import { renderFleetMetrics } from './fleet-metrics.ts';
 export const AGENCIES_STATUS_FILE = 'agencies-status.json';
 /** How often the relay refreshes that file (calls today move; a small file, even for hundreds of agencies). */
 const STATUS_WRITE_MS = 5_000;
-/** How often a removed agency's outbox is checked for enquiries still to deliver. */
+/** How often a removed agency's outbox and saved-search queue are checked for leads still to deliver. */
 const DRAIN_CHECK_MS = 1_000;
 /**
  * How long a replaced or removed agency's store stays open for the requests it was already
@@ -63,6 +63,8 @@ export interface AgenciesStatusFile {
     crmCallsToday: number;
     /** Enquiries waiting in the agency's outbox, counted where it lives (PostgreSQL with DATABASE_URL); null when the count failed. */
     outboxQueued: number | null;
+    /** Its saved-search queue, counted the same way: waiting for the CRM, dead-lettered, when the oldest waiting was accepted (ms); null when the count failed. */
+    savedSearches: { queued: number; dead: number; oldestQueuedAt: number | null } | null;
     accountId: string | null;
   }>;
 }
@@ -595,7 +597,7 @@ export class AgencySet {
     return (
       push +
       renderSharedSyncMetrics(agencies.flatMap((agency) => (agency.sharedSync ? [agency.sharedSync] : []))) +
-      '# HELP estate_agencies Agencies of AGENCIES_FILE: serving, or removed and still delivering their queued enquiries (draining).\n' +
+      '# HELP estate_agencies Agencies of AGENCIES_FILE: serving, or removed and still delivering their queued enquiries and saved searches (draining).\n' +
       '# TYPE estate_agencies gauge\n' +
       `estate_agencies{state="serving"} ${this.serving.size}\nestate_agencies{state="draining"} ${this.draining.size}\n` +
       (await this.fleetMetrics())
@@ -754,7 +756,7 @@ export class AgencySet {
       return this.refuse(new AgenciesBudgetRefusedError(plan));
     }
 
-    // Removed: 404 at once; workers stop but the outbox's, which delivers what is queued, then the store closes.
+    // Removed: 404 at once; workers stop but the outbox's and the saved searches', which deliver what is queued, then the store closes.
     for (const slug of removed) {
       const running = this.serving.get(slug)!;
       running.serving = false;
@@ -762,7 +764,7 @@ export class AgencySet {
       this.draining.add(running);
       // In the background: a failure here (a store that will not close) is logged, never an unhandled rejection that would end the relay.
       this.drain(running).catch((error: unknown) =>
-        this.log.error({ agency: slug, error: (error as Error).message }, 'removed agency: draining its outbox failed; its store may still be open'),
+        this.log.error({ agency: slug, error: (error as Error).message }, 'removed agency: draining its queued leads failed; its store may still be open'),
       );
     }
     // Changed: the new composition serves at once (its intake writes to the same outbox); the old one's workers stop before the new one's start.
@@ -802,22 +804,32 @@ export class AgencySet {
     return { ok: false, added: [], changed: [], removed: [], problems };
   }
 
-  /** A removed agency: its workers stop but enquiry delivery, which runs until its outbox holds nothing queued. */
+  /**
+   * A removed agency: its workers stop but the two that deliver visitors' leads (enquiries, saved
+   * searches), which run until neither queue holds anything queued (each ends in the CRM, or dead
+   * once its retry window is over), then its store closes. A restart meanwhile forgets the drain:
+   * the queued rows stay in its store, shown by `agencies` as removed, and go out if it comes back.
+   */
   private async drain(running: RunningAgency): Promise<void> {
     const { agency } = running;
-    const deliveryWorker = agency.enquiries.worker;
+    const delivering = new Set<unknown>([agency.enquiries.worker, agency.savedSearches.worker]);
     await Promise.all(
       agencyWorkers(agency)
-        .filter((worker) => worker !== deliveryWorker)
+        .filter((worker) => !delivering.has(worker))
         .map((worker) => worker.stop()),
     );
-    // Through the outbox, not the SQLite file: with DATABASE_URL the queued rows are in PostgreSQL.
+    // Through the outbox and the saved-search store, not the SQLite file: with DATABASE_URL the queued rows are in PostgreSQL.
     const outbox = new EnquiryOutbox(agency.store);
-    const queued = async () => (await outbox.counts()).queued;
-    const queuedAtStart = await queued();
-    if (queuedAtStart > 0)
-      this.log.info({ agency: running.entry.slug, queued: queuedAtStart }, 'removed agency: delivering its queued enquiries before closing its store');
-    while (this.draining.has(running) && !this.closed && (await queued()) > 0) {
+    const queued = async () => ({ enquiries: (await outbox.counts()).queued, savedSearches: (await agency.savedSearches.store.counts()).queued });
+    const atStart = await queued();
+    if (atStart.enquiries + atStart.savedSearches > 0)
+      this.log.info(
+        { agency: running.entry.slug, queued: atStart.enquiries, savedSearchesQueued: atStart.savedSearches },
+        'removed agency: delivering its queued enquiries and saved searches before closing its store',
+      );
+    while (this.draining.has(running) && !this.closed) {
+      const left = await queued();
+      if (left.enquiries + left.savedSearches === 0) break;
       await new Promise((resolve) => setTimeout(resolve, DRAIN_CHECK_MS).unref());
     }
     if (!this.draining.has(running)) return;
@@ -827,7 +839,7 @@ export class AgencySet {
     this.draining.delete(running);
     running.storeClosed = true;
     await agency.close();
-    this.log.info({ agency: running.entry.slug }, 'removed agency closed: its outbox is delivered');
+    this.log.info({ agency: running.entry.slug }, 'removed agency closed: its outbox and saved searches are delivered');
   }
 
   /**
@@ -844,6 +856,15 @@ export class AgencySet {
         return null; // The store is unreachable for now: the CLI shows the figure as unknown.
       }
     };
+    const savedSearchesIn = async (running: RunningAgency) => {
+      try {
+        const { store } = running.agency.savedSearches;
+        const counts = await store.counts();
+        return { queued: counts.queued, dead: counts.dead, oldestQueuedAt: (await store.oldestQueuedAt()) ?? null };
+      } catch {
+        return null;
+      }
+    };
     const row = async (running: RunningAgency, state: 'serving' | 'draining') => ({
       slug: running.entry.slug,
       name: running.entry.name,
@@ -851,6 +872,7 @@ export class AgencySet {
       freshness: state === 'serving' ? (line(running.entry.slug)?.freshness ?? null) : null,
       crmCallsToday: running.agency.crm.requestsToday().requests,
       outboxQueued: await queuedIn(running),
+      savedSearches: await savedSearchesIn(running),
       accountId: running.agency.listings.account.id ?? null,
     });
     return {

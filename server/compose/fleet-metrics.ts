@@ -14,7 +14,7 @@ import { WORK_CLASSES } from '../runtime/work-class.ts';
 export interface FleetAgency {
   slug: string;
   agency: Agency;
-  /** Serving, or removed and still delivering its queued enquiries. */
+  /** Serving, or removed and still delivering its queued enquiries and saved searches. */
   state: 'serving' | 'draining';
   /** The plan's promise for the agency (a change reaches its listing API within these); null while draining. */
   freshness: { withWebhooksSeconds: number; withoutWebhooksSeconds: number } | null;
@@ -36,7 +36,7 @@ export async function renderFleetMetrics(agencies: readonly FleetAgency[], plan:
     metricFamily(
       'estate_agency_serving',
       'gauge',
-      'Agencies of AGENCIES_FILE: 1 served, 0 removed and still delivering its queued enquiries (draining).',
+      'Agencies of AGENCIES_FILE: 1 served, 0 removed and still delivering its queued enquiries and saved searches (draining).',
       each((row) => (row.state === 'serving' ? 1 : 0)),
     ),
     metricFamily(
