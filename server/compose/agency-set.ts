@@ -621,29 +621,49 @@ export class AgencySet {
   }
 
   /**
-   * The relay's /readyz detail: each agency not ready and why (one line each). A refused API key is
-   * every agency's fault at once: said once, as `refused`, and each agency's line points to it.
+   * The relay's /readyz detail: how many agencies are served and ready, and each agency not ready
+   * and why (one line each; the relay may be ready meanwhile, see servesSomeAgency). A refused API
+   * key is every agency's fault at once: said once, as `refused`, and each agency's line points to it.
    */
-  readinessDetail(): { refused?: string; notReady?: Record<string, string> } {
+  readinessDetail(): { agencies: { served: number; ready: number }; refused?: string; notReady?: Record<string, string> } {
     const notReady: Record<string, string> = {};
     let refused: string | undefined;
-    for (const running of this.list()) {
+    const served = this.list();
+    for (const running of served) {
       const keyProblem = running.agency.access.problems().find((problem) => problem.cause === 'key');
       if (keyProblem) refused = keyProblem.reason;
       const { reason } = readinessOf(running.agency);
       if (reason) notReady[running.entry.slug] = reason === keyProblem?.reason ? 'the API key is refused (see "refused")' : reason;
     }
-    return { ...(refused ? { refused } : {}), ...(Object.keys(notReady).length ? { notReady } : {}) };
+    return {
+      agencies: { served: served.length, ready: served.length - Object.keys(notReady).length },
+      ...(refused ? { refused } : {}),
+      ...(Object.keys(notReady).length ? { notReady } : {}),
+    };
   }
 
-  /** Whether every served agency's listing cache has been filled once (the relay's /readyz). */
-  allFilled(): boolean {
-    return this.list().every((running) => running.agency.listings.cache.readState().lastSuccessAt !== null);
+  /**
+   * The relay's /readyz: whether it can serve, which is whether any agency's listing cache has been
+   * filled (or it serves none). Not whether every one has: an agency just added, or one whose token
+   * was refused before its first sync, would take every other agency out of the load balancer with
+   * it. A relay none of whose agencies has filled yet (a cold start) is not ready: it could only
+   * answer "filling". Each agency's own readiness is /a/<slug>/readyz (and `notReady` in the body).
+   * With one agency in the file this is that agency's, as in single-agency mode.
+   */
+  servesSomeAgency(): boolean {
+    const served = this.list();
+    return served.length === 0 || served.some((running) => filled(running.agency));
   }
 
-  /** DATABASE_URL: whether this relay's copy of every served agency is within REPLICA_MAX_LAG_SECONDS (the relay's /readyz). */
+  /**
+   * DATABASE_URL: whether this relay's copy of every served agency that has filled is within
+   * REPLICA_MAX_LAG_SECONDS (the relay's /readyz: a relay serving old listings leaves the load
+   * balancer for one whose copy is current). An agency never filled has no copy to be behind.
+   */
   allCopiesCurrent(): boolean {
-    return this.list().every(({ agency }) => !agency.sharedSync || agency.sharedSync.copyWithin(agency.config.listings.replicaMaxLagSeconds));
+    return this.list().every(
+      ({ agency }) => !agency.sharedSync || !filled(agency) || agency.sharedSync.copyWithin(agency.config.listings.replicaMaxLagSeconds),
+    );
   }
 
   /** The plan of these agencies together, from their cached list sizes (and what other tools spend on the key). */
@@ -924,6 +944,11 @@ export class AgencySet {
     for (const [old] of retiring) old.onIdle?.();
     await Promise.all([...all.map((running) => running.agency.close()), ...retiring.map(([, closing]) => closing)]);
   }
+}
+
+/** Whether the agency's listing cache has been filled once (before, its listing API answers "filling"). */
+function filled(agency: Agency): boolean {
+  return agency.listings.cache.readState().lastSuccessAt !== null;
 }
 
 /** Whether a path is one of the listing pages' (server/pages/router.ts: /listings/…, /sitemap.xml, /fragments/…), as served at an agency's hosts. */
