@@ -87,6 +87,20 @@ export async function renderFleetMetrics(agencies: readonly FleetAgency[], plan:
       each((row) => row.facts.oldestQueuedSeconds),
     ),
     metricFamily(
+      'estate_agency_saved_searches',
+      'gauge',
+      "Saved searches in the agency's queue by status (queued: accepted, not yet in the CRM; dead: refused, or past the retry window).",
+      ['queued', 'saved', 'dead', 'spam'].flatMap((status) =>
+        each((row) => row.facts.savedSearches?.[status as keyof NonNullable<typeof row.facts.savedSearches>], { status }),
+      ),
+    ),
+    metricFamily(
+      'estate_agency_saved_searches_oldest_queued_seconds',
+      'gauge',
+      "Age of the oldest saved search queued for the agency's CRM (0 when none).",
+      each((row) => row.facts.oldestSavedSearchSeconds),
+    ),
+    metricFamily(
       'estate_agency_enquiry_delivery_circuit_open',
       'gauge',
       "The agency's enquiry delivery paused by its circuit breaker for a CRM outage (1) or flowing (0).",
@@ -190,6 +204,8 @@ interface AgencyFacts {
   syncFailing: boolean;
   outbox: { queued: number; delivered: number; dead: number; spam: number } | undefined;
   oldestQueuedSeconds: number | undefined;
+  savedSearches: { queued: number; saved: number; dead: number; spam: number } | undefined;
+  oldestSavedSearchSeconds: number | undefined;
   changesQueued: number;
   oldestChangeSeconds: number;
   access: Record<Capability, AccessState>;
@@ -201,10 +217,15 @@ async function agencyFacts(agency: Agency, now: number): Promise<AgencyFacts> {
   const state = listings.cache.readState();
   let outbox: AgencyFacts['outbox'];
   let oldestQueuedSeconds: number | undefined;
+  let savedSearches: AgencyFacts['savedSearches'];
+  let oldestSavedSearchSeconds: number | undefined;
   try {
     outbox = await agency.enquiries.outbox.counts();
     const oldest = await agency.enquiries.outbox.oldestQueuedAt();
     oldestQueuedSeconds = oldest === undefined ? 0 : Math.max(0, (now - oldest) / 1000);
+    savedSearches = await agency.savedSearches.store.counts();
+    const oldestSearch = await agency.savedSearches.store.oldestQueuedAt();
+    oldestSavedSearchSeconds = oldestSearch === undefined ? 0 : Math.max(0, (now - oldestSearch) / 1000);
   } catch {
     // PostgreSQL out of reach (DATABASE_URL): no figure rather than a wrong one; the relay's other series still answer.
   }
@@ -221,6 +242,8 @@ async function agencyFacts(agency: Agency, now: number): Promise<AgencyFacts> {
     syncFailing: state.lastErrorAt !== null,
     outbox,
     oldestQueuedSeconds,
+    savedSearches,
+    oldestSavedSearchSeconds,
     changesQueued: listings.pendingChanges(),
     oldestChangeSeconds: oldestChange === undefined ? 0 : Math.max(0, (now - oldestChange) / 1000),
     access,

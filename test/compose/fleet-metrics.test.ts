@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgenciesRig, type AgenciesRig } from './rig.ts';
 import { validEnquiry } from '../enquiries/support.ts';
+import { validSavedSearch } from '../saved-searches/support.ts';
 import { ALL_SCOPES, SCOPES } from '../../crm-sim/state.ts';
 
 /*
@@ -59,7 +60,7 @@ describe('the fleet view on /metrics: a series per agency', () => {
     expect(sample(text, 'estate_crm_gate_requests_total{class="sweep"}')).toBeGreaterThan(0);
   });
 
-  it("shows an enquiry waiting in its own agency's outbox, and how long it has waited", async () => {
+  it("shows an enquiry and a saved search waiting in their own agency's queues, and how long they have waited", async () => {
     const listingId = (await rig.request('/a/agency-c/api/v1/listings?type=sale&pageSize=1')).body.items[0].id as number;
     const posted = await rig.request('/a/agency-c/api/v1/enquiries', {
       method: 'POST',
@@ -67,6 +68,12 @@ describe('the fleet view on /metrics: a series per agency', () => {
       body: JSON.stringify(validEnquiry({ listingId })),
     });
     expect(posted.status).toBe(202);
+    const savedSearch = await rig.request('/a/agency-c/api/v1/saved-searches', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(validSavedSearch()),
+    });
+    expect(savedSearch.status).toBe(202);
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     // Workers are off in this rig: the enquiry stays queued.
     const text = await metrics();
@@ -75,6 +82,12 @@ describe('the fleet view on /metrics: a series per agency', () => {
     expect(sample(text, 'estate_agency_enquiry_outbox_oldest_queued_seconds{agency="agency-c"}')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'estate_agency_enquiry_outbox_oldest_queued_seconds{agency="agency-a"}')).toBe(0);
     expect(sample(text, 'estate_agency_enquiry_delivery_circuit_open{agency="agency-c"}')).toBe(0);
+    // The saved-search queue beside it, the same way.
+    expect(sample(text, 'estate_agency_saved_searches{agency="agency-c",status="queued"}')).toBe(1);
+    expect(sample(text, 'estate_agency_saved_searches{agency="agency-a",status="queued"}')).toBe(0);
+    expect(sample(text, 'estate_agency_saved_searches_oldest_queued_seconds{agency="agency-c"}')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'estate_agency_saved_searches_oldest_queued_seconds{agency="agency-a"}')).toBe(0);
+    expect(text).not.toContain(validSavedSearch().email);
     // Nothing of the visitor's on /metrics.
     expect(text).not.toContain(validEnquiry().email);
   });
