@@ -40,7 +40,7 @@ import { renderFleetMetrics } from './fleet-metrics.ts';
 export const AGENCIES_STATUS_FILE = 'agencies-status.json';
 /** How often the relay refreshes that file (calls today move; a small file, even for hundreds of agencies). */
 const STATUS_WRITE_MS = 5_000;
-/** How often a removed agency's outbox is checked for enquiries still to deliver. */
+/** How often a removed agency's outbox and saved-search queue are checked for leads still to deliver. */
 const DRAIN_CHECK_MS = 1_000;
 /**
  * How long a replaced or removed agency's store stays open for the requests it was already
@@ -63,6 +63,8 @@ export interface AgenciesStatusFile {
     crmCallsToday: number;
     /** Enquiries waiting in the agency's outbox, counted where it lives (PostgreSQL with DATABASE_URL); null when the count failed. */
     outboxQueued: number | null;
+    /** Its saved-search queue, counted the same way: waiting for the CRM, dead-lettered, when the oldest waiting was accepted (ms); null when the count failed. */
+    savedSearches: { queued: number; dead: number; oldestQueuedAt: number | null } | null;
     accountId: string | null;
   }>;
 }
@@ -595,7 +597,7 @@ export class AgencySet {
     return (
       push +
       renderSharedSyncMetrics(agencies.flatMap((agency) => (agency.sharedSync ? [agency.sharedSync] : []))) +
-      '# HELP estate_agencies Agencies of AGENCIES_FILE: serving, or removed and still delivering their queued enquiries (draining).\n' +
+      '# HELP estate_agencies Agencies of AGENCIES_FILE: serving, or removed and still delivering their queued enquiries and saved searches (draining).\n' +
       '# TYPE estate_agencies gauge\n' +
       `estate_agencies{state="serving"} ${this.serving.size}\nestate_agencies{state="draining"} ${this.draining.size}\n` +
       (await this.fleetMetrics())
@@ -619,29 +621,49 @@ export class AgencySet {
   }
 
   /**
-   * The relay's /readyz detail: each agency not ready and why (one line each). A refused API key is
-   * every agency's fault at once: said once, as `refused`, and each agency's line points to it.
+   * The relay's /readyz detail: how many agencies are served and ready, and each agency not ready
+   * and why (one line each; the relay may be ready meanwhile, see servesSomeAgency). A refused API
+   * key is every agency's fault at once: said once, as `refused`, and each agency's line points to it.
    */
-  readinessDetail(): { refused?: string; notReady?: Record<string, string> } {
+  readinessDetail(): { agencies: { served: number; ready: number }; refused?: string; notReady?: Record<string, string> } {
     const notReady: Record<string, string> = {};
     let refused: string | undefined;
-    for (const running of this.list()) {
+    const served = this.list();
+    for (const running of served) {
       const keyProblem = running.agency.access.problems().find((problem) => problem.cause === 'key');
       if (keyProblem) refused = keyProblem.reason;
       const { reason } = readinessOf(running.agency);
       if (reason) notReady[running.entry.slug] = reason === keyProblem?.reason ? 'the API key is refused (see "refused")' : reason;
     }
-    return { ...(refused ? { refused } : {}), ...(Object.keys(notReady).length ? { notReady } : {}) };
+    return {
+      agencies: { served: served.length, ready: served.length - Object.keys(notReady).length },
+      ...(refused ? { refused } : {}),
+      ...(Object.keys(notReady).length ? { notReady } : {}),
+    };
   }
 
-  /** Whether every served agency's listing cache has been filled once (the relay's /readyz). */
-  allFilled(): boolean {
-    return this.list().every((running) => running.agency.listings.cache.readState().lastSuccessAt !== null);
+  /**
+   * The relay's /readyz: whether it can serve, which is whether any agency's listing cache has been
+   * filled (or it serves none). Not whether every one has: an agency just added, or one whose token
+   * was refused before its first sync, would take every other agency out of the load balancer with
+   * it. A relay none of whose agencies has filled yet (a cold start) is not ready: it could only
+   * answer "filling". Each agency's own readiness is /a/<slug>/readyz (and `notReady` in the body).
+   * With one agency in the file this is that agency's, as in single-agency mode.
+   */
+  servesSomeAgency(): boolean {
+    const served = this.list();
+    return served.length === 0 || served.some((running) => filled(running.agency));
   }
 
-  /** DATABASE_URL: whether this relay's copy of every served agency is within REPLICA_MAX_LAG_SECONDS (the relay's /readyz). */
+  /**
+   * DATABASE_URL: whether this relay's copy of every served agency that has filled is within
+   * REPLICA_MAX_LAG_SECONDS (the relay's /readyz: a relay serving old listings leaves the load
+   * balancer for one whose copy is current). An agency never filled has no copy to be behind.
+   */
   allCopiesCurrent(): boolean {
-    return this.list().every(({ agency }) => !agency.sharedSync || agency.sharedSync.copyWithin(agency.config.listings.replicaMaxLagSeconds));
+    return this.list().every(
+      ({ agency }) => !agency.sharedSync || !filled(agency) || agency.sharedSync.copyWithin(agency.config.listings.replicaMaxLagSeconds),
+    );
   }
 
   /** The plan of these agencies together, from their cached list sizes (and what other tools spend on the key). */
@@ -754,7 +776,7 @@ export class AgencySet {
       return this.refuse(new AgenciesBudgetRefusedError(plan));
     }
 
-    // Removed: 404 at once; workers stop but the outbox's, which delivers what is queued, then the store closes.
+    // Removed: 404 at once; workers stop but the outbox's and the saved searches', which deliver what is queued, then the store closes.
     for (const slug of removed) {
       const running = this.serving.get(slug)!;
       running.serving = false;
@@ -762,7 +784,7 @@ export class AgencySet {
       this.draining.add(running);
       // In the background: a failure here (a store that will not close) is logged, never an unhandled rejection that would end the relay.
       this.drain(running).catch((error: unknown) =>
-        this.log.error({ agency: slug, error: (error as Error).message }, 'removed agency: draining its outbox failed; its store may still be open'),
+        this.log.error({ agency: slug, error: (error as Error).message }, 'removed agency: draining its queued leads failed; its store may still be open'),
       );
     }
     // Changed: the new composition serves at once (its intake writes to the same outbox); the old one's workers stop before the new one's start.
@@ -802,22 +824,32 @@ export class AgencySet {
     return { ok: false, added: [], changed: [], removed: [], problems };
   }
 
-  /** A removed agency: its workers stop but enquiry delivery, which runs until its outbox holds nothing queued. */
+  /**
+   * A removed agency: its workers stop but the two that deliver visitors' leads (enquiries, saved
+   * searches), which run until neither queue holds anything queued (each ends in the CRM, or dead
+   * once its retry window is over), then its store closes. A restart meanwhile forgets the drain:
+   * the queued rows stay in its store, shown by `agencies` as removed, and go out if it comes back.
+   */
   private async drain(running: RunningAgency): Promise<void> {
     const { agency } = running;
-    const deliveryWorker = agency.enquiries.worker;
+    const delivering = new Set<unknown>([agency.enquiries.worker, agency.savedSearches.worker]);
     await Promise.all(
       agencyWorkers(agency)
-        .filter((worker) => worker !== deliveryWorker)
+        .filter((worker) => !delivering.has(worker))
         .map((worker) => worker.stop()),
     );
-    // Through the outbox, not the SQLite file: with DATABASE_URL the queued rows are in PostgreSQL.
+    // Through the outbox and the saved-search store, not the SQLite file: with DATABASE_URL the queued rows are in PostgreSQL.
     const outbox = new EnquiryOutbox(agency.store);
-    const queued = async () => (await outbox.counts()).queued;
-    const queuedAtStart = await queued();
-    if (queuedAtStart > 0)
-      this.log.info({ agency: running.entry.slug, queued: queuedAtStart }, 'removed agency: delivering its queued enquiries before closing its store');
-    while (this.draining.has(running) && !this.closed && (await queued()) > 0) {
+    const queued = async () => ({ enquiries: (await outbox.counts()).queued, savedSearches: (await agency.savedSearches.store.counts()).queued });
+    const atStart = await queued();
+    if (atStart.enquiries + atStart.savedSearches > 0)
+      this.log.info(
+        { agency: running.entry.slug, queued: atStart.enquiries, savedSearchesQueued: atStart.savedSearches },
+        'removed agency: delivering its queued enquiries and saved searches before closing its store',
+      );
+    while (this.draining.has(running) && !this.closed) {
+      const left = await queued();
+      if (left.enquiries + left.savedSearches === 0) break;
       await new Promise((resolve) => setTimeout(resolve, DRAIN_CHECK_MS).unref());
     }
     if (!this.draining.has(running)) return;
@@ -827,7 +859,7 @@ export class AgencySet {
     this.draining.delete(running);
     running.storeClosed = true;
     await agency.close();
-    this.log.info({ agency: running.entry.slug }, 'removed agency closed: its outbox is delivered');
+    this.log.info({ agency: running.entry.slug }, 'removed agency closed: its outbox and saved searches are delivered');
   }
 
   /**
@@ -844,6 +876,15 @@ export class AgencySet {
         return null; // The store is unreachable for now: the CLI shows the figure as unknown.
       }
     };
+    const savedSearchesIn = async (running: RunningAgency) => {
+      try {
+        const { store } = running.agency.savedSearches;
+        const counts = await store.counts();
+        return { queued: counts.queued, dead: counts.dead, oldestQueuedAt: (await store.oldestQueuedAt()) ?? null };
+      } catch {
+        return null;
+      }
+    };
     const row = async (running: RunningAgency, state: 'serving' | 'draining') => ({
       slug: running.entry.slug,
       name: running.entry.name,
@@ -851,6 +892,7 @@ export class AgencySet {
       freshness: state === 'serving' ? (line(running.entry.slug)?.freshness ?? null) : null,
       crmCallsToday: running.agency.crm.requestsToday().requests,
       outboxQueued: await queuedIn(running),
+      savedSearches: await savedSearchesIn(running),
       accountId: running.agency.listings.account.id ?? null,
     });
     return {
@@ -902,6 +944,11 @@ export class AgencySet {
     for (const [old] of retiring) old.onIdle?.();
     await Promise.all([...all.map((running) => running.agency.close()), ...retiring.map(([, closing]) => closing)]);
   }
+}
+
+/** Whether the agency's listing cache has been filled once (before, its listing API answers "filling"). */
+function filled(agency: Agency): boolean {
+  return agency.listings.cache.readState().lastSuccessAt !== null;
 }
 
 /** Whether a path is one of the listing pages' (server/pages/router.ts: /listings/…, /sitemap.xml, /fragments/…), as served at an agency's hosts. */

@@ -1,5 +1,5 @@
 import type { Agency } from './agency.ts';
-import { CAPABILITIES, type Capability } from '../crm/access.ts';
+import { ACCESS_STATES, accessStateOf, CAPABILITIES, type AccessState, type Capability } from '../crm/access.ts';
 import { metricFamily, type Sample } from '../runtime/prometheus.ts';
 import { WORK_CLASSES } from '../runtime/work-class.ts';
 
@@ -14,7 +14,7 @@ import { WORK_CLASSES } from '../runtime/work-class.ts';
 export interface FleetAgency {
   slug: string;
   agency: Agency;
-  /** Serving, or removed and still delivering its queued enquiries. */
+  /** Serving, or removed and still delivering its queued enquiries and saved searches. */
   state: 'serving' | 'draining';
   /** The plan's promise for the agency (a change reaches its listing API within these); null while draining. */
   freshness: { withWebhooksSeconds: number; withoutWebhooksSeconds: number } | null;
@@ -24,9 +24,6 @@ export interface FleetPlan {
   perDay: number;
   allowed: number;
 }
-
-/** What the access check last found for a capability: proven, refused with a status, or not told. */
-const ACCESS_STATES = ['allowed', 'refused_401', 'refused_403', 'unknown'] as const;
 
 export async function renderFleetMetrics(agencies: readonly FleetAgency[], plan: FleetPlan | undefined, now = Date.now()): Promise<string> {
   const rows = await Promise.all(agencies.map(async (entry) => ({ ...entry, facts: await agencyFacts(entry.agency, now) })));
@@ -39,7 +36,7 @@ export async function renderFleetMetrics(agencies: readonly FleetAgency[], plan:
     metricFamily(
       'estate_agency_serving',
       'gauge',
-      'Agencies of AGENCIES_FILE: 1 served, 0 removed and still delivering its queued enquiries (draining).',
+      'Agencies of AGENCIES_FILE: 1 served, 0 removed and still delivering its queued enquiries and saved searches (draining).',
       each((row) => (row.state === 'serving' ? 1 : 0)),
     ),
     metricFamily(
@@ -90,6 +87,20 @@ export async function renderFleetMetrics(agencies: readonly FleetAgency[], plan:
       each((row) => row.facts.oldestQueuedSeconds),
     ),
     metricFamily(
+      'estate_agency_saved_searches',
+      'gauge',
+      "Saved searches in the agency's queue by status (queued: accepted, not yet in the CRM; dead: refused, or past the retry window).",
+      ['queued', 'saved', 'dead', 'spam'].flatMap((status) =>
+        each((row) => row.facts.savedSearches?.[status as keyof NonNullable<typeof row.facts.savedSearches>], { status }),
+      ),
+    ),
+    metricFamily(
+      'estate_agency_saved_searches_oldest_queued_seconds',
+      'gauge',
+      "Age of the oldest saved search queued for the agency's CRM (0 when none).",
+      each((row) => row.facts.oldestSavedSearchSeconds),
+    ),
+    metricFamily(
       'estate_agency_enquiry_delivery_circuit_open',
       'gauge',
       "The agency's enquiry delivery paused by its circuit breaker for a CRM outage (1) or flowing (0).",
@@ -122,7 +133,7 @@ export async function renderFleetMetrics(agencies: readonly FleetAgency[], plan:
     metricFamily(
       'estate_agency_crm_access',
       'gauge',
-      'What the last access check found for each capability the relay needs: 1 on its state (allowed; refused_401: the agency’s token refused; refused_403: refused with 403, the API key’s fault when every agency shows it, else a grant the agency has not given; unknown: not told yet).',
+      'What the last access check found for each capability the relay needs: 1 on its state (allowed; refused_key: the integrator’s API key refused; refused_token: the agency’s access token refused; refused_grant: a grant the agency has not given; unknown: not told yet).',
       rows.flatMap((row) =>
         (Object.keys(CAPABILITIES) as Capability[]).flatMap((capability) =>
           ACCESS_STATES.map((state) => ({ labels: { agency: row.slug, capability, state }, value: row.facts.access[capability] === state ? 1 : 0 })),
@@ -193,9 +204,11 @@ interface AgencyFacts {
   syncFailing: boolean;
   outbox: { queued: number; delivered: number; dead: number; spam: number } | undefined;
   oldestQueuedSeconds: number | undefined;
+  savedSearches: { queued: number; saved: number; dead: number; spam: number } | undefined;
+  oldestSavedSearchSeconds: number | undefined;
   changesQueued: number;
   oldestChangeSeconds: number;
-  access: Record<Capability, (typeof ACCESS_STATES)[number]>;
+  access: Record<Capability, AccessState>;
 }
 
 /** One agency's figures, read at scrape time from its store (a store that cannot be read leaves its outbox series out). */
@@ -204,21 +217,23 @@ async function agencyFacts(agency: Agency, now: number): Promise<AgencyFacts> {
   const state = listings.cache.readState();
   let outbox: AgencyFacts['outbox'];
   let oldestQueuedSeconds: number | undefined;
+  let savedSearches: AgencyFacts['savedSearches'];
+  let oldestSavedSearchSeconds: number | undefined;
   try {
     outbox = await agency.enquiries.outbox.counts();
     const oldest = await agency.enquiries.outbox.oldestQueuedAt();
     oldestQueuedSeconds = oldest === undefined ? 0 : Math.max(0, (now - oldest) / 1000);
+    savedSearches = await agency.savedSearches.store.counts();
+    const oldestSearch = await agency.savedSearches.store.oldestQueuedAt();
+    oldestSavedSearchSeconds = oldestSearch === undefined ? 0 : Math.max(0, (now - oldestSearch) / 1000);
   } catch {
     // PostgreSQL out of reach (DATABASE_URL): no figure rather than a wrong one; the relay's other series still answer.
   }
   const oldestChange = listings.oldestPendingChangeAt();
   const checked = agency.access.current().capabilities;
+  // Whose fault a refusal is, as the check recorded it (the same cause the log, /readyz and `status` name).
   const access = Object.fromEntries(
-    (Object.keys(CAPABILITIES) as Capability[]).map((capability) => {
-      const { available, status } = checked[capability];
-      const found = available === true ? 'allowed' : available === false ? (status === 401 ? 'refused_401' : 'refused_403') : 'unknown';
-      return [capability, found];
-    }),
+    (Object.keys(CAPABILITIES) as Capability[]).map((capability) => [capability, accessStateOf(checked[capability])]),
   ) as AgencyFacts['access'];
   return {
     listings: [...listings.cache.countsBySource().values()].reduce((sum, count) => sum + count, 0),
@@ -227,6 +242,8 @@ async function agencyFacts(agency: Agency, now: number): Promise<AgencyFacts> {
     syncFailing: state.lastErrorAt !== null,
     outbox,
     oldestQueuedSeconds,
+    savedSearches,
+    oldestSavedSearchSeconds,
     changesQueued: listings.pendingChanges(),
     oldestChangeSeconds: oldestChange === undefined ? 0 : Math.max(0, (now - oldestChange) / 1000),
     access,

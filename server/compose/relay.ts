@@ -230,8 +230,8 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
           name: 'agencies',
           router: agencies!.router(),
           workers: [],
-          // Ready once every agency's cache was filled once; each agency's own is /a/<slug>/readyz.
-          readiness: { agencyCaches: () => agencies!.allFilled(), replicaCopies: () => agencies!.allCopiesCurrent() },
+          // Ready once the relay can serve: some agency's cache filled (not every one's: one new agency must not take the rest out of a load balancer); each agency's own is /a/<slug>/readyz.
+          readiness: { agencyServed: () => agencies!.servesSomeAgency(), replicaCopies: () => agencies!.allCopiesCurrent() },
           readinessDetail: () => agencies!.readinessDetail(),
           metrics: () => agencies!.metrics(),
         },

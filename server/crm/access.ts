@@ -534,6 +534,21 @@ function causeOf(state: CapabilityState): RefusalCause {
   return state.refusedBy ?? (state.status === 401 ? 'token' : 'grant');
 }
 
+/**
+ * What the last check found for a capability, in the operator's words (the per-agency metric, the
+ * dashboard, the alerting rules): proven; refused, by whose fault as the check recorded it (the
+ * key, the agency's token, a grant not given); or not told yet. Never the CRM's status codes: a 403
+ * is the key's or a grant's, and only the check (GET /scopes beside it) can tell which.
+ */
+export const ACCESS_STATES = ['allowed', 'refused_key', 'refused_token', 'refused_grant', 'unknown'] as const;
+export type AccessState = (typeof ACCESS_STATES)[number];
+
+export function accessStateOf(state: CapabilityState): AccessState {
+  if (state.available === true) return 'allowed';
+  if (state.available === false) return `refused_${causeOf(state)}`;
+  return 'unknown';
+}
+
 export function missingCapabilities(access: KeyAccess): MissingCapability[] {
   return (Object.keys(CAPABILITIES) as Capability[])
     .filter((capability) => access.capabilities[capability]?.available === false)

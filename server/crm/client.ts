@@ -270,13 +270,7 @@ export function createCrmClientFromConfig(
     baseUrl: config.crm.baseUrl!,
     apiKey: config.crm.apiKey!,
     accessToken: config.crm.accessToken!,
-    limiter: limiterForKey(config.crm.apiKey!, {
-      store: limiterStore,
-      requestsPerSecond: config.crm.requestsPerSecond,
-      dailyLimit: config.crm.dailyLimit,
-      // DATABASE_URL: the per-second limit and the day's count held in PostgreSQL for every relay on the key.
-      shared: options.shared ? sharedLimits(config, options.shared, log) : undefined,
-    }),
+    limiter: keyLimiter(config, limiterStore, log, options.shared),
     log,
     timeoutMs: config.crm.timeoutMs,
     agency: options.agency,
@@ -284,6 +278,22 @@ export function createCrmClientFromConfig(
     fillOrder: options.fillOrder,
     // Many agencies: the token is the agency's accessToken in AGENCIES_FILE (its value is never named).
     ...(options.agency ? { tokenSetting: agencyTokenSetting(options.agency) } : {}),
+  });
+}
+
+/**
+ * The API key's limiter, as every caller on the key must count: its per-second gate and its day's
+ * budget in the key's store (`keyStore`: DATA_DIR's), or with DATABASE_URL (`shared`) in PostgreSQL,
+ * where every relay on the key counts them. The operator CLI's calls (a sync, a token check) count
+ * where the relays count theirs.
+ */
+export function keyLimiter(config: Config, keyStore: Store, log: Logger, shared?: SharedKey): RequestLimiter {
+  return limiterForKey(config.crm.apiKey!, {
+    store: keyStore,
+    requestsPerSecond: config.crm.requestsPerSecond,
+    dailyLimit: config.crm.dailyLimit,
+    // DATABASE_URL: the per-second limit and the day's count held in PostgreSQL for every relay on the key.
+    shared: shared ? sharedLimits(config, shared, log) : undefined,
   });
 }
 

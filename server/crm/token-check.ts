@@ -13,8 +13,7 @@ import {
   type CapabilityState,
   type ScopesAnswer,
 } from './access.ts';
-import { createCrmClient, type CrmClient } from './client.ts';
-import { limiterForKey } from './limiter.ts';
+import { createCrmClient, keyLimiter, type CrmClient, type SharedKey } from './client.ts';
 import { listSpecs } from './lists.ts';
 
 /** `GET /account`: the token's account (the id its webhooks carry, the name the agency gave it). */
@@ -97,16 +96,17 @@ export async function checkAccessToken(
 }
 
 /**
- * A client for checking one token outside the relay (the operator CLI): the relay's key, its
- * gate and daily budget in DATA_DIR's store (so the check counts against the key's day), no
- * per-agency count. Close it after.
+ * A client for checking one token outside the relay (the operator CLI): the relay's key, its gate
+ * and daily budget where the relays count them (DATA_DIR's store; with DATABASE_URL, `shared`:
+ * PostgreSQL's, every relay's), so the check counts against the key's day; no per-agency count.
+ * Close it after.
  */
-export function tokenCheckClient(config: Config, keyStore: Store, log: Logger, token: string, tokenSetting: string): CrmClient {
+export function tokenCheckClient(config: Config, keyStore: Store, log: Logger, token: string, tokenSetting: string, shared?: SharedKey): CrmClient {
   return createCrmClient({
     baseUrl: config.crm.baseUrl!,
     apiKey: config.crm.apiKey!,
     accessToken: token,
-    limiter: limiterForKey(config.crm.apiKey!, { store: keyStore, requestsPerSecond: config.crm.requestsPerSecond, dailyLimit: config.crm.dailyLimit }),
+    limiter: keyLimiter(config, keyStore, log, shared),
     log,
     timeoutMs: config.crm.timeoutMs,
     tokenSetting,

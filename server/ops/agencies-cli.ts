@@ -1,10 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { usageError, wantsHelp, type CliCommand, type CliContext } from '../runtime/cli-command.ts';
 import { parseOptions } from '../runtime/cli-options.ts';
 import { ConfigError, type Config } from '../runtime/config.ts';
 import { budgetUsedOn, callsOn, utcDay } from '../crm/limiter.ts';
 import { outboxStatus } from '../enquiries/outbox.ts';
+import { savedSearchStatus } from '../saved-searches/store.ts';
 import { listingStatus, readSyncState } from '../listings/cache.ts';
 import { runningRelay } from './instance.ts';
 import { describeSyncHolder, readAgencySyncHolders, type SyncHolder } from './relays.ts';
@@ -22,8 +23,12 @@ import { AGENCIES_STATUS_FILE, type AgenciesStatusFile } from '../compose/agency
 export interface AgencyStatusRow {
   slug: string;
   name: string;
-  /** Serving: its cache filled and its listings readable; not ready: see `reason`; not started: no relay runs. */
-  state: 'serving' | 'not ready' | 'draining' | 'not started';
+  /**
+   * Serving: its cache filled and its listings readable; not ready: see `reason`; draining: removed,
+   * its queued leads still being delivered; removed: not in AGENCIES_FILE nor draining, its store
+   * still holding queued leads (delivered if it comes back); not started: no relay runs.
+   */
+  state: 'serving' | 'not ready' | 'draining' | 'removed' | 'not started';
   /** Why it is not ready, naming who must act (also while no relay runs: read from its store). */
   reason: string | null;
   /** What is wrong while it serves: a capability not granted, the last sync's failure. */
@@ -34,6 +39,8 @@ export interface AgencyStatusRow {
   crmCallsToday: number | null;
   /** null: not known (DATABASE_URL and no running relay to count it). */
   outboxQueued: number | null;
+  /** Its saved-search queue beside the outbox: waiting for the CRM, dead-lettered, the oldest waiting one's age; null: not known (as outboxQueued). */
+  savedSearches: { queued: number; dead: number; oldestQueuedSeconds: number | null } | null;
   lastError: string | null;
   /** Which relay runs its sync (DATABASE_URL: its lease in PostgreSQL); null without DATABASE_URL (this relay does), or when the database could not be read. */
   syncHolder: SyncHolder | null;
@@ -64,26 +71,43 @@ export function collectAgenciesStatus(
   const fromRelay = (slug: string) => (relay && figures?.pid === relay.pid ? figures.agencies.find((row) => row.slug === slug) : undefined);
   const names = new Map(entries.map((entry) => [entry.slug, entry.name]));
   const draining = (relay && figures?.pid === relay.pid ? figures.agencies : []).filter((row) => row.state === 'draining' && !names.has(row.slug));
-  const slugs = [...entries.map((entry) => entry.slug), ...draining.map((row) => row.slug)];
   for (const row of draining) names.set(row.slug, row.name);
+  // Removed before a restart (or while no relay ran): a store still holding queued leads is shown, as they wait for the agency to come back.
+  const removed = options.outboxInPostgres ? [] : leftBehind(dataDir, new Set([...names.keys()]));
+  const slugs = [...entries.map((entry) => entry.slug), ...draining.map((row) => row.slug), ...removed];
 
   const day = utcDay(now);
+  const ageOf = (at: number | null) => (at === null ? null : Math.max(0, Math.round((now.getTime() - at) / 1000)));
   let keyRefused: string | null = null;
   const agencies = slugs.map((slug): AgencyStatusRow => {
     const live = fromRelay(slug);
     const dir = agencyDataDir(dataDir, slug);
+    const gone = removed.includes(slug);
     // Served by the running relay: ready or not, from the agency's store (as the relay's /readyz says).
-    const stateOf = (ready: boolean) => (live ? (live.state === 'draining' ? 'draining' : ready ? 'serving' : 'not ready') : 'not started');
+    const stateOf = (ready: boolean) => (gone ? 'removed' : live ? (live.state === 'draining' ? 'draining' : ready ? 'serving' : 'not ready') : 'not started');
+    const liveSearches = live?.savedSearches
+      ? { queued: live.savedSearches.queued, dead: live.savedSearches.dead, oldestQueuedSeconds: ageOf(live.savedSearches.oldestQueuedAt) }
+      : undefined;
     const base = {
       slug,
-      name: names.get(slug)!,
+      name: names.get(slug) ?? slug,
       freshness: live?.freshness ?? null,
       crmCallsToday: live?.crmCallsToday ?? null,
       syncHolder: null,
     };
     if (!existsSync(join(dir, STORE_FILE))) {
       const reason = live ? 'filling: the first sync is under way' : 'never started: no store yet';
-      return { ...base, state: stateOf(false), reason, problems: [], listings: 0, cacheAgeSeconds: null, outboxQueued: 0, lastError: null };
+      return {
+        ...base,
+        state: stateOf(false),
+        reason,
+        problems: [],
+        listings: 0,
+        cacheAgeSeconds: null,
+        outboxQueued: 0,
+        savedSearches: { queued: 0, dead: 0, oldestQueuedSeconds: null },
+        lastError: null,
+      };
     }
     const store = openStoreReadOnly(dir);
     try {
@@ -91,18 +115,20 @@ export function collectAgenciesStatus(
       const failed = sync.lastErrorAt !== null && (sync.lastSuccessAt === null || sync.lastErrorAt >= sync.lastSuccessAt);
       const access = readKeyAccess(store);
       const readiness = agencyReadiness(sync, access, agencyTokenSetting(slug));
-      keyRefused ??= (access && accessProblems(access).find((problem) => problem.cause === 'key')?.reason) || null;
+      if (!gone) keyRefused ??= (access && accessProblems(access).find((problem) => problem.cause === 'key')?.reason) || null;
+      const searches = options.outboxInPostgres ? null : savedSearchStatus(store);
       return {
         ...base,
         state: stateOf(readiness.ready),
-        reason: readiness.reason,
-        problems: readiness.problems,
+        reason: gone ? 'removed from AGENCIES_FILE: its queued leads wait in its store, delivered if it is added back' : readiness.reason,
+        problems: gone ? [] : readiness.problems,
         // Counted in the agency's store: shown even while the relay is down, and the same after a restart.
         crmCallsToday: live?.crmCallsToday ?? callsOn(store, day),
         listings: listingStatus(store).total,
         cacheAgeSeconds: sync.lastSuccessAt === null ? null : Math.max(0, Math.round((now.getTime() - sync.lastSuccessAt) / 1000)),
         // The running relay's count first: with DATABASE_URL the outbox is not in this file (unknown while the relay is down).
         outboxQueued: live?.outboxQueued ?? (options.outboxInPostgres ? null : outboxStatus(store).queued),
+        savedSearches: liveSearches ?? (searches && { queued: searches.queued, dead: searches.dead, oldestQueuedSeconds: ageOf(searches.oldestQueuedAt) }),
         lastError: failed ? sync.lastError : null,
       };
     } finally {
@@ -129,6 +155,30 @@ export function collectAgenciesStatus(
   };
 }
 
+/**
+ * Agencies no longer in AGENCIES_FILE (nor draining) whose store in DATA_DIR/agencies/ still holds
+ * queued enquiries or saved searches: a removal the relay could not finish (it restarted, or the
+ * file was edited while no relay ran). A removed agency's store is kept; one with nothing queued says nothing and is left out.
+ */
+function leftBehind(dataDir: string, known: Set<string>): string[] {
+  const folder = join(resolve(dataDir), 'agencies');
+  if (!existsSync(folder)) return [];
+  return readdirSync(folder, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && AGENCY_SLUG.test(entry.name) && !known.has(entry.name))
+    .map((entry) => entry.name)
+    .filter((slug) => {
+      const dir = agencyDataDir(dataDir, slug);
+      if (!existsSync(join(dir, STORE_FILE))) return false;
+      const store = openStoreReadOnly(dir);
+      try {
+        return outboxStatus(store).queued + savedSearchStatus(store).queued > 0;
+      } finally {
+        store.close();
+      }
+    })
+    .sort();
+}
+
 function duration(seconds: number | null): string {
   if (seconds === null) return 'never synced';
   if (seconds < 120) return `${seconds} s`;
@@ -152,6 +202,7 @@ export function formatAgencies(
     'FRESH (WEBHOOK / LOST)',
     'CRM CALLS TODAY',
     'OUTBOX',
+    'SAVED SEARCHES',
     'PROBLEM',
   ];
   const rows = status.agencies.map((row) => [
@@ -164,11 +215,22 @@ export function formatAgencies(
     row.freshness ? `${duration(row.freshness.withWebhooksSeconds)} / ${duration(row.freshness.withoutWebhooksSeconds)}` : '-',
     row.crmCallsToday === null ? '-' : String(row.crmCallsToday),
     row.outboxQueued === null ? '-' : String(row.outboxQueued),
+    savedSearchesCell(row.savedSearches),
     problemOf(row, status.keyRefused),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const line = (cells: string[]) => cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ');
   return [line(header), ...rows.map(line), '', formatKeyTotals(status)].join('\n');
+}
+
+/** Saved searches queued, with the oldest one's wait and the dead ones when there are any: `2 (oldest 4 min, 1 dead)`. */
+function savedSearchesCell(searches: AgencyStatusRow['savedSearches']): string {
+  if (!searches) return '-';
+  const notes = [
+    ...(searches.queued > 0 && searches.oldestQueuedSeconds !== null ? [`oldest ${duration(searches.oldestQueuedSeconds)}`] : []),
+    ...(searches.dead > 0 ? [`${searches.dead} dead`] : []),
+  ];
+  return `${searches.queued}${notes.length ? ` (${notes.join(', ')})` : ''}`;
 }
 
 /**
@@ -186,18 +248,21 @@ export function formatKeyTotals(status: AgenciesStatus): string {
   const serving = status.agencies.filter((row) => row.state === 'serving').length;
   const notReady = status.agencies.filter((row) => row.state === 'not ready').length;
   const draining = status.agencies.filter((row) => row.state === 'draining').length;
+  const removed = status.agencies.filter((row) => row.state === 'removed').length;
   const queued = status.agencies.reduce((sum, row) => sum + (row.outboxQueued ?? 0), 0);
+  const searchesQueued = status.agencies.reduce((sum, row) => sum + (row.savedSearches?.queued ?? 0), 0);
   const listings = status.agencies.reduce((sum, row) => sum + row.listings, 0);
   const states = [
     `${serving} serving`,
     ...(notReady ? [`${notReady} not ready`] : []),
-    ...(draining ? [`${draining} removed and still delivering enquiries`] : []),
+    ...(draining ? [`${draining} removed and still delivering enquiries and saved searches`] : []),
   ];
   return [
     `CRM key today   ${status.crm.used} of ${status.crm.limit} requests (${status.crm.day} UTC)${status.crm.plannedPerDay === null ? '' : `; plan ${status.crm.plannedPerDay} a day of ${status.crm.allowedPerDay} allowed`}`,
     ...(status.keyRefused ? [`CRM key         REFUSED: ${status.keyRefused}`] : []),
-    `Agencies        ${status.agencies.length - draining} in AGENCIES_FILE, ${status.relayRunning ? states.join(', ') : 'relay not running on this DATA_DIR'}`,
-    `Totals          ${listings} listings, ${queued} enquiries queued`,
+    `Agencies        ${status.agencies.length - draining - removed} in AGENCIES_FILE, ${status.relayRunning ? states.join(', ') : 'relay not running on this DATA_DIR'}` +
+      (removed ? `; ${removed} removed with leads still queued in their stores (delivered if added back)` : ''),
+    `Totals          ${listings} listings, ${queued} enquiries queued, ${searchesQueued} saved searches queued`,
   ].join('\n');
 }
 

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { CliContext } from '../runtime/cli-command.ts';
 import { parseOptions, type ParsedOptions } from '../runtime/cli-options.ts';
-import { ConfigError } from '../runtime/config.ts';
+import { ConfigError, type Config } from '../runtime/config.ts';
 import { FileLockedError, withFileLock, writeFileAtomic } from '../runtime/atomic-file.ts';
 import { createLogger } from '../runtime/log.ts';
 import { readSecretFile, readSecretInput } from '../runtime/secret-input.ts';
@@ -17,10 +17,12 @@ import {
   type AgencyEntry,
 } from '../compose/agencies-file.ts';
 import { CAPABILITIES, type Capability } from '../crm/access.ts';
-import { agencyTokenSetting } from '../crm/client.ts';
+import { agencyTokenSetting, type SharedKey } from '../crm/client.ts';
 import { checkAccessToken, identifyAccessToken, tokenCheckClient, type TokenCheck } from '../crm/token-check.ts';
 import { readOwnAccount } from '../listings/event-store.ts';
-import { openStore, openStoreReadOnly, STORE_FILE, STORE_FILE_MODE } from '../store/store.ts';
+import { openStore, openStoreReadOnly, STORE_FILE, STORE_FILE_MODE, type Store } from '../store/store.ts';
+import { SharedDatabase } from '../store/shared-database.ts';
+import { sharedGateOfKey } from '../cluster/shared-gate.ts';
 import { askRelayToReload, describeReload } from './relay-reload.ts';
 import { widgetScriptTags } from './script-tags.ts';
 
@@ -173,18 +175,43 @@ async function readToken(options: ParsedOptions, fromStdin: boolean, context: Cl
   return readSecretInput(context.stdin, context.err);
 }
 
-/** Checks the token with the CRM (the key's budget in DATA_DIR's store) and prints what it may do. */
+/**
+ * The key's limits where the relays count them: DATA_DIR's store, and with DATABASE_URL the
+ * per-second gate and the day's budget in PostgreSQL that every relay on the key shares (a check
+ * counted in DATA_DIR's file alone would be invisible to the relays' budget). Close it after.
+ */
+async function openKeyLimits(config: Config): Promise<{ keyStore: Store; shared?: SharedKey; close(): Promise<void> }> {
+  const keyStore = openStore(config.dataDir);
+  if (!config.databaseUrl) return { keyStore, close: async () => keyStore.close() };
+  let database: SharedDatabase;
+  try {
+    database = await SharedDatabase.open(config.databaseUrl, { poolSize: 2 });
+  } catch (error) {
+    keyStore.close();
+    throw new ConfigError([`${(error as Error).message} (the token check counts against the key's budget there, as the relays do); nothing was changed`]);
+  }
+  return {
+    keyStore,
+    shared: { database, gate: sharedGateOfKey(config, database) },
+    close: async () => {
+      keyStore.close();
+      await database.close();
+    },
+  };
+}
+
+/** Checks the token with the CRM (counted against the key's budget where the relays count it) and prints what it may do. */
 async function checkWithCrm(token: string, slug: string, context: CliContext): Promise<TokenCheck> {
   const { config } = context;
-  const keyStore = openStore(config.dataDir);
-  const client = tokenCheckClient(config, keyStore, createLogger({ level: 'silent' }), token, agencyTokenSetting(slug));
+  const limits = await openKeyLimits(config);
+  const client = tokenCheckClient(config, limits.keyStore, createLogger({ level: 'silent' }), token, agencyTokenSetting(slug), limits.shared);
   try {
     const result = await checkAccessToken(client, config, { tokenSetting: agencyTokenSetting(slug) });
     context.out(describeCheck(result, config.crm.baseUrl!));
     return result;
   } finally {
     client.close();
-    keyStore.close();
+    await limits.close();
   }
 }
 
@@ -399,13 +426,13 @@ async function check(path: string | undefined, offline: boolean, context: CliCon
     context.err('CRM_BASE_URL and CRM_API_KEY are not set: the tokens were not checked with the CRM (--offline checks the file alone).');
     return 1;
   }
-  const keyStore = openStore(config.dataDir);
+  const limits = await openKeyLimits(config);
   const log = createLogger({ level: 'silent' });
   let failed = false;
   const accounts = new Map<string, string>();
   try {
     for (const entry of entries) {
-      const client = tokenCheckClient(config, keyStore, log, entry.accessToken, agencyTokenSetting(entry.slug));
+      const client = tokenCheckClient(config, limits.keyStore, log, entry.accessToken, agencyTokenSetting(entry.slug), limits.shared);
       try {
         const identity = await identifyAccessToken(client, { tokenSetting: agencyTokenSetting(entry.slug) });
         if (identity.problem?.cause === 'key') {
@@ -428,7 +455,7 @@ async function check(path: string | undefined, offline: boolean, context: CliCon
       }
     }
   } finally {
-    keyStore.close();
+    await limits.close();
   }
   return failed ? 1 : 0;
 }

@@ -24,7 +24,7 @@ import { sharedGateOfKey } from '../cluster/shared-gate.ts';
 
 export const statusCommand: CliCommand = {
   name: 'status',
-  summary: 'Cache age, listings, photos and disk, outbox depth, CRM requests today, last sync.',
+  summary: 'Cache age, listings, photos and disk, outbox and saved-search queue depth, CRM requests today, last sync.',
   usage: `Usage:
   npm run relay -- status [--json]
       What the relay's store holds now (read-only; safe while the relay runs). With DATABASE_URL
@@ -110,7 +110,11 @@ function keyStatus(context: CliContext, json: boolean, sharedJson: { shared?: Sh
             count: agencies.length,
             serving: agencies.filter((row) => row.state === 'serving').length,
             notReady: agencies.filter((row) => row.state === 'not ready').length,
+            draining: agencies.filter((row) => row.state === 'draining').length,
+            removedWithLeadsQueued: agencies.filter((row) => row.state === 'removed').length,
             queued: agencies.reduce((sum, row) => sum + (row.outboxQueued ?? 0), 0),
+            savedSearchesQueued: agencies.reduce((sum, row) => sum + (row.savedSearches?.queued ?? 0), 0),
+            savedSearchesDead: agencies.reduce((sum, row) => sum + (row.savedSearches?.dead ?? 0), 0),
           },
           relay: relay ?? null,
           ...sharedJson,

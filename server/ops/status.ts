@@ -7,6 +7,7 @@ import { listingStatus, readSyncState } from '../listings/cache.ts';
 import { readOwnAccount } from '../listings/event-store.ts';
 import { photoStatus } from '../photos/mirror.ts';
 import { placementSummary } from '../places/index.ts';
+import { savedSearchStatus } from '../saved-searches/store.ts';
 import type { PlacementSummary } from '../../contract/relay-api.ts';
 import { openStoreReadOnly, STORE_FILE, type Store } from '../store/store.ts';
 
@@ -40,7 +41,10 @@ export interface RelayStatus {
   };
   /** Listings on the map: placed (by precision), waiting for the geocoder, could not be placed. */
   places: PlacementSummary;
-  outbox: Record<'queued' | 'delivered' | 'dead' | 'spam', number> & { oldestQueuedAt: string | null };
+  /** Enquiries by status; the oldest queued one's acceptance, and its age in seconds (null: none queued). */
+  outbox: Record<'queued' | 'delivered' | 'dead' | 'spam', number> & { oldestQueuedAt: string | null; oldestQueuedSeconds: number | null };
+  /** The saved-search queue the same way: queued (not yet in the CRM), saved, dead (refused, or past the retry window), spam. */
+  savedSearches: Record<'queued' | 'saved' | 'dead' | 'spam', number> & { oldestQueuedAt: string | null; oldestQueuedSeconds: number | null };
   crm: { day: string; used: number; limit: number; remaining: number };
   /** The agency's account id at the CRM, as the relay learned it (null: not learned yet). */
   crmAccountId: string | null;
@@ -91,6 +95,8 @@ export function collectStatus(
     const disk = folderSize(join(absoluteDir, 'photos'));
     const photos = { ...photoStatus(store), files: disk.files, diskBytes: disk.bytes };
     const { queued, delivered, dead, spam, oldestQueuedAt } = outboxStatus(store);
+    const searches = savedSearchStatus(store);
+    const ageOf = (at: number | null) => (at === null ? null : Math.max(0, Math.round((now.getTime() - at) / 1000)));
     const day = utcDay(now);
     const used = budgetUsedOn(store, day);
 
@@ -110,7 +116,15 @@ export function collectStatus(
       agents: listings.agents,
       photos,
       places: placementSummary(store),
-      outbox: { queued, delivered, dead, spam, oldestQueuedAt: iso(oldestQueuedAt) },
+      outbox: { queued, delivered, dead, spam, oldestQueuedAt: iso(oldestQueuedAt), oldestQueuedSeconds: ageOf(oldestQueuedAt) },
+      savedSearches: {
+        queued: searches.queued,
+        saved: searches.saved,
+        dead: searches.dead,
+        spam: searches.spam,
+        oldestQueuedAt: iso(searches.oldestQueuedAt),
+        oldestQueuedSeconds: ageOf(searches.oldestQueuedAt),
+      },
       crm: { day, used, limit: dailyLimit, remaining: Math.max(0, dailyLimit - used) },
       crmAccountId: readOwnAccount(store),
       crmAccess: accessOf(store, tokenSetting),
@@ -185,6 +199,11 @@ export function formatPlaces(places: PlacementSummary): string {
   );
 }
 
+/** A queue's oldest entry still waiting for the CRM: when it was accepted and how long ago. */
+function oldestQueued(queue: { oldestQueuedAt: string | null; oldestQueuedSeconds: number | null }): string {
+  return queue.oldestQueuedAt ? ` (oldest queued ${queue.oldestQueuedAt}, ${formatAge(queue.oldestQueuedSeconds)} ago)` : '';
+}
+
 /** The human-readable report. */
 export function formatStatus(status: RelayStatus): string {
   const listingLines = Object.entries(status.listings).map(
@@ -212,7 +231,9 @@ export function formatStatus(status: RelayStatus): string {
       `${status.photos.images} images in ${status.photos.files} files, ${formatBytes(status.photos.diskBytes)} on disk`,
     formatPlaces(status.places),
     `Enquiry outbox  ${status.outbox.queued} queued, ${status.outbox.delivered} delivered, ${status.outbox.dead} dead, ${status.outbox.spam} spam` +
-      (status.outbox.oldestQueuedAt ? ` (oldest queued ${status.outbox.oldestQueuedAt})` : ''),
+      oldestQueued(status.outbox),
+    `Saved searches  ${status.savedSearches.queued} queued, ${status.savedSearches.saved} saved, ${status.savedSearches.dead} dead, ${status.savedSearches.spam} spam` +
+      oldestQueued(status.savedSearches),
     `CRM requests    ${status.crm.used} of ${status.crm.limit} today (${status.crm.day} UTC, ${share}%), ${status.crm.remaining} left`,
     `CRM account     ${status.crmAccountId ?? "not learned yet (until then every verified webhook is taken as this agency's)"}`,
     ...formatAccess(status.crmAccess),

@@ -4,7 +4,7 @@ import type { SavedSearchFilters } from '../../contract/saved-search.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { databaseClock, type DatabaseClock } from '../store/shared-database.ts';
 import { checkpoint, type Store } from '../store/store.ts';
-import { queriesOf, type StoreKind } from '../store/tables.ts';
+import { hasTable, queriesOf, tablesOf, type StoreKind } from '../store/tables.ts';
 import type { SpamReason } from '../enquiries/outbox.ts';
 
 export type SavedSearchStatus = 'queued' | 'saved' | 'dead' | 'spam';
@@ -505,6 +505,16 @@ export class SavedSearchStore {
     return counts;
   }
 
+  /** When the oldest saved search still queued (not yet in the CRM) was accepted; undefined when none waits. */
+  async oldestQueuedAt(): Promise<number | undefined> {
+    const row = await this.db
+      .selectFrom('saved_searches')
+      .select((eb) => eb.fn.min('accepted_at').as('at'))
+      .where('status', '=', 'queued')
+      .executeTakeFirst();
+    return row?.at == null ? undefined : Number(row.at);
+  }
+
   /** Saved searches accepted for the CRM (spam left out) at or after `at`: the daily budget's count. */
   async forwardableAcceptedSince(at: number): Promise<number> {
     const row = await this.db
@@ -528,4 +538,20 @@ export class SavedSearchStore {
       .execute();
     return rows.map(fromRow);
   }
+}
+
+/**
+ * The saved-search queue's figures for `npm run relay -- status`, beside the outbox's (zeros in a
+ * store older than the queue): queued (waiting for the CRM), saved, dead (a refusal or the retry
+ * window over), spam, and when the oldest queued one was accepted. The SQLite store's queue: with
+ * DATABASE_URL it is in PostgreSQL (SavedSearchStore.counts, through the running relay).
+ */
+export function savedSearchStatus(store: Store): Record<SavedSearchStatus, number> & { oldestQueuedAt: number | null } {
+  const status = { queued: 0, saved: 0, dead: 0, spam: 0, oldestQueuedAt: null as number | null };
+  if (!hasTable(store, 'saved_searches')) return status;
+  const db = tablesOf(store);
+  for (const row of db.prepare('SELECT status, COUNT(*) AS n FROM saved_searches GROUP BY status').all() as Array<{ status: SavedSearchStatus; n: number }>)
+    status[row.status] = row.n;
+  status.oldestQueuedAt = (db.prepare("SELECT MIN(accepted_at) FROM saved_searches WHERE status = 'queued'").pluck().get() as number | null) ?? null;
+  return status;
 }

@@ -88,7 +88,27 @@ function exposed(text: string): Map<string, Map<string, Set<string>>> {
 }
 
 /** PromQL's functions, aggregations and keywords these expressions may use: any other name is a metric. */
-const PROMQL_WORDS = new Set(['sum', 'max', 'min', 'count', 'rate', 'increase', 'predict_linear', 'time', 'vector', 'scalar', 'and', 'or', 'unless', 'bool']);
+const PROMQL_WORDS = new Set([
+  'sum',
+  'max',
+  'min',
+  'count',
+  'rate',
+  'increase',
+  'predict_linear',
+  'time',
+  'vector',
+  'scalar',
+  'absent',
+  'and',
+  'or',
+  'unless',
+  'bool',
+]);
+/** Series Prometheus makes itself for each scrape (not on the relay's /metrics): `up`, by the scrape job docs/operating.md configures. */
+const SCRAPE_SERIES = new Set(['up']);
+/** The scrape job of the relay in docs/operating.md's prometheus.yml. */
+const SCRAPE_JOB = /job_name: (\S+)/.exec(readFileSync(join(root, 'docs', 'operating.md'), 'utf8'))?.[1];
 
 /** What an expression names: metric selectors with their matchers, and the labels of its by/without/on/ignoring clauses. */
 function namesIn(expr: string) {
@@ -184,6 +204,14 @@ describe('deploy/: the Grafana dashboard and the Prometheus rules', () => {
       if (selectors.length === 0) problems.push(`${where}: names no metric`);
       const labelsHere = new Set<string>();
       for (const { metric, matchers } of selectors) {
+        if (SCRAPE_SERIES.has(metric)) {
+          // Prometheus's own: its job must be the one the documented scrape config names.
+          for (const { label, value } of matchers)
+            if (label !== 'job' || value !== SCRAPE_JOB)
+              problems.push(`${where}: ${metric}{${label}="${value}"} is not the relay's scrape job (${SCRAPE_JOB})`);
+          for (const label of ['job', 'instance']) labelsHere.add(label);
+          continue;
+        }
         const labels = metrics.get(metric);
         if (!labels) {
           problems.push(`${where}: ${metric} is not on /metrics`);

@@ -15,6 +15,7 @@ import { PID_FILE } from '../../server/ops/instance.ts';
 import type { RelayStatus } from '../../server/ops/status.ts';
 import { STORE_FILE } from '../../server/store/store.ts';
 import { startTestRelay, type TestRelay } from '../support/relay-fixture.ts';
+import { validSavedSearch } from '../saved-searches/support.ts';
 
 let relay: TestRelay;
 const scratch = mkdtempSync(join(tmpdir(), 'estate-cli-'));
@@ -100,6 +101,12 @@ describe('npm run relay -- status', () => {
     for (const listing of [first!, second!]) expect((await postEnquiry(listing.id)).status).toBe(202);
     // A filled honeypot is accepted as far as the sender can tell, and filed as spam.
     expect((await postEnquiry(first!.id, { website: 'http://spam.example' })).status).toBe(202);
+    const savedSearch = await fetch(`${relay.url}/api/v1/saved-searches`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(validSavedSearch()),
+    });
+    expect(savedSearch.status).toBe(202);
 
     const figures = await status();
 
@@ -111,6 +118,11 @@ describe('npm run relay -- status', () => {
 
     expect(figures.outbox).toMatchObject({ queued: 2, delivered: 0, dead: 0, spam: 1 });
     expect(figures.outbox.oldestQueuedAt).not.toBeNull();
+    expect(figures.outbox.oldestQueuedSeconds).toBeGreaterThanOrEqual(0);
+    // The saved-search queue beside the outbox: one waiting for the CRM (the workers are off), its age.
+    expect(figures.savedSearches).toMatchObject({ queued: 1, saved: 0, dead: 0, spam: 0 });
+    expect(Date.parse(figures.savedSearches.oldestQueuedAt!)).toBeLessThanOrEqual(Date.now());
+    expect(figures.savedSearches.oldestQueuedSeconds).toBeGreaterThanOrEqual(0);
 
     // The simulator counts what it received per key: the relay's daily budget must agree.
     const counters = (await (await fetch(`${relay.simulator!.origin}/__sim/counters`)).json()) as { perKey: Record<string, { usedToday: number }> };
@@ -143,7 +155,8 @@ describe('npm run relay -- status', () => {
     const { code, out } = await cli(['status']);
     expect(code).toBe(0);
     expect(out).toMatch(/Last sync\s+FAILED at \S+: .+/);
-    expect(out).toMatch(/Enquiry outbox\s+2 queued, 0 delivered, 0 dead, 1 spam/);
+    expect(out).toMatch(/Enquiry outbox\s+2 queued, 0 delivered, 0 dead, 1 spam \(oldest queued \S+, \d+ s ago\)/);
+    expect(out).toMatch(/Saved searches\s+1 queued, 0 saved, 0 dead, 0 spam \(oldest queued \S+, \d+ s ago\)/);
     expect(out).toMatch(/CRM requests\s+\d+ of 10000 today/);
     const figures = await status();
     expect(figures.sync.lastOutcome).toBe('failed');

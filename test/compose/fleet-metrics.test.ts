@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgenciesRig, type AgenciesRig } from './rig.ts';
 import { validEnquiry } from '../enquiries/support.ts';
+import { validSavedSearch } from '../saved-searches/support.ts';
+import { ALL_SCOPES, SCOPES } from '../../crm-sim/state.ts';
 
 /*
  * The fleet view on the relay's /metrics (compose/fleet-metrics.ts): three agencies of one key on
@@ -58,7 +60,7 @@ describe('the fleet view on /metrics: a series per agency', () => {
     expect(sample(text, 'estate_crm_gate_requests_total{class="sweep"}')).toBeGreaterThan(0);
   });
 
-  it("shows an enquiry waiting in its own agency's outbox, and how long it has waited", async () => {
+  it("shows an enquiry and a saved search waiting in their own agency's queues, and how long they have waited", async () => {
     const listingId = (await rig.request('/a/agency-c/api/v1/listings?type=sale&pageSize=1')).body.items[0].id as number;
     const posted = await rig.request('/a/agency-c/api/v1/enquiries', {
       method: 'POST',
@@ -66,6 +68,12 @@ describe('the fleet view on /metrics: a series per agency', () => {
       body: JSON.stringify(validEnquiry({ listingId })),
     });
     expect(posted.status).toBe(202);
+    const savedSearch = await rig.request('/a/agency-c/api/v1/saved-searches', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(validSavedSearch()),
+    });
+    expect(savedSearch.status).toBe(202);
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     // Workers are off in this rig: the enquiry stays queued.
     const text = await metrics();
@@ -74,8 +82,32 @@ describe('the fleet view on /metrics: a series per agency', () => {
     expect(sample(text, 'estate_agency_enquiry_outbox_oldest_queued_seconds{agency="agency-c"}')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'estate_agency_enquiry_outbox_oldest_queued_seconds{agency="agency-a"}')).toBe(0);
     expect(sample(text, 'estate_agency_enquiry_delivery_circuit_open{agency="agency-c"}')).toBe(0);
+    // The saved-search queue beside it, the same way.
+    expect(sample(text, 'estate_agency_saved_searches{agency="agency-c",status="queued"}')).toBe(1);
+    expect(sample(text, 'estate_agency_saved_searches{agency="agency-a",status="queued"}')).toBe(0);
+    expect(sample(text, 'estate_agency_saved_searches_oldest_queued_seconds{agency="agency-c"}')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'estate_agency_saved_searches_oldest_queued_seconds{agency="agency-a"}')).toBe(0);
+    expect(text).not.toContain(validSavedSearch().email);
     // Nothing of the visitor's on /metrics.
     expect(text).not.toContain(validEnquiry().email);
+  });
+
+  it('names a grant the agency has not given as a grant (403 while its token and the key are accepted), not as the key', async () => {
+    const ungranted = rig.accounts[2]!;
+    ungranted.setScopes(ALL_SCOPES.filter((scope) => scope !== SCOPES.enquiriesRead && scope !== SCOPES.enquiriesWrite));
+    try {
+      await rig.relay.agencies!.get('agency-c')!.agency.access.checkAccess({ full: true });
+      const text = await metrics();
+      expect(sample(text, 'estate_agency_crm_access{agency="agency-c",capability="enquiries",state="refused_grant"}')).toBe(1);
+      expect(sample(text, 'estate_agency_crm_access{agency="agency-c",capability="enquiries",state="refused_key"}')).toBe(0);
+      expect(sample(text, 'estate_agency_crm_access{agency="agency-c",capability="listings",state="allowed"}')).toBe(1);
+      // The CRM's status codes are not the metric's words.
+      expect(text).not.toMatch(/state="refused_40[13]"/);
+    } finally {
+      ungranted.setScopes(ALL_SCOPES);
+      await rig.relay.agencies!.get('agency-c')!.agency.access.checkAccess({ full: true });
+    }
+    expect(sample(await metrics(), 'estate_agency_crm_access{agency="agency-c",capability="enquiries",state="allowed"}')).toBe(1);
   });
 
   it("names a refused token (401) as that agency's, and the others as allowed", async () => {
@@ -85,11 +117,29 @@ describe('the fleet view on /metrics: a series per agency', () => {
     const running = rig.relay.agencies!.get('agency-b')!;
     await running.agency.access.checkAccess({ full: true });
     const text = await metrics();
-    expect(sample(text, 'estate_agency_crm_access{agency="agency-b",capability="listings",state="refused_401"}')).toBe(1);
+    expect(sample(text, 'estate_agency_crm_access{agency="agency-b",capability="listings",state="refused_token"}')).toBe(1);
     expect(sample(text, 'estate_agency_crm_access{agency="agency-b",capability="listings",state="allowed"}')).toBe(0);
-    expect(sample(text, 'estate_agency_crm_access{agency="agency-a",capability="listings",state="refused_401"}')).toBe(0);
+    expect(sample(text, 'estate_agency_crm_access{agency="agency-a",capability="listings",state="refused_token"}')).toBe(0);
     // A sync now fails, and says so.
     await running.agency.listings.sync.run('incremental');
     expect(sample(await metrics(), 'estate_agency_sync_failing{agency="agency-b"}')).toBe(1);
   });
+});
+
+describe('the fleet view on /metrics: a refused API key', () => {
+  let rig: AgenciesRig;
+  afterAll(async () => {
+    await rig?.close();
+  });
+
+  // One agency on a wrong key: a 403 to every call, GET /scopes too. Told by the access check as the key's, where a status alone would say "403".
+  it("names the key's refusal as the key's, even with one agency", async () => {
+    rig = await startAgenciesRig({ agencies: 1, listings: 2, env: { CRM_API_KEY: 'not-the-integrator-key' } });
+    await rig.relay.agencies!.get('agency-a')!.agency.access.checkAccess();
+    const text = (await rig.request('/metrics')).text;
+    for (const capability of ['listings', 'staff', 'enquiries']) {
+      expect(sample(text, `estate_agency_crm_access{agency="agency-a",capability="${capability}",state="refused_key"}`)).toBe(1);
+      expect(sample(text, `estate_agency_crm_access{agency="agency-a",capability="${capability}",state="refused_grant"}`)).toBe(0);
+    }
+  }, 60_000);
 });

@@ -95,11 +95,11 @@ describe('the operator view of many agencies', () => {
     const { code, text } = await cli(['agencies']);
     expect(code).toBe(0);
     const lines = text.split('\n');
-    expect(lines[0]).toMatch(/^SLUG\s+NAME\s+STATE\s+LISTINGS\s+CACHE AGE\s+FRESH \(WEBHOOK \/ LOST\)\s+CRM CALLS TODAY\s+OUTBOX\s+PROBLEM$/);
+    expect(lines[0]).toMatch(/^SLUG\s+NAME\s+STATE\s+LISTINGS\s+CACHE AGE\s+FRESH \(WEBHOOK \/ LOST\)\s+CRM CALLS TODAY\s+OUTBOX\s+SAVED SEARCHES\s+PROBLEM$/);
     for (const entry of entries) {
       const row = lines.find((line) => line.startsWith(`${entry.slug} `))!;
       expect(row).toContain(entry.name);
-      expect(row, text).toMatch(/serving\s+[1-9]\d*\s+\d+ s\s+5 s \/ \d+ min\s+[1-9]\d*\s+0\s+-$/);
+      expect(row, text).toMatch(/serving\s+[1-9]\d*\s+\d+ s\s+5 s \/ \d+ min\s+[1-9]\d*\s+0\s+0\s+-$/);
     }
     expect(text).toMatch(/CRM key today\s+[1-9]\d* of 10000 requests .*; plan \d+ a day of 5000 allowed/);
     for (const entry of entries) expect(text).not.toContain(entry.accessToken);
@@ -110,6 +110,8 @@ describe('the operator view of many agencies', () => {
       ['agency-2', 'serving'],
     ]);
     expect(json.agencies[0].crmCallsToday).toBeGreaterThan(0);
+    // The saved-search queue beside the outbox, counted by the running relay.
+    expect(json.agencies[0].savedSearches).toEqual({ queued: 0, dead: 0, oldestQueuedSeconds: null });
     expect(JSON.stringify(json)).not.toContain(entries[0]!.accessToken);
   });
 
@@ -118,7 +120,7 @@ describe('the operator view of many agencies', () => {
     expect(code).toBe(0);
     expect(text).toMatch(/CRM key today\s+[1-9]\d* of 10000 requests/);
     expect(text).toContain('Agencies        2 in AGENCIES_FILE, 2 serving');
-    expect(text).toMatch(/Totals\s+[1-9]\d* listings, 0 enquiries queued/);
+    expect(text).toMatch(/Totals\s+[1-9]\d* listings, 0 enquiries queued, 0 saved searches queued/);
     expect(text).toContain(`running (pid ${child.pid}`);
   });
 
@@ -132,6 +134,7 @@ describe('the operator view of many agencies', () => {
     expect(status.code).toBe(0);
     expect(status.text).toContain(`CRM account     ${sim.key.accounts[1]!.accountId}`);
     expect(status.text).toMatch(/Listings\s+[1-9]\d*/);
+    expect(status.text).toMatch(/^Saved searches\s+0 queued, 0 saved, 0 dead, 0 spam$/m);
     expect(status.text).toContain(`running (pid ${child.pid}`);
 
     expect((await cli(['outbox', 'list', '--status', 'all', '--agency', 'agency-1'])).code).toBe(0);

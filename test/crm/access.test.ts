@@ -12,6 +12,7 @@ import { startRelay, type RunningRelay } from '../../server/compose/relay.ts';
 import { ALL_SCOPES, SCOPES } from '../../crm-sim/state.ts';
 import { startSimulator, type RunningSimulator } from '../../crm-sim/simulator.ts';
 import { tablesOf } from '../../server/store/tables.ts';
+import { ACCESS_STATES, accessStateOf } from '../../server/crm/access.ts';
 
 /*
  * What the key allows, found out rather than guessed: GET /scopes is logged as given, each
@@ -174,5 +175,20 @@ describe('budget planner on a shared key', () => {
     const crowded = planBudget(settings, crmListShape(settings), sizes, { othersToday: 9800, dayElapsed: 0.9 });
     expect(crowded.fits).toBe(false);
     expect(crowded.advice).toMatch(/other tools on the same API key spend about \d+ a day/);
+  });
+});
+
+describe('the state of a capability, as the operator signals name it (accessStateOf)', () => {
+  it('is whose fault the check recorded, never the status code', () => {
+    expect(accessStateOf({ available: true, status: 200, detail: 'ok' })).toBe('allowed');
+    expect(accessStateOf({ available: null, status: 503, detail: 'down' })).toBe('unknown');
+    // A 403 is the key's or a grant's: the recorded cause tells them apart.
+    expect(accessStateOf({ available: false, status: 403, detail: 'refused', refusedBy: 'key' })).toBe('refused_key');
+    expect(accessStateOf({ available: false, status: 403, detail: 'refused', refusedBy: 'grant' })).toBe('refused_grant');
+    expect(accessStateOf({ available: false, status: 401, detail: 'refused', refusedBy: 'token' })).toBe('refused_token');
+    // A check stored before causes were kept: read as the status CLI reads it (401 the token's, 403 a grant).
+    expect(accessStateOf({ available: false, status: 401, detail: 'refused' })).toBe('refused_token');
+    expect(accessStateOf({ available: false, status: 403, detail: 'refused' })).toBe('refused_grant');
+    expect(ACCESS_STATES).toEqual(['allowed', 'refused_key', 'refused_token', 'refused_grant', 'unknown']);
   });
 });
