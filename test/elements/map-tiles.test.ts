@@ -22,7 +22,7 @@ function wrapFetch(wrapper: (real: typeof fetch, input: RequestInfo | URL, init?
 }
 
 /**
- * The map's config with its tiles from held paths of the runner, one per zoom (the
+ * The map's config with its tiles (1x and 2x) from held paths of the runner, one per zoom (the
  * zoom is in the path's token): nothing of zoom z loads until `release(z)`. On the page's other
  * host name, so held tiles never take the connections the page needs.
  */
@@ -35,7 +35,7 @@ function heldTiles(): { restore: () => void; release: (zoom: number) => Promise<
     if (!String(input).endsWith('/api/v1/map/config')) return response;
     const body = (await response.json()) as MapConfig;
     const held = `${otherHost.origin}/__faults/${token}-{z}/hold`;
-    return new Response(JSON.stringify({ ...body, tiles: `${held}/{x}/{y}.png` }), {
+    return new Response(JSON.stringify({ ...body, tiles: `${held}/{x}/{y}.png`, tiles2x: `${held}/{x}/{y}@2x.png` }), {
       headers: { 'Content-Type': 'application/json' },
     });
   });
@@ -125,6 +125,29 @@ describe('<estate-map> tiles', () => {
       expect(holes(el)).to.equal(0);
     } finally {
       tiles.restore();
+    }
+  });
+
+  it('draws 512 px tiles (the relay’s @2x) on a high-density screen, 256 px ones on a plain one', async () => {
+    const tileImages = (el: EstateMap) => [...shadow(el).querySelectorAll<HTMLImageElement>('.tile')];
+    const plain = await mapFixture();
+    await waitUntil(() => tileImages(plain).some((image) => image.complete && image.naturalWidth > 0), 'tiles');
+    for (const image of tileImages(plain)) expect(image.src).to.match(new RegExp(`^${RELAY}/tiles/\\d+/\\d+/\\d+\\.png$`));
+    expect(tileImages(plain).find((image) => image.naturalWidth > 0)!.naturalWidth).to.equal(256);
+
+    const own = Object.getOwnPropertyDescriptor(window, 'devicePixelRatio');
+    Object.defineProperty(window, 'devicePixelRatio', { value: 2, configurable: true });
+    try {
+      const dense = await mapFixture();
+      await waitUntil(() => tileImages(dense).some((image) => image.complete && image.naturalWidth > 0), '2x tiles');
+      for (const image of tileImages(dense)) expect(image.src).to.match(new RegExp(`^${RELAY}/tiles/\\d+/\\d+/\\d+@2x\\.png$`));
+      const loaded = tileImages(dense).find((image) => image.naturalWidth > 0)!;
+      expect(loaded.naturalWidth).to.equal(512);
+      // Drawn at the same size on the page: twice the pixels, the same ground.
+      expect(Math.round(loaded.getBoundingClientRect().width)).to.be.within(256, 257);
+    } finally {
+      if (own) Object.defineProperty(window, 'devicePixelRatio', own);
+      else delete (window as { devicePixelRatio?: number }).devicePixelRatio;
     }
   });
 });
