@@ -125,7 +125,7 @@ const HINT_MS = 1600;
  * @csspart status - The loading or error line.
  * @csspart list-toggle - The button that shows the list of properties on the map.
  * @csspart list - That list.
- * @csspart alerts-button - "Get alerts for this search": a saved search of the map's filters, as a contact with buying requirements in the CRM.
+ * @csspart alerts-button - "Get alerts for this search": a saved search of the map's filters, as a contact with buying requirements in the CRM. Not shown while an `<estate-listings>` with a filter bar (`filters`) under the same `query-prefix` is on the page: one page, one button, the bar's, beside the filters the alerts keep (the map's box is never kept).
  * @csspart alerts - Its form (`<estate-saved-search>`; its code is fetched on the first click).
  * @csspart caption - A location map's caption ("Approximate location, Kew").
  *
@@ -701,6 +701,7 @@ export class EstateMap extends EstateElement {
     const locale = this.#locale;
     const applied = Boolean(this.bbox) && this.bbox !== cleanValue('bbox', this.#baseFilters?.bbox);
     const state = this.configFailed ? 'error' : this.#data.state;
+    const alerts = !this.#listOffersAlerts();
     return html`<div part="base" class="base" @keydown=${this.#onBaseKeydown} @focusout=${this.#onFocusOut}>
       <div class="frame">
         <div class="top">
@@ -764,19 +765,23 @@ export class EstateMap extends EstateElement {
       >
         ${this.listOpen ? text.hideList : text.showList}
       </button>
-      <button
-        type="button"
-        part="button alerts-button"
-        class="list-toggle"
-        aria-expanded=${this.alertsOpen ? 'true' : 'false'}
-        aria-controls="alerts"
-        @click=${this.#toggleAlerts}
-      >
-        ${text.getAlerts}
-      </button>
+      ${
+        alerts
+          ? html`<button
+              type="button"
+              part="button alerts-button"
+              class="list-toggle"
+              aria-expanded=${this.alertsOpen ? 'true' : 'false'}
+              aria-controls="alerts"
+              @click=${this.#toggleAlerts}
+            >
+              ${text.getAlerts}
+            </button>`
+          : nothing
+      }
       <div id="view-list" ?hidden=${!this.listOpen}>${this.listOpen ? this.#renderList(locale) : nothing}</div>
       ${
-        this.alertsOpen
+        alerts && this.alertsOpen
           ? html`<estate-saved-search
               id="alerts"
               part="alerts"
@@ -788,6 +793,28 @@ export class EstateMap extends EstateElement {
           : nothing
       }
     </div>`;
+  }
+
+  /**
+   * Whether a list with a filter bar shows the same search on this page (an `<estate-listings
+   * filters>` under the same query prefix): then its bar's "Get alerts for this search" is the
+   * page's only one. A buyer sets the search in that bar, beside its Search button, and the alerts
+   * keep exactly those filters; the map's button would seem to promise alerts for the area in
+   * view, which a saved search never keeps. Looked up at each render (the map renders at every
+   * move), so a list added or removed later is seen.
+   */
+  #listOffersAlerts(): boolean {
+    const prefix = this.queryPrefix ?? '';
+    const roots = new Set<Document | ShadowRoot>([document, this.getRootNode() as Document | ShadowRoot]);
+    for (const root of roots) {
+      if (typeof root.querySelectorAll !== 'function') continue;
+      for (const list of root.querySelectorAll('estate-listings')) {
+        const bar = list.hasAttribute('filters') || ((list as { filters?: string | null }).filters ?? null) !== null;
+        const listPrefix = (list as { queryPrefix?: string }).queryPrefix ?? list.getAttribute('query-prefix') ?? '';
+        if (bar && listPrefix === prefix) return true;
+      }
+    }
+    return false;
   }
 
   #retry(): void {
