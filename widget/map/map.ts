@@ -660,9 +660,11 @@ export class EstateMap extends EstateElement {
 
   protected override updated(changed: PropertyValues<this>): void {
     // Markers and labels are placed through the CSSOM: a style attribute (even Lit's styleMap, on
-    // its first render) is inline style, which a strict CSP refuses.
+    // its first render) is inline style, which a strict CSP refuses. By the `translate` property,
+    // not `transform`: a lit pin's `scale` applies before `transform` and would scale its place
+    // too, moving it from under the pointer that lit it (a click then missed it).
     for (const placed of this.renderRoot.querySelectorAll<HTMLElement>('[data-x]')) {
-      placed.style.transform = `translate(${placed.dataset.x}px, ${placed.dataset.y}px)`;
+      placed.style.translate = `${placed.dataset.x}px ${placed.dataset.y}px`;
     }
     // A change of the filters by the host (attributes, properties) asks again.
     if (MAP_FILTERS.some((name) => changed.has(name)) || changed.has('relay')) this.#ask();
