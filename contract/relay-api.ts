@@ -83,6 +83,8 @@ export interface MapBounds {
  */
 export interface MapConfig {
   tiles: string | null;
+  /** The same tiles at 512 px (`…@2x.png`) for high-density screens; null when the relay has none (its MAP_TILE_URL has no `{r}`). */
+  tiles2x: string | null;
   attribution: string | null;
   minZoom: number;
   maxZoom: number;

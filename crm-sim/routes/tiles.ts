@@ -5,7 +5,8 @@ import sharp from 'sharp';
 /*
  * Plain map tiles for demo mode (the relay's MAP_TILE_URL points here): GET /tiles/{z}/{x}/{y}.png,
  * 256×256 PNGs drawn with sharp: land, parks and a made-up street grid, the same bytes for the
- * same tile. Answered as a tile provider would: Cache-Control
+ * same tile; and GET /tiles/{z}/{x}/{y}@2x.png, the same drawing at 512×512 for high-density
+ * screens (a provider's `{r}`, as Leaflet names it). Answered as a tile provider would: Cache-Control
  * max-age, an ETag, and 304 to a request naming it.
  */
 
@@ -18,7 +19,7 @@ export function tilesRouter(): Router {
   const memo = new Map<string, Promise<Buffer>>();
   router.get('/tiles/:z/:x/:file', (req, res, next) => {
     const { z: zText, x: xText, file } = req.params as { z: string; x: string; file: string };
-    const match = /^(\d{1,7})\.png$/.exec(file);
+    const match = /^(\d{1,7})(@2x)?\.png$/.exec(file);
     const z = Number(zText);
     const x = Number(xText);
     const y = Number(match?.[1]);
@@ -26,7 +27,8 @@ export function tilesRouter(): Router {
       res.status(404).type('text/plain').send('No such tile.');
       return;
     }
-    const key = `${z}/${x}/${y}`;
+    const scale = match[2] ? 2 : 1;
+    const key = scale === 2 ? `${z}/${x}/${y}@2x` : `${z}/${x}/${y}`;
     const etag = `"sim-${createHash('sha1').update(key).digest('hex').slice(0, 16)}"`;
     res.set({ 'Cache-Control': `public, max-age=${SIM_TILE_MAX_AGE_SECONDS}`, ETag: etag });
     if (req.get('If-None-Match') === etag) {
@@ -35,7 +37,7 @@ export function tilesRouter(): Router {
     }
     let pending = memo.get(key);
     if (!pending) {
-      pending = drawTile(z, x, y);
+      pending = drawTile(z, x, y, scale);
       pending.catch(() => memo.delete(key));
       if (memo.size >= MEMO_SIZE) memo.delete(memo.keys().next().value!);
       memo.set(key, pending);
@@ -58,7 +60,7 @@ function blockNoise(z: number, column: number, row: number): number {
  * The tile: land, parks, and a street grid laid out on the world's pixels (so streets run on from
  * one tile into the next), denser as one zooms in. Plain and made up, but read as a street map.
  */
-function drawTile(z: number, x: number, y: number): Promise<Buffer> {
+function drawTile(z: number, x: number, y: number, scale: 1 | 2): Promise<Buffer> {
   const originX = x * 256;
   const originY = y * 256;
   const shapes: string[] = [];
@@ -85,7 +87,8 @@ function drawTile(z: number, x: number, y: number): Promise<Buffer> {
     lines(MAIN_ROAD_EVERY, z >= 13 ? 8 : 4, '#e4ddd0');
     lines(MAIN_ROAD_EVERY, z >= 13 ? 6 : 2.5, '#fdfcf8');
   }
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="256" height="256">
+  // Drawn in the 256-unit tile's terms, rendered at 256 or 512 pixels.
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${256 * scale}" height="${256 * scale}" viewBox="0 0 256 256">
 <rect width="256" height="256" fill="#f2efe9"/>
 ${shapes.join('\n')}
 </svg>`;

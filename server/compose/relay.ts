@@ -117,9 +117,9 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     config = { ...config, crm: { ...config.crm, baseUrl: sim.baseUrl, apiKey: sim.apiKey, accessToken: sim.accessToken } };
     // The simulator answers as a Nominatim-compatible geocoder too, from its own addresses.
     if (!config.places.geocoderUrl) config = { ...config, places: { ...config.places, geocoderUrl: sim.origin } };
-    // And draws plain map tiles, so the demo's map works with no outside service.
+    // And draws plain map tiles (256 px, and 512 px at @2x: `{r}`), so the demo's map works with no outside service.
     if (!config.tiles.url)
-      config = { ...config, tiles: { ...config.tiles, url: `${sim.origin}/tiles/{z}/{x}/{y}.png`, attribution: 'Demo tiles: estate-embed CRM simulator' } };
+      config = { ...config, tiles: { ...config.tiles, url: `${sim.origin}/tiles/{z}/{x}/{y}{r}.png`, attribution: 'Demo tiles: estate-embed CRM simulator' } };
     log.warn(
       { crm: sim.baseUrl, listings: config.simListings },
       'DEMO MODE: no CRM credentials set, so the relay runs against its embedded CRM simulator. ' +

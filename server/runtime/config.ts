@@ -245,7 +245,7 @@ export const configSchema = z.object({
     .superRefine(checkTileTemplate)
     .optional()
     .describe(
-      'Where the relay fetches map tiles, a template such as https://tiles.example/{z}/{x}/{y}.png (all of {z}, {x} and {y}; http or https). Browsers get them from the relay (GET /tiles/{z}/{x}/{y}.png), cached in DATA_DIR/tiles: never from the provider. Choose a provider whose terms allow a caching relay. Unset: the map has no tiles (a plain background) (demo mode: the simulator draws plain tiles).',
+      "Where the relay fetches map tiles, a template such as https://tiles.example/{z}/{x}/{y}.png (all of {z}, {x} and {y}; http or https). With {r} (Leaflet's convention, e.g. https://tiles.example/{z}/{x}/{y}{r}.png) the provider also has 512 px tiles at @2x, which the relay serves to high-density screens; without it, 256 px tiles only. Browsers get them from the relay (GET /tiles/{z}/{x}/{y}.png), cached in DATA_DIR/tiles: never from the provider. Choose a provider whose terms allow a caching relay. Unset: the map has no tiles (a plain background) (demo mode: the simulator draws plain tiles).",
     ),
   MAP_ATTRIBUTION: z
     .string()

@@ -12,6 +12,17 @@ export interface TileCoordinates {
   y: number;
 }
 
+/**
+ * Pixels per CSS pixel of a tile: 1 (256 px) or 2 (512 px, `@2x`, for high-density screens, when
+ * MAP_TILE_URL has Leaflet's `{r}`). The same ground either way: the same area and rate rules.
+ */
+export type TileScale = 1 | 2;
+
+/** A tile at a scale: what is fetched, kept on disk and served. */
+export interface ScaledTile extends TileCoordinates {
+  scale: TileScale;
+}
+
 /** Whether a real tile: whole numbers, 0 ≤ z ≤ maxZoom, x and y within the zoom's grid. */
 export function validTile({ z, x, y }: TileCoordinates, maxZoom: number): boolean {
   if (!Number.isInteger(z) || !Number.isInteger(x) || !Number.isInteger(y)) return false;

@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { TileCoordinates } from './area.ts';
+import type { ScaledTile } from './area.ts';
 import type { TileValidators } from './upstream.ts';
 
 /** What is kept beside each tile (`y.json`): until when it may be used without asking the provider, and how to ask. */
@@ -21,7 +21,8 @@ interface Entry {
 }
 
 /**
- * Tiles on disk: DATA_DIR/tiles/{z}/{x}/{y}.png with {y}.json beside it, kept for every agency
+ * Tiles on disk: DATA_DIR/tiles/{z}/{x}/{y}.png with {y}.json beside it (a 2x tile {y}@2x.png and
+ * {y}@2x.json), kept for every agency
  * together (a tile is the same for all). At most `maxBytes` (MAP_TILE_CACHE_MB) in all: past it the
  * least recently used go first. Files are written to a temporary name and renamed, so a reader
  * never sees half a tile; the index of what is there (sizes, in use order) is in memory, rebuilt
@@ -51,7 +52,7 @@ export class TileDiskCache {
     return (this.loading ??= this.scan());
   }
 
-  async read(tile: TileCoordinates): Promise<CachedTile | undefined> {
+  async read(tile: ScaledTile): Promise<CachedTile | undefined> {
     await this.load();
     const key = keyOf(tile);
     const entry = this.entries.get(key);
@@ -69,7 +70,7 @@ export class TileDiskCache {
     }
   }
 
-  async write(tile: TileCoordinates, bytes: Buffer, meta: TileMeta): Promise<void> {
+  async write(tile: ScaledTile, bytes: Buffer, meta: TileMeta): Promise<void> {
     await this.load();
     const key = keyOf(tile);
     await mkdir(join(this.dir, String(tile.z), String(tile.x)), { recursive: true });
@@ -81,14 +82,14 @@ export class TileDiskCache {
   }
 
   /** A tile the provider said is unchanged (304): its new expiry and validators, the bytes as they are. */
-  async refresh(tile: TileCoordinates, meta: TileMeta): Promise<void> {
+  async refresh(tile: ScaledTile, meta: TileMeta): Promise<void> {
     const key = keyOf(tile);
     const entry = this.entries.get(key);
     if (!entry) return;
     await atomicWrite(this.metaPath(tile), JSON.stringify(meta));
   }
 
-  async forget(tile: TileCoordinates): Promise<void> {
+  async forget(tile: ScaledTile): Promise<void> {
     await this.remove(keyOf(tile));
   }
 
@@ -125,9 +126,9 @@ export class TileDiskCache {
     for (const z of await names(this.dir)) {
       for (const x of await names(join(this.dir, z))) {
         for (const file of await names(join(this.dir, z, x))) {
-          const match = /^(\d+)\.png$/.exec(file);
+          const match = /^(\d+)(@2x)?\.png$/.exec(file);
           if (!match || !/^\d+$/.test(z) || !/^\d+$/.test(x)) continue;
-          const tile = { z: Number(z), x: Number(x), y: Number(match[1]) };
+          const tile: ScaledTile = { z: Number(z), x: Number(x), y: Number(match[1]), scale: match[2] ? 2 : 1 };
           try {
             const [png, meta] = await Promise.all([stat(this.pngPath(tile)), stat(this.metaPath(tile))]);
             found.push({ key: keyOf(tile), bytes: png.size + meta.size, at: png.mtimeMs });
@@ -143,22 +144,27 @@ export class TileDiskCache {
     await this.evict('');
   }
 
-  private pngPath({ z, x, y }: TileCoordinates): string {
-    return join(this.dir, String(z), String(x), `${y}.png`);
+  private pngPath(tile: ScaledTile): string {
+    return join(this.dir, String(tile.z), String(tile.x), `${fileName(tile)}.png`);
   }
 
-  private metaPath({ z, x, y }: TileCoordinates): string {
-    return join(this.dir, String(z), String(x), `${y}.json`);
+  private metaPath(tile: ScaledTile): string {
+    return join(this.dir, String(tile.z), String(tile.x), `${fileName(tile)}.json`);
   }
 }
 
-function keyOf({ z, x, y }: TileCoordinates): string {
-  return `${z}/${x}/${y}`;
+/** `{y}`, or `{y}@2x` for a 2x tile. */
+function fileName({ y, scale }: ScaledTile): string {
+  return scale === 2 ? `${y}@2x` : String(y);
 }
 
-function tileOf(key: string): TileCoordinates {
-  const [z, x, y] = key.split('/').map(Number);
-  return { z: z!, x: x!, y: y! };
+function keyOf(tile: ScaledTile): string {
+  return `${tile.z}/${tile.x}/${fileName(tile)}`;
+}
+
+function tileOf(key: string): ScaledTile {
+  const [z, x, file] = key.split('/');
+  return { z: Number(z), x: Number(x), y: Number(file!.replace('@2x', '')), scale: file!.endsWith('@2x') ? 2 : 1 };
 }
 
 async function names(dir: string): Promise<string[]> {

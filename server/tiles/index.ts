@@ -22,7 +22,13 @@ export function createTileSource(options: { config: Config; userAgent: string; l
   }
   const host = new URL(settings.url.replace(/[{}]/g, '')).host;
   log.info(
-    { tileHost: host, cacheMb: Math.round(settings.cacheBytes / 1024 / 1024), maxZoom: settings.maxZoom, perMinute: settings.ratePerMinute },
+    {
+      tileHost: host,
+      cacheMb: Math.round(settings.cacheBytes / 1024 / 1024),
+      maxZoom: settings.maxZoom,
+      perMinute: settings.ratePerMinute,
+      highDensity: settings.url.includes('{r}'),
+    },
     'map tiles are fetched from MAP_TILE_URL, cached in DATA_DIR/tiles and served from the relay at /tiles/{z}/{x}/{y}.png',
   );
   return new TileSource({ settings: { ...settings, url: settings.url }, dataDir: config.dataDir, userAgent: options.userAgent, log });

@@ -4,7 +4,7 @@ import { clientOf } from '../http/client-limit.ts';
 import { corsPolicy } from '../http/cors.ts';
 import { servedCrossOrigin } from '../http/cross-origin.ts';
 import { HttpError } from '../http/errors.ts';
-import { OPEN_ZOOM, tileInArea, validTile } from './area.ts';
+import { OPEN_ZOOM, tileInArea, validTile, type ScaledTile } from './area.ts';
 import type { TileSource } from './source.ts';
 import { TileFetchError } from './upstream.ts';
 
@@ -22,11 +22,14 @@ export interface TilesRouterOptions {
 /** Refusals a browser may keep a little: the area moves only as listings do. */
 const REFUSED_SECONDS = 300;
 const NUMBER = /^(0|[1-9]\d{0,6})$/;
-const TILE_FILE = /^(0|[1-9]\d{0,6})\.png$/;
+/** `{y}.png`, or `{y}@2x.png` for a 2x tile (512 px, high-density screens). */
+const TILE_FILE = /^(0|[1-9]\d{0,6})(@2x)?\.png$/;
 
 /**
- * GET /tiles/{z}/{x}/{y}.png, from the relay's own origin (so an agency site's CSP needs no tile
- * provider in img-src, and visitors' addresses never reach the provider), and
+ * GET /tiles/{z}/{x}/{y}.png (and `{y}@2x.png`, 512 px, when MAP_TILE_URL has `{r}`), from the
+ * relay's own origin (so an agency site's CSP needs no tile provider in img-src, and visitors'
+ * addresses never reach the provider): a 2x tile is the same ground as the 1x one, under the same
+ * area and rate rules and kept in the same disk cache. And
  * GET /api/v1/map/config, what the map needs to know: the tile template (or null), attribution,
  * zooms and the area of the agency's listings.
  */
@@ -38,7 +41,7 @@ export function tilesRouter(options: TilesRouterOptions): Router {
     const params = req.params as { z: string; x: string; file: string };
     const file = TILE_FILE.exec(params.file);
     if (!NUMBER.test(params.z) || !NUMBER.test(params.x) || !file) return next(refused('No such tile.'));
-    const tile = { z: Number(params.z), x: Number(params.x), y: Number(file[1]) };
+    const tile: ScaledTile = { z: Number(params.z), x: Number(params.x), y: Number(file[1]), scale: file[2] ? 2 : 1 };
     if (!source) return next(refused('This relay has no map tiles (MAP_TILE_URL is not set).'));
     const wait = source.limit.take(clientOf(req));
     if (wait !== undefined)
@@ -50,6 +53,7 @@ export function tilesRouter(options: TilesRouterOptions): Router {
       );
     if (!validTile(tile, maxZoom)) return next(refused(`No such tile (zoom 0 to ${maxZoom}).`));
     if (!tileInArea(tile, options.bounds())) return next(refused("This tile is outside the area of the agency's listings."));
+    if (tile.scale === 2 && !source.highDensity) return next(refused('This relay has no 2x tiles (MAP_TILE_URL has no {r}): ask for the 1x tile.'));
     source.get(tile).then(
       (served) => {
         res.set({
@@ -78,6 +82,7 @@ export function tilesRouter(options: TilesRouterOptions): Router {
     const body: MapConfig = {
       // A path on the relay, under the agency's own (/a/<slug>/ with AGENCIES_FILE), resolved as the API's paths are.
       tiles: source ? `${req.baseUrl}/tiles/{z}/{x}/{y}.png` : null,
+      tiles2x: source?.highDensity ? `${req.baseUrl}/tiles/{z}/{x}/{y}@2x.png` : null,
       attribution: source ? source.attribution : null,
       minZoom: 0,
       maxZoom: source ? maxZoom : OPEN_ZOOM,

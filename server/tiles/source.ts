@@ -4,9 +4,9 @@ import { PerClientLimit } from '../http/client-limit.ts';
 import type { Clock } from '../runtime/clock.ts';
 import type { TileSettings } from '../runtime/config.ts';
 import type { Logger } from '../runtime/log.ts';
-import type { TileCoordinates } from './area.ts';
+import type { ScaledTile } from './area.ts';
 import { TileDiskCache, type CachedTile, type TileMeta } from './disk-cache.ts';
-import { fetchTile, TileFetchError, type FetchTileOptions, type Freshness } from './upstream.ts';
+import { fetchTile, hasHighDensity, TileFetchError, type FetchTileOptions, type Freshness } from './upstream.ts';
 
 /** A tile whose provider gave no freshness (no Cache-Control max-age, no Expires) is used this long before it is asked about again. */
 export const DEFAULT_TILE_SECONDS = 24 * 60 * 60;
@@ -69,15 +69,20 @@ export class TileSource {
     return this.options.settings.maxZoom;
   }
 
+  /** Whether 2x tiles can be had (MAP_TILE_URL has `{r}`); else only 1x ones are served. */
+  get highDensity(): boolean {
+    return hasHighDensity(this.options.settings.url);
+  }
+
   /** The tile, from disk or the provider; throws a TileFetchError when neither has it. */
-  async get(tile: TileCoordinates): Promise<ServedTile> {
+  async get(tile: ScaledTile): Promise<ServedTile> {
     const held = await this.cache.read(tile);
     const now = this.now();
     if (held && now < held.meta.expiresAt) {
       this.counts.disk++;
       return served(held.bytes, Math.floor((held.meta.expiresAt - now) / 1000), 'disk');
     }
-    const key = `${tile.z}/${tile.x}/${tile.y}`;
+    const key = `${tile.z}/${tile.x}/${tile.y}@${tile.scale}x`;
     let pending = this.inFlight.get(key);
     if (!pending) {
       pending = this.fromProvider(tile, held).finally(() => this.inFlight.delete(key));
@@ -86,7 +91,7 @@ export class TileSource {
     return pending;
   }
 
-  private async fromProvider(tile: TileCoordinates, held: CachedTile | undefined): Promise<ServedTile> {
+  private async fromProvider(tile: ScaledTile, held: CachedTile | undefined): Promise<ServedTile> {
     await this.acquire();
     try {
       const answer = await fetchTile(this.options.settings.url, tile, {

@@ -1,4 +1,4 @@
-import type { TileCoordinates } from './area.ts';
+import type { ScaledTile } from './area.ts';
 import { BodyTooLargeError, readCappedBody } from '../runtime/capped-body.ts';
 
 /** The largest tile read from the provider; the body is cut off here, whatever Content-Length said. */
@@ -48,9 +48,20 @@ export function isPng(bytes: Buffer): boolean {
   return bytes.length > PNG_SIGNATURE.length && bytes.subarray(0, PNG_SIGNATURE.length).equals(PNG_SIGNATURE);
 }
 
-/** MAP_TILE_URL with the tile's numbers in it. */
-export function tileUrl(template: string, { z, x, y }: TileCoordinates): URL {
-  return new URL(template.replaceAll('{z}', String(z)).replaceAll('{x}', String(x)).replaceAll('{y}', String(y)));
+/** MAP_TILE_URL with the tile's numbers in it, and `{r}` (Leaflet's convention) `@2x` for a 2x tile, else nothing. */
+export function tileUrl(template: string, { z, x, y, scale }: ScaledTile): URL {
+  return new URL(
+    template
+      .replaceAll('{z}', String(z))
+      .replaceAll('{x}', String(x))
+      .replaceAll('{y}', String(y))
+      .replaceAll('{r}', scale === 2 ? '@2x' : ''),
+  );
+}
+
+/** Whether MAP_TILE_URL offers 2x tiles (it has `{r}`). */
+export function hasHighDensity(template: string): boolean {
+  return template.includes('{r}');
 }
 
 /** Cache-Control (s-maxage, then max-age; no-store, private, no-cache) and Expires, as a shared cache reads them. */
@@ -89,7 +100,7 @@ export function freshnessOf(headers: Headers, now: number): Freshness {
  * (no address, cookie or referrer), bounded in time and size, and refused unless the bytes are a
  * PNG. Throws a TileFetchError naming the fault.
  */
-export async function fetchTile(template: string, tile: TileCoordinates, options: FetchTileOptions): Promise<UpstreamTile> {
+export async function fetchTile(template: string, tile: ScaledTile, options: FetchTileOptions): Promise<UpstreamTile> {
   const maxBytes = options.maxBytes ?? MAX_TILE_BYTES;
   let url = tileUrl(template, tile);
   const origin = url.origin;

@@ -140,6 +140,40 @@ describe('strict Content-Security-Policy with Trusted Types', () => {
     await context.close();
   }, 90_000);
 
+  it('a mouse click on a pin right after zooming through a cluster opens that pin’s card: a lit pin grows where it is', async () => {
+    const { page, violations, problems } = await strictPage();
+    await page.goto(`${rig.site.origin}/index.html`);
+    const map = page.locator('estate-map');
+    await map.locator('.marker').first().waitFor();
+    const centre = async (locator: typeof map) => {
+      const box = (await locator.boundingBox())!;
+      return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+    };
+    // Clusters clicked with the mouse (no locator retries): the pointer stays over the map as it zooms.
+    for (let step = 0; step < 10 && !(await map.locator('[part~="pin"]').count()); step++) {
+      const loaded = map.evaluate((element) => new Promise((resolve) => element.addEventListener('estate-map-loaded', resolve, { once: true })));
+      const at = await centre(map.locator('[part~="cluster"]').first());
+      await page.mouse.click(at.x, at.y);
+      await loaded;
+    }
+    const pin = map.locator('[part~="pin"]').first();
+    const id = await pin.getAttribute('data-id');
+    const at = await centre(pin);
+    await page.mouse.move(at.x, at.y);
+    // Lit by the pointer (scale 1.2), and still under it: its place is not scaled with it.
+    await expect.poll(() => pin.evaluate((element) => getComputedStyle(element).scale)).toBe('1.2');
+    const lit = await centre(pin);
+    expect(Math.abs(lit.x - at.x)).toBeLessThan(1);
+    expect(Math.abs(lit.y - at.y)).toBeLessThan(1);
+    await page.mouse.down();
+    await page.mouse.up();
+    await map.locator('[part~="card"]').waitFor();
+    expect(await map.locator('[part~="pin-open"]').getAttribute('data-id')).toBe(id);
+    expect(violations).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
   it('would notice a violation: the same page refuses an HTML string outside Lit', async () => {
     const { page, violations } = await strictPage();
     await page.goto(`${rig.site.origin}/index.html`);

@@ -5,7 +5,7 @@
 // opens its card and follows it to the listing.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Locator, Page } from 'playwright-core';
+import type { BrowserContextOptions, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListingMap, ListingSummary, MapListingProperties, Page as ListingsPage } from '../../contract/relay-api.ts';
 import { widgetScriptTags } from '../../server/ops/script-tags.ts';
@@ -63,8 +63,10 @@ async function relayMarkers(state: MapState, filters = ''): Promise<string[]> {
   return answer.features.map((feature) => ('cluster' in feature.properties ? `c${feature.properties.count}` : `p${feature.properties.id}`)).sort();
 }
 
-async function openBuyPage(): Promise<{ page: Page; problems: string[]; map: Locator; list: Locator; close(): Promise<void> }> {
-  const { context, page, problems } = await watchedPage(rig.browser);
+async function openBuyPage(
+  contextOptions: BrowserContextOptions = {},
+): Promise<{ page: Page; problems: string[]; map: Locator; list: Locator; close(): Promise<void> }> {
+  const { context, page, problems } = await watchedPage(rig.browser, contextOptions);
   await page.setViewportSize({ width: 1100, height: 900 });
   await page.goto(`${rig.site.origin}/buy.html`);
   const map = page.locator('estate-map');
@@ -127,6 +129,26 @@ describe('<estate-map> beside <estate-listings>', () => {
     expect(problems).toEqual([]);
     await close();
   }, 90_000);
+
+  it('one "Get alerts for this search" on the page (the list’s filter bar), and 512 px tiles on a 2x screen', async () => {
+    const { page, problems, map, close } = await openBuyPage({ deviceScaleFactor: 2 });
+    await expect.poll(() => page.getByRole('button', { name: 'Get alerts for this search' }).count()).toBe(1);
+    expect(await map.getByRole('button', { name: 'Get alerts for this search' }).count()).toBe(0);
+    const tiles = map.locator('img.tile');
+    await expect
+      .poll(() => tiles.evaluateAll((images) => (images as HTMLImageElement[]).filter((image) => image.complete && image.naturalWidth > 0).length))
+      .toBeGreaterThan(0);
+    const drawn = await tiles.evaluateAll((images) =>
+      (images as HTMLImageElement[]).map((image) => ({ src: image.src, natural: image.naturalWidth, width: image.getBoundingClientRect().width })),
+    );
+    for (const tile of drawn) expect(tile.src).toMatch(/\/tiles\/\d+\/\d+\/\d+@2x\.png$/);
+    const loaded = drawn.find((tile) => tile.natural > 0)!;
+    expect(loaded.natural).toBe(512);
+    // Twice the pixels it is drawn at: sharp on this screen (Lighthouse's image-size-responsive).
+    expect(loaded.natural).toBeGreaterThanOrEqual(Math.floor(loaded.width) * 2 - 1);
+    expect(problems).toEqual([]);
+    await close();
+  }, 60_000);
 
   it('hovering or focusing a card lights up its pin', async () => {
     const { problems, map, list, close } = await openBuyPage();

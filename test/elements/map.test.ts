@@ -1,4 +1,4 @@
-import { aTimeout, expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import { aTimeout, expect, fixture, fixtureCleanup, html, oneEvent, waitUntil } from '@open-wc/testing';
 import { sendKeys, setViewport } from '@web/test-runner-commands';
 import { RELAY } from '/__relay.js';
 import '../../widget/map/define.ts';
@@ -23,8 +23,8 @@ function deepActive(): Element | null {
   return active;
 }
 
-async function relayJson<T>(path: string): Promise<T> {
-  const response = await fetch(`${RELAY}/${path}`);
+async function relayJson<T>(path: string, init?: RequestInit): Promise<T> {
+  const response = await fetch(`${RELAY}/${path}`, init);
   expect(response.ok, path).to.equal(true);
   return response.json() as Promise<T>;
 }
@@ -72,11 +72,16 @@ function wrapFetch(wrapper: (real: typeof fetch, input: RequestInfo | URL, init?
 describe('<estate-map>', () => {
   let config: MapConfig;
 
-  before(async () => {
+  before(async function () {
+    // The placing waits for the relay's geocoder (one request a second): longer than a test may take on a busy machine.
+    this.timeout(60_000);
     config = await relayJson<MapConfig>('api/v1/map/config');
     expect(config.bounds, 'the demo relay has placed listings').to.not.equal(null);
-    // The simulator's geocoder places the last listings a moment after the first sync.
-    await waitUntil(async () => (await relayJson<{ pending: number }>('api/v1/listings/placement')).pending === 0, 'listings placed', { timeout: 30_000 });
+    // The simulator's geocoder places the last listings a moment after the first sync. (The answer
+    // may be kept a minute: asked past the browser's cache, or a first 'pending' would stay.)
+    await waitUntil(async () => (await relayJson<{ pending: number }>('api/v1/listings/placement', { cache: 'no-store' })).pending === 0, 'listings placed', {
+      timeout: 55_000,
+    });
   });
 
   beforeEach(async () => {
@@ -392,6 +397,26 @@ describe('<estate-map>', () => {
       const filtered = await relayJson<ListingMap>(`api/v1/listings/map?bbox=${map.bbox}&zoom=${Math.max(0, Math.round(view.zoom) - 1)}&minBeds=3`);
       expect(shownSummary(map)).to.deep.equal(markerSummary(filtered.features));
       expect(map.minBeds).to.equal(3);
+    });
+
+    it('leaves "Get alerts for this search" to the list’s filter bar: one button on the page', async () => {
+      const { map, list } = await pair();
+      await list.updateComplete;
+      expect(part(map, 'alerts-button') === null, 'not under the map').to.equal(true);
+      expect(part(list, 'alerts-button')!.textContent!.trim()).to.equal('Get alerts for this search');
+      await expect(map).to.be.accessible();
+      // A list without a bar, or one under another prefix (another search), leaves the map its own.
+      for (const other of [
+        html`<estate-map relay=${RELAY}></estate-map><estate-listings relay=${RELAY} page-size="4"></estate-listings>`,
+        html`<estate-map relay=${RELAY}></estate-map><estate-listings relay=${RELAY} filters query-prefix="rent-" page-size="4"></estate-listings>`,
+      ]) {
+        fixtureCleanup();
+        const holder = await fixture<HTMLDivElement>(html`<div style="width: 900px">${other}</div>`);
+        const alone = holder.querySelector('estate-map')!;
+        await oneEvent(alone, 'estate-map-loaded');
+        await alone.updateComplete;
+        expect(part(alone, 'alerts-button') !== null, 'under the map').to.equal(true);
+      }
     });
 
     it('hovering or focusing a card lights up its pin, and a pin its card', async () => {

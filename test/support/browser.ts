@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Serv
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Locator, type Page } from 'playwright-core';
 import { build, type InlineConfig, type Plugin } from 'vite';
 import { projectRoot } from '../../server/http/app.ts';
 import type { ListingSummary, Page as ListingsPage } from '../../contract/relay-api.ts';
@@ -161,8 +161,11 @@ export function cardIds(listings: Locator): Promise<number[]> {
 }
 
 /** A page in a fresh context (10 s default timeout) whose problems are collected. */
-export async function watchedPage(browser: Browser): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-  const context = await browser.newContext();
+export async function watchedPage(
+  browser: Browser,
+  contextOptions: BrowserContextOptions = {},
+): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+  const context = await browser.newContext(contextOptions);
   context.setDefaultTimeout(10_000);
   const page = await context.newPage();
   return { context, page, problems: watchProblems(page) };

@@ -15,6 +15,7 @@ import { ConfigError, loadConfig, type TileSettings } from '../../server/runtime
 import { createTileSource, TileSource } from '../../server/tiles/index.ts';
 import { tileX, tileY } from '../../server/tiles/area.ts';
 import { tilesRouter } from '../../server/tiles/routes.ts';
+import { TileDiskCache } from '../../server/tiles/disk-cache.ts';
 import { startTestRelay, type TestRelay } from '../support/relay-fixture.ts';
 
 /** Kew and Hawthorn, Melbourne: the agency's listings. */
@@ -110,6 +111,7 @@ async function rig(settings: Partial<TileSettings> = {}, options: { bounds?: Map
 }
 
 const tilePath = ({ z, x, y }: { z: number; x: number; y: number }) => `/tiles/${z}/${x}/${y}.png`;
+const tilePath2x = ({ z, x, y }: { z: number; x: number; y: number }) => `/tiles/${z}/${x}/${y}@2x.png`;
 
 describe('tiles from the relay', () => {
   let r: Rig;
@@ -267,12 +269,56 @@ describe('tiles from the relay', () => {
     expect(response.headers.get('access-control-allow-origin')).toBe('https://agency.example');
     expect(await response.json()).toEqual({
       tiles: '/tiles/{z}/{x}/{y}.png',
+      tiles2x: null,
       attribution: '© Test Tiles',
       minZoom: 0,
       maxZoom: 16,
       bounds: BOUNDS,
     } satisfies MapConfig);
     expect((await fetch(`${r.url}/api/v1/map/config`, { headers: { Origin: 'https://elsewhere.example' } })).status).toBe(403);
+  });
+
+  it('with {r} in MAP_TILE_URL serves 2x tiles (the provider asked for @2x), kept on disk beside the 1x ones, under the same area and rate', async () => {
+    const big = await sharp({ create: { width: 512, height: 512, channels: 3, background: '#dde4d8' } })
+      .png()
+      .toBuffer();
+    answer = (req) => ({ body: req.url!.includes('@2x') ? big : png });
+    r = await rig({ url: `${providerUrl}/osm/{z}/{x}/{y}{r}.png`, ratePerMinute: 4 });
+    const config = (await (await fetch(`${r.url}/api/v1/map/config`)).json()) as MapConfig;
+    expect(config.tiles).toBe('/tiles/{z}/{x}/{y}.png');
+    expect(config.tiles2x).toBe('/tiles/{z}/{x}/{y}@2x.png');
+
+    const twoX = await fetch(r.url + tilePath2x(INSIDE));
+    expect(twoX.status).toBe(200);
+    expect(twoX.headers.get('content-type')).toBe('image/png');
+    expect(twoX.headers.get('cache-control')).toBe('public, max-age=60');
+    expect(Buffer.from(await twoX.arrayBuffer()).equals(big)).toBe(true);
+    const oneX = await fetch(r.url + tilePath(INSIDE));
+    expect(Buffer.from(await oneX.arrayBuffer()).equals(png)).toBe(true);
+    expect(asked.map((entry) => entry.path)).toEqual([`/osm/${INSIDE.z}/${INSIDE.x}/${INSIDE.y}@2x.png`, `/osm/${INSIDE.z}/${INSIDE.x}/${INSIDE.y}.png`]);
+    expect(r.source!.cache.count).toBe(2);
+    // Kept on disk as {y}@2x.png: served from there, and found again after a restart.
+    expect((await fetch(r.url + tilePath2x(INSIDE))).headers.get('x-tile-source')).toBe('disk');
+    expect(asked).toHaveLength(2);
+    const reopened = new TileDiskCache(r.source!.cache.dir, 64 * 1024 * 1024);
+    expect((await reopened.read({ ...INSIDE, scale: 2 }))?.bytes.equals(big)).toBe(true);
+    expect((await reopened.read({ ...INSIDE, scale: 1 }))?.bytes.equals(png)).toBe(true);
+    expect(reopened.count).toBe(2);
+
+    // Outside the area: refused as the 1x tile is, the provider not asked; then the client's rate (4 a minute, 1x and 2x together).
+    expect((await fetch(r.url + tilePath2x(OUTSIDE))).status).toBe(404);
+    expect((await fetch(r.url + tilePath2x(INSIDE))).status).toBe(429);
+    expect(asked).toHaveLength(2);
+  });
+
+  it('without {r} in MAP_TILE_URL: no 2x tiles (404, the provider not asked), tiles2x null', async () => {
+    r = await rig();
+    const refused = await fetch(r.url + tilePath2x(INSIDE));
+    expect(refused.status).toBe(404);
+    expect(((await refused.json()) as { message: string }).message).toMatch(/no 2x tiles/);
+    expect((await fetch(r.url + `/tiles/${INSIDE.z}/${INSIDE.x}/${INSIDE.y}@3x.png`)).status).toBe(404);
+    expect(asked).toHaveLength(0);
+    expect(((await (await fetch(`${r.url}/api/v1/map/config`)).json()) as MapConfig).tiles2x).toBeNull();
   });
 
   it('without MAP_TILE_URL: 404 for tiles, tiles null in the config, and a log line at start', async () => {
@@ -298,8 +344,16 @@ describe('tile settings', () => {
   };
 
   it('refuses a template without its placeholders, off http(s) or with one in the host, naming MAP_TILE_URL', () => {
-    for (const url of ['https://tiles.example/{z}/{x}.png', 'ftp://tiles.example/{z}/{x}/{y}.png', 'https://{s}.tiles.example/{z}/{x}/{y}.png', 'tiles'])
+    for (const url of [
+      'https://tiles.example/{z}/{x}.png',
+      'ftp://tiles.example/{z}/{x}/{y}.png',
+      'https://{s}.tiles.example/{z}/{x}/{y}.png',
+      'https://tiles{r}.example/{z}/{x}/{y}.png',
+      'tiles',
+    ])
       expect(problems({ MAP_TILE_URL: url, MAP_ATTRIBUTION: '© Tiles' }).join('\n'), url).toMatch(/^MAP_TILE_URL: /);
+    // Leaflet's {r} (2x tiles) in the path is welcome.
+    expect(problems({ MAP_TILE_URL: 'https://tiles.example/{z}/{x}/{y}{r}.png', MAP_ATTRIBUTION: '© Tiles' })).toEqual([]);
   });
 
   it('requires MAP_ATTRIBUTION with MAP_TILE_URL', () => {
@@ -332,6 +386,7 @@ describe('a demo relay', () => {
     await relay.places.worker.drain();
     const config = (await (await fetch(`${relay.url}/api/v1/map/config`)).json()) as MapConfig;
     expect(config.tiles).toBe('/tiles/{z}/{x}/{y}.png');
+    expect(config.tiles2x).toBe('/tiles/{z}/{x}/{y}@2x.png');
     expect(config.attribution).toBe('Demo tiles: estate-embed CRM simulator');
     expect(config.bounds).not.toBeNull();
     const { south, west, north, east } = config.bounds!;
@@ -350,6 +405,11 @@ describe('a demo relay', () => {
     expect(again.headers.get('x-tile-source')).toBe('disk');
     expect(Buffer.from(await again.arrayBuffer()).equals(bytes)).toBe(true);
     expect((await fetch(relay.url + tilePath({ z: 13, x: tileX(-0.1, 13), y: tileY(51.5, 13) }))).status).toBe(404);
+    // And 512 px tiles for high-density screens.
+    const twoX = await fetch(relay.url + tilePath2x(tile));
+    expect(twoX.status).toBe(200);
+    const twoXMeta = await sharp(Buffer.from(await twoX.arrayBuffer())).metadata();
+    expect([twoXMeta.format, twoXMeta.width, twoXMeta.height]).toEqual(['png', 512, 512]);
   }, 60_000);
 });
 

@@ -4,7 +4,8 @@ import { featureStyles, iconStyles } from '../shared/listing-parts.styles.ts';
 
 /**
  * The map draws everything itself (no library CSS): tiles and markers are absolutely placed in
- * the stage and moved with `transform` through the CSSOM. Targets are at least 28 px (WCAG 2.2's
+ * the stage and moved through the CSSOM (tiles by `transform`, markers and labels by `translate`,
+ * so a lit pin's `scale` grows it where it is). Targets are at least 28 px (WCAG 2.2's
  * 24 px minimum), and every colour keeps 4.5:1 (text) or 3:1 (markers, focus) on the ground.
  */
 export const styles = [
@@ -104,7 +105,8 @@ export const styles = [
       position: absolute;
       left: 0;
       top: 0;
-      translate: -50% 0;
+      /* Centred on its place (which the inline translate sets). */
+      transform: translateX(-50%);
       font-size: 0.8125rem;
       font-weight: 600;
       color: #3d444d;

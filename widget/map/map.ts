@@ -125,7 +125,7 @@ const HINT_MS = 1600;
  * @csspart status - The loading or error line.
  * @csspart list-toggle - The button that shows the list of properties on the map.
  * @csspart list - That list.
- * @csspart alerts-button - "Get alerts for this search": a saved search of the map's filters, as a contact with buying requirements in the CRM.
+ * @csspart alerts-button - "Get alerts for this search": a saved search of the map's filters, as a contact with buying requirements in the CRM. Not shown while an `<estate-listings>` with a filter bar (`filters`) under the same `query-prefix` is on the page: one page, one button, the bar's, beside the filters the alerts keep (the map's box is never kept).
  * @csspart alerts - Its form (`<estate-saved-search>`; its code is fetched on the first click).
  * @csspart caption - A location map's caption ("Approximate location, Kew").
  *
@@ -453,7 +453,7 @@ export class EstateMap extends EstateElement {
   #draw(): void {
     if (!this.#view) return;
     cancelAnimationFrame(this.#frame);
-    const template = this.config?.tiles;
+    const template = highDensityScreen() ? (this.config?.tiles2x ?? this.config?.tiles) : this.config?.tiles;
     // Filled in before it is resolved: a URL would escape the template's braces.
     const urlOf = template ? (tile: { x: number; y: number; z: number }) => relayUrl(this.relay, tileUrl(template, tile)) : null;
     this.#frame = requestAnimationFrame(() => this.#tiles?.draw(urlOf, this.#view!, this.#size, this.config?.maxZoom ?? 17, this.config?.bounds ?? null));
@@ -660,9 +660,11 @@ export class EstateMap extends EstateElement {
 
   protected override updated(changed: PropertyValues<this>): void {
     // Markers and labels are placed through the CSSOM: a style attribute (even Lit's styleMap, on
-    // its first render) is inline style, which a strict CSP refuses.
+    // its first render) is inline style, which a strict CSP refuses. By the `translate` property,
+    // not `transform`: a lit pin's `scale` applies before `transform` and would scale its place
+    // too, moving it from under the pointer that lit it (a click then missed it).
     for (const placed of this.renderRoot.querySelectorAll<HTMLElement>('[data-x]')) {
-      placed.style.transform = `translate(${placed.dataset.x}px, ${placed.dataset.y}px)`;
+      placed.style.translate = `${placed.dataset.x}px ${placed.dataset.y}px`;
     }
     // A change of the filters by the host (attributes, properties) asks again.
     if (MAP_FILTERS.some((name) => changed.has(name)) || changed.has('relay')) this.#ask();
@@ -701,6 +703,7 @@ export class EstateMap extends EstateElement {
     const locale = this.#locale;
     const applied = Boolean(this.bbox) && this.bbox !== cleanValue('bbox', this.#baseFilters?.bbox);
     const state = this.configFailed ? 'error' : this.#data.state;
+    const alerts = !this.#listOffersAlerts();
     return html`<div part="base" class="base" @keydown=${this.#onBaseKeydown} @focusout=${this.#onFocusOut}>
       <div class="frame">
         <div class="top">
@@ -764,19 +767,23 @@ export class EstateMap extends EstateElement {
       >
         ${this.listOpen ? text.hideList : text.showList}
       </button>
-      <button
-        type="button"
-        part="button alerts-button"
-        class="list-toggle"
-        aria-expanded=${this.alertsOpen ? 'true' : 'false'}
-        aria-controls="alerts"
-        @click=${this.#toggleAlerts}
-      >
-        ${text.getAlerts}
-      </button>
+      ${
+        alerts
+          ? html`<button
+              type="button"
+              part="button alerts-button"
+              class="list-toggle"
+              aria-expanded=${this.alertsOpen ? 'true' : 'false'}
+              aria-controls="alerts"
+              @click=${this.#toggleAlerts}
+            >
+              ${text.getAlerts}
+            </button>`
+          : nothing
+      }
       <div id="view-list" ?hidden=${!this.listOpen}>${this.listOpen ? this.#renderList(locale) : nothing}</div>
       ${
-        this.alertsOpen
+        alerts && this.alertsOpen
           ? html`<estate-saved-search
               id="alerts"
               part="alerts"
@@ -788,6 +795,28 @@ export class EstateMap extends EstateElement {
           : nothing
       }
     </div>`;
+  }
+
+  /**
+   * Whether a list with a filter bar shows the same search on this page (an `<estate-listings
+   * filters>` under the same query prefix): then its bar's "Get alerts for this search" is the
+   * page's only one. A buyer sets the search in that bar, beside its Search button, and the alerts
+   * keep exactly those filters; the map's button would seem to promise alerts for the area in
+   * view, which a saved search never keeps. Looked up at each render (the map renders at every
+   * move), so a list added or removed later is seen.
+   */
+  #listOffersAlerts(): boolean {
+    const prefix = this.queryPrefix ?? '';
+    const roots = new Set<Document | ShadowRoot>([document, this.getRootNode() as Document | ShadowRoot]);
+    for (const root of roots) {
+      if (typeof root.querySelectorAll !== 'function') continue;
+      for (const list of root.querySelectorAll('estate-listings')) {
+        const bar = list.hasAttribute('filters') || ((list as { filters?: string | null }).filters ?? null) !== null;
+        const listPrefix = (list as { queryPrefix?: string }).queryPrefix ?? list.getAttribute('query-prefix') ?? '';
+        if (bar && listPrefix === prefix) return true;
+      }
+    }
+    return false;
   }
 
   #retry(): void {
@@ -960,6 +989,15 @@ export function suburbOf(title: string | null): string | null {
   if (!last) return null;
   const name = last.replace(/\s+\d{4}$/, '').replace(/\s+(ACT|NSW|NT|QLD|SA|TAS|VIC|WA)$/i, '');
   return name && !/\d/.test(name) ? name : null;
+}
+
+/**
+ * Whether the screen has at least 1.5 device pixels to a CSS pixel, where 256 px tiles look soft:
+ * such screens get the relay's 512 px tiles (four times the bytes, so not for the 1.25 of some
+ * laptops, where 1x tiles still look sharp enough).
+ */
+function highDensityScreen(): boolean {
+  return (globalThis.devicePixelRatio ?? 1) >= 1.5;
 }
 
 function photoUrl(relay: string | null, url: string): string {
