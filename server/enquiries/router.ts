@@ -3,7 +3,7 @@ import { MemoryStore, rateLimit, type Options as RateLimitOptions, type Store as
 import type { EnquiryAccepted, EnquiryStatus, EnquiryStatusResponse } from '../../contract/relay-api.ts';
 import { corsPolicy } from '../http/cors.ts';
 import { HttpError } from '../http/errors.ts';
-import { DailyEnquiryBudget, UtcDayStore } from './daily-limits.ts';
+import { DailyEnquiryBudget, UtcDayStore } from '../lead-queue/daily-limits.ts';
 import type { OutboxStatus, SpamReason } from './outbox.ts';
 import type { LeadDestination } from './sink.ts';
 import {

@@ -2,7 +2,7 @@ import type { EnquiryDeliveryConfig } from '../runtime/config.ts';
 import type { Logger } from '../runtime/log.ts';
 import type { Worker } from '../runtime/worker.ts';
 import { isStoreUnavailable, type WriteHealth } from '../store/store.ts';
-import { CircuitBreaker, DEFAULT_BREAKER_SETTINGS, type BreakerOutcome, type BreakerSettings, type BreakerState } from './breaker.ts';
+import { CircuitBreaker, DEFAULT_BREAKER_SETTINGS, type BreakerOutcome, type BreakerSettings, type BreakerState } from '../lead-queue/breaker.ts';
 import type { EnquiryMetrics } from './metrics.ts';
 import { DEFAULT_CLAIM_LEASE_MS, type EnquiryOutbox, type OutboxEntry } from './outbox.ts';
 import type { DeliveryFailure, Lead, LeadDestination, LeadSink } from './sink.ts';

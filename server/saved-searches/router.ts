@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Request, type Response, type Router } from 'express';
 import { MemoryStore, rateLimit, type Options as RateLimitOptions, type Store as RateLimitStore } from 'express-rate-limit';
 import type { SavedSearchAccepted, SavedSearchStatusResponse } from '../../contract/saved-search.ts';
-import { DailyEnquiryBudget, UtcDayStore } from '../enquiries/daily-limits.ts';
+import { DailyEnquiryBudget, UtcDayStore } from '../lead-queue/daily-limits.ts';
 import type { SpamReason } from '../enquiries/outbox.ts';
 import { corsPolicy } from '../http/cors.ts';
 import { HttpError } from '../http/errors.ts';

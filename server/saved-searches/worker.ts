@@ -1,4 +1,4 @@
-import { CircuitBreaker, DEFAULT_BREAKER_SETTINGS, type BreakerOutcome } from '../enquiries/breaker.ts';
+import { CircuitBreaker, DEFAULT_BREAKER_SETTINGS, type BreakerOutcome } from '../lead-queue/breaker.ts';
 import type { DeliveryFailure } from '../enquiries/sink.ts';
 import type { EnquiryDeliveryConfig } from '../runtime/config.ts';
 import type { Clock } from '../runtime/clock.ts';
