@@ -1,0 +1,215 @@
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Router } from 'express';
+import { MemoryStore, rateLimit, type Options as RateLimitOptions, type Store as RateLimitStore } from 'express-rate-limit';
+import { HttpError } from '../http/errors.ts';
+import type { Clock } from '../runtime/clock.ts';
+import type { Logger } from '../runtime/log.ts';
+import type { WriteHealth } from '../store/store.ts';
+import type { StoreKind } from '../store/tables.ts';
+import { UtcDayStore } from './daily-limits.ts';
+import type { SpamReason } from './table.ts';
+
+/**
+ * The 202 path a lead queue's form posts to (the enquiry form, "Get alerts for this search"), in
+ * the pieces both routers put in the same order: CORS (a refused origin stores nothing), the body
+ * parser and its errors, the per-client limits (repeats of an accepted originalId free), the spam
+ * traps, the daily refusal, the store not answering (503), a repeat's answer (202 or 409), and the
+ * status read. Each router brings its words, its schema and its steps.
+ */
+
+/** The per-client counts of a form's limits: per minute, and per UTC day (both in memory). */
+export interface LimitStores {
+  perMinute: RateLimitStore;
+  daily: RateLimitStore;
+}
+
+export function limitStores(now: Clock = Date.now): LimitStores {
+  return { perMinute: new MemoryStore(), daily: new UtcDayStore(now) };
+}
+
+/**
+ * The same counts seen through a limiter of their own: express-rate-limit refuses one store
+ * object in two limiters (ERR_ERL_STORE_REUSE), and a router built again on reload makes new
+ * limiters over the counts the old one kept.
+ */
+function limiterView(store: RateLimitStore): RateLimitStore {
+  return {
+    localKeys: store.localKeys,
+    init: (options: RateLimitOptions) => store.init?.(options),
+    get: (key: string) => store.get?.(key),
+    increment: (key: string) => store.increment(key),
+    decrement: (key: string) => store.decrement(key),
+    resetKey: (key: string) => store.resetKey(key),
+  };
+}
+
+/** The originalId a status read takes: a UUID. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The counters the 202 path keeps (the queue's metrics.ts). */
+export interface IntakeMetrics {
+  rateLimited: number;
+  duplicates: number;
+  conflicts: number;
+}
+
+/** What the 202 path reads of its queue (lead-queue/table.ts). */
+export interface IntakeQueue<Status extends string> {
+  readonly kind: StoreKind;
+  readonly store: { writes: WriteHealth };
+  state(originalId: string): Promise<{ status: Status; fingerprint: string } | undefined>;
+}
+
+export interface IntakeWords {
+  /** The per-minute limit's refusal. */
+  tooMany: string;
+  /** The per-day limit's reason, with that limit. */
+  dailyLimit(limit: number): string;
+  /** A daily refusal, from its reason and the seconds until it lifts. */
+  refusal(what: string, seconds: number): string;
+  /** The 503 when the store does not answer. */
+  unavailable: string;
+  /** The log line when a status read fails. */
+  readFailed: string;
+  /** The 409 for an originalId taken by different content, and what it says of the field. */
+  conflict: string;
+  conflictField: string;
+}
+
+export interface IntakeOptions<Status extends string> {
+  queue: IntakeQueue<Status>;
+  metrics: IntakeMetrics;
+  limits: { rateLimitPerMinute: number; dailyLimitPerClient: number };
+  stores: LimitStores;
+  log: Logger;
+  now: Clock;
+  words: IntakeWords;
+  /**
+   * A status read while the store refuses writes on PostgreSQL answers 503 at once rather than
+   * wait on a database that does not answer (the enquiries' router).
+   */
+  heldReadsFailFast?: boolean;
+}
+
+export function leadIntake<Status extends string>(options: IntakeOptions<Status>) {
+  const { queue, metrics, log, now, words } = options;
+  const writes = queue.store.writes;
+
+  // A widget re-sending a lead the relay already holds (its 202 was lost) must get its answer,
+  // not a 429: repeats of a known originalId are free, for every limit below.
+  // The store not answering: not a repeat as far as we can tell (the handler then answers 503).
+  const isRepeat = async (req: Request) =>
+    typeof req.body?.originalId === 'string' && (await queue.state(req.body.originalId.trim().toLowerCase()).catch(() => undefined)) !== undefined;
+
+  function nextMidnight(): number {
+    const today = new Date(now());
+    return Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() + 1);
+  }
+
+  /** A 429 until `resetsAt` (default the next 00:00 UTC), with Retry-After. */
+  function dailyRefusal(code: string, what: string, resetsAt = nextMidnight()): HttpError {
+    const seconds = Math.max(1, Math.ceil((resetsAt - now()) / 1000));
+    return new HttpError(429, code, words.refusal(what, seconds), undefined, { 'Retry-After': String(seconds) });
+  }
+
+  /** The per-client limits, per minute then per UTC day, on the client's address. */
+  const clientLimits: RequestHandler[] = [
+    rateLimit({
+      windowMs: 60_000,
+      store: limiterView(options.stores.perMinute),
+      limit: options.limits.rateLimitPerMinute,
+      standardHeaders: 'draft-7',
+      legacyHeaders: false,
+      skip: isRepeat,
+      handler: (_req, _res, next) => {
+        metrics.rateLimited++;
+        // express-rate-limit has already set Retry-After (seconds until the window frees a slot).
+        next(new HttpError(429, 'rate_limited', words.tooMany));
+      },
+    }),
+    rateLimit({
+      windowMs: 24 * 60 * 60_000,
+      limit: options.limits.dailyLimitPerClient,
+      store: limiterView(options.stores.daily),
+      // The per-minute limit's RateLimit headers stay; this one sets only Retry-After, in its handler.
+      standardHeaders: false,
+      legacyHeaders: false,
+      requestPropertyName: 'dailyRateLimit',
+      skip: isRepeat,
+      handler: (req, _res, next) => {
+        metrics.rateLimited++;
+        const resetsAt = (req as Request & { dailyRateLimit?: { resetTime?: Date } }).dailyRateLimit?.resetTime?.getTime();
+        next(dailyRefusal('daily_limit', words.dailyLimit(options.limits.dailyLimitPerClient), resetsAt));
+      },
+    }),
+  ];
+
+  function storeUnavailable(): HttpError {
+    const heldUntil = writes.heldUntil();
+    // At least 5 s: the store checks a lock every second, but a form need not ask that often.
+    const seconds = heldUntil === undefined ? 30 : Math.max(5, Math.ceil((heldUntil - Date.now()) / 1000));
+    return new HttpError(503, 'unavailable', words.unavailable, undefined, { 'Retry-After': String(seconds) });
+  }
+
+  /** The queue's answer for one originalId. A store that does not answer is a 503 with Retry-After, as for a write, never a 500. */
+  async function readState(originalId: string): Promise<{ status: Status; fingerprint: string } | undefined> {
+    if (options.heldReadsFailFast && writes.heldUntil() !== undefined && queue.kind === 'postgres') throw storeUnavailable();
+    try {
+      return await queue.state(originalId);
+    } catch (error) {
+      if (!writes.failed(error)) throw error;
+      log.error({ err: error, originalId }, words.readFailed);
+      throw storeUnavailable();
+    }
+  }
+
+  /** A repeat of an accepted originalId: counted and answered 202 with the same body, a 409 with another. */
+  function answerRepeat(sameBody: boolean): void {
+    if (sameBody) {
+      metrics.duplicates++;
+      return;
+    }
+    metrics.conflicts++;
+    throw new HttpError(409, 'conflict', words.conflict, { originalId: words.conflictField });
+  }
+
+  /** `GET /:originalId`: what a browser may learn of one (publicStatus), 404 when none was accepted here. */
+  function statusRoute<Public extends string>(router: Router, publicStatus: Record<Status, Public>, notFound: string): void {
+    router.get('/:originalId', async (req, res) => {
+      const originalId = typeof req.params.originalId === 'string' && UUID.test(req.params.originalId) ? req.params.originalId.toLowerCase() : undefined;
+      const entry = originalId === undefined ? undefined : await readState(originalId);
+      if (!originalId || !entry) throw new HttpError(404, 'not_found', notFound);
+      res.set('Cache-Control', 'no-store');
+      res.json({ originalId, status: publicStatus[entry.status] });
+    });
+  }
+
+  return { clientLimits, dailyRefusal, storeUnavailable, readState, answerRepeat, statusRoute };
+}
+
+/** The JSON body parser (`bodyBytes` at most) and its failures, answered in the lead error shape (naming the body as the bad field). */
+export function jsonBody(what: string, bodyBytes: number): [RequestHandler, ErrorRequestHandler] {
+  const bodyErrors: ErrorRequestHandler = (error, _req, _res, next) => {
+    const type = (error as { type?: string }).type;
+    if (type === 'entity.too.large')
+      return next(new HttpError(413, 'payload_too_large', `${what} is larger than ${bodyBytes / 1024} KB.`, { body: 'too large' }));
+    if (type === 'entity.parse.failed')
+      return next(new HttpError(400, 'invalid_json', 'The request body is not valid JSON.', { body: 'must be a JSON object' }));
+    next(error);
+  };
+  return [express.json({ limit: bodyBytes, strict: true }), bodyErrors];
+}
+
+/** The spam traps: the hidden field filled in, or the form sent faster than a person could fill it. Answered 202, never forwarded. */
+export function spamTrap(lead: { website?: string; elapsedMs: number }, minFillMs: number): Exclude<SpamReason, 'repeat_registration'> | undefined {
+  if (lead.website !== undefined && lead.website.trim() !== '') return 'honeypot';
+  return lead.elapsedMs < minFillMs ? 'too_fast' : undefined;
+}
+
+/** "3 h 20 min", "12 min", "40 s": a wait as a refusal message gives it. */
+export function formatWait(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.ceil(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
+}
