@@ -1,6 +1,5 @@
-import express, { type Request, type Response, type Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import type { EnquiryAccepted, EnquiryStatus } from '../../contract/relay-api.ts';
-import { corsPolicy } from '../http/cors.ts';
 import { HttpError } from '../http/errors.ts';
 import { DailyEnquiryBudget } from '../lead-queue/daily-limits.ts';
 import { formatWait, jsonBody, leadIntake, limitStores, spamTrap, type LimitStores } from '../lead-queue/intake.ts';
@@ -58,11 +57,9 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
   const settings = options.limits;
   const log = options.log.child({ component: 'enquiries' });
   const now = options.now ?? Date.now;
-  const router = express.Router({ caseSensitive: true, strict: true });
-
-  router.use(corsPolicy({ allowedOrigins: options.allowedOrigins, ownOrigins: options.ownOrigins, methods: ['GET', 'POST', 'OPTIONS'] }));
-
   const intake = leadIntake({
+    allowedOrigins: options.allowedOrigins,
+    ownOrigins: options.ownOrigins,
     queue: outbox,
     metrics,
     limits: settings,
@@ -71,6 +68,7 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     now,
     heldReadsFailFast: true,
     words: {
+      notJson: 'Send the enquiry as JSON (Content-Type: application/json).',
       tooMany: 'Too many enquiries from this address; try again shortly.',
       dailyLimit: (limit) => `This address has sent ${limit} enquiries today, the most taken from one connection in a day`,
       refusal: (what, seconds) => `${what}; try again after 00:00 UTC (in ${formatWait(seconds)}), or contact the agency directly.`,
@@ -80,22 +78,14 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
       conflictField: 'already used for a different enquiry; a new enquiry needs a new originalId',
     },
   });
-  const { dailyRefusal, storeUnavailable, readState, answerRepeat } = intake;
+  const { router, dailyRefusal, storeUnavailable, readState, answerRepeat, invalid } = intake;
   const budget = new DailyEnquiryBudget(outbox, settings.dailyBudget, now);
   let budgetWarnedUntil: number | undefined;
 
   router.post('/', ...jsonBody('The enquiry', ENQUIRY_LIMITS.bodyBytes), ...intake.clientLimits, async (req: Request, res: Response) => {
-    if (!req.is('application/json')) {
-      metrics.rejected++;
-      throw new HttpError(415, 'unsupported_media_type', 'Send the enquiry as JSON (Content-Type: application/json).', {
-        body: 'must be JSON',
-      });
-    }
+    intake.requireJson(req);
     const parsed = enquiryRequestSchema.safeParse(req.body);
-    if (!parsed.success) {
-      metrics.rejected++;
-      throw new HttpError(400, 'invalid_enquiry', 'Some fields need attention.', fieldErrors(parsed.error));
-    }
+    if (!parsed.success) throw invalid('invalid_enquiry', fieldErrors(parsed.error));
     const enquiry: ParsedEnquiry = parsed.data;
     const fingerprint = enquiryFingerprint(enquiry);
     const ignored = ignoredAttribution(req.body);
@@ -113,10 +103,7 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
 
     // Times are checked against now only for a lead not accepted before (its retry may come later).
     const timing = timeProblems(enquiry, now());
-    if (timing) {
-      metrics.rejected++;
-      throw new HttpError(400, 'invalid_enquiry', 'Some fields need attention.', timing);
-    }
+    if (timing) throw invalid('invalid_enquiry', timing);
 
     const spamReason = spamTrap(enquiry, settings.minFillMs);
     const target = spamReason ? undefined : await resolveTarget(enquiry);
@@ -185,7 +172,7 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     res.status(202).json(accepted);
   });
 
-  intake.statusRoute(router, PUBLIC_STATUS, 'No enquiry with this originalId was accepted here.');
+  intake.statusRoute(PUBLIC_STATUS, 'No enquiry with this originalId was accepted here.');
 
   /**
    * Where the enquiry goes (the lead sink's token). An id the look-up does not know is the sender's
@@ -238,8 +225,7 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
   }
 
   function unknownTarget(field: 'listingId' | 'agentId' | 'openHomeId', message: string): HttpError {
-    metrics.rejected++;
-    return new HttpError(400, 'invalid_enquiry', 'Some fields need attention.', { [field]: message });
+    return invalid('invalid_enquiry', { [field]: message });
   }
 
   return router;

@@ -1,5 +1,6 @@
-import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Router } from 'express';
+import express, { type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
 import { MemoryStore, rateLimit, type Options as RateLimitOptions, type Store as RateLimitStore } from 'express-rate-limit';
+import { corsPolicy } from '../http/cors.ts';
 import { HttpError } from '../http/errors.ts';
 import type { Clock } from '../runtime/clock.ts';
 import type { Logger } from '../runtime/log.ts';
@@ -47,6 +48,7 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 
 /** The counters the 202 path keeps (the queue's metrics.ts). */
 export interface IntakeMetrics {
+  rejected: number;
   rateLimited: number;
   duplicates: number;
   conflicts: number;
@@ -60,6 +62,8 @@ export interface IntakeQueue<Status extends string> {
 }
 
 export interface IntakeWords {
+  /** The 415 for a body that is not JSON. */
+  notJson: string;
   /** The per-minute limit's refusal. */
   tooMany: string;
   /** The per-day limit's reason, with that limit. */
@@ -76,6 +80,9 @@ export interface IntakeWords {
 }
 
 export interface IntakeOptions<Status extends string> {
+  /** Origins allowed to post (ALLOWED_ORIGINS), and the relay's own (see CorsPolicy.ownOrigins). */
+  allowedOrigins: readonly string[];
+  ownOrigins?: readonly string[];
   queue: IntakeQueue<Status>;
   metrics: IntakeMetrics;
   limits: { rateLimitPerMinute: number; dailyLimitPerClient: number };
@@ -93,6 +100,9 @@ export interface IntakeOptions<Status extends string> {
 export function leadIntake<Status extends string>(options: IntakeOptions<Status>) {
   const { queue, metrics, log, now, words } = options;
   const writes = queue.store.writes;
+  // CORS first: a refused origin stores nothing.
+  const router = express.Router({ caseSensitive: true, strict: true });
+  router.use(corsPolicy({ allowedOrigins: options.allowedOrigins, ownOrigins: options.ownOrigins, methods: ['GET', 'POST', 'OPTIONS'] }));
 
   // A widget re-sending a lead the relay already holds (its 202 was lost) must get its answer,
   // not a 429: repeats of a known originalId are free, for every limit below.
@@ -172,8 +182,21 @@ export function leadIntake<Status extends string>(options: IntakeOptions<Status>
     throw new HttpError(409, 'conflict', words.conflict, { originalId: words.conflictField });
   }
 
+  /** A 415 unless the body came as JSON. */
+  function requireJson(req: Request): void {
+    if (req.is('application/json')) return;
+    metrics.rejected++;
+    throw new HttpError(415, 'unsupported_media_type', words.notJson, { body: 'must be JSON' });
+  }
+
+  /** A 400 naming each field and its fault. */
+  function invalid(code: string, fields: Record<string, string>): HttpError {
+    metrics.rejected++;
+    return new HttpError(400, code, 'Some fields need attention.', fields);
+  }
+
   /** `GET /:originalId`: what a browser may learn of one (publicStatus), 404 when none was accepted here. */
-  function statusRoute<Public extends string>(router: Router, publicStatus: Record<Status, Public>, notFound: string): void {
+  function statusRoute<Public extends string>(publicStatus: Record<Status, Public>, notFound: string): void {
     router.get('/:originalId', async (req, res) => {
       const originalId = typeof req.params.originalId === 'string' && UUID.test(req.params.originalId) ? req.params.originalId.toLowerCase() : undefined;
       const entry = originalId === undefined ? undefined : await readState(originalId);
@@ -183,7 +206,7 @@ export function leadIntake<Status extends string>(options: IntakeOptions<Status>
     });
   }
 
-  return { clientLimits, dailyRefusal, storeUnavailable, readState, answerRepeat, statusRoute };
+  return { router, clientLimits, dailyRefusal, storeUnavailable, readState, answerRepeat, requireJson, invalid, statusRoute };
 }
 
 /** The JSON body parser (`bodyBytes` at most) and its failures, answered in the lead error shape (naming the body as the bad field). */

@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
-import express, { type Request, type Response, type Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import type { SavedSearchAccepted, SavedSearchStatusResponse } from '../../contract/saved-search.ts';
-import { corsPolicy } from '../http/cors.ts';
-import { HttpError } from '../http/errors.ts';
 import { DailyEnquiryBudget } from '../lead-queue/daily-limits.ts';
 import { jsonBody, leadIntake, limitStores, spamTrap, type LimitStores } from '../lead-queue/intake.ts';
 import type { Clock } from '../runtime/clock.ts';
@@ -41,11 +39,9 @@ export function savedSearchRouter(service: SavedSearchService, options: SavedSea
   const settings = options.limits;
   const log = options.log.child({ component: 'saved-searches' });
   const now = options.now ?? Date.now;
-  const router = express.Router({ caseSensitive: true, strict: true });
-
-  router.use(corsPolicy({ allowedOrigins: options.allowedOrigins, ownOrigins: options.ownOrigins, methods: ['GET', 'POST', 'OPTIONS'] }));
-
   const intake = leadIntake({
+    allowedOrigins: options.allowedOrigins,
+    ownOrigins: options.ownOrigins,
     queue: store,
     metrics,
     limits: settings,
@@ -53,6 +49,7 @@ export function savedSearchRouter(service: SavedSearchService, options: SavedSea
     log,
     now,
     words: {
+      notJson: 'Send the saved search as JSON (Content-Type: application/json).',
       tooMany: 'Too many saved searches from this address; try again shortly.',
       dailyLimit: (limit) => `This address has saved ${limit} searches today, the most taken from one connection in a day`,
       refusal: (what) => `${what}; try again after 00:00 UTC, or contact the agency directly.`,
@@ -62,19 +59,13 @@ export function savedSearchRouter(service: SavedSearchService, options: SavedSea
       conflictField: 'already used for a different saved search; a new one needs a new originalId',
     },
   });
-  const { dailyRefusal, storeUnavailable, readState, answerRepeat } = intake;
+  const { router, dailyRefusal, storeUnavailable, readState, answerRepeat } = intake;
   const budget = new DailyEnquiryBudget(store, settings.dailyBudget, now);
 
   router.post('/', ...jsonBody('The saved search', SAVED_SEARCH_LIMITS.bodyBytes), ...intake.clientLimits, async (req: Request, res: Response) => {
-    if (!req.is('application/json')) {
-      metrics.rejected++;
-      throw new HttpError(415, 'unsupported_media_type', 'Send the saved search as JSON (Content-Type: application/json).', { body: 'must be JSON' });
-    }
+    intake.requireJson(req);
     const parsed = savedSearchRequestSchema.safeParse(req.body);
-    if (!parsed.success) {
-      metrics.rejected++;
-      throw new HttpError(400, 'invalid_saved_search', 'Some fields need attention.', savedSearchFieldErrors(parsed.error));
-    }
+    if (!parsed.success) throw intake.invalid('invalid_saved_search', savedSearchFieldErrors(parsed.error));
     const request = parsed.data as ParsedSavedSearch;
     const fingerprint = savedSearchFingerprint(request);
     const accepted: SavedSearchAccepted = { originalId: request.originalId, status: 'queued' };
@@ -133,6 +124,6 @@ export function savedSearchRouter(service: SavedSearchService, options: SavedSea
     res.status(202).json(accepted);
   });
 
-  intake.statusRoute(router, PUBLIC_STATUS, 'No saved search with this originalId was accepted here.');
+  intake.statusRoute(PUBLIC_STATUS, 'No saved search with this originalId was accepted here.');
   return router;
 }
