@@ -5,9 +5,8 @@ import { HttpError } from '../http/errors.ts';
 import type { Clock } from '../runtime/clock.ts';
 import type { Logger } from '../runtime/log.ts';
 import type { WriteHealth } from '../store/store.ts';
-import type { StoreKind } from '../store/tables.ts';
 import { UtcDayStore } from './daily-limits.ts';
-import type { SpamReason } from './table.ts';
+import type { LeadQueueTable, SpamReason } from './table.ts';
 
 /**
  * The 202 path a lead queue's form posts to (the enquiry form, "Get alerts for this search"), in
@@ -56,7 +55,7 @@ export interface IntakeMetrics {
 
 /** What the 202 path reads of its queue (lead-queue/table.ts). */
 export interface IntakeQueue<Status extends string> {
-  readonly kind: StoreKind;
+  readonly kind: LeadQueueTable<{ seq: number }, Status, unknown>['kind'];
   readonly store: { writes: WriteHealth };
   state(originalId: string): Promise<{ status: Status; fingerprint: string } | undefined>;
 }
