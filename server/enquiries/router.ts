@@ -73,12 +73,14 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
       dailyLimit: (limit) => `This address has sent ${limit} enquiries today, the most taken from one connection in a day`,
       refusal: (what, seconds) => `${what}; try again after 00:00 UTC (in ${formatWait(seconds)}), or contact the agency directly.`,
       unavailable: 'The enquiry could not be stored just now; it is kept in the form, please try again shortly.',
+      storeFailed: 'could not store an enquiry',
+      budgetSpent: 'The agency has taken all the enquiries it can through this form today',
       readFailed: 'could not read the enquiry outbox',
       conflict: 'An enquiry with this originalId but different content was already accepted.',
       conflictField: 'already used for a different enquiry; a new enquiry needs a new originalId',
     },
   });
-  const { router, dailyRefusal, storeUnavailable, readState, answerRepeat, invalid } = intake;
+  const { router, readState, answerRepeat, invalid } = intake;
   const budget = new DailyEnquiryBudget(outbox, settings.dailyBudget, now);
   let budgetWarnedUntil: number | undefined;
 
@@ -110,54 +112,35 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     if (!spamReason && enquiry.kind === 'open-home') enquiry.openHome = await openHomeOf(enquiry);
     const once = spamReason ? undefined : onceKey(enquiry);
 
-    // Spam is answered as usual (it costs the CRM nothing); a lead to forward needs budget left.
-    // Taken from the budget before the insert is awaited (and given back unless it is stored):
-    // concurrent requests cannot both take the last one.
-    await budget.refresh();
-    const budgetSpentUntil = spamReason ? undefined : budget.spentUntil();
-    if (budgetSpentUntil !== undefined) {
-      metrics.rateLimited++;
-      // Once per day in the log, not once per refused request.
-      if (budgetWarnedUntil !== budgetSpentUntil)
-        log.warn({ budget: budget.limit }, 'daily enquiry budget spent: refusing enquiries until 00:00 UTC (ENQUIRY_DAILY_BUDGET)');
-      budgetWarnedUntil = budgetSpentUntil;
-      throw dailyRefusal('daily_budget', 'The agency has taken all the enquiries it can through this form today', budgetSpentUntil);
-    }
-
-    // The store refused writes a moment ago (a lock held by another process, a full disk): answer
-    // at once rather than stop the event loop for busy_timeout again. The widget keeps the enquiry.
-    const writes = outbox.store.writes;
-    if (writes.heldUntil() !== undefined) throw storeUnavailable();
-    if (!spamReason) budget.record();
-    let result;
-    try {
-      result = await outbox.accept({ enquiry, fingerprint, acceptedAt: now(), target, spamReason, onceKey: once });
-      if (result.outcome === 'repeat') {
+    const result = await intake.commit(
+      { originalId: enquiry.originalId, spam: spamReason !== undefined },
+      budget,
+      async () => {
+        const stored = await outbox.accept({ enquiry, fingerprint, acceptedAt: now(), target, spamReason, onceKey: once });
+        if (stored.outcome !== 'repeat') return stored;
         // This person is registered for this open home already (under another originalId): the
         // answer is the same as for a first registration, so it tells nobody whether an address
         // registered; the row keeps no personal data and nothing more is sent (docs/api.md).
         budget.release();
         const repeat = await outbox.accept({ enquiry, fingerprint, acceptedAt: now(), spamReason: 'repeat_registration' });
-        result = repeat.outcome === 'created' ? { outcome: 'repeated' as const } : repeat;
-      }
-      writes.succeeded();
-    } catch (error) {
-      if (!spamReason) budget.release();
-      writes.failed(error);
-      log.error({ err: error, originalId: enquiry.originalId }, 'could not store an enquiry');
-      throw storeUnavailable();
+        return repeat.outcome === 'created' ? { outcome: 'repeated' as const } : repeat;
+      },
+      (spentUntil) => {
+        // Once per day in the log, not once per refused request.
+        if (budgetWarnedUntil !== spentUntil)
+          log.warn({ budget: budget.limit }, 'daily enquiry budget spent: refusing enquiries until 00:00 UTC (ENQUIRY_DAILY_BUDGET)');
+        budgetWarnedUntil = spentUntil;
+      },
+    );
+    // A repeat lost the race to a concurrent submission of the same originalId: answered as one.
+    if (!result) {
+      res.status(202).json(accepted);
+      return;
     }
     if (result.outcome === 'repeated') {
       metrics.accepted++;
       metrics.spam.repeat_registration++;
       log.info({ originalId: enquiry.originalId }, 'open-home registration repeats one already taken: answered, not forwarded');
-      res.status(202).json(accepted);
-      return;
-    }
-    if (result.outcome !== 'created') {
-      // Lost a race with a concurrent submission of the same originalId.
-      if (!spamReason) budget.release();
-      answerRepeat(result.outcome === 'duplicate');
       res.status(202).json(accepted);
       return;
     }

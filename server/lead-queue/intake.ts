@@ -5,7 +5,7 @@ import { HttpError } from '../http/errors.ts';
 import type { Clock } from '../runtime/clock.ts';
 import type { Logger } from '../runtime/log.ts';
 import type { WriteHealth } from '../store/store.ts';
-import { UtcDayStore } from './daily-limits.ts';
+import { UtcDayStore, type DailyEnquiryBudget } from './daily-limits.ts';
 import type { LeadQueueTable, SpamReason } from './table.ts';
 
 /**
@@ -69,8 +69,11 @@ export interface IntakeWords {
   dailyLimit(limit: number): string;
   /** A daily refusal, from its reason and the seconds until it lifts. */
   refusal(what: string, seconds: number): string;
-  /** The 503 when the store does not answer. */
+  /** The 503 when the store does not answer, and the log line when a write fails. */
   unavailable: string;
+  storeFailed: string;
+  /** The daily budget's refusal reason. */
+  budgetSpent: string;
   /** The log line when a status read fails. */
   readFailed: string;
   /** The 409 for an originalId taken by different content, and what it says of the field. */
@@ -181,6 +184,46 @@ export function leadIntake<Status extends string>(options: IntakeOptions<Status>
     throw new HttpError(409, 'conflict', words.conflict, { originalId: words.conflictField });
   }
 
+  /**
+   * The one committed insert before the 202. Spam is answered as usual (it costs the CRM nothing);
+   * a lead to forward needs budget left, taken before the insert is awaited (and given back unless
+   * it is stored), so concurrent requests cannot both take the last one. The store having refused
+   * writes a moment ago (a lock held by another process, a full disk) answers 503 at once rather
+   * than stop the event loop for busy_timeout again: the widget keeps the lead. Resolves with the
+   * insert's outcome, or undefined when it lost a race with a concurrent submission of the same
+   * originalId (answered as a repeat: 202, or 409 with other content).
+   */
+  async function commit<Result extends { outcome: string }>(
+    lead: { originalId: string; spam: boolean },
+    budget: DailyEnquiryBudget,
+    insert: () => Promise<Result>,
+    onBudgetSpent?: (until: number) => void,
+  ): Promise<Result | undefined> {
+    await budget.refresh();
+    const spentUntil = lead.spam ? undefined : budget.spentUntil();
+    if (spentUntil !== undefined) {
+      metrics.rateLimited++;
+      onBudgetSpent?.(spentUntil);
+      throw dailyRefusal('daily_budget', words.budgetSpent, spentUntil);
+    }
+    if (writes.heldUntil() !== undefined) throw storeUnavailable();
+    if (!lead.spam) budget.record();
+    let result: Result;
+    try {
+      result = await insert();
+      writes.succeeded();
+    } catch (error) {
+      if (!lead.spam) budget.release();
+      writes.failed(error);
+      log.error({ err: error, originalId: lead.originalId }, words.storeFailed);
+      throw storeUnavailable();
+    }
+    if (result.outcome !== 'duplicate' && result.outcome !== 'conflict') return result;
+    if (!lead.spam) budget.release();
+    answerRepeat(result.outcome === 'duplicate');
+    return undefined;
+  }
+
   /** A 415 unless the body came as JSON. */
   function requireJson(req: Request): void {
     if (req.is('application/json')) return;
@@ -205,7 +248,7 @@ export function leadIntake<Status extends string>(options: IntakeOptions<Status>
     });
   }
 
-  return { router, clientLimits, dailyRefusal, storeUnavailable, readState, answerRepeat, requireJson, invalid, statusRoute };
+  return { router, clientLimits, dailyRefusal, storeUnavailable, readState, answerRepeat, commit, requireJson, invalid, statusRoute };
 }
 
 /** The JSON body parser (`bodyBytes` at most) and its failures, answered in the lead error shape (naming the body as the bad field). */

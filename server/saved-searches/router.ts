@@ -54,12 +54,14 @@ export function savedSearchRouter(service: SavedSearchService, options: SavedSea
       dailyLimit: (limit) => `This address has saved ${limit} searches today, the most taken from one connection in a day`,
       refusal: (what) => `${what}; try again after 00:00 UTC, or contact the agency directly.`,
       unavailable: 'The saved search could not be stored just now; please try again shortly.',
+      storeFailed: 'could not store a saved search',
+      budgetSpent: 'The agency has taken all the saved searches it can through this form today',
       readFailed: 'could not read the saved searches',
       conflict: 'A saved search with this originalId but different content was already accepted.',
       conflictField: 'already used for a different saved search; a new one needs a new originalId',
     },
   });
-  const { router, dailyRefusal, storeUnavailable, readState, answerRepeat } = intake;
+  const { router, readState, answerRepeat } = intake;
   const budget = new DailyEnquiryBudget(store, settings.dailyBudget, now);
 
   router.post('/', ...jsonBody('The saved search', SAVED_SEARCH_LIMITS.bodyBytes), ...intake.clientLimits, async (req: Request, res: Response) => {
@@ -76,17 +78,8 @@ export function savedSearchRouter(service: SavedSearchService, options: SavedSea
       return;
     }
     const spamReason = spamTrap(request, settings.minFillMs);
-    await budget.refresh();
-    const spentUntil = spamReason ? undefined : budget.spentUntil();
-    if (spentUntil !== undefined) {
-      metrics.rateLimited++;
-      throw dailyRefusal('daily_budget', 'The agency has taken all the saved searches it can through this form today', spentUntil);
-    }
-    if (store.store.writes.heldUntil() !== undefined) throw storeUnavailable();
-    if (!spamReason) budget.record();
-    let result;
-    try {
-      result = await store.accept({
+    const result = await intake.commit({ originalId: request.originalId, spam: spamReason !== undefined }, budget, () =>
+      store.accept({
         originalId: request.originalId,
         fingerprint,
         acceptedAt: now(),
@@ -99,17 +92,9 @@ export function savedSearchRouter(service: SavedSearchService, options: SavedSea
           search: request.search,
         },
         spamReason,
-      });
-      store.store.writes.succeeded();
-    } catch (error) {
-      if (!spamReason) budget.release();
-      store.store.writes.failed(error);
-      log.error({ err: error, originalId: request.originalId }, 'could not store a saved search');
-      throw storeUnavailable();
-    }
-    if (result.outcome !== 'created') {
-      if (!spamReason) budget.release();
-      answerRepeat(result.outcome === 'duplicate');
+      }),
+    );
+    if (!result) {
       res.status(202).json(accepted);
       return;
     }
