@@ -4,7 +4,8 @@
 // server/ is in layers, each a folder, each importing only those below it:
 //   runtime/  config, log, clock, workers, the CLI kit: imports nothing else in server/
 //   http/     the HTTP edge (app, CORS, errors, caches, widget assets): runtime/ only
-//   crm/ enquiries/ listings/ photos/ pages/ places/ tiles/ store/   the features and their store
+//   crm/ enquiries/ saved-searches/ lead-queue/ listings/ photos/ pages/ places/ tiles/ store/   the features and their store
+//     (lead-queue/: the durable lead queue both enquiries/ and saved-searches/ are made of)
 //   cluster/  what exists only with DATABASE_URL (lease, replica, shared sync, gate, inbox)
 //   compose/  the relay and its agencies put together from the parts
 //   ops/      the operator's commands
@@ -19,6 +20,8 @@ const REPOSITORIES = [
   '^server/photos/mirror[.]ts$',
   '^server/enquiries/outbox[.]ts$',
   '^server/saved-searches/store[.]ts$',
+  // The lead queue's shared statements: each queue's module passes its own table (enquiry_outbox, saved_searches).
+  '^server/lead-queue/table[.]ts$',
   '^server/crm/(limiter|access)[.]ts$',
   '^server/pages/published[.]ts$',
   '^server/places/repository[.]ts$',
@@ -28,7 +31,7 @@ const REPOSITORIES = [
 const COMPOSITION_ROOTS = ['^server/(main|cli)[.]ts$', '^server/compose/', '^server/ops/'];
 
 /** The feature folders: between the HTTP edge below and the cluster layer above. */
-const FEATURES = '^server/(crm|enquiries|saved-searches|listings|photos|pages|places|tiles|store)/';
+const FEATURES = '^server/(crm|enquiries|saved-searches|lead-queue|listings|photos|pages|places|tiles|store)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -1,8 +1,8 @@
+import { formatNumber, labelled, Latencies, MetricsText } from '../lead-queue/metrics-text.ts';
 import type { EnquiryOutbox, OutboxStatus, SpamReason } from './outbox.ts';
 
 /**
- * Enquiry metrics, kept by hand rather than with prom-client: five series do not need a
- * dependency, and the text format (version 0.0.4) is a few lines.
+ * Enquiry metrics, in the Prometheus text a lead queue writes by hand (lead-queue/metrics-text.ts).
  *
  * Counters count events in this process (they restart at 0, as Prometheus expects); the outbox
  * gauges are read from SQLite at scrape time, so they are right after a restart and include what
@@ -45,30 +45,17 @@ export class EnquiryMetrics {
   /** The delivery circuit breaker: open (deliveries paused for a CRM outage) or not, and how often it opened. */
   circuitOpen = false;
   circuitOpenings = 0;
-  private readonly bucketCounts = LATENCY_BUCKETS.map(() => 0);
-  private latencyCount = 0;
-  private latencySum = 0;
-  private latencyMax: number | null = null;
-  /** The last few hundred latencies, for a median in the log line (the histogram is for Prometheus). */
-  private readonly recentLatencies: number[] = [];
+  private readonly latency = new Latencies(LATENCY_BUCKETS);
 
   constructor(private readonly outbox: EnquiryOutbox) {}
 
   observeDeliveryLatency(seconds: number): void {
-    const value = Math.max(0, seconds);
-    this.latencyCount++;
-    this.latencySum += value;
-    this.latencyMax = Math.max(this.latencyMax ?? 0, value);
-    LATENCY_BUCKETS.forEach((bound, index) => {
-      if (value <= bound) this.bucketCounts[index]!++;
-    });
-    this.recentLatencies.push(value);
-    if (this.recentLatencies.length > 500) this.recentLatencies.shift();
+    this.latency.observe(seconds);
   }
 
   async snapshot(): Promise<MetricsSnapshot> {
     const outbox = await this.outbox.counts();
-    const sorted = [...this.recentLatencies].sort((a, b) => a - b);
+    const median = this.latency.median();
     return {
       accepted: this.accepted,
       duplicates: this.duplicates,
@@ -82,10 +69,10 @@ export class EnquiryMetrics {
       reconciliations: { ...this.reconciliations },
       erased: this.erased,
       latency: {
-        count: this.latencyCount,
-        sumSeconds: round(this.latencySum),
-        p50Seconds: sorted.length ? round(sorted[Math.floor((sorted.length - 1) / 2)]!) : null,
-        maxSeconds: this.latencyMax === null ? null : round(this.latencyMax),
+        count: this.latency.count,
+        sumSeconds: round(this.latency.sum),
+        p50Seconds: median === null ? null : round(median),
+        maxSeconds: this.latency.max === null ? null : round(this.latency.max),
       },
       outbox,
     };
@@ -93,78 +80,57 @@ export class EnquiryMetrics {
 
   /** The Prometheus text exposition of these metrics. */
   async render(now = Date.now()): Promise<string> {
-    const lines: string[] = [];
-    const metric = (name: string, type: 'counter' | 'gauge' | 'histogram', help: string, samples: Array<[string, number]>) => {
-      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-      for (const [labels, value] of samples) lines.push(`${name}${labels} ${formatNumber(value)}`);
-    };
     const [counts, oldest] = await Promise.all([this.outbox.counts(), this.outbox.oldestQueuedAt()]);
-
-    metric('estate_enquiries_accepted_total', 'counter', 'Enquiries accepted (202) and committed to the outbox, spam included.', [['', this.accepted]]);
-    metric('estate_enquiries_duplicate_total', 'counter', 'Repeats of an already accepted originalId with the same body (answered, not stored again).', [
-      ['', this.duplicates],
-    ]);
-    metric('estate_enquiries_conflict_total', 'counter', 'Repeats of an accepted originalId with a different body (409).', [['', this.conflicts]]);
-    metric('estate_enquiries_rejected_total', 'counter', 'Enquiries refused with 400 (validation or unknown listing or agent).', [['', this.rejected]]);
-    metric(
-      'estate_enquiries_rate_limited_total',
-      'counter',
-      'Enquiry requests refused with 429 by the per-minute or daily limits (per client, or the daily budget).',
-      [['', this.rateLimited]],
-    );
-    metric(
-      'estate_enquiries_spam_total',
-      'counter',
-      'Enquiries answered 202 but not forwarded: honeypot filled in, sent faster than a person could, or a repeat registration for an open home.',
-      Object.entries(this.spam).map(([reason, value]) => [`{reason="${reason}"}`, value]),
-    );
-    metric('estate_enquiries_delivered_total', 'counter', 'Enquiries the CRM holds (posted, or found by reconciliation).', [['', this.delivered]]);
-    metric('estate_enquiries_dead_total', 'counter', 'Enquiries dead-lettered (CRM 400, unknown target, or retry window over).', [['', this.dead]]);
-    metric(
-      'estate_enquiry_delivery_attempts_total',
-      'counter',
-      'Delivery attempts by result.',
-      Object.entries(this.attempts).map(([result, value]) => [`{result="${result}"}`, value]),
-    );
-    metric('estate_enquiry_reconciliations_total', 'counter', 'Look-ups of an enquiry whose earlier POST had an unknown outcome.', [
-      ['{found="true"}', this.reconciliations.found],
-      ['{found="false"}', this.reconciliations.notFound],
-    ]);
-    metric('estate_enquiry_delivery_circuit_open', 'gauge', 'Deliveries paused by the circuit breaker for a CRM outage (1) or flowing (0).', [
-      ['', this.circuitOpen ? 1 : 0],
-    ]);
-    metric('estate_enquiry_delivery_circuit_opened_total', 'counter', 'Times the delivery circuit breaker opened.', [['', this.circuitOpenings]]);
-    metric('estate_enquiries_erased_total', 'counter', 'Enquiries whose personal data was erased (delivered ones, and dead letters past their retention).', [
-      ['', this.erased],
-    ]);
-    metric(
-      'estate_enquiry_outbox',
-      'gauge',
-      'Enquiries in the outbox by status (read from the store).',
-      (Object.keys(counts) as OutboxStatus[]).map((status) => [`{status="${status}"}`, counts[status]]),
-    );
-    metric('estate_enquiry_outbox_oldest_queued_seconds', 'gauge', 'Age of the oldest queued enquiry (0 when none).', [
-      ['', oldest === undefined ? 0 : Math.max(0, (now - oldest) / 1000)],
-    ]);
-
-    lines.push(
-      '# HELP estate_enquiry_delivery_latency_seconds Time from acceptance (202) to the CRM holding the enquiry.',
-      '# TYPE estate_enquiry_delivery_latency_seconds histogram',
-    );
-    LATENCY_BUCKETS.forEach((bound, index) => {
-      lines.push(`estate_enquiry_delivery_latency_seconds_bucket{le="${bound}"} ${this.bucketCounts[index]}`);
-    });
-    lines.push(`estate_enquiry_delivery_latency_seconds_bucket{le="+Inf"} ${this.latencyCount}`);
-    lines.push(`estate_enquiry_delivery_latency_seconds_sum ${formatNumber(this.latencySum)}`);
-    lines.push(`estate_enquiry_delivery_latency_seconds_count ${this.latencyCount}`);
-    return `${lines.join('\n')}\n`;
+    const latency = this.latency;
+    return new MetricsText()
+      .metric('estate_enquiries_accepted_total', 'counter', 'Enquiries accepted (202) and committed to the outbox, spam included.', [['', this.accepted]])
+      .metric('estate_enquiries_duplicate_total', 'counter', 'Repeats of an already accepted originalId with the same body (answered, not stored again).', [
+        ['', this.duplicates],
+      ])
+      .metric('estate_enquiries_conflict_total', 'counter', 'Repeats of an accepted originalId with a different body (409).', [['', this.conflicts]])
+      .metric('estate_enquiries_rejected_total', 'counter', 'Enquiries refused with 400 (validation or unknown listing or agent).', [['', this.rejected]])
+      .metric(
+        'estate_enquiries_rate_limited_total',
+        'counter',
+        'Enquiry requests refused with 429 by the per-minute or daily limits (per client, or the daily budget).',
+        [['', this.rateLimited]],
+      )
+      .metric(
+        'estate_enquiries_spam_total',
+        'counter',
+        'Enquiries answered 202 but not forwarded: honeypot filled in, sent faster than a person could, or a repeat registration for an open home.',
+        labelled('reason', this.spam),
+      )
+      .metric('estate_enquiries_delivered_total', 'counter', 'Enquiries the CRM holds (posted, or found by reconciliation).', [['', this.delivered]])
+      .metric('estate_enquiries_dead_total', 'counter', 'Enquiries dead-lettered (CRM 400, unknown target, or retry window over).', [['', this.dead]])
+      .metric('estate_enquiry_delivery_attempts_total', 'counter', 'Delivery attempts by result.', labelled('result', this.attempts))
+      .metric('estate_enquiry_reconciliations_total', 'counter', 'Look-ups of an enquiry whose earlier POST had an unknown outcome.', [
+        ['{found="true"}', this.reconciliations.found],
+        ['{found="false"}', this.reconciliations.notFound],
+      ])
+      .metric('estate_enquiry_delivery_circuit_open', 'gauge', 'Deliveries paused by the circuit breaker for a CRM outage (1) or flowing (0).', [
+        ['', this.circuitOpen ? 1 : 0],
+      ])
+      .metric('estate_enquiry_delivery_circuit_opened_total', 'counter', 'Times the delivery circuit breaker opened.', [['', this.circuitOpenings]])
+      .metric('estate_enquiries_erased_total', 'counter', 'Enquiries whose personal data was erased (delivered ones, and dead letters past their retention).', [
+        ['', this.erased],
+      ])
+      .metric('estate_enquiry_outbox', 'gauge', 'Enquiries in the outbox by status (read from the store).', labelled('status', counts))
+      .metric('estate_enquiry_outbox_oldest_queued_seconds', 'gauge', 'Age of the oldest queued enquiry (0 when none).', [
+        ['', oldest === undefined ? 0 : Math.max(0, (now - oldest) / 1000)],
+      ])
+      .raw(
+        '# HELP estate_enquiry_delivery_latency_seconds Time from acceptance (202) to the CRM holding the enquiry.',
+        '# TYPE estate_enquiry_delivery_latency_seconds histogram',
+        ...LATENCY_BUCKETS.map((bound, index) => `estate_enquiry_delivery_latency_seconds_bucket{le="${bound}"} ${latency.bucketCounts[index]}`),
+        `estate_enquiry_delivery_latency_seconds_bucket{le="+Inf"} ${latency.count}`,
+        `estate_enquiry_delivery_latency_seconds_sum ${formatNumber(latency.sum)}`,
+        `estate_enquiry_delivery_latency_seconds_count ${latency.count}`,
+      )
+      .toString();
   }
 }
 
 function round(value: number): number {
   return Math.round(value * 1000) / 1000;
-}
-
-function formatNumber(value: number): string {
-  return Number.isInteger(value) ? String(value) : value.toFixed(6).replace(/0+$/, '').replace(/\.$/, '');
 }

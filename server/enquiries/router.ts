@@ -1,10 +1,9 @@
-import express, { type ErrorRequestHandler, type Request, type Response, type Router } from 'express';
-import { MemoryStore, rateLimit, type Options as RateLimitOptions, type Store as RateLimitStore } from 'express-rate-limit';
-import type { EnquiryAccepted, EnquiryStatus, EnquiryStatusResponse } from '../../contract/relay-api.ts';
-import { corsPolicy } from '../http/cors.ts';
+import type { Request, Response, Router } from 'express';
+import type { EnquiryAccepted, EnquiryStatus } from '../../contract/relay-api.ts';
 import { HttpError } from '../http/errors.ts';
-import { DailyEnquiryBudget, UtcDayStore } from './daily-limits.ts';
-import type { OutboxStatus, SpamReason } from './outbox.ts';
+import { DailyEnquiryBudget } from '../lead-queue/daily-limits.ts';
+import { formatWait, jsonBody, leadIntake, limitStores, spamTrap, type LimitStores } from '../lead-queue/intake.ts';
+import type { OutboxStatus } from './outbox.ts';
 import type { LeadDestination } from './sink.ts';
 import {
   ENQUIRY_LIMITS,
@@ -42,32 +41,8 @@ export interface EnquiryRouterOptions {
 }
 
 /** The per-client counts of the enquiry limits: per minute, and per UTC day (both in memory). */
-export interface EnquiryLimitStores {
-  perMinute: RateLimitStore;
-  daily: RateLimitStore;
-}
-
-export function enquiryLimitStores(now: Clock = Date.now): EnquiryLimitStores {
-  return { perMinute: new MemoryStore(), daily: new UtcDayStore(now) };
-}
-
-/**
- * The same counts seen through a limiter of their own: express-rate-limit refuses one store
- * object in two limiters (ERR_ERL_STORE_REUSE), and a router built again on reload makes new
- * limiters over the counts the old one kept.
- */
-function limiterView(store: RateLimitStore): RateLimitStore {
-  return {
-    localKeys: store.localKeys,
-    init: (options: RateLimitOptions) => store.init?.(options),
-    get: (key: string) => store.get?.(key),
-    increment: (key: string) => store.increment(key),
-    decrement: (key: string) => store.decrement(key),
-    resetKey: (key: string) => store.resetKey(key),
-  };
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export type EnquiryLimitStores = LimitStores;
+export const enquiryLimitStores = limitStores;
 
 /** What a browser may learn about an enquiry. Spam reads as delivered: a bot learns nothing from it. */
 const PUBLIC_STATUS: Record<OutboxStatus, EnquiryStatus> = { queued: 'queued', delivered: 'delivered', dead: 'failed', spam: 'delivered' };
@@ -82,81 +57,37 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
   const settings = options.limits;
   const log = options.log.child({ component: 'enquiries' });
   const now = options.now ?? Date.now;
-  const router = express.Router({ caseSensitive: true, strict: true });
-
-  router.use(corsPolicy({ allowedOrigins: options.allowedOrigins, ownOrigins: options.ownOrigins, methods: ['GET', 'POST', 'OPTIONS'] }));
-
-  // A widget re-sending an enquiry the relay already holds (its 202 was lost) must get its
-  // answer, not a 429: repeats of a known originalId are free, for every limit below.
-  // The store not answering: not a repeat as far as we can tell (the handler then answers 503).
-  const isRepeat = async (req: Request) =>
-    typeof req.body?.originalId === 'string' && (await outbox.state(req.body.originalId.trim().toLowerCase()).catch(() => undefined)) !== undefined;
-
-  const stores = options.limitStores ?? enquiryLimitStores(now);
-  const limiter = rateLimit({
-    windowMs: 60_000,
-    store: limiterView(stores.perMinute),
-    limit: settings.rateLimitPerMinute,
-    standardHeaders: 'draft-7',
-    legacyHeaders: false,
-    skip: isRepeat,
-    handler: (_req, _res, next) => {
-      metrics.rateLimited++;
-      // express-rate-limit has already set Retry-After (seconds until the window frees a slot).
-      next(new HttpError(429, 'rate_limited', 'Too many enquiries from this address; try again shortly.'));
+  const intake = leadIntake({
+    allowedOrigins: options.allowedOrigins,
+    ownOrigins: options.ownOrigins,
+    queue: outbox,
+    metrics,
+    limits: settings,
+    stores: options.limitStores ?? enquiryLimitStores(now),
+    log,
+    now,
+    heldReadsFailFast: true,
+    words: {
+      notJson: 'Send the enquiry as JSON (Content-Type: application/json).',
+      tooMany: 'Too many enquiries from this address; try again shortly.',
+      dailyLimit: (limit) => `This address has sent ${limit} enquiries today, the most taken from one connection in a day`,
+      refusal: (what, seconds) => `${what}; try again after 00:00 UTC (in ${formatWait(seconds)}), or contact the agency directly.`,
+      unavailable: 'The enquiry could not be stored just now; it is kept in the form, please try again shortly.',
+      storeFailed: 'could not store an enquiry',
+      budgetSpent: 'The agency has taken all the enquiries it can through this form today',
+      readFailed: 'could not read the enquiry outbox',
+      conflict: 'An enquiry with this originalId but different content was already accepted.',
+      conflictField: 'already used for a different enquiry; a new enquiry needs a new originalId',
     },
   });
-
-  // The same key as the per-minute limit (the client's address), counted per UTC day.
-  const dailyLimiter = rateLimit({
-    windowMs: 24 * 60 * 60_000,
-    limit: settings.dailyLimitPerClient,
-    store: limiterView(stores.daily),
-    // The per-minute limit's RateLimit headers stay; this one sets only Retry-After, in its handler.
-    standardHeaders: false,
-    legacyHeaders: false,
-    requestPropertyName: 'dailyRateLimit',
-    skip: isRepeat,
-    handler: (req, _res, next) => {
-      metrics.rateLimited++;
-      const resetsAt = (req as Request & { dailyRateLimit?: { resetTime?: Date } }).dailyRateLimit?.resetTime?.getTime();
-      next(
-        dailyRefusal(
-          'daily_limit',
-          `This address has sent ${settings.dailyLimitPerClient} enquiries today, the most taken from one connection in a day`,
-          resetsAt,
-        ),
-      );
-    },
-  });
-
+  const { router, readState, answerRepeat, invalid } = intake;
   const budget = new DailyEnquiryBudget(outbox, settings.dailyBudget, now);
   let budgetWarnedUntil: number | undefined;
 
-  function dailyRefusal(code: string, what: string, resetsAt = nextMidnight()): HttpError {
-    const seconds = Math.max(1, Math.ceil((resetsAt - now()) / 1000));
-    return new HttpError(429, code, `${what}; try again after 00:00 UTC (in ${formatWait(seconds)}), or contact the agency directly.`, undefined, {
-      'Retry-After': String(seconds),
-    });
-  }
-
-  function nextMidnight(): number {
-    const today = new Date(now());
-    return Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() + 1);
-  }
-
-  router.post('/', express.json({ limit: ENQUIRY_LIMITS.bodyBytes, strict: true }), bodyErrors, limiter, dailyLimiter, async (req: Request, res: Response) => {
-    if (!req.is('application/json')) {
-      metrics.rejected++;
-      throw new HttpError(415, 'unsupported_media_type', 'Send the enquiry as JSON (Content-Type: application/json).', {
-        body: 'must be JSON',
-      });
-    }
+  router.post('/', ...jsonBody('The enquiry', ENQUIRY_LIMITS.bodyBytes), ...intake.clientLimits, async (req: Request, res: Response) => {
+    intake.requireJson(req);
     const parsed = enquiryRequestSchema.safeParse(req.body);
-    if (!parsed.success) {
-      metrics.rejected++;
-      throw new HttpError(400, 'invalid_enquiry', 'Some fields need attention.', fieldErrors(parsed.error));
-    }
+    if (!parsed.success) throw invalid('invalid_enquiry', fieldErrors(parsed.error));
     const enquiry: ParsedEnquiry = parsed.data;
     const fingerprint = enquiryFingerprint(enquiry);
     const ignored = ignoredAttribution(req.body);
@@ -174,65 +105,42 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
 
     // Times are checked against now only for a lead not accepted before (its retry may come later).
     const timing = timeProblems(enquiry, now());
-    if (timing) {
-      metrics.rejected++;
-      throw new HttpError(400, 'invalid_enquiry', 'Some fields need attention.', timing);
-    }
+    if (timing) throw invalid('invalid_enquiry', timing);
 
-    const spamReason: SpamReason | undefined =
-      enquiry.website !== undefined && enquiry.website.trim() !== '' ? 'honeypot' : enquiry.elapsedMs < settings.minFillMs ? 'too_fast' : undefined;
+    const spamReason = spamTrap(enquiry, settings.minFillMs);
     const target = spamReason ? undefined : await resolveTarget(enquiry);
     if (!spamReason && enquiry.kind === 'open-home') enquiry.openHome = await openHomeOf(enquiry);
     const once = spamReason ? undefined : onceKey(enquiry);
 
-    // Spam is answered as usual (it costs the CRM nothing); a lead to forward needs budget left.
-    // Taken from the budget before the insert is awaited (and given back unless it is stored):
-    // concurrent requests cannot both take the last one.
-    await budget.refresh();
-    const budgetSpentUntil = spamReason ? undefined : budget.spentUntil();
-    if (budgetSpentUntil !== undefined) {
-      metrics.rateLimited++;
-      // Once per day in the log, not once per refused request.
-      if (budgetWarnedUntil !== budgetSpentUntil)
-        log.warn({ budget: budget.limit }, 'daily enquiry budget spent: refusing enquiries until 00:00 UTC (ENQUIRY_DAILY_BUDGET)');
-      budgetWarnedUntil = budgetSpentUntil;
-      throw dailyRefusal('daily_budget', 'The agency has taken all the enquiries it can through this form today', budgetSpentUntil);
-    }
-
-    // The store refused writes a moment ago (a lock held by another process, a full disk): answer
-    // at once rather than stop the event loop for busy_timeout again. The widget keeps the enquiry.
-    const writes = outbox.store.writes;
-    if (writes.heldUntil() !== undefined) throw storeUnavailable();
-    if (!spamReason) budget.record();
-    let result;
-    try {
-      result = await outbox.accept({ enquiry, fingerprint, acceptedAt: now(), target, spamReason, onceKey: once });
-      if (result.outcome === 'repeat') {
+    const result = await intake.commit(
+      { originalId: enquiry.originalId, spam: spamReason !== undefined },
+      budget,
+      async () => {
+        const stored = await outbox.accept({ enquiry, fingerprint, acceptedAt: now(), target, spamReason, onceKey: once });
+        if (stored.outcome !== 'repeat') return stored;
         // This person is registered for this open home already (under another originalId): the
         // answer is the same as for a first registration, so it tells nobody whether an address
         // registered; the row keeps no personal data and nothing more is sent (docs/api.md).
         budget.release();
         const repeat = await outbox.accept({ enquiry, fingerprint, acceptedAt: now(), spamReason: 'repeat_registration' });
-        result = repeat.outcome === 'created' ? { outcome: 'repeated' as const } : repeat;
-      }
-      writes.succeeded();
-    } catch (error) {
-      if (!spamReason) budget.release();
-      writes.failed(error);
-      log.error({ err: error, originalId: enquiry.originalId }, 'could not store an enquiry');
-      throw storeUnavailable();
+        return repeat.outcome === 'created' ? { outcome: 'repeated' as const } : repeat;
+      },
+      (spentUntil) => {
+        // Once per day in the log, not once per refused request.
+        if (budgetWarnedUntil !== spentUntil)
+          log.warn({ budget: budget.limit }, 'daily enquiry budget spent: refusing enquiries until 00:00 UTC (ENQUIRY_DAILY_BUDGET)');
+        budgetWarnedUntil = spentUntil;
+      },
+    );
+    // A repeat lost the race to a concurrent submission of the same originalId: answered as one.
+    if (!result) {
+      res.status(202).json(accepted);
+      return;
     }
     if (result.outcome === 'repeated') {
       metrics.accepted++;
       metrics.spam.repeat_registration++;
       log.info({ originalId: enquiry.originalId }, 'open-home registration repeats one already taken: answered, not forwarded');
-      res.status(202).json(accepted);
-      return;
-    }
-    if (result.outcome !== 'created') {
-      // Lost a race with a concurrent submission of the same originalId.
-      if (!spamReason) budget.release();
-      answerRepeat(result.outcome === 'duplicate');
       res.status(202).json(accepted);
       return;
     }
@@ -247,48 +155,7 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     res.status(202).json(accepted);
   });
 
-  router.get('/:originalId', async (req, res) => {
-    const originalId = typeof req.params.originalId === 'string' && UUID.test(req.params.originalId) ? req.params.originalId.toLowerCase() : undefined;
-    const entry = originalId === undefined ? undefined : await readState(originalId);
-    if (!originalId || !entry) throw new HttpError(404, 'not_found', 'No enquiry with this originalId was accepted here.');
-    res.set('Cache-Control', 'no-store');
-    res.json({ originalId, status: PUBLIC_STATUS[entry.status] } satisfies EnquiryStatusResponse);
-  });
-
-  /**
-   * The outbox's answer for one originalId. A store that does not answer (a PostgreSQL server
-   * gone, a broken disk) is a 503 with Retry-After, as for a write, never a 500.
-   */
-  async function readState(originalId: string): Promise<{ status: OutboxStatus; fingerprint: string } | undefined> {
-    if (outbox.store.writes.heldUntil() !== undefined && outbox.kind === 'postgres') throw storeUnavailable();
-    try {
-      return await outbox.state(originalId);
-    } catch (error) {
-      if (!outbox.store.writes.failed(error)) throw error;
-      log.error({ err: error, originalId }, 'could not read the enquiry outbox');
-      throw storeUnavailable();
-    }
-  }
-
-  function storeUnavailable(): HttpError {
-    const heldUntil = outbox.store.writes.heldUntil();
-    // At least 5 s: the store checks a lock every second, but a form need not ask that often.
-    const seconds = heldUntil === undefined ? 30 : Math.max(5, Math.ceil((heldUntil - Date.now()) / 1000));
-    return new HttpError(503, 'unavailable', 'The enquiry could not be stored just now; it is kept in the form, please try again shortly.', undefined, {
-      'Retry-After': String(seconds),
-    });
-  }
-
-  function answerRepeat(sameBody: boolean): void {
-    if (sameBody) {
-      metrics.duplicates++;
-      return;
-    }
-    metrics.conflicts++;
-    throw new HttpError(409, 'conflict', 'An enquiry with this originalId but different content was already accepted.', {
-      originalId: 'already used for a different enquiry; a new enquiry needs a new originalId',
-    });
-  }
+  intake.statusRoute(PUBLIC_STATUS, 'No enquiry with this originalId was accepted here.');
 
   /**
    * Where the enquiry goes (the lead sink's token). An id the look-up does not know is the sender's
@@ -341,30 +208,8 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
   }
 
   function unknownTarget(field: 'listingId' | 'agentId' | 'openHomeId', message: string): HttpError {
-    metrics.rejected++;
-    return new HttpError(400, 'invalid_enquiry', 'Some fields need attention.', { [field]: message });
+    return invalid('invalid_enquiry', { [field]: message });
   }
 
   return router;
-}
-
-/** Body-parser failures, answered in the enquiry error shape (naming the body as the bad field). */
-const bodyErrors: ErrorRequestHandler = (error, _req: Request, _res, next) => {
-  const type = (error as { type?: string }).type;
-  if (type === 'entity.too.large') {
-    return next(new HttpError(413, 'payload_too_large', `The enquiry is larger than ${ENQUIRY_LIMITS.bodyBytes / 1024} KB.`, { body: 'too large' }));
-  }
-  if (type === 'entity.parse.failed') {
-    return next(new HttpError(400, 'invalid_json', 'The request body is not valid JSON.', { body: 'must be a JSON object' }));
-  }
-  next(error);
-};
-
-/** "3 h 20 min", "12 min", "40 s": a wait as the refusal message gives it. */
-function formatWait(seconds: number): string {
-  if (seconds < 60) return `${seconds} s`;
-  const minutes = Math.ceil(seconds / 60);
-  if (minutes < 60) return `${minutes} min`;
-  const hours = Math.floor(minutes / 60);
-  return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
 }

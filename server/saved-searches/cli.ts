@@ -1,5 +1,5 @@
 import type { CliCommand } from '../runtime/cli-command.ts';
-import { queueCommand } from '../store/queue-command.ts';
+import { queueCommand } from '../lead-queue/command.ts';
 import { SavedSearchStore, type SavedSearchEntry } from './store.ts';
 
 const USAGE = `Usage:

@@ -1,5 +1,6 @@
-import type { SpamReason } from '../enquiries/outbox.ts';
-import type { SavedSearchStatus, SavedSearchStore } from './store.ts';
+import { labelled, Latencies, MetricsText } from '../lead-queue/metrics-text.ts';
+import type { SpamReason } from '../lead-queue/table.ts';
+import type { SavedSearchStore } from './store.ts';
 
 /**
  * Saved-search metrics (Prometheus text, by hand as the enquiries' are): counters of this process,
@@ -28,66 +29,46 @@ export class SavedSearchMetrics {
     note: 0,
     findNote: 0,
   };
-  private latencyCount = 0;
-  private latencySum = 0;
-  private readonly recent: number[] = [];
+  private readonly latency = new Latencies();
 
   constructor(private readonly store: SavedSearchStore) {}
 
   /** Time from the 202 to the search (requirement) held by the CRM. */
   observeLatency(seconds: number): void {
-    const value = Math.max(0, seconds);
-    this.latencyCount++;
-    this.latencySum += value;
-    this.recent.push(value);
-    if (this.recent.length > 500) this.recent.shift();
+    this.latency.observe(seconds);
   }
 
   async render(): Promise<string> {
     const counts = await this.store.counts();
-    const lines: string[] = [];
-    const metric = (name: string, type: 'counter' | 'gauge', help: string, samples: Array<[string, number]>) => {
-      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-      for (const [labels, value] of samples) lines.push(`${name}${labels} ${Number.isInteger(value) ? value : value.toFixed(6)}`);
-    };
-    metric('estate_saved_searches_accepted_total', 'counter', 'Saved searches accepted (202) and committed, spam included.', [['', this.accepted]]);
-    metric('estate_saved_searches_duplicate_total', 'counter', 'Repeats of an accepted originalId with the same body.', [['', this.duplicates]]);
-    metric('estate_saved_searches_conflict_total', 'counter', 'Repeats of an accepted originalId with a different body (409).', [['', this.conflicts]]);
-    metric('estate_saved_searches_rejected_total', 'counter', 'Saved searches refused with 400.', [['', this.rejected]]);
-    metric('estate_saved_searches_rate_limited_total', 'counter', 'Saved-search requests refused with 429 (per client, or the daily budget).', [
-      ['', this.rateLimited],
-    ]);
-    metric(
-      'estate_saved_searches_spam_total',
-      'counter',
-      'Saved searches answered 202 but not forwarded (honeypot, or sent faster than a person could).',
-      Object.entries(this.spam).map(([reason, value]) => [`{reason="${reason}"}`, value]),
-    );
-    metric('estate_saved_searches_saved_total', 'counter', 'Saved searches the CRM holds (person, requirement, lists and note done).', [['', this.saved]]);
-    metric('estate_saved_searches_dead_total', 'counter', 'Saved searches dead-lettered (CRM refusal or retry window over).', [['', this.dead]]);
-    metric('estate_saved_searches_erased_total', 'counter', 'Saved searches whose personal data was erased.', [['', this.erased]]);
-    metric('estate_saved_search_lookups_total', 'counter', 'Looks in the CRM before writing again after an unknown outcome.', [
-      ['{found="true"}', this.lookups.found],
-      ['{found="false"}', this.lookups.notFound],
-    ]);
-    metric(
-      'estate_saved_search_crm_calls_total',
-      'counter',
-      'CRM calls made for saved searches, by step.',
-      Object.entries(this.calls).map(([step, value]) => [`{call="${step}"}`, value]),
-    );
-    metric(
-      'estate_saved_searches',
-      'gauge',
-      'Saved searches by status (read from the store).',
-      (Object.keys(counts) as SavedSearchStatus[]).map((status) => [`{status="${status}"}`, counts[status]]),
-    );
-    lines.push(
-      '# HELP estate_saved_search_latency_seconds Time from acceptance (202) to the requirement held by the CRM.',
-      '# TYPE estate_saved_search_latency_seconds summary',
-      `estate_saved_search_latency_seconds_sum ${this.latencySum.toFixed(3)}`,
-      `estate_saved_search_latency_seconds_count ${this.latencyCount}`,
-    );
-    return `${lines.join('\n')}\n`;
+    return new MetricsText()
+      .metric('estate_saved_searches_accepted_total', 'counter', 'Saved searches accepted (202) and committed, spam included.', [['', this.accepted]])
+      .metric('estate_saved_searches_duplicate_total', 'counter', 'Repeats of an accepted originalId with the same body.', [['', this.duplicates]])
+      .metric('estate_saved_searches_conflict_total', 'counter', 'Repeats of an accepted originalId with a different body (409).', [['', this.conflicts]])
+      .metric('estate_saved_searches_rejected_total', 'counter', 'Saved searches refused with 400.', [['', this.rejected]])
+      .metric('estate_saved_searches_rate_limited_total', 'counter', 'Saved-search requests refused with 429 (per client, or the daily budget).', [
+        ['', this.rateLimited],
+      ])
+      .metric(
+        'estate_saved_searches_spam_total',
+        'counter',
+        'Saved searches answered 202 but not forwarded (honeypot, or sent faster than a person could).',
+        labelled('reason', this.spam),
+      )
+      .metric('estate_saved_searches_saved_total', 'counter', 'Saved searches the CRM holds (person, requirement, lists and note done).', [['', this.saved]])
+      .metric('estate_saved_searches_dead_total', 'counter', 'Saved searches dead-lettered (CRM refusal or retry window over).', [['', this.dead]])
+      .metric('estate_saved_searches_erased_total', 'counter', 'Saved searches whose personal data was erased.', [['', this.erased]])
+      .metric('estate_saved_search_lookups_total', 'counter', 'Looks in the CRM before writing again after an unknown outcome.', [
+        ['{found="true"}', this.lookups.found],
+        ['{found="false"}', this.lookups.notFound],
+      ])
+      .metric('estate_saved_search_crm_calls_total', 'counter', 'CRM calls made for saved searches, by step.', labelled('call', this.calls))
+      .metric('estate_saved_searches', 'gauge', 'Saved searches by status (read from the store).', labelled('status', counts))
+      .raw(
+        '# HELP estate_saved_search_latency_seconds Time from acceptance (202) to the requirement held by the CRM.',
+        '# TYPE estate_saved_search_latency_seconds summary',
+        `estate_saved_search_latency_seconds_sum ${this.latency.sum.toFixed(3)}`,
+        `estate_saved_search_latency_seconds_count ${this.latency.count}`,
+      )
+      .toString();
   }
 }

@@ -1,11 +1,8 @@
-import { hostname } from 'node:os';
-import { sql, type ExpressionBuilder, type Generated, type RawBuilder, type Selectable } from 'kysely';
+import { sql, type Generated, type Selectable } from 'kysely';
 import type { SavedSearchFilters } from '../../contract/saved-search.ts';
-import type { Clock } from '../runtime/clock.ts';
-import { databaseClock, type DatabaseClock } from '../store/shared-database.ts';
-import { checkpoint, type Store } from '../store/store.ts';
-import { hasTable, queriesOf, tablesOf, type StoreKind } from '../store/tables.ts';
-import type { SpamReason } from '../enquiries/outbox.ts';
+import { changed, DEFAULT_CLAIM_LEASE_MS, LeadQueueTable, type LeadQueueOptions, type SpamReason } from '../lead-queue/table.ts';
+import type { Store } from '../store/store.ts';
+import { hasTable, queriesOf, tablesOf } from '../store/tables.ts';
 
 export type SavedSearchStatus = 'queued' | 'saved' | 'dead' | 'spam';
 
@@ -133,54 +130,27 @@ export interface StepResult {
   noteId?: number | null;
 }
 
-export const DEFAULT_CLAIM_LEASE_MS = 2 * 60_000;
-
-const changed = (result: { numUpdatedRows?: bigint; numDeletedRows?: bigint; numInsertedOrUpdatedRows?: bigint }) =>
-  Number(result.numUpdatedRows ?? result.numDeletedRows ?? 0n);
+export { DEFAULT_CLAIM_LEASE_MS } from '../lead-queue/table.ts';
 
 /**
- * The durable store of saved searches: in the store's SQLite file, or with DATABASE_URL in
- * PostgreSQL, shared by the relays (the same queries through Kysely, as the enquiry outbox). Every
- * write is one committed statement. A worker claims due rows for a lease (as the outbox's), and
- * each row's e-mail address besides (saved_search_address_claims): one relay, one saved search at a
- * time per address, so the person is looked up and added once and their searches are told apart.
- * Times on PostgreSQL are the database's clock (see EnquiryOutbox).
+ * The durable store of saved searches: a lead queue (lead-queue/table.ts, as the enquiry outbox:
+ * claims, retries, erasure, the operator's moves) over the table saved_searches, whose CRM writes
+ * (a person, a search, a note) are marked in writing_since, one step at a time. A worker claims due
+ * rows for a lease, and each row's e-mail address besides (saved_search_address_claims): one relay,
+ * one saved search at a time per address, so the person is looked up and added once and their
+ * searches are told apart.
  */
-export class SavedSearchStore {
-  readonly owner: string;
-  private readonly clock: DatabaseClock;
-
-  constructor(
-    readonly store: Store,
-    options: { owner?: string; clock?: DatabaseClock } = {},
-  ) {
-    this.owner = options.owner ?? `${hostname()}:${store.dataDir}`;
-    this.clock = options.clock ?? databaseClock;
-  }
-
-  get kind(): StoreKind {
-    return queriesOf(this.store).kind;
+export class SavedSearchStore extends LeadQueueTable<SavedSearchEntry, SavedSearchStatus, Selectable<SavedSearchTable>> {
+  constructor(store: Store, options: LeadQueueOptions = {}) {
+    super(
+      store,
+      { table: 'saved_searches', mark: 'writing_since', statuses: ['queued', 'saved', 'dead', 'spam'], personal: ['address_key'], fromRow },
+      options,
+    );
   }
 
   private get db() {
     return queriesOf(this.store).db.withTables<Tables>();
-  }
-
-  private nowIn(now: number): RawBuilder<number> {
-    return this.kind === 'postgres' ? sql<number>`${sql.raw(this.clock.sql())}` : sql<number>`${now}`;
-  }
-
-  /** The store's clock minus `local` (ms): 0 on SQLite; the database's on PostgreSQL. */
-  async clockOffset(local: Clock): Promise<number> {
-    if (this.kind !== 'postgres') return 0;
-    const before = local();
-    const { rows } = await sql<{ now: number }>`SELECT ${sql.raw(this.clock.sql())} AS now`.execute(this.db);
-    const after = local();
-    return Number(rows[0]!.now) - Math.round((before + after) / 2);
-  }
-
-  private mine() {
-    return (eb: ExpressionBuilder<Tables, 'saved_searches'>) => eb.or([eb('claimed_by', 'is', null), eb('claimed_by', '=', this.owner)]);
   }
 
   /** Stores a new saved search, or finds the one stored under its originalId (the UNIQUE constraint decides a race). */
@@ -218,39 +188,6 @@ export class SavedSearchStore {
     const entry = await this.get(input.originalId);
     if (!entry) throw new Error('saved search vanished right after a conflicting insert');
     return { outcome: entry.fingerprint === input.fingerprint ? 'duplicate' : 'conflict', entry };
-  }
-
-  async get(originalId: string): Promise<SavedSearchEntry | undefined> {
-    const row = await this.db.selectFrom('saved_searches').selectAll().where('original_id', '=', originalId).executeTakeFirst();
-    return row ? fromRow(row) : undefined;
-  }
-
-  async state(originalId: string): Promise<{ status: SavedSearchStatus; fingerprint: string } | undefined> {
-    return this.db.selectFrom('saved_searches').select(['status', 'fingerprint']).where('original_id', '=', originalId).executeTakeFirst();
-  }
-
-  /** Claims up to `limit` due rows for this owner (FOR UPDATE SKIP LOCKED on PostgreSQL), oldest first; `inFlight` left out. */
-  async claimDue(now: number, limit: number, leaseMs = DEFAULT_CLAIM_LEASE_MS, inFlight: string[] = []): Promise<SavedSearchEntry[]> {
-    const postgres = this.kind === 'postgres';
-    const current = this.nowIn(now);
-    const rows = await this.db
-      .updateTable('saved_searches')
-      .set({ claimed_by: this.owner, claim_until: sql<number>`${current} + ${leaseMs}` })
-      .where('seq', 'in', (eb) =>
-        eb
-          .selectFrom('saved_searches')
-          .select('seq')
-          .where('status', '=', 'queued')
-          .where('next_attempt_at', '<=', current)
-          .where((inner) => inner.or([inner('claim_until', 'is', null), inner('claim_until', '<=', current), inner('claimed_by', '=', this.owner)]))
-          .$if(inFlight.length > 0, (query) => query.where('original_id', 'not in', inFlight))
-          .orderBy('seq')
-          .limit(limit)
-          .$if(postgres, (query) => query.forUpdate().skipLocked()),
-      )
-      .returningAll()
-      .execute();
-    return rows.map(fromRow).sort((a, b) => a.seq - b.seq);
   }
 
   /**
@@ -301,55 +238,15 @@ export class SavedSearchStore {
       .execute();
   }
 
-  /** Gives up this owner's claims on rows it took but will not work now. */
-  async releaseClaims(originalIds: string[]): Promise<void> {
-    if (originalIds.length === 0) return;
-    await this.db
-      .updateTable('saved_searches')
-      .set({ claimed_by: null, claim_until: null })
-      .where('original_id', 'in', originalIds)
-      .where('claimed_by', '=', this.owner)
-      .execute();
-  }
-
   /** Extends this owner's claims on rows still in work, and on their addresses. */
-  async renewClaims(originalIds: string[], now: number, leaseMs = DEFAULT_CLAIM_LEASE_MS): Promise<void> {
+  override async renewClaims(originalIds: string[], now: number, leaseMs = DEFAULT_CLAIM_LEASE_MS): Promise<void> {
     if (originalIds.length === 0) return;
-    const until = sql<number>`${this.nowIn(now)} + ${leaseMs}`;
+    await super.renewClaims(originalIds, now, leaseMs);
     await this.db
-      .updateTable('saved_searches')
-      .set({ claim_until: until })
-      .where('original_id', 'in', originalIds)
-      .where('claimed_by', '=', this.owner)
-      .where('status', '=', 'queued')
+      .updateTable('saved_search_address_claims')
+      .set({ claim_until: sql<number>`${this.nowIn(now)} + ${leaseMs}` })
+      .where('holder', 'in', originalIds)
       .execute();
-    await this.db.updateTable('saved_search_address_claims').set({ claim_until: until }).where('holder', 'in', originalIds).execute();
-  }
-
-  /**
-   * Committed before a creating write (a person, a search, a note) leaves: after a crash the row
-   * says "this may be in the CRM". Fenced by the claim: false when the row is no longer this
-   * owner's to move (its claim lapsed and another relay took it over), and then nothing is sent.
-   */
-  async startWrite(originalId: string, now: number, leaseMs?: number): Promise<boolean> {
-    const current = this.nowIn(now);
-    const result = await this.db
-      .updateTable('saved_searches')
-      .set((eb) => ({
-        writing_since: current,
-        attempts: eb('attempts', '+', 1),
-        ...(leaseMs === undefined ? {} : { claim_until: sql<number>`${current} + ${leaseMs}` }),
-      }))
-      .where('original_id', '=', originalId)
-      .where('status', '=', 'queued')
-      .where(this.mine())
-      .executeTakeFirst();
-    return changed(result) === 1;
-  }
-
-  /** The write was proved not to have happened (the CRM refused it, or a look found nothing). */
-  async clearWrite(originalId: string): Promise<void> {
-    await this.db.updateTable('saved_searches').set({ writing_since: null }).where('original_id', '=', originalId).where(this.mine()).execute();
   }
 
   /** Commits a step's outcome and the step it moves to (the write, if any, is known now). False when the row is not this owner's to move. */
@@ -382,23 +279,6 @@ export class SavedSearchStore {
     return changed(result) === 1;
   }
 
-  /** Schedules another attempt and releases the row's claim. `outcomeUnknown` keeps the "may be in the CRM" mark. */
-  async retryLater(originalId: string, nextAttemptAt: number, error: string, outcomeUnknown: boolean): Promise<void> {
-    await this.db
-      .updateTable('saved_searches')
-      .set({
-        next_attempt_at: Math.round(nextAttemptAt),
-        last_error: error,
-        ...(outcomeUnknown ? {} : { writing_since: null }),
-        claimed_by: null,
-        claim_until: null,
-      })
-      .where('original_id', '=', originalId)
-      .where('status', '=', 'queued')
-      .where(this.mine())
-      .execute();
-  }
-
   /** Another saved search of the same address is being worked: try this one once that claim may be over, without counting an attempt. */
   async waitForAddress(originalId: string, nextAttemptAt: number): Promise<void> {
     await this.db
@@ -408,17 +288,6 @@ export class SavedSearchStore {
       .where('status', '=', 'queued')
       .where(this.mine())
       .execute();
-  }
-
-  async markDead(originalId: string, at: number, error: string): Promise<boolean> {
-    const result = await this.db
-      .updateTable('saved_searches')
-      .set({ status: 'dead', dead_at: at, last_error: error, writing_since: null, claimed_by: null, claim_until: null })
-      .where('original_id', '=', originalId)
-      .where('status', '=', 'queued')
-      .where(this.mine())
-      .executeTakeFirst();
-    return changed(result) === 1;
   }
 
   /** The search ids other saved searches of this person recorded: never taken for this one. */
@@ -433,110 +302,9 @@ export class SavedSearchStore {
     return rows.map((row) => Number(row.search_id));
   }
 
-  /** When the earliest queued row not yet due falls due (the store's clock), or undefined. */
-  async nextDueAfter(now: number): Promise<number | undefined> {
-    const row = await this.db
-      .selectFrom('saved_searches')
-      .select((eb) => eb.fn.min('next_attempt_at').as('at'))
-      .where('status', '=', 'queued')
-      .where('next_attempt_at', '>', this.nowIn(now))
-      .executeTakeFirst();
-    return row?.at == null ? undefined : Number(row.at);
-  }
-
   /** Drops the personal data (payload and the address digest) of saved searches in the CRM since `before`. */
   async eraseSaved(before: number, now: number): Promise<number> {
-    return this.erase('saved', 'saved_at', before, now);
-  }
-
-  /** Drops the personal data of dead saved searches that died at or before `before`. */
-  async eraseDead(before: number, now: number): Promise<number> {
-    return this.erase('dead', 'dead_at', before, now);
-  }
-
-  private async erase(status: 'saved' | 'dead', since: 'saved_at' | 'dead_at', before: number, now: number): Promise<number> {
-    const result = await this.db
-      .updateTable('saved_searches')
-      .set({ payload: null, address_key: null, erased_at: now })
-      .where('status', '=', status)
-      .where('payload', 'is not', null)
-      .where(since, '<=', before)
-      .executeTakeFirst();
-    const rows = changed(result);
-    // As the outbox: the WAL still holds the pages as written until a checkpoint.
-    if (rows > 0 && this.kind === 'sqlite') checkpoint(this.store);
-    return rows;
-  }
-
-  /** An operator's replay of a dead saved search: queued again at the step it stopped at, with a fresh retry window. */
-  async requeue(originalId: string, now: number): Promise<boolean> {
-    const current = this.nowIn(now);
-    const result = await this.db
-      .updateTable('saved_searches')
-      .set({ status: 'queued', dead_at: null, attempts: 0, next_attempt_at: current, window_start: current, claimed_by: null, claim_until: null })
-      .where('original_id', '=', originalId)
-      .where('status', '=', 'dead')
-      .where('payload', 'is not', null)
-      .executeTakeFirst();
-    return changed(result) === 1;
-  }
-
-  /** Deletes dead saved searches that died at or before `deadBefore` (one, when `originalId` is given). */
-  async purgeDead(deadBefore: number, originalId?: string): Promise<number> {
-    const result = await this.db
-      .deleteFrom('saved_searches')
-      .where('status', '=', 'dead')
-      .where('dead_at', '<=', deadBefore)
-      .$if(originalId !== undefined, (query) => query.where('original_id', '=', originalId!))
-      .executeTakeFirst();
-    const rows = changed(result);
-    if (rows > 0 && this.kind === 'sqlite') checkpoint(this.store);
-    return rows;
-  }
-
-  async counts(): Promise<Record<SavedSearchStatus, number>> {
-    const counts: Record<SavedSearchStatus, number> = { queued: 0, saved: 0, dead: 0, spam: 0 };
-    const rows = await this.db
-      .selectFrom('saved_searches')
-      .select((eb) => ['status', eb.fn.countAll<number>().as('count')])
-      .groupBy('status')
-      .execute();
-    for (const { status, count } of rows) counts[status] = Number(count);
-    return counts;
-  }
-
-  /** When the oldest saved search still queued (not yet in the CRM) was accepted; undefined when none waits. */
-  async oldestQueuedAt(): Promise<number | undefined> {
-    const row = await this.db
-      .selectFrom('saved_searches')
-      .select((eb) => eb.fn.min('accepted_at').as('at'))
-      .where('status', '=', 'queued')
-      .executeTakeFirst();
-    return row?.at == null ? undefined : Number(row.at);
-  }
-
-  /** Saved searches accepted for the CRM (spam left out) at or after `at`: the daily budget's count. */
-  async forwardableAcceptedSince(at: number): Promise<number> {
-    const row = await this.db
-      .selectFrom('saved_searches')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('accepted_at', '>=', at)
-      .where('status', '!=', 'spam')
-      .executeTakeFirst();
-    return Number(row?.count ?? 0);
-  }
-
-  async list(options: { status?: SavedSearchStatus | 'all'; limit?: number } = {}): Promise<SavedSearchEntry[]> {
-    const status = options.status ?? 'all';
-    const limit = Math.max(1, Math.min(options.limit ?? 100, 10_000));
-    const rows = await this.db
-      .selectFrom('saved_searches')
-      .selectAll()
-      .$if(status !== 'all', (query) => query.where('status', '=', status as SavedSearchStatus))
-      .orderBy('seq', 'desc')
-      .limit(limit)
-      .execute();
-    return rows.map(fromRow);
+    return this.erasePayloads('saved', 'saved_at', before, now);
   }
 }
 

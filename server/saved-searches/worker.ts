@@ -1,19 +1,16 @@
-import { CircuitBreaker, DEFAULT_BREAKER_SETTINGS, type BreakerOutcome } from '../enquiries/breaker.ts';
-import type { DeliveryFailure } from '../enquiries/sink.ts';
-import type { EnquiryDeliveryConfig } from '../runtime/config.ts';
+import type { BreakerOutcome } from '../lead-queue/breaker.ts';
+import { describeFailure } from '../lead-queue/failure.ts';
+import { leadQueueLoop, type LeadQueueWorkerSettings } from '../lead-queue/worker-loop.ts';
 import type { Clock } from '../runtime/clock.ts';
 import type { Logger } from '../runtime/log.ts';
-import { asWork } from '../runtime/work-class.ts';
 import type { Worker } from '../runtime/worker.ts';
 import { isStoreUnavailable } from '../store/store.ts';
 import type { SavedSearchMetrics } from './metrics.ts';
 import type { AlertSink, SavedSearchLead } from './sink.ts';
-import { DEFAULT_CLAIM_LEASE_MS, type SavedSearchEntry, type SavedSearchStore, type StepResult } from './store.ts';
+import type { SavedSearchEntry, SavedSearchStore, StepResult } from './store.ts';
 
-/** The worker's settings: the enquiry delivery's (retry window, backoff, look-up delay, erasure), and a few only tests set. */
-export interface SavedSearchWorkerSettings extends EnquiryDeliveryConfig {
-  stopGraceMs?: number;
-}
+/** The worker's settings: the enquiry delivery's (retry window, backoff, look-up delay, erasure), and a few only tests set (lead-queue/worker-loop.ts). */
+export type SavedSearchWorkerSettings = LeadQueueWorkerSettings;
 
 export interface SavedSearchWorker extends Worker {
   wake(): void;
@@ -31,8 +28,6 @@ export interface SavedSearchWorkerDeps {
   random?: () => number;
 }
 
-/** Credentials problems are the operator's to fix; the saved search waits for them. */
-const CONFIG_RETRY_MS = 5 * 60_000;
 /** How soon a saved search whose address another one holds is looked at again, at the latest. */
 const ADDRESS_WAIT_MS = 1_000;
 
@@ -65,24 +60,24 @@ class WriteFailed extends Error {
 export function createSavedSearchWorker(deps: SavedSearchWorkerDeps): SavedSearchWorker {
   const { store, sink, metrics, settings } = deps;
   const log = deps.log.child({ component: 'saved-searches' });
-  const now = deps.now ?? Date.now;
-  const random = deps.random ?? Math.random;
-  const leaseMs = settings.claimLeaseMs ?? DEFAULT_CLAIM_LEASE_MS;
-  const stopGraceMs = settings.stopGraceMs ?? 5_000;
-  let offset = 0;
-  const shared = () => now() + offset;
-  const readOffset = async () => {
-    offset = await store.clockOffset(now).catch(() => offset);
-  };
-  const writes = store.store.writes;
-  const breaker = new CircuitBreaker(
-    {
-      ...DEFAULT_BREAKER_SETTINGS,
-      cooldownMs: settings.retryBaseMs,
-      maxCooldownMs: Math.max(settings.retryBaseMs, Math.min(settings.retryMaxMs, DEFAULT_BREAKER_SETTINGS.maxCooldownMs)),
+  const loop = leadQueueLoop<SavedSearchEntry>({
+    name: 'saved-searches',
+    // After enquiries, before syncs at the CRM's gate.
+    workClass: 'saved-search',
+    queue: store,
+    log,
+    settings,
+    now: deps.now ?? Date.now,
+    random: deps.random ?? Math.random,
+    work: (entry) => work(entry),
+    erase: async (current) => {
+      const erased = (await store.eraseSaved(current - settings.eraseAfterMs, current)) + (await store.eraseDead(current - settings.deadEraseAfterMs, current));
+      if (erased > 0) {
+        metrics.erased += erased;
+        log.info({ erased }, 'personal data of saved searches erased');
+      }
     },
-    now,
-    (change) => {
+    onBreakerChange: (change) => {
       if (change.state === 'open') log.warn({ breaker: change.state, reason: change.reason }, 'CRM looks down: saved searches paused');
       else
         log.info(
@@ -90,124 +85,17 @@ export function createSavedSearchWorker(deps: SavedSearchWorkerDeps): SavedSearc
           change.state === 'closed' ? 'CRM back: saved searches resumed' : 'probing the CRM with one saved search',
         );
     },
-  );
-  const inFlight = new Map<string, Promise<void>>();
-  let running = false;
-  let timer: NodeJS.Timeout | undefined;
-  let ticking: Promise<void> | undefined;
-  let tickAgain = false;
-  let abort = new AbortController();
-  let startedAt = now();
-  let lastErasure = 0;
-  let lastRenewal = 0;
-
-  function schedule(delayMs: number): void {
-    if (!running) return;
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(tick, Math.max(0, Math.min(delayMs, settings.pollMs)));
-    timer.unref?.();
-  }
-
-  function tick(): void {
-    timer = undefined;
-    if (!running) return;
-    if (ticking) {
-      tickAgain = true;
-      return;
-    }
-    ticking = pass().finally(() => {
-      ticking = undefined;
-      if (tickAgain) {
-        tickAgain = false;
-        schedule(0);
-      }
-    });
-  }
-
-  async function pass(): Promise<void> {
-    try {
-      await readOffset();
-      const current = shared();
-      await housekeeping(current);
-      if (inFlight.size > 0 && current - lastRenewal >= leaseMs / 4) {
-        lastRenewal = current;
-        await store.renewClaims([...inFlight.keys()], current, leaseMs);
-      }
-      if (!running) return;
-      void (await dispatch(current));
-      if (inFlight.size >= settings.concurrency) return schedule(settings.pollMs);
-      const waitUntil = Math.max(breaker.reopensAt ?? 0, writes.heldUntil() ?? 0);
-      if (waitUntil > now()) return schedule(waitUntil - now());
-      const nextDue = await store.nextDueAfter(current);
-      schedule(nextDue === undefined ? settings.pollMs : nextDue - shared());
-    } catch (error) {
-      writes.failed(error);
-      log.error({ err: error }, 'saved-search worker could not read its queue; will retry');
-      schedule(settings.pollMs);
-    }
-  }
-
-  async function housekeeping(current: number): Promise<void> {
-    if (current - lastErasure < 60_000 || writes.heldUntil() !== undefined) return;
-    lastErasure = current;
-    try {
-      const erased = (await store.eraseSaved(current - settings.eraseAfterMs, current)) + (await store.eraseDead(current - settings.deadEraseAfterMs, current));
-      if (erased > 0) {
-        metrics.erased += erased;
-        log.info({ erased }, 'personal data of saved searches erased');
-      }
-    } catch (error) {
-      writes.failed(error);
-      log.error({ err: error }, 'erasing personal data of old saved searches failed; will retry in a minute');
-    }
-  }
-
-  async function dispatch(current: number): Promise<Promise<void>[]> {
-    const started: Promise<void>[] = [];
-    if (writes.heldUntil() !== undefined) return started;
-    const free = settings.concurrency - inFlight.size;
-    if (free <= 0) return started;
-    const claimed = await store.claimDue(current, free, leaseMs, [...inFlight.keys()]);
-    const unstarted: string[] = [];
-    for (const entry of claimed) {
-      if (inFlight.has(entry.originalId)) continue;
-      const ticket = inFlight.size < settings.concurrency ? breaker.tryAcquire() : undefined;
-      if (!ticket) {
-        unstarted.push(entry.originalId);
-        continue;
-      }
-      const run = asWork('saved-search', () => work(entry))
-        .then((outcome) => (outcome ? breaker.record(ticket, outcome) : breaker.release(ticket)))
-        .catch((error: unknown) => {
-          breaker.release(ticket);
-          if (writes.failed(error)) {
-            log.error({ err: error, originalId: entry.originalId }, 'saved search could not write to the store; will retry');
-            return;
-          }
-          log.error({ err: error, originalId: entry.originalId }, 'saved search failed unexpectedly');
-          return store
-            .retryLater(entry.originalId, shared() + settings.retryBaseMs, 'internal error (see the relay log)', true)
-            .catch((storeError: unknown) => {
-              writes.failed(storeError);
-            });
-        })
-        .finally(() => {
-          inFlight.delete(entry.originalId);
-          if (running) schedule(0);
-        });
-      inFlight.set(entry.originalId, run);
-      started.push(run);
-    }
-    if (unstarted.length) await store.releaseClaims(unstarted);
-    return started;
-  }
-
-  function backoff(attempts: number): number {
-    const ceiling = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.max(0, attempts - 1));
-    return ceiling / 2 + random() * (ceiling / 2);
-  }
-
-  const windowEnd = (entry: SavedSearchEntry) => entry.windowStart + settings.maxAgeMs;
+    // Whether a write of a failed step may be in the CRM cannot be told from here: look before writing again.
+    mayBeInCrm: () => true,
+    words: {
+      unreadable: 'saved-search worker could not read its queue; will retry',
+      erasureFailed: 'erasing personal data of old saved searches failed; will retry in a minute',
+      storeFailed: 'saved search could not write to the store; will retry',
+      unexpected: 'saved search failed unexpectedly',
+    },
+  });
+  const { shared, windowEnd, leaseMs } = loop;
+  const writes = store.store.writes;
 
   async function die(entry: SavedSearchEntry, reason: string): Promise<void> {
     if (await store.markDead(entry.originalId, shared(), reason)) {
@@ -221,11 +109,8 @@ export function createSavedSearchWorker(deps: SavedSearchWorkerDeps): SavedSearc
   async function retry(entry: SavedSearchEntry, error: unknown, outcomeUnknown: boolean): Promise<void> {
     const current = shared();
     const failure = sink.failure(error);
-    const reason = describe(error, failure);
-    let nextAt = current + backoff(entry.attempts + 1);
-    if (failure?.retryAt) nextAt = Math.max(nextAt, failure.retryAt + offset);
-    if (failure?.reason === 'credentials') nextAt = Math.max(nextAt, current + CONFIG_RETRY_MS);
-    if (outcomeUnknown && (failure?.mayStillLand ?? true)) nextAt = Math.max(nextAt, current + settings.reconcileDelayMs);
+    const reason = describeFailure(error, failure);
+    const nextAt = loop.nextAttemptAt(failure, entry.attempts + 1, outcomeUnknown, current);
     if (current >= windowEnd(entry) && !outcomeUnknown) {
       await die(entry, `retry window over (${entry.attempts} attempts) at step ${entry.step}; last error: ${reason}`);
       return;
@@ -237,14 +122,6 @@ export function createSavedSearchWorker(deps: SavedSearchWorkerDeps): SavedSearc
     const fields = { originalId: entry.originalId, step: entry.step, attempts: entry.attempts, reason, outcomeUnknown, retryInMs: Math.round(at - current) };
     if (failure?.setting) log.error({ ...fields, setting: failure.setting }, 'saved search blocked by the CRM credentials');
     else log.warn(fields, 'saved search step failed; will retry');
-  }
-
-  function crmOutcome(error: unknown): BreakerOutcome | undefined {
-    const failure = sink.failure(error);
-    if (!failure || failure.reason === 'stopped') return undefined;
-    if (failure.reason === 'credentials') return { ok: false, retryAt: now() + CONFIG_RETRY_MS };
-    if (failure.retryable) return { ok: false, retryAt: failure.retryAt };
-    return { ok: true };
   }
 
   /** One saved search, from the step it is at to the end or its first failure. Resolves with what it says of the CRM. */
@@ -262,9 +139,8 @@ export function createSavedSearchWorker(deps: SavedSearchWorkerDeps): SavedSearc
     }
     if (entry.writingSince !== null) {
       // A write left by an earlier process (a crash, a restore) may still be on its way: let it land before looking.
-      const startedAtShared = startedAt + offset;
-      const lookAt = startedAtShared + settings.reconcileDelayMs;
-      if (entry.writingSince < startedAtShared && shared() < lookAt) {
+      const lookAt = loop.lookAfter(entry.writingSince, shared());
+      if (lookAt !== undefined) {
         await store.retryLater(entry.originalId, lookAt, entry.lastError ?? 'outcome unknown', true);
         await store.holdAddressUntil(entry.originalId, lookAt + leaseMs);
         return undefined;
@@ -277,7 +153,7 @@ export function createSavedSearchWorker(deps: SavedSearchWorkerDeps): SavedSearc
       search: payload.search,
       acceptedAt: entry.acceptedAt,
     };
-    const options = { signal: abort.signal };
+    const options = { signal: loop.signal };
 
     /** Commits a step's result and moves `entry` on; false when the row is no longer this relay's to move. */
     const advance = async (result: StepResult): Promise<boolean> => {
@@ -433,7 +309,7 @@ export function createSavedSearchWorker(deps: SavedSearchWorkerDeps): SavedSearc
       } else {
         await die(entry, failure.refusal ?? failure.description);
       }
-      return crmOutcome(error);
+      return loop.crmOutcome(sink.failure(error));
     }
   }
 
@@ -442,43 +318,5 @@ export function createSavedSearchWorker(deps: SavedSearchWorkerDeps): SavedSearc
     metrics.observeLatency(seconds);
   }
 
-  return {
-    name: 'saved-searches',
-    start() {
-      if (running) return;
-      running = true;
-      startedAt = now();
-      abort = new AbortController();
-      schedule(0);
-    },
-    async stop() {
-      running = false;
-      if (timer) clearTimeout(timer);
-      timer = undefined;
-      await ticking;
-      const pending = Promise.allSettled([...inFlight.values()]);
-      const grace = new Promise<void>((resolve) => setTimeout(resolve, stopGraceMs).unref());
-      await Promise.race([pending, grace]);
-      abort.abort();
-      await pending;
-    },
-    wake() {
-      if (running) schedule(0);
-    },
-    async drain() {
-      for (let round = 0; round < 1000; round++) {
-        await readOffset();
-        const current = shared();
-        await housekeeping(current);
-        const started = await dispatch(current);
-        if (started.length === 0 && inFlight.size === 0) return;
-        await Promise.allSettled(started.length ? started : [...inFlight.values()]);
-      }
-    },
-  };
-}
-
-function describe(error: unknown, failure: DeliveryFailure | undefined): string {
-  if (failure) return failure.description;
-  return error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 500) : 'unknown error';
+  return { name: loop.name, start: loop.start, stop: loop.stop, wake: loop.wake, drain: loop.drain };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CircuitBreaker, DEFAULT_BREAKER_SETTINGS, type BreakerChange, type BreakerSettings } from '../../server/enquiries/breaker.ts';
+import { CircuitBreaker, DEFAULT_BREAKER_SETTINGS, type BreakerChange, type BreakerSettings } from '../../server/lead-queue/breaker.ts';
 
 function rig(settings: Partial<BreakerSettings> = {}) {
   let clock = 1_000_000;

@@ -1,5 +1,4 @@
 import type { ClientRateLimitInfo, Store } from 'express-rate-limit';
-import type { EnquiryOutbox } from './outbox.ts';
 import { systemClock, type Clock } from '../runtime/clock.ts';
 
 const DAY_MS = 24 * 60 * 60_000;
@@ -76,7 +75,7 @@ export class DailyEnquiryBudget {
 
   constructor(
     /** Where the day's count is read: the enquiry outbox, or any store counting what it took for the CRM (saved searches). */
-    private readonly outbox: Pick<EnquiryOutbox, 'forwardableAcceptedSince'>,
+    private readonly outbox: { forwardableAcceptedSince(at: number): Promise<number> },
     readonly limit: number,
     private readonly now: Clock = systemClock,
   ) {}

@@ -1,9 +1,9 @@
 import type { CliCommand, CliContext } from '../runtime/cli-command.ts';
 import { parseOptions } from '../runtime/cli-options.ts';
-import { attachPostgres } from './postgres.ts';
-import { agencySchema } from './shared-database.ts';
-import { readRelayId } from './relay-identity.ts';
-import { closeStore, openStore, type Store } from './store.ts';
+import { attachPostgres } from '../store/postgres.ts';
+import { agencySchema } from '../store/shared-database.ts';
+import { readRelayId } from '../store/relay-identity.ts';
+import { closeStore, openStore, type Store } from '../store/store.ts';
 
 /**
  * The operator's `list | retry | purge` over one of the relay's durable lead queues (the enquiry
