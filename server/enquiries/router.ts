@@ -120,8 +120,9 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
         if (stored.outcome !== 'repeat') return stored;
         // This person is registered for this open home already (under another originalId): the
         // answer is the same as for a first registration, so it tells nobody whether an address
-        // registered; the row keeps no personal data and nothing more is sent (docs/api.md).
-        budget.release();
+        // registered; the row keeps no personal data and nothing more is sent (docs/api.md). Its
+        // share of the daily budget is given back below, once: a throw or a lost race here is
+        // given back by commit.
         const repeat = await outbox.accept({ enquiry, fingerprint, acceptedAt: now(), spamReason: 'repeat_registration' });
         return repeat.outcome === 'created' ? { outcome: 'repeated' as const } : repeat;
       },
@@ -138,6 +139,7 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
       return;
     }
     if (result.outcome === 'repeated') {
+      budget.release();
       metrics.accepted++;
       metrics.spam.repeat_registration++;
       log.info({ originalId: enquiry.originalId }, 'open-home registration repeats one already taken: answered, not forwarded');
