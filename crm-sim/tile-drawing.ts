@@ -174,6 +174,8 @@ interface Label {
   /** The anchor in the world's pixels at the label's zoom: a city's dot, a suburb's centre. */
   x: number;
   y: number;
+  /** Where the name's baseline is, in the same pixels. */
+  baseline: number;
   size: number;
   bold: boolean;
   dot: boolean;
@@ -187,9 +189,19 @@ function textWidth(text: string, size: number, bold: boolean): number {
 
 function label(text: string, [x, y]: Point, size: number, bold: boolean, dot: boolean): Label {
   const half = textWidth(text, size, bold) / 2 + 2;
-  // A dotted place is named above its dot; a suburb's name sits on its centre.
-  const baseline = dot ? y - 5 : y + size * 0.35;
-  return { text, x, y, size, bold, dot, box: { left: x - half, right: x + half, top: baseline - size - 2, bottom: dot ? y + 4 : baseline + size * 0.3 + 2 } };
+  // A dotted place is named above its dot, a city high enough to clear the map's cluster bubble
+  // (32 px across) over its listings; a suburb's name sits on its centre.
+  const baseline = dot ? y - (bold ? 20 : 5) : y + size * 0.35;
+  return {
+    text,
+    x,
+    y,
+    baseline,
+    size,
+    bold,
+    dot,
+    box: { left: x - half, right: x + half, top: baseline - size - 2, bottom: dot ? y + 4 : baseline + size * 0.3 + 2 },
+  };
 }
 
 const labelsByZoom = new Map<number, Label[]>();
@@ -298,9 +310,8 @@ export function tileSvg(z: number, x: number, y: number, scale: 1 | 2): string {
     const cy = name.y - originY;
     if (name.dot)
       parts.push(`<circle cx="${n(cx)}" cy="${n(cy)}" r="${name.bold ? 3 : 2.5}" fill="${COLOURS.cityText}" stroke="${COLOURS.halo}" stroke-width="1"/>`);
-    const baseline = name.dot ? cy - 5 : cy + name.size * 0.35;
     parts.push(
-      `<text x="${n(cx)}" y="${n(baseline)}" font-family="${FONT}" font-size="${name.size}"${name.bold ? ' font-weight="bold"' : ''} text-anchor="middle" fill="${name.bold ? COLOURS.cityText : COLOURS.placeText}" stroke="${COLOURS.halo}" stroke-width="3" stroke-linejoin="round" paint-order="stroke">${escapeXml(name.text)}</text>`,
+      `<text x="${n(cx)}" y="${n(name.baseline - originY)}" font-family="${FONT}" font-size="${name.size}"${name.bold ? ' font-weight="bold"' : ''} text-anchor="middle" fill="${name.bold ? COLOURS.cityText : COLOURS.placeText}" stroke="${COLOURS.halo}" stroke-width="3" stroke-linejoin="round" paint-order="stroke">${escapeXml(name.text)}</text>`,
     );
   }
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${TILE * scale}" height="${TILE * scale}" viewBox="0 0 ${TILE} ${TILE}">
