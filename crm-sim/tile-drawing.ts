@@ -319,9 +319,14 @@ ${parts.join('\n')}
 </svg>`;
 }
 
-/** The tile as a PNG: the same bytes for the same tile and scale. */
+/**
+ * The tile as a PNG: the same bytes for the same tile and scale. Palette PNGs are under half the
+ * size; choosing the palette is most of the time (rendering the SVG is some 6 ms at 512 px), so it
+ * is done with a lower effort and no dithering (the colours are flat): a 512 px tile in some 25 ms
+ * rather than 55.
+ */
 export function drawTile(z: number, x: number, y: number, scale: 1 | 2): Promise<Buffer> {
   return sharp(Buffer.from(tileSvg(z, x, y, scale)))
-    .png({ palette: true, compressionLevel: 9 })
+    .png({ palette: true, effort: 3, dither: 0, compressionLevel: 6 })
     .toBuffer();
 }
