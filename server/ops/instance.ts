@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { processAlive } from '../runtime/process-alive.ts';
 
 /** Written by a running relay into DATA_DIR: lets the CLI tell whether a relay uses this store. */
 export const PID_FILE = 'relay.pid';
@@ -9,16 +10,6 @@ export interface RelayInstance {
   startedAt: string;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to another user, so it is alive.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** The relay running on this DATA_DIR, if any (a pid file left by a crash does not count). */
 export function runningRelay(dataDir: string): RelayInstance | undefined {
   const file = join(resolve(dataDir), PID_FILE);
@@ -26,7 +17,7 @@ export function runningRelay(dataDir: string): RelayInstance | undefined {
   try {
     const instance = JSON.parse(readFileSync(file, 'utf8')) as RelayInstance;
     if (!Number.isInteger(instance.pid) || instance.pid === process.pid) return undefined;
-    return isAlive(instance.pid) ? instance : undefined;
+    return processAlive(instance.pid) ? instance : undefined;
   } catch {
     return undefined;
   }

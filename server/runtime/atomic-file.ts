@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fchmodSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { processAlive } from './process-alive.ts';
 
 export interface AtomicWriteOptions {
   /** The file's mode (the temporary file has it from the start: a secret is never readable by others, even for a moment). */
@@ -83,7 +84,7 @@ export async function withFileLock<T>(file: string, edit: () => Promise<T>): Pro
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error;
       const pid = Number(readFileSync(lock, 'utf8'));
-      if (Number.isInteger(pid) && pid > 0 && alive(pid)) throw new FileLockedError(file, pid);
+      if (Number.isInteger(pid) && pid > 0 && processAlive(pid)) throw new FileLockedError(file, pid);
       rmSync(lock, { force: true });
     }
   }
@@ -91,14 +92,5 @@ export async function withFileLock<T>(file: string, edit: () => Promise<T>): Pro
     return await edit();
   } finally {
     rmSync(lock, { force: true });
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
