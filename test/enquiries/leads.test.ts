@@ -41,6 +41,17 @@ const post = async (harness: EnquiryHarness, body: object, status = 202) => {
 };
 const posted = (originalId: string): SimEnquiry[] => crm.sim.state.postedEnquiries().filter((enquiry) => enquiry.originalId === originalId);
 const meta = (enquiry: SimEnquiry) => Object.fromEntries(enquiry.metaData.map(({ key, value }) => [key, value]));
+/** A time as the relay writes it into a lead for the CRM: the site's zone (SITE_TIME_ZONE above), in words. */
+const siteTime = new Intl.DateTimeFormat('en-AU', {
+  timeZone: 'Australia/Melbourne',
+  weekday: 'long',
+  day: 'numeric',
+  month: 'long',
+  year: 'numeric',
+  hour: 'numeric',
+  minute: '2-digit',
+  timeZoneName: 'short',
+});
 
 /** Drains the worker, moving the clock past every backoff, until nothing is queued. */
 async function deliverAll(harness: EnquiryHarness): Promise<void> {
@@ -190,16 +201,7 @@ for (const storeVariant of storeVariants()) {
         const [held, ...more] = posted(body.originalId);
         expect(more).toEqual([]);
         const start = new Date(openHome.start!);
-        const when = new Intl.DateTimeFormat('en-AU', {
-          timeZone: 'Australia/Melbourne',
-          weekday: 'long',
-          day: 'numeric',
-          month: 'long',
-          year: 'numeric',
-          hour: 'numeric',
-          minute: '2-digit',
-          timeZoneName: 'short',
-        }).format(start);
+        const when = siteTime.format(start);
         expect(held).toMatchObject({ saleLifeId: property.saleLifeId, source: 'OFFICEWEBSITE', categories: [] });
         expect(held!.subject).toContain('Open home registration');
         expect(held!.subject).toContain(when);
@@ -278,23 +280,13 @@ for (const storeVariant of storeVariants()) {
         await deliverAll(harness);
         const [held, ...more] = posted(body.originalId);
         expect(more).toEqual([]);
-        const format = new Intl.DateTimeFormat('en-AU', {
-          timeZone: 'Australia/Melbourne',
-          weekday: 'long',
-          day: 'numeric',
-          month: 'long',
-          year: 'numeric',
-          hour: 'numeric',
-          minute: '2-digit',
-          timeZoneName: 'short',
-        });
         expect(held).toMatchObject({ leaseLifeId: listing.leaseLifeId, saleLifeId: null, subject: expect.stringMatching(/^Private inspection request/) });
         expect(held!.body).toBe(
           [
             'Private inspection request',
             '',
             'Preferred times:',
-            ...times.map((time, index) => `${index + 1}. ${format.format(new Date(time))}`),
+            ...times.map((time, index) => `${index + 1}. ${siteTime.format(new Date(time))}`),
             '',
             'Message:',
             'After 5 pm if possible.',
