@@ -108,7 +108,18 @@ describe('npm run relay -- status', () => {
     });
     expect(savedSearch.status).toBe(202);
 
+    // A second on, so the queues' ages are whole seconds old (an age stuck at 0 would not pass).
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const asked = Date.now();
     const figures = await status();
+    const answered = Date.now();
+    /** A queue's age must be whole seconds from its oldest entry to a moment during the status call. */
+    const expectAgeOf = (queue: { oldestQueuedAt: string | null; oldestQueuedSeconds: number | null }, what: string) => {
+      const oldest = Date.parse(queue.oldestQueuedAt!);
+      expect(queue.oldestQueuedSeconds, what).toBeGreaterThanOrEqual(Math.round((asked - oldest) / 1000));
+      expect(queue.oldestQueuedSeconds, what).toBeLessThanOrEqual(Math.round((answered - oldest) / 1000));
+      expect(queue.oldestQueuedSeconds, what).toBeGreaterThanOrEqual(1);
+    };
 
     for (const [type, byStatus] of Object.entries(figures.listings)) {
       for (const [state, count] of Object.entries(byStatus)) expect(count, `${type} ${state}`).toBe(await apiTotal(`type=${type}&status=${state}`));
@@ -123,6 +134,8 @@ describe('npm run relay -- status', () => {
     expect(figures.savedSearches).toMatchObject({ queued: 1, saved: 0, dead: 0, spam: 0 });
     expect(Date.parse(figures.savedSearches.oldestQueuedAt!)).toBeLessThanOrEqual(Date.now());
     expect(figures.savedSearches.oldestQueuedSeconds).toBeGreaterThanOrEqual(0);
+    expectAgeOf(figures.outbox, 'the outbox');
+    expectAgeOf(figures.savedSearches, 'the saved searches');
 
     // The simulator counts what it received per key: the relay's daily budget must agree.
     const counters = (await (await fetch(`${relay.simulator!.origin}/__sim/counters`)).json()) as { perKey: Record<string, { usedToday: number }> };

@@ -4,42 +4,34 @@
 // site, searches, opens a listing and sends an enquiry: the demo's pages push each step to
 // window.dataLayer (never what the visitor typed), and the lead reaches the CRM's holding area with
 // the page it was sent from and the landing page's campaign in its metaData.
-import { rmSync } from 'node:fs';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildWidgetBundle, launchChromium, waitForListings, watchProblems } from '../support/browser.ts';
-import { startTestRelay, type TestRelay } from '../support/relay-fixture.ts';
+import { startDemoSiteRig, watchedPage, type DemoSiteRig } from '../support/browser.ts';
+import type { TestRelay } from '../support/relay-fixture.ts';
 
 interface HeldEnquiry {
   originalId: string | null;
   received: { metaData: Array<{ key: string; value: string }>; userId: number | null };
 }
 
-let widgetDir: string;
+let rig: DemoSiteRig;
 let relay: TestRelay;
-let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let problems: string[];
 
 beforeAll(async () => {
-  widgetDir = await buildWidgetBundle();
-  relay = await startTestRelay({ ENQUIRY_MIN_FILL_MS: '0' }, { app: { widgetDir } });
-  browser = await launchChromium();
-  await waitForListings(relay.url);
+  rig = await startDemoSiteRig();
+  relay = rig.relay;
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await relay?.close();
-  if (widgetDir) rmSync(widgetDir, { recursive: true, force: true });
+  await rig?.close();
 });
 
 beforeEach(async () => {
-  context = await browser.newContext();
+  ({ context, page, problems } = await watchedPage(rig.browser));
   context.setDefaultTimeout(15_000);
-  page = await context.newPage();
-  problems = watchProblems(page);
 });
 
 afterEach(async () => {

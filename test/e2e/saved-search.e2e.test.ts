@@ -3,11 +3,10 @@
 // checked), a whole relay in demo mode (embedded CRM simulator, saved-search worker) under its
 // strict CSP, Chromium through playwright-core. A visitor sets a filter, asks for alerts, and the
 // CRM then holds a contact for the address with a requirement equal to the list's filters.
-import { rmSync } from 'node:fs';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildWidgetBundle, launchChromium, waitForListings, watchProblems } from '../support/browser.ts';
-import { startTestRelay, type TestRelay } from '../support/relay-fixture.ts';
+import { startDemoSiteRig, watchedPage, type DemoSiteRig } from '../support/browser.ts';
+import type { TestRelay } from '../support/relay-fixture.ts';
 
 interface SimContactView {
   emails: string[];
@@ -16,31 +15,24 @@ interface SimContactView {
   requirements: Array<{ type: string; minimumBed: number | null; minimumPrice: number | null; maximumPrice: number | null }>;
 }
 
-let widgetDir: string;
+let rig: DemoSiteRig;
 let relay: TestRelay;
-let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let problems: string[];
 
 beforeAll(async () => {
-  widgetDir = await buildWidgetBundle();
-  relay = await startTestRelay({ ENQUIRY_MIN_FILL_MS: '0' }, { app: { widgetDir } });
-  browser = await launchChromium();
-  await waitForListings(relay.url);
+  rig = await startDemoSiteRig();
+  relay = rig.relay;
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await relay?.close();
-  if (widgetDir) rmSync(widgetDir, { recursive: true, force: true });
+  await rig?.close();
 });
 
 beforeEach(async () => {
-  context = await browser.newContext();
+  ({ context, page, problems } = await watchedPage(rig.browser));
   context.setDefaultTimeout(15_000);
-  page = await context.newPage();
-  problems = watchProblems(page);
 });
 
 afterEach(async () => {

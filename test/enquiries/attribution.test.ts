@@ -1,38 +1,21 @@
 import request from 'supertest';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../crm-sim/simulator.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../server/runtime/log.ts';
 import { rawRows, storeVariants, type StoreVariant } from '../support/store-variants.ts';
-import { enquiryHarness, validEnquiry, type EnquiryHarness, type HarnessOptions } from './support.ts';
+import { validEnquiry, type EnquiryHarness, type HarnessOptions, simulatedCrm } from './support.ts';
 
 // Where a lead came from (issue 22): the page and the campaign (utm_*) a lead is sent with reach
 // the CRM's metaData beside it; what the relay cannot use is dropped and named, never a refusal.
 
-let sim: RunningSimulator;
-beforeAll(async () => {
-  sim = await startSimulator({ listings: 6, seed: 5 });
-});
-afterAll(async () => {
-  await sim.close();
-});
-
-const harnesses: EnquiryHarness[] = [];
-afterEach(() => {
-  for (const harness of harnesses.splice(0)) harness.close();
-  sim.state.reset();
-});
+const crm = simulatedCrm({ listings: 6, seed: 5 });
 
 let variant: StoreVariant = { name: 'SQLite' };
 
 async function setup(options: HarnessOptions = {}): Promise<EnquiryHarness> {
-  const harness = await enquiryHarness({
+  return crm.harness({
     postgresServer: variant.postgresServer,
-    crm: { baseUrl: sim.baseUrl, apiKey: sim.apiKey, accessToken: sim.accessToken },
-    targets: 'crm',
     ...options,
   });
-  harnesses.push(harness);
-  return harness;
 }
 
 async function saleListingId(harness: EnquiryHarness): Promise<number> {
@@ -48,7 +31,7 @@ async function sendAndDeliver(
   const body = { ...validEnquiry({ listingId: await saleListingId(harness) }), ...extra };
   const answer = await request(harness.app).post('/api/v1/enquiries').send(body).expect(202);
   await harness.service.worker.drain();
-  const posted = sim.state.postedEnquiries().filter((enquiry) => enquiry.originalId === body.originalId);
+  const posted = crm.sim.state.postedEnquiries().filter((enquiry) => enquiry.originalId === body.originalId);
   expect(posted).toHaveLength(1);
   return { answer: answer.body as Record<string, unknown>, metaData: posted[0]!.metaData };
 }
@@ -177,7 +160,7 @@ describe('what the relay cannot use is dropped and named, and the lead still goe
       .send({ ...body, page: 'https://harbourandyarra.example/contact', campaign: { utm_source: 'bing' } })
       .expect(202);
     await harness.service.worker.drain();
-    const posted = sim.state.postedEnquiries();
+    const posted = crm.sim.state.postedEnquiries();
     expect(posted).toHaveLength(1);
     expect(posted[0]!.metaData).toContainEqual({ key: 'page', value: 'https://harbourandyarra.example/listings/buy' });
     expect(posted[0]!.metaData).toContainEqual({ key: 'utm_source', value: 'google' });

@@ -1,39 +1,19 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../server/cli.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { EnquiryOutbox } from '../../server/enquiries/outbox.ts';
 import { enquiryFingerprint, enquiryRequestSchema } from '../../server/enquiries/schema.ts';
-import { attachPostgres } from '../../server/store/postgres.ts';
-import { closeStore, openStore, type Store } from '../../server/store/store.ts';
-import { freshDatabase } from '../support/postgres.ts';
+import { closeStore } from '../../server/store/store.ts';
+import { leadQueueCliRig } from '../support/lead-queue-cli.ts';
 import { storeVariants, type StoreVariant } from '../support/store-variants.ts';
 import { LISTINGS, validEnquiry } from './support.ts';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const { dataDir: freshDataDir, open: openSeeded, cli } = leadQueueCliRig({ dirPrefix: 'estate-cli-', database: 'estate_cli' });
 
 /** The store the current variant's tests run on (set by its beforeAll). */
 let variant: StoreVariant = { name: 'SQLite' };
-/** The environment a CLI run against each seeded DATA_DIR gets (DATABASE_URL on PostgreSQL). */
-const envOf = new Map<string, Record<string, string>>();
-
-/** The seeded store, as the relay would open it (PostgreSQL attached when the variant has it). */
-async function openSeeded(dataDir: string): Promise<Store> {
-  const store = openStore(dataDir);
-  const url = envOf.get(dataDir)?.DATABASE_URL;
-  if (url) await attachPostgres(store, url);
-  return store;
-}
 
 /** A DATA_DIR with one delivered, one dead and one queued enquiry, as a relay would have left it. */
 async function seededDataDir() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'estate-cli-'));
-  dirs.push(dataDir);
-  envOf.set(dataDir, { DATA_DIR: dataDir, ...(variant.postgresServer ? { DATABASE_URL: await freshDatabase(variant.postgresServer, 'estate_cli') } : {}) });
+  const dataDir = await freshDataDir(variant);
   const store = await openSeeded(dataDir);
   const outbox = new EnquiryOutbox(store);
   const ids = { delivered: '', dead: '', queued: '' };
@@ -46,13 +26,6 @@ async function seededDataDir() {
   await outbox.markDead(ids.dead, Date.now(), 'CRM 400 Invalid saleLifeId');
   await closeStore(store);
   return { dataDir, ids };
-}
-
-async function cli(dataDir: string, ...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, { env: envOf.get(dataDir) ?? { DATA_DIR: dataDir }, out: (text) => out.push(text), err: (text) => err.push(text) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
 // On each store: with DATABASE_URL the CLI works on the PostgreSQL outbox.

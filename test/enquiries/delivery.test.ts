@@ -1,27 +1,14 @@
 import request from 'supertest';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../server/cli.ts';
 import { toCrmDateTime } from '../../server/crm/client.ts';
 import { toAddEnquiry } from '../../server/crm/lead-sink.ts';
 import type { EnquiryTargets } from '../../server/enquiries/targets.ts';
-import { startSimulator, type RunningSimulator } from '../../crm-sim/simulator.ts';
-import { destinationOf, enquiryHarness, validEnquiry, type EnquiryHarness, type HarnessOptions } from './support.ts';
+import { destinationOf, validEnquiry, type EnquiryHarness, type HarnessOptions, simulatedCrm } from './support.ts';
 import { rawRows, storeVariants, type StoreVariant } from '../support/store-variants.ts';
 
-let sim: RunningSimulator;
-beforeAll(async () => {
-  sim = await startSimulator({ listings: 12, seed: 3 });
-});
-afterAll(async () => {
-  await sim.close();
-});
-
-const harnesses: EnquiryHarness[] = [];
-afterEach(() => {
-  for (const harness of harnesses.splice(0)) harness.close();
-  sim.state.reset();
-});
+const crm = simulatedCrm({ listings: 12, seed: 3 });
 
 /** A test clock for the worker (scheduling, backoff, windows, erasure); the CRM client runs in real time. */
 let clock = Date.now();
@@ -34,16 +21,12 @@ let variant: StoreVariant = { name: 'SQLite' };
 
 async function setup(options: HarnessOptions = {}): Promise<EnquiryHarness> {
   clock = Date.now();
-  const harness = await enquiryHarness({
+  return crm.harness({
     postgresServer: variant.postgresServer,
-    crm: { baseUrl: sim.baseUrl, apiKey: sim.apiKey, accessToken: sim.accessToken },
-    targets: 'crm',
     now: () => clock,
     ...options,
     settings: { retryBaseMs: 1_000, retryMaxMs: 4_000, reconcileDelayMs: 0, concurrency: 2, ...options.settings },
   });
-  harnesses.push(harness);
-  return harness;
 }
 
 async function saleListing(harness: EnquiryHarness) {
@@ -62,7 +45,7 @@ async function post(harness: EnquiryHarness, body: object, status = 202) {
   return request(harness.app).post('/api/v1/enquiries').send(body).expect(status);
 }
 
-const posted = () => sim.state.postedEnquiries();
+const posted = () => crm.sim.state.postedEnquiries();
 
 // The whole suite on each store: the outbox's queries are the same code on both (server/store/tables.ts).
 for (const storeVariant of storeVariants()) {
@@ -152,12 +135,12 @@ for (const storeVariant of storeVariants()) {
         expect((await harness.service.outbox.get(body.originalId))!.target).toBeNull();
 
         // The CRM's lists are failing too: nothing is sent, the enquiry waits.
-        sim.state.faults.set([{ match: 'GET /properties/**', errorRate: 1 }]);
+        crm.sim.state.faults.set([{ match: 'GET /properties/**', errorRate: 1 }]);
         await harness.service.worker.drain();
         expect((await harness.service.outbox.get(body.originalId))!.status).toBe('queued');
         expect(posted()).toHaveLength(0);
 
-        sim.state.faults.clear();
+        crm.sim.state.faults.clear();
         advance(5_000);
         await harness.service.worker.drain();
         expect(posted()).toHaveLength(1);
@@ -190,7 +173,7 @@ for (const storeVariant of storeVariants()) {
         const listing = await saleListing(harness);
         const body = validEnquiry({ listingId: listing.id });
         await post(harness, body);
-        sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, times: 2 }]);
+        crm.sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, times: 2 }]);
         await harness.service.worker.drain();
         expect((await harness.service.outbox.get(body.originalId))!.sendingSince).not.toBeNull();
         for (let round = 0; round < 2; round++) {
@@ -202,7 +185,7 @@ for (const storeVariant of storeVariants()) {
         expect(entry.attempts).toBe(3);
         expect(posted()).toHaveLength(1);
         expect(harness.service.metrics.reconciliations).toEqual({ found: 0, notFound: 2 });
-        expect(sim.state.counters.requestsByEndpoint['GET /enquiries']).toBe(2);
+        expect(crm.sim.state.counters.requestsByEndpoint['GET /enquiries']).toBe(2);
       });
 
       it("429s past the client's own retries: retried later without a look-up (a 429 proves nothing was stored)", async () => {
@@ -210,7 +193,7 @@ for (const storeVariant of storeVariants()) {
         const listing = await saleListing(harness);
         const body = validEnquiry({ listingId: listing.id });
         await post(harness, body);
-        sim.state.faults.set([{ match: 'POST /enquiries', rate429: 1, retryAfterSeconds: null, times: 4 }]);
+        crm.sim.state.faults.set([{ match: 'POST /enquiries', rate429: 1, retryAfterSeconds: null, times: 4 }]);
         await harness.service.worker.drain();
         const waiting = (await harness.service.outbox.get(body.originalId))!;
         expect(waiting.status).toBe('queued');
@@ -220,7 +203,7 @@ for (const storeVariant of storeVariants()) {
         await harness.service.worker.drain();
         expect((await harness.service.outbox.get(body.originalId))!.status).toBe('delivered');
         expect(posted()).toHaveLength(1);
-        expect(sim.state.counters.requestsByEndpoint['GET /enquiries'] ?? 0).toBe(0);
+        expect(crm.sim.state.counters.requestsByEndpoint['GET /enquiries'] ?? 0).toBe(0);
       });
 
       it('delivers in acceptance order; a failing enquiry backs off alone while the others go through', async () => {
@@ -231,7 +214,7 @@ for (const storeVariant of storeVariants()) {
           await post(harness, body);
           advance(1);
         }
-        sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 503, times: 1 }]);
+        crm.sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 503, times: 1 }]);
         await harness.service.worker.drain();
         // The head failed; the two behind it did not wait for it (the old worker paused them all).
         expect(posted().map((enquiry) => enquiry.originalId)).toEqual([bodies[1]!.originalId, bodies[2]!.originalId]);
@@ -249,7 +232,7 @@ for (const storeVariant of storeVariants()) {
         const listing = await saleListing(harness);
         const answered = validEnquiry({ listingId: listing.id });
         await post(harness, answered);
-        sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 500, times: 1 }]);
+        crm.sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 500, times: 1 }]);
         await harness.service.worker.drain();
         expect((await harness.service.outbox.get(answered.originalId))!.sendingSince).not.toBeNull();
         advance(4_000); // retryMaxMs: the row's own backoff is over, 26 s before the reconcile delay would be
@@ -260,7 +243,7 @@ for (const storeVariant of storeVariants()) {
         // A gateway's 504: the CRM may still be working on it, so the look-up waits.
         const gateway = validEnquiry({ listingId: listing.id });
         await post(harness, gateway);
-        sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 504, times: 1 }]);
+        crm.sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 504, times: 1 }]);
         await harness.service.worker.drain();
         advance(4_000);
         await harness.service.worker.drain();
@@ -275,8 +258,8 @@ for (const storeVariant of storeVariants()) {
         const listing = await saleListing(harness);
         const bodies = Array.from({ length: 10 }, (_, index) => validEnquiry({ listingId: listing.id, message: `Enquiry ${index}` }));
         for (const body of bodies) await post(harness, body);
-        const posts = () => sim.state.counters.requestsByEndpoint['POST /enquiries'] ?? 0;
-        sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 503 }]);
+        const posts = () => crm.sim.state.counters.requestsByEndpoint['POST /enquiries'] ?? 0;
+        crm.sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 503 }]);
 
         await harness.service.worker.drain();
         expect(harness.service.worker.breakerState).toBe('open');
@@ -299,7 +282,7 @@ for (const storeVariant of storeVariants()) {
         await harness.service.worker.drain();
         expect(posts()).toBe(atOpen + 1);
 
-        sim.state.faults.clear();
+        crm.sim.state.faults.clear();
         advance(1_000);
         await harness.service.worker.drain();
         expect(harness.service.worker.breakerState).toBe('closed');
@@ -319,7 +302,7 @@ for (const storeVariant of storeVariants()) {
         const listing = await saleListing(harness);
         const body = validEnquiry({ listingId: listing.id });
         await post(harness, body);
-        sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 400, times: 1 }]);
+        crm.sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 400, times: 1 }]);
         await harness.service.worker.drain();
         const entry = (await harness.service.outbox.get(body.originalId))!;
         expect(entry.status).toBe('dead');
@@ -345,7 +328,7 @@ for (const storeVariant of storeVariants()) {
         const listing = await saleListing(harness);
         const body = validEnquiry({ listingId: listing.id });
         await post(harness, body);
-        sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 502 }]);
+        crm.sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 502 }]);
         for (let round = 0; round < 8 && (await harness.service.outbox.get(body.originalId))!.status === 'queued'; round++) {
           await harness.service.worker.drain();
           advance(3_000);
@@ -359,7 +342,7 @@ for (const storeVariant of storeVariants()) {
       });
 
       it('bad credentials (401) never dead-letter: the lead waits for the operator', async () => {
-        const harness = await setup({ crm: { baseUrl: sim.baseUrl, apiKey: sim.apiKey, accessToken: 'wrong-token' }, targets: undefined });
+        const harness = await setup({ crm: { baseUrl: crm.sim.baseUrl, apiKey: crm.sim.apiKey, accessToken: 'wrong-token' }, targets: undefined });
         const body = validEnquiry();
         await post(harness, body);
         await harness.service.worker.drain();
@@ -376,7 +359,7 @@ for (const storeVariant of storeVariants()) {
         const listing = await saleListing(harness);
         const bodies = [validEnquiry({ listingId: listing.id }), validEnquiry({ listingId: listing.id })];
         for (const body of bodies) await post(harness, body);
-        sim.state.faults.set([{ match: 'POST /enquiries', latencyMs: 300 }]);
+        crm.sim.state.faults.set([{ match: 'POST /enquiries', latencyMs: 300 }]);
         const outbox = harness.service.outbox;
         let storeReads = 0;
         const claimDue = outbox.claimDue.bind(outbox);
@@ -402,9 +385,9 @@ for (const storeVariant of storeVariants()) {
         const listing = await saleListing(harness);
         const body = validEnquiry({ listingId: listing.id });
         await post(harness, body);
-        sim.state.faults.set([{ match: 'POST /enquiries', dropResponseRate: 1, times: 1 }]);
+        crm.sim.state.faults.set([{ match: 'POST /enquiries', dropResponseRate: 1, times: 1 }]);
         await harness.service.worker.drain();
-        expect(sim.state.counters.droppedResponses).toBe(1);
+        expect(crm.sim.state.counters.droppedResponses).toBe(1);
         expect((await harness.service.outbox.get(body.originalId))!.status).toBe('queued');
         advance(5_000);
         await harness.service.worker.drain();
@@ -413,7 +396,7 @@ for (const storeVariant of storeVariants()) {
         expect(entry.foundByReconcile).toBe(true);
         expect(entry.crmEnquiryId).toBe(posted()[0]!.id);
         expect(posted()).toHaveLength(1);
-        expect(sim.state.counters.requestsByEndpoint['POST /enquiries']).toBe(1);
+        expect(crm.sim.state.counters.requestsByEndpoint['POST /enquiries']).toBe(1);
       });
 
       it('a timeout: no look-up before the reconcile delay, then a look-up, then exactly one enquiry in the CRM', async () => {
@@ -421,14 +404,14 @@ for (const storeVariant of storeVariants()) {
         const listing = await saleListing(harness);
         const body = validEnquiry({ listingId: listing.id });
         await post(harness, body);
-        sim.state.faults.set([{ match: 'POST /enquiries', latencyMs: 700, times: 1 }]);
+        crm.sim.state.faults.set([{ match: 'POST /enquiries', latencyMs: 700, times: 1 }]);
         await harness.service.worker.drain();
         const waiting = (await harness.service.outbox.get(body.originalId))!;
         expect(waiting.lastError).toContain('timeout');
         expect(waiting.nextAttemptAt - clock).toBeGreaterThanOrEqual(2_000);
         advance(1_000);
         await harness.service.worker.drain(); // not due yet: no look-up while the request may still land
-        expect(sim.state.counters.requestsByEndpoint['GET /enquiries'] ?? 0).toBe(0);
+        expect(crm.sim.state.counters.requestsByEndpoint['GET /enquiries'] ?? 0).toBe(0);
         await sleep(600); // the slow request has been handled (or dropped) by the CRM by now
         advance(1_500);
         await harness.service.worker.drain();
@@ -476,7 +459,7 @@ for (const storeVariant of storeVariants()) {
             .map((enquiry) => enquiry.originalId)
             .sort(),
         ).toEqual([landed.originalId, lost.originalId].sort());
-        expect(sim.state.counters.requestsByEndpoint['POST /enquiries']).toBe(2);
+        expect(crm.sim.state.counters.requestsByEndpoint['POST /enquiries']).toBe(2);
       });
     });
 
@@ -508,7 +491,7 @@ for (const storeVariant of storeVariants()) {
         const listing = await saleListing(harness);
         const body = validEnquiry({ listingId: listing.id });
         await post(harness, body);
-        sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 400, times: 1 }]);
+        crm.sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 400, times: 1 }]);
         await harness.service.worker.drain();
         expect(await harness.service.outbox.get(body.originalId)).toMatchObject({ status: 'dead' });
         advance(29 * 24 * 60 * 60_000);

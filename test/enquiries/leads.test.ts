@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { AppraisalRequest, InspectionRequest, OpenHomeRegistrationRequest } from '../../contract/relay-api.ts';
-import { startSimulator, type RunningSimulator } from '../../crm-sim/simulator.ts';
 import type { SimEnquiry } from '../../crm-sim/model.ts';
 import { staticEnquiryTargets } from '../../server/enquiries/targets.ts';
 import { listingId } from '../../server/crm/public-fields.ts';
-import { AGENTS, LISTINGS, enquiryHarness, type EnquiryHarness, type HarnessOptions } from './support.ts';
+import { AGENTS, LISTINGS, type EnquiryHarness, type HarnessOptions, simulatedCrm } from './support.ts';
 import { storeVariants, type StoreVariant } from '../support/store-variants.ts';
 
 // The other kinds of lead (issue 22): an appraisal request, an open-home registration and a
@@ -15,19 +14,7 @@ import { storeVariants, type StoreVariant } from '../support/store-variants.ts';
 // each must arrive exactly once with its fields. On each store: the open-home once key is a
 // partial unique index on both.
 
-let sim: RunningSimulator;
-beforeAll(async () => {
-  sim = await startSimulator({ listings: 16, seed: 22 });
-});
-afterAll(async () => {
-  await sim.close();
-});
-
-const harnesses: EnquiryHarness[] = [];
-afterEach(() => {
-  for (const harness of harnesses.splice(0)) harness.close();
-  sim.state.reset();
-});
+const crm = simulatedCrm({ listings: 16, seed: 22 });
 
 let clock = Date.now();
 const advance = (ms: number) => {
@@ -37,18 +24,14 @@ let variant: StoreVariant = { name: 'SQLite' };
 
 async function setup(options: HarnessOptions = {}): Promise<EnquiryHarness> {
   clock = Date.now();
-  const harness = await enquiryHarness({
+  return crm.harness({
     postgresServer: variant.postgresServer,
-    crm: { baseUrl: sim.baseUrl, apiKey: sim.apiKey, accessToken: sim.accessToken },
-    targets: 'crm',
     now: () => clock,
     ...options,
     // The agency files seller leads under the simulator's "Appraisal request" category.
     env: { SITE_TIME_ZONE: 'Australia/Melbourne', ...(options.env?.ENQUIRY_SELLER_CATEGORIES === '' ? {} : { ENQUIRY_SELLER_CATEGORIES: '54' }) },
     settings: { retryBaseMs: 1_000, retryMaxMs: 4_000, reconcileDelayMs: 0, concurrency: 2, ...options.settings },
   });
-  harnesses.push(harness);
-  return harness;
 }
 
 const post = async (harness: EnquiryHarness, body: object, status = 202) => {
@@ -56,8 +39,19 @@ const post = async (harness: EnquiryHarness, body: object, status = 202) => {
   if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${JSON.stringify(response.body)}`);
   return response;
 };
-const posted = (originalId: string): SimEnquiry[] => sim.state.postedEnquiries().filter((enquiry) => enquiry.originalId === originalId);
+const posted = (originalId: string): SimEnquiry[] => crm.sim.state.postedEnquiries().filter((enquiry) => enquiry.originalId === originalId);
 const meta = (enquiry: SimEnquiry) => Object.fromEntries(enquiry.metaData.map(({ key, value }) => [key, value]));
+/** A time as the relay writes it into a lead for the CRM: the site's zone (SITE_TIME_ZONE above), in words. */
+const siteTime = new Intl.DateTimeFormat('en-AU', {
+  timeZone: 'Australia/Melbourne',
+  weekday: 'long',
+  day: 'numeric',
+  month: 'long',
+  year: 'numeric',
+  hour: 'numeric',
+  minute: '2-digit',
+  timeZoneName: 'short',
+});
 
 /** Drains the worker, moving the clock past every backoff, until nothing is queued. */
 async function deliverAll(harness: EnquiryHarness): Promise<void> {
@@ -71,7 +65,7 @@ async function deliverAll(harness: EnquiryHarness): Promise<void> {
 
 /** A 500, a 429 and an answer dropped after the CRM stored the lead, one each, on the next POSTs. */
 function crmFaults(): void {
-  sim.state.faults.set([
+  crm.sim.state.faults.set([
     { match: 'POST /enquiries', errorRate: 1, errorStatus: 500, times: 1 },
     { match: 'POST /enquiries', rate429: 1, retryAfterSeconds: null, times: 1 },
     { match: 'POST /enquiries', dropResponseRate: 1, times: 1 },
@@ -163,9 +157,9 @@ for (const storeVariant of storeVariants()) {
           sellingWhen: '3-months',
         });
         // The faults happened: a POST failed, one was throttled, one was stored and its answer lost.
-        expect(sim.state.counters.injectedErrors).toBe(1);
-        expect(sim.state.counters.injected429s).toBe(1);
-        expect(sim.state.counters.droppedResponses).toBe(1);
+        expect(crm.sim.state.counters.injectedErrors).toBe(1);
+        expect(crm.sim.state.counters.injected429s).toBe(1);
+        expect(crm.sim.state.counters.droppedResponses).toBe(1);
         expect((await harness.service.outbox.get(body.originalId))!.foundByReconcile).toBe(true);
       });
 
@@ -207,16 +201,7 @@ for (const storeVariant of storeVariants()) {
         const [held, ...more] = posted(body.originalId);
         expect(more).toEqual([]);
         const start = new Date(openHome.start!);
-        const when = new Intl.DateTimeFormat('en-AU', {
-          timeZone: 'Australia/Melbourne',
-          weekday: 'long',
-          day: 'numeric',
-          month: 'long',
-          year: 'numeric',
-          hour: 'numeric',
-          minute: '2-digit',
-          timeZoneName: 'short',
-        }).format(start);
+        const when = siteTime.format(start);
         expect(held).toMatchObject({ saleLifeId: property.saleLifeId, source: 'OFFICEWEBSITE', categories: [] });
         expect(held!.subject).toContain('Open home registration');
         expect(held!.subject).toContain(when);
@@ -295,23 +280,13 @@ for (const storeVariant of storeVariants()) {
         await deliverAll(harness);
         const [held, ...more] = posted(body.originalId);
         expect(more).toEqual([]);
-        const format = new Intl.DateTimeFormat('en-AU', {
-          timeZone: 'Australia/Melbourne',
-          weekday: 'long',
-          day: 'numeric',
-          month: 'long',
-          year: 'numeric',
-          hour: 'numeric',
-          minute: '2-digit',
-          timeZoneName: 'short',
-        });
         expect(held).toMatchObject({ leaseLifeId: listing.leaseLifeId, saleLifeId: null, subject: expect.stringMatching(/^Private inspection request/) });
         expect(held!.body).toBe(
           [
             'Private inspection request',
             '',
             'Preferred times:',
-            ...times.map((time, index) => `${index + 1}. ${format.format(new Date(time))}`),
+            ...times.map((time, index) => `${index + 1}. ${siteTime.format(new Date(time))}`),
             '',
             'Message:',
             'After 5 pm if possible.',

@@ -3,41 +3,24 @@
 // holding a claim has its rows taken over once the lease lapses (looked up before any re-post).
 import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { toAddEnquiry } from '../../server/crm/lead-sink.ts';
-import { startSimulator, type RunningSimulator } from '../../crm-sim/simulator.ts';
 import { databaseClock } from '../../server/store/shared-database.ts';
 import { cuttableProxy, freshDatabase } from '../support/postgres.ts';
-import { destinationOf, enquiryHarness, validEnquiry, type EnquiryHarness, type HarnessOptions } from './support.ts';
+import { destinationOf, validEnquiry, type EnquiryHarness, type HarnessOptions, simulatedCrm } from './support.ts';
 
 const postgres = inject('postgres');
 const skipped = 'skipped' in postgres ? postgres.skipped : undefined;
 
-let sim: RunningSimulator;
-beforeAll(async () => {
-  sim = await startSimulator({ listings: 12, seed: 5 });
-});
-afterAll(async () => {
-  await sim?.close();
-});
-
-const harnesses: EnquiryHarness[] = [];
-afterEach(() => {
-  for (const harness of harnesses.splice(0)) harness.close();
-  sim.state.reset();
-});
+const crm = simulatedCrm({ listings: 12, seed: 5 });
 
 /** One relay's enquiry service on the shared database: its own DATA_DIR, CRM client and worker. */
 async function relayOn(databaseUrl: string, options: HarnessOptions = {}): Promise<EnquiryHarness> {
-  const harness = await enquiryHarness({
+  return crm.harness({
     databaseUrl,
-    crm: { baseUrl: sim.baseUrl, apiKey: sim.apiKey, accessToken: sim.accessToken },
-    targets: 'crm',
     ...options,
     settings: { retryBaseMs: 1_000, retryMaxMs: 4_000, reconcileDelayMs: 0, concurrency: 3, ...options.settings },
   });
-  harnesses.push(harness);
-  return harness;
 }
 
 async function saleListingId(harness: EnquiryHarness): Promise<number> {
@@ -45,7 +28,7 @@ async function saleListingId(harness: EnquiryHarness): Promise<number> {
   return page.items.find((item) => item.saleLifeId != null)!.id;
 }
 
-const postedIds = () => sim.state.postedEnquiries().map((enquiry) => enquiry.originalId);
+const postedIds = () => crm.sim.state.postedEnquiries().map((enquiry) => enquiry.originalId);
 
 describe.skipIf(skipped)(`two relays on one PostgreSQL outbox${skipped ? ` (SKIPPED: ${skipped})` : ''}`, () => {
   const server = () => (postgres as { url: string }).url;
@@ -62,7 +45,7 @@ describe.skipIf(skipped)(`two relays on one PostgreSQL outbox${skipped ? ` (SKIP
         .send(body)
         .expect(202);
     // Slow enough that both workers' claims overlap in time.
-    sim.state.faults.set([{ match: 'POST /enquiries', latencyMs: 40 }]);
+    crm.sim.state.faults.set([{ match: 'POST /enquiries', latencyMs: 40 }]);
 
     const deliveredBy = { first: 0, second: 0 };
     const countDeliveries = (harness: EnquiryHarness, key: keyof typeof deliveredBy) => {
@@ -121,7 +104,7 @@ describe.skipIf(skipped)(`two relays on one PostgreSQL outbox${skipped ? ` (SKIP
     expect(await survivor.service.outbox.get(landed.originalId)).toMatchObject({ status: 'delivered', foundByReconcile: true });
     expect(await survivor.service.outbox.get(lost.originalId)).toMatchObject({ status: 'delivered', foundByReconcile: false });
     expect(postedIds().sort()).toEqual([landed.originalId, lost.originalId].sort());
-    expect(sim.state.counters.requestsByEndpoint['POST /enquiries']).toBe(2);
+    expect(crm.sim.state.counters.requestsByEndpoint['POST /enquiries']).toBe(2);
   });
 
   // Issue 24: relays' clocks need not agree. Relay B's clock is 180 s ahead (past the 2-minute
@@ -136,7 +119,7 @@ describe.skipIf(skipped)(`two relays on one PostgreSQL outbox${skipped ? ` (SKIP
     const listingId = await saleListingId(first);
     const bodies = Array.from({ length: 4 }, () => validEnquiry({ listingId }));
     for (const body of bodies) await request(first.app).post('/api/v1/enquiries').send(body).expect(202);
-    sim.state.faults.set([{ match: 'POST /enquiries', latencyMs: 3_000 }]);
+    crm.sim.state.faults.set([{ match: 'POST /enquiries', latencyMs: 3_000 }]);
 
     // Relay A claims all four and its POSTs are in the CRM's hands...
     const delivering = first.service.worker.drain();
@@ -152,7 +135,7 @@ describe.skipIf(skipped)(`two relays on one PostgreSQL outbox${skipped ? ` (SKIP
 
     // Each in the CRM's holding area once.
     expect(postedIds().sort()).toEqual(bodies.map((body) => body.originalId).sort());
-    expect(sim.state.counters.requestsByEndpoint['POST /enquiries']).toBe(4);
+    expect(crm.sim.state.counters.requestsByEndpoint['POST /enquiries']).toBe(4);
     expect(await first.service.outbox.counts()).toMatchObject({ queued: 0, delivered: 4 });
   });
 
@@ -168,7 +151,7 @@ describe.skipIf(skipped)(`two relays on one PostgreSQL outbox${skipped ? ` (SKIP
     // Accepted by B, due at once on the database's clock: A would take it now.
     expect(Math.abs((await first.service.outbox.get(body.originalId))!.nextAttemptAt - Date.now())).toBeLessThan(5_000);
     // B's one attempt gets a 500: it schedules a retry 100-200 ms on.
-    sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 500, times: 1 }]);
+    crm.sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 500, times: 1 }]);
     await ahead.service.worker.drain();
     const waiting = (await first.service.outbox.get(body.originalId))!;
     expect(waiting).toMatchObject({ status: 'queued', attempts: 1 });

@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Express } from 'express';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { QuestionRequest } from '../../contract/relay-api.ts';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../crm-sim/simulator.ts';
 import { createApp } from '../../server/http/app.ts';
 import { loadConfig } from '../../server/runtime/config.ts';
 import { createCrmClient, type CrmClient } from '../../server/crm/client.ts';
@@ -153,6 +155,47 @@ export async function enquiryHarness(options: HarnessOptions = {}): Promise<Enqu
       crm.close();
       store.close();
       rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface SimulatedCrm {
+  /** The file's CRM simulator (started by the suite's beforeAll). */
+  readonly sim: RunningSimulator;
+  /** An enquiry harness delivering to the simulator, its look-ups asking it too (closed after the test). */
+  harness(options?: HarnessOptions): Promise<EnquiryHarness>;
+}
+
+/**
+ * Call at a suite's top level: one CRM simulator over HTTP for the file and the harnesses its
+ * tests set up on it; after each test the harnesses close and the simulator forgets everything.
+ */
+export function simulatedCrm(simulatorOptions: SimulatorOptions): SimulatedCrm {
+  let sim: RunningSimulator | undefined;
+  const harnesses: EnquiryHarness[] = [];
+  beforeAll(async () => {
+    sim = await startSimulator(simulatorOptions);
+  });
+  afterAll(async () => {
+    await sim?.close();
+  });
+  afterEach(() => {
+    for (const harness of harnesses.splice(0)) harness.close();
+    sim?.state.reset();
+  });
+  const started = (): RunningSimulator => {
+    if (!sim) throw new Error('The CRM simulator starts in beforeAll: use it inside a test or hook.');
+    return sim;
+  };
+  return {
+    get sim() {
+      return started();
+    },
+    async harness(options = {}) {
+      const { baseUrl, apiKey, accessToken } = started();
+      const harness = await enquiryHarness({ crm: { baseUrl, apiKey, accessToken }, targets: 'crm', ...options });
+      harnesses.push(harness);
+      return harness;
     },
   };
 }

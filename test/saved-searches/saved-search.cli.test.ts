@@ -1,38 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../server/cli.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SavedSearchStore } from '../../server/saved-searches/store.ts';
-import { attachPostgres } from '../../server/store/postgres.ts';
-import { closeStore, openStore, type Store } from '../../server/store/store.ts';
-import { freshDatabase } from '../support/postgres.ts';
+import { closeStore } from '../../server/store/store.ts';
+import { leadQueueCliRig } from '../support/lead-queue-cli.ts';
 import { storeVariants, type StoreVariant } from '../support/store-variants.ts';
 
 // `npm run relay -- saved-searches list | retry | purge`, as `outbox` for enquiries: on a real
 // SQLite DATA_DIR, and with DATABASE_URL on the run's PostgreSQL.
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const { dataDir: freshDataDir, open: openSeeded, cli } = leadQueueCliRig({ dirPrefix: 'estate-ss-cli-', database: 'estate_ss_cli' });
 
 let variant: StoreVariant = { name: 'SQLite' };
-const envOf = new Map<string, Record<string, string>>();
-
-async function openSeeded(dataDir: string): Promise<Store> {
-  const store = openStore(dataDir);
-  const url = envOf.get(dataDir)?.DATABASE_URL;
-  if (url) await attachPostgres(store, url);
-  return store;
-}
 
 /** A DATA_DIR with one saved, one dead (stopped at the requirement step) and one queued saved search. */
 async function seededDataDir() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'estate-ss-cli-'));
-  dirs.push(dataDir);
-  envOf.set(dataDir, { DATA_DIR: dataDir, ...(variant.postgresServer ? { DATABASE_URL: await freshDatabase(variant.postgresServer, 'estate_ss_cli') } : {}) });
+  const dataDir = await freshDataDir(variant);
   const store = await openSeeded(dataDir);
   const searches = new SavedSearchStore(store);
   const ids = { saved: '', dead: '', queued: '' };
@@ -57,13 +39,6 @@ async function seededDataDir() {
   await searches.markDead(ids.dead, Date.now(), 'CRM 400 suburbs: unknown suburb');
   await closeStore(store);
   return { dataDir, ids };
-}
-
-async function cli(dataDir: string, ...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, { env: envOf.get(dataDir) ?? { DATA_DIR: dataDir }, out: (text) => out.push(text), err: (text) => err.push(text) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
 for (const storeVariant of storeVariants()) {

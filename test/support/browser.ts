@@ -220,4 +220,36 @@ export async function startHostSiteRig(options: {
   };
 }
 
+export interface DemoSiteRig {
+  /** The whole relay in demo mode, serving the demo site and the release widget bundle. */
+  relay: TestRelay;
+  browser: Browser;
+  close(): Promise<void>;
+}
+
+/**
+ * The demo site as `npm start` serves it, for a suite's beforeAll: the release widget bundle, a
+ * whole relay in demo mode (embedded CRM simulator, workers running) under its strict CSP, its
+ * listings filled, and Chromium. Enquiries are accepted however fast the robot fills the form.
+ */
+export async function startDemoSiteRig(): Promise<DemoSiteRig> {
+  const widgetDir = await buildWidgetBundle();
+  let relay: TestRelay | undefined;
+  let browser: Browser | undefined;
+  const close = async () => {
+    await browser?.close();
+    await relay?.close();
+    rmSync(widgetDir, { recursive: true, force: true });
+  };
+  try {
+    relay = await startTestRelay({ ENQUIRY_MIN_FILL_MS: '0' }, { app: { widgetDir } });
+    browser = await launchChromium();
+    await waitForListings(relay.url);
+    return { relay, browser, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
 export { projectRoot };
