@@ -1,4 +1,5 @@
-import { formatNumber, labelled, Latencies, MetricsText } from '../lead-queue/metrics-text.ts';
+import { labelled, Latencies, MetricsText } from '../lead-queue/metrics-text.ts';
+import { formatValue } from '../runtime/prometheus.ts';
 import type { EnquiryOutbox, OutboxStatus, SpamReason } from './outbox.ts';
 
 /**
@@ -83,17 +84,17 @@ export class EnquiryMetrics {
     const [counts, oldest] = await Promise.all([this.outbox.counts(), this.outbox.oldestQueuedAt()]);
     const latency = this.latency;
     return new MetricsText()
-      .metric('estate_enquiries_accepted_total', 'counter', 'Enquiries accepted (202) and committed to the outbox, spam included.', [['', this.accepted]])
+      .metric('estate_enquiries_accepted_total', 'counter', 'Enquiries accepted (202) and committed to the outbox, spam included.', [{ value: this.accepted }])
       .metric('estate_enquiries_duplicate_total', 'counter', 'Repeats of an already accepted originalId with the same body (answered, not stored again).', [
-        ['', this.duplicates],
+        { value: this.duplicates },
       ])
-      .metric('estate_enquiries_conflict_total', 'counter', 'Repeats of an accepted originalId with a different body (409).', [['', this.conflicts]])
-      .metric('estate_enquiries_rejected_total', 'counter', 'Enquiries refused with 400 (validation or unknown listing or agent).', [['', this.rejected]])
+      .metric('estate_enquiries_conflict_total', 'counter', 'Repeats of an accepted originalId with a different body (409).', [{ value: this.conflicts }])
+      .metric('estate_enquiries_rejected_total', 'counter', 'Enquiries refused with 400 (validation or unknown listing or agent).', [{ value: this.rejected }])
       .metric(
         'estate_enquiries_rate_limited_total',
         'counter',
         'Enquiry requests refused with 429 by the per-minute or daily limits (per client, or the daily budget).',
-        [['', this.rateLimited]],
+        [{ value: this.rateLimited }],
       )
       .metric(
         'estate_enquiries_spam_total',
@@ -101,30 +102,30 @@ export class EnquiryMetrics {
         'Enquiries answered 202 but not forwarded: honeypot filled in, sent faster than a person could, or a repeat registration for an open home.',
         labelled('reason', this.spam),
       )
-      .metric('estate_enquiries_delivered_total', 'counter', 'Enquiries the CRM holds (posted, or found by reconciliation).', [['', this.delivered]])
-      .metric('estate_enquiries_dead_total', 'counter', 'Enquiries dead-lettered (CRM 400, unknown target, or retry window over).', [['', this.dead]])
+      .metric('estate_enquiries_delivered_total', 'counter', 'Enquiries the CRM holds (posted, or found by reconciliation).', [{ value: this.delivered }])
+      .metric('estate_enquiries_dead_total', 'counter', 'Enquiries dead-lettered (CRM 400, unknown target, or retry window over).', [{ value: this.dead }])
       .metric('estate_enquiry_delivery_attempts_total', 'counter', 'Delivery attempts by result.', labelled('result', this.attempts))
       .metric('estate_enquiry_reconciliations_total', 'counter', 'Look-ups of an enquiry whose earlier POST had an unknown outcome.', [
-        ['{found="true"}', this.reconciliations.found],
-        ['{found="false"}', this.reconciliations.notFound],
+        { labels: { found: 'true' }, value: this.reconciliations.found },
+        { labels: { found: 'false' }, value: this.reconciliations.notFound },
       ])
       .metric('estate_enquiry_delivery_circuit_open', 'gauge', 'Deliveries paused by the circuit breaker for a CRM outage (1) or flowing (0).', [
-        ['', this.circuitOpen ? 1 : 0],
+        { value: this.circuitOpen ? 1 : 0 },
       ])
-      .metric('estate_enquiry_delivery_circuit_opened_total', 'counter', 'Times the delivery circuit breaker opened.', [['', this.circuitOpenings]])
+      .metric('estate_enquiry_delivery_circuit_opened_total', 'counter', 'Times the delivery circuit breaker opened.', [{ value: this.circuitOpenings }])
       .metric('estate_enquiries_erased_total', 'counter', 'Enquiries whose personal data was erased (delivered ones, and dead letters past their retention).', [
-        ['', this.erased],
+        { value: this.erased },
       ])
       .metric('estate_enquiry_outbox', 'gauge', 'Enquiries in the outbox by status (read from the store).', labelled('status', counts))
       .metric('estate_enquiry_outbox_oldest_queued_seconds', 'gauge', 'Age of the oldest queued enquiry (0 when none).', [
-        ['', oldest === undefined ? 0 : Math.max(0, (now - oldest) / 1000)],
+        { value: oldest === undefined ? 0 : Math.max(0, (now - oldest) / 1000) },
       ])
       .raw(
         '# HELP estate_enquiry_delivery_latency_seconds Time from acceptance (202) to the CRM holding the enquiry.',
         '# TYPE estate_enquiry_delivery_latency_seconds histogram',
         ...LATENCY_BUCKETS.map((bound, index) => `estate_enquiry_delivery_latency_seconds_bucket{le="${bound}"} ${latency.bucketCounts[index]}`),
         `estate_enquiry_delivery_latency_seconds_bucket{le="+Inf"} ${latency.count}`,
-        `estate_enquiry_delivery_latency_seconds_sum ${formatNumber(latency.sum)}`,
+        `estate_enquiry_delivery_latency_seconds_sum ${formatValue(latency.sum)}`,
         `estate_enquiry_delivery_latency_seconds_count ${latency.count}`,
       )
       .toString();

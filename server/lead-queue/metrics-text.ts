@@ -1,31 +1,32 @@
+import { metricFamily, type Sample } from '../runtime/prometheus.ts';
+
 /**
- * The Prometheus text exposition (version 0.0.4) of a lead queue's metrics, written by hand
- * rather than with prom-client: a few series do not need a dependency, and the format is a few lines.
+ * A lead queue's metrics as Prometheus text: families written by runtime/prometheus.ts (the one
+ * writer of the format), and the histogram or summary lines a queue writes itself.
  */
 export class MetricsText {
-  private readonly lines: string[] = [];
+  private readonly parts: string[] = [];
 
-  /** One metric: its HELP and TYPE lines, then a sample per label set (`''` for none). */
-  metric(name: string, type: 'counter' | 'gauge', help: string, samples: Array<[labels: string, value: number]>): this {
-    this.lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-    for (const [labels, value] of samples) this.lines.push(`${name}${labels} ${formatNumber(value)}`);
+  /** One metric: its HELP and TYPE lines, then a line per sample. */
+  metric(name: string, type: 'counter' | 'gauge', help: string, samples: readonly Sample[]): this {
+    this.parts.push(metricFamily(name, type, help, samples));
     return this;
   }
 
   /** Lines written as they are (a histogram, a summary). */
   raw(...lines: string[]): this {
-    this.lines.push(...lines);
+    this.parts.push(`${lines.join('\n')}\n`);
     return this;
   }
 
   toString(): string {
-    return `${this.lines.join('\n')}\n`;
+    return this.parts.join('');
   }
 }
 
 /** Samples labelled by the keys of `values` (`{label="key"}`), in their order. */
-export function labelled(label: string, values: Record<string, number>): Array<[string, number]> {
-  return Object.entries(values).map(([key, value]) => [`{${label}="${key}"}`, value]);
+export function labelled(label: string, values: Record<string, number>): Sample[] {
+  return Object.entries(values).map(([key, value]) => ({ labels: { [label]: key }, value }));
 }
 
 /** Latencies from acceptance (202) to the CRM holding the lead, in seconds. */
@@ -58,8 +59,4 @@ export class Latencies {
     const sorted = [...this.recent].sort((a, b) => a - b);
     return sorted.length ? sorted[Math.floor((sorted.length - 1) / 2)]! : null;
   }
-}
-
-export function formatNumber(value: number): string {
-  return Number.isInteger(value) ? String(value) : value.toFixed(6).replace(/0+$/, '').replace(/\.$/, '');
 }

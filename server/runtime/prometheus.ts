@@ -31,7 +31,7 @@ function escapeHelp(help: string): string {
   return help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
 }
 
-function formatValue(value: number): string {
+export function formatValue(value: number): string {
   if (Number.isNaN(value)) return 'NaN';
   if (value === Infinity) return '+Inf';
   if (value === -Infinity) return '-Inf';

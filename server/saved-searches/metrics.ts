@@ -41,12 +41,12 @@ export class SavedSearchMetrics {
   async render(): Promise<string> {
     const counts = await this.store.counts();
     return new MetricsText()
-      .metric('estate_saved_searches_accepted_total', 'counter', 'Saved searches accepted (202) and committed, spam included.', [['', this.accepted]])
-      .metric('estate_saved_searches_duplicate_total', 'counter', 'Repeats of an accepted originalId with the same body.', [['', this.duplicates]])
-      .metric('estate_saved_searches_conflict_total', 'counter', 'Repeats of an accepted originalId with a different body (409).', [['', this.conflicts]])
-      .metric('estate_saved_searches_rejected_total', 'counter', 'Saved searches refused with 400.', [['', this.rejected]])
+      .metric('estate_saved_searches_accepted_total', 'counter', 'Saved searches accepted (202) and committed, spam included.', [{ value: this.accepted }])
+      .metric('estate_saved_searches_duplicate_total', 'counter', 'Repeats of an accepted originalId with the same body.', [{ value: this.duplicates }])
+      .metric('estate_saved_searches_conflict_total', 'counter', 'Repeats of an accepted originalId with a different body (409).', [{ value: this.conflicts }])
+      .metric('estate_saved_searches_rejected_total', 'counter', 'Saved searches refused with 400.', [{ value: this.rejected }])
       .metric('estate_saved_searches_rate_limited_total', 'counter', 'Saved-search requests refused with 429 (per client, or the daily budget).', [
-        ['', this.rateLimited],
+        { value: this.rateLimited },
       ])
       .metric(
         'estate_saved_searches_spam_total',
@@ -54,12 +54,14 @@ export class SavedSearchMetrics {
         'Saved searches answered 202 but not forwarded (honeypot, or sent faster than a person could).',
         labelled('reason', this.spam),
       )
-      .metric('estate_saved_searches_saved_total', 'counter', 'Saved searches the CRM holds (person, requirement, lists and note done).', [['', this.saved]])
-      .metric('estate_saved_searches_dead_total', 'counter', 'Saved searches dead-lettered (CRM refusal or retry window over).', [['', this.dead]])
-      .metric('estate_saved_searches_erased_total', 'counter', 'Saved searches whose personal data was erased.', [['', this.erased]])
+      .metric('estate_saved_searches_saved_total', 'counter', 'Saved searches the CRM holds (person, requirement, lists and note done).', [
+        { value: this.saved },
+      ])
+      .metric('estate_saved_searches_dead_total', 'counter', 'Saved searches dead-lettered (CRM refusal or retry window over).', [{ value: this.dead }])
+      .metric('estate_saved_searches_erased_total', 'counter', 'Saved searches whose personal data was erased.', [{ value: this.erased }])
       .metric('estate_saved_search_lookups_total', 'counter', 'Looks in the CRM before writing again after an unknown outcome.', [
-        ['{found="true"}', this.lookups.found],
-        ['{found="false"}', this.lookups.notFound],
+        { labels: { found: 'true' }, value: this.lookups.found },
+        { labels: { found: 'false' }, value: this.lookups.notFound },
       ])
       .metric('estate_saved_search_crm_calls_total', 'counter', 'CRM calls made for saved searches, by step.', labelled('call', this.calls))
       .metric('estate_saved_searches', 'gauge', 'Saved searches by status (read from the store).', labelled('status', counts))
