@@ -80,6 +80,14 @@ describe('<estate-enquiry> with nothing to send to', () => {
 });
 
 describe('<estate-appraisal>', () => {
+  it('starts with every field empty and each choice list on "Choose…"', async () => {
+    const el = await fixture<HTMLElement>(html`<estate-appraisal relay=${RELAY}></estate-appraisal>`);
+    for (const input of root(el).querySelectorAll<HTMLInputElement>('input:not([type="checkbox"]):not(.trap input)')) {
+      expect(input.value, `#${input.id}`).to.equal('');
+    }
+    for (const select of root(el).querySelectorAll('select')) expect(select.selectedIndex, `#${select.id}`).to.equal(0);
+  });
+
   it('is completed and sent with the keyboard alone, the suburb suggested from the agency’s listings, and is accessible', async () => {
     const wrapper = await fixture<HTMLElement>(
       html`<div>
@@ -95,7 +103,7 @@ describe('<estate-appraisal>', () => {
     await next('14 Wellington Street');
     await next(suburb);
     // Its postcode comes with a suggested suburb.
-    await waitUntil(() => root(el).querySelector<HTMLInputElement>('#postcode')!.value !== '', 'postcode filled from the suburb');
+    await waitUntil(() => /^\d{4}$/.test(root(el).querySelector<HTMLInputElement>('#postcode')!.value), 'postcode filled from the suburb');
     await tab();
     await tab();
     await sendKeys({ press: 'ArrowDown' }); // property type: House

@@ -58,7 +58,8 @@ export const styles = css`
   }
 
   input,
-  textarea {
+  textarea,
+  select {
     width: 100%;
     min-height: var(--_target);
     padding: 0.5rem 0.75rem;
@@ -76,7 +77,8 @@ export const styles = css`
   }
 
   input[aria-invalid='true'],
-  textarea[aria-invalid='true'] {
+  textarea[aria-invalid='true'],
+  select[aria-invalid='true'] {
     border: 2px solid var(--_estate-danger);
   }
 

@@ -409,10 +409,12 @@ export class EstateEnquiry extends EstateElement {
   protected override updated(): void {
     // The controls show `values` after every render, also where they and the visitor's input
     // parted (what Lit's live directive did; a few lines here keep its bytes off every page).
+    // A field with no value yet (a lead form's own fields start absent) shows empty, not "undefined".
     for (const field of this.fieldNames) {
       const control = this.#control(field) as HTMLInputElement | null;
       const key = control?.type === 'checkbox' ? 'checked' : 'value';
-      if (control && control[key] !== this.values[field]) (control[key] as unknown) = this.values[field];
+      const shown = this.values[field] ?? (key === 'checked' ? false : '');
+      if (control && control[key] !== shown) (control[key] as unknown) = shown;
     }
     const resume = this.#resume;
     if (resume) {

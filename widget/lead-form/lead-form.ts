@@ -9,24 +9,8 @@ import { LocalizeController } from '../shared/translations.ts';
 import { type LeadStrings } from './strings.ts';
 import './strings.ts';
 
-/** What the lead forms add to the enquiry form's look: choices, and a group of fields under one legend. */
+/** What the lead forms add to the enquiry form's look (whose rules for inputs also draw their choice lists): a group of fields under one legend. */
 const leadStyles = css`
-  select {
-    width: 100%;
-    min-height: var(--_target);
-    padding: 0.5rem 0.75rem;
-    font: inherit;
-    font-size: max(1rem, 16px);
-    color: inherit;
-    background: var(--_estate-surface);
-    border: 1px solid var(--_estate-border);
-    border-radius: var(--_estate-radius);
-  }
-
-  select[aria-invalid='true'] {
-    border: 2px solid var(--_estate-danger);
-  }
-
   fieldset {
     display: grid;
     gap: var(--_gap);

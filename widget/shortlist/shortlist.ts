@@ -382,7 +382,7 @@ export class EstateShortlist extends EstateElement {
     const describedBy = [options.hint ? `${field}-hint` : '', error ? `${field}-error` : ''].filter(Boolean).join(' ');
     return html`<div part="field field-${partName}" class="field">
       <label part="label" for=${field}>
-        ${label}${options.required ? nothing : html` <span part="optional" class="optional">${this.#fieldWords.labelOptional}</span>`}
+        ${label}${options.required ? nothing : html`<span part="optional" class="optional">${` ${this.#fieldWords.labelOptional}`}</span>`}
       </label>
       ${options.hint ? html`<p part="hint" class="hint" id="${field}-hint">${options.hint}</p>` : nothing}
       <input
