@@ -372,6 +372,11 @@ export const styles = [
       cursor: pointer;
     }
 
+    /* "Get alerts" beside "List the properties": apart, as two links are. */
+    .list-toggle + .list-toggle {
+      margin-inline-start: 1.25rem;
+    }
+
     :host([fullscreen]) .list-toggle,
     :host([fullscreen]) #view-list {
       display: none;
