@@ -1,5 +1,6 @@
 import { html, isServer, nothing, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
 import { ifDefined } from 'lit/directives/if-defined.js';
+import { live } from 'lit/directives/live.js';
 import { Task, TaskStatus } from '@lit/task';
 import type { EnquiryAccepted, EnquiryRequest } from '../../contract/relay-api.ts';
 import { RelayError, fetchJson, relayUrl } from '../shared/relay.ts';
@@ -584,7 +585,7 @@ export class EstateEnquiry extends EstateElement {
           ?readonly=${this.sending}
           aria-invalid=${error ? 'true' : 'false'}
           aria-describedby=${ifDefined(describedBy || undefined)}
-          .value=${String(this.values[field] ?? '')}
+          .value=${live(String(this.values[field] ?? ''))}
           @input=${this.onInput}
           @blur=${this.onBlur}
         />
@@ -611,7 +612,7 @@ export class EstateEnquiry extends EstateElement {
           ?readonly=${this.sending}
           aria-invalid=${error ? 'true' : 'false'}
           aria-describedby=${ifDefined(error ? 'message-error' : undefined)}
-          .value=${String(this.values.message ?? '')}
+          .value=${live(String(this.values.message ?? ''))}
           @input=${this.onInput}
           @blur=${this.onBlur}
         ></textarea>
@@ -632,7 +633,7 @@ export class EstateEnquiry extends EstateElement {
           required
           aria-invalid=${error ? 'true' : 'false'}
           aria-describedby=${ifDefined(error ? 'consent-error' : undefined)}
-          .checked=${this.values.consent === true}
+          .checked=${live(this.values.consent === true)}
           @change=${this.onInput}
           @blur=${this.onBlur}
         />
