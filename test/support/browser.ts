@@ -230,9 +230,10 @@ export interface DemoSiteRig {
 /**
  * The demo site as `npm start` serves it, for a suite's beforeAll: the release widget bundle, a
  * whole relay in demo mode (embedded CRM simulator, workers running) under its strict CSP, its
- * listings filled, and Chromium. Enquiries are accepted however fast the robot fills the form.
+ * listings filled, and Chromium. Enquiries are accepted however fast the robot fills the form,
+ * unless `relayEnv` gives the relay settings of its own (`{}`: the relay's defaults).
  */
-export async function startDemoSiteRig(): Promise<DemoSiteRig> {
+export async function startDemoSiteRig(options: { relayEnv?: Record<string, string> } = {}): Promise<DemoSiteRig> {
   const widgetDir = await buildWidgetBundle();
   let relay: TestRelay | undefined;
   let browser: Browser | undefined;
@@ -242,7 +243,7 @@ export async function startDemoSiteRig(): Promise<DemoSiteRig> {
     rmSync(widgetDir, { recursive: true, force: true });
   };
   try {
-    relay = await startTestRelay({ ENQUIRY_MIN_FILL_MS: '0' }, { app: { widgetDir } });
+    relay = await startTestRelay(options.relayEnv ?? { ENQUIRY_MIN_FILL_MS: '0' }, { app: { widgetDir } });
     browser = await launchChromium();
     await waitForListings(relay.url);
     return { relay, browser, close };
