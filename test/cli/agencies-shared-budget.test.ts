@@ -13,6 +13,7 @@ import { budgetUsedOn, utcDay } from '../../server/crm/limiter.ts';
 import { readSharedStatus } from '../../server/ops/relays.ts';
 import { openStoreReadOnly } from '../../server/store/store.ts';
 import { freshDatabase } from '../support/postgres.ts';
+import { onOneUtcDayFor } from '../support/test-clock.ts';
 
 const postgres = inject('postgres');
 const skipped = 'skipped' in postgres ? postgres.skipped : undefined;
@@ -44,19 +45,25 @@ describe.skipIf(skipped)(`the token check with DATABASE_URL${skipped ? ` (SKIPPE
     }
   }
 
-  beforeAll(async () => {
-    sim = await startSimulator({ listings: 4, agencies: 2, requestsPerSecond: 200 });
-    const databaseUrl = await freshDatabase((postgres as { url: string }).url, 'token_check');
-    env = {
-      DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl,
-      AGENCIES_FILE: join(dataDir, 'agencies.json'),
-      CRM_BASE_URL: sim.baseUrl,
-      CRM_API_KEY: sim.apiKey,
-      PUBLIC_URL: 'https://relay.integrator.test',
-      LOG_LEVEL: 'silent',
-    };
-  }, 60_000);
+  beforeAll(
+    async () => {
+      // The CLI counts on the wall clock (it takes no other) and the simulator and PostgreSQL count
+      // "today": both tests' requests and counts must fall on one UTC day (the suite takes seconds).
+      await onOneUtcDayFor(3 * 60_000);
+      sim = await startSimulator({ listings: 4, agencies: 2, requestsPerSecond: 200 });
+      const databaseUrl = await freshDatabase((postgres as { url: string }).url, 'token_check');
+      env = {
+        DATA_DIR: dataDir,
+        DATABASE_URL: databaseUrl,
+        AGENCIES_FILE: join(dataDir, 'agencies.json'),
+        CRM_BASE_URL: sim.baseUrl,
+        CRM_API_KEY: sim.apiKey,
+        PUBLIC_URL: 'https://relay.integrator.test',
+        LOG_LEVEL: 'silent',
+      };
+    },
+    60_000 + 3 * 60_000,
+  );
   afterAll(async () => {
     await sim?.close();
     rmSync(dataDir, { recursive: true, force: true });
