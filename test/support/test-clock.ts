@@ -46,3 +46,14 @@ export async function onOneUtcDayFor(spanMs: number): Promise<void> {
   if (dayOf(started + spanMs) === dayOf(started)) return;
   while (dayOf(Date.now()) === dayOf(started)) await new Promise((resolve) => setTimeout(resolve, 250));
 }
+
+/**
+ * Whether an open home ends more than `marginMs` from now. The relay leaves out open homes that are
+ * over and refuses them (a 404 for the calendar file, a 400 for a registration): a test that reads
+ * one and uses it later in its run picks one that cannot end on the way, whatever the time of day
+ * (the simulator's are 15 and 30 minute slots, some under way at any hour on a Saturday).
+ */
+export const lastsBeyond =
+  (marginMs: number) =>
+  (openHome: { end: string }): boolean =>
+    Date.parse(openHome.end) > Date.now() + marginMs;
