@@ -45,25 +45,22 @@ describe.skipIf(skipped)(`the token check with DATABASE_URL${skipped ? ` (SKIPPE
     }
   }
 
-  beforeAll(
-    async () => {
-      // The CLI counts on the wall clock (it takes no other) and the simulator and PostgreSQL count
-      // "today": both tests' requests and counts must fall on one UTC day (the suite takes seconds).
-      await onOneUtcDayFor(3 * 60_000);
-      sim = await startSimulator({ listings: 4, agencies: 2, requestsPerSecond: 200 });
-      const databaseUrl = await freshDatabase((postgres as { url: string }).url, 'token_check');
-      env = {
-        DATA_DIR: dataDir,
-        DATABASE_URL: databaseUrl,
-        AGENCIES_FILE: join(dataDir, 'agencies.json'),
-        CRM_BASE_URL: sim.baseUrl,
-        CRM_API_KEY: sim.apiKey,
-        PUBLIC_URL: 'https://relay.integrator.test',
-        LOG_LEVEL: 'silent',
-      };
-    },
-    60_000 + 3 * 60_000,
-  );
+  beforeAll(async () => {
+    // The CLI counts on the wall clock (it takes no other) and the simulator and PostgreSQL count
+    // "today": both tests' requests and counts must fall on one UTC day (the suite takes seconds).
+    await onOneUtcDayFor(3 * 60_000);
+    sim = await startSimulator({ listings: 4, agencies: 2, requestsPerSecond: 200 });
+    const databaseUrl = await freshDatabase((postgres as { url: string }).url, 'token_check');
+    env = {
+      DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl,
+      AGENCIES_FILE: join(dataDir, 'agencies.json'),
+      CRM_BASE_URL: sim.baseUrl,
+      CRM_API_KEY: sim.apiKey,
+      PUBLIC_URL: 'https://relay.integrator.test',
+      LOG_LEVEL: 'silent',
+    };
+  }, 240_000); // 1 min, and up to 3 waiting out a UTC midnight
   afterAll(async () => {
     await sim?.close();
     rmSync(dataDir, { recursive: true, force: true });

@@ -40,43 +40,40 @@ async function cli(args: string[]): Promise<{ code: number; text: string }> {
   return { code, text: lines.join('\n') };
 }
 
-beforeAll(
-  async () => {
-    // The relay is a child process on the wall clock, and the views below want "calls today" above
-    // zero: the syncs at start and the CLI's readings (five minutes at most) fall on one UTC day.
-    await onOneUtcDayFor(5 * 60_000);
-    sim = await startSimulator({ listings: 6, agencies: 2, requestsPerSecond: 200 });
-    for (const [index, account] of sim.key.accounts.entries()) {
-      entries.push({
-        slug: `agency-${index + 1}`,
-        name: account.agency.name,
-        accessToken: account.options.accessToken,
-        allowedOrigins: [`https://agency-${index + 1}.example`],
-      });
-    }
-    writeAgencies(entries);
-    env = {
-      DATA_DIR: dataDir,
-      AGENCIES_FILE: file,
-      CRM_BASE_URL: sim.baseUrl,
-      CRM_API_KEY: sim.apiKey,
-      PUBLIC_URL: 'https://relay.integrator.test',
-      PHOTO_WIDTHS: '240',
-    };
-    child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'server', 'main.ts')], {
-      cwd: projectRoot,
-      env: { ...process.env, ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+beforeAll(async () => {
+  // The relay is a child process on the wall clock, and the views below want "calls today" above
+  // zero: the syncs at start and the CLI's readings (five minutes at most) fall on one UTC day.
+  await onOneUtcDayFor(5 * 60_000);
+  sim = await startSimulator({ listings: 6, agencies: 2, requestsPerSecond: 200 });
+  for (const [index, account] of sim.key.accounts.entries()) {
+    entries.push({
+      slug: `agency-${index + 1}`,
+      name: account.agency.name,
+      accessToken: account.options.accessToken,
+      allowedOrigins: [`https://agency-${index + 1}.example`],
     });
-    child.stdout!.on('data', (chunk) => (output += String(chunk)));
-    child.stderr!.on('data', (chunk) => (output += String(chunk)));
-    await until(() => /relay listening on (http:\/\/[\d.:]+)/.exec(output)?.[1], Boolean, 'the relay to listen', 60_000);
-    relayUrl = /relay listening on (http:\/\/[\d.:]+)/.exec(output)![1]!;
-    const filled = async () => Promise.all(entries.map(async (entry) => (await fetch(`${relayUrl}/a/${entry.slug}/readyz`)).status));
-    await until(filled, (statuses) => statuses.every((status) => status === 200), 'both agencies to sync', 60_000);
-  },
-  120_000 + 5 * 60_000,
-);
+  }
+  writeAgencies(entries);
+  env = {
+    DATA_DIR: dataDir,
+    AGENCIES_FILE: file,
+    CRM_BASE_URL: sim.baseUrl,
+    CRM_API_KEY: sim.apiKey,
+    PUBLIC_URL: 'https://relay.integrator.test',
+    PHOTO_WIDTHS: '240',
+  };
+  child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'server', 'main.ts')], {
+    cwd: projectRoot,
+    env: { ...process.env, ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (chunk) => (output += String(chunk)));
+  child.stderr!.on('data', (chunk) => (output += String(chunk)));
+  await until(() => /relay listening on (http:\/\/[\d.:]+)/.exec(output)?.[1], Boolean, 'the relay to listen', 60_000);
+  relayUrl = /relay listening on (http:\/\/[\d.:]+)/.exec(output)![1]!;
+  const filled = async () => Promise.all(entries.map(async (entry) => (await fetch(`${relayUrl}/a/${entry.slug}/readyz`)).status));
+  await until(filled, (statuses) => statuses.every((status) => status === 200), 'both agencies to sync', 60_000);
+}, 420_000); // 2 min, and up to 5 waiting out a UTC midnight
 
 afterAll(async () => {
   if (child && child.exitCode === null) child.kill('SIGKILL');

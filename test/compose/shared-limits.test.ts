@@ -32,31 +32,28 @@ describe.skipIf(skipped)(`two relays on one key and one PostgreSQL database${ski
   let geocoder: Server;
   const geocoderArrivals: number[] = [];
 
-  beforeAll(
-    async () => {
-      // Relays on PostgreSQL (whose shared times are the database's) and the operator CLI take no
-      // clock of the test's, yet the suite compares "today's" counts from its first fill to its last
-      // CLI run (minutes at most): all on one UTC day.
-      await onOneUtcDayFor(6 * 60_000);
-      databaseUrl = await freshDatabase((postgres as { url: string }).url, 'limits');
-      geocoder = createServer((_req, res) => {
-        geocoderArrivals.push(performance.now());
-        res.writeHead(200, { 'Content-Type': 'application/json' });
-        res.end(JSON.stringify([{ lat: '-37.8064', lon: '145.0311' }]));
-      });
-      await new Promise<void>((resolve) => geocoder.listen(0, '127.0.0.1', resolve));
-      const GEOCODER_URL = `http://127.0.0.1:${(geocoder.address() as AddressInfo).port}`;
-      rig = await startAgenciesRig({
-        agencies: 4,
-        listings: 8,
-        workers: true,
-        requestsPerSecond: 10,
-        env: { DATABASE_URL: databaseUrl, ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000', GEOCODER_URL },
-      });
-      second = await anotherRelay(rig, databaseUrl, { workers: true, env: { GEOCODER_URL } });
-    },
-    60_000 + 6 * 60_000,
-  );
+  beforeAll(async () => {
+    // Relays on PostgreSQL (whose shared times are the database's) and the operator CLI take no
+    // clock of the test's, yet the suite compares "today's" counts from its first fill to its last
+    // CLI run (minutes at most): all on one UTC day.
+    await onOneUtcDayFor(6 * 60_000);
+    databaseUrl = await freshDatabase((postgres as { url: string }).url, 'limits');
+    geocoder = createServer((_req, res) => {
+      geocoderArrivals.push(performance.now());
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify([{ lat: '-37.8064', lon: '145.0311' }]));
+    });
+    await new Promise<void>((resolve) => geocoder.listen(0, '127.0.0.1', resolve));
+    const GEOCODER_URL = `http://127.0.0.1:${(geocoder.address() as AddressInfo).port}`;
+    rig = await startAgenciesRig({
+      agencies: 4,
+      listings: 8,
+      workers: true,
+      requestsPerSecond: 10,
+      env: { DATABASE_URL: databaseUrl, ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000', GEOCODER_URL },
+    });
+    second = await anotherRelay(rig, databaseUrl, { workers: true, env: { GEOCODER_URL } });
+  }, 420_000); // 1 min, and up to 6 waiting out a UTC midnight
   afterAll(async () => {
     await second?.close();
     await rig?.close();
