@@ -13,6 +13,7 @@ import { budgetUsedOn, utcDay } from '../../server/crm/limiter.ts';
 import { readSharedStatus } from '../../server/ops/relays.ts';
 import { openStoreReadOnly } from '../../server/store/store.ts';
 import { freshDatabase } from '../support/postgres.ts';
+import { onOneUtcDayFor } from '../support/test-clock.ts';
 
 const postgres = inject('postgres');
 const skipped = 'skipped' in postgres ? postgres.skipped : undefined;
@@ -45,6 +46,9 @@ describe.skipIf(skipped)(`the token check with DATABASE_URL${skipped ? ` (SKIPPE
   }
 
   beforeAll(async () => {
+    // The CLI counts on the wall clock (it takes no other) and the simulator and PostgreSQL count
+    // "today": both tests' requests and counts must fall on one UTC day (the suite takes seconds).
+    await onOneUtcDayFor(3 * 60_000);
     sim = await startSimulator({ listings: 4, agencies: 2, requestsPerSecond: 200 });
     const databaseUrl = await freshDatabase((postgres as { url: string }).url, 'token_check');
     env = {
@@ -56,7 +60,7 @@ describe.skipIf(skipped)(`the token check with DATABASE_URL${skipped ? ` (SKIPPE
       PUBLIC_URL: 'https://relay.integrator.test',
       LOG_LEVEL: 'silent',
     };
-  }, 60_000);
+  }, 240_000); // 1 min, and up to 3 waiting out a UTC midnight
   afterAll(async () => {
     await sim?.close();
     rmSync(dataDir, { recursive: true, force: true });

@@ -12,6 +12,7 @@ import { openPool } from '../../server/store/postgres.ts';
 import { listRelays, SharedDatabase } from '../../server/store/shared-database.ts';
 import { cuttableProxy, freshDatabase } from '../support/postgres.ts';
 import { tempStore } from '../crm/support.ts';
+import { runningClock, utcDayOf } from '../support/test-clock.ts';
 
 const postgres = inject('postgres');
 const skipped = 'skipped' in postgres ? postgres.skipped : undefined;
@@ -142,8 +143,11 @@ describe.skipIf(skipped)(`shared CRM gate on PostgreSQL${skipped ? ` (SKIPPED: $
     const { store, cleanup } = tempStore();
     cleanups.push(cleanup);
     const changes: boolean[] = [];
+    // The limiter counts by its clock's UTC day: one the test sets, so the count read below is that day's.
+    const now = runningClock();
     const limiter = new RequestLimiter({
       store,
+      now,
       requestsPerSecond: 10,
       dailyLimit: 1_000,
       shared: { gate: gateOn(database.pool(proxy.url), 10), relaysAlive: () => 2, retryMs: 200, onChange: (reachable) => changes.push(reachable) },
@@ -152,7 +156,7 @@ describe.skipIf(skipped)(`shared CRM gate on PostgreSQL${skipped ? ` (SKIPPED: $
     // Reachable: 3 through the database.
     const early = await Promise.all([limiter.acquire(), limiter.acquire(), limiter.acquire()]);
     for (const release of early) release();
-    expect(await gateOn(database.pool(), 10).used(utcDay(new Date()))).toBe(3);
+    expect(await gateOn(database.pool(), 10).used(utcDayOf(now))).toBe(3);
 
     await proxy.cut();
     await sleep(HOLD_MS + 100); // the three slots' holds are over
@@ -169,6 +173,6 @@ describe.skipIf(skipped)(`shared CRM gate on PostgreSQL${skipped ? ` (SKIPPED: $
     // The 5 sent meanwhile are in the key's count, and the rest are now served through the database.
     for (const release of granted.splice(0)) release();
     await Promise.all(pending);
-    expect(await gateOn(database.pool(), 10).used(utcDay(new Date()))).toBe(3 + 10);
+    expect(await gateOn(database.pool(), 10).used(utcDayOf(now))).toBe(3 + 10);
   }, 20_000);
 });

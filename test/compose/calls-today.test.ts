@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectAgenciesStatus } from '../../server/ops/agencies-cli.ts';
 import { budgetUsedOn, callsOn, countCall, utcDay } from '../../server/crm/limiter.ts';
 import { startAgenciesRig, type AgenciesRig } from './rig.ts';
+import { onOneUtcDayFor } from '../support/test-clock.ts';
 
 /*
  * "CRM calls today" per agency (the operator view) is counted in each agency's store, per UTC day,
@@ -10,8 +11,11 @@ import { startAgenciesRig, type AgenciesRig } from './rig.ts';
 describe('CRM calls today per agency', () => {
   let rig: AgenciesRig;
   beforeAll(async () => {
+    // Counted per UTC day on the wall clock (the relay takes no other): the syncs, the restart and
+    // the CLI's reading (two minutes at most) fall on one day.
+    await onOneUtcDayFor(2 * 60_000);
     rig = await startAgenciesRig({ agencies: 2, listings: 3 });
-  }, 60_000);
+  }, 180_000); // 1 min, and up to 2 waiting out a UTC midnight
   afterAll(async () => {
     await rig?.close();
   });

@@ -19,6 +19,7 @@ import { freshDatabase } from '../support/postgres.ts';
 import { anotherRelay, queryDatabase } from './pg-rig.ts';
 import { startAgenciesRig, until, type AgenciesRig } from './rig.ts';
 import { validEnquiry } from '../enquiries/support.ts';
+import { onOneUtcDayFor } from '../support/test-clock.ts';
 
 const postgres = inject('postgres');
 const skipped = 'skipped' in postgres ? postgres.skipped : undefined;
@@ -32,6 +33,10 @@ describe.skipIf(skipped)(`two relays on one key and one PostgreSQL database${ski
   const geocoderArrivals: number[] = [];
 
   beforeAll(async () => {
+    // Relays on PostgreSQL (whose shared times are the database's) and the operator CLI take no
+    // clock of the test's, yet the suite compares "today's" counts from its first fill to its last
+    // CLI run (minutes at most): all on one UTC day.
+    await onOneUtcDayFor(6 * 60_000);
     databaseUrl = await freshDatabase((postgres as { url: string }).url, 'limits');
     geocoder = createServer((_req, res) => {
       geocoderArrivals.push(performance.now());
@@ -48,7 +53,7 @@ describe.skipIf(skipped)(`two relays on one key and one PostgreSQL database${ski
       env: { DATABASE_URL: databaseUrl, ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000', GEOCODER_URL },
     });
     second = await anotherRelay(rig, databaseUrl, { workers: true, env: { GEOCODER_URL } });
-  }, 60_000);
+  }, 420_000); // 1 min, and up to 6 waiting out a UTC midnight
   afterAll(async () => {
     await second?.close();
     await rig?.close();

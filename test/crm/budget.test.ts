@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { CrmError } from '../../server/crm/client.ts';
 import { clientFor, startSim, tempStore } from './support.ts';
+import { asDate, runningClock } from '../support/test-clock.ts';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -9,18 +10,21 @@ afterEach(async () => {
 
 describe('CRM client daily budget', () => {
   it('stops at the budget, fails fast saying when it resets, and remembers the spending across a restart', async () => {
-    const { sim, counters } = await startSim({ requestsPerSecond: 50 });
+    // A clock the test sets: the budget is per UTC day, and on the wall clock the refusal and the
+    // reopened store could fall either side of 00:00 UTC.
+    const now = runningClock();
+    const { sim, counters } = await startSim({ requestsPerSecond: 50, now: asDate(now) });
     const temp = tempStore();
     cleanups.push(() => sim.close(), temp.cleanup);
 
-    const first = clientFor(sim, temp.store, { requestsPerSecond: 50, dailyLimit: 5 });
+    const first = clientFor(sim, temp.store, { requestsPerSecond: 50, dailyLimit: 5, now });
     const results = await Promise.allSettled(Array.from({ length: 8 }, () => first.getScopes()));
     expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(5);
     const refusal = results.find((result) => result.status === 'rejected')?.reason as CrmError;
     expect(refusal).toBeInstanceOf(CrmError);
     expect(refusal.code).toBe('budget_exhausted');
     expect(refusal.retryable).toBe(true);
-    const midnight = new Date();
+    const midnight = new Date(now());
     midnight.setUTCHours(24, 0, 0, 0);
     expect(refusal.retryAt?.getTime()).toBe(midnight.getTime());
     expect(refusal.message).toContain(midnight.toISOString());
@@ -30,7 +34,7 @@ describe('CRM client daily budget', () => {
     first.close();
     temp.store.close();
     const reopened = temp.reopen();
-    const second = clientFor(sim, reopened, { requestsPerSecond: 50, dailyLimit: 5 });
+    const second = clientFor(sim, reopened, { requestsPerSecond: 50, dailyLimit: 5, now });
     cleanups.push(() => second.close());
     expect(second.budget()).toMatchObject({ used: 5, limit: 5, remaining: 0 });
     const started = performance.now();
@@ -68,16 +72,18 @@ describe('CRM client daily budget', () => {
   });
 
   it('raises its count to what the CRM reports for the key (reconcileBudget)', async () => {
-    const { sim } = await startSim({ requestsPerSecond: 50 });
+    // The CRM and both clients on one clock the test sets: each counts by its UTC day.
+    const now = runningClock();
+    const { sim } = await startSim({ requestsPerSecond: 50, now: asDate(now) });
     const elsewhere = tempStore();
     const here = tempStore();
     cleanups.push(() => sim.close(), elsewhere.cleanup, here.cleanup);
     // Another process on the same API key spends 6 requests.
-    const other = clientFor(sim, elsewhere.store, { requestsPerSecond: 50 });
+    const other = clientFor(sim, elsewhere.store, { requestsPerSecond: 50, now });
     cleanups.push(() => other.close());
     await Promise.all(Array.from({ length: 6 }, () => other.getScopes()));
 
-    const crm = clientFor(sim, here.store, { requestsPerSecond: 50 });
+    const crm = clientFor(sim, here.store, { requestsPerSecond: 50, now });
     cleanups.push(() => crm.close());
     expect(crm.budget().used).toBe(0);
     const status = await crm.reconcileBudget();

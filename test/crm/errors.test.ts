@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CrmError, type AddEnquiry } from '../../server/crm/client.ts';
 import { clientFor, memoryLogger, startSim, tempStore } from './support.ts';
+import { asDate, runningClock } from '../support/test-clock.ts';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -106,15 +107,17 @@ describe('CRM client: 429', () => {
   });
 
   it("fails fast for every caller once the CRM's daily quota is spent", async () => {
-    const { client, control, counters } = await setup();
+    // The CRM and the client on a clock the test sets: the quota resets at 00:00 UTC.
+    const now = runningClock();
+    const { client, control, counters } = await setup({ now: asDate(now) });
     await control('PUT', '/limits', { dailyLimit: 2 });
-    const crm = client();
+    const crm = client({ now });
     await crm.getScopes();
     await crm.getScopes();
     const error = await failure(crm.getScopes());
     expect(error).toMatchObject({ code: 'rate_limited', status: 429, retryable: true });
     expect(error.crmMessage).toMatch(/quota/i);
-    const midnight = new Date();
+    const midnight = new Date(now());
     midnight.setUTCHours(24, 0, 0, 0);
     expect(Math.abs(error.retryAt!.getTime() - midnight.getTime())).toBeLessThan(2000);
     await expect(crm.listUsers()).rejects.toMatchObject({ code: 'rate_limited' });

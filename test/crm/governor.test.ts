@@ -7,6 +7,7 @@ import { silentLogger } from '../../server/runtime/log.ts';
 import { ALL_SCOPES } from '../../crm-sim/simulator.ts';
 import { asWork, type WorkClass } from '../../server/runtime/work-class.ts';
 import { startSim, tempStore } from './support.ts';
+import { asDate, runningClock } from '../support/test-clock.ts';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -112,7 +113,9 @@ describe('the quota governor: fair shares between agencies', () => {
   });
 
   it('one big and many small agencies on one key against the simulator: the small ones finish early, and never more than 10 a second arrive', async () => {
-    const harness = await startSim({ listings: 5 });
+    // The simulator counts the key's day by this clock (the test's), so all 66 fall on one day.
+    const now = runningClock();
+    const harness = await startSim({ listings: 5, now: asDate(now) });
     const { sim, control } = harness;
     cleanups.push(() => sim.close());
     const temp = tempStore();
@@ -126,8 +129,9 @@ describe('the quota governor: fair shares between agencies', () => {
         baseUrl: sim.baseUrl,
         apiKey: sim.apiKey,
         accessToken,
-        limiter: limiterForKey(sim.apiKey, { store: temp.store, requestsPerSecond: 10, dailyLimit: 10_000 }),
+        limiter: limiterForKey(sim.apiKey, { store: temp.store, requestsPerSecond: 10, dailyLimit: 10_000, now }),
         log: silentLogger,
+        now,
       }),
     );
     cleanups.push(() => clients.forEach((client) => client.close()));
@@ -218,7 +222,9 @@ describe('the quota governor: first fills, the smallest first', () => {
 
 describe('the quota governor: one usage read per key', () => {
   it("agencies sharing a key read GET /integrator/usage once per interval between them, and all count against the key's one budget", async () => {
-    const harness = await startSim({ listings: 5 });
+    // The key's budget and the simulator's count on one clock the test sets: one UTC day.
+    const now = runningClock();
+    const harness = await startSim({ listings: 5, now: asDate(now) });
     const { sim, control } = harness;
     cleanups.push(() => sim.close());
     const temp = tempStore();
@@ -229,10 +235,11 @@ describe('the quota governor: one usage read per key', () => {
         baseUrl: sim.baseUrl,
         apiKey: sim.apiKey,
         accessToken,
-        limiter: limiterForKey(sim.apiKey, { store: temp.store, requestsPerSecond: 10, dailyLimit: 10_000 }),
+        limiter: limiterForKey(sim.apiKey, { store: temp.store, requestsPerSecond: 10, dailyLimit: 10_000, now }),
         log: silentLogger,
+        now,
       });
-      const access = new CrmAccess({ client, store: temp.store, log: silentLogger, listingClass: 'residential', usageCheckMinutes: 60 });
+      const access = new CrmAccess({ client, store: temp.store, log: silentLogger, listingClass: 'residential', usageCheckMinutes: 60, now });
       cleanups.push(() => client.close());
       cleanups.push(() => access.stop());
       return { client, access };

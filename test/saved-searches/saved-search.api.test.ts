@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../crm-sim/simulator.ts';
 import { rawRows, storeVariants } from '../support/store-variants.ts';
 import { savedSearchHarness, validSavedSearch, type SavedSearchHarness, type SavedSearchHarnessOptions } from './support.ts';
+import { onOneUtcDayFor } from '../support/test-clock.ts';
 
 let sim: RunningSimulator;
 beforeAll(async () => {
@@ -128,6 +129,8 @@ for (const variant of storeVariants()) {
     });
 
     it('refuses past the daily budget with Retry-After until 00:00 UTC', async () => {
+      // The feature counts on the wall clock (the harness hands it no other): the three posts on one UTC day.
+      await onOneUtcDayFor(10_000);
       const { app } = await harness({ env: { SAVED_SEARCH_DAILY_BUDGET: '2' } });
       expect((await request(app).post('/api/v1/saved-searches').send(validSavedSearch())).status).toBe(202);
       expect((await request(app).post('/api/v1/saved-searches').send(validSavedSearch())).status).toBe(202);
