@@ -260,7 +260,9 @@ export const configSchema = z.object({
     .max(300)
     .optional()
     .describe('The tile provider\'s attribution, always shown on the map (e.g. "© OpenStreetMap contributors"). Required with MAP_TILE_URL.'),
-  MAP_TILE_CACHE_MB: positiveInt(256).describe('Megabytes of map tiles kept in DATA_DIR/tiles for every agency together; the least recently used go first.'),
+  MAP_TILE_CACHE_MB: positiveInt(256).describe(
+    "Megabytes of disk the map tiles in DATA_DIR/tiles may take, for every agency together, counted as `du` counts it (each file's and folder's blocks); the least recently used go first. Nothing more is cached while the disk has less than 1 GiB (or a tenth of it) or 5 % of its inodes free.",
+  ),
   MAP_MAX_ZOOM: z.coerce.number().int().min(0).max(22).default(17).describe('Deepest zoom level of the tiles the relay serves (deeper ones: 404).'),
   MAP_TILE_RATE_PER_MINUTE: positiveInt(600).describe(
     'Map tiles one client (IP address, an IPv6 /64; see TRUST_PROXY) may ask the relay for a minute, cached or not; past it, 429 with Retry-After.',
