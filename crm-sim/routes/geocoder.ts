@@ -8,7 +8,9 @@ import type { IntegratorKey } from '../state.ts';
  * `GET /search?format=jsonv2&q=…` (free-form) or with `street`, `city`, `state`, `postalcode`
  * (structured). It answers from its own seed: a listing's street address at the listing's
  * coordinates (or, for one the CRM left without, a point inside its suburb, the same each time),
- * a suburb at its centre, anything else with an empty array, as Nominatim does.
+ * a suburb at its centre, anything else with an empty array, as Nominatim does. With
+ * `addressdetails=1` (as the relay asks) each answer names its suburb, state, postcode and country
+ * (`address.country_code`, "au"), as Nominatim's do.
  */
 
 interface Place {
@@ -16,6 +18,8 @@ interface Place {
   lon: number;
   name: string;
   kind: 'house' | 'suburb';
+  /** Nominatim's `address` (with `addressdetails=1`): every seeded place is in Australia. */
+  address: { suburb: string; state: string; postcode: string; country: 'Australia'; country_code: 'au' };
 }
 
 /** As the relay's geocoder client and Nominatim read alike: lower case, no punctuation, spaces collapsed. */
@@ -35,11 +39,21 @@ function pointNear(centre: { latitude: number; longitude: number }, text: string
   return { lat: Number((centre.latitude + offset(digest[0]!)).toFixed(6)), lon: Number((centre.longitude + offset(digest[1]!)).toFixed(6)) };
 }
 
+function addressOf(suburb: { name: string; state: string; postcode: string }): Place['address'] {
+  return { suburb: suburb.name, state: suburb.state, postcode: suburb.postcode, country: 'Australia', country_code: 'au' };
+}
+
 /** Every address and suburb the key's accounts hold, by the normalised forms a query may take. */
 function gazetteer(key: IntegratorKey): Map<string, Place> {
   const places = new Map<string, Place>();
   for (const suburb of SUBURBS) {
-    const place: Place = { lat: suburb.latitude, lon: suburb.longitude, name: `${suburb.name}, ${suburb.state} ${suburb.postcode}, Australia`, kind: 'suburb' };
+    const place: Place = {
+      lat: suburb.latitude,
+      lon: suburb.longitude,
+      name: `${suburb.name}, ${suburb.state} ${suburb.postcode}, Australia`,
+      kind: 'suburb',
+      address: addressOf(suburb),
+    };
     for (const form of [`${suburb.name} ${suburb.state} ${suburb.postcode}`, `${suburb.name} ${suburb.state}`, `${suburb.name} ${suburb.postcode}`])
       places.set(normalise(form), place);
   }
@@ -62,6 +76,7 @@ function gazetteer(key: IntegratorKey): Map<string, Place> {
         ...point,
         name: `${street}, ${centre.name}, ${centre.state} ${centre.postcode}, Australia`,
         kind: 'house',
+        address: addressOf(centre),
       });
     }
   }
@@ -93,6 +108,7 @@ export function geocoderRouter(key: IntegratorKey): Router {
             addresstype: found.kind === 'house' ? 'building' : 'suburb',
             name: '',
             display_name: found.name,
+            ...(param('addressdetails') === '1' ? { address: found.address } : {}),
           },
         ]
       : [];

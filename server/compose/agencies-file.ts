@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { domainToASCII } from 'node:url';
 import { z } from 'zod';
-import { ConfigError, isTimeZone, type Config } from '../runtime/config.ts';
+import { ConfigError, countryCode, isTimeZone, type Config } from '../runtime/config.ts';
 import { findJsonSyntaxError } from '../runtime/json-syntax.ts';
 
 /** A slug is a path segment: /a/<slug>/. */
@@ -62,6 +62,7 @@ const agencySchema = z.strictObject({
   hosts: z.array(hostName).max(MAX_HOSTS, `must list at most ${MAX_HOSTS} host names`).default([]),
   wrapperUrl: z.url({ protocol: /^https?$/, message: "must be an http(s) URL of a page of the agency's site" }).optional(),
   timeZone: z.string().refine(isTimeZone, 'must be an IANA time zone such as Australia/Perth').optional(),
+  country: countryCode.optional(),
   listingPath: z
     .string()
     .regex(/^(\/[A-Za-z0-9._~-]+)+$/, 'must be a path such as /listings (no trailing slash, no query)')
@@ -253,6 +254,8 @@ export function agencyConfig(base: Config, agency: AgencyEntry, catchUpIntervalM
       wrapperUrl: agency.wrapperUrl,
       // SITE_TIME_ZONE and SITE_LISTING_PATH are the defaults of agencies that name none.
       timeZone: agency.timeZone ?? base.site.timeZone,
+      // SITE_COUNTRY likewise: where the geocoder looks for the agency's listings whose records name no country.
+      country: agency.country ?? base.site.country,
       listingPath: agency.listingPath ?? base.site.listingPath,
     },
   };

@@ -965,6 +965,7 @@ function sameEntry(a: AgencyEntry, b: AgencyEntry): boolean {
     a.hosts.join(' ') === b.hosts.join(' ') &&
     a.wrapperUrl === b.wrapperUrl &&
     a.timeZone === b.timeZone &&
+    a.country === b.country &&
     a.listingPath === b.listingPath
   );
 }

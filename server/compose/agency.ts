@@ -119,7 +119,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
         gate: options.sharedDatabase && sharedGeocoderGate(config, options.sharedDatabase),
       });
     // A new position drops the rendered answers (the listing service is made just below).
-    places = createPlaces({ store, geocoding, log, onPlaced: () => listings.cache.changed() });
+    places = createPlaces({ store, geocoding, log, onPlaced: () => listings.cache.changed(), country: config.site.country });
     crm = createCrmClientFromConfig(config, store, log, {
       limiterStore: options.limiterStore,
       agency: options.slug,

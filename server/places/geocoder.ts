@@ -21,7 +21,7 @@ export interface PlaceQuery {
   country: string | null;
 }
 
-/** Where it is; null: the geocoder found nothing. */
+/** Where it is; null: the geocoder found nothing (or nothing in the country asked). */
 export type GeocodeAnswer = { lat: number; lng: number } | null;
 
 export interface Geocoder {
@@ -63,16 +63,33 @@ export interface NominatimOptions {
   fetch?: typeof fetch;
 }
 
-/** A jsonv2 result: only the coordinates are read (strings in Nominatim's answers). */
+/**
+ * A jsonv2 result: the coordinates (strings in Nominatim's answers) and, asked for with
+ * `addressdetails=1`, the country it lies in (`address.country_code`, lower case ISO 3166-1).
+ */
 const coordinate = z
   .union([z.string().trim().min(1), z.number()])
   .transform(Number)
   .pipe(z.number().finite());
-const nominatimAnswer = z.array(z.looseObject({ lat: coordinate.pipe(z.number().min(-90).max(90)), lon: coordinate.pipe(z.number().min(-180).max(180)) }));
+const nominatimAnswer = z.array(
+  z.looseObject({
+    lat: coordinate.pipe(z.number().min(-90).max(90)),
+    lon: coordinate.pipe(z.number().min(-180).max(180)),
+    address: z
+      .looseObject({ country_code: z.string().optional().catch(undefined) })
+      .optional()
+      .catch(undefined),
+  }),
+);
 
 const DEFAULT_MAX_BYTES = 256 * 1024;
 
-/** The Nominatim `/search` client: one free-form query per call, the best match only. */
+/**
+ * The Nominatim `/search` client: one free-form query per call, the best match only. With a
+ * country in the query, the search is limited to it (`countrycodes`) and the answer is checked
+ * against it: a match the geocoder places in another country, or in no country it names, is "not
+ * found" (null), whatever the service did with `countrycodes` (a provider may ignore it).
+ */
 export function nominatimGeocoder(options: NominatimOptions): Geocoder {
   const doFetch = options.fetch ?? fetch;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
@@ -85,6 +102,7 @@ export function nominatimGeocoder(options: NominatimOptions): Geocoder {
       url.searchParams.set('q', freeForm(query));
       url.searchParams.set('format', 'jsonv2');
       url.searchParams.set('limit', '1');
+      url.searchParams.set('addressdetails', '1');
       if (query.country) url.searchParams.set('countrycodes', query.country.toLowerCase());
       if (options.email) url.searchParams.set('email', options.email);
       const timeout = AbortSignal.timeout(options.timeoutMs);
@@ -114,7 +132,9 @@ export function nominatimGeocoder(options: NominatimOptions): Geocoder {
       const results = nominatimAnswer.safeParse(parsed);
       if (!results.success) throw new GeocoderError(`answer not in Nominatim's jsonv2 shape: ${results.error.issues[0]?.message ?? 'invalid'}`);
       const best = results.data[0];
-      return best ? { lat: best.lat, lng: best.lon } : null;
+      if (!best) return null;
+      if (query.country && best.address?.country_code?.toUpperCase() !== query.country.toUpperCase()) return null;
+      return { lat: best.lat, lng: best.lon };
     },
   };
 }

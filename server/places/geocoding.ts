@@ -3,7 +3,7 @@ import type { Logger } from '../runtime/log.ts';
 import type { Store } from '../store/store.ts';
 import type { GeocodeAnswer, Geocoder, PlaceQuery } from './geocoder.ts';
 import { GeocoderGateError, geocoderIntervalMs, type GeocoderGate } from './gate.ts';
-import { knownAnswer, lastAskedAt, saveAnswer } from './repository.ts';
+import { dismissAnswer, knownAnswer, lastAskedAt, saveAnswer } from './repository.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
@@ -56,6 +56,12 @@ export class Geocoding {
   /** The kept answer (null: asked, nothing found); undefined: never asked. */
   known(query: PlaceQuery): GeocodeAnswer | undefined {
     return knownAnswer(this.options.store, queryKey(query));
+  }
+
+  /** An answer found to be wrong (a street far from its suburb: placements.ts) is kept as "not found": never asked again, never used. */
+  dismiss(query: PlaceQuery): void {
+    if (!dismissAnswer(this.options.store, queryKey(query))) return;
+    this.options.log.info({ kind: query.kind }, 'geocoder: a street found far from its suburb, or whose suburb is not found, is kept as not found');
   }
 
   /** The kept answer, else the geocoder's (in turn, spaced), kept. Throws the geocoder's errors (nothing is kept then). */

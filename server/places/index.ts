@@ -52,9 +52,13 @@ export interface PlacesService {
   worker: PlacesWorker;
 }
 
-/** One agency's places: its listings' positions (in the agency's store) and the worker that asks the relay's geocoding. */
-export function createPlaces(options: { store: Store; geocoding: Geocoding; log: Logger; onPlaced: () => void; now?: Clock }): PlacesService {
-  const placements = new Placements(options.store, options.geocoding, options.now);
+/**
+ * One agency's places: its listings' positions (in the agency's store) and the worker that asks the
+ * relay's geocoding. `country` (SITE_COUNTRY, the agency's `country`): asked for, and checked, when
+ * a record names none.
+ */
+export function createPlaces(options: { store: Store; geocoding: Geocoding; log: Logger; onPlaced: () => void; country: string; now?: Clock }): PlacesService {
+  const placements = new Placements(options.store, options.geocoding, { country: options.country, now: options.now });
   const worker = new PlacesWorker({ placements, log: options.log, onPlaced: options.onPlaced });
   return { geocoding: options.geocoding, placements, worker };
 }

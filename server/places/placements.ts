@@ -21,6 +21,15 @@ import {
   type PlacedRow,
 } from './repository.ts';
 
+/**
+ * How far (km) a street address the geocoder found may lie from its suburb's middle and still be
+ * taken. A metropolitan suburb is a few km across and Australia's large rural localities some tens
+ * of km; 30 km holds a farm at the far edge of a large locality, while a wrong match (a street of
+ * the same name in another state, such as Manly QLD for Manly NSW, 750 km; another country) is
+ * far outside. An answer beyond it is kept as "not found" and the listing sits at its suburb.
+ */
+export const NEAR_SUBURB_KM = 30;
+
 /** What one step of the worker did: asked the geocoder, placed from kept answers, or found nothing to do. */
 export type StepResult = 'asked' | 'resolved' | 'idle';
 
@@ -31,17 +40,25 @@ export type StepResult = 'asked' | 'resolved' | 'idle';
  * adapter leaves them out), so it is placed at its suburb and its street is never asked for.
  * Writing a listing only reads kept answers; what still needs the geocoder is left pending for the
  * worker (worker.ts), and the listing meanwhile shows without a position or at its suburb.
+ *
+ * Every query names a country: the record's, else the agency's (SITE_COUNTRY, an agency's
+ * `country` in AGENCIES_FILE), and the geocoder's answer must lie in it (geocoder.ts). A street
+ * address is taken only within NEAR_SUBURB_KM of its suburb as the geocoder found it (so the
+ * suburb is asked too); one farther, or whose suburb cannot be found, is kept as "not found".
  */
 export class Placements implements ListingPlacements {
   private readonly listeners = new Set<() => void>();
   private readonly now: Clock;
+  /** ISO 3166-1 alpha-2: the agency's country, asked for when the record names none (null: none named). */
+  private readonly country: string | null;
 
   constructor(
     private readonly store: Store,
     private readonly geocoding: Geocoding,
-    now?: Clock,
+    options: { country?: string | null; now?: Clock } = {},
   ) {
-    this.now = now ?? Date.now;
+    this.now = options.now ?? Date.now;
+    this.country = options.country?.toUpperCase() ?? null;
   }
 
   /** Called when a listing starts waiting for the geocoder (the worker wakes up). */
@@ -128,36 +145,50 @@ export class Placements implements ListingPlacements {
   private resolve(listingId: number, place: ListingPlace, placeJson: string): PlacedRow {
     const row = (position: ListingPosition | null, pending: boolean): PlacedRow => ({ listingId, placeJson, position, pending });
     if (place.coordinates) return row({ ...place.coordinates, precision: 'crm' }, false);
-    const address = addressQuery(place);
-    const suburb = suburbQuery(place);
-    const addressAnswer = address && this.geocoding.known(address);
-    if (addressAnswer) return row({ ...addressAnswer, precision: 'address' }, false);
+    const address = this.addressQuery(place);
+    const suburb = this.suburbQuery(place);
     const suburbAnswer = suburb && this.geocoding.known(suburb);
+    const addressAnswer = address && this.geocoding.known(address);
+    if (address && addressAnswer) {
+      if (suburbAnswer && distanceKm(addressAnswer, suburbAnswer) <= NEAR_SUBURB_KM) return row({ ...addressAnswer, precision: 'address' }, false);
+      // Found far from its suburb, or with no suburb to check it against: a wrong match, kept as "not found".
+      if (suburbAnswer !== undefined) this.geocoding.dismiss(address);
+    }
     const atSuburb = suburbAnswer ? { ...suburbAnswer, precision: 'suburb' as const } : null;
     return row(atSuburb, this.geocoding.enabled && this.nextQuery(place) !== undefined);
   }
 
-  /** The query the geocoder must still answer: the street first, the suburb when the street was not found. */
+  /** The query the geocoder must still answer: the street first, then its suburb (where the listing sits without it, and what the street is checked against). */
   private nextQuery(place: ListingPlace): PlaceQuery | undefined {
-    const address = addressQuery(place);
-    if (address) {
-      const known = this.geocoding.known(address);
-      if (known === undefined) return address;
-      if (known) return undefined;
-    }
-    const suburb = suburbQuery(place);
+    const address = this.addressQuery(place);
+    if (address && this.geocoding.known(address) === undefined) return address;
+    const suburb = this.suburbQuery(place);
     return suburb && this.geocoding.known(suburb) === undefined ? suburb : undefined;
+  }
+
+  /** The street address, only when the agency shows it (the adapter gives no street otherwise). */
+  private addressQuery(place: ListingPlace): PlaceQuery | undefined {
+    if (!place.street || !place.suburb) return undefined;
+    return { kind: 'address', street: place.street, suburb: place.suburb, state: place.state, postcode: place.postcode, country: this.countryOf(place) };
+  }
+
+  /** The suburb alone: never a street. */
+  private suburbQuery(place: ListingPlace): PlaceQuery | undefined {
+    if (!place.suburb) return undefined;
+    return { kind: 'suburb', suburb: place.suburb, state: place.state, postcode: place.postcode, country: this.countryOf(place) };
+  }
+
+  /** The record's country, else the agency's. */
+  private countryOf(place: ListingPlace): string | null {
+    return place.country?.toUpperCase() ?? this.country;
   }
 }
 
-/** The street address, only when the agency shows it (the adapter gives no street otherwise). */
-function addressQuery(place: ListingPlace): PlaceQuery | undefined {
-  if (!place.street || !place.suburb) return undefined;
-  return { kind: 'address', street: place.street, suburb: place.suburb, state: place.state, postcode: place.postcode, country: place.country };
-}
-
-/** The suburb alone: never a street. */
-function suburbQuery(place: ListingPlace): PlaceQuery | undefined {
-  if (!place.suburb) return undefined;
-  return { kind: 'suburb', suburb: place.suburb, state: place.state, postcode: place.postcode, country: place.country };
+/** Great-circle distance (km) between two points (haversine, on a sphere of the Earth's mean radius). */
+export function distanceKm(a: { lat: number; lng: number }, b: { lat: number; lng: number }): number {
+  const rad = Math.PI / 180;
+  const dLat = (b.lat - a.lat) * rad;
+  const dLng = (b.lng - a.lng) * rad;
+  const h = Math.sin(dLat / 2) ** 2 + Math.cos(a.lat * rad) * Math.cos(b.lat * rad) * Math.sin(dLng / 2) ** 2;
+  return 2 * 6371 * Math.asin(Math.min(1, Math.sqrt(h)));
 }

@@ -1,4 +1,5 @@
 import type { BoundingBox } from '../../contract/listing-filters.ts';
+import { areaWindow } from '../../contract/map-area.ts';
 import type { ListingPosition, MapBounds, PlacementSummary } from '../../contract/relay-api.ts';
 import type { Store } from '../store/store.ts';
 import { hasTable, tablesOf } from '../store/tables.ts';
@@ -27,6 +28,11 @@ export function saveAnswer(store: Store, key: string, answer: GeocodeAnswer, now
        ON CONFLICT (query_key) DO UPDATE SET lat = excluded.lat, lng = excluded.lng, asked_at = excluded.asked_at`,
     )
     .run(key, answer?.lat ?? null, answer?.lng ?? null, now);
+}
+
+/** A found answer turned "not found" (its time of asking kept: nothing was asked); false when it was not a found one. */
+export function dismissAnswer(store: Store, key: string): boolean {
+  return tablesOf(store).prepare('UPDATE places_geocodes SET lat = NULL, lng = NULL WHERE query_key = ? AND lat IS NOT NULL').run(key).changes > 0;
 }
 
 /** When the geocoder was last asked (by any process on this store): the next request keeps its distance. */
@@ -140,12 +146,32 @@ export function placementSummary(store: Store): PlacementSummary {
   return summary;
 }
 
-/** The smallest box holding every placed listing (null while none is placed, or on a store older than the module). */
+/**
+ * The box of the placed listings near the middle of the agency's listings (null while none is
+ * placed, or on a store older than the module): the middle is the median latitude and the median
+ * longitude, which stay among the agency's listings however far a few stray positions lie, and
+ * only listings within MAX_AREA_RADIUS_KM of it (contract/map-area.ts, areaWindow) count. Listings
+ * beyond it keep their positions (their markers show); they only do not widen the map's area.
+ */
 export function positionBounds(store: Store): MapBounds | null {
   if (!hasTable(store, 'places_listings')) return null;
-  const row = tablesOf(store)
-    .prepare('SELECT MIN(lat) AS south, MIN(lng) AS west, MAX(lat) AS north, MAX(lng) AS east FROM places_listings WHERE lat IS NOT NULL AND lng IS NOT NULL')
-    .get() as { south: number | null; west: number | null; north: number | null; east: number | null };
+  const db = tablesOf(store);
+  const placed = 'FROM places_listings WHERE lat IS NOT NULL AND lng IS NOT NULL';
+  const count = db.prepare(`SELECT COUNT(*) ${placed}`).pluck().get() as number;
+  if (count === 0) return null;
+  const median = (column: 'lat' | 'lng') =>
+    db
+      .prepare(`SELECT ${column} ${placed} ORDER BY ${column} LIMIT 1 OFFSET ?`)
+      .pluck()
+      .get(Math.floor((count - 1) / 2)) as number;
+  const window = areaWindow({ lat: median('lat'), lng: median('lng') });
+  const row = db
+    .prepare(
+      `SELECT MIN(lat) AS south, MIN(lng) AS west, MAX(lat) AS north, MAX(lng) AS east ${placed}
+         AND lat BETWEEN ? AND ? AND lng BETWEEN ? AND ?`,
+    )
+    .get(window.south, window.north, window.west, window.east) as { south: number | null; west: number | null; north: number | null; east: number | null };
+  // The medians of two far-apart groups of equal size may fall between them, with no listing near: no area (the open zooms only).
   if (row.south === null || row.west === null || row.north === null || row.east === null) return null;
   return { south: row.south, west: row.west, north: row.north, east: row.east };
 }

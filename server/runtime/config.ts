@@ -9,6 +9,12 @@ const csv = z.string().transform((value) =>
     .filter(Boolean),
 );
 
+/** A country as ISO 3166-1 alpha-2 ("AU"), upper case (SITE_COUNTRY, an agency's `country` in AGENCIES_FILE). */
+export const countryCode = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z]{2}$/, 'must be a two-letter ISO 3166-1 country code such as AU or NZ')
+  .transform((value) => value.toUpperCase());
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 /**
@@ -43,7 +49,7 @@ export const configSchema = z.object({
     .min(1)
     .optional()
     .describe(
-      'JSON file of the agencies this relay serves on one API key (`{ "agencies": [ { "slug", "name", "accessToken", "allowedOrigins", "siteUrl", "hosts", "wrapperUrl", "timeZone", "listingPath" } ] }`, see docs/agencies.md), each under /a/<slug>/ and its listing pages also at the root paths of its `hosts`. Must be readable by its owner only (chmod 600): it holds the tokens. Re-read on SIGHUP and `npm run relay -- agencies reload`. Unset: one agency (CRM_ACCESS_TOKEN) at the root paths.',
+      'JSON file of the agencies this relay serves on one API key (`{ "agencies": [ { "slug", "name", "accessToken", "allowedOrigins", "siteUrl", "hosts", "wrapperUrl", "timeZone", "country", "listingPath" } ] }`, see docs/agencies.md), each under /a/<slug>/ and its listing pages also at the root paths of its `hosts`. Must be readable by its owner only (chmod 600): it holds the tokens. Re-read on SIGHUP and `npm run relay -- agencies reload`. Unset: one agency (CRM_ACCESS_TOKEN) at the root paths.',
     ),
   CRM_REQUESTS_PER_SECOND: positiveInt(10).describe('Upstream request rate limit per API key.'),
   CRM_DAILY_LIMIT: positiveInt(10_000).describe('Upstream requests per UTC day per API key.'),
@@ -254,7 +260,9 @@ export const configSchema = z.object({
     .max(300)
     .optional()
     .describe('The tile provider\'s attribution, always shown on the map (e.g. "© OpenStreetMap contributors"). Required with MAP_TILE_URL.'),
-  MAP_TILE_CACHE_MB: positiveInt(256).describe('Megabytes of map tiles kept in DATA_DIR/tiles for every agency together; the least recently used go first.'),
+  MAP_TILE_CACHE_MB: positiveInt(256).describe(
+    "Megabytes of disk the map tiles in DATA_DIR/tiles may take, for every agency together, counted as `du` counts it (each file's and folder's blocks); the least recently used go first. Nothing more is cached while the disk has less than 1 GiB (or a tenth of it) or 5 % of its inodes free.",
+  ),
   MAP_MAX_ZOOM: z.coerce.number().int().min(0).max(22).default(17).describe('Deepest zoom level of the tiles the relay serves (deeper ones: 404).'),
   MAP_TILE_RATE_PER_MINUTE: positiveInt(600).describe(
     'Map tiles one client (IP address, an IPv6 /64; see TRUST_PROXY) may ask the relay for a minute, cached or not; past it, 429 with Retry-After.',
@@ -295,6 +303,11 @@ export const configSchema = z.object({
     .default('Australia/Sydney')
     .describe(
       'Time zone of open home and auction times on server-rendered pages (the same for every visitor, and for the browser that takes the page over). With AGENCIES_FILE: the default of every agency without its own `timeZone`.',
+    ),
+  SITE_COUNTRY: countryCode
+    .default('AU')
+    .describe(
+      "The agency's country (ISO 3166-1 alpha-2, such as AU or NZ): the geocoder is asked within it for listings whose CRM record names no country, and an answer outside it is taken as not found (docs/map.md). With AGENCIES_FILE: the default of every agency without its own `country`.",
     ),
   SITE_NAME: z
     .string()
@@ -426,6 +439,8 @@ export interface SiteSettings {
   wrapperUrl: string | undefined;
   wrapperMinutes: number;
   timeZone: string;
+  /** ISO 3166-1 alpha-2, upper case: where the agency's listings are (the geocoder's country when a record names none). */
+  country: string;
   name: string | undefined;
 }
 
@@ -520,6 +535,7 @@ export function groupSettings(env: EnvSettings, demoMode: boolean): Config {
       wrapperUrl: env.SITE_WRAPPER_URL,
       wrapperMinutes: env.SITE_WRAPPER_MINUTES,
       timeZone: env.SITE_TIME_ZONE,
+      country: env.SITE_COUNTRY,
       name: env.SITE_NAME,
     },
     enquiries: {

@@ -435,4 +435,16 @@ export const migrations: Migration[] = [
       DELETE FROM listing_sync_state WHERE key = 'lastFullSweepAt';
     `,
   },
+  {
+    id: '190-places-recheck-answers',
+    sql: `
+      -- Geocoder answers are now checked (server/places/): queries name a country (the record's, else
+      -- the agency's SITE_COUNTRY), an answer must lie in it, and a street within 30 km of its
+      -- suburb. The found answers kept before were never checked: they are forgotten, so each is
+      -- asked again with its country (the "not found" ones stand), and the listings placed from them
+      -- wait for the places worker, keeping their position until it has the checked answer.
+      DELETE FROM places_geocodes WHERE lat IS NOT NULL;
+      UPDATE places_listings SET pending = 1 WHERE precision IN ('address', 'suburb');
+    `,
+  },
 ];

@@ -1,7 +1,7 @@
 import type { MapBounds } from '../../contract/relay-api.ts';
 import { tileInMapArea } from '../../contract/map-area.ts';
 
-export { AREA_MARGIN_KM, mapArea, OPEN_ZOOM, tileX, tileY } from '../../contract/map-area.ts';
+export { AREA_MARGIN_KM, mapArea, MAX_AREA_RADIUS_KM, OPEN_ZOOM, tileX, tileY } from '../../contract/map-area.ts';
 
 /** Tiles served beyond the map's area on every side (contract/map-area.ts), at each zoom. */
 const TILE_RING = 1;

@@ -5,7 +5,7 @@ import type { Clock } from '../runtime/clock.ts';
 import type { TileSettings } from '../runtime/config.ts';
 import type { Logger } from '../runtime/log.ts';
 import type { ScaledTile } from './area.ts';
-import { TileDiskCache, type CachedTile, type TileMeta } from './disk-cache.ts';
+import { TileDiskCache, type CachedTile, type TileDiskCacheOptions, type TileMeta } from './disk-cache.ts';
 import { fetchTile, hasHighDensity, TileFetchError, type FetchTileOptions, type Freshness } from './upstream.ts';
 
 /** A tile whose provider gave no freshness (no Cache-Control max-age, no Expires) is used this long before it is asked about again. */
@@ -33,6 +33,8 @@ export interface TileSourceOptions {
   userAgent: string;
   log: Logger;
   now?: Clock;
+  /** Overrides for tests: the disk cache's free-space floor. */
+  cacheOptions?: TileDiskCacheOptions;
   /** Overrides for tests: tile size cap and timeout. */
   fetch?: Partial<Pick<FetchTileOptions, 'maxBytes' | 'timeoutMs'>>;
 }
@@ -57,7 +59,7 @@ export class TileSource {
 
   constructor(private readonly options: TileSourceOptions) {
     this.now = options.now ?? Date.now;
-    this.cache = new TileDiskCache(join(options.dataDir, 'tiles'), options.settings.cacheBytes);
+    this.cache = new TileDiskCache(join(options.dataDir, 'tiles'), options.settings.cacheBytes, options.cacheOptions);
     this.limit = new PerClientLimit(options.settings.ratePerMinute, this.now);
   }
 
@@ -106,14 +108,15 @@ export class TileSource {
         const previous = Math.max(0, held.meta.expiresAt - held.meta.storedAt);
         const seconds = answer.freshness.maxAgeSeconds ?? previous / 1000;
         const meta: TileMeta = { expiresAt: now + seconds * 1000, storedAt: now, validators: { ...held.meta.validators, ...defined(answer.validators) } };
-        await this.cache.refresh(tile, meta);
+        await this.cache.refresh(tile, held.bytes, meta);
         this.counts.revalidated++;
         return served(held.bytes, seconds, 'revalidated');
       }
       if (answer.kind === 'not-modified') throw new TileFetchError('The tile provider answered 304 to an unconditional request.', 'http_error');
       const seconds = keepSeconds(answer.freshness);
       if (answer.freshness.noStore) await this.cache.forget(tile);
-      else await this.cache.write(tile, answer.bytes, { expiresAt: now + seconds * 1000, storedAt: now, validators: answer.validators });
+      else if (!(await this.cache.write(tile, answer.bytes, { expiresAt: now + seconds * 1000, storedAt: now, validators: answer.validators })))
+        this.warnOnce('disk_full', 'map tiles are not cached: the disk holding DATA_DIR is short of free space or inodes (served from the provider meanwhile)');
       this.counts.provider++;
       return served(answer.bytes, seconds, 'provider');
     } catch (error) {
@@ -137,13 +140,14 @@ export class TileSource {
 
   /** One warning a minute for each kind of fault: a provider down must not flood the log. */
   private warn(fault: TileFetchError): void {
+    this.warnOnce(fault.reason, `map tile not fetched: ${fault.message}`, { tileHost: new URL(this.options.settings.url.replace(/[{}]/g, '')).host });
+  }
+
+  private warnOnce(reason: string, message: string, fields: Record<string, unknown> = {}): void {
     const now = this.now();
-    if (now - (this.warnedAt.get(fault.reason) ?? -Infinity) < WARN_EVERY_MS) return;
-    this.warnedAt.set(fault.reason, now);
-    this.options.log.warn(
-      { reason: fault.reason, tileHost: new URL(this.options.settings.url.replace(/[{}]/g, '')).host },
-      `map tile not fetched: ${fault.message}`,
-    );
+    if (now - (this.warnedAt.get(reason) ?? -Infinity) < WARN_EVERY_MS) return;
+    this.warnedAt.set(reason, now);
+    this.options.log.warn({ reason, ...fields }, message);
   }
 
   private async acquire(): Promise<void> {

@@ -36,7 +36,7 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     arrivals.push({ at: performance.now(), q: new URL(req.url ?? '/', origin).searchParams.get('q') ?? '' });
     res.writeHead(200, { 'Content-Type': 'application/json' });
-    res.end(JSON.stringify([{ lat: '-37.8064', lon: '145.0311', display_name: 'Kew' }]));
+    res.end(JSON.stringify([{ lat: '-37.8064', lon: '145.0311', display_name: 'Kew', address: { country_code: 'au' } }]));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

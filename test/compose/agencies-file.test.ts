@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readAgenciesFile } from '../../server/compose/agencies-file.ts';
+import { agencyConfig, readAgenciesFile } from '../../server/compose/agencies-file.ts';
 import { ConfigError, loadConfig } from '../../server/runtime/config.ts';
 import { silentLogger } from '../../server/runtime/log.ts';
 import { startRelay } from '../../server/compose/relay.ts';
@@ -145,6 +145,23 @@ describe('AGENCIES_FILE', () => {
     expect(text).toMatch(/agencies\[0\] \("harbour"\): wrapperUrl: must be an http\(s\) URL/);
     expect(text).toContain('agencies[0] ("harbour"): timeZone: must be an IANA time zone such as Australia/Perth');
     expect(text).toMatch(/agencies\[0\] \("harbour"\): listingPath: must be a path such as \/listings/);
+  });
+
+  it("takes an agency's country (where the geocoder looks for its listings), upper case; SITE_COUNTRY for one that names none; a bad one refused, named", () => {
+    const base = loadConfig({
+      CRM_BASE_URL: 'https://crm.example/api/v1.3',
+      CRM_API_KEY: 'key',
+      CRM_ACCESS_TOKEN: 'token',
+      PUBLIC_URL: 'https://relay.example',
+      SITE_COUNTRY: 'nz',
+    });
+    expect(base.site.country).toBe('NZ');
+    const [harbour, other] = readAgenciesFile(write({ agencies: [good({ country: 'au' }), good({ slug: 'other', accessToken: 'tok-other-0123456789' })] }));
+    expect(harbour!.country).toBe('AU');
+    expect(agencyConfig(base, harbour!, null).site.country).toBe('AU');
+    expect(agencyConfig(base, other!, null).site.country).toBe('NZ');
+    const text = problemsOf(write({ agencies: [good({ country: 'Australia' })] })).join('\n');
+    expect(text).toContain('agencies[0] ("harbour"): country: must be a two-letter ISO 3166-1 country code such as AU or NZ');
   });
 
   it("refuses a host name two agencies list (or one lists twice), and the relay's own (PUBLIC_URL)", () => {

@@ -202,6 +202,7 @@ describe('settings grouped by concern', () => {
     SITE_WRAPPER_URL: 'https://agency.example/shell',
     SITE_WRAPPER_MINUTES: '9',
     SITE_TIME_ZONE: 'Pacific/Auckland',
+    SITE_COUNTRY: 'NZ',
     SITE_NAME: 'Other Agency',
   };
 

@@ -1,5 +1,6 @@
 // Map tiles from the relay's own origin (issue 20, third part): a fixture tile provider on
 // 127.0.0.1 counts what it is asked, the relay's tile routes over real HTTP in front of it.
+import { execFileSync } from 'node:child_process';
 import { createServer, get, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -108,6 +109,11 @@ async function rig(settings: Partial<TileSettings> = {}, options: { bounds?: Map
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The folder's disk use as `du -sk` reports it (KiB, files' and folders' allocated blocks). */
+function duKib(dir: string): number {
+  return Number(execFileSync('du', ['-sk', dir], { encoding: 'utf8' }).split(/\s/)[0]);
 }
 
 const tilePath = ({ z, x, y }: { z: number; x: number; y: number }) => `/tiles/${z}/${x}/${y}.png`;
@@ -234,17 +240,25 @@ describe('tiles from the relay', () => {
     expect(stale.headers.get('cache-control')).toBe('public, max-age=60');
   });
 
-  it('keeps the disk cache under its cap, the least recently used going first', async () => {
-    // Room for two tiles (and their metadata), not three.
-    r = await rig({ cacheBytes: png.length * 2 + 600 });
-    const tiles = [0, 1, 2].map((dx) => ({ ...INSIDE, x: INSIDE.x + dx }));
+  it('keeps the disk cache under its cap, counted as du counts it, the least recently used going first', async () => {
+    const tiles = [0, 1, 2].map((dy) => ({ ...INSIDE, y: INSIDE.y + dy }));
+    // What two tiles take on this disk, their blocks and folders included: the cap holds them, not a third.
+    r = await rig();
+    for (const tile of tiles.slice(0, 2)) expect((await fetch(r.url + tilePath(tile))).status).toBe(200);
+    const twoTiles = r.source!.cache.bytes;
+    expect(Math.ceil(twoTiles / 1024)).toBe(duKib(r.source!.cache.dir));
+    await r.close();
+    asked.length = 0;
+
+    r = await rig({ cacheBytes: twoTiles + 512 });
     await fetch(r.url + tilePath(tiles[0]!));
     await fetch(r.url + tilePath(tiles[1]!));
     await fetch(r.url + tilePath(tiles[0]!));
     await fetch(r.url + tilePath(tiles[2]!));
     expect(asked).toHaveLength(3);
     expect(r.source!.cache.count).toBe(2);
-    expect(r.source!.cache.bytes).toBeLessThanOrEqual(png.length * 2 + 600);
+    expect(r.source!.cache.bytes).toBeLessThanOrEqual(twoTiles + 512);
+    expect(duKib(r.source!.cache.dir) * 1024).toBeLessThanOrEqual(twoTiles + 512);
     expect((await fetch(r.url + tilePath(tiles[0]!))).headers.get('x-tile-source')).toBe('disk');
     expect((await fetch(r.url + tilePath(tiles[1]!))).headers.get('x-tile-source')).toBe('provider');
     expect(asked).toHaveLength(4);
