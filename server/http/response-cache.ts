@@ -1,6 +1,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { AnswerCache, type AnswerScope } from './answer-cache.ts';
 import { chooseCoding, type EncodedBody } from './precompressed.ts';
+import { rawHostKey } from './request-host.ts';
 
 /**
  * Answers a route has marked as replayable, kept with the headers they went out with, and sent
@@ -10,8 +11,9 @@ import { chooseCoding, type EncodedBody } from './precompressed.ts';
  * microcache would in front of the relay.
  *
  * An answer is replayed only to a request that would get the very same bytes and headers from the
- * app: same method (GET), same URL, same Origin (CORS decides by it), same chosen content coding;
- * and only while the route says it is current (the listing cache has not changed since). Helmet's
+ * app: same method (GET), same URL, same Host and X-Forwarded-Host (with AGENCIES_FILE the host
+ * decides which agency answers, or whether one does), same Origin (CORS decides by it), same chosen
+ * content coding; and only while the route says it is current (the listing cache has not changed since). Helmet's
  * and CORS's headers are recorded as they were set, so a replayed answer carries them too.
  *
  * Kept in the relay's answer cache (answer-cache.ts), bounded in bytes with every other rendered
@@ -87,5 +89,5 @@ function headerSize(headers: OutgoingHttpHeaders): number {
 
 /** Before Express, `url` is the whole path; inside it, a mounted router may have cut it (originalUrl is whole). */
 function replayKey(req: IncomingMessage & { originalUrl?: string }): string {
-  return `${chooseCoding(req)} ${req.headers.origin ?? ''} ${req.originalUrl ?? req.url}`;
+  return `${chooseCoding(req)} ${rawHostKey(req)} ${req.headers.origin ?? ''} ${req.originalUrl ?? req.url}`;
 }

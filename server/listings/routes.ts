@@ -9,6 +9,7 @@ import { DYNAMIC_EFFORT, EncodedBody, sendEncoded } from '../http/precompressed.
 import type { ReplayOptions, ResponseCache } from '../http/response-cache.ts';
 import { answerCacheFor, tooManyRenders, type AnswerCache } from '../http/answer-cache.ts';
 import { clientOf } from '../http/client-limit.ts';
+import { trustedHost } from '../http/request-host.ts';
 import type { ListingCache } from './cache.ts';
 import { publicListings, type PublicListings } from './public-listings.ts';
 import { parseListingsQuery, parseMapQuery, queryKey } from './query.ts';
@@ -67,7 +68,8 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   const router = Router({ caseSensitive: true, strict: true });
   const cors = corsPolicy({ allowedOrigins: deps.config.http.allowedOrigins, ownOrigins: publicOrigins(deps.config), allowAnyOrigin: deps.config.demoMode });
   // Absolute URLs come from PUBLIC_URL only; without it (demo mode) they are relay-relative, which
-  // the elements resolve against the relay. The Host header never enters an answer or a cache key.
+  // the elements resolve against the relay. The Host header never enters an answer; it is in every
+  // cache key (hostOf), since it chose the agency: an answer kept for one host is never sent at another.
   const base = deps.config.http.publicUrl ?? '';
   const listings = deps.listings ?? publicListings({ cache, mirror, base, now });
   // Names the relay in calendar events' UIDs: PUBLIC_URL's host, never the Host header.
@@ -97,12 +99,13 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   router.get('/api/v1/listings', (req, res) => {
     // The exact URL seen before skips parsing; a new one is parsed (400 if bad) and keyed by meaning,
     // its price filters moved to the edges that select the same listings (query.ts, snapPriceFilters).
-    const seen = `url|${req.originalUrl}`;
+    const host = hostOf(req);
+    const seen = `url|${host}|${req.originalUrl}`;
     const known = rendered.get<string>(seen);
     const knownEntry = known === undefined ? undefined : rendered.get<Rendered>(known);
     if (knownEntry) return respond(req, res, knownEntry, LIST_CACHE_CONTROL, Infinity);
     const query = listings.canonical(parseListingsQuery(req.query as Record<string, unknown>));
-    const key = `list|${queryKey(query)}`;
+    const key = `list|${host}|${queryKey(query)}`;
     send(req, res, key, LIST_CACHE_CONTROL, Infinity, () => listings.page(query));
     // Names the entry, not its body: an evicted entry leaves no body behind.
     rendered.set(seen, key, undefined, 2 * key.length);
@@ -113,11 +116,13 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   // the answers), and its body is keyed by what the cut holds: every box holding the same clusters
   // and listings at a zoom shares one body, as snapped filters do for the list.
   router.get('/api/v1/listings/map', (req, res) => {
-    const seen = `url|${req.originalUrl}`;
+    const host = hostOf(req);
+    const seen = `url|${host}|${req.originalUrl}`;
     const known = rendered.get<string>(seen);
     const knownEntry = known === undefined ? undefined : rendered.get<Rendered>(known);
     if (knownEntry) return respond(req, res, knownEntry, LIST_CACHE_CONTROL, Infinity, GEO_JSON);
     const { filters, box, zoom } = parseMapQuery(req.query as Record<string, unknown>);
+    // The index is this agency's listings cut by filters, not an answer: shared by its hosts. Answers are keyed by host.
     const indexKey = `map-index|${queryKey(listings.canonical(filters))}`;
     let index = rendered.get<ListingMapIndex>(indexKey);
     if (!index) {
@@ -128,7 +133,7 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     }
     const cut = index.cut(box, zoom);
     const built = index;
-    const key = `map|${indexKey}|${cut.signature}`;
+    const key = `map|${host}|${indexKey}|${cut.signature}`;
     send(req, res, key, LIST_CACHE_CONTROL, Infinity, () => built.collection(cut), GEO_JSON);
     rendered.set(seen, key, undefined, 2 * key.length);
   });
@@ -147,7 +152,7 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     const id = Number(raw);
     // Open homes end: a detail is rendered again each minute.
     const minute = Math.floor(now() / 60_000);
-    send(req, res, `detail|${id}|${minute}`, LIST_CACHE_CONTROL, (minute + 1) * 60_000, () => {
+    send(req, res, `detail|${hostOf(req)}|${id}|${minute}`, LIST_CACHE_CONTROL, (minute + 1) * 60_000, () => {
       const listing = listings.detail(id);
       if (!listing) throw new HttpError(404, 'listing_not_found', 'No such listing (it may have been sold, leased or withdrawn).');
       return listing;
@@ -201,12 +206,12 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   });
 
   router.get('/api/v1/agents', (req, res) => {
-    send(req, res, 'agents', AGENTS_CACHE_CONTROL, Infinity, () => ({ items: listings.agents() }));
+    send(req, res, `agents|${hostOf(req)}`, AGENTS_CACHE_CONTROL, Infinity, () => ({ items: listings.agents() }));
   });
 
   // The suburbs the agency has listed in: an appraisal form's suggestions (`<estate-appraisal>`).
   router.get('/api/v1/suburbs', (req, res) => {
-    send(req, res, 'suburbs', AGENTS_CACHE_CONTROL, Infinity, () => ({ items: cache.suburbs() satisfies Suburb[] }));
+    send(req, res, `suburbs|${hostOf(req)}`, AGENTS_CACHE_CONTROL, Infinity, () => ({ items: cache.suburbs() satisfies Suburb[] }));
   });
 
   /**
@@ -261,6 +266,11 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   }
 
   return router;
+}
+
+/** The host a request was made to (Host, or a trusted proxy's X-Forwarded-Host), for cache keys. */
+function hostOf(req: Request): string {
+  return trustedHost(req) ?? '';
 }
 
 /** An http(s) URL given as a query parameter, or undefined when it is not one (or too long). */
