@@ -33,9 +33,6 @@ export interface ListingsRouterDeps {
 /** Browsers and CDNs may reuse an answer for a minute and serve it stale while they revalidate. */
 const LIST_CACHE_CONTROL = 'public, max-age=60, stale-while-revalidate=600, stale-if-error=86400';
 const AGENTS_CACHE_CONTROL = 'public, max-age=300, stale-while-revalidate=3600, stale-if-error=86400';
-/** The words of an open home's calendar title when the element sends none (its en-AU `calendarSummary`). */
-const CALENDAR_SUMMARY = 'Open home: {address}';
-const CALENDAR_SUMMARY_MAX = 200;
 const CALENDAR_PAGE_MAX = 2000;
 /** RFC 7946's media type. */
 const GEO_JSON = 'application/geo+json';
@@ -160,9 +157,11 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   });
 
   // An open home's calendar file (open-home-calendar.ts), linked by the listing's "Add to calendar":
-  // `summary` is the element's words for its title (`{address}` filled in here, from the public
-  // listing), `page` the page it was on. Made at each request, within the client's render limit:
-  // a visitor asks for one now and then.
+  // `page` is the page it was on (linked only when it is one of the agency's own). Its title and
+  // everything else come from the listing and the open home: a `summary` in the link (which the
+  // element sent before) is ignored, so a link made anywhere cannot put its words ("call 04… to
+  // confirm") in a file served from the agency's relay. Made at each request, within the client's
+  // render limit: a visitor asks for one now and then.
   router.get('/api/v1/listings/:id/open-homes/:file', (req, res) => {
     const id = /^\d{1,15}$/.test(String(req.params.id)) ? Number(req.params.id) : undefined;
     const openHomeId = /^(\d{1,15})\.ics$/.exec(String(req.params.file))?.[1];
@@ -170,13 +169,7 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     if (openHomeId === undefined) {
       throw new HttpError(400, 'invalid_open_home', 'The open home must be named as <id>.ics.', { openHomeId: 'must be a whole number followed by .ics' });
     }
-    const { summary = CALENDAR_SUMMARY, page } = req.query as Record<string, unknown>;
-    if (typeof summary !== 'string' || !summary.trim() || summary.length > CALENDAR_SUMMARY_MAX) {
-      throw new HttpError(400, 'invalid_summary', 'The calendar title is not usable.', { summary: `must be text of 1 to ${CALENDAR_SUMMARY_MAX} characters` });
-    }
-    if (!summary.includes('{address}')) {
-      throw new HttpError(400, 'invalid_summary', 'The calendar title must name the address.', { summary: 'must contain {address}' });
-    }
+    const { page } = req.query as Record<string, unknown>;
     const pageUrl = page === undefined ? null : httpUrl(page);
     if (pageUrl === undefined) {
       throw new HttpError(400, 'invalid_page', 'The page address is not usable.', {
@@ -192,8 +185,6 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     const calendar =
       listing &&
       openHomeCalendar(listing, Number(openHomeId), {
-        // One line: a title with a line break would read as two in most calendars.
-        summary: summary.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ').trim(),
         pageUrl: linkedPage,
         host: calendarHost,
         now: new Date(now()),
