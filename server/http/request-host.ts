@@ -13,8 +13,15 @@ import type { Request } from 'express';
  * that one). Without a trusted proxy in front, X-Forwarded-Host is ignored and Host counts.
  */
 export function trustedHost(req: Request): string | undefined {
+  return hostTrustedBy(req, req.app.get('trust proxy fn') as TrustProxyFn | undefined);
+}
+
+/** Express's compiled TRUST_PROXY (`app.get('trust proxy fn')`): whether the address at `hop` is a proxy to believe. */
+export type TrustProxyFn = (address: string | undefined, hop: number) => boolean;
+
+/** trustedHost() for a request Express has not seen yet (the replay of recorded answers), given the app's trust function. */
+export function hostTrustedBy(req: IncomingMessage, trust: TrustProxyFn | undefined): string | undefined {
   const forwarded = req.headers['x-forwarded-host'];
-  const trust = req.app.get('trust proxy fn') as ((address: string | undefined, hop: number) => boolean) | undefined;
   const viaProxy = forwarded !== undefined && forwarded !== '' && trust !== undefined && trust(req.socket.remoteAddress, 0);
   const value = viaProxy ? lastValue(forwarded) : req.headers.host;
   return value ? value.toLowerCase() : undefined;
@@ -31,9 +38,9 @@ export function trustedHostName(req: Request): string | undefined {
 }
 
 /**
- * The part of a cache key that says which host a request was made to, for caches looked up
- * before Express (the replay of recorded answers), where no trust decision has been made yet:
- * both headers as sent, so two requests share an entry only when neither could choose otherwise.
+ * The part of a cache key that says which host a request was made to when the relay's trust
+ * setting is not at hand (a ResponseCache made alone): both headers as sent, so two requests share
+ * an entry only when neither could choose otherwise.
  */
 export function rawHostKey(req: IncomingMessage): string {
   const forwarded = req.headers['x-forwarded-host'];

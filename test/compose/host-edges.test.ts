@@ -167,6 +167,18 @@ describe('edges that trust nothing they are told about the host', () => {
     expect((await getAt(rig, RELAY_HOST, '/a/agency-a/api/v1/listings?pageSize=5', forged(A_HOST, B_HOST))).status).toBe(404);
     expect((await getAt(rig, RELAY_HOST, '/a/agency-b/api/v1/listings?pageSize=5', forged(A_HOST, B_HOST))).status).toBe(200);
 
+    // A client writing a new first value each time gets the one answer kept for the host the proxy
+    // wrote: the forged values neither choose nor add entries to the answer cache.
+    const api = '/a/agency-b/api/v1/listings?pageSize=4';
+    const kept = await getAt(rig, RELAY_HOST, api, forged(A_HOST, B_HOST));
+    const entries = rig.relay.answers.size;
+    for (let i = 0; i < 20; i++) {
+      const again = await getAt(rig, RELAY_HOST, api, forged(`forged-${i}.example`, B_HOST));
+      expect(again.status).toBe(200);
+      expect(again.headers.etag).toBe(kept.headers.etag);
+    }
+    expect(rig.relay.answers.size).toBe(entries);
+
     // A proxy that overwrites (deploy/nginx.conf) sends one value: that one counts, as before.
     expect((await getAt(rig, RELAY_HOST, a.path, { ...BROWSER, 'X-Forwarded-Host': A_HOST })).status).toBe(200);
     // And two header lines (node joins them in order): the last one counts.
