@@ -29,6 +29,7 @@ import type { ResponseCache, ReplayOptions } from '../http/response-cache.ts';
 import { answerCacheFor, type AnswerCache } from '../http/answer-cache.ts';
 import { STORE_FILE_MODE, type Store } from '../store/store.ts';
 import { widgetRouter } from '../http/widget-assets.ts';
+import { trustedHostName, varyOnHost } from '../http/request-host.ts';
 import { createGeocoding, type Geocoding } from '../places/index.ts';
 import { elementRenderer, pageSite, pagesFeature } from '../pages/index.ts';
 import type { ElementRenderer } from '../pages/render.ts';
@@ -224,7 +225,7 @@ export class AgencySet {
     return readAgenciesFile(this.options.config.agenciesFile, { publicUrl: this.options.config.http.publicUrl });
   }
 
-  /** The served agency whose `hosts` name `host` (a request's host name, as Express reads it: TRUST_PROXY decides whether X-Forwarded-Host counts). */
+  /** The served agency whose `hosts` name `host` (a request's host name as http/request-host.ts trusts it: Host, or the last X-Forwarded-Host from a TRUST_PROXY proxy). */
   byHost(host: string | undefined): RunningAgency | undefined {
     if (!host) return undefined;
     return this.byHostName.get(host.toLowerCase().replace(/\.$/, ''));
@@ -477,7 +478,9 @@ export class AgencySet {
     router.use('/a/:slug', (req, res, next) => {
       const running = this.serving.get((req.params as { slug: string }).slug);
       // At an agency's own host name, another agency's paths are not there: one site shows one agency.
-      const hostAgency = options.shared !== false ? this.byHost(req.hostname) : undefined;
+      // So the host decides between an answer and a 404: a shared cache must key on it too.
+      if (options.shared !== false) varyOnHost(req, res);
+      const hostAgency = options.shared !== false ? this.byHost(trustedHostName(req)) : undefined;
       if (!running || (hostAgency && hostAgency !== running)) {
         next(new HttpError(404, 'unknown_agency', 'No agency with this slug is served by this relay.'));
         return;
@@ -503,21 +506,23 @@ export class AgencySet {
 
   /**
    * The root paths of the listing pages (/listings/…, /sitemap.xml, /fragments/…) and robots.txt,
-   * by the request's host name (Express's req.hostname: the Host header, or X-Forwarded-Host when
-   * TRUST_PROXY trusts the proxy that sent it, as for client addresses). An agency's host serves
-   * its pages; any other host has none there (each agency's are under /a/<slug>/).
+   * by the request's host name (http/request-host.ts: the Host header, or the last value of
+   * X-Forwarded-Host when TRUST_PROXY trusts the proxy next to the relay, the one it wrote). An
+   * agency's host serves its pages; any other host has none there (each agency's are under
+   * /a/<slug>/). Every such answer varies on what chose it.
    */
   private mountHostPages(router: Router): void {
     router.get('/robots.txt', (req, res) => {
-      const running = this.byHost(req.hostname);
-      const text = running
-        ? agencyHostRobots(this.sitemapUrlOf(running))
-        : relayHostRobots(this.list().flatMap((each) => (this.pagesOnRelay(each) ? [] : [each.entry.slug])));
+      varyOnHost(req, res);
+      const running = this.byHost(trustedHostName(req));
+      // The relay's own host names no agency: the list of slugs would be the integrator's client list.
+      const text = running ? agencyHostRobots(this.sitemapUrlOf(running)) : relayHostRobots();
       res.set('Cache-Control', 'public, max-age=300').type('text/plain').send(text);
     });
     router.use((req, res, next) => {
       if (!isPagePath(req.path)) return next();
-      const running = this.byHost(req.hostname);
+      varyOnHost(req, res);
+      const running = this.byHost(trustedHostName(req));
       if (running) {
         this.dispatch(running, running.pages, req, res, next);
         return;
@@ -536,11 +541,6 @@ export class AgencySet {
   private sitemapUrlOf(running: RunningAgency): string {
     const site = pageSite(running.agency.config, this.relayUrl(), { slug: running.entry.slug, hosts: running.entry.hosts });
     return `${site.url}${site.prefix}/sitemap.xml`;
-  }
-
-  /** Whether an agency's pages name the relay as their canonical address (no siteUrl, no hosts). */
-  private pagesOnRelay(running: RunningAgency): boolean {
-    return !running.entry.siteUrl && running.entry.hosts.length === 0;
   }
 
   private mountShared(router: Router): void {

@@ -13,6 +13,7 @@ import { precompressedStatic } from './precompressed.ts';
 import { ResponseCache } from './response-cache.ts';
 import { answerCacheFor, type AnswerCache } from './answer-cache.ts';
 import { widgetRouter } from './widget-assets.ts';
+import { hostTrustedBy, type TrustProxyFn } from './request-host.ts';
 
 /** The checkout's root (where package.json is): from server/ when run from source, from dist/server when built. */
 export const projectRoot = findProjectRoot(import.meta.dirname);
@@ -63,7 +64,8 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', 'strong');
   // Routes record answers for replay (server/http/response-cache.ts) through res.locals.replay, once every
   // middleware has set its headers; requestListener() sends them again before Express runs.
-  const replay = new ResponseCache(deps.answers ?? answerCacheFor(config.http));
+  // Keyed by the host as TRUST_PROXY lets the relay believe it, decided before Express as inside it.
+  const replay = new ResponseCache(deps.answers ?? answerCacheFor(config.http), (req) => hostTrustedBy(req, app.get('trust proxy fn') as TrustProxyFn) ?? '');
   app.locals.replay = replay;
   app.use((_req, res, next) => {
     res.locals.replay = replay;

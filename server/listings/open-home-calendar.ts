@@ -80,10 +80,11 @@ export function buildIcs(events: CalendarEvent[], productId = '-//estate-embed//
   return lines.map(icsFold).join('\r\n') + '\r\n';
 }
 
-/** What the element tells the relay: its words for the event's title, and the page the visitor was on. */
+/** The event's title: fixed words and the address as the agency shows it, never words from the link. */
+export const OPEN_HOME_SUMMARY = 'Open home: {address}';
+
+/** What the relay adds to the listing: the page the visitor was on (checked by the route), its own name, the time. */
 export interface OpenHomeCalendarOptions {
-  /** The title, `{address}` standing for the address as the agency shows it (the element's words: `calendarSummary`). */
-  summary: string;
   /** The listing's page, an http(s) URL, or null. */
   pageUrl: string | null;
   /** Names the relay in the event's UID (PUBLIC_URL's host). */
@@ -107,7 +108,8 @@ export function openHomeCalendar(listing: ListingDetail, openHomeId: number, opt
       uid: `open-home-${listing.id}-${openHome.id}@${options.host}`,
       start,
       end,
-      summary: options.summary.replaceAll('{address}', address),
+      // One line: a title with a line break would read as two in most calendars.
+      summary: OPEN_HOME_SUMMARY.replaceAll('{address}', address.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ').trim()),
       location: address,
       url: options.pageUrl,
       stamp: options.now,

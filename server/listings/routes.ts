@@ -9,6 +9,7 @@ import { DYNAMIC_EFFORT, EncodedBody, sendEncoded } from '../http/precompressed.
 import type { ReplayOptions, ResponseCache } from '../http/response-cache.ts';
 import { answerCacheFor, tooManyRenders, type AnswerCache } from '../http/answer-cache.ts';
 import { clientOf } from '../http/client-limit.ts';
+import { trustedHost } from '../http/request-host.ts';
 import type { ListingCache } from './cache.ts';
 import { publicListings, type PublicListings } from './public-listings.ts';
 import { parseListingsQuery, parseMapQuery, queryKey } from './query.ts';
@@ -32,9 +33,6 @@ export interface ListingsRouterDeps {
 /** Browsers and CDNs may reuse an answer for a minute and serve it stale while they revalidate. */
 const LIST_CACHE_CONTROL = 'public, max-age=60, stale-while-revalidate=600, stale-if-error=86400';
 const AGENTS_CACHE_CONTROL = 'public, max-age=300, stale-while-revalidate=3600, stale-if-error=86400';
-/** The words of an open home's calendar title when the element sends none (its en-AU `calendarSummary`). */
-const CALENDAR_SUMMARY = 'Open home: {address}';
-const CALENDAR_SUMMARY_MAX = 200;
 const CALENDAR_PAGE_MAX = 2000;
 /** RFC 7946's media type. */
 const GEO_JSON = 'application/geo+json';
@@ -67,7 +65,8 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   const router = Router({ caseSensitive: true, strict: true });
   const cors = corsPolicy({ allowedOrigins: deps.config.http.allowedOrigins, ownOrigins: publicOrigins(deps.config), allowAnyOrigin: deps.config.demoMode });
   // Absolute URLs come from PUBLIC_URL only; without it (demo mode) they are relay-relative, which
-  // the elements resolve against the relay. The Host header never enters an answer or a cache key.
+  // the elements resolve against the relay. The Host header never enters an answer; it is in every
+  // cache key (hostOf), since it chose the agency: an answer kept for one host is never sent at another.
   const base = deps.config.http.publicUrl ?? '';
   const listings = deps.listings ?? publicListings({ cache, mirror, base, now });
   // Names the relay in calendar events' UIDs: PUBLIC_URL's host, never the Host header.
@@ -97,12 +96,13 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   router.get('/api/v1/listings', (req, res) => {
     // The exact URL seen before skips parsing; a new one is parsed (400 if bad) and keyed by meaning,
     // its price filters moved to the edges that select the same listings (query.ts, snapPriceFilters).
-    const seen = `url|${req.originalUrl}`;
+    const host = hostOf(req);
+    const seen = `url|${host}|${req.originalUrl}`;
     const known = rendered.get<string>(seen);
     const knownEntry = known === undefined ? undefined : rendered.get<Rendered>(known);
     if (knownEntry) return respond(req, res, knownEntry, LIST_CACHE_CONTROL, Infinity);
     const query = listings.canonical(parseListingsQuery(req.query as Record<string, unknown>));
-    const key = `list|${queryKey(query)}`;
+    const key = `list|${host}|${queryKey(query)}`;
     send(req, res, key, LIST_CACHE_CONTROL, Infinity, () => listings.page(query));
     // Names the entry, not its body: an evicted entry leaves no body behind.
     rendered.set(seen, key, undefined, 2 * key.length);
@@ -113,11 +113,13 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   // the answers), and its body is keyed by what the cut holds: every box holding the same clusters
   // and listings at a zoom shares one body, as snapped filters do for the list.
   router.get('/api/v1/listings/map', (req, res) => {
-    const seen = `url|${req.originalUrl}`;
+    const host = hostOf(req);
+    const seen = `url|${host}|${req.originalUrl}`;
     const known = rendered.get<string>(seen);
     const knownEntry = known === undefined ? undefined : rendered.get<Rendered>(known);
     if (knownEntry) return respond(req, res, knownEntry, LIST_CACHE_CONTROL, Infinity, GEO_JSON);
     const { filters, box, zoom } = parseMapQuery(req.query as Record<string, unknown>);
+    // The index is this agency's listings cut by filters, not an answer: shared by its hosts. Answers are keyed by host.
     const indexKey = `map-index|${queryKey(listings.canonical(filters))}`;
     let index = rendered.get<ListingMapIndex>(indexKey);
     if (!index) {
@@ -128,7 +130,7 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     }
     const cut = index.cut(box, zoom);
     const built = index;
-    const key = `map|${indexKey}|${cut.signature}`;
+    const key = `map|${host}|${indexKey}|${cut.signature}`;
     send(req, res, key, LIST_CACHE_CONTROL, Infinity, () => built.collection(cut), GEO_JSON);
     rendered.set(seen, key, undefined, 2 * key.length);
   });
@@ -147,7 +149,7 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     const id = Number(raw);
     // Open homes end: a detail is rendered again each minute.
     const minute = Math.floor(now() / 60_000);
-    send(req, res, `detail|${id}|${minute}`, LIST_CACHE_CONTROL, (minute + 1) * 60_000, () => {
+    send(req, res, `detail|${hostOf(req)}|${id}|${minute}`, LIST_CACHE_CONTROL, (minute + 1) * 60_000, () => {
       const listing = listings.detail(id);
       if (!listing) throw new HttpError(404, 'listing_not_found', 'No such listing (it may have been sold, leased or withdrawn).');
       return listing;
@@ -155,9 +157,11 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   });
 
   // An open home's calendar file (open-home-calendar.ts), linked by the listing's "Add to calendar":
-  // `summary` is the element's words for its title (`{address}` filled in here, from the public
-  // listing), `page` the page it was on. Made at each request, within the client's render limit:
-  // a visitor asks for one now and then.
+  // `page` is the page it was on (linked only when it is one of the agency's own). Its title and
+  // everything else come from the listing and the open home: a `summary` in the link (which the
+  // element sent before) is ignored, so a link made anywhere cannot put its words ("call 04… to
+  // confirm") in a file served from the agency's relay. Made at each request, within the client's
+  // render limit: a visitor asks for one now and then.
   router.get('/api/v1/listings/:id/open-homes/:file', (req, res) => {
     const id = /^\d{1,15}$/.test(String(req.params.id)) ? Number(req.params.id) : undefined;
     const openHomeId = /^(\d{1,15})\.ics$/.exec(String(req.params.file))?.[1];
@@ -165,13 +169,7 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     if (openHomeId === undefined) {
       throw new HttpError(400, 'invalid_open_home', 'The open home must be named as <id>.ics.', { openHomeId: 'must be a whole number followed by .ics' });
     }
-    const { summary = CALENDAR_SUMMARY, page } = req.query as Record<string, unknown>;
-    if (typeof summary !== 'string' || !summary.trim() || summary.length > CALENDAR_SUMMARY_MAX) {
-      throw new HttpError(400, 'invalid_summary', 'The calendar title is not usable.', { summary: `must be text of 1 to ${CALENDAR_SUMMARY_MAX} characters` });
-    }
-    if (!summary.includes('{address}')) {
-      throw new HttpError(400, 'invalid_summary', 'The calendar title must name the address.', { summary: 'must contain {address}' });
-    }
+    const { page } = req.query as Record<string, unknown>;
     const pageUrl = page === undefined ? null : httpUrl(page);
     if (pageUrl === undefined) {
       throw new HttpError(400, 'invalid_page', 'The page address is not usable.', {
@@ -187,8 +185,6 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     const calendar =
       listing &&
       openHomeCalendar(listing, Number(openHomeId), {
-        // One line: a title with a line break would read as two in most calendars.
-        summary: summary.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ').trim(),
         pageUrl: linkedPage,
         host: calendarHost,
         now: new Date(now()),
@@ -201,12 +197,12 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   });
 
   router.get('/api/v1/agents', (req, res) => {
-    send(req, res, 'agents', AGENTS_CACHE_CONTROL, Infinity, () => ({ items: listings.agents() }));
+    send(req, res, `agents|${hostOf(req)}`, AGENTS_CACHE_CONTROL, Infinity, () => ({ items: listings.agents() }));
   });
 
   // The suburbs the agency has listed in: an appraisal form's suggestions (`<estate-appraisal>`).
   router.get('/api/v1/suburbs', (req, res) => {
-    send(req, res, 'suburbs', AGENTS_CACHE_CONTROL, Infinity, () => ({ items: cache.suburbs() satisfies Suburb[] }));
+    send(req, res, `suburbs|${hostOf(req)}`, AGENTS_CACHE_CONTROL, Infinity, () => ({ items: cache.suburbs() satisfies Suburb[] }));
   });
 
   /**
@@ -261,6 +257,11 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   }
 
   return router;
+}
+
+/** The host a request was made to (Host, or a trusted proxy's X-Forwarded-Host), for cache keys. */
+function hostOf(req: Request): string {
+  return trustedHost(req) ?? '';
 }
 
 /** An http(s) URL given as a query parameter, or undefined when it is not one (or too long). */

@@ -6,8 +6,8 @@
  *   is its sitemap (on its site, where the URLs it lists are);
  * - at any other host (the relay's own, PUBLIC_URL) the pages under /a/<slug>/ are copies of pages
  *   whose canonical address is the agency's site, with links that only work there: kept out of the
- *   crawl, per agency. Everything else stays open: a crawler that renders an agency's site fetches
- *   its widget, API answers and photos from here.
+ *   crawl, for every agency at once (no slug named). Everything else stays open: a crawler that
+ *   renders an agency's site fetches its widget, API answers and photos from here.
  */
 
 /** An agency's host: its pages and sitemap are crawled; JSON fragments and other agencies' paths are not. */
@@ -16,12 +16,25 @@ export function agencyHostRobots(sitemapUrl: string): string {
 }
 
 /**
- * The relay's own host: each listed agency's page copies kept out (by slug: a wildcard would also
- * match /a/<slug>/api/v1/listings, which a rendering crawler needs). An agency whose pages name
- * the relay as their canonical address (no siteUrl, no hosts) is left open.
+ * The relay's own host: every agency's page copies under /a/<slug>/ kept out, by wildcard, so the
+ * file names no agency (a list of slugs here was the integrator's client list, readable by anyone).
+ * A crawler takes the longest matching rule (RFC 9309 §2.2.2), so the listing API, which also
+ * ends its path in /listings and which a crawler rendering an agency's site needs, is opened by a
+ * longer Allow. A crawler that does not know wildcards reads these rules as literal paths that
+ * match nothing: it may crawl the copies, whose canonical links name the agency's site. An agency
+ * without siteUrl or hosts (its pages name the relay as their address) is kept out with the rest:
+ * opening it here would name it; giving it a site or a host is how its pages get crawled.
  */
-export function relayHostRobots(slugsWithSites: readonly string[]): string {
-  const lines = ['User-agent: *', 'Disallow: /listings/', 'Disallow: /fragments/', 'Disallow: /sitemap.xml'];
-  for (const slug of slugsWithSites) lines.push(`Disallow: /a/${slug}/listings`, `Disallow: /a/${slug}/fragments/`, `Disallow: /a/${slug}/sitemap.xml`);
-  return `${lines.join('\n')}\n`;
+export function relayHostRobots(): string {
+  return [
+    'User-agent: *',
+    'Disallow: /listings/',
+    'Disallow: /fragments/',
+    'Disallow: /sitemap.xml',
+    'Disallow: /a/*/listings',
+    'Disallow: /a/*/fragments/',
+    'Disallow: /a/*/sitemap.xml',
+    'Allow: /a/*/api/v1/listings',
+    '',
+  ].join('\n');
 }

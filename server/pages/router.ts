@@ -7,6 +7,7 @@ import type { Clock } from '../runtime/clock.ts';
 import { HttpError } from '../http/errors.ts';
 import { tooManyRenders, type AnswerCache } from '../http/answer-cache.ts';
 import { clientOf, type PerClientLimit } from '../http/client-limit.ts';
+import { trustedHost } from '../http/request-host.ts';
 import type { PublicListings } from '../listings/index.ts';
 import { goneHead, listHead, listingHead, shareImage } from './head.ts';
 import { clip, escapeHtml } from './html.ts';
@@ -185,8 +186,9 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
 
   /** Answers from the page cache (rendering once per generation), with a strong ETag, 304s and the best encoding the client takes. */
   async function serve(req: Request, res: Response, key: string, make: () => Promise<RenderedPage>): Promise<void> {
-    // Per cache generation, and per hour so that open homes that have finished drop out.
-    const cacheKey = `${key}|${generation}|${Math.floor(now() / 3_600_000)}`;
+    // Per host (it chose the agency: a page kept for one host is never sent at another), per cache
+    // generation, and per hour so that open homes that have finished drop out.
+    const cacheKey = `${trustedHost(req) ?? ''}|${key}|${generation}|${Math.floor(now() / 3_600_000)}`;
     let page = cache.get<RenderedPage>(cacheKey);
     if (!page) {
       let pending = rendering.get(cacheKey);

@@ -81,7 +81,7 @@ export const configSchema = z.object({
     .default('false')
     .transform(parseTrustProxy)
     .describe(
-      'Proxies whose X-Forwarded-For is believed (and X-Forwarded-Host: with AGENCIES_FILE it picks the agency whose `hosts` serve their pages): false, a hop count (1 = one proxy in front), or comma-separated subnets/addresses (loopback, linklocal, uniquelocal, 10.0.0.0/8, ...). `true` is refused: any client could then pick its own address.',
+      'Proxies whose X-Forwarded-For is believed (and X-Forwarded-Host, its last value only, the one the proxy next to the relay wrote: with AGENCIES_FILE it picks the agency whose `hosts` serve their pages): false, a hop count (1 = one proxy in front), or comma-separated subnets/addresses (loopback, linklocal, uniquelocal, 10.0.0.0/8, ...). `true` is refused: any client could then pick its own address.',
     ),
   METRICS_TOKEN: z
     .string()

@@ -23,7 +23,7 @@ function listing(overrides: Partial<ListingDetail> = {}): ListingDetail {
   } as ListingDetail;
 }
 
-const options = { summary: 'Open home: {address}', pageUrl: 'https://agency.example/listings/9', host: 'relay.example', now: NOW };
+const options = { pageUrl: 'https://agency.example/listings/9', host: 'relay.example', now: NOW };
 
 describe('open home calendar file', () => {
   it('writes UTC times and escapes text values', () => {
@@ -50,7 +50,7 @@ describe('open home calendar file', () => {
     );
   });
 
-  it("writes an upcoming open home with the element's words, the shown address and the page", () => {
+  it('writes an upcoming open home with its fixed title, the shown address and the page', () => {
     const ics = openHomeCalendar(listing(), 1, options)!;
     expect(ics.startsWith('BEGIN:VCALENDAR\r\nVERSION:2.0\r\n')).toBe(true);
     expect(ics).toContain('\r\nUID:open-home-9-1@relay.example\r\n');
@@ -101,18 +101,36 @@ describe('GET /api/v1/listings/:id/open-homes/:openHomeId.ics', () => {
     const detail = withOpenHomes[0]!;
     const openHome = detail.openHomes[0]!;
     const page = `https://agency.example/listing.html?id=${detail.id}`;
-    const response = await calendar(detail.id, openHome.id, `?summary=${encodeURIComponent('Inspection at {address}')}&page=${encodeURIComponent(page)}`);
+    const response = await calendar(detail.id, openHome.id, `?page=${encodeURIComponent(page)}`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/calendar; charset=utf-8');
     expect(response.headers.get('content-disposition')).toBe(`attachment; filename="open-home-${detail.id}-${openHome.id}.ics"`);
     const ics = (await response.text()).replace(/\r\n /g, '');
-    expect(ics).toContain(`\r\nSUMMARY:Inspection at ${icsEscape(detail.address.display)}\r\n`);
+    expect(ics).toContain(`\r\nSUMMARY:Open home: ${icsEscape(detail.address.display)}\r\n`);
     expect(ics).toContain(`\r\nDTSTART:${icsUtc(new Date(openHome.start))}\r\n`);
     expect(ics).toContain(`\r\nDTEND:${icsUtc(new Date(openHome.end))}\r\n`);
     expect(ics).toContain(`\r\nURL:${page}\r\n`);
-    // Without the element's words: the built-in ones.
-    const plain = await (await calendar(detail.id, openHome.id)).text();
-    expect(plain.replace(/\r\n /g, '')).toContain(`\r\nSUMMARY:Open home: ${icsEscape(detail.address.display)}\r\n`);
+  });
+
+  it("holds no word of a link's own: a forged summary (as an old element sent its title) is ignored, never refused", async () => {
+    const detail = withOpenHomes[0]!;
+    const openHome = detail.openHomes[0]!.id;
+    const plain = (await (await calendar(detail.id, openHome)).text()).replace(/\r\n /g, '');
+    const forgeries = [
+      'Call 0400 000 000 to confirm {address}',
+      '{address}\nDESCRIPTION:Pay the holding deposit to BSB 000-000',
+      'Inspection: {address}',
+      'x'.repeat(500),
+    ];
+    for (const summary of forgeries) {
+      const response = await calendar(detail.id, openHome, `?summary=${encodeURIComponent(summary)}`);
+      expect(response.status, summary).toBe(200);
+      const ics = (await response.text()).replace(/\r\n /g, '');
+      expect(ics).toContain(`\r\nSUMMARY:Open home: ${icsEscape(detail.address.display)}\r\n`);
+      for (const words of ['0400', 'BSB', 'DESCRIPTION', 'Inspection', 'xxxxx']) expect(ics, summary).not.toContain(words);
+      // The same file as without it (but for DTSTAMP, the time it was made).
+      expect(ics.replace(/DTSTAMP:\S+/, '')).toBe(plain.replace(/DTSTAMP:\S+/, ''));
+    }
   });
 
   it('links only a page of the agency’s own (its allowed origins, the relay’s), never another site', async () => {
@@ -147,7 +165,7 @@ describe('GET /api/v1/listings/:id/open-homes/:openHomeId.ics', () => {
     expect((await calendar(999_999_999, detail.openHomes[0]!.id)).status).toBe(404);
   });
 
-  it('answers 400 naming the field for a bad id, title or page', async () => {
+  it('answers 400 naming the field for a bad id or page', async () => {
     const detail = withOpenHomes[0]!;
     const openHome = detail.openHomes[0]!.id;
     const bad = async (response: Response, field: string) => {
@@ -155,9 +173,6 @@ describe('GET /api/v1/listings/:id/open-homes/:openHomeId.ics', () => {
       expect(Object.keys((await response.json()).fields)).toEqual([field]);
     };
     await bad(await fetch(`${rig.relay.url}/api/v1/listings/${detail.id}/open-homes/first.ics`), 'openHomeId');
-    await bad(await calendar(detail.id, openHome, `?summary=${'x'.repeat(201)}`), 'summary');
-    await bad(await calendar(detail.id, openHome, `?summary=%20`), 'summary');
-    await bad(await calendar(detail.id, openHome, `?summary=${encodeURIComponent('Call 0400 000 000 now')}`), 'summary');
     await bad(await calendar(detail.id, openHome, `?page=${encodeURIComponent('javascript:alert(1)')}`), 'page');
   });
 });

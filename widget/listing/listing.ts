@@ -635,13 +635,14 @@ export class EstateListing extends EstateElement {
     const upcoming = (listing.openHomes ?? []).filter((openHome) => new Date(openHome.end).getTime() > now);
     if (listing.status !== 'available') return nothing;
     // The relay writes the calendar file (server/listings/open-home-calendar.ts) from the public
-    // listing, with these words for its title and the page the visitor is on.
+    // listing and the open home alone (its title too: a link's words never reach the file), with
+    // the page the visitor is on as its link.
     const page = typeof location === 'undefined' ? null : safeHttpUrl(location.href);
-    const calendarQuery = new URLSearchParams({ summary: text.calendarSummary, ...(page ? { page } : {}) });
+    const calendarQuery = new URLSearchParams(page ? { page } : {});
     const item = (openHome: OpenHome) => {
       const when = formatTimeRange(locale, openHome.start, openHome.end, this.#zone) ?? '';
       if (Number.isNaN(new Date(openHome.start).getTime()) || Number.isNaN(new Date(openHome.end).getTime())) return nothing;
-      const calendar = relayUrl(this.relay, `api/v1/listings/${listing.id}/open-homes/${openHome.id}.ics?${calendarQuery}`);
+      const calendar = relayUrl(this.relay, `api/v1/listings/${listing.id}/open-homes/${openHome.id}.ics${page ? `?${calendarQuery}` : ''}`);
       const file = `open-home-${listing.id}-${openHome.id}.ics`;
       const open = this.visit === openHome.id;
       return html`<li class="open-home">

@@ -53,8 +53,6 @@ export interface ListingStrings {
   register: string;
   /** Opens the private inspection request form. */
   requestInspection: string;
-  /** The title of an open home's calendar file; must contain `{address}` (the relay refuses it otherwise). */
-  calendarSummary: string;
   auction: string;
   auctionDate: string;
   auctionVenue: string;
@@ -116,7 +114,6 @@ export const defaultListingStrings: ListingStrings = {
   addToCalendar: 'Add to calendar',
   register: 'Register',
   requestInspection: 'Request a private inspection',
-  calendarSummary: 'Open home: {address}',
   auction: 'Auction',
   auctionDate: 'Date',
   auctionVenue: 'Venue',
