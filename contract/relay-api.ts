@@ -310,7 +310,19 @@ export interface Suburb {
   state: string | null;
 }
 
-export type EnquiryStatus = 'queued' | 'delivered' | 'failed';
+/**
+ * What `GET /api/v1/enquiries/{originalId}` (and `/api/v1/saved-searches/{originalId}`) says of a
+ * lead: that the relay accepted it and holds it, nothing more. It never says whether the lead was
+ * delivered, held back or taken for spam, nor anything that depends on what others sent
+ * (docs/api.md, "Reading a lead's status").
+ */
+export type EnquiryStatus = 'accepted';
+
+/** The answer of a lead queue's status route (enquiries, saved searches). */
+export interface LeadStatusResponse {
+  originalId: string;
+  status: 'accepted';
+}
 
 export interface EnquiryAccepted {
   originalId: string;
@@ -319,10 +331,7 @@ export interface EnquiryAccepted {
   ignored?: Record<string, string>;
 }
 
-export interface EnquiryStatusResponse {
-  originalId: string;
-  status: EnquiryStatus;
-}
+export type EnquiryStatusResponse = LeadStatusResponse;
 
 /**
  * 503 body of the listing API (`/api/v1/listings`, `/api/v1/listings/{id}`, `/api/v1/agents`)

@@ -59,8 +59,8 @@ export interface SavedSearchAccepted {
   status: 'queued';
 }
 
-/** `GET /api/v1/saved-searches/{originalId}`: queued until it is in the CRM, then saved; failed when it could not be. */
+/** `GET /api/v1/saved-searches/{originalId}`: accepted, and nothing more (see relay-api.ts LeadStatusResponse). */
 export interface SavedSearchStatusResponse {
   originalId: string;
-  status: 'queued' | 'saved' | 'failed';
+  status: 'accepted';
 }

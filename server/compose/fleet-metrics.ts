@@ -75,8 +75,8 @@ export async function renderFleetMetrics(agencies: readonly FleetAgency[], plan:
     metricFamily(
       'estate_agency_enquiry_outbox',
       'gauge',
-      "Enquiries in the agency's outbox by status (queued: accepted, not yet in the CRM).",
-      ['queued', 'delivered', 'dead', 'spam'].flatMap((status) =>
+      "Enquiries in the agency's outbox by status (queued: accepted, not yet in the CRM; quarantined: honeypot filled in, held whole for the operator to release).",
+      ['queued', 'delivered', 'dead', 'spam', 'quarantined'].flatMap((status) =>
         each((row) => row.facts.outbox?.[status as keyof NonNullable<typeof row.facts.outbox>], { status }),
       ),
     ),
@@ -89,8 +89,8 @@ export async function renderFleetMetrics(agencies: readonly FleetAgency[], plan:
     metricFamily(
       'estate_agency_saved_searches',
       'gauge',
-      "Saved searches in the agency's queue by status (queued: accepted, not yet in the CRM; dead: refused, or past the retry window).",
-      ['queued', 'saved', 'dead', 'spam'].flatMap((status) =>
+      "Saved searches in the agency's queue by status (queued: accepted, not yet in the CRM; dead: refused, or past the retry window; quarantined: honeypot filled in, held whole for the operator to release).",
+      ['queued', 'saved', 'dead', 'spam', 'quarantined'].flatMap((status) =>
         each((row) => row.facts.savedSearches?.[status as keyof NonNullable<typeof row.facts.savedSearches>], { status }),
       ),
     ),
@@ -202,9 +202,9 @@ interface AgencyFacts {
   listings: number;
   syncedAt: number | null;
   syncFailing: boolean;
-  outbox: { queued: number; delivered: number; dead: number; spam: number } | undefined;
+  outbox: { queued: number; delivered: number; dead: number; spam: number; quarantined: number } | undefined;
   oldestQueuedSeconds: number | undefined;
-  savedSearches: { queued: number; saved: number; dead: number; spam: number } | undefined;
+  savedSearches: { queued: number; saved: number; dead: number; spam: number; quarantined: number } | undefined;
   oldestSavedSearchSeconds: number | undefined;
   changesQueued: number;
   oldestChangeSeconds: number;

@@ -12,7 +12,7 @@ import {
   type AddContact,
   type AddRequirement,
 } from './contact-schemas.ts';
-import { crmDeliveryFailure, splitName } from './lead-sink.ts';
+import { crmDeliveryFailure, spamSignalMetaData, splitName } from './lead-sink.ts';
 import { requirementEquals, toRequirement, type RequirementWords } from './requirement.ts';
 import { crmEnquirySchema } from './schemas.ts';
 import { CrmVocabulary } from './vocabulary.ts';
@@ -180,10 +180,7 @@ function noteOf(lead: SavedSearchLead, source: string) {
     ...(name.lastName === undefined ? {} : { lastName: name.lastName }),
     email: lead.follower.email,
     ...(lead.follower.mobile === undefined ? {} : { mobile: compactPhone(lead.follower.mobile) }),
-    metaData: [
-      { key: 'consent', value: 'given' },
-      { key: 'channel', value: 'estate-embed saved search' },
-    ],
+    metaData: [{ key: 'consent', value: 'given' }, { key: 'channel', value: 'estate-embed saved search' }, ...spamSignalMetaData(lead.spamSignal)],
   };
 }
 

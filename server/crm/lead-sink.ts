@@ -1,7 +1,7 @@
 import { compactPhone } from '../../contract/phone.ts';
 import { isQuestion, leadAbout, type ParsedEnquiry } from '../enquiries/schema.ts';
 import { isSellerLead, leadText } from '../enquiries/lead-text.ts';
-import type { DeliveryFailure, LeadSink } from '../enquiries/sink.ts';
+import type { DeliveryFailure, LeadSink, LeadSpamSignal } from '../enquiries/sink.ts';
 import { isCrmError, toCrmDateTime, type CrmClient } from './client.ts';
 import { decodeDestination, encodeDestination, type CrmDestination } from './lead-destination.ts';
 import type { AddEnquiry } from './schemas.ts';
@@ -42,6 +42,7 @@ export function crmLeadSink(crm: CrmClient, options: CrmLeadSinkOptions): LeadSi
         acceptedAt: new Date(lead.acceptedAt),
         sellerCategories: options.sellerCategories,
         timeZone: options.timeZone,
+        spamSignal: lead.spamSignal,
       });
       const stored = await crm.addEnquiry(body, callOptions);
       return { id: stored.id };
@@ -105,6 +106,8 @@ interface MappingOptions {
   sellerCategories?: readonly number[];
   /** The agency's time zone, for times in a lead's text (default Australia/Sydney). */
   timeZone?: string;
+  /** The spam signal the lead was caught by, if any: a metaData entry for the agent to judge (spamSignalMetaData). */
+  spamSignal?: LeadSpamSignal;
 }
 
 /**
@@ -164,8 +167,30 @@ export function toAddEnquiry(enquiry: ParsedEnquiry, target: ResolvedTarget, opt
     { key: 'channel', value: 'estate-embed website form' },
     ...(text?.details ?? []),
     ...leadOriginMetaData(enquiry),
+    ...spamSignalMetaData(options.spamSignal, enquiry.elapsedMs),
   ];
   return body;
+}
+
+/**
+ * The mark a lead caught by a spam signal carries to the CRM, in an agent's words: the relay
+ * delivers it rather than guess, and the agent judges (`spamSignal` in metaData). `elapsedMs`: how
+ * long after the form was shown it was sent.
+ */
+export function spamSignalMetaData(signal: LeadSpamSignal | undefined, elapsedMs?: number): Array<{ key: string; value: string }> {
+  if (signal === 'too_fast') {
+    const when =
+      elapsedMs === undefined ? 'sooner after the form was shown than a person usually takes' : `${(elapsedMs / 1000).toFixed(1)} s after the form was shown`;
+    return [{ key: 'spamSignal', value: `too_fast: sent ${when}; a browser filling the form in does that, and so do bots. Check before replying.` }];
+  }
+  if (signal === 'honeypot')
+    return [
+      {
+        key: 'spamSignal',
+        value: "honeypot: a field hidden from people was filled in; the relay's operator released it from quarantine. Check before replying.",
+      },
+    ];
+  return [];
 }
 
 function defaultSubject(about: 'listing' | 'agent' | 'office', target: ResolvedTarget): string {

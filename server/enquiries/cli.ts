@@ -1,5 +1,6 @@
 import type { CliCommand } from '../runtime/cli-command.ts';
 import { queueCommand } from '../lead-queue/command.ts';
+import { quarantined } from '../lead-queue/table.ts';
 import { EnquiryOutbox, type OutboxEntry } from './outbox.ts';
 
 const USAGE = `Usage:
@@ -10,13 +11,18 @@ const USAGE = `Usage:
   npm run relay -- outbox purge <originalId> [--agency <slug>]
   npm run relay -- outbox purge --dead [--older-than-days N] [--agency <slug>]
       Delete dead letters (and the personal data they hold) for good.
+  npm run relay -- outbox quarantine [--limit N] [--json] [--agency <slug>]
+      Enquiries held in the quarantine (their hidden honeypot field was filled in), newest first:
+      kept whole, sent nowhere, erased LEAD_QUARANTINE_DAYS after acceptance.
+  npm run relay -- outbox release <originalId> [--agency <slug>]
+      Queue a quarantined enquiry for delivery (once); the CRM's copy is marked for the agent.
   With AGENCIES_FILE each agency has its own outbox: --agency <slug> names it (required then;
   \`npm run relay -- agencies\` lists the slugs).`;
 
 /** `outbox list | retry | purge`: the operator's view of the enquiry outbox (same DATA_DIR as the relay). */
 export const outboxCommand: CliCommand = queueCommand({
   name: 'outbox',
-  summary: 'List, retry and purge enquiries in the delivery outbox (dead letters first).',
+  summary: 'List, retry and purge enquiries in the delivery outbox (dead letters first); list and release quarantined ones.',
   usage: USAGE,
   statuses: ['queued', 'delivered', 'dead', 'spam', 'all'],
   open: (store, owner) => new EnquiryOutbox(store, { owner }),
@@ -34,6 +40,9 @@ export const outboxCommand: CliCommand = queueCommand({
     notPurged: (id, status) => `Enquiry ${id} is ${status}: only dead letters are purged.`,
     purgedMany: (count) => `Purged ${count} dead letter(s).`,
     purgedOne: (id) => `Purged dead letter ${id}.`,
+    quarantineEmpty: 'No enquiries in the quarantine.',
+    notQuarantined: (id, status) => `Enquiry ${id} is ${status}, not in the quarantine: only quarantined enquiries are released.`,
+    released: (id) => `Enquiry ${id} is released from the quarantine and queued; the running relay sends it on its next poll, marked for the agent.`,
   },
 });
 
@@ -42,7 +51,7 @@ function publicView(entry: OutboxEntry) {
   const target = entry.listingId !== null ? `listing ${entry.listingId}` : entry.agentId !== null ? `agent ${entry.agentId}` : '-';
   return {
     originalId: entry.originalId,
-    status: entry.status,
+    status: quarantined(entry) ? 'quarantined' : entry.status,
     acceptedAt: new Date(entry.acceptedAt).toISOString(),
     attempts: entry.attempts,
     target,

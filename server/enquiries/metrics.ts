@@ -28,7 +28,8 @@ export interface MetricsSnapshot {
   reconciliations: { found: number; notFound: number };
   erased: number;
   latency: { count: number; sumSeconds: number; p50Seconds: number | null; maxSeconds: number | null };
-  outbox: Record<OutboxStatus, number>;
+  outbox: Record<OutboxStatus | 'quarantined', number>;
+  quarantineErased: number;
 }
 
 export class EnquiryMetrics {
@@ -43,6 +44,8 @@ export class EnquiryMetrics {
   readonly attempts: Record<AttemptResult, number> = { delivered: 0, reconciled: 0, retry: 0, dead: 0, unknown_outcome: 0 };
   readonly reconciliations = { found: 0, notFound: 0 };
   erased = 0;
+  /** Quarantined enquiries erased unreleased after LEAD_QUARANTINE_DAYS (counted in `erased` too). */
+  quarantineErased = 0;
   /** The delivery circuit breaker: open (deliveries paused for a CRM outage) or not, and how often it opened. */
   circuitOpen = false;
   circuitOpenings = 0;
@@ -69,6 +72,7 @@ export class EnquiryMetrics {
       attempts: { ...this.attempts },
       reconciliations: { ...this.reconciliations },
       erased: this.erased,
+      quarantineErased: this.quarantineErased,
       latency: {
         count: this.latency.count,
         sumSeconds: round(this.latency.sum),
@@ -99,7 +103,7 @@ export class EnquiryMetrics {
       .metric(
         'estate_enquiries_spam_total',
         'counter',
-        'Enquiries answered 202 but not forwarded: honeypot filled in, sent faster than a person could, or a repeat registration for an open home.',
+        'Enquiries caught by a spam signal, all answered 202: too_fast (sent sooner than ENQUIRY_MIN_FILL_MS) delivered marked for the agent, honeypot (hidden field filled in) quarantined, repeat_registration (an open home this person registered for already) not sent again.',
         labelled('reason', this.spam),
       )
       .metric('estate_enquiries_delivered_total', 'counter', 'Enquiries the CRM holds (posted, or found by reconciliation).', [{ value: this.delivered }])
@@ -116,7 +120,18 @@ export class EnquiryMetrics {
       .metric('estate_enquiries_erased_total', 'counter', 'Enquiries whose personal data was erased (delivered ones, and dead letters past their retention).', [
         { value: this.erased },
       ])
-      .metric('estate_enquiry_outbox', 'gauge', 'Enquiries in the outbox by status (read from the store).', labelled('status', counts))
+      .metric(
+        'estate_enquiries_quarantine_erased_total',
+        'counter',
+        'Quarantined enquiries (honeypot) erased unreleased after LEAD_QUARANTINE_DAYS: they can no longer be released.',
+        [{ value: this.quarantineErased }],
+      )
+      .metric(
+        'estate_enquiry_outbox',
+        'gauge',
+        'Enquiries in the outbox by status (read from the store); quarantined: held whole for the operator (outbox quarantine), not counted under spam.',
+        labelled('status', counts),
+      )
       .metric('estate_enquiry_outbox_oldest_queued_seconds', 'gauge', 'Age of the oldest queued enquiry (0 when none).', [
         { value: oldest === undefined ? 0 : Math.max(0, (now - oldest) / 1000) },
       ])

@@ -1,5 +1,5 @@
 import type { Generated, Selectable } from 'kysely';
-import { changed, LeadQueueTable, type LeadQueueOptions, type SpamReason } from '../lead-queue/table.ts';
+import { changed, LeadQueueTable, spamRow, type LeadQueueOptions, type SpamReason } from '../lead-queue/table.ts';
 import type { Store } from '../store/store.ts';
 import { hasTable, queriesOf, tablesOf } from '../store/tables.ts';
 import { leadTarget, type ParsedEnquiry } from './schema.ts';
@@ -20,7 +20,7 @@ export interface OutboxEntry {
   agentId: number | null;
   /** Where it goes: the lead sink's own token (sink.ts), stored as it came; null until resolved. */
   target: LeadDestination | null;
-  /** The validated enquiry; null for spam and once erased. */
+  /** The validated enquiry; null for a repeat registration and once erased (a quarantined one keeps it). */
   payload: ParsedEnquiry | null;
   attempts: number;
   nextAttemptAt: number;
@@ -99,7 +99,10 @@ export interface NewEnquiry {
   acceptedAt: number;
   /** Known at acceptance when the listing or agent lookup answered; else resolved before delivery. */
   target?: LeadDestination;
-  /** Set for a tripped spam trap: stored (so a repeat gets the same answer) without personal data. */
+  /**
+   * A spam signal (lead-queue/table.ts SpamReason): too_fast is queued and delivered marked,
+   * honeypot is kept whole in the quarantine, repeat_registration is stored without personal data.
+   */
   spamReason?: SpamReason;
   /**
    * For a lead sent once per person and occasion (an open-home registration): no two rows hold the
@@ -146,20 +149,21 @@ export class EnquiryOutbox extends LeadQueueTable<OutboxEntry, OutboxStatus, Row
    */
   async accept(input: NewEnquiry): Promise<AcceptOutcome> {
     const { enquiry, target } = input;
-    const spam = input.spamReason !== undefined;
+    const row = spamRow(input.spamReason);
+    const spam = row.status === 'spam';
     const inserted = await this.db
       .insertInto('enquiry_outbox')
       .values({
         original_id: enquiry.originalId,
         fingerprint: input.fingerprint,
-        status: spam ? 'spam' : 'queued',
+        status: row.status,
         spam_reason: input.spamReason ?? null,
         // PostgreSQL: the database's clock (nowIn), so any relay's worker finds it due at once.
         accepted_at: this.nowIn(input.acceptedAt),
         listing_id: leadTarget(enquiry).listingId ?? null,
         agent_id: leadTarget(enquiry).agentId ?? null,
         destination: target ?? null,
-        payload: spam ? null : JSON.stringify(enquiry),
+        payload: row.keepsPayload ? JSON.stringify(enquiry) : null,
         next_attempt_at: this.nowIn(input.acceptedAt),
         window_start: this.nowIn(input.acceptedAt),
         sending_since: null,
@@ -233,12 +237,17 @@ export class EnquiryOutbox extends LeadQueueTable<OutboxEntry, OutboxStatus, Row
  * The outbox's figures for `npm run relay -- status` (zeros in a store older than the outbox).
  * The SQLite store's outbox: with DATABASE_URL the outbox is in PostgreSQL (EnquiryOutbox.counts).
  */
-export function outboxStatus(store: Store): Record<OutboxStatus, number> & { oldestQueuedAt: number | null; total: number } {
-  const status = { queued: 0, delivered: 0, dead: 0, spam: 0, oldestQueuedAt: null as number | null, total: 0 };
+export function outboxStatus(store: Store): Record<OutboxStatus | 'quarantined', number> & { oldestQueuedAt: number | null; total: number } {
+  const status = { queued: 0, delivered: 0, dead: 0, spam: 0, quarantined: 0, oldestQueuedAt: null as number | null, total: 0 };
   if (!hasTable(store, 'enquiry_outbox')) return status;
   const db = tablesOf(store);
-  for (const row of db.prepare('SELECT status, COUNT(*) AS n FROM enquiry_outbox GROUP BY status').all() as Array<{ status: OutboxStatus; n: number }>) {
-    status[row.status] = row.n;
+  // A spam row still holding its payload is quarantined (lead-queue/table.ts counts), not counted under spam.
+  const rows = db
+    .prepare("SELECT status, COUNT(*) AS n, COUNT(CASE WHEN status = 'spam' AND payload IS NOT NULL THEN 1 END) AS held FROM enquiry_outbox GROUP BY status")
+    .all() as Array<{ status: OutboxStatus; n: number; held: number }>;
+  for (const row of rows) {
+    status[row.status] = row.n - row.held;
+    status.quarantined += row.held;
     status.total += row.n;
   }
   status.oldestQueuedAt = (db.prepare("SELECT MIN(accepted_at) FROM enquiry_outbox WHERE status = 'queued'").pluck().get() as number | null) ?? null;

@@ -1,9 +1,8 @@
 import type { Request, Response, Router } from 'express';
-import type { EnquiryAccepted, EnquiryStatus } from '../../contract/relay-api.ts';
+import type { EnquiryAccepted } from '../../contract/relay-api.ts';
 import { HttpError } from '../http/errors.ts';
 import { DailyEnquiryBudget } from '../lead-queue/daily-limits.ts';
 import { formatWait, jsonBody, leadIntake, limitStores, spamTrap, type LimitStores } from '../lead-queue/intake.ts';
-import type { OutboxStatus } from './outbox.ts';
 import type { LeadDestination } from './sink.ts';
 import {
   ENQUIRY_LIMITS,
@@ -43,9 +42,6 @@ export interface EnquiryRouterOptions {
 /** The per-client counts of the enquiry limits: per minute, and per UTC day (both in memory). */
 export type EnquiryLimitStores = LimitStores;
 export const enquiryLimitStores = limitStores;
-
-/** What a browser may learn about an enquiry. Spam reads as delivered: a bot learns nothing from it. */
-const PUBLIC_STATUS: Record<OutboxStatus, EnquiryStatus> = { queued: 'queued', delivered: 'delivered', dead: 'failed', spam: 'delivered' };
 
 /**
  * `POST /api/v1/enquiries` and `GET /api/v1/enquiries/:originalId`, mounted by createApp.
@@ -107,13 +103,17 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     const timing = timeProblems(enquiry, now());
     if (timing) throw invalid('invalid_enquiry', timing);
 
+    // A signal flags (too_fast) or quarantines (honeypot) the lead, never drops it (lead-queue/table.ts).
+    // A quarantined one is kept whole, its open home too (a release delivers it as it came); its
+    // target is left to the worker, so a bot costs no look-up.
     const spamReason = spamTrap(enquiry, settings.minFillMs);
-    const target = spamReason ? undefined : await resolveTarget(enquiry);
-    if (!spamReason && enquiry.kind === 'open-home') enquiry.openHome = await openHomeOf(enquiry);
-    const once = spamReason ? undefined : onceKey(enquiry);
+    const quarantine = spamReason === 'honeypot';
+    const target = quarantine ? undefined : await resolveTarget(enquiry);
+    if (enquiry.kind === 'open-home') enquiry.openHome = await openHomeOf(enquiry);
+    const once = quarantine ? undefined : onceKey(enquiry);
 
     const result = await intake.commit(
-      { originalId: enquiry.originalId, spam: spamReason !== undefined },
+      { originalId: enquiry.originalId, heldBack: quarantine },
       budget,
       async () => {
         const stored = await outbox.accept({ enquiry, fingerprint, acceptedAt: now(), target, spamReason, onceKey: once });
@@ -147,17 +147,17 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
       return;
     }
     metrics.accepted++;
-    if (spamReason) {
-      metrics.spam[spamReason]++;
-      log.info({ originalId: enquiry.originalId, reason: spamReason }, 'enquiry taken for spam: answered, not forwarded');
+    if (spamReason) metrics.spam[spamReason]++;
+    if (quarantine) {
+      log.info({ originalId: enquiry.originalId, reason: spamReason }, 'enquiry quarantined: kept whole, not sent until the operator releases it');
     } else {
-      log.info({ originalId: enquiry.originalId, resolved: target !== undefined }, 'enquiry accepted');
+      log.info({ originalId: enquiry.originalId, resolved: target !== undefined, ...(spamReason && { flagged: spamReason }) }, 'enquiry accepted');
       service.worker.wake();
     }
     res.status(202).json(accepted);
   });
 
-  intake.statusRoute(PUBLIC_STATUS, 'No enquiry with this originalId was accepted here.');
+  intake.statusRoute('No enquiry with this originalId was accepted here.');
 
   /**
    * Where the enquiry goes (the lead sink's token). An id the look-up does not know is the sender's

@@ -1,4 +1,5 @@
 import type { CallOptions, DeliveryFailure } from '../lead-queue/failure.ts';
+import type { SpamReason } from '../lead-queue/table.ts';
 import type { ParsedEnquiry } from './schema.ts';
 
 /**
@@ -22,7 +23,15 @@ export interface Lead {
   enquiry: ParsedEnquiry;
   acceptedAt: number;
   destination: LeadDestination;
+  /**
+   * A spam signal the lead was caught by (too_fast, or honeypot for one the operator released from
+   * the quarantine): the sink marks the lead with it for the agent to judge. Absent for most.
+   */
+  spamSignal?: LeadSpamSignal;
 }
+
+/** The signals a delivered lead may carry (a repeat registration is never delivered). */
+export type LeadSpamSignal = Exclude<SpamReason, 'repeat_registration'>;
 
 export type { CallOptions, DeliveryFailure } from '../lead-queue/failure.ts';
 

@@ -1,5 +1,6 @@
 import type { BreakerOutcome, BreakerState } from '../lead-queue/breaker.ts';
 import { describeFailure } from '../lead-queue/failure.ts';
+import { DEFAULT_QUARANTINE_MS } from '../lead-queue/table.ts';
 import { leadQueueLoop, type LeadQueueWorkerSettings } from '../lead-queue/worker-loop.ts';
 import type { Clock } from '../runtime/clock.ts';
 import type { Logger } from '../runtime/log.ts';
@@ -85,6 +86,12 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       if (erasedDead > 0) {
         metrics.erased += erasedDead;
         log.warn({ erased: erasedDead }, 'personal data of dead letters erased: they were never replayed and can no longer be');
+      }
+      const erasedQuarantined = await outbox.eraseQuarantined(current - (settings.quarantineMs ?? DEFAULT_QUARANTINE_MS), current);
+      if (erasedQuarantined > 0) {
+        metrics.erased += erasedQuarantined;
+        metrics.quarantineErased += erasedQuarantined;
+        log.warn({ erased: erasedQuarantined }, 'quarantined enquiries erased unreleased after LEAD_QUARANTINE_DAYS: they can no longer be released');
       }
       writes.succeeded();
     },
@@ -176,7 +183,8 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   }
 
   function leadOf(entry: OutboxEntry, destination: LeadDestination): Lead {
-    return { originalId: entry.originalId, enquiry: entry.payload!, acceptedAt: entry.acceptedAt, destination };
+    const signal = entry.spamReason === 'repeat_registration' ? null : entry.spamReason;
+    return { originalId: entry.originalId, enquiry: entry.payload!, acceptedAt: entry.acceptedAt, destination, ...(signal && { spamSignal: signal }) };
   }
 
   async function deliver(entry: OutboxEntry): Promise<BreakerOutcome | undefined> {

@@ -6,17 +6,21 @@ import { readRelayId } from '../store/relay-identity.ts';
 import { closeStore, openStore, type Store } from '../store/store.ts';
 
 /**
- * The operator's `list | retry | purge` over one of the relay's durable lead queues (the enquiry
- * outbox, the saved searches): the same store the relay uses (PostgreSQL with DATABASE_URL, the
- * agency's schema with --agency), the same options and the same checks, each queue with its own
- * words and the one column that tells its entries apart.
+ * The operator's `list | retry | purge | quarantine | release` over one of the relay's durable lead
+ * queues (the enquiry outbox, the saved searches): the same store the relay uses (PostgreSQL with
+ * DATABASE_URL, the agency's schema with --agency), the same options and the same checks, each
+ * queue with its own words and the one column that tells its entries apart.
  */
 export interface LeadQueue<Entry extends QueueEntry, Status extends string> {
   list(options: { status: Status | 'all'; limit: number }): Promise<Entry[]>;
-  counts(): Promise<Record<Status, number>>;
+  counts(): Promise<Record<Status | 'quarantined', number>>;
   get(originalId: string): Promise<Entry | undefined>;
   requeue(originalId: string, now: number): Promise<boolean>;
   purgeDead(deadBefore: number): Promise<number>;
+  /** Quarantined entries (a honeypot filled in: kept whole, sent nowhere), newest first. */
+  quarantined(limit: number): Promise<Entry[]>;
+  /** Queues a quarantined entry for delivery; false when it is not in the quarantine. */
+  release(originalId: string, now: number): Promise<boolean>;
 }
 
 export interface QueueEntry {
@@ -56,6 +60,9 @@ export interface QueueCommandSpec<Queue extends LeadQueue<Entry, Status>, Entry 
     notPurged(id: string, status: string): string;
     purgedMany(count: number): string;
     purgedOne(id: string): string;
+    quarantineEmpty: string;
+    notQuarantined(id: string, status: string): string;
+    released(id: string): string;
   };
 }
 
@@ -76,14 +83,19 @@ export function queueCommand<Queue extends LeadQueue<Entry, Status>, Entry exten
     const limit = options.values.limit === undefined ? 100 : Number(options.values.limit);
     if (!Number.isInteger(limit) || limit < 1) return usageError('--limit must be a positive whole number', context);
     const entries = await queue.list({ status, limit });
-    if (options.flags.has('json')) {
+    return show(queue, entries, options.flags.has('json'), status === 'all' ? words.empty : words.none(status), context);
+  }
+
+  /** Entries as a table after the queue's counts, or as JSON: the views only, never a person's details. */
+  async function show(queue: Queue, entries: Entry[], json: boolean, none: string, context: CliContext): Promise<number> {
+    if (json) {
       context.out(JSON.stringify(entries.map(spec.view), null, 2));
       return 0;
     }
     const counts = await queue.counts();
     context.out(`${words.counts}: ${(Object.keys(counts) as Status[]).map((key) => `${counts[key]} ${key}`).join(', ')}`);
     if (entries.length === 0) {
-      context.out(status === 'all' ? words.empty : words.none(status));
+      context.out(none);
       return 0;
     }
     const [title, cell] = spec.column;
@@ -92,6 +104,28 @@ export function queueCommand<Queue extends LeadQueue<Entry, Status>, Entry exten
       return [view.originalId, view.status, view.acceptedAt, String(view.attempts), cell(view), view.lastError ?? ''];
     });
     context.out(table(['originalId', 'status', 'accepted (UTC)', 'attempts', title, 'last error'], rows));
+    return 0;
+  }
+
+  async function quarantine(queue: Queue, args: string[], context: CliContext): Promise<number> {
+    const options = parseOptions(args, ['json'], ['limit']);
+    if (typeof options === 'string') return usageError(options, context);
+    if (options.positional.length > 0) return usageError('quarantine takes no originalId (release takes one)', context);
+    const limit = options.values.limit === undefined ? 100 : Number(options.values.limit);
+    if (!Number.isInteger(limit) || limit < 1) return usageError('--limit must be a positive whole number', context);
+    return show(queue, await queue.quarantined(limit), options.flags.has('json'), words.quarantineEmpty, context);
+  }
+
+  async function release(queue: Queue, args: string[], context: CliContext): Promise<number> {
+    const [originalId, ...extra] = args;
+    if (!originalId || extra.length > 0) return usageError('release takes one originalId', context);
+    const id = originalId.toLowerCase();
+    if (!(await queue.release(id, Date.now()))) {
+      const entry = await queue.get(id);
+      context.err(entry ? words.notQuarantined(id, entry.status) : words.missing(id));
+      return 1;
+    }
+    context.out(words.released(id));
     return 0;
   }
 
@@ -164,6 +198,10 @@ export function queueCommand<Queue extends LeadQueue<Entry, Status>, Entry exten
             return await retry(queue, rest, context);
           case 'purge':
             return await purge(queue, rest, context);
+          case 'quarantine':
+            return await quarantine(queue, rest, context);
+          case 'release':
+            return await release(queue, rest, context);
           default:
             context.err(`Unknown ${spec.name} command "${sub}".\n${spec.usage}`);
             return 2;

@@ -1,6 +1,7 @@
 import express, { type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
 import { MemoryStore, rateLimit, type Options as RateLimitOptions, type Store as RateLimitStore } from 'express-rate-limit';
 import { corsPolicy } from '../http/cors.ts';
+import type { LeadStatusResponse } from '../../contract/relay-api.ts';
 import { HttpError } from '../http/errors.ts';
 import type { Clock } from '../runtime/clock.ts';
 import type { Logger } from '../runtime/log.ts';
@@ -185,8 +186,8 @@ export function leadIntake<Status extends string>(options: IntakeOptions<Status>
   }
 
   /**
-   * The one committed insert before the 202. Spam is answered as usual (it costs the CRM nothing);
-   * a lead to forward needs budget left, taken before the insert is awaited (and given back unless
+   * The one committed insert before the 202. A lead held back (quarantined, a repeat registration)
+   * is answered as usual and costs the CRM nothing until released; a lead to forward needs budget left, taken before the insert is awaited (and given back unless
    * it is stored), so concurrent requests cannot both take the last one. The store having refused
    * writes a moment ago (a lock held by another process, a full disk) answers 503 at once rather
    * than stop the event loop for busy_timeout again: the widget keeps the lead. Resolves with the
@@ -194,32 +195,32 @@ export function leadIntake<Status extends string>(options: IntakeOptions<Status>
    * originalId (answered as a repeat: 202, or 409 with other content).
    */
   async function commit<Result extends { outcome: string }>(
-    lead: { originalId: string; spam: boolean },
+    lead: { originalId: string; heldBack: boolean },
     budget: DailyEnquiryBudget,
     insert: () => Promise<Result>,
     onBudgetSpent?: (until: number) => void,
   ): Promise<Result | undefined> {
     await budget.refresh();
-    const spentUntil = lead.spam ? undefined : budget.spentUntil();
+    const spentUntil = lead.heldBack ? undefined : budget.spentUntil();
     if (spentUntil !== undefined) {
       metrics.rateLimited++;
       onBudgetSpent?.(spentUntil);
       throw dailyRefusal('daily_budget', words.budgetSpent, spentUntil);
     }
     if (writes.heldUntil() !== undefined) throw storeUnavailable();
-    if (!lead.spam) budget.record();
+    if (!lead.heldBack) budget.record();
     let result: Result;
     try {
       result = await insert();
       writes.succeeded();
     } catch (error) {
-      if (!lead.spam) budget.release();
+      if (!lead.heldBack) budget.release();
       writes.failed(error);
       log.error({ err: error, originalId: lead.originalId }, words.storeFailed);
       throw storeUnavailable();
     }
     if (result.outcome !== 'duplicate' && result.outcome !== 'conflict') return result;
-    if (!lead.spam) budget.release();
+    if (!lead.heldBack) budget.release();
     answerRepeat(result.outcome === 'duplicate');
     return undefined;
   }
@@ -237,14 +238,22 @@ export function leadIntake<Status extends string>(options: IntakeOptions<Status>
     return new HttpError(400, code, 'Some fields need attention.', fields);
   }
 
-  /** `GET /:originalId`: what a browser may learn of one (publicStatus), 404 when none was accepted here. */
-  function statusRoute<Public extends string>(publicStatus: Record<Status, Public>, notFound: string): void {
+  /**
+   * `GET /:originalId`: whether this relay accepted (and holds) a lead under this originalId, and
+   * nothing more: `{ originalId, status: 'accepted' }`, or 404. Where the lead is on its way (queued,
+   * in the CRM, dead-lettered) is not said: a quarantined lead, a flagged one and a repeat
+   * registration (answered, not sent again) would each read differently from a delivered one, and so
+   * tell anyone who can guess an originalId or an e-mail address the spam verdict, or that someone
+   * registered already (docs/api.md). The answer depends only on the row's own acceptance.
+   */
+  function statusRoute(notFound: string): void {
     router.get('/:originalId', async (req, res) => {
       const originalId = typeof req.params.originalId === 'string' && UUID.test(req.params.originalId) ? req.params.originalId.toLowerCase() : undefined;
       const entry = originalId === undefined ? undefined : await readState(originalId);
       if (!originalId || !entry) throw new HttpError(404, 'not_found', notFound);
       res.set('Cache-Control', 'no-store');
-      res.json({ originalId, status: publicStatus[entry.status] });
+      const answer: LeadStatusResponse = { originalId, status: 'accepted' };
+      res.json(answer);
     });
   }
 
@@ -264,7 +273,11 @@ export function jsonBody(what: string, bodyBytes: number): [RequestHandler, Erro
   return [express.json({ limit: bodyBytes, strict: true }), bodyErrors];
 }
 
-/** The spam traps: the hidden field filled in, or the form sent faster than a person could fill it. Answered 202, never forwarded. */
+/**
+ * The spam signals (lead-queue/table.ts SpamReason): the hidden field filled in (strong: the lead
+ * is quarantined), or the form sent sooner than `minFillMs` after it was shown (weak: a person's
+ * browser may fill a form in at once, so the lead is delivered, marked). Either is answered 202.
+ */
 export function spamTrap(lead: { website?: string; elapsedMs: number }, minFillMs: number): Exclude<SpamReason, 'repeat_registration'> | undefined {
   if (lead.website !== undefined && lead.website.trim() !== '') return 'honeypot';
   return lead.elapsedMs < minFillMs ? 'too_fast' : undefined;

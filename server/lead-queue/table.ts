@@ -1,15 +1,44 @@
 import { hostname } from 'node:os';
 import { sql, type Generated, type RawBuilder } from 'kysely';
 import type { Clock } from '../runtime/clock.ts';
+import { DEFAULT_LEAD_QUARANTINE_DAYS } from '../runtime/config.ts';
 import { databaseClock, type DatabaseClock } from '../store/shared-database.ts';
 import { checkpoint, type Store } from '../store/store.ts';
 import { queriesOf, type StoreKind } from '../store/tables.ts';
 
 /**
- * Why a row is answered but not forwarded: a spam trap (honeypot, too_fast), or a repeat of an
- * open-home registration already taken (repeat_registration: see enquiries' NewEnquiry.onceKey).
+ * A signal a lead may be spam, kept with its row (spam_reason). A guess never discards a lead:
+ * - too_fast (weak: sent sooner than ENQUIRY_MIN_FILL_MS after the form was shown; autofill does
+ *   that): the lead is queued and delivered as usual, marked for the agent to judge (flagged);
+ * - honeypot (strong: a field people never see was filled in): the lead is kept whole in the
+ *   quarantine, sent nowhere, until the operator releases it or LEAD_QUARANTINE_DAYS is over;
+ * - repeat_registration: an open-home registration this person already made (see enquiries'
+ *   NewEnquiry.onceKey), answered like the first but not sent again; no personal data is kept.
  */
 export type SpamReason = 'honeypot' | 'too_fast' | 'repeat_registration';
+
+/** What a signal does to a lead (see SpamReason). */
+export type SpamAction = 'flag' | 'quarantine' | 'answer-only';
+export const SPAM_ACTION: Record<SpamReason, SpamAction> = { too_fast: 'flag', honeypot: 'quarantine', repeat_registration: 'answer-only' };
+
+/**
+ * The row a lead with this signal is stored as: a flagged one is queued like any other (its
+ * payload kept for delivery), a quarantined one is a spam row that keeps its payload (which is
+ * what tells it from the others: see `quarantined`), a repeat is a spam row with nothing kept.
+ */
+export function spamRow(reason: SpamReason | undefined): { status: 'queued' | 'spam'; keepsPayload: boolean } {
+  const action = reason === undefined ? undefined : SPAM_ACTION[reason];
+  if (action === undefined || action === 'flag') return { status: 'queued', keepsPayload: true };
+  return { status: 'spam', keepsPayload: action === 'quarantine' };
+}
+
+/** Whether a row is in the quarantine: a spam row that still holds its payload (spamRow). */
+export function quarantined(entry: { status: string; payload: unknown }): boolean {
+  return entry.status === 'spam' && entry.payload !== null;
+}
+
+/** Default of LEAD_QUARANTINE_DAYS (runtime/config.ts) in ms: how long a quarantined lead is kept for the operator. */
+export const DEFAULT_QUARANTINE_MS = DEFAULT_LEAD_QUARANTINE_DAYS * 24 * 60 * 60_000;
 
 /** How long a claim lasts unless renewed (ms): longer than any one CRM write (timeouts included). */
 export const DEFAULT_CLAIM_LEASE_MS = 2 * 60_000;
@@ -322,7 +351,7 @@ export class LeadQueueTable<Entry extends { seq: number }, Status extends string
   }
 
   /** Drops the personal data of `status` rows whose `since` column is at or before `before`; the rows stay. Returns how many. */
-  protected async erasePayloads(status: Status | 'dead', since: string, before: number, now: number): Promise<number> {
+  protected async erasePayloads(status: Status | 'dead' | 'spam', since: string, before: number, now: number): Promise<number> {
     const result = await this.queueDb
       .updateTable(this.queue)
       .set({ payload: null, ...this.own(this.shape.personal ?? [], null), erased_at: now })
@@ -331,6 +360,49 @@ export class LeadQueueTable<Entry extends { seq: number }, Status extends string
       .where(sql.ref<number>(since), '<=', before)
       .executeTakeFirst();
     return this.removedFromDisk(changed(result));
+  }
+
+  /**
+   * Quarantined leads (spam rows still holding their payload: a honeypot filled in), newest first,
+   * at most `limit`: what the operator may release.
+   */
+  async quarantined(limit = 100): Promise<Entry[]> {
+    const rows = await this.queueDb
+      .selectFrom(this.queue)
+      .selectAll()
+      .where('status', '=', 'spam')
+      .where('payload', 'is not', null)
+      .orderBy('seq', 'desc')
+      .limit(Math.max(1, Math.min(limit, 10_000)))
+      .execute();
+    return rows.map((row) => this.entry(row));
+  }
+
+  /**
+   * The operator's release of a quarantined lead: queued for delivery from now (a fresh retry
+   * window), as any accepted lead, its signal kept so the CRM's copy is marked. One conditional
+   * UPDATE: of two releases at once (two operators, two relays' CLIs) exactly one moves the row, so
+   * it is queued once, and from there the queue's exactly-once delivery holds. False when it is not
+   * in the quarantine (never was, released already, or erased after LEAD_QUARANTINE_DAYS).
+   */
+  async release(originalId: string, now: number): Promise<boolean> {
+    const current = this.nowIn(now);
+    const result = await this.queueDb
+      .updateTable(this.queue)
+      .set({ status: 'queued', attempts: 0, next_attempt_at: current, window_start: current, claimed_by: null, claim_until: null })
+      .where('original_id', '=', originalId)
+      .where('status', '=', 'spam')
+      .where('payload', 'is not', null)
+      .executeTakeFirst();
+    return changed(result) === 1;
+  }
+
+  /**
+   * Erases quarantined leads accepted at or before `acceptedBefore` (LEAD_QUARANTINE_DAYS ago): the
+   * row stays a spam row without personal data, so the operator still sees that it came and went.
+   */
+  async eraseQuarantined(acceptedBefore: number, now: number): Promise<number> {
+    return this.erasePayloads('spam', 'accepted_at', acceptedBefore, now);
   }
 
   /** Deletes one dead entry, whenever it died. */
@@ -361,14 +433,22 @@ export class LeadQueueTable<Entry extends { seq: number }, Status extends string
     return rows;
   }
 
-  async counts(): Promise<Record<Status, number>> {
-    const counts = Object.fromEntries(this.shape.statuses.map((status) => [status, 0])) as Record<Status, number>;
+  /** Rows by status; spam rows still holding their payload are counted apart, as quarantined (not under spam). */
+  async counts(): Promise<Record<Status | 'quarantined', number>> {
+    const counts = Object.fromEntries([...this.shape.statuses, 'quarantined'].map((status) => [status, 0])) as Record<Status | 'quarantined', number>;
     const rows = await this.queueDb
       .selectFrom(this.queue)
-      .select((eb) => ['status', eb.fn.countAll<number>().as('count')])
+      .select((eb) => [
+        'status',
+        eb.fn.countAll<number>().as('count'),
+        sql<number>`COUNT(CASE WHEN status = 'spam' AND payload IS NOT NULL THEN 1 END)`.as('held'),
+      ])
       .groupBy('status')
       .execute();
-    for (const { status, count } of rows) counts[status as Status] = Number(count);
+    for (const { status, count, held } of rows) {
+      counts[status as Status] = Number(count) - Number(held);
+      counts.quarantined += Number(held);
+    }
     return counts;
   }
 

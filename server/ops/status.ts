@@ -41,10 +41,13 @@ export interface RelayStatus {
   };
   /** Listings on the map: placed (by precision), waiting for the geocoder, could not be placed. */
   places: PlacementSummary;
-  /** Enquiries by status; the oldest queued one's acceptance, and its age in seconds (null: none queued). */
-  outbox: Record<'queued' | 'delivered' | 'dead' | 'spam', number> & { oldestQueuedAt: string | null; oldestQueuedSeconds: number | null };
-  /** The saved-search queue the same way: queued (not yet in the CRM), saved, dead (refused, or past the retry window), spam. */
-  savedSearches: Record<'queued' | 'saved' | 'dead' | 'spam', number> & { oldestQueuedAt: string | null; oldestQueuedSeconds: number | null };
+  /**
+   * Enquiries by status (spam: answered, nothing kept; quarantined: a honeypot filled in, held whole
+   * for `outbox release`); the oldest queued one's acceptance, and its age in seconds (null: none queued).
+   */
+  outbox: Record<'queued' | 'delivered' | 'dead' | 'spam' | 'quarantined', number> & { oldestQueuedAt: string | null; oldestQueuedSeconds: number | null };
+  /** The saved-search queue the same way: queued (not yet in the CRM), saved, dead (refused, or past the retry window), spam, quarantined. */
+  savedSearches: Record<'queued' | 'saved' | 'dead' | 'spam' | 'quarantined', number> & { oldestQueuedAt: string | null; oldestQueuedSeconds: number | null };
   crm: { day: string; used: number; limit: number; remaining: number };
   /** The agency's account id at the CRM, as the relay learned it (null: not learned yet). */
   crmAccountId: string | null;
@@ -94,7 +97,7 @@ export function collectStatus(
     const listings = listingStatus(store);
     const disk = folderSize(join(absoluteDir, 'photos'));
     const photos = { ...photoStatus(store), files: disk.files, diskBytes: disk.bytes };
-    const { queued, delivered, dead, spam, oldestQueuedAt } = outboxStatus(store);
+    const { queued, delivered, dead, spam, quarantined, oldestQueuedAt } = outboxStatus(store);
     const searches = savedSearchStatus(store);
     const ageOf = (at: number | null) => (at === null ? null : Math.max(0, Math.round((now.getTime() - at) / 1000)));
     const day = utcDay(now);
@@ -116,12 +119,13 @@ export function collectStatus(
       agents: listings.agents,
       photos,
       places: placementSummary(store),
-      outbox: { queued, delivered, dead, spam, oldestQueuedAt: iso(oldestQueuedAt), oldestQueuedSeconds: ageOf(oldestQueuedAt) },
+      outbox: { queued, delivered, dead, spam, quarantined, oldestQueuedAt: iso(oldestQueuedAt), oldestQueuedSeconds: ageOf(oldestQueuedAt) },
       savedSearches: {
         queued: searches.queued,
         saved: searches.saved,
         dead: searches.dead,
         spam: searches.spam,
+        quarantined: searches.quarantined,
         oldestQueuedAt: iso(searches.oldestQueuedAt),
         oldestQueuedSeconds: ageOf(searches.oldestQueuedAt),
       },
@@ -230,9 +234,9 @@ export function formatStatus(status: RelayStatus): string {
     `Photos          ${status.photos.mirrored} mirrored, ${status.photos.pending} pending, ${status.photos.failed} failed; ` +
       `${status.photos.images} images in ${status.photos.files} files, ${formatBytes(status.photos.diskBytes)} on disk`,
     formatPlaces(status.places),
-    `Enquiry outbox  ${status.outbox.queued} queued, ${status.outbox.delivered} delivered, ${status.outbox.dead} dead, ${status.outbox.spam} spam` +
+    `Enquiry outbox  ${status.outbox.queued} queued, ${status.outbox.delivered} delivered, ${status.outbox.dead} dead, ${status.outbox.spam} spam, ${status.outbox.quarantined} quarantined` +
       oldestQueued(status.outbox),
-    `Saved searches  ${status.savedSearches.queued} queued, ${status.savedSearches.saved} saved, ${status.savedSearches.dead} dead, ${status.savedSearches.spam} spam` +
+    `Saved searches  ${status.savedSearches.queued} queued, ${status.savedSearches.saved} saved, ${status.savedSearches.dead} dead, ${status.savedSearches.spam} spam, ${status.savedSearches.quarantined} quarantined` +
       oldestQueued(status.savedSearches),
     `CRM requests    ${status.crm.used} of ${status.crm.limit} today (${status.crm.day} UTC, ${share}%), ${status.crm.remaining} left`,
     `CRM account     ${status.crmAccountId ?? "not learned yet (until then every verified webhook is taken as this agency's)"}`,

@@ -22,6 +22,9 @@ const positiveInt = (fallback: number) => z.coerce.number().int().positive().def
  * contract: deployments depend on them. Every entry has a description: the configuration
  * table is generated from this schema.
  */
+/** LEAD_QUARANTINE_DAYS unset: two weeks, long enough for an operator's weekly look, short enough to keep little. */
+export const DEFAULT_LEAD_QUARANTINE_DAYS = 14;
+
 export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8787).describe('TCP port the relay listens on.'),
   HOST: z.string().min(1).default('0.0.0.0').describe('Interface the relay binds to.'),
@@ -146,7 +149,16 @@ export const configSchema = z.object({
     .int()
     .min(0)
     .default(3000)
-    .describe('A form sent sooner than this after it was shown (elapsedMs) is taken for a bot: answered 202, not forwarded. 0 turns the check off.'),
+    .describe(
+      'A lead (an enquiry, a saved search) sent sooner than this after its form was shown (elapsedMs) may be a bot, or a person whose browser filled the form in: it is delivered as usual, marked for the agent in its metaData (spamSignal), and counted. 0 turns the check off.',
+    ),
+  LEAD_QUARANTINE_DAYS: z.coerce
+    .number()
+    .min(0)
+    .default(DEFAULT_LEAD_QUARANTINE_DAYS)
+    .describe(
+      'Days a lead whose hidden honeypot field was filled in is kept whole in the quarantine (enquiries and saved searches), sent nowhere, for the operator to list and release (`npm run relay -- outbox quarantine`, `outbox release <originalId>`); then its personal data is erased.',
+    ),
   ENQUIRY_RETRY_BASE_MS: positiveInt(5_000).describe(
     'First delivery retry delay of one enquiry in ms; doubles per attempt, with jitter. Also the first cooldown of the delivery circuit breaker.',
   ),
@@ -402,6 +414,8 @@ export interface EnquiryDeliveryConfig {
   eraseAfterMs: number;
   /** Erase the personal data of dead letters this long after they died. */
   deadEraseAfterMs: number;
+  /** Keep a quarantined lead (honeypot filled in) this long after acceptance, then erase it (LEAD_QUARANTINE_DAYS; default 14 days). */
+  quarantineMs?: number;
   retryBaseMs: number;
   retryMaxMs: number;
   reconcileDelayMs: number;
@@ -544,6 +558,7 @@ export function groupSettings(env: EnvSettings, demoMode: boolean): Config {
       maxAgeMs: env.ENQUIRY_MAX_AGE_HOURS * HOUR_MS,
       eraseAfterMs: env.ENQUIRY_ERASE_AFTER_DAYS * DAY_MS,
       deadEraseAfterMs: env.ENQUIRY_DEAD_ERASE_AFTER_DAYS * DAY_MS,
+      quarantineMs: env.LEAD_QUARANTINE_DAYS * DAY_MS,
       retryBaseMs: env.ENQUIRY_RETRY_BASE_MS,
       retryMaxMs: env.ENQUIRY_RETRY_MAX_MS,
       reconcileDelayMs: env.ENQUIRY_RECONCILE_DELAY_MS,

@@ -17,6 +17,8 @@ export class SavedSearchMetrics {
   saved = 0;
   dead = 0;
   erased = 0;
+  /** Quarantined saved searches erased unreleased after LEAD_QUARANTINE_DAYS (counted in `erased` too). */
+  quarantineErased = 0;
   /** Looks before a second write: what they found. */
   readonly lookups = { found: 0, notFound: 0 };
   /** CRM calls made per step (every attempt): the cost of a saved search. */
@@ -51,7 +53,7 @@ export class SavedSearchMetrics {
       .metric(
         'estate_saved_searches_spam_total',
         'counter',
-        'Saved searches answered 202 but not forwarded (honeypot, or sent faster than a person could).',
+        'Saved searches caught by a spam signal, all answered 202: too_fast (sent sooner than ENQUIRY_MIN_FILL_MS) saved with a note marking it for the agent, honeypot (hidden field filled in) quarantined.',
         labelled('reason', this.spam),
       )
       .metric('estate_saved_searches_saved_total', 'counter', 'Saved searches the CRM holds (person, requirement, lists and note done).', [
@@ -64,7 +66,18 @@ export class SavedSearchMetrics {
         { labels: { found: 'false' }, value: this.lookups.notFound },
       ])
       .metric('estate_saved_search_crm_calls_total', 'counter', 'CRM calls made for saved searches, by step.', labelled('call', this.calls))
-      .metric('estate_saved_searches', 'gauge', 'Saved searches by status (read from the store).', labelled('status', counts))
+      .metric(
+        'estate_saved_searches_quarantine_erased_total',
+        'counter',
+        'Quarantined saved searches (honeypot) erased unreleased after LEAD_QUARANTINE_DAYS: they can no longer be released.',
+        [{ value: this.quarantineErased }],
+      )
+      .metric(
+        'estate_saved_searches',
+        'gauge',
+        'Saved searches by status (read from the store); quarantined: held whole for the operator (saved-searches quarantine), not counted under spam.',
+        labelled('status', counts),
+      )
       .raw(
         '# HELP estate_saved_search_latency_seconds Time from acceptance (202) to the requirement held by the CRM.',
         '# TYPE estate_saved_search_latency_seconds summary',

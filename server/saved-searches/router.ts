@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response, Router } from 'express';
-import type { SavedSearchAccepted, SavedSearchStatusResponse } from '../../contract/saved-search.ts';
+import type { SavedSearchAccepted } from '../../contract/saved-search.ts';
 import { DailyEnquiryBudget } from '../lead-queue/daily-limits.ts';
 import { jsonBody, leadIntake, limitStores, spamTrap, type LimitStores } from '../lead-queue/intake.ts';
 import type { Clock } from '../runtime/clock.ts';
@@ -8,7 +8,6 @@ import type { EnquirySettings } from '../runtime/config.ts';
 import type { Logger } from '../runtime/log.ts';
 import { addressKey, SAVED_SEARCH_LIMITS, savedSearchFieldErrors, savedSearchFingerprint, savedSearchRequestSchema, type ParsedSavedSearch } from './schema.ts';
 import type { SavedSearchService } from './service.ts';
-import type { SavedSearchStatus } from './store.ts';
 
 export interface SavedSearchRouterOptions {
   /** Origins allowed to post (ALLOWED_ORIGINS); the relay's own pages always may. */
@@ -25,14 +24,12 @@ export interface SavedSearchRouterOptions {
 export type SavedSearchLimitStores = LimitStores;
 export const savedSearchLimitStores = limitStores;
 
-/** What a browser may learn: spam reads as saved (a bot learns nothing from it). */
-const PUBLIC_STATUS: Record<SavedSearchStatus, SavedSearchStatusResponse['status']> = { queued: 'queued', saved: 'saved', dead: 'failed', spam: 'saved' };
-
 /**
  * `POST /api/v1/saved-searches` and `GET /api/v1/saved-searches/:originalId`. The enquiry form's
  * protections in the same order: CORS (a refused origin stores nothing), the body parser (8 KB),
- * the per-client limits (repeats of an accepted originalId free), validation, the honeypot and the
- * fill time (answered 202, not forwarded), the daily budget, then one committed insert before 202.
+ * the per-client limits (repeats of an accepted originalId free), validation, the spam signals (a
+ * honeypot quarantines, a fill time too short flags: both answered 202), the daily budget, then one
+ * committed insert before 202.
  */
 export function savedSearchRouter(service: SavedSearchService, options: SavedSearchRouterOptions): Router {
   const { store, metrics } = service;
@@ -78,7 +75,8 @@ export function savedSearchRouter(service: SavedSearchService, options: SavedSea
       return;
     }
     const spamReason = spamTrap(request, settings.minFillMs);
-    const result = await intake.commit({ originalId: request.originalId, spam: spamReason !== undefined }, budget, () =>
+    const quarantine = spamReason === 'honeypot';
+    const result = await intake.commit({ originalId: request.originalId, heldBack: quarantine }, budget, () =>
       store.accept({
         originalId: request.originalId,
         fingerprint,
@@ -99,16 +97,16 @@ export function savedSearchRouter(service: SavedSearchService, options: SavedSea
       return;
     }
     metrics.accepted++;
-    if (spamReason) {
-      metrics.spam[spamReason]++;
-      log.info({ originalId: request.originalId, reason: spamReason }, 'saved search taken for spam: answered, not forwarded');
+    if (spamReason) metrics.spam[spamReason]++;
+    if (quarantine) {
+      log.info({ originalId: request.originalId, reason: spamReason }, 'saved search quarantined: kept whole, not sent until the operator releases it');
     } else {
-      log.info({ originalId: request.originalId }, 'saved search accepted');
+      log.info({ originalId: request.originalId, ...(spamReason && { flagged: spamReason }) }, 'saved search accepted');
       service.worker.wake();
     }
     res.status(202).json(accepted);
   });
 
-  intake.statusRoute(PUBLIC_STATUS, 'No saved search with this originalId was accepted here.');
+  intake.statusRoute('No saved search with this originalId was accepted here.');
   return router;
 }

@@ -1,5 +1,5 @@
 import type { SavedSearchFilters } from '../../contract/saved-search.ts';
-import type { CallOptions, DeliveryFailure } from '../enquiries/sink.ts';
+import type { CallOptions, DeliveryFailure, LeadSpamSignal } from '../enquiries/sink.ts';
 
 /**
  * The alert sink: where saved searches go (for the CRM: a contact with a buying or renting
@@ -23,6 +23,8 @@ export interface SavedSearchLead {
   follower: Follower;
   search: SavedSearchFilters;
   acceptedAt: number;
+  /** The spam signal it was caught by (too_fast; honeypot once released): the note carries it for the agent to judge. */
+  spamSignal?: LeadSpamSignal;
 }
 
 export interface AlertSink {
@@ -42,7 +44,10 @@ export interface AlertSink {
   readonly hasAlertLists: boolean;
   /** Puts the person on the agency's alert lists, keeping the lists they are on. Idempotent. */
   addToAlertLists(personId: number, options?: CallOptions): Promise<void>;
-  /** Whether a note for an agent is left in the holding area (step 4). */
+  /**
+   * Whether a note for an agent is left in the holding area (step 4) for every saved search. One
+   * caught by a spam signal leaves one regardless: the note is where the agent sees the mark.
+   */
   readonly leavesNote: boolean;
   /** Leaves the note for an agent; resolves with its id (null when none was named). Not idempotent. */
   leaveNote(lead: SavedSearchLead, options?: CallOptions): Promise<number | null>;

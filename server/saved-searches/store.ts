@@ -1,6 +1,6 @@
 import { sql, type Generated, type Selectable } from 'kysely';
 import type { SavedSearchFilters } from '../../contract/saved-search.ts';
-import { changed, DEFAULT_CLAIM_LEASE_MS, LeadQueueTable, type LeadQueueOptions, type SpamReason } from '../lead-queue/table.ts';
+import { changed, DEFAULT_CLAIM_LEASE_MS, LeadQueueTable, spamRow, type LeadQueueOptions, type SpamReason } from '../lead-queue/table.ts';
 import type { Store } from '../store/store.ts';
 import { hasTable, queriesOf, tablesOf } from '../store/tables.ts';
 
@@ -155,18 +155,19 @@ export class SavedSearchStore extends LeadQueueTable<SavedSearchEntry, SavedSear
 
   /** Stores a new saved search, or finds the one stored under its originalId (the UNIQUE constraint decides a race). */
   async accept(input: NewSavedSearch): Promise<AcceptOutcome> {
-    const spam = input.spamReason !== undefined;
+    // A flagged one (too_fast) is queued as any other; a quarantined one (honeypot) is a spam row that keeps its payload.
+    const row = spamRow(input.spamReason);
     const at = this.nowIn(input.acceptedAt);
     const inserted = await this.db
       .insertInto('saved_searches')
       .values({
         original_id: input.originalId,
         fingerprint: input.fingerprint,
-        status: spam ? 'spam' : 'queued',
+        status: row.status,
         spam_reason: input.spamReason ?? null,
         accepted_at: at,
-        address_key: spam ? null : input.addressKey,
-        payload: spam ? null : JSON.stringify(input.payload),
+        address_key: row.keepsPayload ? input.addressKey : null,
+        payload: row.keepsPayload ? JSON.stringify(input.payload) : null,
         step: 'person',
         person_id: null,
         search_id: null,
@@ -311,15 +312,22 @@ export class SavedSearchStore extends LeadQueueTable<SavedSearchEntry, SavedSear
 /**
  * The saved-search queue's figures for `npm run relay -- status`, beside the outbox's (zeros in a
  * store older than the queue): queued (waiting for the CRM), saved, dead (a refusal or the retry
- * window over), spam, and when the oldest queued one was accepted. The SQLite store's queue: with
+ * window over), spam (answered, nothing kept), quarantined (honeypot, kept whole for the operator),
+ * and when the oldest queued one was accepted. The SQLite store's queue: with
  * DATABASE_URL it is in PostgreSQL (SavedSearchStore.counts, through the running relay).
  */
-export function savedSearchStatus(store: Store): Record<SavedSearchStatus, number> & { oldestQueuedAt: number | null } {
-  const status = { queued: 0, saved: 0, dead: 0, spam: 0, oldestQueuedAt: null as number | null };
+export function savedSearchStatus(store: Store): Record<SavedSearchStatus | 'quarantined', number> & { oldestQueuedAt: number | null } {
+  const status = { queued: 0, saved: 0, dead: 0, spam: 0, quarantined: 0, oldestQueuedAt: null as number | null };
   if (!hasTable(store, 'saved_searches')) return status;
   const db = tablesOf(store);
-  for (const row of db.prepare('SELECT status, COUNT(*) AS n FROM saved_searches GROUP BY status').all() as Array<{ status: SavedSearchStatus; n: number }>)
-    status[row.status] = row.n;
+  // A spam row still holding its payload is quarantined (lead-queue/table.ts counts), not counted under spam.
+  const rows = db
+    .prepare("SELECT status, COUNT(*) AS n, COUNT(CASE WHEN status = 'spam' AND payload IS NOT NULL THEN 1 END) AS held FROM saved_searches GROUP BY status")
+    .all() as Array<{ status: SavedSearchStatus; n: number; held: number }>;
+  for (const row of rows) {
+    status[row.status] = row.n - row.held;
+    status.quarantined += row.held;
+  }
   status.oldestQueuedAt = (db.prepare("SELECT MIN(accepted_at) FROM saved_searches WHERE status = 'queued'").pluck().get() as number | null) ?? null;
   return status;
 }

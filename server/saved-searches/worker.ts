@@ -1,5 +1,6 @@
 import type { BreakerOutcome } from '../lead-queue/breaker.ts';
 import { describeFailure } from '../lead-queue/failure.ts';
+import { DEFAULT_QUARANTINE_MS } from '../lead-queue/table.ts';
 import { leadQueueLoop, type LeadQueueWorkerSettings } from '../lead-queue/worker-loop.ts';
 import type { Clock } from '../runtime/clock.ts';
 import type { Logger } from '../runtime/log.ts';
@@ -75,6 +76,12 @@ export function createSavedSearchWorker(deps: SavedSearchWorkerDeps): SavedSearc
       if (erased > 0) {
         metrics.erased += erased;
         log.info({ erased }, 'personal data of saved searches erased');
+      }
+      const erasedQuarantined = await store.eraseQuarantined(current - (settings.quarantineMs ?? DEFAULT_QUARANTINE_MS), current);
+      if (erasedQuarantined > 0) {
+        metrics.erased += erasedQuarantined;
+        metrics.quarantineErased += erasedQuarantined;
+        log.warn({ erased: erasedQuarantined }, 'quarantined saved searches erased unreleased after LEAD_QUARANTINE_DAYS: they can no longer be released');
       }
     },
     onBreakerChange: (change) => {
@@ -152,7 +159,10 @@ export function createSavedSearchWorker(deps: SavedSearchWorkerDeps): SavedSearc
       follower: { fullName: payload.fullName, email: payload.email, ...(payload.mobile === undefined ? {} : { mobile: payload.mobile }) },
       search: payload.search,
       acceptedAt: entry.acceptedAt,
+      ...(entry.spamReason === 'too_fast' || entry.spamReason === 'honeypot' ? { spamSignal: entry.spamReason } : {}),
     };
+    // The note is where an agent sees a spam signal's mark: left for a flagged one even when the agency asks for none.
+    const leavesNote = sink.leavesNote || lead.spamSignal !== undefined;
     const options = { signal: loop.signal };
 
     /** Commits a step's result and moves `entry` on; false when the row is no longer this relay's to move. */
@@ -259,7 +269,7 @@ export function createSavedSearchWorker(deps: SavedSearchWorkerDeps): SavedSearc
             break;
           }
           case 'note': {
-            if (!sink.leavesNote) {
+            if (!leavesNote) {
               if (!(await advance({ step: 'done' }))) return lapsed();
               break;
             }

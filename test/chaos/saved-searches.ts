@@ -250,13 +250,13 @@ export async function runSavedSearchChaos(options: SavedSearchChaosOptions): Pro
       return undefined;
     }
   };
+  // The status route says only "accepted" (docs/api.md): the probe is saved once relay 0's queue is empty again.
   const waitSaved = async (originalId: string) => {
     for (let waited = 0; waited < 30_000; waited += 100) {
-      const status = ((await (await fetch(`${urls[0]}/api/v1/saved-searches/${originalId}`)).json()) as { status: string }).status;
-      if (status === 'saved') return;
+      if ((await queuedIn(urls[0]!)) === 0) return;
       await sleep(100);
     }
-    throw new Error('a saved search of the cost probe was not saved within 30 s');
+    throw new Error(`saved search ${originalId} of the cost probe was not saved within 30 s`);
   };
   // Requirements as they appear: when each saved search's requirement was first seen in the CRM.
   const arrivals = new Map<string, number>();

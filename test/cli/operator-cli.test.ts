@@ -99,7 +99,7 @@ describe('npm run relay -- status', () => {
   it('reports what the store holds: listings by type and status, photos, outbox, CRM use, last sync', async () => {
     const [first, second] = ((await (await fetch(`${relay.url}/api/v1/listings?pageSize=2`)).json()) as Page<ListingSummary>).items;
     for (const listing of [first!, second!]) expect((await postEnquiry(listing.id)).status).toBe(202);
-    // A filled honeypot is accepted as far as the sender can tell, and filed as spam.
+    // A filled honeypot is accepted as far as the sender can tell, and kept in the quarantine.
     expect((await postEnquiry(first!.id, { website: 'http://spam.example' })).status).toBe(202);
     const savedSearch = await fetch(`${relay.url}/api/v1/saved-searches`, {
       method: 'POST',
@@ -127,11 +127,11 @@ describe('npm run relay -- status', () => {
     expect(figures.listingsTotal).toBeGreaterThan(0);
     expect(figures.listings.sale?.available).toBeGreaterThan(0);
 
-    expect(figures.outbox).toMatchObject({ queued: 2, delivered: 0, dead: 0, spam: 1 });
+    expect(figures.outbox).toMatchObject({ queued: 2, delivered: 0, dead: 0, spam: 0, quarantined: 1 });
     expect(figures.outbox.oldestQueuedAt).not.toBeNull();
     expect(figures.outbox.oldestQueuedSeconds).toBeGreaterThanOrEqual(0);
     // The saved-search queue beside the outbox: one waiting for the CRM (the workers are off), its age.
-    expect(figures.savedSearches).toMatchObject({ queued: 1, saved: 0, dead: 0, spam: 0 });
+    expect(figures.savedSearches).toMatchObject({ queued: 1, saved: 0, dead: 0, spam: 0, quarantined: 0 });
     expect(Date.parse(figures.savedSearches.oldestQueuedAt!)).toBeLessThanOrEqual(Date.now());
     expect(figures.savedSearches.oldestQueuedSeconds).toBeGreaterThanOrEqual(0);
     expectAgeOf(figures.outbox, 'the outbox');
@@ -168,8 +168,8 @@ describe('npm run relay -- status', () => {
     const { code, out } = await cli(['status']);
     expect(code).toBe(0);
     expect(out).toMatch(/Last sync\s+FAILED at \S+: .+/);
-    expect(out).toMatch(/Enquiry outbox\s+2 queued, 0 delivered, 0 dead, 1 spam \(oldest queued \S+, \d+ s ago\)/);
-    expect(out).toMatch(/Saved searches\s+1 queued, 0 saved, 0 dead, 0 spam \(oldest queued \S+, \d+ s ago\)/);
+    expect(out).toMatch(/Enquiry outbox\s+2 queued, 0 delivered, 0 dead, 0 spam, 1 quarantined \(oldest queued \S+, \d+ s ago\)/);
+    expect(out).toMatch(/Saved searches\s+1 queued, 0 saved, 0 dead, 0 spam, 0 quarantined \(oldest queued \S+, \d+ s ago\)/);
     expect(out).toMatch(/CRM requests\s+\d+ of 10000 today/);
     const figures = await status();
     expect(figures.sync.lastOutcome).toBe('failed');

@@ -330,17 +330,17 @@ for (const storeVariant of storeVariants()) {
     });
 
     describe('GET /api/v1/enquiries/:originalId', () => {
-      it('reports the status without personal data, and 404 for ids never accepted', async () => {
+      it('says only that the relay accepted it (not where it is on its way), without personal data, and 404 for ids never accepted', async () => {
         const harness = await setup();
         const body = validEnquiry();
         await request(harness.app).post('/api/v1/enquiries').send(body).expect(202);
         const status = await request(harness.app).get(`/api/v1/enquiries/${body.originalId}`).expect(200);
-        expect(status.body).toEqual({ originalId: body.originalId, status: 'queued' });
+        expect(status.body).toEqual({ originalId: body.originalId, status: 'accepted' });
         expect(status.headers['cache-control']).toBe('no-store');
         expect(JSON.stringify(status.body)).not.toMatch(/Jane|example\.com|0412/);
 
         await harness.service.outbox.markDead(body.originalId, Date.now(), 'CRM 400 bad');
-        expect((await request(harness.app).get(`/api/v1/enquiries/${body.originalId}`).expect(200)).body.status).toBe('failed');
+        expect((await request(harness.app).get(`/api/v1/enquiries/${body.originalId}`).expect(200)).body).toEqual(status.body);
 
         await request(harness.app).get(`/api/v1/enquiries/${randomUUID()}`).expect(404);
         await request(harness.app).get('/api/v1/enquiries/not-a-uuid').expect(404);
@@ -485,8 +485,8 @@ for (const storeVariant of storeVariants()) {
       });
     });
 
-    describe('spam path', () => {
-      it('a filled honeypot or a form sent too fast gets the same 202, is stored without personal data, and is counted', async () => {
+    describe('spam signals (test/enquiries/spam-signals.test.ts follows them to the CRM)', () => {
+      it('a filled honeypot or a form sent too fast gets the same 202; the first is quarantined whole, the second queued to be sent marked; both counted', async () => {
         const harness = await setup({ env: { ENQUIRY_MIN_FILL_MS: '3000' } });
         const honeypot = validEnquiry({ website: 'http://spam.example' });
         const fast = validEnquiry({ elapsedMs: 900 });
@@ -496,20 +496,23 @@ for (const storeVariant of storeVariants()) {
           answers.push((await request(harness.app).post('/api/v1/enquiries').send(body).expect(202)).body);
         }
         expect(answers).toEqual([honeypot, fast, human].map((body) => ({ originalId: body.originalId, status: 'queued' })));
-        const spam = (await harness.service.outbox.get(honeypot.originalId))!;
-        expect(spam.status).toBe('spam');
-        expect(spam.spamReason).toBe('honeypot');
-        expect(spam.payload).toBeNull();
-        expect((await harness.service.outbox.get(fast.originalId))!.spamReason).toBe('too_fast');
+        const quarantined = (await harness.service.outbox.get(honeypot.originalId))!;
+        expect(quarantined).toMatchObject({ status: 'spam', spamReason: 'honeypot', payload: { email: 'jane@example.com', message: honeypot.message } });
+        expect(await harness.service.outbox.get(fast.originalId)).toMatchObject({ status: 'queued', spamReason: 'too_fast', payload: { elapsedMs: 900 } });
         expect(harness.service.metrics.spam).toEqual({ honeypot: 1, too_fast: 1, repeat_registration: 0 });
-        // Only the person's enquiry is waiting for delivery.
-        expect((await harness.service.outbox.due(Date.now() + 1, 10)).map((entry) => entry.originalId)).toEqual([human.originalId]);
-        // A bot polling the status learns nothing either.
-        expect((await request(harness.app).get(`/api/v1/enquiries/${honeypot.originalId}`).expect(200)).body.status).toBe('delivered');
+        // The person's enquiry and the fast one wait for delivery; the quarantined one does not.
+        expect((await harness.service.outbox.due(Date.now() + 1, 10)).map((entry) => entry.originalId)).toEqual([fast.originalId, human.originalId]);
+        // A bot polling the status learns nothing: every lead reads the same.
+        for (const body of [honeypot, fast, human])
+          expect((await request(harness.app).get(`/api/v1/enquiries/${body.originalId}`).expect(200)).body).toEqual({
+            originalId: body.originalId,
+            status: 'accepted',
+          });
         const metrics = await request(harness.app).get('/metrics').expect(200);
         expect(metrics.text).toContain('estate_enquiries_spam_total{reason="honeypot"} 1');
         expect(metrics.text).toContain('estate_enquiries_spam_total{reason="too_fast"} 1');
-        expect(metrics.text).toContain('estate_enquiry_outbox{status="queued"} 1');
+        expect(metrics.text).toContain('estate_enquiry_outbox{status="queued"} 2');
+        expect(metrics.text).toContain('estate_enquiry_outbox{status="quarantined"} 1');
       });
     });
   });

@@ -77,7 +77,7 @@ for (const storeVariant of storeVariants()) {
         expect(result.out).toContain('Purged 0 dead letter(s)');
         const store = await openSeeded(dataDir);
         try {
-          expect(await new EnquiryOutbox(store).counts()).toEqual({ queued: 1, delivered: 1, dead: 0, spam: 0 });
+          expect(await new EnquiryOutbox(store).counts()).toEqual({ queued: 1, delivered: 1, dead: 0, spam: 0, quarantined: 0 });
         } finally {
           await closeStore(store);
         }

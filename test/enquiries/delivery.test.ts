@@ -88,7 +88,7 @@ for (const storeVariant of storeVariants()) {
         const entry = (await harness.service.outbox.get(body.originalId))!;
         expect(entry.status).toBe('delivered');
         expect(entry.crmEnquiryId).toBe(stored.id);
-        expect((await request(harness.app).get(`/api/v1/enquiries/${body.originalId}`).expect(200)).body.status).toBe('delivered');
+        expect((await request(harness.app).get(`/api/v1/enquiries/${body.originalId}`).expect(200)).body.status).toBe('accepted');
       });
 
       it('contact-me mode: userId, no property fields', async () => {
@@ -309,7 +309,7 @@ for (const storeVariant of storeVariants()) {
         expect(entry.attempts).toBe(1);
         expect(entry.lastError).toMatch(/^CRM 400 .+/);
         expect(posted()).toHaveLength(0);
-        expect((await request(harness.app).get(`/api/v1/enquiries/${body.originalId}`).expect(200)).body.status).toBe('failed');
+        expect((await request(harness.app).get(`/api/v1/enquiries/${body.originalId}`).expect(200)).body.status).toBe('accepted');
         expect(harness.service.metrics.dead).toBe(1);
 
         // The operator replays it once the cause is fixed.
@@ -481,7 +481,7 @@ for (const storeVariant of storeVariants()) {
         expect(entry.erasedAt).toBe(clock);
         const raw = await rawRows(harness.store, 'enquiry_outbox');
         expect(JSON.stringify(raw)).not.toMatch(/Jane|jane@example\.com|0412/);
-        expect((await request(harness.app).get(`/api/v1/enquiries/${body.originalId}`).expect(200)).body.status).toBe('delivered');
+        expect((await request(harness.app).get(`/api/v1/enquiries/${body.originalId}`).expect(200)).body.status).toBe('accepted');
         // The same submission again still gets its answer (the fingerprint stays).
         await post(harness, body);
       });
@@ -503,7 +503,7 @@ for (const storeVariant of storeVariants()) {
         expect(entry).toMatchObject({ status: 'dead', payload: null, erasedAt: clock });
         const raw = await rawRows(harness.store, 'enquiry_outbox');
         expect(JSON.stringify(raw)).not.toMatch(/Jane|jane@example\.com|0412/);
-        expect((await request(harness.app).get(`/api/v1/enquiries/${body.originalId}`).expect(200)).body.status).toBe('failed');
+        expect((await request(harness.app).get(`/api/v1/enquiries/${body.originalId}`).expect(200)).body.status).toBe('accepted');
         // Nothing left to send: the operator's replay is refused, and nothing reaches the CRM.
         const errors: string[] = [];
         expect(await runCli(['outbox', 'retry', body.originalId], { env: harness.env, out: () => {}, err: (text) => errors.push(text) })).toBe(1);
@@ -511,7 +511,7 @@ for (const storeVariant of storeVariants()) {
         expect(posted()).toHaveLength(0);
       });
 
-      it('/metrics reports queued, delivered, dead, spam and the delivery latency histogram', async () => {
+      it('/metrics reports queued, delivered, dead, quarantined and the delivery latency histogram', async () => {
         const harness = await setup();
         const listing = await saleListing(harness);
         await post(harness, validEnquiry({ listingId: listing.id }));
@@ -524,7 +524,8 @@ for (const storeVariant of storeVariants()) {
         expect(metrics.text).toContain('estate_enquiries_delivered_total 1');
         expect(metrics.text).toContain('estate_enquiry_outbox{status="queued"} 1');
         expect(metrics.text).toContain('estate_enquiry_outbox{status="delivered"} 1');
-        expect(metrics.text).toContain('estate_enquiry_outbox{status="spam"} 1');
+        expect(metrics.text).toContain('estate_enquiry_outbox{status="quarantined"} 1');
+        expect(metrics.text).toContain('estate_enquiry_outbox{status="spam"} 0');
         expect(metrics.text).toContain('estate_enquiries_dead_total 0');
         expect(metrics.text).toContain('estate_enquiry_delivery_latency_seconds_count 1');
         expect(metrics.text).toContain('estate_enquiry_delivery_latency_seconds_bucket{le="1"} 0');

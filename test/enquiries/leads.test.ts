@@ -232,10 +232,10 @@ for (const storeVariant of storeVariants()) {
         expect(posted(first.originalId)).toHaveLength(1);
         expect(posted(again.originalId)).toHaveLength(0);
         expect(posted(friend.originalId)).toHaveLength(1);
-        // The repeat keeps no personal data, and its status reads like any other lead's.
+        // The repeat keeps no personal data, and its status reads like any other lead's (test/enquiries/spam-signals.test.ts compares them).
         const repeat = (await harness.service.outbox.get(again.originalId))!;
         expect(repeat).toMatchObject({ status: 'spam', spamReason: 'repeat_registration', payload: null });
-        expect((await request(harness.app).get(`/api/v1/enquiries/${again.originalId}`).expect(200)).body.status).toBe('delivered');
+        expect((await request(harness.app).get(`/api/v1/enquiries/${again.originalId}`).expect(200)).body.status).toBe('accepted');
         expect(harness.service.metrics.spam.repeat_registration).toBe(1);
       });
 

@@ -166,6 +166,7 @@ describe('settings grouped by concern', () => {
     ENQUIRY_ERASE_AFTER_DAYS: '2',
     ENQUIRY_DEAD_ERASE_AFTER_DAYS: '2',
     ENQUIRY_MIN_FILL_MS: '9',
+    LEAD_QUARANTINE_DAYS: '2',
     ENQUIRY_RETRY_BASE_MS: '9',
     ENQUIRY_RETRY_MAX_MS: '9',
     ENQUIRY_RECONCILE_DELAY_MS: '9',
@@ -230,9 +231,16 @@ describe('settings grouped by concern', () => {
       ENQUIRY_MAX_AGE_HOURS: '2',
       ENQUIRY_ERASE_AFTER_DAYS: '1',
       ENQUIRY_DEAD_ERASE_AFTER_DAYS: '0.5',
+      LEAD_QUARANTINE_DAYS: '3',
       LISTING_CLASSES: 'residential, rural',
     });
-    expect(config.enquiries).toMatchObject({ maxAgeMs: 7_200_000, eraseAfterMs: 86_400_000, deadEraseAfterMs: 43_200_000, source: 'OFFICEWEBSITE' });
+    expect(config.enquiries).toMatchObject({
+      maxAgeMs: 7_200_000,
+      eraseAfterMs: 86_400_000,
+      deadEraseAfterMs: 43_200_000,
+      quarantineMs: 259_200_000,
+      source: 'OFFICEWEBSITE',
+    });
     expect(config.listings.classes).toEqual(['residential', 'rural']);
     expect(config.crm).toMatchObject({ baseUrl: real.CRM_BASE_URL, apiKey: 'key', accessToken: 'token', dailyLimit: 10_000 });
     expect(config.http).toMatchObject({ port: 8787, publicUrl: real.PUBLIC_URL, trustProxy: false });

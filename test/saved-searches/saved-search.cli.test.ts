@@ -90,7 +90,7 @@ for (const storeVariant of storeVariants()) {
         expect((await cli(dataDir, 'saved-searches', 'purge', '--dead')).out).toContain('Purged 0 dead saved search(es)');
         const store = await openSeeded(dataDir);
         try {
-          expect(await new SavedSearchStore(store).counts()).toEqual({ queued: 1, saved: 1, dead: 0, spam: 0 });
+          expect(await new SavedSearchStore(store).counts()).toEqual({ queued: 1, saved: 1, dead: 0, spam: 0, quarantined: 0 });
         } finally {
           await closeStore(store);
         }

@@ -85,7 +85,7 @@ for (const variant of storeVariants()) {
       const note = sim.state.postedEnquiries().find((enquiry) => enquiry.originalId === first.originalId)!;
       expect(note).toMatchObject({ email: 'mary@example.com', saleLifeId: null, userId: null, source: 'OFFICEWEBSITE' });
       expect(note.metaData).toContainEqual({ key: 'consent', value: 'given' });
-      expect((await request(app).get(`/api/v1/saved-searches/${first.originalId}`)).body.status).toBe('saved');
+      expect((await request(app).get(`/api/v1/saved-searches/${first.originalId}`)).body.status).toBe('accepted');
       // What agents use to send a new listing to its buyers: the listing finds the new contact.
       const matches = await fetch(`${sim.baseUrl}/properties/${listing.id}/sale/${listing.lifeId}/matchingContacts`, {
         headers: { 'X-Api-Key': sim.apiKey, Authorization: `Bearer ${sim.accessToken}` },

@@ -17,6 +17,7 @@ import { savedSearchesFeature } from '../../server/saved-searches/feature.ts';
 import { createSavedSearchService, type SavedSearchService } from '../../server/saved-searches/service.ts';
 import type { SavedSearchWorkerSettings } from '../../server/saved-searches/worker.ts';
 import { attachPostgres } from '../../server/store/postgres.ts';
+import { clockAsDatabaseClock } from '../../server/store/shared-database.ts';
 import { openStore, storeAnswers, type Store } from '../../server/store/store.ts';
 import { freshDatabase } from '../support/postgres.ts';
 
@@ -53,6 +54,8 @@ export interface SavedSearchHarnessOptions {
   crmTimeoutMs?: number;
   /** Who claims rows: two relays on one database need two. */
   owner?: string;
+  /** The relay's clock (the worker's and the route's; on PostgreSQL the queue's statements read it too). */
+  now?: () => number;
 }
 
 /**
@@ -87,6 +90,8 @@ export async function savedSearchHarness(options: SavedSearchHarnessOptions): Pr
     }),
     settings: { ...config.enquiries, retryBaseMs: 10, retryMaxMs: 50, reconcileDelayMs: 0, ...options.settings },
     owner: options.owner,
+    now: options.now,
+    databaseClock: options.now ? clockAsDatabaseClock(options.now) : undefined,
   });
   const app = createApp({
     config,
@@ -98,6 +103,7 @@ export async function savedSearchHarness(options: SavedSearchHarnessOptions): Pr
         ownOrigins: publicOrigins(config),
         limits: { ...config.enquiries, dailyBudget: config.savedSearches.dailyBudget },
         log,
+        now: options.now,
       }),
     ],
     demoDir: null,
