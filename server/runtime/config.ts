@@ -140,7 +140,9 @@ export const configSchema = z.object({
     .int()
     .min(0)
     .default(3000)
-    .describe('A form sent sooner than this after it was shown (elapsedMs) is taken for a bot: answered 202, not forwarded. 0 turns the check off.'),
+    .describe(
+      'A form sent sooner than this after the visitor could first have started (elapsedMs: from the first element on the page or the first interaction, not from the form opening; docs/api.md) is taken for a bot: answered 202, not forwarded. 0 turns the check off.',
+    ),
   ENQUIRY_RETRY_BASE_MS: positiveInt(5_000).describe(
     'First delivery retry delay of one enquiry in ms; doubles per attempt, with jitter. Also the first cooldown of the delivery circuit breaker.',
   ),
