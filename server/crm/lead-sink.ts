@@ -76,7 +76,9 @@ export function crmLeadSink(crm: CrmClient, options: CrmLeadSinkOptions): LeadSi
 /** A CrmError in the relay's terms; undefined for anything else. */
 export function crmDeliveryFailure(error: unknown): DeliveryFailure | undefined {
   if (!isCrmError(error)) return undefined;
-  const parts = [error.code, error.status === undefined ? undefined : String(error.status), error.crmMessage].filter(Boolean);
+  // By its codes and the field it names, never the CRM's words: a refusal may echo a visitor's (errors.ts).
+  const crmSays = [error.crmCode, error.crmField && `field ${error.crmField}`].filter(Boolean).join(' ');
+  const parts = [error.code, error.status === undefined ? undefined : String(error.status), crmSays].filter(Boolean);
   return {
     reason: CREDENTIAL_CODES.has(error.code)
       ? 'credentials'
@@ -92,7 +94,7 @@ export function crmDeliveryFailure(error: unknown): DeliveryFailure | undefined 
     retryAt: error.retryAt?.getTime(),
     setting: error.setting,
     description: parts.join(' ').slice(0, 500),
-    refusal: error.crmMessage ? `CRM ${error.status ?? ''} ${error.crmMessage}`.replace(/\s+/g, ' ') : undefined,
+    refusal: crmSays ? `CRM ${error.status ?? ''} ${crmSays}`.replace(/\s+/g, ' ') : undefined,
   };
 }
 
