@@ -1,6 +1,6 @@
 import { compactPhone } from '../../contract/phone.ts';
 import { isQuestion, leadAbout, type ParsedEnquiry } from '../enquiries/schema.ts';
-import { isSellerLead, leadText } from '../enquiries/lead-text.ts';
+import { isSellerLead, leadText, questionSubject } from '../enquiries/lead-text.ts';
 import type { DeliveryFailure, LeadSink } from '../enquiries/sink.ts';
 import { isCrmError, toCrmDateTime, type CrmClient } from './client.ts';
 import { decodeDestination, encodeDestination, type CrmDestination } from './lead-destination.ts';
@@ -137,11 +137,14 @@ export function isResolved(about: 'listing' | 'agent' | 'office', target: Resolv
 export function toAddEnquiry(enquiry: ParsedEnquiry, target: ResolvedTarget, options: MappingOptions): AddEnquiry {
   const name = splitName(enquiry.fullName);
   const about = leadAbout(enquiry);
-  const text = leadText(enquiry, { timeZone: options.timeZone ?? 'Australia/Sydney', listingName: target.propertyReference });
+  // Only a lead about a listing names it (a destination to an agent or the office has neither).
+  const place = about === 'listing' ? { listingName: target.propertyReference, listingAddress: target.address } : {};
+  const textOptions = { timeZone: options.timeZone ?? 'Australia/Sydney', ...place };
+  const text = leadText(enquiry, textOptions);
   const body: AddEnquiry = {
     enquiryDate: toCrmDateTime(options.acceptedAt),
     source: options.source,
-    subject: text?.subject ?? (isQuestion(enquiry) ? enquiry.subject : undefined) ?? defaultSubject(about, target),
+    subject: text?.subject ?? (isQuestion(enquiry) ? questionSubject(enquiry.subject, textOptions) : undefined) ?? defaultSubject(about),
     body: text?.body ?? (isQuestion(enquiry) ? enquiry.message : ''),
     originalId: enquiry.originalId,
     fullName: enquiry.fullName,
@@ -170,7 +173,7 @@ export function toAddEnquiry(enquiry: ParsedEnquiry, target: ResolvedTarget, opt
   return body;
 }
 
-function defaultSubject(about: 'listing' | 'agent' | 'office', target: ResolvedTarget): string {
-  if (about !== 'listing') return 'Website enquiry';
-  return target.propertyReference ? `Website enquiry: ${target.propertyReference}` : 'Website enquiry about a listing';
+/** A question that names no place, and whose listing the relay cannot name either. */
+function defaultSubject(about: 'listing' | 'agent' | 'office'): string {
+  return about === 'listing' ? 'Website enquiry about a listing' : 'Website enquiry';
 }
