@@ -16,7 +16,7 @@ import { isPhoneNumber } from '../../contract/phone.ts';
 import { newOriginalId, pendingKey, type PendingEnquiry } from './pending-store.ts';
 import { PendingSubmissionController } from './pending-submission.ts';
 import type { LeadSentDetail, LeadType } from '../shared/analytics.ts';
-import { generateLead, leadOrigin } from '../shared/leads.ts';
+import { generateLead, leadOrigin, withinLeadLimit } from '../shared/leads.ts';
 import { msSinceVisitStart } from '../shared/visit-start.ts';
 
 export const ENQUIRY_TAG = 'estate-enquiry';
@@ -780,16 +780,18 @@ export class EstateEnquiry extends EstateElement {
     // submission that in fact arrived gets a 409, which we treat as "already received".
     const previous = this.#submission.current?.request;
     const values = this.values as Record<string, string>;
-    const request = this.lead({
-      originalId: previous?.originalId ?? newOriginalId(),
-      fullName: values.fullName!.trim(),
-      email: values.email!.trim(),
-      ...(values.mobile!.trim() ? { mobile: values.mobile!.trim() } : {}),
-      ...(this.consentText !== undefined ? { consent: this.values.consent === true } : {}),
-      website: this.renderRoot.querySelector<HTMLInputElement>('#website')?.value ?? '',
-      elapsedMs: previous?.elapsedMs ?? msSinceVisitStart(),
-      ...leadOrigin(),
-    });
+    const request = withinLeadLimit(
+      this.lead({
+        originalId: previous?.originalId ?? newOriginalId(),
+        fullName: values.fullName!.trim(),
+        email: values.email!.trim(),
+        ...(values.mobile!.trim() ? { mobile: values.mobile!.trim() } : {}),
+        ...(this.consentText !== undefined ? { consent: this.values.consent === true } : {}),
+        website: this.renderRoot.querySelector<HTMLInputElement>('#website')?.value ?? '',
+        elapsedMs: previous?.elapsedMs ?? msSinceVisitStart(),
+        ...leadOrigin(),
+      }),
+    );
 
     if (!previous) {
       const proceed = this.emit<EnquirySubmitDetail>(
