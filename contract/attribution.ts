@@ -18,6 +18,13 @@ export type LeadCampaign = Partial<Record<CampaignParameter, string>>;
  */
 export const LINK_TRACKING_PARAMETERS: readonly string[] = [...CAMPAIGN_PARAMETERS, 'utm_id', 'gclid', 'gbraid', 'wbraid', 'dclid', 'fbclid', 'msclkid', '_gl'];
 
+/**
+ * The relay's body limit of a lead (`POST /api/v1/enquiries`), in UTF-8 bytes of its JSON. The
+ * attribution (page, campaign) is never a reason to exceed it: the widget trims and drops it to fit
+ * before sending (widget/shared/leads.ts), the relay drops it from a lead that fits without it.
+ */
+export const LEAD_BODY_BYTES = 16 * 1024;
+
 export const ATTRIBUTION_LIMITS = {
   /** The page, as origin and path (no query, no fragment). */
   page: 1000,

@@ -75,7 +75,7 @@ export function parseEnquiry(input: unknown, state: SimulatorState): SimEnquiry 
   if (!text.email && !text.mobile && !text.telephone) {
     throw new EnquiryInputError('email', 'a way to reply is required: email, mobile or telephone');
   }
-  if (text.email && !EMAIL.test(text.email)) throw new EnquiryInputError('email', 'email is not a valid email address');
+  if (text.email && !EMAIL.test(text.email)) throw new EnquiryInputError('email', `email ${JSON.stringify(text.email)} is not a valid email address`);
   for (const field of ['mobile', 'telephone'] as const) {
     const value = text[field];
     if (value && !/^\+?[\d\s()-]{6,20}$/.test(value)) throw new EnquiryInputError(field, `${field} is not a valid phone number`);

@@ -13,6 +13,12 @@ export interface FaultRule {
   /** Share of matching requests answered with `errorStatus` (default 500) before being handled. */
   errorRate?: number;
   errorStatus?: number;
+  /**
+   * With an injected 4xx: the request body's field of this name (top level) is quoted in the error's
+   * `msg`, as real validation messages do ("Invalid data: suburbs [{"name":"Atlantis"}] is not
+   * accepted", code INVALID_DATA): what a relay must keep out of its logs.
+   */
+  echoField?: string;
   /** Share answered 429 before being handled (an upstream throttle the client did not cause). */
   rate429?: number;
   /** Retry-After sent with injected 429s, in seconds; null sends none. Default 1. */
@@ -31,7 +37,7 @@ export interface FaultRule {
 
 export type FaultDecision =
   | { kind: 'none'; latencyMs: number }
-  | { kind: 'error'; status: number; latencyMs: number }
+  | { kind: 'error'; status: number; latencyMs: number; echoField?: string }
   | { kind: '429'; retryAfterSeconds: number | null; latencyMs: number }
   | { kind: 'drop'; latencyMs: number };
 
@@ -65,6 +71,10 @@ export function parseFaultRule(input: unknown): FaultRule {
       throw new FaultRuleError('errorStatus must be an HTTP error status (400-599)');
     }
     rule.errorStatus = raw.errorStatus as number;
+  }
+  if (raw.echoField !== undefined) {
+    if (typeof raw.echoField !== 'string' || !/^\w{1,100}$/.test(raw.echoField)) throw new FaultRuleError('echoField must be a field name');
+    rule.echoField = raw.echoField;
   }
   if (raw.retryAfterSeconds !== undefined) {
     if (raw.retryAfterSeconds !== null && (!Number.isInteger(raw.retryAfterSeconds) || (raw.retryAfterSeconds as number) < 0)) {
@@ -156,7 +166,7 @@ export class FaultInjector {
     const latencyMs = slow ? (rule.slowLatencyMs ?? 0) : (rule.latencyMs ?? 0);
     const roll = this.rng.next();
     const errorRate = rule.errorRate ?? 0;
-    if (roll < errorRate) return { kind: 'error', status: rule.errorStatus ?? 500, latencyMs };
+    if (roll < errorRate) return { kind: 'error', status: rule.errorStatus ?? 500, latencyMs, ...(rule.echoField && { echoField: rule.echoField }) };
     if (roll < errorRate + (rule.rate429 ?? 0)) {
       return { kind: '429', retryAfterSeconds: rule.retryAfterSeconds === undefined ? 1 : rule.retryAfterSeconds, latencyMs };
     }

@@ -99,8 +99,18 @@ function requestedByScriptTag(): string[] {
   return [];
 }
 
+// Same key as widget/shared/visit-start.ts: the first interaction with the page since this script
+// loaded, so a form a host page inserts later (its own dialog) measures its fill time from then.
+const VISIT_START = Symbol.for('estate-embed.visit-start');
+
 if (!(globalThis as Record<symbol, unknown>)[LOAD_ELEMENT_HOOK]) {
   (globalThis as Record<symbol, unknown>)[LOAD_ELEMENT_HOOK] = loadElement;
+  for (const type of ['pointerdown', 'keydown', 'scroll'])
+    addEventListener(type, () => ((globalThis as Record<symbol, number | undefined>)[VISIT_START] ??= performance.now()), {
+      capture: true,
+      once: true,
+      passive: true,
+    });
   for (const tag of requestedByScriptTag()) void loadElement(tag);
   discover(document);
   // Tags added later (a framework rendering, a host script) are registered when they appear.

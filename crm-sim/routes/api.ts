@@ -27,6 +27,22 @@ export function sendError(res: Response, status: number, msg: string, code: stri
   res.status(status).json({ success: false, msg, code });
 }
 
+/** The request body's `field` as JSON, read from the raw body (the fault answers before any parser). */
+async function echoed(req: Request, field: string): Promise<string> {
+  let text = '';
+  for await (const chunk of req) text += String(chunk);
+  try {
+    return JSON.stringify((JSON.parse(text) as Record<string, unknown>)[field]) ?? 'null';
+  } catch {
+    return 'null';
+  }
+}
+
+/** "suburbs: no suburb named …": an input error's message, led by its field unless it starts with it. */
+function inputProblem(error: EnquiryInputError | ContactInputError): string {
+  return error.message.startsWith(error.field) ? error.message : `${error.field}: ${error.message}`;
+}
+
 /** "GET /properties/{id}/photos": the counter key of a request, ids folded so endpoints group. */
 export function endpointLabel(method: string, path: string): string {
   const normalised = path.replace(/\/\d+(?=\/|$)/g, '/{id}').replace(/\/+$/, '') || '/';
@@ -59,6 +75,10 @@ export function injectFaults(state: SimulatorState, prefix = ''): RequestHandler
     if (decision.latencyMs > 0) await sleep(decision.latencyMs);
     if (decision.kind === 'error') {
       state.counters.injectedErrors++;
+      if (decision.echoField && decision.status < 500) {
+        sendError(res, decision.status, `Invalid data: ${decision.echoField} ${await echoed(req, decision.echoField)} is not accepted`, 'INVALID_DATA');
+        return;
+      }
       sendError(res, decision.status, 'The service is temporarily unavailable. Please try again.', 'INTERNAL_ERROR');
       return;
     }
@@ -531,8 +551,9 @@ function accountApiRouter(state: SimulatorState): Router {
       return;
     }
     if (error instanceof QueryError) return sendError(res, 400, `Invalid parameter ${error.param}: ${error.message}`, 'INVALID_PARAMETER');
-    if (error instanceof EnquiryInputError) return sendError(res, 400, `Invalid data: ${error.message}`, 'INVALID_DATA');
-    if (error instanceof ContactInputError) return sendError(res, 400, `Invalid data: ${error.message}`, 'INVALID_DATA');
+    // As real validation messages do, these name the field and may echo the value sent (a relay must not log them).
+    if (error instanceof EnquiryInputError || error instanceof ContactInputError)
+      return sendError(res, 400, `Invalid data: ${inputProblem(error)}`, 'INVALID_DATA');
     if (error instanceof ContactLookupError) return sendError(res, 404, error.message, 'NOT_FOUND');
     if (error instanceof SimulatorError) return sendError(res, error.status, error.message, 'INVALID_DATA');
     const type = (error as { type?: string }).type;

@@ -514,7 +514,7 @@ export async function prove(call: () => Promise<unknown>): Promise<CapabilitySta
     return { available: true, status: 200, detail: 'ok' };
   } catch (error) {
     if (isCrmError(error) && (error.status === 401 || error.status === 403)) {
-      return { available: false, status: error.status, detail: error.crmMessage ?? error.message };
+      return { available: false, status: error.status, detail: error.message };
     }
     return { available: null, status: isCrmError(error) ? (error.status ?? null) : null, detail: describe(error) };
   }

@@ -411,7 +411,9 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
         return parsed;
       }
 
-      const { crmMessage, crmCode } = errorBody(text);
+      // The CRM's words stay here: only its code and the field it names leave (errors.ts).
+      const refusal = errorBody(text, req.body);
+      const { crmCode, crmField } = refusal;
       if (status === 429) {
         rateLimitedAnswers++;
         const retryAfterMs = parseRetryAfter(retryAfterHeader, now());
@@ -431,11 +433,11 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
         log.warn({ ...where, status, attempt, retryAt, crmCode }, 'CRM rate limit hit; giving up');
         if (retryAfterMs !== undefined && retryAfterMs > maxRetryWaitMs) {
           // A long wait the CRM asked for (its daily quota, say) applies to every caller of the key.
-          limiter.refuseUntil(retryAt, `The CRM refused requests with 429${crmMessage ? ` (${crmMessage})` : ''}.`);
+          limiter.refuseUntil(retryAt, `The CRM refused requests with 429${crmCode ? ` (code ${crmCode})` : ''}.`);
         }
         throw new CrmError(
           `The CRM refused ${method} ${req.path} with 429 (rate limit) ${rateLimitedRetries + 1} time(s); retry after ${retryAt.toISOString()}.`,
-          { code: 'rate_limited', status, retryable: true, retryAt, crmMessage, ...where },
+          { code: 'rate_limited', status, retryable: true, retryAt, crmCode, ...where },
         );
       }
 
@@ -448,20 +450,21 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
           continue;
         }
         log.warn({ ...where, status, attempt, ms }, 'CRM server error');
-        throw new CrmError(`The CRM answered ${method} ${req.path} with ${status}${crmMessage ? `: ${crmMessage}` : ''}.`, {
+        throw new CrmError(`The CRM answered ${method} ${req.path} with ${status}${refusalDetail(refusal)}.`, {
           code: 'server_error',
           status,
           retryable: true,
           // A 5xx to a request with effects does not prove the effect did not happen.
           outcomeUnknown: !idempotent,
-          crmMessage,
+          crmCode,
+          crmField,
           ...where,
         });
       }
 
       log.warn({ ...where, status, attempt, ms }, 'CRM refused the request');
       if (status === 401 || status === 403) for (const listener of [...refusalListeners]) listener(status);
-      throw clientError(status, crmMessage, crmCode, where, tokenSetting);
+      throw clientError(status, refusal, where, tokenSetting);
     }
   }
 
@@ -687,8 +690,9 @@ function parseBody<S extends z.ZodType>(schema: S, text: string, where: { method
   let json: unknown;
   try {
     json = text === '' ? undefined : JSON.parse(text);
-  } catch (cause) {
-    throw new CrmError(`The CRM answered ${where.method} ${where.path} with a body that is not JSON.`, { code: 'invalid_response', cause, ...where });
+  } catch {
+    // Not the parser's error as cause: its message quotes the body, which may hold a lead's data.
+    throw new CrmError(`The CRM answered ${where.method} ${where.path} with a body that is not JSON.`, { code: 'invalid_response', ...where });
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
@@ -700,32 +704,75 @@ function parseBody<S extends z.ZodType>(schema: S, text: string, where: { method
   return parsed.data;
 }
 
-/** `msg` and `code` of a CRM error body `{ success: false, msg, code }`, when there is one. */
-function errorBody(text: string): { crmMessage?: string; crmCode?: string } {
+/** What the relay keeps of a CRM error body `{ success: false, msg, code }`: never its `msg` (errors.ts). */
+interface CrmRefusal {
+  /** The CRM's code, when it is an identifier (a code such as "INVALID_PHOTO_IDS: [12]" keeps its name). */
+  crmCode?: string;
+  /** The field of our request the refusal names: the body's `field`, or a key we sent that `msg` names. */
+  crmField?: string;
+  /** The refusal speaks of a scope (a 403 for a token not granted one). */
+  aboutScope: boolean;
+}
+
+const IDENTIFIER = /^[A-Za-z0-9][\w.-]{0,63}/;
+const FIELD_NAME = /^[A-Za-z_][\w.[\]]{0,99}$/;
+
+/**
+ * Reads a CRM error body for its code and the field it names, and leaves its message behind: a
+ * refusal's message may echo what a visitor typed ("no suburb named …"). A field is taken from
+ * the body's `field` when the CRM gives one that is a name, else it is the first key of our own
+ * request (our words, never a value) that the message names as a whole word.
+ */
+function errorBody(text: string, requestBody: unknown): CrmRefusal {
   try {
     const parsed = crmErrorBodySchema.safeParse(JSON.parse(text));
     if (parsed.success) {
-      return { crmMessage: parsed.data.msg?.slice(0, 500) || undefined, crmCode: parsed.data.code == null ? undefined : String(parsed.data.code) };
+      const { msg, code, field } = parsed.data as { msg?: string | null; code?: string | number | null; field?: unknown };
+      const crmCode = code == null ? undefined : IDENTIFIER.exec(String(code))?.[0];
+      const named = typeof field === 'string' && FIELD_NAME.test(field) ? field : msg ? keyNamedIn(msg, requestBody) : undefined;
+      return { crmCode, crmField: named, aboutScope: /scope/i.test(`${code ?? ''} ${msg ?? ''}`) };
     }
   } catch {
-    // Not JSON (a proxy's HTML page, say): no CRM message to pass on.
+    // Not JSON (a proxy's HTML page, say): nothing of the CRM's to keep.
   }
-  return {};
+  return { aboutScope: false };
 }
 
-function clientError(
-  status: number,
-  crmMessage: string | undefined,
-  crmCode: string | undefined,
-  where: { method: string; path: string },
-  tokenSetting: string,
-): CrmError {
-  const detail = crmMessage ? ` (CRM says: ${crmMessage})` : '';
-  if (status === 403 && /scope/i.test(`${crmCode ?? ''} ${crmMessage ?? ''}`)) {
+/**
+ * The one key of `body` (at any depth; keys only, never values) that `message` names as a word;
+ * none when it names several (a message that quotes the whole request names them all).
+ */
+function keyNamedIn(message: string, body: unknown): string | undefined {
+  const keys = new Set<string>();
+  const collect = (value: unknown, depth: number): void => {
+    if (depth > 4 || typeof value !== 'object' || value === null) return;
+    if (Array.isArray(value)) for (const item of value) collect(item, depth + 1);
+    else
+      for (const [key, inner] of Object.entries(value)) {
+        if (FIELD_NAME.test(key)) keys.add(key);
+        collect(inner, depth + 1);
+      }
+  };
+  collect(body, 0);
+  const words = new Set(message.split(/[^\w]+/));
+  const named = [...keys].filter((key) => words.has(key));
+  return named.length === 1 ? named[0] : undefined;
+}
+
+/** " (code INVALID_DATA, field suburbs)": what an error's message says of the CRM's refusal. */
+function refusalDetail({ crmCode, crmField }: CrmRefusal): string {
+  const parts = [crmCode && `code ${crmCode}`, crmField && `field ${crmField}`].filter(Boolean);
+  return parts.length ? ` (${parts.join(', ')})` : '';
+}
+
+function clientError(status: number, refusal: CrmRefusal, where: { method: string; path: string }, tokenSetting: string): CrmError {
+  const detail = refusalDetail(refusal);
+  const { crmCode, crmField } = refusal;
+  if (status === 403 && refusal.aboutScope) {
     // A valid key, but the token was not granted this scope: the token is what must change.
     return new CrmError(
       `The access token lacks a scope needed for ${where.method} ${where.path} (403)${detail}. Ask the agency to grant it, or set ${tokenSetting} to a token that has it.`,
-      { code: 'forbidden', status, setting: tokenSetting, crmMessage, ...where },
+      { code: 'forbidden', status, setting: tokenSetting, crmCode, crmField, ...where },
     );
   }
   const setting = status === 401 ? tokenSetting : SETTING_BY_STATUS[status];
@@ -734,7 +781,8 @@ function clientError(
       code: 'unauthorized',
       status,
       setting,
-      crmMessage,
+      crmCode,
+      crmField,
       ...where,
     });
   }
@@ -743,12 +791,13 @@ function clientError(
       code: 'forbidden',
       status,
       setting,
-      crmMessage,
+      crmCode,
+      crmField,
       ...where,
     });
   }
   const code: CrmErrorCode = status === 400 ? 'bad_request' : status === 404 ? 'not_found' : 'http_error';
-  return new CrmError(`The CRM answered ${where.method} ${where.path} with ${status}${detail}.`, { code, status, crmMessage, ...where });
+  return new CrmError(`The CRM answered ${where.method} ${where.path} with ${status}${detail}.`, { code, status, crmCode, crmField, ...where });
 }
 
 function transportFailure(

@@ -1,6 +1,6 @@
 import type { AgentTarget, EnquiryTargets, ListingTarget, OpenHomeTimes } from '../enquiries/targets.ts';
 import { listingDestination, userDestination } from './lead-destination.ts';
-import { listingId } from './public-fields.ts';
+import { listingId, publishedAddress } from './public-fields.ts';
 import type { Logger } from '../runtime/log.ts';
 import { allPages, type CrmClient, type PropertyClass, type SaleOrLease } from './client.ts';
 import type { Clock } from '../runtime/clock.ts';
@@ -74,7 +74,7 @@ export function crmEnquiryTargets(crm: CrmClient, options: CrmEnquiryTargetsOpti
       for await (const page of allPages((paging) => crm.listProperties({ ...list, available: true, published: true, ...paging }), 100)) {
         for (const property of page.items) {
           // Only the life of this list: an enquiry about the sale must not land on the lease.
-          const destination = listingDestination(list.saleOrLease, property);
+          const destination = listingDestination(list.saleOrLease, property, publishedAddress(property));
           if (destination === null) continue;
           const target = { destination };
           byId.set(listingId(list.saleOrLease, property), target);

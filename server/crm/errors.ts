@@ -6,7 +6,10 @@
  *   reconciled (looked up by originalId) before it is sent again: the CRM does not deduplicate;
  * - `retryAt`: the earliest moment a retry makes sense, when known (Retry-After, 00:00 UTC);
  * - `setting`: the configuration variable to fix (401 → CRM_ACCESS_TOKEN, 403 → CRM_API_KEY).
- * Messages never contain the API key, the token or request bodies.
+ * Messages never contain the API key, the token or request bodies, nor the CRM's own words: a CRM
+ * refusal (a 400's `msg`) may echo what a visitor typed (a suburb, a name), and an error is logged
+ * and its message stored with a dead lead. The CRM's answer is kept only by its `code` and the
+ * `field` it names (`crmCode`, `crmField`, both checked to be identifiers, see client.ts).
  */
 export type CrmErrorCode =
   | 'unauthorized' // 401
@@ -29,7 +32,8 @@ export interface CrmErrorInit {
   retryable?: boolean;
   outcomeUnknown?: boolean;
   setting?: string;
-  crmMessage?: string;
+  crmCode?: string;
+  crmField?: string;
   retryAt?: Date;
   method?: string;
   path?: string;
@@ -42,7 +46,10 @@ export class CrmError extends Error {
   readonly retryable: boolean;
   readonly outcomeUnknown: boolean;
   readonly setting?: string;
-  readonly crmMessage?: string;
+  /** The CRM's error code ("INVALID_DATA"), when it gave one that is an identifier. */
+  readonly crmCode?: string;
+  /** The field of our request the CRM's refusal names ("suburbs"), when it named one. */
+  readonly crmField?: string;
   readonly retryAt?: Date;
   readonly method?: string;
   /** The API path without its query string (the query may hold filters such as an email). */
@@ -56,7 +63,8 @@ export class CrmError extends Error {
     this.retryable = init.retryable ?? false;
     this.outcomeUnknown = init.outcomeUnknown ?? false;
     this.setting = init.setting;
-    this.crmMessage = init.crmMessage;
+    this.crmCode = init.crmCode;
+    this.crmField = init.crmField;
     this.retryAt = init.retryAt;
     this.method = init.method;
     this.path = init.path;

@@ -11,11 +11,16 @@ import type { LeadDestination } from '../enquiries/sink.ts';
  * same JSON from the cache's former life id columns: change the form here, convert stored tokens there.
  */
 
-/** A listing's sale or lease life (property mode), or a user (contact-me mode), and the listing's reference. */
+/**
+ * A listing's sale or lease life (property mode), or a user (contact-me mode), and the listing's
+ * reference and address as published (what a lead's subject names; absent from tokens made
+ * before it was kept, which the next sync of the listing rewrites).
+ */
 export interface CrmDestination {
   saleLifeId?: number | null;
   leaseLifeId?: number | null;
   propertyReference?: string | null;
+  address?: string | null;
   userId?: number | null;
 }
 
@@ -36,6 +41,7 @@ export function decodeDestination(token: LeadDestination | null | undefined): Cr
       leaseLifeId: id(record.leaseLifeId),
       propertyReference: typeof record.propertyReference === 'string' ? record.propertyReference : null,
       userId: id(record.userId),
+      ...(typeof record.address === 'string' && record.address.trim() ? { address: record.address } : {}),
     };
   } catch {
     return {};
@@ -44,15 +50,19 @@ export function decodeDestination(token: LeadDestination | null | undefined): Cr
 
 /**
  * An enquiry about a listing goes to its life of `type` only (a sale enquiry must not land on the
- * property's lease, or on a previous sale); null when the record names no such life.
+ * property's lease, or on a previous sale); null when the record names no such life. `address` is
+ * the listing's address as published (public-fields.ts publishedAddress: a withheld street is not
+ * in it), for the lead's subject.
  */
 export function listingDestination(
   type: ListingType,
   record: { saleLifeId?: number | null; leaseLifeId?: number | null; referenceID?: string | null },
+  address?: string | null,
 ): LeadDestination | null {
   const reference = record.referenceID?.trim() ? record.referenceID.trim() : null;
-  if (type === 'sale') return record.saleLifeId == null ? null : encodeDestination({ saleLifeId: record.saleLifeId, propertyReference: reference });
-  return record.leaseLifeId == null ? null : encodeDestination({ leaseLifeId: record.leaseLifeId, propertyReference: reference });
+  const place = address?.trim() ? { address: address.trim() } : {};
+  if (type === 'sale') return record.saleLifeId == null ? null : encodeDestination({ saleLifeId: record.saleLifeId, propertyReference: reference, ...place });
+  return record.leaseLifeId == null ? null : encodeDestination({ leaseLifeId: record.leaseLifeId, propertyReference: reference, ...place });
 }
 
 /** A contact-me enquiry goes to the CRM user (the public agent id is the user id). */

@@ -1,6 +1,6 @@
 import { compactPhone } from '../../contract/phone.ts';
 import { isQuestion, leadAbout, type ParsedEnquiry } from '../enquiries/schema.ts';
-import { isSellerLead, leadText } from '../enquiries/lead-text.ts';
+import { isSellerLead, leadText, questionSubject } from '../enquiries/lead-text.ts';
 import type { DeliveryFailure, LeadSink, LeadSpamSignal } from '../enquiries/sink.ts';
 import { isCrmError, toCrmDateTime, type CrmClient } from './client.ts';
 import { decodeDestination, encodeDestination, type CrmDestination } from './lead-destination.ts';
@@ -77,7 +77,9 @@ export function crmLeadSink(crm: CrmClient, options: CrmLeadSinkOptions): LeadSi
 /** A CrmError in the relay's terms; undefined for anything else. */
 export function crmDeliveryFailure(error: unknown): DeliveryFailure | undefined {
   if (!isCrmError(error)) return undefined;
-  const parts = [error.code, error.status === undefined ? undefined : String(error.status), error.crmMessage].filter(Boolean);
+  // By its codes and the field it names, never the CRM's words: a refusal may echo a visitor's (errors.ts).
+  const crmSays = [error.crmCode, error.crmField && `field ${error.crmField}`].filter(Boolean).join(' ');
+  const parts = [error.code, error.status === undefined ? undefined : String(error.status), crmSays].filter(Boolean);
   return {
     reason: CREDENTIAL_CODES.has(error.code)
       ? 'credentials'
@@ -93,7 +95,7 @@ export function crmDeliveryFailure(error: unknown): DeliveryFailure | undefined 
     retryAt: error.retryAt?.getTime(),
     setting: error.setting,
     description: parts.join(' ').slice(0, 500),
-    refusal: error.crmMessage ? `CRM ${error.status ?? ''} ${error.crmMessage}`.replace(/\s+/g, ' ') : undefined,
+    refusal: crmSays ? `CRM ${error.status ?? ''} ${crmSays}`.replace(/\s+/g, ' ') : undefined,
   };
 }
 
@@ -138,11 +140,14 @@ export function isResolved(about: 'listing' | 'agent' | 'office', target: Resolv
 export function toAddEnquiry(enquiry: ParsedEnquiry, target: ResolvedTarget, options: MappingOptions): AddEnquiry {
   const name = splitName(enquiry.fullName);
   const about = leadAbout(enquiry);
-  const text = leadText(enquiry, { timeZone: options.timeZone ?? 'Australia/Sydney', listingName: target.propertyReference });
+  // Only a lead about a listing names it (a destination to an agent or the office has neither).
+  const place = about === 'listing' ? { listingName: target.propertyReference, listingAddress: target.address } : {};
+  const textOptions = { timeZone: options.timeZone ?? 'Australia/Sydney', ...place };
+  const text = leadText(enquiry, textOptions);
   const body: AddEnquiry = {
     enquiryDate: toCrmDateTime(options.acceptedAt),
     source: options.source,
-    subject: text?.subject ?? (isQuestion(enquiry) ? enquiry.subject : undefined) ?? defaultSubject(about, target),
+    subject: text?.subject ?? (isQuestion(enquiry) ? questionSubject(enquiry.subject, textOptions) : undefined) ?? defaultSubject(about),
     body: text?.body ?? (isQuestion(enquiry) ? enquiry.message : ''),
     originalId: enquiry.originalId,
     fullName: enquiry.fullName,
@@ -193,7 +198,7 @@ export function spamSignalMetaData(signal: LeadSpamSignal | undefined, elapsedMs
   return [];
 }
 
-function defaultSubject(about: 'listing' | 'agent' | 'office', target: ResolvedTarget): string {
-  if (about !== 'listing') return 'Website enquiry';
-  return target.propertyReference ? `Website enquiry: ${target.propertyReference}` : 'Website enquiry about a listing';
+/** A question that names no place, and whose listing the relay cannot name either. */
+function defaultSubject(about: 'listing' | 'agent' | 'office'): string {
+  return about === 'listing' ? 'Website enquiry about a listing' : 'Website enquiry';
 }

@@ -37,6 +37,20 @@ export function listingId(type: ListingType, property: Pick<CrmProperty, 'id' | 
   return (typeof lifeId === 'number' ? lifeId : property.id) * 2 + (type === 'lease' ? 1 : 0);
 }
 
+/**
+ * The address as the public listing shows it: the CRM's displayAddress when the whole address may
+ * be shown, else composed to what addressVisibility allows (a withheld street shows the suburb).
+ * Also what a lead's subject names (lead-destination.ts).
+ */
+export function publishedAddress(property: CrmProperty): string {
+  const suburbName = titleCase(property.address?.suburb?.name ?? null);
+  const state = property.address?.suburb?.state?.abbreviation ?? property.address?.state?.abbreviation ?? null;
+  const fullAddressShown = (property.addressVisibility ?? 'fullAddress') === 'fullAddress';
+  // displayAddress is trusted only when the whole address may be shown: whether the CRM already
+  // trimmed it to addressVisibility is not promised, so a partial address is composed here.
+  return (fullAddressShown ? nonEmpty(property.displayAddress) : null) ?? composeAddress(property, fullAddressShown, suburbName, state);
+}
+
 export function listingFromCrm(property: CrmProperty, placement: ListPlacement): MappedListing {
   const id = listingId(placement.type, property);
   const suburbName = titleCase(property.address?.suburb?.name ?? null);
@@ -44,9 +58,7 @@ export function listingFromCrm(property: CrmProperty, placement: ListPlacement):
   const postcode = property.address?.suburb?.postcode ?? null;
   const fullAddressShown = (property.addressVisibility ?? 'fullAddress') === 'fullAddress';
   const address: Address = {
-    // displayAddress is trusted only when the whole address may be shown: whether the CRM already
-    // trimmed it to addressVisibility is not promised, so a partial address is composed here.
-    display: (fullAddressShown ? nonEmpty(property.displayAddress) : null) ?? composeAddress(property, fullAddressShown, suburbName, state),
+    display: publishedAddress(property),
     suburb: suburbName,
     postcode,
     state,
@@ -94,7 +106,7 @@ export function listingFromCrm(property: CrmProperty, placement: ListPlacement):
     source: placement.source,
     type: placement.type,
     status: placement.status,
-    leadDestination: listingDestination(placement.type, property),
+    leadDestination: listingDestination(placement.type, property, address.display),
     reference: nonEmpty(property.referenceID),
     crmModified: property.modified ?? null,
     insertedAt: epochOrNull(property.inserted),

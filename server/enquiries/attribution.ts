@@ -1,5 +1,7 @@
+import type { RequestHandler } from 'express';
 import { z } from 'zod';
 import { ATTRIBUTION_LIMITS, CAMPAIGN_PARAMETERS, type LeadCampaign } from '../../contract/attribution.ts';
+import { HttpError } from '../http/errors.ts';
 
 /**
  * Where a lead came from, as the relay keeps it: the page it was sent from and the campaign
@@ -60,14 +62,54 @@ function checkCampaign(input: unknown): { campaign?: LeadCampaign; problems: Rec
   return { campaign: Object.keys(campaign).length > 0 ? campaign : undefined, problems };
 }
 
-/** What was dropped from a request body's `page` and `campaign`, by field; undefined when nothing was. */
-export function ignoredAttribution(body: unknown): Record<string, string> | undefined {
-  if (typeof body !== 'object' || body === null) return undefined;
+/**
+ * What was dropped from a request body's `page` and `campaign`, by field; undefined when nothing
+ * was. `droppedForSize` is what leadWithinLimit took out before (no longer in the body).
+ */
+export function ignoredAttribution(body: unknown, droppedForSize?: Record<string, string>): Record<string, string> | undefined {
+  if (typeof body !== 'object' || body === null) return droppedForSize;
   const { page, campaign } = body as { page?: unknown; campaign?: unknown };
   const problems = checkCampaign(campaign).problems;
   const pageProblem = checkPage(page).problem;
-  const ignored = pageProblem ? { page: pageProblem, ...problems } : problems;
+  const ignored = { ...droppedForSize, ...(pageProblem ? { page: pageProblem } : {}), ...problems };
   return Object.keys(ignored).length > 0 ? ignored : undefined;
+}
+
+/**
+ * The body parser's limit for a lead of `leadBytes`: room for an attribution at its largest on top
+ * (a page of 1,000 and five campaign values of 200 characters, each character escaped as \uXXXX,
+ * is 12 KB), so that a lead is never refused for its campaign before leadWithinLimit can drop it.
+ */
+export function leadParserBytes(leadBytes: number): number {
+  return leadBytes + 16 * 1024;
+}
+
+const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
+
+/**
+ * After the JSON parser (leadParserBytes): a lead over `leadBytes` (its JSON, as UTF-8) keeps its
+ * person's fields and loses its attribution, the campaign first, then the page, until it fits;
+ * what was dropped is named in `res.locals.attributionDropped` for the answer's `ignored` (field →
+ * reason, never the value). A lead over the limit without any attribution is refused, 413, as
+ * before: the campaign is never a reason to refuse a lead, nor a way around the limit.
+ */
+export function leadWithinLimit(what: string, leadBytes: number): RequestHandler {
+  return (req, res, next) => {
+    const body = req.body as Record<string, unknown> | undefined;
+    if (typeof body !== 'object' || body === null || Array.isArray(body) || jsonBytes(body) <= leadBytes) return next();
+    const dropped: Record<string, string> = {};
+    const reason = `dropped: the lead is over ${leadBytes / 1024} KB with it`;
+    for (const field of ['campaign', 'page'] as const) {
+      if (jsonBytes(body) <= leadBytes) break;
+      if (body[field] === undefined) continue;
+      delete body[field];
+      dropped[field] = reason;
+    }
+    if (jsonBytes(body) > leadBytes)
+      return next(new HttpError(413, 'payload_too_large', `${what} is larger than ${leadBytes / 1024} KB.`, { body: 'too large' }));
+    res.locals.attributionDropped = dropped;
+    next();
+  };
 }
 
 /** The enquiry schema's `page`: the usable page, or nothing (never an issue). */

@@ -17,8 +17,46 @@ export interface LeadText {
 export interface LeadTextOptions {
   /** The agency's time zone (SITE_TIME_ZONE): open-home and inspection times are written in it. */
   timeZone: string;
-  /** What the listing is called in a subject (its reference), when the lead is about one. */
+  /** The listing's reference in the CRM, when the lead is about one: it follows the address in a subject. */
   listingName?: string | null;
+  /** The listing's address as published (a withheld street is not in it), when the lead is about one. */
+  listingAddress?: string | null;
+}
+
+/** The CRM's longest subject. */
+const SUBJECT_MAX = 255;
+
+/**
+ * Where a lead about a listing is, as a subject names it: the address as published, the CRM
+ * reference after it ("12 Example Street, Kew VIC (HY40015)"); the reference alone only for a
+ * lead queued before its listing's address was kept.
+ */
+function placeOf(options: LeadTextOptions): string | undefined {
+  const address = options.listingAddress?.trim();
+  const reference = options.listingName?.trim();
+  if (address) return reference ? `${address} (${reference})` : address;
+  return reference || undefined;
+}
+
+/** `lead` then `: place`, the lead's own words cut (never the place) to fit the CRM's subject. */
+function subjectNaming(lead: string, place: string | undefined): string {
+  if (!place) return lead.slice(0, SUBJECT_MAX);
+  const room = SUBJECT_MAX - place.length - 2;
+  return room <= 1 ? place.slice(0, SUBJECT_MAX) : `${lead.length > room ? `${lead.slice(0, room - 1)}…` : lead}: ${place}`;
+}
+
+/**
+ * A question's subject: the page's own (the listing element sends the address), with the place
+ * added when it does not name the address already; "Website enquiry: <place>" when it gave none.
+ * Undefined for a question to an agent or the office with no subject (the sink words it).
+ */
+export function questionSubject(subject: string | undefined, options: LeadTextOptions): string | undefined {
+  const place = placeOf(options);
+  const given = subject?.trim();
+  if (!given) return place ? subjectNaming('Website enquiry', place) : undefined;
+  const address = options.listingAddress?.trim();
+  if (!place || (address && given.toLowerCase().includes(address.toLowerCase()))) return given.slice(0, SUBJECT_MAX);
+  return subjectNaming(given, place);
 }
 
 const SELLING_WHEN_WORDS: Record<SellingWhen, string> = {
@@ -36,7 +74,7 @@ export function leadText(lead: ParsedEnquiry, options: LeadTextOptions): LeadTex
   const detail = (key: string, value: string | number | undefined) => {
     if (value !== undefined && value !== '') details.push({ key, value: String(value) });
   };
-  const on = options.listingName ? `: ${options.listingName}` : '';
+  const place = placeOf(options);
   const lines: string[] = [];
   let subject: string;
   switch (lead.kind) {
@@ -57,7 +95,10 @@ export function leadText(lead: ParsedEnquiry, options: LeadTextOptions): LeadTex
     }
     case 'open-home': {
       const when = lead.openHome ? timeRange(lead.openHome.start, lead.openHome.end, options.timeZone) : `open home ${lead.openHomeId}`;
-      subject = `Open home registration${on}, ${when}`;
+      // The time before the reference: "…: 12 Example Street, Kew VIC, Saturday 5 December 2026, 10:00 am AEDT – 10:30 am AEDT (HY40015)".
+      const address = options.listingAddress?.trim();
+      const reference = options.listingName?.trim();
+      subject = subjectNaming('Open home registration', [address, when].filter(Boolean).join(', ') + (reference ? ` (${reference})` : ''));
       lines.push('Open home registration', '', `Open home: ${when}`, `People coming: ${lead.attendees}`);
       detail('openHomeId', lead.openHomeId);
       detail('openHomeStart', lead.openHome?.start);
@@ -66,7 +107,7 @@ export function leadText(lead: ParsedEnquiry, options: LeadTextOptions): LeadTex
       break;
     }
     case 'inspection': {
-      subject = `Private inspection request${on}`;
+      subject = subjectNaming('Private inspection request', place);
       lines.push('Private inspection request', '', 'Preferred times:');
       lead.preferredTimes.forEach((time, index) => {
         lines.push(`${index + 1}. ${dateTime(time, options.timeZone)}`);

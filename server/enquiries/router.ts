@@ -20,7 +20,7 @@ import type { EnquirySettings } from '../runtime/config.ts';
 import type { Logger } from '../runtime/log.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { findTarget, type OpenHomeTimes } from './targets.ts';
-import { ignoredAttribution } from './attribution.ts';
+import { ignoredAttribution, leadParserBytes, leadWithinLimit } from './attribution.ts';
 
 export interface EnquiryRouterOptions {
   /** Origins allowed to post enquiries (ALLOWED_ORIGINS); the relay's own pages always may. */
@@ -80,13 +80,15 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
   const budget = new DailyEnquiryBudget(outbox, settings.dailyBudget, now);
   let budgetWarnedUntil: number | undefined;
 
-  router.post('/', ...jsonBody('The enquiry', ENQUIRY_LIMITS.bodyBytes), ...intake.clientLimits, async (req: Request, res: Response) => {
+  // The parser leaves room for the attribution, which leadWithinLimit drops from a lead over 16 KB with it.
+  const body = [...jsonBody('The enquiry', leadParserBytes(ENQUIRY_LIMITS.bodyBytes)), leadWithinLimit('The enquiry', ENQUIRY_LIMITS.bodyBytes)] as const;
+  router.post('/', ...body, ...intake.clientLimits, async (req: Request, res: Response) => {
     intake.requireJson(req);
     const parsed = enquiryRequestSchema.safeParse(req.body);
     if (!parsed.success) throw invalid('invalid_enquiry', fieldErrors(parsed.error));
     const enquiry: ParsedEnquiry = parsed.data;
     const fingerprint = enquiryFingerprint(enquiry);
-    const ignored = ignoredAttribution(req.body);
+    const ignored = ignoredAttribution(req.body, res.locals.attributionDropped as Record<string, string> | undefined);
     const accepted: EnquiryAccepted = { originalId: enquiry.originalId, status: 'queued', ...(ignored && { ignored }) };
     // The reasons only: the values are the sender's.
     if (ignored) log.info({ originalId: enquiry.originalId, ignored }, "part of an enquiry's origin (page, campaign) dropped");

@@ -3,11 +3,15 @@ import { z } from 'zod';
 import type { EnquiryRequest, LeadKind, SellingWhen } from '../../contract/relay-api.ts';
 import { nameProblem } from '../../contract/name.ts';
 import { compactPhone, isPhoneNumber } from '../../contract/phone.ts';
+import { LEAD_BODY_BYTES } from '../../contract/attribution.ts';
 import { campaignField, pageField } from './attribution.ts';
 
-/** Limits of `POST /api/v1/enquiries` (issue 3). The JSON body limit is enforced by the body parser. */
+/**
+ * Limits of `POST /api/v1/enquiries` (issue 3). The JSON body limit is the lead's without its
+ * attribution (attribution.ts leadWithinLimit); the parser takes the room an attribution may add.
+ */
 export const ENQUIRY_LIMITS = {
-  bodyBytes: 16 * 1024,
+  bodyBytes: LEAD_BODY_BYTES,
   fullName: 100,
   email: 254,
   subject: 200,

@@ -150,7 +150,7 @@ export const configSchema = z.object({
     .min(0)
     .default(3000)
     .describe(
-      'A lead (an enquiry, a saved search) sent sooner than this after its form was shown (elapsedMs) may be a bot, or a person whose browser filled the form in: it is delivered as usual, marked for the agent in its metaData (spamSignal), and counted. 0 turns the check off.',
+      'A lead (an enquiry, a saved search) sent sooner than this after the visitor could first have started (elapsedMs: from the first element on the page or the first interaction, not from the form opening; docs/api.md) may be a bot, or a person whose browser filled the form in: it is delivered as usual, marked for the agent in its metaData (spamSignal), and counted. 0 turns the check off.',
     ),
   LEAD_QUARANTINE_DAYS: z.coerce
     .number()

@@ -279,15 +279,18 @@ describe('public fields only', () => {
     if (withheldAt.latitude !== null) for (const text of texts) expect(text).not.toContain(`[${withheldAt.longitude},${withheldAt.latitude}]`);
   });
 
-  it("gives the enquiry relay a listing's lead destination: the CRM adapter's token for its life and reference", () => {
+  it("gives the enquiry relay a listing's lead destination: the CRM adapter's token for its life, reference and published address", async () => {
     const listing = rig.simListing(contactAgentId);
     const target = rig.relay.listings.listingTarget(contactAgentId)!;
     expect(Object.keys(target)).toEqual(['destination']);
+    const shown = (await rig.get(`/api/v1/listings/${contactAgentId}`)).body as { address: { display: string } };
     expect(decodeDestination(target.destination)).toEqual({
       saleLifeId: listing.lifeId,
       leaseLifeId: null,
       userId: null,
       propertyReference: listing.fields.referenceID,
+      // What a lead's subject names: the address as the public listing shows it.
+      address: shown.address.display,
     });
     expect(rig.relay.listings.listingTarget(1)).toBeUndefined();
   });

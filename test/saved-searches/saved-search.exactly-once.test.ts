@@ -190,14 +190,14 @@ for (const variant of storeVariants()) {
       expect((await service.store.get(body.originalId))?.status).toBe('saved');
     });
 
-    it('a definite refusal dead-letters with the CRM message; the rest go on', async () => {
+    it("a definite refusal dead-letters with the CRM's code and field (never its message, which quotes the suburb); the rest go on", async () => {
       const { app, service } = await harness();
       const body = validSavedSearch({ email: 'eve@example.com', search: { suburb: 'Nowhere Town' } });
       expect((await request(app).post('/api/v1/saved-searches').send(body)).status).toBe(202);
       await service.worker.drain();
       const row = await service.store.get(body.originalId);
       expect(row?.status).toBe('dead');
-      expect(row?.lastError).toMatch(/no suburb named/);
+      expect(row?.lastError).toBe('CRM 400 INVALID_DATA field suburbs');
       expect(service.metrics.dead).toBe(1);
     });
   });

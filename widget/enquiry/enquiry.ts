@@ -16,7 +16,8 @@ import { isPhoneNumber } from '../../contract/phone.ts';
 import { newOriginalId, pendingKey, type PendingEnquiry } from './pending-store.ts';
 import { PendingSubmissionController } from './pending-submission.ts';
 import type { LeadSentDetail, LeadType } from '../shared/analytics.ts';
-import { generateLead, leadOrigin } from '../shared/leads.ts';
+import { generateLead, leadOrigin, withinLeadLimit } from '../shared/leads.ts';
+import { msSinceVisitStart } from '../shared/visit-start.ts';
 
 export const ENQUIRY_TAG = 'estate-enquiry';
 
@@ -267,8 +268,6 @@ export class EstateEnquiry extends EstateElement {
   #serverErrors: Partial<Record<string, string>> = {};
   /** Where the submission being sent is kept (its form's storage key when it was sent). */
   #keptKey: string | undefined;
-  /** When the form was first shown (performance.now()). */
-  #shownAt = 0;
   /**
    * The submission being sent or waiting for a retry: kept, retried with backoff and when back
    * online, at the controller's default timing (5 s growing to 5 min; a Retry-After up to 10 min).
@@ -342,7 +341,6 @@ export class EstateEnquiry extends EstateElement {
     this.notice = '';
     this.#serverErrors = {};
     this.#interaction.reset();
-    this.#shownAt = performance.now();
     if (!this.sending && !this.#submission.current) this.#statusCleared = true;
     this.requestUpdate();
   }
@@ -385,7 +383,6 @@ export class EstateEnquiry extends EstateElement {
   }
 
   protected override firstUpdated(): void {
-    this.#shownAt = performance.now();
     const [serverForm, focused] = this.#serverForm ?? [];
     for (const field of this.fieldNames) {
       const typed = serverForm?.elements.namedItem(field) as HTMLInputElement | null;
@@ -783,16 +780,18 @@ export class EstateEnquiry extends EstateElement {
     // submission that in fact arrived gets a 409, which we treat as "already received".
     const previous = this.#submission.current?.request;
     const values = this.values as Record<string, string>;
-    const request = this.lead({
-      originalId: previous?.originalId ?? newOriginalId(),
-      fullName: values.fullName!.trim(),
-      email: values.email!.trim(),
-      ...(values.mobile!.trim() ? { mobile: values.mobile!.trim() } : {}),
-      ...(this.consentText !== undefined ? { consent: this.values.consent === true } : {}),
-      website: this.renderRoot.querySelector<HTMLInputElement>('#website')?.value ?? '',
-      elapsedMs: previous?.elapsedMs ?? Math.round(performance.now() - this.#shownAt),
-      ...leadOrigin(),
-    });
+    const request = withinLeadLimit(
+      this.lead({
+        originalId: previous?.originalId ?? newOriginalId(),
+        fullName: values.fullName!.trim(),
+        email: values.email!.trim(),
+        ...(values.mobile!.trim() ? { mobile: values.mobile!.trim() } : {}),
+        ...(this.consentText !== undefined ? { consent: this.values.consent === true } : {}),
+        website: this.renderRoot.querySelector<HTMLInputElement>('#website')?.value ?? '',
+        elapsedMs: previous?.elapsedMs ?? msSinceVisitStart(),
+        ...leadOrigin(),
+      }),
+    );
 
     if (!previous) {
       const proceed = this.emit<EnquirySubmitDetail>(

@@ -3,6 +3,7 @@ import type { Sections } from './localize.ts';
 import { LocalizeController } from './translations.ts';
 import { dispatchAnalytics, type DataLayerEntry } from './analytics.ts';
 import { rememberCampaign } from './campaign.ts';
+import { markVisitStart } from './visit-start.ts';
 
 /** Marks an element the relay rendered and the JSON of its properties after it (server/pages/render.ts). */
 const SERVER_RENDERED = 'data-estate-ssr';
@@ -50,6 +51,8 @@ export class EstateElement extends LitElement {
     }
     // The page a visitor lands on may carry a campaign (utm_*) that a lead sent later must name.
     rememberCampaign();
+    // A lead form's fill time counts from the first element on the page, not from the form opening.
+    markVisitStart();
     super.connectedCallback();
   }
 

@@ -15,6 +15,7 @@ import { KeptHomesController, type KeptHomeState } from './kept-homes.ts';
 import { ShortlistEnquiriesController, type HomeOutcome } from './enquiries.ts';
 import type { LeadSentDetail } from '../shared/analytics.ts';
 import { generateLead, leadOrigin } from '../shared/leads.ts';
+import { msSinceVisitStart } from '../shared/visit-start.ts';
 import { type ShortlistStrings } from './strings.ts';
 import './strings.ts';
 import { styles } from './shortlist.styles.ts';
@@ -138,7 +139,6 @@ export class EstateShortlist extends EstateElement {
   });
   /** What the relay last said about each field, until the visitor edits it. */
   #relayErrors: Partial<Record<EnquiryFieldName, string>> = {};
-  #shownAt = 0;
   #resumed = false;
   /** The kept ids the status line last counted. */
   #counted = '';
@@ -168,11 +168,6 @@ export class EstateShortlist extends EstateElement {
 
   get #fieldWords(): EnquiryStrings {
     return this.localize.words('enquiry');
-  }
-
-  override connectedCallback(): void {
-    super.connectedCallback();
-    this.#shownAt = performance.now();
   }
 
   // update(), not willUpdate(): the shortlist is read in the controllers' hostUpdate, between the two.
@@ -491,7 +486,7 @@ export class EstateShortlist extends EstateElement {
       message: message.trim(),
       ...(this.consentText !== undefined ? { consent } : {}),
       website: this.renderRoot.querySelector<HTMLInputElement>('#website')?.value ?? '',
-      elapsedMs: Math.round(performance.now() - this.#shownAt),
+      elapsedMs: msSinceVisitStart(),
       ...leadOrigin(),
     });
   };
