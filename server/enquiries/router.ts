@@ -5,17 +5,8 @@ import { DailyEnquiryBudget } from '../lead-queue/daily-limits.ts';
 import { formatWait, jsonBody, leadIntake, limitStores, spamTrap, type LimitStores } from '../lead-queue/intake.ts';
 import type { OutboxStatus } from './outbox.ts';
 import type { LeadDestination } from './sink.ts';
-import {
-  ENQUIRY_LIMITS,
-  enquiryFingerprint,
-  enquiryRequestSchema,
-  fieldErrors,
-  leadAbout,
-  onceKey,
-  timeProblems,
-  type ParsedEnquiry,
-  type ParsedOpenHomeRegistration,
-} from './schema.ts';
+import type { LeadKeys } from './lead-keys.ts';
+import { ENQUIRY_LIMITS, enquiryRequestSchema, fieldErrors, leadAbout, timeProblems, type ParsedEnquiry, type ParsedOpenHomeRegistration } from './schema.ts';
 import type { EnquiryService } from './service.ts';
 import type { EnquirySettings } from '../runtime/config.ts';
 import type { Logger } from '../runtime/log.ts';
@@ -89,7 +80,8 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     const parsed = enquiryRequestSchema.safeParse(req.body);
     if (!parsed.success) throw invalid('invalid_enquiry', fieldErrors(parsed.error));
     const enquiry: ParsedEnquiry = parsed.data;
-    const fingerprint = enquiryFingerprint(enquiry);
+    const keys = await leadKeys();
+    const fingerprint = keys.fingerprint(enquiry);
     const ignored = ignoredAttribution(req.body);
     const accepted: EnquiryAccepted = { originalId: enquiry.originalId, status: 'queued', ...(ignored && { ignored }) };
     // The reasons only: the values are the sender's.
@@ -110,13 +102,14 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     const spamReason = spamTrap(enquiry, settings.minFillMs);
     const target = spamReason ? undefined : await resolveTarget(enquiry);
     if (!spamReason && enquiry.kind === 'open-home') enquiry.openHome = await openHomeOf(enquiry);
-    const once = spamReason ? undefined : onceKey(enquiry);
+    const once = spamReason ? undefined : keys.onceKey(enquiry);
+    const intentKey = spamReason ? undefined : keys.intentKey(enquiry);
 
     const result = await intake.commit(
       { originalId: enquiry.originalId, spam: spamReason !== undefined },
       budget,
       async () => {
-        const stored = await outbox.accept({ enquiry, fingerprint, acceptedAt: now(), target, spamReason, onceKey: once });
+        const stored = await outbox.accept({ enquiry, fingerprint, acceptedAt: now(), target, spamReason, onceKey: once, intentKey });
         if (stored.outcome !== 'repeat') return stored;
         // This person is registered for this open home already (under another originalId): the
         // answer is the same as for a first registration, so it tells nobody whether an address
@@ -138,6 +131,15 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
       res.status(202).json(accepted);
       return;
     }
+    if (result.outcome === 'same-intent') {
+      // The same person sent the same lead again under a new originalId (a reload, a second tab):
+      // one lead. Answered as the first was; this originalId's status reads as the first's.
+      budget.release();
+      metrics.duplicates++;
+      log.info({ originalId: enquiry.originalId, sameAs: result.sameAs }, 'enquiry repeats one taken within a day: answered, not forwarded');
+      res.status(202).json(accepted);
+      return;
+    }
     if (result.outcome === 'repeated') {
       budget.release();
       metrics.accepted++;
@@ -156,6 +158,16 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     }
     res.status(202).json(accepted);
   });
+
+  /** The outbox's keyed digests; a store that cannot give its secret now is a 503 the form retries. */
+  async function leadKeys(): Promise<LeadKeys> {
+    try {
+      return await outbox.keys();
+    } catch (error) {
+      log.error({ err: error }, 'could not read the relay secret the enquiry keys are made with');
+      throw intake.storeUnavailable();
+    }
+  }
 
   intake.statusRoute(PUBLIC_STATUS, 'No enquiry with this originalId was accepted here.');
 
