@@ -1,12 +1,22 @@
 import type { Request, Response, Router } from 'express';
-import type { EnquiryAccepted, EnquiryStatus } from '../../contract/relay-api.ts';
+import type { EnquiryAccepted, EnquiryBatchAnswer, EnquiryBatchRequest, EnquiryBatchResult, EnquiryStatus, QuestionRequest } from '../../contract/relay-api.ts';
 import { HttpError } from '../http/errors.ts';
 import { DailyEnquiryBudget } from '../lead-queue/daily-limits.ts';
 import { formatWait, jsonBody, leadIntake, limitStores, spamTrap, type LimitStores } from '../lead-queue/intake.ts';
 import type { OutboxStatus } from './outbox.ts';
 import type { LeadDestination } from './sink.ts';
 import type { LeadKeys } from './lead-keys.ts';
-import { ENQUIRY_LIMITS, enquiryRequestSchema, fieldErrors, leadAbout, timeProblems, type ParsedEnquiry, type ParsedOpenHomeRegistration } from './schema.ts';
+import {
+  ENQUIRY_BATCH_LIMITS,
+  ENQUIRY_LIMITS,
+  enquiryBatchSchema,
+  enquiryRequestSchema,
+  fieldErrors,
+  leadAbout,
+  timeProblems,
+  type ParsedEnquiry,
+  type ParsedOpenHomeRegistration,
+} from './schema.ts';
 import type { EnquiryService } from './service.ts';
 import type { EnquirySettings } from '../runtime/config.ts';
 import type { Logger } from '../runtime/log.ts';
@@ -77,12 +87,55 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
 
   router.post('/', ...jsonBody('The enquiry', ENQUIRY_LIMITS.bodyBytes), ...intake.clientLimits, async (req: Request, res: Response) => {
     intake.requireJson(req);
-    const parsed = enquiryRequestSchema.safeParse(req.body);
+    res.status(202).json(await acceptLead(req.body));
+  });
+
+  /**
+   * `POST /api/v1/enquiries/batch`: one question about each of several homes (a shortlist's
+   * "Enquire about these"), in one request that counts once against the client's limits. Each home
+   * is taken as its own `POST /api/v1/enquiries` would take it (its own originalId, lead and answer),
+   * in order; the answer lists each home's (contract EnquiryBatchAnswer). A retry of the whole
+   * batch is answered home by home as retries are.
+   */
+  router.post('/batch', ...jsonBody('The enquiries', ENQUIRY_BATCH_LIMITS.bodyBytes), ...intake.clientLimits, async (req: Request, res: Response) => {
+    intake.requireJson(req);
+    const parsed = enquiryBatchSchema.safeParse(req.body);
+    if (!parsed.success) throw invalid('invalid_enquiry', fieldErrors(parsed.error));
+    // The question's fields as sent (each lead is checked whole below); a target or subject beside
+    // the homes is not the question's: each home brings its own.
+    const { homes, ...shared } = req.body as EnquiryBatchRequest & Partial<Pick<QuestionRequest, 'listingId' | 'agentId' | 'subject'>>;
+    delete shared.listingId;
+    delete shared.agentId;
+    delete shared.subject;
+    const results: EnquiryBatchResult[] = [];
+    for (const home of homes) {
+      const lead: QuestionRequest = { ...shared, originalId: home.originalId, listingId: home.listingId, subject: home.subject };
+      try {
+        results.push({ listingId: home.listingId, httpStatus: 202, ...(await acceptLead(lead)) });
+      } catch (error) {
+        if (!(error instanceof HttpError)) throw error;
+        const retryAfter = Number(error.headers?.['Retry-After']);
+        results.push({
+          listingId: home.listingId,
+          originalId: String(home.originalId),
+          httpStatus: error.status,
+          ...error.toBody(),
+          ...(Number.isFinite(retryAfter) && { retryAfterSeconds: retryAfter }),
+        });
+      }
+    }
+    const answer: EnquiryBatchAnswer = { results };
+    res.status(200).json(answer);
+  });
+
+  /** One lead, as `POST /api/v1/enquiries` takes it: its 202 body, or an HttpError. */
+  async function acceptLead(body: unknown): Promise<EnquiryAccepted> {
+    const parsed = enquiryRequestSchema.safeParse(body);
     if (!parsed.success) throw invalid('invalid_enquiry', fieldErrors(parsed.error));
     const enquiry: ParsedEnquiry = parsed.data;
     const keys = await leadKeys();
     const fingerprint = keys.fingerprint(enquiry);
-    const ignored = ignoredAttribution(req.body);
+    const ignored = ignoredAttribution(body);
     const accepted: EnquiryAccepted = { originalId: enquiry.originalId, status: 'queued', ...(ignored && { ignored }) };
     // The reasons only: the values are the sender's.
     if (ignored) log.info({ originalId: enquiry.originalId, ignored }, "part of an enquiry's origin (page, campaign) dropped");
@@ -91,8 +144,7 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     const existing = await readState(enquiry.originalId);
     if (existing) {
       answerRepeat(existing.fingerprint === fingerprint);
-      res.status(202).json(accepted);
-      return;
+      return accepted;
     }
 
     // Times are checked against now only for a lead not accepted before (its retry may come later).
@@ -128,8 +180,7 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     );
     // A repeat lost the race to a concurrent submission of the same originalId: answered as one.
     if (!result) {
-      res.status(202).json(accepted);
-      return;
+      return accepted;
     }
     if (result.outcome === 'same-intent') {
       // The same person sent the same lead again under a new originalId (a reload, a second tab):
@@ -137,16 +188,14 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
       budget.release();
       metrics.duplicates++;
       log.info({ originalId: enquiry.originalId, sameAs: result.sameAs }, 'enquiry repeats one taken within a day: answered, not forwarded');
-      res.status(202).json(accepted);
-      return;
+      return accepted;
     }
     if (result.outcome === 'repeated') {
       budget.release();
       metrics.accepted++;
       metrics.spam.repeat_registration++;
       log.info({ originalId: enquiry.originalId }, 'open-home registration repeats one already taken: answered, not forwarded');
-      res.status(202).json(accepted);
-      return;
+      return accepted;
     }
     metrics.accepted++;
     if (spamReason) {
@@ -156,8 +205,8 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
       log.info({ originalId: enquiry.originalId, resolved: target !== undefined }, 'enquiry accepted');
       service.worker.wake();
     }
-    res.status(202).json(accepted);
-  });
+    return accepted;
+  }
 
   /** The outbox's keyed digests; a store that cannot give its secret now is a 503 the form retries. */
   async function leadKeys(): Promise<LeadKeys> {

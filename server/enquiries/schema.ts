@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { EnquiryRequest, LeadKind, SellingWhen } from '../../contract/relay-api.ts';
+import { ENQUIRY_BATCH_MAX_HOMES } from '../../contract/enquiry-batch.ts';
 import { nameProblem } from '../../contract/name.ts';
 import { compactPhone, isPhoneNumber } from '../../contract/phone.ts';
 import { campaignField, pageField } from './attribution.ts';
@@ -15,6 +16,16 @@ export const ENQUIRY_LIMITS = {
   website: 500,
   /** A week: a form left open longer than that is still a person, but the number is nonsense. */
   elapsedMs: 7 * 24 * 60 * 60 * 1000,
+} as const;
+
+/**
+ * Limits of `POST /api/v1/enquiries/batch`: as many homes as a shortlist sends at once (the
+ * shortlist itself has no maximum: the widget sends a longer one in several batches), and room for
+ * the question once and each home's id, listing and subject.
+ */
+export const ENQUIRY_BATCH_LIMITS = {
+  homes: ENQUIRY_BATCH_MAX_HOMES,
+  bodyBytes: 64 * 1024,
 } as const;
 
 /** Limits of the other kinds of lead (issue 22). */
@@ -206,6 +217,33 @@ export const enquiryRequestSchema = z.discriminatedUnion('kind', [questionSchema
       : issue.code === 'invalid_type' && issue.path?.length === 0
         ? 'The body must be a JSON object'
         : undefined,
+});
+
+/**
+ * The shape of a batch (contract EnquiryBatchRequest): its list of homes. Each home's lead (the
+ * shared fields with its originalId, listing and subject) is then checked as one
+ * `POST /api/v1/enquiries` body, and answered on its own.
+ */
+export const enquiryBatchSchema = z.object({
+  kind: z.literal('enquiry', { error: 'kind must be enquiry (a batch holds questions)' }).optional(),
+  homes: z
+    .array(
+      z.object(
+        {
+          originalId: z.string({ error: 'Each home needs an originalId (a UUID)' }),
+          listingId: z.number({ error: 'Each home needs a listingId' }),
+          subject: z.string({ error: 'A subject must be text' }).optional(),
+        },
+        { error: 'Each home must be an object with originalId and listingId' },
+      ),
+      { error: 'homes must be a list of homes' },
+    )
+    .min(1, { error: 'Give at least one home' })
+    .max(ENQUIRY_BATCH_LIMITS.homes, { error: `Give at most ${ENQUIRY_BATCH_LIMITS.homes} homes` })
+    .refine((homes) => new Set(homes.map((home) => home.listingId)).size === homes.length, { error: 'The same listing is given twice' })
+    .refine((homes) => new Set(homes.map((home) => home.originalId.trim().toLowerCase())).size === homes.length, {
+      error: 'The same originalId is given twice',
+    }),
 });
 
 type Parsed = z.output<typeof enquiryRequestSchema>;
