@@ -331,6 +331,33 @@ export interface EnquiryAccepted {
   ignored?: Record<string, string>;
 }
 
+/**
+ * `POST /api/v1/enquiries/batch` body: the same question about several homes (a shortlist's
+ * "Enquire about these"), one request that counts once against a client's limits. The question's
+ * fields are given once; each home brings its own originalId (a new UUID per home, kept for its
+ * retries), its listing and, optionally, its subject. At most ENQUIRY_BATCH_MAX_HOMES homes
+ * (server/enquiries/schema.ts), each listing once.
+ */
+export interface EnquiryBatchRequest extends Omit<QuestionRequest, 'originalId' | 'listingId' | 'agentId' | 'subject'> {
+  homes: Array<{ originalId: string; listingId: number; subject?: string }>;
+}
+
+/**
+ * One home's answer in a batch, in the order of `homes`: `httpStatus` is what
+ * `POST /api/v1/enquiries` would have answered for it alone. 202: accepted (or accepted before: a
+ * retry), with that answer's body; any other, refused with that status's body (`fields` naming
+ * what is wrong), and for 429 and 503 `retryAfterSeconds`: send that home again then, with the
+ * same originalId.
+ */
+export type EnquiryBatchResult = { listingId: number; originalId: string } & (
+  ({ httpStatus: 202 } & EnquiryAccepted) | ({ httpStatus: number } & ErrorBody & { retryAfterSeconds?: number })
+);
+
+/** `POST /api/v1/enquiries/batch` answer (200 when every home was answered; a 4xx/5xx ErrorBody when the request as a whole was refused). */
+export interface EnquiryBatchAnswer {
+  results: EnquiryBatchResult[];
+}
+
 export type EnquiryStatusResponse = LeadStatusResponse;
 
 /**

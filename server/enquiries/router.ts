@@ -1,16 +1,17 @@
 import type { Request, Response, Router } from 'express';
-import type { EnquiryAccepted } from '../../contract/relay-api.ts';
+import type { EnquiryAccepted, EnquiryBatchAnswer, EnquiryBatchRequest, EnquiryBatchResult, QuestionRequest } from '../../contract/relay-api.ts';
 import { HttpError } from '../http/errors.ts';
 import { DailyEnquiryBudget } from '../lead-queue/daily-limits.ts';
 import { formatWait, jsonBody, leadIntake, limitStores, spamTrap, type LimitStores } from '../lead-queue/intake.ts';
 import type { LeadDestination } from './sink.ts';
+import type { LeadKeys } from './lead-keys.ts';
 import {
+  ENQUIRY_BATCH_LIMITS,
   ENQUIRY_LIMITS,
-  enquiryFingerprint,
+  enquiryBatchSchema,
   enquiryRequestSchema,
   fieldErrors,
   leadAbout,
-  onceKey,
   timeProblems,
   type ParsedEnquiry,
   type ParsedOpenHomeRegistration,
@@ -84,11 +85,58 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
   const body = [...jsonBody('The enquiry', leadParserBytes(ENQUIRY_LIMITS.bodyBytes)), leadWithinLimit('The enquiry', ENQUIRY_LIMITS.bodyBytes)] as const;
   router.post('/', ...body, ...intake.clientLimits, async (req: Request, res: Response) => {
     intake.requireJson(req);
-    const parsed = enquiryRequestSchema.safeParse(req.body);
+    res.status(202).json(await acceptLead(req.body, res.locals.attributionDropped as Record<string, string> | undefined));
+  });
+
+  /**
+   * `POST /api/v1/enquiries/batch`: one question about each of several homes (a shortlist's
+   * "Enquire about these"), in one request that counts once against the client's limits. Each home
+   * is taken as its own `POST /api/v1/enquiries` would take it (its own originalId, lead and answer),
+   * in order; the answer lists each home's (contract EnquiryBatchAnswer). A retry of the whole
+   * batch is answered home by home as retries are.
+   */
+  router.post('/batch', ...jsonBody('The enquiries', ENQUIRY_BATCH_LIMITS.bodyBytes), ...intake.clientLimits, async (req: Request, res: Response) => {
+    intake.requireJson(req);
+    const parsed = enquiryBatchSchema.safeParse(req.body);
+    if (!parsed.success) throw invalid('invalid_enquiry', fieldErrors(parsed.error));
+    // The question's fields as sent (each lead is checked whole below); a target or subject beside
+    // the homes is not the question's: each home brings its own.
+    const { homes, ...shared } = req.body as EnquiryBatchRequest & Partial<Pick<QuestionRequest, 'listingId' | 'agentId' | 'subject'>>;
+    delete shared.listingId;
+    delete shared.agentId;
+    delete shared.subject;
+    const results: EnquiryBatchResult[] = [];
+    for (const home of homes) {
+      const lead: QuestionRequest = { ...shared, originalId: home.originalId, listingId: home.listingId, subject: home.subject };
+      try {
+        results.push({ listingId: home.listingId, httpStatus: 202, ...(await acceptLead(lead)) });
+      } catch (error) {
+        if (!(error instanceof HttpError)) throw error;
+        const retryAfter = Number(error.headers?.['Retry-After']);
+        results.push({
+          listingId: home.listingId,
+          originalId: String(home.originalId),
+          httpStatus: error.status,
+          ...error.toBody(),
+          ...(Number.isFinite(retryAfter) && { retryAfterSeconds: retryAfter }),
+        });
+      }
+    }
+    const answer: EnquiryBatchAnswer = { results };
+    res.status(200).json(answer);
+  });
+
+  /**
+   * One lead, as `POST /api/v1/enquiries` takes it: its 202 body, or an HttpError.
+   * `attributionDropped`: what leadWithinLimit took out of an over-long body, named in `ignored`.
+   */
+  async function acceptLead(body: unknown, attributionDropped?: Record<string, string>): Promise<EnquiryAccepted> {
+    const parsed = enquiryRequestSchema.safeParse(body);
     if (!parsed.success) throw invalid('invalid_enquiry', fieldErrors(parsed.error));
     const enquiry: ParsedEnquiry = parsed.data;
-    const fingerprint = enquiryFingerprint(enquiry);
-    const ignored = ignoredAttribution(req.body, res.locals.attributionDropped as Record<string, string> | undefined);
+    const keys = await leadKeys();
+    const fingerprint = keys.fingerprint(enquiry);
+    const ignored = ignoredAttribution(body, attributionDropped);
     const accepted: EnquiryAccepted = { originalId: enquiry.originalId, status: 'queued', ...(ignored && { ignored }) };
     // The reasons only: the values are the sender's.
     if (ignored) log.info({ originalId: enquiry.originalId, ignored }, "part of an enquiry's origin (page, campaign) dropped");
@@ -97,8 +145,7 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     const existing = await readState(enquiry.originalId);
     if (existing) {
       answerRepeat(existing.fingerprint === fingerprint);
-      res.status(202).json(accepted);
-      return;
+      return accepted;
     }
 
     // Times are checked against now only for a lead not accepted before (its retry may come later).
@@ -112,13 +159,15 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     const quarantine = spamReason === 'honeypot';
     const target = quarantine ? undefined : await resolveTarget(enquiry);
     if (enquiry.kind === 'open-home') enquiry.openHome = await openHomeOf(enquiry);
-    const once = quarantine ? undefined : onceKey(enquiry);
+    const once = quarantine ? undefined : keys.onceKey(enquiry);
+    // A flagged lead (too fast) is a lead like any: one per intent too.
+    const intentKey = quarantine ? undefined : keys.intentKey(enquiry);
 
     const result = await intake.commit(
       { originalId: enquiry.originalId, heldBack: quarantine },
       budget,
       async () => {
-        const stored = await outbox.accept({ enquiry, fingerprint, acceptedAt: now(), target, spamReason, onceKey: once });
+        const stored = await outbox.accept({ enquiry, fingerprint, acceptedAt: now(), target, spamReason, onceKey: once, intentKey });
         if (stored.outcome !== 'repeat') return stored;
         // This person is registered for this open home already (under another originalId): the
         // answer is the same as for a first registration, so it tells nobody whether an address
@@ -137,16 +186,22 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
     );
     // A repeat lost the race to a concurrent submission of the same originalId: answered as one.
     if (!result) {
-      res.status(202).json(accepted);
-      return;
+      return accepted;
+    }
+    if (result.outcome === 'same-intent') {
+      // The same person sent the same lead again under a new originalId (a reload, a second tab):
+      // one lead. Answered as the first was; this originalId's status reads as the first's.
+      budget.release();
+      metrics.duplicates++;
+      log.info({ originalId: enquiry.originalId, sameAs: result.sameAs }, 'enquiry repeats one taken within a day: answered, not forwarded');
+      return accepted;
     }
     if (result.outcome === 'repeated') {
       budget.release();
       metrics.accepted++;
       metrics.spam.repeat_registration++;
       log.info({ originalId: enquiry.originalId }, 'open-home registration repeats one already taken: answered, not forwarded');
-      res.status(202).json(accepted);
-      return;
+      return accepted;
     }
     metrics.accepted++;
     if (spamReason) metrics.spam[spamReason]++;
@@ -156,8 +211,18 @@ export function enquiryRouter(service: EnquiryService, options: EnquiryRouterOpt
       log.info({ originalId: enquiry.originalId, resolved: target !== undefined, ...(spamReason && { flagged: spamReason }) }, 'enquiry accepted');
       service.worker.wake();
     }
-    res.status(202).json(accepted);
-  });
+    return accepted;
+  }
+
+  /** The outbox's keyed digests; a store that cannot give its secret now is a 503 the form retries. */
+  async function leadKeys(): Promise<LeadKeys> {
+    try {
+      return await outbox.keys();
+    } catch (error) {
+      log.error({ err: error }, 'could not read the relay secret the enquiry keys are made with');
+      throw intake.storeUnavailable();
+    }
+  }
 
   intake.statusRoute('No enquiry with this originalId was accepted here.');
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { EnquiryRequest, LeadKind, SellingWhen } from '../../contract/relay-api.ts';
+import { ENQUIRY_BATCH_MAX_HOMES } from '../../contract/enquiry-batch.ts';
 import { nameProblem } from '../../contract/name.ts';
 import { compactPhone, isPhoneNumber } from '../../contract/phone.ts';
 import { LEAD_BODY_BYTES } from '../../contract/attribution.ts';
@@ -19,6 +20,16 @@ export const ENQUIRY_LIMITS = {
   website: 500,
   /** A week: a form left open longer than that is still a person, but the number is nonsense. */
   elapsedMs: 7 * 24 * 60 * 60 * 1000,
+} as const;
+
+/**
+ * Limits of `POST /api/v1/enquiries/batch`: as many homes as a shortlist sends at once (the
+ * shortlist itself has no maximum: the widget sends a longer one in several batches), and room for
+ * the question once and each home's id, listing and subject.
+ */
+export const ENQUIRY_BATCH_LIMITS = {
+  homes: ENQUIRY_BATCH_MAX_HOMES,
+  bodyBytes: 64 * 1024,
 } as const;
 
 /** Limits of the other kinds of lead (issue 22). */
@@ -212,6 +223,33 @@ export const enquiryRequestSchema = z.discriminatedUnion('kind', [questionSchema
         : undefined,
 });
 
+/**
+ * The shape of a batch (contract EnquiryBatchRequest): its list of homes. Each home's lead (the
+ * shared fields with its originalId, listing and subject) is then checked as one
+ * `POST /api/v1/enquiries` body, and answered on its own.
+ */
+export const enquiryBatchSchema = z.object({
+  kind: z.literal('enquiry', { error: 'kind must be enquiry (a batch holds questions)' }).optional(),
+  homes: z
+    .array(
+      z.object(
+        {
+          originalId: z.string({ error: 'Each home needs an originalId (a UUID)' }),
+          listingId: z.number({ error: 'Each home needs a listingId' }),
+          subject: z.string({ error: 'A subject must be text' }).optional(),
+        },
+        { error: 'Each home must be an object with originalId and listingId' },
+      ),
+      { error: 'homes must be a list of homes' },
+    )
+    .min(1, { error: 'Give at least one home' })
+    .max(ENQUIRY_BATCH_LIMITS.homes, { error: `Give at most ${ENQUIRY_BATCH_LIMITS.homes} homes` })
+    .refine((homes) => new Set(homes.map((home) => home.listingId)).size === homes.length, { error: 'The same listing is given twice' })
+    .refine((homes) => new Set(homes.map((home) => home.originalId.trim().toLowerCase())).size === homes.length, {
+      error: 'The same originalId is given twice',
+    }),
+});
+
 type Parsed = z.output<typeof enquiryRequestSchema>;
 export type ParsedQuestion = Exclude<Parsed, { kind: 'appraisal' | 'open-home' | 'inspection' }>;
 export type ParsedAppraisal = Extract<Parsed, { kind: 'appraisal' }>;
@@ -282,7 +320,8 @@ export function fieldErrors(error: z.ZodError): Record<string, string> {
  * order, after normalisation. The honeypot and the timing are left out: a widget retrying a lost
  * response re-measures elapsedMs, and that must not turn its retry into a 409. A question's list
  * is the one it had before lead kinds existed, so a retry across an upgrade still matches. The page
- * and campaign are not in it either: nobody typed them.
+ * and campaign are not in it either: nobody typed them. A SHA-256 digest, keyed before it is stored
+ * (lead-keys.ts): it holds the address.
  */
 export function enquiryFingerprint(enquiry: ParsedEnquiry): string {
   const common = [
@@ -311,13 +350,56 @@ function kindFields(lead: ParsedAppraisal | ParsedOpenHomeRegistration | ParsedI
 }
 
 /**
- * For a lead that may be sent once per person and occasion, the key that says so: an open-home
- * registration's open home and e-mail address (lower case), as a SHA-256 digest, so the outbox
- * keeps no address in it once the lead's personal data is erased. Undefined for other kinds.
+ * For a lead that may be sent once per person and occasion, the digest that says so: an open-home
+ * registration's open home and e-mail address (lower case), as SHA-256. Never stored as it is: an
+ * unkeyed digest of an address lets anyone holding a backup confirm a guessed address, so the
+ * outbox keeps it keyed with the relay's secret (lead-keys.ts). Undefined for other kinds.
  */
 export function onceKey(lead: ParsedEnquiry): string | undefined {
   if (lead.kind !== 'open-home') return undefined;
   return createHash('sha256')
     .update(JSON.stringify(['open-home', lead.openHomeId, lead.email.toLowerCase()]))
     .digest('hex');
+}
+
+/** Text as a person means it: runs of white space (a line break retyped as a space) are one space. */
+const sameWords = (value: string | undefined): string => (value ?? '').replace(/\s+/g, ' ').trim();
+
+/**
+ * What makes two leads under different originalIds one intent (one lead per intent, docs/api.md),
+ * as a SHA-256 digest (keyed before it is stored, as onceKey): the same person (e-mail address,
+ * any letter case), kind and message, and
+ * - a question: the same listing, or the same agent;
+ * - an appraisal: the same address (street, suburb, postcode; letter case and spacing aside) and
+ *   agent, if one was named;
+ * - an inspection: the same listing and preferred times (in any order).
+ * Everything else (name, mobile, subject, consent, a question's subject, the timing, where it came
+ * from) may differ: a visitor correcting a typo in their name and sending again still means one
+ * lead. Undefined for an open-home registration, which is once per person and open home for good
+ * (onceKey).
+ */
+export function intentDigest(lead: ParsedEnquiry): string | undefined {
+  const about = intentOf(lead);
+  if (about === undefined) return undefined;
+  return createHash('sha256')
+    .update(JSON.stringify(['intent', lead.email.toLowerCase(), ...about, sameWords(lead.message)]))
+    .digest('hex');
+}
+
+function intentOf(lead: ParsedEnquiry): unknown[] | undefined {
+  if (isQuestion(lead)) return ['enquiry', lead.listingId ?? null, lead.agentId ?? null];
+  switch (lead.kind) {
+    case 'appraisal':
+      return [
+        'appraisal',
+        lead.agentId ?? null,
+        sameWords(lead.street).toLowerCase(),
+        sameWords(lead.suburb).toLowerCase(),
+        lead.postcode.replace(/\s+/g, '').toUpperCase(),
+      ];
+    case 'inspection':
+      return ['inspection', lead.listingId, [...lead.preferredTimes].sort()];
+    case 'open-home':
+      return undefined;
+  }
 }

@@ -110,8 +110,15 @@ export function leadIntake<Status extends string>(options: IntakeOptions<Status>
   // A widget re-sending a lead the relay already holds (its 202 was lost) must get its answer,
   // not a 429: repeats of a known originalId are free, for every limit below.
   // The store not answering: not a repeat as far as we can tell (the handler then answers 503).
-  const isRepeat = async (req: Request) =>
-    typeof req.body?.originalId === 'string' && (await queue.state(req.body.originalId.trim().toLowerCase()).catch(() => undefined)) !== undefined;
+  const isKnown = async (originalId: unknown) =>
+    typeof originalId === 'string' && (await queue.state(originalId.trim().toLowerCase()).catch(() => undefined)) !== undefined;
+  // A batch (the enquiries' /batch: a shortlist's homes) is a repeat when every home in it is.
+  const isRepeat = async (req: Request) => {
+    const homes: unknown = req.body?.homes;
+    if (!Array.isArray(homes)) return isKnown(req.body?.originalId);
+    if (homes.length === 0 || homes.length > 100) return false;
+    return (await Promise.all(homes.map((home: { originalId?: unknown } | null) => isKnown(home?.originalId)))).every(Boolean);
+  };
 
   function nextMidnight(): number {
     const today = new Date(now());

@@ -436,6 +436,36 @@ export const migrations: Migration[] = [
     `,
   },
   {
+    id: '160-enquiries-intent-and-keyed-digests',
+    sql: `
+      -- One lead per intent (server/enquiries/lead-keys.ts intentKey): the same person, kind, listing
+      -- (or agent, or address) and message sent again within a day under a new originalId is one lead.
+      -- The key is a keyed digest (HMAC-SHA-256 with the relay's secret below), unique among the rows
+      -- that have one; it is cleared on erasure, and by a submission a day later that takes it over.
+      ALTER TABLE enquiry_outbox ADD COLUMN intent_key TEXT;
+      CREATE UNIQUE INDEX enquiry_outbox_intent ON enquiry_outbox (intent_key) WHERE intent_key IS NOT NULL;
+      -- A submission found to be the same intent as a lead already taken: its own originalId, the
+      -- lead it is one with (whose status it reads), and its keyed fingerprint. No personal data.
+      CREATE TABLE enquiry_repeats (
+        original_id TEXT PRIMARY KEY,
+        same_as TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        accepted_at INTEGER NOT NULL
+      ) STRICT;
+      -- The relay's own secrets (server/store/relay-secrets.ts): made once, never logged. The store
+      -- file is the owner's alone (0600), as is every copy of it the relay makes.
+      CREATE TABLE relay_secrets (
+        name TEXT PRIMARY KEY,
+        secret TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      ) STRICT;
+      -- Once keys used to be plain SHA-256 of the address and stayed after erasure: an erased row's
+      -- is dropped now (erasure drops it from here on); the rest are keyed when the outbox first
+      -- opens with the secret (EnquiryOutbox.keys), as are the fingerprints.
+      UPDATE enquiry_outbox SET once_key = NULL WHERE payload IS NULL;
+    `,
+  },
+  {
     id: '190-places-recheck-answers',
     sql: `
       -- Geocoder answers are now checked (server/places/): queries name a country (the record's, else

@@ -171,6 +171,28 @@ export const pgMigrations: Migration[] = [
       );
     `,
   },
+  {
+    id: '080-enquiries-intent-and-keyed-digests',
+    sql: `
+      -- The SQLite store's migration 160: the intent key (unique among the rows that have one), the
+      -- repeats of a lead already taken, the relay's secrets (shared by every relay on this database,
+      -- so all key digests alike), and erased rows' unkeyed once keys dropped.
+      ALTER TABLE enquiry_outbox ADD COLUMN intent_key TEXT;
+      CREATE UNIQUE INDEX enquiry_outbox_intent ON enquiry_outbox (intent_key) WHERE intent_key IS NOT NULL;
+      CREATE TABLE enquiry_repeats (
+        original_id TEXT PRIMARY KEY,
+        same_as TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        accepted_at BIGINT NOT NULL
+      );
+      CREATE TABLE relay_secrets (
+        name TEXT PRIMARY KEY,
+        secret TEXT NOT NULL,
+        created_at BIGINT NOT NULL
+      );
+      UPDATE enquiry_outbox SET once_key = NULL WHERE payload IS NULL;
+    `,
+  },
 ];
 
 /**

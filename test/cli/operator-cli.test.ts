@@ -39,7 +39,11 @@ async function status(): Promise<RelayStatus> {
   return JSON.parse(result.out) as RelayStatus;
 }
 
+let enquiriesPosted = 0;
+
+/** A question about `listingId`; each its own message, so each is its own lead (one lead per intent: the same one again within a day is not). */
 async function postEnquiry(listingId: number, extra: Record<string, unknown> = {}): Promise<Response> {
+  enquiriesPosted += 1;
   return fetch(`${relay.url}/api/v1/enquiries`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
@@ -48,7 +52,7 @@ async function postEnquiry(listingId: number, extra: Record<string, unknown> = {
       listingId,
       fullName: 'Priya Raman',
       email: 'priya.raman@example.com',
-      message: 'Could we see it on Saturday?',
+      message: `Could we see it on Saturday? (${enquiriesPosted})`,
       elapsedMs: 20_000,
       ...extra,
     }),

@@ -6,7 +6,7 @@ import '../../widget/shortlist/define.ts';
 import type { EstateListings } from '../../widget/listings/listings.ts';
 import type { EstateListing } from '../../widget/listing/listing.ts';
 import type { EstateShortlist, ShortlistEnquirySuccessDetail } from '../../widget/shortlist/shortlist.ts';
-import type { EnquiryStatusResponse, ListingDetail, ListingSummary, Page } from '../../contract/relay-api.ts';
+import type { EnquiryBatchAnswer, EnquiryBatchRequest, EnquiryStatusResponse, ListingDetail, ListingSummary, Page } from '../../contract/relay-api.ts';
 
 // The shortlist against the real relay the runner started (demo mode, embedded CRM simulator), in
 // real Chromium: hearts on cards and on the detail, <estate-shortlist>, localStorage and the
@@ -223,7 +223,7 @@ describe('the shortlist', () => {
     }
   });
 
-  it('sends one enquiry per kept home through the relay, each to its own listing, from one form', async () => {
+  it('sends one enquiry per kept home through the relay in one request, each to its own listing, from one form', async () => {
     const items = (await available()).slice(4, 7);
     keep(...items.map((item) => ({ id: item.id, address: item.address.display })));
     const posted: Array<Record<string, unknown>> = [];
@@ -247,12 +247,14 @@ describe('the shortlist', () => {
       await waitUntil(() => successes.length === 3, 'all three accepted', { timeout: 15_000 });
       await el.updateComplete;
 
-      expect(posted.map((body) => body.listingId)).to.deep.equal(items.map((item) => item.id));
-      expect(new Set(posted.map((body) => body.originalId)).size, 'each its own originalId').to.equal(3);
-      for (const [index, body] of posted.entries()) {
-        expect(body).to.include({ fullName: 'Alex Buyer', email: 'alex.buyer@example.com', subject: items[index]!.address.display, website: '' });
-        expect(body.message).to.equal('I am interested in this home. Please send me more information.');
-      }
+      // One request for the three homes: the question once, each home with its own originalId and subject.
+      expect(posted).to.have.length(1);
+      const batch = posted[0] as unknown as EnquiryBatchRequest;
+      expect(batch.homes.map((one) => one.listingId)).to.deep.equal(items.map((item) => item.id));
+      expect(new Set(batch.homes.map((one) => one.originalId)).size, 'each its own originalId').to.equal(3);
+      expect(batch.homes.map((one) => one.subject)).to.deep.equal(items.map((item) => item.address.display));
+      expect(batch).to.include({ fullName: 'Alex Buyer', email: 'alex.buyer@example.com', website: '' });
+      expect(batch.message).to.equal('I am interested in this home. Please send me more information.');
       for (const { listingId, originalId } of successes) {
         expect(home(el, listingId).querySelector('[part~="outcome"]')!.textContent!.trim()).to.equal('Enquiry sent');
         const response = await real(`${RELAY}/api/v1/enquiries/${originalId}`);
@@ -274,12 +276,24 @@ describe('the shortlist', () => {
     const failing = items[1]!.id;
     let failures = 0;
     const real = window.fetch;
-    // The relay is reached for every request; only the first POST about one listing is answered
-    // 503 here, as a relay that could not store it would.
-    window.fetch = (input, init) => {
-      if (init?.method === 'POST' && JSON.parse(String(init.body)).listingId === failing && failures === 0) {
+    // The relay is reached for every request; only in the first batch, one listing's home is
+    // answered 503 here (and not sent on), as a relay that could not store it would.
+    window.fetch = async (input, init) => {
+      if (init?.method === 'POST' && failures === 0) {
         failures += 1;
-        return Promise.resolve(new Response(JSON.stringify({ error: 'store_unavailable', message: 'Try again shortly.' }), { status: 503 }));
+        const batch = JSON.parse(String(init.body)) as EnquiryBatchRequest;
+        const held = batch.homes.find((one) => one.listingId === failing)!;
+        const rest = { ...batch, homes: batch.homes.filter((one) => one !== held) };
+        const answer = (await (await real(input, { ...init, body: JSON.stringify(rest) })).json()) as EnquiryBatchAnswer;
+        answer.results.push({
+          listingId: failing,
+          originalId: held.originalId,
+          httpStatus: 503,
+          error: 'unavailable',
+          message: 'Try again shortly.',
+          retryAfterSeconds: 30,
+        });
+        return new Response(JSON.stringify(answer), { status: 200, headers: { 'Content-Type': 'application/json' } });
       }
       return real(input, init);
     };
@@ -311,6 +325,57 @@ describe('the shortlist', () => {
       await el.updateComplete;
       expect(home(el, failing).querySelector('[part~="outcome"]')!.textContent!.trim()).to.equal('Enquiry sent');
       expect(localStorage.getItem(`estate-enquiry:pending:listing:${failing}`)).to.equal(null);
+    } finally {
+      window.fetch = real;
+      for (const item of items) localStorage.removeItem(`estate-enquiry:pending:listing:${item.id}`);
+    }
+  });
+
+  it('every listed home kept, one press: one request, an enquiry each that the relay holds; an answer lost on the way is sent again with the same originalIds', async () => {
+    // Every home the runner's simulator lists (11): the 12-home case at the default limits is test/enquiries/batch.test.ts.
+    const items = await available();
+    const count = items.length;
+    expect(count).to.be.greaterThan(8);
+    keep(...items.map((item) => ({ id: item.id, address: item.address.display })));
+    const posted: EnquiryBatchRequest[] = [];
+    const real = window.fetch;
+    // The first request reaches the relay, but its answer is lost (a dropped connection).
+    window.fetch = async (input, init) => {
+      if (init?.method !== 'POST') return real(input, init);
+      posted.push(JSON.parse(String(init.body)) as EnquiryBatchRequest);
+      const response = await real(input, init);
+      if (posted.length === 1) throw new TypeError('Failed to fetch');
+      return response;
+    };
+    try {
+      const el = await fixture<EstateShortlist>(html`<estate-shortlist relay=${RELAY}></estate-shortlist>`);
+      await checked(el);
+      expect(shadow(el).querySelector('[part~="submit"]')!.textContent!.trim()).to.equal(`Send ${count} enquiries`);
+      type(el, 'fullName', 'Robin Many');
+      type(el, 'email', 'robin.many@example.com');
+      type(el, 'message', 'Which of these have a garage?');
+      await new Promise((resolve) => setTimeout(resolve, 3_100));
+      const successes: ShortlistEnquirySuccessDetail[] = [];
+      el.addEventListener('estate-shortlist-enquiry-success', (event) => successes.push(event.detail));
+      const lost = oneEvent(el, 'estate-shortlist-enquiry-error');
+      shadow(el).querySelector<HTMLButtonElement>('[part~="submit"]')!.click();
+      expect((await lost).detail).to.include({ status: 0, pending: true });
+      expect(posted, 'one request for every home').to.have.length(1);
+      expect(posted[0]!.homes).to.have.length(count);
+      // Back online: the same batch again, which the relay answers as retries.
+      window.dispatchEvent(new Event('online'));
+      await waitUntil(() => successes.length === count, 'all accepted', { timeout: 15_000 });
+      expect(posted).to.have.length(2);
+      expect(posted[1]!.homes).to.deep.equal(posted[0]!.homes);
+      expect(successes.map((one) => one.originalId).sort()).to.deep.equal(posted[0]!.homes.map((one) => one.originalId).sort());
+      for (const { originalId } of successes) {
+        const response = await real(`${RELAY}/api/v1/enquiries/${originalId}`);
+        expect(response.status, `the relay holds ${originalId}`).to.equal(200);
+      }
+      await el.updateComplete;
+      expect(shadow(el).querySelector('[part~="form-status"]')!.textContent!.trim()).to.equal(
+        `Your ${count} enquiries have been sent. The agents will be in touch.`,
+      );
     } finally {
       window.fetch = real;
       for (const item of items) localStorage.removeItem(`estate-enquiry:pending:listing:${item.id}`);

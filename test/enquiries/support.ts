@@ -41,14 +41,22 @@ export function destinationOf(token: LeadDestination | null | undefined): CrmDes
   return decodeDestination(token);
 }
 
+let enquiriesMade = 0;
+
+/**
+ * A question about listing 101. Each call's message is its own (numbered): the relay takes the
+ * same person's same message about the same listing once a day (one lead per intent), and most
+ * tests mean distinct leads; a test of that rule sends one body's content again itself.
+ */
 export function validEnquiry(overrides: Partial<QuestionRequest> = {}): QuestionRequest {
+  enquiriesMade += 1;
   return {
     originalId: randomUUID(),
     listingId: 101,
     fullName: 'Jane Citizen',
     email: 'jane@example.com',
     mobile: '0412 345 678',
-    message: 'Is the house still available for inspection on Saturday?',
+    message: `Is the house still available for inspection on Saturday? (${enquiriesMade})`,
     consent: true,
     website: '',
     elapsedMs: 25_000,

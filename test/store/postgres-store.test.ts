@@ -50,11 +50,14 @@ describe.skipIf(skipped)(`PostgreSQL store${skipped ? ` (SKIPPED: ${skipped})` :
         '040-listings-replica-guard',
         '050-enquiries-once-key',
         '060-saved-searches',
+        '080-enquiries-intent-and-keyed-digests',
       ]);
       const { rows: tables } = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
       expect(tables.map((row) => row.tablename)).toEqual([
         'crm_webhook_inbox',
         'enquiry_outbox',
+        'enquiry_repeats',
+        'relay_secrets',
         'replica_copies',
         'replica_rows',
         'saved_search_address_claims',

@@ -1,5 +1,6 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import type { EnquiryRequest, QuestionRequest } from '../../contract/relay-api.ts';
+import type { EnquiryBatchAnswer, EnquiryBatchRequest, QuestionRequest } from '../../contract/relay-api.ts';
+import { ENQUIRY_BATCH_MAX_HOMES } from '../../contract/enquiry-batch.ts';
 import { fetchJson, relayUrl, RelayError } from '../shared/relay.ts';
 import { clearPending, loadPending, newOriginalId, pendingKey, savePending, type PendingEnquiry } from '../enquiry/pending-store.ts';
 
@@ -36,13 +37,15 @@ const LONGEST_RETRY_MS = 5 * 60_000;
 const LONGEST_RETRY_AFTER_MS = 10 * 60_000;
 
 /**
- * "Enquire about these": one enquiry per kept home through the relay's enquiry API as it is (one
- * `POST /api/v1/enquiries` each, its own originalId, to its own listing and so its own agent). Each
- * is kept in localStorage under the key `<estate-enquiry>` uses for that listing until the relay
- * has accepted or refused it for good, so a reload resumes it (and a listing's own form would
- * too, with the same originalId: the relay takes it once). Sent one after another: the relay
- * limits enquiries per client per minute, and a 429 holds the rest until its Retry-After; a
- * network failure or a 5xx is tried again with backoff, and at once when the browser is back online.
+ * "Enquire about these": one enquiry per kept home (its own originalId, to its own listing and so
+ * its own agent), all sent in one `POST /api/v1/enquiries/batch`, which the relay counts once
+ * against a client's limits and answers home by home. Each is kept in localStorage under the key
+ * `<estate-enquiry>` uses for that listing until the relay has accepted or refused it for good, so
+ * a reload resumes it (and a listing's own form would too, with the same originalId: the relay
+ * takes it once), and a batch whose answer was lost is sent again whole (the relay answers the
+ * homes it has as retries, free of the limits). A 429 or 503 holds the homes it names until its
+ * Retry-After; a network failure or a 5xx is tried again with backoff, and at once when the
+ * browser is back online.
  */
 export class ShortlistEnquiriesController implements ReactiveController {
   readonly outcomes = new Map<number, HomeOutcome>();
@@ -128,15 +131,17 @@ export class ShortlistEnquiriesController implements ReactiveController {
     clearTimeout(this.#timer);
     let retryAfterMs: number | undefined;
     let failed = false;
-    for (const [id, pending] of this.#pending) {
-      this.outcomes.set(id, { kind: 'sending' });
+    batches: for (const batch of this.#batches()) {
+      for (const [id] of batch) this.outcomes.set(id, { kind: 'sending' });
       this.host.requestUpdate();
-      try {
-        await this.#post(pending.request);
-        this.#settle(id, { kind: 'sent', originalId: pending.request.originalId });
-        this.#options.sent(id, pending.request.originalId);
-        continue;
-      } catch (error) {
+      const refusals = await this.#postBatch(batch);
+      for (const [id, pending] of batch) {
+        const error = refusals.get(id);
+        if (error === undefined) {
+          this.#settle(id, { kind: 'sent', originalId: pending.request.originalId });
+          this.#options.sent(id, pending.request.originalId);
+          continue;
+        }
         const status = error instanceof RelayError ? error.status : 0;
         const message = error instanceof Error ? error.message : String(error);
         if (status === 409) {
@@ -156,7 +161,7 @@ export class ShortlistEnquiriesController implements ReactiveController {
           this.#pending.clear();
           this.#options.failed(id, status, message, false);
           this.#options.fieldsRefused(fields);
-          break;
+          break batches;
         }
         const definitive = status >= 400 && status < 500 && status !== 408 && status !== 429;
         this.#options.failed(id, status, message, !definitive);
@@ -166,10 +171,10 @@ export class ShortlistEnquiriesController implements ReactiveController {
         }
         failed = true;
         if (status === 429) {
-          retryAfterMs = Math.min(LONGEST_RETRY_AFTER_MS, retryAfter(error as RelayError) ?? 60_000);
-          // The limit holds for the homes after this one too.
-          for (const waiting of this.#pending.keys()) this.outcomes.set(waiting, { kind: 'waiting', seconds: Math.ceil(retryAfterMs / 1000) });
-          break;
+          const wait = Math.min(LONGEST_RETRY_AFTER_MS, retryAfter(error as RelayError) ?? 60_000);
+          retryAfterMs = Math.max(retryAfterMs ?? 0, wait);
+          this.outcomes.set(id, { kind: 'waiting', seconds: Math.ceil(wait / 1000) });
+          continue;
         }
         this.outcomes.set(id, { kind: 'waiting' });
       }
@@ -186,21 +191,71 @@ export class ShortlistEnquiriesController implements ReactiveController {
     this.#options.settled();
   }
 
+  /**
+   * The pending homes in batches: those whose question is the same (the form's fields; a home left
+   * unsent by an earlier page may carry other ones), at most ENQUIRY_BATCH_MAX_HOMES a batch.
+   */
+  #batches(): Array<Array<[number, PendingEnquiry]>> {
+    const byQuestion = new Map<string, Array<[number, PendingEnquiry]>>();
+    for (const [id, pending] of this.#pending) {
+      const key = JSON.stringify(questionOf(pending.request as QuestionRequest));
+      const batches = byQuestion.get(key);
+      if (batches) batches.push([id, pending]);
+      else byQuestion.set(key, [[id, pending]]);
+    }
+    const batches: Array<Array<[number, PendingEnquiry]>> = [];
+    for (const homes of byQuestion.values()) {
+      for (let at = 0; at < homes.length; at += ENQUIRY_BATCH_MAX_HOMES) batches.push(homes.slice(at, at + ENQUIRY_BATCH_MAX_HOMES));
+    }
+    return batches;
+  }
+
+  /**
+   * Sends one batch; resolves with each home that was not accepted and why (a RelayError with that
+   * home's status, or the request's own failure for every home). A home the answer does not
+   * mention is tried again, as after a lost answer.
+   */
+  async #postBatch(batch: Array<[number, PendingEnquiry]>): Promise<Map<number, unknown>> {
+    const refusals = new Map<number, unknown>();
+    const body: EnquiryBatchRequest = {
+      ...questionOf(batch[0]![1].request as QuestionRequest),
+      homes: batch.map(([id, pending]) => {
+        const request = pending.request as QuestionRequest;
+        return { originalId: request.originalId, listingId: id, ...(request.subject ? { subject: request.subject } : {}) };
+      }),
+    };
+    try {
+      const answer = await fetchJson<EnquiryBatchAnswer>(relayUrl(this.#options.relay(), 'api/v1/enquiries/batch'), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+        credentials: 'omit',
+      });
+      const results = new Map((answer?.results ?? []).map((result) => [result.originalId, result]));
+      for (const [id, { request }] of batch) {
+        const result = results.get(request.originalId);
+        if (result?.httpStatus === 202) continue;
+        const seconds = result && 'retryAfterSeconds' in result ? result.retryAfterSeconds : undefined;
+        refusals.set(id, new RelayError(result?.httpStatus ?? 0, result, seconds === undefined ? null : String(seconds)));
+      }
+    } catch (error) {
+      for (const [id] of batch) refusals.set(id, error);
+    }
+    return refusals;
+  }
+
   #settle(id: number, outcome: HomeOutcome): void {
     clearPending(listingKey(id));
     this.#pending.delete(id);
     this.outcomes.set(id, outcome);
   }
+}
 
-  async #post(request: EnquiryRequest): Promise<void> {
-    await fetchJson(relayUrl(this.#options.relay(), 'api/v1/enquiries'), {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(request),
-      signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
-      credentials: 'omit',
-    });
-  }
+/** A home's question without what is its own (its originalId, listing and subject): what a batch sends once. */
+function questionOf(request: QuestionRequest): Omit<QuestionRequest, 'originalId' | 'listingId' | 'agentId' | 'subject'> {
+  const { originalId: _originalId, listingId: _listingId, agentId: _agentId, subject: _subject, ...question } = request;
+  return question;
 }
 
 /** Milliseconds from a Retry-After header (seconds or an HTTP date), or undefined. */
