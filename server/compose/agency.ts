@@ -298,6 +298,7 @@ export function agencyFeatures(agency: Agency, options: AgencyFeatureOptions): F
       ownOrigins: options.ownOrigins,
       limits: { ...config.enquiries, dailyBudget: config.savedSearches.dailyBudget },
       limitStores: options.savedSearchLimitStores ?? savedSearchLimitStores(),
+      knownSuburbs: () => agency.listings.cache.suburbs(),
       log: agency.slug ? options.log.child({ agency: agency.slug }) : options.log,
     }),
   ];
