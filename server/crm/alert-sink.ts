@@ -200,11 +200,13 @@ function noteOf(lead: SavedSearchLead, source: string) {
   };
 }
 
-/** "homes for sale in Kew, House, 3+ bed, up to $1,500,000": the search in an agent's words. */
+/** "homes for sale in Kew or Hawthorn, House, 3+ bed, up to $1,500,000": the search in an agent's words. */
 export function describeSearch(search: SavedSearchFilters): string {
-  const parts: string[] = [search.type === 'lease' ? 'homes for lease' : search.type === 'sale' ? 'homes for sale' : 'homes for sale or lease'];
-  if (search.suburb) parts.push(`in ${search.suburb}`);
-  if (search.suburbs) parts.push(`in ${search.suburbs.join(', ')}`);
+  const kind = search.type === 'lease' ? 'homes for lease' : search.type === 'sale' ? 'homes for sale' : 'homes for sale or lease';
+  const suburbs = search.suburbs ?? (search.suburb ? [search.suburb] : []);
+  // "in Kew, Hawthorn or Richmond": any of them, as the requirement matches.
+  const place = suburbs.length > 1 ? ` in ${suburbs.slice(0, -1).join(', ')} or ${suburbs.at(-1)}` : suburbs.length === 1 ? ` in ${suburbs[0]}` : '';
+  const parts: string[] = [`${kind}${place}`];
   if (search.propertyType) parts.push(search.propertyType);
   if (search.minBeds !== undefined) parts.push(`${search.minBeds}+ bed`);
   if (search.minBaths !== undefined) parts.push(`${search.minBaths}+ bath`);

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Express } from 'express';
+import type { Suburb } from '../../contract/relay-api.ts';
 import type { SavedSearchFilters, SavedSearchRequest } from '../../contract/saved-search.ts';
 import type { SimContact, SimRequirement } from '../../crm-sim/contacts.ts';
 import { TYPES } from '../../crm-sim/seed-data.ts';
@@ -53,6 +54,8 @@ export interface SavedSearchHarnessOptions {
   crmTimeoutMs?: number;
   /** Who claims rows: two relays on one database need two. */
   owner?: string;
+  /** The suburbs the agency's listings name (a whole relay: its listing cache); none: no suburb is refused at the form. */
+  knownSuburbs?: () => readonly Suburb[];
 }
 
 /**
@@ -98,6 +101,7 @@ export async function savedSearchHarness(options: SavedSearchHarnessOptions): Pr
         ownOrigins: publicOrigins(config),
         limits: { ...config.enquiries, dailyBudget: config.savedSearches.dailyBudget },
         log,
+        knownSuburbs: options.knownSuburbs,
       }),
     ],
     demoDir: null,
