@@ -55,7 +55,7 @@ interface RefusedSuburb {
  *
  * A map area (`bbox` in the search, with no suburb chosen) is followed as the suburbs it covers,
  * asked of the relay (`GET /api/v1/suburbs?bbox=`, contract/saved-search-area.ts) and named in the
- * summary before sending: at most AREA_SUBURBS_MAX, the rest counted and said. The form does not
+ * summary before sending: at most 12 (AREA_SUBURBS_MAX), the rest counted and said. The form does not
  * send until they are known. A suburb the agency's CRM does not know is refused by the relay (400);
  * its message and the close names it offers show under the summary, each a button that takes it.
  *
