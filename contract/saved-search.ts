@@ -11,7 +11,8 @@ import type { ListingFilterName, ListingFilters } from './listing-filters.ts';
  * here (the compiler refuses a filter added to the table without an entry). Kept filters are those
  * a buyer's standing wish can hold and the CRM's requirement expresses; the others are how a page
  * is shown (sort), which listings exist today (status: alerts are about homes coming on the
- * market), or no requirement field at all (one agent's listings, a box on a map).
+ * market), or no requirement field at all (one agent's listings; a box on a map is sent as the
+ * suburbs it covers, `suburbs` below).
  * Where each kept filter lands in the CRM is server/crm/requirement.ts.
  */
 export const SAVED_SEARCH_FILTERS = {
@@ -36,8 +37,25 @@ export const SAVED_SEARCH_FILTER_NAMES = (Object.keys(SAVED_SEARCH_FILTERS) as L
   (name): name is SavedSearchFilterName => SAVED_SEARCH_FILTERS[name],
 );
 
-/** The search a visitor follows: the kept filters, each optional, values as the listing API takes them. */
-export type SavedSearchFilters = Pick<ListingFilters, SavedSearchFilterName>;
+/**
+ * The search a visitor follows: the kept filters, each optional, values as the listing API takes
+ * them; and, for a search of a map area (`bbox`, not kept as a box), the suburbs the area covers
+ * as the form showed them (contract/saved-search-area.ts: at most AREA_SUBURBS_MAX, never beside
+ * `suburb`).
+ */
+export type SavedSearchFilters = Pick<ListingFilters, SavedSearchFilterName> & { suburbs?: string[] };
+
+/**
+ * A 400 of `POST /api/v1/saved-searches` naming a suburb the agency's CRM cannot take
+ * (`fields["search.suburb"]` or `fields["search.suburbs.<i>"]`): close names it knows, best first
+ * (none when nothing is close), under the same field names.
+ */
+export interface SavedSearchRefusal {
+  error: string;
+  message: string;
+  fields: Record<string, string>;
+  suggestions?: Record<string, string[]>;
+}
 
 export interface SavedSearchRequest {
   /** The widget's UUID for this saved search: a repeat (lost answer) is recognised by it. */

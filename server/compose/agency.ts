@@ -298,6 +298,8 @@ export function agencyFeatures(agency: Agency, options: AgencyFeatureOptions): F
       ownOrigins: options.ownOrigins,
       limits: { ...config.enquiries, dailyBudget: config.savedSearches.dailyBudget },
       limitStores: options.savedSearchLimitStores ?? savedSearchLimitStores(),
+      // Only once the first sync has filled the cache: a half-filled one would refuse suburbs still on their way.
+      knownSuburbs: () => (agency.listings.cache.readState().lastSuccessAt === null ? [] : agency.listings.cache.suburbs()),
       log: agency.slug ? options.log.child({ agency: agency.slug }) : options.log,
     }),
   ];

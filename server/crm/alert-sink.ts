@@ -45,7 +45,9 @@ export function crmAlertSink(crm: CrmClient, options: CrmAlertSinkOptions): Aler
 
   async function requirementFor(search: SavedSearchFilters, callOptions?: CallOptions): Promise<AddRequirement> {
     const words: Omit<RequirementWords, 'onlyClass'> =
-      search.suburb === undefined && search.propertyType === undefined && !onlyClass ? { classIds: new Map() } : await vocabulary.lookup(search, callOptions);
+      search.suburb === undefined && search.suburbs === undefined && search.propertyType === undefined && !onlyClass
+        ? { classIds: new Map() }
+        : await vocabulary.lookup(search, callOptions);
     if (search.propertyType !== undefined && !words.type) {
       options.log.warn(
         { propertyType: search.propertyType },
@@ -165,15 +167,26 @@ export function crmAlertSink(crm: CrmClient, options: CrmAlertSinkOptions): Aler
   };
 }
 
-/** The holding-area enquiry for a new follower: who, what they follow, and their consent, never more. */
+/** The CRM's longest enquiry subject. */
+const SUBJECT_MAX = 255;
+
+/**
+ * The holding-area enquiry for a new subscriber: who, what they follow, and their consent, never
+ * more. The subject reads at a glance in the holding-area list ("New alert subscriber: Mary Jane
+ * Citizen, homes for sale in Kew, Hawthorn, 3+ bed"); the body says what to do with it.
+ */
 function noteOf(lead: SavedSearchLead, source: string) {
   const name = splitName(lead.follower.fullName);
   const what = describeSearch(lead.search);
+  const subject = `New alert subscriber: ${lead.follower.fullName}, ${what}`;
+  const contact = [lead.follower.email, ...(lead.follower.mobile === undefined ? [] : [compactPhone(lead.follower.mobile)])].join(', ');
   return {
     enquiryDate: toCrmDateTime(new Date(lead.acceptedAt)),
     source,
-    subject: 'Website: new alert follower',
-    body: `Asked for e-mail alerts for ${what}. Their requirement is on their contact record.`,
+    subject: subject.length <= SUBJECT_MAX ? subject : `${subject.slice(0, SUBJECT_MAX - 1)}…`,
+    body:
+      `${lead.follower.fullName} (${contact}) subscribed on the website to e-mail alerts for ${what}, and agreed to be contacted about matching homes. ` +
+      'Their contact record holds the search as a requirement: new listings that match it list them among the matching contacts.',
     originalId: lead.originalId,
     fullName: lead.follower.fullName,
     firstName: name.firstName,
@@ -184,10 +197,13 @@ function noteOf(lead: SavedSearchLead, source: string) {
   };
 }
 
-/** "homes for sale in Kew, House, 3+ bed, up to $1,500,000": the search in an agent's words. */
+/** "homes for sale in Kew or Hawthorn, House, 3+ bed, up to $1,500,000": the search in an agent's words. */
 export function describeSearch(search: SavedSearchFilters): string {
-  const parts: string[] = [search.type === 'lease' ? 'homes for lease' : search.type === 'sale' ? 'homes for sale' : 'homes for sale or lease'];
-  if (search.suburb) parts.push(`in ${search.suburb}`);
+  const kind = search.type === 'lease' ? 'homes for lease' : search.type === 'sale' ? 'homes for sale' : 'homes for sale or lease';
+  const suburbs = search.suburbs ?? (search.suburb ? [search.suburb] : []);
+  // "in Kew, Hawthorn or Richmond": any of them, as the requirement matches.
+  const place = suburbs.length > 1 ? ` in ${suburbs.slice(0, -1).join(', ')} or ${suburbs.at(-1)}` : suburbs.length === 1 ? ` in ${suburbs[0]}` : '';
+  const parts: string[] = [`${kind}${place}`];
   if (search.propertyType) parts.push(search.propertyType);
   if (search.minBeds !== undefined) parts.push(`${search.minBeds}+ bed`);
   if (search.minBaths !== undefined) parts.push(`${search.minBaths}+ bath`);

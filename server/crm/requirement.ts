@@ -11,6 +11,8 @@ import type { KnownType } from './vocabulary.ts';
 /** What the mapping knows of the CRM's records for the search's names (vocabulary.ts). */
 export interface RequirementWords {
   suburb?: CrmSuburb;
+  /** The records of a map area's suburbs (`search.suburbs`), in its order; undefined where the CRM's listings never named one. */
+  areaSuburbs?: ReadonlyArray<CrmSuburb | undefined>;
   type?: KnownType;
   classIds: ReadonlyMap<PropertyClass, number>;
   /** The one class the relay shows (LISTING_CLASSES), when it shows one: a search without a type is of that class. */
@@ -56,6 +58,8 @@ export function toRequirement(search: SavedSearchFilters, words: RequirementWord
     if (value === undefined) continue;
     Object.assign(requirement, (REQUIREMENT_FIELDS[name].map as (value: unknown, words: RequirementWords) => Partial<AddRequirement>)(value, words));
   }
+  // A map area's suburbs (never beside `suburb`: the schema refuses both): the requirement's suburbs, in the form's order.
+  if (search.suburbs !== undefined) requirement.suburbs = search.suburbs.map((name, index) => suburbOf(name, words.areaSuburbs?.[index]));
   // The class: the chosen type's, else the one class the site shows (a site of several classes leaves it open).
   const classId = words.type?.classId ?? (words.onlyClass ? words.classIds.get(words.onlyClass) : undefined);
   if (classId != null) requirement.propertyClass = { id: classId };

@@ -51,15 +51,16 @@ export class CrmVocabulary {
 
   /** The CRM's suburb and type for these names (undefined where the CRM's listings never named them). Throws when the CRM cannot be read. */
   async lookup(
-    names: { suburb?: string; propertyType?: string },
+    names: { suburb?: string; suburbs?: readonly string[]; propertyType?: string },
     options?: CallOptions,
-  ): Promise<{ suburb?: CrmSuburb; type?: KnownType; classIds: ReadonlyMap<PropertyClass, number> }> {
+  ): Promise<{ suburb?: CrmSuburb; areaSuburbs?: Array<CrmSuburb | undefined>; type?: KnownType; classIds: ReadonlyMap<PropertyClass, number> }> {
     const age = this.now() - this.readAt;
-    const missing =
-      (names.suburb !== undefined && !this.suburbs.has(key(names.suburb))) || (names.propertyType !== undefined && !this.types.has(key(names.propertyType)));
+    const suburbNames = [...(names.suburb === undefined ? [] : [names.suburb]), ...(names.suburbs ?? [])];
+    const missing = suburbNames.some((name) => !this.suburbs.has(key(name))) || (names.propertyType !== undefined && !this.types.has(key(names.propertyType)));
     if (age >= this.maxAgeMs || (missing && age >= this.refreshMs)) await this.read(options);
     return {
       suburb: names.suburb === undefined ? undefined : this.suburbs.get(key(names.suburb)),
+      ...(names.suburbs === undefined ? {} : { areaSuburbs: names.suburbs.map((name) => this.suburbs.get(key(name))) }),
       type: names.propertyType === undefined ? undefined : this.types.get(key(names.propertyType)),
       classIds: this.classIds,
     };

@@ -1,5 +1,7 @@
 import { Router, type Request, type Response } from 'express';
+import { formatBoundingBox, parseBoundingBox, type BoundingBox } from '../../contract/listing-filters.ts';
 import type { ListingsFilling, PlacementSummary, Suburb } from '../../contract/relay-api.ts';
+import { suburbsInArea, type AreaSuburbs, type SuburbPlace } from '../../contract/saved-search-area.ts';
 import type { ListingPlacements } from './placement.ts';
 import type { Config } from '../runtime/config.ts';
 import { corsPolicy, publicOrigins } from '../http/cors.ts';
@@ -201,9 +203,35 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   });
 
   // The suburbs the agency has listed in: an appraisal form's suggestions (`<estate-appraisal>`).
+  // With `bbox`: the suburbs a saved search of that map area follows (contract/saved-search-area.ts).
   router.get('/api/v1/suburbs', (req, res) => {
-    send(req, res, `suburbs|${hostOf(req)}`, AGENTS_CACHE_CONTROL, Infinity, () => ({ items: cache.suburbs() satisfies Suburb[] }));
+    const { bbox } = req.query;
+    if (bbox === undefined) {
+      send(req, res, `suburbs|${hostOf(req)}`, AGENTS_CACHE_CONTROL, Infinity, () => ({ items: cache.suburbs() satisfies Suburb[] }));
+      return;
+    }
+    const box = typeof bbox === 'string' ? parseBoundingBox(bbox) : 'must be given once, as a plain value';
+    if (typeof box === 'string') throw new HttpError(400, 'invalid_query', 'Some query parameters need attention.', { bbox: box });
+    send(
+      req,
+      res,
+      `suburbs|${hostOf(req)}|${formatBoundingBox(box)}`,
+      LIST_CACHE_CONTROL,
+      Infinity,
+      () => suburbsInArea(placedSuburbs(box), box) satisfies AreaSuburbs,
+    );
   });
+
+  /** The suburbs of the placed listings in the box, of every status (a sold home still says where its suburb is). */
+  function* placedSuburbs(box: BoundingBox): Generator<SuburbPlace> {
+    for (const status of ['available', 'sold', 'leased'] as const) {
+      for (const listing of listings.all(parseListingsQuery({ bbox: formatBoundingBox(box), status }))) {
+        const { position, address } = listing;
+        if (position && address.suburb)
+          yield { suburb: { name: address.suburb, postcode: address.postcode, state: address.state }, lat: position.lat, lng: position.lng };
+      }
+    }
+  }
 
   /**
    * Answers from the response cache (rendering once), with a strong ETag and 304s; returns the entry

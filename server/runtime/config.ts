@@ -192,9 +192,9 @@ export const configSchema = z.object({
     ),
   SAVED_SEARCH_HOLDING_ENQUIRY: z
     .enum(['0', '1'])
-    .default('0')
+    .default('1')
     .describe(
-      '1: each new saved search also leaves an enquiry in the CRM holding area (source ENQUIRY_SOURCE), so an agent sees the new buyer today. 0: the contact and its requirement only.',
+      '1: each new saved search also leaves an enquiry in the CRM holding area (source ENQUIRY_SOURCE; subject "New alert subscriber: <name>, <the search>"), so an agent sees every new subscriber the day they subscribe. 0: the contact and its requirement only (a new subscriber shows in the CRM only where an agent looks for contacts or matches a listing).',
     ),
   SYNC_LEASE_MS: positiveInt(15_000).describe(
     "With DATABASE_URL: how long (ms) a relay holds an agency's sync without renewing it (renewed every third of it); another relay takes the sync over this long after its holder dies.",

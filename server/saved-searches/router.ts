@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response, Router } from 'express';
-import type { SavedSearchAccepted } from '../../contract/saved-search.ts';
+import type { Suburb } from '../../contract/relay-api.ts';
+import type { SavedSearchAccepted, SavedSearchRefusal } from '../../contract/saved-search.ts';
 import { DailyEnquiryBudget } from '../lead-queue/daily-limits.ts';
 import { jsonBody, leadIntake, limitStores, spamTrap, type LimitStores } from '../lead-queue/intake.ts';
 import type { Clock } from '../runtime/clock.ts';
@@ -8,6 +9,7 @@ import type { EnquirySettings } from '../runtime/config.ts';
 import type { Logger } from '../runtime/log.ts';
 import { addressKey, SAVED_SEARCH_LIMITS, savedSearchFieldErrors, savedSearchFingerprint, savedSearchRequestSchema, type ParsedSavedSearch } from './schema.ts';
 import type { SavedSearchService } from './service.ts';
+import { refuseUnknownSuburbs } from './suburbs.ts';
 
 export interface SavedSearchRouterOptions {
   /** Origins allowed to post (ALLOWED_ORIGINS); the relay's own pages always may. */
@@ -19,6 +21,8 @@ export interface SavedSearchRouterOptions {
   now?: Clock;
   /** Kept per agency across AGENCIES_FILE reloads (as the enquiries'); default: the router's own. */
   limitStores?: SavedSearchLimitStores;
+  /** The suburbs the agency's CRM names in its listings (the listing cache): a search naming another is refused (suburbs.ts). Without it, none is. */
+  knownSuburbs?: () => readonly Suburb[];
 }
 
 export type SavedSearchLimitStores = LimitStores;
@@ -27,9 +31,9 @@ export const savedSearchLimitStores = limitStores;
 /**
  * `POST /api/v1/saved-searches` and `GET /api/v1/saved-searches/:originalId`. The enquiry form's
  * protections in the same order: CORS (a refused origin stores nothing), the body parser (8 KB),
- * the per-client limits (repeats of an accepted originalId free), validation, the spam signals (a
- * honeypot quarantines, a fill time too short flags: both answered 202), the daily budget, then one
- * committed insert before 202.
+ * the per-client limits (repeats of an accepted originalId free), validation, a suburb the CRM does
+ * not know (400 with close names), the spam signals (a honeypot quarantines, a fill time too short
+ * flags: both answered 202), the daily budget, then one committed insert before 202.
  */
 export function savedSearchRouter(service: SavedSearchService, options: SavedSearchRouterOptions): Router {
   const { store, metrics } = service;
@@ -72,6 +76,17 @@ export function savedSearchRouter(service: SavedSearchService, options: SavedSea
     if (existing) {
       answerRepeat(existing.fingerprint === fingerprint);
       res.status(202).json(accepted);
+      return;
+    }
+    // After the repeat check: a saved search accepted once stays accepted, whatever the listings say now.
+    const unknown = refuseUnknownSuburbs(request.search, options.knownSuburbs?.() ?? []);
+    if (unknown) {
+      const body: SavedSearchRefusal = {
+        ...intake.invalid('unknown_suburb', unknown.fields).toBody(),
+        fields: unknown.fields,
+        suggestions: unknown.suggestions,
+      };
+      res.status(400).json(body);
       return;
     }
     const spamReason = spamTrap(request, settings.minFillMs);

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { LISTING_FILTERS, type FilterSpec } from '../../contract/listing-filters.ts';
 import { SAVED_SEARCH_FILTER_NAMES, type SavedSearchFilterName, type SavedSearchFilters, type SavedSearchRequest } from '../../contract/saved-search.ts';
 import { compactPhone } from '../../contract/phone.ts';
+import { AREA_SUBURBS_MAX, suburbKey } from '../../contract/saved-search-area.ts';
 import { contactFields } from '../enquiries/schema.ts';
 
 /** Limits of `POST /api/v1/saved-searches`: the enquiry form's, and a small body (no message). */
@@ -12,49 +13,64 @@ export const SAVED_SEARCH_LIMITS = { bodyBytes: 8 * 1024 } as const;
 const MONEY_MAX = 1_000_000_000;
 
 /** One filter's value as JSON (the listing API takes strings in a query; a body carries numbers). */
-function filterValue(name: SavedSearchFilterName, spec: FilterSpec): z.ZodType {
+function filterValue(name: SavedSearchFilterName, spec: FilterSpec, label = `search.${name}`): z.ZodType {
   switch (spec.kind) {
     case 'choice':
-      return z.enum(spec.values as [string, ...string[]], { error: `search.${name} must be one of ${spec.values.join(', ')}` });
+      return z.enum(spec.values as [string, ...string[]], { error: `${label} must be one of ${spec.values.join(', ')}` });
     case 'text':
       return (
         z
-          .string({ error: `search.${name} must be text` })
+          .string({ error: `${label} must be text` })
           .trim()
-          .min(1, { error: `search.${name} must not be empty` })
-          .max(spec.maxLength, { error: `search.${name} must be at most ${spec.maxLength} characters` })
+          .min(1, { error: `${label} must not be empty` })
+          .max(spec.maxLength, { error: `${label} must be at most ${spec.maxLength} characters` })
           // eslint-disable-next-line no-control-regex
-          .refine((value) => !/[\u0000-\u001f\u007f]/.test(value), { error: `search.${name} contains characters that are not allowed` })
+          .refine((value) => !/[\u0000-\u001f\u007f]/.test(value), { error: `${label} contains characters that are not allowed` })
       );
     case 'whole':
       return z
-        .number({ error: `search.${name} must be a number` })
-        .int({ error: `search.${name} must be a whole number` })
-        .min(0, { error: `search.${name} must not be negative` })
-        .max(spec.max, { error: `search.${name} must be at most ${spec.max}` });
+        .number({ error: `${label} must be a number` })
+        .int({ error: `${label} must be a whole number` })
+        .min(0, { error: `${label} must not be negative` })
+        .max(spec.max, { error: `${label} must be at most ${spec.max}` });
     case 'money':
       return z
-        .number({ error: `search.${name} must be a number of dollars` })
-        .min(0, { error: `search.${name} must not be negative` })
-        .max(MONEY_MAX, { error: `search.${name} is too large` })
-        .refine((value) => Math.round(value * 100) === value * 100, { error: `search.${name} must be whole dollars and cents` });
+        .number({ error: `${label} must be a number of dollars` })
+        .min(0, { error: `${label} must not be negative` })
+        .max(MONEY_MAX, { error: `${label} is too large` })
+        .refine((value) => Math.round(value * 100) === value * 100, { error: `${label} must be whole dollars and cents` });
     case 'bbox':
       // No kept filter is a box today (contract/saved-search.ts); one would need its own reading here.
       throw new Error(`search.${name}: a map box is not a saved-search filter`);
   }
 }
 
+/** A map area's suburbs (contract/saved-search-area.ts): each a suburb's name as `suburb` takes it, none twice, at most AREA_SUBURBS_MAX. */
+const areaSuburbs = z
+  .array(filterValue('suburb', LISTING_FILTERS.suburb, 'each of search.suburbs'), { error: 'search.suburbs must be a list of suburb names' })
+  .min(1, { error: 'search.suburbs must name at least one suburb (leave it out for a search of any suburb)' })
+  .max(AREA_SUBURBS_MAX, { error: `search.suburbs must name at most ${AREA_SUBURBS_MAX} suburbs: a smaller map area names fewer` })
+  .refine((names) => new Set(names.map((name) => suburbKey(name as string))).size === names.length, { error: 'search.suburbs names a suburb twice' });
+
 const searchSchema = z
   .strictObject(
-    Object.fromEntries(SAVED_SEARCH_FILTER_NAMES.map((name) => [name, filterValue(name, LISTING_FILTERS[name]).optional()])) as Record<
-      SavedSearchFilterName,
-      z.ZodOptional<z.ZodType>
-    >,
+    {
+      ...(Object.fromEntries(SAVED_SEARCH_FILTER_NAMES.map((name) => [name, filterValue(name, LISTING_FILTERS[name]).optional()])) as Record<
+        SavedSearchFilterName,
+        z.ZodOptional<z.ZodType>
+      >),
+      suburbs: areaSuburbs.optional(),
+    },
     { error: (issue) => (issue.code === 'unrecognized_keys' ? undefined : 'search must be an object of listing filters') },
   )
   .refine((search) => search.minPrice === undefined || search.maxPrice === undefined || (search.minPrice as number) <= (search.maxPrice as number), {
     message: 'search.maxPrice must not be below search.minPrice',
     path: ['maxPrice'],
+  })
+  // One suburb chosen by name, or a map area's suburbs: the requirement holds one list, and which one the buyer meant must not be guessed.
+  .refine((search) => search.suburb === undefined || search.suburbs === undefined, {
+    message: "search.suburbs cannot be given with search.suburb: send the suburb chosen, or the map area's suburbs",
+    path: ['suburbs'],
   });
 
 const fields = contactFields;
@@ -88,7 +104,8 @@ export function savedSearchFieldErrors(error: z.ZodError): Record<string, string
   const found: Record<string, string> = {};
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) found[[...issue.path, key].join('.')] ??= `is not a filter a saved search keeps (${SAVED_SEARCH_FILTER_NAMES.join(', ')})`;
+      for (const key of issue.keys)
+        found[[...issue.path, key].join('.')] ??= `is not a filter a saved search keeps (${[...SAVED_SEARCH_FILTER_NAMES, 'suburbs'].join(', ')})`;
       continue;
     }
     const name = issue.path.length > 0 ? issue.path.map(String).join('.') : 'body';
@@ -107,7 +124,10 @@ export function addressKey(email: string): string {
  * normalised, the honeypot and timing left out (a retry re-measures elapsedMs).
  */
 export function savedSearchFingerprint(request: ParsedSavedSearch): string {
-  const search = Object.fromEntries(SAVED_SEARCH_FILTER_NAMES.filter((name) => request.search[name] !== undefined).map((name) => [name, request.search[name]]));
+  const search: Record<string, unknown> = Object.fromEntries(
+    SAVED_SEARCH_FILTER_NAMES.filter((name) => request.search[name] !== undefined).map((name) => [name, request.search[name]]),
+  );
+  if (request.search.suburbs !== undefined) search.suburbs = request.search.suburbs;
   const canonical = JSON.stringify([
     request.originalId,
     request.fullName,

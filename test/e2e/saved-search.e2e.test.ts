@@ -7,12 +7,19 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startDemoSiteRig, watchedPage, type DemoSiteRig } from '../support/browser.ts';
 import type { TestRelay } from '../support/relay-fixture.ts';
+import type { ListingSummary, Page as ListingsPage, PlacementSummary } from '../../contract/relay-api.ts';
 
 interface SimContactView {
   emails: string[];
   firstName: string | null;
   lastName: string | null;
-  requirements: Array<{ type: string; minimumBed: number | null; minimumPrice: number | null; maximumPrice: number | null }>;
+  requirements: Array<{
+    type: string;
+    minimumBed: number | null;
+    minimumPrice: number | null;
+    maximumPrice: number | null;
+    suburbs: Array<{ id: number; name: string }>;
+  }>;
 }
 
 let rig: DemoSiteRig;
@@ -89,4 +96,65 @@ describe('saved search end to end: demo /buy page → relay → CRM contact and 
     expect(contact.requirements[0]).toMatchObject({ type: 'sale', minimumBed: 3, minimumPrice: null, maximumPrice: null });
     expect(problems).toEqual([]);
   }, 90_000);
+
+  it('a map area: the summary names its suburbs, the requirement holds exactly them, and an agent finds the new subscriber in the holding area', async () => {
+    // Every listing placed first (demo mode geocodes the rest), so the area's suburbs stay put while the test runs.
+    for (const deadline = Date.now() + 60_000; ;) {
+      const placement = (await (await fetch(`${relay.url}/api/v1/listings/placement`)).json()) as PlacementSummary;
+      if (placement.pending === 0) break;
+      if (Date.now() > deadline) throw new Error(`listings still waiting for the geocoder: ${JSON.stringify(placement)}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const placed = async (query: string) =>
+      ((await (await fetch(`${relay.url}/api/v1/listings?pageSize=100&${query}`)).json()) as ListingsPage<ListingSummary>).items;
+    // An area around one placed home for sale with 3+ bedrooms: a few suburbs, not the agency's all.
+    const home = (await placed('type=sale&minBeds=3&bbox=-180,-90,180,90'))[0]!;
+    const { lat, lng } = home.position!;
+    const bbox = [lng - 0.03, lat - 0.02, lng + 0.03, lat + 0.02].map((degrees) => degrees.toFixed(5)).join(',');
+    // The suburbs it covers, from the listings the relay shows in it (any status), not from the route under test.
+    const expected = new Set<string>();
+    for (const status of ['available', 'sold', 'leased']) {
+      for (const card of await placed(`status=${status}&bbox=${bbox}`)) if (card.address.suburb) expected.add(card.address.suburb);
+    }
+    expect(expected.size).toBeGreaterThan(0);
+    expect(expected.size).toBeLessThanOrEqual(12);
+
+    await page.goto(`${relay.url}/buy?bbox=${bbox}&minBeds=3`);
+    const grid = page.locator('estate-listings');
+    await grid.locator('[part~="card-link"]').first().waitFor();
+    await grid.getByRole('button', { name: 'Get alerts for this search' }).click();
+    const form = grid.locator('estate-saved-search');
+    await form.getByRole('textbox', { name: 'Full name' }).waitFor();
+    const summary = form.locator('[part~="summary"]');
+    await expect.poll(() => summary.textContent()).not.toContain('finding its suburbs');
+    const said = (await summary.textContent())!;
+    expect(said).toContain('3+ bedrooms');
+    for (const suburb of expected) expect(said).toContain(suburb);
+
+    await form.getByRole('textbox', { name: 'Full name' }).fill('Imogen Castellano');
+    await form.getByRole('textbox', { name: 'Email' }).fill('imogen.castellano@example.org');
+    await form.getByRole('checkbox').check();
+    await form.getByRole('button', { name: 'Get alerts' }).click();
+    await expect.poll(() => form.getByRole('status').textContent()).toContain('Your search is saved');
+
+    const contact = await waitForContact('imogen.castellano@example.org');
+    expect(contact.requirements).toHaveLength(1);
+    expect(contact.requirements[0]!.minimumBed).toBe(3);
+    const held = contact.requirements[0]!.suburbs.map((suburb) => suburb.name.toLowerCase()).sort();
+    expect(held).toEqual([...expected].map((name) => name.toLowerCase()).sort());
+
+    // The agent's view: one holding-area entry for the new subscriber, naming them and what they follow.
+    type Note = { subject: string | null; source: string; personEmails: string[] };
+    let notes: Note[] = [];
+    for (const deadline = Date.now() + 30_000; notes.length === 0;) {
+      const items = ((await (await fetch(`${relay.simulator!.origin}/__sim/enquiries`)).json()) as { items: Note[] }).items;
+      notes = items.filter((item) => item.personEmails.includes('imogen.castellano@example.org'));
+      if (notes.length === 0 && Date.now() > deadline) throw new Error('no holding-area entry for the new subscriber');
+      if (notes.length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(notes).toHaveLength(1);
+    expect(notes[0]!.subject).toMatch(/^New alert subscriber: Imogen Castellano, homes for sale in /);
+    for (const suburb of expected) expect(notes[0]!.subject).toContain(suburb);
+    expect(problems).toEqual([]);
+  }, 120_000);
 });

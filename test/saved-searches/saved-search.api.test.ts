@@ -100,6 +100,40 @@ for (const variant of storeVariants()) {
       expect(await rawRows(store, 'saved_searches')).toHaveLength(1);
     });
 
+    it('refuses a suburb the CRM does not know with a 400 naming the field and close names it knows, storing nothing; a map area is a list of suburbs', async () => {
+      const known = ['Kew', 'Kew East', 'Hawthorn', 'Hawthorn East', 'Richmond'].map((name) => ({ name, postcode: null, state: 'VIC' }));
+      const { app, store } = await harness({ knownSuburbs: () => known });
+      const typo = await request(app)
+        .post('/api/v1/saved-searches')
+        .send(validSavedSearch({ search: { suburb: 'Hawthorne' } }));
+      expect(typo.status).toBe(400);
+      expect(typo.body).toMatchObject({ error: 'unknown_suburb', fields: { 'search.suburb': expect.stringContaining('"Hawthorne"') } });
+      expect(typo.body.suggestions).toEqual({ 'search.suburb': ['Hawthorn'] });
+      const area = await request(app)
+        .post('/api/v1/saved-searches')
+        .send(validSavedSearch({ search: { suburbs: ['kew', 'Richmnd', 'Nowhere Town'] } }));
+      expect(area.status).toBe(400);
+      expect(Object.keys(area.body.fields).sort()).toEqual(['search.suburbs.1', 'search.suburbs.2']);
+      expect(area.body.suggestions).toEqual({ 'search.suburbs.1': ['Richmond'], 'search.suburbs.2': [] });
+      expect(await rawRows(store, 'saved_searches')).toHaveLength(0);
+      // Both a suburb and an area, a repeated suburb, too many: refused by the schema, naming search.suburbs.
+      for (const search of [
+        { suburb: 'Kew', suburbs: ['Kew'] },
+        { suburbs: ['Kew', 'KEW'] },
+        { suburbs: Array.from({ length: 13 }, (_, index) => `Kew ${index}`) },
+        { suburbs: [] },
+      ]) {
+        const refused = await request(app).post('/api/v1/saved-searches').send(validSavedSearch({ search }));
+        expect(refused.status, JSON.stringify(search)).toBe(400);
+        expect(Object.keys(refused.body.fields)).toEqual(['search.suburbs']);
+      }
+      const taken = validSavedSearch({ search: { type: 'sale', suburbs: ['Kew', 'hawthorn east'] } });
+      expect((await request(app).post('/api/v1/saved-searches').send(taken)).status).toBe(202);
+      const rows = await rawRows(store, 'saved_searches');
+      expect(rows).toHaveLength(1);
+      expect(JSON.parse(String(rows[0]!.payload)).search).toEqual(taken.search);
+    });
+
     it('takes a filled honeypot or a form sent too fast with a 202: the first kept whole in the quarantine, the second queued to be saved, marked (saved-search.spam-signals.test.ts)', async () => {
       const { app, store, service } = await harness();
       // Addresses of this test's own: the simulator keeps the file's contacts.

@@ -190,6 +190,42 @@ for (const variant of storeVariants()) {
       expect((await service.store.get(body.originalId))?.status).toBe('saved');
     });
 
+    it('by default leaves every new subscriber in the holding area once, under faults: who, what they follow, the agency source', async () => {
+      // No SAVED_SEARCH_HOLDING_ENQUIRY: the default.
+      const { app, service } = await harness();
+      sim.state.setFaults([
+        { match: 'POST /enquiries', dropResponseRate: 1, times: 2 },
+        { match: 'POST /enquiries', errorRate: 1, times: 1 },
+        { match: 'GET /enquiries', errorRate: 0.3, rate429: 0.1 },
+        { match: 'POST /contacts/*/requirements', dropResponseRate: 1, times: 1 },
+      ]);
+      const area = validSavedSearch({ email: 'ann@example.com', fullName: 'Ann Lee', search: { type: 'sale', minBeds: 3, suburbs: ['Kew', 'Hawthorn'] } });
+      const bodies = [area, validSavedSearch({ email: 'bob@example.com', search: matching }), validSavedSearch({ email: 'cy@example.com', search: {} })];
+      for (const body of bodies) expect((await request(app).post('/api/v1/saved-searches').send(body)).status).toBe(202);
+      for (let round = 0; round < 60 && (await service.store.counts()).queued > 0; round++) {
+        await service.worker.drain();
+        await new Promise((resolve) => setTimeout(resolve, 60));
+      }
+      expect(await service.store.counts()).toMatchObject({ queued: 0, dead: 0, saved: 3 });
+      for (const body of bodies) {
+        const notes = sim.state.postedEnquiries().filter((enquiry) => enquiry.originalId === body.originalId);
+        expect(notes, body.email).toHaveLength(1);
+        expect(notes[0]).toMatchObject({ source: 'OFFICEWEBSITE', email: body.email });
+        expect(notes[0]!.subject).toMatch(new RegExp(`^New alert subscriber: ${body.fullName}, homes for`));
+        expect(notes[0]!.body).toContain(body.email);
+      }
+      const ann = sim.state.postedEnquiries().find((enquiry) => enquiry.originalId === area.originalId)!;
+      expect(ann.subject).toBe('New alert subscriber: Ann Lee, homes for sale in Kew or Hawthorn, 3+ bed');
+      expect(ann.body).toContain(
+        'Ann Lee (ann@example.com, 0412345678) subscribed on the website to e-mail alerts for homes for sale in Kew or Hawthorn, 3+ bed',
+      );
+      // The area's requirement names exactly its suburbs.
+      const [contact] = contactsByAddress(sim.state.contacts.posted()).get('ann@example.com')!;
+      expect(contact!.requirements).toHaveLength(1);
+      expect(contact!.requirements[0]!.suburbs.map((suburb) => suburb.name).sort()).toEqual(['Hawthorn', 'Kew']);
+      expect(sim.state.counters.droppedResponses).toBeGreaterThanOrEqual(3);
+    });
+
     it("a definite refusal dead-letters with the CRM's code and field (never its message, which quotes the suburb); the rest go on", async () => {
       const { app, service } = await harness();
       const body = validSavedSearch({ email: 'eve@example.com', search: { suburb: 'Nowhere Town' } });

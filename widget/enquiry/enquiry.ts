@@ -70,6 +70,8 @@ export interface EnquiryErrorDetail {
   message: string;
   /** The relay's per-field messages (field name → message), empty when it gave none. */
   fields: Record<string, string>;
+  /** The relay's close names for a refused value, by the same field names (a saved search's unknown suburb); absent when it gave none. */
+  suggestions?: Record<string, string[]>;
   originalId: string;
   /** True when the submission is kept on this device and will be retried with the same originalId. */
   pending: boolean;
@@ -894,11 +896,23 @@ export class EstateEnquiry extends EstateElement {
       status,
       message: error instanceof Error ? error.message : String(error),
       fields,
+      ...relaySuggestions(error),
       originalId: pending.request.originalId,
       pending: !definitive,
     });
     this.requestUpdate();
   }
+}
+
+/** The `suggestions` of a relay's 400 (lists of names by field), when it sent any. */
+function relaySuggestions(error: unknown): { suggestions?: Record<string, string[]> } {
+  const body = error instanceof RelayError ? (error.body as { suggestions?: unknown } | undefined) : undefined;
+  const given = body?.suggestions;
+  if (typeof given !== 'object' || given === null) return {};
+  const suggestions = Object.fromEntries(
+    Object.entries(given).map(([field, names]) => [field, Array.isArray(names) ? names.filter((name): name is string => typeof name === 'string') : []]),
+  );
+  return { suggestions };
 }
 
 declare global {

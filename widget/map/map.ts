@@ -125,7 +125,7 @@ const HINT_MS = 1600;
  * @csspart status - The loading or error line.
  * @csspart list-toggle - The button that shows the list of properties on the map.
  * @csspart list - That list.
- * @csspart alerts-button - "Get alerts for this search": a saved search of the map's filters, as a contact with buying requirements in the CRM. Not shown while an `<estate-listings>` with a filter bar (`filters`) under the same `query-prefix` is on the page: one page, one button, the bar's, beside the filters the alerts keep (the map's box is never kept).
+ * @csspart alerts-button - "Get alerts for this search": a saved search of the map's filters, as a contact with buying requirements in the CRM. Not shown while an `<estate-listings>` with a filter bar (`filters`) under the same `query-prefix` is on the page: one page, one button, the bar's, beside the filters the alerts keep. An area applied with "Search this area" (`bbox`) is followed as the suburbs it covers, named in the form before sending.
  * @csspart alerts - Its form (`<estate-saved-search>`; its code is fetched on the first click).
  * @csspart caption - A location map's caption ("Approximate location, Kew").
  *
@@ -801,9 +801,9 @@ export class EstateMap extends EstateElement {
    * Whether a list with a filter bar shows the same search on this page (an `<estate-listings
    * filters>` under the same query prefix): then its bar's "Get alerts for this search" is the
    * page's only one. A buyer sets the search in that bar, beside its Search button, and the alerts
-   * keep exactly those filters; the map's button would seem to promise alerts for the area in
-   * view, which a saved search never keeps. Looked up at each render (the map renders at every
-   * move), so a list added or removed later is seen.
+   * keep exactly those filters (an applied area as the suburbs it covers); the map's button would
+   * seem to promise alerts for the area in view, which is kept only once applied. Looked up at each
+   * render (the map renders at every move), so a list added or removed later is seen.
    */
   #listOffersAlerts(): boolean {
     const prefix = this.queryPrefix ?? '';

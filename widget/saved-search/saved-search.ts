@@ -1,7 +1,12 @@
-import { css, html, type PropertyDeclarations } from 'lit';
+import { css, html, nothing, type PropertyDeclarations } from 'lit';
+import { Task, TaskStatus } from '@lit/task';
+import { formatBoundingBox, parseBoundingBox } from '../../contract/listing-filters.ts';
 import type { EnquiryRequest } from '../../contract/relay-api.ts';
+import { AREA_SUBURBS_MAX, suburbKey, type AreaSuburbs } from '../../contract/saved-search-area.ts';
 import { SAVED_SEARCH_FILTER_NAMES, type SavedSearchFilters, type SavedSearchRequest } from '../../contract/saved-search.ts';
-import type { LeadContactFields } from '../enquiry/enquiry.ts';
+import type { EnquiryErrorDetail, LeadContactFields } from '../enquiry/enquiry.ts';
+import { relayUrl } from '../shared/relay.ts';
+import { fetchJsonOnceFilled } from '../shared/relay-filling.ts';
 import { LeadForm } from '../lead-form/lead-form.ts';
 import type { LeadType } from '../shared/analytics.ts';
 import type { Sections } from '../shared/localize.ts';
@@ -22,11 +27,37 @@ export function keptFilters(query: Record<string, unknown> | null | undefined): 
 }
 
 /**
+ * The map area a query follows (`bbox`, canonical), or undefined: none, a bad one, or a suburb
+ * chosen by name (then the suburb is the search's place; the requirement holds one list).
+ */
+export function areaOf(query: Record<string, unknown> | null | undefined): string | undefined {
+  const bbox = query?.bbox;
+  const suburb = query?.suburb;
+  if (typeof bbox !== 'string' || (typeof suburb === 'string' && suburb.trim() !== '')) return undefined;
+  const box = parseBoundingBox(bbox);
+  return typeof box === 'string' ? undefined : formatBoundingBox(box);
+}
+
+/** A suburb the relay refused (its field, the name sent, the relay's message and close names). */
+interface RefusedSuburb {
+  field: string;
+  name: string;
+  message: string;
+  suggestions: string[];
+}
+
+/**
  * "Get alerts for this search": a visitor leaves a name, an e-mail address, optionally a mobile,
  * and their consent, and the relay saves the search (`search`: the list's filters) with the agency's
  * CRM as a contact with a buying or renting requirement, which agents match new listings against.
  * `<estate-listings>` renders it under its filter bar when the visitor asks (its code is fetched
  * then); a page may also place it itself with a `search`.
+ *
+ * A map area (`bbox` in the search, with no suburb chosen) is followed as the suburbs it covers,
+ * asked of the relay (`GET /api/v1/suburbs?bbox=`, contract/saved-search-area.ts) and named in the
+ * summary before sending: at most 12 (AREA_SUBURBS_MAX), the rest counted and said. The form does not
+ * send until they are known. A suburb the agency's CRM does not know is refused by the relay (400);
+ * its message and the close names it offers show under the summary, each a button that takes it.
  *
  * Sending, keeping and retrying are the enquiry form's: the submission keeps its `originalId` across
  * retries and reloads until the relay has it (one kept submission per page origin), so it is saved
@@ -35,7 +66,7 @@ export function keptFilters(query: Record<string, unknown> | null | undefined): 
  * @summary "Get alerts for this search" form: the search goes to the agency's CRM exactly once.
  *
  * @attr {string} relay - Base URL of the relay. Default: where the widget script was loaded from.
- * @attr {string} search - JSON object of the listing filters to follow (`type`, `suburb`, `minPrice`, `maxPrice`, `minBeds`, `minBaths`, `minCars`, `propertyType`; others are ignored). `<estate-listings>` sets it to its current filters.
+ * @attr {string} search - JSON object of the listing filters to follow (`type`, `suburb`, `minPrice`, `maxPrice`, `minBeds`, `minBaths`, `minCars`, `propertyType`, and `bbox`: a map area, followed as the suburbs it covers; others are ignored). `<estate-listings>` and `<estate-map>` set it to their current filters.
  * @attr {string} consent-text - Label of the consent box (always shown and required: alerts are e-mail the visitor asks for). Default: the words' `consent`.
  * @attr {boolean} require-phone - Makes the mobile number required.
  * @attr {string} heading - Heading of the form. Default "Get alerts for this search".
@@ -52,6 +83,9 @@ export function keptFilters(query: Record<string, unknown> | null | undefined): 
  * @csspart form - The form.
  * @csspart heading - The heading.
  * @csspart summary - The search in words.
+ * @csspart area-note - What the summary says of a map area's suburbs past the cap, or why none are known.
+ * @csspart search-error - A suburb the agency does not know: the relay's message and its suggestions.
+ * @csspart suggestion - Each suggested suburb (a button taking it in place of the refused one).
  * @csspart field - Each field's wrapper; also `field-name`, `field-email`, `field-mobile`, `field-consent`.
  * @csspart label - Each field's label.
  * @csspart optional - The "(optional)" marker.
@@ -79,8 +113,26 @@ export class EstateSavedSearch extends LeadForm {
         margin-block-end: 1.5rem;
       }
 
-      .summary {
+      .summary,
+      .area-note {
         margin: 0;
+      }
+
+      .suggestions {
+        display: flex;
+        flex-wrap: wrap;
+        gap: 0.25rem 0.5rem;
+        align-items: baseline;
+      }
+
+      .suggestion {
+        font: inherit;
+        padding: 0.125rem 0.5rem;
+        border: 1px solid currentColor;
+        border-radius: var(--estate-radius, 0.25rem);
+        background: transparent;
+        color: inherit;
+        cursor: pointer;
       }
     `,
   ] as typeof LeadForm.styles;
@@ -95,12 +147,82 @@ export class EstateSavedSearch extends LeadForm {
   declare strings: Partial<Record<string, string>> | null;
 
   readonly #savedSearchWords = new LocalizeController<Sections>(this);
+  /** Asks again after a failure (a send while it had failed). */
+  #areaAttempt = 0;
+  /** A refused suburb's name (its key) → the suggestion the visitor took in its place. */
+  readonly #taken = new Map<string, string>();
+  /** Suburbs the relay refused in the last send, shown under the summary. */
+  #refused: RefusedSuburb[] = [];
+  /** The search of the last send (the names a refusal's field indexes). */
+  #sentSearch: SavedSearchFilters | undefined;
+
+  /** The suburbs of the map area the search follows (none without one). */
+  readonly #area = new Task(this, {
+    task: async ([relay, bbox], { signal }): Promise<AreaSuburbs | undefined> =>
+      bbox === undefined ? undefined : fetchJsonOnceFilled<AreaSuburbs>(`${relayUrl(relay, 'api/v1/suburbs')}?bbox=${encodeURIComponent(bbox)}`, { signal }),
+    args: () => [this.relay, areaOf(this.search), this.#areaAttempt] as const,
+  });
 
   constructor() {
     super();
     this.search = null;
     this.locale = null;
     this.currency = null;
+    // Not sent before a map area's suburbs are known: without them the alert would be about every home of the agency.
+    this.addEventListener('estate-enquiry-submit', (event) => {
+      const problem = this.#areaProblem();
+      if (!problem) return;
+      event.preventDefault();
+      this.notice = problem;
+      if (this.#area.status === TaskStatus.ERROR) {
+        this.#areaAttempt++;
+        this.requestUpdate();
+      }
+    });
+    this.addEventListener('estate-enquiry-error', (event) => void this.#onRefusal(event.detail));
+  }
+
+  /** Why the search cannot be sent yet (its map area's suburbs unknown or none), or undefined. */
+  #areaProblem(): string | undefined {
+    if (areaOf(this.search) === undefined) return undefined;
+    const words = this.alertWords;
+    if (this.#area.status === TaskStatus.ERROR) return words.areaFailed;
+    const area = this.#area.value;
+    if (this.#area.status !== TaskStatus.COMPLETE || !area) return words.areaWait;
+    return area.items.length === 0 ? words.areaEmpty : undefined;
+  }
+
+  /** A 400 naming suburbs: each shown under the summary with the relay's close names. */
+  async #onRefusal(detail: EnquiryErrorDetail): Promise<void> {
+    if (detail.status !== 400) return;
+    const sent = this.#sentSearch;
+    this.#refused = Object.entries(detail.fields).flatMap(([field, message]) => {
+      const index = /^search\.suburbs\.(\d+)$/.exec(field)?.[1];
+      const name = field === 'search.suburb' ? sent?.suburb : index !== undefined ? sent?.suburbs?.[Number(index)] : undefined;
+      return name === undefined ? [] : [{ field, name, message, suggestions: detail.suggestions?.[field] ?? [] }];
+    });
+    this.requestUpdate();
+    await this.updateComplete;
+    this.renderRoot.querySelector<HTMLElement>('[part~="suggestion"], #search-error')?.focus();
+  }
+
+  /** Takes a suggested suburb in place of a refused one. */
+  #take(refused: RefusedSuburb, suggestion: string): void {
+    this.#taken.set(suburbKey(refused.name), suggestion);
+    this.#refused = this.#refused.filter((entry) => entry !== refused);
+    this.notice = '';
+    this.requestUpdate();
+  }
+
+  /** What is sent: the kept filters, a map area's suburbs, and the suggestions taken for refused names. */
+  #searchToSend(): SavedSearchFilters {
+    const search = keptFilters(this.search);
+    const area = areaOf(this.search) === undefined ? undefined : this.#area.value;
+    if (area && area.items.length > 0) search.suburbs = area.items.map((suburb) => suburb.name);
+    const taken = (name: string) => this.#taken.get(suburbKey(name)) ?? name;
+    if (search.suburb !== undefined) search.suburb = taken(String(search.suburb));
+    if (search.suburbs) search.suburbs = [...new Map(search.suburbs.map((name) => [suburbKey(taken(name)), taken(name)])).values()];
+    return search;
   }
 
   /** This form's own words, in the page's language, with `strings` on top. */
@@ -145,15 +267,61 @@ export class EstateSavedSearch extends LeadForm {
     return html`${this.kindFields()} ${this.contactFields()} ${this.consentField(this.consentText ?? this.alertWords.consent)}`;
   }
 
-  /** The search in words, so the visitor (and a screen reader) knows what the alerts are about. */
+  /** The search in words, so the visitor (and a screen reader) knows what the alerts are about; a map area's note; refused suburbs. */
   protected override kindFields(): unknown {
-    return html`<p part="summary" class="summary">${this.say(this.alertWords.intro, { search: this.summary() })}</p>`;
+    const words = this.alertWords;
+    const area = areaOf(this.search) === undefined ? undefined : this.#area.value;
+    const note =
+      area && area.items.length === 0
+        ? words.areaEmpty
+        : area && area.more > 0
+          ? this.say(words.areaMore, { count: area.more, max: AREA_SUBURBS_MAX })
+          : this.#area.status === TaskStatus.ERROR && areaOf(this.search) !== undefined
+            ? words.areaFailed
+            : undefined;
+    const refused = this.#refused;
+    return html`<p part="summary" class="summary" aria-describedby=${refused.length > 0 ? 'search-error' : nothing}>
+        ${this.say(words.intro, { search: this.summary() })}
+      </p>
+      ${note ? html`<p part="area-note" class="area-note">${note}</p>` : nothing}
+      ${
+        refused.length > 0
+          ? html`<div part="error search-error" class="error" id="search-error" tabindex="-1">
+              ${refused.map(
+                (entry) =>
+                  html`<p>${entry.message}</p>
+                    ${
+                      entry.suggestions.length > 0
+                        ? html`<p class="suggestions">
+                            <span>${words.suggestionsLabel}</span>
+                            ${entry.suggestions.map(
+                              (suggestion) =>
+                                html`<button type="button" part="suggestion" class="suggestion" @click=${() => this.#take(entry, suggestion)}>
+                                  ${suggestion}
+                                </button>`,
+                            )}
+                          </p>`
+                        : nothing
+                    }`,
+              )}
+            </div>`
+          : nothing
+      }`;
+  }
+
+  /** A map area's suburbs in words: "Kew, Hawthorn or Richmond", or that they are being found. */
+  #areaWords(search: SavedSearchFilters): string {
+    const words = this.alertWords;
+    const names = search.suburbs ?? [];
+    if (names.length === 0) return this.#area.status === TaskStatus.PENDING || this.#area.status === TaskStatus.INITIAL ? words.areaLoading : '';
+    const joined = names.length === 1 ? names[0]! : this.say(words.areaLast, { first: names.slice(0, -1).join(', '), last: names.at(-1)! });
+    return this.say(words.inSuburb, { suburb: joined });
   }
 
   /** "for sale, House, in Richmond, from $500,000, 3+ bedrooms", or "any home". */
   protected summary(): string {
     const words = this.alertWords;
-    const search = keptFilters(this.search);
+    const search = this.#searchToSend();
     let money = (value: number) => String(value);
     try {
       const locale = this.locale || 'en-AU';
@@ -169,7 +337,7 @@ export class EstateSavedSearch extends LeadForm {
     const parts = [
       search.type === 'sale' ? words.forSale : search.type === 'lease' ? words.forLease : '',
       search.propertyType ?? '',
-      search.suburb ? this.say(words.inSuburb, { suburb: search.suburb }) : '',
+      search.suburb ? this.say(words.inSuburb, { suburb: search.suburb }) : areaOf(this.search) !== undefined ? this.#areaWords(search) : '',
       search.minPrice !== undefined ? this.say(words.minPrice, { price: money(Number(search.minPrice)) }) : '',
       search.maxPrice !== undefined ? this.say(words.maxPrice, { price: money(Number(search.maxPrice)) }) : '',
       search.minBeds !== undefined ? this.say(words.minBeds, { count: Number(search.minBeds) }) : '',
@@ -188,8 +356,10 @@ export class EstateSavedSearch extends LeadForm {
       consent: contact.consent === true,
       website: contact.website ?? '',
       elapsedMs: contact.elapsedMs,
-      search: keptFilters(this.search),
+      search: this.#searchToSend(),
     };
+    this.#sentSearch = request.search;
+    this.#refused = [];
     // The base form keeps, resends and reports its request as it is; only its type names the enquiry kinds.
     return request as unknown as EnquiryRequest;
   }

@@ -22,6 +22,20 @@ export interface SavedSearchStrings {
   minBaths: string;
   minCars: string;
   success: string;
+  /** A map area while its suburbs are being found. */
+  areaLoading: string;
+  /** The last two of a map area's suburbs: "{first} or {last}". */
+  areaLast: string;
+  /** More suburbs in the area than an alert follows; `{count}` more, `{max}` followed. */
+  areaMore: string;
+  /** No listing in the map area says which suburbs it covers. */
+  areaEmpty: string;
+  /** The area's suburbs could not be found (the relay did not answer). */
+  areaFailed: string;
+  /** Sending waits for the area's suburbs. */
+  areaWait: string;
+  /** Before the close names offered for a suburb the agency does not know. */
+  suggestionsLabel: string;
 }
 
 export const defaultSavedSearchStrings: SavedSearchStrings = {
@@ -39,6 +53,13 @@ export const defaultSavedSearchStrings: SavedSearchStrings = {
   minBaths: '{count}+ bathrooms',
   minCars: '{count}+ car spaces',
   success: 'Thank you. Your search is saved with the agency, and you will hear about new listings that match it.',
+  areaLoading: 'in the map area (finding its suburbs…)',
+  areaLast: '{first} or {last}',
+  areaMore: 'The map area covers {count} more suburbs: alerts follow the {max} with the most homes. Zoom the map in to choose fewer.',
+  areaEmpty: 'No home in the map area says which suburbs it covers yet. Move or widen the map, or choose a suburb.',
+  areaFailed: 'The suburbs of the map area could not be found just now. Send again to try once more.',
+  areaWait: 'Finding the suburbs of the map area; send again in a moment.',
+  suggestionsLabel: 'Did you mean:',
 };
 
 registerBuiltInTranslation<{ savedSearch: SavedSearchStrings }>({ $code: 'en-AU', savedSearch: defaultSavedSearchStrings });
