@@ -70,7 +70,8 @@ describe('a lead’s subject names the place', () => {
     const own = await sendAndDeliver(harness, { ...contact(), listingId: id, subject: 'Contract of sale', message: 'May I see the contract?' });
     expect(own.subject).toBe(`Contract of sale: ${place}`);
     // The listing element sends the address as the subject: kept as it is.
-    const named = await sendAndDeliver(harness, { ...contact(), listingId: id, subject: listing.displayAddress!, message: 'Is it still available?' });
+    // (Another message: the same one again within a day would be one lead with the first.)
+    const named = await sendAndDeliver(harness, { ...contact(), listingId: id, subject: listing.displayAddress!, message: 'Is there a building report?' });
     expect(named.subject).toBe(listing.displayAddress);
   });
 
