@@ -114,7 +114,8 @@ describe.skipIf(skipped)(`two relays on one key and one PostgreSQL database${ski
     expect(geocoderArrivals.length).toBeGreaterThanOrEqual(2);
     const times = [...geocoderArrivals].sort((a, b) => a - b);
     const gaps = times.slice(1).map((at, i) => at - times[i]!);
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(1000 - 25);
+    // A request's timer may wake late on a loaded machine, narrowing one gap (test/cluster/geocoder-gate.test.ts TOLERANCE_MS).
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(1000 - 100);
   }, 40_000);
 
   it('lists both relays in the registry, seen within the heartbeat', async () => {
