@@ -59,7 +59,8 @@ for (const variant of storeVariants()) {
       (await request(made.app).get(`/api/v1/saved-searches/${originalId}`)).body as unknown;
 
     it('one sent too fast is saved as any other, with a note marking it for the agent though the agency asks for none', async () => {
-      const made = await harness();
+      // The agency asks for no note (the default is one since SAVED_SEARCH_HOLDING_ENQUIRY=1 became it).
+      const made = await harness({ env: { SAVED_SEARCH_HOLDING_ENQUIRY: '0' } });
       const fast = validSavedSearch({ email: 'fast@example.com', elapsedMs: 700 });
       const human = validSavedSearch({ email: 'slow@example.com' });
       await post(made, fast);
