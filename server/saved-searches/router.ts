@@ -7,7 +7,16 @@ import { jsonBody, leadIntake, limitStores, spamTrap, type LimitStores } from '.
 import type { Clock } from '../runtime/clock.ts';
 import type { EnquirySettings } from '../runtime/config.ts';
 import type { Logger } from '../runtime/log.ts';
-import { addressKey, SAVED_SEARCH_LIMITS, savedSearchFieldErrors, savedSearchFingerprint, savedSearchRequestSchema, type ParsedSavedSearch } from './schema.ts';
+import type { LeadKeys } from '../enquiries/lead-keys.ts';
+import {
+  addressKey,
+  SAVED_SEARCH_LIMITS,
+  savedSearchFieldErrors,
+  savedSearchFingerprint,
+  savedSearchIntentDigest,
+  savedSearchRequestSchema,
+  type ParsedSavedSearch,
+} from './schema.ts';
 import type { SavedSearchService } from './service.ts';
 import { refuseUnknownSuburbs } from './suburbs.ts';
 
@@ -70,7 +79,9 @@ export function savedSearchRouter(service: SavedSearchService, options: SavedSea
     const parsed = savedSearchRequestSchema.safeParse(req.body);
     if (!parsed.success) throw intake.invalid('invalid_saved_search', savedSearchFieldErrors(parsed.error));
     const request = parsed.data as ParsedSavedSearch;
-    const fingerprint = savedSearchFingerprint(request);
+    // Every digest kept of the address is keyed with the relay's secret (lead-keys.ts).
+    const keys = await leadKeys();
+    const fingerprint = keys.keyed(savedSearchFingerprint(request));
     const accepted: SavedSearchAccepted = { originalId: request.originalId, status: 'queued' };
     const existing = await readState(request.originalId);
     if (existing) {
@@ -96,7 +107,7 @@ export function savedSearchRouter(service: SavedSearchService, options: SavedSea
         originalId: request.originalId,
         fingerprint,
         acceptedAt: now(),
-        addressKey: createHash('sha256').update(addressKey(request.email)).digest('hex'),
+        addressKey: keys.keyed(createHash('sha256').update(addressKey(request.email)).digest('hex')),
         payload: {
           fullName: request.fullName,
           email: request.email,
@@ -105,9 +116,20 @@ export function savedSearchRouter(service: SavedSearchService, options: SavedSea
           search: request.search,
         },
         spamReason,
+        // A flagged one (too fast) is one per intent like any; a quarantined one has no key.
+        intentKey: quarantine ? undefined : keys.keyed(savedSearchIntentDigest(request)),
       }),
     );
     if (!result) {
+      res.status(202).json(accepted);
+      return;
+    }
+    if (result.outcome === 'same-intent') {
+      // The same address saved the same search again under a new originalId (a reload, a second
+      // tab): one saved search. Answered as the first was, nothing more sent to the CRM.
+      budget.release();
+      metrics.duplicates++;
+      log.info({ originalId: request.originalId, sameAs: result.sameAs }, 'saved search repeats one taken within a day: answered, not sent again');
       res.status(202).json(accepted);
       return;
     }
@@ -121,6 +143,16 @@ export function savedSearchRouter(service: SavedSearchService, options: SavedSea
     }
     res.status(202).json(accepted);
   });
+
+  /** The store's keyed digests; a store that cannot give its secret now is a 503 the form retries. */
+  async function leadKeys(): Promise<LeadKeys> {
+    try {
+      return await store.keys();
+    } catch (error) {
+      log.error({ err: error }, 'could not read the relay secret the saved-search keys are made with');
+      throw intake.storeUnavailable();
+    }
+  }
 
   intake.statusRoute('No saved search with this originalId was accepted here.');
   return router;

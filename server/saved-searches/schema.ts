@@ -138,3 +138,21 @@ export function savedSearchFingerprint(request: ParsedSavedSearch): string {
   ]);
   return createHash('sha256').update(canonical).digest('hex');
 }
+
+/**
+ * What makes two submissions "the same intent" (one saved search, store.ts accept): the same
+ * e-mail address (any case) and the same search, its words in any case and its suburbs in any
+ * order. Whoever sent it under whichever originalId, with whatever name or mobile: a reload or a
+ * second tab of "Get alerts for this search". A plain SHA-256, keyed before it is stored.
+ */
+export function savedSearchIntentDigest(request: ParsedSavedSearch): string {
+  const sameWords = (value: unknown) => (typeof value === 'string' ? suburbKey(value) : value);
+  const search: Array<[string, unknown]> = SAVED_SEARCH_FILTER_NAMES.filter((name) => request.search[name] !== undefined).map((name) => [
+    name,
+    sameWords(request.search[name]),
+  ]);
+  if (request.search.suburbs !== undefined) search.push(['suburbs', request.search.suburbs.map(suburbKey).sort()]);
+  return createHash('sha256')
+    .update(JSON.stringify(['saved-search-intent', addressKey(request.email), search]))
+    .digest('hex');
+}

@@ -1,7 +1,9 @@
 import { sql, type Generated, type Selectable } from 'kysely';
 import type { SavedSearchFilters } from '../../contract/saved-search.ts';
 import { changed, DEFAULT_CLAIM_LEASE_MS, LeadQueueTable, spamRow, type LeadQueueOptions, type SpamReason } from '../lead-queue/table.ts';
-import type { Store } from '../store/store.ts';
+import { isKeyed, LEAD_KEYS_SECRET, LeadKeys } from '../enquiries/lead-keys.ts';
+import { relaySecret } from '../store/relay-secrets.ts';
+import { checkpoint, type Store } from '../store/store.ts';
 import { hasTable, queriesOf, tablesOf } from '../store/tables.ts';
 
 export type SavedSearchStatus = 'queued' | 'saved' | 'dead' | 'spam';
@@ -30,7 +32,7 @@ export interface SavedSearchEntry {
   status: SavedSearchStatus;
   spamReason: SpamReason | null;
   acceptedAt: number;
-  /** A digest of the e-mail address (never the address): the per-address claim's key. */
+  /** A keyed digest of the e-mail address (never the address): the per-address claim's key. */
   addressKey: string | null;
   payload: SavedSearchPayload | null;
   step: Step;
@@ -72,7 +74,21 @@ interface SavedSearchTable {
   erased_at: number | null;
   claimed_by: string | null;
   claim_until: number | null;
+  /** One saved search per intent (schema.ts savedSearchIntentDigest, keyed): unique among rows that have one (migration 200). */
+  intent_key: string | null;
 }
+
+/** A submission that is the same intent as a saved search already taken (migration 200): no personal data. */
+interface RepeatsTable {
+  original_id: string;
+  /** The originalId of the saved search it is one with: its status is this one's. */
+  same_as: string;
+  fingerprint: string;
+  accepted_at: number;
+}
+
+/** How long a saved search's intent holds: the same one sent again later than this is a new saved search. */
+export const SAVED_SEARCH_INTENT_WINDOW_MS = 24 * 60 * 60_000;
 
 /** One e-mail address in one relay's hands: two saved searches for it are never worked at once. */
 interface AddressClaimTable {
@@ -84,6 +100,7 @@ interface AddressClaimTable {
 type Tables = {
   saved_searches: SavedSearchTable;
   saved_search_address_claims: AddressClaimTable;
+  saved_search_repeats: RepeatsTable;
 };
 
 function fromRow(row: Selectable<SavedSearchTable>): SavedSearchEntry {
@@ -118,9 +135,20 @@ export interface NewSavedSearch {
   addressKey: string;
   payload: SavedSearchPayload;
   spamReason?: SpamReason;
+  /**
+   * One saved search per intent (the keyed savedSearchIntentDigest): one with the same key
+   * accepted less than SAVED_SEARCH_INTENT_WINDOW_MS before stands for this one (outcome
+   * 'same-intent'); an older one gives it up. A quarantined one (honeypot) keeps none.
+   */
+  intentKey?: string;
 }
 
-export type AcceptOutcome = { outcome: 'created' | 'duplicate' | 'conflict'; entry: SavedSearchEntry };
+export type AcceptOutcome =
+  | { outcome: 'created'; entry: SavedSearchEntry }
+  /** The same originalId accepted before: with the same fingerprint (a retry) or not (a conflict). */
+  | { outcome: 'duplicate' | 'conflict'; entry?: SavedSearchEntry }
+  /** Another saved search holds the same intentKey: this originalId is stored as one with it (`sameAs`), nothing more is sent. */
+  | { outcome: 'same-intent'; sameAs: string };
 
 /** What a step learnt, written with the step it moves to. */
 export interface StepResult {
@@ -144,7 +172,14 @@ export class SavedSearchStore extends LeadQueueTable<SavedSearchEntry, SavedSear
   constructor(store: Store, options: LeadQueueOptions = {}) {
     super(
       store,
-      { table: 'saved_searches', mark: 'writing_since', statuses: ['queued', 'saved', 'dead', 'spam'], personal: ['address_key'], fromRow },
+      // The intent key is a keyed digest of the address: erased with the payload and the address key.
+      {
+        table: 'saved_searches',
+        mark: 'writing_since',
+        statuses: ['queued', 'saved', 'dead', 'spam'],
+        personal: ['address_key', 'intent_key'],
+        fromRow,
+      },
       options,
     );
   }
@@ -153,10 +188,106 @@ export class SavedSearchStore extends LeadQueueTable<SavedSearchEntry, SavedSear
     return queriesOf(this.store).db.withTables<Tables>();
   }
 
-  /** Stores a new saved search, or finds the one stored under its originalId (the UNIQUE constraint decides a race). */
+  #keys: Promise<LeadKeys> | undefined;
+
+  /**
+   * The digests this store keeps, keyed with the relay's secret (the enquiries' one, made on first
+   * use and kept in the store: store/relay-secrets.ts). The first call also keys the digests of
+   * rows stored before they were keyed (a bare SHA-256 each), so a retry of such a saved search
+   * still matches its row and its address claim stays its address's; a failure is not kept, the
+   * next call tries again.
+   */
+  keys(): Promise<LeadKeys> {
+    this.#keys ??= (async () => {
+      const keys = new LeadKeys(await relaySecret(this.store, LEAD_KEYS_SECRET));
+      await this.keyLegacyDigests(keys);
+      return keys;
+    })().catch((error: unknown) => {
+      this.#keys = undefined;
+      throw error;
+    });
+    return this.#keys;
+  }
+
+  /**
+   * Rows stored before migration 200 hold their fingerprint and address key as bare SHA-256: each
+   * is replaced by its keyed digest (the HMAC of the bare one, as LeadKeys.keyed makes them), one
+   * conditional statement a row (another relay doing the same writes the same), in pages. An
+   * address claim is moved to its keyed key (or dropped when the keyed one is held already: a
+   * claim is a lease, and its row claims again). On SQLite the old values are then cleared from
+   * the WAL too (secure_delete has zeroed them in the pages).
+   */
+  private async keyLegacyDigests(keys: LeadKeys): Promise<void> {
+    let rekeyed = 0;
+    for (;;) {
+      const rows = await this.db
+        .selectFrom('saved_searches')
+        .select(['seq', 'fingerprint', 'address_key'])
+        .where((eb) => eb.or([eb('fingerprint', 'not like', 'k1:%'), eb.and([eb('address_key', 'is not', null), eb('address_key', 'not like', 'k1:%')])]))
+        .orderBy('seq')
+        .limit(500)
+        .execute();
+      if (rows.length === 0) break;
+      for (const row of rows) {
+        await this.db
+          .updateTable('saved_searches')
+          .set({
+            fingerprint: isKeyed(row.fingerprint) ? row.fingerprint : keys.keyed(row.fingerprint),
+            address_key: row.address_key === null || isKeyed(row.address_key) ? row.address_key : keys.keyed(row.address_key),
+          })
+          .where('seq', '=', row.seq)
+          .where('fingerprint', '=', row.fingerprint)
+          .execute();
+      }
+      rekeyed += rows.length;
+    }
+    const claims = await this.db.selectFrom('saved_search_address_claims').selectAll().where('address_key', 'not like', 'k1:%').execute();
+    for (const claim of claims) {
+      await this.db
+        .insertInto('saved_search_address_claims')
+        .values({ ...claim, address_key: keys.keyed(claim.address_key) })
+        .onConflict((conflict) => conflict.column('address_key').doNothing())
+        .execute();
+      await this.db.deleteFrom('saved_search_address_claims').where('address_key', '=', claim.address_key).execute();
+    }
+    if (rekeyed + claims.length > 0 && this.kind === 'sqlite') checkpoint(this.store);
+  }
+
+  /**
+   * Status and fingerprint of an originalId: its own row's, or for a submission stored as one with
+   * another saved search (same intent), that one's status and its own fingerprint.
+   */
+  override async state(originalId: string): Promise<{ status: SavedSearchStatus; fingerprint: string } | undefined> {
+    const own = await super.state(originalId);
+    if (own) return own;
+    return this.db
+      .selectFrom('saved_search_repeats')
+      .innerJoin('saved_searches', 'saved_searches.original_id', 'saved_search_repeats.same_as')
+      .select(['saved_searches.status', 'saved_search_repeats.fingerprint'])
+      .where('saved_search_repeats.original_id', '=', originalId)
+      .executeTakeFirst();
+  }
+
+  /**
+   * Stores a new saved search, or finds the one stored under its originalId. The UNIQUE
+   * constraints decide a race (in one process or several relays): of two with one originalId, one
+   * insert wins and the other compares fingerprints; of two with one intentKey, the loser is stored
+   * as one with the winner ('same-intent'), unless the winner is a day old, when its key is taken
+   * from it and the insert tried again.
+   */
   async accept(input: NewSavedSearch): Promise<AcceptOutcome> {
+    // Each pass either stores, answers, or frees a key that was a day old: a few passes are plenty.
+    for (let pass = 0; ; pass++) {
+      const outcome = await this.tryAccept(input);
+      if (outcome !== 'again') return outcome;
+      if (pass >= 5) throw new Error('could not store a saved search: its intent key kept changing hands');
+    }
+  }
+
+  private async tryAccept(input: NewSavedSearch): Promise<AcceptOutcome | 'again'> {
     // A flagged one (too_fast) is queued as any other; a quarantined one (honeypot) is a spam row that keeps its payload.
     const row = spamRow(input.spamReason);
+    const spam = row.status === 'spam';
     const at = this.nowIn(input.acceptedAt);
     const inserted = await this.db
       .insertInto('saved_searches')
@@ -181,14 +312,50 @@ export class SavedSearchStore extends LeadQueueTable<SavedSearchEntry, SavedSear
         erased_at: null,
         claimed_by: null,
         claim_until: null,
+        intent_key: spam ? null : (input.intentKey ?? null),
       })
-      .onConflict((conflict) => conflict.column('original_id').doNothing())
+      // Either unique key: the originalId or the intent key (no conflict target names both).
+      .onConflict((conflict) => conflict.doNothing())
       .returningAll()
       .executeTakeFirst();
     if (inserted) return { outcome: 'created', entry: fromRow(inserted) };
     const entry = await this.get(input.originalId);
-    if (!entry) throw new Error('saved search vanished right after a conflicting insert');
-    return { outcome: entry.fingerprint === input.fingerprint ? 'duplicate' : 'conflict', entry };
+    if (entry) return { outcome: entry.fingerprint === input.fingerprint ? 'duplicate' : 'conflict', entry };
+    if (!spam && input.intentKey !== undefined) return this.sameIntent(input, input.intentKey);
+    throw new Error('saved search vanished right after a conflicting insert');
+  }
+
+  /**
+   * The insert met another saved search's intent key. A day old (on the database's clock on
+   * PostgreSQL), the key is taken from it: one statement, so of two relays racing, one frees it
+   * and both insert again, where the unique index picks one. Younger, this submission is stored as
+   * one with that saved search (its originalId kept, so a retry or status read of it is answered);
+   * a submission already stored so is a retry (same fingerprint) or a conflict.
+   */
+  private async sameIntent(input: NewSavedSearch, intentKey: string): Promise<AcceptOutcome | 'again'> {
+    const freed = await this.db
+      .updateTable('saved_searches')
+      .set({ intent_key: null })
+      .where('intent_key', '=', intentKey)
+      .where('accepted_at', '<=', sql<number>`${this.nowIn(input.acceptedAt)} - ${SAVED_SEARCH_INTENT_WINDOW_MS}`)
+      .executeTakeFirst();
+    if (changed(freed) > 0) return 'again';
+    const holder = await this.db.selectFrom('saved_searches').select('original_id').where('intent_key', '=', intentKey).executeTakeFirst();
+    // Erased or freed in the meantime: the key is free.
+    if (!holder) return 'again';
+    const stored = await this.db
+      .insertInto('saved_search_repeats')
+      .values({ original_id: input.originalId, same_as: holder.original_id, fingerprint: input.fingerprint, accepted_at: this.nowIn(input.acceptedAt) })
+      .onConflict((conflict) => conflict.column('original_id').doNothing())
+      .returning('original_id')
+      .executeTakeFirst();
+    if (stored) return { outcome: 'same-intent', sameAs: holder.original_id };
+    const earlier = await this.db
+      .selectFrom('saved_search_repeats')
+      .select(['fingerprint'])
+      .where('original_id', '=', input.originalId)
+      .executeTakeFirstOrThrow();
+    return { outcome: earlier.fingerprint === input.fingerprint ? 'duplicate' : 'conflict' };
   }
 
   /**

@@ -466,6 +466,29 @@ export const migrations: Migration[] = [
     `,
   },
   {
+    id: '200-saved-searches-intent-and-keyed-digests',
+    sql: `
+      -- One saved search per intent (server/saved-searches/store.ts accept): the same e-mail address
+      -- and the same search (normalised) sent again within a day under a new originalId is one. The
+      -- key is a keyed digest (HMAC-SHA-256 with the relay's secret, relay_secrets of migration 160),
+      -- unique among the rows that have one; cleared on erasure, and by a submission a day later.
+      ALTER TABLE saved_searches ADD COLUMN intent_key TEXT;
+      CREATE UNIQUE INDEX saved_searches_intent ON saved_searches (intent_key) WHERE intent_key IS NOT NULL;
+      -- A submission found to be the same intent as a saved search already taken: its own
+      -- originalId, the one it is one with (whose status it reads), its keyed fingerprint. No personal data.
+      CREATE TABLE saved_search_repeats (
+        original_id TEXT PRIMARY KEY,
+        same_as TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        accepted_at INTEGER NOT NULL
+      ) STRICT;
+      -- address_key and fingerprint used to be plain SHA-256 (of the address; of the submission, the
+      -- address in it): erased rows' address keys were already cleared; the rest, and the address
+      -- claims, are keyed when the store first opens with the secret (SavedSearchStore.keys).
+      UPDATE saved_searches SET address_key = NULL WHERE payload IS NULL;
+    `,
+  },
+  {
     id: '190-places-recheck-answers',
     sql: `
       -- Geocoder answers are now checked (server/places/): queries name a country (the record's, else

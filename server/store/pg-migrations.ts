@@ -193,6 +193,23 @@ export const pgMigrations: Migration[] = [
       UPDATE enquiry_outbox SET once_key = NULL WHERE payload IS NULL;
     `,
   },
+  {
+    id: '090-saved-searches-intent-and-keyed-digests',
+    sql: `
+      -- The SQLite store's migration 200: one saved search per intent (a keyed intent key, unique
+      -- among the rows that have one), the repeats of one already taken, and erased rows' address
+      -- keys dropped (the rest are keyed when the store first opens with the relay's secret).
+      ALTER TABLE saved_searches ADD COLUMN intent_key TEXT;
+      CREATE UNIQUE INDEX saved_searches_intent ON saved_searches (intent_key) WHERE intent_key IS NOT NULL;
+      CREATE TABLE saved_search_repeats (
+        original_id TEXT PRIMARY KEY,
+        same_as TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        accepted_at BIGINT NOT NULL
+      );
+      UPDATE saved_searches SET address_key = NULL WHERE payload IS NULL;
+    `,
+  },
 ];
 
 /**

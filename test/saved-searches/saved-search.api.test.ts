@@ -45,7 +45,8 @@ for (const variant of storeVariants()) {
       expect(rows[0]).toMatchObject({ original_id: body.originalId, status: 'queued', step: 'person' });
       expect(JSON.parse(String(rows[0]!.payload)).search).toEqual(body.search);
       // The address is kept as a digest for the per-address claim, never in clear outside the payload.
-      expect(rows[0]!.address_key).toMatch(/^[0-9a-f]{64}$/);
+      // A keyed digest of the address (HMAC with the relay's secret), never the address or its bare SHA-256.
+      expect(rows[0]!.address_key).toMatch(/^k1:[0-9a-f]{64}$/);
       const status = await request(app).get(`/api/v1/saved-searches/${body.originalId}`);
       expect(status.body).toEqual({ originalId: body.originalId, status: 'accepted' });
       expect(JSON.stringify(status.body)).not.toContain('mary@example.com');
@@ -171,9 +172,11 @@ for (const variant of storeVariants()) {
       // The feature counts on the wall clock (the harness hands it no other): the three posts on one UTC day.
       await onOneUtcDayFor(10_000);
       const { app } = await harness({ env: { SAVED_SEARCH_DAILY_BUDGET: '2' } });
-      expect((await request(app).post('/api/v1/saved-searches').send(validSavedSearch())).status).toBe(202);
-      expect((await request(app).post('/api/v1/saved-searches').send(validSavedSearch())).status).toBe(202);
-      const spent = await request(app).post('/api/v1/saved-searches').send(validSavedSearch());
+      // Three different searches: the same one again would be one saved search (one per intent), costing no budget.
+      const search = (minBeds: number) => validSavedSearch({ search: { type: 'sale', minBeds } });
+      expect((await request(app).post('/api/v1/saved-searches').send(search(1))).status).toBe(202);
+      expect((await request(app).post('/api/v1/saved-searches').send(search(2))).status).toBe(202);
+      const spent = await request(app).post('/api/v1/saved-searches').send(search(3));
       expect(spent.status).toBe(429);
       expect(spent.body.error).toBe('daily_budget');
       expect(Number(spent.headers['retry-after'])).toBeGreaterThan(0);

@@ -115,7 +115,8 @@ for (const variant of storeVariants()) {
       const bodies = [
         validSavedSearch({ email: 'ann@example.com', search: matching }),
         validSavedSearch({ email: 'bob@example.com', search: { suburb: 'Hawthorn' } }),
-        validSavedSearch({ email: 'ann@example.com', search: matching }),
+        // Not the first again (that would be one saved search with it, one per intent): a dollar more.
+        validSavedSearch({ email: 'ann@example.com', search: { ...matching, maxPrice: matching.maxPrice! + 1 } }),
       ];
       for (const body of bodies) expect((await request(app).post('/api/v1/saved-searches').send(body)).status).toBe(202);
       for (let round = 0; round < 40 && (await service.store.counts()).queued > 0; round++) {
@@ -126,7 +127,7 @@ for (const variant of storeVariants()) {
       const byAddress = contactsByAddress(sim.state.contacts.posted());
       expect(byAddress.get('ann@example.com')).toHaveLength(1);
       expect(byAddress.get('bob@example.com')).toHaveLength(1);
-      // Two saved searches with equal filters for one person: two requirements, each recorded by one.
+      // Two saved searches of one person, nearly alike: two requirements, each recorded by one.
       const ann = byAddress.get('ann@example.com')![0]!;
       expect(ann.requirements).toHaveLength(2);
       const rows = await rawRows(service.store.store, 'saved_searches');

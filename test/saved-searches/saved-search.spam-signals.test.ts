@@ -88,7 +88,7 @@ for (const variant of storeVariants()) {
       await made.service.worker.drain();
       expect(contactsOf('quinn@example.com')).toEqual([]);
       const kept = (await made.service.store.get(bot.originalId))!;
-      expect(kept).toMatchObject({ status: 'spam', spamReason: 'honeypot', addressKey: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      expect(kept).toMatchObject({ status: 'spam', spamReason: 'honeypot', addressKey: expect.stringMatching(/^k1:[0-9a-f]{64}$/) });
       expect(kept.payload).toMatchObject({ fullName: 'Quinn Quarantine', email: 'quinn@example.com', search: bot.search });
       expect(await status(made, bot.originalId)).toEqual({ originalId: bot.originalId, status: 'accepted' });
 

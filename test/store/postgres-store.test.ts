@@ -51,6 +51,7 @@ describe.skipIf(skipped)(`PostgreSQL store${skipped ? ` (SKIPPED: ${skipped})` :
         '050-enquiries-once-key',
         '060-saved-searches',
         '080-enquiries-intent-and-keyed-digests',
+        '090-saved-searches-intent-and-keyed-digests',
       ]);
       const { rows: tables } = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
       expect(tables.map((row) => row.tablename)).toEqual([
@@ -61,6 +62,7 @@ describe.skipIf(skipped)(`PostgreSQL store${skipped ? ` (SKIPPED: ${skipped})` :
         'replica_copies',
         'replica_rows',
         'saved_search_address_claims',
+        'saved_search_repeats',
         'saved_searches',
         'schema_migrations',
         'sync_lease',
