@@ -284,16 +284,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const releasePending = async (): Promise<number> => {
     const before = released.size;
     const stored = storedIds();
-    // One CLI process each, side by side (each takes seconds to start).
-    await Promise.all(
-      pendingReleases.splice(0).map(async (id) => {
-        // Still quarantined up to its release: nothing of it in the CRM yet.
-        if (stored.has(id)) quarantineLeaks.add(id);
-        const result = await relayCli(relayEnv, ['outbox', 'release', id]);
-        if (result.code === 0) released.add(id);
-        else releaseFailures.push(`${id}: exit ${result.code} ${result.err.slice(0, 200)}`);
-      }),
-    );
+    // One CLI process each, one at a time, as an operator would: each takes seconds of CPU to
+    // start, and side by side they starve the relay on a small machine.
+    for (const id of pendingReleases.splice(0)) {
+      // Still quarantined up to its release: nothing of it in the CRM yet.
+      if (stored.has(id)) quarantineLeaks.add(id);
+      const result = await relayCli(relayEnv, ['outbox', 'release', id]);
+      if (result.code === 0) released.add(id);
+      else releaseFailures.push(`${id}: exit ${result.code} ${result.err.slice(0, 200)}`);
+    }
     return released.size - before;
   };
 
@@ -442,9 +441,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     note(`sent: ${accepted.size} accepted, ${notAccepted} not, ${senderRetries} sender retries, ${storedIds().size} already in the CRM`);
 
     // The operator lists the quarantine with the CLI (while the delivery goes on): every honeypot
-    // lead accepted must be there, none of them in the CRM. Every other one is then released: half
-    // at once, half while the relay is down at the delivery phase's first kill (or at once, with no
-    // kill to come).
+    // lead accepted must be there, none of them in the CRM. Every other one is then released: all
+    // but one at once, the last while the relay is down at the delivery phase's first kill (or at
+    // once, with no kill to come). One only: a CLI takes seconds to start, and a relay kept down
+    // longer than a restart takes would stretch the waits the issue 9 goals measure.
     let quarantineDone = !options.issue28;
     const quarantineWork = (async () => {
       if (!options.issue28) return;
@@ -457,7 +457,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       const stored = storedIds();
       for (const id of honeypots) if (stored.has(id)) quarantineLeaks.add(id);
       const toRelease = [...honeypots].filter((_, order) => order % 2 === 1);
-      const now = drainKills > 0 ? toRelease.slice(0, Math.floor(toRelease.length / 2)) : toRelease;
+      const now = drainKills > 0 ? toRelease.slice(0, -1) : toRelease;
       pendingReleases.push(...now);
       await releasePending();
       pendingReleases.push(...toRelease.slice(now.length));
@@ -479,8 +479,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       const stored = storedIds();
       if (drainKillAt.length > 0 && stored.size >= drainKillAt[0]!) {
         drainKillAt.shift();
+        // The listing and first releases finish first, with the relay up.
+        await quarantineWork;
         await killAndRestart(`while delivering, ${stored.size} in the CRM`, async () => {
-          await quarantineWork;
           releasedWhileDown += await releasePending();
         });
         // Should the kill have been another's (none is by now), release what is left anyway.
