@@ -15,6 +15,10 @@
  * production retry settings, the CRM failing 15 % of POSTs with 500, 10 % with 429, dropping 10 %
  * of responses after storing and answering 5 % after 4 s; 150 enquiries, 3 SIGKILLs).
  *
+ * With `issue28`, the lead funnel's paths in the same stream and under the same faults and kills:
+ * too-fast leads, honeypot leads (quarantined, listed and partly released with the relay's CLI),
+ * resends under a new originalId (one lead per intent) and shortlist batches (ChaosOptions.issue28).
+ *
  * Also measured: the wait of each enquiry from its 202 to its arrival in the CRM (p50, p95, max),
  * and how long after the last 202 the last enquiry arrived.
  *
@@ -29,7 +33,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { EnquiryRequest } from '../../contract/relay-api.ts';
+import type { EnquiryBatchAnswer, EnquiryBatchRequest, EnquiryRequest } from '../../contract/relay-api.ts';
 import { EnquiryOutbox } from '../../server/enquiries/outbox.ts';
 import type { FaultRule } from '../../crm-sim/faults.ts';
 import { startSimulator } from '../../crm-sim/simulator.ts';
@@ -63,6 +67,54 @@ export interface ChaosOptions {
    * CRM) and inspection requests, in turn; each stored lead's kind and fields are checked too.
    */
   leads?: boolean;
+  /**
+   * The lead funnel's paths of issue 28, mixed into the same stream (issue28Role): leads sent too
+   * fast (delivered once, marked spamSignal too_fast), honeypot leads (quarantined: listed with the
+   * relay CLI, half of them released with it, one batch of releases while the relay is down; the
+   * released delivered once, marked, the rest never), resends of an earlier lead under a new
+   * originalId (one lead per intent: never sent again) and shortlist batches of three homes (POST
+   * /api/v1/enquiries/batch: each home once).
+   */
+  issue28?: boolean;
+}
+
+/** With `issue28`, what index i of the stream sends (by i % 10; never an index `leads` repeats, which are even). */
+export type Issue28Role = 'plain' | 'batch' | 'too-fast' | 'honeypot' | 'resend';
+export function issue28Role(index: number): Issue28Role {
+  return ({ 1: 'batch', 3: 'too-fast', 7: 'honeypot', 9: 'resend' } as Record<number, Issue28Role>)[index % 10] ?? 'plain';
+}
+/** A resend repeats index - 4's lead (a plain one: i % 10 === 5). */
+const RESEND_OF = 4;
+/** Homes in each shortlist batch. */
+const BATCH_HOMES = 3;
+/** elapsedMs of a too-fast lead, and the relay's ENQUIRY_MIN_FILL_MS in an `issue28` run. */
+const TOO_FAST_MS = 800;
+const MIN_FILL_MS = 3_000;
+
+/** The issue 28 figures and findings of a run (empty lists when all is well). */
+export interface Issue28Report {
+  /** Too-fast leads accepted (each must arrive once, marked too_fast). */
+  flagged: number;
+  /** Honeypot leads accepted (quarantined), how many the CLI listed, released, left in the quarantine. */
+  quarantined: number;
+  listed: number;
+  released: number;
+  /** Of those released, released while the relay was down (killed). */
+  releasedWhileDown: number;
+  unreleased: number;
+  /** Resends under a new originalId accepted, and the intent repeats the relay's store holds. */
+  intentRepeats: number;
+  intentRepeatsStored: number;
+  batches: number;
+  batchHomes: number;
+  /** Honeypot leads the CLI did not list as quarantined. */
+  notListed: string[];
+  /** Honeypot leads in the CRM while quarantined, or never released and in the CRM at the end. */
+  quarantineLeaks: string[];
+  /** Leads in the CRM with a spamSignal mark they should not have, or without the one they should. */
+  wrongMarks: string[];
+  /** Releases the CLI refused. */
+  releaseFailures: string[];
 }
 
 export type ChaosProfile = 'mixed' | 'issue9';
@@ -88,6 +140,8 @@ export interface ChaosReport {
   /** With `leads`: accepted repeat registrations the CRM holds (must be none), and leads stored with the wrong kind or fields. */
   repeatsSent: string[];
   wrongFields: string[];
+  /** With `issue28` (else undefined). */
+  issue28?: Issue28Report;
   kills: number;
   restarts: number;
   /** Client-side retries of POST /api/v1/enquiries (lost connections, 5xx, 429). */
@@ -175,15 +229,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000000',
     ENQUIRY_DAILY_LIMIT_PER_CLIENT: '1000000',
     ENQUIRY_DAILY_BUDGET: '1000000',
-    ENQUIRY_MIN_FILL_MS: '0',
+    ENQUIRY_MIN_FILL_MS: options.issue28 ? String(MIN_FILL_MS) : '0',
   };
-  const relay = new RelayProcess(
-    profile === 'issue9'
-      ? // The production defaults for timeouts, retries, reconciliation and concurrency.
-        common
-      : { ...common, ...MIXED_RELAY_SETTINGS },
-    logFile,
-  );
+  // issue9: the production defaults for timeouts, retries, reconciliation and concurrency.
+  const relay = new RelayProcess(profile === 'issue9' ? common : { ...common, ...MIXED_RELAY_SETTINGS }, logFile);
   const url = `http://127.0.0.1:${port}`;
 
   // Mostly rough, with short slow spells (every POST then times out at the relay).
@@ -196,6 +245,22 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   else applyProfile('rough');
 
   const accepted = new Set<string>();
+  /** Indexes of the stream answered 202 (a batch: every home). */
+  const acceptedIndexes = new Set<number>();
+  const bodiesByIndex = new Map<number, EnquiryRequest>();
+  // Issue 28 (options.issue28): ids by what should become of them.
+  const tooFast = new Set<string>();
+  const honeypots = new Set<string>();
+  const intentRepeats = new Set<string>();
+  const batchHomes = new Set<string>();
+  let batches = 0;
+  const released = new Set<string>();
+  let releasedWhileDown = 0;
+  const pendingReleases: string[] = [];
+  const releaseFailures: string[] = [];
+  const quarantineLeaks = new Set<string>();
+  let notListed: string[] = [];
+  let listed = 0;
   /** Repeat registrations the relay accepted: answered 202, never to reach the CRM. */
   const acceptedRepeats = new Set<string>();
   const bodies = new Map<string, EnquiryRequest>();
@@ -213,11 +278,34 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const drainKills = options.kills - sendKills;
   let restarting: Promise<void> | undefined;
 
-  const killAndRestart = (why: string) =>
+  // The operator's CLI, as `npm run relay --` runs it, on the relay's DATA_DIR (and database).
+  const relayEnv = profile === 'issue9' ? common : { ...common, ...MIXED_RELAY_SETTINGS };
+  /** Releases what pendingReleases holds with the CLI; how many it released. */
+  const releasePending = async (): Promise<number> => {
+    const before = released.size;
+    const stored = storedIds();
+    // One CLI process each, one at a time, as an operator would: each takes seconds of CPU to
+    // start, and side by side they starve the relay on a small machine.
+    for (const id of pendingReleases.splice(0)) {
+      // Still quarantined up to its release: nothing of it in the CRM yet.
+      if (stored.has(id)) quarantineLeaks.add(id);
+      const result = await relayCli(relayEnv, ['outbox', 'release', id]);
+      if (result.code === 0) {
+        released.add(id);
+        // Its wait to the CRM counts from the release, when the relay may first send it: the time
+        // it sat in the quarantine is the operator's, not delivery's.
+        acceptedAt.set(id, Date.now());
+      } else releaseFailures.push(`${id}: exit ${result.code} ${result.err.slice(0, 200)}`);
+    }
+    return released.size - before;
+  };
+
+  const killAndRestart = (why: string, whileDown?: () => Promise<void>) =>
     (restarting ??= (async () => {
       kills++;
       note(`kill -9 #${kills} (${why})`);
       await relay.kill();
+      await whileDown?.();
       await sleep(100);
       const restartedAt = Date.now();
       await relay.start();
@@ -237,52 +325,116 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     // Phase 1: send, killing the relay at even steps of acceptance.
     const killAt = evenSteps(0, options.n, sendKills);
     let nextIndex = 0;
-    const sendOne = async (index: number) => {
-      const body = options.leads ? leadBody(index, targets) : enquiryBody(index, targets);
-      const repeat = options.leads && isRepeat(index);
-      // A repeat goes once the registration it repeats was accepted (else it would be the first).
-      while (repeat && !settledIndexes.has(index - 4) && Date.now() < deadline) await sleep(50);
+    const onAccepted = (index: number, body: EnquiryRequest) => {
+      bodies.set(body.originalId, body);
+      accepted.add(body.originalId);
+      acceptedAt.set(body.originalId, Date.now());
+      if (killAt.length > 0 && accepted.size >= killAt[0]!) {
+        killAt.shift();
+        void killAndRestart(`after ${accepted.size} accepted`);
+      }
+    };
+    /** POSTs until answered for good: the answer, or undefined past the deadline. Lost connections, 429 and 5xx are retried as the widget does. */
+    const postUntilAnswered = async (path: string, body: unknown): Promise<{ status: number; text: string } | undefined> => {
       for (;;) {
-        if (Date.now() > deadline) {
-          notAccepted++;
-          return;
-        }
+        if (Date.now() > deadline) return undefined;
         try {
-          const response = await fetch(`${url}/api/v1/enquiries`, {
+          const response = await fetch(`${url}${path}`, {
             method: 'POST',
             headers: { 'Content-Type': 'application/json' },
             body: JSON.stringify(body),
             signal: AbortSignal.timeout(5_000),
           });
-          if (response.status === 202) {
-            await response.arrayBuffer();
-            bodies.set(body.originalId, body);
-            settledIndexes.add(index);
-            if (repeat) {
-              acceptedRepeats.add(body.originalId);
-              return;
-            }
-            accepted.add(body.originalId);
-            acceptedAt.set(body.originalId, Date.now());
-            if (killAt.length > 0 && accepted.size >= killAt[0]!) {
-              killAt.shift();
-              void killAndRestart(`after ${accepted.size} accepted`);
-            }
-            return;
-          }
           const text = await response.text();
-          if (response.status !== 429 && response.status < 500) {
-            // 400/409/413 would be a relay bug for these bodies: count it, do not retry.
-            note(`enquiry ${index} refused with ${response.status}: ${text.slice(0, 200)}`);
-            settledIndexes.add(index);
-            notAccepted++;
-            return;
-          }
+          if (response.status !== 429 && response.status < 500) return { status: response.status, text };
         } catch {
           // Connection refused or cut: the relay is down or was killed mid-request.
         }
         senderRetries++;
         await sleep(100 + Math.random() * 200);
+      }
+    };
+    const sendOne = async (index: number) => {
+      const role = options.issue28 ? issue28Role(index) : 'plain';
+      if (role === 'batch') return sendBatch(index);
+      const base = options.leads ? leadBody(index, targets) : enquiryBody(index, targets);
+      const repeat = options.leads && isRepeat(index);
+      // A repeat goes once the registration it repeats was accepted (else it would be the first);
+      // a resend once the lead it resends was.
+      const waitFor = repeat ? index - 4 : role === 'resend' ? index - RESEND_OF : undefined;
+      while (waitFor !== undefined && !settledIndexes.has(waitFor) && Date.now() < deadline) await sleep(50);
+      const earlier = role === 'resend' ? bodiesByIndex.get(index - RESEND_OF) : undefined;
+      const body: EnquiryRequest =
+        role === 'too-fast'
+          ? { ...base, elapsedMs: TOO_FAST_MS }
+          : role === 'honeypot'
+            ? { ...base, website: 'http://spam.example/' }
+            : earlier
+              ? { ...earlier, originalId: randomUUID() }
+              : base;
+      bodiesByIndex.set(index, body);
+      const answer = await postUntilAnswered('/api/v1/enquiries', body);
+      if (!answer) {
+        notAccepted++;
+        return;
+      }
+      settledIndexes.add(index);
+      if (answer.status !== 202) {
+        // 400/409/413 would be a relay bug for these bodies: count it, do not retry.
+        note(`enquiry ${index} refused with ${answer.status}: ${answer.text.slice(0, 200)}`);
+        notAccepted++;
+        return;
+      }
+      acceptedIndexes.add(index);
+      bodies.set(body.originalId, body);
+      if (repeat) acceptedRepeats.add(body.originalId);
+      else if (role === 'resend') intentRepeats.add(body.originalId);
+      else if (role === 'honeypot') honeypots.add(body.originalId);
+      else {
+        if (role === 'too-fast') tooFast.add(body.originalId);
+        onAccepted(index, body);
+      }
+    };
+    /** A shortlist's question about BATCH_HOMES homes in one request; the whole batch sent again (same originalIds) until every home has its 202. */
+    const sendBatch = async (index: number) => {
+      const {
+        originalId: _unused,
+        listingId: _listing,
+        agentId: _agent,
+        ...question
+      } = enquiryBody(index, targets) as EnquiryRequest & { listingId?: number; agentId?: number };
+      const homes = Array.from({ length: BATCH_HOMES }, (_, home) => ({
+        originalId: randomUUID(),
+        listingId: targets.listings[(index + home) % targets.listings.length]!,
+      }));
+      const batch = { ...question, homes } as EnquiryBatchRequest;
+      for (;;) {
+        const answer = await postUntilAnswered('/api/v1/enquiries/batch', batch);
+        if (!answer || answer.status !== 200) {
+          if (answer) note(`batch ${index} refused with ${answer.status}: ${answer.text.slice(0, 200)}`);
+          notAccepted++;
+          settledIndexes.add(index);
+          return;
+        }
+        const { results } = JSON.parse(answer.text) as EnquiryBatchAnswer;
+        const refused = results.filter((result) => result.httpStatus !== 202 && result.httpStatus !== 429 && result.httpStatus < 500);
+        if (refused.length > 0) {
+          note(`batch ${index}: homes refused with ${refused.map((result) => result.httpStatus).join(', ')}`);
+          notAccepted++;
+          settledIndexes.add(index);
+          return;
+        }
+        if (results.length === BATCH_HOMES && results.every((result) => result.httpStatus === 202)) break;
+        senderRetries++;
+        await sleep(100 + Math.random() * 200);
+      }
+      batches++;
+      settledIndexes.add(index);
+      acceptedIndexes.add(index);
+      for (const home of homes) {
+        const body = { ...question, originalId: home.originalId, listingId: home.listingId } as EnquiryRequest;
+        batchHomes.add(home.originalId);
+        onAccepted(index, body);
       }
     };
     await Promise.all(
@@ -291,6 +443,36 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       }),
     );
     note(`sent: ${accepted.size} accepted, ${notAccepted} not, ${senderRetries} sender retries, ${storedIds().size} already in the CRM`);
+
+    // The operator lists the quarantine with the CLI (while the delivery goes on): every honeypot
+    // lead accepted must be there, none of them in the CRM. Every other one is then released: all
+    // but one at once, the last while the relay is down at the delivery phase's first kill (or at
+    // once, with no kill to come). One only: a CLI takes seconds to start, and a relay kept down
+    // longer than a restart takes would stretch the waits the issue 9 goals measure.
+    let quarantineDone = !options.issue28;
+    const quarantineWork = (async () => {
+      if (!options.issue28) return;
+      const answer = await relayCli(relayEnv, ['outbox', 'quarantine', '--json', '--limit', String(options.n + 1)]);
+      const rows = answer.code === 0 ? (JSON.parse(answer.out) as Array<{ originalId: string; status: string }>) : [];
+      if (answer.code !== 0) note(`outbox quarantine: exit ${answer.code}: ${answer.err.slice(0, 300)}`);
+      const quarantinedIds = new Set(rows.filter((row) => row.status === 'quarantined').map((row) => row.originalId));
+      listed = [...honeypots].filter((id) => quarantinedIds.has(id)).length;
+      notListed = [...honeypots].filter((id) => !quarantinedIds.has(id));
+      const stored = storedIds();
+      for (const id of honeypots) if (stored.has(id)) quarantineLeaks.add(id);
+      const toRelease = [...honeypots].filter((_, order) => order % 2 === 1);
+      const now = drainKills > 0 ? toRelease.slice(0, -1) : toRelease;
+      pendingReleases.push(...now);
+      await releasePending();
+      pendingReleases.push(...toRelease.slice(now.length));
+      note(`quarantine: ${honeypots.size} accepted, ${listed} listed, ${released.size} released, ${pendingReleases.length} to release while the relay is down`);
+    })()
+      .catch((error: unknown) => {
+        releaseFailures.push(`listing or releasing the quarantine failed: ${String(error)}`);
+      })
+      .finally(() => {
+        quarantineDone = true;
+      });
 
     // Phase 2: delivery, killing the relay at even steps of what is left.
     const atDrainStart = storedIds().size;
@@ -301,14 +483,20 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       const stored = storedIds();
       if (drainKillAt.length > 0 && stored.size >= drainKillAt[0]!) {
         drainKillAt.shift();
-        await killAndRestart(`while delivering, ${stored.size} in the CRM`);
+        // The listing and first releases finish first, with the relay up.
+        await quarantineWork;
+        await killAndRestart(`while delivering, ${stored.size} in the CRM`, async () => {
+          releasedWhileDown += await releasePending();
+        });
+        // Should the kill have been another's (none is by now), release what is left anyway.
+        await releasePending();
       }
       await restarting;
       const queued = await queuedInRelay(url);
       const progress = `${stored.size}/${accepted.size} in the CRM, ${queued ?? '?'} queued`;
       if (progress !== lastProgress && Math.random() < 0.2) note(progress);
       lastProgress = progress;
-      if (queued === 0 && drainKillAt.length === 0) break;
+      if (queued === 0 && drainKillAt.length === 0 && quarantineDone && pendingReleases.length === 0) break;
       await sleep(250);
     }
     clearTimeout(faultTimer);
@@ -317,31 +505,60 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await relay.stop();
 
     // The verdict, from the simulator's holding area and the relay's outbox.
-    const { missing, duplicates, strays } = deliveryVerdict(sim.state, new Set([...accepted, ...acceptedRepeats]));
+    // Expected in the CRM: every accepted lead and every released one. Repeats (of a registration or
+    // an intent) and the unreleased quarantined leads are known, not strays, but must not be there.
+    const expected = new Set([...accepted, ...released]);
+    const unreleased = [...honeypots].filter((id) => !released.has(id));
+    const verdict = deliveryVerdict(sim.state, new Set([...expected, ...acceptedRepeats, ...intentRepeats, ...unreleased]));
+    const { duplicates, strays } = verdict;
+    const missing = verdict.missing.filter((id) => expected.has(id));
     const stored = new Set(sim.state.postedEnquiries().map((enquiry) => enquiry.originalId));
-    const repeatsSent = [...acceptedRepeats].filter((id) => stored.has(id));
+    const repeatsSent = [...acceptedRepeats, ...intentRepeats].filter((id) => stored.has(id));
+    for (const id of unreleased) if (stored.has(id)) quarantineLeaks.add(id);
+    const wrongMarks = options.issue28 ? spamMarkProblems(sim.state, expected, tooFast, released) : [];
     const wrongFields = options.leads ? leadFieldProblems(sim.state, accepted, bodies) : [];
     const store = openStore(dataDir);
     let outbox: Record<string, number>;
     let foundByReconcile: number;
+    let intentRepeatsStored = 0;
     try {
       if (options.databaseUrl) await attachPostgres(store, options.databaseUrl);
       outbox = await new EnquiryOutbox(store).counts();
       foundByReconcile = (await rawRows(store, 'enquiry_outbox')).filter((row) => row.found_by_reconcile === 1).length;
+      if (options.issue28) intentRepeatsStored = (await rawRows(store, 'enquiry_repeats')).length;
     } finally {
       await closeStore(store);
     }
     const counters = sim.state.counters;
+    const issue28: Issue28Report | undefined = options.issue28
+      ? {
+          flagged: tooFast.size,
+          quarantined: honeypots.size,
+          listed,
+          released: released.size,
+          releasedWhileDown,
+          unreleased: unreleased.length,
+          intentRepeats: intentRepeats.size,
+          intentRepeatsStored,
+          batches,
+          batchHomes: batchHomes.size,
+          notListed,
+          quarantineLeaks: [...quarantineLeaks],
+          wrongMarks,
+          releaseFailures,
+        }
+      : undefined;
     report = {
       n: options.n,
       accepted: accepted.size,
       notAccepted,
-      delivered: accepted.size - missing.length,
-      missing: missing.filter((id) => !acceptedRepeats.has(id)),
+      delivered: expected.size - missing.length,
+      missing,
       duplicates,
       strays,
       repeatsSent,
       wrongFields,
+      issue28,
       kills,
       restarts,
       senderRetries,
@@ -355,14 +572,21 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       dataDir,
       ok:
         notAccepted === 0 &&
-        accepted.size + acceptedRepeats.size === options.n &&
-        missing.filter((id) => !acceptedRepeats.has(id)).length === 0 &&
+        acceptedIndexes.size === options.n &&
+        missing.length === 0 &&
         repeatsSent.length === 0 &&
         wrongFields.length === 0 &&
         duplicates.length === 0 &&
         strays === 0 &&
         outbox.queued === 0 &&
-        outbox.dead === 0,
+        outbox.dead === 0 &&
+        (!issue28 ||
+          (issue28.notListed.length === 0 &&
+            issue28.quarantineLeaks.length === 0 &&
+            issue28.wrongMarks.length === 0 &&
+            issue28.releaseFailures.length === 0 &&
+            issue28.intentRepeatsStored === issue28.intentRepeats &&
+            outbox.quarantined === issue28.unreleased)),
     };
     return report;
   } finally {
@@ -535,6 +759,39 @@ function leadFieldProblems(state: Pick<SimulatorState, 'postedEnquiries'>, accep
     if (!ok) problems.push(`${body.originalId} (${kind}): subject ${JSON.stringify(enquiry.subject)}, leadType ${leadType}`);
   }
   return problems;
+}
+
+/**
+ * The spamSignal marks of the leads expected in the CRM: a too-fast one marked too_fast, a released
+ * one honeypot, every other one none.
+ */
+function spamMarkProblems(
+  state: Pick<SimulatorState, 'postedEnquiries'>,
+  expected: ReadonlySet<string>,
+  tooFast: ReadonlySet<string>,
+  released: ReadonlySet<string>,
+): string[] {
+  const problems: string[] = [];
+  for (const enquiry of state.postedEnquiries()) {
+    const id = enquiry.originalId;
+    if (!id || !expected.has(id)) continue;
+    const mark = enquiry.metaData.find((entry) => entry.key === 'spamSignal')?.value;
+    const want = tooFast.has(id) ? 'too_fast:' : released.has(id) ? 'honeypot:' : undefined;
+    if (want === undefined ? mark !== undefined : !mark?.startsWith(want))
+      problems.push(`${id}: spamSignal ${JSON.stringify(mark ?? null)}, expected ${want ?? 'none'}`);
+  }
+  return problems;
+}
+
+/** `npm run relay -- <args>` in its own process, on the relay's settings (DATA_DIR, DATABASE_URL). */
+async function relayCli(env: Record<string, string>, args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const child = spawn(process.execPath, ['scripts/relay-cli.mjs', ...args], { cwd: projectRoot, env: { ...process.env, ...env, NODE_ENV: 'production' } });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  const code = await new Promise<number>((resolve) => child.once('close', (exitCode) => resolve(exitCode ?? 1)));
+  return { code, out, err };
 }
 
 export function enquiryBody(index: number, targets: Targets): EnquiryRequest {
