@@ -20,8 +20,8 @@ const REPOSITORIES = [
   '^server/photos/mirror[.]ts$',
   '^server/enquiries/outbox[.]ts$',
   '^server/saved-searches/store[.]ts$',
-  // The lead queue's shared statements: each queue's module passes its own table (enquiry_outbox, saved_searches).
-  '^server/lead-queue/table[.]ts$',
+  // The lead queue's shared statements: each queue's module passes its own tables (enquiry_outbox, saved_searches, their repeats).
+  '^server/lead-queue/(table|intent)[.]ts$',
   '^server/crm/(limiter|access)[.]ts$',
   '^server/pages/published[.]ts$',
   '^server/places/repository[.]ts$',

@@ -1,9 +1,8 @@
-import { sql, type Generated, type Selectable } from 'kysely';
-import { changed, LeadQueueTable, spamRow, type LeadQueueOptions, type SpamReason } from '../lead-queue/table.ts';
-import { relaySecret } from '../store/relay-secrets.ts';
-import { checkpoint, type Store } from '../store/store.ts';
+import type { Generated, Selectable } from 'kysely';
+import { KeyedLeadQueueTable } from '../lead-queue/intent.ts';
+import { changed, spamRow, type LeadQueueOptions, type SpamReason } from '../lead-queue/table.ts';
+import type { Store } from '../store/store.ts';
 import { hasTable, queriesOf, tablesOf } from '../store/tables.ts';
-import { isKeyed, LEAD_KEYS_SECRET, LeadKeys } from './lead-keys.ts';
 import { leadTarget, type ParsedEnquiry } from './schema.ts';
 import type { LeadDestination } from './sink.ts';
 
@@ -70,15 +69,6 @@ interface OutboxTable {
 }
 
 type Row = Selectable<OutboxTable>;
-
-/** A submission that is the same intent as a lead already taken (migration 160): no personal data. */
-interface RepeatsTable {
-  original_id: string;
-  /** The originalId of the lead it is one with: its status is this one's. */
-  same_as: string;
-  fingerprint: string;
-  accepted_at: number;
-}
 
 /** How long a lead's intent holds: the same lead sent again later than this is a new lead. */
 export const INTENT_WINDOW_MS = 24 * 60 * 60_000;
@@ -156,89 +146,20 @@ export type OutboxOptions = LeadQueueOptions;
  * the operator's moves) over the table enquiry_outbox, whose one write is the POST of the lead,
  * marked in sending_since.
  */
-export class EnquiryOutbox extends LeadQueueTable<OutboxEntry, OutboxStatus, Row> {
+export class EnquiryOutbox extends KeyedLeadQueueTable<OutboxEntry, OutboxStatus, Row> {
   constructor(store: Store, options: OutboxOptions = {}) {
     super(
       store,
       // The once and intent keys are keyed digests of the address: erased with the payload all the same.
       { table: 'enquiry_outbox', mark: 'sending_since', statuses: ['queued', 'delivered', 'dead', 'spam'], personal: ['once_key', 'intent_key'], fromRow },
+      // Rows stored before migration 160 hold their fingerprint and once key as bare SHA-256 (keyed on first use: keys()).
+      { digest: 'once_key', repeats: 'enquiry_repeats', intentWindowMs: INTENT_WINDOW_MS, what: 'an enquiry' },
       options,
     );
   }
 
   private get db() {
-    return queriesOf(this.store).db.withTables<{ enquiry_outbox: OutboxTable; enquiry_repeats: RepeatsTable }>();
-  }
-
-  #keys: Promise<LeadKeys> | undefined;
-
-  /**
-   * The digests this outbox stores, keyed with the relay's secret (made on first use, kept in the
-   * store). The first call also keys the digests of rows stored before they were keyed (a bare
-   * SHA-256 each), so a retry of such a lead still matches its row; a failure is not kept, the
-   * next call tries again.
-   */
-  keys(): Promise<LeadKeys> {
-    this.#keys ??= (async () => {
-      const keys = new LeadKeys(await relaySecret(this.store, LEAD_KEYS_SECRET));
-      await this.keyLegacyDigests(keys);
-      return keys;
-    })().catch((error: unknown) => {
-      this.#keys = undefined;
-      throw error;
-    });
-    return this.#keys;
-  }
-
-  /**
-   * Rows stored before migration 160 hold their fingerprint and once key as bare SHA-256: each is
-   * replaced by its keyed digest (the HMAC of the bare one, as LeadKeys makes them), payload or
-   * not. Each row is one conditional statement (another relay doing the same writes the same), in
-   * pages, so a large outbox is not locked for long. On SQLite the old values are then cleared
-   * from the WAL too (secure_delete has zeroed them in the pages).
-   */
-  private async keyLegacyDigests(keys: LeadKeys): Promise<void> {
-    let rekeyed = 0;
-    for (;;) {
-      const rows = await this.db
-        .selectFrom('enquiry_outbox')
-        .select(['seq', 'fingerprint', 'once_key'])
-        .where((eb) => eb.or([eb('fingerprint', 'not like', 'k1:%'), eb.and([eb('once_key', 'is not', null), eb('once_key', 'not like', 'k1:%')])]))
-        .orderBy('seq')
-        .limit(500)
-        .execute();
-      if (rows.length === 0) break;
-      for (const row of rows) {
-        await this.db
-          .updateTable('enquiry_outbox')
-          .set({
-            fingerprint: isKeyed(row.fingerprint) ? row.fingerprint : keys.keyed(row.fingerprint),
-            once_key: row.once_key === null || isKeyed(row.once_key) ? row.once_key : keys.keyed(row.once_key),
-          })
-          .where('seq', '=', row.seq)
-          .where('fingerprint', '=', row.fingerprint)
-          .execute();
-      }
-      rekeyed += rows.length;
-    }
-    if (rekeyed > 0 && this.kind === 'sqlite') checkpoint(this.store);
-  }
-
-  /**
-   * Status and fingerprint of an originalId: its own row's, or for a submission stored as one with
-   * another lead (same intent), that lead's status and its own fingerprint: its status reads like
-   * the first's, and a retry of it is answered as a retry.
-   */
-  override async state(originalId: string): Promise<{ status: OutboxStatus; fingerprint: string } | undefined> {
-    const own = await super.state(originalId);
-    if (own) return own;
-    const repeat = await this.db
-      .selectFrom('enquiry_repeats')
-      .innerJoin('enquiry_outbox', 'enquiry_outbox.original_id', 'enquiry_repeats.same_as')
-      .select(['enquiry_outbox.status', 'enquiry_repeats.fingerprint'])
-      .where('enquiry_repeats.original_id', '=', originalId)
-      .executeTakeFirst();
-    return repeat;
+    return queriesOf(this.store).db.withTables<{ enquiry_outbox: OutboxTable }>();
   }
 
   /**
@@ -251,12 +172,7 @@ export class EnquiryOutbox extends LeadQueueTable<OutboxEntry, OutboxStatus, Row
    * its key is taken from it and the insert tried again.
    */
   async accept(input: NewEnquiry): Promise<AcceptOutcome> {
-    // Each pass either stores, answers, or frees a key that was a day old: a few passes are plenty.
-    for (let pass = 0; ; pass++) {
-      const outcome = await this.tryAccept(input);
-      if (outcome !== 'again') return outcome;
-      if (pass >= 5) throw new Error('could not store an enquiry: its intent key kept changing hands');
-    }
+    return this.acceptWithIntent(() => this.tryAccept(input));
   }
 
   private async tryAccept(input: NewEnquiry): Promise<AcceptOutcome | 'again'> {
@@ -296,43 +212,9 @@ export class EnquiryOutbox extends LeadQueueTable<OutboxEntry, OutboxStatus, Row
     if (inserted) return { outcome: 'created', entry: fromRow(inserted) };
     const entry = await this.get(enquiry.originalId);
     if (entry) return { outcome: entry.fingerprint === input.fingerprint ? 'duplicate' : 'conflict', entry };
-    if (!spam && input.intentKey !== undefined) return this.sameIntent(input, input.intentKey);
+    if (!spam && input.intentKey !== undefined) return this.sameIntent({ ...input, originalId: enquiry.originalId }, input.intentKey);
     if (!spam && input.onceKey !== undefined) return { outcome: 'repeat' };
     throw new Error('outbox row vanished right after a conflicting insert');
-  }
-
-  /**
-   * The insert met another lead's intent key. A day old (on the database's clock on PostgreSQL),
-   * the key is taken from it: one statement, so of two relays racing, one frees it and both insert
-   * again, where the unique index picks one. Younger, this submission is stored as one with that
-   * lead (its originalId kept, so a retry or status read of it is answered); a submission already
-   * stored so is a retry (same fingerprint) or a conflict.
-   */
-  private async sameIntent(input: NewEnquiry, intentKey: string): Promise<AcceptOutcome | 'again'> {
-    const freed = await this.db
-      .updateTable('enquiry_outbox')
-      .set({ intent_key: null })
-      .where('intent_key', '=', intentKey)
-      .where('accepted_at', '<=', sql<number>`${this.nowIn(input.acceptedAt)} - ${INTENT_WINDOW_MS}`)
-      .executeTakeFirst();
-    if (changed(freed) > 0) return 'again';
-    const holder = await this.db.selectFrom('enquiry_outbox').select('original_id').where('intent_key', '=', intentKey).executeTakeFirst();
-    // Erased or freed in the meantime: the key is free.
-    if (!holder) return 'again';
-    const { originalId } = input.enquiry;
-    const stored = await this.db
-      .insertInto('enquiry_repeats')
-      .values({ original_id: originalId, same_as: holder.original_id, fingerprint: input.fingerprint, accepted_at: this.nowIn(input.acceptedAt) })
-      .onConflict((conflict) => conflict.column('original_id').doNothing())
-      .returning('original_id')
-      .executeTakeFirst();
-    if (stored) return { outcome: 'same-intent', sameAs: holder.original_id };
-    const earlier = await this.db
-      .selectFrom('enquiry_repeats')
-      .select(['same_as', 'fingerprint'])
-      .where('original_id', '=', originalId)
-      .executeTakeFirstOrThrow();
-    return { outcome: earlier.fingerprint === input.fingerprint ? 'duplicate' : 'conflict', sameAs: earlier.same_as };
   }
 
   async resolveTarget(originalId: string, target: LeadDestination): Promise<void> {

@@ -1,9 +1,9 @@
 import { sql, type Generated, type Selectable } from 'kysely';
 import type { SavedSearchFilters } from '../../contract/saved-search.ts';
-import { changed, DEFAULT_CLAIM_LEASE_MS, LeadQueueTable, spamRow, type LeadQueueOptions, type SpamReason } from '../lead-queue/table.ts';
-import { isKeyed, LEAD_KEYS_SECRET, LeadKeys } from '../enquiries/lead-keys.ts';
-import { relaySecret } from '../store/relay-secrets.ts';
-import { checkpoint, type Store } from '../store/store.ts';
+import { KeyedLeadQueueTable } from '../lead-queue/intent.ts';
+import { changed, DEFAULT_CLAIM_LEASE_MS, spamRow, type LeadQueueOptions, type SpamReason } from '../lead-queue/table.ts';
+import type { LeadKeys } from '../enquiries/lead-keys.ts';
+import type { Store } from '../store/store.ts';
 import { hasTable, queriesOf, tablesOf } from '../store/tables.ts';
 
 export type SavedSearchStatus = 'queued' | 'saved' | 'dead' | 'spam';
@@ -78,15 +78,6 @@ interface SavedSearchTable {
   intent_key: string | null;
 }
 
-/** A submission that is the same intent as a saved search already taken (migration 200): no personal data. */
-interface RepeatsTable {
-  original_id: string;
-  /** The originalId of the saved search it is one with: its status is this one's. */
-  same_as: string;
-  fingerprint: string;
-  accepted_at: number;
-}
-
 /** How long a saved search's intent holds: the same one sent again later than this is a new saved search. */
 export const SAVED_SEARCH_INTENT_WINDOW_MS = 24 * 60 * 60_000;
 
@@ -100,7 +91,6 @@ interface AddressClaimTable {
 type Tables = {
   saved_searches: SavedSearchTable;
   saved_search_address_claims: AddressClaimTable;
-  saved_search_repeats: RepeatsTable;
 };
 
 function fromRow(row: Selectable<SavedSearchTable>): SavedSearchEntry {
@@ -168,7 +158,7 @@ export { DEFAULT_CLAIM_LEASE_MS } from '../lead-queue/table.ts';
  * one saved search at a time per address, so the person is looked up and added once and their
  * searches are told apart.
  */
-export class SavedSearchStore extends LeadQueueTable<SavedSearchEntry, SavedSearchStatus, Selectable<SavedSearchTable>> {
+export class SavedSearchStore extends KeyedLeadQueueTable<SavedSearchEntry, SavedSearchStatus, Selectable<SavedSearchTable>> {
   constructor(store: Store, options: LeadQueueOptions = {}) {
     super(
       store,
@@ -180,6 +170,8 @@ export class SavedSearchStore extends LeadQueueTable<SavedSearchEntry, SavedSear
         personal: ['address_key', 'intent_key'],
         fromRow,
       },
+      // Rows stored before migration 200 hold their fingerprint and address key as bare SHA-256 (keyed on first use: keys()).
+      { digest: 'address_key', repeats: 'saved_search_repeats', intentWindowMs: SAVED_SEARCH_INTENT_WINDOW_MS, what: 'a saved search' },
       options,
     );
   }
@@ -188,61 +180,11 @@ export class SavedSearchStore extends LeadQueueTable<SavedSearchEntry, SavedSear
     return queriesOf(this.store).db.withTables<Tables>();
   }
 
-  #keys: Promise<LeadKeys> | undefined;
-
-  /**
-   * The digests this store keeps, keyed with the relay's secret (the enquiries' one, made on first
-   * use and kept in the store: store/relay-secrets.ts). The first call also keys the digests of
-   * rows stored before they were keyed (a bare SHA-256 each), so a retry of such a saved search
-   * still matches its row and its address claim stays its address's; a failure is not kept, the
-   * next call tries again.
-   */
-  keys(): Promise<LeadKeys> {
-    this.#keys ??= (async () => {
-      const keys = new LeadKeys(await relaySecret(this.store, LEAD_KEYS_SECRET));
-      await this.keyLegacyDigests(keys);
-      return keys;
-    })().catch((error: unknown) => {
-      this.#keys = undefined;
-      throw error;
-    });
-    return this.#keys;
-  }
-
-  /**
-   * Rows stored before migration 200 hold their fingerprint and address key as bare SHA-256: each
-   * is replaced by its keyed digest (the HMAC of the bare one, as LeadKeys.keyed makes them), one
-   * conditional statement a row (another relay doing the same writes the same), in pages. An
-   * address claim is moved to its keyed key (or dropped when the keyed one is held already: a
-   * claim is a lease, and its row claims again). On SQLite the old values are then cleared from
-   * the WAL too (secure_delete has zeroed them in the pages).
-   */
-  private async keyLegacyDigests(keys: LeadKeys): Promise<void> {
-    let rekeyed = 0;
-    for (;;) {
-      const rows = await this.db
-        .selectFrom('saved_searches')
-        .select(['seq', 'fingerprint', 'address_key'])
-        .where((eb) => eb.or([eb('fingerprint', 'not like', 'k1:%'), eb.and([eb('address_key', 'is not', null), eb('address_key', 'not like', 'k1:%')])]))
-        .orderBy('seq')
-        .limit(500)
-        .execute();
-      if (rows.length === 0) break;
-      for (const row of rows) {
-        await this.db
-          .updateTable('saved_searches')
-          .set({
-            fingerprint: isKeyed(row.fingerprint) ? row.fingerprint : keys.keyed(row.fingerprint),
-            address_key: row.address_key === null || isKeyed(row.address_key) ? row.address_key : keys.keyed(row.address_key),
-          })
-          .where('seq', '=', row.seq)
-          .where('fingerprint', '=', row.fingerprint)
-          .execute();
-      }
-      rekeyed += rows.length;
-    }
+  /** The address claims of rows stored before migration 200 hold a bare SHA-256: each is moved to its keyed key. */
+  protected override async keyLegacyDigestsBeside(keys: LeadKeys): Promise<number> {
     const claims = await this.db.selectFrom('saved_search_address_claims').selectAll().where('address_key', 'not like', 'k1:%').execute();
     for (const claim of claims) {
+      // Dropped when the keyed one is held already: a claim is a lease, and its row claims again.
       await this.db
         .insertInto('saved_search_address_claims')
         .values({ ...claim, address_key: keys.keyed(claim.address_key) })
@@ -250,22 +192,7 @@ export class SavedSearchStore extends LeadQueueTable<SavedSearchEntry, SavedSear
         .execute();
       await this.db.deleteFrom('saved_search_address_claims').where('address_key', '=', claim.address_key).execute();
     }
-    if (rekeyed + claims.length > 0 && this.kind === 'sqlite') checkpoint(this.store);
-  }
-
-  /**
-   * Status and fingerprint of an originalId: its own row's, or for a submission stored as one with
-   * another saved search (same intent), that one's status and its own fingerprint.
-   */
-  override async state(originalId: string): Promise<{ status: SavedSearchStatus; fingerprint: string } | undefined> {
-    const own = await super.state(originalId);
-    if (own) return own;
-    return this.db
-      .selectFrom('saved_search_repeats')
-      .innerJoin('saved_searches', 'saved_searches.original_id', 'saved_search_repeats.same_as')
-      .select(['saved_searches.status', 'saved_search_repeats.fingerprint'])
-      .where('saved_search_repeats.original_id', '=', originalId)
-      .executeTakeFirst();
+    return claims.length;
   }
 
   /**
@@ -276,12 +203,7 @@ export class SavedSearchStore extends LeadQueueTable<SavedSearchEntry, SavedSear
    * from it and the insert tried again.
    */
   async accept(input: NewSavedSearch): Promise<AcceptOutcome> {
-    // Each pass either stores, answers, or frees a key that was a day old: a few passes are plenty.
-    for (let pass = 0; ; pass++) {
-      const outcome = await this.tryAccept(input);
-      if (outcome !== 'again') return outcome;
-      if (pass >= 5) throw new Error('could not store a saved search: its intent key kept changing hands');
-    }
+    return this.acceptWithIntent(() => this.tryAccept(input));
   }
 
   private async tryAccept(input: NewSavedSearch): Promise<AcceptOutcome | 'again'> {
@@ -321,41 +243,12 @@ export class SavedSearchStore extends LeadQueueTable<SavedSearchEntry, SavedSear
     if (inserted) return { outcome: 'created', entry: fromRow(inserted) };
     const entry = await this.get(input.originalId);
     if (entry) return { outcome: entry.fingerprint === input.fingerprint ? 'duplicate' : 'conflict', entry };
-    if (!spam && input.intentKey !== undefined) return this.sameIntent(input, input.intentKey);
+    if (!spam && input.intentKey !== undefined) {
+      const same = await this.sameIntent(input, input.intentKey);
+      // A retry or a conflict of a repeat is answered without the saved search it is one with.
+      return same === 'again' || same.outcome === 'same-intent' ? same : { outcome: same.outcome };
+    }
     throw new Error('saved search vanished right after a conflicting insert');
-  }
-
-  /**
-   * The insert met another saved search's intent key. A day old (on the database's clock on
-   * PostgreSQL), the key is taken from it: one statement, so of two relays racing, one frees it
-   * and both insert again, where the unique index picks one. Younger, this submission is stored as
-   * one with that saved search (its originalId kept, so a retry or status read of it is answered);
-   * a submission already stored so is a retry (same fingerprint) or a conflict.
-   */
-  private async sameIntent(input: NewSavedSearch, intentKey: string): Promise<AcceptOutcome | 'again'> {
-    const freed = await this.db
-      .updateTable('saved_searches')
-      .set({ intent_key: null })
-      .where('intent_key', '=', intentKey)
-      .where('accepted_at', '<=', sql<number>`${this.nowIn(input.acceptedAt)} - ${SAVED_SEARCH_INTENT_WINDOW_MS}`)
-      .executeTakeFirst();
-    if (changed(freed) > 0) return 'again';
-    const holder = await this.db.selectFrom('saved_searches').select('original_id').where('intent_key', '=', intentKey).executeTakeFirst();
-    // Erased or freed in the meantime: the key is free.
-    if (!holder) return 'again';
-    const stored = await this.db
-      .insertInto('saved_search_repeats')
-      .values({ original_id: input.originalId, same_as: holder.original_id, fingerprint: input.fingerprint, accepted_at: this.nowIn(input.acceptedAt) })
-      .onConflict((conflict) => conflict.column('original_id').doNothing())
-      .returning('original_id')
-      .executeTakeFirst();
-    if (stored) return { outcome: 'same-intent', sameAs: holder.original_id };
-    const earlier = await this.db
-      .selectFrom('saved_search_repeats')
-      .select(['fingerprint'])
-      .where('original_id', '=', input.originalId)
-      .executeTakeFirstOrThrow();
-    return { outcome: earlier.fingerprint === input.fingerprint ? 'duplicate' : 'conflict' };
   }
 
   /**
