@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { widgetScriptTags } from '../../server/ops/script-tags.ts';
+import type { PlacementSummary } from '../../contract/relay-api.ts';
 import { fillEnquiry, projectRoot, startHostSiteRig, watchProblems, type HostSiteRig } from '../support/browser.ts';
 import { policyHeader, readmePolicyLines } from './policy.ts';
 
@@ -129,7 +130,11 @@ describe('strict Content-Security-Policy with Trusted Types', () => {
     await map.getByRole('button', { name: 'List the properties on the map' }).click();
     await map.locator('[part~="list"]').waitFor();
 
-    // The detail's location map, once scrolled into view.
+    // The detail's location map, once scrolled into view: the geocoder (one query a second, each
+    // street and its suburb) must have placed the listings first.
+    await expect
+      .poll(async () => ((await (await fetch(`${rig.relay.url}/api/v1/listings/placement`)).json()) as PlacementSummary).pending, { timeout: 60_000 })
+      .toBe(0);
     await page.locator('estate-listings [part~="card-link"]').first().click();
     const detail = page.locator('estate-listings estate-listing');
     await detail.locator('[part~="location"]').scrollIntoViewIfNeeded();
