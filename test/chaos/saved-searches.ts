@@ -97,7 +97,7 @@ function percentile(sorted: number[], share: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)]!;
 }
 
-/** Searches over the seed's suburbs and the residential types, one per index; the pair partner of every fifth address repeats its filters. */
+/** Searches over the seed's suburbs and the residential types, one per index; the pair partner of every fifth address all but repeats its filters (bodiesFor). */
 function searchOf(index: number, suburbs: string[]): SavedSearchFilters {
   const types = ['House', 'Unit', 'Townhouse', 'Apartment'];
   return {
@@ -128,7 +128,13 @@ function bodiesFor(n: number, addresses: number, suburbs: string[]): SavedSearch
     });
     const batch = [body(address, searchOf(address, suburbs))];
     const second = addresses + address;
-    if (second < n) batch.push(body(second, address % 5 === 0 ? searchOf(address, suburbs) : searchOf(second, suburbs)));
+    // Every fifth pair: its partner's filters all but equal (a dollar apart: the very same search
+    // within a day would be one saved search, one per intent).
+    const nearlyTheSame = (): SavedSearchFilters => {
+      const search = searchOf(address, suburbs);
+      return { ...search, maxPrice: Number(search.maxPrice) + 1 };
+    };
+    if (second < n) batch.push(body(second, address % 5 === 0 ? nearlyTheSame() : searchOf(second, suburbs)));
     batches.push(batch);
   }
   return batches;
