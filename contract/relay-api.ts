@@ -235,6 +235,9 @@ export type FilterWordsMatchListings = Holds<Same<ListingType, FilterValue<typeo
  */
 export type LeadKind = 'enquiry' | 'appraisal' | 'open-home' | 'inspection';
 
+/** The longest consent wording a lead carries (`consentText`). */
+export const CONSENT_TEXT_MAX = 500;
+
 /** What every lead carries: who to answer, their consent, and the spam checks. */
 export interface LeadContact {
   originalId: string;
@@ -242,6 +245,12 @@ export interface LeadContact {
   email: string;
   mobile?: string;
   consent?: boolean;
+  /**
+   * The words of the consent box the visitor ticked, as the page showed them (its label's text,
+   * slotted text included): kept with the consent, so the agency can show what was agreed to.
+   * Sent with `consent`; at most CONSENT_TEXT_MAX characters.
+   */
+  consentText?: string;
   /** Honeypot: people never see it, so it must stay empty. */
   website?: string;
   /** Milliseconds between the form being shown and sent. */

@@ -65,6 +65,10 @@ export interface SavedSearchRequest {
   mobile?: string;
   /** The visitor ticked the agency's consent text: required (alerts are e-mail the visitor asked for). */
   consent: boolean;
+  /** The consent box's words as the page showed them (relay-api.ts LeadContact.consentText): the consent record keeps them. */
+  consentText?: string;
+  /** The page the search was saved on: origin and path (relay-api.ts LeadContact.page); the consent record keeps it. */
+  page?: string;
   /** The honeypot: left empty by people. */
   website?: string;
   /** Milliseconds the form was shown before it was sent. */
@@ -72,9 +76,33 @@ export interface SavedSearchRequest {
   search: SavedSearchFilters;
 }
 
+/**
+ * How a new saved search is confirmed before anything reaches the CRM (SAVED_SEARCH_CONFIRMATION,
+ * an agency's `alertConfirmation`): 'email', the address's owner follows a link the relay e-mails
+ * them (double opt-in); 'agent', the contact is created unsubscribed and an agent confirms with the
+ * person (a holding-area entry).
+ */
+export type SavedSearchConfirmation = 'email' | 'agent';
+
 export interface SavedSearchAccepted {
   originalId: string;
   status: 'queued';
+  /** What happens next, for the form's words: a link to follow in the e-mail sent, or an agent in touch. */
+  confirmation: SavedSearchConfirmation;
+}
+
+/**
+ * `GET /api/v1/saved-searches/options`: whether this relay offers "Get alerts" for the agency.
+ * Not offered when e-mail confirmation is chosen and no SMTP server is configured (SMTP_URL and
+ * MAIL_FROM, or the agency's `smtpUrl` and `mailFrom`): the elements then show no alerts form, and
+ * `setup` tells the site's developer why (a POST answers 403 `alerts_not_offered`).
+ */
+export interface SavedSearchOptions {
+  offered: boolean;
+  /** When offered: how a new saved search is confirmed. */
+  confirmation?: SavedSearchConfirmation;
+  /** When not offered: what the relay's operator must set, for the site's developer (never personal data). */
+  setup?: string;
 }
 
 /** `GET /api/v1/saved-searches/{originalId}`: accepted, and nothing more (see relay-api.ts LeadStatusResponse). */

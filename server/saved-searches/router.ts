@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response, Router } from 'express';
 import type { Suburb } from '../../contract/relay-api.ts';
-import type { SavedSearchAccepted, SavedSearchRefusal } from '../../contract/saved-search.ts';
+import type { SavedSearchAccepted, SavedSearchConfirmation, SavedSearchRefusal } from '../../contract/saved-search.ts';
+import type { Mailer } from '../mail/mailer.ts';
 import { DailyEnquiryBudget } from '../lead-queue/daily-limits.ts';
 import { jsonBody, leadIntake, limitStores, spamTrap, type LimitStores } from '../lead-queue/intake.ts';
 import type { Clock } from '../runtime/clock.ts';
@@ -32,6 +33,18 @@ export interface SavedSearchRouterOptions {
   limitStores?: SavedSearchLimitStores;
   /** The suburbs the agency's CRM names in its listings (the listing cache): a search naming another is refused (suburbs.ts). Without it, none is. */
   knownSuburbs?: () => readonly Suburb[];
+  /** How a new saved search is confirmed before it reaches the CRM. */
+  confirmation?: SavedSearchConfirmationOptions;
+}
+
+/** How new saved searches are confirmed (the composition root's, from SAVED_SEARCH_CONFIRMATION and the mail settings). */
+export interface SavedSearchConfirmationOptions {
+  /** SAVED_SEARCH_CONFIRMATION, or the agency's `alertConfirmation`. */
+  mode: SavedSearchConfirmation;
+  /** The agency's SMTP mailer (SMTP_URL and MAIL_FROM, or its own); undefined: none configured, so with mode 'email' alerts are not offered. */
+  mailer?: Mailer;
+  /** SAVED_SEARCH_CONFIRM_DAYS: how long the e-mailed link works; an unconfirmed search is erased after it. */
+  validDays: number;
 }
 
 export type SavedSearchLimitStores = LimitStores;
@@ -82,7 +95,7 @@ export function savedSearchRouter(service: SavedSearchService, options: SavedSea
     // Every digest kept of the address is keyed with the relay's secret (lead-keys.ts).
     const keys = await leadKeys();
     const fingerprint = keys.keyed(savedSearchFingerprint(request));
-    const accepted: SavedSearchAccepted = { originalId: request.originalId, status: 'queued' };
+    const accepted: SavedSearchAccepted = { originalId: request.originalId, status: 'queued', confirmation: options.confirmation?.mode ?? 'email' };
     const existing = await readState(request.originalId);
     if (existing) {
       answerRepeat(existing.fingerprint === fingerprint);
