@@ -298,6 +298,7 @@ export class AgencySet {
       photoInUseElsewhere: (hash) => this.photoInUseElsewhere(agency, hash),
       photoGuard: this.photoGuard,
       afterSweep: () => this.afterSweep(entry.slug),
+      relayUrl: () => this.options.relayUrl ?? this.options.config.http.publicUrl,
       onUsage: (usage) => this.onUsage(usage),
       syncBalance: this.syncBalance,
       answers: this.answers,

@@ -91,6 +91,8 @@ export interface ComposeAgencyOptions {
   firstFillOrder?: boolean;
   /** The relay's turns for writing first fills, shared by its agencies (listings/fill-turns.ts). */
   fillTurns?: ListingsServiceOptions['fillTurns'];
+  /** The relay's public address (PUBLIC_URL, else the one it listens on, known once it does): links in its e-mails name it. */
+  relayUrl?: () => string | undefined;
 }
 
 /** Opens and wires one agency; nothing runs until its features' workers start. Throws a ConfigError on refused settings, having released what it opened. */
@@ -185,6 +187,13 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
     }),
     settings: config.enquiries,
     owner: options.sharedDatabase?.relayId,
+    confirmation: {
+      mode: 'email',
+      validDays: 7,
+      agencyName: config.site.name ?? 'The agency',
+      timeZone: config.site.timeZone,
+      relayBase: () => `${config.http.publicUrl ?? options.relayUrl?.() ?? `http://localhost:${config.http.port}`}${options.slug ? `/a/${options.slug}` : ''}`,
+    },
   });
   if (options.sharedDatabase) {
     const { lease, replica } = shareAgencySync(store, {
@@ -316,7 +325,7 @@ export function replicaDetail(shared: SharedSync): { lagSeconds: number | null; 
 
 /** Every background job of an agency: the account look-up, sync, change stream, access check, delivery. */
 export function agencyWorkers(agency: Agency): Worker[] {
-  if (agency.sharedSync) return [agency.sharedSync, agency.enquiries.worker, agency.savedSearches.worker];
+  if (agency.sharedSync) return [agency.sharedSync, agency.enquiries.worker, agency.savedSearches.worker, agency.savedSearches.confirmer];
   return [
     agency.listings.account,
     agency.listings.sync,
@@ -325,5 +334,6 @@ export function agencyWorkers(agency: Agency): Worker[] {
     agency.places.worker,
     agency.enquiries.worker,
     agency.savedSearches.worker,
+    agency.savedSearches.confirmer,
   ];
 }

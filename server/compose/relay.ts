@@ -98,6 +98,8 @@ export interface StartRelayOptions {
 export async function startRelay(config: Config, options: StartRelayOptions): Promise<RunningRelay> {
   const { log } = options;
   let simulator: RunningRelay['simulator'];
+  /** The address it listens on, once it does (the root agency's e-mail links name it when PUBLIC_URL is unset). */
+  let listeningUrl: string | undefined;
   if (config.demoMode) {
     const { startSimulator } = await import('../../crm-sim/simulator.ts');
     const sim = await startSimulator({
@@ -178,6 +180,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
         otherAccount: (account) => agencies?.byAccount(account)?.agency.listings.webhookTarget,
         answers,
         userAgent,
+        relayUrl: () => listeningUrl,
       });
     }
   } catch (error) {
@@ -204,6 +207,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   const port = (server.address() as AddressInfo).port;
   const host = config.http.host === '0.0.0.0' || config.http.host === '::' ? '127.0.0.1' : config.http.host;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  listeningUrl = url;
 
   // The demo site is opened on this machine: its pages may post enquiries from these origins.
   const ownOrigins = config.demoMode ? [...publicOrigins(config), url, `http://localhost:${port}`] : publicOrigins(config);
