@@ -25,6 +25,7 @@ import { clockAsDatabaseClock } from '../../server/store/shared-database.ts';
 import { openStore, storeAnswers, type Store } from '../../server/store/store.ts';
 import { freshDatabase } from '../support/postgres.ts';
 import { startMailCatcher, type MailCatcher } from '../support/smtp.ts';
+import type { MailCatcherOptions } from '../../crm-sim/mail-catcher.ts';
 
 export function validSavedSearch(overrides: Partial<SavedSearchRequest> = {}): SavedSearchRequest {
   return {
@@ -86,6 +87,8 @@ export interface SavedSearchHarnessOptions {
   now?: () => number;
   /** The suburbs the agency's listings name (a whole relay: its listing cache); none: no suburb is refused at the form. */
   knownSuburbs?: () => readonly Suburb[];
+  /** The catcher's options (a recipient refused, …). */
+  mail?: MailCatcherOptions;
   /** Confirmation settings over the harness's (e-mail, through its catcher). */
   confirmation?: Partial<SavedSearchConfirmationSettings>;
 }
@@ -103,7 +106,7 @@ export async function savedSearchHarness(options: SavedSearchHarnessOptions): Pr
   const store = openStore(dataDir);
   if (env.DATABASE_URL) await attachPostgres(store, env.DATABASE_URL);
   const log = options.log ?? silentLogger;
-  const mail = await startMailCatcher();
+  const mail = await startMailCatcher(options.mail);
   const mailer = catcherMailer(mail);
   const crm = createCrmClient({
     ...options.crm,
