@@ -76,13 +76,19 @@ function notesOf(contact: SimContact): string[] {
   });
 }
 
+const dollars = (amount: number) => `$${amount.toLocaleString('en-AU')}`;
+
+function priceText(minimum: number | null, maximum: number | null): string {
+  if (minimum !== null && maximum !== null) return `${dollars(minimum)}–${dollars(maximum)}`;
+  if (maximum !== null) return `up to ${dollars(maximum)}`;
+  return minimum !== null ? `from ${dollars(minimum)}` : '';
+}
+
 function requirementText(requirement: SimContact['requirements'][number]): string {
   const parts = [
     requirement.type,
     requirement.suburbs.map((suburb) => suburb.name).join(', '),
-    requirement.minimumPrice !== null || requirement.maximumPrice !== null
-      ? `$${requirement.minimumPrice ?? 0}–${requirement.maximumPrice === null ? 'any' : `$${requirement.maximumPrice}`}`
-      : '',
+    priceText(requirement.minimumPrice, requirement.maximumPrice),
     requirement.minimumBed !== null ? `${requirement.minimumBed}+ bed` : '',
     requirement.minimumBath !== null ? `${requirement.minimumBath}+ bath` : '',
     requirement.minimumCar !== null ? `${requirement.minimumCar}+ car` : '',
@@ -153,9 +159,8 @@ ${items ? `<ul class="cards">${items}</ul>` : '<p class="muted">None yet.</p>'}`
 const STYLE = `
 :root { color-scheme: light; font: 1rem/1.5 system-ui, sans-serif; color: #1f2328; background: #f6f8fa; }
 body { margin: 0; }
-header, main { max-width: 72rem; margin: 0 auto; padding: 1rem; }
-header { border-bottom: 1px solid #d0d7de; background: #fff; max-width: none; }
-header > * { max-width: 70rem; margin-inline: auto; }
+.wrap { max-width: 72rem; margin: 0 auto; padding: 1rem; }
+header { border-bottom: 1px solid #d0d7de; background: #fff; }
 h1 { font-size: 1.5rem; margin: 0.25rem 0; }
 h2 { font-size: 1.25rem; margin: 1.5rem 0 0.5rem; }
 h3 { font-size: 1.0625rem; margin: 1rem 0 0.5rem; }
@@ -169,7 +174,8 @@ h4 { font-size: 1rem; margin: 0 0 0.5rem; }
 .facts dd { margin: 0; overflow-wrap: anywhere; }
 .body { white-space: pre-wrap; overflow-wrap: anywhere; font: inherit; background: #f6f8fa; border-radius: 0.25rem; padding: 0.5rem; margin: 0 0 0.5rem; }
 .links, .plain { margin: 0; padding-left: 1.25rem; }
-.links a { overflow-wrap: anywhere; display: inline-block; padding: 0.25rem 0; }
+.links li { padding: 0.25rem 0; }
+.links a { overflow-wrap: anywhere; }
 a { color: #0a58ca; }
 a:focus-visible { outline: 3px solid #0b5cad; outline-offset: 2px; }
 .label, .links-label { font-weight: 600; margin: 0.5rem 0 0.25rem; }
@@ -206,12 +212,12 @@ ${enquiriesSection(account)}
 <style>${STYLE}</style>
 </head>
 <body>
-<header>
+<header><div class="wrap">
 <h1>CRM simulator: back office</h1>
 <p class="muted">What the simulated CRM and its mail catcher have received, newest first. Reload the page to see what arrived since.</p>
 <nav aria-label="Sections"><ul>${nav}</ul></nav>
-</header>
-<main>
+</div></header>
+<main class="wrap">
 ${mailSection(options)}
 ${accountSections}
 ${more > 0 ? `<p>… and ${more} more accounts (<a href="accounts">GET /__sim/accounts</a>).</p>` : ''}
