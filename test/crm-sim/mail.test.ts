@@ -4,7 +4,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import nodemailer from 'nodemailer';
+import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../crm-sim/simulator.ts';
 import { launchChromium } from '../support/browser.ts';
@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => sim.close());
 
-function send(url: string, message: nodemailer.SendMailOptions) {
+function send(url: string, message: SendMailOptions) {
   const transport = nodemailer.createTransport({ url, auth: { user: 'anyone', pass: 'anything' } } as never);
   return transport.sendMail({ from: 'Harbour & Yarra Property <alerts@agency.example>', ...message }).finally(() => transport.close());
 }
