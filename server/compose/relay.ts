@@ -19,6 +19,7 @@ import type { EnquiryTargets } from '../enquiries/targets.ts';
 import type { Feature } from '../runtime/feature.ts';
 import type { ListingsService } from '../listings/index.ts';
 import type { PlacesService } from '../places/index.ts';
+import type { Mailer } from '../mail/mailer.ts';
 import type { Logger } from '../runtime/log.ts';
 import { pagesFeature } from '../pages/index.ts';
 import { createTileSource } from '../tiles/index.ts';
@@ -47,6 +48,8 @@ export interface RunningRelay {
   access: CrmAccess;
   /** Where listings are on the map and the geocoding worker. With AGENCIES_FILE: the first agency's at start. */
   places: PlacesService;
+  /** The agency's SMTP mailer (undefined: no SMTP_URL and MAIL_FROM; demo mode: the simulator's mail catcher). With AGENCIES_FILE: the first agency's at start. */
+  mailer?: Mailer;
   /** DATABASE_URL: the agency's sync as shared with the other relays (with AGENCIES_FILE: the first agency's at start). */
   sharedSync?: SharedSync;
   /** AGENCIES_FILE: every agency, served under /a/<slug>/ (reload() re-reads the file). Demo mode with SIM_AGENCIES: the accounts after the first. */
@@ -319,6 +322,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     listings: first.listings,
     access: first.access,
     places: first.places,
+    mailer: first.mailer,
     sharedSync: first.sharedSync,
     agencies,
     answers,
