@@ -56,6 +56,7 @@ describe('agency mail settings', () => {
   it('AGENCIES_FILE reads the fields and refuses bad values by agency and field, never repeating the password', () => {
     const [first] = readAgenciesFile(rig.file);
     expect(first).toMatchObject({ smtpUrl: expect.stringMatching(/^smtp:\/\/own:/), mailFrom: 'alerts@agency-a.example', alertConfirmation: 'agent' });
+    const original = rig.entries;
     rig.writeAgencies([
       { ...rig.entries[0]!, smtpUrl: 'https://own:hunter2secret@mail.example', mailFrom: 'not an address', alertConfirmation: 'sms' as 'agent' },
       ...rig.entries.slice(1),
@@ -67,11 +68,7 @@ describe('agency mail settings', () => {
       expect(error).toBeInstanceOf(ConfigError);
       problems = (error as ConfigError).problems;
     }
-    rig.writeAgencies(
-      rig.entries.map((entry, index) =>
-        index === 0 ? { ...entry, smtpUrl: ownMail.url, mailFrom: 'alerts@agency-a.example', alertConfirmation: 'agent' } : entry,
-      ),
-    );
+    rig.writeAgencies(original);
     expect(problems).toEqual([
       expect.stringMatching(/^AGENCIES_FILE: agencies\[0\] \("agency-a"\): smtpUrl: must start with smtp:\/\/ or smtps:\/\//),
       expect.stringMatching(/^AGENCIES_FILE: agencies\[0\] \("agency-a"\): mailFrom: must be an address/),
@@ -128,6 +125,23 @@ describe('agency mail settings', () => {
     expect(agent.body.confirmation).toBe('agent');
     expect(email.status).toBe(202);
     expect(email.body.confirmation).toBe('email');
+  });
+
+  it('a reload with a new sender or mode composes the agency again, with a new mailer', async () => {
+    const before = rig.relay.agencies!.list()[1]!.agency;
+    const original = rig.entries;
+    rig.writeAgencies(
+      rig.entries.map((entry, index) => (index === 1 ? { ...entry, mailFrom: 'Agency B news <news@agency-b.example>', alertConfirmation: 'agent' } : entry)),
+    );
+    const report = await rig.relay.agencies!.reload();
+    expect(report).toMatchObject({ ok: true, changed: ['agency-b'] });
+    const after = rig.relay.agencies!.list()[1]!.agency;
+    expect(after).not.toBe(before);
+    expect(after.config.savedSearches.confirmation).toBe('agent');
+    await after.mailer!.send({ to: 'four@buyer.example', subject: 'after reload', text: 'b' });
+    expect((await relayMail.waitFor((mail) => mail.subject === 'after reload', 10_000)).from).toBe('Agency B news <news@agency-b.example>');
+    rig.writeAgencies(original);
+    expect(await rig.relay.agencies!.reload()).toMatchObject({ ok: true, changed: ['agency-b'] });
   });
 
   it('the startup log and `agencies` name where mail goes and the mode, never the credentials', () => {
