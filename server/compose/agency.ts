@@ -6,6 +6,10 @@ import { crmEnquiryTargets } from '../crm/enquiry-targets.ts';
 import { crmLeadSink } from '../crm/lead-sink.ts';
 import { crmAlertSink } from '../crm/alert-sink.ts';
 import { savedSearchesFeature } from '../saved-searches/feature.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import { createSmtpMailer } from '../mail/smtp-mailer.ts';
+import { parseMailFrom } from '../runtime/mail-settings.ts';
+import { DEMO_SITE_NAME } from '../pages/index.ts';
 import { savedSearchLimitStores, type SavedSearchLimitStores } from '../saved-searches/router.ts';
 import { createSavedSearchService, type SavedSearchService } from '../saved-searches/service.ts';
 import { crmListingSource } from '../crm/listing-source.ts';
@@ -50,6 +54,8 @@ export interface Agency {
   savedSearches: SavedSearchService;
   /** Where its listings are on the map, and the worker that asks the geocoder. */
   places: PlacesService;
+  /** Its SMTP mailer (its smtpUrl and mailFrom, or SMTP_URL and MAIL_FROM): undefined unless both are set. */
+  mailer?: Mailer;
   /** The box around its placed listings (null while none is): the area its map tiles are served for. Recomputed after each change of the listing cache. */
   mapBounds(): MapBounds | null;
   /**
@@ -236,6 +242,16 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
       log,
     });
   }
+  const mailer = agencyMailer(config, log);
+  // Where the agency's mail goes (scheme, host and port) and how its alerts are confirmed: never the credentials.
+  log.info(
+    mailSummary({ mailer, config }),
+    mailer
+      ? 'saved searches: confirmation e-mails go through this SMTP server'
+      : config.savedSearches.confirmation === 'email'
+        ? 'saved searches: no SMTP server set (SMTP_URL and MAIL_FROM), so alerts are not offered'
+        : 'saved searches: no SMTP server set; an agent confirms each new one',
+  );
   const client = crm;
   // Listings written, removed, placed or copied from the sync holder all say so through the cache.
   let bounds: MapBounds | null | undefined;
@@ -251,11 +267,13 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
     enquiries,
     savedSearches,
     places,
+    mailer,
     mapBounds: () => (bounds === undefined ? (bounds = placements.bounds()) : bounds),
     sharedSync,
     async close() {
       await Promise.all(agencyWorkers(this).map((worker) => worker.stop()));
       await this.listings.photoFill?.stop();
+      await mailer?.close();
       client.close();
       store.close();
     },
@@ -309,9 +327,29 @@ export function agencyFeatures(agency: Agency, options: AgencyFeatureOptions): F
       limitStores: options.savedSearchLimitStores ?? savedSearchLimitStores(),
       // Only once the first sync has filled the cache: a half-filled one would refuse suburbs still on their way.
       knownSuburbs: () => (agency.listings.cache.readState().lastSuccessAt === null ? [] : agency.listings.cache.suburbs()),
+      confirmation: { mode: config.savedSearches.confirmation, mailer: agency.mailer, validDays: config.savedSearches.confirmDays },
       log: agency.slug ? options.log.child({ agency: agency.slug }) : options.log,
     }),
   ];
+}
+
+/**
+ * The agency's mailer when both an SMTP URL and a From are set (checked by config.ts or
+ * AGENCIES_FILE already). A From without a name goes out under the agency's name, so the visitor
+ * sees who writes.
+ */
+export function agencyMailer(config: Config, log: Logger): Mailer | undefined {
+  const { smtpUrl, from } = config.mail;
+  if (smtpUrl === undefined || from === undefined) return undefined;
+  const sender = parseMailFrom(from);
+  if (typeof sender === 'string') throw new Error(`MAIL_FROM: ${sender}`);
+  const name = sender.name ?? config.site.name ?? (config.demoMode ? DEMO_SITE_NAME : undefined);
+  return createSmtpMailer({ url: smtpUrl, from: name ? { name, address: sender.address } : sender, log });
+}
+
+/** What an operator is told of an agency's mail (the status CLI, the startup log): where it goes and how alerts are confirmed, never the credentials. */
+export function mailSummary(agency: Pick<Agency, 'mailer' | 'config'>): { mail: string | null; alertConfirmation: 'email' | 'agent' } {
+  return { mail: agency.mailer?.describe ?? null, alertConfirmation: agency.config.savedSearches.confirmation };
 }
 
 /** The /readyz body's account of a relay's copy (DATABASE_URL). */
