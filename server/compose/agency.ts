@@ -181,6 +181,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
     // Relays on one database: claims named by the relay's id (DATA_DIR/relay-id), not by its host and path, which two containers may share.
     owner: options.sharedDatabase?.relayId,
   });
+  const mailer = agencyMailer(config, log);
   const savedSearches = createSavedSearchService({
     store,
     log,
@@ -194,9 +195,11 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
     settings: config.enquiries,
     owner: options.sharedDatabase?.relayId,
     confirmation: {
-      mode: 'email',
-      validDays: 7,
-      agencyName: config.site.name ?? 'The agency',
+      mode: config.savedSearches.confirmation,
+      mailer,
+      validDays: config.savedSearches.confirmDays,
+      // The name visitors know (SITE_NAME, the agency's `name`); the demo's own; else words that still read.
+      agencyName: config.site.name ?? (config.demoMode ? DEMO_SITE_NAME : 'the agency'),
       timeZone: config.site.timeZone,
       relayBase: () => `${config.http.publicUrl ?? options.relayUrl?.() ?? `http://localhost:${config.http.port}`}${options.slug ? `/a/${options.slug}` : ''}`,
     },
@@ -242,7 +245,6 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
       log,
     });
   }
-  const mailer = agencyMailer(config, log);
   // Where the agency's mail goes (scheme, host and port) and how its alerts are confirmed: never the credentials.
   log.info(
     mailSummary({ mailer, config }),
@@ -327,7 +329,6 @@ export function agencyFeatures(agency: Agency, options: AgencyFeatureOptions): F
       limitStores: options.savedSearchLimitStores ?? savedSearchLimitStores(),
       // Only once the first sync has filled the cache: a half-filled one would refuse suburbs still on their way.
       knownSuburbs: () => (agency.listings.cache.readState().lastSuccessAt === null ? [] : agency.listings.cache.suburbs()),
-      confirmation: { mode: config.savedSearches.confirmation, mailer: agency.mailer, validDays: config.savedSearches.confirmDays },
       log: agency.slug ? options.log.child({ agency: agency.slug }) : options.log,
     }),
   ];
