@@ -79,6 +79,9 @@ export async function startListingRig(
     PHOTO_WIDTHS: '240,480',
     LOG_LEVEL: 'silent',
     PUBLIC_URL: PUBLIC_URL,
+    // Alert confirmations go to the simulator's mail catcher, a real SMTP server on loopback (as in demo mode).
+    SMTP_URL: sim.mail.url,
+    MAIL_FROM: 'Rig Realty <alerts@rig.example>',
     ...(options.geocoder ? { GEOCODER_URL: sim.origin } : {}),
     ...options.env,
   });
