@@ -19,8 +19,11 @@ export interface LeadQueue<Entry extends QueueEntry, Status extends string> {
   purgeDead(deadBefore: number): Promise<number>;
   /** Quarantined entries (a honeypot filled in: kept whole, sent nowhere), newest first. */
   quarantined(limit: number): Promise<Entry[]>;
-  /** Queues a quarantined entry for delivery; false when it is not in the quarantine. */
-  release(originalId: string, now: number): Promise<boolean>;
+  /**
+   * Queues a quarantined entry for delivery; false when it is not in the quarantine; 'repeat' when
+   * it repeats an entry taken outside the quarantine (recorded as that one, not sent again).
+   */
+  release(originalId: string, now: number): Promise<boolean | 'repeat'>;
 }
 
 export interface QueueEntry {
@@ -63,6 +66,8 @@ export interface QueueCommandSpec<Queue extends LeadQueue<Entry, Status>, Entry 
     quarantineEmpty: string;
     notQuarantined(id: string, status: string): string;
     released(id: string): string;
+    /** Released, found to repeat an entry already taken (LeadQueue.release's 'repeat'). */
+    repeated?(id: string): string;
   };
 }
 
@@ -120,12 +125,15 @@ export function queueCommand<Queue extends LeadQueue<Entry, Status>, Entry exten
     const [originalId, ...extra] = args;
     if (!originalId || extra.length > 0) return usageError('release takes one originalId', context);
     const id = originalId.toLowerCase();
-    if (!(await queue.release(id, Date.now()))) {
+    const released = await queue.release(id, Date.now());
+    if (!released) {
       const entry = await queue.get(id);
       context.err(entry ? words.notQuarantined(id, entry.status) : words.missing(id));
       return 1;
     }
-    context.out(words.released(id));
+    context.out(
+      released === 'repeat' ? (words.repeated?.(id) ?? `${id} repeats one already taken: recorded as that one, not sent again.`) : words.released(id),
+    );
     return 0;
   }
 

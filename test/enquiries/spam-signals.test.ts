@@ -68,6 +68,32 @@ async function cli(harness: EnquiryHarness, ...args: string[]) {
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
+/** An open home of a listing for sale that starts more than an hour from the relay's now. */
+async function comingOpenHome(harness: EnquiryHarness) {
+  const list = await harness.crm.listOpenHomes({ startingAfter: new Date(clock + 60 * 60_000), pageSize: 100 });
+  const openHome = list.items.find((item) => item.property?.saleLifeId != null && item.isRental !== true && Date.parse(item.start!) > clock + 3600_000)!;
+  expect(openHome).toBeDefined();
+  return openHome;
+}
+
+/** A registration for `openHome` from `email` (a new originalId each). */
+const registrationFor =
+  (openHome: { id: number; property?: { id?: number | null } | null }) =>
+  (email: string, changes: Partial<OpenHomeRegistrationRequest> = {}): OpenHomeRegistrationRequest => ({
+    kind: 'open-home',
+    originalId: randomUUID(),
+    fullName: 'Priya Raman',
+    email,
+    mobile: '0412 345 678',
+    consent: true,
+    website: '',
+    elapsedMs: 30_000,
+    listingId: openHome.property!.id!,
+    openHomeId: openHome.id,
+    attendees: 2,
+    ...changes,
+  });
+
 const statusOf = async (harness: EnquiryHarness, originalId: string) => (await request(harness.app).get(`/api/v1/enquiries/${originalId}`)).body as unknown;
 
 for (const storeVariant of storeVariants()) {
@@ -152,6 +178,55 @@ for (const storeVariant of storeVariants()) {
       expect(posted(bot.originalId)).toHaveLength(1);
     });
 
+    it('a released open-home registration is once per person and open home: one that repeats a registration taken outside the quarantine is recorded as it and not sent; one released first holds the place', async () => {
+      const harness = await setup();
+      const registration = registrationFor(await comingOpenHome(harness));
+      // The bot-like copy came first (autofill filled the honeypot), then the person registered again.
+      const caught = registration('priya.raman@example.com', { website: 'http://spam.example' });
+      const real = registration('PRIYA.Raman@example.com');
+      await post(harness, caught);
+      await post(harness, real);
+      await deliverAll(harness);
+      const released = await cli(harness, 'outbox', 'release', caught.originalId);
+      expect(released.code).toBe(0);
+      expect(released.out).toContain('not sent again');
+      await deliverAll(harness);
+      expect(posted(real.originalId)).toHaveLength(1);
+      expect(posted(caught.originalId)).toEqual([]);
+      expect(await harness.service.outbox.get(caught.originalId)).toMatchObject({ status: 'spam', spamReason: 'repeat_registration', payload: null });
+      expect(await statusOf(harness, caught.originalId)).toEqual({ originalId: caught.originalId, status: 'accepted' });
+      expect((await cli(harness, 'outbox', 'release', caught.originalId)).code).toBe(1);
+
+      // Released before the person registers again: the released one holds the place, the later one is the repeat.
+      const first = registration('ravi@example.com', { website: 'http://spam.example' });
+      const later = registration('Ravi@Example.com');
+      await post(harness, first);
+      expect((await cli(harness, 'outbox', 'release', first.originalId)).out).toContain('released from the quarantine and queued');
+      await post(harness, later);
+      await deliverAll(harness);
+      expect(posted(first.originalId)).toHaveLength(1);
+      expect(posted(later.originalId)).toEqual([]);
+    });
+
+    it('a released enquiry the same person also sent outside the quarantine within a day is one lead: recorded as that one, not sent again', async () => {
+      const harness = await setup();
+      const listing = await saleListing(harness);
+      const caught = validEnquiry({ listingId: listing.id, website: 'http://spam.example', email: 'quinn@example.com' });
+      const again = { ...caught, originalId: randomUUID(), website: '', email: 'Quinn@Example.com' };
+      await post(harness, caught);
+      await post(harness, again);
+      await deliverAll(harness);
+      const released = await cli(harness, 'outbox', 'release', caught.originalId);
+      expect(released.code).toBe(0);
+      expect(released.out).toContain('not sent again');
+      await deliverAll(harness);
+      expect(crm.sim.state.postedEnquiries().filter((enquiry) => enquiry.body === caught.message)).toHaveLength(1);
+      expect(posted(again.originalId)).toHaveLength(1);
+      expect(await harness.service.outbox.get(caught.originalId)).toBeUndefined();
+      expect(await statusOf(harness, caught.originalId)).toEqual({ originalId: caught.originalId, status: 'accepted' });
+      expect((await cli(harness, 'outbox', 'release', caught.originalId)).code).toBe(1);
+    });
+
     it('a quarantined enquiry nobody released is erased after LEAD_QUARANTINE_DAYS, leaving a spam row the operator still sees', async () => {
       const harness = await setup({ env: { LEAD_QUARANTINE_DAYS: '3' } });
       const bot = validEnquiry({ website: 'http://spam.example', fullName: 'Quinn Quarantine', email: 'quinn@example.com' });
@@ -178,23 +253,8 @@ for (const storeVariant of storeVariants()) {
 
     it('the status route reads the same for a first and a repeat open-home registration (any letter case), a quarantined, a flagged and a delivered lead, at every step', async () => {
       const harness = await setup();
-      const list = await harness.crm.listOpenHomes({ startingAfter: new Date(clock + 60 * 60_000), pageSize: 100 });
-      const openHome = list.items.find((item) => item.property?.saleLifeId != null && item.isRental !== true && Date.parse(item.start!) > clock + 3600_000)!;
-      expect(openHome).toBeDefined();
+      const registration = registrationFor(await comingOpenHome(harness));
       const listing = await saleListing(harness);
-      const registration = (email: string): OpenHomeRegistrationRequest => ({
-        kind: 'open-home',
-        originalId: randomUUID(),
-        fullName: 'Priya Raman',
-        email,
-        mobile: '0412 345 678',
-        consent: true,
-        website: '',
-        elapsedMs: 30_000,
-        listingId: openHome.property!.id!,
-        openHomeId: openHome.id,
-        attendees: 2,
-      });
       const leads = {
         first: registration('priya.raman@example.com'),
         repeat: registration('PRIYA.Raman@Example.COM'),
