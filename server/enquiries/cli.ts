@@ -27,7 +27,7 @@ export const outboxCommand: CliCommand = queueCommand({
   summary: 'List, retry and purge enquiries in the delivery outbox (dead letters first); list and release quarantined ones.',
   usage: USAGE,
   statuses: ['queued', 'delivered', 'dead', 'spam', 'all'],
-  open: (store, owner) => new EnquiryOutbox(store, { owner }),
+  open: (store, owner, clock) => new EnquiryOutbox(store, { owner, ...(clock ? { clock } : {}) }),
   purgeOne: (outbox, id) => outbox.purge(id),
   view: publicView,
   column: ['target', (view) => view.target],

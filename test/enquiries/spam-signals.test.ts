@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { OpenHomeRegistrationRequest } from '../../contract/relay-api.ts';
 import type { SimEnquiry } from '../../crm-sim/model.ts';
-import { runCli } from '../../server/cli.ts';
 import type { RelayStatus } from '../../server/ops/status.ts';
 import { SharedDatabase } from '../../server/store/shared-database.ts';
-import { rawRows, storeVariants, type StoreVariant } from '../support/store-variants.ts';
-import { validEnquiry, type EnquiryHarness, type HarnessOptions, simulatedCrm } from './support.ts';
+import { rawRows, storeVariants } from '../support/store-variants.ts';
+import { clockedRelays, relayCli, saleListing, validEnquiry, type EnquiryHarness } from './support.ts';
 
 // Issue 28: a guess never loses a lead, and the public status tells nothing about anyone else.
 // A lead sent too fast (a weak signal: autofill does that) reaches the CRM marked for the agent; one
@@ -16,32 +15,8 @@ import { validEnquiry, type EnquiryHarness, type HarnessOptions, simulatedCrm } 
 // /metrics, and erased after LEAD_QUARANTINE_DAYS. The status route reads the same for every lead
 // it holds, whatever its verdict. Real SQLite and PostgreSQL, real HTTP to the CRM simulator.
 
-const crm = simulatedCrm({ listings: 16, seed: 28 });
-
-/** The worker's and the routes' clock (erasure, retry windows); the CRM client runs in real time. */
-let clock = Date.now();
-const advance = (ms: number) => {
-  clock += ms;
-};
-let variant: StoreVariant = { name: 'SQLite' };
+const { crm, now, advance, useStore, setup, deliverAll } = clockedRelays({ listings: 16, seed: 28 });
 const DAY = 24 * 60 * 60_000;
-
-async function setup(options: HarnessOptions = {}): Promise<EnquiryHarness> {
-  clock = Date.now();
-  return crm.harness({
-    postgresServer: variant.postgresServer,
-    now: () => clock,
-    ...options,
-    settings: { retryBaseMs: 1_000, retryMaxMs: 4_000, reconcileDelayMs: 0, concurrency: 2, ...options.settings },
-  });
-}
-
-async function saleListing(harness: EnquiryHarness) {
-  const page = await harness.crm.listProperties({ class: 'residential', saleOrLease: 'sale', available: true, pageSize: 5 });
-  const listing = page.items.find((item) => item.saleLifeId != null)!;
-  expect(listing).toBeDefined();
-  return listing;
-}
 
 async function post(harness: EnquiryHarness, body: object) {
   const response = await request(harness.app).post('/api/v1/enquiries').send(body);
@@ -52,27 +27,12 @@ async function post(harness: EnquiryHarness, body: object) {
 const posted = (originalId: string): SimEnquiry[] => crm.sim.state.postedEnquiries().filter((enquiry) => enquiry.originalId === originalId);
 const spamSignal = (enquiry: SimEnquiry) => enquiry.metaData.find((entry) => entry.key === 'spamSignal')?.value;
 
-/** Drains the worker, moving the clock past every backoff, until nothing is queued. */
-async function deliverAll(harness: EnquiryHarness): Promise<void> {
-  for (let round = 0; round < 20; round++) {
-    await harness.service.worker.drain();
-    if ((await harness.service.outbox.counts()).queued === 0) return;
-    advance(5_000);
-  }
-  throw new Error('leads still queued after 20 rounds');
-}
-
-async function cli(harness: EnquiryHarness, ...args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(args, { env: harness.env, out: (text) => out.push(text), err: (text) => err.push(text) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = relayCli;
 
 /** An open home of a listing for sale that starts more than an hour from the relay's now. */
 async function comingOpenHome(harness: EnquiryHarness) {
-  const list = await harness.crm.listOpenHomes({ startingAfter: new Date(clock + 60 * 60_000), pageSize: 100 });
-  const openHome = list.items.find((item) => item.property?.saleLifeId != null && item.isRental !== true && Date.parse(item.start!) > clock + 3600_000)!;
+  const list = await harness.crm.listOpenHomes({ startingAfter: new Date(now() + 60 * 60_000), pageSize: 100 });
+  const openHome = list.items.find((item) => item.property?.saleLifeId != null && item.isRental !== true && Date.parse(item.start!) > now() + 3600_000)!;
   expect(openHome).toBeDefined();
   return openHome;
 }
@@ -99,9 +59,7 @@ const statusOf = async (harness: EnquiryHarness, originalId: string) => (await r
 
 for (const storeVariant of storeVariants()) {
   describe.skipIf(storeVariant.skipped)(storeVariant.name, () => {
-    beforeAll(() => {
-      variant = storeVariant;
-    });
+    useStore(storeVariant);
 
     it('an enquiry sent too fast (autofill) reaches the CRM once, marked for the agent in its metaData, and is counted', async () => {
       const harness = await setup();
@@ -236,8 +194,13 @@ for (const storeVariant of storeVariants()) {
       await harness.service.worker.drain();
       expect((await harness.service.outbox.get(bot.originalId))!.payload).not.toBeNull();
       advance(2 * 60_000);
+      const erasing = now();
       await harness.service.worker.drain();
-      expect(await harness.service.outbox.get(bot.originalId)).toMatchObject({ status: 'spam', spamReason: 'honeypot', payload: null, erasedAt: clock });
+      const erased = await harness.service.outbox.get(bot.originalId);
+      expect(erased).toMatchObject({ status: 'spam', spamReason: 'honeypot', payload: null });
+      // Erased by that drain, on the relay's clock (which runs on: the moment is within the drain's).
+      expect(erased!.erasedAt).toBeGreaterThanOrEqual(erasing);
+      expect(erased!.erasedAt).toBeLessThanOrEqual(now());
       expect(JSON.stringify(await rawRows(harness.store, 'enquiry_outbox'))).not.toMatch(/Quinn|quinn@example\.com|0412/);
       expect((await cli(harness, 'outbox', 'quarantine')).out).toContain('No enquiries in the quarantine.');
       const release = await cli(harness, 'outbox', 'release', bot.originalId);
