@@ -320,14 +320,11 @@ export interface Suburb {
 }
 
 /**
- * What `GET /api/v1/enquiries/{originalId}` (and `/api/v1/saved-searches/{originalId}`) says of a
- * lead: that the relay accepted it and holds it, nothing more. It never says whether the lead was
- * delivered, held back or taken for spam, nor anything that depends on what others sent
- * (docs/api.md, "Reading a lead's status").
+ * What `GET /api/v1/enquiries/{originalId}` and `GET /api/v1/saved-searches/{originalId}` (every
+ * lead queue's status route) say of a lead: that the relay accepted it and holds it, nothing more.
+ * It never says whether the lead was delivered, held back or taken for spam, nor anything that
+ * depends on what others sent (docs/api.md, "Reading a lead's status").
  */
-export type EnquiryStatus = 'accepted';
-
-/** The answer of a lead queue's status route (enquiries, saved searches). */
 export interface LeadStatusResponse {
   originalId: string;
   status: 'accepted';
@@ -366,8 +363,6 @@ export type EnquiryBatchResult = { listingId: number; originalId: string } & (
 export interface EnquiryBatchAnswer {
   results: EnquiryBatchResult[];
 }
-
-export type EnquiryStatusResponse = LeadStatusResponse;
 
 /**
  * 503 body of the listing API (`/api/v1/listings`, `/api/v1/listings/{id}`, `/api/v1/agents`)

@@ -104,9 +104,3 @@ export interface SavedSearchOptions {
   /** When not offered: what the relay's operator must set, for the site's developer (never personal data). */
   setup?: string;
 }
-
-/** `GET /api/v1/saved-searches/{originalId}`: accepted, and nothing more (see relay-api.ts LeadStatusResponse). */
-export interface SavedSearchStatusResponse {
-  originalId: string;
-  status: 'accepted';
-}

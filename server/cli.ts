@@ -22,6 +22,8 @@ export interface RunCliOptions {
   err?: (text: string) => void;
   /** Where a token is read from (default process.stdin). */
   stdin?: SecretInput;
+  /** The operator's clock (default the system's): a test gives the clock its relays run on. */
+  now?: () => number;
 }
 
 export async function runCli(argv: string[], options: RunCliOptions = {}): Promise<number> {
@@ -73,7 +75,14 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
     return 2;
   }
   const stdin = options.stdin ?? process.stdin;
-  return command.run(scope.args, { config: scope.config, out, err, stdin, ...(scope.agency ? { agency: scope.agency } : {}) });
+  return command.run(scope.args, {
+    config: scope.config,
+    out,
+    err,
+    stdin,
+    ...(options.now ? { now: options.now } : {}),
+    ...(scope.agency ? { agency: scope.agency } : {}),
+  });
 }
 
 const invokedDirectly = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);

@@ -15,7 +15,9 @@ const USAGE = `Usage:
       Enquiries held in the quarantine (their hidden honeypot field was filled in), newest first:
       kept whole, sent nowhere, erased LEAD_QUARANTINE_DAYS after acceptance.
   npm run relay -- outbox release <originalId> [--agency <slug>]
-      Queue a quarantined enquiry for delivery (once); the CRM's copy is marked for the agent.
+      Queue a quarantined enquiry for delivery (once); the CRM's copy is marked for the agent. One
+      the same person also sent outside the quarantine (the same open home, or the same lead within
+      a day) is recorded as that one instead and not sent again.
   With AGENCIES_FILE each agency has its own outbox: --agency <slug> names it (required then;
   \`npm run relay -- agencies\` lists the slugs).`;
 
@@ -25,7 +27,7 @@ export const outboxCommand: CliCommand = queueCommand({
   summary: 'List, retry and purge enquiries in the delivery outbox (dead letters first); list and release quarantined ones.',
   usage: USAGE,
   statuses: ['queued', 'delivered', 'dead', 'spam', 'all'],
-  open: (store, owner) => new EnquiryOutbox(store, { owner }),
+  open: (store, owner, clock) => new EnquiryOutbox(store, { owner, ...(clock ? { clock } : {}) }),
   purgeOne: (outbox, id) => outbox.purge(id),
   view: publicView,
   column: ['target', (view) => view.target],
@@ -43,6 +45,8 @@ export const outboxCommand: CliCommand = queueCommand({
     quarantineEmpty: 'No enquiries in the quarantine.',
     notQuarantined: (id, status) => `Enquiry ${id} is ${status}, not in the quarantine: only quarantined enquiries are released.`,
     released: (id) => `Enquiry ${id} is released from the quarantine and queued; the running relay sends it on its next poll, marked for the agent.`,
+    repeated: (id) =>
+      `Enquiry ${id} is released from the quarantine, but the same person sent the same lead (or registered for the same open home) outside it: recorded as that one, not sent again.`,
   },
 });
 

@@ -1,6 +1,6 @@
 import type { Generated, Selectable } from 'kysely';
 import { KeyedLeadQueueTable } from '../lead-queue/intent.ts';
-import { changed, spamRow, type LeadQueueOptions, type SpamReason } from '../lead-queue/table.ts';
+import { changed, quarantined, spamRow, type LeadQueueOptions, type SpamReason } from '../lead-queue/table.ts';
 import type { Store } from '../store/store.ts';
 import { hasTable, queriesOf, tablesOf } from '../store/tables.ts';
 import { leadTarget, type ParsedEnquiry } from './schema.ts';
@@ -215,6 +215,38 @@ export class EnquiryOutbox extends KeyedLeadQueueTable<OutboxEntry, OutboxStatus
     if (!spam && input.intentKey !== undefined) return this.sameIntent({ ...input, originalId: enquiry.originalId }, input.intentKey);
     if (!spam && input.onceKey !== undefined) return { outcome: 'repeat' };
     throw new Error('outbox row vanished right after a conflicting insert');
+  }
+
+  /**
+   * The operator's release of a quarantined enquiry, with the keys it would have had had no
+   * honeypot held it back, so that it cannot duplicate a lead the same person sent outside the
+   * quarantine (before or after it): an open-home registration takes its once key, unless this
+   * person is registered for this open home already, when it becomes a repeat registration (its
+   * personal data erased, nothing sent: 'repeat'); any other lead takes its intent key, or is
+   * recorded as one with the same lead taken within a day of it (KeyedLeadQueueTable.releaseWithIntent).
+   */
+  override async release(originalId: string, now: number): Promise<boolean | 'repeat'> {
+    const entry = await this.get(originalId);
+    if (!entry || !quarantined(entry)) return false;
+    const keys = await this.keys();
+    const onceKey = keys.onceKey(entry.payload!) ?? null;
+    if (onceKey !== null) {
+      const registered = await this.db.selectFrom('enquiry_outbox').select('original_id').where('once_key', '=', onceKey).executeTakeFirst();
+      if (registered) return (await this.keepAsRepeatRegistration(originalId)) ? 'repeat' : false;
+    }
+    return this.releaseWithIntent(originalId, now, keys.intentKey(entry.payload!), { once_key: onceKey });
+  }
+
+  /** A quarantined registration found to repeat one already taken: kept as a repeat registration is stored at acceptance (no personal data). */
+  private async keepAsRepeatRegistration(originalId: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('enquiry_outbox')
+      .set({ spam_reason: 'repeat_registration', payload: null })
+      .where('original_id', '=', originalId)
+      .where('status', '=', 'spam')
+      .where('payload', 'is not', null)
+      .executeTakeFirst();
+    return changed(result) === 1;
   }
 
   async resolveTarget(originalId: string, target: LeadDestination): Promise<void> {

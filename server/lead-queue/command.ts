@@ -1,7 +1,7 @@
 import type { CliCommand, CliContext } from '../runtime/cli-command.ts';
 import { parseOptions } from '../runtime/cli-options.ts';
 import { attachPostgres } from '../store/postgres.ts';
-import { agencySchema } from '../store/shared-database.ts';
+import { agencySchema, clockAsDatabaseClock, type DatabaseClock } from '../store/shared-database.ts';
 import { readRelayId } from '../store/relay-identity.ts';
 import { closeStore, openStore, type Store } from '../store/store.ts';
 
@@ -19,8 +19,11 @@ export interface LeadQueue<Entry extends QueueEntry, Status extends string> {
   purgeDead(deadBefore: number): Promise<number>;
   /** Quarantined entries (a honeypot filled in: kept whole, sent nowhere), newest first. */
   quarantined(limit: number): Promise<Entry[]>;
-  /** Queues a quarantined entry for delivery; false when it is not in the quarantine. */
-  release(originalId: string, now: number): Promise<boolean>;
+  /**
+   * Queues a quarantined entry for delivery; false when it is not in the quarantine; 'repeat' when
+   * it repeats an entry taken outside the quarantine (recorded as that one, not sent again).
+   */
+  release(originalId: string, now: number): Promise<boolean | 'repeat'>;
 }
 
 export interface QueueEntry {
@@ -43,7 +46,8 @@ export interface QueueCommandSpec<Queue extends LeadQueue<Entry, Status>, Entry 
   usage: string;
   /** The statuses `--status` takes, `all` among them. */
   statuses: ReadonlyArray<Status | 'all'>;
-  open(store: Store, owner: string | undefined): Queue;
+  /** The queue over `store`; `clock`, where given, is what its statements read as now on PostgreSQL (CliContext.now). */
+  open(store: Store, owner: string | undefined, clock?: DatabaseClock): Queue;
   /** Deletes one dead entry; false when there is none of that id or it is not dead. */
   purgeOne(queue: Queue, originalId: string): Promise<boolean>;
   view(entry: Entry): View;
@@ -63,6 +67,8 @@ export interface QueueCommandSpec<Queue extends LeadQueue<Entry, Status>, Entry 
     quarantineEmpty: string;
     notQuarantined(id: string, status: string): string;
     released(id: string): string;
+    /** Released, found to repeat an entry already taken (LeadQueue.release's 'repeat'). */
+    repeated?(id: string): string;
   };
 }
 
@@ -120,12 +126,15 @@ export function queueCommand<Queue extends LeadQueue<Entry, Status>, Entry exten
     const [originalId, ...extra] = args;
     if (!originalId || extra.length > 0) return usageError('release takes one originalId', context);
     const id = originalId.toLowerCase();
-    if (!(await queue.release(id, Date.now()))) {
+    const released = await queue.release(id, nowOf(context));
+    if (!released) {
       const entry = await queue.get(id);
       context.err(entry ? words.notQuarantined(id, entry.status) : words.missing(id));
       return 1;
     }
-    context.out(words.released(id));
+    context.out(
+      released === 'repeat' ? (words.repeated?.(id) ?? `${id} repeats one already taken: recorded as that one, not sent again.`) : words.released(id),
+    );
     return 0;
   }
 
@@ -142,7 +151,7 @@ export function queueCommand<Queue extends LeadQueue<Entry, Status>, Entry exten
       context.err(words.notDead(id, entry.status));
       return 1;
     }
-    if (!(await queue.requeue(id, Date.now()))) {
+    if (!(await queue.requeue(id, nowOf(context)))) {
       context.err(words.gone(id));
       return 1;
     }
@@ -157,7 +166,7 @@ export function queueCommand<Queue extends LeadQueue<Entry, Status>, Entry exten
       if (options.positional.length > 0) return usageError('give either --dead or one originalId', context);
       const days = options.values['older-than-days'] === undefined ? 0 : Number(options.values['older-than-days']);
       if (!Number.isFinite(days) || days < 0) return usageError('--older-than-days must be a number of days', context);
-      context.out(words.purgedMany(await queue.purgeDead(Date.now() - days * 24 * 60 * 60_000)));
+      context.out(words.purgedMany(await queue.purgeDead(nowOf(context) - days * 24 * 60 * 60_000)));
       return 0;
     }
     const [originalId, ...extra] = options.positional;
@@ -190,7 +199,7 @@ export function queueCommand<Queue extends LeadQueue<Entry, Status>, Entry exten
           await attachPostgres(store, context.config.databaseUrl, { schema: context.agency ? agencySchema(context.agency.slug) : undefined });
         // The relay's owner name for its claims (its id in DATA_DIR), so the CLI may move rows the relay on this DATA_DIR claimed.
         const owner = context.config.databaseUrl ? readRelayId(context.agency?.keyDataDir ?? context.config.dataDir) : undefined;
-        const queue = spec.open(store, owner);
+        const queue = spec.open(store, owner, context.now ? clockAsDatabaseClock(context.now) : undefined);
         switch (sub) {
           case 'list':
             return await list(queue, rest, context);
@@ -217,6 +226,9 @@ export function queueCommand<Queue extends LeadQueue<Entry, Status>, Entry exten
     },
   };
 }
+
+/** Now by the command's clock (CliContext.now, else the system's). */
+const nowOf = (context: CliContext): number => (context.now ?? Date.now)();
 
 /** Columns padded to their widest cell, a rule under the header. */
 export function table(header: string[], rows: string[][]): string {

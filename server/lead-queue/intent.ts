@@ -165,6 +165,62 @@ export class KeyedLeadQueueTable<Entry extends { seq: number }, Status extends s
   }
 
   /**
+   * The operator's release of a quarantined lead (LeadQueueTable.release) with the intent key it
+   * would have had, had no honeypot held it back (`intentKey`, made from its payload), and the
+   * queue's other keys (`keys`). Judged as at its acceptance, however long it sat in the quarantine:
+   * a lead holding the key that was accepted within intentWindowMs of it (either side: the person
+   * may have sent it again after the bot-like copy) is the same intent, so the released one is
+   * recorded as one with that lead (its originalId kept in the repeats table, its row and payload
+   * gone) and 'repeat' is answered; a holder older than that gives the key up; a younger one keeps
+   * it, and the released lead, an earlier intent, is queued without it.
+   */
+  protected async releaseWithIntent(
+    originalId: string,
+    now: number,
+    intentKey: string | undefined,
+    keys: Record<string, string | null> = {},
+  ): Promise<boolean | 'repeat'> {
+    const held = await this.keyedDb
+      .selectFrom(this.queueTable)
+      .select(['fingerprint', 'accepted_at'])
+      .where('original_id', '=', originalId)
+      .where('status', '=', 'spam')
+      .where(sql.ref('payload'), 'is not', null)
+      .executeTakeFirst();
+    if (!held) return false;
+    if (intentKey === undefined) return this.releaseWith(originalId, now, keys);
+    const window = this.#keyed.intentWindowMs;
+    const holder = await this.keyedDb.selectFrom(this.queueTable).select(['original_id', 'accepted_at']).where('intent_key', '=', intentKey).executeTakeFirst();
+    if (holder && Math.abs(Number(holder.accepted_at) - Number(held.accepted_at)) < window) {
+      await this.keyedDb
+        .insertInto(this.repeatsTable)
+        .values({ original_id: originalId, same_as: holder.original_id, fingerprint: held.fingerprint, accepted_at: held.accepted_at })
+        .onConflict((conflict) => conflict.column('original_id').doNothing())
+        .execute();
+      const moved = await this.keyedDb
+        .deleteFrom(this.queueTable)
+        .where('original_id', '=', originalId)
+        .where('status', '=', 'spam')
+        .where(sql.ref('payload'), 'is not', null)
+        .executeTakeFirst();
+      if (changed(moved) === 1) return 'repeat';
+      // Another release (another operator) moved it first: theirs stands.
+      await this.keyedDb.deleteFrom(this.repeatsTable).where('original_id', '=', originalId).where('same_as', '=', holder.original_id).execute();
+      return false;
+    }
+    if (holder && Number(holder.accepted_at) <= Number(held.accepted_at) - window) {
+      await this.keyedDb
+        .updateTable(this.queueTable)
+        .set({ intent_key: null })
+        .where('intent_key', '=', intentKey)
+        .where('original_id', '=', holder.original_id)
+        .execute();
+    }
+    const keepsKey = !holder || Number(holder.accepted_at) <= Number(held.accepted_at) - window;
+    return this.releaseWith(originalId, now, { ...keys, intent_key: keepsKey ? intentKey : null });
+  }
+
+  /**
    * The insert met another lead's intent key. Older than intentWindowMs (on the database's clock
    * on PostgreSQL), the key is taken from it: one statement, so of two relays racing, one frees it
    * and both insert again, where the unique index picks one. Younger, this submission is stored as

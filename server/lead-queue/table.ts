@@ -383,13 +383,23 @@ export class LeadQueueTable<Entry extends { seq: number }, Status extends string
    * window), as any accepted lead, its signal kept so the CRM's copy is marked. One conditional
    * UPDATE: of two releases at once (two operators, two relays' CLIs) exactly one moves the row, so
    * it is queued once, and from there the queue's exactly-once delivery holds. False when it is not
-   * in the quarantine (never was, released already, or erased after LEAD_QUARANTINE_DAYS).
+   * in the quarantine (never was, released already, or erased after LEAD_QUARANTINE_DAYS); 'repeat'
+   * when a queue with keys finds it repeats a lead it holds (recorded as that one, not sent).
    */
-  async release(originalId: string, now: number): Promise<boolean> {
+  async release(originalId: string, now: number): Promise<boolean | 'repeat'> {
+    return this.releaseWith(originalId, now, {});
+  }
+
+  /**
+   * The release's one conditional UPDATE, also setting `keys` (the digest columns a lead accepted
+   * outside the quarantine would have had: KeyedLeadQueueTable.releaseWithIntent). A key another
+   * row took in the meantime fails it on the unique index: the lead stays in the quarantine.
+   */
+  protected async releaseWith(originalId: string, now: number, keys: Record<string, string | null>): Promise<boolean> {
     const current = this.nowIn(now);
     const result = await this.queueDb
       .updateTable(this.queue)
-      .set({ status: 'queued', attempts: 0, next_attempt_at: current, window_start: current, claimed_by: null, claim_until: null })
+      .set({ ...keys, status: 'queued', attempts: 0, next_attempt_at: current, window_start: current, claimed_by: null, claim_until: null })
       .where('original_id', '=', originalId)
       .where('status', '=', 'spam')
       .where('payload', 'is not', null)

@@ -8,16 +8,16 @@ import { createLogger } from '../runtime/log.ts';
 import { readSyncState } from '../listings/cache.ts';
 import { createListingsService, type SyncReport } from '../listings/index.ts';
 import { createProgress } from '../runtime/progress.ts';
-import { openStore, openStoreReadOnly } from '../store/store.ts';
+import { closeStore, openStore, openStoreReadOnly } from '../store/store.ts';
 import { collectAgenciesStatus, formatKeyTotals } from './agencies-cli.ts';
 import { readAgenciesFile } from '../compose/agencies-file.ts';
 import { backupStore, restoreStore } from './backup.ts';
 import { backupSharedStore, restoreSharedStore } from './pg-backup.ts';
-import { redactUrl } from '../store/postgres.ts';
+import { attachPostgres, redactUrl } from '../store/postgres.ts';
 import { runningRelay } from './instance.ts';
 import { agencySchema, SharedDatabase } from '../store/shared-database.ts';
 import { formatSharedStatus, readSharedStatus, type SharedStatus } from './relays.ts';
-import { collectStatus, formatBytes, formatStatus, mailStatus } from './status.ts';
+import { collectStatus, formatBytes, formatStatus, leadQueuesStatus, mailStatus } from './status.ts';
 import { DEMO_MAIL_FROM } from '../compose/relay.ts';
 import { watchSyncProgress } from './sync-progress.ts';
 import { SYNC_REQUEST_FILE, SYNC_SIGNAL } from './sync-request.ts';
@@ -73,6 +73,9 @@ export const statusCommand: CliCommand = {
         undefined,
         context.agency ? agencyTokenSetting(context.agency.slug) : undefined,
       );
+      // DATABASE_URL: the relay keeps its lead queues in PostgreSQL (its agency's schema with
+      // --agency), where the SQLite file holds none of their rows: counted there.
+      if (context.config.databaseUrl) Object.assign(status, await queuesInPostgres(context, context.config.databaseUrl));
     } catch (error) {
       context.err((error as Error).message);
       return 1;
@@ -97,6 +100,17 @@ export const statusCommand: CliCommand = {
     return 0;
   },
 };
+
+/** The lead queues' counts from the PostgreSQL store the relay uses (leadQueuesStatus), over a store opened for it alone. */
+async function queuesInPostgres(context: CliContext, databaseUrl: string) {
+  const store = openStoreReadOnly(context.config.dataDir);
+  try {
+    await attachPostgres(store, databaseUrl, { schema: context.agency ? agencySchema(context.agency.slug) : undefined });
+    return await leadQueuesStatus(store);
+  } finally {
+    await closeStore(store);
+  }
+}
 
 /** With AGENCIES_FILE: the key's totals (calls today against the budget, the plan, the agencies); each agency is in `agencies`. */
 function keyStatus(context: CliContext, json: boolean, sharedJson: { shared?: SharedStatus }, sharedText: string): number {

@@ -2,12 +2,12 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { accessProblems, CAPABILITIES, missingCapabilities, readKeyAccess, type AccessProblem, type KeyAccess, type MissingCapability } from '../crm/access.ts';
 import { budgetUsedOn, utcDay } from '../crm/limiter.ts';
-import { outboxStatus } from '../enquiries/outbox.ts';
+import { EnquiryOutbox, outboxStatus } from '../enquiries/outbox.ts';
 import { listingStatus, readSyncState } from '../listings/cache.ts';
 import { readOwnAccount } from '../listings/event-store.ts';
 import { photoStatus } from '../photos/mirror.ts';
 import { placementSummary } from '../places/index.ts';
-import { savedSearchStatus } from '../saved-searches/store.ts';
+import { SavedSearchStore, savedSearchStatus } from '../saved-searches/store.ts';
 import type { PlacementSummary } from '../../contract/relay-api.ts';
 import { openStoreReadOnly, STORE_FILE, type Store } from '../store/store.ts';
 import type { Config } from '../runtime/config.ts';
@@ -169,6 +169,37 @@ export function collectStatus(
   } finally {
     store.close();
   }
+}
+
+/**
+ * The lead queues' part of the status (the enquiry outbox, the saved searches) read through the
+ * queues themselves, so from whichever store holds them: `store` with PostgreSQL attached when the
+ * relay runs with DATABASE_URL (its agency's schema with --agency), where collectStatus's SQLite
+ * file holds none of their rows.
+ */
+export async function leadQueuesStatus(store: Store, now = new Date()): Promise<Pick<RelayStatus, 'outbox' | 'savedSearches'>> {
+  const ageOf = (at: number | undefined) => (at === undefined ? null : Math.max(0, Math.round((now.getTime() - at) / 1000)));
+  const outbox = new EnquiryOutbox(store);
+  const searches = new SavedSearchStore(store);
+  const [enquiries, oldestEnquiry, saved, oldestSearch] = await Promise.all([
+    outbox.counts(),
+    outbox.oldestQueuedAt(),
+    searches.counts(),
+    searches.oldestQueuedAt(),
+  ]);
+  const { queued, delivered, dead, spam, quarantined } = enquiries;
+  return {
+    outbox: { queued, delivered, dead, spam, quarantined, oldestQueuedAt: iso(oldestEnquiry ?? null), oldestQueuedSeconds: ageOf(oldestEnquiry) },
+    savedSearches: {
+      queued: saved.queued,
+      saved: saved.saved,
+      dead: saved.dead,
+      spam: saved.spam,
+      quarantined: saved.quarantined,
+      oldestQueuedAt: iso(oldestSearch ?? null),
+      oldestQueuedSeconds: ageOf(oldestSearch),
+    },
+  };
 }
 
 function accessOf(store: Store, tokenSetting?: string): RelayStatus['crmAccess'] {

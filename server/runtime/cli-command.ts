@@ -14,6 +14,8 @@ export interface CliContext {
   err(text: string): void;
   /** Standard input, where a secret (an agency's token) is read from; never from the arguments. */
   stdin?: SecretInput;
+  /** The clock the command's moves are dated by (default Date.now; a test gives its relays' clock). */
+  now?: () => number;
 }
 
 export interface CliCommand {

@@ -2,7 +2,7 @@ import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
 import { a11ySnapshot, emulateMedia, sendKeys, setViewport } from '@web/test-runner-commands';
 import '../../widget/enquiry/define.ts';
 import type { EstateEnquiry, EnquiryErrorDetail, EnquirySuccessDetail } from '../../widget/enquiry/enquiry.ts';
-import type { Agent, EnquiryStatusResponse, ListingSummary, Page } from '../../contract/relay-api.ts';
+import type { Agent, LeadStatusResponse as EnquiryStatusResponse, ListingSummary, Page } from '../../contract/relay-api.ts';
 
 // The happy paths talk to the real relay the runner started (demo mode, embedded CRM simulator).
 // Failures come from /__faults/<token>/<mode>/ on the runner's own server (test/support/fault-paths.mjs),

@@ -5,7 +5,7 @@ import type { EstateListings } from '../../widget/listings/listings.ts';
 import type { EstateSavedSearch } from '../../widget/saved-search/saved-search.ts';
 import type { EnquiryErrorDetail, EnquirySuccessDetail } from '../../widget/enquiry/enquiry.ts';
 import type { LeadSentDetail } from '../../widget/shared/analytics.ts';
-import type { SavedSearchStatusResponse } from '../../contract/saved-search.ts';
+import type { LeadStatusResponse as SavedSearchStatusResponse } from '../../contract/relay-api.ts';
 
 // "Get alerts for this search" (issue 21): the filter bar's button fetches <estate-saved-search>
 // on the first click, and the form sends the list's filters to the real relay the runner started

@@ -6,7 +6,14 @@ import '../../widget/shortlist/define.ts';
 import type { EstateListings } from '../../widget/listings/listings.ts';
 import type { EstateListing } from '../../widget/listing/listing.ts';
 import type { EstateShortlist, ShortlistEnquirySuccessDetail } from '../../widget/shortlist/shortlist.ts';
-import type { EnquiryBatchAnswer, EnquiryBatchRequest, EnquiryStatusResponse, ListingDetail, ListingSummary, Page } from '../../contract/relay-api.ts';
+import type {
+  EnquiryBatchAnswer,
+  EnquiryBatchRequest,
+  LeadStatusResponse as EnquiryStatusResponse,
+  ListingDetail,
+  ListingSummary,
+  Page,
+} from '../../contract/relay-api.ts';
 
 // The shortlist against the real relay the runner started (demo mode, embedded CRM simulator), in
 // real Chromium: hearts on cards and on the detail, <estate-shortlist>, localStorage and the

@@ -4,41 +4,18 @@
 // CRM faults and a retry of the whole batch. On each store, over HTTP to the CRM simulator.
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EnquiryBatchAnswer, EnquiryBatchRequest } from '../../contract/relay-api.ts';
 import { listingId } from '../../server/crm/public-fields.ts';
 import { ENQUIRY_BATCH_LIMITS } from '../../server/enquiries/schema.ts';
-import { type EnquiryHarness, type HarnessOptions, simulatedCrm, validEnquiry } from './support.ts';
-import { storeVariants, type StoreVariant } from '../support/store-variants.ts';
+import { clockedRelays, type EnquiryHarness, validEnquiry } from './support.ts';
+import { storeVariants } from '../support/store-variants.ts';
 
-const crm = simulatedCrm({ listings: 60, seed: 2812 });
-
-let clock = Date.now();
-const advance = (ms: number) => {
-  clock += ms;
-};
-let variant: StoreVariant = { name: 'SQLite' };
-
-/** A relay with the shipped per-client limits: 5 a minute, 30 a day. */
-async function setup(options: HarnessOptions = {}): Promise<EnquiryHarness> {
-  clock = Date.now();
-  return crm.harness({
-    postgresServer: variant.postgresServer,
-    now: () => clock,
-    env: { ENQUIRY_RATE_LIMIT_PER_MINUTE: '5', ENQUIRY_DAILY_LIMIT_PER_CLIENT: '30' },
-    ...options,
-    settings: { retryBaseMs: 1_000, retryMaxMs: 4_000, reconcileDelayMs: 0, concurrency: 2, ...options.settings },
-  });
-}
-
-async function deliverAll(harness: EnquiryHarness): Promise<void> {
-  for (let round = 0; round < 30; round++) {
-    await harness.service.worker.drain();
-    if ((await harness.service.outbox.counts()).queued === 0) return;
-    advance(5_000);
-  }
-  throw new Error('leads still queued after 30 rounds');
-}
+/** Relays with the shipped per-client limits: 5 a minute, 30 a day. */
+const { crm, useStore, setup, deliverAll } = clockedRelays(
+  { listings: 60, seed: 2812 },
+  { env: { ENQUIRY_RATE_LIMIT_PER_MINUTE: '5', ENQUIRY_DAILY_LIMIT_PER_CLIENT: '30' } },
+);
 
 async function listingIds(harness: EnquiryHarness, count: number): Promise<number[]> {
   const page = await harness.crm.listProperties({ class: 'residential', saleOrLease: 'sale', available: true, published: true, pageSize: 100 });
@@ -57,9 +34,7 @@ const send = (harness: EnquiryHarness, body: object) => request(harness.app).pos
 
 for (const storeVariant of storeVariants()) {
   describe.skipIf(storeVariant.skipped)(storeVariant.name, () => {
-    beforeAll(() => {
-      variant = storeVariant;
-    });
+    useStore(storeVariant);
 
     it('12 kept homes, one press: 12 leads at the CRM through faults, no 429 at 5 a minute, each its own; a retry of the batch sends nothing more', async () => {
       const harness = await setup();
@@ -76,7 +51,7 @@ for (const storeVariant of storeVariants()) {
       );
       // The answer was lost: the widget sends the same batch again. Answered the same, counted as nothing.
       for (let again = 0; again < 6; again++) expect((await send(harness, batch).expect(200)).body).toEqual(answer.body);
-      await deliverAll(harness);
+      await deliverAll(harness, 30);
 
       const posted = crm.sim.state.postedEnquiries();
       expect(posted.map((lead) => lead.originalId).sort()).toEqual(batch.homes.map((home) => home.originalId).sort());
@@ -111,7 +86,7 @@ for (const storeVariant of storeVariants()) {
         [400, { originalId: 'originalId must be a UUID' }],
         [400, { listingId: 'No listing with this id' }],
       ]);
-      await deliverAll(harness);
+      await deliverAll(harness, 30);
       expect(crm.sim.state.postedEnquiries().map((lead) => lead.originalId)).toEqual([batch.homes[0]!.originalId]);
     });
 

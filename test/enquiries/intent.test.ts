@@ -6,32 +6,16 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import request from 'supertest';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AppraisalRequest, InspectionRequest, QuestionRequest } from '../../contract/relay-api.ts';
 import { EnquiryOutbox, INTENT_WINDOW_MS } from '../../server/enquiries/outbox.ts';
 import { clockAsDatabaseClock } from '../../server/store/shared-database.ts';
 import { enquiryFingerprint, enquiryRequestSchema, intentDigest, onceKey } from '../../server/enquiries/schema.ts';
-import { enquiryHarness, type EnquiryHarness, type HarnessOptions, simulatedCrm, validEnquiry } from './support.ts';
-import { rawRows, storeVariants, type StoreVariant } from '../support/store-variants.ts';
+import { clockedRelays, enquiryHarness, saleListing, type EnquiryHarness, validEnquiry } from './support.ts';
+import { rawRows, storeVariants } from '../support/store-variants.ts';
 import { freshDatabase } from '../support/postgres.ts';
 
-const crm = simulatedCrm({ listings: 16, seed: 28 });
-
-let clock = Date.now();
-const advance = (ms: number) => {
-  clock += ms;
-};
-let variant: StoreVariant = { name: 'SQLite' };
-
-async function setup(options: HarnessOptions = {}): Promise<EnquiryHarness> {
-  clock = Date.now();
-  return crm.harness({
-    postgresServer: variant.postgresServer,
-    now: () => clock,
-    ...options,
-    settings: { retryBaseMs: 1_000, retryMaxMs: 4_000, reconcileDelayMs: 0, concurrency: 2, ...options.settings },
-  });
-}
+const { crm, now, advance, useStore, setup, deliverAll } = clockedRelays({ listings: 16, seed: 28 });
 
 const post = async (harness: EnquiryHarness, body: object, status = 202) => {
   const response = await request(harness.app).post('/api/v1/enquiries').send(body);
@@ -43,16 +27,6 @@ const statusOf = async (harness: EnquiryHarness, originalId: string) =>
 /** The leads the CRM holds whose message is `message` (a lead's own words). */
 const arrived = (message: string) => crm.sim.state.postedEnquiries().filter((enquiry) => enquiry.body?.includes(message));
 
-/** Drains the worker, moving the clock past every backoff, until nothing is queued. */
-async function deliverAll(harness: EnquiryHarness): Promise<void> {
-  for (let round = 0; round < 20; round++) {
-    await harness.service.worker.drain();
-    if ((await harness.service.outbox.counts()).queued === 0) return;
-    advance(5_000);
-  }
-  throw new Error('leads still queued after 20 rounds');
-}
-
 /** A 500, a 429 and an answer dropped after the CRM stored the lead, one each, on the next POSTs. */
 function crmFaults(): void {
   crm.sim.state.faults.set([
@@ -62,11 +36,7 @@ function crmFaults(): void {
   ]);
 }
 
-async function saleListingId(harness: EnquiryHarness): Promise<number> {
-  const page = await harness.crm.listProperties({ class: 'residential', saleOrLease: 'sale', available: true, pageSize: 5 });
-  const listing = page.items.find((item) => item.saleLifeId != null)!;
-  return listing.id!;
-}
+const saleListingId = async (harness: EnquiryHarness): Promise<number> => (await saleListing(harness)).id!;
 
 /** The same lead as a reload or a second tab sends it: a new originalId, the form's timing measured again. */
 const resent = <T extends { originalId: string; elapsedMs: number }>(body: T, changes: Partial<T> = {}): T => ({
@@ -76,13 +46,11 @@ const resent = <T extends { originalId: string; elapsedMs: number }>(body: T, ch
   ...changes,
 });
 
-const futureTime = (days: number, hour: number) => new Date(Math.floor(clock / 86_400_000 + days) * 86_400_000 + hour * 3_600_000).toISOString();
+const futureTime = (days: number, hour: number) => new Date(Math.floor(now() / 86_400_000 + days) * 86_400_000 + hour * 3_600_000).toISOString();
 
 for (const storeVariant of storeVariants()) {
   describe.skipIf(storeVariant.skipped)(storeVariant.name, () => {
-    beforeAll(() => {
-      variant = storeVariant;
-    });
+    useStore(storeVariant);
 
     it('a reload-and-resend within a day is one lead: answered as the first, its status read answered, sent once through CRM faults', async () => {
       const harness = await setup();
@@ -196,14 +164,14 @@ for (const storeVariant of storeVariants()) {
       const guessable = [enquiryFingerprint(parsed), enquiryFingerprint(enquiryRequestSchema.parse(repeat)), intentDigest(parsed)!];
       const openHome = enquiryRequestSchema.parse({ kind: 'open-home', ...body, originalId: randomUUID(), openHomeId: 4, attendees: 1 });
       const keys = await harness.service.outbox.keys();
-      await harness.service.outbox.accept({ enquiry: openHome, fingerprint: keys.fingerprint(openHome), acceptedAt: clock, onceKey: keys.onceKey(openHome) });
+      await harness.service.outbox.accept({ enquiry: openHome, fingerprint: keys.fingerprint(openHome), acceptedAt: now(), onceKey: keys.onceKey(openHome) });
       guessable.push(onceKey(openHome)!);
 
       const rows = JSON.stringify([await rawRows(harness.store, 'enquiry_outbox'), await rawRows(harness.store, 'enquiry_repeats')]);
       expect(rows).toContain('guessable.person@example.com'); // the payload, until erasure
       for (const digest of guessable) expect(rows).not.toContain(digest);
       const secret = (await rawRows(harness.store, 'relay_secrets'))[0]!.secret as string;
-      if (variant.postgresServer === undefined) {
+      if (storeVariant.postgresServer === undefined) {
         const files = [harness.store.file, `${harness.store.file}-wal`].filter(existsSync).map((file) => readFileSync(file).toString('latin1'));
         for (const digest of guessable) for (const file of files) expect(file).not.toContain(digest);
       }
@@ -211,9 +179,9 @@ for (const storeVariant of storeVariants()) {
       expect(secret).toMatch(/^[A-Za-z0-9+/]{43}=$/);
 
       const outbox = harness.service.outbox;
-      expect(await outbox.eraseDelivered(clock + 1, clock + 1)).toBe(1);
-      await outbox.markDelivered(openHome.originalId, clock, 1, false);
-      expect(await outbox.eraseDelivered(clock + 1, clock + 1)).toBe(1);
+      expect(await outbox.eraseDelivered(now() + 1, now() + 1)).toBe(1);
+      await outbox.markDelivered(openHome.originalId, now(), 1, false);
+      expect(await outbox.eraseDelivered(now() + 1, now() + 1)).toBe(1);
       const erased = await rawRows(harness.store, 'enquiry_outbox');
       expect(erased.map((row) => [row.payload, row.once_key, row.intent_key])).toEqual([
         [null, null, null],
@@ -233,11 +201,11 @@ for (const storeVariant of storeVariants()) {
       const parsed = enquiryRequestSchema.parse(older);
       const parsedErased = enquiryRequestSchema.parse(erasedOne);
       // As the relay before this change stored them (its own outbox, before the secret is read).
-      const legacy = new EnquiryOutbox(harness.store, { clock: clockAsDatabaseClock(() => clock) });
-      await legacy.accept({ enquiry: parsed, fingerprint: enquiryFingerprint(parsed), acceptedAt: clock });
-      await legacy.accept({ enquiry: parsedErased, fingerprint: enquiryFingerprint(parsedErased), acceptedAt: clock });
-      await legacy.markDelivered(erasedOne.originalId, clock, 7, false);
-      await legacy.eraseDelivered(clock, clock);
+      const legacy = new EnquiryOutbox(harness.store, { clock: clockAsDatabaseClock(now) });
+      await legacy.accept({ enquiry: parsed, fingerprint: enquiryFingerprint(parsed), acceptedAt: now() });
+      await legacy.accept({ enquiry: parsedErased, fingerprint: enquiryFingerprint(parsedErased), acceptedAt: now() });
+      await legacy.markDelivered(erasedOne.originalId, now(), 7, false);
+      await legacy.eraseDelivered(now(), now());
 
       await post(harness, older);
       await post(harness, erasedOne);

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { OpenHomeRegistrationRequest } from '../../contract/relay-api.ts';
 import type { SimEnquiry } from '../../crm-sim/model.ts';
-import { runCli } from '../../server/cli.ts';
 import type { RelayStatus } from '../../server/ops/status.ts';
-import { rawRows, storeVariants, type StoreVariant } from '../support/store-variants.ts';
-import { validEnquiry, type EnquiryHarness, type HarnessOptions, simulatedCrm } from './support.ts';
+import { SharedDatabase } from '../../server/store/shared-database.ts';
+import { rawRows, storeVariants } from '../support/store-variants.ts';
+import { clockedRelays, relayCli, saleListing, validEnquiry, type EnquiryHarness } from './support.ts';
 
 // Issue 28: a guess never loses a lead, and the public status tells nothing about anyone else.
 // A lead sent too fast (a weak signal: autofill does that) reaches the CRM marked for the agent; one
@@ -15,32 +15,8 @@ import { validEnquiry, type EnquiryHarness, type HarnessOptions, simulatedCrm } 
 // /metrics, and erased after LEAD_QUARANTINE_DAYS. The status route reads the same for every lead
 // it holds, whatever its verdict. Real SQLite and PostgreSQL, real HTTP to the CRM simulator.
 
-const crm = simulatedCrm({ listings: 16, seed: 28 });
-
-/** The worker's and the routes' clock (erasure, retry windows); the CRM client runs in real time. */
-let clock = Date.now();
-const advance = (ms: number) => {
-  clock += ms;
-};
-let variant: StoreVariant = { name: 'SQLite' };
+const { crm, now, advance, useStore, setup, deliverAll } = clockedRelays({ listings: 16, seed: 28 });
 const DAY = 24 * 60 * 60_000;
-
-async function setup(options: HarnessOptions = {}): Promise<EnquiryHarness> {
-  clock = Date.now();
-  return crm.harness({
-    postgresServer: variant.postgresServer,
-    now: () => clock,
-    ...options,
-    settings: { retryBaseMs: 1_000, retryMaxMs: 4_000, reconcileDelayMs: 0, concurrency: 2, ...options.settings },
-  });
-}
-
-async function saleListing(harness: EnquiryHarness) {
-  const page = await harness.crm.listProperties({ class: 'residential', saleOrLease: 'sale', available: true, pageSize: 5 });
-  const listing = page.items.find((item) => item.saleLifeId != null)!;
-  expect(listing).toBeDefined();
-  return listing;
-}
 
 async function post(harness: EnquiryHarness, body: object) {
   const response = await request(harness.app).post('/api/v1/enquiries').send(body);
@@ -51,30 +27,39 @@ async function post(harness: EnquiryHarness, body: object) {
 const posted = (originalId: string): SimEnquiry[] => crm.sim.state.postedEnquiries().filter((enquiry) => enquiry.originalId === originalId);
 const spamSignal = (enquiry: SimEnquiry) => enquiry.metaData.find((entry) => entry.key === 'spamSignal')?.value;
 
-/** Drains the worker, moving the clock past every backoff, until nothing is queued. */
-async function deliverAll(harness: EnquiryHarness): Promise<void> {
-  for (let round = 0; round < 20; round++) {
-    await harness.service.worker.drain();
-    if ((await harness.service.outbox.counts()).queued === 0) return;
-    advance(5_000);
-  }
-  throw new Error('leads still queued after 20 rounds');
+const cli = relayCli;
+
+/** An open home of a listing for sale that starts more than an hour from the relay's now. */
+async function comingOpenHome(harness: EnquiryHarness) {
+  const list = await harness.crm.listOpenHomes({ startingAfter: new Date(now() + 60 * 60_000), pageSize: 100 });
+  const openHome = list.items.find((item) => item.property?.saleLifeId != null && item.isRental !== true && Date.parse(item.start!) > now() + 3600_000)!;
+  expect(openHome).toBeDefined();
+  return openHome;
 }
 
-async function cli(harness: EnquiryHarness, ...args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(args, { env: harness.env, out: (text) => out.push(text), err: (text) => err.push(text) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+/** A registration for `openHome` from `email` (a new originalId each). */
+const registrationFor =
+  (openHome: { id: number; property?: { id?: number | null } | null }) =>
+  (email: string, changes: Partial<OpenHomeRegistrationRequest> = {}): OpenHomeRegistrationRequest => ({
+    kind: 'open-home',
+    originalId: randomUUID(),
+    fullName: 'Priya Raman',
+    email,
+    mobile: '0412 345 678',
+    consent: true,
+    website: '',
+    elapsedMs: 30_000,
+    listingId: openHome.property!.id!,
+    openHomeId: openHome.id,
+    attendees: 2,
+    ...changes,
+  });
 
 const statusOf = async (harness: EnquiryHarness, originalId: string) => (await request(harness.app).get(`/api/v1/enquiries/${originalId}`)).body as unknown;
 
 for (const storeVariant of storeVariants()) {
   describe.skipIf(storeVariant.skipped)(storeVariant.name, () => {
-    beforeAll(() => {
-      variant = storeVariant;
-    });
+    useStore(storeVariant);
 
     it('an enquiry sent too fast (autofill) reaches the CRM once, marked for the agent in its metaData, and is counted', async () => {
       const harness = await setup();
@@ -121,12 +106,12 @@ for (const storeVariant of storeVariants()) {
       expect(listed.out).not.toMatch(/Quinn|quinn@example\.com|0412/);
       const json = JSON.parse((await cli(harness, 'outbox', 'quarantine', '--json')).out) as Array<Record<string, unknown>>;
       expect(json).toEqual([expect.objectContaining({ originalId: bot.originalId, status: 'quarantined', spamReason: 'honeypot', personalDataErased: false })]);
-      if (!variant.postgresServer) {
-        // `status` reads DATA_DIR's SQLite store (with DATABASE_URL the outbox is counted by the relay's /metrics).
-        const status = JSON.parse((await cli(harness, 'status', '--json')).out) as RelayStatus;
-        expect(status.outbox).toMatchObject({ queued: 0, delivered: 1, spam: 0, quarantined: 1 });
-        expect((await cli(harness, 'status')).out).toMatch(/Enquiry outbox\s+0 queued, 1 delivered, 0 dead, 0 spam, 1 quarantined/);
-      }
+      // `status` counts the outbox in the store the relay keeps it in (PostgreSQL with DATABASE_URL,
+      // where a relay starting makes the registry of relays `status` also reads).
+      if (harness.env.DATABASE_URL) await (await SharedDatabase.open(harness.env.DATABASE_URL, { poolSize: 1 })).close();
+      const status = JSON.parse((await cli(harness, 'status', '--json')).out) as RelayStatus;
+      expect(status.outbox).toMatchObject({ queued: 0, delivered: 1, spam: 0, quarantined: 1 });
+      expect((await cli(harness, 'status')).out).toMatch(/Enquiry outbox\s+0 queued, 1 delivered, 0 dead, 0 spam, 1 quarantined/);
       const metrics = await request(harness.app).get('/metrics').expect(200);
       expect(metrics.text).toContain('estate_enquiry_outbox{status="quarantined"} 1');
       expect(metrics.text).toContain('estate_enquiry_outbox{status="spam"} 0');
@@ -152,6 +137,55 @@ for (const storeVariant of storeVariants()) {
       expect(posted(bot.originalId)).toHaveLength(1);
     });
 
+    it('a released open-home registration is once per person and open home: one that repeats a registration taken outside the quarantine is recorded as it and not sent; one released first holds the place', async () => {
+      const harness = await setup();
+      const registration = registrationFor(await comingOpenHome(harness));
+      // The bot-like copy came first (autofill filled the honeypot), then the person registered again.
+      const caught = registration('priya.raman@example.com', { website: 'http://spam.example' });
+      const real = registration('PRIYA.Raman@example.com');
+      await post(harness, caught);
+      await post(harness, real);
+      await deliverAll(harness);
+      const released = await cli(harness, 'outbox', 'release', caught.originalId);
+      expect(released.code).toBe(0);
+      expect(released.out).toContain('not sent again');
+      await deliverAll(harness);
+      expect(posted(real.originalId)).toHaveLength(1);
+      expect(posted(caught.originalId)).toEqual([]);
+      expect(await harness.service.outbox.get(caught.originalId)).toMatchObject({ status: 'spam', spamReason: 'repeat_registration', payload: null });
+      expect(await statusOf(harness, caught.originalId)).toEqual({ originalId: caught.originalId, status: 'accepted' });
+      expect((await cli(harness, 'outbox', 'release', caught.originalId)).code).toBe(1);
+
+      // Released before the person registers again: the released one holds the place, the later one is the repeat.
+      const first = registration('ravi@example.com', { website: 'http://spam.example' });
+      const later = registration('Ravi@Example.com');
+      await post(harness, first);
+      expect((await cli(harness, 'outbox', 'release', first.originalId)).out).toContain('released from the quarantine and queued');
+      await post(harness, later);
+      await deliverAll(harness);
+      expect(posted(first.originalId)).toHaveLength(1);
+      expect(posted(later.originalId)).toEqual([]);
+    });
+
+    it('a released enquiry the same person also sent outside the quarantine within a day is one lead: recorded as that one, not sent again', async () => {
+      const harness = await setup();
+      const listing = await saleListing(harness);
+      const caught = validEnquiry({ listingId: listing.id, website: 'http://spam.example', email: 'quinn@example.com' });
+      const again = { ...caught, originalId: randomUUID(), website: '', email: 'Quinn@Example.com' };
+      await post(harness, caught);
+      await post(harness, again);
+      await deliverAll(harness);
+      const released = await cli(harness, 'outbox', 'release', caught.originalId);
+      expect(released.code).toBe(0);
+      expect(released.out).toContain('not sent again');
+      await deliverAll(harness);
+      expect(crm.sim.state.postedEnquiries().filter((enquiry) => enquiry.body === caught.message)).toHaveLength(1);
+      expect(posted(again.originalId)).toHaveLength(1);
+      expect(await harness.service.outbox.get(caught.originalId)).toBeUndefined();
+      expect(await statusOf(harness, caught.originalId)).toEqual({ originalId: caught.originalId, status: 'accepted' });
+      expect((await cli(harness, 'outbox', 'release', caught.originalId)).code).toBe(1);
+    });
+
     it('a quarantined enquiry nobody released is erased after LEAD_QUARANTINE_DAYS, leaving a spam row the operator still sees', async () => {
       const harness = await setup({ env: { LEAD_QUARANTINE_DAYS: '3' } });
       const bot = validEnquiry({ website: 'http://spam.example', fullName: 'Quinn Quarantine', email: 'quinn@example.com' });
@@ -160,8 +194,13 @@ for (const storeVariant of storeVariants()) {
       await harness.service.worker.drain();
       expect((await harness.service.outbox.get(bot.originalId))!.payload).not.toBeNull();
       advance(2 * 60_000);
+      const erasing = now();
       await harness.service.worker.drain();
-      expect(await harness.service.outbox.get(bot.originalId)).toMatchObject({ status: 'spam', spamReason: 'honeypot', payload: null, erasedAt: clock });
+      const erased = await harness.service.outbox.get(bot.originalId);
+      expect(erased).toMatchObject({ status: 'spam', spamReason: 'honeypot', payload: null });
+      // Erased by that drain, on the relay's clock (which runs on: the moment is within the drain's).
+      expect(erased!.erasedAt).toBeGreaterThanOrEqual(erasing);
+      expect(erased!.erasedAt).toBeLessThanOrEqual(now());
       expect(JSON.stringify(await rawRows(harness.store, 'enquiry_outbox'))).not.toMatch(/Quinn|quinn@example\.com|0412/);
       expect((await cli(harness, 'outbox', 'quarantine')).out).toContain('No enquiries in the quarantine.');
       const release = await cli(harness, 'outbox', 'release', bot.originalId);
@@ -178,23 +217,8 @@ for (const storeVariant of storeVariants()) {
 
     it('the status route reads the same for a first and a repeat open-home registration (any letter case), a quarantined, a flagged and a delivered lead, at every step', async () => {
       const harness = await setup();
-      const list = await harness.crm.listOpenHomes({ startingAfter: new Date(clock + 60 * 60_000), pageSize: 100 });
-      const openHome = list.items.find((item) => item.property?.saleLifeId != null && item.isRental !== true && Date.parse(item.start!) > clock + 3600_000)!;
-      expect(openHome).toBeDefined();
+      const registration = registrationFor(await comingOpenHome(harness));
       const listing = await saleListing(harness);
-      const registration = (email: string): OpenHomeRegistrationRequest => ({
-        kind: 'open-home',
-        originalId: randomUUID(),
-        fullName: 'Priya Raman',
-        email,
-        mobile: '0412 345 678',
-        consent: true,
-        website: '',
-        elapsedMs: 30_000,
-        listingId: openHome.property!.id!,
-        openHomeId: openHome.id,
-        attendees: 2,
-      });
       const leads = {
         first: registration('priya.raman@example.com'),
         repeat: registration('PRIYA.Raman@Example.COM'),

@@ -3,8 +3,13 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import type { EnquiryRequest } from '../../contract/relay-api.ts';
 import type { SimEnquiry } from '../../crm-sim/model.ts';
-import type { CrmProperty } from '../../server/crm/schemas.ts';
-import { listingId } from '../../server/crm/public-fields.ts';
+import { crmPropertySchema, type CrmProperty } from '../../server/crm/schemas.ts';
+import { decodeDestination, listingDestination } from '../../server/crm/lead-destination.ts';
+import { toAddEnquiry } from '../../server/crm/lead-sink.ts';
+import { listingId, publishedAddress } from '../../server/crm/public-fields.ts';
+import { enquiryRequestSchema, type ParsedEnquiry } from '../../server/enquiries/schema.ts';
+import { readRealRecords } from '../support/real-records.ts';
+import { QUIET_DAY_NOON } from '../support/test-clock.ts';
 import { simulatedCrm, type EnquiryHarness } from './support.ts';
 
 // Every lead's subject names the place an agent knows it by: the listing's address as the public
@@ -123,5 +128,65 @@ describe('a lead’s subject names the place', () => {
     const time = new Date(Math.floor((Date.now() + 2 * day) / 60_000) * 60_000).toISOString();
     const held = await sendAndDeliver(harness, { kind: 'inspection', ...contact(), listingId: listingId('sale', listing), preferredTimes: [time] });
     expect(held.subject).toBe(`Private inspection request: ${listing.displayAddress} (${listing.referenceID})`);
+  });
+});
+
+describe('subjects on the real records (a real agency’s v1.3 list), each also with its displayAddress null', () => {
+  const records = (JSON.parse(readRealRecords()) as { items: Array<Record<string, unknown>> }).items;
+  const start = new Date(Date.parse(QUIET_DAY_NOON) + 3 * 86_400_000).toISOString();
+  const end = new Date(Date.parse(start) + 30 * 60_000).toISOString();
+  const leads: ParsedEnquiry[] = [
+    { ...contact(), listingId: 2, message: 'Is it still available?' },
+    { kind: 'open-home', ...contact(), listingId: 2, openHomeId: 9, attendees: 2 },
+    { kind: 'inspection', ...contact(), listingId: 2, preferredTimes: [start] },
+  ].map((body) => enquiryRequestSchema.parse(body) as ParsedEnquiry);
+  const openHome = { start, end };
+  /** What the CRM's lead says, its destination made as the relay makes it (listing cache and look-up alike: publishedAddress). */
+  const subjectsOf = (record: Record<string, unknown>) => {
+    const property = crmPropertySchema.parse(record);
+    const target = decodeDestination(listingDestination('sale', property, publishedAddress(property)));
+    return leads.map((lead) => {
+      const withTimes = lead.kind === 'open-home' ? { ...lead, openHome } : lead;
+      return toAddEnquiry(withTimes, target, { source: 'OFFICEWEBSITE', acceptedAt: new Date(QUIET_DAY_NOON), timeZone: 'Australia/Melbourne' }).subject!;
+    });
+  };
+  /** Reads right for a person: words, no "null" or "undefined", no empty brackets or doubled or dangling separators. */
+  const readsRight = (subject: string) => {
+    expect(subject.trim(), subject).not.toBe('');
+    expect(subject, subject).not.toMatch(/\bnull\b|\bundefined\b|\(\s*\)|,\s*,|:\s*:|[,:]\s*$|^\s*[,:]|\s{2}/i);
+    expect(subject.length).toBeLessThanOrEqual(255);
+  };
+
+  it('each names the address as published (then the reference, when the record has one)', () => {
+    expect(records.length).toBeGreaterThan(20);
+    for (const record of records) {
+      const shown = String(record.displayAddress).trim();
+      const reference = typeof record.referenceID === 'string' && record.referenceID.trim() ? ` (${record.referenceID.trim()})` : '';
+      const [question, registration, inspection] = subjectsOf(record);
+      for (const subject of [question!, registration!, inspection!]) readsRight(subject);
+      expect(question).toBe(`Website enquiry: ${shown}${reference}`);
+      expect(registration!.startsWith(`Open home registration: ${shown}, `), registration).toBe(true);
+      expect(inspection).toBe(`Private inspection request: ${shown}${reference}`);
+    }
+  });
+
+  it('displayAddress null: the address composed from its parts; with no address, the reference; with neither, the kind of lead alone', () => {
+    for (const record of records) {
+      const address = record.address as { streetNumber?: string; street?: string; suburb?: { name?: string } };
+      for (const subject of subjectsOf({ ...record, displayAddress: null })) {
+        readsRight(subject);
+        expect(subject).toContain(`${address.streetNumber} ${address.street}`);
+        expect(subject.toUpperCase()).toContain(address.suburb!.name!.toUpperCase());
+      }
+      for (const subject of subjectsOf({ ...record, displayAddress: null, address: null, referenceID: 'HY40015' })) {
+        readsRight(subject);
+        expect(subject).toContain('HY40015');
+      }
+      const [question, registration, inspection] = subjectsOf({ ...record, displayAddress: null, address: null, referenceID: null });
+      for (const subject of [question!, registration!, inspection!]) readsRight(subject);
+      expect(question).toBe('Website enquiry about a listing');
+      expect(inspection).toBe('Private inspection request');
+      expect(registration!.startsWith('Open home registration: '), registration).toBe(true);
+    }
   });
 });

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Express } from 'express';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { QuestionRequest } from '../../contract/relay-api.ts';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../crm-sim/simulator.ts';
 import { createApp } from '../../server/http/app.ts';
@@ -23,7 +23,11 @@ import { silentLogger, type Logger } from '../../server/runtime/log.ts';
 import { attachPostgres } from '../../server/store/postgres.ts';
 import { clockAsDatabaseClock, type DatabaseClock } from '../../server/store/shared-database.ts';
 import { openStore, storeAnswers, type Store } from '../../server/store/store.ts';
+import { runCli } from '../../server/cli.ts';
+import type { CrmProperty } from '../../server/crm/schemas.ts';
 import { freshDatabase } from '../support/postgres.ts';
+import type { StoreVariant } from '../support/store-variants.ts';
+import { asDate, runningClock } from '../support/test-clock.ts';
 
 /**
  * Listings and agents the fixed look-up knows (ids as GET /api/v1/listings and /agents give them),
@@ -70,6 +74,8 @@ export interface EnquiryHarness {
   store: Store;
   crm: CrmClient;
   dataDir: string;
+  /** The relay's clock (HarnessOptions.now), when the test gave one. */
+  now?: () => number;
   /** DATA_DIR, and DATABASE_URL when the outbox is in PostgreSQL: what a CLI run against this harness needs. */
   env: Record<string, string>;
   close(): void;
@@ -158,6 +164,7 @@ export async function enquiryHarness(options: HarnessOptions = {}): Promise<Enqu
     store,
     crm,
     dataDir,
+    now: options.now,
     env,
     close() {
       crm.close();
@@ -206,4 +213,104 @@ export function simulatedCrm(simulatorOptions: SimulatorOptions): SimulatedCrm {
       return harness;
     },
   };
+}
+
+/**
+ * A suite's clock that the test moves by hand (past retry backoffs, intent windows, erasure):
+ * `runningClock()` from QUIET_DAY_NOON, so no outcome depends on the day the suite runs, plus what
+ * the test has advanced. `restart` puts it back at its start: each test begins on the same day.
+ */
+export interface SuiteClock {
+  (): number;
+  advance(ms: number): void;
+  restart(): void;
+}
+
+export function suiteClock(): SuiteClock {
+  let running = runningClock();
+  let advanced = 0;
+  return Object.assign(() => running() + advanced, {
+    advance(ms: number) {
+      advanced += ms;
+    },
+    restart() {
+      running = runningClock();
+      advanced = 0;
+    },
+  });
+}
+
+/** Delivery settings that let a suite drain through CRM faults in a few rounds of its clock. */
+const QUICK_RETRIES = { retryBaseMs: 1_000, retryMaxMs: 4_000, reconcileDelayMs: 0, concurrency: 2 };
+
+export interface ClockedRelays {
+  /** The CRM simulator, on the suite's clock. */
+  readonly crm: SimulatedCrm;
+  /** The relays' and the simulator's now (ms). */
+  now: SuiteClock;
+  advance(ms: number): void;
+  /** Call in a store variant's describe block: its tests' `setup` makes relays on that store. */
+  useStore(variant: StoreVariant): void;
+  /** A relay on the simulator and the store in use, its clock back at its start, retries quick; `options` over the suite's defaults. */
+  setup(options?: HarnessOptions): Promise<EnquiryHarness>;
+  /** Drains the worker, moving the clock past every backoff, until nothing is queued (at most `rounds` rounds). */
+  deliverAll(harness: EnquiryHarness, rounds?: number): Promise<void>;
+}
+
+/**
+ * Call at a suite's top level: a CRM simulator (simulatedCrm) and the suite's relays on one clock
+ * the tests move (suiteClock), on the store variant each describe block names.
+ */
+export function clockedRelays(simulatorOptions: SimulatorOptions, defaults: HarnessOptions = {}): ClockedRelays {
+  const now = suiteClock();
+  const crm = simulatedCrm({ ...simulatorOptions, now: asDate(now) });
+  let store: StoreVariant = { name: 'SQLite' };
+  return {
+    crm,
+    now,
+    advance: now.advance,
+    useStore(variant) {
+      beforeAll(() => {
+        store = variant;
+      });
+    },
+    setup(options = {}) {
+      now.restart();
+      return crm.harness({
+        postgresServer: store.postgresServer,
+        now,
+        ...defaults,
+        ...options,
+        env: { ...defaults.env, ...options.env },
+        settings: { ...QUICK_RETRIES, ...defaults.settings, ...options.settings },
+      });
+    },
+    async deliverAll(harness, rounds = 20) {
+      for (let round = 0; round < rounds; round++) {
+        await harness.service.worker.drain();
+        if ((await harness.service.outbox.counts()).queued === 0) return;
+        now.advance(5_000);
+      }
+      throw new Error(`leads still queued after ${rounds} rounds`);
+    },
+  };
+}
+
+/** A listing for sale the simulator's CRM lists (its CRM record). */
+export async function saleListing(harness: EnquiryHarness): Promise<CrmProperty> {
+  const page = await harness.crm.listProperties({ class: 'residential', saleOrLease: 'sale', available: true, pageSize: 5 });
+  const listing = page.items.find((item) => item.saleLifeId != null)!;
+  expect(listing).toBeDefined();
+  return listing;
+}
+
+/**
+ * `npm run relay -- <args>` against the harness's store (its DATA_DIR, and DATABASE_URL on
+ * PostgreSQL), in-process, on the harness's clock (a release is dated as the relay reads time).
+ */
+export async function relayCli(harness: EnquiryHarness, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(args, { env: harness.env, now: harness.now, out: (text) => out.push(text), err: (text) => err.push(text) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
 }
