@@ -148,7 +148,7 @@ export function savedSearchFingerprint(request: ParsedSavedSearch): string {
  * order. Whoever sent it under whichever originalId, with whatever name or mobile: a reload or a
  * second tab of "Get alerts for this search". A plain SHA-256, keyed before it is stored.
  */
-export function savedSearchIntentDigest(request: ParsedSavedSearch): string {
+export function savedSearchIntentDigest(request: Pick<ParsedSavedSearch, 'email' | 'search'>): string {
   const sameWords = (value: unknown) => (typeof value === 'string' ? suburbKey(value) : value);
   const search: Array<[string, unknown]> = SAVED_SEARCH_FILTER_NAMES.filter((name) => request.search[name] !== undefined).map((name) => [
     name,

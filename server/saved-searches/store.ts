@@ -1,6 +1,7 @@
 import { sql, type Generated, type Selectable } from 'kysely';
 import type { SavedSearchConfirmation, SavedSearchFilters } from '../../contract/saved-search.ts';
 import { KeyedLeadQueueTable } from '../lead-queue/intent.ts';
+import { savedSearchIntentDigest } from './schema.ts';
 import { changed, DEFAULT_CLAIM_LEASE_MS, spamRow, type LeadQueueOptions, type SpamReason } from '../lead-queue/table.ts';
 import type { LeadKeys } from '../enquiries/lead-keys.ts';
 import { checkpoint, type Store } from '../store/store.ts';
@@ -534,17 +535,38 @@ export class SavedSearchStore extends KeyedLeadQueueTable<SavedSearchEntry, Save
   }
 
   /**
-   * A released quarantined saved search still needs its owner's confirmation when the agency asks
-   * for it: it becomes unconfirmed (its e-mail due now, its link valid from now), never queued straight.
+   * The operator's release of a quarantined saved search, with the intent key it would have had
+   * (KeyedLeadQueueTable.releaseWithIntent: recorded as one with the same search of the same
+   * address taken within a day of it, 'repeat', rather than sent twice).
    */
-  override async release(originalId: string, now: number): Promise<boolean> {
+  override async release(originalId: string, now: number): Promise<boolean | 'repeat'> {
     const entry = await this.get(originalId);
-    if (entry?.confirmation !== 'email' || entry.confirmedAt !== null) return super.release(originalId, now);
+    if (!entry?.payload) return false;
+    const keys = await this.keys();
+    return this.releaseWithIntent(originalId, now, keys.keyed(savedSearchIntentDigest({ email: entry.payload.email, search: entry.payload.search })));
+  }
+
+  /**
+   * A released saved search still needs its owner's confirmation when the agency asks for it: it
+   * becomes unconfirmed (its e-mail due now, its link valid from now), never queued straight. One
+   * conditional UPDATE, so no worker can take it in between.
+   */
+  protected override async releaseWith(originalId: string, now: number, keys: Record<string, string | null>): Promise<boolean> {
+    const entry = await this.get(originalId);
+    if (entry?.confirmation !== 'email' || entry.confirmedAt !== null) return super.releaseWith(originalId, now, keys);
     const current = this.nowIn(now);
     const validMs = (entry.expiresAt ?? entry.acceptedAt) - entry.acceptedAt;
     const result = await this.db
       .updateTable('saved_searches')
-      .set({ status: 'unconfirmed', mail_due_at: current, expires_at: sql<number>`${current} + ${validMs}`, attempts: 0, claimed_by: null, claim_until: null })
+      .set({
+        ...keys,
+        status: 'unconfirmed',
+        mail_due_at: current,
+        expires_at: sql<number>`${current} + ${validMs}`,
+        attempts: 0,
+        claimed_by: null,
+        claim_until: null,
+      })
       .where('original_id', '=', originalId)
       .where('status', '=', 'spam')
       .where('payload', 'is not', null)

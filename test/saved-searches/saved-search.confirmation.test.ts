@@ -244,5 +244,20 @@ for (const variant of storeVariants()) {
       await made.service.confirmer.drain();
       expect(made.mail.messages().filter((message) => message.to.includes('released@example.com'))).toHaveLength(1);
     });
+
+    it('a released quarantined search that the person also sent themselves within a day is recorded as that one, not mailed or sent twice', async () => {
+      const made = await harness();
+      const bot = validSavedSearch({ email: 'twice@example.com', website: 'http://spam.example' });
+      const person = validSavedSearch({ email: 'Twice@Example.com', search: bot.search });
+      await post(made, bot);
+      await post(made, person);
+      expect(await made.service.store.release(bot.originalId, clock())).toBe('repeat');
+      await made.service.confirmer.drain();
+      expect(made.mail.messages().filter((message) => message.to.some((to) => to.toLowerCase() === 'twice@example.com'))).toHaveLength(1);
+      expect(await made.confirmAll()).toBe(1);
+      for (let round = 0; round < 10 && (await stillToSave(made.service.store)); round++) await made.deliver();
+      expect(contactsOf('twice@example.com')[0]!.requirements).toHaveLength(1);
+      expect((await request(made.app).get(`/api/v1/saved-searches/${bot.originalId}`)).body).toMatchObject({ status: 'accepted' });
+    });
   });
 }
