@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { CliContext } from '../runtime/cli-command.ts';
 import { parseOptions, type ParsedOptions } from '../runtime/cli-options.ts';
@@ -7,6 +7,7 @@ import { ConfigError, type Config } from '../runtime/config.ts';
 import { FileLockedError, withFileLock, writeFileAtomic } from '../runtime/atomic-file.ts';
 import { createLogger } from '../runtime/log.ts';
 import { readSecretFile, readSecretInput } from '../runtime/secret-input.ts';
+import { parseSmtpUrl } from '../runtime/mail-settings.ts';
 import {
   agencyDataDir,
   agencyFieldOptions,
@@ -43,6 +44,13 @@ const TOKEN_ON_ARGV_MESSAGE =
   "a token is never taken on the command line: every user of this machine can read a process's arguments (ps, /proc) and the shell keeps them in its history. " +
   'Pipe it on standard input (`npm run relay -- agencies add <slug> … < token.txt`) or name a file with --token-file <path>.';
 
+/** An SMTP URL with a password on the command line: refused like a token (ps, /proc and shell history show it). */
+const SMTP_PASSWORD_ON_ARGV_MESSAGE =
+  "--smtp-url: this URL holds a password, and a password is never taken on the command line: every user of this machine can read a process's arguments and the shell keeps them. " +
+  'Put the whole URL in a file only you can read and name it with --smtp-url-file <path> (a URL without a password may be given as --smtp-url).';
+/** The longest SMTP URL a file may hold. */
+const MAX_SMTP_URL_FILE_BYTES = 4096;
+
 type Document = { agencies: Array<Record<string, unknown>> };
 
 export const EDIT_USAGE = `  npm run relay -- agencies add <slug> --name NAME [--origin ORIGIN …] [--site URL] [--token-file PATH]
@@ -52,6 +60,7 @@ export const EDIT_USAGE = `  npm run relay -- agencies add <slug> --name NAME [-
       a slug or token already in the file is refused. Then AGENCIES_FILE is replaced atomically
       (mode 0600; the previous file kept as AGENCIES_FILE.bak) and the running relay reloads it.
       Every field of an entry is an option: ${'{FIELDS}'}.
+      An SMTP URL holding a password is read from --smtp-url-file PATH, never the command line.
   npm run relay -- agencies set <slug> [--name NAME] [--origin ORIGIN …] [--site URL] [--token-file PATH | --token-stdin]
       Changes an agency's fields (a list option replaces the list; an empty value, --site=,
       removes an optional field); a new token is checked with the CRM first and must open the
@@ -84,6 +93,10 @@ export async function runEdit(command: EditCommand, args: string[], context: Cli
     context.err(`${tokenFlag.split('=')[0]}: ${TOKEN_ON_ARGV_MESSAGE}`);
     return 2;
   }
+  if (smtpPasswordOnArgv(args)) {
+    context.err(SMTP_PASSWORD_ON_ARGV_MESSAGE);
+    return 2;
+  }
   const fieldOptions = agencyFieldOptions();
   const options =
     command === 'check'
@@ -93,7 +106,7 @@ export async function runEdit(command: EditCommand, args: string[], context: Cli
         : parseOptions(
             args,
             command === 'set' ? ['token-stdin'] : [],
-            ['token-file', 'timeout', ...fieldOptions.filter((option) => !option.list).map((option) => option.option)],
+            ['token-file', 'smtp-url-file', 'timeout', ...fieldOptions.filter((option) => !option.list).map((option) => option.option)],
             fieldOptions.filter((option) => option.list).map((option) => option.option),
           );
   if (typeof options === 'string') return wrong(options);
@@ -142,8 +155,38 @@ function load(file: string): { document: Document; entries: AgencyEntry[]; text:
 }
 
 /** The field options given, as entry fields (a list option's values split at commas too; an empty value: remove the field). */
+/** Whether `--smtp-url VALUE` or `--smtp-url=VALUE` names a URL with a password. */
+function smtpPasswordOnArgv(args: string[]): boolean {
+  return args.some((arg, index) => {
+    const value = arg.startsWith('--smtp-url=') ? arg.slice('--smtp-url='.length) : arg === '--smtp-url' ? args[index + 1] : undefined;
+    if (value === undefined) return false;
+    const target = parseSmtpUrl(value);
+    // A URL too broken to read may still hold one: refused the same way when it has a user:password@ part.
+    return typeof target === 'string' ? /:[^/@]*@/.test(value.replace(/^[a-z]+:\/\//i, '')) : target.password !== undefined;
+  });
+}
+
+/** `--smtp-url-file <path>`: the agency's SMTP URL, password and all, read from a file (trimmed); never echoed. */
+function smtpUrlFromFile(path: string): string | { error: string } {
+  try {
+    const size = statSync(path).size;
+    if (size > MAX_SMTP_URL_FILE_BYTES) return { error: `--smtp-url-file ${path} is ${size} bytes: longer than an SMTP URL (is it the right file?)` };
+    const value = readFileSync(path, 'utf8').trim();
+    if (!value) return { error: `--smtp-url-file ${path} is empty` };
+    return value;
+  } catch (error) {
+    return { error: `--smtp-url-file: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
+  }
+}
+
 function fieldsFrom(options: ParsedOptions): Map<string, unknown> {
   const fields = new Map<string, unknown>();
+  const smtpUrlFile = options.values['smtp-url-file'];
+  if (smtpUrlFile !== undefined) {
+    const url = smtpUrlFromFile(smtpUrlFile);
+    if (typeof url !== 'string') throw new ConfigError([url.error]);
+    fields.set('smtpUrl', url);
+  }
   for (const option of agencyFieldOptions()) {
     if (option.list) {
       const values = options.lists[option.option];

@@ -15,7 +15,7 @@ let widgetDir: string;
 beforeAll(async () => {
   widgetDir = await buildWidgetBundle();
   relay = await startTestRelay({ SIM_LISTINGS: '8', PHOTO_WIDTHS: '240' }, { app: { widgetDir } });
-}, 180_000);
+}, 300_000);
 afterAll(async () => {
   await relay?.close();
   if (widgetDir) rmSync(widgetDir, { recursive: true, force: true });
