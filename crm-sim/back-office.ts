@@ -61,19 +61,9 @@ ${items ? `<ol class="cards" reversed>${items}</ol>` : '<p>No mail yet. A saved 
 </section>`;
 }
 
-/** Contact notes, once the simulator keeps them (read as they come: text with a date, or plain strings). */
+/** A contact's notes (the consent records the relay leaves among them), oldest first, dated. */
 function notesOf(contact: SimContact): string[] {
-  const notes = (contact as SimContact & { notes?: unknown }).notes;
-  if (!Array.isArray(notes)) return [];
-  return notes.flatMap((note: unknown) => {
-    if (typeof note === 'string') return [note];
-    if (typeof note !== 'object' || note === null) return [];
-    const record = note as Record<string, unknown>;
-    const text = [record.text, record.body, record.note, record.description].find((value) => typeof value === 'string');
-    if (typeof text !== 'string') return [];
-    const at = typeof record.inserted === 'number' ? `${when(record.inserted)}: ` : '';
-    return [`${at}${text}`];
-  });
+  return contact.notes.map((note) => `${when(note.inserted)}: ${note.body}`);
 }
 
 const dollars = (amount: number) => `$${amount.toLocaleString('en-AU')}`;
