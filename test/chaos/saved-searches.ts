@@ -176,6 +176,9 @@ export async function runSavedSearchChaos(options: SavedSearchChaosOptions): Pro
           SAVED_SEARCH_DAILY_BUDGET: '1000000',
           SAVED_SEARCH_CATEGORY_IDS: String(ALERT_CATEGORY),
           SAVED_SEARCH_HOLDING_ENQUIRY: '1',
+          // Double opt-in: the confirmation e-mails go to the simulator's catcher, whose links the run follows as their owners would.
+          SMTP_URL: sim.mail.url,
+          MAIL_FROM: 'Chaos Realty <alerts@chaos.example>',
           ...(relayCount === 2 ? { ENQUIRY_CLAIM_LEASE_MS: '3000' } : {}),
           ...(options.settings === 'fast' ? FAST_SETTINGS : {}),
         },
@@ -247,15 +250,49 @@ export async function runSavedSearchChaos(options: SavedSearchChaosOptions): Pro
     }
     return false;
   };
+  /** Saved searches still on their way at `url`: waiting for their owner's confirmation, or queued for the CRM. */
   const queuedIn = async (url: string): Promise<number | undefined> => {
     try {
       const text = await (await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(2_000) })).text();
-      const match = /^estate_saved_searches\{status="queued"\} (\d+)$/m.exec(text);
-      return match ? Number(match[1]) : undefined;
+      const queued = /^estate_saved_searches\{status="queued"\} (\d+)$/m.exec(text);
+      const unconfirmed = /^estate_saved_searches\{status="unconfirmed"\} (\d+)$/m.exec(text);
+      return queued && unconfirmed ? Number(queued[1]) + Number(unconfirmed[1]) : undefined;
     } catch {
       return undefined;
     }
   };
+  // The owners of the addresses: each confirmation e-mail's link followed and confirmed (the page's
+  // button, a POST; each owner on their own, so at once), at whichever relay answers (a killed
+  // one's links go to the other, or wait for it).
+  const confirmedLinks = new Set<string>();
+  const confirming = new Set<string>();
+  const confirm = async (path: string) => {
+    confirming.add(path);
+    try {
+      for (const url of urls) {
+        try {
+          const answer = await fetch(`${url}${path}`, { method: 'POST', redirect: 'manual', signal: AbortSignal.timeout(15_000) });
+          if (answer.status === 303) {
+            confirmedLinks.add(path);
+            return;
+          }
+        } catch {
+          // Down or killed: the other relay, or this one on the next turn.
+        }
+      }
+    } finally {
+      confirming.delete(path);
+    }
+  };
+  const followLinks = () => {
+    for (const mail of sim.mail.messages()) {
+      for (const link of mail.links) {
+        const path = /\/alerts\/confirm\/[0-9a-f]{64}$/.exec(link)?.[0];
+        if (path && !confirmedLinks.has(path) && !confirming.has(path)) void confirm(path);
+      }
+    }
+  };
+  const owners = setInterval(followLinks, 200);
   // The status route says only "accepted" (docs/api.md): the probe is saved once relay 0's queue is empty again.
   const waitSaved = async (originalId: string) => {
     for (let waited = 0; waited < 30_000; waited += 100) {
@@ -356,6 +393,7 @@ export async function runSavedSearchChaos(options: SavedSearchChaosOptions): Pro
       await sleep(250);
     }
     clearInterval(sampler);
+    clearInterval(owners);
     sample();
     const stores = await storeCounts(urls[0]!);
     await Promise.all(relays.map((relay) => relay.stop()));
@@ -438,6 +476,7 @@ export async function runSavedSearchChaos(options: SavedSearchChaosOptions): Pro
     return report;
   } finally {
     clearInterval(sampler);
+    clearInterval(owners);
     await Promise.all(relays.map((relay) => relay.kill().catch(() => {})));
     await sim.close();
     if (!report?.ok) {
