@@ -195,8 +195,10 @@ describe('<estate-saved-search> a suburb the agency does not know', () => {
       await waitUntil(() => part(form, 'suggestion'), 'the close name is offered');
       const suggestion = part(form, 'suggestion')!;
       expect(suggestion.textContent!.trim()).to.equal(known);
-      // Focus on the relay's message; the suggestion is the next stop. (Compared as booleans: a
-      // failing chai equality of two DOM nodes takes the test page down rather than failing.)
+      // Focus on the relay's message (it reads the suggestion too); the suggestion is the next stop.
+      // Compared as booleans: a failing chai equality whose actual is this message box (a node
+      // holding Lit's parts) took the test page down (Playwright: a detached frame) instead of
+      // failing, which is what looked like the page navigating after a suggestion.
       await waitUntil(() => root(form).activeElement?.id === 'search-error', 'focus on the refusal');
       await tab();
       expect(root(form).activeElement === suggestion, 'the suggestion follows').to.equal(true);
