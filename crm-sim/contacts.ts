@@ -54,6 +54,15 @@ export interface SimRequirement {
   propertyTags: string[];
 }
 
+/** A note on a contact (POST /contacts/{id}/notes): what an agent reads on the contact's record. */
+export interface SimContactNote {
+  id: number;
+  inserted: number;
+  modified: number;
+  body: string;
+  readOnly: boolean;
+}
+
 export interface SimContact {
   id: number;
   inserted: number;
@@ -65,6 +74,7 @@ export interface SimContact {
   unsubscribe: { email: boolean; sms: boolean; letters: boolean };
   categories: number[];
   requirements: SimRequirement[];
+  notes: SimContactNote[];
   /** Seeded (the agency's existing database) or posted through the API. */
   origin: 'seed' | 'api';
 }
@@ -178,7 +188,33 @@ export function parseContact(input: unknown): Omit<SimContact, 'id' | 'inserted'
     unsubscribe: { email: flag('email'), sms: flag('sms'), letters: flag('letters') },
     categories: [],
     requirements: [],
+    notes: [],
     origin: 'api',
+  };
+}
+
+/** AddContactNote → a note (id 0: the book numbers it): its body required, at most 10,000 characters. */
+export function parseContactNote(input: unknown): Omit<SimContactNote, 'id' | 'inserted' | 'modified'> {
+  const raw = record(input, '(body)');
+  const body = raw.body;
+  if (typeof body !== 'string' || body.trim() === '') throw new ContactInputError('body', 'body (the note text) is required');
+  if (body.length > 10_000) throw new ContactInputError('body', 'body must be at most 10000 characters');
+  if (raw.readOnly !== undefined && typeof raw.readOnly !== 'boolean') throw new ContactInputError('readOnly', 'readOnly must be true or false');
+  return { body, readOnly: raw.readOnly === true };
+}
+
+/** ContactNoteExtended, as the CRM answers it. */
+export function renderContactNote(note: SimContactNote): Record<string, unknown> {
+  return {
+    id: note.id,
+    body: note.body,
+    readOnly: note.readOnly,
+    type: null,
+    reminder: null,
+    inserted: formatDateTime(note.inserted),
+    modified: formatDateTime(note.modified),
+    insertedBy: null,
+    accessBy: [],
   };
 }
 
@@ -360,6 +396,7 @@ export class ContactBook {
   contacts: SimContact[] = [];
   private nextContactId: number;
   private nextRequirementId: number;
+  private nextNoteId: number;
 
   constructor(
     private readonly idOffset: number,
@@ -367,6 +404,7 @@ export class ContactBook {
   ) {
     this.nextContactId = 3_600_001 + idOffset;
     this.nextRequirementId = 120_001 + idOffset;
+    this.nextNoteId = 880_001 + idOffset;
   }
 
   private stamp(): number {
@@ -396,6 +434,13 @@ export class ContactBook {
     contact.requirements.push(requirement);
     contact.modified = at;
     return requirement;
+  }
+
+  addNote(contact: SimContact, input: Omit<SimContactNote, 'id' | 'inserted' | 'modified'>): SimContactNote {
+    const at = this.stamp();
+    const note: SimContactNote = { ...input, id: this.nextNoteId++, inserted: at, modified: at };
+    contact.notes.push(note);
+    return note;
   }
 
   setCategories(contact: SimContact, ids: number[]): void {

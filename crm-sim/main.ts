@@ -7,7 +7,8 @@ import { DEFAULT_ACCESS_TOKEN, DEFAULT_API_KEY, MAX_AGENCIES, startSimulator } f
  * SIM_LISTINGS (default 40), SIM_SEED (default 1), SIM_WEBHOOK_URL (where signed webhooks go; unset:
  * none), SIM_WEBHOOK_DROP_RATE (0-1, the share of webhooks lost on purpose), SIM_AGENCIES (accounts
  * on the one key, default 1; more through POST /__sim/accounts), SIM_PHOTOS_PER_LISTING (keep only
- * that many photos a listing: cheap accounts for benches).
+ * that many photos a listing: cheap accounts for benches), SIM_MAIL_PORT (the mail catcher's SMTP
+ * port on 127.0.0.1; default any free one).
  */
 
 function dropRate(): number {
@@ -60,6 +61,7 @@ const sim = await startSimulator({
   seed: positiveInt('SIM_SEED', 1, 0),
   webhookUrl: webhookUrl(),
   webhookDropRate: dropRate(),
+  ...(process.env.SIM_MAIL_PORT ? { mailPort: positiveInt('SIM_MAIL_PORT', 0, 0) } : {}),
 });
 
 /** The accounts on the key with their tokens (a local simulator's, not secrets); a long list is cut short. */
@@ -74,12 +76,14 @@ console.log(`CRM simulator listening
   API key       ${sim.apiKey}      (header X-Api-Key)
   access token  ${sim.accessToken}      (header Authorization: Bearer ...)
   control       ${sim.origin}/__sim/counters
+  back office   ${sim.origin}/__sim/      (mail received, contacts, the holding area)
+  mail catcher  ${sim.mail.url}      (SMTP, any login; GET ${sim.origin}/__sim/mail)
   listings      ${sim.state.listings.length}${sim.key.accounts.length > 1 ? ' an account' : ''}
   accounts      ${describeAccounts()}
   webhooks      ${sim.state.webhooks.url ?? 'off (set SIM_WEBHOOK_URL)'}${sim.state.webhooks.settings.dropRate ? `, dropping ${sim.state.webhooks.settings.dropRate * 100}%` : ''}
 
 Point the relay at it:
-  CRM_BASE_URL=${sim.baseUrl} CRM_API_KEY=${sim.apiKey} CRM_ACCESS_TOKEN=${sim.accessToken} npm start`);
+  CRM_BASE_URL=${sim.baseUrl} CRM_API_KEY=${sim.apiKey} CRM_ACCESS_TOKEN=${sim.accessToken} SMTP_URL=${sim.mail.url} MAIL_FROM=alerts@agency.example npm start`);
 
 // Warm the photo pool in the background so the first photo requests answer quickly.
 void (async () => {

@@ -6,12 +6,14 @@ import { apiRouter } from './routes/api.ts';
 import { controlRouter } from './routes/control.ts';
 import { filesRouter } from './routes/files.ts';
 import { tilesRouter } from './routes/tiles.ts';
+import { startMailCatcher, type MailCatcher } from './mail-catcher.ts';
 import { IntegratorKey, SimulatorState } from './state.ts';
 
 export { IntegratorKey, SimulatorState } from './state.ts';
 export type { CountersSnapshot, ListingChange, NewListing } from './state.ts';
 export type { FaultRule } from './faults.ts';
 export { SCOPES, ALL_SCOPES } from './state.ts';
+export type { CaughtMail, MailCatcher } from './mail-catcher.ts';
 
 export const API_BASE_PATH = '/api/v1.3';
 export const DEFAULT_API_KEY = 'sim-api-key-0000000000000000';
@@ -38,6 +40,8 @@ export interface SimulatorOptions {
   agencies?: number;
   /** Keep only the first N photos of each listing (cheap accounts for benches); default all (5-20). */
   photosPerListing?: number;
+  /** The mail catcher `/__sim/mail` and the back office (`/__sim/`) show; startSimulator starts one. */
+  mail?: Pick<MailCatcher, 'messages' | 'url'>;
 }
 
 /** How many accounts one simulator will hold: enough for any bench, a clear refusal past it. */
@@ -55,6 +59,8 @@ export interface RunningSimulator {
   state: SimulatorState;
   /** The key every account shares: its accounts (live list), limits, counters and webhook sender. */
   key: IntegratorKey;
+  /** Its mail catcher: an SMTP server on 127.0.0.1 (`mail.url`, smtp://127.0.0.1:<port>) whose mail `/__sim/mail` and `/__sim/` show. */
+  mail: MailCatcher;
   close(): Promise<void>;
 }
 
@@ -85,7 +91,7 @@ export function createSimulatorApp(options: SimulatorOptions = {}): { app: expre
   app.set('etag', false);
   app.use(API_BASE_PATH, apiRouter(key));
   app.use('/files', filesRouter(key));
-  app.use('/__sim', controlRouter(key));
+  app.use('/__sim', controlRouter(key, { mail: options.mail }));
   // A Nominatim-compatible geocoder over the seed's addresses (demo mode's GEOCODER_URL).
   app.use(geocoderRouter(key));
   // Plain map tiles (demo mode's MAP_TILE_URL).
@@ -100,11 +106,19 @@ export function createSimulatorApp(options: SimulatorOptions = {}): { app: expre
 }
 
 /** Starts the simulator on 127.0.0.1 (port 0: any free port) and resolves once it listens. */
-export async function startSimulator(options: SimulatorOptions & { port?: number; host?: string } = {}): Promise<RunningSimulator> {
-  const { app, state, key } = createSimulatorApp(options);
+export async function startSimulator(
+  options: SimulatorOptions & { port?: number; host?: string; /** The mail catcher's port (default any free one). */ mailPort?: number } = {},
+): Promise<RunningSimulator> {
+  const mail = await startMailCatcher({ port: options.mailPort, now: options.now });
+  const { app, state, key } = createSimulatorApp({ ...options, mail });
   const host = options.host ?? '127.0.0.1';
   const server = app.listen(options.port ?? 0, host);
-  await once(server, 'listening');
+  try {
+    await once(server, 'listening');
+  } catch (error) {
+    await mail.close();
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   state.origin = origin;
@@ -115,12 +129,15 @@ export async function startSimulator(options: SimulatorOptions & { port?: number
     accessToken: state.options.accessToken,
     state,
     key,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    mail,
+    close: async () => {
+      await new Promise<void>((resolve, reject) => {
         key.driver.stop();
         server.close((error) => (error ? reject(error) : resolve()));
         // Keep-alive sockets of clients would hold close() open; the simulator owns no state worth draining.
         server.closeAllConnections();
-      }),
+      });
+      await mail.close();
+    },
   };
 }

@@ -55,7 +55,12 @@ for (const { slug, tag } of agencyTags) log.info({ agency: slug, latest: tag }, 
 if (config.agenciesFile && relay.agencies && process.stdout.isTTY) void printStartTable(relay.agencies, agencyTags);
 if (!config.agenciesFile && (process.stdout.isTTY || config.demoMode)) {
   const where = config.demoMode
-    ? `Demo site and relay: ${relay.url}/\n  Server-rendered listing pages: ${relay.url}/listings/buy (sitemap: ${relay.url}/sitemap.xml)`
+    ? `Demo site and relay: ${relay.url}/\n  Server-rendered listing pages: ${relay.url}/listings/buy (sitemap: ${relay.url}/sitemap.xml)` +
+      `\n  Property alerts, step by step: ${relay.url}/alerts.html` +
+      (relay.simulator
+        ? `\n  The CRM simulator's back office (mail caught, contacts, holding area): ${relay.simulator.backOfficeUrl}` +
+          (config.mail.smtpUrl ? '' : `\n  Its mail catcher (the agency's e-mail goes there): ${relay.simulator.mailUrl}`)
+        : '')
     : `Relay: ${config.http.publicUrl}/ (listening on ${relay.url})`;
   const others = agencyTags.length
     ? `\n  The simulator's other agencies (SIM_AGENCIES), each under its own path:\n${agencyTags.map(({ name, tag }) => `    ${name}: ${tag}`).join('\n')}\n`

@@ -4,8 +4,10 @@ import {
   ContactInputError,
   parseCategoryItems,
   parseContact,
+  parseContactNote,
   parseRequirement,
   renderContact,
+  renderContactNote,
   renderRequirement,
   renderSearchResult,
   type SimContact,
@@ -83,6 +85,18 @@ export function contactRoutes(state: SimulatorState, scope: (name: string) => Re
     const contact = contactOf(req.params.id);
     const requirement = book.addRequirement(contact, parseRequirement(req.body));
     res.status(201).json(renderRequirement(requirement));
+  });
+
+  router.get('/contacts/:id/notes', read, (req, res) => {
+    const contact = contactOf(req.params.id);
+    const notes = [...contact.notes].sort((a, b) => a.inserted - b.inserted || a.id - b.id);
+    res.json(paginate(req, notes, pagingParams(req.query), renderContactNote));
+  });
+
+  router.post('/contacts/:id/notes', write, json, (req, res) => {
+    const contact = contactOf(req.params.id);
+    const note = book.addNote(contact, parseContactNote(req.body));
+    res.status(201).json(renderContactNote(note));
   });
 
   router.get('/properties/:id/:salelease/:lifeid/matchingContacts', read, scope(SCOPES.propertiesRead), (req, res) => {

@@ -9,6 +9,8 @@ import { SimulatorError, type IntegratorKey, type ListingChange, type SimulatorS
 import { formatDateTime } from '../time.ts';
 import { renderEnquiry, renderListing, renderPhoto, renderUser } from '../views.ts';
 import { renderEvent } from '../events.ts';
+import { renderBackOffice } from '../back-office.ts';
+import type { MailCatcher } from '../mail-catcher.ts';
 
 /**
  * The control surface for tests and demos, outside the API path and without API auth. Every route
@@ -16,6 +18,8 @@ import { renderEvent } from '../events.ts';
  * data take `?account=<id>` (default: the first account); counters, usage, limits and webhook
  * settings are the key's.
  *
+ *   GET    /__sim/                            the back office: mail received, and per account its contacts and holding area (HTML)
+ *   GET    /__sim/mail                        the mail the catcher received, oldest first: {url, items: [{id, receivedAt, from, to, subject, text, html?, links}]}
  *   GET    /__sim/accounts                    every account on the key: {id, name, accessToken, listings, users}
  *   POST   /__sim/accounts                    add one: {listings?, photosPerListing?, accessToken?}
  *   DELETE /__sim/accounts/:id                remove one (its tokens answer 401)
@@ -141,9 +145,19 @@ function optionalCount(body: Record<string, unknown>, name: string, min: number)
  * The key's routes (counters, limits, usage, webhooks, accounts) here; the rest address one account
  * (`?account=<id>`, default the first) and go to that account's router.
  */
-export function controlRouter(key: IntegratorKey): Router {
+export function controlRouter(key: IntegratorKey, options: { mail?: Pick<MailCatcher, 'messages' | 'url'> } = {}): Router {
   const router = express.Router();
   router.use(express.json({ limit: '256kb' }));
+
+  // The mail catcher is the simulator's, not an account's: every relay pointed at it sends here.
+  router.get('/mail', (_req, res) => {
+    res.set('Cache-Control', 'no-store');
+    res.json({ url: options.mail?.url ?? null, items: options.mail?.messages() ?? [] });
+  });
+  router.get('/', (req, res) => {
+    res.set('Cache-Control', 'no-store').type('html');
+    res.send(renderBackOffice(key, { mail: options.mail?.messages() ?? [], mailUrl: options.mail?.url, embedded: req.query.embed === '1' }));
+  });
   const accountRouters = new WeakMap<SimulatorState, Router>();
   const first = (): SimulatorState => key.accounts[0]!;
 

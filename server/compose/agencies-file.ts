@@ -5,6 +5,7 @@ import { domainToASCII } from 'node:url';
 import { z } from 'zod';
 import { ConfigError, countryCode, isTimeZone, type Config } from '../runtime/config.ts';
 import { findJsonSyntaxError } from '../runtime/json-syntax.ts';
+import { parseMailFrom, parseSmtpUrl } from '../runtime/mail-settings.ts';
 
 /** A slug is a path segment: /a/<slug>/. */
 export const AGENCY_SLUG = /^[a-z0-9-]{1,40}$/;
@@ -67,6 +68,22 @@ const agencySchema = z.strictObject({
     .string()
     .regex(/^(\/[A-Za-z0-9._~-]+)+$/, 'must be a path such as /listings (no trailing slash, no query)')
     .optional(),
+  // The agency's own mail server and sender (SMTP_URL and MAIL_FROM are the defaults); the URL holds a password, never repeated in an error.
+  smtpUrl: z
+    .string()
+    .superRefine((value, context) => {
+      const target = parseSmtpUrl(value);
+      if (typeof target === 'string') context.addIssue({ code: 'custom', message: target });
+    })
+    .optional(),
+  mailFrom: z
+    .string()
+    .superRefine((value, context) => {
+      const from = parseMailFrom(value);
+      if (typeof from === 'string') context.addIssue({ code: 'custom', message: from });
+    })
+    .optional(),
+  alertConfirmation: z.enum(['email', 'agent'], { message: 'must be email (double opt-in) or agent (an agent confirms)' }).optional(),
 });
 
 const fileSchema = z.strictObject({ agencies: z.array(z.unknown()) });
@@ -164,7 +181,7 @@ export function parseAgencies(json: unknown, options: AgencyChecks = {}): Agency
   const top = fileSchema.safeParse(json);
   if (!top.success)
     throw new ConfigError([
-      'AGENCIES_FILE: must be a JSON object { "agencies": [ { "slug", "name", "accessToken", "allowedOrigins", "siteUrl", "hosts", "wrapperUrl", … }, … ] } and nothing else',
+      'AGENCIES_FILE: must be a JSON object { "agencies": [ { "slug", "name", "accessToken", "allowedOrigins", "siteUrl", "hosts", "wrapperUrl", "smtpUrl", "mailFrom", "alertConfirmation", … }, … ] } and nothing else',
     ]);
   const problems: string[] = [];
   const agencies: AgencyEntry[] = [];
@@ -258,5 +275,19 @@ export function agencyConfig(base: Config, agency: AgencyEntry, catchUpIntervalM
       country: agency.country ?? base.site.country,
       listingPath: agency.listingPath ?? base.site.listingPath,
     },
+    ...agencyMailSettings(base, agency),
+  };
+}
+
+/** An agency's mail and confirmation: its own `smtpUrl`, `mailFrom` and `alertConfirmation`, else SMTP_URL, MAIL_FROM and SAVED_SEARCH_CONFIRMATION. */
+export function agencyMailSettings<Base extends Pick<Config, 'mail' | 'savedSearches'>>(
+  base: Base,
+  agency: Pick<AgencyEntry, 'smtpUrl' | 'mailFrom' | 'alertConfirmation'>,
+): Pick<Base, 'mail' | 'savedSearches'> {
+  const smtpUrl = agency.smtpUrl ?? base.mail.smtpUrl;
+  const from = agency.mailFrom ?? base.mail.from;
+  return {
+    mail: { ...(smtpUrl !== undefined ? { smtpUrl } : {}), ...(from !== undefined ? { from } : {}) },
+    savedSearches: { ...base.savedSearches, confirmation: agency.alertConfirmation ?? base.savedSearches.confirmation },
   };
 }

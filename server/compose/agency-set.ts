@@ -298,6 +298,7 @@ export class AgencySet {
       photoInUseElsewhere: (hash) => this.photoInUseElsewhere(agency, hash),
       photoGuard: this.photoGuard,
       afterSweep: () => this.afterSweep(entry.slug),
+      relayUrl: () => this.options.relayUrl ?? this.options.config.http.publicUrl,
       onUsage: (usage) => this.onUsage(usage),
       syncBalance: this.syncBalance,
       answers: this.answers,
@@ -966,6 +967,10 @@ function sameEntry(a: AgencyEntry, b: AgencyEntry): boolean {
     a.wrapperUrl === b.wrapperUrl &&
     a.timeZone === b.timeZone &&
     a.country === b.country &&
-    a.listingPath === b.listingPath
+    a.listingPath === b.listingPath &&
+    // A new mail server, sender or confirmation mode: the agency is composed again (its old mailer closed).
+    a.smtpUrl === b.smtpUrl &&
+    a.mailFrom === b.mailFrom &&
+    a.alertConfirmation === b.alertConfirmation
   );
 }

@@ -6,6 +6,10 @@ import { crmEnquiryTargets } from '../crm/enquiry-targets.ts';
 import { crmLeadSink } from '../crm/lead-sink.ts';
 import { crmAlertSink } from '../crm/alert-sink.ts';
 import { savedSearchesFeature } from '../saved-searches/feature.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import { createSmtpMailer } from '../mail/smtp-mailer.ts';
+import { parseMailFrom } from '../runtime/mail-settings.ts';
+import { DEMO_SITE_NAME } from '../pages/index.ts';
 import { savedSearchLimitStores, type SavedSearchLimitStores } from '../saved-searches/router.ts';
 import { createSavedSearchService, type SavedSearchService } from '../saved-searches/service.ts';
 import { crmListingSource } from '../crm/listing-source.ts';
@@ -50,6 +54,8 @@ export interface Agency {
   savedSearches: SavedSearchService;
   /** Where its listings are on the map, and the worker that asks the geocoder. */
   places: PlacesService;
+  /** Its SMTP mailer (its smtpUrl and mailFrom, or SMTP_URL and MAIL_FROM): undefined unless both are set. */
+  mailer?: Mailer;
   /** The box around its placed listings (null while none is): the area its map tiles are served for. Recomputed after each change of the listing cache. */
   mapBounds(): MapBounds | null;
   /**
@@ -91,6 +97,8 @@ export interface ComposeAgencyOptions {
   firstFillOrder?: boolean;
   /** The relay's turns for writing first fills, shared by its agencies (listings/fill-turns.ts). */
   fillTurns?: ListingsServiceOptions['fillTurns'];
+  /** The relay's public address (PUBLIC_URL, else the one it listens on, known once it does): links in its e-mails name it. */
+  relayUrl?: () => string | undefined;
 }
 
 /** Opens and wires one agency; nothing runs until its features' workers start. Throws a ConfigError on refused settings, having released what it opened. */
@@ -173,6 +181,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
     // Relays on one database: claims named by the relay's id (DATA_DIR/relay-id), not by its host and path, which two containers may share.
     owner: options.sharedDatabase?.relayId,
   });
+  const mailer = agencyMailer(config, log);
   const savedSearches = createSavedSearchService({
     store,
     log,
@@ -185,6 +194,15 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
     }),
     settings: config.enquiries,
     owner: options.sharedDatabase?.relayId,
+    confirmation: {
+      mode: config.savedSearches.confirmation,
+      mailer,
+      validDays: config.savedSearches.confirmDays,
+      // The name visitors know (SITE_NAME, the agency's `name`); the demo's own; else words that still read.
+      agencyName: config.site.name ?? (config.demoMode ? DEMO_SITE_NAME : 'the agency'),
+      timeZone: config.site.timeZone,
+      relayBase: () => `${config.http.publicUrl ?? options.relayUrl?.() ?? `http://localhost:${config.http.port}`}${options.slug ? `/a/${options.slug}` : ''}`,
+    },
   });
   if (options.sharedDatabase) {
     const { lease, replica } = shareAgencySync(store, {
@@ -227,6 +245,15 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
       log,
     });
   }
+  // Where the agency's mail goes (scheme, host and port) and how its alerts are confirmed: never the credentials.
+  log.info(
+    mailSummary({ mailer, config }),
+    mailer
+      ? 'saved searches: confirmation e-mails go through this SMTP server'
+      : config.savedSearches.confirmation === 'email'
+        ? 'saved searches: no SMTP server set (SMTP_URL and MAIL_FROM), so alerts are not offered'
+        : 'saved searches: no SMTP server set; an agent confirms each new one',
+  );
   const client = crm;
   // Listings written, removed, placed or copied from the sync holder all say so through the cache.
   let bounds: MapBounds | null | undefined;
@@ -242,11 +269,13 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
     enquiries,
     savedSearches,
     places,
+    mailer,
     mapBounds: () => (bounds === undefined ? (bounds = placements.bounds()) : bounds),
     sharedSync,
     async close() {
       await Promise.all(agencyWorkers(this).map((worker) => worker.stop()));
       await this.listings.photoFill?.stop();
+      await mailer?.close();
       client.close();
       store.close();
     },
@@ -305,6 +334,25 @@ export function agencyFeatures(agency: Agency, options: AgencyFeatureOptions): F
   ];
 }
 
+/**
+ * The agency's mailer when both an SMTP URL and a From are set (checked by config.ts or
+ * AGENCIES_FILE already). A From without a name goes out under the agency's name, so the visitor
+ * sees who writes.
+ */
+export function agencyMailer(config: Config, log: Logger): Mailer | undefined {
+  const { smtpUrl, from } = config.mail;
+  if (smtpUrl === undefined || from === undefined) return undefined;
+  const sender = parseMailFrom(from);
+  if (typeof sender === 'string') throw new Error(`MAIL_FROM: ${sender}`);
+  const name = sender.name ?? config.site.name ?? (config.demoMode ? DEMO_SITE_NAME : undefined);
+  return createSmtpMailer({ url: smtpUrl, from: name ? { name, address: sender.address } : sender, log });
+}
+
+/** What an operator is told of an agency's mail (the status CLI, the startup log): where it goes and how alerts are confirmed, never the credentials. */
+export function mailSummary(agency: Pick<Agency, 'mailer' | 'config'>): { mail: string | null; alertConfirmation: 'email' | 'agent' } {
+  return { mail: agency.mailer?.describe ?? null, alertConfirmation: agency.config.savedSearches.confirmation };
+}
+
 /** The /readyz body's account of a relay's copy (DATABASE_URL). */
 export function replicaDetail(shared: SharedSync): { lagSeconds: number | null; rowsSetAside: number } {
   const lag = shared.replicaLagSeconds;
@@ -316,7 +364,7 @@ export function replicaDetail(shared: SharedSync): { lagSeconds: number | null; 
 
 /** Every background job of an agency: the account look-up, sync, change stream, access check, delivery. */
 export function agencyWorkers(agency: Agency): Worker[] {
-  if (agency.sharedSync) return [agency.sharedSync, agency.enquiries.worker, agency.savedSearches.worker];
+  if (agency.sharedSync) return [agency.sharedSync, agency.enquiries.worker, agency.savedSearches.worker, agency.savedSearches.confirmer];
   return [
     agency.listings.account,
     agency.listings.sync,
@@ -325,5 +373,6 @@ export function agencyWorkers(agency: Agency): Worker[] {
     agency.places.worker,
     agency.enquiries.worker,
     agency.savedSearches.worker,
+    agency.savedSearches.confirmer,
   ];
 }

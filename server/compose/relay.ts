@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { agencyFeatures, composeAgency, type Agency } from './agency.ts';
 import type { AgencyEntry } from './agencies-file.ts';
 import { AgencySet } from './agency-set.ts';
+import { demoBackOfficeFeature } from './demo-back-office.ts';
 import { createApp, projectRoot, requestListener, type AppDeps } from '../http/app.ts';
 import { answerCacheFor, type AnswerCache } from '../http/answer-cache.ts';
 import { ConfigError, type Config } from '../runtime/config.ts';
@@ -18,6 +19,7 @@ import type { EnquiryTargets } from '../enquiries/targets.ts';
 import type { Feature } from '../runtime/feature.ts';
 import type { ListingsService } from '../listings/index.ts';
 import type { PlacesService } from '../places/index.ts';
+import type { Mailer } from '../mail/mailer.ts';
 import type { Logger } from '../runtime/log.ts';
 import { pagesFeature } from '../pages/index.ts';
 import { createTileSource } from '../tiles/index.ts';
@@ -46,6 +48,8 @@ export interface RunningRelay {
   access: CrmAccess;
   /** Where listings are on the map and the geocoding worker. With AGENCIES_FILE: the first agency's at start. */
   places: PlacesService;
+  /** The agency's SMTP mailer (undefined: no SMTP_URL and MAIL_FROM; demo mode: the simulator's mail catcher). With AGENCIES_FILE: the first agency's at start. */
+  mailer?: Mailer;
   /** DATABASE_URL: the agency's sync as shared with the other relays (with AGENCIES_FILE: the first agency's at start). */
   sharedSync?: SharedSync;
   /** AGENCIES_FILE: every agency, served under /a/<slug>/ (reload() re-reads the file). Demo mode with SIM_AGENCIES: the accounts after the first. */
@@ -60,6 +64,10 @@ export interface RunningRelay {
     setWebhookUrl(url: string): void;
     /** The simulator's accounts on the one key (SIM_AGENCIES, default 1): the relay serves the first. */
     accounts(): Array<{ id: number; name: string; accessToken: string }>;
+    /** Its mail catcher (smtp://127.0.0.1:<port>): the agencies' mail goes there unless SMTP_URL is set. */
+    mailUrl: string;
+    /** Its back office: the mail caught, and each account's contacts and holding area (`<origin>/__sim/`). */
+    backOfficeUrl: string;
     close(): Promise<void>;
   };
   close(): Promise<void>;
@@ -98,6 +106,8 @@ export interface StartRelayOptions {
 export async function startRelay(config: Config, options: StartRelayOptions): Promise<RunningRelay> {
   const { log } = options;
   let simulator: RunningRelay['simulator'];
+  /** The address it listens on, once it does (the root agency's e-mail links name it when PUBLIC_URL is unset). */
+  let listeningUrl: string | undefined;
   if (config.demoMode) {
     const { startSimulator } = await import('../../crm-sim/simulator.ts');
     const sim = await startSimulator({
@@ -112,6 +122,8 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
       webhookUrlSet: sim.state.webhooks.url !== null,
       setWebhookUrl: (webhookUrl) => sim.state.webhooks.configure({ url: webhookUrl }),
       accounts: () => sim.key.accounts.map((account) => ({ id: account.accountId, name: account.agency.name, accessToken: account.options.accessToken })),
+      mailUrl: sim.mail.url,
+      backOfficeUrl: `${sim.origin}/__sim/`,
       close: () => sim.close(),
     };
     config = { ...config, crm: { ...config.crm, baseUrl: sim.baseUrl, apiKey: sim.apiKey, accessToken: sim.accessToken } };
@@ -120,6 +132,8 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     // And draws plain map tiles (256 px, and 512 px at @2x: `{r}`), so the demo's map works with no outside service.
     if (!config.tiles.url)
       config = { ...config, tiles: { ...config.tiles, url: `${sim.origin}/tiles/{z}/{x}/{y}{r}.png`, attribution: 'Demo tiles: estate-embed CRM simulator' } };
+    // And catches the agencies' mail (the saved searches' confirmations), so the demo shows the whole loop; MAIL_FROM without a name goes out under the agency's.
+    if (!config.mail.smtpUrl) config = { ...config, mail: { smtpUrl: sim.mail.url, from: config.mail.from ?? DEMO_MAIL_FROM } };
     log.warn(
       { crm: sim.baseUrl, listings: config.simListings },
       'DEMO MODE: no CRM credentials set, so the relay runs against its embedded CRM simulator. ' +
@@ -178,6 +192,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
         otherAccount: (account) => agencies?.byAccount(account)?.agency.listings.webhookTarget,
         answers,
         userAgent,
+        relayUrl: () => listeningUrl,
       });
     }
   } catch (error) {
@@ -204,6 +219,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   const port = (server.address() as AddressInfo).port;
   const host = config.http.host === '0.0.0.0' || config.http.host === '::' ? '127.0.0.1' : config.http.host;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  listeningUrl = url;
 
   // The demo site is opened on this machine: its pages may post enquiries from these origins.
   const ownOrigins = config.demoMode ? [...publicOrigins(config), url, `http://localhost:${port}`] : publicOrigins(config);
@@ -236,6 +252,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
           metrics: () => agencies!.metrics(),
         },
       ];
+  if (simulator) features.push(demoBackOfficeFeature(simulator.origin));
   // DATABASE_URL: this relay's clock against the database's, in /metrics.
   if (sharedDatabase)
     features.push({ name: 'shared-database', workers: [], readiness: {}, metrics: () => renderClockOffsetMetrics(sharedDatabase.clockOffsetMs()) });
@@ -309,6 +326,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     listings: first.listings,
     access: first.access,
     places: first.places,
+    mailer: first.mailer,
     sharedSync: first.sharedSync,
     agencies,
     answers,
@@ -316,6 +334,9 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     close,
   };
 }
+
+/** Demo mode's sender when MAIL_FROM is unset (a name-less address: each agency's name is shown). */
+export const DEMO_MAIL_FROM = 'alerts@agency.example';
 
 /** The demo's other simulator accounts as agencies: a slug from each name (unique), any origin (demo mode), the tokens the simulator made. */
 function demoAgencies(accounts: Array<{ name: string; accessToken: string }>): AgencyEntry[] {

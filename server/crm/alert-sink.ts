@@ -1,10 +1,12 @@
 import { compactPhone } from '../../contract/phone.ts';
 import type { SavedSearchFilters } from '../../contract/saved-search.ts';
 import type { Logger } from '../runtime/log.ts';
-import type { AlertSink, Follower, SavedSearchLead } from '../saved-searches/sink.ts';
+import { describeSearch } from '../saved-searches/describe.ts';
+import type { AlertSink, ConsentRecord, Follower, SavedSearchLead } from '../saved-searches/sink.ts';
 import { isCrmError, toCrmDateTime, type CallOptions, type CrmClient, type PropertyClass } from './client.ts';
 import {
   crmCategorySchema,
+  crmContactNoteSchema,
   crmContactSchema,
   crmContactSearchResultSchema,
   crmRequirementSchema,
@@ -43,7 +45,7 @@ export function crmAlertSink(crm: CrmClient, options: CrmAlertSinkOptions): Aler
   const vocabulary = options.vocabulary ?? new CrmVocabulary({ crm, classes: options.classes, log: options.log });
   const onlyClass = options.classes.length === 1 ? options.classes[0] : undefined;
 
-  async function requirementFor(search: SavedSearchFilters, callOptions?: CallOptions): Promise<AddRequirement> {
+  async function requirementFor(search: SavedSearchFilters, callOptions?: CallOptions, active = true): Promise<AddRequirement> {
     const words: Omit<RequirementWords, 'onlyClass'> =
       search.suburb === undefined && search.suburbs === undefined && search.propertyType === undefined && !onlyClass
         ? { classIds: new Map() }
@@ -54,7 +56,7 @@ export function crmAlertSink(crm: CrmClient, options: CrmAlertSinkOptions): Aler
         "a saved search's property type is named by none of the CRM's listings: its requirement holds the class only",
       );
     }
-    return toRequirement(search, { ...words, onlyClass });
+    return { ...toRequirement(search, { ...words, onlyClass }), active };
   }
 
   return {
@@ -67,18 +69,23 @@ export function crmAlertSink(crm: CrmClient, options: CrmAlertSinkOptions): Aler
       // Exact match only (the CRM's search is exact, but a case or a second address must not pick another person); the oldest first.
       const wanted = email.trim().toLowerCase();
       const found = list.items.filter((item) => item.emails.some((candidate) => candidate.trim().toLowerCase() === wanted)).sort((a, b) => a.id - b.id);
-      return found[0]?.id;
+      if (!found[0]) return undefined;
+      // The search's answer carries no unsubscribe flags: the contact's own record does.
+      const contact = await crm.request({ path: `/contacts/${found[0].id}`, schema: crmContactSchema, signal: callOptions?.signal });
+      return { id: contact.id, emailUnsubscribed: contact.unsubscribe?.email === true };
     },
 
-    async addPerson(follower, callOptions) {
+    async addPerson(follower, consent, callOptions) {
       const body: AddContact = {
         ...splitName(follower.fullName),
         emails: [follower.email.trim()],
         ...(follower.mobile === undefined
           ? {}
           : { phoneNumbers: [{ number: compactPhone(follower.mobile), typeCode: 'M' as const, type: 'Mobile' as const }] }),
-        // The consent the form asked for: e-mail about homes matching the search.
-        unsubscribe: { email: false, sms: false, letters: false },
+        // Proven consent (its owner confirmed) to e-mail about homes matching the search, and to
+        // nothing more (SMS and letters left to the CRM's default); else unsubscribed from
+        // electronic messages until an agent confirms with the person.
+        unsubscribe: consent.subscribed ? { email: false } : { email: true, sms: true },
       };
       const created = await crm.request({ method: 'POST', path: '/contacts', body, schema: crmContactSchema, signal: callOptions?.signal });
       return created.id;
@@ -104,8 +111,8 @@ export function crmAlertSink(crm: CrmClient, options: CrmAlertSinkOptions): Aler
       return matches;
     },
 
-    async addSearch(personId, search, callOptions) {
-      const body = await requirementFor(search, callOptions);
+    async addSearch(personId, search, state, callOptions) {
+      const body = await requirementFor(search, callOptions, state.active);
       const created = await crm.request({
         method: 'POST',
         path: `/contacts/${personId}/requirements`,
@@ -138,6 +145,32 @@ export function crmAlertSink(crm: CrmClient, options: CrmAlertSinkOptions): Aler
         idempotent: true,
         signal: callOptions?.signal,
       });
+    },
+
+    async recordConsent(personId, record, callOptions) {
+      const created = await crm.request({
+        method: 'POST',
+        path: `/contacts/${personId}/notes`,
+        body: { body: consentNoteOf(record), readOnly: true },
+        schema: crmContactNoteSchema,
+        signal: callOptions?.signal,
+      });
+      return created.id;
+    },
+
+    async findConsent(personId, originalId, callOptions) {
+      const marker = consentMarker(originalId);
+      for (let page = 1; page <= 10; page++) {
+        const list = await crm.requestList(crmContactNoteSchema, {
+          path: `/contacts/${personId}/notes`,
+          query: { page, pagesize: 100 },
+          signal: callOptions?.signal,
+        });
+        const match = list.items.find((note) => note.body?.includes(marker));
+        if (match) return match.id;
+        if (page >= list.totalPages || list.items.length + list.invalidItems === 0) return undefined;
+      }
+      throw new Error('more than 1,000 notes on the contact to search for the consent record');
     },
 
     leavesNote: options.holdingEnquiry,
@@ -178,41 +211,52 @@ const SUBJECT_MAX = 255;
 function noteOf(lead: SavedSearchLead, source: string) {
   const name = splitName(lead.follower.fullName);
   const what = describeSearch(lead.search);
-  const subject = `New alert subscriber: ${lead.follower.fullName}, ${what}`;
   const contact = [lead.follower.email, ...(lead.follower.mobile === undefined ? [] : [compactPhone(lead.follower.mobile)])].join(', ');
+  const byAgent = lead.confirmation === 'agent';
+  const subject = byAgent
+    ? `${lead.unsubscribed ? 'Alerts asked for by an unsubscribed contact' : 'Confirm alert subscriber'}: ${lead.follower.fullName}, ${what}`
+    : `New alert subscriber: ${lead.follower.fullName}, ${what}`;
+  const body = !byAgent
+    ? `${lead.follower.fullName} (${contact}) subscribed on the website to e-mail alerts for ${what}, and confirmed it by the link e-mailed to them. ` +
+      'Their contact record holds the search as a requirement and the consent record as a note: new listings that match it list them among the matching contacts.'
+    : lead.unsubscribed
+      ? `Someone asked on the website for e-mail alerts for ${what} for ${lead.follower.fullName} (${contact}), a contact who had unsubscribed from e-mail. ` +
+        'Nothing was changed: the relay never subscribes anyone again. If the person wants alerts, confirm it with them before subscribing them and adding the requirement.'
+      : `Someone asked on the website for e-mail alerts for ${what} for ${lead.follower.fullName} (${contact}). ` +
+        'Confirm with the person that they asked (anyone can type an address into a form) before subscribing them to e-mail: their contact record holds the search as an inactive requirement; make it active once they confirm.';
   return {
     enquiryDate: toCrmDateTime(new Date(lead.acceptedAt)),
     source,
     subject: subject.length <= SUBJECT_MAX ? subject : `${subject.slice(0, SUBJECT_MAX - 1)}…`,
-    body:
-      `${lead.follower.fullName} (${contact}) subscribed on the website to e-mail alerts for ${what}, and agreed to be contacted about matching homes. ` +
-      'Their contact record holds the search as a requirement: new listings that match it list them among the matching contacts.',
+    body,
     originalId: lead.originalId,
     fullName: lead.follower.fullName,
     firstName: name.firstName,
     ...(name.lastName === undefined ? {} : { lastName: name.lastName }),
     email: lead.follower.email,
     ...(lead.follower.mobile === undefined ? {} : { mobile: compactPhone(lead.follower.mobile) }),
-    metaData: [{ key: 'consent', value: 'given' }, { key: 'channel', value: 'estate-embed saved search' }, ...spamSignalMetaData(lead.spamSignal)],
+    metaData: [
+      { key: 'consent', value: byAgent ? 'to be confirmed by an agent' : 'confirmed by e-mail' },
+      { key: 'channel', value: 'estate-embed saved search' },
+      ...spamSignalMetaData(lead.spamSignal),
+    ],
   };
 }
 
-/** "homes for sale in Kew or Hawthorn, House, 3+ bed, up to $1,500,000": the search in an agent's words. */
-export function describeSearch(search: SavedSearchFilters): string {
-  const kind = search.type === 'lease' ? 'homes for lease' : search.type === 'sale' ? 'homes for sale' : 'homes for sale or lease';
-  const suburbs = search.suburbs ?? (search.suburb ? [search.suburb] : []);
-  // "in Kew, Hawthorn or Richmond": any of them, as the requirement matches.
-  const place = suburbs.length > 1 ? ` in ${suburbs.slice(0, -1).join(', ')} or ${suburbs.at(-1)}` : suburbs.length === 1 ? ` in ${suburbs[0]}` : '';
-  const parts: string[] = [`${kind}${place}`];
-  if (search.propertyType) parts.push(search.propertyType);
-  if (search.minBeds !== undefined) parts.push(`${search.minBeds}+ bed`);
-  if (search.minBaths !== undefined) parts.push(`${search.minBaths}+ bath`);
-  if (search.minCars !== undefined) parts.push(`${search.minCars}+ car`);
-  const money = (value: number) => `$${value.toLocaleString('en-AU')}`;
-  if (search.minPrice !== undefined && search.maxPrice !== undefined) parts.push(`${money(search.minPrice)} to ${money(search.maxPrice)}`);
-  else if (search.minPrice !== undefined) parts.push(`from ${money(search.minPrice)}`);
-  else if (search.maxPrice !== undefined) parts.push(`up to ${money(search.maxPrice)}`);
-  return parts.join(', ');
+/** The mark a consent record carries, by which the relay finds its own after an unknown outcome. */
+const consentMarker = (originalId: string) => `(estate-embed ref ${originalId})`;
+
+/**
+ * The consent record as a contact note an agent reads: what was agreed to, when, where, and how it
+ * was confirmed (UTC times, as the CRM's own).
+ */
+function consentNoteOf(record: ConsentRecord): string {
+  const time = (at: number) => `${new Date(at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return [
+    `Consent to e-mail alerts for ${describeSearch(record.search)} ${consentMarker(record.originalId)}.`,
+    `Asked ${time(record.askedAt)} on the website${record.page ? ` (${record.page})` : ''}${record.words ? `, agreeing to: "${record.words}"` : ''}.`,
+    `Confirmed ${time(record.confirmedAt)} by following the link e-mailed to ${record.email}.`,
+  ].join(' ');
 }
 
 export type { Follower };

@@ -18,8 +18,15 @@ const list = <T extends z.ZodType>(item: T) =>
 /** ContactSearchResult (GET /search/contacts/email): only the id and addresses are read. */
 export const crmContactSearchResultSchema = z.looseObject({ id, emails: list(z.string()) });
 
-/** ContactExtended (POST /contacts): the id is what the relay keeps. */
-export const crmContactSchema = z.looseObject({ id, emails: list(z.string()) });
+/** ContactExtended (POST /contacts, GET /contacts/{id}): the id is what the relay keeps; its unsubscribe flags, what it never overrides. */
+export const crmContactSchema = z.looseObject({
+  id,
+  emails: list(z.string()),
+  unsubscribe: z.looseObject({ email: z.boolean().nullish(), sms: z.boolean().nullish(), letters: z.boolean().nullish() }).nullish(),
+});
+
+/** ContactNoteExtended (POST /contacts/{id}/notes, and the list's items): the id, and the body the relay looks its own up by. */
+export const crmContactNoteSchema = z.looseObject({ id, body: z.string().nullish() });
 
 export const crmSuburbSchema = z.looseObject({
   id: int,
@@ -61,8 +68,8 @@ export interface AddContact {
   lastName?: string;
   emails: string[];
   phoneNumbers?: Array<{ number: string; typeCode: 'M'; type: 'Mobile' }>;
-  /** The person asked for e-mail: not unsubscribed. */
-  unsubscribe: { email: boolean; sms: boolean; letters: boolean };
+  /** Only what the relay knows: e-mail consent confirmed (false) or not (true, with SMS); the rest is the CRM's default. */
+  unsubscribe: { email: boolean; sms?: boolean; letters?: boolean };
 }
 
 /** A Suburb as a requirement names it: its id when the relay has seen it in the CRM's records, else its name, postcode and state. */
@@ -75,7 +82,8 @@ export interface RequirementSuburb {
 
 /** AddUpdateContactRequirement, as the relay sends it. */
 export interface AddRequirement {
-  active: true;
+  /** False for one an agent is to confirm with the person first (agent confirmation): the CRM matches no listing to it until then. */
+  active: boolean;
   type: 'sale' | 'lease' | 'saleOrLease';
   propertyClass?: { id: number };
   minimumPrice?: number;

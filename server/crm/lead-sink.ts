@@ -169,6 +169,8 @@ export function toAddEnquiry(enquiry: ParsedEnquiry, target: ResolvedTarget, opt
   // The CRM has no consent field; metaData keeps what the person agreed to next to the lead.
   body.metaData = [
     { key: 'consent', value: enquiry.consent === undefined ? 'not asked' : enquiry.consent ? 'given' : 'declined' },
+    // What was agreed to, in the page's words (the page and the time are the lead's own: page, enquiryDate).
+    ...(enquiry.consent && enquiry.consentText ? [{ key: 'consentWords', value: enquiry.consentText }] : []),
     { key: 'channel', value: 'estate-embed website form' },
     ...(text?.details ?? []),
     ...leadOriginMetaData(enquiry),

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { EnquiryRequest, LeadKind, SellingWhen } from '../../contract/relay-api.ts';
+import { CONSENT_TEXT_MAX, type EnquiryRequest, type LeadKind, type SellingWhen } from '../../contract/relay-api.ts';
 import { ENQUIRY_BATCH_MAX_HOMES } from '../../contract/enquiry-batch.ts';
 import { nameProblem } from '../../contract/name.ts';
 import { compactPhone, isPhoneNumber } from '../../contract/phone.ts';
@@ -51,6 +51,9 @@ const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[
 /** C0 controls and DEL; a name or subject has no business holding them (header-injection shapes). */
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
+/** Every control character and invisible format character (zero-width, direction overrides): consent words are kept as plain text. */
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARS_GLOBAL = /[\u0000-\u001f\u007f\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]/g;
 /** The message may hold line breaks and tabs, nothing else below space. */
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARS_EXCEPT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
@@ -123,6 +126,14 @@ export const contactFields = {
     .transform((value) => (value === '' ? undefined : value))
     .optional(),
   consent: z.boolean({ error: 'consent must be true or false' }).optional(),
+  // The words the visitor agreed to, kept with the consent (its record: when, where, which words).
+  consentText: z
+    .string({ error: 'consentText must be text (the consent box’s words)' })
+    .max(CONSENT_TEXT_MAX * 2, { error: `consentText must be at most ${CONSENT_TEXT_MAX} characters` })
+    .transform((value) => value.replace(CONTROL_CHARS_GLOBAL, ' ').replace(/\s+/g, ' ').trim())
+    .pipe(z.string().max(CONSENT_TEXT_MAX, { error: `consentText must be at most ${CONSENT_TEXT_MAX} characters` }))
+    .transform((value) => (value === '' ? undefined : value))
+    .optional(),
   website: z.string({ error: 'website must be text' }).max(ENQUIRY_LIMITS.website, { error: 'website is too long' }).optional(),
   elapsedMs: z
     .number({ error: 'elapsedMs is required (milliseconds the form was shown)' })

@@ -10,7 +10,8 @@ import { listingStatus, readSyncState } from '../listings/cache.ts';
 import { runningRelay } from './instance.ts';
 import { describeSyncHolder, readAgencySyncHolders, type SyncHolder } from './relays.ts';
 import { openStoreReadOnly, STORE_FILE } from '../store/store.ts';
-import { agencyConfig, agencyDataDir, AGENCY_SLUG, readAgenciesFile } from '../compose/agencies-file.ts';
+import { agencyConfig, agencyDataDir, agencyMailSettings, AGENCY_SLUG, readAgenciesFile } from '../compose/agencies-file.ts';
+import { mailStatus, type MailStatus } from './status.ts';
 import { agencyReadiness } from '../compose/agency-state.ts';
 import { accessProblems, readKeyAccess } from '../crm/access.ts';
 import { agencyTokenSetting } from '../crm/client.ts';
@@ -44,6 +45,8 @@ export interface AgencyStatusRow {
   lastError: string | null;
   /** Which relay runs its sync (DATABASE_URL: its lease in PostgreSQL); null without DATABASE_URL (this relay does), or when the database could not be read. */
   syncHolder: SyncHolder | null;
+  /** Its mail server (scheme, host, port; never the credentials) and how its saved searches are confirmed: its entry's, else the relay's settings; undefined when those were not given. */
+  mail?: MailStatus;
 }
 
 export interface AgenciesStatus {
@@ -61,7 +64,12 @@ export function collectAgenciesStatus(
   agenciesFile: string,
   dataDir: string,
   dailyLimit: number,
-  options: { now?: Date; /** DATABASE_URL is set: the outboxes are in PostgreSQL, counted only by the running relay. */ outboxInPostgres?: boolean } = {},
+  options: {
+    now?: Date;
+    /** DATABASE_URL is set: the outboxes are in PostgreSQL, counted only by the running relay. */ outboxInPostgres?: boolean;
+    /** The relay's mail settings (SMTP_URL, MAIL_FROM, SAVED_SEARCH_CONFIRMATION), the defaults of every entry. */
+    settings?: Pick<Config, 'mail' | 'savedSearches'>;
+  } = {},
 ): AgenciesStatus {
   const now = options.now ?? new Date();
   const entries = readAgenciesFile(agenciesFile);
@@ -88,7 +96,10 @@ export function collectAgenciesStatus(
     const liveSearches = live?.savedSearches
       ? { queued: live.savedSearches.queued, dead: live.savedSearches.dead, oldestQueuedSeconds: ageOf(live.savedSearches.oldestQueuedAt) }
       : undefined;
+    const entry = entries.find((candidate) => candidate.slug === slug);
+    const mail = options.settings && entry ? { mail: mailStatus(agencyMailSettings(options.settings, entry)) } : {};
     const base = {
+      ...mail,
       slug,
       name: names.get(slug) ?? slug,
       freshness: live?.freshness ?? null,
@@ -220,7 +231,16 @@ export function formatAgencies(
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const line = (cells: string[]) => cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ');
-  return [line(header), ...rows.map(line), '', formatKeyTotals(status)].join('\n');
+  // Mail and confirmation per agency under the table (the table is wide enough already).
+  const mailLines = status.agencies.filter((row) => row.mail).map((row) => `Alerts of ${row.slug}: ${alertsCell(row.mail)}`);
+  return [line(header), ...rows.map(line), '', ...(mailLines.length ? [...mailLines, ''] : []), formatKeyTotals(status)].join('\n');
+}
+
+/** How an agency's saved searches are confirmed: `confirmed by e-mail (smtps://mail.example:465)`, by an agent, or not offered. */
+function alertsCell(mail: MailStatus | undefined): string {
+  if (!mail) return '-';
+  if (mail.alertConfirmation === 'agent') return `confirmed by an agent${mail.smtp ? ` (mail: ${mail.smtp})` : ''}`;
+  return mail.smtp ? `confirmed by e-mail (${mail.smtp})` : 'not offered (no SMTP_URL and MAIL_FROM for it)';
 }
 
 /** Saved searches queued, with the oldest one's wait and the dead ones when there are any: `2 (oldest 4 min, 1 dead)`. */
@@ -371,6 +391,7 @@ ${editUsage()}
       }
       const status = collectAgenciesStatus(context.config.agenciesFile, context.config.dataDir, context.config.crm.dailyLimit, {
         outboxInPostgres: context.config.databaseUrl !== undefined,
+        settings: context.config,
       });
       // DATABASE_URL: each agency's sync holder from its lease; the rest of the view still shows when the database cannot be read.
       let failed = false;

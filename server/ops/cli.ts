@@ -17,7 +17,8 @@ import { redactUrl } from '../store/postgres.ts';
 import { runningRelay } from './instance.ts';
 import { agencySchema, SharedDatabase } from '../store/shared-database.ts';
 import { formatSharedStatus, readSharedStatus, type SharedStatus } from './relays.ts';
-import { collectStatus, formatBytes, formatStatus } from './status.ts';
+import { collectStatus, formatBytes, formatStatus, mailStatus } from './status.ts';
+import { DEMO_MAIL_FROM } from '../compose/relay.ts';
 import { watchSyncProgress } from './sync-progress.ts';
 import { SYNC_REQUEST_FILE, SYNC_SIGNAL } from './sync-request.ts';
 import { sharedGateOfKey } from '../cluster/shared-gate.ts';
@@ -76,6 +77,15 @@ export const statusCommand: CliCommand = {
       context.err((error as Error).message);
       return 1;
     }
+    // Demo mode sends through the simulator's catcher, which exists only while the relay runs.
+    status.mail =
+      context.config.demoMode && !context.config.mail.smtpUrl
+        ? {
+            smtp: "the demo simulator's mail catcher",
+            from: context.config.mail.from ?? DEMO_MAIL_FROM,
+            alertConfirmation: context.config.savedSearches.confirmation,
+          }
+        : mailStatus(context.config);
     // The key's day is counted in PostgreSQL then (the SQLite count stays 0): show that one.
     if (shared?.crmUsedToday != null) status.crm = { ...status.crm, used: shared.crmUsedToday, remaining: Math.max(0, status.crm.limit - shared.crmUsedToday) };
     const relay = runningRelay(context.agency?.keyDataDir ?? context.config.dataDir);
@@ -94,6 +104,7 @@ function keyStatus(context: CliContext, json: boolean, sharedJson: { shared?: Sh
   try {
     status = collectAgenciesStatus(context.config.agenciesFile!, context.config.dataDir, context.config.crm.dailyLimit, {
       outboxInPostgres: context.config.databaseUrl !== undefined,
+      settings: context.config,
     });
   } catch (error) {
     context.err((error as Error).message);
@@ -116,6 +127,8 @@ function keyStatus(context: CliContext, json: boolean, sharedJson: { shared?: Sh
             savedSearchesQueued: agencies.reduce((sum, row) => sum + (row.savedSearches?.queued ?? 0), 0),
             savedSearchesDead: agencies.reduce((sum, row) => sum + (row.savedSearches?.dead ?? 0), 0),
           },
+          // Per agency: its mail server (never the credentials) and how its saved searches are confirmed.
+          mail: agencies.map((row) => ({ slug: row.slug, ...row.mail })),
           relay: relay ?? null,
           ...sharedJson,
         },

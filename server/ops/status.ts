@@ -10,6 +10,8 @@ import { placementSummary } from '../places/index.ts';
 import { savedSearchStatus } from '../saved-searches/store.ts';
 import type { PlacementSummary } from '../../contract/relay-api.ts';
 import { openStoreReadOnly, STORE_FILE, type Store } from '../store/store.ts';
+import type { Config } from '../runtime/config.ts';
+import { parseMailFrom, parseSmtpUrl } from '../runtime/mail-settings.ts';
 
 /** What `npm run relay -- status` reports; every figure read from the store and DATA_DIR. */
 export interface RelayStatus {
@@ -53,6 +55,37 @@ export interface RelayStatus {
   crmAccountId: string | null;
   /** What the CRM key and token allow (null: the relay has not checked yet), what is refused, and who must fix each refusal. */
   crmAccess: (KeyAccess & { missing: MissingCapability[]; problems: AccessProblem[] }) | null;
+  /** Where the agency's mail goes and how its saved searches are confirmed (from the settings; never the credentials). */
+  mail?: MailStatus;
+}
+
+/** The mail settings as an operator may see them: the server's scheme, host and port, the sender's address, the confirmation mode. */
+export interface MailStatus {
+  /** smtps://host:port, or null: no SMTP_URL (or MAIL_FROM), so no mail. */
+  smtp: string | null;
+  from: string | null;
+  alertConfirmation: 'email' | 'agent';
+}
+
+/** The mail status of a relay's (or one agency's, agencyConfig) settings; a mailer is built only when both URL and From are set. */
+export function mailStatus(config: Pick<Config, 'mail' | 'savedSearches'>): MailStatus {
+  const target = config.mail.smtpUrl === undefined ? undefined : parseSmtpUrl(config.mail.smtpUrl);
+  const from = config.mail.from === undefined ? undefined : parseMailFrom(config.mail.from);
+  const both = typeof target === 'object' && typeof from === 'object';
+  return {
+    smtp: both ? target.describe : null,
+    from: both ? from.address : null,
+    alertConfirmation: config.savedSearches.confirmation,
+  };
+}
+
+/** The status line of mail: where it goes, or why alerts are not offered. */
+export function formatMail(mail: MailStatus): string {
+  if (mail.smtp)
+    return `Mail            ${mail.smtp} from ${mail.from}; saved searches confirmed by ${mail.alertConfirmation === 'email' ? 'e-mail (double opt-in)' : 'an agent'}`;
+  return mail.alertConfirmation === 'email'
+    ? 'Mail            not configured (SMTP_URL and MAIL_FROM): alerts are not offered'
+    : 'Mail            not configured; saved searches confirmed by an agent';
 }
 
 function iso(ms: number | null): string | null {
@@ -241,5 +274,6 @@ export function formatStatus(status: RelayStatus): string {
     `CRM requests    ${status.crm.used} of ${status.crm.limit} today (${status.crm.day} UTC, ${share}%), ${status.crm.remaining} left`,
     `CRM account     ${status.crmAccountId ?? "not learned yet (until then every verified webhook is taken as this agency's)"}`,
     ...formatAccess(status.crmAccess),
+    ...(status.mail ? [formatMail(status.mail)] : []),
   ].join('\n');
 }

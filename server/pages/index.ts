@@ -18,7 +18,7 @@ export { elementRenderer } from './render.ts';
 export { LIST_PAGE_SIZE } from './router.ts';
 
 /** The demo agency: the name its pages carry when SITE_NAME is unset. */
-const DEMO_SITE_NAME = 'Harbour & Yarra Property';
+export const DEMO_SITE_NAME = 'Harbour & Yarra Property';
 
 export interface PagesOptions {
   config: Config;

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { parseMailFrom, parseSmtpUrl } from './mail-settings.ts';
 
 /** Comma-separated list → trimmed, non-empty entries. */
 const csv = z.string().transform((value) =>
@@ -195,6 +196,33 @@ export const configSchema = z.object({
     .default('1')
     .describe(
       '1: each new saved search also leaves an enquiry in the CRM holding area (source ENQUIRY_SOURCE; subject "New alert subscriber: <name>, <the search>"), so an agent sees every new subscriber the day they subscribe. 0: the contact and its requirement only (a new subscriber shows in the CRM only where an agent looks for contacts or matches a listing).',
+    ),
+  SAVED_SEARCH_CONFIRMATION: z
+    .enum(['email', 'agent'])
+    .default('email')
+    .describe(
+      "How a new saved search is confirmed before anything reaches the CRM. `email`: double opt-in, the visitor gets an e-mail with a link (needs SMTP_URL and MAIL_FROM, or the agency's own; without them alerts are not offered). `agent`: the contact is created unsubscribed and an agent confirms it from a holding-area enquiry. With AGENCIES_FILE: the default of every agency without its own `alertConfirmation`.",
+    ),
+  SAVED_SEARCH_CONFIRM_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(30)
+    .default(7)
+    .describe('Days the confirmation link of a saved search works (1-30); a saved search not confirmed by then is erased.'),
+  SMTP_URL: z
+    .string()
+    .superRefine(checkSmtpUrl)
+    .optional()
+    .describe(
+      "The SMTP server the relay sends its e-mail through (the saved searches' confirmation): smtps://user:password@mail.example:465 (TLS from the start) or smtp://user:password@mail.example:587 (STARTTLS when offered). Secret (holds the password): logged and shown only as scheme, host and port. With AGENCIES_FILE: the default of every agency without its own `smtpUrl`. Unset: no e-mail (demo mode: the embedded simulator's mail catcher).",
+    ),
+  MAIL_FROM: z
+    .string()
+    .superRefine(checkMailFrom)
+    .optional()
+    .describe(
+      'The From of the e-mail the relay sends: "Agency alerts <alerts@agency.example>" or a bare alerts@agency.example (then the agency\'s name is shown as the sender). Mail is sent only when both SMTP_URL and MAIL_FROM are set. With AGENCIES_FILE: the default of every agency without its own `mailFrom`.',
     ),
   SYNC_LEASE_MS: positiveInt(15_000).describe(
     "With DATABASE_URL: how long (ms) a relay holds an agency's sync without renewing it (renewed every third of it); another relay takes the sync over this long after its holder dies.",
@@ -443,6 +471,18 @@ export interface SavedSearchSettings {
   categoryIds: number[];
   /** Leave a holding-area enquiry for each new saved search. */
   holdingEnquiry: boolean;
+  /** SAVED_SEARCH_CONFIRMATION: double opt-in by e-mail, or an agent confirms. */
+  confirmation: 'email' | 'agent';
+  /** SAVED_SEARCH_CONFIRM_DAYS: how long the e-mailed link works, and when an unconfirmed search is erased. */
+  confirmDays: number;
+}
+
+/** The relay's SMTP server and sender (server/mail/); each agency may have its own (AGENCIES_FILE). */
+export interface MailSettings {
+  /** SMTP_URL: holds the password; show it only through parseSmtpUrl's `describe`. */
+  smtpUrl?: string;
+  /** MAIL_FROM as given (checked by parseMailFrom). */
+  from?: string;
 }
 
 /** The agency's own site, where its reverse proxy serves the relay's listing pages (server/pages). */
@@ -476,6 +516,7 @@ export interface Config {
   tiles: TileSettings;
   enquiries: EnquirySettings;
   savedSearches: SavedSearchSettings;
+  mail: MailSettings;
   site: SiteSettings;
   /** Demo mode: listings the embedded simulator seeds. */
   simListings: number;
@@ -542,6 +583,12 @@ export function groupSettings(env: EnvSettings, demoMode: boolean): Config {
       dailyBudget: env.SAVED_SEARCH_DAILY_BUDGET,
       categoryIds: env.SAVED_SEARCH_CATEGORY_IDS,
       holdingEnquiry: env.SAVED_SEARCH_HOLDING_ENQUIRY === '1',
+      confirmation: env.SAVED_SEARCH_CONFIRMATION,
+      confirmDays: env.SAVED_SEARCH_CONFIRM_DAYS,
+    },
+    mail: {
+      ...(env.SMTP_URL !== undefined ? { smtpUrl: env.SMTP_URL } : {}),
+      ...(env.MAIL_FROM !== undefined ? { from: env.MAIL_FROM } : {}),
     },
     site: {
       url: env.SITE_URL,
@@ -697,6 +744,18 @@ function decideAgenciesMode(env: Record<string, string>, problems: string[]): fa
   return false;
 }
 
+/** SMTP_URL: smtp:// or smtps://, naming a host; the message never repeats the value (it holds the password). */
+function checkSmtpUrl(value: string, context: z.RefinementCtx): void {
+  const target = parseSmtpUrl(value);
+  if (typeof target === 'string') context.addIssue({ code: 'custom', message: target });
+}
+
+/** MAIL_FROM: a bare address, or a name and an address. */
+function checkMailFrom(value: string, context: z.RefinementCtx): void {
+  const from = parseMailFrom(value);
+  if (typeof from === 'string') context.addIssue({ code: 'custom', message: from });
+}
+
 /**
  * MAP_TILE_URL: an http(s) URL holding {z}, {x} and {y} in its path or query (never in its host:
  * the relay fetches from that one host only), without user name or password.
@@ -748,7 +807,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ...result.error.issues.map((issue) => {
         const name = issue.path.length ? String(issue.path[0]) : '(environment)';
         const value = present[name];
-        const shown = value === undefined || /KEY|TOKEN|SECRET|DATABASE_URL/.test(name) ? '' : ` (got "${value}")`;
+        const shown = value === undefined || /KEY|TOKEN|SECRET|DATABASE_URL|SMTP_URL/.test(name) ? '' : ` (got "${value}")`;
         return `${name}: ${issue.message}${shown}`;
       }),
     );

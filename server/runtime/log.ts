@@ -29,6 +29,10 @@ export const redactedPaths = [
   '*.DATABASE_URL',
   'databaseUrl',
   '*.databaseUrl',
+  'SMTP_URL',
+  '*.SMTP_URL',
+  'smtpUrl',
+  '*.smtpUrl',
   // The grouped settings (config.ts), should a settings object ever be logged.
   'crm.apiKey',
   'crm.accessToken',

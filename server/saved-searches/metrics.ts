@@ -19,15 +19,23 @@ export class SavedSearchMetrics {
   erased = 0;
   /** Quarantined saved searches erased unreleased after LEAD_QUARANTINE_DAYS (counted in `erased` too). */
   quarantineErased = 0;
+  /** Double opt-in: confirmation e-mails by outcome (sent; failed, to be tried again; refused for good), and what became of the searches. */
+  readonly confirmationMail = { sent: 0, failed: 0, refused: 0 };
+  confirmed = 0;
+  expired = 0;
+  /** Confirmed, but the contact had unsubscribed from e-mail: nothing written, never re-subscribed. */
+  unsubscribed = 0;
   /** Looks before a second write: what they found. */
   readonly lookups = { found: 0, notFound: 0 };
   /** CRM calls made per step (every attempt): the cost of a saved search. */
-  readonly calls: Record<'findPerson' | 'addPerson' | 'findSearches' | 'addSearch' | 'lists' | 'note' | 'findNote', number> = {
+  readonly calls: Record<'findPerson' | 'addPerson' | 'findSearches' | 'addSearch' | 'lists' | 'consent' | 'findConsent' | 'note' | 'findNote', number> = {
     findPerson: 0,
     addPerson: 0,
     findSearches: 0,
     addSearch: 0,
     lists: 0,
+    consent: 0,
+    findConsent: 0,
     note: 0,
     findNote: 0,
   };
@@ -35,7 +43,7 @@ export class SavedSearchMetrics {
 
   constructor(private readonly store: SavedSearchStore) {}
 
-  /** Time from the 202 to the search (requirement) held by the CRM. */
+  /** Time from the 202 (or, confirmed by e-mail, from the confirmation) to the search (requirement) held by the CRM. */
   observeLatency(seconds: number): void {
     this.latency.observe(seconds);
   }
@@ -61,6 +69,24 @@ export class SavedSearchMetrics {
       ])
       .metric('estate_saved_searches_dead_total', 'counter', 'Saved searches dead-lettered (CRM refusal or retry window over).', [{ value: this.dead }])
       .metric('estate_saved_searches_erased_total', 'counter', 'Saved searches whose personal data was erased.', [{ value: this.erased }])
+      .metric(
+        'estate_saved_search_confirmation_mail_total',
+        'counter',
+        'Confirmation e-mails (double opt-in) by outcome: sent (the SMTP server took it), failed (to be tried again), refused (for good: the search waits until its link expires).',
+        labelled('outcome', this.confirmationMail),
+      )
+      .metric('estate_saved_searches_confirmed_total', 'counter', "Saved searches whose address's owner followed the e-mailed link.", [
+        { value: this.confirmed },
+      ])
+      .metric('estate_saved_searches_expired_total', 'counter', 'Unconfirmed saved searches erased when their link expired (SAVED_SEARCH_CONFIRM_DAYS).', [
+        { value: this.expired },
+      ])
+      .metric(
+        'estate_saved_searches_unsubscribed_total',
+        'counter',
+        'Saved searches not written because the CRM contact had unsubscribed from e-mail (the relay never re-subscribes anyone).',
+        [{ value: this.unsubscribed }],
+      )
       .metric('estate_saved_search_lookups_total', 'counter', 'Looks in the CRM before writing again after an unknown outcome.', [
         { labels: { found: 'true' }, value: this.lookups.found },
         { labels: { found: 'false' }, value: this.lookups.notFound },
@@ -79,7 +105,7 @@ export class SavedSearchMetrics {
         labelled('status', counts),
       )
       .raw(
-        '# HELP estate_saved_search_latency_seconds Time from acceptance (202) to the requirement held by the CRM.',
+        '# HELP estate_saved_search_latency_seconds Time from acceptance (202), or from confirmation for one confirmed by e-mail, to the requirement held by the CRM.',
         '# TYPE estate_saved_search_latency_seconds summary',
         `estate_saved_search_latency_seconds_sum ${this.latency.sum.toFixed(3)}`,
         `estate_saved_search_latency_seconds_count ${this.latency.count}`,

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response, Router } from 'express';
 import type { Suburb } from '../../contract/relay-api.ts';
-import type { SavedSearchAccepted, SavedSearchConfirmation, SavedSearchRefusal } from '../../contract/saved-search.ts';
-import type { Mailer } from '../mail/mailer.ts';
+import type { SavedSearchAccepted, SavedSearchOptions, SavedSearchRefusal } from '../../contract/saved-search.ts';
+import { confirmationToken, confirmKeyOf } from './confirmation.ts';
 import { DailyEnquiryBudget } from '../lead-queue/daily-limits.ts';
 import { jsonBody, leadIntake, limitStores, spamTrap, type LimitStores } from '../lead-queue/intake.ts';
 import type { Clock } from '../runtime/clock.ts';
@@ -33,21 +33,24 @@ export interface SavedSearchRouterOptions {
   limitStores?: SavedSearchLimitStores;
   /** The suburbs the agency's CRM names in its listings (the listing cache): a search naming another is refused (suburbs.ts). Without it, none is. */
   knownSuburbs?: () => readonly Suburb[];
-  /** How a new saved search is confirmed before it reaches the CRM. */
-  confirmation?: SavedSearchConfirmationOptions;
-}
-
-/** How new saved searches are confirmed (the composition root's, from SAVED_SEARCH_CONFIRMATION and the mail settings). */
-export interface SavedSearchConfirmationOptions {
-  /** SAVED_SEARCH_CONFIRMATION, or the agency's `alertConfirmation`. */
-  mode: SavedSearchConfirmation;
-  /** The agency's SMTP mailer (SMTP_URL and MAIL_FROM, or its own); undefined: none configured, so with mode 'email' alerts are not offered. */
-  mailer?: Mailer;
-  /** SAVED_SEARCH_CONFIRM_DAYS: how long the e-mailed link works; an unconfirmed search is erased after it. */
-  validDays: number;
+  /** How long the confirmation page's button waits for the CRM to hold the search before answering (ms; default 6 s; tests driving the worker by hand: 0). */
+  confirmSettleMs?: number;
 }
 
 export type SavedSearchLimitStores = LimitStores;
+
+const DAY_MS = 24 * 60 * 60_000;
+
+/** Offered unless e-mail confirmation is chosen with no SMTP server to send it: then what to set, for the site's developer. */
+export function alertsOffer(service: Pick<SavedSearchService, 'confirmation'>): SavedSearchOptions {
+  const { mode, mailer } = service.confirmation;
+  if (mode === 'agent' || mailer) return { offered: true, confirmation: mode };
+  return {
+    offered: false,
+    setup:
+      'the relay confirms alerts by e-mail (SAVED_SEARCH_CONFIRMATION=email) and has no SMTP server to send it: set SMTP_URL and MAIL_FROM (or the agency’s smtpUrl and mailFrom in AGENCIES_FILE), or choose agent confirmation (SAVED_SEARCH_CONFIRMATION=agent).',
+  };
+}
 export const savedSearchLimitStores = limitStores;
 
 /**
@@ -86,16 +89,27 @@ export function savedSearchRouter(service: SavedSearchService, options: SavedSea
   });
   const { router, readState, answerRepeat } = intake;
   const budget = new DailyEnquiryBudget(store, settings.dailyBudget, now);
+  const confirmation = service.confirmation;
+  const offer = alertsOffer(service);
+
+  // Whether "Get alerts" is offered here, and how a new one is confirmed: the elements ask before showing the form.
+  router.get('/options', (_req: Request, res: Response) => {
+    res.set('Cache-Control', 'public, max-age=300').json(offer);
+  });
 
   router.post('/', ...jsonBody('The saved search', SAVED_SEARCH_LIMITS.bodyBytes), ...intake.clientLimits, async (req: Request, res: Response) => {
     intake.requireJson(req);
+    if (!offer.offered) {
+      res.status(403).json({ error: 'alerts_not_offered', message: `Alerts are not offered here: ${offer.setup}` });
+      return;
+    }
     const parsed = savedSearchRequestSchema.safeParse(req.body);
     if (!parsed.success) throw intake.invalid('invalid_saved_search', savedSearchFieldErrors(parsed.error));
     const request = parsed.data as ParsedSavedSearch;
     // Every digest kept of the address is keyed with the relay's secret (lead-keys.ts).
     const keys = await leadKeys();
     const fingerprint = keys.keyed(savedSearchFingerprint(request));
-    const accepted: SavedSearchAccepted = { originalId: request.originalId, status: 'queued', confirmation: options.confirmation?.mode ?? 'email' };
+    const accepted: SavedSearchAccepted = { originalId: request.originalId, status: 'queued', confirmation: confirmation.mode };
     const existing = await readState(request.originalId);
     if (existing) {
       answerRepeat(existing.fingerprint === fingerprint);
@@ -131,6 +145,13 @@ export function savedSearchRouter(service: SavedSearchService, options: SavedSea
         spamReason,
         // A flagged one (too fast) is one per intent like any; a quarantined one has no key.
         intentKey: quarantine ? undefined : keys.keyed(savedSearchIntentDigest(request)),
+        confirmation: {
+          mode: confirmation.mode,
+          ...(confirmation.mode === 'email'
+            ? { confirmKey: confirmKeyOf(confirmationToken(keys, request.originalId)), validMs: confirmation.validDays * DAY_MS }
+            : {}),
+        },
+        consent: { page: request.page ?? null, words: request.consentText ?? null },
       }),
     );
     if (!result) {
@@ -151,8 +172,12 @@ export function savedSearchRouter(service: SavedSearchService, options: SavedSea
     if (quarantine) {
       log.info({ originalId: request.originalId, reason: spamReason }, 'saved search quarantined: kept whole, not sent until the operator releases it');
     } else {
-      log.info({ originalId: request.originalId, ...(spamReason && { flagged: spamReason }) }, 'saved search accepted');
-      service.worker.wake();
+      log.info(
+        { originalId: request.originalId, confirmation: confirmation.mode, ...(spamReason && { flagged: spamReason }) },
+        confirmation.mode === 'email' ? 'saved search accepted: waiting for its owner to confirm by e-mail' : 'saved search accepted',
+      );
+      if (confirmation.mode === 'email') service.confirmer.wake();
+      else service.worker.wake();
     }
     res.status(202).json(accepted);
   });

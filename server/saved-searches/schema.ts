@@ -87,6 +87,9 @@ export const savedSearchRequestSchema = z.object(
     email: fields.email,
     mobile: fields.mobile,
     consent: z.literal(true, { error: 'consent must be given (true): alerts are sent only to those who agree' }),
+    // The consent record: the words agreed to, on which page (unusable page values dropped, as the enquiries').
+    consentText: fields.consentText,
+    page: fields.page,
     website: fields.website,
     elapsedMs: fields.elapsedMs,
     search: searchSchema,

@@ -1,19 +1,26 @@
 import { sql, type Generated, type Selectable } from 'kysely';
-import type { SavedSearchFilters } from '../../contract/saved-search.ts';
+import type { SavedSearchConfirmation, SavedSearchFilters } from '../../contract/saved-search.ts';
 import { KeyedLeadQueueTable } from '../lead-queue/intent.ts';
 import { changed, DEFAULT_CLAIM_LEASE_MS, spamRow, type LeadQueueOptions, type SpamReason } from '../lead-queue/table.ts';
 import type { LeadKeys } from '../enquiries/lead-keys.ts';
-import type { Store } from '../store/store.ts';
+import { checkpoint, type Store } from '../store/store.ts';
 import { hasTable, queriesOf, tablesOf } from '../store/tables.ts';
 
-export type SavedSearchStatus = 'queued' | 'saved' | 'dead' | 'spam';
+/**
+ * queued (on its way into the CRM), saved, dead, spam (answered, nothing kept; with its payload:
+ * quarantined); and for double opt-in: unconfirmed (waiting for its owner to follow the e-mailed
+ * link; nothing in the CRM), expired (not confirmed in time: erased), unsubscribed (confirmed, but
+ * the CRM's contact had unsubscribed from e-mail: nothing written, the visitor told to ask the agency).
+ */
+export type SavedSearchStatus = 'queued' | 'saved' | 'dead' | 'spam' | 'unconfirmed' | 'expired' | 'unsubscribed';
 
 /**
  * Where a saved search is on its way into the CRM, in order: find or add the person, add their
- * standing search, put them on the agency's alert lists, leave a note for an agent, done. Kept per
- * row and committed after each step, so a crash resumes at the step it stopped at.
+ * standing search, put them on the agency's alert lists, leave the consent record on the person,
+ * leave a note for an agent, done. Kept per row and committed after each step, so a crash resumes
+ * at the step it stopped at.
  */
-export const STEPS = ['person', 'search', 'lists', 'note', 'done'] as const;
+export const STEPS = ['person', 'search', 'lists', 'consent', 'note', 'done'] as const;
 export type Step = (typeof STEPS)[number];
 
 /** What the visitor sent, kept until the saved search is in the CRM (and erased after the retention time). */
@@ -23,6 +30,14 @@ export interface SavedSearchPayload {
   mobile?: string;
   consent: true;
   search: SavedSearchFilters;
+}
+
+/** What the visitor agreed to and where (kept beside the row, no personal data): the consent record's first half. */
+export interface ConsentAsked {
+  /** The page they saved the search on (origin and path), when the form said. */
+  page: string | null;
+  /** The consent box's words as the page showed them, when the form said. */
+  words: string | null;
 }
 
 export interface SavedSearchEntry {
@@ -48,6 +63,14 @@ export interface SavedSearchEntry {
   savedAt: number | null;
   deadAt: number | null;
   erasedAt: number | null;
+  /** How it is confirmed; null for one accepted before double opt-in (delivered as then). */
+  confirmation: SavedSearchConfirmation | null;
+  /** The consent record: asked (accepted_at, consent page and words), confirmed (when, how: `confirmation`). */
+  consent: ConsentAsked;
+  confirmedAt: number | null;
+  expiresAt: number | null;
+  mailSentAt: number | null;
+  mailAttempts: number;
 }
 
 /** The table as the query builder sees it (SQLite migration 130, PostgreSQL pg-migrations 060). */
@@ -76,6 +99,16 @@ interface SavedSearchTable {
   claim_until: number | null;
   /** One saved search per intent (schema.ts savedSearchIntentDigest, keyed): unique among rows that have one (migration 200). */
   intent_key: string | null;
+  /** Double opt-in (migration 210): see there. */
+  confirmation: SavedSearchConfirmation | null;
+  confirm_key: string | null;
+  expires_at: number | null;
+  mail_due_at: number | null;
+  mail_attempts: Generated<number>;
+  mail_sent_at: number | null;
+  confirmed_at: number | null;
+  consent_page: string | null;
+  consent_text: string | null;
 }
 
 /** How long a saved search's intent holds: the same one sent again later than this is a new saved search. */
@@ -115,6 +148,12 @@ function fromRow(row: Selectable<SavedSearchTable>): SavedSearchEntry {
     savedAt: row.saved_at === null ? null : Number(row.saved_at),
     deadAt: row.dead_at === null ? null : Number(row.dead_at),
     erasedAt: row.erased_at === null ? null : Number(row.erased_at),
+    confirmation: row.confirmation,
+    consent: { page: row.consent_page, words: row.consent_text },
+    confirmedAt: row.confirmed_at === null ? null : Number(row.confirmed_at),
+    expiresAt: row.expires_at === null ? null : Number(row.expires_at),
+    mailSentAt: row.mail_sent_at === null ? null : Number(row.mail_sent_at),
+    mailAttempts: Number(row.mail_attempts),
   };
 }
 
@@ -131,6 +170,13 @@ export interface NewSavedSearch {
    * 'same-intent'); an older one gives it up. A quarantined one (honeypot) keeps none.
    */
   intentKey?: string;
+  /**
+   * How it is confirmed. 'email': stored unconfirmed until its owner follows the link (whose token
+   * digest is `confirmKey`), for `validMs` from acceptance (the queue's clock); 'agent': queued at once. Undefined only in tests of
+   * the delivery alone.
+   */
+  confirmation?: { mode: SavedSearchConfirmation; confirmKey?: string; validMs?: number };
+  consent?: ConsentAsked;
 }
 
 export type AcceptOutcome =
@@ -166,8 +212,8 @@ export class SavedSearchStore extends KeyedLeadQueueTable<SavedSearchEntry, Save
       {
         table: 'saved_searches',
         mark: 'writing_since',
-        statuses: ['queued', 'saved', 'dead', 'spam'],
-        personal: ['address_key', 'intent_key'],
+        statuses: ['queued', 'unconfirmed', 'saved', 'unsubscribed', 'expired', 'dead', 'spam'],
+        personal: ['address_key', 'intent_key', 'confirm_key'],
         fromRow,
       },
       // Rows stored before migration 200 hold their fingerprint and address key as bare SHA-256 (keyed on first use: keys()).
@@ -211,12 +257,14 @@ export class SavedSearchStore extends KeyedLeadQueueTable<SavedSearchEntry, Save
     const row = spamRow(input.spamReason);
     const spam = row.status === 'spam';
     const at = this.nowIn(input.acceptedAt);
+    // Double opt-in: nothing is worked until the owner of the address confirms (a quarantined one waits for the operator first).
+    const awaitsOwner = !spam && input.confirmation?.mode === 'email';
     const inserted = await this.db
       .insertInto('saved_searches')
       .values({
         original_id: input.originalId,
         fingerprint: input.fingerprint,
-        status: row.status,
+        status: awaitsOwner ? 'unconfirmed' : row.status,
         spam_reason: input.spamReason ?? null,
         accepted_at: at,
         address_key: row.keepsPayload ? input.addressKey : null,
@@ -235,6 +283,15 @@ export class SavedSearchStore extends KeyedLeadQueueTable<SavedSearchEntry, Save
         claimed_by: null,
         claim_until: null,
         intent_key: spam ? null : (input.intentKey ?? null),
+        confirmation: input.confirmation?.mode ?? null,
+        confirm_key: input.confirmation?.confirmKey ?? null,
+        expires_at: input.confirmation?.validMs === undefined ? null : sql<number>`${at} + ${input.confirmation.validMs}`,
+        // The confirmation e-mail is due at once (confirmation.ts sends it); a quarantined one's when released.
+        mail_due_at: awaitsOwner ? at : null,
+        mail_sent_at: null,
+        confirmed_at: null,
+        consent_page: input.consent?.page ?? null,
+        consent_text: input.consent?.words ?? null,
       })
       // Either unique key: the originalId or the intent key (no conflict target names both).
       .onConflict((conflict) => conflict.doNothing())
@@ -363,6 +420,143 @@ export class SavedSearchStore extends KeyedLeadQueueTable<SavedSearchEntry, Save
     return rows.map((row) => Number(row.search_id));
   }
 
+  /**
+   * Takes up to `limit` unconfirmed saved searches whose confirmation e-mail is due, oldest first,
+   * by moving their due time a lease ahead (one statement; SKIP LOCKED on PostgreSQL): a relay that
+   * dies while sending leaves it due again when the lease is over, and the e-mail goes once more
+   * (the same link: a second copy is harmless, a lost one is not).
+   */
+  async claimMailDue(now: number, limit: number, leaseMs = DEFAULT_CLAIM_LEASE_MS): Promise<SavedSearchEntry[]> {
+    const current = this.nowIn(now);
+    const rows = await this.db
+      .updateTable('saved_searches')
+      .set((eb) => ({ mail_due_at: sql<number>`${current} + ${leaseMs}`, mail_attempts: eb('mail_attempts', '+', 1) }))
+      .where('seq', 'in', (eb) =>
+        eb
+          .selectFrom('saved_searches')
+          .select('seq')
+          .where('status', '=', 'unconfirmed')
+          .where('mail_due_at', '<=', current)
+          .orderBy('seq')
+          .limit(limit)
+          .$if(this.kind === 'postgres', (query) => query.forUpdate().skipLocked()),
+      )
+      .returningAll()
+      .execute();
+    return rows.map(fromRow).sort((a, b) => a.seq - b.seq);
+  }
+
+  /** The SMTP server took the confirmation e-mail. */
+  async markMailSent(originalId: string, at: number): Promise<void> {
+    await this.db
+      .updateTable('saved_searches')
+      .set({ mail_sent_at: this.nowIn(at), mail_due_at: null, last_error: null })
+      .where('original_id', '=', originalId)
+      .where('status', '=', 'unconfirmed')
+      .execute();
+  }
+
+  /** The e-mail could not be sent: try again at `at`, or never (`at` null: refused for good, left to expire), noting why (no address in it). */
+  async mailRetryLater(originalId: string, at: number | null, error: string): Promise<void> {
+    await this.db
+      .updateTable('saved_searches')
+      .set({ mail_due_at: at === null ? null : Math.round(at), last_error: error })
+      .where('original_id', '=', originalId)
+      .where('status', '=', 'unconfirmed')
+      .execute();
+  }
+
+  /** The saved search whose link's token digest is `confirmKey`, whatever its status. */
+  async byConfirmKey(confirmKey: string): Promise<SavedSearchEntry | undefined> {
+    const row = await this.db.selectFrom('saved_searches').selectAll().where('confirm_key', '=', confirmKey).executeTakeFirst();
+    return row ? fromRow(row) : undefined;
+  }
+
+  /**
+   * The owner of the address followed the link: an unconfirmed, unexpired saved search is queued
+   * for the CRM (its retry window starting now) with the time of confirmation. One conditional
+   * UPDATE: two clicks (or two relays) confirm it once. False when it is not waiting (confirmed
+   * already, expired, erased).
+   */
+  async confirm(confirmKey: string, now: number): Promise<boolean> {
+    const current = this.nowIn(now);
+    const result = await this.db
+      .updateTable('saved_searches')
+      .set({ status: 'queued', confirmed_at: current, next_attempt_at: current, window_start: current, mail_due_at: null, claimed_by: null, claim_until: null })
+      .where('confirm_key', '=', confirmKey)
+      .where('status', '=', 'unconfirmed')
+      .where('expires_at', '>', current)
+      .executeTakeFirst();
+    return changed(result) === 1;
+  }
+
+  /**
+   * Unconfirmed saved searches whose link lapsed (expires_at at or before now): expired, and their
+   * personal data (payload, address digests, the link's digest) erased; the row stays, without it,
+   * so a repeat of its originalId is still answered. Returns how many.
+   */
+  async expireUnconfirmed(now: number): Promise<number> {
+    const current = this.nowIn(now);
+    const result = await this.db
+      .updateTable('saved_searches')
+      .set({
+        status: 'expired',
+        payload: null,
+        address_key: null,
+        intent_key: null,
+        confirm_key: null,
+        mail_due_at: null,
+        consent_page: null,
+        consent_text: null,
+        erased_at: current,
+      })
+      .where('status', '=', 'unconfirmed')
+      .where('expires_at', '<=', current)
+      .executeTakeFirst();
+    const expired = changed(result);
+    if (expired > 0 && this.kind === 'sqlite') checkpoint(this.store);
+    return expired;
+  }
+
+  /**
+   * The CRM's contact for the address had unsubscribed from e-mail: nothing more is written for this
+   * saved search (the relay never re-subscribes anyone); the link's page tells its owner to ask the agency.
+   */
+  async markUnsubscribed(originalId: string, at: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('saved_searches')
+      .set({ status: 'unsubscribed', step: 'done', saved_at: at, writing_since: null, claimed_by: null, claim_until: null })
+      .where('original_id', '=', originalId)
+      .where('status', '=', 'queued')
+      .where(this.mine())
+      .executeTakeFirst();
+    return changed(result) === 1;
+  }
+
+  /**
+   * A released quarantined saved search still needs its owner's confirmation when the agency asks
+   * for it: it becomes unconfirmed (its e-mail due now, its link valid from now), never queued straight.
+   */
+  override async release(originalId: string, now: number): Promise<boolean> {
+    const entry = await this.get(originalId);
+    if (entry?.confirmation !== 'email' || entry.confirmedAt !== null) return super.release(originalId, now);
+    const current = this.nowIn(now);
+    const validMs = (entry.expiresAt ?? entry.acceptedAt) - entry.acceptedAt;
+    const result = await this.db
+      .updateTable('saved_searches')
+      .set({ status: 'unconfirmed', mail_due_at: current, expires_at: sql<number>`${current} + ${validMs}`, attempts: 0, claimed_by: null, claim_until: null })
+      .where('original_id', '=', originalId)
+      .where('status', '=', 'spam')
+      .where('payload', 'is not', null)
+      .executeTakeFirst();
+    return changed(result) === 1;
+  }
+
+  /** Drops the personal data of unsubscribed ones (nothing was written for them) `before` on, as of saved ones. */
+  async eraseUnsubscribed(before: number, now: number): Promise<number> {
+    return this.erasePayloads('unsubscribed', 'saved_at', before, now);
+  }
+
   /** Drops the personal data (payload and the address digest) of saved searches in the CRM since `before`. */
   async eraseSaved(before: number, now: number): Promise<number> {
     return this.erasePayloads('saved', 'saved_at', before, now);
@@ -377,7 +571,7 @@ export class SavedSearchStore extends KeyedLeadQueueTable<SavedSearchEntry, Save
  * DATABASE_URL it is in PostgreSQL (SavedSearchStore.counts, through the running relay).
  */
 export function savedSearchStatus(store: Store): Record<SavedSearchStatus | 'quarantined', number> & { oldestQueuedAt: number | null } {
-  const status = { queued: 0, saved: 0, dead: 0, spam: 0, quarantined: 0, oldestQueuedAt: null as number | null };
+  const status = { queued: 0, unconfirmed: 0, saved: 0, unsubscribed: 0, expired: 0, dead: 0, spam: 0, quarantined: 0, oldestQueuedAt: null as number | null };
   if (!hasTable(store, 'saved_searches')) return status;
   const db = tablesOf(store);
   // A spam row still holding its payload is quarantined (lead-queue/table.ts counts), not counted under spam.

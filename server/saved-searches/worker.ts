@@ -72,7 +72,10 @@ export function createSavedSearchWorker(deps: SavedSearchWorkerDeps): SavedSearc
     random: deps.random ?? Math.random,
     work: (entry) => work(entry),
     erase: async (current) => {
-      const erased = (await store.eraseSaved(current - settings.eraseAfterMs, current)) + (await store.eraseDead(current - settings.deadEraseAfterMs, current));
+      const erased =
+        (await store.eraseSaved(current - settings.eraseAfterMs, current)) +
+        (await store.eraseUnsubscribed(current - settings.eraseAfterMs, current)) +
+        (await store.eraseDead(current - settings.deadEraseAfterMs, current));
       if (erased > 0) {
         metrics.erased += erased;
         log.info({ erased }, 'personal data of saved searches erased');
@@ -160,9 +163,12 @@ export function createSavedSearchWorker(deps: SavedSearchWorkerDeps): SavedSearc
       search: payload.search,
       acceptedAt: entry.acceptedAt,
       ...(entry.spamReason === 'too_fast' || entry.spamReason === 'honeypot' ? { spamSignal: entry.spamReason } : {}),
+      confirmation: entry.confirmation === 'agent' ? 'agent' : 'email',
     };
-    // The note is where an agent sees a spam signal's mark: left for a flagged one even when the agency asks for none.
-    const leavesNote = sink.leavesNote || lead.spamSignal !== undefined;
+    // Agent confirmation: the person is added unsubscribed, their requirement inactive, and the note asks an agent to confirm.
+    const byAgent = entry.confirmation === 'agent';
+    // The note is where an agent sees a spam signal's mark, or confirms: left for those even when the agency asks for none.
+    const leavesNote = sink.leavesNote || lead.spamSignal !== undefined || byAgent;
     const options = { signal: loop.signal };
 
     /** Commits a step's result and moves `entry` on; false when the row is no longer this relay's to move. */
@@ -204,13 +210,22 @@ export function createSavedSearchWorker(deps: SavedSearchWorkerDeps): SavedSearc
           case 'person': {
             metrics.calls.findPerson++;
             const found = await sink.findPerson(payload.email, options);
-            if (entry.writingSince !== null) metrics.lookups[found === undefined ? 'notFound' : 'found']++;
+            const mayBeOurs = entry.writingSince !== null;
+            if (mayBeOurs) metrics.lookups[found === undefined ? 'notFound' : 'found']++;
+            // Unsubscribed from e-mail before (not by our own write of unknown outcome, which adds the
+            // person unsubscribed under agent confirmation): never subscribed again.
+            if (found?.emailUnsubscribed && !mayBeOurs) {
+              if (!byAgent) return await unsubscribed(entry);
+              // The agent is told, and nothing else is written.
+              if (!(await advance({ step: 'note', personId: found.id }))) return lapsed();
+              break;
+            }
             if (found !== undefined) {
-              if (!(await advance({ step: 'search', personId: found }))) return lapsed();
+              if (!(await advance({ step: 'search', personId: found.id }))) return lapsed();
               break;
             }
             metrics.calls.addPerson++;
-            const personId = await write(() => sink.addPerson(lead.follower, options));
+            const personId = await write(() => sink.addPerson(lead.follower, { subscribed: !byAgent }, options));
             if (personId === undefined) return lapsed();
             if (!(await advance({ step: 'search', personId }))) return lapsed();
             break;
@@ -236,7 +251,7 @@ export function createSavedSearchWorker(deps: SavedSearchWorkerDeps): SavedSearc
             metrics.calls.addSearch++;
             let searchId: number | null | undefined;
             try {
-              searchId = await write(() => sink.addSearch(personId, payload.search, options));
+              searchId = await write(() => sink.addSearch(personId, payload.search, { active: !byAgent }, options));
             } catch (error) {
               if (error instanceof WriteFailed && sink.personGone(error.failure)) {
                 // Merged or deleted in the CRM since it was found: find (or add) the person again.
@@ -251,7 +266,8 @@ export function createSavedSearchWorker(deps: SavedSearchWorkerDeps): SavedSearc
             break;
           }
           case 'lists': {
-            if (sink.hasAlertLists) {
+            // Under agent confirmation, the person joins the alert lists when an agent says so.
+            if (sink.hasAlertLists && !byAgent) {
               metrics.calls.lists++;
               try {
                 await sink.addToAlertLists(entry.personId!, options);
@@ -264,6 +280,45 @@ export function createSavedSearchWorker(deps: SavedSearchWorkerDeps): SavedSearc
                 if (!(await advance({ step: 'person', personId: null, searchId: null }))) return lapsed();
                 break;
               }
+            }
+            if (!(await advance({ step: 'consent' }))) return lapsed();
+            break;
+          }
+          case 'consent': {
+            // The consent record, for a search its owner confirmed by e-mail (one accepted before double opt-in has none to record).
+            if (entry.confirmation !== 'email' || entry.confirmedAt === null) {
+              if (!(await advance({ step: 'note' }))) return lapsed();
+              break;
+            }
+            const personId = entry.personId!;
+            if (entry.writingSince !== null) {
+              metrics.calls.findConsent++;
+              const held = await sink.findConsent(personId, entry.originalId, options);
+              metrics.lookups[held === undefined ? 'notFound' : 'found']++;
+              if (held !== undefined) {
+                if (!(await advance({ step: 'note' }))) return lapsed();
+                break;
+              }
+            }
+            metrics.calls.consent++;
+            const record = {
+              originalId: entry.originalId,
+              email: payload.email,
+              search: payload.search,
+              askedAt: entry.acceptedAt,
+              page: entry.consent.page,
+              words: entry.consent.words,
+              confirmedAt: entry.confirmedAt,
+            };
+            try {
+              if ((await write(() => sink.recordConsent(personId, record, options))) === undefined) return lapsed();
+            } catch (error) {
+              if (error instanceof WriteFailed && sink.personGone(error.failure)) {
+                log.warn({ originalId: entry.originalId }, 'the person went from the CRM before their consent was recorded: adding them again');
+                if (!(await advance({ step: 'person', personId: null, searchId: null }))) return lapsed();
+                break;
+              }
+              throw error;
             }
             if (!(await advance({ step: 'note' }))) return lapsed();
             break;
@@ -283,7 +338,8 @@ export function createSavedSearchWorker(deps: SavedSearchWorkerDeps): SavedSearc
               }
             }
             metrics.calls.note++;
-            const noteId = await write(() => sink.leaveNote(lead, options));
+            // Under agent confirmation, a person found unsubscribed went straight here, with no search.
+            const noteId = await write(() => sink.leaveNote({ ...lead, unsubscribed: byAgent && entry.searchId === null }, options));
             if (noteId === undefined) return lapsed();
             if (!(await advance({ step: 'done', noteId }))) return lapsed();
             break;
@@ -291,6 +347,7 @@ export function createSavedSearchWorker(deps: SavedSearchWorkerDeps): SavedSearc
         }
       }
       if (entry.step !== 'done') throw new Error(`saved search stuck at step ${entry.step}`);
+      if (byAgent && entry.searchId === null) return await unsubscribed(entry);
       if (await store.markSaved(entry.originalId, shared())) {
         metrics.saved++;
         log.info({ originalId: entry.originalId, attempts: entry.attempts, latencyMs: Math.round(shared() - entry.acceptedAt) }, 'saved search in the CRM');
@@ -323,8 +380,22 @@ export function createSavedSearchWorker(deps: SavedSearchWorkerDeps): SavedSearc
     }
   }
 
+  /** The person had unsubscribed from e-mail: nothing more is written (the agent told under agent confirmation; the link's page tells its owner). */
+  async function unsubscribed(entry: SavedSearchEntry): Promise<BreakerOutcome> {
+    if (await store.markUnsubscribed(entry.originalId, shared())) {
+      metrics.unsubscribed++;
+      log.info(
+        { originalId: entry.originalId },
+        'saved search not written: the contact had unsubscribed from e-mail, and the relay never subscribes anyone again',
+      );
+    }
+    await store.releaseAddress(entry.originalId);
+    return { ok: true };
+  }
+
   function searchHeld(entry: SavedSearchEntry): void {
-    const seconds = (shared() - entry.acceptedAt) / 1000;
+    // From the owner's confirmation when there was one: the wait for their click is not the relay's.
+    const seconds = (shared() - (entry.confirmedAt ?? entry.acceptedAt)) / 1000;
     metrics.observeLatency(seconds);
   }
 

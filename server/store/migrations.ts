@@ -500,4 +500,64 @@ export const migrations: Migration[] = [
       UPDATE places_listings SET pending = 1 WHERE precision IN ('address', 'suburb');
     `,
   },
+  {
+    id: '210-saved-search-confirmation',
+    sql: `
+      -- Double opt-in (server/saved-searches/confirmation.ts): a saved search waits, 'unconfirmed', until
+      -- the address's owner follows the link the relay e-mailed them (or, with agent confirmation, goes
+      -- on at once for an agent to confirm); it is 'expired' (and erased) when the link lapses, and
+      -- 'unsubscribed' when the CRM's contact had unsubscribed (never re-subscribed). Its consent
+      -- record is kept beside it: on which page, with which words (accepted_at: when), confirmed
+      -- when. A new step, 'consent', leaves that record on the contact. The status and step CHECKs
+      -- change, so the table is rebuilt (SQLite cannot alter a CHECK); rows keep their seq.
+      CREATE TABLE saved_searches_new (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        original_id TEXT NOT NULL UNIQUE,
+        fingerprint TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('queued', 'saved', 'dead', 'spam', 'unconfirmed', 'expired', 'unsubscribed')),
+        spam_reason TEXT,
+        accepted_at INTEGER NOT NULL,
+        address_key TEXT,
+        payload TEXT,
+        step TEXT NOT NULL CHECK (step IN ('person', 'search', 'lists', 'consent', 'note', 'done')),
+        person_id INTEGER,
+        search_id INTEGER,
+        note_id INTEGER,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL,
+        window_start INTEGER NOT NULL,
+        writing_since INTEGER,
+        last_error TEXT,
+        saved_at INTEGER,
+        dead_at INTEGER,
+        erased_at INTEGER,
+        claimed_by TEXT,
+        claim_until INTEGER,
+        intent_key TEXT,
+        confirmation TEXT CHECK (confirmation IN ('email', 'agent')), -- NULL: accepted before double opt-in, delivered as then
+        confirm_key TEXT,                           -- sha-256 of the e-mailed link's token; cleared on erasure
+        expires_at INTEGER,                         -- an unconfirmed one is erased from then
+        mail_due_at INTEGER,                        -- the confirmation e-mail is (re)sent from then; NULL: none due
+        mail_attempts INTEGER NOT NULL DEFAULT 0,
+        mail_sent_at INTEGER,
+        confirmed_at INTEGER,
+        consent_page TEXT,                          -- the page the visitor agreed on (origin and path)
+        consent_text TEXT                           -- the consent box's words as the page showed them
+      ) STRICT;
+      INSERT INTO saved_searches_new (seq, original_id, fingerprint, status, spam_reason, accepted_at, address_key, payload, step,
+          person_id, search_id, note_id, attempts, next_attempt_at, window_start, writing_since, last_error, saved_at, dead_at,
+          erased_at, claimed_by, claim_until, intent_key)
+        SELECT seq, original_id, fingerprint, status, spam_reason, accepted_at, address_key, payload, step, person_id, search_id,
+          note_id, attempts, next_attempt_at, window_start, writing_since, last_error, saved_at, dead_at, erased_at, claimed_by,
+          claim_until, intent_key
+        FROM saved_searches;
+      DROP TABLE saved_searches;
+      ALTER TABLE saved_searches_new RENAME TO saved_searches;
+      CREATE INDEX saved_searches_due ON saved_searches (status, next_attempt_at, seq);
+      CREATE INDEX saved_searches_person ON saved_searches (person_id) WHERE search_id IS NOT NULL;
+      CREATE UNIQUE INDEX saved_searches_intent ON saved_searches (intent_key) WHERE intent_key IS NOT NULL;
+      CREATE UNIQUE INDEX saved_searches_confirm ON saved_searches (confirm_key) WHERE confirm_key IS NOT NULL;
+      CREATE INDEX saved_searches_mail_due ON saved_searches (mail_due_at) WHERE mail_due_at IS NOT NULL;
+    `,
+  },
 ];

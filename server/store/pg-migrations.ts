@@ -210,6 +210,30 @@ export const pgMigrations: Migration[] = [
       UPDATE saved_searches SET address_key = NULL WHERE payload IS NULL;
     `,
   },
+  {
+    id: '100-saved-search-confirmation',
+    sql: `
+      -- The SQLite store's migration 210: double opt-in (statuses unconfirmed, expired, unsubscribed;
+      -- the step consent; the confirmation, the e-mail's state and the consent record beside each row).
+      ALTER TABLE saved_searches DROP CONSTRAINT saved_searches_status_check;
+      ALTER TABLE saved_searches ADD CONSTRAINT saved_searches_status_check
+        CHECK (status IN ('queued', 'saved', 'dead', 'spam', 'unconfirmed', 'expired', 'unsubscribed'));
+      ALTER TABLE saved_searches DROP CONSTRAINT saved_searches_step_check;
+      ALTER TABLE saved_searches ADD CONSTRAINT saved_searches_step_check CHECK (step IN ('person', 'search', 'lists', 'consent', 'note', 'done'));
+      ALTER TABLE saved_searches
+        ADD COLUMN confirmation TEXT CHECK (confirmation IN ('email', 'agent')),
+        ADD COLUMN confirm_key TEXT,
+        ADD COLUMN expires_at BIGINT,
+        ADD COLUMN mail_due_at BIGINT,
+        ADD COLUMN mail_attempts INTEGER NOT NULL DEFAULT 0,
+        ADD COLUMN mail_sent_at BIGINT,
+        ADD COLUMN confirmed_at BIGINT,
+        ADD COLUMN consent_page TEXT,
+        ADD COLUMN consent_text TEXT;
+      CREATE UNIQUE INDEX saved_searches_confirm ON saved_searches (confirm_key) WHERE confirm_key IS NOT NULL;
+      CREATE INDEX saved_searches_mail_due ON saved_searches (mail_due_at) WHERE mail_due_at IS NOT NULL;
+    `,
+  },
 ];
 
 /**

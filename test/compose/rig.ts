@@ -24,6 +24,9 @@ export interface AgencyFileEntry {
   wrapperUrl?: string;
   timeZone?: string;
   listingPath?: string;
+  smtpUrl?: string;
+  mailFrom?: string;
+  alertConfirmation?: 'email' | 'agent';
 }
 
 export interface AgenciesRig {

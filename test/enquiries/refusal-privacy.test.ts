@@ -66,8 +66,8 @@ describe('a CRM refusal that echoes the input', () => {
         { match: 'POST /contacts', errorRate: 1, errorStatus: 400, echoField: 'firstName', times: 1 },
         { match: 'POST /contacts/*/requirements', errorRate: 1, errorStatus: 400, echoField: 'suburbs', times: 1 },
       ]);
-      for (let round = 0; round < 10 && (await harness.service.store.get(body.originalId))?.status === 'queued'; round++) {
-        await harness.service.worker.drain();
+      for (let round = 0; round < 10 && (await harness.service.store.get(body.originalId))?.status !== 'dead'; round++) {
+        await harness.deliver();
       }
       const row = (await harness.service.store.get(body.originalId))!;
       expect(row.status).toBe('dead');
@@ -76,7 +76,7 @@ describe('a CRM refusal that echoes the input', () => {
       expect(captured.text()).toContain('INVALID_DATA');
       for (const words of ['Ottoline', 'Quist', body.email, '"Kew"']) expect(everything).not.toContain(words);
     } finally {
-      harness.close();
+      await harness.close();
     }
   });
 });

@@ -176,6 +176,10 @@ describe('settings grouped by concern', () => {
     SAVED_SEARCH_DAILY_BUDGET: '9',
     SAVED_SEARCH_CATEGORY_IDS: '64,65',
     SAVED_SEARCH_HOLDING_ENQUIRY: '0',
+    SAVED_SEARCH_CONFIRMATION: 'agent',
+    SAVED_SEARCH_CONFIRM_DAYS: '3',
+    SMTP_URL: 'smtps://relay:pw@mail.example:465',
+    MAIL_FROM: 'Agency alerts <alerts@agency.example>',
     SYNC_LEASE_MS: '9',
     REPLICA_MAX_LAG_SECONDS: '9',
     SYNC_INTERVAL_MINUTES: '9',
@@ -244,5 +248,38 @@ describe('settings grouped by concern', () => {
     expect(config.listings.classes).toEqual(['residential', 'rural']);
     expect(config.crm).toMatchObject({ baseUrl: real.CRM_BASE_URL, apiKey: 'key', accessToken: 'token', dailyLimit: 10_000 });
     expect(config.http).toMatchObject({ port: 8787, publicUrl: real.PUBLIC_URL, trustProxy: false });
+  });
+
+  it('mail and confirmation: defaults, values carried, bad values refused by name, the SMTP password never echoed', () => {
+    const defaults = loadConfig({});
+    expect(defaults.mail).toEqual({});
+    expect(defaults.savedSearches).toMatchObject({ confirmation: 'email', confirmDays: 7 });
+    const set = loadConfig({
+      SMTP_URL: 'smtps://relay:pw@mail.example:465',
+      MAIL_FROM: 'alerts@agency.example',
+      SAVED_SEARCH_CONFIRMATION: 'agent',
+      SAVED_SEARCH_CONFIRM_DAYS: '30',
+    });
+    expect(set.mail).toEqual({ smtpUrl: 'smtps://relay:pw@mail.example:465', from: 'alerts@agency.example' });
+    expect(set.savedSearches).toMatchObject({ confirmation: 'agent', confirmDays: 30 });
+    expect(loadConfig({ MAIL_FROM: '"Harbour, Realty" <alerts@harbour.example>' }).mail.from).toBe('"Harbour, Realty" <alerts@harbour.example>');
+    for (const [name, value, words] of [
+      ['SMTP_URL', 'https://relay:hunter2secret@mail.example', /smtp:\/\/ or smtps:\/\//],
+      ['SMTP_URL', 'relay:hunter2secret@mail.example', /must be a URL|smtp:\/\//],
+      ['SMTP_URL', 'smtp://relay:hunter2secret@mail.example/inbox', /no path/],
+      ['MAIL_FROM', 'not an address', /must be an address/],
+      ['MAIL_FROM', 'Alerts <alerts@agency.example> <x@y.example>', /at most one|must be an address/],
+      ['MAIL_FROM', 'Alerts <alerts@agency.example>\r\nBcc: x@y.example', /one line/],
+      ['SAVED_SEARCH_CONFIRMATION', 'sms', /email|agent/],
+      ['SAVED_SEARCH_CONFIRM_DAYS', '0', /1|greater/],
+      ['SAVED_SEARCH_CONFIRM_DAYS', '31', /30|less/],
+      ['SAVED_SEARCH_CONFIRM_DAYS', '2.5', /int/],
+    ] as const) {
+      const problems = problemsOf({ [name]: value });
+      expect(problems, `${name}=${value}`).toHaveLength(1);
+      expect(problems[0]).toMatch(new RegExp(`^${name}: `));
+      expect(problems[0]).toMatch(words);
+      expect(problems.join('\n')).not.toContain('hunter2secret');
+    }
   });
 });

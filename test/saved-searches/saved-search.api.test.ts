@@ -30,8 +30,8 @@ for (const variant of storeVariants()) {
       harnesses.push(made);
       return made;
     };
-    afterEach(() => {
-      for (const made of harnesses.splice(0)) made.close();
+    afterEach(async () => {
+      await Promise.all(harnesses.splice(0).map((made) => made.close()));
     });
 
     it('stores a saved search before answering 202, and answers its status', async () => {
@@ -39,10 +39,11 @@ for (const variant of storeVariants()) {
       const body = validSavedSearch();
       const response = await request(app).post('/api/v1/saved-searches').send(body);
       expect(response.status).toBe(202);
-      expect(response.body).toEqual({ originalId: body.originalId, status: 'queued' });
+      expect(response.body).toEqual({ originalId: body.originalId, status: 'queued', confirmation: 'email' });
       const rows = await rawRows(store, 'saved_searches');
       expect(rows).toHaveLength(1);
-      expect(rows[0]).toMatchObject({ original_id: body.originalId, status: 'queued', step: 'person' });
+      // Stored, and nothing goes to the CRM until the address's owner confirms (saved-search.confirmation.test.ts).
+      expect(rows[0]).toMatchObject({ original_id: body.originalId, status: 'unconfirmed', step: 'person', confirmation: 'email' });
       expect(JSON.parse(String(rows[0]!.payload)).search).toEqual(body.search);
       // The address is kept as a digest for the per-address claim, never in clear outside the payload.
       // A keyed digest of the address (HMAC with the relay's secret), never the address or its bare SHA-256.
@@ -136,7 +137,7 @@ for (const variant of storeVariants()) {
     });
 
     it('takes a filled honeypot or a form sent too fast with a 202: the first kept whole in the quarantine, the second queued to be saved, marked (saved-search.spam-signals.test.ts)', async () => {
-      const { app, store, service } = await harness();
+      const { app, store, deliver } = await harness();
       // Addresses of this test's own: the simulator keeps the file's contacts.
       const [bot, person] = [`bot-${honeypotTag()}@example.com`, `fast-${honeypotTag()}@example.com`];
       const honeypot = validSavedSearch({ website: 'http://spam.example', email: bot });
@@ -146,9 +147,9 @@ for (const variant of storeVariants()) {
       const rows = await rawRows(store, 'saved_searches');
       expect(rows.map((row) => [row.status, row.spam_reason, JSON.parse(String(row.payload)).email])).toEqual([
         ['spam', 'honeypot', bot],
-        ['queued', 'too_fast', person],
+        ['unconfirmed', 'too_fast', person],
       ]);
-      await service.worker.drain();
+      await deliver();
       expect(sim.state.contacts.posted().filter((contact) => contact.emails.includes(bot))).toEqual([]);
       expect(sim.state.contacts.posted().filter((contact) => contact.emails.includes(person))).toHaveLength(1);
       for (const body of [honeypot, fast])

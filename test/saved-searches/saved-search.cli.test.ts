@@ -52,7 +52,7 @@ for (const storeVariant of storeVariants()) {
         const { dataDir, ids } = await seededDataDir();
         const result = await cli(dataDir, 'saved-searches', 'list');
         expect(result.code).toBe(0);
-        expect(result.out).toContain('1 queued, 1 saved, 1 dead, 0 spam');
+        expect(result.out).toContain('1 queued, 0 unconfirmed, 1 saved, 0 unsubscribed, 0 expired, 1 dead, 0 spam');
         expect(result.out).toContain(ids.dead);
         expect(result.out).toContain('CRM 400 suburbs: unknown suburb');
         expect(result.out).toMatch(new RegExp(`${ids.dead}\\s+dead\\s+\\S+\\s+\\d+\\s+search`));
@@ -90,7 +90,16 @@ for (const storeVariant of storeVariants()) {
         expect((await cli(dataDir, 'saved-searches', 'purge', '--dead')).out).toContain('Purged 0 dead saved search(es)');
         const store = await openSeeded(dataDir);
         try {
-          expect(await new SavedSearchStore(store).counts()).toEqual({ queued: 1, saved: 1, dead: 0, spam: 0, quarantined: 0 });
+          expect(await new SavedSearchStore(store).counts()).toEqual({
+            queued: 1,
+            unconfirmed: 0,
+            saved: 1,
+            unsubscribed: 0,
+            expired: 0,
+            dead: 0,
+            spam: 0,
+            quarantined: 0,
+          });
         } finally {
           await closeStore(store);
         }

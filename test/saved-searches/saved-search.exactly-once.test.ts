@@ -15,11 +15,13 @@ import { freshDatabase } from '../support/postgres.ts';
 import { rawRows, storeVariants } from '../support/store-variants.ts';
 import {
   contactsByAddress,
+  harnessConfirmation,
   requirementMatchesSearch,
   savedSearchHarness,
   validSavedSearch,
   type SavedSearchHarness,
   type SavedSearchHarnessOptions,
+  stillToSave,
 } from './support.ts';
 
 let sim: RunningSimulator;
@@ -63,16 +65,16 @@ for (const variant of storeVariants()) {
       harnesses.push(made);
       return made;
     };
-    afterEach(() => {
-      for (const made of harnesses.splice(0)) made.close();
+    afterEach(async () => {
+      await Promise.all(harnesses.splice(0).map((made) => made.close()));
       sim.state.reset();
     });
 
     it('adds a new person with a requirement equal to the search, their categories and a note; a known person gets only a requirement', async () => {
-      const { app, service } = await harness({ env: { SAVED_SEARCH_CATEGORY_IDS: '64', SAVED_SEARCH_HOLDING_ENQUIRY: '1' } });
+      const { app, deliver } = await harness({ env: { SAVED_SEARCH_CATEGORY_IDS: '64', SAVED_SEARCH_HOLDING_ENQUIRY: '1' } });
       const first = validSavedSearch({ search: matching });
       expect((await request(app).post('/api/v1/saved-searches').send(first)).status).toBe(202);
-      await service.worker.drain();
+      await deliver();
       const [contact] = sim.state.contacts.posted();
       expect(sim.state.contacts.posted()).toHaveLength(1);
       expect(contact).toMatchObject({ firstName: 'Mary Jane', lastName: 'Citizen', emails: ['mary@example.com'], categories: [64] });
@@ -84,7 +86,7 @@ for (const variant of storeVariants()) {
       expect(contact!.requirements[0]).toMatchObject({ propertyClass: 'residential' });
       const note = sim.state.postedEnquiries().find((enquiry) => enquiry.originalId === first.originalId)!;
       expect(note).toMatchObject({ email: 'mary@example.com', saleLifeId: null, userId: null, source: 'OFFICEWEBSITE' });
-      expect(note.metaData).toContainEqual({ key: 'consent', value: 'given' });
+      expect(note.metaData).toContainEqual({ key: 'consent', value: 'confirmed by e-mail' });
       expect((await request(app).get(`/api/v1/saved-searches/${first.originalId}`)).body.status).toBe('accepted');
       // What agents use to send a new listing to its buyers: the listing finds the new contact.
       const matches = await fetch(`${sim.baseUrl}/properties/${listing.id}/sale/${listing.lifeId}/matchingContacts`, {
@@ -96,7 +98,7 @@ for (const variant of storeVariants()) {
       const second = validSavedSearch({ email: 'MARY@example.com', search: { type: 'lease', minBeds: 2 } });
       const postsBefore = counted('POST /contacts');
       expect((await request(app).post('/api/v1/saved-searches').send(second)).status).toBe(202);
-      await service.worker.drain();
+      await deliver();
       expect(counted('POST /contacts')).toBe(postsBefore);
       expect(sim.state.contacts.posted()).toHaveLength(1);
       expect(contact!.requirements).toHaveLength(2);
@@ -105,7 +107,7 @@ for (const variant of storeVariants()) {
     });
 
     it('after dropped answers and 5xx on every write, one contact per address and one requirement per saved search', async () => {
-      const { app, service } = await harness({ env: { SAVED_SEARCH_HOLDING_ENQUIRY: '1' } });
+      const { app, service, deliver } = await harness({ env: { SAVED_SEARCH_HOLDING_ENQUIRY: '1' } });
       sim.state.setFaults([
         { match: 'POST /contacts', dropResponseRate: 1, times: 2 },
         { match: 'POST /contacts/*/requirements', dropResponseRate: 1, times: 2 },
@@ -119,8 +121,8 @@ for (const variant of storeVariants()) {
         validSavedSearch({ email: 'ann@example.com', search: { ...matching, maxPrice: matching.maxPrice! + 1 } }),
       ];
       for (const body of bodies) expect((await request(app).post('/api/v1/saved-searches').send(body)).status).toBe(202);
-      for (let round = 0; round < 40 && (await service.store.counts()).queued > 0; round++) {
-        await service.worker.drain();
+      for (let round = 0; round < 40 && (await stillToSave(service.store)); round++) {
+        await deliver();
         await new Promise((resolve) => setTimeout(resolve, 60));
       }
       expect(await service.store.counts()).toMatchObject({ queued: 0, dead: 0, saved: 3 });
@@ -145,7 +147,7 @@ for (const variant of storeVariants()) {
       expect((await request(first.app).post('/api/v1/saved-searches').send(body)).status).toBe(202);
       // The requirement's POST lands but its answer is lost, and the relay dies before it looks.
       sim.state.setFaults([{ match: 'POST /contacts/*/requirements', dropResponseRate: 1, times: 1 }]);
-      await first.service.worker.drain();
+      await first.deliver();
       const row = await first.service.store.get(body.originalId);
       expect(row).toMatchObject({ status: 'queued', step: 'search' });
       expect(row!.writingSince).not.toBeNull();
@@ -161,6 +163,7 @@ for (const variant of storeVariants()) {
           retryMaxMs: 50,
           reconcileDelayMs: 0,
         },
+        confirmation: harnessConfirmation(undefined),
       });
       // Its retry falls due (at most 1 s: the first process's backoff), then the new process works it.
       await new Promise((resolve) => setTimeout(resolve, 1_100));
@@ -171,7 +174,7 @@ for (const variant of storeVariants()) {
     });
 
     it('a person merged away in the CRM is found or added again', async () => {
-      const { app, service } = await harness();
+      const { app, service, deliver } = await harness();
       const body = validSavedSearch({ email: 'dan@example.com', search: { suburb: 'Kew' } });
       expect((await request(app).post('/api/v1/saved-searches').send(body)).status).toBe(202);
       // The person exists when looked up, and is deleted before the requirement is added.
@@ -183,17 +186,18 @@ for (const variant of storeVariants()) {
         unsubscribe: { email: false, sms: false, letters: false },
         categories: [],
         requirements: [],
+        notes: [],
         origin: 'api',
       });
       sim.state.setFaults([{ match: 'POST /contacts/*/requirements', errorStatus: 404, errorRate: 1, times: 1 }]);
-      await service.worker.drain();
-      for (let round = 0; round < 10 && (await service.store.counts()).queued > 0; round++) await service.worker.drain();
+      await deliver();
+      for (let round = 0; round < 10 && (await stillToSave(service.store)); round++) await deliver();
       expect((await service.store.get(body.originalId))?.status).toBe('saved');
     });
 
     it('by default leaves every new subscriber in the holding area once, under faults: who, what they follow, the agency source', async () => {
       // No SAVED_SEARCH_HOLDING_ENQUIRY: the default.
-      const { app, service } = await harness();
+      const { app, service, deliver } = await harness();
       sim.state.setFaults([
         { match: 'POST /enquiries', dropResponseRate: 1, times: 2 },
         { match: 'POST /enquiries', errorRate: 1, times: 1 },
@@ -203,8 +207,8 @@ for (const variant of storeVariants()) {
       const area = validSavedSearch({ email: 'ann@example.com', fullName: 'Ann Lee', search: { type: 'sale', minBeds: 3, suburbs: ['Kew', 'Hawthorn'] } });
       const bodies = [area, validSavedSearch({ email: 'bob@example.com', search: matching }), validSavedSearch({ email: 'cy@example.com', search: {} })];
       for (const body of bodies) expect((await request(app).post('/api/v1/saved-searches').send(body)).status).toBe(202);
-      for (let round = 0; round < 60 && (await service.store.counts()).queued > 0; round++) {
-        await service.worker.drain();
+      for (let round = 0; round < 60 && (await stillToSave(service.store)); round++) {
+        await deliver();
         await new Promise((resolve) => setTimeout(resolve, 60));
       }
       expect(await service.store.counts()).toMatchObject({ queued: 0, dead: 0, saved: 3 });
@@ -228,10 +232,10 @@ for (const variant of storeVariants()) {
     });
 
     it("a definite refusal dead-letters with the CRM's code and field (never its message, which quotes the suburb); the rest go on", async () => {
-      const { app, service } = await harness();
+      const { app, service, deliver } = await harness();
       const body = validSavedSearch({ email: 'eve@example.com', search: { suburb: 'Nowhere Town' } });
       expect((await request(app).post('/api/v1/saved-searches').send(body)).status).toBe(202);
-      await service.worker.drain();
+      await deliver();
       const row = await service.store.get(body.originalId);
       expect(row?.status).toBe('dead');
       expect(row?.lastError).toBe('CRM 400 INVALID_DATA field suburbs');
@@ -244,8 +248,8 @@ const postgres = inject('postgres');
 const skipped = 'skipped' in postgres ? postgres.skipped : undefined;
 describe.skipIf(skipped)(`two relays on one PostgreSQL database${skipped ? ` (SKIPPED: ${skipped})` : ''}`, () => {
   const harnesses: SavedSearchHarness[] = [];
-  afterEach(() => {
-    for (const made of harnesses.splice(0)) made.close();
+  afterEach(async () => {
+    await Promise.all(harnesses.splice(0).map((made) => made.close()));
     sim.state.reset();
   });
 
@@ -271,8 +275,8 @@ describe.skipIf(skipped)(`two relays on one PostgreSQL database${skipped ? ` (SK
           .expect(202),
       ),
     );
-    for (let round = 0; round < 60 && (await a.service.store.counts()).queued > 0; round++) {
-      await Promise.all([a.service.worker.drain(), b.service.worker.drain()]);
+    for (let round = 0; round < 60 && (await stillToSave(a.service.store)); round++) {
+      await Promise.all([a.deliver(), b.deliver()]);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(await a.service.store.counts()).toMatchObject({ queued: 0, dead: 0, saved: bodies.length });

@@ -53,7 +53,7 @@ const notesOf = (email: string) => sim.state.postedEnquiries().filter((note) => 
 /** Drains the worker, moving the clock past every backoff, until nothing is queued. */
 async function saveAll(harness: SavedSearchHarness): Promise<void> {
   for (let round = 0; round < 40; round++) {
-    await harness.service.worker.drain();
+    await harness.deliver();
     if ((await harness.service.store.counts()).queued === 0) return;
     advance(1_000);
   }
@@ -79,8 +79,8 @@ for (const variant of storeVariants()) {
       harnesses.push(made);
       return made;
     };
-    afterEach(() => {
-      for (const made of harnesses.splice(0)) made.close();
+    afterEach(async () => {
+      await Promise.all(harnesses.splice(0).map((made) => made.close()));
       sim.state.reset();
     });
 
@@ -88,8 +88,8 @@ for (const variant of storeVariants()) {
       const relay = await harness();
       const first = validSavedSearch({ email: 'resend@example.com' });
       const again = resent(first, { email: '  Resend@Example.COM ', fullName: 'Mary J. Citizen' });
-      expect((await post(relay, first)).body).toEqual({ originalId: first.originalId, status: 'queued' });
-      expect((await post(relay, again)).body).toEqual({ originalId: again.originalId, status: 'queued' });
+      expect((await post(relay, first)).body).toEqual({ originalId: first.originalId, status: 'queued', confirmation: 'email' });
+      expect((await post(relay, again)).body).toEqual({ originalId: again.originalId, status: 'queued', confirmation: 'email' });
       expect(await statusOf(relay, again.originalId)).toBe('accepted');
       // The resend's own retry (its answer lost) is answered again; other content under its id is a conflict.
       await post(relay, again);
@@ -229,12 +229,12 @@ describe.skipIf(postgres.skipped)('two relays on one PostgreSQL database', () =>
       // One saved search, the other three stored as one with it (so the workers have one to send).
       expect((await rawRows(relays[0]!.store, 'saved_searches')).length).toBe(1);
       expect((await rawRows(relays[1]!.store, 'saved_search_repeats')).length).toBe(3);
-      await Promise.all(relays.map((relay) => relay.service.worker.drain()));
+      await Promise.all(relays.map((relay) => relay.deliver()));
       expect(requirementsOf('two.relays@example.com')).toHaveLength(1);
       const [one, two] = await Promise.all(relays.map((relay) => relay.service.store.keys()));
       expect(one!.keyed('x')).toBe(two!.keyed('x'));
     } finally {
-      for (const relay of relays) relay.close();
+      await Promise.all(relays.map((relay) => relay.close()));
     }
   });
 });

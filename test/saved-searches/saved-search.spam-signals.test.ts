@@ -41,8 +41,8 @@ for (const variant of storeVariants()) {
       harnesses.push(made);
       return made;
     };
-    afterEach(() => {
-      for (const made of harnesses.splice(0)) made.close();
+    afterEach(async () => {
+      await Promise.all(harnesses.splice(0).map((made) => made.close()));
       sim.state.reset();
     });
     const cli = async (made: SavedSearchHarness, ...args: string[]) => {
@@ -65,7 +65,7 @@ for (const variant of storeVariants()) {
       const human = validSavedSearch({ email: 'slow@example.com' });
       await post(made, fast);
       await post(made, human);
-      await made.service.worker.drain();
+      await made.deliver();
       expect(contactsOf('fast@example.com')).toHaveLength(1);
       expect(contactsOf('slow@example.com')).toHaveLength(1);
       const [note, ...more] = notes(fast.originalId);
@@ -85,7 +85,7 @@ for (const variant of storeVariants()) {
       const made = await harness();
       const bot = validSavedSearch({ email: 'quinn@example.com', fullName: 'Quinn Quarantine', website: 'http://spam.example' });
       await post(made, bot);
-      await made.service.worker.drain();
+      await made.deliver();
       expect(contactsOf('quinn@example.com')).toEqual([]);
       const kept = (await made.service.store.get(bot.originalId))!;
       expect(kept).toMatchObject({ status: 'spam', spamReason: 'honeypot', addressKey: expect.stringMatching(/^k1:[0-9a-f]{64}$/) });
@@ -109,8 +109,8 @@ for (const variant of storeVariants()) {
       expect(releases.map((release) => release.code).sort()).toEqual([0, 1]);
       // The CLI queued it on the real clock, a moment after the relay's (frozen) one.
       clock = Date.now() + 1_000;
-      await made.service.worker.drain();
-      await made.service.worker.drain();
+      await made.deliver();
+      await made.deliver();
       expect(contactsOf('quinn@example.com')).toHaveLength(1);
       expect(contactsOf('quinn@example.com')[0]!.requirements).toHaveLength(1);
       const [note, ...more] = notes(bot.originalId);
@@ -125,10 +125,10 @@ for (const variant of storeVariants()) {
       const bot = validSavedSearch({ email: 'quinn@example.com', fullName: 'Quinn Quarantine', website: 'http://spam.example' });
       await post(made, bot);
       clock += DAY - 60_000;
-      await made.service.worker.drain();
+      await made.deliver();
       expect((await made.service.store.get(bot.originalId))!.payload).not.toBeNull();
       clock += 2 * 60_000;
-      await made.service.worker.drain();
+      await made.deliver();
       expect(await made.service.store.get(bot.originalId)).toMatchObject({ status: 'spam', payload: null, addressKey: null, erasedAt: clock });
       expect(JSON.stringify(await rawRows(made.store, 'saved_searches'))).not.toMatch(/Quinn|quinn@example\.com/);
       expect((await cli(made, 'saved-searches', 'quarantine')).out).toContain('No saved searches in the quarantine.');

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Express } from 'express';
+import request from 'supertest';
 import type { Suburb } from '../../contract/relay-api.ts';
 import type { SavedSearchFilters, SavedSearchRequest } from '../../contract/saved-search.ts';
 import type { SimContact, SimRequirement } from '../../crm-sim/contacts.ts';
@@ -15,12 +16,16 @@ import { publicOrigins } from '../../server/http/cors.ts';
 import { loadConfig } from '../../server/runtime/config.ts';
 import { silentLogger, type Logger } from '../../server/runtime/log.ts';
 import { savedSearchesFeature } from '../../server/saved-searches/feature.ts';
-import { createSavedSearchService, type SavedSearchService } from '../../server/saved-searches/service.ts';
+import { createSmtpMailer } from '../../server/mail/smtp-mailer.ts';
+import type { Mailer } from '../../server/mail/mailer.ts';
+import { createSavedSearchService, type SavedSearchConfirmationSettings, type SavedSearchService } from '../../server/saved-searches/service.ts';
 import type { SavedSearchWorkerSettings } from '../../server/saved-searches/worker.ts';
 import { attachPostgres } from '../../server/store/postgres.ts';
 import { clockAsDatabaseClock } from '../../server/store/shared-database.ts';
 import { openStore, storeAnswers, type Store } from '../../server/store/store.ts';
 import { freshDatabase } from '../support/postgres.ts';
+import { startMailCatcher, type MailCatcher } from '../support/smtp.ts';
+import type { MailCatcherOptions } from '../../crm-sim/mail-catcher.ts';
 
 export function validSavedSearch(overrides: Partial<SavedSearchRequest> = {}): SavedSearchRequest {
   return {
@@ -43,7 +48,29 @@ export interface SavedSearchHarness {
   store: Store;
   crm: CrmClient;
   env: Record<string, string>;
-  close(): void;
+  /** The real SMTP server on loopback the confirmation e-mails go to. */
+  mail: MailCatcher;
+  /**
+   * Does what each address's owner does: the confirmation e-mails due are sent, and every link in
+   * them not followed yet is followed and confirmed (the page's button: a POST). Returns how many.
+   */
+  confirmAll(): Promise<number>;
+  /** confirmAll, then the worker drained: what a test of the delivery itself does after each post. */
+  deliver(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Where the harness's links point: the app is reached through supertest, the path is what counts. */
+const HARNESS_RELAY = 'http://relay.test';
+
+/** A harness's confirmation settings: e-mail confirmation, sent through `mailer` (a real SMTP client to the harness's catcher). */
+export function harnessConfirmation(mailer: Mailer | undefined, overrides: Partial<SavedSearchConfirmationSettings> = {}): SavedSearchConfirmationSettings {
+  return { mode: 'email', mailer, validDays: 7, agencyName: 'Harness Realty', timeZone: 'Australia/Melbourne', relayBase: () => HARNESS_RELAY, ...overrides };
+}
+
+/** A real SMTP client to `catcher`. */
+export function catcherMailer(catcher: MailCatcher): Mailer {
+  return createSmtpMailer({ url: catcher.url, from: { address: 'alerts@harness.example', name: 'Harness Realty' }, log: silentLogger });
 }
 
 export interface SavedSearchHarnessOptions {
@@ -60,6 +87,10 @@ export interface SavedSearchHarnessOptions {
   now?: () => number;
   /** The suburbs the agency's listings name (a whole relay: its listing cache); none: no suburb is refused at the form. */
   knownSuburbs?: () => readonly Suburb[];
+  /** The catcher's options (a recipient refused, …). */
+  mail?: MailCatcherOptions;
+  /** Confirmation settings over the harness's (e-mail, through its catcher). */
+  confirmation?: Partial<SavedSearchConfirmationSettings>;
 }
 
 /**
@@ -75,6 +106,8 @@ export async function savedSearchHarness(options: SavedSearchHarnessOptions): Pr
   const store = openStore(dataDir);
   if (env.DATABASE_URL) await attachPostgres(store, env.DATABASE_URL);
   const log = options.log ?? silentLogger;
+  const mail = await startMailCatcher(options.mail);
+  const mailer = catcherMailer(mail);
   const crm = createCrmClient({
     ...options.crm,
     limiter: new RequestLimiter({ store, requestsPerSecond: 10, dailyLimit: 100_000 }),
@@ -96,7 +129,9 @@ export async function savedSearchHarness(options: SavedSearchHarnessOptions): Pr
     owner: options.owner,
     now: options.now,
     databaseClock: options.now ? clockAsDatabaseClock(options.now) : undefined,
+    confirmation: harnessConfirmation(mailer, options.confirmation),
   });
+  const followed = new Set<string>();
   const app = createApp({
     config,
     storeAnswers: () => storeAnswers(store),
@@ -109,6 +144,8 @@ export async function savedSearchHarness(options: SavedSearchHarnessOptions): Pr
         log,
         now: options.now,
         knownSuburbs: options.knownSuburbs,
+        // The worker is driven by hand here: the page has nothing to wait for.
+        confirmSettleMs: 0,
       }),
     ],
     demoDir: null,
@@ -119,12 +156,36 @@ export async function savedSearchHarness(options: SavedSearchHarnessOptions): Pr
     store,
     crm,
     env,
-    close() {
+    mail,
+    confirmAll,
+    async deliver() {
+      await confirmAll();
+      await service.worker.drain();
+    },
+    async close() {
       crm.close();
       store.close();
+      await mailer.close();
+      await mail.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+
+  async function confirmAll(): Promise<number> {
+    await service.confirmer.drain();
+    let confirmed = 0;
+    for (const message of mail.messages()) {
+      for (const link of message.links) {
+        if (followed.has(link) || !link.startsWith(`${HARNESS_RELAY}/alerts/confirm/`)) continue;
+        followed.add(link);
+        const path = link.slice(HARNESS_RELAY.length);
+        const answer = await request(app).post(path);
+        if (answer.status !== 303) throw new Error(`confirming ${path} answered ${answer.status}`);
+        confirmed++;
+      }
+    }
+    return confirmed;
+  }
 }
 
 /**
@@ -148,6 +209,12 @@ export function requirementMatchesSearch(requirement: SimRequirement, search: Sa
       : requirement.propertyTypes.length === 1 && TYPES[requirement.propertyTypes[0]!].name.toLowerCase() === search.propertyType.toLowerCase()) &&
     requirement.active
   );
+}
+
+/** Saved searches still on their way: waiting for their owner's confirmation, or queued for the CRM. */
+export async function stillToSave(store: Pick<SavedSearchService['store'], 'counts'>): Promise<boolean> {
+  const counts = await store.counts();
+  return counts.queued + counts.unconfirmed > 0;
 }
 
 /** The simulator's contacts by lower-cased e-mail address. */
