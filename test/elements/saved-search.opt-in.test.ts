@@ -9,6 +9,7 @@ import type { EnquiryErrorDetail, EnquirySuccessDetail } from '../../widget/enqu
 import { defaultSavedSearchStrings } from '../../widget/saved-search/strings.ts';
 import { CONSENT_TEXT_MAX } from '../../contract/relay-api.ts';
 import { summary } from './listings-data.ts';
+import { alertOptions } from '../../widget/saved-search/options.ts';
 
 // Double opt-in (issue 29), the elements' side: the consent words and page sent with every lead
 // that has a consent box, the success words following how the relay confirms a saved search, and
@@ -137,6 +138,11 @@ describe('<estate-saved-search> consent words and page', () => {
 });
 
 describe('<estate-saved-search> success words', () => {
+  it('reads the real relay’s options across origins (this page is not the relay’s): offered, by e-mail', async () => {
+    expect(new URL(RELAY).origin).to.not.equal(location.origin);
+    expect(await alertOptions(RELAY)).to.deep.include({ offered: true, confirmation: 'email' });
+  });
+
   it('after an e-mail confirmation: check the inbox of the address typed, nothing sent before the link; announced, focus on it', async () => {
     const el = await fixture<EstateSavedSearch>(html`<estate-saved-search relay=${RELAY} .search=${{ type: 'sale', minBeds: 2 }}></estate-saved-search>`);
     await fillIn(el, visitor);
