@@ -9,7 +9,7 @@ import type { EnquiryErrorDetail, EnquirySuccessDetail } from '../../widget/enqu
 import { defaultSavedSearchStrings } from '../../widget/saved-search/strings.ts';
 import { CONSENT_TEXT_MAX } from '../../contract/relay-api.ts';
 import { summary } from './listings-data.ts';
-import { alertOptions } from '../../widget/saved-search/options.ts';
+import { alertOptions } from '../../widget/shared/alert-options.ts';
 
 // Double opt-in (issue 29), the elements' side: the consent words and page sent with every lead
 // that has a consent box, the success words following how the relay confirms a saved search, and

@@ -13,7 +13,7 @@ import { SORTS, type BarFilter, type QueryKey } from './query.ts';
 import { provideFilterBar, type FilterBarHost } from './filter-bar-slot.ts';
 import { loadElement } from '../shared/load-element.ts';
 import { relayBase } from '../shared/relay.ts';
-import { alertOptions } from '../saved-search/options.ts';
+import { alertOptions } from '../shared/alert-options.ts';
 import './filter-bar.strings.ts';
 
 const DEFAULT_PROPERTY_TYPES = ['House', 'Apartment', 'Unit', 'Townhouse', 'Villa', 'Land'];

@@ -18,7 +18,7 @@ import { LeadForm } from '../lead-form/lead-form.ts';
 import type { LeadType } from '../shared/analytics.ts';
 import type { Sections } from '../shared/localize.ts';
 import { LocalizeController } from '../shared/translations.ts';
-import { alertOptions, alertsNoLongerOffered } from './options.ts';
+import { alertOptions, alertsNoLongerOffered } from '../shared/alert-options.ts';
 import { type SavedSearchStrings } from './strings.ts';
 import './strings.ts';
 

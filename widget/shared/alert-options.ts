@@ -5,7 +5,7 @@
  * without fetching the form's code.
  */
 import type { SavedSearchOptions } from '../../contract/saved-search.ts';
-import { fetchJson, relayBase, relayUrl } from '../shared/relay.ts';
+import { fetchJson, relayBase, relayUrl } from './relay.ts';
 
 const asked = new Map<string, Promise<SavedSearchOptions | undefined>>();
 
