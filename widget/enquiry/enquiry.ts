@@ -150,7 +150,7 @@ function retryAfterMs(header: string | null): number | undefined {
  * @attr {string} subject - Subject sent with the enquiry (not shown to the visitor).
  * @attr {string} message - Initial text of the message field.
  * @attr {boolean} require-phone - Makes the mobile number required.
- * @attr {string} consent-text - When set, shows a required consent checkbox with this label.
+ * @attr {string} consent-text - When set, shows a required consent checkbox with this label; its words as shown (slotted ones included) are sent with the consent (`consentText`).
  * @attr {string} heading - Heading of the form. Default: "Enquire about this property" / "Send a message".
  * @attr {number} heading-level - Level of the heading for the page's outline (1-6, default 2).
  * @attr {string} label-name - Label of the full name field. Default "Full name".

@@ -67,6 +67,11 @@ interface RefusedSuburb {
  * send until they are known. A suburb the agency's CRM does not know is refused by the relay (400);
  * its message and the close names it offers show under the summary, each a button that takes it.
  *
+ * It asks the relay whether it offers alerts (`GET /api/v1/saved-searches/options`) when it first
+ * connects: where it does not, it shows a note for the site's developer instead of a form. It sends
+ * the consent box's words as shown (`consentText`) and the page, and after a 202 says what happens
+ * next as the relay confirms (a link e-mailed to the address typed, or the agency in touch).
+ *
  * Sending, keeping and retrying are the enquiry form's: the submission keeps its `originalId` across
  * retries and reloads until the relay has it (one kept submission per page origin), so it is saved
  * once.
@@ -86,7 +91,7 @@ interface RefusedSuburb {
  *
  * @slot heading - Replaces the heading text.
  * @slot consent - Replaces the consent box's label (e.g. to link a privacy policy).
- * @slot success - Replaces the success message.
+ * @slot success - Replaces the success message (which otherwise says how the relay confirms the search: an e-mailed link, or the agency).
  *
  * @csspart form - The form.
  * @csspart heading - The heading.
@@ -102,6 +107,7 @@ interface RefusedSuburb {
  * @csspart error - Each field's error message.
  * @csspart submit - The send button.
  * @csspart status - The live region telling sending, sent and failed.
+ * @csspart setup - The note shown instead of the form where the relay does not offer alerts (for the page's developer; a console warning names the relay's settings too).
  *
  * @cssprop --estate-enquiry-max-width - Maximum width of the form (default 36rem).
  * @cssprop --estate-enquiry-padding - Padding inside the form's surface (default `--estate-space`).
