@@ -48,7 +48,7 @@ const LISTING_PARTS =
 /** What `<estate-map>` shares with `<estate-listings>` beyond the listing parts: how filters are read and kept in the URL, the highlight event. */
 const MAP_SHARES = /widget[\\/](listings[\\/]query|shared[\\/](url-query|listing-highlight))\.ts$|contract[\\/](listing-filters|slug)\.ts$/;
 /** The enquiry form and what only lead forms use. */
-const ENQUIRY_MODULES = /widget[\\/](enquiry[\\/][\w.-]+|shared[\\/](field-interaction|leads))\.ts$|contract[\\/](name|phone|attribution)\.ts$/;
+const ENQUIRY_MODULES = /widget[\\/](enquiry[\\/][\w.-]+|shared[\\/](field-interaction|leads|consent-text))\.ts$|contract[\\/](name|phone|attribution)\.ts$/;
 
 /**
  * The lead forms other than the question (issue 22), the saved-search form (issue 21) and what only
@@ -95,7 +95,7 @@ const CHUNK_GROUPS = [
   // built on (directive.js, directive-helpers.js): ifDefined, the only other one, needs neither.
   {
     name: 'core',
-    test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/]keyed|directive(-helpers)?\.js|\?estate-copy=))|widget[\\/]shared[\\/](estate-element|localize|translations|inherited-attribute|strings|relay|fill|reset\.styles|analytics|campaign)\.ts$/,
+    test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/]keyed|directive(-helpers)?\.js|\?estate-copy=))|widget[\\/]shared[\\/](estate-element|localize|translations|inherited-attribute|strings|relay|fill|reset\.styles|analytics|campaign|alert-options)\.ts$/,
     priority: 3,
   },
   // <estate-listings> and what it carries (its define.ts and all it imports but the core), in one

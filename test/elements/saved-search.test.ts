@@ -118,7 +118,7 @@ describe('<estate-listings> "Get alerts for this search"', () => {
       window.fetch = realFetch;
     }
     await form.updateComplete;
-    expect(part(form, 'status')!.textContent).to.contain('Your search is saved');
+    expect(part(form, 'status')!.textContent).to.contain('check your inbox at priya.alerts@example.com');
     expect(localStorage.length, 'nothing kept once the relay has it').to.equal(0);
     await expect(list).to.be.accessible();
   });
@@ -167,5 +167,66 @@ describe('<estate-listings> "Get alerts for this search"', () => {
     expect(resent.detail.originalId).to.equal(failed.detail.originalId);
     expect((await relayStatus(failed.detail.originalId)).status).to.equal(200);
     expect(localStorage.length).to.equal(0);
+  });
+});
+
+describe('<estate-saved-search> a suburb the agency does not know', () => {
+  it('takes a suggested suburb and sends again, staying on the page (a native form submit would lose the lead)', async () => {
+    await import('../../widget/saved-search/define.ts'); // standalone: the page loads the form itself
+    const { items } = (await (await fetch(`${RELAY}/api/v1/suburbs`)).json()) as { items: Array<{ name: string }> };
+    const known = items[0]!.name;
+    const typo = `${known}e`; // one typing slip: the relay suggests the name it knows
+    const form = await fixture<EstateSavedSearch>(html`<estate-saved-search relay=${RELAY} .search=${{ type: 'sale', suburb: typo }}></estate-saved-search>`);
+    const navigations: string[] = [];
+    const onUnload = () => navigations.push(location.href);
+    window.addEventListener('beforeunload', onUnload);
+    const pageUrl = location.href;
+    try {
+      control(form, 'fullName').focus();
+      await type('Noor Haddad');
+      await tab();
+      await type('noor.alerts@example.com');
+      await tab();
+      await tab();
+      await sendKeys({ press: 'Space' });
+      await tab();
+      const refused = await outcome(form, () => sendKeys({ press: 'Enter' }));
+      expect([refused.type, refused.detail.status], JSON.stringify(refused.detail)).to.deep.equal(['estate-enquiry-error', 400]);
+      await waitUntil(() => part(form, 'suggestion'), 'the close name is offered');
+      const suggestion = part(form, 'suggestion')!;
+      expect(suggestion.textContent!.trim()).to.equal(known);
+      // Focus on the relay's message (it reads the suggestion too); the suggestion is the next stop.
+      // Compared as booleans: a failing chai equality whose actual is this message box (a node
+      // holding Lit's parts) took the test page down (Playwright: a detached frame) instead of
+      // failing, which is what looked like the page navigating after a suggestion.
+      await waitUntil(() => root(form).activeElement?.id === 'search-error', 'focus on the refusal');
+      await tab();
+      expect(root(form).activeElement === suggestion, 'the suggestion follows').to.equal(true);
+      await sendKeys({ press: 'Enter' }); // takes it
+      await form.updateComplete;
+      expect(part(form, 'summary')!.textContent).to.contain(known).and.not.contain(typo);
+      const bodies: Array<Record<string, unknown>> = [];
+      const realFetch = window.fetch;
+      window.fetch = (input, init) => {
+        if (init?.method === 'POST') bodies.push(JSON.parse(String(init.body)) as Record<string, unknown>);
+        return realFetch(input, init);
+      };
+      try {
+        // Sent again as a visitor would: Enter in a field (the form's implicit submission), then the button.
+        const sent = await outcome(form, async () => {
+          control(form, 'email').focus();
+          await sendKeys({ press: 'Enter' });
+        });
+        expect(sent.type, JSON.stringify(sent.detail)).to.equal('estate-enquiry-success');
+      } finally {
+        window.fetch = realFetch;
+      }
+      expect(bodies).to.have.length(1);
+      expect(bodies[0]).to.deep.include({ search: { type: 'sale', suburb: known } });
+      expect(location.href, 'still on the page').to.equal(pageUrl);
+      expect(navigations).to.deep.equal([]);
+    } finally {
+      window.removeEventListener('beforeunload', onUnload);
+    }
   });
 });

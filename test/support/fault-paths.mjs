@@ -5,10 +5,15 @@
 //                         caught in flight, for the "sending" state and double-click tests. A GET
 //                         (an image: the map's tiles) is answered with a small PNG once released,
 //                         and every later GET of that token at once.
+//   mode `alerts-<state>`: a relay's "Get alerts" settings (GET …/saved-searches/options and the POST):
+//                         `off` not offered (the options say so, a POST is 403 alerts_not_offered),
+//                         `refused` offered by the options but refused at the POST (settings changed
+//                         since), `agent` offered with agent confirmation (a POST is a 202 saying so).
 // Every body sent there is recorded: `GET /__faults/<token>/received` lists them (JSON), so a test
 // can see which originalId a failed attempt carried. The happy paths use the real relay.
 
 const MAX_HOLD_MS = 20_000;
+const ALERTS_SETUP = "Set SMTP_URL and MAIL_FROM (or the agency's smtpUrl and mailFrom), or SAVED_SEARCH_CONFIRMATION=agent.";
 /** A 1×1 PNG: what a held image request gets once released. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 
@@ -36,9 +41,9 @@ export function faultPathsMiddleware() {
     });
 
   return async (ctx, next) => {
-    const match = /^\/__faults\/([\w-]+)\/(received|release|hold|status-(\d{3}))(?:\/.*)?$/.exec(ctx.path);
+    const match = /^\/__faults\/([\w-]+)\/(received|release|hold|status-(\d{3})|alerts-(off|refused|agent))(?:\/.*)?$/.exec(ctx.path);
     if (!match) return next();
-    const [, token, mode, code] = match;
+    const [, token, mode, code, alerts] = match;
 
     if (mode === 'received' && ctx.method === 'GET') {
       ctx.type = 'application/json';
@@ -64,6 +69,13 @@ export function faultPathsMiddleware() {
       ctx.body = PNG;
       return;
     }
+    if (alerts && ctx.method === 'GET' && ctx.path.endsWith('/saved-searches/options')) {
+      ctx.type = 'application/json';
+      ctx.body = JSON.stringify(
+        alerts === 'off' ? { offered: false, setup: ALERTS_SETUP } : { offered: true, confirmation: alerts === 'agent' ? 'agent' : 'email' },
+      );
+      return;
+    }
     if (ctx.method !== 'POST') {
       ctx.status = 405;
       return;
@@ -71,6 +83,16 @@ export function faultPathsMiddleware() {
 
     const body = await readBody(ctx.req);
     received.set(token, [...(received.get(token) ?? []), body]);
+    if (alerts) {
+      ctx.type = 'application/json';
+      ctx.status = alerts === 'agent' ? 202 : 403;
+      ctx.body = JSON.stringify(
+        alerts === 'agent'
+          ? { originalId: body?.originalId, status: 'queued', confirmation: 'agent' }
+          : { error: 'alerts_not_offered', message: `Alerts are not offered here: ${ALERTS_SETUP}` },
+      );
+      return;
+    }
     if (mode === 'hold') await hold();
     const status = code ? Number(code) : 503;
     ctx.status = status;

@@ -49,6 +49,8 @@ export const styles = css`
     margin: 0;
     padding: var(--_gap);
     border: 2px dashed var(--_estate-danger);
+    /* It names settings (SAVED_SEARCH_CONFIRMATION=agent) longer than a phone's line. */
+    overflow-wrap: anywhere;
   }
 
   .hint {

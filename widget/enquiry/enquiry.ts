@@ -17,6 +17,7 @@ import { newOriginalId, pendingKey, type PendingEnquiry } from './pending-store.
 import { PendingSubmissionController } from './pending-submission.ts';
 import type { LeadSentDetail, LeadType } from '../shared/analytics.ts';
 import { generateLead, leadOrigin, withinLeadLimit } from '../shared/leads.ts';
+import { consentText } from '../shared/consent-text.ts';
 import { msSinceVisitStart } from '../shared/visit-start.ts';
 
 export const ENQUIRY_TAG = 'estate-enquiry';
@@ -83,7 +84,7 @@ type FieldValues = Record<string, string | boolean>;
 /** What every kind of lead carries, as the form builds it; a form adds its kind's own fields (`lead`). */
 export type LeadContactFields = Pick<
   EnquiryRequest,
-  'originalId' | 'fullName' | 'email' | 'mobile' | 'consent' | 'website' | 'elapsedMs' | 'page' | 'campaign'
+  'originalId' | 'fullName' | 'email' | 'mobile' | 'consent' | 'consentText' | 'website' | 'elapsedMs' | 'page' | 'campaign'
 >;
 
 /** A server-rendered form, detached or about to be, and the control that had the focus in it. */
@@ -149,7 +150,7 @@ function retryAfterMs(header: string | null): number | undefined {
  * @attr {string} subject - Subject sent with the enquiry (not shown to the visitor).
  * @attr {string} message - Initial text of the message field.
  * @attr {boolean} require-phone - Makes the mobile number required.
- * @attr {string} consent-text - When set, shows a required consent checkbox with this label.
+ * @attr {string} consent-text - When set, shows a required consent checkbox with this label; its words as shown (slotted ones included) are sent with the consent (`consentText`).
  * @attr {string} heading - Heading of the form. Default: "Enquire about this property" / "Send a message".
  * @attr {number} heading-level - Level of the heading for the page's outline (1-6, default 2).
  * @attr {string} label-name - Label of the full name field. Default "Full name".
@@ -434,7 +435,7 @@ export class EstateEnquiry extends EstateElement {
     // with no submit button): the form has no action, so the browser would navigate, putting the
     // visitor's details in the URL and losing them. The browser's render makes it a submit button.
     return html`
-      <form part="form" novalidate aria-labelledby="heading" ?hidden=${sent} @submit=${this.#onSubmit}>
+      <form part="form" novalidate aria-labelledby="heading" ?hidden=${sent || this.formWithdrawn()} @submit=${this.#onSubmit}>
         <div part="heading" class="heading" id="heading" role="heading" aria-level=${level}>
           <slot name="heading">${heading}</slot>
         </div>
@@ -513,6 +514,17 @@ export class EstateEnquiry extends EstateElement {
   /** A message for a field the browser's own checks pass but the kind's rules do not (a time in the past). */
   protected fieldProblem(_field: string, _value: string): string | undefined {
     return undefined;
+  }
+
+  /** The relay's 2xx answer to `request`, before the success is shown (a kind whose words follow the answer keeps what it needs). */
+  protected accepted(_answer: unknown, _request: EnquiryRequest): void {}
+
+  /** A send failed (`error`: a RelayError when the relay answered), before the failure is shown and its event fired. */
+  protected refused(_error: unknown): void {}
+
+  /** The form is taken away although nothing was sent (the relay no longer takes this kind of lead); the status stays. */
+  protected formWithdrawn(): boolean {
+    return false;
   }
 
   /** What the status says once the relay has the lead. */
@@ -782,6 +794,8 @@ export class EstateEnquiry extends EstateElement {
     // submission that in fact arrived gets a 409, which we treat as "already received".
     const previous = this.#submission.current?.request;
     const values = this.values as Record<string, string>;
+    // The consent box's words go with it wherever one is shown (the lead forms always show one).
+    const consentWords = consentText(this.renderRoot);
     const request = withinLeadLimit(
       this.lead({
         originalId: previous?.originalId ?? newOriginalId(),
@@ -789,6 +803,7 @@ export class EstateEnquiry extends EstateElement {
         email: values.email!.trim(),
         ...(values.mobile!.trim() ? { mobile: values.mobile!.trim() } : {}),
         ...(this.consentText !== undefined ? { consent: this.values.consent === true } : {}),
+        ...(consentWords !== undefined ? { consentText: consentWords } : {}),
         website: this.renderRoot.querySelector<HTMLInputElement>('#website')?.value ?? '',
         elapsedMs: previous?.elapsedMs ?? msSinceVisitStart(),
         ...leadOrigin(),
@@ -829,11 +844,13 @@ export class EstateEnquiry extends EstateElement {
         signal: timeoutSignal(signal, SEND_TIMEOUT_MS),
         credentials: 'omit',
       });
+      this.accepted(accepted, pending.request);
       return { originalId: accepted?.originalId ?? pending.request.originalId, status: 'queued', alreadyReceived: false };
     } catch (error) {
       // 409: this originalId was accepted before with other details (an edited retry of a send
       // whose answer was lost). The first version is the lead; do not create a second one.
       if (error instanceof RelayError && error.status === 409) {
+        this.accepted(undefined, pending.request);
         return { originalId: pending.request.originalId, status: 'queued', alreadyReceived: true };
       }
       throw error;
@@ -867,6 +884,7 @@ export class EstateEnquiry extends EstateElement {
     const pending = this.#submission.current;
     if (!pending) return;
     const definitive = isDefinitive(error);
+    this.refused(error);
     const status = error instanceof RelayError ? error.status : 0;
     const fields = error instanceof RelayError ? error.fields : {};
     if (definitive) {

@@ -26,6 +26,10 @@ export interface FilterBarHost {
   /** That form is open (under the bar). */
   alertsOpen: boolean;
   toggleAlerts(): void;
+  /** The element's first listings have been shown: the bar may ask the relay whether it offers alerts. */
+  listed: boolean;
+  /** Renders the element again (an answer came). */
+  refresh(): void;
 }
 
 export type FilterBar = (host: FilterBarHost) => TemplateResult;

@@ -12,9 +12,39 @@ import { fill, formatMoney, formatNumber, resolveCurrency } from '../shared/form
 import { SORTS, type BarFilter, type QueryKey } from './query.ts';
 import { provideFilterBar, type FilterBarHost } from './filter-bar-slot.ts';
 import { loadElement } from '../shared/load-element.ts';
+import { relayBase } from '../shared/relay.ts';
+import { alertOptions } from '../shared/alert-options.ts';
 import './filter-bar.strings.ts';
 
 const DEFAULT_PROPERTY_TYPES = ['House', 'Apartment', 'Unit', 'Townhouse', 'Villa', 'Land'];
+
+/** Whether each relay offers alerts, once it has answered (by its base URL). */
+const alertsAnswered = new Map<string, boolean>();
+/** The bars waiting for a relay's answer, to render again when it comes. */
+const alertsWaiting = new Map<string, Set<() => void>>();
+
+/**
+ * Shows "Get alerts for this search" unless the relay says it does not offer alerts: asked once
+ * per relay per page (options.ts), after the element's first listings are shown; until then, and
+ * when it cannot be asked, the button stays (the form itself tells for certain).
+ */
+function alertsShown(host: FilterBarHost): boolean {
+  const key = relayBase(host.relay);
+  const answered = alertsAnswered.get(key);
+  if (answered !== undefined || !host.listed) return answered ?? true;
+  let waiting = alertsWaiting.get(key);
+  if (!waiting) {
+    const bars = (waiting = new Set());
+    alertsWaiting.set(key, bars);
+    void alertOptions(host.relay).then((options) => {
+      alertsAnswered.set(key, options?.offered !== false);
+      alertsWaiting.delete(key);
+      for (const refresh of bars) refresh();
+    });
+  }
+  waiting.add(host.refresh);
+  return true;
+}
 
 function renderFilterBar(host: FilterBarHost): TemplateResult {
   const { text, locale, query, barFilters } = host;
@@ -87,9 +117,13 @@ function renderFilterBar(host: FilterBarHost): TemplateResult {
       <div part="filter-actions" class="actions">
         <button type="submit" part="button button-primary" class="primary">${text.search}</button>
         <button type="button" part="button" class="secondary" @click=${host.resetFilters}>${text.reset}</button>
-        <button type="button" part="button alerts-button" aria-expanded=${host.alertsOpen} aria-controls="alerts" @click=${toggleAlerts}>
-          ${text.getAlerts}
-        </button>
+        ${
+          alertsShown(host)
+            ? html`<button type="button" part="button alerts-button" aria-expanded=${host.alertsOpen} aria-controls="alerts" @click=${toggleAlerts}>
+                ${text.getAlerts}
+              </button>`
+            : nothing
+        }
       </div>
     </form>
     ${

@@ -268,6 +268,9 @@ export class EstateListings extends EstateElement {
   #pushedDetailEntry = false;
   /** The homes the visitor keeps: each card's heart. */
   readonly #shortlist = new ShortlistController(this);
+  /** The first listings have been shown (the filter bar may ask the relay more). */
+  #listed = false;
+  readonly #refresh = () => this.requestUpdate();
 
   readonly #listingsTask = new Task(this, {
     task: async ([relay, queryString, hostListings], { signal }) => {
@@ -455,6 +458,11 @@ export class EstateListings extends EstateElement {
   async #afterLoad(page: Page<ListingSummary>): Promise<void> {
     await this.rendered();
     await this.#barShown();
+    // The bar asks whether the relay offers alerts only now: never ahead of the listings themselves.
+    if (!this.#listed) {
+      this.#listed = true;
+      if (this.#barFilters.length) this.requestUpdate();
+    }
     if (this.#focusResultsAfterLoad) {
       this.#focusResultsAfterLoad = false;
       const status = this.renderRoot.querySelector<HTMLElement>('[part~="status"]');
@@ -612,6 +620,8 @@ export class EstateListings extends EstateElement {
               alertsConsentText: this.alertsConsentText,
               alertsOpen: this.alertsOpen,
               toggleAlerts: () => this.#toggleAlerts(),
+              listed: this.#listed,
+              refresh: this.#refresh,
             })
           : nothing
       }

@@ -3,14 +3,22 @@ import { Task, TaskStatus } from '@lit/task';
 import { formatBoundingBox, parseBoundingBox } from '../../contract/listing-filters.ts';
 import type { EnquiryRequest } from '../../contract/relay-api.ts';
 import { AREA_SUBURBS_MAX, suburbKey, type AreaSuburbs } from '../../contract/saved-search-area.ts';
-import { SAVED_SEARCH_FILTER_NAMES, type SavedSearchFilters, type SavedSearchRequest } from '../../contract/saved-search.ts';
+import {
+  SAVED_SEARCH_FILTER_NAMES,
+  type SavedSearchAccepted,
+  type SavedSearchConfirmation,
+  type SavedSearchFilters,
+  type SavedSearchOptions,
+  type SavedSearchRequest,
+} from '../../contract/saved-search.ts';
 import type { EnquiryErrorDetail, LeadContactFields } from '../enquiry/enquiry.ts';
-import { relayUrl } from '../shared/relay.ts';
+import { RelayError, relayBase, relayUrl } from '../shared/relay.ts';
 import { fetchJsonOnceFilled } from '../shared/relay-filling.ts';
 import { LeadForm } from '../lead-form/lead-form.ts';
 import type { LeadType } from '../shared/analytics.ts';
 import type { Sections } from '../shared/localize.ts';
 import { LocalizeController } from '../shared/translations.ts';
+import { alertOptions, alertsNoLongerOffered } from '../shared/alert-options.ts';
 import { type SavedSearchStrings } from './strings.ts';
 import './strings.ts';
 
@@ -59,6 +67,11 @@ interface RefusedSuburb {
  * send until they are known. A suburb the agency's CRM does not know is refused by the relay (400);
  * its message and the close names it offers show under the summary, each a button that takes it.
  *
+ * It asks the relay whether it offers alerts (`GET /api/v1/saved-searches/options`) when it first
+ * connects: where it does not, it shows a note for the site's developer instead of a form. It sends
+ * the consent box's words as shown (`consentText`) and the page, and after a 202 says what happens
+ * next as the relay confirms (a link e-mailed to the address typed, or the agency in touch).
+ *
  * Sending, keeping and retrying are the enquiry form's: the submission keeps its `originalId` across
  * retries and reloads until the relay has it (one kept submission per page origin), so it is saved
  * once.
@@ -78,7 +91,7 @@ interface RefusedSuburb {
  *
  * @slot heading - Replaces the heading text.
  * @slot consent - Replaces the consent box's label (e.g. to link a privacy policy).
- * @slot success - Replaces the success message.
+ * @slot success - Replaces the success message (which otherwise says how the relay confirms the search: an e-mailed link, or the agency).
  *
  * @csspart form - The form.
  * @csspart heading - The heading.
@@ -94,6 +107,7 @@ interface RefusedSuburb {
  * @csspart error - Each field's error message.
  * @csspart submit - The send button.
  * @csspart status - The live region telling sending, sent and failed.
+ * @csspart setup - The note shown instead of the form where the relay does not offer alerts (for the page's developer; a console warning names the relay's settings too).
  *
  * @cssprop --estate-enquiry-max-width - Maximum width of the form (default 36rem).
  * @cssprop --estate-enquiry-padding - Padding inside the form's surface (default `--estate-space`).
@@ -155,6 +169,20 @@ export class EstateSavedSearch extends LeadForm {
   #refused: RefusedSuburb[] = [];
   /** The search of the last send (the names a refusal's field indexes). */
   #sentSearch: SavedSearchFilters | undefined;
+  /** How the relay confirms the search it accepted (its 202), and the address it was sent for: the success words follow them. */
+  #confirmation: SavedSearchConfirmation | undefined;
+  #confirmedEmail = '';
+  /** A send was answered 403 `alerts_not_offered`: the form is withdrawn, the visitor told, the developer shown why. */
+  #withdrawn: Pick<SavedSearchOptions, 'setup'> | undefined;
+
+  /** Whether the relay offers alerts, asked when the form first connects (once per relay per page, shared with the filter bar). */
+  readonly #options = new Task(this, {
+    task: ([relay]) => alertOptions(relay),
+    args: () => [this.relay] as const,
+    onComplete: (options) => {
+      if (options?.offered === false) this.#warnNotOffered(options.setup);
+    },
+  });
 
   /** The suburbs of the map area the search follows (none without one). */
   readonly #area = new Task(this, {
@@ -180,6 +208,60 @@ export class EstateSavedSearch extends LeadForm {
       }
     });
     this.addEventListener('estate-enquiry-error', (event) => void this.#onRefusal(event.detail));
+  }
+
+  /** The relay does not offer alerts (its options said so, or a send was refused for it): what it said to set up; undefined while it does, or could not be asked. */
+  #notOffered(): Pick<SavedSearchOptions, 'setup'> | undefined {
+    if (this.#withdrawn) return this.#withdrawn;
+    const options = this.#options.value;
+    return this.#options.status === TaskStatus.COMPLETE && options?.offered === false ? options : undefined;
+  }
+
+  #warnNotOffered(setup: string | undefined): void {
+    console.warn(`<${this.localName}> shows no form: ${this.#setupNote(setup)}`);
+  }
+
+  /** For the site's developer (the relay's `setup` names its settings; never personal data). */
+  #setupNote(setup: string | undefined): string {
+    return `the relay at ${relayBase(this.relay)} does not offer alerts.${setup ? ` ${setup}` : ''}`;
+  }
+
+  /**
+   * Not offered: a note for the site's developer instead of a form (as the enquiry form without a
+   * listing). Withdrawn after a send: the form's live region stays, telling the visitor in plain
+   * words that nothing was kept.
+   */
+  override render(): ReturnType<LeadForm['render']> {
+    const notOffered = this.#notOffered();
+    if (!notOffered) return super.render();
+    const note = html`<p part="setup" class="setup">&lt;${this.localName}&gt; is not set up: ${this.#setupNote(notOffered.setup)}</p>`;
+    return this.#withdrawn ? html`${super.render()}${note}` : note;
+  }
+
+  protected override formWithdrawn(): boolean {
+    return this.#withdrawn !== undefined;
+  }
+
+  protected override refused(error: unknown): void {
+    const body =
+      error instanceof RelayError && error.status === 403 ? (error.body as { error?: unknown; setup?: unknown; message?: unknown } | undefined) : undefined;
+    if (body?.error !== 'alerts_not_offered') return;
+    const setup = typeof body.setup === 'string' ? body.setup : typeof body.message === 'string' ? body.message : undefined;
+    this.#withdrawn = setup ? { setup } : {};
+    alertsNoLongerOffered(this.relay, setup);
+    this.#warnNotOffered(setup);
+    this.notice = this.alertWords.notOffered;
+    // The form is about to hide: keep keyboard and screen-reader users where the words are (as after a success).
+    const focusWasInside = (this.renderRoot as ShadowRoot).activeElement !== null;
+    void this.updateComplete.then(() => {
+      if (focusWasInside) this.renderRoot.querySelector<HTMLElement>('#status')?.focus();
+    });
+  }
+
+  protected override accepted(answer: unknown, request: EnquiryRequest): void {
+    const confirmation = (answer as Partial<SavedSearchAccepted> | undefined)?.confirmation;
+    this.#confirmation = confirmation === 'email' || confirmation === 'agent' ? confirmation : this.#options.value?.confirmation;
+    this.#confirmedEmail = request.email;
   }
 
   /** Why the search cannot be sent yet (its map area's suburbs unknown or none), or undefined. */
@@ -259,8 +341,16 @@ export class EstateSavedSearch extends LeadForm {
     return this.labelSubmit ?? this.alertWords.submit;
   }
 
+  /** What happens next, as the relay's 202 said: a link e-mailed to the address typed, or an agent in touch; an older relay's answer says neither. */
   protected override successContent(): unknown {
-    return html`<slot name="success">${this.alertWords.success}</slot>`;
+    const words = this.alertWords;
+    const text =
+      this.#confirmation === 'email'
+        ? this.say(words.successEmail, { email: this.#confirmedEmail })
+        : this.#confirmation === 'agent'
+          ? words.successAgent
+          : words.success;
+    return html`<slot name="success">${text}</slot>`;
   }
 
   protected override renderFields(): unknown {
@@ -354,6 +444,8 @@ export class EstateSavedSearch extends LeadForm {
       email: contact.email,
       ...(contact.mobile ? { mobile: contact.mobile } : {}),
       consent: contact.consent === true,
+      ...(contact.consentText ? { consentText: contact.consentText } : {}),
+      ...(contact.page ? { page: contact.page } : {}),
       website: contact.website ?? '',
       elapsedMs: contact.elapsedMs,
       search: this.#searchToSend(),

@@ -21,7 +21,14 @@ export interface SavedSearchStrings {
   minBeds: string;
   minBaths: string;
   minCars: string;
+  /** The relay's answer names no confirmation (a relay from before double opt-in). */
   success: string;
+  /** Accepted, and a link e-mailed to `{email}` (the address typed) starts the alerts: nothing is sent before it is followed. */
+  successEmail: string;
+  /** Accepted, and the agency confirms with the person before sending any alert. */
+  successAgent: string;
+  /** Told to the visitor when the relay refuses the search because it does not offer alerts (403 `alerts_not_offered`): nothing was kept. */
+  notOffered: string;
   /** A map area while its suburbs are being found. */
   areaLoading: string;
   /** The last two of a map area's suburbs: "{first} or {last}". */
@@ -53,6 +60,11 @@ export const defaultSavedSearchStrings: SavedSearchStrings = {
   minBaths: '{count}+ bathrooms',
   minCars: '{count}+ car spaces',
   success: 'Thank you. Your search is saved with the agency, and you will hear about new listings that match it.',
+  successEmail:
+    'Nearly done: check your inbox at {email} for an e-mail from the agency with a link that starts your alerts. Nothing is sent to you until you follow it.',
+  successAgent: 'Thank you. The agency will confirm your alerts with you before sending any.',
+  notOffered:
+    'Sorry, alerts are not available on this site just now, so your details were not kept. Please contact the agency directly to hear about new listings.',
   areaLoading: 'in the map area (finding its suburbs…)',
   areaLast: '{first} or {last}',
   areaMore: 'The map area covers {count} more suburbs: alerts follow the {max} with the most homes. Zoom the map in to choose fewer.',
@@ -62,4 +74,25 @@ export const defaultSavedSearchStrings: SavedSearchStrings = {
   suggestionsLabel: 'Did you mean:',
 };
 
-registerBuiltInTranslation<{ savedSearch: SavedSearchStrings }>({ $code: 'en-AU', savedSearch: defaultSavedSearchStrings });
+registerBuiltInTranslation<{ savedSearch: SavedSearchStrings }>(
+  { $code: 'en-AU', savedSearch: defaultSavedSearchStrings },
+  {
+    $code: 'en-NZ',
+    savedSearch: {
+      successEmail:
+        'Nearly done: check your inbox at {email} for an email from the agency with a link that starts your alerts. Nothing is sent to you until you follow it.',
+      notOffered:
+        'Sorry, alerts are not available on this site right now, so your details were not kept. Please contact the agency directly to hear about new listings.',
+    },
+  },
+  {
+    $code: 'en-GB',
+    savedSearch: {
+      successEmail:
+        'Almost there: check your inbox at {email} for an email from the agency with a link that starts your alerts. Nothing will be sent to you until you click it.',
+      successAgent: 'Thank you. The agency will confirm your alerts with you before sending any.',
+      notOffered:
+        'Sorry, alerts are not available on this site at the moment, so your details have not been kept. Please contact the agency directly to hear about new listings.',
+    },
+  },
+);
