@@ -100,7 +100,7 @@ export function savedSearchRouter(service: SavedSearchService, options: SavedSea
   router.post('/', ...jsonBody('The saved search', SAVED_SEARCH_LIMITS.bodyBytes), ...intake.clientLimits, async (req: Request, res: Response) => {
     intake.requireJson(req);
     if (!offer.offered) {
-      res.status(403).json({ error: 'alerts_not_offered', message: `Alerts are not offered here: ${offer.setup}` });
+      res.status(403).json({ error: 'alerts_not_offered', message: 'This site does not offer e-mail alerts yet.', setup: offer.setup });
       return;
     }
     const parsed = savedSearchRequestSchema.safeParse(req.body);

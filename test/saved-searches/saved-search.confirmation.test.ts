@@ -201,7 +201,7 @@ for (const variant of storeVariants()) {
       expect(options.setup).toContain('SMTP_URL');
       const refused = await request(made.app).post('/api/v1/saved-searches').send(validSavedSearch());
       expect(refused.status).toBe(403);
-      expect(refused.body).toMatchObject({ error: 'alerts_not_offered' });
+      expect(refused.body).toMatchObject({ error: 'alerts_not_offered', setup: options.setup });
       expect(await rawRows(made.store, 'saved_searches')).toEqual([]);
     });
 

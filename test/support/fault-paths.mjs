@@ -89,7 +89,7 @@ export function faultPathsMiddleware() {
       ctx.body = JSON.stringify(
         alerts === 'agent'
           ? { originalId: body?.originalId, status: 'queued', confirmation: 'agent' }
-          : { error: 'alerts_not_offered', message: `Alerts are not offered here: ${ALERTS_SETUP}` },
+          : { error: 'alerts_not_offered', message: 'This site does not offer e-mail alerts yet.', setup: ALERTS_SETUP },
       );
       return;
     }
