@@ -49,7 +49,10 @@ export interface RelayStatus {
    */
   outbox: Record<'queued' | 'delivered' | 'dead' | 'spam' | 'quarantined', number> & { oldestQueuedAt: string | null; oldestQueuedSeconds: number | null };
   /** The saved-search queue the same way: queued (not yet in the CRM), saved, dead (refused, or past the retry window), spam, quarantined. */
-  savedSearches: Record<'queued' | 'saved' | 'dead' | 'spam' | 'quarantined', number> & { oldestQueuedAt: string | null; oldestQueuedSeconds: number | null };
+  savedSearches: Record<'queued' | 'unconfirmed' | 'saved' | 'unsubscribed' | 'expired' | 'dead' | 'spam' | 'quarantined', number> & {
+    oldestQueuedAt: string | null;
+    oldestQueuedSeconds: number | null;
+  };
   crm: { day: string; used: number; limit: number; remaining: number };
   /** The agency's account id at the CRM, as the relay learned it (null: not learned yet). */
   crmAccountId: string | null;
@@ -155,7 +158,10 @@ export function collectStatus(
       outbox: { queued, delivered, dead, spam, quarantined, oldestQueuedAt: iso(oldestQueuedAt), oldestQueuedSeconds: ageOf(oldestQueuedAt) },
       savedSearches: {
         queued: searches.queued,
+        unconfirmed: searches.unconfirmed,
         saved: searches.saved,
+        unsubscribed: searches.unsubscribed,
+        expired: searches.expired,
         dead: searches.dead,
         spam: searches.spam,
         quarantined: searches.quarantined,
@@ -192,7 +198,10 @@ export async function leadQueuesStatus(store: Store, now = new Date()): Promise<
     outbox: { queued, delivered, dead, spam, quarantined, oldestQueuedAt: iso(oldestEnquiry ?? null), oldestQueuedSeconds: ageOf(oldestEnquiry) },
     savedSearches: {
       queued: saved.queued,
+      unconfirmed: saved.unconfirmed,
       saved: saved.saved,
+      unsubscribed: saved.unsubscribed,
+      expired: saved.expired,
       dead: saved.dead,
       spam: saved.spam,
       quarantined: saved.quarantined,
@@ -300,7 +309,9 @@ export function formatStatus(status: RelayStatus): string {
     formatPlaces(status.places),
     `Enquiry outbox  ${status.outbox.queued} queued, ${status.outbox.delivered} delivered, ${status.outbox.dead} dead, ${status.outbox.spam} spam, ${status.outbox.quarantined} quarantined` +
       oldestQueued(status.outbox),
-    `Saved searches  ${status.savedSearches.queued} queued, ${status.savedSearches.saved} saved, ${status.savedSearches.dead} dead, ${status.savedSearches.spam} spam, ${status.savedSearches.quarantined} quarantined` +
+    `Saved searches  ${status.savedSearches.queued} queued, ${status.savedSearches.unconfirmed} awaiting their owner's confirmation, ${status.savedSearches.saved} saved, ` +
+      `${status.savedSearches.unsubscribed} not written (contact unsubscribed), ${status.savedSearches.expired} expired, ` +
+      `${status.savedSearches.dead} dead, ${status.savedSearches.spam} spam, ${status.savedSearches.quarantined} quarantined` +
       oldestQueued(status.savedSearches),
     `CRM requests    ${status.crm.used} of ${status.crm.limit} today (${status.crm.day} UTC, ${share}%), ${status.crm.remaining} left`,
     `CRM account     ${status.crmAccountId ?? "not learned yet (until then every verified webhook is taken as this agency's)"}`,

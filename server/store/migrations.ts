@@ -501,7 +501,7 @@ export const migrations: Migration[] = [
     `,
   },
   {
-    id: '210-saved-search-confirmation',
+    id: '210-saved-searches-confirmation',
     sql: `
       -- Double opt-in (server/saved-searches/confirmation.ts): a saved search waits, 'unconfirmed', until
       -- the address's owner follows the link the relay e-mailed them (or, with agent confirmation, goes

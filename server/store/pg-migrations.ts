@@ -211,7 +211,7 @@ export const pgMigrations: Migration[] = [
     `,
   },
   {
-    id: '100-saved-search-confirmation',
+    id: '100-saved-searches-confirmation',
     sql: `
       -- The SQLite store's migration 210: double opt-in (statuses unconfirmed, expired, unsubscribed;
       -- the step consent; the confirmation, the e-mail's state and the consent record beside each row).

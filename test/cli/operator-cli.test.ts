@@ -89,7 +89,8 @@ function rows(dataDir: string): { listings: unknown[]; outbox: unknown[] } {
 
 beforeAll(async () => {
   // Workers off: the test syncs by hand and keeps enquiries queued, so the figures hold still.
-  relay = await startTestRelay({ ENQUIRY_MIN_FILL_MS: '1000', ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000' }, { workers: false });
+  // Agent confirmation: a saved search is queued for the CRM at once (by e-mail it would wait for its owner's click, saved-searches tests).
+  relay = await startTestRelay({ ENQUIRY_MIN_FILL_MS: '1000', ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000', SAVED_SEARCH_CONFIRMATION: 'agent' }, { workers: false });
   const report = await relay.listings.sync.run('full');
   expect(report.error).toBeUndefined();
 }, 90_000);
@@ -135,7 +136,7 @@ describe('npm run relay -- status', () => {
     expect(figures.outbox.oldestQueuedAt).not.toBeNull();
     expect(figures.outbox.oldestQueuedSeconds).toBeGreaterThanOrEqual(0);
     // The saved-search queue beside the outbox: one waiting for the CRM (the workers are off), its age.
-    expect(figures.savedSearches).toMatchObject({ queued: 1, saved: 0, dead: 0, spam: 0, quarantined: 0 });
+    expect(figures.savedSearches).toMatchObject({ queued: 1, unconfirmed: 0, saved: 0, unsubscribed: 0, expired: 0, dead: 0, spam: 0, quarantined: 0 });
     expect(Date.parse(figures.savedSearches.oldestQueuedAt!)).toBeLessThanOrEqual(Date.now());
     expect(figures.savedSearches.oldestQueuedSeconds).toBeGreaterThanOrEqual(0);
     expectAgeOf(figures.outbox, 'the outbox');
@@ -173,7 +174,9 @@ describe('npm run relay -- status', () => {
     expect(code).toBe(0);
     expect(out).toMatch(/Last sync\s+FAILED at \S+: .+/);
     expect(out).toMatch(/Enquiry outbox\s+2 queued, 0 delivered, 0 dead, 0 spam, 1 quarantined \(oldest queued \S+, \d+ s ago\)/);
-    expect(out).toMatch(/Saved searches\s+1 queued, 0 saved, 0 dead, 0 spam, 0 quarantined \(oldest queued \S+, \d+ s ago\)/);
+    expect(out).toMatch(
+      /Saved searches\s+1 queued, 0 awaiting their owner's confirmation, 0 saved, 0 not written \(contact unsubscribed\), 0 expired, 0 dead, 0 spam, 0 quarantined \(oldest queued \S+, \d+ s ago\)/,
+    );
     expect(out).toMatch(/CRM requests\s+\d+ of 10000 today/);
     const figures = await status();
     expect(figures.sync.lastOutcome).toBe('failed');

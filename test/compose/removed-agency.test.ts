@@ -30,7 +30,8 @@ describe('saved searches of a removed agency', () => {
   });
 
   async function removeWithSavedSearchQueued(): Promise<{ rig: AgenciesRig; a: AgencyFileEntry; b: AgencyFileEntry; accountB: SimulatorState; email: string }> {
-    rig = await startAgenciesRig({ agencies: 2, listings: 4, workers: true, env: FAST_RETRIES });
+    // Agent confirmation: the saved search is queued for the CRM at once (by e-mail it would wait for its owner's click).
+    rig = await startAgenciesRig({ agencies: 2, listings: 4, workers: true, env: { ...FAST_RETRIES, SAVED_SEARCH_CONFIRMATION: 'agent' } });
     const [a, b] = rig.entries as [AgencyFileEntry, AgencyFileEntry];
     const accountB = rig.accounts[1]!;
     accountB.setFaults(CONTACTS_DOWN);
