@@ -95,7 +95,7 @@ function page(res: Response, entry: SavedSearchEntry | undefined, at: number, ag
   const bodies: Record<PageState, { title: string; body: string }> = {
     ask: {
       title: 'Confirm your property alerts',
-      body: `<p>${agency} will e-mail you about ${what} once you confirm.</p>${words}
+      body: `<p>Once you confirm, ${agency} will e-mail you about ${what}.</p>${words}
 <form method="post"><button type="submit">Confirm my alerts</button></form>
 <p class="small">Not you? Close this page: nothing will be sent, and the request is erased when its link lapses.</p>`,
     },
