@@ -129,7 +129,7 @@ function page(res: Response, entry: SavedSearchEntry | undefined, at: number, ag
     .type('html')
     .send(
       `<!doctype html><html lang="en-AU"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><title>${escapeHtml(title)} · ${agency}</title>
+<meta name="robots" content="noindex"><link rel="icon" href="data:,"><title>${escapeHtml(title)} · ${agency}</title>
 <style>body{font:1.0625rem/1.6 system-ui,sans-serif;color:#1a1a1a;background:#f6f6f4;margin:0}main{max-width:36rem;margin:2rem auto;padding:1.5rem;background:#fff;border-radius:8px}
 h1{font-size:1.5rem;line-height:1.3;margin:0 0 1rem}p.agency{margin:0 0 .5rem;color:#4a4a4a}.small{font-size:.9375rem;color:#4a4a4a}
 button{font:inherit;font-weight:600;padding:.75rem 1.25rem;min-height:44px;border:0;border-radius:6px;background:#1f4e79;color:#fff;cursor:pointer}
