@@ -138,7 +138,9 @@ describe('the operator view of many agencies', () => {
     expect(status.code).toBe(0);
     expect(status.text).toContain(`CRM account     ${sim.key.accounts[1]!.accountId}`);
     expect(status.text).toMatch(/Listings\s+[1-9]\d*/);
-    expect(status.text).toMatch(/^Saved searches\s+0 queued, 0 saved, 0 dead, 0 spam, 0 quarantined$/m);
+    expect(status.text).toMatch(
+      /^Saved searches\s+0 queued, 0 awaiting their owner's confirmation, 0 saved, 0 not written \(contact unsubscribed\), 0 expired, 0 dead, 0 spam, 0 quarantined$/m,
+    );
     expect(status.text).toContain(`running (pid ${child.pid}`);
 
     expect((await cli(['outbox', 'list', '--status', 'all', '--agency', 'agency-1'])).code).toBe(0);
