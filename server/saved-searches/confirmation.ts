@@ -50,7 +50,7 @@ export interface ConfirmationWorkerDeps {
   agencyName: string;
   relayBase: () => string;
   timeZone: string;
-  /** How often (ms) due e-mails and lapsed links are looked for besides wake(); default 5 s. */
+  /** How often (ms) due e-mails and lapsed links are looked for besides wake() (a retry's due time, another relay's rows); default 15 s. */
   pollMs?: number;
 }
 
@@ -73,20 +73,22 @@ export function createConfirmationWorker(deps: ConfirmationWorkerDeps): Confirma
   const { store, metrics, mailer } = deps;
   const log = deps.log.child({ component: 'saved-search-confirmation' });
   const now = deps.now ?? Date.now;
-  const pollMs = deps.pollMs ?? 5_000;
+  const pollMs = deps.pollMs ?? 15_000;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let again = false;
   let stopped = true;
 
   async function pass(): Promise<void> {
-    const expired = await store.expireUnconfirmed(now());
-    if (expired > 0) {
+    // A look first: an idle relay writes nothing (no write lock taken every few seconds).
+    const work = await store.confirmationWork(now());
+    if (work.expired) {
+      const expired = await store.expireUnconfirmed(now());
       metrics.expired += expired;
       metrics.erased += expired;
-      log.info({ expired }, 'unconfirmed saved searches expired: their links lapsed, their personal data erased');
+      if (expired > 0) log.info({ expired }, 'unconfirmed saved searches expired: their links lapsed, their personal data erased');
     }
-    if (!mailer) return;
+    if (!mailer || !work.mailDue) return;
     const keys = await store.keys();
     for (;;) {
       const due = await store.claimMailDue(now(), MAILS_PER_PASS, MAIL_LEASE_MS);

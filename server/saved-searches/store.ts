@@ -422,6 +422,20 @@ export class SavedSearchStore extends KeyedLeadQueueTable<SavedSearchEntry, Save
   }
 
   /**
+   * What the confirmation worker has to do now, read without a write: whether an unconfirmed saved
+   * search's e-mail is due, and whether one's link has lapsed. An idle relay then never takes the
+   * store's write lock (on SQLite a write waits, event loop and all, while another process holds it).
+   */
+  async confirmationWork(now: number): Promise<{ mailDue: boolean; expired: boolean }> {
+    const current = this.nowIn(now);
+    const [mail, lapsed] = await Promise.all([
+      this.db.selectFrom('saved_searches').select('seq').where('status', '=', 'unconfirmed').where('mail_due_at', '<=', current).limit(1).executeTakeFirst(),
+      this.db.selectFrom('saved_searches').select('seq').where('status', '=', 'unconfirmed').where('expires_at', '<=', current).limit(1).executeTakeFirst(),
+    ]);
+    return { mailDue: mail !== undefined, expired: lapsed !== undefined };
+  }
+
+  /**
    * Takes up to `limit` unconfirmed saved searches whose confirmation e-mail is due, oldest first,
    * by moving their due time a lease ahead (one statement; SKIP LOCKED on PostgreSQL): a relay that
    * dies while sending leaves it due again when the lease is over, and the e-mail goes once more
