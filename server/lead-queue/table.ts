@@ -391,15 +391,25 @@ export class LeadQueueTable<Entry extends { seq: number }, Status extends string
   }
 
   /**
+   * What a released row becomes besides queued (columns set in the release's own UPDATE, so no
+   * worker sees it in between): none here; a queue whose leads may still wait for something (the
+   * saved searches: their owner's confirmation) says so. `current`: now in a statement.
+   */
+  protected async releasedAs(_originalId: string, _current: RawBuilder<number>): Promise<Record<string, unknown>> {
+    return {};
+  }
+
+  /**
    * The release's one conditional UPDATE, also setting `keys` (the digest columns a lead accepted
    * outside the quarantine would have had: KeyedLeadQueueTable.releaseWithIntent). A key another
    * row took in the meantime fails it on the unique index: the lead stays in the quarantine.
    */
   protected async releaseWith(originalId: string, now: number, keys: Record<string, string | null>): Promise<boolean> {
     const current = this.nowIn(now);
+    const becomes = await this.releasedAs(originalId, current);
     const result = await this.queueDb
       .updateTable(this.queue)
-      .set({ ...keys, status: 'queued', attempts: 0, next_attempt_at: current, window_start: current, claimed_by: null, claim_until: null })
+      .set({ ...keys, status: 'queued', attempts: 0, next_attempt_at: current, window_start: current, claimed_by: null, claim_until: null, ...becomes })
       .where('original_id', '=', originalId)
       .where('status', '=', 'spam')
       .where('payload', 'is not', null)

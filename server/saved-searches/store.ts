@@ -1,4 +1,4 @@
-import { sql, type Generated, type Selectable } from 'kysely';
+import { sql, type Generated, type RawBuilder, type Selectable } from 'kysely';
 import type { SavedSearchConfirmation, SavedSearchFilters } from '../../contract/saved-search.ts';
 import { KeyedLeadQueueTable } from '../lead-queue/intent.ts';
 import { savedSearchIntentDigest } from './schema.ts';
@@ -562,30 +562,13 @@ export class SavedSearchStore extends KeyedLeadQueueTable<SavedSearchEntry, Save
 
   /**
    * A released saved search still needs its owner's confirmation when the agency asks for it: it
-   * becomes unconfirmed (its e-mail due now, its link valid from now), never queued straight. One
-   * conditional UPDATE, so no worker can take it in between.
+   * becomes unconfirmed (its e-mail due now, its link valid from now), never queued straight.
    */
-  protected override async releaseWith(originalId: string, now: number, keys: Record<string, string | null>): Promise<boolean> {
+  protected override async releasedAs(originalId: string, current: RawBuilder<number>): Promise<Record<string, unknown>> {
     const entry = await this.get(originalId);
-    if (entry?.confirmation !== 'email' || entry.confirmedAt !== null) return super.releaseWith(originalId, now, keys);
-    const current = this.nowIn(now);
+    if (entry?.confirmation !== 'email' || entry.confirmedAt !== null) return {};
     const validMs = (entry.expiresAt ?? entry.acceptedAt) - entry.acceptedAt;
-    const result = await this.db
-      .updateTable('saved_searches')
-      .set({
-        ...keys,
-        status: 'unconfirmed',
-        mail_due_at: current,
-        expires_at: sql<number>`${current} + ${validMs}`,
-        attempts: 0,
-        claimed_by: null,
-        claim_until: null,
-      })
-      .where('original_id', '=', originalId)
-      .where('status', '=', 'spam')
-      .where('payload', 'is not', null)
-      .executeTakeFirst();
-    return changed(result) === 1;
+    return { status: 'unconfirmed', mail_due_at: current, expires_at: sql<number>`${current} + ${validMs}` };
   }
 
   /** Drops the personal data of unsubscribed ones (nothing was written for them) `before` on, as of saved ones. */
