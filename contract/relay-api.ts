@@ -133,6 +133,66 @@ export interface Agent {
   photo: Photo | null;
 }
 
+/**
+ * The office: named where a listing's agents have all left the agency (their cards name it instead),
+ * and on the team page. From the agency's settings (SITE_NAME, SITE_PHONE; per agency `name`, `phone`).
+ */
+export interface Office {
+  name: string | null;
+  /** The office's phone number as the agency writes it ("(03) 9555 0100"); null: not set. */
+  phone: string | null;
+}
+
+/**
+ * One of the agency's people who face the public (`GET /api/v1/team`): shown on the web in the CRM,
+ * an agent with listings or a public role, not hidden by the agency's setting (TEAM_HIDDEN). `email`
+ * and a mobile `phone` are the agent's own only where the agency allows it (AGENT_DIRECT_CONTACT=1);
+ * otherwise `email` is null and `phone` the agent's office line, if any.
+ */
+export interface TeamMember extends Agent {
+  /** The name part of the agent's page path (`/listings/agents/42/sarah-nguyen`): contract/slug.ts's `addressSlug` of the name. */
+  slug: string;
+  /** Their current listings (for sale or lease). */
+  listingCount: number;
+}
+
+/** `GET /api/v1/team`: the agency's public people, in the agency's order (TEAM_ORDER first, then by name). */
+export interface Team {
+  items: TeamMember[];
+  office: Office;
+}
+
+/**
+ * An agent's profile as the CRM gives it: `html` when the CRM's text is HTML (cleaned by the relay to
+ * paragraphs, line breaks, emphasis, lists and http(s) links; safe to insert), else plain `text`
+ * with line breaks (render as text, never as HTML).
+ */
+export type AgentProfileText = { format: 'html'; html: string } | { format: 'text'; text: string };
+
+/**
+ * `GET /api/v1/agents/{id}`: one public agent's page. 404 (`not_found`) for anyone never public
+ * (hidden by the agency, back-office staff, unknown); 410 (`agent_gone`) for one who had a page
+ * and has left.
+ */
+export interface AgentProfile extends TeamMember {
+  profile: AgentProfileText | null;
+  /** Their current listings, newest first. */
+  current: ListingSummary[];
+  /** Their sold and leased results (the relay's showcase window), newest first; prices only as the agency publishes them. */
+  results: ListingSummary[];
+  office: Office;
+}
+
+/**
+ * `GET /api/v1/listings/{id}/similar`: up to `limit` (default 4, at most 12) current homes like it:
+ * the same type (sale or lease) and kind of property, nearby (by position, else the same suburb),
+ * a similar price band (only from prices the agency shows: a withheld price is never used to choose)
+ * and bedrooms. Never the listing itself. 404 as `GET /api/v1/listings/{id}`.
+ */
+export interface SimilarListings {
+  items: ListingSummary[];
+}
+
 export interface OpenHome {
   id: number;
   start: string;
