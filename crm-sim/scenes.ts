@@ -2,12 +2,15 @@
  * SVG drawings the photo pipeline turns into JPEGs: street facades, rooms, gardens, land, offices,
  * paddocks, floorplans and staff portraits. Each scene name maps to one drawing with its own
  * palette, so every pooled image is distinct. Text is avoided except on floorplans (room labels are
- * optional decoration: a machine without fonts still renders the plan).
+ * optional decoration: a machine without fonts still renders the plan). Portraits are drawn in
+ * portraits.ts.
  */
+
+import { PORTRAITS, PORTRAIT_SIZE, portraitSvg, type PortraitId } from './portraits.ts';
 
 export const PHOTO_SIZE = { width: 1280, height: 853 } as const;
 export const FLOORPLAN_SIZE = { width: 1200, height: 900 } as const;
-export const AGENT_SIZE = { width: 600, height: 800 } as const;
+export const AGENT_SIZE = PORTRAIT_SIZE;
 
 interface Palette {
   sky: [string, string];
@@ -328,28 +331,6 @@ function floorplan(variant: number): string {
   );
 }
 
-function portrait(variant: number): string {
-  const { width: W, height: H } = AGENT_SIZE;
-  const backgrounds = ['#d6dde4', '#e7ddd1', '#dfe5da', '#e3dbe6', '#d9e4e8', '#ece3d3'];
-  const skins = ['#f1c7a5', '#d19c74', '#8d5b3e', '#e8b894', '#c68a62', '#f3d2b8'];
-  const hair = ['#3b2a1f', '#111111', '#7a4b2a', '#c49a5a', '#2a1d14', '#5b5b5b'];
-  const suits = ['#1f2d3a', '#3c3f44', '#2f4f6f', '#5a3a4a', '#2d4a3a', '#444a5a'];
-  const i = variant % backgrounds.length;
-  return svg(
-    W,
-    H,
-    `<defs><radialGradient id="bg" cx="0.5" cy="0.35" r="0.8"><stop offset="0" stop-color="#ffffff"/><stop offset="1" stop-color="${backgrounds[i]}"/></radialGradient></defs>` +
-      `<rect width="${W}" height="${H}" fill="url(#bg)"/>` +
-      `<path d="M60 800 Q 80 560 300 540 Q 520 560 540 800Z" fill="${suits[i]}"/>` +
-      `<path d="M250 545 L300 640 L350 545Z" fill="#ffffff"/>` +
-      `<rect x="260" y="430" width="80" height="120" fill="${skins[i]}"/>` +
-      `<ellipse cx="300" cy="330" rx="125" ry="150" fill="${skins[i]}"/>` +
-      `<path d="M175 320 Q 180 160 300 165 Q 430 160 428 320 Q 400 230 300 228 Q 210 230 175 320Z" fill="${hair[i]}"/>` +
-      `<ellipse cx="255" cy="335" rx="12" ry="8" fill="#2b2b2b"/><ellipse cx="345" cy="335" rx="12" ry="8" fill="#2b2b2b"/>` +
-      `<path d="M260 410 Q 300 435 340 410" stroke="#9c5b4a" stroke-width="6" fill="none"/>`,
-  );
-}
-
 type SceneFactory = () => string;
 
 const scenes = new Map<string, SceneFactory>();
@@ -370,7 +351,7 @@ scenes.set('shopfront-0', () => shopfront(palette(1), false));
 scenes.set('warehouse-0', () => shopfront(palette(0), true));
 for (let v = 0; v < 3; v++) scenes.set(`paddock-${v}`, () => paddock(palette(v + 1), v));
 for (let v = 0; v < 3; v++) scenes.set(`floorplan-${v}`, () => floorplan(v));
-for (let v = 0; v < 6; v++) scenes.set(`agent-${v}`, () => portrait(v));
+for (const id of Object.keys(PORTRAITS) as PortraitId[]) scenes.set(`agent-${id}`, () => portraitSvg(id));
 
 export function sceneSvg(name: string): string {
   const factory = scenes.get(name);

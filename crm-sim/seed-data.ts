@@ -5,6 +5,8 @@
  * addresses use example.com/.net/.org, so seeded data can never reach a real person.
  */
 
+import type { PortraitId } from './portraits.ts';
+
 export interface SuburbInfo {
   id: number;
   name: string;
@@ -510,11 +512,25 @@ export interface StaffSeed {
   state: 'VIC' | 'NSW';
   showOnWeb: boolean;
   adminAccess: boolean;
-  hasPhoto: boolean;
+  /** The drawn portrait (crm-sim/portraits.ts); null: no photo uploaded. */
+  portrait: PortraitId | null;
   listsProperties: boolean;
+  /**
+   * The profile as the agency typed it into the CRM: HTML from its editor (or pasted from Word, with
+   * the styles and script that came along), plain text with line breaks, or nothing. `{first}`,
+   * `{agency}` and `{domain}` are filled in per agency, so another account's people read as its own.
+   */
   profile: string | null;
+  /** Their phones: the mobile (FICTIONAL_MOBILES) and an office line, or the mobile alone. */
+  phones?: 'mobile-and-office' | 'mobile-only';
+  hideMobileFromPortal?: boolean;
 }
 
+/**
+ * The original account's staff, ids 450101 on in this order. The first ten are drawn from the
+ * seed's one PRNG stream (their last logins and photo names), so listings stay as they were seeded;
+ * those after them (LATER_STAFF_FROM) take their draws from a PRNG of their own and list nothing.
+ */
 export const STAFF: readonly StaffSeed[] = [
   {
     firstName: 'Margaret',
@@ -525,8 +541,12 @@ export const STAFF: readonly StaffSeed[] = [
     showOnWeb: true,
     adminAccess: true,
     listsProperties: true,
-    hasPhoto: true,
-    profile: 'Margaret founded Harbour & Yarra in 2004 after fifteen years selling homes across the inner east.',
+    portrait: 'silver-bob',
+    profile:
+      '<p>{first} founded {agency} in 2004 after fifteen years selling homes across Melbourne&#39;s inner east, and still calls many of the agency&#39;s auctions.</p>' +
+      '<p><strong>What you can expect when you sell with {first}:</strong></p>' +
+      '<ul><li>A written appraisal with recent comparable sales within 48 hours</li><li>A campaign plan &amp; budget you approve before anything is spent</li><li>A call after every open home and a written report each Monday</li></ul>' +
+      '<p>Licensed estate agent and a member of the state&#39;s real estate institute for over 25 years.</p>',
   },
   {
     firstName: 'Sarah',
@@ -537,8 +557,11 @@ export const STAFF: readonly StaffSeed[] = [
     showOnWeb: true,
     adminAccess: false,
     listsProperties: true,
-    hasPhoto: true,
-    profile: 'Sarah has sold more than 400 homes in Kew, Hawthorn and Camberwell.',
+    portrait: 'long-black',
+    profile:
+      '{first} has sold more than 400 homes in Kew, Hawthorn and Camberwell since joining {agency} in 2011.\r\n\r\n' +
+      'Before real estate {first} taught maths at a secondary school for eight years, and buyers say it shows: every step of a sale is explained plainly, in writing, and calls are returned the same day.\r\n\r\n' +
+      'Speaks English and Vietnamese.',
   },
   {
     firstName: 'James',
@@ -549,20 +572,25 @@ export const STAFF: readonly StaffSeed[] = [
     showOnWeb: true,
     adminAccess: false,
     listsProperties: true,
-    hasPhoto: true,
+    portrait: 'auburn-crop',
     profile: null,
   },
   {
     firstName: 'Tom',
     lastName: 'Caruso',
-    position: 'Director of Sales',
+    position: 'Director of Sales, Surry Hills',
     role: 'residentialSales',
     state: 'NSW',
     showOnWeb: true,
     adminAccess: false,
     listsProperties: true,
-    hasPhoto: true,
-    profile: 'Tom leads the Surry Hills office and its inner-west sales team.',
+    portrait: 'dark-side-part-beard',
+    // Pasted from a word processor: its inline styles, an empty paragraph and a tracking snippet came along.
+    profile:
+      '<p class="MsoNormal" style="margin:0cm;font-family:Calibri,sans-serif"><span style="font-size:11.0pt">{first} leads the Surry Hills office and its inner-west sales team. Raised in Leichhardt, {first} has sold homes in Newtown, Marrickville and Balmain for more than twenty years.</span></p>' +
+      '<p class="MsoNormal" style="margin:0cm"><span style="font-size:11.0pt">&nbsp;</span></p>' +
+      '<p class="MsoNormal" style="margin:0cm"><span style="font-size:11.0pt;color:#1F3864">Ask about the Saturday-morning price guide briefings at the office &ndash; no appointment needed.</span></p>' +
+      "<script>window.dataLayer=window.dataLayer||[];window.dataLayer.push({event:'agent_profile_view'});</script>",
   },
   {
     firstName: 'Mei Lin',
@@ -573,8 +601,10 @@ export const STAFF: readonly StaffSeed[] = [
     showOnWeb: true,
     adminAccess: false,
     listsProperties: true,
-    hasPhoto: true,
-    profile: null,
+    portrait: 'black-bob-fringe',
+    profile:
+      '{first} works with buyers and sellers of apartments and terraces across Surry Hills, Paddington and Chatswood.\r\n\r\n' +
+      '&#x2022; Fluent in Mandarin and Cantonese\r\n&#x2022; Six years as a property valuer before sales\r\n&#x2022; Off-the-plan &amp; new developments',
   },
   {
     firstName: 'Olivia',
@@ -585,8 +615,11 @@ export const STAFF: readonly StaffSeed[] = [
     showOnWeb: true,
     adminAccess: false,
     listsProperties: true,
-    hasPhoto: true,
-    profile: 'Olivia looks after a portfolio of 180 rentals across Richmond and Fitzroy.',
+    portrait: 'blonde-wavy',
+    profile:
+      '<p>I look after a portfolio of 180 rentals across Richmond, Fitzroy and Northcote, most of them for owners who have been with me for years.</p>' +
+      '<p>Tenants get an answer to a maintenance request within one business day, and owners a <em>routine inspection report with photos</em> twice a year.<br>' +
+      'Thinking of renting out your home? Read <a href="https://{domain}/guides/leasing-your-investment" target="_blank" onclick="track(this)">our guide for first-time landlords</a>.</p>',
   },
   {
     firstName: 'Daniel',
@@ -597,20 +630,26 @@ export const STAFF: readonly StaffSeed[] = [
     showOnWeb: true,
     adminAccess: false,
     listsProperties: true,
-    hasPhoto: true,
-    profile: null,
+    portrait: 'curly-glasses',
+    profile:
+      "{first} helps tenants find their next home across Surry Hills, Paddington and Bondi, and runs most of the office's Saturday inspections.\r\n" +
+      'Call to book a private inspection, weekday evenings included.',
   },
   {
     firstName: 'Aisha',
     lastName: 'Rahman',
-    position: 'Commercial Sales & Leasing',
+    position: 'Commercial Sales & Leasing Executive',
     role: 'commercialSalesAndLeasing',
     state: 'VIC',
     showOnWeb: true,
     adminAccess: false,
     listsProperties: true,
-    hasPhoto: true,
-    profile: null,
+    portrait: 'teal-hijab',
+    // The CRM's own editor writes divs and bold tags.
+    profile:
+      '<div><b>Retail, office &amp; industrial</b></div>' +
+      '<div>{first} has negotiated more than 300 commercial leases and sales in Richmond, Cremorne and the inner north, for owners from first-time investors to family trusts.</div>' +
+      '<div><br></div><div>Before {agency}, {first} spent six years in commercial property valuation.</div>',
   },
   {
     firstName: 'Ben',
@@ -621,7 +660,7 @@ export const STAFF: readonly StaffSeed[] = [
     showOnWeb: false,
     adminAccess: false,
     listsProperties: true,
-    hasPhoto: true,
+    portrait: 'brown-crop',
     profile: null,
   },
   {
@@ -633,9 +672,78 @@ export const STAFF: readonly StaffSeed[] = [
     showOnWeb: false,
     adminAccess: true,
     listsProperties: false,
-    hasPhoto: false,
+    portrait: null,
     profile: null,
   },
+  // Joined later: no listings of their own (LATER_STAFF_FROM).
+  {
+    firstName: 'Samuel',
+    lastName: 'Okoro',
+    position: 'Auctioneer',
+    role: 'residentialSales',
+    state: 'VIC',
+    showOnWeb: true,
+    adminAccess: false,
+    listsProperties: false,
+    portrait: 'fade-suit',
+    phones: 'mobile-only',
+    profile:
+      '{first} calls more than 250 auctions a year for {agency}, on site and in the rooms, and has been a licensed auctioneer since 2009.\r\n\r\n' +
+      'Twice a finalist in the state auctioneering championships. Ask your agent to book {first} for your auction day.',
+  },
+  {
+    firstName: 'Priya',
+    lastName: 'Sharma',
+    position: 'Property Manager',
+    role: 'propertyManagement',
+    state: 'NSW',
+    showOnWeb: true,
+    adminAccess: false,
+    listsProperties: false,
+    portrait: 'dark-ponytail',
+    hideMobileFromPortal: true,
+    profile:
+      '<p>{first} manages rentals for owners across Parramatta, Marrickville and the inner west, from studio apartments to family homes.</p>' +
+      '<ul><li>Rent reviews against the local market every 12 months</li><li>Arrears followed up the first day they occur</li><li>Trusted local trades, quotes before any work over $500</li></ul>',
+  },
+  {
+    firstName: 'Chloe',
+    lastName: 'Marsh',
+    position: 'Marketing Coordinator',
+    role: 'residentialSales',
+    state: 'VIC',
+    showOnWeb: false,
+    adminAccess: false,
+    listsProperties: false,
+    portrait: 'red-bun',
+    profile: null,
+  },
+];
+
+/** STAFF from this index on joined after the seed's stream was fixed: own draws, no listings. */
+export const LATER_STAFF_FROM = 10;
+
+/**
+ * People of the simulator's other agencies (SIM_AGENCIES, accounts after the first): each account
+ * gets its own draw of these for the places in STAFF, so every agency's team looks like its own.
+ */
+export const OTHER_AGENCY_PEOPLE: readonly { firstName: string; lastName: string; portrait: PortraitId }[] = [
+  { firstName: 'Liam', lastName: 'Murphy', portrait: 'brown-beard' },
+  { firstName: 'Ananya', lastName: 'Patel', portrait: 'wavy-black' },
+  { firstName: 'Wei', lastName: 'Wang', portrait: 'side-part-glasses' },
+  { firstName: 'Helen', lastName: 'Campbell', portrait: 'grey-pixie' },
+  { firstName: 'Nikos', lastName: 'Papadopoulos', portrait: 'curly-moustache' },
+  { firstName: 'Fatima', lastName: 'Khan', portrait: 'black-hijab' },
+  { firstName: 'Connor', lastName: 'Kelly', portrait: 'ginger-stubble' },
+  { firstName: 'Linh', lastName: 'Tran', portrait: 'black-bun' },
+  { firstName: 'Arjun', lastName: 'Singh', portrait: 'fade-beard' },
+  { firstName: 'Zoe', lastName: 'Williams', portrait: 'afro-earrings' },
+  { firstName: 'Isla', lastName: 'Robinson', portrait: 'blonde-ponytail' },
+  { firstName: 'Siobhan', lastName: 'Ryan', portrait: 'auburn-long' },
+  { firstName: 'Lucas', lastName: 'Harris', portrait: 'crop-glasses' },
+  { firstName: 'Eleni', lastName: 'Rossi', portrait: 'dark-bob' },
+  { firstName: 'Jack', lastName: 'Thompson', portrait: 'blonde-crop' },
+  { firstName: 'Graham', lastName: 'Young', portrait: 'grey-receding' },
 ];
 
 export const FIRST_NAMES: readonly string[] = [

@@ -15,10 +15,13 @@ import {
   GROWTH_STREETS,
   HOLDING_AREA_TYPES,
   LAST_NAMES,
+  LATER_STAFF_FROM,
   METHODS_OF_SALE,
+  OTHER_AGENCY_PEOPLE,
   type PropertyClassName,
   RURAL_ROADS,
   STAFF,
+  type StaffSeed,
   STATES,
   STREETS,
   SUBURBS,
@@ -120,6 +123,7 @@ export function generateSeed(options: SeedOptions): SeedData {
     listings.push(listing);
   }
   offerForSaleAndLease(listings);
+  shareResultsWithEveryAgent(listings, users);
   if (offset > 0) keepOneOffMarket(listings);
   const enquiries = buildSeedEnquiries(rng, today, listings, users, ids);
   return { users, listings, enquiries, nextIds: ids };
@@ -191,29 +195,33 @@ function phone(number: string, kind: 'M' | 'W') {
 }
 
 /**
- * The staff: the original agency's as listed; another agency's get other names (drawn from their own
- * PRNG, so the rest of the seed's draws are those of the original).
+ * The staff: the original agency's as listed; another agency's are other people (OTHER_AGENCY_PEOPLE,
+ * drawn from their own PRNG, so the rest of the seed's draws are those of the original) in the same
+ * places, with the same kinds of profile.
  */
-function staffOf(agency: AgencyIdentity): readonly (typeof STAFF)[number][] {
+function staffOf(agency: AgencyIdentity): readonly StaffSeed[] {
   if (agency.id === ACCOUNT.id) return STAFF;
-  const names = new Prng(agency.id);
-  return STAFF.map((staff) => {
-    const firstName = names.pick(FIRST_NAMES);
-    const lastName = names.pick(LAST_NAMES);
-    return {
-      ...staff,
-      firstName,
-      lastName,
-      profile: staff.profile ? `${firstName} joined ${agency.name} after years selling homes across the area.` : staff.profile,
-    };
+  const people = new Prng(agency.id).sample(OTHER_AGENCY_PEOPLE, STAFF.length);
+  return STAFF.map((staff, index) => {
+    const person = people[index % people.length]!;
+    return { ...staff, firstName: person.firstName, lastName: person.lastName, portrait: staff.portrait && person.portrait };
   });
 }
 
+/** A profile as the agency's own: its people's names, its name and domain. */
+function profileText(template: string | null, firstName: string, agency: AgencyIdentity): string | null {
+  return template && template.replaceAll('{first}', firstName).replaceAll('{agency}', agency.name).replaceAll('{domain}', agency.domain);
+}
+
 function buildUsers(rng: Prng, today: number, idOffset: number, agency: AgencyIdentity): SimUser[] {
+  // Staff who joined after the seed's stream was fixed draw from their own, so the listings' draws stay the same.
+  const laterDraws = new Prng(agency.id * 7 + 1);
   return staffOf(agency).map((staff, index) => {
+    const draws = index < LATER_STAFF_FROM ? rng : laterDraws;
     const id = FIRST_USER_ID + idOffset + index;
     const handle = `${staff.firstName}.${staff.lastName}`.toLowerCase().replace(/[^a-z.]/g, '');
     const landline = staff.state === 'VIC' ? `(03) 5550 ${1100 + index * 7}` : `(02) 5550 ${2100 + index * 7}`;
+    const mobile = phone(FICTIONAL_MOBILES[index % FICTIONAL_MOBILES.length]!, 'M');
     const fields: Record<string, unknown> = {
       id,
       firstName: staff.firstName,
@@ -223,9 +231,9 @@ function buildUsers(rng: Prng, today: number, idOffset: number, agency: AgencyId
       adminAccess: staff.adminAccess,
       position: staff.position,
       role: staff.role,
-      lastLogin: formatDateTime(today - rng.int(1, 72) * HOUR - rng.int(0, 3599) * 1000),
-      phoneNumbers: [phone(FICTIONAL_MOBILES[index % FICTIONAL_MOBILES.length]!, 'M'), phone(landline, 'W')],
-      profile: staff.profile,
+      lastLogin: formatDateTime(today - draws.int(1, 72) * HOUR - draws.int(0, 3599) * 1000),
+      phoneNumbers: staff.phones === 'mobile-only' ? [mobile] : [mobile, phone(landline, 'W')],
+      profile: profileText(staff.profile, staff.firstName, agency),
       permissions: {
         settings: staff.adminAccess,
         accessPropertyManagement: staff.role === 'propertyManagement' || staff.adminAccess,
@@ -252,17 +260,43 @@ function buildUsers(rng: Prng, today: number, idOffset: number, agency: AgencyId
       ssoIdentifier: null,
       signature: staff.showOnWeb ? `${staff.firstName} ${staff.lastName} | ${staff.position} | ${agency.name}` : null,
       account: { id: agency.id, name: agency.name },
-      hideMobileFromPortal: false,
+      hideMobileFromPortal: staff.hideMobileFromPortal ?? false,
     };
-    const photo = staff.hasPhoto
+    const photo = staff.portrait
       ? {
-          image: { pool: 'agent', scene: `agent-${index % 6}`, revision: 0 } satisfies ImageRef,
-          modified: today - rng.int(30, 400) * DAY,
-          filename: `${rng.hex(24)}.jpg`,
+          image: { pool: 'agent', scene: `agent-${staff.portrait}`, revision: 0 } satisfies ImageRef,
+          modified: today - draws.int(30, 400) * DAY,
+          filename: `${draws.hex(24)}.jpg`,
         }
       : null;
     return { id, fields, photo, showOnWeb: staff.showOnWeb, state: staff.state, role: staff.role, listsProperties: staff.listsProperties };
   });
+}
+
+/**
+ * Agents show their results: every public agent of a sales or rental team who has no sold or leased
+ * home of their own joins, as second contact, the newest one of their state (else any) their team
+ * closed with one agent, as co-listing agents do. No random draws, so the rest of the seed stays.
+ */
+function shareResultsWithEveryAgent(listings: SimListing[], users: SimUser[]): void {
+  const closed: Record<string, (listing: SimListing) => boolean> = {
+    residentialSales: (listing) => listing.market === 'sale' && (listing.status === 'unconditional' || listing.status === 'settled'),
+    propertyManagement: (listing) => listing.market === 'lease' && listing.status === 'management',
+  };
+  const shown = listings.filter((listing) => listing.propertyClass === 'residential' && listing.publishedToWeb !== null);
+  for (const user of users) {
+    const isClosed = closed[user.role];
+    if (!isClosed || !user.showOnWeb || !user.listsProperties) continue;
+    if (shown.some((listing) => isClosed(listing) && listing.staffIds.includes(user.id))) continue;
+    const candidates = shown.filter((listing) => isClosed(listing) && listing.staffIds.length === 1).sort((a, b) => b.modified - a.modified || a.id - b.id);
+    const ownState = candidates.find((listing) => users.find((other) => other.id === listing.staffIds[0])?.state === user.state);
+    const chosen = ownState ?? candidates[0];
+    if (!chosen) continue;
+    chosen.staffIds.push(user.id);
+    const details = chosen.saleDetails;
+    if (details && Array.isArray(details.contactStaff))
+      details.contactStaff = [...(details.contactStaff as unknown[]), { id: user.id, name: `${user.fields.firstName} ${user.fields.lastName}` }];
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1134,7 +1168,8 @@ function buildSeedEnquiries(rng: Prng, today: number, listings: SimListing[], us
     const source = rng.pick(HOLDING_AREA_TYPES.slice(1, 4));
     const toUser = index % 5 === 4;
     const listing = toUser || advertised.length === 0 ? null : rng.pick(advertised);
-    const user = toUser ? rng.pick(users.filter((candidate) => candidate.showOnWeb)) : null;
+    // Portals name agents they have seen on listings.
+    const user = toUser ? rng.pick(users.filter((candidate) => candidate.showOnWeb && candidate.listsProperties)) : null;
     const when = today - rng.int(1, 30) * DAY - rng.int(0, 86_399) * 1000;
     enquiries.push({
       id: ids.enquiry++,

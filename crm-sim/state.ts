@@ -204,6 +204,8 @@ export class IntegratorKey {
 export class SimulatorState {
   readonly options: ResolvedOptions;
   users: SimUser[] = [];
+  /** Staff who left the account (DELETE /__sim/users/:id): gone from its users, still named by the records they were on. */
+  departedUsers = new Map<number, SimUser>();
   listings: SimListing[] = [];
   enquiries: SimEnquiry[] = [];
   readonly tokens = new Map<string, SimToken>();
@@ -286,6 +288,7 @@ export class SimulatorState {
       ...(this.options.photosPerListing === undefined ? {} : { photosPerListing: this.options.photosPerListing }),
     });
     this.users = data.users;
+    this.departedUsers = new Map();
     this.listings = data.listings;
     this.enquiries = data.enquiries;
     this.nextIds = data.nextIds;
@@ -328,6 +331,10 @@ export class SimulatorState {
     return this.users.find((user) => user.id === id);
   }
 
+  staffMember(id: number): SimUser | undefined {
+    return this.user(id) ?? this.departedUsers.get(id);
+  }
+
   photo(id: number): SimPhoto | undefined {
     return this.photoById.get(id);
   }
@@ -336,8 +343,9 @@ export class SimulatorState {
     return this.photoByFilename.get(filename);
   }
 
+  /** A departed user's portrait stays on the file host: their listings still link it. */
   userByPhotoFile(filename: string): SimUser | undefined {
-    return this.users.find((user) => user.photo?.filename === filename);
+    return [...this.users, ...this.departedUsers.values()].find((user) => user.photo?.filename === filename);
   }
 
   /** The enquiries that came in through POST /enquiries, oldest first. */
@@ -386,6 +394,21 @@ export class SimulatorState {
       user.fields.showOnWeb = change.showOnWeb;
     }
     this.events.append('user', 'update', user.id);
+    return user;
+  }
+
+  /**
+   * A staff member leaves the account: off GET /account/users (and /account/users/{id} answers 404),
+   * while the listings, open homes and sales they were on keep naming them (contactStaff, as a
+   * real CRM does until someone reassigns the listing; the listings' `modified` is not bumped).
+   * Announced as a `user.delete` event and webhook, with no record in itemBodies: there is none now.
+   */
+  removeUser(id: number): SimUser {
+    const user = this.user(id);
+    if (!user) throw new SimulatorError(404, this.departedUsers.has(id) ? `user ${id} has already left the account` : `no user ${id}`);
+    this.users = this.users.filter((other) => other !== user);
+    this.departedUsers.set(id, user);
+    this.events.append('user', 'delete', id);
     return user;
   }
 

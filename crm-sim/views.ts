@@ -5,6 +5,8 @@ import { formatDateTime } from './time.ts';
 /** What a view needs of the simulator's state (a narrow type, so views and state.ts import no cycle). */
 export interface UserLookup {
   user(id: number): SimUser | undefined;
+  /** A user the account's records name: a current one, or one who has left (records keep naming them). */
+  staffMember(id: number): SimUser | undefined;
 }
 
 /** Records → the API's JSON shapes. URLs are absolute, built on the origin the request came in on. */
@@ -29,7 +31,7 @@ export function renderAccess(user: SimUser, origin: string) {
 export type ListingView = 'list' | 'single' | 'sold';
 
 export function renderListing(listing: SimListing, state: UserLookup, origin: string, view: ListingView): Record<string, unknown> {
-  const staff = listing.staffIds.map((id) => state.user(id)).filter((user): user is SimUser => user !== undefined);
+  const staff = listing.staffIds.map((id) => state.staffMember(id)).filter((user): user is SimUser => user !== undefined);
   // The reference gives land and commercial records contactStaff as bare ids; homes get full users.
   const contactStaff =
     listing.propertyClass === 'land' || listing.propertyClass === 'commercial'
@@ -39,7 +41,7 @@ export function renderListing(listing: SimListing, state: UserLookup, origin: st
   // Real answers leave publishedToWeb null on current listings the agency shows on its website (and
   // set it on sold ones): only the list's published filter says what is on the web.
   const current = listing.status === 'listing' || listing.status === 'conditional';
-  const manager = listing.propertyManagerId === null ? undefined : state.user(listing.propertyManagerId);
+  const manager = listing.propertyManagerId === null ? undefined : state.staffMember(listing.propertyManagerId);
   const record: Record<string, unknown> = {
     id: listing.id,
     ...listing.fields,

@@ -389,7 +389,7 @@ function accountApiRouter(state: SimulatorState): Router {
       .sort((a, b) => a.start - b.start || a.listing.id - b.listing.id);
     res.json(
       paginate(req, found, pagingParams(query), ({ listing, start, end, slot }) => {
-        const user = state.user(slot.userId);
+        const user = state.staffMember(slot.userId);
         return {
           id: listing.lifeId * 10_000 + (Math.floor(start / DAY) % 10_000),
           start: formatDateTime(start),
@@ -398,7 +398,7 @@ function accountApiRouter(state: SimulatorState): Router {
           isRental: listing.market === 'lease',
           extraAgents: listing.staffIds
             .filter((id) => id !== slot.userId)
-            .map((id) => state.user(id))
+            .map((id) => state.staffMember(id))
             .filter((extra) => extra !== undefined)
             .map((extra) => renderAccess(extra, origin)),
           property: {
