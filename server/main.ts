@@ -1,8 +1,9 @@
 import { ConfigError, loadConfig } from './runtime/config.ts';
 import { installLastResortHandlers } from './runtime/last-resort.ts';
-import { createLogger } from './runtime/log.ts';
+import { createRelayLogger } from './runtime/log.ts';
 import { startRelay, type RunningRelay } from './compose/relay.ts';
-import { scriptTagBanner, widgetScriptTags } from './ops/script-tags.ts';
+import { widgetScriptTags } from './ops/script-tags.ts';
+import { startBanner } from './ops/start-banner.ts';
 import { claimInstance } from './ops/instance.ts';
 import { SYNC_SIGNAL, takeSyncRequest } from './ops/sync-request.ts';
 import { watchSyncProgress } from './ops/sync-progress.ts';
@@ -27,7 +28,7 @@ try {
   throw error;
 }
 
-const log = createLogger({ level: config.logLevel });
+const log = createRelayLogger({ level: config.logLevel, format: config.logFormat }, process.stdout.isTTY === true);
 installLastResortHandlers(log);
 let relay: RunningRelay;
 try {
@@ -54,18 +55,17 @@ for (const { slug, tag } of agencyTags) log.info({ agency: slug, latest: tag }, 
 // AGENCIES_FILE on a terminal: once each agency's first sync has ended (or START_TABLE_WAIT_MS), a table of them with their tags.
 if (config.agenciesFile && relay.agencies && process.stdout.isTTY) void printStartTable(relay.agencies, agencyTags);
 if (!config.agenciesFile && (process.stdout.isTTY || config.demoMode)) {
-  const where = config.demoMode
-    ? `Demo site and relay: ${relay.url}/\n  Server-rendered listing pages: ${relay.url}/listings/buy (sitemap: ${relay.url}/sitemap.xml)` +
-      `\n  Property alerts, step by step: ${relay.url}/alerts.html` +
-      (relay.simulator
-        ? `\n  The CRM simulator's back office (mail caught, contacts, holding area): ${relay.simulator.backOfficeUrl}` +
-          (config.mail.smtpUrl ? '' : `\n  Its mail catcher (the agency's e-mail goes there): ${relay.simulator.mailUrl}`)
-        : '')
-    : `Relay: ${config.http.publicUrl}/ (listening on ${relay.url})`;
-  const others = agencyTags.length
-    ? `\n  The simulator's other agencies (SIM_AGENCIES), each under its own path:\n${agencyTags.map(({ name, tag }) => `    ${name}: ${tag}`).join('\n')}\n`
-    : '';
-  console.log(`\n  ${where}\n${scriptTagBanner(scriptTags)}\n${others}`);
+  console.log(
+    startBanner({
+      url: relay.url,
+      publicUrl: config.http.publicUrl,
+      demoMode: config.demoMode,
+      simulator: relay.simulator,
+      mailCaught: relay.simulator !== undefined && !config.mail.smtpUrl,
+      tags: scriptTags,
+      otherAgencies: agencyTags,
+    }),
+  );
 }
 
 // The operator CLI: `restore` refuses while this file names a live process; `sync` signals it.

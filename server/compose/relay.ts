@@ -134,7 +134,8 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
       config = { ...config, tiles: { ...config.tiles, url: `${sim.origin}/tiles/{z}/{x}/{y}{r}.png`, attribution: 'Demo tiles: estate-embed CRM simulator' } };
     // And catches the agencies' mail (the saved searches' confirmations), so the demo shows the whole loop; MAIL_FROM without a name goes out under the agency's.
     if (!config.mail.smtpUrl) config = { ...config, mail: { smtpUrl: sim.mail.url, from: config.mail.from ?? DEMO_MAIL_FROM } };
-    log.warn(
+    // Said once: the start-up banner says it on a terminal, this line in a collected log (info: nothing is wrong).
+    log.info(
       { crm: sim.baseUrl, listings: config.simListings },
       'DEMO MODE: no CRM credentials set, so the relay runs against its embedded CRM simulator. ' +
         'Set CRM_BASE_URL, CRM_API_KEY and CRM_ACCESS_TOKEN to use a real CRM account.',

@@ -201,7 +201,7 @@ export const syncCommand: CliCommand = {
 /** Runs the sync in this process, with the relay's own code and settings, against the store. */
 async function syncHere(kind: 'full' | 'incremental', context: CliContext): Promise<number> {
   const { config } = context;
-  const log = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel });
+  const log = createLogger({ level: config.logLevel === undefined || config.logLevel === 'info' ? 'warn' : config.logLevel });
   const store = openStore(config.dataDir);
   // One agency of many: the key's budget is in DATA_DIR's store, shared with the relay and every agency.
   const keyStore = context.agency ? openStore(context.agency.keyDataDir) : undefined;

@@ -29,14 +29,3 @@ export function widgetScriptTags(baseUrl: string, widgetDir = join(projectRoot, 
     },
   };
 }
-
-/** The lines main.ts prints at start. */
-export function scriptTagBanner(tags: WidgetScriptTags): string {
-  const lines = ["  Widget script, always the relay's current version (5-minute cache):", `    ${tags.latest}`];
-  if (tags.pinned) {
-    lines.push('  Widget script pinned to this version (immutable, Subresource Integrity):', `    ${tags.pinned.tag}`);
-  } else {
-    lines.push('  (The widget bundle is not built: run `npm run build:widget` for the pinned tag.)');
-  }
-  return lines.join('\n');
-}

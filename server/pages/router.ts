@@ -11,6 +11,7 @@ import { trustedHost } from '../http/request-host.ts';
 import type { PublicListings } from '../listings/index.ts';
 import { goneHead, listHead, listingHead, shareImage } from './head.ts';
 import { clip, escapeHtml } from './html.ts';
+import { markCurrentPage, type CurrentPage } from './current-page.ts';
 import { LIST_PAGES, type ListKind, type SitePaths } from './paths.ts';
 import { DYNAMIC_EFFORT, EncodedBody, sendEncoded } from '../http/precompressed.ts';
 import type { PublishedPages } from './published.ts';
@@ -70,6 +71,8 @@ interface PageParts {
   head: string;
   body: string;
   location?: string;
+  /** The menu item the shell marks as current (current-page.ts); none when unset. */
+  current?: CurrentPage;
 }
 
 /**
@@ -242,7 +245,13 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
       preloadFirstPhoto(listing),
     ].join('\n');
     const body = `<nav class="estate-page-nav" aria-label="Listings">${listLinks()}</nav>\n${element.html}\n${element.data}`;
-    return { status: 200, canonical, head, body };
+    return { status: 200, canonical, head, body, current: { path: canonicalPath, ...sectionOf(listing) } };
+  }
+
+  /** The list a listing is shown in (its menu item: a home for sale under "Buy"). */
+  function sectionOf(listing: ListingDetail): { section?: ListKind } {
+    const kind = (Object.keys(LIST_PAGES) as ListKind[]).find((name) => LIST_PAGES[name].type === listing.type && LIST_PAGES[name].status === listing.status);
+    return kind ? { section: kind } : {};
   }
 
   /** The first photo is the largest paint: let the browser fetch it while it reads the rest. */
@@ -332,7 +341,7 @@ ${element.html}
 ${element.data}
 ${pagination(kind, suburb, pageNumber, pages)}
 ${suburbs.length ? `<nav class="estate-suburbs" aria-label="${escapeHtml(`${title} by suburb`)}"><h2>By suburb</h2><ul>${suburbs.map((name) => `<li><a href="${escapeHtml(paths.list(kind, name))}">${escapeHtml(name)}</a></li>`).join('')}</ul></nav>` : ''}`;
-    return { status: 200, canonical, head, body };
+    return { status: 200, canonical, head, body, current: { path: paths.list(kind, suburb), section: kind, isSectionPage: !suburb && pageNumber === 1 } };
   }
 
   /** Real links to every page (a window around the current one), so crawlers and script-less visitors can page. */
@@ -391,7 +400,8 @@ ${suburbs.length ? `<nav class="estate-suburbs" aria-label="${escapeHtml(`${titl
   async function whole(parts: PageParts): Promise<RenderedPage> {
     if (parts.location) return encode(301, 'text/plain; charset=utf-8', `Moved to ${parts.location}`, PAGE_CACHE_CONTROL, parts.location);
     const shell = await wrapper.get();
-    const html = `${shell.head}${parts.head}\n${widgetScript(shell)}${PAGE_STYLES}\n${shell.beforeContent}${parts.body}${shell.afterContent}`;
+    const { beforeContent, afterContent } = markCurrentPage(shell, parts.current ?? { path: '' }, paths.siteUrl);
+    const html = `${shell.head}${parts.head}\n${widgetScript(shell)}${PAGE_STYLES}\n${beforeContent}${parts.body}${afterContent}`;
     return encode(parts.status, 'text/html; charset=utf-8', html, parts.status === 200 ? PAGE_CACHE_CONTROL : GONE_CACHE_CONTROL);
   }
 

@@ -105,7 +105,16 @@ export const configSchema = z.object({
     .describe(
       "Answers one client (IP address, an IPv6 /64; see TRUST_PROXY) may have rendered a minute that are not in the answer cache; past it, 429 with Retry-After. Cached answers are never limited. With AGENCIES_FILE each agency's listing pages count apart (a crawler of one agency's site never uses up another's). 0 turns the limit off.",
     ),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Log level.'),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .optional()
+    .describe('Log level. Unset: `info`, except in the human log on a terminal (LOG_FORMAT), which shows warnings and errors only.'),
+  LOG_FORMAT: z
+    .enum(['json', 'pretty'])
+    .optional()
+    .describe(
+      'How log lines are written: `json`, one JSON object a line (for a log collector or `jq`); `pretty`, one short human line each. Unset: `pretty` when the relay writes to a terminal, else `json`.',
+    ),
   SIM_LISTINGS: positiveInt(40).describe('Demo mode: number of listings the embedded simulator seeds.'),
   ENQUIRY_RATE_LIMIT_PER_MINUTE: positiveInt(5).describe(
     'Enquiries one client (IP address) may send per minute; more get 429 with Retry-After. Repeats of an accepted originalId do not count.',
@@ -507,7 +516,9 @@ export interface Config {
   dataDir: string;
   /** postgres://…: the shared store (server/store/postgres.ts); undefined: SQLite in dataDir alone. */
   databaseUrl: string | undefined;
+  /** LOG_LEVEL, or undefined when unset (runtime/log.ts then chooses by where the log goes). */
   logLevel: EnvSettings['LOG_LEVEL'];
+  logFormat: EnvSettings['LOG_FORMAT'];
   http: HttpSettings;
   crm: CrmSettings;
   listings: ListingSettings;
@@ -534,6 +545,7 @@ export function groupSettings(env: EnvSettings, demoMode: boolean): Config {
     dataDir: env.DATA_DIR,
     databaseUrl: env.DATABASE_URL,
     logLevel: env.LOG_LEVEL,
+    logFormat: env.LOG_FORMAT,
     http: {
       port: env.PORT,
       host: env.HOST,

@@ -1,4 +1,5 @@
-import { pino, type Logger, type LoggerOptions } from 'pino';
+import { pino, type Level, type Logger, type LoggerOptions } from 'pino';
+import pinoPretty from 'pino-pretty';
 import { isPhoneNumber } from '../../contract/phone.ts';
 
 /**
@@ -103,6 +104,27 @@ export function createLogger(options: LoggerOptions = {}, destination?: pino.Des
     },
     destination,
   );
+}
+
+export type LogFormat = 'json' | 'pretty';
+
+/**
+ * The relay's own log (server/main.ts): JSON lines where an operator collects them (not a terminal,
+ * or LOG_FORMAT=json); on a terminal a short human line each (pino-pretty, the pino project's own
+ * formatter), warnings and errors only unless LOG_LEVEL says otherwise: the start-up banner and the
+ * sync's progress line say what a person at the terminal needs, so the log adds only what went wrong.
+ */
+export function createRelayLogger(settings: { level: Level | 'silent' | undefined; format: LogFormat | undefined }, terminal: boolean): Logger {
+  const format = settings.format ?? (terminal ? 'pretty' : 'json');
+  if (format === 'json') return createLogger({ level: settings.level ?? 'info' });
+  const pretty = pinoPretty({
+    colorize: terminal,
+    translateTime: 'SYS:HH:MM:ss',
+    ignore: 'pid,hostname,service',
+    singleLine: true,
+    sync: true,
+  });
+  return createLogger({ level: settings.level ?? (terminal ? 'warn' : 'info') }, pretty);
 }
 
 /** A logger that writes nothing: the default in tests. */

@@ -209,6 +209,16 @@ describe('<estate-listing>', () => {
   });
 
   describe('gallery and lightbox', () => {
+    it("gives each photo the agency's caption as its text, else which photo of which home it is", async () => {
+      const listing = detail(5);
+      const el = await withHostData(listing);
+      const images = [...shadow(el).querySelectorAll<HTMLImageElement>('[part~="gallery-item"] img')];
+      expect(images.length).to.be.greaterThan(1);
+      expect(images[1]!.alt).to.equal('Kitchen');
+      expect(images[0]!.alt).to.equal(`Photo 1 of ${listing.address.display}`);
+      await expect(el).to.be.accessible();
+    });
+
     it('opens from the keyboard, moves with arrows, Home and End, keeps Tab inside, closes on Escape back to the opener', async () => {
       const el = await withHostData(detail(5));
       const items = shadow(el).querySelectorAll<HTMLButtonElement>('[part~="gallery-item"]');

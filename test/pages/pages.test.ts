@@ -19,7 +19,7 @@ const SITE = 'https://harbour-yarra.example';
 const WRAPPER = `<!doctype html><html lang="en-AU"><head><meta charset="utf-8"><title>Agency home</title>
 <meta name="description" content="The agency's own description"><link rel="canonical" href="https://harbour-yarra.example/">
 <meta property="og:title" content="Agency"><link rel="stylesheet" href="/agency.css"></head>
-<body><header id="agency-header">Harbour &amp; Yarra</header><main><!-- estate-embed --></main><footer id="agency-footer">ABN 1</footer></body></html>`;
+<body><header id="agency-header">Harbour &amp; Yarra<nav aria-label="Main"><a href="/" aria-current="page">Home</a> <a href="/buy">Buy</a> <a href='https://harbour-yarra.example/rent'>Rent</a> <a href="/property/sold">Sold</a> <a href="https://elsewhere.example/property/sold">Partner</a></nav></header><main><!-- estate-embed --></main><footer id="agency-footer">ABN 1</footer></body></html>`;
 
 let relay: TestRelay;
 let wrapperSite: Server;
@@ -323,6 +323,28 @@ describe('fragments', () => {
     expect(fragment.body).toMatch(/^<nav[\s\S]*<estate-listing[\s\S]*<template shadowroot/);
     expect(fragment.body).not.toContain('agency-header');
     expect((await get('/fragments/listings/999999999')).status).toBe(404);
+  });
+});
+
+describe("the agency's menu", () => {
+  const marks = (html: string) => [...html.matchAll(/<a aria-current="(page|true)"[^>]*>([^<]*)<\/a>/g)].map((match) => `${match[2]}:${match[1]}`);
+
+  it('marks the item of the page served, whatever the shell marked, and the list a listing belongs to', async () => {
+    // The shell is the agency's home page: its own mark on "Home" must not follow it onto listing pages.
+    expect(marks(await text('/listings/sold'))).toEqual(['Sold:page']);
+    // The menu links the site's own page of the list ("/buy"), absolute or relative: the list's first page is it.
+    expect(marks(await text('/listings/buy'))).toEqual(['Buy:page']);
+    expect(marks(await text('/listings/rent'))).toEqual(['Rent:page']);
+    const forSale = await listing('type=sale&status=available');
+    const suburb = addressSlug(forSale.address.suburb);
+    expect(marks(await text(`/listings/buy/${suburb}`))).toEqual(['Buy:true']);
+    expect(marks(await text(pagePath(forSale)))).toEqual(['Buy:true']);
+    const sold = await listing('type=sale&status=sold');
+    expect(marks(await text(pagePath(sold)))).toEqual(['Sold:true']);
+    // Another site's link to a path like ours is never marked; an unknown page marks nothing.
+    const unknown = await (await get('/listings/999999999/nowhere')).text();
+    expect(marks(unknown)).toEqual([]);
+    expect(unknown).not.toContain('aria-current="page"');
   });
 });
 

@@ -465,7 +465,8 @@ export class EstateListing extends EstateElement {
         ${renderPicture(photo, {
           relay: this.relay,
           sizes: index === 0 ? '(min-width: 64rem) 44rem, 100vw' : '(min-width: 40rem) 22vw, 50vw',
-          alt: '',
+          // The caption the agency wrote is the photo's text (image search, a photo that fails to load); the button's name says what it does.
+          alt: photo.caption ?? fill(text.photoAlt, { index: formatNumber(locale, index + 1), address }),
           loading: index === 0 ? 'eager' : 'lazy',
           fetchPriority: index === 0 ? 'high' : 'auto',
         })}

@@ -20,6 +20,8 @@ export interface ListingStrings {
   carSpaces: PluralForms;
   photos: string;
   openPhoto: string;
+  /** A photo's text alternative where the agency gave it no caption. */
+  photoAlt: string;
   showAllPhotos: PluralForms;
   /** The heart's visible word, and its accessible name (a toggle button: pressed while the home is kept). */
   keep: string;
@@ -85,6 +87,7 @@ export const defaultListingStrings: ListingStrings = {
   carSpaces: { one: '{count} car space', other: '{count} car spaces' },
   photos: 'Photos',
   openPhoto: 'Open photo {index} of {total}',
+  photoAlt: 'Photo {index} of {address}',
   showAllPhotos: { one: 'Show {count} photo', other: 'Show all {count} photos' },
   keep: 'Keep',
   keepName: 'Keep {address}',
