@@ -17,11 +17,17 @@ const between = (html: string, start: RegExp, end: string) => {
 const header = (html: string) => between(html, /<header class="site-header">/, '</header>');
 /** The footer's first line, the agency's: the rest says what the page shows, and differs. */
 const footer = (html: string) => between(between(html, /<footer class="site-footer">/, '</footer>') ?? '', /<p>/, '</p>');
-/** The header with the menu's "you are here" mark taken out, and the link it was on. */
+/**
+ * The header with the menu's "you are here" mark taken out, and the link it was on: the page itself
+ * (aria-current="page"), or the section a page without its own menu item belongs to ("true": an
+ * agent's page is in "Our team").
+ */
 const unmarked = (html: string) => {
-  const marked = /<a href="([^"]+)" aria-current="page">/.exec(html);
-  return { frame: html.replace(/ aria-current="page"/, ''), current: marked?.[1] };
+  const marked = /<a href="([^"]+)" aria-current="(page|true)">/.exec(html);
+  return { frame: html.replace(/ aria-current="(page|true)"/, ''), current: marked?.[1], kind: marked?.[2] };
 };
+/** The section of the menu a page belongs to, for pages that are not in the menu themselves. */
+const SECTION_OF: Record<string, string> = { 'agent.html': '/team' };
 
 describe('the demo site’s pages', () => {
   it('all carry the same header and the same agency line in the footer, with the menu marking at most the page itself', () => {
@@ -34,11 +40,12 @@ describe('the demo site’s pages', () => {
       const html = read(page);
       const found = header(html);
       expect(found, `${page}: a site header`).toBeDefined();
-      const { frame, current } = unmarked(found!);
+      const { frame, current, kind } = unmarked(found!);
       expect(frame, `${page}: the same header as index.html`).toBe(reference);
       expect(footer(html), `${page}: the footer's agency line as index.html's`).toBe(referenceFooter);
       const name = page.replace(/\.html$/, '');
-      if (current !== undefined) expect(['/', `/${name}`, `/${page}`, `/listings/${name}`], `${page}: marks ${current}`).toContain(current);
+      if (kind === 'page') expect(['/', `/${name}`, `/${page}`, `/listings/${name}`], `${page}: marks ${current}`).toContain(current);
+      else expect(current, `${page}: marks its section`).toBe(SECTION_OF[page]);
     }
   });
 });
