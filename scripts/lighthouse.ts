@@ -1,6 +1,7 @@
 // `npm run lighthouse`: audits every demo page with Lighthouse (mobile, its default) against a
 // relay in demo mode, printing one JSON line per page. `ssr-listing` and `ssr-buy` name the
-// server-rendered listing page (the first listing's) and list page (#13). Exits non-zero when any category of any page
+// server-rendered listing page (the first listing's) and list page (#13), `ssr-team` and `ssr-agent` the
+// server-rendered team page and the first agent's page (#31); `agent.html` shows the first agent. Exits non-zero when any category of any page
 // scores below 0.9, the bar the demo site is held to.
 import lighthouse from 'lighthouse';
 import * as chromeLauncher from 'chrome-launcher';
@@ -13,7 +14,7 @@ import { addressSlug } from '../contract/slug.ts';
 
 const MIN_SCORE = 0.9;
 const root = join(import.meta.dirname, '..');
-const SSR_PAGES = ['ssr-listing', 'ssr-buy'];
+const SSR_PAGES = ['ssr-listing', 'ssr-buy', 'ssr-team', 'ssr-agent'];
 const pages = process.argv.slice(2).length ? process.argv.slice(2) : [...readdirSync(join(root, 'demo')).filter((f) => f.endsWith('.html')), ...SSR_PAGES];
 
 const build = spawnSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
@@ -59,6 +60,12 @@ async function firstListing(base: string): Promise<{ id: number; address: { disp
   return body.items[0]!;
 }
 
+async function firstAgent(base: string): Promise<{ id: number; slug: string }> {
+  const response = await fetch(`${base}/api/v1/team`);
+  const body = (await response.json()) as { items: Array<{ id: number; slug: string }> };
+  return body.items[0]!;
+}
+
 async function pagePath(base: string, page: string): Promise<string> {
   if (page === 'listing.html') return `listing.html?id=${(await firstListing(base)).id}`;
   if (page === 'ssr-listing') {
@@ -66,5 +73,12 @@ async function pagePath(base: string, page: string): Promise<string> {
     return `listings/${listing.id}/${addressSlug(listing.address.display)}`;
   }
   if (page === 'ssr-buy') return 'listings/buy';
+  // The agent page shows one person (the team's first); the server-rendered team page and theirs (#31).
+  if (page === 'agent.html') return `agent.html?id=${(await firstAgent(base)).id}`;
+  if (page === 'ssr-team') return 'listings/agents';
+  if (page === 'ssr-agent') {
+    const agent = await firstAgent(base);
+    return `listings/agents/${agent.id}/${agent.slug}`;
+  }
   return page;
 }

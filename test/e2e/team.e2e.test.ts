@@ -1,0 +1,240 @@
+// Issue #31 in Chromium at a phone's and a desktop's width: the demo's Our team page, an agent's
+// page reached from it, and a listing page with its similar homes and the homes this browser viewed
+// lately (in step across two tabs). The demo as `npm start` serves it: a whole relay in demo mode
+// (its simulator's staff and 40 listings), the release widget bundle, its strict CSP. Each page is
+// axe clean, shows what the relay's API says, cuts no name, position or price short, and is
+// screenshotted (SCREENSHOT_DIR, else a temp folder, printed).
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentProfile, ListingDetail, ListingSummary, Page as ListingsPage, SimilarListings, Team } from '../../contract/relay-api.ts';
+import { startDemoSiteRig, watchedPage, type DemoSiteRig } from '../support/browser.ts';
+
+const WIDTHS = [390, 1280] as const;
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const shots = process.env.SCREENSHOT_DIR ?? mkdtempSync(join(tmpdir(), 'estate-team-shots-'));
+mkdirSync(shots, { recursive: true });
+
+let rig: DemoSiteRig;
+let team: Team;
+/** The agent whose page is visited: the first of the team with current listings and results, if any. */
+let agent: AgentProfile;
+/** Three current homes for sale: the first has similar homes, the second is one of them. */
+let first: ListingDetail;
+let second: ListingDetail;
+let third: ListingSummary;
+
+async function json<T>(path: string): Promise<T> {
+  const response = await fetch(`${rig.relay.url}${path}`);
+  expect(response.status, path).toBe(200);
+  return (await response.json()) as T;
+}
+
+beforeAll(async () => {
+  rig = await startDemoSiteRig({ relayEnv: { SIM_LISTINGS: '40', ENQUIRY_MIN_FILL_MS: '0' } });
+  team = await json<Team>('/api/v1/team');
+  expect(team.items.length).toBeGreaterThan(3);
+  const profiles = await Promise.all(team.items.map((member) => json<AgentProfile>(`/api/v1/agents/${member.id}`)));
+  agent = profiles.find((profile) => profile.current.length > 0 && profile.results.length > 0) ?? profiles.find((profile) => profile.current.length > 0)!;
+  expect(agent, 'an agent with current listings').toBeDefined();
+
+  const forSale = await json<ListingsPage<ListingSummary>>('/api/v1/listings?type=sale&pageSize=100');
+  for (const item of forSale.items) {
+    const similar = await json<SimilarListings>(`/api/v1/listings/${item.id}/similar`);
+    if (similar.items.length === 0) continue;
+    first = await json<ListingDetail>(`/api/v1/listings/${item.id}`);
+    second = await json<ListingDetail>(`/api/v1/listings/${similar.items[0]!.id}`);
+    break;
+  }
+  expect(first, 'a home for sale with similar homes').toBeDefined();
+  third = forSale.items.find((item) => item.id !== first.id && item.id !== second.id)!;
+  console.log(`team e2e screenshots: ${shots}`);
+}, 300_000);
+
+afterAll(async () => {
+  await rig?.close();
+});
+
+/** Every link inside an element's shadow root (and the shadow roots within it), as `pathname + search`. */
+function linksIn(element: Locator): Promise<string[]> {
+  return element.evaluate((host) => {
+    const hrefs: string[] = [];
+    const walk = (root: ParentNode) => {
+      for (const node of root.querySelectorAll('*')) {
+        if (node instanceof HTMLAnchorElement && node.href) hrefs.push(new URL(node.href).pathname + new URL(node.href).search);
+        if (node.shadowRoot) walk(node.shadowRoot);
+      }
+    };
+    if (host.shadowRoot) walk(host.shadowRoot);
+    return hrefs;
+  });
+}
+
+/** The text an element shows, its shadow roots included. */
+function shownText(element: Locator): Promise<string> {
+  return element.evaluate((host) => {
+    const parts: string[] = [];
+    const walk = (root: Node) => {
+      for (const node of root.childNodes) {
+        if (node.nodeType === Node.TEXT_NODE) parts.push(node.textContent ?? '');
+        else if (node instanceof HTMLElement && node.tagName !== 'SCRIPT' && node.tagName !== 'STYLE') {
+          if (node.shadowRoot) walk(node.shadowRoot);
+          walk(node);
+        }
+      }
+    };
+    walk(host.shadowRoot ?? host);
+    return parts.join(' ').replace(/\s+/g, ' ');
+  });
+}
+
+/** Listing ids of the cards an element links to (`/listings/<id>/<slug>`), in order, once each. */
+async function listingIdsIn(element: Locator): Promise<number[]> {
+  const ids = (await linksIn(element)).map((href) => /^\/listings\/(\d+)\//.exec(href)?.[1]).filter((id): id is string => id !== undefined);
+  return [...new Set(ids.map(Number))];
+}
+
+/**
+ * Names, positions, prices, titles and addresses no narrower than their text: any element of the
+ * page's shadow roots whose part says it holds one, laid out as a box, must not scroll sideways.
+ */
+function cutOffText(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const offenders: string[] = [];
+    const walk = (root: Document | ShadowRoot) => {
+      for (const node of root.querySelectorAll<HTMLElement>('*')) {
+        if (node.shadowRoot) walk(node.shadowRoot);
+        const part = node.getAttribute('part') ?? '';
+        if (!/(^|\s|-)(name|position|price|title|address|heading)(\s|-|$)/.test(part)) continue;
+        const style = getComputedStyle(node);
+        if (style.display === 'inline' || style.display === 'none' || node.clientWidth === 0) continue;
+        if (node.scrollWidth > node.clientWidth + 1) offenders.push(`${part}: "${node.textContent?.trim()}" ${node.scrollWidth} > ${node.clientWidth}`);
+      }
+    };
+    walk(document);
+    return offenders;
+  });
+}
+
+/** axe on the whole page, shadow roots included (run through the debugger: the relay's CSP stays as it is). */
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(axeSource);
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; nodes: Array<{ target: unknown }> }> }> } }).axe;
+    const result = await axe.run();
+    return result.violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => JSON.stringify(node.target)).join(', ')}`);
+  });
+}
+
+/** What every page must be: axe clean, nothing wider than the screen, no text cut off; then a screenshot. */
+async function checkPage(page: Page, width: number, name: string): Promise<void> {
+  // Lazily loaded images and sections below the fold: scroll through once so they are there for the checks.
+  await page.evaluate(async () => {
+    for (let y = 0; y < document.documentElement.scrollHeight; y += window.innerHeight / 2) {
+      window.scrollTo(0, y);
+      await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 50)));
+    }
+    window.scrollTo(0, 0);
+  });
+  await page.screenshot({ path: join(shots, `${name}-${width}.png`), fullPage: true });
+  expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name}: no sideways scroll`).toBeLessThanOrEqual(width);
+  expect(await cutOffText(page), `${name}: text cut off`).toEqual([]);
+  expect(await axeViolations(page), `${name}: axe`).toEqual([]);
+}
+
+describe.each(WIDTHS)('at %i px', (width) => {
+  const viewport = { width, height: width < 600 ? 844 : 900 };
+
+  it("the team page lists the agency's public people in its order, each linking to their page", async () => {
+    const { context, page, problems } = await watchedPage(rig.browser, { viewport });
+    await page.goto(`${rig.relay.url}/team`);
+    const element = page.locator('estate-team');
+    await expect.poll(() => linksIn(element), { timeout: 20_000 }).toEqual(expect.arrayContaining(team.items.map((member) => `/agent?id=${member.id}`)));
+    const links = (await linksIn(element)).filter((href) => href.startsWith('/agent?id='));
+    // Each person once, in the team's order (a card may link twice: its photo and its name).
+    expect([...new Set(links)]).toEqual(team.items.map((member) => `/agent?id=${member.id}`));
+    const text = await shownText(element);
+    for (const member of team.items) {
+      expect(text).toContain(member.name);
+      if (member.position) expect(text).toContain(member.position);
+    }
+    // The simulator's back office and the agent hidden from the web are not on it.
+    for (const name of ['Rachel Hughes', 'Chloe Marsh', 'Ben Walsh']) expect(text).not.toContain(name);
+    expect(await page.locator('nav[aria-label="Main"] a[aria-current="page"]').textContent()).toBe('Our team');
+    await checkPage(page, width, 'team');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("an agent's page, from their card: photo, position, phone, profile, current listings and results, a form to them", async () => {
+    const { context, page, problems } = await watchedPage(rig.browser, { viewport });
+    await page.goto(`${rig.relay.url}/team`);
+    const card = page.locator('estate-team').getByRole('link', { name: agent.name }).first();
+    await card.click();
+    await page.waitForURL(`${rig.relay.url}/agent?id=${agent.id}`);
+    const element = page.locator('estate-agent');
+    // The page's one h1 is the agent's name.
+    await element.getByRole('heading', { name: agent.name, level: 1 }).waitFor({ timeout: 20_000 });
+    expect(await page.getByRole('heading', { level: 1 }).count()).toBe(1);
+    const text = await shownText(element);
+    if (agent.position) expect(text).toContain(agent.position);
+    // Click to call: a tel: link to the number the relay gives (its last eight digits, whatever the prefix).
+    const calls = await element.evaluate((host) => [...host.shadowRoot!.querySelectorAll('a[href^="tel:"]')].map((link) => link.getAttribute('href')!));
+    if (agent.phone) expect(calls.map((href) => href.replace(/\D/g, '').slice(-8))).toContain(agent.phone.replace(/\D/g, '').slice(-8));
+    const photo = element.locator('img').first();
+    if (agent.photo) {
+      await photo.evaluate((img: HTMLImageElement) =>
+        img.complete ? undefined : new Promise((resolve) => img.addEventListener('load', resolve, { once: true })),
+      );
+      expect(await photo.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(100);
+    }
+    if (agent.profile?.format === 'text') expect(text).toContain(agent.profile.text.split('\n')[0]!.trim());
+    if (agent.profile?.format === 'html') expect(await element.evaluate((host) => host.shadowRoot!.querySelector('script'))).toBeNull();
+    // Their homes and results: exactly those the relay lists for them, as cards.
+    await expect.poll(() => listingIdsIn(element), { timeout: 20_000 }).toEqual([...agent.current, ...agent.results].map((item) => item.id));
+    // A message to them: the contact form, loaded with the page.
+    await element.locator('estate-enquiry').first().waitFor({ timeout: 20_000 });
+    await checkPage(page, width, 'agent');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('a listing shows similar homes and the homes viewed before it, in step in a second tab', async () => {
+    const { context, page, problems } = await watchedPage(rig.browser, { viewport });
+    const listingPage = (id: number) => `${rig.relay.url}/listing?id=${id}`;
+    const title = (on: Page) => on.locator('estate-listing [part~="title"]');
+
+    await page.goto(listingPage(first.id));
+    await expect(title(page).textContent({ timeout: 20_000 })).resolves.toBe(first.address.display);
+    // A second tab, on a third home: it shows the first as viewed.
+    const tab = await context.newPage();
+    await tab.setViewportSize(viewport);
+    const tabProblems: string[] = [];
+    tab.on('pageerror', (error) => tabProblems.push(error.message));
+    await tab.goto(listingPage(third.id));
+    await expect(title(tab).textContent({ timeout: 20_000 })).resolves.toBe(third.address.display);
+    await expect.poll(() => listingIdsIn(tab.locator('estate-recently-viewed')), { timeout: 20_000 }).toEqual([first.id]);
+
+    // The first tab moves on to one of the first's similar homes.
+    await page.goto(listingPage(second.id));
+    await expect(title(page).textContent({ timeout: 20_000 })).resolves.toBe(second.address.display);
+    const similar = await json<SimilarListings>(`/api/v1/listings/${second.id}/similar`);
+    const similarElement = page.locator('estate-similar-listings');
+    await similarElement.scrollIntoViewIfNeeded();
+    await expect.poll(() => listingIdsIn(similarElement), { timeout: 20_000 }).toEqual(similar.items.map((item) => item.id));
+    expect(await listingIdsIn(similarElement)).not.toContain(second.id);
+    // Viewed before it: the first (the listing shown is left out), in both tabs; the second tab without a reload.
+    await expect.poll(() => listingIdsIn(page.locator('estate-recently-viewed')), { timeout: 20_000 }).toEqual([first.id]);
+    await expect.poll(() => listingIdsIn(tab.locator('estate-recently-viewed')), { timeout: 20_000 }).toEqual([second.id, first.id]);
+    expect(await shownText(page.locator('estate-recently-viewed'))).toContain(first.address.display);
+
+    await checkPage(page, width, 'listing-similar');
+    await checkPage(tab, width, 'listing-recent');
+    expect(problems).toEqual([]);
+    expect(tabProblems).toEqual([]);
+    await context.close();
+  });
+});
