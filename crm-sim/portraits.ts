@@ -63,7 +63,7 @@ export const PORTRAITS = {
   },
   'black-bob-fringe': {
     skin: '#f0d0b0',
-    hair: { style: 'pixie', colour: '#1a1512' },
+    hair: { style: 'fringe-bob', colour: '#1a1512' },
     eyes: '#2e1e12',
     glasses: true,
     outfit: { kind: 'knit', colour: '#2f6f73', inner: '#2f6f73' },
@@ -182,9 +182,10 @@ export const PORTRAITS = {
   },
   'ginger-stubble': {
     skin: '#f7d8c2',
-    hair: { style: 'crop', colour: '#c0662e' },
+    hair: { style: 'side-part', colour: '#c0662e' },
     eyes: '#5f87a6',
     beard: 'stubble',
+    glasses: true,
     outfit: { kind: 'knit', colour: '#3b4a3a', inner: '#e8e4da' },
     backdrop: { kind: 'studio', colours: ['#d2dccb', '#f2f6ee'] },
   },
@@ -317,6 +318,7 @@ function hairBehind(look: PortraitLook): string {
     case 'wavy':
       return `<path d="M170 300 C 165 165 230 130 300 130 C 372 130 438 168 430 300 C 450 360 420 400 446 450 C 470 500 430 540 452 590 C 466 630 420 660 390 650 L 210 650 C 178 660 136 630 150 590 C 170 540 128 500 154 450 C 178 400 150 360 170 300 Z" fill="${colour}"/><path d="M182 440 C 164 500 196 540 176 600 M418 440 C 436 500 404 540 424 600" stroke="${dark}" stroke-width="10" fill="none" opacity="0.5"/>`;
     case 'bob':
+    case 'fringe-bob':
       return `<path d="M172 310 C 166 170 232 138 300 138 C 370 138 436 172 428 310 L 436 470 C 438 500 416 512 392 508 L 208 508 C 184 512 162 500 164 470 Z" fill="${colour}"/>`;
     case 'ponytail':
       return `<path d="M390 230 C 470 250 480 380 450 470 C 436 520 400 540 392 520 C 420 450 424 330 380 270 Z" fill="${colour}"/>`;
@@ -380,6 +382,9 @@ function hairFront(look: PortraitLook): string {
       return `<path d="M180 330 C 170 200 230 150 300 150 C 372 150 432 200 420 330 C 410 270 390 232 344 214 C 330 244 290 266 236 270 C 212 282 192 302 180 330 Z" fill="${colour}"/><path d="M300 160 C 320 190 336 206 344 214" stroke="${dark}" stroke-width="4" fill="none" opacity="0.5"/>`;
     case 'bob':
       return `<path d="M176 360 C 166 206 226 150 300 150 C 376 150 436 206 424 360 C 416 290 406 250 386 230 C 340 240 270 236 228 222 C 200 250 184 296 176 360 Z" fill="${colour}"/><path d="M236 190 C 270 176 326 174 370 194" stroke="${light}" stroke-width="6" fill="none" opacity="0.5"/>`;
+    case 'fringe-bob':
+      // A straight fringe across the forehead, the bob's sides framing the face.
+      return `<path d="M176 370 C 164 204 226 148 300 148 C 374 148 436 204 424 370 C 418 316 410 284 398 262 C 360 270 240 270 202 262 C 190 284 182 316 176 370 Z" fill="${colour}"/><path d="M214 256 C 260 262 340 262 386 256" stroke="${light}" stroke-width="5" fill="none" opacity="0.35"/>`;
     case 'pixie':
       return `<path d="M184 320 C 170 200 232 150 304 150 C 380 150 432 204 416 316 C 408 268 398 244 380 232 C 352 262 300 276 246 268 C 222 274 196 290 184 320 Z" fill="${colour}"/><path d="M246 268 C 290 262 340 246 380 232" stroke="${dark}" stroke-width="4" fill="none" opacity="0.45"/>`;
     case 'bun':
@@ -493,7 +498,7 @@ function beard(look: PortraitLook): string {
   const around =
     'M196 330 C 198 400 220 452 256 470 C 276 484 324 484 344 470 C 380 452 402 400 404 330 C 398 380 380 420 350 440 C 330 452 316 446 300 446 C 284 446 270 452 250 440 C 220 420 202 380 196 330 Z';
   const chin = 'M252 446 C 270 462 330 462 348 446 C 344 478 322 490 300 490 C 278 490 256 478 252 446 Z';
-  const opacity = look.beard === 'stubble' ? 0.32 : 0.92;
+  const opacity = look.beard === 'stubble' ? 0.2 : 0.92;
   return `<g fill="${colour}" opacity="${opacity}"><path d="${around}"/><path d="${chin}"/></g>${moustache.replace('/>', ` opacity="${opacity}"/>`)}`;
 }
 
