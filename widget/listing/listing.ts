@@ -91,6 +91,7 @@ class MissingListing extends Error {
  * @csspart lightbox - The photo viewer dialog (and `lightbox-*` parts inside it).
  *
  * @cssprop --estate-listing-gallery-ratio - Shape of the gallery (default 3 / 2; 2 / 1 on wide screens).
+ * @cssprop --estate-listing-gallery-max-height - The gallery's tallest (default `min(30rem, 55vh)`: the address and price stay in the first screen).
  * @cssprop --estate-skeleton-color - Placeholder colour while loading.
  * @cssprop --estate-keep-color - The heart's colour while the home is kept (default the danger colour, `--estate-color-danger`).
  * @cssprop --estate-lightbox-backdrop - Lightbox background.

@@ -319,6 +319,13 @@ export const styles = [
       align-content: start;
     }
 
+    /* Two columns where the bar has two (from 2 × 9.5rem + the gap + its padding). */
+    @container (min-width: 22.25rem) {
+      .field.wide {
+        grid-column: span 2;
+      }
+    }
+
     .field label {
       font-size: 0.875rem;
       font-weight: 600;
