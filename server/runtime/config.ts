@@ -41,7 +41,7 @@ export const officePhone = z
   .trim()
   .min(1, 'must not be empty')
   .max(40, 'must be at most 40 characters')
-  .regex(/^\+?[0-9][0-9 ()./-]*$/, 'must be a phone number such as (03) 9555 0100 or +61 3 9555 0100');
+  .regex(/^\+?(?=[^\d]*\d)[\d ()./-]+$/, 'must be a phone number such as (03) 9555 0100 or +61 3 9555 0100');
 
 /**
  * The relay's whole configuration, read once from the environment. Variable names are a public
