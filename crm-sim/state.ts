@@ -389,6 +389,16 @@ export class SimulatorState {
     return user;
   }
 
+  /**
+   * A staff member leaves the agency: gone from /account/users, and from the contactStaff of the
+   * listings that named them (those listings' modified is not bumped: the CRM leaves them as they were).
+   */
+  removeUser(id: number): void {
+    if (!this.user(id)) throw new SimulatorError(404, `no user ${id}`);
+    this.users = this.users.filter((user) => user.id !== id);
+    this.events.append('user', 'delete', id);
+  }
+
   /** Takes a listing off the market: status withdrawn, no more open homes, modified bumped. */
   withdrawListing(id: number, market?: Market): SimListing {
     return this.changeListing(id, { status: 'withdrawn' }, market);

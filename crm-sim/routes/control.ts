@@ -41,6 +41,7 @@ import type { MailCatcher } from '../mail-catcher.ts';
  *   POST   /__sim/usage                       {requests} → another tool spends that many of the key's daily requests
  *   PUT    /__sim/limits                      {requestsPerSecond?, dailyLimit?}
  *   PATCH  /__sim/users/:id                   change a staff member: {fields?, showOnWeb?}
+ *   DELETE /__sim/users/:id                   a staff member leaves the agency (gone from the users and from contactStaff)
  *   GET|PUT /__sim/webhooks                   {url, dropRate, itemBodies} and counts (sent, dropped, failed)
  *   GET    /__sim/events                      the event log as /eventStream serves it
  *   POST   /__sim/drive                       change listings across accounts at a rate: {perSecond, changes, accounts?,
@@ -362,6 +363,11 @@ function accountControlRouter(state: SimulatorState): Router {
     if (body.showOnWeb !== undefined && typeof body.showOnWeb !== 'boolean') throw new ControlInputError('showOnWeb must be true or false');
     const user = state.changeUser(idParam(req), body as { fields?: Record<string, unknown>; showOnWeb?: boolean });
     res.json(renderUser(user, requestOrigin(req)));
+  });
+
+  router.delete('/users/:id', (req, res) => {
+    state.removeUser(idParam(req));
+    res.status(204).end();
   });
 
   router.get('/events', (_req, res) => {
