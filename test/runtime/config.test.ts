@@ -156,6 +156,7 @@ describe('settings grouped by concern', () => {
     ANSWER_CACHE_MB: '32',
     UNCACHED_RENDERS_PER_MINUTE: '30',
     LOG_LEVEL: 'warn',
+    LOG_FORMAT: 'pretty',
     SIM_LISTINGS: '8',
     ENQUIRY_RATE_LIMIT_PER_MINUTE: '9',
     ENQUIRY_DAILY_LIMIT_PER_CLIENT: '9',
