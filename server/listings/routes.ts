@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { formatBoundingBox, parseBoundingBox, type BoundingBox } from '../../contract/listing-filters.ts';
-import type { ListingsFilling, PlacementSummary, Suburb } from '../../contract/relay-api.ts';
+import type { ListingsFilling, PlacementSummary, SimilarListings, Suburb } from '../../contract/relay-api.ts';
 import { suburbsInArea, type AreaSuburbs, type SuburbPlace } from '../../contract/saved-search-area.ts';
 import type { ListingPlacements } from './placement.ts';
 import type { Config } from '../runtime/config.ts';
@@ -18,6 +18,7 @@ import { parseListingsQuery, parseMapQuery, queryKey } from './query.ts';
 import { listingMapIndex, type ListingMapIndex } from './map.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { openHomeCalendar } from './open-home-calendar.ts';
+import { parseSimilarQuery, similarIndex, type SimilarIndex } from './similar.ts';
 
 export interface ListingsRouterDeps {
   config: Pick<Config, 'http' | 'demoMode'>;
@@ -45,7 +46,7 @@ export const FILLING_RETRY_AFTER_SECONDS = 5;
 type Rendered = EncodedBody;
 
 /**
- * The public listing API: GET /api/v1/listings, /api/v1/listings/:id, /api/v1/agents and /api/v1/suburbs. Every
+ * The public listing API: GET /api/v1/listings, /api/v1/listings/:id (and its similar homes), /api/v1/agents and /api/v1/suburbs. Every
  * answer comes from the cache in SQLite; no request here ever reaches the CRM. Rendered bodies are
  * kept with their strong ETag and brotli/gzip forms until the sync changes something, in the
  * relay's answer cache (server/http/answer-cache.ts: bounded in bytes for all agencies, least
@@ -81,19 +82,22 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   // On the routes themselves, not a prefix `use`: that would answer 503 for /api/v1/listings/ too,
   // which strict routing makes a 404.
   let filled = false;
-  router.get(['/api/v1/listings', '/api/v1/listings/:id', '/api/v1/listings/:id/open-homes/:file', '/api/v1/agents', '/api/v1/suburbs'], (_req, res, next) => {
-    filled ||= cache.readState().lastSuccessAt !== null;
-    if (filled) return next();
-    res.set('Retry-After', String(FILLING_RETRY_AFTER_SECONDS));
-    res.set('Cache-Control', 'no-store');
-    const body: ListingsFilling = {
-      error: 'listings_filling',
-      message: 'The relay is loading the listings from the CRM for the first time. Ask again after Retry-After seconds.',
-      state: 'filling',
-      retryAfterSeconds: FILLING_RETRY_AFTER_SECONDS,
-    };
-    res.status(503).json(body);
-  });
+  router.get(
+    ['/api/v1/listings', '/api/v1/listings/:id', '/api/v1/listings/:id/similar', '/api/v1/listings/:id/open-homes/:file', '/api/v1/agents', '/api/v1/suburbs'],
+    (_req, res, next) => {
+      filled ||= cache.readState().lastSuccessAt !== null;
+      if (filled) return next();
+      res.set('Retry-After', String(FILLING_RETRY_AFTER_SECONDS));
+      res.set('Cache-Control', 'no-store');
+      const body: ListingsFilling = {
+        error: 'listings_filling',
+        message: 'The relay is loading the listings from the CRM for the first time. Ask again after Retry-After seconds.',
+        state: 'filling',
+        retryAfterSeconds: FILLING_RETRY_AFTER_SECONDS,
+      };
+      res.status(503).json(body);
+    },
+  );
 
   router.get('/api/v1/listings', (req, res) => {
     // The exact URL seen before skips parsing; a new one is parsed (400 if bad) and keyed by meaning,
@@ -155,6 +159,25 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
       const listing = listings.detail(id);
       if (!listing) throw new HttpError(404, 'listing_not_found', 'No such listing (it may have been sold, leased or withdrawn).');
       return listing;
+    });
+  });
+
+  // Similar homes (similar.ts): chosen from the current cards, read once per cache change into an
+  // index kept in the answer cache beside the answers; each answer is one pass over it, kept until
+  // the cache changes. Shared by the agency's hosts, as the map's index is; answers keyed by host.
+  router.get('/api/v1/listings/:id/similar', (req, res) => {
+    const raw = String(req.params.id);
+    if (!/^\d{1,15}$/.test(raw)) throw new HttpError(400, 'invalid_id', 'The listing id must be a number.', { id: 'must be a whole number' });
+    const { limit } = parseSimilarQuery(req.query as Record<string, unknown>);
+    send(req, res, `similar|${hostOf(req)}|${raw}|${limit}`, LIST_CACHE_CONTROL, Infinity, () => {
+      const subject = listings.detail(Number(raw));
+      if (!subject) throw new HttpError(404, 'listing_not_found', 'No such listing (it may have been sold, leased or withdrawn).');
+      let index = rendered.get<SimilarIndex>('similar-index');
+      if (!index) {
+        index = similarIndex(listings.all(parseListingsQuery({ status: 'available' })));
+        rendered.set('similar-index', index, undefined, index.bytes);
+      }
+      return { items: index.similarTo(subject, limit) } satisfies SimilarListings;
     });
   });
 
