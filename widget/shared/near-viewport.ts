@@ -8,6 +8,9 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 export class NearViewportController implements ReactiveController {
   near = false;
   #observer: IntersectionObserver | undefined;
+  #reach!: () => void;
+  /** Resolves once the host has come near the viewport (for `loadComplete`-style waits). */
+  readonly reached = new Promise<void>((resolve) => (this.#reach = resolve));
 
   constructor(
     private readonly host: ReactiveControllerHost & HTMLElement,
@@ -19,20 +22,24 @@ export class NearViewportController implements ReactiveController {
   hostConnected(): void {
     if (this.near) return;
     if (typeof IntersectionObserver === 'undefined') {
-      this.near = true;
-      this.host.requestUpdate();
+      this.#arrive();
       return;
     }
     this.#observer = new IntersectionObserver(
       (entries) => {
         if (!entries.some((entry) => entry.isIntersecting)) return;
         this.#observer?.disconnect();
-        this.near = true;
-        this.host.requestUpdate();
+        this.#arrive();
       },
       { rootMargin: this.margin },
     );
     this.#observer.observe(this.host);
+  }
+
+  #arrive(): void {
+    this.near = true;
+    this.#reach();
+    this.host.requestUpdate();
   }
 
   hostDisconnected(): void {

@@ -6,7 +6,7 @@ import { resolveLocale } from '../shared/format.ts';
 import { heading, headingLevel } from '../shared/heading.ts';
 import { cardHref, renderCardContent } from '../shared/listing-parts.ts';
 import { NearViewportController } from '../shared/near-viewport.ts';
-import { relayUrl } from '../shared/relay.ts';
+import { relayUrl, RelayError } from '../shared/relay.ts';
 import { fetchJsonOnceFilled } from '../shared/relay-filling.ts';
 import { ShortlistController } from '../shared/shortlist.ts';
 import { styles } from './similar-listings.styles.ts';
@@ -104,8 +104,10 @@ export class EstateSimilarListings extends EstateElement {
     },
     args: () => [this.relay, this.effectiveId, this.#limit, this.#near.near] as const,
     onComplete: (result) => void this.rendered().then(() => this.emit<SimilarListingsLoadedDetail>('estate-similar-listings-loaded', result)),
+    // Nothing is shown either way; only what the page's developer could fix is worth a console line.
     onError: (error) => {
-      if (!(error instanceof DOMException && error.name === 'AbortError')) console.warn('<estate-similar-listings> could not load similar homes:', error);
+      const quiet = (error instanceof DOMException && error.name === 'AbortError') || (error instanceof RelayError && error.status === 404);
+      if (!quiet) console.warn('<estate-similar-listings> could not load similar homes:', error);
     },
   });
 
@@ -132,9 +134,10 @@ export class EstateSimilarListings extends EstateElement {
     return null;
   }
 
-  /** Settles when the current load does: the homes shown (none before the element nears the viewport). */
+  /** Settles once the element has neared the viewport and its load is done: the homes shown. */
   get loadComplete(): Promise<ListingSummary[]> {
-    return this.updateComplete.then(async () => {
+    return this.#near.reached.then(async () => {
+      await this.updateComplete;
       await this.#similarTask.taskComplete;
       return this.#similarTask.value?.items ?? [];
     });
