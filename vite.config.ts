@@ -88,7 +88,9 @@ const COPIES: Array<{ importer: RegExp; modules: RegExp }> = [
   // chunks stay as they were.
   {
     importer: /widget[\\/](similar-listings|recently-viewed)[\\/]/,
-    modules: new RegExp(`${LISTING_PARTS.source}|widget[\\\\/](shared[\\\\/](near-viewport|recently-viewed)|shortlist[\\\\/]kept-homes)\\.ts$|contract[\\\\/]slug\\.ts$`),
+    modules: new RegExp(
+      `${LISTING_PARTS.source}|widget[\\\\/](shared[\\\\/](near-viewport|recently-viewed)|shortlist[\\\\/]kept-homes)\\.ts$|contract[\\\\/]slug\\.ts$`,
+    ),
   },
 ];
 /** Marks a copy's module id: `<file>?estate-copy=<rule index>`. */
