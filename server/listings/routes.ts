@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { formatBoundingBox, parseBoundingBox, type BoundingBox } from '../../contract/listing-filters.ts';
-import type { AgentProfile, ListingsFilling, PlacementSummary, Suburb, Team } from '../../contract/relay-api.ts';
+import type { AgentProfile, ListingsFilling, PlacementSummary, SimilarListings, Suburb, Team } from '../../contract/relay-api.ts';
 import { suburbsInArea, type AreaSuburbs, type SuburbPlace } from '../../contract/saved-search-area.ts';
 import type { ListingPlacements } from './placement.ts';
 import type { Config } from '../runtime/config.ts';
@@ -18,6 +18,7 @@ import { parseListingsQuery, parseMapQuery, queryKey } from './query.ts';
 import { listingMapIndex, type ListingMapIndex } from './map.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { openHomeCalendar } from './open-home-calendar.ts';
+import { parseSimilarQuery, similarIndex, type SimilarIndex } from './similar.ts';
 
 export interface ListingsRouterDeps {
   config: Pick<Config, 'http' | 'demoMode'> & Partial<Pick<Config, 'team'>>;
@@ -47,7 +48,7 @@ export const FILLING_RETRY_AFTER_SECONDS = 5;
 type Rendered = EncodedBody;
 
 /**
- * The public listing API: GET /api/v1/listings, /api/v1/listings/:id, /api/v1/agents and /api/v1/suburbs. Every
+ * The public listing API: GET /api/v1/listings, /api/v1/listings/:id (and its similar homes), /api/v1/agents and /api/v1/suburbs. Every
  * answer comes from the cache in SQLite; no request here ever reaches the CRM. Rendered bodies are
  * kept with their strong ETag and brotli/gzip forms until the sync changes something, in the
  * relay's answer cache (server/http/answer-cache.ts: bounded in bytes for all agencies, least
@@ -87,6 +88,7 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     [
       '/api/v1/listings',
       '/api/v1/listings/:id',
+      '/api/v1/listings/:id/similar',
       '/api/v1/listings/:id/open-homes/:file',
       '/api/v1/agents',
       '/api/v1/agents/:id',
@@ -168,6 +170,25 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
       const listing = listings.detail(id);
       if (!listing) throw new HttpError(404, 'listing_not_found', 'No such listing (it may have been sold, leased or withdrawn).');
       return listing;
+    });
+  });
+
+  // Similar homes (similar.ts): chosen from the current cards, read once per cache change into an
+  // index kept in the answer cache beside the answers; each answer is one pass over it, kept until
+  // the cache changes. Shared by the agency's hosts, as the map's index is; answers keyed by host.
+  router.get('/api/v1/listings/:id/similar', (req, res) => {
+    const raw = String(req.params.id);
+    if (!/^\d{1,15}$/.test(raw)) throw new HttpError(400, 'invalid_id', 'The listing id must be a number.', { id: 'must be a whole number' });
+    const { limit } = parseSimilarQuery(req.query as Record<string, unknown>);
+    send(req, res, `similar|${hostOf(req)}|${raw}|${limit}`, LIST_CACHE_CONTROL, Infinity, () => {
+      const subject = listings.detail(Number(raw));
+      if (!subject) throw new HttpError(404, 'listing_not_found', 'No such listing (it may have been sold, leased or withdrawn).');
+      let index = rendered.get<SimilarIndex>('similar-index');
+      if (!index) {
+        index = similarIndex(listings.all(parseListingsQuery({ status: 'available' })));
+        rendered.set('similar-index', index, undefined, index.bytes);
+      }
+      return { items: index.similarTo(subject, limit) } satisfies SimilarListings;
     });
   });
 

@@ -281,7 +281,15 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
       listingHead(listing, { canonical, siteName: deps.siteName, siteUrl: paths.siteUrl, relayUrl: deps.relayBase, currency: deps.currency }),
       preloadFirstPhoto(listing),
     ].join('\n');
-    const body = `<nav class="estate-page-nav" aria-label="Listings">${listLinks()}</nav>\n${element.html}\n${element.data}`;
+    // Similar homes and recently viewed render in the browser only, once near the viewport: no
+    // server markup, nothing in the first screen's cost.
+    const shared = `relay="${escapeHtml(deps.element.relay)}" locale="${escapeHtml(deps.element.locale)}"`;
+    const detailHref = escapeHtml(`${paths.prefix}/{id}/{slug}`);
+    const more = [
+      `<estate-similar-listings ${shared} time-zone="${escapeHtml(deps.element.timeZone)}" listing-id="${listing.id}" detail-href="${detailHref}"></estate-similar-listings>`,
+      `<estate-recently-viewed ${shared} exclude-id="${listing.id}" detail-href="${detailHref}"></estate-recently-viewed>`,
+    ].join('\n');
+    const body = `<nav class="estate-page-nav" aria-label="Listings">${listLinks()}</nav>\n${element.html}\n${element.data}\n${more}`;
     return { status: 200, canonical, head, body, current: { path: canonicalPath, ...sectionOf(listing) } };
   }
 

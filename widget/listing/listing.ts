@@ -19,6 +19,7 @@ import type { EstateLightbox } from '../lightbox/lightbox.ts';
 import { loadElement } from '../shared/load-element.ts';
 import { EstateEnquiry } from '../enquiry/enquiry.ts';
 import { renderKeep, ShortlistController } from '../shared/shortlist.ts';
+import { recordView } from '../shared/recently-viewed.ts';
 import type { ListingViewDetail } from '../shared/analytics.ts';
 import { listingFacts, viewItem } from '../shared/listing-facts.ts';
 
@@ -266,6 +267,8 @@ export class EstateListing extends EstateElement {
   }
 
   async #afterLoad(listing: ListingDetail): Promise<void> {
+    // Shown in the browser (on a server no task runs): one of the homes this browser recently viewed.
+    recordView(this.relay, listing);
     await this.rendered();
     this.#placeJsonLd(listing);
     this.emit<ListingLoadedDetail>('estate-listing-loaded', { listing });
