@@ -25,6 +25,8 @@ export const ELEMENT_ENTRIES = {
   'estate-open-home-registration': 'widget/open-home-registration/define.ts',
   'estate-saved-search': 'widget/saved-search/define.ts',
   'estate-shortlist': 'widget/shortlist/define.ts',
+  'estate-similar-listings': 'widget/similar-listings/define.ts',
+  'estate-recently-viewed': 'widget/recently-viewed/define.ts',
 };
 
 /**
@@ -44,7 +46,7 @@ export const VARIANT_ENTRIES: Record<string, { element: keyof typeof ELEMENT_ENT
  * registering of elements they render or fetch later (the enquiry form needs none of it).
  */
 const LISTING_PARTS =
-  /widget[\\/](shared[\\/](format|picture|icons|listing-parts|listing-parts\.styles|heading|relay-filling|define|load-element|shortlist)|listings[\\/]controls\.styles)\.ts$/;
+  /widget[\\/](shared[\\/](format|picture|icons|listing-parts|listing-parts\.styles|listing-card\.styles|heading|relay-filling|define|load-element|shortlist)|listings[\\/]controls\.styles)\.ts$/;
 /** What `<estate-map>` shares with `<estate-listings>` beyond the listing parts: how filters are read and kept in the URL, the highlight event. */
 const MAP_SHARES = /widget[\\/](listings[\\/]query|shared[\\/](url-query|listing-highlight))\.ts$|contract[\\/](listing-filters|slug)\.ts$/;
 /** The enquiry form and what only lead forms use. */
@@ -80,6 +82,16 @@ const COPIES: Array<{ importer: RegExp; modules: RegExp }> = [
   // The map: the listing parts of its card and the list's query helpers (which it reads the same
   // filters with), so a map page beside a list fetches no extra shared chunk for them.
   { importer: /widget[\\/]map[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${MAP_SHARES.source}`) },
+  // Similar homes and recently viewed (issue 31): copies of the listing parts and of what they share
+  // with the listing and the shortlist (the card row, the viewport watch, the recently-viewed list,
+  // the kept homes' status), so each is one file beside the core and the listing's and shortlist's
+  // chunks stay as they were.
+  {
+    importer: /widget[\\/](similar-listings|recently-viewed)[\\/]/,
+    modules: new RegExp(
+      `${LISTING_PARTS.source}|widget[\\\\/](shared[\\\\/](near-viewport|recently-viewed)|shortlist[\\\\/]kept-homes)\\.ts$|contract[\\\\/]slug\\.ts$`,
+    ),
+  },
 ];
 /** Marks a copy's module id: `<file>?estate-copy=<rule index>`. */
 const COPY_QUERY = '?estate-copy=';

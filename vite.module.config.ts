@@ -24,6 +24,8 @@ export default defineConfig({
         shortlist: 'widget/shortlist/define.ts',
         'saved-search': 'widget/saved-search/define.ts',
         map: 'widget/map/define.ts',
+        'similar-listings': 'widget/similar-listings/define.ts',
+        'recently-viewed': 'widget/recently-viewed/define.ts',
         localize: 'widget/shared/localize.ts',
       },
       formats: ['es'],

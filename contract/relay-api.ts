@@ -225,6 +225,11 @@ export interface ListingDetail extends ListingSummary {
   toilets: number | null;
   geolocation: { latitude: number; longitude: number } | null;
   inserted: string | null;
+  /**
+   * The agency's office: what the card names when `agents` is empty (every agent of the listing has
+   * left the agency, or is not one it shows).
+   */
+  office: Office;
 }
 
 export interface Page<T> {

@@ -7,7 +7,8 @@
 
 export const PORTRAIT_SIZE = { width: 600, height: 800 } as const;
 
-type HairStyle = 'crop' | 'side-part' | 'fade' | 'receding' | 'curly-short' | 'long' | 'wavy' | 'bob' | 'pixie' | 'bun' | 'ponytail' | 'afro' | 'hijab';
+type HairStyle =
+  'crop' | 'side-part' | 'fade' | 'receding' | 'curly-short' | 'long' | 'wavy' | 'bob' | 'fringe-bob' | 'pixie' | 'bun' | 'ponytail' | 'afro' | 'hijab';
 type Outfit = 'suit-tie' | 'blazer-shirt' | 'blazer-blouse' | 'blouse' | 'knit' | 'shirt';
 type Backdrop = 'studio' | 'office' | 'leaves' | 'brick';
 

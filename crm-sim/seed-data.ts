@@ -347,6 +347,54 @@ export const STREETS: readonly string[] = [
   'Percy Street',
 ];
 
+/**
+ * Real streets of each suburb: a listing's street is drawn from its own suburb's, so an Australian
+ * reader never meets "Glebe Point Road, Hawthorn" (issue #33). Suburbs missing here fall back to STREETS.
+ */
+export const STREETS_BY_SUBURB: Readonly<Record<string, readonly string[]>> = {
+  Kew: ['Cotham Road', 'High Street', 'Barkers Road', 'Stevenson Street', 'Walpole Street', 'Princess Street', 'Studley Park Road'],
+  Hawthorn: ['Glenferrie Road', 'Burwood Road', 'Power Street', 'Auburn Road', 'Riversdale Road', 'Liddiard Street', 'Lisson Grove'],
+  Richmond: ['Bridge Road', 'Swan Street', 'Church Street', 'Lennox Street', 'Coppin Street', 'Highett Street', 'Rowena Parade'],
+  Fitzroy: ['Brunswick Street', 'Gertrude Street', 'Johnston Street', 'Napier Street', 'King William Street', 'Rose Street', 'Argyle Street'],
+  Brunswick: ['Sydney Road', 'Lygon Street', 'Albion Street', 'Victoria Street', 'Union Street', 'Weston Street', 'Barkly Street'],
+  Northcote: ['High Street', 'Westgarth Street', 'Separation Street', 'Arthurton Road', 'Clarke Street', 'Bastings Street', 'Mitchell Street'],
+  'St Kilda': ['Fitzroy Street', 'Acland Street', 'Grey Street', 'Barkly Street', 'Alma Road', 'Blessington Street', 'Dalgety Street'],
+  'South Yarra': ['Toorak Road', 'Chapel Street', 'Domain Road', 'Park Street', 'Millswyn Street', 'Walsh Street', 'Caroline Street'],
+  Camberwell: ['Burke Road', 'Riversdale Road', 'Camberwell Road', 'Prospect Hill Road', 'Trafalgar Road', 'Through Road', 'Highfield Road'],
+  Footscray: ['Barkly Street', 'Nicholson Street', 'Hopkins Street', 'Buckley Street', 'Droop Street', 'Gordon Street', 'Pickett Street'],
+  'Box Hill': ['Whitehorse Road', 'Station Street', 'Thames Street', 'Elgar Road', 'Dorking Road', 'Carrington Road', 'Ellingworth Parade'],
+  Brighton: ['Bay Street', 'Church Street', 'New Street', 'Were Street', 'Male Street', 'Black Street', 'Wilson Street'],
+  Williamstown: ['Nelson Place', 'Ferguson Street', 'Electra Street', 'Douglas Parade', 'Cecil Street', 'Thompson Street', 'Osborne Street'],
+  'Glen Iris': ['High Street', 'Glen Iris Road', 'Malvern Road', 'Summerhill Road', 'Ashburn Grove', 'Florizel Street', 'Sherwood Road'],
+  Paddington: ['Oxford Street', 'Glenmore Road', 'Underwood Street', 'Paddington Street', 'Cascade Street', 'Windsor Street', 'Hargrave Street'],
+  'Surry Hills': ['Crown Street', 'Bourke Street', 'Riley Street', 'Foveaux Street', 'Cleveland Street', 'Albion Street', 'Devonshire Street'],
+  Newtown: ['King Street', 'Enmore Road', 'Wilson Street', 'Australia Street', 'Church Street', 'Brown Street', 'Wells Street'],
+  Bondi: ['Campbell Parade', 'Bondi Road', 'Hall Street', 'Curlewis Street', 'Beach Road', "O'Brien Street", 'Blair Street'],
+  Manly: ['Pittwater Road', 'Darley Road', 'Sydney Road', 'Raglan Street', 'Bower Street', 'Addison Road', 'Ashburner Street'],
+  Balmain: ['Darling Street', 'Mort Street', 'Beattie Street', 'Montague Street', 'Evans Street', 'Ewenton Street', 'Short Street'],
+  Chatswood: ['Victoria Avenue', 'Archer Street', 'Help Street', 'Anderson Street', 'Orchard Road', 'Mowbray Road', 'Albert Avenue'],
+  Parramatta: ['Church Street', 'George Street', 'Macquarie Street', 'Marsden Street', 'Harris Street', 'Argyle Street', 'Sorrell Street'],
+  Randwick: ['Belmore Road', 'Alison Road', 'Avoca Street', 'Clovelly Road', 'Frenchmans Road', 'Carrington Road', 'Dutruc Street'],
+  Marrickville: ['Marrickville Road', 'Illawarra Road', 'Victoria Road', 'Addison Road', 'Livingstone Road', 'Sydenham Road', 'Silver Street'],
+  Werribee: ['Watton Street', 'Synnot Street', 'Greaves Street', 'Heaths Road', 'Ballan Road', 'Duncans Road'],
+  Tarneit: ['Leakes Road', 'Derrimut Road', 'Sayers Road', 'Hogans Road', 'Tarneit Road', 'Davis Road'],
+  'Clyde North': ['Thompsons Road', 'Pattersons Road', 'Smiths Lane', 'Grices Road', 'Berwick-Cranbourne Road', 'Hardys Road'],
+  'Marsden Park': ['Richmond Road', 'Hollinsworth Road', 'South Street', 'Elara Boulevard', 'Jersey Road', 'Garfield Road East'],
+  'Oran Park': ['Oran Park Drive', 'Peter Brock Drive', 'Podium Way', 'South Circuit', 'Dick Johnson Drive', 'Holden Drive'],
+  Gisborne: ['Aitken Street', 'Brantome Street', 'Robertson Street', 'Hamilton Street', 'Station Road'],
+  Kyneton: ['Mollison Street', 'Piper Street', 'High Street', 'Ebden Street', 'Jennings Street'],
+  Bowral: ['Bong Bong Street', 'Bendooley Street', 'Merrigang Street', 'Bowral Street', 'Shepherd Street'],
+  Mudgee: ['Church Street', 'Market Street', 'Mortimer Street', 'Perry Street', 'Lewis Street'],
+};
+
+/** The roads out of each rural town, for its farms and lifestyle blocks. */
+export const RURAL_ROADS_BY_SUBURB: Readonly<Record<string, readonly string[]>> = {
+  Gisborne: ['Mount Macedon Road', 'Bacchus Marsh Road', 'Kilmore Road'],
+  Kyneton: ['Blackhill Road', 'Burke and Wills Track', 'Kyneton-Metcalfe Road'],
+  Bowral: ['Old Hume Highway', 'Range Road', 'Kangaloon Road'],
+  Mudgee: ['Ulan Road', 'Henry Lawson Drive', 'Castlereagh Highway'],
+};
+
 export const GROWTH_STREETS: readonly string[] = [
   'Banksia Crescent',
   'Wattle Way',

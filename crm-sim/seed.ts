@@ -24,6 +24,8 @@ import {
   type StaffSeed,
   STATES,
   STREETS,
+  STREETS_BY_SUBURB,
+  RURAL_ROADS_BY_SUBURB,
   SUBURBS,
   type SuburbInfo,
   TYPES,
@@ -449,10 +451,11 @@ function buildAddress(rng: Prng, suburb: SuburbInfo, category: Category, typeKey
     street = rng.pick(GROWTH_STREETS);
   } else if (category === 'rural') {
     streetNumber = String(rng.int(120, 2900));
-    street = rng.pick(RURAL_ROADS);
+    street = rng.pick(RURAL_ROADS_BY_SUBURB[suburb.name] ?? RURAL_ROADS);
   } else {
     streetNumber = String(rng.int(1, 240));
-    street = rng.pick(STREETS);
+    // One draw whatever the list: the seed's other draws stay as they were.
+    street = rng.pick(STREETS_BY_SUBURB[suburb.name] ?? STREETS);
     if (typeKey === 'Unit' || typeKey === 'Apartment' || typeKey === 'Villa' || (typeKey === 'Townhouse' && rng.chance(0.6))) {
       unitNumber = String(typeKey === 'Apartment' ? rng.int(101, 1408) : rng.int(1, 12));
     }

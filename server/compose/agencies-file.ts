@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { domainToASCII } from 'node:url';
 import { z } from 'zod';
-import { ConfigError, countryCode, isTimeZone, type Config } from '../runtime/config.ts';
+import { ConfigError, countryCode, isTimeZone, officePhone, type Config } from '../runtime/config.ts';
 import { findJsonSyntaxError } from '../runtime/json-syntax.ts';
 import { parseMailFrom, parseSmtpUrl } from '../runtime/mail-settings.ts';
 
@@ -50,6 +50,21 @@ export function hostOf(url: string): string {
   return new URL(url).hostname.replace(/\.$/, '');
 }
 
+/** A CRM user id in teamOrder or teamHidden: a number, or its digits as `agencies set --team-order` passes them. */
+const userId = z.union(
+  [
+    z.number().int().positive(),
+    z
+      .string()
+      .regex(/^[1-9]\d{0,14}$/)
+      .transform(Number),
+  ],
+  {
+    message: 'each entry must be a CRM user id (a whole number from 1)',
+  },
+);
+const userIds = z.array(userId).transform((ids) => [...new Set(ids)]);
+
 const agencySchema = z.strictObject({
   slug: z.string().regex(AGENCY_SLUG, 'must be 1 to 40 characters of a-z, 0-9 and -'),
   name: z.string().trim().min(1, 'must not be empty').max(120, 'must be at most 120 characters'),
@@ -84,6 +99,15 @@ const agencySchema = z.strictObject({
     })
     .optional(),
   alertConfirmation: z.enum(['email', 'agent'], { message: 'must be email (double opt-in) or agent (an agent confirms)' }).optional(),
+  // The agency's people (server/listings/team.ts); TEAM_ORDER, TEAM_HIDDEN and AGENT_DIRECT_CONTACT are the defaults.
+  phone: officePhone.optional(),
+  teamOrder: userIds.optional(),
+  teamHidden: userIds.optional(),
+  agentDirectContact: z
+    .union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1')], {
+      message: "must be true (agents' own e-mail and mobile shown) or false",
+    })
+    .optional(),
 });
 
 const fileSchema = z.strictObject({ agencies: z.array(z.unknown()) });
@@ -181,7 +205,7 @@ export function parseAgencies(json: unknown, options: AgencyChecks = {}): Agency
   const top = fileSchema.safeParse(json);
   if (!top.success)
     throw new ConfigError([
-      'AGENCIES_FILE: must be a JSON object { "agencies": [ { "slug", "name", "accessToken", "allowedOrigins", "siteUrl", "hosts", "wrapperUrl", "smtpUrl", "mailFrom", "alertConfirmation", … }, … ] } and nothing else',
+      'AGENCIES_FILE: must be a JSON object { "agencies": [ { "slug", "name", "accessToken", "allowedOrigins", "siteUrl", "hosts", "wrapperUrl", "smtpUrl", "mailFrom", "alertConfirmation", "phone", "teamOrder", "teamHidden", "agentDirectContact", … }, … ] } and nothing else',
     ]);
   const problems: string[] = [];
   const agencies: AgencyEntry[] = [];
@@ -274,6 +298,12 @@ export function agencyConfig(base: Config, agency: AgencyEntry, catchUpIntervalM
       // SITE_COUNTRY likewise: where the geocoder looks for the agency's listings whose records name no country.
       country: agency.country ?? base.site.country,
       listingPath: agency.listingPath ?? base.site.listingPath,
+      phone: agency.phone,
+    },
+    team: {
+      order: agency.teamOrder ?? base.team.order,
+      hidden: agency.teamHidden ?? base.team.hidden,
+      directContact: agency.agentDirectContact ?? base.team.directContact,
     },
     ...agencyMailSettings(base, agency),
   };

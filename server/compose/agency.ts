@@ -9,7 +9,7 @@ import { savedSearchesFeature } from '../saved-searches/feature.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { createSmtpMailer } from '../mail/smtp-mailer.ts';
 import { parseMailFrom } from '../runtime/mail-settings.ts';
-import { DEMO_SITE_NAME } from '../pages/index.ts';
+import { DEMO_SITE_NAME, DEMO_SITE_PHONE } from '../pages/index.ts';
 import { savedSearchLimitStores, type SavedSearchLimitStores } from '../saved-searches/router.ts';
 import { createSavedSearchService, type SavedSearchService } from '../saved-searches/service.ts';
 import { crmListingSource } from '../crm/listing-source.ts';
@@ -27,7 +27,7 @@ import { shareAgencySync } from '../cluster/replica.ts';
 import { LISTING_CACHE_TABLES } from '../listings/cache.ts';
 import { CHANGE_TABLES } from '../listings/event-store.ts';
 import { PHOTO_INDEX_TABLES } from '../photos/mirror.ts';
-import { PUBLISHED_PAGES_TABLES } from '../pages/published.ts';
+import { PUBLISHED_PAGES_TABLES, publishedPages } from '../pages/published.ts';
 import { renderSharedSyncMetrics, SharedSync, type SyncBalance } from '../cluster/shared-sync.ts';
 import type { Worker } from '../runtime/worker.ts';
 import { sharedGateOfKey } from '../cluster/shared-gate.ts';
@@ -110,6 +110,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
   // Bound below, once the workers it runs exist: the sync asks it whether it may run.
   let sharedSync: SharedSync | undefined;
   let places: PlacesService;
+  let agentPages: ReturnType<typeof publishedPages> | undefined;
   try {
     options.sharedDatabase?.attach(store, options.slug);
     // Any relay may receive the agency's webhooks; only its sync holder applies them (from this inbox).
@@ -155,6 +156,13 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
       answers: options.answers,
       placements: places.placements,
       fillTurns: options.fillTurns,
+      // The office a listing names when its agents have all left (and the team page): the demo's own when unset.
+      office: {
+        name: config.site.name ?? (config.demoMode ? DEMO_SITE_NAME : null),
+        phone: config.site.phone ?? (config.demoMode ? DEMO_SITE_PHONE : null),
+      },
+      // The pages' record of published agent pages: an agent who had one and left answers 410 on the API too.
+      agentPagePublished: (id) => (agentPages ??= publishedPages(store)).agentWasPublished(id),
     });
   } catch (error) {
     // Refused settings (CRM budget): release what was opened, then let the caller report it.

@@ -4,6 +4,7 @@ import { priceRange } from '../listings/price-range.ts';
 import type { SourcePhoto } from '../photos/mirror.ts';
 import { listingDestination, userDestination } from './lead-destination.ts';
 import { plainText } from './plain-text.ts';
+import { profileText } from './profile-text.ts';
 import type { CrmPhoto, CrmProperty, CrmUser } from './schemas.ts';
 
 /*
@@ -173,16 +174,24 @@ export function agentFromCrm(user: CrmUser): MappedAgent {
     .filter(Boolean)
     .join(' ');
   const photoUrl = nonEmpty(user.photo?.original) ?? nonEmpty(user.photo?.thumb_360);
+  const numbers = user.phoneNumbers.filter((phone) => nonEmpty(phone.number));
+  const isMobile = (phone: (typeof numbers)[number]) => phone.typeCode === 'M' || /mobile/i.test(phone.type ?? '');
+  // `role` is confidential (it is not even declared in the schema): only whether one is set is read.
+  const role = (user as Record<string, unknown>).role;
   return {
     id: user.id,
     showOnWeb: user.showOnWeb === true,
+    publicRole: typeof role === 'string' && role.trim() !== '',
     leadDestination: userDestination(user.id),
     fields: {
       id: user.id,
       name: name || 'Our team',
       position: nonEmpty(user.position),
-      phone: publicPhone(user),
+      officePhone: nonEmpty(numbers.find((phone) => !isMobile(phone))?.number),
+      // hideMobileFromPortal is the agent's own wish: honoured whatever the agency's setting.
+      mobile: user.hideMobileFromPortal ? null : nonEmpty(numbers.find(isMobile)?.number),
       email: user.email && /^[^\s@]+@[^\s@]+$/.test(user.email) ? user.email : null,
+      profile: profileText(user.profile),
     },
     // Portraits have no change marker of their own: a new URL is a new portrait.
     photo: photoUrl ? { photoId: 0, kind: 'portrait', position: 0, caption: name || null, url: photoUrl, modified: null } : null,
@@ -192,14 +201,6 @@ export function agentFromCrm(user: CrmUser): MappedAgent {
 /** A record carrying only `{ id }` (commercial and land lists) cannot say whether to show the person. */
 export function isFullUserRecord(user: CrmUser): boolean {
   return user.showOnWeb !== undefined && user.showOnWeb !== null;
-}
-
-/** The mobile unless the agent hides it from portals (then the office line), else any number. */
-function publicPhone(user: CrmUser): string | null {
-  const numbers = user.phoneNumbers.filter((phone) => nonEmpty(phone.number));
-  const isMobile = (phone: (typeof numbers)[number]) => phone.typeCode === 'M' || /mobile/i.test(phone.type ?? '');
-  const preferred = user.hideMobileFromPortal ? numbers.find((phone) => !isMobile(phone)) : (numbers.find(isMobile) ?? numbers[0]);
-  return nonEmpty(preferred?.number);
 }
 
 function badge(placement: ListPlacement, crmStatus: string | null | undefined): ListingBadge {

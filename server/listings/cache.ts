@@ -5,7 +5,7 @@ import type { LeadDestination } from '../enquiries/sink.ts';
 import type { AgentTarget, ListingTarget } from '../enquiries/targets.ts';
 import { writeRebuildable } from '../photos/rebuildable.ts';
 import { agentRowProblem, listingRowProblem } from './public-schema.ts';
-import type { ListingFacts, MappedAgent, MappedListing, OpenHome, PublicListingFields } from './source.ts';
+import type { AgentFields, ListingFacts, MappedAgent, MappedListing, OpenHome, PublicListingFields } from './source.ts';
 import type { ListingPlacements } from './placement.ts';
 
 /**
@@ -32,7 +32,9 @@ export interface CachedListing {
 
 export interface CachedAgent {
   id: number;
-  fields: MappedAgent['fields'];
+  fields: AgentFields;
+  /** The source gives them a public-facing role (MappedAgent.publicRole). */
+  publicRole: boolean;
 }
 
 export type OpenHomeRow = OpenHome;
@@ -196,11 +198,11 @@ export class ListingCache {
   private writeAgent(mapped: MappedAgent, now: number): void {
     this.db
       .prepare(
-        `INSERT INTO agents (id, show_on_web, lead_destination, public_json, synced_at) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (id) DO UPDATE SET show_on_web = excluded.show_on_web, lead_destination = excluded.lead_destination,
-           public_json = excluded.public_json, synced_at = excluded.synced_at`,
+        `INSERT INTO agents (id, show_on_web, public_role, lead_destination, public_json, synced_at) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET show_on_web = excluded.show_on_web, public_role = excluded.public_role,
+           lead_destination = excluded.lead_destination, public_json = excluded.public_json, synced_at = excluded.synced_at`,
       )
-      .run(mapped.id, mapped.showOnWeb ? 1 : 0, mapped.leadDestination, JSON.stringify(mapped.fields), now);
+      .run(mapped.id, mapped.showOnWeb ? 1 : 0, mapped.publicRole ? 1 : 0, mapped.leadDestination, JSON.stringify(mapped.fields), now);
   }
 
   /** Agents no longer in the account (after a complete user list). */
@@ -327,10 +329,41 @@ export class ListingCache {
   visibleAgents(ids?: readonly number[]): CachedAgent[] {
     const rows = (
       ids === undefined
-        ? this.db.prepare('SELECT id, public_json FROM agents WHERE show_on_web = 1 ORDER BY id').all()
-        : this.db.prepare('SELECT id, public_json FROM agents WHERE show_on_web = 1 AND id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids))
-    ) as Array<{ id: number; public_json: string }>;
-    return rows.map((row) => ({ id: row.id, fields: JSON.parse(row.public_json) as CachedAgent['fields'] }));
+        ? this.db.prepare('SELECT id, public_role, public_json FROM agents WHERE show_on_web = 1 ORDER BY id').all()
+        : this.db
+            .prepare('SELECT id, public_role, public_json FROM agents WHERE show_on_web = 1 AND id IN (SELECT value FROM json_each(?))')
+            .all(JSON.stringify(ids))
+    ) as Array<{ id: number; public_role: number; public_json: string }>;
+    return rows.map((row) => ({ id: row.id, fields: JSON.parse(row.public_json) as AgentFields, publicRole: row.public_role === 1 }));
+  }
+
+  /** Per agent named on a cached listing: how many of those listings are current (for sale or lease) and how many in all. */
+  listingCountsByAgent(): Map<number, { current: number; all: number }> {
+    const rows = this.db
+      .prepare(
+        `SELECT a.agent_id AS agentId, SUM(l.status = 'available') AS current, COUNT(*) AS total
+         FROM listing_agents a JOIN listings l ON l.id = a.listing_id GROUP BY a.agent_id`,
+      )
+      .all() as Array<{ agentId: number; current: number; total: number }>;
+    return new Map(rows.map((row) => [row.agentId, { current: row.current, all: row.total }]));
+  }
+
+  /**
+   * The cached listings naming this agent: `current` the available ones, newest first; `results`
+   * the sold and leased ones (the showcase window), most recently changed (sold, leased) first.
+   */
+  listingsOfAgent(agentId: number): { current: CachedListing[]; results: CachedListing[] } {
+    const select = (statuses: string, orderBy: string) =>
+      this.db
+        .prepare(
+          `SELECT l.id, l.type, l.status, l.public_json FROM listings l JOIN listing_agents a ON a.listing_id = l.id
+           WHERE a.agent_id = ? AND l.status IN (SELECT value FROM json_each(?)) ORDER BY ${orderBy}`,
+        )
+        .all(agentId, statuses) as ListingRow[];
+    return {
+      current: this.toCached(select('["available"]', 'l.inserted_at IS NULL, l.inserted_at DESC, l.id DESC')),
+      results: this.toCached(select('["sold","leased"]', 'l.modified_at IS NULL, l.modified_at DESC, l.id DESC')),
+    };
   }
 
   openHomesOf(listingId: number, after: string): OpenHomeRow[] {

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import type { Office } from '../../contract/relay-api.ts';
 import type { Config } from '../runtime/config.ts';
 import type { AnswerCache } from '../http/answer-cache.ts';
 import type { AgentTarget, EnquiryTargets, ListingTarget } from '../enquiries/targets.ts';
@@ -32,6 +33,7 @@ export { FillTurns } from './fill-turns.ts';
 export { CrmChangeWorker } from './events.ts';
 export { AgencyAccount } from './account.ts';
 export type { PublicListings } from './public-listings.ts';
+export { agentSlug } from './team.ts';
 export { webhookRouter, type WebhookCounts, type WebhookTarget } from './webhook.ts';
 
 export interface ListingsService {
@@ -130,6 +132,10 @@ export interface ListingsServiceOptions {
   placements?: ListingPlacements;
   /** Many agencies on one relay: first fills write their listings a few at a time, the smallest first (fill-turns.ts). */
   fillTurns?: FillTurns;
+  /** The office as the pages name it (default: SITE_NAME and SITE_PHONE as set; the demo's are the composition's to give). */
+  office?: Office;
+  /** Whether an agent's page was ever published (the pages' record): GET /api/v1/agents/{id} then answers 410 for one who left. */
+  agentPagePublished?(id: number): boolean;
 }
 
 /**
@@ -245,8 +251,27 @@ export function createListingsService(options: ListingsServiceOptions): Listings
       }),
     );
   }
-  const listings = publicListings({ cache, mirror, base: config.http.publicUrl ?? '', now: options.now, placements: options.placements });
-  router.use(listingsRouter({ config, cache, mirror, listings, answers: options.answers, now: options.now, placements: options.placements }));
+  const listings = publicListings({
+    cache,
+    mirror,
+    base: config.http.publicUrl ?? '',
+    now: options.now,
+    placements: options.placements,
+    team: config.team,
+    office: options.office ?? { name: config.site.name ?? null, phone: config.site.phone ?? null },
+  });
+  router.use(
+    listingsRouter({
+      config,
+      cache,
+      mirror,
+      listings,
+      answers: options.answers,
+      now: options.now,
+      placements: options.placements,
+      agentPagePublished: options.agentPagePublished,
+    }),
+  );
   // Relays on one database: a relay that does not hold the sync gets the photo index copied, not the
   // files; it fetches them from the file host by content hash (byte for byte the holder's).
   const photoFill = options.holdsSync

@@ -1,8 +1,8 @@
-import type { Agent, ListingDetail, ListingPosition, ListingSummary, Page, Photo } from '../../contract/relay-api.ts';
+import type { Agent, AgentProfile, ListingDetail, ListingPosition, ListingSummary, Office, Page, Photo, Team } from '../../contract/relay-api.ts';
 import type { ListingPlacements } from './placement.ts';
 import type { PhotoMirror } from '../photos/mirror.ts';
 import { publicPhoto } from '../photos/public.ts';
-import type { CachedListing, ListingCache } from './cache.ts';
+import type { CachedAgent, CachedListing, ListingCache } from './cache.ts';
 import {
   listingsSql,
   parseListingsQuery,
@@ -14,6 +14,8 @@ import {
   type PriceEdges,
 } from './query.ts';
 import type { Clock } from '../runtime/clock.ts';
+import { TeamRules } from './team.ts';
+import type { TeamSettings } from '../runtime/config.ts';
 
 /**
  * The public listing shape, read from the cache: what GET /api/v1/listings[/:id] answers and what
@@ -33,7 +35,14 @@ export interface PublicListings {
   pageFor(parameters: Record<string, string>): Page<ListingSummary>;
   /** Every current listing's id, type, status, suburb and last change (for sitemaps). */
   index(): Array<Pick<ListingSummary, 'id' | 'type' | 'status' | 'address' | 'modified'>>;
+  /** Every staff member shown on the web and not hidden by the agency (GET /api/v1/agents). */
   agents(): Agent[];
+  /** The agency's public people, in its order (listings/team.ts), and the office. */
+  team(): Team;
+  /** One of the agency's public people with their listings; undefined for anyone else (hidden, back office, left, unknown). */
+  agent(id: number): AgentProfile | undefined;
+  /** The office (named where a listing's agents have all left, and on the team page). */
+  office(): Office;
 }
 
 export interface PublicListingsDeps {
@@ -44,6 +53,10 @@ export interface PublicListingsDeps {
   now?: Clock;
   /** Where listings are on a map (server/places/); without it, no listing has a position. */
   placements?: ListingPlacements;
+  /** Who of the agency's people faces the public, in what order, how reached (default: everyone shown on the web with listings or a role, no direct contact). */
+  team?: TeamSettings;
+  /** The office (default: unnamed, no phone). */
+  office?: Office;
 }
 
 export function publicListings(deps: PublicListingsDeps): PublicListings {
@@ -59,39 +72,48 @@ export function publicListings(deps: PublicListingsDeps): PublicListings {
   const positionsOf = (ids: readonly number[]) => deps.placements?.positionsOf(ids) ?? new Map<number, ListingPosition>();
   const context: FilterContext = { placedWithin: (box) => deps.placements?.within(box) ?? [] };
 
-  function agentsById(ids: readonly number[] | undefined): Agent[] {
-    const agents = cache.visibleAgents(ids);
+  const rules = new TeamRules(deps.team ?? { order: [], hidden: [], directContact: false });
+  const office: Office = { name: deps.office?.name ?? null, phone: deps.office?.phone ?? null };
+
+  /** Staff shown on the web and not hidden, with their portraits (ids: in that order; undefined: all, by id). */
+  function shownAgents(ids: readonly number[] | undefined): Array<{ agent: CachedAgent; photo: Photo | null }> {
+    const agents = cache.visibleAgents(ids).filter((agent) => !rules.isHidden(agent.id));
     const portraits = mirror.photosOf(
       'agent',
       agents.map((agent) => agent.id),
     );
     const byId = new Map(
-      agents.map((agent): [number, Agent] => {
+      agents.map((agent) => {
         const portrait = portraits.get(agent.id)?.[0];
-        const { id, name, position, phone, email } = agent.fields;
-        return [agent.id, { id, name, position, phone, email, photo: portrait ? publicPhoto(portrait, base) : null }];
+        return [agent.id, { agent, photo: portrait ? publicPhoto(portrait, base) : null }] as const;
       }),
     );
     // Keep the listing's own order of agents.
-    return ids === undefined ? [...byId.values()] : ids.map((id) => byId.get(id)).filter((agent): agent is Agent => agent !== undefined);
+    return ids === undefined ? [...byId.values()] : ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  function agentsById(ids: readonly number[] | undefined): Agent[] {
+    return shownAgents(ids).map(({ agent, photo }) => rules.agent(agent.fields, photo));
+  }
+
+  /** Cards of cached listings, in their order: photos and positions joined in. */
+  function summaries(rows: readonly CachedListing[]): ListingSummary[] {
+    const ids = rows.map((row) => row.id);
+    const photos = mirror.photosOf('listing', ids);
+    const positions = positionsOf(ids);
+    return rows.map((row) =>
+      summary(
+        row,
+        (photos.get(row.id) ?? []).map((photo) => ({ kind: photo.kind, photo: publicPhoto(photo, base) })),
+        positions.get(row.id) ?? null,
+      ),
+    );
   }
 
   const cards = (query: ParsedListingsQuery, limit: number, offset: number): { items: ListingSummary[]; total: number } => {
     const sql = listingsSql(query, context);
     const { rows, total } = cache.findListings(sql.where, sql.params, sql.orderBy, limit, offset);
-    const ids = rows.map((row) => row.id);
-    const photos = mirror.photosOf('listing', ids);
-    const positions = positionsOf(ids);
-    return {
-      items: rows.map((row) =>
-        summary(
-          row,
-          (photos.get(row.id) ?? []).map((photo) => ({ kind: photo.kind, photo: publicPhoto(photo, base) })),
-          positions.get(row.id) ?? null,
-        ),
-      ),
-      total,
-    };
+    return { items: summaries(rows), total };
   };
   const page = (query: ParsedListingsQuery): Page<ListingSummary> => ({
     ...cards(query, query.pageSize, (query.page - 1) * query.pageSize),
@@ -108,7 +130,7 @@ export function publicListings(deps: PublicListingsDeps): PublicListings {
       const agents = agentsById(listing.agentIds);
       // Open homes that have not finished.
       const openHomes = cache.openHomesOf(listing.id, new Date(now()).toISOString()).map((row) => ({ id: row.id, start: row.start, end: row.end }));
-      return detail(listing, photos, agents, openHomes, positionsOf([listing.id]).get(listing.id) ?? null);
+      return detail(listing, photos, agents, openHomes, positionsOf([listing.id]).get(listing.id) ?? null, office);
     },
     canonical: (query) =>
       snapBoxFilter(snapPriceFilters(query, (edges ??= cache.priceEdges())), (placeEdges ??= deps.placements?.edges() ?? { lats: [], lngs: [] })),
@@ -126,6 +148,28 @@ export function publicListings(deps: PublicListingsDeps): PublicListings {
       return result;
     },
     agents: () => agentsById(undefined),
+    team() {
+      const counts = cache.listingCountsByAgent();
+      const members = shownAgents(undefined)
+        .filter(({ agent }) => rules.facesPublic(agent, counts.get(agent.id)))
+        .map(({ agent, photo }) => rules.member(agent.fields, photo, counts.get(agent.id)));
+      return { items: rules.sort(members), office };
+    },
+    agent(id) {
+      const [shown] = shownAgents([id]);
+      if (!shown) return undefined;
+      const counts = cache.listingCountsByAgent().get(id);
+      if (!rules.facesPublic(shown.agent, counts)) return undefined;
+      const { current, results } = cache.listingsOfAgent(id);
+      return {
+        ...rules.member(shown.agent.fields, shown.photo, counts),
+        profile: shown.agent.fields.profile,
+        current: summaries(current),
+        results: summaries(results),
+        office,
+      };
+    },
+    office: () => office,
   };
 }
 
@@ -167,6 +211,7 @@ function detail(
   agents: Agent[],
   openHomes: ListingDetail['openHomes'],
   position: ListingPosition | null,
+  office: Office,
 ): ListingDetail {
   const f = listing.fields;
   return {
@@ -183,5 +228,6 @@ function detail(
     toilets: f.toilets,
     geolocation: f.geolocation,
     inserted: f.inserted,
+    office,
   };
 }

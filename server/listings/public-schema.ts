@@ -42,12 +42,19 @@ export const publicListingSchema = z.strictObject({
   inserted: nullableText,
 });
 
+const profile = z
+  .discriminatedUnion('format', [z.strictObject({ format: z.literal('html'), html: text }), z.strictObject({ format: z.literal('text'), text })])
+  .nullable();
+
+/** An agent's row: both ways of reaching them (which one an answer shows is the agency's setting, listings/team.ts) and the cleaned profile. */
 export const publicAgentSchema = z.strictObject({
   id: z.number().int().positive(),
   name: text,
   position: nullableText,
-  phone: nullableText,
+  officePhone: nullableText,
+  mobile: nullableText,
   email: nullableText,
+  profile,
 });
 
 /** The schemas and the contract's types name the same fields, each of the same type (checked by the compiler). */

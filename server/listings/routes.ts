@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { formatBoundingBox, parseBoundingBox, type BoundingBox } from '../../contract/listing-filters.ts';
-import type { ListingsFilling, PlacementSummary, Suburb } from '../../contract/relay-api.ts';
+import type { AgentProfile, ListingsFilling, PlacementSummary, SimilarListings, Suburb, Team } from '../../contract/relay-api.ts';
 import { suburbsInArea, type AreaSuburbs, type SuburbPlace } from '../../contract/saved-search-area.ts';
 import type { ListingPlacements } from './placement.ts';
 import type { Config } from '../runtime/config.ts';
@@ -18,9 +18,10 @@ import { parseListingsQuery, parseMapQuery, queryKey } from './query.ts';
 import { listingMapIndex, type ListingMapIndex } from './map.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { openHomeCalendar } from './open-home-calendar.ts';
+import { parseSimilarQuery, similarIndex, type SimilarIndex } from './similar.ts';
 
 export interface ListingsRouterDeps {
-  config: Pick<Config, 'http' | 'demoMode'>;
+  config: Pick<Config, 'http' | 'demoMode'> & Partial<Pick<Config, 'team'>>;
   cache: ListingCache;
   /** The relay's one answer cache, shared by every agency (default: one of the router's own, from config.http). */
   answers?: AnswerCache;
@@ -30,6 +31,8 @@ export interface ListingsRouterDeps {
   now?: Clock;
   /** Where listings are on a map: GET /api/v1/listings/placement counts them (all unplaced without it). */
   placements?: ListingPlacements;
+  /** Whether an agent's page was ever published (server/pages): such an agent, no longer public, answers 410, not 404. */
+  agentPagePublished?(id: number): boolean;
 }
 
 /** Browsers and CDNs may reuse an answer for a minute and serve it stale while they revalidate. */
@@ -45,7 +48,7 @@ export const FILLING_RETRY_AFTER_SECONDS = 5;
 type Rendered = EncodedBody;
 
 /**
- * The public listing API: GET /api/v1/listings, /api/v1/listings/:id, /api/v1/agents and /api/v1/suburbs. Every
+ * The public listing API: GET /api/v1/listings, /api/v1/listings/:id (and its similar homes), /api/v1/agents and /api/v1/suburbs. Every
  * answer comes from the cache in SQLite; no request here ever reaches the CRM. Rendered bodies are
  * kept with their strong ETag and brotli/gzip forms until the sync changes something, in the
  * relay's answer cache (server/http/answer-cache.ts: bounded in bytes for all agencies, least
@@ -70,30 +73,42 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   // the elements resolve against the relay. The Host header never enters an answer; it is in every
   // cache key (hostOf), since it chose the agency: an answer kept for one host is never sent at another.
   const base = deps.config.http.publicUrl ?? '';
-  const listings = deps.listings ?? publicListings({ cache, mirror, base, now });
+  const listings = deps.listings ?? publicListings({ cache, mirror, base, now, team: deps.config.team });
   // Names the relay in calendar events' UIDs: PUBLIC_URL's host, never the Host header.
   const calendarHost = deps.config.http.publicUrl ? new URL(deps.config.http.publicUrl).host : 'estate-embed';
   const pageOrigins = new Set([...deps.config.http.allowedOrigins, ...publicOrigins(deps.config)].map((origin) => new URL(origin).origin));
-  router.use(['/api/v1/listings', '/api/v1/agents', '/api/v1/suburbs'], cors);
+  router.use(['/api/v1/listings', '/api/v1/agents', '/api/v1/team', '/api/v1/suburbs'], cors);
 
   // Until the first sync has filled the cache, an empty answer would be a false "no match": say
   // the listings are on their way instead, and when to ask again. Once filled it stays filled.
   // On the routes themselves, not a prefix `use`: that would answer 503 for /api/v1/listings/ too,
   // which strict routing makes a 404.
   let filled = false;
-  router.get(['/api/v1/listings', '/api/v1/listings/:id', '/api/v1/listings/:id/open-homes/:file', '/api/v1/agents', '/api/v1/suburbs'], (_req, res, next) => {
-    filled ||= cache.readState().lastSuccessAt !== null;
-    if (filled) return next();
-    res.set('Retry-After', String(FILLING_RETRY_AFTER_SECONDS));
-    res.set('Cache-Control', 'no-store');
-    const body: ListingsFilling = {
-      error: 'listings_filling',
-      message: 'The relay is loading the listings from the CRM for the first time. Ask again after Retry-After seconds.',
-      state: 'filling',
-      retryAfterSeconds: FILLING_RETRY_AFTER_SECONDS,
-    };
-    res.status(503).json(body);
-  });
+  router.get(
+    [
+      '/api/v1/listings',
+      '/api/v1/listings/:id',
+      '/api/v1/listings/:id/similar',
+      '/api/v1/listings/:id/open-homes/:file',
+      '/api/v1/agents',
+      '/api/v1/agents/:id',
+      '/api/v1/team',
+      '/api/v1/suburbs',
+    ],
+    (_req, res, next) => {
+      filled ||= cache.readState().lastSuccessAt !== null;
+      if (filled) return next();
+      res.set('Retry-After', String(FILLING_RETRY_AFTER_SECONDS));
+      res.set('Cache-Control', 'no-store');
+      const body: ListingsFilling = {
+        error: 'listings_filling',
+        message: 'The relay is loading the listings from the CRM for the first time. Ask again after Retry-After seconds.',
+        state: 'filling',
+        retryAfterSeconds: FILLING_RETRY_AFTER_SECONDS,
+      };
+      res.status(503).json(body);
+    },
+  );
 
   router.get('/api/v1/listings', (req, res) => {
     // The exact URL seen before skips parsing; a new one is parsed (400 if bad) and keyed by meaning,
@@ -158,6 +173,25 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     });
   });
 
+  // Similar homes (similar.ts): chosen from the current cards, read once per cache change into an
+  // index kept in the answer cache beside the answers; each answer is one pass over it, kept until
+  // the cache changes. Shared by the agency's hosts, as the map's index is; answers keyed by host.
+  router.get('/api/v1/listings/:id/similar', (req, res) => {
+    const raw = String(req.params.id);
+    if (!/^\d{1,15}$/.test(raw)) throw new HttpError(400, 'invalid_id', 'The listing id must be a number.', { id: 'must be a whole number' });
+    const { limit } = parseSimilarQuery(req.query as Record<string, unknown>);
+    send(req, res, `similar|${hostOf(req)}|${raw}|${limit}`, LIST_CACHE_CONTROL, Infinity, () => {
+      const subject = listings.detail(Number(raw));
+      if (!subject) throw new HttpError(404, 'listing_not_found', 'No such listing (it may have been sold, leased or withdrawn).');
+      let index = rendered.get<SimilarIndex>('similar-index');
+      if (!index) {
+        index = similarIndex(listings.all(parseListingsQuery({ status: 'available' })));
+        rendered.set('similar-index', index, undefined, index.bytes);
+      }
+      return { items: index.similarTo(subject, limit) } satisfies SimilarListings;
+    });
+  });
+
   // An open home's calendar file (open-home-calendar.ts), linked by the listing's "Add to calendar":
   // `page` is the page it was on (linked only when it is one of the agency's own). Its title and
   // everything else come from the listing and the open home: a `summary` in the link (which the
@@ -200,6 +234,26 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
 
   router.get('/api/v1/agents', (req, res) => {
     send(req, res, `agents|${hostOf(req)}`, AGENTS_CACHE_CONTROL, Infinity, () => ({ items: listings.agents() }));
+  });
+
+  // The agency's people who face the public, in its order (listings/team.ts).
+  router.get('/api/v1/team', (req, res) => {
+    send(req, res, `team|${hostOf(req)}`, AGENTS_CACHE_CONTROL, Infinity, () => listings.team() satisfies Team);
+  });
+
+  // One of them, with their listings and results. Someone who never faced the public (hidden,
+  // back office, unknown) is not found; someone whose page was published and who has left or
+  // stopped facing the public is gone, so a crawler drops the page instead of retrying it.
+  router.get('/api/v1/agents/:id', (req, res) => {
+    const raw = String(req.params.id);
+    if (!/^[1-9]\d{0,14}$/.test(raw)) throw new HttpError(400, 'invalid_id', 'The agent id must be a number.', { id: 'must be a whole number from 1' });
+    const id = Number(raw);
+    send(req, res, `agent|${hostOf(req)}|${id}`, AGENTS_CACHE_CONTROL, Infinity, () => {
+      const agent = listings.agent(id);
+      if (agent) return agent satisfies AgentProfile;
+      if (deps.agentPagePublished?.(id)) throw new HttpError(410, 'agent_gone', 'This agent is no longer with the agency.');
+      throw new HttpError(404, 'not_found', 'No such agent.');
+    });
   });
 
   // The suburbs the agency has listed in: an appraisal form's suggestions (`<estate-appraisal>`).

@@ -1,4 +1,4 @@
-import type { Agent, ListingDetail, ListingStatus, ListingType } from '../../contract/relay-api.ts';
+import type { AgentProfileText, ListingDetail, ListingStatus, ListingType } from '../../contract/relay-api.ts';
 import type { LeadDestination } from '../enquiries/sink.ts';
 import type { SourcePhoto } from '../photos/mirror.ts';
 
@@ -12,7 +12,7 @@ import type { SourcePhoto } from '../photos/mirror.ts';
  */
 
 /** The public fields of a listing that come from its source record (photos, agents and open homes are joined in later). */
-export type PublicListingFields = Omit<ListingDetail, 'photo' | 'photoCount' | 'photos' | 'floorplans' | 'agents' | 'openHomes' | 'position'>;
+export type PublicListingFields = Omit<ListingDetail, 'photo' | 'photoCount' | 'photos' | 'floorplans' | 'agents' | 'openHomes' | 'position' | 'office'>;
 
 /**
  * Where a listing is, as far as the agency lets it be known: what the places module (server/places/)
@@ -64,13 +64,38 @@ export interface ListingFacts {
   landAreaSqm: number | null;
 }
 
+/**
+ * What the cache keeps of a staff member for the public side (agents.public_json). Both ways of
+ * reaching them are kept, and which one an answer shows is chosen when answering, from the agency's
+ * setting (AGENT_DIRECT_CONTACT, listings/team.ts): a changed setting takes effect at a restart,
+ * with no new read of the source.
+ */
+export interface AgentFields {
+  id: number;
+  name: string;
+  position: string | null;
+  /** Their line at the office (not a mobile): the number shown by default. */
+  officePhone: string | null;
+  /** Their own mobile, null where they hide it from portals: shown only with AGENT_DIRECT_CONTACT. */
+  mobile: string | null;
+  /** Their own e-mail address: shown only with AGENT_DIRECT_CONTACT. */
+  email: string | null;
+  /** Their profile, cleaned by the adapter (HTML to a small safe set of tags, else plain text). */
+  profile: AgentProfileText | null;
+}
+
 /** A staff member, public part only. Callers publish only those with showOnWeb true. */
 export interface MappedAgent {
   id: number;
   showOnWeb: boolean;
+  /**
+   * Whether the source gives them a public-facing role (a sales or leasing agent): with showOnWeb,
+   * enough to be on the team without listings of their own. The role itself never leaves the adapter.
+   */
+  publicRole: boolean;
   /** Where a contact-me enquiry to this person goes: the adapter's token, like a listing's. */
   leadDestination: LeadDestination;
-  fields: Omit<Agent, 'photo'>;
+  fields: AgentFields;
   photo: SourcePhoto | null;
 }
 

@@ -76,6 +76,8 @@ export function listHead(options: {
   siteName: string | null;
   image: ShareImage | null;
   robots?: string;
+  /** Open Graph's type: 'website' (default), 'profile' for a person's page. */
+  type?: 'website' | 'profile';
 }): string {
   const title = [options.title, options.siteName].filter(Boolean).join(' · ');
   return [
@@ -83,7 +85,14 @@ export function listHead(options: {
     meta('name', 'description', options.description),
     `<link rel="canonical" href="${escapeHtml(options.canonical)}">`,
     ...(options.robots ? [meta('name', 'robots', options.robots)] : []),
-    ...openGraph({ title, description: options.description, url: options.canonical, siteName: options.siteName, image: options.image, type: 'website' }),
+    ...openGraph({
+      title,
+      description: options.description,
+      url: options.canonical,
+      siteName: options.siteName,
+      image: options.image,
+      type: options.type ?? 'website',
+    }),
   ].join('\n');
 }
 

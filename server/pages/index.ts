@@ -19,6 +19,8 @@ export { LIST_PAGE_SIZE } from './router.ts';
 
 /** The demo agency: the name its pages carry when SITE_NAME is unset. */
 export const DEMO_SITE_NAME = 'Harbour & Yarra Property';
+/** The demo agency's office number when SITE_PHONE is unset: in the range set aside for fiction (it rings no one). */
+export const DEMO_SITE_PHONE = '(03) 5550 1000';
 
 export interface PagesOptions {
   config: Config;

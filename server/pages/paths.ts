@@ -1,4 +1,5 @@
 import { addressSlug } from '../../contract/slug.ts';
+import { agentSlug } from '../listings/index.ts';
 
 /** The list pages: what each shows. */
 export const LIST_PAGES = {
@@ -30,6 +31,16 @@ export class SitePaths {
   list(kind: ListKind, suburb?: string | null, page = 1): string {
     const path = `${this.prefix}/${kind}${suburb ? `/${addressSlug(suburb)}` : ''}`;
     return page > 1 ? `${path}?page=${page}` : path;
+  }
+
+  /** The team page. */
+  team(): string {
+    return `${this.prefix}/agents`;
+  }
+
+  /** One agent's page: their id, and their name as its slug. */
+  agent(id: number, name: string): string {
+    return `${this.prefix}/agents/${id}/${agentSlug(name)}`;
   }
 
   absolute(path: string): string {

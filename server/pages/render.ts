@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { render } from '@lit-labs/ssr';
 import { collectResult } from '@lit-labs/ssr/lib/render-result.js';
 import { html, type TemplateResult } from 'lit';
-import type { ListingDetail, ListingSummary } from '../../contract/relay-api.ts';
+import type { AgentProfile, ListingDetail, ListingSummary, Team } from '../../contract/relay-api.ts';
 import type { Logger } from '../runtime/log.ts';
 import { escapeHtml, scriptJson } from './html.ts';
 
@@ -42,6 +42,10 @@ export interface ElementRenderer {
   renderListing(listing: ListingDetail, settings: ElementSettings): Promise<RenderedElement>;
   /** `<estate-listings>` with the cards of one page; the list page adds real links for the other pages. */
   renderListings(items: ListingSummary[], settings: ElementSettings & { detailHref: string }): Promise<RenderedElement>;
+  /** `<estate-team>` with the agency's people, each linking to `agentHref` (`{id}`, `{slug}`); the page adds real links to each agent's page. */
+  renderTeam(team: Team, settings: ElementSettings & { agentHref: string }): Promise<RenderedElement>;
+  /** `<estate-agent>` with one agent's page; the page puts JSON-LD in the head and real links to their listings (`detailHref`) beside it. */
+  renderAgent(agent: AgentProfile, settings: ElementSettings & { agentHref: string; detailHref: string }): Promise<RenderedElement>;
 }
 
 /**
@@ -73,6 +77,20 @@ export function elementRenderer(widgetDir: string, log: Pick<Logger, 'warn'>): E
   });
 
   return {
+    // Client-rendered for now: the elements' server rendering replaces these bodies.
+    renderTeam: async (team, settings) => ({
+      html: clientRendered('estate-team', settings, { 'heading-level': '2', 'agent-href': settings.agentHref }),
+      data: pageData({ team }),
+    }),
+    renderAgent: async (agent, settings) => ({
+      html: clientRendered('estate-agent', settings, {
+        'agent-id': String(agent.id),
+        'heading-level': '1',
+        'agent-href': settings.agentHref,
+        'detail-href': settings.detailHref,
+      }),
+      data: pageData({ agent }),
+    }),
     renderListing: (listing, settings) =>
       renderElement(
         pageData({ listing }),

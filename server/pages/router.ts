@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import type { ListingDetail, ListingSummary, Page } from '../../contract/relay-api.ts';
+import type { AgentProfile, ListingDetail, ListingSummary, Page, Team } from '../../contract/relay-api.ts';
 import { addressSlug } from '../../contract/slug.ts';
 import { LINK_TRACKING_PARAMETERS } from '../../contract/attribution.ts';
 import { resolveSrcset } from '../../widget/shared/picture.ts';
@@ -10,6 +10,7 @@ import { clientOf, type PerClientLimit } from '../http/client-limit.ts';
 import { trustedHost } from '../http/request-host.ts';
 import type { PublicListings } from '../listings/index.ts';
 import { goneHead, listHead, listingHead, shareImage } from './head.ts';
+import { agentHead, teamHead } from './people-head.ts';
 import { clip, escapeHtml } from './html.ts';
 import { markCurrentPage, type CurrentPage } from './current-page.ts';
 import { LIST_PAGES, type ListKind, type SitePaths } from './paths.ts';
@@ -21,6 +22,8 @@ import type { Wrapper, WrapperCache } from './wrapper.ts';
 
 /** Cards per list page. */
 export const LIST_PAGE_SIZE = 12;
+/** The team page's heading and title. */
+const TEAM_TITLE = 'Our team';
 const PAGE_CACHE_CONTROL = 'public, max-age=300, stale-while-revalidate=3600, stale-if-error=86400';
 const GONE_CACHE_CONTROL = 'public, max-age=300';
 /** Current listings linked from a 404 or 410 page. */
@@ -100,12 +103,31 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
     return indexed.listings;
   };
 
+  // The agency's public people and each one's page, read once per generation (the team page, sitemaps, the record).
+  let people: { generation: number; team: Team; profiles: Map<number, AgentProfile> } | undefined;
+  const currentPeople = () => {
+    if (people?.generation !== generation) {
+      const team = listings.team();
+      const profiles = new Map<number, AgentProfile>();
+      for (const member of team.items) {
+        const profile = listings.agent(member.id);
+        if (profile) profiles.set(member.id, profile);
+      }
+      people = { generation, team, profiles };
+    }
+    return people;
+  };
+
   const recordPublished = () => {
     // Relays on one database: the agency's sync holder records, the others get its record (one answer, 410 or 404, from any relay).
     if (deps.recordsPublished && !deps.recordsPublished()) return;
     try {
       published.record(
         currentListings().map((listing) => ({ id: listing.id, path: paths.listing(listing.id, listing.address.display) })),
+        now(),
+      );
+      published.recordAgents(
+        currentPeople().team.items.map((member) => ({ id: member.id, path: paths.agent(member.id, member.name) })),
         now(),
       );
     } catch (error) {
@@ -151,6 +173,21 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
     router.get(`/fragments/listings/${kind}`, (req, res) => serveList(req, res, kind, null, true));
     router.get(`/fragments/listings/${kind}/:suburb`, (req, res) => serveList(req, res, kind, String(req.params.suburb), true));
   }
+
+  // The agency's people (before /listings/:id, which 'agents' is not).
+  router.get('/listings/agents', (req, res) => serve(req, res, 'team', async () => whole(await teamParts())));
+  router.get('/fragments/listings/agents', (req, res) => serve(req, res, 'fragment-team', async () => fragment(await teamParts())));
+  router.get(['/listings/agents/:id', '/listings/agents/:id/:slug'], (req, res, next) => {
+    const id = wholeNumber(String(req.params.id));
+    if (!id) return next();
+    const slug = req.params.slug === undefined ? null : String(req.params.slug);
+    return serve(req, res, `agent|${id}|${slug}`, async () => whole(await agentParts(id, slug)));
+  });
+  router.get('/fragments/listings/agents/:id', (req, res, next) => {
+    const id = wholeNumber(String(req.params.id));
+    if (!id) return next();
+    return serve(req, res, `fragment-agent|${id}`, async () => fragment(await agentParts(id, null, true)));
+  });
 
   router.get(['/listings/:id', '/listings/:id/:slug'], (req, res, next) => {
     const id = wholeNumber(String(req.params.id));
@@ -244,7 +281,15 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
       listingHead(listing, { canonical, siteName: deps.siteName, siteUrl: paths.siteUrl, relayUrl: deps.relayBase, currency: deps.currency }),
       preloadFirstPhoto(listing),
     ].join('\n');
-    const body = `<nav class="estate-page-nav" aria-label="Listings">${listLinks()}</nav>\n${element.html}\n${element.data}`;
+    // Similar homes and recently viewed render in the browser only, once near the viewport: no
+    // server markup, nothing in the first screen's cost.
+    const shared = `relay="${escapeHtml(deps.element.relay)}" locale="${escapeHtml(deps.element.locale)}"`;
+    const detailHref = escapeHtml(`${paths.prefix}/{id}/{slug}`);
+    const more = [
+      `<estate-similar-listings ${shared} time-zone="${escapeHtml(deps.element.timeZone)}" listing-id="${listing.id}" detail-href="${detailHref}"></estate-similar-listings>`,
+      `<estate-recently-viewed ${shared} exclude-id="${listing.id}" detail-href="${detailHref}"></estate-recently-viewed>`,
+    ].join('\n');
+    const body = `<nav class="estate-page-nav" aria-label="Listings">${listLinks()}</nav>\n${element.html}\n${element.data}\n${more}`;
     return { status: 200, canonical, head, body, current: { path: canonicalPath, ...sectionOf(listing) } };
   }
 
@@ -283,6 +328,78 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
     return (Object.keys(LIST_PAGES) as ListKind[])
       .map((kind) => `<a href="${escapeHtml(paths.list(kind))}">${escapeHtml(LIST_PAGES[kind].title)}</a>`)
       .join(' · ');
+  }
+
+  // ---- the agency's people --------------------------------------------------------------
+
+  const agentHref = () => `${paths.prefix}/agents/{id}/{slug}`;
+  const detailHref = () => `${paths.prefix}/{id}/{slug}`;
+  const peopleContext = (canonical: string) => ({
+    canonical,
+    siteName: deps.siteName,
+    siteUrl: paths.siteUrl,
+    relayUrl: deps.relayBase,
+    agentUrl: (member: { id: number; name: string }) => paths.absolute(paths.agent(member.id, member.name)),
+  });
+
+  async function teamParts(): Promise<PageParts> {
+    const { team } = currentPeople();
+    const canonical = paths.absolute(paths.team());
+    const element = await deps.renderer.renderTeam(team, { ...deps.element, agentHref: agentHref() });
+    const head = teamHead(team, { ...peopleContext(canonical), title: TEAM_TITLE });
+    // Real links to every agent's page beside the element, for crawlers and script-less visitors.
+    const links = team.items
+      .map(
+        (member) =>
+          `<li><a href="${escapeHtml(paths.agent(member.id, member.name))}">${escapeHtml(member.name)}</a>${member.position ? ` · ${escapeHtml(member.position)}` : ''}</li>`,
+      )
+      .join('');
+    const body = `<nav class="estate-page-nav" aria-label="Listings">${listLinks()}</nav>
+<h1 class="estate-page-title">${escapeHtml(TEAM_TITLE)}</h1>
+${element.html}
+${element.data}
+${team.items.length ? `<nav class="estate-people" aria-label="${escapeHtml(TEAM_TITLE)}"><ul>${links}</ul></nav>` : ''}`;
+    return { status: 200, canonical, head, body };
+  }
+
+  async function agentParts(id: number, slug: string | null, asFragment = false): Promise<PageParts> {
+    const agent = currentPeople().profiles.get(id);
+    if (!agent) return agentGone(published.agentWasPublished(id) ? 410 : 404);
+    const canonicalPath = paths.agent(agent.id, agent.name);
+    // A changed name, or none in the path: one URL per agent.
+    if (!asFragment && slug !== agent.slug) return { status: 301, canonical: null, head: '', body: '', location: canonicalPath };
+    const canonical = paths.absolute(canonicalPath);
+    const element = await deps.renderer.renderAgent(agent, { ...deps.element, agentHref: agentHref(), detailHref: detailHref() });
+    const head = agentHead(agent, peopleContext(canonical));
+    const listingLinks = (title: string, items: ListingSummary[]) =>
+      items.length
+        ? `<nav class="estate-agent-listings" aria-label="${escapeHtml(`${title}: ${agent.name}`)}"><h2>${escapeHtml(title)}</h2><ul>${items
+            .map(
+              (item) =>
+                `<li><a href="${escapeHtml(paths.listing(item.id, item.address.display))}">${escapeHtml(item.address.display)}</a>${item.displayPrice ? ` · ${escapeHtml(item.displayPrice)}` : ''}</li>`,
+            )
+            .join('')}</ul></nav>`
+        : '';
+    const body = `<nav class="estate-page-nav" aria-label="Listings">${listLinks()} · <a href="${escapeHtml(paths.team())}">${escapeHtml(TEAM_TITLE)}</a></nav>
+${element.html}
+${element.data}
+${listingLinks('On the market', agent.current)}
+${listingLinks('Sold and leased', agent.results)}`;
+    return { status: 200, canonical, head, body };
+  }
+
+  /** 410 for an agent whose page was published and who has left or is no longer shown; 404 for an id that never had a page. */
+  function agentGone(status: 404 | 410): PageParts {
+    const { team } = currentPeople();
+    const title = status === 410 ? 'This agent is no longer with us' : 'No such agent';
+    const lead = status === 410 ? 'They are no longer with the agency. Our team is here to help:' : 'We could not find this agent. Our team is here to help:';
+    const body = `<section class="estate-gone">
+<h1>${escapeHtml(title)}</h1>
+<p>${escapeHtml(lead)}</p>
+<ul>${team.items.map((member) => `<li><a href="${escapeHtml(paths.agent(member.id, member.name))}">${escapeHtml(member.name)}</a>${member.position ? ` · ${escapeHtml(member.position)}` : ''}</li>`).join('')}</ul>
+<nav aria-label="Listings"><a href="${escapeHtml(paths.team())}">${escapeHtml(TEAM_TITLE)}</a> · ${listLinks()}</nav>
+</section>`;
+    return { status, canonical: null, head: goneHead(title, deps.siteName), body };
   }
 
   // ---- list pages -----------------------------------------------------------------------
@@ -376,6 +493,15 @@ ${suburbs.length ? `<nav class="estate-suburbs" aria-label="${escapeHtml(`${titl
       }
     }
     for (const listing of all) entries.push({ loc: paths.absolute(paths.listing(listing.id, listing.address.display)), lastmod: listing.modified });
+    // The team page and each agent's, last changed when one of their listings was.
+    const { team, profiles } = currentPeople();
+    const agentEntries: SitemapEntry[] = [];
+    for (const member of team.items) {
+      const profile = profiles.get(member.id);
+      const lastmod = newest([...(profile?.current ?? []), ...(profile?.results ?? [])].map((listing) => ({ loc: '', lastmod: listing.modified })));
+      agentEntries.push({ loc: paths.absolute(paths.agent(member.id, member.name)), lastmod });
+    }
+    if (team.items.length) entries.push({ loc: paths.absolute(paths.team()), lastmod: newest(agentEntries) }, ...agentEntries);
     return entries;
   }
 
@@ -440,6 +566,8 @@ const PAGE_STYLES = `<style>
 .estate-pagination a{display:inline-block;min-width:2.75rem;min-height:2.75rem;line-height:2.75rem;text-align:center;padding:0 .5rem;border:1px solid currentColor;border-radius:.5rem;text-decoration:none}
 .estate-pagination a[aria-current]{font-weight:700}
 .estate-suburbs a{display:inline-block;padding:.5rem .25rem}
+.estate-people ul,.estate-agent-listings ul{list-style:none;padding:0;margin:1.5rem 0}
+.estate-people a,.estate-agent-listings a{display:inline-block;padding:.5rem .25rem}
 </style>`;
 
 async function encode(status: number, type: string, text: string, cacheControl: string, location?: string): Promise<RenderedPage> {

@@ -18,6 +18,31 @@ export const countryCode = z
   .transform((value) => value.toUpperCase());
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
+/** Comma-separated CRM user ids (TEAM_ORDER, TEAM_HIDDEN): whole numbers from 1, in the order given, each once. */
+export const userIdList = z.string().transform((value, context) => {
+  const entries = value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+  const bad = entries.filter((entry) => !/^[1-9]\d{0,14}$/.test(entry));
+  if (bad.length) {
+    context.addIssue({
+      code: 'custom',
+      message: `must be CRM user ids (whole numbers from 1) separated by commas, such as 1042,1017 (not understood: ${bad.map((entry) => `"${entry}"`).join(', ')})`,
+    });
+    return z.NEVER;
+  }
+  return [...new Set(entries.map(Number))];
+});
+
+/** The office's phone number as the agency writes it (SITE_PHONE, an agency's `phone`): digits, spaces and the usual marks. */
+export const officePhone = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(40, 'must be at most 40 characters')
+  .regex(/^\+?(?=[^\d]*\d)[\d ()./-]+$/, 'must be a phone number such as (03) 9555 0100 or +61 3 9555 0100');
+
 /**
  * The relay's whole configuration, read once from the environment. Variable names are a public
  * contract: deployments depend on them. Every entry has a description: the configuration
@@ -53,7 +78,7 @@ export const configSchema = z.object({
     .min(1)
     .optional()
     .describe(
-      'JSON file of the agencies this relay serves on one API key (`{ "agencies": [ { "slug", "name", "accessToken", "allowedOrigins", "siteUrl", "hosts", "wrapperUrl", "timeZone", "country", "listingPath" } ] }`, see docs/agencies.md), each under /a/<slug>/ and its listing pages also at the root paths of its `hosts`. Must be readable by its owner only (chmod 600): it holds the tokens. Re-read on SIGHUP and `npm run relay -- agencies reload`. Unset: one agency (CRM_ACCESS_TOKEN) at the root paths.',
+      'JSON file of the agencies this relay serves on one API key (`{ "agencies": [ { "slug", "name", "accessToken", "allowedOrigins", "siteUrl", "hosts", "wrapperUrl", "timeZone", "country", "listingPath", "phone", "teamOrder", "teamHidden", "agentDirectContact" } ] }`, see docs/agencies.md), each under /a/<slug>/ and its listing pages also at the root paths of its `hosts`. Must be readable by its owner only (chmod 600): it holds the tokens. Re-read on SIGHUP and `npm run relay -- agencies reload`. Unset: one agency (CRM_ACCESS_TOKEN) at the root paths.',
     ),
   CRM_REQUESTS_PER_SECOND: positiveInt(10).describe('Upstream request rate limit per API key.'),
   CRM_DAILY_LIMIT: positiveInt(10_000).describe('Upstream requests per UTC day per API key.'),
@@ -367,6 +392,27 @@ export const configSchema = z.object({
     .describe(
       "The agency's name, for page titles, Open Graph and schema.org. Unset: none (demo mode: the demo agency's). Not with AGENCIES_FILE (each agency's `name`).",
     ),
+  SITE_PHONE: officePhone
+    .optional()
+    .describe(
+      "The office's phone number as the agency writes it (\"(03) 9555 0100\"): on the team page, in schema.org, and on a listing's card when its agents have all left. Unset: none (demo mode: the demo agency's). Not with AGENCIES_FILE (each agency's `phone`).",
+    ),
+  TEAM_ORDER: userIdList
+    .default([])
+    .describe(
+      "Comma-separated CRM user ids of the agency's people shown first on the team page and `GET /api/v1/team`, in this order; the rest follow by name. With AGENCIES_FILE: the default of every agency without its own `teamOrder`.",
+    ),
+  TEAM_HIDDEN: userIdList
+    .default([])
+    .describe(
+      'Comma-separated CRM user ids never shown, even when the CRM shows them on the web: no team card, no agent page (404), never named on a listing (its card names the office when it names no one else). With AGENCIES_FILE: the default of every agency without its own `teamHidden`.',
+    ),
+  AGENT_DIRECT_CONTACT: z
+    .enum(['0', '1'])
+    .default('0')
+    .describe(
+      "1: agents' own e-mail addresses and mobiles are shown (on their cards, pages, the API and schema.org; a mobile the agent hides from portals never is). 0: an agent's e-mail is never shown and their phone is their office line, if any. With AGENCIES_FILE: the default of every agency without its own `agentDirectContact`.",
+    ),
 });
 
 /** The environment as parsed: one flat entry per variable (the public contract, and docs/configuration.md's table). */
@@ -505,6 +551,18 @@ export interface SiteSettings {
   /** ISO 3166-1 alpha-2, upper case: where the agency's listings are (the geocoder's country when a record names none). */
   country: string;
   name: string | undefined;
+  /** The office's phone number as the agency writes it. */
+  phone: string | undefined;
+}
+
+/** Who of the agency's people the public sees, in what order, and how they are reached (server/listings/team.ts). */
+export interface TeamSettings {
+  /** CRM user ids shown first, in this order. */
+  order: readonly number[];
+  /** CRM user ids never shown. */
+  hidden: readonly number[];
+  /** Agents' own e-mail and mobile shown (else: no e-mail, the office line). */
+  directContact: boolean;
 }
 
 /** The relay's settings, grouped by concern: converted once from the flat environment (loadConfig). */
@@ -529,6 +587,7 @@ export interface Config {
   savedSearches: SavedSearchSettings;
   mail: MailSettings;
   site: SiteSettings;
+  team: TeamSettings;
   /** Demo mode: listings the embedded simulator seeds. */
   simListings: number;
 }
@@ -610,7 +669,9 @@ export function groupSettings(env: EnvSettings, demoMode: boolean): Config {
       timeZone: env.SITE_TIME_ZONE,
       country: env.SITE_COUNTRY,
       name: env.SITE_NAME,
+      phone: env.SITE_PHONE,
     },
+    team: { order: env.TEAM_ORDER, hidden: env.TEAM_HIDDEN, directContact: env.AGENT_DIRECT_CONTACT === '1' },
     enquiries: {
       source: env.ENQUIRY_SOURCE,
       sellerCategories: env.ENQUIRY_SELLER_CATEGORIES,
@@ -740,6 +801,7 @@ const perAgencySettings: Record<string, string> = {
   ALLOWED_ORIGINS: 'allowedOrigins',
   SITE_URL: 'siteUrl',
   SITE_NAME: 'name',
+  SITE_PHONE: 'phone',
   // One shell for every agency would show one agency's header and footer on the others' pages.
   SITE_WRAPPER_URL: 'wrapperUrl',
 };

@@ -560,4 +560,38 @@ export const migrations: Migration[] = [
       CREATE INDEX saved_searches_mail_due ON saved_searches (mail_due_at) WHERE mail_due_at IS NOT NULL;
     `,
   },
+  {
+    id: '220-listings-agents-contact',
+    sql: `
+      -- The agency's people (issue #31, server/listings/team.ts): an agent's row keeps both ways of
+      -- reaching them (office line; own mobile and e-mail, shown only with AGENT_DIRECT_CONTACT), their
+      -- cleaned profile, and whether the CRM gives them a public-facing role (public_role; the role
+      -- itself is never stored). Rows cached before keep their e-mail and lose their phone until the
+      -- next full sweep, which this forces and which reads every staff member again.
+      ALTER TABLE agents ADD COLUMN public_role INTEGER NOT NULL DEFAULT 0;
+      UPDATE agents SET public_json = json_object(
+        'id', id,
+        'name', json_extract(public_json, '$.name'),
+        'position', json_extract(public_json, '$.position'),
+        'officePhone', NULL,
+        'mobile', NULL,
+        'email', json_extract(public_json, '$.email'),
+        'profile', NULL);
+      DELETE FROM listing_sync_state WHERE key = 'lastFullSweepAt';
+    `,
+  },
+  {
+    id: '221-pages-published-agents',
+    sql: `
+      -- Agent pages the relay has published (server/pages/published.ts), beside pages_published: an
+      -- agent who had a page and has left, or stopped facing the public, answers 410 Gone.
+      CREATE TABLE pages_published_agents (
+        agent_id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL,
+        first_seen_at INTEGER NOT NULL,
+        last_seen_at INTEGER NOT NULL,
+        gone_at INTEGER
+      ) STRICT;
+    `,
+  },
 ];

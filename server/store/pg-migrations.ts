@@ -234,6 +234,26 @@ export const pgMigrations: Migration[] = [
       CREATE INDEX saved_searches_mail_due ON saved_searches (mail_due_at) WHERE mail_due_at IS NOT NULL;
     `,
   },
+  {
+    id: '110-listings-agents-contact',
+    sql: `
+      -- The SQLite store's migration 220 on the agents rows a sync holder published (replica_rows, as
+      -- JSON): public_role (0 until the holder's next full sweep reads the staff again) and the
+      -- public JSON's new shape (the office line and mobile unknown until then, the e-mail kept).
+      -- Converted rows are of the current version (NULL, as 030's are).
+      UPDATE replica_rows
+        SET version = NULL,
+          row = (row::jsonb || jsonb_build_object('public_role', 0, 'public_json', jsonb_build_object(
+            'id', (row::jsonb ->> 'public_json')::jsonb -> 'id',
+            'name', (row::jsonb ->> 'public_json')::jsonb -> 'name',
+            'position', (row::jsonb ->> 'public_json')::jsonb -> 'position',
+            'officePhone', NULL,
+            'mobile', NULL,
+            'email', (row::jsonb ->> 'public_json')::jsonb -> 'email',
+            'profile', NULL)::text))::text
+        WHERE tbl = 'agents' AND row IS NOT NULL AND NOT (row::jsonb ->> 'public_json')::jsonb ? 'officePhone';
+    `,
+  },
 ];
 
 /**

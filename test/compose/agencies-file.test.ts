@@ -164,6 +164,35 @@ describe('AGENCIES_FILE', () => {
     expect(text).toContain('agencies[0] ("harbour"): country: must be a two-letter ISO 3166-1 country code such as AU or NZ');
   });
 
+  it("takes an agency's people settings (phone, teamOrder, teamHidden, agentDirectContact), the relay's for one that names none; bad ones refused, named", () => {
+    const base = loadConfig({
+      CRM_BASE_URL: 'https://crm.example/api/v1.3',
+      CRM_API_KEY: 'key',
+      CRM_ACCESS_TOKEN: 'token',
+      PUBLIC_URL: 'https://relay.example',
+      TEAM_HIDDEN: '5',
+      AGENT_DIRECT_CONTACT: '1',
+    });
+    const [harbour, other] = readAgenciesFile(
+      write({
+        agencies: [
+          good({ phone: '(03) 5550 0100', teamOrder: [12, '7', 12], teamHidden: [3], agentDirectContact: false }),
+          good({ slug: 'other', accessToken: 'tok-other-0123456789' }),
+        ],
+      }),
+    );
+    expect(agencyConfig(base, harbour!, null)).toMatchObject({
+      site: { phone: '(03) 5550 0100' },
+      team: { order: [12, 7], hidden: [3], directContact: false },
+    });
+    expect(agencyConfig(base, other!, null)).toMatchObject({ site: { phone: undefined }, team: { order: [], hidden: [5], directContact: true } });
+    const text = problemsOf(write({ agencies: [good({ teamHidden: [1, 'x'], teamOrder: '1,2', agentDirectContact: 'maybe', phone: 'ask' })] })).join('\n');
+    expect(text).toContain('agencies[0] ("harbour"): teamHidden.1: each entry must be a CRM user id (a whole number from 1)');
+    expect(text).toMatch(/agencies\[0\] \("harbour"\): teamOrder: /);
+    expect(text).toContain('agencies[0] ("harbour"): agentDirectContact: must be true (agents\' own e-mail and mobile shown) or false');
+    expect(text).toContain('agencies[0] ("harbour"): phone: must be a phone number');
+  });
+
   it("refuses a host name two agencies list (or one lists twice), and the relay's own (PUBLIC_URL)", () => {
     const file = write({
       agencies: [

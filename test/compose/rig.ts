@@ -27,6 +27,10 @@ export interface AgencyFileEntry {
   smtpUrl?: string;
   mailFrom?: string;
   alertConfirmation?: 'email' | 'agent';
+  phone?: string;
+  teamOrder?: number[];
+  teamHidden?: number[];
+  agentDirectContact?: boolean;
 }
 
 export interface AgenciesRig {

@@ -13,6 +13,7 @@ import { loadConfig } from '../../server/runtime/config.ts';
 import { crmPropertySchema, crmUserSchema } from '../../server/crm/schemas.ts';
 import { publicAgentSchema, publicListingSchema } from '../../server/listings/public-schema.ts';
 import { agentFromCrm, listingFromCrm } from '../../server/crm/public-fields.ts';
+import { TeamRules } from '../../server/listings/team.ts';
 import { createLogger } from '../../server/runtime/log.ts';
 import { startRelay, type RunningRelay } from '../../server/compose/relay.ts';
 import { buildWidgetBundle } from '../support/browser.ts';
@@ -161,6 +162,17 @@ beforeAll(async () => {
     details.push(JSON.parse(detail.text) as ListingDetail);
   }
   answers.push((await get('/api/v1/agents')).text);
+  // The agency's people (#31): the team, each staff member's answer and page (404 for the back office), the team page.
+  const team = await get('/api/v1/team');
+  expect(team.status).toBe(200);
+  expect((JSON.parse(team.text) as { items: unknown[] }).items.length).toBeGreaterThan(0);
+  const staffIds = new Set(dump.items.flatMap((item) => (item.contactStaff as Array<{ id: number }>).map((user) => user.id)));
+  for (const id of staffIds) {
+    await get(`/api/v1/agents/${id}`);
+    await get(`/listings/agents/${id}`);
+    await get(`/fragments/listings/agents/${id}`);
+  }
+  expect((await get('/listings/agents')).status).toBe(200);
   // The server-rendered pages (#13) of every listing, the sold list, the sitemap and the fragments.
   for (const detail of details) {
     const page = await get(`/listings/${detail.id}/${addressSlug(detail.address.display)}`);
@@ -213,10 +225,19 @@ describe('real v1.3 records (contract)', () => {
       // The public JSON as the cache stores it passes the API's strict schema, which relays copying the cache check it with.
       const listingCheck = publicListingSchema.safeParse(JSON.parse(JSON.stringify(mapped.fields)));
       expect(listingCheck.success, `record ${item.id}: ${listingCheck.error?.message}`).toBe(true);
-      for (const user of item.contactStaff as unknown[]) {
+      for (const user of item.contactStaff as Array<Record<string, unknown>>) {
         const agent = agentFromCrm(crmUserSchema.parse(user));
         expect(JSON.stringify(agent.fields)).not.toContain(CANARY);
+        // `role` is confidential too: only whether one is set comes through.
+        expect(agent.publicRole).toBe(typeof user.role === 'string');
+        if (typeof user.role === 'string') expect(JSON.stringify(agent)).not.toContain(user.role);
         expect(publicAgentSchema.safeParse(JSON.parse(JSON.stringify(agent.fields))).success).toBe(true);
+        // As every answer shows them, with the agency's direct contact off and on.
+        for (const directContact of [false, true]) {
+          const member = new TeamRules({ order: [], hidden: [], directContact }).member(agent.fields, null, { current: 1, all: 1 });
+          expect(JSON.stringify(member)).not.toContain(CANARY);
+          expect(Object.keys(member).sort()).toEqual(['email', 'id', 'listingCount', 'name', 'phone', 'photo', 'position', 'slug']);
+        }
       }
     }
   });

@@ -209,6 +209,30 @@ describe('<estate-listing>', () => {
   });
 
   describe('gallery and lightbox', () => {
+    it('leaves the address and price in the first screen of a 1280 × 800 window under a site header', async () => {
+      await setViewport({ width: 1280, height: 800 });
+      try {
+        const container = await fixture<HTMLDivElement>(
+          html`<div>
+            <div style="height: 152px">Site header</div>
+            <estate-listing></estate-listing>
+          </div>`,
+        );
+        const el = container.querySelector('estate-listing')!;
+        const loaded = oneEvent(el, 'estate-listing-loaded');
+        el.listing = detail(5);
+        await loaded;
+        await el.updateComplete;
+        expect(shadow(el).querySelector('.gallery.mosaic'), 'six photos make the mosaic').to.exist;
+        for (const part of ['title', 'price']) {
+          const box = shadow(el).querySelector(`[part~="${part}"]`)!.getBoundingClientRect();
+          expect(box.bottom, part).to.be.at.most(800);
+        }
+      } finally {
+        await setViewport({ width: 1200, height: 900 });
+      }
+    });
+
     it("gives each photo the agency's caption as its text, else which photo of which home it is", async () => {
       const listing = detail(5);
       const el = await withHostData(listing);

@@ -63,6 +63,7 @@ export function detail(id: number, overrides: Partial<ListingDetail> = {}): List
     toilets: 2,
     geolocation: { latitude: -37.8, longitude: 145.03 },
     inserted: '2024-04-01T00:00:00.000Z',
+    office: { name: 'Harbour & Yarra Property', phone: '(03) 5550 1000' },
     ...overrides,
   };
 }

@@ -378,6 +378,29 @@ window.__result = (async () => {
   });
 
   describe('filters and the query string', () => {
+    it("shows every select's longest words whole, on a phone and on a desktop, in a site's larger type", async () => {
+      for (const width of [390, 1280]) {
+        await setViewport({ width, height: 900 });
+        const container = await fixture<HTMLDivElement>(
+          html`<div style="font-size: 18px; letter-spacing: 0.02em; padding: 0 16px">
+            <estate-listings relay=${RELAY} type="sale" filters></estate-listings>
+          </div>`,
+        );
+        const el = container.querySelector<EstateListings>('estate-listings')!;
+        await settled(el);
+        const context = document.createElement('canvas').getContext('2d')!;
+        for (const select of shadow(el).querySelectorAll<HTMLSelectElement>('[part~="filters"] select')) {
+          const style = getComputedStyle(select);
+          context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+          const spacing = parseFloat(style.letterSpacing) || 0;
+          const longest = Math.max(...[...select.options].map((option) => context.measureText(option.text).width + spacing * option.text.length));
+          // The text, its padding and the arrow (about 1.5rem) inside the box.
+          const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 24;
+          expect(longest, `${select.name} at ${width} px: ${longest.toFixed(0)} px of words in ${room.toFixed(0)} px`).to.be.at.most(room);
+        }
+      }
+    });
+
     it('writes the chosen filters to the URL, asks the relay for them, and the back button restores them', async () => {
       const el = await fixture<EstateListings>(html`<estate-listings relay=${RELAY} type="sale" page-size="24" filters></estate-listings>`);
       await settled(el);

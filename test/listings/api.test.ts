@@ -178,8 +178,9 @@ describe('listing API (answers from the cache only)', () => {
       id: expect.any(Number),
       name: expect.any(String),
       position: expect.any(String),
-      phone: expect.any(String),
-      email: expect.stringContaining('@'),
+      // AGENT_DIRECT_CONTACT unset: the agent's office line, never their own mobile or e-mail.
+      phone: expect.stringMatching(/^\(0[23]\) 5550 \d{4}$/),
+      email: null,
       photo: expect.objectContaining({ srcset: expect.any(Object) }),
     });
     expect(detail.description).toContain('\n');

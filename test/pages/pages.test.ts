@@ -95,6 +95,12 @@ describe('a listing page read without a browser', () => {
     // The element, server-rendered into declarative shadow DOM, with the address as its heading.
     expect(html).toMatch(/<estate-listing[^>]*><template shadowroot="open" shadowrootmode="open">/);
     expect(html).toMatch(new RegExp(`<h1[^>]*part="title"[^>]*>(<!--[^>]*-->)*${detail.address.display.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    // Similar homes and recently viewed after it, rendered in the browser (no shadow root from the server), linking listing pages.
+    const detailHref = `/property/{id}/{slug}`;
+    expect(html).toMatch(
+      new RegExp(`</estate-listing>[\\s\\S]*<estate-similar-listings [^>]*listing-id="${detail.id}" detail-href="${detailHref}"></estate-similar-listings>`),
+    );
+    expect(html).toMatch(new RegExp(`<estate-recently-viewed [^>]*exclude-id="${detail.id}" detail-href="${detailHref}"></estate-recently-viewed>`));
   });
 
   it('renders from the templates the browser has: minified as the widget build minifies them', async () => {

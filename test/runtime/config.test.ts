@@ -156,6 +156,7 @@ describe('settings grouped by concern', () => {
     ANSWER_CACHE_MB: '32',
     UNCACHED_RENDERS_PER_MINUTE: '30',
     LOG_LEVEL: 'warn',
+    LOG_FORMAT: 'pretty',
     SIM_LISTINGS: '8',
     ENQUIRY_RATE_LIMIT_PER_MINUTE: '9',
     ENQUIRY_DAILY_LIMIT_PER_CLIENT: '9',
@@ -209,6 +210,10 @@ describe('settings grouped by concern', () => {
     SITE_TIME_ZONE: 'Pacific/Auckland',
     SITE_COUNTRY: 'NZ',
     SITE_NAME: 'Other Agency',
+    SITE_PHONE: '(03) 5550 0100',
+    TEAM_ORDER: '1042,1017',
+    TEAM_HIDDEN: '1099',
+    AGENT_DIRECT_CONTACT: '1',
   };
 
   it('carries every variable into its group (DEMO_MODE decides demoMode, tested above)', () => {
@@ -227,6 +232,24 @@ describe('settings grouped by concern', () => {
           : JSON.stringify(loadConfig({ ...real, [name]: samples[name]! })) === base,
     );
     expect(dropped).toEqual([]);
+  });
+
+  it("the agency's people: TEAM_ORDER and TEAM_HIDDEN as ids, AGENT_DIRECT_CONTACT off by default; a bad id list refused by name", () => {
+    expect(loadConfig(real).team).toEqual({ order: [], hidden: [], directContact: false });
+    expect(loadConfig({ ...real, TEAM_ORDER: ' 1042, 1017,1042 ', TEAM_HIDDEN: '7', AGENT_DIRECT_CONTACT: '1', SITE_PHONE: '(03) 5550 0100' })).toMatchObject({
+      team: { order: [1042, 1017], hidden: [7], directContact: true },
+      site: { phone: '(03) 5550 0100' },
+    });
+    for (const [name, value] of [
+      ['TEAM_HIDDEN', '12,abc'],
+      ['TEAM_ORDER', '0'],
+      ['TEAM_HIDDEN', '-4'],
+      ['AGENT_DIRECT_CONTACT', 'yes'],
+      ['SITE_PHONE', 'call us'],
+    ] as const) {
+      expect(() => loadConfig({ ...real, [name]: value }), `${name}=${value}`).toThrow(new RegExp(`^[\\s\\S]*- ${name}: `));
+    }
+    expect(() => loadConfig({ ...real, TEAM_HIDDEN: '12,abc' })).toThrow(/TEAM_HIDDEN: must be CRM user ids .*not understood: "abc"/);
   });
 
   it('converts once: hours and days to ms for the enquiries, lists and numbers parsed', () => {

@@ -17,6 +17,8 @@ export const styles = [
       container-type: inline-size;
       --_bone: var(--estate-skeleton-color, color-mix(in srgb, currentColor 12%, transparent));
       --_gallery-ratio: var(--estate-listing-gallery-ratio, 3 / 2);
+      /* Leaves the address and price in the first screen under a site's header (1280 × 800: 440 px of photos). */
+      --_gallery-max-height: var(--estate-listing-gallery-max-height, min(30rem, 55vh));
     }
 
     .base {
@@ -73,6 +75,7 @@ export const styles = [
       display: grid;
       gap: 0.5rem;
       aspect-ratio: var(--_gallery-ratio);
+      max-height: var(--_gallery-max-height);
       overflow: hidden;
       border-radius: var(--_estate-radius);
     }
@@ -350,6 +353,7 @@ export const styles = [
 
     .bone.gallery {
       aspect-ratio: var(--_gallery-ratio);
+      max-height: var(--_gallery-max-height);
       border-radius: var(--_estate-radius);
     }
 

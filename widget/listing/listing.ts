@@ -19,6 +19,7 @@ import type { EstateLightbox } from '../lightbox/lightbox.ts';
 import { loadElement } from '../shared/load-element.ts';
 import { EstateEnquiry } from '../enquiry/enquiry.ts';
 import { renderKeep, ShortlistController } from '../shared/shortlist.ts';
+import { recordView } from '../shared/recently-viewed.ts';
 import type { ListingViewDetail } from '../shared/analytics.ts';
 import { listingFacts, viewItem } from '../shared/listing-facts.ts';
 
@@ -91,6 +92,7 @@ class MissingListing extends Error {
  * @csspart lightbox - The photo viewer dialog (and `lightbox-*` parts inside it).
  *
  * @cssprop --estate-listing-gallery-ratio - Shape of the gallery (default 3 / 2; 2 / 1 on wide screens).
+ * @cssprop --estate-listing-gallery-max-height - The gallery's tallest (default `min(30rem, 55vh)`: the address and price stay in the first screen).
  * @cssprop --estate-skeleton-color - Placeholder colour while loading.
  * @cssprop --estate-keep-color - The heart's colour while the home is kept (default the danger colour, `--estate-color-danger`).
  * @cssprop --estate-lightbox-backdrop - Lightbox background.
@@ -265,6 +267,8 @@ export class EstateListing extends EstateElement {
   }
 
   async #afterLoad(listing: ListingDetail): Promise<void> {
+    // Shown in the browser (on a server no task runs): one of the homes this browser recently viewed.
+    recordView(this.relay, listing);
     await this.rendered();
     this.#placeJsonLd(listing);
     this.emit<ListingLoadedDetail>('estate-listing-loaded', { listing });

@@ -50,8 +50,9 @@ function renderFilterBar(host: FilterBarHost): TemplateResult {
   const { text, locale, query, barFilters } = host;
   const currency = resolveCurrency(locale, host.currency);
   const id = (name: string) => `estate-filter-${name}`;
+  // The sort's words ("Price (high to low)") are longer than a column: its field takes two.
   const select = (name: BarFilter, label: string, options: Array<[string, string]>, current: string) =>
-    html`<div part="filter-field" class="field">
+    html`<div part="filter-field" class=${name === 'sort' ? 'field wide' : 'field'}>
       <label part="filter-label" for=${id(name)}>${label}</label>
       <select part="filter-control" id=${id(name)} name=${name} .value=${current}>
         ${options.map(([value, optionLabel]) => html`<option value=${value} ?selected=${value === current}>${optionLabel}</option>`)}

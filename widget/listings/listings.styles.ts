@@ -2,6 +2,7 @@ import { css } from 'lit';
 import { resetStyles } from '../shared/reset.styles.ts';
 import { controlStyles } from './controls.styles.ts';
 import { badgeStyles, featureStyles, iconStyles, keepStyles, panelStyles } from '../shared/listing-parts.styles.ts';
+import { cardStyles } from '../shared/listing-card.styles.ts';
 
 /**
  * Cards have a set geometry (photo box by aspect ratio, every text row at least one line high, the
@@ -17,14 +18,13 @@ export const styles = [
   iconStyles,
   panelStyles,
   keepStyles,
+  cardStyles,
   css`
     :host {
       display: block;
       container-type: inline-size;
       --_min-card: var(--estate-listings-min-card, 17rem);
       --_gap: var(--estate-listings-gap, 1.25rem);
-      --_ratio: var(--estate-card-ratio, 3 / 2);
-      --_bone: var(--estate-skeleton-color, color-mix(in srgb, currentColor 12%, transparent));
     }
 
     /* One line as a rule; a long message (the relay still filling) wraps rather than being cut off. */
@@ -56,134 +56,10 @@ export const styles = [
       grid-template-columns: repeat(auto-fill, minmax(min(100%, var(--_min-card)), 1fr));
     }
 
-    .card {
-      position: relative;
-      display: flex;
-      flex-direction: column;
-      min-width: 0;
-      overflow: hidden;
-      background: var(--_estate-surface);
-      border: 1px solid var(--_estate-border);
-      border-radius: var(--_estate-radius);
-    }
-
     /* Its pin is pointed at on a map of the page. */
     .card.highlighted {
       outline: 3px solid var(--_estate-accent);
       outline-offset: 1px;
-    }
-
-    .card:hover .card-link {
-      text-decoration: underline;
-    }
-
-    .media {
-      position: relative;
-      flex: none;
-      aspect-ratio: var(--_ratio);
-      overflow: hidden;
-      background: var(--_bone);
-    }
-
-    .media picture {
-      display: block;
-      height: 100%;
-    }
-
-    .media img {
-      display: block;
-      width: 100%;
-      height: 100%;
-      object-fit: cover;
-    }
-
-    .badge {
-      position: absolute;
-      top: 0.75rem;
-      left: 0.75rem;
-    }
-
-    .body {
-      display: grid;
-      gap: 0.25rem;
-      padding: 0.875rem 1rem 1rem;
-    }
-
-    .line {
-      display: block;
-      margin: 0;
-      overflow-wrap: anywhere;
-    }
-
-    .price-line {
-      min-height: 1.75rem;
-      font-size: 1.125rem;
-      font-weight: 700;
-      line-height: 1.75rem;
-    }
-
-    .title-line {
-      min-height: 3rem;
-      font-size: 1rem;
-      font-weight: 600;
-      line-height: 1.5rem;
-    }
-
-    .meta-line {
-      min-height: 1.25rem;
-      font-size: 0.875rem;
-      line-height: 1.25rem;
-      color: var(--_estate-muted);
-    }
-
-    .features-line {
-      display: flex;
-      flex-wrap: wrap;
-      gap: 0 1.25rem;
-      min-height: 1.5rem;
-      margin-top: 0.25rem;
-      padding: 0;
-      list-style: none;
-      line-height: 1.5rem;
-    }
-
-    .feature {
-      font-weight: 600;
-    }
-
-    .feature .icon {
-      color: var(--_estate-muted);
-    }
-
-    .card-link {
-      color: inherit;
-      text-decoration: none;
-    }
-
-    /* The whole card is the link's target; its outline is drawn around the card. */
-    .card-link::after {
-      content: '';
-      position: absolute;
-      inset: 0;
-      border-radius: var(--_estate-radius);
-    }
-
-    .card-link:focus-visible {
-      outline: none;
-      text-decoration: underline;
-    }
-
-    .card-link:focus-visible::after {
-      outline: 3px solid var(--_estate-focus);
-      outline-offset: -3px;
-    }
-
-    /* The heart sits on the photo's corner, above the link that covers the card. */
-    .keep {
-      position: absolute;
-      z-index: 1;
-      top: 0.5rem;
-      right: 0.5rem;
     }
 
     /* Skeleton: the same boxes, filled with placeholder bars. */
@@ -317,6 +193,13 @@ export const styles = [
       display: grid;
       gap: 0.25rem;
       align-content: start;
+    }
+
+    /* Two columns where the bar has two (from 2 × 9.5rem + the gap + its padding). */
+    @container (min-width: 22.25rem) {
+      .field.wide {
+        grid-column: span 2;
+      }
     }
 
     .field label {

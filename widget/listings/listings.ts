@@ -1,17 +1,16 @@
-import { html, nothing, type PropertyValues, type SVGTemplateResult, type TemplateResult } from 'lit';
+import { html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { Task } from '@lit/task';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import type { ListingSort, ListingSummary, ListingsQuery, ListingStatus, ListingType, Page } from '../../contract/relay-api.ts';
-import { addressSlug } from '../../contract/slug.ts';
 import { relayUrl, RelayError } from '../shared/relay.ts';
 import { fetchJsonOnceFilled } from '../shared/relay-filling.ts';
-import { fill, formatNumber, formatShortDateTime, plural, resolveLocale } from '../shared/format.ts';
+import { fill, formatNumber, plural, resolveLocale } from '../shared/format.ts';
 import { styles } from './listings.styles.ts';
 import { EstateElement } from '../shared/estate-element.ts';
 import { loadElement } from '../shared/load-element.ts';
 import { UrlQueryController, type QueryChanges } from '../shared/url-query.ts';
 import { LISTING_HIGHLIGHT, listenForHighlights, type ListingHighlightDetail } from '../shared/listing-highlight.ts';
-import { badgeLabel, renderFeature } from '../shared/listing-parts.ts';
+import { cardHref, renderCardContent } from '../shared/listing-parts.ts';
 import { type ListingsStrings } from './strings.ts';
 import './strings.ts';
 import {
@@ -26,10 +25,9 @@ import {
   type FilterProperties,
   type QueryKey,
 } from './query.ts';
-import { renderPicture } from '../shared/picture.ts';
-import { heading, headingLevel } from '../shared/heading.ts';
-import { bathIcon, bedIcon, carIcon, chevronLeft, chevronRight } from '../shared/icons.ts';
-import { renderKeep, ShortlistController } from '../shared/shortlist.ts';
+import { headingLevel } from '../shared/heading.ts';
+import { chevronLeft, chevronRight } from '../shared/icons.ts';
+import { ShortlistController } from '../shared/shortlist.ts';
 import { filterBar } from './filter-bar-slot.ts';
 import type { SearchDetail } from '../shared/analytics.ts';
 import type { ListingFilters } from '../../contract/listing-filters.ts';
@@ -521,11 +519,7 @@ export class EstateListings extends EstateElement {
   }
 
   #detailLink(listing: ListingSummary): string {
-    if (this.detailHref) {
-      return this.detailHref
-        .replace(/\{id\}/g, encodeURIComponent(String(listing.id)))
-        .replace(/\{slug\}/g, addressSlug(listing.address?.display || listing.heading));
-    }
+    if (this.detailHref) return cardHref(this.detailHref, listing);
     return this.#urlFor({ listing: listing.id });
   }
 
@@ -704,18 +698,7 @@ export class EstateListings extends EstateElement {
   }
 
   #renderCard(listing: ListingSummary, index: number, pageNumber: number, sizes: string): TemplateResult {
-    const text = this.#text;
-    const locale = this.#resolvedLocale;
     const address = listing.address?.display || listing.heading || '';
-    const price = listing.displayPrice?.trim() ? listing.displayPrice : text.priceFallback;
-    const first = pageNumber === 1 && index === 0;
-    const eager = pageNumber === 1 && index < EAGER_CARDS;
-    const badge = badgeLabel(listing.badge, text);
-    // A past auction says nothing useful on a sold card.
-    const auction =
-      listing.auctionDateTime && listing.status === 'available' ? formatShortDateTime(locale, listing.auctionDateTime, this.timeZone ?? undefined) : null;
-    const meta = [listing.propertyType, auction ? fill(text.auction, { date: auction }) : null].filter(Boolean).join(' · ');
-    const level = headingLevel(this.headingLevel, 3);
     const lit = listing.id === this.highlightId;
     const point = (id: number | null) => () => this.emit<ListingHighlightDetail>(LISTING_HIGHLIGHT, { id });
     return html`<li
@@ -726,50 +709,20 @@ export class EstateListings extends EstateElement {
       @focusin=${point(listing.id)}
       @focusout=${point(null)}
     >
-      <div part="card-media" class="media">
-        ${
-          listing.photo
-            ? renderPicture(listing.photo, {
-                relay: this.relay,
-                sizes,
-                alt: listing.photo.caption ?? '',
-                loading: eager ? 'eager' : 'lazy',
-                fetchPriority: first ? 'high' : 'auto',
-                part: 'card-image',
-              })
-            : nothing
-        }
-        ${badge ? html`<span part="badge badge-${listing.badge}" class="badge">${badge}</span>` : nothing}
-      </div>
-      <div part="card-body" class="body">
-        <p part="price" class="line price-line">${price}</p>
-        ${heading(
-          level,
-          html`<a
-            part="card-link"
-            class="card-link"
-            href=${this.#detailLink(listing)}
-            data-id=${listing.id}
-            @click=${(event: MouseEvent) => this.#onCardClick(event, listing)}
-            >${address}</a
-          >`,
-          { part: 'card-title', className: 'line title-line' },
-        )}
-        <p part="meta" class="line meta-line">${meta}</p>
-        ${this.#renderFeatures(listing)}
-      </div>
-      ${renderKeep(this.#shortlist.has(listing.id), fill(text.keep, { address }), () => this.#shortlist.toggle({ id: listing.id, address }))}
+      ${renderCardContent(listing, this.#text, {
+        relay: this.relay,
+        locale: this.#resolvedLocale,
+        timeZone: this.timeZone,
+        headingLevel: headingLevel(this.headingLevel, 3),
+        sizes,
+        href: this.#detailLink(listing),
+        onLinkClick: (event) => this.#onCardClick(event, listing),
+        eager: pageNumber === 1 && index < EAGER_CARDS,
+        fetchPriority: pageNumber === 1 && index === 0 ? 'high' : 'auto',
+        kept: this.#shortlist.has(listing.id),
+        toggleKeep: () => this.#shortlist.toggle({ id: listing.id, address }),
+      })}
     </li>`;
-  }
-
-  #renderFeatures(listing: ListingSummary): TemplateResult {
-    const text = this.#text;
-    const locale = this.#resolvedLocale;
-    const feature = (count: number | null, forms: ListingsStrings['bedrooms'], icon: SVGTemplateResult) =>
-      renderFeature(locale, count, forms, icon, 'feature-icon');
-    return html`<ul part="features" class="line features-line">
-      ${feature(listing.bed, text.bedrooms, bedIcon)} ${feature(listing.bath, text.bathrooms, bathIcon)} ${feature(listing.cars, text.carSpaces, carIcon)}
-    </ul>`;
   }
 
   #renderPagination(current: number, pages: number): TemplateResult {
