@@ -226,8 +226,9 @@ describe.each(WIDTHS)('at %i px', (width) => {
     await similarElement.scrollIntoViewIfNeeded();
     await expect.poll(() => listingIdsIn(similarElement), { timeout: 20_000 }).toEqual(similar.items.map((item) => item.id));
     expect(await listingIdsIn(similarElement)).not.toContain(second.id);
-    // Viewed before it: the first (the listing shown is left out), in both tabs; the second tab without a reload.
-    await expect.poll(() => listingIdsIn(page.locator('estate-recently-viewed')), { timeout: 20_000 }).toEqual([first.id]);
+    // Viewed before it, newest first: the third (in the other tab) and the first; the listing shown is left out.
+    await expect.poll(() => listingIdsIn(page.locator('estate-recently-viewed')), { timeout: 20_000 }).toEqual([third.id, first.id]);
+    // The other tab follows without a reload: the second, then the first (the third is the one it shows).
     await expect.poll(() => listingIdsIn(tab.locator('estate-recently-viewed')), { timeout: 20_000 }).toEqual([second.id, first.id]);
     expect(await shownText(page.locator('estate-recently-viewed'))).toContain(first.address.display);
 
