@@ -15,6 +15,7 @@ export function literalsMinifier(): Plugin {
  * renders). Their shared code (Lit, formatting, the relay client) becomes shared chunks.
  */
 export const ELEMENT_ENTRIES = {
+  'estate-agent': 'widget/agent/define.ts',
   'estate-appraisal': 'widget/appraisal/define.ts',
   'estate-enquiry': 'widget/enquiry/define.ts',
   'estate-inspection-request': 'widget/inspection-request/define.ts',
@@ -25,6 +26,7 @@ export const ELEMENT_ENTRIES = {
   'estate-open-home-registration': 'widget/open-home-registration/define.ts',
   'estate-saved-search': 'widget/saved-search/define.ts',
   'estate-shortlist': 'widget/shortlist/define.ts',
+  'estate-team': 'widget/team/define.ts',
 };
 
 /**
@@ -45,6 +47,13 @@ export const VARIANT_ENTRIES: Record<string, { element: keyof typeof ELEMENT_ENT
  */
 const LISTING_PARTS =
   /widget[\\/](shared[\\/](format|picture|icons|listing-parts|listing-parts\.styles|heading|relay-filling|define|load-element|shortlist)|listings[\\/]controls\.styles)\.ts$/;
+/**
+ * What the team and an agent's page share with the detail: a person's call link and initials, a
+ * profile's paragraphs; and Lit's unsafeHTML with the directive base it is built on (the profile's
+ * HTML), which would otherwise join the core that every page fetches.
+ */
+const PERSON_PARTS =
+  /widget[\\/](shared[\\/]person|listing[\\/]text)\.ts$|node_modules[\\/](lit[\\/]directives[\\/]unsafe-html|lit-html[\\/](development[\\/])?(directives[\\/]unsafe-html|directive))\.js$/;
 /** What `<estate-map>` shares with `<estate-listings>` beyond the listing parts: how filters are read and kept in the URL, the highlight event. */
 const MAP_SHARES = /widget[\\/](listings[\\/]query|shared[\\/](url-query|listing-highlight))\.ts$|contract[\\/](listing-filters|slug)\.ts$/;
 /** The enquiry form and what only lead forms use. */
@@ -80,6 +89,12 @@ const COPIES: Array<{ importer: RegExp; modules: RegExp }> = [
   // The map: the listing parts of its card and the list's query helpers (which it reads the same
   // filters with), so a map page beside a list fetches no extra shared chunk for them.
   { importer: /widget[\\/]map[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${MAP_SHARES.source}`) },
+  // The team and an agent's page, each its own copies (one rule would make them one module, a
+  // chunk shared by the two): the listing parts and the person helpers, so their pages fetch no
+  // chunk of the detail's. The agent's listing cards are the listings chunk's own
+  // (<estate-listings>, which a visitor from the home page has already), imported, not copied.
+  { importer: /widget[\\/]team[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${PERSON_PARTS.source}`) },
+  { importer: /widget[\\/]agent[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${PERSON_PARTS.source}`) },
 ];
 /** Marks a copy's module id: `<file>?estate-copy=<rule index>`. */
 const COPY_QUERY = '?estate-copy=';

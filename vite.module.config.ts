@@ -24,6 +24,8 @@ export default defineConfig({
         shortlist: 'widget/shortlist/define.ts',
         'saved-search': 'widget/saved-search/define.ts',
         map: 'widget/map/define.ts',
+        team: 'widget/team/define.ts',
+        agent: 'widget/agent/define.ts',
         localize: 'widget/shared/localize.ts',
       },
       formats: ['es'],

@@ -13,3 +13,5 @@ import './inspection-request/define.ts';
 import './shortlist/define.ts';
 import './saved-search/define.ts';
 import './map/define.ts';
+import './team/define.ts';
+import './agent/define.ts';

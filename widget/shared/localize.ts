@@ -13,6 +13,8 @@ import type { ListingsStrings } from '../listings/strings.ts';
 import type { ShortlistStrings } from '../shortlist/strings.ts';
 import type { MapStrings } from '../map/strings.ts';
 import type { SavedSearchStrings } from '../saved-search/strings.ts';
+import type { TeamStrings } from '../team/strings.ts';
+import type { AgentStrings } from '../agent/strings.ts';
 import { registerBuiltInTranslation as registerBuiltIn, registerTranslation as register, wordsFor as wordsOf, type TranslationOf } from './translations.ts';
 
 export { BASE_LANG, LocalizeController, langOf } from './translations.ts';
@@ -26,6 +28,8 @@ export interface Sections {
   shortlist: ShortlistStrings;
   map: MapStrings;
   savedSearch: SavedSearchStrings;
+  team: TeamStrings;
+  agent: AgentStrings;
 }
 export type Section = keyof Sections;
 
