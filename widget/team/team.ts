@@ -143,8 +143,10 @@ export class EstateTeam extends EstateElement {
 
   /** A person's page: `agent-href` filled in, else the relay's own page for them. */
   memberHref(member: Pick<TeamMember, 'id' | 'slug'>): string {
-    const template = this.agentHref || relayUrl(this.relay, 'listings/agents/{id}/{slug}');
-    return template.replace(/\{id\}/g, encodeURIComponent(String(member.id))).replace(/\{slug\}/g, encodeURIComponent(member.slug));
+    const id = encodeURIComponent(String(member.id));
+    const slug = encodeURIComponent(member.slug);
+    if (!this.agentHref) return relayUrl(this.relay, `listings/agents/${id}/${slug}`);
+    return this.agentHref.replace(/\{id\}/g, id).replace(/\{slug\}/g, slug);
   }
 
   async #afterLoad(team: Team): Promise<void> {
