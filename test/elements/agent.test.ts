@@ -79,6 +79,8 @@ describe('<estate-agent>', () => {
     expect(text(part(el, 'phone'))).to.equal('Call Sarah Nguyen, (03) 9555 0121');
     expect(part(el, 'email'), 'no e-mail unless the agency allows it').to.equal(null);
     expect(shadow(el).querySelector('a[href^="mailto:"]')).to.equal(null);
+    // Without detail-href the cards open the relay's own listing pages.
+    expect((await cardLinks(el, 'current'))[0]!.href).to.equal(`${RELAY}/listings/2101/2101-example-street-kew-vic`);
 
     el.agent = profile(21, { email: 'sarah@harbourandyarra.example' });
     await el.updateComplete;

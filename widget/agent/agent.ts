@@ -50,7 +50,7 @@ const LISTING_PARTS =
  * @attr agent-id - The person to show (an `id` from `GET /api/v1/team`).
  * @attr agent-id-param - Read the id from this query parameter of the page URL instead (`agent.html?id=42` with `agent-id-param="id"`).
  * @attr relay - Base URL of the relay. Default: where the widget script was loaded from.
- * @attr detail-href - URL template of a listing card's link, `{id}` and `{slug}` replaced (`/listing.html?id={id}`). Without it a listing opens in place, as in `<estate-listings>`.
+ * @attr detail-href - URL template of a listing card's link, `{id}` and `{slug}` replaced (`/listing.html?id={id}`). Default: the relay's own listing pages, `<relay>/listings/{id}/{slug}`.
  * @attr team-href - The team page, linked from the page of someone not (or no longer) on the team. Default: the relay's own, `<relay>/listings/agents`.
  * @attr heading-level - Level of the name heading (default 2); section headings are one below, listing cards two.
  * @attr locale - BCP 47 locale for numbers and dates (default en-AU).
@@ -207,6 +207,11 @@ export class EstateAgent extends EstateElement {
 
   get #teamLink(): string {
     return this.teamHref || relayUrl(this.relay, 'listings/agents');
+  }
+
+  /** The cards' link template: `detail-href`, else the relay's own listing pages (never opened in place inside a section). */
+  get #detailLink(): string {
+    return this.detailHref || `${relayUrl(this.relay, 'listings/')}{id}/{slug}`;
   }
 
   protected override updated(changed: PropertyValues<this>): void {
@@ -394,7 +399,7 @@ export class EstateAgent extends EstateElement {
             relay=${ifDefined(this.relay ?? undefined)}
             locale=${ifDefined(this.locale ?? undefined)}
             time-zone=${ifDefined(this.timeZone ?? undefined)}
-            detail-href=${ifDefined(this.detailHref ?? undefined)}
+            detail-href=${this.#detailLink}
             heading-level=${Math.min(6, level + 2)}
             exportparts=${LISTING_PARTS}
             .listings=${items}
