@@ -215,12 +215,32 @@ describe('<estate-agent>', () => {
     expect(shadow(el).querySelector('estate-appraisal')).to.equal(null);
   });
 
+  it('takes the visitor from the header’s "Message" button to the message form', async () => {
+    await setViewport({ width: 390, height: 700 });
+    try {
+      stub = stubPeople(() => json(profile(21)));
+      const el = await fixture<EstateAgent>(html`<estate-agent relay=${RELAY} agent-id="21"></estate-agent>`);
+      await settled(el);
+      const title = shadow(el).querySelector<HTMLElement>('[part~="contact"] [part~="section-title"]')!;
+      expect(title.getBoundingClientRect().top, 'the form starts below the fold on a phone').to.be.greaterThan(700);
+      const button = part(el, 'message-button')!;
+      expect(text(button)).to.equal('Message Sarah');
+      button.focus();
+      await sendKeys({ press: 'Enter' });
+      await waitUntil(() => deepActive() === title, 'focus on the contact heading');
+      await waitUntil(() => title.getBoundingClientRect().top < 700 && title.getBoundingClientRect().top >= -1, 'the form scrolled into view');
+    } finally {
+      await setViewport({ width: 1280, height: 900 });
+    }
+  });
+
   it('leaves out the forms when asked', async () => {
     stub = stubPeople(() => json(profile(21)));
     const el = await fixture<EstateAgent>(html`<estate-agent relay=${RELAY} agent-id="21" no-enquiry no-appraisal></estate-agent>`);
     await settled(el);
     expect(shadow(el).querySelector('estate-enquiry')).to.equal(null);
     expect(part(el, 'appraisal-button')).to.equal(null);
+    expect(part(el, 'message-button')).to.equal(null);
     expect(shadow(el).querySelector('[part~="contact"]')).to.equal(null);
   });
 

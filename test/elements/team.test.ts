@@ -198,6 +198,13 @@ describe('<estate-team>', () => {
         const card = node.closest('[part~="card"]')!.getBoundingClientRect();
         expect(box.right, text(node)).to.be.at.most(card.right + 0.5);
       }
+      // One person a row, the portrait beside the text, the number on one line.
+      const [first, second] = cards(el);
+      expect(second!.getBoundingClientRect().top).to.be.at.least(first!.getBoundingClientRect().bottom);
+      expect(first!.querySelector('[part~="card-body"]')!.getBoundingClientRect().left).to.be.at.least(
+        first!.querySelector('[part~="card-media"]')!.getBoundingClientRect().right,
+      );
+      for (const phone of shadow(el).querySelectorAll('[part~="phone"]')) expect(phone.getBoundingClientRect().height, text(phone)).to.be.at.most(48);
     } finally {
       await setViewport({ width: 1200, height: 900 });
     }

@@ -154,6 +154,20 @@ export const styles = [
       line-height: 1.3;
     }
 
+    .section-title:focus {
+      outline: none;
+    }
+
+    .section-title:focus-visible {
+      outline: 3px solid var(--_estate-focus);
+      outline-offset: 2px;
+    }
+
+    /* The cards of a section are all there is: no pagination row under them. */
+    estate-listings::part(footer) {
+      display: none;
+    }
+
     .prose {
       max-width: 70ch;
       overflow-wrap: anywhere;

@@ -11,7 +11,7 @@ import { renderPicture } from '../shared/picture.ts';
 import { heading, headingLevel } from '../shared/heading.ts';
 import { mailIcon, phoneIcon } from '../shared/icons.ts';
 import { loadElement } from '../shared/load-element.ts';
-import { initials, mailAddress, telHref } from '../shared/person.ts';
+import { initials, mailAddress, telHref, unbroken } from '../shared/person.ts';
 import { descriptionParagraphs } from '../listing/text.ts';
 import { EstateListings } from '../listings/listings.ts';
 import { type AgentStrings } from './strings.ts';
@@ -71,6 +71,7 @@ const LISTING_PARTS =
  * @csspart office - The agency's name.
  * @csspart listing-count - How many homes they have on the market.
  * @csspart phone - The call link (`tel:`), only when the relay gives a number.
+ * @csspart message-button - "Message {name}" in the header: takes the visitor to the message form (below the listings on a phone).
  * @csspart email - The e-mail link, only when the relay gives an address (the agency's AGENT_DIRECT_CONTACT).
  * @csspart button - Every button and button-like link.
  * @csspart section - Each section; also `profile`, `current`, `results`, `contact`.
@@ -238,6 +239,13 @@ export class EstateAgent extends EstateElement {
     this.emit<AgentErrorDetail>('estate-agent-error', { status, message: error instanceof Error ? error.message : String(error) });
   }
 
+  /** The header's "Message Sarah": the form is below the listings on a phone, so take the visitor there. */
+  #goToContact(): void {
+    const title = this.renderRoot.querySelector<HTMLElement>('[part~="contact"] [part~="section-title"]');
+    title?.scrollIntoView({ block: 'start', behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth' });
+    title?.focus({ preventScroll: true });
+  }
+
   #toggleAppraisal(): void {
     this.appraisalOpen = !this.appraisalOpen;
   }
@@ -339,15 +347,22 @@ export class EstateAgent extends EstateElement {
             : nothing
         }
         ${
-          tel || email
+          tel || email || !this.noEnquiry
             ? html`<div class="actions">
                 ${
                   tel
                     ? html`<a part="phone button" class="button primary" href=${tel}>
                         <svg class="icon" viewBox="0 0 24 24" aria-hidden="true">${phoneIcon}</svg
-                        ><span class="visually-hidden">${fill(text.call, { name: agent.name })}, </span>${agent.phone}
+                        ><span class="visually-hidden">${fill(text.call, { name: agent.name })}, </span>${unbroken(agent.phone!)}
                       </a>`
                     : nothing
+                }
+                ${
+                  this.noEnquiry
+                    ? nothing
+                    : html`<button type="button" part="button message-button" class="button" @click=${this.#goToContact}>
+                        ${fill(text.messageButton, { name: firstName(agent.name) })}
+                      </button>`
                 }
                 ${
                   email
@@ -365,7 +380,7 @@ export class EstateAgent extends EstateElement {
 
   #section(kind: string, level: number, title: string, body: unknown): TemplateResult {
     return html`<section part="section ${kind}" class="section ${kind}">
-      ${heading(Math.min(6, level + 1), title, { part: 'section-title', className: 'section-title' })} ${body}
+      ${heading(Math.min(6, level + 1), title, { part: 'section-title', className: 'section-title', focusable: kind === 'contact' })} ${body}
     </section>`;
   }
 

@@ -28,6 +28,8 @@ export interface AgentStrings {
   noCurrent: string;
   results: string;
   contact: string;
+  /** The header's button that takes the visitor to the message form. */
+  messageButton: string;
   /** The heading of the message form (`<estate-enquiry agent-id>`). */
   message: string;
   /** The button opening the appraisal request (`<estate-appraisal agent-id>`). */
@@ -53,6 +55,7 @@ export const defaultAgentStrings: AgentStrings = {
   noCurrent: '{name} has no homes on the market right now.',
   results: 'Sold and leased',
   contact: 'Contact {name}',
+  messageButton: 'Message {name}',
   message: 'Send {name} a message',
   appraisal: 'Ask {name} for an appraisal',
 };

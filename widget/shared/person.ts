@@ -21,3 +21,8 @@ export function initials(name: string): string {
 export function mailAddress(email: string | null | undefined): string | null {
   return email && /^[^\s@<>]+@[^\s@<>]+$/.test(email) ? email : null;
 }
+
+/** A phone number whose spaces do not break ("(03) 9555 0121" stays one line while it fits one). */
+export function unbroken(phone: string): string {
+  return phone.replace(/ /g, '\u00a0');
+}

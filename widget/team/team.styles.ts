@@ -16,7 +16,8 @@ export const styles = [
   css`
     :host {
       display: block;
-      --_min-card: var(--estate-team-min-card, 10rem);
+      container-type: inline-size;
+      --_min-card: var(--estate-team-min-card, 12rem);
       --_gap: var(--estate-team-gap, 1.25rem);
       --_ratio: var(--estate-team-portrait-ratio, 4 / 5);
       --_bone: var(--estate-skeleton-color, color-mix(in srgb, currentColor 12%, transparent));
@@ -169,6 +170,23 @@ export const styles = [
     @keyframes estate-pulse {
       50% {
         opacity: 0.45;
+      }
+    }
+
+    /* A phone: one person a row, the portrait beside the text, so a name and a number fit whole. */
+    @container (max-width: 34rem) {
+      .list {
+        grid-template-columns: minmax(0, 1fr);
+        gap: 0.75rem;
+      }
+
+      .card {
+        flex-direction: row;
+      }
+
+      .media {
+        align-self: start;
+        width: var(--estate-team-portrait-width, 7rem);
       }
     }
 

@@ -8,7 +8,7 @@ import { EstateElement } from '../shared/estate-element.ts';
 import { renderPicture } from '../shared/picture.ts';
 import { heading, headingLevel } from '../shared/heading.ts';
 import { phoneIcon } from '../shared/icons.ts';
-import { initials, telHref } from '../shared/person.ts';
+import { initials, telHref, unbroken } from '../shared/person.ts';
 import { type TeamStrings } from './strings.ts';
 import './strings.ts';
 import { styles } from './team.styles.ts';
@@ -71,7 +71,8 @@ const EAGER_PORTRAITS = 4;
  * @csspart error - The error panel.
  * @csspart retry-button - The retry button.
  *
- * @cssprop --estate-team-min-card - Narrowest card in the grid (default 10rem: two a row on a phone).
+ * @cssprop --estate-team-min-card - Narrowest card in the grid (default 12rem). Under 34rem wide the cards are rows instead, the portrait beside the text.
+ * @cssprop --estate-team-portrait-width - The portrait's width in those rows (default 7rem).
  * @cssprop --estate-team-gap - Space between cards (default 1.25rem).
  * @cssprop --estate-team-portrait-ratio - The portrait's shape (default 4 / 5).
  * @cssprop --estate-skeleton-color - Placeholder colour while loading.
@@ -257,7 +258,7 @@ export class EstateTeam extends EstateElement {
           tel
             ? html`<a part="phone button" class="button phone" href=${tel}>
                 <svg class="icon" viewBox="0 0 24 24" aria-hidden="true">${phoneIcon}</svg
-                ><span class="visually-hidden">${fill(text.call, { name: member.name })}, </span>${member.phone}
+                ><span class="visually-hidden">${fill(text.call, { name: member.name })}, </span>${unbroken(member.phone!)}
               </a>`
             : nothing
         }
