@@ -91,10 +91,11 @@ const COPIES: Array<{ importer: RegExp; modules: RegExp }> = [
   { importer: /widget[\\/]map[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${MAP_SHARES.source}`) },
   // The team and an agent's page, each its own copies (one rule would make them one module, a
   // chunk shared by the two): the listing parts and the person helpers, so their pages fetch no
-  // chunk of the detail's. The agent's listing cards are the listings chunk's own
-  // (<estate-listings>, which a visitor from the home page has already), imported, not copied.
+  // chunk of the detail's; the agent also the message form it renders, as the detail does. The
+  // agent's listing cards are the listings chunk's own (<estate-listings>, which a visitor from
+  // the home page has already), imported, not copied.
   { importer: /widget[\\/]team[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${PERSON_PARTS.source}`) },
-  { importer: /widget[\\/]agent[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${PERSON_PARTS.source}`) },
+  { importer: /widget[\\/]agent[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${PERSON_PARTS.source}|${ENQUIRY_MODULES.source}`) },
 ];
 /** Marks a copy's module id: `<file>?estate-copy=<rule index>`. */
 const COPY_QUERY = '?estate-copy=';

@@ -68,7 +68,7 @@ interface Compared {
 }
 
 /** The element the relay rendered, on a page of its own, before and after the widget's code renders over it. */
-async function serverThenBrowser(tag: string, element: RenderedElement, ready: string): Promise<Compared> {
+async function serverThenBrowser(tag: string, element: RenderedElement, ready: string, everyFrame = '() => true'): Promise<Compared & { badFrames: number }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   const problems = watchProblems(page);
@@ -78,7 +78,9 @@ async function serverThenBrowser(tag: string, element: RenderedElement, ready: s
       // An inline script after the element runs once the parser has attached its declarative
       // shadow roots and before any module script (the widget) runs: the server's markup as sent.
       const body = `<!doctype html><html lang="en-AU"><head><meta charset="utf-8"><title>t</title></head><body><main>${element.html}${element.data}</main>
-<script>${SERIALIZE} const el = document.querySelector('${tag}'); window.__server = window.__serialize(el.shadowRoot); window.__serverRoot = el.shadowRoot.firstElementChild;</script>
+<script>${SERIALIZE} const el = document.querySelector('${tag}'); window.__server = window.__serialize(el.shadowRoot); window.__serverRoot = el.shadowRoot.firstElementChild;
+window.__badFrames = 0; window.__frames = 0; const holds = ${everyFrame};
+const frame = () => { window.__frames += 1; if (!holds()) window.__badFrames += 1; if (window.__frames < 120) requestAnimationFrame(frame); }; requestAnimationFrame(frame);</script>
 <script type="module" src="/widget.js"></script></body></html>`;
       return route.fulfill({ contentType: 'text/html; charset=utf-8', body });
     }
@@ -94,10 +96,17 @@ async function serverThenBrowser(tag: string, element: RenderedElement, ready: s
   });
   await page.goto(`${RELAY}page.html`);
   await page.waitForFunction(ready, undefined, { timeout: 20_000 });
+  // Frames are watched from the parse on, through the code's arrival, for about two seconds.
+  await page.waitForFunction(() => (window as unknown as { __frames: number }).__frames >= 120, undefined, { timeout: 20_000 });
   const compared = await page.evaluate((selector) => {
-    const w = window as unknown as { __serialize(root: Node): string; __server: string; __serverRoot: Element | null };
+    const w = window as unknown as { __serialize(root: Node): string; __server: string; __serverRoot: Element | null; __badFrames: number };
     const el = document.querySelector(selector)!;
-    return { server: w.__server, browser: w.__serialize(el.shadowRoot!), replaced: el.shadowRoot!.firstElementChild !== w.__serverRoot };
+    return {
+      server: w.__server,
+      browser: w.__serialize(el.shadowRoot!),
+      replaced: el.shadowRoot!.firstElementChild !== w.__serverRoot,
+      badFrames: w.__badFrames,
+    };
   }, tag);
   expect(problems).toEqual([]);
   await context.close();
@@ -139,7 +148,15 @@ describe('the team and agent pages’ elements, server-rendered', () => {
         const form = el.shadowRoot?.querySelector('estate-enquiry');
         return el.hasUpdated && lists.length === 2 && lists.every((list) => list.hasUpdated) && customElements.get('estate-enquiry') && form.hasUpdated;
       }`,
+      // In every painted frame, the server's or the browser's: the message form's fields, and the cards.
+      `() => {
+        const root = document.querySelector('estate-agent').shadowRoot;
+        const fields = root.querySelector('estate-enquiry')?.shadowRoot?.querySelectorAll('input[name="fullName"]').length ?? 0;
+        const cards = [...root.querySelectorAll('estate-listings')].map((list) => list.shadowRoot?.querySelectorAll('[part~="card-link"]').length ?? 0);
+        return fields === 1 && cards.join() === '2,1';
+      }`,
     );
+    expect(compared.badFrames, 'frames without the form or the cards').toBe(0);
     expect(compared.replaced).toBe(true);
     // The listing cards' own roots are compared too.
     expect(compared.server).toMatch(/<estate-listings [^>]*>#shadow\{.*2101 Example Street/);

@@ -14,6 +14,7 @@ import { loadElement } from '../shared/load-element.ts';
 import { initials, mailAddress, telHref, unbroken } from '../shared/person.ts';
 import { descriptionParagraphs } from '../listing/text.ts';
 import { EstateListings } from '../listings/listings.ts';
+import { EstateEnquiry } from '../enquiry/enquiry.ts';
 import { type AgentStrings } from './strings.ts';
 import './strings.ts';
 import { styles } from './agent.styles.ts';
@@ -42,8 +43,8 @@ const LISTING_PARTS =
  * One of the agency's people, their page: portrait, name, position, a call link and (only where the
  * agency allows it, so only when the relay gives one) their e-mail; their profile; their homes on
  * the market and their sold and leased results as listing cards; a message form to them and an
- * appraisal request to them. The forms' code is fetched only once the agent is shown (the
- * appraisal's when its button is first pressed).
+ * appraisal request to them. The message form comes with the element; the appraisal request's
+ * code is fetched when its button is first pressed.
  *
  * @summary An agent's page: profile, listings, results, message form and appraisal request.
  *
@@ -97,10 +98,12 @@ const LISTING_PARTS =
 export class EstateAgent extends EstateElement {
   static override styles = styles;
   /**
-   * The elements it renders, registered with it (see define.ts). The message form and the
-   * appraisal request are not: their code is fetched once an agent is shown.
+   * The elements it renders, registered with it (see define.ts). The message form is one, as in
+   * `<estate-listing>`: it is on every agent's page, above the fold on a wide screen and rendered
+   * by the relay's pages, where a form fetched after the agent rendered would vanish and come
+   * back. The appraisal request is not: its code is fetched when its button is first pressed.
    */
-  static readonly dependencies = { 'estate-listings': EstateListings };
+  static readonly dependencies = { 'estate-listings': EstateListings, 'estate-enquiry': EstateEnquiry };
 
   static override properties = {
     agentId: { type: Number, attribute: 'agent-id' },
@@ -216,14 +219,12 @@ export class EstateAgent extends EstateElement {
   }
 
   protected override updated(changed: PropertyValues<this>): void {
-    // The message form's code comes once there is an agent to write to, not with the page's.
-    if (!this.noEnquiry && this.renderRoot.querySelector('estate-enquiry')) this.#load('estate-enquiry');
-    if ((changed as Map<PropertyKey, unknown>).has('appraisalOpen') && this.appraisalOpen) this.#load('estate-appraisal');
-  }
-
-  #load(tag: 'estate-enquiry' | 'estate-appraisal'): void {
-    const importIt = tag === 'estate-enquiry' ? () => import('../enquiry/define.ts') : () => import('../appraisal/define.ts');
-    loadElement(tag, importIt).catch((error: unknown) => console.error(`<estate-agent> could not load <${tag}>:`, error));
+    // The appraisal request's code (with the other lead forms') comes when a visitor first opens it.
+    if ((changed as Map<PropertyKey, unknown>).has('appraisalOpen') && this.appraisalOpen) {
+      loadElement('estate-appraisal', () => import('../appraisal/define.ts')).catch((error: unknown) =>
+        console.error('<estate-agent> could not load <estate-appraisal>:', error),
+      );
+    }
   }
 
   async #afterLoad(agent: AgentProfile): Promise<void> {

@@ -1,7 +1,7 @@
 /**
- * Registers `<estate-agent>` and what it renders (`<estate-listings>` for the agent's homes). Its
- * message form and appraisal request are fetched once an agent is shown. `import
- * 'estate-embed/widget/agent'` from a bundler.
+ * Registers `<estate-agent>` and what it renders (`<estate-listings>` for the agent's homes, the
+ * message form `<estate-enquiry>`). Its appraisal request is fetched when a visitor first opens it.
+ * `import 'estate-embed/widget/agent'` from a bundler.
  */
 import { defineDependencies } from '../shared/define.ts';
 import { EstateAgent } from './agent.ts';
