@@ -15,6 +15,7 @@ export function literalsMinifier(): Plugin {
  * renders). Their shared code (Lit, formatting, the relay client) becomes shared chunks.
  */
 export const ELEMENT_ENTRIES = {
+  'estate-agent': 'widget/agent/define.ts',
   'estate-appraisal': 'widget/appraisal/define.ts',
   'estate-enquiry': 'widget/enquiry/define.ts',
   'estate-inspection-request': 'widget/inspection-request/define.ts',
@@ -27,6 +28,7 @@ export const ELEMENT_ENTRIES = {
   'estate-shortlist': 'widget/shortlist/define.ts',
   'estate-similar-listings': 'widget/similar-listings/define.ts',
   'estate-recently-viewed': 'widget/recently-viewed/define.ts',
+  'estate-team': 'widget/team/define.ts',
 };
 
 /**
@@ -47,6 +49,13 @@ export const VARIANT_ENTRIES: Record<string, { element: keyof typeof ELEMENT_ENT
  */
 const LISTING_PARTS =
   /widget[\\/](shared[\\/](format|picture|icons|listing-parts|listing-parts\.styles|listing-card\.styles|heading|relay-filling|define|load-element|shortlist)|listings[\\/]controls\.styles)\.ts$/;
+/**
+ * What the team and an agent's page share with the detail: a person's call link and initials, a
+ * profile's paragraphs; and Lit's unsafeHTML with the directive base it is built on (the profile's
+ * HTML), which would otherwise join the core that every page fetches.
+ */
+const PERSON_PARTS =
+  /widget[\\/](shared[\\/]person|listing[\\/]text)\.ts$|node_modules[\\/](lit[\\/]directives[\\/]unsafe-html|lit-html[\\/](development[\\/])?(directives[\\/]unsafe-html|directive))\.js$/;
 /** What `<estate-map>` shares with `<estate-listings>` beyond the listing parts: how filters are read and kept in the URL, the highlight event. */
 const MAP_SHARES = /widget[\\/](listings[\\/]query|shared[\\/](url-query|listing-highlight))\.ts$|contract[\\/](listing-filters|slug)\.ts$/;
 /** The enquiry form and what only lead forms use. */
@@ -92,6 +101,13 @@ const COPIES: Array<{ importer: RegExp; modules: RegExp }> = [
       `${LISTING_PARTS.source}|widget[\\\\/](shared[\\\\/](near-viewport|recently-viewed)|shortlist[\\\\/]kept-homes)\\.ts$|contract[\\\\/]slug\\.ts$`,
     ),
   },
+  // The team and an agent's page, each its own copies (one rule would make them one module, a
+  // chunk shared by the two): the listing parts and the person helpers, so their pages fetch no
+  // chunk of the detail's; the agent also the message form it renders, as the detail does. The
+  // agent's listing cards are the listings chunk's own (<estate-listings>, which a visitor from
+  // the home page has already), imported, not copied.
+  { importer: /widget[\\/]team[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${PERSON_PARTS.source}`) },
+  { importer: /widget[\\/]agent[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${PERSON_PARTS.source}|${ENQUIRY_MODULES.source}`) },
 ];
 /** Marks a copy's module id: `<file>?estate-copy=<rule index>`. */
 const COPY_QUERY = '?estate-copy=';

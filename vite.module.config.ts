@@ -26,6 +26,8 @@ export default defineConfig({
         map: 'widget/map/define.ts',
         'similar-listings': 'widget/similar-listings/define.ts',
         'recently-viewed': 'widget/recently-viewed/define.ts',
+        team: 'widget/team/define.ts',
+        agent: 'widget/agent/define.ts',
         localize: 'widget/shared/localize.ts',
       },
       formats: ['es'],

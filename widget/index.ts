@@ -15,3 +15,5 @@ import './saved-search/define.ts';
 import './map/define.ts';
 import './similar-listings/define.ts';
 import './recently-viewed/define.ts';
+import './team/define.ts';
+import './agent/define.ts';

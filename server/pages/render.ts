@@ -42,9 +42,12 @@ export interface ElementRenderer {
   renderListing(listing: ListingDetail, settings: ElementSettings): Promise<RenderedElement>;
   /** `<estate-listings>` with the cards of one page; the list page adds real links for the other pages. */
   renderListings(items: ListingSummary[], settings: ElementSettings & { detailHref: string }): Promise<RenderedElement>;
-  /** `<estate-team>` with the agency's people, each linking to `agentHref` (`{id}`, `{slug}`); the page adds real links to each agent's page. */
+  /** `<estate-team>` with every public person's card, each linking to `agentHref` (`{id}`, `{slug}`). */
   renderTeam(team: Team, settings: ElementSettings & { agentHref: string }): Promise<RenderedElement>;
-  /** `<estate-agent>` with one agent's page; the page puts JSON-LD in the head and real links to their listings (`detailHref`) beside it. */
+  /**
+   * `<estate-agent>`, the agent's page: their cards link to `detailHref`, the page of someone not
+   * (or no longer) on the team to the team page, `agentHref` without its `{id}/{slug}`.
+   */
   renderAgent(agent: AgentProfile, settings: ElementSettings & { agentHref: string; detailHref: string }): Promise<RenderedElement>;
 }
 
@@ -77,20 +80,6 @@ export function elementRenderer(widgetDir: string, log: Pick<Logger, 'warn'>): E
   });
 
   return {
-    // Client-rendered for now: the elements' server rendering replaces these bodies.
-    renderTeam: async (team, settings) => ({
-      html: clientRendered('estate-team', settings, { 'heading-level': '2', 'agent-href': settings.agentHref }),
-      data: pageData({ team }),
-    }),
-    renderAgent: async (agent, settings) => ({
-      html: clientRendered('estate-agent', settings, {
-        'agent-id': String(agent.id),
-        'heading-level': '1',
-        'agent-href': settings.agentHref,
-        'detail-href': settings.detailHref,
-      }),
-      data: pageData({ agent }),
-    }),
     renderListing: (listing, settings) =>
       renderElement(
         pageData({ listing }),
@@ -121,7 +110,44 @@ export function elementRenderer(widgetDir: string, log: Pick<Logger, 'warn'>): E
             .listings=${items}
           ></estate-listings>`,
       ),
+    renderTeam: (team, settings) =>
+      renderElement(
+        pageData({ team }),
+        () => clientRendered('estate-team', settings, { 'heading-level': '2', 'agent-href': settings.agentHref }),
+        () =>
+          html`<estate-team
+            data-estate-ssr
+            relay=${settings.relay}
+            locale=${settings.locale}
+            heading-level="2"
+            agent-href=${settings.agentHref}
+            .team=${team}
+          ></estate-team>`,
+      ),
+    renderAgent: (agent, settings) => {
+      const teamHref = teamPage(settings.agentHref);
+      return renderElement(
+        pageData({ agent }),
+        () => clientRendered('estate-agent', settings, { 'heading-level': '1', 'detail-href': settings.detailHref, 'team-href': teamHref }),
+        () =>
+          html`<estate-agent
+            data-estate-ssr
+            relay=${settings.relay}
+            locale=${settings.locale}
+            time-zone=${settings.timeZone}
+            heading-level="1"
+            detail-href=${settings.detailHref}
+            team-href=${teamHref}
+            .agent=${agent}
+          ></estate-agent>`,
+      );
+    },
   };
+}
+
+/** The team page an agent's page links back to: the agent path template without its `/{id}/{slug}`. */
+function teamPage(agentHref: string): string {
+  return agentHref.replace(/\/\{id\}(\/\{slug\})?$/, '') || '/';
 }
 
 /** The element's tag with its attributes and no shadow root: it reads its properties from the JSON after it, then renders as on any page. */

@@ -8,6 +8,7 @@ import { html } from 'lit';
 import { describe, expect, it } from 'vitest';
 import '../../widget/index.ts';
 import { detail as listingDetail, summary } from '../elements/listings-data.ts';
+import { profile, team } from '../elements/people-data.ts';
 
 async function serverRender(template: unknown): Promise<string> {
   return collectResult(render(template));
@@ -32,6 +33,17 @@ describe('server rendering (@lit-labs/ssr, no DOM)', () => {
     expect(detail).toContain('Loading property…');
     const lightbox = await serverRender(html`<estate-lightbox></estate-lightbox>`);
     expect(lightbox).toContain('<dialog');
+  });
+
+  // Issue #31: the team and an agent's page, loading (an agency's own page) and given (the relay's).
+  it('renders the team and an agent with their loading placeholders, and in full when given', async () => {
+    const loading = await serverRender(html`<estate-team></estate-team><estate-agent agent-id="21"></estate-agent>`);
+    expect((loading.match(/part="card skeleton"/g) ?? []).length).toBe(4);
+    expect(loading).toContain('part="skeleton"');
+    const given = await serverRender(html`<estate-team .team=${team()}></estate-team><estate-agent .agent=${profile(21)}></estate-agent>`);
+    expect(given).toContain('Sarah Nguyen');
+    expect(given).toContain('<strong>Kew</strong>');
+    expect(given).toContain('<estate-enquiry');
   });
 
   // Issue #13: what the relay's listing pages are made of.

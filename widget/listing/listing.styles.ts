@@ -284,6 +284,11 @@ export const styles = [
       border-radius: var(--_estate-radius);
     }
 
+    /* The office stands in for agents who have left: no portrait, the text takes the row. */
+    .agent.office {
+      grid-template-columns: minmax(0, 1fr);
+    }
+
     .agent picture {
       display: block;
     }

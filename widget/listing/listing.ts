@@ -1,7 +1,7 @@
 import { html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { Task, initialState } from '@lit/task';
 import { ifDefined } from 'lit/directives/if-defined.js';
-import type { Agent, ExternalLink, ListingDetail, OpenHome, Photo } from '../../contract/relay-api.ts';
+import type { Agent, ExternalLink, ListingDetail, Office, OpenHome, Photo } from '../../contract/relay-api.ts';
 import { relayUrl, RelayError } from '../shared/relay.ts';
 import { fetchJsonOnceFilled } from '../shared/relay-filling.ts';
 import { fill, formatArea, formatDateTime, formatNumber, formatTimeRange, isoOrEmpty, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
@@ -22,6 +22,9 @@ import { renderKeep, ShortlistController } from '../shared/shortlist.ts';
 import { recordView } from '../shared/recently-viewed.ts';
 import type { ListingViewDetail } from '../shared/analytics.ts';
 import { listingFacts, viewItem } from '../shared/listing-facts.ts';
+import { initials, mailAddress, telHref } from '../shared/person.ts';
+
+export { telHref };
 
 export interface ListingLoadedDetail {
   listing: ListingDetail;
@@ -79,10 +82,10 @@ class MissingListing extends Error {
  * @csspart calendar-link - An open home's "add to calendar" link (to its calendar file, which the relay writes).
  * @csspart register-button - An open home's "Register" button: opens its `<estate-open-home-registration>` below it.
  * @csspart inspection-button - "Request a private inspection": opens an `<estate-inspection-request>` below it.
- * @csspart agent - One agent card.
+ * @csspart agent - One agent card; also `office`, the office's card shown instead when every agent of the listing has left the agency.
  * @csspart agent-photo - The agent's photo.
- * @csspart agent-name - The agent's name.
- * @csspart agent-phone - Call link.
+ * @csspart agent-name - The agent's name; also `office-name` on the office's card.
+ * @csspart agent-phone - Call link; also `office-phone` on the office's card.
  * @csspart agent-email - Email link.
  * @csspart external-link - A video or tour link.
  * @csspart button - Every button and button-like link.
@@ -742,7 +745,7 @@ export class EstateListing extends EstateElement {
 
   #renderAgents(listing: ListingDetail, level: number, address: string): TemplateResult | typeof nothing {
     const agents = listing.agents ?? [];
-    if (!agents.length) return nothing;
+    if (!agents.length) return this.#renderOffice(listing, level);
     return this.#section(
       'agents',
       level,
@@ -753,21 +756,47 @@ export class EstateListing extends EstateElement {
     );
   }
 
+  /**
+   * Every agent of the listing has left the agency: the office takes their place, so a buyer still
+   * has someone to call. (`office` may be missing from a listing a host or an older relay gives.)
+   */
+  #renderOffice(listing: ListingDetail, level: number): TemplateResult | typeof nothing {
+    const office = (listing as ListingDetail & { office?: Office | null }).office;
+    if (!office?.name && !office?.phone) return nothing;
+    const text = this.#text;
+    const name = office.name || text.officeFallback;
+    const tel = office.phone ? telHref(office.phone) : null;
+    return this.#section(
+      'agents',
+      level,
+      text.contactOffice,
+      html`<div part="agent office" class="agent office">
+        <div class="agent-text">
+          <p part="agent-name office-name" class="agent-name">${name}</p>
+          ${
+            tel
+              ? html`<div class="agent-actions">
+                  <a part="agent-phone office-phone button" class="button" href=${tel}>
+                    <svg class="icon" viewBox="0 0 24 24" aria-hidden="true">${phoneIcon}</svg
+                    ><span class="visually-hidden">${fill(text.callAgent, { name })}, </span>${office.phone}
+                  </a>
+                </div>`
+              : nothing
+          }
+        </div>
+      </div>`,
+    );
+  }
+
   #renderAgent(agent: Agent, address: string): TemplateResult {
     const text = this.#text;
     const tel = agent.phone ? telHref(agent.phone) : null;
-    const email = agent.email && /^[^\s@<>]+@[^\s@<>]+$/.test(agent.email) ? agent.email : null;
-    const initials = agent.name
-      .split(/\s+/)
-      .map((part) => part[0] ?? '')
-      .join('')
-      .slice(0, 2)
-      .toUpperCase();
+    const email = mailAddress(agent.email);
     return html`<li part="agent" class="agent">
       ${
         agent.photo
           ? renderPicture(agent.photo, { relay: this.relay, sizes: '4.5rem', alt: '', loading: 'lazy', part: 'agent-photo', className: 'agent-photo' })
-          : html`<span part="agent-photo" class="agent-photo initials" aria-hidden="true">${initials}</span>`
+          : html`<span part="agent-photo" class="agent-photo initials" aria-hidden="true">${initials(agent.name)}</span>`
       }
       <div class="agent-text">
         <p part="agent-name" class="agent-name">${agent.name}</p>
@@ -793,12 +822,6 @@ export class EstateListing extends EstateElement {
       </div>
     </li>`;
   }
-}
-
-/** `tel:` URL from a number as the agency typed it ("0412 345 678", "+61 3 9000 0000"). */
-export function telHref(phone: string): string | null {
-  const digits = phone.replace(/(?!^\+)[^\d]/g, '');
-  return /^\+?\d{3,20}$/.test(digits) ? `tel:${digits}` : null;
 }
 
 /** The listing's photos, or its one card photo when the CRM sent no gallery. */

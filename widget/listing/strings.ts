@@ -60,6 +60,10 @@ export interface ListingStrings {
   auctionVenue: string;
   auctionAuctioneer: string;
   agents: string;
+  /** The section's heading when every agent of the listing has left and the office is shown instead. */
+  contactOffice: string;
+  /** The office's name when the agency has not set one (SITE_NAME). */
+  officeFallback: string;
   callAgent: string;
   emailAgent: string;
   enquire: string;
@@ -122,6 +126,8 @@ export const defaultListingStrings: ListingStrings = {
   auctionVenue: 'Venue',
   auctionAuctioneer: 'Auctioneer',
   agents: 'Contact the agent',
+  contactOffice: 'Contact the agency',
+  officeFallback: 'Our office',
   callAgent: 'Call {name}',
   emailAgent: 'Email {name}',
   enquire: 'Enquire about this property',

@@ -15,6 +15,8 @@ import type { MapStrings } from '../map/strings.ts';
 import type { SavedSearchStrings } from '../saved-search/strings.ts';
 import type { SimilarListingsStrings } from '../similar-listings/strings.ts';
 import type { RecentlyViewedStrings } from '../recently-viewed/strings.ts';
+import type { TeamStrings } from '../team/strings.ts';
+import type { AgentStrings } from '../agent/strings.ts';
 import { registerBuiltInTranslation as registerBuiltIn, registerTranslation as register, wordsFor as wordsOf, type TranslationOf } from './translations.ts';
 
 export { BASE_LANG, LocalizeController, langOf } from './translations.ts';
@@ -30,6 +32,8 @@ export interface Sections {
   savedSearch: SavedSearchStrings;
   similarListings: SimilarListingsStrings;
   recentlyViewed: RecentlyViewedStrings;
+  team: TeamStrings;
+  agent: AgentStrings;
 }
 export type Section = keyof Sections;
 
