@@ -572,6 +572,8 @@ export interface StaffSeed {
   /** Their phones: the mobile (FICTIONAL_MOBILES) and an office line, or the mobile alone. */
   phones?: 'mobile-and-office' | 'mobile-only';
   hideMobileFromPortal?: boolean;
+  /** The principal and the director: the people an agency puts first on its team page (the demo's TEAM_ORDER). */
+  leadsTheTeam?: boolean;
 }
 
 /**
@@ -590,6 +592,7 @@ export const STAFF: readonly StaffSeed[] = [
     adminAccess: true,
     listsProperties: true,
     portrait: 'silver-bob',
+    leadsTheTeam: true,
     profile:
       '<p>{first} founded {agency} in 2004 after fifteen years selling homes across Melbourne&#39;s inner east, and still calls many of the agency&#39;s auctions.</p>' +
       '<p><strong>What you can expect when you sell with {first}:</strong></p>' +
@@ -633,6 +636,7 @@ export const STAFF: readonly StaffSeed[] = [
     adminAccess: false,
     listsProperties: true,
     portrait: 'dark-side-part-beard',
+    leadsTheTeam: true,
     // Pasted from a word processor: its inline styles, an empty paragraph and a tracking snippet came along.
     profile:
       '<p class="MsoNormal" style="margin:0cm;font-family:Calibri,sans-serif"><span style="font-size:11.0pt">{first} leads the Surry Hills office and its inner-west sales team. Raised in Leichhardt, {first} has sold homes in Newtown, Marrickville and Balmain for more than twenty years.</span></p>' +

@@ -5,7 +5,7 @@ import { RateLimiter, type KeyUsageSnapshot, type LimitSettings } from './limits
 import type { Market, SimEnquiry, SimListing, SimPhoto, SimToken, SimUser } from './model.ts';
 import { renderImage } from './photos.ts';
 import { Prng } from './prng.ts';
-import { buildListing, type Category, CATEGORY_SHAPE, generateSeed, type SeedData } from './seed.ts';
+import { buildListing, type Category, CATEGORY_SHAPE, generateSeed, type SeedData, teamLeadIds } from './seed.ts';
 import { agencyIdentity, type AgencyIdentity } from './seed-data.ts';
 import { SECOND, startOfUtcDay } from './time.ts';
 import { WebhookSender } from './webhooks.ts';
@@ -329,6 +329,11 @@ export class SimulatorState {
 
   user(id: number): SimUser | undefined {
     return this.users.find((user) => user.id === id);
+  }
+
+  /** Who the agency puts first on its team page: its principal, then its director (demo mode's TEAM_ORDER). */
+  teamLeads(): number[] {
+    return teamLeadIds(this.accountIndex * ACCOUNT_ID_SPACING).filter((id) => this.user(id) !== undefined);
   }
 
   staffMember(id: number): SimUser | undefined {

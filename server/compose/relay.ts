@@ -127,6 +127,8 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
       close: () => sim.close(),
     };
     config = { ...config, crm: { ...config.crm, baseUrl: sim.baseUrl, apiKey: sim.apiKey, accessToken: sim.accessToken } };
+    // The demo agency's team page opens with its principal and its director, as an agency sets TEAM_ORDER.
+    if (config.team.order.length === 0) config = { ...config, team: { ...config.team, order: sim.state.teamLeads() } };
     // The simulator answers as a Nominatim-compatible geocoder too, from its own addresses.
     if (!config.places.geocoderUrl) config = { ...config, places: { ...config.places, geocoderUrl: sim.origin } };
     // And draws plain map tiles (256 px, and 512 px at @2x: `{r}`), so the demo's map works with no outside service.

@@ -115,6 +115,24 @@ function cutOffText(page: Page): Promise<string[]> {
       }
     };
     walk(document);
+    // A phone number is read, and dialled, whole: never broken over two lines.
+    const phones = (root: Document | ShadowRoot): HTMLAnchorElement[] => [
+      ...root.querySelectorAll<HTMLAnchorElement>('a[href^="tel:"]'),
+      ...[...root.querySelectorAll('*')].flatMap((node) => (node.shadowRoot ? phones(node.shadowRoot) : [])),
+    ];
+    for (const link of phones(document)) {
+      // The text a sighted visitor sees (not words kept for screen readers in a 1 px box), by the lines it sits on.
+      const lines = new Set<number>();
+      const walker = document.createTreeWalker(link, NodeFilter.SHOW_TEXT);
+      for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+        const parent = text.parentElement!;
+        if (!text.textContent?.trim() || parent.getBoundingClientRect().width <= 1) continue;
+        const range = document.createRange();
+        range.selectNodeContents(text);
+        for (const rect of range.getClientRects()) if (rect.width > 0) lines.add(Math.round(rect.bottom));
+      }
+      if (lines.size > 1) offenders.push(`phone "${link.textContent?.trim()}" on ${lines.size} lines`);
+    }
     return offenders;
   });
 }
@@ -154,8 +172,10 @@ describe.each(WIDTHS)('at %i px', (width) => {
     const element = page.locator('estate-team');
     await expect.poll(() => linksIn(element), { timeout: 20_000 }).toEqual(expect.arrayContaining(team.items.map((member) => `/agent?id=${member.id}`)));
     const links = (await linksIn(element)).filter((href) => href.startsWith('/agent?id='));
-    // Each person once, in the team's order (a card may link twice: its photo and its name).
+    // Each person once, in the team's order (a card may link twice: its photo and its name): the
+    // demo agency's principal and director first (demo mode's TEAM_ORDER), then by name.
     expect([...new Set(links)]).toEqual(team.items.map((member) => `/agent?id=${member.id}`));
+    expect(team.items.slice(0, 2).map((member) => member.position)).toEqual(['Principal & Licensed Estate Agent', 'Director of Sales, Surry Hills']);
     const text = await shownText(element);
     for (const member of team.items) {
       expect(text).toContain(member.name);
