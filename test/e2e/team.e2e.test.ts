@@ -222,6 +222,52 @@ describe.each(WIDTHS)('at %i px', (width) => {
     await context.close();
   });
 
+  it('shows a profile as the CRM gave it: plain text in its paragraphs, pasted Word HTML without its styles or script, none at all', async () => {
+    const profiles = await Promise.all(team.items.map((member) => json<AgentProfile>(`/api/v1/agents/${member.id}`)));
+    const plain = profiles.find((profile) => profile.profile?.format === 'text' && profile.profile.text.includes('\n\n'))!;
+    const pasted = profiles.find((profile) => profile.position?.startsWith('Director'))!;
+    const none = profiles.find((profile) => profile.profile === null)!;
+    for (const [profile, name] of [
+      [plain, 'agent-text'],
+      [pasted, 'agent-pasted'],
+      [none, 'agent-no-profile'],
+    ] as const) {
+      expect(profile, name).toBeDefined();
+      const { context, page, problems } = await watchedPage(rig.browser, { viewport });
+      await page.goto(`${rig.relay.url}/agent?id=${profile.id}`);
+      const element = page.locator('estate-agent');
+      await element.getByRole('heading', { name: profile.name, level: 1 }).waitFor({ timeout: 20_000 });
+      const text = await shownText(element);
+      if (profile.profile?.format === 'text') {
+        // Each paragraph of the text shown, apart: its blank lines make paragraphs, not one run-on block.
+        const paragraphs = profile.profile.text.split(/\n\n+/);
+        for (const paragraph of paragraphs) expect(text).toContain(paragraph.split('\n')[0]!.trim());
+        const tops = await element.evaluate(
+          (host, firsts) =>
+            firsts.map((words) => {
+              const walker = document.createTreeWalker(host.shadowRoot!, NodeFilter.SHOW_TEXT);
+              for (let node = walker.nextNode(); node; node = walker.nextNode())
+                if (node.textContent?.includes(words)) return node.parentElement!.getBoundingClientRect().top;
+              return null;
+            }),
+          paragraphs.map((paragraph) => paragraph.slice(0, 30)),
+        );
+        expect(new Set(tops).size, 'paragraphs on lines of their own').toBe(paragraphs.length);
+      }
+      if (profile === pasted) {
+        const pastedMarkup = await element.evaluate((host) => {
+          const about = [...host.shadowRoot!.querySelectorAll('*')].filter((node) => node.matches('[style], script, .MsoNormal, [onclick]'));
+          return about.map((node) => node.outerHTML.slice(0, 80));
+        });
+        expect(pastedMarkup, 'the pasted styles and script left behind').toEqual([]);
+        expect(text).toContain('leads the Surry Hills office');
+      }
+      await checkPage(page, width, name);
+      expect(problems).toEqual([]);
+      await context.close();
+    }
+  });
+
   it('a listing shows similar homes and the homes viewed before it, in step in a second tab', async () => {
     const { context, page, problems } = await watchedPage(rig.browser, { viewport });
     const listingPage = (id: number) => `${rig.relay.url}/listing?id=${id}`;
