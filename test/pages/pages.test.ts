@@ -9,7 +9,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import sharp from 'sharp';
 import { validateXML } from 'xmllint-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ListingDetail, ListingSummary, Page } from '../../contract/relay-api.ts';
+import type { ListingDetail, ListingSummary, Page, Team } from '../../contract/relay-api.ts';
 import { addressSlug } from '../../contract/slug.ts';
 import { buildWidgetBundle, waitForListings } from '../support/browser.ts';
 import { startTestRelay, type TestRelay } from '../support/relay-fixture.ts';
@@ -329,6 +329,38 @@ describe('fragments', () => {
     expect(fragment.body).toMatch(/^<nav[\s\S]*<estate-listing[\s\S]*<template shadowroot/);
     expect(fragment.body).not.toContain('agency-header');
     expect((await get('/fragments/listings/999999999')).status).toBe(404);
+  });
+});
+
+describe("the agency's people, on a relay of one agency", () => {
+  it('has a team page and a page per public agent under the site prefix, each linking exactly their own listings, all in the sitemap', async () => {
+    const team = (await (await get('/api/v1/team')).json()) as Team;
+    expect(team.items.length).toBeGreaterThan(3);
+    const teamPage = await text('/listings/agents');
+    expect(attribute(teamPage, /<link rel="canonical" href="([^"]*)"/)).toBe(`${SITE}/property/agents`);
+    const everyDetail: ListingDetail[] = [];
+    for (const status of ['available', 'sold', 'leased']) {
+      const page = (await (await get(`/api/v1/listings?status=${status}&pageSize=100`)).json()) as Page<ListingSummary>;
+      for (const item of page.items) everyDetail.push((await (await get(`/api/v1/listings/${item.id}`)).json()) as ListingDetail);
+    }
+    // This relay's sitemap is an index of parts (maxUrlsPerSitemap 20): every part's entries together.
+    const index = await text('/sitemap.xml');
+    const parts = [...index.matchAll(/<loc>[^<]*\/property\/(sitemap-\d+\.xml)<\/loc>/g)].map((match) => match[1]!);
+    expect(parts.length).toBeGreaterThan(0);
+    const sitemap = (await Promise.all(parts.map((part) => text(`/listings/${part}`)))).join('\n');
+    expect(sitemap).toContain(`<loc>${SITE}/property/agents</loc>`);
+    for (const member of team.items) {
+      const path = `/property/agents/${member.id}/${member.slug}`;
+      expect(teamPage, `the team page links ${member.name}`).toContain(`href="${path}"`);
+      const html = await text(`/listings/agents/${member.id}/${member.slug}`);
+      expect(attribute(html, /<link rel="canonical" href="([^"]*)"/)).toBe(`${SITE}${path}`);
+      const linked = [...(html.match(/<nav class="estate-agent-listings"[\s\S]*?<\/nav>/g) ?? []).join('').matchAll(/href="\/property\/(\d+)\//g)].map(
+        (match) => Number(match[1]),
+      );
+      const own = everyDetail.filter((detail) => detail.agents.some((agent) => agent.id === member.id)).map((detail) => detail.id);
+      expect(linked.sort(), member.name).toEqual(own.sort());
+      expect(sitemap).toContain(`<loc>${SITE}${path}</loc>`);
+    }
   });
 });
 
