@@ -22,6 +22,8 @@ const PROFILE_HTML: sanitizeHtml.IOptions = {
   allowProtocolRelative: false,
   // A script's or style's text is dropped with it; other unknown tags leave their text.
   disallowedTagsMode: 'discard',
+  // A paragraph or list item left with no words (Word's `<p>&nbsp;</p>` spacers) is a gap on the page, not content.
+  exclusiveFilter: (frame) => (frame.tag === 'p' || frame.tag === 'li') && /^(?:\s|&nbsp;|&#160;|\u00a0)*$/i.test(frame.text),
   transformTags: {
     a: (tagName, attribs) => ({ tagName, attribs: { ...(attribs.href ? { href: attribs.href } : {}), rel: 'nofollow noopener' } }),
   },

@@ -25,9 +25,12 @@ export const SIMILAR_MAX_LIMIT = 12;
 /** One point of score is worth: a different property type of the same kind, 2 km, a price 20 % apart, a bedroom. */
 const OTHER_PROPERTY_TYPE = 1;
 const KM_PER_POINT = 2;
-/** Past 30 km everything is "far", and a candidate without a position in another suburb counts as far. */
-const FAR = 15;
-/** Without a position on either side, the same suburb counts as a kilometre away. */
+/**
+ * Nearby means this close where both are on the map: a buyer in Kew is not shown Paddington (the
+ * demo's two cities), and a country town's neighbour town still counts.
+ */
+const NEARBY_KM = 25;
+/** Without a position on either side, only the same suburb is nearby; it counts as a kilometre away. */
 const SAME_SUBURB = 0.5;
 const PRICE_RATIO_PER_POINT = Math.log(1.2);
 /** A candidate that shows no price: as if about 35 % apart, whatever its hidden price. */
@@ -95,8 +98,12 @@ function unlikeness(subject: Candidate, other: Candidate): number | undefined {
 
   const here = subject.card.position;
   const there = card.position;
-  if (here && there) score += Math.min(FAR, kilometresBetween(here, there) / KM_PER_POINT);
-  else score += subject.suburb !== null && other.suburb === subject.suburb ? SAME_SUBURB : FAR;
+  if (here && there) {
+    const km = kilometresBetween(here, there);
+    if (km > NEARBY_KM) return undefined;
+    score += km / KM_PER_POINT;
+  } else if (subject.suburb !== null && other.suburb === subject.suburb) score += SAME_SUBURB;
+  else return undefined;
 
   if (subject.price !== null) {
     if (other.price === null) score += NO_PRICE;

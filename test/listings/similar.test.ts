@@ -50,11 +50,12 @@ describe('similar homes (GET /api/v1/listings/{id}/similar)', () => {
     const typed = (name: string) => rig.sim.state.listings.find((listing) => (listing.fields.type as { name?: string } | null)?.name === name)!.fields.type;
     houseType = typed('House');
     apartmentType = typed('Apartment');
-    // Every home for sale a 3-bedroom house at $800,000, far away (over 100 km: all "far" alike).
+    // Every home for sale a 3-bedroom house at $800,000, south of BASE 10 to 20 km away (nearby, but
+    // farther than the homes each test places).
     for (const [index, id] of sale.entries()) {
       change(id, { type: houseType, bed: 3 });
       price(id, 800_000);
-      place(id, { lat: BASE.lat - 1.5 - index * 0.05, lng: BASE.lng });
+      place(id, offset(BASE, 10 + index * 0.25, 180));
     }
   });
   afterAll(async () => {
@@ -118,7 +119,18 @@ describe('similar homes (GET /api/v1/listings/{id}/similar)', () => {
     expect(again.status).toBe(304);
   });
 
-  it('without a position, homes in the same suburb come before the rest', async () => {
+  it('never a home farther than a buyer would call nearby (another city), however alike', async () => {
+    const [subject, faraway] = sale as [number, number];
+    place(faraway, offset(BASE, 30, 90));
+    await sync();
+    expect(ids(await similar(subject, 12))).not.toContain(faraway);
+    place(faraway, offset(BASE, 12, 90));
+    await sync();
+    expect(ids(await similar(subject, 12))).toContain(faraway);
+    place(faraway, offset(BASE, 10.25, 180));
+  });
+
+  it('without a position, only homes in the same suburb', async () => {
     const [subject, , , , , , sameSuburb, unplacedSameSuburb] = sale as number[];
     const address = rig.simListing(sameSuburb!).fields.address;
     change(subject!, { address });
@@ -131,8 +143,8 @@ describe('similar homes (GET /api/v1/listings/{id}/similar)', () => {
     const items = await similar(subject!);
     const inSuburb = items.map((item) => item.address.suburb === suburb);
     expect(inSuburb.filter(Boolean).length).toBeGreaterThanOrEqual(2);
-    // Every one in the suburb before every one elsewhere.
-    expect(inSuburb.indexOf(false) === -1 || inSuburb.lastIndexOf(true) < inSuburb.indexOf(false)).toBe(true);
+    // Without a position to measure by, nearby is the same suburb.
+    expect(inSuburb.every(Boolean)).toBe(true);
     expect(ids(items)).toEqual(expect.arrayContaining([sameSuburb, unplacedSameSuburb]));
     place(subject!, BASE);
     place(unplacedSameSuburb!, offset(BASE, 300, 180));

@@ -138,7 +138,8 @@ export const styles = [
       justify-self: start;
       margin-top: 0.5rem;
       padding-inline: 0.75rem;
-      overflow-wrap: anywhere;
+      /* A number is read and dialled whole: never broken over two lines. */
+      white-space: nowrap;
     }
 
     .skeleton .bone {
