@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import minifyLiterals from '@lit-labs/rollup-plugin-minify-html-literals';
-import { defineConfig, type Plugin } from 'vite';
+import { defineConfig, type Plugin, type Rollup } from 'vite';
+
+type OutputChunk = Rollup.OutputChunk;
 
 /**
  * Lit's own minifier for the templates of widget/, one setting for both builds that must agree:
@@ -207,6 +209,14 @@ function loaderOnlyImportsPlugin(): Plugin {
 /** The loader's file: the name agency pages load (the relay also serves it as widget.<hash>.js). */
 const LOADER_FILE = 'widget.js';
 
+/**
+ * A chunk's file from its name and SHA-256 (base64): `widget-<name>.<the hash's first 8 characters,
+ * + and / as _>.js`. The same rule as loader.ts's, which builds the URL from the manifest.
+ */
+function chunkFileName(name: string, sha256: string): string {
+  return `widget-${name}.${sha256.slice(0, 8).replace(/\W/g, '_')}.js`;
+}
+
 /** True for a chunk that is nothing but imports and re-exports of other chunks. */
 function isFacade(code: string): boolean {
   return /^\s*((import|export\s*(\*|\{[^}]*\})\s*from)\s*["'][^"']+["'];?\s*)+$/.test(code);
@@ -262,34 +272,56 @@ function chunkManifestPlugin(): Plugin {
       }
       // Variants first: the loader takes the first key a tag matches.
       const elements = { ...variants, ...tags };
-      // SHA-256: every page downloads every chunk's hash in widget.js, and hashes do not compress
-      // (SHA-384's cost 16 more gzip bytes a chunk, about 130 in all); what a check needs is that
-      // no other file has the hash (a second preimage), which 256 bits rule out as well as 384.
-      const sri = (file: string) => {
-        const chunk = bundle[file];
-        return chunk?.type === 'chunk' ? createHash('sha256').update(chunk.code).digest('base64') : '';
-      };
-      // Every file an element needs, indexed (the loader names them by index); the core first.
-      const fileList = [...new Set(Object.values(elements).flat())];
-      const files = fileList.map((file) => {
-        const name = /^widget-(.+)\.js$/.exec(file)?.[1];
-        if (!name) return this.error(`${file} is not named widget-<name>.js, which the loader builds its URL from`);
-        return [name, sri(file)];
-      });
-      const indexed = Object.fromEntries(Object.entries(elements).map(([key, list]) => [key, list.map((file) => fileList.indexOf(file))]));
-      const near = NEAR_VIEWPORT_ELEMENTS.filter((tag) => tag in indexed);
-      if (near.length !== NEAR_VIEWPORT_ELEMENTS.length) return this.error(`NEAR_VIEWPORT_ELEMENTS names no element: ${NEAR_VIEWPORT_ELEMENTS.join(', ')}`);
       // A dynamic import would fetch a chunk unchecked (loaderOnlyImportsPlugin takes the bundlers' out).
       for (const chunk of chunks) {
         if (chunk.dynamicImports.length)
           return this.error(`${chunk.fileName} imports ${chunk.dynamicImports.join(', ')} dynamically: the loader could not check it`);
       }
+      // Every file an element needs, indexed (the loader names them by index); the core first.
+      const fileList = [...new Set(Object.values(elements).flat())];
       // Chunks only imported dynamically (none today) would be fetched unchecked: refuse them.
       for (const chunk of chunks) {
         if (chunk !== loader && !fileList.includes(chunk.fileName) && !isFacade(chunk.code)) {
           return this.error(`${chunk.fileName} is needed by no element in the manifest, so the loader could not check it`);
         }
       }
+      // Each chunk is renamed after its own SHA-256 (its imports renamed first): the manifest then
+      // carries one hash a file, from which the loader builds its name (chunkFileName in loader.ts),
+      // where it carried rolldown's hash too: 8 characters that do not compress, about 100 gzip
+      // bytes on every page. SHA-256: every page downloads every chunk's hash in widget.js, and
+      // hashes do not compress (SHA-384's cost 16 more gzip bytes a chunk, about 130 in all); what a
+      // check needs is that no other file has the hash (a second preimage), which 256 bits rule out.
+      const renamed = new Map<string, { fileName: string; sha256: string; name: string }>();
+      const rename = (chunk: OutputChunk): void => {
+        if (renamed.has(chunk.fileName)) return;
+        for (const imported of chunk.imports) {
+          const dependency = bundle[imported];
+          if (dependency?.type !== 'chunk') return this.error(`${chunk.fileName} imports ${imported}, which is not a chunk of this build`);
+          rename(dependency);
+          chunk.code = chunk.code.replaceAll(`./${imported}`, `./${renamed.get(imported)!.fileName}`);
+        }
+        const name = /^widget-(.+)\.[\w-]{8}\.js$/.exec(chunk.fileName)?.[1];
+        if (!name) return this.error(`${chunk.fileName} is not named widget-<name>.<hash>.js`);
+        const sha256 = createHash('sha256').update(chunk.code).digest('base64');
+        renamed.set(chunk.fileName, { fileName: chunkFileName(name, sha256), sha256, name });
+      };
+      for (const chunk of chunks) if (chunk !== loader) rename(chunk);
+      for (const [fileName, { fileName: newName }] of renamed) {
+        const chunk = bundle[fileName] as OutputChunk;
+        delete bundle[fileName];
+        this.emitFile({ type: 'asset', fileName: newName, source: chunk.code });
+        const map = bundle[`${fileName}.map`];
+        if (map?.type === 'asset') {
+          delete bundle[`${fileName}.map`];
+          this.emitFile({ type: 'asset', fileName: `${newName}.map`, source: JSON.stringify({ ...JSON.parse(String(map.source)), file: newName }) });
+        } else if (chunk.map) {
+          this.emitFile({ type: 'asset', fileName: `${newName}.map`, source: JSON.stringify({ ...chunk.map, file: newName }) });
+        }
+      }
+      const files = fileList.map((file) => [renamed.get(file)!.name, renamed.get(file)!.sha256]);
+      const indexed = Object.fromEntries(Object.entries(elements).map(([key, list]) => [key, list.map((file) => fileList.indexOf(file))]));
+      const near = NEAR_VIEWPORT_ELEMENTS.filter((tag) => tag in indexed);
+      if (near.length !== NEAR_VIEWPORT_ELEMENTS.length) return this.error(`NEAR_VIEWPORT_ELEMENTS names no element: ${NEAR_VIEWPORT_ELEMENTS.join(', ')}`);
       if (!loader.code.includes('__ESTATE_CHUNKS__')) return this.error(`${LOADER_FILE} has no __ESTATE_CHUNKS__ to fill in`);
       loader.code = loader.code.replace('__ESTATE_CHUNKS__', JSON.stringify({ files, elements: indexed, near }));
     },

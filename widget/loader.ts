@@ -15,8 +15,8 @@
 
 interface ChunkManifest {
   /**
-   * The chunk files, each as `<name>.<hash>` (the file is `widget-<name>.<hash>.js`) and its SHA-256
-   * (base64, the Subresource Integrity value without `sha256-`). Elements name files by their
+   * The chunk files, each as its name and its SHA-256 (base64, the Subresource Integrity value
+   * without `sha256-`), whose first characters are in the file's name (fileUrl). Elements name files by their
    * index here: every page downloads this manifest, and a number costs fewer bytes than a name.
    */
   files: Array<[name: string, sha256: string]>;
@@ -42,9 +42,11 @@ const LOAD_ELEMENT_HOOK = Symbol.for('estate-embed.load-element');
 
 const loads = new Map<string, Promise<void>>();
 const checkedChunks = new Map<number, Promise<void>>();
+/** A chunk's URL: `widget-<name>.<its SHA-256's first 8 characters, + and / as _>.js` (as vite.config.ts names it). */
 function fileUrl(index: number): string {
+  const [name, sha256] = manifest.files[index]!;
   // A plain string (not a template inside new URL()), which Vite would take for an asset glob.
-  const file = `widget-${manifest.files[index]![0]}.js`;
+  const file = `widget-${name}.${sha256.slice(0, 8).replace(/\W/g, '_')}.js`;
   return new URL(file, import.meta.url).href;
 }
 

@@ -3,6 +3,7 @@
 // it refuses a chunk whose bytes differ from the build's by even one statement, without running it.
 // The release build (vite.config.ts), served by a real relay or, for the tampered copy, by a
 // plain static server on the page's own origin.
+import { createHash } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,10 +28,12 @@ function chunkManifest(widgetDir: string): ChunkManifest {
   expect(start, 'widget.js carries the chunk manifest').toBeGreaterThanOrEqual(0);
   const end = loader.indexOf(']}', loader.indexOf('"near":', start)) + 2;
   const written = JSON.parse(loader.slice(start, end)) as { files: Array<[string, string]>; elements: Record<string, number[]>; near: string[] };
-  const file = (index: number) => `widget-${written.files[index]![0]}.js`;
+  // A chunk's file is named after its SHA-256: widget-<name>.<its first 8 characters, + and / as _>.js.
+  const fileName = ([name, sha256]: [string, string]) => `widget-${name}.${sha256.slice(0, 8).replace(/\W/g, '_')}.js`;
+  const file = (index: number) => fileName(written.files[index]!);
   return {
     elements: Object.fromEntries(Object.entries(written.elements).map(([tag, indexes]) => [tag, indexes.map(file)])),
-    integrity: Object.fromEntries(written.files.map(([name, sha256]) => [`widget-${name}.js`, sha256])),
+    integrity: Object.fromEntries(written.files.map((entry) => [fileName(entry), entry[1]])),
     near: written.near,
   };
 }
@@ -70,7 +73,13 @@ beforeAll(async () => {
   // (Lit and the shared code), so the check must cover static imports, not just the entry.
   tamperedDir = mkdtempSync(join(tmpdir(), 'estate-tampered-'));
   cpSync(rig.widgetDir, tamperedDir, { recursive: true });
-  tamperedChunk = manifest.elements['estate-enquiry'][0];
+  tamperedChunk = manifest.elements['estate-enquiry']![0]!;
+  expect(
+    createHash('sha256')
+      .update(readFileSync(join(tamperedDir, tamperedChunk)))
+      .digest('base64'),
+    'a chunk is named after its SHA-256',
+  ).toBe(manifest.integrity[tamperedChunk]);
   const original = readFileSync(join(tamperedDir, tamperedChunk), 'utf8');
   writeFileSync(join(tamperedDir, tamperedChunk), `${original}\nglobalThis.tamperedChunkRan = true;\n`);
   const loaderIntegrity = widgetBundleReader(tamperedDir)()!.integrity;
