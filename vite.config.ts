@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import minifyLiterals from '@lit-labs/rollup-plugin-minify-html-literals';
-import { defineConfig, type Plugin } from 'vite';
+import { defineConfig, type Plugin, type Rollup } from 'vite';
+
+type OutputChunk = Rollup.OutputChunk;
 
 /**
  * Lit's own minifier for the templates of widget/, one setting for both builds that must agree:
@@ -32,6 +34,13 @@ export const ELEMENT_ENTRIES = {
 };
 
 /**
+ * Elements widget.js fetches only once one of their tags comes near the viewport (within 300 px),
+ * not with the first screen: they sit below a page's main content (a listing's similar homes and
+ * recently viewed) and wait for the viewport for their data and photos too.
+ */
+export const NEAR_VIEWPORT_ELEMENTS: Array<keyof typeof ELEMENT_ENTRIES> = ['estate-similar-listings', 'estate-recently-viewed'];
+
+/**
  * Code an element needs only in some of its uses, each an entry of its own: widget.js fetches it,
  * with the element's code, for a tag in the page that matches its selector, and imports it in
  * place of the element's module. Its chunk imports the element's (the build checks it), so that
@@ -58,8 +67,22 @@ const PERSON_PARTS =
   /widget[\\/](shared[\\/]person|listing[\\/]text)\.ts$|node_modules[\\/](lit[\\/]directives[\\/]unsafe-html|lit-html[\\/](development[\\/])?(directives[\\/]unsafe-html|directive))\.js$/;
 /** What `<estate-map>` shares with `<estate-listings>` beyond the listing parts: how filters are read and kept in the URL, the highlight event. */
 const MAP_SHARES = /widget[\\/](listings[\\/]query|shared[\\/](url-query|listing-highlight))\.ts$|contract[\\/](listing-filters|slug)\.ts$/;
-/** The enquiry form and what only lead forms use. */
-const ENQUIRY_MODULES = /widget[\\/](enquiry[\\/][\w.-]+|shared[\\/](field-interaction|leads|consent-text))\.ts$|contract[\\/](name|phone|attribution)\.ts$/;
+/**
+ * The base Lit's directives are built on (directive.js, directive-helpers.js): the live directive
+ * (the forms), keyed (the lightbox) and unsafeHTML (a profile's HTML) need it, ifDefined does not;
+ * each chunk with one of those carries its own copy (COPIES) or has the enquiry group's.
+ */
+const DIRECTIVE_BASE = /node_modules[\\/]lit-html[\\/](development[\\/])?directive(-helpers)?\.js$/;
+/** Lit's keyed directive (the lightbox's), which the lightbox's chunk carries with its base. */
+const KEYED = /node_modules[\\/]lit(-html)?[\\/](development[\\/])?directives[\\/]keyed\.js$/;
+/**
+ * The enquiry form and what only lead forms use, Lit's live directive among it (their controls'
+ * values; no other element binds one), which in the core cost every page about 290 gzip bytes.
+ */
+const ENQUIRY_MODULES = new RegExp(
+  `${/widget[\\/](enquiry[\\/][\w.-]+|shared[\\/](field-interaction|leads|consent-text))\.ts$|contract[\\/](name|phone|attribution)\.ts$/.source}|` +
+    `${/node_modules[\\/]lit(-html)?[\\/](development[\\/])?directives[\\/]live\.js$/.source}|${DIRECTIVE_BASE.source}`,
+);
 
 /**
  * The lead forms other than the question (issue 22), the saved-search form (issue 21) and what only
@@ -82,9 +105,17 @@ const LEAD_FORM_MODULES =
  * and a separate contact form, or a grid opening a detail in place, downloads that code twice.
  */
 const COPIES: Array<{ importer: RegExp; modules: RegExp }> = [
-  { importer: /widget[\\/]listings[\\/]/, modules: LISTING_PARTS },
-  { importer: /widget[\\/]listing[\\/]/, modules: ENQUIRY_MODULES },
-  { importer: /widget[\\/]lightbox[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|widget[\\\\/]listing[\\\\/]strings\\.ts$`) },
+  // (and the filter bar its copy of the alerts options it shares with the saved-search form, whose
+  // chunk has the original: in the core they cost every page about 200 gzip bytes)
+  { importer: /widget[\\/]listings[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|widget[\\\\/]shared[\\\\/]alert-options\\.ts$`) },
+  // The detail also its own copy of the relay-filling helper: the original sits in the lead forms'
+  // chunk (the saved search uses it), whose imports (the enquiry form, the listings chunk) a
+  // detail page would otherwise fetch with it: 25 KB gzip for 450 bytes of code.
+  { importer: /widget[\\/]listing[\\/]/, modules: new RegExp(`${ENQUIRY_MODULES.source}|widget[\\\\/]shared[\\\\/]relay-filling\\.ts$`) },
+  {
+    importer: /widget[\\/]lightbox[\\/]/,
+    modules: new RegExp(`${LISTING_PARTS.source}|widget[\\\\/]listing[\\\\/]strings\\.ts$|${KEYED.source}|${DIRECTIVE_BASE.source}`),
+  },
   // <estate-shortlist> carries copies of the listing parts and of the enquiry modules it uses (the
   // form's words, field rules, kept submissions): its page fetches one file beside the core.
   { importer: /widget[\\/]shortlist[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${ENQUIRY_MODULES.source}|contract[\\\\/]slug\\.ts$`) },
@@ -108,6 +139,9 @@ const COPIES: Array<{ importer: RegExp; modules: RegExp }> = [
   // the home page has already), imported, not copied.
   { importer: /widget[\\/]team[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${PERSON_PARTS.source}`) },
   { importer: /widget[\\/]agent[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${PERSON_PARTS.source}|${ENQUIRY_MODULES.source}`) },
+  // The saved search's copy of the filter rules it reads an area with: the original is in the
+  // listings chunk, which a contact page's lead forms (or a detail opening one) would fetch for it.
+  { importer: /widget[\\/]saved-search[\\/]/, modules: /contract[\\/]listing-filters\.ts$/ },
 ];
 /** Marks a copy's module id: `<file>?estate-copy=<rule index>`. */
 const COPY_QUERY = '?estate-copy=';
@@ -123,7 +157,7 @@ const CHUNK_GROUPS = [
   // built on (directive.js, directive-helpers.js): ifDefined, the only other one, needs neither.
   {
     name: 'core',
-    test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/]keyed|directive(-helpers)?\.js|\?estate-copy=))|widget[\\/]shared[\\/](estate-element|localize|translations|inherited-attribute|strings|relay|fill|reset\.styles|analytics|campaign|alert-options)\.ts$/,
+    test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/](keyed|live)|directive(-helpers)?\.js|\?estate-copy=))|widget[\\/]shared[\\/](estate-element|localize|translations|inherited-attribute|strings|relay|fill|reset\.styles|analytics|campaign)\.ts$/,
     priority: 3,
   },
   // <estate-listings> and what it carries (its define.ts and all it imports but the core), in one
@@ -174,6 +208,14 @@ function loaderOnlyImportsPlugin(): Plugin {
 
 /** The loader's file: the name agency pages load (the relay also serves it as widget.<hash>.js). */
 const LOADER_FILE = 'widget.js';
+
+/**
+ * A chunk's file from its name and SHA-256 (base64): `widget-<name>.<the hash's first 8 characters,
+ * + and / as _>.js`. The same rule as loader.ts's, which builds the URL from the manifest.
+ */
+function chunkFileName(name: string, sha256: string): string {
+  return `widget-${name}.${sha256.slice(0, 8).replace(/\W/g, '_')}.js`;
+}
 
 /** True for a chunk that is nothing but imports and re-exports of other chunks. */
 function isFacade(code: string): boolean {
@@ -230,28 +272,58 @@ function chunkManifestPlugin(): Plugin {
       }
       // Variants first: the loader takes the first key a tag matches.
       const elements = { ...variants, ...tags };
-      // SHA-256: every page downloads every chunk's hash in widget.js, and hashes do not compress
-      // (SHA-384's cost 16 more gzip bytes a chunk, about 130 in all); what a check needs is that
-      // no other file has the hash (a second preimage), which 256 bits rule out as well as 384.
-      const sri = (file: string) => {
-        const chunk = bundle[file];
-        return chunk?.type === 'chunk' ? `sha256-${createHash('sha256').update(chunk.code).digest('base64')}` : '';
-      };
-      const integrity: Record<string, string> = {};
-      for (const file of new Set(Object.values(elements).flat())) integrity[file] = sri(file);
       // A dynamic import would fetch a chunk unchecked (loaderOnlyImportsPlugin takes the bundlers' out).
       for (const chunk of chunks) {
         if (chunk.dynamicImports.length)
           return this.error(`${chunk.fileName} imports ${chunk.dynamicImports.join(', ')} dynamically: the loader could not check it`);
       }
+      // Every file an element needs, indexed (the loader names them by index); the core first.
+      const fileList = [...new Set(Object.values(elements).flat())];
       // Chunks only imported dynamically (none today) would be fetched unchecked: refuse them.
       for (const chunk of chunks) {
-        if (chunk !== loader && !integrity[chunk.fileName] && !isFacade(chunk.code)) {
+        if (chunk !== loader && !fileList.includes(chunk.fileName) && !isFacade(chunk.code)) {
           return this.error(`${chunk.fileName} is needed by no element in the manifest, so the loader could not check it`);
         }
       }
+      // Each chunk is renamed after its own SHA-256 (its imports renamed first): the manifest then
+      // carries one hash a file, from which the loader builds its name (chunkFileName in loader.ts),
+      // where it carried rolldown's hash too: 8 characters that do not compress, about 100 gzip
+      // bytes on every page. SHA-256: every page downloads every chunk's hash in widget.js, and
+      // hashes do not compress (SHA-384's cost 16 more gzip bytes a chunk, about 130 in all); what a
+      // check needs is that no other file has the hash (a second preimage), which 256 bits rule out.
+      const renamed = new Map<string, { fileName: string; sha256: string; name: string }>();
+      const rename = (chunk: OutputChunk): void => {
+        if (renamed.has(chunk.fileName)) return;
+        for (const imported of chunk.imports) {
+          const dependency = bundle[imported];
+          if (dependency?.type !== 'chunk') return this.error(`${chunk.fileName} imports ${imported}, which is not a chunk of this build`);
+          rename(dependency);
+          chunk.code = chunk.code.replaceAll(`./${imported}`, `./${renamed.get(imported)!.fileName}`);
+        }
+        const name = /^widget-(.+)\.[\w-]{8}\.js$/.exec(chunk.fileName)?.[1];
+        if (!name) return this.error(`${chunk.fileName} is not named widget-<name>.<hash>.js`);
+        const sha256 = createHash('sha256').update(chunk.code).digest('base64');
+        renamed.set(chunk.fileName, { fileName: chunkFileName(name, sha256), sha256, name });
+      };
+      for (const chunk of chunks) if (chunk !== loader) rename(chunk);
+      for (const [fileName, { fileName: newName }] of renamed) {
+        const chunk = bundle[fileName] as OutputChunk;
+        delete bundle[fileName];
+        this.emitFile({ type: 'asset', fileName: newName, source: chunk.code });
+        const map = bundle[`${fileName}.map`];
+        if (map?.type === 'asset') {
+          delete bundle[`${fileName}.map`];
+          this.emitFile({ type: 'asset', fileName: `${newName}.map`, source: JSON.stringify({ ...JSON.parse(String(map.source)), file: newName }) });
+        } else if (chunk.map) {
+          this.emitFile({ type: 'asset', fileName: `${newName}.map`, source: JSON.stringify({ ...chunk.map, file: newName }) });
+        }
+      }
+      const files = fileList.map((file) => [renamed.get(file)!.name, renamed.get(file)!.sha256]);
+      const indexed = Object.fromEntries(Object.entries(elements).map(([key, list]) => [key, list.map((file) => fileList.indexOf(file))]));
+      const near = NEAR_VIEWPORT_ELEMENTS.filter((tag) => tag in indexed);
+      if (near.length !== NEAR_VIEWPORT_ELEMENTS.length) return this.error(`NEAR_VIEWPORT_ELEMENTS names no element: ${NEAR_VIEWPORT_ELEMENTS.join(', ')}`);
       if (!loader.code.includes('__ESTATE_CHUNKS__')) return this.error(`${LOADER_FILE} has no __ESTATE_CHUNKS__ to fill in`);
-      loader.code = loader.code.replace('__ESTATE_CHUNKS__', JSON.stringify({ elements, integrity }));
+      loader.code = loader.code.replace('__ESTATE_CHUNKS__', JSON.stringify({ files, elements: indexed, near }));
     },
   };
 }
@@ -292,7 +364,7 @@ export default defineConfig({
       fileName: (_format, name) => (name === 'widget' ? LOADER_FILE : 'widget-[name].[hash].js'),
     },
     rolldownOptions: {
-      treeshake: { manualPureFunctions: ['svg'] },
+      treeshake: { manualPureFunctions: ['svg', 'css', 'html'] },
       // Vite leaves whitespace in a library's ES output (for a later bundler's tree shaking);
       // these files go to browsers as they are, so minify them fully.
       output: {

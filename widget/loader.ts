@@ -15,13 +15,22 @@
 
 interface ChunkManifest {
   /**
-   * Tag → the chunk files it needs, its own module last. A key may also be a tag with an attribute
-   * (`estate-listings[filters]`): the files that use of the element needs, a module of its own last
-   * that registers the element too; such keys come first, and a tag is loaded by the first key it matches.
+   * The chunk files, each as its name and its SHA-256 (base64, the Subresource Integrity value
+   * without `sha256-`), whose first characters are in the file's name (fileUrl). Elements name files by their
+   * index here: every page downloads this manifest, and a number costs fewer bytes than a name.
    */
-  elements: Record<string, string[]>;
-  /** Chunk file → its `sha256-…` Subresource Integrity value. */
-  integrity: Record<string, string>;
+  files: Array<[name: string, sha256: string]>;
+  /**
+   * Tag → the indexes of the files it needs, its own module last. A key may also be a tag with an
+   * attribute (`estate-listings[filters]`): the files that use of the element needs, a module of its
+   * own last that registers the element too; such keys come first, and a tag is loaded by the first key it matches.
+   */
+  elements: Record<string, number[]>;
+  /**
+   * Keys fetched only once one of their tags comes near the viewport (what sits below a page's
+   * main content: similar homes, recently viewed), not with the page's first screen.
+   */
+  near: string[];
 }
 
 // Replaced by the build (vite.config.ts) with the manifest of the chunks it wrote.
@@ -32,22 +41,29 @@ const manifest: ChunkManifest = __ESTATE_CHUNKS__;
 const LOAD_ELEMENT_HOOK = Symbol.for('estate-embed.load-element');
 
 const loads = new Map<string, Promise<void>>();
-const checkedChunks = new Map<string, Promise<void>>();
+const checkedChunks = new Map<number, Promise<void>>();
+/** A chunk's URL: `widget-<name>.<its SHA-256's first 8 characters, + and / as _>.js` (as vite.config.ts names it). */
+function fileUrl(index: number): string {
+  const [name, sha256] = manifest.files[index]!;
+  // A plain string (not a template inside new URL()), which Vite would take for an asset glob.
+  const file = `widget-${name}.${sha256.slice(0, 8).replace(/\W/g, '_')}.js`;
+  return new URL(file, import.meta.url).href;
+}
 
-function checkChunk(file: string): Promise<void> {
-  let checked = checkedChunks.get(file);
+function checkChunk(index: number): Promise<void> {
+  let checked = checkedChunks.get(index);
   if (!checked) {
     checked = new Promise<void>((resolve, reject) => {
       const link = document.createElement('link');
       link.rel = 'modulepreload';
       link.crossOrigin = 'anonymous';
-      link.integrity = manifest.integrity[file] ?? '';
-      link.href = new URL(file, import.meta.url).href;
+      link.integrity = `sha256-${manifest.files[index]![1]}`;
+      link.href = fileUrl(index);
       link.onload = () => resolve();
-      link.onerror = () => reject(new Error(`estate-embed: ${file} could not be loaded or failed its integrity check`));
+      link.onerror = () => reject(new Error(`estate-embed: ${link.href} could not be loaded or failed its integrity check`));
       document.head.append(link);
     });
-    checkedChunks.set(file, checked);
+    checkedChunks.set(index, checked);
   }
   return checked;
 }
@@ -61,7 +77,7 @@ function loadElement(key: string): Promise<void> {
       customElements.get(key) || !files
         ? Promise.resolve()
         : Promise.all(files.map(checkChunk)).then(async () => {
-            await import(/* @vite-ignore */ new URL(files[files.length - 1], import.meta.url).href);
+            await import(/* @vite-ignore */ fileUrl(files[files.length - 1]!));
           });
     load.catch((error: unknown) => console.error(error));
     loads.set(key, load);
@@ -72,9 +88,25 @@ function loadElement(key: string): Promise<void> {
 const tags = Object.keys(manifest.elements);
 const selector = tags.join(',');
 
-/** Loads what the element needs: the first manifest key it matches. */
-function load(element: Element): void {
-  void loadElement(tags.find((key) => element.matches(key))!);
+// Within 300 px of the viewport counts as near, as the elements' own data waits (shared/near-viewport.ts).
+// (Every browser the build targets, ES2022, has IntersectionObserver.)
+const nearViewport = new IntersectionObserver(
+  (entries) => {
+    for (const entry of entries) {
+      if (entry.isIntersecting) {
+        nearViewport.unobserve(entry.target);
+        load(entry.target, true);
+      }
+    }
+  },
+  { rootMargin: '300px' },
+);
+
+/** Loads what the element needs (the first manifest key it matches): at once, or once it is near the viewport. */
+function load(element: Element, near = false): void {
+  const key = tags.find((tag) => element.matches(tag))!;
+  if (near || !manifest.near.includes(key)) void loadElement(key);
+  else nearViewport.observe(element);
 }
 
 function discover(root: Element | Document): void {

@@ -3,6 +3,7 @@
 // it refuses a chunk whose bytes differ from the build's by even one statement, without running it.
 // The release build (vite.config.ts), served by a real relay or, for the tampered copy, by a
 // plain static server on the page's own origin.
+import { createHash } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,16 +13,29 @@ import { widgetBundleReader } from '../../server/http/widget-assets.ts';
 import { serveFolder, startHostSiteRig, watchedPage, type HostSiteRig, type StaticSite } from '../support/browser.ts';
 
 interface ChunkManifest {
+  /** Tag → its chunk files (widget-….js), its own module last. */
   elements: Record<string, string[]>;
+  /** Chunk file → its SHA-256 (base64). */
   integrity: Record<string, string>;
+  /** Tags fetched once near the viewport. */
+  near: string[];
 }
 
-/** The manifest the build wrote into widget.js (tag → chunks, chunk → SHA-384). */
+/** The manifest the build wrote into widget.js (files by index, each with its SHA-256), by file name. */
 function chunkManifest(widgetDir: string): ChunkManifest {
   const loader = readFileSync(join(widgetDir, 'widget.js'), 'utf8');
-  const start = loader.indexOf('{"elements":');
+  const start = loader.indexOf('{"files":');
   expect(start, 'widget.js carries the chunk manifest').toBeGreaterThanOrEqual(0);
-  return JSON.parse(loader.slice(start, loader.indexOf('"}}', start) + 3)) as ChunkManifest;
+  const end = loader.indexOf(']}', loader.indexOf('"near":', start)) + 2;
+  const written = JSON.parse(loader.slice(start, end)) as { files: Array<[string, string]>; elements: Record<string, number[]>; near: string[] };
+  // A chunk's file is named after its SHA-256: widget-<name>.<its first 8 characters, + and / as _>.js.
+  const fileName = ([name, sha256]: [string, string]) => `widget-${name}.${sha256.slice(0, 8).replace(/\W/g, '_')}.js`;
+  const file = (index: number) => fileName(written.files[index]!);
+  return {
+    elements: Object.fromEntries(Object.entries(written.elements).map(([tag, indexes]) => [tag, indexes.map(file)])),
+    integrity: Object.fromEntries(written.files.map((entry) => [fileName(entry), entry[1]])),
+    near: written.near,
+  };
 }
 
 let rig: HostSiteRig;
@@ -34,6 +48,7 @@ beforeAll(async () => {
   rig = await startHostSiteRig({ pageDirPrefix: 'estate-loader-' });
   manifest = chunkManifest(rig.widgetDir);
   const pinned = widgetScriptTags(rig.relay.url, rig.widgetDir).pinned!;
+  const first = (await rig.listingsPage('pageSize=1')).items[0]!;
   writeFileSync(join(rig.pageDir, 'empty.html'), `<!doctype html><title>Later</title>${pinned.tag}<main></main>`);
   writeFileSync(
     join(rig.pageDir, 'grid.html'),
@@ -42,6 +57,12 @@ beforeAll(async () => {
   writeFileSync(
     join(rig.pageDir, 'filters.html'),
     `<!doctype html><title>Search</title>${pinned.tag}<main><estate-listings page-size="2" filters></estate-listings></main>`,
+  );
+  // Similar homes under a page taller than the viewport (and 300 px beyond it).
+  writeFileSync(
+    join(rig.pageDir, 'below.html'),
+    `<!doctype html><title>Below</title>${pinned.tag}<main><div style="height: 3000px"></div>` +
+      `<estate-similar-listings relay="${rig.relay.url}" listing-id="${first.id}"></estate-similar-listings></main>`,
   );
   writeFileSync(
     join(rig.pageDir, 'define.html'),
@@ -52,7 +73,13 @@ beforeAll(async () => {
   // (Lit and the shared code), so the check must cover static imports, not just the entry.
   tamperedDir = mkdtempSync(join(tmpdir(), 'estate-tampered-'));
   cpSync(rig.widgetDir, tamperedDir, { recursive: true });
-  tamperedChunk = manifest.elements['estate-enquiry'][0];
+  tamperedChunk = manifest.elements['estate-enquiry']![0]!;
+  expect(
+    createHash('sha256')
+      .update(readFileSync(join(tamperedDir, tamperedChunk)))
+      .digest('base64'),
+    'a chunk is named after its SHA-256',
+  ).toBe(manifest.integrity[tamperedChunk]);
   const original = readFileSync(join(tamperedDir, tamperedChunk), 'utf8');
   writeFileSync(join(tamperedDir, tamperedChunk), `${original}\nglobalThis.tamperedChunkRan = true;\n`);
   const loaderIntegrity = widgetBundleReader(tamperedDir)()!.integrity;
@@ -96,6 +123,24 @@ describe('widget.js, the loader', () => {
     const fetched = scripts.filter((file) => file.startsWith('widget-')).sort();
     expect(fetched).toEqual([...manifest.elements['estate-enquiry']].sort());
     expect(await page.evaluate(() => customElements.get('estate-listings'))).toBeUndefined();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('fetches an element that sits below the page (similar homes) only once it comes near the viewport', async () => {
+    expect(manifest.near).toContain('estate-similar-listings');
+    const { context, page, problems } = await watchedPage(rig.browser);
+    const scripts: string[] = [];
+    page.on('request', (request) => {
+      if (/\/widget-[^/]*\.js$/.test(request.url())) scripts.push(new URL(request.url()).pathname.slice(1));
+    });
+    await page.goto(`${rig.site.origin}/below.html`);
+    await page.waitForLoadState('networkidle');
+    expect(scripts, 'nothing fetched for an element 3000 px down').toEqual([]);
+    expect(await page.evaluate(() => customElements.get('estate-similar-listings'))).toBeUndefined();
+    await page.evaluate(() => scrollTo(0, document.body.scrollHeight));
+    await page.waitForFunction(() => customElements.get('estate-similar-listings') !== undefined);
+    expect(new Set(scripts), 'then its chunks, through the checked manifest').toEqual(new Set(manifest.elements['estate-similar-listings']));
     expect(problems).toEqual([]);
     await context.close();
   });
