@@ -282,6 +282,8 @@ describe.each(WIDTHS)('at %i px', (width) => {
     tab.on('pageerror', (error) => tabProblems.push(error.message));
     await tab.goto(listingPage(third.id));
     await expect(title(tab).textContent({ timeout: 20_000 })).resolves.toBe(third.address.display);
+    // Both lists below a listing load once near the viewport (widget.js): scrolled to, as a visitor would.
+    await tab.locator('estate-recently-viewed').scrollIntoViewIfNeeded();
     await expect.poll(() => listingIdsIn(tab.locator('estate-recently-viewed')), { timeout: 20_000 }).toEqual([first.id]);
 
     // The first tab moves on to one of the first's similar homes.
@@ -293,6 +295,7 @@ describe.each(WIDTHS)('at %i px', (width) => {
     await expect.poll(() => listingIdsIn(similarElement), { timeout: 20_000 }).toEqual(similar.items.map((item) => item.id));
     expect(await listingIdsIn(similarElement)).not.toContain(second.id);
     // Viewed before it, newest first: the third (in the other tab) and the first; the listing shown is left out.
+    await page.locator('estate-recently-viewed').scrollIntoViewIfNeeded();
     await expect.poll(() => listingIdsIn(page.locator('estate-recently-viewed')), { timeout: 20_000 }).toEqual([third.id, first.id]);
     // The other tab follows without a reload: the second, then the first (the third is the one it shows).
     await expect.poll(() => listingIdsIn(tab.locator('estate-recently-viewed')), { timeout: 20_000 }).toEqual([second.id, first.id]);
