@@ -2,7 +2,7 @@
  * Script bytes each demo page makes a visitor download (gzip, as the relay sends them), against a
  * one-element Lit bundle built in the same run and served by the same relay the same way. The
  * pages load widget.js, the loader, which fetches only the elements the page shows (issue #12).
- * Goals: home (listings grid) <= 20 KB, contact (enquiry forms) <= 16 KB, listing (detail,
+ * Goals: home (listings grid) <= 20 KB (the team page too), contact (enquiry forms) <= 16 KB, listing (detail,
  * enquiry; the lightbox once a photo is opened) <= 26 KB. The demo's listing and list pages are
  * server-rendered (server/pages, #13): `listing` and `buy` measure those, as a visitor gets them,
  * once their elements have rendered over the server's markup; `listing-client` is the
@@ -94,6 +94,8 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
     const listings = await waitForListings(relay.url);
     const first = listings.items[0]!;
     const listingId = first.id;
+    const team = (await (await fetch(`${relay.url}/api/v1/team`)).json()) as { items: Array<{ id: number; listingCount: number }> };
+    const agentId = (team.items.find((member) => member.listingCount > 0) ?? team.items[0])!.id;
     const floor = await floorBytes(browser, relay.url);
     if (!floor) throw new Error('the Lit floor bundle was not measured');
 
@@ -140,6 +142,23 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
           return map?.querySelector('[part~="pin"], [part~="cluster"]') != null && grid?.querySelector('[part~="card-link"]') != null;
         },
         goalBytes: 64 * 1024,
+      },
+      {
+        // The agency's people (issue 31): the team grid, held to the home page's goal.
+        name: 'team',
+        path: '/team',
+        ready: () => document.querySelector('estate-team')?.shadowRoot?.querySelector('[part~="card"]:not([part~="skeleton"]) a') != null,
+        goalBytes: 20 * 1024,
+      },
+      {
+        // An agent's page: their cards and the message form to them, held to the listing's goal.
+        name: 'agent',
+        path: `/agent?id=${agentId}`,
+        ready: () => {
+          const agent = document.querySelector('estate-agent')?.shadowRoot;
+          return agent?.querySelector('estate-enquiry')?.shadowRoot?.querySelector('form') != null;
+        },
+        goalBytes: 26 * 1024,
       },
       {
         name: 'listing-client',
