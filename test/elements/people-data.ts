@@ -4,9 +4,9 @@ import { summary, svgPhoto } from './listings-data.ts';
 
 /**
  * The agency's people as the relay answers `GET /api/v1/team` and `GET /api/v1/agents/{id}`
- * (contract/relay-api.ts), for the element suites: the states the demo relay cannot be made to
- * show on demand (no photo, no phone, an e-mail the agency allows, a profile in HTML or text, a
- * 410). Photos are inline SVGs unless a test gives one from the relay's mirror.
+ * (contract/relay-api.ts), for the server-side rendering suites (test/interop/ssr.test.ts,
+ * test/pages/render.people.test.ts), which render the elements without a relay. The element
+ * suites use the runner's real relay instead. Photos are inline SVGs.
  */
 export const OFFICE: Office = { name: 'Harbour & Yarra Property', phone: '(03) 9555 0100' };
 
@@ -49,26 +49,4 @@ export function profile(id: number, overrides: Partial<AgentProfile> = {}): Agen
     office: OFFICE,
     ...overrides,
   };
-}
-
-/** A relay answer, JSON as the relay sends it. */
-export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
-}
-
-/**
- * Answers the people's routes of the relay for one test (the rest of the relay is the real one),
- * counting the requests; `answer` gets the path after `/api/v1/`. Returns the restore function.
- */
-export function stubPeople(answer: (path: string) => Response | Promise<Response>): { restore: () => void; requests: string[] } {
-  const real = window.fetch;
-  const requests: string[] = [];
-  window.fetch = (input, init) => {
-    const url = new URL(input instanceof Request ? input.url : String(input), location.href);
-    const match = /\/api\/v1\/(team|agents\/[^/?]+)$/.exec(url.pathname);
-    if (!match) return real(input, init);
-    requests.push(match[1]!);
-    return Promise.resolve(answer(match[1]!));
-  };
-  return { restore: () => (window.fetch = real), requests };
 }
