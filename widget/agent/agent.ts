@@ -75,7 +75,7 @@ const LISTING_PARTS =
  * @csspart message-button - "Message {name}" in the header: takes the visitor to the message form (below the listings on a phone).
  * @csspart email - The e-mail link, only when the relay gives an address (the agency's AGENT_DIRECT_CONTACT).
  * @csspart button - Every button and button-like link.
- * @csspart section - Each section; also `profile`, `current`, `results`, `contact`.
+ * @csspart section - Each section; also `about` (the profile's), `current`, `results`, `contact`.
  * @csspart section-title - Each section's heading.
  * @csspart profile - The profile's text.
  * @csspart listings - The listing cards of a section (an `<estate-listings>`; its parts are exported as `listing-list`, `listing-card`, `listing-card-media`, `listing-card-image`, `listing-badge`, `listing-card-body`, `listing-price`, `listing-card-title`, `listing-card-link`, `listing-meta`, `listing-features`, `listing-keep-button`).
@@ -310,7 +310,7 @@ export class EstateAgent extends EstateElement {
       ${this.#renderHeader(agent, level)}
       <div class="columns">
         <div class="main">
-          ${this.#renderProfile(agent.profile, firstName(agent.name), level)}
+          ${this.#renderProfile(agent.profile, agent.name, level)}
           <slot name="after-profile"></slot>
           ${this.#renderListings('current', agent.current ?? [], level, agent)} ${this.#renderListings('results', agent.results ?? [], level, agent)}
         </div>
@@ -362,13 +362,13 @@ export class EstateAgent extends EstateElement {
                   this.noEnquiry
                     ? nothing
                     : html`<button type="button" part="button message-button" class="button" @click=${this.#goToContact}>
-                        ${fill(text.messageButton, { name: firstName(agent.name) })}
+                        ${fill(text.messageButton, { name: agent.name })}
                       </button>`
                 }
                 ${
                   email
                     ? html`<a part="email button" class="button" href=${`mailto:${email}`}>
-                        <svg class="icon" viewBox="0 0 24 24" aria-hidden="true">${mailIcon}</svg>${fill(text.email, { name: firstName(agent.name) })}
+                        <svg class="icon" viewBox="0 0 24 24" aria-hidden="true">${mailIcon}</svg>${fill(text.email, { name: agent.name })}
                       </a>`
                     : nothing
                 }
@@ -398,7 +398,7 @@ export class EstateAgent extends EstateElement {
       if (paragraphs.length) body = paragraphs.map((lines) => html`<p>${lines.map((line, index) => html`${index ? html`<br />` : nothing}${line}`)}</p>`);
     }
     if (!body) return nothing;
-    return this.#section('profile', level, fill(this.#text.about, { name }), html`<div part="profile" class="prose">${body}</div>`);
+    return this.#section('about', level, fill(this.#text.about, { name }), html`<div part="profile" class="prose">${body}</div>`);
   }
 
   /** Their homes on the market, or their sold and leased results: the cards of `<estate-listings>`. */
@@ -420,13 +420,13 @@ export class EstateAgent extends EstateElement {
             exportparts=${LISTING_PARTS}
             .listings=${items}
           ></estate-listings>`
-        : html`<p class="muted">${fill(text.noCurrent, { name: firstName(agent.name) })}</p>`,
+        : html`<p class="muted">${fill(text.noCurrent, { name: agent.name })}</p>`,
     );
   }
 
   #renderContact(agent: AgentProfile, level: number): TemplateResult {
     const text = this.#text;
-    const name = firstName(agent.name);
+    const name = agent.name;
     return this.#section(
       'contact',
       level,
@@ -467,11 +467,6 @@ export class EstateAgent extends EstateElement {
       }`,
     );
   }
-}
-
-/** "Sarah" of "Sarah Nguyen": how a sentence addresses them. */
-function firstName(name: string): string {
-  return name.trim().split(/\s+/)[0] || name;
 }
 
 declare global {

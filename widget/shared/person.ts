@@ -7,13 +7,13 @@ export function telHref(phone: string): string | null {
   return /^\+?\d{3,20}$/.test(digits) ? `tel:${digits}` : null;
 }
 
-/** Up to two initials of a name ("Sarah Nguyen": "SN"), for the portrait's place when there is no photo. */
+/** The first and last names' initials ("Sarah Nguyen": "SN", "Mei Lin Chen": "MC"), for the portrait's place when there is no photo. */
 export function initials(name: string): string {
-  return name
-    .split(/\s+/)
-    .map((part) => part[0] ?? '')
+  const words = name.trim().split(/\s+/).filter(Boolean);
+  const ends = words.length > 1 ? [words[0]!, words.at(-1)!] : words;
+  return ends
+    .map((word) => word[0] ?? '')
     .join('')
-    .slice(0, 2)
     .toUpperCase();
 }
 
