@@ -225,7 +225,11 @@ export class EstateRecentlyViewed extends EstateElement {
     const state = this.#status.state(home.id);
     const gone = state.kind === 'gone';
     // Listed: the card as the relay has it now (its price, photo and badge today); else as it was kept.
-    const listing = state.kind === 'listed' ? state.listing : viewedCard(home);
+    // The kept photo only when the relay cannot say: while it is being asked, the card waits for
+    // today's photo (showing the kept one first would start a download the new one cuts short),
+    // and a home that is gone may have no photo left on the relay.
+    const kept = viewedCard(home);
+    const listing = state.kind === 'listed' ? state.listing : state.kind === 'unknown' ? kept : { ...kept, photo: null };
     const address = listing.address?.display || listing.heading || home.title;
     return html`<li part=${gone ? 'card card-gone' : 'card'} class=${gone ? 'card gone' : 'card'} data-id=${home.id}>
       ${renderCardContent(listing, text, {
