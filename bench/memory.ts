@@ -10,7 +10,7 @@
  *   (a) one agency (CRM_ACCESS_TOKEN, no AGENCIES_FILE), BENCH_MEMORY_LISTINGS (40) listings with
  *       the simulator's photos;
  *   (b) a fleet: BENCH_MEMORY_AGENCIES (200) agencies × BENCH_MEMORY_FLEET_LISTINGS (100) from an
- *       AGENCIES_FILE, one photo a listing (as the integrator bench);
+ *       AGENCIES_FILE, one photo a listing and PHOTO_WIDTHS=480 (as the integrator bench);
  *   (c) demo mode (DEMO_MODE=1, NODE_ENV=production: the embedded simulator in the relay's own
  *       process, what `npm start` runs), for the issue's "before".
  *   Each is sampled idle after its first fill (every agency's /readyz 200, then the process quiet:
@@ -176,6 +176,8 @@ async function measureRelay(context: BenchContext, shape: RelayCase): Promise<Ca
         writeFileSync(file, JSON.stringify({ agencies: entries }), { mode: 0o600 });
         chmodSync(file, 0o600);
         env.AGENCIES_FILE = file;
+        // One width, as the integrator bench: each agency mirrors its own copy of the simulator's photo pool, 6 encodes a photo at the default widths.
+        env.PHOTO_WIDTHS = '480';
         bases = entries.map((entry) => `${origin}/a/${entry.slug}`);
       }
     }

@@ -1,6 +1,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pLimit from 'p-limit';
 import { PhotoDownloadError } from './download.ts';
 import type { MadeVariants } from './variant-files.ts';
 
@@ -20,6 +22,11 @@ let child: ChildProcess | undefined;
 let nextId = 0;
 const pending = new Map<number, Pending>();
 let idleTimer: NodeJS.Timeout | undefined;
+/**
+ * Photos in the image process at once, for every agency together (each agency's mirror has its
+ * own limit: 200 agencies would otherwise queue hundreds of photos' bytes in both processes).
+ */
+const inProcess = pLimit(availableParallelism());
 
 /**
  * makeVariants (variants.ts), run by sharp in a process of its own that every agency of the relay
@@ -33,6 +40,10 @@ let idleTimer: NodeJS.Timeout | undefined;
  * not the relay (its photos are retried by the next sync, as a timeout is).
  */
 export function makeVariants(bytes: Buffer, hash: string, photoDir: string, widths: readonly number[]): Promise<MadeVariants> {
+  return inProcess(() => sendToImageProcess(bytes, hash, photoDir, widths));
+}
+
+function sendToImageProcess(bytes: Buffer, hash: string, photoDir: string, widths: readonly number[]): Promise<MadeVariants> {
   const worker = imageProcess();
   clearTimeout(idleTimer);
   const id = nextId++;
