@@ -80,6 +80,8 @@ function report() {
 
 process.on('message', (message) => {
   if (message === 'memory') process.send({ memory: report() });
+  // A heap snapshot for a closer look (BENCH_MEMORY_SNAPSHOT): what the V8 heap holds, by constructor.
+  if (typeof message === 'object' && message?.snapshot) process.send({ snapshot: v8.writeHeapSnapshot(message.snapshot) });
 });
 // Only the IPC channel's listener: the relay's own handles keep it running, the bench ends it.
 process.channel?.unref();

@@ -10,7 +10,8 @@
  *   (a) one agency (CRM_ACCESS_TOKEN, no AGENCIES_FILE), BENCH_MEMORY_LISTINGS (40) listings with
  *       the simulator's photos;
  *   (b) a fleet: BENCH_MEMORY_AGENCIES (200) agencies × BENCH_MEMORY_FLEET_LISTINGS (100) from an
- *       AGENCIES_FILE, one photo a listing and PHOTO_WIDTHS=480 (as the integrator bench);
+ *       AGENCIES_FILE, BENCH_MEMORY_FLEET_PHOTOS (0) photos a listing besides the agents' portraits,
+ *       PHOTO_WIDTHS=480 (as the integrator bench);
  *   (c) demo mode (DEMO_MODE=1, NODE_ENV=production: the embedded simulator in the relay's own
  *       process, what `npm start` runs), for the issue's "before".
  *   Each is sampled idle after its first fill (every agency's /readyz 200, then the process quiet:
@@ -18,14 +19,17 @@
  *   ask: list and detail answers, server-rendered list, team and listing pages, photo files.
  * The figures are the RSS ratios to bare Node's; the probe's breakdown rides along.
  *
- * The CRM's limits are raised (simulator and relay: 1,000 a second, 10 M a day) so the fleet fills
- * in about a minute instead of the 4–6 the real limit takes (bench/integrator.ts measures that); the
+ * The CRM's per-second limit is raised (simulator and relay: 1,000 a second; the daily limit is the
+ * CRM's 10,000, so the sync plan is an operator's) so the fleet fills in a minute or two instead of
+ * the 4–6 the real limit takes (bench/integrator.ts measures that); the
  * per-client render limit is off (every warm-up page comes from one address).
  *
  * Env: BENCH_MEMORY_CASES (one,fleet,demo), BENCH_MEMORY_AGENCIES, BENCH_MEMORY_LISTINGS,
  * BENCH_MEMORY_FLEET_LISTINGS, BENCH_MEMORY_PHOTOS (photos a listing of the one agency; 0 switches
  * the photo mirror's work off, for attribution), BENCH_MEMORY_RELAY_ENV ("NAME=value NAME=value": more relay
- * settings, for attributing memory by switching things off), BENCH_MEMORY_SKIP_BUILD=1.
+ * settings, for attributing memory by switching things off), BENCH_MEMORY_NODE_FLAGS (Node's own,
+ * e.g. --enable-source-maps as deploy/estate-embed-relay.service runs it), BENCH_MEMORY_SNAPSHOT
+ * (a path prefix: a V8 heap snapshot of each case once warm), BENCH_MEMORY_SKIP_BUILD=1.
  */
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -50,7 +54,8 @@ const QUIET_SECONDS = 3;
  */
 const SETTLE_MS = 25_000;
 const RATE = 1_000;
-const DAILY = 10_000_000;
+/** The CRM's daily limit (the default): the relay's sync plan, and so its idle work, is what an operator's would be. */
+const DAILY = 10_000;
 const READY_TIMEOUT_MS = 600_000;
 
 type Memory = Record<string, unknown> & { rssMB: number; heapUsedMB: number };
@@ -58,6 +63,7 @@ type Memory = Record<string, unknown> & { rssMB: number; heapUsedMB: number };
 interface CaseResult {
   rssFilledMB: number;
   rssWarmMB: number;
+  peakMB: number;
   filled: Memory;
   warm: Memory;
   fillSeconds: number;
@@ -70,6 +76,8 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
   const agencies = positive('BENCH_MEMORY_AGENCIES', 200);
   const listings = positive('BENCH_MEMORY_LISTINGS', 40);
   const fleetListings = positive('BENCH_MEMORY_FLEET_LISTINGS', 100);
+  // No listing photos by default: each agency mirrors its own copy of the simulator's photo pool, which takes the fleet's fill from about 1 to 5 minutes on two cores.
+  const fleetPhotos = optional('BENCH_MEMORY_FLEET_PHOTOS') ?? 0;
   const extraEnv = parseEnv(process.env.BENCH_MEMORY_RELAY_ENV ?? '');
   if (process.env.BENCH_MEMORY_SKIP_BUILD !== '1') {
     context.note('npm run build:server');
@@ -89,6 +97,7 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
     bareNodeRssMB: bareMB,
     rssIdleFilledMB: result.rssFilledMB,
     rssIdleWarmMB: result.rssWarmMB,
+    rssPeakMB: result.peakMB,
     // The figure the issue asks for: idle after visitors, against bare Node in the same run.
     ratioToBareNode: round(result.rssWarmMB / bareMB),
     ratioToBareNodeFilled: round(result.rssFilledMB / bareMB),
@@ -96,6 +105,7 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
     warmUpRequests: result.warmUpRequests,
     warmUpSeconds: result.warmUpSeconds,
     relaySettings: settings || null,
+    nodeFlags: process.env.BENCH_MEMORY_NODE_FLAGS || null,
     breakdownWarm: JSON.stringify(result.warm),
   });
   let one: CaseResult | undefined;
@@ -104,9 +114,9 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
     figures.push(figure('memory-one-agency', { agencies: 1, listingsEach: listings, goalRatio: 2.5 }, one));
   }
   if (cases.includes('fleet')) {
-    const fleet = await measureRelay(context, { agencies, listings: fleetListings, photosPerListing: 1, extraEnv });
+    const fleet = await measureRelay(context, { agencies, listings: fleetListings, photosPerListing: fleetPhotos, extraEnv });
     figures.push({
-      ...figure('memory-fleet', { agencies, listingsEach: fleetListings, goalMB: 400 }, fleet),
+      ...figure('memory-fleet', { agencies, listingsEach: fleetListings, photosEach: fleetPhotos, goalMB: 400 }, fleet),
       vsGoal: round(fleet.rssWarmMB / 400),
       // What each agency beyond the first costs: against the one-agency run (its listing count differs: a bound, not a slope).
       perAgencyMB: one ? round((fleet.rssWarmMB - one.rssWarmMB) / (agencies - 1)) : null,
@@ -182,7 +192,8 @@ async function measureRelay(context: BenchContext, shape: RelayCase): Promise<Ca
       }
     }
     Object.assign(env, shape.extraEnv);
-    const relay = fork(MAIN, [], { execArgv: ['--import', PROBE], env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], cwd: ROOT });
+    const nodeFlags = (process.env.BENCH_MEMORY_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+    const relay = fork(MAIN, [], { execArgv: [...nodeFlags, '--import', PROBE], env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], cwd: ROOT });
     let stderr = '';
     relay.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4_000)));
     try {
@@ -199,8 +210,15 @@ async function measureRelay(context: BenchContext, shape: RelayCase): Promise<Ca
       await waitQuiet(relay.pid!);
       await sleep(SETTLE_MS);
       const warm = await probe(relay);
+      if (process.env.BENCH_MEMORY_SNAPSHOT) {
+        const written = once(relay, 'message');
+        relay.send({ snapshot: `${process.env.BENCH_MEMORY_SNAPSHOT}-${label.replace(/\W+/g, '')}.heapsnapshot` });
+        context.note(`heap snapshot: ${JSON.stringify((await written)[0])}`);
+      }
+      // The most the relay held at once (its first fill, mostly): what the machine must have room for.
+      const peakMB = kernelRssMB(relay.pid!, 'VmHWM');
       context.note(`${label}: ${warmUpRequests} warm-up requests in ${warmUpSeconds} s, idle RSS ${warm.rssMB} MB: ${JSON.stringify(warm)}`);
-      return { rssFilledMB: filled.rssMB, rssWarmMB: warm.rssMB, filled, warm, fillSeconds, warmUpRequests, warmUpSeconds };
+      return { rssFilledMB: filled.rssMB, rssWarmMB: warm.rssMB, peakMB, filled, warm, fillSeconds, warmUpRequests, warmUpSeconds };
     } finally {
       await stop(relay, 'SIGTERM');
     }
@@ -221,9 +239,9 @@ async function bareNodeRss(): Promise<number> {
   }
 }
 
-function kernelRssMB(pid: number): number {
-  const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
-  if (!(kb > 0)) throw new Error(`no VmRSS for process ${pid}`);
+function kernelRssMB(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number {
+  const kb = Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  if (!(kb > 0)) throw new Error(`no ${field} for process ${pid}`);
   return round(kb / 1024, 1);
 }
 

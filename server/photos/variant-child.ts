@@ -2,9 +2,13 @@
  * The image process (variant-process.ts): makes each photo's variants as the relay asks over IPC,
  * and ends when the relay lets go of it.
  */
+import sharp from 'sharp';
 import { PhotoDownloadError } from './download.ts';
 import type { VariantAnswer } from './variant-process.ts';
 import { makeVariants } from './variants.ts';
+
+// Every photo is another image: libvips' operation cache (50 MB by default) would only hold what is never asked again.
+sharp.cache(false);
 
 interface VariantRequest {
   id: number;

@@ -63,6 +63,8 @@ function imageProcess(): ChildProcess {
   const started = fork(file, [], {
     execArgv: extname(here) === '.ts' ? ['--import', 'tsx'] : [],
     serialization: 'advanced',
+    // glibc gives each thread libvips works on a malloc arena of its own and keeps them: two bound the process's peak.
+    env: { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   started.on('message', (answer: VariantAnswer) => settle(answer.id, answer));
