@@ -20,8 +20,9 @@
  * The figures are the RSS ratios to bare Node's; the probe's breakdown rides along.
  *
  * The CRM's per-second limit is raised (simulator and relay: 1,000 a second; the daily limit is the
- * CRM's 10,000, so the sync plan is an operator's) so the fleet fills in a minute or two instead of
- * the 4–6 the real limit takes (bench/integrator.ts measures that); the
+ * CRM's 10,000, so the sync plan is an operator's) so the fleet's fill is bound by the relay's own
+ * work (about 4 minutes on two cores: never-filled agencies fill one after another), not by the
+ * CRM's rate (bench/integrator.ts measures that); the
  * per-client render limit is off (every warm-up page comes from one address).
  *
  * Env: BENCH_MEMORY_CASES (one,fleet,demo), BENCH_MEMORY_AGENCIES, BENCH_MEMORY_LISTINGS,
@@ -76,7 +77,7 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
   const agencies = positive('BENCH_MEMORY_AGENCIES', 200);
   const listings = positive('BENCH_MEMORY_LISTINGS', 40);
   const fleetListings = positive('BENCH_MEMORY_FLEET_LISTINGS', 100);
-  // No listing photos by default: each agency mirrors its own copy of the simulator's photo pool, which takes the fleet's fill from about 1 to 5 minutes on two cores.
+  // No listing photos by default (agents' portraits only): each agency mirrors its own copy of the simulator's photo pool, 50 s more of fill (288 s against 236 on two cores).
   const fleetPhotos = optional('BENCH_MEMORY_FLEET_PHOTOS') ?? 0;
   const extraEnv = parseEnv(process.env.BENCH_MEMORY_RELAY_ENV ?? '');
   if (process.env.BENCH_MEMORY_SKIP_BUILD !== '1') {
