@@ -150,7 +150,9 @@ export async function runSavedSearchChaos(options: SavedSearchChaosOptions): Pro
   const suburbs = [
     ...new Set(
       sim.state.listings
-        .filter((listing) => listing.propertyClass === 'residential' && listing.publishedToWeb !== null)
+        // Suburbs of current listings only: the relay knows a suburb from the listings it shows, and a
+        // sold or withdrawn one may be outside its window (which one depends on the day and the hour).
+        .filter((listing) => listing.propertyClass === 'residential' && listing.publishedToWeb !== null && !['settled', 'withdrawn'].includes(listing.status))
         .map((listing) => (listing.fields.address as { suburb: { name: string } }).suburb.name),
     ),
   ].map((name) => name.charAt(0) + name.slice(1).toLowerCase());
