@@ -223,7 +223,10 @@ describe('<estate-listing>', () => {
         el.listing = detail(5);
         await loaded;
         await el.updateComplete;
-        expect(shadow(el).querySelector('.gallery.mosaic'), 'six photos make the mosaic').to.exist;
+        const gallery = shadow(el).querySelector<HTMLElement>('.gallery.mosaic');
+        expect(gallery, 'six photos make the mosaic').to.exist;
+        // Lower, never narrower: the photos still span the element's width.
+        expect(gallery!.getBoundingClientRect().width).to.be.closeTo(el.getBoundingClientRect().width, 1);
         for (const part of ['title', 'price']) {
           const box = shadow(el).querySelector(`[part~="${part}"]`)!.getBoundingClientRect();
           expect(box.bottom, part).to.be.at.most(800);

@@ -74,6 +74,8 @@ export const styles = [
       position: relative;
       display: grid;
       gap: 0.5rem;
+      /* A definite width: aspect-ratio would otherwise carry the height's cap over to the width (the gallery narrower than the page). */
+      width: 100%;
       aspect-ratio: var(--_gallery-ratio);
       max-height: var(--_gallery-max-height);
       overflow: hidden;
@@ -357,6 +359,7 @@ export const styles = [
     }
 
     .bone.gallery {
+      width: 100%;
       aspect-ratio: var(--_gallery-ratio);
       max-height: var(--_gallery-max-height);
       border-radius: var(--_estate-radius);
