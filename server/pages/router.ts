@@ -287,7 +287,7 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
     const detailHref = escapeHtml(`${paths.prefix}/{id}/{slug}`);
     const more = [
       `<estate-similar-listings ${shared} time-zone="${escapeHtml(deps.element.timeZone)}" listing-id="${listing.id}" detail-href="${detailHref}"></estate-similar-listings>`,
-      `<estate-recently-viewed ${shared} exclude-id="${listing.id}" detail-href="${detailHref}"></estate-recently-viewed>`,
+      `<estate-recently-viewed ${shared} time-zone="${escapeHtml(deps.element.timeZone)}" exclude-id="${listing.id}" detail-href="${detailHref}"></estate-recently-viewed>`,
     ].join('\n');
     const body = `<nav class="estate-page-nav" aria-label="Listings">${listLinks()}</nav>\n${element.html}\n${element.data}\n${more}`;
     return { status: 200, canonical, head, body, current: { path: canonicalPath, ...sectionOf(listing) } };

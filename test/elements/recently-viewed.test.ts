@@ -51,6 +51,29 @@ describe('<estate-recently-viewed>', () => {
     expect(shadow(el).children).to.have.length(0);
   });
 
+  it("links each home to this page in the parameter the page's listing reads (listing-id-param), and takes time-zone", async () => {
+    const items = await available();
+    viewed(items[0]!);
+    history.replaceState(null, '', `?home=${items[1]!.id}`);
+    try {
+      const container = await fixture<HTMLElement>(
+        html`<div>
+          <estate-listing relay=${RELAY} listing-id-param="home" no-json-ld></estate-listing>
+          <estate-recently-viewed relay=${RELAY} time-zone="Australia/Perth"></estate-recently-viewed>
+        </div>`,
+      );
+      const el = container.querySelector<EstateRecentlyViewed>('estate-recently-viewed')!;
+      const link = () => shadow(el).querySelector<HTMLAnchorElement>('[part~="card-link"]');
+      await waitUntil(() => link() !== null, 'linked');
+      const url = new URL(link()!.href);
+      expect(url.searchParams.get('home')).to.equal(String(items[0]!.id));
+      expect(url.searchParams.has('listing')).to.equal(false);
+      expect(el.timeZone).to.equal('Australia/Perth');
+    } finally {
+      history.replaceState(null, '', location.pathname);
+    }
+  });
+
   it('<estate-listing> records the listing it shows (id, title, price, thumbnail, when: nothing else), and the list leaves the page’s own listing out', async () => {
     const items = await available();
     viewed(items[0]!, items[1]!);
@@ -72,7 +95,10 @@ describe('<estate-recently-viewed>', () => {
     await el.updateComplete;
     // Newest first; the listing the page shows is not among them.
     await waitUntil(() => cardIds(el).join() === [items[1]!.id, items[0]!.id].join(), 'the others, newest first');
-    await waitUntil(() => !shadow(el).querySelector('[part~="card-link"]')?.getAttribute('href')?.includes('undefined'), 'linked');
+    // Without detail-href: this page with `listing` set to the home's id (the page's listing has no listing-id-param).
+    const firstLink = () => shadow(el).querySelector<HTMLAnchorElement>('[part~="card-link"]');
+    await waitUntil(() => firstLink() !== null, 'linked');
+    expect(new URL(firstLink()!.href).searchParams.get('listing')).to.equal(String(items[1]!.id));
     await expect(el).to.be.accessible();
     expect(shadow(el).querySelector('h2[part~="heading"]')!.textContent!.trim()).to.equal('Recently viewed');
   });

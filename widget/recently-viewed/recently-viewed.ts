@@ -77,10 +77,11 @@ function viewedCard(home: ViewedHome): ListingSummary {
  * @attr relay - Base URL of the relay. Default: where the widget script was loaded from. The list belongs to this relay and agency path.
  * @attr exclude-id - Leave out this listing (the one the page shows). Default: the id of the page's `<estate-listing>`, if any.
  * @attr limit - How many homes at most (1–12, default 12).
- * @attr detail-href - URL template for a card's link, `{id}` and `{slug}` replaced (`/listing.html?id={id}`). Default: this page with `listing` set to the home's id.
+ * @attr detail-href - URL template for a card's link, `{id}` and `{slug}` replaced (`/listing.html?id={id}`). Default: this page with the home's id in the parameter the page's `<estate-listing listing-id-param>` reads (else `listing`).
  * @attr heading-level - Level of the "Recently viewed" heading (default 2); each card's is one below.
  * @attr sizes - `sizes` for card photos. Default suits the layout.
  * @attr locale - BCP 47 locale for numbers (default en-AU).
+ * @attr time-zone - IANA zone for auction times. Default: the visitor's.
  * @attr strings - JSON object overriding any of the element's words (see RecentlyViewedStrings), over those of its language.
  *
  * @csspart base - The section.
@@ -119,6 +120,7 @@ export class EstateRecentlyViewed extends EstateElement {
     headingLevel: { type: Number, attribute: 'heading-level' },
     sizes: {},
     locale: {},
+    timeZone: { attribute: 'time-zone' },
     strings: { type: Object },
     cleared: { state: true },
   };
@@ -129,6 +131,7 @@ export class EstateRecentlyViewed extends EstateElement {
   declare headingLevel: number;
   declare sizes: string | null;
   declare locale: string | null;
+  declare timeZone: string | null;
   declare strings: Partial<RecentlyViewedStrings> | null;
   /** The visitor just cleared the list: say so where the list was, until something is viewed again. */
   declare protected cleared: boolean;
@@ -146,6 +149,7 @@ export class EstateRecentlyViewed extends EstateElement {
     this.headingLevel = 2;
     this.sizes = null;
     this.locale = null;
+    this.timeZone = null;
     this.strings = null;
     this.cleared = false;
   }
@@ -184,8 +188,9 @@ export class EstateRecentlyViewed extends EstateElement {
 
   #href(listing: Pick<ListingSummary, 'id' | 'address' | 'heading'>): string {
     if (this.detailHref) return cardHref(this.detailHref, listing);
+    // This page again, showing that home: in the parameter the page's listing reads its id from.
     const url = new URL(location.href);
-    url.searchParams.set('listing', String(listing.id));
+    url.searchParams.set(document.querySelector('estate-listing')?.getAttribute('listing-id-param') || 'listing', String(listing.id));
     return url.href;
   }
 
@@ -235,7 +240,7 @@ export class EstateRecentlyViewed extends EstateElement {
       ${renderCardContent(listing, text, {
         relay: this.relay,
         locale: resolveLocale(this.locale),
-        timeZone: null,
+        timeZone: this.timeZone,
         headingLevel: Math.min(6, level + 1),
         sizes,
         href: gone ? null : this.#href(listing),
