@@ -147,7 +147,7 @@ export interface Office {
  * One of the agency's people who face the public (`GET /api/v1/team`): shown on the web in the CRM,
  * an agent with listings or a public role, not hidden by the agency's setting (TEAM_HIDDEN). `email`
  * and a mobile `phone` are the agent's own only where the agency allows it (AGENT_DIRECT_CONTACT=1);
- * otherwise `email` is null and `phone` the agent's office line, if any.
+ * otherwise `email` is null and `phone` the agent's office line, else the office's (SITE_PHONE), else null.
  */
 export interface TeamMember extends Agent {
   /** The name part of the agent's page path (`/listings/agents/42/sarah-nguyen`): contract/slug.ts's `addressSlug` of the name. */

@@ -18,6 +18,7 @@ import { publicListings, type PublicListings } from './public-listings.ts';
 import { ChangeStore } from './event-store.ts';
 import { CrmChangeWorker, renderPushMetrics } from './events.ts';
 import { ListingSync } from './sync.ts';
+import { TeamRules } from './team.ts';
 import type { ListingSource } from './source.ts';
 import { AgencyAccount } from './account.ts';
 import { webhookRouter, type WebhookCounts, type WebhookTarget } from './webhook.ts';
@@ -260,6 +261,9 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     team: config.team,
     office: options.office ?? { name: config.site.name ?? null, phone: config.site.phone ?? null },
   });
+  // A person the agency hides (TEAM_HIDDEN) has no card and no page, and takes no contact-me lead either.
+  const teamRules = new TeamRules(config.team);
+  const agentTarget = (id: number) => (teamRules.isHidden(id) ? undefined : cache.agentTarget(id));
   router.use(
     listingsRouter({
       config,
@@ -329,10 +333,10 @@ export function createListingsService(options: ListingsServiceOptions): Listings
     publicListings: listings,
     router,
     listingTarget: (id) => cache.listingTarget(id),
-    agentTarget: (id) => cache.agentTarget(id),
+    agentTarget,
     enquiryTargets: {
       listing: async (id) => cache.listingTarget(id) ?? unlessNeverSynced(cache),
-      agent: async (id) => cache.agentTarget(id) ?? unlessNeverSynced(cache),
+      agent: async (id) => agentTarget(id) ?? unlessNeverSynced(cache),
       openHome: async (listingId, openHomeId) => cache.openHome(listingId, openHomeId) ?? unlessNeverSynced(cache),
     },
   };

@@ -65,15 +65,21 @@ export function publicListings(deps: PublicListingsDeps): PublicListings {
   // Read once per change of the cache: a flood of price filters costs one query, not one each.
   let edges: PriceEdges | undefined;
   let placeEdges: PlaceEdges | undefined;
+  // The listings naming each agent and the team they make: one GROUP BY per change, not one per agent asked for.
+  let agentCounts: ReturnType<ListingCache['listingCountsByAgent']> | undefined;
+  let teamOf: Team | undefined;
   cache.onChange(() => {
     edges = undefined;
     placeEdges = undefined;
+    agentCounts = undefined;
+    teamOf = undefined;
   });
+  const countsByAgent = () => (agentCounts ??= cache.listingCountsByAgent());
   const positionsOf = (ids: readonly number[]) => deps.placements?.positionsOf(ids) ?? new Map<number, ListingPosition>();
   const context: FilterContext = { placedWithin: (box) => deps.placements?.within(box) ?? [] };
 
-  const rules = new TeamRules(deps.team ?? { order: [], hidden: [], directContact: false });
   const office: Office = { name: deps.office?.name ?? null, phone: deps.office?.phone ?? null };
+  const rules = new TeamRules(deps.team ?? { order: [], hidden: [], directContact: false }, office.phone);
 
   /** Staff shown on the web and not hidden, with their portraits (ids: in that order; undefined: all, by id). */
   function shownAgents(ids: readonly number[] | undefined): Array<{ agent: CachedAgent; photo: Photo | null }> {
@@ -149,16 +155,17 @@ export function publicListings(deps: PublicListingsDeps): PublicListings {
     },
     agents: () => agentsById(undefined),
     team() {
-      const counts = cache.listingCountsByAgent();
+      if (teamOf) return teamOf;
+      const counts = countsByAgent();
       const members = shownAgents(undefined)
         .filter(({ agent }) => rules.facesPublic(agent, counts.get(agent.id)))
         .map(({ agent, photo }) => rules.member(agent.fields, photo, counts.get(agent.id)));
-      return { items: rules.sort(members), office };
+      return (teamOf = { items: rules.sort(members), office });
     },
     agent(id) {
       const [shown] = shownAgents([id]);
       if (!shown) return undefined;
-      const counts = cache.listingCountsByAgent().get(id);
+      const counts = countsByAgent().get(id);
       if (!rules.facesPublic(shown.agent, counts)) return undefined;
       const { current, results } = cache.listingsOfAgent(id);
       return {

@@ -12,8 +12,9 @@ import type { AgentFields } from './source.ts';
  *   (TEAM_HIDDEN), and either named on a listing (current, sold or leased) or given a public-facing
  *   role. Back-office staff (not shown on the web; or no listings and no such role) never are.
  * - Order: TEAM_ORDER's ids first, in that order; then by name.
- * - Contact: by default an agent's office line and no e-mail; their own e-mail and mobile only
- *   with AGENT_DIRECT_CONTACT (a mobile they hide from portals never: the adapter leaves it out).
+ * - Contact: by default an agent's office line (else the office's number) and no e-mail; their own
+ *   e-mail and mobile only with AGENT_DIRECT_CONTACT (a mobile they hide from portals never: the
+ *   adapter leaves it out).
  */
 
 /** How many of the cached listings name an agent: current ones, and all (sold and leased too). */
@@ -27,7 +28,11 @@ export class TeamRules {
   private readonly hidden: ReadonlySet<number>;
   private readonly rank: ReadonlyMap<number, number>;
 
-  constructor(readonly settings: TeamSettings) {
+  constructor(
+    readonly settings: TeamSettings,
+    /** The office's number (SITE_PHONE): an agent's where the CRM gives them no office line (mobile-only staff, as in real records). */
+    private readonly officePhone: string | null = null,
+  ) {
     this.hidden = new Set(settings.hidden);
     this.rank = new Map(settings.order.map((id, index) => [id, index]));
   }
@@ -55,8 +60,8 @@ export class TeamRules {
 
   /** The phone and e-mail an answer may show of this agent, by the agency's setting. */
   contact(fields: AgentFields): Pick<Agent, 'phone' | 'email'> {
-    if (!this.settings.directContact) return { phone: fields.officePhone, email: null };
-    return { phone: fields.mobile ?? fields.officePhone, email: fields.email };
+    if (!this.settings.directContact) return { phone: fields.officePhone ?? this.officePhone, email: null };
+    return { phone: fields.mobile ?? fields.officePhone ?? this.officePhone, email: fields.email };
   }
 
   /** An agent as every answer shows them (a listing's agents, GET /api/v1/agents), field by field. */

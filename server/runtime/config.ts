@@ -411,7 +411,7 @@ export const configSchema = z.object({
     .enum(['0', '1'])
     .default('0')
     .describe(
-      "1: agents' own e-mail addresses and mobiles are shown (on their cards, pages, the API and schema.org; a mobile the agent hides from portals never is). 0: an agent's e-mail is never shown and their phone is their office line, if any. With AGENCIES_FILE: the default of every agency without its own `agentDirectContact`.",
+      "1: agents' own e-mail addresses and mobiles are shown (on their cards, pages, the API and schema.org; a mobile the agent hides from portals never is). 0: an agent's e-mail is never shown and their phone is their office line, else the office's (SITE_PHONE), as for staff who give only a mobile. With AGENCIES_FILE: the default of every agency without its own `agentDirectContact`.",
     ),
 });
 
