@@ -1,4 +1,4 @@
-import type { ListingDetail, ListingSummary, Photo } from '../../contract/relay-api.ts';
+import type { ListingDetail, ListingSummary, Office, Photo } from '../../contract/relay-api.ts';
 import { listingJsonLd } from '../../widget/listing/json-ld.ts';
 import { descriptionParagraphs } from '../../widget/listing/text.ts';
 import { clip, escapeHtml, scriptJson } from './html.ts';
@@ -130,13 +130,27 @@ function openGraph(options: { title: string; description: string; url: string; s
   ];
 }
 
+/**
+ * The agency as schema.org names it on every page (listing, team and agent pages share its `@id`):
+ * the office's name (else the site's) and number, each where known.
+ */
+export function agencyNode(office: Office, siteName: string | null, siteUrl: string): Record<string, unknown> {
+  const name = office.name ?? siteName;
+  return {
+    '@type': 'RealEstateAgent',
+    '@id': `${siteUrl}/#agency`,
+    ...(name ? { name } : {}),
+    url: `${siteUrl}/`,
+    ...(office.phone ? { telephone: office.phone } : {}),
+  };
+}
+
 /** schema.org: the listing and its offer (the widget's builder), its open homes as events, and the agency. */
 function listingGraph(listing: ListingDetail, context: HeadContext, photos: Photo[]): Record<string, unknown> {
   const imageUrls = photos.slice(0, 6).map((photo) => shareImage(photo, context.relayUrl, '')!.url);
   const { '@context': _context, ...item } = listingJsonLd(listing, { pageUrl: context.canonical, currency: context.currency, imageUrls });
-  const agency = context.siteName
-    ? { '@type': 'RealEstateAgent', '@id': `${context.siteUrl}/#agency`, name: context.siteName, url: `${context.siteUrl}/` }
-    : null;
+  // A listing page names the agency only when it has a name (a page of no one's is still a listing).
+  const agency = (listing.office.name ?? context.siteName) ? agencyNode(listing.office, context.siteName, context.siteUrl) : null;
   const address = listing.address;
   const location = {
     '@type': 'Place',

@@ -1,6 +1,6 @@
 import type { AgentProfile, Team, TeamMember } from '../../contract/relay-api.ts';
 import { clip, scriptJson } from './html.ts';
-import { listHead, shareImage } from './head.ts';
+import { agencyNode, listHead, shareImage } from './head.ts';
 
 /*
  * The heads of the team page and an agent's page: title, description, canonical, Open Graph and
@@ -23,18 +23,6 @@ export interface PeopleHeadContext {
   relayUrl: string;
   /** An agent's page path on the site, made absolute (for the team's `employee` entries). */
   agentUrl(member: TeamMember): string;
-}
-
-/** The agency as schema.org names it on every page: the `@id` the listing pages' JSON-LD uses. */
-function agencyNode(team: Pick<Team, 'office'>, context: PeopleHeadContext): Record<string, unknown> {
-  const name = team.office.name ?? context.siteName;
-  return {
-    '@type': 'RealEstateAgent',
-    '@id': `${context.siteUrl}/#agency`,
-    ...(name ? { name } : {}),
-    url: `${context.siteUrl}/`,
-    ...(team.office.phone ? { telephone: team.office.phone } : {}),
-  };
 }
 
 function personNode(member: TeamMember, url: string, relayUrl: string): Record<string, unknown> {
@@ -62,7 +50,7 @@ export function teamHead(team: Team, context: PeopleHeadContext & { title: strin
   const first = team.items.find((member) => member.photo);
   const graph = {
     '@context': 'https://schema.org',
-    ...agencyNode(team, context),
+    ...agencyNode(team.office, context.siteName, context.siteUrl),
     employee: team.items.map((member) => personNode(member, context.agentUrl(member), context.relayUrl)),
   };
   return [
@@ -90,7 +78,7 @@ export function agentHead(agent: AgentProfile, context: PeopleHeadContext): stri
       `${agent.name}${agent.position ? `, ${agent.position}` : ''}${agencyName ? ` at ${agencyName}` : ''}.${counts.length ? ` ${counts.join(', ')}.` : ''}`,
     160,
   );
-  const person = { ...personNode(agent, context.canonical, context.relayUrl), worksFor: agencyNode(agent, context) };
+  const person = { ...personNode(agent, context.canonical, context.relayUrl), worksFor: agencyNode(agent.office, context.siteName, context.siteUrl) };
   return [
     listHead({
       title: agent.position ? `${agent.name}, ${agent.position}` : agent.name,

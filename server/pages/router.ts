@@ -103,19 +103,17 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
     return indexed.listings;
   };
 
-  // The agency's public people and each one's page, read once per generation (the team page, sitemaps, the record).
-  let people: { generation: number; team: Team; profiles: Map<number, AgentProfile> } | undefined;
+  // The agency's public people, read once per generation (the team page, sitemaps, the record); each
+  // one's page (their listings) only once it is asked for, by their page or the sitemap.
+  let people: { generation: number; team: Team; profiles: Map<number, AgentProfile | undefined> } | undefined;
   const currentPeople = () => {
-    if (people?.generation !== generation) {
-      const team = listings.team();
-      const profiles = new Map<number, AgentProfile>();
-      for (const member of team.items) {
-        const profile = listings.agent(member.id);
-        if (profile) profiles.set(member.id, profile);
-      }
-      people = { generation, team, profiles };
-    }
+    if (people?.generation !== generation) people = { generation, team: listings.team(), profiles: new Map() };
     return people;
+  };
+  const profileOf = (id: number): AgentProfile | undefined => {
+    const { team, profiles } = currentPeople();
+    if (!profiles.has(id)) profiles.set(id, team.items.some((member) => member.id === id) ? listings.agent(id) : undefined);
+    return profiles.get(id);
   };
 
   const recordPublished = () => {
@@ -363,7 +361,7 @@ ${team.items.length ? `<nav class="estate-people" aria-label="${escapeHtml(TEAM_
   }
 
   async function agentParts(id: number, slug: string | null, asFragment = false): Promise<PageParts> {
-    const agent = currentPeople().profiles.get(id);
+    const agent = profileOf(id);
     if (!agent) return agentGone(published.agentWasPublished(id) ? 410 : 404);
     const canonicalPath = paths.agent(agent.id, agent.name);
     // A changed name, or none in the path: one URL per agent.
@@ -494,10 +492,10 @@ ${suburbs.length ? `<nav class="estate-suburbs" aria-label="${escapeHtml(`${titl
     }
     for (const listing of all) entries.push({ loc: paths.absolute(paths.listing(listing.id, listing.address.display)), lastmod: listing.modified });
     // The team page and each agent's, last changed when one of their listings was.
-    const { team, profiles } = currentPeople();
+    const { team } = currentPeople();
     const agentEntries: SitemapEntry[] = [];
     for (const member of team.items) {
-      const profile = profiles.get(member.id);
+      const profile = profileOf(member.id);
       const lastmod = newest([...(profile?.current ?? []), ...(profile?.results ?? [])].map((listing) => ({ loc: '', lastmod: listing.modified })));
       agentEntries.push({ loc: paths.absolute(paths.agent(member.id, member.name)), lastmod });
     }
