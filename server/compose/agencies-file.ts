@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { domainToASCII } from 'node:url';
 import { z } from 'zod';
-import { ConfigError, countryCode, isTimeZone, officePhone, type Config } from '../runtime/config.ts';
+import { ConfigError, countryCode, isTimeZone, officePhone, USER_ID, type Config } from '../runtime/config.ts';
 import { findJsonSyntaxError } from '../runtime/json-syntax.ts';
 import { parseMailFrom, parseSmtpUrl } from '../runtime/mail-settings.ts';
 
@@ -51,18 +51,9 @@ export function hostOf(url: string): string {
 }
 
 /** A CRM user id in teamOrder or teamHidden: a number, or its digits as `agencies set --team-order` passes them. */
-const userId = z.union(
-  [
-    z.number().int().positive(),
-    z
-      .string()
-      .regex(/^[1-9]\d{0,14}$/)
-      .transform(Number),
-  ],
-  {
-    message: 'each entry must be a CRM user id (a whole number from 1)',
-  },
-);
+const userId = z.union([z.number().int().positive(), z.string().regex(USER_ID).transform(Number)], {
+  message: 'each entry must be a CRM user id (a whole number from 1)',
+});
 const userIds = z.array(userId).transform((ids) => [...new Set(ids)]);
 
 const agencySchema = z.strictObject({

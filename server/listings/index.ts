@@ -34,7 +34,6 @@ export { FillTurns } from './fill-turns.ts';
 export { CrmChangeWorker } from './events.ts';
 export { AgencyAccount } from './account.ts';
 export type { PublicListings } from './public-listings.ts';
-export { agentSlug } from './team.ts';
 export { webhookRouter, type WebhookCounts, type WebhookTarget } from './webhook.ts';
 
 export interface ListingsService {

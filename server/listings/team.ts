@@ -71,11 +71,7 @@ export class TeamRules {
 
   /** A team card: the agent, their page's slug and how many current listings they have. */
   member(fields: AgentFields, photo: Agent['photo'], counts: AgentListingCounts | undefined): TeamMember {
-    return { ...this.agent(fields, photo), slug: agentSlug(fields.name), listingCount: counts?.current ?? 0 };
+    // The name part of the agent's page path (`/listings/agents/42/sarah-nguyen`), as listing pages slug their address.
+    return { ...this.agent(fields, photo), slug: addressSlug(fields.name), listingCount: counts?.current ?? 0 };
   }
-}
-
-/** The name part of an agent's page path (`/listings/agents/42/sarah-nguyen`): the listing pages' slug of the name. */
-export function agentSlug(name: string): string {
-  return addressSlug(name);
 }

@@ -1,5 +1,4 @@
 import { addressSlug } from '../../contract/slug.ts';
-import { agentSlug } from '../listings/index.ts';
 
 /** The list pages: what each shows. */
 export const LIST_PAGES = {
@@ -40,7 +39,7 @@ export class SitePaths {
 
   /** One agent's page: their id, and their name as its slug. */
   agent(id: number, name: string): string {
-    return `${this.prefix}/agents/${id}/${agentSlug(name)}`;
+    return `${this.prefix}/agents/${id}/${addressSlug(name)}`;
   }
 
   absolute(path: string): string {

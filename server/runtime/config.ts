@@ -18,13 +18,16 @@ export const countryCode = z
   .transform((value) => value.toUpperCase());
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
+/** A CRM user id as written in a setting: a whole number from 1 (TEAM_ORDER, TEAM_HIDDEN; teamOrder, teamHidden in AGENCIES_FILE). */
+export const USER_ID = /^[1-9]\d{0,14}$/;
+
 /** Comma-separated CRM user ids (TEAM_ORDER, TEAM_HIDDEN): whole numbers from 1, in the order given, each once. */
 export const userIdList = z.string().transform((value, context) => {
   const entries = value
     .split(',')
     .map((part) => part.trim())
     .filter(Boolean);
-  const bad = entries.filter((entry) => !/^[1-9]\d{0,14}$/.test(entry));
+  const bad = entries.filter((entry) => !USER_ID.test(entry));
   if (bad.length) {
     context.addIssue({
       code: 'custom',
