@@ -28,7 +28,7 @@ try {
   throw error;
 }
 
-const log = createRelayLogger({ level: config.logLevel, format: config.logFormat }, process.stdout.isTTY === true);
+const log = await createRelayLogger({ level: config.logLevel, format: config.logFormat }, process.stdout.isTTY === true);
 installLastResortHandlers(log);
 let relay: RunningRelay;
 try {

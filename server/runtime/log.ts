@@ -1,5 +1,4 @@
 import { pino, type Level, type Logger, type LoggerOptions } from 'pino';
-import pinoPretty from 'pino-pretty';
 import { isPhoneNumber } from '../../contract/phone.ts';
 
 /**
@@ -114,9 +113,11 @@ export type LogFormat = 'json' | 'pretty';
  * formatter), warnings and errors only unless LOG_LEVEL says otherwise: the start-up banner and the
  * sync's progress line say what a person at the terminal needs, so the log adds only what went wrong.
  */
-export function createRelayLogger(settings: { level: Level | 'silent' | undefined; format: LogFormat | undefined }, terminal: boolean): Logger {
+export async function createRelayLogger(settings: { level: Level | 'silent' | undefined; format: LogFormat | undefined }, terminal: boolean): Promise<Logger> {
   const format = settings.format ?? (terminal ? 'pretty' : 'json');
   if (format === 'json') return createLogger({ level: settings.level ?? 'info' });
+  // Loaded only for a human log: a relay writing JSON (a service, the tests) never loads the formatter.
+  const { default: pinoPretty } = await import('pino-pretty');
   const pretty = pinoPretty({
     colorize: terminal,
     translateTime: 'SYS:HH:MM:ss',
