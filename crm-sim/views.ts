@@ -96,7 +96,8 @@ export async function renderPhoto(photo: SimPhoto, origin: string): Promise<Reco
 }
 
 export function renderEnquiry(enquiry: SimEnquiry, state: UserLookup, origin: string): Record<string, unknown> {
-  const user = enquiry.userId === null ? undefined : state.user(enquiry.userId);
+  // A user who has left is still named on the enquiries they had (staffMember: current or departed).
+  const user = enquiry.userId === null ? undefined : state.staffMember(enquiry.userId);
   const phones = [
     ...(enquiry.mobile ? [{ number: enquiry.mobile, typeCode: 'M', type: 'Mobile', comment: null }] : []),
     ...(enquiry.telephone ? [{ number: enquiry.telephone, typeCode: 'H', type: 'Home', comment: null }] : []),

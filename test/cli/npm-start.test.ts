@@ -39,7 +39,7 @@ function alive(pid: number): boolean {
 
 describe('npm start', () => {
   it('stops the relay and frees its port when npm is sent SIGTERM', async () => {
-    // --ignore-scripts skips prestart (dependencies and the widget build), not the start script itself.
+    // --ignore-scripts makes scripts/start.mjs skip its preparation (dependencies and the widget build), not the relay.
     const npm = spawn('npm', ['start', '--ignore-scripts', '--silent'], {
       cwd: projectRoot,
       env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SIM_LISTINGS: '4', LOG_LEVEL: 'info' },
