@@ -175,6 +175,10 @@ export function toAddEnquiry(enquiry: ParsedEnquiry, target: ResolvedTarget, opt
     ...(text?.details ?? []),
     ...leadOriginMetaData(enquiry),
     ...spamSignalMetaData(options.spamSignal, enquiry.elapsedMs),
+    // A contact-me lead the office takes because its agent has left: who it was written to.
+    ...(about === 'agent' && target.userId == null
+      ? [{ key: 'addressedTo', value: `user ${(enquiry as { agentId: number }).agentId}, no longer with the agency: sent to the office` }]
+      : []),
   ];
   return body;
 }

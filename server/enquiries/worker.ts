@@ -173,9 +173,13 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   async function resolveTarget(entry: OutboxEntry): Promise<LeadDestination | undefined | 'unknown'> {
     const payload = entry.payload!;
     const about = leadAbout(payload);
-    if (entry.target !== null && sink.isComplete(entry.target, about)) return entry.target;
     // A lead to the office goes where the sink files such leads: nothing to look up.
     if (about === 'office') return sink.officeDestination();
+    // An agent who has left since the lead was accepted (or whom the agency now hides) takes no more
+    // leads, and the CRM would refuse their id: the office takes it, never a dead letter. Looked up
+    // on every attempt (the cache, no CRM request), whatever was resolved at acceptance.
+    if (about === 'agent' && (await findTarget(targets, payload)) == null) return sink.officeDestination();
+    if (entry.target !== null && sink.isComplete(entry.target, about)) return entry.target;
     const target = await findTarget(targets, payload);
     if (target == null || !sink.isComplete(target, about)) return 'unknown';
     await outbox.resolveTarget(entry.originalId, target);

@@ -6,6 +6,7 @@ import { toCrmDateTime } from '../../server/crm/client.ts';
 import { toAddEnquiry } from '../../server/crm/lead-sink.ts';
 import type { EnquiryTargets } from '../../server/enquiries/targets.ts';
 import { destinationOf, validEnquiry, type EnquiryHarness, type HarnessOptions, simulatedCrm } from './support.ts';
+import { userDestination } from '../../server/crm/lead-destination.ts';
 import { rawRows, storeVariants, type StoreVariant } from '../support/store-variants.ts';
 
 const crm = simulatedCrm({ listings: 12, seed: 3 });
@@ -101,6 +102,27 @@ for (const storeVariant of storeVariants()) {
         expect(posted()).toHaveLength(1);
         expect(posted()[0]).toMatchObject({ userId: agent.id, saleLifeId: null, leaseLifeId: null, propertyReference: null, subject: 'Appraisal please' });
         expect(posted()[0]!.metaData).toContainEqual({ key: 'consent', value: 'not asked' });
+      });
+
+      it('a contact-me lead whose agent left after its 202 goes to the office, naming whom it was for; never a dead letter', async () => {
+        const agent = await webAgent(await setup());
+        let stillThere = true;
+        const harness = await setup({
+          targets: {
+            listing: async () => undefined,
+            agent: async (id) => (stillThere && id === agent.id ? { destination: userDestination(agent.id) } : undefined),
+          },
+        });
+        const body = validEnquiry({ listingId: undefined, agentId: agent.id, subject: 'Please call me' });
+        await post(harness, body);
+        // Accepted while they were on the team (the target is resolved and kept); they leave before it is sent.
+        expect(destinationOf((await harness.service.outbox.get(body.originalId))!.target).userId).toBe(agent.id);
+        stillThere = false;
+        await harness.service.worker.drain();
+        expect((await harness.service.outbox.get(body.originalId))!.status).toBe('delivered');
+        expect(posted()).toHaveLength(1);
+        expect(posted()[0]).toMatchObject({ userId: null, saleLifeId: null, leaseLifeId: null, subject: 'Please call me' });
+        expect(posted()[0]!.metaData).toContainEqual({ key: 'addressedTo', value: `user ${agent.id}, no longer with the agency: sent to the office` });
       });
 
       it('builds the date in the spec format and never sends the honeypot or timing fields', () => {
