@@ -64,18 +64,26 @@ else {
 }
 
 // vitest writes a JSON report whose counts we add up; its own summary still prints.
-const vitestJson = join(reportDir, 'vitest.json');
-const vitestCode = await run(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`]);
-try {
-  const report = JSON.parse(readFileSync(vitestJson, 'utf8'));
-  passed += report.numPassedTests;
-  failed += report.numFailedTests;
-  if (report.numFailedTests > 0 || vitestCode !== 0) problems.push('server suites (vitest)');
-  if (vitestCode !== 0 && report.numFailedTests === 0) failed += 1; // a suite that failed to load
-} catch {
-  failed += 1;
-  problems.push('server suites (vitest): no report');
+async function vitest(name, label, args) {
+  const json = join(reportDir, `${name}.json`);
+  const code = await run(bin('vitest'), ['run', ...args, '--reporter=default', '--reporter=json', `--outputFile.json=${json}`]);
+  try {
+    const report = JSON.parse(readFileSync(json, 'utf8'));
+    passed += report.numPassedTests;
+    failed += report.numFailedTests;
+    if (report.numFailedTests > 0 || code !== 0) problems.push(label);
+    if (code !== 0 && report.numFailedTests === 0) failed += 1; // a suite that failed to load
+  } catch {
+    failed += 1;
+    problems.push(`${label}: no report`);
+  }
 }
+
+// The first-run test runs a real `npm start`, whose widget build rewrites dist/widget (the SSR build
+// empties dist/widget/ssr) while suites in the other worker render pages from it: so it runs alone, after.
+const firstRun = 'test/cli/npm-start.first-run.test.ts';
+await vitest('vitest', 'server suites (vitest)', [`--exclude=${firstRun}`]);
+await vitest('vitest-first-run', `first-run suite (vitest ${firstRun})`, [firstRun]);
 
 if (chromePath) {
   const wtrJson = join(reportDir, 'wtr.json');

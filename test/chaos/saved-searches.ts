@@ -23,6 +23,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Suburb } from '../../contract/relay-api.ts';
 import type { SavedSearchFilters, SavedSearchRequest } from '../../contract/saved-search.ts';
 import type { FaultRule } from '../../crm-sim/faults.ts';
 import { startSimulator, type RunningSimulator } from '../../crm-sim/simulator.ts';
@@ -97,7 +98,7 @@ function percentile(sorted: number[], share: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)]!;
 }
 
-/** Searches over the seed's suburbs and the residential types, one per index; the pair partner of every fifth address all but repeats its filters (bodiesFor). */
+/** Searches over the relay's suburbs and the residential types, one per index; the pair partner of every fifth address all but repeats its filters (bodiesFor). */
 function searchOf(index: number, suburbs: string[]): SavedSearchFilters {
   const types = ['House', 'Unit', 'Townhouse', 'Apartment'];
   return {
@@ -147,15 +148,6 @@ export async function runSavedSearchChaos(options: SavedSearchChaosOptions): Pro
   if (relayCount === 2 && !options.databaseUrl) throw new Error('two relays need a PostgreSQL database (databaseUrl)');
   const deadline = started + (options.timeoutMs ?? 15 * 60_000);
   const sim: RunningSimulator = await startSimulator({ listings: 30, seed: 21_2025, requestsPerSecond: 10, dailyLimit: 1_000_000 });
-  const suburbs = [
-    ...new Set(
-      sim.state.listings
-        // Suburbs of current listings only: the relay knows a suburb from the listings it shows, and a
-        // sold or withdrawn one may be outside its window (which one depends on the day and the hour).
-        .filter((listing) => listing.propertyClass === 'residential' && listing.publishedToWeb !== null && !['settled', 'withdrawn'].includes(listing.status))
-        .map((listing) => (listing.fields.address as { suburb: { name: string } }).suburb.name),
-    ),
-  ].map((name) => name.charAt(0) + name.slice(1).toLowerCase());
   const dataDirs = Array.from({ length: relayCount }, () => mkdtempSync(join(tmpdir(), 'estate-saved-chaos-')));
   const ports = [await freePort(), await freePort()].slice(0, relayCount);
   const relays = dataDirs.map(
@@ -324,6 +316,9 @@ export async function runSavedSearchChaos(options: SavedSearchChaosOptions): Pro
 
   try {
     await Promise.all(relays.map((relay) => relay.start()));
+    // The suburbs every relay knows once its first sync is done (what it accepts a saved search for): the
+    // relay keeps a sold or leased listing by a window from now, so which suburbs the seed gives it depends on the hour.
+    const suburbs = await knownSuburbs(urls, deadline);
     note(`${relayCount} relay(s) on ${urls.join(', ')}; sim ${sim.baseUrl}; suburbs ${suburbs.join(', ')}`);
 
     // The cost of one saved search, with no faults: a new address, then the same address again.
@@ -492,6 +487,24 @@ export async function runSavedSearchChaos(options: SavedSearchChaosOptions): Pro
     }
     if (!options.keepDataDir && report?.ok) for (const dataDir of dataDirs) rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** The suburbs all the relays at `urls` know (GET /api/v1/suburbs), each asked once its first listing sync is done (/readyz). */
+async function knownSuburbs(urls: string[], deadline: number): Promise<string[]> {
+  const known: string[][] = [];
+  for (const url of urls) {
+    for (;;) {
+      const ready = (await (await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(5_000) })).json()) as { checks: Record<string, boolean> };
+      if (ready.checks.listingCache) break;
+      if (Date.now() > deadline) throw new Error(`the relay at ${url} did not finish its first listing sync`);
+      await sleep(100);
+    }
+    const { items } = (await (await fetch(`${url}/api/v1/suburbs`, { signal: AbortSignal.timeout(5_000) })).json()) as { items: Suburb[] };
+    known.push(items.map((suburb) => suburb.name));
+  }
+  const suburbs = known[0]!.filter((name) => known.every((names) => names.includes(name)));
+  if (suburbs.length === 0) throw new Error(`the relays know no suburb in common: ${JSON.stringify(known)}`);
+  return suburbs;
 }
 
 function sameSearch(a: SavedSearchFilters, b: SavedSearchFilters): boolean {

@@ -114,7 +114,12 @@ describe('CRM simulator: staff as a real account has them', () => {
   });
 
   it('draws each portrait as a real JPEG of its own, with its thumbnail', async () => {
-    const users = (await usersOf()).filter((user) => user.photo);
+    const everyone = await usersOf();
+    // Every agent on the web has a portrait (only back-office staff may have none).
+    const withoutPhoto = everyone.filter((user) => user.showOnWeb && !user.photo).map((user) => user.firstName);
+    expect(withoutPhoto, 'agents shown on the web without a portrait').toEqual([]);
+    const users = everyone.filter((user) => user.photo);
+    expect(users.length, 'staff with a portrait').toBeGreaterThan(0);
     const hashes = new Set<string>();
     for (const user of users) {
       const original = await fetch(user.photo!.original);

@@ -20,9 +20,11 @@ mkdirSync(shots, { recursive: true });
 
 let rig: DemoSiteRig;
 let team: Team;
-/** The agent whose page is visited: the first of the team with current listings and results, if any. */
+/** The agent whose page is visited: the first of the team with current listings and results, a phone line, a photo and a profile. */
 let agent: AgentProfile;
-/** Three current homes for sale: the first has similar homes, the second is one of them. */
+/** Names of the simulator's staff not shown on the web (the back office, the agent hidden from it): never on a page. */
+let offWeb: string[];
+/** Three current homes for sale: the first has similar homes, the second is one of them and has similar homes too. */
 let first: ListingDetail;
 let second: ListingDetail;
 let third: ListingSummary;
@@ -38,18 +40,35 @@ beforeAll(async () => {
   team = await json<Team>('/api/v1/team');
   expect(team.items.length).toBeGreaterThan(3);
   const profiles = await Promise.all(team.items.map((member) => json<AgentProfile>(`/api/v1/agents/${member.id}`)));
-  agent = profiles.find((profile) => profile.current.length > 0 && profile.results.length > 0) ?? profiles.find((profile) => profile.current.length > 0)!;
-  expect(agent, 'an agent with current listings').toBeDefined();
+  // Every public agent of the simulator has a photo and a position; most an office line and a profile.
+  agent = profiles.find(
+    (profile) => profile.current.length > 0 && profile.results.length > 0 && profile.phone !== null && profile.profile !== null && profile.photo !== null,
+  )!;
+  expect(agent, 'an agent with current listings, results, a phone line, a photo and a profile').toBeDefined();
+
+  // The simulator's own staff list, read as the relay reads it (GET /account/users with the relay's key and token).
+  const { baseUrl } = rig.relay.simulator!;
+  const { apiKey, accessToken } = rig.relay.config.crm;
+  const users = await fetch(`${baseUrl}/account/users?pagesize=100`, {
+    headers: { 'X-Api-Key': apiKey!, Authorization: `Bearer ${accessToken!}`, Accept: 'application/json' },
+  });
+  expect(users.status, 'GET /account/users').toBe(200);
+  const staff = ((await users.json()) as { items: Array<{ firstName: string; lastName: string; showOnWeb: boolean }> }).items;
+  offWeb = staff.filter((user) => user.showOnWeb !== true).map((user) => `${user.firstName} ${user.lastName}`);
+  expect(offWeb.length, 'staff of the simulator not shown on the web (its back office, an agent hidden from it)').toBeGreaterThan(0);
 
   const forSale = await json<ListingsPage<ListingSummary>>('/api/v1/listings?type=sale&pageSize=100');
-  for (const item of forSale.items) {
+  // A home with similar homes, one of which has similar homes of its own (the second's list is checked too).
+  find: for (const item of forSale.items) {
     const similar = await json<SimilarListings>(`/api/v1/listings/${item.id}/similar`);
-    if (similar.items.length === 0) continue;
-    first = await json<ListingDetail>(`/api/v1/listings/${item.id}`);
-    second = await json<ListingDetail>(`/api/v1/listings/${similar.items[0]!.id}`);
-    break;
+    for (const next of similar.items) {
+      if ((await json<SimilarListings>(`/api/v1/listings/${next.id}/similar`)).items.length === 0) continue;
+      first = await json<ListingDetail>(`/api/v1/listings/${item.id}`);
+      second = await json<ListingDetail>(`/api/v1/listings/${next.id}`);
+      break find;
+    }
   }
-  expect(first, 'a home for sale with similar homes').toBeDefined();
+  expect(first, 'a home for sale with a similar home that has similar homes too').toBeDefined();
   third = forSale.items.find((item) => item.id !== first.id && item.id !== second.id)!;
   console.log(`team e2e screenshots: ${shots}`);
 }, 300_000);
@@ -179,10 +198,12 @@ describe.each(WIDTHS)('at %i px', (width) => {
     const text = await shownText(element);
     for (const member of team.items) {
       expect(text).toContain(member.name);
-      if (member.position) expect(text).toContain(member.position);
+      // Every public agent of the simulator has a position.
+      expect(member.position, `${member.name}'s position`).toBeTruthy();
+      expect(text).toContain(member.position);
     }
     // The simulator's back office and the agent hidden from the web are not on it.
-    for (const name of ['Rachel Hughes', 'Chloe Marsh', 'Ben Walsh']) expect(text).not.toContain(name);
+    for (const name of offWeb) expect(text).not.toContain(name);
     expect(await page.locator('nav[aria-label="Main"] a[aria-current="page"]').textContent()).toBe('Our team');
     await checkPage(page, width, 'team');
     expect(problems).toEqual([]);
@@ -200,19 +221,23 @@ describe.each(WIDTHS)('at %i px', (width) => {
     await element.getByRole('heading', { name: agent.name, level: 1 }).waitFor({ timeout: 20_000 });
     expect(await page.getByRole('heading', { level: 1 }).count()).toBe(1);
     const text = await shownText(element);
-    if (agent.position) expect(text).toContain(agent.position);
+    expect(agent.position, 'the agent has a position').toBeTruthy();
+    expect(text).toContain(agent.position);
     // Click to call: a tel: link to the number the relay gives (its last eight digits, whatever the prefix).
     const calls = await element.evaluate((host) => [...host.shadowRoot!.querySelectorAll('a[href^="tel:"]')].map((link) => link.getAttribute('href')!));
-    if (agent.phone) expect(calls.map((href) => href.replace(/\D/g, '').slice(-8))).toContain(agent.phone.replace(/\D/g, '').slice(-8));
+    expect(agent.phone, 'the agent has a phone line').not.toBeNull();
+    expect(calls.map((href) => href.replace(/\D/g, '').slice(-8))).toContain(agent.phone!.replace(/\D/g, '').slice(-8));
+    expect(agent.photo, 'the agent has a photo').not.toBeNull();
     const photo = element.locator('img').first();
-    if (agent.photo) {
-      await photo.evaluate((img: HTMLImageElement) =>
-        img.complete ? undefined : new Promise((resolve) => img.addEventListener('load', resolve, { once: true })),
-      );
-      expect(await photo.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(100);
-    }
-    if (agent.profile?.format === 'text') expect(text).toContain(agent.profile.text.split('\n')[0]!.trim());
-    if (agent.profile?.format === 'html') expect(await element.evaluate((host) => host.shadowRoot!.querySelector('script'))).toBeNull();
+    await photo.evaluate((img: HTMLImageElement) =>
+      img.complete ? undefined : new Promise((resolve) => img.addEventListener('load', resolve, { once: true })),
+    );
+    expect(await photo.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(100);
+    const profile = agent.profile;
+    expect(profile, 'the agent has a profile').not.toBeNull();
+    // A text profile's first line is shown; an HTML one is inserted without a script.
+    if (profile!.format === 'text') expect(text).toContain(profile!.text.split('\n')[0]!.trim());
+    else expect(await element.evaluate((host) => host.shadowRoot!.querySelector('script'))).toBeNull();
     // Their homes and results: exactly those the relay lists for them, as cards.
     await expect.poll(() => listingIdsIn(element), { timeout: 20_000 }).toEqual([...agent.current, ...agent.results].map((item) => item.id));
     // A message to them: the contact form, loaded with the page.
@@ -290,6 +315,7 @@ describe.each(WIDTHS)('at %i px', (width) => {
     await page.goto(listingPage(second.id));
     await expect(title(page).textContent({ timeout: 20_000 })).resolves.toBe(second.address.display);
     const similar = await json<SimilarListings>(`/api/v1/listings/${second.id}/similar`);
+    expect(similar.items.length, `similar homes of ${second.id}`).toBeGreaterThan(0);
     const similarElement = page.locator('estate-similar-listings');
     await similarElement.scrollIntoViewIfNeeded();
     await expect.poll(() => listingIdsIn(similarElement), { timeout: 20_000 }).toEqual(similar.items.map((item) => item.id));

@@ -153,7 +153,9 @@ describe('<estate-agent>', () => {
 
   it('inserts a profile the relay gives as HTML as it is, and never markup from a text profile', async () => {
     // Every HTML profile the relay gives (the relay's cleaning, server/crm/profile-text.ts, is what makes it safe to insert).
-    for (const agent of (await relayPeople()).filter((candidate) => candidate.profile?.format === 'html')) {
+    const withHtml = (await relayPeople()).filter((candidate) => candidate.profile?.format === 'html');
+    expect(withHtml, 'agents of the demo agency with an HTML profile (the seed types some in the CRM editor)').not.to.be.empty;
+    for (const agent of withHtml) {
       const el = await fixture<EstateAgent>(html`<estate-agent relay=${RELAY} agent-id=${agent.id}></estate-agent>`);
       await settled(el);
       const expected = document.createElement('template');
@@ -165,8 +167,8 @@ describe('<estate-agent>', () => {
       ).to.deep.equal([...expected.content.querySelectorAll('*')].map((node) => node.tagName));
       expect(text(profileText), agent.name).to.equal(text(expected.content));
     }
-    // The simulator on main seeds plain-text profiles only, and a text profile never has tags (the
-    // relay would take it for HTML): the host's copy of a real agent carries these two.
+    // An agent the host passes in (.agent, no relay cleaning on the way) is drawn as given too; and a text
+    // profile's tags stay text (a seed text profile has none: the relay would take it for HTML).
     const agent = await relayAgent('with homes on the market', listed);
     const el = await fixture<EstateAgent>(
       html`<estate-agent
@@ -306,7 +308,7 @@ describe('<estate-agent>', () => {
     // The runner's relay filled its cache before the tests began: the first answer is the one it gave then.
     requests = watchPeopleRequests({ answerFirst: [json({ state: 'filling', message: 'Filling', retryAfterSeconds: 1 }, 503, { 'Retry-After': '1' })] });
     const el = await fixture<EstateAgent>(html`<estate-agent relay=${RELAY} agent-id=${agent.id}></estate-agent>`);
-    await waitUntil(() => text(shadow(el).querySelector('[role="status"]')).includes('on its way'), 'the filling message');
+    await waitUntil(() => text(shadow(el).querySelector('[role="status"]')).includes('on its way'), 'the filling message', { timeout: 10_000 });
     expect(await settled(el)).to.deep.equal(agent);
     expect(requests.paths).to.deep.equal([`agents/${agent.id}`, `agents/${agent.id}`]);
   });
@@ -325,7 +327,9 @@ describe('<estate-agent>', () => {
     expect(button.getAttribute('aria-expanded')).to.equal('true');
     const appraisal = shadow(el).querySelector('estate-appraisal')!;
     expect(appraisal.getAttribute('agent-id')).to.equal(String(agent.id));
-    await waitUntil(() => customElements.get('estate-appraisal') !== undefined && appraisal.shadowRoot?.querySelector('form'), 'the appraisal form');
+    await waitUntil(() => customElements.get('estate-appraisal') !== undefined && appraisal.shadowRoot?.querySelector('form'), 'the appraisal form', {
+      timeout: 10_000,
+    });
     expect(deepActive()).to.equal(button);
     await sendKeys({ press: 'Space' });
     await el.updateComplete;
@@ -346,8 +350,10 @@ describe('<estate-agent>', () => {
       expect(text(button)).to.equal(`Message ${spokenName(busiest)}`);
       button.focus();
       await sendKeys({ press: 'Enter' });
-      await waitUntil(() => deepActive() === title, 'focus on the contact heading');
-      await waitUntil(() => title.getBoundingClientRect().top < 700 && title.getBoundingClientRect().top >= -1, 'the form scrolled into view');
+      await waitUntil(() => deepActive() === title, 'focus on the contact heading', { timeout: 10_000 });
+      await waitUntil(() => title.getBoundingClientRect().top < 700 && title.getBoundingClientRect().top >= -1, 'the form scrolled into view', {
+        timeout: 10_000,
+      });
     } finally {
       await setViewport({ width: 1280, height: 900 });
     }
@@ -389,7 +395,7 @@ describe('<estate-agent>', () => {
       // The portrait is the relay's, and it loads.
       const photo = shadow(el).querySelector<HTMLImageElement>('img[part~="photo"]')!;
       expect(photo.src).to.equal(new URL(agent.photo!.url, `${RELAY}/`).href);
-      await waitUntil(() => photo.complete && photo.naturalWidth > 0, 'the portrait loads from the relay');
+      await waitUntil(() => photo.complete && photo.naturalWidth > 0, 'the portrait loads from the relay', { timeout: 10_000 });
     } finally {
       await setViewport({ width: 1280, height: 900 });
     }

@@ -3,13 +3,12 @@
 import { expect, fixture, html, oneEvent } from '@open-wc/testing';
 import '../../widget/listing/define.ts';
 import type { EstateListing } from '../../widget/listing/listing.ts';
-import type { ListingDetail, Office } from '../../contract/relay-api.ts';
+import type { ListingDetail } from '../../contract/relay-api.ts';
 import { detail } from './listings-data.ts';
 
-type WithOffice = ListingDetail & { office: Office };
 const text = (node: Element | null | undefined) => node?.textContent?.replace(/\s+/g, ' ').trim() ?? '';
 
-async function shown(listing: WithOffice): Promise<EstateListing> {
+async function shown(listing: ListingDetail): Promise<EstateListing> {
   const el = await fixture<EstateListing>(html`<estate-listing relay="/" no-json-ld></estate-listing>`);
   const loaded = oneEvent(el, 'estate-listing-loaded');
   el.listing = listing;
@@ -35,10 +34,10 @@ describe('<estate-listing> whose agents have all left', () => {
   it('says "Our office" when the agency set no name, and leaves the call link out without a number', async () => {
     const el = await shown({ ...detail(12, { agents: [] }), office: { name: null, phone: null } });
     expect(agentsSection(el)).to.equal(null);
-    el.listing = { ...detail(12, { agents: [] }), office: { name: null, phone: '03 9555 0100' } } as WithOffice;
+    el.listing = { ...detail(12, { agents: [] }), office: { name: null, phone: '03 9555 0100' } };
     await el.updateComplete;
     expect(text(agentsSection(el)!.querySelector('[part~="office-name"]'))).to.equal('Our office');
-    el.listing = { ...detail(12, { agents: [] }), office: { name: 'Harbour & Yarra', phone: null } } as WithOffice;
+    el.listing = { ...detail(12, { agents: [] }), office: { name: 'Harbour & Yarra', phone: null } };
     await el.updateComplete;
     expect(agentsSection(el)!.querySelector('[part~="office-phone"]')).to.equal(null);
   });

@@ -242,6 +242,8 @@ describe("the agency's people on a relay of two agencies", () => {
         expect([...profile.current, ...profile.results].map((listing) => listing.id).sort()).toEqual(own.map((detail) => detail.id).sort());
         expect(profile.current.every((listing) => listing.status === 'available')).toBe(true);
         expect(profile.listingCount).toBe(profile.current.length);
+        // Every public agent of the simulator has a portrait (the page's og:image below).
+        expect(member.photo, `${slug} agent ${member.id}'s photo`).not.toBeNull();
         const path = `/listings/agents/${member.id}/${member.slug}`;
         for (const [host, at] of [
           [null, `/a/${slug}${path}`],
@@ -257,7 +259,7 @@ describe("the agency's people on a relay of two agencies", () => {
           for (const id of linked) expect(otherIds.has(id), `another agency's listing ${id} on ${at}`).toBe(false);
           expect(page.text).toMatch(/<estate-agent\s/);
           expect(metaOf(page.text, 'og:type')).toBe('profile');
-          if (member.photo) expect(metaOf(page.text, 'og:image')).toMatch(/\/photos\/[0-9a-f]+-\d+\.jpg$/);
+          expect(metaOf(page.text, 'og:image')).toMatch(/\/photos\/[0-9a-f]+-\d+\.jpg$/);
         }
       }
     }
@@ -291,7 +293,8 @@ describe("the agency's people on a relay of two agencies", () => {
           worksFor: { '@type': 'RealEstateAgent', '@id': `https://${slug}.example/#agency`, name: account(slug).agency.name, telephone: OFFICE_PHONE[slug] },
         });
         if (member.phone === null) expect(node).not.toHaveProperty('telephone');
-        if (member.photo) expect(node.image).toMatch(/^https:\/\/relay\.integrator\.test\/photos\//);
+        expect(member.photo, `${slug} agent ${member.id}'s photo`).not.toBeNull();
+        expect(node.image).toMatch(/^https:\/\/relay\.integrator\.test\/photos\//);
       }
       const teamPage = (await getAt(HOSTS[slug], '/listings/agents')).text;
       const [agency] = jsonLdOf(teamPage);

@@ -67,6 +67,9 @@ interface Compared {
   replaced: boolean;
 }
 
+/** Frames watched once the element is ready (hydrated), at 60 a second about two seconds. */
+const FRAMES_AFTER_READY = 120;
+
 /** The element the relay rendered, on a page of its own, before and after the widget's code renders over it. */
 async function serverThenBrowser(tag: string, element: RenderedElement, ready: string, everyFrame = '() => true'): Promise<Compared & { badFrames: number }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -79,8 +82,10 @@ async function serverThenBrowser(tag: string, element: RenderedElement, ready: s
       // shadow roots and before any module script (the widget) runs: the server's markup as sent.
       const body = `<!doctype html><html lang="en-AU"><head><meta charset="utf-8"><title>t</title></head><body><main>${element.html}${element.data}</main>
 <script>${SERIALIZE} const el = document.querySelector('${tag}'); window.__server = window.__serialize(el.shadowRoot); window.__serverRoot = el.shadowRoot.firstElementChild;
-window.__badFrames = 0; window.__frames = 0; const holds = ${everyFrame};
-const frame = () => { window.__frames += 1; if (!holds()) window.__badFrames += 1; if (window.__frames < 120) requestAnimationFrame(frame); }; requestAnimationFrame(frame);</script>
+window.__badFrames = 0; window.__frames = 0; window.__readyFrame = undefined; const holds = ${everyFrame}; const ready = ${ready};
+const isReady = () => { try { return Boolean(ready()); } catch { return false; } };
+const frame = () => { window.__frames += 1; if (!holds()) window.__badFrames += 1; if (window.__readyFrame === undefined && isReady()) window.__readyFrame = window.__frames;
+  if (window.__readyFrame === undefined || window.__frames < window.__readyFrame + ${FRAMES_AFTER_READY}) requestAnimationFrame(frame); }; requestAnimationFrame(frame);</script>
 <script type="module" src="/widget.js"></script></body></html>`;
       return route.fulfill({ contentType: 'text/html; charset=utf-8', body });
     }
@@ -96,8 +101,15 @@ const frame = () => { window.__frames += 1; if (!holds()) window.__badFrames += 
   });
   await page.goto(`${RELAY}page.html`);
   await page.waitForFunction(ready, undefined, { timeout: 20_000 });
-  // Frames are watched from the parse on, through the code's arrival, for about two seconds.
-  await page.waitForFunction(() => (window as unknown as { __frames: number }).__frames >= 120, undefined, { timeout: 20_000 });
+  // Frames are watched from the parse on, through the code's arrival and hydration, and for about two seconds after.
+  await page.waitForFunction(
+    (after) => {
+      const w = window as unknown as { __frames: number; __readyFrame?: number };
+      return w.__readyFrame !== undefined && w.__frames >= w.__readyFrame + after;
+    },
+    FRAMES_AFTER_READY,
+    { timeout: 20_000 },
+  );
   const compared = await page.evaluate((selector) => {
     const w = window as unknown as { __serialize(root: Node): string; __server: string; __serverRoot: Element | null; __badFrames: number };
     const el = document.querySelector(selector)!;
