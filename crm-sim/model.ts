@@ -36,6 +36,8 @@ export interface SimUser {
   role: string;
   /** Office staff (administration) are never a listing's contact. */
   listsProperties: boolean;
+  /** The principal or the director: who the agency lists first on its team page (demo mode's TEAM_ORDER). */
+  leadsTheTeam: boolean;
 }
 
 /** A recurring open-home slot; concrete dates are derived from the clock at request time. */

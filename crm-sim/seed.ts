@@ -210,14 +210,6 @@ function staffOf(agency: AgencyIdentity): readonly StaffSeed[] {
   });
 }
 
-/**
- * The ids of the people an account's agency would list first on its team page (its principal, then
- * its director): what demo mode sets as TEAM_ORDER when none is given.
- */
-export function teamLeadIds(idOffset: number): number[] {
-  return STAFF.flatMap((staff, index) => (staff.leadsTheTeam ? [FIRST_USER_ID + idOffset + index] : []));
-}
-
 /** A profile as the agency's own: its people's names, its name and domain. */
 function profileText(template: string | null, firstName: string, agency: AgencyIdentity): string | null {
   return template && template.replaceAll('{first}', firstName).replaceAll('{agency}', agency.name).replaceAll('{domain}', agency.domain);
@@ -279,7 +271,16 @@ function buildUsers(rng: Prng, today: number, idOffset: number, agency: AgencyId
           filename: `${draws.hex(24)}.jpg`,
         }
       : null;
-    return { id, fields, photo, showOnWeb: staff.showOnWeb, state: staff.state, role: staff.role, listsProperties: staff.listsProperties };
+    return {
+      id,
+      fields,
+      photo,
+      showOnWeb: staff.showOnWeb,
+      state: staff.state,
+      role: staff.role,
+      listsProperties: staff.listsProperties,
+      leadsTheTeam: staff.leadsTheTeam === true,
+    };
   });
 }
 

@@ -5,7 +5,7 @@ import { RateLimiter, type KeyUsageSnapshot, type LimitSettings } from './limits
 import type { Market, SimEnquiry, SimListing, SimPhoto, SimToken, SimUser } from './model.ts';
 import { renderImage } from './photos.ts';
 import { Prng } from './prng.ts';
-import { buildListing, type Category, CATEGORY_SHAPE, generateSeed, type SeedData, teamLeadIds } from './seed.ts';
+import { buildListing, type Category, CATEGORY_SHAPE, generateSeed, type SeedData } from './seed.ts';
 import { agencyIdentity, type AgencyIdentity } from './seed-data.ts';
 import { SECOND, startOfUtcDay } from './time.ts';
 import { WebhookSender } from './webhooks.ts';
@@ -333,7 +333,8 @@ export class SimulatorState {
 
   /** Who the agency puts first on its team page: its principal, then its director (demo mode's TEAM_ORDER). */
   teamLeads(): number[] {
-    return teamLeadIds(this.accountIndex * ACCOUNT_ID_SPACING).filter((id) => this.user(id) !== undefined);
+    // In the seed's order of staff (the principal, then the director); one who has left is off the list.
+    return this.users.filter((user) => user.leadsTheTeam).map((user) => user.id);
   }
 
   staffMember(id: number): SimUser | undefined {
@@ -350,7 +351,8 @@ export class SimulatorState {
 
   /** A departed user's portrait stays on the file host: their listings still link it. */
   userByPhotoFile(filename: string): SimUser | undefined {
-    return [...this.users, ...this.departedUsers.values()].find((user) => user.photo?.filename === filename);
+    const has = (user: SimUser) => user.photo?.filename === filename;
+    return this.users.find(has) ?? [...this.departedUsers.values()].find(has);
   }
 
   /** The enquiries that came in through POST /enquiries, oldest first. */
