@@ -7,7 +7,8 @@ export interface StartBannerFacts {
   /** PUBLIC_URL, when set (the address browsers use). */
   publicUrl: string | undefined;
   demoMode: boolean;
-  simulator?: { backOfficeUrl: string; mailUrl: string } | undefined;
+  /** Its back office, whose mail section is the inbox. */
+  simulator?: { backOfficeUrl: string } | undefined;
   /** The simulator's mail catcher takes the relay's mail (no SMTP_URL set). */
   mailCaught: boolean;
   tags: WidgetScriptTags;
@@ -35,7 +36,7 @@ export function startBanner(facts: StartBannerFacts): string {
     rows.push(['Relay', facts.publicUrl ? `${base}/  (listening on ${facts.url})` : `${base}/`]);
   }
   rows.push(['Widget tag', facts.tags.latest]);
-  if (!facts.demoMode && facts.tags.pinned) rows.push(['Pinned (SRI)', facts.tags.pinned.tag]);
+  if (!facts.demoMode) rows.push(['Pinned (SRI)', facts.tags.pinned?.tag ?? 'the widget is not built: run npm run build:widget for this tag']);
   const width = Math.max(...rows.map(([label]) => label.length)) + 2;
   const title = facts.demoMode ? "estate-embed relay, demo mode: its built-in CRM simulator stands in for the agency's CRM" : 'estate-embed relay';
   return [
