@@ -18,7 +18,8 @@ export interface PortraitLook {
   /** Eye colour (iris). */
   eyes: string;
   beard?: 'stubble' | 'short' | 'moustache';
-  glasses?: boolean;
+  /** Glasses, by the colour of their frame. */
+  glasses?: string;
   earrings?: boolean;
   /** Smile lines and a softer jaw for an older face. */
   mature?: boolean;
@@ -32,7 +33,7 @@ export const PORTRAITS = {
     skin: '#f2cdb0',
     hair: { style: 'bob', colour: '#c9c6c2' },
     eyes: '#5a7a96',
-    glasses: true,
+    glasses: '#6a4a3a',
     earrings: true,
     mature: true,
     outfit: { kind: 'blazer-blouse', colour: '#22344f', inner: '#f3efe8' },
@@ -66,7 +67,7 @@ export const PORTRAITS = {
     skin: '#f0d0b0',
     hair: { style: 'fringe-bob', colour: '#1a1512' },
     eyes: '#2e1e12',
-    glasses: true,
+    glasses: '#2a2622',
     outfit: { kind: 'knit', colour: '#2f6f73', inner: '#2f6f73' },
     backdrop: { kind: 'studio', colours: ['#e5d5c3', '#f8f2ea'] },
   },
@@ -82,7 +83,7 @@ export const PORTRAITS = {
     skin: '#eec09a',
     hair: { style: 'curly-short', colour: '#7b5433' },
     eyes: '#6b4a2a',
-    glasses: true,
+    glasses: '#2a2622',
     outfit: { kind: 'knit', colour: '#2c3e5c', inner: '#e9eef4' },
     backdrop: { kind: 'brick', colours: ['#b7735a', '#e8cbbd'] },
   },
@@ -123,6 +124,7 @@ export const PORTRAITS = {
     outfit: { kind: 'knit', colour: '#7b8c5a', inner: '#7b8c5a' },
     backdrop: { kind: 'brick', colours: ['#a8705c', '#e6cbbf'] },
   },
+  // The second simulator agency's people.
   'grey-receding': {
     skin: '#efc4a4',
     hair: { style: 'receding', colour: '#8d8a86' },
@@ -132,7 +134,6 @@ export const PORTRAITS = {
     outfit: { kind: 'blazer-shirt', colour: '#4b3a2f', inner: '#f1ede4' },
     backdrop: { kind: 'leaves', colours: ['#98b38a', '#e1ead8'] },
   },
-  // The second simulator agency's people.
   'brown-beard': {
     skin: '#f1c9aa',
     hair: { style: 'side-part', colour: '#5a3b23' },
@@ -153,7 +154,7 @@ export const PORTRAITS = {
     skin: '#efd0b0',
     hair: { style: 'side-part', colour: '#161210' },
     eyes: '#2e2016',
-    glasses: true,
+    glasses: '#2a2622',
     outfit: { kind: 'suit-tie', colour: '#3b3f47', inner: '#dce8f4', accent: '#2d4f7c' },
     backdrop: { kind: 'studio', colours: ['#ccd6de', '#f3f6f8'] },
   },
@@ -186,7 +187,7 @@ export const PORTRAITS = {
     hair: { style: 'side-part', colour: '#c0662e' },
     eyes: '#5f87a6',
     beard: 'stubble',
-    glasses: true,
+    glasses: '#2a2622',
     outfit: { kind: 'knit', colour: '#3b4a3a', inner: '#e8e4da' },
     backdrop: { kind: 'studio', colours: ['#d2dccb', '#f2f6ee'] },
   },
@@ -194,7 +195,7 @@ export const PORTRAITS = {
     skin: '#ecc8a6',
     hair: { style: 'bun', colour: '#14100d' },
     eyes: '#2d1c10',
-    glasses: true,
+    glasses: '#2a2622',
     outfit: { kind: 'blazer-blouse', colour: '#5d6b7a', inner: '#ffffff' },
     backdrop: { kind: 'office', colours: ['#d4d9de', '#f3f5f7'] },
   },
@@ -233,7 +234,7 @@ export const PORTRAITS = {
     skin: '#dcae86',
     hair: { style: 'crop', colour: '#3a2a1d' },
     eyes: '#3b2616',
-    glasses: true,
+    glasses: '#2a2622',
     outfit: { kind: 'shirt', colour: '#5a7fa8', inner: '#5a7fa8' },
     backdrop: { kind: 'leaves', colours: ['#9ebc90', '#e5eedd'] },
   },
@@ -505,7 +506,7 @@ function beard(look: PortraitLook): string {
 
 function glasses(look: PortraitLook): string {
   if (!look.glasses) return '';
-  const frame = look.hair.colour === '#c9c6c2' ? '#6a4a3a' : '#2a2622';
+  const frame = look.glasses;
   return (
     `<g stroke="${frame}" stroke-width="5" fill="#ffffff" fill-opacity="0.12">` +
     `<rect x="218" y="312" width="72" height="50" rx="16"/><rect x="310" y="312" width="72" height="50" rx="16"/></g>` +
