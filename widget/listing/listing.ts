@@ -17,6 +17,7 @@ import { jsonLdText, trustedJsonLd, listingJsonLd } from './json-ld.ts';
 import { styles } from './listing.styles.ts';
 import type { EstateLightbox } from '../lightbox/lightbox.ts';
 import { loadElement } from '../shared/load-element.ts';
+import { idFrom } from '../shared/page-id.ts';
 import { EstateEnquiry } from '../enquiry/enquiry.ts';
 import { renderKeep, ShortlistController } from '../shared/shortlist.ts';
 import { recordView } from '../shared/recently-viewed.ts';
@@ -195,12 +196,7 @@ export class EstateListing extends EstateElement {
 
   /** The id shown: `listing-id`, else the page URL's `listing-id-param` parameter. */
   get effectiveId(): number | null {
-    if (typeof this.listingId === 'number' && Number.isInteger(this.listingId) && this.listingId > 0) return this.listingId;
-    if (this.listingIdParam) {
-      const value = Number(new URLSearchParams(window.location.search).get(this.listingIdParam));
-      if (Number.isInteger(value) && value > 0) return value;
-    }
-    return null;
+    return idFrom(this.listingId, this.listingIdParam);
   }
 
   /** Settles when the current load does (resolves with the listing, rejects with its error). */

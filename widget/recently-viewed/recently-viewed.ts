@@ -5,6 +5,7 @@ import { resolveLocale } from '../shared/format.ts';
 import { heading, headingLevel } from '../shared/heading.ts';
 import { cardHref, renderCardContent } from '../shared/listing-parts.ts';
 import { NearViewportController } from '../shared/near-viewport.ts';
+import { idFrom } from '../shared/page-id.ts';
 import { readRecentlyViewed, RECENTLY_VIEWED_KEY_PREFIX, RECENTLY_VIEWED_LIMIT, writeRecentlyViewed, type ViewedHome } from '../shared/recently-viewed.ts';
 import { ShortlistController } from '../shared/shortlist.ts';
 import { KeptHomesController } from '../shortlist/kept-homes.ts';
@@ -167,10 +168,8 @@ export class EstateRecentlyViewed extends EstateElement {
     if (typeof this.excludeId === 'number' && this.excludeId > 0) return this.excludeId;
     const shown = document.querySelector('estate-listing');
     if (!shown) return null;
-    const id = shown.listing?.id ?? shown.effectiveId ?? Number(shown.getAttribute('listing-id'));
-    if (id) return id;
-    const param = shown.getAttribute('listing-id-param');
-    return param ? Number(new URLSearchParams(location.search).get(param)) || null : null;
+    // Its code may not have run yet (no `effectiveId`): read what it will from its attributes.
+    return shown.listing?.id ?? shown.effectiveId ?? idFrom(Number(shown.getAttribute('listing-id')), shown.getAttribute('listing-id-param'));
   }
 
   get #text(): RecentlyViewedStrings {
