@@ -1,7 +1,7 @@
 import { html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { Task, initialState } from '@lit/task';
 import { ifDefined } from 'lit/directives/if-defined.js';
-import type { Agent, ExternalLink, ListingDetail, Office, OpenHome, Photo } from '../../contract/relay-api.ts';
+import type { Agent, ExternalLink, ListingDetail, OpenHome, Photo } from '../../contract/relay-api.ts';
 import { relayUrl, RelayError } from '../shared/relay.ts';
 import { fetchJsonOnceFilled } from '../shared/relay-filling.ts';
 import { fill, formatArea, formatDateTime, formatNumber, formatTimeRange, isoOrEmpty, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
@@ -24,8 +24,6 @@ import { recordView } from '../shared/recently-viewed.ts';
 import type { ListingViewDetail } from '../shared/analytics.ts';
 import { listingFacts, viewItem } from '../shared/listing-facts.ts';
 import { initials, mailAddress, telHref } from '../shared/person.ts';
-
-export { telHref };
 
 export interface ListingLoadedDetail {
   listing: ListingDetail;
@@ -757,7 +755,7 @@ export class EstateListing extends EstateElement {
    * has someone to call. (`office` may be missing from a listing a host or an older relay gives.)
    */
   #renderOffice(listing: ListingDetail, level: number): TemplateResult | typeof nothing {
-    const office = (listing as ListingDetail & { office?: Office | null }).office;
+    const office = listing.office;
     if (!office?.name && !office?.phone) return nothing;
     const text = this.#text;
     const name = office.name || text.officeFallback;
