@@ -23,7 +23,7 @@ import { renderKeep, ShortlistController } from '../shared/shortlist.ts';
 import { recordView } from '../shared/recently-viewed.ts';
 import type { ListingViewDetail } from '../shared/analytics.ts';
 import { listingFacts, viewItem } from '../shared/listing-facts.ts';
-import { initials, mailAddress, telHref } from '../shared/person.ts';
+import { initials, mailAddress, telHref, unbroken } from '../shared/person.ts';
 
 export interface ListingLoadedDetail {
   listing: ListingDetail;
@@ -772,7 +772,7 @@ export class EstateListing extends EstateElement {
               ? html`<div class="agent-actions">
                   <a part="agent-phone office-phone button" class="button" href=${tel}>
                     <svg class="icon" viewBox="0 0 24 24" aria-hidden="true">${phoneIcon}</svg
-                    ><span class="visually-hidden">${fill(text.callAgent, { name })}, </span>${office.phone}
+                    ><span class="visually-hidden">${fill(text.callAgent, { name })}, </span>${unbroken(office.phone!)}
                   </a>
                 </div>`
               : nothing
