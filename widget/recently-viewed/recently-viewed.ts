@@ -141,6 +141,8 @@ export class EstateRecentlyViewed extends EstateElement {
   readonly #near = new NearViewportController(this);
   readonly #status = new KeptHomesController(this);
   readonly #shortlist = new ShortlistController(this);
+  /** `homes` as this update found them (a page query, the URL, a filter): render() draws these. */
+  #shown: ViewedHome[] = [];
 
   constructor() {
     super();
@@ -178,7 +180,7 @@ export class EstateRecentlyViewed extends EstateElement {
 
   // update(), not willUpdate(): the list is read in the controllers' hostUpdate, between the two.
   protected override update(changed: PropertyValues<this>): void {
-    const homes = this.homes;
+    const homes = (this.#shown = this.homes);
     // The relay is asked about each home (bounded, a few at once) once the element nears the viewport.
     if (this.#near.near) this.#status.want(homes.map((home) => home.id));
     if (homes.length) this.cleared = false;
@@ -204,7 +206,7 @@ export class EstateRecentlyViewed extends EstateElement {
   override render(): TemplateResult | typeof nothing {
     const text = this.#text;
     const level = headingLevel(this.headingLevel, 2);
-    const homes = this.homes;
+    const homes = this.#shown;
     if (!homes.length) {
       return this.cleared
         ? html`<section part="base" class="base">
