@@ -53,11 +53,12 @@ export const VARIANT_ENTRIES: Record<string, { element: keyof typeof ELEMENT_ENT
 };
 
 /**
- * What the listing elements share: formatting, photos, icons, headings, card parts, and the
- * registering of elements they render or fetch later (the enquiry form needs none of it).
+ * What the listing elements share: formatting, photos, icons, headings, card parts, the id read
+ * from the page URL, and the registering of elements they render or fetch later (the enquiry form
+ * needs none of it).
  */
 const LISTING_PARTS =
-  /widget[\\/](shared[\\/](format|picture|icons|listing-parts|listing-parts\.styles|listing-card\.styles|heading|relay-filling|define|load-element|shortlist)|listings[\\/]controls\.styles)\.ts$/;
+  /widget[\\/](shared[\\/](format|picture|icons|listing-parts|listing-parts\.styles|listing-card\.styles|heading|relay-filling|define|load-element|shortlist|page-id)|listings[\\/]controls\.styles)\.ts$/;
 /**
  * What the team and an agent's page share with the detail: a person's call link and initials, a
  * profile's paragraphs; and Lit's unsafeHTML with the directive base it is built on (the profile's

@@ -1,7 +1,7 @@
 import { expect } from '@open-wc/testing';
 import { descriptionParagraphs, safeHttpUrl } from '../../widget/listing/text.ts';
 import { jsonLdText } from '../../widget/listing/json-ld.ts';
-import { telHref } from '../../widget/listing/listing.ts';
+import { telHref } from '../../widget/shared/person.ts';
 import { LISTING_FILTER_NAMES, LISTING_FILTERS, type FilterSpec } from '../../contract/listing-filters.ts';
 import { EstateListings, pageWindow } from '../../widget/listings/listings.ts';
 import '../../widget/listings/define.ts';

@@ -11,6 +11,7 @@ import { renderPicture } from '../shared/picture.ts';
 import { heading, headingLevel } from '../shared/heading.ts';
 import { mailIcon, phoneIcon } from '../shared/icons.ts';
 import { loadElement } from '../shared/load-element.ts';
+import { idFrom } from '../shared/page-id.ts';
 import { initials, mailAddress, telHref, unbroken } from '../shared/person.ts';
 import { descriptionParagraphs } from '../listing/text.ts';
 import { EstateListings } from '../listings/listings.ts';
@@ -181,12 +182,7 @@ export class EstateAgent extends EstateElement {
 
   /** The id shown: `agent-id`, else the page URL's `agent-id-param` parameter. */
   get effectiveId(): number | null {
-    if (typeof this.agentId === 'number' && Number.isInteger(this.agentId) && this.agentId > 0) return this.agentId;
-    if (this.agentIdParam) {
-      const value = Number(new URLSearchParams(window.location.search).get(this.agentIdParam));
-      if (Number.isInteger(value) && value > 0) return value;
-    }
-    return null;
+    return idFrom(this.agentId, this.agentIdParam);
   }
 
   /** Settles when the current load does (resolves with the agent, rejects with its error). */

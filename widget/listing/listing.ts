@@ -1,7 +1,7 @@
 import { html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { Task, initialState } from '@lit/task';
 import { ifDefined } from 'lit/directives/if-defined.js';
-import type { Agent, ExternalLink, ListingDetail, Office, OpenHome, Photo } from '../../contract/relay-api.ts';
+import type { Agent, ExternalLink, ListingDetail, OpenHome, Photo } from '../../contract/relay-api.ts';
 import { relayUrl, RelayError } from '../shared/relay.ts';
 import { fetchJsonOnceFilled } from '../shared/relay-filling.ts';
 import { fill, formatArea, formatDateTime, formatNumber, formatTimeRange, isoOrEmpty, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
@@ -17,14 +17,13 @@ import { jsonLdText, trustedJsonLd, listingJsonLd } from './json-ld.ts';
 import { styles } from './listing.styles.ts';
 import type { EstateLightbox } from '../lightbox/lightbox.ts';
 import { loadElement } from '../shared/load-element.ts';
+import { idFrom } from '../shared/page-id.ts';
 import { EstateEnquiry } from '../enquiry/enquiry.ts';
 import { renderKeep, ShortlistController } from '../shared/shortlist.ts';
 import { recordView } from '../shared/recently-viewed.ts';
 import type { ListingViewDetail } from '../shared/analytics.ts';
 import { listingFacts, viewItem } from '../shared/listing-facts.ts';
-import { initials, mailAddress, telHref } from '../shared/person.ts';
-
-export { telHref };
+import { initials, mailAddress, telHref, unbroken } from '../shared/person.ts';
 
 export interface ListingLoadedDetail {
   listing: ListingDetail;
@@ -195,12 +194,7 @@ export class EstateListing extends EstateElement {
 
   /** The id shown: `listing-id`, else the page URL's `listing-id-param` parameter. */
   get effectiveId(): number | null {
-    if (typeof this.listingId === 'number' && Number.isInteger(this.listingId) && this.listingId > 0) return this.listingId;
-    if (this.listingIdParam) {
-      const value = Number(new URLSearchParams(window.location.search).get(this.listingIdParam));
-      if (Number.isInteger(value) && value > 0) return value;
-    }
-    return null;
+    return idFrom(this.listingId, this.listingIdParam);
   }
 
   /** Settles when the current load does (resolves with the listing, rejects with its error). */
@@ -761,7 +755,7 @@ export class EstateListing extends EstateElement {
    * has someone to call. (`office` may be missing from a listing a host or an older relay gives.)
    */
   #renderOffice(listing: ListingDetail, level: number): TemplateResult | typeof nothing {
-    const office = (listing as ListingDetail & { office?: Office | null }).office;
+    const office = listing.office;
     if (!office?.name && !office?.phone) return nothing;
     const text = this.#text;
     const name = office.name || text.officeFallback;
@@ -778,7 +772,7 @@ export class EstateListing extends EstateElement {
               ? html`<div class="agent-actions">
                   <a part="agent-phone office-phone button" class="button" href=${tel}>
                     <svg class="icon" viewBox="0 0 24 24" aria-hidden="true">${phoneIcon}</svg
-                    ><span class="visually-hidden">${fill(text.callAgent, { name })}, </span>${office.phone}
+                    ><span class="visually-hidden">${fill(text.callAgent, { name })}, </span>${unbroken(office.phone!)}
                   </a>
                 </div>`
               : nothing

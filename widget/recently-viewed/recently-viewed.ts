@@ -5,6 +5,7 @@ import { resolveLocale } from '../shared/format.ts';
 import { heading, headingLevel } from '../shared/heading.ts';
 import { cardHref, renderCardContent } from '../shared/listing-parts.ts';
 import { NearViewportController } from '../shared/near-viewport.ts';
+import { idFrom } from '../shared/page-id.ts';
 import { readRecentlyViewed, RECENTLY_VIEWED_KEY_PREFIX, RECENTLY_VIEWED_LIMIT, writeRecentlyViewed, type ViewedHome } from '../shared/recently-viewed.ts';
 import { ShortlistController } from '../shared/shortlist.ts';
 import { KeptHomesController } from '../shortlist/kept-homes.ts';
@@ -140,6 +141,8 @@ export class EstateRecentlyViewed extends EstateElement {
   readonly #near = new NearViewportController(this);
   readonly #status = new KeptHomesController(this);
   readonly #shortlist = new ShortlistController(this);
+  /** `homes` as this update found them (a page query, the URL, a filter): render() draws these. */
+  #shown: ViewedHome[] = [];
 
   constructor() {
     super();
@@ -167,10 +170,8 @@ export class EstateRecentlyViewed extends EstateElement {
     if (typeof this.excludeId === 'number' && this.excludeId > 0) return this.excludeId;
     const shown = document.querySelector('estate-listing');
     if (!shown) return null;
-    const id = shown.listing?.id ?? shown.effectiveId ?? Number(shown.getAttribute('listing-id'));
-    if (id) return id;
-    const param = shown.getAttribute('listing-id-param');
-    return param ? Number(new URLSearchParams(location.search).get(param)) || null : null;
+    // Its code may not have run yet (no `effectiveId`): read what it will from its attributes.
+    return shown.listing?.id ?? shown.effectiveId ?? idFrom(Number(shown.getAttribute('listing-id')), shown.getAttribute('listing-id-param'));
   }
 
   get #text(): RecentlyViewedStrings {
@@ -179,7 +180,7 @@ export class EstateRecentlyViewed extends EstateElement {
 
   // update(), not willUpdate(): the list is read in the controllers' hostUpdate, between the two.
   protected override update(changed: PropertyValues<this>): void {
-    const homes = this.homes;
+    const homes = (this.#shown = this.homes);
     // The relay is asked about each home (bounded, a few at once) once the element nears the viewport.
     if (this.#near.near) this.#status.want(homes.map((home) => home.id));
     if (homes.length) this.cleared = false;
@@ -205,7 +206,7 @@ export class EstateRecentlyViewed extends EstateElement {
   override render(): TemplateResult | typeof nothing {
     const text = this.#text;
     const level = headingLevel(this.headingLevel, 2);
-    const homes = this.homes;
+    const homes = this.#shown;
     if (!homes.length) {
       return this.cleared
         ? html`<section part="base" class="base">

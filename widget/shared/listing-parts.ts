@@ -9,7 +9,8 @@ import { renderPicture } from './picture.ts';
 import { renderKeep } from './shortlist.ts';
 
 // Markup that <estate-listing> and the listing cards (<estate-listings>, <estate-similar-listings>,
-// <estate-recently-viewed>) draw alike (their CSS is in listing-parts.styles.ts).
+// <estate-recently-viewed>) draw alike (their CSS is in listing-parts.styles.ts, the card's own in
+// listing-card.styles.ts).
 
 /** The words a status badge needs; both elements' strings carry them. */
 export interface BadgeStrings {
@@ -87,7 +88,7 @@ export interface CardOptions {
  * The inside of one listing card (photo, badge, price, linked address, type and auction, features,
  * heart): the markup `<estate-listings>` draws, shared so every card looks and reads alike. The
  * `<li part="card">` around it is the element's (the grid's carries the map highlight). Styles:
- * listing-parts.styles.ts `cardStyles`.
+ * listing-card.styles.ts `cardStyles`.
  */
 export function renderCardContent(listing: ListingSummary, text: CardStrings, options: CardOptions): TemplateResult {
   const address = listing.address?.display || listing.heading || '';

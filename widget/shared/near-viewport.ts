@@ -3,7 +3,7 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 /**
  * Tells whether the host has come near the viewport (within `margin`), once: an element under the
  * listing (similar homes, recently viewed) loads its data and photos then, so they never compete
- * with the listing's own photos. Without IntersectionObserver (an old browser), at once.
+ * with the listing's own photos. (Every browser the builds target, ES2022, has IntersectionObserver.)
  */
 export class NearViewportController implements ReactiveController {
   near = false;
@@ -21,25 +21,17 @@ export class NearViewportController implements ReactiveController {
 
   hostConnected(): void {
     if (this.near) return;
-    if (typeof IntersectionObserver === 'undefined') {
-      this.#arrive();
-      return;
-    }
     this.#observer = new IntersectionObserver(
       (entries) => {
         if (!entries.some((entry) => entry.isIntersecting)) return;
         this.#observer?.disconnect();
-        this.#arrive();
+        this.near = true;
+        this.#reach();
+        this.host.requestUpdate();
       },
       { rootMargin: this.margin },
     );
     this.#observer.observe(this.host);
-  }
-
-  #arrive(): void {
-    this.near = true;
-    this.#reach();
-    this.host.requestUpdate();
   }
 
   hostDisconnected(): void {

@@ -6,6 +6,7 @@ import { resolveLocale } from '../shared/format.ts';
 import { heading, headingLevel } from '../shared/heading.ts';
 import { cardHref, renderCardContent } from '../shared/listing-parts.ts';
 import { NearViewportController } from '../shared/near-viewport.ts';
+import { idFrom } from '../shared/page-id.ts';
 import { relayUrl, RelayError } from '../shared/relay.ts';
 import { fetchJsonOnceFilled } from '../shared/relay-filling.ts';
 import { ShortlistController } from '../shared/shortlist.ts';
@@ -126,12 +127,7 @@ export class EstateSimilarListings extends EstateElement {
 
   /** The listing whose similar homes are shown: `listing-id`, else the page URL's `listing-id-param` parameter. */
   get effectiveId(): number | null {
-    if (typeof this.listingId === 'number' && Number.isInteger(this.listingId) && this.listingId > 0) return this.listingId;
-    if (this.listingIdParam) {
-      const value = Number(new URLSearchParams(location.search).get(this.listingIdParam));
-      if (Number.isInteger(value) && value > 0) return value;
-    }
-    return null;
+    return idFrom(this.listingId, this.listingIdParam);
   }
 
   /** Settles once the element has neared the viewport and its load is done: the homes shown. */
