@@ -21,6 +21,7 @@ const benchmarks: Array<{ name: string; load: () => Promise<BenchModule> }> = [
   { name: 'integrator', load: () => import('./integrator.ts') },
   { name: 'answer-cache-flood', load: () => import('./answer-cache-flood.ts') },
   { name: 'map', load: () => import('./map.ts') },
+  { name: 'memory', load: () => import('./memory.ts') },
 ];
 
 const wanted = process.argv.slice(2);

@@ -12,6 +12,7 @@ import type { AgencySet } from './compose/agency-set.ts';
 import { FILLING, readinessOf } from './compose/agency-state.ts';
 import { listingStatus } from './listings/cache.ts';
 import { formatStartTable } from './ops/start-table.ts';
+import { collectWhenIdle } from './runtime/idle-memory.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 /** How long the start-up table (AGENCIES_FILE) waits for the agencies' first syncs: past it, those still filling show as filling. */
@@ -67,6 +68,9 @@ if (!config.agenciesFile && (process.stdout.isTTY || config.demoMode)) {
     }),
   );
 }
+
+// Memory back to the machine once the relay goes quiet after a sync or visitors (runtime/idle-memory.ts).
+collectWhenIdle();
 
 // The operator CLI: `restore` refuses while this file names a live process; `sync` signals it.
 const releaseInstance = claimInstance(relay.store.dataDir);

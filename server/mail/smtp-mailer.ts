@@ -1,5 +1,6 @@
-import nodemailer from 'nodemailer';
-import MailComposer from 'nodemailer/lib/mail-composer/index.js';
+import { createRequire } from 'node:module';
+import type { createTransport, Transporter } from 'nodemailer';
+import type MailComposerClass from 'nodemailer/lib/mail-composer/index.js';
 import type { Logger } from '../runtime/log.ts';
 import { parseSmtpUrl, type MailFrom } from '../runtime/mail-settings.ts';
 import { MailError, type Mailer, type MailMessage } from './mailer.ts';
@@ -44,26 +45,34 @@ interface NodemailerError extends Error {
  * one for the whole send) and in size (the message is composed first and refused over the cap).
  * Logs only the server's reply code and nodemailer's error code: never an address, subject or body.
  */
+/**
+ * nodemailer, loaded at the first message rather than at start (about 2.5 MB of a relay's memory,
+ * measured in bench/memory.ts): most relays send a confirmation now and then, some never.
+ */
+const requireLater = createRequire(import.meta.url);
+
 export function createSmtpMailer(options: SmtpMailerOptions): Mailer {
   const target = parseSmtpUrl(options.url);
   if (typeof target === 'string') throw new Error(`SMTP URL ${target}`);
   const log = options.log.child({ component: 'mail', smtp: target.describe });
   const maxMessageBytes = options.maxMessageBytes ?? SMTP_DEFAULTS.maxMessageBytes;
   const sendTimeoutMs = options.sendTimeoutMs ?? SMTP_DEFAULTS.sendTimeoutMs;
-  const transport = nodemailer.createTransport({
-    host: target.host,
-    port: target.port,
-    secure: target.secure,
-    auth: target.user !== undefined ? { user: target.user, pass: target.password ?? '' } : undefined,
-    connectionTimeout: options.connectionTimeoutMs ?? SMTP_DEFAULTS.connectionTimeoutMs,
-    greetingTimeout: options.greetingTimeoutMs ?? SMTP_DEFAULTS.greetingTimeoutMs,
-    socketTimeout: options.socketTimeoutMs ?? SMTP_DEFAULTS.socketTimeoutMs,
-    dnsTimeout: options.connectionTimeoutMs ?? SMTP_DEFAULTS.connectionTimeoutMs,
-    tls: options.allowSelfSignedCertificate ? { rejectUnauthorized: false } : undefined,
-    // nodemailer's own logger would write addresses; ours writes codes only.
-    logger: false,
-    debug: false,
-  });
+  let transport: Transporter | undefined;
+  const transporter = () =>
+    (transport ??= (requireLater('nodemailer') as { createTransport: typeof createTransport }).createTransport({
+      host: target.host,
+      port: target.port,
+      secure: target.secure,
+      auth: target.user !== undefined ? { user: target.user, pass: target.password ?? '' } : undefined,
+      connectionTimeout: options.connectionTimeoutMs ?? SMTP_DEFAULTS.connectionTimeoutMs,
+      greetingTimeout: options.greetingTimeoutMs ?? SMTP_DEFAULTS.greetingTimeoutMs,
+      socketTimeout: options.socketTimeoutMs ?? SMTP_DEFAULTS.socketTimeoutMs,
+      dnsTimeout: options.connectionTimeoutMs ?? SMTP_DEFAULTS.connectionTimeoutMs,
+      tls: options.allowSelfSignedCertificate ? { rejectUnauthorized: false } : undefined,
+      // nodemailer's own logger would write addresses; ours writes codes only.
+      logger: false,
+      debug: false,
+    }));
   let closed = false;
 
   async function send(message: MailMessage, sendOptions: { signal?: AbortSignal } = {}): Promise<void> {
@@ -74,7 +83,7 @@ export function createSmtpMailer(options: SmtpMailerOptions): Mailer {
       log.warn({ bytes: raw.byteLength, maxMessageBytes }, 'mail refused before sending: too large');
       throw new MailError(`the message is ${raw.byteLength} bytes, more than the ${maxMessageBytes} the mailer sends`, false);
     }
-    const sending = transport.sendMail({ envelope: { from: options.from.address, to: [message.to] }, raw });
+    const sending = transporter().sendMail({ envelope: { from: options.from.address, to: [message.to] }, raw });
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     const bounds = new Promise<never>((_, reject) => {
@@ -107,6 +116,7 @@ export function createSmtpMailer(options: SmtpMailerOptions): Mailer {
   }
 
   function compose(message: MailMessage): Promise<Buffer> {
+    const MailComposer = requireLater('nodemailer/lib/mail-composer/index.js') as typeof MailComposerClass;
     const composer = new MailComposer({
       from: options.from.name ? { name: options.from.name, address: options.from.address } : options.from.address,
       to: message.to,
@@ -125,7 +135,7 @@ export function createSmtpMailer(options: SmtpMailerOptions): Mailer {
     describe: target.describe,
     async close() {
       closed = true;
-      transport.close();
+      transport?.close();
     },
   };
 }

@@ -1,11 +1,9 @@
-// The DOM shim of @lit-labs/ssr must be in place before the element modules load (they are
-// imported below, on first use, from the widget build's server copy).
+// The DOM shim of @lit-labs/ssr must be in place before the element modules load: both are
+// imported on the first page rendered (loadRenderer), @lit-labs/ssr first.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { render } from '@lit-labs/ssr';
-import { collectResult } from '@lit-labs/ssr/lib/render-result.js';
-import { html, type TemplateResult } from 'lit';
+import type { TemplateResult } from 'lit';
 import type { AgentProfile, ListingDetail, ListingSummary, Team } from '../../contract/relay-api.ts';
 import type { Logger } from '../runtime/log.ts';
 import { escapeHtml, scriptJson } from './html.ts';
@@ -61,30 +59,30 @@ export interface ElementRenderer {
  */
 export function elementRenderer(widgetDir: string, log: Pick<Logger, 'warn'>): ElementRenderer {
   const file = join(widgetDir, SERVER_ELEMENTS);
-  let loaded: Promise<boolean> | undefined;
+  let loaded: Promise<LitRenderer | null> | undefined;
   const ready = () =>
     (loaded ??= existsSync(file)
-      ? import(pathToFileURL(file).href).then(() => true)
-      : Promise.resolve(false).then((found) => {
+      ? loadRenderer(file)
+      : Promise.resolve(null).then(() => {
           log.warn(
             { file },
             'No server build of the elements (run npm run build:widget): listing pages carry the elements for the browser to render, without server-rendered shadow DOM',
           );
-          return found;
+          return null;
         }));
 
   /** The element server-rendered once the server build is loaded, else left for the browser (clientRendered). */
-  const renderElement = async (data: string, unrendered: () => string, template: () => TemplateResult): Promise<RenderedElement> => ({
-    html: (await ready()) ? await collectResult(render(template())) : unrendered(),
-    data,
-  });
+  const renderElement = async (data: string, unrendered: () => string, template: (html: LitRenderer['html']) => TemplateResult): Promise<RenderedElement> => {
+    const lit = await ready();
+    return { html: lit ? await lit.collectResult(lit.render(template(lit.html))) : unrendered(), data };
+  };
 
   return {
     renderListing: (listing, settings) =>
       renderElement(
         pageData({ listing }),
         () => clientRendered('estate-listing', settings, { 'heading-level': '1', 'no-json-ld': '' }),
-        () =>
+        (html) =>
           html`<estate-listing
             data-estate-ssr
             relay=${settings.relay}
@@ -99,7 +97,7 @@ export function elementRenderer(widgetDir: string, log: Pick<Logger, 'warn'>): E
       renderElement(
         pageData({ listings: items }),
         () => clientRendered('estate-listings', settings, { 'heading-level': '2', 'detail-href': settings.detailHref }),
-        () =>
+        (html) =>
           html`<estate-listings
             data-estate-ssr
             relay=${settings.relay}
@@ -114,7 +112,7 @@ export function elementRenderer(widgetDir: string, log: Pick<Logger, 'warn'>): E
       renderElement(
         pageData({ team }),
         () => clientRendered('estate-team', settings, { 'heading-level': '2', 'agent-href': settings.agentHref }),
-        () =>
+        (html) =>
           html`<estate-team
             data-estate-ssr
             relay=${settings.relay}
@@ -129,7 +127,7 @@ export function elementRenderer(widgetDir: string, log: Pick<Logger, 'warn'>): E
       return renderElement(
         pageData({ agent }),
         () => clientRendered('estate-agent', settings, { 'heading-level': '1', 'detail-href': settings.detailHref, 'team-href': teamHref }),
-        () =>
+        (html) =>
           html`<estate-agent
             data-estate-ssr
             relay=${settings.relay}
@@ -143,6 +141,25 @@ export function elementRenderer(widgetDir: string, log: Pick<Logger, 'warn'>): E
       );
     },
   };
+}
+
+interface LitRenderer {
+  render: typeof import('@lit-labs/ssr').render;
+  collectResult: typeof import('@lit-labs/ssr/lib/render-result.js').collectResult;
+  html: typeof import('lit').html;
+}
+
+/**
+ * Lit's server renderer, its DOM shim and the elements' server build, loaded when the first page
+ * is rendered, not at start: a relay whose agencies use no server-rendered page never holds them
+ * (about 2 MB at load, more once the elements are in; bench/memory.ts).
+ */
+async function loadRenderer(elementsFile: string): Promise<LitRenderer> {
+  const { render } = await import('@lit-labs/ssr');
+  const { collectResult } = await import('@lit-labs/ssr/lib/render-result.js');
+  const { html } = await import('lit');
+  await import(pathToFileURL(elementsFile).href);
+  return { render, collectResult, html };
 }
 
 /** The team page an agent's page links back to: the agent path template without its `/{id}/{slug}`. */

@@ -8,7 +8,8 @@ import { contentHash, downloadPhoto, PhotoDownloadError } from './download.ts';
 import { PhotoFolderGuard } from './folder-guard.ts';
 import { hostOf, type PhotoHostAllowList } from './hosts.ts';
 import { recordedImage, recordedImages, sourceUrlsOf, type RecordedImage } from './mirror.ts';
-import { makeVariants, VARIANT_FILE_NAME, variantPath, type VariantFormat } from './variants.ts';
+import { makeVariants } from './variant-process.ts';
+import { VARIANT_FILE_NAME, variantPath, type VariantFormat } from './variant-files.ts';
 
 export interface PhotoFillOptions {
   store: Store;

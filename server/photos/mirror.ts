@@ -10,7 +10,8 @@ import { PhotoFolderGuard } from './folder-guard.ts';
 import { hostOf, type PhotoHostAllowList } from './hosts.ts';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { writeRebuildable } from './rebuildable.ts';
-import { makeVariants, variantPath } from './variants.ts';
+import { makeVariants } from './variant-process.ts';
+import { variantPath } from './variant-files.ts';
 import type { Clock } from '../runtime/clock.ts';
 
 /** The photo index's tables, parents first: copied from the agency's sync holder to the other relays on one database (each fetches the files itself). */

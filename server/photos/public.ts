@@ -1,6 +1,6 @@
 import type { ImageVariant, Photo } from '../../contract/relay-api.ts';
 import type { MirroredPhoto } from './mirror.ts';
-import { FILE_EXTENSION } from './variants.ts';
+import { FILE_EXTENSION } from './variant-files.ts';
 
 /** The public path of a variant (what routes.ts serves). */
 export function variantUrl(base: string, hash: string, width: number, format: 'webp' | 'jpeg'): string {

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { servedCrossOrigin } from '../http/cross-origin.ts';
 import { HttpError } from '../http/errors.ts';
-import { VARIANT_FILE_NAME, variantPath } from './variants.ts';
+import { VARIANT_FILE_NAME, variantPath } from './variant-files.ts';
 
 export interface PhotosRouterOptions {
   /** A file missing (and not filled): whoever still shows its image fetches it again. */

@@ -2,6 +2,9 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { PhotoDownloadError } from './download.ts';
+import { targetWidths, variantPath, type MadeVariants } from './variant-files.ts';
+
+export { FILE_EXTENSION, VARIANT_FILE_NAME, targetWidths, variantPath, type MadeVariants, type VariantFormat } from './variant-files.ts';
 
 /** Formats sharp may decode here: what CRMs store. Anything else (SVG, PDF, TIFF...) is refused. */
 const ACCEPTED_FORMATS = new Set(['jpeg', 'png', 'webp', 'gif', 'heif', 'avif']);
@@ -16,30 +19,6 @@ export const MAX_PHOTO_SIDE = 16_383;
 export const MAX_ASPECT_RATIO = 12;
 /** A backstop for what the checks above cannot foresee: no decode or encode may take longer. */
 const SHARP_TIMEOUT_SECONDS = 10;
-
-export type VariantFormat = 'webp' | 'jpeg';
-export const FILE_EXTENSION: Record<VariantFormat, string> = { webp: 'webp', jpeg: 'jpg' };
-
-export interface MadeVariants {
-  /** Size of the largest variant, after EXIF orientation. */
-  width: number;
-  height: number;
-  /** Widths made, ascending; each exists as WebP and JPEG. */
-  widths: number[];
-}
-
-/** A variant's file name, `<hash>-<width>.<webp|jpg>` (hash, width, extension): anything else is not one of ours. */
-export const VARIANT_FILE_NAME = /^([0-9a-f]{32})-(\d{1,5})\.(webp|jpg)$/;
-
-/** Where a variant lives: DATA_DIR/photos/ab/<hash>-<width>.<ext> (two-letter fan-out keeps folders small). */
-export function variantPath(photoDir: string, hash: string, width: number, format: VariantFormat): string {
-  return join(photoDir, hash.slice(0, 2), `${hash}-${width}.${FILE_EXTENSION[format]}`);
-}
-
-/** The widths to make for a source `sourceWidth` wide: never upscaled, no duplicates. */
-export function targetWidths(wanted: readonly number[], sourceWidth: number): number[] {
-  return [...new Set(wanted.map((width) => Math.min(width, sourceWidth)))].sort((a, b) => a - b);
-}
 
 /**
  * Checks that `bytes` is a real photo and writes its WebP and JPEG variants. The image is decoded

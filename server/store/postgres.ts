@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely';
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import type { Migration } from './migrations.ts';
 import { pgMigrations } from './pg-migrations.ts';
 import { attachQueries, detachQueries } from './tables.ts';
@@ -53,7 +54,11 @@ export function checkSchemaName(schema: string): void {
 }
 
 /** A pool on `url` reading BIGINT as numbers, its idle-connection errors told to `warn`; `searchPath`: every connection's schema. */
+/** pg, loaded when a pool is first opened: a relay on SQLite never needs it (about 5 MB of memory, bench/memory.ts). */
+const requireLater = createRequire(import.meta.url);
+
 export function openPool(url: string, options: Pick<AttachPostgresOptions, 'poolSize' | 'warn'> & { searchPath?: string } = {}): pg.Pool {
+  const pg = requireLater('pg') as typeof import('pg').default;
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,

@@ -32,6 +32,15 @@ export const STORE_FILE_MODE = 0o600;
 const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
 /** Pages in the WAL (4 KB each) that trigger an automatic checkpoint: SQLite's default, made explicit. */
 const WAL_AUTOCHECKPOINT_PAGES = 1000;
+/**
+ * Each connection's page cache, in KiB (better-sqlite3 builds with 16 MB; SQLite's own default is
+ * 2 MB). A relay opens one store per agency, and each cache fills up to its bound as pages are
+ * read. Measured at 200 agencies × 100 listings (bench/memory.ts): idle RSS 486 MB at 1 MB, 438 MB
+ * at 256 KiB, the warm-up of 2,000 answers and pages as fast (4.9 s, 5.0 s). Pages not cached come
+ * from the kernel's file cache in microseconds, and the answer cache serves repeated queries before
+ * SQLite sees them.
+ */
+const PAGE_CACHE_KIB = 256;
 
 /**
  * Opens (creating if needed) the relay's SQLite store in `dataDir` and brings its schema up to date.
@@ -56,6 +65,7 @@ export function openStore(dataDir: string, migrations: Migration[] = defaultMigr
   db.pragma('secure_delete = ON');
   db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+  db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   migrate(db, migrations);
   return storeOver(db, file, absoluteDir, new WriteHealth(() => writeLockFree(db)));
 }
