@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { systemClock, type Clock } from '../runtime/clock.ts';
 import type { Logger } from '../runtime/log.ts';
 import type { Store } from '../store/store.ts';
-import { contentHash, downloadPhoto, PhotoDownloadError } from './download.ts';
+import { PhotoDownloadError } from './download.ts';
 import { PhotoFolderGuard } from './folder-guard.ts';
 import { hostOf, type PhotoHostAllowList } from './hosts.ts';
 import { recordedImage, recordedImages, sourceUrlsOf, type RecordedImage } from './mirror.ts';
-import { makeVariants } from './variant-process.ts';
+import { downloadInImageProcess, type KeptPhoto } from './variant-process.ts';
 import { VARIANT_FILE_NAME, variantPath, type VariantFormat } from './variant-files.ts';
 
 export interface PhotoFillOptions {
@@ -293,26 +293,27 @@ export class PhotoFill {
       if (urls.length === 0) return this.failed(hash, 'no_source', undefined);
       let last: { reason: string; url: string } | undefined;
       for (const url of urls) {
-        let bytes: Buffer;
+        let photo: KeptPhoto;
         try {
-          ({ bytes } = await downloadPhoto(url, {
-            allowList: this.options.allowList,
+          photo = await downloadInImageProcess(url, {
+            hosts: this.options.allowList.hosts,
             maxBytes: this.options.maxBytes,
             timeoutMs: this.options.downloadTimeoutMs,
             signal: this.stopping.signal,
-          }));
+          });
         } catch (error) {
           if (this.stopping.signal.aborted) return 'stopped';
           last = { reason: error instanceof PhotoDownloadError ? error.reason : 'internal', url };
           continue;
         }
         // The host may now serve other bytes at this URL (the photo changed): those are not this image.
-        if (contentHash(bytes) !== hash) {
+        if (photo.hash !== hash) {
+          photo.drop();
           last = { reason: 'hash_mismatch', url };
           continue;
         }
         try {
-          await makeVariants(bytes, hash, this.photoDir, image.widths);
+          await photo.makeVariants(this.photoDir, image.widths);
         } catch (error) {
           last = { reason: error instanceof PhotoDownloadError ? error.reason : 'internal', url };
           continue;

@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import type { Logger } from '../runtime/log.ts';
 import type { Store } from '../store/store.ts';
 import { hasTable, tablesOf } from '../store/tables.ts';
-import { contentHash, downloadPhoto, PhotoDownloadError } from './download.ts';
+import { PhotoDownloadError } from './download.ts';
 import { PhotoFolderGuard } from './folder-guard.ts';
 import { hostOf, type PhotoHostAllowList } from './hosts.ts';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { writeRebuildable } from './rebuildable.ts';
-import { makeVariants } from './variant-process.ts';
+import { downloadInImageProcess } from './variant-process.ts';
 import { variantPath } from './variant-files.ts';
 import type { Clock } from '../runtime/clock.ts';
 
@@ -280,25 +280,29 @@ export class PhotoMirror {
    * mirrored for another photo right now: the work is shared).
    */
   private async mirrorFile(url: string, signal?: AbortSignal): Promise<{ hash: string; made?: MadeFile; reused: boolean; release: () => void }> {
-    const { bytes } = await this.downloadLimit(() =>
-      downloadPhoto(url, { allowList: this.options.allowList, maxBytes: this.options.maxBytes, timeoutMs: this.options.downloadTimeoutMs, signal }),
+    // The bytes stay in the image process: the relay learns their hash and asks for variants only when they are new.
+    const photo = await this.downloadLimit(() =>
+      downloadInImageProcess(url, { hosts: this.options.allowList.hosts, maxBytes: this.options.maxBytes, timeoutMs: this.options.downloadTimeoutMs, signal }),
     );
-    const hash = contentHash(bytes);
-    // Claimed before the files are looked at or written, held until the caller has written the row.
-    const release = await this.guard.claim(hash);
+    const { hash } = photo;
+    let release: (() => void) | undefined;
     try {
+      // Claimed before the files are looked at or written, held until the caller has written the row.
+      release = await this.guard.claim(hash);
       if (this.db.prepare('SELECT 1 FROM photo_files WHERE hash = ?').get(hash)) return { hash, reused: true, release };
       let making = this.inFlight.get(hash);
       const reused = making !== undefined;
       if (!making) {
-        making = this.cpuLimit(() => makeVariants(bytes, hash, this.photoDir, this.options.widths)).then((made) => ({ hash, ...made }));
+        making = this.cpuLimit(() => photo.makeVariants(this.photoDir, this.options.widths)).then((made) => ({ hash, ...made }));
         this.inFlight.set(hash, making);
         void making.finally(() => this.inFlight.delete(hash)).catch(() => undefined);
       }
       return { hash, made: await making, reused, release };
     } catch (error) {
-      release();
+      release?.();
       throw error;
+    } finally {
+      photo.drop();
     }
   }
 
