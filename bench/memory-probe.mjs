@@ -44,19 +44,35 @@ function kernelState() {
     return null;
   }
   const kinds = { brkHeapMB: 0, anonymousMappingsMB: 0, fileBackedMB: 0, stackMB: 0 };
+  /** File-backed RSS by file (which code the pages in use are). */
+  const files = new Map();
   let kind = 'anonymousMappingsMB';
+  let file;
   for (const line of smaps.split('\n')) {
     const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
     if (mapping) {
       const name = mapping[1];
       kind = name === '[heap]' ? 'brkHeapMB' : name.startsWith('[stack') ? 'stackMB' : name.startsWith('/') ? 'fileBackedMB' : 'anonymousMappingsMB';
+      file = kind === 'fileBackedMB' ? name.split('/').pop() : undefined;
       continue;
     }
     const rss = /^Rss:\s+(\d+) kB/.exec(line);
-    if (rss) kinds[kind] += Number(rss[1]) / 1024;
+    if (!rss) continue;
+    kinds[kind] += Number(rss[1]) / 1024;
+    if (file) files.set(file, (files.get(file) ?? 0) + Number(rss[1]) / 1024);
   }
+  const largestFiles = Object.fromEntries(
+    [...files]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 5)
+      .map(([name, value]) => [name, Math.round(value * 10) / 10]),
+  );
   const threads = Number(/^Threads:\s+(\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0);
-  return Object.fromEntries([...Object.entries(kinds).map(([name, value]) => [name, Math.round(value * 10) / 10]), ['threads', threads]]);
+  return Object.fromEntries([
+    ...Object.entries(kinds).map(([name, value]) => [name, Math.round(value * 10) / 10]),
+    ['threads', threads],
+    ['largestFilesMB', largestFiles],
+  ]);
 }
 
 function report() {
