@@ -1,6 +1,5 @@
 import { html, isServer, nothing, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
 import { ifDefined } from 'lit/directives/if-defined.js';
-import { live } from 'lit/directives/live.js';
 import { Task, TaskStatus } from '@lit/task';
 import type { EnquiryRequest } from '../../contract/relay-api.ts';
 import { resetStyles } from '../shared/reset.styles.ts';
@@ -353,7 +352,10 @@ export class EstateEnquiry extends EstateElement {
 
   protected override updated(): void {
     // The controls show `values` after every render, also where they and the visitor's input
-    // parted (what Lit's live directive did; a few lines here keep its bytes off every page).
+    // parted: the one place their value and checked state are set (no property binding, whose
+    // last written value Lit compares with, not the control's: a date-time half retyped, empty for
+    // a moment, would have been written back as empty over its other segments; Lit's live
+    // directive, which did this before, cost its chunks and the detail's about 350 gzip bytes).
     // A field with no value yet (a lead form's own fields start absent) shows empty, not "undefined".
     for (const field of this.fieldNames) {
       const control = this.control(field) as HTMLInputElement | null;
@@ -544,7 +546,6 @@ export class EstateEnquiry extends EstateElement {
           ?readonly=${this.sending}
           aria-invalid=${error ? 'true' : 'false'}
           aria-describedby=${ifDefined(describedBy || undefined)}
-          .value=${live(String(this.values[field] ?? ''))}
           @input=${this.onInput}
           @blur=${this.onBlur}
         />
@@ -571,7 +572,6 @@ export class EstateEnquiry extends EstateElement {
           ?readonly=${this.sending}
           aria-invalid=${error ? 'true' : 'false'}
           aria-describedby=${ifDefined(error ? 'message-error' : undefined)}
-          .value=${live(String(this.values.message ?? ''))}
           @input=${this.onInput}
           @blur=${this.onBlur}
         ></textarea>
@@ -592,7 +592,6 @@ export class EstateEnquiry extends EstateElement {
           required
           aria-invalid=${error ? 'true' : 'false'}
           aria-describedby=${ifDefined(error ? 'consent-error' : undefined)}
-          .checked=${live(this.values.consent === true)}
           @change=${this.onInput}
           @blur=${this.onBlur}
         />
