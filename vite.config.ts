@@ -80,9 +80,9 @@ const PERSON_PARTS =
 /** What `<estate-map>` shares with `<estate-listings>` beyond the listing parts: how filters are read and kept in the URL, the highlight event. */
 const MAP_SHARES = /widget[\\/](listings[\\/]query|shared[\\/](url-query|listing-highlight))\.ts$|contract[\\/](listing-filters|slug)\.ts$/;
 /**
- * The base Lit's directives are built on (directive.js, directive-helpers.js): the live directive
- * (the forms), keyed (the lightbox) and unsafeHTML (a profile's HTML) need it, ifDefined does not;
- * each chunk with one of those carries its own copy (COPIES) or has the enquiry group's.
+ * The base Lit's directives are built on (directive.js, directive-helpers.js): keyed (the lightbox)
+ * and unsafeHTML (a profile's HTML) need it, ifDefined does not; each chunk with one of those
+ * carries its own copy (COPIES).
  */
 const DIRECTIVE_BASE = /node_modules[\\/]lit-html[\\/](development[\\/])?directive(-helpers)?\.js$/;
 /** Lit's keyed directive (the lightbox's), which the lightbox's chunk carries with its base. */
@@ -95,13 +95,12 @@ const KEYED = /node_modules[\\/]lit(-html)?[\\/](development[\\/])?directives[\\
 const LOGIC_MODULES =
   /widget[\\/](enquiry[\\/](form-logic|pending-store|pending-submission)|shared[\\/](leads|consent-text))\.ts$|contract[\\/](name|phone|attribution)\.ts$/;
 /**
- * The enquiry form and what only lead forms use, Lit's live directive among it (their controls'
- * values; no other element binds one), which in the core cost every page about 290 gzip bytes.
+ * The enquiry form and what only lead forms use (their words, styles, the field interaction state).
+ * Lit's live directive was among it until the form's controls got their values from updated()
+ * alone (issue 33); no element binds a directive built on Lit's directive base any more but the
+ * lightbox (keyed) and a profile's HTML (unsafeHTML), which carry it (COPIES).
  */
-const ENQUIRY_MODULES = new RegExp(
-  `${/widget[\\/](enquiry[\\/](?!(form-logic|pending-store|pending-submission)\.ts$)[\w.-]+|shared[\\/]field-interaction)\.ts$/.source}|` +
-    `${/node_modules[\\/]lit(-html)?[\\/](development[\\/])?directives[\\/]live\.js$/.source}|${DIRECTIVE_BASE.source}`,
-);
+const ENQUIRY_MODULES = /widget[\\/](enquiry[\\/](?!(form-logic|pending-store|pending-submission)\.ts$)[\w.-]+|shared[\\/]field-interaction)\.ts$/;
 
 /**
  * The lead forms other than the question (issue 22), the saved-search form (issue 21) and what only
