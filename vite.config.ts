@@ -53,6 +53,17 @@ export const VARIANT_ENTRIES: Record<string, { element: keyof typeof ELEMENT_ENT
 };
 
 /**
+ * Parts of an element fetched only once it needs them, each an entry of its own under a manifest
+ * key of its name: the element asks for it through loadElement (widget/shared/load-element.ts), and
+ * the loader fetches its chunks, integrity checked, as it does an element's. The enquiry form's
+ * checks, send and kept submission wait for a visitor to start on a form (issue 33): a page that
+ * only shows forms does not download them.
+ */
+export const PART_ENTRIES = {
+  'estate-enquiry-logic': 'widget/enquiry/form-logic.ts',
+};
+
+/**
  * What the listing elements share: formatting, photos, icons, headings, card parts, the id read
  * from the page URL, and the registering of elements they render or fetch later (the enquiry form
  * needs none of it).
@@ -69,21 +80,27 @@ const PERSON_PARTS =
 /** What `<estate-map>` shares with `<estate-listings>` beyond the listing parts: how filters are read and kept in the URL, the highlight event. */
 const MAP_SHARES = /widget[\\/](listings[\\/]query|shared[\\/](url-query|listing-highlight))\.ts$|contract[\\/](listing-filters|slug)\.ts$/;
 /**
- * The base Lit's directives are built on (directive.js, directive-helpers.js): the live directive
- * (the forms), keyed (the lightbox) and unsafeHTML (a profile's HTML) need it, ifDefined does not;
- * each chunk with one of those carries its own copy (COPIES) or has the enquiry group's.
+ * The base Lit's directives are built on (directive.js, directive-helpers.js): keyed (the lightbox)
+ * and unsafeHTML (a profile's HTML) need it, ifDefined does not; each chunk with one of those
+ * carries its own copy (COPIES).
  */
 const DIRECTIVE_BASE = /node_modules[\\/]lit-html[\\/](development[\\/])?directive(-helpers)?\.js$/;
 /** Lit's keyed directive (the lightbox's), which the lightbox's chunk carries with its base. */
 const KEYED = /node_modules[\\/]lit(-html)?[\\/](development[\\/])?directives[\\/]keyed\.js$/;
 /**
- * The enquiry form and what only lead forms use, Lit's live directive among it (their controls'
- * values; no other element binds one), which in the core cost every page about 290 gzip bytes.
+ * The enquiry form's logic (PART_ENTRIES) and what only it uses: the field rules, the send, where a
+ * lead comes from, the kept submission's store and retries. Its own chunk, fetched once a visitor
+ * starts on a form; the elements that carry the form copy the form (COPIES), not this.
  */
-const ENQUIRY_MODULES = new RegExp(
-  `${/widget[\\/](enquiry[\\/][\w.-]+|shared[\\/](field-interaction|leads|consent-text))\.ts$|contract[\\/](name|phone|attribution)\.ts$/.source}|` +
-    `${/node_modules[\\/]lit(-html)?[\\/](development[\\/])?directives[\\/]live\.js$/.source}|${DIRECTIVE_BASE.source}`,
-);
+const LOGIC_MODULES =
+  /widget[\\/](enquiry[\\/](form-logic|pending-store|pending-submission)|shared[\\/](leads|consent-text))\.ts$|contract[\\/](name|phone|attribution)\.ts$/;
+/**
+ * The enquiry form and what only lead forms use (their words, styles, the field interaction state).
+ * Lit's live directive was among it until the form's controls got their values from updated()
+ * alone (issue 33); no element binds a directive built on Lit's directive base any more but the
+ * lightbox (keyed) and a profile's HTML (unsafeHTML), which carry it (COPIES).
+ */
+const ENQUIRY_MODULES = /widget[\\/](enquiry[\\/](?!(form-logic|pending-store|pending-submission)\.ts$)[\w.-]+|shared[\\/]field-interaction)\.ts$/;
 
 /**
  * The lead forms other than the question (issue 22), the saved-search form (issue 21) and what only
@@ -111,15 +128,22 @@ const COPIES: Array<{ importer: RegExp; modules: RegExp }> = [
   { importer: /widget[\\/]listings[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|widget[\\\\/]shared[\\\\/]alert-options\\.ts$`) },
   // The detail also its own copy of the relay-filling helper: the original sits in the lead forms'
   // chunk (the saved search uses it), whose imports (the enquiry form, the listings chunk) a
-  // detail page would otherwise fetch with it: 25 KB gzip for 450 bytes of code.
-  { importer: /widget[\\/]listing[\\/]/, modules: new RegExp(`${ENQUIRY_MODULES.source}|widget[\\\\/]shared[\\\\/]relay-filling\\.ts$`) },
+  // detail page would otherwise fetch with it: 25 KB gzip for 450 bytes of code. And of the
+  // element loader's helper, whose original the enquiry form's chunk holds (it fetches its logic).
+  {
+    importer: /widget[\\/]listing[\\/]/,
+    modules: new RegExp(`${ENQUIRY_MODULES.source}|widget[\\\\/]shared[\\\\/](relay-filling|load-element)\\.ts$`),
+  },
   {
     importer: /widget[\\/]lightbox[\\/]/,
     modules: new RegExp(`${LISTING_PARTS.source}|widget[\\\\/]listing[\\\\/]strings\\.ts$|${KEYED.source}|${DIRECTIVE_BASE.source}`),
   },
   // <estate-shortlist> carries copies of the listing parts and of the enquiry modules it uses (the
-  // form's words, field rules, kept submissions): its page fetches one file beside the core.
-  { importer: /widget[\\/]shortlist[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${ENQUIRY_MODULES.source}|contract[\\\\/]slug\\.ts$`) },
+  // form's words, field rules, kept submissions, where a lead comes from): its page fetches one file beside the core.
+  {
+    importer: /widget[\\/]shortlist[\\/]/,
+    modules: new RegExp(`${LISTING_PARTS.source}|${ENQUIRY_MODULES.source}|${LOGIC_MODULES.source}|contract[\\\\/]slug\\.ts$`),
+  },
   // The map: the listing parts of its card and the list's query helpers (which it reads the same
   // filters with), so a map page beside a list fetches no extra shared chunk for them.
   { importer: /widget[\\/]map[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${MAP_SHARES.source}`) },
@@ -257,7 +281,7 @@ function chunkManifestPlugin(): Plugin {
         return files;
       };
       for (const chunk of chunks) {
-        if (chunk.isEntry && chunk.name in ELEMENT_ENTRIES) tags[chunk.name] = filesOf(chunk.fileName);
+        if (chunk.isEntry && (chunk.name in ELEMENT_ENTRIES || chunk.name in PART_ENTRIES)) tags[chunk.name] = filesOf(chunk.fileName);
       }
       const variants: Record<string, string[]> = {};
       for (const chunk of chunks) {
@@ -359,6 +383,7 @@ export default defineConfig({
       entry: {
         widget: 'widget/loader.ts',
         ...ELEMENT_ENTRIES,
+        ...PART_ENTRIES,
         ...Object.fromEntries(Object.entries(VARIANT_ENTRIES).map(([name, variant]) => [name, variant.entry])),
       },
       formats: ['es'],

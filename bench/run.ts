@@ -4,7 +4,8 @@
  *
  * To add a benchmark: write `bench/<name>.ts` exporting `run(context): Promise<BenchFigure[]>`
  * (see types.ts) and add one line to `benchmarks` below. They run one after another, never in
- * parallel: they would measure each other.
+ * parallel: they would measure each other. A figure with `withinGoal: false` is printed, named
+ * on stderr and makes the run exit 1, as a benchmark that throws does.
  */
 import type { BenchContext, BenchModule } from './types.ts';
 
@@ -46,7 +47,16 @@ for (const benchmark of benchmarks) {
   try {
     context.note('starting');
     const module = await benchmark.load();
-    for (const figure of await module.run(context)) console.log(JSON.stringify(figure));
+    const missed: string[] = [];
+    for (const figure of await module.run(context)) {
+      console.log(JSON.stringify(figure));
+      if (figure.withinGoal === false) missed.push(figure.name);
+    }
+    // A figure past its goal fails the run, whatever else passed: a goal a run can miss quietly is no goal.
+    if (missed.length > 0) {
+      failed++;
+      console.error(`[bench ${benchmark.name}] GOAL MISSED: ${missed.join(', ')} (withinGoal false; the figures above say by how much)`);
+    }
   } catch (error) {
     failed++;
     console.error(`[bench ${benchmark.name}] failed:`, error);

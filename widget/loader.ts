@@ -40,7 +40,7 @@ const manifest: ChunkManifest = __ESTATE_CHUNKS__;
 // Same key as widget/shared/load-element.ts (not imported: see above).
 const LOAD_ELEMENT_HOOK = Symbol.for('estate-embed.load-element');
 
-const loads = new Map<string, Promise<void>>();
+const loads = new Map<string, Promise<unknown>>();
 const checkedChunks = new Map<number, Promise<void>>();
 /** A chunk's URL: `widget-<name>.<its SHA-256's first 8 characters, + and / as _>.js` (as vite.config.ts names it). */
 function fileUrl(index: number): string {
@@ -68,17 +68,18 @@ function checkChunk(index: number): Promise<void> {
   return checked;
 }
 
-/** Fetches (once) and registers the element for `key` (a manifest key); resolves when it is defined. */
-function loadElement(key: string): Promise<void> {
+/**
+ * Fetches (once) and registers the element for `key` (a manifest key); resolves when it is defined,
+ * with its module (a part's, such as the enquiry form's logic, is what its element uses).
+ */
+function loadElement(key: string): Promise<unknown> {
   let load = loads.get(key);
   if (!load) {
     const files = manifest.elements[key];
     load =
       customElements.get(key) || !files
         ? Promise.resolve()
-        : Promise.all(files.map(checkChunk)).then(async () => {
-            await import(/* @vite-ignore */ fileUrl(files[files.length - 1]!));
-          });
+        : Promise.all(files.map(checkChunk)).then(() => import(/* @vite-ignore */ fileUrl(files[files.length - 1]!)));
     load.catch((error: unknown) => console.error(error));
     loads.set(key, load);
   }

@@ -65,6 +65,10 @@ beforeAll(async () => {
       `<estate-similar-listings relay="${rig.relay.url}" listing-id="${first.id}"></estate-similar-listings></main>`,
   );
   writeFileSync(
+    join(rig.pageDir, 'form.html'),
+    `<!doctype html><title>Form</title>${pinned.tag}<main><estate-enquiry listing-id="${first.id}"></estate-enquiry></main>`,
+  );
+  writeFileSync(
     join(rig.pageDir, 'define.html'),
     `<!doctype html><title>Named</title>${pinned.tag.replace('<script ', '<script data-define="estate-listings estate-nope" ')}<main></main>`,
   );
@@ -141,6 +145,30 @@ describe('widget.js, the loader', () => {
     await page.evaluate(() => scrollTo(0, document.body.scrollHeight));
     await page.waitForFunction(() => customElements.get('estate-similar-listings') !== undefined);
     expect(new Set(scripts), 'then its chunks, through the checked manifest').toEqual(new Set(manifest.elements['estate-similar-listings']));
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("fetches an enquiry form's logic (checks, send, kept submission) only once a visitor starts on the form, through the checked manifest", async () => {
+    const logic = manifest.elements['estate-enquiry-logic']!.at(-1)!;
+    const { context, page, problems } = await watchedPage(rig.browser);
+    const scripts: string[] = [];
+    page.on('request', (request) => {
+      if (/\/widget-[^/]*\.js$/.test(request.url())) scripts.push(new URL(request.url()).pathname.slice(1));
+    });
+    await page.goto(`${rig.site.origin}/form.html`);
+    await page.waitForFunction(() => document.querySelector('estate-enquiry')?.shadowRoot?.querySelector('form') != null);
+    await page.waitForLoadState('networkidle');
+    expect(new Set(scripts), 'the form shown: its own chunks only').toEqual(new Set(manifest.elements['estate-enquiry']));
+    expect(scripts).not.toContain(logic);
+
+    // The visitor starts: the logic comes, and a wrong e-mail address is told once they leave the field.
+    const email = page.locator('estate-enquiry #email');
+    await email.fill('someone@nowhere');
+    await email.blur();
+    await page.waitForFunction(() => document.querySelector('estate-enquiry')?.shadowRoot?.querySelector('#email-error:not([hidden])') != null);
+    expect(scripts.filter((script) => script === logic)).toHaveLength(1);
+    expect(await email.getAttribute('aria-invalid')).toBe('true');
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -1,24 +1,21 @@
 import { html, isServer, nothing, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
 import { ifDefined } from 'lit/directives/if-defined.js';
-import { live } from 'lit/directives/live.js';
 import { Task, TaskStatus } from '@lit/task';
-import type { EnquiryAccepted, EnquiryRequest } from '../../contract/relay-api.ts';
-import { RelayError, fetchJson, relayUrl } from '../shared/relay.ts';
-import { fill } from '../shared/fill.ts';
+import type { EnquiryRequest } from '../../contract/relay-api.ts';
 import { resetStyles } from '../shared/reset.styles.ts';
 import { styles } from './enquiry.styles.ts';
-import { nameProblem } from '../../contract/name.ts';
 import { EstateElement } from '../shared/estate-element.ts';
 import { FieldInteractionController } from '../shared/field-interaction.ts';
+import { loadElement } from '../shared/load-element.ts';
 import { type EnquiryStrings } from './strings.ts';
 import './strings.ts';
-import { isPhoneNumber } from '../../contract/phone.ts';
-import { newOriginalId, pendingKey, type PendingEnquiry } from './pending-store.ts';
-import { PendingSubmissionController } from './pending-submission.ts';
-import type { LeadSentDetail, LeadType } from '../shared/analytics.ts';
-import { generateLead, leadOrigin, withinLeadLimit } from '../shared/leads.ts';
-import { consentText } from '../shared/consent-text.ts';
-import { msSinceVisitStart } from '../shared/visit-start.ts';
+import type { PendingEnquiry } from './pending-store.ts';
+import { pendingKey } from './pending-key.ts';
+import type { EnquiryForm, FormLogic } from './form-logic.ts';
+import type { LeadType } from '../shared/analytics.ts';
+import type { EnquiryErrorDetail, EnquirySubmitDetail, EnquirySuccessDetail, FieldValues, LeadContactFields, SendOutcome } from './types.ts';
+
+export type * from './types.ts';
 
 export const ENQUIRY_TAG = 'estate-enquiry';
 
@@ -48,45 +45,6 @@ const SHORTHAND_KEYS = [
 export type EnquiryField = 'fullName' | 'email' | 'mobile' | 'message' | 'consent';
 const FIELD_ORDER: readonly EnquiryField[] = ['fullName', 'email', 'mobile', 'message', 'consent'];
 
-/**
- * Detail of `estate-enquiry-submit`. Deliberately without the visitor's name, email, phone or
- * message: the event bubbles out of the shadow root to every listener on the page (analytics
- * tags included), and a host deciding whether to veto a send does not need them.
- */
-export interface EnquirySubmitDetail {
-  originalId: string;
-  listingId?: number;
-  agentId?: number;
-  subject?: string;
-  consent?: boolean;
-}
-
-export interface EnquirySuccessDetail {
-  originalId: string;
-}
-
-export interface EnquiryErrorDetail {
-  /** HTTP status of the relay's answer; 0 when no answer came (offline, timeout, CORS). */
-  status: number;
-  message: string;
-  /** The relay's per-field messages (field name → message), empty when it gave none. */
-  fields: Record<string, string>;
-  /** The relay's close names for a refused value, by the same field names (a saved search's unknown suburb); absent when it gave none. */
-  suggestions?: Record<string, string[]>;
-  originalId: string;
-  /** True when the submission is kept on this device and will be retried with the same originalId. */
-  pending: boolean;
-}
-
-/** What the controls hold, by field name (a checkbox's checked state, every other control's text). */
-type FieldValues = Record<string, string | boolean>;
-
-/** What every kind of lead carries, as the form builds it; a form adds its kind's own fields (`lead`). */
-export type LeadContactFields = Pick<
-  EnquiryRequest,
-  'originalId' | 'fullName' | 'email' | 'mobile' | 'consent' | 'consentText' | 'website' | 'elapsedMs' | 'page' | 'campaign'
->;
-
 /** A server-rendered form, detached or about to be, and the control that had the focus in it. */
 type ServerForm = [form: HTMLFormElement | null, focused: Element | null];
 
@@ -96,40 +54,19 @@ type ServerForm = [form: HTMLFormElement | null, focused: Element | null];
  */
 const serverForms = new WeakMap<Node, ServerForm[]>();
 
-/** What the send task resolves to: accepted now, or accepted earlier under the same originalId. */
-interface SendOutcome extends EnquiryAccepted {
-  alreadyReceived: boolean;
-}
-
-/** A relay answer that will never change on retry: the submission is dropped, not kept. */
-function isDefinitive(error: unknown): boolean {
-  return error instanceof RelayError && error.status >= 400 && error.status < 500 && error.status !== 429 && error.status !== 408;
-}
-
 /** " (optional)": the space is in the text, where the template minifier cannot drop it (a space before a tag it does). */
 const optional = (words: string) => ` ${words}`;
 
-// Chromium's type=email accepts "name@host"; the relay (and every real mailbox) wants a domain with a dot.
-const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const SEND_TIMEOUT_MS = 30_000;
+/** The manifest's key for form-logic.ts (vite.config.ts PART_ENTRIES), fetched once a visitor starts on a form. */
+const LOGIC = 'estate-enquiry-logic';
 
-function timeoutSignal(signal: AbortSignal, ms: number): AbortSignal {
-  const timeout = AbortSignal.timeout(ms);
-  if (typeof AbortSignal.any === 'function') return AbortSignal.any([signal, timeout]);
-  const controller = new AbortController();
-  const abort = () => controller.abort();
-  signal.addEventListener('abort', abort, { once: true });
-  timeout.addEventListener('abort', abort, { once: true });
-  return controller.signal;
-}
-
-/** Seconds from a Retry-After header (seconds or an HTTP date), or undefined. */
-function retryAfterMs(header: string | null): number | undefined {
-  if (!header) return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+/** Whether a submission is kept under `key` (storage may be missing or throw: then none is); the store comes with the logic. */
+function hasKept(key: string): boolean {
+  try {
+    return localStorage.getItem(key) !== null;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -266,39 +203,48 @@ export class EstateEnquiry extends EstateElement {
   declare protected notice: string;
 
   /** When a field's message may show (Lion's rules: touched and changed, or submitted). */
-  readonly #interaction = new FieldInteractionController<string>(this);
+  protected readonly interaction = new FieldInteractionController<string>(this);
   /** Messages from the relay's last 400, per field, until the visitor edits that field. */
-  #serverErrors: Partial<Record<string, string>> = {};
-  /** Where the submission being sent is kept (its form's storage key when it was sent). */
-  #keptKey: string | undefined;
-  /**
-   * The submission being sent or waiting for a retry: kept, retried with backoff and when back
-   * online, at the controller's default timing (5 s growing to 5 min; a Retry-After up to 10 min).
-   */
-  readonly #submission = new PendingSubmissionController(this, {
-    resend: (pending) => void this.#send.run([pending]),
-    canResend: () => !this.sending && this.isConnected,
-  });
+  protected serverErrors: Partial<Record<string, string>> = {};
+  /** reset() was called after the last send: the status region is empty again. */
+  protected statusCleared = false;
   /** Storage key the pending submission was last looked up under. */
   #checkedKey: string | undefined;
-  /** A pending submission found in storage, to resume once rendered. */
-  #resume: PendingEnquiry | undefined;
   /** The server-rendered form this one replaces, if any: its controls hold what the visitor typed. */
   #serverForm: ServerForm | undefined;
-  /** Wait announced with a 429, in seconds. */
-  #retryAfterSeconds = 0;
   /** Set between a submit event and the task starting, so a double click cannot slip in. */
   #submitting = false;
-  /** reset() was called after the last send: the status region is empty again. */
-  #statusCleared = false;
+  /** The checks, send and kept submission (form-logic.ts), once fetched. */
+  #logic: FormLogic | undefined;
+  #logicLoad: Promise<FormLogic> | undefined;
 
-  /** The send: a task run by hand (a submit), never by a property change. */
+  /** The send: a task run by hand (a submit, a retry), never by a property change; only ever run by the logic, so it is there. */
   #send = new Task<[PendingEnquiry], SendOutcome>(this, {
     autoRun: false,
-    task: async ([pending], { signal }) => this.#post(pending, signal),
-    onComplete: (outcome) => void this.#afterSuccess(outcome),
-    onError: (error) => void this.#afterFailure(error),
+    task: async ([pending], { signal }) => this.#logic!.post(pending, signal),
+    onComplete: (outcome) => void this.#logic!.afterSuccess(outcome),
+    onError: (error) => void this.#logic!.afterFailure(error),
   });
+
+  /**
+   * Fetches the form's logic (once): on the first focus or input in the form, a submit, or a kept
+   * submission to resume. Under widget.js the loader fetches it with its integrity checked.
+   */
+  #loadLogic(): Promise<FormLogic> {
+    return (this.#logicLoad ??= loadElement(LOGIC, () => import('./form-logic.ts')).then(
+      (module) => (this.#logic = new (module as typeof import('./form-logic.ts')).FormLogic(this as unknown as EnquiryForm, this.#send)),
+    ));
+  }
+
+  /** With the logic on its way, an update is complete once the logic has had its say (a field checked, a submission restored). */
+  protected override async getUpdateComplete(): Promise<boolean> {
+    let complete = await super.getUpdateComplete();
+    while (this.#logicLoad && !this.#logic) {
+      await this.#logicLoad;
+      complete = await super.getUpdateComplete();
+    }
+    return complete;
+  }
 
   /** The words in use: the language's, then `strings`, then the shorthand attributes. */
   protected get text(): EnquiryStrings {
@@ -329,7 +275,7 @@ export class EstateEnquiry extends EstateElement {
 
   /** The originalId of the submission being sent or awaiting a retry, if any. */
   get pendingOriginalId(): string | undefined {
-    return this.#submission.current?.request.originalId;
+    return this.#logic?.submission.current?.request.originalId;
   }
 
   /** True while a send is in flight. */
@@ -342,9 +288,9 @@ export class EstateEnquiry extends EstateElement {
     this.values = this.blank();
     this.errors = {};
     this.notice = '';
-    this.#serverErrors = {};
-    this.#interaction.reset();
-    if (!this.sending && !this.#submission.current) this.#statusCleared = true;
+    this.serverErrors = {};
+    this.interaction.reset();
+    if (!this.sending && !this.#logic?.submission.current) this.statusCleared = true;
     this.requestUpdate();
   }
 
@@ -371,17 +317,14 @@ export class EstateEnquiry extends EstateElement {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    if (changed.has('message') && !this.#interaction.isDirty('message') && !this.#submission.current) {
+    if (changed.has('message') && !this.interaction.isDirty('message') && !this.#logic?.submission.current) {
       this.values = { ...this.values, message: this.message ?? '' };
     }
     const key = this.storageKey;
     if (key && key !== this.#checkedKey && !this.sending) {
       this.#checkedKey = key;
-      const stored = this.#submission.restore(key);
-      if (stored) {
-        this.#resume = stored;
-        this.values = this.restore(stored.request);
-      }
+      if (this.#logic) this.#logic.restore(key);
+      else if (hasKept(key)) void this.#loadLogic().then((logic) => logic.restore(key));
     }
   }
 
@@ -389,7 +332,7 @@ export class EstateEnquiry extends EstateElement {
     const [serverForm, focused] = this.#serverForm ?? [];
     for (const field of this.fieldNames) {
       const typed = serverForm?.elements.namedItem(field) as HTMLInputElement | null;
-      const control = this.#control(field) as HTMLInputElement | null;
+      const control = this.control(field) as HTMLInputElement | null;
       if (!typed || !control) continue;
       // What the visitor changed (not the server's defaults) goes in as if typed here.
       if (typed.value !== typed.defaultValue || typed.checked !== typed.defaultChecked) {
@@ -409,19 +352,18 @@ export class EstateEnquiry extends EstateElement {
 
   protected override updated(): void {
     // The controls show `values` after every render, also where they and the visitor's input
-    // parted (what Lit's live directive did; a few lines here keep its bytes off every page).
+    // parted: the one place their value and checked state are set (no property binding, whose
+    // last written value Lit compares with, not the control's: a date-time half retyped, empty for
+    // a moment, would have been written back as empty over its other segments; Lit's live
+    // directive, which did this before, cost its chunks and the detail's about 350 gzip bytes).
     // A field with no value yet (a lead form's own fields start absent) shows empty, not "undefined".
     for (const field of this.fieldNames) {
-      const control = this.#control(field) as HTMLInputElement | null;
+      const control = this.control(field) as HTMLInputElement | null;
       const key = control?.type === 'checkbox' ? 'checked' : 'value';
       const shown = this.values[field] ?? (key === 'checked' ? false : '');
       if (control && control[key] !== shown) (control[key] as unknown) = shown;
     }
-    const resume = this.#resume;
-    if (resume) {
-      this.#resume = undefined;
-      void this.#send.run([resume]);
-    }
+    this.#logic?.resume();
   }
 
   override render(): TemplateResult {
@@ -435,7 +377,15 @@ export class EstateEnquiry extends EstateElement {
     // with no submit button): the form has no action, so the browser would navigate, putting the
     // visitor's details in the URL and losing them. The browser's render makes it a submit button.
     return html`
-      <form part="form" novalidate aria-labelledby="heading" ?hidden=${sent || this.formWithdrawn()} @submit=${this.#onSubmit}>
+      <form
+        part="form"
+        novalidate
+        aria-labelledby="heading"
+        ?hidden=${sent || this.formWithdrawn()}
+        @submit=${this.#onSubmit}
+        @focusin=${this.#onStart}
+        @input=${this.#onStart}
+      >
         <div part="heading" class="heading" id="heading" role="heading" aria-level=${level}>
           <slot name="heading">${heading}</slot>
         </div>
@@ -596,7 +546,6 @@ export class EstateEnquiry extends EstateElement {
           ?readonly=${this.sending}
           aria-invalid=${error ? 'true' : 'false'}
           aria-describedby=${ifDefined(describedBy || undefined)}
-          .value=${live(String(this.values[field] ?? ''))}
           @input=${this.onInput}
           @blur=${this.onBlur}
         />
@@ -623,7 +572,6 @@ export class EstateEnquiry extends EstateElement {
           ?readonly=${this.sending}
           aria-invalid=${error ? 'true' : 'false'}
           aria-describedby=${ifDefined(error ? 'message-error' : undefined)}
-          .value=${live(String(this.values.message ?? ''))}
           @input=${this.onInput}
           @blur=${this.onBlur}
         ></textarea>
@@ -644,7 +592,6 @@ export class EstateEnquiry extends EstateElement {
           required
           aria-invalid=${error ? 'true' : 'false'}
           aria-describedby=${ifDefined(error ? 'consent-error' : undefined)}
-          .checked=${live(this.values.consent === true)}
           @change=${this.onInput}
           @blur=${this.onBlur}
         />
@@ -661,45 +608,22 @@ export class EstateEnquiry extends EstateElement {
 
   #phase(): 'idle' | 'invalid' | 'sending' | 'sent' | 'failed' {
     if (this.notice) return 'invalid';
-    if (this.#statusCleared) return 'idle';
+    if (this.statusCleared) return 'idle';
     return this.#send.render({ pending: () => 'sending' as const, complete: () => 'sent' as const, error: () => 'failed' as const }) ?? 'idle';
   }
 
   #statusContent(): unknown {
     if (this.notice) return this.notice;
-    if (this.#statusCleared) return nothing;
+    if (this.statusCleared) return nothing;
     return this.#send.render({
       pending: () => this.text.sendingMessage,
       complete: () => this.successContent(),
-      error: (error) => this.#failureText(error),
+      // A send failed: the logic sent it, so it is there.
+      error: (error) => this.#logic!.failureText(error),
     });
   }
 
-  #failureText(error: unknown): string {
-    if (error instanceof RelayError) {
-      if (error.status === 429) return fill(this.text.rateLimitedMessage, { seconds: this.#retryAfterSeconds });
-      if (error.status === 400) {
-        // Messages on visible fields are shown there; the rest (a page author's mistake such as a
-        // too-long subject attribute) can only be told here.
-        const shown = (field: string) => this.fieldNames.includes(field) && this.#fieldShown(field);
-        const mapped = Object.keys(error.fields).some(shown);
-        const unmapped = Object.entries(error.fields)
-          .filter(([field]) => !shown(field))
-          .map(([, message]) => message);
-        if (mapped && unmapped.length === 0) return this.text.invalidMessage;
-        return [mapped ? this.text.invalidMessage : this.text.refusedMessage, ...(unmapped.length > 0 ? unmapped : [error.message])].join(' ');
-      }
-      if (isDefinitive(error)) return this.text.refusedMessage;
-    }
-    return this.text.errorMessage;
-  }
-
-  /** The consent box only exists when consent-text is set. */
-  #fieldShown(field: string): boolean {
-    return field !== 'consent' || this.#control(field) !== null;
-  }
-
-  #control(field: string): HTMLInputElement | HTMLTextAreaElement | null {
+  protected control(field: string): HTMLInputElement | HTMLTextAreaElement | null {
     return this.renderRoot.querySelector<HTMLInputElement | HTMLTextAreaElement>(`#${field}`);
   }
 
@@ -708,49 +632,25 @@ export class EstateEnquiry extends EstateElement {
     const field = control.name;
     const value = control instanceof HTMLInputElement && control.type === 'checkbox' ? control.checked : control.value;
     this.values = { ...this.values, [field]: value };
-    delete this.#serverErrors[field];
+    delete this.serverErrors[field];
     this.notice = '';
     // Once shown, a message follows what the visitor types.
-    if (this.#interaction.changed(field, Boolean(this.errors[field]))) this.#validate(field, control);
+    if (this.interaction.changed(field, Boolean(this.errors[field]))) this.#validate(field, control);
   };
 
   protected onBlur = (event: Event): void => {
     const control = event.target as HTMLInputElement | HTMLTextAreaElement;
     const field = control.name;
-    if (this.#interaction.left(field)) this.#validate(field, control);
+    if (this.interaction.left(field)) this.#validate(field, control);
   };
 
-  /** Sets the browser's validity for our extra rules, then shows (or clears) the field's message. */
-  #validate(field: string, control = this.#control(field)): boolean {
-    if (!control) return true;
-    control.setCustomValidity('');
-    const value = control.value.trim();
-    const server = this.#serverErrors[field];
-    if (server) {
-      control.setCustomValidity(server);
-    } else if (field === 'email' && value && !control.validity.typeMismatch && !EMAIL_SHAPE.test(value)) {
-      control.setCustomValidity(this.text.errorEmail);
-    } else if (field === 'mobile' && value && !isPhoneNumber(value)) {
-      control.setCustomValidity(this.text.errorMobile);
-    } else if (control.required && control.type !== 'checkbox' && !value && control.value) {
-      // Only spaces: the browser counts that as filled in, the relay does not.
-      control.setCustomValidity(this.text.errorRequired);
-    } else if (field === 'fullName' && value && nameProblem(value) === 'no_letter') {
-      // Only invisible characters, dots or digits: as good as empty, and the relay refuses it.
-      control.setCustomValidity(this.text.errorRequired);
-    } else if (value) {
-      control.setCustomValidity(this.fieldProblem(field, value) ?? '');
-    }
-    const validity = control.validity;
-    let message: string | undefined;
-    if (validity.valid) message = undefined;
-    else if (validity.customError) message = control.validationMessage;
-    else if (validity.valueMissing) message = field === 'consent' ? this.text.errorConsent : this.text.errorRequired;
-    else if (validity.typeMismatch) message = this.text.errorEmail;
-    else if (validity.tooLong) message = this.text.errorTooLong;
-    else message = control.validationMessage;
-    if (message !== this.errors[field]) this.errors = { ...this.errors, [field]: message };
-    return validity.valid;
+  /** The visitor has started on the form: its logic is fetched now, so a check or a send need not wait for it. */
+  #onStart = (): void => void this.#loadLogic();
+
+  /** Checks the field (form-logic.ts validate), at once when the logic is there, else once it has come. */
+  #validate(field: string, control: HTMLInputElement | HTMLTextAreaElement): void {
+    if (this.#logic) this.#logic.validate(field, control);
+    else void this.#loadLogic().then((logic) => logic.validate(field, control));
   }
 
   #target(): { listingId?: number; agentId?: number } {
@@ -765,172 +665,11 @@ export class EstateEnquiry extends EstateElement {
     if (this.sending || this.#submitting) return;
     this.#submitting = true;
     try {
-      await this.#submit();
+      await (await this.#loadLogic()).submit();
     } finally {
       this.#submitting = false;
     }
   };
-
-  async #submit(): Promise<void> {
-    this.#interaction.submit();
-    this.notice = '';
-    await this.updateComplete;
-
-    const invalid = this.fieldNames.filter((field) => !this.#validate(field));
-    if (invalid.length > 0) {
-      this.notice = this.text.invalidMessage;
-      await this.updateComplete;
-      this.#control(invalid[0]!)?.focus();
-      return;
-    }
-
-    const key = this.storageKey;
-    if (!key) {
-      this.notice = this.text.refusedMessage;
-      return;
-    }
-
-    // A retry keeps the originalId (and the timing) of the first send; an edited retry of a
-    // submission that in fact arrived gets a 409, which we treat as "already received".
-    const previous = this.#submission.current?.request;
-    const values = this.values as Record<string, string>;
-    // The consent box's words go with it wherever one is shown (the lead forms always show one).
-    const consentWords = consentText(this.renderRoot);
-    const request = withinLeadLimit(
-      this.lead({
-        originalId: previous?.originalId ?? newOriginalId(),
-        fullName: values.fullName!.trim(),
-        email: values.email!.trim(),
-        ...(values.mobile!.trim() ? { mobile: values.mobile!.trim() } : {}),
-        ...(this.consentText !== undefined ? { consent: this.values.consent === true } : {}),
-        ...(consentWords !== undefined ? { consentText: consentWords } : {}),
-        website: this.renderRoot.querySelector<HTMLInputElement>('#website')?.value ?? '',
-        elapsedMs: previous?.elapsedMs ?? msSinceVisitStart(),
-        ...leadOrigin(),
-      }),
-    );
-
-    if (!previous) {
-      const proceed = this.emit<EnquirySubmitDetail>(
-        'estate-enquiry-submit',
-        {
-          originalId: request.originalId,
-          ...('listingId' in request && request.listingId !== undefined ? { listingId: request.listingId } : {}),
-          ...('agentId' in request && request.agentId !== undefined ? { agentId: request.agentId } : {}),
-          ...('subject' in request && request.subject ? { subject: request.subject } : {}),
-          ...(request.consent !== undefined ? { consent: request.consent } : {}),
-        },
-        true,
-      );
-      if (!proceed) return;
-    }
-
-    const pending = { request, savedAt: this.#submission.current?.savedAt ?? Date.now() };
-    this.#keptKey = key;
-    this.#submission.keep(key, pending);
-    void this.#send.run([pending]);
-  }
-
-  async #post(pending: PendingEnquiry, signal: AbortSignal): Promise<SendOutcome> {
-    this.#submission.sending();
-    this.notice = '';
-    this.#statusCleared = false;
-    const url = relayUrl(this.relay, this.endpoint);
-    try {
-      const accepted = await fetchJson<EnquiryAccepted>(url, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify(pending.request),
-        signal: timeoutSignal(signal, SEND_TIMEOUT_MS),
-        credentials: 'omit',
-      });
-      this.accepted(accepted, pending.request);
-      return { originalId: accepted?.originalId ?? pending.request.originalId, status: 'queued', alreadyReceived: false };
-    } catch (error) {
-      // 409: this originalId was accepted before with other details (an edited retry of a send
-      // whose answer was lost). The first version is the lead; do not create a second one.
-      if (error instanceof RelayError && error.status === 409) {
-        this.accepted(undefined, pending.request);
-        return { originalId: pending.request.originalId, status: 'queued', alreadyReceived: true };
-      }
-      throw error;
-    }
-  }
-
-  async #afterSuccess(outcome: SendOutcome): Promise<void> {
-    // Called before the form is hidden: is the visitor's focus in it (they pressed the button)?
-    const focusWasInside = (this.renderRoot as ShadowRoot).activeElement !== null;
-    const sent = this.#submission.current?.request;
-    this.#submission.settle(this.#keptKey ?? this.storageKey);
-    this.values = this.blank();
-    this.#serverErrors = {};
-    this.errors = {};
-    this.#interaction.reset();
-    this.emit<EnquirySuccessDetail>('estate-enquiry-success', { originalId: outcome.originalId });
-    // Every kind of lead form sends through here: the event names the kind it sent.
-    const lead: LeadSentDetail = {
-      leadType: this.leadType(sent),
-      originalId: outcome.originalId,
-      ...(sent && 'listingId' in sent && sent.listingId !== undefined ? { listingId: sent.listingId } : {}),
-      ...(sent && 'agentId' in sent && sent.agentId !== undefined ? { agentId: sent.agentId } : {}),
-    };
-    this.track('estate-lead-sent', lead, [generateLead(lead)]);
-    await this.updateComplete;
-    // The form is gone: keep keyboard and screen-reader users where the result is.
-    if (focusWasInside) this.renderRoot.querySelector<HTMLElement>('#status')?.focus();
-  }
-
-  async #afterFailure(error: unknown): Promise<void> {
-    const pending = this.#submission.current;
-    if (!pending) return;
-    const definitive = isDefinitive(error);
-    this.refused(error);
-    const status = error instanceof RelayError ? error.status : 0;
-    const fields = error instanceof RelayError ? error.fields : {};
-    if (definitive) {
-      this.#submission.settle(this.#keptKey ?? this.storageKey);
-    } else {
-      const wait = this.#submission.failed(status === 429 ? (retryAfterMs((error as RelayError).retryAfter) ?? 60_000) : undefined);
-      this.#retryAfterSeconds = Math.ceil(wait / 1000);
-    }
-
-    if (status === 400) {
-      this.#serverErrors = {};
-      for (const field of this.fieldNames) {
-        const message = fields[field];
-        if (message && this.#fieldShown(field)) this.#serverErrors[field] = message;
-      }
-      this.#interaction.submit();
-      // Render the settled state first: while sending the inputs are read-only, and the browser
-      // does not validate read-only inputs.
-      this.requestUpdate();
-      await this.updateComplete;
-      const invalid = this.fieldNames.filter((field) => !this.#validate(field));
-      await this.updateComplete;
-      if (invalid.length > 0) this.#control(invalid[0]!)?.focus();
-    }
-
-    this.emit<EnquiryErrorDetail>('estate-enquiry-error', {
-      status,
-      message: error instanceof Error ? error.message : String(error),
-      fields,
-      ...relaySuggestions(error),
-      originalId: pending.request.originalId,
-      pending: !definitive,
-    });
-    this.requestUpdate();
-  }
-}
-
-/** The `suggestions` of a relay's 400 (lists of names by field), when it sent any. */
-function relaySuggestions(error: unknown): { suggestions?: Record<string, string[]> } {
-  const body = error instanceof RelayError ? (error.body as { suggestions?: unknown } | undefined) : undefined;
-  const given = body?.suggestions;
-  if (typeof given !== 'object' || given === null) return {};
-  const suggestions = Object.fromEntries(
-    Object.entries(given).map(([field, names]) => [field, Array.isArray(names) ? names.filter((name): name is string => typeof name === 'string') : []]),
-  );
-  return { suggestions };
 }
 
 declare global {

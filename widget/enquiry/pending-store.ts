@@ -14,16 +14,9 @@ export interface PendingEnquiry {
   savedAt: number;
 }
 
-const PREFIX = 'estate-enquiry:pending:';
 const MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 
-/**
- * One key per form identity ('listing:42', 'agent:7', 'open-home:42:9', …): a property's form and
- * an agent's form never share a submission; undefined when the form has nothing to send to.
- */
-export function pendingKey(target: string | undefined): string | undefined {
-  return target && PREFIX + target;
-}
+export { pendingKey } from './pending-key.ts';
 
 // Storage can be missing or throw (privacy modes, sandboxed frames, a full quota): the form must
 // still work then, only without surviving a reload.

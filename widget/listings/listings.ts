@@ -4,7 +4,7 @@ import { ifDefined } from 'lit/directives/if-defined.js';
 import type { ListingSort, ListingSummary, ListingsQuery, ListingStatus, ListingType, Page } from '../../contract/relay-api.ts';
 import { relayUrl, RelayError } from '../shared/relay.ts';
 import { fetchJsonOnceFilled } from '../shared/relay-filling.ts';
-import { fill, formatNumber, plural, resolveLocale } from '../shared/format.ts';
+import { fill, formatNumber, plural, prepareFormatters, resolveLocale } from '../shared/format.ts';
 import { styles } from './listings.styles.ts';
 import { EstateElement } from '../shared/estate-element.ts';
 import { loadElement } from '../shared/load-element.ts';
@@ -349,6 +349,8 @@ export class EstateListings extends EstateElement {
 
   override connectedCallback(): void {
     super.connectedCallback();
+    // The cards' formatters in a task of their own, while the listings are on their way (format.ts).
+    if (!this.hasUpdated) setTimeout(() => prepareFormatters(this.#resolvedLocale, this.timeZone ?? undefined));
     this.#baseFilters ??= this.#filterValues();
     this.#readUrl();
     this.#stopHighlights = listenForHighlights(this, (id) => (this.highlightId = id));
