@@ -232,7 +232,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     CRM_API_KEY: sim.apiKey,
     CRM_ACCESS_TOKEN: sim.accessToken,
     CRM_DAILY_LIMIT: '1000000',
-    LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
+    // info: the look-ups not yet believed, for the breakdown of the waits.
+    LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'info',
     ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000000',
     ENQUIRY_DAILY_LIMIT_PER_CLIENT: '1000000',
     ENQUIRY_DAILY_BUDGET: '1000000',

@@ -66,6 +66,8 @@ export interface SavedSearchChaosReport {
   /** CRM calls of one saved search with faults off, by endpoint, for a new and a known address (the vocabulary read apart). */
   callsPerSavedSearch: { newAddress: Record<string, number>; knownAddress: Record<string, number>; newTotal: number; knownTotal: number };
   latency: { p50: number; p95: number; max: number; afterLastAccepted: number };
+  /** The same from each owner's confirmation (the click), when the relay may first send it, to the last confirmation. */
+  fromConfirmation: { p50: number; p95: number; max: number; afterLastConfirmed: number };
   /** Where the saved searches' time went from 202 to requirement (time-breakdown.ts). */
   breakdown: TimeBreakdown;
   simulator: { injectedErrors: number; injected429s: number; droppedResponses: number };
@@ -462,6 +464,16 @@ export async function runSavedSearchChaos(options: SavedSearchChaosOptions): Pro
       [...accepted].map(([id, { body, at }]) => ({ id, email: body.email, at })),
       [...confirmedAt].map(([path, at]) => ({ email: linkAddress.get(path) ?? '', at })),
     );
+    const confirmedWaits: number[] = [];
+    let lastConfirmed = 0;
+    for (const [id, { body }] of accepted) {
+      const confirmed = confirmationOf(id, body.email);
+      const arrived = arrivals.get(id);
+      if (confirmed === undefined || arrived === undefined) continue;
+      confirmedWaits.push(Math.max(0, arrived - confirmed) / 1000);
+      lastConfirmed = Math.max(lastConfirmed, confirmed);
+    }
+    confirmedWaits.sort((a, b) => a - b);
     const breakdown = timeBreakdown({
       leads: [...accepted].flatMap(([id, { body, at }]) => {
         const arrivedAt = arrivals.get(id);
@@ -491,6 +503,12 @@ export async function runSavedSearchChaos(options: SavedSearchChaosOptions): Pro
         p95: round(percentile(waits, 0.95)),
         max: round(waits.at(-1) ?? 0),
         afterLastAccepted: round(Math.max(0, lastArrival - lastAccepted) / 1000),
+      },
+      fromConfirmation: {
+        p50: round(percentile(confirmedWaits, 0.5)),
+        p95: round(percentile(confirmedWaits, 0.95)),
+        max: round(confirmedWaits.at(-1) ?? 0),
+        afterLastConfirmed: round(Math.max(0, lastArrival - lastConfirmed) / 1000),
       },
       breakdown,
       simulator: {

@@ -13,8 +13,10 @@
  *    client gave up on, anything else;
  * 5. `addressHeld`: a saved search waiting while the other saved search of its address waits
  *    (the address is held through its partner's retries: one contact per address);
- * 6. `working`: the rest: requests under way, queued at the key's rate gate (Retry-After pauses
- *    of the whole key included), or due and waiting for a free worker slot.
+ * 6. `breakerOpen`: the queue's circuit breaker open or probing (every lead of the queue waits);
+ * 7. `keyPaused`: a 429's Retry-After holding every caller of the key;
+ * 8. `working`: the rest: requests under way, queued at the key's rate gate, or due and waiting
+ *    for a free worker slot.
  *
  * `working` is told apart by the key's use over the run: `rateBoundShare` is the share of the
  * seconds from the first 202 to the last arrival in which the CRM saw at least 9 requests of the
@@ -23,8 +25,20 @@
  */
 import { readFileSync } from 'node:fs';
 
-export type WaitCause = 'killed' | 'confirmation' | 'lookupDelay' | 'backoff5xx' | 'backoff429' | 'backoffOther' | 'addressHeld' | 'working';
-const CAUSES: WaitCause[] = ['killed', 'confirmation', 'lookupDelay', 'backoff5xx', 'backoff429', 'backoffOther', 'addressHeld', 'working'];
+export type WaitCause =
+  'killed' | 'confirmation' | 'lookupDelay' | 'backoff5xx' | 'backoff429' | 'backoffOther' | 'addressHeld' | 'breakerOpen' | 'keyPaused' | 'working';
+const CAUSES: WaitCause[] = [
+  'killed',
+  'confirmation',
+  'lookupDelay',
+  'backoff5xx',
+  'backoff429',
+  'backoffOther',
+  'addressHeld',
+  'breakerOpen',
+  'keyPaused',
+  'working',
+];
 
 export interface TimedLead {
   originalId: string;
@@ -47,6 +61,8 @@ export interface TimeBreakdown {
   /** Retries the relays scheduled, by cause. */
   retries: Record<string, number>;
   keyPausedSeconds: number;
+  /** How long the queue's circuit breaker was open or probing (summed over the relays). */
+  breakerOpenSeconds: number;
   /** Requests of the key a second at the CRM, mean over the run and the share of seconds at >= 9. */
   meanRequestsPerSecond: number;
   rateBoundShare: number;
@@ -59,10 +75,16 @@ interface Segment {
 }
 
 /** The retries a relay log holds, by originalId: when, how long, why. */
-function retriesOf(logFiles: string[]): { byLead: Map<string, Segment[]>; counts: Record<string, number>; pauses: Array<[number, number]> } {
+function retriesOf(logFiles: string[]): {
+  byLead: Map<string, Segment[]>;
+  counts: Record<string, number>;
+  pauses: Array<[number, number]>;
+  breaker: Array<[number, number]>;
+} {
   const byLead = new Map<string, Segment[]>();
   const counts: Record<string, number> = {};
   const pauses: Array<[number, number]> = [];
+  const breaker: Array<[number, number]> = [];
   for (const file of logFiles) {
     let text = '';
     try {
@@ -70,36 +92,65 @@ function retriesOf(logFiles: string[]): { byLead: Map<string, Segment[]>; counts
     } catch {
       continue;
     }
+    /** This relay's breaker: open (or probing) since, or undefined when closed. */
+    let openSince: number | undefined;
+    let lastAt = 0;
     for (const line of text.split('\n')) {
       if (!line.startsWith('{')) continue;
-      let entry: { time?: number; msg?: string; originalId?: string; reason?: string; outcomeUnknown?: boolean; retryInMs?: number; retryAfter?: boolean };
+      let entry: {
+        time?: number;
+        msg?: string;
+        originalId?: string;
+        reason?: string;
+        outcomeUnknown?: boolean;
+        retryInMs?: number;
+        retryAfter?: boolean;
+        breaker?: string;
+      };
       try {
         entry = JSON.parse(line) as typeof entry;
       } catch {
         continue;
       }
       const at = typeof entry.time === 'number' ? entry.time : undefined;
+      if (at !== undefined) lastAt = at;
+      if (at !== undefined && entry.breaker) {
+        if (entry.breaker === 'closed' && openSince !== undefined) {
+          breaker.push([openSince, at]);
+          openSince = undefined;
+        } else if (entry.breaker !== 'closed') openSince ??= at;
+        continue;
+      }
+      // A restart (a new process in the same log) starts with its breaker closed.
+      if (/relay listening on/.test(entry.msg ?? '') && openSince !== undefined && at !== undefined) {
+        breaker.push([openSince, at]);
+        openSince = undefined;
+      }
       if (at === undefined || typeof entry.retryInMs !== 'number') continue;
       if (entry.msg === 'CRM rate limit hit; retrying' && entry.retryAfter) {
         pauses.push([at, at + entry.retryInMs]);
         continue;
       }
-      if (!entry.originalId || !/will retry$/.test(entry.msg ?? '')) continue;
+      if (!entry.originalId || !/will (retry|look again before \w+ it again)$/.test(entry.msg ?? '')) continue;
       const reason = entry.reason ?? '';
-      const cause: WaitCause = /^rate_limited/.test(reason)
-        ? 'backoff429'
-        : /^server_error/.test(reason)
-          ? 'backoff5xx'
-          : entry.outcomeUnknown && /^(network|timeout)/.test(reason)
-            ? 'lookupDelay'
-            : 'backoffOther';
+      // A look-up that found nothing too soon to be believed (a kill's write, a timeout): the rest of the look-up delay.
+      const cause: WaitCause = /will look again/.test(entry.msg ?? '')
+        ? 'lookupDelay'
+        : /^rate_limited/.test(reason)
+          ? 'backoff429'
+          : /^server_error/.test(reason)
+            ? 'backoff5xx'
+            : entry.outcomeUnknown && /^(network|timeout)/.test(reason)
+              ? 'lookupDelay'
+              : 'backoffOther';
       counts[cause] = (counts[cause] ?? 0) + 1;
       const list = byLead.get(entry.originalId) ?? [];
       list.push({ from: at, to: at + entry.retryInMs, cause });
       byLead.set(entry.originalId, list);
     }
+    if (openSince !== undefined) breaker.push([openSince, lastAt]);
   }
-  return { byLead, counts, pauses };
+  return { byLead, counts, pauses, breaker };
 }
 
 function union(intervals: Array<[number, number]>): number {
@@ -138,8 +189,16 @@ export function timeBreakdown(input: {
   /** The key's requests the CRM had counted, sampled about once a second: [time, total]. */
   requestSamples: Array<[number, number]>;
 }): TimeBreakdown {
-  const { byLead, counts, pauses } = retriesOf(input.logFiles);
+  const { byLead, counts, pauses, breaker } = retriesOf(input.logFiles);
   const kills: Segment[] = input.downs.map(([from, to]) => ({ from, to, cause: 'killed' }));
+  // One relay: a breaker left open by a killed process ends with it (its log says nothing more).
+  const ended = ([from, to]: [number, number]): [number, number] =>
+    input.logFiles.length === 1 ? [from, Math.min(to, ...input.downs.filter(([down]) => down > from).map(([down]) => down))] : [from, to];
+  const breakerOpen = breaker.map(ended);
+  const keyWide: Segment[] = [
+    ...breakerOpen.map(([from, to]): Segment => ({ from, to, cause: 'breakerOpen' })),
+    ...pauses.map(([from, to]): Segment => ({ from, to, cause: 'keyPaused' })),
+  ];
   const waitsByGroup = new Map<string, Array<{ id: string; segments: Segment[] }>>();
   for (const lead of input.leads) {
     if (lead.group === undefined) continue;
@@ -155,7 +214,7 @@ export function timeBreakdown(input: {
     const confirmation: Segment[] = lead.confirmedAt === undefined ? [] : [{ from: lead.acceptedAt, to: lead.confirmedAt, cause: 'confirmation' }];
     return {
       wait: lead.arrivedAt - lead.acceptedAt,
-      totals: cut(lead.acceptedAt, Math.max(lead.acceptedAt, lead.arrivedAt), [...kills, ...confirmation, ...own, ...partners]),
+      totals: cut(lead.acceptedAt, Math.max(lead.acceptedAt, lead.arrivedAt), [...kills, ...confirmation, ...own, ...partners, ...keyWide]),
     };
   });
   const sum = (rows: typeof perLead) => {
@@ -185,6 +244,7 @@ export function timeBreakdown(input: {
     slowestShare: slowest.share,
     retries: counts,
     keyPausedSeconds: round(union(pauses) / 1000),
+    breakerOpenSeconds: round(breakerOpen.reduce((total, [from, to]) => total + (to - from), 0) / 1000),
     meanRequestsPerSecond: round(rates.reduce((total, rate) => total + rate, 0) / (rates.length || 1)),
     rateBoundShare: Math.round((rates.filter((rate) => rate >= 9).length / (rates.length || 1)) * 100) / 100,
   };
@@ -202,5 +262,5 @@ export function describeBreakdown(breakdown: TimeBreakdown): string {
   const parts = CAUSES.filter((cause) => breakdown.share[cause] > 0 || breakdown.slowestShare[cause] > 0).map(
     (cause) => `${cause} ${Math.round(breakdown.share[cause] * 100)} % (slowest 5 %: ${Math.round(breakdown.slowestShare[cause] * 100)} %)`,
   );
-  return `${parts.join(', ')}; retries ${JSON.stringify(breakdown.retries)}; key paused by Retry-After ${breakdown.keyPausedSeconds} s; key at ${breakdown.meanRequestsPerSecond}/s on average, >= 9/s in ${Math.round(breakdown.rateBoundShare * 100)} % of the seconds`;
+  return `${parts.join(', ')}; retries ${JSON.stringify(breakdown.retries)}; key paused by Retry-After ${breakdown.keyPausedSeconds} s; breaker open ${breakdown.breakerOpenSeconds} s; key at ${breakdown.meanRequestsPerSecond}/s on average, >= 9/s in ${Math.round(breakdown.rateBoundShare * 100)} % of the seconds`;
 }

@@ -163,7 +163,7 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
           CRM_API_KEY: sim.apiKey,
           CRM_ACCESS_TOKEN: sim.accessToken,
           CRM_DAILY_LIMIT: '1000000',
-          LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
+          LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'info',
           ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000000',
           ENQUIRY_DAILY_LIMIT_PER_CLIENT: '1000000',
           ENQUIRY_DAILY_BUDGET: '1000000',
