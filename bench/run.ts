@@ -23,6 +23,7 @@ const benchmarks: Array<{ name: string; load: () => Promise<BenchModule> }> = [
   { name: 'answer-cache-flood', load: () => import('./answer-cache-flood.ts') },
   { name: 'map', load: () => import('./map.ts') },
   { name: 'memory', load: () => import('./memory.ts') },
+  { name: 'lead-chaos', load: () => import('./lead-chaos.ts') },
 ];
 
 const wanted = process.argv.slice(2);

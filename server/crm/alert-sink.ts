@@ -87,7 +87,14 @@ export function crmAlertSink(crm: CrmClient, options: CrmAlertSinkOptions): Aler
         // electronic messages until an agent confirms with the person.
         unsubscribe: consent.subscribed ? { email: false } : { email: true, sms: true },
       };
-      const created = await crm.request({ method: 'POST', path: '/contacts', body, schema: crmContactSchema, signal: callOptions?.signal });
+      const created = await crm.request({
+        method: 'POST',
+        path: '/contacts',
+        body,
+        schema: crmContactSchema,
+        signal: callOptions?.signal,
+        beforeSend: callOptions?.beforeSend,
+      });
       return created.id;
     },
 
@@ -112,13 +119,15 @@ export function crmAlertSink(crm: CrmClient, options: CrmAlertSinkOptions): Aler
     },
 
     async addSearch(personId, search, state, callOptions) {
-      const body = await requirementFor(search, callOptions, state.active);
+      // The vocabulary's reads are not the write: the mark waits for the POST itself.
+      const body = await requirementFor(search, { signal: callOptions?.signal }, state.active);
       const created = await crm.request({
         method: 'POST',
         path: `/contacts/${personId}/requirements`,
         body,
         schema: crmRequirementSchema,
         signal: callOptions?.signal,
+        beforeSend: callOptions?.beforeSend,
       });
       return created.id;
     },
@@ -154,6 +163,7 @@ export function crmAlertSink(crm: CrmClient, options: CrmAlertSinkOptions): Aler
         body: { body: consentNoteOf(record), readOnly: true },
         schema: crmContactNoteSchema,
         signal: callOptions?.signal,
+        beforeSend: callOptions?.beforeSend,
       });
       return created.id;
     },
@@ -177,7 +187,14 @@ export function crmAlertSink(crm: CrmClient, options: CrmAlertSinkOptions): Aler
 
     async leaveNote(lead, callOptions) {
       const body = noteOf(lead, options.source);
-      const created = await crm.request({ method: 'POST', path: '/enquiries', body, schema: crmEnquirySchema, signal: callOptions?.signal });
+      const created = await crm.request({
+        method: 'POST',
+        path: '/enquiries',
+        body,
+        schema: crmEnquirySchema,
+        signal: callOptions?.signal,
+        beforeSend: callOptions?.beforeSend,
+      });
       return created.id;
     },
 

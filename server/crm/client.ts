@@ -106,6 +106,13 @@ export type SaleOrLease = 'sale' | 'lease';
 export interface CallOptions {
   /** Cancels the call (waiting for a slot, backing off, or in flight). */
   signal?: AbortSignal;
+  /**
+   * Runs once the key's gate lets the request go, just before it first leaves (not again for a
+   * retry of a 429): a lead queue commits its "may be in the CRM" mark here, so a write that was
+   * still waiting at the gate when the relay died is known never to have left. A throw stops the
+   * request, unsent.
+   */
+  beforeSend?: () => Promise<void>;
 }
 
 export interface PageParams {
@@ -164,6 +171,8 @@ export interface CrmRequest<S extends z.ZodType> {
   /** Schema of a 2xx answer's body. */
   schema: S;
   signal?: AbortSignal;
+  /** See CallOptions.beforeSend. */
+  beforeSend?: () => Promise<void>;
   /**
    * May a 5xx, timeout or network failure be retried blindly? Default: GET only. A POST that may
    * have reached the CRM is reported (outcomeUnknown) and left to the caller.
@@ -365,11 +374,21 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
     const where = { method, path: req.path };
     let rateLimitedRetries = 0;
     let failureRetries = 0;
+    let beforeSend = req.beforeSend;
 
     for (let attempt = 1; ; attempt++) {
       // The work class of whichever worker made this call (work-class.ts): leads before syncs.
       const workClass = workClassNow();
       const releaseSlot = await limiter.acquire({ signal: req.signal, workClass, agency, fillOrder: fillOrderOf(workClass) });
+      if (beforeSend) {
+        try {
+          await beforeSend();
+        } catch (error) {
+          releaseSlot();
+          throw error;
+        }
+        beforeSend = undefined;
+      }
       countToday();
       const timeout = AbortSignal.timeout(timeoutMs);
       const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
@@ -560,7 +579,14 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
           path: '/enquiries',
         });
       }
-      return request({ method: 'POST', path: '/enquiries', body: parsed.data, schema: crmEnquirySchema, signal: callOptions?.signal });
+      return request({
+        method: 'POST',
+        path: '/enquiries',
+        body: parsed.data,
+        schema: crmEnquirySchema,
+        signal: callOptions?.signal,
+        beforeSend: callOptions?.beforeSend,
+      });
     },
 
     listEnquiries(params = {}, callOptions) {

@@ -40,7 +40,11 @@ export interface LeadSink {
   isComplete(destination: LeadDestination, about: 'listing' | 'agent' | 'office'): boolean;
   /** Where a lead to the office goes (an appraisal naming no agent): it needs no look-up. */
   officeDestination(): LeadDestination;
-  /** Hands the lead over; resolves with the sink's id for it (null when its answer named none). Not idempotent. */
+  /**
+   * Hands the lead over; resolves with the sink's id for it (null when its answer named none). Not
+   * idempotent. Calls `options.beforeSend` (the outbox's mark) just before the request leaves,
+   * after any wait at the CRM's rate limit: a sink that sent without it would send unmarked.
+   */
   deliver(lead: Lead, options?: CallOptions): Promise<{ id: number | null }>;
   /** The sink's id of the lead stored under `lead.originalId` (null: held, id unknown), or undefined when it does not hold it. Throws when it cannot tell. */
   findByOriginalId(lead: Lead, options?: CallOptions): Promise<number | null | undefined>;

@@ -58,6 +58,13 @@ export interface DeliveryWorker extends Worker {
  *   the rows over (reconciling first: they are marked "sending"). A relay whose claim lapsed and
  *   was taken over sends nothing more for that row (startSending is fenced by the claim).
  */
+/** The row's claim lapsed and another relay holds it: the POST must not leave from here. */
+class ClaimLapsed extends Error {
+  constructor() {
+    super('claim lapsed');
+  }
+}
+
 export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   const { outbox, sink, targets, metrics, settings } = deps;
   const log = deps.log.child({ component: 'enquiry-delivery' });
@@ -161,7 +168,9 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       return;
     }
     // Past the window's end the next pick-up reconciles (if needed) and then dead-letters.
-    await outbox.retryLater(entry.originalId, Math.min(nextAt, Math.max(windowEnd(entry), current)), reason, outcomeUnknown);
+    // A POST that failed moves its mark to since when nothing more of it can land; a failed look-up tells nothing of the POST.
+    const markAt = outcomeUnknown && stage === 'post' ? loop.markAfterFailure(entry.originalId, failure, current) : undefined;
+    await outbox.retryLater(entry.originalId, Math.min(nextAt, Math.max(windowEnd(entry), current)), reason, outcomeUnknown, markAt);
     metrics.attempts[outcomeUnknown ? 'unknown_outcome' : 'retry']++;
     const fields = { originalId: entry.originalId, attempts, reason, outcomeUnknown, retryInMs: Math.round(nextAt - current) };
     if (failure?.setting) log.error({ ...fields, setting: failure.setting }, 'enquiry delivery blocked by the CRM credentials');
@@ -231,6 +240,16 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
         await delivered(entry, found, true);
         return { ok: true };
       }
+      // Not found by an early look-up: the POST may still land; looked up again once that is believed.
+      const believedAt = loop.lookupBelievedAt(entry.originalId, entry.sendingSince, shared());
+      if (believedAt !== undefined) {
+        await outbox.retryLater(entry.originalId, believedAt, entry.lastError ?? 'outcome unknown', true);
+        log.info(
+          { originalId: entry.originalId, reason: 'not found yet', retryInMs: Math.round(believedAt - shared()) },
+          'enquiry with an unknown outcome not in the CRM yet; will look again before sending it again',
+        );
+        return { ok: true };
+      }
       metrics.reconciliations.notFound++;
       log.info({ originalId: entry.originalId }, 'enquiry with an unknown outcome is not in the CRM; sending it again');
       await outbox.clearSending(entry.originalId);
@@ -241,26 +260,35 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       return undefined;
     }
 
-    if (!(await outbox.startSending(entry.originalId, shared(), loop.leaseMs))) {
-      // This relay's claim lapsed (it stalled past the lease) and another relay holds the row now:
-      // sending it too could make a second enquiry at the CRM.
-      log.warn({ originalId: entry.originalId }, 'enquiry claim lapsed and was taken over by another relay; not sending it from here');
-      return undefined;
-    }
-    writes.succeeded();
     const attempts = entry.attempts + 1;
+    // Marked "sending" once the CRM's rate limit lets the POST go, just before it leaves: a POST
+    // still waiting there when the relay dies is known never to have left (no look-up after the restart).
+    let marked = false;
+    const beforeSend = async () => {
+      if (!(await outbox.startSending(entry.originalId, shared(), loop.leaseMs))) throw new ClaimLapsed();
+      marked = true;
+      writes.succeeded();
+    };
     try {
-      const stored = await sink.deliver(leadOf(entry, target), { signal: loop.signal });
+      const stored = await sink.deliver(leadOf(entry, target), { signal: loop.signal, beforeSend });
       await delivered({ ...entry, attempts }, stored.id, false);
       return { ok: true };
     } catch (error) {
+      if (error instanceof ClaimLapsed) {
+        // This relay's claim lapsed (it stalled past the lease) and another relay holds the row now:
+        // sending it too could make a second enquiry at the CRM.
+        log.warn({ originalId: entry.originalId }, 'enquiry claim lapsed and was taken over by another relay; not sending it from here');
+        return undefined;
+      }
       // The store failing around the request (the CRM budget row, markDelivered): the row keeps
       // "sending", so it is looked up in the sink before any second delivery.
       if (isStoreUnavailable(error)) throw error;
-      const failure = sink.failure(error);
+      const sinkFailure = sink.failure(error);
+      // Stopped before it left (at the rate limit, or refused there): nothing can be in the CRM.
+      const failure = sinkFailure && !marked ? { ...sinkFailure, outcomeUnknown: false } : sinkFailure;
       if (!failure) {
         // Not from the sink: we cannot tell whether anything was sent.
-        await retry(entry, error, true, attempts, 'post');
+        await retry(entry, error, marked, attempts, 'post');
         return undefined;
       }
       if (!failure.outcomeUnknown) await outbox.clearSending(entry.originalId);

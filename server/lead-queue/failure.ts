@@ -30,6 +30,11 @@ export interface DeliveryFailure {
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /**
+   * A creating write only: run by the sink once the request may leave, just before it does (after
+   * any wait for the CRM's rate limit). The queue marks the write here; a throw stops it unsent.
+   */
+  beforeSend?: () => Promise<void>;
 }
 
 /** Credentials problems are the operator's to fix; the lead waits for them rather than dying. */

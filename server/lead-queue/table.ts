@@ -300,14 +300,19 @@ export class LeadQueueTable<Entry extends { seq: number }, Status extends string
       .execute();
   }
 
-  /** Schedules another attempt and releases the claim. `outcomeUnknown` keeps the "may be in the CRM" mark. */
-  async retryLater(originalId: string, nextAttemptAt: number, error: string, outcomeUnknown: boolean): Promise<void> {
+  /**
+   * Schedules another attempt and releases the claim. `outcomeUnknown` keeps the "may be in the
+   * CRM" mark; `markAt` moves it (the queue's clock): since when nothing more of the write can land
+   * (lead-queue/worker-loop.ts markAfterFailure).
+   */
+  async retryLater(originalId: string, nextAttemptAt: number, error: string, outcomeUnknown: boolean, markAt?: number): Promise<void> {
+    const mark = !outcomeUnknown ? this.own([this.shape.mark], null) : markAt === undefined ? {} : this.own([this.shape.mark], Math.round(markAt));
     await this.queueDb
       .updateTable(this.queue)
       .set({
         next_attempt_at: Math.round(nextAttemptAt),
         last_error: error,
-        ...(outcomeUnknown ? {} : this.own([this.shape.mark], null)),
+        ...mark,
         claimed_by: null,
         claim_until: null,
       })

@@ -16,6 +16,12 @@ export interface LeadQueueWorkerSettings extends EnquiryDeliveryConfig {
   breaker?: Partial<BreakerSettings>;
 }
 
+/** The first look-up after a write with an unknown outcome (ENQUIRY_EARLY_LOOKUP_MS's default). */
+export const DEFAULT_EARLY_LOOKUP_MS = 2_000;
+
+/** How many moved marks a worker remembers (a row looked up after more failures than this waits as after a restart). */
+const MOVED_MARKS_KEPT = 10_000;
+
 /** What the loop needs of a queue's rows. */
 export interface LoopEntry {
   originalId: string;
@@ -30,7 +36,7 @@ export interface LoopQueue<Entry> {
   releaseClaims(originalIds: string[]): Promise<void>;
   renewClaims(originalIds: string[], now: number, leaseMs: number): Promise<void>;
   nextDueAfter(now: number): Promise<number | undefined>;
-  retryLater(originalId: string, nextAttemptAt: number, error: string, outcomeUnknown: boolean): Promise<void>;
+  retryLater(originalId: string, nextAttemptAt: number, error: string, outcomeUnknown: boolean, markAt?: number): Promise<void>;
 }
 
 export interface LeadQueueLoopOptions<Entry extends LoopEntry> {
@@ -73,11 +79,19 @@ export interface LeadQueueLoop<Entry extends LoopEntry> extends Worker {
   /** When the retry window of `entry` closes (the queue's clock). */
   windowEnd(entry: Entry): number;
   /**
-   * When to try again after `failure` (the queue's clock): exponential backoff with jitter, no
-   * sooner than the sink's time to come back, the credentials' wait, or (an outcome unknown that
-   * may still land) the look-up's delay.
+   * When to try again after `failure` (the queue's clock), `failures` the failures in a row of
+   * this step, this one included: exponential backoff with jitter, capped; no sooner than the
+   * sink's time to come back (Retry-After), the credentials' wait, or (an outcome unknown that may
+   * still land) the early look-up's delay.
    */
-  nextAttemptAt(failure: DeliveryFailure | undefined, attempts: number, outcomeUnknown: boolean, current: number): number;
+  nextAttemptAt(failure: DeliveryFailure | undefined, failures: number, outcomeUnknown: boolean, current: number): number;
+  /**
+   * The write mark's new time after a write with an unknown outcome failed at `current`: the mark
+   * says since when nothing more can land (lookupBelievedAt). A request that may still land
+   * (a timeout, a cut connection) may land until then; one the CRM answered itself (a 5xx) has
+   * ended, so its mark is put a look-up delay back and a look-up that finds nothing is believed at once.
+   */
+  markAfterFailure(originalId: string, failure: DeliveryFailure | undefined, current: number): number;
   /**
    * A write marked at `markSince` by an earlier process (a crash, a stop mid-request, a restore)
    * may still be on its way: when to look it up (it left before this worker started), or
@@ -85,6 +99,16 @@ export interface LeadQueueLoop<Entry extends LoopEntry> extends Worker {
    * (or not, if the CRM answered) by the retry.
    */
   lookAfter(markSince: number, current: number): number | undefined;
+  /**
+   * A look-up found nothing of a write marked at `markSince`: undefined when that is believed (the
+   * write may be sent again), else when to look again. Believed once ENQUIRY_RECONCILE_DELAY_MS
+   * has passed since the mark (markAfterFailure), or, for a mark from before this worker started
+   * that this process did not move (an earlier process's, whose request the kill may have left
+   * in flight), since the start. A look-up that finds the write is believed at once, whenever it
+   * is made: so the early look-up settles a dropped answer in seconds while nothing is written
+   * twice on the strength of a look made too soon.
+   */
+  lookupBelievedAt(originalId: string, markSince: number, current: number): number | undefined;
   /** What one failure says about the CRM, for the circuit breaker: undefined when nothing reached it. */
   crmOutcome(failure: DeliveryFailure | undefined): BreakerOutcome | undefined;
 }
@@ -110,6 +134,7 @@ export function leadQueueLoop<Entry extends LoopEntry>(options: LeadQueueLoopOpt
   const { queue, log, settings, now, random, words } = options;
   const stopGraceMs = settings.stopGraceMs ?? 5_000;
   const leaseMs = settings.claimLeaseMs ?? DEFAULT_CLAIM_LEASE_MS;
+  const earlyLookupMs = Math.min(settings.earlyLookupMs ?? DEFAULT_EARLY_LOOKUP_MS, settings.reconcileDelayMs);
   let offset = 0;
   const shared = () => now() + offset;
   /** Reads the offset again; when the database does not answer, the last one stays (the pass's own queries report the failure). */
@@ -129,6 +154,8 @@ export function leadQueueLoop<Entry extends LoopEntry>(options: LeadQueueLoopOpt
     options.onBreakerChange,
   );
   const inFlight = new Map<string, Promise<void>>();
+  /** The marks this process moved (markAfterFailure), by originalId: the newest MOVED_MARKS_KEPT. */
+  const movedMarks = new Map<string, number>();
   let running = false;
   let timer: NodeJS.Timeout | undefined;
   let lastErasure = 0;
@@ -255,8 +282,11 @@ export function leadQueueLoop<Entry extends LoopEntry>(options: LeadQueueLoopOpt
     await options.report?.(current);
   }
 
-  function backoff(attempts: number): number {
-    const ceiling = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.max(0, attempts - 1));
+  /** Not the sink's error (undefined): we cannot tell whether the request may still land, so as if it may. */
+  const mayStillLand = (failure: DeliveryFailure | undefined) => failure?.mayStillLand ?? true;
+
+  function backoff(failures: number): number {
+    const ceiling = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.min(30, Math.max(0, failures - 1)));
     // Equal jitter: never sooner than half the step, so a retry storm cannot form.
     return ceiling / 2 + random() * (ceiling / 2);
   }
@@ -273,19 +303,35 @@ export function leadQueueLoop<Entry extends LoopEntry>(options: LeadQueueLoopOpt
       return abort.signal;
     },
     windowEnd: (entry) => entry.windowStart + settings.maxAgeMs,
-    nextAttemptAt(failure, attempts, outcomeUnknown, current) {
-      let nextAt = current + backoff(attempts);
+    nextAttemptAt(failure, failures, outcomeUnknown, current) {
+      let nextAt = current + backoff(failures);
       // The sink's time to come back is on this relay's clock.
       if (failure?.retryAt) nextAt = Math.max(nextAt, failure.retryAt + offset);
       if (failure?.reason === 'credentials') nextAt = Math.max(nextAt, current + CONFIG_RETRY_MS);
-      // Not the sink's error: we cannot tell whether the request may still land, so wait as if it may.
-      if (outcomeUnknown && (failure?.mayStillLand ?? true)) nextAt = Math.max(nextAt, current + settings.reconcileDelayMs);
+      // Not the sink's error: we cannot tell whether the request may still land, so look as if it may.
+      if (outcomeUnknown && mayStillLand(failure)) nextAt = Math.max(nextAt, current + earlyLookupMs);
       return nextAt;
+    },
+    markAfterFailure(originalId, failure, current) {
+      const mark = Math.round(mayStillLand(failure) ? current : current - settings.reconcileDelayMs);
+      // Remembered so that a mark put back to before this worker's start is not taken for an earlier process's.
+      movedMarks.delete(originalId);
+      movedMarks.set(originalId, mark);
+      if (movedMarks.size > MOVED_MARKS_KEPT) movedMarks.delete(movedMarks.keys().next().value!);
+      return mark;
     },
     lookAfter(markSince, current) {
       const startedAtShared = startedAt + offset;
-      const lookAt = startedAtShared + settings.reconcileDelayMs;
+      const lookAt = startedAtShared + earlyLookupMs;
       return markSince < startedAtShared && current < lookAt ? lookAt : undefined;
+    },
+    lookupBelievedAt(originalId, markSince, current) {
+      const startedAtShared = startedAt + offset;
+      const movedHere = movedMarks.get(originalId) === markSince;
+      const believedAt = (markSince < startedAtShared && !movedHere ? startedAtShared : markSince) + settings.reconcileDelayMs;
+      if (current < believedAt) return believedAt;
+      movedMarks.delete(originalId);
+      return undefined;
     },
     crmOutcome(failure) {
       if (!failure || failure.reason === 'stopped') return undefined;

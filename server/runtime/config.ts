@@ -197,17 +197,29 @@ export const configSchema = z.object({
     .describe(
       'Days a lead whose hidden honeypot field was filled in is kept whole in the quarantine (enquiries and saved searches), sent nowhere, for the operator to list and release (`npm run relay -- outbox quarantine`, `outbox release <originalId>`); then its personal data is erased.',
     ),
-  ENQUIRY_RETRY_BASE_MS: positiveInt(5_000).describe(
-    'First delivery retry delay of one enquiry in ms; doubles per attempt, with jitter. Also the first cooldown of the delivery circuit breaker.',
+  ENQUIRY_RETRY_BASE_MS: positiveInt(1_000).describe(
+    "First retry delay of a lead (an enquiry, a saved search's step) in ms after the CRM failed it; doubles with each failure in a row, with jitter (half to all of it), up to ENQUIRY_RETRY_MAX_MS; never sooner than a 429's Retry-After. Also the first cooldown of the delivery circuit breaker.",
   ),
-  ENQUIRY_RETRY_MAX_MS: positiveInt(30 * 60_000).describe('Longest delay between two delivery attempts, in ms.'),
+  ENQUIRY_RETRY_MAX_MS: positiveInt(5 * 60_000).describe("Longest delay between two delivery attempts of one lead, in ms: the back-off's cap."),
   ENQUIRY_RECONCILE_DELAY_MS: z.coerce
     .number()
     .int()
     .min(0)
     .default(30_000)
-    .describe('After a POST with an unknown outcome, wait this long (ms) before looking the enquiry up in the CRM, so a slow request can land first.'),
-  ENQUIRY_DELIVERY_CONCURRENCY: positiveInt(2).describe('Enquiries sent to the CRM at the same time (oldest first; the CRM rate limit still applies).'),
+    .describe(
+      'After a write with an unknown outcome that may still land (a timeout, a cut connection, a 502/504, a write left by a killed process), how long (ms) a look-up that does not find it is not believed: the lead is written again only once a look-up this long after the failure finds nothing, so a slow request can land first.',
+    ),
+  ENQUIRY_EARLY_LOOKUP_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(2_000)
+    .describe(
+      'After a write with an unknown outcome, look the lead up in the CRM this soon (ms): found (a dropped answer to a write the CRM made), it is done; not found, it is looked up again ENQUIRY_RECONCILE_DELAY_MS after the failure before it is written again. At most ENQUIRY_RECONCILE_DELAY_MS (unset: the smaller of the two).',
+    ),
+  ENQUIRY_DELIVERY_CONCURRENCY: positiveInt(8).describe(
+    "Leads worked at the same time per relay, in each queue (the enquiries, the saved searches), oldest first. The CRM key's rate limit (10 a second, shared with the sync) is the bound; the slots only keep a slow answer or a Retry-After wait from idling the key.",
+  ),
   ENQUIRY_POLL_MS: positiveInt(2000).describe('How often (ms) the delivery worker looks for work queued by other processes (the outbox CLI).'),
   ENQUIRY_CLAIM_LEASE_MS: positiveInt(2 * 60_000).describe(
     'With DATABASE_URL: how long (ms) a relay holds the enquiries it is delivering before another relay may take them over (renewed while it works); the takeover time after a relay dies.',
@@ -505,6 +517,8 @@ export interface EnquiryDeliveryConfig {
   retryBaseMs: number;
   retryMaxMs: number;
   reconcileDelayMs: number;
+  /** The first look-up after a write with an unknown outcome (ms); default the smaller of 2 s and reconcileDelayMs. */
+  earlyLookupMs?: number;
   concurrency: number;
   pollMs: number;
   /** How long a claim on a row lasts (ms) before another relay sharing the outbox may take it over. */
@@ -685,6 +699,7 @@ export function groupSettings(env: EnvSettings, demoMode: boolean): Config {
       retryBaseMs: env.ENQUIRY_RETRY_BASE_MS,
       retryMaxMs: env.ENQUIRY_RETRY_MAX_MS,
       reconcileDelayMs: env.ENQUIRY_RECONCILE_DELAY_MS,
+      earlyLookupMs: env.ENQUIRY_EARLY_LOOKUP_MS,
       concurrency: env.ENQUIRY_DELIVERY_CONCURRENCY,
       pollMs: env.ENQUIRY_POLL_MS,
       claimLeaseMs: env.ENQUIRY_CLAIM_LEASE_MS,
@@ -892,6 +907,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (present.MAP_TILE_URL !== undefined && present.MAP_ATTRIBUTION === undefined) {
     problems.push(
       'MAP_ATTRIBUTION: is required with MAP_TILE_URL: the tile provider\'s attribution, shown on the map (e.g. "© OpenStreetMap contributors"; see the provider\'s terms)',
+    );
+  }
+  // Left unset, it is the smaller of its default and the reconcile delay (lead-queue/worker-loop.ts).
+  if (result.success && present.ENQUIRY_EARLY_LOOKUP_MS !== undefined && result.data.ENQUIRY_EARLY_LOOKUP_MS > result.data.ENQUIRY_RECONCILE_DELAY_MS) {
+    problems.push(
+      `ENQUIRY_EARLY_LOOKUP_MS: must be at most ENQUIRY_RECONCILE_DELAY_MS (${result.data.ENQUIRY_RECONCILE_DELAY_MS}): the early look-up comes before the one that is believed (got "${result.data.ENQUIRY_EARLY_LOOKUP_MS}")`,
     );
   }
   if (!demoMode && present.PUBLIC_URL === undefined) {

@@ -7,7 +7,9 @@ import type { CallOptions, DeliveryFailure, LeadSpamSignal } from '../enquiries/
  * their standing search, the agency's alert lists); server/crm/alert-sink.ts implements it, and
  * the CRM's paths, ids and requirement vocabulary stay there.
  *
- * The two creating calls are not idempotent: the worker looks before it sends either again.
+ * The creating calls are not idempotent: the worker looks before it sends one again. Each calls
+ * `options.beforeSend` (the worker's mark) just before its request leaves, after any wait at the
+ * CRM's rate limit: a sink that sent without it would send unmarked.
  */
 
 /** Who follows the search, as the form gave them. */

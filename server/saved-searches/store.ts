@@ -55,6 +55,7 @@ export interface SavedSearchEntry {
   personId: number | null;
   searchId: number | null;
   noteId: number | null;
+  /** Creating writes of the current step sent so far (reset as a step is done): its back-off grows with them. */
   attempts: number;
   nextAttemptAt: number;
   windowStart: number;
@@ -375,6 +376,8 @@ export class SavedSearchStore extends KeyedLeadQueueTable<SavedSearchEntry, Save
       .set({
         step: result.step,
         writing_since: null,
+        // A step's attempts are its own: the next step's back-off starts from its first failure.
+        attempts: 0,
         ...(result.personId === undefined ? {} : { person_id: result.personId }),
         ...(result.searchId === undefined ? {} : { search_id: result.searchId }),
         ...(result.noteId === undefined ? {} : { note_id: result.noteId }),

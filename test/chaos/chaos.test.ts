@@ -21,6 +21,27 @@ it('delivers every accepted enquiry exactly once through kill -9s and CRM faults
   expect(report.ok).toBe(true);
 });
 
+// Issue 33's goals under the review's faults (15 % 500, 10 % 429 with Retry-After, 10 % dropped
+// answers, 5 % answered after 4 s) with the relay's production retry settings: p95 <= 30 s after
+// the 202 and the last within 60 s of the last 202. No kills: a POST in flight when the relay dies
+// waits, by design, ENQUIRY_RECONCILE_DELAY_MS after the restart before it may be sent again, and a
+// restart takes 3-17 s on a loaded 2-core machine; with kills the suites above assert exactly once
+// (the figures with kills: bench lead-chaos).
+it('under the review faults with production retry settings: p95 <= 30 s after the 202, the last within 60 s (N = 60)', { timeout: 150_000 }, async () => {
+  const notes: string[] = [];
+  const report = await runChaos({ n: 60, kills: 0, profile: 'issue9', timeoutMs: 130_000, note: (message) => notes.push(message) });
+  if (!report.ok) console.error(notes.join('\n'));
+  expect(report.accepted).toBe(60);
+  expect(report.missing).toEqual([]);
+  expect(report.duplicates).toEqual([]);
+  expect(report.outbox).toMatchObject({ queued: 0, dead: 0, delivered: 60 });
+  expect(report.simulator.injectedErrors + report.simulator.injected429s + report.simulator.droppedResponses).toBeGreaterThan(0);
+  expect(report.peakRequestsPerSecond).toBeLessThanOrEqual(10);
+  expect(report.latency.p95).toBeLessThanOrEqual(30);
+  expect(report.latency.afterLastAccepted).toBeLessThanOrEqual(60);
+  expect(report.ok).toBe(true);
+});
+
 // Every kind of lead (issue 22): questions, appraisal requests, open-home registrations (some of
 // them repeats, which must never reach the CRM) and inspection requests through the same kill -9s
 // and CRM faults; each accepted lead in the CRM exactly once, with its kind and fields. With the

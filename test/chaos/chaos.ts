@@ -42,6 +42,7 @@ import { attachPostgres } from '../../server/store/postgres.ts';
 import { closeStore, openStore } from '../../server/store/store.ts';
 import { rawRows } from '../support/raw-rows.ts';
 import { listingId } from '../../server/crm/public-fields.ts';
+import { describeBreakdown, sampleRequests, timeBreakdown, type TimeBreakdown } from './time-breakdown.ts';
 
 const projectRoot = join(import.meta.dirname, '..', '..');
 
@@ -76,6 +77,8 @@ export interface ChaosOptions {
    * /api/v1/enquiries/batch: each home once).
    */
   issue28?: boolean;
+  /** false: no faults injected (the baseline of a bench: the same leads, the same key). Default true. */
+  faults?: boolean;
 }
 
 /** With `issue28`, what index i of the stream sends (by i % 10; never an index `leads` repeats, which are even). */
@@ -149,9 +152,13 @@ export interface ChaosReport {
   outbox: Record<string, number>;
   foundByReconcile: number;
   simulator: { postsSeen: number; injectedErrors: number; injected429s: number; droppedResponses: number; stored: number };
+  /** The simulator's own highest count of the key's requests in any one second. */
+  peakRequestsPerSecond: number;
   faults: FaultRule[];
   profile: ChaosProfile;
   latency: ChaosLatency;
+  /** Where the enquiries' time went from 202 to the CRM (time-breakdown.ts). */
+  breakdown: TimeBreakdown;
   seconds: number;
   dataDir: string;
   ok: boolean;
@@ -225,7 +232,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     CRM_API_KEY: sim.apiKey,
     CRM_ACCESS_TOKEN: sim.accessToken,
     CRM_DAILY_LIMIT: '1000000',
-    LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
+    // info: the look-ups not yet believed, for the breakdown of the waits.
+    LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'info',
     ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000000',
     ENQUIRY_DAILY_LIMIT_PER_CLIENT: '1000000',
     ENQUIRY_DAILY_BUDGET: '1000000',
@@ -241,7 +249,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     sim.state.faults.set(FAULT_PROFILES[spell]);
     faultTimer = setTimeout(() => applyProfile(spell === 'rough' ? 'slow' : 'rough'), spell === 'rough' ? 4_000 : 1_500);
   };
-  if (profile === 'issue9') sim.state.faults.set(ISSUE9_FAULTS);
+  if (options.faults === false) sim.state.faults.set([]);
+  else if (profile === 'issue9') sim.state.faults.set(ISSUE9_FAULTS);
   else applyProfile('rough');
 
   const accepted = new Set<string>();
@@ -277,6 +286,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const sendKills = Math.ceil(options.kills / 2);
   const drainKills = options.kills - sendKills;
   let restarting: Promise<void> | undefined;
+  /** When the relay was down: [killed, back]. */
+  const downs: Array<[number, number]> = [];
 
   // The operator's CLI, as `npm run relay --` runs it, on the relay's DATA_DIR (and database).
   const relayEnv = profile === 'issue9' ? common : { ...common, ...MIXED_RELAY_SETTINGS };
@@ -304,11 +315,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     (restarting ??= (async () => {
       kills++;
       note(`kill -9 #${kills} (${why})`);
+      const down = Date.now();
       await relay.kill();
       await whileDown?.();
       await sleep(100);
       const restartedAt = Date.now();
       await relay.start();
+      downs.push([down, Date.now()]);
       restarts++;
       note(`relay back after ${Date.now() - restartedAt} ms`);
     })().finally(() => {
@@ -318,6 +331,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const storedIds = () => new Set(sim.state.postedEnquiries().map((enquiry) => enquiry.originalId));
 
   let report: ChaosReport | undefined;
+  const requests = sampleRequests(() => Object.values(sim.state.counters.requestsByEndpoint).reduce((total, count) => total + count, 0));
   try {
     await relay.start();
     note(`relay pid ${relay.pid} on ${url}; sim ${sim.baseUrl}; ${targets.listings.length} listings, ${targets.agents.length} agents`);
@@ -502,7 +516,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     clearTimeout(faultTimer);
     arrivals.sample();
     arrivals.stop();
+    requests.stop();
     await relay.stop();
+    const breakdown = timeBreakdown({
+      leads: [...acceptedAt].flatMap(([originalId, at]) => {
+        const arrived = arrivedAt.get(originalId);
+        return arrived === undefined ? [] : [{ originalId, acceptedAt: at, arrivedAt: arrived }];
+      }),
+      logFiles: [logFile],
+      downs,
+      requestSamples: requests.samples,
+    });
+    note(`where the time went: ${describeBreakdown(breakdown)}`);
 
     // The verdict, from the simulator's holding area and the relay's outbox.
     // Expected in the CRM: every accepted lead and every released one. Repeats (of a registration or
@@ -565,9 +590,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       outbox,
       foundByReconcile,
       simulator: { ...simulatorCounts(counters), stored: counters.enquiriesStored },
+      peakRequestsPerSecond: sim.state.peakRequestsPerSecond(sim.apiKey),
       faults: profile === 'issue9' ? ISSUE9_FAULTS : [...FAULT_PROFILES.rough, ...FAULT_PROFILES.slow],
       profile,
       latency: latencyOf(acceptedAt, arrivedAt),
+      breakdown,
       seconds: Math.round((Date.now() - started) / 100) / 10,
       dataDir,
       ok:
@@ -592,6 +619,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   } finally {
     clearTimeout(faultTimer);
     arrivals.stop();
+    requests.stop();
     await relay.kill().catch(() => {});
     await sim.close();
     if (!report?.ok) {

@@ -26,6 +26,7 @@ import { findOrInstallPostgres, freshDatabase, startThrowawayPostgres } from '..
 import { ISSUE9_GOALS, runChaos, type ChaosProfile } from './chaos.ts';
 import { runTwoRelayChaos } from './two-relays.ts';
 import { runSavedSearchChaos } from './saved-searches.ts';
+import { describeBreakdown } from './time-breakdown.ts';
 
 const { values } = parseArgs({ options: { profile: { type: 'string' }, relays: { type: 'string' } }, allowPositionals: false });
 const relays = values.relays ?? '1';
@@ -65,7 +66,7 @@ const report = await runChaos({
 });
 console.log(JSON.stringify({ ...report, missing: report.missing.slice(0, 20), duplicates: report.duplicates.slice(0, 20) }, null, 2));
 const { latency } = report;
-const waits = `202 → CRM: p50 ${latency.p50} s, p95 ${latency.p95} s, longest ${latency.max} s; last one in ${latency.afterLastAccepted} s after the last 202`;
+const waits = `202 → CRM: p50 ${latency.p50} s, p95 ${latency.p95} s, longest ${latency.max} s; last one in ${latency.afterLastAccepted} s after the last 202. Where the time went: ${describeBreakdown(report.breakdown)}`;
 const { issue28 } = report;
 const funnel = issue28
   ? ` Issue 28: ${issue28.flagged} flagged (too fast), ${issue28.quarantined} quarantined (${issue28.listed} listed by the CLI), ${issue28.released} released (${issue28.releasedWhileDown} while the relay was down), ${issue28.unreleased} left quarantined, ` +
@@ -147,7 +148,8 @@ async function runSavedSearches(): Promise<number> {
         `contacts: ${report.contacts.withOneContact}/${report.contacts.addresses} addresses with exactly one (duplicated ${report.contacts.duplicated.length}, missing ${report.contacts.missing.length}); ` +
         `requirements ${report.requirements.held} for ${report.requirements.expected} saved searches (wrong groups ${report.requirements.groupsWrong.length}, mismatched ${report.requirements.mismatched}); ` +
         `peak ${report.peakRequestsPerSecond} requests/s; CRM calls per saved search: new address ${report.callsPerSavedSearch.newTotal}, known ${report.callsPerSavedSearch.knownTotal}; ` +
-        `202 → requirement in the CRM: p50 ${report.latency.p50} s, p95 ${report.latency.p95} s, longest ${report.latency.max} s.`,
+        `202 → requirement in the CRM: p50 ${report.latency.p50} s, p95 ${report.latency.p95} s, longest ${report.latency.max} s, the last ${report.latency.afterLastAccepted} s after the last 202. ` +
+        `Where the time went: ${describeBreakdown(report.breakdown)}.`,
     );
     return report.ok;
   };

@@ -31,6 +31,33 @@ it('saved searches: one relay on SQLite, exactly once through 2 kill -9s and fau
   expectExactlyOnce(report, 30);
 });
 
+// Issue 33's goals with the relay's production retry settings and visitors arriving over time (one
+// address every 2 s), faults on every write: every saved search's requirement in the CRM at
+// p95 <= 30 s after its 202 and the last within 60 s of the last 202, exactly once. No kills here:
+// a write in flight when the relay dies waits, by design, ENQUIRY_RECONCILE_DELAY_MS after the
+// restart before it may be written again, and a restart takes 3-17 s on a loaded 2-core machine,
+// so with kills only exactly-once is asserted (above; the figures with kills: bench lead-chaos).
+it(
+  'saved searches with production retry settings under faults on every write: p95 <= 30 s after the 202, the last within 60 s (N = 24, 16 addresses)',
+  { timeout: 240_000 },
+  async () => {
+    const notes: string[] = [];
+    const report = await runSavedSearchChaos({
+      n: 24,
+      addresses: 16,
+      kills: 0,
+      settings: 'production',
+      paceMs: 2_000,
+      timeoutMs: 220_000,
+      note: (message) => notes.push(message),
+    });
+    if (!report.ok) console.error(notes.join('\n'));
+    expectExactlyOnce(report, 24);
+    expect(report.latency.p95).toBeLessThanOrEqual(30);
+    expect(report.latency.afterLastAccepted).toBeLessThanOrEqual(60);
+  },
+);
+
 const postgres = inject('postgres');
 const skipped = 'skipped' in postgres ? postgres.skipped : undefined;
 it.skipIf(skipped)(

@@ -29,6 +29,7 @@ import type { FaultRule } from '../../crm-sim/faults.ts';
 import { startSimulator, type RunningSimulator } from '../../crm-sim/simulator.ts';
 import { evenSteps, freePort, RelayProcess } from './chaos.ts';
 import { contactsByAddress, requirementMatchesSearch } from '../saved-searches/support.ts';
+import { describeBreakdown, sampleRequests, timeBreakdown, type TimeBreakdown } from './time-breakdown.ts';
 
 export interface SavedSearchChaosOptions {
   /** Saved searches to send. */
@@ -45,6 +46,10 @@ export interface SavedSearchChaosOptions {
   timeoutMs?: number;
   keepDataDir?: boolean;
   note?: (message: string) => void;
+  /** false: no faults injected (the baseline of a bench: the same saved searches, the same key). Default true. */
+  faults?: boolean;
+  /** Start one address's saved searches every this many ms (visitors arriving over time); default 0: as fast as six senders go. */
+  paceMs?: number;
 }
 
 export interface SavedSearchChaosReport {
@@ -60,7 +65,11 @@ export interface SavedSearchChaosReport {
   peakRequestsPerSecond: number;
   /** CRM calls of one saved search with faults off, by endpoint, for a new and a known address (the vocabulary read apart). */
   callsPerSavedSearch: { newAddress: Record<string, number>; knownAddress: Record<string, number>; newTotal: number; knownTotal: number };
-  latency: { p50: number; p95: number; max: number };
+  latency: { p50: number; p95: number; max: number; afterLastAccepted: number };
+  /** The same from each owner's confirmation (the click), when the relay may first send it, to the last confirmation. */
+  fromConfirmation: { p50: number; p95: number; max: number; afterLastConfirmed: number };
+  /** Where the saved searches' time went from 202 to requirement (time-breakdown.ts). */
+  breakdown: TimeBreakdown;
   simulator: { injectedErrors: number; injected429s: number; droppedResponses: number };
   stores: Record<string, number>;
   seconds: number;
@@ -163,7 +172,8 @@ export async function runSavedSearchChaos(options: SavedSearchChaosOptions): Pro
           CRM_API_KEY: sim.apiKey,
           CRM_ACCESS_TOKEN: sim.accessToken,
           CRM_DAILY_LIMIT: '1000000',
-          LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
+          // info: the confirmation e-mails' times, for the breakdown of the waits.
+          LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'info',
           ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000000',
           ENQUIRY_DAILY_LIMIT_PER_CLIENT: '1000000',
           ENQUIRY_MIN_FILL_MS: '0',
@@ -184,6 +194,8 @@ export async function runSavedSearchChaos(options: SavedSearchChaosOptions): Pro
   const accepted = new Map<string, { body: SavedSearchRequest; at: number }>();
   let notAccepted = 0;
   let kills = 0;
+  /** When relay B was down: [killed, back]. */
+  const downs: Array<[number, number]> = [];
   let restarting: Promise<void> | undefined;
   let report: SavedSearchChaosReport | undefined;
   /** Kills the victim and restarts it; a kill asked for while one is under way follows it (none is lost). */
@@ -192,9 +204,11 @@ export async function runSavedSearchChaos(options: SavedSearchChaosOptions): Pro
     restarting = (async () => {
       kills++;
       note(`kill -9 #${kills} (${why})`);
+      const down = Date.now();
       await victim.kill();
       await sleep(150);
       await victim.start();
+      downs.push([down, Date.now()]);
       note('relay back');
     })().finally(() => {
       restarting = undefined;
@@ -259,6 +273,9 @@ export async function runSavedSearchChaos(options: SavedSearchChaosOptions): Pro
   // button, a POST; each owner on their own, so at once), at whichever relay answers (a killed
   // one's links go to the other, or wait for it).
   const confirmedLinks = new Set<string>();
+  /** When each link was confirmed, and the address its e-mail went to. */
+  const confirmedAt = new Map<string, number>();
+  const linkAddress = new Map<string, string>();
   const confirming = new Set<string>();
   const confirm = async (path: string) => {
     confirming.add(path);
@@ -268,6 +285,7 @@ export async function runSavedSearchChaos(options: SavedSearchChaosOptions): Pro
           const answer = await fetch(`${url}${path}`, { method: 'POST', redirect: 'manual', signal: AbortSignal.timeout(15_000) });
           if (answer.status === 303) {
             confirmedLinks.add(path);
+            confirmedAt.set(path, Date.now());
             return;
           }
         } catch {
@@ -282,6 +300,7 @@ export async function runSavedSearchChaos(options: SavedSearchChaosOptions): Pro
     for (const mail of sim.mail.messages()) {
       for (const link of mail.links) {
         const path = /\/alerts\/confirm\/[0-9a-f]{64}$/.exec(link)?.[0];
+        if (path && !linkAddress.has(path)) linkAddress.set(path, mail.to[0]?.toLowerCase() ?? '');
         if (path && !confirmedLinks.has(path) && !confirming.has(path)) void confirm(path);
       }
     }
@@ -349,7 +368,8 @@ export async function runSavedSearchChaos(options: SavedSearchChaosOptions): Pro
     arrivals.clear();
     const probeEmails = new Set(['cost.warmup@example.com', 'cost.probe@example.com']);
 
-    sim.state.setFaults(WRITE_FAULTS);
+    if (options.faults !== false) sim.state.setFaults(WRITE_FAULTS);
+    const requests = sampleRequests(() => Object.values(sim.state.counters.requestsByEndpoint).reduce((total, count) => total + count, 0));
     const batches = bodiesFor(options.n, options.addresses, suburbs);
     const total = batches.reduce((sum, batch) => sum + batch.length, 0);
     const sendKills = Math.ceil(options.kills / 2);
@@ -357,10 +377,14 @@ export async function runSavedSearchChaos(options: SavedSearchChaosOptions): Pro
     let next = 0;
     let sentBatches = 0;
     const sendingKills: Promise<void>[] = [];
+    const sendingFrom = Date.now();
+    const paceMs = options.paceMs ?? 0;
     await Promise.all(
       Array.from({ length: 6 }, async () => {
         while (next < batches.length) {
+          const slot = next;
           const batch = batches[next++]!;
+          if (paceMs > 0) await sleep(Math.max(0, sendingFrom + slot * paceMs - Date.now()));
           // The searches of one address at the same moment, to different relays when there are two.
           const results = await Promise.all(batch.map((body, index) => post(body, (sentBatches + index) % urls.length)));
           sentBatches++;
@@ -391,6 +415,7 @@ export async function runSavedSearchChaos(options: SavedSearchChaosOptions): Pro
     }
     clearInterval(sampler);
     clearInterval(owners);
+    requests.stop();
     sample();
     const stores = await storeCounts(urls[0]!);
     await Promise.all(relays.map((relay) => relay.stop()));
@@ -432,6 +457,33 @@ export async function runSavedSearchChaos(options: SavedSearchChaosOptions): Pro
     const noteDuplicates = [...accepted.keys()].filter((id) => (noteCounts.get(id) ?? 0) > 1).length;
     const waits = [...accepted].flatMap(([id, { at }]) => (arrivals.has(id) ? [Math.max(0, arrivals.get(id)! - at) / 1000] : [])).sort((a, b) => a - b);
     const round = (value: number) => Math.round(value * 10) / 10;
+    const lastAccepted = Math.max(...[...accepted.values()].map(({ at }) => at));
+    const lastArrival = Math.max(0, ...[...accepted.keys()].map((id) => arrivals.get(id) ?? 0));
+    const confirmationOf = confirmations(
+      dataDirs.map((dataDir) => join(dataDir, 'relay.log')),
+      [...accepted].map(([id, { body, at }]) => ({ id, email: body.email, at })),
+      [...confirmedAt].map(([path, at]) => ({ email: linkAddress.get(path) ?? '', at })),
+    );
+    const confirmedWaits: number[] = [];
+    let lastConfirmed = 0;
+    for (const [id, { body }] of accepted) {
+      const confirmed = confirmationOf(id, body.email);
+      const arrived = arrivals.get(id);
+      if (confirmed === undefined || arrived === undefined) continue;
+      confirmedWaits.push(Math.max(0, arrived - confirmed) / 1000);
+      lastConfirmed = Math.max(lastConfirmed, confirmed);
+    }
+    confirmedWaits.sort((a, b) => a - b);
+    const breakdown = timeBreakdown({
+      leads: [...accepted].flatMap(([id, { body, at }]) => {
+        const arrivedAt = arrivals.get(id);
+        return arrivedAt === undefined ? [] : [{ originalId: id, acceptedAt: at, arrivedAt, confirmedAt: confirmationOf(id, body.email), group: body.email }];
+      }),
+      logFiles: dataDirs.map((dataDir) => join(dataDir, 'relay.log')),
+      downs,
+      requestSamples: requests.samples,
+    });
+    note(`where the time went: ${describeBreakdown(breakdown)}`);
     const peakRequestsPerSecond = sim.state.peakRequestsPerSecond(sim.apiKey);
     const sum = (calls: Record<string, number>) => Object.values(calls).reduce((total, count) => total + count, 0);
     report = {
@@ -446,7 +498,19 @@ export async function runSavedSearchChaos(options: SavedSearchChaosOptions): Pro
       notes: { expected: accepted.size, held: notesHeld, duplicates: noteDuplicates },
       peakRequestsPerSecond,
       callsPerSavedSearch: { newAddress, knownAddress, newTotal: sum(newAddress), knownTotal: sum(knownAddress) },
-      latency: { p50: round(percentile(waits, 0.5)), p95: round(percentile(waits, 0.95)), max: round(waits.at(-1) ?? 0) },
+      latency: {
+        p50: round(percentile(waits, 0.5)),
+        p95: round(percentile(waits, 0.95)),
+        max: round(waits.at(-1) ?? 0),
+        afterLastAccepted: round(Math.max(0, lastArrival - lastAccepted) / 1000),
+      },
+      fromConfirmation: {
+        p50: round(percentile(confirmedWaits, 0.5)),
+        p95: round(percentile(confirmedWaits, 0.95)),
+        max: round(confirmedWaits.at(-1) ?? 0),
+        afterLastConfirmed: round(Math.max(0, lastArrival - lastConfirmed) / 1000),
+      },
+      breakdown,
       simulator: {
         injectedErrors: sim.state.counters.injectedErrors,
         injected429s: sim.state.counters.injected429s,
@@ -505,6 +569,46 @@ async function knownSuburbs(urls: string[], deadline: number): Promise<string[]>
   const suburbs = known[0]!.filter((name) => known.every((names) => names.includes(name)));
   if (suburbs.length === 0) throw new Error(`the relays know no suburb in common: ${JSON.stringify(known)}`);
   return suburbs;
+}
+
+/**
+ * When each saved search was confirmed: an address's confirmation e-mails (the relay log's "sent",
+ * by originalId) in the order sent are paired with its links in the order their owners confirmed
+ * them (the first e-mail is the first one read).
+ */
+function confirmations(
+  logFiles: string[],
+  searches: Array<{ id: string; email: string; at: number }>,
+  confirmed: Array<{ email: string; at: number }>,
+): (id: string, email: string) => number | undefined {
+  const sentAt = new Map<string, number>();
+  for (const file of logFiles) {
+    let text = '';
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n')) {
+      if (!line.includes('confirmation e-mail sent')) continue;
+      try {
+        const entry = JSON.parse(line) as { time?: number; originalId?: string };
+        if (entry.originalId && typeof entry.time === 'number' && !sentAt.has(entry.originalId)) sentAt.set(entry.originalId, entry.time);
+      } catch {
+        // Not a JSON line.
+      }
+    }
+  }
+  const byAddress = new Map<string, string[]>();
+  for (const search of [...searches].sort((a, b) => (sentAt.get(a.id) ?? a.at) - (sentAt.get(b.id) ?? b.at))) {
+    const email = search.email.toLowerCase();
+    byAddress.set(email, [...(byAddress.get(email) ?? []), search.id]);
+  }
+  const at = new Map<string, number>();
+  const links = new Map<string, number[]>();
+  for (const link of [...confirmed].sort((a, b) => a.at - b.at)) links.set(link.email, [...(links.get(link.email) ?? []), link.at]);
+  for (const [email, ids] of byAddress) ids.forEach((id, index) => links.get(email)?.[index] !== undefined && at.set(id, links.get(email)![index]!));
+  return (id) => at.get(id);
 }
 
 function sameSearch(a: SavedSearchFilters, b: SavedSearchFilters): boolean {

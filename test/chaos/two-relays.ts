@@ -35,6 +35,7 @@ import {
   evenSteps,
   FAULT_PROFILES,
   freePort,
+  ISSUE9_FAULTS,
   latencyOf,
   loadTargets,
   MIXED_RELAY_SETTINGS,
@@ -43,7 +44,12 @@ import {
   simulatorCounts,
   watchArrivals,
   type ChaosLatency,
+  type ChaosProfile,
 } from './chaos.ts';
+import { describeBreakdown, sampleRequests, timeBreakdown, type TimeBreakdown } from './time-breakdown.ts';
+
+/** ENQUIRY_RECONCILE_DELAY_MS's default: the longest a row with an unknown outcome waits in the 'issue9' profile before it is claimed again. */
+const PRODUCTION_LOOKUP_DELAY_MS = 30_000;
 
 export interface TwoRelayChaosOptions {
   n: number;
@@ -57,6 +63,13 @@ export interface TwoRelayChaosOptions {
   timeoutMs?: number;
   keepDataDir?: boolean;
   note?: (message: string) => void;
+  /**
+   * 'mixed' (default): chaos.ts's alternating rough and slow spells with short relay timeouts and
+   * retry delays; 'issue9': the review's faults (ISSUE9_FAULTS) with the relays' production retry settings.
+   */
+  profile?: ChaosProfile;
+  /** false: no faults injected (a bench's baseline). Default true. */
+  faults?: boolean;
 }
 
 export interface Takeover {
@@ -106,6 +119,8 @@ export interface TwoRelayChaosReport {
   /** After each kill: ms until relay A served a listing change made in the CRM (-1: never). */
   syncLagsMs: number[];
   latency: ChaosLatency;
+  /** Where the enquiries' time went from 202 to the CRM (time-breakdown.ts). */
+  breakdown: TimeBreakdown;
   seconds: number;
   dataDirs: string[];
   ok: boolean;
@@ -122,7 +137,9 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
   const senders = options.senders ?? 8;
   const deadline = started + (options.timeoutMs ?? 15 * 60_000);
   const claimLeaseMs = options.claimLeaseMs ?? 3_000;
-  const takeoverBoundMs = claimLeaseMs + Number(MIXED_RELAY_SETTINGS.ENQUIRY_RETRY_MAX_MS) + TAKEOVER_MARGIN_MS;
+  const profile = options.profile ?? 'mixed';
+  const takeoverBoundMs =
+    claimLeaseMs + (profile === 'mixed' ? Number(MIXED_RELAY_SETTINGS.ENQUIRY_RETRY_MAX_MS) : PRODUCTION_LOOKUP_DELAY_MS) + TAKEOVER_MARGIN_MS;
   const syncTakeoverBoundMs = SYNC_LEASE_MS + SYNC_LEASE_MS / 3 + TAKEOVER_MARGIN_MS;
   const requestsPerSecondLimit = 10;
   const dataDirs = [mkdtempSync(join(tmpdir(), 'estate-chaos-a-')), mkdtempSync(join(tmpdir(), 'estate-chaos-b-'))];
@@ -136,7 +153,7 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
     (port, index) =>
       new RelayProcess(
         {
-          ...MIXED_RELAY_SETTINGS,
+          ...(profile === 'mixed' ? MIXED_RELAY_SETTINGS : {}),
           PORT: String(port),
           HOST: '127.0.0.1',
           PUBLIC_URL: urls[index]!,
@@ -146,7 +163,7 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
           CRM_API_KEY: sim.apiKey,
           CRM_ACCESS_TOKEN: sim.accessToken,
           CRM_DAILY_LIMIT: '1000000',
-          LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
+          LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'info',
           ENQUIRY_RATE_LIMIT_PER_MINUTE: '1000000',
           ENQUIRY_DAILY_LIMIT_PER_CLIENT: '1000000',
           ENQUIRY_DAILY_BUDGET: '1000000',
@@ -264,6 +281,9 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
     return -1;
   };
 
+  /** When relay B was down: [killed, back]. */
+  const downs: Array<[number, number]> = [];
+  const requests = sampleRequests(() => Object.values(sim.state.counters.requestsByEndpoint).reduce((total, count) => total + count, 0));
   const killAndRestart = (why: string) =>
     (restarting ??= (async () => {
       kills++;
@@ -298,6 +318,7 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
         `kill #${kill}: ${held} claim(s) taken over in ${ms} ms; the sync taken over by A in ${syncTakeovers.at(-1)!.ms} ms; relay A served a change in ${syncLagsMs.at(-1)} ms`,
       );
       await relayB.start();
+      downs.push([killedAt, Date.now()]);
       note('relay B back');
     })().finally(() => {
       restarting = undefined;
@@ -317,7 +338,9 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
       if (Date.now() > until) throw new Error('relay A served no listings within 60 s of its start');
     }
     listingWatch = watchListings();
-    applyProfile('rough');
+    if (options.faults === false) sim.state.faults.set([]);
+    else if (profile === 'issue9') sim.state.faults.set(ISSUE9_FAULTS);
+    else applyProfile('rough');
     note(`relay A pid ${relayA.pid} on ${urls[0]}, relay B pid ${relayB.pid} on ${urls[1]}; sim ${sim.baseUrl}`);
 
     const killAt = evenSteps(0, options.n, sendKills);
@@ -391,9 +414,20 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
     clearTimeout(faultTimer);
     arrivals.sample();
     arrivals.stop();
+    requests.stop();
     watching = false;
     await listingWatch;
     await Promise.all(relays.map((relay) => relay.stop()));
+    const breakdown = timeBreakdown({
+      leads: [...acceptedAt].flatMap(([originalId, at]) => {
+        const arrived = arrivedAt.get(originalId);
+        return arrived === undefined ? [] : [{ originalId, acceptedAt: at, arrivedAt: arrived }];
+      }),
+      logFiles,
+      downs,
+      requestSamples: requests.samples,
+    });
+    note(`where the time went: ${describeBreakdown(breakdown)}`);
 
     const { missing, duplicates, strays } = deliveryVerdict(sim.state, accepted);
     const store = openStore(dataDirs[0]!);
@@ -429,6 +463,7 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
       listingFailures,
       syncLagsMs,
       latency: latencyOf(acceptedAt, arrivedAt),
+      breakdown,
       seconds: Math.round((Date.now() - started) / 100) / 10,
       dataDirs,
       ok:
@@ -451,6 +486,7 @@ export async function runTwoRelayChaos(options: TwoRelayChaosOptions): Promise<T
     watching = false;
     clearTimeout(faultTimer);
     arrivals.stop();
+    requests.stop();
     await Promise.all(relays.map((relay) => relay.kill().catch(() => {})));
     await listingWatch;
     await pool.end();

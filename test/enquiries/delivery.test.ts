@@ -263,17 +263,44 @@ for (const storeVariant of storeVariants()) {
         expect((await harness.service.outbox.get(answered.originalId))!.status).toBe('delivered');
         expect(posted().map((enquiry) => enquiry.originalId)).toEqual([answered.originalId]);
 
-        // A gateway's 504: the CRM may still be working on it, so the look-up waits.
+        // A gateway's 504: the CRM may still be working on it. The early look-up (2 s) finds
+        // nothing, and that is not believed: nothing is posted again until the reconcile delay is over.
         const gateway = validEnquiry({ listingId: listing.id });
         await post(harness, gateway);
         crm.sim.state.faults.set([{ match: 'POST /enquiries', errorRate: 1, errorStatus: 504, times: 1 }]);
         await harness.service.worker.drain();
+        const lookUps = () => crm.sim.state.counters.requestsByEndpoint['GET /enquiries'] ?? 0;
+        const lookUpsBefore = lookUps();
         advance(4_000);
         await harness.service.worker.drain();
+        expect(lookUps()).toBeGreaterThan(lookUpsBefore);
         expect((await harness.service.outbox.get(gateway.originalId))!.status).toBe('queued');
-        advance(26_000);
+        expect(posted().filter((enquiry) => enquiry.originalId === gateway.originalId)).toHaveLength(0);
+        advance(20_000);
+        await harness.service.worker.drain();
+        expect((await harness.service.outbox.get(gateway.originalId))!.status).toBe('queued');
+        advance(6_000);
         await harness.service.worker.drain();
         expect((await harness.service.outbox.get(gateway.originalId))!.status).toBe('delivered');
+      });
+
+      it('a dropped answer is found by the early look-up within seconds, not after the reconcile delay, and never posted twice', async () => {
+        const harness = await setup({ settings: { reconcileDelayMs: 30_000, earlyLookupMs: 2_000 } });
+        const listing = await saleListing(harness);
+        const dropped = validEnquiry({ listingId: listing.id });
+        await post(harness, dropped);
+        // The CRM stores the enquiry and the connection is cut before its answer.
+        crm.sim.state.faults.set([{ match: 'POST /enquiries', dropResponseRate: 1, times: 1 }]);
+        await harness.service.worker.drain();
+        expect((await harness.service.outbox.get(dropped.originalId))!.status).toBe('queued');
+        advance(1_000);
+        await harness.service.worker.drain();
+        expect((await harness.service.outbox.get(dropped.originalId))!.status).toBe('queued');
+        advance(1_500);
+        await harness.service.worker.drain();
+        const row = (await harness.service.outbox.get(dropped.originalId))!;
+        expect(row.status).toBe('delivered');
+        expect(posted().filter((enquiry) => enquiry.originalId === dropped.originalId)).toHaveLength(1);
       });
 
       it('an outage opens the circuit: sending stops, one probe per cooldown, and the queue drains once the CRM is back', async () => {

@@ -171,6 +171,7 @@ describe('settings grouped by concern', () => {
     ENQUIRY_RETRY_BASE_MS: '9',
     ENQUIRY_RETRY_MAX_MS: '9',
     ENQUIRY_RECONCILE_DELAY_MS: '9',
+    ENQUIRY_EARLY_LOOKUP_MS: '9',
     ENQUIRY_DELIVERY_CONCURRENCY: '9',
     ENQUIRY_POLL_MS: '9',
     ENQUIRY_CLAIM_LEASE_MS: '9',
@@ -305,4 +306,13 @@ describe('settings grouped by concern', () => {
       expect(problems.join('\n')).not.toContain('hunter2secret');
     }
   });
+});
+
+it('refuses an early look-up later than the look-up that is believed, naming both settings', () => {
+  expect(problemsOf({ ENQUIRY_EARLY_LOOKUP_MS: '40000' })).toEqual([
+    'ENQUIRY_EARLY_LOOKUP_MS: must be at most ENQUIRY_RECONCILE_DELAY_MS (30000): the early look-up comes before the one that is believed (got "40000")',
+  ]);
+  expect(problemsOf({ ENQUIRY_EARLY_LOOKUP_MS: '-1' })).toEqual([expect.stringMatching(/^ENQUIRY_EARLY_LOOKUP_MS: /)]);
+  // Unset, it follows a short reconcile delay down.
+  expect(problemsOf({ ENQUIRY_RECONCILE_DELAY_MS: '500' })).toEqual([]);
 });

@@ -139,6 +139,46 @@ for (const variant of storeVariants()) {
       expect(sim.state.counters.droppedResponses).toBeGreaterThanOrEqual(4);
     });
 
+    it('a dropped answer is found by the early look-up in seconds; a write that may still land is not written again until the reconcile delay is over', async () => {
+      let clock = Date.now();
+      const { app, service, deliver } = await harness({
+        now: () => clock,
+        settings: { retryBaseMs: 1_000, retryMaxMs: 1_000, reconcileDelayMs: 30_000, earlyLookupMs: 2_000 },
+      });
+      const dropped = validSavedSearch({ email: 'dora@example.com', search: { suburb: 'Kew', minBeds: 2 } });
+      expect((await request(app).post('/api/v1/saved-searches').send(dropped)).status).toBe(202);
+      // The requirement lands, its answer is lost.
+      sim.state.setFaults([{ match: 'POST /contacts/*/requirements', dropResponseRate: 1, times: 1 }]);
+      await deliver();
+      expect(await service.store.get(dropped.originalId)).toMatchObject({ status: 'queued', step: 'search' });
+      clock += 2_500;
+      await deliver();
+      expect(await service.store.get(dropped.originalId)).toMatchObject({ status: 'saved' });
+      expect(contactsByAddress(sim.state.contacts.posted()).get('dora@example.com')![0]!.requirements).toHaveLength(1);
+
+      // A gateway's 504 to the requirement: nothing landed, but it may yet. The early look-up finds
+      // nothing and is not believed; the look-up after the reconcile delay is, and only then is it written again.
+      const gateway = validSavedSearch({ email: 'eli@example.com', search: { suburb: 'Kew', minBeds: 3 } });
+      expect((await request(app).post('/api/v1/saved-searches').send(gateway)).status).toBe(202);
+      sim.state.setFaults([{ match: 'POST /contacts/*/requirements', errorRate: 1, errorStatus: 504, times: 1 }]);
+      await deliver();
+      const requirementPosts = () => counted('POST /contacts/{id}/requirements');
+      const postsAfterFailure = requirementPosts();
+      const lookUps = counted('GET /contacts/{id}/requirements');
+      clock += 2_500;
+      await deliver();
+      expect(counted('GET /contacts/{id}/requirements')).toBeGreaterThan(lookUps);
+      expect(await service.store.get(gateway.originalId)).toMatchObject({ status: 'queued', step: 'search' });
+      clock += 20_000;
+      await deliver();
+      expect(requirementPosts()).toBe(postsAfterFailure);
+      clock += 10_000;
+      await deliver();
+      expect(await service.store.get(gateway.originalId)).toMatchObject({ status: 'saved' });
+      expect(requirementPosts()).toBe(postsAfterFailure + 1);
+      expect(contactsByAddress(sim.state.contacts.posted()).get('eli@example.com')![0]!.requirements).toHaveLength(1);
+    });
+
     it('a crash after a write landed resumes at its step and finds it instead of writing again', async () => {
       // Its retry (0.5 to 1 s) falls due after its drain has returned, however slowly the machine
       // runs: the lost answer is looked for by the restarted process, not by this one.
