@@ -1,7 +1,7 @@
 import type { Config } from '../runtime/config.ts';
 import type { Logger } from '../runtime/log.ts';
 import pLimit from 'p-limit';
-import type { MirrorCounts, PhotoMirror } from '../photos/mirror.ts';
+import type { MirrorCounts, PhotoMirror, PhotoOwnerKind, SourcePhoto } from '../photos/mirror.ts';
 import type { ListingType } from '../../contract/relay-api.ts';
 import type { ListingCache, OpenHomeRow } from './cache.ts';
 import type { ListedRecord, ListingSource, MappedAgent, PushedRecord, SourceList } from './source.ts';
@@ -57,6 +57,9 @@ export interface ListingSyncOptions {
 
 /** A run refused because another relay holds the agency's sync (relays on one database). */
 export const NOT_SYNC_HOLDER = "another relay holds this agency's sync; it runs there";
+
+/** Photos a first fill recorded to mirror once the agency serves. */
+type PhotosLater = Array<{ kind: PhotoOwnerKind; ownerId: number; photos: readonly SourcePhoto[] }>;
 
 /** The report of a run that did nothing (refused, or failed before any step). */
 function notRun(kind: SyncKind, error: string): SyncReport {
@@ -242,10 +245,10 @@ export class ListingSync {
         if (complete) completeSources.add(spec.source);
       }
 
-      // 2. New and changed listings: photos first, then the record, so a listing appears with its photos.
-      //    A first fill of one of many agencies waits for its turn here, its lists read (fill-turns.ts).
-      const firstFill = this.options.fillTurns && this.fillOrder() !== undefined;
-      const releaseTurn = firstFill ? await this.options.fillTurns!.take(() => this.fillOrder() ?? -1, signal) : undefined;
+      // 2. New and changed listings: photos first, then the record, so a listing appears with its photos;
+      //    except in a first fill, where the agency serves nothing yet: the records first, the photos
+      //    recorded to come once it serves (step 5), as nothing waits on them but the gallery.
+      const photosLater: PhotosLater | undefined = this.fillOrder() !== undefined ? [] : undefined;
       const limit = pLimit(this.options.listingConcurrency ?? 4);
       let sincePublish = 0;
       // Settled, not Promise.all: a failure or a stop must not end the sync while other listings'
@@ -254,7 +257,7 @@ export class ListingSync {
         toWrite.map(({ item }) =>
           limit(async () => {
             signal.throwIfAborted();
-            await this.writeListing(item, sweep, signal);
+            await this.writeListing(item, sweep, signal, photosLater);
             report.changed++;
             if (++sincePublish >= PUBLISH_EVERY) {
               sincePublish = 0;
@@ -263,8 +266,6 @@ export class ListingSync {
           }),
         ),
       );
-      // Its turn is over once its listings are written: the requests left (staff, open homes) go first at the CRM's gate.
-      releaseTurn?.();
       const failed = written.find((result) => result.status === 'rejected');
       if (failed) throw failed.reason;
       if (sweep !== null) cache.markSeen(unchangedSeen, sweep);
@@ -281,12 +282,12 @@ export class ListingSync {
       report.removed = removals.size;
 
       // 4. Staff on full sweeps (or when none are known yet); open homes on every run.
-      if (kind === 'full' || cache.counts().agents === 0) await this.syncAgents(report, signal);
+      if (kind === 'full' || cache.counts().agents === 0) await this.syncAgents(report, signal, photosLater);
       if (kind === 'full' || this.openHomesAt === undefined || started - this.openHomesAt >= OPEN_HOMES_EVERY_MS) {
         await this.syncOpenHomes(report, signal);
         this.openHomesAt = started;
       }
-      for (const id of mirror.ownersToRetry('listing')) await this.retryPhotos(id, signal);
+      if (!photosLater) for (const kind of ['listing', 'agent'] as const) for (const id of mirror.ownersToFinish(kind)) await this.retryPhotos(kind, id, signal);
 
       if (kind === 'full') await mirror.collectGarbage();
       report.complete = kind === 'incremental' || this.specs.every((spec) => completeSources.has(spec.source));
@@ -300,6 +301,11 @@ export class ListingSync {
       });
       this.filled = true;
       if (kind === 'full') this.options.afterSweep?.();
+      // 5. A first fill's photos, once the agency serves (its listing API lists its listings: published now).
+      if (photosLater) {
+        cache.changed();
+        await this.mirrorLater(photosLater, signal);
+      }
     } catch (error) {
       report.error = this.describeError(error);
       // The store refusing writes (a lock held elsewhere, a full disk): recording that would be
@@ -378,16 +384,58 @@ export class ListingSync {
     return { items, complete };
   }
 
-  private async writeListing(item: Pick<ListedRecord, 'load'>, sweep: number | null, signal: AbortSignal): Promise<void> {
+  /** Writes one listing: its photos first, or, given `photosLater`, recorded there to be mirrored after (a first fill). */
+  private async writeListing(item: Pick<ListedRecord, 'load'>, sweep: number | null, signal: AbortSignal, photosLater?: PhotosLater): Promise<void> {
     const mapped = await item.load(signal);
-    await this.options.mirror.syncOwner('listing', mapped.facts.id, mapped.photos, signal);
+    if (photosLater) this.recordLater(photosLater, 'listing', mapped.facts.id, mapped.photos);
+    else await this.options.mirror.syncOwner('listing', mapped.facts.id, mapped.photos, signal);
     this.options.cache.upsertListing(mapped, sweep, this.now());
   }
 
-  /** Photos whose download failed for a passing reason: tried again from the cached sources (no CRM call). */
-  private async retryPhotos(listingId: number, signal: AbortSignal): Promise<void> {
-    const rows = this.options.mirror.sourcesOf('listing', listingId);
-    await this.options.mirror.syncOwner('listing', listingId, rows, signal);
+  private recordLater(photosLater: PhotosLater, kind: PhotoOwnerKind, ownerId: number, photos: readonly SourcePhoto[]): void {
+    this.options.mirror.recordLater(kind, ownerId, photos);
+    photosLater.push({ kind, ownerId, photos });
+  }
+
+  /**
+   * Mirrors the photos a first fill recorded for later, in a turn of the relay's first fills
+   * (fill-turns.ts: a few agencies' downloads and resizing at once), publishing as they come. A
+   * failure here fails nothing: the agency serves, and the next run finishes what is pending.
+   */
+  private async mirrorLater(photosLater: PhotosLater, signal: AbortSignal): Promise<void> {
+    if (photosLater.length === 0) return;
+    const { mirror, cache } = this.options;
+    let release: (() => void) | undefined;
+    try {
+      release = await this.options.fillTurns?.take(() => this.sizeEstimate ?? 0, signal);
+      const limit = pLimit(this.options.listingConcurrency ?? 4);
+      let sincePublish = 0;
+      const settled = await Promise.allSettled(
+        photosLater.map(({ kind, ownerId, photos }) =>
+          limit(async () => {
+            signal.throwIfAborted();
+            await mirror.syncOwner(kind, ownerId, photos, signal);
+            if (++sincePublish >= PUBLISH_EVERY) {
+              sincePublish = 0;
+              cache.changed();
+            }
+          }),
+        ),
+      );
+      const failed = settled.find((result) => result.status === 'rejected');
+      if (failed) throw failed.reason;
+    } catch (error) {
+      this.log.warn({ err: error }, 'first fill: photos not all mirrored; the next run mirrors the rest');
+    } finally {
+      release?.();
+      cache.changed();
+    }
+  }
+
+  /** Photos pending, or whose download failed for a passing reason: mirrored from the recorded sources (no CRM call). */
+  private async retryPhotos(kind: PhotoOwnerKind, ownerId: number, signal: AbortSignal): Promise<void> {
+    const rows = this.options.mirror.sourcesOf(kind, ownerId);
+    await this.options.mirror.syncOwner(kind, ownerId, rows, signal);
   }
 
   private removeListings(ids: readonly number[]): void {
@@ -397,7 +445,7 @@ export class ListingSync {
     this.log.info({ removed: ids.length }, 'listings left the CRM lists and were removed');
   }
 
-  private async syncAgents(report: SyncReport, signal: AbortSignal): Promise<void> {
+  private async syncAgents(report: SyncReport, signal: AbortSignal, photosLater?: PhotosLater): Promise<void> {
     const { source, cache, mirror } = this.options;
     const agents: MappedAgent[] = [];
     for await (const list of source.staff(signal)) {
@@ -411,7 +459,9 @@ export class ListingSync {
     mirror.removeOwners('agent', [...gone, ...hidden]);
     for (const agent of agents) {
       if (!agent.showOnWeb) continue;
-      await mirror.syncOwner('agent', agent.id, agent.photo ? [agent.photo] : [], signal);
+      const portrait = agent.photo ? [agent.photo] : [];
+      if (photosLater) this.recordLater(photosLater, 'agent', agent.id, portrait);
+      else await mirror.syncOwner('agent', agent.id, portrait, signal);
     }
   }
 

@@ -224,11 +224,11 @@ describe('photo mirror', () => {
     allowed.routes.set('/a.jpg', { status: 503 });
     await mirror.syncOwner('listing', 1, [photo(11, '/a.jpg', '2024-07-01T00:00:00+00:00')]);
     expect(mirror.photosOf('listing', [1]).get(1)![0].hash).toBe(before);
-    expect(mirror.ownersToRetry('listing')).toEqual([1]);
+    expect(mirror.ownersToFinish('listing')).toEqual([1]);
     allowed.routes.set('/a.jpg', { status: 200, body: await jpeg(800, 600, '#227722') });
     await mirror.syncOwner('listing', 1, mirror.sourcesOf('listing', 1));
     expect(mirror.photosOf('listing', [1]).get(1)![0].hash).not.toBe(before);
-    expect(mirror.ownersToRetry('listing')).toEqual([]);
+    expect(mirror.ownersToFinish('listing')).toEqual([]);
     allowed.routes.set('/a.jpg', { status: 200, body: await jpeg(1200, 800, '#3366aa') });
   });
 
