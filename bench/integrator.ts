@@ -211,7 +211,8 @@ export async function measureIntegrator(options: IntegratorBenchOptions): Promis
       firstVsFloor: round(realTime.firstFilledSeconds / realTime.floorSeconds, 3),
       medianVsFloor: round(realTime.filled.p50 / realTime.floorSeconds, 3),
       lastVsFloor: round(realTime.lastFilledSeconds / realTime.floorSeconds, 3),
-      fillOrder: 'never-filled agencies one after another at the key’s gate, the smallest (first list page’s total) first',
+      fillOrder:
+        'never-filled agencies one after another at the key’s gate, the smallest (first list page’s total) first; listings before photos; start-up checks after every fill',
       enquiries: realTime.enquiries.samples,
       enquiryDeliveryP50Seconds: realTime.enquiries.p50,
       enquiryDeliveryP95Seconds: realTime.enquiries.p95,

@@ -80,8 +80,9 @@ export interface CrmClientOptions {
   /**
    * While the agency has never filled its listing cache: its size as far as known (lower fills
    * first at the key's gate); undefined once filled. Its sync's requests go in that order; its
-   * other requests but enquiries (start-up checks) after every first fill, or at once when its own
-   * is done: a relay of many new agencies has each one serving as early as it can.
+   * other requests but enquiries after every first fill (start-up checks asked while it filled, even
+   * once its own is done), or at once when asked after its own: a relay of many new agencies has
+   * each one serving as early as it can.
    */
   fillOrder?: () => number | undefined;
   /** Where the operator sets the access token, for errors that say what to check. Default CRM_ACCESS_TOKEN. */

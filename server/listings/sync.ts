@@ -287,7 +287,8 @@ export class ListingSync {
         await this.syncOpenHomes(report, signal);
         this.openHomesAt = started;
       }
-      if (!photosLater) for (const kind of ['listing', 'agent'] as const) for (const id of mirror.ownersToFinish(kind)) await this.retryPhotos(kind, id, signal);
+      if (!photosLater)
+        for (const kind of ['listing', 'agent'] as const) for (const id of mirror.ownersToFinish(kind)) await this.retryPhotos(kind, id, signal);
 
       if (kind === 'full') await mirror.collectGarbage();
       report.complete = kind === 'incremental' || this.specs.every((spec) => completeSources.has(spec.source));

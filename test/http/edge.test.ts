@@ -130,7 +130,7 @@ describe('the Host header never reaches an answer or a cache key', () => {
   it('in demo mode without PUBLIC_URL, photo URLs are relay-relative, never built from Host', async () => {
     // A first fill serves its listings before their photos are mirrored: wait for the photos.
     let forged = await rawGet(`${demo.url}/api/v1/listings`, { Host: 'evil.example:1234' });
-    for (const deadline = Date.now() + 30_000; !forged.body.includes('"url":"/photos/') && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 30_000; !forged.body.includes('"url":"/photos/') && Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       forged = await rawGet(`${demo.url}/api/v1/listings`, { Host: 'evil.example:1234' });
     }
