@@ -1,7 +1,7 @@
 import type { Config } from '../runtime/config.ts';
 import type { Logger } from '../runtime/log.ts';
 import pLimit from 'p-limit';
-import type { MirrorCounts, PhotoMirror, PhotoOwnerKind, SourcePhoto } from '../photos/mirror.ts';
+import type { MirrorCounts, PhotoMirror, PhotoOwnerKind } from '../photos/mirror.ts';
 import type { ListingType } from '../../contract/relay-api.ts';
 import type { ListingCache, OpenHomeRow } from './cache.ts';
 import type { ListedRecord, ListingSource, MappedAgent, PushedRecord, SourceList } from './source.ts';
@@ -58,8 +58,8 @@ export interface ListingSyncOptions {
 /** A run refused because another relay holds the agency's sync (relays on one database). */
 export const NOT_SYNC_HOLDER = "another relay holds this agency's sync; it runs there";
 
-/** Photos a first fill recorded to mirror once the agency serves. */
-type PhotosLater = Array<{ kind: PhotoOwnerKind; ownerId: number; photos: readonly SourcePhoto[] }>;
+/** Owners of photos to mirror (a first fill's, once the agency serves). */
+type PhotoOwners = Array<{ kind: PhotoOwnerKind; ownerId: number }>;
 
 /** The report of a run that did nothing (refused, or failed before any step). */
 function notRun(kind: SyncKind, error: string): SyncReport {
@@ -74,6 +74,8 @@ export const OPEN_HOMES_EVERY_MS = 60 * 60_000;
 const OPEN_HOMES_AHEAD_MS = 28 * 86_400_000;
 /** Listings written between two invalidations of the API's rendered responses during a long run. */
 const PUBLISH_EVERY = 10;
+/** A first fill's photo owners mirrored in one job of the sync's queue (mirrorLater). */
+const PHOTOS_LATER_CHUNK = 10;
 
 /**
  * Keeps the listing cache in step with the CRM: incremental runs (modifiedSince) every
@@ -95,6 +97,8 @@ export class ListingSync {
   private failedFills = 0;
   /** Whether the cache has been filled once (read from the store at the first ask; true for good once a run succeeds). */
   private filled: boolean | undefined;
+  /** A first fill has just served with its photos recorded for later: run() mirrors them. */
+  private photosPending = false;
   /** The agency's size as its first fill learned it: the first list page's total, else what the cache held. */
   private sizeEstimate: number | undefined;
 
@@ -196,7 +200,14 @@ export class ListingSync {
     // Polls and sweeps: the last in line at the CRM's gate.
     const next = this.queue.then(() => asWork('sweep', () => this.runNow(kind))).catch((error: unknown) => this.unexpectedFailure(kind, error));
     this.queue = next.catch(() => undefined);
-    return next;
+    return next.then(async (report) => {
+      // A first fill's photos, once the agency serves.
+      if (this.photosPending && !this.abort.signal.aborted) {
+        this.photosPending = false;
+        await this.mirrorLater(report);
+      }
+      return report;
+    });
   }
 
   /**
@@ -247,8 +258,8 @@ export class ListingSync {
 
       // 2. New and changed listings: photos first, then the record, so a listing appears with its photos;
       //    except in a first fill, where the agency serves nothing yet: the records first, the photos
-      //    recorded to come once it serves (step 5), as nothing waits on them but the gallery.
-      const photosLater: PhotosLater | undefined = this.fillOrder() !== undefined ? [] : undefined;
+      //    recorded to come once it serves (run()), as nothing waits on them but the gallery.
+      const photosLater = this.fillOrder() !== undefined;
       const limit = pLimit(this.options.listingConcurrency ?? 4);
       let sincePublish = 0;
       // Settled, not Promise.all: a failure or a stop must not end the sync while other listings'
@@ -302,10 +313,10 @@ export class ListingSync {
       });
       this.filled = true;
       if (kind === 'full') this.options.afterSweep?.();
-      // 5. A first fill's photos, once the agency serves (its listing API lists its listings: published now).
+      // The agency serves: its listing API lists its listings (published now). Its photos follow (run()).
       if (photosLater) {
         cache.changed();
-        await this.mirrorLater(photosLater, signal);
+        this.photosPending = true;
       }
     } catch (error) {
       report.error = this.describeError(error);
@@ -385,52 +396,61 @@ export class ListingSync {
     return { items, complete };
   }
 
-  /** Writes one listing: its photos first, or, given `photosLater`, recorded there to be mirrored after (a first fill). */
-  private async writeListing(item: Pick<ListedRecord, 'load'>, sweep: number | null, signal: AbortSignal, photosLater?: PhotosLater): Promise<void> {
+  /** Writes one listing: its photos first, or with `photosLater` (a first fill) recorded to be mirrored once the agency serves. */
+  private async writeListing(item: Pick<ListedRecord, 'load'>, sweep: number | null, signal: AbortSignal, photosLater = false): Promise<void> {
     const mapped = await item.load(signal);
-    if (photosLater) this.recordLater(photosLater, 'listing', mapped.facts.id, mapped.photos);
+    if (photosLater) this.options.mirror.recordLater('listing', mapped.facts.id, mapped.photos);
     else await this.options.mirror.syncOwner('listing', mapped.facts.id, mapped.photos, signal);
     this.options.cache.upsertListing(mapped, sweep, this.now());
   }
 
-  private recordLater(photosLater: PhotosLater, kind: PhotoOwnerKind, ownerId: number, photos: readonly SourcePhoto[]): void {
-    this.options.mirror.recordLater(kind, ownerId, photos);
-    photosLater.push({ kind, ownerId, photos });
-  }
-
   /**
    * Mirrors the photos a first fill recorded for later, in a turn of the relay's first fills
-   * (fill-turns.ts: a few agencies' downloads and resizing at once), publishing as they come. A
-   * failure here fails nothing: the agency serves, and the next run finishes what is pending.
+   * (fill-turns.ts: a few agencies' downloads and resizing at once), PHOTOS_LATER_CHUNK owners at a
+   * time, each chunk a job of the sync's queue: a change the CRM pushes meanwhile waits for one
+   * chunk, not for every photo of the fill. Each owner's photos are the ones on record when its
+   * chunk runs (a pushed change may have replaced them). Every photo still to mirror goes, those
+   * an earlier failed attempt at the fill recorded too. A failure here fails nothing: the agency
+   * serves, and its next run mirrors what is still pending.
    */
-  private async mirrorLater(photosLater: PhotosLater, signal: AbortSignal): Promise<void> {
-    if (photosLater.length === 0) return;
+  private async mirrorLater(report: SyncReport): Promise<void> {
     const { mirror, cache } = this.options;
+    const signal = this.abort.signal;
+    const before = { ...mirror.totals };
     let release: (() => void) | undefined;
     try {
+      const photosLater: PhotoOwners = (['listing', 'agent'] as const).flatMap((kind) => mirror.ownersToFinish(kind).map((ownerId) => ({ kind, ownerId })));
+      if (photosLater.length === 0) return;
       release = await this.options.fillTurns?.take(() => this.sizeEstimate ?? 0, signal);
-      const limit = pLimit(this.options.listingConcurrency ?? 4);
-      let sincePublish = 0;
-      const settled = await Promise.allSettled(
-        photosLater.map(({ kind, ownerId, photos }) =>
-          limit(async () => {
-            signal.throwIfAborted();
-            await mirror.syncOwner(kind, ownerId, photos, signal);
-            if (++sincePublish >= PUBLISH_EVERY) {
-              sincePublish = 0;
-              cache.changed();
-            }
-          }),
-        ),
-      );
-      const failed = settled.find((result) => result.status === 'rejected');
-      if (failed) throw failed.reason;
+      for (let start = 0; start < photosLater.length; start += PHOTOS_LATER_CHUNK) {
+        const chunk = photosLater.slice(start, start + PHOTOS_LATER_CHUNK);
+        const job = this.queue.then(() => this.mirrorChunk(chunk, signal));
+        this.queue = job.catch(() => undefined);
+        await job;
+        cache.changed();
+      }
     } catch (error) {
-      this.log.warn({ err: error }, 'first fill: photos not all mirrored; the next run mirrors the rest');
+      this.log[signal.aborted ? 'info' : 'warn']({ err: error }, 'first fill: photos not all mirrored; the next run mirrors the rest');
     } finally {
       release?.();
       cache.changed();
+      for (const key of Object.keys(report.photos) as Array<keyof MirrorCounts>) report.photos[key] += mirror.totals[key] - before[key];
     }
+  }
+
+  private async mirrorChunk(chunk: PhotoOwners, signal: AbortSignal): Promise<void> {
+    const { mirror } = this.options;
+    const limit = pLimit(this.options.listingConcurrency ?? 4);
+    const settled = await Promise.allSettled(
+      chunk.map(({ kind, ownerId }) =>
+        limit(async () => {
+          signal.throwIfAborted();
+          await mirror.syncOwner(kind, ownerId, mirror.sourcesOf(kind, ownerId), signal);
+        }),
+      ),
+    );
+    const failed = settled.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   /** Photos pending, or whose download failed for a passing reason: mirrored from the recorded sources (no CRM call). */
@@ -446,7 +466,7 @@ export class ListingSync {
     this.log.info({ removed: ids.length }, 'listings left the CRM lists and were removed');
   }
 
-  private async syncAgents(report: SyncReport, signal: AbortSignal, photosLater?: PhotosLater): Promise<void> {
+  private async syncAgents(report: SyncReport, signal: AbortSignal, photosLater = false): Promise<void> {
     const { source, cache, mirror } = this.options;
     const agents: MappedAgent[] = [];
     for await (const list of source.staff(signal)) {
@@ -461,7 +481,7 @@ export class ListingSync {
     for (const agent of agents) {
       if (!agent.showOnWeb) continue;
       const portrait = agent.photo ? [agent.photo] : [];
-      if (photosLater) this.recordLater(photosLater, 'agent', agent.id, portrait);
+      if (photosLater) mirror.recordLater('agent', agent.id, portrait);
       else await mirror.syncOwner('agent', agent.id, portrait, signal);
     }
   }
