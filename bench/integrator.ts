@@ -20,10 +20,12 @@
  *    scales only the wait for the read (at most one interval): p95 + interval × (COMPRESSION − 1).
  *
  * The first fill's order (issue 23): agencies never filled fill one after another at the key's gate,
- * the smallest first, not all in turns. Reported as the first, median and last agency serving
- * against the floor the CRM's per-second limit sets in the same run: the first sync's requests
- * (counted by the simulator) at 10 a second. Before the order, 200 × 100 filled first at 339 s,
- * median 371 s, all 383 s, against a floor of about 272 s.
+ * the smallest first, not all in turns; (issue 33) each serves before its photos are mirrored, and
+ * the start-up checks wait for every fill. Reported as the first, median and last agency serving
+ * against the floor the CRM's per-second limit sets in the same run: the cold start's requests
+ * (counted by the simulator once the relay goes quiet, start-up checks included) at 10 a second;
+ * and, stricter, against the requests made before the last agency served. Before the order,
+ * 200 × 100 filled first at 339 s, median 371 s, all 383 s, against a floor of about 272 s.
  *
  * CRM calls per day: a day cannot run in real time here, so, as the freshness bench does, each
  * activity's cost is measured at the simulator and multiplied by its daily count in the plan
