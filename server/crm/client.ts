@@ -36,7 +36,7 @@ import {
   type CrmUser,
 } from './schemas.ts';
 import { systemClock, type Clock } from '../runtime/clock.ts';
-import { workClassNow, type WorkClass } from '../runtime/work-class.ts';
+import { DEFAULT_WORK_CLASS, workClassNow, type WorkClass } from '../runtime/work-class.ts';
 
 export { CrmError, isCrmError, type CrmErrorCode } from './errors.ts';
 export type { BudgetStatus } from './limiter.ts';
@@ -80,8 +80,9 @@ export interface CrmClientOptions {
   /**
    * While the agency has never filled its listing cache: its size as far as known (lower fills
    * first at the key's gate); undefined once filled. Its sync's requests go in that order; its
-   * other requests but enquiries (start-up checks) after every first fill, or at once when its own
-   * is done: a relay of many new agencies has each one serving as early as it can.
+   * other requests but enquiries after every first fill (start-up checks asked while it filled, even
+   * once its own is done), or at once when asked after its own: a relay of many new agencies has
+   * each one serving as early as it can.
    */
   fillOrder?: () => number | undefined;
   /** Where the operator sets the access token, for errors that say what to check. Default CRM_ACCESS_TOKEN. */
@@ -338,12 +339,17 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
   };
 
   // The fill order of one request: its sync's in the agency's place; start-up checks after every first fill (sweep is the sync's class).
+  // A start-up check asked while its agency filled stays after every first fill once its own agency
+  // has filled too: ahead of them, each agency's few checks would delay every fill still to come.
   const fillOrderOf = (workClass: WorkClass) => {
     const size = options.fillOrder;
     if (!size) return undefined;
+    let askedWhileFilling = false;
     return () => {
       const order = size();
-      return order === undefined || workClass === 'sweep' ? order : Number.MAX_SAFE_INTEGER;
+      if (workClass === 'sweep') return order;
+      if (order !== undefined) askedWhileFilling = true;
+      return order !== undefined || (askedWhileFilling && workClass === DEFAULT_WORK_CLASS) ? Number.MAX_SAFE_INTEGER : undefined;
     };
   };
 

@@ -1,17 +1,17 @@
 /**
- * How many agencies of one relay write their first fill at once, and which go first.
+ * How many agencies of one relay mirror their first fill's photos at once, and which go first.
  *
  * The CRM's gate orders the requests of agencies filling for the first time, the smallest first
- * (crm/limiter.ts), but most of a fill is not CRM requests: every listing's photos are downloaded
- * from the file host and resized, and every listing written to the store. Two hundred agencies
- * doing that at once share the CPU and the disk evenly and all finish at the end, together. So a
- * first fill reads its lists (a few requests, which tell its size), then waits for one of a few
- * turns, given in fill order (the smallest first, ties first come first), and writes its listings
- * in it. The relay does the same work, so the last agency is not later; the others are serving as
- * soon as their own work is done instead of at the end.
+ * (crm/limiter.ts), but most of a fill's work is not CRM requests: every listing's photos are
+ * downloaded from the file host and resized. A first fill writes its listings without them (the
+ * agency serves as soon as its own requests are through: sync.ts), then mirrors the photos in one
+ * of a few turns, given in fill order (the smallest first, ties first come first): two hundred
+ * agencies downloading and resizing at once would share the CPU, the disk and the file host
+ * evenly, slowing the CRM's answers (and so the gate) for the agencies still to fill, and every
+ * gallery would complete at the end, together.
  */
 
-/** Agencies writing their first fill at once: enough to keep two cores, the threadpool and the file host busy (4 left them idle: the last agency filled later than all at once), few enough to finish in order. */
+/** Agencies mirroring their first fill's photos at once: enough to keep two cores, the threadpool and the file host busy (4 left them idle: the last agency filled later than all at once), few enough to finish in order. */
 export const FIRST_FILLS_AT_ONCE = 6;
 
 interface Waiting {

@@ -1,7 +1,7 @@
 import type { Config } from '../runtime/config.ts';
 import type { Logger } from '../runtime/log.ts';
 import pLimit from 'p-limit';
-import type { MirrorCounts, PhotoMirror } from '../photos/mirror.ts';
+import type { MirrorCounts, PhotoMirror, PhotoOwnerKind } from '../photos/mirror.ts';
 import type { ListingType } from '../../contract/relay-api.ts';
 import type { ListingCache, OpenHomeRow } from './cache.ts';
 import type { ListedRecord, ListingSource, MappedAgent, PushedRecord, SourceList } from './source.ts';
@@ -58,6 +58,9 @@ export interface ListingSyncOptions {
 /** A run refused because another relay holds the agency's sync (relays on one database). */
 export const NOT_SYNC_HOLDER = "another relay holds this agency's sync; it runs there";
 
+/** Owners of photos to mirror (a first fill's, once the agency serves). */
+type PhotoOwners = Array<{ kind: PhotoOwnerKind; ownerId: number }>;
+
 /** The report of a run that did nothing (refused, or failed before any step). */
 function notRun(kind: SyncKind, error: string): SyncReport {
   return { ...emptyReport(kind), error };
@@ -71,6 +74,8 @@ export const OPEN_HOMES_EVERY_MS = 60 * 60_000;
 const OPEN_HOMES_AHEAD_MS = 28 * 86_400_000;
 /** Listings written between two invalidations of the API's rendered responses during a long run. */
 const PUBLISH_EVERY = 10;
+/** A first fill's photo owners mirrored in one job of the sync's queue (mirrorLater). */
+const PHOTOS_LATER_CHUNK = 10;
 
 /**
  * Keeps the listing cache in step with the CRM: incremental runs (modifiedSince) every
@@ -92,6 +97,8 @@ export class ListingSync {
   private failedFills = 0;
   /** Whether the cache has been filled once (read from the store at the first ask; true for good once a run succeeds). */
   private filled: boolean | undefined;
+  /** A first fill has just served with its photos recorded for later: run() mirrors them. */
+  private photosPending = false;
   /** The agency's size as its first fill learned it: the first list page's total, else what the cache held. */
   private sizeEstimate: number | undefined;
 
@@ -193,7 +200,14 @@ export class ListingSync {
     // Polls and sweeps: the last in line at the CRM's gate.
     const next = this.queue.then(() => asWork('sweep', () => this.runNow(kind))).catch((error: unknown) => this.unexpectedFailure(kind, error));
     this.queue = next.catch(() => undefined);
-    return next;
+    return next.then(async (report) => {
+      // A first fill's photos, once the agency serves.
+      if (this.photosPending && !this.abort.signal.aborted) {
+        this.photosPending = false;
+        await this.mirrorLater(report);
+      }
+      return report;
+    });
   }
 
   /**
@@ -242,10 +256,10 @@ export class ListingSync {
         if (complete) completeSources.add(spec.source);
       }
 
-      // 2. New and changed listings: photos first, then the record, so a listing appears with its photos.
-      //    A first fill of one of many agencies waits for its turn here, its lists read (fill-turns.ts).
-      const firstFill = this.options.fillTurns && this.fillOrder() !== undefined;
-      const releaseTurn = firstFill ? await this.options.fillTurns!.take(() => this.fillOrder() ?? -1, signal) : undefined;
+      // 2. New and changed listings: photos first, then the record, so a listing appears with its photos;
+      //    except in a first fill, where the agency serves nothing yet: the records first, the photos
+      //    recorded to come once it serves (run()), as nothing waits on them but the gallery.
+      const photosLater = this.fillOrder() !== undefined;
       const limit = pLimit(this.options.listingConcurrency ?? 4);
       let sincePublish = 0;
       // Settled, not Promise.all: a failure or a stop must not end the sync while other listings'
@@ -254,7 +268,7 @@ export class ListingSync {
         toWrite.map(({ item }) =>
           limit(async () => {
             signal.throwIfAborted();
-            await this.writeListing(item, sweep, signal);
+            await this.writeListing(item, sweep, signal, photosLater);
             report.changed++;
             if (++sincePublish >= PUBLISH_EVERY) {
               sincePublish = 0;
@@ -263,8 +277,6 @@ export class ListingSync {
           }),
         ),
       );
-      // Its turn is over once its listings are written: the requests left (staff, open homes) go first at the CRM's gate.
-      releaseTurn?.();
       const failed = written.find((result) => result.status === 'rejected');
       if (failed) throw failed.reason;
       if (sweep !== null) cache.markSeen(unchangedSeen, sweep);
@@ -281,12 +293,13 @@ export class ListingSync {
       report.removed = removals.size;
 
       // 4. Staff on full sweeps (or when none are known yet); open homes on every run.
-      if (kind === 'full' || cache.counts().agents === 0) await this.syncAgents(report, signal);
+      if (kind === 'full' || cache.counts().agents === 0) await this.syncAgents(report, signal, photosLater);
       if (kind === 'full' || this.openHomesAt === undefined || started - this.openHomesAt >= OPEN_HOMES_EVERY_MS) {
         await this.syncOpenHomes(report, signal);
         this.openHomesAt = started;
       }
-      for (const id of mirror.ownersToRetry('listing')) await this.retryPhotos(id, signal);
+      if (!photosLater)
+        for (const kind of ['listing', 'agent'] as const) for (const id of mirror.ownersToFinish(kind)) await this.retryPhotos(kind, id, signal);
 
       if (kind === 'full') await mirror.collectGarbage();
       report.complete = kind === 'incremental' || this.specs.every((spec) => completeSources.has(spec.source));
@@ -300,6 +313,11 @@ export class ListingSync {
       });
       this.filled = true;
       if (kind === 'full') this.options.afterSweep?.();
+      // The agency serves: its listing API lists its listings (published now). Its photos follow (run()).
+      if (photosLater) {
+        cache.changed();
+        this.photosPending = true;
+      }
     } catch (error) {
       report.error = this.describeError(error);
       // The store refusing writes (a lock held elsewhere, a full disk): recording that would be
@@ -378,16 +396,67 @@ export class ListingSync {
     return { items, complete };
   }
 
-  private async writeListing(item: Pick<ListedRecord, 'load'>, sweep: number | null, signal: AbortSignal): Promise<void> {
+  /** Writes one listing: its photos first, or with `photosLater` (a first fill) recorded to be mirrored once the agency serves. */
+  private async writeListing(item: Pick<ListedRecord, 'load'>, sweep: number | null, signal: AbortSignal, photosLater = false): Promise<void> {
     const mapped = await item.load(signal);
-    await this.options.mirror.syncOwner('listing', mapped.facts.id, mapped.photos, signal);
+    if (photosLater) this.options.mirror.recordLater('listing', mapped.facts.id, mapped.photos);
+    else await this.options.mirror.syncOwner('listing', mapped.facts.id, mapped.photos, signal);
     this.options.cache.upsertListing(mapped, sweep, this.now());
   }
 
-  /** Photos whose download failed for a passing reason: tried again from the cached sources (no CRM call). */
-  private async retryPhotos(listingId: number, signal: AbortSignal): Promise<void> {
-    const rows = this.options.mirror.sourcesOf('listing', listingId);
-    await this.options.mirror.syncOwner('listing', listingId, rows, signal);
+  /**
+   * Mirrors the photos a first fill recorded for later, in a turn of the relay's first fills
+   * (fill-turns.ts: a few agencies' downloads and resizing at once), PHOTOS_LATER_CHUNK owners at a
+   * time, each chunk a job of the sync's queue: a change the CRM pushes meanwhile waits for one
+   * chunk, not for every photo of the fill. Each owner's photos are the ones on record when its
+   * chunk runs (a pushed change may have replaced them). Every photo still to mirror goes, those
+   * an earlier failed attempt at the fill recorded too. A failure here fails nothing: the agency
+   * serves, and its next run mirrors what is still pending.
+   */
+  private async mirrorLater(report: SyncReport): Promise<void> {
+    const { mirror, cache } = this.options;
+    const signal = this.abort.signal;
+    const before = { ...mirror.totals };
+    let release: (() => void) | undefined;
+    try {
+      const photosLater: PhotoOwners = (['listing', 'agent'] as const).flatMap((kind) => mirror.ownersToFinish(kind).map((ownerId) => ({ kind, ownerId })));
+      if (photosLater.length === 0) return;
+      release = await this.options.fillTurns?.take(() => this.sizeEstimate ?? 0, signal);
+      for (let start = 0; start < photosLater.length; start += PHOTOS_LATER_CHUNK) {
+        const chunk = photosLater.slice(start, start + PHOTOS_LATER_CHUNK);
+        const job = this.queue.then(() => this.mirrorChunk(chunk, signal));
+        this.queue = job.catch(() => undefined);
+        await job;
+        cache.changed();
+      }
+    } catch (error) {
+      this.log[signal.aborted ? 'info' : 'warn']({ err: error }, 'first fill: photos not all mirrored; the next run mirrors the rest');
+    } finally {
+      release?.();
+      cache.changed();
+      for (const key of Object.keys(report.photos) as Array<keyof MirrorCounts>) report.photos[key] += mirror.totals[key] - before[key];
+    }
+  }
+
+  private async mirrorChunk(chunk: PhotoOwners, signal: AbortSignal): Promise<void> {
+    const { mirror } = this.options;
+    const limit = pLimit(this.options.listingConcurrency ?? 4);
+    const settled = await Promise.allSettled(
+      chunk.map(({ kind, ownerId }) =>
+        limit(async () => {
+          signal.throwIfAborted();
+          await mirror.syncOwner(kind, ownerId, mirror.sourcesOf(kind, ownerId), signal);
+        }),
+      ),
+    );
+    const failed = settled.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  /** Photos pending, or whose download failed for a passing reason: mirrored from the recorded sources (no CRM call). */
+  private async retryPhotos(kind: PhotoOwnerKind, ownerId: number, signal: AbortSignal): Promise<void> {
+    const rows = this.options.mirror.sourcesOf(kind, ownerId);
+    await this.options.mirror.syncOwner(kind, ownerId, rows, signal);
   }
 
   private removeListings(ids: readonly number[]): void {
@@ -397,7 +466,7 @@ export class ListingSync {
     this.log.info({ removed: ids.length }, 'listings left the CRM lists and were removed');
   }
 
-  private async syncAgents(report: SyncReport, signal: AbortSignal): Promise<void> {
+  private async syncAgents(report: SyncReport, signal: AbortSignal, photosLater = false): Promise<void> {
     const { source, cache, mirror } = this.options;
     const agents: MappedAgent[] = [];
     for await (const list of source.staff(signal)) {
@@ -411,7 +480,9 @@ export class ListingSync {
     mirror.removeOwners('agent', [...gone, ...hidden]);
     for (const agent of agents) {
       if (!agent.showOnWeb) continue;
-      await mirror.syncOwner('agent', agent.id, agent.photo ? [agent.photo] : [], signal);
+      const portrait = agent.photo ? [agent.photo] : [];
+      if (photosLater) mirror.recordLater('agent', agent.id, portrait);
+      else await mirror.syncOwner('agent', agent.id, portrait, signal);
     }
   }
 

@@ -232,8 +232,26 @@ export class PhotoMirror {
     });
   }
 
-  /** A photo is fetched again when the CRM changed it (modified or URL), or when its last download failed for a passing reason. */
+  /**
+   * Records photos to be downloaded later (recordLater): a row of each without a file (hash and
+   * error null, "pending"), which the public listing leaves out until syncOwner has mirrored it.
+   * Photos already on record are left as they are: syncOwner compares them with the CRM's.
+   */
+  recordLater(kind: PhotoOwnerKind, ownerId: number, photos: readonly SourcePhoto[]): void {
+    if (photos.length === 0) return;
+    const insert = this.db.prepare(
+      `INSERT INTO photos (owner_kind, owner_id, photo_id, kind, position, caption, source_url, source_modified, hash, error, attempts, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, 0, ?)
+       ON CONFLICT (owner_kind, owner_id, photo_id) DO NOTHING`,
+    );
+    writeRebuildable(this.db, () => {
+      for (const photo of photos) insert.run(kind, ownerId, photo.photoId, photo.kind, photo.position, photo.caption, photo.url, photo.modified, this.now());
+    });
+  }
+
+  /** A photo is fetched when pending, when the CRM changed it (modified or URL), or when its last download failed for a passing reason. */
   private needsFetch(row: PhotoRow, photo: SourcePhoto): boolean {
+    if (row.hash === null && row.error === null) return true;
     if (row.source_url !== photo.url || row.source_modified !== photo.modified) return true;
     // (The row may still show the previous file: the new one is what is retried.)
     return row.error !== null && RETRYABLE_REASONS.has(row.error) && row.attempts < MAX_ATTEMPTS;
@@ -317,10 +335,13 @@ export class PhotoMirror {
     return removed;
   }
 
-  /** Owners with a photo whose last download failed for a reason that may pass. */
-  ownersToRetry(kind: PhotoOwnerKind): number[] {
+  /** Owners with a photo still to mirror: recorded for later (recordLater) and not downloaded yet, or whose last download failed for a reason that may pass. */
+  ownersToFinish(kind: PhotoOwnerKind): number[] {
     return this.db
-      .prepare(`SELECT DISTINCT owner_id FROM photos WHERE owner_kind = ? AND error IN (${[...RETRYABLE_REASONS].map(() => '?').join(', ')}) AND attempts < ?`)
+      .prepare(
+        `SELECT DISTINCT owner_id FROM photos WHERE owner_kind = ?
+         AND ((hash IS NULL AND error IS NULL) OR (error IN (${[...RETRYABLE_REASONS].map(() => '?').join(', ')}) AND attempts < ?))`,
+      )
       .pluck()
       .all(kind, ...RETRYABLE_REASONS, MAX_ATTEMPTS) as number[];
   }

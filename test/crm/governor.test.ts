@@ -220,6 +220,48 @@ describe('the quota governor: first fills, the smallest first', () => {
   });
 });
 
+describe('the quota governor: start-up checks after every first fill', () => {
+  it('a start-up check asked while its agency filled waits for the fills still going, even once its own agency has filled', async () => {
+    const { sim, control } = await startSim({ listings: 5 });
+    cleanups.push(() => sim.close());
+    const temp = tempStore();
+    cleanups.push(temp.cleanup);
+    const limiter = new RequestLimiter({ store: temp.store, requestsPerSecond: 2, dailyLimit: 10_000 });
+    const otherToken = ((await control('POST', '/tokens', { scopes: ALL_SCOPES })) as { token: string }).token;
+    let checkedFilled = false;
+    const client = (accessToken: string, agency: string, fillOrder: () => number | undefined) =>
+      createCrmClient({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, accessToken, agency, limiter, log: silentLogger, fillOrder });
+    // "checked" has a small fill (order 1), "filling" a larger one (order 10) still under way.
+    const checked = client(sim.accessToken, 'checked', () => (checkedFilled ? undefined : 1));
+    const filling = client(otherToken, 'filling', () => 10);
+    cleanups.push(
+      () => checked.close(),
+      () => filling.close(),
+    );
+    const finished: string[] = [];
+    // Everything queues while the gate is held: the larger fill's six pages, then the small one's start-up check.
+    limiter.pauseFor(200);
+    const pages = asWork('sweep', () =>
+      Promise.all(Array.from({ length: 6 }, (_, index) => filling.listUsers({ page: 1, pageSize: 1 }).then(() => finished.push(`fill-${index}`)))),
+    );
+    const check = checked.listUsers({ page: 1, pageSize: 1 }).then(() => finished.push('check'));
+    expect(limiter.queued).toBe(7);
+    // Its own fill is done before the gate serves the check.
+    checkedFilled = true;
+    await Promise.all([pages, check]);
+    expect(finished).toEqual([...[0, 1, 2, 3, 4, 5].map((index) => `fill-${index}`), 'check']);
+    // Asked once its agency has filled, a request is no longer a start-up check: it goes before the fills.
+    const finishedLater: string[] = [];
+    limiter.pauseFor(200);
+    const morePages = asWork('sweep', () =>
+      Promise.all(Array.from({ length: 3 }, (_, index) => filling.listUsers({ page: 1, pageSize: 1 }).then(() => finishedLater.push(`fill-${index}`)))),
+    );
+    const later = checked.listUsers({ page: 1, pageSize: 1 }).then(() => finishedLater.push('later'));
+    await Promise.all([morePages, later]);
+    expect(finishedLater[0]).toBe('later');
+  }, 30_000);
+});
+
 describe('the quota governor: one usage read per key', () => {
   it("agencies sharing a key read GET /integrator/usage once per interval between them, and all count against the key's one budget", async () => {
     // The key's budget and the simulator's count on one clock the test sets: one UTC day.

@@ -128,7 +128,12 @@ describe('the Host header never reaches an answer or a cache key', () => {
   });
 
   it('in demo mode without PUBLIC_URL, photo URLs are relay-relative, never built from Host', async () => {
-    const forged = await rawGet(`${demo.url}/api/v1/listings`, { Host: 'evil.example:1234' });
+    // A first fill serves its listings before their photos are mirrored: wait for the photos.
+    let forged = await rawGet(`${demo.url}/api/v1/listings`, { Host: 'evil.example:1234' });
+    for (const deadline = Date.now() + 30_000; !forged.body.includes('"url":"/photos/') && Date.now() < deadline;) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      forged = await rawGet(`${demo.url}/api/v1/listings`, { Host: 'evil.example:1234' });
+    }
     expect(forged.status).toBe(200);
     expect(forged.body).not.toContain('evil.example');
     expect(forged.body).toContain('"url":"/photos/');

@@ -7,7 +7,7 @@ import { silentLogger } from '../../server/runtime/log.ts';
 import { ListingSync } from '../../server/listings/sync.ts';
 import { startListingRig, type ListingRig } from './rig.ts';
 
-describe('a failed first fill', () => {
+describe('a first fill', () => {
   let rig: ListingRig | undefined;
   let sync: ListingSync | undefined;
   afterEach(async () => {
@@ -42,9 +42,48 @@ describe('a failed first fill', () => {
     expect(filledAfterMs).toBeLessThan(15_000);
     expect((await rig.get('/api/v1/listings')).status).toBe(200);
 
-    // Filled: the schedule is back to the hourly poll (no run in the next second).
-    const requests = rig.crmRequests();
+    // Filled: the schedule is back to the hourly poll (no API request in the next second; the
+    // first fill's photos, downloaded once it serves, are the file host's).
+    const apiRequests = () =>
+      Object.entries(rig!.sim.state.getCounters().requestsByEndpoint)
+        .filter(([endpoint]) => !endpoint.includes('/files/'))
+        .reduce((sum, [, count]) => sum + count, 0);
+    const requests = apiRequests();
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect(rig.crmRequests()).toBe(requests);
+    expect(apiRequests()).toBe(requests);
+  });
+
+  it('serves before its photos; a relay stopped before they are all in mirrors the rest at its next run', async () => {
+    rig = await startListingRig({ listings: 8 });
+    const { relay } = rig;
+    // The file host is slow: the photos are still coming when the listings serve.
+    rig.sim.state.faults.add({ match: '/files/photos/**', latencyMs: 3_000 });
+    const make = () =>
+      new ListingSync({
+        source: crmListingSource({ client: relay.crm, config: relay.config }),
+        cache: relay.listings.cache,
+        mirror: relay.listings.mirror,
+        log: silentLogger,
+        config: relay.config,
+      });
+    sync = make();
+    const firstRun = sync.run('full');
+    const started = Date.now();
+    while (relay.listings.cache.readState().lastSuccessAt === null && Date.now() - started < 20_000) await new Promise((resolve) => setTimeout(resolve, 20));
+    const served = await rig.get('/api/v1/listings?pageSize=50');
+    expect(served.status).toBe(200);
+    const cards = (served.body as { items: Array<{ photo: unknown; photoCount: number }> }).items;
+    expect(cards.length).toBeGreaterThan(0);
+    expect(cards.every((card) => card.photo === null && card.photoCount === 0)).toBe(true);
+    // Stopped (a restart) before any photo was in: they stay recorded as to be mirrored.
+    await sync.stop();
+    expect((await firstRun).error).toBeUndefined();
+    expect(relay.listings.mirror.ownersToFinish('listing').length).toBeGreaterThan(0);
+    rig.sim.state.faults.clear();
+    sync = make();
+    expect((await sync.run('incremental')).error).toBeUndefined();
+    expect(relay.listings.mirror.ownersToFinish('listing')).toEqual([]);
+    const after = (await rig.get('/api/v1/listings?pageSize=50')).body as { items: Array<{ photo: unknown; photoCount: number }> };
+    expect(after.items.every((card) => card.photo !== null && card.photoCount > 0)).toBe(true);
   });
 });

@@ -224,12 +224,31 @@ describe('photo mirror', () => {
     allowed.routes.set('/a.jpg', { status: 503 });
     await mirror.syncOwner('listing', 1, [photo(11, '/a.jpg', '2024-07-01T00:00:00+00:00')]);
     expect(mirror.photosOf('listing', [1]).get(1)![0].hash).toBe(before);
-    expect(mirror.ownersToRetry('listing')).toEqual([1]);
+    expect(mirror.ownersToFinish('listing')).toEqual([1]);
     allowed.routes.set('/a.jpg', { status: 200, body: await jpeg(800, 600, '#227722') });
     await mirror.syncOwner('listing', 1, mirror.sourcesOf('listing', 1));
     expect(mirror.photosOf('listing', [1]).get(1)![0].hash).not.toBe(before);
-    expect(mirror.ownersToRetry('listing')).toEqual([]);
+    expect(mirror.ownersToFinish('listing')).toEqual([]);
     allowed.routes.set('/a.jpg', { status: 200, body: await jpeg(1200, 800, '#3366aa') });
+  });
+
+  it('records photos to mirror later: left out of the listing until downloaded, then mirrored from the recorded sources', async () => {
+    open();
+    mirror.recordLater('listing', 1, [photo(11, '/a.jpg'), photo(12, '/b.jpg')]);
+    // Pending: no file yet, so nothing public, and the owner is one with photos to finish.
+    expect(mirror.photosOf('listing', [1]).get(1)).toBeUndefined();
+    expect(mirror.ownersToFinish('listing')).toEqual([1]);
+    // Recording again leaves them as they are (one row each).
+    mirror.recordLater('listing', 1, [photo(11, '/a.jpg')]);
+    expect(mirror.sourcesOf('listing', 1)).toHaveLength(2);
+    expect(await mirror.syncOwner('listing', 1, mirror.sourcesOf('listing', 1))).toMatchObject({ downloaded: 2, unchanged: 0 });
+    expect(
+      mirror
+        .photosOf('listing', [1])
+        .get(1)!
+        .map((each) => each.photoId),
+    ).toEqual([11, 12]);
+    expect(mirror.ownersToFinish('listing')).toEqual([]);
   });
 
   it('deletes the files of photos no listing uses any more', async () => {
