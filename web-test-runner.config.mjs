@@ -34,6 +34,8 @@ function relayPlugin() {
         if (Date.now() > deadline) throw new Error('The test relay never became ready (first sync).');
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
+      // A first fill serves before its photos are mirrored (issue 33): the galleries and cards under test have them.
+      await relay.listings.sync.photosMirrored();
     },
     async serverStop() {
       await relay?.close();

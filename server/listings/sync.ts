@@ -99,6 +99,8 @@ export class ListingSync {
   private filled: boolean | undefined;
   /** A first fill has just served with its photos recorded for later: run() mirrors them. */
   private photosPending = false;
+  /** Settled once a first fill's photos are mirrored (or failed for now): photosMirrored(). */
+  private photoPhase: { done: Promise<void>; settle: () => void } | undefined;
   /** The agency's size as its first fill learned it: the first list page's total, else what the cache held. */
   private sizeEstimate: number | undefined;
 
@@ -123,6 +125,8 @@ export class ListingSync {
     clearTimeout(this.timer);
     this.abort.abort();
     await this.queue.catch(() => undefined);
+    // Stopped before the photos: whoever waits for them is not left waiting.
+    this.photoPhase?.settle();
   }
 
   private schedule(delayMs: number): void {
@@ -167,6 +171,15 @@ export class ListingSync {
    * read: an agency whose estimate rose with each page would be overtaken page by page, which is
    * interleaving again.
    */
+  /**
+   * Resolves once the photos of a first fill that served before them are mirrored, or have failed
+   * for now (the next run tries again); at once when none are pending. For what must see the
+   * listings with their photos: a demo's first visitor, tests of galleries and page images.
+   */
+  photosMirrored(): Promise<void> {
+    return this.photoPhase?.done ?? Promise.resolve();
+  }
+
   fillOrder(): number | undefined {
     if (this.filled === undefined) {
       const filled = this.options.cache.readState().lastSuccessAt !== null;
@@ -204,7 +217,11 @@ export class ListingSync {
       // A first fill's photos, once the agency serves.
       if (this.photosPending && !this.abort.signal.aborted) {
         this.photosPending = false;
-        await this.mirrorLater(report);
+        try {
+          await this.mirrorLater(report);
+        } finally {
+          this.photoPhase?.settle();
+        }
       }
       return report;
     });
@@ -317,6 +334,9 @@ export class ListingSync {
       if (photosLater) {
         cache.changed();
         this.photosPending = true;
+        let settle = () => {};
+        const done = new Promise<void>((resolve) => (settle = resolve));
+        this.photoPhase = { done, settle };
       }
     } catch (error) {
       report.error = this.describeError(error);

@@ -70,6 +70,8 @@ beforeAll(async () => {
   widgetDir = await buildWidgetBundle();
   relay = await startTestRelay({ ENQUIRY_MIN_FILL_MS: '0' }, { app: { widgetDir } });
   await waitForListings(relay.url);
+  // A first fill serves before its photos are mirrored (issue 33).
+  await relay.listings.sync.photosMirrored();
   // A listing for sale with photos, agents and open homes: everything the page has to show.
   const page = (await (await fetch(`${relay.url}/api/v1/listings?type=sale&pageSize=100`)).json()) as Page<ListingSummary>;
   for (const item of page.items) {

@@ -246,6 +246,8 @@ export async function startDemoSiteRig(options: { relayEnv?: Record<string, stri
     relay = await startTestRelay(options.relayEnv ?? { ENQUIRY_MIN_FILL_MS: '0' }, { app: { widgetDir } });
     browser = await launchChromium();
     await waitForListings(relay.url);
+    // A first fill serves before its photos are mirrored (issue 33): a visitor of these suites sees them.
+    await relay.listings.sync.photosMirrored();
     return { relay, browser, close };
   } catch (error) {
     await close();
