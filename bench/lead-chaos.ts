@@ -21,7 +21,7 @@
  */
 import { findOrInstallPostgres, freshDatabase, startThrowawayPostgres } from '../test/support/postgres.ts';
 import { runChaos } from '../test/chaos/chaos.ts';
-import { runSavedSearchChaos } from '../test/chaos/saved-searches.ts';
+import { runSavedSearchChaos, type SavedSearchChaosOptions } from '../test/chaos/saved-searches.ts';
 import { runTwoRelayChaos } from '../test/chaos/two-relays.ts';
 import type { TimeBreakdown } from '../test/chaos/time-breakdown.ts';
 import type { BenchContext, BenchFigure } from './types.ts';
@@ -60,6 +60,33 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
   const postgres = await startThrowawayPostgres(found.bin, found.version);
   const timeoutMs = 20 * 60_000;
   const note = (label: string) => (message: string) => context.note(`${label}: ${message}`);
+  /** A saved-search case: the same leads, paced, on one store or the other (`where`: relays and database, made per run). */
+  const savedSearchesCase = (key: string, store: string, where: () => Promise<Partial<SavedSearchChaosOptions>>) => ({
+    name: `lead-chaos-saved-searches-${key}`,
+    leads: `${savedN} saved searches from ${addresses} addresses, one address every ${paceMs} ms`,
+    store,
+    run: async (faults: boolean): Promise<CaseResult> => {
+      const report = await runSavedSearchChaos({
+        n: savedN,
+        addresses,
+        kills: faults ? KILLS : 0,
+        ...(await where()),
+        faults,
+        paceMs,
+        settings: 'production',
+        timeoutMs,
+        note: note(`saved searches ${key} ${faults ? 'chaos' : 'baseline'}`),
+      });
+      return {
+        ...report.latency,
+        exactlyOnce: report.ok,
+        peakRequestsPerSecond: report.peakRequestsPerSecond,
+        breakdown: report.breakdown,
+        kills: report.kills,
+        fromConfirmation: report.fromConfirmation,
+      };
+    },
+  });
   try {
     const cases: Array<{ name: string; leads: string; store: string; run(faults: boolean): Promise<CaseResult> }> = [
       {
@@ -104,59 +131,11 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
           return { ...report.latency, exactlyOnce, peakRequestsPerSecond: report.peakRequestsPerSecond, breakdown: report.breakdown, kills: report.kills };
         },
       },
-      {
-        name: 'lead-chaos-saved-searches-sqlite',
-        leads: `${savedN} saved searches from ${addresses} addresses, one address every ${paceMs} ms`,
-        store: 'SQLite, one relay',
-        run: async (faults) => {
-          const report = await runSavedSearchChaos({
-            n: savedN,
-            addresses,
-            kills: faults ? KILLS : 0,
-            faults,
-            paceMs,
-            settings: 'production',
-            timeoutMs,
-            note: note(`saved searches sqlite ${faults ? 'chaos' : 'baseline'}`),
-          });
-          return {
-            ...report.latency,
-            exactlyOnce: report.ok,
-            peakRequestsPerSecond: report.peakRequestsPerSecond,
-            breakdown: report.breakdown,
-            kills: report.kills,
-            fromConfirmation: report.fromConfirmation,
-          };
-        },
-      },
-      {
-        name: 'lead-chaos-saved-searches-postgres',
-        leads: `${savedN} saved searches from ${addresses} addresses, one address every ${paceMs} ms`,
-        store: 'two relays on PostgreSQL',
-        run: async (faults) => {
-          const databaseUrl = await freshDatabase(postgres.url, 'estate_lead_chaos');
-          const report = await runSavedSearchChaos({
-            n: savedN,
-            addresses,
-            kills: faults ? KILLS : 0,
-            relays: 2,
-            databaseUrl,
-            faults,
-            paceMs,
-            settings: 'production',
-            timeoutMs,
-            note: note(`saved searches postgres ${faults ? 'chaos' : 'baseline'}`),
-          });
-          return {
-            ...report.latency,
-            exactlyOnce: report.ok,
-            peakRequestsPerSecond: report.peakRequestsPerSecond,
-            breakdown: report.breakdown,
-            kills: report.kills,
-            fromConfirmation: report.fromConfirmation,
-          };
-        },
-      },
+      savedSearchesCase('sqlite', 'SQLite, one relay', async () => ({})),
+      savedSearchesCase('postgres', 'two relays on PostgreSQL', async () => ({
+        relays: 2,
+        databaseUrl: await freshDatabase(postgres.url, 'estate_lead_chaos'),
+      })),
     ];
     const wanted = process.env.LEAD_CHAOS_CASES?.split(',').map((name) => name.trim());
     const figures: BenchFigure[] = [];
