@@ -202,6 +202,8 @@ export async function startHostSiteRig(options: {
   const site = await serveFolder(pageDir, htmlHeaders ? () => htmlHeaders(relay!.url) : undefined);
   relay = await startTestRelay({ ALLOWED_ORIGINS: site.origin, ENQUIRY_MIN_FILL_MS: '0' }, { app: { widgetDir } });
   await waitForListings(relay.url);
+  // A first fill serves before its photos are mirrored (issue 33): the host pages show them.
+  await relay.listings.sync.photosMirrored();
   const browser = await launchChromium();
   const started = relay;
   return {
