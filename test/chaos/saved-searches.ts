@@ -20,6 +20,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { relayLogEntries } from './relay-log.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -583,20 +584,9 @@ function confirmations(
 ): (id: string, email: string) => number | undefined {
   const sentAt = new Map<string, number>();
   for (const file of logFiles) {
-    let text = '';
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch {
-      continue;
-    }
-    for (const line of text.split('\n')) {
-      if (!line.includes('confirmation e-mail sent')) continue;
-      try {
-        const entry = JSON.parse(line) as { time?: number; originalId?: string };
-        if (entry.originalId && typeof entry.time === 'number' && !sentAt.has(entry.originalId)) sentAt.set(entry.originalId, entry.time);
-      } catch {
-        // Not a JSON line.
-      }
+    for (const entry of relayLogEntries<{ time?: number; msg?: string; originalId?: string }>(file)) {
+      if (!entry.msg?.includes('confirmation e-mail sent')) continue;
+      if (entry.originalId && typeof entry.time === 'number' && !sentAt.has(entry.originalId)) sentAt.set(entry.originalId, entry.time);
     }
   }
   const byAddress = new Map<string, string[]>();

@@ -23,7 +23,7 @@
  * key (the rate gate binds), `keyPausedSeconds` how long Retry-After held every caller of the key.
  * A queue that waits while the key is far from its 10 a second waits for workers, not the gate.
  */
-import { readFileSync } from 'node:fs';
+import { relayLogEntries } from './relay-log.ts';
 
 export type WaitCause =
   'killed' | 'confirmation' | 'lookupDelay' | 'backoff5xx' | 'backoff429' | 'backoffOther' | 'addressHeld' | 'breakerOpen' | 'keyPaused' | 'working';
@@ -86,32 +86,19 @@ function retriesOf(logFiles: string[]): {
   const pauses: Array<[number, number]> = [];
   const breaker: Array<[number, number]> = [];
   for (const file of logFiles) {
-    let text = '';
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch {
-      continue;
-    }
     /** This relay's breaker: open (or probing) since, or undefined when closed. */
     let openSince: number | undefined;
     let lastAt = 0;
-    for (const line of text.split('\n')) {
-      if (!line.startsWith('{')) continue;
-      let entry: {
-        time?: number;
-        msg?: string;
-        originalId?: string;
-        reason?: string;
-        outcomeUnknown?: boolean;
-        retryInMs?: number;
-        retryAfter?: boolean;
-        breaker?: string;
-      };
-      try {
-        entry = JSON.parse(line) as typeof entry;
-      } catch {
-        continue;
-      }
+    for (const entry of relayLogEntries<{
+      time?: number;
+      msg?: string;
+      originalId?: string;
+      reason?: string;
+      outcomeUnknown?: boolean;
+      retryInMs?: number;
+      retryAfter?: boolean;
+      breaker?: string;
+    }>(file)) {
       const at = typeof entry.time === 'number' ? entry.time : undefined;
       if (at !== undefined) lastAt = at;
       if (at !== undefined && entry.breaker) {
