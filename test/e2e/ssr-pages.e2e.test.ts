@@ -11,7 +11,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListingDetail, ListingSummary, Page } from '../../contract/relay-api.ts';
 import { addressSlug } from '../../contract/slug.ts';
-import { buildWidgetBundle, fillEnquiry, launchChromium, waitForListings, watchProblems } from '../support/browser.ts';
+import { buildWidgetBundle, fillEnquiry, launchChromium, waitForListingsAndPhotos, watchProblems } from '../support/browser.ts';
 import { startTestRelay, type TestRelay } from '../support/relay-fixture.ts';
 import { lastsBeyond } from '../support/test-clock.ts';
 
@@ -69,9 +69,7 @@ const BUY_FRAME = `window.__expect = () => {
 beforeAll(async () => {
   widgetDir = await buildWidgetBundle();
   relay = await startTestRelay({ ENQUIRY_MIN_FILL_MS: '0' }, { app: { widgetDir } });
-  await waitForListings(relay.url);
-  // A first fill serves before its photos are mirrored (issue 33).
-  await relay.listings.sync.photosMirrored();
+  await waitForListingsAndPhotos(relay);
   // A listing for sale with photos, agents and open homes: everything the page has to show.
   const page = (await (await fetch(`${relay.url}/api/v1/listings?type=sale&pageSize=100`)).json()) as Page<ListingSummary>;
   for (const item of page.items) {

@@ -11,7 +11,7 @@ import { validateXML } from 'xmllint-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListingDetail, ListingSummary, Page, Team } from '../../contract/relay-api.ts';
 import { addressSlug } from '../../contract/slug.ts';
-import { buildWidgetBundle, waitForListings } from '../support/browser.ts';
+import { buildWidgetBundle, waitForListingsAndPhotos } from '../support/browser.ts';
 import { startTestRelay, type TestRelay } from '../support/relay-fixture.ts';
 import { lastsBeyond } from '../support/test-clock.ts';
 
@@ -69,9 +69,7 @@ beforeAll(async () => {
     // The widget as npm start builds it: the pages render from its server copy of the elements.
     { maxUrlsPerSitemap: 20, app: { widgetDir: (widgetDir = await buildWidgetBundle()) } },
   );
-  await waitForListings(relay.url);
-  // A first fill serves before its photos are mirrored (issue 33): the pages' images are what is tested.
-  await relay.listings.sync.photosMirrored();
+  await waitForListingsAndPhotos(relay);
 }, 120_000);
 
 afterAll(async () => {

@@ -148,6 +148,15 @@ export async function waitForListings(relayUrl: string, timeoutMs = 60_000): Pro
   }
 }
 
+/**
+ * Waits for the listings and then for their photos: a first fill serves before its photos are
+ * mirrored (issue 33), and the suites that call this look at galleries, cards and page images.
+ */
+export async function waitForListingsAndPhotos(relay: Pick<TestRelay, 'url' | 'listings'>): Promise<void> {
+  await waitForListings(relay.url);
+  await relay.listings.sync.photosMirrored();
+}
+
 /** Fills an `<estate-enquiry>` as a visitor would (Playwright's locators pierce its shadow root). */
 export async function fillEnquiry(form: Locator, message: string): Promise<void> {
   await form.getByRole('textbox', { name: 'Full name' }).fill('Priya Raman');
@@ -201,9 +210,7 @@ export async function startHostSiteRig(options: {
   let relay: TestRelay | undefined;
   const site = await serveFolder(pageDir, htmlHeaders ? () => htmlHeaders(relay!.url) : undefined);
   relay = await startTestRelay({ ALLOWED_ORIGINS: site.origin, ENQUIRY_MIN_FILL_MS: '0' }, { app: { widgetDir } });
-  await waitForListings(relay.url);
-  // A first fill serves before its photos are mirrored (issue 33): the host pages show them.
-  await relay.listings.sync.photosMirrored();
+  await waitForListingsAndPhotos(relay);
   const browser = await launchChromium();
   const started = relay;
   return {
@@ -247,9 +254,7 @@ export async function startDemoSiteRig(options: { relayEnv?: Record<string, stri
   try {
     relay = await startTestRelay(options.relayEnv ?? { ENQUIRY_MIN_FILL_MS: '0' }, { app: { widgetDir } });
     browser = await launchChromium();
-    await waitForListings(relay.url);
-    // A first fill serves before its photos are mirrored (issue 33): a visitor of these suites sees them.
-    await relay.listings.sync.photosMirrored();
+    await waitForListingsAndPhotos(relay);
     return { relay, browser, close };
   } catch (error) {
     await close();
