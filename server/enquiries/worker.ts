@@ -1,5 +1,5 @@
 import type { BreakerOutcome, BreakerState } from '../lead-queue/breaker.ts';
-import { describeFailure } from '../lead-queue/failure.ts';
+import { ClaimLapsed, describeFailure } from '../lead-queue/failure.ts';
 import { DEFAULT_QUARANTINE_MS } from '../lead-queue/table.ts';
 import { leadQueueLoop, type LeadQueueWorkerSettings } from '../lead-queue/worker-loop.ts';
 import type { Clock } from '../runtime/clock.ts';
@@ -58,13 +58,6 @@ export interface DeliveryWorker extends Worker {
  *   the rows over (reconciling first: they are marked "sending"). A relay whose claim lapsed and
  *   was taken over sends nothing more for that row (startSending is fenced by the claim).
  */
-/** The row's claim lapsed and another relay holds it: the POST must not leave from here. */
-class ClaimLapsed extends Error {
-  constructor() {
-    super('claim lapsed');
-  }
-}
-
 export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   const { outbox, sink, targets, metrics, settings } = deps;
   const log = deps.log.child({ component: 'enquiry-delivery' });

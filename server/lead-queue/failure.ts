@@ -28,6 +28,17 @@ export interface DeliveryFailure {
   refusal?: string;
 }
 
+/**
+ * Thrown by a queue's beforeSend (CallOptions) when the row's claim lapsed and another relay holds
+ * it now: the write must not leave from here (a second one could land at the CRM).
+ */
+export class ClaimLapsed extends Error {
+  constructor() {
+    super('claim lapsed');
+    this.name = 'ClaimLapsed';
+  }
+}
+
 export interface CallOptions {
   signal?: AbortSignal;
   /**

@@ -1,5 +1,5 @@
 import type { BreakerOutcome } from '../lead-queue/breaker.ts';
-import { describeFailure, type CallOptions } from '../lead-queue/failure.ts';
+import { ClaimLapsed, describeFailure, type CallOptions } from '../lead-queue/failure.ts';
 import { DEFAULT_QUARANTINE_MS } from '../lead-queue/table.ts';
 import { leadQueueLoop, type LeadQueueWorkerSettings } from '../lead-queue/worker-loop.ts';
 import type { Clock } from '../runtime/clock.ts';
@@ -31,13 +31,6 @@ export interface SavedSearchWorkerDeps {
 
 /** How soon a saved search whose address another one holds is looked at again, at the latest. */
 const ADDRESS_WAIT_MS = 1_000;
-
-/** The row's claim lapsed and another relay holds it: the write must not leave from here. */
-class ClaimLapsed extends Error {
-  constructor() {
-    super('claim lapsed');
-  }
-}
 
 /** A step's creating write failed after it was marked: whether it may have reached the CRM is in the failure. */
 class WriteFailed extends Error {
