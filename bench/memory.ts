@@ -34,11 +34,12 @@
  */
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addressSlug } from '../contract/slug.ts';
+import { freePort } from '../test/support/postgres.ts';
+import { writeAgenciesFile } from '../test/support/integrator-rig.ts';
 import type { BenchContext, BenchFigure } from './types.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -177,20 +178,11 @@ async function measureRelay(context: BenchContext, shape: RelayCase): Promise<Ca
         env.CRM_ACCESS_TOKEN = accounts[0]!.accessToken;
         bases = [origin];
       } else {
-        const entries = accounts.map((account, index) => ({
-          slug: `agency-${String(index + 1).padStart(3, '0')}`,
-          name: account.name,
-          accessToken: account.accessToken,
-          allowedOrigins: [`https://agency-${index + 1}.example`],
-          siteUrl: `https://agency-${index + 1}.example`,
-        }));
-        const file = join(folder, 'agencies.json');
-        writeFileSync(file, JSON.stringify({ agencies: entries }), { mode: 0o600 });
-        chmodSync(file, 0o600);
+        const { file, agencies } = writeAgenciesFile(folder, accounts);
         env.AGENCIES_FILE = file;
         // One width, as the integrator bench: each agency mirrors its own copy of the simulator's photo pool, 6 encodes a photo at the default widths.
         env.PHOTO_WIDTHS = '480';
-        bases = entries.map((entry) => `${origin}/a/${entry.slug}`);
+        bases = agencies.map(({ slug }) => `${origin}/a/${slug}`);
       }
     }
     Object.assign(env, shape.extraEnv);
@@ -358,17 +350,6 @@ async function getJson<T>(url: string): Promise<T> {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${url}: ${response.status}`);
   return (await response.json()) as T;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function parseEnv(text: string): Record<string, string> {

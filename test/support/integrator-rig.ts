@@ -86,6 +86,28 @@ export class RelayCloseTimeout extends Error {
 }
 
 /** The relay's public id of a simulated listing: one per sale or lease life (server/crm/public-fields.ts listingId). */
+/**
+ * An AGENCIES_FILE for the simulator's accounts in `folder` (agency-001, …, each on its own site
+ * origin), 0600: it holds every agency's token, and the relay refuses it unless only its owner may
+ * read it. Returns its path and each agency's slug and site origin, in the accounts' order.
+ */
+export function writeAgenciesFile(
+  folder: string,
+  accounts: ReadonlyArray<{ name: string; accessToken: string }>,
+): { file: string; agencies: Array<{ slug: string; origin: string }> } {
+  const entries = accounts.map((account, index) => ({
+    slug: `agency-${String(index + 1).padStart(3, '0')}`,
+    name: account.name,
+    accessToken: account.accessToken,
+    allowedOrigins: [`https://agency-${index + 1}.example`],
+    siteUrl: `https://agency-${index + 1}.example`,
+  }));
+  const file = join(folder, 'agencies.json');
+  writeFileSync(file, JSON.stringify({ agencies: entries }, null, 2), { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return { file, agencies: entries.map((entry) => ({ slug: entry.slug, origin: entry.siteUrl })) };
+}
+
 export function publicListingId(listing: { lifeId: number; market: 'sale' | 'lease' }): number {
   return listing.lifeId * 2 + (listing.market === 'lease' ? 1 : 0);
 }
@@ -159,17 +181,8 @@ export async function startIntegratorRig(options: IntegratorRigOptions): Promise
     // Accounts of their own sizes: the first is built with its size, the others added through the control surface.
     for (const listings of options.listingsEach?.slice(1) ?? []) await sim.control('/accounts', { method: 'POST', body: { listings, photosPerListing: 1 } });
     const accounts = (await sim.control<{ items: Array<{ id: number; name: string; accessToken: string }> }>('/accounts')).items;
-    const entries = accounts.map((account, index) => ({
-      slug: `agency-${String(index + 1).padStart(3, '0')}`,
-      name: account.name,
-      accessToken: account.accessToken,
-      allowedOrigins: [`https://agency-${index + 1}.example`],
-      siteUrl: `https://agency-${index + 1}.example`,
-    }));
-    const agenciesFile = join(folder, 'agencies.json');
-    // The file holds every agency's token: the relay refuses it unless only its owner may read it.
-    writeFileSync(agenciesFile, JSON.stringify({ agencies: entries }, null, 2), { mode: 0o600 });
-    chmodSync(agenciesFile, 0o600);
+    const written = writeAgenciesFile(folder, accounts);
+    const agenciesFile = written.file;
     const config = loadConfig({
       PORT: '0',
       HOST: '127.0.0.1',
@@ -185,12 +198,7 @@ export async function startIntegratorRig(options: IntegratorRigOptions): Promise
       ...options.env,
     });
     relay = await startRelay(config, { log: silentLogger, app: { demoDir: null }, firstFillOrder: options.firstFillOrder });
-    agencies = entries.map((entry, index) => ({
-      slug: entry.slug,
-      accountId: accounts[index]!.id,
-      api: `${relay.url}/a/${entry.slug}/api/v1`,
-      origin: entry.allowedOrigins[0]!,
-    }));
+    agencies = written.agencies.map(({ slug, origin }, index) => ({ slug, accountId: accounts[index]!.id, api: `${relay.url}/a/${slug}/api/v1`, origin }));
     await sim.control('/webhooks', { method: 'PUT', body: { url: `${relay.url}/hooks/crm`, dropRate: 0 } });
   } catch (error) {
     await stopProcess(simProcess.child);
