@@ -8,7 +8,7 @@ import { PhotoDownloadError } from './download.ts';
 import { PhotoFolderGuard } from './folder-guard.ts';
 import { hostOf, type PhotoHostAllowList } from './hosts.ts';
 import { recordedImage, recordedImages, sourceUrlsOf, type RecordedImage } from './mirror.ts';
-import { downloadInImageProcess, type KeptPhoto } from './variant-process.ts';
+import { downloadInImageProcess, type KeptPhoto } from './image-process.ts';
 import { VARIANT_FILE_NAME, variantPath, type VariantFormat } from './variant-files.ts';
 
 export interface PhotoFillOptions {

@@ -10,7 +10,7 @@ import { PhotoFolderGuard } from './folder-guard.ts';
 import { hostOf, type PhotoHostAllowList } from './hosts.ts';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { writeRebuildable } from './rebuildable.ts';
-import { downloadInImageProcess } from './variant-process.ts';
+import { downloadInImageProcess } from './image-process.ts';
 import { variantPath } from './variant-files.ts';
 import type { Clock } from '../runtime/clock.ts';
 

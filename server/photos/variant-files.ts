@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 
-/** What the relay knows of photo variants without loading sharp: their names, paths and widths (sharp's work is in variants.ts, run in variant-process.ts). */
+/** What the relay knows of photo variants without loading sharp: their names, paths and widths (sharp's work is in variants.ts, run in image-process.ts). */
 
 export type VariantFormat = 'webp' | 'jpeg';
 export const FILE_EXTENSION: Record<VariantFormat, string> = { webp: 'webp', jpeg: 'jpg' };

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentHash, PhotoDownloadError } from '../../server/photos/download.ts';
-import { downloadInImageProcess } from '../../server/photos/variant-process.ts';
+import { downloadInImageProcess } from '../../server/photos/image-process.ts';
 import { variantPath } from '../../server/photos/variant-files.ts';
 
 const run = promisify(execFile);

@@ -1,12 +1,12 @@
 /**
- * The image process (variant-process.ts): downloads photos as the relay asks over IPC, keeps their
+ * The image process (image-process.ts): downloads photos as the relay asks over IPC, keeps their
  * bytes until the relay says to make their variants or drop them, and ends when the relay lets go
  * of it.
  */
 import sharp from 'sharp';
 import { contentHash, downloadPhoto, PhotoDownloadError } from './download.ts';
 import { PhotoHostAllowList } from './hosts.ts';
-import type { ImageAnswer, ImageRequest } from './variant-process.ts';
+import type { ImageAnswer, ImageRequest } from './image-process.ts';
 import { makeVariants } from './variants.ts';
 
 // Every photo is another image: libvips' operation cache (50 MB by default) would only hold what is never asked again.

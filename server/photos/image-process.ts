@@ -9,7 +9,7 @@ import type { MadeVariants } from './variant-files.ts';
 /** The image process ends once it has had nothing to do (and holds no photo) for this long: its memory goes back to the machine whole. */
 const IDLE_EXIT_MS = 15_000;
 
-/** What the relay asks the image process (variant-child.ts). */
+/** What the relay asks the image process (image-child.ts). */
 export type ImageRequest =
   | { op: 'download'; id: number; url: string; hosts: string[]; maxBytes: number; timeoutMs?: number }
   | { op: 'make'; id: number; keptId: number; photoDir: string; widths: number[] }
@@ -135,7 +135,7 @@ function imageProcess(): ChildProcess {
   if (child && child.connected) return child;
   const here = fileURLToPath(import.meta.url);
   // The compiled relay forks the compiled child; from source (tests, tsx) the TypeScript one, through tsx.
-  const file = here.slice(0, -extname(here).length).replace(/variant-process$/, 'variant-child') + extname(here);
+  const file = here.slice(0, -extname(here).length).replace(/image-process$/, 'image-child') + extname(here);
   const started = fork(file, [], {
     execArgv: extname(here) === '.ts' ? ['--import', 'tsx'] : [],
     serialization: 'advanced',
