@@ -63,7 +63,8 @@ async function firstSyncAndCheck(rig: AgenciesRig, slugs = rig.relay.agencies!.l
 
 const rowOf = (text: string, slug: string) => text.split('\n').find((line) => line.startsWith(`${slug} `))!;
 
-describe('what the operator reads for each wrong setting', () => {
+// Each test starts the operator CLI (tsx, a cold TypeScript start) up to five times: seconds each on a busy machine.
+describe('what the operator reads for each wrong setting', { timeout: 120_000 }, () => {
   let cleanup: (() => Promise<void>) | undefined;
   afterEach(async () => {
     await cleanup?.();
