@@ -3,6 +3,15 @@ import Supercluster, { type PointFeature } from 'supercluster';
 import type { BoundingBox } from '../../contract/listing-filters.ts';
 import type { ListingMap, ListingMapFeature, ListingPosition, ListingSummary, MapListingProperties } from '../../contract/relay-api.ts';
 
+/**
+ * What a pin shows of a listing, read for the map alone (PublicListings.mapPins): the card's own
+ * fields, its smallest JPEG, and where it is (null: not placed).
+ */
+export type MapPin = Pick<ListingSummary, 'id' | 'displayPrice' | 'bed' | 'bath' | 'cars' | 'type' | 'status' | 'position'> & {
+  title: string | null;
+  thumbnail: string | null;
+};
+
 /*
  * The map answer (GET /api/v1/listings/map): the placed listings a filter set selects, clustered
  * with supercluster (Mapbox's point clustering, the one MapLibre and Leaflet plugins use) on the
@@ -38,10 +47,10 @@ export interface ListingMapIndex {
 }
 
 /**
- * The index of the cards a filter set selects. Only the public card's own fields go in (never a
+ * The index of the pins a filter set selects. Only the public card's own fields go in (never a
  * withheld price: displayPrice is the agency's own words), so the map shows nothing a card does not.
  */
-export function listingMapIndex(cards: readonly ListingSummary[]): ListingMapIndex {
+export function listingMapIndex(cards: readonly MapPin[]): ListingMapIndex {
   const points: Array<PointFeature<MapListingProperties>> = [];
   const positions = new Map<number, ListingPosition>();
   for (const card of cards) {
@@ -89,16 +98,15 @@ export function listingMapIndex(cards: readonly ListingSummary[]): ListingMapInd
 }
 
 /** A single listing's properties: the card's own fields, its smallest photo. */
-function mapProperties(card: ListingSummary, position: ListingPosition): MapListingProperties {
-  const smallest = card.photo?.variants.filter((variant) => variant.format === 'jpeg').sort((a, b) => a.width - b.width)[0];
+function mapProperties(card: MapPin, position: ListingPosition): MapListingProperties {
   return {
     id: card.id,
-    title: card.address.display || card.heading || null,
+    title: card.title,
     price: card.displayPrice,
     bed: card.bed,
     bath: card.bath,
     cars: card.cars,
-    thumbnail: smallest?.url ?? card.photo?.url ?? null,
+    thumbnail: card.thumbnail,
     type: card.type,
     status: card.status,
     precision: position.precision,

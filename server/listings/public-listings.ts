@@ -1,7 +1,8 @@
 import type { Agent, AgentProfile, ListingDetail, ListingPosition, ListingSummary, Office, Page, Photo, Team } from '../../contract/relay-api.ts';
 import type { ListingPlacements } from './placement.ts';
 import type { PhotoMirror } from '../photos/mirror.ts';
-import { publicPhoto } from '../photos/public.ts';
+import { publicPhoto, variantUrl } from '../photos/public.ts';
+import type { MapPin } from './map.ts';
 import type { CachedAgent, CachedListing, ListingCache } from './cache.ts';
 import {
   listingsSql,
@@ -29,8 +30,10 @@ export interface PublicListings {
   canonical(query: ParsedListingsQuery): ParsedListingsQuery;
   /** A page of cards for a parsed query. */
   page(query: ParsedListingsQuery): Page<ListingSummary>;
-  /** Every card the query selects, unpaged, in its order (for the map). */
+  /** Every card the query selects, unpaged, in its order. */
   all(query: ParsedListingsQuery): ListingSummary[];
+  /** What the map's pins show of every listing the query selects, in its order: a few fields read for thousands at once. */
+  mapPins(query: ParsedListingsQuery): MapPin[];
   /** A page of cards for raw query parameters (validated as the API does: a 400 names each bad one). */
   pageFor(parameters: Record<string, string>): Page<ListingSummary>;
   /** Every current listing's id, type, status, suburb and last change (for sitemaps). */
@@ -142,6 +145,30 @@ export function publicListings(deps: PublicListingsDeps): PublicListings {
       snapBoxFilter(snapPriceFilters(query, (edges ??= cache.priceEdges())), (placeEdges ??= deps.placements?.edges() ?? { lats: [], lngs: [] })),
     page,
     all: (query) => cards(query, -1, 0).items,
+    mapPins(query) {
+      const sql = listingsSql(query, context);
+      const rows = cache.findMapRows(sql.where, sql.params, sql.orderBy);
+      const ids = rows.map((row) => row.id);
+      const photos = mirror.firstPhotographsOf(ids);
+      const positions = positionsOf(ids);
+      return rows.map((row) => {
+        const photo = photos.get(row.id);
+        const position = positions.get(row.id);
+        return {
+          id: row.id,
+          title: row.addressDisplay || row.heading || null,
+          displayPrice: row.displayPrice,
+          bed: row.bed,
+          bath: row.bath,
+          cars: row.cars,
+          // The smallest JPEG, as the card's photo lists them.
+          thumbnail: photo && photo.widths.length > 0 ? variantUrl(base, photo.hash, Math.min(...photo.widths), 'jpeg') : null,
+          type: row.type,
+          status: row.status,
+          position: position ? { lat: position.lat, lng: position.lng, precision: position.precision } : null,
+        };
+      });
+    },
     pageFor: (parameters) => page(parseListingsQuery(parameters)),
     index() {
       const result: ReturnType<PublicListings['index']> = [];

@@ -142,7 +142,7 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     if (!index) {
       const retryAfter = answers.renders.take(clientOf(req));
       if (retryAfter !== undefined) throw tooManyRenders(retryAfter);
-      index = listingMapIndex(listings.all(filters));
+      index = listingMapIndex(listings.mapPins(filters));
       rendered.set(indexKey, index, undefined, index.bytes);
     }
     const cut = index.cut(box, zoom);
