@@ -116,7 +116,8 @@ afterAll(async () => {
   if (process.env.STORE_LOCK_LOG) writeFileSync(process.env.STORE_LOCK_LOG, output);
   if (relay && alive()) relay.kill('SIGKILL');
   await sim?.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  // The killed relay's image process may still be finishing a file as it exits (it leaves on the lost IPC channel).
+  rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 describe('a write lock held by another process', () => {
