@@ -18,6 +18,7 @@ const SAMPLE: { [Name in SavedSearchFilterName]: NonNullable<Parameters<(typeof 
   minBaths: 2,
   minCars: 1,
   propertyType: 'Townhouse',
+  minLand: 600,
 };
 
 const WORDS = {
@@ -36,6 +37,7 @@ const EXPECTED: { [Name in SavedSearchFilterName]: Partial<AddRequirement> } = {
   minBaths: { minimumBath: 2 },
   minCars: { minimumCar: 1 },
   propertyType: { propertyTypes: [{ id: 3 }], propertyClass: { id: 1 } },
+  minLand: { landArea: { minimum: 600, units: 'sqm' } },
 };
 
 describe('listing filters → CRM requirement', () => {

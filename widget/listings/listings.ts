@@ -97,7 +97,10 @@ const EAGER_CARDS = 3;
  * @attr relay - Base URL of the relay. Default: where the widget script was loaded from.
  * @attr type - `sale` or `lease`. Default: both.
  * @attr status - `available` (default), `sold` or `leased`.
- * @attr suburb - Only this suburb.
+ * @attr suburb - Only these suburbs: one name, or several separated by commas (`Kew,Hawthorn`).
+ * @attr surrounding - `true`: the suburbs around the chosen ones too.
+ * @attr min-land - Land of at least this many square metres (a listing whose land area is not known is left out).
+ * @attr keywords - Words each found in the heading, description or highlights (`pool`, `north facing`).
  * @attr min-price - Lowest price (number; the relay filters on the agency's search price).
  * @attr max-price - Highest price.
  * @attr min-beds - At least this many bedrooms.
@@ -187,6 +190,9 @@ export class EstateListings extends EstateElement {
     type: { type: String },
     status: { type: String },
     suburb: { type: String },
+    surrounding: { type: String },
+    minLand: { type: Number, attribute: 'min-land' },
+    keywords: { type: String },
     minPrice: { type: Number, attribute: 'min-price' },
     maxPrice: { type: Number, attribute: 'max-price' },
     minBeds: { type: Number, attribute: 'min-beds' },
@@ -220,6 +226,9 @@ export class EstateListings extends EstateElement {
   declare type: ListingType | null;
   declare status: ListingStatus | null;
   declare suburb: string | null;
+  declare surrounding: 'true' | null;
+  declare minLand: number | null;
+  declare keywords: string | null;
   declare minPrice: number | null;
   declare maxPrice: number | null;
   declare minBeds: number | null;
@@ -288,6 +297,9 @@ export class EstateListings extends EstateElement {
     this.type = null;
     this.status = null;
     this.suburb = null;
+    this.surrounding = null;
+    this.minLand = null;
+    this.keywords = null;
     this.minPrice = null;
     this.maxPrice = null;
     this.minBeds = null;

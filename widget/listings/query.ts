@@ -1,6 +1,7 @@
 import {
   formatBoundingBox,
   isNumericFilter,
+  listItems,
   LISTING_FILTER_NAMES,
   LISTING_FILTERS,
   parseBoundingBox,
@@ -74,6 +75,12 @@ export function cleanValue(key: QueryKey, value: unknown): string | number | und
   if (spec.kind === 'bbox') {
     const box = parseBoundingBox(text);
     return typeof box === 'string' ? undefined : formatBoundingBox(box);
+  }
+  if (spec.kind === 'list') {
+    const items = listItems(text)
+      .map((item) => item.slice(0, spec.maxLength))
+      .slice(0, spec.maxItems);
+    return items.length ? items.join(',') : undefined;
   }
   return spec.kind === 'text' ? text.slice(0, spec.maxLength) : undefined;
 }
