@@ -84,8 +84,10 @@ describe('listing filters → CRM requirement', () => {
       minimumCar: 1,
       propertyTypes: [{ id: 3, name: 'Townhouse' }],
       suburbs: [{ id: 3101, name: 'KEW' }],
+      landArea: { minimum: 600, maximum: null, units: 'sqm' },
     };
     expect(requirementEquals(held, sent)).toBe(true);
+    expect(requirementEquals({ ...held, landArea: null }, sent)).toBe(false);
     expect(requirementEquals({ ...held, minimumBed: 4 }, sent)).toBe(false);
     expect(requirementEquals({ ...held, suburbs: [] }, sent)).toBe(false);
     expect(requirementEquals({ ...held, type: 'sale' }, sent)).toBe(false);
