@@ -198,8 +198,9 @@ export function renderSuburbField(host: FilterBarHost, inputId: string): Templat
   adoptStyles(host.renderRoot);
   if (state.focus) {
     state.focus = false;
-    // Once this render is in the page (Lit renders in a microtask; a frame comes after it).
-    requestAnimationFrame(() => {
+    // Once this render is in the page: the element's update, then the field (keys typed meanwhile land in it).
+    const element = (host.renderRoot as ShadowRoot).host as HTMLElement & { updateComplete?: Promise<unknown> };
+    void (element.updateComplete ?? Promise.resolve()).then(() => {
       const input = host.renderRoot.querySelector<HTMLInputElement>(`#${inputId}`);
       input?.focus();
       input?.setSelectionRange(input.value.length, input.value.length);
