@@ -49,6 +49,8 @@ describe.each(VIEWPORTS)('suburb autocomplete on /buy (%s)', (name, options) => 
       const option = listings.locator('[role="option"]', { hasText: 'Hawthorn' }).first();
       await option.waitFor();
       expect(await combobox.getAttribute('aria-expanded')).toBe('true');
+      // The words stay in the field as the answer re-renders the bar.
+      expect(await combobox.inputValue()).toBe('Hawthorne');
       await expect.poll(() => listings.locator('[role="status"]').first().textContent()).toMatch(/suggested/);
       await page.screenshot({ path: join(shots, `suburb-suggestions-${name}.png`) });
       await page.keyboard.press('ArrowDown');
