@@ -61,6 +61,8 @@ export const VARIANT_ENTRIES: Record<string, { element: keyof typeof ELEMENT_ENT
  */
 export const PART_ENTRIES = {
   'estate-enquiry-logic': 'widget/enquiry/form-logic.ts',
+  // The filter bar's suburb combobox (issue #30): fetched when the suburb field is first used.
+  'estate-suburb-combobox': 'widget/listings/suburb-combobox.ts',
 };
 
 /**

@@ -22,6 +22,15 @@ export interface TextFilter extends FilterBase {
   kind: 'text';
   maxLength: number;
 }
+/**
+ * Several names in one value, comma-separated ("Kew,Hawthorn"): each trimmed, at most `maxLength`
+ * characters, at most `maxItems` of them. A listing matches when it is in any of them.
+ */
+export interface ListFilter extends FilterBase {
+  kind: 'list';
+  maxItems: number;
+  maxLength: number;
+}
 /** A whole number from 0 to `max` (a count of bedrooms, an id). */
 export interface WholeFilter extends FilterBase {
   kind: 'whole';
@@ -38,20 +47,30 @@ export interface MoneyFilter extends FilterBase {
 export interface BoxFilter extends FilterBase {
   kind: 'bbox';
 }
-export type FilterSpec = ChoiceFilter | TextFilter | WholeFilter | MoneyFilter | BoxFilter;
+export type FilterSpec = ChoiceFilter | TextFilter | ListFilter | WholeFilter | MoneyFilter | BoxFilter;
 
 const COUNT_MAX = 50;
+/** The most suburbs one search names (the saved-search requirement's list stays readable: AREA_SUBURBS_MAX). */
+export const SUBURBS_MAX = 12;
+/** Square metres: past any title (100 km²), small enough to stay exact. */
+const LAND_MAX = 100_000_000;
 
 export const LISTING_FILTERS = {
   type: { kind: 'choice', values: ['sale', 'lease'], attribute: 'type' },
   status: { kind: 'choice', values: ['available', 'sold', 'leased'], fallback: 'available', attribute: 'status' },
-  suburb: { kind: 'text', maxLength: 80, attribute: 'suburb' },
+  suburb: { kind: 'list', maxItems: SUBURBS_MAX, maxLength: 80, attribute: 'suburb' },
+  // With suburbs: theirs and the suburbs around them (server/listings/surrounding.ts).
+  surrounding: { kind: 'choice', values: ['true'], attribute: 'surrounding' },
   minPrice: { kind: 'money', attribute: 'min-price' },
   maxPrice: { kind: 'money', attribute: 'max-price' },
   minBeds: { kind: 'whole', max: COUNT_MAX, attribute: 'min-beds' },
   minBaths: { kind: 'whole', max: COUNT_MAX, attribute: 'min-baths' },
   minCars: { kind: 'whole', max: COUNT_MAX, attribute: 'min-cars' },
   propertyType: { kind: 'text', maxLength: 80, attribute: 'property-type' },
+  // Square metres of land at least: a listing whose land area is not known never matches.
+  minLand: { kind: 'whole', max: LAND_MAX, attribute: 'min-land' },
+  // Words each found in the heading, the description or the highlights ("pool", "north facing").
+  keywords: { kind: 'text', maxLength: 100, attribute: 'keywords' },
   agentId: { kind: 'whole', max: Number.MAX_SAFE_INTEGER, attribute: 'agent-id' },
   bbox: { kind: 'bbox', attribute: 'bbox' },
   sort: { kind: 'choice', values: ['newest', 'price', '-price', 'suburb', 'landArea'], fallback: 'newest', attribute: 'sort' },
@@ -63,7 +82,7 @@ export const LISTING_FILTER_NAMES = Object.keys(LISTING_FILTERS) as ListingFilte
 /** The value a filter takes: its words for a choice, a string for text, a number otherwise. */
 export type FilterValue<Spec extends FilterSpec> = Spec extends { kind: 'choice'; values: readonly (infer Word)[] }
   ? Word
-  : Spec extends TextFilter | BoxFilter
+  : Spec extends TextFilter | ListFilter | BoxFilter
     ? string
     : number;
 
@@ -103,4 +122,22 @@ export function parseBoundingBox(text: string): BoundingBox | string {
 /** A box written as the query parameter, numbers as JavaScript prints them (the canonical spelling). */
 export function formatBoundingBox(box: BoundingBox): string {
   return `${box.west},${box.south},${box.east},${box.north}`;
+}
+
+/**
+ * The names of a list filter's value ("Kew, Hawthorn ,kew" → ["Kew", "Hawthorn"]): trimmed, blanks
+ * folded, none twice (letter case ignored), empty ones dropped. The relay refuses a value past the
+ * spec's limits; the widget keeps the first ones.
+ */
+export function listItems(value: string): string[] {
+  const seen = new Set<string>();
+  const items: string[] = [];
+  for (const part of value.split(',')) {
+    const item = part.trim().replace(/\s+/g, ' ');
+    const key = item.toLowerCase();
+    if (!item || seen.has(key)) continue;
+    seen.add(key);
+    items.push(item);
+  }
+  return items;
 }

@@ -384,6 +384,11 @@ export interface Suburb {
   state: string | null;
 }
 
+/** `GET /api/v1/suburbs/suggestions?q=`: the agency's suburbs the words name (by name or postcode, slips forgiven), best first, at most 8. */
+export interface SuburbSuggestions {
+  items: Suburb[];
+}
+
 /**
  * What `GET /api/v1/enquiries/{originalId}` and `GET /api/v1/saved-searches/{originalId}` (every
  * lead queue's status route) say of a lead: that the relay accepted it and holds it, nothing more.

@@ -19,12 +19,17 @@ export const SAVED_SEARCH_FILTERS = {
   type: true,
   status: false,
   suburb: true,
+  // The requirement holds suburbs, not "and around": the chosen suburbs are kept, the surrounding ones not (docs/api.md).
+  surrounding: false,
   minPrice: true,
   maxPrice: true,
   minBeds: true,
   minBaths: true,
   minCars: true,
   propertyType: true,
+  minLand: true,
+  // The requirement has no words to match: an alert cannot keep them.
+  keywords: false,
   agentId: false,
   bbox: false,
   sort: false,

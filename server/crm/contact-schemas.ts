@@ -91,6 +91,8 @@ export interface AddRequirement {
   minimumBed?: number;
   minimumBath?: number;
   minimumCar?: number;
+  /** AreaRange: square metres of land at least. */
+  landArea?: { minimum: number; units: 'sqm' };
   propertyTypes?: Array<{ id: number }>;
   suburbs?: RequirementSuburb[];
 }

@@ -28,8 +28,7 @@ type Mapping<Name extends SavedSearchFilterName> = {
 /**
  * Where each filter a saved search keeps (contract/saved-search.ts) lands in the requirement: one
  * entry per kept filter, no more, no less, or the compiler refuses (and
- * test/contract/saved-search-requirement.test.ts fails). Land area is a requirement field the
- * filter table has no filter for yet: it is mapped when one is added.
+ * test/contract/saved-search-requirement.test.ts fails).
  */
 export const REQUIREMENT_FIELDS: { [Name in SavedSearchFilterName]: Mapping<Name> } = {
   type: { field: 'type', map: (type) => ({ type }) },
@@ -40,6 +39,7 @@ export const REQUIREMENT_FIELDS: { [Name in SavedSearchFilterName]: Mapping<Name
   minBaths: { field: 'minimumBath', map: (minBaths) => ({ minimumBath: minBaths }) },
   minCars: { field: 'minimumCar', map: (minCars) => ({ minimumCar: minCars }) },
   // A type the CRM's listings never named has no id to send: the requirement keeps the class only.
+  minLand: { field: 'landArea', map: (minLand) => ({ landArea: { minimum: minLand, units: 'sqm' } }) },
   propertyType: { field: 'propertyTypes', map: (_propertyType, words) => (words.type ? { propertyTypes: [{ id: words.type.id }] } : {}) },
 };
 
@@ -76,6 +76,7 @@ export function requirementEquals(held: CrmRequirement, sent: AddRequirement): b
   if (!same(held.propertyClass?.id, sent.propertyClass?.id)) return false;
   if (!same(held.minimumPrice, sent.minimumPrice) || !same(held.maximumPrice, sent.maximumPrice)) return false;
   if (!same(held.minimumBed, sent.minimumBed) || !same(held.minimumBath, sent.minimumBath) || !same(held.minimumCar, sent.minimumCar)) return false;
+  if (!same(held.landArea?.minimum, sent.landArea?.minimum)) return false;
   const heldTypes = held.propertyTypes.map((type) => type.id).sort();
   const sentTypes = (sent.propertyTypes ?? []).map((type) => type.id).sort();
   if (heldTypes.join(',') !== sentTypes.join(',')) return false;

@@ -7,6 +7,8 @@ import { writeRebuildable } from '../photos/rebuildable.ts';
 import { agentRowProblem, listingRowProblem } from './public-schema.ts';
 import type { AgentFields, ListingFacts, MappedAgent, MappedListing, OpenHome, PublicListingFields } from './source.ts';
 import type { ListingPlacements } from './placement.ts';
+import { shownPriceCents } from './price-range.ts';
+import { searchText } from './keywords.ts';
 
 /**
  * The cache's tables, parents first: what relays on one database copy from the agency's sync holder
@@ -155,19 +157,29 @@ export class ListingCache {
       this.db
         .prepare(
           `INSERT INTO listings (id, property_id, source, type, status, lead_destination, reference, crm_modified, inserted_at, modified_at,
-             suburb, property_type, price_low_cents, price_high_cents, bed, bath, cars, land_area_sqm, public_json, seen_sweep, synced_at)
+             suburb, property_type, price_low_cents, price_high_cents, shown_price_cents, bed, bath, cars, land_area_sqm, search_text, public_json,
+             seen_sweep, synced_at)
            VALUES (@id, @propertyId, @source, @type, @status, @leadDestination, @reference, @crmModified, @insertedAt, @modifiedAt,
-             @suburb, @propertyType, @priceLowCents, @priceHighCents, @bed, @bath, @cars, @landAreaSqm, @publicJson, COALESCE(@sweep, 0), @now)
+             @suburb, @propertyType, @priceLowCents, @priceHighCents, @shownPriceCents, @bed, @bath, @cars, @landAreaSqm, @searchText, @publicJson,
+             COALESCE(@sweep, 0), @now)
            ON CONFLICT (id) DO UPDATE SET
              property_id = excluded.property_id, source = excluded.source, type = excluded.type, status = excluded.status,
              lead_destination = excluded.lead_destination, reference = excluded.reference, crm_modified = excluded.crm_modified,
              inserted_at = excluded.inserted_at, modified_at = excluded.modified_at, suburb = excluded.suburb,
              property_type = excluded.property_type, price_low_cents = excluded.price_low_cents, price_high_cents = excluded.price_high_cents,
-             bed = excluded.bed, bath = excluded.bath,
+             shown_price_cents = excluded.shown_price_cents, search_text = excluded.search_text, bed = excluded.bed, bath = excluded.bath,
              cars = excluded.cars, land_area_sqm = excluded.land_area_sqm, public_json = excluded.public_json,
              seen_sweep = COALESCE(@sweep, listings.seen_sweep), synced_at = excluded.synced_at`,
         )
-        .run({ ...facts, publicJson: JSON.stringify(fields), sweep, now } satisfies ListingFacts & Record<string, unknown>);
+        .run({
+          ...facts,
+          // Both from the public fields only: the sort and the keyword filter can tell nothing the listing's page does not.
+          shownPriceCents: shownPriceCents(fields.displayPrice),
+          searchText: searchText(fields.heading, fields.description, ...(fields.features ?? [])),
+          publicJson: JSON.stringify(fields),
+          sweep,
+          now,
+        } satisfies ListingFacts & Record<string, unknown>);
       this.db.prepare('DELETE FROM listing_agents WHERE listing_id = ?').run(facts.id);
       const link = this.db.prepare('INSERT OR IGNORE INTO listing_agents (listing_id, agent_id, position) VALUES (?, ?, ?)');
       agentIds.forEach((agentId, position) => link.run(facts.id, agentId, position));

@@ -21,4 +21,19 @@ export interface ListingPlacements {
   edges(): { lats: number[]; lngs: number[] };
   /** How many cached listings are placed, waiting or could not be placed. */
   summary(): PlacementSummary;
+  /** The middle of each suburb the placed listings are in. */
+  suburbCentres(): SuburbCentre[];
+  /** The suburbs around the named ones, nearest first, the named ones not among them (server/places/surrounding.ts). */
+  surroundingSuburbs(named: readonly string[]): string[];
+}
+
+/** Where a suburb is, as far as the agency's listings say. */
+export interface SuburbCentre {
+  suburb: string;
+  state: string | null;
+  postcode: string | null;
+  lat: number;
+  lng: number;
+  /** The placed listings it is the suburb of. */
+  count: number;
 }

@@ -33,6 +33,18 @@ export function priceRange(
   return { lowCents: band.from * 100, highCents: band.below === null ? null : band.below * 100 - 1 };
 }
 
+/**
+ * The price a card shows, in whole cents, as the price sort reads it: the first amount its display
+ * price writes ("Guide $2,150,000" → 2,150,000; a range "$2,350,000 – $2,590,000" by its lower
+ * bound, the figure a buyer reads first and the least the seller says they will take); null when it
+ * writes none ("Contact Agent", "Auction", ""), whatever the search price. Made from the public
+ * display price alone, so an order by it tells nothing the cards do not.
+ */
+export function shownPriceCents(displayPrice: string | null | undefined): number | null {
+  const [first] = amountsIn(displayPrice);
+  return first === undefined ? null : Math.round(first * 100);
+}
+
 const SCALES: Record<string, number> = { k: 1_000, m: 1_000_000, mil: 1_000_000, million: 1_000_000 };
 
 /** Dollar amounts written in a display price: "$1,350,000", "$1.35m", "$850k", "$650 pw". */

@@ -79,7 +79,10 @@ export function publicListings(deps: PublicListingsDeps): PublicListings {
   });
   const countsByAgent = () => (agentCounts ??= cache.listingCountsByAgent());
   const positionsOf = (ids: readonly number[]) => deps.placements?.positionsOf(ids) ?? new Map<number, ListingPosition>();
-  const context: FilterContext = { placedWithin: (box) => deps.placements?.within(box) ?? [] };
+  const context: FilterContext = {
+    placedWithin: (box) => deps.placements?.within(box) ?? [],
+    surroundingSuburbs: (named) => deps.placements?.surroundingSuburbs(named) ?? [],
+  };
 
   const office: Office = { name: deps.office?.name ?? null, phone: deps.office?.phone ?? null };
   const rules = new TeamRules(deps.team ?? { order: [], hidden: [], directContact: false }, office.phone);

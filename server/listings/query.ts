@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   formatBoundingBox,
+  listItems,
   LISTING_FILTERS,
   LISTING_FILTER_NAMES,
   parseBoundingBox,
@@ -10,6 +11,7 @@ import {
 } from '../../contract/listing-filters.ts';
 import type { ListingSort, ListingsQuery } from '../../contract/relay-api.ts';
 import { HttpError } from '../http/errors.ts';
+import { keywordClause } from './keywords.ts';
 
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 24;
@@ -35,6 +37,22 @@ const boundingBox = z
     return z.NEVER;
   });
 const text = (maxLength: number) => z.string().trim().min(1, 'must not be empty').max(maxLength, `must be at most ${maxLength} characters`);
+/** Names separated by commas, each checked, spelled canonically: none twice, in the order given. */
+const list = (maxItems: number, maxLength: number) =>
+  z.string().transform((value, context) => {
+    const items = listItems(value);
+    const problem =
+      items.length === 0
+        ? 'must name at least one'
+        : items.length > maxItems
+          ? `must name at most ${maxItems}`
+          : items.some((item) => item.length > maxLength)
+            ? `must be names of at most ${maxLength} characters each`
+            : undefined;
+    if (problem === undefined) return items.join(',');
+    context.addIssue({ code: 'custom', message: problem });
+    return z.NEVER;
+  });
 
 /** The query-string schema of one filter of the table (contract/listing-filters.ts). */
 function filterSchema(spec: FilterSpec): z.ZodType<unknown, string | undefined> {
@@ -45,6 +63,8 @@ function filterSchema(spec: FilterSpec): z.ZodType<unknown, string | undefined> 
     }
     case 'text':
       return text(spec.maxLength).optional();
+    case 'list':
+      return list(spec.maxItems, spec.maxLength).optional();
     case 'whole':
       return wholeNumber(spec.max).optional();
     case 'money':
@@ -125,16 +145,21 @@ function parseQuery(schema: z.ZodType<unknown, unknown>, query: Record<string, u
 }
 
 /*
- * Prices: price_low_cents/price_high_cents hold a shown price exactly and a withheld one as its band
- * (price-range.ts). Sorting by the band's low edge, then id (which says nothing about price), and
- * filtering on band overlap make every answer a function of the band alone.
+ * Prices. Filters: price_low_cents/price_high_cents hold a shown price exactly and a withheld one as
+ * its band (price-range.ts); filtering on band overlap makes every answer a function of the band
+ * alone, the band being no finer than the filter bar's own steps (docs/api.md).
+ *
+ * Sorting: by shown_price_cents, the price as the card shows it (price-range.ts, shownPriceCents: a
+ * range by its lower bound), never by the CRM's search price or its band. A listing whose card shows
+ * no amount ("Contact agent", "Auction") goes last whichever way the list runs, among the others by
+ * id, which says nothing about price: the order then tells no more than the cards do.
  */
 const ORDER_BY: Record<ListingSort, string> = {
-  // Listings without a price (or area) go last whichever way the list runs.
-  price: 'price_low_cents IS NULL, price_low_cents ASC, id',
-  '-price': 'price_low_cents IS NULL, price_low_cents DESC, id',
+  // Listings without a shown price (or area) go last whichever way the list runs.
+  price: 'shown_price_cents IS NULL, shown_price_cents ASC, id',
+  '-price': 'shown_price_cents IS NULL, shown_price_cents DESC, id',
   newest: 'inserted_at IS NULL, inserted_at DESC, id DESC',
-  suburb: 'suburb IS NULL, suburb ASC, price_low_cents IS NULL, price_low_cents ASC, id',
+  suburb: 'suburb IS NULL, suburb ASC, shown_price_cents IS NULL, shown_price_cents ASC, id',
   landArea: 'land_area_sqm IS NULL, land_area_sqm DESC, id',
 };
 
@@ -144,6 +169,8 @@ type FilterWithClause = Exclude<ListingFilterName, 'sort'>;
 export interface FilterContext {
   /** Ids of the listings placed inside a box (none when nothing places listings). */
   placedWithin(box: BoundingBox): readonly number[];
+  /** The suburbs around these (surrounding.ts), theirs not among them; none when nothing places suburbs. */
+  surroundingSuburbs?(suburbs: readonly string[]): readonly string[];
 }
 
 /** A box spelled as the filter's canonical value ("west,south,east,north"), or EMPTY_BOX. */
@@ -159,12 +186,27 @@ export const EMPTY_BOX = 'empty';
  * the compiler refuses. Placeholders only, never interpolated input.
  */
 const FILTER_CLAUSES: {
-  [Name in FilterWithClause]: (value: NonNullable<ParsedListingsQuery[Name]>, context: FilterContext) => [clause: string, param: unknown];
+  [Name in FilterWithClause]: (
+    value: NonNullable<ParsedListingsQuery[Name]>,
+    context: FilterContext,
+    query: ParsedListingsQuery,
+  ) => [clause: string, ...params: unknown[]];
 } = {
   status: (status) => ['status = ?', status],
   type: (type) => ['type = ?', type],
-  suburb: (suburb) => ['suburb = ?', suburb],
+  // Any of the suburbs (the column's NOCASE collation applies to IN), and with `surrounding` the ones around them.
+  suburb: (suburb, context, query) => {
+    const named = suburb.split(',');
+    const around = query.surrounding === 'true' ? (context.surroundingSuburbs?.(named) ?? []) : [];
+    return ['suburb IN (SELECT value FROM json_each(?))', JSON.stringify([...named, ...around])];
+  },
+  // Read by the suburb clause; alone (no suburb named) it selects every listing.
+  surrounding: () => ['1 = 1'],
   propertyType: (propertyType) => ['property_type = ?', propertyType],
+  // Unknown land areas (null) never match a minimum.
+  minLand: (minLand) => ['land_area_sqm >= ?', minLand],
+  // Each word somewhere in the heading, description or highlights, letter case ignored (keywords.ts).
+  keywords: (keywords) => keywordClause(keywords),
   // A listing matches when its price, or any part of its band, lies in [minPrice, maxPrice].
   minPrice: (minPrice) => ['price_low_cents IS NOT NULL AND (price_high_cents IS NULL OR price_high_cents >= ?)', cents(minPrice)],
   maxPrice: (maxPrice) => ['price_low_cents <= ?', cents(maxPrice)],
@@ -183,9 +225,13 @@ export function listingsSql(query: ParsedListingsQuery, context: FilterContext):
   for (const name of Object.keys(FILTER_CLAUSES) as FilterWithClause[]) {
     const value = query[name];
     if (value === undefined) continue;
-    const [clause, param] = (FILTER_CLAUSES[name] as (value: unknown, context: FilterContext) => [string, unknown])(value, context);
+    const [clause, ...values] = (FILTER_CLAUSES[name] as (value: unknown, context: FilterContext, query: ParsedListingsQuery) => [string, ...unknown[]])(
+      value,
+      context,
+      query,
+    );
     clauses.push(clause);
-    params.push(param);
+    params.push(...values);
   }
   return { where: clauses.join(' AND ') || '1 = 1', params, orderBy: ORDER_BY[query.sort] };
 }

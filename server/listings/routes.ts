@@ -19,6 +19,7 @@ import { listingMapIndex, type ListingMapIndex } from './map.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { openHomeCalendar } from './open-home-calendar.ts';
 import { parseSimilarQuery, similarIndex, type SimilarIndex } from './similar.ts';
+import { parseSuggestionQuery, suggestionsAnswer } from './suburb-suggestions.ts';
 
 export interface ListingsRouterDeps {
   config: Pick<Config, 'http' | 'demoMode'> & Partial<Pick<Config, 'team'>>;
@@ -94,6 +95,7 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
       '/api/v1/agents/:id',
       '/api/v1/team',
       '/api/v1/suburbs',
+      '/api/v1/suburbs/suggestions',
     ],
     (_req, res, next) => {
       filled ||= cache.readState().lastSuccessAt !== null;
@@ -274,6 +276,20 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
       Infinity,
       () => suburbsInArea(placedSuburbs(box), box) satisfies AreaSuburbs,
     );
+  });
+
+  // Suggestions as a buyer types a place (suburb-suggestions.ts): from the agency's suburbs only,
+  // read once per cache change; each answer kept by its words, as typed again by the next buyer.
+  let knownSuburbs: Suburb[] | undefined;
+  cache.onChange(() => (knownSuburbs = undefined));
+  const suburbsKnown = (): Suburb[] =>
+    (knownSuburbs ??= [
+      ...cache.suburbs(),
+      ...(deps.placements?.suburbCentres() ?? []).map((centre) => ({ name: centre.suburb, postcode: centre.postcode, state: centre.state })),
+    ]);
+  router.get('/api/v1/suburbs/suggestions', (req, res) => {
+    const q = parseSuggestionQuery(req.query as Record<string, unknown>);
+    send(req, res, `suburb-suggestions|${hostOf(req)}|${q.toLowerCase()}`, LIST_CACHE_CONTROL, Infinity, () => suggestionsAnswer(q, suburbsKnown()));
   });
 
   /** The suburbs of the placed listings in the box, of every status (a sold home still says where its suburb is). */

@@ -1,15 +1,20 @@
 import type { BoundingBox } from '../../contract/listing-filters.ts';
 import type { ListingPosition, MapBounds, PlacementSummary } from '../../contract/relay-api.ts';
-import type { ListingPlacements } from '../listings/placement.ts';
+import type { ListingPlacements, SuburbCentre } from '../listings/placement.ts';
 import type { ListingPlace } from '../listings/source.ts';
 import type { Clock } from '../runtime/clock.ts';
 import type { Store } from '../store/store.ts';
+import { distanceKm } from './distance.ts';
+import { surroundingSuburbs } from './surrounding.ts';
+
+export { distanceKm } from './distance.ts';
 import type { PlaceQuery } from './geocoder.ts';
 import type { Geocoding } from './geocoding.ts';
 import {
   nextPending,
   placedEdges,
   placedRow,
+  placedSuburbs,
   placedWithin,
   placementSummary,
   positionBounds,
@@ -101,6 +106,37 @@ export class Placements implements ListingPlacements {
     return placementSummary(this.store);
   }
 
+  surroundingSuburbs(named: readonly string[]): string[] {
+    return surroundingSuburbs(named, this.suburbCentres());
+  }
+
+  /**
+   * The middle of each suburb the agency's placed listings are in: where the geocoder found the
+   * suburb (a kept answer: never asked here), else the mean of its placed listings (listings placed
+   * by the CRM's coordinates need no suburb answer). A name in two states is two suburbs.
+   */
+  suburbCentres(): SuburbCentre[] {
+    const centres = new Map<string, SuburbCentre>();
+    for (const row of placedSuburbs(this.store)) {
+      const place = JSON.parse(row.placeJson) as Pick<ListingPlace, 'suburb' | 'state' | 'postcode' | 'country'>;
+      const query = this.suburbQuery({ ...place, street: null, coordinates: null });
+      const found = query && this.geocoding.known(query);
+      const key = `${place.suburb!.toLowerCase()}|${place.state ?? ''}`;
+      const held = centres.get(key);
+      // Spelled with and without a postcode: the spelling most listings give, and the found middle if either has one.
+      if (held && held.count >= row.count && !found) continue;
+      centres.set(key, {
+        suburb: place.suburb!,
+        state: place.state,
+        postcode: place.postcode,
+        lat: found?.lat ?? row.lat,
+        lng: found?.lng ?? row.lng,
+        count: row.count,
+      });
+    }
+    return [...centres.values()];
+  }
+
   /** The box around every placed listing (the map's area; null while none is placed). */
   bounds(): MapBounds | null {
     return positionBounds(this.store);
@@ -182,13 +218,4 @@ export class Placements implements ListingPlacements {
   private countryOf(place: ListingPlace): string | null {
     return place.country?.toUpperCase() ?? this.country;
   }
-}
-
-/** Great-circle distance (km) between two points (haversine, on a sphere of the Earth's mean radius). */
-export function distanceKm(a: { lat: number; lng: number }, b: { lat: number; lng: number }): number {
-  const rad = Math.PI / 180;
-  const dLat = (b.lat - a.lat) * rad;
-  const dLng = (b.lng - a.lng) * rad;
-  const h = Math.sin(dLat / 2) ** 2 + Math.cos(a.lat * rad) * Math.cos(b.lat * rad) * Math.sin(dLng / 2) ** 2;
-  return 2 * 6371 * Math.asin(Math.min(1, Math.sqrt(h)));
 }

@@ -119,6 +119,20 @@ export function placedWithin(store: Store, box: BoundingBox): number[] {
     .all(box.south, box.north, box.west, box.east) as number[];
 }
 
+/** Each suburb of the placed listings (its name, state, postcode and country as the listings give them) and how many there are. */
+export function placedSuburbs(store: Store): Array<{ placeJson: string; count: number; lat: number; lng: number }> {
+  if (!hasTable(store, 'places_listings')) return [];
+  return tablesOf(store)
+    .prepare(
+      `SELECT json_object('suburb', json_extract(place_json, '$.suburb'), 'state', json_extract(place_json, '$.state'),
+           'postcode', json_extract(place_json, '$.postcode'), 'country', json_extract(place_json, '$.country')) AS placeJson,
+         COUNT(*) AS count, AVG(lat) AS lat, AVG(lng) AS lng
+       FROM places_listings WHERE lat IS NOT NULL AND lng IS NOT NULL AND json_extract(place_json, '$.suburb') IS NOT NULL
+       GROUP BY placeJson ORDER BY placeJson`,
+    )
+    .all() as Array<{ placeJson: string; count: number; lat: number; lng: number }>;
+}
+
 /** The distinct latitudes and longitudes of placed listings, ascending. */
 export function placedEdges(store: Store): { lats: number[]; lngs: number[] } {
   if (!hasTable(store, 'places_listings')) return { lats: [], lngs: [] };

@@ -27,6 +27,11 @@ function filterValue(name: SavedSearchFilterName, spec: FilterSpec, label = `sea
           // eslint-disable-next-line no-control-regex
           .refine((value) => !/[\u0000-\u001f\u007f]/.test(value), { error: `${label} contains characters that are not allowed` })
       );
+    case 'list':
+      // One suburb here: several are sent as search.suburbs (the widget splits "Kew,Hawthorn").
+      return filterValue(name, { kind: 'text', maxLength: spec.maxLength, attribute: spec.attribute }, label).refine((value) => !String(value).includes(','), {
+        error: `${label} must name one suburb (send several as search.suburbs)`,
+      });
     case 'whole':
       return z
         .number({ error: `${label} must be a number` })

@@ -594,4 +594,18 @@ export const migrations: Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    id: '230-listings-shown-price-and-words',
+    sql: `
+      -- Issue #30: the price sort reads the price as the card shows it (shown_price_cents, cents: a
+      -- range by its lower bound; NULL where the card shows no amount), never the CRM's search
+      -- price nor its band (server/listings/query.ts); the keyword filter reads each listing's words
+      -- (search_text, server/listings/keywords.ts). Both are written with the listing, so the next
+      -- sync writes every listing again: it is made a full sweep.
+      ALTER TABLE listings ADD COLUMN shown_price_cents INTEGER;
+      ALTER TABLE listings ADD COLUMN search_text TEXT;
+      UPDATE listings SET crm_modified = NULL;
+      DELETE FROM listing_sync_state WHERE key = 'lastFullSweepAt';
+    `,
+  },
 ];

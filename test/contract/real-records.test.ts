@@ -269,6 +269,39 @@ describe('real v1.3 records (contract)', () => {
     expect(fileHost.requests.length).toBeGreaterThan(0);
   });
 
+  it('price sort: every real record shows "Contact Agent", so both orders are by id alone, whatever the hidden searchPrices (#30)', async () => {
+    const order = async (sort: string) => {
+      const response = await fetch(`${relay.url}/api/v1/listings?status=sold&sort=${sort}&pageSize=100`);
+      return ((await response.json()) as Page<ListingSummary>).items.map((item) => item.id);
+    };
+    const byId = listed.map((item) => item.id).sort((a, b) => a - b);
+    // The records' searchPrices run from 580,000 to 5,400,000: an order by them (or their bands) would differ from this.
+    expect(new Set(dump.items.map((item) => item.searchPrice)).size).toBeGreaterThan(5);
+    expect(await order('price')).toEqual(byId);
+    expect(await order('-price')).toEqual(byId);
+  });
+
+  it('land size and keywords on real records: a land area of 0 or null is unknown, "pool" finds the pool-side home (#30)', async () => {
+    const ids = async (query: string) => {
+      const response = await fetch(`${relay.url}/api/v1/listings?status=sold&pageSize=100&${query}`);
+      expect(response.status).toBe(200);
+      return ((await response.json()) as Page<ListingSummary>).items.map((item) => item.id).sort((a, b) => a - b);
+    };
+    const withLand = (min: number) =>
+      dump.items
+        .filter((item) => typeof item.landArea?.value === 'number' && item.landArea.value >= Math.max(min, 1))
+        .map((item) => (item.saleLifeId as number) * 2)
+        .sort((a, b) => a - b);
+    expect(withLand(600).length).toBeGreaterThan(0);
+    expect(await ids('minLand=600')).toEqual([...new Set(withLand(600))]);
+    expect(await ids('minLand=0')).toEqual([...new Set(withLand(0))]);
+    const pool = details
+      .filter((detail) => / pool/i.test(` ${detail.heading} ${detail.description}`.replace(/[^\p{L}\p{N}]+/gu, ' ')))
+      .map((detail) => detail.id);
+    expect(pool.length).toBeGreaterThan(0);
+    expect(await ids('keywords=pool')).toEqual(pool.sort((a, b) => a - b));
+  });
+
   it('no CANARY in any API answer, server-rendered page, sitemap, fragment or served photo', () => {
     expect(answers.length).toBeGreaterThan(details.length);
     for (const answer of answers) expect(answer).not.toContain(CANARY);

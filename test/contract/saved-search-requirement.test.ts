@@ -18,6 +18,7 @@ const SAMPLE: { [Name in SavedSearchFilterName]: NonNullable<Parameters<(typeof 
   minBaths: 2,
   minCars: 1,
   propertyType: 'Townhouse',
+  minLand: 600,
 };
 
 const WORDS = {
@@ -36,6 +37,7 @@ const EXPECTED: { [Name in SavedSearchFilterName]: Partial<AddRequirement> } = {
   minBaths: { minimumBath: 2 },
   minCars: { minimumCar: 1 },
   propertyType: { propertyTypes: [{ id: 3 }], propertyClass: { id: 1 } },
+  minLand: { landArea: { minimum: 600, units: 'sqm' } },
 };
 
 describe('listing filters → CRM requirement', () => {
@@ -82,8 +84,10 @@ describe('listing filters → CRM requirement', () => {
       minimumCar: 1,
       propertyTypes: [{ id: 3, name: 'Townhouse' }],
       suburbs: [{ id: 3101, name: 'KEW' }],
+      landArea: { minimum: 600, maximum: null, units: 'sqm' },
     };
     expect(requirementEquals(held, sent)).toBe(true);
+    expect(requirementEquals({ ...held, landArea: null }, sent)).toBe(false);
     expect(requirementEquals({ ...held, minimumBed: 4 }, sent)).toBe(false);
     expect(requirementEquals({ ...held, suburbs: [] }, sent)).toBe(false);
     expect(requirementEquals({ ...held, type: 'sale' }, sent)).toBe(false);

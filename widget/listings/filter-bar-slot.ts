@@ -30,6 +30,8 @@ export interface FilterBarHost {
   listed: boolean;
   /** Renders the element again (an answer came). */
   refresh(): void;
+  /** Where the bar renders (the element's shadow root): the suburb combobox adds its styles there. */
+  renderRoot: HTMLElement | DocumentFragment;
 }
 
 export type FilterBar = (host: FilterBarHost) => TemplateResult;

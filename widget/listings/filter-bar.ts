@@ -17,6 +17,28 @@ import { alertOptions } from '../shared/alert-options.ts';
 import './filter-bar.strings.ts';
 
 const DEFAULT_PROPERTY_TYPES = ['House', 'Apartment', 'Unit', 'Townhouse', 'Villa', 'Land'];
+/** Land size choices (square metres): a courtyard home to a small acreage. */
+const LAND_STEPS = [200, 400, 600, 800, 1000, 2000, 4000, 10_000, 40_000];
+
+type Combobox = typeof import('./suburb-combobox.ts');
+/** The suburb combobox's code once loaded (suburb-combobox.ts): fetched when the suburb field is first pointed at or focused, or at once when the query names suburbs. */
+let combobox: Combobox | undefined;
+let comboboxLoad: Promise<Combobox> | undefined;
+
+/** Loads the combobox, then renders the bar again with it; `from` (the plain field, if focused) hands over its words and focus. */
+function loadCombobox(host: FilterBarHost, from?: HTMLInputElement): void {
+  // A part of the bar (vite.config.ts PART_ENTRIES): under widget.js the loader fetches it, integrity checked.
+  comboboxLoad ??= loadElement('estate-suburb-combobox', () => import('./suburb-combobox.ts')) as Promise<Combobox>;
+  comboboxLoad.then(
+    (module) => {
+      combobox = module;
+      if (from) module.handOver(host, from.value, from.matches(':focus'));
+      host.refresh();
+    },
+    // Without it the plain field stays: free text, several suburbs separated by commas.
+    (error: unknown) => console.error(error),
+  );
+}
 
 /** Whether each relay offers alerts, once it has answered (by its base URL). */
 const alertsAnswered = new Map<string, boolean>();
@@ -83,10 +105,35 @@ function renderFilterBar(host: FilterBarHost): TemplateResult {
         ],
         value('type'),
       ),
-    suburb: () =>
-      html`<div part="filter-field" class="field">
+    suburb: () => {
+      if (combobox) return combobox.renderSuburbField(host, id('suburb'));
+      if (query.suburb) loadCombobox(host);
+      const enhance = (event: Event) => loadCombobox(host, event.target as HTMLInputElement);
+      return html`<div part="filter-field" class="field wide">
         <label part="filter-label" for=${id('suburb')}>${text.suburb}</label>
-        <input part="filter-control" id=${id('suburb')} name="suburb" type="text" autocomplete="address-level2" .value=${value('suburb')} />
+        <input
+          part="filter-control"
+          id=${id('suburb')}
+          name="suburb"
+          type="text"
+          autocomplete="off"
+          .value=${value('suburb')}
+          @pointerenter=${enhance}
+          @focus=${enhance}
+        />
+      </div>`;
+    },
+    minLand: () =>
+      select(
+        'minLand',
+        text.minLand,
+        [['', text.any], ...LAND_STEPS.map((area): [string, string] => [String(area), fill(text.landAtLeast, { area: `${formatNumber(locale, area)} m²` })])],
+        value('minLand'),
+      ),
+    keywords: () =>
+      html`<div part="filter-field" class="field">
+        <label part="filter-label" for=${id('keywords')}>${text.keywords}</label>
+        <input part="filter-control" id=${id('keywords')} name="keywords" type="search" enterkeyhint="search" .value=${value('keywords')} />
       </div>`,
     propertyType: () =>
       select('propertyType', text.propertyType, [['', text.any], ...types.map((name): [string, string] => [name, name])], value('propertyType')),
@@ -106,7 +153,10 @@ function renderFilterBar(host: FilterBarHost): TemplateResult {
   const submit = (event: SubmitEvent) => {
     event.preventDefault();
     const data = new FormData(event.target as HTMLFormElement);
-    host.applyFilters(Object.fromEntries(barFilters.map((name) => [name, data.get(name) ?? undefined])));
+    const values: Partial<Record<QueryKey, unknown>> = Object.fromEntries(barFilters.map((name) => [name, data.get(name) ?? undefined]));
+    // The suburb field's own checkbox (the combobox's): kept as it was while the plain field shows.
+    if (barFilters.includes('suburb')) values.surrounding = combobox ? (data.get('surrounding') ?? undefined) : query.surrounding;
+    host.applyFilters(values);
   };
   const toggleAlerts = () => {
     host.toggleAlerts();

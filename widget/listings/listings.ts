@@ -97,7 +97,10 @@ const EAGER_CARDS = 3;
  * @attr relay - Base URL of the relay. Default: where the widget script was loaded from.
  * @attr type - `sale` or `lease`. Default: both.
  * @attr status - `available` (default), `sold` or `leased`.
- * @attr suburb - Only this suburb.
+ * @attr suburb - Only these suburbs: one name, or several separated by commas (`Kew,Hawthorn`).
+ * @attr surrounding - `true`: the suburbs around the chosen ones too.
+ * @attr min-land - Land of at least this many square metres (a listing whose land area is not known is left out).
+ * @attr keywords - Words each found in the heading, description or highlights (`pool`, `north facing`).
  * @attr min-price - Lowest price (number; the relay filters on the agency's search price).
  * @attr max-price - Highest price.
  * @attr min-beds - At least this many bedrooms.
@@ -110,7 +113,7 @@ const EAGER_CARDS = 3;
  * @attr page - Page number, from 1.
  * @attr page-size - Cards per page (1–100, default 12).
  * @attr layout - `grid` (default) or `list`.
- * @attr filters - Shows the filter bar. Empty for the usual set, or names: `suburb property-type min-price max-price min-beds min-baths min-cars sort type`. With a filter bar, the filters and page live in the page URL.
+ * @attr filters - Shows the filter bar. Empty for the usual set, or names: `suburb property-type min-price max-price min-beds min-baths min-cars min-land keywords sort type` (`suburb` takes several suburbs with suggestions as you type, and "include surrounding suburbs"). With a filter bar, the filters and page live in the page URL.
  * @attr detail-href - URL template for a card's link, `{id}` replaced by the listing id (`/listing.html?id={id}`). Without it the detail opens in place.
  * @attr query-prefix - Prefix for this element's URL parameters, when a page holds two of them.
  * @attr property-types - Comma-separated property types offered in the filter bar.
@@ -187,6 +190,9 @@ export class EstateListings extends EstateElement {
     type: { type: String },
     status: { type: String },
     suburb: { type: String },
+    surrounding: { type: String },
+    minLand: { type: Number, attribute: 'min-land' },
+    keywords: { type: String },
     minPrice: { type: Number, attribute: 'min-price' },
     maxPrice: { type: Number, attribute: 'max-price' },
     minBeds: { type: Number, attribute: 'min-beds' },
@@ -220,6 +226,9 @@ export class EstateListings extends EstateElement {
   declare type: ListingType | null;
   declare status: ListingStatus | null;
   declare suburb: string | null;
+  declare surrounding: 'true' | null;
+  declare minLand: number | null;
+  declare keywords: string | null;
   declare minPrice: number | null;
   declare maxPrice: number | null;
   declare minBeds: number | null;
@@ -288,6 +297,9 @@ export class EstateListings extends EstateElement {
     this.type = null;
     this.status = null;
     this.suburb = null;
+    this.surrounding = null;
+    this.minLand = null;
+    this.keywords = null;
     this.minPrice = null;
     this.maxPrice = null;
     this.minBeds = null;
@@ -386,6 +398,12 @@ export class EstateListings extends EstateElement {
     return parseBarFilters(this.filters);
   }
 
+  /** The filters the bar keeps in the URL: its own, and with the suburb field its "include surrounding suburbs". */
+  get #urlFilters(): QueryKey[] {
+    const bar: QueryKey[] = this.#barFilters;
+    return bar.includes('suburb') ? [...bar, 'surrounding'] : bar;
+  }
+
   /** With a filter bar, the filters and page live in the page's URL. */
   get #syncsUrl(): boolean {
     return this.filters !== null && this.filters !== undefined;
@@ -406,7 +424,7 @@ export class EstateListings extends EstateElement {
   #readUrl(): void {
     if (this.#syncsUrl) {
       const values: Partial<Record<QueryKey, unknown>> = {};
-      for (const name of this.#barFilters) {
+      for (const name of this.#urlFilters) {
         const fromUrl = this.#urlQuery.get(name);
         values[name] = fromUrl !== null ? fromUrl : this.#baseFilters?.[name];
       }
@@ -430,9 +448,9 @@ export class EstateListings extends EstateElement {
   #queryChanges(changes: { filters?: boolean; page?: number; listing?: number | null }): QueryChanges {
     const params: QueryChanges = {};
     if (changes.filters) {
-      for (const name of BAR_FILTERS) params[name] = null;
+      for (const name of [...BAR_FILTERS, 'surrounding'] as const) params[name] = null;
       const query = this.query;
-      for (const name of this.#barFilters) {
+      for (const name of this.#urlFilters) {
         const value = query[name];
         if (value !== undefined && value !== cleanValue(name, this.#baseFilters?.[name])) params[name] = String(value);
       }
@@ -576,7 +594,8 @@ export class EstateListings extends EstateElement {
     // The bar's controls show the query after every render, also one the visitor changed without
     // searching (what Lit's live directive did; a few lines here keep its bytes off every page).
     const query = this.query;
-    for (const control of this.renderRoot.querySelectorAll<HTMLInputElement>('[part~="filter-control"]')) {
+    // (Not the suburb combobox's words, which are no filter: they have no name.)
+    for (const control of this.renderRoot.querySelectorAll<HTMLInputElement>('[part~="filter-control"][name]')) {
       const value = String(query[control.name as QueryKey] ?? (control.name === 'sort' ? 'newest' : ''));
       if (control.value !== value) control.value = value;
     }
@@ -618,6 +637,7 @@ export class EstateListings extends EstateElement {
               toggleAlerts: () => this.#toggleAlerts(),
               listed: this.#listed,
               refresh: this.#refresh,
+              renderRoot: this.renderRoot,
             })
           : nothing
       }

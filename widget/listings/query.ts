@@ -1,6 +1,7 @@
 import {
   formatBoundingBox,
   isNumericFilter,
+  listItems,
   LISTING_FILTER_NAMES,
   LISTING_FILTERS,
   parseBoundingBox,
@@ -28,11 +29,24 @@ export const BAR_FILTERS = [
   'minBeds',
   'minBaths',
   'minCars',
+  'minLand',
+  'keywords',
   'sort',
 ] as const satisfies readonly QueryKey[];
 export type BarFilter = (typeof BAR_FILTERS)[number];
 /** What an empty `filters` attribute shows: the page usually fixes buy or rent. */
-export const DEFAULT_BAR_FILTERS: readonly BarFilter[] = ['suburb', 'propertyType', 'minPrice', 'maxPrice', 'minBeds', 'minBaths', 'minCars', 'sort'];
+export const DEFAULT_BAR_FILTERS: readonly BarFilter[] = [
+  'suburb',
+  'propertyType',
+  'minPrice',
+  'maxPrice',
+  'minBeds',
+  'minBaths',
+  'minCars',
+  'minLand',
+  'keywords',
+  'sort',
+];
 
 /** A filter's name: the relay's query key, the element's property and (under a prefix) the URL parameter. */
 export type QueryKey = ListingFilterName;
@@ -74,6 +88,12 @@ export function cleanValue(key: QueryKey, value: unknown): string | number | und
   if (spec.kind === 'bbox') {
     const box = parseBoundingBox(text);
     return typeof box === 'string' ? undefined : formatBoundingBox(box);
+  }
+  if (spec.kind === 'list') {
+    const items = listItems(text)
+      .map((item) => item.slice(0, spec.maxLength))
+      .slice(0, spec.maxItems);
+    return items.length ? items.join(',') : undefined;
   }
   return spec.kind === 'text' ? text.slice(0, spec.maxLength) : undefined;
 }

@@ -36,7 +36,21 @@ export interface ListingsStrings {
   typeSale: string;
   typeLease: string;
   suburb: string;
+  /** The suburb field's checkbox (`surrounding`). */
+  surrounding: string;
+  /** A chosen suburb's remove button. */
+  removeSuburb: string;
+  /** Announced as a suburb is chosen or removed, and how many suggestions came. */
+  suburbAdded: string;
+  suburbRemoved: string;
+  suburbSuggestions: PluralForms;
+  /** Said when the words name no suburb the agency lists in. */
+  noSuburbs: string;
   propertyType: string;
+  minLand: string;
+  /** A land size choice: "{area} m²". */
+  landAtLeast: string;
+  keywords: string;
   any: string;
   minPrice: string;
   maxPrice: string;
@@ -63,7 +77,16 @@ export type FilterBarWord =
   | 'typeSale'
   | 'typeLease'
   | 'suburb'
+  | 'surrounding'
+  | 'removeSuburb'
+  | 'suburbAdded'
+  | 'suburbRemoved'
+  | 'suburbSuggestions'
+  | 'noSuburbs'
   | 'propertyType'
+  | 'minLand'
+  | 'landAtLeast'
+  | 'keywords'
   | 'any'
   | 'minPrice'
   | 'maxPrice'

@@ -50,7 +50,22 @@ export interface MapLoadedDetail {
 }
 
 /** The filters the map reads (every listing filter but the order, which a map has no use for). */
-export const MAP_FILTERS = ['type', 'status', 'suburb', 'minPrice', 'maxPrice', 'minBeds', 'minBaths', 'minCars', 'propertyType', 'agentId', 'bbox'] as const;
+export const MAP_FILTERS = [
+  'type',
+  'status',
+  'suburb',
+  'surrounding',
+  'minPrice',
+  'maxPrice',
+  'minBeds',
+  'minBaths',
+  'minCars',
+  'minLand',
+  'keywords',
+  'propertyType',
+  'agentId',
+  'bbox',
+] as const;
 type MapFilter = (typeof MAP_FILTERS)[number];
 
 /** Where a map with no listings placed yet starts: Australia. */
@@ -79,7 +94,10 @@ const HINT_MS = 1600;
  * @attr relay - Base URL of the relay. Default: where the widget script was loaded from.
  * @attr type - `sale` or `lease`. Default: both. (As `<estate-listings>`: give the map the same fixed filters as the list beside it.)
  * @attr status - `available` (default), `sold` or `leased`.
- * @attr suburb - Only this suburb.
+ * @attr suburb - Only these suburbs (one, or several separated by commas).
+ * @attr surrounding - `true`: the suburbs around the chosen ones too.
+ * @attr min-land - Land of at least this many square metres.
+ * @attr keywords - Words each found in the heading, description or highlights.
  * @attr min-price - Lowest price.
  * @attr max-price - Highest price.
  * @attr min-beds - At least this many bedrooms.
@@ -147,6 +165,9 @@ export class EstateMap extends EstateElement {
     type: { type: String },
     status: { type: String },
     suburb: { type: String },
+    surrounding: { type: String },
+    minLand: { type: Number, attribute: 'min-land' },
+    keywords: { type: String },
     minPrice: { type: Number, attribute: 'min-price' },
     maxPrice: { type: Number, attribute: 'max-price' },
     minBeds: { type: Number, attribute: 'min-beds' },
@@ -179,6 +200,9 @@ export class EstateMap extends EstateElement {
   declare type: ListingsQuery['type'] | null;
   declare status: ListingsQuery['status'] | null;
   declare suburb: string | null;
+  declare surrounding: 'true' | null;
+  declare minLand: number | null;
+  declare keywords: string | null;
   declare minPrice: number | null;
   declare maxPrice: number | null;
   declare minBeds: number | null;
@@ -241,6 +265,9 @@ export class EstateMap extends EstateElement {
     this.type = null;
     this.status = null;
     this.suburb = null;
+    this.surrounding = null;
+    this.minLand = null;
+    this.keywords = null;
     this.minPrice = null;
     this.maxPrice = null;
     this.minBeds = null;

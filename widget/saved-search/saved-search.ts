@@ -31,6 +31,11 @@ export function keptFilters(query: Record<string, unknown> | null | undefined): 
     const value = query?.[name];
     if (value !== undefined && value !== null && value !== '') kept[name] = value;
   }
+  // Several suburbs chosen ("Kew,Hawthorn"): the requirement's list, as a map area's are sent.
+  if (typeof kept.suburb === 'string' && kept.suburb.includes(',')) {
+    kept.suburbs = kept.suburb.split(',');
+    delete kept.suburb;
+  }
   return kept as SavedSearchFilters;
 }
 
@@ -427,7 +432,11 @@ export class EstateSavedSearch extends LeadForm {
     const parts = [
       search.type === 'sale' ? words.forSale : search.type === 'lease' ? words.forLease : '',
       search.propertyType ?? '',
-      search.suburb ? this.say(words.inSuburb, { suburb: search.suburb }) : areaOf(this.search) !== undefined ? this.#areaWords(search) : '',
+      search.suburb
+        ? this.say(words.inSuburb, { suburb: search.suburb })
+        : search.suburbs?.length || areaOf(this.search) !== undefined
+          ? this.#areaWords(search)
+          : '',
       search.minPrice !== undefined ? this.say(words.minPrice, { price: money(Number(search.minPrice)) }) : '',
       search.maxPrice !== undefined ? this.say(words.maxPrice, { price: money(Number(search.maxPrice)) }) : '',
       search.minBeds !== undefined ? this.say(words.minBeds, { count: Number(search.minBeds) }) : '',
