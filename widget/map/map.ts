@@ -428,6 +428,9 @@ export class EstateMap extends EstateElement {
     this.#fitPending = true;
     this.#quiet = !written;
     this.#ask(true);
+    // The view's answer may be in already (asked again, it is not answered again): it says where the results are.
+    const data = this.#data;
+    if (this.#fitPending && data.answer && data.state === 'done' && data.answerUrl === data.wanted) void this.#afterAnswer(data.answer);
   }
 
   /** The card the URL names: open once an answer has its listing, closed when it names none. */
