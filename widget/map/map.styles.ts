@@ -264,10 +264,11 @@ export const styles = [
       accent-color: var(--_estate-accent);
     }
 
+    /* Under the close button: the card's text keeps its width. */
     .card .keep {
       position: absolute;
-      top: 0.375rem;
-      right: 2.625rem;
+      top: 2.5rem;
+      right: 0.375rem;
       display: grid;
       place-items: center;
       width: 2rem;
@@ -382,8 +383,9 @@ export const styles = [
       gap: 0.75rem;
       width: min(24rem, calc(100% - 1rem));
       padding: 0.625rem;
-      /* Room for the heart and the close button. */
-      padding-right: 5.25rem;
+      /* Room for the close button and the heart under it. */
+      padding-right: 2.75rem;
+      min-height: 4.75rem;
       border: 1px solid var(--_estate-border);
       border-radius: var(--_estate-radius);
       background: var(--_estate-surface);

@@ -579,6 +579,8 @@ export class EstateMap extends EstateElement {
     if (place) {
       this.#restore(place);
       this.#readCard();
+      // A link naming a view but no box (written by hand): a following list shows that view too.
+      if (this.following && this.#urlQuery.get('bbox') === null) this.#writeView();
       return;
     }
     this.#quiet = true;
