@@ -129,8 +129,9 @@ export const styles = [
       box-shadow: 0 1px 3px rgb(0 0 0 / 0.4);
     }
 
-    /* A price pin: a label above its point, its tail on the point. Placed by transform within its
-       own box, scaled about the point (transform-origin 0 0: the box's corner is the point). */
+    /* A price pin: a label above its point, its tail on the point. Moved above its point by
+       transform; lit, it grows about its middle (the origin is where the transform puts the
+       middle: 13 px of half height and the 7 px tail above the point), so it stays under the pointer. */
     .pin {
       display: block;
       height: 26px;
@@ -138,7 +139,7 @@ export const styles = [
       padding: 0 0.5rem;
       border-radius: 13px;
       transform: translate(-50%, calc(-100% - 7px));
-      transform-origin: 0 0;
+      transform-origin: 0 -20px;
       background: var(--_pin);
       color: var(--_estate-accent-contrast, #ffffff);
       font-size: 0.8125rem;
@@ -162,7 +163,7 @@ export const styles = [
     .pin:hover {
       background: var(--_pin-lit);
       z-index: 1;
-      scale: 1.1;
+      scale: 1.2;
     }
 
     .pin.highlighted::after,
