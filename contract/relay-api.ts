@@ -279,6 +279,11 @@ export interface ListingMap {
   features: ListingMapFeature[];
   /** Listings the filters select that are not on the map (no position): anywhere, not only in the box. */
   unplaced: number;
+  /**
+   * The box around every placed listing the filters select, anywhere, not only in the asked box
+   * (null when none is placed): what a map fits itself to when the filters change.
+   */
+  bounds: MapBounds | null;
 }
 
 /** `GET /api/v1/listings` query: the filters of contract/listing-filters.ts and the page. */

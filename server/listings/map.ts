@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import Supercluster, { type PointFeature } from 'supercluster';
 import type { BoundingBox } from '../../contract/listing-filters.ts';
-import type { ListingMap, ListingMapFeature, ListingPosition, ListingSummary, MapListingProperties } from '../../contract/relay-api.ts';
+import type { ListingMap, ListingMapFeature, ListingPosition, ListingSummary, MapBounds, MapListingProperties } from '../../contract/relay-api.ts';
 
 /**
  * What a pin shows of a listing, read for the map alone (PublicListings.mapPins): the card's own
@@ -65,6 +65,7 @@ export function listingMapIndex(cards: readonly MapPin[]): ListingMapIndex {
   const index = new Supercluster<MapListingProperties, Record<string, never>>({ radius: MAP_CLUSTER_RADIUS, maxZoom: MAP_MAX_ZOOM });
   index.load(points);
   const unplaced = cards.length - points.length;
+  const bounds = boundsOf(points.map((point) => point.geometry.coordinates as [number, number]));
 
   return {
     unplaced,
@@ -93,8 +94,21 @@ export function listingMapIndex(cards: readonly MapPin[]): ListingMapIndex {
       }
       return { features, signature: createHash('sha1').update(parts.join(',')).digest('base64url') };
     },
-    collection: (cut) => ({ type: 'FeatureCollection', features: cut.features, unplaced }),
+    collection: (cut) => ({ type: 'FeatureCollection', features: cut.features, unplaced, bounds }),
   };
+}
+
+/** The box around the points (`[lng, lat]`), or null for none. */
+function boundsOf(points: ReadonlyArray<[number, number]>): MapBounds | null {
+  if (points.length === 0) return null;
+  const bounds: MapBounds = { west: Infinity, south: Infinity, east: -Infinity, north: -Infinity };
+  for (const [lng, lat] of points) {
+    bounds.west = Math.min(bounds.west, lng);
+    bounds.east = Math.max(bounds.east, lng);
+    bounds.south = Math.min(bounds.south, lat);
+    bounds.north = Math.max(bounds.north, lat);
+  }
+  return bounds;
 }
 
 /** A single listing's properties: the card's own fields, its smallest photo. */

@@ -182,6 +182,24 @@ describe('listings on a map: the bbox filter and GET /api/v1/listings/map', () =
       expect((await map(`minBeds=3&bbox=${WORLD}&zoom=20`)).body.features.length).toBeLessThan((await map(`bbox=${WORLD}&zoom=20`)).body.features.length);
     });
 
+    it('says where every result of the filters is (bounds), whatever the box asked', async () => {
+      for (const filters of ['', 'minBeds=3', 'type=lease']) {
+        const placed = (await cards(filters)).filter((card) => card.position !== null).map((card) => card.position!);
+        const expected = {
+          west: Math.min(...placed.map((p) => p.lng)),
+          south: Math.min(...placed.map((p) => p.lat)),
+          east: Math.max(...placed.map((p) => p.lng)),
+          north: Math.max(...placed.map((p) => p.lat)),
+        };
+        // A box holding none of them still says where they are: a map fits itself to the results.
+        for (const bbox of [WORLD, '0,0,1,1']) {
+          const bounds = (await map(`${filters}${filters ? '&' : ''}bbox=${bbox}&zoom=5`)).body.bounds!;
+          for (const side of ['west', 'south', 'east', 'north'] as const) expect(bounds[side], `${filters} ${bbox} ${side}`).toBeCloseTo(expected[side], 5);
+        }
+      }
+      expect((await map('suburb=Nowhere&bbox=-180,-90,180,90&zoom=5')).body.bounds).toBeNull();
+    });
+
     it('refuses a missing or bad bbox or zoom, paging and unknown parameters with a 400 naming each', async () => {
       const cases: Array<[string, string[]]> = [
         ['', ['bbox', 'zoom']],

@@ -24,6 +24,24 @@ type Stage = Selection<HTMLElement, unknown, null, undefined> & {
 /** Pointer movement (px) under which a press is still a click on a pin, not a drag. */
 const CLICK_DISTANCE = 5;
 
+/** Pixels of wheel movement to a zoom level: a mouse wheel's notch (100 px in Chromium and Firefox). */
+const WHEEL_PIXELS_PER_LEVEL = 100;
+/** Under this a ctrl + wheel event is a trackpad's pinch (a few pixels an event), not a notch. */
+const PINCH_PIXELS = 50;
+/** A pinch's levels a pixel: d3-zoom's own (0.002 × its 10 for ctrl), which feels like the fingers. */
+const PINCH_LEVELS_PER_PIXEL = 0.02;
+
+/**
+ * Zoom levels for a wheel event: one a notch, never more in one event. (d3-zoom's own gives a
+ * ctrl + wheel notch two levels, meant for a pinch's small steps: one notch jumped two levels.)
+ */
+export function wheelLevels(event: WheelEvent): number {
+  const pixels = event.deltaY * (event.deltaMode === 1 ? WHEEL_PIXELS_PER_LEVEL / 3 : event.deltaMode === 2 ? WHEEL_PIXELS_PER_LEVEL : 1);
+  const levels =
+    event.ctrlKey && event.deltaMode === 0 && Math.abs(pixels) < PINCH_PIXELS ? -pixels * PINCH_LEVELS_PER_PIXEL : -pixels / WHEEL_PIXELS_PER_LEVEL;
+  return Math.max(-1, Math.min(1, levels));
+}
+
 /**
  * The map's gestures, by d3-zoom: drag, wheel, pinch, double click and double tap, touch-aware.
  * Cooperative while the map is part of a page: a plain wheel and a one-finger drag scroll the
@@ -41,6 +59,7 @@ export class MapGestures {
     this.#behavior = zoom<HTMLElement, unknown>()
       .clickDistance(CLICK_DISTANCE)
       .filter((event: Event) => this.#allows(event))
+      .wheelDelta(wheelLevels)
       .on('zoom', (event: D3ZoomEvent<HTMLElement, unknown>) => {
         const { k, x, y } = event.transform;
         options.onView({ k, x, y }, Boolean(event.sourceEvent));

@@ -33,6 +33,11 @@ export class MapDataController implements ReactiveController {
     host.addController(this);
   }
 
+  /** The URL last asked for (its answer may still be on its way). */
+  get wanted(): string | null {
+    return this.#wanted;
+  }
+
   /** Asks for `url` once the view rests (at once when `now`); a kept answer is used at once. */
   want(url: string, now = false): void {
     if (url === this.#wanted && this.state !== 'error') return;

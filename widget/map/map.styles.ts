@@ -1,6 +1,6 @@
 import { css } from 'lit';
 import { resetStyles } from '../shared/reset.styles.ts';
-import { featureStyles, iconStyles } from '../shared/listing-parts.styles.ts';
+import { featureStyles, iconStyles, keepStyles } from '../shared/listing-parts.styles.ts';
 
 /**
  * The map draws everything itself (no library CSS): tiles and markers are absolutely placed in
@@ -12,6 +12,7 @@ export const styles = [
   resetStyles,
   featureStyles,
   iconStyles,
+  keepStyles,
   css`
     :host {
       display: block;
@@ -128,19 +129,33 @@ export const styles = [
       box-shadow: 0 1px 3px rgb(0 0 0 / 0.4);
     }
 
+    /* A price pin: a label above its point, its tail on the point. Moved above its point by
+       transform; lit, it grows about its middle (the origin is where the transform puts the
+       middle: 13 px of half height and the 7 px tail above the point), so it stays under the pointer. */
     .pin {
-      width: 28px;
-      height: 28px;
-      margin: -14px 0 0 -14px;
+      display: block;
+      height: 26px;
+      min-width: 28px;
+      padding: 0 0.5rem;
+      border-radius: 13px;
+      transform: translate(-50%, calc(-100% - 7px));
+      transform-origin: 0 -20px;
       background: var(--_pin);
+      color: var(--_estate-accent-contrast, #ffffff);
+      font-size: 0.8125rem;
+      line-height: 22px;
+      white-space: nowrap;
     }
 
     .pin::after {
       content: '';
-      width: 8px;
-      height: 8px;
-      border-radius: 50%;
-      background: #ffffff;
+      position: absolute;
+      left: 50%;
+      top: 100%;
+      translate: -50% 1px;
+      border: 6px solid transparent;
+      border-top-color: var(--_pin);
+      border-bottom: 0;
     }
 
     .pin.highlighted,
@@ -149,6 +164,33 @@ export const styles = [
       background: var(--_pin-lit);
       z-index: 1;
       scale: 1.2;
+    }
+
+    .pin.highlighted::after,
+    .pin.open::after,
+    .pin:hover::after {
+      border-top-color: var(--_pin-lit);
+    }
+
+    .location-pin {
+      width: 28px;
+      height: 28px;
+      min-width: 0;
+      padding: 0;
+      border-radius: 50%;
+      transform: none;
+      margin: -14px 0 0 -14px;
+      display: grid;
+    }
+
+    .location-pin::after {
+      position: static;
+      translate: none;
+      width: 8px;
+      height: 8px;
+      border: 0;
+      border-radius: 50%;
+      background: #ffffff;
     }
 
     .cluster {
@@ -194,9 +236,50 @@ export const styles = [
     .top {
       position: absolute;
       top: 0.5rem;
-      left: 50%;
-      translate: -50% 0;
+      left: 0.5rem;
+      /* Clear of the zoom buttons on the right. */
+      max-width: calc(100% - 4rem);
       z-index: 3;
+      align-items: flex-start;
+    }
+
+    .follow {
+      display: inline-flex;
+      align-items: center;
+      gap: 0.5rem;
+      min-height: 2.5rem;
+      padding: 0.25rem 0.75rem 0.25rem 0.5rem;
+      border: 1px solid var(--_estate-border);
+      border-radius: 999px;
+      background: var(--_estate-surface);
+      font-size: 0.875rem;
+      font-weight: 600;
+      cursor: pointer;
+      box-shadow: 0 1px 4px rgb(0 0 0 / 0.2);
+    }
+
+    .follow input {
+      width: 1.125rem;
+      height: 1.125rem;
+      margin: 0;
+      accent-color: var(--_estate-accent);
+    }
+
+    /* Under the close button: the card's text keeps its width. */
+    .card .keep {
+      position: absolute;
+      top: 2.5rem;
+      right: 0.375rem;
+      display: grid;
+      place-items: center;
+      width: 2rem;
+      height: 2rem;
+      padding: 0;
+      border: 0;
+      border-radius: 50%;
+      background: transparent;
+      color: inherit;
+      cursor: pointer;
     }
 
     .controls {
@@ -301,7 +384,9 @@ export const styles = [
       gap: 0.75rem;
       width: min(24rem, calc(100% - 1rem));
       padding: 0.625rem;
+      /* Room for the close button and the heart under it. */
       padding-right: 2.75rem;
+      min-height: 4.75rem;
       border: 1px solid var(--_estate-border);
       border-radius: var(--_estate-radius);
       background: var(--_estate-surface);

@@ -19,11 +19,14 @@ import { renderFeature } from '../shared/listing-parts.ts';
 import { LISTING_HIGHLIGHT, listenForHighlights, type ListingHighlightDetail } from '../shared/listing-highlight.ts';
 import { fetchJson, relayUrl } from '../shared/relay.ts';
 import { loadElement } from '../shared/load-element.ts';
-import { UrlQueryController } from '../shared/url-query.ts';
-import { buildQuery, cleanValue, toSearchParams, type QueryKey } from '../listings/query.ts';
+import { ShortlistController, renderKeep } from '../shared/shortlist.ts';
+import { UrlQueryController, type QueryChanges } from '../shared/url-query.ts';
+import { buildQuery, cleanCount, cleanValue, toSearchParams, type QueryKey } from '../listings/query.ts';
 import { MapDataController } from './map-data.ts';
 import { MapGestures, type GestureHint } from './gestures.ts';
-import { fitBox, intersectBoxes, tileUrl, toScreen, viewAt, viewBox, zoomOf, type Size, type View } from './projection.ts';
+import { formatPlace, parsePlace, placeOf, viewOfPlace, type MapPlace } from './map-place.ts';
+import { pinPrice, type PinPriceWords } from './pin-price.ts';
+import { fitBox, fromScreen, intersectBoxes, tileUrl, toScreen, viewAt, viewBox, zoomOf, type Size, type View } from './projection.ts';
 import { TileLayer } from './tile-layer.ts';
 import { styles } from './map.styles.ts';
 import { type MapStrings } from './strings.ts';
@@ -79,10 +82,20 @@ const LIST_LIMIT = 100;
 /** Zoom of the map answer at which nothing is clustered (the relay clusters to 16). */
 const UNCLUSTERED_ZOOM = 20;
 const HINT_MS = 1600;
+/** How far above each other price pins of one spot are drawn: a pin's height and a gap. */
+const PIN_STACK_PX = 30;
+/** How long the view must rest before the map writes it in the URL (in place: panning adds no history entry). */
+const VIEW_WRITE_DELAY_MS = 300;
+/** A fit moves the map only when it would move it more than this (pixels, or a tenth of a zoom level). */
+const FIT_TOLERANCE_PX = 8;
 
 /**
- * Listings on a map from the agency's relay: pins and clusters, a card for a pin, "search this
- * area", and a list of what is in view for those who would rather not use a map. Tiles come from
+ * Listings on a map from the agency's relay: price pins and clusters, a card for a pin, a list
+ * beside it that follows the map (or "search this area" when following is off), and a list of
+ * what is in view for those who would rather not use a map. Where it looks is in the page URL
+ * (`view=lat,lng,zoom` under the query prefix), written in place as the buyer pans and as a new
+ * history entry at a deliberate step (a cluster zoomed into, a card opened, "search this area", a
+ * new search), so Back and Forward show each view again; a new search fits the map to its results. Tiles come from
  * the relay's own origin (no CSP source to add). Reads its filters from the page URL, as a list
  * with a filter bar writes them, so `<estate-map>` and `<estate-listings>` under one
  * `query-prefix` show the same listings: changing the list's filters moves the map's pins, and
@@ -105,7 +118,8 @@ const HINT_MS = 1600;
  * @attr min-cars - At least this many car spaces.
  * @attr property-type - House, Unit, Apartment, …
  * @attr agent-id - Only this agent's listings.
- * @attr bbox - Only listings inside this box, `west,south,east,north` in degrees; the map starts there. "Search this area" sets it (in the page URL).
+ * @attr bbox - Only listings inside this box, `west,south,east,north` in degrees; the map starts there. While the list follows the map, the map writes its view's box here (in the page URL); otherwise "Search this area" sets it.
+ * @attr no-follow - The list beside the map does not follow the map at first ("Search this area" instead); the buyer's "Search as I move the map" switch changes it (kept in the page URL as `follow`).
  * @attr query-prefix - Prefix of the URL parameters it reads and writes: the same as the `<estate-listings>` it goes with.
  * @attr detail-href - URL template for a card's link, `{id}` (and `{slug}`) replaced. Without it the link is `?listing=<id>`, which an `<estate-listings>` on the page opens in place.
  * @attr lat - With `lng`: show this one place (a listing's location) instead of the listings.
@@ -121,7 +135,7 @@ const HINT_MS = 1600;
  * @csspart stage - The map itself (focusable: arrow keys pan, + and - zoom).
  * @csspart tiles - The layer of map tiles.
  * @csspart label - A suburb's name, on a map without tiles.
- * @csspart pin - A listing's marker; also `pin-highlighted` while its card is pointed at in a list, `pin-open` while its card is open.
+ * @csspart pin - A listing's marker, with its short price ("$2.15m", "$650 pw"; words when the price shown has no amount); also `pin-highlighted` while its card is pointed at in a list, `pin-open` while its card is open.
  * @csspart cluster - A group of listings (shows its count).
  * @csspart area - The circle of an approximate location.
  * @csspart controls - The zoom and full-screen buttons' group.
@@ -129,7 +143,8 @@ const HINT_MS = 1600;
  * @csspart zoom-in - The zoom-in button.
  * @csspart zoom-out - The zoom-out button.
  * @csspart fullscreen-button - The full-screen toggle.
- * @csspart search-area - The "search this area" button.
+ * @csspart search-area - The "search this area" button (while the list does not follow the map).
+ * @csspart follow - The "Search as I move the map" switch (a checkbox and its label).
  * @csspart clear-area - The "clear area" button.
  * @csspart card - A listing's card over the map.
  * @csspart card-image - Its photo.
@@ -138,6 +153,7 @@ const HINT_MS = 1600;
  * @csspart features - Its beds, baths and cars.
  * @csspart feature - One of them.
  * @csspart close-button - The card's close button.
+ * @csspart keep-button - The card's heart, which keeps the home in the visitor's shortlist (`aria-pressed` tells whether it is kept).
  * @csspart attribution - The tile provider's credit (always shown with tiles).
  * @csspart hint - The "use two fingers" hint.
  * @csspart status - The loading or error line.
@@ -154,7 +170,7 @@ const HINT_MS = 1600;
  * @cssprop --estate-map-cluster - Cluster colour.
  *
  * @fires {CustomEvent<MapLoadedDetail>} estate-map-loaded - The pins and clusters for the view arrived.
- * @fires {CustomEvent<MapAreaDetail>} estate-map-area - "Search this area" applied the view as the filter, or "clear area" removed it.
+ * @fires {CustomEvent<MapAreaDetail>} estate-map-area - "Search this area" applied the view as the filter, or "clear area" removed it (not at each move of a map the list follows: the URL says those).
  * @fires {CustomEvent<MapSelectDetail>} estate-map-select - A card's link was followed; cancelable (cancel to handle navigation yourself).
  * @fires {CustomEvent<ListingHighlightDetail>} estate-listing-highlight - A pin is pointed at or focused (`id`), or no longer (`null`); an `<estate-listings>` lights up that card.
  */
@@ -176,6 +192,7 @@ export class EstateMap extends EstateElement {
     propertyType: { type: String, attribute: 'property-type' },
     agentId: { type: Number, attribute: 'agent-id' },
     bbox: { type: String },
+    noFollow: { type: Boolean, attribute: 'no-follow' },
     queryPrefix: { type: String, attribute: 'query-prefix' },
     detailHref: { type: String, attribute: 'detail-href' },
     lat: { type: Number },
@@ -195,6 +212,7 @@ export class EstateMap extends EstateElement {
     listOpen: { state: true },
     hint: { state: true },
     announcement: { state: true },
+    following: { state: true },
   };
 
   declare type: ListingsQuery['type'] | null;
@@ -211,6 +229,7 @@ export class EstateMap extends EstateElement {
   declare propertyType: string | null;
   declare agentId: number | null;
   declare bbox: string | null;
+  declare noFollow: boolean;
   declare queryPrefix: string;
   declare detailHref: string | null;
   declare lat: number | null;
@@ -235,6 +254,8 @@ export class EstateMap extends EstateElement {
   declare protected listOpen: boolean;
   declare protected hint: GestureHint | null;
   declare protected announcement: string;
+  /** The list follows the map: each rested view is the `bbox` filter. */
+  declare protected following: boolean;
 
   /** The filters as the page's attributes set them, before the URL changed them. */
   #baseFilters: Partial<Record<MapFilter, unknown>> | null = null;
@@ -250,14 +271,34 @@ export class EstateMap extends EstateElement {
   #focusNear: [number, number] | null = null;
   #frame = 0;
   #restoreOverflow: string | null = null;
+  /** A view write waits for the view to rest. */
+  #writeTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The next view written is a new history entry (a deliberate step), not a change in place. */
+  #pushNext = false;
+  /** The view is moving to one from the URL: nothing to write. */
+  #restoring = false;
+  /** The view came from fitting the results, not from the buyer: a following list shows them all (no box). */
+  #fitted = false;
+  /**
+   * The view is the fit to the results that a URL naming no view stands for (the start, or such an
+   * entry shown again): nothing to write, until the buyer moves the map or takes a step.
+   */
+  #quiet = false;
+  /** Fit the view to the next answer's `bounds` (the filters changed). */
+  #fitPending = false;
+  /** The place to show once the map has a size. */
+  #startPlace: MapPlace | null = null;
+  /** The listing whose card the URL opens, once an answer has it. */
+  #cardWanted: number | null = null;
 
   readonly #data = new MapDataController(this, (answer) => void this.#afterAnswer(answer));
   /** The unclustered answer for the list of what is in view (asked only while the list is open). */
   readonly #listData = new MapDataController(this, () => undefined);
+  readonly #shortlist = new ShortlistController(this);
 
   readonly #urlQuery = new UrlQueryController(this, {
     prefix: () => this.queryPrefix ?? '',
-    onNavigate: () => this.#readUrl(true),
+    onNavigate: (byHistory) => this.#readUrl(true, byHistory),
   });
 
   constructor() {
@@ -276,6 +317,8 @@ export class EstateMap extends EstateElement {
     this.propertyType = null;
     this.agentId = null;
     this.bbox = null;
+    this.noFollow = false;
+    this.following = true;
     this.queryPrefix = '';
     this.detailHref = null;
     this.lat = null;
@@ -333,6 +376,7 @@ export class EstateMap extends EstateElement {
     this.#gestures = undefined;
     this.#setFullscreen(false);
     cancelAnimationFrame(this.#frame);
+    clearTimeout(this.#writeTimer);
   }
 
   /** Moves the map to show `bbox` (`west,south,east,north`), or to the agency's listings without it. */
@@ -348,21 +392,123 @@ export class EstateMap extends EstateElement {
     return Object.fromEntries(MAP_FILTERS.map((name) => [name, this[name]]));
   }
 
-  /** The page URL's filters (under the prefix) over the attributes'. */
-  #readUrl(navigated: boolean): void {
+  /** The filters but the box, as one string: what a new search changes. */
+  #searchKey(): string {
+    return this.#filterParams().toString();
+  }
+
+  /**
+   * The page URL's filters (under the prefix) over the attributes', whether the list follows, and
+   * (after Back or Forward, or another element's change) the view and the card it says.
+   */
+  #readUrl(navigated: boolean, byHistory = false): void {
     if (this.#isLocation) return;
-    const before = this.bbox;
+    const before = { box: this.bbox, search: this.#searchKey() };
     const self = this as unknown as Record<MapFilter, unknown>;
     for (const name of MAP_FILTERS) {
       const fromUrl = this.#urlQuery.get(name);
       self[name] = cleanValue(name as QueryKey, fromUrl !== null ? fromUrl : this.#baseFilters?.[name]) ?? null;
     }
-    if (navigated) {
-      this.#announceNext = true;
-      // Back or Forward to another area: show it.
-      if (this.bbox !== before && this.bbox) this.showBox(this.bbox);
-      if (this.bbox === before) this.#ask();
+    const follow = this.#urlQuery.get('follow');
+    this.following = follow === 'on' ? true : follow === 'off' ? false : !this.noFollow;
+    if (!navigated) return;
+    this.#announceNext = true;
+    if (byHistory) {
+      // An entry shown again: exactly its view (and card), never a pan the buyer had not finished writing.
+      clearTimeout(this.#writeTimer);
+      this.#pushNext = false;
+      const place = parsePlace(this.#urlQuery.get('view'));
+      if (place) this.#restore(place);
+      else if (this.bbox && !this.following) this.showBox(this.bbox);
+      else this.#fitToResults(false);
+      this.#readCard();
+    } else if (this.#searchKey() !== before.search) {
+      // A new search (the list's filter bar): show its results.
+      this.#fitToResults(true);
+    } else if (this.bbox !== before.box && !this.following) {
+      // Another element's area (or none, after a reset): show it.
+      if (this.bbox) this.showBox(this.bbox);
+      else this.#fitToResults(true);
     }
+    this.#ask();
+  }
+
+  /** Moves to a place from the URL (at once, and without writing it back). */
+  #restore(place: MapPlace): void {
+    if (!this.#size.width || !this.#gestures) {
+      this.#startPlace = place;
+      return;
+    }
+    this.#fitPending = false;
+    this.#fitted = false;
+    this.#quiet = false;
+    this.#restoring = true;
+    try {
+      this.#gestures.moveTo(viewOfPlace(place, this.#size));
+    } finally {
+      this.#restoring = false;
+    }
+  }
+
+  /** Fits the view to the filters' results once the relay's answer says where they are (`written`: in the URL, in place). */
+  #fitToResults(written: boolean): void {
+    this.#fitPending = true;
+    this.#quiet = !written;
+    this.#ask(true);
+    // The view's answer may be in already (asked again, it is not answered again): it says where the results are.
+    const data = this.#data;
+    if (this.#fitPending && data.answer && data.state === 'done' && data.answerUrl === data.wanted) void this.#afterAnswer(data.answer);
+  }
+
+  /** The card the URL names: open once an answer has its listing, closed when it names none. */
+  #readCard(): void {
+    const id = cleanCount(this.#urlQuery.get('card')) ?? null;
+    this.#cardWanted = id;
+    if (!id) {
+      if (this.openListing) this.openListing = null;
+      return;
+    }
+    this.#openWantedCard();
+  }
+
+  #openWantedCard(): void {
+    const id = this.#cardWanted;
+    if (!id) return;
+    const feature = this.features.find((found) => !('cluster' in found.properties) && found.properties.id === id);
+    if (!feature) return;
+    this.#cardWanted = null;
+    this.openListing = { feature, properties: feature.properties as MapListingProperties };
+  }
+
+  /** Writes the rested view in the URL: in place, or as a new entry after a deliberate step; a following list gets its box. */
+  #writeView(): void {
+    clearTimeout(this.#writeTimer);
+    this.#writeTimer = undefined;
+    if (!this.#view || !this.#size.width || this.#isLocation) return;
+    if (this.#quiet) {
+      this.#pushNext = false;
+      return;
+    }
+    const changes: QueryChanges = {};
+    const place = formatPlace(placeOf(this.#view, this.#size));
+    if (place !== this.#urlQuery.get('view')) changes.view = place;
+    if (this.following) {
+      const bbox = this.#fitted ? null : formatBoundingBox(viewBox(this.#view, this.#size));
+      this.bbox = bbox ?? (cleanValue('bbox', this.#baseFilters?.bbox) as string | null) ?? null;
+      if (bbox !== this.#urlQuery.get('bbox')) Object.assign(changes, { bbox, page: null });
+    }
+    const push = this.#pushNext;
+    this.#pushNext = false;
+    if (!Object.keys(changes).length) return;
+    if (push) this.#urlQuery.push(changes);
+    else this.#urlQuery.replace(changes);
+  }
+
+  /** Before a deliberate step: the view so far is written in place, and the step's view will be a new entry. */
+  #step(): void {
+    this.#quiet = false;
+    if (this.#writeTimer !== undefined) this.#writeView();
+    this.#pushNext = true;
   }
 
   /** The relay query of the filters, without the box (the map asks for its view). */
@@ -374,11 +520,11 @@ export class EstateMap extends EstateElement {
     return toSearchParams(query as ListingsQuery);
   }
 
-  /** The view's box within the filter's box; null when they do not meet. */
+  /** The view's box within the filter's box (the view alone while the list follows it); null when they do not meet. */
   #askedBox(): BoundingBox | null {
     if (!this.#view) return null;
     const view = viewBox(this.#view, this.#size);
-    const filter = this.bbox ? parseBoundingBox(this.bbox) : null;
+    const filter = this.bbox && !this.following ? parseBoundingBox(this.bbox) : null;
     return filter && typeof filter !== 'string' ? intersectBoxes(view, filter) : view;
   }
 
@@ -400,7 +546,7 @@ export class EstateMap extends EstateElement {
     if (this.#isLocation || !this.#view || !this.config) return;
     const box = this.#askedBox();
     if (!box) {
-      this.#data.answer = { type: 'FeatureCollection', features: [], unplaced: 0 };
+      this.#data.answer = { type: 'FeatureCollection', features: [], unplaced: 0, bounds: null };
       this.#data.state = 'done';
       void this.#afterAnswer(this.#data.answer);
       return;
@@ -455,7 +601,20 @@ export class EstateMap extends EstateElement {
       return;
     }
     if (this.#view) return;
+    const place = this.#startPlace ?? parsePlace(this.#urlQuery.get('view'));
+    this.#startPlace = null;
+    if (place) {
+      this.#restore(place);
+      this.#readCard();
+      // A link naming a view but no box (written by hand): a following list shows that view too.
+      if (this.following && this.#urlQuery.get('bbox') === null) this.#writeView();
+      return;
+    }
+    this.#quiet = true;
     this.showBox(this.bbox);
+    // Without a box, the relay's first answer says where the results are (the settings' bounds are every listing's).
+    if (!this.bbox) this.#fitToResults(false);
+    this.#readCard();
   }
 
   #fitView(box: BoundingBox): View {
@@ -469,11 +628,51 @@ export class EstateMap extends EstateElement {
     if (first) this.#announceNext = true;
     this.#draw();
     this.#ask();
+    if (!this.#restoring && !this.#isLocation) {
+      clearTimeout(this.#writeTimer);
+      this.#writeTimer = setTimeout(() => this.#writeView(), VIEW_WRITE_DELAY_MS);
+    }
   }
 
   #visitorMoved(): void {
     this.moved = true;
     this.#announceNext = true;
+    this.#fitted = false;
+    this.#quiet = false;
+    this.#fitPending = false;
+  }
+
+  /** After a new search: the view that shows its results (within an applied area), if it is not nearly the view already. */
+  #fitToAnswer(answer: ListingMap): boolean {
+    this.#fitPending = false;
+    const area = this.bbox && !this.following ? parseBoundingBox(this.bbox) : null;
+    const bounds = answer.bounds && area && typeof area !== 'string' ? intersectBoxes(answer.bounds, area) : answer.bounds;
+    if (!bounds || !this.#view || !this.#gestures) return false;
+    const target = this.#fitView(bounds);
+    this.#fitted = true;
+    // A new search moves the map only if it would show another place (a following list then shows
+    // every result); the start and an entry naming no view always take the fit, so they show the same.
+    if (!this.#quiet && this.#nearly(this.#view, target)) {
+      this.#writeView();
+      return false;
+    }
+    // The start's fit at once (the first pins are for it); a new search's as a move the buyer sees.
+    if (!this.#quiet) {
+      this.#gestures.moveTo(target, this.#motion);
+      return true;
+    }
+    const asked = this.#data.answerUrl;
+    this.#gestures.moveTo(target);
+    // Moved so little that it asks the same: this answer is the view's.
+    return this.#data.wanted !== asked;
+  }
+
+  /** Whether two views show nearly the same (centres within FIT_TOLERANCE_PX, zooms within a tenth). */
+  #nearly(a: View, b: View): boolean {
+    if (Math.abs(zoomOf(a.k) - zoomOf(b.k)) >= 0.1) return false;
+    const [middleX, middleY] = [this.#size.width / 2, this.#size.height / 2];
+    const [x, y] = toScreen(a, ...fromScreen(b, middleX, middleY));
+    return Math.hypot(x - middleX, y - middleY) < FIT_TOLERANCE_PX;
   }
 
   /** Tiles at once, markers in the next render (Lit batches a gesture's frames). */
@@ -488,6 +687,9 @@ export class EstateMap extends EstateElement {
   }
 
   async #afterAnswer(answer: ListingMap): Promise<void> {
+    // A fit moves the view: the answer for the new one follows (this one is not the view's).
+    if (this.#fitPending && this.#fitToAnswer(answer)) return;
+    this.#openWantedCard();
     await this.updateComplete;
     const inView = answer.features.reduce((sum, feature) => sum + ('cluster' in feature.properties ? feature.properties.count : 1), 0);
     if (this.#announceNext) {
@@ -590,11 +792,16 @@ export class EstateMap extends EstateElement {
     // The relay's zoom is one less than the map's (see #answerZoom).
     const zoom = Math.min(maxZoom, Math.max(cluster.expansionZoom + 1, Math.floor(zoomOf(this.#view!.k)) + 1));
     this.#visitorMoved();
+    this.#step();
     this.#focusNear = [this.#size.width / 2, this.#size.height / 2];
     this.#gestures?.moveTo(viewAt(lng, lat, zoom, this.#size), this.#motion);
   }
 
   #openCard(feature: ListingMapFeature, properties: MapListingProperties): void {
+    // A step of its own in the history: Back closes it, and shows the view it was opened in.
+    this.#step();
+    this.#pushNext = false;
+    this.#urlQuery.push({ card: String(properties.id) });
     this.openListing = { feature, properties };
     void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>('[part~="card"]')?.focus());
   }
@@ -602,6 +809,7 @@ export class EstateMap extends EstateElement {
   #closeCard(): void {
     const id = this.openListing?.properties.id;
     this.openListing = null;
+    if (this.#urlQuery.get('card') !== null) this.#urlQuery.replace({ card: null });
     void this.updateComplete.then(() => (this.renderRoot.querySelector<HTMLElement>(`[part~="pin"][data-id="${id}"]`) ?? this.#stage)?.focus());
   }
 
@@ -645,7 +853,8 @@ export class EstateMap extends EstateElement {
     this.bbox = (bbox ?? cleanValue('bbox', this.#baseFilters?.bbox) ?? null) as string | null;
     this.moved = false;
     this.announcement = message;
-    this.#urlQuery.push({ bbox, page: null });
+    if (this.#writeTimer !== undefined) this.#writeView();
+    this.#urlQuery.push({ bbox, page: null, ...(this.#view ? { view: formatPlace(placeOf(this.#view, this.#size)) } : {}) });
     this.emit<MapAreaDetail>('estate-map-area', { bbox });
     this.#ask(true);
   }
@@ -672,6 +881,20 @@ export class EstateMap extends EstateElement {
   #toggleAlerts(): void {
     this.alertsOpen = !this.alertsOpen;
     loadElement('estate-saved-search', () => import('../saved-search/define.ts')).catch((error: unknown) => console.error(error));
+  }
+
+  /** "Search as I move the map": on, the list shows the view (now, and at each rest); off, the last view stays the area, and "search this area" is offered after a move. */
+  #toggleFollow(event: Event): void {
+    this.following = (event.target as HTMLInputElement).checked;
+    this.moved = false;
+    const follow = this.following === !this.noFollow ? null : this.following ? 'on' : 'off';
+    this.#urlQuery.replace({ follow });
+    if (this.following) {
+      this.#fitted = false;
+      this.#quiet = false;
+      this.#writeView();
+    }
+    this.#ask(true);
   }
 
   #toggleList(): void {
@@ -728,14 +951,24 @@ export class EstateMap extends EstateElement {
   #renderSearch(): TemplateResult {
     const text = this.text;
     const locale = this.#locale;
-    const applied = Boolean(this.bbox) && this.bbox !== cleanValue('bbox', this.#baseFilters?.bbox);
+    const applied = !this.following && Boolean(this.bbox) && this.bbox !== cleanValue('bbox', this.#baseFilters?.bbox);
     const state = this.configFailed ? 'error' : this.#data.state;
     const alerts = !this.#listOffersAlerts();
     return html`<div part="base" class="base" @keydown=${this.#onBaseKeydown} @focusout=${this.#onFocusOut}>
       <div class="frame">
         <div class="top">
-          ${this.moved ? html`<button type="button" part="button search-area" class="action" @click=${this.#searchArea}>${text.searchArea}</button>` : nothing}
-          ${applied && !this.moved ? html`<button type="button" part="button clear-area" class="action secondary" @click=${this.#clearArea}>${text.clearArea}</button>` : nothing}
+          <label part="follow" class="follow"
+            ><input type="checkbox" .checked=${this.following} @change=${this.#toggleFollow} /><span>${text.follow}</span></label
+          >
+          ${
+            this.following
+              ? nothing
+              : this.moved
+                ? html`<button type="button" part="button search-area" class="action" @click=${this.#searchArea}>${text.searchArea}</button>`
+                : applied
+                  ? html`<button type="button" part="button clear-area" class="action secondary" @click=${this.#clearArea}>${text.clearArea}</button>`
+                  : nothing
+          }
         </div>
         <div part="controls" class="controls">
           <button type="button" part="button zoom-in" class="control" aria-label=${text.zoomIn} @click=${() => this.#zoom(1)}>
@@ -877,13 +1110,13 @@ export class EstateMap extends EstateElement {
       .filter(({ x, y }) => x >= 0 && y >= 0 && x <= this.#size.width && y <= this.#size.height)
       // Rows of 24 px, so pins side by side are read left to right.
       .sort((a, b) => Math.floor(a.y / 24) - Math.floor(b.y / 24) || a.x - b.x);
-    // Listings at one spot (a sale and a lease of one home, units of one building) side by side.
+    // Listings at one spot (a sale and a lease of one home, units of one building) one above the other (a price pin is wide).
     const seen = new Map<string, number>();
     for (const item of placed) {
       const spot = `${Math.round(item.x / 4)},${Math.round(item.y / 4)}`;
       const count = seen.get(spot) ?? 0;
       seen.set(spot, count + 1);
-      item.x += count * 28;
+      item.y -= count * PIN_STACK_PX;
     }
     return placed;
   }
@@ -911,6 +1144,7 @@ export class EstateMap extends EstateElement {
       const open = properties.id === openId;
       const lit = properties.id === this.highlightId;
       const price = properties.price?.trim() || text.priceFallback;
+      const short = pinPrice(properties.price, locale, this.#pinWords());
       return html`<button
         type="button"
         part=${`pin${lit ? ' pin-highlighted' : ''}${open ? ' pin-open' : ''}`}
@@ -918,7 +1152,10 @@ export class EstateMap extends EstateElement {
         data-id=${properties.id}
         data-x=${x}
         data-y=${y}
-        aria-label=${[price, properties.title].filter(Boolean).join(', ')}
+        aria-label=${
+          // The short price first (what a voice-control user reads on the pin: WCAG's label in name), then the price in full.
+          [short, price === short ? null : price, properties.title].filter(Boolean).join(', ')
+        }
         aria-expanded=${open ? 'true' : 'false'}
         aria-controls=${ifDefined(open ? 'card' : undefined)}
         @click=${() => (open ? this.#closeCard() : this.#openCard(feature, properties))}
@@ -926,8 +1163,15 @@ export class EstateMap extends EstateElement {
         @pointerleave=${() => this.#highlight(null)}
         @focus=${() => this.#highlight(properties.id)}
         @blur=${() => this.#highlight(null)}
-      ></button>`;
+      >
+        <span aria-hidden="true">${short}</span>
+      </button>`;
     });
+  }
+
+  #pinWords(): PinPriceWords {
+    const text = this.text;
+    return { withheld: text.priceFallback, millions: text.pinMillions, thousands: text.pinThousands, perWeek: text.pinPerWeek, from: text.pinFrom };
   }
 
   /** Without tiles: the suburbs' names, where their listings in view are. */
@@ -977,6 +1221,9 @@ export class EstateMap extends EstateElement {
           ${renderFeature(locale, listing.cars, text.carSpaces, carIcon)}
         </ul>
       </div>
+      ${renderKeep(this.#shortlist.has(listing.id), fill(text.keep, { address: listing.title || text.viewListing }), () =>
+        this.#shortlist.toggle({ id: listing.id, address: listing.title ?? '' }),
+      )}
       <button type="button" part="button close-button" class="close" aria-label=${text.closeCard} @click=${this.#closeCard}>
         <svg viewBox="0 0 24 24" class="icon" aria-hidden="true">${closeIcon}</svg>
       </button>

@@ -24,6 +24,8 @@ export interface MapStrings {
   error: string;
   retry: string;
   searchArea: string;
+  /** The switch that makes the list beside the map show what is in view, as the map moves. */
+  follow: string;
   /** Announced when the view's area becomes the filter. */
   areaApplied: string;
   clearArea: string;
@@ -39,8 +41,15 @@ export interface MapStrings {
   fullscreen: string;
   exitFullscreen: string;
   closeCard: string;
-  /** Shown when the agency left the price empty. */
+  /** Shown when the agency left the price empty, and on a pin whose price text has no amount and is too long for it. */
   priceFallback: string;
+  /** A pin's short price: "{amount}m" ($2.15m), "{amount}k" ($650k), "{price} pw" (a weekly rent), "{price}+" (a range, by its lower end, or "offers over"). */
+  pinMillions: string;
+  pinThousands: string;
+  pinPerWeek: string;
+  pinFrom: string;
+  /** A map card's heart: "Keep {address}" (the shortlist). */
+  keep: string;
   bedrooms: PluralForms;
   bathrooms: PluralForms;
   carSpaces: PluralForms;
@@ -69,6 +78,7 @@ export const defaultMapStrings: MapStrings = {
   error: 'We could not load the properties on the map.',
   retry: 'Try again',
   searchArea: 'Search this area',
+  follow: 'Search as I move the map',
   areaApplied: 'Showing properties in this area.',
   clearArea: 'Clear area',
   areaCleared: 'Showing properties everywhere.',
@@ -82,6 +92,11 @@ export const defaultMapStrings: MapStrings = {
   exitFullscreen: 'Close full screen map',
   closeCard: 'Close',
   priceFallback: 'Contact agent',
+  pinMillions: '{amount}m',
+  pinThousands: '{amount}k',
+  pinPerWeek: '{price} pw',
+  pinFrom: '{price}+',
+  keep: 'Keep {address}',
   bedrooms: { one: '{count} bedroom', other: '{count} bedrooms' },
   bathrooms: { one: '{count} bathroom', other: '{count} bathrooms' },
   carSpaces: { one: '{count} car space', other: '{count} car spaces' },

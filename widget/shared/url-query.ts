@@ -18,9 +18,13 @@ const URL_CHANGE = 'estate-url-change';
  */
 export class UrlQueryController implements ReactiveController {
   readonly #prefix: () => string;
-  readonly #onNavigate: () => void;
+  readonly #onNavigate: (byHistory: boolean) => void;
 
-  constructor(host: ReactiveControllerHost, options: { prefix: () => string; onNavigate: () => void }) {
+  /**
+   * `onNavigate` hears Back and Forward (`byHistory` true: the page shows an entry again, as it
+   * was) and another element's change of the URL (false: a new search, say, that moves on from here).
+   */
+  constructor(host: ReactiveControllerHost, options: { prefix: () => string; onNavigate: (byHistory: boolean) => void }) {
     this.#prefix = options.prefix;
     this.#onNavigate = options.onNavigate;
     host.addController(this);
@@ -67,8 +71,8 @@ export class UrlQueryController implements ReactiveController {
     window.removeEventListener(URL_CHANGE, this.#otherChange);
   }
 
-  readonly #popState = (): void => this.#onNavigate();
+  readonly #popState = (): void => this.#onNavigate(true);
   readonly #otherChange = (event: Event): void => {
-    if ((event as CustomEvent<unknown>).detail !== this) this.#onNavigate();
+    if ((event as CustomEvent<unknown>).detail !== this) this.#onNavigate(false);
   };
 }
