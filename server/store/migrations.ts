@@ -594,4 +594,14 @@ export const migrations: Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    id: '222-saved-searches-mail-claim',
+    sql: `
+      -- Who is sending a saved search's confirmation e-mail (server/saved-searches/confirmation.ts): the
+      -- queue's owner, set when a pass claims the e-mail, cleared once it is sent or put off. A relay
+      -- starting again makes its previous process's unfinished claims due at once, instead of letting
+      -- their lease run out.
+      ALTER TABLE saved_searches ADD COLUMN mail_claimed_by TEXT;
+    `,
+  },
 ];
