@@ -18,7 +18,13 @@
  * requests, over 100 s at the key's 10 a second with no fault at all, and no retry policy can
  * bring its p95 to 30 s. LEAD_CHAOS_SAVED_PACE_MS=0 sends them at once, as the issue's run did
  * (its baseline then shows the key's floor).
+ *
+ * The relays run as the deployment runs them (`node dist/server/main.js`, built here first), so a
+ * restart after a kill takes what it takes in production, not tsx's compiling of every module
+ * (test/chaos/chaos.ts RelayBuild); CHAOS_RELAY=tsx measures `npm start`'s instead.
  */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { findOrInstallPostgres, freshDatabase, startThrowawayPostgres } from '../test/support/postgres.ts';
 import { runChaos } from '../test/chaos/chaos.ts';
 import { runSavedSearchChaos, type SavedSearchChaosOptions } from '../test/chaos/saved-searches.ts';
@@ -55,6 +61,18 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
   const savedN = whole('LEAD_CHAOS_SAVED_N', 60);
   const paceMs = whole('LEAD_CHAOS_SAVED_PACE_MS', 2_000);
   const addresses = Math.max(1, Math.ceil((savedN * 2) / 3));
+  process.env.CHAOS_RELAY ??= 'compiled';
+  if (process.env.CHAOS_RELAY === 'compiled') {
+    context.note('building dist/server (the relays run compiled, as deployed)');
+    const built = spawnSync(process.execPath, ['node_modules/@typescript/native/bin/tsc', '-p', 'tsconfig.build.json'], {
+      cwd: join(import.meta.dirname, '..'),
+      encoding: 'utf8',
+    });
+    if (built.status !== 0) throw new Error(`lead-chaos: building dist/server failed:\n${built.stdout}${built.stderr}`);
+  }
+  context.note(
+    `relays run ${process.env.CHAOS_RELAY === 'compiled' ? 'compiled (node dist/server/main.js)' : 'through tsx (node --import tsx server/main.ts)'}`,
+  );
   const found = findOrInstallPostgres(context.note);
   if ('skipped' in found) throw new Error(`lead-chaos needs PostgreSQL for its two-relay cases: ${found.skipped}`);
   const postgres = await startThrowawayPostgres(found.bin, found.version);
@@ -157,6 +175,7 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
         name: entry.name,
         leads: entry.leads,
         store: entry.store,
+        relayBuild: process.env.CHAOS_RELAY,
         kills: chaos.kills,
         p50Seconds: chaos.p50,
         p95Seconds: chaos.p95,

@@ -5,6 +5,7 @@ import { startRelay, type RunningRelay } from './compose/relay.ts';
 import { widgetScriptTags } from './ops/script-tags.ts';
 import { startBanner } from './ops/start-banner.ts';
 import { claimInstance } from './ops/instance.ts';
+import { DataDirInUseError, lockDataDir } from './store/data-dir-lock.ts';
 import { SYNC_SIGNAL, takeSyncRequest } from './ops/sync-request.ts';
 import { watchSyncProgress } from './ops/sync-progress.ts';
 import { RELOAD_SIGNAL, takeReloadRequest, writeReloadResult } from './compose/reload-request.ts';
@@ -23,6 +24,18 @@ try {
   config = loadConfig();
 } catch (error) {
   if (error instanceof ConfigError) {
+    console.error(error.message);
+    process.exit(1);
+  }
+  throw error;
+}
+
+// One relay per DATA_DIR (store/data-dir-lock.ts), taken before anything is opened or claimed.
+let releaseDataDir: () => void;
+try {
+  releaseDataDir = lockDataDir(config.dataDir);
+} catch (error) {
+  if (error instanceof DataDirInUseError) {
     console.error(error.message);
     process.exit(1);
   }
@@ -161,6 +174,7 @@ function shutdown(signal: string, code = 0) {
   relay.close().then(
     () => {
       releaseInstance();
+      releaseDataDir();
       process.exit(code);
     },
     (error) => {

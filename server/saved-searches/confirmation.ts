@@ -52,6 +52,8 @@ export interface ConfirmationWorkerDeps {
   timeZone: string;
   /** How often (ms) due e-mails and lapsed links are looked for besides wake() (a retry's due time, another relay's rows); default 15 s. */
   pollMs?: number;
+  /** How long a claim on a due e-mail lasts unless renewed (ms); default MAIL_LEASE_MS. */
+  mailLeaseMs?: number;
 }
 
 export interface ConfirmationWorker extends Worker {
@@ -66,20 +68,34 @@ const MAILS_PER_PASS = 10;
 /** A failed e-mail is tried again after 30 s, doubling up to 30 minutes, until its link lapses. */
 const MAIL_RETRY_BASE_MS = 30_000;
 const MAIL_RETRY_MAX_MS = 30 * 60_000;
-/** How long a pass may hold a due e-mail before another relay may send it (longer than the mailer's own time bounds). */
-const MAIL_LEASE_MS = 2 * 60_000;
+/**
+ * How long a pass's claim on a due e-mail lasts unless renewed: a heartbeat renews the claims of the
+ * e-mails still to send every third of it while the pass runs (an SMTP server may take a minute per
+ * message), so a relay that dies is taken over by another within this, and a relay that starts
+ * again takes its own dead claims back at once (releaseOwnMailClaims).
+ */
+export const MAIL_LEASE_MS = 30_000;
 
 export function createConfirmationWorker(deps: ConfirmationWorkerDeps): ConfirmationWorker {
   const { store, metrics, mailer } = deps;
   const log = deps.log.child({ component: 'saved-search-confirmation' });
   const now = deps.now ?? Date.now;
   const pollMs = deps.pollMs ?? 15_000;
+  const mailLeaseMs = deps.mailLeaseMs ?? MAIL_LEASE_MS;
+  // The first pass of this process takes back what its previous process claimed (see pass).
+  let ownClaimsReleased = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let again = false;
   let stopped = true;
 
   async function pass(): Promise<void> {
+    // This process claims nothing before this: every claim in this owner's name is a dead process's (a kill, a crash).
+    if (!ownClaimsReleased) {
+      const released = await store.releaseOwnMailClaims(now());
+      ownClaimsReleased = true;
+      if (released > 0) log.info({ released }, 'confirmation e-mails the previous process was sending are due again');
+    }
     // A look first: an idle relay writes nothing (no write lock taken every few seconds).
     const work = await store.confirmationWork(now());
     if (work.expired) {
@@ -91,9 +107,28 @@ export function createConfirmationWorker(deps: ConfirmationWorkerDeps): Confirma
     if (!mailer || !work.mailDue) return;
     const keys = await store.keys();
     for (;;) {
-      const due = await store.claimMailDue(now(), MAILS_PER_PASS, MAIL_LEASE_MS);
-      for (const entry of due) await send(entry, keys);
+      const due = await store.claimMailDue(now(), MAILS_PER_PASS, mailLeaseMs);
+      await sendWhileClaimed(due, keys);
       if (due.length < MAILS_PER_PASS || stopped) return;
+    }
+  }
+
+  /** Sends one claimed batch in turn, renewing the claims of those still to send (the heartbeat) so none lapses while this process lives. */
+  async function sendWhileClaimed(due: SavedSearchEntry[], keys: LeadKeys): Promise<void> {
+    const unsent = new Set(due.map((entry) => entry.originalId));
+    const heartbeat = setInterval(() => {
+      store.renewMailClaims([...unsent], now(), mailLeaseMs).catch((error: unknown) => {
+        log.warn({ err: error }, 'renewing the claims on confirmation e-mails failed; another relay may send them too once they lapse');
+      });
+    }, mailLeaseMs / 3);
+    heartbeat.unref();
+    try {
+      for (const entry of due) {
+        await send(entry, keys);
+        unsent.delete(entry.originalId);
+      }
+    } finally {
+      clearInterval(heartbeat);
     }
   }
 
@@ -161,6 +196,8 @@ export function createConfirmationWorker(deps: ConfirmationWorkerDeps): Confirma
     start() {
       if (!stopped) return;
       stopped = false;
+      // Started again in this process (stop waited for the pass): any claim left in its name is dead.
+      ownClaimsReleased = false;
       void run().finally(schedule);
     },
     async stop() {

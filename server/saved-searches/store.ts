@@ -108,6 +108,8 @@ interface SavedSearchTable {
   mail_due_at: number | null;
   mail_attempts: Generated<number>;
   mail_sent_at: number | null;
+  /** Who is sending the confirmation e-mail now (the queue's owner, migration 222); NULL when nobody is. */
+  mail_claimed_by: string | null;
   confirmed_at: number | null;
   consent_page: string | null;
   consent_text: string | null;
@@ -291,6 +293,7 @@ export class SavedSearchStore extends KeyedLeadQueueTable<SavedSearchEntry, Save
         // The confirmation e-mail is due at once (confirmation.ts sends it); a quarantined one's when released.
         mail_due_at: awaitsOwner ? at : null,
         mail_sent_at: null,
+        mail_claimed_by: null,
         confirmed_at: null,
         consent_page: input.consent?.page ?? null,
         consent_text: input.consent?.words ?? null,
@@ -440,15 +443,16 @@ export class SavedSearchStore extends KeyedLeadQueueTable<SavedSearchEntry, Save
 
   /**
    * Takes up to `limit` unconfirmed saved searches whose confirmation e-mail is due, oldest first,
-   * by moving their due time a lease ahead (one statement; SKIP LOCKED on PostgreSQL): a relay that
-   * dies while sending leaves it due again when the lease is over, and the e-mail goes once more
-   * (the same link: a second copy is harmless, a lost one is not).
+   * by moving their due time a lease ahead and naming this owner as their sender (one statement;
+   * SKIP LOCKED on PostgreSQL): a relay that dies while sending leaves them due again when the
+   * lease is over, or at once when it starts again (releaseOwnMailClaims), and the e-mail goes once
+   * more (the same link: a second copy is harmless, a lost one is not).
    */
   async claimMailDue(now: number, limit: number, leaseMs = DEFAULT_CLAIM_LEASE_MS): Promise<SavedSearchEntry[]> {
     const current = this.nowIn(now);
     const rows = await this.db
       .updateTable('saved_searches')
-      .set((eb) => ({ mail_due_at: sql<number>`${current} + ${leaseMs}`, mail_attempts: eb('mail_attempts', '+', 1) }))
+      .set((eb) => ({ mail_due_at: sql<number>`${current} + ${leaseMs}`, mail_attempts: eb('mail_attempts', '+', 1), mail_claimed_by: this.owner }))
       .where('seq', 'in', (eb) =>
         eb
           .selectFrom('saved_searches')
@@ -464,11 +468,40 @@ export class SavedSearchStore extends KeyedLeadQueueTable<SavedSearchEntry, Save
     return rows.map(fromRow).sort((a, b) => a.seq - b.seq);
   }
 
+  /** Keeps this owner's claims on e-mails it is still sending from lapsing: their due time moved a lease ahead again (the heartbeat). */
+  async renewMailClaims(originalIds: string[], now: number, leaseMs = DEFAULT_CLAIM_LEASE_MS): Promise<void> {
+    if (originalIds.length === 0) return;
+    await this.db
+      .updateTable('saved_searches')
+      .set({ mail_due_at: sql<number>`${this.nowIn(now)} + ${leaseMs}` })
+      .where('original_id', 'in', originalIds)
+      .where('status', '=', 'unconfirmed')
+      .where('mail_claimed_by', '=', this.owner)
+      .execute();
+  }
+
+  /**
+   * A relay starting again: the e-mails its previous process had claimed and not finished are due
+   * now, instead of when their lease would lapse. Called before the process claims any itself, so
+   * every claim of this owner is a dead process's. The owner is one relay: on PostgreSQL its id
+   * (the registry refuses a second live process with it), on SQLite its host and DATA_DIR (whose
+   * store one relay process works). Returns how many.
+   */
+  async releaseOwnMailClaims(now: number): Promise<number> {
+    const result = await this.db
+      .updateTable('saved_searches')
+      .set({ mail_due_at: this.nowIn(now), mail_claimed_by: null })
+      .where('status', '=', 'unconfirmed')
+      .where('mail_claimed_by', '=', this.owner)
+      .executeTakeFirst();
+    return changed(result);
+  }
+
   /** The SMTP server took the confirmation e-mail. */
   async markMailSent(originalId: string, at: number): Promise<void> {
     await this.db
       .updateTable('saved_searches')
-      .set({ mail_sent_at: this.nowIn(at), mail_due_at: null, last_error: null })
+      .set({ mail_sent_at: this.nowIn(at), mail_due_at: null, mail_claimed_by: null, last_error: null })
       .where('original_id', '=', originalId)
       .where('status', '=', 'unconfirmed')
       .execute();
@@ -478,7 +511,7 @@ export class SavedSearchStore extends KeyedLeadQueueTable<SavedSearchEntry, Save
   async mailRetryLater(originalId: string, at: number | null, error: string): Promise<void> {
     await this.db
       .updateTable('saved_searches')
-      .set({ mail_due_at: at === null ? null : Math.round(at), last_error: error })
+      .set({ mail_due_at: at === null ? null : Math.round(at), mail_claimed_by: null, last_error: error })
       .where('original_id', '=', originalId)
       .where('status', '=', 'unconfirmed')
       .execute();
@@ -500,7 +533,16 @@ export class SavedSearchStore extends KeyedLeadQueueTable<SavedSearchEntry, Save
     const current = this.nowIn(now);
     const result = await this.db
       .updateTable('saved_searches')
-      .set({ status: 'queued', confirmed_at: current, next_attempt_at: current, window_start: current, mail_due_at: null, claimed_by: null, claim_until: null })
+      .set({
+        status: 'queued',
+        confirmed_at: current,
+        next_attempt_at: current,
+        window_start: current,
+        mail_due_at: null,
+        mail_claimed_by: null,
+        claimed_by: null,
+        claim_until: null,
+      })
       .where('confirm_key', '=', confirmKey)
       .where('status', '=', 'unconfirmed')
       .where('expires_at', '>', current)
@@ -524,6 +566,7 @@ export class SavedSearchStore extends KeyedLeadQueueTable<SavedSearchEntry, Save
         intent_key: null,
         confirm_key: null,
         mail_due_at: null,
+        mail_claimed_by: null,
         consent_page: null,
         consent_text: null,
         erased_at: current,
@@ -571,7 +614,7 @@ export class SavedSearchStore extends KeyedLeadQueueTable<SavedSearchEntry, Save
     const entry = await this.get(originalId);
     if (entry?.confirmation !== 'email' || entry.confirmedAt !== null) return {};
     const validMs = (entry.expiresAt ?? entry.acceptedAt) - entry.acceptedAt;
-    return { status: 'unconfirmed', mail_due_at: current, expires_at: sql<number>`${current} + ${validMs}` };
+    return { status: 'unconfirmed', mail_due_at: current, mail_claimed_by: null, expires_at: sql<number>`${current} + ${validMs}` };
   }
 
   /** Drops the personal data of unsubscribed ones (nothing was written for them) `before` on, as of saved ones. */

@@ -595,6 +595,16 @@ export const migrations: Migration[] = [
     `,
   },
   {
+    id: '222-saved-searches-mail-claim',
+    sql: `
+      -- Who is sending a saved search's confirmation e-mail (server/saved-searches/confirmation.ts): the
+      -- queue's owner, set when a pass claims the e-mail, cleared once it is sent or put off. A relay
+      -- starting again makes its previous process's unfinished claims due at once, instead of letting
+      -- their lease run out.
+      ALTER TABLE saved_searches ADD COLUMN mail_claimed_by TEXT;
+    `,
+  },
+  {
     id: '230-listings-shown-price-and-words',
     sql: `
       -- Issue #30: the price sort reads the price as the card shows it (shown_price_cents, cents: a

@@ -254,6 +254,13 @@ export const pgMigrations: Migration[] = [
         WHERE tbl = 'agents' AND row IS NOT NULL AND NOT (row::jsonb ->> 'public_json')::jsonb ? 'officePhone';
     `,
   },
+  {
+    id: '120-saved-searches-mail-claim',
+    sql: `
+      -- The SQLite store's migration 222: who is sending a saved search's confirmation e-mail.
+      ALTER TABLE saved_searches ADD COLUMN mail_claimed_by TEXT;
+    `,
+  },
 ];
 
 /**

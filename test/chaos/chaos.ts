@@ -885,7 +885,27 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** The relay as `npm start` runs it, in its own process: `node --import tsx server/main.ts`. */
+/**
+ * How the harness runs the relay: 'tsx' as `npm start` does (`node --import tsx server/main.ts`,
+ * the default: nothing to build), or 'compiled' as the deployment does (`node --enable-source-maps
+ * dist/server/main.js`, deploy/estate-embed-relay.service; dist/server must be built from this
+ * checkout: `npm run build:server`). A restart's time is mostly loading the modules, and tsx
+ * compiles each on the way through a loader thread: on two busy cores 11-14 s against 4.5-5 s
+ * compiled, so a kill measured through tsx keeps the relay down about twice as long as a kill in
+ * production. CHAOS_RELAY names it.
+ */
+export type RelayBuild = 'tsx' | 'compiled';
+
+export function relayBuildFromEnv(): RelayBuild {
+  const value = process.env.CHAOS_RELAY ?? 'tsx';
+  if (value !== 'tsx' && value !== 'compiled') throw new Error(`CHAOS_RELAY must be tsx or compiled (got "${value}")`);
+  return value;
+}
+
+/** How long a relay process may take to answer /healthz after its spawn. */
+const START_TIMEOUT_MS = 90_000;
+
+/** The relay in its own process, run as `build` says (RelayBuild; default CHAOS_RELAY, else tsx). */
 export class RelayProcess {
   private child: ChildProcess | undefined;
   private exited: Promise<void> = Promise.resolve();
@@ -893,6 +913,7 @@ export class RelayProcess {
   constructor(
     private readonly env: Record<string, string>,
     private readonly logFile: string,
+    private readonly build: RelayBuild = relayBuildFromEnv(),
   ) {}
 
   get pid(): number | undefined {
@@ -902,7 +923,8 @@ export class RelayProcess {
   async start(): Promise<void> {
     const log = openSync(this.logFile, 'a');
     // node itself, not the tsx wrapper: the signal must reach the process that holds the store.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    const entry = this.build === 'compiled' ? ['--enable-source-maps', 'dist/server/main.js'] : ['--import', 'tsx', 'server/main.ts'];
+    const child = spawn(process.execPath, entry, {
       cwd: projectRoot,
       env: { ...process.env, ...this.env, NODE_ENV: 'production' },
       stdio: ['ignore', log, log],
@@ -911,7 +933,8 @@ export class RelayProcess {
     this.child = child;
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
     const url = `http://127.0.0.1:${this.env.PORT}/healthz`;
-    const until = Date.now() + 30_000;
+    // Generous: on two cores shared with other work a start has taken over 30 s (the run then measures it, rather than dying of it).
+    const until = Date.now() + START_TIMEOUT_MS;
     while (Date.now() < until) {
       if (child.exitCode !== null || child.signalCode !== null)
         throw new Error(`relay exited during start (${child.exitCode ?? child.signalCode}); see ${this.logFile}`);
@@ -922,7 +945,7 @@ export class RelayProcess {
       }
       await sleep(50);
     }
-    throw new Error(`relay did not start within 30 s; see ${this.logFile}`);
+    throw new Error(`relay did not start within ${START_TIMEOUT_MS / 1000} s; see ${this.logFile}`);
   }
 
   async kill(): Promise<void> {

@@ -1,6 +1,6 @@
 // main.ts as systemd runs it (a child process, demo mode): it prints the script tags, marks its
 // DATA_DIR as taken, runs a sync when the CLI asks (SIGUSR2, also `systemctl reload`), and on
-// SIGTERM releases the DATA_DIR so a restore may proceed.
+// SIGTERM releases the DATA_DIR so a restore may proceed. A second relay on the same DATA_DIR is refused.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -55,6 +55,23 @@ describe('the relay process', () => {
     expect(code).toBe(0);
     expect(output).toContain('"kind":"full","msg":"sync requested by the operator CLI"');
   }, 60_000);
+
+  it('refuses a second relay on its DATA_DIR: exit 1, naming the folder, the first relay untouched', async () => {
+    const second = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'server', 'main.ts')], {
+      cwd: projectRoot,
+      env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SIM_LISTINGS: '6', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let said = '';
+    second.stdout!.on('data', (chunk) => (said += String(chunk)));
+    second.stderr!.on('data', (chunk) => (said += String(chunk)));
+    const code = await new Promise<number | null>((resolve) => second.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(said).toContain(`DATA_DIR ${dataDir} is in use by another relay process`);
+    expect(said).not.toContain('listening');
+    expect(child.exitCode).toBeNull();
+    expect(runningRelay(dataDir)?.pid).toBe(child.pid);
+  }, 90_000);
 
   it('releases the DATA_DIR when it stops on SIGTERM', async () => {
     child.kill('SIGTERM');

@@ -54,6 +54,7 @@ describe.skipIf(skipped)(`PostgreSQL store${skipped ? ` (SKIPPED: ${skipped})` :
         '090-saved-searches-intent-and-keyed-digests',
         '100-saved-searches-confirmation',
         '110-listings-agents-contact',
+        '120-saved-searches-mail-claim',
       ]);
       const { rows: tables } = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
       expect(tables.map((row) => row.tablename)).toEqual([
