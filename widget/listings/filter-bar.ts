@@ -32,7 +32,7 @@ function loadCombobox(host: FilterBarHost, from?: HTMLInputElement): void {
   comboboxLoad.then(
     (module) => {
       combobox = module;
-      if (from) module.handOver(host, from.value, from.matches(':focus'));
+      if (from) module.handOver(host, from);
       host.refresh();
     },
     // Without it the plain field stays: free text, several suburbs separated by commas.

@@ -37,6 +37,8 @@ interface FieldState {
   surrounding: boolean;
   /** Focus the field at the next render (handed over, or its chip removed). */
   focus: boolean;
+  /** The plain field this replaces, until the first render reads its last words (keys typed while the bar re-renders land in it). */
+  plainField?: HTMLInputElement;
   timer?: ReturnType<typeof setTimeout>;
   asking?: AbortController;
 }
@@ -123,16 +125,28 @@ const styles = css`
 `;
 
 /** The words and focus of the plain field this replaces (filter-bar.ts). */
-export function handOver(host: FilterBarHost, words: string, focused: boolean): void {
+export function handOver(host: FilterBarHost, field: HTMLInputElement): void {
   const state = stateOf(host);
-  // The plain field showed the query's suburbs ("Kew,Hawthorn"): they are chips now.
-  state.words = listItems(words).join(',') === (host.query.suburb ?? '') ? '' : words;
-  state.focus = focused;
+  state.plainField = field;
+  takeWords(host, state, field);
   if (state.words.trim()) ask(host, state);
+}
+
+function takeWords(host: FilterBarHost, state: FieldState, field: HTMLInputElement): void {
+  // The plain field showed the query's suburbs ("Kew,Hawthorn"): they are chips now.
+  state.words = listItems(field.value).join(',') === (host.query.suburb ?? '') ? '' : field.value;
+  state.focus = field.matches(':focus');
 }
 
 export function renderSuburbField(host: FilterBarHost, inputId: string): TemplateResult {
   const state = stateOf(host);
+  if (state.plainField) {
+    // Still in the page while this first render is made: keys typed since the hand-over are in it.
+    const before = state.words;
+    takeWords(host, state, state.plainField);
+    state.plainField = undefined;
+    if (state.words !== before) queueMicrotask(() => ask(host, state));
+  }
   const { text } = host;
   const listId = `${inputId}-options`;
   const expanded = state.open && state.options.length > 0;
@@ -148,9 +162,14 @@ export function renderSuburbField(host: FilterBarHost, inputId: string): Templat
     Object.assign(state, { announcement: fill(text.suburbRemoved, { suburb: name }), focus: true });
     refresh();
   };
+  const searched = (): string => [...state.chosen, ...(state.words.trim() ? [state.words.trim()] : [])].join(',');
   const onInput = (event: Event): void => {
-    state.words = (event.target as HTMLInputElement).value;
+    const field = event.target as HTMLInputElement;
+    state.words = field.value;
     state.active = -1;
+    // What a search sends now, not at the next render: Enter right after the last key searches every letter typed.
+    const sent = field.form?.elements.namedItem('suburb');
+    if (sent instanceof HTMLInputElement) sent.value = searched();
     ask(host, state);
   };
   const onKeydown = (event: KeyboardEvent): void => {
@@ -206,7 +225,6 @@ export function renderSuburbField(host: FilterBarHost, inputId: string): Templat
       input?.setSelectionRange(input.value.length, input.value.length);
     });
   }
-  const pending = state.words.trim();
   return html`<div part="filter-field" class="field wide">
     <label part="filter-label" id=${`${inputId}-label`} for=${inputId}>${text.suburb}</label>
     <div class="combo">
@@ -260,7 +278,7 @@ export function renderSuburbField(host: FilterBarHost, inputId: string): Templat
         )}
       </ul>
     </div>
-    <input type="hidden" name="suburb" .value=${[...state.chosen, ...(pending ? [pending] : [])].join(',')} />
+    <input type="hidden" name="suburb" .value=${searched()} />
     <label class="check">
       <input
         type="checkbox"
