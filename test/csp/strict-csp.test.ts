@@ -156,8 +156,11 @@ describe('strict Content-Security-Policy with Trusted Types', () => {
     };
     // Clusters clicked with the mouse (no locator retries): the pointer stays over the map as it zooms.
     for (let step = 0; step < 10 && !(await map.locator('[part~="pin"]').count()); step++) {
+      // The map may be between two answers (it fits itself to the results first): a cluster shown, then measured.
+      const cluster = map.locator('[part~="cluster"]').first();
+      await cluster.waitFor();
       const loaded = map.evaluate((element) => new Promise((resolve) => element.addEventListener('estate-map-loaded', resolve, { once: true })));
-      const at = await centre(map.locator('[part~="cluster"]').first());
+      const at = await centre(cluster);
       await page.mouse.click(at.x, at.y);
       await loaded;
     }
