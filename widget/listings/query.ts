@@ -35,18 +35,7 @@ export const BAR_FILTERS = [
 ] as const satisfies readonly QueryKey[];
 export type BarFilter = (typeof BAR_FILTERS)[number];
 /** What an empty `filters` attribute shows: the page usually fixes buy or rent. */
-export const DEFAULT_BAR_FILTERS: readonly BarFilter[] = [
-  'suburb',
-  'propertyType',
-  'minPrice',
-  'maxPrice',
-  'minBeds',
-  'minBaths',
-  'minCars',
-  'minLand',
-  'keywords',
-  'sort',
-];
+export const DEFAULT_BAR_FILTERS: readonly BarFilter[] = BAR_FILTERS.filter((name) => name !== 'type');
 
 /** A filter's name: the relay's query key, the element's property and (under a prefix) the URL parameter. */
 export type QueryKey = ListingFilterName;

@@ -21,7 +21,7 @@ import { fetchJson, relayUrl } from '../shared/relay.ts';
 import { loadElement } from '../shared/load-element.ts';
 import { ShortlistController, renderKeep } from '../shared/shortlist.ts';
 import { UrlQueryController, type QueryChanges } from '../shared/url-query.ts';
-import { buildQuery, cleanCount, cleanValue, toSearchParams, type QueryKey } from '../listings/query.ts';
+import { buildQuery, cleanCount, cleanValue, QUERY_KEYS, toSearchParams, type QueryKey } from '../listings/query.ts';
 import { MapDataController } from './map-data.ts';
 import { MapGestures, type GestureHint } from './gestures.ts';
 import { formatPlace, parsePlace, placeOf, viewOfPlace, type MapPlace } from './map-place.ts';
@@ -52,24 +52,9 @@ export interface MapLoadedDetail {
   zoom: number;
 }
 
-/** The filters the map reads (every listing filter but the order, which a map has no use for). */
-export const MAP_FILTERS = [
-  'type',
-  'status',
-  'suburb',
-  'surrounding',
-  'minPrice',
-  'maxPrice',
-  'minBeds',
-  'minBaths',
-  'minCars',
-  'minLand',
-  'keywords',
-  'propertyType',
-  'agentId',
-  'bbox',
-] as const;
-type MapFilter = (typeof MAP_FILTERS)[number];
+/** The filters the map reads: every listing filter but the order, which a map has no use for. */
+type MapFilter = Exclude<QueryKey, 'sort'>;
+export const MAP_FILTERS: readonly MapFilter[] = QUERY_KEYS.filter((name): name is MapFilter => name !== 'sort');
 
 /** Where a map with no listings placed yet starts: Australia. */
 const FALLBACK_BOX: BoundingBox = { west: 112.9, south: -43.7, east: 153.7, north: -10.6 };
