@@ -6,8 +6,6 @@ import type { Clock } from '../runtime/clock.ts';
 import type { Store } from '../store/store.ts';
 import { distanceKm } from './distance.ts';
 import { surroundingSuburbs } from './surrounding.ts';
-
-export { distanceKm } from './distance.ts';
 import type { PlaceQuery } from './geocoder.ts';
 import type { Geocoding } from './geocoding.ts';
 import {

@@ -3,7 +3,7 @@
 // nothing of a hidden searchPrice. A whole relay on the CRM simulator, real HTTP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListingDetail, ListingSummary, Page, SuburbSuggestions } from '../../contract/relay-api.ts';
-import { distanceKm } from '../../server/places/placements.ts';
+import { distanceKm } from '../../server/places/distance.ts';
 import { SURROUNDING_KM } from '../../server/places/surrounding.ts';
 import { SUBURBS } from '../../crm-sim/seed-data.ts';
 import { startListingRig, type ListingRig } from './rig.ts';
