@@ -62,6 +62,9 @@ export interface PublicListingsDeps {
   office?: Office;
 }
 
+/** How many sets of chosen suburbs keep their surrounding ones between two changes of the cache. */
+const SURROUNDING_KEPT = 256;
+
 export function publicListings(deps: PublicListingsDeps): PublicListings {
   const { cache, mirror, base } = deps;
   const now = deps.now ?? Date.now;
@@ -71,9 +74,12 @@ export function publicListings(deps: PublicListingsDeps): PublicListings {
   // The listings naming each agent and the team they make: one GROUP BY per change, not one per agent asked for.
   let agentCounts: ReturnType<ListingCache['listingCountsByAgent']> | undefined;
   let teamOf: Team | undefined;
+  // The suburbs around the chosen ones, by the chosen ones: the list, the map's index and each page of a search ask alike.
+  const surrounding = new Map<string, readonly string[]>();
   cache.onChange(() => {
     edges = undefined;
     placeEdges = undefined;
+    surrounding.clear();
     agentCounts = undefined;
     teamOf = undefined;
   });
@@ -81,7 +87,16 @@ export function publicListings(deps: PublicListingsDeps): PublicListings {
   const positionsOf = (ids: readonly number[]) => deps.placements?.positionsOf(ids) ?? new Map<number, ListingPosition>();
   const context: FilterContext = {
     placedWithin: (box) => deps.placements?.within(box) ?? [],
-    surroundingSuburbs: (named) => deps.placements?.surroundingSuburbs(named) ?? [],
+    surroundingSuburbs(named) {
+      const key = named.join(',');
+      let around = surrounding.get(key);
+      if (!around) {
+        // Bounded: names come from queries (anyone's), and a cache change empties it anyway.
+        if (surrounding.size >= SURROUNDING_KEPT) surrounding.clear();
+        surrounding.set(key, (around = deps.placements?.surroundingSuburbs(named) ?? []));
+      }
+      return around;
+    },
   };
 
   const office: Office = { name: deps.office?.name ?? null, phone: deps.office?.phone ?? null };
