@@ -9,7 +9,7 @@ import type { BrowserContextOptions, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListingMap, ListingSummary, MapListingProperties, Page as ListingsPage } from '../../contract/relay-api.ts';
 import { widgetScriptTags } from '../../server/ops/script-tags.ts';
-import { cardIds, startHostSiteRig, watchedPage, type HostSiteRig } from '../support/browser.ts';
+import { cardIds, mapState, startHostSiteRig, watchedPage, type HostSiteRig, type MapState } from '../support/browser.ts';
 
 let rig: HostSiteRig;
 
@@ -36,25 +36,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rig?.close();
 });
-
-interface MapState {
-  bbox: string;
-  zoom: number;
-  markers: string[];
-}
-
-/** What the map shows: its view and its markers (`c<count>` or `p<id>`), sorted. */
-function mapState(map: Locator): Promise<MapState> {
-  return map.evaluate((element) => {
-    const el = element as HTMLElement & { view: { bbox: string; zoom: number } };
-    const root = el.shadowRoot!;
-    const markers = [
-      ...[...root.querySelectorAll('[part~="cluster"]')].map((cluster) => `c${cluster.textContent!.trim()}`),
-      ...[...root.querySelectorAll<HTMLElement>('[part~="pin"]')].map((pin) => `p${pin.dataset.id}`),
-    ].sort();
-    return { bbox: el.view.bbox, zoom: el.view.zoom, markers };
-  });
-}
 
 /** The relay's markers for a view (as the map asks: one zoom less), sorted. */
 async function relayMarkers(state: MapState, filters = ''): Promise<string[]> {

@@ -6,7 +6,7 @@
 import type { BrowserContextOptions, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListingMap, ListingSummary, Page as ListingsPage } from '../../contract/relay-api.ts';
-import { cardIds, startDemoSiteRig, watchedPage, type DemoSiteRig } from '../support/browser.ts';
+import { cardIds, mapState, startDemoSiteRig, type MapState, watchedPage, type DemoSiteRig } from '../support/browser.ts';
 
 let rig: DemoSiteRig;
 
@@ -27,27 +27,14 @@ afterAll(async () => {
 const DESKTOP: BrowserContextOptions = { viewport: { width: 1280, height: 800 } };
 const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 3 };
 
-interface Seen {
+interface Seen extends MapState {
   url: string;
-  zoom: number;
-  bbox: string;
-  markers: string[];
   cards: number[];
 }
 
 /** What the page shows: the map's view and markers, the list's cards. */
 async function seen(page: Page): Promise<Seen> {
-  const map = page.locator('estate-map');
-  const state = await map.evaluate((element) => {
-    const el = element as HTMLElement & { view: { bbox: string; zoom: number } };
-    const root = el.shadowRoot!;
-    const markers = [
-      ...[...root.querySelectorAll('[part~="cluster"]')].map((cluster) => `c${cluster.textContent!.trim()}`),
-      ...[...root.querySelectorAll<HTMLElement>('[part~="pin"]')].map((pin) => `p${pin.dataset.id}`),
-    ].sort();
-    return { zoom: el.view.zoom, bbox: el.view.bbox, markers };
-  });
-  return { url: page.url(), ...state, cards: await cardIds(page.locator('estate-listings')) };
+  return { url: page.url(), ...(await mapState(page.locator('estate-map'))), cards: await cardIds(page.locator('estate-listings')) };
 }
 
 /** The list's cards for a URL's search, as the relay answers it. */

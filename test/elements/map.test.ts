@@ -1,11 +1,11 @@
 import { aTimeout, expect, fixture, fixtureCleanup, html, oneEvent, waitUntil } from '@open-wc/testing';
 import { sendKeys, setViewport } from '@web/test-runner-commands';
 import { RELAY } from '/__relay.js';
+import { listingsPlaced, mapBesideList, relayJson } from './map-relay.ts';
 import '../../widget/map/define.ts';
 import '../../widget/listings/define.ts';
 import '../../widget/listing/define.ts';
 import type { EstateMap, MapAreaDetail, MapLoadedDetail } from '../../widget/map/map.ts';
-import type { EstateListings } from '../../widget/listings/listings.ts';
 import type { EstateListing } from '../../widget/listing/listing.ts';
 import type { ListingDetail, ListingMap, ListingSummary, MapConfig, MapListingProperties, Page } from '../../contract/relay-api.ts';
 
@@ -21,12 +21,6 @@ function deepActive(): Element | null {
   let active = document.activeElement;
   while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
   return active;
-}
-
-async function relayJson<T>(path: string, init?: RequestInit): Promise<T> {
-  const response = await fetch(`${RELAY}/${path}`, init);
-  expect(response.ok, path).to.equal(true);
-  return response.json() as Promise<T>;
 }
 
 /** The relay's answer for the map's view, as the element should ask it. */
@@ -77,11 +71,7 @@ describe('<estate-map>', () => {
     this.timeout(60_000);
     config = await relayJson<MapConfig>('api/v1/map/config');
     expect(config.bounds, 'the demo relay has placed listings').to.not.equal(null);
-    // The simulator's geocoder places the last listings a moment after the first sync. (The answer
-    // may be kept a minute: asked past the browser's cache, or a first 'pending' would stay.)
-    await waitUntil(async () => (await relayJson<{ pending: number }>('api/v1/listings/placement', { cache: 'no-store' })).pending === 0, 'listings placed', {
-      timeout: 55_000,
-    });
+    await listingsPlaced();
   });
 
   beforeEach(async () => {
@@ -358,22 +348,8 @@ describe('<estate-map>', () => {
   });
 
   describe('beside <estate-listings>', () => {
-    async function pair(follow = true): Promise<{ map: EstateMap; list: EstateListings }> {
-      const holder = await fixture<HTMLDivElement>(
-        html`<div style="width: 900px">
-          <estate-map relay=${RELAY} ?no-follow=${!follow}></estate-map>
-          <estate-listings relay=${RELAY} filters page-size="50"></estate-listings>
-        </div>`,
-      );
-      const map = holder.querySelector('estate-map')!;
-      const list = holder.querySelector('estate-listings')!;
-      await Promise.all([oneEvent(map, 'estate-map-loaded'), list.loadComplete]);
-      await list.updateComplete;
-      return { map, list };
-    }
-
     it('"search this area" filters the list; the list’s filters change the map’s pins', async () => {
-      const { map, list } = await pair(false);
+      const { map, list } = await mapBesideList(false);
       // Zoom in on the first cluster: an area holding some listings, not all.
       const loaded = nextLoad(map);
       parts(map, 'cluster')[0]!.click();
@@ -400,7 +376,7 @@ describe('<estate-map>', () => {
     });
 
     it('leaves "Get alerts for this search" to the list’s filter bar: one button on the page', async () => {
-      const { map, list } = await pair();
+      const { map, list } = await mapBesideList();
       await list.updateComplete;
       expect(part(map, 'alerts-button') === null, 'not under the map').to.equal(true);
       expect(part(list, 'alerts-button')!.textContent!.trim()).to.equal('Get alerts for this search');
@@ -420,7 +396,7 @@ describe('<estate-map>', () => {
     });
 
     it('hovering or focusing a card lights up its pin, and a pin its card', async () => {
-      const { map, list } = await pair();
+      const { map, list } = await mapBesideList();
       for (let step = 0; step < 8 && !parts(map, 'pin').length; step++) {
         const loaded = nextLoad(map);
         parts(map, 'cluster')[0]!.click();

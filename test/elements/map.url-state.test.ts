@@ -1,10 +1,10 @@
 import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
 import { sendKeys, setViewport } from '@web/test-runner-commands';
 import { RELAY } from '/__relay.js';
+import { listingsPlaced, mapBesideList, relayJson } from './map-relay.ts';
 import '../../widget/map/define.ts';
 import '../../widget/listings/define.ts';
 import type { EstateMap, MapLoadedDetail } from '../../widget/map/map.ts';
-import type { EstateListings } from '../../widget/listings/listings.ts';
 import { pinPrice } from '../../widget/map/pin-price.ts';
 import { defaultMapStrings } from '../../widget/map/strings.ts';
 import type { ListingMap, ListingSummary, MapConfig, MapListingProperties, Page } from '../../contract/relay-api.ts';
@@ -18,12 +18,6 @@ const testPageUrl = window.location.href;
 const part = (el: Element, name: string) => shadow(el).querySelector<HTMLElement>(`[part~="${name}"]`);
 const parts = (el: Element, name: string) => [...shadow(el).querySelectorAll<HTMLElement>(`[part~="${name}"]`)];
 const urlParam = (name: string) => new URL(window.location.href).searchParams.get(name);
-
-async function relayJson<T>(path: string): Promise<T> {
-  const response = await fetch(`${RELAY}/${path}`);
-  expect(response.ok, path).to.equal(true);
-  return response.json() as Promise<T>;
-}
 
 async function mapFixture(template = html`<estate-map relay=${RELAY}></estate-map>`): Promise<EstateMap> {
   const holder = await fixture<HTMLDivElement>(html`<div style="width: 800px">${template}</div>`);
@@ -78,7 +72,7 @@ describe('<estate-map> state in the URL', () => {
   before(async function () {
     this.timeout(60_000);
     config = await relayJson<MapConfig>('api/v1/map/config');
-    await waitUntil(async () => (await relayJson<{ pending: number }>('api/v1/listings/placement')).pending === 0, 'listings placed', { timeout: 55_000 });
+    await listingsPlaced();
   });
 
   beforeEach(async () => {
@@ -208,22 +202,8 @@ describe('<estate-map> state in the URL', () => {
   });
 
   describe('beside a list', () => {
-    async function pair(follow: boolean): Promise<{ map: EstateMap; list: EstateListings }> {
-      const holder = await fixture<HTMLDivElement>(
-        html`<div style="width: 900px">
-          <estate-map relay=${RELAY} ?no-follow=${!follow}></estate-map>
-          <estate-listings relay=${RELAY} filters page-size="50"></estate-listings>
-        </div>`,
-      );
-      const map = holder.querySelector('estate-map')!;
-      const list = holder.querySelector('estate-listings')!;
-      await Promise.all([oneEvent(map, 'estate-map-loaded'), list.loadComplete]);
-      await list.updateComplete;
-      return { map, list };
-    }
-
     it('the list follows the map as it moves, with no "search this area"; turned off, the button is back', async () => {
-      const { map, list } = await pair(true);
+      const { map, list } = await mapBesideList(true);
       const follow = part(map, 'follow')!.querySelector('input')!;
       expect(follow.checked).to.equal(true);
       await expect(map).to.be.accessible();

@@ -169,6 +169,25 @@ export function cardIds(listings: Locator): Promise<number[]> {
   return listings.evaluate((element) => [...element.shadowRoot!.querySelectorAll('[part~="card-link"]')].map((link) => Number(link.getAttribute('data-id'))));
 }
 
+/** What an `<estate-map>` shows: its view and its markers (`c<count>` or `p<id>`), sorted. */
+export interface MapState {
+  bbox: string;
+  zoom: number;
+  markers: string[];
+}
+
+export function mapState(map: Locator): Promise<MapState> {
+  return map.evaluate((element) => {
+    const el = element as HTMLElement & { view: { bbox: string; zoom: number } };
+    const root = el.shadowRoot!;
+    const markers = [
+      ...[...root.querySelectorAll('[part~="cluster"]')].map((cluster) => `c${cluster.textContent!.trim()}`),
+      ...[...root.querySelectorAll<HTMLElement>('[part~="pin"]')].map((pin) => `p${pin.dataset.id}`),
+    ].sort();
+    return { bbox: el.view.bbox, zoom: el.view.zoom, markers };
+  });
+}
+
 /** A page in a fresh context (10 s default timeout) whose problems are collected. */
 export async function watchedPage(
   browser: Browser,

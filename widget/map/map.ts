@@ -693,6 +693,9 @@ export class EstateMap extends EstateElement {
       }
       (nearest ?? this.#stage)?.focus();
     }
+    // An answer for a view already left (asked again from the URL while a zoom ran): the view's own follows and says loaded.
+    const box = this.#askedBox();
+    if (box && answer === this.#data.answer && this.#data.answerUrl !== this.#mapUrl(box, this.#answerZoom())) return;
     this.emit<MapLoadedDetail>('estate-map-loaded', {
       features: answer.features,
       inView,
