@@ -30,6 +30,20 @@ export interface AreaSuburbs {
   more: number;
 }
 
+/**
+ * "Include surrounding suburbs" in a saved search: the requirement holds the chosen suburbs and
+ * those around them, named (`GET /api/v1/suburbs?around=Kew,Hawthorn` gives the ones around,
+ * nearest first; the widget shows them before sending). The chosen come first, then the nearest
+ * around them, AREA_SUBURBS_MAX in all; the rest counted, as for a map area.
+ */
+export function withSurrounding(chosen: readonly string[], around: AreaSuburbs): { names: string[]; more: number } {
+  const names = [...new Map(chosen.map((name) => [suburbKey(name), name.trim()])).values()];
+  const taken = new Set(names.map(suburbKey));
+  const extra = around.items.map((suburb) => suburb.name).filter((name) => !taken.has(suburbKey(name)));
+  const room = Math.max(0, AREA_SUBURBS_MAX - names.length);
+  return { names: [...names, ...extra.slice(0, room)], more: Math.max(0, extra.length - room) + around.more };
+}
+
 /** A place the relay knows: a listing's suburb and its position. */
 export interface SuburbPlace {
   suburb: Suburb;

@@ -19,7 +19,7 @@ export const SAVED_SEARCH_FILTERS = {
   type: true,
   status: false,
   suburb: true,
-  // The requirement holds suburbs, not "and around": the chosen suburbs are kept, the surrounding ones not (docs/api.md).
+  // The requirement holds suburbs, not "and around": the form names the surrounding ones and sends them in `suburbs` (docs/saved-searches.md).
   surrounding: false,
   minPrice: true,
   maxPrice: true,

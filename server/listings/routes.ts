@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
-import { formatBoundingBox, parseBoundingBox, type BoundingBox } from '../../contract/listing-filters.ts';
+import { formatBoundingBox, LISTING_FILTERS, listItems, parseBoundingBox, SUBURBS_MAX, type BoundingBox } from '../../contract/listing-filters.ts';
 import type { AgentProfile, ListingsFilling, PlacementSummary, SimilarListings, Suburb, Team } from '../../contract/relay-api.ts';
-import { suburbsInArea, type AreaSuburbs, type SuburbPlace } from '../../contract/saved-search-area.ts';
+import { AREA_SUBURBS_MAX, suburbKey, suburbsInArea, type AreaSuburbs, type SuburbPlace } from '../../contract/saved-search-area.ts';
 import type { ListingPlacements } from './placement.ts';
 import type { Config } from '../runtime/config.ts';
 import { corsPolicy, publicOrigins } from '../http/cors.ts';
@@ -259,9 +259,15 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   });
 
   // The suburbs the agency has listed in: an appraisal form's suggestions (`<estate-appraisal>`).
-  // With `bbox`: the suburbs a saved search of that map area follows (contract/saved-search-area.ts).
+  // With `bbox`: the suburbs a saved search of that map area follows (contract/saved-search-area.ts);
+  // with `around`: the suburbs around the named ones, which a saved search with "include surrounding suburbs" follows too.
   router.get('/api/v1/suburbs', (req, res) => {
-    const { bbox } = req.query;
+    const { bbox, around } = req.query;
+    if (around !== undefined) {
+      const named = aroundNames(around);
+      send(req, res, `suburbs-around|${hostOf(req)}|${named.map(suburbKey).join(',')}`, LIST_CACHE_CONTROL, Infinity, () => suburbsAround(named));
+      return;
+    }
     if (bbox === undefined) {
       send(req, res, `suburbs|${hostOf(req)}`, AGENTS_CACHE_CONTROL, Infinity, () => ({ items: cache.suburbs() satisfies Suburb[] }));
       return;
@@ -291,6 +297,25 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     const q = parseSuggestionQuery(req.query as Record<string, unknown>);
     send(req, res, `suburb-suggestions|${hostOf(req)}|${q.toLowerCase()}`, LIST_CACHE_CONTROL, Infinity, () => suggestionsAnswer(q, suburbsKnown()));
   });
+
+  /** `around`'s suburb names: one to SUBURBS_MAX, comma-separated, each a suburb's name as the `suburb` filter takes it. */
+  function aroundNames(value: unknown): string[] {
+    const problem = (message: string) => new HttpError(400, 'invalid_query', 'Some query parameters need attention.', { around: message });
+    if (typeof value !== 'string') throw problem('must be given once, as a plain value');
+    const names = listItems(value);
+    if (names.length === 0) throw problem('must name at least one suburb');
+    if (names.length > SUBURBS_MAX) throw problem(`must name at most ${SUBURBS_MAX} suburbs`);
+    if (names.some((name) => name.length > LISTING_FILTERS.suburb.maxLength))
+      throw problem(`each suburb must be at most ${LISTING_FILTERS.suburb.maxLength} characters`);
+    return names;
+  }
+
+  /** The agency's suburbs around the named ones (server/places/surrounding.ts), nearest first, capped as a map area's. */
+  function suburbsAround(named: readonly string[]): AreaSuburbs {
+    const known = new Map(suburbsKnown().map((suburb) => [suburbKey(suburb.name), suburb]));
+    const around = (deps.placements?.surroundingSuburbs(named) ?? []).map((name) => known.get(suburbKey(name)) ?? { name, postcode: null, state: null });
+    return { items: around.slice(0, AREA_SUBURBS_MAX), more: Math.max(0, around.length - AREA_SUBURBS_MAX) };
+  }
 
   /** The suburbs of the placed listings in the box, of every status (a sold home still says where its suburb is). */
   function* placedSuburbs(box: BoundingBox): Generator<SuburbPlace> {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListingDetail, ListingSummary, Page, SuburbSuggestions } from '../../contract/relay-api.ts';
 import { distanceKm } from '../../server/places/distance.ts';
 import { SURROUNDING_KM } from '../../server/places/surrounding.ts';
+import { AREA_SUBURBS_MAX, withSurrounding, type AreaSuburbs } from '../../contract/saved-search-area.ts';
 import { SUBURBS } from '../../crm-sim/seed-data.ts';
 import { startListingRig, type ListingRig } from './rig.ts';
 
@@ -100,6 +101,39 @@ describe('finding places: suggestions, suburbs, land, keywords, price order', ()
     for (const name of found) expect(distanceKm(centre('Kew'), centre(name!)), name!).toBeLessThan(SURROUNDING_KM + 1.5);
     const near = listedSuburbs().filter((name) => distanceKm(centre('Kew'), centre(name)) < SURROUNDING_KM - 1.5);
     for (const name of near) expect(found.has(name), name).toBe(true);
+  });
+
+  it('names the suburbs around chosen ones for a saved search (GET /api/v1/suburbs?around=): those the list includes, nearest first', async () => {
+    const response = await rig.get<AreaSuburbs>('/api/v1/suburbs?around=Kew');
+    expect(response.status, response.text).toBe(200);
+    const names = response.body.items.map((suburb) => suburb.name);
+    // Exactly the suburbs the list's "include surrounding suburbs" adds to Kew's (those with listings for sale).
+    const listed = suburbsOf((await list('suburb=Kew&surrounding=true')).items);
+    listed.delete('Kew');
+    for (const name of listed) expect(names, name!).toContain(name);
+    expect(names).not.toContain('Kew');
+    expect(names).toContain('Hawthorn');
+    const centre = (name: string) => {
+      const suburb = SUBURBS.find((entry) => entry.name === name)!;
+      return { lat: suburb.latitude, lng: suburb.longitude };
+    };
+    // Nearest first, each with the postcode and state its listings give.
+    const distances = names.map((name) => distanceKm(centre('Kew'), centre(name)));
+    for (let index = 1; index < distances.length; index++) expect(distances[index]! + 1.5).toBeGreaterThanOrEqual(distances[index - 1]!);
+    const hawthorn = response.body.items.find((suburb) => suburb.name === 'Hawthorn')!;
+    expect(hawthorn.postcode).toBe(all.find((item) => item.address.suburb === 'Hawthorn')!.address.postcode);
+    // With a chosen name in another spelling, the same; withSurrounding keeps the chosen first, 12 in all.
+    expect((await rig.get<AreaSuburbs>('/api/v1/suburbs?around=%20kew%20')).body.items.map((suburb) => suburb.name)).toEqual(names);
+    const kept = withSurrounding(['Kew'], response.body);
+    expect(kept.names[0]).toBe('Kew');
+    expect(kept.names.length).toBe(Math.min(AREA_SUBURBS_MAX, 1 + names.length));
+    // Nonsense is a 400 naming around.
+    for (const bad of ['', ',,', `${'x'.repeat(81)}`, Array.from({ length: 13 }, (_, i) => `S${i}`).join(',')]) {
+      const refused = await rig.get<{ fields: Record<string, string> }>(`/api/v1/suburbs?around=${encodeURIComponent(bad)}`);
+      expect(refused.status, bad).toBe(400);
+      expect(refused.body.fields.around, bad).toBeTruthy();
+    }
+    expect((await rig.get('/api/v1/suburbs?around=Kew&around=Hawthorn')).status).toBe(400);
   });
 
   it('filters by land size at least (square metres; an unknown land area never matches)', async () => {

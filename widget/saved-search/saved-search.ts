@@ -1,8 +1,8 @@
 import { css, html, nothing, type PropertyDeclarations } from 'lit';
 import { Task, TaskStatus } from '@lit/task';
-import { formatBoundingBox, parseBoundingBox } from '../../contract/listing-filters.ts';
+import { formatBoundingBox, listItems, parseBoundingBox } from '../../contract/listing-filters.ts';
 import type { EnquiryRequest } from '../../contract/relay-api.ts';
-import { AREA_SUBURBS_MAX, suburbKey, type AreaSuburbs } from '../../contract/saved-search-area.ts';
+import { AREA_SUBURBS_MAX, suburbKey, withSurrounding, type AreaSuburbs } from '../../contract/saved-search-area.ts';
 import {
   SAVED_SEARCH_FILTER_NAMES,
   type SavedSearchAccepted,
@@ -51,6 +51,17 @@ export function areaOf(query: Record<string, unknown> | null | undefined): strin
   return typeof box === 'string' ? undefined : formatBoundingBox(box);
 }
 
+/**
+ * The chosen suburbs when the query includes the suburbs around them ("include surrounding
+ * suburbs", `surrounding`), canonical and comma-separated, or undefined.
+ */
+export function surroundedOf(query: Record<string, unknown> | null | undefined): string | undefined {
+  const suburb = query?.suburb;
+  if (query?.surrounding !== 'true' || typeof suburb !== 'string') return undefined;
+  const names = listItems(suburb);
+  return names.length > 0 ? names.join(',') : undefined;
+}
+
 /** A suburb the relay refused (its field, the name sent, the relay's message and close names). */
 interface RefusedSuburb {
   field: string;
@@ -66,6 +77,9 @@ interface RefusedSuburb {
  * `<estate-listings>` renders it under its filter bar when the visitor asks (its code is fetched
  * then); a page may also place it itself with a `search`.
  *
+ * With "include surrounding suburbs" (`surrounding: 'true'` beside the suburbs) the suburbs around
+ * the chosen ones are asked of the relay (`GET /api/v1/suburbs?around=`), named in the summary and
+ * sent with them, 12 in all (the requirement holds suburbs, not "and around").
  * A map area (`bbox` in the search, with no suburb chosen) is followed as the suburbs it covers,
  * asked of the relay (`GET /api/v1/suburbs?bbox=`, contract/saved-search-area.ts) and named in the
  * summary before sending: at most 12 (AREA_SUBURBS_MAX), the rest counted and said. The form does not
@@ -84,7 +98,7 @@ interface RefusedSuburb {
  * @summary "Get alerts for this search" form: the search goes to the agency's CRM exactly once.
  *
  * @attr {string} relay - Base URL of the relay. Default: where the widget script was loaded from.
- * @attr {string} search - JSON object of the listing filters to follow (`type`, `suburb`, `minPrice`, `maxPrice`, `minBeds`, `minBaths`, `minCars`, `propertyType`, and `bbox`: a map area, followed as the suburbs it covers; others are ignored). `<estate-listings>` and `<estate-map>` set it to their current filters.
+ * @attr {string} search - JSON object of the listing filters to follow (`type`, `suburb`, `minPrice`, `maxPrice`, `minBeds`, `minBaths`, `minCars`, `propertyType`, `minLand`, `surrounding`: the suburbs around the chosen ones too, and `bbox`: a map area, followed as the suburbs it covers; others are ignored). `<estate-listings>` and `<estate-map>` set it to their current filters.
  * @attr {string} consent-text - Label of the consent box (always shown and required: alerts are e-mail the visitor asks for). Default: the words' `consent`.
  * @attr {boolean} require-phone - Makes the mobile number required.
  * @attr {string} heading - Heading of the form. Default "Get alerts for this search".
@@ -196,6 +210,15 @@ export class EstateSavedSearch extends LeadForm {
     args: () => [this.relay, areaOf(this.search), this.#areaAttempt] as const,
   });
 
+  /** The suburbs around the chosen ones, with "include surrounding suburbs" (none without it). */
+  readonly #around = new Task(this, {
+    task: async ([relay, chosen], { signal }): Promise<AreaSuburbs | undefined> =>
+      chosen === undefined
+        ? undefined
+        : fetchJsonOnceFilled<AreaSuburbs>(`${relayUrl(relay, 'api/v1/suburbs')}?around=${encodeURIComponent(chosen)}`, { signal }),
+    args: () => [this.relay, surroundedOf(this.search), this.#areaAttempt] as const,
+  });
+
   constructor() {
     super();
     this.search = null;
@@ -207,7 +230,7 @@ export class EstateSavedSearch extends LeadForm {
       if (!problem) return;
       event.preventDefault();
       this.notice = problem;
-      if (this.#area.status === TaskStatus.ERROR) {
+      if (this.#area.status === TaskStatus.ERROR || this.#around.status === TaskStatus.ERROR) {
         this.#areaAttempt++;
         this.requestUpdate();
       }
@@ -271,8 +294,12 @@ export class EstateSavedSearch extends LeadForm {
 
   /** Why the search cannot be sent yet (its map area's suburbs unknown or none), or undefined. */
   #areaProblem(): string | undefined {
-    if (areaOf(this.search) === undefined) return undefined;
     const words = this.alertWords;
+    if (surroundedOf(this.search) !== undefined) {
+      if (this.#around.status === TaskStatus.ERROR) return words.surroundingFailed;
+      if (this.#around.status !== TaskStatus.COMPLETE) return words.surroundingWait;
+    }
+    if (areaOf(this.search) === undefined) return undefined;
     if (this.#area.status === TaskStatus.ERROR) return words.areaFailed;
     const area = this.#area.value;
     if (this.#area.status !== TaskStatus.COMPLETE || !area) return words.areaWait;
@@ -306,6 +333,12 @@ export class EstateSavedSearch extends LeadForm {
     const search = keptFilters(this.search);
     const area = areaOf(this.search) === undefined ? undefined : this.#area.value;
     if (area && area.items.length > 0) search.suburbs = area.items.map((suburb) => suburb.name);
+    const chosen = surroundedOf(this.search);
+    const around = chosen === undefined ? undefined : this.#around.value;
+    if (chosen !== undefined && around) {
+      search.suburbs = withSurrounding(chosen.split(','), around).names;
+      delete search.suburb;
+    }
     const taken = (name: string) => this.#taken.get(suburbKey(name)) ?? name;
     if (search.suburb !== undefined) search.suburb = taken(String(search.suburb));
     if (search.suburbs) search.suburbs = [...new Map(search.suburbs.map((name) => [suburbKey(taken(name)), taken(name)])).values()];
@@ -366,14 +399,21 @@ export class EstateSavedSearch extends LeadForm {
   protected override kindFields(): unknown {
     const words = this.alertWords;
     const area = areaOf(this.search) === undefined ? undefined : this.#area.value;
+    const chosen = surroundedOf(this.search);
+    const around = chosen === undefined ? undefined : this.#around.value;
+    const aroundMore = around ? withSurrounding(chosen!.split(','), around).more : 0;
     const note =
-      area && area.items.length === 0
-        ? words.areaEmpty
-        : area && area.more > 0
-          ? this.say(words.areaMore, { count: area.more, max: AREA_SUBURBS_MAX })
-          : this.#area.status === TaskStatus.ERROR && areaOf(this.search) !== undefined
-            ? words.areaFailed
-            : undefined;
+      chosen !== undefined && this.#around.status === TaskStatus.ERROR
+        ? words.surroundingFailed
+        : aroundMore > 0
+          ? this.say(words.surroundingMore, { count: aroundMore, max: AREA_SUBURBS_MAX })
+          : area && area.items.length === 0
+            ? words.areaEmpty
+            : area && area.more > 0
+              ? this.say(words.areaMore, { count: area.more, max: AREA_SUBURBS_MAX })
+              : this.#area.status === TaskStatus.ERROR && areaOf(this.search) !== undefined
+                ? words.areaFailed
+                : undefined;
     const refused = this.#refused;
     return html`<p part="summary" class="summary" aria-describedby=${refused.length > 0 ? 'search-error' : nothing}>
         ${this.say(words.intro, { search: this.summary() })}
@@ -409,8 +449,12 @@ export class EstateSavedSearch extends LeadForm {
     const words = this.alertWords;
     const names = search.suburbs ?? [];
     if (names.length === 0) return this.#area.status === TaskStatus.PENDING || this.#area.status === TaskStatus.INITIAL ? words.areaLoading : '';
-    const joined = names.length === 1 ? names[0]! : this.say(words.areaLast, { first: names.slice(0, -1).join(', '), last: names.at(-1)! });
-    return this.say(words.inSuburb, { suburb: joined });
+    return this.say(words.inSuburb, { suburb: this.#joined(names) });
+  }
+
+  /** "Kew", "Kew or Hawthorn", "Kew, Hawthorn or Richmond". */
+  #joined(names: readonly string[]): string {
+    return names.length === 1 ? names[0]! : this.say(this.alertWords.areaLast, { first: names.slice(0, -1).join(', '), last: names.at(-1)! });
   }
 
   /** "for sale, House, in Richmond, from $500,000, 3+ bedrooms", or "any home". */
@@ -429,14 +473,18 @@ export class EstateSavedSearch extends LeadForm {
     } catch {
       // An unknown locale or currency: plain numbers.
     }
+    const chosen = surroundedOf(this.search);
+    const findingAround = chosen !== undefined && (this.#around.status === TaskStatus.PENDING || this.#around.status === TaskStatus.INITIAL);
     const parts = [
       search.type === 'sale' ? words.forSale : search.type === 'lease' ? words.forLease : '',
       search.propertyType ?? '',
-      search.suburb
-        ? this.say(words.inSuburb, { suburb: search.suburb })
-        : search.suburbs?.length || areaOf(this.search) !== undefined
-          ? this.#areaWords(search)
-          : '',
+      findingAround
+        ? this.say(words.surroundingLoading, { suburbs: this.#joined(chosen.split(',')) })
+        : search.suburb
+          ? this.say(words.inSuburb, { suburb: search.suburb })
+          : search.suburbs?.length || areaOf(this.search) !== undefined
+            ? this.#areaWords(search)
+            : '',
       search.minPrice !== undefined ? this.say(words.minPrice, { price: money(Number(search.minPrice)) }) : '',
       search.maxPrice !== undefined ? this.say(words.maxPrice, { price: money(Number(search.maxPrice)) }) : '',
       search.minBeds !== undefined ? this.say(words.minBeds, { count: Number(search.minBeds) }) : '',

@@ -41,6 +41,14 @@ export interface SavedSearchStrings {
   areaFailed: string;
   /** Sending waits for the area's suburbs. */
   areaWait: string;
+  /** "Include surrounding suburbs" while the suburbs around the chosen ones are being found. */
+  surroundingLoading: string;
+  /** More suburbs around the chosen ones than an alert follows; `{count}` more, `{max}` followed. */
+  surroundingMore: string;
+  /** The suburbs around the chosen ones could not be found (the relay did not answer). */
+  surroundingFailed: string;
+  /** Sending waits for the suburbs around the chosen ones. */
+  surroundingWait: string;
   /** Before the close names offered for a suburb the agency does not know. */
   suggestionsLabel: string;
 }
@@ -71,6 +79,10 @@ export const defaultSavedSearchStrings: SavedSearchStrings = {
   areaEmpty: 'No home in the map area says which suburbs it covers yet. Move or widen the map, or choose a suburb.',
   areaFailed: 'The suburbs of the map area could not be found just now. Send again to try once more.',
   areaWait: 'Finding the suburbs of the map area; send again in a moment.',
+  surroundingLoading: 'in {suburbs} and the suburbs around (finding them…)',
+  surroundingFailed: 'The suburbs around yours could not be found just now. Send again to try once more.',
+  surroundingWait: 'Finding the suburbs around yours; send again in a moment.',
+  surroundingMore: 'Alerts follow {max} suburbs: yours and the nearest around them; {count} more further out are left out.',
   suggestionsLabel: 'Did you mean:',
 };
 
