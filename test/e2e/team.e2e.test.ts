@@ -332,5 +332,6 @@ describe.each(WIDTHS)('at %i px', (width) => {
     expect(problems).toEqual([]);
     expect(tabProblems).toEqual([]);
     await context.close();
-  });
+    // Two tabs, three listing pages and four lists loaded near the viewport: past 30 s on a busy machine (CI).
+  }, 90_000);
 });
