@@ -104,7 +104,8 @@ describe.skipIf(skipped)(`two relays on one key and one PostgreSQL database${ski
     const arrived = rig.sim.key.getCounters().perKey[rig.sim.apiKey]!.usedToday;
     expect(arrived).toBeLessThanOrEqual(row!.used);
     expect(arrived).toBeGreaterThan(row!.used - 5);
-  }, 120_000);
+    // Room for its own waits (90 s for both relays ready, 30 s for the enquiries) to fail with their message first.
+  }, 180_000);
 
   it("the relays take the geocoder's turns from the database (GEOCODER_URL with DATABASE_URL): its queries arrive one interval apart", async () => {
     const turns = async () =>
