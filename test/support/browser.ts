@@ -129,7 +129,9 @@ export function watchProblems(page: Page, problems: string[] = []): string[] {
   page.on('requestfailed', (request) => {
     const errorText = request.failure()?.errorText ?? '';
     const leftBehind = errorText === 'net::ERR_ABORTED' && (startedInPage.get(request) ?? navigations) < navigations;
-    if (!leftBehind) problems.push(`failed: ${request.url()} ${errorText}`);
+    // A fetch the page aborted itself: an answer superseded before it came (the map's view moved on, abort() in map-data.ts).
+    const superseded = errorText === 'net::ERR_ABORTED' && request.resourceType() === 'fetch';
+    if (!leftBehind && !superseded) problems.push(`failed: ${request.url()} ${errorText}`);
   });
   return problems;
 }
