@@ -104,6 +104,7 @@ const FIT_TOLERANCE_PX = 8;
  * @attr property-type - House, Unit, Apartment, …
  * @attr agent-id - Only this agent's listings.
  * @attr bbox - Only listings inside this box, `west,south,east,north` in degrees; the map starts there. While the list follows the map, the map writes its view's box here (in the page URL); otherwise "Search this area" sets it.
+ * @attr area - Only listings inside this drawn outline, `lat,lng;lat,lng;…` (3 to 100 corners); drawn on the map ("Draw an area"), kept in the page URL as `area`, and shown over the map.
  * @attr no-follow - The list beside the map does not follow the map at first ("Search this area" instead); the buyer's "Search as I move the map" switch changes it (kept in the page URL as `follow`).
  * @attr query-prefix - Prefix of the URL parameters it reads and writes: the same as the `<estate-listings>` it goes with.
  * @attr detail-href - URL template for a card's link, `{id}` (and `{slug}`) replaced. Without it the link is `?listing=<id>`, which an `<estate-listings>` on the page opens in place.
@@ -177,6 +178,7 @@ export class EstateMap extends EstateElement {
     propertyType: { type: String, attribute: 'property-type' },
     agentId: { type: Number, attribute: 'agent-id' },
     bbox: { type: String },
+    area: { type: String },
     noFollow: { type: Boolean, attribute: 'no-follow' },
     queryPrefix: { type: String, attribute: 'query-prefix' },
     detailHref: { type: String, attribute: 'detail-href' },
@@ -214,6 +216,7 @@ export class EstateMap extends EstateElement {
   declare propertyType: string | null;
   declare agentId: number | null;
   declare bbox: string | null;
+  declare area: string | null;
   declare noFollow: boolean;
   declare queryPrefix: string;
   declare detailHref: string | null;
@@ -302,6 +305,7 @@ export class EstateMap extends EstateElement {
     this.propertyType = null;
     this.agentId = null;
     this.bbox = null;
+    this.area = null;
     this.noFollow = false;
     this.following = true;
     this.queryPrefix = '';
