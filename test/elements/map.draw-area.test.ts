@@ -4,6 +4,8 @@ import { RELAY } from '/__relay.js';
 import { listingsPlaced, relayJson } from './map-relay.ts';
 import '../../widget/map/define.ts';
 import '../../widget/listings/define.ts';
+import '../../widget/saved-search/define.ts';
+import type { AreaSuburbs } from '../../contract/saved-search-area.ts';
 import type { EstateMap } from '../../widget/map/map.ts';
 import type { EstateListings } from '../../widget/listings/listings.ts';
 import { DRAWN_CORNERS_MAX } from '../../widget/map/draw-area.ts';
@@ -240,5 +242,24 @@ describe('<estate-map> Draw an area', () => {
     await map.updateComplete;
     expect(shadow(map).querySelector('[role="status"]')!.textContent).to.contain(defaultMapStrings.areaTooSmall);
     expect(part(map, 'draw-surface')).to.not.equal(null);
+  });
+
+  it('offers alerts for a drawn area as the suburbs it covers, and says so', async () => {
+    const [west, south, east, north] = (await busyBox()).split(',').map(Number) as [number, number, number, number];
+    const area = [
+      [north, west],
+      [north, east],
+      [south, east],
+      [south, west],
+    ]
+      .map(([lat, lng]) => `${lat!.toFixed(5)},${lng!.toFixed(5)}`)
+      .join(';');
+    const covered = await relayJson<AreaSuburbs>(`api/v1/suburbs?area=${area}`);
+    expect(covered.items.length).to.be.greaterThan(0);
+    const el = await fixture<HTMLElement>(html`<estate-saved-search relay=${RELAY} .search=${{ type: 'sale', area }}></estate-saved-search>`);
+    await waitUntil(() => shadow(el).textContent!.includes('(the suburbs your area covers)'), 'the suburbs named');
+    const text = shadow(el).textContent!.replace(/\s+/g, ' ');
+    for (const suburb of covered.items) expect(text).to.contain(suburb.name);
+    await expect(el).to.be.accessible();
   });
 });
