@@ -111,6 +111,7 @@ export class DrawAreaController implements ReactiveController {
       @pointercancel=${this.#onPointerCancel}
       @mousedown=${stop}
       @touchstart=${stop}
+      @touchmove=${stop}
       @wheel=${stop}
       @dblclick=${stop}
       @keydown=${this.#onKeydown}
