@@ -8,7 +8,7 @@ import '../../widget/saved-search/define.ts';
 import type { AreaSuburbs } from '../../contract/saved-search-area.ts';
 import type { EstateMap } from '../../widget/map/map.ts';
 import type { EstateListings } from '../../widget/listings/listings.ts';
-import { DRAWN_CORNERS_MAX } from '../../widget/map/draw-area.ts';
+import { DRAWN_CORNERS_MAX } from '../../widget/map/draw-session.ts';
 import { defaultMapStrings } from '../../widget/map/strings.ts';
 import { inArea, parseArea, type AreaPoint } from '../../contract/drawn-area.ts';
 import type { ListingMap, ListingSummary } from '../../contract/relay-api.ts';
@@ -101,9 +101,10 @@ describe('<estate-map> Draw an area', () => {
     await expect(map).to.be.accessible();
     part(map, 'draw-area')!.focus();
     await sendKeys({ press: 'Enter' });
-    await map.updateComplete;
+    // The drawing's code is fetched on the first press.
+    await waitUntil(() => part(map, 'draw-surface'), 'the drawing surface');
     const surface = part(map, 'draw-surface')!;
-    expect(shadow(map).activeElement, 'the surface takes the focus').to.equal(surface);
+    await waitUntil(() => shadow(map).activeElement === surface, 'the surface focused');
     expect(shadow(map).querySelector('[role="status"]')!.textContent).to.contain(defaultMapStrings.drawingStarted);
     await expect(map).to.be.accessible();
     const entries = history.length;
@@ -166,7 +167,7 @@ describe('<estate-map> Draw an area', () => {
     const { map, list, shown } = await mapAndList();
     const totalBefore = shown.total;
     part(map, 'draw-area')!.click();
-    await map.updateComplete;
+    await waitUntil(() => part(map, 'draw-surface'), 'the drawing surface');
     const surface = part(map, 'draw-surface')!;
     const box = surface.getBoundingClientRect();
     const [cx, cy] = [box.left + box.width / 2, box.top + box.height / 2];
@@ -210,7 +211,7 @@ describe('<estate-map> Draw an area', () => {
 
     // Escape while drawing: nothing applied, focus back on the button.
     part(map, 'draw-area')!.click();
-    await map.updateComplete;
+    await waitUntil(() => part(map, 'draw-surface'), 'the drawing surface');
     part(map, 'draw-surface')!.focus();
     await sendKeys({ press: 'Enter' });
     await sendKeys({ press: 'Escape' });
@@ -237,7 +238,7 @@ describe('<estate-map> Draw an area', () => {
     part(map, 'remove-area')!.click();
     await waitUntil(() => part(map, 'draw-area'), 'removed');
     part(map, 'draw-area')!.click();
-    await map.updateComplete;
+    await waitUntil(() => part(map, 'draw-finish'), 'drawing');
     part(map, 'draw-finish')!.click();
     await map.updateComplete;
     expect(shadow(map).querySelector('[role="status"]')!.textContent).to.contain(defaultMapStrings.areaTooSmall);
