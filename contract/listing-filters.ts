@@ -47,7 +47,11 @@ export interface MoneyFilter extends FilterBase {
 export interface BoxFilter extends FilterBase {
   kind: 'bbox';
 }
-export type FilterSpec = ChoiceFilter | TextFilter | ListFilter | WholeFilter | MoneyFilter | BoxFilter;
+/** An area drawn on the map, `lat,lng;lat,lng;…` (contract/drawn-area.ts): placed listings inside its outline. */
+export interface AreaFilter extends FilterBase {
+  kind: 'area';
+}
+export type FilterSpec = ChoiceFilter | TextFilter | ListFilter | WholeFilter | MoneyFilter | BoxFilter | AreaFilter;
 
 const COUNT_MAX = 50;
 /** The most suburbs one search names (the saved-search requirement's list stays readable: AREA_SUBURBS_MAX). */
@@ -73,6 +77,8 @@ export const LISTING_FILTERS = {
   keywords: { kind: 'text', maxLength: 100, attribute: 'keywords' },
   agentId: { kind: 'whole', max: Number.MAX_SAFE_INTEGER, attribute: 'agent-id' },
   bbox: { kind: 'bbox', attribute: 'bbox' },
+  // An outline drawn on the map ("Draw an area"), by the position each listing's card shows.
+  area: { kind: 'area', attribute: 'area' },
   sort: { kind: 'choice', values: ['newest', 'price', '-price', 'suburb', 'landArea'], fallback: 'newest', attribute: 'sort' },
 } as const satisfies Record<string, FilterSpec>;
 
@@ -82,7 +88,7 @@ export const LISTING_FILTER_NAMES = Object.keys(LISTING_FILTERS) as ListingFilte
 /** The value a filter takes: its words for a choice, a string for text, a number otherwise. */
 export type FilterValue<Spec extends FilterSpec> = Spec extends { kind: 'choice'; values: readonly (infer Word)[] }
   ? Word
-  : Spec extends TextFilter | ListFilter | BoxFilter
+  : Spec extends TextFilter | ListFilter | BoxFilter | AreaFilter
     ? string
     : number;
 

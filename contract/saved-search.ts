@@ -32,6 +32,8 @@ export const SAVED_SEARCH_FILTERS = {
   keywords: false,
   agentId: false,
   bbox: false,
+  // Sent as the suburbs it covers, as a box is.
+  area: false,
   sort: false,
 } as const satisfies Record<ListingFilterName, boolean>;
 

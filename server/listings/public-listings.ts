@@ -1,4 +1,5 @@
 import type { Agent, AgentProfile, ListingDetail, ListingPosition, ListingSummary, Office, Page, Photo, Team } from '../../contract/relay-api.ts';
+import { areaBox, inArea } from '../../contract/drawn-area.ts';
 import type { ListingPlacements } from './placement.ts';
 import type { PhotoMirror } from '../photos/mirror.ts';
 import { publicPhoto, variantUrl } from '../photos/public.ts';
@@ -87,6 +88,13 @@ export function publicListings(deps: PublicListingsDeps): PublicListings {
   const positionsOf = (ids: readonly number[]) => deps.placements?.positionsOf(ids) ?? new Map<number, ListingPosition>();
   const context: FilterContext = {
     placedWithin: (box) => deps.placements?.within(box) ?? [],
+    placedInArea(area) {
+      // The box around the outline narrows it (an indexed look-up), the outline decides, on the positions the cards show.
+      const placements = deps.placements;
+      if (!placements) return [];
+      const positions = placements.positionsOf(placements.within(areaBox(area)));
+      return [...positions].filter(([, position]) => inArea(area, position.lat, position.lng)).map(([id]) => id);
+    },
     surroundingSuburbs(named) {
       const key = named.join(',');
       let around = surrounding.get(key);

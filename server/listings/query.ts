@@ -10,6 +10,7 @@ import {
   type ListingFilterName,
 } from '../../contract/listing-filters.ts';
 import type { ListingSort, ListingsQuery } from '../../contract/relay-api.ts';
+import { formatArea, parseArea, type AreaPoint } from '../../contract/drawn-area.ts';
 import { HttpError } from '../http/errors.ts';
 import { keywordClause } from './keywords.ts';
 
@@ -36,6 +37,13 @@ const boundingBox = z
     context.addIssue({ code: 'custom', message: box });
     return z.NEVER;
   });
+/** `lat,lng;…`, checked (contract/drawn-area.ts) and spelled canonically. */
+const drawnArea = z.string().transform((value, context) => {
+  const area = parseArea(value);
+  if (typeof area !== 'string') return formatArea(area);
+  context.addIssue({ code: 'custom', message: area });
+  return z.NEVER;
+});
 const text = (maxLength: number) => z.string().trim().min(1, 'must not be empty').max(maxLength, `must be at most ${maxLength} characters`);
 /** Names separated by commas, each checked, spelled canonically: none twice, in the order given. */
 const list = (maxItems: number, maxLength: number) =>
@@ -71,6 +79,8 @@ function filterSchema(spec: FilterSpec): z.ZodType<unknown, string | undefined> 
       return money.optional();
     case 'bbox':
       return boundingBox.optional();
+    case 'area':
+      return drawnArea.optional();
   }
 }
 
@@ -169,6 +179,8 @@ type FilterWithClause = Exclude<ListingFilterName, 'sort'>;
 export interface FilterContext {
   /** Ids of the listings placed inside a box (none when nothing places listings). */
   placedWithin(box: BoundingBox): readonly number[];
+  /** Ids of the listings whose shown position is inside a drawn outline (none when nothing places listings). */
+  placedInArea(area: readonly AreaPoint[]): readonly number[];
   /** The suburbs around these (surrounding.ts), theirs not among them; none when nothing places suburbs. */
   surroundingSuburbs?(suburbs: readonly string[]): readonly string[];
 }
@@ -216,6 +228,8 @@ const FILTER_CLAUSES: {
   agentId: (agentId) => ['id IN (SELECT listing_id FROM listing_agents WHERE agent_id = ?)', agentId],
   // Positions are the places module's (its tables are its own): the ids it places inside the box.
   bbox: (bbox, context) => ['id IN (SELECT value FROM json_each(?))', JSON.stringify(bbox === EMPTY_BOX ? [] : context.placedWithin(boxOf(bbox)))],
+  // Likewise a drawn outline: by the position the card shows (a withheld address's is its suburb's), never a hidden one.
+  area: (area, context) => ['id IN (SELECT value FROM json_each(?))', JSON.stringify(context.placedInArea(parseArea(area) as AreaPoint[]))],
 };
 
 /** The SQL of a parsed query: placeholders only, never interpolated input. */

@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
-import { formatBoundingBox, LISTING_FILTERS, listItems, parseBoundingBox, SUBURBS_MAX, type BoundingBox } from '../../contract/listing-filters.ts';
+import { formatBoundingBox, LISTING_FILTERS, listItems, parseBoundingBox, SUBURBS_MAX } from '../../contract/listing-filters.ts';
+import { areaBox, formatArea, parseArea } from '../../contract/drawn-area.ts';
 import type { AgentProfile, ListingsFilling, PlacementSummary, SimilarListings, Suburb, Team } from '../../contract/relay-api.ts';
 import { AREA_SUBURBS_MAX, suburbKey, suburbsInArea, type AreaSuburbs, type SuburbPlace } from '../../contract/saved-search-area.ts';
 import type { ListingPlacements } from './placement.ts';
@@ -259,17 +260,34 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
   });
 
   // The suburbs the agency has listed in: an appraisal form's suggestions (`<estate-appraisal>`).
-  // With `bbox`: the suburbs a saved search of that map area follows (contract/saved-search-area.ts);
+  // With `bbox`, or `area` (a drawn outline): the suburbs a saved search of that map area follows (contract/saved-search-area.ts);
   // with `around`: the suburbs around the named ones, which a saved search with "include surrounding suburbs" follows too.
   router.get('/api/v1/suburbs', (req, res) => {
-    const { bbox, around } = req.query;
+    const { bbox, area, around } = req.query;
     if (around !== undefined) {
       const named = aroundNames(around);
       send(req, res, `suburbs-around|${hostOf(req)}|${named.map(suburbKey).join(',')}`, LIST_CACHE_CONTROL, Infinity, () => suburbsAround(named));
       return;
     }
-    if (bbox === undefined) {
+    if (bbox === undefined && area === undefined) {
       send(req, res, `suburbs|${hostOf(req)}`, AGENTS_CACHE_CONTROL, Infinity, () => ({ items: cache.suburbs() satisfies Suburb[] }));
+      return;
+    }
+    if (bbox !== undefined && area !== undefined) {
+      throw new HttpError(400, 'invalid_query', 'Some query parameters need attention.', { area: 'must not be given with bbox (one area at a time)' });
+    }
+    if (area !== undefined) {
+      const outline = typeof area === 'string' ? parseArea(area) : 'must be given once, as a plain value';
+      if (typeof outline === 'string') throw new HttpError(400, 'invalid_query', 'Some query parameters need attention.', { area: outline });
+      const filter = { area: formatArea(outline) };
+      send(
+        req,
+        res,
+        `suburbs|${hostOf(req)}|area|${filter.area}`,
+        LIST_CACHE_CONTROL,
+        Infinity,
+        () => suburbsInArea(placedSuburbs(filter), areaBox(outline)) satisfies AreaSuburbs,
+      );
       return;
     }
     const box = typeof bbox === 'string' ? parseBoundingBox(bbox) : 'must be given once, as a plain value';
@@ -280,7 +298,7 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
       `suburbs|${hostOf(req)}|${formatBoundingBox(box)}`,
       LIST_CACHE_CONTROL,
       Infinity,
-      () => suburbsInArea(placedSuburbs(box), box) satisfies AreaSuburbs,
+      () => suburbsInArea(placedSuburbs({ bbox: formatBoundingBox(box) }), box) satisfies AreaSuburbs,
     );
   });
 
@@ -317,10 +335,10 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     return { items: around.slice(0, AREA_SUBURBS_MAX), more: Math.max(0, around.length - AREA_SUBURBS_MAX) };
   }
 
-  /** The suburbs of the placed listings in the box, of every status (a sold home still says where its suburb is). */
-  function* placedSuburbs(box: BoundingBox): Generator<SuburbPlace> {
+  /** The suburbs of the placed listings in the box or drawn area, of every status (a sold home still says where its suburb is). */
+  function* placedSuburbs(area: { bbox: string } | { area: string }): Generator<SuburbPlace> {
     for (const status of ['available', 'sold', 'leased'] as const) {
-      for (const listing of listings.all(parseListingsQuery({ bbox: formatBoundingBox(box), status }))) {
+      for (const listing of listings.all(parseListingsQuery({ ...area, status }))) {
         const { position, address } = listing;
         if (position && address.suburb)
           yield { suburb: { name: address.suburb, postcode: address.postcode, state: address.state }, lat: position.lat, lng: position.lng };

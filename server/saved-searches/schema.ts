@@ -45,8 +45,9 @@ function filterValue(name: SavedSearchFilterName, spec: FilterSpec, label = `sea
         .max(MONEY_MAX, { error: `${label} is too large` })
         .refine((value) => Math.round(value * 100) === value * 100, { error: `${label} must be whole dollars and cents` });
     case 'bbox':
-      // No kept filter is a box today (contract/saved-search.ts); one would need its own reading here.
-      throw new Error(`search.${name}: a map box is not a saved-search filter`);
+    case 'area':
+      // No kept filter is a box or a drawn area today (contract/saved-search.ts); one would need its own reading here.
+      throw new Error(`search.${name}: a map area is not a saved-search filter`);
   }
 }
 

@@ -302,6 +302,33 @@ describe('public fields only', () => {
     if (withheldAt.latitude !== null) for (const text of texts) expect(text).not.toContain(`[${withheldAt.longitude},${withheldAt.latitude}]`);
   });
 
+  it('an area drawn around a withheld address selects by the position shown (its suburb), never the CRM coordinates', async () => {
+    const at = rig.simListing(partialAddressId).fields.geolocation as { latitude: number | null; longitude: number | null } | null;
+    expect(at?.latitude, 'the withheld listing has CRM coordinates to hide').toBeTypeOf('number');
+    const around = (lat: number, lng: number) =>
+      [
+        [lat + 0.0005, lng - 0.0005],
+        [lat + 0.0005, lng + 0.0005],
+        [lat - 0.0005, lng + 0.0005],
+        [lat - 0.0005, lng - 0.0005],
+      ]
+        .map(([a, b]) => `${a!.toFixed(5)},${b!.toFixed(5)}`)
+        .join(';');
+    const shown = ((await rig.get(`/api/v1/listings/${partialAddressId}`)).body as ListingSummary).position;
+    // Its hidden spot, 50 m each way: it must not be there, in the list or on the map.
+    const hidden = around(at!.latitude!, at!.longitude!);
+    if (shown) expect(Math.hypot(shown.lat - at!.latitude!, shown.lng - at!.longitude!)).toBeGreaterThan(0.001);
+    const listed = (await rig.get(`/api/v1/listings?status=available&pageSize=100&area=${hidden}`)).body as Page<ListingSummary>;
+    expect(listed.items.map((card) => card.id)).not.toContain(partialAddressId);
+    const mapped = (await rig.get(`/api/v1/listings/map?area=${hidden}&bbox=-180,-90,180,90&zoom=20`)).body as ListingMap;
+    expect(mapped.features.map((feature) => feature.properties.id)).not.toContain(partialAddressId);
+    // Where its card says it is, it is found.
+    if (shown) {
+      const there = (await rig.get(`/api/v1/listings?status=available&pageSize=100&area=${around(shown.lat, shown.lng)}`)).body as Page<ListingSummary>;
+      expect(there.items.map((card) => card.id)).toContain(partialAddressId);
+    }
+  });
+
   it("gives the enquiry relay a listing's lead destination: the CRM adapter's token for its life, reference and published address", async () => {
     const listing = rig.simListing(contactAgentId);
     const target = rig.relay.listings.listingTarget(contactAgentId)!;

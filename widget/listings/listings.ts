@@ -109,6 +109,7 @@ const EAGER_CARDS = 3;
  * @attr property-type - House, Unit, Apartment, …
  * @attr agent-id - Only this agent's listings.
  * @attr bbox - Only listings placed inside this map box: `west,south,east,north` in degrees. The page URL's `bbox` (under `query-prefix`), which an `<estate-map>`'s "search this area" writes, wins over it.
+ * @attr area - Only listings placed inside this drawn outline: `lat,lng;lat,lng;…` (at least 3 corners, at most 100). The page URL's `area` (under `query-prefix`), which an `<estate-map>`'s "Draw an area" writes, wins over it.
  * @attr sort - `newest`, `price`, `-price`, `suburb` or `landArea`.
  * @attr page - Page number, from 1.
  * @attr page-size - Cards per page (1–100, default 12).
@@ -201,6 +202,7 @@ export class EstateListings extends EstateElement {
     propertyType: { type: String, attribute: 'property-type' },
     agentId: { type: Number, attribute: 'agent-id' },
     bbox: { type: String },
+    area: { type: String },
     sort: { type: String },
     page: { type: Number },
     pageSize: { type: Number, attribute: 'page-size' },
@@ -237,6 +239,7 @@ export class EstateListings extends EstateElement {
   declare propertyType: string | null;
   declare agentId: number | null;
   declare bbox: string | null;
+  declare area: string | null;
   declare sort: ListingSort | null;
   declare page: number;
   declare pageSize: number;
@@ -308,6 +311,7 @@ export class EstateListings extends EstateElement {
     this.propertyType = null;
     this.agentId = null;
     this.bbox = null;
+    this.area = null;
     this.sort = null;
     this.page = 1;
     this.pageSize = 12;
@@ -431,12 +435,14 @@ export class EstateListings extends EstateElement {
       this.#setFilterValues(values);
       this.page = Math.max(1, cleanCount(this.#urlQuery.get('page')) ?? 1);
     }
-    // The map's area ("search this area" on an <estate-map> writes it): every list follows it.
-    const area = this.#urlQuery.get('bbox');
-    const bbox = (cleanValue('bbox', area !== null ? area : this.#baseFilters?.bbox) ?? null) as string | null;
-    if (bbox !== this.bbox) {
-      this.bbox = bbox;
-      if (!this.#syncsUrl) this.page = 1;
+    // The map's areas ("search this area" and "Draw an area" on an <estate-map> write them): every list follows them.
+    for (const name of MAP_AREAS) {
+      const fromUrl = this.#urlQuery.get(name);
+      const value = (cleanValue(name, fromUrl !== null ? fromUrl : this.#baseFilters?.[name]) ?? null) as string | null;
+      if (value !== this[name]) {
+        this[name] = value;
+        if (!this.#syncsUrl) this.page = 1;
+      }
     }
     if (!this.detailHref) {
       const id = cleanCount(this.#urlQuery.get('listing'));
@@ -509,18 +515,19 @@ export class EstateListings extends EstateElement {
 
   #onFilterReset(): void {
     const values: Partial<Record<QueryKey, unknown>> = {};
-    for (const name of [...this.#barFilters, 'bbox'] as const) values[name] = this.#baseFilters?.[name];
+    for (const name of [...this.#barFilters, ...MAP_AREAS] as const) values[name] = this.#baseFilters?.[name];
     this.#applyFilters(values);
   }
 
   #applyFilters(values: Partial<Record<QueryKey, unknown>>): void {
-    const area = this.bbox;
+    const before = { bbox: this.bbox, area: this.area };
     this.#setFilterValues(values);
     this.page = 1;
-    // A reset also leaves the map's area (and tells the map, through the URL).
-    const changes: QueryChanges = area !== this.bbox ? { bbox: null, page: null } : {};
+    // A reset also leaves the map's areas (and tells the map, through the URL).
+    const changes: QueryChanges = {};
+    for (const name of MAP_AREAS) if (before[name] !== this[name]) Object.assign(changes, { [name]: null, page: null });
     if (this.#syncsUrl) this.#urlQuery.push({ ...this.#queryChanges({ filters: true, page: 1 }), ...changes });
-    else if (area !== this.bbox) this.#urlQuery.push(changes);
+    else if (Object.keys(changes).length) this.#urlQuery.push(changes);
     const { page, pageSize, ...filters } = this.query;
     this.emit<ListingsQueryChangeDetail>('estate-listings-query-change', { query: this.query });
     this.track<SearchDetail>('estate-search', { filters }, [{ event: 'search', search_term: searchTerm(filters) }]);
@@ -784,7 +791,7 @@ export class EstateListings extends EstateElement {
 
   #renderEmpty(): TemplateResult {
     const text = this.#text;
-    const filtered = [...this.#barFilters, 'bbox' as const].some(
+    const filtered = [...this.#barFilters, ...MAP_AREAS].some(
       (name) => cleanValue(name, this.#filterValues()[name]) !== cleanValue(name, this.#baseFilters?.[name]),
     );
     return html`${this.#renderStatus(plural(this.#resolvedLocale, 0, text.resultCount))}
@@ -809,6 +816,9 @@ export class EstateListings extends EstateElement {
       </div>`;
   }
 }
+
+/** The filters an `<estate-map>` writes in the page URL, which every list under its prefix follows: its box and a drawn area. */
+const MAP_AREAS = ['bbox', 'area'] as const satisfies readonly QueryKey[];
 
 /** The element declares a typed property for every filter of the table: a missing one fails here. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -8,6 +8,7 @@ import {
   type FilterSpec,
   type ListingFilterName,
 } from '../../contract/listing-filters.ts';
+import { formatArea, parseArea } from '../../contract/drawn-area.ts';
 import type { ListingSort, ListingsQuery } from '../../contract/relay-api.ts';
 
 /**
@@ -77,6 +78,10 @@ export function cleanValue(key: QueryKey, value: unknown): string | number | und
   if (spec.kind === 'bbox') {
     const box = parseBoundingBox(text);
     return typeof box === 'string' ? undefined : formatBoundingBox(box);
+  }
+  if (spec.kind === 'area') {
+    const area = parseArea(text);
+    return typeof area === 'string' ? undefined : formatArea(area);
   }
   if (spec.kind === 'list') {
     const items = listItems(text)

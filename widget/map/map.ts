@@ -23,6 +23,7 @@ import { ShortlistController, renderKeep } from '../shared/shortlist.ts';
 import { UrlQueryController, type QueryChanges } from '../shared/url-query.ts';
 import { buildQuery, cleanCount, cleanValue, QUERY_KEYS, toSearchParams, type QueryKey } from '../listings/query.ts';
 import { MapDataController } from './map-data.ts';
+import { DrawAreaController, drawAreaStyles } from './draw-area.ts';
 import { MapGestures, type GestureHint } from './gestures.ts';
 import { formatPlace, parsePlace, placeOf, viewOfPlace, type MapPlace } from './map-place.ts';
 import { pinPrice, type PinPriceWords } from './pin-price.ts';
@@ -104,6 +105,7 @@ const FIT_TOLERANCE_PX = 8;
  * @attr property-type - House, Unit, Apartment, …
  * @attr agent-id - Only this agent's listings.
  * @attr bbox - Only listings inside this box, `west,south,east,north` in degrees; the map starts there. While the list follows the map, the map writes its view's box here (in the page URL); otherwise "Search this area" sets it.
+ * @attr area - Only listings inside this drawn outline, `lat,lng;lat,lng;…` (3 to 100 corners); drawn on the map ("Draw an area"), kept in the page URL as `area`, and shown over the map.
  * @attr no-follow - The list beside the map does not follow the map at first ("Search this area" instead); the buyer's "Search as I move the map" switch changes it (kept in the page URL as `follow`).
  * @attr query-prefix - Prefix of the URL parameters it reads and writes: the same as the `<estate-listings>` it goes with.
  * @attr detail-href - URL template for a card's link, `{id}` (and `{slug}`) replaced. Without it the link is `?listing=<id>`, which an `<estate-listings>` on the page opens in place.
@@ -131,6 +133,13 @@ const FIT_TOLERANCE_PX = 8;
  * @csspart search-area - The "search this area" button (while the list does not follow the map).
  * @csspart follow - The "Search as I move the map" switch (a checkbox and its label).
  * @csspart clear-area - The "clear area" button.
+ * @csspart draw-controls - The group of the drawing's buttons.
+ * @csspart draw-area - The "Draw an area" button: then a drag (mouse, pen or one finger) draws an outline, or the keyboard's cross-hair places its corners.
+ * @csspart draw-finish - "Finish": closes the corners placed so far (at least 3).
+ * @csspart draw-cancel - "Cancel": leaves drawing, nothing applied.
+ * @csspart remove-area - "Remove area": removes the drawn area.
+ * @csspart draw-surface - The surface over the map while drawing (it takes the pointer and the keys).
+ * @csspart drawn-area - The drawn outline (an SVG polygon).
  * @csspart card - A listing's card over the map.
  * @csspart card-image - Its photo.
  * @csspart price - Its price text, as the agency wrote it.
@@ -160,7 +169,7 @@ const FIT_TOLERANCE_PX = 8;
  * @fires {CustomEvent<ListingHighlightDetail>} estate-listing-highlight - A pin is pointed at or focused (`id`), or no longer (`null`); an `<estate-listings>` lights up that card.
  */
 export class EstateMap extends EstateElement {
-  static override styles = styles;
+  static override styles = [styles, drawAreaStyles];
 
   static override properties = {
     type: { type: String },
@@ -177,6 +186,7 @@ export class EstateMap extends EstateElement {
     propertyType: { type: String, attribute: 'property-type' },
     agentId: { type: Number, attribute: 'agent-id' },
     bbox: { type: String },
+    area: { type: String },
     noFollow: { type: Boolean, attribute: 'no-follow' },
     queryPrefix: { type: String, attribute: 'query-prefix' },
     detailHref: { type: String, attribute: 'detail-href' },
@@ -214,6 +224,7 @@ export class EstateMap extends EstateElement {
   declare propertyType: string | null;
   declare agentId: number | null;
   declare bbox: string | null;
+  declare area: string | null;
   declare noFollow: boolean;
   declare queryPrefix: string;
   declare detailHref: string | null;
@@ -280,6 +291,16 @@ export class EstateMap extends EstateElement {
   /** The unclustered answer for the list of what is in view (asked only while the list is open). */
   readonly #listData = new MapDataController(this, () => undefined);
   readonly #shortlist = new ShortlistController(this);
+  /** "Draw an area": the outline is the `area` filter, in the URL like the others. */
+  readonly #drawing = new DrawAreaController(this, {
+    view: () => (this.#view && this.#size.width ? { view: this.#view, size: this.#size } : null),
+    area: () => (this.area && this.area !== cleanValue('area', this.#baseFilters?.area) ? this.area : null),
+    apply: (area) => this.#applyDrawnArea(area),
+    announce: (message) => (this.announcement = message),
+    words: () => this.text,
+  });
+  /** Said before the next count of properties on the map (after an area is drawn or removed). */
+  #announcePrefix = '';
 
   readonly #urlQuery = new UrlQueryController(this, {
     prefix: () => this.queryPrefix ?? '',
@@ -302,6 +323,7 @@ export class EstateMap extends EstateElement {
     this.propertyType = null;
     this.agentId = null;
     this.bbox = null;
+    this.area = null;
     this.noFollow = false;
     this.following = true;
     this.queryPrefix = '';
@@ -680,7 +702,9 @@ export class EstateMap extends EstateElement {
     if (this.#announceNext) {
       this.#announceNext = false;
       const text = this.text;
-      this.announcement = inView ? plural(this.#locale, inView, text.inView) : text.noneInView;
+      const count = inView ? plural(this.#locale, inView, text.inView) : text.noneInView;
+      this.announcement = this.#announcePrefix ? `${this.#announcePrefix} ${count}` : count;
+      this.#announcePrefix = '';
     }
     if (this.#focusNear) {
       const [x, y] = this.#focusNear;
@@ -847,6 +871,23 @@ export class EstateMap extends EstateElement {
     this.#ask(true);
   }
 
+  /** An outline drawn (a history entry; the map fits its results) or removed (the view stays; a following list shows it). */
+  #applyDrawnArea(area: string | null): void {
+    this.area = (area ?? cleanValue('area', this.#baseFilters?.area) ?? null) as string | null;
+    this.#announcePrefix = area ? this.text.areaDrawn : this.text.areaRemoved;
+    this.#announceNext = true;
+    if (this.#writeTimer !== undefined) this.#writeView();
+    const changes: QueryChanges = { area, page: null, ...(this.#view ? { view: formatPlace(placeOf(this.#view, this.#size)) } : {}) };
+    if (!area && this.following && this.#view) {
+      this.#fitted = false;
+      this.bbox = formatBoundingBox(viewBox(this.#view, this.#size));
+      changes.bbox = this.bbox;
+    }
+    this.#urlQuery.push(changes);
+    if (area) this.#fitToResults(true);
+    else this.#ask(true);
+  }
+
   #toggleFullscreen(): void {
     this.#setFullscreen(!this.fullscreen);
     void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>('[part~="fullscreen-button"]')?.focus());
@@ -957,6 +998,7 @@ export class EstateMap extends EstateElement {
                   ? html`<button type="button" part="button clear-area" class="action secondary" @click=${this.#clearArea}>${text.clearArea}</button>`
                   : nothing
           }
+          ${this.#drawing.renderControls()}
         </div>
         <div part="controls" class="controls">
           <button type="button" part="button zoom-in" class="control" aria-label=${text.zoomIn} @click=${() => this.#zoom(1)}>
@@ -987,7 +1029,7 @@ export class EstateMap extends EstateElement {
           @keydown=${this.#onStageKeydown}
         >
           <div part="tiles" class="tiles"></div>
-          ${this.config && !this.config.tiles ? this.#renderLabels() : nothing}
+          ${this.config && !this.config.tiles ? this.#renderLabels() : nothing} ${this.#drawing.renderOverlay()}
           <div class="markers">${this.#renderMarkers()}</div>
         </div>
         <p id="instructions" class="visually-hidden">${text.instructions}</p>

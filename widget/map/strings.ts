@@ -63,6 +63,25 @@ export interface MapStrings {
   /** The listing detail's small map. */
   locationLabel: string;
   approximateLocation: string;
+  /** Draw an area (widget/map/draw-area.ts). */
+  drawArea: string;
+  removeArea: string;
+  finishArea: string;
+  cancelDrawing: string;
+  drawingRole: string;
+  drawingLabel: string;
+  drawingInstructions: string;
+  drawingStarted: string;
+  /** `{count}`: corners so far, fewer than 3. */
+  cornerAdded: string;
+  cornerAddedReady: string;
+  cornerRemoved: string;
+  onFirstCorner: string;
+  areaTooSmall: string;
+  drawingCancelled: string;
+  /** Announced before the count of properties inside a drawn area. */
+  areaDrawn: string;
+  areaRemoved: string;
 }
 
 export const defaultMapStrings: MapStrings = {
@@ -107,6 +126,23 @@ export const defaultMapStrings: MapStrings = {
   noTiles: 'Map without background',
   locationLabel: 'Map of the property’s location',
   approximateLocation: 'Approximate location, {place}',
+  drawArea: 'Draw an area',
+  removeArea: 'Remove area',
+  finishArea: 'Finish',
+  cancelDrawing: 'Cancel',
+  drawingRole: 'drawing area',
+  drawingLabel: 'Draw an area on the map',
+  drawingInstructions:
+    'Drag on the map to draw around the streets you want. With the keyboard: arrow keys move the cross-hair (with Shift, further), Enter or Space adds a corner, Enter on the first corner or Finish closes the area, Backspace removes the last corner, Escape cancels.',
+  drawingStarted: 'Drawing an area. Drag around the streets you want, or move the cross-hair with the arrow keys and add corners with Enter.',
+  cornerAdded: 'Corner {count} added. An area needs at least 3.',
+  cornerAddedReady: 'Corner {count} added. Go back to the first corner and press Enter, or press Finish, to close the area.',
+  cornerRemoved: 'Last corner removed, {count} left.',
+  onFirstCorner: 'On the first corner: Enter closes the area.',
+  areaTooSmall: 'An area needs at least 3 corners, not all on one line.',
+  drawingCancelled: 'Drawing cancelled.',
+  areaDrawn: 'Area drawn.',
+  areaRemoved: 'Area removed.',
 };
 
 registerBuiltInTranslation<{ map: MapStrings }>(

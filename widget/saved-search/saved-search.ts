@@ -1,6 +1,7 @@
 import { css, html, nothing, type PropertyDeclarations } from 'lit';
 import { Task, TaskStatus } from '@lit/task';
 import { formatBoundingBox, listItems, parseBoundingBox } from '../../contract/listing-filters.ts';
+import { formatArea, parseArea } from '../../contract/drawn-area.ts';
 import type { EnquiryRequest } from '../../contract/relay-api.ts';
 import { AREA_SUBURBS_MAX, suburbKey, withSurrounding, type AreaSuburbs } from '../../contract/saved-search-area.ts';
 import {
@@ -40,15 +41,19 @@ export function keptFilters(query: Record<string, unknown> | null | undefined): 
 }
 
 /**
- * The map area a query follows (`bbox`, canonical), or undefined: none, a bad one, or a suburb
- * chosen by name (then the suburb is the search's place; the requirement holds one list).
+ * The map area a query follows, as the query of `GET /api/v1/suburbs` (`area=…` for a drawn
+ * outline, else `bbox=…`, canonical), or undefined: none, a bad one, or a suburb chosen by name
+ * (then the suburb is the search's place; the requirement holds one list).
  */
 export function areaOf(query: Record<string, unknown> | null | undefined): string | undefined {
-  const bbox = query?.bbox;
   const suburb = query?.suburb;
-  if (typeof bbox !== 'string' || (typeof suburb === 'string' && suburb.trim() !== '')) return undefined;
+  if (typeof suburb === 'string' && suburb.trim() !== '') return undefined;
+  const drawn = typeof query?.area === 'string' ? parseArea(query.area) : undefined;
+  if (drawn !== undefined && typeof drawn !== 'string') return `area=${encodeURIComponent(formatArea(drawn))}`;
+  const bbox = query?.bbox;
+  if (typeof bbox !== 'string') return undefined;
   const box = parseBoundingBox(bbox);
-  return typeof box === 'string' ? undefined : formatBoundingBox(box);
+  return typeof box === 'string' ? undefined : `bbox=${encodeURIComponent(formatBoundingBox(box))}`;
 }
 
 /**
@@ -80,8 +85,8 @@ interface RefusedSuburb {
  * With "include surrounding suburbs" (`surrounding: 'true'` beside the suburbs) the suburbs around
  * the chosen ones are asked of the relay (`GET /api/v1/suburbs?around=`), named in the summary and
  * sent with them, 12 in all (the requirement holds suburbs, not "and around").
- * A map area (`bbox` in the search, with no suburb chosen) is followed as the suburbs it covers,
- * asked of the relay (`GET /api/v1/suburbs?bbox=`, contract/saved-search-area.ts) and named in the
+ * A map area (`bbox`, or a drawn `area`, in the search, with no suburb chosen) is followed as the suburbs it covers,
+ * asked of the relay (`GET /api/v1/suburbs?bbox=` or `?area=`, contract/saved-search-area.ts) and named in the
  * summary before sending: at most 12 (AREA_SUBURBS_MAX), the rest counted and said. The form does not
  * send until they are known. A suburb the agency's CRM does not know is refused by the relay (400);
  * its message and the close names it offers show under the summary, each a button that takes it.
@@ -98,7 +103,7 @@ interface RefusedSuburb {
  * @summary "Get alerts for this search" form: the search goes to the agency's CRM exactly once.
  *
  * @attr {string} relay - Base URL of the relay. Default: where the widget script was loaded from.
- * @attr {string} search - JSON object of the listing filters to follow (`type`, `suburb`, `minPrice`, `maxPrice`, `minBeds`, `minBaths`, `minCars`, `propertyType`, `minLand`, `surrounding`: the suburbs around the chosen ones too, and `bbox`: a map area, followed as the suburbs it covers; others are ignored). `<estate-listings>` and `<estate-map>` set it to their current filters.
+ * @attr {string} search - JSON object of the listing filters to follow (`type`, `suburb`, `minPrice`, `maxPrice`, `minBeds`, `minBaths`, `minCars`, `propertyType`, `minLand`, `surrounding`: the suburbs around the chosen ones too, and `bbox` or `area`: a map area or a drawn one, followed as the suburbs it covers; others are ignored). `<estate-listings>` and `<estate-map>` set it to their current filters.
  * @attr {string} consent-text - Label of the consent box (always shown and required: alerts are e-mail the visitor asks for). Default: the words' `consent`.
  * @attr {boolean} require-phone - Makes the mobile number required.
  * @attr {string} heading - Heading of the form. Default "Get alerts for this search".
@@ -205,8 +210,8 @@ export class EstateSavedSearch extends LeadForm {
 
   /** The suburbs of the map area the search follows (none without one). */
   readonly #area = new Task(this, {
-    task: async ([relay, bbox], { signal }): Promise<AreaSuburbs | undefined> =>
-      bbox === undefined ? undefined : fetchJsonOnceFilled<AreaSuburbs>(`${relayUrl(relay, 'api/v1/suburbs')}?bbox=${encodeURIComponent(bbox)}`, { signal }),
+    task: async ([relay, area], { signal }): Promise<AreaSuburbs | undefined> =>
+      area === undefined ? undefined : fetchJsonOnceFilled<AreaSuburbs>(`${relayUrl(relay, 'api/v1/suburbs')}?${area}`, { signal }),
     args: () => [this.relay, areaOf(this.search), this.#areaAttempt] as const,
   });
 
@@ -449,7 +454,8 @@ export class EstateSavedSearch extends LeadForm {
     const words = this.alertWords;
     const names = search.suburbs ?? [];
     if (names.length === 0) return this.#area.status === TaskStatus.PENDING || this.#area.status === TaskStatus.INITIAL ? words.areaLoading : '';
-    return this.say(words.inSuburb, { suburb: this.#joined(names) });
+    // A drawn outline becomes suburbs: the buyer is told so.
+    return this.say(areaOf(this.search)?.startsWith('area=') ? words.inDrawnArea : words.inSuburb, { suburb: this.#joined(names) });
   }
 
   /** "Kew", "Kew or Hawthorn", "Kew, Hawthorn or Richmond". */

@@ -29,6 +29,8 @@ export interface SavedSearchStrings {
   successAgent: string;
   /** Told to the visitor when the relay refuses the search because it does not offer alerts (403 `alerts_not_offered`): nothing was kept. */
   notOffered: string;
+  /** A drawn area's suburbs, `{suburb}` as for inSuburb: the CRM keeps suburbs, not outlines. */
+  inDrawnArea: string;
   /** A map area while its suburbs are being found. */
   areaLoading: string;
   /** The last two of a map area's suburbs: "{first} or {last}". */
@@ -62,6 +64,7 @@ export const defaultSavedSearchStrings: SavedSearchStrings = {
   forSale: 'for sale',
   forLease: 'for lease',
   inSuburb: 'in {suburb}',
+  inDrawnArea: 'in {suburb} (the suburbs your area covers)',
   minPrice: 'from {price}',
   maxPrice: 'up to {price}',
   minBeds: '{count}+ bedrooms',
