@@ -25,24 +25,51 @@ export const AREA_LENGTH_MAX = AREA_POINTS_MAX * 21;
 
 const DEGREES = /^-?\d{1,3}(\.\d{1,5})?$/;
 
-/** Reads `lat,lng;lat,lng;…`: the corners, or what is wrong (said in the relay's 400 for `area`). */
-export function parseArea(text: string): AreaPoint[] | string {
-  if (text.length > AREA_LENGTH_MAX) return `must be at most ${AREA_LENGTH_MAX} characters`;
+/** Why an outline is refused (readArea); parseArea says it in words for the relay's 400. */
+export type AreaFault = 'long' | 'few' | 'many' | 'format' | 'lat' | 'lng' | 'line';
+
+/**
+ * Reads `lat,lng;lat,lng;…`: the corners, or the fault. The one rule for the relay and the widget;
+ * the words are parseArea's, so the widget, which drops a bad value, carries none of them.
+ */
+export function readArea(text: string): AreaPoint[] | AreaFault {
+  if (text.length > AREA_LENGTH_MAX) return 'long';
   const corners = text.trim().replace(/;$/, '').split(';');
-  if (corners.length < AREA_POINTS_MIN) return `must have at least ${AREA_POINTS_MIN} corners as lat,lng;lat,lng;lat,lng`;
-  if (corners.length > AREA_POINTS_MAX) return `must have at most ${AREA_POINTS_MAX} corners`;
+  if (corners.length < AREA_POINTS_MIN) return 'few';
+  if (corners.length > AREA_POINTS_MAX) return 'many';
   const points: AreaPoint[] = [];
   for (const corner of corners) {
     const parts = corner.split(',');
-    if (parts.length !== 2 || !parts.every((part) => DEGREES.test(part))) return 'must be corners as lat,lng;lat,lng;… in decimal degrees (at most 5 decimals)';
+    if (parts.length !== 2 || !parts.every((part) => DEGREES.test(part))) return 'format';
     const [lat, lng] = parts.map(Number) as [number, number];
-    if (lat < -90 || lat > 90) return 'latitudes must be from -90 to 90';
-    if (lng < -180 || lng > 180) return 'longitudes must be from -180 to 180';
+    if (lat < -90 || lat > 90) return 'lat';
+    if (lng < -180 || lng > 180) return 'lng';
     points.push({ lat, lng });
   }
   const box = areaBox(points);
-  if (box.south === box.north || box.west === box.east) return 'must enclose an area (its corners are all on one line)';
-  return points;
+  return box.south === box.north || box.west === box.east ? 'line' : points;
+}
+
+const FAULT_WORDS: Record<AreaFault, string> = {
+  long: `must be at most ${AREA_LENGTH_MAX} characters`,
+  few: `must have at least ${AREA_POINTS_MIN} corners as lat,lng;lat,lng;lat,lng`,
+  many: `must have at most ${AREA_POINTS_MAX} corners`,
+  format: 'must be corners as lat,lng;lat,lng;… in decimal degrees (at most 5 decimals)',
+  lat: 'latitudes must be from -90 to 90',
+  lng: 'longitudes must be from -180 to 180',
+  line: 'must enclose an area (its corners are all on one line)',
+};
+
+/** Reads `lat,lng;lat,lng;…`: the corners, or what is wrong (said in the relay's 400 for `area`). */
+export function parseArea(text: string): AreaPoint[] | string {
+  const read = readArea(text);
+  return typeof read === 'string' ? FAULT_WORDS[read] : read;
+}
+
+/** The outline's canonical spelling (formatArea), or undefined when it is refused. */
+export function canonicalArea(text: string): string | undefined {
+  const read = readArea(text);
+  return typeof read === 'string' ? undefined : formatArea(read);
 }
 
 /** An outline written as the query parameter: five decimals, numbers as JavaScript prints them (the canonical spelling). */

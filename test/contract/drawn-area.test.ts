@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AREA_LENGTH_MAX, AREA_POINTS_MAX, areaBox, formatArea, inArea, parseArea, type AreaPoint } from '../../contract/drawn-area.ts';
+import { AREA_LENGTH_MAX, AREA_POINTS_MAX, areaBox, canonicalArea, formatArea, inArea, parseArea, type AreaPoint } from '../../contract/drawn-area.ts';
 
 /** A square around Kew (VIC), 0.02° a side, corners clockwise from the north-west. */
 const KEW: AreaPoint[] = [
@@ -33,7 +33,12 @@ describe('the area filter (a drawn outline)', () => {
       '-37,185;-37.9,145;-37.9,145.1': /longitudes/,
       '-37.8,145;-37.8,145.1;-37.8,145.2': /enclose an area/,
     };
-    for (const [text, problem] of Object.entries(problems)) expect(parseArea(text), text).toMatch(problem);
+    for (const [text, problem] of Object.entries(problems)) {
+      expect(parseArea(text), text).toMatch(problem);
+      // The widget's reading (no words) refuses the same.
+      expect(canonicalArea(text), text).toBeUndefined();
+    }
+    expect(canonicalArea('-37.80000,145.02;-37.8,145.04;-37.82,145.04;-0,145.02;')).toBe('-37.8,145.02;-37.8,145.04;-37.82,145.04;0,145.02');
   });
 
   it('refuses too many corners and too long a value', () => {

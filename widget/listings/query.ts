@@ -8,7 +8,7 @@ import {
   type FilterSpec,
   type ListingFilterName,
 } from '../../contract/listing-filters.ts';
-import { formatArea, parseArea } from '../../contract/drawn-area.ts';
+import { canonicalArea } from '../../contract/drawn-area.ts';
 import type { ListingSort, ListingsQuery } from '../../contract/relay-api.ts';
 
 /**
@@ -79,10 +79,7 @@ export function cleanValue(key: QueryKey, value: unknown): string | number | und
     const box = parseBoundingBox(text);
     return typeof box === 'string' ? undefined : formatBoundingBox(box);
   }
-  if (spec.kind === 'area') {
-    const area = parseArea(text);
-    return typeof area === 'string' ? undefined : formatArea(area);
-  }
+  if (spec.kind === 'area') return canonicalArea(text);
   if (spec.kind === 'list') {
     const items = listItems(text)
       .map((item) => item.slice(0, spec.maxLength))

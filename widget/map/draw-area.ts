@@ -1,5 +1,5 @@
 import { css, html, nothing, svg, type ReactiveController, type TemplateResult } from 'lit';
-import { parseArea } from '../../contract/drawn-area.ts';
+import { readArea } from '../../contract/drawn-area.ts';
 import { toScreen } from './projection.ts';
 import { DrawSession, type DrawAreaHost, type DrawAreaMap } from './draw-session.ts';
 
@@ -49,7 +49,7 @@ export class DrawAreaController implements ReactiveController {
     if (this.#session) return this.#session.renderSurface();
     const placed = this.#map.view();
     const applied = this.#map.area();
-    const corners = applied ? parseArea(applied) : null;
+    const corners = applied ? readArea(applied) : null;
     if (!placed || !corners || typeof corners === 'string') return nothing;
     const points = corners.map((corner) => toScreen(placed.view, corner.lng, corner.lat).join(',')).join(' ');
     return html`<svg class="draw-layer" aria-hidden="true">${svg`<polygon part="drawn-area" class="drawn-area" points=${points}></polygon>`}</svg>`;

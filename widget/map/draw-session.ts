@@ -1,5 +1,5 @@
 import { html, nothing, svg, type ReactiveControllerHost, type TemplateResult } from 'lit';
-import { formatArea, parseArea } from '../../contract/drawn-area.ts';
+import { canonicalArea, formatArea } from '../../contract/drawn-area.ts';
 import { fill } from '../shared/fill.ts';
 import { fromScreen, type Size, type View } from './projection.ts';
 import { simplifyOutline, type ScreenPoint } from './simplify.ts';
@@ -235,7 +235,7 @@ export class DrawSession {
   #close(corners: readonly ScreenPoint[]): boolean {
     const placed = this.#map.view();
     if (!placed || corners.length < 3) return false;
-    const area = parseArea(
+    const area = canonicalArea(
       formatArea(
         corners.map(([x, y]) => {
           const [lng, lat] = fromScreen(placed.view, x, y);
@@ -243,9 +243,9 @@ export class DrawSession {
         }),
       ),
     );
-    if (typeof area === 'string') return false;
+    if (area === undefined) return false;
     this.#end();
-    this.#map.apply(formatArea(area));
+    this.#map.apply(area);
     this.#host.requestUpdate();
     void this.#afterRender(() => this.#host.renderRoot.querySelector<HTMLElement>('[part~="remove-area"]')?.focus());
     return true;

@@ -1,7 +1,7 @@
 import { css, html, nothing, type PropertyDeclarations } from 'lit';
 import { Task, TaskStatus } from '@lit/task';
 import { formatBoundingBox, listItems, parseBoundingBox } from '../../contract/listing-filters.ts';
-import { formatArea, parseArea } from '../../contract/drawn-area.ts';
+import { canonicalArea } from '../../contract/drawn-area.ts';
 import type { EnquiryRequest } from '../../contract/relay-api.ts';
 import { AREA_SUBURBS_MAX, suburbKey, withSurrounding, type AreaSuburbs } from '../../contract/saved-search-area.ts';
 import {
@@ -48,8 +48,8 @@ export function keptFilters(query: Record<string, unknown> | null | undefined): 
 export function areaOf(query: Record<string, unknown> | null | undefined): string | undefined {
   const suburb = query?.suburb;
   if (typeof suburb === 'string' && suburb.trim() !== '') return undefined;
-  const drawn = typeof query?.area === 'string' ? parseArea(query.area) : undefined;
-  if (drawn !== undefined && typeof drawn !== 'string') return `area=${encodeURIComponent(formatArea(drawn))}`;
+  const drawn = typeof query?.area === 'string' ? canonicalArea(query.area) : undefined;
+  if (drawn !== undefined) return `area=${encodeURIComponent(drawn)}`;
   const bbox = query?.bbox;
   if (typeof bbox !== 'string') return undefined;
   const box = parseBoundingBox(bbox);
