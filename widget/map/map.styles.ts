@@ -23,9 +23,10 @@ export const styles = [
       --_cluster: var(--estate-map-cluster, #1f2328);
     }
 
+    /* Important: a page's own position for the map (the demo's sticky one) must not hold it in the page. */
     :host([fullscreen]) {
-      position: fixed;
-      inset: 0;
+      position: fixed !important;
+      inset: 0 !important;
       z-index: 2147483000;
       background: var(--_estate-surface);
       --_height: 100%;

@@ -77,7 +77,7 @@ export class PhoneLayout implements ReactiveController {
     const show = this.active ? this.show : null;
     if (show) this.#host.setAttribute('phone-show', show);
     else this.#host.removeAttribute('phone-show');
-    if (show === 'map') this.#measureTop();
+    if (show === 'map' && !this.#host.hasAttribute('fullscreen')) this.#measureTop();
     if (this.#list) {
       if (show === 'map') {
         this.#list.setAttribute('hidden', '');
