@@ -93,6 +93,13 @@ const PIN_CLEARANCE_PX = 4;
  * "search this area" filters the list. With `lat` and `lng` it shows one place instead (the
  * listing detail's small location map).
  *
+ * On a phone (under 40rem wide) beside an `<estate-listings>` of the same `query-prefix`, the map
+ * shows a map/list switch fixed at the bottom of the screen and shows one of the two at a time
+ * (`show=map|list` in the page URL; the map at first), itself filling the visible viewport less the
+ * page above it; a page needs no CSS of its own. A card is a strip along the bottom of the map,
+ * and the map pans its pin clear of it and of the controls. Full screen keeps the centre, offers
+ * the list's filters ("Filters"), and the phone's Back leaves it.
+ *
  * @summary A map of the agency's listings: pins, clusters, cards, search this area.
  *
  * @attr relay - Base URL of the relay. Default: where the widget script was loaded from.
@@ -153,6 +160,10 @@ const PIN_CLEARANCE_PX = 4;
  * @csspart alerts-button - "Get alerts for this search": a saved search of the map's filters, as a contact with buying requirements in the CRM. Not shown while an `<estate-listings>` with a filter bar (`filters`) under the same `query-prefix` is on the page: one page, one button, the bar's, beside the filters the alerts keep. An area applied with "Search this area" (`bbox`) is followed as the suburbs it covers, named in the form before sending.
  * @csspart alerts - Its form (`<estate-saved-search>`; its code is fetched on the first click).
  * @csspart caption - A location map's caption ("Approximate location, Kew").
+ * @csspart phone-switch - On a phone beside a list: the map/list switch (a group of two buttons, `aria-pressed` telling which shows).
+ * @csspart phone-map - Its "Map" button.
+ * @csspart phone-list - Its "List" button.
+ * @csspart filters-button - "Filters", in full screen beside a list with a filter bar: leaves full screen for that bar, its first field focused.
  *
  * @cssprop --estate-map-height - Height of the map (default 28rem; a location map 14rem).
  * @cssprop --estate-map-background - Ground colour without tiles, and while they load.
@@ -733,6 +744,8 @@ export class EstateMap extends EstateElement {
   }
 
   get #motion(): number {
+    // Hidden (a phone showing the list), d3-zoom would animate over a 0 × 0 extent: NaN views.
+    if (!this.#stage?.clientWidth) return 0;
     return matchMedia('(prefers-reduced-motion: reduce)').matches ? 0 : 250;
   }
 
