@@ -31,11 +31,17 @@ export class FullscreenHistory implements ReactiveController {
     window.removeEventListener('popstate', this.#popState);
   }
 
+  /** A Back from full screen to the entry before it (heard before the popstate's own listeners have all run). */
+  get leaving(): boolean {
+    return !marked();
+  }
+
   readonly #popState = (): void => {
     if (!marked()) this.#onBack();
   };
 }
 
-function marked(): boolean {
+/** Whether the history entry shown now is one of a full-screen map's. */
+export function marked(): boolean {
   return Boolean((history.state as Record<string, unknown> | null)?.[MARK]);
 }

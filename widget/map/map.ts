@@ -427,7 +427,10 @@ export class EstateMap extends EstateElement {
       clearTimeout(this.#writeTimer);
       this.#pushNext = false;
       const place = parsePlace(this.#urlQuery.get('view'));
-      if (place) this.#restore(place);
+      // Back out of full screen: the map keeps what it shows (its size changes about the same centre).
+      const leavingFullscreen = this.fullscreen && this.#fullscreenHistory.leaving;
+      if (leavingFullscreen) this.#fitPending = false;
+      else if (place) this.#restore(place);
       else if (this.bbox && !this.following) this.showBox(this.bbox);
       else this.#fitToResults(false);
       this.#readCard();
