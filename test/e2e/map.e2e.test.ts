@@ -68,9 +68,26 @@ async function andLoaded(map: Locator, action: () => Promise<void>): Promise<voi
   await map.page().evaluate(() => (window as unknown as { mapLoaded: Promise<void> }).mapLoaded);
 }
 
+/** Until the map's view has stayed put for 400 ms (its start's fit, or a zoom, is over) with markers drawn. */
+async function atRest(map: Locator): Promise<void> {
+  let last = '';
+  await expect
+    .poll(
+      async () => {
+        const state = await mapState(map);
+        const now = `${state.bbox}|${state.markers.join(',')}`;
+        const still = now === last && state.markers.length > 0;
+        last = now;
+        return still;
+      },
+      { intervals: [400] },
+    )
+    .toBe(true);
+}
+
 /** Activates clusters until the map shows single pins. */
 async function zoomToPins(map: Locator): Promise<void> {
-  for (let step = 0; step < 10 && !(await map.locator('[part~="pin"]').count()); step++) {
+  for (let step = 0; step < 10 && (await atRest(map), !(await map.locator('[part~="pin"]').count())); step++) {
     await andLoaded(map, () => map.locator('[part~="cluster"]').first().click());
   }
   await map.locator('[part~="pin"]').first().waitFor();
