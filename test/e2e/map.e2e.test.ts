@@ -80,7 +80,7 @@ async function atRest(map: Locator): Promise<void> {
         last = now;
         return still;
       },
-      { intervals: [400] },
+      { interval: 400 },
     )
     .toBe(true);
 }

@@ -107,6 +107,15 @@ describe('map projection', () => {
     expect(Number.isInteger(zoom)).to.equal(true);
     const deeper = viewBox(viewAt(145, -37.8, zoom + 1, size), size);
     expect(deeper.west > target.west || deeper.north < target.north).to.equal(true);
+    // With each side's room (a map's controls): the box lands inside what is left, never under them.
+    const insets = { top: 120, right: 70, bottom: 20, left: 20 };
+    const clear = fitBox(target, size, { padding: insets, minZoom: 0, maxZoom: 17 });
+    const [westX, northY] = toScreen(clear, target.west, target.north);
+    const [eastX, southY] = toScreen(clear, target.east, target.south);
+    expect(westX).to.be.at.least(insets.left - 1e-6);
+    expect(northY).to.be.at.least(insets.top - 1e-6);
+    expect(eastX).to.be.at.most(size.width - insets.right + 1e-6);
+    expect(southY).to.be.at.most(size.height - insets.bottom + 1e-6);
     // A single point (one listing) gets the deepest zoom allowed.
     expect(zoomOf(fitBox({ west: 145, south: -37.8, east: 145, north: -37.8 }, size, { minZoom: 0, maxZoom: 16 }).k)).to.equal(16);
   });

@@ -27,7 +27,7 @@ import { DrawAreaController, drawAreaStyles } from './draw-area.ts';
 import { MapGestures, type GestureHint } from './gestures.ts';
 import { formatPlace, parsePlace, placeOf, viewOfPlace, type MapPlace } from './map-place.ts';
 import { pinPrice, type PinPriceWords } from './pin-price.ts';
-import { fitBox, fromScreen, intersectBoxes, tileUrl, toScreen, viewAt, viewBox, zoomOf, type Size, type View } from './projection.ts';
+import { fitBox, fromScreen, intersectBoxes, tileUrl, toScreen, viewAt, viewBox, zoomOf, type Insets, type Size, type View } from './projection.ts';
 import { TileLayer } from './tile-layer.ts';
 import { PhoneLayout, type PhoneShow } from './phone-layout.ts';
 import { FullscreenHistory } from './fullscreen-history.ts';
@@ -659,7 +659,22 @@ export class EstateMap extends EstateElement {
   }
 
   #fitView(box: BoundingBox): View {
-    return fitBox(box, this.#size, { padding: 32, minZoom: this.config?.minZoom ?? 0, maxZoom: Math.min(this.config?.maxZoom ?? 17, 16) });
+    return fitBox(box, this.#size, { padding: this.#clearOfControls(), minZoom: this.config?.minZoom ?? 0, maxZoom: Math.min(this.config?.maxZoom ?? 17, 16) });
+  }
+
+  /** 32 px on each side, more under the top bar and beside the zoom buttons: a fitted result is never under a control (a phone's narrow map). */
+  #clearOfControls(): Insets {
+    const padding = { top: 32, right: 32, bottom: 32, left: 32 };
+    const stage = this.#stage?.getBoundingClientRect();
+    if (!stage?.width) return padding;
+    const top = this.renderRoot.querySelector('.top')?.getBoundingClientRect();
+    const controls = this.renderRoot.querySelector('.controls')?.getBoundingClientRect();
+    if (top?.height) padding.top = Math.max(padding.top, top.bottom - stage.top + 16);
+    if (controls?.width) padding.right = Math.max(padding.right, stage.right - controls.left + 16);
+    // Never more than a third of the map either way: a short map still shows its results.
+    padding.top = Math.min(padding.top, stage.height / 3);
+    padding.right = Math.min(padding.right, stage.width / 3);
+    return padding;
   }
 
   #onView(view: View, byVisitor: boolean): void {

@@ -65,23 +65,33 @@ export function viewAt(lng: number, lat: number, zoom: number, size: Size): View
   return { k, x: size.width / 2 - k * x, y: size.height / 2 - k * y };
 }
 
+/** Room kept clear on each side of a box, in pixels (a map's controls over it). */
+export interface Insets {
+  top: number;
+  right: number;
+  bottom: number;
+  left: number;
+}
+
 /**
  * The deepest whole zoom (within min..max) at which the box fits in `size` less `padding` on each
- * side, centred on it. A box of one point (a single listing) gets `max`.
+ * side (one number for all, or each side's), centred in what is left. A box of one point (a single
+ * listing) gets `max`.
  */
-export function fitBox(box: BoundingBox, size: Size, options: { padding?: number; minZoom: number; maxZoom: number }): View {
-  const padding = options.padding ?? 0;
+export function fitBox(box: BoundingBox, size: Size, options: { padding?: number | Insets; minZoom: number; maxZoom: number }): View {
+  const all = options.padding ?? 0;
+  const { top, right, bottom, left } = typeof all === 'number' ? { top: all, right: all, bottom: all, left: all } : all;
   const east = box.east < box.west ? box.east + 360 : box.east;
   const [x0, y0] = project(box.west, box.north);
   const [x1, y1] = project(east, box.south);
-  const width = Math.max(1, size.width - 2 * padding);
-  const height = Math.max(1, size.height - 2 * padding);
+  const width = Math.max(1, size.width - left - right);
+  const height = Math.max(1, size.height - top - bottom);
   const spanX = x1 - x0;
   const spanY = y1 - y0;
   const fits = Math.min(spanX > 0 ? width / spanX : Infinity, spanY > 0 ? height / spanY : Infinity);
   const zoom = clamp(Math.floor(Number.isFinite(fits) ? zoomOf(fits) : options.maxZoom), options.minZoom, options.maxZoom);
   const k = scaleOf(zoom);
-  return { k, x: size.width / 2 - (k * (x0 + x1)) / 2, y: size.height / 2 - (k * (y0 + y1)) / 2 };
+  return { k, x: left + width / 2 - (k * (x0 + x1)) / 2, y: top + height / 2 - (k * (y0 + y1)) / 2 };
 }
 
 /** Rounds outward to 5 decimals (about a metre): short, stable query parameters that never cut the view. */
