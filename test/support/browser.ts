@@ -129,8 +129,9 @@ export function watchProblems(page: Page, problems: string[] = []): string[] {
   page.on('requestfailed', (request) => {
     const errorText = request.failure()?.errorText ?? '';
     const leftBehind = errorText === 'net::ERR_ABORTED' && (startedInPage.get(request) ?? navigations) < navigations;
-    // A fetch the page aborted itself: an answer superseded before it came (the map's view moved on, abort() in map-data.ts).
-    const superseded = errorText === 'net::ERR_ABORTED' && request.resourceType() === 'fetch';
+    // A fetch the page aborted itself (an answer superseded before it came: the map's view moved on, abort() in map-data.ts),
+    // or a photo the browser stopped because it is no longer shown (a phone's list hidden behind the map/list switch).
+    const superseded = errorText === 'net::ERR_ABORTED' && ['fetch', 'image'].includes(request.resourceType());
     if (!leftBehind && !superseded) problems.push(`failed: ${request.url()} ${errorText}`);
   });
   return problems;
