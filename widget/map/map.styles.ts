@@ -241,6 +241,12 @@ export const styles = [
       max-width: calc(100% - 4rem);
       z-index: 3;
       align-items: flex-start;
+      /* Only its controls take taps: a pin in the gap between them (or beside a wrapped row) is reachable. */
+      pointer-events: none;
+    }
+
+    .top > * {
+      pointer-events: auto;
     }
 
     .follow {
