@@ -124,7 +124,9 @@ describe('listing API (answers from the cache only)', () => {
             ? '1000000'
             : spec.kind === 'bbox'
               ? '144.9,-37.9,145.1,-37.7'
-              : '1';
+              : spec.kind === 'area'
+                ? '-37.7,144.9;-37.7,145.1;-37.9,145.1;-37.9,144.9'
+                : '1';
     for (const name of LISTING_FILTER_NAMES) {
       const query = `${name}=${encodeURIComponent(sample(LISTING_FILTERS[name]))}&pageSize=100`;
       const answer = await list(query);
