@@ -7,18 +7,13 @@
 import type { BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListingMap, ListingSummary, Page as ListingsPage } from '../../contract/relay-api.ts';
-import { cardIds, mapState, startDemoSiteRig, watchedPage, type DemoSiteRig } from '../support/browser.ts';
+import { cardIds, listingsPlaced, mapState, startDemoSiteRig, watchedPage, type DemoSiteRig } from '../support/browser.ts';
 
 let rig: DemoSiteRig;
 
 beforeAll(async () => {
   rig = await startDemoSiteRig();
-  for (const deadline = Date.now() + 30_000; ;) {
-    const placement = (await (await fetch(`${rig.relay.url}/api/v1/listings/placement`)).json()) as { pending: number };
-    if (placement.pending === 0) break;
-    if (Date.now() > deadline) throw new Error('the listings were never all placed');
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  await listingsPlaced(rig.relay.url);
 }, 180_000);
 
 afterAll(async () => {

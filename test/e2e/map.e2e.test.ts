@@ -9,19 +9,13 @@ import type { BrowserContextOptions, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListingMap, ListingSummary, MapListingProperties, Page as ListingsPage } from '../../contract/relay-api.ts';
 import { widgetScriptTags } from '../../server/ops/script-tags.ts';
-import { cardIds, mapState, startHostSiteRig, watchedPage, type HostSiteRig, type MapState } from '../support/browser.ts';
+import { cardIds, listingsPlaced, mapState, startHostSiteRig, watchedPage, type HostSiteRig, type MapState } from '../support/browser.ts';
 
 let rig: HostSiteRig;
 
 beforeAll(async () => {
   rig = await startHostSiteRig({ pageDirPrefix: 'estate-map-' });
-  // The simulator's geocoder places the last listings a moment after the first sync.
-  for (const deadline = Date.now() + 30_000; ;) {
-    const placement = (await (await fetch(`${rig.relay.url}/api/v1/listings/placement`)).json()) as { pending: number };
-    if (placement.pending === 0) break;
-    if (Date.now() > deadline) throw new Error('the listings were never all placed');
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  await listingsPlaced(rig.relay.url);
   const tag = widgetScriptTags(rig.relay.url, rig.widgetDir).pinned!.tag;
   writeFileSync(
     join(rig.pageDir, 'buy.html'),

@@ -137,6 +137,16 @@ export function watchProblems(page: Page, problems: string[] = []): string[] {
   return problems;
 }
 
+/** Waits until the relay has placed every listing (the simulator's geocoder places the last ones a moment after the first sync). */
+export async function listingsPlaced(relayUrl: string, timeoutMs = 30_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; ;) {
+    const placement = (await (await fetch(`${relayUrl}/api/v1/listings/placement`)).json()) as { pending: number };
+    if (placement.pending === 0) return;
+    if (Date.now() > deadline) throw new Error('the listings were never all placed');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 /** Waits until the relay's listing cache holds listings (the first sync runs at start). */
 export async function waitForListings(relayUrl: string, timeoutMs = 60_000): Promise<ListingsPage<ListingSummary>> {
   const deadline = Date.now() + timeoutMs;
