@@ -50,7 +50,15 @@ describe('listing helpers', () => {
     it("observes every filter of the relay's table under its attribute and sends it to the relay", () => {
       const properties = EstateListings.properties as unknown as Record<string, { type?: unknown; attribute?: string }>;
       const sample = (spec: FilterSpec): string =>
-        spec.kind === 'choice' ? spec.values.at(-1)! : spec.kind === 'text' ? 'Kew' : spec.kind === 'bbox' ? '145,-37.9,145.1,-37.7' : '7';
+        spec.kind === 'choice'
+          ? spec.values.at(-1)!
+          : spec.kind === 'text' || spec.kind === 'list'
+            ? 'Kew'
+            : spec.kind === 'bbox'
+              ? '145,-37.9,145.1,-37.7'
+              : spec.kind === 'area'
+                ? '-37.7,144.9;-37.7,145.1;-37.9,145.1;-37.9,144.9'
+                : '7';
       for (const name of LISTING_FILTER_NAMES) {
         const spec: FilterSpec = LISTING_FILTERS[name];
         expect(properties[name], name).to.not.equal(undefined);
