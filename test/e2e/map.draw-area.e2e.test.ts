@@ -124,7 +124,8 @@ describe.each([
     expect(inside.length).toBeGreaterThan(0);
     for (const id of await cardIds(page.locator('estate-listings'))) expect(inside).toContain(id);
     expect(await map.locator('polygon.drawn-area').count()).toBe(1);
-    await expect.poll(() => map.locator('[role="status"]').textContent()).toMatch(/^Area drawn\./);
+    // Said once the map's answer for the outline is in (after the list's, on a loaded machine).
+    await expect.poll(() => map.locator('[role="status"]').textContent(), { timeout: 10_000 }).toMatch(/^Area drawn\./);
     await screenshot(page, `${label}-drawn`);
 
     await page.goBack();
@@ -156,7 +157,7 @@ describe.each([
     await page.keyboard.press('Enter');
     await press('Shift+ArrowRight', 2);
     await press('Shift+ArrowUp', 4);
-    await expect.poll(() => map.locator('[role="status"]').textContent()).toContain('On the first corner');
+    await expect.poll(() => map.locator('[role="status"]').textContent(), { timeout: 10_000 }).toContain('On the first corner');
     await screenshot(page, `${label}-drawing`);
     await page.keyboard.press('Enter');
     const drawn = await settled(page, true);

@@ -9,8 +9,14 @@ import { launchChromium, watchProblems } from './browser.ts';
 let browser: Browser;
 let server: Server;
 let origin: string;
+/** A port with nothing listening on it (taken, then given back). */
+let closedPort: number;
 
 beforeAll(async () => {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  closedPort = (probe.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
   server = createServer((request, response) => {
     if (request.url === '/slow.png') return; // never answers: the photo is still loading when the test leaves
     if (request.url === '/favicon.ico') {
@@ -25,11 +31,12 @@ beforeAll(async () => {
       '/loading': '<!doctype html><title>a</title><img src="/slow.png" alt="">',
       '/other': '<!doctype html><title>b</title>',
       '/broken': '<!doctype html><title>c</title><img src="/missing.png" alt="">',
-      // The page itself gives up on a request, with no navigation: the page's doing.
+      // The page itself gives up on a fetch (an answer it no longer wants), and asks for one from nowhere.
       '/gives-up': `<!doctype html><title>d</title><script>
         const controller = new AbortController();
         fetch('/slow.png', { signal: controller.signal }).catch(() => {});
         setTimeout(() => controller.abort(), 100);
+        setTimeout(() => fetch('http://127.0.0.1:${closedPort}/nowhere').catch(() => {}), 200);
       </script>`,
     };
     const page = pages[request.url ?? ''];
@@ -60,11 +67,12 @@ describe('watchProblems', () => {
     await page.close();
   });
 
-  it('counts a request the page aborted itself, with no navigation', async () => {
+  it('lets pass a fetch the page aborted itself (superseded), and counts one that failed', async () => {
     const page = await browser.newPage();
     const problems = watchProblems(page);
     await page.goto(`${origin}/gives-up`);
-    await expect.poll(() => problems).toEqual([`failed: ${origin}/slow.png net::ERR_ABORTED`]);
+    await expect.poll(() => problems, { timeout: 10_000 }).toContain(`failed: http://127.0.0.1:${closedPort}/nowhere net::ERR_CONNECTION_REFUSED`);
+    expect(problems.filter((problem) => problem.includes('slow.png'))).toEqual([]);
     await page.close();
   });
 });
