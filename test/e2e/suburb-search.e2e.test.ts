@@ -38,6 +38,8 @@ describe.each(VIEWPORTS)('suburb autocomplete on /buy (%s)', (name, options) => 
       await page.goto(`${rig.relay.url}/buy`);
       const listings = page.locator('estate-listings[filters]');
       const field = listings.locator('#estate-filter-suburb');
+      // On a phone the map shows first: the list and its filters are behind the map/list switch.
+      if (name === 'phone') await page.locator('estate-map').locator('[part~="phone-list"]').tap();
       await field.waitFor();
       if (name === 'phone') await field.tap();
       else await field.click();

@@ -23,9 +23,10 @@ export const styles = [
       --_cluster: var(--estate-map-cluster, #1f2328);
     }
 
+    /* Important: a page's own position for the map (the demo's sticky one) must not hold it in the page. */
     :host([fullscreen]) {
-      position: fixed;
-      inset: 0;
+      position: fixed !important;
+      inset: 0 !important;
       z-index: 2147483000;
       background: var(--_estate-surface);
       --_height: 100%;
@@ -34,6 +35,56 @@ export const styles = [
     .base {
       position: relative;
       height: 100%;
+    }
+
+    /* A phone beside a list (phone-layout.ts): the map fills the visible viewport less the page
+       above it, the row of links under it and the switch; the list shows instead on "List". */
+    :host([phone-show='map']:not([fullscreen])) {
+      --_height: max(18rem, calc(100dvh - var(--_phone-top, 0px) - 7rem));
+    }
+
+    :host([phone-show='list']:not([fullscreen])) .base {
+      display: none;
+    }
+
+    .phone-switch {
+      position: fixed;
+      left: 50%;
+      bottom: max(0.75rem, env(safe-area-inset-bottom));
+      translate: -50% 0;
+      z-index: 1000;
+      display: flex;
+      padding: 0.25rem;
+      gap: 0.25rem;
+      border-radius: 999px;
+      background: #1f2328;
+      box-shadow: 0 2px 8px rgb(0 0 0 / 0.35);
+    }
+
+    .phone-switch button {
+      min-width: 5.5rem;
+      min-height: 44px;
+      padding: 0 1.25rem;
+      border: 0;
+      border-radius: 999px;
+      background: transparent;
+      color: #ffffff;
+      font-weight: 600;
+      cursor: pointer;
+    }
+
+    .phone-switch button[aria-pressed='true'] {
+      background: #ffffff;
+      color: #1f2328;
+    }
+
+    .phone-switch button:focus-visible {
+      outline: 3px solid #ffffff;
+      outline-offset: 2px;
+    }
+
+    :host([fullscreen]) .phone-switch {
+      display: none;
     }
 
     .frame {
@@ -240,6 +291,10 @@ export const styles = [
       /* Clear of the zoom buttons on the right. */
       max-width: calc(100% - 4rem);
       z-index: 3;
+      /* The switch, then "Search this area" (or "Filters") under it when there is no room beside: never a button on two lines. */
+      display: flex;
+      flex-wrap: wrap;
+      gap: 0.5rem;
       align-items: flex-start;
       /* Only its controls take taps: a pin in the gap between them (or beside a wrapped row) is reachable. */
       pointer-events: none;
@@ -318,6 +373,7 @@ export const styles = [
     }
 
     .action {
+      white-space: nowrap;
       min-height: 2.5rem;
       padding: 0.375rem 1rem;
       border: 1px solid var(--_estate-accent);

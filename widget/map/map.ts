@@ -29,6 +29,8 @@ import { formatPlace, parsePlace, placeOf, viewOfPlace, type MapPlace } from './
 import { pinPrice, type PinPriceWords } from './pin-price.ts';
 import { fitBox, fromScreen, intersectBoxes, tileUrl, toScreen, viewAt, viewBox, zoomOf, type Insets, type Size, type View } from './projection.ts';
 import { TileLayer } from './tile-layer.ts';
+import { PhoneLayout, type PhoneShow } from './phone-layout.ts';
+import { FullscreenHistory } from './fullscreen-history.ts';
 import { styles } from './map.styles.ts';
 import { type MapStrings } from './strings.ts';
 import './strings.ts';
@@ -74,6 +76,10 @@ const PIN_STACK_PX = 30;
 const VIEW_WRITE_DELAY_MS = 300;
 /** A fit moves the map only when it would move it more than this (pixels, or a tenth of a zoom level). */
 const FIT_TOLERANCE_PX = 8;
+/** A price pin's tail under its label (map.styles.ts). */
+const PIN_TAIL_PX = 7;
+/** The room kept between an open card's pin and the card or a control. */
+const PIN_CLEARANCE_PX = 4;
 
 /**
  * Listings on a map from the agency's relay: price pins and clusters, a card for a pin, a list
@@ -87,6 +93,13 @@ const FIT_TOLERANCE_PX = 8;
  * `query-prefix` show the same listings: changing the list's filters moves the map's pins, and
  * "search this area" filters the list. With `lat` and `lng` it shows one place instead (the
  * listing detail's small location map).
+ *
+ * On a phone (under 40rem wide) beside an `<estate-listings>` of the same `query-prefix`, the map
+ * shows a map/list switch fixed at the bottom of the screen and shows one of the two at a time
+ * (`show=map|list` in the page URL; the map at first), itself filling the visible viewport less the
+ * page above it; a page needs no CSS of its own. A card is a strip along the bottom of the map,
+ * and the map pans its pin clear of it and of the controls. Full screen keeps the centre, offers
+ * the list's filters ("Filters"), and the phone's Back leaves it.
  *
  * @summary A map of the agency's listings: pins, clusters, cards, search this area.
  *
@@ -156,6 +169,10 @@ const FIT_TOLERANCE_PX = 8;
  * @csspart alerts-button - "Get alerts for this search": a saved search of the map's filters, as a contact with buying requirements in the CRM. Not shown while an `<estate-listings>` with a filter bar (`filters`) under the same `query-prefix` is on the page: one page, one button, the bar's, beside the filters the alerts keep. An area applied with "Search this area" (`bbox`) is followed as the suburbs it covers, named in the form before sending.
  * @csspart alerts - Its form (`<estate-saved-search>`; its code is fetched on the first click).
  * @csspart caption - A location map's caption ("Approximate location, Kew").
+ * @csspart phone-switch - On a phone beside a list: the map/list switch (a group of two buttons, `aria-pressed` telling which shows).
+ * @csspart phone-map - Its "Map" button.
+ * @csspart phone-list - Its "List" button.
+ * @csspart filters-button - "Filters", in full screen beside a list with a filter bar: leaves full screen for that bar, its first field focused.
  *
  * @cssprop --estate-map-height - Height of the map (default 28rem; a location map 14rem).
  * @cssprop --estate-map-background - Ground colour without tiles, and while they load.
@@ -306,6 +323,12 @@ export class EstateMap extends EstateElement {
     prefix: () => this.queryPrefix ?? '',
     onNavigate: (byHistory) => this.#readUrl(true, byHistory),
   });
+  /** On a phone, beside a list: the map/list switch. */
+  readonly #phone = new PhoneLayout(this, this.#urlQuery);
+  /** The phone's Back leaves full screen. */
+  readonly #fullscreenHistory = new FullscreenHistory(this, () => {
+    if (this.fullscreen) this.#toggleFullscreen();
+  });
 
   constructor() {
     super();
@@ -419,13 +442,17 @@ export class EstateMap extends EstateElement {
     const follow = this.#urlQuery.get('follow');
     this.following = follow === 'on' ? true : follow === 'off' ? false : !this.noFollow;
     if (!navigated) return;
+    this.#phone.apply();
     this.#announceNext = true;
     if (byHistory) {
       // An entry shown again: exactly its view (and card), never a pan the buyer had not finished writing.
       clearTimeout(this.#writeTimer);
       this.#pushNext = false;
       const place = parsePlace(this.#urlQuery.get('view'));
-      if (place) this.#restore(place);
+      // Back out of full screen: the map keeps what it shows (its size changes about the same centre).
+      const leavingFullscreen = this.fullscreen && this.#fullscreenHistory.leaving;
+      if (leavingFullscreen) this.#fitPending = false;
+      else if (place) this.#restore(place);
       else if (this.bbox && !this.following) this.showBox(this.bbox);
       else this.#fitToResults(false);
       this.#readCard();
@@ -590,10 +617,17 @@ export class EstateMap extends EstateElement {
     this.#resizeObserver = new ResizeObserver(() => {
       const size = { width: stage.clientWidth, height: stage.clientHeight };
       if (size.width === this.#size.width && size.height === this.#size.height) return;
+      // Hidden (a phone showing the list): the view stays as it was, for when the map shows again.
+      if (!size.width || !size.height) return;
       const first = !this.#size.width;
+      const centre = this.#view && !first ? placeOf(this.#view, this.#size) : null;
       this.#size = size;
       if (first || this.#isLocation) this.#startView();
-      else this.#draw();
+      else if (centre && this.#gestures) {
+        // A new size (full screen, a phone turned) keeps the same centre and zoom, not the top-left corner.
+        this.#gestures.moveTo(viewOfPlace(centre, size));
+        if (this.openListing) void this.updateComplete.then(() => this.#keepPinClear());
+      } else this.#draw();
       this.#ask();
     });
     this.#resizeObserver.observe(stage);
@@ -752,6 +786,8 @@ export class EstateMap extends EstateElement {
   }
 
   get #motion(): number {
+    // Hidden (a phone showing the list), d3-zoom would animate over a 0 × 0 extent: NaN views.
+    if (!this.#stage?.clientWidth) return 0;
     return matchMedia('(prefers-reduced-motion: reduce)').matches ? 0 : 250;
   }
 
@@ -830,7 +866,31 @@ export class EstateMap extends EstateElement {
     this.#pushNext = false;
     this.#urlQuery.push({ card: String(properties.id) });
     this.openListing = { feature, properties };
-    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>('[part~="card"]')?.focus());
+    void this.updateComplete.then(() => {
+      this.renderRoot.querySelector<HTMLElement>('[part~="card"]')?.focus();
+      this.#keepPinClear();
+    });
+  }
+
+  /**
+   * The card is a strip along the bottom of the map: when its pin is under it or under a control,
+   * the map pans the pin to the middle of the room between the controls and the card.
+   */
+  #keepPinClear(): void {
+    const card = this.renderRoot.querySelector<HTMLElement>('[part~="card"]');
+    const pin = this.renderRoot.querySelector<HTMLElement>(`[part~="pin"][data-id="${this.openListing?.properties.id}"]`);
+    const frame = this.renderRoot.querySelector<HTMLElement>('.frame');
+    if (!card || !pin || !frame || !this.#gestures) return;
+    const pinBox = withTail(pin.getBoundingClientRect());
+    const cardBox = card.getBoundingClientRect();
+    const controls = [...this.renderRoot.querySelectorAll<HTMLElement>('.top > *, .controls')].map((control) => control.getBoundingClientRect());
+    if (![cardBox, ...controls].some((box) => overlaps(pinBox, box, PIN_CLEARANCE_PX))) return;
+    const frameBox = frame.getBoundingClientRect();
+    const roomTop = Math.max(frameBox.top, ...controls.map((box) => box.bottom));
+    const roomBottom = cardBox.top;
+    const dx = frameBox.left + frameBox.width / 2 - (pinBox.left + pinBox.width / 2);
+    const dy = (roomTop + roomBottom) / 2 - (pinBox.top + pinBox.height / 2);
+    this.#gestures.panBy(dx, dy, this.#motion);
   }
 
   #closeCard(): void {
@@ -915,6 +975,7 @@ export class EstateMap extends EstateElement {
     if (on && this.#restoreOverflow === null) {
       this.#restoreOverflow = root.overflow;
       root.overflow = 'hidden';
+      this.#fullscreenHistory.entered();
     } else if (!on && this.#restoreOverflow !== null) {
       root.overflow = this.#restoreOverflow;
       this.#restoreOverflow = null;
@@ -999,107 +1060,140 @@ export class EstateMap extends EstateElement {
     const state = this.configFailed ? 'error' : this.#data.state;
     const alerts = !this.#listOffersAlerts();
     return html`<div part="base" class="base" @keydown=${this.#onBaseKeydown} @focusout=${this.#onFocusOut}>
-      <div class="frame">
-        <div class="top">
-          <label part="follow" class="follow"
-            ><input type="checkbox" .checked=${this.following} @change=${this.#toggleFollow} /><span>${text.follow}</span></label
-          >
-          ${
-            this.following
-              ? nothing
-              : this.moved
-                ? html`<button type="button" part="button search-area" class="action" @click=${this.#searchArea}>${text.searchArea}</button>`
-                : applied
-                  ? html`<button type="button" part="button clear-area" class="action secondary" @click=${this.#clearArea}>${text.clearArea}</button>`
-                  : nothing
-          }
-          ${this.#drawing.renderControls()}
-        </div>
-        <div part="controls" class="controls">
-          <button type="button" part="button zoom-in" class="control" aria-label=${text.zoomIn} @click=${() => this.#zoom(1)}>
-            <span aria-hidden="true">+</span>
-          </button>
-          <button type="button" part="button zoom-out" class="control" aria-label=${text.zoomOut} @click=${() => this.#zoom(-1)}>
-            <span aria-hidden="true">−</span>
-          </button>
-          <button
-            type="button"
-            part="button fullscreen-button"
-            class="control"
-            aria-label=${this.fullscreen ? text.exitFullscreen : text.fullscreen}
-            aria-pressed=${this.fullscreen ? 'true' : 'false'}
-            @click=${this.#toggleFullscreen}
-          >
-            <svg viewBox="0 0 24 24" class="icon" aria-hidden="true">${this.fullscreen ? closeIcon : expandIcon}</svg>
-          </button>
-        </div>
-        <div
-          part="stage"
-          class=${this.config && !this.config.tiles ? 'stage plain' : 'stage'}
-          tabindex="0"
-          role="region"
-          aria-roledescription="map"
-          aria-label=${text.mapLabel}
-          aria-describedby="instructions"
-          @keydown=${this.#onStageKeydown}
-        >
-          <div part="tiles" class="tiles"></div>
-          ${this.config && !this.config.tiles ? this.#renderLabels() : nothing} ${this.#drawing.renderOverlay()}
-          <div class="markers">${this.#renderMarkers()}</div>
-        </div>
-        <p id="instructions" class="visually-hidden">${text.instructions}</p>
-        ${this.hint ? html`<p part="hint" class="hint" aria-hidden="true">${this.#hintText(this.hint)}</p>` : nothing}
-        ${
-          state === 'error'
-            ? html`<div part="status" class="state error" role="alert">
-                ${text.error}
-                <button type="button" part="button" class="action" @click=${this.#retry}>${text.retry}</button>
-              </div>`
-            : state === 'loading' || state === 'filling' || !this.config
-              ? html`<p part="status" class="state" aria-hidden="true">${state === 'filling' ? text.filling : text.loading}</p>`
-              : nothing
-        }
-        ${this.openListing ? this.#renderCard(this.openListing.properties) : nothing} ${this.#renderAttribution()}
-      </div>
-      <p class="visually-hidden" role="status">${this.announcement}</p>
-      <button
-        type="button"
-        part="button list-toggle"
-        class="list-toggle"
-        aria-expanded=${this.listOpen ? 'true' : 'false'}
-        aria-controls="view-list"
-        @click=${this.#toggleList}
-      >
-        ${this.listOpen ? text.hideList : text.showList}
-      </button>
-      ${
-        alerts
-          ? html`<button
-              type="button"
-              part="button alerts-button"
-              class="list-toggle"
-              aria-expanded=${this.alertsOpen ? 'true' : 'false'}
-              aria-controls="alerts"
-              @click=${this.#toggleAlerts}
+        <div class="frame">
+          <div class="top">
+            <label part="follow" class="follow"
+              ><input type="checkbox" .checked=${this.following} @change=${this.#toggleFollow} /><span>${text.follow}</span></label
             >
-              ${text.getAlerts}
-            </button>`
-          : nothing
-      }
-      <div id="view-list" ?hidden=${!this.listOpen}>${this.listOpen ? this.#renderList(locale) : nothing}</div>
-      ${
-        alerts && this.alertsOpen
-          ? html`<estate-saved-search
-              id="alerts"
-              part="alerts"
-              relay=${ifDefined(this.relay ?? undefined)}
-              consent-text=${ifDefined(this.alertsConsentText)}
-              locale=${locale}
-              .search=${buildQuery(this.#filterValues(), 1, 1)}
-            ></estate-saved-search>`
-          : nothing
-      }
+            ${
+              this.fullscreen && !alerts
+                ? html`<button type="button" part="button filters-button" class="action secondary" @click=${this.#openFilters}>${text.filters}</button>`
+                : nothing
+            }
+            ${
+              this.following
+                ? nothing
+                : this.moved
+                  ? html`<button type="button" part="button search-area" class="action" @click=${this.#searchArea}>${text.searchArea}</button>`
+                  : applied
+                    ? html`<button type="button" part="button clear-area" class="action secondary" @click=${this.#clearArea}>${text.clearArea}</button>`
+                    : nothing
+            }
+            ${this.#drawing.renderControls()}
+          </div>
+          <div part="controls" class="controls">
+            <button type="button" part="button zoom-in" class="control" aria-label=${text.zoomIn} @click=${() => this.#zoom(1)}>
+              <span aria-hidden="true">+</span>
+            </button>
+            <button type="button" part="button zoom-out" class="control" aria-label=${text.zoomOut} @click=${() => this.#zoom(-1)}>
+              <span aria-hidden="true">−</span>
+            </button>
+            <button
+              type="button"
+              part="button fullscreen-button"
+              class="control"
+              aria-label=${this.fullscreen ? text.exitFullscreen : text.fullscreen}
+              aria-pressed=${this.fullscreen ? 'true' : 'false'}
+              @click=${this.#toggleFullscreen}
+            >
+              <svg viewBox="0 0 24 24" class="icon" aria-hidden="true">${this.fullscreen ? closeIcon : expandIcon}</svg>
+            </button>
+          </div>
+          <div
+            part="stage"
+            class=${this.config && !this.config.tiles ? 'stage plain' : 'stage'}
+            tabindex="0"
+            role="region"
+            aria-roledescription="map"
+            aria-label=${text.mapLabel}
+            aria-describedby="instructions"
+            @keydown=${this.#onStageKeydown}
+          >
+            <div part="tiles" class="tiles"></div>
+            ${this.config && !this.config.tiles ? this.#renderLabels() : nothing} ${this.#drawing.renderOverlay()}
+            <div class="markers">${this.#renderMarkers()}</div>
+          </div>
+          <p id="instructions" class="visually-hidden">${text.instructions}</p>
+          ${this.hint ? html`<p part="hint" class="hint" aria-hidden="true">${this.#hintText(this.hint)}</p>` : nothing}
+          ${
+            state === 'error'
+              ? html`<div part="status" class="state error" role="alert">
+                  ${text.error}
+                  <button type="button" part="button" class="action" @click=${this.#retry}>${text.retry}</button>
+                </div>`
+              : state === 'loading' || state === 'filling' || !this.config
+                ? html`<p part="status" class="state" aria-hidden="true">${state === 'filling' ? text.filling : text.loading}</p>`
+                : nothing
+          }
+          ${this.openListing ? this.#renderCard(this.openListing.properties) : nothing} ${this.#renderAttribution()}
+        </div>
+        <p class="visually-hidden" role="status">${this.announcement}</p>
+        <button
+          type="button"
+          part="button list-toggle"
+          class="list-toggle"
+          aria-expanded=${this.listOpen ? 'true' : 'false'}
+          aria-controls="view-list"
+          @click=${this.#toggleList}
+        >
+          ${this.listOpen ? text.hideList : text.showList}
+        </button>
+        ${
+          alerts
+            ? html`<button
+                type="button"
+                part="button alerts-button"
+                class="list-toggle"
+                aria-expanded=${this.alertsOpen ? 'true' : 'false'}
+                aria-controls="alerts"
+                @click=${this.#toggleAlerts}
+              >
+                ${text.getAlerts}
+              </button>`
+            : nothing
+        }
+        <div id="view-list" ?hidden=${!this.listOpen}>${this.listOpen ? this.#renderList(locale) : nothing}</div>
+        ${
+          alerts && this.alertsOpen
+            ? html`<estate-saved-search
+                id="alerts"
+                part="alerts"
+                relay=${ifDefined(this.relay ?? undefined)}
+                consent-text=${ifDefined(this.alertsConsentText)}
+                locale=${locale}
+                .search=${buildQuery(this.#filterValues(), 1, 1)}
+              ></estate-saved-search>`
+            : nothing
+        }
+      </div>
+      ${this.#phone.active ? this.#renderPhoneSwitch() : nothing}`;
+  }
+
+  /** The phone's map/list switch: two pressed-or-not buttons, fixed at the bottom of the screen. */
+  #renderPhoneSwitch(): TemplateResult {
+    const text = this.text;
+    const show = this.#phone.show;
+    const option = (value: PhoneShow, label: string) =>
+      html`<button type="button" part="button phone-${value}" aria-pressed=${show === value ? 'true' : 'false'} @click=${() => this.#phone.select(value)}>
+        ${label}
+      </button>`;
+    return html`<div part="phone-switch" class="phone-switch" role="group" aria-label=${text.phoneSwitch}>
+      ${option('map', text.phoneMap)}${option('list', text.phoneList)}
     </div>`;
+  }
+
+  /** "Filters" in full screen: back to the page, to the list's filter bar (on a phone, the list shown), its first field focused. */
+  #openFilters(): void {
+    this.#toggleFullscreen();
+    if (this.#phone.active) this.#phone.select('list');
+    const prefix = this.queryPrefix ?? '';
+    const list = [...document.querySelectorAll('estate-listings')].find((found) => (found.getAttribute('query-prefix') ?? '') === prefix);
+    requestAnimationFrame(() => {
+      const bar = list?.shadowRoot?.querySelector<HTMLElement>('[part~="filters"]');
+      if (!bar) return;
+      bar.scrollIntoView({ block: 'start' });
+      bar.querySelector<HTMLElement>('input, select, button')?.focus();
+    });
   }
 
   /**
@@ -1300,6 +1394,16 @@ export class EstateMap extends EstateElement {
       ${answer.unplaced ? html`<p>${plural(locale, answer.unplaced, text.unplaced)}</p>` : nothing}
     </section>`;
   }
+}
+
+/** A pin's box with its tail (the ::after under it, which points at the place). */
+function withTail(box: DOMRect): DOMRect {
+  return new DOMRect(box.x, box.y, box.width, box.height + PIN_TAIL_PX);
+}
+
+/** Whether two boxes come within `gap` pixels of each other. */
+function overlaps(a: DOMRect, b: DOMRect, gap: number): boolean {
+  return a.left < b.right + gap && b.left < a.right + gap && a.top < b.bottom + gap && b.top < a.bottom + gap;
 }
 
 /** The suburb of a card's title as the relay writes it ("33 Example Street, Kew VIC 3101" → "Kew"). */

@@ -40,6 +40,12 @@ export interface MapStrings {
   unplaced: PluralForms;
   fullscreen: string;
   exitFullscreen: string;
+  /** In full screen beside a list with a filter bar: leaves full screen for that bar. */
+  filters: string;
+  /** The phone's map/list switch: its group's name and its two buttons. */
+  phoneSwitch: string;
+  phoneMap: string;
+  phoneList: string;
   closeCard: string;
   /** Shown when the agency left the price empty, and on a pin whose price text has no amount and is too long for it. */
   priceFallback: string;
@@ -109,6 +115,10 @@ export const defaultMapStrings: MapStrings = {
   unplaced: { one: '{count} more property has no position and is not on the map.', other: '{count} more properties have no position and are not on the map.' },
   fullscreen: 'Full screen map',
   exitFullscreen: 'Close full screen map',
+  filters: 'Filters',
+  phoneSwitch: 'Show the properties as',
+  phoneMap: 'Map',
+  phoneList: 'List',
   closeCard: 'Close',
   priceFallback: 'Contact agent',
   pinMillions: '{amount}m',
