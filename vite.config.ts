@@ -124,7 +124,7 @@ const LEAD_FORM_MODULES =
  * what is there (translations.ts), so a second copy changes none. The cost: a page holding a detail
  * and a separate contact form, or a grid opening a detail in place, downloads that code twice.
  */
-const COPIES: Array<{ importer: RegExp; modules: RegExp }> = [
+const COPIES: Array<{ importer: RegExp; modules: RegExp; sharedFrom?: { rule: number; modules: RegExp } }> = [
   // (and the filter bar its copy of the alerts options it shares with the saved-search form, whose
   // chunk has the original: in the core they cost every page about 200 gzip bytes)
   { importer: /widget[\\/]listings[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|widget[\\\\/]shared[\\\\/]alert-options\\.ts$`) },
@@ -165,7 +165,11 @@ const COPIES: Array<{ importer: RegExp; modules: RegExp }> = [
   // agent's listing cards are the listings chunk's own (<estate-listings>, which a visitor from
   // the home page has already), imported, not copied.
   { importer: /widget[\\/]team[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${PERSON_PARTS.source}`) },
-  { importer: /widget[\\/]agent[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${PERSON_PARTS.source}|${ENQUIRY_MODULES.source}`) },
+  {
+    importer: /widget[\\/]agent[\\/]/,
+    modules: new RegExp(`${LISTING_PARTS.source}|${PERSON_PARTS.source}|${ENQUIRY_MODULES.source}`),
+    sharedFrom: { rule: 0, modules: /widget[\\/](shared[\\/](format|picture|heading|relay-filling|listing-parts\.styles|load-element)|listings[\\/]controls\.styles)\.ts$/ },
+  },
   // The saved search's copy of the filter rules it reads an area with: the original is in the
   // listings chunk, which a contact page's lead forms (or a detail opening one) would fetch for it.
   { importer: /widget[\\/]saved-search[\\/]/, modules: /contract[\\/]listing-filters\.ts$/ },
@@ -208,7 +212,10 @@ function elementCopiesPlugin(): Plugin {
       const rule = copyOf !== undefined ? Number(copyOf) : COPIES.findIndex((copy) => copy.importer.test(importerFile!));
       if (rule < 0) return null;
       const resolved = await this.resolve(source, importerFile, { ...options, skipSelf: true });
-      return resolved && COPIES[rule]!.modules.test(resolved.id) ? `${resolved.id}${COPY_QUERY}${rule}` : null;
+      if (!resolved) return null;
+      const { modules, sharedFrom } = COPIES[rule]!;
+      if (sharedFrom?.modules.test(resolved.id)) return `${resolved.id}${COPY_QUERY}${sharedFrom.rule}`;
+      return modules.test(resolved.id) ? `${resolved.id}${COPY_QUERY}${rule}` : null;
     },
   };
 }
