@@ -82,6 +82,12 @@ const PERSON_PARTS =
 /** What `<estate-map>` shares with `<estate-listings>` beyond the listing parts: how filters are read and kept in the URL, the highlight event. */
 const MAP_SHARES = /widget[\\/](listings[\\/]query|shared[\\/](url-query|listing-highlight))\.ts$|contract[\\/](listing-filters|slug)\.ts$/;
 /**
+ * The drawn-area rule (widget/listings/area-rule.ts) and the outline's code it registers: in the
+ * filter bar's variant chunk, not the list's, so a list without an area (the home page's) does
+ * not download it; the map and the saved search carry copies.
+ */
+const AREA_RULE = /widget[\\/]listings[\\/]area-rule\.ts$|contract[\\/]drawn-area\.ts$/;
+/**
  * The base Lit's directives are built on (directive.js, directive-helpers.js): keyed (the lightbox)
  * and unsafeHTML (a profile's HTML) need it, ifDefined does not; each chunk with one of those
  * carries its own copy (COPIES).
@@ -123,8 +129,10 @@ const LEAD_FORM_MODULES =
  * (the tag goes to whichever registers first); the form's built-in words are registered beneath
  * what is there (translations.ts), so a second copy changes none. The cost: a page holding a detail
  * and a separate contact form, or a grid opening a detail in place, downloads that code twice.
+ * A rule's `sharedFrom` names modules it takes from another rule's copies instead: those its page
+ * always fetches in that rule's chunk (the agent's, in the listings chunk of its cards).
  */
-const COPIES: Array<{ importer: RegExp; modules: RegExp }> = [
+const COPIES: Array<{ importer: RegExp; modules: RegExp; sharedFrom?: { rule: number; modules: RegExp } }> = [
   // (and the filter bar its copy of the alerts options it shares with the saved-search form, whose
   // chunk has the original: in the core they cost every page about 200 gzip bytes)
   { importer: /widget[\\/]listings[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|widget[\\\\/]shared[\\\\/]alert-options\\.ts$`) },
@@ -148,7 +156,8 @@ const COPIES: Array<{ importer: RegExp; modules: RegExp }> = [
   },
   // The map: the listing parts of its card and the list's query helpers (which it reads the same
   // filters with), so a map page beside a list fetches no extra shared chunk for them.
-  { importer: /widget[\\/]map[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${MAP_SHARES.source}`) },
+  // And its own drawn-area rule (area-rule.ts, the outline's check), which the list's chunk leaves to the filter bar's.
+  { importer: /widget[\\/]map[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${MAP_SHARES.source}|${AREA_RULE.source}`) },
   // Similar homes and recently viewed (issue 31): copies of the listing parts and of what they share
   // with the listing and the shortlist (the card row, the viewport watch, the recently-viewed list,
   // the kept homes' status), so each is one file beside the core and the listing's and shortlist's
@@ -165,10 +174,18 @@ const COPIES: Array<{ importer: RegExp; modules: RegExp }> = [
   // agent's listing cards are the listings chunk's own (<estate-listings>, which a visitor from
   // the home page has already), imported, not copied.
   { importer: /widget[\\/]team[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${PERSON_PARTS.source}`) },
-  { importer: /widget[\\/]agent[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${PERSON_PARTS.source}|${ENQUIRY_MODULES.source}`) },
+  {
+    importer: /widget[\\/]agent[\\/]/,
+    modules: new RegExp(`${LISTING_PARTS.source}|${PERSON_PARTS.source}|${ENQUIRY_MODULES.source}`),
+    sharedFrom: {
+      rule: 0,
+      modules: /widget[\\/](shared[\\/](format|picture|heading|relay-filling|listing-parts\.styles|load-element)|listings[\\/]controls\.styles)\.ts$/,
+    },
+  },
   // The saved search's copy of the filter rules it reads an area with: the original is in the
   // listings chunk, which a contact page's lead forms (or a detail opening one) would fetch for it.
-  { importer: /widget[\\/]saved-search[\\/]/, modules: /contract[\\/]listing-filters\.ts$/ },
+  // And of the drawn-area rule, which the list's chunk no longer holds (it comes with the filter bar's).
+  { importer: /widget[\\/]saved-search[\\/]/, modules: /contract[\\/](listing-filters|drawn-area)\.ts$/ },
 ];
 /** Marks a copy's module id: `<file>?estate-copy=<rule index>`. */
 const COPY_QUERY = '?estate-copy=';
@@ -208,7 +225,10 @@ function elementCopiesPlugin(): Plugin {
       const rule = copyOf !== undefined ? Number(copyOf) : COPIES.findIndex((copy) => copy.importer.test(importerFile!));
       if (rule < 0) return null;
       const resolved = await this.resolve(source, importerFile, { ...options, skipSelf: true });
-      return resolved && COPIES[rule]!.modules.test(resolved.id) ? `${resolved.id}${COPY_QUERY}${rule}` : null;
+      if (!resolved) return null;
+      const { modules, sharedFrom } = COPIES[rule]!;
+      if (sharedFrom?.modules.test(resolved.id)) return `${resolved.id}${COPY_QUERY}${sharedFrom.rule}`;
+      return modules.test(resolved.id) ? `${resolved.id}${COPY_QUERY}${rule}` : null;
     },
   };
 }

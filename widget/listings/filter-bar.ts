@@ -15,6 +15,8 @@ import { loadElement } from '../shared/load-element.ts';
 import { relayBase } from '../shared/relay.ts';
 import { alertOptions } from '../shared/alert-options.ts';
 import './filter-bar.strings.ts';
+// The drawn-area rule comes with the bar: every page with a bar has it at once.
+import './area-rule.ts';
 
 const DEFAULT_PROPERTY_TYPES = ['House', 'Apartment', 'Unit', 'Townhouse', 'Villa', 'Land'];
 /** Land size choices (square metres): a courtyard home to a small acreage. */

@@ -17,6 +17,7 @@ import {
   BAR_FILTERS,
   buildQuery,
   cleanCount,
+  areaRuleMissing,
   cleanValue,
   parseBarFilters,
   QUERY_KEYS,
@@ -85,6 +86,20 @@ function filterBarLoaded(): Promise<void> {
     },
   ));
 }
+let areaRuleLoad: Promise<unknown> | undefined;
+
+/**
+ * The drawn-area rule (area-rule.ts), for a list given an area without a filter bar: it comes with
+ * the bar's code (its manifest key), which a page without a drawn area never downloads. A failed
+ * fetch is tried again on the next load (the error panel's retry).
+ */
+function areaRuleLoaded(): Promise<unknown> {
+  return (areaRuleLoad ??= loadElement('estate-listings[filters]', () => import('./area-rule.ts')).catch((error: unknown) => {
+    areaRuleLoad = undefined;
+    throw error;
+  }));
+}
+
 /** Cards at the top of the first page load eagerly; the rest wait until they near the viewport. */
 const EAGER_CARDS = 3;
 
@@ -281,16 +296,27 @@ export class EstateListings extends EstateElement {
   /** The first listings have been shown (the filter bar may ask the relay more). */
   #listed = false;
   readonly #refresh = () => this.requestUpdate();
+  /** The query string the last load sent (a drawn area spelled by its rule). */
+  #sentQuery: string | undefined;
 
   readonly #listingsTask = new Task(this, {
-    task: async ([relay, queryString, hostListings], { signal }) => {
+    task: async ([relay, given, hostListings], { signal }) => {
+      let queryString = given;
       if (hostListings) {
         return { items: hostListings, total: hostListings.length, page: 1, pageSize: hostListings.length } satisfies Page<ListingSummary>;
       }
+      // A drawn area is checked by its rule before it is sent: the query is read again once it has come.
+      if (this.area && areaRuleMissing()) {
+        await areaRuleLoaded();
+        queryString = toSearchParams(this.query).toString();
+      }
+      this.#sentQuery = queryString;
       const url = `${relayUrl(relay, 'api/v1/listings')}?${queryString}`;
       return fetchJsonOnceFilled<Page<ListingSummary>>(url, { signal, onFilling: (filling) => (this.filling = filling) });
     },
     args: () => [this.relay, toSearchParams(this.query).toString(), this.listings, this.#retryCount] as const,
+    // The query the load sent is no new query: an area read again once its rule came (above) loads once.
+    argsEqual: (before, now) => now.every((value, index) => value === before[index] || (index === 1 && value === this.#sentQuery)),
     onComplete: (page) => void this.#afterLoad(page),
     onError: (error) => void this.#afterError(error),
   });

@@ -8,7 +8,6 @@ import {
   type FilterSpec,
   type ListingFilterName,
 } from '../../contract/listing-filters.ts';
-import { canonicalArea } from '../../contract/drawn-area.ts';
 import type { ListingSort, ListingsQuery } from '../../contract/relay-api.ts';
 
 /**
@@ -17,6 +16,23 @@ import type { ListingSort, ListingsQuery } from '../../contract/relay-api.ts';
  * back button restores it). Everything is validated here, by the relay's own filter table
  * (contract/listing-filters.ts); a hand-edited URL cannot make the element send nonsense to the relay.
  */
+
+/**
+ * The drawn-area rule (contract/drawn-area.ts canonicalArea), once area-rule.ts has run: a list
+ * without a drawn area never downloads it. Until then an area is kept as given, and a list does
+ * not send it (listings.ts waits for the rule).
+ */
+let areaRule: ((text: string) => string | undefined) | undefined;
+
+/** Called by area-rule.ts (and the map, which carries the rule) as it runs. */
+export function useAreaRule(rule: (text: string) => string | undefined): void {
+  areaRule = rule;
+}
+
+/** True until the drawn-area rule has come: an area is not yet checked. */
+export function areaRuleMissing(): boolean {
+  return !areaRule;
+}
 
 export const SORTS: readonly ListingSort[] = LISTING_FILTERS.sort.values;
 
@@ -79,7 +95,8 @@ export function cleanValue(key: QueryKey, value: unknown): string | number | und
     const box = parseBoundingBox(text);
     return typeof box === 'string' ? undefined : formatBoundingBox(box);
   }
-  if (spec.kind === 'area') return canonicalArea(text);
+  // Kept as given until its rule comes; never sent so (areaRuleMissing).
+  if (spec.kind === 'area') return areaRule ? areaRule(text) : text;
   if (spec.kind === 'list') {
     const items = listItems(text)
       .map((item) => item.slice(0, spec.maxLength))

@@ -22,6 +22,8 @@ import { loadElement } from '../shared/load-element.ts';
 import { ShortlistController, renderKeep } from '../shared/shortlist.ts';
 import { UrlQueryController, type QueryChanges } from '../shared/url-query.ts';
 import { buildQuery, cleanCount, cleanValue, QUERY_KEYS, toSearchParams, type QueryKey } from '../listings/query.ts';
+// The drawn-area rule for its query helpers (its own copy of both: vite.config.ts COPIES).
+import '../listings/area-rule.ts';
 import { MapDataController } from './map-data.ts';
 import { DrawAreaController, drawAreaStyles } from './draw-area.ts';
 import { MapGestures, type GestureHint } from './gestures.ts';
