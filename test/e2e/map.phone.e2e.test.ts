@@ -3,7 +3,7 @@
 // map and never covers its pin or a control (their rectangles do not meet); full screen keeps the
 // centre, and Back leaves it without leaving the page; on the phone the map/list switch keeps the
 // map's view and the list's place, and Back switches back.
-import type { BrowserContextOptions, Locator, Page } from 'playwright-core';
+import type { BrowserContextOptions, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoSiteRig, watchedPage, type DemoSiteRig } from '../support/browser.ts';
 
@@ -75,7 +75,7 @@ describe.each([
   ['390 × 844, touch', PHONE, true],
 ])('the /buy map at %s', (_name, options, touch) => {
   it('a tapped pin’s card never covers the pin or a control, even for the pin lowest on the map', async () => {
-    const { page, problems, map, close } = await openBuy(options, `?view=${encodeURIComponent(streetView)}`);
+    const { problems, map, close } = await openBuy(options, `?view=${encodeURIComponent(streetView)}`);
     await map.locator('[part~="pin"]').first().waitFor();
     // The lowest pin in view: the one a strip along the bottom would cover.
     const pins = map.locator('[part~="pin"]');
