@@ -7,6 +7,8 @@
  * Also a map panned to a new box with the index already built (the answer alone rendered). Phases
  * alternate so background load weighs on both alike. One process, requests one at a time.
  *
+ * Then the pins of a warm /buy on a throttled phone (map-pins.ts).
+ *
  * Env: BENCH_MAP_LISTINGS (records seeded, default 10000), BENCH_MAP_COLD (cold requests each, default 30),
  * BENCH_MAP_CACHED (cached requests each, default 500).
  */
@@ -14,13 +16,14 @@ import { availableParallelism, loadavg } from 'node:os';
 import { request } from 'node:http';
 import type { ListingMap, MapClusterProperties } from '../contract/relay-api.ts';
 import { startListingRig } from '../test/listings/rig.ts';
+import { runPins } from './map-pins.ts';
 import type { BenchContext, BenchFigure } from './types.ts';
 
 /** Melbourne: Kew, Hawthorn, Richmond, Fitzroy and the simulator's other Victorian suburbs, at a city's zoom. */
 const CITY = '144.5,-38.2,145.5,-37.5';
 const BROWSER = { 'accept-encoding': 'br, gzip' };
 
-export async function run(context: BenchContext): Promise<BenchFigure[]> {
+async function runAnswers(context: BenchContext): Promise<BenchFigure[]> {
   const listings = Number(process.env.BENCH_MAP_LISTINGS ?? 10_000);
   const coldRuns = Number(process.env.BENCH_MAP_COLD ?? 30);
   const cachedRuns = Number(process.env.BENCH_MAP_CACHED ?? 500);
@@ -135,6 +138,12 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
   } finally {
     await rig.close();
   }
+}
+
+export async function run(context: BenchContext): Promise<BenchFigure[]> {
+  const answers = await runAnswers(context);
+  context.note('the pins of a warm /buy on a throttled phone');
+  return [...answers, ...(await runPins(context))];
 }
 
 /** One GET as a browser asks (brotli), timed to the last byte; throws on anything but a 200. */

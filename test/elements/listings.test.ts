@@ -64,6 +64,34 @@ describe('<estate-listings>', () => {
   });
 
   describe('states', () => {
+    it('hidden (a phone showing the map), renders its cards at the first idle moment, or at once when shown', async () => {
+      // The browser's idle callbacks, held by the test: it says when the moment comes.
+      const idle: IdleRequestCallback[] = [];
+      const realIdle = window.requestIdleCallback;
+      window.requestIdleCallback = (callback) => idle.push(callback);
+      try {
+        const el = await fixture<EstateListings>(html`<estate-listings relay=${RELAY} page-size="4" hidden></estate-listings>`);
+        const page = await settled(el);
+        expect(page.items.length).to.equal(4);
+        expect(cards(el), 'no card while hidden and not idle').to.have.length(0);
+        expect(idle).to.have.length(1);
+        idle[0]!({ didTimeout: false, timeRemaining: () => 50 });
+        await el.updateComplete;
+        expect(cardIds(el)).to.deep.equal(page.items.map((item) => item.id));
+
+        // Shown before the idle moment: the cards at once (the map's phone layout asks for an update as it shows the list).
+        const other = await fixture<EstateListings>(html`<estate-listings relay=${RELAY} page-size="4" hidden></estate-listings>`);
+        await settled(other);
+        expect(cards(other)).to.have.length(0);
+        other.removeAttribute('hidden');
+        other.requestUpdate();
+        await other.updateComplete;
+        expect(cards(other)).to.have.length(4);
+      } finally {
+        window.requestIdleCallback = realIdle;
+      }
+    });
+
     it('is accessible while loading, with skeletons for the page size', async () => {
       const restore = wrapFetch(async (real, input, init) => {
         await aTimeout(300);
@@ -340,7 +368,7 @@ window.__result = (async () => {
       await inner.loadComplete;
       await inner.updateComplete;
       // Structured data goes beside the outermost host, in the document's light DOM.
-      await waitUntil(() => el.nextElementSibling?.matches('script[type="application/ld+json"]'), 'JSON-LD next to <estate-listings>');
+      await waitUntil(() => el.nextElementSibling?.matches('script[type="application/ld+json"]'), 'JSON-LD next to <estate-listings>', { timeout: 5_000 });
       expect(JSON.parse(el.nextElementSibling!.textContent!).offers.itemOffered['@type']).to.equal('Place');
       await expect(el).to.be.accessible();
 

@@ -295,6 +295,9 @@ export class EstateListings extends EstateElement {
   readonly #shortlist = new ShortlistController(this);
   /** The first listings have been shown (the filter bar may ask the relay more). */
   #listed = false;
+  /** The cards set aside while hidden (#setAsideWhileHidden): asked for an idle moment, and that moment come. */
+  #hiddenCardsAsked = false;
+  #hiddenCardsDue = false;
   readonly #refresh = () => this.requestUpdate();
   /** The query string the last load sent (a drawn area spelled by its rule). */
   #sentQuery: string | undefined;
@@ -680,7 +683,7 @@ export class EstateListings extends EstateElement {
           : this.#listingsTask.render({
               initial: () => this.#renderSkeleton(),
               pending: () => this.#renderSkeleton(),
-              complete: (page) => (page.items.length ? this.#renderResults(page) : this.#renderEmpty()),
+              complete: (page) => (this.#setAsideWhileHidden() ? this.#renderSkeleton() : page.items.length ? this.#renderResults(page) : this.#renderEmpty()),
               error: () => this.#renderError(),
             })
       }
@@ -712,6 +715,25 @@ export class EstateListings extends EstateElement {
         exportparts="base: listing-base, title: listing-title, price: listing-price, gallery: listing-gallery"
       ></estate-listing>
     </section>`;
+  }
+
+  /**
+   * Hidden (a phone's map shown instead, which hides the list it pairs with), the cards wait for the
+   * browser's first idle moment: on a throttled phone their first render (and Intl's first formats)
+   * held the map's pins back by a third of a second. Shown, or idle, they render as usual.
+   */
+  #setAsideWhileHidden(): boolean {
+    if (!this.hidden || this.#hiddenCardsDue) return false;
+    if (!this.#hiddenCardsAsked) {
+      this.#hiddenCardsAsked = true;
+      const due = () => {
+        this.#hiddenCardsDue = true;
+        this.requestUpdate();
+      };
+      if ('requestIdleCallback' in window) requestIdleCallback(due, { timeout: 2_000 });
+      else setTimeout(due, 500);
+    }
+    return true;
   }
 
   #renderStatus(message: string, focusable = false): TemplateResult {

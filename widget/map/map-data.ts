@@ -40,9 +40,18 @@ export class MapDataController implements ReactiveController {
 
   /** Asks for `url` once the view rests (at once when `now`); a kept answer is used at once. */
   want(url: string, now = false): void {
-    if (url === this.#wanted && this.state !== 'error') return;
+    if (url === this.#wanted && this.state !== 'error') {
+      // Already waiting for the view to rest: asked for at once (the first view's fit), it goes now.
+      if (now && this.#timer !== undefined) {
+        clearTimeout(this.#timer);
+        this.#timer = undefined;
+        void this.#fetch(url);
+      }
+      return;
+    }
     this.#wanted = url;
     clearTimeout(this.#timer);
+    this.#timer = undefined;
     const kept = this.#kept.get(url);
     if (kept) {
       this.#inFlight?.abort();
@@ -50,7 +59,11 @@ export class MapDataController implements ReactiveController {
       return;
     }
     if (now) void this.#fetch(url);
-    else this.#timer = setTimeout(() => void this.#fetch(url), MAP_REQUEST_DELAY_MS);
+    else
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        void this.#fetch(url);
+      }, MAP_REQUEST_DELAY_MS);
   }
 
   /** Asks for the last URL again (after an error). */
@@ -100,6 +113,7 @@ export class MapDataController implements ReactiveController {
 
   hostDisconnected(): void {
     clearTimeout(this.#timer);
+    this.#timer = undefined;
     this.#inFlight?.abort();
     this.#wanted = null;
   }

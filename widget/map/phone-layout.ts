@@ -97,12 +97,23 @@ export class PhoneLayout implements ReactiveController {
     if (!this.#list?.hasAttribute('hidden')) return;
     this.#list.removeAttribute('hidden');
     this.#list.style.removeProperty('display');
+    // A hidden list may have set its cards aside for later (<estate-listings>): they show now.
+    (this.#list as HTMLElement & { requestUpdate?: () => void }).requestUpdate?.();
   }
 
-  /** The page above the map (its header, a heading): the full-height map is the viewport less it. */
+  /**
+   * The page above the map (its header, a heading): the full-height map is the viewport less it.
+   * Read from an IntersectionObserver's entry, computed with the frame's own layout: reading the
+   * map's position at once forced a layout of the half-built page (170 ms on a phone, before the pins).
+   */
   #measureTop(): void {
-    const top = Math.max(0, this.#host.getBoundingClientRect().top + window.scrollY);
-    this.#host.style.setProperty('--_phone-top', `${Math.round(top)}px`);
+    const observer = new IntersectionObserver(([entry]) => {
+      observer.disconnect();
+      if (!entry || this.#host.hasAttribute('fullscreen')) return;
+      const top = Math.max(0, entry.boundingClientRect.top + window.scrollY);
+      this.#host.style.setProperty('--_phone-top', `${Math.round(top)}px`);
+    });
+    observer.observe(this.#host);
   }
 }
 
