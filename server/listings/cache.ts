@@ -331,21 +331,29 @@ export class ListingCache {
     return { rows: this.toCached(rows), total };
   }
 
+  /** The ids of every listing `where` selects, in `orderBy` (the map's index: its listings' public fields are read only for the pins it shows). */
+  findIds(where: string, params: unknown[], orderBy: string): number[] {
+    return this.db
+      .prepare(`SELECT id FROM listings WHERE ${where} ORDER BY ${orderBy}`)
+      .pluck()
+      .all(...params) as number[];
+  }
+
   /**
-   * The few public fields a map pin shows, for every listing `where` selects, in `orderBy`: the
-   * counts from their columns (the same numbers as the public fields), the texts by SQLite's
-   * json_extract rather than parsing each listing's whole public JSON (its description) here, so a
-   * map of thousands costs a fraction of their cards.
+   * The few public fields a map pin shows, for these listings (those still cached; in no order):
+   * the counts from their columns (the same numbers as the public fields), the texts by SQLite's
+   * json_extract rather than parsing each listing's whole public JSON (its description) here.
    */
-  findMapRows(where: string, params: unknown[], orderBy: string): MapRow[] {
+  findMapRows(ids: readonly number[]): MapRow[] {
+    if (ids.length === 0) return [];
     // One json_extract with three paths parses each listing's JSON once (an array of the three comes back).
     const rows = this.db
       .prepare(
         `SELECT id, type, status, bed, bath, cars,
                 json_extract(public_json, '$.address.display', '$.heading', '$.displayPrice') AS texts
-         FROM listings WHERE ${where} ORDER BY ${orderBy}`,
+         FROM listings WHERE id IN (SELECT value FROM json_each(?))`,
       )
-      .all(...params) as Array<Omit<MapRow, 'addressDisplay' | 'heading' | 'displayPrice'> & { texts: string }>;
+      .all(JSON.stringify(ids)) as Array<Omit<MapRow, 'addressDisplay' | 'heading' | 'displayPrice'> & { texts: string }>;
     return rows.map(({ texts, ...row }) => {
       const [addressDisplay, heading, displayPrice] = JSON.parse(texts) as [string | null, string | null, string | null];
       return { ...row, addressDisplay, heading, displayPrice };

@@ -5,12 +5,19 @@ import type { ListingMap, ListingMapFeature, ListingPosition, ListingSummary, Ma
 
 /**
  * What a pin shows of a listing, read for the map alone (PublicListings.mapPins): the card's own
- * fields, its smallest JPEG, and where it is (null: not placed).
+ * fields and its smallest JPEG (where it is comes with the index's points).
  */
-export type MapPin = Pick<ListingSummary, 'id' | 'displayPrice' | 'bed' | 'bath' | 'cars' | 'type' | 'status' | 'position'> & {
+export type MapPin = Pick<ListingSummary, 'id' | 'displayPrice' | 'bed' | 'bath' | 'cars' | 'type' | 'status'> & {
   title: string | null;
   thumbnail: string | null;
 };
+
+/** The listings a filter set selects, as the index needs them (PublicListings.mapPoints): how many, and where the placed ones are, in the query's order. */
+export interface MapPoints {
+  /** Every listing the filters select, placed or not. */
+  selected: number;
+  placed: ReadonlyArray<{ id: number; position: ListingPosition }>;
+}
 
 /*
  * The map answer (GET /api/v1/listings/map): the placed listings a filter set selects, clustered
@@ -18,13 +25,18 @@ export type MapPin = Pick<ListingSummary, 'id' | 'displayPrice' | 'bed' | 'bath'
  * relay, so a map of 5,000 homes downloads a few dozen clusters instead of 5,000 cards. One index
  * per filter set and cache change (routes.ts keeps it in the answer cache); each answer is the
  * index cut to a box at a zoom.
+ *
+ * The index is built from ids and positions alone: a cut shows a listing's own fields only where
+ * it is a point of its own, so those are read for the points a cut shows (a city at zoom 10 shows
+ * a dozen clusters and no listing), once each per index, instead of for every listing the filter
+ * set selects before its first answer (issue #30: a cold map answer within 3x a cold list page).
  */
 
 /** Cluster radius in pixels of a 512-pixel tile, and the last zoom that clusters (past it, every listing is its own point). */
 export const MAP_CLUSTER_RADIUS = 60;
 export const MAP_MAX_ZOOM = 16;
 
-/** Roughly what an index holds per listing: its properties, position and the trees' entries at each zoom. */
+/** Roughly what an index holds per listing: its position, the trees' entries at each zoom, and its properties once a cut has shown it. */
 const INDEX_BYTES_PER_LISTING = 1_200;
 
 /** One cut of the index: what it holds, and a short key that is the same exactly when the answer is. */
@@ -47,52 +59,63 @@ export interface ListingMapIndex {
 }
 
 /**
- * The index of the pins a filter set selects. Only the public card's own fields go in (never a
- * withheld price: displayPrice is the agency's own words), so the map shows nothing a card does not.
+ * The index of the listings a filter set selects; `pinsOf` reads what the pins show for listings
+ * of `points` (those still cached). Only the public card's own fields go in (never a withheld
+ * price: displayPrice is the agency's own words), so the map shows nothing a card does not.
  */
-export function listingMapIndex(cards: readonly MapPin[]): ListingMapIndex {
-  const points: Array<PointFeature<MapListingProperties>> = [];
+export function listingMapIndex(points: MapPoints, pinsOf: (ids: readonly number[]) => readonly MapPin[]): ListingMapIndex {
+  const features: Array<PointFeature<{ id: number }>> = [];
   const positions = new Map<number, ListingPosition>();
-  for (const card of cards) {
-    if (!card.position) continue;
-    positions.set(card.id, card.position);
-    points.push({
-      type: 'Feature',
-      geometry: { type: 'Point', coordinates: [card.position.lng, card.position.lat] },
-      properties: mapProperties(card, card.position),
-    });
+  for (const { id, position } of points.placed) {
+    positions.set(id, position);
+    features.push({ type: 'Feature', geometry: { type: 'Point', coordinates: [position.lng, position.lat] }, properties: { id } });
   }
-  const index = new Supercluster<MapListingProperties, Record<string, never>>({ radius: MAP_CLUSTER_RADIUS, maxZoom: MAP_MAX_ZOOM });
-  index.load(points);
-  const unplaced = cards.length - points.length;
-  const bounds = boundsOf(points.map((point) => point.geometry.coordinates as [number, number]));
+  const index = new Supercluster<{ id: number }, Record<string, never>>({ radius: MAP_CLUSTER_RADIUS, maxZoom: MAP_MAX_ZOOM });
+  index.load(features);
+  const unplaced = points.selected - features.length;
+  const bounds = boundsOf(features.map((point) => point.geometry.coordinates as [number, number]));
+  // The pins read so far, by id: each listing's fields are read once per index, when a cut first shows it alone.
+  const pins = new Map<number, MapPin>();
+  const pinsFor = (ids: readonly number[]) => {
+    const missing = ids.filter((id) => !pins.has(id));
+    if (missing.length > 0) for (const pin of pinsOf(missing)) pins.set(pin.id, pin);
+  };
 
   return {
     unplaced,
-    placed: points.length,
-    bytes: points.length * INDEX_BYTES_PER_LISTING,
+    placed: features.length,
+    bytes: features.length * INDEX_BYTES_PER_LISTING,
     cut(box, zoom) {
-      const features: ListingMapFeature[] = [];
+      const found = index.getClusters([box.west, box.south, box.east, box.north], zoom);
+      pinsFor(found.flatMap((feature) => ('cluster' in feature.properties && feature.properties.cluster ? [] : [feature.properties.id])));
+      const cutFeatures: ListingMapFeature[] = [];
       const parts: string[] = [];
-      for (const found of index.getClusters([box.west, box.south, box.east, box.north], zoom)) {
-        const properties = found.properties;
+      for (const feature of found) {
+        const properties = feature.properties;
         if ('cluster' in properties && properties.cluster) {
           const id = properties.cluster_id;
           parts.push(`c${id}`);
-          features.push({
+          cutFeatures.push({
             type: 'Feature',
-            geometry: { type: 'Point', coordinates: found.geometry.coordinates as [number, number] },
+            geometry: { type: 'Point', coordinates: feature.geometry.coordinates as [number, number] },
             properties: { cluster: true, id, count: properties.point_count, expansionZoom: index.getClusterExpansionZoom(id) },
           });
         } else {
-          const listing = properties as MapListingProperties;
-          const position = positions.get(listing.id)!;
-          parts.push(String(listing.id));
+          const { id } = properties as { id: number };
+          const pin = pins.get(id);
+          // Gone from the cache since the index was built (the change that removed it drops the index too): left out.
+          if (!pin) continue;
+          const position = positions.get(id)!;
+          parts.push(String(id));
           // The listing's own position (the index keeps it to a few centimetres).
-          features.push({ type: 'Feature', geometry: { type: 'Point', coordinates: [position.lng, position.lat] }, properties: listing });
+          cutFeatures.push({
+            type: 'Feature',
+            geometry: { type: 'Point', coordinates: [position.lng, position.lat] },
+            properties: mapProperties(pin, position),
+          });
         }
       }
-      return { features, signature: createHash('sha1').update(parts.join(',')).digest('base64url') };
+      return { features: cutFeatures, signature: createHash('sha1').update(parts.join(',')).digest('base64url') };
     },
     collection: (cut) => ({ type: 'FeatureCollection', features: cut.features, unplaced, bounds }),
   };

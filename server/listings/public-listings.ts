@@ -3,7 +3,7 @@ import { areaBox, inArea } from '../../contract/drawn-area.ts';
 import type { ListingPlacements } from './placement.ts';
 import type { PhotoMirror } from '../photos/mirror.ts';
 import { publicPhoto, variantUrl } from '../photos/public.ts';
-import type { MapPin } from './map.ts';
+import type { MapPin, MapPoints } from './map.ts';
 import type { CachedAgent, CachedListing, ListingCache } from './cache.ts';
 import {
   listingsSql,
@@ -33,8 +33,10 @@ export interface PublicListings {
   page(query: ParsedListingsQuery): Page<ListingSummary>;
   /** Every card the query selects, unpaged, in its order. */
   all(query: ParsedListingsQuery): ListingSummary[];
-  /** What the map's pins show of every listing the query selects, in its order: a few fields read for thousands at once. */
-  mapPins(query: ParsedListingsQuery): MapPin[];
+  /** How many listings the query selects, and the placed ones' ids and positions in its order: what the map's index is built from. */
+  mapPoints(query: ParsedListingsQuery): MapPoints;
+  /** What the map's pins show of these listings (those still cached, in no order): a few fields, read only for the pins a cut shows. */
+  mapPins(ids: readonly number[]): MapPin[];
   /** A page of cards for raw query parameters (validated as the API does: a 400 names each bad one). */
   pageFor(parameters: Record<string, string>): Page<ListingSummary>;
   /** Every current listing's id, type, status, suburb and last change (for sitemaps). */
@@ -171,15 +173,22 @@ export function publicListings(deps: PublicListingsDeps): PublicListings {
       snapBoxFilter(snapPriceFilters(query, (edges ??= cache.priceEdges())), (placeEdges ??= deps.placements?.edges() ?? { lats: [], lngs: [] })),
     page,
     all: (query) => cards(query, -1, 0).items,
-    mapPins(query) {
+    mapPoints(query) {
       const sql = listingsSql(query, context);
-      const rows = cache.findMapRows(sql.where, sql.params, sql.orderBy);
-      const ids = rows.map((row) => row.id);
-      const photos = mirror.firstPhotographsOf(ids);
+      const ids = cache.findIds(sql.where, sql.params, sql.orderBy);
       const positions = positionsOf(ids);
+      const placed: Array<{ id: number; position: ListingPosition }> = [];
+      for (const id of ids) {
+        const position = positions.get(id);
+        if (position) placed.push({ id, position });
+      }
+      return { selected: ids.length, placed };
+    },
+    mapPins(ids) {
+      const rows = cache.findMapRows(ids);
+      const photos = mirror.firstPhotographsOf(rows.map((row) => row.id));
       return rows.map((row) => {
         const photo = photos.get(row.id);
-        const position = positions.get(row.id);
         return {
           id: row.id,
           title: row.addressDisplay || row.heading || null,
@@ -191,7 +200,6 @@ export function publicListings(deps: PublicListingsDeps): PublicListings {
           thumbnail: photo && photo.widths.length > 0 ? variantUrl(base, photo.hash, Math.min(...photo.widths), 'jpeg') : null,
           type: row.type,
           status: row.status,
-          position: position ? { lat: position.lat, lng: position.lng, precision: position.precision } : null,
         };
       });
     },

@@ -145,7 +145,7 @@ export function listingsRouter(deps: ListingsRouterDeps): Router {
     if (!index) {
       const retryAfter = answers.renders.take(clientOf(req));
       if (retryAfter !== undefined) throw tooManyRenders(retryAfter);
-      index = listingMapIndex(listings.mapPins(filters));
+      index = listingMapIndex(listings.mapPoints(filters), (ids) => listings.mapPins(ids));
       rendered.set(indexKey, index, undefined, index.bytes);
     }
     const cut = index.cut(box, zoom);

@@ -387,28 +387,29 @@ export class PhotoMirror {
     return orphans.length;
   }
 
-  /** The mirrored photos of these owners, in order, grouped by owner. Photos never downloaded are left out. */
   /**
    * Each listing's first published photograph (as `photosOf` orders them), by listing id: one row a
-   * listing, for answers that show a thumbnail and nothing else (the map's pins of thousands).
+   * listing, for answers that show a thumbnail and nothing else (the map's pins of thousands). One
+   * look-up a listing on the primary key (owner_kind, owner_id, …) for its first downloaded
+   * photograph, rather than ranking every photo of every listing asked for.
    */
   firstPhotographsOf(ownerIds: readonly number[]): Map<number, Pick<MirroredPhoto, 'hash' | 'widths'>> {
     const result = new Map<number, Pick<MirroredPhoto, 'hash' | 'widths'>>();
     if (ownerIds.length === 0) return result;
     const rows = this.db
       .prepare(
-        `SELECT ownerId, hash, widths FROM (
-           SELECT p.owner_id AS ownerId, p.hash, f.widths,
-                  ROW_NUMBER() OVER (PARTITION BY p.owner_id ORDER BY p.position, p.photo_id) AS rank
-           FROM photos p JOIN photo_files f ON f.hash = p.hash
-           WHERE p.owner_kind = 'listing' AND p.kind = 'photograph' AND p.owner_id IN (SELECT value FROM json_each(?))
-         ) WHERE rank = 1`,
+        `SELECT owners.value AS ownerId, f.hash, f.widths FROM json_each(?) owners
+         JOIN photo_files f ON f.hash = (
+           SELECT p.hash FROM photos p JOIN photo_files downloaded ON downloaded.hash = p.hash
+           WHERE p.owner_kind = 'listing' AND p.owner_id = owners.value AND p.kind = 'photograph'
+           ORDER BY p.position, p.photo_id LIMIT 1)`,
       )
       .all(JSON.stringify(ownerIds)) as Array<{ ownerId: number; hash: string; widths: string }>;
     for (const row of rows) result.set(row.ownerId, { hash: row.hash, widths: JSON.parse(row.widths) as number[] });
     return result;
   }
 
+  /** The mirrored photos of these owners, in order, grouped by owner. Photos never downloaded are left out. */
   photosOf(kind: PhotoOwnerKind, ownerIds: readonly number[]): Map<number, MirroredPhoto[]> {
     const result = new Map<number, MirroredPhoto[]>();
     if (ownerIds.length === 0) return result;

@@ -251,6 +251,34 @@ describe('photo mirror', () => {
     expect(mirror.ownersToFinish('listing')).toEqual([]);
   });
 
+  it("gives each listing's first downloaded photograph (as photosOf orders them): floorplans and photos without a file passed over", async () => {
+    open();
+    allowed.routes.set('/c.jpg', { status: 200, body: await jpeg(400, 300, '#22aa66') });
+    allowed.routes.set('/gone.jpg', { status: 404 });
+    const floorplan = (photoId: number, path: string, position: number): SourcePhoto => ({ ...photo(photoId, path, undefined, position), kind: 'floorplan' });
+    // Listing 1: a floorplan first, then a photograph that could not be fetched, then two at one position (by photo id).
+    await mirror.syncOwner('listing', 1, [
+      floorplan(11, '/a.jpg', 0),
+      photo(12, '/gone.jpg', undefined, 1),
+      photo(14, '/b.jpg', undefined, 2),
+      photo(13, '/c.jpg', undefined, 2),
+    ]);
+    await mirror.syncOwner('listing', 2, [floorplan(21, '/a.jpg', 0)]);
+    await mirror.syncOwner('listing', 3, [photo(31, '/b.jpg', undefined, 5)]);
+    await mirror.syncOwner('agent', 4, [photo(0, '/a.jpg')]);
+    const listed = mirror
+      .photosOf('listing', [1])
+      .get(1)!
+      .filter((each) => each.kind === 'photograph');
+    expect(listed.map((each) => each.photoId)).toEqual([13, 14]);
+
+    const first = mirror.firstPhotographsOf([1, 2, 3, 4, 99]);
+    expect([...first.keys()].sort()).toEqual([1, 3]);
+    expect(first.get(1)).toEqual({ hash: listed[0]!.hash, widths: listed[0]!.widths });
+    expect(first.get(3)).toEqual({ hash: mirror.photosOf('listing', [3]).get(3)![0]!.hash, widths: [300] });
+    expect(mirror.firstPhotographsOf([]).size).toBe(0);
+  });
+
   it('deletes the files of photos no listing uses any more', async () => {
     open();
     await mirror.syncOwner('listing', 1, [photo(11, '/a.jpg')]);
