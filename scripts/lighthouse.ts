@@ -52,12 +52,26 @@ try {
           .map((audit) => audit.id)
       : [];
     console.log(JSON.stringify({ name: 'lighthouse', page, ...scores, ...timings, ...(failing.length ? { failing } : {}) }));
+    if (process.env.LIGHTHOUSE_DETAILS) console.log(JSON.stringify(details(result.lhr.audits), null, 1));
   }
 } finally {
   chrome.kill();
   await relay.close();
 }
 process.exit(failed ? 1 : 0);
+
+/** LIGHTHOUSE_DETAILS=1: what the time went on (the LCP element and its phases, scripts' main-thread time, the long tasks). */
+function details(audits: Record<string, { details?: unknown }>) {
+  const items = (id: string) => (audits[id]?.details as { items?: Array<Record<string, unknown>> } | undefined)?.items ?? [];
+  return {
+    lcpElement: items('largest-contentful-paint-element')
+      .flatMap((item) => (item.items as Array<Record<string, unknown>> | undefined) ?? [item])
+      .slice(0, 4),
+    bootup: items('bootup-time').map((item) => ({ url: item.url, totalMs: Math.round(Number(item.total)), scriptingMs: Math.round(Number(item.scripting)) })),
+    mainThread: items('mainthread-work-breakdown').map((item) => ({ group: item.groupLabel, ms: Math.round(Number(item.duration)) })),
+    longTasks: items('long-tasks').map((item) => ({ url: item.url, startMs: Math.round(Number(item.startTime)), ms: Math.round(Number(item.duration)) })),
+  };
+}
 
 async function firstListing(base: string): Promise<{ id: number; address: { display: string } }> {
   const response = await fetch(`${base}/api/v1/listings?pageSize=1`);
