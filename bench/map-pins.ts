@@ -10,6 +10,7 @@
  */
 import type { BrowserContext } from 'playwright-core';
 import { listingsPlaced, startDemoSiteRig } from '../test/support/browser.ts';
+import { phoneContext, PHONE_CONDITIONS, throttledPage } from './phone.ts';
 import type { BenchContext, BenchFigure } from './types.ts';
 
 const PINS_GOAL_MS = 1_000;
@@ -29,16 +30,7 @@ interface Load {
 }
 
 async function load(context: BrowserContext, url: string): Promise<Load> {
-  const page = await context.newPage();
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('Network.enable');
-  await cdp.send('Network.emulateNetworkConditions', {
-    offline: false,
-    latency: 150,
-    downloadThroughput: (1.6 * 1024 * 1024) / 8,
-    uploadThroughput: (750 * 1024) / 8,
-  });
-  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+  const page = await throttledPage(context);
   await page.addInitScript(WATCH_SCRIPT);
   await page.goto(url);
   await page.waitForFunction(() => (window as unknown as { __pins: number }).__pins > 0, undefined, { timeout: 60_000 });
@@ -58,7 +50,7 @@ export async function runPins(context: BenchContext): Promise<BenchFigure[]> {
   try {
     await listingsPlaced(rig.relay.url);
     const url = `${rig.relay.url}/buy`;
-    const phone = await rig.browser.newContext({ viewport: { width: 412, height: 915 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    const phone = await phoneContext(rig.browser);
     const cold = await load(phone, url);
     context.note(`first (cold) visit: pins at ${Math.round(cold.pinsMs)} ms`);
     const warm: Load[] = [];
@@ -76,7 +68,7 @@ export async function runPins(context: BenchContext): Promise<BenchFigure[]> {
         pinsVsFirstPaint: Number((pinsMs / fcpMs).toFixed(2)),
         coldPinsMs: Math.round(cold.pinsMs),
         loads,
-        conditions: 'mobile 412x915 @2x, 150 ms, 1.6 Mbit/s, CPU 4x, warm cache',
+        conditions: `${PHONE_CONDITIONS}, warm cache`,
         goalMs: PINS_GOAL_MS,
         withinGoal: pinsMs <= PINS_GOAL_MS,
       },

@@ -14,6 +14,7 @@ import type { ListingDetail, ListingSummary, Page } from '../contract/relay-api.
 import { addressSlug } from '../contract/slug.ts';
 import { buildWidgetBundle, launchChromium, waitForListings } from '../test/support/browser.ts';
 import { startTestRelay } from '../test/support/relay-fixture.ts';
+import { phoneContext, PHONE_CONDITIONS, throttledPage } from './phone.ts';
 import { compareThroughput } from './support.ts';
 import type { BenchContext, BenchFigure } from './types.ts';
 
@@ -24,17 +25,8 @@ new PerformanceObserver((list) => { for (const entry of list.getEntries()) windo
   .observe({ type: 'largest-contentful-paint', buffered: true });`;
 
 async function lcp(browser: Browser, url: string): Promise<number> {
-  const context = await browser.newContext({ viewport: { width: 412, height: 915 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
-  const page = await context.newPage();
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('Network.enable');
-  await cdp.send('Network.emulateNetworkConditions', {
-    offline: false,
-    latency: 150,
-    downloadThroughput: (1.6 * 1024 * 1024) / 8,
-    uploadThroughput: (750 * 1024) / 8,
-  });
-  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+  const context = await phoneContext(browser);
+  const page = await throttledPage(context);
   await page.addInitScript(LCP_SCRIPT);
   await page.goto(url);
   // Shown: the listing's first photo has loaded (server-rendered or fetched and rendered by the element).
@@ -78,7 +70,7 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
       clientLcpMs: Math.round(median(csr)),
       ratio: Number((median(ssr) / median(csr)).toFixed(3)),
       loadsEach: LOADS_PER_PAGE,
-      conditions: 'mobile 412x915, 150 ms, 1.6 Mbit/s, CPU 4x',
+      conditions: PHONE_CONDITIONS,
     };
 
     // Cold renders: every listing page once, each a cache miss.
