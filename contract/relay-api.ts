@@ -85,6 +85,14 @@ export interface MapConfig {
   tiles: string | null;
   /** The same tiles at 512 px (`…@2x.png`) for high-density screens; null when the relay has none (its MAP_TILE_URL has no `{r}`). */
   tiles2x: string | null;
+  /**
+   * A labels-only layer (place names on transparent tiles) to draw above the markers, so a pin
+   * never hides a suburb's name; null when the relay has none (MAP_LABEL_TILE_URL unset: the tiles
+   * carry their own names).
+   */
+  labels: string | null;
+  /** The labels at 512 px for high-density screens; null without a labels layer or without its `{r}`. */
+  labels2x: string | null;
   attribution: string | null;
   minZoom: number;
   maxZoom: number;

@@ -11,10 +11,19 @@ import { SUBURBS } from './seed-data.ts';
  * so shapes and names run on from one tile into the next; the same tile is the same bytes. Plain and
  * made up, but it reads as a map at every zoom. The SVG is drawn in the 256-unit tile's terms and
  * rendered at 256 or 512 pixels (`scale`).
+ *
+ * Three layers, as real providers offer them (CARTO's `light_all`, `light_nolabels` and
+ * `light_only_labels`): `all`, the ground with its names; `base`, the ground without names; and
+ * `labels`, the names alone (their dots and halos) on a transparent tile, which a map draws above
+ * its markers so a pin never hides a suburb's name. `base` under `labels` is `all`.
  */
 
 /** Bump when the drawing changes, so a tile cache revalidating by ETag gets the new tiles. */
 export const TILE_DRAWING_VERSION = 2;
+
+/** What a tile holds: the ground and its names, the ground alone, or the names alone (transparent). */
+export type TileDrawingLayer = 'all' | 'base' | 'labels';
+export const TILE_DRAWING_LAYERS: readonly TileDrawingLayer[] = ['all', 'base', 'labels'];
 
 const TILE = 256;
 /** Shapes are clipped a little beyond the tile, so their cut edges and strokes fall outside it. */
@@ -273,10 +282,20 @@ function townOf(z: number, originX: number, originY: number): string[] {
   return shapes;
 }
 
-/** The tile's SVG, in the 256-unit tile's terms, at `scale` × 256 pixels. */
-export function tileSvg(z: number, x: number, y: number, scale: 1 | 2): string {
+/** The tile's SVG, in the 256-unit tile's terms, at `scale` × 256 pixels: the ground, its names, or both (`layer`). */
+export function tileSvg(z: number, x: number, y: number, scale: 1 | 2, layer: TileDrawingLayer = 'all'): string {
   const originX = x * TILE;
   const originY = y * TILE;
+  const parts: string[] = [];
+  if (layer !== 'labels') parts.push(...groundOf(z, originX, originY));
+  if (layer !== 'base') parts.push(...namesOf(z, originX, originY));
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${TILE * scale}" height="${TILE * scale}" viewBox="0 0 ${TILE} ${TILE}">
+${parts.join('\n')}
+</svg>`;
+}
+
+/** The ground of a tile: sea, land, the town's grid and parks, the highways. */
+function groundOf(z: number, originX: number, originY: number): string[] {
   const parts: string[] = [];
   const land = landOf(z, originX, originY);
   parts.push(`<rect width="${TILE}" height="${TILE}" fill="${land === 'all' ? COLOURS.land : COLOURS.water}"/>`);
@@ -303,6 +322,12 @@ export function tileSvg(z: number, x: number, y: number, scale: 1 | 2): string {
       );
     }
   }
+  return parts;
+}
+
+/** The names on a tile (with a city's or town's dot), each with a white halo: they read over land, sea and markers alike. */
+function namesOf(z: number, originX: number, originY: number): string[] {
+  const parts: string[] = [];
   for (const name of labelsAt(z)) {
     const { box } = name;
     if (box.right < originX || box.left > originX + TILE || box.bottom < originY || box.top > originY + TILE) continue;
@@ -314,9 +339,7 @@ export function tileSvg(z: number, x: number, y: number, scale: 1 | 2): string {
       `<text x="${n(cx)}" y="${n(name.baseline - originY)}" font-family="${FONT}" font-size="${name.size}"${name.bold ? ' font-weight="bold"' : ''} text-anchor="middle" fill="${name.bold ? COLOURS.cityText : COLOURS.placeText}" stroke="${COLOURS.halo}" stroke-width="3" stroke-linejoin="round" paint-order="stroke">${escapeXml(name.text)}</text>`,
     );
   }
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${TILE * scale}" height="${TILE * scale}" viewBox="0 0 ${TILE} ${TILE}">
-${parts.join('\n')}
-</svg>`;
+  return parts;
 }
 
 /**
@@ -325,8 +348,8 @@ ${parts.join('\n')}
  * is done with a lower effort and no dithering (the colours are flat): a 512 px tile in some 25 ms
  * rather than 55.
  */
-export function drawTile(z: number, x: number, y: number, scale: 1 | 2): Promise<Buffer> {
-  return sharp(Buffer.from(tileSvg(z, x, y, scale)))
+export function drawTile(z: number, x: number, y: number, scale: 1 | 2, layer: TileDrawingLayer = 'all'): Promise<Buffer> {
+  return sharp(Buffer.from(tileSvg(z, x, y, scale, layer)))
     .png({ palette: true, effort: 3, dither: 0, compressionLevel: 6 })
     .toBuffer();
 }

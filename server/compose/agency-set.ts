@@ -24,7 +24,7 @@ import { metricsAccess, PROMETHEUS_CONTENT_TYPE } from '../http/metrics-access.t
 import { PhotoFolderGuard } from '../photos/folder-guard.ts';
 import { holdsPhoto } from '../photos/mirror.ts';
 import { photosRouter } from '../photos/routes.ts';
-import type { TileSource } from '../tiles/index.ts';
+import type { MapTiles } from '../tiles/index.ts';
 import type { ResponseCache, ReplayOptions } from '../http/response-cache.ts';
 import { answerCacheFor, type AnswerCache } from '../http/answer-cache.ts';
 import { STORE_FILE_MODE, type Store } from '../store/store.ts';
@@ -115,8 +115,8 @@ export interface AgencySetOptions {
   photoGuard?: PhotoFolderGuard;
   /** The relay's one answer cache (http/answer-cache.ts), bounded in bytes for every agency together (default: the set's own). */
   answers?: AnswerCache;
-  /** The relay's map tiles, one disk cache and per-client rate for every agency (undefined: MAP_TILE_URL unset). */
-  tiles?: TileSource;
+  /** The relay's map tiles (and labels layer), one disk cache and per-client rate a layer for every agency (undefined: MAP_TILE_URL unset). */
+  tiles?: MapTiles;
   /** Where browsers reach the relay, for the agencies' listing pages (default PUBLIC_URL; the demo: the address it listens on). */
   relayUrl?: string;
   /** URLs per sitemap file before an agency's sitemap becomes an index (default 50,000; tests use fewer). */

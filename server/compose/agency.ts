@@ -33,7 +33,7 @@ import type { Worker } from '../runtime/worker.ts';
 import { sharedGateOfKey } from '../cluster/shared-gate.ts';
 import { sharedGeocoderGate } from '../cluster/geocoder-gate.ts';
 import { createGeocoding, createPlaces, PLACES_LISTING_TABLES, placesFeature, type Geocoding, type PlacesService } from '../places/index.ts';
-import { tilesFeature, type TileSource } from '../tiles/index.ts';
+import { tilesFeature, type MapTiles } from '../tiles/index.ts';
 import type { MapBounds } from '../../contract/relay-api.ts';
 
 /**
@@ -298,8 +298,8 @@ export interface AgencyFeatureOptions {
   enquiryLimitStores?: EnquiryLimitStores;
   /** The same for saved searches. */
   savedSearchLimitStores?: SavedSearchLimitStores;
-  /** The relay's map tiles (one for every agency; undefined: MAP_TILE_URL unset), served within the area of this agency's listings. */
-  tiles?: TileSource;
+  /** The relay's map tiles and labels layer (one set for every agency; undefined: MAP_TILE_URL unset), served within the area of this agency's listings. */
+  tiles?: MapTiles;
 }
 
 /** The agency's HTTP features (listings, access, places and map tiles, enquiries; the relay adds pages for a root agency). */
@@ -322,7 +322,7 @@ export function agencyFeatures(agency: Agency, options: AgencyFeatureOptions): F
       : listings,
     shared ? { ...access, workers: [] } : access,
     shared ? { ...placesFeature(agency.places), workers: [] } : placesFeature(agency.places),
-    tilesFeature({ config, source: options.tiles, bounds: () => agency.mapBounds(), ownOrigins: options.ownOrigins }),
+    tilesFeature({ config, tiles: options.tiles, bounds: () => agency.mapBounds(), ownOrigins: options.ownOrigins }),
     enquiriesFeature(agency.enquiries, {
       allowedOrigins: config.http.allowedOrigins,
       ownOrigins: options.ownOrigins,

@@ -22,7 +22,7 @@ import type { PlacesService } from '../places/index.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { Logger } from '../runtime/log.ts';
 import { pagesFeature } from '../pages/index.ts';
-import { createTileSource } from '../tiles/index.ts';
+import { createMapTiles } from '../tiles/index.ts';
 import { CLOCK_OFFSET_WARN_MS, describeClockOffset, RelayIdConflictError, renderClockOffsetMetrics, SharedDatabase } from '../store/shared-database.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { relayIdOf } from '../store/relay-identity.ts';
@@ -131,9 +131,18 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     if (config.team.order.length === 0) config = { ...config, team: { ...config.team, order: sim.state.teamLeads() } };
     // The simulator answers as a Nominatim-compatible geocoder too, from its own addresses.
     if (!config.places.geocoderUrl) config = { ...config, places: { ...config.places, geocoderUrl: sim.origin } };
-    // And draws plain map tiles (256 px, and 512 px at @2x: `{r}`), so the demo's map works with no outside service.
+    // And draws plain map tiles (256 px, and 512 px at @2x: `{r}`), so the demo's map works with no outside service: a
+    // base without names and the names alone, which the map draws above its pins (as with CARTO's nolabels and only_labels).
     if (!config.tiles.url)
-      config = { ...config, tiles: { ...config.tiles, url: `${sim.origin}/tiles/{z}/{x}/{y}{r}.png`, attribution: 'Demo tiles: estate-embed CRM simulator' } };
+      config = {
+        ...config,
+        tiles: {
+          ...config.tiles,
+          url: `${sim.origin}/tiles/base/{z}/{x}/{y}{r}.png`,
+          labelUrl: `${sim.origin}/tiles/labels/{z}/{x}/{y}{r}.png`,
+          attribution: 'Demo tiles: estate-embed CRM simulator',
+        },
+      };
     // And catches the agencies' mail (the saved searches' confirmations), so the demo shows the whole loop; MAIL_FROM without a name goes out under the agency's.
     if (!config.mail.smtpUrl) config = { ...config, mail: { smtpUrl: sim.mail.url, from: config.mail.from ?? DEMO_MAIL_FROM } };
     // Said once: the start-up banner says it on a terminal, this line in a collected log (info: nothing is wrong).
@@ -151,8 +160,8 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
       'listings without CRM coordinates are placed by the geocoder (GEOCODER_URL)',
     );
   const widgetDir = options.app?.widgetDir ?? join(projectRoot, 'dist', 'widget');
-  // One for the relay: every agency's map shows the same tiles (one disk cache, one per-client rate); each agency its own area.
-  const tiles = createTileSource({ config, userAgent, log });
+  // One set for the relay: every agency's map shows the same tiles and labels (one disk cache and per-client rate a layer); each agency its own area.
+  const tiles = createMapTiles({ config, userAgent, log });
 
   // One agency at the root, or the agencies of AGENCIES_FILE beside the key-wide store.
   let root: Agency | undefined;

@@ -342,6 +342,13 @@ export const configSchema = z.object({
     .describe(
       "Where the relay fetches map tiles, a template such as https://tiles.example/{z}/{x}/{y}.png (all of {z}, {x} and {y}; http or https). With {r} (Leaflet's convention, e.g. https://tiles.example/{z}/{x}/{y}{r}.png) the provider also has 512 px tiles at @2x, which the relay serves to high-density screens; without it, 256 px tiles only. Browsers get them from the relay (GET /tiles/{z}/{x}/{y}.png), cached in DATA_DIR/tiles: never from the provider. Choose a provider whose terms allow a caching relay. Unset: the map has no tiles (a plain background) (demo mode: the simulator draws plain tiles).",
     ),
+  MAP_LABEL_TILE_URL: z
+    .string()
+    .superRefine(checkTileTemplate)
+    .optional()
+    .describe(
+      "A labels-only tile layer (place names on transparent tiles: CARTO's light_only_labels, Stadia's stamen_toner_labels, an Esri reference layer) that maps draw above their price pins, so a pin never hides a suburb's name; the same template rules as MAP_TILE_URL, {r} included. Point MAP_TILE_URL at the same provider's base without labels (CARTO's light_nolabels). Served from the relay at /tiles/labels/{z}/{x}/{y}.png under the same area and zoom rules, cached in DATA_DIR/label-tiles (a quarter of MAP_TILE_CACHE_MB; the base tiles keep the rest), each layer at most MAP_TILE_RATE_PER_MINUTE tiles a client. Requires MAP_TILE_URL. Unset: the base tiles carry their own names (demo mode: the simulator's labels layer).",
+    ),
   MAP_ATTRIBUTION: z
     .string()
     .trim()
@@ -350,7 +357,7 @@ export const configSchema = z.object({
     .optional()
     .describe('The tile provider\'s attribution, always shown on the map (e.g. "© OpenStreetMap contributors"). Required with MAP_TILE_URL.'),
   MAP_TILE_CACHE_MB: positiveInt(256).describe(
-    "Megabytes of disk the map tiles in DATA_DIR/tiles may take, for every agency together, counted as `du` counts it (each file's and folder's blocks); the least recently used go first. Nothing more is cached while the disk has less than 1 GiB (or a tenth of it) or 5 % of its inodes free.",
+    "Megabytes of disk the map tiles in DATA_DIR/tiles (and the labels layer's in DATA_DIR/label-tiles, a quarter of it, with MAP_LABEL_TILE_URL) may take, for every agency together, counted as `du` counts it (each file's and folder's blocks); the least recently used go first. Nothing more is cached while the disk has less than 1 GiB (or a tenth of it) or 5 % of its inodes free.",
   ),
   MAP_MAX_ZOOM: z.coerce.number().int().min(0).max(22).default(17).describe('Deepest zoom level of the tiles the relay serves (deeper ones: 404).'),
   MAP_TILE_RATE_PER_MINUTE: positiveInt(600).describe(
@@ -496,6 +503,8 @@ export interface PlacesSettings {
 export interface TileSettings {
   /** The provider's `{z}/{x}/{y}` template; undefined: no tiles. */
   url: string | undefined;
+  /** A labels-only layer's template (MAP_LABEL_TILE_URL), drawn above the map's markers; undefined: none (the base carries its names). */
+  labelUrl: string | undefined;
   attribution: string | undefined;
   cacheBytes: number;
   maxZoom: number;
@@ -662,6 +671,7 @@ export function groupSettings(env: EnvSettings, demoMode: boolean): Config {
     },
     tiles: {
       url: env.MAP_TILE_URL,
+      labelUrl: env.MAP_LABEL_TILE_URL,
       attribution: env.MAP_ATTRIBUTION,
       cacheBytes: env.MAP_TILE_CACHE_MB * 1024 * 1024,
       maxZoom: env.MAP_MAX_ZOOM,
@@ -849,7 +859,7 @@ function checkMailFrom(value: string, context: z.RefinementCtx): void {
 }
 
 /**
- * MAP_TILE_URL: an http(s) URL holding {z}, {x} and {y} in its path or query (never in its host:
+ * MAP_TILE_URL (and MAP_LABEL_TILE_URL): an http(s) URL holding {z}, {x} and {y} in its path or query (never in its host:
  * the relay fetches from that one host only), without user name or password.
  */
 function checkTileTemplate(value: string, context: z.RefinementCtx): void {
@@ -907,6 +917,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (present.MAP_TILE_URL !== undefined && present.MAP_ATTRIBUTION === undefined) {
     problems.push(
       'MAP_ATTRIBUTION: is required with MAP_TILE_URL: the tile provider\'s attribution, shown on the map (e.g. "© OpenStreetMap contributors"; see the provider\'s terms)',
+    );
+  }
+  if (present.MAP_LABEL_TILE_URL !== undefined && present.MAP_TILE_URL === undefined) {
+    problems.push(
+      "MAP_LABEL_TILE_URL: is set without MAP_TILE_URL: a labels layer is drawn over base tiles (set MAP_TILE_URL to the same provider's base without labels, or remove MAP_LABEL_TILE_URL)",
     );
   }
   // Left unset, it is the smaller of its default and the reconcile delay (lead-queue/worker-loop.ts).

@@ -29,6 +29,12 @@ export interface ServedTile {
 export interface TileSourceOptions {
   settings: TileSettings & { url: string };
   dataDir: string;
+  /** The cache's folder in DATA_DIR (default `tiles`; the labels layer's `label-tiles`). */
+  folder?: string;
+  /** Which layer, for the log: the base tiles, or the labels drawn above the markers (MAP_LABEL_TILE_URL). */
+  layer?: 'base' | 'labels';
+  /** The relay's fetches from tile providers, shared by its layers (default: this source's own, UPSTREAM_CONCURRENCY at once). */
+  slots?: FetchSlots;
   /** "estate-embed/<version>": the provider's usage policy asks for an application's own User-Agent. */
   userAgent: string;
   log: Logger;
@@ -39,11 +45,33 @@ export interface TileSourceOptions {
   fetch?: Partial<Pick<FetchTileOptions, 'maxBytes' | 'timeoutMs'>>;
 }
 
+/** At most `max` fetches from tile providers at once, the others waiting their turn: one for the relay, whatever the layers. */
+export class FetchSlots {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(readonly max: number = UPSTREAM_CONCURRENCY) {}
+
+  async acquire(): Promise<void> {
+    if (this.running < this.max) {
+      this.running++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.running--;
+  }
+}
+
 /**
- * The relay's map tiles (one per relay: every agency's map shows the same tiles): read from the
- * disk cache while the provider's freshness lasts, else fetched from MAP_TILE_URL (conditionally
- * when a copy is held: a 304 keeps it), one fetch per tile at a time and at most
- * UPSTREAM_CONCURRENCY in all. Which tiles an agency may ask for is the route's business (area.ts);
+ * The relay's map tiles of one layer (one per relay and layer: every agency's map shows the same tiles): read from the
+ * disk cache while the provider's freshness lasts, else fetched from MAP_TILE_URL, or
+ * MAP_LABEL_TILE_URL for the labels layer (conditionally when a copy is held: a 304 keeps it), one
+ * fetch per tile at a time and at most UPSTREAM_CONCURRENCY in all (`slots`, shared by the layers). Which tiles an agency may ask for is the route's business (area.ts);
  * so is the per-client rate (`limit`, one for the relay).
  */
 export class TileSource {
@@ -52,14 +80,14 @@ export class TileSource {
   readonly limit: PerClientLimit;
   readonly counts = { disk: 0, provider: 0, revalidated: 0, stale: 0, failed: 0 };
   private readonly inFlight = new Map<string, Promise<ServedTile>>();
+  readonly slots: FetchSlots;
   private readonly now: Clock;
-  private running = 0;
-  private readonly waiting: Array<() => void> = [];
   private readonly warnedAt = new Map<string, number>();
 
   constructor(private readonly options: TileSourceOptions) {
     this.now = options.now ?? Date.now;
-    this.cache = new TileDiskCache(join(options.dataDir, 'tiles'), options.settings.cacheBytes, options.cacheOptions);
+    this.cache = new TileDiskCache(join(options.dataDir, options.folder ?? 'tiles'), options.settings.cacheBytes, options.cacheOptions);
+    this.slots = options.slots ?? new FetchSlots();
     this.limit = new PerClientLimit(options.settings.ratePerMinute, this.now);
   }
 
@@ -94,7 +122,7 @@ export class TileSource {
   }
 
   private async fromProvider(tile: ScaledTile, held: CachedTile | undefined): Promise<ServedTile> {
-    await this.acquire();
+    await this.slots.acquire();
     try {
       const answer = await fetchTile(this.options.settings.url, tile, {
         userAgent: this.options.userAgent,
@@ -134,7 +162,7 @@ export class TileSource {
       }
       throw fault;
     } finally {
-      this.release();
+      this.slots.release();
     }
   }
 
@@ -147,21 +175,7 @@ export class TileSource {
     const now = this.now();
     if (now - (this.warnedAt.get(reason) ?? -Infinity) < WARN_EVERY_MS) return;
     this.warnedAt.set(reason, now);
-    this.options.log.warn({ reason, ...fields }, message);
-  }
-
-  private async acquire(): Promise<void> {
-    if (this.running < UPSTREAM_CONCURRENCY) {
-      this.running++;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-
-  private release(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.running--;
+    this.options.log.warn({ reason, layer: this.options.layer ?? 'base', ...fields }, message);
   }
 }
 

@@ -1,7 +1,8 @@
 // The simulator's made-up map tiles (demo mode's tile provider): 256 px tiles, and the same drawing
 // at 512 px for high-density screens (`@2x`, the `{r}` of the relay's MAP_TILE_URL). They read as a
 // map where the demo opens (zoom 5-6 over Sydney and Melbourne): sea beyond the coast, land inside,
-// highways and the cities' names.
+// highways and the cities' names. And the same split in two layers, as real providers offer it: a
+// base without names and the names alone on transparent tiles (the relay's MAP_LABEL_TILE_URL).
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tileX, tileY } from '../../contract/map-area.ts';
@@ -119,6 +120,60 @@ describe("the simulator's tiles", () => {
     // Zoom 13 over Paddington: the suburb is named where the listings are.
     const suburb = await pixels((await tile(`${tileAt(13, -33.8842, 151.2268)}.png`)).bytes);
     expect(suburb.filter((pixel) => pixel.every((level) => level < 110)).length).toBeGreaterThan(30);
+  });
+
+  it('splits a tile in two layers: the ground without names (/tiles/base/…) and the names alone on a transparent tile (/tiles/labels/…)', async () => {
+    // Zoom 13 over Paddington: a suburb's name on streets and parks.
+    const at = `${tileAt(13, -33.8842, 151.2268)}`;
+    const all = await tile(`${at}.png`);
+    const base = await tile(`base/${at}.png`);
+    const labels = await tile(`labels/${at}.png`);
+    expect([all.status, base.status, labels.status]).toEqual([200, 200, 200]);
+    expect(labels.headers.get('cache-control')).toBe('public, max-age=86400');
+    expect(new Set([all, base, labels].map((answer) => answer.headers.get('etag'))).size).toBe(3);
+    expect((await tile(`labels/${at}.png`, { 'If-None-Match': labels.headers.get('etag')! })).status).toBe(304);
+    const dark = (pixels: Array<[number, number, number]>) => pixels.filter((pixel) => pixel.every((level) => level < 110)).length;
+    // The base has no name's dark letters; the combined tile has them.
+    expect(dark(await pixels(all.bytes))).toBeGreaterThan(30);
+    expect(dark(await pixels(base.bytes))).toBe(0);
+    // The labels: mostly transparent, no ground (no water, park or road colour), the name's letters opaque and dark, its halo white.
+    const { data, info } = await sharp(labels.bytes).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    expect([info.width, info.height, info.channels]).toEqual([256, 256, 4]);
+    let clear = 0;
+    let letters = 0;
+    let halo = 0;
+    let ground = 0;
+    for (let index = 0; index < data.length; index += 4) {
+      const [red, green, blue, alpha] = [data[index]!, data[index + 1]!, data[index + 2]!, data[index + 3]!];
+      if (alpha === 0) clear++;
+      else if (alpha > 200 && red < 110 && green < 110 && blue < 110) letters++;
+      else if (alpha > 200 && red > 245 && green > 245 && blue > 245) halo++;
+      // (The land's colour is too near the halo's white antialiased over the letters to tell apart.)
+      if (alpha > 200 && [WATER, '#d7e8c6', '#e4ddd0', '#f8d292'].some((colour) => near([red, green, blue], colour))) ground++;
+    }
+    expect(clear / (256 * 256)).toBeGreaterThan(0.8);
+    expect(letters).toBeGreaterThan(30);
+    expect(halo).toBeGreaterThan(letters);
+    expect(ground).toBe(0);
+    // The labels over the base are the combined tile (within the palette's quantising).
+    const stacked = await sharp(base.bytes)
+      .composite([{ input: labels.bytes }])
+      .png()
+      .toBuffer();
+    const [stackedOff, baseOff] = [await halvedDifference(all.bytes, stacked), await halvedDifference(all.bytes, base.bytes)];
+    expect(stackedOff).toBeLessThan(1);
+    expect(baseOff).toBeGreaterThan(stackedOff * 2);
+    // At 2x too, and a tile away from any name is wholly transparent.
+    const labels2x = await sharp((await tile(`labels/${at}@2x.png`)).bytes).metadata();
+    expect([labels2x.width, labels2x.height, labels2x.hasAlpha]).toEqual([512, 512, true]);
+    // (The Southern Ocean south-west of Australia: no place named there.)
+    const ocean = await sharp((await tile(`labels/${tileAt(5, -45, 100)}.png`)).bytes)
+      .ensureAlpha()
+      .raw()
+      .toBuffer();
+    expect(ocean.filter((_, index) => index % 4 === 3 && ocean[index] !== 0).length).toBe(0);
+    expect((await tile(`labels/${at}@3x.png`)).status).toBe(404);
+    expect((await tile(`other/${at}.png`)).status).toBe(404);
   });
 
   it('draws the same bytes for the same tile each time', async () => {

@@ -199,6 +199,7 @@ describe('settings grouped by concern', () => {
     GEOCODER_REQUESTS_PER_SECOND: '0.5',
     GEOCODER_TIMEOUT_MS: '9',
     MAP_TILE_URL: 'https://tiles.example/{z}/{x}/{y}.png',
+    MAP_LABEL_TILE_URL: 'https://tiles.example/labels/{z}/{x}/{y}.png',
     MAP_ATTRIBUTION: '© Other Tiles',
     MAP_TILE_CACHE_MB: '9',
     MAP_MAX_ZOOM: '9',
@@ -223,14 +224,18 @@ describe('settings grouped by concern', () => {
     const base = JSON.stringify(loadConfig(real));
     // AGENCIES_FILE holds the tokens: it is refused beside CRM_ACCESS_TOKEN, so it is tried on a base without one.
     const { CRM_ACCESS_TOKEN: _token, ...keyOnly } = real;
-    // MAP_TILE_URL needs MAP_ATTRIBUTION beside it: tried on a base with one.
+    // MAP_TILE_URL needs MAP_ATTRIBUTION beside it (and MAP_LABEL_TILE_URL both): tried on a base with one.
     const attributed = { ...real, MAP_ATTRIBUTION: samples.MAP_ATTRIBUTION! };
     const dropped = variables.filter((name) =>
       name === 'AGENCIES_FILE'
         ? loadConfig({ ...keyOnly, AGENCIES_FILE: samples[name]! }).agenciesFile !== samples[name]
         : name === 'MAP_TILE_URL'
           ? JSON.stringify(loadConfig({ ...attributed, MAP_TILE_URL: samples[name]! })) === JSON.stringify(loadConfig(attributed))
-          : JSON.stringify(loadConfig({ ...real, [name]: samples[name]! })) === base,
+          : name === 'MAP_LABEL_TILE_URL'
+            ? // It needs MAP_TILE_URL (and so MAP_ATTRIBUTION) beside it.
+              JSON.stringify(loadConfig({ ...attributed, MAP_TILE_URL: samples.MAP_TILE_URL!, MAP_LABEL_TILE_URL: samples[name]! })) ===
+              JSON.stringify(loadConfig({ ...attributed, MAP_TILE_URL: samples.MAP_TILE_URL! }))
+            : JSON.stringify(loadConfig({ ...real, [name]: samples[name]! })) === base,
     );
     expect(dropped).toEqual([]);
   });

@@ -13,7 +13,7 @@ import type { MapBounds, MapConfig } from '../../contract/relay-api.ts';
 import { errorHandler } from '../../server/http/errors.ts';
 import { createLogger, silentLogger } from '../../server/runtime/log.ts';
 import { ConfigError, loadConfig, type TileSettings } from '../../server/runtime/config.ts';
-import { createTileSource, TileSource } from '../../server/tiles/index.ts';
+import { createMapTiles, LABEL_CACHE_SHARE, LABEL_TILE_FOLDER, TileSource } from '../../server/tiles/index.ts';
 import { tileX, tileY } from '../../server/tiles/area.ts';
 import { tilesRouter } from '../../server/tiles/routes.ts';
 import { TileDiskCache } from '../../server/tiles/disk-cache.ts';
@@ -62,6 +62,9 @@ afterAll(async () => {
 interface Rig {
   url: string;
   source: TileSource | undefined;
+  /** The labels layer, when the rig was given a `labelUrl`. */
+  labels: TileSource | undefined;
+  dataDir: string;
   clock: { now: number };
   close(): Promise<void>;
 }
@@ -70,28 +73,44 @@ interface Rig {
 async function rig(settings: Partial<TileSettings> = {}, options: { bounds?: MapBounds | null; maxBytes?: number; noSource?: boolean } = {}): Promise<Rig> {
   const dataDir = mkdtempSync(join(tmpdir(), 'estate-tiles-'));
   const clock = { now: Date.UTC(2025, 5, 1, 10, 0, 0) };
+  const full = {
+    url: `${providerUrl}/osm/{z}/{x}/{y}.png`,
+    labelUrl: undefined,
+    attribution: '© Test Tiles',
+    cacheBytes: 64 * 1024 * 1024,
+    maxZoom: 17,
+    ratePerMinute: 600,
+    ...settings,
+  } as TileSettings & { url: string };
   const source = options.noSource
     ? undefined
     : new TileSource({
-        settings: {
-          url: `${providerUrl}/osm/{z}/{x}/{y}.png`,
-          attribution: '© Test Tiles',
-          cacheBytes: 64 * 1024 * 1024,
-          maxZoom: 17,
-          ratePerMinute: 600,
-          ...settings,
-        } as TileSettings & { url: string },
+        settings: full,
         dataDir,
         userAgent: 'estate-embed/9.9.9',
         log: silentLogger,
         now: () => clock.now,
         fetch: options.maxBytes ? { maxBytes: options.maxBytes } : undefined,
       });
+  // As createMapTiles makes it: its own folder, cache and rate, the fetches to providers shared.
+  const labels = full.labelUrl
+    ? new TileSource({
+        settings: { ...full, url: full.labelUrl },
+        dataDir,
+        folder: LABEL_TILE_FOLDER,
+        layer: 'labels',
+        slots: source?.slots,
+        userAgent: 'estate-embed/9.9.9',
+        log: silentLogger,
+        now: () => clock.now,
+      })
+    : undefined;
   const app = express();
   app.set('trust proxy', false);
   app.use(
     tilesRouter({
       source,
+      labels,
       bounds: () => (options.bounds === undefined ? BOUNDS : options.bounds),
       maxZoom: settings.maxZoom ?? 17,
       cors: { allowedOrigins: ['https://agency.example'] },
@@ -103,6 +122,8 @@ async function rig(settings: Partial<TileSettings> = {}, options: { bounds?: Map
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     source,
+    labels,
+    dataDir,
     clock,
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -118,6 +139,7 @@ function duKib(dir: string): number {
 
 const tilePath = ({ z, x, y }: { z: number; x: number; y: number }) => `/tiles/${z}/${x}/${y}.png`;
 const tilePath2x = ({ z, x, y }: { z: number; x: number; y: number }) => `/tiles/${z}/${x}/${y}@2x.png`;
+const labelPath = ({ z, x, y }: { z: number; x: number; y: number }, scale = '') => `/tiles/labels/${z}/${x}/${y}${scale}.png`;
 
 describe('tiles from the relay', () => {
   let r: Rig;
@@ -284,6 +306,8 @@ describe('tiles from the relay', () => {
     expect(await response.json()).toEqual({
       tiles: '/tiles/{z}/{x}/{y}.png',
       tiles2x: null,
+      labels: null,
+      labels2x: null,
       attribution: '© Test Tiles',
       minZoom: 0,
       maxZoom: 16,
@@ -335,6 +359,94 @@ describe('tiles from the relay', () => {
     expect(((await (await fetch(`${r.url}/api/v1/map/config`)).json()) as MapConfig).tiles2x).toBeNull();
   });
 
+  it('a labels layer (MAP_LABEL_TILE_URL): served at /tiles/labels/…, from its own template and folder, under the same area, zoom and rate rules', async () => {
+    const labelsPng = await sharp({ create: { width: 256, height: 256, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+      .png()
+      .toBuffer();
+    const labels2x = await sharp({ create: { width: 512, height: 512, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+      .png()
+      .toBuffer();
+    answer = (req) => ({ body: req.url!.startsWith('/labels/') ? (req.url!.includes('@2x') ? labels2x : labelsPng) : png });
+    r = await rig({ labelUrl: `${providerUrl}/labels/{z}/{x}/{y}{r}.png`, ratePerMinute: 3, maxZoom: 16 });
+    const config = (await (await fetch(`${r.url}/api/v1/map/config`)).json()) as MapConfig;
+    expect([config.tiles, config.tiles2x]).toEqual(['/tiles/{z}/{x}/{y}.png', null]);
+    expect([config.labels, config.labels2x]).toEqual(['/tiles/labels/{z}/{x}/{y}.png', '/tiles/labels/{z}/{x}/{y}@2x.png']);
+
+    const first = await fetch(r.url + labelPath(INSIDE));
+    expect(first.status).toBe(200);
+    expect(first.headers.get('content-type')).toBe('image/png');
+    expect(first.headers.get('x-tile-source')).toBe('provider');
+    expect(first.headers.get('access-control-allow-origin')).toBe('*');
+    expect(Buffer.from(await first.arrayBuffer()).equals(labelsPng)).toBe(true);
+    expect(asked.map((entry) => [entry.path, entry.userAgent])).toEqual([[`/labels/${INSIDE.z}/${INSIDE.x}/${INSIDE.y}.png`, 'estate-embed/9.9.9']]);
+    // Kept in its own folder: the base cache holds nothing of it.
+    expect((await fetch(r.url + labelPath(INSIDE))).headers.get('x-tile-source')).toBe('disk');
+    expect(r.labels!.cache.dir).toBe(join(r.dataDir, 'label-tiles'));
+    expect([r.labels!.cache.count, r.source!.cache.count]).toEqual([1, 0]);
+    const reopened = new TileDiskCache(join(r.dataDir, 'label-tiles'), 64 * 1024 * 1024);
+    expect((await reopened.read({ ...INSIDE, scale: 1 }))?.bytes.equals(labelsPng)).toBe(true);
+    // A labels layer with {r} has 2x labels, whatever the base's template.
+    const twoX = await fetch(r.url + labelPath(INSIDE, '@2x'));
+    expect(twoX.status).toBe(200);
+    expect(Buffer.from(await twoX.arrayBuffer()).equals(labels2x)).toBe(true);
+    expect(asked).toHaveLength(2);
+
+    // Not a tile, outside the agency's area or past MAP_MAX_ZOOM: refused, the provider not asked (the last two counted against this client's labels rate, 3 a minute).
+    r.clock.now += 60_000;
+    expect((await fetch(r.url + `/tiles/labels/${INSIDE.z}/${INSIDE.x}/${INSIDE.y}.jpg`)).status).toBe(404);
+    expect((await fetch(r.url + labelPath(OUTSIDE))).status).toBe(404);
+    expect((await fetch(r.url + labelPath({ z: 17, x: INSIDE.x * 8, y: INSIDE.y * 8 }))).status).toBe(404);
+    expect(asked).toHaveLength(2);
+    expect((await fetch(r.url + labelPath(INSIDE))).status).toBe(200);
+    // The layers have a rate each (a view asks for both): the labels' is spent, the base's is not.
+    const spent = await fetch(r.url + labelPath(INSIDE));
+    expect(spent.status).toBe(429);
+    expect(Number(spent.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await fetch(r.url + tilePath(INSIDE))).status).toBe(200);
+  });
+
+  it('without MAP_LABEL_TILE_URL: /tiles/labels/… answers 404 naming the setting, labels null in the config', async () => {
+    r = await rig({ url: `${providerUrl}/osm/{z}/{x}/{y}{r}.png` });
+    const refused = await fetch(r.url + labelPath(INSIDE));
+    expect(refused.status).toBe(404);
+    expect(((await refused.json()) as { message: string }).message).toMatch(/MAP_LABEL_TILE_URL is not set/);
+    expect(asked).toHaveLength(0);
+    const config = (await (await fetch(`${r.url}/api/v1/map/config`)).json()) as MapConfig;
+    expect([config.tiles2x, config.labels, config.labels2x]).toEqual(['/tiles/{z}/{x}/{y}@2x.png', null, null]);
+  });
+
+  it('splits MAP_TILE_CACHE_MB between the layers (a quarter for the labels), one bound on fetches for both, each said at start', () => {
+    const lines: string[] = [];
+    const log = createLogger({ level: 'info' }, { write: (line: string) => lines.push(line) });
+    const dataDir = mkdtempSync(join(tmpdir(), 'estate-tiles-'));
+    try {
+      const config = loadConfig({
+        DEMO_MODE: '1',
+        DATA_DIR: dataDir,
+        MAP_TILE_URL: 'https://tiles.example/nolabels/{z}/{x}/{y}{r}.png',
+        MAP_LABEL_TILE_URL: 'https://tiles.example/only_labels/{z}/{x}/{y}.png',
+        MAP_ATTRIBUTION: '© Tiles',
+        MAP_TILE_CACHE_MB: '8',
+      });
+      const tiles = createMapTiles({ config, userAgent: 'estate-embed/test', log })!;
+      expect(LABEL_CACHE_SHARE).toBe(0.25);
+      expect([tiles.base.cache.maxBytes, tiles.labels!.cache.maxBytes]).toEqual([6 * 1024 * 1024, 2 * 1024 * 1024]);
+      expect([tiles.base.cache.dir, tiles.labels!.cache.dir]).toEqual([join(dataDir, 'tiles'), join(dataDir, 'label-tiles')]);
+      expect(tiles.labels!.slots).toBe(tiles.base.slots);
+      expect([tiles.base.highDensity, tiles.labels!.highDensity]).toEqual([true, false]);
+      expect(lines.join('')).toContain('map labels are fetched from MAP_LABEL_TILE_URL');
+      // Without the setting the base keeps the whole budget.
+      const plain = createMapTiles({
+        config: { ...config, tiles: { ...config.tiles, labelUrl: undefined } },
+        userAgent: 'estate-embed/test',
+        log: silentLogger,
+      })!;
+      expect([plain.base.cache.maxBytes, plain.labels]).toEqual([8 * 1024 * 1024, undefined]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('without MAP_TILE_URL: 404 for tiles, tiles null in the config, and a log line at start', async () => {
     r = await rig({}, { noSource: true });
     expect((await fetch(r.url + tilePath(INSIDE))).status).toBe(404);
@@ -342,7 +454,7 @@ describe('tiles from the relay', () => {
     const lines: string[] = [];
     const log = createLogger({ level: 'info' }, { write: (line: string) => lines.push(line) });
     const config = loadConfig({ DEMO_MODE: '1' });
-    expect(createTileSource({ config, userAgent: 'estate-embed/test', log })).toBeUndefined();
+    expect(createMapTiles({ config, userAgent: 'estate-embed/test', log })).toBeUndefined();
     expect(lines.join('')).toContain('the map has no tile source (MAP_TILE_URL is not set)');
   });
 });
@@ -368,6 +480,19 @@ describe('tile settings', () => {
       expect(problems({ MAP_TILE_URL: url, MAP_ATTRIBUTION: '© Tiles' }).join('\n'), url).toMatch(/^MAP_TILE_URL: /);
     // Leaflet's {r} (2x tiles) in the path is welcome.
     expect(problems({ MAP_TILE_URL: 'https://tiles.example/{z}/{x}/{y}{r}.png', MAP_ATTRIBUTION: '© Tiles' })).toEqual([]);
+  });
+
+  it('checks MAP_LABEL_TILE_URL as MAP_TILE_URL, naming it, and refuses it without MAP_TILE_URL', () => {
+    const base = { MAP_TILE_URL: 'https://tiles.example/nolabels/{z}/{x}/{y}{r}.png', MAP_ATTRIBUTION: '© Tiles' };
+    for (const url of ['https://tiles.example/{z}/{y}.png', 'ftp://tiles.example/{z}/{x}/{y}.png', 'https://{s}.tiles.example/{z}/{x}/{y}.png', 'labels'])
+      expect(problems({ ...base, MAP_LABEL_TILE_URL: url }).join('\n'), url).toMatch(/^MAP_LABEL_TILE_URL: /);
+    expect(problems({ ...base, MAP_LABEL_TILE_URL: 'https://tiles.example/only_labels/{z}/{x}/{y}{r}.png' })).toEqual([]);
+    expect(loadConfig({ DEMO_MODE: '1', ...base, MAP_LABEL_TILE_URL: 'https://tiles.example/only_labels/{z}/{x}/{y}{r}.png' }).tiles.labelUrl).toBe(
+      'https://tiles.example/only_labels/{z}/{x}/{y}{r}.png',
+    );
+    const alone = problems({ MAP_LABEL_TILE_URL: 'https://tiles.example/only_labels/{z}/{x}/{y}.png' });
+    expect(alone).toHaveLength(1);
+    expect(alone[0]).toMatch(/^MAP_LABEL_TILE_URL: is set without MAP_TILE_URL/);
   });
 
   it('requires MAP_ATTRIBUTION with MAP_TILE_URL', () => {
@@ -424,6 +549,19 @@ describe('a demo relay', () => {
     expect(twoX.status).toBe(200);
     const twoXMeta = await sharp(Buffer.from(await twoX.arrayBuffer())).metadata();
     expect([twoXMeta.format, twoXMeta.width, twoXMeta.height]).toEqual(['png', 512, 512]);
+    // The demo's base has no names; they come in the simulator's labels layer, which the map draws above its pins.
+    expect([config.labels, config.labels2x]).toEqual(['/tiles/labels/{z}/{x}/{y}.png', '/tiles/labels/{z}/{x}/{y}@2x.png']);
+    const labels = await fetch(relay.url + labelPath(tile));
+    expect(labels.status).toBe(200);
+    const { data, info } = await sharp(Buffer.from(await labels.arrayBuffer()))
+      .ensureAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    expect([info.width, info.height]).toEqual([256, 256]);
+    let clear = 0;
+    for (let index = 3; index < data.length; index += 4) if (data[index] === 0) clear++;
+    expect(clear / (256 * 256)).toBeGreaterThan(0.5);
+    expect((await fetch(relay.url + labelPath({ z: 13, x: tileX(-0.1, 13), y: tileY(51.5, 13) }))).status).toBe(404);
   }, 60_000);
 });
 
@@ -447,6 +585,7 @@ describe('a relay of many agencies', () => {
     await other!.agency.places.worker.drain();
     const config = (await (await fetch(`${relay.url}/a/${slug}/api/v1/map/config`)).json()) as MapConfig;
     expect(config.tiles).toBe(`/a/${slug}/tiles/{z}/{x}/{y}.png`);
+    expect(config.labels).toBe(`/a/${slug}/tiles/labels/{z}/{x}/{y}.png`);
     expect(config.bounds).toEqual(other!.agency.places.placements.bounds());
     const { south, west, north, east } = config.bounds!;
     const tile = { z: 12, x: tileX((west + east) / 2, 12), y: tileY((south + north) / 2, 12) };
@@ -456,5 +595,8 @@ describe('a relay of many agencies', () => {
     // The root agency has synced nothing: no area yet, so the same deep tile is refused there.
     expect((await fetch(relay.url + tilePath(tile))).status).toBe(404);
     expect((await fetch(`${relay.url}/a/${slug}${tilePath({ z: 12, x: tileX(-0.1, 12), y: tileY(51.5, 12) })}`)).status).toBe(404);
+    // Its labels too, within its area only.
+    expect((await fetch(`${relay.url}/a/${slug}${labelPath(tile)}`)).status).toBe(200);
+    expect((await fetch(relay.url + labelPath(tile))).status).toBe(404);
   }, 60_000);
 });

@@ -130,6 +130,7 @@ export const styles = [
     }
 
     .tiles,
+    .label-tiles,
     .labels,
     .markers {
       position: absolute;
@@ -137,11 +138,20 @@ export const styles = [
     }
 
     .labels,
+    .label-tiles,
     .tiles {
       pointer-events: none;
     }
 
-    .tile {
+    /* The relay's labels layer: place names above every marker (a lit or focused pin's z-index is
+       at most 2; later in the stage, this is above it), so a pin never hides a suburb's name. It
+       takes no pointer: a tap on a name over a pin is the pin's. */
+    .label-tiles {
+      z-index: 2;
+    }
+
+    .tile,
+    .label-tile {
       position: absolute;
       left: 0;
       top: 0;
@@ -149,7 +159,8 @@ export const styles = [
       transform-origin: 0 0;
     }
 
-    .tile.failed {
+    .tile.failed,
+    .label-tile.failed {
       visibility: hidden;
     }
 

@@ -136,6 +136,7 @@ const PIN_CLEARANCE_PX = 4;
  * @csspart base - The map's box.
  * @csspart stage - The map itself (focusable: arrow keys pan, + and - zoom).
  * @csspart tiles - The layer of map tiles.
+ * @csspart label-tiles - The place names' tiles, above the pins (when the relay has a labels layer: MAP_LABEL_TILE_URL); they take no pointer events.
  * @csspart label - A suburb's name, on a map without tiles.
  * @csspart pin - A listing's marker, with its short price ("$2.15m", "$650 pw"; words when the price shown has no amount); also `pin-highlighted` while its card is pointed at in a list, `pin-open` while its card is open.
  * @csspart cluster - A group of listings (shows its count).
@@ -278,6 +279,8 @@ export class EstateMap extends EstateElement {
   #size: Size = { width: 0, height: 0 };
   #gestures: MapGestures | undefined;
   #tiles: TileLayer | undefined;
+  /** The relay's labels-only layer, above the markers (a pin never hides a suburb's name). */
+  #labelTiles: TileLayer | undefined;
   #resizeObserver: ResizeObserver | undefined;
   #stopHighlights: (() => void) | undefined;
   #hintTimer: ReturnType<typeof setTimeout> | undefined;
@@ -608,6 +611,7 @@ export class EstateMap extends EstateElement {
   protected override firstUpdated(): void {
     const stage = this.renderRoot.querySelector<HTMLElement>('.stage')!;
     this.#tiles = new TileLayer(this.renderRoot.querySelector<HTMLElement>('.tiles')!);
+    this.#labelTiles = new TileLayer(this.renderRoot.querySelector<HTMLElement>('.label-tiles')!, 'label-tile');
     if (!this.#isLocation) {
       this.#gestures = new MapGestures(stage, {
         onView: (view, byVisitor) => this.#onView(view, byVisitor),
@@ -737,10 +741,20 @@ export class EstateMap extends EstateElement {
   #draw(): void {
     if (!this.#view) return;
     cancelAnimationFrame(this.#frame);
-    const template = highDensityScreen() ? (this.config?.tiles2x ?? this.config?.tiles) : this.config?.tiles;
+    const config = this.config;
+    const dense = highDensityScreen();
     // Filled in before it is resolved: a URL would escape the template's braces.
-    const urlOf = template ? (tile: { x: number; y: number; z: number }) => relayUrl(this.relay, tileUrl(template, tile)) : null;
-    this.#frame = requestAnimationFrame(() => this.#tiles?.draw(urlOf, this.#view!, this.#size, this.config?.maxZoom ?? 17, this.config?.bounds ?? null));
+    const urlOf = (template: string | null | undefined) =>
+      template ? (tile: { x: number; y: number; z: number }) => relayUrl(this.relay, tileUrl(template, tile)) : null;
+    const ground = urlOf(dense ? (config?.tiles2x ?? config?.tiles) : config?.tiles);
+    // The names above the markers, only over a ground (a relay before labels layers says nothing: none).
+    const names = ground ? urlOf(dense ? (config?.labels2x ?? config?.labels) : config?.labels) : null;
+    const maxZoom = config?.maxZoom ?? 17;
+    const bounds = config?.bounds ?? null;
+    this.#frame = requestAnimationFrame(() => {
+      this.#tiles?.draw(ground, this.#view!, this.#size, maxZoom, bounds);
+      this.#labelTiles?.draw(names, this.#view!, this.#size, maxZoom, bounds);
+    });
     this.requestUpdate();
   }
 
@@ -1050,6 +1064,7 @@ export class EstateMap extends EstateElement {
               : html`<div part="pin" class="marker pin location-pin" data-x=${at[0]} data-y=${at[1]}></div>`
             : nothing
         }
+        <div part="label-tiles" class="label-tiles" aria-hidden="true"></div>
       </div>
       ${caption ? html`<figcaption part="caption" class="caption">${caption}</figcaption>` : nothing} ${this.#renderAttribution()}
     </figure>`;
@@ -1114,6 +1129,7 @@ export class EstateMap extends EstateElement {
             <div part="tiles" class="tiles"></div>
             ${this.config && !this.config.tiles ? this.#renderLabels() : nothing} ${this.#drawing.renderOverlay()}
             <div class="markers">${this.#renderMarkers()}</div>
+            <div part="label-tiles" class="label-tiles" aria-hidden="true"></div>
           </div>
           <p id="instructions" class="visually-hidden">${text.instructions}</p>
           ${this.hint ? html`<p part="hint" class="hint" aria-hidden="true">${this.#hintText(this.hint)}</p>` : nothing}

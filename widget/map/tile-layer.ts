@@ -32,6 +32,9 @@ interface Tile {
  * After a zoom the previous zoom's loaded tiles stay, scaled, under the new ones (earlier in the
  * layer) until every new tile over them has loaded or failed, as Leaflet and MapLibre keep them:
  * the ground never blinks to the bare background between two zooms.
+ *
+ * A map with a labels-only layer (the relay's MAP_LABEL_TILE_URL) has a second TileLayer above
+ * its markers, drawn with the same view, so the names move in step with the ground.
  */
 export class TileLayer {
   readonly #layer: HTMLElement;
@@ -40,8 +43,12 @@ export class TileLayer {
   /** The zoom of the tiles the view asks for now (the others are only kept until those load). */
   #zoom = -1;
 
-  constructor(layer: HTMLElement) {
+  readonly #imageClass: string;
+
+  /** `imageClass`: the images' class (`tile`; a labels layer's `label-tile`, so the ground's stay apart in selectors). */
+  constructor(layer: HTMLElement, imageClass = 'tile') {
     this.#layer = layer;
+    this.#imageClass = imageClass;
   }
 
   /** Shows the tiles for the view that the relay serves (none without a source). */
@@ -90,7 +97,7 @@ export class TileLayer {
     image.alt = '';
     image.draggable = false;
     image.decoding = 'async';
-    image.className = 'tile';
+    image.className = this.#imageClass;
     const tile: Tile = { image, ...at, state: 'loading' };
     const settle = (state: Tile['state']) => {
       tile.state = state;
