@@ -119,6 +119,8 @@ export const styles = [
       touch-action: pan-x pan-y;
       user-select: none;
       -webkit-user-select: none;
+      /* Its own stacking order: a pin raised over the names never rises over the controls beside the stage. */
+      isolation: isolate;
     }
 
     :host([fullscreen]) .stage {
@@ -143,9 +145,9 @@ export const styles = [
       pointer-events: none;
     }
 
-    /* The relay's labels layer: place names above every marker (a lit or focused pin's z-index is
-       at most 2; later in the stage, this is above it), so a pin never hides a suburb's name. It
-       takes no pointer: a tap on a name over a pin is the pin's. */
+    /* The relay's labels layer: place names above the markers at rest, so a pin never hides a
+       suburb's name; the pin pointed at, focused or open comes above them (z-index 3), so its price
+       reads whole. It takes no pointer: a tap on a name over a pin is the pin's. */
     .label-tiles {
       z-index: 2;
     }
@@ -224,7 +226,7 @@ export const styles = [
     .pin.open,
     .pin:hover {
       background: var(--_pin-lit);
-      z-index: 1;
+      z-index: 3;
       scale: 1.2;
     }
 
@@ -276,7 +278,7 @@ export const styles = [
     .marker:focus-visible {
       outline: 3px solid var(--_estate-focus);
       outline-offset: 2px;
-      z-index: 2;
+      z-index: 3;
     }
 
     .area {
