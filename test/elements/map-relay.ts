@@ -1,4 +1,5 @@
 import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import type { TemplateResult } from 'lit';
 import { RELAY } from '/__relay.js';
 import type { EstateMap } from '../../widget/map/map.ts';
 import type { EstateListings } from '../../widget/listings/listings.ts';
@@ -7,6 +8,16 @@ import type { EstateListings } from '../../widget/listings/listings.ts';
  * What the map's element tests share against the run's relay: its answers, the wait for its
  * geocoder, and a map beside a list as an agency's buy page has them.
  */
+
+/** A map 800 × 480 px against the run's relay (or the map `template` gives), once its first answer is shown. */
+export async function mapFixture(template: TemplateResult = html`<estate-map relay=${RELAY}></estate-map>`): Promise<EstateMap> {
+  const holder = await fixture<HTMLDivElement>(html`<div style="width: 800px">${template}</div>`);
+  const el = holder.querySelector('estate-map')!;
+  el.style.setProperty('--estate-map-height', '480px');
+  await oneEvent(el, 'estate-map-loaded');
+  await el.updateComplete;
+  return el;
+}
 
 export async function relayJson<T>(path: string, init?: RequestInit): Promise<T> {
   const response = await fetch(`${RELAY}/${path}`, init);

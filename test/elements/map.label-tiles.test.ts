@@ -1,7 +1,7 @@
-import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import { expect, waitUntil } from '@open-wc/testing';
 import { sendKeys, setViewport } from '@web/test-runner-commands';
 import { RELAY } from '/__relay.js';
-import { listingsPlaced, relayJson } from './map-relay.ts';
+import { listingsPlaced, mapFixture, relayJson } from './map-relay.ts';
 import '../../widget/map/define.ts';
 import type { EstateMap } from '../../widget/map/map.ts';
 import type { MapConfig } from '../../contract/relay-api.ts';
@@ -26,15 +26,6 @@ function wrapFetch(wrapper: (real: typeof fetch, input: RequestInfo | URL, init?
   return () => {
     window.fetch = real;
   };
-}
-
-async function mapFixture(): Promise<EstateMap> {
-  const holder = await fixture<HTMLDivElement>(html`<div style="width: 800px"><estate-map relay=${RELAY}></estate-map></div>`);
-  const el = holder.querySelector('estate-map')!;
-  el.style.setProperty('--estate-map-height', '480px');
-  await oneEvent(el, 'estate-map-loaded');
-  await el.updateComplete;
-  return el;
 }
 
 /** Every ground tile and every labels tile of the view in, at the same places. */

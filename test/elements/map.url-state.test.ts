@@ -1,7 +1,7 @@
-import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import { expect, html, oneEvent, waitUntil } from '@open-wc/testing';
 import { sendKeys, setViewport } from '@web/test-runner-commands';
 import { RELAY } from '/__relay.js';
-import { listingsPlaced, mapBesideList, relayJson } from './map-relay.ts';
+import { listingsPlaced, mapBesideList, mapFixture, relayJson } from './map-relay.ts';
 import '../../widget/map/define.ts';
 import '../../widget/listings/define.ts';
 import type { EstateMap, MapLoadedDetail } from '../../widget/map/map.ts';
@@ -18,15 +18,6 @@ const testPageUrl = window.location.href;
 const part = (el: Element, name: string) => shadow(el).querySelector<HTMLElement>(`[part~="${name}"]`);
 const parts = (el: Element, name: string) => [...shadow(el).querySelectorAll<HTMLElement>(`[part~="${name}"]`)];
 const urlParam = (name: string) => new URL(window.location.href).searchParams.get(name);
-
-async function mapFixture(template = html`<estate-map relay=${RELAY}></estate-map>`): Promise<EstateMap> {
-  const holder = await fixture<HTMLDivElement>(html`<div style="width: 800px">${template}</div>`);
-  const el = holder.querySelector('estate-map')!;
-  el.style.setProperty('--estate-map-height', '480px');
-  await oneEvent(el, 'estate-map-loaded');
-  await el.updateComplete;
-  return el;
-}
 
 async function nextLoad(el: EstateMap): Promise<MapLoadedDetail> {
   const { detail } = (await oneEvent(el, 'estate-map-loaded')) as CustomEvent<MapLoadedDetail>;
