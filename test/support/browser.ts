@@ -132,7 +132,9 @@ export function watchProblems(page: Page, problems: string[] = []): string[] {
     // A fetch the page aborted itself (an answer superseded before it came: the map's view moved on, abort() in map-data.ts),
     // or a photo the browser stopped because it is no longer shown (a phone's list hidden behind the map/list switch).
     const superseded = errorText === 'net::ERR_ABORTED' && ['fetch', 'image'].includes(request.resourceType());
-    if (!leftBehind && !superseded) problems.push(`failed: ${request.url()} ${errorText}`);
+    // The browser's own fetch of the tab's icon, stopped by a reload or a navigation it was late for: no page's doing.
+    const tabIcon = errorText === 'net::ERR_ABORTED' && /\/favicon\.(svg|ico|png)$/.test(new URL(request.url()).pathname);
+    if (!leftBehind && !superseded && !tabIcon) problems.push(`failed: ${request.url()} ${errorText}`);
   });
   return problems;
 }
