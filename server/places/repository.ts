@@ -56,11 +56,16 @@ interface RawRow {
   pending: number;
 }
 
+/** A row's position: null unless all three columns are set. */
+function positionOf(raw: Pick<RawRow, 'lat' | 'lng' | 'precision'>): ListingPosition | null {
+  return raw.lat !== null && raw.lng !== null && raw.precision ? { lat: raw.lat, lng: raw.lng, precision: raw.precision } : null;
+}
+
 function toRow(raw: RawRow): PlacedRow {
   return {
     listingId: raw.listing_id,
     placeJson: raw.place_json,
-    position: raw.lat !== null && raw.lng !== null && raw.precision ? { lat: raw.lat, lng: raw.lng, precision: raw.precision } : null,
+    position: positionOf(raw),
     pending: raw.pending === 1,
   };
 }
@@ -109,7 +114,8 @@ export function positionsOf(store: Store, ids: readonly number[]): Map<number, L
     .all(JSON.stringify(ids)) as Array<Pick<RawRow, 'listing_id' | 'lat' | 'lng' | 'precision'>>;
   const positions = new Map<number, ListingPosition>();
   for (const raw of rows) {
-    if (raw.lat !== null && raw.lng !== null && raw.precision) positions.set(raw.listing_id, { lat: raw.lat, lng: raw.lng, precision: raw.precision });
+    const position = positionOf(raw);
+    if (position) positions.set(raw.listing_id, position);
   }
   return positions;
 }
