@@ -182,6 +182,76 @@ describe('<estate-map>', () => {
     expect(deepActive()).to.equal(shadow(el).querySelector(`[part~="pin"][data-id="${id}"]`));
   });
 
+  it('steps its card to the pin beside it, west to east, by its buttons or a sideways swipe, and wraps round', async () => {
+    const { el } = await mapFixture();
+    for (let step = 0; step < 8 && parts(el, 'pin').length < 2; step++) {
+      const clusters = parts(el, 'cluster').sort((a, b) => Number(b.textContent) - Number(a.textContent));
+      if (!clusters.length) break;
+      const loaded = nextLoad(el);
+      clusters[0]!.click();
+      await loaded;
+    }
+    const across = () =>
+      parts(el, 'pin')
+        .map((pin) => ({ id: Number(pin.dataset.id), x: Number(pin.dataset.x), y: Number(pin.dataset.y) }))
+        .sort((a, b) => a.x - b.x || a.y - b.y)
+        .map((pin) => pin.id);
+    expect(across().length, 'pins in view').to.be.greaterThan(1);
+    const first = across()[0]!;
+    shadow(el).querySelector<HTMLElement>(`[part~="pin"][data-id="${first}"]`)!.click();
+    await el.updateComplete;
+    const openId = () => Number(shadow(el).querySelector<HTMLElement>('[part~="pin-open"]')?.dataset.id);
+    const cardParam = () => new URL(window.location.href).searchParams.get('card');
+    expect(openId()).to.equal(first);
+    await expect(el).to.be.accessible();
+    const entries = history.length;
+
+    // Next: the pin east of it (the order is read again after any pan that keeps the new pin clear).
+    let order = across();
+    let expected = order[(order.indexOf(first) + 1) % order.length]!;
+    part(el, 'card-next')!.click();
+    await el.updateComplete;
+    expect(openId()).to.equal(expected);
+    expect(cardParam()).to.equal(String(expected));
+    expect(history.length, 'a step replaces the card in the URL').to.equal(entries);
+    const title = (el.features.find((f) => !('cluster' in f.properties) && f.properties.id === expected)!.properties as MapListingProperties).title!;
+    expect(shadow(el).querySelector('[role="status"]')!.textContent).to.contain(title);
+    expect(part(el, 'card-link')!.textContent!.trim()).to.equal(title);
+
+    // Previous from the westernmost pin: round to the easternmost.
+    order = across();
+    const from = openId();
+    expected = order[(order.indexOf(from) - 1 + order.length) % order.length]!;
+    part(el, 'card-previous')!.click();
+    await el.updateComplete;
+    expect(openId()).to.equal(expected);
+
+    // A finger's swipe: to the left is the next pin; up and down is no step.
+    const card = part(el, 'card')!;
+    const box = card.getBoundingClientRect();
+    const swipe = (dx: number, dy: number) => {
+      const at = { pointerId: 7, isPrimary: true, pointerType: 'touch', bubbles: true, composed: true, clientY: box.top + 20 };
+      card.dispatchEvent(new PointerEvent('pointerdown', { ...at, clientX: box.left + 150 }));
+      card.dispatchEvent(new PointerEvent('pointerup', { ...at, clientX: box.left + 150 + dx, clientY: box.top + 20 + dy }));
+    };
+    const before = openId();
+    swipe(0, -90);
+    await el.updateComplete;
+    expect(openId(), 'an upward drag').to.equal(before);
+    swipe(-20, 0);
+    await el.updateComplete;
+    expect(openId(), 'a short nudge').to.equal(before);
+    order = across();
+    swipe(-120, 10);
+    await el.updateComplete;
+    expect(openId(), 'a swipe to the left').to.equal(order[(order.indexOf(before) + 1) % order.length]);
+    order = across();
+    const now = openId();
+    swipe(120, -10);
+    await el.updateComplete;
+    expect(openId(), 'a swipe to the right').to.equal(order[(order.indexOf(now) - 1 + order.length) % order.length]);
+  });
+
   it('pans with the arrow keys and zooms with + and - (and its buttons), saying what is in view', async () => {
     const { el } = await mapFixture(html`<estate-map relay=${RELAY} no-follow></estate-map>`);
     part(el, 'stage')!.focus();

@@ -454,6 +454,8 @@ export const styles = [
       position: absolute;
       left: 0.5rem;
       bottom: 2rem;
+      /* A sideways swipe is the card's own (the next pin); up and down still scroll the page. */
+      touch-action: pan-y;
       z-index: 4;
       display: flex;
       gap: 0.75rem;
@@ -495,6 +497,25 @@ export const styles = [
     .card-link {
       color: var(--_estate-accent);
       font-weight: 600;
+    }
+
+    .card-steps {
+      display: flex;
+      gap: 0.5rem;
+      margin-top: 0.375rem;
+    }
+
+    .step {
+      display: grid;
+      place-items: center;
+      width: 2rem;
+      height: 2rem;
+      padding: 0;
+      border: 1px solid var(--_estate-border);
+      border-radius: 50%;
+      background: transparent;
+      color: inherit;
+      cursor: pointer;
     }
 
     .features {

@@ -14,7 +14,7 @@ import { addressSlug } from '../../contract/slug.ts';
 import { EstateElement } from '../shared/estate-element.ts';
 import { fill } from '../shared/fill.ts';
 import { formatNumber, plural, resolveLocale } from '../shared/format.ts';
-import { bathIcon, bedIcon, carIcon, closeIcon, expandIcon } from '../shared/icons.ts';
+import { bathIcon, bedIcon, carIcon, chevronLeft, chevronRight, closeIcon, expandIcon } from '../shared/icons.ts';
 import { renderFeature } from '../shared/listing-parts.ts';
 import { LISTING_HIGHLIGHT, listenForHighlights, type ListingHighlightDetail } from '../shared/listing-highlight.ts';
 import { fetchJson, relayUrl } from '../shared/relay.ts';
@@ -82,6 +82,8 @@ const FIT_TOLERANCE_PX = 8;
 const PIN_TAIL_PX = 7;
 /** The room kept between an open card's pin and the card or a control. */
 const PIN_CLEARANCE_PX = 4;
+/** How far a finger moves sideways on a map card for the next or previous pin. */
+const SWIPE_PX = 48;
 
 /**
  * Listings on a map from the agency's relay: price pins and clusters, a card for a pin, a list
@@ -100,7 +102,8 @@ const PIN_CLEARANCE_PX = 4;
  * shows a map/list switch fixed at the bottom of the screen and shows one of the two at a time
  * (`show=map|list` in the page URL; the map at first), itself filling the visible viewport less the
  * page above it; a page needs no CSS of its own. A card is a strip along the bottom of the map,
- * and the map pans its pin clear of it and of the controls. Full screen keeps the centre, offers
+ * and the map pans its pin clear of it and of the controls; a sideways swipe on it, or its
+ * arrows, step to the next pin in view, west to east. Full screen keeps the centre, offers
  * the list's filters ("Filters"), and the phone's Back leaves it.
  *
  * @summary A map of the agency's listings: pins, clusters, cards, search this area.
@@ -162,6 +165,8 @@ const PIN_CLEARANCE_PX = 4;
  * @csspart card-link - Its link to the listing.
  * @csspart features - Its beds, baths and cars.
  * @csspart feature - One of them.
+ * @csspart card-previous - The card's step to the pin west of its own (a swipe to the right does the same).
+ * @csspart card-next - The card's step to the pin east of its own (a swipe to the left does the same).
  * @csspart close-button - The card's close button.
  * @csspart keep-button - The card's heart, which keeps the home in the visitor's shortlist (`aria-pressed` tells whether it is kept).
  * @csspart attribution - The tile provider's credit (always shown with tiles).
@@ -909,6 +914,47 @@ export class EstateMap extends EstateElement {
     this.#gestures.panBy(dx, dy, this.#motion);
   }
 
+  /**
+   * The pins in view from west to east, the way a swipe reads them: the card steps to the one
+   * beside the open one (round from the last to the first, so the pressed button never vanishes).
+   */
+  #pinsAcross(): Array<{ feature: ListingMapFeature; properties: MapListingProperties }> {
+    return this.#placed()
+      .filter(
+        (item): item is { feature: ListingMapFeature & { properties: MapListingProperties }; x: number; y: number } => !('cluster' in item.feature.properties),
+      )
+      .sort((a, b) => a.x - b.x || a.y - b.y)
+      .map(({ feature }) => ({ feature, properties: feature.properties }));
+  }
+
+  #stepCard(by: 1 | -1): void {
+    const pins = this.#pinsAcross();
+    const at = pins.findIndex(({ properties }) => properties.id === this.openListing?.properties.id);
+    const next = pins[(at + by + pins.length) % pins.length];
+    if (!next || pins.length < 2) return;
+    this.openListing = next;
+    this.#urlQuery.replace({ card: String(next.properties.id) });
+    const { properties } = next;
+    this.announcement = [properties.price?.trim() || this.text.priceFallback, properties.title].filter(Boolean).join(', ');
+    void this.updateComplete.then(() => this.#keepPinClear());
+  }
+
+  /** A finger's sideways swipe on the card steps to the next pin, as portals' map cards do. */
+  #swipeFrom: { x: number; y: number; id: number } | null = null;
+
+  #onCardPointerDown(event: PointerEvent): void {
+    this.#swipeFrom = event.isPrimary ? { x: event.clientX, y: event.clientY, id: event.pointerId } : null;
+  }
+
+  #onCardPointerUp(event: PointerEvent): void {
+    const from = this.#swipeFrom;
+    this.#swipeFrom = null;
+    if (!from || from.id !== event.pointerId) return;
+    const dx = event.clientX - from.x;
+    if (Math.abs(dx) < SWIPE_PX || Math.abs(dx) < 2 * Math.abs(event.clientY - from.y)) return;
+    this.#stepCard(dx < 0 ? 1 : -1);
+  }
+
   #closeCard(): void {
     const id = this.openListing?.properties.id;
     this.openListing = null;
@@ -1364,6 +1410,9 @@ export class EstateMap extends EstateElement {
       tabindex="-1"
       @pointerenter=${() => this.#highlight(listing.id)}
       @pointerleave=${() => this.#highlight(null)}
+      @pointerdown=${this.#onCardPointerDown}
+      @pointerup=${this.#onCardPointerUp}
+      @pointercancel=${() => (this.#swipeFrom = null)}
     >
       ${listing.thumbnail ? html`<img part="card-image" class="card-image" src=${photoUrl(this.relay, listing.thumbnail)} alt="" width="120" height="80" />` : nothing}
       <div class="card-body">
@@ -1377,6 +1426,18 @@ export class EstateMap extends EstateElement {
           ${renderFeature(locale, listing.bed, text.bedrooms, bedIcon)} ${renderFeature(locale, listing.bath, text.bathrooms, bathIcon)}
           ${renderFeature(locale, listing.cars, text.carSpaces, carIcon)}
         </ul>
+        ${
+          this.#pinsAcross().length > 1
+            ? html`<div class="card-steps">
+                <button type="button" part="button card-previous" class="step" aria-label=${text.previousCard} @click=${() => this.#stepCard(-1)}>
+                  <svg viewBox="0 0 24 24" class="icon" aria-hidden="true">${chevronLeft}</svg>
+                </button>
+                <button type="button" part="button card-next" class="step" aria-label=${text.nextCard} @click=${() => this.#stepCard(1)}>
+                  <svg viewBox="0 0 24 24" class="icon" aria-hidden="true">${chevronRight}</svg>
+                </button>
+              </div>`
+            : nothing
+        }
       </div>
       ${renderKeep(this.#shortlist.has(listing.id), fill(text.keep, { address: listing.title || text.viewListing }), () =>
         this.#shortlist.toggle({ id: listing.id, address: listing.title ?? '' }),

@@ -47,6 +47,9 @@ export interface MapStrings {
   phoneMap: string;
   phoneList: string;
   closeCard: string;
+  /** The map card's steps to the pin beside its own, west to east (a swipe does the same). */
+  previousCard: string;
+  nextCard: string;
   /** Shown when the agency left the price empty, and on a pin whose price text has no amount and is too long for it. */
   priceFallback: string;
   /** A pin's short price: "{amount}m" ($2.15m), "{amount}k" ($650k), "{price} pw" (a weekly rent), "{price}+" (a range, by its lower end, or "offers over"). */
@@ -120,6 +123,8 @@ export const defaultMapStrings: MapStrings = {
   phoneMap: 'Map',
   phoneList: 'List',
   closeCard: 'Close',
+  previousCard: 'Previous property on the map',
+  nextCard: 'Next property on the map',
   priceFallback: 'Contact agent',
   pinMillions: '{amount}m',
   pinThousands: '{amount}k',
