@@ -106,18 +106,27 @@ beforeAll(async () => {
   relay.stdout!.on('data', (chunk) => (output += String(chunk)));
   relay.stderr!.on('data', (chunk) => (output += String(chunk)));
   relay.on('exit', (code, signal) => (output += `\n[relay exited: code ${code}, signal ${signal}]\n`));
-  await until(async () => {
-    if (!alive()) throw new Error(`relay exited during start:\n${output}`);
-    return (await fetch(`${url}/readyz`).catch(() => undefined))?.status === 200;
-  }, 'the relay to be ready (first sync done)');
-}, 90_000);
+  // Started through tsx beside the other suites' relays on two cores: its start can take a minute.
+  await until(
+    async () => {
+      if (!alive()) throw new Error(`relay exited during start:\n${output}`);
+      return (await fetch(`${url}/readyz`).catch(() => undefined))?.status === 200;
+    },
+    'the relay to be ready (first sync done)',
+    150_000,
+  );
+}, 180_000);
 
 afterAll(async () => {
   if (process.env.STORE_LOCK_LOG) writeFileSync(process.env.STORE_LOCK_LOG, output);
-  if (relay && alive()) relay.kill('SIGKILL');
+  if (relay && alive()) {
+    const exited = new Promise((resolve) => relay.once('exit', resolve));
+    relay.kill('SIGKILL');
+    await exited;
+  }
   await sim?.close();
   // The killed relay's image process may still be finishing a file as it exits (it leaves on the lost IPC channel).
-  rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  rmSync(dataDir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
 });
 
 describe('a write lock held by another process', () => {
