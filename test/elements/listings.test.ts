@@ -78,6 +78,14 @@ describe('<estate-listings>', () => {
         idle[0]!({ didTimeout: false, timeRemaining: () => 50 });
         await el.updateComplete;
         expect(cardIds(el)).to.deep.equal(page.items.map((item) => item.id));
+        // Its photos wait to be shown (lazy in a hidden subtree is not fetched), leaving the bandwidth to the map.
+        const images = () => [...shadow(el).querySelectorAll<HTMLImageElement>('[part~="card-image"]')];
+        expect(images().length, 'card photos').to.be.greaterThan(0);
+        expect(images().map((img) => [img.loading, img.getAttribute('fetchpriority')])).to.deep.equal(images().map(() => ['lazy', 'auto']));
+        el.removeAttribute('hidden');
+        el.requestUpdate();
+        await el.updateComplete;
+        expect([images()[0]!.loading, images()[0]!.getAttribute('fetchpriority')], 'shown: the first photo first').to.deep.equal(['eager', 'high']);
 
         // Shown before the idle moment: the cards at once (the map's phone layout asks for an update as it shows the list).
         const other = await fixture<EstateListings>(html`<estate-listings relay=${RELAY} page-size="4" hidden></estate-listings>`);

@@ -794,8 +794,9 @@ export class EstateListings extends EstateElement {
         sizes,
         href: this.#detailLink(listing),
         onLinkClick: (event) => this.#onCardClick(event, listing),
-        eager: pageNumber === 1 && index < EAGER_CARDS,
-        fetchPriority: pageNumber === 1 && index === 0 ? 'high' : 'auto',
+        // Hidden (a phone showing the map), its photos wait to be shown: they would take the map's bandwidth.
+        eager: pageNumber === 1 && index < EAGER_CARDS && !this.hidden,
+        fetchPriority: pageNumber === 1 && index === 0 && !this.hidden ? 'high' : 'auto',
         kept: this.#shortlist.has(listing.id),
         toggleKeep: () => this.#shortlist.toggle({ id: listing.id, address }),
       })}
