@@ -100,6 +100,26 @@ describe('<estate-map>', () => {
     expect(part(el, 'attribution')!.getBoundingClientRect().height).to.be.greaterThan(0);
   });
 
+  it('asks the relay once for its first view when the results’ fit is nearly the first view (a phone pays each request)', async () => {
+    // For sale only: its results' bounds are within a pixel of every listing's (the settings' bounds), not equal.
+    const results = (await relayJson<ListingMap>('api/v1/listings/map?type=sale&bbox=-180,-85,180,85&zoom=0')).bounds!;
+    expect(results, 'the results’ bounds differ from the settings’').to.not.deep.equal(config.bounds);
+    const asked: string[] = [];
+    const restore = wrapFetch((real, input, init) => {
+      const url = String(input instanceof Request ? input.url : input);
+      if (url.includes('/api/v1/listings/map')) asked.push(url);
+      return real(input, init);
+    });
+    try {
+      const { el } = await mapFixture(html`<estate-map relay=${RELAY} type="sale"></estate-map>`);
+      await aTimeout(1000);
+      expect(asked, `one request for the first view: ${asked.map((url) => new URL(url).searchParams.get('bbox')).join(' then ')}`).to.have.length(1);
+      expect(new URL(asked[0]!).searchParams.get('bbox')).to.equal(el.view!.bbox);
+    } finally {
+      restore();
+    }
+  });
+
   it('names every marker, and Tab reaches them top to bottom', async () => {
     const { el } = await mapFixture();
     const markers = [...shadow(el).querySelectorAll<HTMLElement>('.marker')];

@@ -718,8 +718,9 @@ export class EstateMap extends EstateElement {
     const target = this.#fitView(bounds);
     this.#fitted = true;
     // A new search moves the map only if it would show another place (a following list then shows
-    // every result); the start and an entry naming no view always take the fit, so they show the same.
-    if (!this.#quiet && this.#nearly(this.#view, target)) {
+    // every result). So does the start: its first view, fitted to every listing, is most often
+    // within a pixel of its results' fit, and moving would ask the relay for the same pins again.
+    if (this.#nearly(this.#view, target)) {
       this.#writeView();
       return false;
     }
