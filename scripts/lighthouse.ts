@@ -8,7 +8,7 @@
 // scores below 0.9, the bar the demo site is held to.
 import lighthouse from 'lighthouse';
 import * as chromeLauncher from 'chrome-launcher';
-import { readdirSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { findChromium, chromiumArgs } from './find-chromium.mjs';
@@ -53,6 +53,8 @@ try {
       : [];
     console.log(JSON.stringify({ name: 'lighthouse', page, ...scores, ...timings, ...(failing.length ? { failing } : {}) }));
     if (process.env.LIGHTHOUSE_DETAILS) console.log(JSON.stringify(details(result.lhr.audits), null, 1));
+    // The whole report, to read in Lighthouse's viewer or with jq (network requests, the dependency tree).
+    if (process.env.LIGHTHOUSE_REPORT) writeFileSync(`${process.env.LIGHTHOUSE_REPORT}-${page.replace(/\W+/g, '-')}.json`, JSON.stringify(result.lhr));
   }
 } finally {
   chrome.kill();
