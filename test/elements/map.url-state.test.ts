@@ -205,7 +205,9 @@ describe('<estate-map> state in the URL', () => {
       const loaded = nextLoad(map);
       parts(map, 'cluster')[0]!.click();
       await loaded;
-      await waitUntil(() => last?.query.bbox === map.view!.bbox, `the list on the map's view (list ${last?.query.bbox}, map ${map.view!.bbox})`, { timeout: 5000 });
+      await waitUntil(() => last?.query.bbox === map.view!.bbox, `the list on the map's view (list ${last?.query.bbox}, map ${map.view!.bbox})`, {
+        timeout: 5000,
+      });
       const detail = last!;
       expect(urlParam('bbox')).to.equal(map.view!.bbox);
       const inView = map.features.reduce((sum, f) => sum + ('cluster' in f.properties ? f.properties.count : 1), 0);
