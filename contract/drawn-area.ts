@@ -6,8 +6,10 @@ import type { BoundingBox } from './listing-filters.ts';
  * and safe in one without escaping but the separators. The relay and the widget read it with the
  * same rule; the relay's 400 says what is wrong, the widget drops a bad value.
  *
- * Plain arithmetic on degrees (the outline is a few km across, never near a pole or the
- * antimeridian for one agency's listings): a listing is inside when its shown position is.
+ * Plain arithmetic on degrees (the outline is a few km across, never near a pole): a listing is
+ * inside when its shown position is. An outline may cross the antimeridian (the Chatham Islands,
+ * Fiji, Kiribati): its corners are read as one shape, each corner's longitude taken within 180° of
+ * the one before (`unwrappedCorners`), and its box then has west above east.
  */
 
 /** One corner of an area, in degrees. */
@@ -82,8 +84,32 @@ function round5(degrees: number): number {
   return Math.round(degrees * 1e5) / 1e5 + 0;
 }
 
-/** The box around the corners. */
+/**
+ * The corners as one shape: each longitude moved by whole turns to lie within 180° of the corner
+ * before, so an outline across the antimeridian keeps its short edges (some longitudes then lie
+ * beyond ±180). An outline that does not cross it comes back as it was.
+ */
+export function unwrappedCorners(points: readonly AreaPoint[]): AreaPoint[] {
+  let previous: number | undefined;
+  return points.map(({ lat, lng }) => {
+    let unwrapped = lng;
+    if (previous !== undefined) {
+      while (unwrapped - previous > 180) unwrapped -= 360;
+      while (unwrapped - previous < -180) unwrapped += 360;
+    }
+    previous = unwrapped;
+    return { lat, lng: unwrapped };
+  });
+}
+
+/** The box around the corners: west above east when the outline crosses the antimeridian. */
 export function areaBox(points: readonly AreaPoint[]): BoundingBox {
+  const box = plainBox(unwrappedCorners(points));
+  if (box.east - box.west >= 360) return { ...box, west: -180, east: 180 };
+  return { ...box, west: wrapDegrees(box.west), east: wrapDegrees(box.east) };
+}
+
+function plainBox(points: readonly AreaPoint[]): BoundingBox {
   let west = Infinity;
   let south = Infinity;
   let east = -Infinity;
@@ -97,12 +123,36 @@ export function areaBox(points: readonly AreaPoint[]): BoundingBox {
   return { west, south, east, north };
 }
 
+/** A longitude brought into -180..180 (180 stays 180, so a box may end on the antimeridian). */
+function wrapDegrees(lng: number): number {
+  if (lng >= -180 && lng <= 180) return lng;
+  return ((((lng + 180) % 360) + 360) % 360) - 180;
+}
+
 /**
  * Whether the point is inside the outline (even-odd ray casting, the outline closed from its last
  * corner back to its first). A point on an edge may fall either side; listings are not placed
- * on a drawn line.
+ * on a drawn line. Across the antimeridian the point is tried a turn either way as well.
  */
 export function inArea(points: readonly AreaPoint[], lat: number, lng: number): boolean {
+  return areaTest(points)(lat, lng);
+}
+
+/** inArea for many points: the outline read once. */
+export function areaTest(points: readonly AreaPoint[]): (lat: number, lng: number) => boolean {
+  const corners = unwrappedCorners(points);
+  const box = plainBox(corners);
+  return (lat, lng) => {
+    if (lat < box.south || lat > box.north) return false;
+    for (const turn of [0, -360, 360]) {
+      const shifted = lng + turn;
+      if (shifted >= box.west && shifted <= box.east && inOutline(corners, lat, shifted)) return true;
+    }
+    return false;
+  };
+}
+
+function inOutline(points: readonly AreaPoint[], lat: number, lng: number): boolean {
   let inside = false;
   for (let i = 0, j = points.length - 1; i < points.length; j = i++) {
     const a = points[i]!;

@@ -1,5 +1,5 @@
 import type { Agent, AgentProfile, ListingDetail, ListingPosition, ListingSummary, Office, Page, Photo, Team } from '../../contract/relay-api.ts';
-import { areaBox, inArea } from '../../contract/drawn-area.ts';
+import { areaBox, areaTest } from '../../contract/drawn-area.ts';
 import type { ListingPlacements } from './placement.ts';
 import type { PhotoMirror } from '../photos/mirror.ts';
 import { publicPhoto, variantUrl } from '../photos/public.ts';
@@ -95,7 +95,8 @@ export function publicListings(deps: PublicListingsDeps): PublicListings {
       const placements = deps.placements;
       if (!placements) return [];
       const positions = placements.positionsOf(placements.within(areaBox(area)));
-      return [...positions].filter(([, position]) => inArea(area, position.lat, position.lng)).map(([id]) => id);
+      const inside = areaTest(area);
+      return [...positions].filter(([, position]) => inside(position.lat, position.lng)).map(([id]) => id);
     },
     surroundingSuburbs(named) {
       const key = named.join(',');

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { AREA_LENGTH_MAX, AREA_POINTS_MAX, areaBox, canonicalArea, formatArea, inArea, parseArea, type AreaPoint } from '../../contract/drawn-area.ts';
+import {
+  AREA_LENGTH_MAX,
+  AREA_POINTS_MAX,
+  areaBox,
+  areaTest,
+  canonicalArea,
+  formatArea,
+  inArea,
+  parseArea,
+  unwrappedCorners,
+  type AreaPoint,
+} from '../../contract/drawn-area.ts';
 
 /** A square around Kew (VIC), 0.02° a side, corners clockwise from the north-west. */
 const KEW: AreaPoint[] = [
@@ -72,5 +83,29 @@ describe('the area filter (a drawn outline)', () => {
     expect(inArea(u, -1, 1.5)).toBe(false);
     expect(inArea(u, -3.5, 1.5)).toBe(true);
     expect(areaBox(u)).toEqual({ west: 0, south: -4, east: 3, north: 0 });
+  });
+  it('reads an outline across the antimeridian as one shape (Chatham Islands, Fiji)', () => {
+    // Around Waitangi (Chatham Islands, 176.6°W) and drawn on across 180°: corners on both sides.
+    const across = parseArea('-43.9,179.5;-43.9,-179.5;-44.1,-179.5;-44.1,179.5') as AreaPoint[];
+    expect(across).toHaveLength(4);
+    expect(unwrappedCorners(across).map((corner) => corner.lng)).toEqual([179.5, 180.5, 180.5, 179.5]);
+    // Its box has west above east, as the bbox filter reads a box across the antimeridian.
+    expect(areaBox(across)).toEqual({ west: 179.5, south: -44.1, east: -179.5, north: -43.9 });
+    // Points on either side of 180° inside; the rest of the world (the long way round) outside.
+    expect(inArea(across, -44, 179.8)).toBe(true);
+    expect(inArea(across, -44, -179.8)).toBe(true);
+    expect(inArea(across, -44, 180)).toBe(true);
+    expect(inArea(across, -44, 0)).toBe(false);
+    expect(inArea(across, -44, 179.4)).toBe(false);
+    expect(inArea(across, -44, -179.4)).toBe(false);
+    expect(inArea(across, -43.8, 179.8)).toBe(false);
+    // The same shape started on the other side has the same box and the same inside.
+    const otherStart = parseArea('-43.9,-179.5;-44.1,-179.5;-44.1,179.5;-43.9,179.5') as AreaPoint[];
+    expect(areaBox(otherStart)).toEqual(areaBox(across));
+    const inside = areaTest(otherStart);
+    expect([inside(-44, 179.8), inside(-44, -179.8), inside(-44, 0)]).toEqual([true, true, false]);
+    // An outline that does not cross it is as it was.
+    expect(unwrappedCorners(KEW)).toEqual(KEW);
+    expect(areaBox(KEW)).toEqual({ west: 145.02, south: -37.82, east: 145.04, north: -37.8 });
   });
 });

@@ -221,6 +221,54 @@ describe('<estate-map> Draw an area', () => {
     expect(shadow(map).activeElement).to.equal(part(map, 'draw-area'));
   });
 
+  it('draws across the antimeridian: corners within ±180°, one outline on the map', async () => {
+    // The Chatham Islands' side of 180°, at a zoom where 200 px span about a degree.
+    history.replaceState(null, '', '?view=-44.00000,180.00000,9.00');
+    const holder = await fixture<HTMLDivElement>(html`<div style="width: 900px"><estate-map relay=${RELAY}></estate-map></div>`);
+    const map = holder.querySelector('estate-map')!;
+    map.style.setProperty('--estate-map-height', '480px');
+    await oneEvent(map, 'estate-map-loaded');
+    await map.updateComplete;
+    part(map, 'draw-area')!.click();
+    await waitUntil(() => part(map, 'draw-surface'), 'the drawing surface');
+    part(map, 'draw-surface')!.focus();
+    const press = async (key: string, times: number) => {
+      await sendKeys({ down: 'Shift' });
+      for (let i = 0; i < times; i++) await sendKeys({ press: key });
+      await sendKeys({ up: 'Shift' });
+    };
+    // A square 200 px a side around 180°: up-left, right, down, left.
+    await press('ArrowUp', 2);
+    await press('ArrowLeft', 2);
+    await sendKeys({ press: 'Enter' });
+    await press('ArrowRight', 4);
+    await sendKeys({ press: 'Enter' });
+    await press('ArrowDown', 4);
+    await sendKeys({ press: 'Enter' });
+    await press('ArrowLeft', 4);
+    await sendKeys({ press: 'Enter' });
+    await press('ArrowUp', 4);
+    await sendKeys({ press: 'Enter' });
+    await waitUntil(() => urlParam('area') !== null, 'the area applied');
+    const area = drawnArea();
+    expect(area, urlParam('area') ?? '').to.have.length(4);
+    // Both sides of 180°, every longitude as the relay takes it.
+    expect(area.some((corner) => corner.lng > 179)).to.equal(true);
+    expect(area.some((corner) => corner.lng < -179)).to.equal(true);
+    for (const corner of area) expect(Math.abs(corner.lng)).to.be.at.most(180);
+    expect(inArea(area, -44, 180)).to.equal(true);
+    expect(inArea(area, -44, -179.9)).to.equal(true);
+    expect(inArea(area, -44, 0)).to.equal(false);
+    // The outline drawn as the 200 px square it was, not stretched round the world.
+    await map.updateComplete;
+    const xs = shadow(map)
+      .querySelector('polygon.drawn-area')!
+      .getAttribute('points')!
+      .split(' ')
+      .map((point) => Number(point.split(',')[0]));
+    expect(Math.max(...xs) - Math.min(...xs)).to.be.within(190, 210);
+  });
+
   it('shows an area its URL names, and refuses a finish with fewer than 3 corners', async () => {
     const bbox = await busyBox();
     const [west, south, east, north] = bbox.split(',').map(Number) as [number, number, number, number];

@@ -114,6 +114,29 @@ describe('the area filter (a drawn outline) on the list, the map answer and the 
     expect(response.body.items.length).toBeGreaterThan(0);
   });
 
+  it('takes an outline drawn across the antimeridian as the shape it is', async () => {
+    // From 140°E eastwards across 180° to 170°W: every placed listing (Melbourne and Sydney) inside.
+    // Read the long way round (170°W westwards to 140°E) it would hold none of them.
+    const across = outline([
+      [-20, 140],
+      [-20, -170],
+      [-50, -170],
+      [-50, 140],
+    ]);
+    expect(idsOf(await cards(`area=${across}`))).toEqual(idsOf(placed));
+    const map = await rig.get<ListingMap>(`/api/v1/listings/map?bbox=${WORLD}&area=${across}&zoom=20`);
+    expect(map.status, map.text).toBe(200);
+    expect(map.body.features.length).toBeGreaterThan(0);
+    // East of 179°E across to 170°W: none of them.
+    const pacific = outline([
+      [-20, 179],
+      [-20, -170],
+      [-50, -170],
+      [-50, 179],
+    ]);
+    expect(await cards(`area=${pacific}`)).toEqual([]);
+  });
+
   it('refuses nonsense with a 400 naming area', async () => {
     const many = Array.from({ length: 101 }, (_, i) => `${(-37.8 - Math.sin(i / 16) / 100).toFixed(5)},${(145 + Math.cos(i / 16) / 100).toFixed(5)}`).join(';');
     for (const bad of [

@@ -1,6 +1,6 @@
 import { css, html, nothing, svg, type ReactiveController, type TemplateResult } from 'lit';
-import { readArea } from '../../contract/drawn-area.ts';
-import { toScreen } from './projection.ts';
+import { readArea, unwrappedCorners } from '../../contract/drawn-area.ts';
+import { fromScreen, toScreen } from './projection.ts';
 import { DrawSession, type DrawAreaHost, type DrawAreaMap } from './draw-session.ts';
 
 /**
@@ -51,7 +51,11 @@ export class DrawAreaController implements ReactiveController {
     const applied = this.#map.area();
     const corners = applied ? readArea(applied) : null;
     if (!placed || !corners || typeof corners === 'string') return nothing;
-    const points = corners.map((corner) => toScreen(placed.view, corner.lng, corner.lat).join(',')).join(' ');
+    // One shape across the antimeridian, drawn the turn of the world nearest the view's middle.
+    const shape = unwrappedCorners(corners);
+    const [middle] = fromScreen(placed.view, placed.size.width / 2, placed.size.height / 2);
+    const turn = 360 * Math.round((middle - shape[0]!.lng) / 360);
+    const points = shape.map((corner) => toScreen(placed.view, corner.lng + turn, corner.lat).join(',')).join(' ');
     return html`<svg class="draw-layer" aria-hidden="true">${svg`<polygon part="drawn-area" class="drawn-area" points=${points}></polygon>`}</svg>`;
   }
 

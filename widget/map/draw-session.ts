@@ -1,7 +1,7 @@
 import { html, nothing, svg, type ReactiveControllerHost, type TemplateResult } from 'lit';
 import { canonicalArea, formatArea } from '../../contract/drawn-area.ts';
 import { fill } from '../shared/fill.ts';
-import { fromScreen, type Size, type View } from './projection.ts';
+import { fromScreen, wrapLongitude, type Size, type View } from './projection.ts';
 import { simplifyOutline, type ScreenPoint } from './simplify.ts';
 import type { MapStrings } from './strings.ts';
 
@@ -238,8 +238,9 @@ export class DrawSession {
     const area = canonicalArea(
       formatArea(
         corners.map(([x, y]) => {
+          // The map's longitudes run on past ±180 when panned across the antimeridian; the area's are -180..180.
           const [lng, lat] = fromScreen(placed.view, x, y);
-          return { lat, lng };
+          return { lat, lng: wrapLongitude(lng) };
         }),
       ),
     );
