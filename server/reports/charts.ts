@@ -1,4 +1,4 @@
-import { escapeHtml } from '../pages/html.ts';
+import { clip, escapeHtml } from '../pages/html.ts';
 
 /**
  * Charts drawn on the server as inline SVG (issue 32): readable without JavaScript, printable, and
@@ -33,7 +33,8 @@ const PLOT_H = HEIGHT - MARGIN.top - MARGIN.bottom;
 export function niceMax(value: number): number {
   if (value <= 4) return 4;
   const power = 10 ** Math.floor(Math.log10(value));
-  for (const step of [1, 2, 2.5, 5, 10]) if (step * power >= value) return step * power;
+  // Even tops only, so the middle grid line is a whole number too.
+  for (const step of [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]) if (step * power >= value && (step * power) % 2 === 0) return step * power;
   return 10 * power;
 }
 
@@ -124,13 +125,14 @@ export function barChart(text: ChartText, bars: Array<{ label: string; value: nu
   const rowHeight = 44;
   const height = Math.max(1, bars.length) * rowHeight + 8;
   const max = Math.max(1, ...bars.map((bar) => bar.value));
-  const labelWidth = 0;
-  const barSpace = WIDTH - labelWidth - 72;
+  // Room after the longest bar for its value.
+  const barSpace = WIDTH - 72;
   const rows = bars.map((bar, index) => {
     const y = 4 + index * rowHeight;
     const width = Math.max(2, round((bar.value / max) * barSpace));
     return (
-      `<text class="bar-label" x="0" y="${y + 14}">${escapeHtml(bar.label)}</text>` +
+      // A campaign's name is the agency's own words: cut to what the width holds (the table has it whole).
+      `<text class="bar-label" x="0" y="${y + 14}">${escapeHtml(clip(bar.label, 48))}</text>` +
       `<rect class="bar c${colour}" x="0" y="${y + 20}" width="${width}" height="16" rx="2"/>` +
       `<text class="bar-value" x="${width + 8}" y="${y + 34}">${bar.value.toLocaleString('en-AU')}</text>`
     );

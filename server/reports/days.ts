@@ -37,6 +37,11 @@ export function longDay(day: string): string {
   return new Intl.DateTimeFormat('en-AU', { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' }).format(noonOf(day));
 }
 
+/** "28 Nov 2026", as the report's facts name a day. */
+export function mediumDay(day: string): string {
+  return new Intl.DateTimeFormat('en-AU', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' }).format(noonOf(day));
+}
+
 /** "28 Nov", as an axis and a table name a day. */
 export function shortDay(day: string): string {
   return new Intl.DateTimeFormat('en-AU', { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(noonOf(day));

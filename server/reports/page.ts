@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { escapeHtml } from '../pages/html.ts';
 import { barChart, lineChart, stackedColumns, type Series } from './charts.ts';
-import { longDay, shortDay } from './days.ts';
+import { longDay, mediumDay, shortDay } from './days.ts';
 import type { ReportModel } from './report-data.ts';
 import { count, droppedWords, leadsWords, openHomeLabel, openHomesWords, plural, sourcesWords, totals, typicalWords, viewsWords } from './words.ts';
 
@@ -53,9 +53,9 @@ h1{font-size:1.6rem;line-height:1.25;margin:.5rem 0 .25rem}h2{font-size:1.2rem;m
 .facts{margin:0;display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem}.facts dt{color:var(--muted)}.facts dd{margin:0;font-weight:600}
 .figures{list-style:none;padding:0;margin:1.25rem 0;display:grid;grid-template-columns:repeat(auto-fit,minmax(8.5rem,1fr));gap:.5rem}
 .figures li{background:var(--panel);border-radius:6px;padding:.6rem .75rem}.figures strong{display:block;font-size:1.5rem;line-height:1.2}
-section.chart-block{border-top:1px solid var(--rule);padding:1rem 0;display:grid;gap:.75rem}
+section.chart-block{border-top:1px solid var(--rule);padding:1rem 0;display:grid;grid-template-columns:minmax(0,1fr);gap:.75rem}section.chart-block>*{min-width:0}
 .chart{width:100%;max-width:40rem;height:auto;display:block;overflow:visible}
-.chart .grid{stroke:#c9ced4;stroke-width:1}.chart .tick,.chart .bar-label,.chart .bar-value{font-size:17px;fill:var(--ink)}.chart .bar-label{font-weight:600}
+.chart .grid{stroke:#c9ced4;stroke-width:1}.chart .tick,.chart .bar-label,.chart .bar-value{font-size:20px;fill:var(--ink)}.chart .bar-label{font-weight:600}
 .chart .line{fill:none;stroke-width:3}.chart .dashed{stroke-dasharray:9 6}
 .c1{stroke:var(--accent);fill:var(--accent)}.chart .line.c1,.chart .line.c2,.chart .line.c3,.chart .line.c4{fill:none}
 .c2{stroke:#a4460b;fill:#a4460b}.c3{stroke:#2d6a31;fill:#2d6a31}.c4{stroke:#6b3fa0;fill:#6b3fa0}
@@ -64,12 +64,13 @@ section.chart-block{border-top:1px solid var(--rule);padding:1rem 0;display:grid
 .legend .k1{color:var(--accent)}.legend .k2{color:#a4460b}.legend .k3{color:#2d6a31}.legend .k4{color:#6b3fa0}.legend .dash::before{height:.25rem;background:repeating-linear-gradient(90deg,currentColor 0 .45rem,transparent .45rem .7rem)}
 .legend span{color:var(--ink)}.words{margin:0;font-size:1.05rem}.note{color:var(--muted);font-size:.95rem}
 details{font-size:.95rem}summary{cursor:pointer;color:var(--accent);font-weight:600;min-height:44px;display:flex;align-items:center}
-.table-wrap{overflow-x:auto}table{border-collapse:collapse;min-width:100%}th,td{padding:.3rem .6rem;border-bottom:1px solid var(--rule);text-align:right;white-space:nowrap}th:first-child,td:first-child{text-align:left}
+.table-wrap{overflow-x:auto}.table-wrap:focus-visible{outline:3px solid var(--accent);outline-offset:2px}table{border-collapse:collapse}caption{text-align:left}th,td{padding:.3rem .6rem;border-bottom:1px solid var(--rule);text-align:right;white-space:nowrap}th:first-child,td:first-child{text-align:left}
 footer{max-width:64rem;margin:0 auto;padding:1rem;color:var(--muted);font-size:.9rem;border-top:1px solid var(--rule)}
-@media (min-width:48rem){.intro{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}section.chart-block{grid-template-columns:minmax(0,3fr) minmax(0,2fr);column-gap:2rem}section.chart-block h2{grid-column:1/-1}section.chart-block .side{grid-column:2;grid-row:2}}
+@media (min-width:48rem){.intro{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}section.chart-block{grid-template-columns:minmax(0,3fr) minmax(0,2fr);column-gap:2rem}section.chart-block h2,section.chart-block details{grid-column:1/-1}section.chart-block .side{grid-column:2;grid-row:2}}
 @page{size:A4;margin:14mm}
 @media print{body{font-size:10.5pt}header.band{-webkit-print-color-adjust:exact;print-color-adjust:exact}main,footer{max-width:none;padding:0}
-section.chart-block,.figures li,.intro{break-inside:avoid}details{display:none}.chart{max-width:15cm}section.chart-block{grid-template-columns:1fr}section.chart-block .side{grid-column:1;grid-row:auto}}`;
+section.chart-block,.figures li,.intro{break-inside:avoid}details{display:none}.figures{grid-template-columns:repeat(6,minmax(0,1fr))}.figures strong{font-size:1.25rem}
+.intro{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}section.chart-block{grid-template-columns:minmax(0,3fr) minmax(0,2fr);column-gap:1.5rem}section.chart-block h2{grid-column:1/-1}section.chart-block .side{grid-column:2;grid-row:2}}`;
 }
 
 const legend = (series: Series[]) =>
@@ -77,7 +78,7 @@ const legend = (series: Series[]) =>
 
 function table(caption: string, head: string[], rows: Array<Array<string | number>>): string {
   const cell = (value: string | number) => escapeHtml(typeof value === 'number' ? count(value) : value);
-  return `<details><summary>Exact numbers</summary><div class="table-wrap"><table><caption class="note">${escapeHtml(caption)}</caption><thead><tr>${head
+  return `<details><summary>Exact numbers</summary><div class="table-wrap" tabindex="0" role="region" aria-label="Exact numbers: ${escapeHtml(caption)}"><table><caption class="note">${escapeHtml(caption)}</caption><thead><tr>${head
     .map((label) => `<th scope="col">${escapeHtml(label)}</th>`)
     .join('')}</tr></thead><tbody>${rows
     .map((row) => `<tr>${row.map((value, index) => (index === 0 ? `<th scope="row">${cell(value)}</th>` : `<td>${cell(value)}</td>`)).join('')}</tr>`)
@@ -85,7 +86,7 @@ function table(caption: string, head: string[], rows: Array<Array<string | numbe
 }
 
 function block(id: string, title: string, chart: string, words: string, extra: string, details: string): string {
-  return `<section class="chart-block" aria-labelledby="${id}-h"><h2 id="${id}-h">${escapeHtml(title)}</h2><div>${chart}</div><div class="side"><p class="words">${escapeHtml(words)}</p>${extra}${details}</div></section>`;
+  return `<section class="chart-block" aria-labelledby="${id}-h"><h2 id="${id}-h">${escapeHtml(title)}</h2>${chart ? `<div class="plot">${chart}</div>` : ''}<div class="side"><p class="words">${escapeHtml(words)}</p>${extra}</div>${details}</section>`;
 }
 
 /** The seller's report page (server-rendered HTML, no script). */
@@ -94,7 +95,6 @@ export function renderReport(model: ReportModel, options: { accent?: string } = 
   const t = totals(model);
   const labels = model.days.map((day) => shortDay(day.day));
   const since = model.days[0]?.day ?? model.today;
-  const period = `${longDay(since)} to ${longDay(model.today)}`;
 
   const viewSeries: Series[] = [
     { name: 'Views', values: model.days.map((day) => day.views), colour: 1 },
@@ -194,8 +194,8 @@ export function renderReport(model: ReportModel, options: { accent?: string } = 
   const facts = [
     model.price ? ['Price', model.price] : null,
     ['Days on the market', model.daysOnMarket === null ? 'not known' : String(model.daysOnMarket)],
-    model.listedDay ? ['Listed', longDay(model.listedDay)] : null,
-    ['Figures', period],
+    model.listedDay ? ['Listed', mediumDay(model.listedDay)] : null,
+    ['Figures', `${mediumDay(since)} to ${mediumDay(model.today)}`],
   ].filter((fact): fact is string[] => fact !== null);
   const figures = [
     ['Views', t.views],
