@@ -70,7 +70,9 @@ export async function renderListingReport(options: ReportsFeatureOptions, listin
   const { timeZone } = options;
   const today = dayOf(at, timeZone);
   const earliest = addDays(today, -(MAX_REPORT_DAYS - 1));
-  const listedDay = listedDayOf(listing.inserted, timeZone);
+  // A listed date after today (a clock set wrong somewhere) is taken as today.
+  const listedOn = listedDayOf(listing.inserted, timeZone);
+  const listedDay = listedOn !== null && listedOn > today ? today : listedOn;
   const start = listedDay ?? addDays(today, -(UNDATED_REPORT_DAYS - 1));
   const since = start < earliest ? earliest : start > today ? today : start;
   const [visits, leads, views] = await Promise.all([
@@ -79,13 +81,13 @@ export async function renderListingReport(options: ReportsFeatureOptions, listin
     options.visits.dailyDetailViews({ since: earliest, until: today }),
   ]);
   // The agency's listings of the same kind (sale or lease) and when each was listed.
-  const listed = new Map<number, string>();
+  const comparable = new Map<number, string>();
   for (const entry of publicListings.index()) {
     if (entry.type !== listing.type) continue;
     const day = listedDayOf(cache.getListing(entry.id)?.fields.inserted ?? null, timeZone);
-    if (day) listed.set(entry.id, day);
+    if (day) comparable.set(entry.id, day);
   }
-  const typical = typicalListing({ listed, views, countedSince: earliest, today, days: daysBetween(listedDay ?? since, today) });
+  const typical = typicalListing({ listed: comparable, views, countedSince: earliest, today, days: daysBetween(listedDay ?? since, today) });
   const model = buildReportModel({ agencyName: options.agencyName, timeZone, listing, listedDay, since, today, visits, leads, typical });
   return renderReport(model, { accent: options.accent });
 }

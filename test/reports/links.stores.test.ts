@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { EnquiryOutbox } from '../../server/enquiries/outbox.ts';
 import { listingLeadCounts } from '../../server/enquiries/report-counts.ts';
-import { enquiryFingerprint, enquiryRequestSchema } from '../../server/enquiries/schema.ts';
+import { enquiryFingerprint, enquiryRequestSchema, type ParsedOpenHomeRegistration } from '../../server/enquiries/schema.ts';
 import { ReportLinks } from '../../server/reports/links.ts';
 import { attachPostgres } from '../../server/store/postgres.ts';
 import { clockAsDatabaseClock } from '../../server/store/shared-database.ts';
@@ -77,7 +77,9 @@ for (const kind of kinds) {
       const store = await kind.store();
       const accept = async (body: Record<string, unknown>, acceptedAt: number, spamReason?: 'honeypot' | 'too_fast') => {
         const enquiry = enquiryRequestSchema.parse(validEnquiry({ listingId: 42, ...body } as never));
-        if (enquiry.kind === 'open-home') enquiry.openHome = { start: '2031-06-21T00:00:00.000Z', end: '2031-06-21T00:30:00.000Z' };
+        // The relay's enquiry route adds the open home's times to a registration (its look-up in the listing cache).
+        if (enquiry.kind === 'open-home')
+          (enquiry as ParsedOpenHomeRegistration).openHome = { start: '2031-06-21T00:00:00.000Z', end: '2031-06-21T00:30:00.000Z' };
         // The outbox dates a lead by its clock (on PostgreSQL the database's): the test's own here.
         const outbox = new EnquiryOutbox(store, { clock: clockAsDatabaseClock(() => acceptedAt) });
         await outbox.accept({ enquiry, fingerprint: enquiryFingerprint(enquiry), acceptedAt, spamReason });
