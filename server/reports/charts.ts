@@ -126,7 +126,7 @@ export function barChart(text: ChartText, bars: Array<{ label: string; value: nu
   const height = Math.max(1, bars.length) * rowHeight + 8;
   const max = Math.max(1, ...bars.map((bar) => bar.value));
   // Room after the longest bar for its value.
-  const barSpace = WIDTH - 72;
+  const barSpace = WIDTH - 96;
   const rows = bars.map((bar, index) => {
     const y = 4 + index * rowHeight;
     const width = Math.max(2, round((bar.value / max) * barSpace));

@@ -46,7 +46,7 @@ export function contrast(a: [number, number, number], b: [number, number, number
 function styles(accent: string): string {
   return `:root{--accent:${accent};--ink:#1f2328;--muted:#4d5560;--rule:#d5d9de;--panel:#f6f7f8}
 *{box-sizing:border-box}body{margin:0;font:1rem/1.55 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:var(--ink);background:#fff}
-header.band{background:var(--accent);color:#fff;padding:.75rem 1rem}header.band p{margin:0;max-width:64rem;margin-inline:auto;font-weight:600}
+header.band{background:var(--accent);color:#fff;padding:.75rem 0}header.band p{margin:0 auto;max-width:64rem;padding:0 1rem;font-weight:600}
 main{max-width:64rem;margin:0 auto;padding:1rem}
 h1{font-size:1.6rem;line-height:1.25;margin:.5rem 0 .25rem}h2{font-size:1.2rem;margin:0 0 .5rem}
 .intro{display:grid;gap:1rem;align-items:start}.intro img{width:100%;height:auto;border-radius:6px;display:block}
@@ -66,11 +66,11 @@ section.chart-block{border-top:1px solid var(--rule);padding:1rem 0;display:grid
 details{font-size:.95rem}summary{cursor:pointer;color:var(--accent);font-weight:600;min-height:44px;display:flex;align-items:center}
 .table-wrap{overflow-x:auto}.table-wrap:focus-visible{outline:3px solid var(--accent);outline-offset:2px}table{border-collapse:collapse}caption{text-align:left}th,td{padding:.3rem .6rem;border-bottom:1px solid var(--rule);text-align:right;white-space:nowrap}th:first-child,td:first-child{text-align:left}
 footer{max-width:64rem;margin:0 auto;padding:1rem;color:var(--muted);font-size:.9rem;border-top:1px solid var(--rule)}
-@media (min-width:48rem){.intro{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}section.chart-block{grid-template-columns:minmax(0,3fr) minmax(0,2fr);column-gap:2rem}section.chart-block h2,section.chart-block details{grid-column:1/-1}section.chart-block .side{grid-column:2;grid-row:2}}
+@media (min-width:48rem){.intro{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}section.chart-block{grid-template-columns:minmax(0,3fr) minmax(0,2fr);column-gap:2rem}section.chart-block h2,section.chart-block details{grid-column:1/-1}section.chart-block .side{grid-column:2;grid-row:2}section.chart-block.wordy .side{grid-column:1/-1}}
 @page{size:A4;margin:14mm}
 @media print{body{font-size:10.5pt}header.band{-webkit-print-color-adjust:exact;print-color-adjust:exact}main,footer{max-width:none;padding:0}
 section.chart-block,.figures li,.intro{break-inside:avoid}details{display:none}.figures{grid-template-columns:repeat(6,minmax(0,1fr))}.figures strong{font-size:1.25rem}
-.intro{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}section.chart-block{grid-template-columns:minmax(0,3fr) minmax(0,2fr);column-gap:1.5rem}section.chart-block h2{grid-column:1/-1}section.chart-block .side{grid-column:2;grid-row:2}}`;
+.intro{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}section.chart-block{grid-template-columns:minmax(0,3fr) minmax(0,2fr);column-gap:1.5rem}section.chart-block h2{grid-column:1/-1}section.chart-block .side{grid-column:2;grid-row:2}section.chart-block.wordy .side{grid-column:1/-1}}`;
 }
 
 const legend = (series: Series[]) =>
@@ -86,7 +86,7 @@ function table(caption: string, head: string[], rows: Array<Array<string | numbe
 }
 
 function block(id: string, title: string, chart: string, words: string, extra: string, details: string): string {
-  return `<section class="chart-block" aria-labelledby="${id}-h"><h2 id="${id}-h">${escapeHtml(title)}</h2>${chart ? `<div class="plot">${chart}</div>` : ''}<div class="side"><p class="words">${escapeHtml(words)}</p>${extra}</div>${details}</section>`;
+  return `<section class="chart-block${chart ? '' : ' wordy'}" aria-labelledby="${id}-h"><h2 id="${id}-h">${escapeHtml(title)}</h2>${chart ? `<div class="plot">${chart}</div>` : ''}<div class="side"><p class="words">${escapeHtml(words)}</p>${extra}</div>${details}</section>`;
 }
 
 /** The seller's report page (server-rendered HTML, no script). */
@@ -103,14 +103,16 @@ export function renderReport(model: ReportModel, options: { accent?: string } = 
   const views = block(
     'views',
     'Views and visitors by day',
-    lineChart({ id: 'views', title: 'Views and visitors by day', desc: viewsWords(model) }, labels, viewSeries),
+    t.views === 0 ? '' : lineChart({ id: 'views', title: 'Views and visitors by day', desc: viewsWords(model) }, labels, viewSeries),
     viewsWords(model),
-    legend(viewSeries),
-    table(
-      'Views and visitors by day',
-      ['Day', 'Views', 'Visitors'],
-      model.days.map((day) => [shortDay(day.day), day.views, day.visitors]),
-    ),
+    t.views === 0 ? '' : legend(viewSeries),
+    t.views === 0
+      ? ''
+      : table(
+          'Views and visitors by day',
+          ['Day', 'Views', 'Visitors'],
+          model.days.map((day) => [shortDay(day.day), day.views, day.visitors]),
+        ),
   );
 
   const sourceBars = model.sources.map((source) => ({ label: source.label, value: source.views }));
@@ -135,17 +137,22 @@ export function renderReport(model: ReportModel, options: { accent?: string } = 
     { name: 'Open-home registrations', values: model.days.map((day) => day.registrations), colour: 3 },
     { name: 'Inspection requests', values: model.days.map((day) => day.inspections), colour: 4 },
   ];
+  const leadsAny = t.kept + t.enquiries + t.registrations + t.inspections > 0;
   const leads = block(
     'leads',
     'Kept, enquiries, registrations and inspections by day',
-    stackedColumns({ id: 'leads', title: 'Kept, enquiries, registrations and inspection requests by day', desc: leadsWords(model) }, labels, leadSeries),
+    leadsAny
+      ? stackedColumns({ id: 'leads', title: 'Kept, enquiries, registrations and inspection requests by day', desc: leadsWords(model) }, labels, leadSeries)
+      : '',
     leadsWords(model),
-    legend(leadSeries),
-    table(
-      'Kept and leads by day',
-      ['Day', 'Kept', 'Enquiries', 'Registrations', 'Inspections'],
-      model.days.map((day) => [shortDay(day.day), day.kept, day.enquiries, day.registrations, day.inspections]),
-    ),
+    leadsAny ? legend(leadSeries) : '',
+    !leadsAny
+      ? ''
+      : table(
+          'Kept and leads by day',
+          ['Day', 'Kept', 'Enquiries', 'Registrations', 'Inspections'],
+          model.days.map((day) => [shortDay(day.day), day.kept, day.enquiries, day.registrations, day.inspections]),
+        ),
   );
 
   const openHomeBars = model.openHomes.map((openHome) => ({ label: openHomeLabel(openHome, model.timeZone), value: openHome.registrations }));
@@ -172,19 +179,23 @@ export function renderReport(model: ReportModel, options: { accent?: string } = 
   const typical = block(
     'typical',
     "Views so far, beside the agency's typical listing",
-    lineChart({ id: 'typical', title: "Cumulative views beside the agency's typical listing", desc: typicalWords(model) }, typicalLabels, typicalSeries),
+    model.typical.length
+      ? lineChart({ id: 'typical', title: "Cumulative views beside the agency's typical listing", desc: typicalWords(model) }, typicalLabels, typicalSeries)
+      : '',
     typicalWords(model),
-    legend(typicalSeries),
-    table(
-      "Cumulative views by days on the market, and the agency's typical listing (median)",
-      ['Days on market', 'This listing', 'Typical listing', 'Listings compared'],
-      model.typical.map((point) => [
-        String(point.day),
-        point.listing,
-        point.typical === null || point.listings < 3 ? '–' : count(Math.round(point.typical)),
-        point.listings,
-      ]),
-    ),
+    model.typical.length ? legend(typicalSeries) : '',
+    model.typical.length === 0
+      ? ''
+      : table(
+          "Cumulative views by days on the market, and the agency's typical listing (median)",
+          ['Days on market', 'This listing', 'Typical listing', 'Listings compared'],
+          model.typical.map((point) => [
+            String(point.day),
+            point.listing,
+            point.typical === null || point.listings < 3 ? '–' : count(Math.round(point.typical)),
+            point.listings,
+          ]),
+        ),
   );
 
   const dropped = droppedWords(model);

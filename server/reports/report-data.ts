@@ -108,12 +108,12 @@ export function buildReportModel(input: {
   const photo = listing.photos[0] ?? listing.photo;
   const address = listing.address.display ?? listing.heading ?? `Listing ${listing.id}`;
 
-  // The listing's running total by days on the market, beside the typical listing's at each age.
-  const start = input.listedDay ?? since;
+  // The listing's running total by days on the market, beside the typical listing's at each age (none without a listed day).
+  const start = input.listedDay;
   const typical: ReportModel['typical'] = [];
   let running = 0;
   for (const day of days) {
-    if (day.day < start) continue;
+    if (start === null || day.day < start) continue;
     running += day.views;
     const age = daysBetween(start, day.day);
     const point = input.typical[age];

@@ -54,6 +54,8 @@ export function sourcesWords(model: ReportModel): string {
 
 export function leadsWords(model: ReportModel): string {
   const t = totals(model);
+  if (t.kept + t.enquiries + t.registrations + t.inspections + t.erasedLeads === 0)
+    return `Nothing kept yet, and no enquiries, open-home registrations or inspection requests, in ${dayCount(model)}.`;
   const parts = [
     `${count(t.kept)} kept`,
     plural(t.enquiries, 'enquiry', 'enquiries'),
@@ -81,6 +83,8 @@ export function openHomesWords(model: ReportModel): string {
 }
 
 export function typicalWords(model: ReportModel): string {
+  if (model.listedDay === null)
+    return "The CRM gives no listing date for this home, so it cannot be set beside the agency's typical listing at the same number of days on the market.";
   const last = model.typical.at(-1);
   if (!last) return 'Nothing to compare yet.';
   const age = plural(last.day, 'day');
