@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import type { Clock } from '../runtime/clock.ts';
+import { DYNAMIC_EFFORT, EncodedBody, sendEncoded } from '../http/precompressed.ts';
 import type { Logger } from '../runtime/log.ts';
 import type { ReportLinks } from './links.ts';
 import type { RenderedReport } from './page.ts';
@@ -47,7 +48,9 @@ export function reportRouter(options: ReportRouterOptions): Router {
     if (!report) return notFound(res);
     // Which listing's report was read, never by whom (no address, no token).
     options.log.debug({ listingId }, 'seller report read');
-    res.status(200).set(PRIVATE_HEADERS).set('Content-Security-Policy', csp(report.styleHash, options.photoOrigins)).type('html').send(report.html);
+    res.status(200).set(PRIVATE_HEADERS).set('Content-Security-Policy', csp(report.styleHash, options.photoOrigins)).type('html');
+    // A year of days with its tables is some 100 KB of HTML: sent compressed (the features are mounted before the app's compression).
+    sendEncoded(req, res, new EncodedBody(Buffer.from(report.html), DYNAMIC_EFFORT));
   });
   return router;
 }

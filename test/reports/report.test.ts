@@ -157,6 +157,7 @@ describe('the report page', () => {
     expect(response.headers.get('x-robots-tag')).toBe('noindex, nofollow');
     expect(response.headers.get('cache-control')).toBe('private, no-store');
     expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(response.headers.get('content-encoding')).toMatch(/^(br|gzip)$/);
     const csp = response.headers.get('content-security-policy')!;
     expect(csp).toMatch(/default-src 'none'/);
     expect(csp).toMatch(/style-src 'sha256-[A-Za-z0-9+/=]+'/);
