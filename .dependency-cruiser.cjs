@@ -19,19 +19,22 @@ const REPOSITORIES = [
   '^server/cluster/(replica|sync-lease|webhook-inbox|shared-gate)[.]ts$',
   '^server/photos/mirror[.]ts$',
   '^server/enquiries/outbox[.]ts$',
+  // The seller's report's one read of the outbox: leads by day and kind for a listing.
+  '^server/enquiries/report-counts[.]ts$',
   '^server/saved-searches/store[.]ts$',
   // The lead queue's shared statements: each queue's module passes its own tables (enquiry_outbox, saved_searches, their repeats).
   '^server/lead-queue/(table|intent)[.]ts$',
   '^server/crm/(limiter|access)[.]ts$',
   '^server/pages/published[.]ts$',
   '^server/places/repository[.]ts$',
+  '^server/reports/links[.]ts$',
 ];
 
 /** Where the relay is put together from its parts: these may reach every module, the CRM adapter included. */
 const COMPOSITION_ROOTS = ['^server/(main|cli)[.]ts$', '^server/compose/', '^server/ops/'];
 
 /** The feature folders: between the HTTP edge below and the cluster layer above. */
-const FEATURES = '^server/(crm|enquiries|saved-searches|lead-queue|listings|photos|pages|places|tiles|store)/';
+const FEATURES = '^server/(crm|enquiries|saved-searches|lead-queue|listings|photos|pages|places|tiles|store|reports)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

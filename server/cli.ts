@@ -7,6 +7,7 @@ import { agenciesCommand, scopeToAgency } from './ops/agencies-cli.ts';
 import { outboxCommand } from './enquiries/cli.ts';
 import { operatorCommands } from './ops/cli.ts';
 import { savedSearchesCommand } from './saved-searches/cli.ts';
+import { reportsCommand } from './reports/cli.ts';
 
 /**
  * The operator's command line: `npm run relay -- <command> [arguments]`. It reads the same
@@ -14,7 +15,7 @@ import { savedSearchesCommand } from './saved-searches/cli.ts';
  *
  * To add a command, write a CliCommand (cli-command.ts) in its concern's folder and add it to `commands`.
  */
-export const commands: CliCommand[] = [...operatorCommands, outboxCommand, savedSearchesCommand, agenciesCommand];
+export const commands: CliCommand[] = [...operatorCommands, outboxCommand, savedSearchesCommand, reportsCommand, agenciesCommand];
 
 export interface RunCliOptions {
   env?: NodeJS.ProcessEnv;

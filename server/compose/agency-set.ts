@@ -34,6 +34,7 @@ import { createGeocoding, type Geocoding } from '../places/index.ts';
 import { elementRenderer, pageSite, pagesFeature } from '../pages/index.ts';
 import type { ElementRenderer } from '../pages/render.ts';
 import { agencyHostRobots, relayHostRobots } from '../pages/robots.ts';
+import type { ReportsWiring } from '../reports/feature.ts';
 import { agencyConfig, readAgenciesFile, type AgencyEntry } from './agencies-file.ts';
 import { renderFleetMetrics } from './fleet-metrics.ts';
 
@@ -91,6 +92,8 @@ export interface RunningAgency {
 export interface AgencySetOptions {
   /** The relay's settings; agenciesFile names the file. */
   config: Config;
+  /** The seller's reports' visit counts and clock (compose/agency.ts AgencyFeatureOptions). */
+  reports?: ReportsWiring;
   log: Logger;
   /** The key-wide store in DATA_DIR: the key's one limiter and daily budget. */
   keyStore: Store;
@@ -337,6 +340,7 @@ export class AgencySet {
         enquiryLimitStores: limitStores,
         savedSearchLimitStores: savedSearchLimits,
         tiles: this.options.tiles,
+        reports: this.options.reports,
       }),
       pages,
     ];

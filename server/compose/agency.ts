@@ -35,6 +35,10 @@ import { sharedGeocoderGate } from '../cluster/geocoder-gate.ts';
 import { createGeocoding, createPlaces, PLACES_LISTING_TABLES, placesFeature, type Geocoding, type PlacesService } from '../places/index.ts';
 import { tilesFeature, type MapTiles } from '../tiles/index.ts';
 import type { MapBounds } from '../../contract/relay-api.ts';
+import { NO_VISITS, reportsFeature, type ReportsWiring } from '../reports/feature.ts';
+
+/** The demo site's brand colour (demo/site.css --site-brand): the demo's seller reports wear it. */
+const DEMO_SITE_ACCENT = '#0f4c5c';
 
 /**
  * One agency as the relay serves it: its store, its CRM client (its access token, the key's one
@@ -300,6 +304,8 @@ export interface AgencyFeatureOptions {
   savedSearchLimitStores?: SavedSearchLimitStores;
   /** The relay's map tiles and labels layer (one set for every agency; undefined: MAP_TILE_URL unset), served within the area of this agency's listings. */
   tiles?: MapTiles;
+  /** The seller's reports: where their visit counts come from (until the visits module is wired: none) and their clock. */
+  reports?: ReportsWiring;
 }
 
 /** The agency's HTTP features (listings, access, places and map tiles, enquiries; the relay adds pages for a root agency). */
@@ -338,6 +344,17 @@ export function agencyFeatures(agency: Agency, options: AgencyFeatureOptions): F
       // Only once the first sync has filled the cache: a half-filled one would refuse suburbs still on their way.
       knownSuburbs: () => (agency.listings.cache.readState().lastSuccessAt === null ? [] : agency.listings.cache.suburbs()),
       log: agency.slug ? options.log.child({ agency: agency.slug }) : options.log,
+    }),
+    reportsFeature({
+      store: agency.store,
+      listings: agency.listings,
+      visits: options.reports?.visits?.(agency) ?? NO_VISITS,
+      timeZone: config.site.timeZone,
+      agencyName: config.site.name ?? (config.demoMode ? DEMO_SITE_NAME : 'Your agency'),
+      accent: config.demoMode ? DEMO_SITE_ACCENT : undefined,
+      photoOrigins: config.http.publicUrl ? [new URL(config.http.publicUrl).origin] : [],
+      log: agency.slug ? options.log.child({ agency: agency.slug }) : options.log,
+      now: options.reports?.now,
     }),
   ];
 }

@@ -31,6 +31,7 @@ import { safeMessage } from '../store/postgres.ts';
 import { PhotoFolderGuard } from '../photos/folder-guard.ts';
 import { openStore, storeAnswers, type Store } from '../store/store.ts';
 import type { Worker } from '../runtime/worker.ts';
+import type { ReportsWiring } from '../reports/feature.ts';
 
 export interface RunningRelay {
   url: string;
@@ -95,6 +96,8 @@ export interface StartRelayOptions {
    * takes them in turns, as before issue 23: the first-fill test compares the two.
    */
   firstFillOrder?: boolean;
+  /** The seller's reports' visit counts and clock (tests; until the visits module is wired in). */
+  reports?: ReportsWiring;
 }
 
 /**
@@ -190,6 +193,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
         tiles,
         maxUrlsPerSitemap: options.maxUrlsPerSitemap,
         firstFillOrder: options.firstFillOrder,
+        reports: options.reports,
       });
     } else {
       await sharedDatabase?.prepareAgencies([undefined]);
@@ -237,7 +241,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
   const ownOrigins = config.demoMode ? [...publicOrigins(config), url, `http://localhost:${port}`] : publicOrigins(config);
   const features: Feature[] = root
     ? [
-        ...agencyFeatures(root, { ownOrigins, log, tiles }),
+        ...agencyFeatures(root, { ownOrigins, log, tiles, reports: options.reports }),
         pagesFeature({
           config,
           store: root.store,
@@ -289,6 +293,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
         answers,
         geocoding: root.places.geocoding,
         tiles,
+        reports: options.reports,
         // No PUBLIC_URL in the demo: the address it listens on.
         relayUrl: config.http.publicUrl ?? url,
         maxUrlsPerSitemap: options.maxUrlsPerSitemap,

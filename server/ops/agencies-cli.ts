@@ -6,6 +6,7 @@ import { ConfigError, type Config } from '../runtime/config.ts';
 import { budgetUsedOn, callsOn, utcDay } from '../crm/limiter.ts';
 import { outboxStatus } from '../enquiries/outbox.ts';
 import { savedSearchStatus } from '../saved-searches/store.ts';
+import { liveReportLinkCount } from '../reports/links.ts';
 import { listingStatus, readSyncState } from '../listings/cache.ts';
 import { runningRelay } from './instance.ts';
 import { describeSyncHolder, readAgencySyncHolders, type SyncHolder } from './relays.ts';
@@ -42,6 +43,8 @@ export interface AgencyStatusRow {
   outboxQueued: number | null;
   /** Its saved-search queue beside the outbox: waiting for the CRM, dead-lettered, the oldest waiting one's age; null: not known (as outboxQueued). */
   savedSearches: { queued: number; dead: number; oldestQueuedSeconds: number | null } | null;
+  /** Sellers' report links that work now (server/reports/); null: not known (as outboxQueued). */
+  reportLinks: number | null;
   lastError: string | null;
   /** Which relay runs its sync (DATABASE_URL: its lease in PostgreSQL); null without DATABASE_URL (this relay does), or when the database could not be read. */
   syncHolder: SyncHolder | null;
@@ -117,6 +120,7 @@ export function collectAgenciesStatus(
         cacheAgeSeconds: null,
         outboxQueued: 0,
         savedSearches: { queued: 0, dead: 0, oldestQueuedSeconds: null },
+        reportLinks: 0,
         lastError: null,
       };
     }
@@ -140,6 +144,8 @@ export function collectAgenciesStatus(
         // The running relay's count first: with DATABASE_URL the outbox is not in this file (unknown while the relay is down).
         outboxQueued: live?.outboxQueued ?? (options.outboxInPostgres ? null : outboxStatus(store).queued),
         savedSearches: liveSearches ?? (searches && { queued: searches.queued, dead: searches.dead, oldestQueuedSeconds: ageOf(searches.oldestQueuedAt) }),
+        // With DATABASE_URL the links are in PostgreSQL, not in this file.
+        reportLinks: options.outboxInPostgres ? null : liveReportLinkCount(store, now.getTime()),
         lastError: failed ? sync.lastError : null,
       };
     } finally {
@@ -214,6 +220,7 @@ export function formatAgencies(
     'CRM CALLS TODAY',
     'OUTBOX',
     'SAVED SEARCHES',
+    'REPORT LINKS',
     'PROBLEM',
   ];
   const rows = status.agencies.map((row) => [
@@ -227,6 +234,7 @@ export function formatAgencies(
     row.crmCallsToday === null ? '-' : String(row.crmCallsToday),
     row.outboxQueued === null ? '-' : String(row.outboxQueued),
     savedSearchesCell(row.savedSearches),
+    row.reportLinks === null ? '-' : String(row.reportLinks),
     problemOf(row, status.keyRefused),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
@@ -287,7 +295,7 @@ export function formatKeyTotals(status: AgenciesStatus): string {
 }
 
 /** Commands that work on one store: with AGENCIES_FILE, on one agency's, named with --agency <slug>. */
-const PER_AGENCY_COMMANDS = new Set(['sync', 'outbox', 'saved-searches', 'backup', 'restore']);
+const PER_AGENCY_COMMANDS = new Set(['sync', 'outbox', 'saved-searches', 'reports', 'backup', 'restore']);
 
 export interface AgencyScope {
   args: string[];

@@ -12,7 +12,7 @@
 
 /** An agency's host: its pages and sitemap are crawled; JSON fragments and other agencies' paths are not. */
 export function agencyHostRobots(sitemapUrl: string): string {
-  return ['User-agent: *', 'Disallow: /a/', 'Disallow: /fragments/', 'Allow: /', '', `Sitemap: ${sitemapUrl}`, ''].join('\n');
+  return ['User-agent: *', 'Disallow: /a/', 'Disallow: /fragments/', 'Disallow: /reports/', 'Allow: /', '', `Sitemap: ${sitemapUrl}`, ''].join('\n');
 }
 
 /**
@@ -31,9 +31,12 @@ export function relayHostRobots(): string {
     'Disallow: /listings/',
     'Disallow: /fragments/',
     'Disallow: /sitemap.xml',
+    // The sellers' reports (server/reports/): each is also noindex, and no page links to one.
+    'Disallow: /reports/',
     'Disallow: /a/*/listings',
     'Disallow: /a/*/fragments/',
     'Disallow: /a/*/sitemap.xml',
+    'Disallow: /a/*/reports/',
     'Allow: /a/*/api/v1/listings',
     '',
   ].join('\n');

@@ -618,4 +618,19 @@ export const migrations: Migration[] = [
       DELETE FROM listing_sync_state WHERE key = 'lastFullSweepAt';
     `,
   },
+  {
+    id: '250-reports-links',
+    sql: `
+      -- The seller's report links (server/reports/links.ts): one per listing, its 256-bit token kept
+      -- only as its SHA-256 digest (a copy of the store opens no report). Creating a link for a
+      -- listing that has one replaces the row: the old token stops working. Times are ms since the epoch.
+      CREATE TABLE report_links (
+        listing_id INTEGER PRIMARY KEY,
+        token_digest TEXT NOT NULL UNIQUE,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        revoked_at INTEGER
+      ) STRICT;
+    `,
+  },
 ];

@@ -261,6 +261,19 @@ export const pgMigrations: Migration[] = [
       ALTER TABLE saved_searches ADD COLUMN mail_claimed_by TEXT;
     `,
   },
+  {
+    id: '140-reports-links',
+    sql: `
+      -- The SQLite store's migration 250: the seller's report links, one per listing, tokens as digests.
+      CREATE TABLE report_links (
+        listing_id BIGINT PRIMARY KEY,
+        token_digest TEXT NOT NULL UNIQUE,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        revoked_at BIGINT
+      );
+    `,
+  },
 ];
 
 /**

@@ -99,11 +99,13 @@ describe('the operator view of many agencies', () => {
     const { code, text } = await cli(['agencies']);
     expect(code).toBe(0);
     const lines = text.split('\n');
-    expect(lines[0]).toMatch(/^SLUG\s+NAME\s+STATE\s+LISTINGS\s+CACHE AGE\s+FRESH \(WEBHOOK \/ LOST\)\s+CRM CALLS TODAY\s+OUTBOX\s+SAVED SEARCHES\s+PROBLEM$/);
+    expect(lines[0]).toMatch(
+      /^SLUG\s+NAME\s+STATE\s+LISTINGS\s+CACHE AGE\s+FRESH \(WEBHOOK \/ LOST\)\s+CRM CALLS TODAY\s+OUTBOX\s+SAVED SEARCHES\s+REPORT LINKS\s+PROBLEM$/,
+    );
     for (const entry of entries) {
       const row = lines.find((line) => line.startsWith(`${entry.slug} `))!;
       expect(row).toContain(entry.name);
-      expect(row, text).toMatch(/serving\s+[1-9]\d*\s+\d+ s\s+5 s \/ \d+ min\s+[1-9]\d*\s+0\s+0\s+-$/);
+      expect(row, text).toMatch(/serving\s+[1-9]\d*\s+\d+ s\s+5 s \/ \d+ min\s+[1-9]\d*\s+0\s+0\s+0\s+-$/);
     }
     expect(text).toMatch(/CRM key today\s+[1-9]\d* of 10000 requests .*; plan \d+ a day of 5000 allowed/);
     for (const entry of entries) expect(text).not.toContain(entry.accessToken);

@@ -81,7 +81,7 @@ describe('saved searches of a removed agency', () => {
     expect(row).toMatchObject({ state: 'removed', outboxQueued: 0, savedSearches: { queued: 1, dead: 0 } });
     expect(row.reason).toMatch(/removed from AGENCIES_FILE: its queued leads wait in its store, delivered if it is added back/);
     const table = formatAgencies(status);
-    expect(table.split('\n').find((line) => line.startsWith(`${b.slug} `))).toMatch(/ removed\s.*\s0\s+1 \(oldest \d+ s\)\s+removed from AGENCIES_FILE/);
+    expect(table.split('\n').find((line) => line.startsWith(`${b.slug} `))).toMatch(/ removed\s.*\s0\s+1 \(oldest \d+ s\)\s+0\s+removed from AGENCIES_FILE/);
     expect(table).toMatch(/Agencies\s+1 in AGENCIES_FILE, .*; 1 removed with leads still queued in their stores \(delivered if added back\)/);
     expect(table).toMatch(/Totals\s+\d+ listings, 0 enquiries queued, 1 saved searches queued/);
 

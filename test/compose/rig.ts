@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { loadConfig } from '../../server/runtime/config.ts';
 import { silentLogger, type Logger } from '../../server/runtime/log.ts';
-import { startRelay, type RunningRelay } from '../../server/compose/relay.ts';
+import { startRelay, type RunningRelay, type StartRelayOptions } from '../../server/compose/relay.ts';
 import type { SimulatorState } from '../../crm-sim/state.ts';
 import { startSimulator, type RunningSimulator } from '../../crm-sim/simulator.ts';
 import type { Store } from '../../server/store/store.ts';
@@ -77,6 +77,8 @@ export async function startAgenciesRig(
     entry?: (entry: AgencyFileEntry, index: number) => AgencyFileEntry;
     /** URLs per sitemap file before an agency's sitemap becomes an index. */
     maxUrlsPerSitemap?: number;
+    /** The sellers' reports' visit counts and clock (server/reports/feature.ts). */
+    reports?: StartRelayOptions['reports'];
   } = {},
 ): Promise<AgenciesRig> {
   const count = options.agencies ?? 2;
@@ -121,6 +123,7 @@ export async function startAgenciesRig(
       log: options.log ?? silentLogger,
       workers: options.workers ?? false,
       maxUrlsPerSitemap: options.maxUrlsPerSitemap,
+      reports: options.reports,
       app: { demoDir: null, ...(options.widgetDir ? { widgetDir: options.widgetDir } : {}) },
     });
   const relay = await start();

@@ -55,6 +55,7 @@ describe.skipIf(skipped)(`PostgreSQL store${skipped ? ` (SKIPPED: ${skipped})` :
         '100-saved-searches-confirmation',
         '110-listings-agents-contact',
         '120-saved-searches-mail-claim',
+        '140-reports-links',
       ]);
       const { rows: tables } = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
       expect(tables.map((row) => row.tablename)).toEqual([
@@ -64,6 +65,7 @@ describe.skipIf(skipped)(`PostgreSQL store${skipped ? ` (SKIPPED: ${skipped})` :
         'relay_secrets',
         'replica_copies',
         'replica_rows',
+        'report_links',
         'saved_search_address_claims',
         'saved_search_repeats',
         'saved_searches',
