@@ -34,6 +34,7 @@ import { sharedGateOfKey } from '../cluster/shared-gate.ts';
 import { sharedGeocoderGate } from '../cluster/geocoder-gate.ts';
 import { createGeocoding, createPlaces, PLACES_LISTING_TABLES, placesFeature, type Geocoding, type PlacesService } from '../places/index.ts';
 import { tilesFeature, type MapTiles } from '../tiles/index.ts';
+import { createVisitService, visitsFeature, type VisitService } from '../visits/index.ts';
 import type { MapBounds } from '../../contract/relay-api.ts';
 
 /**
@@ -54,6 +55,8 @@ export interface Agency {
   savedSearches: SavedSearchService;
   /** Where its listings are on the map, and the worker that asks the geocoder. */
   places: PlacesService;
+  /** What happens to its listings on its site, counted without tracking (server/visits/). */
+  visits: VisitService;
   /** Its SMTP mailer (its smtpUrl and mailFrom, or SMTP_URL and MAIL_FROM): undefined unless both are set. */
   mailer?: Mailer;
   /** The box around its placed listings (null while none is): the area its map tiles are served for. Recomputed after each change of the listing cache. */
@@ -262,6 +265,15 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
         ? 'saved searches: no SMTP server set (SMTP_URL and MAIL_FROM), so alerts are not offered'
         : 'saved searches: no SMTP server set; an agent confirms each new one',
   );
+  const cache = listings.cache;
+  const visits = createVisitService({
+    store,
+    settings: config.visits,
+    timeZone: config.site.timeZone,
+    agency: options.slug,
+    knownListing: (id) => cache.listingTarget(id) !== undefined,
+    log,
+  });
   const client = crm;
   // Listings written, removed, placed or copied from the sync holder all say so through the cache.
   let bounds: MapBounds | null | undefined;
@@ -277,6 +289,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
     enquiries,
     savedSearches,
     places,
+    visits,
     mailer,
     mapBounds: () => (bounds === undefined ? (bounds = placements.bounds()) : bounds),
     sharedSync,
@@ -339,6 +352,7 @@ export function agencyFeatures(agency: Agency, options: AgencyFeatureOptions): F
       knownSuburbs: () => (agency.listings.cache.readState().lastSuccessAt === null ? [] : agency.listings.cache.suburbs()),
       log: agency.slug ? options.log.child({ agency: agency.slug }) : options.log,
     }),
+    visitsFeature(agency.visits, { allowedOrigins: config.http.allowedOrigins, ownOrigins: options.ownOrigins }),
   ];
 }
 
@@ -372,7 +386,8 @@ export function replicaDetail(shared: SharedSync): { lagSeconds: number | null; 
 
 /** Every background job of an agency: the account look-up, sync, change stream, access check, delivery. */
 export function agencyWorkers(agency: Agency): Worker[] {
-  if (agency.sharedSync) return [agency.sharedSync, agency.enquiries.worker, agency.savedSearches.worker, agency.savedSearches.confirmer];
+  // Every relay counts the beacons it takes: its flushes add to the agency's shared counts.
+  if (agency.sharedSync) return [agency.sharedSync, agency.enquiries.worker, agency.savedSearches.worker, agency.savedSearches.confirmer, agency.visits.worker];
   return [
     agency.listings.account,
     agency.listings.sync,
@@ -382,5 +397,6 @@ export function agencyWorkers(agency: Agency): Worker[] {
     agency.enquiries.worker,
     agency.savedSearches.worker,
     agency.savedSearches.confirmer,
+    agency.visits.worker,
   ];
 }
