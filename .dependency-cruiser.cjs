@@ -28,13 +28,14 @@ const REPOSITORIES = [
   '^server/pages/published[.]ts$',
   '^server/places/repository[.]ts$',
   '^server/reports/links[.]ts$',
+  '^server/visits/repository[.]ts$',
 ];
 
 /** Where the relay is put together from its parts: these may reach every module, the CRM adapter included. */
 const COMPOSITION_ROOTS = ['^server/(main|cli)[.]ts$', '^server/compose/', '^server/ops/'];
 
 /** The feature folders: between the HTTP edge below and the cluster layer above. */
-const FEATURES = '^server/(crm|enquiries|saved-searches|lead-queue|listings|photos|pages|places|tiles|store|reports)/';
+const FEATURES = '^server/(crm|enquiries|saved-searches|lead-queue|listings|photos|pages|places|tiles|store|reports|visits)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -34,8 +34,9 @@ import { sharedGateOfKey } from '../cluster/shared-gate.ts';
 import { sharedGeocoderGate } from '../cluster/geocoder-gate.ts';
 import { createGeocoding, createPlaces, PLACES_LISTING_TABLES, placesFeature, type Geocoding, type PlacesService } from '../places/index.ts';
 import { tilesFeature, type MapTiles } from '../tiles/index.ts';
+import { createVisitService, visitsFeature, type VisitService } from '../visits/index.ts';
 import type { MapBounds } from '../../contract/relay-api.ts';
-import { NO_VISITS, reportsFeature, type ReportsWiring } from '../reports/feature.ts';
+import { reportsFeature, type ReportsWiring } from '../reports/feature.ts';
 
 /** The demo site's brand colour (demo/site.css --site-brand): the demo's seller reports wear it. */
 const DEMO_SITE_ACCENT = '#0f4c5c';
@@ -58,6 +59,8 @@ export interface Agency {
   savedSearches: SavedSearchService;
   /** Where its listings are on the map, and the worker that asks the geocoder. */
   places: PlacesService;
+  /** What happens to its listings on its site, counted without tracking (server/visits/). */
+  visits: VisitService;
   /** Its SMTP mailer (its smtpUrl and mailFrom, or SMTP_URL and MAIL_FROM): undefined unless both are set. */
   mailer?: Mailer;
   /** The box around its placed listings (null while none is): the area its map tiles are served for. Recomputed after each change of the listing cache. */
@@ -266,6 +269,15 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
         ? 'saved searches: no SMTP server set (SMTP_URL and MAIL_FROM), so alerts are not offered'
         : 'saved searches: no SMTP server set; an agent confirms each new one',
   );
+  const cache = listings.cache;
+  const visits = createVisitService({
+    store,
+    settings: config.visits,
+    timeZone: config.site.timeZone,
+    agency: options.slug,
+    knownListing: (id) => cache.listingTarget(id) !== undefined,
+    log,
+  });
   const client = crm;
   // Listings written, removed, placed or copied from the sync holder all say so through the cache.
   let bounds: MapBounds | null | undefined;
@@ -281,6 +293,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
     enquiries,
     savedSearches,
     places,
+    visits,
     mailer,
     mapBounds: () => (bounds === undefined ? (bounds = placements.bounds()) : bounds),
     sharedSync,
@@ -304,7 +317,7 @@ export interface AgencyFeatureOptions {
   savedSearchLimitStores?: SavedSearchLimitStores;
   /** The relay's map tiles and labels layer (one set for every agency; undefined: MAP_TILE_URL unset), served within the area of this agency's listings. */
   tiles?: MapTiles;
-  /** The seller's reports: where their visit counts come from (until the visits module is wired: none) and their clock. */
+  /** The seller's reports: where their visit counts come from (default: the agency's visits module) and their clock. */
   reports?: ReportsWiring;
 }
 
@@ -348,7 +361,7 @@ export function agencyFeatures(agency: Agency, options: AgencyFeatureOptions): F
     reportsFeature({
       store: agency.store,
       listings: agency.listings,
-      visits: options.reports?.visits?.(agency) ?? NO_VISITS,
+      visits: options.reports?.visits?.(agency) ?? agency.visits.counts,
       timeZone: config.site.timeZone,
       agencyName: config.site.name ?? (config.demoMode ? DEMO_SITE_NAME : 'Your agency'),
       accent: config.demoMode ? DEMO_SITE_ACCENT : undefined,
@@ -356,6 +369,7 @@ export function agencyFeatures(agency: Agency, options: AgencyFeatureOptions): F
       log: agency.slug ? options.log.child({ agency: agency.slug }) : options.log,
       now: options.reports?.now,
     }),
+    visitsFeature(agency.visits, { allowedOrigins: config.http.allowedOrigins, ownOrigins: options.ownOrigins }),
   ];
 }
 
@@ -389,7 +403,8 @@ export function replicaDetail(shared: SharedSync): { lagSeconds: number | null; 
 
 /** Every background job of an agency: the account look-up, sync, change stream, access check, delivery. */
 export function agencyWorkers(agency: Agency): Worker[] {
-  if (agency.sharedSync) return [agency.sharedSync, agency.enquiries.worker, agency.savedSearches.worker, agency.savedSearches.confirmer];
+  // Every relay counts the beacons it takes: its flushes add to the agency's shared counts.
+  if (agency.sharedSync) return [agency.sharedSync, agency.enquiries.worker, agency.savedSearches.worker, agency.savedSearches.confirmer, agency.visits.worker];
   return [
     agency.listings.account,
     agency.listings.sync,
@@ -399,5 +414,6 @@ export function agencyWorkers(agency: Agency): Worker[] {
     agency.enquiries.worker,
     agency.savedSearches.worker,
     agency.savedSearches.confirmer,
+    agency.visits.worker,
   ];
 }

@@ -17,12 +17,6 @@ export const MAX_REPORT_DAYS = 365;
 /** Where a listing the CRM gave no listed date starts its report. */
 const UNDATED_REPORT_DAYS = 30;
 
-/** Counts before the visits module is wired in: the report still shows the leads, with no views. */
-export const NO_VISITS: VisitCounts = {
-  forListing: async () => ({ days: [], sources: [], dropped: 0 }),
-  dailyDetailViews: async () => [],
-};
-
 /** What the composition root hands every agency's report (tests: a VisitCounts over a fixture, and their clock). */
 export interface ReportsWiring {
   visits?: (agency: { slug: string | undefined; store: Store }) => VisitCounts;

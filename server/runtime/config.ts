@@ -259,6 +259,31 @@ export const configSchema = z.object({
     .max(30)
     .default(7)
     .describe('Days the confirmation link of a saved search works (1-30); a saved search not confirmed by then is erased.'),
+  VISIT_BUFFER_EVENTS: z.coerce
+    .number({ error: 'must be a whole number of events' })
+    .int('must be a whole number of events')
+    .min(100, 'must be at least 100 events')
+    .max(1_000_000, 'must be at most 1000000 events (the buffer is held in memory)')
+    .default(10_000)
+    .describe(
+      "Listing events (views, cards shown, photos opened, …: server/visits/) the relay holds in memory per agency between two writes to the store. Past it, events are dropped and counted as dropped (the seller's report says so) rather than slow a page or grow.",
+    ),
+  VISIT_FLUSH_MS: z.coerce
+    .number({ error: 'must be a whole number of milliseconds' })
+    .int('must be a whole number of milliseconds')
+    .min(100, 'must be at least 100 ms')
+    .max(60_000, 'must be at most 60000 ms (events wait in memory until then)')
+    .default(2000)
+    .describe('How often (ms) the listing events held in memory are written to the store, as one upsert per listing, day, kind and source.'),
+  VISIT_RETENTION_DAYS: z.coerce
+    .number({ error: 'must be a whole number of days' })
+    .int('must be a whole number of days')
+    .min(1, 'must be at least 1 day')
+    .max(3660, 'must be at most 3660 days')
+    .default(400)
+    .describe(
+      "Days the per-listing daily counts are kept (docs/visits.md); older days are deleted. The default keeps a year and a month: a campaign's report and last year's beside it.",
+    ),
   SMTP_URL: z
     .string()
     .superRefine(checkSmtpUrl)
@@ -558,6 +583,16 @@ export interface SavedSearchSettings {
   confirmDays: number;
 }
 
+/** Counting what happens to listings without tracking (server/visits/). */
+export interface VisitSettings {
+  /** VISIT_BUFFER_EVENTS: events held in memory between writes; past it they are dropped (and counted). */
+  bufferEvents: number;
+  /** VISIT_FLUSH_MS: how often the held events are written. */
+  flushMs: number;
+  /** VISIT_RETENTION_DAYS: days of counts kept. */
+  retentionDays: number;
+}
+
 /** The relay's SMTP server and sender (server/mail/); each agency may have its own (AGENCIES_FILE). */
 export interface MailSettings {
   /** SMTP_URL: holds the password; show it only through parseSmtpUrl's `describe`. */
@@ -611,6 +646,7 @@ export interface Config {
   tiles: TileSettings;
   enquiries: EnquirySettings;
   savedSearches: SavedSearchSettings;
+  visits: VisitSettings;
   mail: MailSettings;
   site: SiteSettings;
   team: TeamSettings;
@@ -684,6 +720,7 @@ export function groupSettings(env: EnvSettings, demoMode: boolean): Config {
       confirmation: env.SAVED_SEARCH_CONFIRMATION,
       confirmDays: env.SAVED_SEARCH_CONFIRM_DAYS,
     },
+    visits: { bufferEvents: env.VISIT_BUFFER_EVENTS, flushMs: env.VISIT_FLUSH_MS, retentionDays: env.VISIT_RETENTION_DAYS },
     mail: {
       ...(env.SMTP_URL !== undefined ? { smtpUrl: env.SMTP_URL } : {}),
       ...(env.MAIL_FROM !== undefined ? { from: env.MAIL_FROM } : {}),

@@ -619,6 +619,34 @@ export const migrations: Migration[] = [
     `,
   },
   {
+    id: '240-visits-counts',
+    sql: `
+      -- Issue #32: what happens to each listing on the agency's site, counted without tracking
+      -- (server/visits/): events per listing, day (the agency's, YYYY-MM-DD), kind and source (a detail
+      -- view's page kind, campaign or shared link; '' for other kinds), and kind 'visitors': a finished
+      -- day's estimate of unique visitors. The current day's visitor hashes (a daily salted hash, never
+      -- an address or user agent) until the day ends; the day's salt (one row); events dropped by a
+      -- full buffer. VISIT_RETENTION_DAYS bounds them all.
+      CREATE TABLE visit_counts (
+        listing_id INTEGER NOT NULL,
+        day TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        source TEXT NOT NULL,
+        count INTEGER NOT NULL,
+        PRIMARY KEY (listing_id, day, kind, source)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX visit_counts_day ON visit_counts (day, kind);
+      CREATE TABLE visit_visitors (
+        day TEXT NOT NULL,
+        listing_id INTEGER NOT NULL,
+        hash TEXT NOT NULL,
+        PRIMARY KEY (day, listing_id, hash)
+      ) STRICT, WITHOUT ROWID;
+      CREATE TABLE visit_salt (day TEXT PRIMARY KEY, salt TEXT NOT NULL) STRICT;
+      CREATE TABLE visit_dropped (day TEXT PRIMARY KEY, count INTEGER NOT NULL) STRICT;
+    `,
+  },
+  {
     id: '250-reports-links',
     sql: `
       -- The seller's report links (server/reports/links.ts): one per listing, its 256-bit token kept

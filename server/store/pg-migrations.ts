@@ -262,6 +262,31 @@ export const pgMigrations: Migration[] = [
     `,
   },
   {
+    id: '130-visits-counts',
+    sql: `
+      -- The SQLite store's migration 240 (server/visits/): per-listing daily counts, the day's visitor
+      -- hashes and salt, and dropped events. Every relay on the database adds its flushes to the same
+      -- rows, so the counts are the agency's whatever relay took the beacon.
+      CREATE TABLE visit_counts (
+        listing_id BIGINT NOT NULL,
+        day TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        source TEXT NOT NULL,
+        count BIGINT NOT NULL,
+        PRIMARY KEY (listing_id, day, kind, source)
+      );
+      CREATE INDEX visit_counts_day ON visit_counts (day, kind);
+      CREATE TABLE visit_visitors (
+        day TEXT NOT NULL,
+        listing_id BIGINT NOT NULL,
+        hash TEXT NOT NULL,
+        PRIMARY KEY (day, listing_id, hash)
+      );
+      CREATE TABLE visit_salt (day TEXT PRIMARY KEY, salt TEXT NOT NULL);
+      CREATE TABLE visit_dropped (day TEXT PRIMARY KEY, count BIGINT NOT NULL);
+    `,
+  },
+  {
     id: '140-reports-links',
     sql: `
       -- The SQLite store's migration 250: the seller's report links, one per listing, tokens as digests.

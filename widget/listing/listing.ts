@@ -17,6 +17,7 @@ import { jsonLdText, trustedJsonLd, listingJsonLd } from './json-ld.ts';
 import { styles } from './listing.styles.ts';
 import type { EstateLightbox } from '../lightbox/lightbox.ts';
 import { loadElement } from '../shared/load-element.ts';
+import { countVisit } from '../shared/visits.ts';
 import { idFrom } from '../shared/page-id.ts';
 import { EstateEnquiry } from '../enquiry/enquiry.ts';
 import { renderKeep, ShortlistController } from '../shared/shortlist.ts';
@@ -332,6 +333,8 @@ export class EstateListing extends EstateElement {
     if (!lightbox?.isConnected) return;
     lightbox.label = label;
     void lightbox.show(photos, index, opener);
+    const id = this.effectiveId ?? this.listing?.id;
+    if (id) countVisit(this, 'photos', id);
   }
 
   /**
@@ -649,7 +652,7 @@ export class EstateListing extends EstateElement {
       const open = this.visit === openHome.id;
       return html`<li class="open-home">
         <time datetime=${isoOrEmpty(openHome.start)}>${when}</time>
-        <a part="calendar-link button" class="button" href=${calendar} download=${file}>
+        <a part="calendar-link button" class="button" href=${calendar} download=${file} @click=${() => countVisit(this, 'calendar', listing.id)}>
           <svg class="icon" viewBox="0 0 24 24" aria-hidden="true">${calendarIcon}</svg>${text.addToCalendar}<span class="visually-hidden">: ${when}</span>
         </a>
         <button type="button" part="button register-button" class="button" aria-expanded=${open} @click=${() => this.#toggleVisit(openHome.id)}>

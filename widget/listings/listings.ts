@@ -11,6 +11,7 @@ import { loadElement } from '../shared/load-element.ts';
 import { UrlQueryController, type QueryChanges } from '../shared/url-query.ts';
 import { LISTING_HIGHLIGHT, listenForHighlights, type ListingHighlightDetail } from '../shared/listing-highlight.ts';
 import { cardHref, renderCardContent } from '../shared/listing-parts.ts';
+import { countVisit } from '../shared/visits.ts';
 import { type ListingsStrings } from './strings.ts';
 import './strings.ts';
 import {
@@ -410,6 +411,30 @@ export class EstateListings extends EstateElement {
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     this.#stopHighlights?.();
+    this.#cardsSeen?.disconnect();
+    this.#cardsSeen = undefined;
+  }
+
+  /** Listings whose card was shown on this page: each counted once (visits.ts). */
+  readonly #shownCards = new Set<number>();
+  #cardsSeen: IntersectionObserver | undefined;
+
+  /** Watches the cards not yet counted: one half in view counts it as shown. */
+  #watchCards(): void {
+    this.#cardsSeen ??= new IntersectionObserver(
+      (entries) => {
+        for (const entry of entries) {
+          const id = Number((entry.target as HTMLElement).dataset.id);
+          if (!entry.isIntersecting || this.#shownCards.has(id)) continue;
+          this.#shownCards.add(id);
+          this.#cardsSeen?.unobserve(entry.target);
+          countVisit(this, 'card', id);
+        }
+      },
+      { threshold: 0.5 },
+    );
+    for (const card of this.renderRoot.querySelectorAll<HTMLElement>('li[data-id]'))
+      if (!this.#shownCards.has(Number(card.dataset.id))) this.#cardsSeen.observe(card);
   }
 
   /** The filters, page and open detail in the address bar, under `query-prefix`. */
@@ -627,6 +652,7 @@ export class EstateListings extends EstateElement {
   // ---- rendering -------------------------------------------------------------------------
 
   protected override updated(changed: PropertyValues<this>): void {
+    this.#watchCards();
     // The bar's controls show the query after every render, also one the visitor changed without
     // searching (what Lit's live directive did; a few lines here keep its bytes off every page).
     const query = this.query;
@@ -781,6 +807,7 @@ export class EstateListings extends EstateElement {
     return html`<li
       part=${lit ? 'card card-highlighted' : 'card'}
       class=${lit ? 'card highlighted' : 'card'}
+      data-id=${listing.id}
       @pointerenter=${point(listing.id)}
       @pointerleave=${point(null)}
       @focusin=${point(listing.id)}

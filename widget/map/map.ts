@@ -36,6 +36,7 @@ import { FullscreenHistory } from './fullscreen-history.ts';
 import { styles } from './map.styles.ts';
 import { type MapStrings } from './strings.ts';
 import './strings.ts';
+import { countVisit } from '../shared/visits.ts';
 
 export interface MapSelectDetail {
   id: number;
@@ -888,6 +889,7 @@ export class EstateMap extends EstateElement {
     this.#pushNext = false;
     this.#urlQuery.push({ card: String(properties.id) });
     this.openListing = { feature, properties };
+    countVisit(this, 'map-card', properties.id);
     void this.updateComplete.then(() => {
       this.renderRoot.querySelector<HTMLElement>('[part~="card"]')?.focus();
       this.#keepPinClear();

@@ -2,6 +2,7 @@ import { html, type PropertyDeclarations, type TemplateResult } from 'lit';
 import type { EnquiryRequest, OpenHomeRegistrationRequest } from '../../contract/relay-api.ts';
 import type { LeadContactFields } from '../enquiry/enquiry.ts';
 import { LeadForm } from '../lead-form/lead-form.ts';
+import { countVisit } from '../shared/visits.ts';
 
 const FIELDS = ['fullName', 'email', 'mobile', 'attendees', 'consent'] as const;
 const REGISTERED = 'estate-open-home:registered:';
@@ -137,7 +138,14 @@ export class EstateOpenHomeRegistration extends LeadForm {
 
   #calendarLink(): unknown {
     return this.calendarHref
-      ? html`<a part="calendar-link" class="link" href=${this.calendarHref} download=${this.calendarFile ?? 'open-home.ics'}>${this.words.addToCalendar}</a>`
+      ? html`<a
+          part="calendar-link"
+          class="link"
+          href=${this.calendarHref}
+          download=${this.calendarFile ?? 'open-home.ics'}
+          @click=${() => this.listingId && countVisit(this, 'calendar', this.listingId)}
+          >${this.words.addToCalendar}</a
+        >`
       : '';
   }
 

@@ -1,0 +1,72 @@
+/**
+ * Counting what happens to listings without tracking (docs/visits.md): the elements' events on the
+ * page (a detail seen, a home kept, and `estate-visit`: a card shown, photos opened, …) are
+ * gathered and sent to the relay with navigator.sendBeacon when the page is hidden or left, and
+ * every 10 s while there are some: at most one beacon each time. No cookie, no storage, no
+ * identifier: the relay estimates visitors from a hash it forgets at midnight.
+ */
+import { relayUrl } from './relay.ts';
+
+/** What an `estate-visit` reports (the relay's kinds besides `detail` and `kept`, which have events of their own). */
+export interface VisitDetail {
+  kind: 'card' | 'map-card' | 'photos' | 'calendar' | 'shared';
+  listingId: number;
+}
+
+/** Events a beacon carries: well inside the relay's 4 KB and 50 events. */
+const BATCH = 40;
+const PAGE_KINDS = ['buy', 'rent', 'sold', 'listing', 'map', 'agent'];
+/** Started once per page, whichever chunk's element connects first (widget.js and the chunks share it). */
+const STARTED = Symbol.for('estate-embed.visits');
+
+/** Where a detail view came from: a shared link, a campaign's utm_source, else the kind of page. */
+function source(): string {
+  const query = new URLSearchParams(location.search);
+  if (query.get('shared') === '1') return 'shared';
+  const campaign = (query.get('utm_source') ?? '')
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]/g, '')
+    .slice(0, 40);
+  if (campaign) return `utm:${campaign}`;
+  const page = document.querySelector<HTMLMetaElement>('meta[name="estate-page"]')?.content ?? location.pathname.split('/')[1]!.replace(/\.html?$/, '');
+  return `page:${!page || page === 'index' ? 'home' : PAGE_KINDS.includes(page) ? page : 'other'}`;
+}
+
+/** Starts counting on this page (the first element to connect calls it); the relay is that element's. */
+export function startVisits(relay: string | null): void {
+  const global = globalThis as { [STARTED]?: boolean };
+  if (global[STARTED] || typeof document === 'undefined' || !navigator.sendBeacon) return;
+  global[STARTED] = true;
+  const url = relayUrl(relay, 'api/v1/visits');
+  const queue: object[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const send = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (queue.length) navigator.sendBeacon(url, JSON.stringify(queue.splice(0, BATCH)));
+    if (queue.length) timer = setTimeout(send, 10_000);
+  };
+  const add = (kind: string, listingId: number, detail?: boolean) => {
+    if (!(listingId > 0)) return;
+    queue.push(detail ? { kind, listingId, source: source() } : { kind, listingId });
+    if (queue.length >= BATCH) send();
+    else timer ??= setTimeout(send, 10_000);
+  };
+  document.addEventListener('estate-listing-view', (event) => add('detail', event.detail.listingId, true));
+  document.addEventListener('estate-shortlist-add', (event) => add('kept', event.detail.listingId));
+  document.addEventListener('estate-visit', (event) => add(event.detail.kind, event.detail.listingId));
+  addEventListener('pagehide', send);
+  document.addEventListener('visibilitychange', () => document.visibilityState === 'hidden' && send());
+}
+
+/** Reports one moment of a listing for counting (bubbles out of every shadow root to the document). */
+export function countVisit(element: Element, kind: VisitDetail['kind'], listingId: number): void {
+  element.dispatchEvent(new CustomEvent<VisitDetail>('estate-visit', { detail: { kind, listingId }, bubbles: true, composed: true }));
+}
+
+declare global {
+  interface GlobalEventHandlersEventMap {
+    'estate-visit': CustomEvent<VisitDetail>;
+  }
+}
