@@ -55,6 +55,7 @@ describe.skipIf(skipped)(`PostgreSQL store${skipped ? ` (SKIPPED: ${skipped})` :
         '100-saved-searches-confirmation',
         '110-listings-agents-contact',
         '120-saved-searches-mail-claim',
+        '130-visits-counts',
         '140-reports-links',
       ]);
       const { rows: tables } = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
@@ -71,6 +72,10 @@ describe.skipIf(skipped)(`PostgreSQL store${skipped ? ` (SKIPPED: ${skipped})` :
         'saved_searches',
         'schema_migrations',
         'sync_lease',
+        'visit_counts',
+        'visit_dropped',
+        'visit_salt',
+        'visit_visitors',
       ]);
     } finally {
       await client.end();
