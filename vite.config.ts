@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import minifyLiterals from '@lit-labs/rollup-plugin-minify-html-literals';
 import { defineConfig, type Plugin, type Rollup } from 'vite';
 
@@ -64,6 +65,26 @@ export const PART_ENTRIES = {
   // The filter bar's suburb combobox (issue #30): fetched when the suburb field is first used.
   'estate-suburb-combobox': 'widget/listings/suburb-combobox.ts',
 };
+
+/**
+ * The built-in languages' words (widget/i18n/<code>/<section>.ts), each an entry of its own, named
+ * `i18n-<code>-<section>`: a page in that language fetches the sections its elements show, nothing
+ * else, and an English page none. They are not in widget.js's manifest, which every page downloads:
+ * chunkManifestPlugin writes an index of each language's chunks (`i18n-<code>`) and an index of
+ * those (`i18n`), and only that one goes into the manifest, under the key `estate-i18n`.
+ */
+export const I18N_ENTRIES: Record<string, { code: string; section: string; entry: string }> = Object.fromEntries(
+  readdirSync('widget/i18n', { withFileTypes: true })
+    .filter((folder) => folder.isDirectory() && folder.name !== 'sections')
+    .flatMap((folder) =>
+      readdirSync(`widget/i18n/${folder.name}`)
+        .filter((file) => file.endsWith('.ts'))
+        .map((file) => {
+          const section = file.slice(0, -'.ts'.length);
+          return [`i18n-${folder.name}-${section}`, { code: folder.name, section, entry: `widget/i18n/${folder.name}/${file}` }];
+        }),
+    ),
+);
 
 /**
  * What the listing elements share: formatting, photos, icons, headings, card parts, the id read
@@ -201,7 +222,7 @@ const CHUNK_GROUPS = [
   // built on (directive.js, directive-helpers.js): ifDefined, the only other one, needs neither.
   {
     name: 'core',
-    test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/](keyed|live)|directive(-helpers)?\.js|\?estate-copy=))|widget[\\/]shared[\\/](estate-element|localize|translations|inherited-attribute|strings|relay|fill|reset\.styles|analytics|campaign)\.ts$/,
+    test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/](keyed|live)|directive(-helpers)?\.js|\?estate-copy=))|widget[\\/](shared[\\/](estate-element|localize|translations|inherited-attribute|strings|relay|fill|reset\.styles|analytics|campaign)|i18n[\\/]languages)\.ts$/,
     priority: 3,
   },
   // <estate-listings> and what it carries (its define.ts and all it imports but the core), in one
@@ -247,6 +268,8 @@ function loaderOnlyImportsPlugin(): Plugin {
     apply: 'build',
     transform(code, id) {
       if (!/[\\/]widget[\\/].*\.ts$/.test(id.split('?')[0]!)) return null;
+      // A section's map of its words' imports (widget/i18n/sections/) is all bundler imports: none of it here.
+      if (/[\\/]widget[\\/]i18n[\\/]sections[\\/]/.test(id)) return { code: 'export default undefined;', map: null };
       const stripped = code.replace(bundlerImport, 'undefined');
       return stripped === code ? null : { code: stripped, map: null };
     },
@@ -327,8 +350,9 @@ function chunkManifestPlugin(): Plugin {
       // Every file an element needs, indexed (the loader names them by index); the core first.
       const fileList = [...new Set(Object.values(elements).flat())];
       // Chunks only imported dynamically (none today) would be fetched unchecked: refuse them.
+      // (A language's words are checked through the indexes written below.)
       for (const chunk of chunks) {
-        if (chunk !== loader && !fileList.includes(chunk.fileName) && !isFacade(chunk.code)) {
+        if (chunk !== loader && !fileList.includes(chunk.fileName) && !isFacade(chunk.code) && !(chunk.isEntry && chunk.name in I18N_ENTRIES)) {
           return this.error(`${chunk.fileName} is needed by no element in the manifest, so the loader could not check it`);
         }
       }
@@ -367,6 +391,28 @@ function chunkManifestPlugin(): Plugin {
       }
       const files = fileList.map((file) => [renamed.get(file)!.name, renamed.get(file)!.sha256]);
       const indexed = Object.fromEntries(Object.entries(elements).map(([key, list]) => [key, list.map((file) => fileList.indexOf(file))]));
+      // The languages' words: per language an index of its sections' chunks (name → SHA-256), and
+      // an index of those, the one file of them widget.js names. A page in Arabic fetches the
+      // index, Arabic's index and its sections' chunks, each checked against the hash before it.
+      const languages: Record<string, Record<string, string>> = {};
+      for (const chunk of chunks) {
+        const words = chunk.isEntry ? I18N_ENTRIES[chunk.name] : undefined;
+        if (!words) continue;
+        if (chunk.imports.length)
+          return this.error(`${chunk.fileName} imports ${chunk.imports.join(', ')}: a language's words must import nothing (their index checks them alone)`);
+        (languages[words.code] ??= {})[words.section] = renamed.get(chunk.fileName)!.sha256;
+      }
+      if (Object.keys(languages).length) {
+        const emitIndex = (name: string, index: Record<string, string>): string => {
+          const source = `export default ${JSON.stringify(index)};`;
+          const sha256 = createHash('sha256').update(source).digest('base64');
+          this.emitFile({ type: 'asset', fileName: chunkFileName(name, sha256), source });
+          return sha256;
+        };
+        const byLanguage = Object.fromEntries(Object.entries(languages).map(([code, sections]) => [code, emitIndex(`i18n-${code}`, sections)]));
+        files.push(['i18n', emitIndex('i18n', byLanguage)]);
+        indexed['estate-i18n'] = [files.length - 1];
+      }
       const near = NEAR_VIEWPORT_ELEMENTS.filter((tag) => tag in indexed);
       if (near.length !== NEAR_VIEWPORT_ELEMENTS.length) return this.error(`NEAR_VIEWPORT_ELEMENTS names no element: ${NEAR_VIEWPORT_ELEMENTS.join(', ')}`);
       if (!loader.code.includes('__ESTATE_CHUNKS__')) return this.error(`${LOADER_FILE} has no __ESTATE_CHUNKS__ to fill in`);
@@ -407,6 +453,7 @@ export default defineConfig({
         ...ELEMENT_ENTRIES,
         ...PART_ENTRIES,
         ...Object.fromEntries(Object.entries(VARIANT_ENTRIES).map(([name, variant]) => [name, variant.entry])),
+        ...Object.fromEntries(Object.entries(I18N_ENTRIES).map(([name, words]) => [name, words.entry])),
       },
       formats: ['es'],
       fileName: (_format, name) => (name === 'widget' ? LOADER_FILE : 'widget-[name].[hash].js'),

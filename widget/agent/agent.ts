@@ -6,6 +6,7 @@ import type { AgentProfile, AgentProfileText, ListingSummary } from '../../contr
 import { relayUrl, RelayError } from '../shared/relay.ts';
 import { fetchJsonOnceFilled } from '../shared/relay-filling.ts';
 import { fill, plural, resolveLocale } from '../shared/format.ts';
+import type { Section } from '../shared/localize.ts';
 import { EstateElement } from '../shared/estate-element.ts';
 import { renderPicture } from '../shared/picture.ts';
 import { heading, headingLevel } from '../shared/heading.ts';
@@ -97,6 +98,7 @@ const LISTING_PARTS =
  * @fires {CustomEvent<AgentErrorDetail>} estate-agent-error - It could not be loaded (`status` 404: not on the team, 410: has left).
  */
 export class EstateAgent extends EstateElement {
+  static override localizedSections: Section[] = ['agent'];
   static override styles = styles;
   /**
    * The elements it renders, registered with it (see define.ts). The message form is one, as in
@@ -340,7 +342,7 @@ export class EstateAgent extends EstateElement {
         ${agent.office?.name ? html`<p part="office" class="muted">${agent.office.name}</p>` : nothing}
         ${
           agent.listingCount > 0
-            ? html`<p part="listing-count" class="muted">${plural(resolveLocale(this.locale), agent.listingCount, text.listingCount)}</p>`
+            ? html`<p part="listing-count" class="muted">${plural(resolveLocale(this.locale, this.localize.lang), agent.listingCount, text.listingCount)}</p>`
             : nothing
         }
         ${

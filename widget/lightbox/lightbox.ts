@@ -7,6 +7,7 @@ import { renderPicture } from '../shared/picture.ts';
 import { chevronLeft, chevronRight, closeIcon } from '../shared/icons.ts';
 import { type ListingStrings } from '../listing/strings.ts';
 import '../listing/strings.ts';
+import type { Section } from '../shared/localize.ts';
 import { EstateElement } from '../shared/estate-element.ts';
 
 /** A horizontal move this long (CSS px), and mostly sideways, is a swipe. */
@@ -42,6 +43,7 @@ export interface LightboxChangeDetail {
  * @fires {CustomEvent<LightboxChangeDetail>} estate-lightbox-change - Opened, closed or moved.
  */
 export class EstateLightbox extends EstateElement {
+  static override localizedSections: Section[] = ['listing'];
   static override properties = {
     label: { type: String },
     locale: { type: String },
@@ -191,7 +193,7 @@ export class EstateLightbox extends EstateElement {
 
   override render(): TemplateResult {
     const text = this.localize.words('listing', this.strings);
-    const locale = resolveLocale(this.locale);
+    const locale = resolveLocale(this.locale, this.localize.lang);
     const photo = this.photos[this.index];
     const several = this.photos.length > 1;
     const counter = fill(text.lightboxCounter, {

@@ -5,6 +5,7 @@ import type { Agent, ExternalLink, ListingDetail, OpenHome, Photo } from '../../
 import { relayUrl, RelayError } from '../shared/relay.ts';
 import { fetchJsonOnceFilled } from '../shared/relay-filling.ts';
 import { fill, formatArea, formatDateTime, formatNumber, formatTimeRange, isoOrEmpty, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
+import type { Section } from '../shared/localize.ts';
 import { EstateElement } from '../shared/estate-element.ts';
 import { badgeLabel, renderFeature } from '../shared/listing-parts.ts';
 import { largestPhotoUrl, renderPicture } from '../shared/picture.ts';
@@ -107,6 +108,7 @@ class MissingListing extends Error {
  * @fires {CustomEvent<LightboxChangeDetail>} estate-lightbox-change - The lightbox opened, closed or moved (from the inner lightbox).
  */
 export class EstateListing extends EstateElement {
+  static override localizedSections: Section[] = ['listing'];
   static override styles = styles;
   /**
    * The elements it renders, registered with it (see define.ts). `<estate-lightbox>` is not one:
@@ -256,7 +258,7 @@ export class EstateListing extends EstateElement {
   }
 
   get #resolvedLocale(): string {
-    return resolveLocale(this.locale);
+    return resolveLocale(this.locale, this.localize.lang);
   }
 
   get #zone(): string | undefined {

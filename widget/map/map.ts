@@ -11,6 +11,7 @@ import type {
   MapListingProperties,
 } from '../../contract/relay-api.ts';
 import { addressSlug } from '../../contract/slug.ts';
+import type { Section } from '../shared/localize.ts';
 import { EstateElement } from '../shared/estate-element.ts';
 import { fill } from '../shared/fill.ts';
 import { formatNumber, plural, resolveLocale } from '../shared/format.ts';
@@ -194,6 +195,7 @@ const SWIPE_PX = 48;
  * @fires {CustomEvent<ListingHighlightDetail>} estate-listing-highlight - A pin is pointed at or focused (`id`), or no longer (`null`); an `<estate-listings>` lights up that card.
  */
 export class EstateMap extends EstateElement {
+  static override localizedSections: Section[] = ['map'];
   static override styles = [styles, drawAreaStyles];
 
   static override properties = {
@@ -804,7 +806,7 @@ export class EstateMap extends EstateElement {
   }
 
   get #locale(): string {
-    return resolveLocale(this.locale);
+    return resolveLocale(this.locale, this.localize.lang);
   }
 
   get #motion(): number {

@@ -19,6 +19,7 @@ import { LeadForm } from '../lead-form/lead-form.ts';
 import type { LeadType } from '../shared/analytics.ts';
 import type { Sections } from '../shared/localize.ts';
 import { LocalizeController } from '../shared/translations.ts';
+import { localeOfLanguage } from '../i18n/languages.ts';
 import { alertOptions, alertsNoLongerOffered } from '../shared/alert-options.ts';
 import { type SavedSearchStrings } from './strings.ts';
 import './strings.ts';
@@ -184,7 +185,7 @@ export class EstateSavedSearch extends LeadForm {
   /** Overrides of this form's words: the enquiry form's and its own. */
   declare strings: Partial<Record<string, string>> | null;
 
-  readonly #savedSearchWords = new LocalizeController<Sections>(this);
+  readonly #savedSearchWords = new LocalizeController<Sections>(this, ['savedSearch']);
   /** Asks again after a failure (a send while it had failed). */
   #areaAttempt = 0;
   /** A refused suburb's name (its key) → the suggestion the visitor took in its place. */
@@ -469,7 +470,7 @@ export class EstateSavedSearch extends LeadForm {
     const search = this.#searchToSend();
     let money = (value: number) => String(value);
     try {
-      const locale = this.locale || 'en-AU';
+      const locale = this.locale || localeOfLanguage(this.#savedSearchWords.lang);
       const format = new Intl.NumberFormat(locale, {
         style: 'currency',
         currency: this.currency || (locale.endsWith('NZ') ? 'NZD' : locale.endsWith('GB') ? 'GBP' : 'AUD'),

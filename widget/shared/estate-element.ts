@@ -1,5 +1,5 @@
 import { LitElement, type PropertyDeclarations } from 'lit';
-import type { Sections } from './localize.ts';
+import type { Section, Sections } from './localize.ts';
 import { LocalizeController } from './translations.ts';
 import { dispatchAnalytics, type DataLayerEntry } from './analytics.ts';
 import { rememberCampaign } from './campaign.ts';
@@ -22,8 +22,14 @@ export class EstateElement extends LitElement {
   /** Base URL of the relay; null: where the widget script was loaded from. */
   declare relay: string | null;
 
+  /**
+   * The sections of the translation registry it shows: in a language whose words are fetched
+   * (widget/i18n), they are fetched as it connects, with its data, not after its first render.
+   */
+  static localizedSections: Section[] = [];
+
   /** Its words: the section of the translation registry for its language (see translations.ts). */
-  protected readonly localize = new LocalizeController<Sections>(this);
+  protected readonly localize = new LocalizeController<Sections>(this, (this.constructor as typeof EstateElement).localizedSections);
 
   constructor() {
     super();

@@ -4,18 +4,23 @@
  * Formatters are cached: Intl constructors are slow and cards render many times.
  */
 import { fill } from './fill.ts';
+import { DEFAULT_LOCALE, localeOfLanguage } from '../i18n/languages.ts';
 import type { Area } from '../../contract/relay-api.ts';
 
-export const DEFAULT_LOCALE = 'en-AU';
+export { DEFAULT_LOCALE };
 
 /** The currency an agency in that locale's region quotes in; AUD when the region is unknown. */
 const CURRENCY_BY_REGION: Record<string, string> = { AU: 'AUD', NZ: 'NZD', GB: 'GBP', US: 'USD', IE: 'EUR', CA: 'CAD' };
 
-/** A usable BCP 47 tag: the given one when Intl accepts it, else en-AU. */
-export function resolveLocale(locale: string | null | undefined): string {
-  if (!locale) return DEFAULT_LOCALE;
+/**
+ * A usable BCP 47 tag: the element's `locale` when Intl accepts it, else the one its language
+ * (`lang`) formats in (localeOfLanguage), else en-AU.
+ */
+export function resolveLocale(locale: string | null | undefined, lang?: string): string {
+  const wanted = locale?.trim() || (lang ? localeOfLanguage(lang) : '');
+  if (!wanted) return DEFAULT_LOCALE;
   try {
-    return Intl.getCanonicalLocales(locale.trim())[0] ?? DEFAULT_LOCALE;
+    return Intl.getCanonicalLocales(wanted)[0] ?? DEFAULT_LOCALE;
   } catch {
     return DEFAULT_LOCALE;
   }

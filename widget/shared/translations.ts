@@ -13,6 +13,7 @@
  * words' type. So the registry sits below the elements' strings, and localize.ts above them.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { builtInLanguage, isRightToLeft } from '../i18n/languages.ts';
 import { inheritedAttribute } from './inherited-attribute.ts';
 import { mergeStrings } from './strings.ts';
 
@@ -61,18 +62,80 @@ function addTranslations(translations: Array<TranslationOf<object>>, beneath: bo
   for (const host of hosts) host.host.requestUpdate();
 }
 
-/** The section's words for `lang`: en-AU, then the language, then the language with its region. */
+/**
+ * The section's words for `lang`: en-AU, then the language, then the built-in language it reads
+ * (zh-CN reads zh-Hans), then the language with its region.
+ */
 export function wordsFor<Words extends object>(section: string, lang: string): Words {
   const code = lang.toLowerCase();
-  const language = code.split('-')[0];
+  const language = code.split('-')[0]!;
   let words = registered.get(BASE_LANG)?.[section] as Words;
-  for (const layer of [language, code]) {
-    if (layer === BASE_LANG) continue;
+  for (const layer of new Set([language, builtInLanguage(code)?.toLowerCase(), code])) {
+    if (!layer || layer === BASE_LANG) continue;
     const more = registered.get(layer)?.[section];
     if (more) words = mergeStrings(words, more);
   }
   return words;
 }
+
+/** A section's words in a built-in language, as a module whose default export they are. */
+type SectionModule = Promise<{ default: object }>;
+/** Per section: a built-in language's code → its words' dynamic import (widget/i18n/sections/). */
+export type SectionLoaders = Partial<Record<string, () => SectionModule>>;
+
+const sectionLoaders = new Map<string, SectionLoaders>();
+
+/**
+ * Each element's strings module names how its section's words in each built-in language are
+ * imported, for a bundler (the package's modules). Under widget.js (whose build leaves these maps
+ * out) the loader fetches them instead, integrity checked: widget/loader.ts.
+ */
+export function registerSectionLoaders(section: string, loaders: SectionLoaders | undefined): void {
+  if (loaders) sectionLoaders.set(section, loaders);
+}
+
+// Same key as widget/loader.ts, which installs the hook under widget.js.
+const LOAD_TRANSLATION_HOOK = Symbol.for('estate-embed.load-translation');
+type TranslationHook = (code: string, section: string) => SectionModule;
+
+/** `<code>/<section>` → its load, started once (a failed one is not tried again on this page). */
+const sectionLoads = new Map<string, Promise<void>>();
+
+/**
+ * Fetches a built-in language's words for one section, once, and registers them (beneath what an
+ * agency registered for that language). A failure leaves English, with one warning.
+ */
+export function loadBuiltInSection(code: string, section: string): Promise<void> {
+  const key = `${code}/${section}`;
+  let load = sectionLoads.get(key);
+  if (!load) {
+    const hook = (globalThis as { [LOAD_TRANSLATION_HOOK]?: TranslationHook })[LOAD_TRANSLATION_HOOK];
+    const importIt = hook ? () => hook(code, section) : sectionLoaders.get(section)?.[code];
+    load = (importIt ? importIt() : Promise.reject(new Error('no words were built for it'))).then(
+      (module) => {
+        settledLoads.add(key);
+        registerBuiltInTranslation({ $code: code, [section]: module.default });
+      },
+      (error: unknown) => {
+        settledLoads.add(key);
+        console.warn(`estate-embed: ${key} words not loaded (English shown):`, error);
+      },
+    );
+    sectionLoads.set(key, load);
+  }
+  return load;
+}
+
+/** The loads that have arrived or failed: their sections need nothing more. */
+const settledLoads = new Set<string>();
+
+/**
+ * Set on an element while its words in a built-in language are on their way (reset.styles.ts hides
+ * it meanwhile, keeping its box): a reader of Chinese sees the element once, in Chinese, not first
+ * in English. Bounded: after WORDS_WAIT_MS it shows, in English, and changes when they arrive.
+ */
+export const WORDS_PENDING = 'data-estate-words-pending';
+const WORDS_WAIT_MS = 1500;
 
 /** The `lang` in force for an element: its own, the nearest above it across shadow roots, the page's. */
 export function langOf(element: Element): string {
@@ -112,13 +175,29 @@ function readPageTranslations(): void {
  * `Sections` types each section's words (localize.ts's `Sections` for the elements).
  */
 export class LocalizeController<Sections extends object> implements ReactiveController {
-  constructor(readonly host: ReactiveControllerHost & HTMLElement) {
+  /**
+   * `sections`: those the host shows, fetched as it connects in a built-in language (a section
+   * first asked for while rendering is fetched then).
+   */
+  constructor(
+    readonly host: ReactiveControllerHost & HTMLElement,
+    sections: ReadonlyArray<keyof Sections & string> = [],
+  ) {
+    this.#sections = sections;
     host.addController(this);
+  }
+
+  readonly #sections: readonly string[];
+
+  /** The host's language: its own `lang`, the nearest above it, the page's; en-AU on a server or while disconnected. */
+  get lang(): string {
+    return typeof document === 'undefined' || !this.host.isConnected ? BASE_LANG : langOf(this.host);
   }
 
   hostConnected(): void {
     hosts.add(this);
     readPageTranslations();
+    for (const section of this.#sections) this.#fetchWords(this.lang, section);
     // Started on the first connection, not at import: nothing here runs on a server.
     if (!langObserver) {
       langObserver = new MutationObserver(() => {
@@ -132,10 +211,51 @@ export class LocalizeController<Sections extends object> implements ReactiveCont
     hosts.delete(this);
   }
 
+  hostUpdate(): void {
+    if (typeof document !== 'undefined' && this.host.isConnected) this.#followDirection(langOf(this.host));
+  }
+
+  /**
+   * Right to left for a language written so (ar, he, fa, ur), unless a `dir` around the host says
+   * so already: the host gets `dir="rtl"` (its content is in that language), taken off again when
+   * its language changes to one written left to right.
+   */
+  #followDirection(lang: string): void {
+    const rtl = isRightToLeft(lang);
+    if (this.#ownDir) {
+      if (rtl) return;
+      this.host.removeAttribute('dir');
+      this.#ownDir = false;
+    }
+    if (rtl && inheritedAttribute(this.host, 'dir')?.toLowerCase() !== 'rtl') {
+      this.host.setAttribute('dir', 'rtl');
+      this.#ownDir = true;
+    }
+  }
+
+  #ownDir = false;
+
+  /** Starts fetching a built-in language's words for the section unless they are here; marks the host pending meanwhile. */
+  #fetchWords(lang: string, section: string): void {
+    const code = builtInLanguage(lang);
+    if (!code || settledLoads.has(`${code}/${section}`)) return;
+    const load = loadBuiltInSection(code, section);
+    if (this.#waiting.has(load)) return;
+    this.#waiting.add(load);
+    this.host.setAttribute(WORDS_PENDING, '');
+    void Promise.race([load, new Promise((resolve) => setTimeout(resolve, WORDS_WAIT_MS))]).then(() => {
+      this.#waiting.delete(load);
+      if (!this.#waiting.size) this.host.removeAttribute(WORDS_PENDING);
+    });
+  }
+
+  readonly #waiting = new Set<Promise<void>>();
+
   /** The section's words for the host's language, with `overrides` (its `strings`) on top. */
   words<S extends keyof Sections & string>(section: S, overrides?: unknown): Sections[S] {
     // On a server (no DOM to read a lang from) the base language.
-    const lang = typeof document === 'undefined' || !this.host.isConnected ? BASE_LANG : langOf(this.host);
+    const lang = this.lang;
+    if (lang !== BASE_LANG) this.#fetchWords(lang, section);
     // A render reads the words many times; the language, registry and overrides rarely change.
     const cached = this.cache;
     if (cached && cached.lang === lang && cached.section === section && cached.version === registryVersion && cached.overrides === overrides) {
