@@ -216,7 +216,9 @@ export class EstateShortlist extends EstateElement {
     const text = this.#text;
     const homes = this.#shortlist.homes;
     return html`<div part="base" class="base">
-      <p part="status" class="status" role="status" tabindex="-1">${this.announcement || plural(resolveLocale(this.locale, this.localize.lang), homes.length, text.count)}</p>
+      <p part="status" class="status" role="status" tabindex="-1">
+        ${this.announcement || plural(resolveLocale(this.locale, this.localize.lang), homes.length, text.count)}
+      </p>
       ${
         homes.length
           ? html`<ul part="list" class="list" aria-label=${text.listLabel}>
