@@ -396,7 +396,12 @@ export class EstateAgent extends EstateElement {
       if (paragraphs.length) body = paragraphs.map((lines) => html`<p>${lines.map((line, index) => html`${index ? html`<br />` : nothing}${line}`)}</p>`);
     }
     if (!body) return nothing;
-    return this.#section('about', level, fill(this.#text.about, { name }), html`<div part="profile" class="prose">${body}</div>`);
+    return this.#section(
+      'about',
+      level,
+      fill(this.#text.about, { name }),
+      html`<div part="profile" class="prose" lang=${ifDefined(this.contentLanguage)}>${body}</div>`,
+    );
   }
 
   /** Their homes on the market, or their sold and leased results: the cards of `<estate-listings>`. */

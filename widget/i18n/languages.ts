@@ -39,6 +39,19 @@ export function builtInLanguage(lang: string, available: readonly string[] = BUI
   return available.find((code) => code.toLowerCase() === wanted);
 }
 
+/**
+ * The `lang` to mark the CRM's content with (descriptions, headings, addresses, agents' profiles),
+ * which stays in the agency's language: the `content-lang` attribute, en-AU by default. Only where
+ * it differs from the element's language (undefined on an English page: no markup changes there),
+ * so a screen reader reading a page in Arabic switches to an English voice for the address.
+ */
+export function contentLangFor(lang: string, contentLang: string | null | undefined): string | undefined {
+  const content = contentLang?.trim() || DEFAULT_LOCALE;
+  // The pseudo-locale is English made strange: the CRM's English is another language beside it.
+  if (lang.toLowerCase() === PSEUDO_LOCALE.toLowerCase()) return content;
+  return content.toLowerCase().split('-')[0] === lang.toLowerCase().split('-')[0] ? undefined : content;
+}
+
 /** The locale the elements format in by default (format.ts). */
 export const DEFAULT_LOCALE = 'en-AU';
 

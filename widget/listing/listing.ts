@@ -440,9 +440,9 @@ export class EstateListing extends EstateElement {
     const feature = (count: number | null, forms: ListingStrings['bedrooms'], icon: typeof bedIcon) => renderFeature(locale, count, forms, icon);
     const land = formatArea(locale, listing.landArea);
     return html`<header part="header" class="header">
-      ${this.#badge(listing)} ${heading(level, address, { part: 'title', className: 'title', focusable: true })}
-      <p part="price" class="price">${price}</p>
-      ${listing.heading && listing.heading !== address ? html`<p part="tagline" class="tagline">${listing.heading}</p>` : nothing}
+      ${this.#badge(listing)} ${heading(level, address, { part: 'title', className: 'title', focusable: true, lang: this.contentLanguage })}
+      <p part="price" class="price" lang=${ifDefined(listing.displayPrice?.trim() ? this.contentLanguage : undefined)}>${price}</p>
+      ${listing.heading && listing.heading !== address ? html`<p part="tagline" class="tagline" lang=${ifDefined(this.contentLanguage)}>${listing.heading}</p>` : nothing}
       <ul part="features" class="features">
         ${feature(listing.bed, text.bedrooms, bedIcon)} ${feature(listing.bath, text.bathrooms, bathIcon)} ${feature(listing.cars, text.carSpaces, carIcon)}
         ${land ? html`<li part="feature" class="feature"><span class="visually-hidden">${text.factLandArea}: </span>${land}</li>` : nothing}
@@ -531,7 +531,9 @@ export class EstateListing extends EstateElement {
       'description',
       level,
       this.#text.description,
-      html`<div class="prose">${paragraphs.map((lines) => html`<p>${lines.map((line, index) => html`${index ? html`<br />` : nothing}${line}`)}</p>`)}</div>`,
+      html`<div class="prose" lang=${ifDefined(this.contentLanguage)}>
+        ${paragraphs.map((lines) => html`<p>${lines.map((line, index) => html`${index ? html`<br />` : nothing}${line}`)}</p>`)}
+      </div>`,
     );
   }
 

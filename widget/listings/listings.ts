@@ -789,6 +789,7 @@ export class EstateListings extends EstateElement {
       @focusout=${point(null)}
     >
       ${renderCardContent(listing, this.#text, {
+        contentLang: this.contentLanguage,
         relay: this.relay,
         locale: this.#resolvedLocale,
         timeZone: this.timeZone,

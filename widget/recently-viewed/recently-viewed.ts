@@ -241,6 +241,7 @@ export class EstateRecentlyViewed extends EstateElement {
     const address = listing.address?.display || listing.heading || home.title;
     return html`<li part=${gone ? 'card card-gone' : 'card'} class=${gone ? 'card gone' : 'card'} data-id=${home.id}>
       ${renderCardContent(listing, text, {
+        contentLang: this.contentLanguage,
         relay: this.relay,
         locale: resolveLocale(this.locale, this.localize.lang),
         timeZone: this.timeZone,

@@ -1,6 +1,7 @@
 import { LitElement, type PropertyDeclarations } from 'lit';
 import type { Section, Sections } from './localize.ts';
 import { LocalizeController } from './translations.ts';
+import { contentLangFor } from '../i18n/languages.ts';
 import { dispatchAnalytics, type DataLayerEntry } from './analytics.ts';
 import { rememberCampaign } from './campaign.ts';
 import { markVisitStart } from './visit-start.ts';
@@ -17,10 +18,19 @@ export class EstateElement extends LitElement {
   // Lit gathers each class's own `properties`, so an element lists only its own.
   static override properties: PropertyDeclarations = {
     relay: { type: String },
+    contentLang: { attribute: 'content-lang' },
   };
 
   /** Base URL of the relay; null: where the widget script was loaded from. */
   declare relay: string | null;
+
+  /** The language the agency writes its listings and profiles in (`content-lang`): en-AU when not set. */
+  declare contentLang: string | null;
+
+  /** The `lang` its CRM content is marked with, where that differs from its own (contentLangFor). */
+  protected get contentLanguage(): string | undefined {
+    return contentLangFor(this.localize.lang, this.contentLang);
+  }
 
   /**
    * The sections of the translation registry it shows: in a language whose words are fetched
@@ -34,6 +44,7 @@ export class EstateElement extends LitElement {
   constructor() {
     super();
     this.relay = null;
+    this.contentLang = null;
   }
 
   /**

@@ -171,6 +171,7 @@ export class EstateSimilarListings extends EstateElement {
           const address = listing.address?.display || listing.heading || '';
           return html`<li part="card" class="card">
             ${renderCardContent(listing, text, {
+              contentLang: this.contentLanguage,
               relay: this.relay,
               locale: resolveLocale(this.locale, this.localize.lang),
               timeZone: this.timeZone,

@@ -1,0 +1,199 @@
+// The built-in languages as a phone (390 px) shows them (issue 34): the listings grid with its
+// filter bar and the enquiry form in Arabic, Simplified Chinese and the pseudo-locale, their words
+// fetched for that language only, axe clean, nothing cut off; right to left in Arabic; a failed
+// fetch leaves English with one warning; an English page fetches no words.
+import { expect, fixture, html, waitUntil } from '@open-wc/testing';
+import { setViewport } from '@web/test-runner-commands';
+import { RELAY } from '/__relay.js';
+import '../../widget/listings/define.ts';
+import '../../widget/listings/filter-bar.ts';
+import '../../widget/enquiry/define.ts';
+import '../../widget/team/define.ts';
+import type { EstateListings } from '../../widget/listings/listings.ts';
+import type { EstateEnquiry } from '../../widget/enquiry/enquiry.ts';
+import { registerPseudoLocale } from '../../widget/i18n/pseudo.ts';
+import { loadBuiltInSection, registerSectionLoaders } from '../../widget/shared/translations.ts';
+import type { ListingsStrings } from '../../widget/listings/strings.ts';
+import type { EnquiryStrings } from '../../widget/enquiry/strings.ts';
+
+const shadow = (el: Element) => el.shadowRoot!;
+const text = (node: Element | null | undefined) => node?.textContent?.replace(/\s+/g, ' ').trim() ?? '';
+const part = (el: Element, name: string) => shadow(el).querySelector<HTMLElement>(`[part~="${name}"]`);
+const parts = (el: Element, name: string) => [...shadow(el).querySelectorAll<HTMLElement>(`[part~="${name}"]`)];
+/** The languages' words files this page fetched (the dev server serves them as they are in the source tree). */
+const wordsFetched = () =>
+  performance
+    .getEntriesByType('resource')
+    .map((entry) => new URL(entry.name).pathname)
+    .filter((path) => /^\/widget\/i18n\/(?!sections\/)[^/]+\//.test(path));
+/** A language's words, as the element got them (the same module: the test imports it after the element did). */
+async function wordsOf<Words>(code: string, section: string): Promise<Words> {
+  return ((await import(/* @vite-ignore */ `../../widget/i18n/${code}/${section}.ts`)) as { default: Words }).default;
+}
+
+/** Boxes whose content must fit them at 390 px, words grown or not. */
+function overflowing(el: Element, names: string[]): string[] {
+  const found: string[] = [];
+  for (const name of names) {
+    for (const box of parts(el, name)) {
+      if (box.scrollWidth > box.clientWidth + 1) found.push(`${el.localName} [part~="${name}"]: ${box.scrollWidth} > ${box.clientWidth}`);
+    }
+  }
+  return found;
+}
+
+async function gridIn(lang: string): Promise<EstateListings> {
+  const container = await fixture<HTMLDivElement>(html`<div lang=${lang}><estate-listings relay=${RELAY} filters page-size="4"></estate-listings></div>`);
+  const el = container.querySelector<EstateListings>('estate-listings')!;
+  await el.loadComplete;
+  await waitUntil(
+    () => part(el, 'filters') && parts(el, 'card').length > 0 && !el.hasAttribute('data-estate-words-pending'),
+    'the grid, its filters and words',
+    {
+      timeout: 15000,
+    },
+  );
+  await el.updateComplete;
+  return el;
+}
+
+async function formIn(lang: string): Promise<EstateEnquiry> {
+  const container = await fixture<HTMLDivElement>(html`<div lang=${lang}><estate-enquiry relay=${RELAY} listing-id="1"></estate-enquiry></div>`);
+  const el = container.querySelector<EstateEnquiry>('estate-enquiry')!;
+  await waitUntil(() => part(el, 'form') && !el.hasAttribute('data-estate-words-pending'), 'the form and its words', { timeout: 15000 });
+  await el.updateComplete;
+  return el;
+}
+
+describe('languages at 390 px', () => {
+  before(() => registerPseudoLocale());
+  beforeEach(async () => {
+    await setViewport({ width: 390, height: 844 });
+  });
+
+  it('an English page fetches no words, and its elements stay left to right', async () => {
+    performance.clearResourceTimings();
+    const el = await gridIn('en-AU');
+    await formIn('en-AU');
+    expect(wordsFetched(), 'words fetched by an English page').to.deep.equal([]);
+    expect(el.hasAttribute('dir')).to.equal(false);
+    expect(text(part(el, 'filters'))).to.contain('Bedrooms');
+  });
+
+  const cases = [
+    { lang: 'ar', code: 'ar', rtl: true },
+    // A region's tag reads its script: zh-CN is Simplified.
+    { lang: 'zh-CN', code: 'zh-Hans', rtl: false },
+  ];
+  for (const { lang, code, rtl } of cases) {
+    it(`shows the grid and the enquiry form in ${lang}, from its own words only, axe clean, nothing cut off`, async () => {
+      performance.clearResourceTimings();
+      const el = await gridIn(lang);
+      const form = await formIn(lang);
+      const fetched = wordsFetched();
+      expect(fetched, `${code}'s words for the grid and the form, nothing else`).to.have.members([
+        `/widget/i18n/${code}/listings.ts`,
+        `/widget/i18n/${code}/enquiry.ts`,
+      ]);
+      const listings = await wordsOf<ListingsStrings>(code, 'listings');
+      const enquiry = await wordsOf<EnquiryStrings>(code, 'enquiry');
+      await expect(el).to.be.accessible();
+      await expect(form).to.be.accessible();
+      expect(text(part(el, 'filters'))).to.contain(listings.minBeds);
+      expect(part(el, 'filters')!.getAttribute('aria-label')).to.equal(listings.filtersLabel);
+      expect(text(shadow(form).querySelector('label[for="fullName"]'))).to.contain(enquiry.labelName);
+      expect(text(part(form, 'submit'))).to.equal(enquiry.labelSubmit);
+      expect(el.getAttribute('dir') === 'rtl', 'dir').to.equal(rtl);
+      expect(overflowing(el, ['filters', 'filter-field', 'card', 'card-body']).concat(overflowing(form, ['form', 'field', 'input']))).to.deep.equal([]);
+    });
+  }
+
+  it('counts and prices in Arabic with Latin digits, Arabic plural forms', async () => {
+    const el = await gridIn('ar');
+    const arListings = await wordsOf<ListingsStrings>('ar', 'listings');
+    const status = text(part(el, 'status'));
+    // "{count} عقار" and its kin: a number written 0–9, never ٠–٩.
+    expect(status).to.match(/[0-9]/);
+    expect(status).not.to.match(/[\u0660-\u0669]/);
+    expect(Object.values(arListings.resultCount).some((form) => status.includes(form.replace('{count}', '').trim()))).to.equal(true);
+    const prices = [...shadow(el).querySelectorAll('select[name="minPrice"] option')].map((option) => option.textContent ?? '');
+    expect(prices.join(' ')).not.to.match(/[\u0660-\u0669]/);
+  });
+
+  it('in Arabic the card text starts on the right and the pager arrows point the other way', async () => {
+    const el = await gridIn('ar');
+    const card = parts(el, 'card')[0]!;
+    const title = card.querySelector<HTMLElement>('[part~="card-title"]')!;
+    expect(getComputedStyle(title).direction).to.equal('rtl');
+    const cardBox = card.getBoundingClientRect();
+    const range = document.createRange();
+    range.selectNodeContents(title);
+    const textBox = range.getBoundingClientRect();
+    // Right-aligned: the text's right edge is nearer the card's right edge than its left edge to the card's left.
+    expect(cardBox.right - textBox.right).to.be.lessThan(textBox.left - cardBox.left + 1);
+  });
+
+  it('the pseudo-locale shows every word of the grid and the form from the registry, and nothing overflows', async () => {
+    const el = await gridIn('en-XA');
+    const form = await formIn('en-XA');
+    const hardCoded = [...untranslated(el), ...untranslated(form)];
+    expect(hardCoded, 'text not from the registry').to.deep.equal([]);
+    expect(overflowing(el, ['filters', 'filter-field', 'card', 'card-body']).concat(overflowing(form, ['form', 'field', 'input']))).to.deep.equal([]);
+    await expect(form).to.be.accessible();
+  });
+
+  it('a failed fetch leaves English, with one warning', async () => {
+    registerSectionLoaders('team', { ar: () => Promise.reject(new Error('offline')) });
+    const warnings: unknown[][] = [];
+    const warn = console.warn;
+    console.warn = (...args: unknown[]) => void warnings.push(args);
+    try {
+      const container = await fixture<HTMLDivElement>(
+        html`<div lang="ar"><estate-team relay="${RELAY}/__nowhere"></estate-team><estate-team></estate-team></div>`,
+      );
+      const [first] = [...container.querySelectorAll('estate-team')];
+      await waitUntil(() => warnings.length > 0 && !first!.hasAttribute('data-estate-words-pending'), 'the warning');
+      await loadBuiltInSection('ar', 'team');
+      expect(warnings.length, 'one warning for two elements and a second ask').to.equal(1);
+      expect(String(warnings[0]![0])).to.contain('ar/team');
+      await waitUntil(() => /team|Loading|again|office/i.test(text(shadow(first!).firstElementChild)), 'English words');
+    } finally {
+      console.warn = warn;
+    }
+  });
+});
+
+/**
+ * Visible text and the accessible names and hints of an element's shadow root (and of the elements
+ * inside it) that are not pseudo-localised: each is a word not taken from the registry. Content
+ * from the CRM (marked with its own `lang`) and text with no letters (numbers, prices) are left out.
+ */
+function untranslated(host: Element): string[] {
+  const found: string[] = [];
+  const visit = (root: ShadowRoot | Element) => {
+    for (const node of root.querySelectorAll('*')) {
+      if (node.closest('[lang]:not([lang="en-XA"])') && node.closest('[lang]') !== host.closest('[lang]')) continue;
+      // Not shown: hidden, or a trap for bots (inert, aria-hidden).
+      if (node instanceof HTMLElement && (node.closest('style, script, template, [inert], [aria-hidden="true"]') || node.offsetParent === null)) {
+        if (node.shadowRoot) visit(node.shadowRoot);
+        continue;
+      }
+      for (const name of ['aria-label', 'placeholder', 'title']) {
+        const value = node.getAttribute(name);
+        if (value && !pseudo(value)) found.push(`${node.localName}[${name}="${value}"]`);
+      }
+      for (const child of node.childNodes) {
+        if (child.nodeType === Node.TEXT_NODE && !pseudo(child.textContent ?? '')) found.push(`${node.localName}: "${child.textContent!.trim()}"`);
+      }
+      if (node.shadowRoot) visit(node.shadowRoot);
+    }
+  };
+  visit(host.shadowRoot!);
+  return found;
+}
+
+/** True for text the pseudo-locale made, or with nothing to translate (no letters: numbers, "$1,350,000"). */
+function pseudo(value: string): boolean {
+  const trimmed = value.trim();
+  return !/\p{L}/u.test(trimmed) || /[\u00C0-\u024F\u1E00-\u1EFF]/.test(trimmed) || /\[|\]/.test(trimmed);
+}
