@@ -9,6 +9,10 @@ import '../../widget/listings/define.ts';
 import '../../widget/listings/filter-bar.ts';
 import '../../widget/enquiry/define.ts';
 import '../../widget/team/define.ts';
+import '../../widget/lightbox/define.ts';
+import { sendKeys } from '@web/test-runner-commands';
+import type { EstateLightbox } from '../../widget/lightbox/lightbox.ts';
+import { svgPhoto } from './listings-data.ts';
 import type { EstateListings } from '../../widget/listings/listings.ts';
 import type { EstateEnquiry } from '../../widget/enquiry/enquiry.ts';
 import { registerPseudoLocale } from '../../widget/i18n/pseudo.ts';
@@ -131,6 +135,28 @@ describe('languages at 390 px', () => {
     const textBox = range.getBoundingClientRect();
     // Right-aligned: the text's right edge is nearer the card's right edge than its left edge to the card's left.
     expect(cardBox.right - textBox.right).to.be.lessThan(textBox.left - cardBox.left + 1);
+  });
+
+  it('in Arabic the lightbox mirrors its previous and next: buttons change sides, arrows turn, ArrowLeft shows the next photo; the photo is not mirrored', async () => {
+    const container = await fixture<HTMLDivElement>(html`<div lang="ar"><estate-lightbox label="صور"></estate-lightbox></div>`);
+    const box = container.querySelector<EstateLightbox>('estate-lightbox')!;
+    await box.show([svgPhoto(1), svgPhoto(2), svgPhoto(3)], 0);
+    await waitUntil(() => !box.hasAttribute('data-estate-words-pending'), 'its words');
+    await box.updateComplete;
+    const previous = part(box, 'lightbox-previous')!;
+    const next = part(box, 'lightbox-next')!;
+    expect(next.getBoundingClientRect().left, 'next on the left').to.be.lessThan(previous.getBoundingClientRect().left);
+    const listingWords = await wordsOf<{ next: string; previous: string }>('ar', 'listing');
+    expect(next.getAttribute('aria-label')).to.equal(listingWords.next);
+    expect(getComputedStyle(next.querySelector('svg')!).transform, 'the arrow turned').to.equal('matrix(-1, 0, 0, 1, 0, 0)');
+    expect(getComputedStyle(previous.querySelector('svg')!).transform).to.equal('matrix(-1, 0, 0, 1, 0, 0)');
+    const photo = shadow(box).querySelector('[part~="lightbox-image"]');
+    expect(photo ? getComputedStyle(photo).transform : 'none', 'the photo as it is').to.equal('none');
+    const counter = () => text(part(box, 'lightbox-counter'));
+    expect(counter()).to.match(/^1 /);
+    await sendKeys({ press: 'ArrowLeft' });
+    await waitUntil(() => /^2 /.test(counter()), 'ArrowLeft: the next photo');
+    box.close();
   });
 
   it('the pseudo-locale shows every word of the grid and the form from the registry, and nothing overflows', async () => {

@@ -126,13 +126,14 @@ export class EstateLightbox extends EstateElement {
 
   private onKeydown(event: KeyboardEvent): void {
     switch (event.key) {
+      // Right to left, the next photo is the one to the left.
       case 'ArrowRight':
         event.preventDefault();
-        this.move(1);
+        this.move(this.matches(':dir(rtl)') ? -1 : 1);
         break;
       case 'ArrowLeft':
         event.preventDefault();
-        this.move(-1);
+        this.move(this.matches(':dir(rtl)') ? 1 : -1);
         break;
       case 'Home':
         event.preventDefault();
@@ -184,7 +185,7 @@ export class EstateLightbox extends EstateElement {
     if (!start || start.id !== event.pointerId) return;
     const dx = event.clientX - start.x;
     const dy = event.clientY - start.y;
-    if (Math.abs(dx) >= SWIPE_DISTANCE && Math.abs(dx) > Math.abs(dy) * 1.5) this.move(dx < 0 ? 1 : -1);
+    if (Math.abs(dx) >= SWIPE_DISTANCE && Math.abs(dx) > Math.abs(dy) * 1.5) this.move(dx < 0 !== this.matches(':dir(rtl)') ? 1 : -1);
   }
 
   private onPointerCancel(): void {
@@ -375,11 +376,26 @@ export class EstateLightbox extends EstateElement {
       }
 
       .previous {
-        left: 0.75rem;
+        inset-inline-start: 0.75rem;
       }
 
       .next {
-        right: 0.75rem;
+        inset-inline-end: 0.75rem;
+      }
+
+      /* Right to left the next photo is to the left: the buttons change sides, their arrows and the slide turn round (the photos are never mirrored). */
+      :host(:dir(rtl)) .nav svg {
+        transform: scaleX(-1);
+      }
+
+      @media (prefers-reduced-motion: no-preference) {
+        :host(:dir(rtl)) .stage[data-direction='next'] .photo {
+          animation-name: estate-slide-from-left;
+        }
+
+        :host(:dir(rtl)) .stage[data-direction='previous'] .photo {
+          animation-name: estate-slide-from-right;
+        }
       }
 
       :focus-visible {
