@@ -10,6 +10,7 @@ import '../../widget/listings/filter-bar.ts';
 import '../../widget/enquiry/define.ts';
 import '../../widget/team/define.ts';
 import '../../widget/lightbox/define.ts';
+import '../../widget/appraisal/define.ts';
 import { sendKeys } from '@web/test-runner-commands';
 import type { EstateLightbox } from '../../widget/lightbox/lightbox.ts';
 import { svgPhoto } from './listings-data.ts';
@@ -157,6 +158,20 @@ describe('languages at 390 px', () => {
     await sendKeys({ press: 'ArrowLeft' });
     await waitUntil(() => /^2 /.test(counter()), 'ArrowLeft: the next photo');
     box.close();
+  });
+
+  it('the appraisal form in Chinese shows property types in Chinese and sends them in English', async () => {
+    const container = await fixture<HTMLDivElement>(html`<div lang="zh-Hans"><estate-appraisal relay=${RELAY}></estate-appraisal></div>`);
+    const form = container.querySelector('estate-appraisal')!;
+    await waitUntil(
+      () => shadow(form).querySelector('select[name="propertyType"] option:nth-child(3)') && !form.hasAttribute('data-estate-words-pending'),
+      'the form',
+    );
+    await (form as unknown as { updateComplete: Promise<unknown> }).updateComplete;
+    const options = [...shadow(form).querySelectorAll<HTMLOptionElement>('select[name="propertyType"] option')].filter((option) => option.value);
+    const leads = await wordsOf<{ propertyTypes: string }>('zh-Hans', 'leads');
+    expect(options.map((option) => option.textContent?.trim())).to.deep.equal(leads.propertyTypes.split('|'));
+    expect(options.map((option) => option.value)).to.deep.equal(['House', 'Apartment', 'Unit', 'Townhouse', 'Land', 'Other']);
   });
 
   it('the pseudo-locale shows every word of the grid and the form from the registry, and nothing overflows', async () => {
