@@ -64,6 +64,8 @@ export const PART_ENTRIES = {
   'estate-enquiry-logic': 'widget/enquiry/form-logic.ts',
   // The filter bar's suburb combobox (issue #30): fetched when the suburb field is first used.
   'estate-suburb-combobox': 'widget/listings/suburb-combobox.ts',
+  // What a page in another language than English needs (widget/i18n/words.ts): never fetched by an English page.
+  'estate-i18n': 'widget/i18n/words.ts',
 };
 
 /**
@@ -222,7 +224,7 @@ const CHUNK_GROUPS = [
   // built on (directive.js, directive-helpers.js): ifDefined, the only other one, needs neither.
   {
     name: 'core',
-    test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/](keyed|live)|directive(-helpers)?\.js|\?estate-copy=))|widget[\\/](shared[\\/](estate-element|localize|translations|inherited-attribute|strings|relay|fill|reset\.styles|analytics|campaign)|i18n[\\/]languages)\.ts$/,
+    test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/](keyed|live)|directive(-helpers)?\.js|\?estate-copy=))|widget[\\/]shared[\\/](estate-element|localize|translations|inherited-attribute|strings|relay|fill|reset\.styles|analytics|campaign)\.ts$/,
     priority: 3,
   },
   // <estate-listings> and what it carries (its define.ts and all it imports but the core), in one
@@ -376,6 +378,30 @@ function chunkManifestPlugin(): Plugin {
         const sha256 = createHash('sha256').update(chunk.code).digest('base64');
         renamed.set(chunk.fileName, { fileName: chunkFileName(name, sha256), sha256, name });
       };
+      // The languages' words first: per language an index of its sections' chunks (name → SHA-256),
+      // whose own SHA-256 goes into the languages' chunk (estate-i18n, widget/i18n/words.ts), which
+      // widget.js names. A page in Arabic fetches that chunk, Arabic's index and its sections'
+      // chunks, each checked against the hash the one before gives; an English page none of them.
+      const languages: Record<string, Record<string, string>> = {};
+      for (const chunk of chunks) {
+        const words = chunk.isEntry ? I18N_ENTRIES[chunk.name] : undefined;
+        if (!words) continue;
+        if (chunk.imports.length)
+          return this.error(`${chunk.fileName} imports ${chunk.imports.join(', ')}: a language's words must import nothing (their index checks them alone)`);
+        rename(chunk);
+        (languages[words.code] ??= {})[words.section] = renamed.get(chunk.fileName)!.sha256;
+      }
+      const wordsChunk = chunks.find((chunk) => chunk.isEntry && chunk.name === 'estate-i18n');
+      if (!wordsChunk?.code.includes('__ESTATE_LANGUAGES__')) return this.error('no estate-i18n chunk with __ESTATE_LANGUAGES__ to fill in');
+      const indexes = Object.fromEntries(
+        Object.entries(languages).map(([code, sections]) => {
+          const source = `export default ${JSON.stringify(sections)};`;
+          const sha256 = createHash('sha256').update(source).digest('base64');
+          this.emitFile({ type: 'asset', fileName: chunkFileName(`i18n-${code}`, sha256), source });
+          return [code, sha256];
+        }),
+      );
+      wordsChunk.code = wordsChunk.code.replace('__ESTATE_LANGUAGES__', JSON.stringify(indexes));
       for (const chunk of chunks) if (chunk !== loader) rename(chunk);
       for (const [fileName, { fileName: newName }] of renamed) {
         const chunk = bundle[fileName] as OutputChunk;
@@ -391,28 +417,6 @@ function chunkManifestPlugin(): Plugin {
       }
       const files = fileList.map((file) => [renamed.get(file)!.name, renamed.get(file)!.sha256]);
       const indexed = Object.fromEntries(Object.entries(elements).map(([key, list]) => [key, list.map((file) => fileList.indexOf(file))]));
-      // The languages' words: per language an index of its sections' chunks (name → SHA-256), and
-      // an index of those, the one file of them widget.js names. A page in Arabic fetches the
-      // index, Arabic's index and its sections' chunks, each checked against the hash before it.
-      const languages: Record<string, Record<string, string>> = {};
-      for (const chunk of chunks) {
-        const words = chunk.isEntry ? I18N_ENTRIES[chunk.name] : undefined;
-        if (!words) continue;
-        if (chunk.imports.length)
-          return this.error(`${chunk.fileName} imports ${chunk.imports.join(', ')}: a language's words must import nothing (their index checks them alone)`);
-        (languages[words.code] ??= {})[words.section] = renamed.get(chunk.fileName)!.sha256;
-      }
-      if (Object.keys(languages).length) {
-        const emitIndex = (name: string, index: Record<string, string>): string => {
-          const source = `export default ${JSON.stringify(index)};`;
-          const sha256 = createHash('sha256').update(source).digest('base64');
-          this.emitFile({ type: 'asset', fileName: chunkFileName(name, sha256), source });
-          return sha256;
-        };
-        const byLanguage = Object.fromEntries(Object.entries(languages).map(([code, sections]) => [code, emitIndex(`i18n-${code}`, sections)]));
-        files.push(['i18n', emitIndex('i18n', byLanguage)]);
-        indexed['estate-i18n'] = [files.length - 1];
-      }
       const near = NEAR_VIEWPORT_ELEMENTS.filter((tag) => tag in indexed);
       if (near.length !== NEAR_VIEWPORT_ELEMENTS.length) return this.error(`NEAR_VIEWPORT_ELEMENTS names no element: ${NEAR_VIEWPORT_ELEMENTS.join(', ')}`);
       if (!loader.code.includes('__ESTATE_CHUNKS__')) return this.error(`${LOADER_FILE} has no __ESTATE_CHUNKS__ to fill in`);

@@ -94,20 +94,11 @@ function loadElement(key: string): Promise<unknown> {
   return load;
 }
 
-// Same key as widget/shared/translations.ts, which asks for a built-in language's words through it.
-const LOAD_TRANSLATION_HOOK = Symbol.for('estate-embed.load-translation');
-
-/**
- * A built-in language's words for one section: the manifest names one index (`estate-i18n`, the
- * SHA-256 of each language's index), a language's index the SHA-256 of each of its sections'
- * chunks; each is checked as an element's chunks are. So widget.js, which every page downloads,
- * grows by one file, not one per language and section.
- */
-function loadTranslation(code: string, section: string): Promise<unknown> {
-  return (loadElement('estate-i18n') as Promise<{ default: Record<string, string> }>)
-    .then((languages) => importChecked(`i18n-${code}`, languages.default[code]))
-    .then((sections) => importChecked(`i18n-${code}-${section}`, sections.default[section]));
-}
+// Same key as widget/i18n/words.ts, which fetches a built-in language's index and words through it:
+// the manifest names that module (estate-i18n), which holds each language's index's SHA-256, and an
+// index each of its sections' chunks'. So widget.js, which every page downloads, names one file for
+// all the languages' words, not one per language and section.
+const LOAD_CHECKED_HOOK = Symbol.for('estate-embed.load-checked');
 
 const tags = Object.keys(manifest.elements);
 const selector = tags.join(',');
@@ -161,7 +152,7 @@ const VISIT_START = Symbol.for('estate-embed.visit-start');
 
 if (!(globalThis as Record<symbol, unknown>)[LOAD_ELEMENT_HOOK]) {
   (globalThis as Record<symbol, unknown>)[LOAD_ELEMENT_HOOK] = loadElement;
-  (globalThis as Record<symbol, unknown>)[LOAD_TRANSLATION_HOOK] = loadTranslation;
+  (globalThis as Record<symbol, unknown>)[LOAD_CHECKED_HOOK] = importChecked;
   for (const type of ['pointerdown', 'keydown', 'scroll'])
     addEventListener(type, () => ((globalThis as Record<symbol, number | undefined>)[VISIT_START] ??= performance.now()), {
       capture: true,

@@ -337,9 +337,9 @@ export class EstateAgent extends EstateElement {
         }
       </div>
       <div class="intro">
-        ${heading(level, agent.name, { part: 'name', className: 'name', focusable: true })}
-        ${agent.position ? html`<p part="position" class="position">${agent.position}</p>` : nothing}
-        ${agent.office?.name ? html`<p part="office" class="muted">${agent.office.name}</p>` : nothing}
+        ${heading(level, agent.name, { part: 'name', className: 'name', focusable: true, lang: this.contentLanguage })}
+        ${agent.position ? html`<p part="position" class="position" lang=${ifDefined(this.contentLanguage)}>${agent.position}</p>` : nothing}
+        ${agent.office?.name ? html`<p part="office" class="muted" lang=${ifDefined(this.contentLanguage)}>${agent.office.name}</p>` : nothing}
         ${
           agent.listingCount > 0
             ? html`<p part="listing-count" class="muted">${plural(resolveLocale(this.locale, this.localize.lang), agent.listingCount, text.listingCount)}</p>`

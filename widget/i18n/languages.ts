@@ -38,37 +38,3 @@ export function builtInLanguage(lang: string, available: readonly string[] = BUI
   }
   return available.find((code) => code.toLowerCase() === wanted);
 }
-
-/**
- * The `lang` to mark the CRM's content with (descriptions, headings, addresses, agents' profiles),
- * which stays in the agency's language: the `content-lang` attribute, en-AU by default. Only where
- * it differs from the element's language (undefined on an English page: no markup changes there),
- * so a screen reader reading a page in Arabic switches to an English voice for the address.
- */
-export function contentLangFor(lang: string, contentLang: string | null | undefined): string | undefined {
-  const content = contentLang?.trim() || DEFAULT_LOCALE;
-  // The pseudo-locale is English made strange: the CRM's English is another language beside it.
-  if (lang.toLowerCase() === PSEUDO_LOCALE.toLowerCase()) return content;
-  return content.toLowerCase().split('-')[0] === lang.toLowerCase().split('-')[0] ? undefined : content;
-}
-
-/** The locale the elements format in by default (format.ts). */
-export const DEFAULT_LOCALE = 'en-AU';
-
-/** The English variants whose own words the elements carry: another English (en, en-US) formats as en-AU, as its words are en-AU's. */
-const ENGLISH_LOCALES = /^en-(au|nz|gb)$/i;
-
-/**
- * The locale an element formats numbers, prices and dates in when it has no `locale`: its
- * language's, so a page in Chinese reads its dates in Chinese. Arabic with Latin digits
- * (`-u-nu-latn`): Australian agencies' Arabic pages and the portals' write prices and phone numbers
- * in the digits the listing's address, the CRM's prices and the keypad use, and a buyer compares
- * them with English pages; Intl's default for `ar` is Arabic-Indic digits.
- */
-export function localeOfLanguage(lang: string): string {
-  const tag = lang.trim();
-  const language = tag.toLowerCase().split('-')[0];
-  if (language === 'en') return ENGLISH_LOCALES.test(tag) ? tag : DEFAULT_LOCALE;
-  if (language === 'ar' && !/-u-(.+-)?nu-/i.test(tag)) return /-u-/i.test(tag) ? `${tag}-nu-latn` : `${tag}-u-nu-latn`;
-  return tag;
-}

@@ -541,8 +541,9 @@ export class EstateListing extends EstateElement {
     const text = this.#text;
     const locale = this.#resolvedLocale;
     const number = (value: number | null) => (typeof value === 'number' && value > 0 ? formatNumber(locale, value) : null);
-    const rows: Array<[string, string | null]> = [
-      [text.factPropertyType, listing.propertyType],
+    // The third item: the value is the CRM's words (its language marked), not a number of ours.
+    const rows: Array<[string, string | null, boolean?]> = [
+      [text.factPropertyType, listing.propertyType, true],
       [text.factBedrooms, number(listing.bed)],
       [text.factBathrooms, number(listing.bath)],
       [text.factEnsuites, number(listing.ensuites)],
@@ -550,9 +551,9 @@ export class EstateListing extends EstateElement {
       [text.factCarSpaces, number(listing.cars)],
       [text.factLandArea, formatArea(locale, listing.landArea)],
       [text.factFloorArea, formatArea(locale, listing.floorArea)],
-      [text.factMethodOfSale, listing.methodOfSale],
+      [text.factMethodOfSale, listing.methodOfSale, true],
     ];
-    const shown = rows.filter((row): row is [string, string] => Boolean(row[1]));
+    const shown = rows.filter((row): row is [string, string, boolean?] => Boolean(row[1]));
     if (!shown.length) return nothing;
     return this.#section(
       'facts',
@@ -560,10 +561,10 @@ export class EstateListing extends EstateElement {
       text.facts,
       html`<dl class="fact-list">
         ${shown.map(
-          ([term, value]) =>
+          ([term, value, fromCrm]) =>
             html`<div>
               <dt>${term}</dt>
-              <dd>${value}</dd>
+              <dd lang=${ifDefined(fromCrm ? this.contentLanguage : undefined)}>${value}</dd>
             </div>`,
         )}
       </dl>`,
@@ -576,7 +577,7 @@ export class EstateListing extends EstateElement {
       'feature-list',
       level,
       this.#text.features,
-      html`<ul class="ticks">
+      html`<ul class="ticks" lang=${ifDefined(this.contentLanguage)}>
         ${listing.features.map((feature) => html`<li>${feature}</li>`)}
       </ul>`,
     );
@@ -725,7 +726,7 @@ export class EstateListing extends EstateElement {
           auction.venue
             ? html`<div>
                 <dt>${text.auctionVenue}</dt>
-                <dd>${auction.venue}</dd>
+                <dd lang=${ifDefined(this.contentLanguage)}>${auction.venue}</dd>
               </div>`
             : nothing
         }
@@ -733,7 +734,7 @@ export class EstateListing extends EstateElement {
           auction.auctioneer
             ? html`<div>
                 <dt>${text.auctionAuctioneer}</dt>
-                <dd>${auction.auctioneer}</dd>
+                <dd lang=${ifDefined(this.contentLanguage)}>${auction.auctioneer}</dd>
               </div>`
             : nothing
         }
@@ -770,7 +771,7 @@ export class EstateListing extends EstateElement {
       text.contactOffice,
       html`<div part="agent office" class="agent office">
         <div class="agent-text">
-          <p part="agent-name office-name" class="agent-name">${name}</p>
+          <p part="agent-name office-name" class="agent-name" lang=${ifDefined(office.name ? this.contentLanguage : undefined)}>${name}</p>
           ${
             tel
               ? html`<div class="agent-actions">
@@ -797,8 +798,8 @@ export class EstateListing extends EstateElement {
           : html`<span part="agent-photo" class="agent-photo initials" aria-hidden="true">${initials(agent.name)}</span>`
       }
       <div class="agent-text">
-        <p part="agent-name" class="agent-name">${agent.name}</p>
-        ${agent.position ? html`<p class="muted">${agent.position}</p>` : nothing}
+        <p part="agent-name" class="agent-name" lang=${ifDefined(this.contentLanguage)}>${agent.name}</p>
+        ${agent.position ? html`<p class="muted" lang=${ifDefined(this.contentLanguage)}>${agent.position}</p>` : nothing}
         <div class="agent-actions">
           ${
             tel

@@ -19,7 +19,6 @@ import { LeadForm } from '../lead-form/lead-form.ts';
 import type { LeadType } from '../shared/analytics.ts';
 import type { Sections } from '../shared/localize.ts';
 import { LocalizeController } from '../shared/translations.ts';
-import { localeOfLanguage } from '../i18n/languages.ts';
 import { alertOptions, alertsNoLongerOffered } from '../shared/alert-options.ts';
 import { type SavedSearchStrings } from './strings.ts';
 import './strings.ts';
@@ -470,7 +469,9 @@ export class EstateSavedSearch extends LeadForm {
     const search = this.#searchToSend();
     let money = (value: number) => String(value);
     try {
-      const locale = this.locale || localeOfLanguage(this.#savedSearchWords.lang);
+      const lang = this.#savedSearchWords.lang;
+      // As format.ts's localeOfLanguage (not imported: its chunk is the listings'): English as en-AU, Arabic with Latin digits.
+      const locale = this.locale || (/^en(-|$)/.test(lang) ? 'en-AU' : /^ar(-|$)/.test(lang) ? `${lang}-u-nu-latn` : lang);
       const format = new Intl.NumberFormat(locale, {
         style: 'currency',
         currency: this.currency || (locale.endsWith('NZ') ? 'NZD' : locale.endsWith('GB') ? 'GBP' : 'AUD'),

@@ -1,7 +1,6 @@
 import { LitElement, type PropertyDeclarations } from 'lit';
 import type { Section, Sections } from './localize.ts';
 import { LocalizeController } from './translations.ts';
-import { contentLangFor } from '../i18n/languages.ts';
 import { dispatchAnalytics, type DataLayerEntry } from './analytics.ts';
 import { rememberCampaign } from './campaign.ts';
 import { markVisitStart } from './visit-start.ts';
@@ -27,9 +26,17 @@ export class EstateElement extends LitElement {
   /** The language the agency writes its listings and profiles in (`content-lang`): en-AU when not set. */
   declare contentLang: string | null;
 
-  /** The `lang` its CRM content is marked with, where that differs from its own (contentLangFor). */
+  /**
+   * The `lang` to mark its CRM content with (descriptions, headings, addresses, agents' profiles),
+   * which stays in the agency's language (`content-lang`, en-AU by default): only where that
+   * differs from its own language (undefined on an English page, whose markup stays as it was), so
+   * a screen reader reading a page in Arabic switches to an English voice for the address. (The
+   * pseudo-locale, English made strange, counts as another language.)
+   */
   protected get contentLanguage(): string | undefined {
-    return contentLangFor(this.localize.lang, this.contentLang);
+    const content = this.contentLang?.trim() || 'en-AU';
+    const lang = this.localize.lang;
+    return lang !== 'en-xa' && content.toLowerCase().split('-')[0] === lang.split('-')[0] ? undefined : content;
   }
 
   /**

@@ -4,10 +4,28 @@
  * Formatters are cached: Intl constructors are slow and cards render many times.
  */
 import { fill } from './fill.ts';
-import { DEFAULT_LOCALE, localeOfLanguage } from '../i18n/languages.ts';
 import type { Area } from '../../contract/relay-api.ts';
 
-export { DEFAULT_LOCALE };
+/** The locale the elements format in by default. */
+export const DEFAULT_LOCALE = 'en-AU';
+
+/** The English variants whose own words the elements carry: another English (en, en-US) formats as en-AU, as its words are en-AU's. */
+const ENGLISH_LOCALES = /^en-(au|nz|gb)$/i;
+
+/**
+ * The locale an element formats numbers, prices and dates in when it has no `locale`: its
+ * language's, so a page in Chinese reads its dates in Chinese. Arabic with Latin digits
+ * (`-u-nu-latn`): Australian agencies' Arabic pages and the portals' write prices and phone numbers
+ * in the digits the listing's address, the CRM's prices and the keypad use, and a buyer compares
+ * them with English pages; Intl's default for `ar` is Arabic-Indic digits.
+ */
+export function localeOfLanguage(lang: string): string {
+  const tag = lang.trim();
+  const language = tag.toLowerCase().split('-')[0];
+  if (language === 'en') return ENGLISH_LOCALES.test(tag) ? tag : DEFAULT_LOCALE;
+  if (language === 'ar' && !/-u-(.+-)?nu-/i.test(tag)) return /-u-/i.test(tag) ? `${tag}-nu-latn` : `${tag}-u-nu-latn`;
+  return tag;
+}
 
 /** The currency an agency in that locale's region quotes in; AUD when the region is unknown. */
 const CURRENCY_BY_REGION: Record<string, string> = { AU: 'AUD', NZ: 'NZD', GB: 'GBP', US: 'USD', IE: 'EUR', CA: 'CAD' };

@@ -13,7 +13,6 @@
  * words' type. So the registry sits below the elements' strings, and localize.ts above them.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { builtInLanguage, isRightToLeft } from '../i18n/languages.ts';
 import { inheritedAttribute } from './inherited-attribute.ts';
 import { mergeStrings } from './strings.ts';
 
@@ -70,7 +69,7 @@ export function wordsFor<Words extends object>(section: string, lang: string): W
   const code = lang.toLowerCase();
   const language = code.split('-')[0]!;
   let words = registered.get(BASE_LANG)?.[section] as Words;
-  for (const layer of new Set([language, builtInLanguage(code)?.toLowerCase(), code])) {
+  for (const layer of new Set([language, languageAliases.get(code), code])) {
     if (!layer || layer === BASE_LANG) continue;
     const more = registered.get(layer)?.[section];
     if (more) words = mergeStrings(words, more);
@@ -83,59 +82,57 @@ type SectionModule = Promise<{ default: object }>;
 /** Per section: a built-in language's code → its words' dynamic import (widget/i18n/sections/). */
 export type SectionLoaders = Partial<Record<string, () => SectionModule>>;
 
-const sectionLoaders = new Map<string, SectionLoaders>();
+/** Each section's loaders, for a bundler (the package's modules); the widget build has none (widget/i18n/words.ts). */
+export const sectionLoaders = new Map<string, SectionLoaders>();
 
 /**
  * Each element's strings module names how its section's words in each built-in language are
- * imported, for a bundler (the package's modules). Under widget.js (whose build leaves these maps
- * out) the loader fetches them instead, integrity checked: widget/loader.ts.
+ * imported, for a bundler. Under widget.js (whose build leaves these maps out) the loader fetches
+ * them instead, integrity checked.
  */
 export function registerSectionLoaders(section: string, loaders: SectionLoaders | undefined): void {
   if (loaders) sectionLoaders.set(section, loaders);
 }
 
-// Same key as widget/loader.ts, which installs the hook under widget.js.
-const LOAD_TRANSLATION_HOOK = Symbol.for('estate-embed.load-translation');
-type TranslationHook = (code: string, section: string) => SectionModule;
-
-/** `<code>/<section>` → its load, started once (a failed one is not tried again on this page). */
-const sectionLoads = new Map<string, Promise<void>>();
-
-/**
- * Fetches a built-in language's words for one section, once, and registers them (beneath what an
- * agency registered for that language). A failure leaves English, with one warning.
- */
-export function loadBuiltInSection(code: string, section: string): Promise<void> {
-  const key = `${code}/${section}`;
-  let load = sectionLoads.get(key);
-  if (!load) {
-    const hook = (globalThis as { [LOAD_TRANSLATION_HOOK]?: TranslationHook })[LOAD_TRANSLATION_HOOK];
-    const importIt = hook ? () => hook(code, section) : sectionLoaders.get(section)?.[code];
-    load = (importIt ? importIt() : Promise.reject(new Error('no words were built for it'))).then(
-      (module) => {
-        settledLoads.add(key);
-        registerBuiltInTranslation({ $code: code, [section]: module.default });
-      },
-      (error: unknown) => {
-        settledLoads.add(key);
-        console.warn(`estate-embed: ${key} words not loaded (English shown):`, error);
-      },
-    );
-    sectionLoads.set(key, load);
-  }
-  return load;
-}
-
-/** The loads that have arrived or failed: their sections need nothing more. */
-const settledLoads = new Set<string>();
+/** A tag → the built-in language it reads, when that is another tag (zh-cn → zh-hans): widget/i18n/words.ts sets them. */
+export const languageAliases = new Map<string, string>();
 
 /**
  * Set on an element while its words in a built-in language are on their way (reset.styles.ts hides
  * it meanwhile, keeping its box): a reader of Chinese sees the element once, in Chinese, not first
- * in English. Bounded: after WORDS_WAIT_MS it shows, in English, and changes when they arrive.
+ * in English. Bounded: after 1.5 s it shows, in English, and changes when they arrive.
  */
-export const WORDS_PENDING = 'data-estate-words-pending';
-const WORDS_WAIT_MS = 1500;
+const WORDS_PENDING = 'data-estate-words-pending';
+
+/** What widget/i18n/words.ts exports (typed here, not imported: that module imports this one). */
+type WordsModule = { fetchWords(lang: string, section: string): Promise<void>; followDirection(host: HTMLElement, lang: string): void };
+// Same key as widget/loader.ts (not imported: the loader's helper lives in another chunk).
+const LOAD_ELEMENT_HOOK = Symbol.for('estate-embed.load-element');
+let wordsModule: Promise<WordsModule> | undefined;
+/** `<lang>/<section>` → its words' fetch, started once; `settled` once it has arrived or failed. */
+const wordsLoads = new Map<string, Promise<unknown>>();
+const settled = new Set<string>();
+
+/**
+ * The words of a language other than English, and its direction, come from a module of their own
+ * (widget/i18n/words.ts), which an English page never fetches: so English pages carry almost none
+ * of this. Under widget.js the loader fetches it, checked; from a bundler, its import.
+ */
+function fetchWords(lang: string, section: string): Promise<unknown> {
+  const key = `${lang}/${section}`;
+  let load = wordsLoads.get(key);
+  if (!load) {
+    const hook = (globalThis as { [LOAD_ELEMENT_HOOK]?: (key: string) => Promise<unknown> })[LOAD_ELEMENT_HOOK];
+    const importIt = () => import('../i18n/words.ts');
+    wordsModule ??= (hook ? hook('estate-i18n') : importIt()) as Promise<WordsModule>;
+    load = wordsModule
+      .then((module) => module.fetchWords(lang, section))
+      .catch((error: unknown) => console.warn(`estate-embed: ${key} words not loaded (English shown):`, error));
+    void load.then(() => settled.add(key));
+    wordsLoads.set(key, load);
+  }
+  return load;
+}
 
 /** The `lang` in force for an element: its own, the nearest above it across shadow roots, the page's. */
 export function langOf(element: Element): string {
@@ -189,9 +186,9 @@ export class LocalizeController<Sections extends object> implements ReactiveCont
 
   readonly #sections: readonly string[];
 
-  /** The host's language: its own `lang`, the nearest above it, the page's; en-AU on a server or while disconnected. */
+  /** The host's language, lower case: its own `lang`, the nearest above it, the page's; en-AU on a server or while disconnected. */
   get lang(): string {
-    return typeof document === 'undefined' || !this.host.isConnected ? BASE_LANG : langOf(this.host);
+    return typeof document === 'undefined' || !this.host.isConnected ? BASE_LANG : langOf(this.host).toLowerCase();
   }
 
   hostConnected(): void {
@@ -212,50 +209,36 @@ export class LocalizeController<Sections extends object> implements ReactiveCont
   }
 
   hostUpdate(): void {
-    if (typeof document !== 'undefined' && this.host.isConnected) this.#followDirection(langOf(this.host));
-  }
-
-  /**
-   * Right to left for a language written so (ar, he, fa, ur), unless a `dir` around the host says
-   * so already: the host gets `dir="rtl"` (its content is in that language), taken off again when
-   * its language changes to one written left to right.
-   */
-  #followDirection(lang: string): void {
-    const rtl = isRightToLeft(lang);
-    if (this.#ownDir) {
-      if (rtl) return;
+    const lang = this.lang;
+    if (lang !== BASE_LANG && !/^en(-|$)/.test(lang)) void wordsModule?.then((module) => module.followDirection(this.host, lang));
+    // Back to English (no module then): a `dir` it set goes.
+    else if (this.host.hasAttribute('data-estate-dir')) {
       this.host.removeAttribute('dir');
-      this.#ownDir = false;
-    }
-    if (rtl && inheritedAttribute(this.host, 'dir')?.toLowerCase() !== 'rtl') {
-      this.host.setAttribute('dir', 'rtl');
-      this.#ownDir = true;
+      this.host.removeAttribute('data-estate-dir');
     }
   }
 
-  #ownDir = false;
-
-  /** Starts fetching a built-in language's words for the section unless they are here; marks the host pending meanwhile. */
+  /** Starts fetching the section's words in the host's language unless it is English or they are here; hides the host meanwhile. */
   #fetchWords(lang: string, section: string): void {
-    const code = builtInLanguage(lang);
-    if (!code || settledLoads.has(`${code}/${section}`)) return;
-    const load = loadBuiltInSection(code, section);
+    if (/^en(-|$)/.test(lang) || settled.has(`${lang}/${section}`)) return;
+    const load = fetchWords(lang, section);
     if (this.#waiting.has(load)) return;
     this.#waiting.add(load);
     this.host.setAttribute(WORDS_PENDING, '');
-    void Promise.race([load, new Promise((resolve) => setTimeout(resolve, WORDS_WAIT_MS))]).then(() => {
+    void Promise.race([load, new Promise((resolve) => setTimeout(resolve, 1500))]).then(() => {
       this.#waiting.delete(load);
       if (!this.#waiting.size) this.host.removeAttribute(WORDS_PENDING);
+      this.host.requestUpdate();
     });
   }
 
-  readonly #waiting = new Set<Promise<void>>();
+  readonly #waiting = new Set<Promise<unknown>>();
 
   /** The section's words for the host's language, with `overrides` (its `strings`) on top. */
   words<S extends keyof Sections & string>(section: S, overrides?: unknown): Sections[S] {
     // On a server (no DOM to read a lang from) the base language.
     const lang = this.lang;
-    if (lang !== BASE_LANG) this.#fetchWords(lang, section);
+    this.#fetchWords(lang, section);
     // A render reads the words many times; the language, registry and overrides rarely change.
     const cached = this.cache;
     if (cached && cached.lang === lang && cached.section === section && cached.version === registryVersion && cached.overrides === overrides) {

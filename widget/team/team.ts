@@ -1,3 +1,4 @@
+import { ifDefined } from 'lit/directives/if-defined.js';
 import { html, nothing, type TemplateResult } from 'lit';
 import { Task } from '@lit/task';
 import type { Team, TeamMember } from '../../contract/relay-api.ts';
@@ -248,9 +249,9 @@ export class EstateTeam extends EstateElement {
           html`<a part="card-link" class="card-link" href=${this.memberHref(member)} @click=${(event: MouseEvent) => this.#onCardClick(event, member)}
             >${member.name}</a
           >`,
-          { part: 'name', className: 'line name-line' },
+          { part: 'name', className: 'line name-line', lang: this.contentLanguage },
         )}
-        ${member.position ? html`<p part="position" class="line position-line">${member.position}</p>` : nothing}
+        ${member.position ? html`<p part="position" class="line position-line" lang=${ifDefined(this.contentLanguage)}>${member.position}</p>` : nothing}
         ${
           member.listingCount > 0
             ? html`<p part="listing-count" class="line count-line">${plural(locale, member.listingCount, text.listingCount)}</p>`
