@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import minifyLiterals from '@lit-labs/rollup-plugin-minify-html-literals';
 import { defineConfig, type Plugin, type Rollup } from 'vite';
 
@@ -63,7 +64,29 @@ export const PART_ENTRIES = {
   'estate-enquiry-logic': 'widget/enquiry/form-logic.ts',
   // The filter bar's suburb combobox (issue #30): fetched when the suburb field is first used.
   'estate-suburb-combobox': 'widget/listings/suburb-combobox.ts',
+  // What a page in another language than English needs (widget/i18n/words.ts): never fetched by an English page.
+  'estate-i18n': 'widget/i18n/words.ts',
 };
+
+/**
+ * The built-in languages' words (widget/i18n/<code>/<section>.ts), each an entry of its own, named
+ * `i18n-<code>-<section>`: a page in that language fetches the sections its elements show, nothing
+ * else, and an English page none. They are not in widget.js's manifest, which every page downloads:
+ * chunkManifestPlugin writes an index of each language's chunks (`i18n-<code>`) and an index of
+ * those (`i18n`), and only that one goes into the manifest, under the key `estate-i18n`.
+ */
+export const I18N_ENTRIES: Record<string, { code: string; section: string; entry: string }> = Object.fromEntries(
+  readdirSync('widget/i18n', { withFileTypes: true })
+    .filter((folder) => folder.isDirectory() && folder.name !== 'sections')
+    .flatMap((folder) =>
+      readdirSync(`widget/i18n/${folder.name}`)
+        .filter((file) => file.endsWith('.ts'))
+        .map((file) => {
+          const section = file.slice(0, -'.ts'.length);
+          return [`i18n-${folder.name}-${section}`, { code: folder.name, section, entry: `widget/i18n/${folder.name}/${file}` }];
+        }),
+    ),
+);
 
 /**
  * What the listing elements share: formatting, photos, icons, headings, card parts, the id read
@@ -247,6 +270,8 @@ function loaderOnlyImportsPlugin(): Plugin {
     apply: 'build',
     transform(code, id) {
       if (!/[\\/]widget[\\/].*\.ts$/.test(id.split('?')[0]!)) return null;
+      // A section's map of its words' imports (widget/i18n/sections/) is all bundler imports: none of it here.
+      if (/[\\/]widget[\\/]i18n[\\/]sections[\\/]/.test(id)) return { code: 'export default undefined;', map: null };
       const stripped = code.replace(bundlerImport, 'undefined');
       return stripped === code ? null : { code: stripped, map: null };
     },
@@ -327,8 +352,9 @@ function chunkManifestPlugin(): Plugin {
       // Every file an element needs, indexed (the loader names them by index); the core first.
       const fileList = [...new Set(Object.values(elements).flat())];
       // Chunks only imported dynamically (none today) would be fetched unchecked: refuse them.
+      // (A language's words are checked through the indexes written below.)
       for (const chunk of chunks) {
-        if (chunk !== loader && !fileList.includes(chunk.fileName) && !isFacade(chunk.code)) {
+        if (chunk !== loader && !fileList.includes(chunk.fileName) && !isFacade(chunk.code) && !(chunk.isEntry && chunk.name in I18N_ENTRIES)) {
           return this.error(`${chunk.fileName} is needed by no element in the manifest, so the loader could not check it`);
         }
       }
@@ -352,6 +378,30 @@ function chunkManifestPlugin(): Plugin {
         const sha256 = createHash('sha256').update(chunk.code).digest('base64');
         renamed.set(chunk.fileName, { fileName: chunkFileName(name, sha256), sha256, name });
       };
+      // The languages' words first: per language an index of its sections' chunks (name → SHA-256),
+      // whose own SHA-256 goes into the languages' chunk (estate-i18n, widget/i18n/words.ts), which
+      // widget.js names. A page in Arabic fetches that chunk, Arabic's index and its sections'
+      // chunks, each checked against the hash the one before gives; an English page none of them.
+      const languages: Record<string, Record<string, string>> = {};
+      for (const chunk of chunks) {
+        const words = chunk.isEntry ? I18N_ENTRIES[chunk.name] : undefined;
+        if (!words) continue;
+        if (chunk.imports.length)
+          return this.error(`${chunk.fileName} imports ${chunk.imports.join(', ')}: a language's words must import nothing (their index checks them alone)`);
+        rename(chunk);
+        (languages[words.code] ??= {})[words.section] = renamed.get(chunk.fileName)!.sha256;
+      }
+      const wordsChunk = chunks.find((chunk) => chunk.isEntry && chunk.name === 'estate-i18n');
+      if (!wordsChunk?.code.includes('__ESTATE_LANGUAGES__')) return this.error('no estate-i18n chunk with __ESTATE_LANGUAGES__ to fill in');
+      const indexes = Object.fromEntries(
+        Object.entries(languages).map(([code, sections]) => {
+          const source = `export default ${JSON.stringify(sections)};`;
+          const sha256 = createHash('sha256').update(source).digest('base64');
+          this.emitFile({ type: 'asset', fileName: chunkFileName(`i18n-${code}`, sha256), source });
+          return [code, sha256];
+        }),
+      );
+      wordsChunk.code = wordsChunk.code.replace('__ESTATE_LANGUAGES__', JSON.stringify(indexes));
       for (const chunk of chunks) if (chunk !== loader) rename(chunk);
       for (const [fileName, { fileName: newName }] of renamed) {
         const chunk = bundle[fileName] as OutputChunk;
@@ -407,6 +457,7 @@ export default defineConfig({
         ...ELEMENT_ENTRIES,
         ...PART_ENTRIES,
         ...Object.fromEntries(Object.entries(VARIANT_ENTRIES).map(([name, variant]) => [name, variant.entry])),
+        ...Object.fromEntries(Object.entries(I18N_ENTRIES).map(([name, words]) => [name, words.entry])),
       },
       formats: ['es'],
       fileName: (_format, name) => (name === 'widget' ? LOADER_FILE : 'widget-[name].[hash].js'),

@@ -41,31 +41,37 @@ const manifest: ChunkManifest = __ESTATE_CHUNKS__;
 const LOAD_ELEMENT_HOOK = Symbol.for('estate-embed.load-element');
 
 const loads = new Map<string, Promise<unknown>>();
-const checkedChunks = new Map<number, Promise<void>>();
+const checkedChunks = new Map<string, Promise<void>>();
 /** A chunk's URL: `widget-<name>.<its SHA-256's first 8 characters, + and / as _>.js` (as vite.config.ts names it). */
-function fileUrl(index: number): string {
-  const [name, sha256] = manifest.files[index]!;
+function fileUrl(name: string, sha256: string): string {
   // A plain string (not a template inside new URL()), which Vite would take for an asset glob.
   const file = `widget-${name}.${sha256.slice(0, 8).replace(/\W/g, '_')}.js`;
   return new URL(file, import.meta.url).href;
 }
 
-function checkChunk(index: number): Promise<void> {
-  let checked = checkedChunks.get(index);
+/** Fetches a chunk as `<link rel="modulepreload" integrity>` (once): resolves when it passed its check. */
+function checkChunk(name: string, sha256: string): Promise<void> {
+  let checked = checkedChunks.get(name);
   if (!checked) {
     checked = new Promise<void>((resolve, reject) => {
       const link = document.createElement('link');
       link.rel = 'modulepreload';
       link.crossOrigin = 'anonymous';
-      link.integrity = `sha256-${manifest.files[index]![1]}`;
-      link.href = fileUrl(index);
+      link.integrity = `sha256-${sha256}`;
+      link.href = fileUrl(name, sha256);
       link.onload = () => resolve();
       link.onerror = () => reject(new Error(`estate-embed: ${link.href} could not be loaded or failed its integrity check`));
       document.head.append(link);
     });
-    checkedChunks.set(index, checked);
+    checkedChunks.set(name, checked);
   }
   return checked;
+}
+
+/** A checked chunk's module. */
+function importChecked(name: string, sha256: string | undefined): Promise<{ default: Record<string, string> }> {
+  if (!sha256) return Promise.reject(new Error(`estate-embed: this widget has no ${name}`));
+  return checkChunk(name, sha256).then(() => import(/* @vite-ignore */ fileUrl(name, sha256)));
 }
 
 /**
@@ -79,12 +85,20 @@ function loadElement(key: string): Promise<unknown> {
     load =
       customElements.get(key) || !files
         ? Promise.resolve()
-        : Promise.all(files.map(checkChunk)).then(() => import(/* @vite-ignore */ fileUrl(files[files.length - 1]!)));
+        : Promise.all(files.map((index) => checkChunk(...manifest.files[index]!))).then(
+            () => import(/* @vite-ignore */ fileUrl(...manifest.files[files.at(-1)!]!)),
+          );
     load.catch((error: unknown) => console.error(error));
     loads.set(key, load);
   }
   return load;
 }
+
+// Same key as widget/i18n/words.ts, which fetches a built-in language's index and words through it:
+// the manifest names that module (estate-i18n), which holds each language's index's SHA-256, and an
+// index each of its sections' chunks'. So widget.js, which every page downloads, names one file for
+// all the languages' words, not one per language and section.
+const LOAD_CHECKED_HOOK = Symbol.for('estate-embed.load-checked');
 
 const tags = Object.keys(manifest.elements);
 const selector = tags.join(',');
@@ -138,6 +152,7 @@ const VISIT_START = Symbol.for('estate-embed.visit-start');
 
 if (!(globalThis as Record<symbol, unknown>)[LOAD_ELEMENT_HOOK]) {
   (globalThis as Record<symbol, unknown>)[LOAD_ELEMENT_HOOK] = loadElement;
+  (globalThis as Record<symbol, unknown>)[LOAD_CHECKED_HOOK] = importChecked;
   for (const type of ['pointerdown', 'keydown', 'scroll'])
     addEventListener(type, () => ((globalThis as Record<symbol, number | undefined>)[VISIT_START] ??= performance.now()), {
       capture: true,

@@ -6,6 +6,7 @@ import type { AgentProfile, AgentProfileText, ListingSummary } from '../../contr
 import { relayUrl, RelayError } from '../shared/relay.ts';
 import { fetchJsonOnceFilled } from '../shared/relay-filling.ts';
 import { fill, plural, resolveLocale } from '../shared/format.ts';
+import type { Section } from '../shared/localize.ts';
 import { EstateElement } from '../shared/estate-element.ts';
 import { renderPicture } from '../shared/picture.ts';
 import { heading, headingLevel } from '../shared/heading.ts';
@@ -97,6 +98,7 @@ const LISTING_PARTS =
  * @fires {CustomEvent<AgentErrorDetail>} estate-agent-error - It could not be loaded (`status` 404: not on the team, 410: has left).
  */
 export class EstateAgent extends EstateElement {
+  static override localizedSections: Section[] = ['agent'];
   static override styles = styles;
   /**
    * The elements it renders, registered with it (see define.ts). The message form is one, as in
@@ -335,12 +337,12 @@ export class EstateAgent extends EstateElement {
         }
       </div>
       <div class="intro">
-        ${heading(level, agent.name, { part: 'name', className: 'name', focusable: true })}
-        ${agent.position ? html`<p part="position" class="position">${agent.position}</p>` : nothing}
-        ${agent.office?.name ? html`<p part="office" class="muted">${agent.office.name}</p>` : nothing}
+        ${heading(level, agent.name, { part: 'name', className: 'name', focusable: true, lang: this.contentLanguage })}
+        ${agent.position ? html`<p part="position" class="position" lang=${ifDefined(this.contentLanguage)}>${agent.position}</p>` : nothing}
+        ${agent.office?.name ? html`<p part="office" class="muted" lang=${ifDefined(this.contentLanguage)}>${agent.office.name}</p>` : nothing}
         ${
           agent.listingCount > 0
-            ? html`<p part="listing-count" class="muted">${plural(resolveLocale(this.locale), agent.listingCount, text.listingCount)}</p>`
+            ? html`<p part="listing-count" class="muted">${plural(resolveLocale(this.locale, this.localize.lang), agent.listingCount, text.listingCount)}</p>`
             : nothing
         }
         ${
@@ -394,7 +396,12 @@ export class EstateAgent extends EstateElement {
       if (paragraphs.length) body = paragraphs.map((lines) => html`<p>${lines.map((line, index) => html`${index ? html`<br />` : nothing}${line}`)}</p>`);
     }
     if (!body) return nothing;
-    return this.#section('about', level, fill(this.#text.about, { name }), html`<div part="profile" class="prose">${body}</div>`);
+    return this.#section(
+      'about',
+      level,
+      fill(this.#text.about, { name }),
+      html`<div part="profile" class="prose" lang=${ifDefined(this.contentLanguage)}>${body}</div>`,
+    );
   }
 
   /** Their homes on the market, or their sold and leased results: the cards of `<estate-listings>`. */

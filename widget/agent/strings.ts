@@ -1,5 +1,6 @@
 import type { PluralForms } from '../shared/format.ts';
-import { registerBuiltInTranslation } from '../shared/translations.ts';
+import agentLoaders from '../i18n/sections/agent.ts';
+import { registerBuiltInTranslation, registerSectionLoaders } from '../shared/translations.ts';
 
 /**
  * Every word `<estate-agent>` shows; override any through `strings`. `{name}` is the agent's first
@@ -72,3 +73,5 @@ registerBuiltInTranslation<{ agent: AgentStrings }>(
     },
   },
 );
+
+registerSectionLoaders('agent', agentLoaders);

@@ -3,6 +3,8 @@ import type { AppraisalRequest, EnquiryRequest, SellingWhen, Suburb } from '../.
 import type { LeadContactFields } from '../enquiry/enquiry.ts';
 import { LeadForm } from '../lead-form/lead-form.ts';
 import { fetchJson, relayUrl } from '../shared/relay.ts';
+import { BASE_LANG, wordsFor } from '../shared/translations.ts';
+import type { LeadStrings } from '../lead-form/strings.ts';
 
 const FIELDS = ['street', 'suburb', 'postcode', 'propertyType', 'bedrooms', 'sellingWhen', 'fullName', 'email', 'mobile', 'message', 'consent'] as const;
 
@@ -122,11 +124,7 @@ export class EstateAppraisal extends LeadForm {
       </div>
       <datalist id="suburbs">${this.suburbs.map((suburb) => html`<option value=${suburb.name}></option>`)}</datalist>
       <div class="row">
-        ${this.selectField(
-          'propertyType',
-          words.labelPropertyType,
-          words.propertyTypes.split('|').map((type): [string, string] => [type, type]),
-        )}
+        ${this.selectField('propertyType', words.labelPropertyType, propertyTypeOptions(words.propertyTypes))}
         ${this.textField('bedrooms', 'bedrooms', words.labelBedrooms, { type: 'number', autocomplete: 'off', inputmode: 'numeric', required: false, min: '0', max: '20' })}
       </div>
       ${this.selectField('sellingWhen', words.labelSellingWhen, when)}`;
@@ -153,4 +151,15 @@ declare global {
   interface HTMLElementTagNameMap {
     'estate-appraisal': EstateAppraisal;
   }
+}
+
+/**
+ * The property types as [value, label]: labels in the visitor's language, values in English (the
+ * en-AU list, an agency's own included), so the agent reads "Townhouse" in the CRM whatever language
+ * the form was in. A translated list of another length keeps its labels as values.
+ */
+function propertyTypeOptions(list: string): Array<[string, string]> {
+  const labels = list.split('|');
+  const english = wordsFor<LeadStrings>('leads', BASE_LANG).propertyTypes.split('|');
+  return labels.map((label, index) => [english.length === labels.length ? english[index]! : label, label]);
 }

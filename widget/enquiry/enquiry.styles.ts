@@ -126,7 +126,7 @@ export const styles = css`
      technology (aria-hidden, inert). Not display:none, which simple bots skip. */
   .trap {
     position: absolute;
-    left: -10000px;
+    inset-inline-start: -10000px;
     top: auto;
     width: 1px;
     height: 1px;
@@ -170,13 +170,13 @@ export const styles = css`
 
   .status[data-state='sent'] {
     padding: var(--_gap);
-    border-left: 4px solid var(--_estate-success);
+    border-inline-start: 4px solid var(--_estate-success);
     background: var(--_estate-surface);
   }
 
   .status[data-state='failed'] {
     padding: var(--_gap);
-    border-left: 4px solid var(--_estate-danger);
+    border-inline-start: 4px solid var(--_estate-danger);
     background: var(--_estate-surface);
   }
 `;

@@ -4,6 +4,7 @@ import { Task, TaskStatus } from '@lit/task';
 import type { EnquiryRequest } from '../../contract/relay-api.ts';
 import { resetStyles } from '../shared/reset.styles.ts';
 import { styles } from './enquiry.styles.ts';
+import type { Section } from '../shared/localize.ts';
 import { EstateElement } from '../shared/estate-element.ts';
 import { FieldInteractionController } from '../shared/field-interaction.ts';
 import { loadElement } from '../shared/load-element.ts';
@@ -143,6 +144,7 @@ function hasKept(key: string): boolean {
  * @fires {CustomEvent<LeadSentDetail>} estate-lead-sent - Analytics: the relay accepted the lead (`leadType` "enquiry", or the form's kind: "appraisal", "open-home", "inspection"; its originalId and listing or agent id, nothing typed; see docs/analytics.md).
  */
 export class EstateEnquiry extends EstateElement {
+  static override localizedSections: Section[] = ['enquiry'];
   static override styles = [resetStyles, styles];
 
   static override properties: PropertyDeclarations = {

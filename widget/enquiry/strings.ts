@@ -1,4 +1,5 @@
-import { registerBuiltInTranslation } from '../shared/translations.ts';
+import enquiryLoaders from '../i18n/sections/enquiry.ts';
+import { registerBuiltInTranslation, registerSectionLoaders } from '../shared/translations.ts';
 
 /**
  * Every word `<estate-enquiry>` shows (section `enquiry` of a Translation). Hosts override any of
@@ -71,3 +72,5 @@ registerBuiltInTranslation<{ enquiry: EnquiryStrings }>(
     },
   },
 );
+
+registerSectionLoaders('enquiry', enquiryLoaders);

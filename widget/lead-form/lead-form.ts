@@ -62,7 +62,7 @@ export abstract class LeadForm extends EstateEnquiry {
   /** Overrides of this form's words: the enquiry form's (`EnquiryStrings`) and the lead forms' (`LeadStrings`). */
   declare strings: Partial<EnquiryStrings & LeadStrings> | null;
 
-  readonly #words = new LocalizeController<Sections>(this);
+  readonly #words = new LocalizeController<Sections>(this, ['leads']);
 
   /** The lead forms' words, in the page's language, with `strings` on top. */
   protected get words(): LeadStrings {

@@ -1,4 +1,5 @@
-import { registerBuiltInTranslation } from '../shared/translations.ts';
+import leadsLoaders from '../i18n/sections/leads.ts';
+import { registerBuiltInTranslation, registerSectionLoaders } from '../shared/translations.ts';
 
 /**
  * The words of the other lead forms (`<estate-appraisal>`, `<estate-open-home-registration>`,
@@ -84,3 +85,5 @@ export const defaultLeadStrings: LeadStrings = {
 };
 
 registerBuiltInTranslation<{ leads: LeadStrings }>({ $code: 'en-AU', leads: defaultLeadStrings });
+
+registerSectionLoaders('leads', leadsLoaders);

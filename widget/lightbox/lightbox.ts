@@ -7,6 +7,7 @@ import { renderPicture } from '../shared/picture.ts';
 import { chevronLeft, chevronRight, closeIcon } from '../shared/icons.ts';
 import { type ListingStrings } from '../listing/strings.ts';
 import '../listing/strings.ts';
+import type { Section } from '../shared/localize.ts';
 import { EstateElement } from '../shared/estate-element.ts';
 
 /** A horizontal move this long (CSS px), and mostly sideways, is a swipe. */
@@ -42,6 +43,7 @@ export interface LightboxChangeDetail {
  * @fires {CustomEvent<LightboxChangeDetail>} estate-lightbox-change - Opened, closed or moved.
  */
 export class EstateLightbox extends EstateElement {
+  static override localizedSections: Section[] = ['listing'];
   static override properties = {
     label: { type: String },
     locale: { type: String },
@@ -124,13 +126,14 @@ export class EstateLightbox extends EstateElement {
 
   private onKeydown(event: KeyboardEvent): void {
     switch (event.key) {
+      // Right to left, the next photo is the one to the left.
       case 'ArrowRight':
         event.preventDefault();
-        this.move(1);
+        this.move(this.matches(':dir(rtl)') ? -1 : 1);
         break;
       case 'ArrowLeft':
         event.preventDefault();
-        this.move(-1);
+        this.move(this.matches(':dir(rtl)') ? 1 : -1);
         break;
       case 'Home':
         event.preventDefault();
@@ -182,7 +185,7 @@ export class EstateLightbox extends EstateElement {
     if (!start || start.id !== event.pointerId) return;
     const dx = event.clientX - start.x;
     const dy = event.clientY - start.y;
-    if (Math.abs(dx) >= SWIPE_DISTANCE && Math.abs(dx) > Math.abs(dy) * 1.5) this.move(dx < 0 ? 1 : -1);
+    if (Math.abs(dx) >= SWIPE_DISTANCE && Math.abs(dx) > Math.abs(dy) * 1.5) this.move(dx < 0 !== this.matches(':dir(rtl)') ? 1 : -1);
   }
 
   private onPointerCancel(): void {
@@ -191,7 +194,7 @@ export class EstateLightbox extends EstateElement {
 
   override render(): TemplateResult {
     const text = this.localize.words('listing', this.strings);
-    const locale = resolveLocale(this.locale);
+    const locale = resolveLocale(this.locale, this.localize.lang);
     const photo = this.photos[this.index];
     const several = this.photos.length > 1;
     const counter = fill(text.lightboxCounter, {
@@ -373,11 +376,26 @@ export class EstateLightbox extends EstateElement {
       }
 
       .previous {
-        left: 0.75rem;
+        inset-inline-start: 0.75rem;
       }
 
       .next {
-        right: 0.75rem;
+        inset-inline-end: 0.75rem;
+      }
+
+      /* Right to left the next photo is to the left: the buttons change sides, their arrows and the slide turn round (the photos are never mirrored). */
+      :host(:dir(rtl)) .nav svg {
+        transform: scaleX(-1);
+      }
+
+      @media (prefers-reduced-motion: no-preference) {
+        :host(:dir(rtl)) .stage[data-direction='next'] .photo {
+          animation-name: estate-slide-from-left;
+        }
+
+        :host(:dir(rtl)) .stage[data-direction='previous'] .photo {
+          animation-name: estate-slide-from-right;
+        }
       }
 
       :focus-visible {

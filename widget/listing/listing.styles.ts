@@ -142,7 +142,7 @@ export const styles = [
 
     .all {
       position: absolute;
-      right: 0.75rem;
+      inset-inline-end: 0.75rem;
       bottom: 0.75rem;
       box-shadow: 0 1px 4px rgb(0 0 0 / 0.25);
     }
@@ -220,7 +220,7 @@ export const styles = [
 
     .ticks {
       margin: 0;
-      padding-left: 1.25rem;
+      padding-inline-start: 1.25rem;
       columns: 2 14rem;
       column-gap: 2rem;
     }

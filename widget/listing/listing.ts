@@ -5,6 +5,7 @@ import type { Agent, ExternalLink, ListingDetail, OpenHome, Photo } from '../../
 import { relayUrl, RelayError } from '../shared/relay.ts';
 import { fetchJsonOnceFilled } from '../shared/relay-filling.ts';
 import { fill, formatArea, formatDateTime, formatNumber, formatTimeRange, isoOrEmpty, plural, resolveCurrency, resolveLocale } from '../shared/format.ts';
+import type { Section } from '../shared/localize.ts';
 import { EstateElement } from '../shared/estate-element.ts';
 import { badgeLabel, renderFeature } from '../shared/listing-parts.ts';
 import { largestPhotoUrl, renderPicture } from '../shared/picture.ts';
@@ -108,6 +109,7 @@ class MissingListing extends Error {
  * @fires {CustomEvent<LightboxChangeDetail>} estate-lightbox-change - The lightbox opened, closed or moved (from the inner lightbox).
  */
 export class EstateListing extends EstateElement {
+  static override localizedSections: Section[] = ['listing'];
   static override styles = styles;
   /**
    * The elements it renders, registered with it (see define.ts). `<estate-lightbox>` is not one:
@@ -257,7 +259,7 @@ export class EstateListing extends EstateElement {
   }
 
   get #resolvedLocale(): string {
-    return resolveLocale(this.locale);
+    return resolveLocale(this.locale, this.localize.lang);
   }
 
   get #zone(): string | undefined {
@@ -441,9 +443,9 @@ export class EstateListing extends EstateElement {
     const feature = (count: number | null, forms: ListingStrings['bedrooms'], icon: typeof bedIcon) => renderFeature(locale, count, forms, icon);
     const land = formatArea(locale, listing.landArea);
     return html`<header part="header" class="header">
-      ${this.#badge(listing)} ${heading(level, address, { part: 'title', className: 'title', focusable: true })}
-      <p part="price" class="price">${price}</p>
-      ${listing.heading && listing.heading !== address ? html`<p part="tagline" class="tagline">${listing.heading}</p>` : nothing}
+      ${this.#badge(listing)} ${heading(level, address, { part: 'title', className: 'title', focusable: true, lang: this.contentLanguage })}
+      <p part="price" class="price" lang=${ifDefined(listing.displayPrice?.trim() ? this.contentLanguage : undefined)}>${price}</p>
+      ${listing.heading && listing.heading !== address ? html`<p part="tagline" class="tagline" lang=${ifDefined(this.contentLanguage)}>${listing.heading}</p>` : nothing}
       <ul part="features" class="features">
         ${feature(listing.bed, text.bedrooms, bedIcon)} ${feature(listing.bath, text.bathrooms, bathIcon)} ${feature(listing.cars, text.carSpaces, carIcon)}
         ${land ? html`<li part="feature" class="feature"><span class="visually-hidden">${text.factLandArea}: </span>${land}</li>` : nothing}
@@ -532,7 +534,9 @@ export class EstateListing extends EstateElement {
       'description',
       level,
       this.#text.description,
-      html`<div class="prose">${paragraphs.map((lines) => html`<p>${lines.map((line, index) => html`${index ? html`<br />` : nothing}${line}`)}</p>`)}</div>`,
+      html`<div class="prose" lang=${ifDefined(this.contentLanguage)}>
+        ${paragraphs.map((lines) => html`<p>${lines.map((line, index) => html`${index ? html`<br />` : nothing}${line}`)}</p>`)}
+      </div>`,
     );
   }
 
@@ -540,8 +544,9 @@ export class EstateListing extends EstateElement {
     const text = this.#text;
     const locale = this.#resolvedLocale;
     const number = (value: number | null) => (typeof value === 'number' && value > 0 ? formatNumber(locale, value) : null);
-    const rows: Array<[string, string | null]> = [
-      [text.factPropertyType, listing.propertyType],
+    // The third item: the value is the CRM's words (its language marked), not a number of ours.
+    const rows: Array<[string, string | null, boolean?]> = [
+      [text.factPropertyType, listing.propertyType, true],
       [text.factBedrooms, number(listing.bed)],
       [text.factBathrooms, number(listing.bath)],
       [text.factEnsuites, number(listing.ensuites)],
@@ -549,9 +554,9 @@ export class EstateListing extends EstateElement {
       [text.factCarSpaces, number(listing.cars)],
       [text.factLandArea, formatArea(locale, listing.landArea)],
       [text.factFloorArea, formatArea(locale, listing.floorArea)],
-      [text.factMethodOfSale, listing.methodOfSale],
+      [text.factMethodOfSale, listing.methodOfSale, true],
     ];
-    const shown = rows.filter((row): row is [string, string] => Boolean(row[1]));
+    const shown = rows.filter((row): row is [string, string, boolean?] => Boolean(row[1]));
     if (!shown.length) return nothing;
     return this.#section(
       'facts',
@@ -559,10 +564,10 @@ export class EstateListing extends EstateElement {
       text.facts,
       html`<dl class="fact-list">
         ${shown.map(
-          ([term, value]) =>
+          ([term, value, fromCrm]) =>
             html`<div>
               <dt>${term}</dt>
-              <dd>${value}</dd>
+              <dd lang=${ifDefined(fromCrm ? this.contentLanguage : undefined)}>${value}</dd>
             </div>`,
         )}
       </dl>`,
@@ -575,7 +580,7 @@ export class EstateListing extends EstateElement {
       'feature-list',
       level,
       this.#text.features,
-      html`<ul class="ticks">
+      html`<ul class="ticks" lang=${ifDefined(this.contentLanguage)}>
         ${listing.features.map((feature) => html`<li>${feature}</li>`)}
       </ul>`,
     );
@@ -724,7 +729,7 @@ export class EstateListing extends EstateElement {
           auction.venue
             ? html`<div>
                 <dt>${text.auctionVenue}</dt>
-                <dd>${auction.venue}</dd>
+                <dd lang=${ifDefined(this.contentLanguage)}>${auction.venue}</dd>
               </div>`
             : nothing
         }
@@ -732,7 +737,7 @@ export class EstateListing extends EstateElement {
           auction.auctioneer
             ? html`<div>
                 <dt>${text.auctionAuctioneer}</dt>
-                <dd>${auction.auctioneer}</dd>
+                <dd lang=${ifDefined(this.contentLanguage)}>${auction.auctioneer}</dd>
               </div>`
             : nothing
         }
@@ -769,7 +774,7 @@ export class EstateListing extends EstateElement {
       text.contactOffice,
       html`<div part="agent office" class="agent office">
         <div class="agent-text">
-          <p part="agent-name office-name" class="agent-name">${name}</p>
+          <p part="agent-name office-name" class="agent-name" lang=${ifDefined(office.name ? this.contentLanguage : undefined)}>${name}</p>
           ${
             tel
               ? html`<div class="agent-actions">
@@ -796,8 +801,8 @@ export class EstateListing extends EstateElement {
           : html`<span part="agent-photo" class="agent-photo initials" aria-hidden="true">${initials(agent.name)}</span>`
       }
       <div class="agent-text">
-        <p part="agent-name" class="agent-name">${agent.name}</p>
-        ${agent.position ? html`<p class="muted">${agent.position}</p>` : nothing}
+        <p part="agent-name" class="agent-name" lang=${ifDefined(this.contentLanguage)}>${agent.name}</p>
+        ${agent.position ? html`<p class="muted" lang=${ifDefined(this.contentLanguage)}>${agent.position}</p>` : nothing}
         <div class="agent-actions">
           ${
             tel

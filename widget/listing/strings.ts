@@ -1,5 +1,6 @@
 import type { PluralForms } from '../shared/format.ts';
-import { registerBuiltInTranslation } from '../shared/translations.ts';
+import listingLoaders from '../i18n/sections/listing.ts';
+import { registerBuiltInTranslation, registerSectionLoaders } from '../shared/translations.ts';
 
 /** Every word `<estate-listing>` and its lightbox show; override any through `strings`. */
 export interface ListingStrings {
@@ -153,3 +154,5 @@ registerBuiltInTranslation<{ listing: ListingStrings }>(
     },
   },
 );
+
+registerSectionLoaders('listing', listingLoaders);

@@ -6,6 +6,7 @@ import { relayUrl, RelayError } from '../shared/relay.ts';
 import { fetchJsonOnceFilled } from '../shared/relay-filling.ts';
 import { fill, formatNumber, plural, prepareFormatters, resolveLocale } from '../shared/format.ts';
 import { styles } from './listings.styles.ts';
+import type { Section } from '../shared/localize.ts';
 import { EstateElement } from '../shared/estate-element.ts';
 import { loadElement } from '../shared/load-element.ts';
 import { UrlQueryController, type QueryChanges } from '../shared/url-query.ts';
@@ -198,6 +199,7 @@ const EAGER_CARDS = 3;
  * @fires {CustomEvent<ShortlistAddDetail>} estate-shortlist-add - Analytics: a visitor kept a home with its heart (its id and address as shown; see docs/analytics.md).
  */
 export class EstateListings extends EstateElement {
+  static override localizedSections: Section[] = ['listings'];
   static override styles = styles;
 
   // The filters' properties and attributes are the relay's table (contract/listing-filters.ts),
@@ -449,7 +451,7 @@ export class EstateListings extends EstateElement {
   }
 
   get #resolvedLocale(): string {
-    return resolveLocale(this.locale);
+    return resolveLocale(this.locale, this.localize.lang);
   }
 
   get #barFilters(): BarFilter[] {
@@ -814,6 +816,7 @@ export class EstateListings extends EstateElement {
       @focusout=${point(null)}
     >
       ${renderCardContent(listing, this.#text, {
+        contentLang: this.contentLanguage,
         relay: this.relay,
         locale: this.#resolvedLocale,
         timeZone: this.timeZone,

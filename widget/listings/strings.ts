@@ -1,5 +1,6 @@
 import type { PluralForms } from '../shared/format.ts';
-import { registerBuiltInTranslation } from '../shared/translations.ts';
+import listingsLoaders from '../i18n/sections/listings.ts';
+import { registerBuiltInTranslation, registerSectionLoaders } from '../shared/translations.ts';
 import type { ListingSort } from '../../contract/relay-api.ts';
 
 /**
@@ -140,3 +141,5 @@ registerBuiltInTranslation<{ listings: ListingsStrings }>(
     },
   },
 );
+
+registerSectionLoaders('listings', listingsLoaders);

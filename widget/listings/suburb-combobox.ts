@@ -64,7 +64,7 @@ const styles = css`
     display: inline-flex;
     align-items: center;
     gap: 0.125rem;
-    padding-left: 0.625rem;
+    padding-inline-start: 0.625rem;
     border: 1px solid var(--_estate-border);
     border-radius: 999px;
     font-size: 0.875rem;

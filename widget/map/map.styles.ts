@@ -343,7 +343,7 @@ export const styles = [
     .card .keep {
       position: absolute;
       top: 2.5rem;
-      right: 0.375rem;
+      inset-inline-end: 0.375rem;
       display: grid;
       place-items: center;
       width: 2rem;
@@ -452,7 +452,7 @@ export const styles = [
 
     .card {
       position: absolute;
-      left: 0.5rem;
+      inset-inline-start: 0.5rem;
       bottom: 2rem;
       /* A sideways swipe is the card's own (the next pin); up and down still scroll the page. */
       touch-action: pan-y;
@@ -462,7 +462,7 @@ export const styles = [
       width: min(24rem, calc(100% - 1rem));
       padding: 0.625rem;
       /* Room for the close button and the heart under it. */
-      padding-right: 2.75rem;
+      padding-inline-end: 2.75rem;
       min-height: 4.75rem;
       border: 1px solid var(--_estate-border);
       border-radius: var(--_estate-radius);
@@ -499,6 +499,11 @@ export const styles = [
       font-weight: 600;
     }
 
+    /* Right to left, the steps' arrows point the other way (the map itself is never mirrored). */
+    :host(:dir(rtl)) .step .icon {
+      transform: scaleX(-1);
+    }
+
     .card-steps {
       display: flex;
       gap: 0.5rem;
@@ -529,7 +534,7 @@ export const styles = [
     .close {
       position: absolute;
       top: 0.375rem;
-      right: 0.375rem;
+      inset-inline-end: 0.375rem;
       display: grid;
       place-items: center;
       width: 2rem;
@@ -565,7 +570,7 @@ export const styles = [
 
     .view-list ul {
       margin: 0.5rem 0;
-      padding-left: 1.25rem;
+      padding-inline-start: 1.25rem;
     }
 
     .view-list li {
@@ -577,7 +582,7 @@ export const styles = [
     }
 
     .list-price {
-      margin-left: 0.5rem;
+      margin-inline-start: 0.5rem;
       color: var(--_estate-muted);
     }
 

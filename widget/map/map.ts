@@ -11,6 +11,7 @@ import type {
   MapListingProperties,
 } from '../../contract/relay-api.ts';
 import { addressSlug } from '../../contract/slug.ts';
+import type { Section } from '../shared/localize.ts';
 import { EstateElement } from '../shared/estate-element.ts';
 import { fill } from '../shared/fill.ts';
 import { formatNumber, plural, resolveLocale } from '../shared/format.ts';
@@ -166,8 +167,8 @@ const SWIPE_PX = 48;
  * @csspart card-link - Its link to the listing.
  * @csspart features - Its beds, baths and cars.
  * @csspart feature - One of them.
- * @csspart card-previous - The card's step to the pin west of its own (a swipe to the right does the same).
- * @csspart card-next - The card's step to the pin east of its own (a swipe to the left does the same).
+ * @csspart card-previous - The card's step to the pin west of its own (a swipe to the right does the same); right to left, east (the map is not mirrored, the order of reading is).
+ * @csspart card-next - The card's step to the pin east of its own (a swipe to the left does the same); right to left, west.
  * @csspart close-button - The card's close button.
  * @csspart keep-button - The card's heart, which keeps the home in the visitor's shortlist (`aria-pressed` tells whether it is kept).
  * @csspart attribution - The tile provider's credit (always shown with tiles).
@@ -195,6 +196,7 @@ const SWIPE_PX = 48;
  * @fires {CustomEvent<ListingHighlightDetail>} estate-listing-highlight - A pin is pointed at or focused (`id`), or no longer (`null`); an `<estate-listings>` lights up that card.
  */
 export class EstateMap extends EstateElement {
+  static override localizedSections: Section[] = ['map'];
   static override styles = [styles, drawAreaStyles];
 
   static override properties = {
@@ -805,7 +807,7 @@ export class EstateMap extends EstateElement {
   }
 
   get #locale(): string {
-    return resolveLocale(this.locale);
+    return resolveLocale(this.locale, this.localize.lang);
   }
 
   get #motion(): number {
@@ -1432,10 +1434,22 @@ export class EstateMap extends EstateElement {
         ${
           this.#pinsAcross().length > 1
             ? html`<div class="card-steps">
-                <button type="button" part="button card-previous" class="step" aria-label=${text.previousCard} @click=${() => this.#stepCard(-1)}>
+                <button
+                  type="button"
+                  part="button card-previous"
+                  class="step"
+                  aria-label=${text.previousCard}
+                  @click=${() => this.#stepCard(this.matches(':dir(rtl)') ? 1 : -1)}
+                >
                   <svg viewBox="0 0 24 24" class="icon" aria-hidden="true">${chevronLeft}</svg>
                 </button>
-                <button type="button" part="button card-next" class="step" aria-label=${text.nextCard} @click=${() => this.#stepCard(1)}>
+                <button
+                  type="button"
+                  part="button card-next"
+                  class="step"
+                  aria-label=${text.nextCard}
+                  @click=${() => this.#stepCard(this.matches(':dir(rtl)') ? -1 : 1)}
+                >
                   <svg viewBox="0 0 24 24" class="icon" aria-hidden="true">${chevronRight}</svg>
                 </button>
               </div>`

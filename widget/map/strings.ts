@@ -1,5 +1,6 @@
 import type { PluralForms } from '../shared/format.ts';
-import { registerBuiltInTranslation } from '../shared/translations.ts';
+import mapLoaders from '../i18n/sections/map.ts';
+import { registerBuiltInTranslation, registerSectionLoaders } from '../shared/translations.ts';
 
 /**
  * Every word `<estate-map>` shows or announces. Hosts override any of them with the `strings`
@@ -169,3 +170,5 @@ registerBuiltInTranslation<{ map: MapStrings }>(
     },
   },
 );
+
+registerSectionLoaders('map', mapLoaders);

@@ -1,5 +1,6 @@
 import { html, isServer, nothing, type PropertyValues, type ReactiveController, type ReactiveControllerHost, type TemplateResult } from 'lit';
 import type { ListingSummary } from '../../contract/relay-api.ts';
+import type { Section } from '../shared/localize.ts';
 import { EstateElement } from '../shared/estate-element.ts';
 import { resolveLocale } from '../shared/format.ts';
 import { heading, headingLevel } from '../shared/heading.ts';
@@ -112,6 +113,7 @@ function viewedCard(home: ViewedHome): ListingSummary {
  * @fires {CustomEvent<ShortlistAddDetail>} estate-shortlist-add - Analytics: a visitor kept a home with its heart (see docs/analytics.md).
  */
 export class EstateRecentlyViewed extends EstateElement {
+  static override localizedSections: Section[] = ['recentlyViewed'];
   static override styles = styles;
 
   static override properties = {
@@ -239,8 +241,9 @@ export class EstateRecentlyViewed extends EstateElement {
     const address = listing.address?.display || listing.heading || home.title;
     return html`<li part=${gone ? 'card card-gone' : 'card'} class=${gone ? 'card gone' : 'card'} data-id=${home.id}>
       ${renderCardContent(listing, text, {
+        contentLang: this.contentLanguage,
         relay: this.relay,
-        locale: resolveLocale(this.locale),
+        locale: resolveLocale(this.locale, this.localize.lang),
         timeZone: this.timeZone,
         headingLevel: Math.min(6, level + 1),
         sizes,

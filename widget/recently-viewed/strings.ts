@@ -1,5 +1,6 @@
 import { britishCardStrings, defaultCardStrings, type CardStrings } from '../shared/listing-parts.ts';
-import { registerBuiltInTranslation } from '../shared/translations.ts';
+import recentlyViewedLoaders from '../i18n/sections/recentlyViewed.ts';
+import { registerBuiltInTranslation, registerSectionLoaders } from '../shared/translations.ts';
 
 /** Every word `<estate-recently-viewed>` shows (section `recentlyViewed` of a Translation): its own, and a card's. */
 export interface RecentlyViewedStrings extends CardStrings {
@@ -27,3 +28,5 @@ registerBuiltInTranslation<{ recentlyViewed: RecentlyViewedStrings }>(
   { $code: 'en-AU', recentlyViewed: defaultRecentlyViewedStrings },
   { $code: 'en-GB', recentlyViewed: britishCardStrings },
 );
+
+registerSectionLoaders('recentlyViewed', recentlyViewedLoaders);

@@ -184,7 +184,7 @@ export class EstateSavedSearch extends LeadForm {
   /** Overrides of this form's words: the enquiry form's and its own. */
   declare strings: Partial<Record<string, string>> | null;
 
-  readonly #savedSearchWords = new LocalizeController<Sections>(this);
+  readonly #savedSearchWords = new LocalizeController<Sections>(this, ['savedSearch']);
   /** Asks again after a failure (a send while it had failed). */
   #areaAttempt = 0;
   /** A refused suburb's name (its key) → the suggestion the visitor took in its place. */
@@ -469,7 +469,9 @@ export class EstateSavedSearch extends LeadForm {
     const search = this.#searchToSend();
     let money = (value: number) => String(value);
     try {
-      const locale = this.locale || 'en-AU';
+      const lang = this.#savedSearchWords.lang;
+      // As format.ts's localeOfLanguage (not imported: its chunk is the listings'): English as en-AU, Arabic with Latin digits.
+      const locale = this.locale || (/^en(-|$)/.test(lang) ? 'en-AU' : /^ar(-|$)/.test(lang) ? `${lang}-u-nu-latn` : lang);
       const format = new Intl.NumberFormat(locale, {
         style: 'currency',
         currency: this.currency || (locale.endsWith('NZ') ? 'NZD' : locale.endsWith('GB') ? 'GBP' : 'AUD'),

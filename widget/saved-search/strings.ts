@@ -1,4 +1,5 @@
-import { registerBuiltInTranslation } from '../shared/translations.ts';
+import savedSearchLoaders from '../i18n/sections/savedSearch.ts';
+import { registerBuiltInTranslation, registerSectionLoaders } from '../shared/translations.ts';
 
 /**
  * The words of `<estate-saved-search>` (section `savedSearch` of a Translation); the words it shares
@@ -111,3 +112,5 @@ registerBuiltInTranslation<{ savedSearch: SavedSearchStrings }>(
     },
   },
 );
+
+registerSectionLoaders('savedSearch', savedSearchLoaders);

@@ -1,5 +1,5 @@
 import { LitElement, type PropertyDeclarations } from 'lit';
-import type { Sections } from './localize.ts';
+import type { Section, Sections } from './localize.ts';
 import { LocalizeController } from './translations.ts';
 import { dispatchAnalytics, type DataLayerEntry } from './analytics.ts';
 import { rememberCampaign } from './campaign.ts';
@@ -18,17 +18,41 @@ export class EstateElement extends LitElement {
   // Lit gathers each class's own `properties`, so an element lists only its own.
   static override properties: PropertyDeclarations = {
     relay: { type: String },
+    contentLang: { attribute: 'content-lang' },
   };
 
   /** Base URL of the relay; null: where the widget script was loaded from. */
   declare relay: string | null;
 
+  /** The language the agency writes its listings and profiles in (`content-lang`): en-AU when not set. */
+  declare contentLang: string | null;
+
+  /**
+   * The `lang` to mark its CRM content with (descriptions, headings, addresses, agents' profiles),
+   * which stays in the agency's language (`content-lang`, en-AU by default): only where that
+   * differs from its own language (undefined on an English page, whose markup stays as it was), so
+   * a screen reader reading a page in Arabic switches to an English voice for the address. (The
+   * pseudo-locale, English made strange, counts as another language.)
+   */
+  protected get contentLanguage(): string | undefined {
+    const content = this.contentLang?.trim() || 'en-AU';
+    const lang = this.localize.lang;
+    return lang !== 'en-xa' && content.toLowerCase().split('-')[0] === lang.split('-')[0] ? undefined : content;
+  }
+
+  /**
+   * The sections of the translation registry it shows: in a language whose words are fetched
+   * (widget/i18n), they are fetched as it connects, with its data, not after its first render.
+   */
+  static localizedSections: Section[] = [];
+
   /** Its words: the section of the translation registry for its language (see translations.ts). */
-  protected readonly localize = new LocalizeController<Sections>(this);
+  protected readonly localize = new LocalizeController<Sections>(this, (this.constructor as typeof EstateElement).localizedSections);
 
   constructor() {
     super();
     this.relay = null;
+    this.contentLang = null;
   }
 
   /**

@@ -6,16 +6,39 @@
 import { fill } from './fill.ts';
 import type { Area } from '../../contract/relay-api.ts';
 
+/** The locale the elements format in by default. */
 export const DEFAULT_LOCALE = 'en-AU';
+
+/** The English variants whose own words the elements carry: another English (en, en-US) formats as en-AU, as its words are en-AU's. */
+const ENGLISH_LOCALES = /^en-(au|nz|gb)$/i;
+
+/**
+ * The locale an element formats numbers, prices and dates in when it has no `locale`: its
+ * language's, so a page in Chinese reads its dates in Chinese. Arabic with Latin digits
+ * (`-u-nu-latn`): Australian agencies' Arabic pages and the portals' write prices and phone numbers
+ * in the digits the listing's address, the CRM's prices and the keypad use, and a buyer compares
+ * them with English pages; Intl's default for `ar` is Arabic-Indic digits.
+ */
+export function localeOfLanguage(lang: string): string {
+  const tag = lang.trim();
+  const language = tag.toLowerCase().split('-')[0];
+  if (language === 'en') return ENGLISH_LOCALES.test(tag) ? tag : DEFAULT_LOCALE;
+  if (language === 'ar' && !/-u-(.+-)?nu-/i.test(tag)) return /-u-/i.test(tag) ? `${tag}-nu-latn` : `${tag}-u-nu-latn`;
+  return tag;
+}
 
 /** The currency an agency in that locale's region quotes in; AUD when the region is unknown. */
 const CURRENCY_BY_REGION: Record<string, string> = { AU: 'AUD', NZ: 'NZD', GB: 'GBP', US: 'USD', IE: 'EUR', CA: 'CAD' };
 
-/** A usable BCP 47 tag: the given one when Intl accepts it, else en-AU. */
-export function resolveLocale(locale: string | null | undefined): string {
-  if (!locale) return DEFAULT_LOCALE;
+/**
+ * A usable BCP 47 tag: the element's `locale` when Intl accepts it, else the one its language
+ * (`lang`) formats in (localeOfLanguage), else en-AU.
+ */
+export function resolveLocale(locale: string | null | undefined, lang?: string): string {
+  const wanted = locale?.trim() || (lang ? localeOfLanguage(lang) : '');
+  if (!wanted) return DEFAULT_LOCALE;
   try {
-    return Intl.getCanonicalLocales(locale.trim())[0] ?? DEFAULT_LOCALE;
+    return Intl.getCanonicalLocales(wanted)[0] ?? DEFAULT_LOCALE;
   } catch {
     return DEFAULT_LOCALE;
   }

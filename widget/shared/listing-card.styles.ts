@@ -55,7 +55,7 @@ export const cardStyles = css`
   .badge {
     position: absolute;
     top: 0.75rem;
-    left: 0.75rem;
+    inset-inline-start: 0.75rem;
   }
 
   .body {
@@ -138,7 +138,7 @@ export const cardStyles = css`
     position: absolute;
     z-index: 1;
     top: 0.5rem;
-    right: 0.5rem;
+    inset-inline-end: 0.5rem;
   }
 `;
 

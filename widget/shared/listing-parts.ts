@@ -71,6 +71,8 @@ export interface CardOptions {
   timeZone: string | null;
   headingLevel: number;
   sizes: string;
+  /** The `lang` of the CRM's words (address, price, property type) where it differs from the element's. */
+  contentLang?: string;
   /** The card's link; null: the title is plain text (a home no longer listed). */
   href: string | null;
   onLinkClick?: (event: MouseEvent) => void;
@@ -92,7 +94,9 @@ export interface CardOptions {
  */
 export function renderCardContent(listing: ListingSummary, text: CardStrings, options: CardOptions): TemplateResult {
   const address = listing.address?.display || listing.heading || '';
-  const price = listing.displayPrice?.trim() ? listing.displayPrice : text.priceFallback;
+  const ownPrice = !!listing.displayPrice?.trim();
+  const price = ownPrice ? listing.displayPrice : text.priceFallback;
+  const contentLang = ifDefined(options.contentLang);
   const ownBadge = badgeLabel(listing.badge, text);
   const badge = options.badge ?? (ownBadge ? { part: `badge badge-${listing.badge}`, label: ownBadge } : null);
   // A past auction says nothing useful on a sold card.
@@ -100,7 +104,8 @@ export function renderCardContent(listing: ListingSummary, text: CardStrings, op
     listing.auctionDateTime && listing.status === 'available'
       ? formatShortDateTime(options.locale, listing.auctionDateTime, options.timeZone ?? undefined)
       : null;
-  const meta = [listing.propertyType, auction ? fill(text.auction, { date: auction }) : null].filter(Boolean).join(' · ');
+  const auctionText = auction ? fill(text.auction, { date: auction }) : '';
+  const meta = listing.propertyType ? html`<span lang=${contentLang}>${listing.propertyType}</span>${auctionText ? ` · ${auctionText}` : ''}` : auctionText;
   const feature = (count: number | null, forms: PluralForms, icon: SVGTemplateResult) => renderFeature(options.locale, count, forms, icon, 'feature-icon');
   return html`<div part="card-media" class="media">
       ${
@@ -118,13 +123,13 @@ export function renderCardContent(listing: ListingSummary, text: CardStrings, op
       ${badge ? html`<span part=${badge.part} class="badge">${badge.label}</span>` : nothing}
     </div>
     <div part="card-body" class="body">
-      <p part="price" class="line price-line">${price}</p>
+      <p part="price" class="line price-line" lang=${ownPrice ? contentLang : nothing}>${price}</p>
       ${heading(
         options.headingLevel,
         options.href === null
           ? address
           : html`<a part="card-link" class="card-link" href=${options.href} data-id=${listing.id} @click=${options.onLinkClick}>${address}</a>`,
-        { part: 'card-title', className: 'line title-line' },
+        { part: 'card-title', className: 'line title-line', lang: options.contentLang },
       )}
       <p part="meta" class="line meta-line">${meta}</p>
       <ul part="features" class="line features-line">

@@ -35,6 +35,10 @@ export const resetStyles = css`
       --_estate-focus: var(--estate-color-focus, #6cb6ff);
     }
   }
+  /* Its words in the visitor's language are on their way (translations.ts): shown once, in it. */
+  :host([data-estate-words-pending]) {
+    visibility: hidden;
+  }
   *,
   *::before,
   *::after {

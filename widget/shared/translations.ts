@@ -61,17 +61,77 @@ function addTranslations(translations: Array<TranslationOf<object>>, beneath: bo
   for (const host of hosts) host.host.requestUpdate();
 }
 
-/** The section's words for `lang`: en-AU, then the language, then the language with its region. */
+/**
+ * The section's words for `lang`: en-AU, then the language, then the built-in language it reads
+ * (zh-CN reads zh-Hans), then the language with its region.
+ */
 export function wordsFor<Words extends object>(section: string, lang: string): Words {
   const code = lang.toLowerCase();
-  const language = code.split('-')[0];
+  const language = code.split('-')[0]!;
   let words = registered.get(BASE_LANG)?.[section] as Words;
-  for (const layer of [language, code]) {
-    if (layer === BASE_LANG) continue;
+  for (const layer of new Set([language, languageAliases.get(code), code])) {
+    if (!layer || layer === BASE_LANG) continue;
     const more = registered.get(layer)?.[section];
     if (more) words = mergeStrings(words, more);
   }
   return words;
+}
+
+/** A section's words in a built-in language, as a module whose default export they are. */
+type SectionModule = Promise<{ default: object }>;
+/** Per section: a built-in language's code → its words' dynamic import (widget/i18n/sections/). */
+export type SectionLoaders = Partial<Record<string, () => SectionModule>>;
+
+/** Each section's loaders, for a bundler (the package's modules); the widget build has none (widget/i18n/words.ts). */
+export const sectionLoaders = new Map<string, SectionLoaders>();
+
+/**
+ * Each element's strings module names how its section's words in each built-in language are
+ * imported, for a bundler. Under widget.js (whose build leaves these maps out) the loader fetches
+ * them instead, integrity checked.
+ */
+export function registerSectionLoaders(section: string, loaders: SectionLoaders | undefined): void {
+  if (loaders) sectionLoaders.set(section, loaders);
+}
+
+/** A tag → the built-in language it reads, when that is another tag (zh-cn → zh-hans): widget/i18n/words.ts sets them. */
+export const languageAliases = new Map<string, string>();
+
+/**
+ * Set on an element while its words in a built-in language are on their way (reset.styles.ts hides
+ * it meanwhile, keeping its box): a reader of Chinese sees the element once, in Chinese, not first
+ * in English. Bounded: after 1.5 s it shows, in English, and changes when they arrive.
+ */
+const WORDS_PENDING = 'data-estate-words-pending';
+
+/** What widget/i18n/words.ts exports (typed here, not imported: that module imports this one). */
+type WordsModule = { fetchWords(lang: string, section: string): Promise<void>; followDirection(host: HTMLElement, lang: string): void };
+// Same key as widget/loader.ts (not imported: the loader's helper lives in another chunk).
+const LOAD_ELEMENT_HOOK = Symbol.for('estate-embed.load-element');
+let wordsModule: Promise<WordsModule> | undefined;
+/** `<lang>/<section>` → its words' fetch, started once; `settled` once it has arrived or failed. */
+const wordsLoads = new Map<string, Promise<unknown>>();
+const settled = new Set<string>();
+
+/**
+ * The words of a language other than English, and its direction, come from a module of their own
+ * (widget/i18n/words.ts), which an English page never fetches: so English pages carry almost none
+ * of this. Under widget.js the loader fetches it, checked; from a bundler, its import.
+ */
+function fetchWords(lang: string, section: string): Promise<unknown> {
+  const key = `${lang}/${section}`;
+  let load = wordsLoads.get(key);
+  if (!load) {
+    const hook = (globalThis as { [LOAD_ELEMENT_HOOK]?: (key: string) => Promise<unknown> })[LOAD_ELEMENT_HOOK];
+    const importIt = () => import('../i18n/words.ts');
+    wordsModule ??= (hook ? hook('estate-i18n') : importIt()) as Promise<WordsModule>;
+    load = wordsModule
+      .then((module) => module.fetchWords(lang, section))
+      .catch((error: unknown) => console.warn(`estate-embed: ${key} words not loaded (English shown):`, error));
+    void load.then(() => settled.add(key));
+    wordsLoads.set(key, load);
+  }
+  return load;
 }
 
 /** The `lang` in force for an element: its own, the nearest above it across shadow roots, the page's. */
@@ -112,13 +172,29 @@ function readPageTranslations(): void {
  * `Sections` types each section's words (localize.ts's `Sections` for the elements).
  */
 export class LocalizeController<Sections extends object> implements ReactiveController {
-  constructor(readonly host: ReactiveControllerHost & HTMLElement) {
+  /**
+   * `sections`: those the host shows, fetched as it connects in a built-in language (a section
+   * first asked for while rendering is fetched then).
+   */
+  constructor(
+    readonly host: ReactiveControllerHost & HTMLElement,
+    sections: ReadonlyArray<keyof Sections & string> = [],
+  ) {
+    this.#sections = sections;
     host.addController(this);
+  }
+
+  readonly #sections: readonly string[];
+
+  /** The host's language, lower case: its own `lang`, the nearest above it, the page's; en-AU on a server or while disconnected. */
+  get lang(): string {
+    return typeof document === 'undefined' || !this.host.isConnected ? BASE_LANG : langOf(this.host).toLowerCase();
   }
 
   hostConnected(): void {
     hosts.add(this);
     readPageTranslations();
+    for (const section of this.#sections) this.#fetchWords(this.lang, section);
     // Started on the first connection, not at import: nothing here runs on a server.
     if (!langObserver) {
       langObserver = new MutationObserver(() => {
@@ -132,10 +208,37 @@ export class LocalizeController<Sections extends object> implements ReactiveCont
     hosts.delete(this);
   }
 
+  hostUpdate(): void {
+    const lang = this.lang;
+    if (lang !== BASE_LANG && !/^en(-|$)/.test(lang)) void wordsModule?.then((module) => module.followDirection(this.host, lang));
+    // Back to English (no module then): a `dir` it set goes.
+    else if (this.host.hasAttribute('data-estate-dir')) {
+      this.host.removeAttribute('dir');
+      this.host.removeAttribute('data-estate-dir');
+    }
+  }
+
+  /** Starts fetching the section's words in the host's language unless it is English or they are here; hides the host meanwhile. */
+  #fetchWords(lang: string, section: string): void {
+    if (/^en(-|$)/.test(lang) || settled.has(`${lang}/${section}`)) return;
+    const load = fetchWords(lang, section);
+    if (this.#waiting.has(load)) return;
+    this.#waiting.add(load);
+    this.host.setAttribute(WORDS_PENDING, '');
+    void Promise.race([load, new Promise((resolve) => setTimeout(resolve, 1500))]).then(() => {
+      this.#waiting.delete(load);
+      if (!this.#waiting.size) this.host.removeAttribute(WORDS_PENDING);
+      this.host.requestUpdate();
+    });
+  }
+
+  readonly #waiting = new Set<Promise<unknown>>();
+
   /** The section's words for the host's language, with `overrides` (its `strings`) on top. */
   words<S extends keyof Sections & string>(section: S, overrides?: unknown): Sections[S] {
     // On a server (no DOM to read a lang from) the base language.
-    const lang = typeof document === 'undefined' || !this.host.isConnected ? BASE_LANG : langOf(this.host);
+    const lang = this.lang;
+    this.#fetchWords(lang, section);
     // A render reads the words many times; the language, registry and overrides rarely change.
     const cached = this.cache;
     if (cached && cached.lang === lang && cached.section === section && cached.version === registryVersion && cached.overrides === overrides) {

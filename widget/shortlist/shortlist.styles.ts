@@ -209,7 +209,7 @@ export const styles = [
     /* The spam trap: out of sight and out of the tab order (the markup hides it from assistive technology too). */
     .trap {
       position: absolute;
-      left: -10000px;
+      inset-inline-start: -10000px;
       width: 1px;
       height: 1px;
       overflow: hidden;

@@ -2,6 +2,7 @@ import { html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import type { ListingDetail } from '../../contract/relay-api.ts';
 import { addressSlug } from '../../contract/slug.ts';
+import type { Section } from '../shared/localize.ts';
 import { EstateElement } from '../shared/estate-element.ts';
 import { FieldInteractionController } from '../shared/field-interaction.ts';
 import { fill, plural, resolveLocale } from '../shared/format.ts';
@@ -91,6 +92,7 @@ interface FieldValues {
  * @fires {CustomEvent<ShortlistEnquiryErrorDetail>} estate-shortlist-enquiry-error - Sending one home's enquiry failed; `detail.pending` tells whether it will be sent again.
  */
 export class EstateShortlist extends EstateElement {
+  static override localizedSections: Section[] = ['shortlist', 'enquiry'];
   static override styles = styles;
 
   static override properties = {
@@ -214,7 +216,9 @@ export class EstateShortlist extends EstateElement {
     const text = this.#text;
     const homes = this.#shortlist.homes;
     return html`<div part="base" class="base">
-      <p part="status" class="status" role="status" tabindex="-1">${this.announcement || plural(resolveLocale(this.locale), homes.length, text.count)}</p>
+      <p part="status" class="status" role="status" tabindex="-1">
+        ${this.announcement || plural(resolveLocale(this.locale, this.localize.lang), homes.length, text.count)}
+      </p>
       ${
         homes.length
           ? html`<ul part="list" class="list" aria-label=${text.listLabel}>
@@ -360,7 +364,7 @@ export class EstateShortlist extends EstateElement {
       ${
         targets.length
           ? html`<button type="submit" part="button submit" class="primary" aria-disabled=${sending ? 'true' : 'false'}>
-              ${plural(resolveLocale(this.locale), targets.length, text.submit)}
+              ${plural(resolveLocale(this.locale, this.localize.lang), targets.length, text.submit)}
             </button>`
           : nothing
       }
@@ -510,7 +514,7 @@ export class EstateShortlist extends EstateElement {
     const sent = outcomes.filter((outcome) => outcome.kind === 'sent').length;
     const text = this.#text;
     if (sent === outcomes.length) {
-      this.notice = plural(resolveLocale(this.locale), sent, text.summaryAllSent);
+      this.notice = plural(resolveLocale(this.locale, this.localize.lang), sent, text.summaryAllSent);
       // Sent: the form starts afresh (a later send is a new set of enquiries).
       this.values = { fullName: '', email: '', mobile: '', message: text.defaultMessage, consent: false };
       this.errors = {};

@@ -1,5 +1,6 @@
 import type { PluralForms } from '../shared/format.ts';
-import { registerBuiltInTranslation } from '../shared/translations.ts';
+import shortlistLoaders from '../i18n/sections/shortlist.ts';
+import { registerBuiltInTranslation, registerSectionLoaders } from '../shared/translations.ts';
 
 /**
  * Every word `<estate-shortlist>` shows (section `shortlist` of a Translation), but for its form's
@@ -82,3 +83,5 @@ registerBuiltInTranslation<{ shortlist: ShortlistStrings }>(
   { $code: 'en-AU', shortlist: defaultShortlistStrings },
   { $code: 'en-GB', shortlist: { statusLeased: 'Let', enquireIntro: 'One enquiry goes to the agent of each home still for sale or to let.' } },
 );
+
+registerSectionLoaders('shortlist', shortlistLoaders);

@@ -1,6 +1,7 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import { Task, initialState } from '@lit/task';
 import type { ListingSummary, SimilarListings } from '../../contract/relay-api.ts';
+import type { Section } from '../shared/localize.ts';
 import { EstateElement } from '../shared/estate-element.ts';
 import { resolveLocale } from '../shared/format.ts';
 import { heading, headingLevel } from '../shared/heading.ts';
@@ -69,6 +70,7 @@ const MAX_LIMIT = 12;
  * @fires {CustomEvent<ShortlistAddDetail>} estate-shortlist-add - Analytics: a visitor kept a home with its heart (see docs/analytics.md).
  */
 export class EstateSimilarListings extends EstateElement {
+  static override localizedSections: Section[] = ['similarListings'];
   static override styles = styles;
 
   static override properties = {
@@ -169,8 +171,9 @@ export class EstateSimilarListings extends EstateElement {
           const address = listing.address?.display || listing.heading || '';
           return html`<li part="card" class="card">
             ${renderCardContent(listing, text, {
+              contentLang: this.contentLanguage,
               relay: this.relay,
-              locale: resolveLocale(this.locale),
+              locale: resolveLocale(this.locale, this.localize.lang),
               timeZone: this.timeZone,
               headingLevel: Math.min(6, level + 1),
               sizes,

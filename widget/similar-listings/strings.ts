@@ -1,5 +1,6 @@
 import { britishCardStrings, defaultCardStrings, type CardStrings } from '../shared/listing-parts.ts';
-import { registerBuiltInTranslation } from '../shared/translations.ts';
+import similarListingsLoaders from '../i18n/sections/similarListings.ts';
+import { registerBuiltInTranslation, registerSectionLoaders } from '../shared/translations.ts';
 
 /** Every word `<estate-similar-listings>` shows (section `similarListings` of a Translation): its heading, and a card's words. */
 export interface SimilarListingsStrings extends CardStrings {
@@ -12,3 +13,5 @@ registerBuiltInTranslation<{ similarListings: SimilarListingsStrings }>(
   { $code: 'en-AU', similarListings: defaultSimilarListingsStrings },
   { $code: 'en-GB', similarListings: britishCardStrings },
 );
+
+registerSectionLoaders('similarListings', similarListingsLoaders);

@@ -1,5 +1,6 @@
 import type { PluralForms } from '../shared/format.ts';
-import { registerBuiltInTranslation } from '../shared/translations.ts';
+import teamLoaders from '../i18n/sections/team.ts';
+import { registerBuiltInTranslation, registerSectionLoaders } from '../shared/translations.ts';
 
 /** Every word `<estate-team>` shows; override any through `strings`. `{name}` and `{count}` are filled in. */
 export interface TeamStrings {
@@ -36,3 +37,5 @@ registerBuiltInTranslation<{ team: TeamStrings }>(
   { $code: 'en-AU', team: defaultTeamStrings },
   { $code: 'en-GB', team: { listingCount: { one: '{count} property on the market', other: '{count} properties on the market' } } },
 );
+
+registerSectionLoaders('team', teamLoaders);

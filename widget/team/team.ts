@@ -1,9 +1,11 @@
+import { ifDefined } from 'lit/directives/if-defined.js';
 import { html, nothing, type TemplateResult } from 'lit';
 import { Task } from '@lit/task';
 import type { Team, TeamMember } from '../../contract/relay-api.ts';
 import { relayUrl, RelayError } from '../shared/relay.ts';
 import { fetchJsonOnceFilled } from '../shared/relay-filling.ts';
 import { fill, plural, resolveLocale } from '../shared/format.ts';
+import type { Section } from '../shared/localize.ts';
 import { EstateElement } from '../shared/estate-element.ts';
 import { renderPicture } from '../shared/picture.ts';
 import { heading, headingLevel } from '../shared/heading.ts';
@@ -82,6 +84,7 @@ const EAGER_PORTRAITS = 4;
  * @fires {CustomEvent<AgentSelectDetail>} estate-agent-select - A person's card was chosen; cancelable (cancel to handle navigation yourself).
  */
 export class EstateTeam extends EstateElement {
+  static override localizedSections: Section[] = ['team'];
   static override styles = styles;
 
   static override properties = {
@@ -222,7 +225,7 @@ export class EstateTeam extends EstateElement {
 
   #renderCard(member: TeamMember, index: number, sizes: string): TemplateResult {
     const text = this.#text;
-    const locale = resolveLocale(this.locale);
+    const locale = resolveLocale(this.locale, this.localize.lang);
     const tel = member.phone ? telHref(member.phone) : null;
     return html`<li part="card" class="card">
       <div part="card-media" class="media">
@@ -246,9 +249,9 @@ export class EstateTeam extends EstateElement {
           html`<a part="card-link" class="card-link" href=${this.memberHref(member)} @click=${(event: MouseEvent) => this.#onCardClick(event, member)}
             >${member.name}</a
           >`,
-          { part: 'name', className: 'line name-line' },
+          { part: 'name', className: 'line name-line', lang: this.contentLanguage },
         )}
-        ${member.position ? html`<p part="position" class="line position-line">${member.position}</p>` : nothing}
+        ${member.position ? html`<p part="position" class="line position-line" lang=${ifDefined(this.contentLanguage)}>${member.position}</p>` : nothing}
         ${
           member.listingCount > 0
             ? html`<p part="listing-count" class="line count-line">${plural(locale, member.listingCount, text.listingCount)}</p>`

@@ -1,0 +1,32 @@
+import type { AgentStrings } from '../../agent/strings.ts';
+
+export default {
+  loading: 'جارٍ التحميل…',
+  filling: 'هذه الصفحة في الطريق: يجري تحميل بيانات الوكالة. تتحدّث تلقائيًا.',
+  notFound: 'هذا الشخص ليس ضمن فريقنا، أو لم يعد كذلك.',
+  gone: 'غادر هذا الوكيل الوكالة.',
+  goneHint: 'يسعد فريقنا مساعدتك.',
+  noAgentId: 'لم يتم اختيار أي وكيل.',
+  errorTitle: 'تعذّر تحميل هذه الصفحة.',
+  errorRetryLater: 'يُرجى المحاولة مرة أخرى بعد قليل.',
+  retry: 'حاول مرة أخرى',
+  meetTheTeam: 'تعرّف على الفريق',
+  call: 'اتصل بـ {name}',
+  email: 'راسل {name} بالبريد الإلكتروني',
+  listingCount: {
+    zero: 'لا توجد منازل معروضة',
+    one: 'منزل واحد معروض للبيع أو الإيجار',
+    two: 'منزلان معروضان للبيع أو الإيجار',
+    few: '{count} منازل معروضة للبيع أو الإيجار',
+    many: '{count} منزلًا معروضًا للبيع أو الإيجار',
+    other: '{count} منزل معروض للبيع أو الإيجار',
+  },
+  about: 'نبذة عن {name}',
+  current: 'معروض حاليًا',
+  noCurrent: 'ليس لدى {name} أي منازل معروضة حاليًا.',
+  results: 'تم بيعها وتأجيرها',
+  contact: 'تواصل مع {name}',
+  messageButton: 'راسل {name}',
+  message: 'أرسل رسالة إلى {name}',
+  appraisal: 'اطلب من {name} تقييم عقارك',
+} satisfies AgentStrings;

@@ -1,0 +1,7 @@
+import type { SectionLoaders } from '../../shared/translations.ts';
+
+/** The `enquiry` words of each built-in language (languages.ts), each its own chunk, fetched by a page in that language. */
+export default {
+  'zh-Hans': () => import('../zh-Hans/enquiry.ts'),
+  ar: () => import('../ar/enquiry.ts'),
+} satisfies SectionLoaders;

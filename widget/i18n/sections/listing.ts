@@ -1,0 +1,7 @@
+import type { SectionLoaders } from '../../shared/translations.ts';
+
+/** The `listing` words of each built-in language (languages.ts), each its own chunk, fetched by a page in that language. */
+export default {
+  'zh-Hans': () => import('../zh-Hans/listing.ts'),
+  ar: () => import('../ar/listing.ts'),
+} satisfies SectionLoaders;

@@ -1,0 +1,7 @@
+import type { SectionLoaders } from '../../shared/translations.ts';
+
+/** The `listings` words of each built-in language (languages.ts), each its own chunk, fetched by a page in that language. */
+export default {
+  'zh-Hans': () => import('../zh-Hans/listings.ts'),
+  ar: () => import('../ar/listings.ts'),
+} satisfies SectionLoaders;

@@ -1,0 +1,7 @@
+import type { SectionLoaders } from '../../shared/translations.ts';
+
+/** The `shortlist` words of each built-in language (languages.ts), each its own chunk, fetched by a page in that language. */
+export default {
+  'zh-Hans': () => import('../zh-Hans/shortlist.ts'),
+  ar: () => import('../ar/shortlist.ts'),
+} satisfies SectionLoaders;

@@ -1,0 +1,7 @@
+import type { SectionLoaders } from '../../shared/translations.ts';
+
+/** The `team` words of each built-in language (languages.ts), each its own chunk, fetched by a page in that language. */
+export default {
+  'zh-Hans': () => import('../zh-Hans/team.ts'),
+  ar: () => import('../ar/team.ts'),
+} satisfies SectionLoaders;

@@ -1,0 +1,25 @@
+import type { AgentStrings } from '../../agent/strings.ts';
+
+export default {
+  loading: '正在加载…',
+  filling: '此页面正在路上：中介公司的资料正在加载中，页面会自动更新。',
+  notFound: '此人不在我们的团队中，或已离开。',
+  gone: '这位中介已离开本公司。',
+  goneHint: '我们的团队很乐意为您提供帮助。',
+  noAgentId: '未选择中介。',
+  errorTitle: '无法加载此页面。',
+  errorRetryLater: '请稍后再试。',
+  retry: '重试',
+  meetTheTeam: '认识我们的团队',
+  call: '致电{name}',
+  email: '给{name}发邮件',
+  listingCount: { other: '{count} 套房源正在出售或出租' },
+  about: '关于{name}',
+  current: '正在出售或出租',
+  noCurrent: '{name}目前没有正在出售或出租的房源。',
+  results: '已售和已租',
+  contact: '联系{name}',
+  messageButton: '给{name}留言',
+  message: '给{name}发送留言',
+  appraisal: '请{name}为您估价',
+} satisfies AgentStrings;

@@ -1,0 +1,14 @@
+import type { SimilarListingsStrings } from '../../similar-listings/strings.ts';
+
+export default {
+  bedrooms: { other: '{count} 间卧室' },
+  bathrooms: { other: '{count} 间浴室' },
+  carSpaces: { other: '{count} 个车位' },
+  badgeUnderOffer: '已有买家出价',
+  badgeSold: '已售出',
+  badgeLeased: '已出租',
+  priceFallback: '请联系中介',
+  auction: '拍卖 {date}',
+  keep: '收藏 {address}',
+  heading: '类似房源',
+} satisfies SimilarListingsStrings;
