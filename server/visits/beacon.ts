@@ -13,8 +13,9 @@ export const MAX_BEACON_EVENTS = 50;
 /** A beacon's body cap (bytes): 50 events fit in well under it. */
 export const MAX_BEACON_BYTES = 4096;
 
-/** `page:<kind>`, `utm:<utm_source>` (lower case, [a-z0-9._-], at most 40), or `shared`. */
-const SOURCE = new RegExp(`^(page:(${PAGE_KINDS.join('|')})|utm:[a-z0-9._-]{1,40}|shared)$`);
+/** What the relay reads of a source (the widget sends at most 60 characters); of a campaign's name it keeps UTM_LENGTH. */
+const SOURCE_LENGTH = 100;
+const UTM_LENGTH = 40;
 
 const visitEventSchema = z.object({
   kind: z.enum(VISIT_KINDS, { error: `must be one of ${VISIT_KINDS.join(', ')}` }),
@@ -25,7 +26,7 @@ const visitEventSchema = z.object({
     .max(Number.MAX_SAFE_INTEGER),
   source: z
     .string({ error: 'must be a string' })
-    .regex(SOURCE, `must be page:<${PAGE_KINDS.join('|')}>, utm:<source> (a-z 0-9 . _ -, at most 40) or shared`)
+    .transform((said) => said.slice(0, SOURCE_LENGTH))
     .optional(),
 });
 
@@ -48,8 +49,33 @@ export function parseBeacon(body: unknown): { events: VisitEvent[] } | { fields:
   return { fields };
 }
 
-/** Where a detail view came from: the beacon's source, else the agency's "other" page. Only detail views carry one. */
+/**
+ * Where a detail view came from, read from what the page said (widget/shared/visits.ts sends it as
+ * it found it, to keep its bytes few): `shared`; `utm:<utm_source>`, lower case, [a-z0-9._-] only,
+ * at most 40 (nothing left: the page's "other"); `page:<first part of its path or its meta>`, one
+ * of PAGE_KINDS (empty or "index": home; a trailing .html dropped), else "other". Only detail views
+ * carry one. No other text a page sends is kept.
+ */
 export function sourceOf(event: VisitEvent): VisitSource | '' {
   if (event.kind !== 'detail') return '';
-  return (event.source as VisitSource | undefined) ?? 'page:other';
+  const said = event.source ?? '';
+  if (said === 'shared') return 'shared';
+  if (said.startsWith('utm:')) {
+    const campaign = said
+      .slice(4)
+      .trim()
+      .toLowerCase()
+      .replace(/[^a-z0-9._-]/g, '')
+      .slice(0, UTM_LENGTH);
+    return campaign ? `utm:${campaign}` : 'page:other';
+  }
+  const page = said.startsWith('page:')
+    ? said
+        .slice(5)
+        .trim()
+        .toLowerCase()
+        .replace(/\.html?$/, '')
+    : 'other';
+  if (page === '' || page === 'index') return 'page:home';
+  return (PAGE_KINDS as readonly string[]).includes(page) ? `page:${page}` : 'page:other';
 }

@@ -18,7 +18,7 @@ import { overflowing, untranslated } from './i18n-checks.ts';
 import type { EstateListings } from '../../widget/listings/listings.ts';
 import type { EstateEnquiry } from '../../widget/enquiry/enquiry.ts';
 import { registerPseudoLocale } from '../../widget/i18n/pseudo.ts';
-import { registerSectionLoaders } from '../../widget/shared/translations.ts';
+import { BASE_LANG, registerSectionLoaders, wordsFor } from '../../widget/shared/translations.ts';
 import type { ListingsStrings } from '../../widget/listings/strings.ts';
 import type { EnquiryStrings } from '../../widget/enquiry/strings.ts';
 
@@ -37,6 +37,17 @@ async function wordsOf<Words>(code: string, section: string): Promise<Words> {
   return ((await import(/* @vite-ignore */ `../../widget/i18n/${code}/${section}.ts`)) as { default: Words }).default;
 }
 
+/**
+ * Until the section's words for the language are in the registry (an English or pseudo page: at
+ * once). The element shows English after 1.5 s without them, so a busy machine's slow fetch would
+ * otherwise read as a missing translation.
+ */
+async function wordsArrived(section: string, lang: string): Promise<void> {
+  const english = JSON.stringify(wordsFor(section, BASE_LANG));
+  if (lang.toLowerCase().startsWith('en')) return;
+  await waitUntil(() => JSON.stringify(wordsFor(section, lang)) !== english, `the ${lang} words of ${section}`, { timeout: 15000 });
+}
+
 async function gridIn(lang: string): Promise<EstateListings> {
   const container = await fixture<HTMLDivElement>(html`<div lang=${lang}><estate-listings relay=${RELAY} filters page-size="4"></estate-listings></div>`);
   const el = container.querySelector<EstateListings>('estate-listings')!;
@@ -48,6 +59,7 @@ async function gridIn(lang: string): Promise<EstateListings> {
       timeout: 15000,
     },
   );
+  await wordsArrived('listings', lang);
   await el.updateComplete;
   return el;
 }
@@ -56,6 +68,7 @@ async function formIn(lang: string): Promise<EstateEnquiry> {
   const container = await fixture<HTMLDivElement>(html`<div lang=${lang}><estate-enquiry relay=${RELAY} listing-id="1"></estate-enquiry></div>`);
   const el = container.querySelector<EstateEnquiry>('estate-enquiry')!;
   await waitUntil(() => part(el, 'form') && !el.hasAttribute('data-estate-words-pending'), 'the form and its words', { timeout: 15000 });
+  await wordsArrived('enquiry', lang);
   await el.updateComplete;
   return el;
 }
@@ -157,6 +170,7 @@ describe('languages at 390 px', () => {
       () => shadow(form).querySelector('select[name="propertyType"] option:nth-child(3)') && !form.hasAttribute('data-estate-words-pending'),
       'the form',
     );
+    await wordsArrived('leads', 'zh-Hans');
     await (form as unknown as { updateComplete: Promise<unknown> }).updateComplete;
     const options = [...shadow(form).querySelectorAll<HTMLOptionElement>('select[name="propertyType"] option')].filter((option) => option.value);
     const leads = await wordsOf<{ propertyTypes: string }>('zh-Hans', 'leads');

@@ -106,7 +106,7 @@ for (const variant of storeVariants()) {
           { kind: 'detail', listingId: 101 },
           { kind: 'stared', listingId: 101 },
           { kind: 'card', listingId: -3 },
-          { kind: 'detail', listingId: 101, source: 'utm:Spring Sale' },
+          { kind: 'detail', listingId: 101, source: 42 },
         ])
       ).body.fields;
       expect(Object.keys(fields).sort()).toEqual(['events[1].kind', 'events[2].listingId', 'events[3].source']);

@@ -15,22 +15,25 @@ export interface VisitDetail {
 
 /** Events a beacon carries: well inside the relay's 4 KB and 50 events. */
 const BATCH = 40;
-const PAGE_KINDS = ['buy', 'rent', 'sold', 'listing', 'map', 'agent'];
 /** Started once per page, whichever chunk's element connects first (widget.js and the chunks share it). */
 const STARTED = Symbol.for('estate-embed.visits');
 
-/** Where a detail view came from: a shared link, a campaign's utm_source, else the kind of page. */
+/**
+ * Where a detail view came from, as the page says it: a shared link, a campaign's utm_source, else
+ * the page (its `<meta name="estate-page">`, else its path's first part). The relay reads it into
+ * its few sources (server/visits/beacon.ts), so these bytes, on every page, stay few.
+ */
 function source(): string {
   const query = new URLSearchParams(location.search);
-  if (query.get('shared') === '1') return 'shared';
-  const campaign = (query.get('utm_source') ?? '')
-    .trim()
-    .toLowerCase()
-    .replace(/[^a-z0-9._-]/g, '')
-    .slice(0, 40);
-  if (campaign) return `utm:${campaign}`;
-  const page = document.querySelector<HTMLMetaElement>('meta[name="estate-page"]')?.content ?? location.pathname.split('/')[1]!.replace(/\.html?$/, '');
-  return `page:${!page || page === 'index' ? 'home' : PAGE_KINDS.includes(page) ? page : 'other'}`;
+  const campaign = query.get('utm_source');
+  const said =
+    query.get('shared') === '1'
+      ? 'shared'
+      : campaign
+        ? `utm:${campaign}`
+        : `page:${document.querySelector<HTMLMetaElement>('meta[name="estate-page"]')?.content ?? location.pathname.split('/')[1]}`;
+  // Short, so 40 events stay inside the relay's 4 KB.
+  return said.slice(0, 60);
 }
 
 /** Starts counting on this page (the first element to connect calls it); the relay is that element's. */
