@@ -24,6 +24,7 @@ const benchmarks: Array<{ name: string; load: () => Promise<BenchModule> }> = [
   { name: 'map', load: () => import('./map.ts') },
   { name: 'memory', load: () => import('./memory.ts') },
   { name: 'lead-chaos', load: () => import('./lead-chaos.ts') },
+  { name: 'visits-load', load: () => import('./visits-load.ts') },
 ];
 
 const wanted = process.argv.slice(2);

@@ -25,6 +25,7 @@ import { pagesFeature } from '../pages/index.ts';
 import { createMapTiles } from '../tiles/index.ts';
 import { CLOCK_OFFSET_WARN_MS, describeClockOffset, RelayIdConflictError, renderClockOffsetMetrics, SharedDatabase } from '../store/shared-database.ts';
 import type { Clock } from '../runtime/clock.ts';
+import type { VisitService } from '../visits/index.ts';
 import { relayIdOf } from '../store/relay-identity.ts';
 import type { SharedSync } from '../cluster/shared-sync.ts';
 import { safeMessage } from '../store/postgres.ts';
@@ -49,6 +50,8 @@ export interface RunningRelay {
   access: CrmAccess;
   /** Where listings are on the map and the geocoding worker. With AGENCIES_FILE: the first agency's at start. */
   places: PlacesService;
+  /** What happens to its listings on the site, counted without tracking (server/visits/). With AGENCIES_FILE: the first agency's at start. */
+  visits: VisitService;
   /** The agency's SMTP mailer (undefined: no SMTP_URL and MAIL_FROM; demo mode: the simulator's mail catcher). With AGENCIES_FILE: the first agency's at start. */
   mailer?: Mailer;
   /** DATABASE_URL: the agency's sync as shared with the other relays (with AGENCIES_FILE: the first agency's at start). */
@@ -96,7 +99,7 @@ export interface StartRelayOptions {
    * takes them in turns, as before issue 23: the first-fill test compares the two.
    */
   firstFillOrder?: boolean;
-  /** The seller's reports' visit counts and clock (tests; until the visits module is wired in). */
+  /** The seller's reports' visit counts and clock (tests: a fixture's counts; default each agency's visits module). */
   reports?: ReportsWiring;
 }
 
@@ -343,6 +346,7 @@ export async function startRelay(config: Config, options: StartRelayOptions): Pr
     listings: first.listings,
     access: first.access,
     places: first.places,
+    visits: first.visits,
     mailer: first.mailer,
     sharedSync: first.sharedSync,
     agencies,

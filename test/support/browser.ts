@@ -56,8 +56,9 @@ export async function buildWidgetModules(): Promise<string> {
   return outDir;
 }
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: findChromium(), args: chromiumArgs, headless: true });
+/** Chromium, headless; `extraArgs` for a browser of its own (`--user-agent=…`: every request it sends, a page's last beacon too, says it). */
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath: findChromium(), args: [...chromiumArgs, ...extraArgs], headless: true });
 }
 
 const TYPES: Record<string, string> = {
