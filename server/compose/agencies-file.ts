@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { domainToASCII } from 'node:url';
 import { z } from 'zod';
-import { ConfigError, countryCode, isTimeZone, officePhone, USER_ID, type Config } from '../runtime/config.ts';
+import { brandColour, ConfigError, countryCode, isTimeZone, officePhone, USER_ID, type Config } from '../runtime/config.ts';
 import { findJsonSyntaxError } from '../runtime/json-syntax.ts';
 import { parseMailFrom, parseSmtpUrl } from '../runtime/mail-settings.ts';
 
@@ -92,6 +92,8 @@ const agencySchema = z.strictObject({
   alertConfirmation: z.enum(['email', 'agent'], { message: 'must be email (double opt-in) or agent (an agent confirms)' }).optional(),
   // The agency's people (server/listings/team.ts); TEAM_ORDER, TEAM_HIDDEN and AGENT_DIRECT_CONTACT are the defaults.
   phone: officePhone.optional(),
+  // The seller's reports' colour (SITE_BRAND_COLOUR is the default).
+  brandColour: brandColour.optional(),
   teamOrder: userIds.optional(),
   teamHidden: userIds.optional(),
   agentDirectContact: z
@@ -196,7 +198,7 @@ export function parseAgencies(json: unknown, options: AgencyChecks = {}): Agency
   const top = fileSchema.safeParse(json);
   if (!top.success)
     throw new ConfigError([
-      'AGENCIES_FILE: must be a JSON object { "agencies": [ { "slug", "name", "accessToken", "allowedOrigins", "siteUrl", "hosts", "wrapperUrl", "smtpUrl", "mailFrom", "alertConfirmation", "phone", "teamOrder", "teamHidden", "agentDirectContact", … }, … ] } and nothing else',
+      'AGENCIES_FILE: must be a JSON object { "agencies": [ { "slug", "name", "accessToken", "allowedOrigins", "siteUrl", "hosts", "wrapperUrl", "smtpUrl", "mailFrom", "alertConfirmation", "phone", "brandColour", "teamOrder", "teamHidden", "agentDirectContact", … }, … ] } and nothing else',
     ]);
   const problems: string[] = [];
   const agencies: AgencyEntry[] = [];
@@ -290,6 +292,7 @@ export function agencyConfig(base: Config, agency: AgencyEntry, catchUpIntervalM
       country: agency.country ?? base.site.country,
       listingPath: agency.listingPath ?? base.site.listingPath,
       phone: agency.phone,
+      brandColour: agency.brandColour ?? base.site.brandColour,
     },
     team: {
       order: agency.teamOrder ?? base.team.order,

@@ -364,7 +364,7 @@ export function agencyFeatures(agency: Agency, options: AgencyFeatureOptions): F
       visits: options.reports?.visits?.(agency) ?? agency.visits.counts,
       timeZone: config.site.timeZone,
       agencyName: config.site.name ?? (config.demoMode ? DEMO_SITE_NAME : 'Your agency'),
-      accent: config.demoMode ? DEMO_SITE_ACCENT : undefined,
+      accent: config.site.brandColour ?? (config.demoMode ? DEMO_SITE_ACCENT : undefined),
       photoOrigins: config.http.publicUrl ? [new URL(config.http.publicUrl).origin] : [],
       log: agency.slug ? options.log.child({ agency: agency.slug }) : options.log,
       now: options.reports?.now,

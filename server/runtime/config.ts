@@ -38,6 +38,12 @@ export const userIdList = z.string().transform((value, context) => {
   return [...new Set(entries.map(Number))];
 });
 
+/** An agency's colour (SITE_BRAND_COLOUR, an agency's `brandColour`): #rrggbb, as a style sheet takes it whole. */
+export const brandColour = z
+  .string()
+  .trim()
+  .regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour written #rrggbb, such as #1f4e79');
+
 /** The office's phone number as the agency writes it (SITE_PHONE, an agency's `phone`): digits, spaces and the usual marks. */
 export const officePhone = z
   .string()
@@ -439,6 +445,11 @@ export const configSchema = z.object({
     .describe(
       "The agency's name, for page titles, Open Graph and schema.org. Unset: none (demo mode: the demo agency's). Not with AGENCIES_FILE (each agency's `name`).",
     ),
+  SITE_BRAND_COLOUR: brandColour
+    .optional()
+    .describe(
+      "The agency's colour as #rrggbb (\"#1f4e79\"): the band and charts of the seller's reports (docs/seller-report.md), darkened where white text on it would not meet WCAG AA. Unset: a dark blue (demo mode: the demo site's teal). With AGENCIES_FILE: the default of every agency without its own `brandColour`.",
+    ),
   SITE_PHONE: officePhone
     .optional()
     .describe(
@@ -614,6 +625,8 @@ export interface SiteSettings {
   name: string | undefined;
   /** The office's phone number as the agency writes it. */
   phone: string | undefined;
+  /** The agency's colour, #rrggbb (its seller reports wear it). */
+  brandColour: string | undefined;
 }
 
 /** Who of the agency's people the public sees, in what order, and how they are reached (server/listings/team.ts). */
@@ -734,6 +747,7 @@ export function groupSettings(env: EnvSettings, demoMode: boolean): Config {
       country: env.SITE_COUNTRY,
       name: env.SITE_NAME,
       phone: env.SITE_PHONE,
+      brandColour: env.SITE_BRAND_COLOUR,
     },
     team: { order: env.TEAM_ORDER, hidden: env.TEAM_HIDDEN, directContact: env.AGENT_DIRECT_CONTACT === '1' },
     enquiries: {

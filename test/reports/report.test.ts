@@ -78,7 +78,14 @@ const post = (slug: string, body: Record<string, unknown>) =>
   });
 
 beforeAll(async () => {
-  rig = await startAgenciesRig({ agencies: 2, listings: 12, reports: { visits: (agency) => fixtureVisits(agency.slug), now: clock } });
+  rig = await startAgenciesRig({
+    agencies: 2,
+    listings: 12,
+    // Agency A wears the relay's default colour; agency B a colour of its own in AGENCIES_FILE.
+    env: { SITE_BRAND_COLOUR: '#2b5d34' },
+    entry: (entry, index) => (index === 1 ? { ...entry, brandColour: '#6b1f3a' } : entry),
+    reports: { visits: (agency) => fixtureVisits(agency.slug), now: clock },
+  });
   // A listing for sale with an open home ahead, its price withheld (shown as "Contact Agent", its search price kept for filters only).
   const account = rig.accounts[0]!;
   await rig.syncAll();
@@ -169,6 +176,16 @@ describe('the report page', () => {
     const css = /<style>([\s\S]*?)<\/style>/.exec(html)![1]!;
     const { createHash } = await import('node:crypto');
     expect(csp).toContain(`'sha256-${createHash('sha256').update(css).digest('base64')}'`);
+  });
+
+  it("wears the agency's colour: SITE_BRAND_COLOUR, else an agency's own brandColour", async () => {
+    const html = await (await fetch(reportPath('agency-a', token))).text();
+    expect(html).toContain('--accent:#2b5d34;');
+    const other = rig.relay.agencies!.get('agency-b')!.agency;
+    expect(other.config.site.brandColour).toBe('#6b1f3a');
+    const ids = (await rig.request('/a/agency-b/api/v1/listings?pageSize=1')).body.items.map((item: { id: number }) => item.id) as number[];
+    const otherHtml = await (await fetch(reportPath('agency-b', await makeLink(ids[0]!, 'agency-b')))).text();
+    expect(otherHtml).toContain('--accent:#6b1f3a;');
   });
 
   it("shows the listing's address, photo, the price as shown (never the withheld one) and its days on the market", async () => {

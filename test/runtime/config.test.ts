@@ -213,6 +213,10 @@ describe('settings grouped by concern', () => {
     SITE_COUNTRY: 'NZ',
     SITE_NAME: 'Other Agency',
     SITE_PHONE: '(03) 5550 0100',
+    SITE_BRAND_COLOUR: '#2b5d34',
+    VISIT_BUFFER_EVENTS: '900',
+    VISIT_FLUSH_MS: '900',
+    VISIT_RETENTION_DAYS: '9',
     TEAM_ORDER: '1042,1017',
     TEAM_HIDDEN: '1099',
     AGENT_DIRECT_CONTACT: '1',
@@ -252,10 +256,14 @@ describe('settings grouped by concern', () => {
       ['TEAM_HIDDEN', '-4'],
       ['AGENT_DIRECT_CONTACT', 'yes'],
       ['SITE_PHONE', 'call us'],
+      ['SITE_BRAND_COLOUR', 'teal'],
+      ['SITE_BRAND_COLOUR', '#0f4c5'],
     ] as const) {
       expect(() => loadConfig({ ...real, [name]: value }), `${name}=${value}`).toThrow(new RegExp(`^[\\s\\S]*- ${name}: `));
     }
     expect(() => loadConfig({ ...real, TEAM_HIDDEN: '12,abc' })).toThrow(/TEAM_HIDDEN: must be CRM user ids .*not understood: "abc"/);
+    expect(() => loadConfig({ ...real, SITE_BRAND_COLOUR: 'rgb(0,0,0)' })).toThrow(/SITE_BRAND_COLOUR: must be a colour written #rrggbb/);
+    expect(loadConfig({ ...real, SITE_BRAND_COLOUR: ' #0F4C5C ' }).site.brandColour).toBe('#0F4C5C');
   });
 
   it('converts once: hours and days to ms for the enquiries, lists and numbers parsed', () => {
