@@ -30,13 +30,23 @@ const PEOPLE = [
 /** What the widget keeps in a browser for the visitor's own sake (the shortlist, recently viewed, open homes registered for, a visit's campaign), never the counting's. */
 const FEATURE_STORAGE = /^estate-(shortlist|recently-viewed|open-home|embed:)/;
 
+/**
+ * The agency's time zone for this run: one where it is now well away from midnight (any hour from
+ * 3 to 20), so every view, lead and the report fall on one agency day whenever the suite runs.
+ */
+function zoneAwayFromMidnight(): string {
+  const zones = ['Australia/Sydney', 'Europe/London', 'America/Los_Angeles', 'Asia/Kolkata', 'Pacific/Auckland'];
+  const hourIn = (timeZone: string) => Number(new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', hourCycle: 'h23' }).format(Date.now()));
+  return zones.find((zone) => hourIn(zone) >= 3 && hourIn(zone) <= 20)!;
+}
+
 let rig: DemoSiteRig;
 let listing: ListingDetail;
 
 beforeAll(async () => {
   rig = await startDemoSiteRig({
     // The test's proxy is loopback (the browsers' X-Forwarded-For is believed); writes every 250 ms so the report need not wait.
-    relayEnv: { ENQUIRY_MIN_FILL_MS: '0', TRUST_PROXY: 'loopback', VISIT_FLUSH_MS: '250' },
+    relayEnv: { ENQUIRY_MIN_FILL_MS: '0', TRUST_PROXY: 'loopback', VISIT_FLUSH_MS: '250', SITE_TIME_ZONE: zoneAwayFromMidnight() },
   });
   listing = await listingWithOpenHome();
 }, 180_000);
@@ -105,7 +115,6 @@ async function countingTraces(context: BrowserContext, page: Page): Promise<{ co
 describe("the seller's report counts what two browsers did (demo site)", () => {
   it('shows 3 views, 2 visitors, 1 kept, 1 registration and 1 enquiry on the day, with nothing kept of who', async () => {
     const timeZone = rig.relay.config.site.timeZone;
-    const dayBefore = dayIn(timeZone, Date.now());
     const [a, b] = [await browserOf(PEOPLE[0]), await browserOf(PEOPLE[1])];
 
     // A: two views (a reload), keeps it, registers for its open home; then leaves (the beacon goes on pagehide).
@@ -174,8 +183,6 @@ describe("the seller's report counts what two browsers did (demo site)", () => {
         interval: 500,
       })
       .toEqual(wanted);
-    // The day the views happened (a run across midnight names the later one).
-    expect([dayBefore, day]).toContain(day);
     await context.close();
     expect([...a.problems, ...b.problems]).toEqual([]);
     await Promise.all([a.context.close(), b.context.close()]);
