@@ -4,4 +4,5 @@ import type { SectionLoaders } from '../../shared/translations.ts';
 export default {
   'zh-Hans': () => import('../zh-Hans/agent.ts'),
   ar: () => import('../ar/agent.ts'),
+  vi: () => import('../vi/agent.ts'),
 } satisfies SectionLoaders;

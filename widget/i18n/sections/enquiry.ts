@@ -4,4 +4,5 @@ import type { SectionLoaders } from '../../shared/translations.ts';
 export default {
   'zh-Hans': () => import('../zh-Hans/enquiry.ts'),
   ar: () => import('../ar/enquiry.ts'),
+  vi: () => import('../vi/enquiry.ts'),
 } satisfies SectionLoaders;

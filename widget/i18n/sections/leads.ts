@@ -4,4 +4,5 @@ import type { SectionLoaders } from '../../shared/translations.ts';
 export default {
   'zh-Hans': () => import('../zh-Hans/leads.ts'),
   ar: () => import('../ar/leads.ts'),
+  vi: () => import('../vi/leads.ts'),
 } satisfies SectionLoaders;

@@ -4,4 +4,5 @@ import type { SectionLoaders } from '../../shared/translations.ts';
 export default {
   'zh-Hans': () => import('../zh-Hans/listing.ts'),
   ar: () => import('../ar/listing.ts'),
+  vi: () => import('../vi/listing.ts'),
 } satisfies SectionLoaders;

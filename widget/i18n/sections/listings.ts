@@ -4,4 +4,5 @@ import type { SectionLoaders } from '../../shared/translations.ts';
 export default {
   'zh-Hans': () => import('../zh-Hans/listings.ts'),
   ar: () => import('../ar/listings.ts'),
+  vi: () => import('../vi/listings.ts'),
 } satisfies SectionLoaders;

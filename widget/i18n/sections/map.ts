@@ -4,4 +4,5 @@ import type { SectionLoaders } from '../../shared/translations.ts';
 export default {
   'zh-Hans': () => import('../zh-Hans/map.ts'),
   ar: () => import('../ar/map.ts'),
+  vi: () => import('../vi/map.ts'),
 } satisfies SectionLoaders;

@@ -4,4 +4,5 @@ import type { SectionLoaders } from '../../shared/translations.ts';
 export default {
   'zh-Hans': () => import('../zh-Hans/recentlyViewed.ts'),
   ar: () => import('../ar/recentlyViewed.ts'),
+  vi: () => import('../vi/recentlyViewed.ts'),
 } satisfies SectionLoaders;

@@ -4,4 +4,5 @@ import type { SectionLoaders } from '../../shared/translations.ts';
 export default {
   'zh-Hans': () => import('../zh-Hans/savedSearch.ts'),
   ar: () => import('../ar/savedSearch.ts'),
+  vi: () => import('../vi/savedSearch.ts'),
 } satisfies SectionLoaders;

@@ -4,4 +4,5 @@ import type { SectionLoaders } from '../../shared/translations.ts';
 export default {
   'zh-Hans': () => import('../zh-Hans/shortlist.ts'),
   ar: () => import('../ar/shortlist.ts'),
+  vi: () => import('../vi/shortlist.ts'),
 } satisfies SectionLoaders;

@@ -4,4 +4,5 @@ import type { SectionLoaders } from '../../shared/translations.ts';
 export default {
   'zh-Hans': () => import('../zh-Hans/similarListings.ts'),
   ar: () => import('../ar/similarListings.ts'),
+  vi: () => import('../vi/similarListings.ts'),
 } satisfies SectionLoaders;

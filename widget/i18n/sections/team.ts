@@ -4,4 +4,5 @@ import type { SectionLoaders } from '../../shared/translations.ts';
 export default {
   'zh-Hans': () => import('../zh-Hans/team.ts'),
   ar: () => import('../ar/team.ts'),
+  vi: () => import('../vi/team.ts'),
 } satisfies SectionLoaders;

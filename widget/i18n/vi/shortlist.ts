@@ -1,0 +1,31 @@
+import type { ShortlistStrings } from '../../shortlist/strings.ts';
+
+/** Vietnamese words of <estate-shortlist> (translated for home buyers: polite "bạn", the words Vietnamese-Australian agencies use). */
+export default {
+  count: { other: '{count} bất động sản trong danh sách đã lưu' },
+  emptyTitle: 'Danh sách đã lưu của bạn đang trống.',
+  emptyHint: 'Bấm vào biểu tượng trái tim trên một bất động sản để lưu vào đây. Danh sách được lưu trên thiết bị này.',
+  listLabel: 'Bất động sản đã lưu',
+  priceFallback: 'Liên hệ môi giới',
+  checking: 'Đang kiểm tra…',
+  statusUnderOffer: 'Đã có người trả giá',
+  statusSold: 'Đã bán',
+  statusLeased: 'Đã cho thuê',
+  statusGone: 'Không còn đăng trên trang',
+  statusUnknown: 'Hiện chưa thể kiểm tra',
+  remove: 'Bỏ',
+  removeName: 'Bỏ {address} khỏi danh sách đã lưu',
+  removed: 'Đã bỏ {address} khỏi danh sách đã lưu.',
+  enquireHeading: 'Hỏi thông tin về các bất động sản này',
+  enquireIntro: 'Mỗi bất động sản còn đang bán hoặc cho thuê sẽ có một yêu cầu được gửi đến người môi giới phụ trách.',
+  enquireNone: 'Không có bất động sản nào bạn đã lưu còn đang bán hoặc cho thuê, nên không có người môi giới nào để hỏi.',
+  defaultMessage: 'Tôi quan tâm đến bất động sản này, xin vui lòng gửi thêm thông tin cho tôi.',
+  submit: { other: 'Gửi {count} yêu cầu' },
+  sending: 'Đang gửi…',
+  sent: 'Đã gửi yêu cầu',
+  waiting: 'Chưa gửi: đã lưu trên thiết bị này và sẽ tự động gửi lại.',
+  waitingFor: 'Chưa gửi: sẽ tự động gửi lại sau {seconds} giây.',
+  refused: 'Không được tiếp nhận: {reason}',
+  summaryAllSent: { other: '{count} yêu cầu của bạn đã được gửi; người môi giới sẽ liên lạc với bạn.' },
+  summaryPartial: 'Đã gửi {sent} trên {total} yêu cầu. Vui lòng xem từng bất động sản để biết các yêu cầu còn lại.',
+} satisfies ShortlistStrings;
