@@ -5,4 +5,5 @@ export default {
   'zh-Hans': () => import('../zh-Hans/agent.ts'),
   ar: () => import('../ar/agent.ts'),
   vi: () => import('../vi/agent.ts'),
+  el: () => import('../el/agent.ts'),
 } satisfies SectionLoaders;

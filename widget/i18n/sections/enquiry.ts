@@ -5,4 +5,5 @@ export default {
   'zh-Hans': () => import('../zh-Hans/enquiry.ts'),
   ar: () => import('../ar/enquiry.ts'),
   vi: () => import('../vi/enquiry.ts'),
+  el: () => import('../el/enquiry.ts'),
 } satisfies SectionLoaders;

@@ -5,4 +5,5 @@ export default {
   'zh-Hans': () => import('../zh-Hans/leads.ts'),
   ar: () => import('../ar/leads.ts'),
   vi: () => import('../vi/leads.ts'),
+  el: () => import('../el/leads.ts'),
 } satisfies SectionLoaders;

@@ -5,4 +5,5 @@ export default {
   'zh-Hans': () => import('../zh-Hans/listing.ts'),
   ar: () => import('../ar/listing.ts'),
   vi: () => import('../vi/listing.ts'),
+  el: () => import('../el/listing.ts'),
 } satisfies SectionLoaders;

@@ -5,4 +5,5 @@ export default {
   'zh-Hans': () => import('../zh-Hans/listings.ts'),
   ar: () => import('../ar/listings.ts'),
   vi: () => import('../vi/listings.ts'),
+  el: () => import('../el/listings.ts'),
 } satisfies SectionLoaders;

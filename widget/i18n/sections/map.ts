@@ -5,4 +5,5 @@ export default {
   'zh-Hans': () => import('../zh-Hans/map.ts'),
   ar: () => import('../ar/map.ts'),
   vi: () => import('../vi/map.ts'),
+  el: () => import('../el/map.ts'),
 } satisfies SectionLoaders;

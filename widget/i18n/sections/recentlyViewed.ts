@@ -5,4 +5,5 @@ export default {
   'zh-Hans': () => import('../zh-Hans/recentlyViewed.ts'),
   ar: () => import('../ar/recentlyViewed.ts'),
   vi: () => import('../vi/recentlyViewed.ts'),
+  el: () => import('../el/recentlyViewed.ts'),
 } satisfies SectionLoaders;

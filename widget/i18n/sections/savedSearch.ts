@@ -5,4 +5,5 @@ export default {
   'zh-Hans': () => import('../zh-Hans/savedSearch.ts'),
   ar: () => import('../ar/savedSearch.ts'),
   vi: () => import('../vi/savedSearch.ts'),
+  el: () => import('../el/savedSearch.ts'),
 } satisfies SectionLoaders;

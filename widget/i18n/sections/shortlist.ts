@@ -5,4 +5,5 @@ export default {
   'zh-Hans': () => import('../zh-Hans/shortlist.ts'),
   ar: () => import('../ar/shortlist.ts'),
   vi: () => import('../vi/shortlist.ts'),
+  el: () => import('../el/shortlist.ts'),
 } satisfies SectionLoaders;

@@ -5,4 +5,5 @@ export default {
   'zh-Hans': () => import('../zh-Hans/similarListings.ts'),
   ar: () => import('../ar/similarListings.ts'),
   vi: () => import('../vi/similarListings.ts'),
+  el: () => import('../el/similarListings.ts'),
 } satisfies SectionLoaders;

@@ -5,4 +5,5 @@ export default {
   'zh-Hans': () => import('../zh-Hans/team.ts'),
   ar: () => import('../ar/team.ts'),
   vi: () => import('../vi/team.ts'),
+  el: () => import('../el/team.ts'),
 } satisfies SectionLoaders;
