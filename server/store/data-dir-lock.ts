@@ -15,6 +15,9 @@ import { ensurePrivateDir, STORE_FILE_MODE } from './store.ts';
  */
 export const LOCK_FILE = 'relay.lock';
 
+/** The connections holding a lock: referenced here so the garbage collector never closes one (and lets the lock go) while its process lives. */
+const held = new Set<Database.Database>();
+
 export class DataDirInUseError extends Error {
   constructor(readonly dataDir: string) {
     super(
@@ -42,7 +45,9 @@ export function lockDataDir(dataDir: string): () => void {
     if ((error as { code?: string }).code === 'SQLITE_BUSY') throw new DataDirInUseError(dir);
     throw error;
   }
+  held.add(db);
   return () => {
+    held.delete(db);
     if (db.open) db.close();
   };
 }

@@ -10,7 +10,7 @@ type Tables = {
   visit_counts: { listing_id: number; day: string; kind: string; source: string; count: number };
   /** The current day's visitor hashes per listing: reduced to a `visitors` count once the day is over, then deleted. */
   visit_visitors: { day: string; listing_id: number; hash: string };
-  /** The current day's salt (hex), one row, replaced at the agency's midnight. */
+  /** The salts (hex) of the current day and the next, each deleted once its day is over. */
   visit_salt: { day: string; salt: string };
   /** Events set aside unwritten (a full buffer), per day. */
   visit_dropped: { day: string; count: number };
@@ -78,18 +78,31 @@ export class VisitRepository {
   }
 
   /**
-   * The salt of `day`: the one stored, else `candidate`, stored. Any other day's salt is deleted
-   * first, so the store never holds more than the current day's.
+   * The salts of `days` (today and tomorrow): each the one stored, else its candidate, stored.
+   * Any other day's salt is deleted first. Tomorrow's is stored a day ahead so that every
+   * relay sharing the store hashes the day's first visitors with the same salt, before any of
+   * them has read the store that day.
    */
-  async saltOf(day: string, candidate: Buffer): Promise<Buffer> {
-    await this.db.deleteFrom('visit_salt').where('day', '<>', day).execute();
+  async saltsOf(days: readonly [string, string], candidates: readonly [Buffer, Buffer]): Promise<[Buffer, Buffer]> {
+    await this.db
+      .deleteFrom('visit_salt')
+      .where('day', 'not in', [...days])
+      .execute();
     await this.db
       .insertInto('visit_salt')
-      .values({ day, salt: candidate.toString('hex') })
+      .values(days.map((day, index) => ({ day, salt: candidates[index]!.toString('hex') })))
       .onConflict((conflict) => conflict.column('day').doNothing())
       .execute();
-    const row = await this.db.selectFrom('visit_salt').select('salt').where('day', '=', day).executeTakeFirst();
-    return row ? Buffer.from(row.salt, 'hex') : candidate;
+    const rows = await this.db
+      .selectFrom('visit_salt')
+      .select(['day', 'salt'])
+      .where('day', 'in', [...days])
+      .execute();
+    const stored = (index: 0 | 1) => {
+      const row = rows.find((entry) => entry.day === days[index]);
+      return row ? Buffer.from(row.salt, 'hex') : candidates[index];
+    };
+    return [stored(0), stored(1)];
   }
 
   /** The days before `day` are over: their visitor hashes become `visitors` counts and are deleted. Returns the hashes reduced. */

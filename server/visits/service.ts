@@ -55,12 +55,13 @@ export function createVisitService(options: VisitServiceOptions): VisitService {
   const metrics = new VisitMetrics();
   const buffer = new VisitBuffer(settings.bufferEvents);
   const agency = options.agency ?? '';
-  // The day's salt as this process holds it: made here when the day turns, then the store's (stored: another relay's wins).
-  let salt: { day: string; value: Buffer; stored: boolean } | undefined;
+  // The salts of today and tomorrow as this process holds them: made here, until the store's are read (stored: another relay's win).
+  const salts = new Map<string, { value: Buffer; stored: boolean }>();
   let rolledDay: string | undefined;
 
   const saltOf = (day: string): Buffer => {
-    if (salt?.day !== day) salt = { day, value: newSalt(), stored: false };
+    let salt = salts.get(day);
+    if (!salt) salts.set(day, (salt = { value: newSalt(), stored: false }));
     return salt.value;
   };
 
@@ -112,9 +113,12 @@ export function createVisitService(options: VisitServiceOptions): VisitService {
       rolledDay = today;
       if (reduced > 0 || swept > 0) log.info({ day: today, visitorHashesReduced: reduced, rowsSwept: swept }, 'visits: the day turned');
     }
-    if (salt?.day !== today || !salt.stored) {
-      const value = await repository.saltOf(today, saltOf(today));
-      salt = { day: today, value, stored: true };
+    const tomorrow = daysBefore(today, -1);
+    if (!salts.get(today)?.stored || !salts.get(tomorrow)?.stored) {
+      const stored = await repository.saltsOf([today, tomorrow], [saltOf(today), saltOf(tomorrow)]);
+      salts.clear();
+      salts.set(today, { value: stored[0], stored: true });
+      salts.set(tomorrow, { value: stored[1], stored: true });
     }
   }
 

@@ -51,6 +51,23 @@ async function box(target: Locator): Promise<Box> {
 }
 
 /** The middle of the map's view (its box) and its zoom. */
+/** The map's centre once it has stopped moving (a keyboard pan eases on after the URL first changes). */
+async function settledCentre(map: Locator): Promise<[number, number, number]> {
+  let last = await centre(map);
+  await expect
+    .poll(
+      async () => {
+        const now = await centre(map);
+        const same = JSON.stringify(now) === JSON.stringify(last);
+        last = now;
+        return same;
+      },
+      { interval: 300 },
+    )
+    .toBe(true);
+  return last;
+}
+
 async function centre(map: Locator): Promise<[number, number, number]> {
   const view = (await map.evaluate((element) => (element as unknown as { view: { bbox: string; zoom: number } | null }).view))!;
   const [west, south, east, north] = view.bbox.split(',').map(Number) as [number, number, number, number];
@@ -166,7 +183,7 @@ describe('the /buy map/list switch at 390 × 844', () => {
     await map.locator('[part~="stage"]').focus();
     await page.keyboard.press('ArrowRight');
     await expect.poll(() => new URL(page.url()).searchParams.get('view')).not.toBe(streetView);
-    const moved = await centre(map);
+    const moved = await settledCentre(map);
     await listButton.tap();
     await expect.poll(() => list.isVisible()).toBe(true);
     expect(new URL(page.url()).searchParams.get('show')).toBe('list');

@@ -2,6 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rawRows, storeVariants } from '../support/store-variants.ts';
+import { silentLogger } from '../../server/runtime/log.ts';
+import { createVisitService } from '../../server/visits/index.ts';
 import { BROWSER_UA, sample, visitsHarness, type VisitsHarness } from './support.ts';
 
 // Melbourne is UTC+10 in June (no daylight saving): its midnight is 14:00 UTC.
@@ -140,17 +142,19 @@ for (const variant of storeVariants()) {
       await rig.beacon([{ kind: 'detail', listingId: 101, source: 'page:buy' }], { from: '198.51.100.20' });
       await rig.service.tick();
       expect(await rawRows(rig.store, 'visit_visitors')).toHaveLength(2);
-      const [before] = await rawRows(rig.store, 'visit_salt');
-      expect(before).toMatchObject({ day: DAY });
-      expect(String(before!.salt)).toMatch(/^[0-9a-f]{64}$/);
+      // Today's salt and tomorrow's, made a day ahead so that every relay on the store hashes the first visitors after midnight alike.
+      const before = await rawRows(rig.store, 'visit_salt');
+      expect(before.map((row) => row.day).sort()).toEqual([DAY, '2031-06-19']);
+      for (const row of before) expect(String(row.salt)).toMatch(/^[0-9a-f]{64}$/);
       // 00:00:05 in Melbourne, the 19th.
       rig.clock.at = Date.parse('2031-06-18T14:00:05.000Z');
       await rig.beacon([{ kind: 'detail', listingId: 101, source: 'page:buy' }], { from: '203.0.113.7' });
       await rig.service.tick();
       const salts = await rawRows(rig.store, 'visit_salt');
-      expect(salts).toHaveLength(1);
-      expect(salts[0]).toMatchObject({ day: '2031-06-19' });
-      expect(salts[0]!.salt).not.toBe(before!.salt);
+      expect(salts.map((row) => row.day).sort()).toEqual(['2031-06-19', '2031-06-20']);
+      const today = salts.find((row) => row.day === '2031-06-19')!;
+      expect(today.salt).toBe(before.find((row) => row.day === '2031-06-19')!.salt);
+      expect(today.salt).not.toBe(before.find((row) => row.day === DAY)!.salt);
       // Yesterday's hashes are gone; today's one is there.
       expect((await rawRows(rig.store, 'visit_visitors')).map((row) => row.day)).toEqual(['2031-06-19']);
       const visits = await rig.service.counts.forListing(101, whole);
@@ -158,6 +162,29 @@ for (const variant of storeVariants()) {
         { day: DAY, detail: 2, visitors: 2 },
         { day: '2031-06-19', detail: 1, visitors: 1 },
       ]);
+    });
+
+    it("two relays on one store hash the same visitor alike in the day's first seconds, before either has read the store that day", async () => {
+      rig = await start({ start: '2031-06-18T13:59:50.000Z' });
+      const other = createVisitService({
+        store: rig.store,
+        settings: { bufferEvents: 10_000, flushMs: 2000, retentionDays: 400 },
+        timeZone: 'Australia/Melbourne',
+        agency: undefined,
+        knownListing: (id) => rig!.known.has(id),
+        log: silentLogger,
+        now: () => rig!.clock.at,
+      });
+      await rig.service.tick();
+      await other.tick();
+      // 00:00:05 in Melbourne: one visitor's views reach both relays before either ticks.
+      rig.clock.at = Date.parse('2031-06-18T14:00:05.000Z');
+      const client = { address: '203.0.113.7', userAgent: BROWSER_UA };
+      rig.service.record([{ kind: 'detail', listingId: 101 }], client);
+      other.record([{ kind: 'detail', listingId: 101 }], client);
+      await rig.service.tick();
+      await other.tick();
+      expect((await rawRows(rig.store, 'visit_visitors')).filter((row) => row.day === '2031-06-19')).toHaveLength(1);
     });
 
     it('sweeps days older than VISIT_RETENTION_DAYS', async () => {
