@@ -1,0 +1,31 @@
+import type { ShortlistStrings } from '../../shortlist/strings.ts';
+
+/** Korean words of <estate-shortlist> (translated for home buyers: 해요체, "관심 매물" for the shortlist as 네이버 부동산 and 직방 say, 협상 중, 거래 완료, 임대 완료). */
+export default {
+  count: { other: '관심 매물 {count}건' },
+  emptyTitle: '관심 매물이 없어요.',
+  emptyHint: '매물의 하트를 누르면 여기에 저장돼요. 관심 매물은 이 기기에 보관돼요.',
+  listLabel: '저장한 매물',
+  priceFallback: '가격 문의',
+  checking: '확인 중…',
+  statusUnderOffer: '협상 중',
+  statusSold: '거래 완료',
+  statusLeased: '임대 완료',
+  statusGone: '더 이상 웹사이트에 없어요',
+  statusUnknown: '지금은 확인할 수 없어요',
+  remove: '삭제',
+  removeName: '관심 매물에서 삭제: {address}',
+  removed: '관심 매물에서 삭제했어요: {address}',
+  enquireHeading: '관심 매물 한 번에 문의하기',
+  enquireIntro: '아직 매매 또는 임대 중인 매물마다 담당 에이전트에게 문의가 하나씩 전송돼요.',
+  enquireNone: '현재 매매 또는 임대 중인 관심 매물이 없어서 문의할 곳이 없어요.',
+  defaultMessage: '이 매물에 관심이 있어요. 자세한 정보를 보내 주세요.',
+  submit: { other: '문의 {count}건 보내기' },
+  sending: '보내는 중…',
+  sent: '문의 완료',
+  waiting: '아직 전송되지 않았어요. 이 기기에 저장되어 있고 자동으로 다시 전송돼요.',
+  waitingFor: '아직 전송되지 않았어요. {seconds}초 후에 자동으로 다시 전송돼요.',
+  refused: '접수되지 않았어요: {reason}',
+  summaryAllSent: { other: '문의 {count}건이 전송되었어요. 에이전트가 곧 연락드릴 거예요.' },
+  summaryPartial: '문의 {total}건 중 {sent}건이 전송되었어요. 나머지는 각 매물에서 확인해 주세요.',
+} satisfies ShortlistStrings;
