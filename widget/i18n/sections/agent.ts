@@ -6,4 +6,5 @@ export default {
   ar: () => import('../ar/agent.ts'),
   vi: () => import('../vi/agent.ts'),
   el: () => import('../el/agent.ts'),
+  ko: () => import('../ko/agent.ts'),
 } satisfies SectionLoaders;

@@ -6,4 +6,5 @@ export default {
   ar: () => import('../ar/map.ts'),
   vi: () => import('../vi/map.ts'),
   el: () => import('../el/map.ts'),
+  ko: () => import('../ko/map.ts'),
 } satisfies SectionLoaders;
