@@ -29,6 +29,7 @@ const config = loadConfig({
   PUBLIC_URL: 'https://relay.visits.test',
   // Every beacon and page comes from this one address: the per-client limits would measure themselves.
   UNCACHED_RENDERS_PER_MINUTE: '0',
+  VISIT_BEACONS_PER_MINUTE: '0',
   ...(process.env.BENCH_VISITS_BUFFER ? { VISIT_BUFFER_EVENTS: process.env.BENCH_VISITS_BUFFER } : {}),
 });
 const relay = await startRelay(config, { log: silentLogger, app: { demoDir: null } });

@@ -369,7 +369,11 @@ export function agencyFeatures(agency: Agency, options: AgencyFeatureOptions): F
       log: agency.slug ? options.log.child({ agency: agency.slug }) : options.log,
       now: options.reports?.now,
     }),
-    visitsFeature(agency.visits, { allowedOrigins: config.http.allowedOrigins, ownOrigins: options.ownOrigins }),
+    visitsFeature(agency.visits, {
+      allowedOrigins: config.http.allowedOrigins,
+      ownOrigins: options.ownOrigins,
+      beaconsPerMinute: config.visits.beaconsPerMinute,
+    }),
   ];
 }
 

@@ -281,6 +281,15 @@ export const configSchema = z.object({
     .max(60_000, 'must be at most 60000 ms (events wait in memory until then)')
     .default(2000)
     .describe('How often (ms) the listing events held in memory are written to the store, as one upsert per listing, day, kind and source.'),
+  VISIT_BEACONS_PER_MINUTE: z.coerce
+    .number({ error: 'must be a whole number of beacons' })
+    .int('must be a whole number of beacons')
+    .min(0, 'must be 0 (no limit) or more')
+    .max(100_000, 'must be at most 100000 beacons')
+    .default(120)
+    .describe(
+      "Beacons (batches of listing events) one client address may send a minute, per agency; past it they are answered 429 and their events counted as limited, so one script cannot inflate a listing's views. A browser sends a few a minute; 0 turns the limit off.",
+    ),
   VISIT_RETENTION_DAYS: z.coerce
     .number({ error: 'must be a whole number of days' })
     .int('must be a whole number of days')
@@ -602,6 +611,8 @@ export interface VisitSettings {
   flushMs: number;
   /** VISIT_RETENTION_DAYS: days of counts kept. */
   retentionDays: number;
+  /** VISIT_BEACONS_PER_MINUTE: beacons one client may send a minute (0: no limit). */
+  beaconsPerMinute: number;
 }
 
 /** The relay's SMTP server and sender (server/mail/); each agency may have its own (AGENCIES_FILE). */
@@ -733,7 +744,12 @@ export function groupSettings(env: EnvSettings, demoMode: boolean): Config {
       confirmation: env.SAVED_SEARCH_CONFIRMATION,
       confirmDays: env.SAVED_SEARCH_CONFIRM_DAYS,
     },
-    visits: { bufferEvents: env.VISIT_BUFFER_EVENTS, flushMs: env.VISIT_FLUSH_MS, retentionDays: env.VISIT_RETENTION_DAYS },
+    visits: {
+      bufferEvents: env.VISIT_BUFFER_EVENTS,
+      flushMs: env.VISIT_FLUSH_MS,
+      retentionDays: env.VISIT_RETENTION_DAYS,
+      beaconsPerMinute: env.VISIT_BEACONS_PER_MINUTE,
+    },
     mail: {
       ...(env.SMTP_URL !== undefined ? { smtpUrl: env.SMTP_URL } : {}),
       ...(env.MAIL_FROM !== undefined ? { from: env.MAIL_FROM } : {}),

@@ -8,11 +8,13 @@ export class VisitMetrics {
   refused = 0;
   /** From a bot, a client without a user agent, or the relay's own probes. */
   ignored = 0;
+  /** In a beacon refused because its client sent more than VISIT_BEACONS_PER_MINUTE. */
+  limited = 0;
   flushes = 0;
   flushFailures = 0;
 
   render(): string {
-    const outcomes = { counted: this.counted, dropped: this.dropped, refused: this.refused, ignored: this.ignored };
+    const outcomes = { counted: this.counted, dropped: this.dropped, refused: this.refused, ignored: this.ignored, limited: this.limited };
     return [
       '# HELP estate_visit_events_total Listing events (views, cards, photos, kept, calendar, shared) beacons brought, by what became of them.',
       '# TYPE estate_visit_events_total counter',

@@ -26,7 +26,7 @@ export interface VisitsHarness {
   beacon(
     body: unknown,
     options?: { from?: string; userAgent?: string | null; headers?: Record<string, string>; raw?: string },
-  ): Promise<{ status: number; body: any }>;
+  ): Promise<{ status: number; body: any; retryAfter?: string }>;
   metrics(): Promise<string>;
   close(): Promise<void>;
 }
@@ -49,9 +49,10 @@ export async function visitsHarness(options: {
   if (env.DATABASE_URL) await attachPostgres(store, env.DATABASE_URL);
   const clock = { at: Date.parse(options.start) };
   const known = new Set([101, 102, 103]);
+  const settings = { ...config.visits, ...options.settings };
   const service = createVisitService({
     store,
-    settings: { ...config.visits, ...options.settings },
+    settings,
     timeZone: config.site.timeZone,
     agency: undefined,
     knownListing: (id) => known.has(id),
@@ -63,7 +64,9 @@ export async function visitsHarness(options: {
     storeAnswers: () => storeAnswers(store),
     log: silentLogger,
     demoDir: null,
-    features: [visitsFeature(service, { allowedOrigins: ['https://agency.example'], ownOrigins: [] })],
+    features: [
+      visitsFeature(service, { allowedOrigins: ['https://agency.example'], ownOrigins: [], beaconsPerMinute: settings.beaconsPerMinute, now: () => clock.at }),
+    ],
   });
   const server: Server = await new Promise((resolve) => {
     const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
@@ -82,7 +85,8 @@ export async function visitsHarness(options: {
       headers['User-Agent'] = beaconOptions.userAgent === null ? '' : (beaconOptions.userAgent ?? BROWSER_UA);
       const response = await fetch(`${base}/api/v1/visits`, { method: 'POST', headers, body: beaconOptions.raw ?? JSON.stringify(body) });
       const text = await response.text();
-      return { status: response.status, body: text ? JSON.parse(text) : undefined };
+      const retryAfter = response.headers.get('Retry-After');
+      return { status: response.status, body: text ? JSON.parse(text) : undefined, ...(retryAfter ? { retryAfter } : {}) };
     },
     async metrics() {
       return (await fetch(`${base}/metrics`)).text();

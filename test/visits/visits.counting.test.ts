@@ -120,6 +120,29 @@ for (const variant of storeVariants()) {
       expect((await rig.service.counts.forListing(101, whole)).days).toEqual([expect.objectContaining({ card: 1, detail: 0 })]);
     });
 
+    it('refuses a client past VISIT_BEACONS_PER_MINUTE with 429 and Retry-After, counted as limited; other clients and the next minute are counted', async () => {
+      // 02:00:30 UTC: 30 s left in the clock minute.
+      rig = await start({ start: '2031-06-18T02:00:30.000Z', settings: { beaconsPerMinute: 3 } });
+      const view = [{ kind: 'detail', listingId: 101, source: 'page:buy' }];
+      const statuses = [];
+      for (let beacon = 0; beacon < 3; beacon += 1) statuses.push((await rig.beacon(view, { from: '203.0.113.9' })).status);
+      const refused = await rig.beacon(view, { from: '203.0.113.9' });
+      expect(statuses).toEqual([204, 204, 204]);
+      expect(refused.status).toBe(429);
+      expect(refused.retryAfter).toBe('30');
+      expect(refused.body.error).toBe('too_many_beacons');
+      // Another address is its own client.
+      expect((await rig.beacon(view, { from: '198.51.100.4' })).status).toBe(204);
+      await rig.service.tick();
+      expect((await rig.service.counts.forListing(101, whole)).days[0]).toMatchObject({ detail: 4, visitors: 2 });
+      expect(sample(await rig.metrics(), 'estate_visit_events_total{outcome="limited"}')).toBe(1);
+      // The next minute, the first client is counted again.
+      rig.clock.at += 30_000;
+      expect((await rig.beacon(view, { from: '203.0.113.9' })).status).toBe(204);
+      await rig.service.tick();
+      expect((await rig.service.counts.forListing(101, whole)).days[0]).toMatchObject({ detail: 5, visitors: 2 });
+    });
+
     it('drops what a full buffer cannot hold, and counts it as dropped for the day', async () => {
       rig = await start({ settings: { bufferEvents: 100 } });
       const fifty = Array.from({ length: 50 }, () => ({ kind: 'card', listingId: 102 }));
@@ -168,7 +191,7 @@ for (const variant of storeVariants()) {
       rig = await start({ start: '2031-06-18T13:59:50.000Z' });
       const other = createVisitService({
         store: rig.store,
-        settings: { bufferEvents: 10_000, flushMs: 2000, retentionDays: 400 },
+        settings: { bufferEvents: 10_000, flushMs: 2000, retentionDays: 400, beaconsPerMinute: 120 },
         timeZone: 'Australia/Melbourne',
         agency: undefined,
         knownListing: (id) => rig!.known.has(id),
