@@ -216,6 +216,7 @@ describe('settings grouped by concern', () => {
     SITE_BRAND_COLOUR: '#2b5d34',
     VISIT_BUFFER_EVENTS: '900',
     VISIT_FLUSH_MS: '900',
+    VISIT_BEACONS_PER_MINUTE: '45',
     VISIT_RETENTION_DAYS: '9',
     TEAM_ORDER: '1042,1017',
     TEAM_HIDDEN: '1099',
