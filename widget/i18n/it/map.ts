@@ -61,7 +61,8 @@ export default {
   drawingLabel: 'Disegna una zona sulla mappa',
   drawingInstructions:
     'Trascina sulla mappa per disegnare intorno alle vie che ti interessano. Con la tastiera: i tasti freccia spostano il mirino (con Maiusc, più lontano), Invio o Spazio aggiunge un punto, Invio sul primo punto o Fine chiude la zona, Backspace rimuove l’ultimo punto, Esc annulla.',
-  drawingStarted: 'Stai disegnando una zona. Trascina intorno alle vie che ti interessano, oppure sposta il mirino con i tasti freccia e aggiungi i punti con Invio.',
+  drawingStarted:
+    'Stai disegnando una zona. Trascina intorno alle vie che ti interessano, oppure sposta il mirino con i tasti freccia e aggiungi i punti con Invio.',
   cornerAdded: 'Punto {count} aggiunto. Una zona ne richiede almeno 3.',
   cornerAddedReady: 'Punto {count} aggiunto. Torna al primo punto e premi Invio, oppure premi Fine, per chiudere la zona.',
   cornerRemoved: 'Ultimo punto rimosso, ne restano {count}.',

@@ -6,4 +6,5 @@ export default {
   ar: () => import('../ar/enquiry.ts'),
   vi: () => import('../vi/enquiry.ts'),
   el: () => import('../el/enquiry.ts'),
+  it: () => import('../it/enquiry.ts'),
 } satisfies SectionLoaders;

@@ -6,4 +6,5 @@ export default {
   ar: () => import('../ar/leads.ts'),
   vi: () => import('../vi/leads.ts'),
   el: () => import('../el/leads.ts'),
+  it: () => import('../it/leads.ts'),
 } satisfies SectionLoaders;
