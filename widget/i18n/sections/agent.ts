@@ -7,4 +7,5 @@ export default {
   vi: () => import('../vi/agent.ts'),
   el: () => import('../el/agent.ts'),
   ko: () => import('../ko/agent.ts'),
+  it: () => import('../it/agent.ts'),
 } satisfies SectionLoaders;

@@ -1,0 +1,35 @@
+import type { ShortlistStrings } from '../../shortlist/strings.ts';
+
+/** Italian words of <estate-shortlist> (translated for home buyers: informal "tu", "preferiti" and "immobili salvati" for the kept homes, as Immobiliare.it calls them). */
+export default {
+  count: { one: '{count} immobile nei tuoi preferiti', many: '{count} immobili nei tuoi preferiti', other: '{count} immobili nei tuoi preferiti' },
+  emptyTitle: 'Non hai ancora immobili nei preferiti.',
+  emptyHint: 'Premi il cuore di un immobile per salvarlo qui. I tuoi preferiti restano su questo dispositivo.',
+  listLabel: 'Immobili salvati',
+  priceFallback: 'Prezzo su richiesta',
+  checking: 'Verifica in corso…',
+  statusUnderOffer: 'In trattativa',
+  statusSold: 'Venduto',
+  statusLeased: 'Affittato',
+  statusGone: 'Non più presente sul sito',
+  statusUnknown: 'Impossibile verificarlo al momento',
+  remove: 'Rimuovi',
+  removeName: 'Rimuovi {address} dai preferiti',
+  removed: 'Rimosso dai preferiti: {address}.',
+  enquireHeading: 'Chiedi informazioni su questi immobili',
+  enquireIntro: 'Una richiesta arriva all’agente di ogni immobile ancora in vendita o in affitto.',
+  enquireNone: 'Nessuno dei tuoi immobili salvati è ancora in vendita o in affitto, quindi non c’è nessuno a cui chiedere informazioni.',
+  defaultMessage: 'Questo immobile mi interessa. Vorrei ricevere maggiori informazioni.',
+  submit: { one: 'Invia {count} richiesta', many: 'Invia {count} richieste', other: 'Invia {count} richieste' },
+  sending: 'Invio in corso…',
+  sent: 'Richiesta inviata',
+  waiting: 'Non ancora inviata: è salvata su questo dispositivo e verrà inviata di nuovo automaticamente.',
+  waitingFor: 'Non ancora inviata: verrà inviata di nuovo automaticamente tra {seconds} secondi.',
+  refused: 'Non accettata: {reason}',
+  summaryAllSent: {
+    one: 'La tua richiesta è stata inviata. L’agente ti contatterà.',
+    many: 'Le tue {count} richieste sono state inviate. Gli agenti ti contatteranno.',
+    other: 'Le tue {count} richieste sono state inviate. Gli agenti ti contatteranno.',
+  },
+  summaryPartial: 'Richieste inviate: {sent} su {total}. Per le altre, apri ogni singolo immobile.',
+} satisfies ShortlistStrings;
