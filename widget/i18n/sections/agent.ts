@@ -7,4 +7,5 @@ export default {
   vi: () => import('../vi/agent.ts'),
   el: () => import('../el/agent.ts'),
   ko: () => import('../ko/agent.ts'),
+  'zh-Hant': () => import('../zh-Hant/agent.ts'),
 } satisfies SectionLoaders;

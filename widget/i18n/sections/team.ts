@@ -7,4 +7,5 @@ export default {
   vi: () => import('../vi/team.ts'),
   el: () => import('../el/team.ts'),
   ko: () => import('../ko/team.ts'),
+  'zh-Hant': () => import('../zh-Hant/team.ts'),
 } satisfies SectionLoaders;
