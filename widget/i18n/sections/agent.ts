@@ -8,4 +8,5 @@ export default {
   el: () => import('../el/agent.ts'),
   ko: () => import('../ko/agent.ts'),
   it: () => import('../it/agent.ts'),
+  'zh-Hant': () => import('../zh-Hant/agent.ts'),
 } satisfies SectionLoaders;

@@ -8,4 +8,5 @@ export default {
   el: () => import('../el/enquiry.ts'),
   ko: () => import('../ko/enquiry.ts'),
   it: () => import('../it/enquiry.ts'),
+  'zh-Hant': () => import('../zh-Hant/enquiry.ts'),
 } satisfies SectionLoaders;

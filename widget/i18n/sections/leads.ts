@@ -8,4 +8,5 @@ export default {
   el: () => import('../el/leads.ts'),
   ko: () => import('../ko/leads.ts'),
   it: () => import('../it/leads.ts'),
+  'zh-Hant': () => import('../zh-Hant/leads.ts'),
 } satisfies SectionLoaders;

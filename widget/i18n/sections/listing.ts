@@ -8,4 +8,5 @@ export default {
   el: () => import('../el/listing.ts'),
   ko: () => import('../ko/listing.ts'),
   it: () => import('../it/listing.ts'),
+  'zh-Hant': () => import('../zh-Hant/listing.ts'),
 } satisfies SectionLoaders;

@@ -8,4 +8,5 @@ export default {
   el: () => import('../el/listings.ts'),
   ko: () => import('../ko/listings.ts'),
   it: () => import('../it/listings.ts'),
+  'zh-Hant': () => import('../zh-Hant/listings.ts'),
 } satisfies SectionLoaders;

@@ -8,4 +8,5 @@ export default {
   el: () => import('../el/map.ts'),
   ko: () => import('../ko/map.ts'),
   it: () => import('../it/map.ts'),
+  'zh-Hant': () => import('../zh-Hant/map.ts'),
 } satisfies SectionLoaders;

@@ -8,4 +8,5 @@ export default {
   el: () => import('../el/recentlyViewed.ts'),
   ko: () => import('../ko/recentlyViewed.ts'),
   it: () => import('../it/recentlyViewed.ts'),
+  'zh-Hant': () => import('../zh-Hant/recentlyViewed.ts'),
 } satisfies SectionLoaders;

@@ -8,4 +8,5 @@ export default {
   el: () => import('../el/savedSearch.ts'),
   ko: () => import('../ko/savedSearch.ts'),
   it: () => import('../it/savedSearch.ts'),
+  'zh-Hant': () => import('../zh-Hant/savedSearch.ts'),
 } satisfies SectionLoaders;

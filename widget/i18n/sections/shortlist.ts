@@ -8,4 +8,5 @@ export default {
   el: () => import('../el/shortlist.ts'),
   ko: () => import('../ko/shortlist.ts'),
   it: () => import('../it/shortlist.ts'),
+  'zh-Hant': () => import('../zh-Hant/shortlist.ts'),
 } satisfies SectionLoaders;

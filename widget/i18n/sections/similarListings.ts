@@ -8,4 +8,5 @@ export default {
   el: () => import('../el/similarListings.ts'),
   ko: () => import('../ko/similarListings.ts'),
   it: () => import('../it/similarListings.ts'),
+  'zh-Hant': () => import('../zh-Hant/similarListings.ts'),
 } satisfies SectionLoaders;

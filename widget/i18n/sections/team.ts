@@ -8,4 +8,5 @@ export default {
   el: () => import('../el/team.ts'),
   ko: () => import('../ko/team.ts'),
   it: () => import('../it/team.ts'),
+  'zh-Hant': () => import('../zh-Hant/team.ts'),
 } satisfies SectionLoaders;

@@ -1,0 +1,35 @@
+import type { SavedSearchStrings } from '../../saved-search/strings.ts';
+
+/** Traditional Chinese words of <estate-saved-search> (translated for home buyers from Hong Kong and Taiwan: polite 您, 物業通知 for alerts, 區域 for a suburb; the search in words reads "出售, 位於…, …起"). */
+export default {
+  heading: '訂閱此搜尋的物業通知',
+  submit: '訂閱通知',
+  consent: '我同意地產代理公司以電子郵件向我發送符合此搜尋的新物業，並就這些物業與我聯絡。',
+  intro: '我們會向您發送符合以下條件的新物業：{search}。',
+  anyHome: '任何物業',
+  forSale: '出售',
+  forLease: '出租',
+  inSuburb: '位於{suburb}',
+  inDrawnArea: '位於{suburb}（您所畫範圍涵蓋的區域）',
+  minPrice: '{price}起',
+  maxPrice: '最高{price}',
+  minBeds: '{count} 間或以上臥室',
+  minBaths: '{count} 間或以上浴室',
+  minCars: '{count} 個或以上車位',
+  success: '謝謝！您的搜尋已儲存在地產代理公司，有符合條件的新物業時，您會收到通知。',
+  successEmail:
+    '即將完成：請查看 {email} 的收件匣，地產代理公司寄來的電子郵件中有一條連結，按下後即可開始接收通知。在您按下連結之前，我們不會向您發送任何內容。',
+  successAgent: '謝謝！地產代理公司會先與您確認，才向您發送通知。',
+  notOffered: '抱歉，本網站目前未能提供物業通知，因此沒有保存您的資料。如想得知新物業，請直接聯絡地產代理公司。',
+  areaLoading: '位於地圖範圍內（正在查找涵蓋的區域…）',
+  areaLast: '{first}或{last}',
+  areaMore: '地圖範圍還涵蓋另外 {count} 個區域：通知只包括物業最多的 {max} 個區域。放大地圖即可選擇較少區域。',
+  areaEmpty: '地圖範圍內暫時沒有物業標明所屬區域。請移動或擴大地圖，或選擇一個區域。',
+  areaFailed: '暫時無法找到地圖範圍涵蓋的區域。請再次發送重試。',
+  areaWait: '正在查找地圖範圍涵蓋的區域，請稍後再發送。',
+  surroundingLoading: '位於{suburbs}及鄰近區域（正在查找…）',
+  surroundingFailed: '暫時無法找到您所選區域的鄰近區域。請再次發送重試。',
+  surroundingWait: '正在查找您所選區域的鄰近區域，請稍後再發送。',
+  surroundingMore: '通知最多包括 {max} 個區域：您所選的區域及最接近的鄰近區域；較遠的 {count} 個區域不包括在內。',
+  suggestionsLabel: '您是否要找：',
+} satisfies SavedSearchStrings;

@@ -1,0 +1,31 @@
+import type { ShortlistStrings } from '../../shortlist/strings.ts';
+
+/** Traditional Chinese words of <estate-shortlist> (translated for home buyers from Hong Kong and Taiwan: polite 您, 收藏 for the kept homes, 查詢 for an enquiry, 洽談中, 已售出, 已租出). */
+export default {
+  count: { other: '收藏中有 {count} 個物業' },
+  emptyTitle: '您尚未收藏任何物業。',
+  emptyHint: '按下物業上的心形圖示，即可收藏到這裡。您的收藏只儲存在此裝置上。',
+  listLabel: '已收藏的物業',
+  priceFallback: '請聯絡經紀',
+  checking: '正在確認…',
+  statusUnderOffer: '洽談中',
+  statusSold: '已售出',
+  statusLeased: '已租出',
+  statusGone: '已從網站下架',
+  statusUnknown: '暫時無法確認',
+  remove: '移除',
+  removeName: '從收藏中移除 {address}',
+  removed: '已從收藏中移除 {address}。',
+  enquireHeading: '查詢這些物業',
+  enquireIntro: '每個仍在出售或出租的物業，都會向其經紀發送一份查詢。',
+  enquireNone: '您收藏的物業目前都沒有出售或出租，因此沒有可以查詢的經紀。',
+  defaultMessage: '我對這個物業有興趣，請向我提供更多資料。',
+  submit: { other: '發送 {count} 份查詢' },
+  sending: '正在發送…',
+  sent: '查詢已發送',
+  waiting: '尚未發送：已儲存在此裝置上，稍後會自動重新發送。',
+  waitingFor: '尚未發送：將於 {seconds} 秒後自動重新發送。',
+  refused: '未獲受理：{reason}',
+  summaryAllSent: { other: '您的 {count} 份查詢已發送，經紀會與您聯絡。' },
+  summaryPartial: '已發送 {sent} 份查詢（共 {total} 份）。其餘的請到各物業查看。',
+} satisfies ShortlistStrings;

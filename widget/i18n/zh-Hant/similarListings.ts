@@ -1,0 +1,15 @@
+import type { SimilarListingsStrings } from '../../similar-listings/strings.ts';
+
+/** Traditional Chinese words of <estate-similar-listings> (translated for home buyers from Hong Kong and Taiwan: the words of 591 and 28Hse: 物業, 洽談中, 已售出, 已租出, 收藏). */
+export default {
+  bedrooms: { other: '{count} 間臥室' },
+  bathrooms: { other: '{count} 間浴室' },
+  carSpaces: { other: '{count} 個車位' },
+  badgeUnderOffer: '洽談中',
+  badgeSold: '已售出',
+  badgeLeased: '已租出',
+  priceFallback: '請聯絡經紀',
+  auction: '拍賣 {date}',
+  keep: '收藏 {address}',
+  heading: '類似物業',
+} satisfies SimilarListingsStrings;
