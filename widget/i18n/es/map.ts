@@ -52,7 +52,7 @@ export default {
   bathrooms: { one: '{count} baño', many: '{count} baños', other: '{count} baños' },
   carSpaces: { one: '{count} estacionamiento', many: '{count} estacionamientos', other: '{count} estacionamientos' },
   viewListing: 'Ver la propiedad',
-  hintWheel: 'Usa Ctrl + rueda del ratón para acercar el mapa',
+  hintWheel: 'Usa Ctrl + desplazamiento para acercar el mapa',
   hintWheelMac: 'Usa ⌘ + desplazamiento para acercar el mapa',
   hintTouch: 'Usa dos dedos para mover el mapa',
   noTiles: 'Mapa sin fondo',
