@@ -22,7 +22,8 @@ export default {
   openHomeHeading: 'Inscríbete en la jornada de puertas abiertas, {when}',
   openHomeSubmit: 'Inscribirme',
   labelAttendees: 'Número de personas que asistirán',
-  openHomeSuccess: 'Tu inscripción en la jornada de puertas abiertas, {when}, está confirmada. Si te inscribes otra vez, no cambia nada: el agente ya tiene tus datos.',
+  openHomeSuccess:
+    'Tu inscripción en la jornada de puertas abiertas, {when}, está confirmada. Si te inscribes otra vez, no cambia nada: el agente ya tiene tus datos.',
   openHomeRegistered: 'Ya te inscribiste en esta jornada de puertas abiertas desde este dispositivo.',
   registerAnother: 'Inscribir a otra persona',
   addToCalendar: 'Añadir al calendario',

@@ -3,8 +3,7 @@ import type { MapStrings } from '../../map/strings.ts';
 /** Spanish words of <estate-map> (translated for home buyers: "tú", neutral Spanish for Spain and Latin America, short map controls; "M" and "mil" on the pins, "zona" for an area of the map). */
 export default {
   mapLabel: 'Mapa de propiedades',
-  instructions:
-    'Las flechas mueven el mapa; las teclas más y menos acercan y alejan. Con Tab recorres las propiedades del mapa, de arriba abajo.',
+  instructions: 'Las flechas mueven el mapa; las teclas más y menos acercan y alejan. Con Tab recorres las propiedades del mapa, de arriba abajo.',
   zoomIn: 'Acercar',
   zoomOut: 'Alejar',
   clusterLabel: {
@@ -66,8 +65,7 @@ export default {
   drawingLabel: 'Dibuja una zona en el mapa',
   drawingInstructions:
     'Arrastra sobre el mapa para dibujar alrededor de las calles que quieras. Con el teclado: las flechas mueven la cruz (con Mayús, más lejos), Enter o la barra espaciadora añaden una esquina, Enter en la primera esquina o Terminar cierran la zona, Retroceso borra la última esquina y Esc cancela.',
-  drawingStarted:
-    'Dibujando una zona. Arrastra alrededor de las calles que quieras, o mueve la cruz con las flechas y añade esquinas con Enter.',
+  drawingStarted: 'Dibujando una zona. Arrastra alrededor de las calles que quieras, o mueve la cruz con las flechas y añade esquinas con Enter.',
   cornerAdded: 'Esquina {count} añadida. Una zona necesita al menos 3.',
   cornerAddedReady: 'Esquina {count} añadida. Vuelve a la primera esquina y pulsa Enter, o pulsa Terminar, para cerrar la zona.',
   cornerRemoved: 'Última esquina borrada; quedan {count}.',

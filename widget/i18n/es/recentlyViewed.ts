@@ -11,9 +11,9 @@ export default {
   priceFallback: 'Consultar precio',
   auction: 'Subasta: {date}',
   keep: 'Guardar en favoritos: {address}',
-  heading: 'Vistas recientemente',
+  heading: 'Vistos recientemente',
   clear: 'Borrar',
   clearName: 'Borrar las propiedades que viste recientemente',
   cleared: 'Las propiedades que viste recientemente se borraron de este dispositivo.',
-  gone: 'Ya no está publicada',
+  gone: 'Ya no disponible',
 } satisfies RecentlyViewedStrings;

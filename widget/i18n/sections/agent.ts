@@ -6,4 +6,5 @@ export default {
   ar: () => import('../ar/agent.ts'),
   vi: () => import('../vi/agent.ts'),
   el: () => import('../el/agent.ts'),
+  es: () => import('../es/agent.ts'),
 } satisfies SectionLoaders;

@@ -6,4 +6,5 @@ export default {
   ar: () => import('../ar/enquiry.ts'),
   vi: () => import('../vi/enquiry.ts'),
   el: () => import('../el/enquiry.ts'),
+  es: () => import('../es/enquiry.ts'),
 } satisfies SectionLoaders;

@@ -6,4 +6,5 @@ export default {
   ar: () => import('../ar/leads.ts'),
   vi: () => import('../vi/leads.ts'),
   el: () => import('../el/leads.ts'),
+  es: () => import('../es/leads.ts'),
 } satisfies SectionLoaders;

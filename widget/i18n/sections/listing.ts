@@ -6,4 +6,5 @@ export default {
   ar: () => import('../ar/listing.ts'),
   vi: () => import('../vi/listing.ts'),
   el: () => import('../el/listing.ts'),
+  es: () => import('../es/listing.ts'),
 } satisfies SectionLoaders;

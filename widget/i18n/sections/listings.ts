@@ -6,4 +6,5 @@ export default {
   ar: () => import('../ar/listings.ts'),
   vi: () => import('../vi/listings.ts'),
   el: () => import('../el/listings.ts'),
+  es: () => import('../es/listings.ts'),
 } satisfies SectionLoaders;

@@ -6,4 +6,5 @@ export default {
   ar: () => import('../ar/map.ts'),
   vi: () => import('../vi/map.ts'),
   el: () => import('../el/map.ts'),
+  es: () => import('../es/map.ts'),
 } satisfies SectionLoaders;

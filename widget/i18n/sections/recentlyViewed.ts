@@ -6,4 +6,5 @@ export default {
   ar: () => import('../ar/recentlyViewed.ts'),
   vi: () => import('../vi/recentlyViewed.ts'),
   el: () => import('../el/recentlyViewed.ts'),
+  es: () => import('../es/recentlyViewed.ts'),
 } satisfies SectionLoaders;

@@ -6,4 +6,5 @@ export default {
   ar: () => import('../ar/savedSearch.ts'),
   vi: () => import('../vi/savedSearch.ts'),
   el: () => import('../el/savedSearch.ts'),
+  es: () => import('../es/savedSearch.ts'),
 } satisfies SectionLoaders;

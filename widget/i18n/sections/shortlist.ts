@@ -6,4 +6,5 @@ export default {
   ar: () => import('../ar/shortlist.ts'),
   vi: () => import('../vi/shortlist.ts'),
   el: () => import('../el/shortlist.ts'),
+  es: () => import('../es/shortlist.ts'),
 } satisfies SectionLoaders;

@@ -6,4 +6,5 @@ export default {
   ar: () => import('../ar/similarListings.ts'),
   vi: () => import('../vi/similarListings.ts'),
   el: () => import('../el/similarListings.ts'),
+  es: () => import('../es/similarListings.ts'),
 } satisfies SectionLoaders;

@@ -6,4 +6,5 @@ export default {
   ar: () => import('../ar/team.ts'),
   vi: () => import('../vi/team.ts'),
   el: () => import('../el/team.ts'),
+  es: () => import('../es/team.ts'),
 } satisfies SectionLoaders;
