@@ -9,4 +9,5 @@ export default {
   ko: () => import('../ko/agent.ts'),
   it: () => import('../it/agent.ts'),
   'zh-Hant': () => import('../zh-Hant/agent.ts'),
+  es: () => import('../es/agent.ts'),
 } satisfies SectionLoaders;

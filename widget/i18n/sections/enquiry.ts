@@ -9,4 +9,5 @@ export default {
   ko: () => import('../ko/enquiry.ts'),
   it: () => import('../it/enquiry.ts'),
   'zh-Hant': () => import('../zh-Hant/enquiry.ts'),
+  es: () => import('../es/enquiry.ts'),
 } satisfies SectionLoaders;

@@ -9,4 +9,5 @@ export default {
   ko: () => import('../ko/leads.ts'),
   it: () => import('../it/leads.ts'),
   'zh-Hant': () => import('../zh-Hant/leads.ts'),
+  es: () => import('../es/leads.ts'),
 } satisfies SectionLoaders;

@@ -9,4 +9,5 @@ export default {
   ko: () => import('../ko/listing.ts'),
   it: () => import('../it/listing.ts'),
   'zh-Hant': () => import('../zh-Hant/listing.ts'),
+  es: () => import('../es/listing.ts'),
 } satisfies SectionLoaders;

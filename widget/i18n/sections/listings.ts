@@ -9,4 +9,5 @@ export default {
   ko: () => import('../ko/listings.ts'),
   it: () => import('../it/listings.ts'),
   'zh-Hant': () => import('../zh-Hant/listings.ts'),
+  es: () => import('../es/listings.ts'),
 } satisfies SectionLoaders;

@@ -9,4 +9,5 @@ export default {
   ko: () => import('../ko/map.ts'),
   it: () => import('../it/map.ts'),
   'zh-Hant': () => import('../zh-Hant/map.ts'),
+  es: () => import('../es/map.ts'),
 } satisfies SectionLoaders;

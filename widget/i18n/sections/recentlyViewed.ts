@@ -9,4 +9,5 @@ export default {
   ko: () => import('../ko/recentlyViewed.ts'),
   it: () => import('../it/recentlyViewed.ts'),
   'zh-Hant': () => import('../zh-Hant/recentlyViewed.ts'),
+  es: () => import('../es/recentlyViewed.ts'),
 } satisfies SectionLoaders;

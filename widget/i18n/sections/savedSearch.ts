@@ -9,4 +9,5 @@ export default {
   ko: () => import('../ko/savedSearch.ts'),
   it: () => import('../it/savedSearch.ts'),
   'zh-Hant': () => import('../zh-Hant/savedSearch.ts'),
+  es: () => import('../es/savedSearch.ts'),
 } satisfies SectionLoaders;

@@ -9,4 +9,5 @@ export default {
   ko: () => import('../ko/shortlist.ts'),
   it: () => import('../it/shortlist.ts'),
   'zh-Hant': () => import('../zh-Hant/shortlist.ts'),
+  es: () => import('../es/shortlist.ts'),
 } satisfies SectionLoaders;

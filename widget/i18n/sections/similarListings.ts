@@ -9,4 +9,5 @@ export default {
   ko: () => import('../ko/similarListings.ts'),
   it: () => import('../it/similarListings.ts'),
   'zh-Hant': () => import('../zh-Hant/similarListings.ts'),
+  es: () => import('../es/similarListings.ts'),
 } satisfies SectionLoaders;

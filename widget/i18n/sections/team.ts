@@ -9,4 +9,5 @@ export default {
   ko: () => import('../ko/team.ts'),
   it: () => import('../it/team.ts'),
   'zh-Hant': () => import('../zh-Hant/team.ts'),
+  es: () => import('../es/team.ts'),
 } satisfies SectionLoaders;
