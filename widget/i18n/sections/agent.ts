@@ -7,4 +7,5 @@ export default {
   vi: () => import('../vi/agent.ts'),
   el: () => import('../el/agent.ts'),
   ko: () => import('../ko/agent.ts'),
+  hi: () => import('../hi/agent.ts'),
 } satisfies SectionLoaders;

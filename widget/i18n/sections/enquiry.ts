@@ -7,4 +7,5 @@ export default {
   vi: () => import('../vi/enquiry.ts'),
   el: () => import('../el/enquiry.ts'),
   ko: () => import('../ko/enquiry.ts'),
+  hi: () => import('../hi/enquiry.ts'),
 } satisfies SectionLoaders;

@@ -7,4 +7,5 @@ export default {
   vi: () => import('../vi/leads.ts'),
   el: () => import('../el/leads.ts'),
   ko: () => import('../ko/leads.ts'),
+  hi: () => import('../hi/leads.ts'),
 } satisfies SectionLoaders;

@@ -7,4 +7,5 @@ export default {
   vi: () => import('../vi/listing.ts'),
   el: () => import('../el/listing.ts'),
   ko: () => import('../ko/listing.ts'),
+  hi: () => import('../hi/listing.ts'),
 } satisfies SectionLoaders;

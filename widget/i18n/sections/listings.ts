@@ -7,4 +7,5 @@ export default {
   vi: () => import('../vi/listings.ts'),
   el: () => import('../el/listings.ts'),
   ko: () => import('../ko/listings.ts'),
+  hi: () => import('../hi/listings.ts'),
 } satisfies SectionLoaders;

@@ -7,4 +7,5 @@ export default {
   vi: () => import('../vi/map.ts'),
   el: () => import('../el/map.ts'),
   ko: () => import('../ko/map.ts'),
+  hi: () => import('../hi/map.ts'),
 } satisfies SectionLoaders;

@@ -7,4 +7,5 @@ export default {
   vi: () => import('../vi/recentlyViewed.ts'),
   el: () => import('../el/recentlyViewed.ts'),
   ko: () => import('../ko/recentlyViewed.ts'),
+  hi: () => import('../hi/recentlyViewed.ts'),
 } satisfies SectionLoaders;

@@ -7,4 +7,5 @@ export default {
   vi: () => import('../vi/savedSearch.ts'),
   el: () => import('../el/savedSearch.ts'),
   ko: () => import('../ko/savedSearch.ts'),
+  hi: () => import('../hi/savedSearch.ts'),
 } satisfies SectionLoaders;

@@ -7,4 +7,5 @@ export default {
   vi: () => import('../vi/shortlist.ts'),
   el: () => import('../el/shortlist.ts'),
   ko: () => import('../ko/shortlist.ts'),
+  hi: () => import('../hi/shortlist.ts'),
 } satisfies SectionLoaders;

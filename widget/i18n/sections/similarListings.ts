@@ -7,4 +7,5 @@ export default {
   vi: () => import('../vi/similarListings.ts'),
   el: () => import('../el/similarListings.ts'),
   ko: () => import('../ko/similarListings.ts'),
+  hi: () => import('../hi/similarListings.ts'),
 } satisfies SectionLoaders;

@@ -7,4 +7,5 @@ export default {
   vi: () => import('../vi/team.ts'),
   el: () => import('../el/team.ts'),
   ko: () => import('../ko/team.ts'),
+  hi: () => import('../hi/team.ts'),
 } satisfies SectionLoaders;
