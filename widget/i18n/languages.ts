@@ -4,7 +4,7 @@
  * in that language (translations.ts). Adding a language: its folder, its code here, and a line in
  * each section's loader map (widget/i18n/sections/); test/i18n/translations.test.ts checks all three.
  */
-export const BUILT_IN_LANGUAGES = ['zh-Hans', 'ar', 'vi', 'el', 'ko', 'it', 'zh-Hant', 'es'] as const;
+export const BUILT_IN_LANGUAGES = ['zh-Hans', 'ar', 'vi', 'el', 'ko', 'it', 'zh-Hant', 'es', 'hi'] as const;
 export type BuiltInLanguage = (typeof BUILT_IN_LANGUAGES)[number];
 
 /**

@@ -10,4 +10,5 @@ export default {
   it: () => import('../it/agent.ts'),
   'zh-Hant': () => import('../zh-Hant/agent.ts'),
   es: () => import('../es/agent.ts'),
+  hi: () => import('../hi/agent.ts'),
 } satisfies SectionLoaders;

@@ -10,4 +10,5 @@ export default {
   it: () => import('../it/enquiry.ts'),
   'zh-Hant': () => import('../zh-Hant/enquiry.ts'),
   es: () => import('../es/enquiry.ts'),
+  hi: () => import('../hi/enquiry.ts'),
 } satisfies SectionLoaders;

@@ -10,4 +10,5 @@ export default {
   it: () => import('../it/leads.ts'),
   'zh-Hant': () => import('../zh-Hant/leads.ts'),
   es: () => import('../es/leads.ts'),
+  hi: () => import('../hi/leads.ts'),
 } satisfies SectionLoaders;

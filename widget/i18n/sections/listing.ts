@@ -10,4 +10,5 @@ export default {
   it: () => import('../it/listing.ts'),
   'zh-Hant': () => import('../zh-Hant/listing.ts'),
   es: () => import('../es/listing.ts'),
+  hi: () => import('../hi/listing.ts'),
 } satisfies SectionLoaders;

@@ -10,4 +10,5 @@ export default {
   it: () => import('../it/listings.ts'),
   'zh-Hant': () => import('../zh-Hant/listings.ts'),
   es: () => import('../es/listings.ts'),
+  hi: () => import('../hi/listings.ts'),
 } satisfies SectionLoaders;

@@ -10,4 +10,5 @@ export default {
   it: () => import('../it/map.ts'),
   'zh-Hant': () => import('../zh-Hant/map.ts'),
   es: () => import('../es/map.ts'),
+  hi: () => import('../hi/map.ts'),
 } satisfies SectionLoaders;

@@ -10,4 +10,5 @@ export default {
   it: () => import('../it/recentlyViewed.ts'),
   'zh-Hant': () => import('../zh-Hant/recentlyViewed.ts'),
   es: () => import('../es/recentlyViewed.ts'),
+  hi: () => import('../hi/recentlyViewed.ts'),
 } satisfies SectionLoaders;

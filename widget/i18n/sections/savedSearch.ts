@@ -10,4 +10,5 @@ export default {
   it: () => import('../it/savedSearch.ts'),
   'zh-Hant': () => import('../zh-Hant/savedSearch.ts'),
   es: () => import('../es/savedSearch.ts'),
+  hi: () => import('../hi/savedSearch.ts'),
 } satisfies SectionLoaders;

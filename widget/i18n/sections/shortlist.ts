@@ -10,4 +10,5 @@ export default {
   it: () => import('../it/shortlist.ts'),
   'zh-Hant': () => import('../zh-Hant/shortlist.ts'),
   es: () => import('../es/shortlist.ts'),
+  hi: () => import('../hi/shortlist.ts'),
 } satisfies SectionLoaders;

@@ -10,4 +10,5 @@ export default {
   it: () => import('../it/similarListings.ts'),
   'zh-Hant': () => import('../zh-Hant/similarListings.ts'),
   es: () => import('../es/similarListings.ts'),
+  hi: () => import('../hi/similarListings.ts'),
 } satisfies SectionLoaders;

@@ -10,4 +10,5 @@ export default {
   it: () => import('../it/team.ts'),
   'zh-Hant': () => import('../zh-Hant/team.ts'),
   es: () => import('../es/team.ts'),
+  hi: () => import('../hi/team.ts'),
 } satisfies SectionLoaders;
