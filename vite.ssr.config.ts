@@ -17,7 +17,7 @@ export default defineConfig({
   plugins: [literalsMinifier()],
   ssr: { target: 'node' },
   build: {
-    ssr: 'widget/index.ts',
+    ssr: 'widget/ssr.ts',
     outDir: `dist/widget/${SSR_FOLDER}`,
     emptyOutDir: true,
     target: 'node20',

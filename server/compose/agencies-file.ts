@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { domainToASCII } from 'node:url';
 import { z } from 'zod';
-import { brandColour, ConfigError, countryCode, isTimeZone, officePhone, USER_ID, type Config } from '../runtime/config.ts';
+import { brandColour, ConfigError, countryCode, isTimeZone, officePhone, siteLanguageTag, USER_ID, type Config } from '../runtime/config.ts';
 import { findJsonSyntaxError } from '../runtime/json-syntax.ts';
 import { parseMailFrom, parseSmtpUrl } from '../runtime/mail-settings.ts';
 
@@ -70,6 +70,7 @@ const agencySchema = z.strictObject({
   wrapperUrl: z.url({ protocol: /^https?$/, message: "must be an http(s) URL of a page of the agency's site" }).optional(),
   timeZone: z.string().refine(isTimeZone, 'must be an IANA time zone such as Australia/Perth').optional(),
   country: countryCode.optional(),
+  language: siteLanguageTag.optional(),
   listingPath: z
     .string()
     .regex(/^(\/[A-Za-z0-9._~-]+)+$/, 'must be a path such as /listings (no trailing slash, no query)')
@@ -198,7 +199,7 @@ export function parseAgencies(json: unknown, options: AgencyChecks = {}): Agency
   const top = fileSchema.safeParse(json);
   if (!top.success)
     throw new ConfigError([
-      'AGENCIES_FILE: must be a JSON object { "agencies": [ { "slug", "name", "accessToken", "allowedOrigins", "siteUrl", "hosts", "wrapperUrl", "smtpUrl", "mailFrom", "alertConfirmation", "phone", "brandColour", "teamOrder", "teamHidden", "agentDirectContact", … }, … ] } and nothing else',
+      'AGENCIES_FILE: must be a JSON object { "agencies": [ { "slug", "name", "accessToken", "allowedOrigins", "siteUrl", "hosts", "wrapperUrl", "smtpUrl", "mailFrom", "alertConfirmation", "phone", "brandColour", "language", "teamOrder", "teamHidden", "agentDirectContact", … }, … ] } and nothing else',
     ]);
   const problems: string[] = [];
   const agencies: AgencyEntry[] = [];
@@ -290,6 +291,8 @@ export function agencyConfig(base: Config, agency: AgencyEntry, catchUpIntervalM
       timeZone: agency.timeZone ?? base.site.timeZone,
       // SITE_COUNTRY likewise: where the geocoder looks for the agency's listings whose records name no country.
       country: agency.country ?? base.site.country,
+      // SITE_LANGUAGE likewise: the language of the agency's pages.
+      language: agency.language ?? base.site.language,
       listingPath: agency.listingPath ?? base.site.listingPath,
       phone: agency.phone,
       brandColour: agency.brandColour ?? base.site.brandColour,

@@ -2,6 +2,7 @@ import type { ListingDetail, ListingSummary, Office, Photo } from '../../contrac
 import { listingJsonLd } from '../../widget/listing/json-ld.ts';
 import { descriptionParagraphs } from '../../widget/listing/text.ts';
 import { clip, escapeHtml, scriptJson } from './html.ts';
+import type { PageText } from './words.ts';
 
 export interface HeadContext {
   /** The page's canonical URL on the agency's site. */
@@ -13,6 +14,8 @@ export interface HeadContext {
   /** Absolute base photo URLs are resolved against (the relay as browsers reach it). */
   relayUrl: string;
   currency: string;
+  /** The page's words (words.ts), in the site's language. */
+  text: PageText;
 }
 
 /** An Open Graph image: the largest JPEG rendition with its own width and height. */
@@ -32,31 +35,40 @@ export function shareImage(photo: Photo | null | undefined, relayUrl: string, al
 }
 
 /** "Sold", "For sale", "For lease": what a shared link says the listing is. */
-function offerWord(listing: Pick<ListingSummary, 'type' | 'status'>): string {
-  if (listing.status === 'sold') return 'Sold';
-  if (listing.status === 'leased') return 'Leased';
-  return listing.type === 'lease' ? 'For lease' : 'For sale';
+function offerWord(listing: Pick<ListingSummary, 'type' | 'status'>, text: PageText): string {
+  if (listing.status === 'sold') return text.say('offerSold');
+  if (listing.status === 'leased') return text.say('offerLeased');
+  return text.say(listing.type === 'lease' ? 'offerForLease' : 'offerForSale');
 }
 
 /** A sentence of facts for when the agency wrote no description: "3 bed, 2 bath house in Kew. For sale." */
-function factsSentence(listing: ListingSummary): string {
-  const counts = [listing.bed ? `${listing.bed} bed` : null, listing.bath ? `${listing.bath} bath` : null, listing.cars ? `${listing.cars} car` : null]
+function factsSentence(listing: ListingSummary, text: PageText): string {
+  const counts = [
+    listing.bed ? text.count('beds', listing.bed) : null,
+    listing.bath ? text.count('baths', listing.bath) : null,
+    listing.cars ? text.count('cars', listing.cars) : null,
+  ]
     .filter(Boolean)
     .join(', ');
-  const what = [counts, (listing.propertyType ?? 'property').toLowerCase()].filter(Boolean).join(' ');
-  return `${what[0]?.toUpperCase() ?? ''}${what.slice(1)}${listing.address.suburb ? ` in ${listing.address.suburb}` : ''}. ${offerWord(listing)}.`;
+  // The CRM's property type ("house") is an English word: in a sentence in another language it
+  // would read as a mistake, so there the counts alone say what the home is.
+  const type = text.english ? (listing.propertyType?.toLowerCase() ?? text.say('property')) : counts ? null : text.say('property');
+  const joined = [counts, type].filter(Boolean).join(' ');
+  const what = `${joined[0]?.toUpperCase() ?? ''}${joined.slice(1)}`;
+  const where = listing.address.suburb ? text.say('whatIn', { what, suburb: listing.address.suburb }) : `${what}.`;
+  return `${where} ${offerWord(listing, text)}.`;
 }
 
 /** Title, description, canonical, Open Graph, Twitter card and JSON-LD of a listing page. */
 export function listingHead(listing: ListingDetail, context: HeadContext): string {
   const address = listing.address.display || listing.heading || 'Property';
   // The price as the agency wrote it ("Contact Agent", "$1,350,000"), never a number it withheld.
-  const price = listing.displayPrice?.trim() || (listing.status === 'available' ? null : offerWord(listing));
+  const price = listing.displayPrice?.trim() || (listing.status === 'available' ? null : offerWord(listing, context.text));
   const title = [address, price, context.siteName].filter(Boolean).join(' · ');
   const prose = descriptionParagraphs(listing.description)
     .map((lines) => lines.join(' '))
     .join(' ');
-  const description = clip(prose || `${factsSentence(listing)}${listing.heading ? ` ${listing.heading}` : ''}`, 160);
+  const description = clip(prose || `${factsSentence(listing, context.text)}${listing.heading ? ` ${listing.heading}` : ''}`, 160);
   const photos = listing.photos.length ? listing.photos : listing.photo ? [listing.photo] : [];
   const image = shareImage(photos[0], context.relayUrl, photos[0]?.caption || address);
   return [

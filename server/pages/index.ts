@@ -3,6 +3,7 @@ import type { Clock } from '../runtime/clock.ts';
 import type { Config } from '../runtime/config.ts';
 import { answerCacheFor, type AnswerCache } from '../http/answer-cache.ts';
 import { PerClientLimit } from '../http/client-limit.ts';
+import { localeOfLanguage } from '../../widget/shared/format.ts';
 import type { Feature } from '../runtime/feature.ts';
 import type { PublicListings } from '../listings/index.ts';
 import type { Logger } from '../runtime/log.ts';
@@ -85,7 +86,12 @@ export function pagesFeature(options: PagesOptions): Feature {
     wrapper,
     paths: new SitePaths(site.url, site.prefix),
     // Pages the relay serves itself in the demo use root-relative URLs: right on whichever address opened them.
-    element: { relay: agency ? relayBase : (config.http.publicUrl ?? '/'), timeZone: config.site.timeZone, locale: 'en-AU' },
+    element: {
+      relay: agency ? relayBase : (config.http.publicUrl ?? '/'),
+      timeZone: config.site.timeZone,
+      locale: localeOfLanguage(config.site.language),
+      lang: config.site.language,
+    },
     renderer: options.renderer ?? elementRenderer(options.widgetDir, log),
     relayBase,
     siteName: config.site.name ?? (config.demoMode ? DEMO_SITE_NAME : null),

@@ -1,10 +1,10 @@
 import { addressSlug } from '../../contract/slug.ts';
 
-/** The list pages: what each shows. */
+/** The list pages: what each shows, and the page words (words/en-AU.ts) of its heading. */
 export const LIST_PAGES = {
-  buy: { type: 'sale', status: 'available', title: 'Homes for sale' },
-  rent: { type: 'lease', status: 'available', title: 'Homes for rent' },
-  sold: { type: 'sale', status: 'sold', title: 'Recently sold' },
+  buy: { type: 'sale', status: 'available', title: 'homesForSale' },
+  rent: { type: 'lease', status: 'available', title: 'homesForRent' },
+  sold: { type: 'sale', status: 'sold', title: 'recentlySold' },
 } as const;
 
 export type ListKind = keyof typeof LIST_PAGES;

@@ -1,6 +1,7 @@
 import type { AgentProfile, Team, TeamMember } from '../../contract/relay-api.ts';
 import { clip, scriptJson } from './html.ts';
 import { agencyNode, listHead, shareImage } from './head.ts';
+import type { PageText } from './words.ts';
 
 /*
  * The heads of the team page and an agent's page: title, description, canonical, Open Graph and
@@ -23,6 +24,8 @@ export interface PeopleHeadContext {
   relayUrl: string;
   /** An agent's page path on the site, made absolute (for the team's `employee` entries). */
   agentUrl(member: TeamMember): string;
+  /** The page's words (words.ts), in the site's language. */
+  text: PageText;
 }
 
 function personNode(member: TeamMember, url: string, relayUrl: string): Record<string, unknown> {
@@ -44,7 +47,14 @@ export function teamHead(team: Team, context: PeopleHeadContext & { title: strin
   const agencyName = team.office.name ?? context.siteName;
   const names = team.items.slice(0, 4).map((member) => (member.position ? `${member.name} (${member.position})` : member.name));
   const description = clip(
-    `Meet the team${agencyName ? ` at ${agencyName}` : ''}: ${team.items.length} ${team.items.length === 1 ? 'person' : 'people'}${names.length ? `, ${names.join(', ')}` : ''}${team.items.length > names.length ? ' and more' : ''}.`,
+    [
+      agencyName
+        ? context.text.count('teamDescriptionAt', team.items.length, { agency: agencyName })
+        : context.text.count('teamDescription', team.items.length),
+      names.join(', '),
+    ]
+      .filter(Boolean)
+      .join(' '),
     160,
   );
   const first = team.items.find((member) => member.photo);
@@ -69,13 +79,18 @@ export function teamHead(team: Team, context: PeopleHeadContext & { title: strin
 export function agentHead(agent: AgentProfile, context: PeopleHeadContext): string {
   const profile = agent.profile ? (agent.profile.format === 'text' ? agent.profile.text : htmlText(agent.profile.html)) : '';
   const counts = [
-    agent.current.length ? `${agent.current.length} ${agent.current.length === 1 ? 'home' : 'homes'} on the market` : null,
-    agent.results.length ? `${agent.results.length} recently sold or leased` : null,
+    agent.current.length ? context.text.count('agentHomes', agent.current.length) : null,
+    agent.results.length ? context.text.count('agentResults', agent.results.length) : null,
   ].filter(Boolean);
   const agencyName = agent.office.name ?? context.siteName;
   const description = clip(
     profile ||
-      `${agent.name}${agent.position ? `, ${agent.position}` : ''}${agencyName ? ` at ${agencyName}` : ''}.${counts.length ? ` ${counts.join(', ')}.` : ''}`,
+      [
+        agencyName
+          ? context.text.say('agentAt', { name: agent.position ? `${agent.name}, ${agent.position}` : agent.name, agency: agencyName })
+          : `${agent.name}.`,
+        ...counts,
+      ].join(' '),
     160,
   );
   const person = { ...personNode(agent, context.canonical, context.relayUrl), worksFor: agencyNode(agent.office, context.siteName, context.siteUrl) };

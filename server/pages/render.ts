@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import type { TemplateResult } from 'lit';
 import type { AgentProfile, ListingDetail, ListingSummary, Team } from '../../contract/relay-api.ts';
 import type { Logger } from '../runtime/log.ts';
+import type { LanguageWords } from '../../widget/ssr.ts';
 import { escapeHtml, scriptJson } from './html.ts';
 
 /** What the server and, later, the browser both give the elements, so both render the same markup. */
@@ -13,7 +14,10 @@ export interface ElementSettings {
   /** The relay as browsers reach it (absolute): photo and API URLs resolve against it. */
   relay: string;
   timeZone: string;
+  /** Numbers, prices and dates: the page language's locale (widget/shared/format.ts's localeOfLanguage). */
   locale: string;
+  /** The page's language (SITE_LANGUAGE, an agency's `language`): the elements' words are rendered in it. */
+  lang: string;
 }
 
 /**
@@ -33,6 +37,12 @@ export interface RenderedElement {
   html: string;
   /** `<script type="application/json" data-estate-ssr>` with the element's properties. */
   data: string;
+  /**
+   * In a built-in language other than English: `<script type="application/json"
+   * data-estate-translation="built-in">` with the words of the sections it was rendered with, put
+   * before it, so the browser renders the same words at once instead of fetching them. Else ''.
+   */
+  words: string;
 }
 
 export interface ElementRenderer {
@@ -71,15 +81,39 @@ export function elementRenderer(widgetDir: string, log: Pick<Logger, 'warn'>): E
           return null;
         }));
 
+  /** One render at a time: the language the elements read on the server is the renderer's, not the element's (renderingIn). */
+  let queue: Promise<unknown> = Promise.resolve();
+  const inLanguage = <T>(lit: LitRenderer, lang: string, render: () => Promise<T>): Promise<T> => {
+    const turn = queue.then(async () => {
+      lit.elements.renderingIn(lang);
+      try {
+        return await render();
+      } finally {
+        lit.elements.renderingIn(BASE_LANGUAGE);
+      }
+    });
+    queue = turn.catch(() => undefined);
+    return turn;
+  };
+
   /** The element server-rendered once the server build is loaded, else left for the browser (clientRendered). */
-  const renderElement = async (data: string, unrendered: () => string, template: (html: LitRenderer['html']) => TemplateResult): Promise<RenderedElement> => {
+  const renderElement = async (
+    settings: ElementSettings,
+    data: string,
+    unrendered: () => string,
+    template: (html: LitRenderer['html']) => TemplateResult,
+  ): Promise<RenderedElement> => {
     const lit = await ready();
-    return { html: lit ? await lit.collectResult(lit.render(template(lit.html))) : unrendered(), data };
+    if (!lit) return { html: unrendered(), data, words: '' };
+    const language = await lit.elements.languageWords(settings.lang);
+    const html = await inLanguage(lit, settings.lang, () => lit.collectResult(lit.render(template(lit.html))));
+    return { html, data, words: language ? wordsScript(language, html, lit.elements.sectionsOfTag) : '' };
   };
 
   return {
     renderListing: (listing, settings) =>
       renderElement(
+        settings,
         pageData({ listing }),
         () => clientRendered('estate-listing', settings, { 'heading-level': '1', 'no-json-ld': '' }),
         (html) =>
@@ -95,6 +129,7 @@ export function elementRenderer(widgetDir: string, log: Pick<Logger, 'warn'>): E
       ),
     renderListings: (items, settings) =>
       renderElement(
+        settings,
         pageData({ listings: items }),
         () => clientRendered('estate-listings', settings, { 'heading-level': '2', 'detail-href': settings.detailHref }),
         (html) =>
@@ -110,6 +145,7 @@ export function elementRenderer(widgetDir: string, log: Pick<Logger, 'warn'>): E
       ),
     renderTeam: (team, settings) =>
       renderElement(
+        settings,
         pageData({ team }),
         () => clientRendered('estate-team', settings, { 'heading-level': '2', 'agent-href': settings.agentHref }),
         (html) =>
@@ -125,6 +161,7 @@ export function elementRenderer(widgetDir: string, log: Pick<Logger, 'warn'>): E
     renderAgent: (agent, settings) => {
       const teamHref = teamPage(settings.agentHref);
       return renderElement(
+        settings,
         pageData({ agent }),
         () => clientRendered('estate-agent', settings, { 'heading-level': '1', 'detail-href': settings.detailHref, 'team-href': teamHref }),
         (html) =>
@@ -143,10 +180,25 @@ export function elementRenderer(widgetDir: string, log: Pick<Logger, 'warn'>): E
   };
 }
 
+/** What the elements' server build (widget/ssr.ts) exports. */
+type ServerElements = typeof import('../../widget/ssr.ts');
+
 interface LitRenderer {
   render: typeof import('@lit-labs/ssr').render;
   collectResult: typeof import('@lit-labs/ssr/lib/render-result.js').collectResult;
   html: typeof import('lit').html;
+  elements: Pick<ServerElements, 'languageWords' | 'renderingIn' | 'sectionsOfTag'>;
+}
+
+const BASE_LANGUAGE = 'en-AU';
+
+/** The words of the sections the rendered elements (the element and those inside it) show, for the browser. */
+function wordsScript(language: LanguageWords, html: string, sectionsOfTag: ServerElements['sectionsOfTag']): string {
+  const translation: Record<string, unknown> = { $code: language.code };
+  for (const [, tag] of html.matchAll(/<(estate-[a-z-]+)/g)) {
+    for (const section of sectionsOfTag(tag!)) if (language.sections[section]) translation[section] = language.sections[section];
+  }
+  return `<script type="application/json" data-estate-translation="built-in">${scriptJson(translation)}</script>`;
 }
 
 /**
@@ -158,8 +210,8 @@ async function loadRenderer(elementsFile: string): Promise<LitRenderer> {
   const { render } = await import('@lit-labs/ssr');
   const { collectResult } = await import('@lit-labs/ssr/lib/render-result.js');
   const { html } = await import('lit');
-  await import(pathToFileURL(elementsFile).href);
-  return { render, collectResult, html };
+  const elements = (await import(pathToFileURL(elementsFile).href)) as ServerElements;
+  return { render, collectResult, html, elements };
 }
 
 /** The team page an agent's page links back to: the agent path template without its `/{id}/{slug}`. */

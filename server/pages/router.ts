@@ -19,11 +19,11 @@ import type { PublishedPages } from './published.ts';
 import type { ElementRenderer, ElementSettings } from './render.ts';
 import { newest, SITEMAP_MAX_URLS, sitemapIndex, urlset, type SitemapEntry } from './sitemap.ts';
 import type { Wrapper, WrapperCache } from './wrapper.ts';
+import { PageText, pageWordsIn } from './words.ts';
+import { isRightToLeft } from '../../widget/i18n/languages.ts';
 
 /** Cards per list page. */
 export const LIST_PAGE_SIZE = 12;
-/** The team page's heading and title. */
-const TEAM_TITLE = 'Our team';
 const PAGE_CACHE_CONTROL = 'public, max-age=300, stale-while-revalidate=3600, stale-if-error=86400';
 const GONE_CACHE_CONTROL = 'public, max-age=300';
 /** Current listings linked from a 404 or 410 page. */
@@ -87,6 +87,7 @@ interface PageParts {
  */
 export function pagesRouter(deps: PagesRouterDeps): Router {
   const { listings, paths, published, wrapper } = deps;
+  const text = new PageText(pageWordsIn(deps.element.lang), deps.element.locale);
   const now = deps.now ?? Date.now;
   const maxUrls = deps.maxUrlsPerSitemap ?? SITEMAP_MAX_URLS;
   // Rendered pages in the relay's answer cache; renders under way here (a second request waits for the first).
@@ -276,7 +277,7 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
     const canonical = paths.absolute(canonicalPath);
     const element = await deps.renderer.renderListing(listing, deps.element);
     const head = [
-      listingHead(listing, { canonical, siteName: deps.siteName, siteUrl: paths.siteUrl, relayUrl: deps.relayBase, currency: deps.currency }),
+      listingHead(listing, { canonical, siteName: deps.siteName, siteUrl: paths.siteUrl, relayUrl: deps.relayBase, currency: deps.currency, text }),
       preloadFirstPhoto(listing),
     ].join('\n');
     // Similar homes and recently viewed render in the browser only, once near the viewport: no
@@ -287,7 +288,7 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
       `<estate-similar-listings ${shared} time-zone="${escapeHtml(deps.element.timeZone)}" listing-id="${listing.id}" detail-href="${detailHref}"></estate-similar-listings>`,
       `<estate-recently-viewed ${shared} time-zone="${escapeHtml(deps.element.timeZone)}" exclude-id="${listing.id}" detail-href="${detailHref}"></estate-recently-viewed>`,
     ].join('\n');
-    const body = `<nav class="estate-page-nav" aria-label="Listings">${listLinks()}</nav>\n${element.html}\n${element.data}\n${more}`;
+    const body = `<nav class="estate-page-nav" aria-label="${escapeHtml(text.say('listingsNav'))}">${listLinks()}</nav>\n${element.words}${element.html}\n${element.data}\n${more}`;
     return { status: 200, canonical, head, body, current: { path: canonicalPath, ...sectionOf(listing) } };
   }
 
@@ -308,23 +309,20 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
   /** 410 for a listing page that was published and has gone (withdrawn, or past the sold showcase); 404 for one that never was. */
   function gone(status: 404 | 410): PageParts {
     const current = listings.pageFor({ status: 'available', pageSize: String(LINKED_ON_GONE) }).items;
-    const title = status === 410 ? 'This property is no longer listed' : 'No such property';
-    const lead =
-      status === 410
-        ? 'It has been taken off the market or its listing has ended. These are on offer now:'
-        : 'We could not find a property at this address. These are on offer now:';
+    const title = text.say(status === 410 ? 'listingGoneTitle' : 'listingMissingTitle');
+    const lead = text.say(status === 410 ? 'listingGoneLead' : 'listingMissingLead');
     const body = `<section class="estate-gone">
 <h1>${escapeHtml(title)}</h1>
 <p>${escapeHtml(lead)}</p>
 <ul>${current.map((item) => `<li><a href="${escapeHtml(paths.listing(item.id, item.address.display))}">${escapeHtml(item.address.display)}</a>${item.displayPrice ? ` · ${escapeHtml(item.displayPrice)}` : ''}</li>`).join('')}</ul>
-<nav aria-label="Listings">${listLinks()}</nav>
+<nav aria-label="${escapeHtml(text.say('listingsNav'))}">${listLinks()}</nav>
 </section>`;
     return { status, canonical: null, head: goneHead(title, deps.siteName), body };
   }
 
   function listLinks(): string {
     return (Object.keys(LIST_PAGES) as ListKind[])
-      .map((kind) => `<a href="${escapeHtml(paths.list(kind))}">${escapeHtml(LIST_PAGES[kind].title)}</a>`)
+      .map((kind) => `<a href="${escapeHtml(paths.list(kind))}">${escapeHtml(text.say(LIST_PAGES[kind].title))}</a>`)
       .join(' · ');
   }
 
@@ -337,6 +335,7 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
     siteName: deps.siteName,
     siteUrl: paths.siteUrl,
     relayUrl: deps.relayBase,
+    text,
     agentUrl: (member: { id: number; name: string }) => paths.absolute(paths.agent(member.id, member.name)),
   });
 
@@ -344,7 +343,8 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
     const { team } = currentPeople();
     const canonical = paths.absolute(paths.team());
     const element = await deps.renderer.renderTeam(team, { ...deps.element, agentHref: agentHref() });
-    const head = teamHead(team, { ...peopleContext(canonical), title: TEAM_TITLE });
+    const teamTitle = text.say('ourTeam');
+    const head = teamHead(team, { ...peopleContext(canonical), title: teamTitle });
     // Real links to every agent's page beside the element, for crawlers and script-less visitors.
     const links = team.items
       .map(
@@ -352,11 +352,11 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
           `<li><a href="${escapeHtml(paths.agent(member.id, member.name))}">${escapeHtml(member.name)}</a>${member.position ? ` · ${escapeHtml(member.position)}` : ''}</li>`,
       )
       .join('');
-    const body = `<nav class="estate-page-nav" aria-label="Listings">${listLinks()}</nav>
-<h1 class="estate-page-title">${escapeHtml(TEAM_TITLE)}</h1>
-${element.html}
+    const body = `<nav class="estate-page-nav" aria-label="${escapeHtml(text.say('listingsNav'))}">${listLinks()}</nav>
+<h1 class="estate-page-title">${escapeHtml(teamTitle)}</h1>
+${element.words}${element.html}
 ${element.data}
-${team.items.length ? `<nav class="estate-people" aria-label="${escapeHtml(TEAM_TITLE)}"><ul>${links}</ul></nav>` : ''}`;
+${team.items.length ? `<nav class="estate-people" aria-label="${escapeHtml(teamTitle)}"><ul>${links}</ul></nav>` : ''}`;
     return { status: 200, canonical, head, body };
   }
 
@@ -371,31 +371,31 @@ ${team.items.length ? `<nav class="estate-people" aria-label="${escapeHtml(TEAM_
     const head = agentHead(agent, peopleContext(canonical));
     const listingLinks = (title: string, items: ListingSummary[]) =>
       items.length
-        ? `<nav class="estate-agent-listings" aria-label="${escapeHtml(`${title}: ${agent.name}`)}"><h2>${escapeHtml(title)}</h2><ul>${items
+        ? `<nav class="estate-agent-listings" aria-label="${escapeHtml(text.say('agentList', { list: title, name: agent.name }))}"><h2>${escapeHtml(title)}</h2><ul>${items
             .map(
               (item) =>
                 `<li><a href="${escapeHtml(paths.listing(item.id, item.address.display))}">${escapeHtml(item.address.display)}</a>${item.displayPrice ? ` · ${escapeHtml(item.displayPrice)}` : ''}</li>`,
             )
             .join('')}</ul></nav>`
         : '';
-    const body = `<nav class="estate-page-nav" aria-label="Listings">${listLinks()} · <a href="${escapeHtml(paths.team())}">${escapeHtml(TEAM_TITLE)}</a></nav>
-${element.html}
+    const body = `<nav class="estate-page-nav" aria-label="${escapeHtml(text.say('listingsNav'))}">${listLinks()} · <a href="${escapeHtml(paths.team())}">${escapeHtml(text.say('ourTeam'))}</a></nav>
+${element.words}${element.html}
 ${element.data}
-${listingLinks('On the market', agent.current)}
-${listingLinks('Sold and leased', agent.results)}`;
+${listingLinks(text.say('onTheMarket'), agent.current)}
+${listingLinks(text.say('soldAndLeased'), agent.results)}`;
     return { status: 200, canonical, head, body };
   }
 
   /** 410 for an agent whose page was published and who has left or is no longer shown; 404 for an id that never had a page. */
   function agentGone(status: 404 | 410): PageParts {
     const { team } = currentPeople();
-    const title = status === 410 ? 'This agent is no longer with us' : 'No such agent';
-    const lead = status === 410 ? 'They are no longer with the agency. Our team is here to help:' : 'We could not find this agent. Our team is here to help:';
+    const title = text.say(status === 410 ? 'agentGoneTitle' : 'agentMissingTitle');
+    const lead = text.say(status === 410 ? 'agentGoneLead' : 'agentMissingLead');
     const body = `<section class="estate-gone">
 <h1>${escapeHtml(title)}</h1>
 <p>${escapeHtml(lead)}</p>
 <ul>${team.items.map((member) => `<li><a href="${escapeHtml(paths.agent(member.id, member.name))}">${escapeHtml(member.name)}</a>${member.position ? ` · ${escapeHtml(member.position)}` : ''}</li>`).join('')}</ul>
-<nav aria-label="Listings"><a href="${escapeHtml(paths.team())}">${escapeHtml(TEAM_TITLE)}</a> · ${listLinks()}</nav>
+<nav aria-label="${escapeHtml(text.say('listingsNav'))}"><a href="${escapeHtml(paths.team())}">${escapeHtml(text.say('ourTeam'))}</a> · ${listLinks()}</nav>
 </section>`;
     return { status, canonical: null, head: goneHead(title, deps.siteName), body };
   }
@@ -415,7 +415,8 @@ ${listingLinks('Sold and leased', agent.results)}`;
   }
 
   async function listParts(kind: ListKind, suburbSlug: string | null, pageNumber: number): Promise<PageParts> {
-    const { type, status, title } = LIST_PAGES[kind];
+    const { type, status } = LIST_PAGES[kind];
+    const title = text.say(LIST_PAGES[kind].title);
     const suburb = suburbSlug === null ? null : (suburbOf(kind, suburbSlug) ?? null);
     if (suburbSlug !== null && !suburb) return gone(404);
     const result: Page<ListingSummary> = listings.pageFor({
@@ -428,12 +429,12 @@ ${listingLinks('Sold and leased', agent.results)}`;
     });
     const pages = Math.max(1, Math.ceil(result.total / LIST_PAGE_SIZE));
     if (pageNumber > pages) return gone(404);
-    const heading = suburb ? `${title} in ${suburb}` : title;
+    const heading = suburb ? text.say('listInSuburb', { list: title, suburb }) : title;
     const canonical = paths.absolute(paths.list(kind, suburb, pageNumber));
     const element = await deps.renderer.renderListings(result.items, { ...deps.element, detailHref: `${paths.prefix}/{id}/{slug}` });
     const first = result.items[0];
     const description = clip(
-      `${heading}: ${result.total} ${result.total === 1 ? 'property' : 'properties'}${deps.siteName ? ` from ${deps.siteName}` : ''}.${
+      `${deps.siteName ? text.count('listDescriptionFrom', result.total, { list: heading, agency: deps.siteName }) : text.count('listDescription', result.total, { list: heading })}${
         result.items.length
           ? ` ${result.items
               .slice(0, 3)
@@ -444,7 +445,7 @@ ${listingLinks('Sold and leased', agent.results)}`;
       160,
     );
     const head = listHead({
-      title: pageNumber > 1 ? `${heading}, page ${pageNumber}` : heading,
+      title: pageNumber > 1 ? text.say('listPage', { list: heading, page: pageNumber }) : heading,
       description,
       canonical,
       siteName: deps.siteName,
@@ -452,10 +453,10 @@ ${listingLinks('Sold and leased', agent.results)}`;
     });
     const suburbs = suburb ? [] : suburbsOf(type, status);
     const body = `<h1 class="estate-page-title">${escapeHtml(heading)}</h1>
-${element.html}
+${element.words}${element.html}
 ${element.data}
 ${pagination(kind, suburb, pageNumber, pages)}
-${suburbs.length ? `<nav class="estate-suburbs" aria-label="${escapeHtml(`${title} by suburb`)}"><h2>By suburb</h2><ul>${suburbs.map((name) => `<li><a href="${escapeHtml(paths.list(kind, name))}">${escapeHtml(name)}</a></li>`).join('')}</ul></nav>` : ''}`;
+${suburbs.length ? `<nav class="estate-suburbs" aria-label="${escapeHtml(text.say('listBySuburb', { list: title }))}"><h2>${escapeHtml(text.say('bySuburb'))}</h2><ul>${suburbs.map((name) => `<li><a href="${escapeHtml(paths.list(kind, name))}">${escapeHtml(name)}</a></li>`).join('')}</ul></nav>` : ''}`;
     return { status: 200, canonical, head, body, current: { path: paths.list(kind, suburb), section: kind, isSectionPage: !suburb && pageNumber === 1 } };
   }
 
@@ -465,13 +466,13 @@ ${suburbs.length ? `<nav class="estate-suburbs" aria-label="${escapeHtml(`${titl
     const link = (page: number, label: string, rel?: string) =>
       `<a href="${escapeHtml(paths.list(kind, suburb, page))}"${rel ? ` rel="${rel}"` : ''}${page === current ? ' aria-current="page"' : ''}>${label}</a>`;
     const items: string[] = [];
-    if (current > 1) items.push(`<li>${link(current - 1, 'Previous', 'prev')}</li>`);
+    if (current > 1) items.push(`<li>${link(current - 1, escapeHtml(text.say('previous')), 'prev')}</li>`);
     for (let page = 1; page <= pages; page++) {
-      if (page === 1 || page === pages || Math.abs(page - current) <= 2) items.push(`<li>${link(page, String(page))}</li>`);
+      if (page === 1 || page === pages || Math.abs(page - current) <= 2) items.push(`<li>${link(page, escapeHtml(text.number(page)))}</li>`);
       else if (!items.at(-1)?.includes('…')) items.push('<li aria-hidden="true">…</li>');
     }
-    if (current < pages) items.push(`<li>${link(current + 1, 'Next', 'next')}</li>`);
-    return `<nav class="estate-pagination" aria-label="Pages"><ul>${items.join('')}</ul></nav>`;
+    if (current < pages) items.push(`<li>${link(current + 1, escapeHtml(text.say('next')), 'next')}</li>`);
+    return `<nav class="estate-pagination" aria-label="${escapeHtml(text.say('pages'))}"><ul>${items.join('')}</ul></nav>`;
   }
 
   // ---- sitemaps -------------------------------------------------------------------------
@@ -525,7 +526,7 @@ ${suburbs.length ? `<nav class="estate-suburbs" aria-label="${escapeHtml(`${titl
     if (parts.location) return encode(301, 'text/plain; charset=utf-8', `Moved to ${parts.location}`, PAGE_CACHE_CONTROL, parts.location);
     const shell = await wrapper.get();
     const { beforeContent, afterContent } = markCurrentPage(shell, parts.current ?? { path: '' }, paths.siteUrl);
-    const html = `${shell.head}${parts.head}\n${widgetScript(shell)}${PAGE_STYLES}\n${beforeContent}${parts.body}${afterContent}`;
+    const html = `${inLanguage(shell.head, deps.element.lang)}${parts.head}\n${widgetScript(shell)}${PAGE_STYLES}\n${beforeContent}${parts.body}${afterContent}`;
     return encode(parts.status, 'text/html; charset=utf-8', html, parts.status === 200 ? PAGE_CACHE_CONTROL : GONE_CACHE_CONTROL);
   }
 
@@ -554,6 +555,20 @@ ${suburbs.length ? `<nav class="estate-suburbs" aria-label="${escapeHtml(`${titl
   }
 
   return router;
+}
+
+/**
+ * The wrapper's `<html>` tag in the page's language: `lang` (what the elements read, and screen
+ * readers and search engines) and, for a right-to-left one, `dir="rtl"`; other attributes kept.
+ */
+export function inLanguage(head: string, lang: string): string {
+  return head.replace(/<html\b[^>]*>/i, (tag) => {
+    const kept = tag
+      .slice(5, -1)
+      .replace(/\s(lang|dir)\s*=\s*("[^"]*"|'[^']*'|[^\s>]*)/gi, '')
+      .trimEnd();
+    return `<html lang="${escapeHtml(lang)}"${isRightToLeft(lang) ? ' dir="rtl"' : ''}${kept}>`;
+  });
 }
 
 /** Light-DOM parts of the pages (title, pagination, suburb links); the elements style themselves. */

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parseMailFrom, parseSmtpUrl } from './mail-settings.ts';
+import { BUILT_IN_LANGUAGES, ENGLISH_LANGUAGES, siteLanguage } from '../../contract/languages.ts';
 
 /** Comma-separated list → trimmed, non-empty entries. */
 const csv = z.string().transform((value) =>
@@ -11,6 +12,16 @@ const csv = z.string().transform((value) =>
 );
 
 /** A country as ISO 3166-1 alpha-2 ("AU"), upper case (SITE_COUNTRY, an agency's `country` in AGENCIES_FILE). */
+/** A language a site's pages are in (SITE_LANGUAGE, an agency's `language`): an English one or one the widget has words for. */
+export const siteLanguageTag = z.string().transform((value, context) => {
+  const code = siteLanguage(value);
+  if (!code) {
+    context.addIssue({ code: 'custom', message: `must be one of ${[...ENGLISH_LANGUAGES, ...BUILT_IN_LANGUAGES].join(', ')} (got "${value.slice(0, 40)}")` });
+    return z.NEVER;
+  }
+  return code;
+});
+
 export const countryCode = z
   .string()
   .trim()
@@ -440,6 +451,11 @@ export const configSchema = z.object({
     .describe(
       'Time zone of open home and auction times on server-rendered pages (the same for every visitor, and for the browser that takes the page over). With AGENCIES_FILE: the default of every agency without its own `timeZone`.',
     ),
+  SITE_LANGUAGE: siteLanguageTag
+    .default('en-AU')
+    .describe(
+      'The language of the relay\'s listing, team and agent pages (their words, `<html lang>`, and `dir="rtl"` for Arabic) and of the e-mails they lead to: en-AU, en-NZ, en-GB or a language the widget speaks (docs/languages.md). Listings\' own text stays as the CRM has it. With AGENCIES_FILE: the default of every agency without its own `language`.',
+    ),
   SITE_COUNTRY: countryCode
     .default('AU')
     .describe(
@@ -631,6 +647,8 @@ export interface SiteSettings {
   wrapperUrl: string | undefined;
   wrapperMinutes: number;
   timeZone: string;
+  /** SITE_LANGUAGE: the pages' language, a code of contract/languages.ts as written there. */
+  language: string;
   /** ISO 3166-1 alpha-2, upper case: where the agency's listings are (the geocoder's country when a record names none). */
   country: string;
   name: string | undefined;
@@ -760,6 +778,7 @@ export function groupSettings(env: EnvSettings, demoMode: boolean): Config {
       wrapperUrl: env.SITE_WRAPPER_URL,
       wrapperMinutes: env.SITE_WRAPPER_MINUTES,
       timeZone: env.SITE_TIME_ZONE,
+      language: env.SITE_LANGUAGE,
       country: env.SITE_COUNTRY,
       name: env.SITE_NAME,
       phone: env.SITE_PHONE,

@@ -164,6 +164,21 @@ describe('AGENCIES_FILE', () => {
     expect(text).toContain('agencies[0] ("harbour"): country: must be a two-letter ISO 3166-1 country code such as AU or NZ');
   });
 
+  it("takes an agency's language (its pages'), SITE_LANGUAGE for one that names none; one the widget does not speak refused, named", () => {
+    const base = loadConfig({
+      CRM_BASE_URL: 'https://crm.example/api/v1.3',
+      CRM_API_KEY: 'key',
+      CRM_ACCESS_TOKEN: 'token',
+      PUBLIC_URL: 'https://relay.example',
+      SITE_LANGUAGE: 'en-NZ',
+    });
+    const [harbour, other] = readAgenciesFile(write({ agencies: [good({ language: 'VI' }), good({ slug: 'other', accessToken: 'tok-other-0123456789' })] }));
+    expect(agencyConfig(base, harbour!, null).site.language).toBe('vi');
+    expect(agencyConfig(base, other!, null).site.language).toBe('en-NZ');
+    const text = problemsOf(write({ agencies: [good({ language: 'fr' })] })).join('\n');
+    expect(text).toMatch(/agencies\[0\] \("harbour"\): language: must be one of en-AU, .* \(got "fr"\)/);
+  });
+
   it("takes an agency's people settings (phone, teamOrder, teamHidden, agentDirectContact), the relay's for one that names none; bad ones refused, named", () => {
     const base = loadConfig({
       CRM_BASE_URL: 'https://crm.example/api/v1.3',

@@ -92,6 +92,9 @@ describe('a listing page read without a browser', () => {
     expect(html).toContain('<header id="agency-header">');
     expect(html).toContain('<footer id="agency-footer">');
     expect(html).not.toContain("The agency's own description");
+    // An English page (SITE_LANGUAGE's default): its <html lang>, and no words carried (the elements have English's).
+    expect(html).toMatch(/<html lang="en-AU">/);
+    expect(html).not.toContain('data-estate-translation');
     // The element, server-rendered into declarative shadow DOM, with the address as its heading.
     expect(html).toMatch(/<estate-listing[^>]*><template shadowroot="open" shadowrootmode="open">/);
     expect(html).toMatch(new RegExp(`<h1[^>]*part="title"[^>]*>(<!--[^>]*-->)*${detail.address.display.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));

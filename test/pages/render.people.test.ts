@@ -17,6 +17,7 @@ const settings = {
   relay: RELAY,
   timeZone: 'Australia/Melbourne',
   locale: 'en-AU',
+  lang: 'en-AU',
   agentHref: '/listings/agents/{id}/{slug}',
   detailHref: '/listings/{id}/{slug}',
 };

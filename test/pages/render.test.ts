@@ -14,7 +14,7 @@ describe('the element renderer without a server build of the elements', () => {
   it('gives the element with its attributes and hydration data but no shadow root, and warns once naming the fix', async () => {
     const warnings: unknown[][] = [];
     const renderer = elementRenderer(empty, { warn: (...args: unknown[]) => warnings.push(args) } as never);
-    const settings = { relay: '/', timeZone: 'Australia/Sydney', locale: 'en-AU' };
+    const settings = { relay: '/', timeZone: 'Australia/Sydney', locale: 'en-AU', lang: 'en-AU' };
     const listing = { id: 7, heading: 'A <b>house</b>' } as unknown as ListingDetail;
     const detail = await renderer.renderListing(listing, settings);
     expect(detail.html).toBe(

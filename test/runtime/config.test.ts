@@ -70,6 +70,14 @@ describe('config', () => {
     expect(loadConfig(base).enquiries.claimLeaseMs).toBe(120_000);
   });
 
+  it('SITE_LANGUAGE: an English or built-in language, written as contract/languages.ts writes it; anything else refused, naming the codes', () => {
+    expect(loadConfig({}).site.language).toBe('en-AU');
+    expect(loadConfig({ SITE_LANGUAGE: 'zh-hant' }).site.language).toBe('zh-Hant');
+    expect(loadConfig({ SITE_LANGUAGE: ' AR ' }).site.language).toBe('ar');
+    for (const bad of ['fr', 'zh', 'english'])
+      expect(problemsOf({ SITE_LANGUAGE: bad })).toEqual([expect.stringMatching(/^SITE_LANGUAGE: must be one of en-AU, en-NZ, en-GB, zh-Hans, .*hi \(got "/)]);
+  });
+
   it('refuses TRUST_PROXY=true, and takes a hop count or subnets', () => {
     expect(problemsOf({ TRUST_PROXY: 'true' })).toEqual([expect.stringMatching(/^TRUST_PROXY: true is refused .*hop count/)]);
     expect(problemsOf({ TRUST_PROXY: 'loopback, example.com, 10.0.0.0/33' })).toEqual([
@@ -211,6 +219,7 @@ describe('settings grouped by concern', () => {
     SITE_WRAPPER_MINUTES: '9',
     SITE_TIME_ZONE: 'Pacific/Auckland',
     SITE_COUNTRY: 'NZ',
+    SITE_LANGUAGE: 'vi',
     SITE_NAME: 'Other Agency',
     SITE_PHONE: '(03) 5550 0100',
     SITE_BRAND_COLOUR: '#2b5d34',

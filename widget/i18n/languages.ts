@@ -1,11 +1,7 @@
-/**
- * The languages the widget ships words for, beyond the English ones each element's strings module
- * carries: each has a folder `widget/i18n/<code>/` with a file per section, fetched only by a page
- * in that language (translations.ts). Adding a language: its folder, its code here, and a line in
- * each section's loader map (widget/i18n/sections/); test/i18n/translations.test.ts checks all three.
- */
-export const BUILT_IN_LANGUAGES = ['zh-Hans', 'ar', 'vi', 'el', 'ko', 'it', 'zh-Hant', 'es', 'hi'] as const;
-export type BuiltInLanguage = (typeof BUILT_IN_LANGUAGES)[number];
+import { BUILT_IN_LANGUAGES } from '../../contract/languages.ts';
+
+/** The languages the widget ships words for (contract/languages.ts: the relay's pages may be in them too). */
+export { BUILT_IN_LANGUAGES, type BuiltInLanguage } from '../../contract/languages.ts';
 
 /**
  * The pseudo-locale of the project's own tests (widget/i18n/pseudo.ts): en-AU's words accented and

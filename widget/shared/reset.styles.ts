@@ -47,6 +47,13 @@ export const resetStyles = css`
   [hidden] {
     display: none !important;
   }
+  /* What the CRM wrote, in the agency's language where it differs from the page's (lang marks it):
+     each paragraph in its own text's direction, as dir="auto" would make it (an English address
+     on an Arabic page reads "167 Auburn Road", its description's full stops at the end). */
+  [lang],
+  [lang] * {
+    unicode-bidi: plaintext;
+  }
   :focus-visible {
     outline: 3px solid var(--_estate-focus);
     outline-offset: 2px;

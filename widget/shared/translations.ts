@@ -139,6 +139,17 @@ export function langOf(element: Element): string {
   return inheritedAttribute(element, 'lang') || document.documentElement.lang || BASE_LANG;
 }
 
+/** On a server (no document, no `lang` to inherit): the language of the page being rendered. */
+let serverLang = BASE_LANG;
+
+/**
+ * The language the server renders in from now on (server/pages, through widget/ssr.ts): every
+ * element it renders, nested ones too, reads it, as in the browser they read the page's `lang`.
+ */
+export function renderingIn(lang: string): void {
+  serverLang = lang.toLowerCase();
+}
+
 /** The page's translation scripts already read (each is read once). */
 const readScripts = new WeakSet<Element>();
 
@@ -147,7 +158,10 @@ const readScripts = new WeakSet<Element>();
  * elements' modules are not importable):
  * `<script type="application/json" data-estate-translation>{ "$code": "fr", "enquiry": { … } }</script>`
  * (an object or an array of them). A JSON script is data, so a strict CSP allows it. Read when an
- * element connects, so a script the page adds later counts from the next element on.
+ * element connects, so a script the page adds later counts from the next element on. The relay's
+ * pages carry a built-in language's words so (`data-estate-translation="built-in"`), the sections
+ * their elements were rendered with: those are not fetched again, so the first render in the
+ * browser is the server's, in the page's language, without waiting.
  */
 function readPageTranslations(): void {
   for (const script of document.querySelectorAll('script[type="application/json"][data-estate-translation]')) {
@@ -159,7 +173,11 @@ function readPageTranslations(): void {
         (item): item is TranslationOf<object> => typeof item === 'object' && item !== null && typeof (item as { $code?: unknown }).$code === 'string',
       );
       if (!translations.length) throw new Error('expected an object with a "$code" (or an array of them)');
-      registerTranslation(...translations);
+      if (script.getAttribute('data-estate-translation') !== 'built-in') registerTranslation(...translations);
+      else {
+        registerBuiltInTranslation(...translations);
+        for (const { $code, ...sections } of translations) for (const section in sections) settled.add(`${$code.toLowerCase()}/${section}`);
+      }
     } catch (error) {
       console.error('estate-embed: ignored a <script data-estate-translation>:', error instanceof Error ? error.message : error);
     }
@@ -186,9 +204,10 @@ export class LocalizeController<Sections extends object> implements ReactiveCont
 
   readonly #sections: readonly string[];
 
-  /** The host's language, lower case: its own `lang`, the nearest above it, the page's; en-AU on a server or while disconnected. */
+  /** The host's language, lower case: its own `lang`, the nearest above it, the page's; on a server the page's (renderingIn); en-AU while disconnected. */
   get lang(): string {
-    return typeof document === 'undefined' || !this.host.isConnected ? BASE_LANG : langOf(this.host).toLowerCase();
+    if (typeof document === 'undefined') return serverLang;
+    return this.host.isConnected ? langOf(this.host).toLowerCase() : BASE_LANG;
   }
 
   hostConnected(): void {

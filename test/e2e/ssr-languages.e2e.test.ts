@@ -1,0 +1,153 @@
+// Issue #34: the relay's own pages in the agency's language (SITE_LANGUAGE), here Arabic, right to
+// left. Over plain HTTP, as a crawler reads them: `<html lang="ar" dir="rtl">`, the page's own
+// words (headings, links, titles) in Arabic, the elements' server-rendered shadow DOM in Arabic
+// with none of English's words, and the words the elements were rendered with carried in the page.
+// In Chromium at 390 and 1280 px: the elements take the server's Arabic over without fetching
+// their words or hiding while they come, right to left, axe clean, nothing wider than the screen.
+// Real relay (demo mode, embedded simulator), the release widget bundle, playwright-core.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ListingSummary, Page as ListPage } from '../../contract/relay-api.ts';
+import { addressSlug } from '../../contract/slug.ts';
+import { PAGE_WORDS } from '../../server/pages/words.ts';
+import arListing from '../../widget/i18n/ar/listing.ts';
+import arListings from '../../widget/i18n/ar/listings.ts';
+import '../../widget/listing/strings.ts';
+import '../../widget/listings/strings.ts';
+import '../../widget/listings/filter-bar.strings.ts';
+import { wordsFor } from '../../widget/shared/localize.ts';
+import { buildWidgetBundle, launchChromium, waitForListingsAndPhotos, watchProblems } from '../support/browser.ts';
+import { startTestRelay, type TestRelay } from '../support/relay-fixture.ts';
+
+const shots = process.env.SCREENSHOT_DIR ?? mkdtempSync(join(tmpdir(), 'estate-languages-shots-'));
+mkdirSync(shots, { recursive: true });
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const ar = PAGE_WORDS.ar!;
+
+let widgetDir: string;
+let relay: TestRelay;
+let browser: Browser;
+let listingPath: string;
+
+/** Every string of a section's words that has no placeholder (what a rendered element shows as it is). */
+function plainStrings(words: unknown): string[] {
+  if (typeof words === 'string') return /\{\w+\}/.test(words) ? [] : [words];
+  if (typeof words === 'object' && words !== null) return Object.values(words).flatMap(plainStrings);
+  return [];
+}
+
+/** The element's server-rendered markup in a page: its declarative shadow root. */
+function shadowOf(html: string, tag: string): string {
+  const start = html.indexOf(`<${tag}`);
+  const end = html.indexOf(`</${tag}>`, start);
+  expect(start, `<${tag}> in the page`).toBeGreaterThan(-1);
+  const element = html.slice(start, end);
+  expect(element, `<${tag}> server-rendered`).toContain('<template shadowroot');
+  return element;
+}
+
+/** The element's shown words: its markup without tags and attribute values (English could be an address or a URL there). */
+const textOf = (markup: string) => markup.replace(/<style[\s\S]*?<\/style>/g, ' ').replace(/<[^>]*>/g, ' ');
+
+beforeAll(async () => {
+  widgetDir = await buildWidgetBundle();
+  relay = await startTestRelay({ SITE_LANGUAGE: 'ar', SIM_LISTINGS: '24' }, { app: { widgetDir } });
+  await waitForListingsAndPhotos(relay);
+  const page = (await (await fetch(`${relay.url}/api/v1/listings?status=available&type=sale&pageSize=1`)).json()) as ListPage<ListingSummary>;
+  const first = page.items[0]!;
+  listingPath = `/listings/${first.id}/${addressSlug(first.address.display)}`;
+  browser = await launchChromium();
+  console.log(`language e2e screenshots: ${shots}`);
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await relay?.close();
+  if (widgetDir) rmSync(widgetDir, { recursive: true, force: true });
+});
+
+describe('pages in the agency language (SITE_LANGUAGE=ar)', () => {
+  it("the buy list: lang and dir on <html>, the page's words and the cards' in Arabic, their words carried in the page", async () => {
+    const html = await (await fetch(`${relay.url}/listings/buy`)).text();
+    expect(html).toMatch(/<html lang="ar" dir="rtl"/);
+    expect(html).toContain(`<h1 class="estate-page-title">${ar.homesForSale}</h1>`);
+    expect(html).toMatch(new RegExp(`<title>${ar.homesForSale}`));
+    const shadow = textOf(shadowOf(html, 'estate-listings'));
+    expect(plainStrings(arListings).filter((words) => shadow.includes(words)).length, 'Arabic words in the cards').toBeGreaterThan(0);
+    const english = plainStrings(wordsFor('listings', 'en-AU')).filter((words) => words.includes(' '));
+    expect(english.filter((words) => shadow.includes(words))).toEqual([]);
+    const carried = html.match(/<script type="application\/json" data-estate-translation="built-in">([^<]*)<\/script>/);
+    expect(carried, 'the words script').not.toBeNull();
+    const translation = JSON.parse(carried![1]!) as Record<string, unknown>;
+    expect(translation.$code).toBe('ar');
+    expect(translation.listings).toEqual(arListings);
+    // Only the sections the page's elements show: not the map's or the shortlist's.
+    expect(Object.keys(translation)).not.toContain('map');
+  });
+
+  it('a listing: its title and description words, and the detail and its enquiry form in Arabic', async () => {
+    const html = await (await fetch(`${relay.url}${listingPath}`)).text();
+    expect(html).toMatch(/<html lang="ar" dir="rtl"/);
+    expect(html).toContain(`aria-label="${ar.listingsNav}"`);
+    const shadow = textOf(shadowOf(html, 'estate-listing'));
+    expect(plainStrings(arListing).filter((words) => shadow.includes(words)).length).toBeGreaterThan(3);
+    const english = plainStrings(wordsFor('listing', 'en-AU')).filter((words) => words.includes(' '));
+    expect(english.filter((words) => shadow.includes(words))).toEqual([]);
+    const translation = JSON.parse(html.match(/data-estate-translation="built-in">([^<]*)<\/script>/)![1]!) as Record<string, unknown>;
+    expect(Object.keys(translation).sort()).toEqual(expect.arrayContaining(['$code', 'enquiry', 'listing']));
+    // A listing that has gone: its 404 in Arabic too.
+    const missing = await fetch(`${relay.url}/listings/999999/nowhere`);
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).toContain(ar.listingMissingTitle);
+  });
+
+  for (const width of [390, 1280]) {
+    it(`in Chromium at ${width} px: the server's Arabic taken over at once (no words fetched, never hidden), right to left, axe clean`, async () => {
+      const context = await browser.newContext({
+        viewport: { width, height: width < 600 ? 844 : 900 },
+        ...(width < 600 ? { isMobile: true, hasTouch: true } : {}),
+      });
+      const page = await context.newPage();
+      const problems = watchProblems(page);
+      const fetched: string[] = [];
+      page.on('request', (request) => {
+        if (/widget-i18n-ar-(listing|enquiry)\./.test(request.url())) fetched.push(request.url());
+      });
+      // Whether the detail was ever hidden for its words (translations.ts's data-estate-words-pending).
+      await page.addInitScript(() => {
+        (window as unknown as { __hidden: number }).__hidden = 0;
+        new MutationObserver((records) => {
+          for (const record of records)
+            if ((record.target as Element).hasAttribute?.('data-estate-words-pending')) (window as unknown as { __hidden: number }).__hidden += 1;
+        }).observe(document, { attributes: true, attributeFilter: ['data-estate-words-pending'], subtree: true });
+      });
+      await page.goto(`${relay.url}${listingPath}`);
+      const listing = page.locator('estate-listing');
+      await expect.poll(() => listing.evaluate((element) => (element as { hasUpdated?: boolean }).hasUpdated === true), { timeout: 20_000 }).toBe(true);
+      expect(await listing.evaluate((element) => getComputedStyle(element).direction)).toBe('rtl');
+      const shown = await listing.evaluate((element) => element.shadowRoot!.textContent ?? '');
+      expect(plainStrings(arListing).filter((words) => shown.includes(words)).length).toBeGreaterThan(3);
+      expect(await page.evaluate(() => (window as unknown as { __hidden: number }).__hidden)).toBe(0);
+      expect(fetched).toEqual([]);
+      await page.screenshot({ path: join(shots, `listing-ar-${width}.png`), fullPage: false });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      expect(await axeViolations(page)).toEqual([]);
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+  }
+});
+
+/** axe on the whole page, shadow roots included. */
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(axeSource);
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; nodes: Array<{ target: unknown }> }> }> } }).axe;
+    const result = await axe.run();
+    return result.violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => JSON.stringify(node.target)).join(', ')}`);
+  });
+}
