@@ -214,7 +214,7 @@ export interface CrmClient {
   /** Requests the key's gate let through since it opened, by work class (every client of the key together). */
   requestsByClass(): Record<WorkClass, number>;
   /** Requests this client (one agency) sent today, UTC (counted in its store when it has one: a restart keeps them): the operator view's calls per agency. */
-  requestsToday(): { day: string; requests: number };
+  requestsToday(): { day: string; requests: number; unsent: number };
   /** Calls `listener` whenever the CRM refuses a call with 401 or 403 (what the token allows may have changed); returns the unsubscribe. */
   onAccessRefused(listener: (status: 401 | 403) => void): () => void;
   /** Calls `listener` after every 2xx answer (a real call that succeeded proves what the token allows); returns the unsubscribe. */
@@ -358,6 +358,12 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
   const successListeners = new Set<(call: { method: string; path: string }) => void>();
   const { callsStore } = options;
   let today = { day: '', requests: 0 };
+  /** Slots the key's gate granted (and counted in its budget) that were never used: a beforeSend threw. Per process, today. */
+  let unsent = { day: '', requests: 0 };
+  const countUnsent = () => {
+    const day = now().toISOString().slice(0, 10);
+    unsent = unsent.day === day ? { day, requests: unsent.requests + 1 } : { day, requests: 1 };
+  };
   const countToday = () => {
     const day = now().toISOString().slice(0, 10);
     if (callsStore) {
@@ -391,6 +397,7 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
           await beforeSend();
         } catch (error) {
           releaseSlot();
+          countUnsent();
           throw error;
         }
         beforeSend = undefined;
@@ -636,8 +643,9 @@ export function createCrmClient(options: CrmClientOptions): CrmClient {
     requestsByClass: () => limiter.grantedByClass(),
     requestsToday: () => {
       const day = now().toISOString().slice(0, 10);
-      if (today.day === day) return { ...today };
-      return { day, requests: callsStore ? callsOn(callsStore, day) : 0 };
+      const unsentToday = unsent.day === day ? unsent.requests : 0;
+      if (today.day === day) return { ...today, unsent: unsentToday };
+      return { day, requests: callsStore ? callsOn(callsStore, day) : 0, unsent: unsentToday };
     },
     onAccessRefused(listener) {
       refusalListeners.add(listener);

@@ -57,6 +57,30 @@ describe('CRM client daily budget', () => {
     expect(good.budget().used).toBe(3); // one 401, a 500 and its retry
   });
 
+  it('counts a granted slot whose beforeSend stopped the request as spent and unsent, not as sent', async () => {
+    const { sim, counters } = await startSim();
+    const temp = tempStore();
+    cleanups.push(() => sim.close(), temp.cleanup);
+    const crm = clientFor(sim, temp.store);
+    cleanups.push(() => crm.close());
+    const users = await crm.listUsers();
+    const enquiry = {
+      originalId: 'unsent-1',
+      source: 'OFFICEWEBSITE',
+      userId: users.items[0]!.id,
+      subject: 'Contact me',
+      body: 'Please call me.',
+      fullName: 'Test Person',
+      email: 'test.person@example.com',
+      enquiryDate: '2024-05-01T10:00:00+00:00',
+    };
+    const lapsed = new Error('the claim lapsed');
+    await expect(crm.addEnquiry(enquiry, { beforeSend: () => Promise.reject(lapsed) })).rejects.toBe(lapsed);
+    expect((await counters()).requestsByEndpoint['POST /enquiries'] ?? 0).toBe(0);
+    expect(crm.budget().used).toBe(2);
+    expect(crm.requestsToday()).toMatchObject({ requests: 1, unsent: 1 });
+  });
+
   it('starts a new count at 00:00 UTC', async () => {
     let now = new Date('2030-01-01T23:59:59.500Z');
     const { sim } = await startSim({ now: () => now });
