@@ -81,6 +81,11 @@ export interface SavedSearchRequest {
   /** Milliseconds the form was shown before it was sent. */
   elapsedMs: number;
   search: SavedSearchFilters;
+  /**
+   * The language the form was shown in (its `lang`, BCP 47): the confirmation e-mail and its page
+   * are in it when the relay has its words (contract/languages.ts), else in the agency's language.
+   */
+  language?: string;
 }
 
 /**

@@ -216,6 +216,7 @@ export function composeAgency(config: Config, options: ComposeAgencyOptions): Ag
       // The name visitors know (SITE_NAME, the agency's `name`); the demo's own; else words that still read.
       agencyName: config.site.name ?? (config.demoMode ? DEMO_SITE_NAME : 'the agency'),
       timeZone: config.site.timeZone,
+      language: config.site.language,
       relayBase: () => `${config.http.publicUrl ?? options.relayUrl?.() ?? `http://localhost:${config.http.port}`}${options.slug ? `/a/${options.slug}` : ''}`,
     },
   });

@@ -3,7 +3,8 @@ import { escapeHtml } from '../pages/html.ts';
 import type { Clock } from '../runtime/clock.ts';
 import type { Logger } from '../runtime/log.ts';
 import { confirmKeyOf, TOKEN_PATTERN } from './confirmation.ts';
-import { describeSearch } from './describe.ts';
+import { isRightToLeft } from '../../contract/languages.ts';
+import { ALERT_WORDS, AlertText } from './words.ts';
 import type { SavedSearchMetrics } from './metrics.ts';
 import type { SavedSearchEntry, SavedSearchStore } from './store.ts';
 
@@ -13,6 +14,8 @@ export interface ConfirmPageOptions {
   /** Wakes the CRM worker once a search is confirmed. */
   wake: () => void;
   agencyName: string;
+  /** The agency's language (SITE_LANGUAGE): the page's for a search saved from a form in none the relay speaks, and for an unknown link. */
+  language: string;
   log: Logger;
   now?: Clock;
   /** How long the confirming POST waits for the CRM to hold the search before answering "being set up" (ms; default 6 s). */
@@ -39,13 +42,13 @@ export function confirmPageRouter(options: ConfirmPageOptions): Router {
 
   router.get('/:token', async (req: Request<{ token: string }>, res: Response) => {
     const entry = await find(req.params.token);
-    page(res, entry, now(), options.agencyName);
+    page(res, entry, now(), options.agencyName, options.language);
   });
 
   router.post('/:token', async (req: Request<{ token: string }>, res: Response) => {
     const { token } = req.params;
     if (!TOKEN_PATTERN.test(token)) {
-      page(res, undefined, now(), options.agencyName);
+      page(res, undefined, now(), options.agencyName, options.language);
       return;
     }
     const key = confirmKeyOf(token);
@@ -87,53 +90,45 @@ function stateOf(entry: SavedSearchEntry | undefined, at: number): PageState {
   }
 }
 
-function page(res: Response, entry: SavedSearchEntry | undefined, at: number, agencyName: string): void {
+function page(res: Response, entry: SavedSearchEntry | undefined, at: number, agencyName: string, language: string): void {
   const state = stateOf(entry, at);
-  const agency = escapeHtml(agencyName);
-  const what = entry?.payload ? escapeHtml(describeSearch(entry.payload.search)) : '';
-  const words = entry?.consent.words ? `<p>You agreed to: <q>${escapeHtml(entry.consent.words)}</q></p>` : '';
+  // In the language the form was in (an unknown link's: the agency's).
+  const say = new AlertText(entry?.payload?.language ?? language);
+  const agency = agencyName;
+  const what = entry?.payload ? say.describe(entry.payload.search) : '';
+  const paragraph = (key: Parameters<AlertText['say']>[0], className?: string) =>
+    `<p${className ? ` class="${className}"` : ''}>${escapeHtml(say.say(key, { agency, what }))}</p>`;
+  const words = entry?.consent.words ? `<p>${escapeHtml(say.say('youAgreedTo'))} <q>${escapeHtml(entry.consent.words)}</q></p>` : '';
   const bodies: Record<PageState, { title: string; body: string }> = {
     ask: {
-      title: 'Confirm your property alerts',
-      body: `<p>Once you confirm, ${agency} will e-mail you about ${what}.</p>${words}
-<form method="post"><button type="submit">Confirm my alerts</button></form>
-<p class="small">Not you? Close this page: nothing will be sent, and the request is erased when its link lapses.</p>`,
+      title: say.say('askTitle'),
+      body: `${paragraph('askBody')}${words}
+<form method="post"><button type="submit">${escapeHtml(say.say('confirmButton'))}</button></form>
+${paragraph('notYou', 'small')}`,
     },
     'setting-up': {
-      title: 'Thank you: your alerts are confirmed',
-      body: `<p>${agency} is setting up your alerts for ${what}. You can close this page.</p>
-<p class="small"><a href="">Check again</a></p>`,
+      title: say.say('settingUpTitle'),
+      body: `${paragraph('settingUpBody')}
+<p class="small"><a href="">${escapeHtml(say.say('checkAgain'))}</a></p>`,
     },
-    on: {
-      title: 'Your alerts are on',
-      body: `<p>${agency} will e-mail you about ${what}. Every alert has a link to stop them.</p>`,
-    },
-    unsubscribed: {
-      title: 'We have not subscribed you',
-      body: `<p>You asked ${agency} earlier not to send you e-mail, and we respect that: we have not subscribed you again.</p>
-<p>If you would like these alerts after all, please ask ${agency} to start them for you.</p>`,
-    },
-    stuck: {
-      title: 'Your alerts are confirmed',
-      body: `<p>Your confirmation is recorded, but setting up your alerts for ${what} is taking longer than it should. ${agency} has been told and will sort it out.</p>`,
-    },
-    gone: {
-      title: 'This link has expired',
-      body: `<p>This confirmation link has expired or is not known. To get alerts, save the search again on ${agency}'s website: a new link will be e-mailed to you.</p>`,
-    },
+    on: { title: say.say('onTitle'), body: paragraph('onBody') },
+    unsubscribed: { title: say.say('unsubscribedTitle'), body: `${paragraph('unsubscribedBody')}\n${paragraph('unsubscribedAsk')}` },
+    stuck: { title: say.say('stuckTitle'), body: paragraph('stuckBody') },
+    gone: { title: say.say('goneTitle'), body: paragraph('goneBody') },
   };
   const { title, body } = bodies[state];
+  const lang = say.words === ALERT_WORDS['en-AU'] ? 'en-AU' : say.language;
   res
     .status(state === 'gone' ? 404 : 200)
     .set({ 'Cache-Control': 'no-store', 'X-Robots-Tag': 'noindex', 'Referrer-Policy': 'no-referrer' })
     .type('html')
     .send(
-      `<!doctype html><html lang="en-AU"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><link rel="icon" href="data:,"><title>${escapeHtml(title)} · ${agency}</title>
+      `<!doctype html><html lang="${escapeHtml(lang)}"${isRightToLeft(lang) ? ' dir="rtl"' : ''}><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><link rel="icon" href="data:,"><title>${escapeHtml(title)} · ${escapeHtml(agency)}</title>
 <style>body{font:1.0625rem/1.6 system-ui,sans-serif;color:#1a1a1a;background:#f6f6f4;margin:0}main{max-width:36rem;margin:2rem auto;padding:1.5rem;background:#fff;border-radius:8px}
 h1{font-size:1.5rem;line-height:1.3;margin:0 0 1rem}p.agency{margin:0 0 .5rem;color:#4a4a4a}.small{font-size:.9375rem;color:#4a4a4a}
 button{font:inherit;font-weight:600;padding:.75rem 1.25rem;min-height:44px;border:0;border-radius:6px;background:#1f4e79;color:#fff;cursor:pointer}
 button:focus-visible,a:focus-visible{outline:3px solid #c55a11;outline-offset:2px}a{color:#1f4e79}</style></head>
-<body><main><p class="agency">${agency}</p><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`,
+<body><main><p class="agency">${escapeHtml(agency)}</p><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`,
     );
 }

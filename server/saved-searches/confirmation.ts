@@ -6,7 +6,8 @@ import type { Clock } from '../runtime/clock.ts';
 import type { Logger } from '../runtime/log.ts';
 import type { Worker } from '../runtime/worker.ts';
 import { isStoreUnavailable } from '../store/store.ts';
-import { describeSearch } from './describe.ts';
+import { isRightToLeft } from '../../contract/languages.ts';
+import { ALERT_WORDS, AlertText } from './words.ts';
 import type { SavedSearchMetrics } from './metrics.ts';
 import type { SavedSearchEntry, SavedSearchStore } from './store.ts';
 
@@ -50,6 +51,8 @@ export interface ConfirmationWorkerDeps {
   agencyName: string;
   relayBase: () => string;
   timeZone: string;
+  /** The agency's language (SITE_LANGUAGE): the e-mail's when the form sent none the relay speaks. */
+  language: string;
   /** How often (ms) due e-mails and lapsed links are looked for besides wake() (a retry's due time, another relay's rows); default 15 s. */
   pollMs?: number;
   /** How long a claim on a due e-mail lasts unless renewed (ms); default MAIL_LEASE_MS. */
@@ -136,7 +139,7 @@ export function createConfirmationWorker(deps: ConfirmationWorkerDeps): Confirma
     if (!entry.payload || entry.expiresAt === null) return;
     const link = `${deps.relayBase()}${CONFIRM_PATH}/${confirmationToken(keys, entry.originalId)}`;
     try {
-      await mailer!.send(confirmationMessage(entry, { link, agencyName: deps.agencyName, timeZone: deps.timeZone }));
+      await mailer!.send(confirmationMessage(entry, { link, agencyName: deps.agencyName, timeZone: deps.timeZone, language: deps.language }));
       await store.markMailSent(entry.originalId, now());
       metrics.confirmationMail.sent++;
       log.info({ originalId: entry.originalId, attempts: entry.mailAttempts }, 'saved-search confirmation e-mail sent');
@@ -217,35 +220,30 @@ export function createConfirmationWorker(deps: ConfirmationWorkerDeps): Confirma
  * and what happens if it is ignored. No marketing, no listing, no tracking pixel: it is the proof
  * of consent, not an alert.
  */
-export function confirmationMessage(entry: SavedSearchEntry, words: { link: string; agencyName: string; timeZone: string }): MailMessage {
+export function confirmationMessage(entry: SavedSearchEntry, words: { link: string; agencyName: string; timeZone: string; language: string }): MailMessage {
   const payload = entry.payload!;
   const firstName = payload.fullName.trim().split(/\s+/)[0] ?? payload.fullName;
-  const what = describeSearch(payload.search);
-  const until = new Intl.DateTimeFormat('en-AU', { dateStyle: 'full', timeZone: words.timeZone }).format(new Date(entry.expiresAt!));
+  // In the language the form was in, else the agency's (SITE_LANGUAGE).
+  const say = new AlertText(payload.language ?? words.language);
+  const what = say.describe(payload.search);
+  const until = say.date(entry.expiresAt!, words.timeZone);
   const agency = words.agencyName;
-  const text = [
-    `Hello ${firstName},`,
-    '',
-    `Someone, we hope you, asked ${agency} to e-mail this address about ${what}.`,
-    '',
-    'To start these alerts, open this link and press "Confirm my alerts":',
-    words.link,
-    '',
-    `The link works until ${until}. If you did not ask for alerts, ignore this e-mail: nothing more will be sent to you, and the request is erased then.`,
-    '',
-    agency,
-  ].join('\n');
-  const html = `<!doctype html><html lang="en-AU"><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#1a1a1a">
-<p>Hello ${escapeHtml(firstName)},</p>
-<p>Someone, we hope you, asked ${escapeHtml(agency)} to e-mail this address about ${escapeHtml(what)}.</p>
-<p><a href="${escapeHtml(words.link)}" style="display:inline-block;padding:12px 20px;background:#1f4e79;color:#fff;text-decoration:none;border-radius:4px">Confirm my alerts</a></p>
-<p>Or open this link: <a href="${escapeHtml(words.link)}">${escapeHtml(words.link)}</a></p>
-<p>The link works until ${escapeHtml(until)}. If you did not ask for alerts, ignore this e-mail: nothing more will be sent to you, and the request is erased then.</p>
+  const hello = say.say('hello', { name: firstName });
+  const asked = say.say('asked', { agency, what });
+  const lapses = say.say('linkWorksUntil', { date: until });
+  const text = [hello, '', asked, '', say.say('openLink'), words.link, '', lapses, '', agency].join('\n');
+  const lang = escapeHtml(say.words === ALERT_WORDS['en-AU'] ? 'en-AU' : say.language);
+  const html = `<!doctype html><html lang="${lang}"${isRightToLeft(say.language) ? ' dir="rtl"' : ''}><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#1a1a1a">
+<p>${escapeHtml(hello)}</p>
+<p>${escapeHtml(asked)}</p>
+<p><a href="${escapeHtml(words.link)}" style="display:inline-block;padding:12px 20px;background:#1f4e79;color:#fff;text-decoration:none;border-radius:4px">${escapeHtml(say.say('confirmButton'))}</a></p>
+<p>${escapeHtml(say.say('orOpenLink'))} <a href="${escapeHtml(words.link)}">${escapeHtml(words.link)}</a></p>
+<p>${escapeHtml(lapses)}</p>
 <p>${escapeHtml(agency)}</p>
 </body></html>`;
   return {
     to: payload.email,
-    subject: `Confirm your property alerts from ${agency}`,
+    subject: say.say('subject', { agency }),
     text,
     html,
     // A message sent because someone asked on a form, not by a person: auto-responders stay quiet.

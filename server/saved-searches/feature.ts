@@ -16,6 +16,7 @@ export function savedSearchesFeature(service: SavedSearchService, options: Saved
       metrics: service.metrics,
       wake: () => service.worker.wake(),
       agencyName: service.confirmation.agencyName,
+      language: service.confirmation.language,
       log: options.log,
       now: options.now,
       settleMs: options.confirmSettleMs,

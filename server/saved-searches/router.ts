@@ -141,6 +141,7 @@ export function savedSearchRouter(service: SavedSearchService, options: SavedSea
           ...(request.mobile === undefined ? {} : { mobile: request.mobile }),
           consent: true,
           search: request.search,
+          ...(request.language ? { language: request.language } : {}),
         },
         spamReason,
         // A flagged one (too fast) is one per intent like any; a quarantined one has no key.

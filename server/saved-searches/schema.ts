@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { readsSiteLanguage } from '../../contract/languages.ts';
 import { LISTING_FILTERS, type FilterSpec } from '../../contract/listing-filters.ts';
 import { SAVED_SEARCH_FILTER_NAMES, type SavedSearchFilterName, type SavedSearchFilters, type SavedSearchRequest } from '../../contract/saved-search.ts';
 import { compactPhone } from '../../contract/phone.ts';
@@ -99,6 +100,12 @@ export const savedSearchRequestSchema = z.object(
     website: fields.website,
     elapsedMs: fields.elapsedMs,
     search: searchSchema,
+    // The visitor's language, for the e-mail and its page: one the relay has no words for reads as none (the agency's then), never refused.
+    language: z
+      .string({ error: 'language must be a language tag such as vi or zh-Hant' })
+      .max(35, { error: 'language must be a language tag such as vi or zh-Hant' })
+      .transform((value) => readsSiteLanguage(value))
+      .optional(),
   },
   { error: 'The body must be a JSON object' },
 );

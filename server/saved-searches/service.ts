@@ -32,6 +32,8 @@ export interface SavedSearchConfirmationSettings {
   /** The e-mail's and its page's words: the agency as visitors know it (SITE_NAME, its `name`), its time zone. */
   agencyName: string;
   timeZone: string;
+  /** SITE_LANGUAGE, or the agency's `language`: the e-mail's and its page's when the form named none the relay speaks. */
+  language: string;
   /** Where the agency's relay answers from outside (PUBLIC_URL, and /a/<slug> with AGENCIES_FILE): the link's base. Read when a link is made (the relay's own address is known once it listens). */
   relayBase: () => string;
 }
@@ -72,6 +74,7 @@ export function createSavedSearchService(options: SavedSearchServiceOptions): Sa
     agencyName: options.confirmation.agencyName,
     relayBase: options.confirmation.relayBase,
     timeZone: options.confirmation.timeZone,
+    language: options.confirmation.language,
   });
   return { store, metrics, worker, confirmation: options.confirmation, confirmer };
 }

@@ -31,6 +31,8 @@ export interface SavedSearchPayload {
   mobile?: string;
   consent: true;
   search: SavedSearchFilters;
+  /** The site language the form was in (contract/languages.ts), when the relay has its words: the e-mail and its page are in it. */
+  language?: string;
 }
 
 /** What the visitor agreed to and where (kept beside the row, no personal data): the consent record's first half. */

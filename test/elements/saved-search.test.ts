@@ -103,6 +103,8 @@ describe('<estate-listings> "Get alerts for this search"', () => {
       expect(event.type, JSON.stringify(event.detail)).to.equal('estate-enquiry-success');
       expect(bodies).to.have.length(1);
       expect(bodies[0]).to.deep.include({ fullName: 'Priya Raman', email: 'priya.alerts@example.com', consent: true, search: { type: 'sale', minBeds: 3 } });
+      // The form's language, for the confirmation e-mail's (the page's here: English).
+      expect((bodies[0] as { language?: string }).language).to.match(/^en\b/);
       expect((await relayStatus(event.detail.originalId)).status, 'the relay holds the saved search').to.equal(200);
       const lead = (await sent).detail;
       expect(lead).to.deep.equal({ leadType: 'saved-search', originalId: event.detail.originalId });

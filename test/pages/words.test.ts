@@ -3,11 +3,10 @@
 // language has and no other; and the filling in of numbers in the language's digits.
 import { describe, expect, it } from 'vitest';
 import { BUILT_IN_LANGUAGES } from '../../contract/languages.ts';
-import { PAGE_WORDS, PageText, pageWordsIn, type Plural } from '../../server/pages/words.ts';
+import { PAGE_WORDS, PageText, pageWordsIn } from '../../server/pages/words.ts';
+import { wordProblems } from '../support/words-check.ts';
 
 const english = PAGE_WORDS['en-AU']!;
-const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!).sort();
-const hasWords = (text: string) => /\p{L}/u.test(text.replace(/\{\w+\}/g, ''));
 
 describe('page words', () => {
   it('has every built-in language and no other', () => {
@@ -15,32 +14,7 @@ describe('page words', () => {
   });
 
   it.each(BUILT_IN_LANGUAGES)('%s: every key, translated, with the same placeholders and its plural categories', (code) => {
-    const words = PAGE_WORDS[code] as unknown as Record<string, unknown>;
-    const categories = new Intl.PluralRules(code).resolvedOptions().pluralCategories;
-    const problems: string[] = [];
-    for (const [key, en] of Object.entries(english)) {
-      const value = words[key];
-      if (value === undefined) problems.push(`${key}: missing`);
-      else if (typeof en === 'string') {
-        if (typeof value !== 'string') problems.push(`${key}: not a string`);
-        else {
-          if (hasWords(en) && value === en) problems.push(`${key}: left in English`);
-          if (placeholders(value).join() !== placeholders(en).join()) problems.push(`${key}: placeholders ${placeholders(value)}, English ${placeholders(en)}`);
-        }
-      } else {
-        const forms = value as Plural;
-        const enOther = (en as Plural).other;
-        for (const category of categories) if (!(category in forms)) problems.push(`${key}: no "${category}" form`);
-        for (const [category, form] of Object.entries(forms)) {
-          if (!categories.includes(category as Intl.LDMLPluralRule)) problems.push(`${key}: "${category}" is no plural category of ${code}`);
-          if (placeholders(form).some((name) => !placeholders(enOther).includes(name))) problems.push(`${key}.${category}: a placeholder English has not`);
-          if (Object.values(en as Plural).includes(form)) problems.push(`${key}.${category}: left in English`);
-        }
-        if (placeholders(forms.other).join() !== placeholders(enOther).join()) problems.push(`${key}.other: placeholders differ from English's`);
-      }
-    }
-    for (const key of Object.keys(words)) if (!(key in english)) problems.push(`${key}: not a key of en-AU`);
-    expect(problems).toEqual([]);
+    expect(wordProblems(code, english, PAGE_WORDS[code]!)).toEqual([]);
   });
 
   it("fills placeholders, chooses the plural form by the language's rules and writes numbers in its locale", () => {

@@ -4,6 +4,7 @@ import { startSimulator, type RunningSimulator } from '../../crm-sim/simulator.t
 import type { SavedSearchOptions } from '../../contract/saved-search.ts';
 import { rawRows, storeVariants } from '../support/store-variants.ts';
 import { runningClock } from '../support/test-clock.ts';
+import { ALERT_WORDS, AlertText } from '../../server/saved-searches/words.ts';
 import { savedSearchHarness, stillToSave, validSavedSearch, type SavedSearchHarness, type SavedSearchHarnessOptions } from './support.ts';
 
 // Issue 29: double opt-in. A saved search reaches the CRM only once the owner of its address
@@ -103,6 +104,46 @@ for (const variant of storeVariants()) {
       await made.service.worker.drain();
       expect(contactsOf('owner@example.com')[0]!.requirements).toHaveLength(1);
       expect(made.service.metrics.confirmed).toBe(1);
+    });
+
+    it("in the language the form was in: the e-mail, its link's page and what it says of the search; else the agency's language", async () => {
+      // The agency's pages are in Spanish (SITE_LANGUAGE=es).
+      const made = await harness({ confirmation: { language: 'es' } });
+      const search = { type: 'sale' as const, minBeds: 3, maxPrice: 1_500_000 };
+      const send = async (email: string, language?: string) => {
+        await post(made, validSavedSearch({ email, search, ...(language ? { language } : {}) }));
+        await made.service.confirmer.drain();
+        return made.mail.waitFor((message) => message.to.includes(email), 10_000);
+      };
+      const vi = await send('vi@example.com', 'vi-VN');
+      expect(vi.subject).toBe(ALERT_WORDS.vi!.subject.replace('{agency}', 'Harness Realty'));
+      expect(vi.html).toMatch(/^<!doctype html><html lang="vi">/);
+      const viText = new AlertText('vi');
+      expect(vi.text).toContain(viText.describe(search));
+      expect(viText.describe(search)).not.toContain('homes');
+      // Its date in Vietnamese, not English.
+      expect(vi.text).not.toMatch(/January|February|March|April|May|June|July|August|September|October|November|December/);
+      const viPage = await request(made.app).get(linkOf(vi.text)!);
+      expect(viPage.text).toMatch(/<html lang="vi">/);
+      expect(viPage.text).toContain(ALERT_WORDS.vi!.askTitle);
+      expect(viPage.text).toContain(ALERT_WORDS.vi!.confirmButton);
+      // Arabic: right to left, in the e-mail and on the page.
+      const ar = await send('ar@example.com', 'ar');
+      expect(ar.html).toMatch(/^<!doctype html><html lang="ar" dir="rtl">/);
+      expect((await request(made.app).get(linkOf(ar.text)!)).text).toMatch(/<html lang="ar" dir="rtl">/);
+      // A form in a language the relay has no words for, or none named: the agency's.
+      for (const [email, language] of [
+        ['fr@example.com', 'fr'],
+        ['none@example.com', undefined],
+      ] as const) {
+        const mail = await send(email, language);
+        expect(mail.subject).toBe(ALERT_WORDS.es!.subject.replace('{agency}', 'Harness Realty'));
+        expect(mail.html).toMatch(/<html lang="es">/);
+      }
+      // An unknown link: the agency's language too.
+      const gone = await request(made.app).get(`/alerts/confirm/${'0'.repeat(64)}`);
+      expect(gone.status).toBe(404);
+      expect(gone.text).toContain(ALERT_WORDS.es!.goneTitle);
     });
 
     it('erases a search nobody confirmed when its link lapses: nothing in the CRM, nothing personal kept, the link refused', async () => {

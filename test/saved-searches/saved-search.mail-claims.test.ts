@@ -92,6 +92,7 @@ for (const variant of storeVariants()) {
         agencyName: 'Harness Realty',
         relayBase: () => 'http://relay.test',
         timeZone: 'Australia/Melbourne',
+        language: 'en-AU',
         ...(mailLeaseMs === undefined ? {} : { mailLeaseMs }),
       });
       workers.push(worker);

@@ -65,7 +65,16 @@ const HARNESS_RELAY = 'http://relay.test';
 
 /** A harness's confirmation settings: e-mail confirmation, sent through `mailer` (a real SMTP client to the harness's catcher). */
 export function harnessConfirmation(mailer: Mailer | undefined, overrides: Partial<SavedSearchConfirmationSettings> = {}): SavedSearchConfirmationSettings {
-  return { mode: 'email', mailer, validDays: 7, agencyName: 'Harness Realty', timeZone: 'Australia/Melbourne', relayBase: () => HARNESS_RELAY, ...overrides };
+  return {
+    mode: 'email',
+    mailer,
+    validDays: 7,
+    agencyName: 'Harness Realty',
+    timeZone: 'Australia/Melbourne',
+    language: 'en-AU',
+    relayBase: () => HARNESS_RELAY,
+    ...overrides,
+  };
 }
 
 /** A real SMTP client to `catcher`. */

@@ -514,6 +514,8 @@ export class EstateSavedSearch extends LeadForm {
       website: contact.website ?? '',
       elapsedMs: contact.elapsedMs,
       search: this.#searchToSend(),
+      // The confirmation e-mail and its page are written in the form's language when the relay has its words.
+      language: this.localize.lang,
     };
     this.#sentSearch = request.search;
     this.#refused = [];
