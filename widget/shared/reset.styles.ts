@@ -49,10 +49,15 @@ export const resetStyles = css`
   }
   /* What the CRM wrote, in the agency's language where it differs from the page's (lang marks it):
      each paragraph in its own text's direction, as dir="auto" would make it (an English address
-     on an Arabic page reads "167 Auburn Road", its description's full stops at the end). */
+     on an Arabic page reads "167 Auburn Road", its description's full stops at the end)… */
   [lang],
   [lang] * {
     unicode-bidi: plaintext;
+  }
+  /* …and on a right-to-left page it still lines up on the right, as the page's own words do. */
+  :host(:dir(rtl)) [lang],
+  :host(:dir(rtl)) [lang] * {
+    text-align: right;
   }
   :focus-visible {
     outline: 3px solid var(--_estate-focus);

@@ -56,7 +56,7 @@ export default {
   pagination: '검색 결과 페이지',
   previousPage: '이전',
   nextPage: '다음',
-  pageLabel: '{page}페이지',
+  pageLabel: '{page} 페이지',
   backToResults: '검색 결과로 돌아가기',
   keep: '관심 매물로 저장: {address}',
 } satisfies ListingsStrings;
