@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { domainToASCII } from 'node:url';
 import { z } from 'zod';
-import { brandColour, ConfigError, countryCode, isTimeZone, officePhone, siteLanguageTag, USER_ID, type Config } from '../runtime/config.ts';
+import { brandColour, ConfigError, countryCode, isTimeZone, officePhone, siteLanguageList, siteLanguageTag, USER_ID, type Config } from '../runtime/config.ts';
 import { findJsonSyntaxError } from '../runtime/json-syntax.ts';
 import { parseMailFrom, parseSmtpUrl } from '../runtime/mail-settings.ts';
 
@@ -71,6 +71,7 @@ const agencySchema = z.strictObject({
   timeZone: z.string().refine(isTimeZone, 'must be an IANA time zone such as Australia/Perth').optional(),
   country: countryCode.optional(),
   language: siteLanguageTag.optional(),
+  languages: siteLanguageList.optional(),
   listingPath: z
     .string()
     .regex(/^(\/[A-Za-z0-9._~-]+)+$/, 'must be a path such as /listings (no trailing slash, no query)')
@@ -199,7 +200,7 @@ export function parseAgencies(json: unknown, options: AgencyChecks = {}): Agency
   const top = fileSchema.safeParse(json);
   if (!top.success)
     throw new ConfigError([
-      'AGENCIES_FILE: must be a JSON object { "agencies": [ { "slug", "name", "accessToken", "allowedOrigins", "siteUrl", "hosts", "wrapperUrl", "smtpUrl", "mailFrom", "alertConfirmation", "phone", "brandColour", "language", "teamOrder", "teamHidden", "agentDirectContact", … }, … ] } and nothing else',
+      'AGENCIES_FILE: must be a JSON object { "agencies": [ { "slug", "name", "accessToken", "allowedOrigins", "siteUrl", "hosts", "wrapperUrl", "smtpUrl", "mailFrom", "alertConfirmation", "phone", "brandColour", "language", "languages", "teamOrder", "teamHidden", "agentDirectContact", … }, … ] } and nothing else',
     ]);
   const problems: string[] = [];
   const agencies: AgencyEntry[] = [];
@@ -293,6 +294,7 @@ export function agencyConfig(base: Config, agency: AgencyEntry, catchUpIntervalM
       country: agency.country ?? base.site.country,
       // SITE_LANGUAGE likewise: the language of the agency's pages.
       language: agency.language ?? base.site.language,
+      otherLanguages: (agency.languages ?? base.site.otherLanguages).filter((code) => code !== (agency.language ?? base.site.language)),
       listingPath: agency.listingPath ?? base.site.listingPath,
       phone: agency.phone,
       brandColour: agency.brandColour ?? base.site.brandColour,

@@ -1,8 +1,10 @@
 import { join } from 'node:path';
+import { Router } from 'express';
 import type { Clock } from '../runtime/clock.ts';
 import type { Config } from '../runtime/config.ts';
 import { answerCacheFor, type AnswerCache } from '../http/answer-cache.ts';
 import { PerClientLimit } from '../http/client-limit.ts';
+import { HttpError } from '../http/errors.ts';
 import { localeOfLanguage } from '../../widget/shared/format.ts';
 import type { Feature } from '../runtime/feature.ts';
 import type { PublicListings } from '../listings/index.ts';
@@ -77,35 +79,54 @@ export function pagesFeature(options: PagesOptions): Feature {
   warnAboutSite(config, log, site, agency);
   const wrapper = new WrapperCache(source, log, options.now);
   const answers = options.answers ?? answerCacheFor(config.http);
-  const router = pagesRouter({
-    listings: options.listings,
-    onListingsChange: options.onListingsChange,
-    filled: options.filled,
-    recordsPublished: options.recordsPublished,
-    published: publishedPages(options.store),
-    wrapper,
-    paths: new SitePaths(site.url, site.prefix),
-    // Pages the relay serves itself in the demo use root-relative URLs: right on whichever address opened them.
-    element: {
-      relay: agency ? relayBase : (config.http.publicUrl ?? '/'),
-      timeZone: config.site.timeZone,
-      locale: localeOfLanguage(config.site.language),
-      lang: config.site.language,
-    },
-    renderer: options.renderer ?? elementRenderer(options.widgetDir, log),
-    relayBase,
-    siteName: config.site.name ?? (config.demoMode ? DEMO_SITE_NAME : null),
-    currency: 'AUD',
-    maxUrlsPerSitemap: options.maxUrlsPerSitemap,
-    now: options.now,
-    answers,
-    // One agency's crawler (or a scraper of its site) spends its own renders, never another agency's.
-    renders: agency ? new PerClientLimit(config.http.uncachedRendersPerMinute, options.now ?? Date.now) : undefined,
-    onRecordError: (error) =>
-      log.warn(
-        { err: error instanceof Error ? error.message : String(error) },
-        'could not record the published listing pages (store busy); the next change records them',
-      ),
+  // One router per language the site offers its pages in (SITE_LANGUAGES): `?lang=<code>` picks one.
+  const languages = [config.site.language, ...config.site.otherLanguages];
+  // One renderer for them all: it loads the elements once, and renders one page at a time in its language.
+  const renderer = options.renderer ?? elementRenderer(options.widgetDir, log);
+  const routerIn = (language: string, own: boolean) =>
+    pagesRouter({
+      listings: options.listings,
+      onListingsChange: options.onListingsChange,
+      filled: options.filled,
+      // The site's own language records the published pages; the others' paths are the same pages.
+      recordsPublished: own ? options.recordsPublished : () => false,
+      published: publishedPages(options.store),
+      wrapper,
+      paths: new SitePaths(site.url, site.prefix, own ? undefined : language),
+      // Pages the relay serves itself in the demo use root-relative URLs: right on whichever address opened them.
+      element: {
+        relay: agency ? relayBase : (config.http.publicUrl ?? '/'),
+        timeZone: config.site.timeZone,
+        locale: localeOfLanguage(language),
+        lang: language,
+      },
+      renderer,
+      relayBase,
+      siteName: config.site.name ?? (config.demoMode ? DEMO_SITE_NAME : null),
+      currency: 'AUD',
+      maxUrlsPerSitemap: options.maxUrlsPerSitemap,
+      now: options.now,
+      answers,
+      renders,
+      onRecordError: (error) =>
+        log.warn(
+          { err: error instanceof Error ? error.message : String(error) },
+          'could not record the published listing pages (store busy); the next change records them',
+        ),
+      languages: languages.length > 1 ? languages : undefined,
+    });
+  // One agency's crawler (or a scraper of its site) spends its own renders, never another agency's; each of its languages too.
+  const renders = agency ? new PerClientLimit(config.http.uncachedRendersPerMinute, options.now ?? Date.now) : undefined;
+  const routers = new Map(languages.map((language, index) => [language, routerIn(language, index === 0)]));
+  const router = Router();
+  router.use((req, res, next) => {
+    const wanted = req.query.lang;
+    // Only the pages take `lang`: any other route of the relay is none of this.
+    if (wanted === undefined || !/^\/(listings|fragments|sitemap)/.test(req.path)) return routers.get(languages[0]!)!(req, res, next);
+    const language = typeof wanted === 'string' ? languages.find((code) => code.toLowerCase() === wanted.toLowerCase()) : undefined;
+    if (!language)
+      return next(new HttpError(400, 'invalid_lang', `This site's pages are in ${languages.join(', ')}.`, { lang: `must be one of ${languages.join(', ')}` }));
+    return routers.get(language)!(req, res, next);
   });
   return { name: 'pages', router, workers: [], readiness: {} };
 }

@@ -20,26 +20,38 @@ export class SitePaths {
     readonly siteUrl: string,
     /** Where the site maps the relay's /listings/ ('/listings'). */
     readonly prefix: string,
+    /** The pages' language when it is one of the others the site offers (SITE_LANGUAGES): every path carries `?lang=`. */
+    readonly lang?: string,
   ) {}
 
   listing(id: number, address: string | null | undefined): string {
-    return `${this.prefix}/${id}/${addressSlug(address)}`;
+    return this.inLanguage(`${this.prefix}/${id}/${addressSlug(address)}`);
   }
 
   /** A list page, its first page without `?page=`. */
   list(kind: ListKind, suburb?: string | null, page = 1): string {
     const path = `${this.prefix}/${kind}${suburb ? `/${addressSlug(suburb)}` : ''}`;
-    return page > 1 ? `${path}?page=${page}` : path;
+    return this.inLanguage(page > 1 ? `${path}?page=${page}` : path);
   }
 
   /** The team page. */
   team(): string {
-    return `${this.prefix}/agents`;
+    return this.inLanguage(`${this.prefix}/agents`);
   }
 
   /** One agent's page: their id, and their name as its slug. */
   agent(id: number, name: string): string {
-    return `${this.prefix}/agents/${id}/${addressSlug(name)}`;
+    return this.inLanguage(`${this.prefix}/agents/${id}/${addressSlug(name)}`);
+  }
+
+  /** A link template the elements fill (`{id}`, `{slug}`), in the pages' language. */
+  template(path: string): string {
+    return this.inLanguage(`${this.prefix}${path}`);
+  }
+
+  /** The path with `?lang=` (or `&lang=`) when the pages are in another of the site's languages. */
+  inLanguage(path: string): string {
+    return this.lang ? `${path}${path.includes('?') ? '&' : '?'}lang=${encodeURIComponent(this.lang)}` : path;
   }
 
   absolute(path: string): string {

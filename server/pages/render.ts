@@ -216,7 +216,8 @@ async function loadRenderer(elementsFile: string): Promise<LitRenderer> {
 
 /** The team page an agent's page links back to: the agent path template without its `/{id}/{slug}`. */
 function teamPage(agentHref: string): string {
-  return agentHref.replace(/\/\{id\}(\/\{slug\})?$/, '') || '/';
+  const [path, query] = agentHref.split('?');
+  return `${path!.replace(/\/\{id\}(\/\{slug\})?$/, '') || '/'}${query ? `?${query}` : ''}`;
 }
 
 /** The element's tag with its attributes and no shadow root: it reads its properties from the JSON after it, then renders as on any page. */

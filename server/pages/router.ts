@@ -56,6 +56,12 @@ export interface PagesRouterDeps {
   answers: AnswerCache;
   /** Renders one client may ask for a minute (default the answer cache's, the relay's one; AGENCIES_FILE: each agency its own). */
   renders?: PerClientLimit;
+  /**
+   * Where the site offers its pages in several languages (SITE_LANGUAGES): every language, the
+   * site's own first. Each page then names its versions (hreflang) and links them (a switcher).
+   * This router's language is `element.lang`; the site's own serves the sitemaps.
+   */
+  languages?: readonly string[];
 }
 
 /** One rendered answer, kept with its ETag and its compressed bodies (server/http/precompressed.ts: made once). */
@@ -207,7 +213,7 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
       throw new HttpError(400, 'invalid_page', 'The page must be a whole number from 1.', { page: 'must be a whole number from 1' });
     }
     // A campaign's link carries utm_* and click ids: taken and ignored, not refused (one cached page for all).
-    const unknown = Object.keys(req.query).filter((name) => name !== 'page' && !LINK_TRACKING_PARAMETERS.includes(name));
+    const unknown = Object.keys(req.query).filter((name) => name !== 'page' && name !== 'lang' && !LINK_TRACKING_PARAMETERS.includes(name));
     if (unknown.length)
       throw new HttpError(
         400,
@@ -227,7 +233,7 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
   async function serve(req: Request, res: Response, key: string, make: () => Promise<RenderedPage>): Promise<void> {
     // Per host (it chose the agency: a page kept for one host is never sent at another), per cache
     // generation, and per hour so that open homes that have finished drop out.
-    const cacheKey = `${trustedHost(req) ?? ''}|${key}|${generation}|${Math.floor(now() / 3_600_000)}`;
+    const cacheKey = `${trustedHost(req) ?? ''}|${deps.element.lang}|${key}|${generation}|${Math.floor(now() / 3_600_000)}`;
     let page = cache.get<RenderedPage>(cacheKey);
     if (!page) {
       let pending = rendering.get(cacheKey);
@@ -283,7 +289,7 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
     // Similar homes and recently viewed render in the browser only, once near the viewport: no
     // server markup, nothing in the first screen's cost.
     const shared = `relay="${escapeHtml(deps.element.relay)}" locale="${escapeHtml(deps.element.locale)}"`;
-    const detailHref = escapeHtml(`${paths.prefix}/{id}/{slug}`);
+    const detailHref = escapeHtml(paths.template('/{id}/{slug}'));
     const more = [
       `<estate-similar-listings ${shared} time-zone="${escapeHtml(deps.element.timeZone)}" listing-id="${listing.id}" detail-href="${detailHref}"></estate-similar-listings>`,
       `<estate-recently-viewed ${shared} time-zone="${escapeHtml(deps.element.timeZone)}" exclude-id="${listing.id}" detail-href="${detailHref}"></estate-recently-viewed>`,
@@ -328,8 +334,8 @@ export function pagesRouter(deps: PagesRouterDeps): Router {
 
   // ---- the agency's people --------------------------------------------------------------
 
-  const agentHref = () => `${paths.prefix}/agents/{id}/{slug}`;
-  const detailHref = () => `${paths.prefix}/{id}/{slug}`;
+  const agentHref = () => paths.template('/agents/{id}/{slug}');
+  const detailHref = () => paths.template('/{id}/{slug}');
   const peopleContext = (canonical: string) => ({
     canonical,
     siteName: deps.siteName,
@@ -431,7 +437,7 @@ ${listingLinks(text.say('soldAndLeased'), agent.results)}`;
     if (pageNumber > pages) return gone(404);
     const heading = suburb ? text.say('listInSuburb', { list: title, suburb }) : title;
     const canonical = paths.absolute(paths.list(kind, suburb, pageNumber));
-    const element = await deps.renderer.renderListings(result.items, { ...deps.element, detailHref: `${paths.prefix}/{id}/{slug}` });
+    const element = await deps.renderer.renderListings(result.items, { ...deps.element, detailHref: paths.template('/{id}/{slug}') });
     const first = result.items[0];
     const description = clip(
       `${deps.siteName ? text.count('listDescriptionFrom', result.total, { list: heading, agency: deps.siteName }) : text.count('listDescription', result.total, { list: heading })}${
@@ -526,7 +532,11 @@ ${suburbs.length ? `<nav class="estate-suburbs" aria-label="${escapeHtml(text.sa
     if (parts.location) return encode(301, 'text/plain; charset=utf-8', `Moved to ${parts.location}`, PAGE_CACHE_CONTROL, parts.location);
     const shell = await wrapper.get();
     const { beforeContent, afterContent } = markCurrentPage(shell, parts.current ?? { path: '' }, paths.siteUrl);
-    const html = `${inLanguage(shell.head, deps.element.lang)}${parts.head}\n${widgetScript(shell)}${PAGE_STYLES}\n${beforeContent}${parts.body}${afterContent}`;
+    const versions = parts.canonical ? languageVersions(parts.canonical) : [];
+    const alternates = versions.map(({ code, url }) => `<link rel="alternate" hreflang="${escapeHtml(code)}" href="${escapeHtml(url)}">`);
+    if (versions[0]) alternates.push(`<link rel="alternate" hreflang="x-default" href="${escapeHtml(versions[0].url)}">`);
+    const head = `${inLanguage(shell.head, deps.element.lang)}${parts.head}\n${alternates.join('\n')}${alternates.length ? '\n' : ''}`;
+    const html = `${head}${widgetScript(shell)}${PAGE_STYLES}\n${beforeContent}${languageSwitcher(versions)}${parts.body}${afterContent}`;
     return encode(parts.status, 'text/html; charset=utf-8', html, parts.status === 200 ? PAGE_CACHE_CONTROL : GONE_CACHE_CONTROL);
   }
 
@@ -543,6 +553,37 @@ ${suburbs.length ? `<nav class="estate-suburbs" aria-label="${escapeHtml(text.sa
       body,
       parts.status === 200 ? PAGE_CACHE_CONTROL : GONE_CACHE_CONTROL,
     );
+  }
+
+  /** The page in each of the site's languages (none when it offers one): its URL with `?lang=` for all but the site's own. */
+  function languageVersions(canonical: string): Array<{ code: string; url: string }> {
+    const offered = deps.languages ?? [];
+    if (offered.length < 2) return [];
+    const url = new URL(canonical);
+    return offered.map((code, index) => {
+      const version = new URL(url);
+      if (index === 0) version.searchParams.delete('lang');
+      else version.searchParams.set('lang', code);
+      return { code, url: version.href };
+    });
+  }
+
+  /** Links to the page in each language, each named in its own (its autonym) and marked with its `lang`; the current one says so. */
+  function languageSwitcher(versions: Array<{ code: string; url: string }>): string {
+    if (!versions.length) return '';
+    const links = versions.map(({ code, url }) => {
+      const current = code === deps.element.lang ? ' aria-current="true"' : '';
+      return `<li><a href="${escapeHtml(relativeTo(url))}" hreflang="${escapeHtml(code)}" lang="${escapeHtml(code)}"${current}>${escapeHtml(autonym(code))}</a></li>`;
+    });
+    // Its style with it: a page of a site in one language carries none of this.
+    return `<style>.estate-languages ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;margin:0 0 1rem;padding:0}.estate-languages a{display:inline-block;padding:.5rem 0}.estate-languages a[aria-current]{font-weight:600}</style>
+<nav class="estate-languages" aria-label="${escapeHtml(text.say('languages'))}"><ul>${links.join('')}</ul></nav>\n`;
+  }
+
+  /** A page's address as a link on the site itself: its path and query (the same page on whichever host opened it). */
+  function relativeTo(url: string): string {
+    const parsed = new URL(url);
+    return `${parsed.pathname}${parsed.search}`;
   }
 
   function widgetScript(shell: Wrapper): string {
@@ -569,6 +610,13 @@ export function inLanguage(head: string, lang: string): string {
       .trimEnd();
     return `<html lang="${escapeHtml(lang)}"${isRightToLeft(lang) ? ' dir="rtl"' : ''}${kept}>`;
   });
+}
+
+/** A language's name in itself ("Tiếng Việt", "简体中文", "English"), as a language switcher shows it. */
+export function autonym(code: string): string {
+  const named = code.startsWith('en') ? 'en' : code;
+  const name = new Intl.DisplayNames([code], { type: 'language' }).of(named) ?? code;
+  return name.charAt(0).toLocaleUpperCase(code) + name.slice(1);
 }
 
 /** Light-DOM parts of the pages (title, pagination, suburb links); the elements style themselves. */

@@ -22,6 +22,21 @@ export const siteLanguageTag = z.string().transform((value, context) => {
   return code;
 });
 
+/** Languages a site also offers its pages in (SITE_LANGUAGES): each as siteLanguageTag takes it, none twice. */
+export const siteLanguageList = z.union([z.string(), z.array(z.string())]).transform((value, context) => {
+  const entries = (Array.isArray(value) ? value : value.split(',')).map((part) => part.trim()).filter(Boolean);
+  const codes = entries.map((entry) => siteLanguage(entry));
+  const bad = entries.filter((_, index) => !codes[index]);
+  if (bad.length) {
+    context.addIssue({
+      code: 'custom',
+      message: `must be languages from ${[...ENGLISH_LANGUAGES, ...BUILT_IN_LANGUAGES].join(', ')}, separated by commas (not understood: ${bad.map((entry) => `"${entry.slice(0, 40)}"`).join(', ')})`,
+    });
+    return z.NEVER;
+  }
+  return [...new Set(codes as string[])];
+});
+
 export const countryCode = z
   .string()
   .trim()
@@ -456,6 +471,11 @@ export const configSchema = z.object({
     .describe(
       'The language of the relay\'s listing, team and agent pages (their words, `<html lang>`, and `dir="rtl"` for Arabic) and of the e-mails they lead to: en-AU, en-NZ, en-GB or a language the widget speaks (docs/languages.md). Listings\' own text stays as the CRM has it. With AGENCIES_FILE: the default of every agency without its own `language`.',
     ),
+  SITE_LANGUAGES: siteLanguageList
+    .default([])
+    .describe(
+      'Other languages the relay\'s pages are offered in, comma-separated ("zh-Hans,vi"): each page is also at `?lang=<code>` with its words in that language, every version names the others (hreflang), and a language switcher links them. Unset: SITE_LANGUAGE only. With AGENCIES_FILE: the default of every agency without its own `languages`.',
+    ),
   SITE_COUNTRY: countryCode
     .default('AU')
     .describe(
@@ -649,6 +669,8 @@ export interface SiteSettings {
   timeZone: string;
   /** SITE_LANGUAGE: the pages' language, a code of contract/languages.ts as written there. */
   language: string;
+  /** SITE_LANGUAGES: the others the pages are offered in (`?lang=`), without `language`. */
+  otherLanguages: readonly string[];
   /** ISO 3166-1 alpha-2, upper case: where the agency's listings are (the geocoder's country when a record names none). */
   country: string;
   name: string | undefined;
@@ -779,6 +801,7 @@ export function groupSettings(env: EnvSettings, demoMode: boolean): Config {
       wrapperMinutes: env.SITE_WRAPPER_MINUTES,
       timeZone: env.SITE_TIME_ZONE,
       language: env.SITE_LANGUAGE,
+      otherLanguages: env.SITE_LANGUAGES.filter((code) => code !== env.SITE_LANGUAGE),
       country: env.SITE_COUNTRY,
       name: env.SITE_NAME,
       phone: env.SITE_PHONE,

@@ -172,9 +172,14 @@ describe('AGENCIES_FILE', () => {
       PUBLIC_URL: 'https://relay.example',
       SITE_LANGUAGE: 'en-NZ',
     });
-    const [harbour, other] = readAgenciesFile(write({ agencies: [good({ language: 'VI' }), good({ slug: 'other', accessToken: 'tok-other-0123456789' })] }));
+    const [harbour, other] = readAgenciesFile(
+      write({ agencies: [good({ language: 'VI', languages: ['en-AU', 'vi', 'zh-hans'] }), good({ slug: 'other', accessToken: 'tok-other-0123456789' })] }),
+    );
     expect(agencyConfig(base, harbour!, null).site.language).toBe('vi');
+    // Its other languages, without its own.
+    expect(agencyConfig(base, harbour!, null).site.otherLanguages).toEqual(['en-AU', 'zh-Hans']);
     expect(agencyConfig(base, other!, null).site.language).toBe('en-NZ');
+    expect(agencyConfig(base, other!, null).site.otherLanguages).toEqual([]);
     const text = problemsOf(write({ agencies: [good({ language: 'fr' })] })).join('\n');
     expect(text).toMatch(/agencies\[0\] \("harbour"\): language: must be one of en-AU, .* \(got "fr"\)/);
   });

@@ -55,7 +55,8 @@ const textOf = (markup: string) => markup.replace(/<style[\s\S]*?<\/style>/g, ' 
 
 beforeAll(async () => {
   widgetDir = await buildWidgetBundle();
-  relay = await startTestRelay({ SITE_LANGUAGE: 'ar', SIM_LISTINGS: '24' }, { app: { widgetDir } });
+  // Arabic first; its pages also in English and Vietnamese (`?lang=`).
+  relay = await startTestRelay({ SITE_LANGUAGE: 'ar', SITE_LANGUAGES: 'en-AU,vi', SIM_LISTINGS: '24' }, { app: { widgetDir } });
   await waitForListingsAndPhotos(relay);
   const page = (await (await fetch(`${relay.url}/api/v1/listings?status=available&type=sale&pageSize=1`)).json()) as ListPage<ListingSummary>;
   const first = page.items[0]!;
@@ -103,6 +104,40 @@ describe('pages in the agency language (SITE_LANGUAGE=ar)', () => {
     const missing = await fetch(`${relay.url}/listings/999999/nowhere`);
     expect(missing.status).toBe(404);
     expect(await missing.text()).toContain(ar.listingMissingTitle);
+  });
+
+  it("names and links its other languages: hreflang versions, a switcher in each language's own name, links within a version kept in it", async () => {
+    const html = await (await fetch(`${relay.url}${listingPath}`)).text();
+    const canonical = html.match(/<link rel="canonical" href="([^"]*)"/)![1]!;
+    expect(html).toContain(`<link rel="alternate" hreflang="ar" href="${canonical}">`);
+    expect(html).toContain(`<link rel="alternate" hreflang="vi" href="${canonical}?lang=vi">`);
+    expect(html).toContain(`<link rel="alternate" hreflang="en-AU" href="${canonical}?lang=en-AU">`);
+    expect(html).toContain(`<link rel="alternate" hreflang="x-default" href="${canonical}">`);
+    const switcher = html.match(/<nav class="estate-languages" aria-label="([^"]*)"><ul>([\s\S]*?)<\/ul><\/nav>/);
+    expect(switcher![1]).toBe(ar.languages);
+    expect(switcher![2]).toContain(`<a href="${listingPath}" hreflang="ar" lang="ar" aria-current="true">العربية</a>`);
+    expect(switcher![2]).toContain(`<a href="${listingPath}?lang=vi" hreflang="vi" lang="vi">Tiếng Việt</a>`);
+    expect(switcher![2]).toContain('>English</a>');
+    // The Vietnamese version: in Vietnamese, left to right, its canonical its own, its links kept in it.
+    const vi = await (await fetch(`${relay.url}${listingPath}?lang=vi`)).text();
+    expect(vi).toMatch(/<html lang="vi">/);
+    expect(vi).toContain(`<link rel="canonical" href="${canonical}?lang=vi">`);
+    expect(vi).toContain(`aria-label="${PAGE_WORDS.vi!.listingsNav}"`);
+    expect(vi).toContain(`href="/listings/buy?lang=vi">${PAGE_WORDS.vi!.homesForSale}</a>`);
+    expect(vi).toMatch(/<estate-listing[\s\S]*data-estate-translation|data-estate-translation="built-in">\{"\$code":"vi"/);
+    expect(vi).toContain(`<a href="${listingPath}?lang=vi" hreflang="vi" lang="vi" aria-current="true">Tiếng Việt</a>`);
+    // The English version carries no words: the elements have English's.
+    const en = await (await fetch(`${relay.url}/listings/buy?lang=en-AU`)).text();
+    expect(en).toMatch(/<html lang="en-AU">/);
+    expect(en).not.toContain('data-estate-translation');
+    expect(en).toContain('detail-href="/listings/{id}/{slug}?lang=en-AU"');
+    // A language the site does not offer: refused, naming the ones it does.
+    const refused = await fetch(`${relay.url}${listingPath}?lang=fr`);
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { fields: Record<string, string> }).fields.lang).toBe('must be one of ar, en-AU, vi');
+    // Any other route of the relay is none of this: the API answers for itself.
+    const api = (await (await fetch(`${relay.url}/api/v1/listings?pageSize=1&lang=fr`)).json()) as { fields?: Record<string, string> };
+    expect(api.fields?.lang).not.toBe('must be one of ar, en-AU, vi');
   });
 
   for (const width of [390, 1280]) {

@@ -95,6 +95,9 @@ describe('a listing page read without a browser', () => {
     // An English page (SITE_LANGUAGE's default): its <html lang>, and no words carried (the elements have English's).
     expect(html).toMatch(/<html lang="en-AU">/);
     expect(html).not.toContain('data-estate-translation');
+    // One language: no versions to name, no switcher.
+    expect(html).not.toContain('hreflang');
+    expect(html).not.toContain('estate-languages');
     // The element, server-rendered into declarative shadow DOM, with the address as its heading.
     expect(html).toMatch(/<estate-listing[^>]*><template shadowroot="open" shadowrootmode="open">/);
     expect(html).toMatch(new RegExp(`<h1[^>]*part="title"[^>]*>(<!--[^>]*-->)*${detail.address.display.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));

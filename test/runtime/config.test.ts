@@ -74,6 +74,10 @@ describe('config', () => {
     expect(loadConfig({}).site.language).toBe('en-AU');
     expect(loadConfig({ SITE_LANGUAGE: 'zh-hant' }).site.language).toBe('zh-Hant');
     expect(loadConfig({ SITE_LANGUAGE: ' AR ' }).site.language).toBe('ar');
+    expect(loadConfig({ SITE_LANGUAGE: 'ar', SITE_LANGUAGES: 'en-au, vi, ar, vi' }).site.otherLanguages).toEqual(['en-AU', 'vi']);
+    expect(problemsOf({ SITE_LANGUAGES: 'vi,klingon' })).toEqual([
+      expect.stringMatching(/^SITE_LANGUAGES: must be languages from .*\(not understood: "klingon"\)/),
+    ]);
     for (const bad of ['fr', 'zh', 'english'])
       expect(problemsOf({ SITE_LANGUAGE: bad })).toEqual([expect.stringMatching(/^SITE_LANGUAGE: must be one of en-AU, en-NZ, en-GB, zh-Hans, .*hi \(got "/)]);
   });
@@ -220,6 +224,7 @@ describe('settings grouped by concern', () => {
     SITE_TIME_ZONE: 'Pacific/Auckland',
     SITE_COUNTRY: 'NZ',
     SITE_LANGUAGE: 'vi',
+    SITE_LANGUAGES: 'en-AU,zh-Hant',
     SITE_NAME: 'Other Agency',
     SITE_PHONE: '(03) 5550 0100',
     SITE_BRAND_COLOUR: '#2b5d34',

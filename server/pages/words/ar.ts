@@ -30,6 +30,7 @@ export const pageWordsAr: PageWords = {
   previous: 'السابق',
   next: 'التالي',
   listingsNav: 'العقارات',
+  languages: 'اللغات',
   listingGoneTitle: 'لم يعد هذا العقار معروضًا',
   listingGoneLead: 'تم سحبه من السوق أو انتهت مدة عرضه. إليك العقارات المعروضة الآن:',
   listingMissingTitle: 'هذا العقار غير موجود',

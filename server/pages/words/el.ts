@@ -19,6 +19,7 @@ export const pageWordsEl: PageWords = {
   previous: 'Προηγούμενη',
   next: 'Επόμενη',
   listingsNav: 'Αγγελίες',
+  languages: 'Γλώσσες',
   listingGoneTitle: 'Αυτό το ακίνητο δεν είναι πλέον διαθέσιμο',
   listingGoneLead: 'Αποσύρθηκε από την αγορά ή η αγγελία του έχει λήξει. Δείτε τα ακίνητα που είναι διαθέσιμα τώρα:',
   listingMissingTitle: 'Το ακίνητο δεν βρέθηκε',

@@ -29,6 +29,8 @@ export const pageWordsEnAU = {
   next: 'Next',
   /** The links to the lists above each page (a navigation landmark's name). */
   listingsNav: 'Listings',
+  /** The language switcher's name (a navigation landmark), where the pages are offered in several. */
+  languages: 'Languages',
   /** A listing page that was published and has gone (410), or never was (404), and what they offer instead. */
   listingGoneTitle: 'This property is no longer listed',
   listingGoneLead: 'It has been taken off the market or its listing has ended. These are on offer now:',

@@ -24,6 +24,7 @@ export const pageWordsEs: PageWords = {
   previous: 'Anterior',
   next: 'Siguiente',
   listingsNav: 'Anuncios',
+  languages: 'Idiomas',
   listingGoneTitle: 'Esta propiedad ya no está publicada',
   listingGoneLead: 'Se retiró del mercado o su anuncio ya terminó. Estas son las propiedades disponibles ahora:',
   listingMissingTitle: 'Propiedad no encontrada',

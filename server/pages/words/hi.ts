@@ -16,6 +16,7 @@ export const pageWordsHi: PageWords = {
   previous: 'पिछला',
   next: 'अगला',
   listingsNav: 'लिस्टिंग',
+  languages: 'भाषाएँ',
   listingGoneTitle: 'यह प्रॉपर्टी अब लिस्टेड नहीं है',
   listingGoneLead: 'इसे बाज़ार से हटा लिया गया है या इसकी लिस्टिंग खत्म हो गई है। अभी ये प्रॉपर्टी उपलब्ध हैं:',
   listingMissingTitle: 'ऐसी कोई प्रॉपर्टी नहीं मिली',

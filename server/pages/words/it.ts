@@ -20,6 +20,7 @@ export const pageWordsIt: PageWords = {
   previous: 'Precedente',
   next: 'Successiva',
   listingsNav: 'Annunci',
+  languages: 'Lingue',
   listingGoneTitle: 'Questo immobile non è più disponibile',
   listingGoneLead: 'È stato ritirato dal mercato o il suo annuncio è scaduto. Ecco gli immobili disponibili ora:',
   listingMissingTitle: 'Immobile non trovato',

@@ -16,6 +16,7 @@ export const pageWordsKo: PageWords = {
   previous: '이전',
   next: '다음',
   listingsNav: '매물',
+  languages: '언어',
   listingGoneTitle: '더 이상 등록되어 있지 않은 매물이에요',
   listingGoneLead: '거래가 중단되었거나 등록 기간이 끝난 매물이에요. 지금 진행 중인 매물을 확인해 보세요:',
   listingMissingTitle: '매물을 찾을 수 없어요',

@@ -16,6 +16,7 @@ export const pageWordsVi: PageWords = {
   previous: 'Trang trước',
   next: 'Trang sau',
   listingsNav: 'Danh sách bất động sản',
+  languages: 'Ngôn ngữ',
   listingGoneTitle: 'Bất động sản này không còn được đăng',
   listingGoneLead: 'Bất động sản này đã rút khỏi thị trường hoặc tin đăng đã kết thúc. Mời bạn xem các bất động sản hiện có:',
   listingMissingTitle: 'Không tìm thấy bất động sản',

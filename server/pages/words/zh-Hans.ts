@@ -16,6 +16,7 @@ export const pageWordsZhHans: PageWords = {
   previous: '上一页',
   next: '下一页',
   listingsNav: '房源',
+  languages: '语言',
   listingGoneTitle: '此房源已下架',
   listingGoneLead: '此房源已撤出市场，或其挂牌已结束。以下房源目前正在出售或出租：',
   listingMissingTitle: '找不到此房源',

@@ -16,6 +16,7 @@ export const pageWordsZhHant: PageWords = {
   previous: '上一頁',
   next: '下一頁',
   listingsNav: '物業',
+  languages: '語言',
   listingGoneTitle: '此物業已下架',
   listingGoneLead: '此物業已撤出市場，或其刊登已結束。以下物業目前正在出售或出租：',
   listingMissingTitle: '找不到此物業',
