@@ -46,9 +46,15 @@ async function encodedSize(request: Request): Promise<number> {
   return (await request.sizes()).responseBodySize;
 }
 
-async function scriptBytes(browser: Browser, url: string, ready: () => boolean): Promise<{ bytes: number; files: number }> {
+async function scriptBytes(browser: Browser, url: string, ready: () => boolean, lang?: string): Promise<{ bytes: number; files: number }> {
   const context = await browser.newContext(GZIP_ONLY);
   const page = await context.newPage();
+  // A demo page in another language, as an agency's page in it would be: its <html lang> changed on the way.
+  if (lang)
+    await page.route(url, async (route) => {
+      const response = await route.fetch();
+      await route.fulfill({ response, body: (await response.text()).replace(/<html lang="[^"]*"/, `<html lang="${lang}"`) });
+    });
   const scripts: Array<Promise<number>> = [];
   page.on('requestfinished', (request) => {
     if (request.resourceType() === 'script' || /\.js(\?|$)/.test(request.url())) scripts.push(encodedSize(request));
@@ -184,11 +190,83 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
         withinGoal: bytes <= spec.goalBytes,
       });
     }
+    figures.push(...(await languageWeights(context, browser, widgetDir, figures)));
     return figures;
   } finally {
     await browser.close();
     await relay.close();
     rmSync(widgetDir, { recursive: true, force: true });
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A page's HTML as the relay sends it gzipped, in bytes. */
+async function htmlGzipBytes(url: string): Promise<number> {
+  const response = await fetch(url, { headers: { 'Accept-Encoding': 'gzip' } });
+  if (response.headers.get('content-encoding') !== 'gzip') throw new Error(`${url} did not come gzipped`);
+  // fetch decodes the body: its length on the wire is the encoded one the relay precompressed.
+  const encoded = Number(response.headers.get('content-length') ?? NaN);
+  await response.arrayBuffer();
+  if (!Number.isFinite(encoded)) throw new Error(`${url} has no Content-Length`);
+  return encoded;
+}
+
+/**
+ * Issue 34: what another language adds, beside English measured in the same run. The contact page
+ * (client-rendered: its elements fetch their words, checked) with its <html lang> in the language,
+ * script bytes beyond English's; the server-rendered listing page of a relay offering every
+ * language (`?lang=`), its HTML beyond English's (it carries the words its elements were rendered
+ * with) and its script bytes, which must be English's.
+ */
+async function languageWeights(context: BenchContext, browser: Browser, widgetDir: string, english: BenchFigure[]): Promise<BenchFigure[]> {
+  const { BUILT_IN_LANGUAGES } = await import('../contract/languages.ts');
+  const relay = await startTestRelay({ SITE_LANGUAGES: BUILT_IN_LANGUAGES.join(',') }, { app: { widgetDir } });
+  try {
+    const listings = await waitForListings(relay.url);
+    const first = listings.items[0]!;
+    const listingPath = `/listings/${first.id}/${addressSlug(first.address.display)}`;
+    const contactReady = () => document.querySelector('estate-enquiry')?.shadowRoot?.querySelector('form') != null;
+    const listingReady = () => {
+      const detail = document.querySelector<HTMLElement & { hasUpdated?: boolean }>('estate-listing');
+      return detail?.hasUpdated === true && detail.shadowRoot?.querySelector('estate-enquiry') != null;
+    };
+    const englishContact = (await scriptBytes(browser, `${relay.url}/contact.html`, contactReady)).bytes;
+    const englishListing = await scriptBytes(browser, `${relay.url}${listingPath}`, listingReady);
+    const englishHtml = await htmlGzipBytes(`${relay.url}${listingPath}`);
+    const figures: BenchFigure[] = [];
+    for (const code of BUILT_IN_LANGUAGES) {
+      context.note(`${code}: the contact page and a listing page`);
+      // Until the element shows the language's words, not English's: the chunks have arrived.
+      const contact = await scriptBytes(
+        browser,
+        `${relay.url}/contact.html`,
+        () => {
+          const form = document.querySelector('estate-enquiry');
+          return form?.shadowRoot?.querySelector('form') != null && !form.hasAttribute('data-estate-words-pending');
+        },
+        code,
+      );
+      const listing = await scriptBytes(browser, `${relay.url}${listingPath}?lang=${code}`, listingReady);
+      const html = await htmlGzipBytes(`${relay.url}${listingPath}?lang=${code}`);
+      figures.push({
+        name: `page-weight-language-${code}`,
+        contactScriptExtraGzipBytes: contact.bytes - englishContact,
+        listingScriptExtraGzipBytes: listing.bytes - englishListing.bytes,
+        listingHtmlExtraGzipBytes: html - englishHtml,
+        englishContactScriptGzipBytes: englishContact,
+        englishListingHtmlGzipBytes: englishHtml,
+      });
+    }
+    // English unchanged: a relay offering every language serves English pages as one that offers only English.
+    const single = english.find((figure) => figure.name === 'page-weight-listing');
+    figures.push({
+      name: 'page-weight-language-en-AU',
+      listingScriptGzipBytes: englishListing.bytes,
+      singleLanguageListingScriptGzipBytes: single?.scriptGzipBytes ?? null,
+      withinGoal: single ? englishListing.bytes <= (single.scriptGzipBytes as number) : false,
+    });
+    return figures;
+  } finally {
+    await relay.close();
   }
 }
