@@ -3,7 +3,8 @@
 // words (headings, links, titles) in Arabic, the elements' server-rendered shadow DOM in Arabic
 // with none of English's words, and the words the elements were rendered with carried in the page.
 // In Chromium at 390 and 1280 px: the elements take the server's Arabic over without fetching
-// their words or hiding while they come, right to left, axe clean, nothing wider than the screen.
+// their words or hiding while they come, right to left, axe clean, nothing wider than the screen;
+// and the map search page in Arabic, Simplified Chinese and Vietnamese likewise.
 // Real relay (demo mode, embedded simulator), the release widget bundle, playwright-core.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -16,6 +17,9 @@ import { addressSlug } from '../../contract/slug.ts';
 import { PAGE_WORDS } from '../../server/pages/words.ts';
 import arListing from '../../widget/i18n/ar/listing.ts';
 import arListings from '../../widget/i18n/ar/listings.ts';
+import arMap from '../../widget/i18n/ar/map.ts';
+import viMap from '../../widget/i18n/vi/map.ts';
+import zhMap from '../../widget/i18n/zh-Hans/map.ts';
 import '../../widget/listing/strings.ts';
 import '../../widget/listings/strings.ts';
 import '../../widget/listings/filter-bar.strings.ts';
@@ -174,6 +178,43 @@ describe('pages in the agency language (SITE_LANGUAGE=ar)', () => {
       expect(problems).toEqual([]);
       await context.close();
     });
+  }
+});
+
+describe("the map search page (the demo's /buy, as an agency's own page in the language would be)", () => {
+  for (const [lang, words] of [
+    ['ar', arMap],
+    ['zh-Hans', zhMap],
+    ['vi', viMap],
+  ] as const) {
+    for (const width of [390, 1280]) {
+      it(`in ${lang} at ${width} px: the map's controls and the list in its words, ${lang === 'ar' ? 'right to left, ' : ''}nothing wider than the screen, axe clean`, async () => {
+        const context = await browser.newContext({
+          viewport: { width, height: width < 600 ? 844 : 900 },
+          ...(width < 600 ? { isMobile: true, hasTouch: true } : {}),
+        });
+        const page = await context.newPage();
+        const problems = watchProblems(page);
+        await page.route(`${relay.url}/buy`, async (route) => {
+          const response = await route.fetch();
+          await route.fulfill({ response, body: (await response.text()).replace(/<html lang="[^"]*"/, `<html lang="${lang}"`) });
+        });
+        await page.goto(`${relay.url}/buy`);
+        const map = page.locator('estate-map');
+        await expect
+          .poll(() => map.evaluate((element) => element.shadowRoot?.querySelector('[part~="zoom-in"]')?.getAttribute('aria-label') ?? ''), { timeout: 20_000 })
+          .toBe(words.zoomIn);
+        await expect
+          .poll(() => map.evaluate((element) => element.shadowRoot?.querySelectorAll('[part~="pin"], [part~="cluster"]').length ?? 0), { timeout: 20_000 })
+          .toBeGreaterThan(0);
+        expect(await map.evaluate((element) => getComputedStyle(element).direction)).toBe(lang === 'ar' ? 'rtl' : 'ltr');
+        await page.screenshot({ path: join(shots, `buy-${lang}-${width}.png`) });
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+        expect(await axeViolations(page)).toEqual([]);
+        expect(problems).toEqual([]);
+        await context.close();
+      });
+    }
   }
 });
 

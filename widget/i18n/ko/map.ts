@@ -6,7 +6,7 @@ export default {
   instructions: '화살표 키로 지도를 이동하고, 더하기(+)와 빼기(-) 키로 확대·축소해요. Tab 키를 누르면 지도 위 매물을 위에서 아래 순서로 이동해요.',
   zoomIn: '확대',
   zoomOut: '축소',
-  clusterLabel: { other: '매물 {count}건, 확대해서 보기' },
+  clusterLabel: { other: '매물 {count} 건, 확대해서 보기' },
   inView: { other: '지도에 매물 {count}건' },
   noneInView: '지도의 이 영역에는 매물이 없어요. 지도를 축소하거나 이동해 보세요.',
   loading: '지도 불러오는 중…',
