@@ -81,6 +81,9 @@ async function mapFixture(): Promise<EstateMap> {
   return el;
 }
 
+/** A busy machine's tiles, over real HTTP from the relay, may take seconds: the polls wait that long (waitUntil's default is 1 s). */
+const SLOW = { timeout: 15_000 };
+
 describe('<estate-map> tiles', () => {
   beforeEach(async () => {
     await setViewport({ width: 1000, height: 900 });
@@ -90,16 +93,16 @@ describe('<estate-map> tiles', () => {
     const tiles = heldTiles();
     try {
       const el = await mapFixture();
-      await waitUntil(() => shownTiles(el).length > 0, 'tiles asked for');
+      await waitUntil(() => shownTiles(el).length > 0, 'tiles asked for', SLOW);
       const z = shownTiles(el)[0]!.z;
       await tiles.release(z);
-      await waitUntil(() => shownTiles(el).every((tile) => tile.loaded), 'the first zoom’s tiles loaded');
+      await waitUntil(() => shownTiles(el).every((tile) => tile.loaded), 'the first zoom’s tiles loaded', SLOW);
       expect(holes(el), 'the ground is covered').to.equal(0);
 
       part(el, 'stage')!.focus();
       const zoom = el.view!.zoom;
       await sendKeys({ press: '+' });
-      await waitUntil(() => Math.abs(el.view!.zoom - (zoom + 1)) < 0.01, 'zoomed in');
+      await waitUntil(() => Math.abs(el.view!.zoom - (zoom + 1)) < 0.01, 'zoomed in', SLOW);
       await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
       const between = shownTiles(el);
       const newer = between.filter((tile) => tile.z === z + 1);
@@ -121,7 +124,7 @@ describe('<estate-map> tiles', () => {
       expect(lastOlder).to.be.lessThan(firstNewer);
 
       await tiles.release(z + 1);
-      await waitUntil(() => shownTiles(el).every((tile) => tile.z === z + 1 && tile.loaded), 'the old tiles go once the new ones are in');
+      await waitUntil(() => shownTiles(el).every((tile) => tile.z === z + 1 && tile.loaded), 'the old tiles go once the new ones are in', SLOW);
       expect(holes(el)).to.equal(0);
     } finally {
       tiles.restore();
@@ -131,7 +134,7 @@ describe('<estate-map> tiles', () => {
   it('draws 512 px tiles (the relay’s @2x) on a high-density screen, 256 px ones on a plain one', async () => {
     const tileImages = (el: EstateMap) => [...shadow(el).querySelectorAll<HTMLImageElement>('.tile')];
     const plain = await mapFixture();
-    await waitUntil(() => tileImages(plain).some((image) => image.complete && image.naturalWidth > 0), 'tiles');
+    await waitUntil(() => tileImages(plain).some((image) => image.complete && image.naturalWidth > 0), 'tiles', SLOW);
     for (const image of tileImages(plain)) expect(image.src).to.match(new RegExp(`^${RELAY}/tiles/\\d+/\\d+/\\d+\\.png$`));
     expect(tileImages(plain).find((image) => image.naturalWidth > 0)!.naturalWidth).to.equal(256);
 
@@ -139,7 +142,7 @@ describe('<estate-map> tiles', () => {
     Object.defineProperty(window, 'devicePixelRatio', { value: 2, configurable: true });
     try {
       const dense = await mapFixture();
-      await waitUntil(() => tileImages(dense).some((image) => image.complete && image.naturalWidth > 0), '2x tiles');
+      await waitUntil(() => tileImages(dense).some((image) => image.complete && image.naturalWidth > 0), '2x tiles', SLOW);
       for (const image of tileImages(dense)) expect(image.src).to.match(new RegExp(`^${RELAY}/tiles/\\d+/\\d+/\\d+@2x\\.png$`));
       const loaded = tileImages(dense).find((image) => image.naturalWidth > 0)!;
       expect(loaded.naturalWidth).to.equal(512);
