@@ -64,6 +64,20 @@ async function gridIn(lang: string): Promise<EstateListings> {
   return el;
 }
 
+/** The appraisal form (a seller's lead) in `lang`, its property types and words arrived. */
+async function appraisalIn(lang: string): Promise<HTMLElement> {
+  const container = await fixture<HTMLDivElement>(html`<div lang=${lang}><estate-appraisal relay=${RELAY}></estate-appraisal></div>`);
+  const form = container.querySelector<HTMLElement>('estate-appraisal')!;
+  await waitUntil(
+    () => shadow(form).querySelector('select[name="propertyType"] option:nth-child(3)') && !form.hasAttribute('data-estate-words-pending'),
+    'the appraisal form',
+    { timeout: 15000 },
+  );
+  await wordsArrived('leads', lang);
+  await (form as unknown as { updateComplete: Promise<unknown> }).updateComplete;
+  return form;
+}
+
 async function formIn(lang: string): Promise<EstateEnquiry> {
   const container = await fixture<HTMLDivElement>(html`<div lang=${lang}><estate-enquiry relay=${RELAY} listing-id="1"></estate-enquiry></div>`);
   const el = container.querySelector<EstateEnquiry>('estate-enquiry')!;
@@ -113,6 +127,7 @@ describe('languages at 390 px', () => {
             `/widget/i18n/${code}/listings.ts`,
             `/widget/i18n/${code}/enquiry.ts`,
           ]);
+        else expect(wordsFetched(), 'fetched once a page').to.deep.equal([]);
         const listings = await wordsOf<ListingsStrings>(code, 'listings');
         const enquiry = await wordsOf<EnquiryStrings>(code, 'enquiry');
         await expect(el).to.be.accessible();
@@ -123,6 +138,13 @@ describe('languages at 390 px', () => {
         expect(text(part(form, 'submit'))).to.equal(enquiry.labelSubmit);
         expect(el.getAttribute('dir') === 'rtl', 'dir').to.equal(rtl);
         expect(overflowing(el, ['filters', 'filter-field', 'card', 'card-body']).concat(overflowing(form, ['form', 'field', 'input']))).to.deep.equal([]);
+        // The seller's form too: its property types in the language, axe clean, no field cut short.
+        const appraisal = await appraisalIn(lang);
+        const leads = await wordsOf<{ propertyTypes: string }>(code, 'leads');
+        const types = [...shadow(appraisal).querySelectorAll<HTMLOptionElement>('select[name="propertyType"] option')].filter((option) => option.value);
+        expect(types.map((option) => option.textContent?.trim())).to.deep.equal(leads.propertyTypes.split('|'));
+        await expect(appraisal).to.be.accessible();
+        expect(overflowing(appraisal, ['form', 'field', 'input'])).to.deep.equal([]);
       });
     }
   }
