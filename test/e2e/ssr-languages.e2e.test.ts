@@ -18,6 +18,8 @@ import { PAGE_WORDS } from '../../server/pages/words.ts';
 import arListing from '../../widget/i18n/ar/listing.ts';
 import arListings from '../../widget/i18n/ar/listings.ts';
 import arMap from '../../widget/i18n/ar/map.ts';
+import viListing from '../../widget/i18n/vi/listing.ts';
+import zhListing from '../../widget/i18n/zh-Hans/listing.ts';
 import viMap from '../../widget/i18n/vi/map.ts';
 import zhMap from '../../widget/i18n/zh-Hans/map.ts';
 import '../../widget/listing/strings.ts';
@@ -59,8 +61,8 @@ const textOf = (markup: string) => markup.replace(/<style[\s\S]*?<\/style>/g, ' 
 
 beforeAll(async () => {
   widgetDir = await buildWidgetBundle();
-  // Arabic first; its pages also in English and Vietnamese (`?lang=`).
-  relay = await startTestRelay({ SITE_LANGUAGE: 'ar', SITE_LANGUAGES: 'en-AU,vi', SIM_LISTINGS: '24' }, { app: { widgetDir } });
+  // Arabic first; its pages also in English, Vietnamese and Simplified Chinese (`?lang=`).
+  relay = await startTestRelay({ SITE_LANGUAGE: 'ar', SITE_LANGUAGES: 'en-AU,vi,zh-Hans', SIM_LISTINGS: '24' }, { app: { widgetDir } });
   await waitForListingsAndPhotos(relay);
   const page = (await (await fetch(`${relay.url}/api/v1/listings?status=available&type=sale&pageSize=1`)).json()) as ListPage<ListingSummary>;
   const first = page.items[0]!;
@@ -138,47 +140,52 @@ describe('pages in the agency language (SITE_LANGUAGE=ar)', () => {
     // A language the site does not offer: refused, naming the ones it does.
     const refused = await fetch(`${relay.url}${listingPath}?lang=fr`);
     expect(refused.status).toBe(400);
-    expect(((await refused.json()) as { fields: Record<string, string> }).fields.lang).toBe('must be one of ar, en-AU, vi');
+    expect(((await refused.json()) as { fields: Record<string, string> }).fields.lang).toBe('must be one of ar, en-AU, vi, zh-Hans');
     // Any other route of the relay is none of this: the API answers for itself.
     const api = (await (await fetch(`${relay.url}/api/v1/listings?pageSize=1&lang=fr`)).json()) as { fields?: Record<string, string> };
-    expect(api.fields?.lang).not.toBe('must be one of ar, en-AU, vi');
+    expect(api.fields?.lang).not.toBe('must be one of ar, en-AU, vi, zh-Hans');
   });
 
-  for (const width of [390, 1280]) {
-    it(`in Chromium at ${width} px: the server's Arabic taken over at once (no words fetched, never hidden), right to left, axe clean`, async () => {
-      const context = await browser.newContext({
-        viewport: { width, height: width < 600 ? 844 : 900 },
-        ...(width < 600 ? { isMobile: true, hasTouch: true } : {}),
+  for (const [lang, words] of [
+    ['ar', arListing],
+    ['zh-Hans', zhListing],
+    ['vi', viListing],
+  ] as const)
+    for (const width of [390, 1280]) {
+      it(`in Chromium at ${width} px in ${lang}: the server's words taken over at once (no words fetched, never hidden), ${lang === 'ar' ? 'right to left, ' : ''}axe clean`, async () => {
+        const context = await browser.newContext({
+          viewport: { width, height: width < 600 ? 844 : 900 },
+          ...(width < 600 ? { isMobile: true, hasTouch: true } : {}),
+        });
+        const page = await context.newPage();
+        const problems = watchProblems(page);
+        const fetched: string[] = [];
+        page.on('request', (request) => {
+          if (new RegExp(`widget-i18n-${lang}-(listing|enquiry)\\.`).test(request.url())) fetched.push(request.url());
+        });
+        // Whether the detail was ever hidden for its words (translations.ts's data-estate-words-pending).
+        await page.addInitScript(() => {
+          (window as unknown as { __hidden: number }).__hidden = 0;
+          new MutationObserver((records) => {
+            for (const record of records)
+              if ((record.target as Element).hasAttribute?.('data-estate-words-pending')) (window as unknown as { __hidden: number }).__hidden += 1;
+          }).observe(document, { attributes: true, attributeFilter: ['data-estate-words-pending'], subtree: true });
+        });
+        await page.goto(`${relay.url}${listingPath}${lang === 'ar' ? '' : `?lang=${lang}`}`);
+        const listing = page.locator('estate-listing');
+        await expect.poll(() => listing.evaluate((element) => (element as { hasUpdated?: boolean }).hasUpdated === true), { timeout: 20_000 }).toBe(true);
+        expect(await listing.evaluate((element) => getComputedStyle(element).direction)).toBe(lang === 'ar' ? 'rtl' : 'ltr');
+        const shown = await listing.evaluate((element) => element.shadowRoot!.textContent ?? '');
+        expect(plainStrings(words).filter((phrase) => shown.includes(phrase)).length).toBeGreaterThan(3);
+        expect(await page.evaluate(() => (window as unknown as { __hidden: number }).__hidden)).toBe(0);
+        expect(fetched).toEqual([]);
+        await page.screenshot({ path: join(shots, `listing-${lang}-${width}.png`), fullPage: false });
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+        expect(await axeViolations(page)).toEqual([]);
+        expect(problems).toEqual([]);
+        await context.close();
       });
-      const page = await context.newPage();
-      const problems = watchProblems(page);
-      const fetched: string[] = [];
-      page.on('request', (request) => {
-        if (/widget-i18n-ar-(listing|enquiry)\./.test(request.url())) fetched.push(request.url());
-      });
-      // Whether the detail was ever hidden for its words (translations.ts's data-estate-words-pending).
-      await page.addInitScript(() => {
-        (window as unknown as { __hidden: number }).__hidden = 0;
-        new MutationObserver((records) => {
-          for (const record of records)
-            if ((record.target as Element).hasAttribute?.('data-estate-words-pending')) (window as unknown as { __hidden: number }).__hidden += 1;
-        }).observe(document, { attributes: true, attributeFilter: ['data-estate-words-pending'], subtree: true });
-      });
-      await page.goto(`${relay.url}${listingPath}`);
-      const listing = page.locator('estate-listing');
-      await expect.poll(() => listing.evaluate((element) => (element as { hasUpdated?: boolean }).hasUpdated === true), { timeout: 20_000 }).toBe(true);
-      expect(await listing.evaluate((element) => getComputedStyle(element).direction)).toBe('rtl');
-      const shown = await listing.evaluate((element) => element.shadowRoot!.textContent ?? '');
-      expect(plainStrings(arListing).filter((words) => shown.includes(words)).length).toBeGreaterThan(3);
-      expect(await page.evaluate(() => (window as unknown as { __hidden: number }).__hidden)).toBe(0);
-      expect(fetched).toEqual([]);
-      await page.screenshot({ path: join(shots, `listing-ar-${width}.png`), fullPage: false });
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
-      expect(await axeViolations(page)).toEqual([]);
-      expect(problems).toEqual([]);
-      await context.close();
-    });
-  }
+    }
 });
 
 describe("the map search page (the demo's /buy, as an agency's own page in the language would be)", () => {

@@ -3,7 +3,7 @@
 const shadow = (el: Element) => el.shadowRoot!;
 const parts = (el: Element, name: string) => [...shadow(el).querySelectorAll<HTMLElement>(`[part~="${name}"]`)];
 
-/** Boxes whose content must fit them at 390 px, words grown or not. */
+/** Boxes whose content must fit them at the width shown, words grown or not. */
 export function overflowing(el: Element, names: string[]): string[] {
   const found: string[] = [];
   for (const name of names) {
@@ -17,13 +17,16 @@ export function overflowing(el: Element, names: string[]): string[] {
 /**
  * Visible text and the accessible names and hints of an element's shadow root (and of the elements
  * inside it) that are not pseudo-localised: each is a word not taken from the registry. Content
- * from the CRM (marked with its own `lang`) and text with no letters (numbers, prices) are left out.
+ * from the CRM (marked with its own `lang`), the tile provider's credit (MAP_ATTRIBUTION, the
+ * operator's words, as the provider asks for them) and text with no letters (numbers, prices) are
+ * left out.
  */
 export function untranslated(host: Element): string[] {
   const found: string[] = [];
   const visit = (root: ShadowRoot | Element) => {
     for (const node of root.querySelectorAll('*')) {
       if (node.closest('[lang]:not([lang="en-XA"])') && node.closest('[lang]') !== host.closest('[lang]')) continue;
+      if (node.closest('[part~="attribution"]')) continue;
       // Not shown: hidden, or a trap for bots (inert, aria-hidden).
       // Dates are Intl's (`<time>`), not the registry's.
       if (node instanceof HTMLElement && (node.closest('style, script, template, time, [inert], [aria-hidden="true"]') || node.offsetParent === null)) {

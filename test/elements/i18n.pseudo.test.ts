@@ -1,4 +1,4 @@
-// Every element in the pseudo-locale (en-XA: accented, 40 % longer) at 390 px (issue 34): each
+// Every element in the pseudo-locale (en-XA: accented, 40 % longer) at 390 and 1280 px (issue 34): each
 // visible word, accessible name, placeholder and title comes from the translation registry (a word
 // written into a template shows unaccented and fails), and the words' growth breaks no box.
 import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
@@ -33,7 +33,7 @@ async function inPseudo<T extends Element>(template: TemplateResult, tag: string
 
 const has = (el: Element, selector: string) => !!shadow(el)?.querySelector(selector);
 
-describe('every element in the pseudo-locale at 390 px', () => {
+describe('every element in the pseudo-locale at 390 and 1280 px', () => {
   // (Similar homes draw the grid's cards, which i18n.test.ts checks: their relay answer waits for the geocoder.)
   let firstListing: ListingSummary;
   let agentId: number;
@@ -107,11 +107,14 @@ describe('every element in the pseudo-locale at 390 px', () => {
     },
   ];
 
-  for (const { name, make, boxes } of cases) {
-    it(`${name}: every word from the registry, nothing overflowing`, async () => {
-      const el = await make();
-      expect(untranslated(el), 'text not from the registry').to.deep.equal([]);
-      expect(overflowing(el, boxes)).to.deep.equal([]);
-    });
+  for (const width of [390, 1280]) {
+    for (const { name, make, boxes } of cases) {
+      it(`${name} at ${width} px: every word from the registry, nothing overflowing`, async () => {
+        await setViewport({ width, height: width < 600 ? 844 : 900 });
+        const el = await make();
+        expect(untranslated(el), 'text not from the registry').to.deep.equal([]);
+        expect(overflowing(el, boxes)).to.deep.equal([]);
+      });
+    }
   }
 });
