@@ -58,10 +58,12 @@ describe('CRM client daily budget', () => {
   });
 
   it('counts a granted slot whose beforeSend stopped the request as spent and unsent, not as sent', async () => {
-    const { sim, counters } = await startSim();
+    // A clock the test sets: the counts are per UTC day, and the two calls could fall either side of 00:00 UTC.
+    const now = runningClock();
+    const { sim, counters } = await startSim({ now: asDate(now) });
     const temp = tempStore();
     cleanups.push(() => sim.close(), temp.cleanup);
-    const crm = clientFor(sim, temp.store);
+    const crm = clientFor(sim, temp.store, { now });
     cleanups.push(() => crm.close());
     const users = await crm.listUsers();
     const enquiry = {
