@@ -83,6 +83,8 @@ export function pagesFeature(options: PagesOptions): Feature {
   const languages = [config.site.language, ...config.site.otherLanguages];
   // One renderer for them all: it loads the elements once, and renders one page at a time in its language.
   const renderer = options.renderer ?? elementRenderer(options.widgetDir, log);
+  // One agency's crawler (or a scraper of its site) spends its own renders, never another agency's; each of its languages too.
+  const renders = agency ? new PerClientLimit(config.http.uncachedRendersPerMinute, options.now ?? Date.now) : undefined;
   const routerIn = (language: string, own: boolean) =>
     pagesRouter({
       listings: options.listings,
@@ -115,8 +117,6 @@ export function pagesFeature(options: PagesOptions): Feature {
         ),
       languages: languages.length > 1 ? languages : undefined,
     });
-  // One agency's crawler (or a scraper of its site) spends its own renders, never another agency's; each of its languages too.
-  const renders = agency ? new PerClientLimit(config.http.uncachedRendersPerMinute, options.now ?? Date.now) : undefined;
   const routers = new Map(languages.map((language, index) => [language, routerIn(language, index === 0)]));
   const router = Router();
   router.use((req, res, next) => {

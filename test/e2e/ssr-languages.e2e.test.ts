@@ -130,7 +130,7 @@ describe('pages in the agency language (SITE_LANGUAGE=ar)', () => {
     expect(vi).toContain(`<link rel="canonical" href="${canonical}?lang=vi">`);
     expect(vi).toContain(`aria-label="${PAGE_WORDS.vi!.listingsNav}"`);
     expect(vi).toContain(`href="/listings/buy?lang=vi">${PAGE_WORDS.vi!.homesForSale}</a>`);
-    expect(vi).toMatch(/<estate-listing[\s\S]*data-estate-translation|data-estate-translation="built-in">\{"\$code":"vi"/);
+    expect(vi).toMatch(/data-estate-translation="built-in">\{"\$code":"vi"/);
     expect(vi).toContain(`<a href="${listingPath}?lang=vi" hreflang="vi" lang="vi" aria-current="true">Tiếng Việt</a>`);
     // The English version carries no words: the elements have English's.
     const en = await (await fetch(`${relay.url}/listings/buy?lang=en-AU`)).text();

@@ -18,6 +18,7 @@ import '../../widget/team/strings.ts';
 import '../../widget/agent/strings.ts';
 import { BUILT_IN_LANGUAGES } from '../../widget/i18n/languages.ts';
 import { wordsFor, type Section } from '../../widget/shared/localize.ts';
+import { wordProblems } from '../support/words-check.ts';
 
 const SECTIONS: Section[] = [
   'listings',
@@ -44,11 +45,6 @@ const SAME_AS_ENGLISH: Record<string, string[]> = {};
 type Words = Record<string, unknown>;
 type Forms = Record<string, string>;
 
-const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!).sort();
-/** True when a string has words to translate: letters outside its placeholders. */
-const hasWords = (text: string) => /\p{L}/u.test(text.replace(/\{\w+\}/g, ''));
-const isPlural = (value: unknown): value is Forms => typeof value === 'object' && value !== null && 'other' in value;
-
 async function wordsOf(code: string, section: Section): Promise<Words> {
   return ((await import(`../../widget/i18n/${code}/${section}.ts`)) as { default: Words }).default;
 }
@@ -65,40 +61,10 @@ describe('built-in languages', () => {
   });
 
   describe.each(BUILT_IN_LANGUAGES)('%s', (code) => {
-    const categories = new Intl.PluralRules(code).resolvedOptions().pluralCategories;
-
     it.each(SECTIONS)('%s: every key of en-AU, translated, with the same placeholders and every plural category', async (section) => {
       const english = wordsFor(section, 'en-AU') as unknown as Words;
-      const words = await wordsOf(code, section);
       const allowed = new Set(SAME_AS_ENGLISH[code] ?? []);
-      const problems: string[] = [];
-      const check = (key: string, en: unknown, value: unknown) => {
-        if (value === undefined) return problems.push(`${key}: missing`);
-        if (typeof en === 'string') {
-          if (typeof value !== 'string') return problems.push(`${key}: not a string`);
-          if (hasWords(en) && value === en && !allowed.has(`${section}.${key}`)) problems.push(`${key}: left in English ("${en}")`);
-          if (placeholders(value).join() !== placeholders(en).join())
-            problems.push(`${key}: placeholders ${placeholders(value)} where English has ${placeholders(en)}`);
-        } else if (isPlural(en)) {
-          if (!isPlural(value)) return problems.push(`${key}: no plural forms`);
-          for (const category of categories) if (!(category in value)) problems.push(`${key}: no "${category}" form`);
-          // The `other` form carries English's placeholders; a form for one number ("one", "two",
-          // Arabic's "zero") may say the number in words, so it may leave {count} out, never add one.
-          if (placeholders(value.other).join() !== placeholders(en.other!).join()) problems.push(`${key}.other: placeholders differ from English's`);
-          for (const [category, form] of Object.entries(value)) {
-            if (!categories.includes(category as Intl.LDMLPluralRule)) problems.push(`${key}: "${category}" is no plural category of ${code}`);
-            const extra = placeholders(form).filter((name) => !placeholders(en.other!).includes(name));
-            if (extra.length) problems.push(`${key}.${category}: placeholders ${extra} that English has not`);
-            if (hasWords(form) && Object.values(en).includes(form)) problems.push(`${key}.${category}: left in English`);
-          }
-        } else if (typeof en === 'object' && en !== null) {
-          if (typeof value !== 'object' || value === null) return problems.push(`${key}: not an object`);
-          for (const [inner, enInner] of Object.entries(en)) check(`${key}.${inner}`, enInner, (value as Words)[inner]);
-        }
-      };
-      for (const [key, en] of Object.entries(english)) check(key, en, words[key]);
-      for (const key of Object.keys(words)) if (!(key in english)) problems.push(`${key}: not a key of en-AU`);
-      expect(problems).toEqual([]);
+      expect(wordProblems(code, english, await wordsOf(code, section), (key) => allowed.has(`${section}.${key}`))).toEqual([]);
     });
   });
 
