@@ -22,6 +22,8 @@ function run(command, args, env = {}) {
 let passed = 0;
 let failed = 0;
 const problems = [];
+// The names of the failed tests, repeated at the end: a CI log is often read from its tail.
+const failedTests = [];
 
 // First, so that a fresh machine gets its Chromium (installed when missing) before any suite:
 // the end-to-end, interop and CSP suites under vitest drive it too.
@@ -63,6 +65,11 @@ else {
   problems.push('formatting (prettier --check .; fix with npx prettier --write .)');
 }
 
+const firstLine = (text) =>
+  String(text ?? '')
+    .split('\n')
+    .find((line) => line.trim()) ?? '';
+
 // vitest writes a JSON report whose counts we add up; its own summary still prints.
 async function vitest(name, label, args) {
   const json = join(reportDir, `${name}.json`);
@@ -72,6 +79,15 @@ async function vitest(name, label, args) {
     passed += report.numPassedTests;
     failed += report.numFailedTests;
     if (report.numFailedTests > 0 || code !== 0) problems.push(label);
+    for (const file of report.testResults ?? []) {
+      const where = file.name.startsWith(root) ? file.name.slice(root.length + 1) : file.name;
+      for (const test of file.assertionResults ?? []) {
+        if (test.status === 'failed') failedTests.push(`${where} > ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`);
+      }
+      if (file.status === 'failed' && !(file.assertionResults ?? []).some((test) => test.status === 'failed')) {
+        failedTests.push(`${where}: ${firstLine(file.message)}`);
+      }
+    }
     if (code !== 0 && report.numFailedTests === 0) failed += 1; // a suite that failed to load
   } catch {
     failed += 1;
@@ -106,6 +122,7 @@ if (chromePath) {
   problems.push('element suites: no Chromium');
 }
 
+if (failedTests.length) console.log(`\nFailed tests:\n${failedTests.map((test) => `  ${test}`).join('\n')}`);
 if (problems.length) console.log(`\nFailed: ${problems.join('; ')}`);
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
