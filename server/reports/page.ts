@@ -69,7 +69,7 @@ footer{max-width:64rem;margin:0 auto;padding:1rem;color:var(--muted);font-size:.
 @media (min-width:48rem){.intro{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}section.chart-block{grid-template-columns:minmax(0,3fr) minmax(0,2fr);column-gap:2rem}section.chart-block h2,section.chart-block details{grid-column:1/-1}section.chart-block .side{grid-column:2;grid-row:2}section.chart-block.wordy .side{grid-column:1/-1}}
 @page{size:A4;margin:14mm}
 @media print{body{font-size:10.5pt}header.band{-webkit-print-color-adjust:exact;print-color-adjust:exact}main,footer{max-width:none;padding:0}
-section.chart-block,.figures li,.intro{break-inside:avoid}details{display:none}.figures{grid-template-columns:repeat(6,minmax(0,1fr))}.figures strong{font-size:1.25rem}
+section.chart-block,.figures li,.intro{break-inside:avoid}details{display:none}.figures{grid-template-columns:repeat(7,minmax(0,1fr))}.figures strong{font-size:1.25rem}
 .intro{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}section.chart-block{grid-template-columns:minmax(0,3fr) minmax(0,2fr);column-gap:1.5rem}section.chart-block h2{grid-column:1/-1}section.chart-block .side{grid-column:2;grid-row:2}section.chart-block.wordy .side{grid-column:1/-1}}`;
 }
 
@@ -212,6 +212,7 @@ export function renderReport(model: ReportModel, options: { accent?: string } = 
     ['Views', t.views],
     ['Visitors', t.visitors],
     ['Kept', t.kept],
+    ['Shared', t.shared],
     ['Enquiries', t.enquiries],
     ['Open-home registrations', t.registrations],
     ['Inspection requests', t.inspections],
@@ -228,7 +229,7 @@ export function renderReport(model: ReportModel, options: { accent?: string } = 
 <ul class="figures" aria-label="The campaign so far">${figures.map(([label, value]) => `<li><strong>${count(value)}</strong>${escapeHtml(label)}</li>`).join('')}</ul>
 ${dropped ? `<p class="note">${escapeHtml(dropped)}</p>` : ''}
 ${views}${sources}${leads}${openHomes}${typical}
-</main><footer><p>These figures are what ${agency}'s own website saw: views of this listing's page, where they came from, homes kept with a heart, and the enquiries, open-home registrations and inspection requests sent from the site. Visitors are estimated without cookies or any identifier kept: a person who comes back on another day counts again that day. Portals and other websites are not included.</p>
+</main><footer><p>These figures are what ${agency}'s own website saw: views of this listing's page, where they came from, homes kept with a heart, links shared from it, and the enquiries, open-home registrations and inspection requests sent from the site. Visitors are estimated without cookies or any identifier kept: a person who comes back on another day counts again that day. Portals and other websites are not included.</p>
 <p>Updated ${escapeHtml(longDay(model.today))}. ${escapeHtml(plural(model.days.length, 'day'))} counted.</p></footer></body></html>`;
   return { html, styleHash: `sha256-${createHash('sha256').update(css).digest('base64')}` };
 }

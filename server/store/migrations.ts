@@ -661,4 +661,12 @@ export const migrations: Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    id: '260-outbox-by-listing',
+    sql: `
+      -- The seller's report counts a listing's leads by day (server/enquiries/report-counts.ts): by
+      -- listing and acceptance time, so a report reads that listing's rows, not the whole outbox.
+      CREATE INDEX enquiry_outbox_listing ON enquiry_outbox (listing_id, accepted_at) WHERE listing_id IS NOT NULL;
+    `,
+  },
 ];

@@ -299,6 +299,13 @@ export const pgMigrations: Migration[] = [
       );
     `,
   },
+  {
+    id: '150-outbox-by-listing',
+    sql: `
+      -- The SQLite store's migration 260: a listing's leads by acceptance time, for the seller's report.
+      CREATE INDEX enquiry_outbox_listing ON enquiry_outbox (listing_id, accepted_at) WHERE listing_id IS NOT NULL;
+    `,
+  },
 ];
 
 /**

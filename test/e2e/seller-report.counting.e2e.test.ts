@@ -113,7 +113,7 @@ async function countingTraces(context: BrowserContext, page: Page): Promise<{ co
 }
 
 describe("the seller's report counts what two browsers did (demo site)", () => {
-  it('shows 3 views, 2 visitors, 1 kept, 1 registration and 1 enquiry on the day, with nothing kept of who', async () => {
+  it('shows 3 views, 2 visitors, 1 kept, 1 shared, 1 registration and 1 enquiry on the day, with nothing kept of who', async () => {
     const timeZone = rig.relay.config.site.timeZone;
     const [a, b] = [await browserOf(PEOPLE[0]), await browserOf(PEOPLE[1])];
 
@@ -135,6 +135,12 @@ describe("the seller's report counts what two browsers did (demo site)", () => {
     await enquiry.getByLabel('Full name').waitFor();
     await fillPerson(enquiry, 'Sam Counting', `sam.counting.${Date.now().toString(36)}@example.org`, 'Could we see it on Saturday?');
     await sendAndWait(b.page, enquiry, 'Send enquiry');
+    // And shares it: this Chromium has no share sheet, so the link is copied (the clipboard the browser's own).
+    await b.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: rig.relay.url });
+    await detail.locator('[part~="share-button"]').click();
+    await detail.getByRole('status').filter({ hasText: 'Link copied' }).waitFor();
+    const copied = new URL(await b.page.evaluate(() => navigator.clipboard.readText()));
+    expect([copied.pathname, copied.searchParams.get('shared')]).toEqual([new URL(b.page.url()).pathname, '1']);
 
     const traces = [await countingTraces(a.context, a.page), await countingTraces(b.context, b.page)];
     expect(traces, 'no cookie and no storage entry from the counting').toEqual([
@@ -183,6 +189,7 @@ describe("the seller's report counts what two browsers did (demo site)", () => {
         interval: 500,
       })
       .toEqual(wanted);
+    expect(await page.locator('.figures li').allTextContents(), 'the figures').toContain('1Shared');
     await context.close();
     expect([...a.problems, ...b.problems]).toEqual([]);
     await Promise.all([a.context.close(), b.context.close()]);

@@ -228,6 +228,8 @@ describe('the report page', () => {
       `<p class="words">${kept} kept, 1 enquiry, ${registrations} open-home registration${registrations === 1 ? '' : 's'} and 1 private inspection request in ${span} days.`,
     );
     expect(html).toContain(`Most leads came on ${longDay(dayOf(Date.now(), timeZone))} (${2 + registrations}).`);
+    // The figures: shares (the Share button's, one a day in the fixture) beside the kept homes.
+    expect(html).toContain(`<li><strong>${kept}</strong>Kept</li><li><strong>${counted.length}</strong>Shared</li>`);
     // The exact numbers, in a table under each chart.
     expect(html).toContain('<details><summary>Exact numbers</summary>');
     expect(html).toContain(`<tr><th scope="row">${escape(shortOf(addDays(today, -3)))}</th><td>61</td><td>37</td></tr>`);

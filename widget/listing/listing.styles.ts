@@ -32,6 +32,20 @@ export const styles = [
       justify-items: start;
     }
 
+    .actions {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 0.5rem;
+    }
+
+    .share {
+      padding: 0 0.75rem;
+    }
+
+    .share-link {
+      inline-size: 100%;
+    }
+
     .title {
       margin: 0;
       font-size: clamp(1.5rem, 1.2rem + 1.5cqi, 2.25rem);

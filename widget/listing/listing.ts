@@ -10,7 +10,7 @@ import { EstateElement } from '../shared/estate-element.ts';
 import { badgeLabel, renderFeature } from '../shared/listing-parts.ts';
 import { largestPhotoUrl, renderPicture } from '../shared/picture.ts';
 import { heading, headingLevel } from '../shared/heading.ts';
-import { bathIcon, bedIcon, calendarIcon, carIcon, expandIcon, mailIcon, phoneIcon, playIcon } from '../shared/icons.ts';
+import { bathIcon, bedIcon, calendarIcon, carIcon, expandIcon, mailIcon, phoneIcon, playIcon, shareIcon } from '../shared/icons.ts';
 import { type ListingStrings } from './strings.ts';
 import './strings.ts';
 import { descriptionParagraphs, safeHttpUrl } from './text.ts';
@@ -23,7 +23,8 @@ import { idFrom } from '../shared/page-id.ts';
 import { EstateEnquiry } from '../enquiry/enquiry.ts';
 import { renderKeep, ShortlistController } from '../shared/shortlist.ts';
 import { recordView } from '../shared/recently-viewed.ts';
-import type { ListingViewDetail } from '../shared/analytics.ts';
+import type { ListingShareDetail, ListingViewDetail } from '../shared/analytics.ts';
+import { shareOrCopy, sharedLink } from './share.ts';
 import { listingFacts, viewItem } from '../shared/listing-facts.ts';
 import { initials, mailAddress, telHref, unbroken } from '../shared/person.ts';
 
@@ -74,6 +75,8 @@ class MissingListing extends Error {
  * @csspart features - Beds, baths and cars.
  * @csspart feature - One of them.
  * @csspart keep-button - The heart that keeps the home in the visitor's shortlist (`aria-pressed` tells whether it is kept; see `<estate-shortlist>`).
+ * @csspart share-button - "Share": the device's share sheet with the listing's link, else the link copied (and said so).
+ * @csspart share-link - The link to copy by hand, shown where neither sharing nor copying was possible.
  * @csspart gallery - The photo mosaic.
  * @csspart gallery-item - A photo button that opens the lightbox.
  * @csspart gallery-all - The "show all photos" button.
@@ -106,6 +109,7 @@ class MissingListing extends Error {
  * @fires {CustomEvent<ListingErrorDetail>} estate-listing-error - It could not be loaded.
  * @fires {CustomEvent<ListingViewDetail>} estate-listing-view - Analytics: the listing was shown (its id and public facts; see docs/analytics.md).
  * @fires {CustomEvent<ShortlistAddDetail>} estate-shortlist-add - Analytics: a visitor kept a home with its heart (its id and address as shown; see docs/analytics.md).
+ * @fires {CustomEvent<ListingShareDetail>} estate-listing-share - Analytics: a visitor shared the listing, by the share sheet or a copied link (see docs/analytics.md).
  * @fires {CustomEvent<LightboxChangeDetail>} estate-lightbox-change - The lightbox opened, closed or moved (from the inner lightbox).
  */
 export class EstateListing extends EstateElement {
@@ -131,6 +135,7 @@ export class EstateListing extends EstateElement {
     filling: { state: true },
     visit: { state: true },
     locationShown: { state: true },
+    shareNote: { state: true },
   };
 
   declare listingId: number | null;
@@ -150,6 +155,8 @@ export class EstateListing extends EstateElement {
   declare protected visit: number | null;
   /** The location map's place came into view: its code and tiles are fetched now, not before. */
   declare protected locationShown: boolean;
+  /** After "Share": `copied` (said), or the link to copy by hand where neither sharing nor copying worked; else empty. */
+  declare protected shareNote: string;
 
   #retryCount = 0;
   #locationObserver: IntersectionObserver | undefined;
@@ -193,6 +200,7 @@ export class EstateListing extends EstateElement {
     this.filling = false;
     this.visit = null;
     this.locationShown = false;
+    this.shareNote = '';
   }
 
   /** The id shown: `listing-id`, else the page URL's `listing-id-param` parameter. */
@@ -450,8 +458,52 @@ export class EstateListing extends EstateElement {
         ${feature(listing.bed, text.bedrooms, bedIcon)} ${feature(listing.bath, text.bathrooms, bathIcon)} ${feature(listing.cars, text.carSpaces, carIcon)}
         ${land ? html`<li part="feature" class="feature"><span class="visually-hidden">${text.factLandArea}: </span>${land}</li>` : nothing}
       </ul>
-      ${renderKeep(this.#shortlist.has(listing.id), fill(text.keepName, { address }), () => this.#shortlist.toggle({ id: listing.id, address }), text.keep)}
+      <div class="actions">
+        ${renderKeep(this.#shortlist.has(listing.id), fill(text.keepName, { address }), () => this.#shortlist.toggle({ id: listing.id, address }), text.keep)}
+        <button
+          type="button"
+          part="button share-button"
+          class="share"
+          aria-label=${fill(text.shareName, { address })}
+          @click=${() => void this.#share(listing.id, address)}
+        >
+          <svg class="icon" viewBox="0 0 24 24" aria-hidden="true">${shareIcon}</svg>${text.share}
+        </button>
+        <span class="visually-hidden" role="status">${this.shareNote === 'copied' ? text.linkCopied : ''}</span>
+      </div>
+      ${
+        this.shareNote && this.shareNote !== 'copied'
+          ? html`<input
+              part="share-link"
+              class="share-link"
+              readonly
+              aria-label=${text.shareLink}
+              .value=${this.shareNote}
+              @focus=${(event: Event) => (event.target as HTMLInputElement).select()}
+            />`
+          : nothing
+      }
     </header>`;
+  }
+
+  /** "Share": counted for the seller's report (the visits a shared link brings are counted by its `shared=1`) and told to analytics once it went. */
+  async #share(id: number, title: string): Promise<void> {
+    const url = sharedLink(location.href);
+    const outcome = await shareOrCopy(title, url);
+    if (outcome === 'cancelled') return;
+    // Emptied first, so a second copy is said again.
+    this.shareNote = '';
+    await this.updateComplete;
+    this.shareNote = outcome === 'failed' ? url : outcome === 'copied' ? outcome : '';
+    if (outcome === 'failed') {
+      await this.updateComplete;
+      return this.renderRoot.querySelector<HTMLInputElement>('.share-link')?.focus();
+    }
+    countVisit(this, 'shared', id);
+    const method = outcome === 'shared' ? 'share' : 'copy';
+    this.track<ListingShareDetail>('estate-listing-share', { listingId: id, title, method }, [
+      { event: 'share', method, content_type: 'listing', item_id: String(id) },
+    ]);
   }
 
   #renderGallery(photos: Photo[], address: string): TemplateResult {

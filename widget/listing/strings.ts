@@ -27,6 +27,11 @@ export interface ListingStrings {
   /** The heart's visible word, and its accessible name (a toggle button: pressed while the home is kept). */
   keep: string;
   keepName: string;
+  /** The share button's visible word and its accessible name; said once the link is copied; the name of the link shown to copy by hand where copying failed. */
+  share: string;
+  shareName: string;
+  linkCopied: string;
+  shareLink: string;
   noPhotos: string;
   description: string;
   facts: string;
@@ -96,6 +101,10 @@ export const defaultListingStrings: ListingStrings = {
   showAllPhotos: { one: 'Show {count} photo', other: 'Show all {count} photos' },
   keep: 'Keep',
   keepName: 'Keep {address}',
+  share: 'Share',
+  shareName: 'Share {address}',
+  linkCopied: 'Link copied',
+  shareLink: 'Link to share',
   noPhotos: 'No photos yet',
   description: 'About this property',
   facts: 'Property details',

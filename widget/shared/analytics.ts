@@ -41,6 +41,16 @@ export interface ShortlistAddDetail {
   title: string;
 }
 
+/**
+ * `estate-listing-share`: a visitor shared a listing from its detail, through the device's share
+ * sheet (`share`) or by copying its link (`copy`). What the button knows: the id and the address as shown.
+ */
+export interface ListingShareDetail {
+  listingId: number;
+  title: string;
+  method: 'share' | 'copy';
+}
+
 /** `estate-search`: a visitor searched (applied or reset the filter bar). */
 export interface SearchDetail {
   /** The filters searched with, by name (contract/listing-filters.ts); unset ones are absent. */
@@ -92,6 +102,7 @@ declare global {
     'estate-listing-view': CustomEvent<ListingViewDetail>;
     'estate-shortlist-add': CustomEvent<ShortlistAddDetail>;
     'estate-search': CustomEvent<SearchDetail>;
+    'estate-listing-share': CustomEvent<ListingShareDetail>;
     'estate-lead-sent': CustomEvent<LeadSentDetail>;
   }
 }

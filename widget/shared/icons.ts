@@ -12,3 +12,4 @@ export const phoneIcon = svg`<path d="M5 4h4l2 5-2.5 1.5a11 11 0 0 0 5 5L15 13l5
 export const mailIcon = svg`<path d="M3 6h18v12H3zM3 7l9 6 9-6"/>`;
 export const playIcon = svg`<path d="M8 5v14l11-7z"/>`;
 export const expandIcon = svg`<path d="M4 9V4h5M20 9V4h-5M4 15v5h5M20 15v5h-5"/>`;
+export const shareIcon = svg`<path d="M12 15V3M7 8l5-5 5 5M5 12v8h14v-8"/>`;
