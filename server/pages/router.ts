@@ -59,7 +59,8 @@ export interface PagesRouterDeps {
   /**
    * Where the site offers its pages in several languages (SITE_LANGUAGES): every language, the
    * site's own first. Each page then names its versions (hreflang) and links them (a switcher).
-   * This router's language is `element.lang`; the site's own serves the sitemaps.
+   * This router's language is `element.lang`; the site's own serves the sitemaps, which list every
+   * page in every language with its versions.
    */
   languages?: readonly string[];
 }
@@ -507,7 +508,20 @@ ${suburbs.length ? `<nav class="estate-suburbs" aria-label="${escapeHtml(text.sa
       agentEntries.push({ loc: paths.absolute(paths.agent(member.id, member.name)), lastmod });
     }
     if (team.items.length) entries.push({ loc: paths.absolute(paths.team()), lastmod: newest(agentEntries) }, ...agentEntries);
-    return entries;
+    return inEveryLanguage(entries);
+  }
+
+  /**
+   * Where the site offers several languages: every page once per language, each naming all its
+   * versions and x-default (the site's own), as Google reads hreflang in a sitemap.
+   */
+  function inEveryLanguage(entries: SitemapEntry[]): SitemapEntry[] {
+    if ((deps.languages?.length ?? 0) < 2) return entries;
+    return entries.flatMap((entry) => {
+      const versions = languageVersions(entry.loc);
+      const alternates = [...versions.map(({ code, url }) => ({ hreflang: code, href: url })), { hreflang: 'x-default', href: versions[0]!.url }];
+      return versions.map(({ url }) => ({ loc: url, lastmod: entry.lastmod, alternates }));
+    });
   }
 
   /** Part 0: the sitemap (or, past maxUrls, the index of its parts); part n: the n-th part. */

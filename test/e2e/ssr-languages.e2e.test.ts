@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { validateXML } from 'xmllint-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListingSummary, Page as ListPage } from '../../contract/relay-api.ts';
 import { addressSlug } from '../../contract/slug.ts';
@@ -144,6 +145,29 @@ describe('pages in the agency language (SITE_LANGUAGE=ar)', () => {
     // Any other route of the relay is none of this: the API answers for itself.
     const api = (await (await fetch(`${relay.url}/api/v1/listings?pageSize=1&lang=fr`)).json()) as { fields?: Record<string, string> };
     expect(api.fields?.lang).not.toBe('must be one of ar, en-AU, vi, zh-Hans');
+  });
+
+  it('lists every page in every language in its sitemap, each naming all its versions and x-default, valid against the sitemap schema', async () => {
+    const xml = await (await fetch(`${relay.url}/sitemap.xml`)).text();
+    const check = await validateXML({
+      xml: { fileName: 'sitemap.xml', contents: xml },
+      schema: readFileSync(join(import.meta.dirname, '../pages/sitemap.xsd'), 'utf8'),
+    });
+    expect(check.errors).toEqual([]);
+    expect(xml).toContain('xmlns:xhtml="http://www.w3.org/1999/xhtml"');
+    const urls = [...xml.matchAll(/<url><loc>([^<]*)<\/loc>[\s\S]*?<\/url>/g)].map((match) => ({ loc: match[1]!, entry: match[0] }));
+    const html = await (await fetch(`${relay.url}${listingPath}`)).text();
+    const canonical = html.match(/<link rel="canonical" href="([^"]*)"/)![1]!;
+    const versions = { ar: canonical, 'en-AU': `${canonical}?lang=en-AU`, vi: `${canonical}?lang=vi`, 'zh-Hans': `${canonical}?lang=zh-Hans` };
+    for (const url of Object.values(versions)) {
+      const entry = urls.find((candidate) => candidate.loc === url.replaceAll('&', '&amp;'));
+      expect(entry, `${url} in the sitemap`).toBeDefined();
+      for (const [code, href] of [...Object.entries(versions), ['x-default', canonical]])
+        expect(entry!.entry).toContain(`<xhtml:link rel="alternate" hreflang="${code}" href="${href}"/>`);
+    }
+    // Each page once per language, no more.
+    expect(new Set(urls.map((url) => url.loc)).size).toBe(urls.length);
+    expect(urls.filter((url) => url.loc.includes('?lang=vi')).length * 4).toBe(urls.length);
   });
 
   for (const [lang, words] of [
