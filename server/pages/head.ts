@@ -179,7 +179,7 @@ function listingGraph(listing: ListingDetail, context: HeadContext, photos: Phot
     listing.status === 'available'
       ? listing.openHomes.map((openHome) => ({
           '@type': 'Event',
-          name: `Open home: ${address.display}`,
+          name: context.text.say('openHomeEvent', { address: address.display }),
           startDate: openHome.start,
           endDate: openHome.end,
           eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode',
@@ -187,7 +187,7 @@ function listingGraph(listing: ListingDetail, context: HeadContext, photos: Phot
           location,
           url: context.canonical,
           image: imageUrls.length ? imageUrls : undefined,
-          description: `Inspection of ${address.display}`,
+          description: context.text.say('openHomeEventDescription', { address: address.display }),
           organizer: agency ? { '@id': agency['@id'] } : undefined,
           offers: { '@type': 'Offer', price: 0, priceCurrency: context.currency, availability: 'https://schema.org/InStock', url: context.canonical },
         }))

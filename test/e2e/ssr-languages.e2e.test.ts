@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { validateXML } from 'xmllint-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ListingSummary, Page as ListPage } from '../../contract/relay-api.ts';
+import type { ListingDetail, ListingSummary, Page as ListPage } from '../../contract/relay-api.ts';
 import { addressSlug } from '../../contract/slug.ts';
 import { PAGE_WORDS } from '../../server/pages/words.ts';
 import arListing from '../../widget/i18n/ar/listing.ts';
@@ -145,6 +145,32 @@ describe('pages in the agency language (SITE_LANGUAGE=ar)', () => {
     // Any other route of the relay is none of this: the API answers for itself.
     const api = (await (await fetch(`${relay.url}/api/v1/listings?pageSize=1&lang=fr`)).json()) as { fields?: Record<string, string> };
     expect(api.fields?.lang).not.toBe('must be one of ar, en-AU, vi, zh-Hans');
+  });
+
+  it("names a listing's open homes in its structured data in the page's language", async () => {
+    const page = (await (await fetch(`${relay.url}/api/v1/listings?status=available&pageSize=40`)).json()) as ListPage<ListingSummary>;
+    let withOpenHome: ListingDetail | undefined;
+    for (const item of page.items) {
+      const detail = (await (await fetch(`${relay.url}/api/v1/listings/${item.id}`)).json()) as ListingDetail;
+      if (detail.openHomes.some((openHome) => Date.parse(openHome.end) > Date.now() + 10 * 60_000)) withOpenHome = detail;
+      if (withOpenHome) break;
+    }
+    expect(withOpenHome, 'a listing with an open home to come').toBeDefined();
+    const address = withOpenHome!.address.display;
+    for (const [query, words] of [
+      ['', ar],
+      ['?lang=vi', PAGE_WORDS.vi!],
+    ] as const) {
+      const html = await (await fetch(`${relay.url}/listings/${withOpenHome!.id}/${addressSlug(address)}${query}`)).text();
+      const graph = (JSON.parse(html.match(/<script type="application\/ld\+json">([\s\S]*?)<\/script>/)![1]!) as { '@graph': Array<Record<string, unknown>> })[
+        '@graph'
+      ];
+      const event = graph.find((node) => node['@type'] === 'Event');
+      expect(event, `an open home in ${query || 'ar'}`).toMatchObject({
+        name: words.openHomeEvent.replace('{address}', address),
+        description: words.openHomeEventDescription.replace('{address}', address),
+      });
+    }
   });
 
   it('lists every page in every language in its sitemap, each naming all its versions and x-default, valid against the sitemap schema', async () => {

@@ -171,6 +171,7 @@ describe('a listing page read without a browser', () => {
     expect(item!.url).toBe(`${SITE}/property/${detail!.id}/${addressSlug(detail!.address.display)}`);
     expect((item!.offers as Record<string, unknown>).description).toBe(detail!.displayPrice);
     expect(byType('Event').map((event) => event.startDate)).toEqual(detail!.openHomes.map((openHome) => openHome.start));
+    expect(byType('Event')[0]).toMatchObject({ name: `Open home: ${detail!.address.display}`, description: `Inspection of ${detail!.address.display}` });
     expect(byType('RealEstateAgent')[0]).toMatchObject({ name: 'Harbour & Yarra Property', url: `${SITE}/` });
   });
 

@@ -42,6 +42,8 @@ export const pageWordsAr: PageWords = {
   onTheMarket: 'معروض حاليًا',
   soldAndLeased: 'تم بيعها وتأجيرها',
   agentList: '{list}: {name}',
+  openHomeEvent: 'معاينة مفتوحة: {address}',
+  openHomeEventDescription: 'معاينة {address}',
   offerSold: 'تم البيع',
   offerLeased: 'تم التأجير',
   offerForSale: 'للبيع',

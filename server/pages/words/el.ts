@@ -31,6 +31,8 @@ export const pageWordsEl: PageWords = {
   onTheMarket: 'Διαθέσιμα ακίνητα',
   soldAndLeased: 'Πωλήθηκαν και ενοικιάστηκαν',
   agentList: '{list}: {name}',
+  openHomeEvent: 'Ανοιχτή επίσκεψη: {address}',
+  openHomeEventDescription: 'Επίσκεψη στο ακίνητο {address}',
   offerSold: 'Πωλήθηκε',
   offerLeased: 'Ενοικιάστηκε',
   offerForSale: 'Προς πώληση',

@@ -45,6 +45,9 @@ export const pageWordsEnAU = {
   onTheMarket: 'On the market',
   soldAndLeased: 'Sold and leased',
   agentList: '{list}: {name}',
+  /** An open home as an event in the listing's structured data (schema.org Event): its name and description. */
+  openHomeEvent: 'Open home: {address}',
+  openHomeEventDescription: 'Inspection of {address}',
   /** What a shared link says a listing is, when it shows no price. */
   offerSold: 'Sold',
   offerLeased: 'Leased',

@@ -36,6 +36,8 @@ export const pageWordsEs: PageWords = {
   onTheMarket: 'En el mercado',
   soldAndLeased: 'Vendidas y alquiladas',
   agentList: '{list}: {name}',
+  openHomeEvent: 'Jornada de puertas abiertas: {address}',
+  openHomeEventDescription: 'Visita a {address}',
   offerSold: 'Vendido',
   offerLeased: 'Alquilado',
   offerForSale: 'En venta',

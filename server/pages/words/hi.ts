@@ -28,6 +28,8 @@ export const pageWordsHi: PageWords = {
   onTheMarket: 'उपलब्ध प्रॉपर्टी',
   soldAndLeased: 'बिकी और किराए पर दी गई प्रॉपर्टी',
   agentList: '{list}: {name}',
+  openHomeEvent: 'ओपन होम: {address}',
+  openHomeEventDescription: '{address} का निरीक्षण',
   offerSold: 'बिक गई',
   offerLeased: 'किराए पर दी गई',
   offerForSale: 'बिक्री के लिए',

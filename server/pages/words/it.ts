@@ -32,6 +32,8 @@ export const pageWordsIt: PageWords = {
   onTheMarket: 'Immobili disponibili',
   soldAndLeased: 'Venduti e affittati',
   agentList: '{list}: {name}',
+  openHomeEvent: 'Open house: {address}',
+  openHomeEventDescription: "Visita dell'immobile in {address}",
   offerSold: 'Venduto',
   offerLeased: 'Affittato',
   offerForSale: 'In vendita',

@@ -28,6 +28,8 @@ export const pageWordsKo: PageWords = {
   onTheMarket: '진행 중인 매물',
   soldAndLeased: '거래 완료 · 임대 완료',
   agentList: '{name} 님의 {list}',
+  openHomeEvent: '오픈 홈: {address}',
+  openHomeEventDescription: '{address} 매물 둘러보기',
   offerSold: '거래 완료',
   offerLeased: '임대 완료',
   offerForSale: '매매',

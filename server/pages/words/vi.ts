@@ -28,6 +28,8 @@ export const pageWordsVi: PageWords = {
   onTheMarket: 'Đang bán hoặc cho thuê',
   soldAndLeased: 'Đã bán và đã cho thuê',
   agentList: '{list}: {name}',
+  openHomeEvent: 'Nhà mở cửa tham quan: {address}',
+  openHomeEventDescription: 'Xem nhà tại {address}',
   offerSold: 'Đã bán',
   offerLeased: 'Đã cho thuê',
   offerForSale: 'Đang bán',

@@ -28,6 +28,8 @@ export const pageWordsZhHans: PageWords = {
   onTheMarket: '正在出售或出租',
   soldAndLeased: '已售和已租',
   agentList: '{list}：{name}',
+  openHomeEvent: '开放看房：{address}',
+  openHomeEventDescription: '实地看房：{address}',
   offerSold: '已售出',
   offerLeased: '已出租',
   offerForSale: '出售中',

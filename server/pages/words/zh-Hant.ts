@@ -28,6 +28,8 @@ export const pageWordsZhHant: PageWords = {
   onTheMarket: '出售及出租中',
   soldAndLeased: '已售出及已租出',
   agentList: '{list}：{name}',
+  openHomeEvent: '開放參觀：{address}',
+  openHomeEventDescription: '實地看房：{address}',
   offerSold: '已售出',
   offerLeased: '已租出',
   offerForSale: '出售中',
