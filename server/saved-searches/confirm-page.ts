@@ -3,8 +3,7 @@ import { escapeHtml } from '../pages/html.ts';
 import type { Clock } from '../runtime/clock.ts';
 import type { Logger } from '../runtime/log.ts';
 import { confirmKeyOf, TOKEN_PATTERN } from './confirmation.ts';
-import { isRightToLeft } from '../../contract/languages.ts';
-import { ALERT_WORDS, AlertText } from './words.ts';
+import { AlertText } from './words.ts';
 import type { SavedSearchMetrics } from './metrics.ts';
 import type { SavedSearchEntry, SavedSearchStore } from './store.ts';
 
@@ -117,13 +116,12 @@ ${paragraph('notYou', 'small')}`,
     gone: { title: say.say('goneTitle'), body: paragraph('goneBody') },
   };
   const { title, body } = bodies[state];
-  const lang = say.words === ALERT_WORDS['en-AU'] ? 'en-AU' : say.language;
   res
     .status(state === 'gone' ? 404 : 200)
     .set({ 'Cache-Control': 'no-store', 'X-Robots-Tag': 'noindex', 'Referrer-Policy': 'no-referrer' })
     .type('html')
     .send(
-      `<!doctype html><html lang="${escapeHtml(lang)}"${isRightToLeft(lang) ? ' dir="rtl"' : ''}><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+      `<!doctype html><html ${say.htmlAttributes()}><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><link rel="icon" href="data:,"><title>${escapeHtml(title)} · ${escapeHtml(agency)}</title>
 <style>body{font:1.0625rem/1.6 system-ui,sans-serif;color:#1a1a1a;background:#f6f6f4;margin:0}main{max-width:36rem;margin:2rem auto;padding:1.5rem;background:#fff;border-radius:8px}
 h1{font-size:1.5rem;line-height:1.3;margin:0 0 1rem}p.agency{margin:0 0 .5rem;color:#4a4a4a}.small{font-size:.9375rem;color:#4a4a4a}

@@ -6,8 +6,7 @@ import type { Clock } from '../runtime/clock.ts';
 import type { Logger } from '../runtime/log.ts';
 import type { Worker } from '../runtime/worker.ts';
 import { isStoreUnavailable } from '../store/store.ts';
-import { isRightToLeft } from '../../contract/languages.ts';
-import { ALERT_WORDS, AlertText } from './words.ts';
+import { AlertText } from './words.ts';
 import type { SavedSearchMetrics } from './metrics.ts';
 import type { SavedSearchEntry, SavedSearchStore } from './store.ts';
 
@@ -232,8 +231,7 @@ export function confirmationMessage(entry: SavedSearchEntry, words: { link: stri
   const asked = say.say('asked', { agency, what });
   const lapses = say.say('linkWorksUntil', { date: until });
   const text = [hello, '', asked, '', say.say('openLink'), words.link, '', lapses, '', agency].join('\n');
-  const lang = escapeHtml(say.words === ALERT_WORDS['en-AU'] ? 'en-AU' : say.language);
-  const html = `<!doctype html><html lang="${lang}"${isRightToLeft(say.language) ? ' dir="rtl"' : ''}><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#1a1a1a">
+  const html = `<!doctype html><html ${say.htmlAttributes()}><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#1a1a1a">
 <p>${escapeHtml(hello)}</p>
 <p>${escapeHtml(asked)}</p>
 <p><a href="${escapeHtml(words.link)}" style="display:inline-block;padding:12px 20px;background:#1f4e79;color:#fff;text-decoration:none;border-radius:4px">${escapeHtml(say.say('confirmButton'))}</a></p>

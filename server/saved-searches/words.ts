@@ -1,4 +1,6 @@
 import type { SavedSearchFilters } from '../../contract/saved-search.ts';
+import { isRightToLeft } from '../../contract/languages.ts';
+import { escapeHtml } from '../pages/html.ts';
 import { alertWordsEnAU, type AlertWords } from './words/en-AU.ts';
 import { alertWordsAr } from './words/ar.ts';
 import { alertWordsEl } from './words/el.ts';
@@ -36,6 +38,8 @@ function localeOf(language: string): string {
 export class AlertText {
   readonly words: AlertWords;
   readonly locale: string;
+  /** The language the words are in (`lang` of an e-mail or page): en-AU where the language has none of its own. */
+  readonly lang: string;
 
   constructor(
     /** A site language (contract/languages.ts); one without words reads en-AU's. */
@@ -43,6 +47,12 @@ export class AlertText {
   ) {
     this.words = ALERT_WORDS[language] ?? alertWordsEnAU;
     this.locale = ALERT_WORDS[language] ? localeOf(language) : 'en-AU';
+    this.lang = this.words === alertWordsEnAU ? 'en-AU' : language;
+  }
+
+  /** `lang` (and `dir` for a right-to-left language) for the `<html>` of an e-mail or page in these words. */
+  htmlAttributes(): string {
+    return `lang="${escapeHtml(this.lang)}"${isRightToLeft(this.lang) ? ' dir="rtl"' : ''}`;
   }
 
   /** The string `key` with each `{name}` replaced by its value. */
