@@ -75,7 +75,14 @@ describe('production build', () => {
 describe('production dependencies', () => {
   /** Every package `npm ci --omit=dev` would install, as npm lists them. */
   function productionPackages(): Map<string, string> {
-    const listed = spawnSync('npm', ['ls', '--omit=dev', '--all', '--json'], { cwd: projectRoot, encoding: 'utf8', timeout: 60_000 });
+    // npm reads the whole tree: on a busy machine that takes a while, and its JSON is over a megabyte.
+    const listed = spawnSync('npm', ['ls', '--omit=dev', '--all', '--json'], {
+      cwd: projectRoot,
+      encoding: 'utf8',
+      timeout: 150_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    if (listed.error) throw new Error(`npm ls --omit=dev did not finish: ${listed.error.message}`);
     const found = new Map<string, string>();
     const walk = (deps: Record<string, { version?: string; resolved?: string; dependencies?: object }> | undefined) => {
       for (const [name, info] of Object.entries(deps ?? {})) {
@@ -87,7 +94,7 @@ describe('production dependencies', () => {
     return found;
   }
 
-  it('leave out the development tools and what Node provides (tsx and esbuild; node-fetch and its polyfills)', () => {
+  it('leave out the development tools and what Node provides (tsx and esbuild; node-fetch and its polyfills)', { timeout: 180_000 }, () => {
     const packages = productionPackages();
     expect(packages.has('express')).toBe(true);
     for (const name of ['tsx', 'esbuild', 'typescript', 'vite', 'fetch-blob', 'formdata-polyfill', 'web-streams-polyfill', 'data-uri-to-buffer']) {

@@ -57,6 +57,7 @@ describe.skipIf(skipped)(`PostgreSQL store${skipped ? ` (SKIPPED: ${skipped})` :
         '120-saved-searches-mail-claim',
         '130-visits-counts',
         '140-reports-links',
+        '150-outbox-by-listing',
       ]);
       const { rows: tables } = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
       expect(tables.map((row) => row.tablename)).toEqual([
