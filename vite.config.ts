@@ -90,11 +90,11 @@ export const I18N_ENTRIES: Record<string, { code: string; section: string; entry
 
 /**
  * What the listing elements share: formatting, photos, icons, headings, card parts, the id read
- * from the page URL, and the registering of elements they render or fetch later (the enquiry form
- * needs none of it).
+ * from the page URL, the counting of what happens to listings, and the registering of elements
+ * they render or fetch later (the enquiry form needs none of it).
  */
 const LISTING_PARTS =
-  /widget[\\/](shared[\\/](format|picture|icons|listing-parts|listing-parts\.styles|listing-card\.styles|heading|relay-filling|define|load-element|shortlist|page-id)|listings[\\/]controls\.styles)\.ts$/;
+  /widget[\\/](shared[\\/](format|picture|icons|listing-parts|listing-parts\.styles|listing-card\.styles|heading|relay-filling|define|load-element|shortlist|page-id|visits)|listings[\\/]controls\.styles)\.ts$/;
 /**
  * What the team and an agent's page share with the detail: a person's call link and initials, a
  * profile's paragraphs; and Lit's unsafeHTML with the directive base it is built on (the profile's
@@ -110,6 +110,12 @@ const MAP_SHARES = /widget[\\/](listings[\\/]query|shared[\\/](url-query|listing
  * not download it; the map and the saved search carry copies.
  */
 const AREA_RULE = /widget[\\/]listings[\\/]area-rule\.ts$|contract[\\/]drawn-area\.ts$/;
+/**
+ * Lit's Task (@lit/task), which the elements that fetch data use: each of their chunks carries a
+ * copy (COPIES), so the core, which a page of forms alone also fetches, holds none (the forms send
+ * through widget/enquiry/form-send.ts).
+ */
+const TASK = /node_modules[\\/]@lit[\\/]task[\\/]/;
 /**
  * The base Lit's directives are built on (directive.js, directive-helpers.js): keyed (the lightbox)
  * and unsafeHTML (a profile's HTML) need it, ifDefined does not; each chunk with one of those
@@ -158,14 +164,14 @@ const LEAD_FORM_MODULES =
 const COPIES: Array<{ importer: RegExp; modules: RegExp; sharedFrom?: { rule: number; modules: RegExp } }> = [
   // (and the filter bar its copy of the alerts options it shares with the saved-search form, whose
   // chunk has the original: in the core they cost every page about 200 gzip bytes)
-  { importer: /widget[\\/]listings[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|widget[\\\\/]shared[\\\\/]alert-options\\.ts$`) },
+  { importer: /widget[\\/]listings[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${TASK.source}|widget[\\\\/]shared[\\\\/]alert-options\\.ts$`) },
   // The detail also its own copy of the relay-filling helper: the original sits in the lead forms'
   // chunk (the saved search uses it), whose imports (the enquiry form, the listings chunk) a
   // detail page would otherwise fetch with it: 25 KB gzip for 450 bytes of code. And of the
   // element loader's helper, whose original the enquiry form's chunk holds (it fetches its logic).
   {
     importer: /widget[\\/]listing[\\/]/,
-    modules: new RegExp(`${ENQUIRY_MODULES.source}|widget[\\\\/]shared[\\\\/](relay-filling|load-element)\\.ts$`),
+    modules: new RegExp(`${ENQUIRY_MODULES.source}|${TASK.source}|widget[\\\\/]shared[\\\\/](relay-filling|load-element)\\.ts$`),
   },
   {
     importer: /widget[\\/]lightbox[\\/]/,
@@ -188,7 +194,7 @@ const COPIES: Array<{ importer: RegExp; modules: RegExp; sharedFrom?: { rule: nu
   {
     importer: /widget[\\/](similar-listings|recently-viewed)[\\/]/,
     modules: new RegExp(
-      `${LISTING_PARTS.source}|widget[\\\\/](shared[\\\\/](near-viewport|recently-viewed)|shortlist[\\\\/]kept-homes)\\.ts$|contract[\\\\/]slug\\.ts$`,
+      `${LISTING_PARTS.source}|${TASK.source}|widget[\\\\/](shared[\\\\/](near-viewport|recently-viewed)|shortlist[\\\\/]kept-homes)\\.ts$|contract[\\\\/]slug\\.ts$`,
     ),
   },
   // The team and an agent's page, each its own copies (one rule would make them one module, a
@@ -196,19 +202,24 @@ const COPIES: Array<{ importer: RegExp; modules: RegExp; sharedFrom?: { rule: nu
   // chunk of the detail's; the agent also the message form it renders, as the detail does. The
   // agent's listing cards are the listings chunk's own (<estate-listings>, which a visitor from
   // the home page has already), imported, not copied.
-  { importer: /widget[\\/]team[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${PERSON_PARTS.source}`) },
+  { importer: /widget[\\/]team[\\/]/, modules: new RegExp(`${LISTING_PARTS.source}|${PERSON_PARTS.source}|${TASK.source}`) },
   {
     importer: /widget[\\/]agent[\\/]/,
     modules: new RegExp(`${LISTING_PARTS.source}|${PERSON_PARTS.source}|${ENQUIRY_MODULES.source}`),
     sharedFrom: {
       rule: 0,
-      modules: /widget[\\/](shared[\\/](format|picture|heading|relay-filling|listing-parts\.styles|load-element)|listings[\\/]controls\.styles)\.ts$/,
+      modules: new RegExp(
+        `widget[\\\\/](shared[\\\\/](format|picture|heading|relay-filling|listing-parts\\.styles|load-element)|listings[\\\\/]controls\\.styles)\\.ts$|${TASK.source}`,
+      ),
     },
   },
+  // The open-home registration's copy of the counting (its calendar link): the original is the
+  // detail's, whose chunk the lead forms' would otherwise import.
+  { importer: /widget[\\/]open-home-registration[\\/]/, modules: /widget[\\/]shared[\\/]visits\.ts$/ },
   // The saved search's copy of the filter rules it reads an area with: the original is in the
   // listings chunk, which a contact page's lead forms (or a detail opening one) would fetch for it.
   // And of the drawn-area rule, which the list's chunk no longer holds (it comes with the filter bar's).
-  { importer: /widget[\\/]saved-search[\\/]/, modules: /contract[\\/](listing-filters|drawn-area)\.ts$/ },
+  { importer: /widget[\\/]saved-search[\\/]/, modules: new RegExp(`contract[\\\\/](listing-filters|drawn-area)\\.ts$|${TASK.source}`) },
 ];
 /** Marks a copy's module id: `<file>?estate-copy=<rule index>`. */
 const COPY_QUERY = '?estate-copy=';
@@ -224,7 +235,7 @@ const CHUNK_GROUPS = [
   // built on (directive.js, directive-helpers.js): ifDefined, the only other one, needs neither.
   {
     name: 'core',
-    test: /node_modules[\\/](lit|lit-html|lit-element|@lit)[\\/](?!.*(directives[\\/](keyed|live)|directive(-helpers)?\.js|\?estate-copy=))|widget[\\/]shared[\\/](estate-element|localize|translations|inherited-attribute|strings|relay|fill|reset\.styles|analytics|campaign)\.ts$/,
+    test: /node_modules[\\/](lit|lit-html|lit-element|@lit[\\/]reactive-element)[\\/](?!.*(directives[\\/](keyed|live)|directive(-helpers)?\.js|\?estate-copy=))|widget[\\/]shared[\\/](estate-element|localize|translations|inherited-attribute|strings|relay|fill|reset\.styles|analytics|campaign)\.ts$/,
     priority: 3,
   },
   // <estate-listings> and what it carries (its define.ts and all it imports but the core), in one

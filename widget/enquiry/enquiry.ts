@@ -1,12 +1,12 @@
 import { html, isServer, nothing, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
 import { ifDefined } from 'lit/directives/if-defined.js';
-import { Task, TaskStatus } from '@lit/task';
 import type { EnquiryRequest } from '../../contract/relay-api.ts';
 import { resetStyles } from '../shared/reset.styles.ts';
 import { styles } from './enquiry.styles.ts';
 import type { Section } from '../shared/localize.ts';
 import { EstateElement } from '../shared/estate-element.ts';
 import { FieldInteractionController } from '../shared/field-interaction.ts';
+import { FormSend } from './form-send.ts';
 import { loadElement } from '../shared/load-element.ts';
 import { type EnquiryStrings } from './strings.ts';
 import './strings.ts';
@@ -221,12 +221,12 @@ export class EstateEnquiry extends EstateElement {
   #logicLoad: Promise<FormLogic> | undefined;
 
   /** The send: a task run by hand (a submit, a retry), never by a property change; only ever run by the logic, so it is there. */
-  #send = new Task<[PendingEnquiry], SendOutcome>(this, {
-    autoRun: false,
-    task: async ([pending], { signal }) => this.#logic!.post(pending, signal),
-    onComplete: (outcome) => void this.#logic!.afterSuccess(outcome),
-    onError: (error) => void this.#logic!.afterFailure(error),
-  });
+  #send = new FormSend<PendingEnquiry, SendOutcome>(
+    this,
+    (pending, signal) => this.#logic!.post(pending, signal),
+    (outcome) => void this.#logic!.afterSuccess(outcome),
+    (error) => void this.#logic!.afterFailure(error),
+  );
 
   /**
    * Fetches the form's logic (once): on the first focus or input in the form, a submit, or a kept
@@ -282,7 +282,7 @@ export class EstateEnquiry extends EstateElement {
 
   /** True while a send is in flight. */
   get sending(): boolean {
-    return this.#send.status === TaskStatus.PENDING;
+    return this.#send.phase === 'sending';
   }
 
   /** Empties the form for a new enquiry (e.g. after a success). Does not touch a pending submission. */
@@ -611,18 +611,17 @@ export class EstateEnquiry extends EstateElement {
   #phase(): 'idle' | 'invalid' | 'sending' | 'sent' | 'failed' {
     if (this.notice) return 'invalid';
     if (this.statusCleared) return 'idle';
-    return this.#send.render({ pending: () => 'sending' as const, complete: () => 'sent' as const, error: () => 'failed' as const }) ?? 'idle';
+    return this.#send.phase;
   }
 
   #statusContent(): unknown {
     if (this.notice) return this.notice;
     if (this.statusCleared) return nothing;
-    return this.#send.render({
-      pending: () => this.text.sendingMessage,
-      complete: () => this.successContent(),
-      // A send failed: the logic sent it, so it is there.
-      error: (error) => this.#logic!.failureText(error),
-    });
+    const phase = this.#send.phase;
+    if (phase === 'sending') return this.text.sendingMessage;
+    if (phase === 'sent') return this.successContent();
+    // A send failed: the logic sent it, so it is there.
+    return phase === 'failed' ? this.#logic!.failureText(this.#send.error) : undefined;
   }
 
   protected control(field: string): HTMLInputElement | HTMLTextAreaElement | null {

@@ -9,7 +9,7 @@
  * hands itself over as an EnquiryForm.
  */
 import type { ReactiveControllerHost } from 'lit';
-import type { Task } from '@lit/task';
+import type { FormSend } from './form-send.ts';
 import type { EnquiryAccepted, EnquiryRequest } from '../../contract/relay-api.ts';
 import { isPhoneNumber } from '../../contract/phone.ts';
 import { nameProblem } from '../../contract/name.ts';
@@ -56,7 +56,7 @@ export interface EnquiryForm extends HTMLElement, ReactiveControllerHost {
 }
 
 /** The form's send: a task run by hand (a submit, a retry), never by a property change. */
-export type SendTask = Task<[PendingEnquiry], SendOutcome>;
+export type SendTask = FormSend<PendingEnquiry, SendOutcome>;
 
 /** A relay answer that will never change on retry: the submission is dropped, not kept. */
 function isDefinitive(error: unknown): boolean {
@@ -116,7 +116,7 @@ export class FormLogic {
     readonly send: SendTask,
   ) {
     this.submission = new PendingSubmissionController(form, {
-      resend: (pending) => void send.run([pending]),
+      resend: (pending) => void send.run(pending),
       canResend: () => !form.sending && form.isConnected,
     });
   }
@@ -135,7 +135,7 @@ export class FormLogic {
     const resume = this.#resume;
     if (resume) {
       this.#resume = undefined;
-      void this.send.run([resume]);
+      void this.send.run(resume);
     }
   }
 
@@ -238,7 +238,7 @@ export class FormLogic {
     const pending = { request, savedAt: this.submission.current?.savedAt ?? Date.now() };
     this.#keptKey = key;
     this.submission.keep(key, pending);
-    void this.send.run([pending]);
+    void this.send.run(pending);
   }
 
   /** The send task's work: the kept submission posted to the relay. */

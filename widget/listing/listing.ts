@@ -18,7 +18,7 @@ import { jsonLdText, trustedJsonLd, listingJsonLd } from './json-ld.ts';
 import { styles } from './listing.styles.ts';
 import type { EstateLightbox } from '../lightbox/lightbox.ts';
 import { loadElement } from '../shared/load-element.ts';
-import { countVisit } from '../shared/visits.ts';
+import { countVisit, startVisits } from '../shared/visits.ts';
 import { idFrom } from '../shared/page-id.ts';
 import { EstateEnquiry } from '../enquiry/enquiry.ts';
 import { renderKeep, ShortlistController } from '../shared/shortlist.ts';
@@ -281,6 +281,8 @@ export class EstateListing extends EstateElement {
     this.#placeJsonLd(listing);
     this.emit<ListingLoadedDetail>('estate-listing-loaded', { listing });
     const facts = listingFacts(listing, resolveCurrency(this.#resolvedLocale, this.currency));
+    // A detail seen is counted (visits.ts), as its photos opened are.
+    startVisits(this.relay);
     this.track<ListingViewDetail>('estate-listing-view', facts, viewItem(facts));
   }
 

@@ -4,7 +4,6 @@ import { LocalizeController } from './translations.ts';
 import { dispatchAnalytics, type DataLayerEntry } from './analytics.ts';
 import { rememberCampaign } from './campaign.ts';
 import { markVisitStart } from './visit-start.ts';
-import { startVisits } from './visits.ts';
 
 /** Marks an element the relay rendered and the JSON of its properties after it (server/pages/render.ts). */
 const SERVER_RENDERED = 'data-estate-ssr';
@@ -78,8 +77,6 @@ export class EstateElement extends LitElement {
     rememberCampaign();
     // A lead form's fill time counts from the first element on the page, not from the form opening.
     markVisitStart();
-    // What happens to the page's listings, counted without tracking (visits.ts).
-    startVisits(this.relay);
     super.connectedCallback();
   }
 

@@ -1,6 +1,7 @@
 import { html, isServer, type ReactiveController, type ReactiveControllerHost, type TemplateResult } from 'lit';
 import { relayUrl } from './relay.ts';
 import { dispatchAnalytics, type ShortlistAddDetail } from './analytics.ts';
+import { startVisits } from './visits.ts';
 
 // The shortlist (homes a visitor keeps): a list in the browser's localStorage, one per relay and
 // agency, no account and no cookie. The hearts on cards and on the detail read and toggle it here;
@@ -94,6 +95,8 @@ export class ShortlistController implements ReactiveController {
     writeShortlist(this.#owner, (this.homes = homes));
     // Analytics: a home kept (analytics.ts), as GA4's add_to_wishlist.
     if (keeping) {
+      // A home kept is counted too (visits.ts).
+      startVisits(this.host.relay);
       dispatchAnalytics<ShortlistAddDetail>(this.host, 'estate-shortlist-add', { listingId: home.id, title: home.address }, [
         { ecommerce: null },
         { event: 'add_to_wishlist', ecommerce: { items: [{ item_id: String(home.id), item_name: home.address }] } },

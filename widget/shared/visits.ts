@@ -15,7 +15,7 @@ export interface VisitDetail {
 
 /** Events a beacon carries: well inside the relay's 4 KB and 50 events. */
 const BATCH = 40;
-/** Started once per page, whichever chunk's element connects first (widget.js and the chunks share it). */
+/** Started once per page, by whichever chunk's copy of this module counts first (the copies share it). */
 const STARTED = Symbol.for('estate-embed.visits');
 
 /**
@@ -36,7 +36,11 @@ function source(): string {
   return said.slice(0, 60);
 }
 
-/** Starts counting on this page (the first element to connect calls it); the relay is that element's. */
+/**
+ * Starts counting on this page, once: called by whatever is about to report the page's first
+ * listing event (countVisit, a detail seen, a home kept), whose element's relay the beacons go to.
+ * A page with nothing to count (a contact page's forms) never downloads or starts this.
+ */
 export function startVisits(relay: string | null): void {
   const global = globalThis as { [STARTED]?: boolean };
   if (global[STARTED] || typeof document === 'undefined' || !navigator.sendBeacon) return;
@@ -64,7 +68,8 @@ export function startVisits(relay: string | null): void {
 }
 
 /** Reports one moment of a listing for counting (bubbles out of every shadow root to the document). */
-export function countVisit(element: Element, kind: VisitDetail['kind'], listingId: number): void {
+export function countVisit(element: Element & { relay: string | null }, kind: VisitDetail['kind'], listingId: number): void {
+  startVisits(element.relay);
   element.dispatchEvent(new CustomEvent<VisitDetail>('estate-visit', { detail: { kind, listingId }, bubbles: true, composed: true }));
 }
 
