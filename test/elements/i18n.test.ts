@@ -211,6 +211,31 @@ describe('languages at 390 px', () => {
     expect(options.map((option) => option.value)).to.deep.equal(['House', 'Apartment', 'Unit', 'Townhouse', 'Land', 'Other']);
   });
 
+  it('in Arabic a field the relay refuses (a real 400) says so in Arabic; the error event keeps the relay’s words', async () => {
+    const el = await formIn('ar');
+    const words = await wordsOf<EnquiryStrings>('ar', 'enquiry');
+    // Both pass the browser's checks; the relay's stricter rules refuse them, in English.
+    const values = { fullName: 'Jane\u0007Citizen', email: 'jane@example.c', mobile: '0412 345 678', message: 'متى موعد المعاينة؟' };
+    for (const [name, value] of Object.entries(values)) {
+      const input = shadow(el).querySelector<HTMLInputElement>(`#${name}`)!;
+      input.value = value;
+      input.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+    }
+    await el.updateComplete;
+    const failed = new Promise<CustomEvent<{ status: number; fields: Record<string, string> }>>((resolve) =>
+      el.addEventListener('estate-enquiry-error', (event) => resolve(event as CustomEvent<{ status: number; fields: Record<string, string> }>), { once: true }),
+    );
+    part(el, 'submit')!.click();
+    const { detail } = await failed;
+    expect(detail.status).to.equal(400);
+    expect(Object.keys(detail.fields).sort()).to.deep.equal(['email', 'fullName']);
+    await waitUntil(() => text(shadow(el).getElementById('email-error')) !== '', 'the refused fields marked');
+    expect(text(shadow(el).getElementById('email-error'))).to.equal(words.errorEmail);
+    expect(text(shadow(el).getElementById('fullName-error'))).to.equal(words.errorRefused);
+    expect(detail.fields.fullName, 'the relay’s own words, for the developer').to.match(/Full name/);
+    await expect(el).to.be.accessible();
+  });
+
   it('the pseudo-locale shows every word of the grid and the form from the registry, and nothing overflows', async () => {
     const el = await gridIn('en-XA');
     const form = await formIn('en-XA');

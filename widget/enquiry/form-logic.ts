@@ -14,6 +14,7 @@ import type { EnquiryAccepted, EnquiryRequest } from '../../contract/relay-api.t
 import { isPhoneNumber } from '../../contract/phone.ts';
 import { nameProblem } from '../../contract/name.ts';
 import { RelayError, fetchJson, relayUrl } from '../shared/relay.ts';
+import { langOf } from '../shared/translations.ts';
 import { fill } from '../shared/fill.ts';
 import type { FieldInteractionController } from '../shared/field-interaction.ts';
 import type { DataLayerEntry, LeadSentDetail, LeadType } from '../shared/analytics.ts';
@@ -312,7 +313,7 @@ export class FormLogic {
       form.serverErrors = {};
       for (const field of form.fieldNames) {
         const message = fields[field];
-        if (message && this.#fieldShown(field)) form.serverErrors[field] = message;
+        if (message && this.#fieldShown(field)) form.serverErrors[field] = this.#refusal(field, message);
       }
       form.interaction.submit();
       // Render the settled state first: while sending the inputs are read-only, and the browser
@@ -333,6 +334,17 @@ export class FormLogic {
       pending: !definitive,
     });
     form.requestUpdate();
+  }
+
+  /**
+   * What a field the relay refused says: the relay's message (English, and the most precise) on
+   * an English form; in another language the form's own words for that field, which the visitor
+   * reads (the relay's stay in the error event's `fields` for the page's developer).
+   */
+  #refusal(field: string, message: string): string {
+    if (/^en(-(?!xa)|$)/i.test(langOf(this.form))) return message;
+    const text = this.form.text;
+    return field === 'email' ? text.errorEmail : field === 'mobile' ? text.errorMobile : text.errorRefused;
   }
 
   /** What the status region says after a failed send. */

@@ -23,6 +23,8 @@ export interface EnquiryStrings {
   errorMobile: string;
   errorTooLong: string;
   errorConsent: string;
+  /** A field the relay refused, on a form in a language other than English (the relay's own message, shown in English, is English). */
+  errorRefused: string;
   invalidMessage: string;
   sendingMessage: string;
   successMessage: string;
@@ -46,6 +48,7 @@ export const defaultEnquiryStrings: EnquiryStrings = {
   errorMobile: 'Please enter an Australian, New Zealand or UK phone number, such as 0412 345 678.',
   errorTooLong: 'This is too long; please shorten it.',
   errorConsent: 'Please tick this box to send your enquiry.',
+  errorRefused: 'Please check this field.',
   invalidMessage: 'Your enquiry was not sent: please correct the fields marked with a message.',
   sendingMessage: 'Sending your enquiry…',
   successMessage: 'Thank you. Your enquiry has been sent and the agent will be in touch.',

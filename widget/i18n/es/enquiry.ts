@@ -16,6 +16,7 @@ export default {
   errorMobile: 'Escribe un número de teléfono de Australia, Nueva Zelanda o el Reino Unido, por ejemplo 0412 345 678.',
   errorTooLong: 'El texto es demasiado largo; acórtalo.',
   errorConsent: 'Marca esta casilla para enviar tu consulta.',
+  errorRefused: 'Revisa este campo.',
   invalidMessage: 'Tu consulta no se envió: corrige los campos marcados con un mensaje.',
   sendingMessage: 'Enviando tu consulta…',
   successMessage: 'Gracias. Tu consulta se envió y el agente se pondrá en contacto contigo.',

@@ -16,6 +16,7 @@ export default {
   errorMobile: 'Inserisci un numero di telefono australiano, neozelandese o britannico, ad esempio 0412 345 678.',
   errorTooLong: 'Il testo è troppo lungo: accorcialo.',
   errorConsent: 'Spunta questa casella per inviare la tua richiesta.',
+  errorRefused: 'Controlla di nuovo questo campo.',
   invalidMessage: 'La tua richiesta non è stata inviata: correggi i campi segnalati.',
   sendingMessage: 'Invio della richiesta in corso…',
   successMessage: 'Grazie! La tua richiesta è stata inviata e l’agente ti contatterà.',

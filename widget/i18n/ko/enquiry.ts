@@ -16,6 +16,7 @@ export default {
   errorMobile: '0412 345 678 같은 호주, 뉴질랜드 또는 영국 전화번호를 입력해 주세요.',
   errorTooLong: '내용이 너무 길어요. 조금 줄여 주세요.',
   errorConsent: '문의를 보내려면 이 항목에 체크해 주세요.',
+  errorRefused: '이 항목을 다시 확인해 주세요.',
   invalidMessage: '문의가 전송되지 않았어요. 안내 문구가 표시된 항목을 고쳐 주세요.',
   sendingMessage: '문의를 보내는 중…',
   successMessage: '감사해요. 문의가 전송되었어요. 에이전트가 곧 연락드릴 거예요.',

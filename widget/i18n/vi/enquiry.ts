@@ -16,6 +16,7 @@ export default {
   errorMobile: 'Vui lòng nhập số điện thoại Úc, New Zealand hoặc Anh, ví dụ 0412 345 678.',
   errorTooLong: 'Nội dung quá dài, vui lòng rút ngắn lại.',
   errorConsent: 'Vui lòng đánh dấu vào ô này để gửi yêu cầu của bạn.',
+  errorRefused: 'Vui lòng kiểm tra lại mục này.',
   invalidMessage: 'Yêu cầu của bạn chưa được gửi: vui lòng sửa các mục được đánh dấu.',
   sendingMessage: 'Đang gửi yêu cầu của bạn…',
   successMessage: 'Xin cảm ơn! Yêu cầu của bạn đã được gửi và người môi giới sẽ sớm liên lạc với bạn.',

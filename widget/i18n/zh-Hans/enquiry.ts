@@ -15,6 +15,7 @@ export default {
   errorMobile: '请输入澳大利亚、新西兰或英国的电话号码，例如 0412 345 678。',
   errorTooLong: '内容过长，请缩短。',
   errorConsent: '请勾选此项以发送您的咨询。',
+  errorRefused: '请检查此项。',
   invalidMessage: '您的咨询尚未发送：请修改标有提示的栏目。',
   sendingMessage: '正在发送您的咨询…',
   successMessage: '谢谢！您的咨询已发送，中介会尽快与您联系。',

@@ -16,6 +16,7 @@ export default {
   errorMobile: '請輸入澳洲、紐西蘭或英國的電話號碼，例如 0412 345 678。',
   errorTooLong: '內容過長，請刪減。',
   errorConsent: '請勾選此項以發送您的查詢。',
+  errorRefused: '請檢查此欄。',
   invalidMessage: '您的查詢尚未發送：請修正有提示的欄位。',
   sendingMessage: '正在發送您的查詢…',
   successMessage: '謝謝！您的查詢已發送，經紀會盡快與您聯絡。',
