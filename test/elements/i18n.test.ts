@@ -229,7 +229,7 @@ describe('languages at 390 px', () => {
     const { detail } = await failed;
     expect(detail.status).to.equal(400);
     expect(Object.keys(detail.fields).sort()).to.deep.equal(['email', 'fullName']);
-    await waitUntil(() => text(shadow(el).getElementById('email-error')) !== '', 'the refused fields marked');
+    await waitUntil(() => text(shadow(el).getElementById('email-error')) !== '', 'the refused fields marked', { timeout: 15000 });
     expect(text(shadow(el).getElementById('email-error'))).to.equal(words.errorEmail);
     expect(text(shadow(el).getElementById('fullName-error'))).to.equal(words.errorRefused);
     expect(detail.fields.fullName, 'the relay’s own words, for the developer').to.match(/Full name/);

@@ -23,7 +23,7 @@ export interface EnquiryStrings {
   errorMobile: string;
   errorTooLong: string;
   errorConsent: string;
-  /** A field the relay refused, on a form in a language other than English (the relay's own message, shown in English, is English). */
+  /** A field the relay refused, on a form not in English (an English form shows the relay's own message). */
   errorRefused: string;
   invalidMessage: string;
   sendingMessage: string;
